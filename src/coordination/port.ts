@@ -1,0 +1,79 @@
+/**
+ * The coordination port: short-lived shared state between service instances. The in-process
+ * adapter serves one machine (its durable parts in a SQLite file in DATA_DIR); the Redis adapter
+ * serves many. One contract suite (test/coordination/contract.ts) runs against both.
+ *
+ * Instants are epoch milliseconds from the service clock (which may be the manual clock), passed
+ * in by the caller, so tests can drive time.
+ */
+
+export interface StoredResponse {
+  status: number
+  body: unknown
+  headers?: Record<string, string>
+}
+
+export type IdempotencyBegin =
+  | { state: 'started' }
+  | { state: 'in_flight' }
+  | { state: 'done'; response: StoredResponse }
+
+export interface RateHit {
+  allowed: boolean
+  limit: number
+  count: number
+  remaining: number
+  /** When the current fixed window ends (epoch ms). */
+  resetAt: number
+}
+
+export interface TimerSpec {
+  /** Unique per timer; scheduling the same id again replaces it. */
+  id: string
+  dueAt: number
+  payload: unknown
+}
+
+export interface ClaimedTimer extends TimerSpec {
+  /** Pass back to ackTimer; a claim that is not acked is offered again after its lease. */
+  claim: string
+}
+
+export interface Coordination {
+  readonly kind: 'local' | 'redis'
+
+  /** Claims `key` for a request. `ttlMs` bounds both the in-flight claim and the stored answer. */
+  idempotencyBegin(key: string, ttlMs: number): Promise<IdempotencyBegin>
+  idempotencyComplete(key: string, response: StoredResponse, ttlMs: number): Promise<void>
+  /** Forgets the key so the same key may be used again (after a 502/503). */
+  idempotencyRelease(key: string): Promise<void>
+
+  /** Counts one hit in the fixed window of `windowMs` that contains `now`. */
+  rateHit(key: string, limit: number, windowMs: number, now: number): Promise<RateHit>
+
+  /** Takes or renews (same owner) a lease; false when another owner holds it. */
+  acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>
+  releaseLease(name: string, owner: string): Promise<void>
+  leaseOwner(name: string): Promise<string | null>
+
+  publish(channel: string, message: string): Promise<void>
+  /** Resolves once the subscription is live; the returned function unsubscribes. */
+  subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>
+
+  /** Durable timers: survive a restart of the process (and, on Redis, of any instance). */
+  scheduleTimer(timer: TimerSpec): Promise<void>
+  cancelTimer(id: string): Promise<boolean>
+  /**
+   * Hands out up to `limit` timers due at or before `now` (service clock), oldest first. Each
+   * claimed timer is hidden for `leaseMs` of real (wall) time and offered again if not acked by
+   * then, so a crash between claim and ack loses nothing even under a stopped manual clock
+   * (at-least-once: handlers must be idempotent).
+   */
+  claimDueTimers(now: number, limit: number, leaseMs: number): Promise<ClaimedTimer[]>
+  /** Removes a claimed timer; a no-op if it was rescheduled since the claim. */
+  ackTimer(id: string, claim: string): Promise<void>
+  nextTimerDueAt(): Promise<number | null>
+  pendingTimers(): Promise<number>
+
+  close(): Promise<void>
+}

@@ -1,0 +1,121 @@
+/**
+ * The document-store port. Every repository talks to a `Collection`; the SQLite adapter
+ * (embedded default) and the MongoDB adapter (production) implement it with the same meaning,
+ * checked by one contract suite (test/store/contract.ts).
+ *
+ * Conventions every adapter and caller keeps:
+ * - documents are plain JSON objects with a string `id`;
+ * - timestamps are ISO 8601 UTC strings with milliseconds (`2026-11-21T10:00:00.000Z`), so their
+ *   lexical order is their time order and adapters compare them as strings;
+ * - field paths may be dotted (`voice.answersCalls`);
+ * - `null` in a filter matches a field that is null or missing (MongoDB's meaning).
+ */
+
+export type Scalar = string | number | boolean | null
+
+export type Doc = { id: string; [field: string]: unknown }
+
+export interface Condition {
+  $eq?: Scalar
+  $ne?: Scalar
+  $in?: Scalar[]
+  $nin?: Scalar[]
+  $gt?: string | number
+  $gte?: string | number
+  $lt?: string | number
+  $lte?: string | number
+  /** true: present and not null; false: missing or null */
+  $exists?: boolean
+}
+
+/** Field path → value (equality) or condition. All entries must hold (AND). */
+export type Filter = Record<string, Scalar | Condition>
+
+export type Direction = 1 | -1
+
+export interface IndexSpec {
+  /** Stable name; adapters create the index once under this name. */
+  name: string
+  fields: [path: string, direction: Direction][]
+  unique?: boolean
+  /**
+   * Unique indexes only consider documents where every field listed here is present and not null
+   * (e.g. `externalId` unique per workspace only when set).
+   */
+  sparse?: boolean
+}
+
+export interface CollectionSpec {
+  name: string
+  indexes: IndexSpec[]
+}
+
+/** Keyset position for newest-first listing: documents strictly older than this one. */
+export interface PageAfter {
+  createdAt: string
+  id: string
+}
+
+export interface FindOptions {
+  sort?: [path: string, direction: Direction][]
+  limit?: number
+}
+
+export interface GroupOptions {
+  /** Group key: a field path, or an ISO timestamp field truncated to its UTC day or hour. */
+  by: string | { path: string; unit: 'day' | 'hour' }
+  /** Numeric fields to sum per group (missing counts as 0). */
+  sum?: string[]
+}
+
+export interface Group {
+  /** The field value, `YYYY-MM-DD` for a day, or `0`–`23` (number) for an hour of the day. */
+  key: Scalar
+  count: number
+  sums: Record<string, number>
+}
+
+export class DuplicateKeyError extends Error {
+  constructor(
+    readonly collection: string,
+    readonly index: string,
+  ) {
+    super(`duplicate key in ${collection} (${index})`)
+    this.name = 'DuplicateKeyError'
+  }
+}
+
+export interface Collection<T extends Doc> {
+  readonly name: string
+  /** Inserts a new document. Throws DuplicateKeyError on a unique index or id clash. */
+  insert(doc: T): Promise<T>
+  get(id: string): Promise<T | null>
+  findOne(filter: Filter): Promise<T | null>
+  find(filter: Filter, options?: FindOptions): Promise<T[]>
+  /** Newest first by (createdAt desc, id desc); `after` continues below a previous page's last item. */
+  page(filter: Filter, limit: number, after?: PageAfter | null): Promise<T[]>
+  /** Replaces the whole document with the same id; false when it does not exist. */
+  replace(doc: T): Promise<boolean>
+  /**
+   * Sets top-level or dotted fields and removes `unset` paths; returns the new document or null
+   * when there is no document with that id. Throws DuplicateKeyError.
+   */
+  update(id: string, set: Record<string, unknown>, unset?: string[]): Promise<T | null>
+  /** Inserts or replaces by id. */
+  upsert(doc: T): Promise<void>
+  delete(id: string): Promise<boolean>
+  deleteMany(filter: Filter): Promise<number>
+  count(filter: Filter): Promise<number>
+  /** Sum of a numeric field over matching documents (0 when none). */
+  sum(path: string, filter: Filter): Promise<number>
+  /** Counts (and sums) per group, computed by the store, not by loading documents. */
+  group(filter: Filter, options: GroupOptions): Promise<Group[]>
+}
+
+export interface DocumentStore {
+  readonly kind: 'sqlite' | 'mongodb'
+  /** Opens (and on first use creates with its indexes) a collection. */
+  collection<T extends Doc>(spec: CollectionSpec): Promise<Collection<T>>
+  /** Drops every document of every collection (tests only). */
+  close(): Promise<void>
+}
