@@ -1,0 +1,73 @@
+/**
+ * The Elysia composition: kernel plugins (errors, request log), the v1 surface under /api/v1,
+ * the console under /console, the legacy surface at the root, and one OpenAPI 3.1 document
+ * per surface with a browsable page.
+ */
+import { Elysia } from 'elysia'
+import { openapi } from '@elysiajs/openapi'
+import type { Services } from './services'
+import { errorPlugin } from './http/error-plugin'
+import { requestLog } from './http/request-log'
+import { v1Context } from './http/context'
+import { consoleAuth } from './http/console-auth'
+import { V1_PREFIX } from './http/surface'
+import { customersV1 } from './features/customers/v1'
+import { agentsV1 } from './features/agents/v1'
+import { modelsV1 } from './features/models/v1'
+import { voicesV1 } from './features/voices/v1'
+import { phoneNumbersV1 } from './features/phone-numbers/v1'
+import { workspacesConsole } from './features/workspaces/console'
+import { contactsConsole } from './features/contacts/console'
+import { phoneNumbersConsole } from './features/phone-numbers/console'
+import { clockConsole } from './features/clock/console'
+
+export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
+
+const bearerScheme = { bearer: { type: 'http' as const, scheme: 'bearer', description: 'an API key (`sk_…`)' } }
+
+function docs(path: string, title: string, version: string, description: string, exclude: RegExp[]) {
+  return openapi({
+    path,
+    documentation: {
+      info: { title, version, description },
+      components: { securitySchemes: bearerScheme },
+      security: [{ bearer: [] }],
+    },
+    exclude: { paths: exclude },
+  })
+}
+
+export function createApp(services: Services, consoleToken: string) {
+  const context = v1Context({ keys: services.keys, resolver: services.resolver })
+  const auth = consoleAuth(consoleToken)
+
+  const v1 = new Elysia({ prefix: V1_PREFIX, normalize: false })
+    .use(customersV1({ context, customers: services.customers, keys: services.keys, coordination: services.coordination }))
+    .use(agentsV1({ context, agents: services.agents }))
+    .use(modelsV1({ context }))
+    .use(voicesV1({ context }))
+    .use(phoneNumbersV1({ context, numbers: services.numbers }))
+
+  const consoleSurface = new Elysia({ prefix: '/console', normalize: false })
+    .use(workspacesConsole({ auth, workspaces: services.workspaces, keys: services.keys }))
+    .use(contactsConsole({ auth, workspaces: services.workspaces, contacts: services.contacts }))
+    .use(phoneNumbersConsole({ auth, workspaces: services.workspaces, numbers: services.numbers }))
+    .use(clockConsole({ auth, control: services.clockControl }))
+
+  // Each document keeps its own surface's routes and none of the documentation routes.
+  const notV1 = [/^(?!\/api\/v1\/)/, /^\/api\/v1\/docs/]
+  const notConsole = [/^(?!\/console\/)/, /^\/console\/docs/]
+  const notLegacy = [/^\/api\/v1(\/|$)/, /^\/console(\/|$)/, /^\/docs/]
+
+  return new Elysia({ normalize: false })
+    .use(errorPlugin(services.logger))
+    .use(requestLog(services.logger))
+    .use(docs(DOCS.v1, 'Agent platform API (v1)', '1.0.0', 'Agents, customers, calls, conversations, webhooks and usage. Every route needs `Authorization: Bearer <key>`; `Service-Workspace` selects a customer.', notV1))
+    .use(docs(DOCS.legacy, 'Agent platform API (legacy)', '1.0.0', 'The legacy surface: webhook endpoints and deliveries, agent versions.', notLegacy))
+    .use(docs(DOCS.console, 'Agent platform console', '1.0.0', 'Operator console; `Authorization: Bearer $CONSOLE_TOKEN`.', notConsole))
+    .get('/health', () => ({ ok: true }), { detail: { hide: true } })
+    .use(v1)
+    .use(consoleSurface)
+}
+
+export type App = ReturnType<typeof createApp>

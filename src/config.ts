@@ -1,0 +1,129 @@
+/**
+ * Environment → typed config. A bad value stops boot with a message naming the variable,
+ * so an operator never runs a half-configured service.
+ */
+import { resolve } from 'node:path'
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  mongodbUrl?: string
+  redisUrl?: string
+  consoleToken?: string
+  publicBaseUrl: string
+  secretKey?: string
+  clock: 'system' | 'manual'
+  telephonyProvider: 'sandbox' | 'twilio'
+  allowPrivateWebhookTargets: boolean
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  inspect: boolean
+  providers: {
+    openaiApiKey?: string
+    anthropicApiKey?: string
+    deepgramApiKey?: string
+    elevenlabsApiKey?: string
+    twilioAccountSid?: string
+    twilioAuthToken?: string
+  }
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+function optional(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim()
+  return v ? v : undefined
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const v = optional(env, name)
+  if (v === undefined) return fallback
+  if (!(values as readonly string[]).includes(v)) {
+    throw new ConfigError(name, `must be one of ${values.join(', ')} (got "${v}")`)
+  }
+  return v as T
+}
+
+function flag(env: Env, name: string): boolean {
+  const v = optional(env, name)
+  if (v === undefined) return false
+  if (['1', 'true', 'yes', 'on'].includes(v.toLowerCase())) return true
+  if (['0', 'false', 'no', 'off'].includes(v.toLowerCase())) return false
+  throw new ConfigError(name, `must be true or false (got "${v}")`)
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const v = optional(env, name)
+  if (v === undefined) return undefined
+  let parsed: URL
+  try {
+    parsed = new URL(v)
+  } catch {
+    throw new ConfigError(name, `is not a URL (got "${v}")`)
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')} (got "${parsed.protocol}")`)
+  }
+  return v
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const portText = optional(env, 'PORT') ?? '3000'
+  const port = Number(portText)
+  // 0 lets the OS pick a free port (tests); otherwise a real TCP port.
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    throw new ConfigError('PORT', `must be a whole number from 0 to 65535 (got "${portText}")`)
+  }
+  const host = optional(env, 'HOST') ?? '0.0.0.0'
+  const consoleToken = optional(env, 'CONSOLE_TOKEN')
+  // 24 characters of a random token is ~120 bits; shorter tokens are guessable.
+  if (consoleToken !== undefined && consoleToken.length < 24) {
+    throw new ConfigError('CONSOLE_TOKEN', 'must be at least 24 characters')
+  }
+  const secretKey = optional(env, 'SECRET_KEY')
+  // AES-256 key material is derived from it; 32 characters keeps it from being a short password.
+  if (secretKey !== undefined && secretKey.length < 32) {
+    throw new ConfigError('SECRET_KEY', 'must be at least 32 characters')
+  }
+  const publicBaseUrl =
+    url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ??
+    `http://localhost:${port || 3000}`
+  return {
+    port,
+    host,
+    dataDir: resolve(optional(env, 'DATA_DIR') ?? './data'),
+    mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    consoleToken,
+    publicBaseUrl,
+    secretKey,
+    clock: oneOf(env, 'SERVICE_CLOCK', ['system', 'manual'] as const, 'system'),
+    telephonyProvider: oneOf(env, 'TELEPHONY_PROVIDER', ['sandbox', 'twilio'] as const, 'sandbox'),
+    allowPrivateWebhookTargets: flag(env, 'ALLOW_PRIVATE_WEBHOOK_TARGETS'),
+    logLevel: oneOf(
+      env,
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      'info',
+    ),
+    inspect: flag(env, 'INSPECT'),
+    providers: {
+      openaiApiKey: optional(env, 'OPENAI_API_KEY'),
+      anthropicApiKey: optional(env, 'ANTHROPIC_API_KEY'),
+      deepgramApiKey: optional(env, 'DEEPGRAM_API_KEY'),
+      elevenlabsApiKey: optional(env, 'ELEVENLABS_API_KEY'),
+      twilioAccountSid: optional(env, 'TWILIO_ACCOUNT_SID'),
+      twilioAuthToken: optional(env, 'TWILIO_AUTH_TOKEN'),
+    },
+  }
+}

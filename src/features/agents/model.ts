@@ -1,0 +1,130 @@
+/** Agent (v1) schemas: SPEC.md Agent table and the voice / widget / collectFields objects. */
+import { t } from 'elysia'
+import { pageQuery } from '../../http/pagination'
+
+/** Step text lengths are "not shown" in SPEC.md: a title fits a heading, a detail a paragraph. */
+export const STEP_TITLE_MAX = 100
+export const STEP_DETAIL_MAX = 1000
+/** collectFields: SPEC.md shows `number` and `text`; we also accept these common kinds. */
+export const FIELD_TYPES = ['text', 'number', 'boolean', 'date'] as const
+
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
+
+const Step = t.Object(
+  { title: t.String({ minLength: 1, maxLength: STEP_TITLE_MAX }), detail: t.String({ maxLength: STEP_DETAIL_MAX }) },
+  { additionalProperties: false },
+)
+
+const CollectField = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 64 }),
+    type: t.Optional(t.Union(FIELD_TYPES.map((v) => t.Literal(v)))),
+    description: t.Optional(Nullable(t.String({ maxLength: 500 }))),
+    choices: t.Optional(Nullable(t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 }))),
+  },
+  { additionalProperties: false },
+)
+
+const Escalation = t.Object(
+  { onNoAnswer: t.Optional(t.Boolean()), onRequest: t.Optional(t.Boolean()) },
+  { additionalProperties: false },
+)
+
+const WidgetInput = t.Object(
+  {
+    theme: t.Optional(t.Union([t.Literal('classic'), t.Literal('modern')])),
+    accent: t.Optional(Nullable(t.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'a colour as #rrggbb' }))),
+    height: t.Optional(t.Integer({ minimum: 420, maximum: 900 })),
+    welcomeScreen: t.Optional(t.Boolean()),
+    welcomeCollectLeads: t.Optional(t.Boolean()),
+    enabled: t.Optional(t.Boolean({ description: 'website chat on (default true); test chat needs it on' })),
+  },
+  { additionalProperties: false },
+)
+
+const VoiceInput = t.Object(
+  {
+    answersCalls: t.Optional(t.Boolean()),
+    voice: t.Optional(t.String({ description: 'an id from GET /voices' })),
+    language: t.Optional(Nullable(t.String())),
+    summariseCalls: t.Optional(t.Boolean()),
+    detectMachines: t.Optional(t.Boolean()),
+    recordCalls: t.Optional(t.Boolean()),
+    maxCallSeconds: t.Optional(Nullable(t.Integer({ minimum: 60, maximum: 1200 }))),
+    // Read-only; accepted and ignored so a GET body can be sent back unchanged.
+    surfaces: t.Optional(t.Array(t.String())),
+    phoneNumber: t.Optional(Nullable(t.String())),
+  },
+  { additionalProperties: false },
+)
+
+const agentInputFields = {
+  instructions: t.Optional(t.String({ maxLength: 8000 })),
+  greeting: t.Optional(t.String({ maxLength: 200 })),
+  businessDescription: t.Optional(t.String({ maxLength: 200 })),
+  model: t.Optional(t.String({ description: 'an id from GET /models' })),
+  temperature: t.Optional(t.Number({ description: '0–2; values outside are clamped' })),
+  maxReplyTokens: t.Optional(t.Number({ description: '100–800; values outside are clamped' })),
+  language: t.Optional(t.String({ description: '`auto` or a language name such as English, Hindi, Tamil' })),
+  secondLanguage: t.Optional(Nullable(t.String())),
+  escalation: t.Optional(Escalation),
+  captureLeads: t.Optional(t.Boolean()),
+  scheduleCallbacks: t.Optional(t.Boolean()),
+  steps: t.Optional(t.Array(Step, { maxItems: 12 })),
+  widget: t.Optional(WidgetInput),
+  voice: t.Optional(VoiceInput),
+  collectFields: t.Optional(t.Array(CollectField, { maxItems: 30 })),
+  // Read-only; accepted and ignored so a GET body can be sent back unchanged.
+  id: t.Optional(t.String()),
+  webKey: t.Optional(t.String()),
+  createdAt: t.Optional(t.String()),
+}
+
+export const CreateAgent = t.Object({ name: t.String({ minLength: 2, maxLength: 60 }), ...agentInputFields }, { additionalProperties: false })
+export type CreateAgent = typeof CreateAgent.static
+export const PatchAgent = t.Object({ name: t.Optional(t.String({ minLength: 2, maxLength: 60 })), ...agentInputFields }, { additionalProperties: false })
+export type PatchAgent = typeof PatchAgent.static
+
+export const Agent = t.Object({
+  id: t.String(),
+  name: t.String(),
+  instructions: t.String(),
+  greeting: t.String(),
+  businessDescription: t.String(),
+  model: t.String(),
+  temperature: t.Number(),
+  maxReplyTokens: t.Integer(),
+  language: t.String(),
+  secondLanguage: Nullable(t.String()),
+  escalation: t.Object({ onNoAnswer: t.Boolean(), onRequest: t.Boolean() }),
+  captureLeads: t.Boolean(),
+  scheduleCallbacks: t.Boolean(),
+  steps: t.Array(t.Object({ title: t.String(), detail: t.String() })),
+  widget: t.Object({
+    theme: t.String(),
+    accent: Nullable(t.String()),
+    height: t.Integer(),
+    welcomeScreen: t.Boolean(),
+    welcomeCollectLeads: t.Boolean(),
+    enabled: t.Boolean(),
+  }),
+  voice: t.Object({
+    answersCalls: t.Boolean(),
+    voice: t.String(),
+    language: Nullable(t.String()),
+    summariseCalls: t.Boolean(),
+    detectMachines: t.Boolean(),
+    recordCalls: t.Boolean(),
+    maxCallSeconds: Nullable(t.Integer()),
+    surfaces: t.Array(t.Union([t.Literal('web'), t.Literal('phone')])),
+    phoneNumber: Nullable(t.String()),
+  }),
+  collectFields: t.Array(
+    t.Object({ name: t.String(), type: t.String(), description: Nullable(t.String()), choices: Nullable(t.Array(t.String())) }),
+  ),
+  webKey: t.String(),
+  createdAt: t.String(),
+})
+export type Agent = typeof Agent.static
+
+export const ListAgentsQuery = t.Object(pageQuery(100, 25))

@@ -1,0 +1,48 @@
+/** Agent rules a schema cannot say: clamping, catalogues, uniqueness, plan model choice. */
+import { badRequest, conflict } from '../../http/errors'
+import { planIncludes, type PlanId } from '../plans/catalogue'
+import { findModel, MODELS } from '../models/catalogue'
+import { isVoice, VOICES } from '../voices/catalogue'
+import { canonicalLanguage } from './languages'
+
+/** SPEC.md Agent: temperature 0–2 and maxReplyTokens 100–800, "values outside are clamped". */
+export const clampTemperature = (v: number): number => Math.min(2, Math.max(0, Math.round(v * 100) / 100))
+export const clampReplyTokens = (v: number): number => Math.min(800, Math.max(100, Math.round(v)))
+
+export function checkLanguage(value: string, field: string, allowAuto: boolean): string {
+  if (allowAuto && value.trim().toLowerCase() === 'auto') return 'auto'
+  const canonical = canonicalLanguage(value)
+  if (!canonical) throw badRequest(field, `"${value}" is not a language the console offers${allowAuto ? ' (or auto)' : ''}`)
+  return canonical
+}
+
+export function checkVoice(id: string): string {
+  if (!isVoice(id)) throw badRequest('voice.voice', `"${id}" is not a voice; choose one of ${VOICES.map((v) => v.id).join(', ')} (GET /voices)`)
+  return id
+}
+
+/**
+ * A model the plan does not include, or one too slow for calls on an agent that answers calls,
+ * is refused only when changing to it (SPEC.md Agent `model`): an agent keeps working after a
+ * downgrade.
+ */
+export function checkModelChange(id: string, plan: PlanId, answersCalls: boolean): string {
+  const model = findModel(id)
+  if (!model) throw badRequest('model', `"${id}" is not a model; choose one of ${MODELS.map((m) => m.id).join(', ')} (GET /models)`)
+  if (!planIncludes(plan, model.minPlan)) {
+    throw conflict(`model ${id} needs the ${model.minPlan} plan or above; this workspace is on ${plan}`, { field: 'model' })
+  }
+  if (answersCalls && !model.voice) {
+    throw badRequest('model', `${id} is too slow for phone calls; pick a model marked voice: true, or turn voice.answersCalls off`)
+  }
+  return id
+}
+
+export function checkCollectFieldNames(fields: { name: string }[]): void {
+  const seen = new Set<string>()
+  fields.forEach((f, i) => {
+    const key = f.name.trim().toLowerCase()
+    if (seen.has(key)) throw badRequest(`collectFields[${i}].name`, `"${f.name}" appears twice`)
+    seen.add(key)
+  })
+}

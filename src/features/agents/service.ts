@@ -1,0 +1,150 @@
+/**
+ * Agents (SPEC.md Agent, Agents endpoints): the rules of every field, the plan's agent
+ * allowance, and a delete that cascades through whoever registered for it.
+ */
+import { iso, type Clock } from '../../clock'
+import { newId, randomId } from '../../ids'
+import { conflict, notFound } from '../../http/errors'
+import type { PageAfter } from '../../store/port'
+import { PLANS, type PlanId } from '../plans/catalogue'
+import type { WorkspaceDoc } from '../workspaces/repository'
+import type { PhoneNumberRepo } from '../phone-numbers/repository'
+import { DEFAULTS, starterPersona } from './defaults'
+import type { Agent, CreateAgent, PatchAgent } from './model'
+import type { AgentDoc, AgentRepo, StoredVoice } from './repository'
+import { checkCollectFieldNames, checkLanguage, checkModelChange, checkVoice, clampReplyTokens, clampTemperature } from './rules'
+
+export interface Tenant {
+  workspace: WorkspaceDoc
+  /** The plan that governs the workspace: the developer's, for a customer too. */
+  plan: PlanId
+}
+
+/** Runs when an agent is deleted, so its conversations, knowledge and channels go with it. */
+export type AgentCascade = (agent: AgentDoc) => Promise<void>
+
+type Input = Partial<CreateAgent>
+
+export class AgentService {
+  private readonly cascades: AgentCascade[] = []
+
+  constructor(
+    private readonly agents: AgentRepo,
+    private readonly phoneNumbers: PhoneNumberRepo,
+    private readonly clock: Clock,
+    private readonly defaultModel: string,
+  ) {}
+
+  onDelete(cascade: AgentCascade): void {
+    this.cascades.push(cascade)
+  }
+
+  async create(tenant: Tenant, input: CreateAgent): Promise<AgentDoc> {
+    const allowance = PLANS[tenant.plan].agents
+    const held = await this.agents.count({ workspaceId: tenant.workspace.id })
+    if (held >= allowance) throw conflict(`the ${tenant.plan} plan allows ${allowance} agents per workspace and all are in use`)
+    const now = iso(this.clock.now())
+    const base: AgentDoc = {
+      id: newId('ag'),
+      workspaceId: tenant.workspace.id,
+      name: input.name,
+      instructions: starterPersona(input.name),
+      greeting: DEFAULTS.greeting,
+      businessDescription: DEFAULTS.businessDescription,
+      model: this.defaultModel,
+      temperature: DEFAULTS.temperature,
+      maxReplyTokens: DEFAULTS.maxReplyTokens,
+      language: DEFAULTS.language,
+      secondLanguage: null,
+      escalation: { ...DEFAULTS.escalation },
+      captureLeads: DEFAULTS.captureLeads,
+      scheduleCallbacks: DEFAULTS.scheduleCallbacks,
+      steps: [],
+      widget: { ...DEFAULTS.widget },
+      voice: { ...DEFAULTS.voice },
+      collectFields: [],
+      webKey: `wk_${randomId(24)}`,
+      createdAt: now,
+      updatedAt: now,
+    }
+    // On create every given value is a change, so the model rule applies to an explicit model.
+    const doc = this.apply(base, input, tenant.plan, input.model !== undefined)
+    await this.agents.insert(doc)
+    return doc
+  }
+
+  async get(workspaceId: string, id: string): Promise<AgentDoc> {
+    const doc = await this.agents.get(id)
+    // Another workspace's agent is the same 404 as none at all (SPEC.md Errors).
+    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no agent ${id} in this workspace`)
+    return doc
+  }
+
+  list(workspaceId: string, limit: number, after: PageAfter | null): Promise<AgentDoc[]> {
+    return this.agents.page({ workspaceId }, limit, after)
+  }
+
+  async patch(tenant: Tenant, id: string, input: PatchAgent): Promise<AgentDoc> {
+    const current = await this.get(tenant.workspace.id, id)
+    const next = this.apply(current, input, tenant.plan, input.model !== undefined && input.model !== current.model)
+    next.updatedAt = iso(this.clock.now())
+    await this.agents.replace(next)
+    return next
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    const doc = await this.get(workspaceId, id)
+    for (const cascade of this.cascades) await cascade(doc)
+    await this.agents.delete(doc.id)
+  }
+
+  /** The public shape: voice gains its read-only `surfaces` and `phoneNumber`. */
+  async present(doc: AgentDoc): Promise<Agent> {
+    const number = await this.phoneNumbers.findOne({ agentId: doc.id, channel: 'voice' })
+    const phoneNumber = number?.number ?? null
+    const surfaces: ('web' | 'phone')[] = []
+    if (doc.widget.enabled) surfaces.push('web')
+    if (doc.voice.answersCalls && phoneNumber) surfaces.push('phone')
+    const { workspaceId: _w, updatedAt: _u, ...rest } = doc
+    return { ...rest, voice: { ...doc.voice, surfaces, phoneNumber } }
+  }
+
+  private apply(current: AgentDoc, input: Input, plan: PlanId, modelChanged: boolean): AgentDoc {
+    const next: AgentDoc = structuredClone(current)
+    if (input.name !== undefined) next.name = input.name
+    if (input.instructions !== undefined) next.instructions = input.instructions
+    if (input.greeting !== undefined) next.greeting = input.greeting
+    if (input.businessDescription !== undefined) next.businessDescription = input.businessDescription
+    if (input.temperature !== undefined) next.temperature = clampTemperature(input.temperature)
+    if (input.maxReplyTokens !== undefined) next.maxReplyTokens = clampReplyTokens(input.maxReplyTokens)
+    if (input.language !== undefined) next.language = checkLanguage(input.language, 'language', true)
+    if (input.secondLanguage !== undefined) {
+      next.secondLanguage = input.secondLanguage === null ? null : checkLanguage(input.secondLanguage, 'secondLanguage', false)
+    }
+    if (input.escalation !== undefined) next.escalation = { ...next.escalation, ...input.escalation }
+    if (input.captureLeads !== undefined) next.captureLeads = input.captureLeads
+    if (input.scheduleCallbacks !== undefined) next.scheduleCallbacks = input.scheduleCallbacks
+    if (input.steps !== undefined) next.steps = input.steps.map((s) => ({ title: s.title, detail: s.detail }))
+    if (input.widget !== undefined) next.widget = { ...next.widget, ...input.widget }
+    if (input.voice !== undefined) next.voice = this.applyVoice(next.voice, input.voice)
+    if (input.collectFields !== undefined) {
+      checkCollectFieldNames(input.collectFields)
+      next.collectFields = input.collectFields.map((f) => ({
+        name: f.name,
+        type: f.type ?? 'text',
+        description: f.description ?? null,
+        choices: f.choices ?? null,
+      }))
+    }
+    if (input.model !== undefined) next.model = modelChanged ? checkModelChange(input.model, plan, next.voice.answersCalls) : input.model
+    return next
+  }
+
+  private applyVoice(current: StoredVoice, input: NonNullable<Input['voice']>): StoredVoice {
+    const { surfaces: _s, phoneNumber: _p, ...given } = input
+    const next = { ...current, ...given } as StoredVoice
+    if (given.voice !== undefined) next.voice = checkVoice(given.voice)
+    if (given.language !== undefined && given.language !== null) next.language = checkLanguage(given.language, 'voice.language', false)
+    return next
+  }
+}

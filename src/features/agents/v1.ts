@@ -1,0 +1,54 @@
+/** Agents (v1): create, list, read, patch, delete. */
+import { Elysia, t } from 'elysia'
+import type { v1Context } from '../../http/context'
+import { errors } from '../../http/docs'
+import { paginate, pageSchema } from '../../http/pagination'
+import { Agent, CreateAgent, ListAgentsQuery, PatchAgent } from './model'
+import type { AgentService } from './service'
+
+export function agentsV1(deps: { context: ReturnType<typeof v1Context>; agents: AgentService }) {
+  const { agents } = deps
+  const Id = t.Object({ id: t.String() })
+  return new Elysia({ prefix: '/agents', detail: { tags: ['Agents'] } })
+    .use(deps.context)
+    .get(
+      '',
+      async ({ query, workspace }) => {
+        const page = await paginate((limit, after) => agents.list(workspace.id, limit, after), query, 25, (d) => d)
+        return { items: await Promise.all(page.items.map((d) => agents.present(d))), nextCursor: page.nextCursor }
+      },
+      { query: ListAgentsQuery, response: { 200: pageSchema(Agent), ...errors(400) }, detail: { summary: 'List agents, newest first' } },
+    )
+    .post(
+      '',
+      async ({ body, workspace, principal, set }) => {
+        const doc = await agents.create({ workspace, plan: principal.developer.plan }, body)
+        set.status = 201
+        return agents.present(doc)
+      },
+      {
+        body: CreateAgent,
+        response: { 201: Agent, ...errors(400, 403, 409) },
+        detail: { summary: 'Create an agent', description: 'Only `name` is required; a starter persona, widget key and voice channel come with it. 409 when the plan’s agent allowance is used up.' },
+      },
+    )
+    .get('/:id', async ({ params, workspace }) => agents.present(await agents.get(workspace.id, params.id)), {
+      params: Id,
+      response: { 200: Agent, ...errors(404) },
+      detail: { summary: 'Read an agent' },
+    })
+    .patch(
+      '/:id',
+      async ({ params, body, workspace, principal }) => agents.present(await agents.patch({ workspace, plan: principal.developer.plan }, params.id, body)),
+      { params: Id, body: PatchAgent, response: { 200: Agent, ...errors(400, 403, 404, 409) }, detail: { summary: 'Change any subset of an agent’s fields' } },
+    )
+    .delete(
+      '/:id',
+      async ({ params, workspace, set }) => {
+        await agents.remove(workspace.id, params.id)
+        set.status = 204
+        return null
+      },
+      { params: Id, response: { 204: t.Null(), ...errors(403, 404) }, detail: { summary: 'Delete an agent with its conversations, knowledge and channels' } },
+    )
+}

@@ -1,0 +1,55 @@
+/** Console: contacts with consent flags (DESIGN.md console table). */
+import { Elysia, t } from 'elysia'
+import { errors } from '../../http/docs'
+import type { consoleAuth } from '../../http/console-auth'
+import type { WorkspaceService } from '../workspaces/service'
+import { presentContact, type ContactService } from './service'
+
+const Contact = t.Object({
+  id: t.String(),
+  phone: t.String(),
+  name: t.Union([t.String(), t.Null()]),
+  email: t.Union([t.String(), t.Null()]),
+  optedOut: t.Boolean(),
+  doNotCall: t.Boolean(),
+})
+
+export function contactsConsole(deps: { auth: ReturnType<typeof consoleAuth>; workspaces: WorkspaceService; contacts: ContactService }) {
+  return new Elysia({ prefix: '/workspaces/:ws/contacts', detail: { tags: ['Console'] } })
+    .use(deps.auth)
+    .post(
+      '',
+      async ({ params, body, set }) => {
+        const ws = await deps.workspaces.get(params.ws)
+        set.status = 201
+        return presentContact(await deps.contacts.create(ws.id, body))
+      },
+      {
+        params: t.Object({ ws: t.String() }),
+        body: t.Object(
+          {
+            phone: t.String({ minLength: 1, maxLength: 40 }),
+            name: t.Optional(t.Union([t.String({ maxLength: 120 }), t.Null()])),
+            email: t.Optional(t.Union([t.String({ format: 'email', maxLength: 254 }), t.Null()])),
+            optedOut: t.Optional(t.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Contact, ...errors(400, 404, 409) },
+        detail: { summary: 'Import a contact' },
+      },
+    )
+    .patch(
+      '/:id',
+      async ({ params, body }) => {
+        const ws = await deps.workspaces.get(params.ws)
+        return presentContact(await deps.contacts.patch(ws.id, params.id, body))
+      },
+      {
+        params: t.Object({ ws: t.String(), id: t.String() }),
+        body: t.Object({ optedOut: t.Optional(t.Boolean()), doNotCall: t.Optional(t.Boolean()) }, { additionalProperties: false }),
+        response: { 200: Contact, ...errors(400, 404) },
+        detail: { summary: 'Change a contact’s consent' },
+      },
+    )
+}

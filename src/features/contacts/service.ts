@@ -1,0 +1,62 @@
+/** Contacts created in the console (import) with consent flags. */
+import { iso, type Clock } from '../../clock'
+import { newId } from '../../ids'
+import { badRequest, conflict, notFound } from '../../http/errors'
+import { DuplicateKeyError } from '../../store/port'
+import { normalizePhone } from './phone'
+import type { ContactDoc, ContactRepo } from './repository'
+
+export const presentContact = (c: ContactDoc) => ({
+  id: c.id,
+  phone: c.phone,
+  name: c.name,
+  email: c.email,
+  optedOut: c.optedOut,
+  doNotCall: c.doNotCall,
+})
+
+export class ContactService {
+  constructor(
+    private readonly contacts: ContactRepo,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(workspaceId: string, input: { phone: string; name?: string | null; email?: string | null; optedOut?: boolean }): Promise<ContactDoc> {
+    const phone = normalizePhone(input.phone)
+    if (!phone) throw badRequest('phone', `"${input.phone}" is not a phone number`)
+    const now = iso(this.clock.now())
+    const doc: ContactDoc = {
+      id: newId('ct'),
+      workspaceId,
+      phone,
+      name: input.name ?? null,
+      email: input.email ?? null,
+      optedOut: input.optedOut ?? false,
+      doNotCall: false,
+      createdAt: now,
+      updatedAt: now,
+    }
+    try {
+      await this.contacts.insert(doc)
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw conflict(`a contact with phone ${phone} already exists`)
+      throw error
+    }
+    return doc
+  }
+
+  async patch(workspaceId: string, id: string, input: { optedOut?: boolean; doNotCall?: boolean }): Promise<ContactDoc> {
+    const doc = await this.contacts.get(id)
+    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no contact ${id} in this workspace`)
+    const set: Record<string, unknown> = { updatedAt: iso(this.clock.now()) }
+    if (input.optedOut !== undefined) set.optedOut = input.optedOut
+    if (input.doNotCall !== undefined) set.doNotCall = input.doNotCall
+    return (await this.contacts.update(id, set))!
+  }
+
+  /** The contact behind any spelling of a number, or null. */
+  findByPhone(workspaceId: string, phone: string): Promise<ContactDoc | null> {
+    const normal = normalizePhone(phone)
+    return normal ? this.contacts.findOne({ workspaceId, phone: normal }) : Promise.resolve(null)
+  }
+}

@@ -1,0 +1,53 @@
+/** Field rules of a customer that a schema cannot say (SPEC.md Customer, Limits). */
+import { badRequest } from '../../http/errors'
+import type { MetadataValue } from '../workspaces/repository'
+
+/** SPEC.md Limits: customer metadata. */
+const METADATA_MAX_KEYS = 50
+const METADATA_KEY_MAX = 40
+const METADATA_STRING_MAX = 500
+const METADATA_MAX_BYTES = 8 * 1024
+
+export function checkMetadata(metadata: Record<string, MetadataValue>): void {
+  const keys = Object.keys(metadata)
+  if (keys.length > METADATA_MAX_KEYS) throw badRequest('metadata', `has ${keys.length} keys; at most ${METADATA_MAX_KEYS}`)
+  for (const key of keys) {
+    if (key.length < 1 || key.length > METADATA_KEY_MAX) {
+      throw badRequest('metadata', `key "${key.slice(0, 50)}" must be 1–${METADATA_KEY_MAX} characters`)
+    }
+    const value = metadata[key]
+    if (typeof value === 'string' && value.length > METADATA_STRING_MAX) {
+      throw badRequest(`metadata.${key}`, `must be at most ${METADATA_STRING_MAX} characters`)
+    }
+    if (typeof value === 'number' && !Number.isFinite(value)) throw badRequest(`metadata.${key}`, 'must be a finite number')
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(metadata))
+  if (bytes > METADATA_MAX_BYTES) throw badRequest('metadata', `is ${bytes} bytes; at most 8 KB in all`)
+}
+
+const zoneCache = new Map<string, string | null>()
+
+/** An IANA time zone name in its canonical spelling, or a 400 naming `field`. */
+export function checkTimezone(zone: string, field = 'timezone'): string {
+  let canonical = zoneCache.get(zone)
+  if (canonical === undefined) {
+    try {
+      canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone
+    } catch {
+      canonical = null
+    }
+    zoneCache.set(zone, canonical)
+  }
+  if (!canonical) throw badRequest(field, `"${zone}" is not an IANA time zone name (for example Asia/Kolkata)`)
+  return canonical
+}
+
+/** An ISO 8601 instant or a date (`2026-11-21` = the start of that UTC day), normalised. */
+export function checkInstant(value: string, field: string): string {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value)
+  const ms = Date.parse(dateOnly ? `${value}T00:00:00.000Z` : value)
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
+    throw badRequest(field, 'must be an ISO 8601 instant or date (for example 2026-11-21 or 2026-11-21T09:30:00Z)')
+  }
+  return new Date(ms).toISOString()
+}

@@ -1,0 +1,157 @@
+/**
+ * Customers of a developer workspace (SPEC.md Customer, Customers endpoints, Authentication
+ * rules 4–6). A customer is a workspace whose parent is the developer that pays for it.
+ */
+import { iso, type Clock } from '../../clock'
+import { newId } from '../../ids'
+import { ApiError, conflict, notFound } from '../../http/errors'
+import { DuplicateKeyError, type Filter, type PageAfter } from '../../store/port'
+import { PLANS } from '../plans/catalogue'
+import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces/repository'
+import type { Collection, Doc } from '../../store/port'
+import { monthStart, type UsageLedger } from '../usage/ledger'
+import { checkInstant, checkMetadata, checkTimezone } from './rules'
+import type { CreateCustomer, Customer, CustomerDetail, ListCustomersQuery, PatchCustomer } from './model'
+
+export interface CustomerCounters {
+  agents: Collection<Doc & { workspaceId: string }>
+  phoneNumbers: Collection<Doc & { workspaceId: string }>
+  contacts: Collection<Doc & { workspaceId: string }>
+}
+
+export function presentCustomer(doc: WorkspaceDoc): Customer {
+  return {
+    id: doc.id,
+    name: doc.name,
+    externalId: doc.externalId,
+    metadata: doc.metadata,
+    timezone: doc.timezone,
+    allottedCallLines: doc.allottedCallLines,
+    archivedAt: doc.archivedAt,
+    eraseAfter: doc.eraseAfter,
+    createdAt: doc.createdAt,
+  }
+}
+
+export class CustomerService {
+  constructor(
+    private readonly workspaces: WorkspaceRepo,
+    private readonly counters: CustomerCounters,
+    private readonly ledger: UsageLedger,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(developer: WorkspaceDoc, input: CreateCustomer): Promise<WorkspaceDoc> {
+    if (developer.whiteLabel) {
+      throw conflict('this workspace resells the console under its own brand (white label) and cannot have customers')
+    }
+    const metadata = input.metadata ?? {}
+    checkMetadata(metadata)
+    const timezone = checkTimezone(input.timezone ?? 'UTC')
+    const limit = PLANS[developer.plan].customers
+    // Deleted customers count until erased (SPEC.md Limits), and erased ones are removed.
+    const held = await this.workspaces.count({ parentId: developer.id })
+    if (held >= limit) {
+      throw new ApiError(402, `the ${developer.plan} plan allows ${limit} customers and this workspace has ${held} (deleted ones count until erased); upgrade to add more`)
+    }
+    const externalId = input.externalId ?? null
+    if (externalId !== null) await this.assertExternalIdFree(developer.id, externalId)
+    const now = iso(this.clock.now())
+    const doc: WorkspaceDoc = {
+      id: newId('org'),
+      kind: 'customer',
+      parentId: developer.id,
+      name: input.name,
+      plan: developer.plan,
+      currency: developer.currency,
+      timezone,
+      whiteLabel: false,
+      developer: false,
+      externalId,
+      metadata,
+      allottedCallLines: null,
+      status: 'active',
+      archivedAt: null,
+      eraseAfter: null,
+      createdAt: now,
+      updatedAt: now,
+    }
+    await this.insertOrConflict(doc)
+    // The first customer makes the workspace a developer workspace (Authentication rule 6).
+    if (!developer.developer) await this.workspaces.update(developer.id, { developer: true, updatedAt: now })
+    return doc
+  }
+
+  async list(developer: WorkspaceDoc, query: ListCustomersQuery, limit: number, after: PageAfter | null): Promise<WorkspaceDoc[]> {
+    const filter: Filter = { parentId: developer.id, status: query.archived ? 'deleted' : 'active' }
+    if (query.externalId !== undefined) filter.externalId = query.externalId
+    const range: Record<string, string> = {}
+    if (query.createdAfter !== undefined) range.$gte = checkInstant(query.createdAfter, 'createdAfter')
+    if (query.createdBefore !== undefined) range.$lt = checkInstant(query.createdBefore, 'createdBefore')
+    if (Object.keys(range).length) filter.createdAt = range
+    return this.workspaces.page(filter, limit, after)
+  }
+
+  /** A customer of this developer, deleted or not; 404 for anyone else's. */
+  async get(developer: WorkspaceDoc, id: string): Promise<WorkspaceDoc> {
+    const doc = await this.workspaces.get(id)
+    if (!doc || doc.parentId !== developer.id) throw notFound(`no customer ${id} in this workspace`)
+    return doc
+  }
+
+  async detail(developer: WorkspaceDoc, id: string): Promise<CustomerDetail> {
+    const doc = await this.get(developer, id)
+    const [agents, phoneNumbers, contacts, spend] = await Promise.all([
+      this.counters.agents.count({ workspaceId: id }),
+      this.counters.phoneNumbers.count({ workspaceId: id }),
+      this.counters.contacts.count({ workspaceId: id }),
+      this.ledger.spendSince(id, monthStart(this.clock.now())),
+    ])
+    return { ...presentCustomer(doc), counts: { agents, phoneNumbers, contacts }, spendThisMonthMicro: Math.round(spend) }
+  }
+
+  async patch(developer: WorkspaceDoc, id: string, input: PatchCustomer): Promise<WorkspaceDoc> {
+    const doc = await this.get(developer, id)
+    if (doc.status !== 'active') throw conflict(`customer ${id} is deleted; restore it before changing it`, { state: doc.status })
+    const set: Record<string, unknown> = {}
+    if (input.name !== undefined) set.name = input.name
+    if (input.timezone !== undefined) set.timezone = checkTimezone(input.timezone)
+    if (input.allottedCallLines !== undefined) set.allottedCallLines = input.allottedCallLines
+    if (input.externalId !== undefined && input.externalId !== doc.externalId) {
+      if (input.externalId !== null) await this.assertExternalIdFree(developer.id, input.externalId)
+      set.externalId = input.externalId
+    }
+    if (input.metadata !== undefined) {
+      const merged = { ...doc.metadata }
+      for (const [key, value] of Object.entries(input.metadata)) {
+        if (value === null) delete merged[key]
+        else merged[key] = value
+      }
+      checkMetadata(merged)
+      set.metadata = merged
+    }
+    if (Object.keys(set).length === 0) return doc
+    set.updatedAt = iso(this.clock.now())
+    try {
+      return (await this.workspaces.update(id, set))!
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw conflict(`another customer already has externalId ${input.externalId}`)
+      throw error
+    }
+  }
+
+  private async assertExternalIdFree(developerId: string, externalId: string): Promise<void> {
+    const clash = await this.workspaces.findOne({ parentId: developerId, externalId })
+    if (clash) throw conflict(`another customer (${clash.id}) already has externalId ${externalId}`, { customer: clash.id })
+  }
+
+  private async insertOrConflict(doc: WorkspaceDoc): Promise<void> {
+    try {
+      await this.workspaces.insert(doc)
+    } catch (error) {
+      // Two concurrent creates with one externalId: the unique index decides.
+      if (error instanceof DuplicateKeyError) throw conflict(`another customer already has externalId ${doc.externalId}`)
+      throw error
+    }
+  }
+}

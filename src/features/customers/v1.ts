@@ -1,0 +1,133 @@
+/** Customers (v1): create, list, read, patch, delete/restore, and customer keys. */
+import { Elysia, t } from 'elysia'
+import type { Coordination } from '../../coordination/port'
+import { badRequest, forbidden, ApiError } from '../../http/errors'
+import { requireScope, type v1Context } from '../../http/context'
+import { applyResult, idempotent } from '../../http/idempotency'
+import { paginate, pageSchema } from '../../http/pagination'
+import { errors } from '../../http/docs'
+import type { KeyService, Principal } from '../keys/service'
+import type { WorkspaceDoc } from '../workspaces/repository'
+import { CreateCustomer, CreateKey, Customer, CustomerDetail, IssuedKey, KeyRecord, ListCustomersQuery, PatchCustomer } from './model'
+import { presentCustomer, type CustomerService } from './service'
+
+/** Customer management runs in the developer's own workspace, with a developer key (rule 4). */
+function developerOnly(principal: Principal, workspace: WorkspaceDoc): WorkspaceDoc {
+  if (principal.home.kind === 'customer') throw forbidden('a customer key cannot manage customers; use a key of the developer workspace')
+  if (workspace.id !== principal.developer.id) {
+    throw badRequest('Service-Workspace', 'customer management runs in your own workspace; send it without this header')
+  }
+  return principal.developer
+}
+
+export interface CustomerLifecycle {
+  remove(developer: WorkspaceDoc, id: string): Promise<WorkspaceDoc>
+  restore(developer: WorkspaceDoc, id: string): Promise<WorkspaceDoc>
+}
+
+export function customersV1(deps: {
+  context: ReturnType<typeof v1Context>
+  customers: CustomerService
+  keys: KeyService
+  coordination: Coordination
+  lifecycle?: CustomerLifecycle
+}) {
+  const { customers, keys } = deps
+  const Id = t.Object({ id: t.String() })
+  return new Elysia({ prefix: '/customers', detail: { tags: ['Customers'] } })
+    .use(deps.context)
+    .post(
+      '',
+      async ({ body, principal, workspace, request, set }) => {
+        const developer = developerOnly(principal, workspace)
+        requireScope(principal, 'full', 'creating a customer')
+        const result = await idempotent(deps.coordination, `${developer.id}:POST /customers`, request.headers.get('idempotency-key'), body, async () => ({
+          status: 201,
+          body: presentCustomer(await customers.create(developer, body)),
+        }))
+        return applyResult(set, result)
+      },
+      {
+        body: CreateCustomer,
+        response: { 201: Customer, ...errors(400, 402, 403, 409) },
+        detail: { summary: 'Create a customer workspace', description: 'Needs a full key. Send `Idempotency-Key` so a retry never makes two customers.' },
+      },
+    )
+    .get(
+      '',
+      async ({ query, principal, workspace }) => {
+        const developer = developerOnly(principal, workspace)
+        return paginate((limit, after) => customers.list(developer, query, limit, after), query, 25, presentCustomer)
+      },
+      { query: ListCustomersQuery, response: { 200: pageSchema(Customer), ...errors(400, 403) }, detail: { summary: 'List customers, newest first' } },
+    )
+    .get('/:id', ({ params, principal, workspace }) => customers.detail(developerOnly(principal, workspace), params.id), {
+      params: Id,
+      response: { 200: CustomerDetail, ...errors(400, 403, 404) },
+      detail: { summary: 'Read a customer with counts and this month’s spend' },
+    })
+    .patch(
+      '/:id',
+      async ({ params, body, principal, workspace }) => {
+        const developer = developerOnly(principal, workspace)
+        requireScope(principal, 'full', 'changing a customer')
+        return presentCustomer(await customers.patch(developer, params.id, body))
+      },
+      { params: Id, body: PatchCustomer, response: { 200: Customer, ...errors(400, 403, 404, 409) }, detail: { summary: 'Change a customer (metadata is merged)' } },
+    )
+    .delete(
+      '/:id',
+      async ({ params, principal, workspace }) => {
+        const developer = developerOnly(principal, workspace)
+        requireScope(principal, 'full', 'deleting a customer')
+        await customers.get(developer, params.id)
+        if (!deps.lifecycle) throw new ApiError(501, 'deleting customers arrives with the customer lifecycle machine')
+        return presentCustomer(await deps.lifecycle.remove(developer, params.id))
+      },
+      { params: Id, response: { 200: Customer, ...errors(403, 404, 409, 501) }, detail: { summary: 'Delete (archive) a customer; erased after 30 days' } },
+    )
+    .post(
+      '/:id/restore',
+      async ({ params, principal, workspace }) => {
+        const developer = developerOnly(principal, workspace)
+        requireScope(principal, 'full', 'restoring a customer')
+        await customers.get(developer, params.id)
+        if (!deps.lifecycle) throw new ApiError(501, 'restoring customers arrives with the customer lifecycle machine')
+        return presentCustomer(await deps.lifecycle.restore(developer, params.id))
+      },
+      { params: Id, response: { 200: Customer, ...errors(403, 404, 409, 501) }, detail: { summary: 'Bring back a deleted customer' } },
+    )
+    .post(
+      '/:id/keys',
+      async ({ params, body, principal, workspace, set }) => {
+        const developer = developerOnly(principal, workspace)
+        requireScope(principal, 'full', 'creating a customer key')
+        const customer = await customers.get(developer, params.id)
+        if (customer.status !== 'active') throw new ApiError(409, `customer ${customer.id} is deleted; restore it first`, { state: customer.status })
+        set.status = 201
+        return keys.issue(customer, body.name, body.scope)
+      },
+      { params: Id, body: CreateKey, response: { 201: IssuedKey, ...errors(400, 403, 404, 409) }, detail: { summary: 'Create a customer key (the value is shown once)' } },
+    )
+    .get(
+      '/:id/keys',
+      async ({ params, principal, workspace }) => {
+        const customer = await customers.get(developerOnly(principal, workspace), params.id)
+        const items = await keys.list(customer.id)
+        return { items: items.map((k) => ({ id: k.id, name: k.name, prefix: k.prefix, scope: k.scope, lastUsedAt: k.lastUsedAt, createdAt: k.createdAt })) }
+      },
+      { params: Id, response: { 200: t.Object({ items: t.Array(KeyRecord) }), ...errors(403, 404) }, detail: { summary: 'List a customer’s keys (never their values)' } },
+    )
+    .delete(
+      '/:id/keys/:keyId',
+      async ({ params, principal, workspace, set }) => {
+        const developer = developerOnly(principal, workspace)
+        requireScope(principal, 'full', 'revoking a customer key')
+        await customers.get(developer, params.id)
+        await keys.revoke(params.id, params.keyId)
+        set.status = 204
+        return null
+      },
+      { params: t.Object({ id: t.String(), keyId: t.String() }), response: { 204: t.Null(), ...errors(403, 404) }, detail: { summary: 'Revoke a customer key at once' } },
+    )
+}

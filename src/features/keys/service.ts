@@ -1,0 +1,101 @@
+/**
+ * Issuing, listing, revoking and checking API keys. A key value is `sk_` + 32 random characters
+ * (160 bits); only its SHA-256 is stored, and its first 11 characters are kept as a prefix so a
+ * person can tell keys apart.
+ */
+import { createHash } from 'node:crypto'
+import type { Clock } from '../../clock'
+import { iso } from '../../clock'
+import { newId, randomId } from '../../ids'
+import { notFound, unauthorized } from '../../http/errors'
+import type { ApiKeyDoc, ApiKeyRepo, Scope } from './repository'
+import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces/repository'
+
+const PREFIX_LENGTH = 11 // `sk_` + 8: enough to tell keys apart, far too little to guess the rest
+/** lastUsedAt is written at most this often per key, so reads do not turn into writes (our choice). */
+const LAST_USED_GRANULARITY_MS = 60_000
+
+export const hashKey = (value: string): string => createHash('sha256').update(value).digest('hex')
+
+export interface Principal {
+  key: ApiKeyDoc
+  /** The workspace the key opens. */
+  home: WorkspaceDoc
+  /** The developer workspace behind it (the home itself for a developer key). */
+  developer: WorkspaceDoc
+}
+
+export interface IssuedKey {
+  id: string
+  name: string
+  prefix: string
+  scope: Scope
+  key: string
+  createdAt: string
+}
+
+export class KeyService {
+  constructor(
+    private readonly keys: ApiKeyRepo,
+    private readonly workspaces: WorkspaceRepo,
+    private readonly clock: Clock,
+  ) {}
+
+  async issue(workspace: WorkspaceDoc, name: string, scope: Scope): Promise<IssuedKey> {
+    const value = `sk_${randomId(32)}`
+    const doc: ApiKeyDoc = {
+      id: newId('key'),
+      workspaceId: workspace.id,
+      developerId: workspace.parentId ?? workspace.id,
+      name,
+      prefix: value.slice(0, PREFIX_LENGTH),
+      scope,
+      hash: hashKey(value),
+      lastUsedAt: null,
+      revokedAt: null,
+      createdAt: iso(this.clock.now()),
+    }
+    await this.keys.insert(doc)
+    return { id: doc.id, name, prefix: doc.prefix, scope, key: value, createdAt: doc.createdAt }
+  }
+
+  /** Active keys of one workspace, newest first (revoked ones are gone for the caller). */
+  list(workspaceId: string): Promise<ApiKeyDoc[]> {
+    return this.keys.find({ workspaceId, revokedAt: null }, { sort: [['createdAt', -1], ['id', -1]] })
+  }
+
+  async revoke(workspaceId: string, keyId: string): Promise<void> {
+    const key = await this.keys.get(keyId)
+    if (!key || key.workspaceId !== workspaceId || key.revokedAt) throw notFound(`no key ${keyId} in this customer`)
+    await this.keys.update(keyId, { revokedAt: iso(this.clock.now()) })
+  }
+
+  /** Every key of a workspace stops working (customer deleted); they are not restored with it. */
+  async revokeAll(workspaceId: string): Promise<number> {
+    const active = await this.keys.find({ workspaceId, revokedAt: null })
+    const at = iso(this.clock.now())
+    await Promise.all(active.map((k) => this.keys.update(k.id, { revokedAt: at })))
+    return active.length
+  }
+
+  async authenticate(authorization: string | undefined | null): Promise<Principal> {
+    const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null
+    if (!match) throw unauthorized('missing API key: send Authorization: Bearer <key>')
+    const key = await this.keys.findOne({ hash: hashKey(match[1]) })
+    if (!key || key.revokedAt) throw unauthorized('wrong or revoked API key')
+    const home = await this.workspaces.get(key.workspaceId)
+    if (!home || home.status !== 'active') throw unauthorized('this key stopped working: its workspace was deleted')
+    const developer = home.parentId ? await this.workspaces.get(home.parentId) : home
+    if (!developer || developer.status !== 'active') throw unauthorized('wrong or revoked API key')
+    this.touch(key)
+    return { key, home, developer }
+  }
+
+  private touch(key: ApiKeyDoc): void {
+    const now = this.clock.now()
+    const last = key.lastUsedAt ? Date.parse(key.lastUsedAt) : 0
+    if (now - last < LAST_USED_GRANULARITY_MS) return
+    // Fire and forget: a lost lastUsedAt write must never fail the request it describes.
+    this.keys.update(key.id, { lastUsedAt: iso(now) }).catch(() => {})
+  }
+}

@@ -1,0 +1,20 @@
+/** GET /models: every model, with `available` for the caller's plan (SPEC.md Model). */
+import { Elysia, t } from 'elysia'
+import type { v1Context } from '../../http/context'
+import { errors } from '../../http/docs'
+import { planIncludes } from '../plans/catalogue'
+import { MODELS } from './catalogue'
+
+const Model = t.Object({ id: t.String(), name: t.String(), voice: t.Boolean(), minPlan: t.String(), available: t.Boolean() })
+
+export function modelsV1(deps: { context: ReturnType<typeof v1Context> }) {
+  return new Elysia({ detail: { tags: ['Lists'] } })
+    .use(deps.context)
+    .get(
+      '/models',
+      ({ principal }) => ({
+        items: MODELS.map((m) => ({ id: m.id, name: m.name, voice: m.voice, minPlan: m.minPlan, available: planIncludes(principal.developer.plan, m.minPlan) })),
+      }),
+      { response: { 200: t.Object({ items: t.Array(Model) }, { additionalProperties: true }), ...errors() }, detail: { summary: 'List models (unavailable ones show what an upgrade adds)' } },
+    )
+}

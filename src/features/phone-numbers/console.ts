@@ -1,0 +1,59 @@
+/** Console: rent or bring a phone number and assign it (DESIGN.md console table). */
+import { Elysia, t } from 'elysia'
+import { errors } from '../../http/docs'
+import type { consoleAuth } from '../../http/console-auth'
+import type { WorkspaceService } from '../workspaces/service'
+import type { PhoneNumberService } from './service'
+
+const Number_ = t.Object({
+  id: t.String(),
+  number: t.String(),
+  label: t.Union([t.String(), t.Null()]),
+  source: t.String(),
+  channel: t.String(),
+  agent: t.Union([t.String(), t.Null()]),
+  carrierCredentials: t.Boolean(),
+  externalAgents: t.Boolean(),
+  since: t.String(),
+})
+
+export function phoneNumbersConsole(deps: { auth: ReturnType<typeof consoleAuth>; workspaces: WorkspaceService; numbers: PhoneNumberService }) {
+  return new Elysia({ prefix: '/workspaces/:ws/phone-numbers', detail: { tags: ['Console'] } })
+    .use(deps.auth)
+    .post(
+      '',
+      async ({ params, body, set }) => {
+        const ws = await deps.workspaces.get(params.ws)
+        const d = await deps.numbers.add(ws.id, body)
+        set.status = 201
+        return {
+          id: d.id,
+          number: d.number,
+          label: d.label,
+          source: d.source,
+          channel: d.channel,
+          agent: d.agentId,
+          carrierCredentials: d.carrierCredentials,
+          externalAgents: d.externalAgents,
+          since: d.since,
+        }
+      },
+      {
+        params: t.Object({ ws: t.String() }),
+        body: t.Object(
+          {
+            number: t.String({ minLength: 1, maxLength: 40 }),
+            label: t.Optional(t.Union([t.String({ maxLength: 120 }), t.Null()])),
+            source: t.Union([t.Literal('rented'), t.Literal('brought')]),
+            channel: t.Optional(t.Union([t.Literal('voice'), t.Literal('chatapp')])),
+            agent: t.Optional(t.Union([t.String(), t.Null()])),
+            carrierCredentials: t.Optional(t.Boolean()),
+            externalAgents: t.Optional(t.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Number_, ...errors(400, 404, 409) },
+        detail: { summary: 'Add a rented or brought number' },
+      },
+    )
+}

@@ -1,0 +1,22 @@
+/** GET /phone-numbers (SPEC.md Phone number); renting and attaching are console actions. */
+import { Elysia, t } from 'elysia'
+import type { v1Context } from '../../http/context'
+import { errors } from '../../http/docs'
+import { presentNumber, type PhoneNumberService } from './service'
+
+export const PhoneNumber = t.Object({
+  number: t.String(),
+  label: t.Union([t.String(), t.Null()]),
+  source: t.Union([t.Literal('rented'), t.Literal('brought')]),
+  agent: t.Union([t.String(), t.Null()]),
+  since: t.String(),
+})
+
+export function phoneNumbersV1(deps: { context: ReturnType<typeof v1Context>; numbers: PhoneNumberService }) {
+  return new Elysia({ detail: { tags: ['Lists'] } })
+    .use(deps.context)
+    .get('/phone-numbers', async ({ workspace }) => ({ items: (await deps.numbers.list(workspace.id)).map(presentNumber) }), {
+      response: { 200: t.Object({ items: t.Array(PhoneNumber) }), ...errors() },
+      detail: { summary: 'List the workspace’s phone numbers' },
+    })
+}

@@ -1,0 +1,22 @@
+/** GET /voices (SPEC.md Voice). */
+import { Elysia, t } from 'elysia'
+import type { v1Context } from '../../http/context'
+import { errors } from '../../http/docs'
+import { VOICES } from './catalogue'
+
+const Voice = t.Object({
+  id: t.String(),
+  name: t.String(),
+  accent: t.String(),
+  tier: t.Union([t.Literal('standard'), t.Literal('premium')]),
+  description: t.Union([t.String(), t.Null()]),
+})
+
+export function voicesV1(deps: { context: ReturnType<typeof v1Context> }) {
+  return new Elysia({ detail: { tags: ['Lists'] } })
+    .use(deps.context)
+    .get('/voices', () => ({ items: VOICES.map((v) => ({ ...v })) }), {
+      response: { 200: t.Object({ items: t.Array(Voice) }), ...errors() },
+      detail: { summary: 'List voices' },
+    })
+}

@@ -1,0 +1,62 @@
+/** Console: developer workspaces and their keys (DESIGN.md "The console surface, exactly"). */
+import { Elysia, t } from 'elysia'
+import { errors } from '../../http/docs'
+import { PLAN_IDS } from '../plans/catalogue'
+import type { KeyService } from '../keys/service'
+import type { consoleAuth } from '../../http/console-auth'
+import { presentWorkspace, type WorkspaceService } from './service'
+
+const Plan = t.Union(PLAN_IDS.map((p) => t.Literal(p)))
+const Currency = t.Union([t.Literal('INR'), t.Literal('USD')])
+const Workspace = t.Object({ id: t.String(), name: t.String(), plan: t.String(), currency: t.String(), timezone: t.String(), whiteLabel: t.Boolean() })
+const Fields = {
+  plan: t.Optional(Plan),
+  currency: t.Optional(Currency),
+  timezone: t.Optional(t.String()),
+  whiteLabel: t.Optional(t.Boolean()),
+}
+
+export function workspacesConsole(deps: { auth: ReturnType<typeof consoleAuth>; workspaces: WorkspaceService; keys: KeyService }) {
+  const { workspaces, keys } = deps
+  const Ws = t.Object({ ws: t.String() })
+  return new Elysia({ prefix: '/workspaces', detail: { tags: ['Console'] } })
+    .use(deps.auth)
+    .post(
+      '',
+      async ({ body, set }) => {
+        const ws = await workspaces.createDeveloper(body)
+        const key = await keys.issue(ws, 'first key', 'full')
+        set.status = 201
+        return { ...presentWorkspace(ws), key: key.key }
+      },
+      {
+        body: t.Object({ name: t.String({ minLength: 1, maxLength: 120 }), ...Fields }, { additionalProperties: false }),
+        response: { 201: t.Composite([Workspace, t.Object({ key: t.String() })]), ...errors(400) },
+        detail: { summary: 'Create a developer workspace with a first full key' },
+      },
+    )
+    .patch('/:ws', async ({ params, body }) => presentWorkspace(await workspaces.patch(params.ws, body)), {
+      params: Ws,
+      body: t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 120 })), ...Fields }, { additionalProperties: false }),
+      response: { 200: Workspace, ...errors(400, 404, 409) },
+      detail: { summary: 'Change a workspace' },
+    })
+    .post(
+      '/:ws/keys',
+      async ({ params, body, set }) => {
+        const ws = await workspaces.get(params.ws)
+        const issued = await keys.issue(ws, body.name, body.scope)
+        set.status = 201
+        return { id: issued.id, name: issued.name, prefix: issued.prefix, scope: issued.scope, key: issued.key }
+      },
+      {
+        params: Ws,
+        body: t.Object(
+          { name: t.String({ minLength: 1, maxLength: 60 }), scope: t.Union([t.Literal('full'), t.Literal('build'), t.Literal('read')]) },
+          { additionalProperties: false },
+        ),
+        response: { 201: t.Object({ id: t.String(), name: t.String(), prefix: t.String(), scope: t.String(), key: t.String() }), ...errors(400, 404) },
+        detail: { summary: 'Create an API key for a workspace' },
+      },
+    )
+}

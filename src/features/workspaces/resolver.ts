@@ -1,0 +1,36 @@
+/**
+ * Which workspace a v1 request runs in: SPEC.md Authentication rule 3, row by row.
+ * A customer key never leaves its customer (rule 5).
+ */
+import { ApiError, badRequest, notFound } from '../../http/errors'
+import type { Principal } from '../keys/service'
+import type { WorkspaceDoc, WorkspaceRepo } from './repository'
+
+export const WORKSPACE_HEADER = 'service-workspace'
+
+export class WorkspaceResolver {
+  constructor(private readonly workspaces: WorkspaceRepo) {}
+
+  async resolve(principal: Principal, header: string | undefined | null): Promise<WorkspaceDoc> {
+    const wanted = header?.trim() || undefined
+    const { home, developer } = principal
+    if (home.kind === 'customer') {
+      if (wanted === undefined || wanted === home.id) return home
+      throw notFound(`workspace ${wanted} not found (this key works only inside customer ${home.id})`)
+    }
+    if (wanted === undefined || wanted === developer.id) return developer
+    // "any value, from a workspace that has no customers → 400": deleted ones awaiting erasure count.
+    if (!developer.developer) {
+      throw badRequest('Service-Workspace', 'this workspace has no customers; send the header only to act inside one of your customers')
+    }
+    const customer = await this.workspaces.get(wanted)
+    if (!customer || customer.parentId !== developer.id) throw notFound(`workspace ${wanted} not found`)
+    if (customer.status === 'deleted') {
+      throw new ApiError(410, `customer ${customer.id} was deleted at ${customer.archivedAt} and will be erased at ${customer.eraseAfter}`, {
+        deletedAt: customer.archivedAt,
+        eraseAfter: customer.eraseAfter,
+      })
+    }
+    return customer
+  }
+}

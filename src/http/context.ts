@@ -1,0 +1,38 @@
+/**
+ * The v1 request context as one named plugin: bearer key → principal, `Service-Workspace` →
+ * workspace, and the blanket rule that a `read` key only reads. It is a `derive`, so it runs
+ * before body validation: an unauthenticated caller learns nothing about our schemas.
+ */
+import { Elysia } from 'elysia'
+import { forbidden } from './errors'
+import type { KeyService, Principal } from '../features/keys/service'
+import { WORKSPACE_HEADER, type WorkspaceResolver } from '../features/workspaces/resolver'
+import type { WorkspaceDoc } from '../features/workspaces/repository'
+import type { Scope } from '../features/keys/repository'
+
+export type V1Context = {
+  principal: Principal
+  workspace: WorkspaceDoc
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+export function v1Context(deps: { keys: KeyService; resolver: WorkspaceResolver }) {
+  return new Elysia({ name: 'v1-context' }).derive({ as: 'scoped' }, async ({ request }): Promise<V1Context> => {
+    const principal = await deps.keys.authenticate(request.headers.get('authorization'))
+    const workspace = await deps.resolver.resolve(principal, request.headers.get(WORKSPACE_HEADER))
+    if (principal.key.scope === 'read' && !READS.has(request.method)) {
+      throw forbidden('this key is read-only (scope read); use a build or full key')
+    }
+    return { principal, workspace }
+  })
+}
+
+const RANK: Record<Scope, number> = { read: 0, build: 1, full: 2 }
+
+/** Refuses with 403 unless the key's scope reaches `needed`; `action` says what was refused. */
+export function requireScope(principal: Principal, needed: Scope, action: string): void {
+  if (RANK[principal.key.scope] < RANK[needed]) {
+    throw forbidden(`${action} needs a ${needed} key (this key's scope is ${principal.key.scope})`)
+  }
+}

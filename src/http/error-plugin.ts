@@ -1,0 +1,100 @@
+/**
+ * Shapes every failure: v1 and console answer `{ error }` (a 400 names the field), legacy answers
+ * `{ detail, status }` and 422 `{ detail: [{ loc, msg, type }] }` for request validation
+ * (SPEC.md Errors rules 1–2). Unexpected errors are logged with the request id and answer 500
+ * without internals.
+ */
+import { Elysia } from 'elysia'
+import { ApiError } from './errors'
+import { describeSchemaError, fieldName, type SchemaError } from './validation-message'
+import { surfaceOf } from './surface'
+import type { Logger } from '../logger'
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'bad request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not found',
+  405: 'method not allowed',
+  409: 'conflict',
+  410: 'gone',
+  413: 'request body too large',
+  422: 'unprocessable entity',
+  429: 'rate limit exceeded',
+  500: 'server error',
+}
+
+function json(status: number, body: unknown, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...headers, 'content-type': 'application/json' },
+  })
+}
+
+function validationErrors(error: any): SchemaError[] {
+  try {
+    const all = error.all as SchemaError[] | undefined
+    if (Array.isArray(all) && all.length) return all
+  } catch {
+    /* fall through to the single error */
+  }
+  return [{ path: error.valueError?.path ?? '', message: error.message, schema: error.valueError?.schema, value: error.valueError?.value }]
+}
+
+/** Required-property errors come first so "is required" wins over a type complaint on the same field. */
+function firstError(errors: SchemaError[]): SchemaError {
+  return errors.find((e) => /required property/i.test(e.message)) ?? errors[0]
+}
+
+export function errorPlugin(logger: Logger) {
+  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
+    const path = new URL(request.url).pathname
+    const surface = surfaceOf(path)
+    const requestId = String((set.headers as Record<string, string>)['x-request-id'] ?? '')
+    const base: Record<string, string> = requestId ? { 'x-request-id': requestId } : {}
+    const legacy = surface === 'legacy'
+
+    if (error instanceof ApiError) {
+      const headers = { ...base, ...(error.headers ?? {}) }
+      if (legacy) return json(error.status, { detail: error.message, status: error.status }, headers)
+      return json(error.status, { error: error.message, ...(error.extra ?? {}) }, headers)
+    }
+
+    if (code === 'VALIDATION') {
+      const v = error as any
+      if (v.type === 'response') {
+        // Our own answer broke its schema: a server bug, never the caller's fault.
+        logger.error({ requestId, path, err: v.message }, 'response failed its schema')
+        return json(500, legacy ? { detail: 'server error', status: 500 } : { error: `server error (request ${requestId})` }, base)
+      }
+      const where = (v.type as string) ?? 'body'
+      const errors = validationErrors(v)
+      if (legacy) {
+        const detail = errors.map((e) => ({
+          loc: [where, ...e.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p))],
+          msg: describeSchemaError(e),
+          type: /required property/i.test(e.message) ? 'missing' : /unexpected property/i.test(e.message) ? 'extra_forbidden' : 'value_error',
+        }))
+        return json(422, { detail }, base)
+      }
+      const first = firstError(errors)
+      const field = fieldName(first.path, where === 'body' ? 'body' : where)
+      return json(400, { error: `${field}: ${describeSchemaError(first)}`, field }, base)
+    }
+
+    if (code === 'PARSE') {
+      if (legacy) return json(422, { detail: [{ loc: ['body'], msg: 'the body is not valid JSON', type: 'json_invalid' }] }, base)
+      return json(400, { error: 'body: not valid JSON', field: 'body' }, base)
+    }
+
+    if (code === 'NOT_FOUND') {
+      const message = `no route ${request.method} ${path}`
+      return json(404, legacy ? { detail: message, status: 404 } : { error: message }, base)
+    }
+
+    const status = typeof (error as any)?.status === 'number' && (error as any).status >= 400 ? (error as any).status : 500
+    if (status >= 500) logger.error({ requestId, path, err: error }, 'unhandled error')
+    const message = status >= 500 ? `server error (request ${requestId})` : (STATUS_TEXT[status] ?? 'error')
+    return json(status, legacy ? { detail: message, status } : { error: message }, base)
+  })
+}

@@ -1,0 +1,73 @@
+/**
+ * `Idempotency-Key` for endpoints that send or create something (SPEC.md Conventions rule 6):
+ * a repeat returns the first answer with `Idempotent-Replayed: true`; a repeat while the first is
+ * still running gets 409; a 502/503 releases the key so the caller may retry with it.
+ * Keys are scoped to the workspace and the route, and bound to the request body: the same key
+ * with a different body is refused rather than silently replaying an unrelated answer.
+ */
+import { createHash } from 'node:crypto'
+import type { Coordination, StoredResponse } from '../coordination/port'
+import { ApiError, badRequest, conflict } from './errors'
+
+/** SPEC.md Limits: idempotency key retention 24 hours. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/ // printable ASCII, as Stripe and most providers accept
+
+export interface Answer {
+  status: number
+  body: unknown
+}
+
+export interface IdempotentResult extends Answer {
+  replayed: boolean
+}
+
+export async function idempotent(
+  coordination: Coordination,
+  scope: string,
+  key: string | undefined | null,
+  requestBody: unknown,
+  run: () => Promise<Answer>,
+): Promise<IdempotentResult> {
+  if (key === undefined || key === null || key === '') return { ...(await run()), replayed: false }
+  if (!KEY_SHAPE.test(key)) throw badRequest('Idempotency-Key', 'must be 1–255 printable characters')
+  const fingerprint = createHash('sha256').update(JSON.stringify(requestBody ?? null)).digest('hex')
+  const id = `idem:${scope}:${key}`
+  const begun = await coordination.idempotencyBegin(id, IDEMPOTENCY_TTL_MS)
+  if (begun.state === 'in_flight') throw conflict('a request with this Idempotency-Key is still being processed')
+  if (begun.state === 'done') {
+    const stored = begun.response
+    if (stored.headers?.fingerprint !== fingerprint) {
+      throw badRequest('Idempotency-Key', 'was already used with a different request body')
+    }
+    return { status: stored.status, body: stored.body, replayed: true }
+  }
+  let answer: Answer
+  try {
+    answer = await run()
+  } catch (error) {
+    // A refusal is an answer too (the same request would be refused again), except rate limits,
+    // provider failures (502/503) and our own crashes, which release the key for a retry.
+    if (error instanceof ApiError && error.status < 500 && error.status !== 429) {
+      const body = { error: error.message, ...(error.extra ?? {}) }
+      await coordination.idempotencyComplete(id, { status: error.status, body, headers: { fingerprint } }, IDEMPOTENCY_TTL_MS)
+    } else {
+      await coordination.idempotencyRelease(id)
+    }
+    throw error
+  }
+  if (answer.status === 502 || answer.status === 503) {
+    await coordination.idempotencyRelease(id)
+  } else {
+    const stored: StoredResponse = { status: answer.status, body: answer.body, headers: { fingerprint } }
+    await coordination.idempotencyComplete(id, stored, IDEMPOTENCY_TTL_MS)
+  }
+  return { ...answer, replayed: false }
+}
+
+/** Applies an idempotent result to Elysia's `set`, marking replays. */
+export function applyResult(set: { status?: number | string; headers: Record<string, unknown> }, result: IdempotentResult): unknown {
+  set.status = result.status
+  if (result.replayed) set.headers['idempotent-replayed'] = 'true'
+  return result.body
+}

@@ -1,0 +1,59 @@
+/**
+ * Cursor pagination (SPEC.md Conventions rule 4): newest first, `{ items, nextCursor }`.
+ * A cursor is opaque to callers: base64url of the last item's (createdAt, id), which the store
+ * turns into a keyset query, so pages stay fast and stable while documents are added.
+ */
+import { t } from 'elysia'
+import type { PageAfter } from '../store/port'
+import { badRequest } from './errors'
+
+export const encodeCursor = (after: PageAfter): string =>
+  Buffer.from(JSON.stringify([after.createdAt, after.id])).toString('base64url')
+
+export function decodeCursor(cursor: string | undefined): PageAfter | null {
+  if (cursor === undefined || cursor === '') return null
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+      return { createdAt: value[0], id: value[1] }
+    }
+  } catch {
+    /* reported below */
+  }
+  throw badRequest('cursor', 'is not a cursor returned by this list')
+}
+
+/** `limit` and `cursor` query members; bounds per list come from SPEC.md Limits. */
+export const pageQuery = (max: number, fallback: number) => ({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: max, default: fallback, description: `page size, 1–${max} (default ${fallback})` })),
+  cursor: t.Optional(t.String({ description: 'nextCursor from the previous page' })),
+})
+
+export interface Page<T> {
+  items: T[]
+  nextCursor: string | null
+}
+
+/**
+ * Runs a page query asking for one extra row, so `nextCursor` is null exactly when nothing
+ * follows (no empty last page).
+ */
+export async function paginate<D extends { createdAt: string; id: string }, T>(
+  fetch: (limit: number, after: PageAfter | null) => Promise<D[]>,
+  query: { limit?: number; cursor?: string },
+  fallback: number,
+  present: (doc: D) => T,
+): Promise<Page<T>> {
+  const limit = query.limit ?? fallback
+  const rows = await fetch(limit + 1, decodeCursor(query.cursor))
+  const more = rows.length > limit
+  const items = more ? rows.slice(0, limit) : rows
+  const last = items[items.length - 1]
+  return {
+    items: items.map(present),
+    nextCursor: more && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+  }
+}
+
+export const pageSchema = <T extends Parameters<typeof t.Array>[0]>(item: T) =>
+  t.Object({ items: t.Array(item), nextCursor: t.Union([t.String(), t.Null()]) })

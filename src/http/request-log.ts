@@ -1,0 +1,33 @@
+/**
+ * Request ids and one structured log line per request. The id comes from a sane incoming
+ * `x-request-id` (so a proxy's id follows the request) or is made here, and is echoed back.
+ */
+import { Elysia } from 'elysia'
+import { randomId } from '../ids'
+import type { Logger } from '../logger'
+
+const INCOMING_ID = /^[A-Za-z0-9._:-]{8,64}$/
+
+export function requestLog(logger: Logger) {
+  const started = new WeakMap<Request, number>()
+  return new Elysia({ name: 'request-log' })
+    .onRequest(({ request, set }) => {
+      const incoming = request.headers.get('x-request-id')
+      set.headers['x-request-id'] = incoming && INCOMING_ID.test(incoming) ? incoming : `req_${randomId()}`
+      started.set(request, performance.now())
+    })
+    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
+      if (!logger.isLevelEnabled('info')) return
+      const t0 = started.get(request)
+      logger.info(
+        {
+          requestId: (set.headers as Record<string, string>)['x-request-id'],
+          method: request.method,
+          path: new URL(request.url).pathname,
+          status: set.status,
+          ms: t0 === undefined ? undefined : Math.round((performance.now() - t0) * 10) / 10,
+        },
+        'request',
+      )
+    })
+}

@@ -1,0 +1,32 @@
+/** Boot: read config (a bad value stops here, naming it), start, and say how to use it. */
+import { ConfigError, loadConfig } from './config'
+import { createLogger } from './logger'
+import { startServer } from './server'
+
+let config
+try {
+  config = loadConfig()
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(`configuration error: ${error.message}`)
+    process.exit(2)
+  }
+  throw error
+}
+
+const logger = createLogger(config.logLevel)
+const server = await startServer(config, logger)
+const lines = [
+  `agent platform listening on ${server.url} (store: ${server.services.store.kind}, coordination: ${server.services.coordination.kind}, clock: ${server.services.clock.kind})`,
+  `console token: ${server.consoleToken}`,
+  `API docs: ${server.docs.v1} (v1), ${server.docs.legacy} (legacy), ${server.docs.console} (console)`,
+]
+if (server.demo) lines.push(`demo workspace ${server.demo.id} created; its full API key (shown once): ${server.demo.key}`)
+console.log(lines.join('\n'))
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, async () => {
+    await server.stop()
+    process.exit(0)
+  })
+}

@@ -1,0 +1,39 @@
+/** Starts the whole service: config → services → app → listen. Used by index.ts and tests. */
+import type { Config } from './config'
+import { createLogger, type Logger } from './logger'
+import { buildServices, type Services } from './services'
+import { createApp, DOCS } from './app'
+import { ensureDemoWorkspace, persistentSecret } from './boot'
+
+export interface RunningServer {
+  url: string
+  port: number
+  consoleToken: string
+  services: Services
+  demo: { id: string; key: string } | null
+  docs: { v1: string; legacy: string; console: string }
+  stop(): Promise<void>
+}
+
+export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  // 32 random characters ≈ 160 bits, like our API keys.
+  const consoleToken = persistentSecret(config.dataDir, 'console-token', config.consoleToken, 32)
+  const secretKey = persistentSecret(config.dataDir, 'secret-key', config.secretKey, 48)
+  const services = await buildServices({ ...config, consoleToken, secretKey }, logger)
+  const demo = await ensureDemoWorkspace(services)
+  const app = createApp(services, consoleToken).listen({ port: config.port, hostname: config.host })
+  const port = app.server!.port!
+  const base = config.port === 0 ? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}` : config.publicBaseUrl
+  return {
+    url: base,
+    port,
+    consoleToken,
+    services,
+    demo,
+    docs: { v1: `${base}${DOCS.v1}`, legacy: `${base}${DOCS.legacy}`, console: `${base}${DOCS.console}` },
+    async stop() {
+      await app.stop(true)
+      await services.close()
+    },
+  }
+}

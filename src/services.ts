@@ -1,0 +1,119 @@
+/**
+ * Builds every service from config: store, coordination, clock, then the features on top.
+ * One place that knows the wiring; features only know their own ports.
+ */
+import { ManualClock, systemClock, type Clock } from './clock'
+import type { Config } from './config'
+import type { Logger } from './logger'
+import { openStore } from './store'
+import type { DocumentStore } from './store/port'
+import { openCoordination } from './coordination'
+import type { Coordination } from './coordination/port'
+import { openWorkspaces } from './features/workspaces/repository'
+import { WorkspaceService } from './features/workspaces/service'
+import { WorkspaceResolver } from './features/workspaces/resolver'
+import { openApiKeys } from './features/keys/repository'
+import { KeyService } from './features/keys/service'
+import { CustomerService } from './features/customers/service'
+import { openAgents } from './features/agents/repository'
+import { AgentService } from './features/agents/service'
+import { openPhoneNumbers } from './features/phone-numbers/repository'
+import { PhoneNumberService } from './features/phone-numbers/service'
+import { openContacts } from './features/contacts/repository'
+import { ContactService } from './features/contacts/service'
+import { UsageLedger } from './features/usage/ledger'
+import type { ClockControl } from './features/clock/console'
+
+export interface Services {
+  config: Config
+  logger: Logger
+  clock: Clock
+  store: DocumentStore
+  coordination: Coordination
+  workspaces: WorkspaceService
+  resolver: WorkspaceResolver
+  keys: KeyService
+  customers: CustomerService
+  agents: AgentService
+  numbers: PhoneNumberService
+  contacts: ContactService
+  ledger: UsageLedger
+  clockControl: ClockControl
+  /** Work to run after the manual clock moves (durable timers register here). */
+  onClockAdvance: ((now: number) => Promise<void>)[]
+  close(): Promise<void>
+}
+
+interface SettingDoc {
+  [field: string]: unknown
+  id: string
+  value: unknown
+}
+
+/** The manual clock survives restarts, so a restarted test server does not travel back in time. */
+async function openClock(config: Config, store: DocumentStore): Promise<{ clock: Clock; persist: (now: number) => Promise<void> }> {
+  if (config.clock === 'system') return { clock: systemClock, persist: async () => {} }
+  const settings = await store.collection<SettingDoc>({ name: 'settings', indexes: [] })
+  const saved = await settings.get('manual-clock')
+  const clock = new ManualClock(typeof saved?.value === 'number' ? saved.value : Date.now())
+  const persist = (now: number) => settings.upsert({ id: 'manual-clock', value: now })
+  await persist(clock.now())
+  return { clock, persist }
+}
+
+/** The default model for new agents: `local` unless the service has an OpenAI key of its own. */
+const defaultModel = (config: Config): string => (config.providers.openaiApiKey ? 'gpt-4o-mini' : 'local')
+
+export async function buildServices(config: Config, logger: Logger): Promise<Services> {
+  const store = await openStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl })
+  const coordination = await openCoordination({ dataDir: config.dataDir, redisUrl: config.redisUrl })
+  const { clock, persist } = await openClock(config, store)
+
+  const [workspaceRepo, keyRepo, agentRepo, numberRepo, contactRepo, ledger] = await Promise.all([
+    openWorkspaces(store),
+    openApiKeys(store),
+    openAgents(store),
+    openPhoneNumbers(store),
+    openContacts(store),
+    UsageLedger.open(store),
+  ])
+
+  const workspaces = new WorkspaceService(workspaceRepo, clock)
+  const keys = new KeyService(keyRepo, workspaceRepo, clock)
+  const numbers = new PhoneNumberService(numberRepo, agentRepo, clock)
+  const agents = new AgentService(agentRepo, numberRepo, clock, defaultModel(config))
+  agents.onDelete((agent) => numbers.unassignAgent(agent.id))
+  const customers = new CustomerService(workspaceRepo, { agents: agentRepo, phoneNumbers: numberRepo, contacts: contactRepo }, ledger, clock)
+  const contacts = new ContactService(contactRepo, clock)
+
+  const onClockAdvance: Services['onClockAdvance'] = []
+  const clockControl: ClockControl = {
+    clock,
+    async afterAdvance(now) {
+      await persist(now)
+      for (const run of onClockAdvance) await run(now)
+    },
+  }
+
+  return {
+    config,
+    logger,
+    clock,
+    store,
+    coordination,
+    workspaces,
+    resolver: new WorkspaceResolver(workspaceRepo),
+    keys,
+    customers,
+    agents,
+    numbers,
+    contacts,
+    ledger,
+    clockControl,
+    onClockAdvance,
+    async close() {
+      await coordination.close()
+      await store.close()
+    },
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * A real server for end-to-end tests: the whole app on 127.0.0.1 and a free port, a temp
+ * DATA_DIR with the embedded store, the manual clock, and a small client.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../../src/config'
+import { createLogger } from '../../src/logger'
+import { startServer, type RunningServer } from '../../src/server'
+
+export interface Reply<T = any> {
+  status: number
+  body: T
+  headers: Headers
+}
+
+export interface TestServer {
+  server: RunningServer
+  url: string
+  consoleToken: string
+  dataDir: string
+  /** v1 request with a key (and optional Service-Workspace). */
+  api<T = any>(method: string, path: string, opts?: { key?: string; body?: unknown; raw?: string; workspace?: string; headers?: Record<string, string> }): Promise<Reply<T>>
+  /** Console request with the console token. */
+  console<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>>
+  /** A developer workspace with a full key. */
+  developer(fields?: Record<string, unknown>): Promise<{ id: string; key: string }>
+  stop(): Promise<void>
+}
+
+export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'))
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, SERVICE_CLOCK: 'manual', LOG_LEVEL: 'silent', ...env })
+  const server = await startServer(config, createLogger('silent'))
+  const request = async (method: string, url: string, headers: Record<string, string>, body?: unknown, raw?: string): Promise<Reply> => {
+    const init: RequestInit = { method, headers: { ...headers } }
+    if (raw !== undefined) {
+      init.body = raw
+      ;(init.headers as Record<string, string>)['content-type'] = 'application/json'
+    } else if (body !== undefined) {
+      init.body = JSON.stringify(body)
+      ;(init.headers as Record<string, string>)['content-type'] = 'application/json'
+    }
+    const res = await fetch(url, init)
+    const text = await res.text()
+    let parsed: unknown = text
+    try {
+      parsed = text ? JSON.parse(text) : null
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body: parsed, headers: res.headers }
+  }
+  const t: TestServer = {
+    server,
+    url: server.url,
+    consoleToken: server.consoleToken,
+    dataDir: dir,
+    api(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) }
+      if (opts.key) headers.authorization = `Bearer ${opts.key}`
+      if (opts.workspace) headers['service-workspace'] = opts.workspace
+      return request(method, `${server.url}/api/v1${path}`, headers, opts.body, opts.raw)
+    },
+    console(method, path, body) {
+      return request(method, `${server.url}/console${path}`, { authorization: `Bearer ${server.consoleToken}` }, body)
+    },
+    async developer(fields = {}) {
+      const r = await t.console('POST', '/workspaces', { name: 'Dev', ...fields })
+      if (r.status !== 201) throw new Error(`could not create workspace: ${r.status} ${JSON.stringify(r.body)}`)
+      return { id: r.body.id, key: r.body.key }
+    },
+    async stop() {
+      await server.stop()
+      if (!dataDir) rmSync(dir, { recursive: true, force: true })
+    },
+  }
+  return t
+}
