@@ -8,7 +8,8 @@
  * - timestamps are ISO 8601 UTC strings with milliseconds (`2026-11-21T10:00:00.000Z`), so their
  *   lexical order is their time order and adapters compare them as strings;
  * - field paths may be dotted (`voice.answersCalls`);
- * - `null` in a filter matches a field that is null or missing (MongoDB's meaning).
+ * - `null` in a filter matches a field that is null or missing (MongoDB's meaning);
+ * - filters compare scalar fields: matching an element inside an array field is not part of the port.
  */
 
 export type Scalar = string | number | boolean | null
@@ -37,6 +38,10 @@ export interface IndexSpec {
   /** Stable name; adapters create the index once under this name. */
   name: string
   fields: [path: string, direction: Direction][]
+  /**
+   * Give every document the fields of a non-sparse unique index: documents where they are null or
+   * missing clash on MongoDB but not on SQLite. Use `sparse` for optional fields.
+   */
   unique?: boolean
   /**
    * Unique indexes only consider documents where every field listed here is present and not null
@@ -116,6 +121,6 @@ export interface DocumentStore {
   readonly kind: 'sqlite' | 'mongodb'
   /** Opens (and on first use creates with its indexes) a collection. */
   collection<T extends Doc>(spec: CollectionSpec): Promise<Collection<T>>
-  /** Drops every document of every collection (tests only). */
+  /** Releases the connection or file; the data stays (reopening sees it). */
   close(): Promise<void>
 }

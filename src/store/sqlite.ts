@@ -1,0 +1,252 @@
+/**
+ * SQLite adapter of the document-store port (embedded default, one machine).
+ *
+ * One table per collection, `(id TEXT PRIMARY KEY, doc TEXT NOT NULL)` with the document as JSON;
+ * port indexes become expression indexes on `json_extract(doc,'$.path')`. bun:sqlite is
+ * synchronous, so each method is one statement and needs no explicit transaction.
+ */
+import { Database, SQLiteError, type Statement } from 'bun:sqlite'
+import {
+  DuplicateKeyError,
+  type Collection,
+  type CollectionSpec,
+  type Doc,
+  type DocumentStore,
+  type Filter,
+  type FindOptions,
+  type Group,
+  type GroupOptions,
+  type IndexSpec,
+  type PageAfter,
+} from './port'
+import { assertLimit, assertName, assertPath, compareKeys, definedEntries } from './paths'
+import {
+  compileAfter,
+  compileFilter,
+  compileGroupKey,
+  compileSort,
+  field,
+  indexKey,
+  PAGE_ORDER,
+  sumOf,
+  type Params,
+} from './sqlite-filter'
+
+type DocRow = { doc: string }
+
+export async function openSqliteStore(file: string): Promise<SqliteStore> {
+  const db = new Database(file, { create: true, strict: true })
+  // WAL lets readers run while one writer commits; NORMAL is durable across app crashes in WAL
+  // mode (only an OS crash can lose the last commits); busy_timeout waits out other connections.
+  db.run('PRAGMA journal_mode=WAL')
+  db.run('PRAGMA synchronous=NORMAL')
+  db.run('PRAGMA busy_timeout=5000')
+  return new SqliteStore(db)
+}
+
+export class SqliteStore implements DocumentStore {
+  readonly kind = 'sqlite' as const
+  private readonly collections = new Map<string, SqliteCollection<Doc>>()
+  private closed = false
+
+  constructor(readonly db: Database) {}
+
+  async collection<T extends Doc>(spec: CollectionSpec): Promise<SqliteCollection<T>> {
+    // One instance per name: the DDL runs once per connection and the prepared statements are shared.
+    let c = this.collections.get(spec.name)
+    if (!c) {
+      c = new SqliteCollection<Doc>(this.db, spec)
+      this.collections.set(spec.name, c)
+    }
+    return c as unknown as SqliteCollection<T>
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    this.db.run('PRAGMA optimize') // refreshes planner statistics where SQLite judges it useful
+    this.db.close()
+  }
+}
+
+export class SqliteCollection<T extends Doc> implements Collection<T> {
+  readonly name: string
+  private readonly table: string
+  private readonly indexPrefix: string
+  private readonly stmt: {
+    get: Statement<DocRow, [string]>
+    insert: Statement<unknown, [string, string]>
+    replace: Statement<unknown, [string, string]>
+    upsert: Statement<unknown, [string, string]>
+    delete: Statement<unknown, [string]>
+  }
+
+  constructor(
+    private readonly db: Database,
+    spec: CollectionSpec,
+  ) {
+    this.name = assertName('collection', spec.name)
+    this.table = `"${this.name}"`
+    // SQLite index names are global to the file, so they carry the collection name.
+    this.indexPrefix = `${this.name}__`
+    db.transaction(() => {
+      db.run(`CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`)
+      for (const index of spec.indexes) db.run(this.indexSql(index))
+    })()
+    const t = this.table
+    this.stmt = {
+      get: db.query(`SELECT doc FROM ${t} WHERE id = ?`),
+      insert: db.query(`INSERT INTO ${t} (id, doc) VALUES (?, ?)`),
+      replace: db.query(`UPDATE ${t} SET doc = ? WHERE id = ?`),
+      upsert: db.query(`INSERT INTO ${t} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`),
+      delete: db.query(`DELETE FROM ${t} WHERE id = ?`),
+    }
+  }
+
+  private indexSql(index: IndexSpec): string {
+    const name = `"${this.indexPrefix}${assertName('index', index.name)}"`
+    const keys = index.fields.map(([path, dir]) => indexKey(path, dir)).join(', ')
+    // Sparse unique: rows with any key null or missing stay out of the index, so they never clash.
+    const where =
+      index.unique && index.sparse
+        ? ` WHERE ${index.fields.map(([path]) => `${field(path).value} IS NOT NULL`).join(' AND ')}`
+        : ''
+    return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${this.table} (${keys})${where}`
+  }
+
+  private write<R>(run: () => R): R {
+    try {
+      return run()
+    } catch (e) {
+      if (e instanceof SQLiteError && e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new DuplicateKeyError(this.name, 'id')
+      if (e instanceof SQLiteError && e.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        const index = /index '([^']+)'/.exec(e.message)?.[1]
+        throw new DuplicateKeyError(this.name, index?.startsWith(this.indexPrefix) ? index.slice(this.indexPrefix.length) : (index ?? e.message))
+      }
+      throw e
+    }
+  }
+
+  private docs(sql: string, params: Params): T[] {
+    return this.db.query<DocRow, Params>(sql).all(...params).map((r) => JSON.parse(r.doc) as T)
+  }
+
+  async insert(doc: T): Promise<T> {
+    const json = serialize(doc)
+    this.write(() => this.stmt.insert.run(doc.id, json))
+    return doc
+  }
+
+  async get(id: string): Promise<T | null> {
+    const row = this.stmt.get.get(id)
+    return row ? (JSON.parse(row.doc) as T) : null
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    return (await this.find(filter, { limit: 1 }))[0] ?? null
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const params: Params = []
+    const where = compileFilter(filter, params)
+    // LIMIT -1 means "no limit", keeping one statement shape (and one cached statement) per filter shape.
+    params.push(options.limit === undefined ? -1 : assertLimit(options.limit))
+    return this.docs(`SELECT doc FROM ${this.table} WHERE ${where} ${compileSort(options.sort)} LIMIT ?`, params)
+  }
+
+  async page(filter: Filter, limit: number, after?: PageAfter | null): Promise<T[]> {
+    const { sql, params } = this.pageQuery(filter, limit, after)
+    return this.docs(sql, params)
+  }
+
+  private pageQuery(filter: Filter, limit: number, after?: PageAfter | null): { sql: string; params: Params } {
+    const params: Params = []
+    let where = compileFilter(filter, params)
+    if (after) where += ` AND ${compileAfter(after, params)}`
+    params.push(assertLimit(limit))
+    return { sql: `SELECT doc FROM ${this.table} WHERE ${where} ${PAGE_ORDER} LIMIT ?`, params }
+  }
+
+  /** SQLite only: the query plan lines of the page() query (for index tests and diagnosis). */
+  explain(filter: Filter, after?: PageAfter | null): string[] {
+    const { sql, params } = this.pageQuery(filter, 20, after)
+    return this.db.query<{ detail: string }, Params>(`EXPLAIN QUERY PLAN ${sql}`).all(...params).map((r) => r.detail)
+  }
+
+  async replace(doc: T): Promise<boolean> {
+    const json = serialize(doc)
+    return this.write(() => this.stmt.replace.run(json, doc.id)).changes > 0
+  }
+
+  async update(id: string, set: Record<string, unknown>, unset: string[] = []): Promise<T | null> {
+    const entries = definedEntries(set)
+    for (const path of [...entries.map(([p]) => p), ...unset]) {
+      if (assertPath(path) === 'id' || path.startsWith('id.')) throw new Error('update cannot change the id')
+    }
+    if (entries.length === 0 && unset.length === 0) return this.get(id)
+    const params: Params = []
+    let doc = 'doc'
+    if (entries.length) {
+      // json(?) keeps objects and arrays as JSON; json_set creates missing intermediate objects.
+      doc = `json_set(doc, ${entries.map(([p]) => `'$.${p}', json(?)`).join(', ')})`
+      params.push(...entries.map(([, v]) => JSON.stringify(v)))
+    }
+    if (unset.length) doc = `json_remove(${doc}, ${unset.map((p) => `'$.${p}'`).join(', ')})`
+    params.push(id)
+    const sql = `UPDATE ${this.table} SET doc = ${doc} WHERE id = ? RETURNING doc`
+    const row = this.write(() => this.db.query<DocRow, Params>(sql).get(...params))
+    return row ? (JSON.parse(row.doc) as T) : null
+  }
+
+  async upsert(doc: T): Promise<void> {
+    const json = serialize(doc)
+    this.write(() => this.stmt.upsert.run(doc.id, json))
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.stmt.delete.run(id).changes > 0
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const params: Params = []
+    const where = compileFilter(filter, params)
+    return this.db.query<unknown, Params>(`DELETE FROM ${this.table} WHERE ${where}`).run(...params).changes
+  }
+
+  async count(filter: Filter): Promise<number> {
+    const params: Params = []
+    const where = compileFilter(filter, params)
+    return this.db.query<{ n: number }, Params>(`SELECT count(*) AS n FROM ${this.table} WHERE ${where}`).get(...params)!.n
+  }
+
+  async sum(path: string, filter: Filter): Promise<number> {
+    const params: Params = []
+    const where = compileFilter(filter, params)
+    const sql = `SELECT ${sumOf(path)} AS s FROM ${this.table} WHERE ${where}`
+    return this.db.query<{ s: number }, Params>(sql).get(...params)!.s
+  }
+
+  async group(filter: Filter, options: GroupOptions): Promise<Group[]> {
+    const sums = options.sum ?? []
+    const { key, bool } = compileGroupKey(options.by)
+    const params: Params = []
+    const where = compileFilter(filter, params)
+    const columns = [`${key} AS k`, `${bool} AS b`, 'count(*) AS n', ...sums.map((p, i) => `${sumOf(p)} AS s${i}`)]
+    const sql = `SELECT ${columns.join(', ')} FROM ${this.table} WHERE ${where} GROUP BY k, b`
+    type Row = { k: string | number | null; b: number; n: number; [sum: string]: string | number | null }
+    const groups = this.db
+      .query<Row, Params>(sql)
+      .all(...params)
+      .map((r) => ({
+        key: r.b ? r.k === 1 : r.k,
+        count: r.n,
+        sums: Object.fromEntries(sums.map((p, i) => [p, r[`s${i}`] as number])),
+      }))
+    return groups.sort((a, b) => compareKeys(a.key, b.key))
+  }
+}
+
+function serialize(doc: Doc): string {
+  if (typeof doc?.id !== 'string' || doc.id === '') throw new Error('document needs a non-empty string id')
+  return JSON.stringify(doc)
+}

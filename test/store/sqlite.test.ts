@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openStore } from '../../src/store/index'
+import { openSqliteStore, type SqliteCollection, type SqliteStore } from '../../src/store/sqlite'
+import { byExternal, byNewest, storeContract, type Item } from './contract'
+
+const dir = mkdtempSync(join(tmpdir(), 'store-sqlite-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+storeContract('sqlite', () => openSqliteStore(join(dir, 'contract.db')))
+
+describe('sqlite adapter', () => {
+  test('opens the file in WAL mode with synchronous=NORMAL and a busy timeout', async () => {
+    const file = join(dir, 'wal.db')
+    const store = await openSqliteStore(file)
+    expect(store.db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
+    expect(store.db.query('PRAGMA synchronous').get()).toEqual({ synchronous: 1 })
+    expect(store.db.query('PRAGMA busy_timeout').get()).toEqual({ timeout: 5000 })
+    await store.close()
+    // WAL is a property of the file: a plain connection sees it too.
+    const plain = new Database(file, { readonly: true })
+    expect(plain.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
+    plain.close()
+  })
+
+  test('data and indexes survive close and reopen', async () => {
+    const file = join(dir, 'reopen.db')
+    const spec = { name: 'customers', indexes: [byExternal] }
+    const first = await openSqliteStore(file)
+    await (await first.collection<Item>(spec)).insert({ id: 'a', workspaceId: 'w', externalId: 'x', voice: { on: true } })
+    await first.close()
+    await first.close() // closing twice is harmless
+    const second = await openSqliteStore(file)
+    const c = await second.collection<Item>(spec)
+    expect(await c.get('a')).toEqual({ id: 'a', workspaceId: 'w', externalId: 'x', voice: { on: true } })
+    await expect(c.insert({ id: 'b', workspaceId: 'w', externalId: 'x' })).rejects.toThrow('ws_external')
+    await second.close()
+  })
+
+  test('openStore without a MongoDB URL opens service.db in the data dir, creating the dir', async () => {
+    const dataDir = join(dir, 'nested', 'data')
+    const store = await openStore({ dataDir })
+    expect(store.kind).toBe('sqlite')
+    expect(existsSync(join(dataDir, 'service.db'))).toBe(true)
+    await store.close()
+  })
+
+  test(':memory: works for throwaway stores', async () => {
+    const store = await openSqliteStore(':memory:')
+    const c = await store.collection<Item>({ name: 'm', indexes: [] })
+    await c.insert({ id: '1' })
+    expect(await c.count({})).toBe(1)
+    await store.close()
+  })
+
+  describe('with 100,000 documents across 500 workspaces', () => {
+    let store: SqliteStore
+    let c: SqliteCollection<Item>
+    const indexName = 'big__ws_newest'
+
+    beforeAll(async () => {
+      store = await openSqliteStore(join(dir, 'big.db'))
+      c = await store.collection<Item>({ name: 'big', indexes: [byNewest, byExternal] })
+      // One transaction: the inserts go through the adapter, the commit happens once.
+      store.db.run('BEGIN')
+      const start = Date.UTC(2026, 0, 1)
+      for (let i = 0; i < 100_000; i++) {
+        const createdAt = new Date(start + Math.floor(i / 3) * 1000).toISOString() // ties of three
+        await c.insert({ id: `d${String(i).padStart(6, '0')}`, workspaceId: `w${i % 500}`, createdAt, kind: i % 2 ? 'a' : 'b' })
+      }
+      store.db.run('COMMIT')
+    })
+    afterAll(async () => {
+      await store.close()
+    })
+
+    const expectIndexSearch = (plan: string[]) => {
+      expect(plan.some((line) => line.startsWith('SEARCH big USING INDEX ' + indexName))).toBe(true)
+      expect(plan.some((line) => line.startsWith('SCAN'))).toBe(false)
+      expect(plan.some((line) => line.includes('TEMP B-TREE'))).toBe(false)
+    }
+
+    test('page({workspaceId}) searches the workspace+createdAt+id index without a scan or a sort', () => {
+      const plan = c.explain({ workspaceId: 'w42' })
+      expectIndexSearch(plan)
+    })
+
+    test('a following page seeks to its position in that index; an extra filter keeps the index', () => {
+      const plan = c.explain({ workspaceId: 'w42' }, { createdAt: '2026-01-01T01:00:00.000Z', id: 'd010000' })
+      expectIndexSearch(plan)
+      expect(plan.join('\n')).toContain(`USING INDEX ${indexName} (<expr>=? AND <expr><?)`)
+      expectIndexSearch(c.explain({ workspaceId: 'w42', kind: 'a' }))
+    })
+
+    test('pages return that workspace newest first', async () => {
+      const first = await c.page({ workspaceId: 'w42' }, 20)
+      expect(first).toHaveLength(20)
+      expect(first.every((d) => d.workspaceId === 'w42')).toBe(true)
+      expect(first[0].id).toBe('d099542')
+      const last = first[19]
+      const next = await c.page({ workspaceId: 'w42' }, 20, { createdAt: String(last.createdAt), id: last.id })
+      expect(next[0].id < last.id).toBe(true)
+      expect(await c.count({ workspaceId: 'w42' })).toBe(200)
+    })
+  })
+})
