@@ -1,0 +1,199 @@
+/**
+ * Campaign status (SPEC.md "Campaign status").
+ *
+ *   sending --pause--> paused --resume--> sending
+ *   draft | sending | paused --cancel--> cancelled (permanent)
+ *
+ * Not shown in SPEC.md, chosen here:
+ * - draft --campaign.start (console "start")--> sending.
+ * - sending --every recipient handled--> sent. "Handled" = sent, failed or skipped; the runtime
+ *   reports the absolute number handled so far (`campaign.progress`), so a repeated report is
+ *   harmless. A campaign with no recipients is sent as soon as it starts.
+ * - sending | paused --campaign.failed (a failure that stops the whole campaign: template
+ *   rejected or paused, number disconnected, balance exhausted)--> failed, with `lastError`.
+ * - A paused campaign whose in-flight messages/calls finish stays paused; resuming it finds
+ *   nobody left and moves straight to sent.
+ * - `campaign.finished` is emitted on sent and failed, not on cancel (the canceller already knows).
+ * - Progress is still counted after a pause or cancel: work already handed over completes.
+ * - Every refused move (pause/resume/cancel/start where it does not apply, including pausing a
+ *   paused campaign) is recorded so the API answers 409 naming the state.
+ */
+import { assign, setup, type SnapshotFrom } from 'xstate'
+import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
+
+/** Bump when the chart changes shape: persisted snapshots carry it. */
+export const MACHINE_VERSION = 1
+
+export type CampaignState = 'draft' | 'sending' | 'paused' | 'sent' | 'failed' | 'cancelled'
+
+export interface CampaignContext {
+  id: string
+  recipients: number
+  /** How many recipients have been handled (sent, failed or skipped). Only grows. */
+  handled: number
+  startedAt: number | null
+  pausedAt: number | null
+  finishedAt: number | null
+  lastError: string | null
+  lastRefusal: Refusal | null
+}
+
+export interface CampaignInput {
+  id: string
+  recipients: number
+}
+
+export type CampaignEvent =
+  | { type: 'campaign.start'; at: number }
+  | { type: 'campaign.pause'; at: number }
+  | { type: 'campaign.resume'; at: number }
+  | { type: 'campaign.cancel'; at: number }
+  | { type: 'campaign.progress'; at: number; handled: number }
+  | { type: 'campaign.failed'; at: number; error: string }
+
+/** Effects the runtime implements with `machine.provide({ actions })`. */
+export const CAMPAIGN_EFFECTS = [
+  'startSending',
+  'pauseSending',
+  'resumeSending',
+  'stopSending',
+  'emitCampaignFinished',
+  'notifyCampaignFailed',
+] as const
+export type CampaignEffect = (typeof CAMPAIGN_EFFECTS)[number]
+
+const noop = () => {}
+
+const refuse = (state: CampaignState, message: string) => ({
+  actions: { type: 'recordRefusal' as const, params: { state, message } },
+})
+const onlyFrom = (state: CampaignState, move: string, applies: string) =>
+  refuse(state, `campaign is ${state}; ${move} applies only to a ${applies} campaign`)
+
+export const campaignMachine = setup({
+  types: {
+    context: {} as CampaignContext,
+    events: {} as CampaignEvent,
+    input: {} as CampaignInput,
+  },
+  actions: {
+    startSending: noop,
+    pauseSending: noop,
+    resumeSending: noop,
+    stopSending: noop,
+    emitCampaignFinished: noop,
+    notifyCampaignFailed: noop,
+    markStarted: assign({ startedAt: ({ event }) => event.at }),
+    markPaused: assign({ pausedAt: ({ event }) => event.at }),
+    markResumed: assign({ pausedAt: () => null }),
+    markFinished: assign({ finishedAt: ({ event }) => event.at }),
+    recordProgress: assign({
+      // Absolute count, never decreasing: a duplicate or out-of-order report changes nothing.
+      handled: ({ context, event }) =>
+        event.type === 'campaign.progress' && Number.isFinite(event.handled)
+          ? Math.min(context.recipients, Math.max(context.handled, event.handled))
+          : context.handled,
+    }),
+    recordFailure: assign({
+      lastError: ({ event }) => (event.type === 'campaign.failed' ? event.error : null),
+    }),
+    recordRefusal: assign((args, params: RefusalParams) => ({
+      lastRefusal: refusalOf(args.event, params),
+    })),
+  },
+  guards: {
+    allHandled: ({ context }) => context.handled >= context.recipients,
+  },
+}).createMachine({
+  id: 'campaign',
+  description: 'A broadcast or calling campaign, from its draft to its end.',
+  context: ({ input }) => ({
+    id: input.id,
+    recipients: Math.max(0, input.recipients),
+    handled: 0,
+    startedAt: null,
+    pausedAt: null,
+    finishedAt: null,
+    lastError: null,
+    lastRefusal: null,
+  }),
+  initial: 'draft',
+  // Counting applies in every state: work already handed over completes after pause or cancel.
+  on: { 'campaign.progress': { actions: 'recordProgress' } },
+  states: {
+    draft: {
+      description: 'Created in the console; nothing sent yet.',
+      on: {
+        'campaign.start': { target: 'sending', actions: ['markStarted', 'startSending'] },
+        'campaign.cancel': { target: 'cancelled', actions: ['markFinished'] },
+        'campaign.pause': onlyFrom('draft', 'pause', 'sending'),
+        'campaign.resume': onlyFrom('draft', 'resume', 'paused'),
+      },
+    },
+    sending: {
+      description: 'Handing messages or calls to recipients not yet reached.',
+      always: { guard: 'allHandled', target: 'sent' },
+      on: {
+        'campaign.pause': { target: 'paused', actions: ['markPaused', 'pauseSending'] },
+        'campaign.cancel': { target: 'cancelled', actions: ['markFinished', 'stopSending'] },
+        'campaign.failed': {
+          target: 'failed',
+          actions: ['recordFailure', 'markFinished', 'stopSending', 'emitCampaignFinished', 'notifyCampaignFailed'],
+        },
+        'campaign.start': onlyFrom('sending', 'start', 'draft'),
+        'campaign.resume': onlyFrom('sending', 'resume', 'paused'),
+      },
+    },
+    paused: {
+      description: 'Sending stopped by request; in-flight messages and calls still complete.',
+      on: {
+        'campaign.resume': { target: 'sending', actions: ['markResumed', 'resumeSending'] },
+        'campaign.cancel': { target: 'cancelled', actions: ['markFinished', 'stopSending'] },
+        'campaign.failed': {
+          target: 'failed',
+          actions: ['recordFailure', 'markFinished', 'stopSending', 'emitCampaignFinished', 'notifyCampaignFailed'],
+        },
+        'campaign.start': onlyFrom('paused', 'start', 'draft'),
+        'campaign.pause': refuse('paused', 'campaign is paused already; pause applies only to a sending campaign'),
+      },
+    },
+    sent: {
+      description: 'Every recipient was handled.',
+      entry: ['markFinished', 'emitCampaignFinished'],
+      on: {
+        'campaign.start': onlyFrom('sent', 'start', 'draft'),
+        'campaign.pause': onlyFrom('sent', 'pause', 'sending'),
+        'campaign.resume': onlyFrom('sent', 'resume', 'paused'),
+        'campaign.cancel': refuse('sent', 'campaign is sent; only a draft, sending or paused campaign can be cancelled'),
+      },
+    },
+    failed: {
+      description: 'Stopped by a failure that affects the whole campaign; see lastError.',
+      on: {
+        'campaign.start': onlyFrom('failed', 'start', 'draft'),
+        'campaign.pause': onlyFrom('failed', 'pause', 'sending'),
+        'campaign.resume': onlyFrom('failed', 'resume', 'paused'),
+        'campaign.cancel': refuse('failed', 'campaign is failed; only a draft, sending or paused campaign can be cancelled'),
+      },
+    },
+    cancelled: {
+      description: 'Cancelled by request; permanent.',
+      on: {
+        'campaign.start': refuse('cancelled', 'campaign is cancelled; cancelling is permanent'),
+        'campaign.pause': refuse('cancelled', 'campaign is cancelled; cancelling is permanent'),
+        'campaign.resume': refuse('cancelled', 'campaign is cancelled; cancelling is permanent'),
+        'campaign.cancel': refuse('cancelled', 'campaign is cancelled already'),
+      },
+    },
+  },
+})
+
+export type CampaignSnapshot = SnapshotFrom<typeof campaignMachine>
+
+/** Would this move apply? `{ ok: false }` carries the state a 409 must name. */
+export function canApply(
+  target: CampaignSnapshot | CampaignState,
+  event: CampaignEvent | CampaignEvent['type'],
+): CanApply {
+  return canApplyOn(campaignMachine, target, event)
+}

@@ -1,0 +1,168 @@
+/**
+ * Table-driven checks shared by the machine tests.
+ *
+ * A harness says how to start a machine (default input) and how to reach each state from the
+ * start (a path of events). Effects are provided as recorders, so a row can assert exactly which
+ * named effects ran, in order; assign actions stay real so context changes can be asserted too.
+ */
+import { expect, test } from 'bun:test'
+import { createActor, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate'
+import type { CanApply } from '../../machines/refusal'
+
+export interface Harness<E extends EventObject = EventObject> {
+  machine: AnyStateMachine
+  effects: readonly string[]
+  input: unknown
+  /** Events that bring a fresh actor (default input) to each state. */
+  paths: Record<string, E[]>
+  canApply: (target: any, event: any) => CanApply
+}
+
+export interface Given<E extends EventObject> {
+  /** Input override for this row. */
+  input?: unknown
+  /** Path override: events from the start to `from`. */
+  via?: E[]
+}
+
+export interface Row<E extends EventObject> extends Given<E> {
+  from: string
+  event: E
+  condition?: string
+  to: string
+  /** Named effects expected, in order. */
+  also?: string[]
+  /** Expected subset of the context afterwards. */
+  context?: Record<string, unknown>
+}
+
+export interface RefusedRow<E extends EventObject> extends Given<E> {
+  from: string
+  event: E
+  condition?: string
+  /** Words the refusal message must contain (besides the state's name). */
+  says?: string
+  /** A guarded refusal cannot be seen from the state name alone. */
+  guarded?: boolean
+}
+
+export interface Started {
+  actor: AnyActorRef
+  /** Effects run since `reach` arrived; cleared on arrival. */
+  log: string[]
+}
+
+export function recorderMachine(h: Harness<any>, log: string[]): AnyStateMachine {
+  const actions = Object.fromEntries(h.effects.map((name) => [name, () => void log.push(name)]))
+  return h.machine.provide({ actions } as any)
+}
+
+/** A started actor brought to `from` along its path; the log holds only later effects. */
+export function reach<E extends EventObject>(h: Harness<E>, from: string, given: Given<E> = {}): Started {
+  const log: string[] = []
+  const actor = createActor(recorderMachine(h, log), { input: given.input ?? h.input } as any).start()
+  const path = given.via ?? h.paths[from]
+  if (!path) throw new Error(`no path to ${from}`)
+  for (const event of path) actor.send(event)
+  expect(actor.getSnapshot().value).toBe(from)
+  log.length = 0
+  return { actor, log }
+}
+
+const title = (r: { from: string; event: EventObject; condition?: string }, to: string) =>
+  `${r.from} --${r.event.type}${r.condition ? ` [${r.condition}]` : ''}--> ${to}`
+
+/** One test per row: from, trigger, condition → to, also (effects in order), context. */
+export function transitions<E extends EventObject>(h: Harness<E>, rows: Row<E>[]): void {
+  for (const row of rows) {
+    test(title(row, row.to), () => {
+      const { actor, log } = reach(h, row.from, row)
+      actor.send(row.event)
+      const snap = actor.getSnapshot() as AnyMachineSnapshot
+      expect(snap.status).toBe('active')
+      expect(snap.value).toBe(row.to)
+      expect(log).toEqual(row.also ?? [])
+      if (row.context) expect(snap.context).toMatchObject(row.context)
+    })
+  }
+}
+
+/** One test per refused move: state and context unchanged but for lastRefusal naming the state. */
+export function refusals<E extends EventObject>(h: Harness<E>, rows: RefusedRow<E>[]): void {
+  for (const row of rows) {
+    test(`${title(row, 'refused')}`, () => {
+      const { actor, log } = reach(h, row.from, row)
+      const before = actor.getSnapshot() as AnyMachineSnapshot
+
+      const asked = h.canApply(before, row.event)
+      expect(asked).toMatchObject({ ok: false, state: row.from })
+      if (!row.guarded) expect(h.canApply(row.from, row.event.type)).toMatchObject({ ok: false, state: row.from })
+
+      actor.send(row.event)
+      const after = actor.getSnapshot() as AnyMachineSnapshot
+      expect(after.value).toBe(row.from)
+      expect(log).toEqual([])
+      const { lastRefusal, ...rest } = after.context
+      const { lastRefusal: _prior, ...restBefore } = before.context
+      expect(rest).toEqual(restBefore)
+      expect(lastRefusal).toMatchObject({ event: row.event.type, state: row.from })
+      expect(lastRefusal.message).toContain(row.from)
+      if (row.says) expect(lastRefusal.message).toContain(row.says)
+      if (!asked.ok) expect(asked.message).toBe(lastRefusal.message)
+    })
+  }
+}
+
+/** An event that must change nothing at all (stale or duplicate timer, late provider report). */
+export function expectInert<E extends EventObject>(started: Started, event: E): void {
+  const before = started.actor.getSnapshot() as AnyMachineSnapshot
+  started.actor.send(event)
+  const after = started.actor.getSnapshot() as AnyMachineSnapshot
+  expect(after.value).toEqual(before.value)
+  expect(after.context).toEqual(before.context)
+  expect(started.log).toEqual([])
+}
+
+/** Persist → JSON → restore in every state of the harness: same state, same context, alive. */
+export function roundTrips<E extends EventObject>(h: Harness<E>, states: string[] = Object.keys(h.paths)): void {
+  for (const state of states) {
+    test(`snapshot round-trip in ${state}`, () => {
+      const { actor } = reach(h, state)
+      const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()))
+      const restored = createActor(h.machine, { snapshot: persisted } as any).start()
+      const a = actor.getSnapshot() as AnyMachineSnapshot
+      const b = restored.getSnapshot() as AnyMachineSnapshot
+      expect(b.status).toBe('active')
+      expect(b.value).toEqual(a.value)
+      expect(b.context).toEqual(a.context)
+    })
+  }
+}
+
+export interface StartRow {
+  name: string
+  input: unknown
+  to: string
+  also?: string[]
+  context?: Record<string, unknown>
+}
+
+/** Rows whose "from" is (none): creating the actor with an input. */
+export function starts(h: Harness<any>, rows: StartRow[]): void {
+  for (const row of rows) {
+    test(`(none) --${row.name}--> ${row.to}`, () => {
+      const log: string[] = []
+      const actor = createActor(recorderMachine(h, log), { input: row.input } as any).start()
+      const snap = actor.getSnapshot() as AnyMachineSnapshot
+      expect(snap.value).toBe(row.to)
+      expect(log).toEqual(row.also ?? [])
+      if (row.context) expect(snap.context).toMatchObject(row.context)
+    })
+  }
+}
+
+/** Persist → JSON → a new started actor from that snapshot (what the runtime does on boot). */
+export function restore(h: Harness<any>, actor: AnyActorRef): AnyActorRef {
+  const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()))
+  return createActor(h.machine, { snapshot: persisted } as any).start()
+}
