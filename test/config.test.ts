@@ -1,0 +1,47 @@
+import { describe, expect, test } from 'bun:test'
+import { ConfigError, loadConfig } from '../src/config'
+
+describe('config', () => {
+  test('defaults', () => {
+    const c = loadConfig({})
+    expect(c.port).toBe(3000)
+    expect(c.clock).toBe('system')
+    expect(c.telephonyProvider).toBe('sandbox')
+    expect(c.allowPrivateWebhookTargets).toBe(false)
+    expect(c.mongodbUrl).toBeUndefined()
+    expect(c.redisUrl).toBeUndefined()
+    expect(c.dataDir.endsWith('/data')).toBe(true)
+  })
+  test('a bad value stops boot with a message naming the variable', () => {
+    const bad: [Record<string, string>, string][] = [
+      [{ PORT: 'eighty' }, 'PORT'],
+      [{ PORT: '70000' }, 'PORT'],
+      [{ SERVICE_CLOCK: 'fast' }, 'SERVICE_CLOCK'],
+      [{ TELEPHONY_PROVIDER: 'carrier-pigeon' }, 'TELEPHONY_PROVIDER'],
+      [{ MONGODB_URL: 'http://x' }, 'MONGODB_URL'],
+      [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+      [{ CONSOLE_TOKEN: 'short' }, 'CONSOLE_TOKEN'],
+      [{ SECRET_KEY: 'short' }, 'SECRET_KEY'],
+      [{ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'maybe' }, 'ALLOW_PRIVATE_WEBHOOK_TARGETS'],
+      [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
+      [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    ]
+    for (const [env, name] of bad) {
+      let caught: unknown
+      try {
+        loadConfig(env)
+      } catch (e) {
+        caught = e
+      }
+      expect(caught).toBeInstanceOf(ConfigError)
+      expect((caught as ConfigError).variable).toBe(name)
+      expect((caught as Error).message).toStartWith(`${name}:`)
+    }
+  })
+  test('the process exits with the message when started with a bad value', async () => {
+    const proc = Bun.spawn([process.execPath, 'src/index.ts'], { env: { ...process.env, PORT: 'eighty' }, stderr: 'pipe', stdout: 'pipe' })
+    const code = await proc.exited
+    expect(code).toBe(2)
+    expect(await new Response(proc.stderr).text()).toContain('PORT')
+  })
+})

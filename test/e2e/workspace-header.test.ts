@@ -1,0 +1,97 @@
+/** SPEC.md Authentication rules 1, 3 and 5, row by row, plus error shapes of the kernel. */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startTestServer, type TestServer } from '../support/server'
+import { iso } from '../../src/clock'
+
+let s: TestServer
+let dev: { id: string; key: string }
+let customer: string
+beforeAll(async () => {
+  s = await startTestServer()
+  dev = await s.developer()
+  customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Acme' } })).body.id
+})
+afterAll(() => s.stop())
+
+describe('bearer key (rule 1)', () => {
+  test('missing, malformed, wrong → 401 with a v1 error body', async () => {
+    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer sk_nope' }]) {
+      const r = await s.api('GET', '/agents', { headers })
+      expect(r.status).toBe(401)
+      expect(r.body.error).toBeString()
+    }
+  })
+  test('a request id is echoed on answers and errors', async () => {
+    const ok = await s.api('GET', '/agents', { key: dev.key })
+    expect(ok.headers.get('x-request-id')).toMatch(/^req_/)
+    const bad = await s.api('GET', '/agents', { headers: { 'x-request-id': 'trace-12345678' } })
+    expect(bad.headers.get('x-request-id')).toBe('trace-12345678')
+  })
+  test('401 comes before body validation', async () => {
+    const r = await s.api('POST', '/agents', { body: { bogus: 1 } })
+    expect(r.status).toBe(401)
+  })
+})
+
+describe('Service-Workspace (rule 3)', () => {
+  test('absent or own id → own workspace', async () => {
+    const own = await s.api('POST', '/agents', { key: dev.key, body: { name: 'Mine' } })
+    const viaHeader = await s.api('GET', `/agents/${own.body.id}`, { key: dev.key, workspace: dev.id })
+    expect(viaHeader.status).toBe(200)
+  })
+  test('a customer → that customer; its data stays there', async () => {
+    const a = await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: 'Theirs' } })
+    expect(a.status).toBe(201)
+    expect((await s.api('GET', `/agents/${a.body.id}`, { key: dev.key })).status).toBe(404)
+    expect((await s.api('GET', `/agents/${a.body.id}`, { key: dev.key, workspace: customer })).status).toBe(200)
+  })
+  test('another developer’s customer or an unknown id → 404 naming the workspace', async () => {
+    const other = await s.developer()
+    const theirs = (await s.api('POST', '/customers', { key: other.key, body: { name: 'Other' } })).body.id
+    for (const id of [theirs, 'org_unknown', other.id]) {
+      const r = await s.api('GET', '/agents', { key: dev.key, workspace: id })
+      expect(r.status).toBe(404)
+      expect(r.body.error).toContain('workspace')
+    }
+  })
+  test('a deleted customer → 410 with deletion and erasure times', async () => {
+    const c = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Gone' } })).body.id
+    // The lifecycle machine (DELETE) sets these; here the resolver's row is checked on its own.
+    const now = s.server.services.clock.now()
+    const repo = await s.server.services.store.collection<any>({ name: 'workspaces', indexes: [] })
+    await repo.update(c, { status: 'deleted', archivedAt: iso(now), eraseAfter: iso(now + 30 * 86400_000) })
+    const r = await s.api('GET', '/agents', { key: dev.key, workspace: c })
+    expect(r.status).toBe(410)
+    expect(r.body.deletedAt).toBe(iso(now))
+    expect(r.body.eraseAfter).toBe(iso(now + 30 * 86400_000))
+    expect(r.body.error).toContain(c)
+  })
+  test('any value from a workspace with no customers → 400', async () => {
+    const lonely = await s.developer()
+    const r = await s.api('GET', '/agents', { key: lonely.key, workspace: 'org_x' })
+    expect(r.status).toBe(400)
+    expect(r.body.error).toStartWith('Service-Workspace:')
+    expect((await s.api('GET', '/agents', { key: lonely.key, workspace: lonely.id })).status).toBe(200)
+  })
+  test('the key’s scope applies inside the customer too', async () => {
+    const read = await s.console('POST', `/workspaces/${dev.id}/keys`, { name: 'r', scope: 'read' })
+    expect((await s.api('GET', '/agents', { key: read.body.key, workspace: customer })).status).toBe(200)
+    expect((await s.api('POST', '/agents', { key: read.body.key, workspace: customer, body: { name: 'No' } })).status).toBe(403)
+  })
+})
+
+describe('error shapes', () => {
+  test('unknown v1 route → 404 { error }; unknown legacy route → 404 { detail, status }', async () => {
+    const v1 = await s.api('GET', '/nothing-here', { key: dev.key })
+    expect(v1.status).toBe(404)
+    expect(v1.body.error).toBeString()
+    const legacy = await fetch(`${s.url}/nothing-here`)
+    expect(legacy.status).toBe(404)
+    expect(await legacy.json()).toMatchObject({ status: 404, detail: expect.any(String) })
+  })
+  test('malformed JSON → 400 naming the body', async () => {
+    const r = await s.api('POST', '/agents', { key: dev.key, raw: '{"name": "x",' })
+    expect(r.status).toBe(400)
+    expect(r.body.error).toStartWith('body:')
+  })
+})
