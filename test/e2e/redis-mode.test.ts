@@ -1,0 +1,44 @@
+/**
+ * The service with REDIS_URL set, as docker-compose runs it (MongoDB aside: no server here),
+ * against a real local redis-server: boot, API, idempotency, and two instances sharing Redis.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startRedis } from '../support/redis'
+import { startTestServer, type TestServer } from '../support/server'
+
+let redis: Awaited<ReturnType<typeof startRedis>>
+let a: TestServer
+let b: TestServer
+beforeAll(async () => {
+  redis = await startRedis()
+  // Two instances, one data dir (the SQLite store stands in for the shared MongoDB), one Redis.
+  const dir = mkdtempSync(join(tmpdir(), 'svc-redis-'))
+  const env = { REDIS_URL: redis.url, CONSOLE_TOKEN: 'console-token-for-redis-mode-tests' }
+  a = await startTestServer(env, dir)
+  b = await startTestServer(env, dir)
+})
+afterAll(async () => {
+  await a?.stop()
+  await b?.stop()
+  await redis?.stop()
+})
+
+test('coordination is Redis', () => {
+  expect(a.server.services.coordination.kind).toBe('redis')
+})
+
+test('an Idempotency-Key used on one instance replays on the other', async () => {
+  const dev = await a.developer()
+  const headers = { 'idempotency-key': 'cross-instance-1' }
+  const first = await a.api('POST', '/customers', { key: dev.key, body: { name: 'Acme' }, headers })
+  const second = await b.api('POST', '/customers', { key: dev.key, body: { name: 'Acme' }, headers })
+  expect(first.status).toBe(201)
+  expect(second.status).toBe(201)
+  expect(second.body.id).toBe(first.body.id)
+  expect(second.headers.get('idempotent-replayed')).toBe('true')
+  const list = await b.api('GET', '/customers', { key: dev.key })
+  expect(list.body.items).toHaveLength(1)
+})
