@@ -1,0 +1,148 @@
+/**
+ * The `local` language model: no network, no key, deterministic. It plays the same tool protocol
+ * as a real model (streams text, emits tool calls, reads tool results) so the conversation engine
+ * runs it exactly as it runs OpenAI or Anthropic — the whole loop works offline and in tests.
+ *
+ * Policy, in order (one step per call; after a tool result it always answers in text, so it can
+ * never loop on tools):
+ * 1. No user message yet → the greeting from the system prompt: a line `Greeting: …`
+ *    (falls back to DEFAULT_GREETING).
+ * 2. Last message is a tool result (tool found by `name`, or by `toolCallId` in the assistant turn):
+ *    - `search_knowledge`, content JSON `{ passages: [{ text, score, documentId, title }] }`:
+ *      the highest-scoring passage's one or two sentences sharing most words with the question,
+ *      then `(Source: <title>)`; with no passages (or unreadable content) it says plainly it has
+ *      no answer to that and offers to connect a person;
+ *    - `escalate`: says a person from the team will join; `capture_lead`: thanks, details noted;
+ *    - any other tool: its plain-text result when short, else a neutral "done".
+ * 3. Last message is from the user — the first rule that applies:
+ *    a. asks for a person/human/agent/manager (local-text.ts `asksForPerson`) and `escalate` is
+ *       offered → call `escalate` with `{ reason: <the user's text> }`;
+ *    b. contains an email address or phone number and `capture_lead` is offered → call it with
+ *       `{ name?, email?, phone? }` (name from "my name is …", "I'm …");
+ *    c. `search_knowledge` is offered → call it with `{ query: <the user's text> }`;
+ *    d. no tool fits: a greeting ("hi") gets the greeting, anything else the no-answer line.
+ *    A person request outranks contact details, which outrank search: asking for a human is the
+ *    clearest intent, and a message carrying an email is rarely a question for the knowledge base.
+ * 4. Last message is the assistant's own → asks whether there is anything else.
+ * `maxTokens` is respected at ≈4 characters a token (finish `length` when cut); usage is the same
+ * estimate. Tool-call ids are `call_local_<message count>` so runs repeat exactly.
+ */
+import { LlmError } from './errors'
+import {
+  asksForPerson,
+  bestSentences,
+  estimateTokens,
+  findEmail,
+  findName,
+  findPhone,
+  fitTokens,
+  greetingFrom,
+  isSmallTalkGreeting,
+} from './local-text'
+import type { ChatMessage, LanguageModel, LlmEvent, ModelCatalog, ModelInfo, StreamRequest, ToolSpec } from './port'
+
+export const NO_ANSWER = "I'm sorry, I don't have an answer to that. Would you like me to connect you with a person from our team?"
+export const ESCALATED = "I've asked a person from our team to join this conversation. They'll be with you shortly."
+export const LEAD_NOTED = "Thank you, I've noted your details. Someone from our team will be in touch."
+export const ANYTHING_ELSE = 'Is there anything else I can help you with?'
+export const TOOL_DONE = "Done, that's taken care of."
+/** Plain-text tool results longer than this are data for a model to summarise, not a reply. */
+const MAX_ECHOED_RESULT_CHARS = 300
+
+type Decision = { kind: 'text'; text: string } | { kind: 'tool'; name: string; arguments: Record<string, unknown> }
+
+export class LocalLanguageModel implements LanguageModel, ModelCatalog {
+  readonly id = 'local'
+  readonly provider = 'local'
+
+  async *stream(req: StreamRequest): AsyncGenerator<LlmEvent> {
+    this.checkAbort(req.signal)
+    const inputChars = req.messages.reduce((n, m) => n + m.content.length, 0) + JSON.stringify(req.tools ?? []).length
+    const inputTokens = estimateTokens(inputChars)
+    const d = decide(req.messages, req.tools ?? [])
+    if (d.kind === 'tool') {
+      const id = `call_local_${req.messages.length}`
+      yield { type: 'tool_call', id, name: d.name, arguments: d.arguments }
+      const outputTokens = estimateTokens(JSON.stringify(d.arguments).length + d.name.length)
+      yield { type: 'done', finishReason: 'tool_calls', usage: { inputTokens, outputTokens } }
+      return
+    }
+    const { text, cut } = fitTokens(d.text, req.maxTokens)
+    // Sentence-sized pieces, like a streaming vendor, so sentence chunking downstream is exercised.
+    for (const piece of text.match(/[^.!?]+(?:[.!?]+|$)\s*/g) ?? [text]) {
+      this.checkAbort(req.signal)
+      yield { type: 'text', text: piece }
+    }
+    this.checkAbort(req.signal)
+    yield { type: 'done', finishReason: cut ? 'length' : 'stop', usage: { inputTokens, outputTokens: estimateTokens(text.length) } }
+  }
+
+  async listModels(): Promise<ModelInfo[]> {
+    return [{ id: 'local', name: 'Local responder (no network)' }]
+  }
+
+  private checkAbort(signal?: AbortSignal): void {
+    if (signal?.aborted) throw new LlmError({ kind: 'aborted', provider: 'local', message: 'The request to the local model was cancelled.' })
+  }
+}
+
+export function decide(messages: ChatMessage[], tools: ToolSpec[]): Decision {
+  const offered = (name: string) => tools.some((t) => t.name === name)
+  const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n')
+  const turns = messages.filter((m) => m.role !== 'system')
+  const last = turns[turns.length - 1]
+  if (!turns.some((m) => m.role === 'user') || !last) return { kind: 'text', text: greetingFrom(system) }
+
+  if (last.role === 'tool') return answerToolResult(last, turns)
+  if (last.role === 'assistant') return { kind: 'text', text: ANYTHING_ELSE }
+
+  const text = last.content.trim()
+  if (offered('escalate') && asksForPerson(text)) return { kind: 'tool', name: 'escalate', arguments: { reason: text } }
+  const email = findEmail(text)
+  const phone = findPhone(text)
+  if (offered('capture_lead') && (email || phone)) {
+    const name = findName(text)
+    return { kind: 'tool', name: 'capture_lead', arguments: { ...(name ? { name } : {}), ...(email ? { email } : {}), ...(phone ? { phone } : {}) } }
+  }
+  if (offered('search_knowledge') && text) return { kind: 'tool', name: 'search_knowledge', arguments: { query: text } }
+  return { kind: 'text', text: isSmallTalkGreeting(text) ? greetingFrom(system) : NO_ANSWER }
+}
+
+function answerToolResult(result: ChatMessage, turns: ChatMessage[]): Decision {
+  const call = turns.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === result.toolCallId)
+  const name = result.name ?? call?.name
+  if (name === 'search_knowledge') {
+    const lastUser = [...turns].reverse().find((m) => m.role === 'user')?.content ?? ''
+    const query = typeof call?.arguments.query === 'string' ? call.arguments.query : lastUser
+    return { kind: 'text', text: answerFromPassages(result.content, query) }
+  }
+  if (name === 'escalate') return { kind: 'text', text: ESCALATED }
+  if (name === 'capture_lead') return { kind: 'text', text: LEAD_NOTED }
+  const plain = result.content.trim()
+  const looksLikeData = /^[[{]/.test(plain)
+  return { kind: 'text', text: plain && !looksLikeData && plain.length <= MAX_ECHOED_RESULT_CHARS ? plain : TOOL_DONE }
+}
+
+interface Passage {
+  text: string
+  score: number
+  title?: string
+}
+
+function answerFromPassages(content: string, query: string): string {
+  let passages: Passage[] = []
+  try {
+    const parsed = JSON.parse(content) as { passages?: unknown }
+    if (Array.isArray(parsed?.passages)) {
+      passages = parsed.passages.filter(
+        (p): p is Passage => !!p && typeof p === 'object' && typeof (p as Passage).text === 'string' && (p as Passage).text.trim() !== '',
+      )
+    }
+  } catch {
+    // An unreadable search result is the same as finding nothing: say so rather than guess.
+  }
+  if (!passages.length) return NO_ANSWER
+  const best = passages.reduce((a, b) => ((Number(b.score) || 0) > (Number(a.score) || 0) ? b : a))
+  const answer = bestSentences(best.text, query)
+  return best.title ? `${answer} (Source: ${best.title})` : answer
+}
