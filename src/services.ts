@@ -23,6 +23,7 @@ import { openContacts } from './features/contacts/repository'
 import { ContactService } from './features/contacts/service'
 import { UsageLedger } from './features/usage/ledger'
 import type { ClockControl } from './features/clock/console'
+import { EventBus } from './events/bus'
 
 export interface Services {
   config: Config
@@ -38,6 +39,7 @@ export interface Services {
   numbers: PhoneNumberService
   contacts: ContactService
   ledger: UsageLedger
+  bus: EventBus
   clockControl: ClockControl
   /** Work to run after the manual clock moves (durable timers register here). */
   onClockAdvance: ((now: number) => Promise<void>)[]
@@ -68,6 +70,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   const store = await openStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl })
   const coordination = await openCoordination({ dataDir: config.dataDir, redisUrl: config.redisUrl })
   const { clock, persist } = await openClock(config, store)
+  const bus = await EventBus.open(store, coordination, clock, logger)
 
   const [workspaceRepo, keyRepo, agentRepo, numberRepo, contactRepo, ledger] = await Promise.all([
     openWorkspaces(store),
@@ -109,9 +112,11 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     numbers,
     contacts,
     ledger,
+    bus,
     clockControl,
     onClockAdvance,
     async close() {
+      await bus.close()
       await coordination.close()
       await store.close()
     },
