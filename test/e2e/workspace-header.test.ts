@@ -15,7 +15,7 @@ afterAll(() => s.stop())
 
 describe('bearer key (rule 1)', () => {
   test('missing, malformed, wrong → 401 with a v1 error body', async () => {
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer sk_nope' }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer sk_nope' }]) {
       const r = await s.api('GET', '/agents', { headers })
       expect(r.status).toBe(401)
       expect(r.body.error).toBeString()
