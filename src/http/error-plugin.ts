@@ -51,7 +51,11 @@ export function errorPlugin(logger: Logger) {
     const path = new URL(request.url).pathname
     const surface = surfaceOf(path)
     const requestId = String((set.headers as Record<string, string>)['x-request-id'] ?? '')
-    const base: Record<string, string> = requestId ? { 'x-request-id': requestId } : {}
+    // Headers set before the failure (request id, X-RateLimit-*) belong on the error answer too.
+    const base: Record<string, string> = {}
+    for (const [name, value] of Object.entries(set.headers as Record<string, unknown>)) {
+      if (typeof value === 'string' && name.toLowerCase() !== 'content-type') base[name] = value
+    }
     const legacy = surface === 'legacy'
 
     if (error instanceof ApiError) {

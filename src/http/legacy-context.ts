@@ -1,0 +1,40 @@
+/**
+ * The legacy request context: the same bearer keys as v1 (the key's own workspace; the legacy
+ * surface has no Service-Workspace header), SPEC.md's legacy rate limits with their headers on
+ * every answer, and the read-only rule for `read` keys. Rate counting comes first and is keyed by
+ * the presented credential, so even refused keys are counted (a brute-force brake) and 401s carry
+ * the headers too.
+ */
+import { Elysia } from 'elysia'
+import { createHash } from 'node:crypto'
+import type { Clock } from '../clock'
+import type { Coordination } from '../coordination/port'
+import type { KeyService, Principal } from '../features/keys/service'
+import type { WorkspaceDoc } from '../features/workspaces/repository'
+import { forbidden } from './errors'
+import { countRequest, LEGACY_RATES, type RateRule } from './rate-limit'
+
+export type LegacyContext = {
+  principal: Principal
+  workspace: WorkspaceDoc
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+function subjectOf(request: Request, server: { requestIP?(r: Request): { address: string } | null } | null): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
+  if (match) return createHash('sha256').update(match[1]).digest('hex').slice(0, 32)
+  return `ip:${server?.requestIP?.(request)?.address ?? 'unknown'}`
+}
+
+export function legacyContext(deps: { keys: KeyService; coordination: Coordination; clock: Clock; rule?: RateRule; name?: string }) {
+  const rule = deps.rule ?? LEGACY_RATES.api
+  return new Elysia({ name: deps.name ?? `legacy-context:${rule.name}` }).derive({ as: 'scoped' }, async ({ request, set, server }): Promise<LegacyContext> => {
+    await countRequest(deps.coordination, rule, subjectOf(request, server as any), deps.clock.now(), set.headers as Record<string, unknown>)
+    const principal = await deps.keys.authenticate(request.headers.get('authorization'))
+    if (principal.key.scope === 'read' && !READS.has(request.method)) {
+      throw forbidden('this key is read-only (scope read); use a build or full key')
+    }
+    return { principal, workspace: principal.home }
+  })
+}

@@ -1,0 +1,48 @@
+/**
+ * Fixed-window rate limits in the coordination store (so every instance counts together), with
+ * SPEC.md's `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (epoch seconds)
+ * on the answer and `Retry-After` on a 429.
+ */
+import type { Coordination } from '../coordination/port'
+import { ApiError } from './errors'
+
+export interface RateRule {
+  /** Names the bucket, e.g. `api`, `chat`, `knowledge-upload`. */
+  name: string
+  limit: number
+  windowMs: number
+}
+
+/** SPEC.md Limits, "Rate limits (legacy surface)". */
+export const LEGACY_RATES = {
+  chat: { name: 'chat', limit: 60, windowMs: 60_000 },
+  api: { name: 'api', limit: 120, windowMs: 60_000 },
+  knowledgeUpload: { name: 'knowledge-upload', limit: 10, windowMs: 3_600_000 },
+} as const satisfies Record<string, RateRule>
+
+/**
+ * Counts one request of `subject` against `rule`, writes the headers into `headers`, and throws
+ * 429 when the window is used up.
+ */
+export async function countRequest(
+  coordination: Coordination,
+  rule: RateRule,
+  subject: string,
+  now: number,
+  headers: Record<string, unknown>,
+): Promise<void> {
+  const hit = await coordination.rateHit(`rate:${rule.name}:${subject}`, rule.limit, rule.windowMs, now)
+  const rateHeaders = {
+    'x-ratelimit-limit': String(hit.limit),
+    'x-ratelimit-remaining': String(hit.remaining),
+    'x-ratelimit-reset': String(Math.ceil(hit.resetAt / 1000)),
+  }
+  Object.assign(headers, rateHeaders)
+  if (!hit.allowed) {
+    const retryAfter = Math.max(1, Math.ceil((hit.resetAt - now) / 1000))
+    throw new ApiError(429, `rate limit exceeded: ${rule.limit} requests per ${rule.windowMs / 1000} s; retry in ${retryAfter} s`, undefined, {
+      ...rateHeaders,
+      'retry-after': String(retryAfter),
+    })
+  }
+}
