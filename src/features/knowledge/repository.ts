@@ -1,0 +1,111 @@
+/**
+ * Knowledge persistence over the document-store port: documents, their passages, and the
+ * search log analytics reads. Every query is scoped by workspace AND agent, so an id from
+ * another workspace is simply not found.
+ */
+import type { Collection, CollectionSpec, DocumentStore, PageAfter } from '../../store/port'
+import type { KnowledgeDocument, KnowledgeSearch, Passage } from './model'
+
+export const DOCUMENTS: CollectionSpec = {
+  name: 'knowledge_documents',
+  indexes: [
+    // The agent's list, newest first (the port's page order is createdAt desc, id desc).
+    {
+      name: 'by_agent_created',
+      fields: [['workspaceId', 1], ['agentId', 1], ['createdAt', -1], ['id', -1]],
+    },
+  ],
+}
+
+export const PASSAGES: CollectionSpec = {
+  name: 'knowledge_passages',
+  indexes: [
+    // Loading an agent's index, and the agent-delete cascade.
+    { name: 'by_agent', fields: [['workspaceId', 1], ['agentId', 1], ['documentId', 1], ['position', 1]] },
+    // Deleting one document's passages.
+    { name: 'by_document', fields: [['documentId', 1]] },
+  ],
+}
+
+export const SEARCHES: CollectionSpec = {
+  name: 'knowledge_searches',
+  indexes: [
+    // Analytics windows (`days`) per agent, grouped by queryKey or found.
+    { name: 'by_agent_created', fields: [['workspaceId', 1], ['agentId', 1], ['createdAt', -1]] },
+  ],
+}
+
+type Scope = { workspaceId: string; agentId: string }
+
+export class KnowledgeRepository {
+  private constructor(
+    private readonly documents: Collection<KnowledgeDocument>,
+    private readonly passages: Collection<Passage>,
+    private readonly searches: Collection<KnowledgeSearch>,
+  ) {}
+
+  static async open(store: DocumentStore): Promise<KnowledgeRepository> {
+    return new KnowledgeRepository(
+      await store.collection<KnowledgeDocument>(DOCUMENTS),
+      await store.collection<Passage>(PASSAGES),
+      await store.collection<KnowledgeSearch>(SEARCHES),
+    )
+  }
+
+  /**
+   * Stores a document with its passages (the port has no transactions). Passages go first: if
+   * the process dies half-way, the list shows no document rather than a `ready` one whose
+   * passages are missing. Such leftover passages are never searched (the index only loads
+   * passages of listed documents) and go with their agent.
+   */
+  async insertDocument(doc: KnowledgeDocument, passages: Passage[]): Promise<void> {
+    for (const p of passages) await this.passages.insert(p)
+    await this.documents.insert(doc)
+  }
+
+  async getDocument(scope: Scope, documentId: string): Promise<KnowledgeDocument | null> {
+    return this.documents.findOne({ id: documentId, ...scope })
+  }
+
+  /** Newest first; `limit + 1` is read to know whether another page follows. */
+  async pageDocuments(
+    scope: Scope,
+    limit: number,
+    after: PageAfter | null,
+  ): Promise<{ items: KnowledgeDocument[]; next: PageAfter | null }> {
+    const rows = await this.documents.page({ ...scope }, limit + 1, after)
+    const items = rows.slice(0, limit)
+    const last = items[items.length - 1]
+    return { items, next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null }
+  }
+
+  /** Deletes passages first, so a half-done delete never leaves a listed document without text. */
+  async deleteDocument(scope: Scope, documentId: string): Promise<number> {
+    const removed = await this.passages.deleteMany({ documentId, ...scope })
+    await this.documents.delete(documentId)
+    return removed
+  }
+
+  async documentIdsOf(scope: Scope): Promise<Set<string>> {
+    return new Set((await this.documents.find({ ...scope })).map((d) => d.id))
+  }
+
+  async passagesOf(scope: Scope): Promise<Passage[]> {
+    return this.passages.find({ ...scope }, { sort: [['documentId', 1], ['position', 1]] })
+  }
+
+  /** Agent delete cascade: documents, passages and the search log. */
+  async deleteAgent(scope: Scope): Promise<void> {
+    await this.passages.deleteMany({ ...scope })
+    await this.documents.deleteMany({ ...scope })
+    await this.searches.deleteMany({ ...scope })
+  }
+
+  async logSearch(entry: KnowledgeSearch): Promise<void> {
+    await this.searches.insert(entry)
+  }
+
+  async searchesOf(scope: Scope, sinceIso: string): Promise<KnowledgeSearch[]> {
+    return this.searches.find({ ...scope, createdAt: { $gte: sinceIso } }, { sort: [['createdAt', -1]] })
+  }
+}
