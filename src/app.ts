@@ -16,6 +16,7 @@ import { agentsV1 } from './features/agents/v1'
 import { modelsV1 } from './features/models/v1'
 import { voicesV1 } from './features/voices/v1'
 import { phoneNumbersV1 } from './features/phone-numbers/v1'
+import { knowledgeV1 } from './features/knowledge/v1'
 import { workspacesConsole } from './features/workspaces/console'
 import { contactsConsole } from './features/contacts/console'
 import { phoneNumbersConsole } from './features/phone-numbers/console'
@@ -44,6 +45,7 @@ export function createApp(services: Services, consoleToken: string) {
   const v1 = new Elysia({ prefix: V1_PREFIX, normalize: false })
     .use(customersV1({ context, customers: services.customers, keys: services.keys, coordination: services.coordination }))
     .use(agentsV1({ context, agents: services.agents }))
+    .use(knowledgeV1({ context, agents: services.agents, knowledge: services.knowledge }))
     .use(modelsV1({ context }))
     .use(voicesV1({ context }))
     .use(phoneNumbersV1({ context, numbers: services.numbers }))

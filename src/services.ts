@@ -24,6 +24,7 @@ import { ContactService } from './features/contacts/service'
 import { UsageLedger } from './features/usage/ledger'
 import type { ClockControl } from './features/clock/console'
 import { EventBus } from './events/bus'
+import { KnowledgeService } from './features/knowledge/service'
 
 export interface Services {
   config: Config
@@ -40,6 +41,7 @@ export interface Services {
   contacts: ContactService
   ledger: UsageLedger
   bus: EventBus
+  knowledge: KnowledgeService
   clockControl: ClockControl
   /** Work to run after the manual clock moves (durable timers register here). */
   onClockAdvance: ((now: number) => Promise<void>)[]
@@ -88,6 +90,8 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   agents.onDelete((agent) => numbers.unassignAgent(agent.id))
   const customers = new CustomerService(workspaceRepo, { agents: agentRepo, phoneNumbers: numberRepo, contacts: contactRepo }, ledger, clock)
   const contacts = new ContactService(contactRepo, clock)
+  const knowledge = await KnowledgeService.open(store, clock, { allowPrivate: config.allowPrivateWebhookTargets })
+  agents.onDelete((agent) => knowledge.removeAllForAgent(agent.workspaceId, agent.id))
 
   const onClockAdvance: Services['onClockAdvance'] = []
   const clockControl: ClockControl = {
@@ -113,6 +117,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     contacts,
     ledger,
     bus,
+    knowledge,
     clockControl,
     onClockAdvance,
     async close() {

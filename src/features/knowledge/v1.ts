@@ -1,0 +1,81 @@
+/** Knowledge (v1): list, add (a URL fetched before answering, or pasted text), delete. */
+import { Elysia, t } from 'elysia'
+import type { v1Context } from '../../http/context'
+import { errors } from '../../http/docs'
+import { ApiError, badRequest } from '../../http/errors'
+import { encodeCursor, decodeCursor, pageQuery, pageSchema } from '../../http/pagination'
+import type { AgentService } from '../agents/service'
+import { KnowledgeDocumentResponse, KnowledgeError, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, toDocumentResponse } from './model'
+import type { KnowledgeService } from './service'
+
+/** `text must not be empty` with field `text` → `text: must not be empty` (v1 errors start with the field). */
+function asApiError(error: unknown): never {
+  if (error instanceof KnowledgeError) {
+    const { field, status, message } = error
+    const words = field && message.startsWith(`${field} `) ? message.slice(field.length + 1) : message
+    throw new ApiError(status, field ? `${field}: ${words}` : message, field ? { field } : undefined)
+  }
+  throw error
+}
+
+// One object instead of a union, so a wrong body gets a message naming the field.
+const AddBody = t.Object(
+  {
+    url: t.Optional(t.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: 'a page to fetch and index (before the answer)' })),
+    text: t.Optional(t.String({ minLength: 1, maxLength: MAX_TEXT_CHARS, description: 'pasted text, up to 200,000 characters' })),
+    title: t.Optional(t.String({ minLength: 1, maxLength: MAX_TITLE_CHARS, description: 'with `text` only' })),
+  },
+  { additionalProperties: false, description: 'either `{ url }` or `{ text, title? }`' },
+)
+
+export function knowledgeV1(deps: { context: ReturnType<typeof v1Context>; agents: AgentService; knowledge: KnowledgeService }) {
+  const { agents, knowledge } = deps
+  const Id = t.Object({ id: t.String() })
+  return new Elysia({ prefix: '/agents/:id/knowledge', detail: { tags: ['Knowledge'] } })
+    .use(deps.context)
+    .get(
+      '',
+      async ({ params, query, workspace }) => {
+        await agents.get(workspace.id, params.id)
+        const limit = query.limit ?? 25
+        const page = await knowledge.list(workspace.id, params.id, { limit, after: decodeCursor(query.cursor) }).catch(asApiError)
+        return { items: page.items.map(toDocumentResponse), nextCursor: page.next ? encodeCursor(page.next) : null }
+      },
+      { params: Id, query: t.Object(pageQuery(100, 25)), response: { 200: pageSchema(KnowledgeDocumentResponse), ...errors(400, 404) }, detail: { summary: 'List an agent’s knowledge documents, newest first' } },
+    )
+    .post(
+      '',
+      async ({ params, body, workspace, set }) => {
+        await agents.get(workspace.id, params.id)
+        const hasUrl = body.url !== undefined
+        const hasText = body.text !== undefined
+        if (hasUrl === hasText) throw badRequest(hasUrl ? 'url' : 'text', 'send either url or text, not both and not neither')
+        if (hasUrl && body.title !== undefined) throw badRequest('title', 'goes with text only; a page’s title is read from the page')
+        const scope = { workspaceId: workspace.id, agentId: params.id }
+        const doc = hasUrl
+          ? await knowledge.addUrl({ ...scope, url: body.url! }).catch(asApiError)
+          : await knowledge.addText({ ...scope, text: body.text!, title: body.title }).catch(asApiError)
+        set.status = 201
+        return toDocumentResponse(doc)
+      },
+      {
+        params: Id,
+        body: AddBody,
+        response: { 201: KnowledgeDocumentResponse, ...errors(400, 403, 404) },
+        detail: {
+          summary: 'Add knowledge: a URL (fetched and indexed before the answer) or pasted text',
+          description: 'A page that needs scripting or refuses us is stored as `failed` with `error`. Addresses inside our own network are refused.',
+        },
+      },
+    )
+    .delete(
+      '/:documentId',
+      async ({ params, workspace, set }) => {
+        await agents.get(workspace.id, params.id)
+        await knowledge.remove(workspace.id, params.id, params.documentId).catch(asApiError)
+        set.status = 204
+        return null
+      },
+      { params: t.Object({ id: t.String(), documentId: t.String() }), response: { 204: t.Null(), ...errors(403, 404) }, detail: { summary: 'Remove a document and every passage of it' } },
+    )
+}
