@@ -1,0 +1,13 @@
+import { expect, test } from 'bun:test'
+import { newId, randomId } from '../src/ids'
+
+test('ids carry their prefix and sort in creation order, also within one millisecond', () => {
+  const ids = Array.from({ length: 5000 }, () => newId('ag'))
+  expect(ids.every((id) => /^ag_[0-9a-z]{20}$/.test(id))).toBe(true)
+  expect([...ids].sort()).toEqual(ids)
+  expect(new Set(ids).size).toBe(ids.length)
+})
+
+test('randomId has the requested length and alphabet', () => {
+  expect(randomId(32)).toMatch(/^[0-9a-hjkmnp-tv-z]{32}$/)
+})
