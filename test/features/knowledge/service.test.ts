@@ -59,7 +59,7 @@ describe('addText', () => {
       error: null,
       createdAt: '2026-03-01T10:00:00.000Z',
     })
-    expect(doc.id).toMatch(/^doc_[0-9a-z]{16}$/)
+    expect(doc.id).toMatch(/^doc_[0-9a-z]{20}$/)
     expect(doc.passages).toBe(3)
     const passages = await (await store.collection<Passage>(PASSAGES)).find({ documentId: doc.id }, { sort: [['position', 1]] })
     expect(passages.map((p) => p.position)).toEqual([0, 1, 2])
