@@ -4,39 +4,28 @@
  * per surface with a browsable page.
  */
 import { Elysia } from 'elysia'
-import { openapi } from '@elysiajs/openapi'
 import type { Services } from './services'
 import { errorPlugin } from './http/error-plugin'
 import { requestLog } from './http/request-log'
 import { v1Context } from './http/context'
 import { consoleAuth } from './http/console-auth'
 import { V1_PREFIX } from './http/surface'
+import { mountDocs } from './http/openapi-docs'
 import { customersV1 } from './features/customers/v1'
 import { agentsV1 } from './features/agents/v1'
 import { modelsV1 } from './features/models/v1'
 import { voicesV1 } from './features/voices/v1'
 import { phoneNumbersV1 } from './features/phone-numbers/v1'
 import { knowledgeV1 } from './features/knowledge/v1'
+import { conversationsV1 } from './features/conversations/v1'
+import { testChatV1 } from './features/conversations/test-chat-v1'
+import { analyticsV1 } from './features/analytics/v1'
 import { workspacesConsole } from './features/workspaces/console'
 import { contactsConsole } from './features/contacts/console'
 import { phoneNumbersConsole } from './features/phone-numbers/console'
 import { clockConsole } from './features/clock/console'
 
 export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
-
-const bearerScheme = { bearer: { type: 'http' as const, scheme: 'bearer', description: 'an API key (`sk_…`)' } }
-
-function docs(path: string, title: string, version: string, description: string, exclude: RegExp[]) {
-  return openapi({
-    path,
-    documentation: {
-      info: { title, version, description },
-      components: { securitySchemes: bearerScheme },
-      security: [{ bearer: [] }],
-    },
-    exclude: { paths: exclude },
-  })
-}
 
 export function createApp(services: Services, consoleToken: string) {
   const context = v1Context({ keys: services.keys, resolver: services.resolver })
@@ -46,6 +35,9 @@ export function createApp(services: Services, consoleToken: string) {
     .use(customersV1({ context, customers: services.customers, keys: services.keys, coordination: services.coordination }))
     .use(agentsV1({ context, agents: services.agents }))
     .use(knowledgeV1({ context, agents: services.agents, knowledge: services.knowledge }))
+    .use(testChatV1({ context, testChat: services.testChat }))
+    .use(analyticsV1({ context, agents: services.agents, analytics: services.analytics }))
+    .use(conversationsV1({ context, conversations: services.conversations }))
     .use(modelsV1({ context }))
     .use(voicesV1({ context }))
     .use(phoneNumbersV1({ context, numbers: services.numbers }))
@@ -61,15 +53,29 @@ export function createApp(services: Services, consoleToken: string) {
   const notConsole = [/^(?!\/console\/)/, /^\/console\/docs/]
   const notLegacy = [/^\/api\/v1(\/|$)/, /^\/console(\/|$)/, /^\/docs/]
 
-  return new Elysia({ normalize: false })
+  const app = new Elysia({ normalize: false })
     .use(errorPlugin(services.logger))
     .use(requestLog(services.logger))
-    .use(docs(DOCS.v1, 'Agent platform API (v1)', '1.0.0', 'Agents, customers, calls, conversations, webhooks and usage. Every route needs `Authorization: Bearer <key>`; `Service-Workspace` selects a customer.', notV1))
-    .use(docs(DOCS.legacy, 'Agent platform API (legacy)', '1.0.0', 'The legacy surface: webhook endpoints and deliveries, agent versions.', notLegacy))
-    .use(docs(DOCS.console, 'Agent platform console', '1.0.0', 'Operator console; `Authorization: Bearer $CONSOLE_TOKEN`.', notConsole))
     .get('/health', () => ({ ok: true }), { detail: { hide: true } })
     .use(v1)
     .use(consoleSurface)
+  mountDocs(app, {
+    path: DOCS.v1,
+    title: 'Agent platform API (v1)',
+    version: '1.0.0',
+    description: 'Agents, customers, calls, conversations, webhooks and usage. Every route needs `Authorization: Bearer <key>`; `Service-Workspace` selects a customer.',
+    exclude: notV1,
+    workspaceHeader: true,
+  })
+  mountDocs(app, {
+    path: DOCS.legacy,
+    title: 'Agent platform API (legacy)',
+    version: '1.0.0',
+    description: 'The legacy surface: webhook endpoints and deliveries, agent versions.',
+    exclude: notLegacy,
+  })
+  mountDocs(app, { path: DOCS.console, title: 'Agent platform console', version: '1.0.0', description: 'Operator console; `Authorization: Bearer $CONSOLE_TOKEN`.', exclude: notConsole })
+  return app
 }
 
 export type App = ReturnType<typeof createApp>

@@ -14,23 +14,34 @@ export const LegacyValidationBody = t.Object(
 )
 
 const DESCRIPTIONS: Record<number, string> = {
-  400: 'a field is wrong (the message names it)',
+  400: 'a field is wrong (the message names it), or Service-Workspace was sent by a workspace without customers',
   401: 'missing, wrong or revoked key',
   402: 'the plan limit is reached',
   403: 'the key may not do this',
-  404: 'not found in this workspace',
+  404: 'not found in this workspace, or an unknown Service-Workspace',
   409: 'conflicts with the current state',
-  410: 'the customer workspace was deleted',
+  410: 'the customer workspace was deleted (with deletedAt and eraseAfter)',
   422: 'request validation failed',
   429: 'too many requests',
   501: 'not available yet',
   502: 'a provider refused',
 }
 
-/** `{ 400: ErrorBody, 401: ErrorBody, … }` for a route's `response`; every v1 route also gets 401. */
+const errorBodies = (codes: Iterable<number>): Record<number, TSchema> =>
+  Object.fromEntries([...codes].map((c) => [c, t.Object(ErrorBody.properties, { additionalProperties: true, description: DESCRIPTIONS[c] ?? 'error' })]))
+
+/**
+ * `{ 400: ErrorBody, 401: ErrorBody, … }` for a v1 route's `response`. Every v1 route can answer
+ * 401 (key) and, through `Service-Workspace`, 400 (no customers), 404 (unknown workspace) and
+ * 410 (deleted customer), so those are always documented.
+ */
 export function errors(...codes: number[]): Record<number, TSchema> {
-  const all = new Set([401, ...codes])
-  return Object.fromEntries([...all].map((c) => [c, t.Object(ErrorBody.properties, { additionalProperties: true, description: DESCRIPTIONS[c] ?? 'error' })]))
+  return errorBodies(new Set([401, 400, 404, 410, ...codes].sort()))
+}
+
+/** Error answers of a console route: 401 (console token) plus its own. */
+export function consoleErrors(...codes: number[]): Record<number, TSchema> {
+  return errorBodies(new Set([401, ...codes].sort()))
 }
 
 export function legacyErrors(...codes: number[]): Record<number, TSchema> {

@@ -1,6 +1,6 @@
 /** Console: contacts with consent flags (DESIGN.md console table). */
 import { Elysia, t } from 'elysia'
-import { errors } from '../../http/docs'
+import { consoleErrors } from '../../http/docs'
 import type { consoleAuth } from '../../http/console-auth'
 import type { WorkspaceService } from '../workspaces/service'
 import { presentContact, type ContactService } from './service'
@@ -35,7 +35,7 @@ export function contactsConsole(deps: { auth: ReturnType<typeof consoleAuth>; wo
           },
           { additionalProperties: false },
         ),
-        response: { 201: Contact, ...errors(400, 404, 409) },
+        response: { 201: Contact, ...consoleErrors(400, 404, 409) },
         detail: { summary: 'Import a contact' },
       },
     )
@@ -48,7 +48,7 @@ export function contactsConsole(deps: { auth: ReturnType<typeof consoleAuth>; wo
       {
         params: t.Object({ ws: t.String(), id: t.String() }),
         body: t.Object({ optedOut: t.Optional(t.Boolean()), doNotCall: t.Optional(t.Boolean()) }, { additionalProperties: false }),
-        response: { 200: Contact, ...errors(400, 404) },
+        response: { 200: Contact, ...consoleErrors(400, 404) },
         detail: { summary: 'Change a contact’s consent' },
       },
     )

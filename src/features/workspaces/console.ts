@@ -1,6 +1,6 @@
 /** Console: developer workspaces and their keys (DESIGN.md "The console surface, exactly"). */
 import { Elysia, t } from 'elysia'
-import { errors } from '../../http/docs'
+import { consoleErrors } from '../../http/docs'
 import { PLAN_IDS } from '../plans/catalogue'
 import type { KeyService } from '../keys/service'
 import type { consoleAuth } from '../../http/console-auth'
@@ -31,14 +31,14 @@ export function workspacesConsole(deps: { auth: ReturnType<typeof consoleAuth>; 
       },
       {
         body: t.Object({ name: t.String({ minLength: 1, maxLength: 120 }), ...Fields }, { additionalProperties: false }),
-        response: { 201: t.Composite([Workspace, t.Object({ key: t.String() })]), ...errors(400) },
+        response: { 201: t.Composite([Workspace, t.Object({ key: t.String() })]), ...consoleErrors(400) },
         detail: { summary: 'Create a developer workspace with a first full key' },
       },
     )
     .patch('/:ws', async ({ params, body }) => presentWorkspace(await workspaces.patch(params.ws, body)), {
       params: Ws,
       body: t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 120 })), ...Fields }, { additionalProperties: false }),
-      response: { 200: Workspace, ...errors(400, 404, 409) },
+      response: { 200: Workspace, ...consoleErrors(400, 404, 409) },
       detail: { summary: 'Change a workspace' },
     })
     .post(
@@ -55,7 +55,7 @@ export function workspacesConsole(deps: { auth: ReturnType<typeof consoleAuth>; 
           { name: t.String({ minLength: 1, maxLength: 60 }), scope: t.Union([t.Literal('full'), t.Literal('build'), t.Literal('read')]) },
           { additionalProperties: false },
         ),
-        response: { 201: t.Object({ id: t.String(), name: t.String(), prefix: t.String(), scope: t.String(), key: t.String() }), ...errors(400, 404) },
+        response: { 201: t.Object({ id: t.String(), name: t.String(), prefix: t.String(), scope: t.String(), key: t.String() }), ...consoleErrors(400, 404) },
         detail: { summary: 'Create an API key for a workspace' },
       },
     )

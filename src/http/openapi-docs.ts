@@ -1,0 +1,96 @@
+/**
+ * One OpenAPI 3.1 document per surface, generated from the route schemas by
+ * @elysiajs/openapi's `toOpenAPISchema`, then corrected where the generator is wrong for us:
+ * - an empty answer (204) gets no `content` (the generator writes an invalid `{ type: null }`);
+ * - request bodies are JSON only (SPEC.md Conventions rule 1), not form encodings;
+ * - v1 operations declare the `Service-Workspace` header (Authentication rule 3).
+ * The browsable page loads the document by absolute path (the plugin's relative one breaks
+ * under a prefix).
+ */
+import { toOpenAPISchema } from '@elysiajs/openapi'
+import type { AnyElysia } from 'elysia'
+
+export interface DocsOptions {
+  /** Page path; the document is served at `${path}/json`. */
+  path: string
+  title: string
+  version: string
+  description: string
+  /** Route paths to leave out (other surfaces, documentation routes). */
+  exclude: RegExp[]
+  /** Adds the Service-Workspace header parameter to every operation. */
+  workspaceHeader?: boolean
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
+
+const WORKSPACE_PARAMETER = {
+  name: 'Service-Workspace',
+  in: 'header',
+  required: false,
+  description: 'a customer id (`org_…`) to run inside that customer workspace; absent or your own workspace id runs in your own',
+  schema: { type: 'string' },
+}
+
+function fixOperation(op: any, workspaceHeader: boolean): void {
+  if (op.requestBody?.content?.['application/json']) {
+    op.requestBody.content = { 'application/json': op.requestBody.content['application/json'] }
+  }
+  for (const response of Object.values(op.responses ?? {}) as any[]) {
+    // A body-less answer: the generator puts the schema where media types belong.
+    if (response?.content && typeof response.content.type === 'string') delete response.content
+  }
+  if (workspaceHeader) {
+    const params: any[] = (op.parameters ??= [])
+    if (!params.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'service-workspace')) params.push(WORKSPACE_PARAMETER)
+  }
+}
+
+export function buildDocument(app: AnyElysia, options: DocsOptions): Record<string, unknown> {
+  const { paths, components } = toOpenAPISchema(app, { paths: options.exclude }, undefined, undefined, '3.1.0')
+  for (const item of Object.values(paths) as any[]) {
+    for (const method of METHODS) if (item?.[method]) fixOperation(item[method], options.workspaceHeader ?? false)
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: options.title, version: options.version, description: options.description },
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      ...components,
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API key (`sk_…`)' } },
+    },
+  }
+}
+
+/** The browsable page: Scalar's API reference, loading our document by absolute path. */
+export function docsPage(options: DocsOptions): string {
+  const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+  return `<!doctype html>
+<html>
+  <head>
+    <title>${esc(options.title)}</title>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+  </head>
+  <body>
+    <script id="api-reference" data-url="${esc(options.path)}/json"></script>
+    <script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference"></script>
+  </body>
+</html>`
+}
+
+/** Adds `GET path` (page) and `GET path/json` (document, built once on first request) to `app`. */
+export function mountDocs<A extends AnyElysia>(app: A, options: DocsOptions): A {
+  let cached: string | null = null
+  return app
+    .get(options.path, () => new Response(docsPage(options), { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
+    .get(
+      `${options.path}/json`,
+      () => {
+        cached ??= JSON.stringify(buildDocument(app, options))
+        return new Response(cached, { headers: { 'content-type': 'application/json' } })
+      },
+      { detail: { hide: true } },
+    ) as A
+}

@@ -1,0 +1,318 @@
+/**
+ * Tenancy over every v1 route: another workspace's ids answer 404, bad or revoked keys answer 401,
+ * and a key never reaches outside its workspace through `Service-Workspace`. Routes are read from
+ * the app itself, so a route added later is tried without editing this file — unless it brings a
+ * path parameter nobody has mapped to a resource yet, which fails loudly (see PARAM_RESOURCE).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createApp } from '../../src/app'
+import { randomId } from '../../src/ids'
+import { startTestServer, type TestServer } from '../support/server'
+
+/** The resource kinds a v1 path parameter can name. */
+type Kind = 'customer' | 'customerKey' | 'agent' | 'document'
+
+/**
+ * Which resource each path parameter names, keyed by the path segment before it. A new route with
+ * an unmapped parameter fails the first test: add its kind here, create one for A and for B below.
+ */
+const PARAM_RESOURCE: Record<string, Kind> = {
+  'customers/{id}': 'customer',
+  'keys/{keyId}': 'customerKey',
+  'agents/{id}': 'agent',
+  'knowledge/{documentId}': 'document',
+}
+
+/** Bodies for routes whose schema-made minimal body would be refused before the handler looks. */
+const BODY_OVERRIDES: Record<string, unknown> = {}
+
+const HTTP = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+
+interface Route {
+  method: string
+  /** OpenAPI form, e.g. /customers/{id}/keys/{keyId}, relative to /api/v1. */
+  path: string
+  kinds: Kind[]
+  body?: unknown
+  query: string
+}
+
+interface Actor {
+  label: string
+  key: string
+  workspace?: string
+  /** The actor's own resources, used for the parameters that are not under attack. */
+  own: Record<Kind, string>
+}
+
+let server: TestServer
+let routes: Route[] = []
+const unmapped: string[] = []
+const A = {} as { dev: Actor; inA1: Actor; a1Key: Actor; a2: string; revokedDevKey: string; revokedCustomerKey: string }
+const B = {} as { key: string; devWorkspace: string; b1: string; b1Key: string; dev: Record<Kind, string>; inB1: Record<Kind, string>; secrets: string[] }
+/** Every status seen per operation, to compare with what the v1 document says it answers. */
+const seen = new Map<string, Set<number>>()
+
+/** A minimal value that passes a JSON schema: required members only, lower bounds, first choices. */
+function sample(schema: any): unknown {
+  if (!schema || typeof schema !== 'object') return null
+  if ('const' in schema) return schema.const
+  if (Array.isArray(schema.enum)) return schema.enum[0]
+  const branches = schema.anyOf ?? schema.oneOf
+  if (Array.isArray(branches)) {
+    // Skip null and Elysia's numeric-string coercion branches: the plain typed branch is clearer.
+    const plain = branches.find((b: any) => b.type !== 'null' && !(b.type === 'string' && /^(integer|number)$/.test(b.format ?? '')))
+    return sample(plain ?? branches[0])
+  }
+  if (Array.isArray(schema.allOf)) return sample(Object.assign({}, ...schema.allOf))
+  const type = Array.isArray(schema.type) ? (schema.type.find((t: string) => t !== 'null') ?? 'null') : (schema.type ?? (schema.properties ? 'object' : undefined))
+  switch (type) {
+    case 'object':
+      return Object.fromEntries((schema.required ?? []).map((name: string) => [name, sample(schema.properties?.[name])]))
+    case 'array':
+      return Array.from({ length: schema.minItems ?? 0 }, () => sample(schema.items))
+    case 'string': {
+      const text = 'tenancy probe'.padEnd(schema.minLength ?? 0, 'x')
+      return text.slice(0, schema.maxLength ?? text.length)
+    }
+    case 'integer':
+    case 'number':
+      return schema.minimum ?? Math.min(1, schema.maximum ?? 1)
+    case 'boolean':
+      return false
+    default:
+      return null
+  }
+}
+
+/** The v1 routes the app serves, with a body and required query made from the v1 document. */
+function enumerate(v1Doc: any): Route[] {
+  const app = createApp(server.server.services, server.consoleToken)
+  const found: Route[] = []
+  for (const route of app.routes) {
+    if (!route.path.startsWith('/api/v1/') || route.path.startsWith('/api/v1/docs')) continue
+    if (!HTTP.has(route.method)) throw new Error(`tenancy: ${route.method} ${route.path} is not a method this test knows how to call`)
+    const full = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+    const path = full.slice('/api/v1'.length)
+    const kinds: Kind[] = []
+    for (const m of path.matchAll(/([^/]+)\/\{([^}]+)\}/g)) {
+      const kind = PARAM_RESOURCE[`${m[1]}/{${m[2]}}`]
+      if (kind) kinds.push(kind)
+      else unmapped.push(`${route.method} ${path}: {${m[2]}} after "${m[1]}" has no entry in PARAM_RESOURCE`)
+    }
+    const op = v1Doc.paths?.[full]?.[route.method.toLowerCase()]
+    const schema = op?.requestBody?.content?.['application/json']?.schema
+    const key = `${route.method} ${path}`
+    const body = key in BODY_OVERRIDES ? BODY_OVERRIDES[key] : schema ? sample(schema) : route.method === 'GET' || route.method === 'DELETE' ? undefined : {}
+    const query = new URLSearchParams(
+      (op?.parameters ?? []).filter((p: any) => p.in === 'query' && p.required).map((p: any) => [p.name, String(sample(p.schema))]),
+    ).toString()
+    found.push({ method: route.method, path, kinds, body, query })
+  }
+  // Deletes last: if one wrongly succeeds it cannot take away what the other checks need.
+  return found.sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'))
+}
+
+const fill = (route: Route, ids: string[]): string => {
+  let i = 0
+  const path = route.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(ids[i++]))
+  return route.query ? `${path}?${route.query}` : path
+}
+
+/** Calls a route and returns a problem line, or null when the expected status came back and no B data leaked. */
+async function check(
+  what: string,
+  route: Route,
+  ids: string[],
+  expected: number,
+  opts: { key?: string; workspace?: string; headers?: Record<string, string> },
+): Promise<string | null> {
+  const res = await server.api(route.method, fill(route, ids), { ...opts, body: route.body })
+  const op = `${route.method} ${route.path}`
+  if (!seen.has(op)) seen.set(op, new Set())
+  seen.get(op)!.add(res.status)
+  const text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body)
+  const leaked = B.secrets.filter((s) => text?.includes(s))
+  if (res.status === expected && !leaked.length) return null
+  const hint = res.status === 400 && expected === 404 && route.body !== undefined ? ' (body refused first? add BODY_OVERRIDES)' : ''
+  return `${what}: ${route.method} ${fill(route, ids)} answered ${res.status}${hint}${leaked.length ? ` LEAKING B's ${leaked.join(', ')}` : ''} ${text?.slice(0, 200)}`
+}
+
+async function post(key: string, path: string, body: unknown, workspace?: string): Promise<any> {
+  const res = await server.api('POST', path, { key, body, workspace })
+  if (res.status !== 201) throw new Error(`setup: POST ${path} answered ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body
+}
+
+beforeAll(async () => {
+  server = await startTestServer()
+  const devA = await server.developer({ name: 'Tenant A', plan: 'pro' })
+  const devB = await server.developer({ name: 'Tenant B', plan: 'pro' })
+
+  // B: everything through the API, with a marker so any of B's data in an answer to A is spotted.
+  const secret = `bsecret${randomId(10)}`
+  const b1 = await post(devB.key, '/customers', { name: `B one ${secret}`, externalId: `ext-${secret}`, metadata: { note: secret } })
+  const bAgent = await post(devB.key, '/agents', { name: `B agent ${secret}`, greeting: `Hello from ${secret}` })
+  const b1Agent = await post(devB.key, '/agents', { name: `B1 agent ${secret}` }, b1.id)
+  const b1Key = await post(devB.key, `/customers/${b1.id}/keys`, { name: `key ${secret}`, scope: 'full' })
+  const bDoc = await post(devB.key, `/agents/${bAgent.id}/knowledge`, { text: `Opening hours ${secret}`, title: `doc ${secret}` })
+  const b1Doc = await post(devB.key, `/agents/${b1Agent.id}/knowledge`, { text: `Prices ${secret}`, title: `doc ${secret}` }, b1.id)
+  B.key = devB.key
+  B.devWorkspace = devB.id
+  B.b1 = b1.id
+  B.b1Key = b1Key.key
+  B.dev = { customer: b1.id, customerKey: b1Key.id, agent: bAgent.id, document: bDoc.id }
+  B.inB1 = { customer: b1.id, customerKey: b1Key.id, agent: b1Agent.id, document: b1Doc.id }
+  B.secrets = [secret, devB.key, b1Key.key, bAgent.webKey, b1Agent.webKey].filter(Boolean)
+
+  // A: two customers, agents in the developer workspace and in A1, and A1 keys (one to attack with,
+  // one to stand in as A's own key id, one revoked), plus a revoked developer key.
+  const a1 = await post(devA.key, '/customers', { name: 'A one' })
+  const a2 = await post(devA.key, '/customers', { name: 'A two' })
+  const aAgent = await post(devA.key, '/agents', { name: 'A agent' })
+  const a1Agent = await post(devA.key, '/agents', { name: 'A1 agent' }, a1.id)
+  const aDoc = await post(devA.key, `/agents/${aAgent.id}/knowledge`, { text: 'A opening hours' })
+  const a1Doc = await post(devA.key, `/agents/${a1Agent.id}/knowledge`, { text: 'A1 prices' }, a1.id)
+  const attack = await post(devA.key, `/customers/${a1.id}/keys`, { name: 'attack', scope: 'full' })
+  const spare = await post(devA.key, `/customers/${a1.id}/keys`, { name: 'spare', scope: 'full' })
+  const revoked = await post(devA.key, `/customers/${a1.id}/keys`, { name: 'revoked', scope: 'full' })
+  const revoke = await server.api('DELETE', `/customers/${a1.id}/keys/${revoked.id}`, { key: devA.key })
+  if (revoke.status !== 204) throw new Error(`setup: revoking a customer key answered ${revoke.status}`)
+  // No HTTP route revokes a developer key yet, so the key service does it.
+  const devKey = await server.console('POST', `/workspaces/${devA.id}/keys`, { name: 'to revoke', scope: 'full' })
+  await server.server.services.keys.revoke(devA.id, devKey.body.id)
+
+  const inA1 = { customer: a1.id, customerKey: spare.id, agent: a1Agent.id, document: a1Doc.id }
+  A.dev = { label: 'A developer key', key: devA.key, own: { customer: a1.id, customerKey: spare.id, agent: aAgent.id, document: aDoc.id } }
+  A.inA1 = { label: 'A developer key in A1', key: devA.key, workspace: a1.id, own: inA1 }
+  A.a1Key = { label: 'A1 customer key', key: attack.key, own: inA1 }
+  A.a2 = a2.id
+  A.revokedDevKey = devKey.body.key
+  A.revokedCustomerKey = revoked.key
+
+  const v1Doc = await (await fetch(`${server.url}/api/v1/docs/json`)).json()
+  routes = enumerate(v1Doc)
+})
+
+afterAll(async () => {
+  await server?.stop()
+})
+
+const isCustomerManagement = (route: Route) => route.path === '/customers' || route.path.startsWith('/customers/')
+
+describe('tenancy across every v1 route', () => {
+  test('routes are enumerated and every path parameter is mapped to a resource', () => {
+    expect(routes.some((r) => r.method === 'GET' && r.path === '/agents/{id}')).toBe(true)
+    expect(unmapped).toEqual([])
+  })
+
+  test("A's credentials with B's ids answer 404 and show none of B's data", async () => {
+    const problems: string[] = []
+    for (const route of routes.filter((r) => r.kinds.length)) {
+      // Customer management is developer-only: a customer context is refused before any lookup
+      // (covered below), so only A's developer key tries B's customers and keys.
+      const actors = isCustomerManagement(route) ? [A.dev] : [A.dev, A.inA1, A.a1Key]
+      for (const actor of actors) {
+        // B's id in one parameter at a time (A's own in the rest), then B's ids in all of them.
+        const tries: string[][] = []
+        route.kinds.forEach((kind, i) => {
+          for (const theirs of new Set([B.dev[kind], B.inB1[kind]])) tries.push(route.kinds.map((k, j) => (j === i ? theirs : actor.own[k])))
+        })
+        if (route.kinds.length > 1) tries.push(route.kinds.map((k) => B.inB1[k]))
+        for (const ids of tries) {
+          const problem = await check(actor.label, route, ids, 404, { key: actor.key, workspace: actor.workspace })
+          if (problem) problems.push(problem)
+        }
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  test('no key, a malformed, wrong or revoked key answers 401 on every route', async () => {
+    const wrong = `sk_${randomId(32)}`
+    const attempts: [string, { key?: string; workspace?: string; headers?: Record<string, string> }][] = [
+      ['no key', {}],
+      ['no key, with Service-Workspace', { workspace: B.b1 }],
+      ['empty bearer', { headers: { authorization: 'Bearer ' } }],
+      ['basic scheme', { headers: { authorization: `Basic ${btoa('user:pass')}` } }],
+      ['key without scheme', { headers: { authorization: A.dev.key } }],
+      ['unknown key', { key: wrong }],
+      ['A key with a character added', { key: `${A.dev.key}x` }],
+      ['revoked developer key', { key: A.revokedDevKey }],
+      ['revoked customer key', { key: A.revokedCustomerKey }],
+    ]
+    const problems: string[] = []
+    for (const route of routes) {
+      // A's own ids: with a working key these would succeed, so only the key decides the answer.
+      const ids = route.kinds.map((k) => A.dev.own[k])
+      for (const [what, opts] of attempts) {
+        const problem = await check(what, route, ids, 401, opts)
+        if (problem) problems.push(problem)
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  test("A's key with Service-Workspace naming B's customer, B itself or an unknown id answers 404", async () => {
+    const problems: string[] = []
+    for (const route of routes) {
+      const ids = route.kinds.map((k) => A.dev.own[k])
+      for (const [what, workspace] of [
+        ["B's customer", B.b1],
+        ["B's developer workspace", B.devWorkspace],
+        ['an unknown id', `org_${randomId()}`],
+      ] as const) {
+        const problem = await check(`A key, Service-Workspace ${what}`, route, ids, 404, { key: A.dev.key, workspace })
+        if (problem) problems.push(problem)
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  test("A1's customer key with Service-Workspace naming A2 answers 404", async () => {
+    const problems: string[] = []
+    for (const route of routes) {
+      const problem = await check('A1 key in A2', route, route.kinds.map((k) => A.a1Key.own[k]), 404, { key: A.a1Key.key, workspace: A.a2 })
+      if (problem) problems.push(problem)
+    }
+    expect(problems).toEqual([])
+  })
+
+  test('a customer key on the customer-management routes answers 403', async () => {
+    const problems: string[] = []
+    const managed = routes.filter(isCustomerManagement)
+    expect(managed.length).toBeGreaterThan(0)
+    for (const route of managed) {
+      const problem = await check('A1 key on /customers', route, route.kinds.map((k) => A.dev.own[k]), 403, { key: A.a1Key.key })
+      if (problem) problems.push(problem)
+    }
+    expect(problems).toEqual([])
+  })
+
+  test("B's resources are untouched and B's keys still work", async () => {
+    expect((await server.api('GET', `/customers/${B.b1}`, { key: B.key })).status).toBe(200)
+    expect((await server.api('GET', `/agents/${B.dev.agent}`, { key: B.key })).status).toBe(200)
+    expect((await server.api('GET', `/agents/${B.inB1.agent}`, { key: B.key, workspace: B.b1 })).status).toBe(200)
+    expect((await server.api('GET', `/agents/${B.inB1.agent}`, { key: B.b1Key })).status).toBe(200)
+    const keys = await server.api('GET', `/customers/${B.b1}/keys`, { key: B.key })
+    expect(keys.body.items.map((k: { id: string }) => k.id)).toContain(B.dev.customerKey)
+    const docs = await server.api('GET', `/agents/${B.dev.agent}/knowledge`, { key: B.key })
+    expect(docs.body.items.map((d: { id: string }) => d.id)).toContain(B.dev.document)
+    const b1Docs = await server.api('GET', `/agents/${B.inB1.agent}/knowledge`, { key: B.b1Key })
+    expect(b1Docs.body.items.map((d: { id: string }) => d.id)).toContain(B.inB1.document)
+  })
+
+  // An answer the v1 document does not list is an undocumented error: clients cannot plan for it.
+  test('every status met above is documented for its operation', async () => {
+    const v1Doc = await (await fetch(`${server.url}/api/v1/docs/json`)).json()
+    const undocumented: string[] = []
+    for (const [op, statuses] of seen) {
+      const [method, path] = op.split(' ')
+      const documented = Object.keys(v1Doc.paths?.[`/api/v1${path}`]?.[method.toLowerCase()]?.responses ?? {})
+      const missing = [...statuses].filter((s) => !documented.includes(String(s)))
+      if (missing.length) undocumented.push(`${op} answered ${missing.join(', ')} but documents ${documented.join(', ')}`)
+    }
+    expect(undocumented).toEqual([])
+  })
+})
+
