@@ -42,3 +42,25 @@ test('an Idempotency-Key used on one instance replays on the other', async () =>
   const list = await b.api('GET', '/customers', { key: dev.key })
   expect(list.body.items).toHaveLength(1)
 })
+
+test('a key revoked on one instance stops working on the other at once (cached principals are dropped)', async () => {
+  const dev = await a.developer()
+  const customer = (await a.api('POST', '/customers', { key: dev.key, body: { name: 'Acme' } })).body.id
+  const k = (await a.api('POST', `/customers/${customer}/keys`, { key: dev.key, body: { name: 'k', scope: 'build' } })).body
+  // Both instances have it cached now.
+  expect((await a.api('GET', '/agents', { key: k.key })).status).toBe(200)
+  expect((await b.api('GET', '/agents', { key: k.key })).status).toBe(200)
+  expect((await a.api('DELETE', `/customers/${customer}/keys/${k.id}`, { key: dev.key })).status).toBe(204)
+  await Bun.sleep(50) // pub/sub hop
+  expect((await b.api('GET', '/agents', { key: k.key })).status).toBe(401)
+  expect((await a.api('GET', '/agents', { key: k.key })).status).toBe(401)
+})
+
+test('a plan change on one instance is seen by the other at once', async () => {
+  const dev = await a.developer({ plan: 'free' })
+  const gpt4o = async (s: TestServer) => (await s.api('GET', '/models', { key: dev.key })).body.items.find((m: any) => m.id === 'gpt-4o').available
+  expect(await gpt4o(b)).toBe(false)
+  expect((await a.console('PATCH', `/workspaces/${dev.id}`, { plan: 'pro' })).status).toBe(200)
+  await Bun.sleep(50)
+  expect(await gpt4o(b)).toBe(true)
+})

@@ -8,6 +8,11 @@ export interface AgentDoc extends Omit<Agent, 'voice'> {
   [field: string]: unknown
   workspaceId: string
   voice: StoredVoice
+  /**
+   * The voice number attached in the console, copied here when it is assigned so reading an
+   * agent is one store read (the phone-numbers service keeps it in step).
+   */
+  phoneNumber?: string | null
   updatedAt: string
 }
 

@@ -8,7 +8,6 @@ import { conflict, notFound } from '../../http/errors'
 import type { PageAfter } from '../../store/port'
 import { PLANS, type PlanId } from '../plans/catalogue'
 import type { WorkspaceDoc } from '../workspaces/repository'
-import type { PhoneNumberRepo } from '../phone-numbers/repository'
 import { DEFAULTS, starterPersona } from './defaults'
 import type { Agent, CreateAgent, PatchAgent } from './model'
 import type { AgentDoc, AgentRepo, StoredVoice } from './repository'
@@ -30,7 +29,6 @@ export class AgentService {
 
   constructor(
     private readonly agents: AgentRepo,
-    private readonly phoneNumbers: PhoneNumberRepo,
     private readonly clock: Clock,
     private readonly defaultModel: string,
   ) {}
@@ -99,14 +97,18 @@ export class AgentService {
   }
 
   /** The public shape: voice gains its read-only `surfaces` and `phoneNumber`. */
-  async present(doc: AgentDoc): Promise<Agent> {
-    const number = await this.phoneNumbers.findOne({ agentId: doc.id, channel: 'voice' })
-    const phoneNumber = number?.number ?? null
+  present(doc: AgentDoc): Agent {
+    const phoneNumber = doc.phoneNumber ?? null
     const surfaces: ('web' | 'phone')[] = []
     if (doc.widget.enabled) surfaces.push('web')
     if (doc.voice.answersCalls && phoneNumber) surfaces.push('phone')
-    const { workspaceId: _w, updatedAt: _u, ...rest } = doc
+    const { workspaceId: _w, updatedAt: _u, phoneNumber: _p, ...rest } = doc
     return { ...rest, voice: { ...doc.voice, surfaces, phoneNumber } }
+  }
+
+  /** Called by the phone-numbers service when a voice number is attached to or taken from an agent. */
+  async setPhoneNumber(agentId: string, number: string | null): Promise<void> {
+    await this.agents.update(agentId, { phoneNumber: number })
   }
 
   private apply(current: AgentDoc, input: Input, plan: PlanId, modelChanged: boolean): AgentDoc {

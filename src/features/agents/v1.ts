@@ -13,10 +13,7 @@ export function agentsV1(deps: { context: ReturnType<typeof v1Context>; agents: 
     .use(deps.context)
     .get(
       '',
-      async ({ query, workspace }) => {
-        const page = await paginate((limit, after) => agents.list(workspace.id, limit, after), query, 25, (d) => d)
-        return { items: await Promise.all(page.items.map((d) => agents.present(d))), nextCursor: page.nextCursor }
-      },
+      ({ query, workspace }) => paginate((limit, after) => agents.list(workspace.id, limit, after), query, 25, (d) => agents.present(d)),
       { query: ListAgentsQuery, response: { 200: pageSchema(Agent), ...errors(400) }, detail: { summary: 'List agents, newest first' } },
     )
     .post(

@@ -10,6 +10,11 @@ import { newId, randomId } from '../../ids'
 import { notFound, unauthorized } from '../../http/errors'
 import type { ApiKeyDoc, ApiKeyRepo, Scope } from './repository'
 import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces/repository'
+import type { Coordination } from '../../coordination/port'
+import { PrincipalCache } from './principal-cache'
+
+/** Pub/sub channel telling every instance to drop cached principals. */
+const INVALIDATION_CHANNEL = 'auth.invalidate'
 
 const PREFIX_LENGTH = 11 // `sk_` + 8: enough to tell keys apart, far too little to guess the rest
 /** lastUsedAt is written at most this often per key, so reads do not turn into writes (our choice). */
@@ -35,11 +40,52 @@ export interface IssuedKey {
 }
 
 export class KeyService {
+  private readonly cache = new PrincipalCache()
+  private unsubscribe: (() => Promise<void>) | null = null
+
   constructor(
     private readonly keys: ApiKeyRepo,
     private readonly workspaces: WorkspaceRepo,
     private readonly clock: Clock,
+    private readonly coordination?: Coordination,
   ) {}
+
+  /** Listens for invalidations from other instances. */
+  async start(): Promise<void> {
+    if (!this.coordination || this.unsubscribe) return
+    this.unsubscribe = await this.coordination.subscribe(INVALIDATION_CHANNEL, (message) => {
+      try {
+        const { keyId, workspaceId } = JSON.parse(message) as { keyId?: string; workspaceId?: string }
+        if (keyId) this.cache.dropKey(keyId)
+        if (workspaceId === '*') this.cache.clear()
+        else if (workspaceId) this.cache.dropWorkspace(workspaceId)
+      } catch {
+        this.cache.clear()
+      }
+    })
+  }
+
+  async stop(): Promise<void> {
+    await this.unsubscribe?.()
+    this.unsubscribe = null
+  }
+
+  /** A workspace changed (plan, status, flags): cached principals that involve it are dropped everywhere. */
+  invalidateWorkspace(workspaceId: string): void {
+    if (workspaceId === '*') this.cache.clear()
+    else this.cache.dropWorkspace(workspaceId)
+    this.broadcast({ workspaceId })
+  }
+
+  private invalidateKey(keyId: string): void {
+    this.cache.dropKey(keyId)
+    this.broadcast({ keyId })
+  }
+
+  private broadcast(message: { keyId?: string; workspaceId?: string }): void {
+    // The local drop already happened; a failed broadcast is bounded by the cache TTL.
+    this.coordination?.publish(INVALIDATION_CHANNEL, JSON.stringify(message)).catch(() => {})
+  }
 
   async issue(workspace: WorkspaceDoc, name: string, scope: Scope): Promise<IssuedKey> {
     const value = `sk_${randomId(32)}`
@@ -68,6 +114,7 @@ export class KeyService {
     const key = await this.keys.get(keyId)
     if (!key || key.workspaceId !== workspaceId || key.revokedAt) throw notFound(`no key ${keyId} in this customer`)
     await this.keys.update(keyId, { revokedAt: iso(this.clock.now()) })
+    this.invalidateKey(keyId)
   }
 
   /** Every key of a workspace stops working (customer deleted); they are not restored with it. */
@@ -75,27 +122,38 @@ export class KeyService {
     const active = await this.keys.find({ workspaceId, revokedAt: null })
     const at = iso(this.clock.now())
     await Promise.all(active.map((k) => this.keys.update(k.id, { revokedAt: at })))
+    for (const k of active) this.invalidateKey(k.id)
     return active.length
   }
 
   async authenticate(authorization: string | undefined | null): Promise<Principal> {
     const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null
     if (!match) throw unauthorized('missing API key: send Authorization: Bearer <key>')
-    const key = await this.keys.findOne({ hash: hashKey(match[1]) })
+    const hash = hashKey(match[1])
+    const cached = this.cache.get(hash)
+    if (cached) {
+      this.touch(cached.key)
+      return cached
+    }
+    const key = await this.keys.findOne({ hash })
     if (!key || key.revokedAt) throw unauthorized('wrong or revoked API key')
     const home = await this.workspaces.get(key.workspaceId)
     if (!home || home.status !== 'active') throw unauthorized('this key stopped working: its workspace was deleted')
     const developer = home.parentId ? await this.workspaces.get(home.parentId) : home
     if (!developer || developer.status !== 'active') throw unauthorized('wrong or revoked API key')
+    const principal = { key, home, developer }
+    this.cache.set(hash, principal)
     this.touch(key)
-    return { key, home, developer }
+    return principal
   }
 
   private touch(key: ApiKeyDoc): void {
     const now = this.clock.now()
     const last = key.lastUsedAt ? Date.parse(key.lastUsedAt) : 0
     if (now - last < LAST_USED_GRANULARITY_MS) return
+    // Also on the cached copy, so the next request does not write again.
+    key.lastUsedAt = iso(now)
     // Fire and forget: a lost lastUsedAt write must never fail the request it describes.
-    this.keys.update(key.id, { lastUsedAt: iso(now) }).catch(() => {})
+    this.keys.update(key.id, { lastUsedAt: key.lastUsedAt }).catch(() => {})
   }
 }

@@ -30,6 +30,8 @@ export class PhoneNumberService {
     private readonly numbers: PhoneNumberRepo,
     private readonly agents: AgentRepo,
     private readonly clock: Clock,
+    /** Keeps the agent's copy of its voice number in step (see AgentDoc.phoneNumber). */
+    private readonly onVoiceNumber: (agentId: string, number: string | null) => Promise<void>,
   ) {}
 
   async add(workspaceId: string, input: AddNumber): Promise<PhoneNumberDoc> {
@@ -61,6 +63,7 @@ export class PhoneNumberService {
       if (error instanceof DuplicateKeyError) throw conflict(`${number} is already held by a workspace`)
       throw error
     }
+    if (agentId && doc.channel === 'voice') await this.onVoiceNumber(agentId, number)
     return doc
   }
 
