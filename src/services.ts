@@ -10,6 +10,7 @@ import type { DocumentStore } from './store/port'
 import { openCoordination } from './coordination'
 import type { Coordination } from './coordination/port'
 import { openWorkspaces } from './features/workspaces/repository'
+import { observeWrites } from './store/observe'
 import { WorkspaceService } from './features/workspaces/service'
 import { WorkspaceResolver } from './features/workspaces/resolver'
 import { openApiKeys } from './features/keys/repository'
@@ -25,6 +26,8 @@ import { UsageLedger } from './features/usage/ledger'
 import type { ClockControl } from './features/clock/console'
 import { EventBus } from './events/bus'
 import { KnowledgeService } from './features/knowledge/service'
+import { buildConversationFeature, type ConversationFeature } from './features/conversations/wiring'
+import { AnalyticsService } from './features/analytics/service'
 
 export interface Services {
   config: Config
@@ -42,6 +45,12 @@ export interface Services {
   ledger: UsageLedger
   bus: EventBus
   knowledge: KnowledgeService
+  /** Conversations, the engine, its model resolver and test chat. */
+  conversations: ConversationFeature['conversations']
+  models: ConversationFeature['models']
+  engine: ConversationFeature['engine']
+  testChat: ConversationFeature['testChat']
+  analytics: AnalyticsService
   clockControl: ClockControl
   /** Work to run after the manual clock moves (durable timers register here). */
   onClockAdvance: ((now: number) => Promise<void>)[]
@@ -74,7 +83,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   const { clock, persist } = await openClock(config, store)
   const bus = await EventBus.open(store, coordination, clock, logger)
 
-  const [workspaceRepo, keyRepo, agentRepo, numberRepo, contactRepo, ledger] = await Promise.all([
+  const [rawWorkspaces, keyRepo, agentRepo, numberRepo, contactRepo, ledger] = await Promise.all([
     openWorkspaces(store),
     openApiKeys(store),
     openAgents(store),
@@ -83,15 +92,20 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     UsageLedger.open(store),
   ])
 
+  // Every workspace write drops the cached principals that carry that workspace.
+  const workspaceRepo = observeWrites(rawWorkspaces, (id) => keys.invalidateWorkspace(id))
+  const keys: KeyService = new KeyService(keyRepo, workspaceRepo, clock, coordination)
+  await keys.start()
   const workspaces = new WorkspaceService(workspaceRepo, clock)
-  const keys = new KeyService(keyRepo, workspaceRepo, clock)
-  const numbers = new PhoneNumberService(numberRepo, agentRepo, clock)
-  const agents = new AgentService(agentRepo, numberRepo, clock, defaultModel(config))
+  const agents = new AgentService(agentRepo, clock, defaultModel(config))
+  const numbers = new PhoneNumberService(numberRepo, agentRepo, clock, (agentId, number) => agents.setPhoneNumber(agentId, number))
   agents.onDelete((agent) => numbers.unassignAgent(agent.id))
   const customers = new CustomerService(workspaceRepo, { agents: agentRepo, phoneNumbers: numberRepo, contacts: contactRepo }, ledger, clock)
   const contacts = new ContactService(contactRepo, clock)
   const knowledge = await KnowledgeService.open(store, clock, { allowPrivate: config.allowPrivateWebhookTargets })
   agents.onDelete((agent) => knowledge.removeAllForAgent(agent.workspaceId, agent.id))
+  const talk = await buildConversationFeature({ config, store, clock, coordination, bus, ledger, agents, knowledge })
+  const analytics = await AnalyticsService.open(store, bus.events, clock)
 
   const onClockAdvance: Services['onClockAdvance'] = []
   const clockControl: ClockControl = {
@@ -118,9 +132,12 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     ledger,
     bus,
     knowledge,
+    ...talk,
+    analytics,
     clockControl,
     onClockAdvance,
     async close() {
+      await keys.stop()
       await bus.close()
       await coordination.close()
       await store.close()

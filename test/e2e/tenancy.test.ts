@@ -10,7 +10,7 @@ import { randomId } from '../../src/ids'
 import { startTestServer, type TestServer } from '../support/server'
 
 /** The resource kinds a v1 path parameter can name. */
-type Kind = 'customer' | 'customerKey' | 'agent' | 'document'
+type Kind = 'customer' | 'customerKey' | 'agent' | 'document' | 'conversation'
 
 /**
  * Which resource each path parameter names, keyed by the path segment before it. A new route with
@@ -21,6 +21,7 @@ const PARAM_RESOURCE: Record<string, Kind> = {
   'keys/{keyId}': 'customerKey',
   'agents/{id}': 'agent',
   'knowledge/{documentId}': 'document',
+  'conversations/{id}': 'conversation',
 }
 
 /** Bodies for routes whose schema-made minimal body would be refused before the handler looks. */
@@ -138,6 +139,13 @@ async function check(
   return `${what}: ${route.method} ${fill(route, ids)} answered ${res.status}${hint}${leaked.length ? ` LEAKING B's ${leaked.join(', ')}` : ''} ${text?.slice(0, 200)}`
 }
 
+/** A conversation through test chat (it answers 200, not 201). */
+async function converse(key: string, agent: string, message: string, workspace?: string): Promise<string> {
+  const res = await server.api('POST', `/agents/${agent}/test-chat`, { key, body: { message }, workspace })
+  if (res.status !== 200) throw new Error(`setup: test chat answered ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.session
+}
+
 async function post(key: string, path: string, body: unknown, workspace?: string): Promise<any> {
   const res = await server.api('POST', path, { key, body, workspace })
   if (res.status !== 201) throw new Error(`setup: POST ${path} answered ${res.status} ${JSON.stringify(res.body)}`)
@@ -157,12 +165,14 @@ beforeAll(async () => {
   const b1Key = await post(devB.key, `/customers/${b1.id}/keys`, { name: `key ${secret}`, scope: 'full' })
   const bDoc = await post(devB.key, `/agents/${bAgent.id}/knowledge`, { text: `Opening hours ${secret}`, title: `doc ${secret}` })
   const b1Doc = await post(devB.key, `/agents/${b1Agent.id}/knowledge`, { text: `Prices ${secret}`, title: `doc ${secret}` }, b1.id)
+  const bConv = await converse(devB.key, bAgent.id, `Hello ${secret}`)
+  const b1Conv = await converse(devB.key, b1Agent.id, `Hello ${secret}`, b1.id)
   B.key = devB.key
   B.devWorkspace = devB.id
   B.b1 = b1.id
   B.b1Key = b1Key.key
-  B.dev = { customer: b1.id, customerKey: b1Key.id, agent: bAgent.id, document: bDoc.id }
-  B.inB1 = { customer: b1.id, customerKey: b1Key.id, agent: b1Agent.id, document: b1Doc.id }
+  B.dev = { customer: b1.id, customerKey: b1Key.id, agent: bAgent.id, document: bDoc.id, conversation: bConv }
+  B.inB1 = { customer: b1.id, customerKey: b1Key.id, agent: b1Agent.id, document: b1Doc.id, conversation: b1Conv }
   B.secrets = [secret, devB.key, b1Key.key, bAgent.webKey, b1Agent.webKey].filter(Boolean)
 
   // A: two customers, agents in the developer workspace and in A1, and A1 keys (one to attack with,
@@ -182,8 +192,10 @@ beforeAll(async () => {
   const devKey = await server.console('POST', `/workspaces/${devA.id}/keys`, { name: 'to revoke', scope: 'full' })
   await server.server.services.keys.revoke(devA.id, devKey.body.id)
 
-  const inA1 = { customer: a1.id, customerKey: spare.id, agent: a1Agent.id, document: a1Doc.id }
-  A.dev = { label: 'A developer key', key: devA.key, own: { customer: a1.id, customerKey: spare.id, agent: aAgent.id, document: aDoc.id } }
+  const aConv = await converse(devA.key, aAgent.id, 'Hello')
+  const a1Conv = await converse(devA.key, a1Agent.id, 'Hello', a1.id)
+  const inA1 = { customer: a1.id, customerKey: spare.id, agent: a1Agent.id, document: a1Doc.id, conversation: a1Conv }
+  A.dev = { label: 'A developer key', key: devA.key, own: { customer: a1.id, customerKey: spare.id, agent: aAgent.id, document: aDoc.id, conversation: aConv } }
   A.inA1 = { label: 'A developer key in A1', key: devA.key, workspace: a1.id, own: inA1 }
   A.a1Key = { label: 'A1 customer key', key: attack.key, own: inA1 }
   A.a2 = a2.id

@@ -1,0 +1,30 @@
+/** GET /agents/{id}/analytics (SPEC.md Agents; a read key is enough). */
+import { Elysia, t } from 'elysia'
+import type { v1Context } from '../../http/context'
+import { errors } from '../../http/docs'
+import type { AgentService } from '../agents/service'
+import { checkQueryIntegers } from '../conversations/query-integers'
+import { Analytics, AnalyticsQuery } from './model'
+import type { AnalyticsService } from './service'
+
+export function analyticsV1(deps: { context: ReturnType<typeof v1Context>; agents: AgentService; analytics: AnalyticsService }) {
+  return new Elysia({ prefix: '/agents', detail: { tags: ['Agents'] } })
+    .use(deps.context)
+    .get(
+      '/:id/analytics',
+      async ({ params, query, workspace }) => {
+        const agent = await deps.agents.get(workspace.id, params.id)
+        return deps.analytics.forAgent(workspace.id, agent.id, query.days ?? 30, query.rows ?? 20)
+      },
+      {
+        params: t.Object({ id: t.String() }),
+        query: AnalyticsQuery,
+        transform: checkQueryIntegers(AnalyticsQuery),
+        response: { 200: Analytics, ...errors(400, 404) },
+        detail: {
+          summary: 'Agent analytics: totals, daily and hourly series, channels, knowledge gaps, top questions',
+          description: 'Days and hours are UTC; the window is the last `days` calendar days, today included. `resolved`, `escalated` and `human_handled` count conversations by current status.',
+        },
+      },
+    )
+}

@@ -1,0 +1,165 @@
+/**
+ * Conversations and their messages: starting one, recording what each side wrote, status moves
+ * the agent and the team make (with their events), the v1 lists, and the agent-delete cascade.
+ * The conversation engine (engine.ts) writes through this service; nothing here runs a model.
+ */
+import { iso, type Clock } from '../../clock'
+import type { EventBus } from '../../events/bus'
+import { notFound } from '../../http/errors'
+import { newId } from '../../ids'
+import type { Filter, PageAfter } from '../../store/port'
+import { checkInstant } from '../customers/rules'
+import type { Author, Channel, ConversationDoc, ConversationStatus, MessageDoc, MessagePart } from './model'
+import type { ConversationRepo, MessageRepo } from './repository'
+
+export interface StartConversation {
+  workspaceId: string
+  agentId: string
+  channel: Channel
+  customer?: { id: string | null; phone: string | null }
+  test?: boolean
+}
+
+export interface NewMessage {
+  author: Author
+  parts: MessagePart[]
+  internal?: boolean
+  /** Stored beside the message (agent replies: tools, model, usage). */
+  extra?: Pick<MessageDoc, 'tools' | 'model' | 'usage'>
+}
+
+export class ConversationService {
+  constructor(
+    private readonly conversations: ConversationRepo,
+    private readonly messages: MessageRepo,
+    private readonly clock: Clock,
+    private readonly bus: EventBus,
+  ) {}
+
+  async start(input: StartConversation): Promise<ConversationDoc> {
+    const now = iso(this.clock.now())
+    const id = newId('conv')
+    const customer = input.customer ?? { id: null, phone: null }
+    const doc: ConversationDoc = {
+      id,
+      workspaceId: input.workspaceId,
+      agentId: input.agentId,
+      channel: input.channel,
+      customer,
+      customerKey: customer.id ?? customer.phone ?? `conv:${id}`,
+      status: 'active',
+      test: input.test ?? false,
+      lastInboundAt: null,
+      createdAt: now,
+      updatedAt: now,
+    }
+    await this.conversations.insert(doc)
+    return doc
+  }
+
+  /** Another workspace's conversation is the same 404 as none at all (SPEC.md Errors). */
+  async get(workspaceId: string, id: string): Promise<ConversationDoc> {
+    const doc = await this.conversations.get(id)
+    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no conversation ${id} in this workspace`)
+    return doc
+  }
+
+  find(id: string): Promise<ConversationDoc | null> {
+    return this.conversations.get(id)
+  }
+
+  list(workspaceId: string, query: { channel?: Channel; since?: string }, limit: number, after: PageAfter | null): Promise<ConversationDoc[]> {
+    const filter: Filter = { workspaceId }
+    if (query.channel !== undefined) filter.channel = query.channel
+    if (query.since !== undefined) filter.lastInboundAt = { $gte: checkInstant(query.since, 'since') }
+    return this.conversations.page(filter, limit, after)
+  }
+
+  /** Public messages, newest first; `since` keeps those written strictly after it. */
+  listMessages(conversationId: string, query: { since?: string }, limit: number, after: PageAfter | null): Promise<MessageDoc[]> {
+    const filter: Filter = { conversationId, internal: false }
+    if (query.since !== undefined) filter.createdAt = { $gt: checkInstant(query.since, 'since') }
+    return this.messages.page(filter, limit, after)
+  }
+
+  /** The newest `limit` public messages, oldest first: the engine's memory. */
+  async history(conversationId: string, limit: number): Promise<MessageDoc[]> {
+    const rows = await this.messages.find({ conversationId, internal: false }, { sort: [['createdAt', -1], ['id', -1]], limit })
+    return rows.reverse()
+  }
+
+  /**
+   * Records a message. A customer message moves `lastInboundAt` and reopens a resolved
+   * conversation (the customer is back, so the agent answers again).
+   */
+  async addMessage(conversation: ConversationDoc, input: NewMessage): Promise<{ message: MessageDoc; conversation: ConversationDoc }> {
+    const now = iso(this.clock.now())
+    const message: MessageDoc = {
+      id: newId('msg'),
+      conversationId: conversation.id,
+      workspaceId: conversation.workspaceId,
+      agentId: conversation.agentId,
+      author: input.author,
+      parts: input.parts,
+      internal: input.internal ?? false,
+      ...(input.extra ?? {}),
+      createdAt: now,
+    }
+    await this.messages.insert(message)
+    const set: Record<string, unknown> = { updatedAt: now }
+    if (input.author === 'customer' && !message.internal) {
+      set.lastInboundAt = now
+      if (conversation.status === 'resolved') set.status = 'active'
+    }
+    const updated = (await this.conversations.update(conversation.id, set)) ?? { ...conversation, ...set }
+    return { message, conversation: updated as ConversationDoc }
+  }
+
+  /**
+   * The agent hands the conversation to the team. Only an `active` one moves (and emits
+   * `conversation.escalated`); one already waiting for or with a person stays as it is.
+   */
+  async escalate(conversation: ConversationDoc, reason: string | null): Promise<{ conversation: ConversationDoc; changed: boolean }> {
+    const current = (await this.conversations.get(conversation.id)) ?? conversation
+    if (current.status !== 'active') return { conversation: current, changed: false }
+    const updated = await this.setStatus(current, 'escalated')
+    // Payload (SPEC.md leaves it to us): which conversation, where, why, and whether it is a test.
+    await this.bus.publish({
+      type: 'conversation.escalated',
+      workspaceId: updated.workspaceId,
+      agentId: updated.agentId,
+      data: { conversationId: updated.id, channel: updated.channel, test: updated.test, reason, status: updated.status },
+    })
+    return { conversation: updated, changed: true }
+  }
+
+  /** A teammate takes the conversation over (console); the agent stops answering. */
+  async takeOver(workspaceId: string, id: string): Promise<ConversationDoc> {
+    return this.setStatus(await this.get(workspaceId, id), 'handled')
+  }
+
+  /** A teammate marks it done (console); emits `conversation.resolved` when it changes. */
+  async resolve(workspaceId: string, id: string): Promise<ConversationDoc> {
+    const current = await this.get(workspaceId, id)
+    if (current.status === 'resolved') return current
+    const updated = await this.setStatus(current, 'resolved')
+    await this.bus.publish({
+      type: 'conversation.resolved',
+      workspaceId: updated.workspaceId,
+      agentId: updated.agentId,
+      data: { conversationId: updated.id, channel: updated.channel, test: updated.test, status: updated.status },
+    })
+    return updated
+  }
+
+  /** Agent delete cascade: its conversations and every message in them. */
+  async removeAllForAgent(workspaceId: string, agentId: string): Promise<void> {
+    await this.messages.deleteMany({ workspaceId, agentId })
+    await this.conversations.deleteMany({ workspaceId, agentId })
+  }
+
+  private async setStatus(conversation: ConversationDoc, status: ConversationStatus): Promise<ConversationDoc> {
+    const set = { status, updatedAt: iso(this.clock.now()) }
+    return ((await this.conversations.update(conversation.id, set)) ?? { ...conversation, ...set }) as ConversationDoc
+  }
+}

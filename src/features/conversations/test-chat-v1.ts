@@ -1,0 +1,41 @@
+/** POST /agents/{id}/test-chat (SPEC.md Agents): talk to the real agent with side effects off. */
+import { Elysia, t } from 'elysia'
+import { requireScope, type v1Context } from '../../http/context'
+import { errors } from '../../http/docs'
+import { TEST_CHAT_MESSAGE_MAX, type TestChatService } from './test-chat'
+
+const TestChatBody = t.Object(
+  {
+    message: t.String({ minLength: 1, maxLength: TEST_CHAT_MESSAGE_MAX, description: `what the customer writes, 1–${TEST_CHAT_MESSAGE_MAX} characters` }),
+    session: t.Optional(t.String({ minLength: 1, maxLength: 100, description: 'the `session` of an earlier answer, to continue that chat' })),
+  },
+  { additionalProperties: false },
+)
+
+const TestChatAnswer = t.Object({
+  session: t.String({ description: 'send it back to continue; it is the test conversation’s id' }),
+  reply: t.String(),
+  tools: t.Array(t.Object({ name: t.String(), input: t.Record(t.String(), t.Unknown()), output: t.Unknown() })),
+})
+
+export function testChatV1(deps: { context: ReturnType<typeof v1Context>; testChat: TestChatService }) {
+  return new Elysia({ prefix: '/agents', detail: { tags: ['Agents'] } })
+    .use(deps.context)
+    .post(
+      '/:id/test-chat',
+      ({ params, body, principal, workspace }) => {
+        requireScope(principal, 'build', 'test chat')
+        return deps.testChat.send(workspace, params.id, body)
+      },
+      {
+        params: t.Object({ id: t.String() }),
+        body: TestChatBody,
+        response: { 200: TestChatAnswer, ...errors(400, 403, 404, 409, 429, 502, 503) },
+        detail: {
+          summary: 'Chat with the agent as a customer would (test chat)',
+          description:
+            'Runs the real agent: same instructions, model, knowledge and actions as website chat. Anything that would phone, message, email, send a code or change a calendar booking is switched off and the agent says what it would have done; lead capture and escalation are real. 409 when website chat is off; 429 (with Retry-After) when messages come faster than a person could type; 503 when the agent’s model has no provider key configured.',
+        },
+      },
+    )
+}

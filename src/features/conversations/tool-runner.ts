@@ -1,0 +1,153 @@
+/**
+ * Runs the tools the model calls and says what happened, in a form the model can read.
+ *
+ * `sideEffects: 'simulated'` is test chat (SPEC.md Agents, test chat rules): whatever would phone,
+ * message, email or send a code to a person, or create or change a calendar booking, is switched
+ * off and the output says what would have happened. Lead capture (the `lead.captured` event),
+ * escalation to the team, writes of actions and calendar reads stay real.
+ *
+ * A tool that cannot do its job answers `{ error }` instead of throwing, so the model can tell the
+ * customer; only failures of our own infrastructure (the store) propagate.
+ */
+import type { EventBus } from '../../events/bus'
+import type { AgentDoc } from '../agents/repository'
+import { normalizePhone } from '../contacts/phone'
+import { KnowledgeError } from '../knowledge/model'
+import type { SearchOutcome } from '../knowledge/service'
+import type { WorkspaceDoc } from '../workspaces/repository'
+import type { ConversationDoc } from './model'
+import type { ConversationService } from './service'
+import { isToolName, type ToolName } from './tools'
+
+/**
+ * Passages handed to the model per search. The knowledge passages are ~800 characters
+ * (knowledge/chunking.ts: "the top 3–5 fit a prompt beside the instructions and the
+ * conversation"); 4 sits in that range.
+ */
+export const SEARCH_PASSAGES = 4
+/** Free-text tool arguments are echoed into outputs and events; a sentence is plenty. */
+const MAX_ARG_CHARS = 200
+
+export type SideEffects = 'live' | 'simulated'
+
+export interface KnowledgeSearcher {
+  search(workspaceId: string, agentId: string, query: string, k?: number): Promise<SearchOutcome>
+}
+
+export interface CallbackRequest {
+  workspaceId: string
+  agentId: string
+  conversationId: string
+  when: string
+  phone: string | null
+  note: string | null
+}
+
+/** Books a real callback (the calls issue provides it); returns a sentence confirming it. */
+export interface CallbackScheduler {
+  schedule(request: CallbackRequest): Promise<string>
+}
+
+export interface ToolContext {
+  workspace: WorkspaceDoc
+  agent: AgentDoc
+  conversation: ConversationDoc
+  sideEffects: SideEffects
+}
+
+export interface ToolOutcome {
+  output: unknown
+  /** The conversation after the tool (escalate changes its status). */
+  conversation?: ConversationDoc
+  /** end_call: the voice pipeline hangs up after speaking the reply. */
+  endCall?: boolean
+}
+
+export interface ToolRunnerDeps {
+  knowledge: KnowledgeSearcher
+  conversations: ConversationService
+  bus: EventBus
+  callbacks?: CallbackScheduler
+}
+
+export class ToolRunner {
+  constructor(private readonly deps: ToolRunnerDeps) {}
+
+  async run(name: string, input: Record<string, unknown>, offered: ToolName[], ctx: ToolContext): Promise<ToolOutcome> {
+    if (!isToolName(name) || !offered.includes(name)) return { output: { error: `there is no tool named ${name}` } }
+    switch (name) {
+      case 'search_knowledge':
+        return this.search(input, ctx)
+      case 'capture_lead':
+        return this.captureLead(input, ctx)
+      case 'escalate': {
+        const { conversation, changed } = await this.deps.conversations.escalate(ctx.conversation, text(input.reason))
+        const output = changed ? { escalated: true, status: conversation.status } : { escalated: false, status: conversation.status, note: 'the team already has this conversation' }
+        return { output, conversation }
+      }
+      case 'schedule_callback':
+        return this.scheduleCallback(input, ctx)
+      case 'end_call':
+        return { output: { ending: true }, endCall: true }
+    }
+  }
+
+  private async search(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome> {
+    const query = text(input.query, 500)
+    if (!query) return { output: { error: 'query is required' } }
+    try {
+      const found = await this.deps.knowledge.search(ctx.workspace.id, ctx.agent.id, query, SEARCH_PASSAGES)
+      // Passages below the "found" bar are noise: handing them over invites an answer they do not support.
+      const passages = found.found
+        ? found.hits.map((h) => ({ title: h.title, text: h.text, score: Math.round(h.similarity * 1000) / 1000, documentId: h.documentId }))
+        : []
+      return { output: { found: found.found, passages } }
+    } catch (err) {
+      if (err instanceof KnowledgeError) return { output: { error: err.message } }
+      throw err
+    }
+  }
+
+  private async captureLead(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome> {
+    const name = text(input.name)
+    const email = text(input.email)?.toLowerCase() ?? null
+    const rawPhone = text(input.phone)
+    const phone = rawPhone ? (normalizePhone(rawPhone) ?? rawPhone) : null
+    const note = text(input.note)
+    if (!name && !email && !phone) return { output: { error: 'give at least a name, an email or a phone number' } }
+    const c = ctx.conversation
+    // Payload (SPEC.md leaves it to us): the details, where they came from, and whether it is a test.
+    await this.deps.bus.publish({
+      type: 'lead.captured',
+      workspaceId: c.workspaceId,
+      agentId: c.agentId,
+      data: { conversationId: c.id, channel: c.channel, test: c.test, name, email, phone, note },
+    })
+    return { output: { captured: true, name, email, phone } }
+  }
+
+  private async scheduleCallback(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome> {
+    const when = text(input.when, 100)
+    if (!when) return { output: { error: 'when is required' } }
+    const phone = text(input.phone) ?? ctx.conversation.customer.phone
+    const note = text(input.note)
+    if (ctx.sideEffects === 'simulated') {
+      // Plain words, so the agent can tell the tester exactly what it would have done.
+      const about = note ? ` about ${note}` : ''
+      return { output: `Test chat: I would have booked a callback for ${when} to ${phone ?? "the customer's number"}${about}. Nothing was booked.` }
+    }
+    if (!this.deps.callbacks) {
+      return { output: { scheduled: false, error: 'callbacks cannot be booked here yet; tell the customer a person from the team will call back' } }
+    }
+    const c = ctx.conversation
+    const confirmation = await this.deps.callbacks.schedule({ workspaceId: c.workspaceId, agentId: c.agentId, conversationId: c.id, when, phone, note })
+    return { output: confirmation }
+  }
+}
+
+/** A trimmed, length-capped string argument, or null when absent or blank. */
+function text(value: unknown, max = MAX_ARG_CHARS): string | null {
+  if (typeof value !== 'string' && typeof value !== 'number') return null
+  const s = String(value).replace(/\s+/g, ' ').trim()
+  return s ? s.slice(0, max) : null
+}

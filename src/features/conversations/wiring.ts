@@ -1,0 +1,48 @@
+/**
+ * Builds the conversation feature from the services it stands on, so services.ts wires it in one
+ * call: the store-backed ConversationService, the model resolver (service keys; BYOK later wraps
+ * it), the tool runner, the engine, and test chat.
+ */
+import type { Clock } from '../../clock'
+import type { Config } from '../../config'
+import type { Coordination } from '../../coordination/port'
+import type { EventBus } from '../../events/bus'
+import type { DocumentStore } from '../../store/port'
+import type { AgentService } from '../agents/service'
+import type { UsageLedger } from '../usage/ledger'
+import { ConversationEngine } from './engine'
+import { ServiceModelResolver, type ModelResolver } from './model-resolver'
+import { openConversations } from './repository'
+import { ConversationService } from './service'
+import { TestChatService } from './test-chat'
+import { ToolRunner, type KnowledgeSearcher } from './tool-runner'
+
+export interface ConversationFeature {
+  conversations: ConversationService
+  models: ModelResolver
+  engine: ConversationEngine
+  testChat: TestChatService
+}
+
+export async function buildConversationFeature(deps: {
+  config: Config
+  store: DocumentStore
+  clock: Clock
+  coordination: Coordination
+  bus: EventBus
+  ledger: UsageLedger
+  agents: AgentService
+  knowledge: KnowledgeSearcher
+}): Promise<ConversationFeature> {
+  const { conversations: conversationRepo, messages } = await openConversations(deps.store)
+  const conversations = new ConversationService(conversationRepo, messages, deps.clock, deps.bus)
+  deps.agents.onDelete((agent) => conversations.removeAllForAgent(agent.workspaceId, agent.id))
+  const models = new ServiceModelResolver({
+    openaiApiKey: deps.config.providers.openaiApiKey,
+    anthropicApiKey: deps.config.providers.anthropicApiKey,
+  })
+  const tools = new ToolRunner({ knowledge: deps.knowledge, conversations, bus: deps.bus })
+  const engine = new ConversationEngine({ conversations, tools, models, ledger: deps.ledger, clock: deps.clock })
+  const testChat = new TestChatService({ agents: deps.agents, conversations, engine, coordination: deps.coordination, clock: deps.clock })
+  return { conversations, models, engine, testChat }
+}

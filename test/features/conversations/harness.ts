@@ -1,0 +1,138 @@
+/**
+ * The conversation engine on real parts (SQLite store, local coordination, event bus, knowledge
+ * service, usage ledger) in a temp dir, with a manual clock and a swappable model resolver.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ManualClock } from '../../../src/clock'
+import { openCoordination } from '../../../src/coordination'
+import type { Coordination } from '../../../src/coordination/port'
+import { EventBus, type RecordedEvent } from '../../../src/events/bus'
+import { DEFAULTS, starterPersona } from '../../../src/features/agents/defaults'
+import type { AgentDoc } from '../../../src/features/agents/repository'
+import { ConversationEngine } from '../../../src/features/conversations/engine'
+import { ServiceModelResolver, type ModelResolver, type ProviderAccounts } from '../../../src/features/conversations/model-resolver'
+import { openConversations } from '../../../src/features/conversations/repository'
+import { ConversationService } from '../../../src/features/conversations/service'
+import { ToolRunner, type CallbackScheduler } from '../../../src/features/conversations/tool-runner'
+import { KnowledgeService } from '../../../src/features/knowledge/service'
+import { UsageLedger } from '../../../src/features/usage/ledger'
+import type { WorkspaceDoc } from '../../../src/features/workspaces/repository'
+import { newId } from '../../../src/ids'
+import { createLogger } from '../../../src/logger'
+import type { DocumentStore } from '../../../src/store/port'
+import { openSqliteStore } from '../../../src/store/sqlite'
+
+export const START = Date.parse('2026-03-02T09:00:00.000Z')
+
+export interface Harness {
+  clock: ManualClock
+  store: DocumentStore
+  coordination: Coordination
+  bus: EventBus
+  events: RecordedEvent[]
+  knowledge: KnowledgeService
+  conversations: ConversationService
+  ledger: UsageLedger
+  engine: ConversationEngine
+  workspace: WorkspaceDoc
+  /** An agent as the agents service would store it (defaults of a new agent), not stored. */
+  agent(fields?: Partial<AgentDoc>): Promise<AgentDoc>
+  close(): Promise<void>
+}
+
+export function workspaceDoc(id = 'ws_engine'): WorkspaceDoc {
+  return {
+    id,
+    kind: 'developer',
+    parentId: null,
+    name: 'Engine test',
+    plan: 'scale',
+    currency: 'USD',
+    timezone: 'UTC',
+    whiteLabel: false,
+    developer: false,
+    externalId: null,
+    metadata: {},
+    allottedCallLines: null,
+    status: 'active',
+    archivedAt: null,
+    eraseAfter: null,
+    createdAt: new Date(START).toISOString(),
+    updatedAt: new Date(START).toISOString(),
+  }
+}
+
+export async function startHarness(opts: { accounts?: ProviderAccounts; models?: ModelResolver; callbacks?: CallbackScheduler } = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'engine-'))
+  const clock = new ManualClock(START)
+  const store = await openSqliteStore(join(dir, 'service.db'))
+  const coordination = await openCoordination({ dataDir: dir })
+  const bus = await EventBus.open(store, coordination, clock, createLogger('silent'))
+  const events: RecordedEvent[] = []
+  bus.subscribe((e) => void events.push(e))
+  const knowledge = await KnowledgeService.open(store, clock)
+  const { conversations: conversationRepo, messages } = await openConversations(store)
+  const conversations = new ConversationService(conversationRepo, messages, clock, bus)
+  const ledger = await UsageLedger.open(store)
+  const models = opts.models ?? new ServiceModelResolver(opts.accounts ?? {})
+  const tools = new ToolRunner({ knowledge, conversations, bus, callbacks: opts.callbacks })
+  const engine = new ConversationEngine({ conversations, tools, models, ledger, clock })
+  const workspace = workspaceDoc()
+  let n = 0
+  return {
+    clock,
+    store,
+    coordination,
+    bus,
+    events,
+    knowledge,
+    conversations,
+    ledger,
+    engine,
+    workspace,
+    agent: async (fields = {}) => {
+      const name = `Agent ${++n}`
+      const at = new Date(clock.now()).toISOString()
+      return {
+        id: newId('ag'),
+        workspaceId: workspace.id,
+        name,
+        instructions: starterPersona(name),
+        greeting: DEFAULTS.greeting,
+        businessDescription: DEFAULTS.businessDescription,
+        model: 'local',
+        temperature: DEFAULTS.temperature,
+        maxReplyTokens: DEFAULTS.maxReplyTokens,
+        language: DEFAULTS.language,
+        secondLanguage: null,
+        escalation: { ...DEFAULTS.escalation },
+        captureLeads: DEFAULTS.captureLeads,
+        scheduleCallbacks: DEFAULTS.scheduleCallbacks,
+        steps: [],
+        widget: { ...DEFAULTS.widget },
+        voice: { ...DEFAULTS.voice },
+        collectFields: [],
+        webKey: `wk_${n}`,
+        createdAt: at,
+        updatedAt: at,
+        ...fields,
+      }
+    },
+    async close() {
+      await bus.close()
+      await coordination.close()
+      await store.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export const FAQ = `Opening hours
+
+We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.
+
+Refunds
+
+Tell us within 48 hours and we refund you in full. Refunds take 3 to 5 working days to reach your card.`

@@ -1,0 +1,72 @@
+import { describe, expect, test } from 'bun:test'
+import type { AgentDoc } from '../../../src/features/agents/repository'
+import { buildSystemPrompt } from '../../../src/features/conversations/prompt'
+import { toolsFor } from '../../../src/features/conversations/tools'
+import { greetingFrom } from '../../../src/providers/llm/local-text'
+
+const agent = (fields: Partial<AgentDoc> = {}): AgentDoc =>
+  ({
+    id: 'ag_1',
+    workspaceId: 'ws_1',
+    name: 'Ava',
+    instructions: 'Be warm.\nGreeting: not this one',
+    greeting: 'Welcome to Bean There! What can I get you?',
+    businessDescription: 'A coffee shop in Pune',
+    model: 'local',
+    temperature: 0.7,
+    maxReplyTokens: 300,
+    language: 'auto',
+    secondLanguage: 'Hindi',
+    escalation: { onNoAnswer: false, onRequest: true },
+    captureLeads: true,
+    scheduleCallbacks: false,
+    steps: [],
+    ...fields,
+  }) as AgentDoc
+
+describe('system prompt', () => {
+  test('facts first: the configured greeting is the line the local model reads', () => {
+    const p = buildSystemPrompt(agent(), { channel: 'web', tools: ['search_knowledge'] })
+    expect(greetingFrom(p)).toBe('Welcome to Bean There! What can I get you?')
+    expect(p).toContain('Business: A coffee shop in Pune')
+    expect(p).toContain('Instructions:\nBe warm.')
+    expect(p).toContain('the website chat')
+  })
+
+  test('language: auto follows the customer and ignores the second language', () => {
+    const p = buildSystemPrompt(agent(), { channel: 'web', tools: [] })
+    expect(p).toContain('Language: reply in the language the customer writes in.')
+    expect(p).not.toContain('Hindi')
+  })
+
+  test('language and second language', () => {
+    const p = buildSystemPrompt(agent({ language: 'English', secondLanguage: 'Hindi' }), { channel: 'web', tools: [] })
+    expect(p).toContain('Language: reply in English; if the customer writes in Hindi or asks for it, you may switch to Hindi.')
+    expect(buildSystemPrompt(agent({ language: 'Tamil', secondLanguage: null }), { channel: 'web', tools: [] })).toContain('Language: reply in Tamil.')
+  })
+
+  test('steps in order', () => {
+    const p = buildSystemPrompt(agent({ steps: [{ title: 'Greet', detail: 'Say hello' }, { title: 'Ask the order', detail: '' }, { title: 'Confirm', detail: 'Read it back' }] }), { channel: 'web', tools: [] })
+    expect(p).toContain('Steps to follow, in order:\n1. Greet — Say hello\n2. Ask the order\n3. Confirm — Read it back')
+  })
+
+  test('rules mention only the tools offered; voice speaks plainly', () => {
+    const a = agent({ scheduleCallbacks: true, escalation: { onNoAnswer: true, onRequest: false } })
+    const tools = toolsFor(a, 'voice')
+    expect(tools).toEqual(['search_knowledge', 'capture_lead', 'escalate', 'schedule_callback', 'end_call'])
+    const p = buildSystemPrompt(a, { channel: 'voice', tools })
+    expect(p).toContain('call end_call')
+    expect(p).toContain('call schedule_callback')
+    expect(p).toContain('When you cannot answer and the customer still needs help, call escalate')
+    expect(p).not.toContain('asks for a person, call escalate')
+    expect(p).toContain('no markdown')
+    const plain = buildSystemPrompt(agent({ captureLeads: false }), { channel: 'web', tools: ['search_knowledge'] })
+    expect(plain).not.toContain('capture_lead')
+    expect(plain).not.toContain('escalate')
+  })
+
+  test('tools: end_call only on calls; escalate when either switch is on', () => {
+    expect(toolsFor(agent(), 'web')).toEqual(['search_knowledge', 'capture_lead', 'escalate'])
+    expect(toolsFor(agent({ captureLeads: false, escalation: { onNoAnswer: false, onRequest: false } }), 'chatapp')).toEqual(['search_knowledge'])
+  })
+})
