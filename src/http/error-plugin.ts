@@ -41,6 +41,11 @@ function validationErrors(error: any): SchemaError[] {
   return [{ path: error.valueError?.path ?? '', message: error.message, schema: error.valueError?.schema, value: error.valueError?.value }]
 }
 
+function queryMemberWithValue(params: URLSearchParams, value: unknown): string | null {
+  const matches = [...params.entries()].filter(([, raw]) => raw.trim() !== '' && Number(raw) === value).map(([name]) => name)
+  return matches.length === 1 ? matches[0] : null
+}
+
 /** Required-property errors come first so "is required" wins over a type complaint on the same field. */
 function firstError(errors: SchemaError[]): SchemaError {
   return errors.find((e) => /required property/i.test(e.message)) ?? errors[0]
@@ -71,8 +76,15 @@ export function errorPlugin(logger: Logger) {
         logger.error({ requestId, path, err: v.message }, 'response failed its schema')
         return json(500, legacy ? { detail: 'server error', status: 500 } : { error: `server error (request ${requestId})` }, base)
       }
-      const where = (v.type as string) ?? 'body'
+      let where = (v.type as string) ?? 'body'
       const errors = validationErrors(v)
+      if (where === 'property') {
+        // Elysia checks coerced query numbers one at a time and drops the member's name; find it
+        // by the value it failed on (query values are few, and a clash only loses the name).
+        const named = queryMemberWithValue(new URL(request.url).searchParams, v.value)
+        where = 'query'
+        errors[0] = { ...errors[0], path: named ? `/${named}` : '', value: v.value }
+      }
       if (legacy) {
         const detail = errors.map((e) => ({
           loc: [where, ...e.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p))],

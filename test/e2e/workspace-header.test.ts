@@ -95,3 +95,16 @@ describe('error shapes', () => {
     expect(r.body.error).toStartWith('body:')
   })
 })
+
+describe('query validation names the member', () => {
+  test('an out-of-range or non-numeric integer in the query', async () => {
+    const zero = await s.api('GET', '/agents?limit=0', { key: dev.key })
+    expect(zero.status).toBe(400)
+    expect(zero.body.error).toBe('limit: must be from 1 to 100')
+    const big = await s.api('GET', '/customers?limit=500&archived=true', { key: dev.key })
+    expect(big.body.error).toBe('limit: must be from 1 to 100')
+    const text = await s.api('GET', '/agents?limit=many', { key: dev.key })
+    expect(text.status).toBe(400)
+    expect(text.body.error).toStartWith('limit:')
+  })
+})

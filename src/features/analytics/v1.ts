@@ -3,7 +3,6 @@ import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
 import { errors } from '../../http/docs'
 import type { AgentService } from '../agents/service'
-import { checkQueryIntegers } from '../conversations/query-integers'
 import { Analytics, AnalyticsQuery } from './model'
 import type { AnalyticsService } from './service'
 
@@ -19,7 +18,6 @@ export function analyticsV1(deps: { context: ReturnType<typeof v1Context>; agent
       {
         params: t.Object({ id: t.String() }),
         query: AnalyticsQuery,
-        transform: checkQueryIntegers(AnalyticsQuery),
         response: { 200: Analytics, ...errors(400, 404) },
         detail: {
           summary: 'Agent analytics: totals, daily and hourly series, channels, knowledge gaps, top questions',

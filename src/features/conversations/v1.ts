@@ -4,7 +4,6 @@ import type { v1Context } from '../../http/context'
 import { errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
 import { Conversation, ListConversationsQuery, ListMessagesQuery, Message, presentConversation, presentMessage } from './model'
-import { checkQueryIntegers } from './query-integers'
 import type { ConversationService } from './service'
 
 export function conversationsV1(deps: { context: ReturnType<typeof v1Context>; conversations: ConversationService }) {
@@ -17,7 +16,6 @@ export function conversationsV1(deps: { context: ReturnType<typeof v1Context>; c
         paginate((limit, after) => conversations.list(workspace.id, query, limit, after), query, 25, presentConversation),
       {
         query: ListConversationsQuery,
-        transform: checkQueryIntegers(ListConversationsQuery),
         response: { 200: pageSchema(Conversation), ...errors(400) },
         detail: {
           summary: 'List conversations, newest first',
@@ -34,7 +32,6 @@ export function conversationsV1(deps: { context: ReturnType<typeof v1Context>; c
       {
         params: t.Object({ id: t.String() }),
         query: ListMessagesQuery,
-        transform: checkQueryIntegers(ListMessagesQuery),
         response: { 200: pageSchema(Message), ...errors(400, 404) },
         detail: { summary: 'Read a conversation’s messages, newest first', description: '`since` keeps messages written after it. Internal team notes are never included.' },
       },
