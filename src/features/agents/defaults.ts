@@ -1,5 +1,7 @@
 /** What a new agent starts with (SPEC.md Agent: "a newly created agent carries a starter persona"). */
+import { newId, randomId } from '../../ids'
 import { DEFAULT_VOICE } from '../voices/catalogue'
+import type { AgentDoc } from './repository'
 
 export const starterPersona = (name: string): string =>
   [
@@ -29,3 +31,31 @@ export const DEFAULTS = {
     maxCallSeconds: null,
   },
 } as const
+
+/** A new agent's document with every default; the service applies the caller's fields on top. */
+export function newAgentDoc(workspaceId: string, name: string, model: string, now: string): AgentDoc {
+  return {
+    id: newId('ag'),
+    workspaceId,
+    name,
+    instructions: starterPersona(name),
+    greeting: DEFAULTS.greeting,
+    businessDescription: DEFAULTS.businessDescription,
+    model,
+    temperature: DEFAULTS.temperature,
+    maxReplyTokens: DEFAULTS.maxReplyTokens,
+    language: DEFAULTS.language,
+    secondLanguage: null,
+    escalation: { ...DEFAULTS.escalation },
+    captureLeads: DEFAULTS.captureLeads,
+    scheduleCallbacks: DEFAULTS.scheduleCallbacks,
+    steps: [],
+    widget: { ...DEFAULTS.widget },
+    voice: { ...DEFAULTS.voice },
+    collectFields: [],
+    phoneNumber: null,
+    webKey: `wk_${randomId(24)}`,
+    createdAt: now,
+    updatedAt: now,
+  }
+}

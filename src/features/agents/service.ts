@@ -3,12 +3,11 @@
  * allowance, and a delete that cascades through whoever registered for it.
  */
 import { iso, type Clock } from '../../clock'
-import { newId, randomId } from '../../ids'
 import { conflict, notFound } from '../../http/errors'
 import type { PageAfter } from '../../store/port'
 import { PLANS, type PlanId } from '../plans/catalogue'
 import type { WorkspaceDoc } from '../workspaces/repository'
-import { DEFAULTS, starterPersona } from './defaults'
+import { newAgentDoc } from './defaults'
 import type { Agent, CreateAgent, PatchAgent } from './model'
 import type { AgentDoc, AgentRepo, StoredVoice } from './repository'
 import { checkCollectFieldNames, checkLanguage, checkModelChange, checkVoice, clampReplyTokens, clampTemperature } from './rules'
@@ -42,29 +41,7 @@ export class AgentService {
     const held = await this.agents.count({ workspaceId: tenant.workspace.id })
     if (held >= allowance) throw conflict(`the ${tenant.plan} plan allows ${allowance} agents per workspace and all are in use`)
     const now = iso(this.clock.now())
-    const base: AgentDoc = {
-      id: newId('ag'),
-      workspaceId: tenant.workspace.id,
-      name: input.name,
-      instructions: starterPersona(input.name),
-      greeting: DEFAULTS.greeting,
-      businessDescription: DEFAULTS.businessDescription,
-      model: this.defaultModel,
-      temperature: DEFAULTS.temperature,
-      maxReplyTokens: DEFAULTS.maxReplyTokens,
-      language: DEFAULTS.language,
-      secondLanguage: null,
-      escalation: { ...DEFAULTS.escalation },
-      captureLeads: DEFAULTS.captureLeads,
-      scheduleCallbacks: DEFAULTS.scheduleCallbacks,
-      steps: [],
-      widget: { ...DEFAULTS.widget },
-      voice: { ...DEFAULTS.voice },
-      collectFields: [],
-      webKey: `wk_${randomId(24)}`,
-      createdAt: now,
-      updatedAt: now,
-    }
+    const base = newAgentDoc(tenant.workspace.id, input.name, this.defaultModel, now)
     // On create every given value is a change, so the model rule applies to an explicit model.
     const doc = this.apply(base, input, tenant.plan, input.model !== undefined)
     await this.agents.insert(doc)

@@ -7,7 +7,7 @@ import { newId } from '../../ids'
 import { ApiError, conflict, notFound } from '../../http/errors'
 import { DuplicateKeyError, type Filter, type PageAfter } from '../../store/port'
 import { PLANS } from '../plans/catalogue'
-import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces/repository'
+import { newWorkspaceDoc, type WorkspaceDoc, type WorkspaceRepo } from '../workspaces/repository'
 import type { Collection, Doc } from '../../store/port'
 import { monthStart, type UsageLedger } from '../usage/ledger'
 import { checkInstant, checkMetadata, checkTimezone } from './rules'
@@ -57,25 +57,21 @@ export class CustomerService {
     const externalId = input.externalId ?? null
     if (externalId !== null) await this.assertExternalIdFree(developer.id, externalId)
     const now = iso(this.clock.now())
-    const doc: WorkspaceDoc = {
-      id: newId('org'),
-      kind: 'customer',
-      parentId: developer.id,
-      name: input.name,
-      plan: developer.plan,
-      currency: developer.currency,
-      timezone,
-      whiteLabel: false,
-      developer: false,
-      externalId,
-      metadata,
-      allottedCallLines: null,
-      status: 'active',
-      archivedAt: null,
-      eraseAfter: null,
-      createdAt: now,
-      updatedAt: now,
-    }
+    const doc = newWorkspaceDoc(
+      {
+        id: newId('org'),
+        kind: 'customer',
+        parentId: developer.id,
+        name: input.name,
+        plan: developer.plan,
+        currency: developer.currency,
+        timezone,
+        whiteLabel: false,
+        externalId,
+        metadata,
+      },
+      now,
+    )
     await this.insertOrConflict(doc)
     // The first customer makes the workspace a developer workspace (Authentication rule 6).
     if (!developer.developer) await this.workspaces.update(developer.id, { developer: true, updatedAt: now })

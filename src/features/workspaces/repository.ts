@@ -44,3 +44,22 @@ export const workspacesSpec: CollectionSpec = {
 export type WorkspaceRepo = Collection<WorkspaceDoc>
 
 export const openWorkspaces = (store: DocumentStore): Promise<WorkspaceRepo> => store.collection<WorkspaceDoc>(workspacesSpec)
+
+/** A workspace document with the defaults every new one has; callers give what differs. */
+export function newWorkspaceDoc(
+  fields: Pick<WorkspaceDoc, 'id' | 'kind' | 'parentId' | 'name' | 'plan' | 'currency' | 'timezone' | 'whiteLabel'> & Partial<WorkspaceDoc>,
+  now: string,
+): WorkspaceDoc {
+  return {
+    developer: false,
+    externalId: null,
+    metadata: {},
+    allottedCallLines: null,
+    status: 'active',
+    archivedAt: null,
+    eraseAfter: null,
+    createdAt: now,
+    updatedAt: now,
+    ...fields,
+  }
+}

@@ -4,7 +4,7 @@ import { newId } from '../../ids'
 import { conflict, notFound } from '../../http/errors'
 import type { PlanId } from '../plans/catalogue'
 import { checkTimezone } from '../customers/rules'
-import type { WorkspaceDoc, WorkspaceRepo } from './repository'
+import { newWorkspaceDoc, type WorkspaceDoc, type WorkspaceRepo } from './repository'
 
 export interface WorkspaceInput {
   name?: string
@@ -30,26 +30,19 @@ export class WorkspaceService {
   ) {}
 
   async createDeveloper(input: WorkspaceInput & { name: string }): Promise<WorkspaceDoc> {
-    const now = iso(this.clock.now())
-    const doc: WorkspaceDoc = {
-      id: newId('ws'),
-      kind: 'developer',
-      parentId: null,
-      name: input.name,
-      plan: input.plan ?? 'payg',
-      currency: input.currency ?? 'USD',
-      timezone: checkTimezone(input.timezone ?? 'UTC'),
-      whiteLabel: input.whiteLabel ?? false,
-      developer: false,
-      externalId: null,
-      metadata: {},
-      allottedCallLines: null,
-      status: 'active',
-      archivedAt: null,
-      eraseAfter: null,
-      createdAt: now,
-      updatedAt: now,
-    }
+    const doc = newWorkspaceDoc(
+      {
+        id: newId('ws'),
+        kind: 'developer',
+        parentId: null,
+        name: input.name,
+        plan: input.plan ?? 'payg',
+        currency: input.currency ?? 'USD',
+        timezone: checkTimezone(input.timezone ?? 'UTC'),
+        whiteLabel: input.whiteLabel ?? false,
+      },
+      iso(this.clock.now()),
+    )
     await this.workspaces.insert(doc)
     return doc
   }

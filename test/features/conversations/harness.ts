@@ -9,7 +9,7 @@ import { ManualClock } from '../../../src/clock'
 import { openCoordination } from '../../../src/coordination'
 import type { Coordination } from '../../../src/coordination/port'
 import { EventBus, type RecordedEvent } from '../../../src/events/bus'
-import { DEFAULTS, starterPersona } from '../../../src/features/agents/defaults'
+import { newAgentDoc } from '../../../src/features/agents/defaults'
 import type { AgentDoc } from '../../../src/features/agents/repository'
 import { ConversationEngine } from '../../../src/features/conversations/engine'
 import { ServiceModelResolver, type ModelResolver, type ProviderAccounts } from '../../../src/features/conversations/model-resolver'
@@ -18,8 +18,7 @@ import { ConversationService } from '../../../src/features/conversations/service
 import { ToolRunner, type CallbackScheduler } from '../../../src/features/conversations/tool-runner'
 import { KnowledgeService } from '../../../src/features/knowledge/service'
 import { UsageLedger } from '../../../src/features/usage/ledger'
-import type { WorkspaceDoc } from '../../../src/features/workspaces/repository'
-import { newId } from '../../../src/ids'
+import { newWorkspaceDoc, type WorkspaceDoc } from '../../../src/features/workspaces/repository'
 import { createLogger } from '../../../src/logger'
 import type { DocumentStore } from '../../../src/store/port'
 import { openSqliteStore } from '../../../src/store/sqlite'
@@ -43,25 +42,8 @@ export interface Harness {
 }
 
 export function workspaceDoc(id = 'ws_engine'): WorkspaceDoc {
-  return {
-    id,
-    kind: 'developer',
-    parentId: null,
-    name: 'Engine test',
-    plan: 'scale',
-    currency: 'USD',
-    timezone: 'UTC',
-    whiteLabel: false,
-    developer: false,
-    externalId: null,
-    metadata: {},
-    allottedCallLines: null,
-    status: 'active',
-    archivedAt: null,
-    eraseAfter: null,
-    createdAt: new Date(START).toISOString(),
-    updatedAt: new Date(START).toISOString(),
-  }
+  const fields = { id, kind: 'developer' as const, parentId: null, name: 'Engine test', plan: 'scale' as const, currency: 'USD' as const, timezone: 'UTC', whiteLabel: false }
+  return newWorkspaceDoc(fields, new Date(START).toISOString())
 }
 
 export async function startHarness(opts: { accounts?: ProviderAccounts; models?: ModelResolver; callbacks?: CallbackScheduler } = {}): Promise<Harness> {
@@ -92,34 +74,10 @@ export async function startHarness(opts: { accounts?: ProviderAccounts; models?:
     ledger,
     engine,
     workspace,
-    agent: async (fields = {}) => {
-      const name = `Agent ${++n}`
-      const at = new Date(clock.now()).toISOString()
-      return {
-        id: newId('ag'),
-        workspaceId: workspace.id,
-        name,
-        instructions: starterPersona(name),
-        greeting: DEFAULTS.greeting,
-        businessDescription: DEFAULTS.businessDescription,
-        model: 'local',
-        temperature: DEFAULTS.temperature,
-        maxReplyTokens: DEFAULTS.maxReplyTokens,
-        language: DEFAULTS.language,
-        secondLanguage: null,
-        escalation: { ...DEFAULTS.escalation },
-        captureLeads: DEFAULTS.captureLeads,
-        scheduleCallbacks: DEFAULTS.scheduleCallbacks,
-        steps: [],
-        widget: { ...DEFAULTS.widget },
-        voice: { ...DEFAULTS.voice },
-        collectFields: [],
-        webKey: `wk_${n}`,
-        createdAt: at,
-        updatedAt: at,
-        ...fields,
-      }
-    },
+    agent: async (fields = {}) => ({
+      ...newAgentDoc(workspace.id, `Agent ${++n}`, 'local', new Date(clock.now()).toISOString()),
+      ...fields,
+    }),
     async close() {
       await bus.close()
       await coordination.close()
