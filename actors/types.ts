@@ -1,0 +1,138 @@
+/**
+ * The shapes the actor runtime shares with its callers: how an actor kind is registered, what a
+ * stored actor document holds, and the snapshot view handed back across instances.
+ */
+import type { AnyStateMachine, EventFromLogic, InputFrom, SnapshotFrom, StateValue } from 'xstate'
+import type { Clock } from '../src/clock'
+import type { Coordination } from '../src/coordination/port'
+import type { Logger } from '../src/logger'
+import type { DocumentStore } from '../src/store/port'
+import type { InspectObserver } from './live-actor'
+import type { TimerPumpOptions } from './timer-pump'
+
+/** A pending wait the machine keeps in context as an absolute instant (service-clock epoch ms). */
+export interface Deadline {
+  /** Stable per wait (e.g. `erase`, `retry`): the durable timer id is derived from it. */
+  name: string
+  at: number
+}
+
+/** What the stored snapshot was written with, handed to a kind's migration hook. */
+export interface StoredVersion {
+  version: number
+  state: StateValue
+  snapshot: unknown
+}
+
+export interface ActorKindSpec<M extends AnyStateMachine = AnyStateMachine> {
+  /** The chart, already `.provide()`d with its real effects. */
+  machine: M
+  /** Bump when the chart changes shape; stored snapshots carry it. */
+  version: number
+  /** The deadlines the snapshot is waiting for; each one becomes a durable timer. */
+  deadlines?: (snapshot: SnapshotFrom<M>) => Deadline[]
+  /**
+   * Extra "pending work" beyond the default (a running invoked actor): states whose work must be
+   * resumed in memory at boot even though nothing in the snapshot is running.
+   */
+  pendingWork?: (snapshot: SnapshotFrom<M>) => boolean
+  /**
+   * Migration hook. Called when a stored snapshot's version differs from `version`: return a
+   * persisted snapshot valid for the current chart (it is resumed and re-stored under the new
+   * version), or null to refuse (the actor is reported as mismatched and left untouched).
+   */
+  migrate?: (stored: StoredVersion) => unknown | null
+  /** Wall-clock ms without events before the actor is passivated; 0 = as soon as it is idle. */
+  idleMs?: number
+}
+
+/** One document per actor in the `actor_snapshots` collection. */
+export interface StoredActor {
+  /** `kind:resourceId` */
+  id: string
+  kind: string
+  resourceId: string
+  version: number
+  /** The state value (a string for flat charts), indexed for "actors of a kind in a state". */
+  state: StateValue
+  status: 'active' | 'done' | 'error' | 'stopped'
+  /** `actor.getPersistedSnapshot()`: what createActor({ snapshot }) resumes from. */
+  snapshot: unknown
+  deadlines: Deadline[]
+  /** Earliest deadline (or null): lets operators list actors by their next wake-up. */
+  nextDeadlineAt: number | null
+  /** True while an invoked effect was running at the last persist: boot resumes it. */
+  pendingWork: boolean
+  createdAt: string
+  updatedAt: string
+  [field: string]: unknown
+}
+
+/** What `read` and `list` return: the stored document plus whether this chart can resume it. */
+export interface ActorRecord extends StoredActor {
+  versionMismatch: { stored: number; current: number } | null
+}
+
+/** The part of a snapshot that crosses instances when an event is forwarded to the owner. */
+export interface SnapshotView {
+  value: StateValue
+  context: unknown
+  status: StoredActor['status']
+  output?: unknown
+}
+
+/** What the console shows for one actor (`GET /console/actors/{id}`). */
+export interface ActorDescription {
+  id: string
+  kind: string
+  resourceId: string
+  /** True when this instance holds it in memory right now. */
+  live: boolean
+  /** The instance holding its lease, if any. */
+  owner: string | null
+  version: number
+  currentVersion: number
+  value: StateValue
+  status: string
+  context: unknown
+  deadlines: Deadline[]
+  pendingWork: boolean
+  updatedAt: string | null
+}
+
+export interface ActorRuntimeOptions {
+  store: DocumentStore
+  coordination: Coordination
+  clock: Clock
+  logger: Logger
+  /** Unique per running process (e.g. hostname + pid + random): lease owner and forwarding address. */
+  instanceId: string
+  /** Inspection observer for every actor (see inspection.ts `createInspection`). */
+  inspect?: InspectObserver
+  /** Timer pump tuning (defaults in timer-pump.ts); `beforeAck` is a test hook. */
+  timers?: Pick<TimerPumpOptions, 'pollMs' | 'claimLeaseMs' | 'batch' | 'beforeAck'>
+  /** Default DEFAULT_FORWARD_TIMEOUT_MS (forwarding.ts). */
+  forwardTimeoutMs?: number
+  /** Default LEASE_TTL_MS (leases.ts). */
+  leaseTtlMs?: number
+}
+
+export interface SendOptions {
+  /** Spawn with this input when the actor does not exist (else ActorNotFoundError). */
+  input?: unknown
+}
+
+/** A kind's typed view of the runtime, returned by `register`. */
+export interface ActorKind<M extends AnyStateMachine> {
+  readonly kind: string
+  spawn(id: string, input: InputFrom<M>): Promise<SnapshotFrom<M>>
+  send(id: string, event: EventFromLogic<M>, opts?: { input?: InputFrom<M> }): Promise<SnapshotFrom<M>>
+  read(id: string): Promise<ActorRecord | null>
+}
+
+/** A registered kind as the runtime keeps it. */
+export interface Registration {
+  kind: string
+  spec: ActorKindSpec
+  idleMs: number
+}
