@@ -24,6 +24,7 @@ import { workspacesConsole } from './features/workspaces/console'
 import { contactsConsole } from './features/contacts/console'
 import { phoneNumbersConsole } from './features/phone-numbers/console'
 import { clockConsole } from './features/clock/console'
+import { inspectionConsole } from './features/inspection/console'
 
 export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
 
@@ -47,6 +48,7 @@ export function createApp(services: Services, consoleToken: string) {
     .use(contactsConsole({ auth, workspaces: services.workspaces, contacts: services.contacts }))
     .use(phoneNumbersConsole({ auth, workspaces: services.workspaces, numbers: services.numbers }))
     .use(clockConsole({ auth, control: services.clockControl }))
+    .use(inspectionConsole({ auth, runtime: services.runtime }))
 
   // Each document keeps its own surface's routes and none of the documentation routes.
   const notV1 = [/^(?!\/api\/v1\/)/, /^\/api\/v1\/docs/]

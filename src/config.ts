@@ -18,6 +18,8 @@ export interface Config {
   allowPrivateWebhookTargets: boolean
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   inspect: boolean
+  /** WebSocket URL of a running Stately inspector relay; without it INSPECT=1 starts one. */
+  inspectUrl?: string
   providers: {
     openaiApiKey?: string
     anthropicApiKey?: string
@@ -117,6 +119,7 @@ export function loadConfig(env: Env = process.env): Config {
       'info',
     ),
     inspect: flag(env, 'INSPECT'),
+    inspectUrl: url(env, 'INSPECT_URL', ['ws:', 'wss:']),
     providers: {
       openaiApiKey: optional(env, 'OPENAI_API_KEY'),
       anthropicApiKey: optional(env, 'ANTHROPIC_API_KEY'),

@@ -25,6 +25,8 @@ import { ContactService } from './features/contacts/service'
 import { UsageLedger } from './features/usage/ledger'
 import type { ClockControl } from './features/clock/console'
 import { EventBus } from './events/bus'
+import { ActorRuntime, createInspection, type Inspection } from '../actors'
+import { randomId } from './ids'
 import { KnowledgeService } from './features/knowledge/service'
 import { buildConversationFeature, type ConversationFeature } from './features/conversations/wiring'
 import { AnalyticsService } from './features/analytics/service'
@@ -44,6 +46,8 @@ export interface Services {
   contacts: ContactService
   ledger: UsageLedger
   bus: EventBus
+  runtime: ActorRuntime
+  inspection: Inspection | null
   knowledge: KnowledgeService
   /** Conversations, the engine, its model resolver and test chat. */
   conversations: ConversationFeature['conversations']
@@ -82,6 +86,9 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   const coordination = await openCoordination({ dataDir: config.dataDir, redisUrl: config.redisUrl })
   const { clock, persist } = await openClock(config, store)
   const bus = await EventBus.open(store, coordination, clock, logger)
+  const inspection = config.inspect ? await createInspection({ url: config.inspectUrl }) : null
+  // Features register their actor kinds below; `startActors` runs once all are registered.
+  const runtime = new ActorRuntime({ store, coordination, clock, logger, instanceId: `inst_${randomId(10)}`, inspect: inspection?.inspect })
 
   const [rawWorkspaces, keyRepo, agentRepo, numberRepo, contactRepo, ledger] = await Promise.all([
     openWorkspaces(store),
@@ -107,7 +114,8 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   const talk = await buildConversationFeature({ config, store, clock, coordination, bus, ledger, agents, knowledge })
   const analytics = await AnalyticsService.open(store, bus.events, clock)
 
-  const onClockAdvance: Services['onClockAdvance'] = []
+  // Under the manual clock, an advance answers only after every timer due by then has fired.
+  const onClockAdvance: Services['onClockAdvance'] = [async (now) => void (await runtime.runDue(now))]
   const clockControl: ClockControl = {
     clock,
     async afterAdvance(now) {
@@ -115,6 +123,9 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
       for (const run of onClockAdvance) await run(now)
     },
   }
+
+  // Every feature has registered its actor kinds by now: resume pending work, start the timer pump.
+  await runtime.start()
 
   return {
     config,
@@ -131,12 +142,16 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     contacts,
     ledger,
     bus,
+    runtime,
+    inspection,
     knowledge,
     ...talk,
     analytics,
     clockControl,
     onClockAdvance,
     async close() {
+      await runtime.stop()
+      await inspection?.stop()
       await keys.stop()
       await bus.close()
       await coordination.close()

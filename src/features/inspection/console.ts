@@ -1,0 +1,60 @@
+/**
+ * Console: the machines behind every stateful resource, for the Stately visualiser, and one
+ * actor's current state (DESIGN.md "Machines and actors", issue 3 "Inspection").
+ */
+import { Elysia, t } from 'elysia'
+import type { ActorRuntime } from '../../../actors'
+import { machineDefinition, machineNames, machines, type MachineName } from '../../../machines'
+import { consoleErrors } from '../../http/docs'
+import { notFound } from '../../http/errors'
+import type { consoleAuth } from '../../http/console-auth'
+
+export function inspectionConsole(deps: { auth: ReturnType<typeof consoleAuth>; runtime: ActorRuntime }) {
+  const isName = (name: string): name is MachineName => (machineNames as string[]).includes(name)
+  return new Elysia({ detail: { tags: ['Console'] } })
+    .use(deps.auth)
+    .get(
+      '/machines',
+      () => ({
+        items: machineNames.map((name) => ({
+          name,
+          id: machines[name].machine.id,
+          version: machines[name].version,
+          effects: [...machines[name].effects],
+          live: deps.runtime.hasKind(name),
+        })),
+      }),
+      {
+        response: {
+          200: t.Object({ items: t.Array(t.Object({ name: t.String(), id: t.String(), version: t.Integer(), effects: t.Array(t.String()), live: t.Boolean() })) }),
+          ...consoleErrors(),
+        },
+        detail: { summary: 'List the state machines (name, chart id, version)' },
+      },
+    )
+    .get(
+      '/machines/:name',
+      ({ params }) => {
+        if (!isName(params.name)) throw notFound(`no machine ${params.name}; see GET /console/machines`)
+        return { name: params.name, version: machines[params.name].version, definition: machineDefinition(params.name) }
+      },
+      {
+        params: t.Object({ name: t.String() }),
+        response: { 200: t.Object({ name: t.String(), version: t.Integer(), definition: t.Unknown() }), ...consoleErrors(404) },
+        detail: { summary: 'A machine definition as JSON, for the Stately visualiser' },
+      },
+    )
+    .get(
+      '/actors/:id',
+      async ({ params }) => {
+        const description = await deps.runtime.describe(params.id)
+        if (!description) throw notFound(`no actor ${params.id}; ids are <kind>:<resource id>, e.g. customerWorkspace:org_…`)
+        return description as unknown as Record<string, unknown>
+      },
+      {
+        params: t.Object({ id: t.String({ description: '<kind>:<resource id>' }) }),
+        response: { 200: t.Record(t.String(), t.Unknown()), ...consoleErrors(404) },
+        detail: { summary: 'One actor: state, context, version, deadlines, whether it is live and where' },
+      },
+    )
+}
