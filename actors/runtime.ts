@@ -65,6 +65,14 @@ const RESUME_CONCURRENCY = 32
 // A crashed instance's leases lapse after LEASE_TTL_MS (15 s); looking for its orphaned pending
 // work every 30 s resumes it within about 45 s, for one indexed query when there is none.
 const ORPHAN_SWEEP_MS = 30_000
+// settle(): an HTTP route waits this long for an actor's effect before answering 503 (retry):
+// our effects are a few store writes, milliseconds each; 10 s covers a loaded store.
+const SETTLE_TIMEOUT_MS = 10_000
+// settle() polls the stored snapshot (so it works whichever instance runs the actor): first
+// after 2 ms, doubling to at most 50 ms, so a quick effect answers fast and a slow one costs
+// at most 20 reads a second.
+const SETTLE_FIRST_POLL_MS = 2
+const SETTLE_MAX_POLL_MS = 50
 
 export class ActorRuntime {
   private readonly kinds = new Map<string, Registration>()
@@ -117,6 +125,7 @@ export class ActorRuntime {
       spawn: (id, input) => this.spawn(kind, id, input) as Promise<SnapshotFrom<M>>,
       send: (id, event, o) => this.send(kind, id, event, o) as Promise<SnapshotFrom<M>>,
       read: (id) => this.read(kind, id),
+      settle: (id, timeoutMs) => this.settle(kind, id, timeoutMs),
     }
   }
 
@@ -191,6 +200,25 @@ export class ActorRuntime {
     const reg = this.registration(kind)
     const doc = await this.store().get(actorKey(kind, id))
     return doc ? record(reg, doc) : null
+  }
+
+  /**
+   * Waits until the stored snapshot records no effect in flight, then returns it: after `send`,
+   * a route answers once the effect the event started has run and its outcome is stored. Reads
+   * the store, so it works whichever instance holds the actor. ActorUnavailableError on timeout.
+   */
+  async settle(kind: string, id: string, timeoutMs = SETTLE_TIMEOUT_MS): Promise<ActorRecord> {
+    const reg = this.registration(kind)
+    const key = actorKey(kind, id)
+    const deadline = Date.now() + timeoutMs
+    let wait = SETTLE_FIRST_POLL_MS
+    for (;;) {
+      const doc = await this.store().get(key)
+      if (doc && !doc.pendingWork) return record(reg, doc)
+      if (Date.now() + wait > deadline) throw new ActorUnavailableError(`${key} did not settle within ${timeoutMs} ms`)
+      await Bun.sleep(wait)
+      wait = Math.min(wait * 2, SETTLE_MAX_POLL_MS)
+    }
   }
 
   async list(kind: string, opts: { state?: string; limit?: number } = {}): Promise<ActorRecord[]> {

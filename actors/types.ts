@@ -128,6 +128,8 @@ export interface ActorKind<M extends AnyStateMachine> {
   spawn(id: string, input: InputFrom<M>): Promise<SnapshotFrom<M>>
   send(id: string, event: EventFromLogic<M>, opts?: { input?: InputFrom<M> }): Promise<SnapshotFrom<M>>
   read(id: string): Promise<ActorRecord | null>
+  /** Waits until no effect is in flight and returns the stored actor (see ActorRuntime.settle). */
+  settle(id: string, timeoutMs?: number): Promise<ActorRecord>
 }
 
 /** A registered kind as the runtime keeps it. */

@@ -88,6 +88,18 @@ describe('actor runtime (embedded store)', () => {
     expect((await runtime.read('ticket', 'busy'))?.state).toBe('working')
   })
 
+  test('settle waits for the effect an event started and returns the stored outcome; times out while it runs', async () => {
+    await runtime.spawn('ticket', 'eff', { id: 'eff' })
+    await runtime.send('ticket', 'eff', { type: 'work' })
+    await expect(runtime.settle('ticket', 'eff', 60)).rejects.toThrow('did not settle')
+    const settling = runtime.settle('ticket', 'eff')
+    effectGate.open(7)
+    const settled = await settling
+    expect(settled.pendingWork).toBe(false)
+    expect(settled.state).toBe('open')
+    expect(ctx(settled).worked).toBe(1)
+  })
+
   test('every change is persisted, including ones an effect causes; a no-op event writes nothing', async () => {
     await runtime.spawn('ticket', 't1', { id: 't1' })
     expect(writes).toHaveLength(1)
