@@ -22,7 +22,7 @@
  * pending, and a warning is logged.
  */
 import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine, EventObject, SnapshotFrom } from 'xstate'
-import { ActorExistsError, ActorUnavailableError, UnknownKindError } from './errors'
+import { ActorExistsError, ActorNotFoundError, ActorUnavailableError, UnknownKindError } from './errors'
 import { Forwarder, type ForwardRequest } from './forwarding'
 import { Housekeeper } from './housekeeper'
 import { describeLive, describeStored, machineDefinition, type MachineDefinition } from './inspection'
@@ -32,6 +32,7 @@ import { fromView, Residency } from './residency'
 import { SerialQueue } from './serial-queue'
 import { actorKey, parseActorKey, SnapshotStore } from './snapshot-store'
 import { deliverTimer } from './timer-delivery'
+import { parseTimerPayload } from './deadlines'
 import { TimerPump } from './timer-pump'
 import type {
   ActorDescription,
@@ -73,6 +74,9 @@ const SETTLE_TIMEOUT_MS = 10_000
 // at most 20 reads a second.
 const SETTLE_FIRST_POLL_MS = 2
 const SETTLE_MAX_POLL_MS = 50
+// runDue repeats while woken effects arm timers that are already due; a chain longer than this
+// is a machine re-arming itself at "now", which must not hang a clock advance.
+const MAX_RUN_DUE_PASSES = 20
 
 export class ActorRuntime {
   private readonly kinds = new Map<string, Registration>()
@@ -81,6 +85,8 @@ export class ActorRuntime {
   private readonly pump: TimerPump
   private readonly forwarder: Forwarder
   private readonly keeper: Housekeeper
+  /** Actors woken by timers during a runDue, so it can wait for the effects they start. */
+  private woken: Map<string, { kind: string; id: string }> | null = null
   private snapshots: SnapshotStore | null = null
   private residency: Residency | null = null
 
@@ -91,7 +97,11 @@ export class ActorRuntime {
       coordination: opts.coordination,
       clock: opts.clock,
       logger: opts.logger,
-      deliver: (timer, now) => deliverTimer(this, opts.logger, timer, now),
+      deliver: (timer, now) => {
+        const target = parseTimerPayload(timer.payload)
+        if (target) this.woken?.set(actorKey(target.kind, target.id), target)
+        return deliverTimer(this, opts.logger, timer, now)
+      },
     })
     this.forwarder = new Forwarder({
       coordination: opts.coordination,
@@ -214,7 +224,8 @@ export class ActorRuntime {
     let wait = SETTLE_FIRST_POLL_MS
     for (;;) {
       const doc = await this.store().get(key)
-      if (doc && !doc.pendingWork) return record(reg, doc)
+      if (!doc) throw new ActorNotFoundError(`${key} does not exist`)
+      if (!doc.pendingWork) return record(reg, doc)
       if (Date.now() + wait > deadline) throw new ActorUnavailableError(`${key} did not settle within ${timeoutMs} ms`)
       await Bun.sleep(wait)
       wait = Math.min(wait * 2, SETTLE_MAX_POLL_MS)
@@ -226,9 +237,25 @@ export class ActorRuntime {
     return (await this.store().list(kind, opts)).map((doc) => record(reg, doc))
   }
 
-  /** Delivers every durable timer due at `now` (default: the clock's now) and waits for all of them. */
-  runDue(now?: number): Promise<number> {
-    return this.pump.runDue(now)
+  /**
+   * Delivers every durable timer due at `now` (default: the clock's now), waits until the actors
+   * it woke have settled (the effects those wake-ups started have run and are stored), and repeats
+   * while that armed more timers already due — so "advance the manual clock, then read" sees the
+   * outcome.
+   */
+  async runDue(now?: number): Promise<number> {
+    let total = 0
+    for (let pass = 0; pass < MAX_RUN_DUE_PASSES; pass++) {
+      this.woken = new Map()
+      const delivered = await this.pump.runDue(now)
+      const woken = [...this.woken.values()]
+      this.woken = null
+      total += delivered
+      await Promise.all(woken.map(({ kind, id }) => (this.kinds.has(kind) ? this.settle(kind, id).catch(() => null) : null)))
+      if (delivered === 0) return total
+    }
+    this.opts.logger.warn({ passes: MAX_RUN_DUE_PASSES }, 'runDue stopped: timers kept falling due')
+    return total
   }
 
   /** Stops the actor and drops it from memory unless an effect is in flight; true when it was dropped. */
