@@ -2,7 +2,7 @@
 import type { Config } from './config'
 import { createLogger, type Logger } from './logger'
 import { buildServices, type Services } from './services'
-import { createApp, DOCS } from './app'
+import { createApp, DOCS, type App } from './app'
 import { ensureDemoWorkspace, persistentSecret } from './boot'
 
 export interface RunningServer {
@@ -10,6 +10,7 @@ export interface RunningServer {
   port: number
   consoleToken: string
   services: Services
+  app: App
   demo: { id: string; key: string } | null
   docs: { v1: string; legacy: string; console: string }
   stop(): Promise<void>
@@ -29,6 +30,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     port,
     consoleToken,
     services,
+    app,
     demo,
     docs: { v1: `${base}${DOCS.v1}`, legacy: `${base}${DOCS.legacy}`, console: `${base}${DOCS.console}` },
     async stop() {

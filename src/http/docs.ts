@@ -1,8 +1,13 @@
 /** Shared OpenAPI pieces: the error bodies every route documents next to its success answer. */
 import { t, type TSchema } from 'elysia'
+import type { OpenAPIV3 } from 'openapi-types'
 
 export const ErrorBody = t.Object(
-  { error: t.String({ description: 'plain-words message; a 400 starts with the offending field' }) },
+  {
+    error: t.String({ description: 'plain-words message; a 400 starts with the offending field' }),
+    field: t.Optional(t.String({ description: 'the offending field, on a 400' })),
+    state: t.Optional(t.String({ description: 'the current state, when a move does not apply to it (409)' })),
+  },
   { additionalProperties: true, description: 'v1 error' },
 )
 
@@ -50,3 +55,21 @@ export function legacyErrors(...codes: number[]): Record<number, TSchema> {
 }
 
 export const bearer = [{ bearer: [] as string[] }]
+
+/**
+ * The documented answers of a route (`detail.responses`) from the same TypeBox schemas the
+ * services' presenters are written to. They feed the OpenAPI document and the test suite, which
+ * checks every answer it receives against them (test/support/response-check.ts). They are not
+ * re-validated on every request in production: that check cost about a quarter of the
+ * throughput of a store read (bench:api), for a guarantee the suite already gives.
+ */
+export function answers(schemas: Record<number, TSchema>): OpenAPIV3.ResponsesObject {
+  const out: OpenAPIV3.ResponsesObject = {}
+  for (const [code, schema] of Object.entries(schemas)) {
+    const status = Number(code)
+    const description = (schema as { description?: string }).description ?? DESCRIPTIONS[status] ?? (status < 300 ? 'success' : 'error')
+    const empty = status === 204 || (schema as { type?: string }).type === 'null'
+    out[code] = empty ? { description } : { description, content: { 'application/json': { schema: schema as OpenAPIV3.SchemaObject } } }
+  }
+  return out
+}

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { loadConfig } from '../../src/config'
 import { createLogger } from '../../src/logger'
 import { startServer, type RunningServer } from '../../src/server'
+import { responseChecker } from './response-check'
 
 export interface Reply<T = any> {
   status: number
@@ -33,6 +34,8 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'))
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, SERVICE_CLOCK: 'manual', LOG_LEVEL: 'silent', ...env })
   const server = await startServer(config, createLogger('silent'))
+  // Every answer is checked against the schema its route documents (test/support/response-check.ts).
+  const check = responseChecker(server.app.routes as any)
   const request = async (method: string, url: string, headers: Record<string, string>, body?: unknown, raw?: string): Promise<Reply> => {
     const init: RequestInit = { method, headers: { ...headers } }
     if (raw !== undefined) {
@@ -50,6 +53,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     } catch {
       /* not JSON: keep the text */
     }
+    check(method, url, res.status, parsed)
     return { status: res.status, body: parsed, headers: res.headers }
   }
   const t: TestServer = {

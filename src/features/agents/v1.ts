@@ -1,7 +1,7 @@
 /** Agents (v1): create, list, read, patch, delete. */
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
-import { errors } from '../../http/docs'
+import { answers, errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
 import { Agent, CreateAgent, ListAgentsQuery, PatchAgent } from './model'
 import type { AgentService } from './service'
@@ -14,7 +14,7 @@ export function agentsV1(deps: { context: ReturnType<typeof v1Context>; agents: 
     .get(
       '',
       ({ query, workspace }) => paginate((limit, after) => agents.list(workspace.id, limit, after), query, 25, (d) => agents.present(d)),
-      { query: ListAgentsQuery, response: { 200: pageSchema(Agent), ...errors(400) }, detail: { summary: 'List agents, newest first' } },
+      { query: ListAgentsQuery, detail: { responses: answers({ 200: pageSchema(Agent), ...errors(400) }), summary: 'List agents, newest first' } },
     )
     .post(
       '',
@@ -25,19 +25,17 @@ export function agentsV1(deps: { context: ReturnType<typeof v1Context>; agents: 
       },
       {
         body: CreateAgent,
-        response: { 201: Agent, ...errors(400, 403, 409) },
-        detail: { summary: 'Create an agent', description: 'Only `name` is required; a starter persona, widget key and voice channel come with it. 409 when the plan’s agent allowance is used up.' },
+        detail: { responses: answers({ 201: Agent, ...errors(400, 403, 409) }), summary: 'Create an agent', description: 'Only `name` is required; a starter persona, widget key and voice channel come with it. 409 when the plan’s agent allowance is used up.' },
       },
     )
     .get('/:id', async ({ params, workspace }) => agents.present(await agents.get(workspace.id, params.id)), {
       params: Id,
-      response: { 200: Agent, ...errors(404) },
-      detail: { summary: 'Read an agent' },
+      detail: { responses: answers({ 200: Agent, ...errors(404) }), summary: 'Read an agent' },
     })
     .patch(
       '/:id',
       async ({ params, body, workspace, principal }) => agents.present(await agents.patch({ workspace, plan: principal.developer.plan }, params.id, body)),
-      { params: Id, body: PatchAgent, response: { 200: Agent, ...errors(400, 403, 404, 409) }, detail: { summary: 'Change any subset of an agent’s fields' } },
+      { params: Id, body: PatchAgent, detail: { responses: answers({ 200: Agent, ...errors(400, 403, 404, 409) }), summary: 'Change any subset of an agent’s fields' } },
     )
     .delete(
       '/:id',
@@ -46,6 +44,6 @@ export function agentsV1(deps: { context: ReturnType<typeof v1Context>; agents: 
         set.status = 204
         return null
       },
-      { params: Id, response: { 204: t.Null(), ...errors(403, 404) }, detail: { summary: 'Delete an agent with its conversations, knowledge and channels' } },
+      { params: Id, detail: { responses: answers({ 204: t.Null(), ...errors(403, 404) }), summary: 'Delete an agent with its conversations, knowledge and channels' } },
     )
 }

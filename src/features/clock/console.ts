@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia'
 import { ManualClock, iso, type Clock } from '../../clock'
 import { conflict } from '../../http/errors'
-import { consoleErrors } from '../../http/docs'
+import { answers, consoleErrors } from '../../http/docs'
 import type { consoleAuth } from '../../http/console-auth'
 
 export interface ClockControl {
@@ -19,7 +19,7 @@ export function clockConsole(deps: { auth: ReturnType<typeof consoleAuth>; contr
   const answer = () => ({ now: iso(deps.control.clock.now()), kind: deps.control.clock.kind })
   return new Elysia({ prefix: '/clock', detail: { tags: ['Console'] } })
     .use(deps.auth)
-    .get('', answer, { response: { 200: Now, ...consoleErrors() }, detail: { summary: 'Read the service clock' } })
+    .get('', answer, { detail: { responses: answers({ 200: Now, ...consoleErrors() }), summary: 'Read the service clock' } })
     .post(
       '/advance',
       async ({ body }) => {
@@ -31,8 +31,7 @@ export function clockConsole(deps: { auth: ReturnType<typeof consoleAuth>; contr
       {
         // Up to 400 days in one step: beyond every retention the product has (30-day erasure, 75-day recordings).
         body: t.Object({ ms: t.Integer({ minimum: 0, maximum: 400 * 24 * 3600 * 1000 }) }, { additionalProperties: false }),
-        response: { 200: Now, ...consoleErrors(400, 409) },
-        detail: { summary: 'Advance the manual clock and fire the timers that fall due' },
+        detail: { responses: answers({ 200: Now, ...consoleErrors(400, 409) }), summary: 'Advance the manual clock and fire the timers that fall due' },
       },
     )
 }

@@ -1,6 +1,6 @@
 /** Console: contacts with consent flags (DESIGN.md console table). */
 import { Elysia, t } from 'elysia'
-import { consoleErrors } from '../../http/docs'
+import { answers, consoleErrors } from '../../http/docs'
 import type { consoleAuth } from '../../http/console-auth'
 import type { WorkspaceService } from '../workspaces/service'
 import { presentContact, type ContactService } from './service'
@@ -35,8 +35,7 @@ export function contactsConsole(deps: { auth: ReturnType<typeof consoleAuth>; wo
           },
           { additionalProperties: false },
         ),
-        response: { 201: Contact, ...consoleErrors(400, 404, 409) },
-        detail: { summary: 'Import a contact' },
+        detail: { responses: answers({ 201: Contact, ...consoleErrors(400, 404, 409) }), summary: 'Import a contact' },
       },
     )
     .patch(
@@ -48,8 +47,7 @@ export function contactsConsole(deps: { auth: ReturnType<typeof consoleAuth>; wo
       {
         params: t.Object({ ws: t.String(), id: t.String() }),
         body: t.Object({ optedOut: t.Optional(t.Boolean()), doNotCall: t.Optional(t.Boolean()) }, { additionalProperties: false }),
-        response: { 200: Contact, ...consoleErrors(400, 404) },
-        detail: { summary: 'Change a contact’s consent' },
+        detail: { responses: answers({ 200: Contact, ...consoleErrors(400, 404) }), summary: 'Change a contact’s consent' },
       },
     )
 }

@@ -1,7 +1,7 @@
 /** Conversations (v1): list conversations and read a conversation's messages (SPEC.md Conversations). */
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
-import { errors } from '../../http/docs'
+import { answers, errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
 import { Conversation, ListConversationsQuery, ListMessagesQuery, Message, presentConversation, presentMessage } from './model'
 import type { ConversationService } from './service'
@@ -16,8 +16,7 @@ export function conversationsV1(deps: { context: ReturnType<typeof v1Context>; c
         paginate((limit, after) => conversations.list(workspace.id, query, limit, after), query, 25, presentConversation),
       {
         query: ListConversationsQuery,
-        response: { 200: pageSchema(Conversation), ...errors(400) },
-        detail: {
+        detail: { responses: answers({ 200: pageSchema(Conversation), ...errors(400) }),
           summary: 'List conversations, newest first',
           description: '`since` keeps conversations whose customer last wrote at or after it. Test chats are listed too, on channel `web` with `test: true`.',
         },
@@ -32,8 +31,7 @@ export function conversationsV1(deps: { context: ReturnType<typeof v1Context>; c
       {
         params: t.Object({ id: t.String() }),
         query: ListMessagesQuery,
-        response: { 200: pageSchema(Message), ...errors(400, 404) },
-        detail: { summary: 'Read a conversation’s messages, newest first', description: '`since` keeps messages written after it. Internal team notes are never included.' },
+        detail: { responses: answers({ 200: pageSchema(Message), ...errors(400, 404) }), summary: 'Read a conversation’s messages, newest first', description: '`since` keeps messages written after it. Internal team notes are never included.' },
       },
     )
 }

@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia'
 import type { ActorRuntime } from '../../../actors'
 import { machineDefinition, machineNames, machines, type MachineName } from '../../../machines'
-import { consoleErrors } from '../../http/docs'
+import { answers, consoleErrors } from '../../http/docs'
 import { notFound } from '../../http/errors'
 import type { consoleAuth } from '../../http/console-auth'
 
@@ -25,11 +25,10 @@ export function inspectionConsole(deps: { auth: ReturnType<typeof consoleAuth>; 
         })),
       }),
       {
-        response: {
+        detail: { responses: answers({
           200: t.Object({ items: t.Array(t.Object({ name: t.String(), id: t.String(), version: t.Integer(), effects: t.Array(t.String()), live: t.Boolean() })) }),
           ...consoleErrors(),
-        },
-        detail: { summary: 'List the state machines (name, chart id, version)' },
+        }), summary: 'List the state machines (name, chart id, version)' },
       },
     )
     .get(
@@ -40,8 +39,7 @@ export function inspectionConsole(deps: { auth: ReturnType<typeof consoleAuth>; 
       },
       {
         params: t.Object({ name: t.String() }),
-        response: { 200: t.Object({ name: t.String(), version: t.Integer(), definition: t.Unknown() }), ...consoleErrors(404) },
-        detail: { summary: 'A machine definition as JSON, for the Stately visualiser' },
+        detail: { responses: answers({ 200: t.Object({ name: t.String(), version: t.Integer(), definition: t.Unknown() }), ...consoleErrors(404) }), summary: 'A machine definition as JSON, for the Stately visualiser' },
       },
     )
     .get(
@@ -53,8 +51,7 @@ export function inspectionConsole(deps: { auth: ReturnType<typeof consoleAuth>; 
       },
       {
         params: t.Object({ id: t.String({ description: '<kind>:<resource id>' }) }),
-        response: { 200: t.Record(t.String(), t.Unknown()), ...consoleErrors(404) },
-        detail: { summary: 'One actor: state, context, version, deadlines, whether it is live and where' },
+        detail: { responses: answers({ 200: t.Record(t.String(), t.Unknown()), ...consoleErrors(404) }), summary: 'One actor: state, context, version, deadlines, whether it is live and where' },
       },
     )
 }

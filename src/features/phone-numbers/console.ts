@@ -1,6 +1,6 @@
 /** Console: rent or bring a phone number and assign it (DESIGN.md console table). */
 import { Elysia, t } from 'elysia'
-import { consoleErrors } from '../../http/docs'
+import { answers, consoleErrors } from '../../http/docs'
 import type { consoleAuth } from '../../http/console-auth'
 import type { WorkspaceService } from '../workspaces/service'
 import type { PhoneNumberService } from './service'
@@ -52,8 +52,7 @@ export function phoneNumbersConsole(deps: { auth: ReturnType<typeof consoleAuth>
           },
           { additionalProperties: false },
         ),
-        response: { 201: Number_, ...consoleErrors(400, 404, 409) },
-        detail: { summary: 'Add a rented or brought number' },
+        detail: { responses: answers({ 201: Number_, ...consoleErrors(400, 404, 409) }), summary: 'Add a rented or brought number' },
       },
     )
 }

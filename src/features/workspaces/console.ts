@@ -1,6 +1,6 @@
 /** Console: developer workspaces and their keys (DESIGN.md "The console surface, exactly"). */
 import { Elysia, t } from 'elysia'
-import { consoleErrors } from '../../http/docs'
+import { answers, consoleErrors } from '../../http/docs'
 import { PLAN_IDS } from '../plans/catalogue'
 import type { KeyService } from '../keys/service'
 import type { consoleAuth } from '../../http/console-auth'
@@ -31,15 +31,13 @@ export function workspacesConsole(deps: { auth: ReturnType<typeof consoleAuth>; 
       },
       {
         body: t.Object({ name: t.String({ minLength: 1, maxLength: 120 }), ...Fields }, { additionalProperties: false }),
-        response: { 201: t.Composite([Workspace, t.Object({ key: t.String() })]), ...consoleErrors(400) },
-        detail: { summary: 'Create a developer workspace with a first full key' },
+        detail: { responses: answers({ 201: t.Composite([Workspace, t.Object({ key: t.String() })]), ...consoleErrors(400) }), summary: 'Create a developer workspace with a first full key' },
       },
     )
     .patch('/:ws', async ({ params, body }) => presentWorkspace(await workspaces.patch(params.ws, body)), {
       params: Ws,
       body: t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 120 })), ...Fields }, { additionalProperties: false }),
-      response: { 200: Workspace, ...consoleErrors(400, 404, 409) },
-      detail: { summary: 'Change a workspace' },
+      detail: { responses: answers({ 200: Workspace, ...consoleErrors(400, 404, 409) }), summary: 'Change a workspace' },
     })
     .post(
       '/:ws/keys',
@@ -55,8 +53,7 @@ export function workspacesConsole(deps: { auth: ReturnType<typeof consoleAuth>; 
           { name: t.String({ minLength: 1, maxLength: 60 }), scope: t.Union([t.Literal('full'), t.Literal('build'), t.Literal('read')]) },
           { additionalProperties: false },
         ),
-        response: { 201: t.Object({ id: t.String(), name: t.String(), prefix: t.String(), scope: t.String(), key: t.String() }), ...consoleErrors(400, 404) },
-        detail: { summary: 'Create an API key for a workspace' },
+        detail: { responses: answers({ 201: t.Object({ id: t.String(), name: t.String(), prefix: t.String(), scope: t.String(), key: t.String() }), ...consoleErrors(400, 404) }), summary: 'Create an API key for a workspace' },
       },
     )
 }
