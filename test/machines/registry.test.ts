@@ -10,6 +10,7 @@ type Node = {
   always?: { actions: unknown[] }[]
   entry: unknown[]
   exit: unknown[]
+  invoke?: { src: unknown }[]
 }
 
 function* nodes(n: Node): Generator<Node> {
@@ -52,8 +53,11 @@ for (const name of machineNames) {
     test('every action the chart names is implemented, and every effect is named in the chart', () => {
       const implemented = Object.keys(machine.implementations.actions)
       const used = new Set([...nodes(root)].flatMap(referencedActions))
+      // An effect may also be an invoked actor (DESIGN.md effects convention): named by its src.
+      const invoked = new Set([...nodes(root)].flatMap((n) => (n.invoke ?? []).map((i) => String(i.src))))
+      for (const src of invoked) expect(Object.keys(machine.implementations.actors)).toContain(src)
       for (const a of used) expect(implemented).toContain(a)
-      for (const e of machines[name].effects) expect(used.has(e)).toBe(true)
+      for (const e of machines[name].effects) expect(used.has(e) || invoked.has(e)).toBe(true)
     })
   })
 }

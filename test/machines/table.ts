@@ -4,9 +4,23 @@
  * A harness says how to start a machine (default input) and how to reach each state from the
  * start (a path of events). Effects are provided as recorders, so a row can assert exactly which
  * named effects ran, in order; assign actions stay real so context changes can be asserted too.
+ *
+ * Effects may also be invoked actors (DESIGN.md: an I/O effect is an actor invoked on entry of a
+ * short effect state). Name them in `invokes`: each is faked by a promise that records its name
+ * and resolves, and the walker waits for them to finish before checking where the machine
+ * settled, so a SPEC.md row `from → to` still reads `from → to` with the effect state in
+ * `through`. Machines without invoked effects behave exactly as before.
  */
 import { expect, test } from 'bun:test'
-import { createActor, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate'
+import {
+  createActor,
+  fromPromise,
+  type AnyActorLogic,
+  type AnyActorRef,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventObject,
+} from 'xstate'
 import type { CanApply } from '../../machines/refusal'
 
 export interface Harness<E extends EventObject = EventObject> {
@@ -16,13 +30,20 @@ export interface Harness<E extends EventObject = EventObject> {
   /** Events that bring a fresh actor (default input) to each state. */
   paths: Record<string, E[]>
   canApply: (target: any, event: any) => CanApply
+  /** Invoked effects (actor names in `setup({ actors })`); each fake records its name and resolves. */
+  invokes?: readonly string[]
 }
+
+/** Fakes for invoked effects, given the row's effect log (override the recorders by name). */
+export type Fakes = (log: string[]) => Record<string, AnyActorLogic>
 
 export interface Given<E extends EventObject> {
   /** Input override for this row. */
   input?: unknown
   /** Path override: events from the start to `from`. */
   via?: E[]
+  /** Invoked-effect fakes for this row (e.g. one that fails, or never finishes). */
+  fakes?: Fakes
 }
 
 export interface Row<E extends EventObject> extends Given<E> {
@@ -30,6 +51,8 @@ export interface Row<E extends EventObject> extends Given<E> {
   event: E
   condition?: string
   to: string
+  /** Effect states passed on the way to `to`, in order (checked when given). */
+  through?: string[]
   /** Named effects expected, in order. */
   also?: string[]
   /** Expected subset of the context afterwards. */
@@ -52,9 +75,43 @@ export interface Started {
   log: string[]
 }
 
-export function recorderMachine(h: Harness<any>, log: string[]): AnyStateMachine {
-  const actions = Object.fromEntries(h.effects.map((name) => [name, () => void log.push(name)]))
-  return h.machine.provide({ actions } as any)
+export function recorderMachine(h: Harness<any>, log: string[], fakes?: Fakes): AnyStateMachine {
+  const invoked = new Set(h.invokes ?? [])
+  const actions = Object.fromEntries(h.effects.filter((n) => !invoked.has(n)).map((name) => [name, () => void log.push(name)]))
+  if (invoked.size === 0) return h.machine.provide({ actions } as any)
+  const actors: Record<string, AnyActorLogic> = Object.fromEntries(
+    [...invoked].map((name) => [name, fromPromise(async () => void log.push(name))]),
+  )
+  return h.machine.provide({ actions, actors: { ...actors, ...(fakes?.(log) ?? {}) } } as any)
+}
+
+// Fakes resolve within a few microtasks; 50 macrotask turns is far more than any needs, and a
+// fake held on purpose (never resolving) only costs those turns before the check goes on.
+const SETTLE_TURNS = 50
+
+const running = (actor: AnyActorRef): boolean =>
+  Object.values((actor.getSnapshot() as AnyMachineSnapshot).children ?? {}).some(
+    (c) => (c as AnyActorRef | undefined)?.getSnapshot().status === 'active',
+  )
+
+/** Waits until no invoked effect of the actor is running (or a held one is clearly not finishing). */
+export async function settle(actor: AnyActorRef): Promise<void> {
+  for (let i = 0; i < SETTLE_TURNS && running(actor); i++) await new Promise((resolve) => setTimeout(resolve, 0))
+}
+
+/** Like `reach`, for machines with invoked effects: waits for each path event's effects to finish. */
+export async function reachSettled<E extends EventObject>(h: Harness<E>, from: string, given: Given<E> = {}): Promise<Started> {
+  const log: string[] = []
+  const actor = createActor(recorderMachine(h, log, given.fakes), { input: given.input ?? h.input } as any).start()
+  const path = given.via ?? h.paths[from]
+  if (!path) throw new Error(`no path to ${from}`)
+  for (const event of path) {
+    actor.send(event)
+    await settle(actor)
+  }
+  expect(actor.getSnapshot().value).toBe(from)
+  log.length = 0
+  return { actor, log }
 }
 
 /** A started actor brought to `from` along its path; the log holds only later effects. */
@@ -72,15 +129,22 @@ export function reach<E extends EventObject>(h: Harness<E>, from: string, given:
 const title = (r: { from: string; event: EventObject; condition?: string }, to: string) =>
   `${r.from} --${r.event.type}${r.condition ? ` [${r.condition}]` : ''}--> ${to}`
 
-/** One test per row: from, trigger, condition → to, also (effects in order), context. */
+/** One test per row: from, trigger, condition → to (through effect states), also (effects in order), context. */
 export function transitions<E extends EventObject>(h: Harness<E>, rows: Row<E>[]): void {
   for (const row of rows) {
-    test(title(row, row.to), () => {
-      const { actor, log } = reach(h, row.from, row)
+    test(title(row, row.to), async () => {
+      const { actor, log } = await reachSettled(h, row.from, row)
+      const seen: unknown[] = []
+      const sub = actor.subscribe((s: AnyMachineSnapshot) => {
+        if (seen[seen.length - 1] !== s.value) seen.push(s.value)
+      })
       actor.send(row.event)
+      await settle(actor)
+      sub.unsubscribe()
       const snap = actor.getSnapshot() as AnyMachineSnapshot
       expect(snap.status).toBe('active')
       expect(snap.value).toBe(row.to)
+      if (row.through) expect(seen.filter((v) => v !== row.from && v !== row.to)).toEqual(row.through)
       expect(log).toEqual(row.also ?? [])
       if (row.context) expect(snap.context).toMatchObject(row.context)
     })
@@ -90,8 +154,8 @@ export function transitions<E extends EventObject>(h: Harness<E>, rows: Row<E>[]
 /** One test per refused move: state and context unchanged but for lastRefusal naming the state. */
 export function refusals<E extends EventObject>(h: Harness<E>, rows: RefusedRow<E>[]): void {
   for (const row of rows) {
-    test(`${title(row, 'refused')}`, () => {
-      const { actor, log } = reach(h, row.from, row)
+    test(`${title(row, 'refused')}`, async () => {
+      const { actor, log } = await reachSettled(h, row.from, row)
       const before = actor.getSnapshot() as AnyMachineSnapshot
 
       const asked = h.canApply(before, row.event)
@@ -99,6 +163,7 @@ export function refusals<E extends EventObject>(h: Harness<E>, rows: RefusedRow<
       if (!row.guarded) expect(h.canApply(row.from, row.event.type)).toMatchObject({ ok: false, state: row.from })
 
       actor.send(row.event)
+      await settle(actor)
       const after = actor.getSnapshot() as AnyMachineSnapshot
       expect(after.value).toBe(row.from)
       expect(log).toEqual([])
@@ -126,8 +191,8 @@ export function expectInert<E extends EventObject>(started: Started, event: E): 
 /** Persist → JSON → restore in every state of the harness: same state, same context, alive. */
 export function roundTrips<E extends EventObject>(h: Harness<E>, states: string[] = Object.keys(h.paths)): void {
   for (const state of states) {
-    test(`snapshot round-trip in ${state}`, () => {
-      const { actor } = reach(h, state)
+    test(`snapshot round-trip in ${state}`, async () => {
+      const { actor } = await reachSettled(h, state)
       const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()))
       const restored = createActor(h.machine, { snapshot: persisted } as any).start()
       const a = actor.getSnapshot() as AnyMachineSnapshot
@@ -161,8 +226,12 @@ export function starts(h: Harness<any>, rows: StartRow[]): void {
   }
 }
 
-/** Persist → JSON → a new started actor from that snapshot (what the runtime does on boot). */
-export function restore(h: Harness<any>, actor: AnyActorRef): AnyActorRef {
+/**
+ * Persist → JSON → a new started actor from that snapshot (what the runtime does on boot).
+ * With `log`, the restored actor runs the recording effects (an effect in flight re-runs).
+ */
+export function restore(h: Harness<any>, actor: AnyActorRef, log?: string[], fakes?: Fakes): AnyActorRef {
   const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()))
-  return createActor(h.machine, { snapshot: persisted } as any).start()
+  const machine = log ? recorderMachine(h, log, fakes) : h.machine
+  return createActor(machine, { snapshot: persisted } as any).start()
 }

@@ -1,13 +1,17 @@
-/** Customers (v1): create, list, read, patch, delete/restore, and customer keys. */
+/**
+ * Customers (v1): create, list, read, patch, delete/restore, and customer keys.
+ * Delete and restore are moves of the customer-workspace actor (lifecycle.ts).
+ */
 import { Elysia, t } from 'elysia'
 import type { Coordination } from '../../coordination/port'
 import { badRequest, forbidden, ApiError } from '../../http/errors'
 import { requireScope, type v1Context } from '../../http/context'
 import { applyResult, idempotent } from '../../http/idempotency'
 import { paginate, pageSchema } from '../../http/pagination'
-import { errors } from '../../http/docs'
+import { answers, errors } from '../../http/docs'
 import type { KeyService, Principal } from '../keys/service'
 import type { WorkspaceDoc } from '../workspaces/repository'
+import type { CustomerLifecycle } from './lifecycle'
 import { CreateCustomer, CreateKey, Customer, CustomerDetail, IssuedKey, KeyRecord, ListCustomersQuery, PatchCustomer } from './model'
 import { presentCustomer, type CustomerService } from './service'
 
@@ -20,17 +24,12 @@ function developerOnly(principal: Principal, workspace: WorkspaceDoc): Workspace
   return principal.developer
 }
 
-export interface CustomerLifecycle {
-  remove(developer: WorkspaceDoc, id: string): Promise<WorkspaceDoc>
-  restore(developer: WorkspaceDoc, id: string): Promise<WorkspaceDoc>
-}
-
 export function customersV1(deps: {
   context: ReturnType<typeof v1Context>
   customers: CustomerService
   keys: KeyService
   coordination: Coordination
-  lifecycle?: CustomerLifecycle
+  lifecycle: CustomerLifecycle
 }) {
   const { customers, keys } = deps
   const Id = t.Object({ id: t.String() })
@@ -49,8 +48,7 @@ export function customersV1(deps: {
       },
       {
         body: CreateCustomer,
-        response: { 201: Customer, ...errors(400, 402, 403, 409) },
-        detail: { summary: 'Create a customer workspace', description: 'Needs a full key. Send `Idempotency-Key` so a retry never makes two customers.' },
+        detail: { responses: answers({ 201: Customer, ...errors(400, 402, 403, 409) }), summary: 'Create a customer workspace', description: 'Needs a full key. Send `Idempotency-Key` so a retry never makes two customers.' },
       },
     )
     .get(
@@ -59,12 +57,11 @@ export function customersV1(deps: {
         const developer = developerOnly(principal, workspace)
         return paginate((limit, after) => customers.list(developer, query, limit, after), query, 25, presentCustomer)
       },
-      { query: ListCustomersQuery, response: { 200: pageSchema(Customer), ...errors(400, 403) }, detail: { summary: 'List customers, newest first' } },
+      { query: ListCustomersQuery, detail: { responses: answers({ 200: pageSchema(Customer), ...errors(400, 403) }), summary: 'List customers, newest first' } },
     )
     .get('/:id', ({ params, principal, workspace }) => customers.detail(developerOnly(principal, workspace), params.id), {
       params: Id,
-      response: { 200: CustomerDetail, ...errors(400, 403, 404) },
-      detail: { summary: 'Read a customer with counts and this month’s spend' },
+      detail: { responses: answers({ 200: CustomerDetail, ...errors(400, 403, 404) }), summary: 'Read a customer with counts and this month’s spend' },
     })
     .patch(
       '/:id',
@@ -73,29 +70,39 @@ export function customersV1(deps: {
         requireScope(principal, 'full', 'changing a customer')
         return presentCustomer(await customers.patch(developer, params.id, body))
       },
-      { params: Id, body: PatchCustomer, response: { 200: Customer, ...errors(400, 403, 404, 409) }, detail: { summary: 'Change a customer (metadata is merged)' } },
+      { params: Id, body: PatchCustomer, detail: { responses: answers({ 200: Customer, ...errors(400, 403, 404, 409) }), summary: 'Change a customer (metadata is merged)' } },
     )
     .delete(
       '/:id',
       async ({ params, principal, workspace }) => {
         const developer = developerOnly(principal, workspace)
         requireScope(principal, 'full', 'deleting a customer')
-        await customers.get(developer, params.id)
-        if (!deps.lifecycle) throw new ApiError(501, 'deleting customers arrives with the customer lifecycle machine')
-        return presentCustomer(await deps.lifecycle.remove(developer, params.id))
+        return presentCustomer(await deps.lifecycle.remove(await customers.get(developer, params.id)))
       },
-      { params: Id, response: { 200: Customer, ...errors(403, 404, 409, 501) }, detail: { summary: 'Delete (archive) a customer; erased after 30 days' } },
+      {
+        params: Id,
+        detail: { responses: answers({ 200: Customer, ...errors(403, 404, 409, 503) }),
+          summary: 'Delete (archive) a customer; erased after 30 days',
+          description:
+            '200 with the customer (`archivedAt`, `eraseAfter` set). Requests into it then answer 410 and its keys 401. ' +
+            '409 while it holds phone or messaging numbers (`numbers` names them) or when it is not active (`state`).',
+        },
+      },
     )
     .post(
       '/:id/restore',
       async ({ params, principal, workspace }) => {
         const developer = developerOnly(principal, workspace)
         requireScope(principal, 'full', 'restoring a customer')
-        await customers.get(developer, params.id)
-        if (!deps.lifecycle) throw new ApiError(501, 'restoring customers arrives with the customer lifecycle machine')
-        return presentCustomer(await deps.lifecycle.restore(developer, params.id))
+        return presentCustomer(await deps.lifecycle.restore(await customers.get(developer, params.id)))
       },
-      { params: Id, response: { 200: Customer, ...errors(403, 404, 409, 501) }, detail: { summary: 'Bring back a deleted customer' } },
+      {
+        params: Id,
+        detail: { responses: answers({ 200: Customer, ...errors(403, 404, 409, 503) }),
+          summary: 'Bring back a deleted customer',
+          description: '200 with the customer. Its old keys stay revoked and cancelled campaigns are not restarted. 409 naming the state when it is not deleted.',
+        },
+      },
     )
     .post(
       '/:id/keys',
@@ -107,7 +114,7 @@ export function customersV1(deps: {
         set.status = 201
         return keys.issue(customer, body.name, body.scope)
       },
-      { params: Id, body: CreateKey, response: { 201: IssuedKey, ...errors(400, 403, 404, 409) }, detail: { summary: 'Create a customer key (the value is shown once)' } },
+      { params: Id, body: CreateKey, detail: { responses: answers({ 201: IssuedKey, ...errors(400, 403, 404, 409) }), summary: 'Create a customer key (the value is shown once)' } },
     )
     .get(
       '/:id/keys',
@@ -116,7 +123,7 @@ export function customersV1(deps: {
         const items = await keys.list(customer.id)
         return { items: items.map((k) => ({ id: k.id, name: k.name, prefix: k.prefix, scope: k.scope, lastUsedAt: k.lastUsedAt, createdAt: k.createdAt })) }
       },
-      { params: Id, response: { 200: t.Object({ items: t.Array(KeyRecord) }), ...errors(403, 404) }, detail: { summary: 'List a customer’s keys (never their values)' } },
+      { params: Id, detail: { responses: answers({ 200: t.Object({ items: t.Array(KeyRecord) }), ...errors(403, 404) }), summary: 'List a customer’s keys (never their values)' } },
     )
     .delete(
       '/:id/keys/:keyId',
@@ -128,6 +135,6 @@ export function customersV1(deps: {
         set.status = 204
         return null
       },
-      { params: t.Object({ id: t.String(), keyId: t.String() }), response: { 204: t.Null(), ...errors(403, 404) }, detail: { summary: 'Revoke a customer key at once' } },
+      { params: t.Object({ id: t.String(), keyId: t.String() }), detail: { responses: answers({ 204: t.Null(), ...errors(403, 404) }), summary: 'Revoke a customer key at once' } },
     )
 }
