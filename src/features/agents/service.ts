@@ -21,10 +21,14 @@ export interface Tenant {
 /** Runs when an agent is deleted, so its conversations, knowledge and channels go with it. */
 export type AgentCascade = (agent: AgentDoc) => Promise<void>
 
+/** Runs after an agent is edited (PATCH), e.g. so its publication knows the draft changed. */
+export type AgentEdited = (agent: AgentDoc) => Promise<void>
+
 type Input = Partial<CreateAgent>
 
 export class AgentService {
   private readonly cascades: AgentCascade[] = []
+  private readonly edited: AgentEdited[] = []
 
   constructor(
     private readonly agents: AgentRepo,
@@ -34,6 +38,10 @@ export class AgentService {
 
   onDelete(cascade: AgentCascade): void {
     this.cascades.push(cascade)
+  }
+
+  onPatch(listener: AgentEdited): void {
+    this.edited.push(listener)
   }
 
   async create(tenant: Tenant, input: CreateAgent): Promise<AgentDoc> {
@@ -64,7 +72,17 @@ export class AgentService {
     const next = this.apply(current, input, tenant.plan, input.model !== undefined && input.model !== current.model)
     next.updatedAt = iso(this.clock.now())
     await this.agents.replace(next)
+    for (const listener of this.edited) await listener(next)
     return next
+  }
+
+  /**
+   * Writes a version's fields back onto the agent (agent versions: rollback). No plan rules: the
+   * values passed them when they were saved, and a rollback must restore them exactly.
+   */
+  async restore(workspaceId: string, id: string, fields: Partial<AgentDoc>, at: string): Promise<void> {
+    const current = await this.get(workspaceId, id)
+    await this.agents.replace({ ...current, ...structuredClone(fields), id: current.id, workspaceId: current.workspaceId, updatedAt: at })
   }
 
   async remove(workspaceId: string, id: string): Promise<void> {

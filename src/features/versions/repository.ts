@@ -1,7 +1,12 @@
-/** Frozen agent versions (legacy surface), numbered per agent. */
-import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+/**
+ * Frozen agent versions (legacy surface), numbered per agent: version 1, 2, 3… of each agent, in
+ * the order the publication chart accepted them. The legacy integer `id` of a version is its
+ * number, so a version is addressed by agent id + number.
+ */
+import { DuplicateKeyError, type Collection, type CollectionSpec, type DocumentStore } from '../../store/port'
 import type { AgentSnapshot } from './snapshot'
 
+/** SPEC.md Versioning rule 3, in promotion order. */
 export const ENVIRONMENTS = ['development', 'staging', 'production'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
 
@@ -13,9 +18,14 @@ export interface VersionDoc {
   workspaceId: string
   number: number
   label: string
+  /** The agent's name when frozen. */
   name: string
   environment: Environment
+  /** publish: made live; checkpoint: stored on request; backup: saved by a rollback before it restored. */
   kind: 'publish' | 'checkpoint' | 'backup'
+  /** The version live chat and voice are served (SPEC.md `is_active`); at most one per agent. */
+  isActive: boolean
+  /** The API key id that asked for it. */
   createdBy: string
   changeSummary: string | null
   snapshot: AgentSnapshot
@@ -26,9 +36,62 @@ export const versionsSpec: CollectionSpec = {
   name: 'agent_versions',
   indexes: [
     { name: 'agent_number', fields: [['agentId', 1], ['number', -1]], unique: true },
-    { name: 'agent_created', fields: [['agentId', 1], ['createdAt', -1], ['id', -1]] },
+    { name: 'agent_active', fields: [['agentId', 1], ['isActive', 1]] },
   ],
 }
 
-export type VersionRepo = Collection<VersionDoc>
-export const openVersions = (store: DocumentStore): Promise<VersionRepo> => store.collection<VersionDoc>(versionsSpec)
+export const versionKey = (agentId: string, number: number) => `${agentId}:${number}`
+
+export class VersionStore {
+  private constructor(private readonly repo: Collection<VersionDoc>) {}
+
+  static async open(store: DocumentStore): Promise<VersionStore> {
+    return new VersionStore(await store.collection<VersionDoc>(versionsSpec))
+  }
+
+  get(agentId: string, number: number): Promise<VersionDoc | null> {
+    return this.repo.get(versionKey(agentId, number))
+  }
+
+  /** Newest first. */
+  list(agentId: string): Promise<VersionDoc[]> {
+    return this.repo.find({ agentId }, { sort: [['number', -1]] })
+  }
+
+  /** The served version (the newest active one, should an interrupted go-live have left two). */
+  async live(agentId: string): Promise<VersionDoc | null> {
+    const [doc] = await this.repo.find({ agentId, isActive: true }, { sort: [['number', -1]], limit: 1 })
+    return doc ?? null
+  }
+
+  /** Writes a version unless it exists: a re-run effect keeps the first capture. */
+  async insertOnce(doc: VersionDoc): Promise<void> {
+    if (await this.repo.get(doc.id)) return
+    try {
+      await this.repo.insert(doc)
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError)) throw err
+    }
+  }
+
+  /** Makes `number` the served version: switched on first, then every other one off (see live()). */
+  async activate(agentId: string, number: number): Promise<void> {
+    const target = versionKey(agentId, number)
+    if (!(await this.repo.update(target, { isActive: true }))) throw new Error(`version ${target} does not exist`)
+    for (const other of await this.repo.find({ agentId, isActive: true })) {
+      if (other.id !== target) await this.repo.update(other.id, { isActive: false })
+    }
+  }
+
+  async deactivateAll(agentId: string): Promise<void> {
+    for (const doc of await this.repo.find({ agentId, isActive: true })) await this.repo.update(doc.id, { isActive: false })
+  }
+
+  setEnvironment(agentId: string, number: number, environment: Environment): Promise<VersionDoc | null> {
+    return this.repo.update(versionKey(agentId, number), { environment })
+  }
+
+  removeAllForAgent(agentId: string): Promise<number> {
+    return this.repo.deleteMany({ agentId })
+  }
+}
