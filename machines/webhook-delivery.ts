@@ -3,6 +3,11 @@
  * endpoint, with statuses pending (queued), success (a 2xx), retrying (failed, retry scheduled)
  * and failed (all attempts used). POST retry moves only a failed delivery back to pending.
  *
+ * The attempt is the invoked actor `deliver` (implemented in actors/webhook-delivery.ts), started
+ * on entry to `pending`; its outcome (`onDone`) decides the next state. A crash while it runs
+ * leaves a snapshot with a running child, which the runtime resumes at boot: the attempt is made
+ * again (receivers de-duplicate by the event id header).
+ *
  * The wait before a retry is a durable deadline (`nextAttemptAt` in context) woken by the
  * runtime's timer with `timer.due`; the guard `event.at >= nextAttemptAt` makes an early or
  * repeated wake-up do nothing.
@@ -10,20 +15,22 @@
  * Not shown in SPEC.md, chosen here:
  * - Attempts in all = max_retries + 1. The wait after the n-th failed attempt is
  *   min(30 s · 4^(n−1), 1 h): 30 s, 2 min, 8 min, 32 min, then 1 h (max_retries is at most 5).
- * - A timeout (timeout_ms) or a non-2xx answer is a failed attempt; the runtime reports it with
- *   `delivery.failed` (status null when there was no answer).
+ * - A timeout (timeout_ms) or a non-2xx answer is a failed attempt (status null when there was no
+ *   answer). An attempt that cannot succeed by waiting (the endpoint was deleted or deactivated)
+ *   reports `retryable: false` and the delivery fails at once.
  * - Retry resets `attempts` to 0 and clears `completedAt`; the last `responseStatus` and
  *   `errorMessage` stay until the next attempt replaces them.
- * - An outcome reported outside `pending` (a late answer after a timeout) is ignored.
- * - After a restart a `pending` delivery is not re-sent by the chart (entry actions do not re-run
- *   on restore): the runtime re-drives pending deliveries when it rehydrates them.
+ * - The effect crashing (a bug, not a failed attempt) fails the delivery at once; POST retry
+ *   queues it again.
  */
-import { assign, setup, type SnapshotFrom } from 'xstate'
+import { assign, fromPromise, setup, type DoneActorEvent, type ErrorActorEvent, type SnapshotFrom } from 'xstate'
 import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
 
-/** Bump when the chart changes shape: persisted snapshots carry it. */
-export const MACHINE_VERSION = 1
+/** Bump when the chart changes shape: persisted snapshots carry it. 2: deliver became an invoked actor. */
+export const MACHINE_VERSION = 2
 
+// Not shown in SPEC.md. 30 s lets a receiver that is restarting come back; ×4 per attempt reaches
+// the 1 h cap at the fifth, so max_retries 5 spreads attempts over ~1 h 43 min.
 export const FIRST_RETRY_DELAY_MS = 30_000
 export const MAX_RETRY_DELAY_MS = 60 * 60_000
 
@@ -51,17 +58,40 @@ export interface WebhookDeliveryInput {
 }
 
 export type WebhookDeliveryEvent =
-  | { type: 'delivery.succeeded'; at: number; status: number }
-  | { type: 'delivery.failed'; at: number; status: number | null; error: string }
-  | { type: 'timer.due'; at: number }
+  | { type: 'timer.due'; at: number; name?: string }
   /** POST .../deliveries/{id}/retry */
   | { type: 'delivery.retry'; at: number }
 
-/** Effects the runtime implements with `machine.provide({ actions })`. */
-export const WEBHOOK_DELIVERY_EFFECTS = ['deliver', 'scheduleAttempt'] as const
+/** What the `deliver` effect is given. */
+export interface DeliverInput {
+  deliveryId: string
+  /** 1 for the first attempt since queued (or since a POST retry). */
+  attempt: number
+}
+
+/** What one attempt reports: `at` is when it ended on the service clock (machines read no clock). */
+export interface DeliverOutput {
+  ok: boolean
+  at: number
+  status: number | null
+  error: string | null
+  /** False when waiting cannot help (endpoint deleted or deactivated). */
+  retryable: boolean
+}
+
+/** Effects: invoked actors the runtime binding provides with `machine.provide({ actors })`. */
+export const WEBHOOK_DELIVERY_EFFECTS = ['deliver'] as const
 export type WebhookDeliveryEffect = (typeof WEBHOOK_DELIVERY_EFFECTS)[number]
 
-const noop = () => {}
+const outputOf = (event: unknown): DeliverOutput | null =>
+  (event as { type: string }).type.startsWith('xstate.done.actor.') ? (event as DoneActorEvent<DeliverOutput>).output : null
+const errorOf = (event: unknown): unknown => (event as Partial<ErrorActorEvent>).error
+/** A crashed effect may carry the instant it failed at (the binding attaches it). */
+const crashAt = (event: unknown): number | null => {
+  const at = (errorOf(event) as { at?: unknown } | undefined)?.at
+  return typeof at === 'number' ? at : null
+}
+
 const onlyFailed = (state: WebhookDeliveryState) => ({
   actions: {
     type: 'recordRefusal' as const,
@@ -75,30 +105,38 @@ export const webhookDeliveryMachine = setup({
     events: {} as WebhookDeliveryEvent,
     input: {} as WebhookDeliveryInput,
   },
+  actors: {
+    deliver: fromPromise<DeliverOutput, DeliverInput>(async () => {
+      throw new Error('provided by actors/webhook-delivery.ts')
+    }),
+  },
   actions: {
-    deliver: noop,
-    scheduleAttempt: noop,
     recordSuccess: assign(({ context, event }) => ({
       attempts: context.attempts + 1,
-      responseStatus: event.type === 'delivery.succeeded' ? event.status : null,
+      responseStatus: outputOf(event)?.status ?? null,
       errorMessage: null,
-      completedAt: event.at,
+      completedAt: outputOf(event)?.at ?? null,
     })),
-    recordFailure: assign(({ context, event }) => ({
-      attempts: context.attempts + 1,
-      responseStatus: event.type === 'delivery.failed' ? event.status : null,
-      errorMessage: event.type === 'delivery.failed' ? event.error : null,
-    })),
+    recordFailure: assign(({ context, event }) => {
+      const out = outputOf(event)
+      return {
+        attempts: context.attempts + 1,
+        responseStatus: out?.status ?? null,
+        errorMessage: out ? (out.error ?? 'failed') : `delivery could not be attempted: ${String(errorOf(event))}`,
+      }
+    }),
     // Runs after recordFailure, so `attempts` already counts the attempt that just failed.
-    bookRetry: assign({ nextAttemptAt: ({ context, event }) => event.at + retryDelayMs(context.attempts) }),
-    markFailed: assign({ completedAt: ({ event }) => event.at, nextAttemptAt: () => null }),
+    // Only on an attempt's outcome (onDone), which always carries `at`.
+    bookRetry: assign({ nextAttemptAt: ({ context, event }) => (outputOf(event)?.at ?? 0) + retryDelayMs(context.attempts) }),
+    markFailed: assign({ completedAt: ({ event }) => outputOf(event)?.at ?? crashAt(event), nextAttemptAt: () => null }),
     clearDeadline: assign({ nextAttemptAt: () => null }),
     requeue: assign({ attempts: () => 0, nextAttemptAt: () => null, completedAt: () => null }),
     recordRefusal: assign((args, params: RefusalParams) => ({ lastRefusal: refusalOf(args.event, params) })),
   },
   guards: {
+    succeeded: ({ event }) => outputOf(event)?.ok === true,
     // Checked before recordFailure: one more attempt is allowed after this failed one.
-    attemptsLeft: ({ context }) => context.attempts + 1 < context.maxRetries + 1,
+    retryLeft: ({ context, event }) => outputOf(event)?.retryable === true && context.attempts + 1 < context.maxRetries + 1,
     isDue: ({ context, event }) =>
       context.nextAttemptAt !== null && typeof event.at === 'number' && event.at >= context.nextAttemptAt,
   },
@@ -118,20 +156,22 @@ export const webhookDeliveryMachine = setup({
   initial: 'pending',
   states: {
     pending: {
-      description: 'Queued: an attempt is being made.',
-      entry: 'deliver',
-      on: {
-        'delivery.succeeded': { target: 'success', actions: 'recordSuccess' },
-        'delivery.failed': [
-          { guard: 'attemptsLeft', target: 'retrying', actions: ['recordFailure', 'bookRetry'] },
+      description: 'Queued: an attempt is being made (the deliver effect runs).',
+      invoke: {
+        id: 'deliver',
+        src: 'deliver',
+        input: ({ context }) => ({ deliveryId: context.id, attempt: context.attempts + 1 }),
+        onDone: [
+          { guard: 'succeeded', target: 'success', actions: 'recordSuccess' },
+          { guard: 'retryLeft', target: 'retrying', actions: ['recordFailure', 'bookRetry'] },
           { target: 'failed', actions: ['recordFailure', 'markFailed'] },
         ],
-        'delivery.retry': onlyFailed('pending'),
+        onError: { target: 'failed', actions: ['recordFailure', 'markFailed'] },
       },
+      on: { 'delivery.retry': onlyFailed('pending') },
     },
     retrying: {
-      description: 'The last attempt failed; the next one is due at nextAttemptAt.',
-      entry: 'scheduleAttempt',
+      description: 'The last attempt failed; the next one is due at nextAttemptAt (a durable timer).',
       on: {
         'timer.due': { guard: 'isDue', target: 'pending', actions: 'clearDeadline' },
         'delivery.retry': onlyFailed('retrying'),
@@ -156,4 +196,9 @@ export function canApply(
   event: WebhookDeliveryEvent | WebhookDeliveryEvent['type'],
 ): CanApply {
   return canApplyOn(webhookDeliveryMachine, target, event)
+}
+
+/** The durable waits of a snapshot (one timer: the next attempt). */
+export function deliveryDeadlines(s: { value: unknown; context: WebhookDeliveryContext }): { name: string; at: number }[] {
+  return s.value === 'retrying' && s.context.nextAttemptAt !== null ? [{ name: 'retry', at: s.context.nextAttemptAt }] : []
 }

@@ -3,34 +3,39 @@
  * attempted once; five failures in a row switch the endpoint off; PATCH `enabled: true` turns it
  * back on and forgives past failures; deleting the customer switches it off.
  *
+ * The chart records delivery outcomes; the deliveries themselves run outside it (one attempt
+ * each, per-endpoint lanes in src/features/webhooks), so a slow receiver never holds the chart.
+ * Its one effect is telling the developer it was switched off (Events rule 8): the invoked actor
+ * `notify`, implemented in actors/webhook-endpoint.ts, run in the `notifying` state between the
+ * fifth failure and `disabled`.
+ *
  * Not shown in SPEC.md, chosen here:
  * - PATCH `enabled: false` switches it off too (`disabledReason: 'request'`); PATCH
  *   `enabled: true` on an enabled endpoint also forgives the failures counted so far.
  * - On the fifth failure `lastError` reads "switched off after 5 failed deliveries in a row: <last
- *   error>", and the developer is notified (`notifyEndpointDisabled`); not on the other switch-offs,
- *   which someone asked for.
- * - A delivery outcome reported while disabled is refused (nothing should be attempted then):
- *   the event bus can ask `canApply(snapshot, 'delivery.failed')` before sending.
+ *   error>", and the developer is notified; not on the other switch-offs, which someone asked for.
+ * - A delivery outcome reported while off is refused (nothing should be attempted then): the
+ *   sender can ask `canApply(snapshot, 'delivery.failed')` before sending.
  * - `lastError` stays after a success (it is the last error seen); `lastStatus` and `lastSentAt`
  *   follow every attempt.
  * - Restoring a deleted customer leaves its endpoints off until PATCHed back on.
  */
-import { assign, setup, type SnapshotFrom } from 'xstate'
+import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate'
 import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
 
-/** Bump when the chart changes shape: persisted snapshots carry it. */
-export const MACHINE_VERSION = 1
+/** Bump when the chart changes shape: persisted snapshots carry it. 2: notify became an invoked actor. */
+export const MACHINE_VERSION = 2
 
 /** SPEC.md Limits: webhook consecutive failures before switch-off (v1). */
 export const FAILURES_BEFORE_SWITCH_OFF = 5
 
-export type WebhookEndpointState = 'enabled' | 'disabled'
+export type WebhookEndpointState = 'enabled' | 'notifying' | 'disabled'
 export type DisabledReason = 'failures' | 'request' | 'customer_deleted'
 
 export interface WebhookEndpointContext {
   id: string
   failuresInARow: number
-  /** HTTP status of the last attempt; null when it never got one (timeout, refused connection). */
+  /** Status of the last attempt (HTTP, or the SMTP reply code for email); null when none came. */
   lastStatus: number | null
   lastError: string | null
   lastSentAt: number | null
@@ -49,17 +54,23 @@ export type WebhookEndpointEvent =
   | { type: 'endpoint.disable'; at: number }
   | { type: 'customer.deleted'; at: number }
 
-/** Effects the runtime implements with `machine.provide({ actions })`. */
-export const WEBHOOK_ENDPOINT_EFFECTS = ['notifyEndpointDisabled'] as const
+/** What the `notify` effect is given: which endpoint, why, and when it was switched off. */
+export interface NotifyInput {
+  endpointId: string
+  lastError: string | null
+  at: number | null
+}
+
+/** Effects: invoked actors the runtime binding provides with `machine.provide({ actors })`. */
+export const WEBHOOK_ENDPOINT_EFFECTS = ['notify'] as const
 export type WebhookEndpointEffect = (typeof WEBHOOK_ENDPOINT_EFFECTS)[number]
 
-const noop = () => {}
-const notAttempted = {
+const notAttempted = (state: string) => ({
   actions: {
     type: 'recordRefusal' as const,
-    params: { state: 'disabled', message: 'endpoint is disabled; deliveries are not attempted until it is enabled' },
+    params: { state, message: `endpoint is switched off (${state}); deliveries are not attempted until it is enabled` },
   },
-}
+})
 
 export const webhookEndpointMachine = setup({
   types: {
@@ -67,18 +78,22 @@ export const webhookEndpointMachine = setup({
     events: {} as WebhookEndpointEvent,
     input: {} as WebhookEndpointInput,
   },
+  actors: {
+    notify: fromPromise<void, NotifyInput>(async () => {
+      throw new Error('provided by actors/webhook-endpoint.ts')
+    }),
+  },
   actions: {
-    notifyEndpointDisabled: noop,
     recordSuccess: assign(({ event }) => ({
       failuresInARow: 0,
       lastStatus: event.type === 'delivery.succeeded' ? event.status : null,
-      lastSentAt: event.at,
+      lastSentAt: event.type === 'delivery.succeeded' ? event.at : null,
     })),
     recordFailure: assign(({ context, event }) => ({
       failuresInARow: context.failuresInARow + 1,
       lastStatus: event.type === 'delivery.failed' ? event.status : null,
       lastError: event.type === 'delivery.failed' ? event.error : context.lastError,
-      lastSentAt: event.at,
+      lastSentAt: event.type === 'delivery.failed' ? event.at : context.lastSentAt,
     })),
     switchOff: assign(({ context }, params: { reason: DisabledReason }) => ({
       disabledReason: params.reason,
@@ -115,8 +130,8 @@ export const webhookEndpointMachine = setup({
         'delivery.failed': [
           {
             guard: 'fifthInARow',
-            target: 'disabled',
-            actions: ['recordFailure', { type: 'switchOff', params: { reason: 'failures' } }, 'notifyEndpointDisabled'],
+            target: 'notifying',
+            actions: ['recordFailure', { type: 'switchOff', params: { reason: 'failures' } }],
           },
           { actions: 'recordFailure' },
         ],
@@ -125,12 +140,29 @@ export const webhookEndpointMachine = setup({
         'customer.deleted': { target: 'disabled', actions: { type: 'switchOff', params: { reason: 'customer_deleted' } } },
       },
     },
+    notifying: {
+      description: 'enabled: false — just switched off by failures; the developer is being told (Events rule 8).',
+      invoke: {
+        id: 'notify',
+        src: 'notify',
+        input: ({ context }) => ({ endpointId: context.id, lastError: context.lastError, at: context.lastSentAt }),
+        // A notification that could not be stored is logged by the binding; the endpoint stays off either way.
+        onDone: { target: 'disabled' },
+        onError: { target: 'disabled' },
+      },
+      on: {
+        'endpoint.enable': { target: 'enabled', actions: 'forgive' },
+        'customer.deleted': { target: 'disabled', actions: { type: 'switchOff', params: { reason: 'customer_deleted' } } },
+        'delivery.succeeded': notAttempted('notifying'),
+        'delivery.failed': notAttempted('notifying'),
+      },
+    },
     disabled: {
       description: 'enabled: false — nothing is sent; see disabledReason and delivery.lastError.',
       on: {
         'endpoint.enable': { target: 'enabled', actions: 'forgive' },
-        'delivery.succeeded': notAttempted,
-        'delivery.failed': notAttempted,
+        'delivery.succeeded': notAttempted('disabled'),
+        'delivery.failed': notAttempted('disabled'),
       },
     },
   },
@@ -146,8 +178,8 @@ export function canApply(
   return canApplyOn(webhookEndpointMachine, target, event)
 }
 
-/** The API's `enabled` and `delivery` fields from a snapshot. */
-export function endpointView(s: WebhookEndpointSnapshot) {
+/** The API's `enabled` and `delivery` fields from a snapshot's state and context. */
+export function endpointView(s: { value: unknown; context: WebhookEndpointContext }) {
   const { failuresInARow, lastStatus, lastError, lastSentAt } = s.context
   return { enabled: s.value === 'enabled', delivery: { failuresInARow, lastStatus, lastError, lastSentAt } }
 }

@@ -9,6 +9,7 @@ import { errorPlugin } from './http/error-plugin'
 import { requestLog } from './http/request-log'
 import { v1Context } from './http/context'
 import { consoleAuth } from './http/console-auth'
+import { legacyContext } from './http/legacy-context'
 import { V1_PREFIX } from './http/surface'
 import { mountDocs } from './http/openapi-docs'
 import { customersV1 } from './features/customers/v1'
@@ -25,6 +26,10 @@ import { contactsConsole } from './features/contacts/console'
 import { phoneNumbersConsole } from './features/phone-numbers/console'
 import { clockConsole } from './features/clock/console'
 import { inspectionConsole } from './features/inspection/console'
+import { versionsLegacy } from './features/versions/legacy'
+import { webhooksV1 } from './features/webhooks/v1'
+import { webhooksLegacy } from './features/webhooks/legacy'
+import { notificationsConsole } from './features/notifications/console'
 
 export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
 
@@ -33,7 +38,7 @@ export function createApp(services: Services, consoleToken: string) {
   const auth = consoleAuth(consoleToken)
 
   const v1 = new Elysia({ prefix: V1_PREFIX, normalize: false })
-    .use(customersV1({ context, customers: services.customers, keys: services.keys, coordination: services.coordination }))
+    .use(customersV1({ context, customers: services.customers, keys: services.keys, coordination: services.coordination, lifecycle: services.customerLifecycle }))
     .use(agentsV1({ context, agents: services.agents }))
     .use(knowledgeV1({ context, agents: services.agents, knowledge: services.knowledge }))
     .use(testChatV1({ context, testChat: services.testChat }))
@@ -42,6 +47,7 @@ export function createApp(services: Services, consoleToken: string) {
     .use(modelsV1({ context }))
     .use(voicesV1({ context }))
     .use(phoneNumbersV1({ context, numbers: services.numbers }))
+    .use(webhooksV1({ context, webhooks: services.webhooks }))
 
   const consoleSurface = new Elysia({ prefix: '/console', normalize: false })
     .use(workspacesConsole({ auth, workspaces: services.workspaces, keys: services.keys }))
@@ -49,6 +55,13 @@ export function createApp(services: Services, consoleToken: string) {
     .use(phoneNumbersConsole({ auth, workspaces: services.workspaces, numbers: services.numbers }))
     .use(clockConsole({ auth, control: services.clockControl }))
     .use(inspectionConsole({ auth, runtime: services.runtime }))
+    .use(notificationsConsole({ auth, workspaces: services.workspaces, notifications: services.notifications }))
+
+  // The legacy surface at the root: the key's own workspace, SPEC.md's legacy rate limits.
+  const legacyApi = legacyContext({ keys: services.keys, coordination: services.coordination, clock: services.clock })
+  const legacy = new Elysia({ normalize: false })
+    .use(versionsLegacy({ context: legacyApi, versions: services.versions }))
+    .use(webhooksLegacy({ context: legacyApi, webhooks: services.legacyWebhooks }))
 
   // Each document keeps its own surface's routes and none of the documentation routes.
   const notV1 = [/^(?!\/api\/v1\/)/, /^\/api\/v1\/docs/]
@@ -61,6 +74,7 @@ export function createApp(services: Services, consoleToken: string) {
     .get('/health', () => ({ ok: true }), { detail: { hide: true } })
     .use(v1)
     .use(consoleSurface)
+    .use(legacy)
   mountDocs(app, {
     path: DOCS.v1,
     title: 'Agent platform API (v1)',

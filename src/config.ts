@@ -16,6 +16,10 @@ export interface Config {
   clock: 'system' | 'manual'
   telephonyProvider: 'sandbox' | 'twilio'
   allowPrivateWebhookTargets: boolean
+  /** `smtp://user:pass@host:port` (or smtps://): email webhooks and notifications go through it. */
+  smtpUrl?: string
+  /** The From of those emails: an address, or `Name <address>`. */
+  smtpFrom: string
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   inspect: boolean
   /** WebSocket URL of a running Stately inspector relay; without it INSPECT=1 starts one. */
@@ -79,6 +83,16 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return v
 }
 
+// An address, or `Display Name <address>`: enough to refuse a value that is plainly not one.
+const FROM_PATTERN = /^(?:[^<>]*<\s*[^\s@<>]+@[^\s@<>]+\s*>|[^\s@<>]+@[^\s@<>]+)$/
+
+function smtpFrom(env: Env, publicBaseUrl: string): string {
+  const v = optional(env, 'SMTP_FROM')
+  if (v === undefined) return `webhooks@${new URL(publicBaseUrl).hostname}`
+  if (!FROM_PATTERN.test(v)) throw new ConfigError('SMTP_FROM', `must be an email address or "Name <address>" (got "${v}")`)
+  return v
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const portText = optional(env, 'PORT') ?? '3000'
   const port = Number(portText)
@@ -112,6 +126,8 @@ export function loadConfig(env: Env = process.env): Config {
     clock: oneOf(env, 'SERVICE_CLOCK', ['system', 'manual'] as const, 'system'),
     telephonyProvider: oneOf(env, 'TELEPHONY_PROVIDER', ['sandbox', 'twilio'] as const, 'sandbox'),
     allowPrivateWebhookTargets: flag(env, 'ALLOW_PRIVATE_WEBHOOK_TARGETS'),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: smtpFrom(env, publicBaseUrl),
     logLevel: oneOf(
       env,
       'LOG_LEVEL',

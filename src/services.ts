@@ -16,6 +16,11 @@ import { WorkspaceResolver } from './features/workspaces/resolver'
 import { openApiKeys } from './features/keys/repository'
 import { KeyService } from './features/keys/service'
 import { CustomerService } from './features/customers/service'
+import { CustomerLifecycleHooks } from './features/customers/lifecycle-hooks'
+import { CustomerLifecycleEffects } from './features/customers/lifecycle-effects'
+import { CustomerErasure } from './features/customers/erasure'
+import { CustomerLifecycle } from './features/customers/lifecycle'
+import { registerCustomerWorkspace } from '../actors/customer-workspace'
 import { openAgents } from './features/agents/repository'
 import { AgentService } from './features/agents/service'
 import { openPhoneNumbers } from './features/phone-numbers/repository'
@@ -30,6 +35,8 @@ import { randomId } from './ids'
 import { KnowledgeService } from './features/knowledge/service'
 import { buildConversationFeature, type ConversationFeature } from './features/conversations/wiring'
 import { AnalyticsService } from './features/analytics/service'
+import { buildVersionsFeature, type VersionsFeature } from './features/versions/wiring'
+import { buildWebhooksFeature, type WebhooksFeature } from './features/webhooks/wiring'
 
 export interface Services {
   config: Config
@@ -41,6 +48,10 @@ export interface Services {
   resolver: WorkspaceResolver
   keys: KeyService
   customers: CustomerService
+  /** Customer delete / restore / erase as moves of the customer-workspace actor. */
+  customerLifecycle: CustomerLifecycle
+  /** Where features subscribe what a customer's delete, restore or erasure must also do. */
+  customerHooks: CustomerLifecycleHooks
   agents: AgentService
   numbers: PhoneNumberService
   contacts: ContactService
@@ -55,6 +66,15 @@ export interface Services {
   engine: ConversationFeature['engine']
   testChat: ConversationFeature['testChat']
   analytics: AnalyticsService
+  /** Agent versions (legacy surface): publish, checkpoint, rollback, diffs. */
+  versions: VersionsFeature['versions']
+  /** The published agent live web chat and voice must use (never the draft). */
+  serving: VersionsFeature['serving']
+  /** v1 webhooks, legacy webhook endpoints and deliveries. */
+  webhooks: WebhooksFeature['webhooks']
+  legacyWebhooks: WebhooksFeature['legacyWebhooks']
+  /** What the service told developers (SPEC.md Events rule 8). */
+  notifications: WebhooksFeature['notifications']
   clockControl: ClockControl
   /** Work to run after the manual clock moves (durable timers register here). */
   onClockAdvance: ((now: number) => Promise<void>)[]
@@ -108,13 +128,21 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   const numbers = new PhoneNumberService(numberRepo, agentRepo, clock, (agentId, number) => agents.setPhoneNumber(agentId, number))
   agents.onDelete((agent) => numbers.unassignAgent(agent.id))
   const customers = new CustomerService(workspaceRepo, { agents: agentRepo, phoneNumbers: numberRepo, contacts: contactRepo }, ledger, clock)
+  const customerHooks = new CustomerLifecycleHooks()
+  const customerEffects = new CustomerLifecycleEffects({ workspaces: workspaceRepo, keys, hooks: customerHooks, erasure: new CustomerErasure(store, agents) })
+  const customerActors = registerCustomerWorkspace(runtime, { effects: customerEffects, clock, logger })
+  const customerLifecycle = new CustomerLifecycle({ actors: customerActors, workspaces: workspaceRepo, phoneNumbers: numberRepo, clock })
   const contacts = new ContactService(contactRepo, clock)
   const knowledge = await KnowledgeService.open(store, clock, { allowPrivate: config.allowPrivateWebhookTargets })
   agents.onDelete((agent) => knowledge.removeAllForAgent(agent.workspaceId, agent.id))
   const talk = await buildConversationFeature({ config, store, clock, coordination, bus, ledger, agents, knowledge })
   const analytics = await AnalyticsService.open(store, bus.events, clock)
+  const versioning = await buildVersionsFeature({ store, clock, logger, runtime, agents, knowledge })
+  const webhookFeature = await buildWebhooksFeature({ config, store, clock, logger, bus, runtime, agents, workspaces: workspaceRepo })
+  customerHooks.onDeleted((e) => webhookFeature.switchOffCustomerWebhooks(e.customerId, e.at), 'webhooks switched off')
 
-  // Under the manual clock, an advance answers only after every timer due by then has fired.
+  // Under the manual clock, an advance answers only after every timer due by then has fired and
+  // the effects those timers started (the 30-day erasure, a delivery retry) have run.
   const onClockAdvance: Services['onClockAdvance'] = [async (now) => void (await runtime.runDue(now))]
   const clockControl: ClockControl = {
     clock,
@@ -126,6 +154,8 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
 
   // Every feature has registered its actor kinds by now: resume pending work, start the timer pump.
   await runtime.start()
+  // Then the events a crash left recorded but undispatched (their legacy deliveries need the runtime).
+  await bus.start()
 
   return {
     config,
@@ -137,6 +167,8 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     resolver: new WorkspaceResolver(workspaceRepo),
     keys,
     customers,
+    customerLifecycle,
+    customerHooks,
     agents,
     numbers,
     contacts,
@@ -147,9 +179,15 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     knowledge,
     ...talk,
     analytics,
+    versions: versioning.versions,
+    serving: versioning.serving,
+    webhooks: webhookFeature.webhooks,
+    legacyWebhooks: webhookFeature.legacyWebhooks,
+    notifications: webhookFeature.notifications,
     clockControl,
     onClockAdvance,
     async close() {
+      await webhookFeature.stop()
       await runtime.stop()
       await inspection?.stop()
       await keys.stop()

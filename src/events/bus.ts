@@ -2,29 +2,26 @@
  * The event bus: every domain event is recorded once (with an id) and then fanned out.
  * - `local` subscribers run on the instance that published, after the record is stored; this is
  *   where work that must happen once goes (webhook deliveries), because exactly one instance
- *   publishes each event.
+ *   dispatches each event.
  * - `cluster` subscribers run on every instance (through the coordination store's pub/sub: Redis
  *   when REDIS_URL is set), for fan-out that each instance needs (live streams, caches).
  * A subscriber that throws is logged and never stops the others or the publisher.
+ *
+ * No event is lost between being recorded and being dispatched: it is stored with
+ * `dispatched: false` and marked `true` once every local subscriber has run. Events left unmarked
+ * (the process died in between) are dispatched again at start and by a periodic sweep, under a
+ * per-event lease so two instances never dispatch the same event at once. Local subscribers must
+ * therefore be idempotent per event id (legacy deliveries are keyed by it; v1 receivers get the
+ * event id header to de-duplicate the rare repeat).
  */
 import { iso, type Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
 import { newId } from '../ids'
 import type { Logger } from '../logger'
 import type { Collection, CollectionSpec, DocumentStore } from '../store/port'
+import type { EventType } from './catalogue'
 
-export const EVENT_TYPES = [
-  'lead.captured',
-  'conversation.escalated',
-  'conversation.resolved',
-  'call.completed',
-  'call.analysed',
-  'campaign.finished',
-  'message.received',
-  'chat.message.completed',
-  'voice.call.ended',
-] as const
-export type EventType = (typeof EVENT_TYPES)[number]
+export { EVENT_TYPES, type EventType } from './catalogue'
 
 export interface DomainEvent {
   type: EventType
@@ -38,6 +35,8 @@ export interface RecordedEvent extends DomainEvent {
   [field: string]: unknown
   id: string
   createdAt: string
+  /** False from recording until every local subscriber ran; absent on events recorded before this flag existed. */
+  dispatched?: boolean
 }
 
 export type EventHandler = (event: RecordedEvent) => void | Promise<void>
@@ -47,25 +46,41 @@ export const eventsSpec: CollectionSpec = {
   indexes: [
     { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
     { name: 'workspace_type_created', fields: [['workspaceId', 1], ['type', 1], ['createdAt', -1]] },
+    { name: 'undispatched', fields: [['dispatched', 1], ['createdAt', 1]] },
   ],
 }
 
 const CHANNEL = 'events'
+// A dispatch is a store query and a few writes per subscriber (milliseconds); 60 s covers a
+// stalled store many times over, while a crashed dispatcher's events wait at most this long.
+const DISPATCH_LEASE_MS = 60_000
+// A crashed instance's undispatched events are picked up by the others within this long, for one
+// indexed query when there are none (the runtime's orphan sweep uses the same period).
+const SWEEP_MS = 30_000
+// Re-dispatch reads this many undispatched events per query: a bounded read per round.
+const REDISPATCH_BATCH = 100
+// A local subscriber failing (store hiccup) leaves the event for the sweep; after this many
+// dispatches that failed, a subscriber bug is assumed and the event is marked done with the error,
+// so one bad event is not retried forever (5 sweeps ≈ 2.5 min of transient failure ridden out).
+const MAX_DISPATCH_ATTEMPTS = 5
 
 export class EventBus {
   private readonly local: EventHandler[] = []
   private readonly cluster: EventHandler[] = []
   private unsubscribe: (() => Promise<void>) | null = null
+  private sweeper: ReturnType<typeof setInterval> | null = null
+  private sweeping: Promise<number> | null = null
 
   private constructor(
     readonly events: Collection<RecordedEvent>,
     private readonly coordination: Coordination,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly instanceId: string,
   ) {}
 
-  static async open(store: DocumentStore, coordination: Coordination, clock: Clock, logger: Logger): Promise<EventBus> {
-    const bus = new EventBus(await store.collection<RecordedEvent>(eventsSpec), coordination, clock, logger)
+  static async open(store: DocumentStore, coordination: Coordination, clock: Clock, logger: Logger, instanceId = `bus_${newId('i')}`): Promise<EventBus> {
+    const bus = new EventBus(await store.collection<RecordedEvent>(eventsSpec), coordination, clock, logger, instanceId)
     bus.unsubscribe = await coordination.subscribe(CHANNEL, (message) => bus.onClusterMessage(message))
     return bus
   }
@@ -79,19 +94,109 @@ export class EventBus {
     }
   }
 
-  /** Records the event, then runs local subscribers (awaited) and tells every instance. */
+  /** Records the event, then runs local subscribers (awaited), marks it dispatched and tells every instance. */
   async publish(event: DomainEvent): Promise<RecordedEvent> {
-    const recorded: RecordedEvent = { ...event, id: newId('evt'), createdAt: iso(this.clock.now()) }
+    const recorded = this.stamp(event)
+    // Held from before the record exists, so a sweep on another instance never takes it mid-dispatch.
+    await this.lease(recorded.id)
     await this.events.insert(recorded)
-    await this.run(this.local, recorded)
-    await this.coordination.publish(CHANNEL, JSON.stringify(recorded)).catch((err) => {
-      this.logger.warn({ err, eventId: recorded.id }, 'event not fanned out to other instances')
-    })
+    await this.dispatch(recorded)
     return recorded
   }
 
+  /**
+   * Records the event without dispatching it: the state a crash right after the insert leaves
+   * behind. `start()` or the sweep dispatches it later. For crash tests and tools.
+   */
+  async record(event: DomainEvent): Promise<RecordedEvent> {
+    const recorded = this.stamp(event)
+    await this.events.insert(recorded)
+    return recorded
+  }
+
+  /**
+   * Dispatches what a crash left undispatched, then keeps sweeping for events a crashed instance
+   * left behind. Call once every local subscriber is registered (and the actor runtime started).
+   */
+  async start(): Promise<number> {
+    const count = await this.redispatch()
+    if (!this.sweeper) {
+      this.sweeper = setInterval(() => void this.redispatch().catch((err) => this.logger.error({ err }, 'event re-dispatch sweep failed')), SWEEP_MS)
+      this.sweeper.unref?.()
+    }
+    return count
+  }
+
+  /** Dispatches every recorded-but-undispatched event nobody else is dispatching; returns how many. */
+  redispatch(): Promise<number> {
+    // One sweep at a time per instance: a second caller waits for the running one.
+    this.sweeping ??= this.sweep().finally(() => (this.sweeping = null))
+    return this.sweeping
+  }
+
   async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper)
+    this.sweeper = null
+    await this.sweeping?.catch(() => {})
     await this.unsubscribe?.()
+  }
+
+  private stamp(event: DomainEvent): RecordedEvent {
+    return { ...event, id: newId('evt'), createdAt: iso(this.clock.now()), dispatched: false }
+  }
+
+  private lease(id: string): Promise<boolean> {
+    return this.coordination.acquireLease(`event:${id}`, this.instanceId, DISPATCH_LEASE_MS)
+  }
+
+  /** Runs the local subscribers; marks the event dispatched unless one failed (then the sweep retries it). */
+  private async dispatch(recorded: RecordedEvent): Promise<boolean> {
+    let failures: string[]
+    try {
+      failures = await this.run(this.local, recorded)
+      const attempts = (typeof recorded.dispatchAttempts === 'number' ? recorded.dispatchAttempts : 0) + 1
+      if (failures.length > 0 && attempts < MAX_DISPATCH_ATTEMPTS) {
+        await this.events.update(recorded.id, { dispatchAttempts: attempts })
+        return false
+      }
+      await this.events.update(recorded.id, failures.length ? { dispatched: true, dispatchError: failures.join('; ') } : { dispatched: true })
+    } finally {
+      await this.coordination.releaseLease(`event:${recorded.id}`, this.instanceId).catch(() => {})
+    }
+    const { dispatchAttempts: _a, dispatchError: _e, ...rest } = recorded
+    const wire: RecordedEvent = { ...rest, dispatched: true }
+    await this.coordination.publish(CHANNEL, JSON.stringify(wire)).catch((err) => {
+      this.logger.warn({ err, eventId: recorded.id }, 'event not fanned out to other instances')
+    })
+    return failures.length === 0
+  }
+
+  private async sweep(): Promise<number> {
+    let done = 0
+    const skipped = new Set<string>()
+    for (;;) {
+      const batch = (await this.events.find({ dispatched: false }, { sort: [['createdAt', 1]], limit: REDISPATCH_BATCH + skipped.size }))
+        .filter((e) => !skipped.has(e.id))
+        .slice(0, REDISPATCH_BATCH)
+      if (batch.length === 0) return done
+      for (const event of batch) {
+        if (!(await this.lease(event.id))) {
+          skipped.add(event.id) // being dispatched elsewhere right now
+          continue
+        }
+        // Re-read under the lease: its dispatcher may have finished between our query and the lease.
+        const current = await this.events.get(event.id)
+        if (!current || current.dispatched !== false) {
+          await this.coordination.releaseLease(`event:${event.id}`, this.instanceId).catch(() => {})
+          skipped.add(event.id)
+          continue
+        }
+        this.logger.info({ eventId: event.id, type: event.type }, 'dispatching an event left undispatched')
+        // At most once per sweep, whatever the outcome: a failing one waits for the next sweep.
+        skipped.add(event.id)
+        if (await this.dispatch(current)) done++
+      }
+    }
   }
 
   private async onClusterMessage(message: string): Promise<void> {
@@ -104,13 +209,17 @@ export class EventBus {
     await this.run(this.cluster, event)
   }
 
-  private async run(handlers: EventHandler[], event: RecordedEvent): Promise<void> {
+  /** Runs every handler; returns the failures' messages (none stops the others). */
+  private async run(handlers: EventHandler[], event: RecordedEvent): Promise<string[]> {
+    const failures: string[] = []
     for (const handler of [...handlers]) {
       try {
         await handler(event)
       } catch (err) {
+        failures.push(err instanceof Error ? err.message : String(err))
         this.logger.error({ err, eventId: event.id, type: event.type }, 'event subscriber failed')
       }
     }
+    return failures
   }
 }

@@ -10,7 +10,7 @@ import { randomId } from '../../src/ids'
 import { startTestServer, type TestServer } from '../support/server'
 
 /** The resource kinds a v1 path parameter can name. */
-type Kind = 'customer' | 'customerKey' | 'agent' | 'document' | 'conversation'
+type Kind = 'customer' | 'customerKey' | 'agent' | 'document' | 'conversation' | 'webhook'
 
 /**
  * Which resource each path parameter names, keyed by the path segment before it. A new route with
@@ -22,6 +22,7 @@ const PARAM_RESOURCE: Record<string, Kind> = {
   'agents/{id}': 'agent',
   'knowledge/{documentId}': 'document',
   'conversations/{id}': 'conversation',
+  'webhooks/{id}': 'webhook',
 }
 
 /** Bodies for routes whose schema-made minimal body would be refused before the handler looks. */
@@ -167,12 +168,15 @@ beforeAll(async () => {
   const b1Doc = await post(devB.key, `/agents/${b1Agent.id}/knowledge`, { text: `Prices ${secret}`, title: `doc ${secret}` }, b1.id)
   const bConv = await converse(devB.key, bAgent.id, `Hello ${secret}`)
   const b1Conv = await converse(devB.key, b1Agent.id, `Hello ${secret}`, b1.id)
+  // A public address literal: accepted without DNS, and no event is published to it here.
+  const bHook = await post(devB.key, '/webhooks', { agent: bAgent.id, url: `https://1.1.1.1/${secret}` })
+  const b1Hook = await post(devB.key, '/webhooks', { agent: b1Agent.id, url: `https://1.1.1.1/${secret}` }, b1.id)
   B.key = devB.key
   B.devWorkspace = devB.id
   B.b1 = b1.id
   B.b1Key = b1Key.key
-  B.dev = { customer: b1.id, customerKey: b1Key.id, agent: bAgent.id, document: bDoc.id, conversation: bConv }
-  B.inB1 = { customer: b1.id, customerKey: b1Key.id, agent: b1Agent.id, document: b1Doc.id, conversation: b1Conv }
+  B.dev = { customer: b1.id, customerKey: b1Key.id, agent: bAgent.id, document: bDoc.id, conversation: bConv, webhook: bHook.id }
+  B.inB1 = { customer: b1.id, customerKey: b1Key.id, agent: b1Agent.id, document: b1Doc.id, conversation: b1Conv, webhook: b1Hook.id }
   B.secrets = [secret, devB.key, b1Key.key, bAgent.webKey, b1Agent.webKey].filter(Boolean)
 
   // A: two customers, agents in the developer workspace and in A1, and A1 keys (one to attack with,
@@ -194,8 +198,10 @@ beforeAll(async () => {
 
   const aConv = await converse(devA.key, aAgent.id, 'Hello')
   const a1Conv = await converse(devA.key, a1Agent.id, 'Hello', a1.id)
-  const inA1 = { customer: a1.id, customerKey: spare.id, agent: a1Agent.id, document: a1Doc.id, conversation: a1Conv }
-  A.dev = { label: 'A developer key', key: devA.key, own: { customer: a1.id, customerKey: spare.id, agent: aAgent.id, document: aDoc.id, conversation: aConv } }
+  const aHook = await post(devA.key, '/webhooks', { agent: aAgent.id, url: 'https://1.1.1.1/a' })
+  const a1Hook = await post(devA.key, '/webhooks', { agent: a1Agent.id, url: 'https://1.1.1.1/a1' }, a1.id)
+  const inA1 = { customer: a1.id, customerKey: spare.id, agent: a1Agent.id, document: a1Doc.id, conversation: a1Conv, webhook: a1Hook.id }
+  A.dev = { label: 'A developer key', key: devA.key, own: { customer: a1.id, customerKey: spare.id, agent: aAgent.id, document: aDoc.id, conversation: aConv, webhook: aHook.id } }
   A.inA1 = { label: 'A developer key in A1', key: devA.key, workspace: a1.id, own: inA1 }
   A.a1Key = { label: 'A1 customer key', key: attack.key, own: inA1 }
   A.a2 = a2.id

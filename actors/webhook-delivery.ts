@@ -1,0 +1,60 @@
+/**
+ * The webhookDelivery actor kind: the legacy delivery chart (machines/webhook-delivery.ts) bound
+ * to its effect, one attempt (`deliver`), and registered with the runtime with its retry deadline
+ * as a durable timer. One actor per legacy delivery record, same id.
+ *
+ * The attempt is idempotent for the receiver (same event id and delivery id headers on every
+ * attempt), because a crash mid-attempt re-runs it at boot. An attempt that throws (a bug, not a
+ * failed delivery: those are outcomes) is turned into an error carrying the instant it failed, so
+ * the chart can record it without reading a clock.
+ */
+import { fromPromise } from 'xstate'
+import { deliveryDeadlines, MACHINE_VERSION, webhookDeliveryMachine, type DeliverInput, type DeliverOutput } from '../machines/webhook-delivery'
+import type { Clock } from '../src/clock'
+import type { Logger } from '../src/logger'
+import type { ActorRuntime } from './runtime'
+import type { ActorKind } from './types'
+
+export const WEBHOOK_DELIVERY_KIND = 'webhookDelivery'
+
+export type WebhookDeliveryActors = ActorKind<typeof webhookDeliveryMachine>
+
+/** The I/O behind the chart's effect (src/features/webhooks/legacy-delivery.ts). */
+export interface WebhookDeliveryEffectPort {
+  deliver(input: DeliverInput): Promise<DeliverOutput>
+}
+
+export class DeliveryEffectError extends Error {
+  override readonly name = 'DeliveryEffectError'
+  constructor(
+    message: string,
+    readonly at: number,
+  ) {
+    super(message)
+  }
+}
+
+export function registerWebhookDelivery(
+  runtime: ActorRuntime,
+  deps: { effects: WebhookDeliveryEffectPort; clock: Clock; logger: Logger },
+): WebhookDeliveryActors {
+  const machine = webhookDeliveryMachine.provide({
+    actors: {
+      deliver: fromPromise<DeliverOutput, DeliverInput>(async ({ input }) => {
+        try {
+          return await deps.effects.deliver(input)
+        } catch (err) {
+          deps.logger.error({ err, delivery: input.deliveryId }, 'legacy delivery attempt crashed')
+          throw new DeliveryEffectError(err instanceof Error ? err.message : String(err), deps.clock.now())
+        }
+      }),
+    },
+  })
+  return runtime.register(WEBHOOK_DELIVERY_KIND, {
+    machine,
+    version: MACHINE_VERSION,
+    deadlines: deliveryDeadlines,
+    // A delivery is touched a few times in its life; holding finished ones in memory buys nothing.
+    idleMs: 0,
+  })
+}

@@ -1,0 +1,49 @@
+/**
+ * The event catalogue: every domain event type, which webhook surface may subscribe to it, and
+ * one line on when it fires. The payload of each (`data`) is described in payloads.ts.
+ *
+ * - v1 webhooks (`events`): SPEC.md's six (Events of v1 webhooks) plus `message.received`, which
+ *   the reply endpoint refers to ("the conversationId of a message.received event"): a v1 caller
+ *   must be able to receive it. `*` means all of these, now and later.
+ * - legacy endpoints (`event_types`): SPEC.md shows `chat.message.completed` and
+ *   `voice.call.ended` and leaves the full list to us: those two plus every v1 event, so a legacy
+ *   integration is never cut off from an event the service emits.
+ */
+
+export const V1_EVENT_TYPES = [
+  'lead.captured',
+  'conversation.escalated',
+  'conversation.resolved',
+  'call.completed',
+  'call.analysed',
+  'campaign.finished',
+  'message.received',
+] as const
+export type V1EventType = (typeof V1_EVENT_TYPES)[number]
+
+export const LEGACY_ONLY_EVENT_TYPES = ['chat.message.completed', 'voice.call.ended'] as const
+
+export const LEGACY_EVENT_TYPES = [...LEGACY_ONLY_EVENT_TYPES, ...V1_EVENT_TYPES] as const
+export type LegacyEventType = (typeof LEGACY_EVENT_TYPES)[number]
+
+/** Every type the bus records. */
+export const EVENT_TYPES = LEGACY_EVENT_TYPES
+export type EventType = LegacyEventType
+
+/** `events: ['*']` on a v1 webhook: every v1 event, including ones added later. */
+export const ALL_EVENTS = '*'
+
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+  'lead.captured': 'the agent collected a name, email or phone from an interested person',
+  'conversation.escalated': 'the agent handed a conversation to a person',
+  'conversation.resolved': 'a teammate marked a conversation done',
+  'call.completed': 'a call ended: outcome and duration, the moment it ends',
+  'call.analysed': "a call's results are ready: summary, fields, transcript, recording link",
+  'campaign.finished': 'a broadcast or calling campaign finished',
+  'message.received': 'a customer wrote to an agent on any channel',
+  'chat.message.completed': 'the agent finished a reply in a chat (web, messaging app)',
+  'voice.call.ended': 'a voice call ended (the legacy form of call.completed)',
+}
+
+export const isV1EventType = (type: string): type is V1EventType => (V1_EVENT_TYPES as readonly string[]).includes(type)
+export const isLegacyEventType = (type: string): type is LegacyEventType => (LEGACY_EVENT_TYPES as readonly string[]).includes(type)

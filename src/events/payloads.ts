@@ -1,0 +1,171 @@
+/**
+ * The `data` of every event (the payloads SPEC.md does not show are our choice; README "Events
+ * and webhooks" lists them) and the envelopes each webhook surface sends, as schemas: they are
+ * published in the OpenAPI documents as callbacks of the routes that register webhooks, and
+ * publishers can type their `data` from them.
+ */
+import { t, type Static, type TSchema } from 'elysia'
+import { EVENT_DESCRIPTIONS, LEGACY_EVENT_TYPES, V1_EVENT_TYPES, type EventType } from './catalogue'
+
+const Nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()])
+const Instant = t.String({ description: 'ISO 8601 UTC timestamp' })
+const Channel = t.String({ description: 'chatapp, web, botapp, voice or email' })
+const AgentRef = t.Object({ id: t.String(), name: t.String() })
+
+const conversation = {
+  conversationId: t.String({ description: 'conv_…' }),
+  channel: Channel,
+  test: t.Boolean({ description: 'true for a test chat' }),
+}
+
+/** A call as GET /calls/{id} answers it (SPEC.md Call); `call.analysed` carries exactly this. */
+export const CallPayload = t.Object(
+  {
+    id: t.String({ description: 'out_… or sch_…' }),
+    callRef: Nullable(t.String()),
+    reference: Nullable(t.String()),
+    metadata: Nullable(t.Record(t.String(), t.Unknown())),
+    attempt: t.Integer(),
+    status: t.String({ description: 'scheduled, ringing, connected, completed, missed, failed, cancelled' }),
+    direction: t.String(),
+    phone: Nullable(t.String()),
+    from: Nullable(t.String()),
+    agent: AgentRef,
+    scheduledFor: Nullable(Instant),
+    startedAt: Nullable(Instant),
+    answeredAt: Nullable(Instant),
+    endedAt: Nullable(Instant),
+    seconds: t.Number(),
+    hangup: Nullable(t.String()),
+    variables: t.Record(t.String(), t.Unknown()),
+    summary: Nullable(t.String()),
+    fields: t.Record(t.String(), t.Unknown()),
+    transcript: t.Array(t.Object({ speaker: t.String(), text: t.String(), at: Instant })),
+    recording: Nullable(t.Object({ url: t.String(), expiresAt: Instant, ready: t.Boolean() })),
+    analysedAt: Nullable(Instant),
+    retryScheduledFor: Nullable(Instant),
+    error: Nullable(t.String()),
+  },
+  { additionalProperties: true, description: 'the call object as in GET /calls/{id}' },
+)
+
+export const EVENT_PAYLOADS = {
+  'lead.captured': t.Object({
+    ...conversation,
+    name: Nullable(t.String()),
+    email: Nullable(t.String()),
+    phone: Nullable(t.String({ description: 'E.164 when readable' })),
+    note: Nullable(t.String()),
+  }),
+  'conversation.escalated': t.Object({ ...conversation, reason: Nullable(t.String()), status: t.String({ description: 'the conversation status after the move' }) }),
+  'conversation.resolved': t.Object({ ...conversation, status: t.String() }),
+  'call.completed': t.Object(
+    {
+      id: t.String(),
+      attempt: t.Integer(),
+      status: t.String({ description: 'completed, missed or failed' }),
+      direction: t.String(),
+      phone: Nullable(t.String()),
+      agent: AgentRef,
+      reference: Nullable(t.String()),
+      startedAt: Nullable(Instant),
+      answeredAt: Nullable(Instant),
+      endedAt: Nullable(Instant),
+      seconds: t.Number(),
+      hangup: Nullable(t.String()),
+    },
+    { additionalProperties: true, description: 'outcome and duration, sent the moment the call ends (summary and fields follow in call.analysed)' },
+  ),
+  'call.analysed': CallPayload,
+  'campaign.finished': t.Object(
+    {
+      id: t.String({ description: 'cmp_…' }),
+      agent: t.String(),
+      name: t.String(),
+      kind: t.String({ description: 'chatapp or voice' }),
+      status: t.String({ description: 'sent, failed or cancelled' }),
+      template: Nullable(t.String()),
+      purpose: Nullable(t.String()),
+      counts: t.Record(t.String(), t.Integer(), { description: 'recipients, sent, delivered, read, replied, failed, skipped' }),
+      startedAt: Nullable(Instant),
+      finishedAt: Nullable(Instant),
+      lastError: Nullable(t.String()),
+    },
+    { additionalProperties: true, description: 'the campaign as GET /campaigns/{id} answers it' },
+  ),
+  'message.received': t.Object({
+    conversationId: t.String(),
+    messageId: t.String({ description: 'msg_…' }),
+    receivedAt: Instant,
+    channel: Channel,
+    customer: t.Object({ id: Nullable(t.String()), phone: Nullable(t.String()) }),
+    parts: t.Array(t.Record(t.String(), t.Unknown()), { description: 'as in a message: { type: text, text } or { type: image, url, alt }' }),
+  }),
+  'chat.message.completed': t.Object({
+    conversationId: t.String(),
+    messageId: t.String(),
+    channel: Channel,
+    text: t.String({ description: 'the reply the agent sent' }),
+    completedAt: Instant,
+  }),
+  'voice.call.ended': t.Object({
+    callId: t.String(),
+    status: t.String(),
+    hangup: Nullable(t.String()),
+    seconds: t.Number(),
+    phone: Nullable(t.String()),
+    endedAt: Instant,
+  }),
+} satisfies Record<EventType, TSchema>
+
+export type EventPayload<E extends EventType> = Static<(typeof EVENT_PAYLOADS)[E]>
+
+/** v1 body: `{ event, sentAt, data }` (SPEC.md Events rule 3). */
+export const v1Envelope = (type: EventType) =>
+  t.Object(
+    { event: t.Literal(type), sentAt: Instant, data: EVENT_PAYLOADS[type] },
+    { description: `${type}: ${EVENT_DESCRIPTIONS[type]}` },
+  )
+
+/** Legacy body (not shown in SPEC.md; ours): the event id, type, time, agent and the same data. */
+export const legacyEnvelope = (type: EventType) =>
+  t.Object(
+    {
+      id: t.String({ description: 'the event id (also in x-service-event-id); the same on every retry' }),
+      event_type: t.Literal(type),
+      created_at: Instant,
+      agent_id: Nullable(t.String()),
+      data: EVENT_PAYLOADS[type],
+    },
+    { description: `${type}: ${EVENT_DESCRIPTIONS[type]}` },
+  )
+
+const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } })
+
+export const SIGNATURE_HEADERS = [
+  header('x-service-signature', '`sha256=<hex>`: HMAC-SHA256 of the raw body bytes under the signing secret'),
+  header('x-service-event-id', 'the event id (`evt_…`): the same event is never two events; de-duplicate on it'),
+  header('x-service-event', 'the event type'),
+]
+
+/** OpenAPI `callbacks` of a route that registers a webhook: one entry per event it may send. */
+export function webhookCallbacks(surface: 'v1' | 'legacy'): Record<string, unknown> {
+  const types = surface === 'v1' ? V1_EVENT_TYPES : LEGACY_EVENT_TYPES
+  const envelope = surface === 'v1' ? v1Envelope : legacyEnvelope
+  const extra = surface === 'legacy' ? [header('x-service-delivery-id', 'the delivery record id'), header('x-service-delivery-attempt', '1 for the first attempt')] : []
+  return Object.fromEntries(
+    types.map((type) => [
+      type,
+      {
+        '{$request.body#/url}': {
+          post: {
+            summary: `${type}: ${EVENT_DESCRIPTIONS[type]}`,
+            parameters: [...SIGNATURE_HEADERS, ...extra],
+            requestBody: { required: true, content: { 'application/json': { schema: envelope(type) } } },
+            responses: { '2XX': { description: 'received; any other answer (or none in time) is a failed delivery' } },
+          },
+        },
+      },
+    ]),
+  )
+}

@@ -1,0 +1,75 @@
+/**
+ * One delivery attempt to one target, as a plain outcome (never throws): a signed POST through
+ * the guarded fetch, or one email through SMTP. v1 and legacy deliveries both use it.
+ */
+import { BlockedTargetError, FetchFailedError, safeFetch } from '../../net/safe-fetch'
+import { EmailFailedError, type EmailSender } from '../../providers/email'
+import type { Target } from './targets'
+
+export interface AttemptOutcome {
+  ok: boolean
+  /** HTTP status, or the SMTP reply code for email; null when no answer came. */
+  status: number | null
+  error: string | null
+}
+
+// Only the status decides success; the first 4 KB of an error answer are plenty to quote.
+const MAX_RESPONSE_BYTES = 4096
+// How much of an error answer goes into lastError / error_message: one readable line.
+const ERROR_SNIPPET_CHARS = 200
+
+export interface SignedRequest {
+  body: string
+  headers: Record<string, string>
+  /** A subject line and a human summary, used when the target is an email address. */
+  subject: string
+  summary: string
+}
+
+export interface AttemptDeps {
+  allowPrivate: boolean
+  timeoutMs: number
+  email: EmailSender | null
+}
+
+export async function attempt(target: Target, request: SignedRequest, deps: AttemptDeps): Promise<AttemptOutcome> {
+  return target.kind === 'email' ? sendEmail(target.address, request, deps.email) : post(target.url, request, deps)
+}
+
+async function post(url: string, request: SignedRequest, deps: AttemptDeps): Promise<AttemptOutcome> {
+  try {
+    const res = await safeFetch(url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      timeoutMs: deps.timeoutMs,
+      maxBytes: MAX_RESPONSE_BYTES,
+      allowPrivate: deps.allowPrivate,
+    })
+    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, error: null }
+    const snippet = res.text.replace(/\s+/g, ' ').trim().slice(0, ERROR_SNIPPET_CHARS)
+    return { ok: false, status: res.status, error: `HTTP ${res.status}${snippet ? `: ${snippet}` : ''}` }
+  } catch (err) {
+    if (err instanceof BlockedTargetError || err instanceof FetchFailedError) return { ok: false, status: null, error: err.message }
+    return { ok: false, status: null, error: `could not deliver: ${(err as Error).message ?? String(err)}` }
+  }
+}
+
+async function sendEmail(address: string, request: SignedRequest, email: EmailSender | null): Promise<AttemptOutcome> {
+  if (!email) return { ok: false, status: null, error: 'email webhooks need an SMTP server and none is configured (SMTP_URL)' }
+  try {
+    const receipt = await email.send({
+      to: address,
+      subject: request.subject,
+      text: `${request.summary}\n\nThe event, exactly as signed, is attached as event.json; x-service-signature is the HMAC-SHA256 of that file's bytes.\n\n${request.body}\n`,
+      // The same signature and ids as an HTTP delivery, so a mail-processing receiver can verify and de-duplicate.
+      headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => name.startsWith('x-service-'))),
+      attachments: [{ filename: 'event.json', contentType: 'application/json', content: request.body }],
+    })
+    return { ok: true, status: receipt.code, error: null }
+  } catch (err) {
+    if (err instanceof EmailFailedError) return { ok: false, status: err.code, error: err.message }
+    return { ok: false, status: null, error: `email not sent: ${(err as Error).message ?? String(err)}` }
+  }
+}
+

@@ -1,0 +1,111 @@
+/**
+ * Legacy deliveries (SPEC.md "Webhook delivery (legacy)"): for each event, one delivery record per
+ * matching active endpoint of the workspace (its `event_types` lists the type; its `agent_id` is
+ * null or the event's agent), each driven by its own `webhookDelivery` actor: pending → success,
+ * or retrying on a durable backoff timer, or failed once max_retries + 1 attempts are used.
+ *
+ * `onEvent` is idempotent per event: the delivery id is derived from the event id and the
+ * endpoint, so the bus dispatching an event again after a crash creates nothing twice and loses
+ * nothing. `deliver` is the chart's effect: one signed attempt in the endpoint's lane.
+ *
+ * Legacy body (not shown in SPEC.md; ours): `{ id, event_type, created_at, agent_id, data }`,
+ * signed like v1 (`x-service-signature: sha256=<hex>` over the raw body), with the event id,
+ * delivery id and attempt number in headers (`x-service-event-id`, `x-service-delivery-id`,
+ * `x-service-delivery-attempt`).
+ */
+import { ActorExistsError } from '../../../actors/errors'
+import type { WebhookDeliveryActors } from '../../../actors/webhook-delivery'
+import type { DeliverInput, DeliverOutput } from '../../../machines/webhook-delivery'
+import { iso, type Clock } from '../../clock'
+import type { SecretBox } from '../../crypto/secrets'
+import type { RecordedEvent } from '../../events/bus'
+import { EVENT_DESCRIPTIONS, isLegacyEventType, type EventType } from '../../events/catalogue'
+import type { Collection } from '../../store/port'
+import { DuplicateKeyError } from '../../store/port'
+import { attempt, type AttemptDeps } from './attempt'
+import { LaneFullError, LanesStoppedError, type Lanes } from './lanes'
+import type { LegacyEndpointDoc, WebhookRepos } from './repository'
+import { DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, signedHeaders } from './signing'
+
+export interface LegacyDeliveryDeps {
+  repos: WebhookRepos
+  events: Collection<RecordedEvent>
+  deliveries: () => WebhookDeliveryActors
+  secrets: SecretBox
+  clock: Clock
+  lanes: Lanes
+  attempt: Omit<AttemptDeps, 'timeoutMs'>
+}
+
+/** One delivery per (event, endpoint): the same event dispatched twice maps to the same id. */
+export const deliveryIdOf = (eventId: string, endpointNumber: number): string => `dlv_${eventId.replace(/^evt_/, '')}_${endpointNumber}`
+
+export class LegacyDeliveries {
+  constructor(private readonly deps: LegacyDeliveryDeps) {}
+
+  /** Bus subscriber (local): a delivery record and actor per matching endpoint. */
+  readonly onEvent = async (event: RecordedEvent): Promise<void> => {
+    if (!isLegacyEventType(event.type)) return
+    const endpoints = await this.deps.repos.endpoints.find({ workspaceId: event.workspaceId, isActive: true })
+    for (const endpoint of endpoints) {
+      if (!endpoint.eventTypes.includes(event.type)) continue
+      if (endpoint.agentId !== null && endpoint.agentId !== event.agentId) continue
+      await this.queue(event, endpoint)
+    }
+  }
+
+  /** The chart's `deliver` effect: one attempt, as an outcome (never a throw for a failed delivery). */
+  readonly deliver = async (input: DeliverInput): Promise<DeliverOutput> => {
+    const { repos, clock } = this.deps
+    const final = (error: string): DeliverOutput => ({ ok: false, at: clock.now(), status: null, error, retryable: false })
+    const doc = await repos.deliveries.get(input.deliveryId)
+    if (!doc) return final('the delivery record was deleted with its endpoint')
+    const endpoint = await repos.endpoints.get(doc.endpointId)
+    if (!endpoint) return final('the endpoint was deleted')
+    if (!endpoint.isActive) return final('the endpoint is inactive (is_active: false)')
+    const event = await this.deps.events.get(doc.eventId)
+    if (!event) return final(`event ${doc.eventId} is no longer stored`)
+    try {
+      return await this.deps.lanes.run(`legacy:${endpoint.id}`, async () => {
+        const outcome = await attempt({ kind: 'url', url: endpoint.url }, this.request(endpoint, event, doc.id, input.attempt), {
+          ...this.deps.attempt,
+          timeoutMs: endpoint.timeoutMs,
+        })
+        return { ...outcome, at: clock.now(), retryable: true }
+      })
+    } catch (err) {
+      if (err instanceof LaneFullError) return { ok: false, at: clock.now(), status: null, error: `not attempted: ${err.message}`, retryable: true }
+      // Shutting down: never settle, so the chart stays pending (as stored) and the attempt is
+      // made after the restart instead of being recorded as a failure.
+      if (err instanceof LanesStoppedError) return new Promise<never>(() => {})
+      throw err
+    }
+  }
+
+  private async queue(event: RecordedEvent, endpoint: LegacyEndpointDoc): Promise<void> {
+    const id = deliveryIdOf(event.id, endpoint.number)
+    const doc = { id, workspaceId: event.workspaceId, endpointId: endpoint.id, eventId: event.id, eventType: event.type, createdAt: iso(this.deps.clock.now()) }
+    try {
+      await this.deps.repos.deliveries.insert(doc)
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError)) throw err
+    }
+    try {
+      await this.deps.deliveries().spawn(id, { id, maxRetries: endpoint.maxRetries })
+    } catch (err) {
+      if (!(err instanceof ActorExistsError)) throw err
+    }
+  }
+
+  private request(endpoint: LegacyEndpointDoc, event: RecordedEvent, deliveryId: string, attemptNo: number) {
+    const body = JSON.stringify({ id: event.id, event_type: event.type, created_at: event.createdAt, agent_id: event.agentId, data: event.data })
+    const headers = signedHeaders({
+      secret: this.deps.secrets.open(endpoint.secretSealed),
+      body,
+      eventId: event.id,
+      eventType: event.type,
+      extra: { [DELIVERY_ID_HEADER]: deliveryId, [DELIVERY_ATTEMPT_HEADER]: String(attemptNo) },
+    })
+    return { body, headers, subject: event.type, summary: EVENT_DESCRIPTIONS[event.type as EventType] }
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * Legacy webhook endpoints (SPEC.md "Webhooks (legacy)"): create (the secret once), and the routes
+ * SPEC.md calls "not shown" — list, read, update, delete — plus the delivery records and POST retry.
+ * An account is the key's own workspace; it holds at most 20 endpoints.
+ */
+import type { WebhookDeliveryActors } from '../../../actors/webhook-delivery'
+import { canApply, type WebhookDeliveryContext } from '../../../machines/webhook-delivery'
+import { iso, type Clock } from '../../clock'
+import type { SecretBox } from '../../crypto/secrets'
+import { isLegacyEventType, LEGACY_EVENT_TYPES } from '../../events/catalogue'
+import { ApiError, conflict, notFound } from '../../http/errors'
+import { DuplicateKeyError } from '../../store/port'
+import type { AgentService } from '../agents/service'
+import {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  type CreateEndpoint,
+  type Delivery,
+  type Endpoint,
+  type PatchEndpoint,
+} from './legacy-model'
+import type { LegacyDeliveryDoc, LegacyEndpointDoc, WebhookRepos } from './repository'
+import { newSigningSecret } from './signing'
+import { checkTargetAddress, parseTarget, TargetError } from './targets'
+
+// SPEC.md Limits: legacy endpoints per account.
+export const MAX_LEGACY_ENDPOINTS = 20
+// Two creates racing for the next endpoint number: the loser takes the one after; a handful of
+// tries covers any realistic burst from one account.
+const NUMBER_TRIES = 5
+
+const badRequest = (message: string) => new ApiError(400, message)
+
+export interface LegacyServiceDeps {
+  repos: WebhookRepos
+  agents: AgentService
+  deliveries: WebhookDeliveryActors
+  secrets: SecretBox
+  clock: Clock
+  allowPrivate: boolean
+}
+
+export class LegacyWebhookService {
+  constructor(private readonly deps: LegacyServiceDeps) {}
+
+  async create(workspaceId: string, input: CreateEndpoint): Promise<{ doc: LegacyEndpointDoc; secret: string }> {
+    const { repos, secrets, clock } = this.deps
+    const held = await repos.endpoints.count({ workspaceId })
+    if (held >= MAX_LEGACY_ENDPOINTS) throw badRequest(`this account has ${held} webhook endpoints, the most allowed (${MAX_LEGACY_ENDPOINTS})`)
+    const url = await this.url(input.url)
+    const eventTypes = checkEventTypes(input.event_types)
+    const agentId = await this.agent(workspaceId, input.agent_id ?? null)
+    const secret = newSigningSecret()
+    const now = iso(clock.now())
+    for (let attempt = 1; ; attempt++) {
+      const number = await this.nextNumber()
+      const doc: LegacyEndpointDoc = {
+        id: `lwe_${number}`,
+        number,
+        workspaceId,
+        url,
+        eventTypes,
+        agentId,
+        description: input.description ?? null,
+        isActive: true,
+        maxRetries: input.max_retries ?? DEFAULT_MAX_RETRIES,
+        timeoutMs: input.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+        secretSealed: secrets.seal(secret),
+        createdAt: now,
+        updatedAt: now,
+      }
+      try {
+        await repos.endpoints.insert(doc)
+        return { doc, secret }
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError) || attempt >= NUMBER_TRIES) throw err
+      }
+    }
+  }
+
+  list(workspaceId: string): Promise<LegacyEndpointDoc[]> {
+    return this.deps.repos.endpoints.page({ workspaceId }, MAX_LEGACY_ENDPOINTS)
+  }
+
+  async get(workspaceId: string, number: number): Promise<LegacyEndpointDoc> {
+    const doc = await this.deps.repos.endpoints.get(`lwe_${number}`)
+    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no webhook endpoint ${number}`)
+    return doc
+  }
+
+  async patch(workspaceId: string, number: number, input: PatchEndpoint): Promise<LegacyEndpointDoc> {
+    const current = await this.get(workspaceId, number)
+    const set: Record<string, unknown> = {}
+    if (input.url !== undefined) set.url = await this.url(input.url)
+    if (input.event_types !== undefined) set.eventTypes = checkEventTypes(input.event_types)
+    if (input.agent_id !== undefined) set.agentId = await this.agent(workspaceId, input.agent_id)
+    if (input.description !== undefined) set.description = input.description
+    if (input.max_retries !== undefined) set.maxRetries = input.max_retries
+    if (input.timeout_ms !== undefined) set.timeoutMs = input.timeout_ms
+    if (input.is_active !== undefined) set.isActive = input.is_active
+    if (Object.keys(set).length === 0) return current
+    set.updatedAt = iso(this.deps.clock.now())
+    return (await this.deps.repos.endpoints.update(current.id, set)) ?? { ...current, ...set }
+  }
+
+  /** Removes the endpoint and its delivery records; a retry still scheduled then fails without sending. */
+  async remove(workspaceId: string, number: number): Promise<void> {
+    const doc = await this.get(workspaceId, number)
+    await this.deps.repos.deliveries.deleteMany({ endpointId: doc.id })
+    await this.deps.repos.endpoints.delete(doc.id)
+  }
+
+  async deliveries(workspaceId: string, number: number, limit: number): Promise<Delivery[]> {
+    const endpoint = await this.get(workspaceId, number)
+    const docs = await this.deps.repos.deliveries.page({ endpointId: endpoint.id }, limit)
+    return Promise.all(docs.map((d) => this.presentDelivery(d)))
+  }
+
+  /** POST retry: only a failed delivery goes back to pending (attempts reset); others 409 naming the status. */
+  async retry(workspaceId: string, number: number, deliveryId: string): Promise<void> {
+    const endpoint = await this.get(workspaceId, number)
+    const doc = await this.deps.repos.deliveries.get(deliveryId)
+    if (!doc || doc.endpointId !== endpoint.id) throw notFound(`no delivery ${deliveryId} for webhook endpoint ${number}`)
+    const record = await this.deps.deliveries.read(deliveryId)
+    if (!record) throw conflict('delivery is pending; only failed deliveries can be retried', { state: 'pending' })
+    const asked = canApply(record.state as 'pending', 'delivery.retry')
+    if (!asked.ok) throw conflict(asked.message, { state: asked.state })
+    const before = JSON.stringify((record.snapshot as { context: WebhookDeliveryContext }).context.lastRefusal)
+    const after = await this.deps.deliveries.send(deliveryId, { type: 'delivery.retry', at: this.deps.clock.now() })
+    // It moved between our read and the send (e.g. a retry raced us): the chart refused it.
+    if (after.context.lastRefusal && JSON.stringify(after.context.lastRefusal) !== before) {
+      throw conflict(after.context.lastRefusal.message, { state: after.context.lastRefusal.state })
+    }
+  }
+
+  present(doc: LegacyEndpointDoc): Endpoint {
+    return {
+      id: doc.number,
+      url: doc.url,
+      event_types: doc.eventTypes,
+      agent_id: doc.agentId,
+      description: doc.description,
+      is_active: doc.isActive,
+      max_retries: doc.maxRetries,
+      timeout_ms: doc.timeoutMs,
+      created_at: doc.createdAt,
+    }
+  }
+
+  /** A delivery record with its status from the delivery actor (pending until the actor exists). */
+  async presentDelivery(doc: LegacyDeliveryDoc): Promise<Delivery> {
+    const record = await this.deps.deliveries.read(doc.id)
+    const c = (record?.snapshot as { context?: WebhookDeliveryContext } | undefined)?.context
+    const stamp = (ms: number | null | undefined) => (typeof ms === 'number' ? iso(ms) : null)
+    return {
+      id: doc.id,
+      event_id: doc.eventId,
+      event_type: doc.eventType,
+      status: (record?.state as Delivery['status'] | undefined) ?? 'pending',
+      response_status: c?.responseStatus ?? null,
+      error_message: c?.errorMessage ?? null,
+      attempts: c?.attempts ?? 0,
+      next_attempt_at: stamp(c?.nextAttemptAt),
+      created_at: doc.createdAt,
+      completed_at: stamp(c?.completedAt),
+    }
+  }
+
+  private async url(raw: string): Promise<string> {
+    const rules = { allowPrivate: this.deps.allowPrivate, email: false }
+    try {
+      const target = parseTarget(raw, rules)
+      await checkTargetAddress(target, rules)
+      return target.kind === 'url' ? target.url : raw
+    } catch (err) {
+      if (err instanceof TargetError) throw badRequest(`url ${err.message}`)
+      throw err
+    }
+  }
+
+  private async agent(workspaceId: string, agentId: string | null): Promise<string | null> {
+    if (agentId === null) return null
+    await this.deps.agents.get(workspaceId, agentId)
+    return agentId
+  }
+
+  private async nextNumber(): Promise<number> {
+    const [last] = await this.deps.repos.endpoints.find({}, { sort: [['number', -1]], limit: 1 })
+    return (last?.number ?? 0) + 1
+  }
+}
+
+function checkEventTypes(types: string[]): string[] {
+  if (types.length === 0) throw badRequest(`event_types must list at least one of ${LEGACY_EVENT_TYPES.join(', ')}`)
+  const unknown = types.filter((e) => !isLegacyEventType(e))
+  if (unknown.length > 0) throw badRequest(`invalid event types: ${unknown.join(', ')} (valid: ${LEGACY_EVENT_TYPES.join(', ')})`)
+  return [...new Set(types)]
+}

@@ -1,0 +1,28 @@
+/**
+ * The endpoint chart's `notify` effect: a v1 webhook switched off by failures is something the
+ * service would tell the customer, so the developer is notified (SPEC.md Events rule 8; the
+ * customer's name goes in the title). Idempotent: keyed by the webhook and the switch-off instant.
+ */
+import type { WebhookEndpointEffectPort } from '../../../actors/webhook-endpoint'
+import { iso } from '../../clock'
+import type { NotificationService } from '../notifications/service'
+import type { WebhookRepos } from './repository'
+
+export function webhookNotices(deps: { repos: WebhookRepos; notifications: NotificationService }): WebhookEndpointEffectPort {
+  return {
+    async notify({ endpointId, lastError, at }) {
+      const hook = await deps.repos.webhooks.get(endpointId)
+      if (!hook) return // deleted meanwhile: nothing left to tell anyone about
+      await deps.notifications.notify({
+        workspaceId: hook.workspaceId,
+        kind: 'webhook.disabled',
+        title: `Webhook switched off: ${hook.url}`,
+        body:
+          `Webhook ${hook.id} (${hook.url}) of agent ${hook.agentId} was switched off: ${lastError ?? 'five failed deliveries in a row'}. ` +
+          `Events since then were not sent. Catch up by reading what you missed, then PATCH /webhooks/${hook.id} with {"enabled": true}.`,
+        data: { webhookId: hook.id, agent: hook.agentId, url: hook.url, lastError, switchedOffAt: at === null ? null : iso(at) },
+        key: `webhook.disabled:${hook.id}:${at ?? 'unknown'}`,
+      })
+    },
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Webhooks as stored: v1 endpoints (`webhooks`), legacy endpoints (`legacy_webhook_endpoints`)
+ * and legacy delivery records (`legacy_webhook_deliveries`). Signing secrets are stored sealed
+ * (src/crypto/secrets.ts). Delivery health and delivery status live in each one's actor snapshot,
+ * not here: the chart is the only writer of state.
+ */
+import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+
+export interface WebhookDoc {
+  [field: string]: unknown
+  id: string
+  workspaceId: string
+  agentId: string
+  /** An https URL or an email address, as the caller gave it (normalised). */
+  url: string
+  targetKind: 'url' | 'email'
+  /** v1 event types, or `['*']`. */
+  events: string[]
+  secretSealed: string
+  createdAt: string
+  updatedAt: string
+}
+
+export const webhooksSpec: CollectionSpec = {
+  name: 'webhooks',
+  indexes: [
+    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
+    { name: 'workspace_agent_created', fields: [['workspaceId', 1], ['agentId', 1], ['createdAt', -1], ['id', -1]] },
+  ],
+}
+
+export interface LegacyEndpointDoc {
+  [field: string]: unknown
+  /** `lwe_<number>`: the store wants string ids; the legacy surface shows `number`. */
+  id: string
+  number: number
+  workspaceId: string
+  url: string
+  eventTypes: string[]
+  agentId: string | null
+  description: string | null
+  isActive: boolean
+  maxRetries: number
+  timeoutMs: number
+  secretSealed: string
+  createdAt: string
+  updatedAt: string
+}
+
+export const legacyEndpointsSpec: CollectionSpec = {
+  name: 'legacy_webhook_endpoints',
+  indexes: [
+    { name: 'number', fields: [['number', 1]], unique: true },
+    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
+  ],
+}
+
+export interface LegacyDeliveryDoc {
+  [field: string]: unknown
+  /** Also the id of its `webhookDelivery` actor, which holds its status. */
+  id: string
+  workspaceId: string
+  endpointId: string
+  eventId: string
+  eventType: string
+  createdAt: string
+}
+
+export const legacyDeliveriesSpec: CollectionSpec = {
+  name: 'legacy_webhook_deliveries',
+  indexes: [{ name: 'endpoint_created', fields: [['endpointId', 1], ['createdAt', -1], ['id', -1]] }],
+}
+
+export interface WebhookRepos {
+  webhooks: Collection<WebhookDoc>
+  endpoints: Collection<LegacyEndpointDoc>
+  deliveries: Collection<LegacyDeliveryDoc>
+}
+
+export async function openWebhookRepos(store: DocumentStore): Promise<WebhookRepos> {
+  const [webhooks, endpoints, deliveries] = await Promise.all([
+    store.collection<WebhookDoc>(webhooksSpec),
+    store.collection<LegacyEndpointDoc>(legacyEndpointsSpec),
+    store.collection<LegacyDeliveryDoc>(legacyDeliveriesSpec),
+  ])
+  return { webhooks, endpoints, deliveries }
+}
+
+/** Which subscriptions an event reaches (events lists are small; the store cannot match inside arrays). */
+export const subscribes = (events: string[], type: string): boolean => events.includes('*') || events.includes(type)

@@ -1,0 +1,156 @@
+/**
+ * v1 webhooks (SPEC.md "Webhooks (v1)"): create, list, read, change, delete, and the switch-off a
+ * deleted customer's webhooks get. Health (`enabled`, `delivery`) is the endpoint actor's; this
+ * service keeps the registration (agent, url, events, sealed secret).
+ */
+import type { WebhookEndpointActors } from '../../../actors/webhook-endpoint'
+import { endpointView, type WebhookEndpointContext } from '../../../machines/webhook-endpoint'
+import { iso, type Clock } from '../../clock'
+import type { SecretBox } from '../../crypto/secrets'
+import { ALL_EVENTS } from '../../events/catalogue'
+import { badRequest, conflict, notFound } from '../../http/errors'
+import { newId } from '../../ids'
+import type { Filter, PageAfter } from '../../store/port'
+import type { AgentService } from '../agents/service'
+import type { CreateWebhook, PatchWebhook, Webhook } from './model'
+import type { WebhookDoc, WebhookRepos } from './repository'
+import { newSigningSecret } from './signing'
+import { checkTargetAddress, parseTarget, TargetError, type Target, type TargetRules } from './targets'
+
+// Not in SPEC.md. Each event fans out to every endpoint of its agent; 20 (the legacy surface's
+// per-account cap) bounds that fan-out while leaving room for staging, production and an inbox.
+export const MAX_WEBHOOKS_PER_AGENT = 20
+
+export interface WebhookServiceDeps {
+  repos: WebhookRepos
+  agents: AgentService
+  endpoints: WebhookEndpointActors
+  secrets: SecretBox
+  clock: Clock
+  rules: Omit<TargetRules, 'email'>
+  /** Email targets need an SMTP server (SMTP_URL). */
+  emailConfigured: boolean
+}
+
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  async create(workspaceId: string, input: CreateWebhook): Promise<{ doc: WebhookDoc; signingSecret: string }> {
+    const { repos, agents, clock, secrets, endpoints } = this.deps
+    await agents.get(workspaceId, input.agent)
+    const held = await repos.webhooks.count({ workspaceId, agentId: input.agent })
+    if (held >= MAX_WEBHOOKS_PER_AGENT) throw conflict(`agent ${input.agent} has ${held} webhooks, the most one agent may have (${MAX_WEBHOOKS_PER_AGENT})`)
+    const target = await this.target(input.url)
+    const signingSecret = newSigningSecret()
+    const now = iso(clock.now())
+    const doc: WebhookDoc = {
+      id: newId('wh'),
+      workspaceId,
+      agentId: input.agent,
+      url: target.kind === 'url' ? target.url : target.address,
+      targetKind: target.kind,
+      events: normaliseEvents(input.events),
+      secretSealed: secrets.seal(signingSecret),
+      createdAt: now,
+      updatedAt: now,
+    }
+    await repos.webhooks.insert(doc)
+    await endpoints.spawn(doc.id, { id: doc.id })
+    return { doc, signingSecret }
+  }
+
+  list(workspaceId: string, agent: string | undefined, limit: number, after: PageAfter | null): Promise<WebhookDoc[]> {
+    const filter: Filter = agent === undefined ? { workspaceId } : { workspaceId, agentId: agent }
+    return this.deps.repos.webhooks.page(filter, limit, after)
+  }
+
+  async get(workspaceId: string, id: string): Promise<WebhookDoc> {
+    const doc = await this.deps.repos.webhooks.get(id)
+    // Another workspace's webhook is the same 404 as none at all.
+    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no webhook ${id} in this workspace`)
+    return doc
+  }
+
+  async patch(workspaceId: string, id: string, input: PatchWebhook): Promise<WebhookDoc> {
+    const current = await this.get(workspaceId, id)
+    const set: Record<string, unknown> = {}
+    if (input.url !== undefined) {
+      const target = await this.target(input.url)
+      set.url = target.kind === 'url' ? target.url : target.address
+      set.targetKind = target.kind
+    }
+    if (input.events !== undefined) set.events = normaliseEvents(input.events)
+    const at = this.deps.clock.now()
+    let doc = current
+    if (Object.keys(set).length > 0) {
+      set.updatedAt = iso(at)
+      doc = (await this.deps.repos.webhooks.update(id, set)) ?? { ...current, ...set }
+    }
+    if (input.enabled !== undefined) {
+      await this.deps.endpoints.send(id, { type: input.enabled ? 'endpoint.enable' : 'endpoint.disable', at }, { input: { id } })
+    }
+    return doc
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    const doc = await this.get(workspaceId, id)
+    await this.deps.repos.webhooks.delete(doc.id)
+    // The actor stays as history but off, so a delivery already queued finds nothing to send to.
+    await this.deps.endpoints.send(doc.id, { type: 'endpoint.disable', at: this.deps.clock.now() }, { input: { id: doc.id } })
+  }
+
+  /** SPEC.md Customer workspace: a deleted customer's webhooks are switched off. Idempotent. */
+  async switchOffWorkspace(workspaceId: string, at: number): Promise<number> {
+    const docs = await this.deps.repos.webhooks.find({ workspaceId })
+    for (const doc of docs) await this.deps.endpoints.send(doc.id, { type: 'customer.deleted', at }, { input: { id: doc.id } })
+    return docs.length
+  }
+
+  /** Agent delete cascade: its webhooks go with it. */
+  async removeAllForAgent(workspaceId: string, agentId: string): Promise<void> {
+    const docs = await this.deps.repos.webhooks.find({ workspaceId, agentId })
+    for (const doc of docs) await this.remove(workspaceId, doc.id)
+  }
+
+  /** The public shape, with health from the endpoint actor (a fresh one when it has none yet). */
+  async present(doc: WebhookDoc): Promise<Webhook> {
+    const record = await this.deps.endpoints.read(doc.id)
+    const snapshot = record?.snapshot as { context?: WebhookEndpointContext } | undefined
+    const view = snapshot?.context
+      ? endpointView({ value: record!.state, context: snapshot.context })
+      : { enabled: true, delivery: { failuresInARow: 0, lastStatus: null, lastError: null, lastSentAt: null } }
+    const lastSentAt = view.delivery.lastSentAt
+    return {
+      id: doc.id,
+      agent: doc.agentId,
+      url: doc.url,
+      events: doc.events,
+      enabled: view.enabled,
+      delivery: { ...view.delivery, lastSentAt: lastSentAt === null ? null : iso(lastSentAt) },
+      createdAt: doc.createdAt,
+    }
+  }
+
+  private async target(raw: string): Promise<Target> {
+    const rules = { ...this.deps.rules, email: true }
+    try {
+      const target = parseTarget(raw, rules)
+      if (target.kind === 'email' && !this.deps.emailConfigured) {
+        throw new TargetError('is an email address, but this service has no SMTP server configured (SMTP_URL); use an https URL')
+      }
+      await checkTargetAddress(target, rules)
+      return target
+    } catch (err) {
+      if (err instanceof TargetError) throw badRequest('url', err.message)
+      throw err
+    }
+  }
+}
+
+/** Omitted → every event (`['*']`); `*` stands alone; repeats are dropped. */
+function normaliseEvents(events: string[] | undefined): string[] {
+  if (events === undefined) return [ALL_EVENTS]
+  const unique = [...new Set(events)]
+  if (unique.includes(ALL_EVENTS) && unique.length > 1) throw badRequest('events', '"*" already means every event; send it alone')
+  return unique
+}

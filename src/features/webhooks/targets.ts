@@ -1,0 +1,73 @@
+/**
+ * Where a webhook may send: an https URL (v1 and legacy) or an email address (v1). Addresses
+ * inside the service's own network are refused unless ALLOW_PRIVATE_WEBHOOK_TARGETS is set:
+ * here when the webhook is created or its URL changed (so the mistake is reported at once), and
+ * again by safeFetch at every delivery, after DNS and on every redirect (a name can be re-pointed
+ * after it was registered).
+ *
+ * With ALLOW_PRIVATE_WEBHOOK_TARGETS (local development only) plain `http://` is accepted too:
+ * receivers on a developer's machine rarely have a certificate.
+ */
+import { assertPublicHost, BlockedTargetError, systemResolver, type Resolver } from '../../net/address-guard'
+
+export type Target = { kind: 'url'; url: string } | { kind: 'email'; address: string }
+
+export class TargetError extends Error {
+  override readonly name = 'TargetError'
+}
+
+// SPEC.md caps reply media URLs at 2,048 characters; the same bound serves webhook URLs.
+export const MAX_URL_CHARS = 2048
+// RFC 5321: a forward path is at most 256 octets including the brackets, so 254 for the address.
+export const MAX_EMAIL_CHARS = 254
+// A create or PATCH waits this long for DNS before accepting a name it could not resolve: the
+// delivery-time check still guards it, and a registration should not hang on a slow resolver.
+export const CREATE_DNS_TIMEOUT_MS = 3_000
+
+// Local part, @, a domain with at least one dot: the shape every deliverable address has.
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:".]+$/
+
+export interface TargetRules {
+  allowPrivate: boolean
+  /** v1 takes email addresses; legacy only URLs. */
+  email: boolean
+}
+
+/** Reads a target; TargetError says in plain words what is wrong with it. */
+export function parseTarget(raw: string, rules: TargetRules): Target {
+  const value = raw.trim()
+  if (rules.email && !value.includes('://') && value.includes('@')) {
+    if (value.length > MAX_EMAIL_CHARS || !EMAIL.test(value)) throw new TargetError('is not a valid email address')
+    return { kind: 'email', address: value.toLowerCase() }
+  }
+  if (value.length > MAX_URL_CHARS) throw new TargetError(`must be at most ${MAX_URL_CHARS} characters`)
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new TargetError(rules.email ? 'must be an https URL or an email address' : 'must be an https URL')
+  }
+  const schemes = rules.allowPrivate ? ['https:', 'http:'] : ['https:']
+  if (!schemes.includes(url.protocol)) throw new TargetError(`must use https (got ${url.protocol.replace(/:$/, '')})`)
+  if (!url.hostname) throw new TargetError('has no host')
+  return { kind: 'url', url: url.toString() }
+}
+
+/**
+ * Refuses a URL whose host is, or resolves to, an internal address. A name that does not resolve
+ * (yet), or not within CREATE_DNS_TIMEOUT_MS, is accepted: deliveries will fail and say why.
+ */
+export async function checkTargetAddress(target: Target, rules: TargetRules, resolve: Resolver = systemResolver): Promise<void> {
+  if (target.kind !== 'url' || rules.allowPrivate) return
+  const host = new URL(target.url).hostname
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<'timeout'>((done) => (timer = setTimeout(() => done('timeout'), CREATE_DNS_TIMEOUT_MS)))
+  try {
+    await Promise.race([assertPublicHost(host, resolve), timeout])
+  } catch (err) {
+    if (err instanceof BlockedTargetError) throw new TargetError(`is inside the service's own network and cannot receive webhooks (${err.message})`)
+    // Not resolvable: accepted, see above.
+  } finally {
+    clearTimeout(timer)
+  }
+}

@@ -1,0 +1,73 @@
+/** Webhooks (v1): register, list, read with delivery state, change, delete (SPEC.md "Webhooks (v1)"). */
+import { Elysia, t } from 'elysia'
+import type { v1Context } from '../../http/context'
+import { answers, errors } from '../../http/docs'
+import { decodeCursor, encodeCursor, pageSchema } from '../../http/pagination'
+import { webhookCallbacks } from '../../events/payloads'
+import { CreatedWebhook, CreateWebhook, ListWebhooksQuery, PatchWebhook, Webhook } from './model'
+import type { WebhookService } from './service'
+
+const DELIVERY_RULES =
+  'Each event is attempted once, no retry: a POST of `{ event, sentAt, data }` signed with `x-service-signature: sha256=<hex HMAC-SHA256 of the raw body>` under the signing secret, with `x-service-event-id` to de-duplicate. ' +
+  'Any 2xx within 10 s is a success. Five failures in a row switch the endpoint off (`enabled: false`, `delivery.lastError` says why) and the developer is notified; PATCH `enabled: true` switches it back on. ' +
+  'An email address receives one email per event (needs SMTP on the service). Addresses inside the service’s own network are refused. The callbacks below describe every event body.'
+
+export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhooks: WebhookService }) {
+  const { webhooks } = deps
+  const Id = t.Object({ id: t.String() })
+  return new Elysia({ prefix: '/webhooks', detail: { tags: ['Webhooks'] } })
+    .use(deps.context)
+    .get(
+      '',
+      async ({ query, workspace }) => {
+        const limit = query.limit ?? 25
+        const rows = await webhooks.list(workspace.id, query.agent, limit + 1, decodeCursor(query.cursor))
+        const items = rows.slice(0, limit)
+        const last = items[items.length - 1]
+        return {
+          items: await Promise.all(items.map((d) => webhooks.present(d))),
+          nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+        }
+      },
+      { query: ListWebhooksQuery, detail: { responses: answers({ 200: pageSchema(Webhook), ...errors(400) }), summary: 'List webhooks, newest first' } },
+    )
+    .post(
+      '',
+      async ({ body, workspace, set }) => {
+        const { doc, signingSecret } = await webhooks.create(workspace.id, body)
+        set.status = 201
+        return { ...(await webhooks.present(doc)), signingSecret }
+      },
+      {
+        body: CreateWebhook,
+        detail: {
+          responses: answers({ 201: CreatedWebhook, ...errors(400, 403, 409) }),
+          summary: 'Register a webhook for an agent’s events',
+          description: `\`signingSecret\` is in this answer only. \`events\` omitted means every event, now and later (\`["*"]\`). 409 when the agent already has 20 webhooks. ${DELIVERY_RULES}`,
+          callbacks: webhookCallbacks('v1'),
+        } as Record<string, unknown>,
+      },
+    )
+    .get('/:id', async ({ params, workspace }) => webhooks.present(await webhooks.get(workspace.id, params.id)), {
+      params: Id,
+      detail: { responses: answers({ 200: Webhook, ...errors(404) }), summary: 'Read a webhook with its delivery state' },
+    })
+    .patch(
+      '/:id',
+      async ({ params, body, workspace }) => webhooks.present(await webhooks.patch(workspace.id, params.id, body)),
+      {
+        params: Id,
+        body: PatchWebhook,
+        detail: { responses: answers({ 200: Webhook, ...errors(400, 403, 404) }), summary: 'Change url, events or enabled', description: '`enabled: true` switches it back on and forgives past failures; `enabled: false` switches it off.' },
+      },
+    )
+    .delete(
+      '/:id',
+      async ({ params, workspace, set }) => {
+        await webhooks.remove(workspace.id, params.id)
+        set.status = 204
+        return null
+      },
+      { params: Id, detail: { responses: answers({ 204: t.Null(), ...errors(403, 404) }), summary: 'Delete a webhook; nothing more is sent to it' } },
+    )
+}

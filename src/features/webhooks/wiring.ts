@@ -1,0 +1,108 @@
+/**
+ * Builds the webhooks feature: v1 webhooks and legacy endpoints, their two actor kinds (registered
+ * here, before the runtime starts), the bus subscribers that deliver, the developer notifications
+ * they raise, and the clean-ups other features trigger (agent deleted, customer deleted).
+ */
+import { registerWebhookDelivery, type WebhookDeliveryActors } from '../../../actors/webhook-delivery'
+import { registerWebhookEndpoint } from '../../../actors/webhook-endpoint'
+import type { ActorRuntime } from '../../../actors/runtime'
+import type { Clock } from '../../clock'
+import type { Config } from '../../config'
+import { SecretBox } from '../../crypto/secrets'
+import type { EventBus } from '../../events/bus'
+import type { Logger } from '../../logger'
+import { createEmailSender } from '../../providers/email'
+import type { DocumentStore } from '../../store/port'
+import type { AgentService } from '../agents/service'
+import { openNotifications } from '../notifications/repository'
+import { NotificationService } from '../notifications/service'
+import type { WorkspaceRepo } from '../workspaces/repository'
+import { Lanes } from './lanes'
+import { LegacyDeliveries } from './legacy-delivery'
+import { LegacyWebhookService } from './legacy-service'
+import { webhookNotices } from './notices'
+import { openWebhookRepos } from './repository'
+import { WebhookService } from './service'
+import { V1_TIMEOUT_MS, V1Deliveries } from './v1-delivery'
+
+// Deliveries in flight per endpoint. A receiver behind one small server handles a few requests at
+// once; 16 lets a 100 ms receiver take ~160 deliveries/s, while a hung one ties up at most 16
+// sockets until its timeout.
+export const LANE_CONCURRENCY = 16
+// Waiting per endpoint beyond those: twice bench:webhooks' burst (10,000 events in ~1.5 s, faster
+// than any receiver drains them), so a healthy endpoint never overflows in a burst. An entry is a
+// few hundred bytes (the event itself is shared by every endpoint), so a full queue is a few MB.
+// A dead v1 endpoint is switched off after five failures and its queue then drains at once.
+export const LANE_MAX_QUEUED = 20_000
+// On shutdown, running attempts get this long to finish before the process moves on; queued ones
+// are dropped (legacy ones are re-attempted after restart: their actors are pending).
+const STOP_GRACE_MS = 2_000
+
+export interface WebhooksFeature {
+  webhooks: WebhookService
+  legacyWebhooks: LegacyWebhookService
+  notifications: NotificationService
+  /** Switches off every webhook of a (deleted) customer workspace: both surfaces. */
+  switchOffCustomerWebhooks(workspaceId: string, at: number): Promise<void>
+  stop(): Promise<void>
+}
+
+export interface WebhooksDeps {
+  config: Config
+  store: DocumentStore
+  clock: Clock
+  logger: Logger
+  bus: EventBus
+  runtime: ActorRuntime
+  agents: AgentService
+  workspaces: WorkspaceRepo
+}
+
+export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<WebhooksFeature> {
+  const { config, store, clock, logger, bus, runtime, agents } = deps
+  if (!config.secretKey) throw new Error('SECRET_KEY is required to seal webhook secrets (startServer provides one)')
+  const secrets = new SecretBox(config.secretKey)
+  const repos = await openWebhookRepos(store)
+  const notifications = new NotificationService(await openNotifications(store), (id) => deps.workspaces.get(id), clock)
+  const email = createEmailSender(config, V1_TIMEOUT_MS)
+  const lanes = new Lanes({ concurrency: LANE_CONCURRENCY, maxQueued: LANE_MAX_QUEUED })
+  const allowPrivate = config.allowPrivateWebhookTargets
+
+  const endpoints = registerWebhookEndpoint(runtime, { effects: webhookNotices({ repos, notifications }), logger })
+  let deliveryActors: WebhookDeliveryActors | null = null
+  const legacy = new LegacyDeliveries({
+    repos,
+    events: bus.events,
+    deliveries: () => deliveryActors!,
+    secrets,
+    clock,
+    lanes,
+    attempt: { allowPrivate, email: null },
+  })
+  deliveryActors = registerWebhookDelivery(runtime, { effects: { deliver: legacy.deliver }, clock, logger })
+  const v1 = new V1Deliveries({ repos, endpoints, secrets, clock, lanes, attempt: { allowPrivate, timeoutMs: V1_TIMEOUT_MS, email }, logger })
+  bus.subscribe(v1.onEvent)
+  bus.subscribe(legacy.onEvent)
+
+  const webhooks = new WebhookService({ repos, agents, endpoints, secrets, clock, rules: { allowPrivate }, emailConfigured: email !== null })
+  const legacyWebhooks = new LegacyWebhookService({ repos, agents, deliveries: deliveryActors, secrets, clock, allowPrivate })
+  agents.onDelete(async (agent) => {
+    await webhooks.removeAllForAgent(agent.workspaceId, agent.id)
+    for (const ep of await repos.endpoints.find({ workspaceId: agent.workspaceId, agentId: agent.id })) await legacyWebhooks.remove(agent.workspaceId, ep.number)
+  })
+
+  return {
+    webhooks,
+    legacyWebhooks,
+    notifications,
+    async switchOffCustomerWebhooks(workspaceId, at) {
+      await webhooks.switchOffWorkspace(workspaceId, at)
+      const active = await repos.endpoints.find({ workspaceId, isActive: true })
+      for (const ep of active) await repos.endpoints.update(ep.id, { isActive: false })
+    },
+    async stop() {
+      await lanes.stop(STOP_GRACE_MS)
+      await email?.close()
+    },
+  }
+}

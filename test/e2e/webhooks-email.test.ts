@@ -1,0 +1,65 @@
+/**
+ * Email webhooks: an email address receives one email per event through SMTP (nodemailer), here a
+ * real local SMTP server (test/fakes/smtp.ts) on 127.0.0.1 with the credentials from SMTP_URL. The
+ * email carries the same signature and event id headers and the signed JSON as an attachment.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { createHmac } from 'node:crypto'
+import { startTestServer, type TestServer } from '../support/server'
+import { eventually } from '../features/webhooks/receiver'
+import { mailAttachment, mailHeaders, startSmtp, type SmtpFake } from '../fakes/smtp'
+
+let smtp: SmtpFake
+let server: TestServer
+let dev: { id: string; key: string }
+let agent: string
+
+beforeAll(async () => {
+  smtp = await startSmtp()
+  server = await startTestServer({ SMTP_URL: smtp.url, SMTP_FROM: 'Agent Platform <hooks@platform.test>' })
+  dev = await server.developer()
+  agent = (await server.api('POST', '/agents', { key: dev.key, body: { name: 'Ava' } })).body.id
+})
+
+afterAll(async () => {
+  await server?.stop()
+  await smtp?.stop()
+})
+
+test('one email per event, signed like an HTTP delivery', async () => {
+  const hook = await server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'Ops@Example.com', events: ['lead.captured', 'conversation.escalated'] } })
+  expect(hook.status).toBe(201)
+  expect(hook.body.url).toBe('ops@example.com')
+  const bus = server.server.services.bus
+  const first = await bus.publish({ type: 'lead.captured', workspaceId: dev.id, agentId: agent, data: { name: 'Ria', email: 'ria@example.com' } })
+  await bus.publish({ type: 'conversation.escalated', workspaceId: dev.id, agentId: agent, data: { conversationId: 'conv_1' } })
+  await bus.publish({ type: 'conversation.resolved', workspaceId: dev.id, agentId: agent, data: { conversationId: 'conv_1' } })
+  await eventually(() => smtp.mails.length >= 2, 'two emails')
+  await Bun.sleep(150)
+  expect(smtp.mails).toHaveLength(2)
+  const mail = smtp.mails.find((m) => mailHeaders(m.raw)['x-service-event-id'] === first.id)!
+  expect(mail.to).toEqual(['ops@example.com'])
+  expect(mail.from).toBe('hooks@platform.test')
+  const headers = mailHeaders(mail.raw)
+  expect(headers.subject).toContain('lead.captured')
+  const json = mailAttachment(mail.raw, 'event.json')!
+  expect(JSON.parse(json)).toMatchObject({ event: 'lead.captured', data: { name: 'Ria', email: 'ria@example.com' } })
+  expect(headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', hook.body.signingSecret).update(json).digest('hex')}`)
+  const read = await eventually(async () => {
+    const r = await server.api('GET', `/webhooks/${hook.body.id}`, { key: dev.key })
+    return r.body.delivery.lastSentAt ? r.body : undefined
+  }, 'the outcome')
+  expect(read).toMatchObject({ enabled: true, delivery: { failuresInARow: 0, lastStatus: 250 } })
+})
+
+test('a refused email is a failed delivery with the SMTP reply code', async () => {
+  const hook = await server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'bounce@example.com', events: ['campaign.finished'] } })
+  smtp.refuseNext(1, 550)
+  await server.server.services.bus.publish({ type: 'campaign.finished', workspaceId: dev.id, agentId: agent, data: { id: 'cmp_1' } })
+  const read = await eventually(async () => {
+    const r = await server.api('GET', `/webhooks/${hook.body.id}`, { key: dev.key })
+    return r.body.delivery.failuresInARow === 1 ? r.body : undefined
+  }, 'the failure')
+  expect(read.delivery.lastStatus).toBe(550)
+  expect(read.delivery.lastError).toContain('bounce@example.com')
+})

@@ -1,0 +1,267 @@
+/**
+ * Legacy webhook endpoints end to end: the create/list/read/update/delete routes in the legacy
+ * shapes, deliveries on the legacy delivery chart with durable backoff timers driven through the
+ * manual clock, POST retry, and a SIGKILL between recording an event and delivering it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHmac } from 'node:crypto'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { EventType } from '../../src/events/catalogue'
+import { responseChecker, type ResponseChecker } from '../support/response-check'
+import { startTestServer, type TestServer } from '../support/server'
+import { eventually, startReceiver, type Receiver } from '../features/webhooks/receiver'
+
+let server: TestServer
+let rx: Receiver
+let dev: { id: string; key: string }
+let agent: string
+/** Every legacy answer is checked against the schema its route documents, as server.api does for v1. */
+let check: ResponseChecker
+
+const SEC = 1000
+const MIN = 60 * SEC
+
+function legacy(method: string, path: string, body?: unknown, key = dev.key, base = server.url) {
+  return fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then(async (r) => {
+    const body = (await r.json()) as any
+    check(method, `${base}${path}`, r.status, body)
+    return { status: r.status, body, headers: r.headers }
+  })
+}
+
+const publish = (type: EventType, data: Record<string, unknown>, agentId: string | null = agent) =>
+  server.server.services.bus.publish({ type, workspaceId: dev.id, agentId, data })
+
+async function endpoint(fields: Record<string, unknown> = {}) {
+  const res = await legacy('POST', '/webhooks/endpoints', { url: `${rx.url}/legacy`, event_types: ['chat.message.completed'], ...fields })
+  expect(res.status).toBe(200)
+  return res.body.endpoint as { id: number; secret: string; [k: string]: unknown }
+}
+
+const deliveries = async (id: number) => (await legacy('GET', `/webhooks/endpoints/${id}/deliveries`)).body.deliveries as any[]
+const advance = (ms: number) => server.console('POST', '/clock/advance', { ms })
+
+beforeAll(async () => {
+  rx = startReceiver()
+  server = await startTestServer({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' })
+  check = responseChecker(server.server.app.routes as any)
+  dev = await server.developer({ name: 'Legacy dev' })
+  agent = (await server.api('POST', '/agents', { key: dev.key, body: { name: 'Ava' } })).body.id
+})
+
+afterAll(async () => {
+  await server?.stop()
+  await rx?.stop()
+})
+
+describe('endpoints', () => {
+  test('create answers 200 { status: success, endpoint } with the secret once, defaults filled in', async () => {
+    const res = await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/x', event_types: ['voice.call.ended'], description: 'ops' })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-ratelimit-limit')).toBe('120')
+    const ep = res.body.endpoint
+    expect(res.body.status).toBe('success')
+    // A copy: bun's toMatchObject writes its matchers into the object it checks.
+    expect({ ...ep }).toMatchObject({ id: expect.any(Number), url: 'https://1.1.1.1/x', event_types: ['voice.call.ended'], agent_id: null, description: 'ops', is_active: true, max_retries: 3, timeout_ms: 5000, created_at: expect.any(String) })
+    expect(ep.secret).toStartWith('whsec_')
+    const read = await legacy('GET', `/webhooks/endpoints/${ep.id}`)
+    expect(read.body.endpoint).toEqual(Object.fromEntries(Object.entries(ep).filter(([k]) => k !== 'secret')))
+    const list = await legacy('GET', '/webhooks/endpoints')
+    expect(list.body.endpoints.map((e: { id: number }) => e.id)).toContain(ep.id)
+    expect(JSON.stringify(list.body)).not.toContain(ep.secret)
+    const patched = await legacy('PATCH', `/webhooks/endpoints/${ep.id}`, { description: null, max_retries: 5, is_active: false, agent_id: agent })
+    expect(patched.body).toMatchObject({ status: 'success', endpoint: { description: null, max_retries: 5, is_active: false, agent_id: agent } })
+    expect(await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)).toMatchObject({ status: 200, body: { status: 'success', endpoint_id: ep.id } })
+    expect((await legacy('GET', `/webhooks/endpoints/${ep.id}`)).status).toBe(404)
+  })
+
+  test('validation: 422 in the legacy shape for shapes, 400 for https, event types; 404 for an unknown agent', async () => {
+    const missing = await legacy('POST', '/webhooks/endpoints', { event_types: ['voice.call.ended'] })
+    expect(missing.status).toBe(422)
+    expect(missing.body.detail).toContainEqual({ loc: ['body', 'url'], msg: 'is required', type: 'missing' })
+    expect((await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/', event_types: ['lead.captured'], max_retries: 6 })).body.detail[0].loc).toEqual(['body', 'max_retries'])
+    expect((await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/', event_types: ['lead.captured'], timeout_ms: 10 })).status).toBe(422)
+    expect((await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/', event_types: 'lead.captured' })).status).toBe(422)
+    const bad = await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/', event_types: ['chat.message.completed', 'call.exploded'] })
+    expect(bad).toMatchObject({ status: 400, body: { status: 400 } })
+    expect(bad.body.detail).toContain('call.exploded')
+    expect((await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/', event_types: [] })).status).toBe(400)
+    expect((await legacy('POST', '/webhooks/endpoints', { url: 'not a url', event_types: ['lead.captured'] })).status).toBe(400)
+    expect((await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/', event_types: ['lead.captured'], agent_id: 'ag_nope' })).status).toBe(404)
+    expect((await legacy('GET', '/webhooks/endpoints/1/deliveries?limit=0')).status).toBe(422)
+    expect((await legacy('GET', '/webhooks/endpoints/1/deliveries?limit=201')).status).toBe(422)
+    expect((await legacy('GET', '/webhooks/endpoints', undefined, 'sk_wrong')).status).toBe(401)
+  })
+
+  test('20 endpoints per account; the 21st answers 400', async () => {
+    const other = await server.developer({ name: 'Busy' })
+    for (let i = 0; i < 20; i++) {
+      expect((await legacy('POST', '/webhooks/endpoints', { url: `https://1.1.1.1/${i}`, event_types: ['lead.captured'] }, other.key)).status).toBe(200)
+    }
+    const over = await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/21', event_types: ['lead.captured'] }, other.key)
+    expect(over.status).toBe(400)
+    expect(over.body.detail).toContain('20')
+    // Another account's endpoints are not found from here.
+    const theirs = (await legacy('GET', '/webhooks/endpoints', undefined, other.key)).body.endpoints[0].id
+    expect((await legacy('GET', `/webhooks/endpoints/${theirs}`)).status).toBe(404)
+    expect((await legacy('GET', `/webhooks/endpoints/${theirs}/deliveries`)).status).toBe(404)
+  })
+})
+
+describe('deliveries', () => {
+  test('one signed delivery per matching event, recorded as success', async () => {
+    rx.received.length = 0
+    rx.respond(200)
+    const ep = await endpoint({ event_types: ['chat.message.completed', 'lead.captured'], agent_id: agent })
+    const data = { conversationId: 'conv_9', messageId: 'msg_9', channel: 'web', text: 'Hello ✓', completedAt: '2026-01-01T00:00:00.000Z' }
+    const event = await publish('chat.message.completed', data)
+    await publish('voice.call.ended', { callId: 'out_1' }) // not subscribed
+    await publish('lead.captured', { name: 'x' }, 'ag_another') // another agent
+    const [got] = await rx.waitFor(1)
+    expect(got.headers.get('x-service-signature')).toBe(`sha256=${createHmac('sha256', ep.secret).update(got.raw).digest('hex')}`)
+    expect(got.headers.get('x-service-event-id')).toBe(event.id)
+    expect(got.headers.get('x-service-delivery-attempt')).toBe('1')
+    expect(got.json).toEqual({ id: event.id, event_type: 'chat.message.completed', created_at: event.createdAt, agent_id: agent, data })
+    const [d] = await eventually(async () => {
+      const list = await deliveries(ep.id)
+      return list[0]?.status === 'success' ? list : undefined
+    }, 'the success to be recorded')
+    expect(d).toMatchObject({ id: got.headers.get('x-service-delivery-id'), event_id: event.id, event_type: 'chat.message.completed', status: 'success', response_status: 200, error_message: null, attempts: 1, next_attempt_at: null })
+    expect(d.completed_at).toEqual(expect.any(String))
+    await Bun.sleep(100)
+    expect(rx.received).toHaveLength(1)
+    const retry = await legacy('POST', `/webhooks/endpoints/${ep.id}/deliveries/${d.id}/retry`)
+    expect(retry.status).toBe(409)
+    expect(retry.body).toEqual({ detail: 'delivery is success; only failed deliveries can be retried', status: 409 })
+    expect((await legacy('POST', `/webhooks/endpoints/${ep.id}/deliveries/dlv_nope/retry`)).status).toBe(404)
+    await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)
+  })
+
+  test('retries on durable timers through the manual clock; failed when attempts are used up; POST retry resets', async () => {
+    rx.received.length = 0
+    rx.respond(503)
+    const ep = await endpoint({ max_retries: 2 })
+    await publish('chat.message.completed', { conversationId: 'conv_r' })
+    await rx.waitFor(1)
+    let [d] = await eventually(async () => {
+      const list = await deliveries(ep.id)
+      return list[0]?.status === 'retrying' ? list : undefined
+    }, 'the first failure')
+    expect(d).toMatchObject({ status: 'retrying', attempts: 1, response_status: 503, error_message: 'HTTP 503: nope 503' })
+    const now = Date.parse((await server.console('GET', '/clock')).body.now)
+    expect(Date.parse(d.next_attempt_at)).toBe(now + 30 * SEC)
+    const retryPending = await legacy('POST', `/webhooks/endpoints/${ep.id}/deliveries/${d.id}/retry`)
+    expect(retryPending.status).toBe(409)
+    expect(retryPending.body.detail).toBe('delivery is retrying; only failed deliveries can be retried')
+
+    await advance(29 * SEC) // not yet due
+    expect(rx.received).toHaveLength(1)
+    await advance(1 * SEC) // the 30 s backoff ends: attempt 2 (answers after it has run)
+    expect(rx.received).toHaveLength(2)
+    expect(rx.received[1].headers.get('x-service-delivery-attempt')).toBe('2')
+    ;[d] = await deliveries(ep.id)
+    expect(d).toMatchObject({ status: 'retrying', attempts: 2 })
+    await advance(2 * MIN) // second backoff: attempt 3, the last (max_retries 2)
+    expect(rx.received).toHaveLength(3)
+    ;[d] = await deliveries(ep.id)
+    expect(d).toMatchObject({ status: 'failed', attempts: 3, response_status: 503, next_attempt_at: null })
+    expect(d.completed_at).toEqual(expect.any(String))
+    await advance(60 * MIN)
+    expect(rx.received).toHaveLength(3)
+
+    rx.respond(204)
+    const retry = await legacy('POST', `/webhooks/endpoints/${ep.id}/deliveries/${d.id}/retry`)
+    expect(retry).toMatchObject({ status: 200, body: { status: 'success', delivery_id: d.id } })
+    const after = await legacy('GET', `/webhooks/endpoints/${ep.id}/deliveries`)
+    expect(['pending', 'success']).toContain(after.body.deliveries[0].status)
+    await rx.waitFor(4)
+    expect(rx.received[3].headers.get('x-service-delivery-attempt')).toBe('1')
+    expect(rx.received[3].headers.get('x-service-event-id')).toBe(rx.received[0].headers.get('x-service-event-id'))
+    ;[d] = await eventually(async () => {
+      const list = await deliveries(ep.id)
+      return list[0]?.status === 'success' ? list : undefined
+    }, 'the retried delivery to succeed')
+    expect(d).toMatchObject({ status: 'success', attempts: 1, response_status: 204, error_message: null })
+    await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)
+  })
+
+  test('an inactive endpoint gets no deliveries; the deliveries list is newest first with limit', async () => {
+    rx.received.length = 0
+    rx.respond(200)
+    const ep = await endpoint({ event_types: ['campaign.finished'] })
+    for (let i = 0; i < 3; i++) await publish('campaign.finished', { id: `cmp_${i}` })
+    await rx.waitFor(3)
+    const two = (await legacy('GET', `/webhooks/endpoints/${ep.id}/deliveries?limit=2`)).body.deliveries
+    expect(two).toHaveLength(2)
+    const bodies = rx.received.map((r) => r.json)
+    const byEvent = new Map(bodies.map((b) => [b.id, b.data.id]))
+    expect(two.map((x: { event_id: string }) => byEvent.get(x.event_id))).toEqual(['cmp_2', 'cmp_1'])
+    await legacy('PATCH', `/webhooks/endpoints/${ep.id}`, { is_active: false })
+    await publish('campaign.finished', { id: 'cmp_off' })
+    await Bun.sleep(150)
+    expect(rx.received).toHaveLength(3)
+    await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)
+  })
+})
+
+describe('crash between recording an event and delivering it', () => {
+  const BUN = existsSync(resolve(import.meta.dir, '../../node_modules/.bin/bun')) ? resolve(import.meta.dir, '../../node_modules/.bin/bun') : process.execPath
+  const CHILD = resolve(import.meta.dir, '../features/webhooks/crash-child.ts')
+  // Starting the child service takes about a second; 15 s bounds a stuck one under the test timeout.
+  const CHILD_TIMEOUT_MS = 15_000
+
+  test('SIGKILL right after the event is recorded: the delivery happens after restart, once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhooks-crash-'))
+    const receiver = startReceiver()
+    try {
+      const first = await startTestServer({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, dir)
+      const d = await first.developer()
+      const a = (await first.api('POST', '/agents', { key: d.key, body: { name: 'Ava' } })).body.id
+      const ep = await legacy('POST', '/webhooks/endpoints', { url: `${receiver.url}/crash`, event_types: ['voice.call.ended'] }, d.key, first.url)
+      expect(ep.status).toBe(200)
+      await first.stop()
+
+      const child = Bun.spawn([BUN, CHILD, dir, d.id, a], { stdout: 'pipe', stderr: 'pipe' })
+      let out = ''
+      const deadline = Date.now() + CHILD_TIMEOUT_MS
+      const reader = (child.stdout as ReadableStream<Uint8Array>).getReader()
+      while (!/RECORDED (\S+)/.test(out)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`child did not record: ${out} ${await new Response(child.stderr as ReadableStream).text()}`)
+        const { value, done } = await reader.read()
+        if (done) break
+        out += new TextDecoder().decode(value)
+      }
+      const eventId = /RECORDED (\S+)/.exec(out)![1]
+      child.kill('SIGKILL')
+      await child.exited
+      expect(receiver.received).toHaveLength(0)
+
+      const second = await startTestServer({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, dir)
+      try {
+        const [got] = await receiver.waitFor(1)
+        expect(got.headers.get('x-service-event-id')).toBe(eventId)
+        expect(got.json).toMatchObject({ id: eventId, event_type: 'voice.call.ended', data: { callId: 'out_crash' } })
+        const list = await eventually(async () => {
+          const r = await legacy('GET', `/webhooks/endpoints/${ep.body.endpoint.id}/deliveries`, undefined, d.key, second.url)
+          return r.body.deliveries[0]?.status === 'success' ? r.body.deliveries : undefined
+        }, 'the recovered delivery to be recorded')
+        expect(list).toHaveLength(1)
+        const stored = await second.server.services.bus.events.get(eventId)
+        expect(stored?.dispatched).toBe(true)
+        await Bun.sleep(100)
+        expect(receiver.received).toHaveLength(1)
+      } finally {
+        await second.stop()
+      }
+    } finally {
+      await receiver.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 40_000)
+})

@@ -1,0 +1,107 @@
+/**
+ * Webhook targets inside the service's own network: refused by default, on both surfaces, when
+ * registered or changed, and again at delivery time (after DNS, on every redirect); allowed with
+ * ALLOW_PRIVATE_WEBHOOK_TARGETS=true. Email targets need SMTP_URL.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startTestServer, type TestServer } from '../support/server'
+import { eventually, startReceiver, type Receiver } from '../features/webhooks/receiver'
+
+const INTERNAL = [
+  'https://127.0.0.1/hook',
+  'https://localhost/hook',
+  'https://10.1.2.3/hook',
+  'https://192.168.0.10/hook',
+  'https://169.254.169.254/latest/meta-data',
+  'https://[::1]/hook',
+  'https://[::ffff:127.0.0.1]/hook',
+]
+
+let server: TestServer
+let dev: { id: string; key: string }
+let agent: string
+let rx: Receiver
+
+const legacy = (method: string, path: string, body?: unknown) =>
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+
+beforeAll(async () => {
+  rx = startReceiver()
+  server = await startTestServer()
+  dev = await server.developer()
+  agent = (await server.api('POST', '/agents', { key: dev.key, body: { name: 'Ava' } })).body.id
+})
+
+afterAll(async () => {
+  await server?.stop()
+  await rx?.stop()
+})
+
+describe('refused by default', () => {
+  for (const url of INTERNAL) {
+    test(`v1 and legacy refuse ${url}`, async () => {
+      const v1 = await server.api('POST', '/webhooks', { key: dev.key, body: { agent, url } })
+      expect(v1.status).toBe(400)
+      expect(v1.body).toMatchObject({ field: 'url' })
+      expect(v1.body.error).toContain("inside the service's own network")
+      const old = await legacy('POST', '/webhooks/endpoints', { url, event_types: ['lead.captured'] })
+      expect(old.status).toBe(400)
+      expect(old.body.detail).toContain("inside the service's own network")
+    })
+  }
+
+  test('plain http is refused (https only)', async () => {
+    expect((await server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'http://1.1.1.1/' } })).body.error).toBe('url: must use https (got http)')
+    expect((await legacy('POST', '/webhooks/endpoints', { url: 'http://1.1.1.1/', event_types: ['voice.call.ended'] })).status).toBe(400)
+  })
+
+  test('PATCH to an internal URL is refused too', async () => {
+    const hook = await server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'https://1.1.1.1/hook' } })
+    expect(hook.status).toBe(201)
+    const res = await server.api('PATCH', `/webhooks/${hook.body.id}`, { key: dev.key, body: { url: 'https://127.0.0.1/x' } })
+    expect(res.status).toBe(400)
+    const ep = await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/hook', event_types: ['lead.captured'] })
+    expect((await legacy('PATCH', `/webhooks/endpoints/${ep.body.endpoint.id}`, { url: 'https://10.0.0.1/' })).status).toBe(400)
+  })
+
+  test('an email address without SMTP_URL is refused at create with 400 naming url', async () => {
+    const res = await server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'ops@example.com' } })
+    expect(res.status).toBe(400)
+    expect(res.body.error).toContain('SMTP_URL')
+  })
+
+  test('checked again at delivery time: a target that became internal is refused and counted as a failure', async () => {
+    const hook = await server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'https://1.1.1.1/hook', events: ['lead.captured'] } })
+    // As if its DNS name were re-pointed inside our network after registration.
+    const webhooks = await server.server.services.store.collection({ name: 'webhooks', indexes: [] })
+    await webhooks.update(hook.body.id, { url: `${rx.url}/hook` })
+    await server.server.services.bus.publish({ type: 'lead.captured', workspaceId: dev.id, agentId: agent, data: {} })
+    const read = await eventually(async () => {
+      const r = await server.api('GET', `/webhooks/${hook.body.id}`, { key: dev.key })
+      return r.body.delivery.failuresInARow === 1 ? r.body : undefined
+    }, 'the refused attempt')
+    expect(read.delivery.lastError).toContain('refused to connect to 127.0.0.1 (loopback address)')
+    expect(rx.received).toHaveLength(0)
+  })
+})
+
+describe('allowed with ALLOW_PRIVATE_WEBHOOK_TARGETS=true', () => {
+  test('loopback and http are accepted and delivered to', async () => {
+    const open = await startTestServer({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' })
+    try {
+      const d = await open.developer()
+      const a = (await open.api('POST', '/agents', { key: d.key, body: { name: 'Ava' } })).body.id
+      const hook = await open.api('POST', '/webhooks', { key: d.key, body: { agent: a, url: `${rx.url}/ok` } })
+      expect(hook.status).toBe(201)
+      await open.server.services.bus.publish({ type: 'lead.captured', workspaceId: d.id, agentId: a, data: { ok: true } })
+      const [got] = await rx.waitFor(1)
+      expect(got.path).toBe('/ok')
+    } finally {
+      await open.stop()
+    }
+  })
+})

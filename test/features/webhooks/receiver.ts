@@ -1,0 +1,79 @@
+/**
+ * A real local webhook receiver: Bun.serve on 127.0.0.1 and a free port. It keeps every request's
+ * raw body bytes and headers (so tests verify signatures on exactly what arrived), and answers as
+ * told: a status, after an optional delay.
+ */
+export interface Received {
+  path: string
+  headers: Headers
+  /** The body exactly as received. */
+  raw: Uint8Array
+  text: string
+  json: any
+  at: number
+}
+
+export interface Receiver {
+  url: string
+  received: Received[]
+  /** Status to answer (default 200) and how long to wait first (default 0). */
+  respond(status: number, delayMs?: number): void
+  /** Resolves once `n` requests arrived (throws after `timeoutMs`). */
+  waitFor(n: number, timeoutMs?: number): Promise<Received[]>
+  stop(): Promise<void>
+}
+
+// Deliveries to a loopback receiver arrive in milliseconds; 5 s is far above that and well
+// under bunfig's 20 s test timeout.
+const WAIT_MS = 5_000
+
+export function startReceiver(): Receiver {
+  const received: Received[] = []
+  let status = 200
+  let delayMs = 0
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const raw = new Uint8Array(await req.arrayBuffer())
+      const text = new TextDecoder().decode(raw)
+      let json: unknown = null
+      try {
+        json = JSON.parse(text)
+      } catch {
+        /* kept as text */
+      }
+      received.push({ path: new URL(req.url).pathname, headers: req.headers, raw, text, json, at: Date.now() })
+      if (delayMs > 0) await Bun.sleep(delayMs)
+      return new Response(status >= 400 ? `nope ${status}` : 'ok', { status })
+    },
+  })
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    received,
+    respond(s, d = 0) {
+      status = s
+      delayMs = d
+    },
+    async waitFor(n, timeoutMs = WAIT_MS) {
+      const deadline = Date.now() + timeoutMs
+      while (received.length < n) {
+        if (Date.now() > deadline) throw new Error(`receiver got ${received.length} of ${n} requests within ${timeoutMs} ms`)
+        await Bun.sleep(5)
+      }
+      return received
+    },
+    stop: async () => void server.stop(true),
+  }
+}
+
+/** Polls `check` until it returns a value (not undefined/false), or throws naming `what`. */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = WAIT_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined && value !== false) return value as T
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(10)
+  }
+}
