@@ -21,6 +21,8 @@ export interface Config {
   /** The From of those emails: an address, or `Name <address>`. */
   smtpFrom: string
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** `exclusive`: one process owns the embedded store (fastest); `shared`: several processes on one machine. */
+  sqliteLocking: 'exclusive' | 'shared'
   inspect: boolean
   /** WebSocket URL of a running Stately inspector relay; without it INSPECT=1 starts one. */
   inspectUrl?: string
@@ -134,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
       'info',
     ),
+    sqliteLocking: oneOf(env, 'SQLITE_LOCKING', ['exclusive', 'shared'] as const, 'exclusive'),
     inspect: flag(env, 'INSPECT'),
     inspectUrl: url(env, 'INSPECT_URL', ['ws:', 'wss:']),
     providers: {

@@ -102,7 +102,7 @@ async function openClock(config: Config, store: DocumentStore): Promise<{ clock:
 const defaultModel = (config: Config): string => (config.providers.openaiApiKey ? 'gpt-4o-mini' : 'local')
 
 export async function buildServices(config: Config, logger: Logger): Promise<Services> {
-  const store = await openStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl })
+  const store = await openStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl, sqliteLocking: config.sqliteLocking })
   const coordination = await openCoordination({ dataDir: config.dataDir, redisUrl: config.redisUrl })
   const { clock, persist } = await openClock(config, store)
   const bus = await EventBus.open(store, coordination, clock, logger)

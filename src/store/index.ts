@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DocumentStore } from './port'
 
-export async function openStore(opts: { dataDir: string; mongodbUrl?: string }): Promise<DocumentStore> {
+export async function openStore(opts: { dataDir: string; mongodbUrl?: string; sqliteLocking?: 'exclusive' | 'shared' }): Promise<DocumentStore> {
   if (opts.mongodbUrl) {
     // Loaded lazily so a SQLite deployment never loads the driver.
     const { openMongoStore } = await import('./mongodb')
@@ -11,5 +11,5 @@ export async function openStore(opts: { dataDir: string; mongodbUrl?: string }):
   }
   mkdirSync(opts.dataDir, { recursive: true })
   const { openSqliteStore } = await import('./sqlite')
-  return openSqliteStore(join(opts.dataDir, 'service.db'))
+  return openSqliteStore(join(opts.dataDir, 'service.db'), { exclusive: (opts.sqliteLocking ?? 'exclusive') === 'exclusive' })
 }

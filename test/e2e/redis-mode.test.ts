@@ -16,7 +16,7 @@ beforeAll(async () => {
   redis = await startRedis()
   // Two instances, one data dir (the SQLite store stands in for the shared MongoDB), one Redis.
   const dir = mkdtempSync(join(tmpdir(), 'svc-redis-'))
-  const env = { REDIS_URL: redis.url, CONSOLE_TOKEN: 'console-token-for-redis-mode-tests' }
+  const env = { REDIS_URL: redis.url, CONSOLE_TOKEN: 'console-token-for-redis-mode-tests', SQLITE_LOCKING: 'shared' }
   a = await startTestServer(env, dir)
   b = await startTestServer(env, dir)
 })

@@ -107,3 +107,31 @@ describe('sqlite adapter', () => {
     })
   })
 })
+
+describe('locking', () => {
+  test('exclusive: a second opener of the same file is refused with a message naming the file; shared: both work', async () => {
+    const { openSqliteStore, StoreLockedError } = await import('../../src/store/sqlite')
+    const dir = mkdtempSync(join(tmpdir(), 'lock-'))
+    const owner = await openSqliteStore(join(dir, 'a.db'), { exclusive: true })
+    let caught: unknown
+    try {
+      await openSqliteStore(join(dir, 'a.db'), { exclusive: true })
+    } catch (e) {
+      caught = e
+    }
+    expect(caught).toBeInstanceOf(StoreLockedError)
+    expect((caught as Error).message).toContain('a.db')
+    await owner.close()
+    // Once the owner closes, the file can be opened again.
+    const next = await openSqliteStore(join(dir, 'a.db'), { exclusive: true })
+    await next.close()
+    const one = await openSqliteStore(join(dir, 'b.db'))
+    const two = await openSqliteStore(join(dir, 'b.db'))
+    const c1 = await one.collection<any>({ name: 'things', indexes: [] })
+    const c2 = await two.collection<any>({ name: 'things', indexes: [] })
+    await c1.insert({ id: 'x', createdAt: '2026-01-01T00:00:00.000Z' })
+    expect(await c2.get('x')).toMatchObject({ id: 'x' })
+    await one.close()
+    await two.close()
+  })
+})
