@@ -23,7 +23,9 @@ import { openStore } from '../src/store'
 
 const N = Number(process.env.BENCH_ACTORS ?? 100_000)
 const LIVE = Math.min(10_000, N)
-const T0 = Date.UTC(2026, 0, 1)
+// In the future on purpose: the real service booted on this DATA_DIR (system time, manual clock)
+// must find none of the bench's timers due, or its pump would claim them for a kind it does not run.
+const T0 = Date.UTC(2036, 0, 1)
 const HOUR = 3_600_000
 // Spawns in flight at once: overlaps the awaits of store and timer writes without piling up
 // promises; beyond ~64 nothing gets faster on an embedded (synchronous) SQLite.
@@ -99,6 +101,39 @@ async function bootChild(dataDir: string): Promise<void> {
   await env.close()
 }
 
+// The whole service must answer within the target; past 20 s something is wrong, stop waiting.
+const SERVICE_BOOT_GIVE_UP_MS = 20_000
+
+/**
+ * "Restart to serving": the real service (`bun src/index.ts`) on the DATA_DIR that holds the
+ * 100,000 actors and their timers, from spawn until GET /health answers 200. Manual clock, so the
+ * timer pump does not start firing the bench's timers while we measure.
+ */
+async function bootService(dataDir: string): Promise<number> {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port
+  probe.stop(true)
+  const root = join(import.meta.dir, '..')
+  const t = performance.now()
+  const child = Bun.spawn([process.execPath, join(root, 'src/index.ts')], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', SERVICE_CLOCK: 'manual' },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  try {
+    while (performance.now() - t < SERVICE_BOOT_GIVE_UP_MS) {
+      const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)
+      if (ok) return performance.now() - t
+      await Bun.sleep(5)
+    }
+    return Number.POSITIVE_INFINITY
+  } finally {
+    child.kill('SIGTERM')
+    await child.exited
+  }
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-actors-'))
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`
@@ -130,6 +165,8 @@ async function main(): Promise<void> {
     await child.exited
     const boot = JSON.parse(line.trim().split('\n').at(-1)!) as { sinceProcessStartMs: number; openToReadyMs: number; live: number }
 
+    const serviceBootMs = await bootService(dataDir)
+
     env = await open(dataDir, clock)
     t = performance.now()
     const fired = await env.runtime.runDue(clock.advance(3 * HOUR))
@@ -147,6 +184,7 @@ async function main(): Promise<void> {
       ['  of which open store + coordination + runtime', `${Math.round(boot.openToReadyMs)} ms`, '', true],
       ['  actors resumed at boot (pending work)', String(boot.live), '', true],
       ['  parent-measured spawn → child exit', `${Math.round(bootWallMs)} ms`, '', true],
+      [`the service (bun src/index.ts) on that DATA_DIR: spawn → GET /health 200`, `${Math.round(serviceBootMs)} ms`, `≤ ${TARGET_BOOT_MS} ms`, serviceBootMs <= TARGET_BOOT_MS],
       ['timers fired through runDue', `${fired} (${firedStored} stored fired)`, `${N}`, fired === N && firedStored === N],
       ['timer firing throughput', `${Math.round(fired / fireS)} /s`, '', true],
     ]
