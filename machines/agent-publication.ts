@@ -151,6 +151,24 @@ const backToFrom = [
   { target: 'published', actions: 'markCheckpoint' },
 ] as const
 
+/** An agent nothing has been asked of yet: draft only, no versions. */
+export function initialContext(input: AgentPublicationInput): AgentPublicationContext {
+  return {
+    agentId: input.agentId,
+    workspaceId: input.workspaceId,
+    publishedVersionId: null,
+    lastPublishedAt: null,
+    changedFields: [],
+    lastVersionId: 0,
+    restoredFromVersionId: null,
+    lastCheckpointVersionId: null,
+    pending: null,
+    lastCommandId: null,
+    lastFailure: null,
+    lastRefusal: null,
+  }
+}
+
 export const agentPublicationMachine = setup({
   types: {
     context: {} as AgentPublicationContext,
@@ -210,20 +228,7 @@ export const agentPublicationMachine = setup({
 }).createMachine({
   id: 'agentPublication',
   description: "An agent's publication: which frozen version live chat and voice are served.",
-  context: ({ input }) => ({
-    agentId: input.agentId,
-    workspaceId: input.workspaceId,
-    publishedVersionId: null,
-    lastPublishedAt: null,
-    changedFields: [],
-    lastVersionId: 0,
-    restoredFromVersionId: null,
-    lastCheckpointVersionId: null,
-    pending: null,
-    lastCommandId: null,
-    lastFailure: null,
-    lastRefusal: null,
-  }),
+  context: ({ input }) => initialContext(input),
   initial: 'draft',
   states: {
     draft: {

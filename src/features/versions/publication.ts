@@ -12,6 +12,7 @@ import { ActorNotFoundError, ActorUnavailableError, VersionMismatchError } from 
 import type { AgentPublicationKind } from '../../../actors/agent-publication'
 import {
   canApply,
+  initialContext,
   isResting,
   type AgentPublicationContext,
   type AgentPublicationEvent,
@@ -51,23 +52,7 @@ const MAX_ATTEMPTS = 5
 
 /** The chart of an agent nothing has been asked of yet: draft only, no versions. */
 function fresh(agent: AgentRef): PublicationView {
-  return {
-    state: 'draft',
-    context: {
-      agentId: agent.id,
-      workspaceId: agent.workspaceId,
-      publishedVersionId: null,
-      lastPublishedAt: null,
-      changedFields: [],
-      lastVersionId: 0,
-      restoredFromVersionId: null,
-      lastCheckpointVersionId: null,
-      pending: null,
-      lastCommandId: null,
-      lastFailure: null,
-      lastRefusal: null,
-    },
-  }
+  return { state: 'draft', context: initialContext({ agentId: agent.id, workspaceId: agent.workspaceId }) }
 }
 
 const unavailable = (message: string) => new ApiError(503, `${message}; retry in a moment`)
