@@ -151,6 +151,25 @@ export function transitions<E extends EventObject>(h: Harness<E>, rows: Row<E>[]
   }
 }
 
+/**
+ * After a refused move: the context is unchanged but for `lastRefusal`, which names the event and
+ * the state (in its message too), and says what `canApply` said beforehand.
+ */
+export function expectRecordedRefusal(
+  before: AnyMachineSnapshot,
+  after: AnyMachineSnapshot,
+  row: { from: string; event: EventObject; says?: string },
+  asked: { ok: boolean; message?: string },
+): void {
+  const { lastRefusal, ...rest } = after.context
+  const { lastRefusal: _prior, ...restBefore } = before.context
+  expect(rest).toEqual(restBefore)
+  expect(lastRefusal).toMatchObject({ event: row.event.type, state: row.from })
+  expect(lastRefusal.message).toContain(row.from)
+  if (row.says) expect(lastRefusal.message).toContain(row.says)
+  if (!asked.ok) expect(asked.message).toBe(lastRefusal.message)
+}
+
 /** One test per refused move: state and context unchanged but for lastRefusal naming the state. */
 export function refusals<E extends EventObject>(h: Harness<E>, rows: RefusedRow<E>[]): void {
   for (const row of rows) {
@@ -167,13 +186,7 @@ export function refusals<E extends EventObject>(h: Harness<E>, rows: RefusedRow<
       const after = actor.getSnapshot() as AnyMachineSnapshot
       expect(after.value).toBe(row.from)
       expect(log).toEqual([])
-      const { lastRefusal, ...rest } = after.context
-      const { lastRefusal: _prior, ...restBefore } = before.context
-      expect(rest).toEqual(restBefore)
-      expect(lastRefusal).toMatchObject({ event: row.event.type, state: row.from })
-      expect(lastRefusal.message).toContain(row.from)
-      if (row.says) expect(lastRefusal.message).toContain(row.says)
-      if (!asked.ok) expect(asked.message).toBe(lastRefusal.message)
+      expectRecordedRefusal(before, after, row, asked)
     })
   }
 }

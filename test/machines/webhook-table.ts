@@ -16,6 +16,7 @@ import {
   type EventObject,
 } from 'xstate'
 import type { CanApply } from '../../machines/refusal'
+import { expectRecordedRefusal } from './table'
 
 /** An event or an effect outcome: one step of a walk. */
 export type Step = EventObject & { [member: string]: unknown }
@@ -127,13 +128,7 @@ export function pureRefusals(h: PureHarness, rows: PureRefusedRow[]): void {
       const [after, actions] = transition(h.machine, before, row.event) as [AnyMachineSnapshot, { type: string }[]]
       expect(after.value).toBe(row.from)
       expect(startedBy(actions)).toEqual([])
-      const { lastRefusal, ...rest } = after.context
-      const { lastRefusal: _prior, ...restBefore } = before.context
-      expect(rest).toEqual(restBefore)
-      expect(lastRefusal).toMatchObject({ event: row.event.type, state: row.from })
-      expect(lastRefusal.message).toContain(row.from)
-      if (row.says) expect(lastRefusal.message).toContain(row.says)
-      if (!asked.ok) expect(asked.message).toBe(lastRefusal.message)
+      expectRecordedRefusal(before, after, row, asked)
     })
   }
 }
