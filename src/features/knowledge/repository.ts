@@ -32,6 +32,8 @@ export const SEARCHES: CollectionSpec = {
   indexes: [
     // Analytics windows (`days`) per agent, grouped by queryKey or found.
     { name: 'by_agent_created', fields: [['workspaceId', 1], ['agentId', 1], ['createdAt', -1]] },
+    // Analytics reads the newest wording of each listed question: one seek per row.
+    { name: 'by_agent_question', fields: [['workspaceId', 1], ['agentId', 1], ['queryKey', 1], ['createdAt', -1]] },
   ],
 }
 
