@@ -7,6 +7,9 @@ import { t } from 'elysia'
 import type { PageAfter } from '../store/port'
 import { badRequest } from './errors'
 
+const STORED_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+const ID = /^[A-Za-z0-9_:.-]{1,200}$/
+
 export const encodeCursor = (after: PageAfter): string =>
   Buffer.from(JSON.stringify([after.createdAt, after.id])).toString('base64url')
 
@@ -14,7 +17,8 @@ export function decodeCursor(cursor: string | undefined): PageAfter | null {
   if (cursor === undefined || cursor === '') return null
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+    // Only what this API hands out: a stored timestamp (ISO, UTC, milliseconds) and an id.
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && STORED_INSTANT.test(value[0]) && typeof value[1] === 'string' && ID.test(value[1])) {
       return { createdAt: value[0], id: value[1] }
     }
   } catch {

@@ -8,7 +8,7 @@ import type { EventBus } from '../../events/bus'
 import { notFound } from '../../http/errors'
 import { newId } from '../../ids'
 import type { Filter, PageAfter } from '../../store/port'
-import { checkInstant } from '../customers/rules'
+import { checkInstant } from '../../http/instant'
 import type { Author, Channel, ConversationDoc, ConversationStatus, MessageDoc, MessagePart } from './model'
 import type { ConversationRepo, MessageRepo } from './repository'
 

@@ -41,13 +41,3 @@ export function checkTimezone(zone: string, field = 'timezone'): string {
   if (!canonical) throw badRequest(field, `"${zone}" is not an IANA time zone name (for example Asia/Kolkata)`)
   return canonical
 }
-
-/** An ISO 8601 instant or a date (`2026-11-21` = the start of that UTC day), normalised. */
-export function checkInstant(value: string, field: string): string {
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value)
-  const ms = Date.parse(dateOnly ? `${value}T00:00:00.000Z` : value)
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
-    throw badRequest(field, 'must be an ISO 8601 instant or date (for example 2026-11-21 or 2026-11-21T09:30:00Z)')
-  }
-  return new Date(ms).toISOString()
-}

@@ -10,7 +10,8 @@ import { PLANS } from '../plans/catalogue'
 import { newWorkspaceDoc, type WorkspaceDoc, type WorkspaceRepo } from '../workspaces/repository'
 import type { Collection, Doc } from '../../store/port'
 import { monthStart, type UsageLedger } from '../usage/ledger'
-import { checkInstant, checkMetadata, checkTimezone } from './rules'
+import { checkMetadata, checkTimezone } from './rules'
+import { checkInstant } from '../../http/instant'
 import type { CreateCustomer, Customer, CustomerDetail, ListCustomersQuery, PatchCustomer } from './model'
 
 export interface CustomerCounters {
