@@ -26,6 +26,7 @@ import { contactsConsole } from './features/contacts/console'
 import { phoneNumbersConsole } from './features/phone-numbers/console'
 import { clockConsole } from './features/clock/console'
 import { inspectionConsole } from './features/inspection/console'
+import { conversationsConsole } from './features/conversations/console'
 import { versionsLegacy } from './features/versions/legacy'
 import { webhooksV1 } from './features/webhooks/v1'
 import { webhooksLegacy } from './features/webhooks/legacy'
@@ -55,6 +56,7 @@ export function createApp(services: Services, consoleToken: string) {
     .use(phoneNumbersConsole({ auth, workspaces: services.workspaces, numbers: services.numbers }))
     .use(clockConsole({ auth, control: services.clockControl }))
     .use(inspectionConsole({ auth, runtime: services.runtime }))
+    .use(conversationsConsole({ auth, workspaces: services.workspaces, conversations: services.conversations }))
     .use(notificationsConsole({ auth, workspaces: services.workspaces, notifications: services.notifications }))
 
   // The legacy surface at the root: the key's own workspace, SPEC.md's legacy rate limits.

@@ -1,0 +1,35 @@
+/**
+ * Console: a teammate takes a conversation over, resolves it, or escalates it (DESIGN.md console
+ * table). Resolve emits `conversation.resolved`; escalate emits `conversation.escalated` when the
+ * conversation moves (an already escalated or handled one stays as it is).
+ */
+import { Elysia, t } from 'elysia'
+import { answers, consoleErrors } from '../../http/docs'
+import type { consoleAuth } from '../../http/console-auth'
+import type { WorkspaceService } from '../workspaces/service'
+import { Conversation, presentConversation } from './model'
+import type { ConversationService } from './service'
+
+export function conversationsConsole(deps: { auth: ReturnType<typeof consoleAuth>; workspaces: WorkspaceService; conversations: ConversationService }) {
+  const { conversations, workspaces } = deps
+  const params = t.Object({ ws: t.String(), id: t.String() })
+  const doc = (summary: string) => ({ responses: answers({ 200: Conversation, ...consoleErrors(404) }), summary })
+  return new Elysia({ prefix: '/workspaces/:ws/conversations/:id', detail: { tags: ['Console'] } })
+    .use(deps.auth)
+    .post('/takeover', async ({ params }) => presentConversation(await conversations.takeOver((await workspaces.get(params.ws)).id, params.id)), {
+      params,
+      detail: doc('A teammate takes the conversation over; the agent stops answering'),
+    })
+    .post('/resolve', async ({ params }) => presentConversation(await conversations.resolve((await workspaces.get(params.ws)).id, params.id)), {
+      params,
+      detail: doc('A teammate marks the conversation done (emits conversation.resolved)'),
+    })
+    .post(
+      '/escalate',
+      async ({ params }) => {
+        const current = await conversations.get((await workspaces.get(params.ws)).id, params.id)
+        return presentConversation((await conversations.escalate(current, 'escalated by a teammate in the console')).conversation)
+      },
+      { params, detail: doc('Hand the conversation to the team (emits conversation.escalated when it moves)') },
+    )
+}
