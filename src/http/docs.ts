@@ -28,6 +28,7 @@ const DESCRIPTIONS: Record<number, string> = {
   410: 'the customer workspace was deleted (with deletedAt and eraseAfter)',
   422: 'request validation failed',
   429: 'too many requests',
+  500: 'server error (the message quotes the request id)',
   501: 'not available yet',
   502: 'a provider refused',
 }
@@ -41,16 +42,16 @@ const errorBodies = (codes: Iterable<number>): Record<number, TSchema> =>
  * 410 (deleted customer), so those are always documented.
  */
 export function errors(...codes: number[]): Record<number, TSchema> {
-  return errorBodies(new Set([401, 400, 404, 410, ...codes].sort()))
+  return errorBodies(new Set([401, 400, 404, 410, 500, ...codes].sort()))
 }
 
 /** Error answers of a console route: 401 (console token) plus its own. */
 export function consoleErrors(...codes: number[]): Record<number, TSchema> {
-  return errorBodies(new Set([401, ...codes].sort()))
+  return errorBodies(new Set([401, 500, ...codes].sort()))
 }
 
 export function legacyErrors(...codes: number[]): Record<number, TSchema> {
-  const all = new Set([401, 422, ...codes])
+  const all = new Set([401, 422, 500, ...codes])
   return Object.fromEntries([...all].map((c) => [c, c === 422 ? LegacyValidationBody : t.Object(LegacyErrorBody.properties, { description: DESCRIPTIONS[c] ?? 'error' })]))
 }
 

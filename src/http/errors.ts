@@ -21,3 +21,9 @@ export const unauthorized = (message = 'missing, wrong or revoked API key') => n
 export const forbidden = (message: string) => new ApiError(403, message)
 export const notFound = (message: string) => new ApiError(404, message)
 export const conflict = (message: string, extra?: Record<string, unknown>) => new ApiError(409, message, extra)
+
+/** A required text that is only spaces is as good as missing: refused like an empty one. */
+export function notBlank(value: string, field: string): string {
+  if (value.trim() === '') throw badRequest(field, 'must not be blank')
+  return value
+}

@@ -11,6 +11,12 @@ import { ApiError, badRequest, conflict } from './errors'
 
 /** SPEC.md Limits: idempotency key retention 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+/**
+ * How long a request may hold its key before it counts as abandoned: far longer than any request
+ * we serve (a knowledge page fetch gives up after 10 s, a model call after 20 s), short enough
+ * that a process dying mid-request does not block a retry with the same key for a day.
+ */
+export const IN_FLIGHT_TTL_MS = 120_000
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/ // printable ASCII, as Stripe and most providers accept
 
 export interface Answer {
@@ -33,7 +39,7 @@ export async function idempotent(
   if (!KEY_SHAPE.test(key)) throw badRequest('Idempotency-Key', 'must be 1–255 printable characters')
   const fingerprint = createHash('sha256').update(JSON.stringify(requestBody ?? null)).digest('hex')
   const id = `idem:${scope}:${key}`
-  const begun = await coordination.idempotencyBegin(id, IDEMPOTENCY_TTL_MS)
+  const begun = await coordination.idempotencyBegin(id, IN_FLIGHT_TTL_MS)
   if (begun.state === 'in_flight') throw conflict('a request with this Idempotency-Key is still being processed')
   if (begun.state === 'done') {
     const stored = begun.response

@@ -209,3 +209,9 @@ describe('lists', () => {
     expect(scale.body.items.every((x: any) => x.id === 'claude-opus-4' || x.available)).toBe(true)
   })
 })
+
+test('a blank name is refused on create and patch', async () => {
+  expect((await create({ name: '    ' })).body.error).toBe('name: must not be blank')
+  const a = (await create({ name: 'Named' })).body
+  expect((await s.api('PATCH', `/agents/${a.id}`, { key: dev.key, body: { name: '  ' } })).status).toBe(400)
+})

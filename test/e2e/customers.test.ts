@@ -228,3 +228,35 @@ describe('customer keys', () => {
     expect((await s.api('POST', `/customers/${c1.id}/keys`, { key: dev.key, body: { name: 'x', scope: 'admin' } })).status).toBe(400)
   })
 })
+
+describe('review fixes', () => {
+  test('time zones must be IANA names: raw offsets are refused', async () => {
+    const dev = await s.developer()
+    for (const timezone of ['+05:30', '-0800', 'GMT+5']) {
+      const r = await s.api('POST', '/customers', { key: dev.key, body: { name: 'Tz', timezone } })
+      expect({ timezone, status: r.status }).toEqual({ timezone, status: 400 })
+      expect(r.body.error).toStartWith('timezone:')
+    }
+    // A link name is still an IANA name.
+    expect((await s.api('POST', '/customers', { key: dev.key, body: { name: 'Tz', timezone: 'Asia/Calcutta' } })).status).toBe(201)
+  })
+
+  test('blank names and a "__proto__" metadata key are refused, not stored or dropped', async () => {
+    const dev = await s.developer()
+    expect((await s.api('POST', '/customers', { key: dev.key, body: { name: '   ' } })).body.error).toBe('name: must not be blank')
+    const c = await s.api('POST', '/customers', { key: dev.key, body: { name: 'Proto' } })
+    const proto = await s.api('PATCH', `/customers/${c.body.id}`, { key: dev.key, raw: '{"metadata":{"__proto__":"x"}}' })
+    expect(proto.status).toBe(400)
+    expect(proto.body.error).toStartWith('metadata:')
+    expect((await s.api('PATCH', `/customers/${c.body.id}`, { key: dev.key, body: { name: ' ' } })).status).toBe(400)
+  })
+
+  test('the console revokes a developer key at once', async () => {
+    const dev = await s.developer()
+    const k = await s.console('POST', `/workspaces/${dev.id}/keys`, { name: 'temp', scope: 'read' })
+    expect((await s.api('GET', '/agents', { key: k.body.key })).status).toBe(200)
+    expect((await s.console('DELETE', `/workspaces/${dev.id}/keys/${k.body.id}`)).status).toBe(204)
+    expect((await s.api('GET', '/agents', { key: k.body.key })).status).toBe(401)
+    expect((await s.console('DELETE', `/workspaces/${dev.id}/keys/${k.body.id}`)).status).toBe(404)
+  })
+})

@@ -69,8 +69,9 @@ describe('agent versions, in the order an agent lives them', () => {
       status: 'draft',
       published_version_id: null,
       last_published_at: null,
-      has_unpublished_changes: false,
-      changed_fields: [],
+      // Nothing is published: the whole draft is unpublished.
+      has_unpublished_changes: true,
+      changed_fields: ['core', 'tools', 'knowledge', 'voice', 'memory', 'widget', 'workflow', 'variables', 'dataCollection'],
     })
     expect(await versionsOf()).toEqual([])
     await expect(serving()).rejects.toMatchObject({ status: 409 })
@@ -213,7 +214,7 @@ describe('agent versions, in the order an agent lives them', () => {
   test('unpublish: nothing is served any more; a second unpublish is refused naming draft', async () => {
     const r = await api().post(`/agents/${agent.id}/unpublish`)
     expect(r.body).toEqual({ success: true, status: 'draft', agent_id: agent.id })
-    expect((await api().get(`/agents/${agent.id}/status`)).body).toMatchObject({ status: 'draft', published_version_id: null, has_unpublished_changes: false })
+    expect((await api().get(`/agents/${agent.id}/status`)).body).toMatchObject({ status: 'draft', published_version_id: null, has_unpublished_changes: true })
     await expect(serving()).rejects.toMatchObject({ status: 409, message: expect.stringContaining('not published') })
     expect((await versionsOf()).every((v) => !v.is_active)).toBe(true)
     const again = await api().post(`/agents/${agent.id}/unpublish`)

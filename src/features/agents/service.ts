@@ -3,7 +3,7 @@
  * allowance, and a delete that cascades through whoever registered for it.
  */
 import { iso, type Clock } from '../../clock'
-import { conflict, notFound } from '../../http/errors'
+import { conflict, notBlank, notFound } from '../../http/errors'
 import type { PageAfter } from '../../store/port'
 import { PLANS, type PlanId } from '../plans/catalogue'
 import type { WorkspaceDoc } from '../workspaces/repository'
@@ -108,7 +108,7 @@ export class AgentService {
 
   private apply(current: AgentDoc, input: Input, plan: PlanId, modelChanged: boolean): AgentDoc {
     const next: AgentDoc = structuredClone(current)
-    if (input.name !== undefined) next.name = input.name
+    if (input.name !== undefined) next.name = notBlank(input.name, 'name')
     if (input.instructions !== undefined) next.instructions = input.instructions
     if (input.greeting !== undefined) next.greeting = input.greeting
     if (input.businessDescription !== undefined) next.businessDescription = input.businessDescription

@@ -4,7 +4,7 @@
  */
 import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
-import { ApiError, conflict, notFound } from '../../http/errors'
+import { ApiError, badRequest, conflict, notBlank, notFound } from '../../http/errors'
 import { DuplicateKeyError, type Filter, type PageAfter } from '../../store/port'
 import { PLANS } from '../plans/catalogue'
 import { newWorkspaceDoc, type WorkspaceDoc, type WorkspaceRepo } from '../workspaces/repository'
@@ -46,6 +46,7 @@ export class CustomerService {
     if (developer.whiteLabel) {
       throw conflict('this workspace resells the console under its own brand (white label) and cannot have customers')
     }
+    notBlank(input.name, 'name')
     const metadata = input.metadata ?? {}
     checkMetadata(metadata)
     const timezone = checkTimezone(input.timezone ?? 'UTC')
@@ -111,7 +112,7 @@ export class CustomerService {
     const doc = await this.get(developer, id)
     if (doc.status !== 'active') throw conflict(`customer ${id} is deleted; restore it before changing it`, { state: doc.status })
     const set: Record<string, unknown> = {}
-    if (input.name !== undefined) set.name = input.name
+    if (input.name !== undefined) set.name = notBlank(input.name, 'name')
     if (input.timezone !== undefined) set.timezone = checkTimezone(input.timezone)
     if (input.allottedCallLines !== undefined) set.allottedCallLines = input.allottedCallLines
     if (input.externalId !== undefined && input.externalId !== doc.externalId) {
@@ -119,6 +120,7 @@ export class CustomerService {
       set.externalId = input.externalId
     }
     if (input.metadata !== undefined) {
+      if (Object.keys(input.metadata).includes('__proto__')) throw badRequest('metadata', 'key "__proto__" is not allowed')
       const merged = { ...doc.metadata }
       for (const [key, value] of Object.entries(input.metadata)) {
         if (value === null) delete merged[key]

@@ -48,6 +48,9 @@ export function customersV1(deps: {
       },
       {
         body: CreateCustomer,
+        headers: t.Object({
+          'idempotency-key': t.Optional(t.String({ description: 'repeat the create safely for 24 hours: the repeat answers the first result with `Idempotent-Replayed: true`' })),
+        }),
         detail: { responses: answers({ 201: Customer, ...errors(400, 402, 403, 409) }), summary: 'Create a customer workspace', description: 'Needs a full key. Send `Idempotency-Key` so a retry never makes two customers.' },
       },
     )

@@ -112,7 +112,7 @@ export class KeyService {
 
   async revoke(workspaceId: string, keyId: string): Promise<void> {
     const key = await this.keys.get(keyId)
-    if (!key || key.workspaceId !== workspaceId || key.revokedAt) throw notFound(`no key ${keyId} in this customer`)
+    if (!key || key.workspaceId !== workspaceId || key.revokedAt) throw notFound(`no key ${keyId} in workspace ${workspaceId}`)
     await this.keys.update(keyId, { revokedAt: iso(this.clock.now()) })
     this.invalidateKey(keyId)
   }

@@ -12,7 +12,7 @@ import { isResting, publicationStatus } from '../../../machines/agent-publicatio
 import type { AgentReader, DraftReader } from './drafts'
 import type { Publication } from './publication'
 import { ENVIRONMENTS, type Environment, type VersionDoc, type VersionStore } from './repository'
-import { changedPanels, diffSnapshots, type Panel } from './snapshot'
+import { changedPanels, diffSnapshots, PANELS, type Panel } from './snapshot'
 
 export interface VersionServiceDeps {
   agents: AgentReader
@@ -61,7 +61,9 @@ export class VersionService {
     const chart = publicationStatus(view.state, view.context)
     const lastPublishedAt = chart.lastPublishedAt === null ? null : iso(chart.lastPublishedAt)
     const published = chart.status === 'published' ? await this.publishedVersion(agent, chart.publishedVersionId) : null
-    if (!published) return { status: 'draft', publishedVersionId: null, lastPublishedAt, hasUnpublishedChanges: false, changedFields: [] }
+    // Nothing is published yet: every panel of the draft is unpublished, so publishing would
+    // change them all (a client showing "publish" on has_unpublished_changes shows it for drafts).
+    if (!published) return { status: 'draft', publishedVersionId: null, lastPublishedAt, hasUnpublishedChanges: true, changedFields: [...PANELS] }
     const panels = changedPanels(published.snapshot, await this.deps.drafts.snapshotOf(agent))
     if (isResting(view.state) && !sameSet(panels, view.context.changedFields)) await this.tellChart(agent, panels)
     return { status: 'published', publishedVersionId: published.number, lastPublishedAt, hasUnpublishedChanges: panels.length > 0, changedFields: panels }

@@ -56,4 +56,17 @@ export function workspacesConsole(deps: { auth: ReturnType<typeof consoleAuth>; 
         detail: { responses: answers({ 201: t.Object({ id: t.String(), name: t.String(), prefix: t.String(), scope: t.String(), key: t.String() }), ...consoleErrors(400, 404) }), summary: 'Create an API key for a workspace' },
       },
     )
+    .delete(
+      '/:ws/keys/:keyId',
+      async ({ params, set }) => {
+        const ws = await workspaces.get(params.ws)
+        await keys.revoke(ws.id, params.keyId)
+        set.status = 204
+        return null
+      },
+      {
+        params: t.Object({ ws: t.String(), keyId: t.String() }),
+        detail: { responses: answers({ 204: t.Null(), ...consoleErrors(404) }), summary: 'Revoke a key of a workspace at once (the demo key included)' },
+      },
+    )
 }

@@ -37,7 +37,8 @@ export const workspacesSpec: CollectionSpec = {
   indexes: [
     { name: 'parent_created', fields: [['parentId', 1], ['createdAt', -1], ['id', -1]] },
     { name: 'parent_external', fields: [['parentId', 1], ['externalId', 1]], unique: true, sparse: true },
-    { name: 'parent_status', fields: [['parentId', 1], ['status', 1]] },
+    // The customers list filters by status (archived or not) newest first: one index serves both.
+    { name: 'parent_status_created', fields: [['parentId', 1], ['status', 1], ['createdAt', -1], ['id', -1]] },
   ],
 }
 
