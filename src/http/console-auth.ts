@@ -3,6 +3,7 @@
  * so it runs before body validation (401 comes before 400).
  */
 import { Elysia } from 'elysia'
+import { requireJsonBody } from './json-body'
 import { timingSafeEqual } from 'node:crypto'
 import { unauthorized } from './errors'
 
@@ -14,6 +15,7 @@ export function consoleAuth(token: string) {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw unauthorized('missing or wrong console token')
     }
+    requireJsonBody(request)
     return {}
   })
 }

@@ -4,6 +4,7 @@
  * before body validation: an unauthenticated caller learns nothing about our schemas.
  */
 import { Elysia } from 'elysia'
+import { requireJsonBody } from './json-body'
 import { forbidden } from './errors'
 import type { KeyService, Principal } from '../features/keys/service'
 import { WORKSPACE_HEADER, type WorkspaceResolver } from '../features/workspaces/resolver'
@@ -24,6 +25,7 @@ export function v1Context(deps: { keys: KeyService; resolver: WorkspaceResolver 
     if (principal.key.scope === 'read' && !READS.has(request.method)) {
       throw forbidden('this key is read-only (scope read); use a build or full key')
     }
+    requireJsonBody(request)
     return { principal, workspace }
   })
 }

@@ -6,6 +6,7 @@
  * the headers too.
  */
 import { Elysia } from 'elysia'
+import { requireJsonBody } from './json-body'
 import { createHash } from 'node:crypto'
 import type { Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
@@ -35,6 +36,7 @@ export function legacyContext(deps: { keys: KeyService; coordination: Coordinati
     if (principal.key.scope === 'read' && !READS.has(request.method)) {
       throw forbidden('this key is read-only (scope read); use a build or full key')
     }
+    requireJsonBody(request)
     return { principal, workspace: principal.home }
   })
 }

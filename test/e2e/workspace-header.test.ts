@@ -108,3 +108,18 @@ describe('query validation names the member', () => {
     expect(text.body.error).toStartWith('limit:')
   })
 })
+
+describe('bodies are JSON (SPEC Conventions rule 1)', () => {
+  test('a form-encoded or text body is refused naming the body; nothing is created', async () => {
+    const before = (await s.api('GET', '/agents?limit=100', { key: dev.key })).body.items.length
+    for (const [type, body] of [['application/x-www-form-urlencoded', 'name=Form'], ['text/plain', '{"name":"Texty"}']]) {
+      const res = await fetch(`${s.url}/api/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': type }, body })
+      expect(res.status).toBe(400)
+      expect(((await res.json()) as any).error).toStartWith('body: must be JSON')
+    }
+    expect((await s.api('GET', '/agents?limit=100', { key: dev.key })).body.items.length).toBe(before)
+    // JSON with a charset parameter is fine.
+    const ok = await fetch(`${s.url}/api/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json; charset=utf-8' }, body: '{"name":"Charset"}' })
+    expect(ok.status).toBe(201)
+  })
+})
