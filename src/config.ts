@@ -3,6 +3,8 @@
  * so an operator never runs a half-configured service.
  */
 import { resolve } from 'node:path'
+import { LlmError } from './providers/llm/errors'
+import { checkBaseUrl } from './providers/llm/transport'
 
 export interface Config {
   port: number
@@ -28,6 +30,8 @@ export interface Config {
   inspectUrl?: string
   providers: {
     openaiApiKey?: string
+    /** The OpenAI-protocol server the service's own OpenAI models go to (default OpenAI's). */
+    openaiBaseUrl?: string
     anthropicApiKey?: string
     deepgramApiKey?: string
     elevenlabsApiKey?: string
@@ -83,6 +87,19 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(name, `must use ${protocols.join(' or ')} (got "${parsed.protocol}")`)
   }
   return v
+}
+
+/** The LLM adapter's own base-URL rule (https, plain http only to loopback), so boot refuses what a chat would. */
+function llmBaseUrl(env: Env, name: string): string | undefined {
+  const v = optional(env, name)
+  if (v === undefined) return undefined
+  try {
+    return checkBaseUrl('openai', v)
+  } catch (err) {
+    // The value is not echoed: a URL refused for carrying a password would print it in the logs.
+    if (err instanceof LlmError) throw new ConfigError(name, err.message)
+    throw err
+  }
 }
 
 // An address, or `Display Name <address>`: enough to refuse a value that is plainly not one.
@@ -141,6 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
     inspectUrl: url(env, 'INSPECT_URL', ['ws:', 'wss:']),
     providers: {
       openaiApiKey: optional(env, 'OPENAI_API_KEY'),
+      openaiBaseUrl: llmBaseUrl(env, 'OPENAI_BASE_URL'),
       anthropicApiKey: optional(env, 'ANTHROPIC_API_KEY'),
       deepgramApiKey: optional(env, 'DEEPGRAM_API_KEY'),
       elevenlabsApiKey: optional(env, 'ELEVENLABS_API_KEY'),

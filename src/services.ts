@@ -33,6 +33,7 @@ import { EventBus } from './events/bus'
 import { ActorRuntime, createInspection, type Inspection } from '../actors'
 import { randomId } from './ids'
 import { KnowledgeService } from './features/knowledge/service'
+import { syncKnowledgeAcrossInstances } from './features/knowledge/sync'
 import { buildConversationFeature, type ConversationFeature } from './features/conversations/wiring'
 import { AnalyticsService } from './features/analytics/service'
 import { buildVersionsFeature, type VersionsFeature } from './features/versions/wiring'
@@ -135,6 +136,8 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   const contacts = new ContactService(contactRepo, clock)
   const knowledge = await KnowledgeService.open(store, clock, { allowPrivate: config.allowPrivateWebhookTargets })
   agents.onDelete((agent) => knowledge.removeAllForAgent(agent.workspaceId, agent.id))
+  // Other instances drop their cached index of an agent whose knowledge changed here.
+  const stopKnowledgeSync = await syncKnowledgeAcrossInstances(knowledge, coordination, logger)
   const talk = await buildConversationFeature({ config, store, clock, coordination, bus, ledger, agents, knowledge })
   const analytics = await AnalyticsService.open(store, bus.events, clock)
   const versioning = await buildVersionsFeature({ store, clock, logger, runtime, agents, knowledge })
@@ -192,6 +195,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
       await inspection?.stop()
       await keys.stop()
       await bus.close()
+      await stopKnowledgeSync()
       await coordination.close()
       await store.close()
     },

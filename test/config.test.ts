@@ -38,6 +38,21 @@ describe('config', () => {
       expect((caught as Error).message).toStartWith(`${name}:`)
     }
   })
+  test('OPENAI_BASE_URL: https, or plain http only to this machine (the adapter’s rule)', () => {
+    expect(loadConfig({}).providers.openaiBaseUrl).toBeUndefined()
+    expect(loadConfig({ OPENAI_BASE_URL: 'https://llm.example.com/v1/' }).providers.openaiBaseUrl).toBe('https://llm.example.com/v1')
+    expect(loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }).providers.openaiBaseUrl).toBe('http://127.0.0.1:11434/v1')
+    for (const bad of ['http://llm.example.com/v1', 'not a url', 'https://user:pw@llm.example.com/v1', 'ftp://llm.example.com']) {
+      let caught: unknown
+      try {
+        loadConfig({ OPENAI_BASE_URL: bad })
+      } catch (e) {
+        caught = e
+      }
+      expect(caught).toBeInstanceOf(ConfigError)
+      expect((caught as Error).message).toStartWith('OPENAI_BASE_URL:')
+    }
+  })
   test('the process exits with the message when started with a bad value', async () => {
     const proc = Bun.spawn([process.execPath, 'src/index.ts'], { env: { ...process.env, PORT: 'eighty' }, stderr: 'pipe', stdout: 'pipe' })
     const code = await proc.exited

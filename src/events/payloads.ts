@@ -101,10 +101,10 @@ export const EVENT_PAYLOADS = {
     customer: t.Object({ id: Nullable(t.String()), phone: Nullable(t.String()) }),
     parts: t.Array(t.Record(t.String(), t.Unknown()), { description: 'as in a message: { type: text, text } or { type: image, url, alt }' }),
   }),
+  // Published by the conversation engine once per agent reply in a chat (not on calls).
   'chat.message.completed': t.Object({
-    conversationId: t.String(),
-    messageId: t.String(),
-    channel: Channel,
+    ...conversation,
+    messageId: t.String({ description: 'msg_… of the reply' }),
     text: t.String({ description: 'the reply the agent sent' }),
     completedAt: Instant,
   }),

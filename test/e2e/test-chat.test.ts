@@ -104,6 +104,10 @@ describe('test chat with the local model (no network)', () => {
     const r = await say(gpt, 'Hello')
     expect(r.status).toBe(503)
     expect(r.body).toMatchObject({ model: 'gpt-4o-mini', missing: 'OPENAI_API_KEY' })
+    // A refused turn writes nothing: no empty conversation in the inbox or in analytics.
+    const inbox = await s.api('GET', '/conversations?limit=100', { key: dev.key })
+    expect(inbox.body.items.filter((c: any) => c.agent === gpt)).toEqual([])
+    expect((await s.api('GET', `/agents/${gpt}/analytics`, { key: dev.key })).body.totals).toMatchObject({ conversations: 0, messages: 0 })
   })
 
   test('messages faster than a person could type are 429 with Retry-After', async () => {

@@ -3,13 +3,26 @@ import { newId, randomId } from '../../ids'
 import { DEFAULT_VOICE } from '../voices/catalogue'
 import type { AgentDoc } from './repository'
 
-export const starterPersona = (name: string): string =>
-  [
-    `You are ${name}, a friendly and concise assistant for this business.`,
-    'Answer from the business knowledge you are given; when you do not know, say so plainly and offer to connect a person.',
-    'Keep replies short: two or three sentences, one question at a time.',
-    'Never invent prices, policies or promises.',
-  ].join('\n')
+const starterLines = (name: string): string[] => [
+  `You are ${name}, a friendly and concise assistant for this business.`,
+  'Answer from the business knowledge you are given; when you do not know, say so plainly and offer to connect a person.',
+  'Keep replies short: two or three sentences, one question at a time.',
+  'Never invent prices, policies or promises.',
+]
+
+export const starterPersona = (name: string): string => starterLines(name).join('\n')
+
+// The starter lines as patterns matching any agent name (the agent may have been renamed since).
+const NAME_SLOT = '\u0000'
+const STARTER_PATTERNS = starterLines(NAME_SLOT).map(
+  (line) => new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(NAME_SLOT, '.+')}$`),
+)
+
+/**
+ * Whether `line` is one of the starter persona's sentences, unedited: how to behave, not a fact
+ * about the business, so the system prompt keeps it apart from the business's own instructions.
+ */
+export const isStarterPersonaLine = (line: string): boolean => STARTER_PATTERNS.some((p) => p.test(line.trim()))
 
 export const DEFAULTS = {
   greeting: 'Hi! How can I help you today?',

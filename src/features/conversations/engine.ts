@@ -5,9 +5,16 @@
  *
  * A turn: pick the model (ModelResolver) → read memory → record the customer message → loop
  * model → tool calls → tool results → model, at most MAX_TOOL_ROUNDS times → record the reply
- * with the tools it used → count the reply in the usage ledger.
+ * with the tools it used → count the reply in the usage ledger → publish `chat.message.completed`
+ * (chats only: a spoken reply on a call is not a chat message; the call has its own events).
+ *
+ * Nothing is written until the model is resolved, so a turn refused for its model (503, no
+ * provider key) leaves no trace. A provider failure mid-turn (timeout, outage) happens after the
+ * customer's message is recorded: that message stays, without a reply, as it would in any inbox.
  */
 import { iso, type Clock } from '../../clock'
+import type { EventBus } from '../../events/bus'
+import type { EventPayload } from '../../events/payloads'
 import { newId } from '../../ids'
 import type { ChatMessage, LanguageModel, StreamRequest, ToolCall } from '../../providers/llm'
 import type { AgentDoc } from '../agents/repository'
@@ -40,12 +47,15 @@ export interface EngineDeps {
   models: ModelResolver
   ledger: UsageLedger
   clock: Clock
+  bus: EventBus
 }
 
 export interface TurnInput {
   workspace: WorkspaceDoc
   agent: AgentDoc
   conversation: ConversationDoc
+  /** The agent's model when the caller already resolved it (test chat does, before writing anything). */
+  model?: LanguageModel
   /** What the customer wrote (or said, transcribed). */
   text: string
   sideEffects: SideEffects
@@ -77,7 +87,7 @@ export class ConversationEngine {
   async respond(turn: TurnInput): Promise<TurnResult> {
     const { workspace, agent, sideEffects } = turn
     // Before anything is written: an agent whose model cannot run leaves no half-recorded turn.
-    const model = await this.deps.models.resolve(workspace, agent)
+    const model = turn.model ?? (await this.deps.models.resolve(workspace, agent))
     const history = await this.deps.conversations.history(turn.conversation.id, MEMORY_MESSAGES)
     const recorded = await this.deps.conversations.addMessage(turn.conversation, { author: 'customer', parts: [{ type: 'text', text: turn.text }] })
     let conversation = recorded.conversation
@@ -129,6 +139,7 @@ export class ConversationEngine {
       extra: { tools: runs, model: agent.model, usage },
     })
     await this.countReply(workspace, saved.conversation)
+    if (saved.conversation.channel !== 'voice') await this.publishCompleted(saved.conversation, saved.message, reply)
     return { conversation: saved.conversation, reply, answered: true, tools: runs, endCall, customerMessage: recorded.message, replyMessage: saved.message }
   }
 
@@ -146,6 +157,19 @@ export class ConversationEngine {
       throw llmFailure(err)
     }
     return step
+  }
+
+  /** The legacy `chat.message.completed` (SPEC.md Other events); payload in events/payloads.ts. */
+  private async publishCompleted(conversation: ConversationDoc, message: MessageDoc, text: string): Promise<void> {
+    const data: EventPayload<'chat.message.completed'> = {
+      conversationId: conversation.id,
+      messageId: message.id,
+      channel: conversation.channel,
+      test: conversation.test,
+      text,
+      completedAt: message.createdAt,
+    }
+    await this.deps.bus.publish({ type: 'chat.message.completed', workspaceId: conversation.workspaceId, agentId: conversation.agentId, data })
   }
 
   /**

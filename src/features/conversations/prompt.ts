@@ -3,7 +3,15 @@
  * The facts block comes before the developer's instructions and its `Greeting: …` line is the one
  * the `local` model reads (providers/llm/local-text.ts `greetingFrom` takes the first such line),
  * so a "Greeting:" inside the instructions cannot shadow the configured greeting.
+ *
+ * The instructions are split in two sections: the starter persona's unedited sentences ("Manner")
+ * and everything else, under BUSINESS_INSTRUCTIONS_HEADING. The local model answers questions
+ * from the latter and the steps (providers/llm/local-facts.ts `businessFacts`), never from generic persona text.
+ * Sections are separated by one blank line and have none inside (blank lines of the instructions
+ * are dropped), so the local model can tell where each ends.
  */
+import { BUSINESS_INSTRUCTIONS_HEADING, STEPS_HEADING } from '../../providers/llm/local-facts'
+import { isStarterPersonaLine } from '../agents/defaults'
 import type { AgentDoc } from '../agents/repository'
 import type { Channel } from './model'
 import type { ToolName } from './tools'
@@ -22,11 +30,15 @@ export function buildSystemPrompt(agent: AgentDoc, ctx: PromptContext): string {
   facts.push(`Language: ${languageRule(agent)}`)
   sections.push(facts.join('\n'))
 
-  if (agent.instructions.trim()) sections.push(`Instructions:\n${agent.instructions.trim()}`)
+  const lines = agent.instructions.split('\n').map((l) => l.trim()).filter(Boolean)
+  const manner = lines.filter(isStarterPersonaLine)
+  const business = lines.filter((l) => !isStarterPersonaLine(l))
+  if (manner.length) sections.push(`Manner:\n${manner.join('\n')}`)
+  if (business.length) sections.push(`${BUSINESS_INSTRUCTIONS_HEADING}\n${business.join('\n')}`)
 
   if (agent.steps.length) {
-    const steps = agent.steps.map((s, i) => `${i + 1}. ${s.title.trim()}${s.detail.trim() ? ` — ${s.detail.trim()}` : ''}`)
-    sections.push(`Steps to follow, in order:\n${steps.join('\n')}`)
+    const steps = agent.steps.map((s, i) => `${i + 1}. ${oneLine(s.title)}${s.detail.trim() ? ` — ${oneLine(s.detail)}` : ''}`)
+    sections.push(`${STEPS_HEADING}\n${steps.join('\n')}`)
   }
 
   sections.push(`Rules:\n${rules(agent, ctx).map((r) => `- ${r}`).join('\n')}`)

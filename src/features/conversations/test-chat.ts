@@ -6,6 +6,11 @@
  *
  * The publication rule (an agent never published cannot be talked to) does not apply here:
  * testing before publishing is the point.
+ *
+ * The agent's model is resolved before anything is written (conversation, message, pacing hit):
+ * a turn refused for its model (503, no provider key) leaves no empty conversation to show in the
+ * inbox or count in analytics. A provider that fails mid-turn (timeout, outage: 502/503) does so
+ * after the customer's message is recorded; that message stays, without a reply.
  */
 import type { Clock } from '../../clock'
 import type { Coordination, RateHit } from '../../coordination/port'
@@ -14,6 +19,7 @@ import type { AgentService } from '../agents/service'
 import type { WorkspaceDoc } from '../workspaces/repository'
 import type { ConversationEngine } from './engine'
 import type { ConversationDoc } from './model'
+import type { ModelResolver } from './model-resolver'
 import type { ConversationService } from './service'
 
 /** SPEC.md Limits: test chat message 4,000 characters. */
@@ -43,6 +49,7 @@ export interface TestChatDeps {
   agents: AgentService
   conversations: ConversationService
   engine: ConversationEngine
+  models: ModelResolver
   coordination: Coordination
   clock: Clock
 }
@@ -58,13 +65,14 @@ export class TestChatService {
       throw conflict(`website chat is switched off for agent ${agent.id} (widget.enabled is false); turn it on to use test chat`)
     }
     let conversation = input.session !== undefined ? await this.session(workspace.id, agent.id, input.session) : null
+    const model = await this.deps.models.resolve(workspace, agent)
     await this.pace(workspace.id, agent.id, conversation?.id ?? null)
     if (!conversation) {
       conversation = await this.deps.conversations.start({ workspaceId: workspace.id, agentId: agent.id, channel: 'web', test: true })
       // The first message opens the session's window, so a second one right behind it is paced too.
       await this.sessionHit(conversation.id)
     }
-    const result = await this.deps.engine.respond({ workspace, agent, conversation, text, sideEffects: 'simulated' })
+    const result = await this.deps.engine.respond({ workspace, agent, conversation, model, text, sideEffects: 'simulated' })
     return {
       session: conversation.id,
       reply: result.reply,

@@ -39,10 +39,11 @@ export async function buildConversationFeature(deps: {
   deps.agents.onDelete((agent) => conversations.removeAllForAgent(agent.workspaceId, agent.id))
   const models = new ServiceModelResolver({
     openaiApiKey: deps.config.providers.openaiApiKey,
+    openaiBaseUrl: deps.config.providers.openaiBaseUrl,
     anthropicApiKey: deps.config.providers.anthropicApiKey,
   })
   const tools = new ToolRunner({ knowledge: deps.knowledge, conversations, bus: deps.bus })
-  const engine = new ConversationEngine({ conversations, tools, models, ledger: deps.ledger, clock: deps.clock })
-  const testChat = new TestChatService({ agents: deps.agents, conversations, engine, coordination: deps.coordination, clock: deps.clock })
+  const engine = new ConversationEngine({ conversations, tools, models, ledger: deps.ledger, clock: deps.clock, bus: deps.bus })
+  const testChat = new TestChatService({ agents: deps.agents, conversations, engine, models, coordination: deps.coordination, clock: deps.clock })
   return { conversations, models, engine, testChat }
 }

@@ -62,10 +62,14 @@ export interface SearchOutcome {
   hits: SearchHit[]
 }
 
-type Scope = { workspaceId: string; agentId: string }
+export type Scope = { workspaceId: string; agentId: string }
+
+/** Told after an agent's passages changed (sync.ts tells the other instances). */
+export type KnowledgeChangeListener = (scope: Scope) => Promise<void>
 
 export class KnowledgeService {
   private readonly indexes: IndexCache
+  private readonly changeListeners: KnowledgeChangeListener[] = []
 
   constructor(
     private readonly repo: KnowledgeRepository,
@@ -143,6 +147,7 @@ export class KnowledgeService {
     // After the store: an index built meanwhile either missed the passages or is fixed here.
     const index = await this.indexes.peek(keyOf(scope))
     index?.removeDocument(documentId)
+    await this.changed(scope)
   }
 
   /** Agent delete cascade: documents, passages, search log and the cached index. */
@@ -150,14 +155,24 @@ export class KnowledgeService {
     await this.repo.deleteAgent({ workspaceId, agentId })
     // Dropped after the store, so an index loaded before the delete is not left behind.
     this.indexes.delete(keyOf({ workspaceId, agentId }))
+    await this.changed({ workspaceId, agentId })
   }
 
   /**
-   * Forgets an agent's in-memory index so the next search rebuilds it from the store. With
-   * several instances, the lead wires this to a pub/sub "knowledge changed" message.
+   * Forgets an agent's in-memory index so the next search rebuilds it from the store: what
+   * another instance's change calls for (sync.ts), since this one's cache cannot see it.
    */
   invalidate(workspaceId: string, agentId: string): void {
     this.indexes.delete(keyOf({ workspaceId, agentId }))
+  }
+
+  /** `listener` runs after every add, remove and agent cascade, once the store has the change. */
+  onChange(listener: KnowledgeChangeListener): void {
+    this.changeListeners.push(listener)
+  }
+
+  private async changed(scope: Scope): Promise<void> {
+    for (const listener of this.changeListeners) await listener({ workspaceId: scope.workspaceId, agentId: scope.agentId })
   }
 
   /** Ranked passages for a question; every search is logged for analytics. */
@@ -214,6 +229,8 @@ export class KnowledgeService {
     // A cached (or in-flight) index learns the passages at once; add() skips ones it has.
     const index = passages.length > 0 ? await this.indexes.peek(keyOf(scope)) : null
     index?.add(passages)
+    // A failed page adds no passages: no index anywhere is out of date.
+    if (passages.length > 0) await this.changed(scope)
     return doc
   }
 

@@ -1,6 +1,7 @@
 /**
  * Text helpers for the local responder (local.ts): spotting contact details and requests for a
  * person, picking the sentences of a passage that answer a question, and finding the greeting.
+ * Answers from the business's own instructions and steps: local-facts.ts.
  * Deliberately simple and deterministic: the same input always gives the same output.
  */
 
@@ -91,9 +92,34 @@ export function splitSentences(text: string): string[] {
     .filter(Boolean)
 }
 
-/** The one or two sentences of `passage` sharing most words with `query`, in their own order. */
+/**
+ * A short line without closing punctuation that more text follows: a section heading. The test
+ * and both bounds are knowledge/chunking.ts `isHeading`'s, so what the chunker put at the top of a
+ * passage as its heading is recognised here (a question line counts: FAQ pages title answers so).
+ */
+const HEADING_MAX_CHARS = 100
+const HEADING_MAX_WORDS = 14
+export function isHeadingLine(line: string): boolean {
+  const l = line.trim()
+  return l.length > 0 && l.length <= HEADING_MAX_CHARS && !/^([-*•]|\d+[.)])\s/.test(l) && !/[.!,;:]$/.test(l) && l.split(/\s+/).length <= HEADING_MAX_WORDS
+}
+
+/** The passage without its first line when that line is its section heading: context, not an answer. */
+function withoutHeading(passage: string): string {
+  const text = passage.trim()
+  const nl = text.indexOf('\n')
+  if (nl < 0) return text
+  const rest = text.slice(nl + 1).trim()
+  return rest && isHeadingLine(text.slice(0, nl)) ? rest : text
+}
+
+/**
+ * The one or two sentences of `passage` sharing most words with `query`, in their own order.
+ * A leading section heading is left out (passages start with theirs), so "Refunds" is not
+ * repeated in front of "Refunds are paid within 14 days".
+ */
 export function bestSentences(passage: string, query: string): string {
-  const sents = splitSentences(passage)
+  const sents = splitSentences(withoutHeading(passage))
   if (!sents.length) return ''
   const q = terms(query)
   const scored = sents.map((s, i) => {

@@ -8,10 +8,15 @@
  * 1. No user message yet → the greeting from the system prompt: a line `Greeting: …`
  *    (falls back to DEFAULT_GREETING).
  * 2. Last message is a tool result (tool found by `name`, or by `toolCallId` in the assistant turn):
- *    - `search_knowledge`, content JSON `{ passages: [{ text, score, documentId, title }] }`:
- *      the highest-scoring passage's one or two sentences sharing most words with the question,
- *      then `(Source: <title>)`; with no passages (or unreadable content) it says plainly it has
- *      no answer to that and offers to connect a person;
+ *    - `search_knowledge`, content JSON `{ passages: [{ text, score, documentId, title }] }`,
+ *      ranked together with the business's own lines in the system prompt (local-facts.ts
+ *      `businessFacts`: the "Instructions from the business" and "Steps" sections and the
+ *      `Business:` line; the starter persona and the rules are not facts and are not read):
+ *      the best passage (its `score`, 0–1) against the best line (its share of the question's
+ *      words, more than FACT_MATCH_SHARE); a passage wins ties, since it can be cited. Answer: the
+ *      one or two sentences sharing most words with the question, then `(Source: <title>)` for a
+ *      passage; with neither (or unreadable content) it says plainly it has no answer to that
+ *      and offers to connect a person;
  *    - `escalate`: says a person from the team will join; `capture_lead`: thanks, details noted;
  *    - any other tool: its plain-text result when short, else a neutral "done".
  * 3. Last message is from the user — the first rule that applies:
@@ -20,7 +25,8 @@
  *    b. contains an email address or phone number and `capture_lead` is offered → call it with
  *       `{ name?, email?, phone? }` (name from "my name is …", "I'm …");
  *    c. `search_knowledge` is offered → call it with `{ query: <the user's text> }`;
- *    d. no tool fits: a greeting ("hi") gets the greeting, anything else the no-answer line.
+ *    d. no tool fits: a greeting ("hi") gets the greeting, anything else the business line that
+ *       answers it (as in 2), else the no-answer line.
  *    A person request outranks contact details, which outrank search: asking for a human is the
  *    clearest intent, and a message carrying an email is rarely a question for the knowledge base.
  * 4. Last message is the assistant's own → asks whether there is anything else.
@@ -28,6 +34,7 @@
  * estimate. Tool-call ids are `call_local_<message count>` so runs repeat exactly.
  */
 import { LlmError } from './errors'
+import { answerFromFacts, businessFacts } from './local-facts'
 import {
   asksForPerson,
   bestSentences,
@@ -93,7 +100,7 @@ export function decide(messages: ChatMessage[], tools: ToolSpec[]): Decision {
   const last = turns[turns.length - 1]
   if (!turns.some((m) => m.role === 'user') || !last) return { kind: 'text', text: greetingFrom(system) }
 
-  if (last.role === 'tool') return answerToolResult(last, turns)
+  if (last.role === 'tool') return answerToolResult(last, turns, system)
   if (last.role === 'assistant') return { kind: 'text', text: ANYTHING_ELSE }
 
   const text = last.content.trim()
@@ -105,16 +112,17 @@ export function decide(messages: ChatMessage[], tools: ToolSpec[]): Decision {
     return { kind: 'tool', name: 'capture_lead', arguments: { ...(name ? { name } : {}), ...(email ? { email } : {}), ...(phone ? { phone } : {}) } }
   }
   if (offered('search_knowledge') && text) return { kind: 'tool', name: 'search_knowledge', arguments: { query: text } }
-  return { kind: 'text', text: isSmallTalkGreeting(text) ? greetingFrom(system) : NO_ANSWER }
+  if (isSmallTalkGreeting(text)) return { kind: 'text', text: greetingFrom(system) }
+  return { kind: 'text', text: answerFromFacts(businessFacts(system), text)?.text ?? NO_ANSWER }
 }
 
-function answerToolResult(result: ChatMessage, turns: ChatMessage[]): Decision {
+function answerToolResult(result: ChatMessage, turns: ChatMessage[], system: string): Decision {
   const call = turns.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === result.toolCallId)
   const name = result.name ?? call?.name
   if (name === 'search_knowledge') {
     const lastUser = [...turns].reverse().find((m) => m.role === 'user')?.content ?? ''
     const query = typeof call?.arguments.query === 'string' ? call.arguments.query : lastUser
-    return { kind: 'text', text: answerFromPassages(result.content, query) }
+    return { kind: 'text', text: answerQuestion(result.content, query, system) }
   }
   if (name === 'escalate') return { kind: 'text', text: ESCALATED }
   if (name === 'capture_lead') return { kind: 'text', text: LEAD_NOTED }
@@ -129,7 +137,18 @@ interface Passage {
   title?: string
 }
 
-function answerFromPassages(content: string, query: string): string {
+/** The search's best passage or the business's best line, whichever matches the question better. */
+function answerQuestion(content: string, query: string, system: string): string {
+  const passages = readPassages(content)
+  const best = passages.length ? passages.reduce((a, b) => ((Number(b.score) || 0) > (Number(a.score) || 0) ? b : a)) : null
+  const fact = answerFromFacts(businessFacts(system), query)
+  if (fact && (!best || fact.share > (Number(best.score) || 0))) return fact.text
+  if (!best) return NO_ANSWER
+  const answer = bestSentences(best.text, query)
+  return best.title ? `${answer} (Source: ${best.title})` : answer
+}
+
+function readPassages(content: string): Passage[] {
   let passages: Passage[] = []
   try {
     const parsed = JSON.parse(content) as { passages?: unknown }
@@ -141,8 +160,5 @@ function answerFromPassages(content: string, query: string): string {
   } catch {
     // An unreadable search result is the same as finding nothing: say so rather than guess.
   }
-  if (!passages.length) return NO_ANSWER
-  const best = passages.reduce((a, b) => ((Number(b.score) || 0) > (Number(a.score) || 0) ? b : a))
-  const answer = bestSentences(best.text, query)
-  return best.title ? `${answer} (Source: ${best.title})` : answer
+  return passages
 }

@@ -20,6 +20,17 @@ export const OPENAI_BASE_URL = 'https://api.openai.com/v1'
 /** Latest GA data-plane inference version at the time of writing; supports stream_options. */
 export const AZURE_DEFAULT_API_VERSION = '2024-10-21'
 
+/**
+ * OpenAI's reasoning models (o1, o3, o4-mini, … : `o` then a digit) think in hidden tokens that
+ * count against `max_completion_tokens`, and refuse any `temperature` but the default 1. A reply
+ * budget of a few hundred tokens can be spent on thinking alone, leaving an empty answer with
+ * finish `length`. OpenAI's reasoning guide recommends "reserving at least 25,000 tokens for
+ * reasoning and outputs" with these models; that is the budget they get (or the request's own,
+ * if larger). The visible reply stays short through the prompt's rules instead.
+ */
+export const REASONING_COMPLETION_TOKENS = 25_000
+export const isReasoningModel = (id: string): boolean => /^o\d/i.test(id)
+
 export interface OpenAIOptions {
   provider?: 'openai' | 'openai-compatible' | 'azure'
   /** Model id; in Azure mode the deployment name is used when this is empty. */
@@ -91,9 +102,11 @@ export class OpenAIChatModel implements LanguageModel, ModelCatalog {
     b.stream = true
     b.stream_options = { include_usage: true }
     if (req.tools?.length) b.tools = req.tools.map(toWireTool)
-    if (req.temperature !== undefined) b.temperature = req.temperature
+    const reasoning = isReasoningModel(this.id)
+    if (req.temperature !== undefined && !reasoning) b.temperature = req.temperature
     if (req.maxTokens !== undefined) {
-      b[this.opts.maxTokensField ?? (this.provider === 'openai' ? 'max_completion_tokens' : 'max_tokens')] = req.maxTokens
+      const field = this.opts.maxTokensField ?? (this.provider === 'openai' || reasoning ? 'max_completion_tokens' : 'max_tokens')
+      b[field] = reasoning ? Math.max(req.maxTokens, REASONING_COMPLETION_TOKENS) : req.maxTokens
     }
     return b
   }

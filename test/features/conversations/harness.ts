@@ -60,7 +60,7 @@ export async function startHarness(opts: { accounts?: ProviderAccounts; models?:
   const ledger = await UsageLedger.open(store)
   const models = opts.models ?? new ServiceModelResolver(opts.accounts ?? {})
   const tools = new ToolRunner({ knowledge, conversations, bus, callbacks: opts.callbacks })
-  const engine = new ConversationEngine({ conversations, tools, models, ledger, clock })
+  const engine = new ConversationEngine({ conversations, tools, models, ledger, clock, bus })
   const workspace = workspaceDoc()
   let n = 0
   return {

@@ -29,7 +29,7 @@ describe('system prompt', () => {
     const p = buildSystemPrompt(agent(), { channel: 'web', tools: ['search_knowledge'] })
     expect(greetingFrom(p)).toBe('Welcome to Bean There! What can I get you?')
     expect(p).toContain('Business: A coffee shop in Pune')
-    expect(p).toContain('Instructions:\nBe warm.')
+    expect(p).toContain('Instructions from the business:\nBe warm.')
     expect(p).toContain('the website chat')
   })
 
@@ -68,5 +68,21 @@ describe('system prompt', () => {
   test('tools: end_call only on calls; escalate when either switch is on', () => {
     expect(toolsFor(agent(), 'web')).toEqual(['search_knowledge', 'capture_lead', 'escalate'])
     expect(toolsFor(agent({ captureLeads: false, escalation: { onNoAnswer: false, onRequest: false } }), 'chatapp')).toEqual(['search_knowledge'])
+  })
+})
+
+describe('system prompt: business instructions apart from the starter persona', () => {
+  test('starter sentences (under any name) go to Manner; the rest, without blank lines, to the business section', async () => {
+    const { starterPersona, isStarterPersonaLine } = await import('../../../src/features/agents/defaults')
+    const p = buildSystemPrompt(agent({ instructions: `${starterPersona('Old Name')}\n\nOur office hours are 9am to 5pm.\n\nWe close on holidays.` }), { channel: 'web', tools: [] })
+    expect(p).toContain('Manner:\nYou are Old Name, a friendly and concise assistant for this business.\n')
+    expect(p).toContain('Instructions from the business:\nOur office hours are 9am to 5pm.\nWe close on holidays.\n\n')
+    expect(isStarterPersonaLine('Never invent prices, policies or promises.')).toBe(true)
+    expect(isStarterPersonaLine('Never invent prices.')).toBe(false)
+  })
+
+  test('only the starter persona: no business section', () => {
+    const p = buildSystemPrompt(agent({ instructions: 'Keep replies short: two or three sentences, one question at a time.' }), { channel: 'web', tools: [] })
+    expect(p).not.toContain('Instructions from the business:')
   })
 })

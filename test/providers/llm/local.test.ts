@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { ANYTHING_ELSE, ESCALATED, LEAD_NOTED, LocalLanguageModel, NO_ANSWER } from '../../../src/providers/llm/local'
+import { answerFromFacts, BUSINESS_INSTRUCTIONS_HEADING, businessFacts, STEPS_HEADING } from '../../../src/providers/llm/local-facts'
 import { asksForPerson, bestSentences, DEFAULT_GREETING, findName, findPhone } from '../../../src/providers/llm/local-text'
 import { complete, type ChatMessage, type ToolSpec } from '../../../src/providers/llm/port'
 import { collect, failure } from './helpers'
@@ -126,5 +127,37 @@ describe('local model policy', () => {
     expect(findName("I'm Looking for help")).toBeUndefined()
     expect(findName('this is Ravi')).toBe('Ravi')
     expect(bestSentences('Alpha beta. Gamma delta.', 'nothing matches')).toBe('Alpha beta.')
+  })
+
+  test('a passage heading is context, never repeated in the answer', () => {
+    expect(bestSentences('Refunds\nRefunds are paid within 14 days. Gift cards are final.', 'when are refunds paid')).toBe('Refunds are paid within 14 days.')
+    expect(bestSentences('How do refunds work?\nWe refund to your card.', 'how do refunds work')).toBe('We refund to your card.')
+    expect(bestSentences('Open 9 to 5.\nClosed Sunday.', 'closed sunday')).toBe('Closed Sunday.')
+  })
+
+  test('business facts: the instructions and steps sections and the Business line, nothing else', () => {
+    const system = [
+      'You are Asha.\nGreeting: Hi!\nBusiness: A dental clinic in Pune',
+      'Manner:\nNever invent prices, policies or promises.',
+      `${BUSINESS_INSTRUCTIONS_HEADING}\nParking\nThere is free parking behind the clinic.\nWe accept all major cards.`,
+      `${STEPS_HEADING}\n1. Greet\n2. Bookings — Ask which day suits them — morning or evening.`,
+      'Rules:\n- Keep replies short.',
+    ].join('\n\n')
+    expect(businessFacts(system)).toEqual([
+      { context: '', text: 'A dental clinic in Pune' },
+      { context: 'Parking', text: 'There is free parking behind the clinic.' },
+      { context: '', text: 'We accept all major cards.' },
+      { context: '', text: 'Greet' },
+      { context: 'Bookings', text: 'Ask which day suits them — morning or evening.' },
+    ])
+    expect(answerFromFacts(businessFacts(system), 'Is there parking?')).toEqual({ text: 'There is free parking behind the clinic.', share: 1 })
+    expect(answerFromFacts(businessFacts(system), 'What are your prices?')).toBeNull()
+    // Half the words is not enough: "parking fees" is not answered by "free parking".
+    expect(answerFromFacts(businessFacts(system), 'What are the parking fees?')).toBeNull()
+  })
+
+  test('no search tool: a question the instructions answer gets that line', async () => {
+    const system: ChatMessage = { role: 'system', content: `Greeting: Hi\n\n${BUSINESS_INSTRUCTIONS_HEADING}\nOur office hours are 9am to 5pm Monday to Friday.` }
+    expect((await complete(m, { messages: [system, user('What are your office hours?')] })).text).toBe('Our office hours are 9am to 5pm Monday to Friday.')
   })
 })

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type OpenAIOptions, OpenAIChatModel } from '../../../src/providers/llm/openai'
+import { type OpenAIOptions, OpenAIChatModel, REASONING_COMPLETION_TOKENS } from '../../../src/providers/llm/openai'
 import { complete, type ChatMessage, type ToolSpec } from '../../../src/providers/llm/port'
 import { type FakeOpenAI, startOpenAIFake } from '../../fakes/openai'
 import { collect, failure, textOf } from './helpers'
@@ -70,6 +70,27 @@ describe('OpenAI adapter: streaming', () => {
     } finally {
       await noAuth.stop()
     }
+  })
+
+  test('reasoning models (o3, any o<digit>) get no temperature and the reasoning budget', async () => {
+    for (const id of ['o3', 'o4-mini', 'o1']) {
+      fake.reply({ kind: 'stream', text: ['ok'] })
+      await collect(model({ model: id }), { messages: hello, temperature: 0.4, maxTokens: 300 })
+      const body = lastBody()
+      expect({ id, temperature: 'temperature' in body, max: body.max_completion_tokens, old: 'max_tokens' in body }).toEqual({ id, temperature: false, max: REASONING_COMPLETION_TOKENS, old: false })
+    }
+    expect(REASONING_COMPLETION_TOKENS).toBe(25_000)
+    // Not reasoning models: the request's own values.
+    for (const id of ['gpt-4o-mini', 'omni-moderation', 'gpt-4o']) {
+      fake.reply({ kind: 'stream', text: ['ok'] })
+      await collect(model({ model: id }), { messages: hello, temperature: 0.4, maxTokens: 300 })
+      expect({ id, temperature: lastBody().temperature, max: lastBody().max_completion_tokens }).toEqual({ id, temperature: 0.4, max: 300 })
+    }
+    // A compatible server relaying o3 still gets the reasoning shape (o-series refuse max_tokens).
+    fake.reply({ kind: 'stream', text: ['ok'] })
+    await collect(model({ provider: 'openai-compatible', model: 'o3-mini' }), { messages: hello, temperature: 1.2, maxTokens: 300 })
+    expect(lastBody()).toMatchObject({ max_completion_tokens: REASONING_COMPLETION_TOKENS })
+    expect('temperature' in lastBody() || 'max_tokens' in lastBody()).toBe(false)
   })
 
   test('assembles tool calls from fragments by index, after the text', async () => {
