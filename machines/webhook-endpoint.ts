@@ -14,6 +14,9 @@
  *   `enabled: true` on an enabled endpoint also forgives the failures counted so far.
  * - On the fifth failure `lastError` reads "switched off after 5 failed deliveries in a row: <last
  *   error>", and the developer is notified; not on the other switch-offs, which someone asked for.
+ * - Deleting the customer sets `lastError` to "switched off: customer <org_…> was deleted", so a
+ *   reader of the restored customer's webhooks sees why they are off. PATCH `enabled: false` keeps
+ *   the last delivery error: the reader is the one who asked.
  * - A delivery outcome reported while off is refused (nothing should be attempted then): the
  *   sender can ask `canApply(snapshot, 'delivery.failed')` before sending.
  * - `lastError` stays after a success (it is the last error seen); `lastStatus` and `lastSentAt`
@@ -52,7 +55,8 @@ export type WebhookEndpointEvent =
   | { type: 'delivery.failed'; at: number; status: number | null; error: string }
   | { type: 'endpoint.enable'; at: number }
   | { type: 'endpoint.disable'; at: number }
-  | { type: 'customer.deleted'; at: number }
+  /** `customerId` is the deleted customer workspace (`org_…`), named in `lastError`. */
+  | { type: 'customer.deleted'; at: number; customerId: string }
 
 /** What the `notify` effect is given: which endpoint, why, and when it was switched off. */
 export interface NotifyInput {
@@ -95,12 +99,14 @@ export const webhookEndpointMachine = setup({
       lastError: event.type === 'delivery.failed' ? event.error : context.lastError,
       lastSentAt: event.type === 'delivery.failed' ? event.at : context.lastSentAt,
     })),
-    switchOff: assign(({ context }, params: { reason: DisabledReason }) => ({
+    switchOff: assign(({ context, event }, params: { reason: DisabledReason }) => ({
       disabledReason: params.reason,
       lastError:
         params.reason === 'failures'
           ? `switched off after ${FAILURES_BEFORE_SWITCH_OFF} failed deliveries in a row: ${context.lastError ?? 'unknown error'}`
-          : context.lastError,
+          : params.reason === 'customer_deleted' && event.type === 'customer.deleted'
+            ? `switched off: customer ${event.customerId} was deleted`
+            : context.lastError,
     })),
     forgive: assign({ failuresInARow: () => 0, disabledReason: () => null }),
     recordRefusal: assign((args, params: RefusalParams) => ({ lastRefusal: refusalOf(args.event, params) })),

@@ -139,33 +139,3 @@ export const legacyEnvelope = (type: EventType) =>
     },
     { description: `${type}: ${EVENT_DESCRIPTIONS[type]}` },
   )
-
-const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } })
-
-export const SIGNATURE_HEADERS = [
-  header('x-service-signature', '`sha256=<hex>`: HMAC-SHA256 of the raw body bytes under the signing secret'),
-  header('x-service-event-id', 'the event id (`evt_…`): the same event is never two events; de-duplicate on it'),
-  header('x-service-event', 'the event type'),
-]
-
-/** OpenAPI `callbacks` of a route that registers a webhook: one entry per event it may send. */
-export function webhookCallbacks(surface: 'v1' | 'legacy'): Record<string, unknown> {
-  const types = surface === 'v1' ? V1_EVENT_TYPES : LEGACY_EVENT_TYPES
-  const envelope = surface === 'v1' ? v1Envelope : legacyEnvelope
-  const extra = surface === 'legacy' ? [header('x-service-delivery-id', 'the delivery record id'), header('x-service-delivery-attempt', '1 for the first attempt')] : []
-  return Object.fromEntries(
-    types.map((type) => [
-      type,
-      {
-        '{$request.body#/url}': {
-          post: {
-            summary: `${type}: ${EVENT_DESCRIPTIONS[type]}`,
-            parameters: [...SIGNATURE_HEADERS, ...extra],
-            requestBody: { required: true, content: { 'application/json': { schema: envelope(type) } } },
-            responses: { '2XX': { description: 'received; any other answer (or none in time) is a failed delivery' } },
-          },
-        },
-      },
-    ]),
-  )
-}

@@ -46,13 +46,41 @@ function queryMemberWithValue(params: URLSearchParams, value: unknown): string |
   return matches.length === 1 ? matches[0] : null
 }
 
+/**
+ * The path parameter a coerced-number failure came from, or null when it came from the query.
+ * Elysia decodes path parameters before the query: when they failed, none is decoded yet (all
+ * still strings) and one of them holds the value; once they passed, numeric ones are numbers.
+ * A route with only string parameters, one of which reads as the failing query number, would be
+ * misread as a path failure; ids here carry prefixes (`wh_…`, `dlv_…`), so none reads as a number.
+ */
+function pathParamWithValue(params: Record<string, unknown> | undefined, value: unknown): string | null {
+  const entries = Object.entries(params ?? {})
+  if (entries.some(([, raw]) => typeof raw !== 'string')) return null
+  const matches = entries.filter(([, raw]) => (raw as string).trim() !== '' && Number(raw) === value).map(([name]) => name)
+  return matches[0] ?? null
+}
+
+/** FastAPI's names for where a value was: `path`, not Elysia's `params`; body and query as they are. */
+const legacyLocation = (where: string) => (where === 'params' ? 'path' : where)
+
+/** The first of each group of items with the same key, in order. */
+function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>()
+  return items.filter((item) => {
+    const k = key(item)
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  })
+}
+
 /** Required-property errors come first so "is required" wins over a type complaint on the same field. */
 function firstError(errors: SchemaError[]): SchemaError {
   return errors.find((e) => /required property/i.test(e.message)) ?? errors[0]
 }
 
 export function errorPlugin(logger: Logger) {
-  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
+  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, set, params }) => {
     const path = new URL(request.url).pathname
     const surface = surfaceOf(path)
     const requestId = String((set.headers as Record<string, string>)['x-request-id'] ?? '')
@@ -79,19 +107,26 @@ export function errorPlugin(logger: Logger) {
       let where = (v.type as string) ?? 'body'
       const errors = validationErrors(v)
       if (where === 'property') {
-        // Elysia checks coerced query numbers one at a time and drops the member's name; find it
-        // by the value it failed on (query values are few, and a clash only loses the name).
-        const named = queryMemberWithValue(new URL(request.url).searchParams, v.value)
-        where = 'query'
+        // Elysia checks coerced numbers (path parameters, then query) one at a time and drops
+        // where the value was; find it by the value it failed on (query values are few, and a
+        // clash only loses the name).
+        const param = pathParamWithValue(params as Record<string, unknown> | undefined, v.value)
+        const named = param ?? queryMemberWithValue(new URL(request.url).searchParams, v.value)
+        where = param ? 'params' : 'query'
         errors[0] = { ...errors[0], path: named ? `/${named}` : '', value: v.value }
       }
       if (legacy) {
-        const detail = errors.map((e) => ({
-          loc: [where, ...e.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p))],
-          msg: describeSchemaError(e),
-          type: /required property/i.test(e.message) ? 'missing' : /unexpected property/i.test(e.message) ? 'extra_forbidden' : 'value_error',
-        }))
-        return json(422, { detail }, base)
+        const detail = errors.map((e) => {
+          const msg = describeSchemaError(e)
+          return {
+            loc: [legacyLocation(where), ...e.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p))],
+            msg,
+            // TypeBox reports a missing field twice (required property, then the type of
+            // `undefined`); both read "is required", so both are `missing` and collapse below.
+            type: msg === 'is required' ? 'missing' : /unexpected property/i.test(e.message) ? 'extra_forbidden' : 'value_error',
+          }
+        })
+        return json(422, { detail: uniqueBy(detail, (d) => JSON.stringify([d.loc, d.type])) }, base)
       }
       const first = firstError(errors)
       const field = fieldName(first.path, where === 'body' ? 'body' : where)

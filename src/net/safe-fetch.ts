@@ -1,10 +1,11 @@
 /**
- * Outbound HTTP for URLs a customer gave us (knowledge pages now, webhooks later).
+ * Outbound HTTP for URLs a customer gave us (knowledge pages, webhook deliveries).
  *
  * Guarantees:
  * - only http/https;
  * - the host of the first request AND of every redirect hop is resolved and every address must
- *   be public (address-guard.ts); redirects are followed by hand so each hop is checked;
+ *   be public (address-guard.ts); redirects are followed by hand so each hop is checked, or not
+ *   followed at all (`followRedirects: false`: the 3xx answer is returned as it is);
  * - one overall deadline covers DNS, every hop and the body;
  * - the body is read as a stream and reading stops at `maxBytes` (the answer says `truncated`).
  *
@@ -43,6 +44,12 @@ export interface SafeFetchOptions {
   method?: string
   headers?: Record<string, string>
   body?: string | Uint8Array<ArrayBuffer>
+  /**
+   * Default true (a browser's behaviour, right for pages). False returns a 3xx answer as it is,
+   * with its `location` header: a webhook POST must not turn into a body-less GET somewhere else
+   * (Fetch standard 301/302/303 rule) and then be counted as delivered.
+   */
+  followRedirects?: boolean
   /** Injected name resolution (tests); defaults to the OS resolver that fetch also uses. */
   resolve?: Resolver
   /**
@@ -106,7 +113,7 @@ async function run(
     }
     const response = await fetch(url, { method, headers, body, redirect: 'manual', signal })
     const location = response.headers.get('location')
-    if (!REDIRECT_STATUSES.has(response.status) || !location) {
+    if (!REDIRECT_STATUSES.has(response.status) || !location || options.followRedirects === false) {
       const { text, truncated } = await readCapped(response, options.maxBytes)
       return { status: response.status, headers: response.headers, url: url.toString(), text, truncated }
     }

@@ -260,7 +260,7 @@ describe('agent versions: tenancy, keys, validation, headers', () => {
     expect((await api().post(`/agents/${agent.id}/versions/99/rollback`)).status).toBe(404)
     const bad = await api().get(`/agents/${agent.id}/versions/abc`)
     expect(bad.status).toBe(422)
-    expect(bad.body.detail[0]).toMatchObject({ loc: ['params', 'vid'], msg: expect.any(String), type: expect.any(String) })
+    expect(bad.body.detail[0]).toMatchObject({ loc: ['path', 'vid'], msg: expect.any(String), type: expect.any(String) })
   })
 
   test('bodies are validated with 422 naming the member', async () => {

@@ -99,6 +99,75 @@ describe('endpoints', () => {
     expect((await legacy('GET', '/webhooks/endpoints', undefined, 'sk_wrong')).status).toBe(401)
   })
 
+  test('422 locations: path parameters are ["path", name], query stays query, body stays body; each problem once', async () => {
+    const loc = async (method: string, path: string, body?: unknown) => {
+      const res = await legacy(method, path, body)
+      expect(res.status).toBe(422)
+      return res.body.detail.map((d: { loc: unknown }) => d.loc)
+    }
+    expect(await loc('GET', '/webhooks/endpoints/-1')).toEqual([['path', 'endpoint_id']])
+    expect(await loc('GET', '/webhooks/endpoints/0')).toEqual([['path', 'endpoint_id']])
+    expect(await loc('GET', '/webhooks/endpoints/abc')).toEqual([['path', 'endpoint_id']])
+    expect(await loc('GET', '/webhooks/endpoints/-1/deliveries?limit=-1')).toEqual([['path', 'endpoint_id']])
+    expect(await loc('POST', '/webhooks/endpoints/-3/deliveries/dlv_x/retry')).toEqual([['path', 'endpoint_id']])
+    expect(await loc('GET', '/webhooks/endpoints/1/deliveries?limit=0')).toEqual([['query', 'limit']])
+    expect(await loc('PATCH', '/webhooks/endpoints/1', { max_retries: 9 })).toEqual([['body', 'max_retries']])
+    // A missing field is one problem, reported once.
+    const missing = await legacy('POST', '/webhooks/endpoints', { event_types: ['voice.call.ended'] })
+    expect(missing.body.detail).toEqual([{ loc: ['body', 'url'], msg: 'is required', type: 'missing' }])
+  })
+
+  test('a body that is not a JSON object answers 422 (create and PATCH)', async () => {
+    const ep = await endpoint()
+    for (const raw of ['[]', '[{"is_active":false}]', '5', 'true', '"x"']) {
+      for (const [method, path] of [['PATCH', `/webhooks/endpoints/${ep.id}`], ['POST', '/webhooks/endpoints']]) {
+        const res = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: raw })
+        expect({ raw, method, status: res.status, body: await res.json() }).toEqual({ raw, method, status: 422, body: { detail: [{ loc: ['body'], msg: 'must be an object', type: 'value_error' }] } })
+      }
+    }
+    expect((await legacy('GET', `/webhooks/endpoints/${ep.id}`)).body.endpoint.is_active).toBe(true)
+    await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)
+  })
+
+  test('a URL with a user name or password is refused at create and PATCH (400), never stored', async () => {
+    const withCredentials = 'https://user:s3cret@1.1.1.1/in'
+    const created = await legacy('POST', '/webhooks/endpoints', { url: withCredentials, event_types: ['lead.captured'] })
+    expect(created).toMatchObject({ status: 400, body: { status: 400 } })
+    expect(created.body.detail).toStartWith('url must not contain a user name or password')
+    expect(created.body.detail).not.toContain('s3cret')
+    const ep = await endpoint()
+    const patched = await legacy('PATCH', `/webhooks/endpoints/${ep.id}`, { url: withCredentials })
+    expect(patched).toMatchObject({ status: 400, body: { status: 400 } })
+    expect((await legacy('GET', `/webhooks/endpoints/${ep.id}`)).body.endpoint.url).toBe(`${rx.url}/legacy`)
+    await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)
+  })
+
+  test('ids are per account, never reused after a delete; lists are newest first by id, also within one instant', async () => {
+    const a = await server.developer({ name: 'Numbers A' })
+    const b = await server.developer({ name: 'Numbers B' })
+    const create = async (key: string, n: number) =>
+      (await legacy('POST', '/webhooks/endpoints', { url: `https://1.1.1.1/${n}`, event_types: ['lead.captured'] }, key)).body.endpoint.id as number
+    // The manual clock stands still: all twelve share one created_at.
+    const mine: number[] = []
+    for (let i = 0; i < 12; i++) mine.push(await create(a.key, i))
+    expect(mine).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+    const listed = (await legacy('GET', '/webhooks/endpoints', undefined, a.key)).body.endpoints
+    expect(new Set(listed.map((e: { created_at: string }) => e.created_at)).size).toBe(1)
+    expect(listed.map((e: { id: number }) => e.id)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1])
+    // Another account starts at 1: nothing tells it how many endpoints others have.
+    expect(await create(b.key, 0)).toBe(1)
+    expect((await legacy('GET', '/webhooks/endpoints/1', undefined, b.key)).body.endpoint.url).toBe('https://1.1.1.1/0')
+    expect((await legacy('GET', '/webhooks/endpoints/1', undefined, a.key)).body.endpoint.url).toBe('https://1.1.1.1/0')
+    expect((await legacy('GET', '/webhooks/endpoints/2', undefined, b.key)).status).toBe(404)
+    // Deleting the highest does not free its number.
+    expect((await legacy('DELETE', '/webhooks/endpoints/12', undefined, a.key)).status).toBe(200)
+    expect(await create(a.key, 12)).toBe(13)
+    // Creates racing in one account each get their own number.
+    for (let i = 1; i <= 11; i++) await legacy('DELETE', `/webhooks/endpoints/${i}`, undefined, a.key)
+    const raced = await Promise.all(Array.from({ length: 8 }, (_, i) => create(a.key, 100 + i)))
+    expect(raced.toSorted((x, y) => x - y)).toEqual([14, 15, 16, 17, 18, 19, 20, 21])
+  })
+
   test('20 endpoints per account; the 21st answers 400', async () => {
     const other = await server.developer({ name: 'Busy' })
     for (let i = 0; i < 20; i++) {
@@ -128,6 +197,11 @@ describe('deliveries', () => {
     expect(got.headers.get('x-service-event-id')).toBe(event.id)
     expect(got.headers.get('x-service-delivery-attempt')).toBe('1')
     expect(got.json).toEqual({ id: event.id, event_type: 'chat.message.completed', created_at: event.createdAt, agent_id: agent, data })
+    // The OpenAPI callback documents every header that arrived (content-type is its requestBody).
+    const doc = (await (await fetch(`${server.url}/docs/json`)).json()) as any
+    const documented = doc.paths['/webhooks/endpoints'].post.callbacks['chat.message.completed']['{$request.body#/url}'].post.parameters.map((p: { name: string }) => p.name)
+    const sent = [...got.headers.keys()].filter((h) => h.startsWith('x-service-') || h === 'user-agent')
+    expect(documented.toSorted()).toEqual(sent.toSorted())
     const [d] = await eventually(async () => {
       const list = await deliveries(ep.id)
       return list[0]?.status === 'success' ? list : undefined
@@ -189,6 +263,26 @@ describe('deliveries', () => {
     }, 'the retried delivery to succeed')
     expect(d).toMatchObject({ status: 'success', attempts: 1, response_status: 204, error_message: null })
     await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)
+  })
+
+  test('a redirect is a failed attempt naming where it pointed; it is not followed', async () => {
+    try {
+      rx.received.length = 0
+      rx.respond(302, 0, { location: '/elsewhere' })
+      const ep = await endpoint({ max_retries: 0 })
+      await publish('chat.message.completed', { conversationId: 'conv_302' })
+      await rx.waitFor(1)
+      const [d] = await eventually(async () => {
+        const list = await deliveries(ep.id)
+        return list[0]?.status === 'failed' ? list : undefined
+      }, 'the redirect to fail the delivery')
+      expect(d).toMatchObject({ attempts: 1, response_status: 302, error_message: `HTTP 302: redirected to ${rx.url}/elsewhere; webhook deliveries do not follow redirects, register that URL instead` })
+      await Bun.sleep(50)
+      expect(rx.received.map((r) => r.path)).toEqual(['/legacy'])
+      await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)
+    } finally {
+      rx.respond(200)
+    }
   })
 
   test('an inactive endpoint gets no deliveries; the deliveries list is newest first with limit', async () => {

@@ -63,6 +63,31 @@ describe('register and read', () => {
     expect((await server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'ftp://1.1.1.1/' } })).body.field).toBe('url')
   })
 
+  test('a body that is not a JSON object answers 400 naming body (create and PATCH)', async () => {
+    const hook = await createHook({ url: 'https://1.1.1.1/obj' })
+    for (const raw of ['[]', '[{"enabled":false}]', '5', 'true']) {
+      for (const [method, path] of [['PATCH', `/webhooks/${hook.id}`], ['POST', '/webhooks']]) {
+        const res = await server.api(method, path, { key: dev.key, raw })
+        expect({ raw, method, status: res.status, body: res.body }).toEqual({ raw, method, status: 400, body: { error: 'body: must be an object', field: 'body' } })
+      }
+    }
+    expect((await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key })).body.enabled).toBe(true)
+    await server.api('DELETE', `/webhooks/${hook.id}`, { key: dev.key })
+  })
+
+  test('a URL with a user name or password is refused at create and PATCH (400 naming url), never stored', async () => {
+    const withCredentials = 'https://user:s3cret@1.1.1.1/in'
+    const created = await server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: withCredentials } })
+    expect(created).toMatchObject({ status: 400, body: { field: 'url' } })
+    expect(created.body.error).toStartWith('url: must not contain a user name or password')
+    expect(JSON.stringify(created.body)).not.toContain('s3cret')
+    const hook = await createHook({ url: 'https://1.1.1.1/plain' })
+    const patched = await server.api('PATCH', `/webhooks/${hook.id}`, { key: dev.key, body: { url: withCredentials } })
+    expect(patched).toMatchObject({ status: 400, body: { field: 'url' } })
+    expect((await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key })).body.url).toBe('https://1.1.1.1/plain')
+    await server.api('DELETE', `/webhooks/${hook.id}`, { key: dev.key })
+  })
+
   test('list: newest first, agent filter, cursor paging', async () => {
     const other = (await server.api('POST', '/agents', { key: dev.key, body: { name: 'Ben' } })).body.id
     const a = await createHook({ url: 'https://1.1.1.1/a' })
@@ -97,6 +122,11 @@ describe('delivery', () => {
     expect(got.headers.get('x-service-webhook-id')).toBe(hook.id)
     expect(got.headers.get('content-type')).toBe('application/json')
     expect(got.json).toEqual({ event: 'lead.captured', sentAt: expect.any(String), data })
+    // The OpenAPI callback documents every header that arrived (content-type is its requestBody).
+    const doc = (await (await fetch(`${server.url}/api/v1/docs/json`)).json()) as any
+    const documented = doc.paths['/api/v1/webhooks'].post.callbacks['lead.captured']['{$request.body#/url}'].post.parameters.map((p: { name: string }) => p.name)
+    const sent = [...got.headers.keys()].filter((h) => h.startsWith('x-service-') || h === 'user-agent')
+    expect(documented.toSorted()).toEqual(sent.toSorted())
     const read = await eventually(async () => {
       const r = await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key })
       return r.body.delivery.lastStatus === 200 ? r.body : undefined
@@ -173,6 +203,31 @@ describe('delivery', () => {
     expect(all[5].json.data).toEqual({ n: 7 })
   })
 
+  test('a redirect is a failed delivery naming where it pointed; it is not followed', async () => {
+    const elsewhere = startReceiver()
+    try {
+      const hook = await createHook({ events: ['lead.captured'] })
+      for (const [i, status] of [301, 302, 303, 307, 308].entries()) {
+        rx.received.length = 0
+        rx.respond(status, 0, { location: `${elsewhere.url}/moved` })
+        await publish('lead.captured', { n: i })
+        await rx.waitFor(1)
+        const read = await eventually(async () => {
+          const r = await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key })
+          return r.body.delivery.failuresInARow === i + 1 ? r.body : undefined
+        }, `failure ${i + 1} to be recorded`)
+        expect(read.delivery.lastStatus).toBe(status)
+        // The fifth (308) also switches it off: lastError then starts with why.
+        expect(read.delivery.lastError).toEndWith(`HTTP ${status}: redirected to ${elsewhere.url}/moved; webhook deliveries do not follow redirects, register that URL instead`)
+      }
+      expect(elsewhere.received).toHaveLength(0)
+      await server.api('DELETE', `/webhooks/${hook.id}`, { key: dev.key })
+    } finally {
+      rx.respond(200)
+      await elsewhere.stop()
+    }
+  })
+
   test('PATCH url and events take effect; enabled: false stops deliveries', async () => {
     const other = startReceiver()
     try {
@@ -228,6 +283,8 @@ describe('delivery', () => {
     expect((await server.server.services.legacyWebhooks.get(customer.id, legacyEp.doc.number)).isActive).toBe(false)
     const stored = await server.server.services.webhooks.present(await server.server.services.webhooks.get(customer.id, hook.id))
     expect(stored.enabled).toBe(false)
+    // The reader of a restored customer's webhooks sees why they are off.
+    expect(stored.delivery.lastError).toBe(`switched off: customer ${customer.id} was deleted`)
     rx.received.length = 0
     await publish('lead.captured', { n: 1 }, inside, customer.id)
     await Bun.sleep(150)

@@ -30,6 +30,8 @@ const fails = (count: number, from = 1) => Array.from({ length: count }, (_, i) 
 const enable: WebhookEndpointEvent = { type: 'endpoint.enable', at: T0 + 100 }
 const notified = effectDone('notify')
 const SWITCHED_OFF = 'switched off after 5 failed deliveries in a row: HTTP 500 #5'
+const gone = (at: number): WebhookEndpointEvent => ({ type: 'customer.deleted', at, customerId: 'org_1' })
+const CUSTOMER_GONE = 'switched off: customer org_1 was deleted'
 
 const h: PureHarness = {
   machine: webhookEndpointMachine,
@@ -54,7 +56,7 @@ const rows: PureRow[] = [
   { from: 'notifying', event: notified, condition: 'developer notified', to: 'disabled', context: { disabledReason: 'failures', lastError: SWITCHED_OFF } },
   { from: 'notifying', event: effectError('notify', new Error('store down')), condition: 'notification failed', to: 'disabled', context: { disabledReason: 'failures' } },
   { from: 'disabled', event: enable, condition: 'PATCH enabled: true', to: 'enabled', context: { failuresInARow: 0, disabledReason: null } },
-  { from: 'enabled', event: { type: 'customer.deleted', at: T0 }, condition: 'customer deleted', to: 'disabled', context: { disabledReason: 'customer_deleted' } },
+  { from: 'enabled', event: gone(T0), condition: 'customer deleted', to: 'disabled', via: fails(2), context: { disabledReason: 'customer_deleted', lastError: CUSTOMER_GONE, failuresInARow: 2 } },
   { from: 'enabled', event: fail(1), condition: 'fewer than five in a row', to: 'enabled', context: { failuresInARow: 1, lastStatus: 500, lastError: 'HTTP 500 #1' } },
   { from: 'enabled', event: fail(8), condition: 'fourth in a row', to: 'enabled', via: fails(3, 5), context: { failuresInARow: 4 } },
   { from: 'enabled', event: ok(T0 + 9), condition: 'a success breaks the run', to: 'enabled', via: fails(4), context: { failuresInARow: 0, lastStatus: 200, lastSentAt: T0 + 9, lastError: 'HTTP 500 #4' } },
@@ -62,8 +64,8 @@ const rows: PureRow[] = [
   { from: 'enabled', event: enable, condition: 'PATCH enabled: true while enabled', to: 'enabled', via: fails(3), context: { failuresInARow: 0 } },
   { from: 'enabled', event: { type: 'endpoint.disable', at: T0 }, condition: 'PATCH enabled: false', to: 'disabled', context: { disabledReason: 'request' } },
   { from: 'notifying', event: enable, condition: 'PATCH enabled: true before the notice is stored', to: 'enabled', context: { failuresInARow: 0, disabledReason: null } },
-  { from: 'notifying', event: { type: 'customer.deleted', at: T0 + 7 }, condition: 'customer deleted meanwhile', to: 'disabled', context: { disabledReason: 'customer_deleted' } },
-  { from: 'disabled', event: enable, condition: 'PATCH after the customer was restored', to: 'enabled', via: [{ type: 'customer.deleted', at: T0 }], context: { disabledReason: null } },
+  { from: 'notifying', event: gone(T0 + 7), condition: 'customer deleted meanwhile', to: 'disabled', context: { disabledReason: 'customer_deleted', lastError: CUSTOMER_GONE } },
+  { from: 'disabled', event: enable, condition: 'PATCH after the customer was restored', to: 'enabled', via: [gone(T0)], context: { disabledReason: null, lastError: CUSTOMER_GONE } },
   { from: 'enabled', event: fail(30), condition: 'forgiven: five more needed', to: 'enabled', via: [...fails(5), notified, enable, ...fails(3, 20)], context: { failuresInARow: 4 } },
 ]
 
@@ -78,7 +80,7 @@ describe('webhook endpoint: transitions', () => pureTransitions(h, rows))
 describe('webhook endpoint: refused moves', () => pureRefusals(h, refused))
 
 describe('webhook endpoint: other moves', () => {
-  test('customer deleted on a disabled endpoint changes nothing', () => expectPureInert(h, reachPure(h, 'disabled'), { type: 'customer.deleted', at: T0 + 50 }))
+  test('customer deleted on a disabled endpoint changes nothing', () => expectPureInert(h, reachPure(h, 'disabled'), gone(T0 + 50)))
   test('the API view', () => {
     const s = reachPure(h, 'disabled')
     expect(endpointView(s as any)).toEqual({

@@ -132,6 +132,21 @@ describe('safeFetch', () => {
     expect(res.text).toBe('GET ')
   })
 
+  test('followRedirects: false answers the 3xx itself, with its location, and contacts nothing else', async () => {
+    for (const path of ['/post-303', '/to-hello']) {
+      hits.length = 0
+      const res = await safeFetch(`${base}${path}`, { ...opts, allowPrivate: true, method: 'POST', body: 'payload', followRedirects: false })
+      expect(res.status).toBe(path === '/post-303' ? 303 : 302)
+      expect(res.headers.get('location')).toBe(path === '/post-303' ? '/echo' : `${base}/hello`)
+      expect(res.url).toBe(`${base}${path}`)
+      expect(hits).toEqual([`POST ${path}`])
+    }
+  })
+
+  test('followRedirects: false still checks the first target', async () => {
+    await expect(safeFetch(`${base}/to-hello`, { ...opts, followRedirects: false })).rejects.toThrow(/loopback/)
+  })
+
   test('caps the body at maxBytes', async () => {
     const res = await safeFetch(`${base}/big`, { ...opts, allowPrivate: true, maxBytes: 1_000 })
     expect(res.text.length).toBe(1_000)

@@ -1,6 +1,11 @@
 /**
  * One delivery attempt to one target, as a plain outcome (never throws): a signed POST through
  * the guarded fetch, or one email through SMTP. v1 and legacy deliveries both use it.
+ *
+ * Redirects are not followed (as Stripe does): following one would turn the signed POST into a
+ * body-less GET (301/302/303) that a 2xx then marks delivered while the event is lost, and would
+ * send the signature to a host nobody registered. A 3xx is a failed delivery naming the target
+ * it pointed to, so the owner can register that URL instead.
  */
 import { BlockedTargetError, FetchFailedError, safeFetch } from '../../net/safe-fetch'
 import { EmailFailedError, type EmailSender } from '../../providers/email'
@@ -45,14 +50,31 @@ async function post(url: string, request: SignedRequest, deps: AttemptDeps): Pro
       timeoutMs: deps.timeoutMs,
       maxBytes: MAX_RESPONSE_BYTES,
       allowPrivate: deps.allowPrivate,
+      followRedirects: false,
     })
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, error: null }
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null
+    if (location) return { ok: false, status: res.status, error: redirectError(res.status, location, res.url) }
     const snippet = res.text.replace(/\s+/g, ' ').trim().slice(0, ERROR_SNIPPET_CHARS)
     return { ok: false, status: res.status, error: `HTTP ${res.status}${snippet ? `: ${snippet}` : ''}` }
   } catch (err) {
     if (err instanceof BlockedTargetError || err instanceof FetchFailedError) return { ok: false, status: null, error: err.message }
     return { ok: false, status: null, error: `could not deliver: ${(err as Error).message ?? String(err)}` }
   }
+}
+
+function redirectError(status: number, location: string, from: string): string {
+  let to = location
+  try {
+    const url = new URL(location, from)
+    // Credentials have no place in lastError (it is shown and logged).
+    url.username = ''
+    url.password = ''
+    to = url.toString()
+  } catch {
+    /* quoted as sent */
+  }
+  return `HTTP ${status}: redirected to ${to.slice(0, ERROR_SNIPPET_CHARS)}; webhook deliveries do not follow redirects, register that URL instead`
 }
 
 async function sendEmail(address: string, request: SignedRequest, email: EmailSender | null): Promise<AttemptOutcome> {

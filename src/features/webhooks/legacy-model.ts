@@ -57,7 +57,7 @@ export const PatchEndpoint = t.Object(
 export type PatchEndpoint = Static<typeof PatchEndpoint>
 
 export const Endpoint = t.Object({
-  id: t.Integer(),
+  id: t.Integer({ description: 'numbered per account from 1; a deleted endpoint’s number is never given out again' }),
   url: t.String(),
   event_types: t.Array(t.String()),
   agent_id: Nullable(t.String()),

@@ -1,7 +1,8 @@
 /**
  * Legacy webhook endpoints (SPEC.md "Webhooks (legacy)"): create (the secret once), and the routes
  * SPEC.md calls "not shown" — list, read, update, delete — plus the delivery records and POST retry.
- * An account is the key's own workspace; it holds at most 20 endpoints.
+ * An account is the key's own workspace; it holds at most 20 endpoints, numbered 1, 2, 3… within
+ * the account and never reused (legacy-numbers.ts).
  */
 import type { WebhookDeliveryActors } from '../../../actors/webhook-delivery'
 import { canApply, type WebhookDeliveryContext } from '../../../machines/webhook-delivery'
@@ -9,7 +10,6 @@ import { iso, type Clock } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
 import { isLegacyEventType, LEGACY_EVENT_TYPES } from '../../events/catalogue'
 import { ApiError, conflict, notFound } from '../../http/errors'
-import { DuplicateKeyError } from '../../store/port'
 import type { AgentService } from '../agents/service'
 import {
   DEFAULT_MAX_RETRIES,
@@ -19,15 +19,13 @@ import {
   type Endpoint,
   type PatchEndpoint,
 } from './legacy-model'
+import { EndpointNumbers } from './legacy-numbers'
 import type { LegacyDeliveryDoc, LegacyEndpointDoc, WebhookRepos } from './repository'
 import { newSigningSecret } from './signing'
 import { checkTargetAddress, parseTarget, TargetError } from './targets'
 
 // SPEC.md Limits: legacy endpoints per account.
 export const MAX_LEGACY_ENDPOINTS = 20
-// Two creates racing for the next endpoint number: the loser takes the one after; a handful of
-// tries covers any realistic burst from one account.
-const NUMBER_TRIES = 5
 
 const badRequest = (message: string) => new ApiError(400, message)
 
@@ -41,7 +39,11 @@ export interface LegacyServiceDeps {
 }
 
 export class LegacyWebhookService {
-  constructor(private readonly deps: LegacyServiceDeps) {}
+  private readonly numbers: EndpointNumbers
+
+  constructor(private readonly deps: LegacyServiceDeps) {
+    this.numbers = new EndpointNumbers(deps.repos.endpointNumbers, (workspaceId) => this.highestNumber(workspaceId))
+  }
 
   async create(workspaceId: string, input: CreateEndpoint): Promise<{ doc: LegacyEndpointDoc; secret: string }> {
     const { repos, secrets, clock } = this.deps
@@ -52,39 +54,36 @@ export class LegacyWebhookService {
     const agentId = await this.agent(workspaceId, input.agent_id ?? null)
     const secret = newSigningSecret()
     const now = iso(clock.now())
-    for (let attempt = 1; ; attempt++) {
-      const number = await this.nextNumber()
-      const doc: LegacyEndpointDoc = {
-        id: `lwe_${number}`,
-        number,
-        workspaceId,
-        url,
-        eventTypes,
-        agentId,
-        description: input.description ?? null,
-        isActive: true,
-        maxRetries: input.max_retries ?? DEFAULT_MAX_RETRIES,
-        timeoutMs: input.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-        secretSealed: secrets.seal(secret),
-        createdAt: now,
-        updatedAt: now,
-      }
-      try {
-        await repos.endpoints.insert(doc)
-        return { doc, secret }
-      } catch (err) {
-        if (!(err instanceof DuplicateKeyError) || attempt >= NUMBER_TRIES) throw err
-      }
+    // Claimed for this create alone, so the insert cannot clash (the unique index is a backstop).
+    const number = await this.numbers.claim(workspaceId)
+    const doc: LegacyEndpointDoc = {
+      id: `lwe_${workspaceId}_${number}`,
+      number,
+      workspaceId,
+      url,
+      eventTypes,
+      agentId,
+      description: input.description ?? null,
+      isActive: true,
+      maxRetries: input.max_retries ?? DEFAULT_MAX_RETRIES,
+      timeoutMs: input.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+      secretSealed: secrets.seal(secret),
+      createdAt: now,
+      updatedAt: now,
     }
+    await repos.endpoints.insert(doc)
+    return { doc, secret }
   }
 
+  /** Newest first: by number, which follows creation order and never ties (created_at can). */
   list(workspaceId: string): Promise<LegacyEndpointDoc[]> {
-    return this.deps.repos.endpoints.page({ workspaceId }, MAX_LEGACY_ENDPOINTS)
+    return this.deps.repos.endpoints.find({ workspaceId }, { sort: [['number', -1]], limit: MAX_LEGACY_ENDPOINTS })
   }
 
   async get(workspaceId: string, number: number): Promise<LegacyEndpointDoc> {
-    const doc = await this.deps.repos.endpoints.get(`lwe_${number}`)
-    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no webhook endpoint ${number}`)
+    // Numbers are per account: another account's endpoint with this number is simply not found.
+    const doc = await this.deps.repos.endpoints.findOne({ workspaceId, number })
+    if (!doc) throw notFound(`no webhook endpoint ${number}`)
     return doc
   }
 
@@ -184,9 +183,9 @@ export class LegacyWebhookService {
     return agentId
   }
 
-  private async nextNumber(): Promise<number> {
-    const [last] = await this.deps.repos.endpoints.find({}, { sort: [['number', -1]], limit: 1 })
-    return (last?.number ?? 0) + 1
+  private async highestNumber(workspaceId: string): Promise<number> {
+    const [top] = await this.deps.repos.endpoints.find({ workspaceId }, { sort: [['number', -1]], limit: 1 })
+    return top?.number ?? 0
   }
 }
 

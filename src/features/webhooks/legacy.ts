@@ -1,14 +1,15 @@
 /**
  * Webhook endpoints, legacy surface (SPEC.md "Webhooks (legacy)"): create and deliveries as shown,
  * plus list, read, update and delete (SPEC.md: "not shown"; ours) and retry of a failed delivery.
- * Endpoint ids are integers; delivery ids are `dlv_…` strings.
+ * Endpoint ids are integers per account (legacy-numbers.ts); delivery ids are `dlv_…` strings.
  */
 import { Elysia, t } from 'elysia'
 import { answers, legacyErrors } from '../../http/docs'
 import type { legacyContext } from '../../http/legacy-context'
-import { webhookCallbacks } from '../../events/payloads'
+import { webhookCallbacks } from './callbacks'
 import { DeliveriesQuery, Delivery, DeliveryParams, CreateEndpoint, Endpoint, EndpointParams, EndpointWithSecret, PatchEndpoint } from './legacy-model'
 import type { LegacyWebhookService } from './legacy-service'
+import { objectBody } from './object-body'
 
 const Success = t.Literal('success')
 /** Every legacy route can answer 401, 422 (legacyErrors adds them) and 429 (rate limit). */
@@ -27,12 +28,13 @@ export function webhooksLegacy(deps: { context: ReturnType<typeof legacyContext>
       },
       {
         body: CreateEndpoint,
+        transform: objectBody(CreateEndpoint),
         detail: {
           responses: answers({ 200: t.Object({ status: Success, endpoint: EndpointWithSecret }), ...writes(400) }),
           summary: 'Create a webhook endpoint',
           description:
-            '400 when the URL is not https (or is inside our network), an event type is not one we send, or the account already has 20 endpoints; 404 for an unknown `agent_id`. ' +
-            'The secret is in this answer only. Each delivery is a POST signed with `x-service-signature: sha256=<hex HMAC-SHA256 of the raw body>`; a non-2xx answer or none within `timeout_ms` is retried up to `max_retries` times after 30 s, 2 min, 8 min, 32 min, 1 h.',
+            '400 when the URL is not https (or is inside our network, or carries a user name or password), an event type is not one we send, or the account already has 20 endpoints; 404 for an unknown `agent_id`. ' +
+            'The secret is in this answer only. Each delivery is a POST signed with `x-service-signature: sha256=<hex HMAC-SHA256 of the raw body>`; a non-2xx answer (a redirect too: it is not followed, and `error_message` names where it pointed) or none within `timeout_ms` is retried up to `max_retries` times after 30 s, 2 min, 8 min, 32 min, 1 h.',
           callbacks: webhookCallbacks('legacy'),
         } as Record<string, unknown>,
       },
@@ -50,6 +52,7 @@ export function webhooksLegacy(deps: { context: ReturnType<typeof legacyContext>
       {
         params: EndpointParams,
         body: PatchEndpoint,
+        transform: objectBody(PatchEndpoint),
         detail: { responses: answers({ 200: t.Object({ status: Success, endpoint: Endpoint }), ...writes(400) }), summary: 'Change a webhook endpoint', description: 'Any of the create fields, and `is_active`. A new `max_retries` applies to deliveries queued afterwards.' },
       },
     )

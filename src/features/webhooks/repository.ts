@@ -5,6 +5,7 @@
  * not here: the chart is the only writer of state.
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import { legacyNumbersSpec, type LegacyNumberDoc } from './legacy-numbers'
 
 export interface WebhookDoc {
   [field: string]: unknown
@@ -31,8 +32,9 @@ export const webhooksSpec: CollectionSpec = {
 
 export interface LegacyEndpointDoc {
   [field: string]: unknown
-  /** `lwe_<number>`: the store wants string ids; the legacy surface shows `number`. */
+  /** `lwe_<workspaceId>_<number>` (`lwe_<number>` before numbers were per account): the store wants string ids. */
   id: string
+  /** The id the legacy surface shows: per account, never reused (legacy-numbers.ts). */
   number: number
   workspaceId: string
   url: string
@@ -50,8 +52,9 @@ export interface LegacyEndpointDoc {
 export const legacyEndpointsSpec: CollectionSpec = {
   name: 'legacy_webhook_endpoints',
   indexes: [
-    { name: 'number', fields: [['number', 1]], unique: true },
-    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
+    // Lookups by (account, number), lists newest first by number, and a backstop against two
+    // endpoints of one account sharing a number.
+    { name: 'workspace_number', fields: [['workspaceId', 1], ['number', -1]], unique: true },
   ],
 }
 
@@ -74,16 +77,19 @@ export const legacyDeliveriesSpec: CollectionSpec = {
 export interface WebhookRepos {
   webhooks: Collection<WebhookDoc>
   endpoints: Collection<LegacyEndpointDoc>
+  /** Claimed legacy endpoint numbers: each account's high-water mark (legacy-numbers.ts). */
+  endpointNumbers: Collection<LegacyNumberDoc>
   deliveries: Collection<LegacyDeliveryDoc>
 }
 
 export async function openWebhookRepos(store: DocumentStore): Promise<WebhookRepos> {
-  const [webhooks, endpoints, deliveries] = await Promise.all([
+  const [webhooks, endpoints, endpointNumbers, deliveries] = await Promise.all([
     store.collection<WebhookDoc>(webhooksSpec),
     store.collection<LegacyEndpointDoc>(legacyEndpointsSpec),
+    store.collection<LegacyNumberDoc>(legacyNumbersSpec),
     store.collection<LegacyDeliveryDoc>(legacyDeliveriesSpec),
   ])
-  return { webhooks, endpoints, deliveries }
+  return { webhooks, endpoints, endpointNumbers, deliveries }
 }
 
 /** Which subscriptions an event reaches (events lists are small; the store cannot match inside arrays). */

@@ -102,7 +102,7 @@ export class WebhookService {
   /** SPEC.md Customer workspace: a deleted customer's webhooks are switched off. Idempotent. */
   async switchOffWorkspace(workspaceId: string, at: number): Promise<number> {
     const docs = await this.deps.repos.webhooks.find({ workspaceId })
-    for (const doc of docs) await this.deps.endpoints.send(doc.id, { type: 'customer.deleted', at }, { input: { id: doc.id } })
+    for (const doc of docs) await this.deps.endpoints.send(doc.id, { type: 'customer.deleted', at, customerId: workspaceId }, { input: { id: doc.id } })
     return docs.length
   }
 

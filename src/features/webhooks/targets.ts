@@ -2,8 +2,9 @@
  * Where a webhook may send: an https URL (v1 and legacy) or an email address (v1). Addresses
  * inside the service's own network are refused unless ALLOW_PRIVATE_WEBHOOK_TARGETS is set:
  * here when the webhook is created or its URL changed (so the mistake is reported at once), and
- * again by safeFetch at every delivery, after DNS and on every redirect (a name can be re-pointed
- * after it was registered).
+ * again by safeFetch at every delivery, after DNS (a name can be re-pointed after it was
+ * registered). Deliveries do not follow redirects (attempt.ts), so no other host is reached.
+ * A URL with a user name or password is refused: URLs are shown and logged.
  *
  * With ALLOW_PRIVATE_WEBHOOK_TARGETS (local development only) plain `http://` is accepted too:
  * receivers on a developer's machine rarely have a certificate.
@@ -50,6 +51,9 @@ export function parseTarget(raw: string, rules: TargetRules): Target {
   const schemes = rules.allowPrivate ? ['https:', 'http:'] : ['https:']
   if (!schemes.includes(url.protocol)) throw new TargetError(`must use https (got ${url.protocol.replace(/:$/, '')})`)
   if (!url.hostname) throw new TargetError('has no host')
+  // A URL is stored, shown in every read and written to logs: a password in it would leak there.
+  // Receivers authenticate us by the signature; they need no credentials in the URL.
+  if (url.username || url.password) throw new TargetError('must not contain a user name or password (user:password@); verify x-service-signature instead')
   return { kind: 'url', url: url.toString() }
 }
 

@@ -3,14 +3,15 @@ import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
 import { answers, errors } from '../../http/docs'
 import { decodeCursor, encodeCursor, pageSchema } from '../../http/pagination'
-import { webhookCallbacks } from '../../events/payloads'
+import { webhookCallbacks } from './callbacks'
 import { CreatedWebhook, CreateWebhook, ListWebhooksQuery, PatchWebhook, Webhook } from './model'
+import { objectBody } from './object-body'
 import type { WebhookService } from './service'
 
 const DELIVERY_RULES =
   'Each event is attempted once, no retry: a POST of `{ event, sentAt, data }` signed with `x-service-signature: sha256=<hex HMAC-SHA256 of the raw body>` under the signing secret, with `x-service-event-id` to de-duplicate. ' +
-  'Any 2xx within 10 s is a success. Five failures in a row switch the endpoint off (`enabled: false`, `delivery.lastError` says why) and the developer is notified; PATCH `enabled: true` switches it back on. ' +
-  'An email address receives one email per event (needs SMTP on the service). Addresses inside the service’s own network are refused. The callbacks below describe every event body.'
+  'Any 2xx within 10 s is a success; redirects are not followed (a 3xx is a failure, `delivery.lastError` names where it pointed). Five failures in a row switch the endpoint off (`enabled: false`, `delivery.lastError` says why) and the developer is notified; PATCH `enabled: true` switches it back on. ' +
+  'An email address receives one email per event (needs SMTP on the service). Addresses inside the service’s own network, and URLs with a user name or password, are refused. The callbacks below describe every event body and header.'
 
 export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhooks: WebhookService }) {
   const { webhooks } = deps
@@ -40,6 +41,7 @@ export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhoo
       },
       {
         body: CreateWebhook,
+        transform: objectBody(CreateWebhook),
         detail: {
           responses: answers({ 201: CreatedWebhook, ...errors(400, 403, 409) }),
           summary: 'Register a webhook for an agent’s events',
@@ -58,6 +60,7 @@ export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhoo
       {
         params: Id,
         body: PatchWebhook,
+        transform: objectBody(PatchWebhook),
         detail: { responses: answers({ 200: Webhook, ...errors(400, 403, 404) }), summary: 'Change url, events or enabled', description: '`enabled: true` switches it back on and forgives past failures; `enabled: false` switches it off.' },
       },
     )

@@ -16,8 +16,8 @@ export interface Received {
 export interface Receiver {
   url: string
   received: Received[]
-  /** Status to answer (default 200) and how long to wait first (default 0). */
-  respond(status: number, delayMs?: number): void
+  /** Status to answer (default 200), how long to wait first (default 0), and extra headers (e.g. a redirect's location). */
+  respond(status: number, delayMs?: number, headers?: Record<string, string>): void
   /** Resolves once `n` requests arrived (throws after `timeoutMs`). */
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>
   stop(): Promise<void>
@@ -31,6 +31,7 @@ export function startReceiver(): Receiver {
   const received: Received[] = []
   let status = 200
   let delayMs = 0
+  let headers: Record<string, string> = {}
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
@@ -45,15 +46,16 @@ export function startReceiver(): Receiver {
       }
       received.push({ path: new URL(req.url).pathname, headers: req.headers, raw, text, json, at: Date.now() })
       if (delayMs > 0) await Bun.sleep(delayMs)
-      return new Response(status >= 400 ? `nope ${status}` : 'ok', { status })
+      return new Response(status >= 400 ? `nope ${status}` : 'ok', { status, headers })
     },
   })
   return {
     url: `http://127.0.0.1:${server.port}`,
     received,
-    respond(s, d = 0) {
+    respond(s, d = 0, h = {}) {
       status = s
       delayMs = d
+      headers = h
     },
     async waitFor(n, timeoutMs = WAIT_MS) {
       const deadline = Date.now() + timeoutMs

@@ -16,6 +16,22 @@ describe('parseTarget', () => {
     expect(() => parseTarget('a@b', v1)).toThrow('not a valid email address')
     expect(() => parseTarget(`https://x.example.com/${'a'.repeat(2100)}`, v1)).toThrow('2048')
   })
+  test('a URL carrying a user name or password is refused (both surfaces), without quoting it', () => {
+    for (const raw of ['https://user:pw@hooks.example.com/in', 'https://user@hooks.example.com/in', 'https://:pw@hooks.example.com/in']) {
+      for (const rules of [v1, legacy, { allowPrivate: true, email: false }]) {
+        const err = (() => {
+          try {
+            parseTarget(raw, rules)
+          } catch (e) {
+            return e as Error
+          }
+        })()
+        expect(err).toBeInstanceOf(TargetError)
+        expect(err!.message).toContain('must not contain a user name or password')
+        expect(err!.message).not.toContain('pw')
+      }
+    }
+  })
   test('http is accepted only when private targets are allowed (local development)', () => {
     expect(parseTarget('http://127.0.0.1:8080/x', { allowPrivate: true, email: false })).toEqual({ kind: 'url', url: 'http://127.0.0.1:8080/x' })
   })
