@@ -9,13 +9,13 @@ import { unauthorized } from './errors'
 
 export function consoleAuth(token: string) {
   const expected = Buffer.from(token)
-  return new Elysia({ name: 'console-auth' }).derive({ as: 'scoped' }, ({ request }) => {
+  return new Elysia({ name: 'console-auth' }).derive({ as: 'scoped' }, ({ request, body }) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
     const given = Buffer.from(match?.[1] ?? '')
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw unauthorized('missing or wrong console token')
     }
-    requireJsonBody(request)
+    requireJsonBody(request, body)
     return {}
   })
 }

@@ -123,3 +123,16 @@ describe('bodies are JSON (SPEC Conventions rule 1)', () => {
     expect(ok.status).toBe(201)
   })
 })
+
+test('a JSON body that is not an object is refused: 400 on v1 (also for an all-optional PATCH), 422 on legacy', async () => {
+  const a = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Objecty' } })).body
+  for (const raw of ['[]', '5', 'true', '"x"']) {
+    const create = await s.api('POST', '/agents', { key: dev.key, raw })
+    expect({ raw, status: create.status, error: create.body.error }).toEqual({ raw, status: 400, error: 'body: must be an object' })
+    const patch = await s.api('PATCH', `/agents/${a.id}`, { key: dev.key, raw })
+    expect({ raw, status: patch.status }).toEqual({ raw, status: 400 })
+  }
+  const legacy = await fetch(`${s.url}/agents/${a.id}/publish`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: '[]' })
+  expect(legacy.status).toBe(422)
+  expect(((await legacy.json()) as any).detail[0].loc).toEqual(['body'])
+})

@@ -9,7 +9,6 @@ import type { legacyContext } from '../../http/legacy-context'
 import { webhookCallbacks } from './callbacks'
 import { DeliveriesQuery, Delivery, DeliveryParams, CreateEndpoint, Endpoint, EndpointParams, EndpointWithSecret, PatchEndpoint } from './legacy-model'
 import type { LegacyWebhookService } from './legacy-service'
-import { objectBody } from './object-body'
 
 const Success = t.Literal('success')
 /** Every legacy route can answer 401, 422 (legacyErrors adds them) and 429 (rate limit). */
@@ -28,7 +27,6 @@ export function webhooksLegacy(deps: { context: ReturnType<typeof legacyContext>
       },
       {
         body: CreateEndpoint,
-        transform: objectBody(CreateEndpoint),
         detail: {
           responses: answers({ 200: t.Object({ status: Success, endpoint: EndpointWithSecret }), ...writes(400) }),
           summary: 'Create a webhook endpoint',
@@ -52,7 +50,6 @@ export function webhooksLegacy(deps: { context: ReturnType<typeof legacyContext>
       {
         params: EndpointParams,
         body: PatchEndpoint,
-        transform: objectBody(PatchEndpoint),
         detail: { responses: answers({ 200: t.Object({ status: Success, endpoint: Endpoint }), ...writes(400) }), summary: 'Change a webhook endpoint', description: 'Any of the create fields, and `is_active`. A new `max_retries` applies to deliveries queued afterwards.' },
       },
     )

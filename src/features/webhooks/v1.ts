@@ -5,7 +5,6 @@ import { answers, errors } from '../../http/docs'
 import { decodeCursor, encodeCursor, pageSchema } from '../../http/pagination'
 import { webhookCallbacks } from './callbacks'
 import { CreatedWebhook, CreateWebhook, ListWebhooksQuery, PatchWebhook, Webhook } from './model'
-import { objectBody } from './object-body'
 import type { WebhookService } from './service'
 
 const DELIVERY_RULES =
@@ -41,7 +40,6 @@ export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhoo
       },
       {
         body: CreateWebhook,
-        transform: objectBody(CreateWebhook),
         detail: {
           responses: answers({ 201: CreatedWebhook, ...errors(400, 403, 409) }),
           summary: 'Register a webhook for an agent’s events',
@@ -60,7 +58,6 @@ export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhoo
       {
         params: Id,
         body: PatchWebhook,
-        transform: objectBody(PatchWebhook),
         detail: { responses: answers({ 200: Webhook, ...errors(400, 403, 404) }), summary: 'Change url, events or enabled', description: '`enabled: true` switches it back on and forgives past failures; `enabled: false` switches it off.' },
       },
     )
