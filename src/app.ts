@@ -8,7 +8,8 @@ import type { Services } from './services'
 import { errorPlugin } from './http/error-plugin'
 import { requestLog } from './http/request-log'
 import { v1Context } from './http/context'
-import { consoleAuth } from './http/console-auth'
+import { checkConsoleToken, consoleAuth } from './http/console-auth'
+import { forbidden } from './http/errors'
 import { legacyContext } from './http/legacy-context'
 import { V1_PREFIX } from './http/surface'
 import { mountDocs } from './http/openapi-docs'
@@ -71,7 +72,15 @@ export function createApp(services: Services, consoleToken: string) {
   const notLegacy = [/^\/api\/v1(\/|$)/, /^\/console(\/|$)/, /^\/docs/]
 
   const app = new Elysia({ normalize: false })
-    .use(errorPlugin(services.logger))
+    .use(
+      errorPlugin(services.logger, async (request, surface) => {
+        if (surface === 'console') return checkConsoleToken(consoleToken, request)
+        const principal = await services.keys.authenticate(request.headers.get('authorization'))
+        if (principal.key.scope === 'read' && !['GET', 'HEAD', 'OPTIONS'].includes(request.method)) {
+          throw forbidden('this key is read-only (scope read); use a build or full key')
+        }
+      }),
+    )
     .use(requestLog(services.logger))
     .get('/health', () => ({ ok: true }), { detail: { hide: true } })
     .use(v1)

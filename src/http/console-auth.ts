@@ -7,14 +7,19 @@ import { requireJsonBody } from './json-body'
 import { timingSafeEqual } from 'node:crypto'
 import { unauthorized } from './errors'
 
-export function consoleAuth(token: string) {
+/** Throws 401 unless the request carries the console token. */
+export function checkConsoleToken(token: string, request: Request): void {
   const expected = Buffer.from(token)
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
+  const given = Buffer.from(match?.[1] ?? '')
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw unauthorized('missing or wrong console token')
+  }
+}
+
+export function consoleAuth(token: string) {
   return new Elysia({ name: 'console-auth' }).derive({ as: 'scoped' }, ({ request, body }) => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
-    const given = Buffer.from(match?.[1] ?? '')
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw unauthorized('missing or wrong console token')
-    }
+    checkConsoleToken(token, request)
     requireJsonBody(request, body)
     return {}
   })

@@ -7,7 +7,7 @@
 import { Elysia } from 'elysia'
 import { ApiError } from './errors'
 import { describeSchemaError, fieldName, type SchemaError } from './validation-message'
-import { surfaceOf } from './surface'
+import { surfaceOf, type Surface } from './surface'
 import type { Logger } from '../logger'
 
 const STATUS_TEXT: Record<number, string> = {
@@ -79,8 +79,15 @@ function firstError(errors: SchemaError[]): SchemaError {
   return errors.find((e) => /required property/i.test(e.message)) ?? errors[0]
 }
 
-export function errorPlugin(logger: Logger) {
-  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, set, params }) => {
+/**
+ * Checks a request's credentials (key or console token) for a surface, throwing the ApiError the
+ * surface would answer (401, or 403 for a read key that writes). Body parsing happens before the
+ * request context runs, so a malformed body is only reported to callers who may send it.
+ */
+export type CredentialCheck = (request: Request, surface: Surface) => Promise<void>
+
+export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck) {
+  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, async ({ code, error, request, set, params }) => {
     const path = new URL(request.url).pathname
     const surface = surfaceOf(path)
     const requestId = String((set.headers as Record<string, string>)['x-request-id'] ?? '')
@@ -91,11 +98,13 @@ export function errorPlugin(logger: Logger) {
     }
     const legacy = surface === 'legacy'
 
-    if (error instanceof ApiError) {
-      const headers = { ...base, ...(error.headers ?? {}) }
-      if (legacy) return json(error.status, { detail: error.message, status: error.status }, headers)
-      return json(error.status, { error: error.message, ...(error.extra ?? {}) }, headers)
+    const refusal = (e: ApiError) => {
+      const headers = { ...base, ...(e.headers ?? {}) }
+      if (legacy) return json(e.status, { detail: e.message, status: e.status }, headers)
+      return json(e.status, { error: e.message, ...(e.extra ?? {}) }, headers)
     }
+
+    if (error instanceof ApiError) return refusal(error)
 
     if (code === 'VALIDATION') {
       const v = error as any
@@ -134,6 +143,13 @@ export function errorPlugin(logger: Logger) {
     }
 
     if (code === 'PARSE') {
+      // 401/403 come before any complaint about the body (as they do for a body that parses).
+      try {
+        await checkCredentials?.(request, surface)
+      } catch (e) {
+        if (e instanceof ApiError) return refusal(e)
+        throw e
+      }
       if (legacy) return json(422, { detail: [{ loc: ['body'], msg: 'the body is not valid JSON', type: 'json_invalid' }] }, base)
       return json(400, { error: 'body: not valid JSON', field: 'body' }, base)
     }

@@ -33,6 +33,8 @@ function range(lo: number | undefined, hi: number | undefined, unit = ''): strin
 }
 
 function fits(branch: Record<string, any>, value: unknown): boolean {
+  // A nested union (Elysia wraps integers as "integer or integer-looking string"): any branch.
+  if (branch.type === undefined && Array.isArray(branch.anyOf)) return branch.anyOf.some((b: Record<string, any>) => fits(b, value))
   switch (branch.type) {
     case 'string':
       return typeof value === 'string'

@@ -136,3 +136,24 @@ test('a JSON body that is not an object is refused: 400 on v1 (also for an all-o
   expect(legacy.status).toBe(422)
   expect(((await legacy.json()) as any).detail[0].loc).toEqual(['body'])
 })
+
+test('malformed JSON: 401 without a valid key, 403 for a read key, and only then 400 (422 legacy)', async () => {
+  const post = (path: string, key?: string) =>
+    fetch(`${s.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: '{bad' })
+  expect((await post('/api/v1/agents')).status).toBe(401)
+  expect((await post('/api/v1/agents', 'sk_wrong')).status).toBe(401)
+  const read = await s.console('POST', `/workspaces/${dev.id}/keys`, { name: 'ro', scope: 'read' })
+  expect((await post('/api/v1/agents', read.body.key)).status).toBe(403)
+  expect((await post('/api/v1/agents', dev.key)).status).toBe(400)
+  expect((await post('/webhooks/endpoints')).status).toBe(401)
+  expect((await post('/webhooks/endpoints', dev.key)).status).toBe(422)
+  expect((await post('/console/workspaces')).status).toBe(401)
+})
+
+test('a nullable number out of range names its range, not "must be null"', async () => {
+  const c = await s.api('POST', '/customers', { key: dev.key, body: { name: 'Nullable' } })
+  const r = await s.api('PATCH', `/customers/${c.body.id}`, { key: dev.key, body: { allottedCallLines: -1 } })
+  expect(r.body.error).toBe('allottedCallLines: must be from 0 to 10000')
+  const a = await s.api('POST', '/agents', { key: dev.key, body: { name: 'Short', voice: { maxCallSeconds: 30 } } })
+  expect(a.body.error).toBe('voice.maxCallSeconds: must be from 60 to 1200')
+})

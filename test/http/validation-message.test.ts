@@ -28,3 +28,13 @@ describe('describeSchemaError', () => {
     expect(d({ type: 'string', pattern: '^#', description: 'a colour as #rrggbb' }, 'red')).toBe('must be a colour as #rrggbb')
   })
 })
+
+test('a nullable integer that Elysia wraps in a nested union names its range', () => {
+  const schema = {
+    anyOf: [
+      { minimum: 0, maximum: 10000, anyOf: [{ format: 'integer', type: 'string' }, { minimum: 0, maximum: 10000, type: 'integer' }] },
+      { type: 'null' },
+    ],
+  }
+  expect(describeSchemaError({ path: '/n', message: 'Expected union value', schema, value: -1 })).toBe('must be from 0 to 10000')
+})
