@@ -143,6 +143,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   const versioning = await buildVersionsFeature({ store, clock, logger, runtime, agents, knowledge })
   const webhookFeature = await buildWebhooksFeature({ config, store, clock, logger, bus, runtime, agents, workspaces: workspaceRepo })
   customerHooks.onDeleted((e) => webhookFeature.switchOffCustomerWebhooks(e.customerId, e.at), 'webhooks switched off')
+  customerHooks.onErased((e) => webhookFeature.eraseCustomerWebhooks(e.customerId), 'webhooks erased')
 
   // Under the manual clock, an advance answers only after every timer due by then has fired and
   // the effects those timers started (the 30-day erasure, a delivery retry) have run.

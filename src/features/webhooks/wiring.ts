@@ -44,6 +44,8 @@ export interface WebhooksFeature {
   notifications: NotificationService
   /** Switches off every webhook of a (deleted) customer workspace: both surfaces. */
   switchOffCustomerWebhooks(workspaceId: string, at: number): Promise<void>
+  /** Erases every webhook of an erased customer workspace, with secrets and delivery records. Idempotent. */
+  eraseCustomerWebhooks(workspaceId: string): Promise<void>
   stop(): Promise<void>
 }
 
@@ -99,6 +101,12 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
       await webhooks.switchOffWorkspace(workspaceId, at)
       const active = await repos.endpoints.find({ workspaceId, isActive: true })
       for (const ep of active) await repos.endpoints.update(ep.id, { isActive: false })
+    },
+    async eraseCustomerWebhooks(workspaceId) {
+      await repos.webhooks.deleteMany({ workspaceId })
+      for (const ep of await repos.endpoints.find({ workspaceId })) await repos.deliveries.deleteMany({ endpointId: ep.id })
+      await repos.endpoints.deleteMany({ workspaceId })
+      await repos.endpointNumbers.deleteMany({ workspaceId })
     },
     async stop() {
       await lanes.stop(STOP_GRACE_MS)
