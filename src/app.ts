@@ -13,6 +13,7 @@ import { forbidden } from './http/errors'
 import { legacyContext } from './http/legacy-context'
 import { V1_PREFIX } from './http/surface'
 import { mountDocs } from './http/openapi-docs'
+import { jsonBodies } from './http/json-body'
 import { customersV1 } from './features/customers/v1'
 import { agentsV1 } from './features/agents/v1'
 import { modelsV1 } from './features/models/v1'
@@ -82,6 +83,7 @@ export function createApp(services: Services, consoleToken: string) {
       }),
     )
     .use(requestLog(services.logger))
+    .use(jsonBodies())
     .get('/health', () => ({ ok: true }), { detail: { hide: true } })
     .use(v1)
     .use(consoleSurface)

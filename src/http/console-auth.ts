@@ -3,7 +3,6 @@
  * so it runs before body validation (401 comes before 400).
  */
 import { Elysia } from 'elysia'
-import { requireJsonBody } from './json-body'
 import { timingSafeEqual } from 'node:crypto'
 import { unauthorized } from './errors'
 
@@ -18,9 +17,8 @@ export function checkConsoleToken(token: string, request: Request): void {
 }
 
 export function consoleAuth(token: string) {
-  return new Elysia({ name: 'console-auth' }).derive({ as: 'scoped' }, ({ request, body }) => {
+  return new Elysia({ name: 'console-auth' }).derive({ as: 'scoped' }, ({ request }) => {
     checkConsoleToken(token, request)
-    requireJsonBody(request, body)
     return {}
   })
 }

@@ -4,7 +4,6 @@
  * before body validation: an unauthenticated caller learns nothing about our schemas.
  */
 import { Elysia } from 'elysia'
-import { requireJsonBody } from './json-body'
 import { forbidden } from './errors'
 import type { KeyService, Principal } from '../features/keys/service'
 import { WORKSPACE_HEADER, type WorkspaceResolver } from '../features/workspaces/resolver'
@@ -19,13 +18,12 @@ export type V1Context = {
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 export function v1Context(deps: { keys: KeyService; resolver: WorkspaceResolver }) {
-  return new Elysia({ name: 'v1-context' }).derive({ as: 'scoped' }, async ({ request, body }): Promise<V1Context> => {
+  return new Elysia({ name: 'v1-context' }).derive({ as: 'scoped' }, async ({ request }): Promise<V1Context> => {
     const principal = await deps.keys.authenticate(request.headers.get('authorization'))
     const workspace = await deps.resolver.resolve(principal, request.headers.get(WORKSPACE_HEADER))
     if (principal.key.scope === 'read' && !READS.has(request.method)) {
       throw forbidden('this key is read-only (scope read); use a build or full key')
     }
-    requireJsonBody(request, body)
     return { principal, workspace }
   })
 }

@@ -8,6 +8,7 @@ import { Elysia } from 'elysia'
 import { ApiError } from './errors'
 import { describeSchemaError, fieldName, type SchemaError } from './validation-message'
 import { surfaceOf, type Surface } from './surface'
+import { bodyErrorOf } from './json-body'
 import type { Logger } from '../logger'
 
 const STATUS_TEXT: Record<number, string> = {
@@ -150,8 +151,9 @@ export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck) 
         if (e instanceof ApiError) return refusal(e)
         throw e
       }
-      if (legacy) return json(422, { detail: [{ loc: ['body'], msg: 'the body is not valid JSON', type: 'json_invalid' }] }, base)
-      return json(400, { error: 'body: not valid JSON', field: 'body' }, base)
+      const body = bodyErrorOf(error)
+      if (legacy) return json(422, { detail: [{ loc: ['body'], msg: body.message, type: body.kind }] }, base)
+      return json(400, { error: `body: ${body.message}`, field: 'body' }, base)
     }
 
     if (code === 'NOT_FOUND') {

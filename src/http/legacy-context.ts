@@ -6,7 +6,6 @@
  * the headers too.
  */
 import { Elysia } from 'elysia'
-import { requireJsonBody } from './json-body'
 import { createHash } from 'node:crypto'
 import type { Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
@@ -30,13 +29,12 @@ function subjectOf(request: Request, server: { requestIP?(r: Request): { address
 
 export function legacyContext(deps: { keys: KeyService; coordination: Coordination; clock: Clock; rule?: RateRule; name?: string }) {
   const rule = deps.rule ?? LEGACY_RATES.api
-  return new Elysia({ name: deps.name ?? `legacy-context:${rule.name}` }).derive({ as: 'scoped' }, async ({ request, set, server, body }): Promise<LegacyContext> => {
+  return new Elysia({ name: deps.name ?? `legacy-context:${rule.name}` }).derive({ as: 'scoped' }, async ({ request, set, server }): Promise<LegacyContext> => {
     await countRequest(deps.coordination, rule, subjectOf(request, server as any), deps.clock.now(), set.headers as Record<string, unknown>)
     const principal = await deps.keys.authenticate(request.headers.get('authorization'))
     if (principal.key.scope === 'read' && !READS.has(request.method)) {
       throw forbidden('this key is read-only (scope read); use a build or full key')
     }
-    requireJsonBody(request, body)
     return { principal, workspace: principal.home }
   })
 }

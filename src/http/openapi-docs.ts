@@ -32,9 +32,12 @@ const WORKSPACE_PARAMETER = {
   schema: { type: 'string' },
 }
 
-function fixOperation(op: any, workspaceHeader: boolean): void {
-  if (op.requestBody?.content?.['application/json']) {
-    op.requestBody.content = { 'application/json': op.requestBody.content['application/json'] }
+function fixOperation(op: any, workspaceHeader: boolean, bodySchema: unknown): void {
+  if (op.requestBody) {
+    // Our JSON parser (json-body.ts) is a function, which the generator cannot read a media type
+    // from: the body is JSON, with the route's own schema.
+    const schema = op.requestBody.content?.['application/json']?.schema ?? bodySchema
+    op.requestBody.content = schema ? { 'application/json': { schema } } : {}
   }
   for (const response of Object.values(op.responses ?? {}) as any[]) {
     // A body-less answer: the generator puts the schema where media types belong.
@@ -48,8 +51,13 @@ function fixOperation(op: any, workspaceHeader: boolean): void {
 
 export function buildDocument(app: AnyElysia, options: DocsOptions): Record<string, unknown> {
   const { paths, components } = toOpenAPISchema(app, { paths: options.exclude }, undefined, undefined, '3.1.0')
-  for (const item of Object.values(paths) as any[]) {
-    for (const method of METHODS) if (item?.[method]) fixOperation(item[method], options.workspaceHeader ?? false)
+  // Route body schemas by OpenAPI path and method (`/agents/:id` is `/agents/{id}` there).
+  const bodies = new Map<string, unknown>()
+  for (const route of app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]) {
+    if (route.hooks?.body) bodies.set(`${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`, route.hooks.body)
+  }
+  for (const [path, item] of Object.entries(paths) as [string, any][]) {
+    for (const method of METHODS) if (item?.[method]) fixOperation(item[method], options.workspaceHeader ?? false, bodies.get(`${method} ${path}`))
   }
   return {
     openapi: '3.1.0',
