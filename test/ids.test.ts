@@ -11,3 +11,9 @@ test('ids carry their prefix and sort in creation order, also within one millise
 test('randomId has the requested length and alphabet', () => {
   expect(randomId(32)).toMatch(/^[0-9a-hjkmnp-tv-z]{32}$/)
 })
+
+test('API key hashes are plain SHA-256 hex (stored hashes stay valid whichever hasher computes them)', async () => {
+  const { createHash } = await import('node:crypto')
+  const { hashKey } = await import('../src/features/keys/service')
+  for (const key of ['sk_abc', 'sk_' + 'x'.repeat(32), '']) expect(hashKey(key)).toBe(createHash('sha256').update(key).digest('hex'))
+})
