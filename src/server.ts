@@ -5,6 +5,13 @@ import { buildServices, type Services } from './services'
 import { createApp, DOCS, type App } from './app'
 import { ensureDemoWorkspace, persistentSecret } from './boot'
 
+/**
+ * The largest body we read. The largest legitimate one is pasted knowledge: 200,000 characters
+ * (SPEC.md Limits), at most ~1.6 MB as escaped UTF-8 JSON; 2 MiB covers it and keeps a client from
+ * making us buffer Bun's default of 128 MB.
+ */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024
+
 export interface RunningServer {
   url: string
   port: number
@@ -22,7 +29,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const secretKey = persistentSecret(config.dataDir, 'secret-key', config.secretKey, 48)
   const services = await buildServices({ ...config, consoleToken, secretKey }, logger)
   const demo = await ensureDemoWorkspace(services)
-  const app = createApp(services, consoleToken).listen({ port: config.port, hostname: config.host })
+  const app = createApp(services, consoleToken).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES })
   const port = app.server!.port!
   const base = config.port === 0 ? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}` : config.publicBaseUrl
   return {

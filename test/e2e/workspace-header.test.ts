@@ -157,3 +157,14 @@ test('a nullable number out of range names its range, not "must be null"', async
   const a = await s.api('POST', '/agents', { key: dev.key, body: { name: 'Short', voice: { maxCallSeconds: 30 } } })
   expect(a.body.error).toBe('voice.maxCallSeconds: must be from 60 to 1200')
 })
+
+test('a body over 2 MiB is refused with 413 before it is read; a 200,000-character knowledge text fits', async () => {
+  const big = JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) })
+  const res = await fetch(`${s.url}/api/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: big })
+  expect(res.status).toBe(413)
+  const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Reader' } })).body.id
+  // Worst case for size: characters that take 3 bytes in UTF-8.
+  const text = 'é€'.repeat(100_000)
+  const ok = await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text } })
+  expect(ok.status).toBe(201)
+})
