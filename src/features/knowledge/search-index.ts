@@ -50,8 +50,10 @@ export interface SearchHit {
 }
 
 // English stop words: function words, the question scaffolding people type around the real
-// subject ("how do I", "can you tell me"), and the fragments the tokenizer leaves of
-// contractions ("doesn't" → "doesn", "t"). Dropping them keeps BM25 and similarity on content.
+// subject ("how do I", "can you tell me", "what time", "how long", "how often"), and the
+// fragments the tokenizer leaves of contractions ("doesn't" → "doesn", "t"). Dropping them keeps
+// BM25 and similarity on content: "what time do you open" is about opening, and a page that says
+// "we open at 7 am" answers it.
 const STOP_WORDS = new Set(
   `a about above after again against all am an and any are as at be because been before being
   below between both but by can could did do does doing down during each few for from further had
@@ -60,7 +62,7 @@ const STOP_WORDS = new Set(
   same she should so some such than that the their theirs them themselves then there these they
   this those through to too under until up very was we were what when where which while who whom
   why will with would you your yours yourself yourselves tell please know want need get got also
-  let may might must shall us hi hello thanks thank ok okay much many
+  let may might must shall us hi hello thanks thank ok okay much many time times long often soon
   don doesn didn isn aren wasn weren hasn haven hadn won wouldn shouldn couldn cant ll re ve`.split(/\s+/),
 )
 

@@ -156,3 +156,12 @@ describe('term normalisation', () => {
     for (const [word, stem] of pairs) expect(normaliseTerm(word)).toBe(stem)
   })
 })
+
+test('framing words of a question do not count against the passage that answers it', () => {
+  const index = new PassageIndex()
+  index.add([{ id: 'hours-0', documentId: 'hours', title: 'Hours', text: 'We open at 7 am and close at 6 pm every day. Sourdough is baked fresh each morning.' }])
+  for (const q of ['What time do you open?', 'How long are you open?']) {
+    const [best] = index.search(q, 1)
+    expect({ q, found: best.similarity >= FOUND_SIMILARITY }).toEqual({ q, found: true })
+  }
+})
