@@ -85,19 +85,51 @@ export function htmlPageText(html: string): PageText {
 }
 
 /**
- * Signals that a page is drawn by scripts. Regular expressions are enough here: they only
- * count and look for markers, they do not extract content.
+ * Signals that a page is drawn by scripts. Plain scans, linear in the page: a lazy regex over
+ * `<script>…</script>` rescans to the end from every unclosed tag, so a hostile page of repeated
+ * `<script>` took seconds per 100 KB and held the whole server (one event loop) meanwhile.
  */
+const MOUNT_SCAN_CHARS = 256 * 1024
+
 export function needsScripting(html: string): boolean {
-  const noscript = /<noscript\b[^>]*>([\s\S]*?)<\/noscript>/gi
-  for (const m of html.matchAll(noscript)) if (/javascript|enable|browser/i.test(m[1])) return true
-  // An empty mount point of the common frameworks (React, Vue, Next, Nuxt, Angular, Svelte).
-  if (/<(div|main)\b[^>]*\bid=["'](root|app|__next|__nuxt|svelte|main-app)["'][^>]*>\s*<\/\1>/i.test(html)) return true
-  if (/<app-root\b[^>]*>\s*<\/app-root>/i.test(html)) return true
-  let scriptBytes = 0
-  for (const m of html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)) scriptBytes += m[0].length
-  const scriptTags = (html.match(/<script\b/gi) ?? []).length
-  return scriptBytes >= html.length * SCRIPT_DOMINANT_SHARE || scriptTags >= 3
+  const lower = html.toLowerCase()
+  for (const inner of elements(lower, 'noscript')) if (/javascript|enable|browser/.test(inner)) return true
+  // An empty mount point of the common frameworks (React, Vue, Next, Nuxt, Angular, Svelte). An
+  // app shell is small and its mount point short: bounded attribute runs over the first 256 KB
+  // keep a page of thousands of unclosed tags from costing seconds.
+  const head = lower.slice(0, MOUNT_SCAN_CHARS)
+  if (/<(div|main)\b[^>]{0,300}\bid=["'](root|app|__next|__nuxt|svelte|main-app)["'][^>]{0,300}>\s*<\/\1>/.test(head)) return true
+  if (/<app-root\b[^>]{0,300}>\s*<\/app-root>/.test(head)) return true
+  let scriptChars = 0
+  let scriptTags = 0
+  for (const inner of elements(lower, 'script')) {
+    scriptChars += inner.length
+    scriptTags++
+  }
+  return scriptChars >= html.length * SCRIPT_DOMINANT_SHARE || scriptTags >= 3
+}
+
+/** The contents of each `<tag …>…</tag>` in order (an unclosed last one runs to the end), found with indexOf. */
+function* elements(lower: string, tag: string): Generator<string> {
+  const open = `<${tag}`
+  const close = `</${tag}`
+  let at = 0
+  for (;;) {
+    const start = lower.indexOf(open, at)
+    if (start < 0) return
+    const next = lower.charAt(start + open.length)
+    // `<scripts>` or `<noscripted>` are other tags.
+    if (next !== '>' && next !== ' ' && next !== '\t' && next !== '\n' && next !== '/' && next !== '\r') {
+      at = start + open.length
+      continue
+    }
+    const bodyStart = lower.indexOf('>', start)
+    if (bodyStart < 0) return
+    const end = lower.indexOf(close, bodyStart)
+    yield lower.slice(bodyStart + 1, end < 0 ? lower.length : end)
+    if (end < 0) return
+    at = end + close.length
+  }
 }
 
 function statusError(status: number): string {
