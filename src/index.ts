@@ -14,11 +14,16 @@ try {
   throw error
 }
 
+// Files the service creates (the store, coordination, secrets) are for this user only.
+process.umask(0o077)
 const logger = createLogger(config.logLevel)
 const server = await startServer(config, logger)
 const lines = [
   `agent platform listening on ${server.url} (store: ${server.services.store.kind}, coordination: ${server.services.coordination.kind}, clock: ${server.services.clock.kind})`,
-  `console token: ${server.consoleToken}`,
+  // Printed once, when made: a token set by the operator or kept in DATA_DIR stays out of logs.
+  server.consoleTokenSource === 'generated'
+    ? `console token (made now, kept in ${config.dataDir}/console-token): ${server.consoleToken}`
+    : `console token: ${server.consoleTokenSource === 'env' ? 'from CONSOLE_TOKEN' : `in ${config.dataDir}/console-token`}`,
   `API docs: ${server.docs.v1} (v1), ${server.docs.legacy} (legacy), ${server.docs.console} (console)`,
 ]
 if (server.demo) lines.push(`demo workspace ${server.demo.id} created; its full API key (shown once): ${server.demo.key}`)

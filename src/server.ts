@@ -16,6 +16,8 @@ export interface RunningServer {
   url: string
   port: number
   consoleToken: string
+  /** Where the console token came from; it is printed only when it was made at this start. */
+  consoleTokenSource: 'env' | 'file' | 'generated'
   services: Services
   app: App
   demo: { id: string; key: string } | null
@@ -25,8 +27,10 @@ export interface RunningServer {
 
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   // 32 random characters ≈ 160 bits, like our API keys.
-  const consoleToken = persistentSecret(config.dataDir, 'console-token', config.consoleToken, 32)
-  const secretKey = persistentSecret(config.dataDir, 'secret-key', config.secretKey, 48)
+  // Minimums are config.ts's for the same variables (CONSOLE_TOKEN 24, SECRET_KEY 32).
+  const consoleSecret = persistentSecret(config.dataDir, 'console-token', config.consoleToken, 32, 24)
+  const consoleToken = consoleSecret.value
+  const secretKey = persistentSecret(config.dataDir, 'secret-key', config.secretKey, 48, 32).value
   const services = await buildServices({ ...config, consoleToken, secretKey }, logger)
   const demo = await ensureDemoWorkspace(services)
   const app = createApp(services, consoleToken).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES })
@@ -36,6 +40,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     url: base,
     port,
     consoleToken,
+    consoleTokenSource: consoleSecret.source,
     services,
     app,
     demo,

@@ -8,6 +8,8 @@ import { unauthorized } from './errors'
 
 /** Throws 401 unless the request carries the console token. */
 export function checkConsoleToken(token: string, request: Request): void {
+  // Never an open door: an empty expected token matches an empty header.
+  if (token.length === 0) throw unauthorized('the console is not configured')
   const expected = Buffer.from(token)
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
   const given = Buffer.from(match?.[1] ?? '')

@@ -15,7 +15,7 @@ export const CreateCustomer = t.Object(
     name: t.String({ minLength: 1, maxLength: 120 }),
     externalId: t.Optional(t.Union([ExternalId, t.Null()])),
     metadata: t.Optional(t.Record(t.String(), MetadataValue, { description: 'up to 50 keys (1–40 characters); strings ≤ 500 characters, numbers or booleans; 8 KB in all' })),
-    timezone: t.Optional(t.String({ description: 'IANA time zone name (default UTC)' })),
+    timezone: t.Optional(t.String({ maxLength: 64, description: 'IANA time zone name (default UTC)' })),
   },
   { additionalProperties: false },
 )
@@ -25,7 +25,7 @@ export const PatchCustomer = t.Object(
   {
     name: t.Optional(t.String({ minLength: 1, maxLength: 120 })),
     externalId: t.Optional(t.Union([ExternalId, t.Null()])),
-    timezone: t.Optional(t.String()),
+    timezone: t.Optional(t.String({ maxLength: 64, description: 'IANA time zone name' })),
     allottedCallLines: t.Optional(t.Union([t.Integer({ minimum: 0, maximum: 10000 }), t.Null()])),
     metadata: t.Optional(t.Record(t.String(), t.Union([MetadataValue, t.Null()]), { description: 'merged: omitted keys kept, null removes a key' })),
   },

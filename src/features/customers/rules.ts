@@ -43,7 +43,8 @@ export function checkTimezone(zone: string, field = 'timezone'): string {
     } catch {
       canonical = null
     }
-    zoneCache.set(zone, canonical)
+    // Only names that exist are remembered: the set is finite, while refused input is not.
+    if (canonical) zoneCache.set(zone, canonical)
   }
   if (!canonical) throw badRequest(field, `"${zone}" is not an IANA time zone name (for example Asia/Kolkata)`)
   return canonical

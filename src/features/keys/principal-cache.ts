@@ -20,6 +20,16 @@ interface Entry {
 
 export class PrincipalCache {
   private readonly entries = new Map<string, Entry>()
+  /**
+   * Bumped by every invalidation. A principal read from the store is cached only if no
+   * invalidation happened since the read began, so a revoke that lands between the read and the
+   * write cannot be undone by caching what was read before it.
+   */
+  private generationCount = 0
+
+  get generation(): number {
+    return this.generationCount
+  }
 
   get(hash: string): Principal | undefined {
     const entry = this.entries.get(hash)
@@ -31,7 +41,9 @@ export class PrincipalCache {
     return entry.principal
   }
 
-  set(hash: string, principal: Principal): void {
+  /** Caches `principal` unless something was invalidated after `readAt` (a `generation` value). */
+  set(hash: string, principal: Principal, readAt: number): void {
+    if (readAt !== this.generationCount) return
     if (this.entries.size >= PRINCIPAL_CACHE_MAX) {
       const oldest = this.entries.keys().next().value
       if (oldest !== undefined) this.entries.delete(oldest)
@@ -41,11 +53,13 @@ export class PrincipalCache {
 
   /** Drops the entry of one key (revoked). */
   dropKey(keyId: string): void {
+    this.generationCount++
     for (const [hash, e] of this.entries) if (e.principal.key.id === keyId) this.entries.delete(hash)
   }
 
   /** Drops every entry whose key opens, or is owned by, this workspace (it changed). */
   dropWorkspace(workspaceId: string): void {
+    this.generationCount++
     for (const [hash, e] of this.entries) {
       const p = e.principal
       if (p.home.id === workspaceId || p.developer.id === workspaceId) this.entries.delete(hash)
@@ -53,6 +67,7 @@ export class PrincipalCache {
   }
 
   clear(): void {
+    this.generationCount++
     this.entries.clear()
   }
 }

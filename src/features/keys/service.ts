@@ -135,6 +135,7 @@ export class KeyService {
       this.touch(cached.key)
       return cached
     }
+    const readAt = this.cache.generation
     const key = await this.keys.findOne({ hash })
     if (!key || key.revokedAt) throw unauthorized('wrong or revoked API key')
     const home = await this.workspaces.get(key.workspaceId)
@@ -142,7 +143,7 @@ export class KeyService {
     const developer = home.parentId ? await this.workspaces.get(home.parentId) : home
     if (!developer || developer.status !== 'active') throw unauthorized('wrong or revoked API key')
     const principal = { key, home, developer }
-    this.cache.set(hash, principal)
+    this.cache.set(hash, principal, readAt)
     this.touch(key)
     return principal
   }

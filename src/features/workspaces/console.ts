@@ -12,7 +12,7 @@ const Workspace = t.Object({ id: t.String(), name: t.String(), plan: t.String(),
 const Fields = {
   plan: t.Optional(Plan),
   currency: t.Optional(Currency),
-  timezone: t.Optional(t.String()),
+  timezone: t.Optional(t.String({ maxLength: 64, description: 'IANA time zone name' })),
   whiteLabel: t.Optional(t.Boolean()),
 }
 
