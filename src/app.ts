@@ -46,7 +46,7 @@ export function createApp(services: Services, consoleToken: string) {
     .use(knowledgeV1({ context, agents: services.agents, knowledge: services.knowledge }))
     .use(testChatV1({ context, testChat: services.testChat }))
     .use(analyticsV1({ context, agents: services.agents, analytics: services.analytics }))
-    .use(conversationsV1({ context, conversations: services.conversations }))
+    .use(conversationsV1({ context, conversations: services.conversations, coordination: services.coordination, clock: services.clock }))
     .use(modelsV1({ context }))
     .use(voicesV1({ context }))
     .use(phoneNumbersV1({ context, numbers: services.numbers }))

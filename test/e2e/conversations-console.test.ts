@@ -56,3 +56,20 @@ test('escalate: escalated with conversation.escalated; unknown ids and workspace
   expect((await s.console('POST', `/workspaces/${other.id}/conversations/${id}/resolve`)).status).toBe(404)
   expect((await s.console('POST', `/workspaces/ws_nope/conversations/${id}/resolve`)).status).toBe(404)
 })
+
+test('conversation reads are limited to 120 a minute per key: 429 with Retry-After, then a new window', async () => {
+  const key = (await s.console('POST', `/workspaces/${dev.id}/keys`, { name: 'reader', scope: 'read' })).body.key
+  await s.console('POST', '/clock/advance', { ms: 60_000 }) // a fresh window
+  const statuses: number[] = []
+  let last: any
+  for (let i = 0; i < 121; i++) {
+    last = await s.api('GET', '/conversations?limit=1', { key })
+    statuses.push(last.status)
+  }
+  expect(statuses.slice(0, 120).every((st) => st === 200)).toBe(true)
+  expect(statuses[120]).toBe(429)
+  expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0)
+  expect(last.headers.get('x-ratelimit-remaining')).toBe('0')
+  await s.console('POST', '/clock/advance', { ms: 60_000 })
+  expect((await s.api('GET', '/conversations?limit=1', { key })).status).toBe(200)
+})

@@ -5,18 +5,31 @@ import { answers, errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
 import { Conversation, ListConversationsQuery, ListMessagesQuery, Message, presentConversation, presentMessage } from './model'
 import type { ConversationService } from './service'
+import type { Clock } from '../../clock'
+import type { Coordination } from '../../coordination/port'
+import { countRequest, LEGACY_RATES, type RateRule } from '../../http/rate-limit'
 
-export function conversationsV1(deps: { context: ReturnType<typeof v1Context>; conversations: ConversationService }) {
+/**
+ * SPEC.md Errors: GET conversations and messages answer 429 "too many requests". The number is
+ * SPEC's limit for API endpoints (120 a minute), counted per key across both reads: enough for a
+ * catch-up loop every few minutes (SPEC's recommended pattern), not for scraping every inbox.
+ */
+const READ_RATE: RateRule = { ...LEGACY_RATES.api, name: 'v1-conversations' }
+
+export function conversationsV1(deps: { context: ReturnType<typeof v1Context>; conversations: ConversationService; coordination: Coordination; clock: Clock }) {
   const { conversations } = deps
   return new Elysia({ prefix: '/conversations', detail: { tags: ['Conversations'] } })
     .use(deps.context)
+    .onBeforeHandle({ as: 'local' }, async ({ principal, set }) => {
+      await countRequest(deps.coordination, READ_RATE, principal.key.id, deps.clock.now(), set.headers as Record<string, unknown>)
+    })
     .get(
       '',
       ({ query, workspace }) =>
         paginate((limit, after) => conversations.list(workspace.id, query, limit, after), query, 25, presentConversation),
       {
         query: ListConversationsQuery,
-        detail: { responses: answers({ 200: pageSchema(Conversation), ...errors(400) }),
+        detail: { responses: answers({ 200: pageSchema(Conversation), ...errors(400, 429) }),
           summary: 'List conversations, newest first',
           description: '`since` keeps conversations whose customer last wrote at or after it. Test chats are listed too, on channel `web` with `test: true`.',
         },
@@ -31,7 +44,7 @@ export function conversationsV1(deps: { context: ReturnType<typeof v1Context>; c
       {
         params: t.Object({ id: t.String() }),
         query: ListMessagesQuery,
-        detail: { responses: answers({ 200: pageSchema(Message), ...errors(400, 404) }), summary: 'Read a conversation’s messages, newest first', description: '`since` keeps messages written after it. Internal team notes are never included.' },
+        detail: { responses: answers({ 200: pageSchema(Message), ...errors(400, 404, 429) }), summary: 'Read a conversation’s messages, newest first', description: '`since` keeps messages written after it. Internal team notes are never included.' },
       },
     )
 }
