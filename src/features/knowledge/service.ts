@@ -2,12 +2,12 @@
  * The knowledge rules: add pasted text or a web page to an agent, list and delete documents,
  * search an agent's passages (logging each search for analytics). No Elysia types here; the
  * routes validate with model.ts schemas and map KnowledgeError to HTTP. Callers have already
- * checked that the agent belongs to the workspace.
+ * checked that the agent belongs to the workspace, and pass a way to ask again (AgentExists).
  */
 import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import { BlockedTargetError, FetchFailedError, safeFetch } from '../../net/safe-fetch'
-import type { DocumentStore, PageAfter } from '../../store/port'
+import type { Collection, CollectionSpec, DocumentStore, PageAfter } from '../../store/port'
 import { chunkText } from './chunking'
 import {
   KnowledgeError,
@@ -41,6 +41,8 @@ export const MAX_QUERY_CHARS = 500
 export const MAX_CACHED_CHARS = 5_000_000
 /** Also bounded by count: each index has fixed overhead, and many tiny agents add up. */
 export const MAX_CACHED_AGENTS = 500
+/** How long a removed agent stays marked (see RemovedAgentMark): adds take seconds, this is ample. */
+export const REMOVED_AGENT_MARK_MS = 24 * 60 * 60 * 1000
 /** A derived title is one list row. */
 const DERIVED_TITLE_CHARS = 80
 
@@ -64,6 +66,31 @@ export interface SearchOutcome {
 
 export type Scope = { workspaceId: string; agentId: string }
 
+/**
+ * Asked after an add has stored its document: false when the agent has been deleted meanwhile (a
+ * page fetch can take 10 s). The route passes it; the service stays free of agents and HTTP.
+ */
+export type AgentExists = () => Promise<boolean>
+
+/**
+ * An agent whose knowledge cascade has run. AgentService.remove runs every cascade BEFORE it
+ * deletes the agent row, so an add storing after our cascade but before that delete still finds
+ * the agent (AgentExists says true) and would leave a document nobody can reach. The cascade
+ * marks the agent first, then deletes; an add reads the mark after storing. Either its read comes
+ * after the mark (it takes its document back), or before it, and then it stored before the
+ * cascade deleted, which takes the document. A mark is needed only until the agent row is gone
+ * and the adds begun before the delete have finished, so old marks are pruned.
+ */
+interface RemovedAgentMark {
+  [field: string]: unknown
+  /** The agent id (ids are never reused). */
+  id: string
+  workspaceId: string
+  at: string
+}
+
+const REMOVED_AGENTS: CollectionSpec = { name: 'knowledge_removed_agents', indexes: [{ name: 'at', fields: [['at', 1]] }] }
+
 /** Told after an agent's passages changed (sync.ts tells the other instances). */
 export type KnowledgeChangeListener = (scope: Scope) => Promise<void>
 
@@ -75,15 +102,18 @@ export class KnowledgeService {
     private readonly repo: KnowledgeRepository,
     private readonly clock: Clock,
     private readonly options: KnowledgeServiceOptions = {},
+    /** Without it (unit tests of a bare service) only AgentExists is asked after an add. */
+    private readonly removedAgents: Collection<RemovedAgentMark> | null = null,
   ) {
     this.indexes = new IndexCache(options.maxCachedChars ?? MAX_CACHED_CHARS, options.maxCachedAgents ?? MAX_CACHED_AGENTS)
   }
 
   static async open(store: DocumentStore, clock: Clock, options?: KnowledgeServiceOptions): Promise<KnowledgeService> {
-    return new KnowledgeService(await KnowledgeRepository.open(store), clock, options)
+    return new KnowledgeService(await KnowledgeRepository.open(store), clock, options, await store.collection<RemovedAgentMark>(REMOVED_AGENTS))
   }
 
-  async addText(input: Scope & { text: string; title?: string }): Promise<KnowledgeDocument> {
+  /** `agentExists` is asked once the document is stored (see AgentExists). */
+  async addText(input: Scope & { text: string; title?: string }, agentExists?: AgentExists): Promise<KnowledgeDocument> {
     const text = typeof input.text === 'string' ? input.text : ''
     if (!text.trim()) throw new KnowledgeError('text must not be empty', 400, 'text')
     if (text.length > MAX_TEXT_CHARS) {
@@ -97,11 +127,11 @@ export class KnowledgeService {
     if (title && title.length > MAX_TITLE_CHARS) {
       throw new KnowledgeError(`title is longer than ${MAX_TITLE_CHARS} characters`, 400, 'title')
     }
-    return this.store(input, { title: title || deriveTitle(text), type: 'text', source: 'pasted' }, text)
+    return this.store(input, agentExists, { title: title || deriveTitle(text), type: 'text', source: 'pasted' }, text)
   }
 
   /** Fetches the page before answering; a page that cannot be read is kept as `failed`. */
-  async addUrl(input: Scope & { url: string }): Promise<KnowledgeDocument> {
+  async addUrl(input: Scope & { url: string }, agentExists?: AgentExists): Promise<KnowledgeDocument> {
     const url = checkUrl(input.url)
     const base = { type: 'url' as const, source: input.url.trim() }
     let outcome: { title: string | null; text: string } | { error: string }
@@ -118,11 +148,11 @@ export class KnowledgeService {
       outcome = { error: fetchError(err, this.options.fetchTimeoutMs ?? PAGE_FETCH_TIMEOUT_MS) }
     }
     const fallbackTitle = clip(`${url.host}${url.pathname === '/' ? '' : url.pathname}`, MAX_TITLE_CHARS)
-    if ('error' in outcome) return this.store(input, { ...base, title: fallbackTitle }, null, outcome.error)
+    if ('error' in outcome) return this.store(input, agentExists, { ...base, title: fallbackTitle }, null, outcome.error)
     const title = outcome.title ? clip(outcome.title, MAX_TITLE_CHARS) : fallbackTitle
     // A page longer than the pasted-text limit is cut to it rather than refused: its first
     // 200,000 characters are still worth citing.
-    return this.store(input, { ...base, title }, cutAtParagraph(outcome.text, MAX_TEXT_CHARS))
+    return this.store(input, agentExists, { ...base, title }, cutAtParagraph(outcome.text, MAX_TEXT_CHARS))
   }
 
   async list(
@@ -152,6 +182,10 @@ export class KnowledgeService {
 
   /** Agent delete cascade: documents, passages, search log and the cached index. */
   async removeAllForAgent(workspaceId: string, agentId: string): Promise<void> {
+    // Marked before the delete, so an add racing it is either deleted here or sees the mark.
+    const now = this.clock.now()
+    await this.removedAgents?.upsert({ id: agentId, workspaceId, at: iso(now) })
+    await this.removedAgents?.deleteMany({ at: { $lt: iso(now - REMOVED_AGENT_MARK_MS) } })
     await this.repo.deleteAgent({ workspaceId, agentId })
     // Dropped after the store, so an index loaded before the delete is not left behind.
     this.indexes.delete(keyOf({ workspaceId, agentId }))
@@ -200,6 +234,7 @@ export class KnowledgeService {
 
   private async store(
     scope: Scope,
+    agentExists: AgentExists | undefined,
     meta: Pick<KnowledgeDocument, 'title' | 'type' | 'source'>,
     text: string | null,
     error: string | null = null,
@@ -226,12 +261,41 @@ export class KnowledgeService {
       createdAt,
     }
     await this.repo.insertDocument(doc, passages)
+    await this.confirmAgent(scope, id, agentExists)
     // A cached (or in-flight) index learns the passages at once; add() skips ones it has.
     const index = passages.length > 0 ? await this.indexes.peek(keyOf(scope)) : null
     index?.add(passages)
     // A failed page adds no passages: no index anywhere is out of date.
     if (passages.length > 0) await this.changed(scope)
     return doc
+  }
+
+  /**
+   * After the store: an agent deleted while this add fetched or stored gets nothing (see
+   * AgentExists, RemovedAgentMark). Its document is taken back and the add answers the 404 a
+   * request for a missing agent gets. So is it on any failure here: the caller is told the add
+   * failed, and a retry would store the document twice.
+   */
+  private async confirmAgent(scope: Scope, documentId: string, agentExists: AgentExists | undefined): Promise<void> {
+    try {
+      const mark = await this.removedAgents?.get(scope.agentId)
+      const gone = mark?.workspaceId === scope.workspaceId || (agentExists !== undefined && !(await agentExists()))
+      // Worded as AgentService.get's 404: to the caller the agent is simply not there.
+      if (gone) throw new KnowledgeError(`no agent ${scope.agentId} in this workspace`, 404)
+    } catch (err) {
+      await this.takeBack(scope, documentId)
+      throw err
+    }
+  }
+
+  /** As remove(): an index built meanwhile (a search) may hold the passages. */
+  private async takeBack(input: Scope, documentId: string): Promise<void> {
+    // Only the two fields: the add's input carries more (url, text), which would join the filter.
+    const scope = { workspaceId: input.workspaceId, agentId: input.agentId }
+    await this.repo.deleteDocument(scope, documentId)
+    const index = await this.indexes.peek(keyOf(scope))
+    index?.removeDocument(documentId)
+    await this.changed(scope)
   }
 
   /** The agent's index: cached, or built once from the store. */

@@ -11,6 +11,7 @@ import type { SecretBox } from '../../crypto/secrets'
 import { isLegacyEventType, LEGACY_EVENT_TYPES } from '../../events/catalogue'
 import { ApiError, conflict, notFound } from '../../http/errors'
 import type { AgentService } from '../agents/service'
+import { withinCap } from './cap-guard'
 import {
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
@@ -20,6 +21,7 @@ import {
   type PatchEndpoint,
 } from './legacy-model'
 import { EndpointNumbers } from './legacy-numbers'
+import type { RemovedAgents } from './removed-agents'
 import type { LegacyDeliveryDoc, LegacyEndpointDoc, WebhookRepos } from './repository'
 import { newSigningSecret } from './signing'
 import { checkTargetAddress, parseTarget, TargetError } from './targets'
@@ -28,10 +30,12 @@ import { checkTargetAddress, parseTarget, TargetError } from './targets'
 export const MAX_LEGACY_ENDPOINTS = 20
 
 const badRequest = (message: string) => new ApiError(400, message)
+const tooMany = (held: number) => badRequest(`this account has ${held} webhook endpoints, the most allowed (${MAX_LEGACY_ENDPOINTS})`)
 
 export interface LegacyServiceDeps {
   repos: WebhookRepos
   agents: AgentService
+  removedAgents: RemovedAgents
   deliveries: WebhookDeliveryActors
   secrets: SecretBox
   clock: Clock
@@ -48,7 +52,8 @@ export class LegacyWebhookService {
   async create(workspaceId: string, input: CreateEndpoint): Promise<{ doc: LegacyEndpointDoc; secret: string }> {
     const { repos, secrets, clock } = this.deps
     const held = await repos.endpoints.count({ workspaceId })
-    if (held >= MAX_LEGACY_ENDPOINTS) throw badRequest(`this account has ${held} webhook endpoints, the most allowed (${MAX_LEGACY_ENDPOINTS})`)
+    // Refuses early and cheaply; racing creates can all pass it, so confirm() checks again.
+    if (held >= MAX_LEGACY_ENDPOINTS) throw tooMany(held)
     const url = await this.url(input.url)
     const eventTypes = checkEventTypes(input.event_types)
     const agentId = await this.agent(workspaceId, input.agent_id ?? null)
@@ -72,12 +77,42 @@ export class LegacyWebhookService {
       updatedAt: now,
     }
     await repos.endpoints.insert(doc)
+    await this.confirm(doc)
     return { doc, secret }
   }
 
-  /** Newest first: by number, which follows creation order and never ties (created_at can). */
+  /**
+   * The checks the up-front ones cannot settle, made again now that the row is in the store:
+   * racing creates over the cap (cap-guard.ts; numbers are claimed one at a time, so they are the
+   * creation order) and an agent deleted while this create waited (removed-agents.ts). A refusal,
+   * or any failure, takes the endpoint back (with any delivery an event already queued for it):
+   * the caller is told the create failed, so it must not stay.
+   */
+  private async confirm(doc: LegacyEndpointDoc): Promise<void> {
+    const { repos, removedAgents } = this.deps
+    try {
+      const keep = await withinCap({
+        cap: MAX_LEGACY_ENDPOINTS,
+        mine: doc,
+        rows: () => repos.endpoints.find({ workspaceId: doc.workspaceId }),
+        before: (a, b) => a.number < b.number,
+      })
+      if (!keep) throw tooMany(MAX_LEGACY_ENDPOINTS)
+      if (doc.agentId !== null) await removedAgents.assertPresent(doc.workspaceId, doc.agentId)
+    } catch (err) {
+      await repos.deliveries.deleteMany({ endpointId: doc.id })
+      await repos.endpoints.delete(doc.id)
+      throw err
+    }
+  }
+
+  /**
+   * Newest first: by number, which follows creation order and never ties (created_at can). Every
+   * endpoint, not the first 20: an account can hold more (created before the cap held under
+   * concurrent creates), and one it cannot see it cannot delete.
+   */
   list(workspaceId: string): Promise<LegacyEndpointDoc[]> {
-    return this.deps.repos.endpoints.find({ workspaceId }, { sort: [['number', -1]], limit: MAX_LEGACY_ENDPOINTS })
+    return this.deps.repos.endpoints.find({ workspaceId }, { sort: [['number', -1]] })
   }
 
   async get(workspaceId: string, number: number): Promise<LegacyEndpointDoc> {

@@ -8,11 +8,13 @@ import { endpointView, type WebhookEndpointContext } from '../../../machines/web
 import { iso, type Clock } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
 import { ALL_EVENTS } from '../../events/catalogue'
-import { badRequest, conflict, notFound } from '../../http/errors'
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import { newId } from '../../ids'
 import type { Filter, PageAfter } from '../../store/port'
 import type { AgentService } from '../agents/service'
+import { withinCap } from './cap-guard'
 import type { CreateWebhook, PatchWebhook, Webhook } from './model'
+import type { RemovedAgents } from './removed-agents'
 import type { WebhookDoc, WebhookRepos } from './repository'
 import { newSigningSecret } from './signing'
 import { checkTargetAddress, parseTarget, TargetError, type Target, type TargetRules } from './targets'
@@ -24,6 +26,7 @@ export const MAX_WEBHOOKS_PER_AGENT = 20
 export interface WebhookServiceDeps {
   repos: WebhookRepos
   agents: AgentService
+  removedAgents: RemovedAgents
   endpoints: WebhookEndpointActors
   secrets: SecretBox
   clock: Clock
@@ -39,7 +42,8 @@ export class WebhookService {
     const { repos, agents, clock, secrets, endpoints } = this.deps
     await agents.get(workspaceId, input.agent)
     const held = await repos.webhooks.count({ workspaceId, agentId: input.agent })
-    if (held >= MAX_WEBHOOKS_PER_AGENT) throw conflict(`agent ${input.agent} has ${held} webhooks, the most one agent may have (${MAX_WEBHOOKS_PER_AGENT})`)
+    // Refuses early and cheaply; racing creates can all pass it, so confirm() checks again.
+    if (held >= MAX_WEBHOOKS_PER_AGENT) throw tooMany(input.agent, held)
     const target = await this.target(input.url)
     const signingSecret = newSigningSecret()
     const now = iso(clock.now())
@@ -55,8 +59,33 @@ export class WebhookService {
       updatedAt: now,
     }
     await repos.webhooks.insert(doc)
+    await this.confirm(doc)
     await endpoints.spawn(doc.id, { id: doc.id })
     return { doc, signingSecret }
+  }
+
+  /**
+   * The checks the up-front ones cannot settle, made again now that the row is in the store:
+   * racing creates over the cap (cap-guard.ts) and an agent deleted while this create waited
+   * (removed-agents.ts). A refusal, or any failure, takes the row back: the caller is told the
+   * create failed, so it must not stay (a retry would add a second one).
+   */
+  private async confirm(doc: WebhookDoc): Promise<void> {
+    const { repos, removedAgents } = this.deps
+    try {
+      const keep = await withinCap({
+        cap: MAX_WEBHOOKS_PER_AGENT,
+        mine: doc,
+        rows: () => repos.webhooks.find({ workspaceId: doc.workspaceId, agentId: doc.agentId }),
+        before: createdBefore,
+      })
+      if (!keep) throw tooMany(doc.agentId, MAX_WEBHOOKS_PER_AGENT)
+      // Last: the cap check can wait, and a delete can begin meanwhile.
+      await removedAgents.assertPresent(doc.workspaceId, doc.agentId)
+    } catch (err) {
+      await repos.webhooks.delete(doc.id)
+      throw err
+    }
   }
 
   list(workspaceId: string, agent: string | undefined, limit: number, after: PageAfter | null): Promise<WebhookDoc[]> {
@@ -106,7 +135,7 @@ export class WebhookService {
     return docs.length
   }
 
-  /** Agent delete cascade: its webhooks go with it. */
+  /** Agent delete cascade: its webhooks go with it. The caller marks the agent first (removed-agents.ts). */
   async removeAllForAgent(workspaceId: string, agentId: string): Promise<void> {
     const docs = await this.deps.repos.webhooks.find({ workspaceId, agentId })
     for (const doc of docs) await this.remove(workspaceId, doc.id)
@@ -146,6 +175,12 @@ export class WebhookService {
     }
   }
 }
+
+const tooMany = (agentId: string, held: number): ApiError =>
+  conflict(`agent ${agentId} has ${held} webhooks, the most one agent may have (${MAX_WEBHOOKS_PER_AGENT})`)
+
+/** Creation order: createdAt, then the id, which is time-ordered and unique (src/ids.ts). */
+const createdBefore = (a: WebhookDoc, b: WebhookDoc): boolean => a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)
 
 /** Omitted → every event (`['*']`); `*` stands alone; repeats are dropped. */
 function normaliseEvents(events: string[] | undefined): string[] {
