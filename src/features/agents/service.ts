@@ -56,15 +56,21 @@ export class AgentService {
     return doc
   }
 
+  /** The agent, or 404: another workspace's agent and one being deleted are the same 404 as none. */
   async get(workspaceId: string, id: string): Promise<AgentDoc> {
-    const doc = await this.agents.get(id)
-    // Another workspace's agent is the same 404 as none at all (SPEC.md Errors).
-    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no agent ${id} in this workspace`)
+    const doc = await this.stored(workspaceId, id)
+    if (doc.deletingAt) throw notFound(`no agent ${id} in this workspace`)
     return doc
   }
 
+  /** Whether the agent is there (not deleted, not being deleted): what a slow create asks after storing. */
+  async exists(workspaceId: string, id: string): Promise<boolean> {
+    const doc = await this.agents.get(id)
+    return doc !== null && doc.workspaceId === workspaceId && !doc.deletingAt
+  }
+
   list(workspaceId: string, limit: number, after: PageAfter | null): Promise<AgentDoc[]> {
-    return this.agents.page({ workspaceId }, limit, after)
+    return this.agents.page({ workspaceId, deletingAt: null }, limit, after)
   }
 
   async patch(tenant: Tenant, id: string, input: PatchAgent): Promise<AgentDoc> {
@@ -85,10 +91,25 @@ export class AgentService {
     await this.agents.replace({ ...current, ...structuredClone(fields), id: current.id, workspaceId: current.workspaceId, updatedAt: at })
   }
 
+  /**
+   * Marks the agent as being deleted BEFORE any cascade runs, then cascades, then removes it. A
+   * create that checked the agent, waited (a page fetch, a DNS lookup) and stored something asks
+   * `exists` afterwards: either it stored before the cascade (which sweeps its row) or it asks
+   * after the mark (and backs out) — nothing is left behind either way. A delete that failed
+   * half-way can be repeated: the mark does not hide the agent from `remove` itself.
+   */
   async remove(workspaceId: string, id: string): Promise<void> {
-    const doc = await this.get(workspaceId, id)
+    const doc = await this.stored(workspaceId, id)
+    if (!doc.deletingAt) await this.agents.update(doc.id, { deletingAt: iso(this.clock.now()) })
     for (const cascade of this.cascades) await cascade(doc)
     await this.agents.delete(doc.id)
+  }
+
+  private async stored(workspaceId: string, id: string): Promise<AgentDoc> {
+    const doc = await this.agents.get(id)
+    // Another workspace's agent is the same 404 as none at all (SPEC.md Errors).
+    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no agent ${id} in this workspace`)
+    return doc
   }
 
   /** The public shape: voice gains its read-only `surfaces` and `phoneNumber`. */
@@ -97,7 +118,7 @@ export class AgentService {
     const surfaces: ('web' | 'phone')[] = []
     if (doc.widget.enabled) surfaces.push('web')
     if (doc.voice.answersCalls && phoneNumber) surfaces.push('phone')
-    const { workspaceId: _w, updatedAt: _u, phoneNumber: _p, ...rest } = doc
+    const { workspaceId: _w, updatedAt: _u, phoneNumber: _p, deletingAt: _d, ...rest } = doc
     return { ...rest, voice: { ...doc.voice, surfaces, phoneNumber } }
   }
 

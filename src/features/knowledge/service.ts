@@ -7,7 +7,7 @@
 import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import { BlockedTargetError, FetchFailedError, safeFetch } from '../../net/safe-fetch'
-import type { Collection, CollectionSpec, DocumentStore, PageAfter } from '../../store/port'
+import type { DocumentStore, PageAfter } from '../../store/port'
 import { chunkText } from './chunking'
 import {
   KnowledgeError,
@@ -41,8 +41,6 @@ export const MAX_QUERY_CHARS = 500
 export const MAX_CACHED_CHARS = 5_000_000
 /** Also bounded by count: each index has fixed overhead, and many tiny agents add up. */
 export const MAX_CACHED_AGENTS = 500
-/** How long a removed agent stays marked (see RemovedAgentMark): adds take seconds, this is ample. */
-export const REMOVED_AGENT_MARK_MS = 24 * 60 * 60 * 1000
 /** A derived title is one list row. */
 const DERIVED_TITLE_CHARS = 80
 
@@ -67,29 +65,13 @@ export interface SearchOutcome {
 export type Scope = { workspaceId: string; agentId: string }
 
 /**
- * Asked after an add has stored its document: false when the agent has been deleted meanwhile (a
- * page fetch can take 10 s). The route passes it; the service stays free of agents and HTTP.
+ * Asked after an add has stored its document: false when the agent has been deleted, or its
+ * delete has begun, meanwhile (a page fetch can take 10 s). AgentService marks an agent as
+ * deleting before any cascade runs, so either this add stored before our cascade (which takes its
+ * document) or it asks after the mark and backs out. The route passes it; the service stays free
+ * of agents and HTTP.
  */
 export type AgentExists = () => Promise<boolean>
-
-/**
- * An agent whose knowledge cascade has run. AgentService.remove runs every cascade BEFORE it
- * deletes the agent row, so an add storing after our cascade but before that delete still finds
- * the agent (AgentExists says true) and would leave a document nobody can reach. The cascade
- * marks the agent first, then deletes; an add reads the mark after storing. Either its read comes
- * after the mark (it takes its document back), or before it, and then it stored before the
- * cascade deleted, which takes the document. A mark is needed only until the agent row is gone
- * and the adds begun before the delete have finished, so old marks are pruned.
- */
-interface RemovedAgentMark {
-  [field: string]: unknown
-  /** The agent id (ids are never reused). */
-  id: string
-  workspaceId: string
-  at: string
-}
-
-const REMOVED_AGENTS: CollectionSpec = { name: 'knowledge_removed_agents', indexes: [{ name: 'at', fields: [['at', 1]] }] }
 
 /** Told after an agent's passages changed (sync.ts tells the other instances). */
 export type KnowledgeChangeListener = (scope: Scope) => Promise<void>
@@ -102,14 +84,12 @@ export class KnowledgeService {
     private readonly repo: KnowledgeRepository,
     private readonly clock: Clock,
     private readonly options: KnowledgeServiceOptions = {},
-    /** Without it (unit tests of a bare service) only AgentExists is asked after an add. */
-    private readonly removedAgents: Collection<RemovedAgentMark> | null = null,
   ) {
     this.indexes = new IndexCache(options.maxCachedChars ?? MAX_CACHED_CHARS, options.maxCachedAgents ?? MAX_CACHED_AGENTS)
   }
 
   static async open(store: DocumentStore, clock: Clock, options?: KnowledgeServiceOptions): Promise<KnowledgeService> {
-    return new KnowledgeService(await KnowledgeRepository.open(store), clock, options, await store.collection<RemovedAgentMark>(REMOVED_AGENTS))
+    return new KnowledgeService(await KnowledgeRepository.open(store), clock, options)
   }
 
   /** `agentExists` is asked once the document is stored (see AgentExists). */
@@ -182,10 +162,6 @@ export class KnowledgeService {
 
   /** Agent delete cascade: documents, passages, search log and the cached index. */
   async removeAllForAgent(workspaceId: string, agentId: string): Promise<void> {
-    // Marked before the delete, so an add racing it is either deleted here or sees the mark.
-    const now = this.clock.now()
-    await this.removedAgents?.upsert({ id: agentId, workspaceId, at: iso(now) })
-    await this.removedAgents?.deleteMany({ at: { $lt: iso(now - REMOVED_AGENT_MARK_MS) } })
     await this.repo.deleteAgent({ workspaceId, agentId })
     // Dropped after the store, so an index loaded before the delete is not left behind.
     this.indexes.delete(keyOf({ workspaceId, agentId }))
@@ -272,14 +248,13 @@ export class KnowledgeService {
 
   /**
    * After the store: an agent deleted while this add fetched or stored gets nothing (see
-   * AgentExists, RemovedAgentMark). Its document is taken back and the add answers the 404 a
+   * AgentExists). Its document is taken back and the add answers the 404 a
    * request for a missing agent gets. So is it on any failure here: the caller is told the add
    * failed, and a retry would store the document twice.
    */
   private async confirmAgent(scope: Scope, documentId: string, agentExists: AgentExists | undefined): Promise<void> {
     try {
-      const mark = await this.removedAgents?.get(scope.agentId)
-      const gone = mark?.workspaceId === scope.workspaceId || (agentExists !== undefined && !(await agentExists()))
+      const gone = agentExists !== undefined && !(await agentExists())
       // Worded as AgentService.get's 404: to the caller the agent is simply not there.
       if (gone) throw new KnowledgeError(`no agent ${scope.agentId} in this workspace`, 404)
     } catch (err) {

@@ -18,17 +18,6 @@ function asApiError(error: unknown): never {
   throw error
 }
 
-/** False for the 404 a missing agent gets; any other failure (the store) is thrown. */
-async function agentFound(agents: AgentService, workspaceId: string, agentId: string): Promise<boolean> {
-  try {
-    await agents.get(workspaceId, agentId)
-    return true
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return false
-    throw err
-  }
-}
-
 // One object instead of a union, so a wrong body gets a message naming the field.
 const AddBody = t.Object(
   {
@@ -64,7 +53,7 @@ export function knowledgeV1(deps: { context: ReturnType<typeof v1Context>; agent
         if (hasUrl && body.title !== undefined) throw badRequest('title', 'goes with text only; a page’s title is read from the page')
         const scope = { workspaceId: workspace.id, agentId: params.id }
         // Asked again once the document is stored: the agent may be deleted during the fetch.
-        const agentExists = () => agentFound(agents, workspace.id, params.id)
+        const agentExists = () => agents.exists(workspace.id, params.id)
         const doc = hasUrl
           ? await knowledge.addUrl({ ...scope, url: body.url! }, agentExists).catch(asApiError)
           : await knowledge.addText({ ...scope, text: body.text!, title: body.title }, agentExists).catch(asApiError)

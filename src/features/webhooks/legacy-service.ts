@@ -21,7 +21,6 @@ import {
   type PatchEndpoint,
 } from './legacy-model'
 import { EndpointNumbers } from './legacy-numbers'
-import type { RemovedAgents } from './removed-agents'
 import type { LegacyDeliveryDoc, LegacyEndpointDoc, WebhookRepos } from './repository'
 import { newSigningSecret } from './signing'
 import { checkTargetAddress, parseTarget, TargetError } from './targets'
@@ -35,7 +34,6 @@ const tooMany = (held: number) => badRequest(`this account has ${held} webhook e
 export interface LegacyServiceDeps {
   repos: WebhookRepos
   agents: AgentService
-  removedAgents: RemovedAgents
   deliveries: WebhookDeliveryActors
   secrets: SecretBox
   clock: Clock
@@ -84,12 +82,12 @@ export class LegacyWebhookService {
   /**
    * The checks the up-front ones cannot settle, made again now that the row is in the store:
    * racing creates over the cap (cap-guard.ts; numbers are claimed one at a time, so they are the
-   * creation order) and an agent deleted while this create waited (removed-agents.ts). A refusal,
+   * creation order) and an agent deleted while this create waited (AgentService.remove marks the agent before its cascades, so asking `exists` after the insert is enough). A refusal,
    * or any failure, takes the endpoint back (with any delivery an event already queued for it):
    * the caller is told the create failed, so it must not stay.
    */
   private async confirm(doc: LegacyEndpointDoc): Promise<void> {
-    const { repos, removedAgents } = this.deps
+    const { repos, agents } = this.deps
     try {
       const keep = await withinCap({
         cap: MAX_LEGACY_ENDPOINTS,
@@ -98,7 +96,7 @@ export class LegacyWebhookService {
         before: (a, b) => a.number < b.number,
       })
       if (!keep) throw tooMany(MAX_LEGACY_ENDPOINTS)
-      if (doc.agentId !== null) await removedAgents.assertPresent(doc.workspaceId, doc.agentId)
+      if (doc.agentId !== null && !(await agents.exists(doc.workspaceId, doc.agentId))) throw notFound(`no agent ${doc.agentId} in this workspace`)
     } catch (err) {
       await repos.deliveries.deleteMany({ endpointId: doc.id })
       await repos.endpoints.delete(doc.id)

@@ -6,7 +6,6 @@
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
 import { legacyNumbersSpec, type LegacyNumberDoc } from './legacy-numbers'
-import { removedAgentsSpec, type RemovedAgentDoc } from './removed-agents'
 
 export interface WebhookDoc {
   [field: string]: unknown
@@ -81,19 +80,16 @@ export interface WebhookRepos {
   /** Claimed legacy endpoint numbers: each account's high-water mark (legacy-numbers.ts). */
   endpointNumbers: Collection<LegacyNumberDoc>
   deliveries: Collection<LegacyDeliveryDoc>
-  /** Agents whose delete has begun (removed-agents.ts). */
-  removedAgents: Collection<RemovedAgentDoc>
 }
 
 export async function openWebhookRepos(store: DocumentStore): Promise<WebhookRepos> {
-  const [webhooks, endpoints, endpointNumbers, deliveries, removedAgents] = await Promise.all([
+  const [webhooks, endpoints, endpointNumbers, deliveries] = await Promise.all([
     store.collection<WebhookDoc>(webhooksSpec),
     store.collection<LegacyEndpointDoc>(legacyEndpointsSpec),
     store.collection<LegacyNumberDoc>(legacyNumbersSpec),
     store.collection<LegacyDeliveryDoc>(legacyDeliveriesSpec),
-    store.collection<RemovedAgentDoc>(removedAgentsSpec),
   ])
-  return { webhooks, endpoints, endpointNumbers, deliveries, removedAgents }
+  return { webhooks, endpoints, endpointNumbers, deliveries }
 }
 
 /** Which subscriptions an event reaches (events lists are small; the store cannot match inside arrays). */

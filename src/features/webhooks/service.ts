@@ -14,7 +14,6 @@ import type { Filter, PageAfter } from '../../store/port'
 import type { AgentService } from '../agents/service'
 import { withinCap } from './cap-guard'
 import type { CreateWebhook, PatchWebhook, Webhook } from './model'
-import type { RemovedAgents } from './removed-agents'
 import type { WebhookDoc, WebhookRepos } from './repository'
 import { newSigningSecret } from './signing'
 import { checkTargetAddress, parseTarget, TargetError, type Target, type TargetRules } from './targets'
@@ -26,7 +25,6 @@ export const MAX_WEBHOOKS_PER_AGENT = 20
 export interface WebhookServiceDeps {
   repos: WebhookRepos
   agents: AgentService
-  removedAgents: RemovedAgents
   endpoints: WebhookEndpointActors
   secrets: SecretBox
   clock: Clock
@@ -67,11 +65,11 @@ export class WebhookService {
   /**
    * The checks the up-front ones cannot settle, made again now that the row is in the store:
    * racing creates over the cap (cap-guard.ts) and an agent deleted while this create waited
-   * (removed-agents.ts). A refusal, or any failure, takes the row back: the caller is told the
+   * (AgentService.remove marks the agent before its cascades, so asking `exists` after the insert is enough). A refusal, or any failure, takes the row back: the caller is told the
    * create failed, so it must not stay (a retry would add a second one).
    */
   private async confirm(doc: WebhookDoc): Promise<void> {
-    const { repos, removedAgents } = this.deps
+    const { repos, agents } = this.deps
     try {
       const keep = await withinCap({
         cap: MAX_WEBHOOKS_PER_AGENT,
@@ -81,7 +79,8 @@ export class WebhookService {
       })
       if (!keep) throw tooMany(doc.agentId, MAX_WEBHOOKS_PER_AGENT)
       // Last: the cap check can wait, and a delete can begin meanwhile.
-      await removedAgents.assertPresent(doc.workspaceId, doc.agentId)
+      // Worded as AgentService.get's 404: to the caller the agent is simply not there.
+      if (!(await agents.exists(doc.workspaceId, doc.agentId))) throw notFound(`no agent ${doc.agentId} in this workspace`)
     } catch (err) {
       await repos.webhooks.delete(doc.id)
       throw err
@@ -135,7 +134,7 @@ export class WebhookService {
     return docs.length
   }
 
-  /** Agent delete cascade: its webhooks go with it. The caller marks the agent first (removed-agents.ts). */
+  /** Agent delete cascade: its webhooks go with it. The caller marks the agent first (AgentService.remove marks the agent before its cascades, so asking `exists` after the insert is enough). */
   async removeAllForAgent(workspaceId: string, agentId: string): Promise<void> {
     const docs = await this.deps.repos.webhooks.find({ workspaceId, agentId })
     for (const doc of docs) await this.remove(workspaceId, doc.id)

@@ -21,7 +21,6 @@ import { Lanes } from './lanes'
 import { LegacyDeliveries } from './legacy-delivery'
 import { LegacyWebhookService } from './legacy-service'
 import { webhookNotices } from './notices'
-import { RemovedAgents } from './removed-agents'
 import { openWebhookRepos } from './repository'
 import { WebhookService } from './service'
 import { V1_TIMEOUT_MS, V1Deliveries } from './v1-delivery'
@@ -87,12 +86,9 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   bus.subscribe(v1.onEvent)
   bus.subscribe(legacy.onEvent)
 
-  const removedAgents = new RemovedAgents(repos.removedAgents, agents, clock)
-  const webhooks = new WebhookService({ repos, agents, removedAgents, endpoints, secrets, clock, rules: { allowPrivate }, emailConfigured: email !== null })
-  const legacyWebhooks = new LegacyWebhookService({ repos, agents, removedAgents, deliveries: deliveryActors, secrets, clock, allowPrivate })
+  const webhooks = new WebhookService({ repos, agents, endpoints, secrets, clock, rules: { allowPrivate }, emailConfigured: email !== null })
+  const legacyWebhooks = new LegacyWebhookService({ repos, agents, deliveries: deliveryActors, secrets, clock, allowPrivate })
   agents.onDelete(async (agent) => {
-    // Marked before the sweep, so a create racing this delete either is swept or sees the mark.
-    await removedAgents.mark(agent.workspaceId, agent.id)
     await webhooks.removeAllForAgent(agent.workspaceId, agent.id)
     for (const ep of await repos.endpoints.find({ workspaceId: agent.workspaceId, agentId: agent.id })) await legacyWebhooks.remove(agent.workspaceId, ep.number)
   })
