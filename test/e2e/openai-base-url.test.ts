@@ -25,3 +25,18 @@ test('a test chat on gpt-4o-mini is answered by the server at OPENAI_BASE_URL', 
   expect(fake.requests).toHaveLength(1)
   expect(fake.requests[0]).toMatchObject({ path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY}` }, body: { model: 'gpt-4o-mini' } })
 })
+
+test('an agent deleted during the model call: the turn answers 404 and leaves no conversation behind', async () => {
+  const dev = await s.developer({ plan: 'scale' })
+  const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Doomed', model: 'gpt-4o-mini' } })).body.id
+  // The reply stalls 600 ms after its first frame: the delete lands inside the model call.
+  fake.reply({ kind: 'stream', text: ['Still ', 'here?'], stall: { afterFrames: 1, ms: 600 } })
+  const chat = s.api('POST', `/agents/${agent}/test-chat`, { key: dev.key, body: { message: 'Hi' } })
+  await Bun.sleep(200)
+  expect((await s.api('DELETE', `/agents/${agent}`, { key: dev.key })).status).toBe(204)
+  expect((await chat).status).toBe(404)
+  const left = await Promise.all(
+    ['conversations', 'messages'].map(async (name) => (await s.server.services.store.collection<any>({ name, indexes: [] })).count({ agentId: agent })),
+  )
+  expect(left).toEqual([0, 0])
+})

@@ -14,7 +14,7 @@
  */
 import type { Clock } from '../../clock'
 import type { Coordination, RateHit } from '../../coordination/port'
-import { ApiError, badRequest, conflict } from '../../http/errors'
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import type { AgentService } from '../agents/service'
 import type { WorkspaceDoc } from '../workspaces/repository'
 import type { ConversationEngine } from './engine'
@@ -73,6 +73,13 @@ export class TestChatService {
       await this.sessionHit(conversation.id)
     }
     const result = await this.deps.engine.respond({ workspace, agent, conversation, model, text, sideEffects: 'simulated' })
+    // A delete of the agent may have begun during the model call (seconds): its cascade ran
+    // before or after our writes. AgentService marks the agent first, so asking now and sweeping
+    // again leaves nothing of this turn behind either way.
+    if (!(await this.deps.agents.exists(workspace.id, agent.id))) {
+      await this.deps.conversations.removeAllForAgent(workspace.id, agent.id)
+      throw notFound(`no agent ${agent.id} in this workspace`)
+    }
     return {
       session: conversation.id,
       reply: result.reply,
