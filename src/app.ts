@@ -7,9 +7,8 @@ import { Elysia } from 'elysia'
 import type { Services } from './services'
 import { errorPlugin } from './http/error-plugin'
 import { requestLog } from './http/request-log'
-import { v1Context } from './http/context'
+import { authenticateRequest, v1Context } from './http/context'
 import { checkConsoleToken, consoleAuth } from './http/console-auth'
-import { forbidden } from './http/errors'
 import { legacyContext } from './http/legacy-context'
 import { V1_PREFIX } from './http/surface'
 import { mountDocs } from './http/openapi-docs'
@@ -75,11 +74,8 @@ export function createApp(services: Services, consoleToken: string) {
   const app = new Elysia({ normalize: false })
     .use(
       errorPlugin(services.logger, async (request, surface) => {
-        if (surface === 'console') return checkConsoleToken(consoleToken, request)
-        const principal = await services.keys.authenticate(request.headers.get('authorization'))
-        if (principal.key.scope === 'read' && !['GET', 'HEAD', 'OPTIONS'].includes(request.method)) {
-          throw forbidden('this key is read-only (scope read); use a build or full key')
-        }
+        if (surface === 'console') checkConsoleToken(consoleToken, request)
+        else await authenticateRequest(services.keys, request)
       }),
     )
     .use(requestLog(services.logger))

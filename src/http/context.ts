@@ -17,13 +17,25 @@ export type V1Context = {
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
+/** The blanket rule of every surface: a `read` key only reads (403 otherwise). */
+export function assertMayWrite(principal: Principal, method: string): void {
+  if (principal.key.scope === 'read' && !READS.has(method)) {
+    throw forbidden('this key is read-only (scope read); use a build or full key')
+  }
+}
+
+/** The request's bearer key as a principal, refused (401/403) when it may not make this request. */
+export async function authenticateRequest(keys: KeyService, request: Request): Promise<Principal> {
+  const principal = await keys.authenticate(request.headers.get('authorization'))
+  assertMayWrite(principal, request.method)
+  return principal
+}
+
 export function v1Context(deps: { keys: KeyService; resolver: WorkspaceResolver }) {
   return new Elysia({ name: 'v1-context' }).derive({ as: 'scoped' }, async ({ request }): Promise<V1Context> => {
     const principal = await deps.keys.authenticate(request.headers.get('authorization'))
     const workspace = await deps.resolver.resolve(principal, request.headers.get(WORKSPACE_HEADER))
-    if (principal.key.scope === 'read' && !READS.has(request.method)) {
-      throw forbidden('this key is read-only (scope read); use a build or full key')
-    }
+    assertMayWrite(principal, request.method)
     return { principal, workspace }
   })
 }

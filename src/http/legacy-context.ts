@@ -6,12 +6,11 @@
  * the headers too.
  */
 import { Elysia } from 'elysia'
-import { createHash } from 'node:crypto'
 import type { Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
-import type { KeyService, Principal } from '../features/keys/service'
+import { hashKey, type KeyService, type Principal } from '../features/keys/service'
 import type { WorkspaceDoc } from '../features/workspaces/repository'
-import { forbidden } from './errors'
+import { authenticateRequest } from './context'
 import { countRequest, LEGACY_RATES, type RateRule } from './rate-limit'
 
 export type LegacyContext = {
@@ -19,11 +18,9 @@ export type LegacyContext = {
   workspace: WorkspaceDoc
 }
 
-const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
-
 function subjectOf(request: Request, server: { requestIP?(r: Request): { address: string } | null } | null): string {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
-  if (match) return createHash('sha256').update(match[1]).digest('hex').slice(0, 32)
+  if (match) return hashKey(match[1]).slice(0, 32)
   return `ip:${server?.requestIP?.(request)?.address ?? 'unknown'}`
 }
 
@@ -31,10 +28,7 @@ export function legacyContext(deps: { keys: KeyService; coordination: Coordinati
   const rule = deps.rule ?? LEGACY_RATES.api
   return new Elysia({ name: deps.name ?? `legacy-context:${rule.name}` }).derive({ as: 'scoped' }, async ({ request, set, server }): Promise<LegacyContext> => {
     await countRequest(deps.coordination, rule, subjectOf(request, server as any), deps.clock.now(), set.headers as Record<string, unknown>)
-    const principal = await deps.keys.authenticate(request.headers.get('authorization'))
-    if (principal.key.scope === 'read' && !READS.has(request.method)) {
-      throw forbidden('this key is read-only (scope read); use a build or full key')
-    }
+    const principal = await authenticateRequest(deps.keys, request)
     return { principal, workspace: principal.home }
   })
 }
