@@ -8,61 +8,64 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startRedis } from '../support/redis'
+import { describeWithRedis } from '../support/system-binary'
 import { startTestServer, type TestServer } from '../support/server'
 
 const QUESTION = 'What is your returns window?'
 // Pub/sub crosses Redis in about a millisecond; this bounds a loaded test machine.
 const PROPAGATION_MS = 3_000
 
-let redis: Awaited<ReturnType<typeof startRedis>>
-let a: TestServer
-let b: TestServer
-let dir: string
-beforeAll(async () => {
-  redis = await startRedis()
-  dir = mkdtempSync(join(tmpdir(), 'svc-knowledge-'))
-  const env = { REDIS_URL: redis.url, CONSOLE_TOKEN: 'console-token-for-knowledge-instances', SQLITE_LOCKING: 'shared' }
-  a = await startTestServer(env, dir)
-  b = await startTestServer(env, dir)
-})
-afterAll(async () => {
-  await a?.stop()
-  await b?.stop()
-  await redis?.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
+describeWithRedis('knowledge across instances on one Redis', () => {
+  let redis: Awaited<ReturnType<typeof startRedis>>
+  let a: TestServer
+  let b: TestServer
+  let dir: string
+  beforeAll(async () => {
+    redis = await startRedis()
+    dir = mkdtempSync(join(tmpdir(), 'svc-knowledge-'))
+    const env = { REDIS_URL: redis.url, CONSOLE_TOKEN: 'console-token-for-knowledge-instances', SQLITE_LOCKING: 'shared' }
+    a = await startTestServer(env, dir)
+    b = await startTestServer(env, dir)
+  })
+  afterAll(async () => {
+    await a?.stop()
+    await b?.stop()
+    await redis?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
 
-/** Polls B's search until `check` holds (or the propagation bound passes). */
-async function eventually(check: () => Promise<boolean>): Promise<boolean> {
-  const until = Date.now() + PROPAGATION_MS
-  for (;;) {
-    if (await check()) return true
-    if (Date.now() > until) return false
-    await Bun.sleep(20)
+  /** Polls B's search until `check` holds (or the propagation bound passes). */
+  async function eventually(check: () => Promise<boolean>): Promise<boolean> {
+    const until = Date.now() + PROPAGATION_MS
+    for (;;) {
+      if (await check()) return true
+      if (Date.now() > until) return false
+      await Bun.sleep(20)
+    }
   }
-}
 
-test('a document added on A is found by B; deleted on A, B no longer cites it', async () => {
-  const dev = await a.developer()
-  const agent = (await a.api('POST', '/agents', { key: dev.key, body: { name: 'Librarian' } })).body.id
-  const chatOnB = async () => {
-    await b.console('POST', '/clock/advance', { ms: 2_000 })
-    return b.api('POST', `/agents/${agent}/test-chat`, { key: dev.key, body: { message: QUESTION } })
-  }
-  // B builds and caches the agent's (empty) index.
-  expect((await chatOnB()).body.tools[0].output).toEqual({ found: false, passages: [] })
-  expect(b.server.services.knowledge.cachedAgents).toBeGreaterThan(0)
+  test('a document added on A is found by B; deleted on A, B no longer cites it', async () => {
+    const dev = await a.developer()
+    const agent = (await a.api('POST', '/agents', { key: dev.key, body: { name: 'Librarian' } })).body.id
+    const chatOnB = async () => {
+      await b.console('POST', '/clock/advance', { ms: 2_000 })
+      return b.api('POST', `/agents/${agent}/test-chat`, { key: dev.key, body: { message: QUESTION } })
+    }
+    // B builds and caches the agent's (empty) index.
+    expect((await chatOnB()).body.tools[0].output).toEqual({ found: false, passages: [] })
+    expect(b.server.services.knowledge.cachedAgents).toBeGreaterThan(0)
 
-  const doc = await a.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'Our returns window is 30 days from delivery.', title: 'Returns' } })
-  expect(doc.status).toBe(201)
-  expect(await eventually(async () => (await b.server.services.knowledge.search(dev.id, agent, QUESTION)).found)).toBe(true)
-  const cited = await chatOnB()
-  expect(cited.body.reply).toContain('30 days')
-  expect(cited.body.reply).toContain('(Source: Returns)')
+    const doc = await a.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'Our returns window is 30 days from delivery.', title: 'Returns' } })
+    expect(doc.status).toBe(201)
+    expect(await eventually(async () => (await b.server.services.knowledge.search(dev.id, agent, QUESTION)).found)).toBe(true)
+    const cited = await chatOnB()
+    expect(cited.body.reply).toContain('30 days')
+    expect(cited.body.reply).toContain('(Source: Returns)')
 
-  expect((await a.api('DELETE', `/agents/${agent}/knowledge/${doc.body.id}`, { key: dev.key })).status).toBe(204)
-  expect(await eventually(async () => !(await b.server.services.knowledge.search(dev.id, agent, QUESTION)).hits.some((h) => h.documentId === doc.body.id))).toBe(true)
-  const after = await chatOnB()
-  expect(after.body.reply).not.toContain('Source: Returns')
-  expect(after.body.tools[0].output).toEqual({ found: false, passages: [] })
+    expect((await a.api('DELETE', `/agents/${agent}/knowledge/${doc.body.id}`, { key: dev.key })).status).toBe(204)
+    expect(await eventually(async () => !(await b.server.services.knowledge.search(dev.id, agent, QUESTION)).hits.some((h) => h.documentId === doc.body.id))).toBe(true)
+    const after = await chatOnB()
+    expect(after.body.reply).not.toContain('Source: Returns')
+    expect(after.body.tools[0].output).toEqual({ found: false, passages: [] })
+  })
 })

@@ -15,6 +15,7 @@ import { randomId } from '../../src/ids'
 import { openSqliteStore } from '../../src/store/sqlite'
 import type { DocumentStore } from '../../src/store/port'
 import { startRedis, type RedisServer } from '../support/redis'
+import { describeWithRedis } from '../support/system-binary'
 
 const logger = pino({ level: 'silent' })
 const clock = new ManualClock(Date.parse('2026-03-01T10:00:00.000Z'))
@@ -110,7 +111,7 @@ describe('recording and local dispatch', () => {
   })
 })
 
-describe('fan-out across instances', () => {
+describeWithRedis('fan-out across instances', () => {
   let redis: RedisServer
   beforeAll(async () => {
     redis = await startRedis()

@@ -5,6 +5,7 @@ import type { Coordination } from '../../src/coordination/port'
 import { ApiError } from '../../src/http/errors'
 import { idempotent } from '../../src/http/idempotency'
 import { startRedis } from '../support/redis'
+import { describeWithRedis } from '../support/system-binary'
 
 function suite(name: string, open: () => Promise<Coordination>) {
   describe(`idempotent() on ${name}`, () => {
@@ -78,9 +79,11 @@ function suite(name: string, open: () => Promise<Coordination>) {
 
 suite('the local adapter', () => openLocalCoordination(':memory:'))
 
-let redis: Awaited<ReturnType<typeof startRedis>>
-beforeAll(async () => {
-  redis = await startRedis()
+describeWithRedis('idempotency on a real Redis', () => {
+  let redis: Awaited<ReturnType<typeof startRedis>>
+  beforeAll(async () => {
+    redis = await startRedis()
+  })
+  afterAll(() => redis?.stop())
+  suite('Redis', () => openRedisCoordination(redis.url, { prefix: `idem-test-${Date.now()}:` }))
 })
-afterAll(() => redis?.stop())
-suite('Redis', () => openRedisCoordination(redis.url, { prefix: `idem-test-${Date.now()}:` }))

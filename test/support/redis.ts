@@ -1,9 +1,11 @@
 /**
  * Starts a throwaway redis-server for a test suite: loopback only, a free port, no persistence.
- * The binary is `redis-server` on PATH (CI installs it with apt), or $REDIS_SERVER.
+ * The binary is `redis-server` on PATH (CI installs it with apt), or $REDIS_SERVER; suites that use
+ * it run under `describeWithRedis` (system-binary.ts), which skips them where it is absent.
  */
 import { createServer, connect } from 'node:net'
 import { tmpdir } from 'node:os'
+import { REDIS } from './system-binary'
 
 // redis-server is ready in milliseconds on a laptop; 10 s leaves room for a loaded CI runner
 // while staying under the 20 s per-hook timeout in bunfig.toml.
@@ -59,7 +61,7 @@ function pingOnce(port: number): Promise<boolean> {
 
 async function startOnce(): Promise<RedisServer> {
   const port = await freePort()
-  const binary = process.env.REDIS_SERVER ?? Bun.which('redis-server') ?? '/usr/bin/redis-server'
+  const binary = REDIS.path ?? 'redis-server'
   const proc = Bun.spawn(
     [binary, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()],
     { stdout: 'pipe', stderr: 'pipe' },
