@@ -124,3 +124,17 @@ export async function assertPublicHost(host: string, resolve: Resolver = systemR
   }
   return addresses
 }
+
+/**
+ * The opposite guard, for plain `http://` under ALLOW_PRIVATE_WEBHOOK_TARGETS: the host must be a
+ * localhost name or resolve only to internal addresses (a developer's own machine or network).
+ * A public host, or one that does not resolve, is refused: http would cross the internet unencrypted.
+ */
+export async function assertPrivateHost(host: string, resolve: Resolver = systemResolver): Promise<void> {
+  const bare = stripBrackets(host)
+  if (isLocalhostName(bare)) return
+  const addresses = ipaddr.isValid(bare) ? [bare] : await resolve(bare)
+  if (addresses.length === 0) throw new Error(`${host} has no addresses`)
+  const open = addresses.find((a) => blockedReason(a) === null)
+  if (open) throw new Error(`${host} is a public address (${open})`)
+}

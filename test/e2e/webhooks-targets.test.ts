@@ -90,18 +90,62 @@ describe('refused by default', () => {
 })
 
 describe('allowed with ALLOW_PRIVATE_WEBHOOK_TARGETS=true', () => {
+  let open: TestServer
+  let d: { id: string; key: string }
+  let a: string
+  const openLegacy = (method: string, path: string, body?: unknown) =>
+    fetch(`${open.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${d.key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+
+  beforeAll(async () => {
+    open = await startTestServer({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' })
+    d = await open.developer()
+    a = (await open.api('POST', '/agents', { key: d.key, body: { name: 'Ava' } })).body.id
+  })
+  afterAll(() => open?.stop())
+
   test('loopback and http are accepted and delivered to', async () => {
-    const open = await startTestServer({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' })
-    try {
-      const d = await open.developer()
-      const a = (await open.api('POST', '/agents', { key: d.key, body: { name: 'Ava' } })).body.id
-      const hook = await open.api('POST', '/webhooks', { key: d.key, body: { agent: a, url: `${rx.url}/ok` } })
-      expect(hook.status).toBe(201)
-      await open.server.services.bus.publish({ type: 'lead.captured', workspaceId: d.id, agentId: a, data: { ok: true } })
-      const [got] = await rx.waitFor(1)
-      expect(got.path).toBe('/ok')
-    } finally {
-      await open.stop()
-    }
+    const hook = await open.api('POST', '/webhooks', { key: d.key, body: { agent: a, url: `${rx.url}/ok` } })
+    expect(hook.status).toBe(201)
+    await open.server.services.bus.publish({ type: 'lead.captured', workspaceId: d.id, agentId: a, data: { ok: true } })
+    const [got] = await rx.waitFor(1)
+    expect(got.path).toBe('/ok')
+    await open.api('DELETE', `/webhooks/${hook.body.id}`, { key: d.key })
+  })
+
+  for (const url of ['http://1.1.1.1/hook', 'http://[2606:4700:4700::1111]/hook', 'http://example.com/hook']) {
+    test(`plain http to a public address is still refused: ${url}`, async () => {
+      const v1 = await open.api('POST', '/webhooks', { key: d.key, body: { agent: a, url } })
+      expect(v1.status).toBe(400)
+      expect(v1.body).toMatchObject({ field: 'url' })
+      expect(v1.body.error).toContain('plain http is accepted only for private or loopback addresses')
+      const old = await openLegacy('POST', '/webhooks/endpoints', { url, event_types: ['lead.captured'] })
+      expect(old).toMatchObject({ status: 400, body: { status: 400 } })
+      expect(old.body.detail).toContain('plain http is accepted only for private or loopback addresses')
+    })
+  }
+
+  test('PATCH to a public http URL is refused on both surfaces', async () => {
+    const hook = await open.api('POST', '/webhooks', { key: d.key, body: { agent: a, url: 'https://1.1.1.1/hook' } })
+    expect((await open.api('PATCH', `/webhooks/${hook.body.id}`, { key: d.key, body: { url: 'http://1.1.1.1/hook' } })).status).toBe(400)
+    const ep = await openLegacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/hook', event_types: ['lead.captured'] })
+    expect(ep.status).toBe(200)
+    expect((await openLegacy('PATCH', `/webhooks/endpoints/${ep.body.endpoint.id}`, { url: 'http://1.1.1.1/hook' })).status).toBe(400)
+  })
+
+  test('at delivery, an http URL that now leads outside is refused and counted as a failure', async () => {
+    const hook = await open.api('POST', '/webhooks', { key: d.key, body: { agent: a, url: `${rx.url}/private`, events: ['conversation.resolved'] } })
+    expect(hook.status).toBe(201)
+    const webhooks = await open.server.services.store.collection({ name: 'webhooks', indexes: [] })
+    await webhooks.update(hook.body.id, { url: 'http://1.1.1.1/hook' })
+    await open.server.services.bus.publish({ type: 'conversation.resolved', workspaceId: d.id, agentId: a, data: {} })
+    const read = await eventually(async () => {
+      const r = await open.api('GET', `/webhooks/${hook.body.id}`, { key: d.key })
+      return r.body.delivery.failuresInARow === 1 ? r.body : undefined
+    }, 'the refused attempt')
+    expect(read.delivery.lastError).toContain('plain http is accepted only for private or loopback addresses')
   })
 })

@@ -8,8 +8,9 @@
  * it pointed to, so the owner can register that URL instead.
  */
 import { BlockedTargetError, FetchFailedError, safeFetch } from '../../net/safe-fetch'
+import { assertPrivateHost } from '../../net/address-guard'
 import { EmailFailedError, type EmailSender } from '../../providers/email'
-import type { Target } from './targets'
+import { HTTP_ONLY_PRIVATE, type Target } from './targets'
 
 export interface AttemptOutcome {
   ok: boolean
@@ -43,6 +44,16 @@ export async function attempt(target: Target, request: SignedRequest, deps: Atte
 
 async function post(url: string, request: SignedRequest, deps: AttemptDeps): Promise<AttemptOutcome> {
   try {
+    // A plain-http URL (accepted only under ALLOW_PRIVATE_WEBHOOK_TARGETS) must still lead inside:
+    // its name may have been re-pointed to a public address since it was registered.
+    const parsed = new URL(url)
+    if (parsed.protocol === 'http:') {
+      try {
+        await assertPrivateHost(parsed.hostname)
+      } catch (err) {
+        return { ok: false, status: null, error: `${HTTP_ONLY_PRIVATE}: ${(err as Error).message}` }
+      }
+    }
     const res = await safeFetch(url, {
       method: 'POST',
       headers: request.headers,

@@ -6,10 +6,12 @@
  * registered). Deliveries do not follow redirects (attempt.ts), so no other host is reached.
  * A URL with a user name or password is refused: URLs are shown and logged.
  *
- * With ALLOW_PRIVATE_WEBHOOK_TARGETS (local development only) plain `http://` is accepted too:
- * receivers on a developer's machine rarely have a certificate.
+ * With ALLOW_PRIVATE_WEBHOOK_TARGETS (local development only) plain `http://` is accepted too, but
+ * only to private or loopback addresses: receivers on a developer's machine rarely have a
+ * certificate, and a public receiver must still get https (SPEC.md). Checked here and again at
+ * every delivery (attempt.ts), after DNS.
  */
-import { assertPublicHost, BlockedTargetError, systemResolver, type Resolver } from '../../net/address-guard'
+import { assertPrivateHost, assertPublicHost, BlockedTargetError, systemResolver, type Resolver } from '../../net/address-guard'
 
 export type Target = { kind: 'url'; url: string } | { kind: 'email'; address: string }
 
@@ -62,8 +64,11 @@ export function parseTarget(raw: string, rules: TargetRules): Target {
  * (yet), or not within CREATE_DNS_TIMEOUT_MS, is accepted: deliveries will fail and say why.
  */
 export async function checkTargetAddress(target: Target, rules: TargetRules, resolve: Resolver = systemResolver): Promise<void> {
-  if (target.kind !== 'url' || rules.allowPrivate) return
-  const host = new URL(target.url).hostname
+  if (target.kind !== 'url') return
+  const url = new URL(target.url)
+  if (url.protocol === 'http:') return checkPlainHttp(url.hostname, resolve)
+  if (rules.allowPrivate) return
+  const host = url.hostname
   let timer: ReturnType<typeof setTimeout> | undefined
   const timeout = new Promise<'timeout'>((done) => (timer = setTimeout(() => done('timeout'), CREATE_DNS_TIMEOUT_MS)))
   try {
@@ -71,6 +76,23 @@ export async function checkTargetAddress(target: Target, rules: TargetRules, res
   } catch (err) {
     if (err instanceof BlockedTargetError) throw new TargetError(`is inside the service's own network and cannot receive webhooks (${err.message})`)
     // Not resolvable: accepted, see above.
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The message for a plain-http URL that is not private: shown at create and at delivery. */
+export const HTTP_ONLY_PRIVATE = 'must use https; plain http is accepted only for private or loopback addresses (ALLOW_PRIVATE_WEBHOOK_TARGETS)'
+
+/** Plain http (parseTarget lets it through only under ALLOW_PRIVATE_WEBHOOK_TARGETS): private hosts only. */
+async function checkPlainHttp(host: string, resolve: Resolver): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error('DNS timed out')), CREATE_DNS_TIMEOUT_MS)))
+  try {
+    await Promise.race([assertPrivateHost(host, resolve), timeout])
+  } catch (err) {
+    // Unlike https, a name that does not resolve is refused: nothing shows it is private.
+    throw new TargetError(`${HTTP_ONLY_PRIVATE}: ${(err as Error).message}`)
   } finally {
     clearTimeout(timer)
   }
