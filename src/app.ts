@@ -32,6 +32,7 @@ import { versionsLegacy } from './features/versions/legacy'
 import { webhooksV1 } from './features/webhooks/v1'
 import { webhooksLegacy } from './features/webhooks/legacy'
 import { notificationsConsole } from './features/notifications/console'
+import { outboxConsole } from './features/outbox/console'
 
 export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
 
@@ -59,6 +60,7 @@ export function createApp(services: Services, consoleToken: string) {
     .use(inspectionConsole({ auth, runtime: services.runtime }))
     .use(conversationsConsole({ auth, workspaces: services.workspaces, conversations: services.conversations }))
     .use(notificationsConsole({ auth, workspaces: services.workspaces, notifications: services.notifications }))
+    .use(outboxConsole({ auth, outbox: services.outbox }))
 
   // The legacy surface at the root: the key's own workspace, SPEC.md's legacy rate limits.
   const legacyApi = legacyContext({ keys: services.keys, coordination: services.coordination, clock: services.clock })

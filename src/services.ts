@@ -76,6 +76,8 @@ export interface Services {
   legacyWebhooks: WebhooksFeature['legacyWebhooks']
   /** What the service told developers (SPEC.md Events rule 8). */
   notifications: WebhooksFeature['notifications']
+  /** Emails kept instead of sent when no SMTP_URL is set. */
+  outbox: WebhooksFeature['outbox']
   clockControl: ClockControl
   /** Work to run after the manual clock moves (durable timers register here). */
   onClockAdvance: ((now: number) => Promise<void>)[]
@@ -188,6 +190,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     webhooks: webhookFeature.webhooks,
     legacyWebhooks: webhookFeature.legacyWebhooks,
     notifications: webhookFeature.notifications,
+    outbox: webhookFeature.outbox,
     clockControl,
     onClockAdvance,
     async close() {

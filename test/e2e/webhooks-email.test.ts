@@ -50,6 +50,8 @@ test('one email per event, signed like an HTTP delivery', async () => {
     return r.body.delivery.lastSentAt ? r.body : undefined
   }, 'the outcome')
   expect(read).toMatchObject({ enabled: true, delivery: { failuresInARow: 0, lastStatus: 250 } })
+  // Sent through SMTP, so nothing is kept in the outbox.
+  expect((await server.console('GET', '/outbox')).body).toEqual({ items: [], nextCursor: null })
 })
 
 test('a refused email is a failed delivery with the SMTP reply code', async () => {

@@ -30,12 +30,15 @@ export interface SignedRequest {
   /** A subject line and a human summary, used when the target is an email address. */
   subject: string
   summary: string
+  /** Kept with an email in the outbox (and for erasure). */
+  eventId: string
+  workspaceId: string
 }
 
 export interface AttemptDeps {
   allowPrivate: boolean
   timeoutMs: number
-  email: EmailSender | null
+  email: EmailSender
 }
 
 export async function attempt(target: Target, request: SignedRequest, deps: AttemptDeps): Promise<AttemptOutcome> {
@@ -88,8 +91,7 @@ function redirectError(status: number, location: string, from: string): string {
   return `HTTP ${status}: redirected to ${to.slice(0, ERROR_SNIPPET_CHARS)}; webhook deliveries do not follow redirects, register that URL instead`
 }
 
-async function sendEmail(address: string, request: SignedRequest, email: EmailSender | null): Promise<AttemptOutcome> {
-  if (!email) return { ok: false, status: null, error: 'email webhooks need an SMTP server and none is configured (SMTP_URL)' }
+async function sendEmail(address: string, request: SignedRequest, email: EmailSender): Promise<AttemptOutcome> {
   try {
     const receipt = await email.send({
       to: address,
@@ -98,6 +100,8 @@ async function sendEmail(address: string, request: SignedRequest, email: EmailSe
       // The same signature and ids as an HTTP delivery, so a mail-processing receiver can verify and de-duplicate.
       headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => name.startsWith('x-service-'))),
       attachments: [{ filename: 'event.json', contentType: 'application/json', content: request.body }],
+      eventId: request.eventId,
+      workspaceId: request.workspaceId,
     })
     return { ok: true, status: receipt.code, error: null }
   } catch (err) {

@@ -106,6 +106,6 @@ export class LegacyDeliveries {
       eventType: event.type,
       extra: { [DELIVERY_ID_HEADER]: deliveryId, [DELIVERY_ATTEMPT_HEADER]: String(attemptNo) },
     })
-    return { body, headers, subject: event.type, summary: EVENT_DESCRIPTIONS[event.type as EventType] }
+    return { body, headers, subject: event.type, summary: EVENT_DESCRIPTIONS[event.type as EventType], eventId: event.id, workspaceId: event.workspaceId }
   }
 }

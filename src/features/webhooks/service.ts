@@ -30,7 +30,6 @@ export interface WebhookServiceDeps {
   clock: Clock
   rules: Omit<TargetRules, 'email'>
   /** Email targets need an SMTP server (SMTP_URL). */
-  emailConfigured: boolean
 }
 
 export class WebhookService {
@@ -163,9 +162,6 @@ export class WebhookService {
     const rules = { ...this.deps.rules, email: true }
     try {
       const target = parseTarget(raw, rules)
-      if (target.kind === 'email' && !this.deps.emailConfigured) {
-        throw new TargetError('is an email address, but this service has no SMTP server configured (SMTP_URL); use an https URL')
-      }
       await checkTargetAddress(target, rules)
       return target
     } catch (err) {

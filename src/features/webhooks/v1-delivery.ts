@@ -83,6 +83,8 @@ export class V1Deliveries {
       headers,
       subject: `${event.type} (agent ${hook.agentId})`,
       summary: `${EVENT_DESCRIPTIONS[event.type as EventType]}. Event ${event.id} at ${event.createdAt}, agent ${hook.agentId}, webhook ${hook.id}.`,
+      eventId: event.id,
+      workspaceId: hook.workspaceId,
     }
   }
 

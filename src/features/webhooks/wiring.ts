@@ -11,7 +11,7 @@ import type { Config } from '../../config'
 import { SecretBox } from '../../crypto/secrets'
 import type { EventBus } from '../../events/bus'
 import type { Logger } from '../../logger'
-import { createEmailSender } from '../../providers/email'
+import { createEmailSender, openOutbox, type OutboxRepo } from '../../providers/email'
 import type { DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents/service'
 import { openNotifications } from '../notifications/repository'
@@ -46,6 +46,8 @@ export interface WebhooksFeature {
   switchOffCustomerWebhooks(workspaceId: string, at: number): Promise<void>
   /** Erases every webhook of an erased customer workspace, with secrets and delivery records. Idempotent. */
   eraseCustomerWebhooks(workspaceId: string): Promise<void>
+  /** Emails kept when no SMTP_URL is set (GET /console/outbox). */
+  outbox: OutboxRepo
   stop(): Promise<void>
 }
 
@@ -66,7 +68,8 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   const secrets = new SecretBox(config.secretKey)
   const repos = await openWebhookRepos(store)
   const notifications = new NotificationService(await openNotifications(store), (id) => deps.workspaces.get(id), clock)
-  const email = createEmailSender(config, V1_TIMEOUT_MS)
+  const outbox = await openOutbox(store)
+  const email = createEmailSender(config, V1_TIMEOUT_MS, { repo: outbox, clock })
   const lanes = new Lanes({ concurrency: LANE_CONCURRENCY, maxQueued: LANE_MAX_QUEUED })
   const allowPrivate = config.allowPrivateWebhookTargets
 
@@ -79,14 +82,14 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
     secrets,
     clock,
     lanes,
-    attempt: { allowPrivate, email: null },
+    attempt: { allowPrivate, email },
   })
   deliveryActors = registerWebhookDelivery(runtime, { effects: { deliver: legacy.deliver }, clock, logger })
   const v1 = new V1Deliveries({ repos, endpoints, secrets, clock, lanes, attempt: { allowPrivate, timeoutMs: V1_TIMEOUT_MS, email }, logger })
   bus.subscribe(v1.onEvent)
   bus.subscribe(legacy.onEvent)
 
-  const webhooks = new WebhookService({ repos, agents, endpoints, secrets, clock, rules: { allowPrivate }, emailConfigured: email !== null })
+  const webhooks = new WebhookService({ repos, agents, endpoints, secrets, clock, rules: { allowPrivate } })
   const legacyWebhooks = new LegacyWebhookService({ repos, agents, deliveries: deliveryActors, secrets, clock, allowPrivate })
   agents.onDelete(async (agent) => {
     await webhooks.removeAllForAgent(agent.workspaceId, agent.id)
@@ -94,6 +97,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   })
 
   return {
+    outbox,
     webhooks,
     legacyWebhooks,
     notifications,
@@ -107,10 +111,11 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
       for (const ep of await repos.endpoints.find({ workspaceId })) await repos.deliveries.deleteMany({ endpointId: ep.id })
       await repos.endpoints.deleteMany({ workspaceId })
       await repos.endpointNumbers.deleteMany({ workspaceId })
+      await outbox.deleteMany({ workspaceId })
     },
     async stop() {
       await lanes.stop(STOP_GRACE_MS)
-      await email?.close()
+      await email.close()
     },
   }
 }

@@ -1,10 +1,13 @@
-/** Picks the email sender from config: SMTP when SMTP_URL is set, none otherwise. */
+/** Picks the email sender from config: SMTP when SMTP_URL is set, else the embedded outbox. */
+import type { Clock } from '../../clock'
+import { OutboxEmailSender, type OutboxRepo } from './outbox'
 import type { EmailSender } from './port'
 import { SmtpEmailSender } from './smtp'
 
 export type { EmailMessage, EmailReceipt, EmailSender } from './port'
 export { EmailFailedError } from './port'
+export { openOutbox, type OutboxEmailDoc, type OutboxRepo } from './outbox'
 
-export function createEmailSender(config: { smtpUrl?: string; smtpFrom: string }, timeoutMs: number): EmailSender | null {
-  return config.smtpUrl ? new SmtpEmailSender({ url: config.smtpUrl, from: config.smtpFrom, timeoutMs }) : null
+export function createEmailSender(config: { smtpUrl?: string; smtpFrom: string }, timeoutMs: number, outbox: { repo: OutboxRepo; clock: Clock }): EmailSender {
+  return config.smtpUrl ? new SmtpEmailSender({ url: config.smtpUrl, from: config.smtpFrom, timeoutMs }) : new OutboxEmailSender(outbox.repo, outbox.clock)
 }

@@ -12,6 +12,10 @@ export interface EmailMessage {
   text: string
   headers?: Record<string, string>
   attachments?: EmailAttachment[]
+  /** What the message is about, kept by the outbox (SMTP sends it in the headers). */
+  eventId?: string
+  /** The workspace it was sent for, so erasing a customer erases its outbox too. */
+  workspaceId?: string
 }
 
 export interface EmailReceipt {
