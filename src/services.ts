@@ -23,6 +23,7 @@ import { CustomerLifecycle } from './features/customers/lifecycle'
 import { registerCustomerWorkspace } from '../actors/customer-workspace'
 import { openAgents } from './features/agents/repository'
 import { AgentService } from './features/agents/service'
+import { AgentNumbers } from './features/agents/legacy-numbers'
 import { openPhoneNumbers } from './features/phone-numbers/repository'
 import { PhoneNumberService } from './features/phone-numbers/service'
 import { openContacts } from './features/contacts/repository'
@@ -127,7 +128,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   const keys: KeyService = new KeyService(keyRepo, workspaceRepo, clock, coordination)
   await keys.start()
   const workspaces = new WorkspaceService(workspaceRepo, clock)
-  const agents = new AgentService(agentRepo, clock, defaultModel(config))
+  const agents = new AgentService(agentRepo, clock, defaultModel(config), await AgentNumbers.open(store, agentRepo))
   const numbers = new PhoneNumberService(numberRepo, agentRepo, clock, (agentId, number) => agents.setPhoneNumber(agentId, number))
   agents.onDelete((agent) => numbers.unassignAgent(agent.id))
   const customers = new CustomerService(workspaceRepo, { agents: agentRepo, phoneNumbers: numberRepo, contacts: contactRepo }, ledger, clock)

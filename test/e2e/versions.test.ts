@@ -66,6 +66,7 @@ afterAll(async () => {
 describe('agent versions, in the order an agent lives them', () => {
   test('a new agent is draft only: nothing served, nothing to unpublish or compare', async () => {
     expect((await api().get(`/agents/${agent.id}/status`)).body).toEqual({
+      agent_id: 1,
       status: 'draft',
       published_version_id: null,
       last_published_at: null,
@@ -168,7 +169,7 @@ describe('agent versions, in the order an agent lives them', () => {
     await patch({ greeting: 'Unsaved greeting' })
     const r = await api().post(`/agents/${agent.id}/versions/1/rollback`)
     expect(r.status).toBe(200)
-    expect(r.body).toMatchObject({ success: true, agent_id: agent.id, backup_version_id: 4, version_id: 5 })
+    expect(r.body).toMatchObject({ success: true, agent_id: 1, backup_version_id: 4, version_id: 5 })
     expect(r.body.message).toContain('v1')
     const list = await versionsOf()
     expect(list.map((v) => [v.id, v.is_active])).toEqual([
@@ -213,7 +214,7 @@ describe('agent versions, in the order an agent lives them', () => {
 
   test('unpublish: nothing is served any more; a second unpublish is refused naming draft', async () => {
     const r = await api().post(`/agents/${agent.id}/unpublish`)
-    expect(r.body).toEqual({ success: true, status: 'draft', agent_id: agent.id })
+    expect(r.body).toEqual({ success: true, status: 'draft', agent_id: 1 })
     expect((await api().get(`/agents/${agent.id}/status`)).body).toMatchObject({ status: 'draft', published_version_id: null, has_unpublished_changes: true })
     await expect(serving()).rejects.toMatchObject({ status: 409, message: expect.stringContaining('not published') })
     expect((await versionsOf()).every((v) => !v.is_active)).toBe(true)
@@ -330,5 +331,44 @@ describe('agent versions: races and restarts', () => {
     s = await startTestServer({}, dir)
     expect((await api().get(`/agents/${fresh.id}/status`)).body).toMatchObject({ status: 'published', published_version_id: 1 })
     expect((await s.server.services.serving.servingAgent(ws, fresh.id)).name).toBe('Keeper')
+  })
+})
+
+describe('legacy integer agent ids', () => {
+  test('every agent has a per-account number, shown as agent_id; paths take it or the ag_ id', async () => {
+    const dev = await s.developer({ name: 'Numbers', plan: 'pro' })
+    const make = async (name: string) => (await s.api('POST', '/agents', { key: dev.key, body: { name } })).body.id as string
+    const [a, b] = [await make('One'), await make('Two')]
+    const numberOf = async (id: string) => (await legacy('GET', `/agents/${id}/status`, { key: dev.key })).body.agent_id
+    expect([await numberOf(a), await numberOf(b)]).toEqual([1, 2])
+    // The integer path reaches the same agent.
+    expect((await legacy('POST', '/agents/2/publish', { key: dev.key, body: {} })).status).toBe(200)
+    expect((await legacy('GET', `/agents/${b}/status`, { key: dev.key })).body).toMatchObject({ agent_id: 2, status: 'published' })
+    expect((await legacy('POST', '/agents/2/unpublish', { key: dev.key })).body).toEqual({ success: true, status: 'draft', agent_id: 2 })
+    // Never reused: a deleted agent's number is not given again.
+    expect((await s.api('DELETE', `/agents/${b}`, { key: dev.key })).status).toBe(204)
+    expect((await legacy('GET', '/agents/2/status', { key: dev.key })).status).toBe(404)
+    expect(await numberOf(await make('Three'))).toBe(3)
+    // Per account: another account's numbers start at 1 and do not reach this one's agents.
+    const other = await s.developer({ name: 'Elsewhere' })
+    const theirs = (await s.api('POST', '/agents', { key: other.key, body: { name: 'Theirs' } })).body.id
+    expect((await legacy('GET', `/agents/${theirs}/status`, { key: other.key })).body.agent_id).toBe(1)
+    expect((await legacy('GET', '/agents/3/status', { key: other.key })).status).toBe(404)
+    expect((await legacy('GET', '/agents/999/status', { key: dev.key })).status).toBe(404)
+  })
+
+  test('an agent stored before numbers existed gets one on first legacy use; racing first uses agree', async () => {
+    const dev = await s.developer({ name: 'Old agents', plan: 'pro' })
+    const made = await Promise.all(['Old A', 'Old B'].map(async (name) => (await s.api('POST', '/agents', { key: dev.key, body: { name } })).body.id as string))
+    // As if stored before: no number on the agent, no claim.
+    const agents = await s.server.services.store.collection<any>({ name: 'agents', indexes: [] })
+    const claims = await s.server.services.store.collection<any>({ name: 'legacy_agent_numbers', indexes: [] })
+    for (const id of made) await agents.update(id, { legacyNumber: null })
+    await claims.deleteMany({ workspaceId: dev.id })
+    const reads = await Promise.all([...made, ...made].map((id) => legacy('GET', `/agents/${id}/status`, { key: dev.key })))
+    const [a1, b1, a2, b2] = reads.map((r) => r.body.agent_id)
+    expect(a1).toBe(a2)
+    expect(b1).toBe(b2)
+    expect(new Set([a1, b1])).toEqual(new Set([1, 2]))
   })
 })

@@ -35,6 +35,7 @@ function legacy(method: string, path: string, body?: unknown, key = dev.key, bas
   })
 }
 
+let agentNumber: number
 const publish = (type: EventType, data: Record<string, unknown>, agentId: string | null = agent) =>
   server.server.services.bus.publish({ type, workspaceId: dev.id, agentId, data })
 
@@ -53,6 +54,7 @@ beforeAll(async () => {
   check = responseChecker(server.server.app.routes as any)
   dev = await server.developer({ name: 'Legacy dev' })
   agent = (await server.api('POST', '/agents', { key: dev.key, body: { name: 'Ava' } })).body.id
+  agentNumber = (await legacy('GET', `/agents/${agent}/status`)).body.agent_id
 })
 
 afterAll(async () => {
@@ -75,8 +77,8 @@ describe('endpoints', () => {
     const list = await legacy('GET', '/webhooks/endpoints')
     expect(list.body.endpoints.map((e: { id: number }) => e.id)).toContain(ep.id)
     expect(JSON.stringify(list.body)).not.toContain(ep.secret)
-    const patched = await legacy('PATCH', `/webhooks/endpoints/${ep.id}`, { description: null, max_retries: 5, is_active: false, agent_id: agent })
-    expect(patched.body).toMatchObject({ status: 'success', endpoint: { description: null, max_retries: 5, is_active: false, agent_id: agent } })
+    const patched = await legacy('PATCH', `/webhooks/endpoints/${ep.id}`, { description: null, max_retries: 5, is_active: false, agent_id: agentNumber })
+    expect(patched.body).toMatchObject({ status: 'success', endpoint: { description: null, max_retries: 5, is_active: false, agent_id: agentNumber } })
     expect(await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)).toMatchObject({ status: 200, body: { status: 'success', endpoint_id: ep.id } })
     expect((await legacy('GET', `/webhooks/endpoints/${ep.id}`)).status).toBe(404)
   })
@@ -93,7 +95,13 @@ describe('endpoints', () => {
     expect(bad.body.detail).toContain('call.exploded')
     expect((await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/', event_types: [] })).status).toBe(400)
     expect((await legacy('POST', '/webhooks/endpoints', { url: 'not a url', event_types: ['lead.captured'] })).status).toBe(400)
-    expect((await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/', event_types: ['lead.captured'], agent_id: 'ag_nope' })).status).toBe(404)
+    // agent_id is the agent's legacy integer id: anything else is a 422 naming it; a number no agent has is a 404.
+    for (const agent_id of ['ag_nope', 'not-a-number', agent, '1', 1.5, 0, true]) {
+      const wrong = await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/', event_types: ['lead.captured'], agent_id })
+      expect(wrong.status).toBe(422)
+      expect(wrong.body.detail[0].loc).toEqual(['body', 'agent_id'])
+    }
+    expect(await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/', event_types: ['lead.captured'], agent_id: 999 })).toMatchObject({ status: 404, body: { status: 404 } })
     expect((await legacy('GET', '/webhooks/endpoints/1/deliveries?limit=0')).status).toBe(422)
     expect((await legacy('GET', '/webhooks/endpoints/1/deliveries?limit=201')).status).toBe(422)
     expect((await legacy('GET', '/webhooks/endpoints', undefined, 'sk_wrong')).status).toBe(401)
@@ -187,7 +195,7 @@ describe('deliveries', () => {
   test('one signed delivery per matching event, recorded as success', async () => {
     rx.received.length = 0
     rx.respond(200)
-    const ep = await endpoint({ event_types: ['chat.message.completed', 'lead.captured'], agent_id: agent })
+    const ep = await endpoint({ event_types: ['chat.message.completed', 'lead.captured'], agent_id: agentNumber })
     const data = { conversationId: 'conv_9', messageId: 'msg_9', channel: 'web', text: 'Hello ✓', completedAt: '2026-01-01T00:00:00.000Z' }
     const event = await publish('chat.message.completed', data)
     await publish('voice.call.ended', { callId: 'out_1' }) // not subscribed
@@ -196,7 +204,7 @@ describe('deliveries', () => {
     expect(got.headers.get('x-service-signature')).toBe(`sha256=${createHmac('sha256', ep.secret).update(got.raw).digest('hex')}`)
     expect(got.headers.get('x-service-event-id')).toBe(event.id)
     expect(got.headers.get('x-service-delivery-attempt')).toBe('1')
-    expect(got.json).toEqual({ id: event.id, event_type: 'chat.message.completed', created_at: event.createdAt, agent_id: agent, data })
+    expect(got.json).toEqual({ id: event.id, event_type: 'chat.message.completed', created_at: event.createdAt, agent_id: agentNumber, data })
     // The OpenAPI callback documents every header that arrived (content-type is its requestBody).
     const doc = (await (await fetch(`${server.url}/docs/json`)).json()) as any
     const documented = doc.paths['/webhooks/endpoints'].post.callbacks['chat.message.completed']['{$request.body#/url}'].post.parameters.map((p: { name: string }) => p.name)

@@ -179,6 +179,7 @@ describe('creates racing their agent’s delete', () => {
   test('v1 and legacy: a create landing while the agent-delete cascade runs (agent still readable) answers 404, stores nothing', async () => {
     const dev = await server.developer({ name: 'Racing delete', plan: 'pro' })
     const agent = await createAgent(dev.key)
+    const agentNumber = (await legacy('GET', `/agents/${agent}/status`, dev.key)).body.agent_id
     // Registered after every cascade the server has (webhooks' included), so it runs after the
     // webhooks are swept and before the agent's own row goes: the agent still reads as present.
     const during: { status: number; body: unknown }[] = []
@@ -186,7 +187,7 @@ describe('creates racing their agent’s delete', () => {
       if (doc.id !== agent) return
       const v1 = await server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'https://hooks.example.com/late' } })
       during.push({ status: v1.status, body: v1.body })
-      during.push(await legacy('POST', '/webhooks/endpoints', dev.key, { url: 'https://hooks.example.com/late', event_types: ['lead.captured'], agent_id: agent }))
+      during.push(await legacy('POST', '/webhooks/endpoints', dev.key, { url: 'https://hooks.example.com/late', event_types: ['lead.captured'], agent_id: agentNumber }))
     })
     expect((await server.api('DELETE', `/agents/${agent}`, { key: dev.key })).status).toBe(204)
     expect(during).toEqual([

@@ -9,6 +9,7 @@ import { PLANS, type PlanId } from '../plans/catalogue'
 import type { WorkspaceDoc } from '../workspaces/repository'
 import { newAgentDoc } from './defaults'
 import type { Agent, CreateAgent, PatchAgent } from './model'
+import type { AgentNumbers } from './legacy-numbers'
 import type { AgentDoc, AgentRepo, StoredVoice } from './repository'
 import { checkCollectFieldNames, checkLanguage, checkModelChange, checkVoice, clampReplyTokens, clampTemperature } from './rules'
 
@@ -34,6 +35,7 @@ export class AgentService {
     private readonly agents: AgentRepo,
     private readonly clock: Clock,
     private readonly defaultModel: string,
+    private readonly numbers: AgentNumbers,
   ) {}
 
   onDelete(cascade: AgentCascade): void {
@@ -53,7 +55,30 @@ export class AgentService {
     // On create every given value is a change, so the model rule applies to an explicit model.
     const doc = this.apply(base, input, tenant.plan, input.model !== undefined)
     await this.agents.insert(doc)
+    doc.legacyNumber = await this.numbers.numberOf(doc)
     return doc
+  }
+
+  /** The agent's integer id on the legacy surface (claimed on first use for agents from before numbers). */
+  legacyNumber(agent: AgentDoc): Promise<number> {
+    return this.numbers.numberOf(agent)
+  }
+
+  /** The legacy number an agent id had, deleted agents included (legacy webhook payloads name agents by it). */
+  legacyNumberOfId(agentId: string): Promise<number | null> {
+    return this.numbers.numberOfId(agentId)
+  }
+
+  /**
+   * An agent named on the legacy surface: its integer number, or its `ag_` id (a path takes
+   * either). Another account's agent, a deleted one, or a number never given are the same 404.
+   */
+  async getLegacy(workspaceId: string, ref: string | number): Promise<AgentDoc> {
+    const text = String(ref)
+    if (!/^\d{1,15}$/.test(text)) return this.get(workspaceId, text)
+    const id = await this.numbers.agentIdOf(workspaceId, Number(text))
+    if (!id) throw notFound(`no agent ${text} in this account`)
+    return this.get(workspaceId, id)
   }
 
   /** The agent, or 404: another workspace's agent and one being deleted are the same 404 as none. */
@@ -118,7 +143,7 @@ export class AgentService {
     const surfaces: ('web' | 'phone')[] = []
     if (doc.widget.enabled) surfaces.push('web')
     if (doc.voice.answersCalls && phoneNumber) surfaces.push('phone')
-    const { workspaceId: _w, updatedAt: _u, phoneNumber: _p, deletingAt: _d, ...rest } = doc
+    const { workspaceId: _w, updatedAt: _u, phoneNumber: _p, deletingAt: _d, legacyNumber: _n, ...rest } = doc
     return { ...rest, voice: { ...doc.voice, surfaces, phoneNumber } }
   }
 

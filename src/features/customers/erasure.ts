@@ -22,6 +22,7 @@
 import { ApiError } from '../../http/errors'
 import { eventsSpec } from '../../events/bus'
 import type { CollectionSpec, DocumentStore } from '../../store/port'
+import { agentNumbersSpec } from '../agents/legacy-numbers'
 import type { AgentService } from '../agents/service'
 import { contactsSpec } from '../contacts/repository'
 import { conversationsSpec, messagesSpec } from '../conversations/repository'
@@ -46,6 +47,7 @@ export const ERASED_COLLECTIONS: readonly CollectionSpec[] = [
   versionsSpec,
   phoneNumbersSpec,
   apiKeysSpec,
+  agentNumbersSpec,
 ]
 
 // Agents are removed a page at a time: a workspace holds at most its plan's allowance (1,000 on

@@ -1,7 +1,7 @@
 /**
  * Agent versions, legacy surface (SPEC.md "Agent versions (legacy)"): publish, unpublish, status,
- * versions list, checkpoint, read with snapshot, rollback, promote, diffs. `{id}` is the v1 agent
- * id (`ag_…`); version ids are per-agent numbers. Another workspace's agent is the same 404 as none.
+ * versions list, checkpoint, read with snapshot, rollback, promote, diffs. `{id}` is the agent's
+ * legacy integer id or its v1 id (`ag_…`); answers name it by the integer; version ids are per-agent numbers. Another workspace's agent is the same 404 as none.
  */
 import { Elysia } from 'elysia'
 import type { legacyContext } from '../../http/legacy-context'
@@ -51,8 +51,8 @@ export function versionsLegacy(deps: { context: ReturnType<typeof legacyContext>
     .post(
       '/:id/unpublish',
       async ({ params, workspace, principal }) => {
-        await versions.unpublish(workspace.id, params.id, principal.key.id)
-        return { success: true, status: 'draft' as const, agent_id: params.id }
+        const { agentNumber } = await versions.unpublish(workspace.id, params.id, principal.key.id)
+        return { success: true, status: 'draft' as const, agent_id: agentNumber }
       },
       {
         params: AgentParams,
@@ -64,6 +64,7 @@ export function versionsLegacy(deps: { context: ReturnType<typeof legacyContext>
       async ({ params, workspace }) => {
         const s = await versions.status(workspace.id, params.id)
         return {
+          agent_id: s.agentNumber,
           status: s.status,
           published_version_id: s.publishedVersionId,
           last_published_at: s.lastPublishedAt,
@@ -102,7 +103,7 @@ export function versionsLegacy(deps: { context: ReturnType<typeof legacyContext>
       async ({ params, workspace, principal }) => {
         const r = await versions.rollback(workspace.id, params.id, principal.key.id, params.vid)
         const message = `Rolled back to ${r.target.label}: the agent as it was is saved as v${r.backup}, and v${r.published} is published`
-        return { success: true, message, agent_id: params.id, backup_version_id: r.backup, version_id: r.published }
+        return { success: true, message, agent_id: r.agentNumber, backup_version_id: r.backup, version_id: r.published }
       },
       {
         params: VersionParams,

@@ -13,7 +13,7 @@ const environment = (description: string) =>
   t.Union([t.Literal(ENVIRONMENTS[0]), t.Literal(ENVIRONMENTS[1]), t.Literal(ENVIRONMENTS[2])], { description })
 export const Environment = environment('development → staging → production')
 
-export const AgentParams = t.Object({ id: t.String({ description: 'the agent id (`ag_…`): legacy routes take the v1 agent ids' }) })
+export const AgentParams = t.Object({ id: t.String({ description: 'the agent: its legacy integer id (as `agent_id` answers give it) or its v1 id (`ag_…`)' }) })
 const Vid = t.Integer({ minimum: 1, description: 'a version number of this agent (version ids are per agent)' })
 export const VersionParams = t.Object({ id: AgentParams.properties.id, vid: Vid })
 /** The router keeps one parameter name per path position, so SPEC.md's `{a}`/`{b}` are `{vid}`/`{vid_b}`. */
@@ -80,9 +80,10 @@ export const PublishAnswer = t.Object({
   version_label: t.String(),
 })
 
-export const UnpublishAnswer = t.Object({ success: t.Boolean(), status: t.Literal('draft'), agent_id: t.String() })
+export const UnpublishAnswer = t.Object({ success: t.Boolean(), status: t.Literal('draft'), agent_id: t.Integer({ description: "the agent's legacy integer id" }) })
 
 export const StatusAnswer = t.Object({
+  agent_id: t.Integer({ description: "the agent's legacy integer id: what `agent_id` takes on legacy webhook endpoints and `{id}` takes here" }),
   status: t.Union([t.Literal('draft'), t.Literal('published')]),
   published_version_id: Nullable(t.Integer()),
   last_published_at: Nullable(t.String()),
@@ -95,7 +96,7 @@ export const VersionList = t.Object({ versions: t.Array(AgentVersion, { descript
 export const RollbackAnswer = t.Object({
   success: t.Boolean(),
   message: t.String(),
-  agent_id: t.String(),
+  agent_id: t.Integer({ description: "the agent's legacy integer id" }),
   backup_version_id: t.Integer({ description: 'the backup of the agent as it was before the rollback' }),
   version_id: t.Integer({ description: 'the new published version, with the restored snapshot' }),
 })

@@ -15,7 +15,10 @@ import { ENVIRONMENTS, type Environment, type VersionDoc, type VersionStore } fr
 import { changedPanels, diffSnapshots, PANELS, type Panel } from './snapshot'
 
 export interface VersionServiceDeps {
+  /** Reads an agent by any name the legacy surface takes: its integer number or its `ag_` id. */
   agents: AgentReader
+  /** The agent's integer id on the legacy surface (answers name agents by it). */
+  agentNumber: (agent: AgentDoc) => Promise<number>
   drafts: DraftReader
   versions: VersionStore
   publication: Publication
@@ -23,6 +26,7 @@ export interface VersionServiceDeps {
 }
 
 export interface PublicationStatus {
+  agentNumber: number
   status: 'draft' | 'published'
   publishedVersionId: number | null
   lastPublishedAt: string | null
@@ -41,13 +45,14 @@ export class VersionService {
   async publish(workspaceId: string, agentId: string, by: string, changeSummary: string | null): Promise<VersionDoc> {
     const agent = await this.deps.agents.get(workspaceId, agentId)
     const { versionId } = await this.deps.publication.command(agent, by, { type: 'agent.publish', changeSummary })
-    return this.version(workspaceId, agentId, versionId)
+    return this.version(workspaceId, agent.id, versionId)
   }
 
   /** Stops serving; 409 naming `draft` when nothing is published. */
-  async unpublish(workspaceId: string, agentId: string, by: string): Promise<void> {
+  async unpublish(workspaceId: string, agentId: string, by: string): Promise<{ agentNumber: number }> {
     const agent = await this.deps.agents.get(workspaceId, agentId)
     await this.deps.publication.command(agent, by, { type: 'agent.unpublish' })
+    return { agentNumber: await this.deps.agentNumber(agent) }
   }
 
   /**
@@ -63,10 +68,11 @@ export class VersionService {
     const published = chart.status === 'published' ? await this.publishedVersion(agent, chart.publishedVersionId) : null
     // Nothing is published yet: every panel of the draft is unpublished, so publishing would
     // change them all (a client showing "publish" on has_unpublished_changes shows it for drafts).
-    if (!published) return { status: 'draft', publishedVersionId: null, lastPublishedAt, hasUnpublishedChanges: true, changedFields: [...PANELS] }
+    const agentNumber = await this.deps.agentNumber(agent)
+    if (!published) return { agentNumber, status: 'draft', publishedVersionId: null, lastPublishedAt, hasUnpublishedChanges: true, changedFields: [...PANELS] }
     const panels = changedPanels(published.snapshot, await this.deps.drafts.snapshotOf(agent))
     if (isResting(view.state) && !sameSet(panels, view.context.changedFields)) await this.tellChart(agent, panels)
-    return { status: 'published', publishedVersionId: published.number, lastPublishedAt, hasUnpublishedChanges: panels.length > 0, changedFields: panels }
+    return { agentNumber, status: 'published', publishedVersionId: published.number, lastPublishedAt, hasUnpublishedChanges: panels.length > 0, changedFields: panels }
   }
 
   /** Newest first. */
@@ -76,8 +82,8 @@ export class VersionService {
   }
 
   async get(workspaceId: string, agentId: string, number: number): Promise<VersionDoc> {
-    await this.deps.agents.get(workspaceId, agentId)
-    return this.version(workspaceId, agentId, number)
+    const agent = await this.deps.agents.get(workspaceId, agentId)
+    return this.version(workspaceId, agent.id, number)
   }
 
   /** Stores the draft as a version without publishing; the publication state does not change. */
@@ -89,22 +95,22 @@ export class VersionService {
   ): Promise<VersionDoc> {
     const agent = await this.deps.agents.get(workspaceId, agentId)
     const { versionId } = await this.deps.publication.command(agent, by, { type: 'agent.checkpoint', ...input })
-    return this.version(workspaceId, agentId, versionId)
+    return this.version(workspaceId, agent.id, versionId)
   }
 
   /** Backs up the agent, restores version `number` onto it, publishes the result. */
-  async rollback(workspaceId: string, agentId: string, by: string, number: number): Promise<{ target: VersionDoc; backup: number; published: number }> {
+  async rollback(workspaceId: string, agentId: string, by: string, number: number): Promise<{ target: VersionDoc; backup: number; published: number; agentNumber: number }> {
     const agent = await this.deps.agents.get(workspaceId, agentId)
-    const target = await this.version(workspaceId, agentId, number)
+    const target = await this.version(workspaceId, agent.id, number)
     const { backupVersionId, versionId } = await this.deps.publication.command(agent, by, { type: 'agent.rollback', toVersionId: target.number })
-    return { target, backup: backupVersionId, published: versionId }
+    return { target, backup: backupVersionId, published: versionId, agentNumber: await this.deps.agentNumber(agent) }
   }
 
   /** Moves a version one environment on: development → staging → production, nothing else. */
   async promote(workspaceId: string, agentId: string, number: number, bodyVersionId: number | undefined, to: Environment): Promise<VersionDoc> {
     if (bodyVersionId !== undefined && bodyVersionId !== number) throw badRequest('version_id', `must be the version in the path (${number}); got ${bodyVersionId}`)
-    await this.deps.agents.get(workspaceId, agentId)
-    const doc = await this.version(workspaceId, agentId, number)
+    const agent = await this.deps.agents.get(workspaceId, agentId)
+    const doc = await this.version(workspaceId, agent.id, number)
     const next = ENVIRONMENTS[ENVIRONMENTS.indexOf(doc.environment) + 1]
     if (to !== next) {
       const order = ENVIRONMENTS.join(' → ')
@@ -120,8 +126,8 @@ export class VersionService {
 
   /** Field by field, from version `a` (old) to version `b` (new). */
   async diff(workspaceId: string, agentId: string, a: number, b: number): Promise<{ a: VersionDoc; b: VersionDoc; changes: Changes }> {
-    await this.deps.agents.get(workspaceId, agentId)
-    const [left, right] = [await this.version(workspaceId, agentId, a), await this.version(workspaceId, agentId, b)]
+    const agent = await this.deps.agents.get(workspaceId, agentId)
+    const [left, right] = [await this.version(workspaceId, agent.id, a), await this.version(workspaceId, agent.id, b)]
     return { a: left, b: right, changes: diffSnapshots(left.snapshot, right.snapshot) }
   }
 

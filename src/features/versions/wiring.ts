@@ -35,7 +35,8 @@ export async function buildVersionsFeature(deps: {
   const drafts = new DraftReader(agents, deps.knowledge)
   const effects = new PublicationEffects(store, drafts, (workspaceId, id, fields, at) => agents.restore(workspaceId, id, fields, at))
   const publication = new Publication(registerAgentPublication(deps.runtime, effects), deps.clock, logger)
-  const versions = new VersionService({ agents, drafts, versions: store, publication, logger })
+  const legacyAgents = { get: (workspaceId: string, ref: string) => agents.getLegacy(workspaceId, ref) }
+  const versions = new VersionService({ agents: legacyAgents, agentNumber: (agent) => agents.legacyNumber(agent), drafts, versions: store, publication, logger })
   agents.onPatch(async (agent) => {
     // The edit is saved already; a chart that missed it is brought in step by the next status read.
     try {

@@ -35,6 +35,8 @@ export interface LegacyDeliveryDeps {
   clock: Clock
   lanes: Lanes
   attempt: Omit<AttemptDeps, 'timeoutMs'>
+  /** The legacy integer id an agent id was given (payloads name agents as the legacy surface does). */
+  agentNumber: (agentId: string) => Promise<number | null>
 }
 
 /** One delivery per (event, endpoint): the same event dispatched twice maps to the same id. */
@@ -67,7 +69,7 @@ export class LegacyDeliveries {
     if (!event) return final(`event ${doc.eventId} is no longer stored`)
     try {
       return await this.deps.lanes.run(`legacy:${endpoint.id}`, async () => {
-        const outcome = await attempt({ kind: 'url', url: endpoint.url }, this.request(endpoint, event, doc.id, input.attempt), {
+        const outcome = await attempt({ kind: 'url', url: endpoint.url }, await this.request(endpoint, event, doc.id, input.attempt), {
           ...this.deps.attempt,
           timeoutMs: endpoint.timeoutMs,
         })
@@ -97,8 +99,9 @@ export class LegacyDeliveries {
     }
   }
 
-  private request(endpoint: LegacyEndpointDoc, event: RecordedEvent, deliveryId: string, attemptNo: number) {
-    const body = JSON.stringify({ id: event.id, event_type: event.type, created_at: event.createdAt, agent_id: event.agentId, data: event.data })
+  private async request(endpoint: LegacyEndpointDoc, event: RecordedEvent, deliveryId: string, attemptNo: number) {
+    const agentNumber = event.agentId ? await this.deps.agentNumber(event.agentId) : null
+    const body = JSON.stringify({ id: event.id, event_type: event.type, created_at: event.createdAt, agent_id: agentNumber, data: event.data })
     const headers = signedHeaders({
       secret: this.deps.secrets.open(endpoint.secretSealed),
       body,

@@ -23,7 +23,7 @@ const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Un
 const fields = {
   url: t.String({ maxLength: MAX_URL_CHARS, description: 'https only' }),
   event_types: t.Array(t.String(), { maxItems: LEGACY_EVENT_TYPES.length, description: `one or more of ${LEGACY_EVENT_TYPES.join(', ')}` }),
-  agent_id: Nullable(t.String({ description: 'an agent id (`ag_…`); null = every agent. SPEC.md says integer: our agent ids are strings' })),
+  agent_id: Nullable(t.Integer({ minimum: 1, description: "the agent's legacy integer id (see the agent versions routes); null = every agent" })),
   description: Nullable(t.String({ maxLength: MAX_DESCRIPTION_CHARS })),
   max_retries: t.Integer({ minimum: 0, maximum: MAX_MAX_RETRIES, description: `retries after the first attempt, 0–${MAX_MAX_RETRIES} (default ${DEFAULT_MAX_RETRIES})` }),
   timeout_ms: t.Integer({ minimum: MIN_TIMEOUT_MS, maximum: MAX_TIMEOUT_MS, description: `per attempt, ${MIN_TIMEOUT_MS}–${MAX_TIMEOUT_MS} (default ${DEFAULT_TIMEOUT_MS})` }),
@@ -60,7 +60,7 @@ export const Endpoint = t.Object({
   id: t.Integer({ description: 'numbered per account from 1; a deleted endpoint’s number is never given out again' }),
   url: t.String(),
   event_types: t.Array(t.String()),
-  agent_id: Nullable(t.String()),
+  agent_id: Nullable(t.Integer()),
   description: Nullable(t.String()),
   is_active: t.Boolean(),
   max_retries: t.Integer(),

@@ -54,7 +54,7 @@ export class LegacyWebhookService {
     if (held >= MAX_LEGACY_ENDPOINTS) throw tooMany(held)
     const url = await this.url(input.url)
     const eventTypes = checkEventTypes(input.event_types)
-    const agentId = await this.agent(workspaceId, input.agent_id ?? null)
+    const { agentId, agentNumber } = await this.agent(workspaceId, input.agent_id ?? null)
     const secret = newSigningSecret()
     const now = iso(clock.now())
     // Claimed for this create alone, so the insert cannot clash (the unique index is a backstop).
@@ -66,6 +66,7 @@ export class LegacyWebhookService {
       url,
       eventTypes,
       agentId,
+      agentNumber,
       description: input.description ?? null,
       isActive: true,
       maxRetries: input.max_retries ?? DEFAULT_MAX_RETRIES,
@@ -109,15 +110,25 @@ export class LegacyWebhookService {
    * endpoint, not the first 20: an account can hold more (created before the cap held under
    * concurrent creates), and one it cannot see it cannot delete.
    */
-  list(workspaceId: string): Promise<LegacyEndpointDoc[]> {
-    return this.deps.repos.endpoints.find({ workspaceId }, { sort: [['number', -1]] })
+  async list(workspaceId: string): Promise<LegacyEndpointDoc[]> {
+    const docs = await this.deps.repos.endpoints.find({ workspaceId }, { sort: [['number', -1]] })
+    return Promise.all(docs.map((d) => this.withAgentNumber(d)))
   }
 
   async get(workspaceId: string, number: number): Promise<LegacyEndpointDoc> {
     // Numbers are per account: another account's endpoint with this number is simply not found.
     const doc = await this.deps.repos.endpoints.findOne({ workspaceId, number })
     if (!doc) throw notFound(`no webhook endpoint ${number}`)
-    return doc
+    return this.withAgentNumber(doc)
+  }
+
+  /** Endpoints stored before agents had legacy numbers learn theirs on first read. */
+  private async withAgentNumber(doc: LegacyEndpointDoc): Promise<LegacyEndpointDoc> {
+    if (doc.agentId === null || typeof doc.agentNumber === 'number') return doc
+    const agentNumber = await this.deps.agents.legacyNumberOfId(doc.agentId)
+    if (agentNumber === null) return doc
+    await this.deps.repos.endpoints.update(doc.id, { agentNumber })
+    return { ...doc, agentNumber }
   }
 
   async patch(workspaceId: string, number: number, input: PatchEndpoint): Promise<LegacyEndpointDoc> {
@@ -125,7 +136,7 @@ export class LegacyWebhookService {
     const set: Record<string, unknown> = {}
     if (input.url !== undefined) set.url = await this.url(input.url)
     if (input.event_types !== undefined) set.eventTypes = checkEventTypes(input.event_types)
-    if (input.agent_id !== undefined) set.agentId = await this.agent(workspaceId, input.agent_id)
+    if (input.agent_id !== undefined) Object.assign(set, await this.agent(workspaceId, input.agent_id))
     if (input.description !== undefined) set.description = input.description
     if (input.max_retries !== undefined) set.maxRetries = input.max_retries
     if (input.timeout_ms !== undefined) set.timeoutMs = input.timeout_ms
@@ -170,7 +181,7 @@ export class LegacyWebhookService {
       id: doc.number,
       url: doc.url,
       event_types: doc.eventTypes,
-      agent_id: doc.agentId,
+      agent_id: doc.agentNumber ?? null,
       description: doc.description,
       is_active: doc.isActive,
       max_retries: doc.maxRetries,
@@ -210,10 +221,11 @@ export class LegacyWebhookService {
     }
   }
 
-  private async agent(workspaceId: string, agentId: string | null): Promise<string | null> {
-    if (agentId === null) return null
-    await this.deps.agents.get(workspaceId, agentId)
-    return agentId
+  /** `agent_id` is the agent's legacy number; the endpoint keeps the agent id too (events carry it). */
+  private async agent(workspaceId: string, agentNumber: number | null): Promise<{ agentId: string | null; agentNumber: number | null }> {
+    if (agentNumber === null) return { agentId: null, agentNumber: null }
+    const agent = await this.deps.agents.getLegacy(workspaceId, agentNumber)
+    return { agentId: agent.id, agentNumber }
   }
 
   private async highestNumber(workspaceId: string): Promise<number> {

@@ -40,6 +40,8 @@ export interface LegacyEndpointDoc {
   url: string
   eventTypes: string[]
   agentId: string | null
+  /** The agent's legacy integer id (what `agent_id` shows); absent on endpoints from before agents had one. */
+  agentNumber?: number | null
   description: string | null
   isActive: boolean
   maxRetries: number

@@ -83,6 +83,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
     clock,
     lanes,
     attempt: { allowPrivate, email },
+    agentNumber: (agentId) => agents.legacyNumberOfId(agentId),
   })
   deliveryActors = registerWebhookDelivery(runtime, { effects: { deliver: legacy.deliver }, clock, logger })
   const v1 = new V1Deliveries({ repos, endpoints, secrets, clock, lanes, attempt: { allowPrivate, timeoutMs: V1_TIMEOUT_MS, email }, logger })
