@@ -227,6 +227,22 @@ describe('customer keys', () => {
     expect((await s.api('DELETE', `/customers/${c1.id}/keys/${k2.body.id}`, { key: dev.key })).status).toBe(404)
     expect((await s.api('POST', `/customers/${c1.id}/keys`, { key: dev.key, body: { name: 'x', scope: 'admin' } })).status).toBe(400)
   })
+
+  test('the keys list is a v1 list: { items, nextCursor }, newest first, with limit and cursor', async () => {
+    const dev = await s.developer({ plan: 'pro' })
+    const c = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Many keys' } })).body
+    const made: string[] = []
+    for (const name of ['first', 'second', 'third']) made.push((await s.api('POST', `/customers/${c.id}/keys`, { key: dev.key, body: { name, scope: 'read' } })).body.id)
+    const all = await s.api('GET', `/customers/${c.id}/keys`, { key: dev.key })
+    expect(all.body.nextCursor).toBeNull()
+    expect(all.body.items.map((k: any) => k.id)).toEqual([...made].reverse())
+    const one = await s.api('GET', `/customers/${c.id}/keys?limit=2`, { key: dev.key })
+    expect(one.body.items.map((k: any) => k.name)).toEqual(['third', 'second'])
+    const two = await s.api('GET', `/customers/${c.id}/keys?limit=2&cursor=${one.body.nextCursor}`, { key: dev.key })
+    expect(two.body).toMatchObject({ items: [{ name: 'first' }], nextCursor: null })
+    expect((await s.api('GET', `/customers/${c.id}/keys?limit=0`, { key: dev.key })).body).toMatchObject({ field: 'limit' })
+    expect((await s.api('GET', `/customers/${c.id}/keys?cursor=nonsense`, { key: dev.key })).body).toMatchObject({ field: 'cursor' })
+  })
 })
 
 describe('review fixes', () => {

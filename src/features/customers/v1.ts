@@ -7,7 +7,7 @@ import type { Coordination } from '../../coordination/port'
 import { badRequest, forbidden, ApiError } from '../../http/errors'
 import { requireScope, type v1Context } from '../../http/context'
 import { applyResult, idempotent } from '../../http/idempotency'
-import { paginate, pageSchema } from '../../http/pagination'
+import { paginate, pageQuery, pageSchema } from '../../http/pagination'
 import { answers, errors } from '../../http/docs'
 import type { KeyService, Principal } from '../keys/service'
 import type { WorkspaceDoc } from '../workspaces/repository'
@@ -23,6 +23,10 @@ function developerOnly(principal: Principal, workspace: WorkspaceDoc): Workspace
   }
   return principal.developer
 }
+
+// SPEC.md Limits gives no page size for keys: the same bounds as the other v1 lists (max 100, default 25).
+const KEYS_PAGE_MAX = 100
+const KEYS_PAGE_DEFAULT = 25
 
 export function customersV1(deps: {
   context: ReturnType<typeof v1Context>
@@ -121,12 +125,22 @@ export function customersV1(deps: {
     )
     .get(
       '/:id/keys',
-      async ({ params, principal, workspace }) => {
+      async ({ params, query, principal, workspace }) => {
         const customer = await customers.get(developerOnly(principal, workspace), params.id)
-        const items = await keys.list(customer.id)
-        return { items: items.map((k) => ({ id: k.id, name: k.name, prefix: k.prefix, scope: k.scope, lastUsedAt: k.lastUsedAt, createdAt: k.createdAt })) }
+        return paginate((limit, after) => keys.list(customer.id, limit, after), query, KEYS_PAGE_DEFAULT, (k) => ({
+          id: k.id,
+          name: k.name,
+          prefix: k.prefix,
+          scope: k.scope,
+          lastUsedAt: k.lastUsedAt,
+          createdAt: k.createdAt,
+        }))
       },
-      { params: Id, detail: { responses: answers({ 200: t.Object({ items: t.Array(KeyRecord) }), ...errors(403, 404) }), summary: 'List a customer’s keys (never their values)' } },
+      {
+        params: Id,
+        query: t.Object(pageQuery(KEYS_PAGE_MAX, KEYS_PAGE_DEFAULT)),
+        detail: { responses: answers({ 200: pageSchema(KeyRecord), ...errors(400, 403, 404) }), summary: 'List a customer’s keys, newest first (never their values)' },
+      },
     )
     .delete(
       '/:id/keys/:keyId',

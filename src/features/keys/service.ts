@@ -3,6 +3,7 @@
  * (160 bits); only its SHA-256 is stored, and its first 11 characters are kept as a prefix so a
  * person can tell keys apart.
  */
+import type { PageAfter } from '../../store/port'
 import type { Clock } from '../../clock'
 import { iso } from '../../clock'
 import { newId, randomId } from '../../ids'
@@ -106,8 +107,9 @@ export class KeyService {
   }
 
   /** Active keys of one workspace, newest first (revoked ones are gone for the caller). */
-  list(workspaceId: string): Promise<ApiKeyDoc[]> {
-    return this.keys.find({ workspaceId, revokedAt: null }, { sort: [['createdAt', -1], ['id', -1]] })
+  /** A page of the workspace's live keys, newest first (store order: createdAt desc, id desc). */
+  list(workspaceId: string, limit: number, after: PageAfter | null): Promise<ApiKeyDoc[]> {
+    return this.keys.page({ workspaceId, revokedAt: null }, limit, after)
   }
 
   async revoke(workspaceId: string, keyId: string): Promise<void> {
