@@ -110,7 +110,8 @@ describe('create', () => {
   test('model refusal: plan and call speed apply only when changing to the model', async () => {
     const free = await s.developer({ plan: 'free' })
     const r = await create({ name: 'Cheap', model: 'gpt-4o' }, free.key)
-    expect(r.status).toBe(409)
+    expect(r.status).toBe(400)
+    expect(r.body.field).toBe('model')
     expect(r.body.error).toContain('payg')
     // Too slow for calls while the agent answers calls; fine for a chat-only agent.
     expect((await create({ name: 'Slow', model: 'o3' })).status).toBe(400)
@@ -126,7 +127,13 @@ describe('create', () => {
     expect(edit.body.model).toBe('claude-sonnet-4')
     const back = await s.api('PATCH', `/agents/${a.body.id}`, { key: pro.key, body: { model: 'gpt-4o' } })
     expect(back.status).toBe(200)
-    expect((await s.api('PATCH', `/agents/${a.body.id}`, { key: pro.key, body: { model: 'claude-sonnet-4' } })).status).toBe(409)
+    const refused = await s.api('PATCH', `/agents/${a.body.id}`, { key: pro.key, body: { model: 'claude-sonnet-4' } })
+    expect(refused.status).toBe(400)
+    expect(refused.body.field).toBe('model')
+    // Too slow for calls, when changing to it on a phone agent: also a 400 naming model.
+    const slow = await s.api('PATCH', `/agents/${a.body.id}`, { key: pro.key, body: { model: 'o3' } })
+    expect(slow.status).toBe(400)
+    expect(slow.body.field).toBe('model')
   })
 
   test('plan agent allowance → 409', async () => {

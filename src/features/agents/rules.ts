@@ -1,5 +1,5 @@
 /** Agent rules a schema cannot say: clamping, catalogues, uniqueness, plan model choice. */
-import { badRequest, conflict } from '../../http/errors'
+import { badRequest } from '../../http/errors'
 import { planIncludes, type PlanId } from '../plans/catalogue'
 import { findModel, MODELS } from '../models/catalogue'
 import { isVoice, VOICES } from '../voices/catalogue'
@@ -30,7 +30,7 @@ export function checkModelChange(id: string, plan: PlanId, answersCalls: boolean
   const model = findModel(id)
   if (!model) throw badRequest('model', `"${id}" is not a model; choose one of ${MODELS.map((m) => m.id).join(', ')} (GET /models)`)
   if (!planIncludes(plan, model.minPlan)) {
-    throw conflict(`model ${id} needs the ${model.minPlan} plan or above; this workspace is on ${plan}`, { field: 'model' })
+    throw badRequest('model', `${id} needs the ${model.minPlan} plan or above; this workspace is on ${plan}`)
   }
   if (answersCalls && !model.voice) {
     throw badRequest('model', `${id} is too slow for phone calls; pick a model marked voice: true, or turn voice.answersCalls off`)

@@ -25,7 +25,7 @@ export function agentsV1(deps: { context: ReturnType<typeof v1Context>; agents: 
       },
       {
         body: CreateAgent,
-        detail: { responses: answers({ 201: Agent, ...errors(400, 403, 409) }), summary: 'Create an agent', description: 'Only `name` is required; a starter persona, widget key and voice channel come with it. 409 when the plan’s agent allowance is used up.' },
+        detail: { responses: answers({ 201: Agent, ...errors(400, 403, 409) }), summary: 'Create an agent', description: 'Only `name` is required; a starter persona, widget key and voice channel come with it. 409 only when the plan’s agent allowance is used up; a model the plan lacks (or too slow for calls) is a 400 naming `model`.' },
       },
     )
     .get('/:id', async ({ params, workspace }) => agents.present(await agents.get(workspace.id, params.id)), {
@@ -35,7 +35,7 @@ export function agentsV1(deps: { context: ReturnType<typeof v1Context>; agents: 
     .patch(
       '/:id',
       async ({ params, body, workspace, principal }) => agents.present(await agents.patch({ workspace, plan: principal.developer.plan }, params.id, body)),
-      { params: Id, body: PatchAgent, detail: { responses: answers({ 200: Agent, ...errors(400, 403, 404, 409) }), summary: 'Change any subset of an agent’s fields' } },
+      { params: Id, body: PatchAgent, detail: { responses: answers({ 200: Agent, ...errors(400, 403, 404) }), summary: 'Change any subset of an agent’s fields', description: '400 naming the field that breaks a rule, `model` included (a model the plan lacks, or one too slow for calls on a phone agent, when changing to it).' } },
     )
     .delete(
       '/:id',
