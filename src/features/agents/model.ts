@@ -1,5 +1,6 @@
 /** Agent (v1) schemas: SPEC.md Agent table and the voice / widget / collectFields objects. */
 import { t } from 'elysia'
+import { BodyInt } from '../../http/body-types'
 import { pageQuery } from '../../http/pagination'
 
 /** Step text lengths are "not shown" in SPEC.md: a title fits a heading, a detail a paragraph. */
@@ -34,7 +35,7 @@ const WidgetInput = t.Object(
   {
     theme: t.Optional(t.Union([t.Literal('classic'), t.Literal('modern')])),
     accent: t.Optional(Nullable(t.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'a colour as #rrggbb' }))),
-    height: t.Optional(t.Integer({ minimum: 420, maximum: 900 })),
+    height: t.Optional(BodyInt({ minimum: 420, maximum: 900 })),
     welcomeScreen: t.Optional(t.Boolean()),
     welcomeCollectLeads: t.Optional(t.Boolean()),
     enabled: t.Optional(t.Boolean({ description: 'website chat on (default true); test chat needs it on' })),
@@ -50,7 +51,7 @@ const VoiceInput = t.Object(
     summariseCalls: t.Optional(t.Boolean()),
     detectMachines: t.Optional(t.Boolean()),
     recordCalls: t.Optional(t.Boolean()),
-    maxCallSeconds: t.Optional(Nullable(t.Integer({ minimum: 60, maximum: 1200 }))),
+    maxCallSeconds: t.Optional(Nullable(BodyInt({ minimum: 60, maximum: 1200 }))),
     // Read-only; accepted and ignored so a GET body can be sent back unchanged.
     surfaces: t.Optional(t.Array(t.String())),
     phoneNumber: t.Optional(Nullable(t.String())),

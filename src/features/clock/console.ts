@@ -3,6 +3,7 @@
  * after every durable timer that fell due inside the advance has fired (DESIGN.md).
  */
 import { Elysia, t } from 'elysia'
+import { BodyInt } from '../../http/body-types'
 import { ManualClock, iso, type Clock } from '../../clock'
 import { conflict } from '../../http/errors'
 import { answers, consoleErrors } from '../../http/docs'
@@ -30,7 +31,7 @@ export function clockConsole(deps: { auth: ReturnType<typeof consoleAuth>; contr
       },
       {
         // Up to 400 days in one step: beyond every retention the product has (30-day erasure, 75-day recordings).
-        body: t.Object({ ms: t.Integer({ minimum: 0, maximum: 400 * 24 * 3600 * 1000 }) }, { additionalProperties: false }),
+        body: t.Object({ ms: BodyInt({ minimum: 0, maximum: 400 * 24 * 3600 * 1000 }) }, { additionalProperties: false }),
         detail: { responses: answers({ 200: Now, ...consoleErrors(400, 409) }), summary: 'Advance the manual clock and fire the timers that fall due' },
       },
     )

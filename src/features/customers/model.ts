@@ -1,5 +1,6 @@
 /** Customer (v1) request and response schemas (SPEC.md Customer, Customers endpoints). */
 import { t } from 'elysia'
+import { BodyInt } from '../../http/body-types'
 import { pageQuery } from '../../http/pagination'
 
 const MetadataValue = t.Union([t.String(), t.Number(), t.Boolean()])
@@ -26,7 +27,7 @@ export const PatchCustomer = t.Object(
     name: t.Optional(t.String({ minLength: 1, maxLength: 120 })),
     externalId: t.Optional(t.Union([ExternalId, t.Null()])),
     timezone: t.Optional(t.String({ maxLength: 64, description: 'IANA time zone name' })),
-    allottedCallLines: t.Optional(t.Union([t.Integer({ minimum: 0, maximum: 10000 }), t.Null()])),
+    allottedCallLines: t.Optional(t.Union([BodyInt({ minimum: 0, maximum: 10000 }), t.Null()])),
     metadata: t.Optional(t.Record(t.String(), t.Union([MetadataValue, t.Null()]), { description: 'merged: omitted keys kept, null removes a key' })),
   },
   { additionalProperties: false },

@@ -1,5 +1,6 @@
 /** Agent versions (legacy) schemas: SPEC.md "Agent version (legacy)" and the "Agent versions (legacy)" bodies. */
 import { t } from 'elysia'
+import { BodyInt } from '../../http/body-types'
 import { ENVIRONMENTS, type VersionDoc } from './repository'
 import { PANELS } from './snapshot'
 
@@ -34,7 +35,7 @@ export const CheckpointBody = t.Object(
 
 export const PromoteBody = t.Object(
   {
-    version_id: t.Optional(t.Integer({ description: 'the version in the path; a different one is refused (400)' })),
+    version_id: t.Optional(BodyInt({ description: 'the version in the path; a different one is refused (400)' })),
     target_environment: Environment,
   },
   { additionalProperties: false },

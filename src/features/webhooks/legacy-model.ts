@@ -4,6 +4,7 @@
  * endpoints) are the service's, so `url` and `event_types` are only typed here.
  */
 import { t, type Static } from 'elysia'
+import { BodyInt } from '../../http/body-types'
 import { LEGACY_EVENT_TYPES } from '../../events/catalogue'
 import { MAX_URL_CHARS } from './targets'
 
@@ -23,10 +24,10 @@ const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Un
 const fields = {
   url: t.String({ maxLength: MAX_URL_CHARS, description: 'https only' }),
   event_types: t.Array(t.String(), { maxItems: LEGACY_EVENT_TYPES.length, description: `one or more of ${LEGACY_EVENT_TYPES.join(', ')}` }),
-  agent_id: Nullable(t.Integer({ minimum: 1, description: "the agent's legacy integer id (see the agent versions routes); null = every agent" })),
+  agent_id: Nullable(BodyInt({ minimum: 1, description: "the agent's legacy integer id (see the agent versions routes); null = every agent" })),
   description: Nullable(t.String({ maxLength: MAX_DESCRIPTION_CHARS })),
-  max_retries: t.Integer({ minimum: 0, maximum: MAX_MAX_RETRIES, description: `retries after the first attempt, 0–${MAX_MAX_RETRIES} (default ${DEFAULT_MAX_RETRIES})` }),
-  timeout_ms: t.Integer({ minimum: MIN_TIMEOUT_MS, maximum: MAX_TIMEOUT_MS, description: `per attempt, ${MIN_TIMEOUT_MS}–${MAX_TIMEOUT_MS} (default ${DEFAULT_TIMEOUT_MS})` }),
+  max_retries: BodyInt({ minimum: 0, maximum: MAX_MAX_RETRIES, description: `retries after the first attempt, 0–${MAX_MAX_RETRIES} (default ${DEFAULT_MAX_RETRIES})` }),
+  timeout_ms: BodyInt({ minimum: MIN_TIMEOUT_MS, maximum: MAX_TIMEOUT_MS, description: `per attempt, ${MIN_TIMEOUT_MS}–${MAX_TIMEOUT_MS} (default ${DEFAULT_TIMEOUT_MS})` }),
 }
 
 export const CreateEndpoint = t.Object(
