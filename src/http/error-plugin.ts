@@ -152,8 +152,9 @@ export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck) 
         throw e
       }
       const body = bodyErrorOf(error)
-      if (legacy) return json(422, { detail: [{ loc: ['body'], msg: body.message, type: body.kind }] }, base)
-      return json(400, { error: `body: ${body.message}`, field: 'body' }, base)
+      if (legacy) return json(422, { detail: [{ loc: ['body', ...body.path], msg: body.message, type: body.kind }] }, base)
+      const field = fieldName(body.path.map(String).join('/'))
+      return json(400, { error: `${field}: ${body.message}`, field }, base)
     }
 
     if (code === 'NOT_FOUND') {

@@ -5,7 +5,10 @@
  *   a form post could create an agent);
  * - malformed JSON is refused;
  * - a JSON value that is not an object is refused (Elysia folds `[]`, `5` or `true` into `{}` when
- *   every field is optional, so a PATCH answered 200 having done nothing).
+ *   every field is optional, so a PATCH answered 200 having done nothing);
+ * - a `__proto__` member, at any depth, is refused as the unknown field it is. JSON.parse keeps it
+ *   as an own property, but schema transforms, spreads and merges drop it silently, so some routes
+ *   refused it and others accepted the body without it; here it is refused before any of them.
  * Elysia wraps what a parser throws in a ParseError; the error plugin finds the BodyError inside,
  * checks the caller's credentials first (401/403 come before any complaint about the body), then
  * answers 400 `body: …` on v1 and the console, 422 `loc: ["body"]` on legacy.
@@ -16,7 +19,9 @@ export class BodyError extends Error {
   constructor(
     message: string,
     /** The legacy 422 `type`. */
-    readonly kind: 'json_invalid' | 'value_error',
+    readonly kind: 'json_invalid' | 'value_error' | 'extra_forbidden',
+    /** Where in the body, when the complaint is about one member (empty: the body as a whole). */
+    readonly path: (string | number)[] = [],
   ) {
     super(message)
     this.name = 'BodyError'
@@ -49,6 +54,27 @@ export function jsonBodies() {
       throw new BodyError('not valid JSON', 'json_invalid')
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BodyError('must be an object', 'value_error')
+    const proto = protoPath(value, [])
+    if (proto) throw new BodyError('is not a field (unknown fields are refused)', 'extra_forbidden', proto)
     return value
   })
+}
+
+/**
+ * The path of the first `__proto__` member in a parsed body, or null. Iterative, so a deeply
+ * nested body (2 MiB of brackets) cannot exhaust the stack.
+ */
+function protoPath(root: object, start: (string | number)[]): (string | number)[] | null {
+  const stack: [unknown, (string | number)[]][] = [[root, start]]
+  while (stack.length) {
+    const [node, path] = stack.pop()!
+    if (typeof node !== 'object' || node === null) continue
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], [...path, i]])
+      continue
+    }
+    if (Object.hasOwn(node, '__proto__')) return [...path, '__proto__']
+    for (const key of Object.keys(node).reverse()) stack.push([(node as Record<string, unknown>)[key], [...path, key]])
+  }
+  return null
 }
