@@ -6,11 +6,13 @@ import { createApp, DOCS, type App } from './app'
 import { ensureDemoWorkspace, persistentSecret } from './boot'
 
 /**
- * The largest body we read. The largest legitimate one is pasted knowledge: 200,000 characters
- * (SPEC.md Limits), at most ~1.6 MB as escaped UTF-8 JSON; 2 MiB covers it and keeps a client from
- * making us buffer Bun's default of 128 MB.
+ * No ceiling at the transport: Bun's own (default 128 MiB) answers a bare 413 with no body and no
+ * request id. The kernel (http/json-body.ts) refuses a body over 2 MiB itself, in the surface's
+ * shape — by Content-Length before reading, or after 2 MiB of a chunked body — and Bun hands the
+ * request over before buffering it: a 300 MiB upload was answered 413 after ~3 MiB had arrived,
+ * the server at 45 MiB RSS.
  */
-export const MAX_BODY_BYTES = 2 * 1024 * 1024
+const TRANSPORT_MAX_BODY_BYTES = Number.MAX_SAFE_INTEGER
 
 export interface RunningServer {
   url: string
@@ -33,7 +35,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const secretKey = persistentSecret(config.dataDir, 'secret-key', config.secretKey, 48, 32).value
   const services = await buildServices({ ...config, consoleToken, secretKey }, logger)
   const demo = await ensureDemoWorkspace(services)
-  const app = createApp(services, consoleToken).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES })
+  const app = createApp(services, consoleToken).listen({ port: config.port, hostname: config.host, maxRequestBodySize: TRANSPORT_MAX_BODY_BYTES })
   const port = app.server!.port!
   const base = config.port === 0 ? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}` : config.publicBaseUrl
   return {

@@ -152,8 +152,11 @@ export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck) 
         throw e
       }
       const body = bodyErrorOf(error)
-      if (legacy) return json(422, { detail: [{ loc: ['body', ...body.path], msg: body.message, type: body.kind }] }, base)
       const field = fieldName(body.path.map(String).join('/'))
+      if (body.status !== null) {
+        return json(body.status, legacy ? { detail: `${field}: ${body.message}`, status: body.status } : { error: `${field}: ${body.message}`, field }, base)
+      }
+      if (legacy) return json(422, { detail: [{ loc: ['body', ...body.path], msg: body.message, type: body.kind }] }, base)
       return json(400, { error: `${field}: ${body.message}`, field }, base)
     }
 

@@ -15,6 +15,14 @@
  */
 import { Elysia } from 'elysia'
 
+/**
+ * The largest body we read. The largest legitimate one is pasted knowledge: 200,000 characters
+ * (SPEC.md Limits), at most ~1.6 MB as escaped UTF-8 JSON; 2 MiB covers it. Bigger bodies are
+ * refused here with 413 in the surface's error shape (Bun's own limit would answer a bare 413):
+ * at once when Content-Length says so, after 2 MiB when a chunked body runs past it.
+ */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024
+
 export class BodyError extends Error {
   constructor(
     message: string,
@@ -22,6 +30,8 @@ export class BodyError extends Error {
     readonly kind: 'json_invalid' | 'value_error' | 'extra_forbidden',
     /** Where in the body, when the complaint is about one member (empty: the body as a whole). */
     readonly path: (string | number)[] = [],
+    /** The answer's status when not the surface's usual 400 / 422 (413 for a body too large). */
+    readonly status: number | null = null,
   ) {
     super(message)
     this.name = 'BodyError'
@@ -47,9 +57,12 @@ export function jsonBodies() {
     if (type !== 'application/json' && !type.endsWith('+json')) {
       throw new BodyError(`must be JSON, sent with Content-Type: application/json (got ${type || 'no content type'})`, 'value_error')
     }
+    const declared = Number(request.headers.get('content-length') ?? NaN)
+    if (declared > MAX_BODY_BYTES) throw tooLarge()
+    const text = await readBounded(request)
     let value: unknown
     try {
-      value = JSON.parse(await request.text())
+      value = JSON.parse(text)
     } catch {
       throw new BodyError('not valid JSON', 'json_invalid')
     }
@@ -77,4 +90,25 @@ function protoPath(root: object, start: (string | number)[]): (string | number)[
     for (const key of Object.keys(node).reverse()) stack.push([(node as Record<string, unknown>)[key], [...path, key]])
   }
   return null
+}
+
+const tooLarge = () => new BodyError(`is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB, the most a request body may be`, 'value_error', [], 413)
+
+/** The body as text, refusing it as soon as more than MAX_BODY_BYTES have arrived. */
+async function readBounded(request: Request): Promise<string> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge()
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks).toString('utf8')
 }

@@ -162,9 +162,50 @@ test('a body over 2 MiB is refused with 413 before it is read; a 200,000-charact
   const big = JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) })
   const res = await fetch(`${s.url}/api/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: big })
   expect(res.status).toBe(413)
+  // A proper answer: the surface's error shape and the request id, like every other answer.
+  expect(res.headers.get('x-request-id')).toBeTruthy()
+  expect(await res.json()).toEqual({ error: 'body: is larger than 2 MiB, the most a request body may be', field: 'body' })
   const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Reader' } })).body.id
   // Worst case for size: characters that take 3 bytes in UTF-8.
   const text = 'é€'.repeat(100_000)
   const ok = await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text } })
   expect(ok.status).toBe(201)
+})
+
+test('too large is a proper answer on every surface, declared or chunked', async () => {
+  const big = JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) })
+  const auth = { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }
+  // Chunked: no Content-Length, the size is only known while reading.
+  const chunked = () =>
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        const bytes = new TextEncoder().encode(big)
+        for (let i = 0; i < bytes.length; i += 256 * 1024) c.enqueue(bytes.subarray(i, i + 256 * 1024))
+        c.close()
+      },
+    })
+  const v1 = await fetch(`${s.url}/api/v1/agents`, { method: 'POST', headers: auth, body: chunked(), duplex: 'half' } as RequestInit)
+  expect(v1.status).toBe(413)
+  expect(v1.headers.get('x-request-id')).toBeTruthy()
+  expect((await v1.json()).field).toBe('body')
+  const legacy = await fetch(`${s.url}/webhooks/endpoints`, { method: 'POST', headers: auth, body: big })
+  expect(legacy.status).toBe(413)
+  expect(legacy.headers.get('x-request-id')).toBeTruthy()
+  expect(await legacy.json()).toMatchObject({ status: 413, detail: expect.stringContaining('2 MiB') })
+  const console = await fetch(`${s.url}/console/workspaces`, { method: 'POST', headers: { ...auth, authorization: `Bearer ${s.consoleToken}` }, body: big })
+  expect(console.status).toBe(413)
+  expect((await console.json()).error).toContain('2 MiB')
+  // Credentials first, as for any other complaint about a body.
+  const anonymous = await fetch(`${s.url}/api/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big })
+  expect(anonymous.status).toBe(401)
+})
+
+test('kernel answers carry the request id and the surface shape: unknown routes too', async () => {
+  const v1 = await fetch(`${s.url}/api/v1/nothing-here`, { headers: { authorization: `Bearer ${dev.key}` } })
+  expect(v1.status).toBe(404)
+  expect(v1.headers.get('x-request-id')).toBeTruthy()
+  expect(Object.keys(await v1.json())).toEqual(['error'])
+  const legacy = await fetch(`${s.url}/nothing-here`, { headers: { authorization: `Bearer ${dev.key}` } })
+  expect(legacy.headers.get('x-request-id')).toBeTruthy()
+  expect(await legacy.json()).toMatchObject({ status: 404 })
 })
