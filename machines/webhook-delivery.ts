@@ -5,8 +5,11 @@
  *
  * The attempt is the invoked actor `deliver` (implemented in actors/webhook-delivery.ts), started
  * on entry to `pending`; its outcome (`onDone`) decides the next state. A crash while it runs
- * leaves a snapshot with a running child, which the runtime resumes at boot: the attempt is made
- * again (receivers de-duplicate by the event id header).
+ * leaves a snapshot with a running child, which the runtime resumes at boot. The effect claims each
+ * attempt's number in the delivery record before the request leaves and records a success before
+ * it reports it, so a resumed attempt is never sent after a recorded success and always goes out
+ * as the next attempt; the outcome carries the number it was sent as (`attempt`), which is what
+ * `attempts` counts. Receivers de-duplicate by the delivery id header.
  *
  * The wait before a retry is a durable deadline (`nextAttemptAt` in context) woken by the
  * runtime's timer with `timer.due`; the guard `event.at >= nextAttemptAt` makes an early or
@@ -45,6 +48,8 @@ export interface WebhookDeliveryContext {
   /** The endpoint's max_retries when the event was queued (0–5). */
   maxRetries: number
   attempts: number
+  /** Bumped by each POST retry: the effect numbers attempts afresh in a new round. Absent (0) in old snapshots. */
+  round?: number
   nextAttemptAt: number | null
   responseStatus: number | null
   errorMessage: string | null
@@ -67,6 +72,8 @@ export interface DeliverInput {
   deliveryId: string
   /** 1 for the first attempt since queued (or since a POST retry). */
   attempt: number
+  /** Which POST-retry round this attempt belongs to (0 before any). */
+  round: number
 }
 
 /** What one attempt reports: `at` is when it ended on the service clock (machines read no clock). */
@@ -77,11 +84,16 @@ export interface DeliverOutput {
   error: string | null
   /** False when waiting cannot help (endpoint deleted or deactivated). */
   retryable: boolean
+  /** The number the attempt was sent as (it may run ahead of `attempts + 1` after a crash); absent when nothing was sent. */
+  attempt?: number
 }
 
 /** Effects: invoked actors the runtime binding provides with `machine.provide({ actors })`. */
 export const WEBHOOK_DELIVERY_EFFECTS = ['deliver'] as const
 export type WebhookDeliveryEffect = (typeof WEBHOOK_DELIVERY_EFFECTS)[number]
+
+/** The attempt number an outcome stands for: the one it was sent as, else the next by the count. */
+const attemptOf = (context: WebhookDeliveryContext, event: unknown): number => outputOf(event)?.attempt ?? context.attempts + 1
 
 const outputOf = (event: unknown): DeliverOutput | null =>
   (event as { type: string }).type.startsWith('xstate.done.actor.') ? (event as DoneActorEvent<DeliverOutput>).output : null
@@ -112,7 +124,7 @@ export const webhookDeliveryMachine = setup({
   },
   actions: {
     recordSuccess: assign(({ context, event }) => ({
-      attempts: context.attempts + 1,
+      attempts: attemptOf(context, event),
       responseStatus: outputOf(event)?.status ?? null,
       errorMessage: null,
       completedAt: outputOf(event)?.at ?? null,
@@ -120,7 +132,7 @@ export const webhookDeliveryMachine = setup({
     recordFailure: assign(({ context, event }) => {
       const out = outputOf(event)
       return {
-        attempts: context.attempts + 1,
+        attempts: attemptOf(context, event),
         responseStatus: out?.status ?? null,
         errorMessage: out ? (out.error ?? 'failed') : `delivery could not be attempted: ${String(errorOf(event))}`,
       }
@@ -130,13 +142,13 @@ export const webhookDeliveryMachine = setup({
     bookRetry: assign({ nextAttemptAt: ({ context, event }) => (outputOf(event)?.at ?? 0) + retryDelayMs(context.attempts) }),
     markFailed: assign({ completedAt: ({ event }) => outputOf(event)?.at ?? crashAt(event), nextAttemptAt: () => null }),
     clearDeadline: assign({ nextAttemptAt: () => null }),
-    requeue: assign({ attempts: () => 0, nextAttemptAt: () => null, completedAt: () => null }),
+    requeue: assign({ attempts: () => 0, round: ({ context }) => (context.round ?? 0) + 1, nextAttemptAt: () => null, completedAt: () => null }),
     recordRefusal: assign((args, params: RefusalParams) => ({ lastRefusal: refusalOf(args.event, params) })),
   },
   guards: {
     succeeded: ({ event }) => outputOf(event)?.ok === true,
     // Checked before recordFailure: one more attempt is allowed after this failed one.
-    retryLeft: ({ context, event }) => outputOf(event)?.retryable === true && context.attempts + 1 < context.maxRetries + 1,
+    retryLeft: ({ context, event }) => outputOf(event)?.retryable === true && attemptOf(context, event) < context.maxRetries + 1,
     isDue: ({ context, event }) =>
       context.nextAttemptAt !== null && typeof event.at === 'number' && event.at >= context.nextAttemptAt,
   },
@@ -147,6 +159,7 @@ export const webhookDeliveryMachine = setup({
     id: input.id,
     maxRetries: Math.min(5, Math.max(0, Math.floor(input.maxRetries))),
     attempts: 0,
+    round: 0,
     nextAttemptAt: null,
     responseStatus: null,
     errorMessage: null,
@@ -160,7 +173,7 @@ export const webhookDeliveryMachine = setup({
       invoke: {
         id: 'deliver',
         src: 'deliver',
-        input: ({ context }) => ({ deliveryId: context.id, attempt: context.attempts + 1 }),
+        input: ({ context }) => ({ deliveryId: context.id, attempt: context.attempts + 1, round: context.round ?? 0 }),
         onDone: [
           { guard: 'succeeded', target: 'success', actions: 'recordSuccess' },
           { guard: 'retryLeft', target: 'retrying', actions: ['recordFailure', 'bookRetry'] },

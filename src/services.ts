@@ -144,7 +144,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   const talk = await buildConversationFeature({ config, store, clock, coordination, bus, ledger, agents, knowledge })
   const analytics = await AnalyticsService.open(store, bus.events, clock)
   const versioning = await buildVersionsFeature({ store, clock, logger, runtime, agents, knowledge })
-  const webhookFeature = await buildWebhooksFeature({ config, store, clock, logger, bus, runtime, agents, workspaces: workspaceRepo })
+  const webhookFeature = await buildWebhooksFeature({ config, store, clock, logger, bus, runtime, agents, workspaces: workspaceRepo, coordination })
   customerHooks.onDeleted((e) => webhookFeature.switchOffCustomerWebhooks(e.customerId, e.at), 'webhooks switched off')
   customerHooks.onErased((e) => webhookFeature.eraseCustomerWebhooks(e.customerId), 'webhooks erased')
 

@@ -14,6 +14,7 @@
  * therefore be idempotent per event id (legacy deliveries are keyed by it; v1 receivers get the
  * event id header to de-duplicate the rare repeat).
  */
+import { crashPoint } from '../crash-points'
 import { iso, type Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
 import { newId } from '../ids'
@@ -100,7 +101,9 @@ export class EventBus {
     // Held from before the record exists, so a sweep on another instance never takes it mid-dispatch.
     await this.lease(recorded.id)
     await this.events.insert(recorded)
+    crashPoint('event.recorded')
     await this.dispatch(recorded)
+    crashPoint('event.dispatched')
     return recorded
   }
 

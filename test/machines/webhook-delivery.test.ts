@@ -144,7 +144,7 @@ describe('webhook delivery: with a fake deliver effect', () => {
     await waitFor(actor, (s) => s.value === 'retrying')
     actor.send({ type: 'timer.due', at: actor.getSnapshot().context.nextAttemptAt!, name: 'retry' })
     await waitFor(actor, (s) => s.value === 'success')
-    expect(seen).toEqual([{ deliveryId: 'dlv_7', attempt: 1 }, { deliveryId: 'dlv_7', attempt: 2 }])
+    expect(seen).toEqual([{ deliveryId: 'dlv_7', attempt: 1, round: 0 }, { deliveryId: 'dlv_7', attempt: 2, round: 0 }])
     expect(actor.getSnapshot().context).toMatchObject({ attempts: 2, responseStatus: 200, completedAt: T0 + 2 * SEC })
     actor.stop()
   })
@@ -160,7 +160,26 @@ describe('webhook delivery: with a fake deliver effect', () => {
     })
     const restored = createActor(again, { snapshot: persisted } as any).start()
     await waitFor(restored, (s) => s.value === 'success')
-    expect(runs).toEqual([{ deliveryId: 'dlv_8', attempt: 1 }])
+    expect(runs).toEqual([{ deliveryId: 'dlv_8', attempt: 1, round: 0 }])
     restored.stop()
+  })
+
+  test('attempts counts the number an attempt was sent as; a POST retry starts a new round', async () => {
+    const runs: DeliverInput[] = []
+    // As after a crash: the effect sent attempt 3 though the chart had counted none.
+    let next = 3
+    const machine = webhookDeliveryMachine.provide({
+      actors: { deliver: fromPromise<DeliverOutput, DeliverInput>(async ({ input }) => (runs.push(input), { ok: false, at: T0, status: 500, error: 'HTTP 500', retryable: true, attempt: next++ })) },
+    })
+    const actor = createActor(machine, { input: { id: 'dlv_9', maxRetries: 2 } }).start()
+    // Attempt 3 of max_retries + 1 = 3: no retry left, although the chart itself counted one.
+    await waitFor(actor, (s) => s.value === 'failed')
+    expect(actor.getSnapshot().context).toMatchObject({ attempts: 3, round: 0 })
+    next = 1
+    actor.send({ type: 'delivery.retry', at: T0 })
+    await waitFor(actor, (s) => s.value === 'retrying')
+    expect(runs.at(-1)).toEqual({ deliveryId: 'dlv_9', attempt: 1, round: 1 })
+    expect(actor.getSnapshot().context).toMatchObject({ attempts: 1, round: 1 })
+    actor.stop()
   })
 })

@@ -25,6 +25,7 @@ import { DuplicateKeyError } from '../../store/port'
 import { attempt, type AttemptDeps } from './attempt'
 import { LaneFullError, LanesStoppedError, type Lanes } from './lanes'
 import type { LegacyEndpointDoc, WebhookRepos } from './repository'
+import { crashPoint } from '../../crash-points'
 import { DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, signedHeaders } from './signing'
 
 export interface LegacyDeliveryDeps {
@@ -65,15 +66,29 @@ export class LegacyDeliveries {
     const endpoint = await repos.endpoints.get(doc.endpointId)
     if (!endpoint) return final('the endpoint was deleted')
     if (!endpoint.isActive) return final('the endpoint is inactive (is_active: false)')
+    // A success already recorded (the process died before the chart heard of it): report it, send nothing.
+    if (typeof doc.succeededAt === 'number') return { ok: true, at: doc.succeededAt, status: doc.succeededStatus ?? null, error: null, retryable: true, attempt: doc.lastAttempt }
     const event = await this.deps.events.get(doc.eventId)
     if (!event) return final(`event ${doc.eventId} is no longer stored`)
     try {
       return await this.deps.lanes.run(`legacy:${endpoint.id}`, async () => {
-        const outcome = await attempt({ kind: 'url', url: endpoint.url }, await this.request(endpoint, event, doc.id, input.attempt), {
+        // Claimed in the store before the request leaves: an attempt re-made after a crash goes out
+        // as the next number, never again as one that may have been sent.
+        const base = (doc.claimedRound ?? 0) === input.round ? (doc.lastAttempt ?? 0) : 0
+        const attemptNo = Math.max(input.attempt, base + 1)
+        await repos.deliveries.update(doc.id, { lastAttempt: attemptNo, claimedRound: input.round })
+        crashPoint('delivery.claimed')
+        const outcome = await attempt({ kind: 'url', url: endpoint.url }, await this.request(endpoint, event, doc.id, attemptNo), {
           ...this.deps.attempt,
           timeoutMs: endpoint.timeoutMs,
         })
-        return { ...outcome, at: clock.now(), retryable: true }
+        crashPoint('delivery.answered')
+        const at = clock.now()
+        if (outcome.ok) {
+          await repos.deliveries.update(doc.id, { succeededAt: at, succeededStatus: outcome.status })
+          crashPoint('delivery.succeeded')
+        }
+        return { ...outcome, at, retryable: true, attempt: attemptNo }
       })
     } catch (err) {
       if (err instanceof LaneFullError) return { ok: false, at: clock.now(), status: null, error: `not attempted: ${err.message}`, retryable: true }
@@ -92,6 +107,7 @@ export class LegacyDeliveries {
     } catch (err) {
       if (!(err instanceof DuplicateKeyError)) throw err
     }
+    crashPoint('delivery.queued')
     try {
       await this.deps.deliveries().spawn(id, { id, maxRetries: endpoint.maxRetries })
     } catch (err) {

@@ -69,6 +69,12 @@ export interface LegacyDeliveryDoc {
   eventId: string
   eventType: string
   createdAt: string
+  /** The last attempt number claimed (written before its request leaves) and its retry round. */
+  lastAttempt?: number
+  claimedRound?: number
+  /** Written when an attempt succeeded, before the chart hears of it: nothing is sent after it. */
+  succeededAt?: number
+  succeededStatus?: number | null
 }
 
 export const legacyDeliveriesSpec: CollectionSpec = {

@@ -13,6 +13,7 @@
  * (bus.ts), so a v1 receiver may rarely see an event twice: `x-service-event-id` de-duplicates.
  * Jobs queued in memory when the process dies are not re-attempted (one attempt, no retry).
  */
+import type { Coordination } from '../../coordination/port'
 import type { WebhookEndpointActors } from '../../../actors/webhook-endpoint'
 import { iso, type Clock } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
@@ -36,7 +37,18 @@ export interface V1DeliveryDeps {
   lanes: Lanes
   attempt: AttemptDeps
   logger: Logger
+  /** Remembers which (event, webhook) pairs were attempted, across restarts: at most once. */
+  coordination: Pick<Coordination, 'idempotencyBegin'>
 }
+
+/**
+ * v1 deliveries are one attempt, no retry (SPEC.md Events rule 1). An event whose dispatch a crash
+ * interrupted is dispatched again after the restart; the claim below makes that re-dispatch skip
+ * every webhook already attempted, so a receiver never gets a v1 event twice (at most once: one
+ * claimed but not sent when the process died is not sent). Re-dispatch happens within minutes of
+ * a restart; a day of memory is far beyond it.
+ */
+const ATTEMPT_CLAIM_TTL_MS = 24 * 60 * 60 * 1000
 
 export class V1Deliveries {
   constructor(private readonly deps: V1DeliveryDeps) {}
@@ -64,6 +76,8 @@ export class V1Deliveries {
     if (!hook || !subscribes(hook.events, event.type)) return
     const record = await this.deps.endpoints.read(id)
     if (record && record.state !== 'enabled') return
+    const claim = await this.deps.coordination.idempotencyBegin(`v1-delivery:${event.id}:${id}`, ATTEMPT_CLAIM_TTL_MS)
+    if (claim.state !== 'started') return
     const outcome = await attempt(targetOf(hook), this.request(hook, event), this.deps.attempt)
     await this.report(id, outcome)
   }

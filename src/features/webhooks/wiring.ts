@@ -3,6 +3,7 @@
  * here, before the runtime starts), the bus subscribers that deliver, the developer notifications
  * they raise, and the clean-ups other features trigger (agent deleted, customer deleted).
  */
+import type { Coordination } from '../../coordination/port'
 import { registerWebhookDelivery, type WebhookDeliveryActors } from '../../../actors/webhook-delivery'
 import { registerWebhookEndpoint } from '../../../actors/webhook-endpoint'
 import type { ActorRuntime } from '../../../actors/runtime'
@@ -60,6 +61,7 @@ export interface WebhooksDeps {
   runtime: ActorRuntime
   agents: AgentService
   workspaces: WorkspaceRepo
+  coordination: Coordination
 }
 
 export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<WebhooksFeature> {
@@ -86,7 +88,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
     agentNumber: (agentId) => agents.legacyNumberOfId(agentId),
   })
   deliveryActors = registerWebhookDelivery(runtime, { effects: { deliver: legacy.deliver }, clock, logger })
-  const v1 = new V1Deliveries({ repos, endpoints, secrets, clock, lanes, attempt: { allowPrivate, timeoutMs: V1_TIMEOUT_MS, email }, logger })
+  const v1 = new V1Deliveries({ repos, endpoints, secrets, clock, lanes, attempt: { allowPrivate, timeoutMs: V1_TIMEOUT_MS, email }, logger, coordination: deps.coordination })
   bus.subscribe(v1.onEvent)
   bus.subscribe(legacy.onEvent)
 
