@@ -28,7 +28,7 @@ interface Hit {
   attempt: number
 }
 
-let receiver: Server
+let receiver: Server<unknown>
 const hits: Hit[] = []
 const dirs: string[] = []
 let child: Subprocess | null = null
