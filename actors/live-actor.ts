@@ -9,9 +9,10 @@ import {
   type AnyStateMachine,
   type InspectionEvent,
   type Observer,
+  type EventObject,
   type Subscription,
 } from 'xstate'
-import type { Deadline } from './types'
+import type { Deadline, OutboxEntry } from './types'
 
 export type InspectObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void)
 
@@ -25,7 +26,7 @@ export interface LiveActorInit {
   /** Resumed actor: the persisted snapshot to resume from. */
   snapshot?: unknown
   /** What the store holds for it already (resumed actors). */
-  stored?: { json: string | null; deadlines: Deadline[]; createdAt: string }
+  stored?: { json: string | null; deadlines: Deadline[]; createdAt: string; outbox?: OutboxEntry[]; emitSeq?: number }
   inspect?: InspectObserver
   /** Called on every snapshot the actor emits, including ones caused by its invoked effects. */
   onChange: (live: LiveActor) => void
@@ -50,7 +51,14 @@ export class LiveActor {
   lastActiveAt = Date.now()
   /** A flush of an effect-driven change is already queued. */
   flushQueued = false
+  /** Domain events the chart emitted (`emit()`) since the last flush: stored with the next snapshot. */
+  emitted: EventObject[] = []
+  /** Emitted events stored in the outbox and not yet handed over (see persister.ts). */
+  outbox: OutboxEntry[]
+  /** The sequence number of the last emitted event: outbox entries' ids derive from it. */
+  emitSeq: number
   private readonly subscription: Subscription
+  private readonly emitSubscription: Subscription
 
   constructor(init: LiveActorInit) {
     this.kind = init.kind
@@ -59,6 +67,8 @@ export class LiveActor {
     this.lastJson = init.stored?.json ?? null
     this.deadlines = init.stored?.deadlines ?? []
     this.createdAt = init.stored?.createdAt ?? null
+    this.outbox = init.stored?.outbox ?? []
+    this.emitSeq = init.stored?.emitSeq ?? 0
     this.actor = createActor(init.machine, {
       id: init.key,
       input: init.input,
@@ -70,6 +80,11 @@ export class LiveActor {
     this.subscription = this.actor.subscribe({
       next: () => init.onChange(this),
       error: (err) => init.onError(this, err),
+    })
+    // Emitted domain events are kept for the persister, which stores them with the snapshot.
+    this.emitSubscription = this.actor.on('*', (event) => {
+      this.emitted.push(event as EventObject)
+      init.onChange(this)
     })
     this.actor.start()
   }
@@ -97,6 +112,7 @@ export class LiveActor {
 
   stop(): void {
     this.subscription.unsubscribe()
+    this.emitSubscription.unsubscribe()
     this.actor.stop()
   }
 }

@@ -30,12 +30,19 @@ export class Persister {
    */
   async flush(live: LiveActor, spec: ActorKindSpec, fired?: Fired): Promise<AnyMachineSnapshot> {
     const snap = live.actor.getSnapshot() as AnyMachineSnapshot
-    if (snap === live.lastSnapshot) return this.unchanged(live, snap, fired)
+    const emitting = live.emitted.length > 0
+    if (snap === live.lastSnapshot && !emitting) return this.unchanged(live, snap, fired)
     const persisted = live.actor.getPersistedSnapshot()
     const json = JSON.stringify(persisted)
-    if (json === live.lastJson) {
+    if (json === live.lastJson && !emitting) {
       live.lastSnapshot = snap
       return this.unchanged(live, snap, fired)
+    }
+    // Emitted events join the outbox and are stored in the same write as the snapshot that emitted
+    // them, so a crash can lose neither one without the other.
+    for (const event of live.emitted.splice(0)) {
+      live.emitSeq += 1
+      live.outbox.push({ id: `${live.kind}:${live.id}:${live.emitSeq}`, event: JSON.parse(JSON.stringify(event)) })
     }
     // A finished or failed actor waits for nothing: its timers go.
     const deadlines = snap.status === 'active' ? checkDeadlines(live.kind, spec.deadlines?.(snap) ?? []) : []
@@ -55,6 +62,9 @@ export class Persister {
       deadlines,
       nextDeadlineAt: earliest(deadlines),
       pendingWork: snap.status === 'active' && (hasRunningChildren(persisted) || (spec.pendingWork?.(snap) ?? false)),
+      outbox: [...live.outbox],
+      hasOutbox: live.outbox.length > 0,
+      emitSeq: live.emitSeq,
       createdAt: live.createdAt,
       updatedAt: now,
     }
@@ -65,7 +75,36 @@ export class Persister {
     live.deadlines = this.withoutIgnored(live, deadlines, plan.ignoredDue)
     await this.schedule(live, plan.after)
     for (const name of plan.cancel) await this.deps.coordination.cancelTimer(timerId(live.kind, live.id, name))
+    if (live.outbox.length > 0) await this.handOver(live, spec, doc)
     return snap
+  }
+
+  /** Boot: hands over what a crash left in a live (resumed) actor's stored outbox. */
+  async deliverOutbox(live: LiveActor, spec: ActorKindSpec): Promise<void> {
+    if (live.outbox.length === 0) return
+    const doc = await this.deps.snapshots.get(live.key)
+    if (doc) await this.handOver(live, spec, doc)
+  }
+
+  /**
+   * Hands the stored outbox to the kind's `emitted` hook, then stores it empty. A failure leaves
+   * the rest stored (boot and the next flush try again); ids keep a repeated hand-over recognisable.
+   */
+  private async handOver(live: LiveActor, spec: ActorKindSpec, doc: StoredActor): Promise<void> {
+    if (!spec.emitted) {
+      live.outbox.length = 0
+      return
+    }
+    try {
+      while (live.outbox.length > 0) {
+        const entry = live.outbox[0]
+        await spec.emitted(live.id, entry.event, entry.id)
+        live.outbox.shift()
+      }
+    } catch (err) {
+      this.deps.logger.error({ err, actor: live.key }, 'emitted event not handed over; kept in the outbox for a retry')
+    }
+    await this.deps.snapshots.put({ ...doc, outbox: [...live.outbox], hasOutbox: live.outbox.length > 0 })
   }
 
   /** Nothing to store; but a delivered timer whose deadline is still ahead must be re-armed. */

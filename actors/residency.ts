@@ -74,7 +74,7 @@ export class Residency {
         return { type: 'final', snapshot: fromView(reg, { value: doc.state, context, status: doc.status }) }
       }
       const { snapshot, migrated } = this.resumable(reg, doc)
-      const stored = { json: migrated ? null : JSON.stringify(doc.snapshot), deadlines: doc.deadlines, createdAt: doc.createdAt }
+      const stored = { json: migrated ? null : JSON.stringify(doc.snapshot), deadlines: doc.deadlines, createdAt: doc.createdAt, outbox: doc.outbox, emitSeq: doc.emitSeq }
       return { type: 'live', live: this.start(reg, id, key, { snapshot, stored }) }
     } catch (err) {
       await leases.release(key)

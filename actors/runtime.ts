@@ -161,6 +161,7 @@ export class ActorRuntime {
       inspect: this.opts.inspect,
       passivate: (reg, id) => void this.passivate(reg.kind, id).catch(() => {}),
     })
+    await this.deliverOutboxes(persister)
     const resumed = await this.resumePending()
     this.pump.start()
     this.keeper.start()
@@ -340,6 +341,32 @@ export class ActorRuntime {
    * Resumes stored actors with pending work that no instance holds: at boot, and periodically for
    * the ones a crashed instance left behind once its leases lapse. Returns how many it resumed.
    */
+  /**
+   * Emitted events a crash left stored but not handed over: resume each such actor under its lease
+   * and hand its outbox over (a finished actor's straight from the store: it never changes again).
+   */
+  private async deliverOutboxes(persister: Persister): Promise<void> {
+    const residency = this.res()
+    for (const reg of this.kinds.values()) {
+      if (!reg.spec.emitted) continue
+      for (const doc of await this.store().withOutbox(reg.kind)) {
+        try {
+          await this.queue.run(doc.id, async () => {
+            const target = await residency.acquire(reg, doc.resourceId, doc.id, undefined)
+            if (target.type === 'live') await persister.deliverOutbox(target.live, reg.spec)
+            else if (target.type === 'final') {
+              for (const entry of doc.outbox ?? []) await reg.spec.emitted!(doc.resourceId, entry.event, entry.id)
+              await this.store().put({ ...doc, outbox: [], hasOutbox: false })
+            }
+          })
+          residency.afterJob(reg, doc.id)
+        } catch (err) {
+          this.opts.logger.warn({ err, actor: doc.id }, 'stored emitted events not handed over at boot')
+        }
+      }
+    }
+  }
+
   private async resumePending(): Promise<number> {
     const residency = this.res()
     let resumed = 0

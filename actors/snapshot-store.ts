@@ -32,6 +32,8 @@ export class SnapshotStore {
         { name: 'kind_state', fields: [['kind', 1], ['state', 1], ['resourceId', 1]] },
         // Operators: which actors wake next.
         { name: 'next_deadline', fields: [['nextDeadlineAt', 1]] },
+        // Boot: emitted events a crash left in an outbox.
+        { name: 'outbox', fields: [['hasOutbox', 1], ['kind', 1]] },
       ],
     })
     return new SnapshotStore(docs)
@@ -48,6 +50,11 @@ export class SnapshotStore {
   /** Actors whose last persisted snapshot had an effect running (see runtime.ts "pending work"). */
   pending(kind: string): Promise<StoredActor[]> {
     return this.docs.find({ pendingWork: true, kind })
+  }
+
+  /** Actors whose stored outbox still holds emitted events (a crash came between storing and handing over). */
+  withOutbox(kind: string): Promise<StoredActor[]> {
+    return this.docs.find({ hasOutbox: true, kind })
   }
 
   list(kind: string, opts: { state?: string; limit?: number } = {}): Promise<StoredActor[]> {

@@ -17,6 +17,13 @@ export interface Deadline {
   at: number
 }
 
+/** An event the chart emitted, stored with the snapshot until the kind's `emitted` hook took it. */
+export interface OutboxEntry {
+  /** Unique and stable per actor: `<kind>:<resourceId>:<seq>`, so a re-delivery is recognisable. */
+  id: string
+  event: { type: string; [field: string]: unknown }
+}
+
 /** What the stored snapshot was written with, handed to a kind's migration hook. */
 export interface StoredVersion {
   version: number
@@ -44,6 +51,13 @@ export interface ActorKindSpec<M extends AnyStateMachine = AnyStateMachine> {
   migrate?: (stored: StoredVersion) => unknown | null
   /** Wall-clock ms without events before the actor is passivated; 0 = as soon as it is idle. */
   idleMs?: number
+  /**
+   * Where the chart's emitted domain events go (`emit()` in the chart): typically the event bus.
+   * Called after the snapshot that emitted them is stored, at least once per event (again after a
+   * crash between storing and handing over), with an id that is the same on every call: make the
+   * hand-over idempotent by it (EventBus.publish takes it as the event id).
+   */
+  emitted?: (resourceId: string, event: OutboxEntry['event'], id: string) => Promise<void>
 }
 
 /** One document per actor in the `actor_snapshots` collection. */
@@ -63,6 +77,12 @@ export interface StoredActor {
   nextDeadlineAt: number | null
   /** True while an invoked effect was running at the last persist: boot resumes it. */
   pendingWork: boolean
+  /** Emitted events not yet handed to the kind's `emitted` hook (absent: none). */
+  outbox?: OutboxEntry[]
+  /** True while `outbox` holds anything: boot hands those over. */
+  hasOutbox?: boolean
+  /** Emitted events so far (outbox ids count from it). */
+  emitSeq?: number
   createdAt: string
   updatedAt: string
   [field: string]: unknown

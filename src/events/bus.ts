@@ -19,7 +19,7 @@ import { iso, type Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
 import { newId } from '../ids'
 import type { Logger } from '../logger'
-import type { Collection, CollectionSpec, DocumentStore } from '../store/port'
+import { DuplicateKeyError, type Collection, type CollectionSpec, type DocumentStore } from '../store/port'
 import type { EventType } from './catalogue'
 
 export { EVENT_TYPES, type EventType } from './catalogue'
@@ -95,12 +95,22 @@ export class EventBus {
     }
   }
 
-  /** Records the event, then runs local subscribers (awaited), marks it dispatched and tells every instance. */
-  async publish(event: DomainEvent): Promise<RecordedEvent> {
-    const recorded = this.stamp(event)
+  /**
+   * Records the event, then runs local subscribers (awaited), marks it dispatched and tells every
+   * instance. With `opts.id` (an actor's emitted event: actors/types.ts `emitted`) publishing is
+   * idempotent: an id already recorded is not recorded or dispatched again (an undispatched one is
+   * the sweep's), so a hand-over repeated after a crash publishes once.
+   */
+  async publish(event: DomainEvent, opts: { id?: string } = {}): Promise<RecordedEvent> {
+    const recorded = this.stamp(event, opts.id)
     // Held from before the record exists, so a sweep on another instance never takes it mid-dispatch.
     await this.lease(recorded.id)
-    await this.events.insert(recorded)
+    try {
+      await this.events.insert(recorded)
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError) || opts.id === undefined) throw err
+      return (await this.events.get(recorded.id)) ?? recorded
+    }
     crashPoint('event.recorded')
     await this.dispatch(recorded)
     crashPoint('event.dispatched')
@@ -144,8 +154,8 @@ export class EventBus {
     await this.unsubscribe?.()
   }
 
-  private stamp(event: DomainEvent): RecordedEvent {
-    return { ...event, id: newId('evt'), createdAt: iso(this.clock.now()), dispatched: false }
+  private stamp(event: DomainEvent, id?: string): RecordedEvent {
+    return { ...event, id: id ?? newId('evt'), createdAt: iso(this.clock.now()), dispatched: false }
   }
 
   private lease(id: string): Promise<boolean> {

@@ -52,6 +52,18 @@ describe('recording and local dispatch', () => {
     await bus.close()
   })
 
+  test('publishing with a given id is idempotent: the same id is recorded and dispatched once', async () => {
+    const { bus } = await fresh()
+    const seen: string[] = []
+    bus.subscribe((e) => void seen.push(e.id))
+    const first = await bus.publish(event(1), { id: 'call:out_1:1' })
+    const again = await bus.publish(event(2), { id: 'call:out_1:1' })
+    expect(first.id).toBe('call:out_1:1')
+    expect(again).toMatchObject({ id: 'call:out_1:1', data: { n: 1 } })
+    expect(seen).toEqual(['call:out_1:1'])
+    await bus.close()
+  })
+
   test('an event recorded but not dispatched (a crash) is dispatched by start(), once', async () => {
     const { bus } = await fresh()
     const seen: string[] = []
