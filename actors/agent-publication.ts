@@ -7,25 +7,36 @@
  * as pending work (a stored snapshot with a running effect is resumed at boot and the effect
  * re-runs; the effects are idempotent for that).
  */
-import { fromPromise } from 'xstate'
 import { agentPublicationMachine, MACHINE_VERSION, type EffectInput } from '../machines/agent-publication'
-import type { PublicationEffects } from '../src/features/versions/effects'
+import type { Clock } from '../src/clock'
+import type { Logger } from '../src/logger'
+import { bindEffect, type EffectBinding } from './effects'
 import type { ActorKind } from './types'
 import type { ActorRuntime } from './runtime'
 
 export const AGENT_PUBLICATION_KIND = 'agentPublication'
 
-const effect = (run: (input: EffectInput) => Promise<void>) => fromPromise<void, EffectInput>(({ input }) => run(input))
+/** The I/O behind the chart's effects (src/features/versions/effects.ts implements it). */
+export interface AgentPublicationEffectPort {
+  backupCurrent(input: EffectInput): Promise<void>
+  restoreVersion(input: EffectInput): Promise<void>
+  freezeVersion(input: EffectInput): Promise<void>
+  goLive(input: EffectInput): Promise<void>
+  storeCheckpoint(input: EffectInput): Promise<void>
+  stopServing(input: EffectInput): Promise<void>
+}
 
-export function bindAgentPublication(effects: PublicationEffects) {
+export function bindAgentPublication(effects: AgentPublicationEffectPort, deps: { clock: Clock; logger: Logger }) {
+  const binding: EffectBinding = { kind: AGENT_PUBLICATION_KIND, ...deps }
+  const effect = (name: string, run: (input: EffectInput) => Promise<void>) => bindEffect(binding, name, run, (input) => input.agentId)
   return agentPublicationMachine.provide({
     actors: {
-      backupCurrent: effect(effects.backupCurrent),
-      restoreVersion: effect(effects.restoreVersion),
-      freezeVersion: effect(effects.freezeVersion),
-      goLive: effect(effects.goLive),
-      storeCheckpoint: effect(effects.storeCheckpoint),
-      stopServing: effect(effects.stopServing),
+      backupCurrent: effect('backupCurrent', (i) => effects.backupCurrent(i)),
+      restoreVersion: effect('restoreVersion', (i) => effects.restoreVersion(i)),
+      freezeVersion: effect('freezeVersion', (i) => effects.freezeVersion(i)),
+      goLive: effect('goLive', (i) => effects.goLive(i)),
+      storeCheckpoint: effect('storeCheckpoint', (i) => effects.storeCheckpoint(i)),
+      stopServing: effect('stopServing', (i) => effects.stopServing(i)),
     },
   })
 }
@@ -34,6 +45,6 @@ export type AgentPublicationMachine = ReturnType<typeof bindAgentPublication>
 export type AgentPublicationKind = ActorKind<AgentPublicationMachine>
 
 /** Registers the kind; call before `runtime.start()` so boot resumes effects left in flight. */
-export function registerAgentPublication(runtime: ActorRuntime, effects: PublicationEffects): AgentPublicationKind {
-  return runtime.register(AGENT_PUBLICATION_KIND, { machine: bindAgentPublication(effects), version: MACHINE_VERSION })
+export function registerAgentPublication(runtime: ActorRuntime, effects: AgentPublicationEffectPort, deps: { clock: Clock; logger: Logger }): AgentPublicationKind {
+  return runtime.register(AGENT_PUBLICATION_KIND, { machine: bindAgentPublication(effects, deps), version: MACHINE_VERSION })
 }

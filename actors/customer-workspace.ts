@@ -4,12 +4,12 @@
  * `org_…` id, spawned lazily by the first lifecycle move (send with `input`): a customer that is
  * never deleted never costs an actor.
  *
- * Effects run as invoked promises. A failure is turned into an EffectError carrying the instant it
+ * Effects run as invoked promises (actors/effects.ts). A failure is turned into an EffectError carrying the instant it
  * failed on the service clock, so the chart can time its retry (`retryAt`, a durable deadline)
  * without reading a clock itself. An effect in flight at a crash is in the stored snapshot as a
  * running child: the runtime resumes that actor at boot and XState runs the effect again.
  */
-import { fromPromise, type AnyActorLogic } from 'xstate'
+import type { AnyActorLogic } from 'xstate'
 import {
   customerWorkspaceDeadlines,
   customerWorkspaceMachine,
@@ -21,6 +21,7 @@ import {
 } from '../machines/customer-workspace'
 import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
+import { bindEffect } from './effects'
 import type { ActorRuntime } from './runtime'
 import type { ActorKind } from './types'
 
@@ -35,31 +36,13 @@ export interface CustomerWorkspaceEffectPort {
   erase(input: EraseInput): Promise<void>
 }
 
-/** An effect's rejection as the chart reads it: a message and when it failed (service clock). */
-export class EffectError extends Error {
-  override readonly name = 'EffectError'
-  constructor(
-    message: string,
-    readonly at: number,
-  ) {
-    super(message)
-  }
-}
-
 export function registerCustomerWorkspace(
   runtime: ActorRuntime,
   deps: { effects: CustomerWorkspaceEffectPort; clock: Clock; logger: Logger },
 ): CustomerWorkspaceActors {
+  const binding = { kind: CUSTOMER_WORKSPACE_KIND, clock: deps.clock, logger: deps.logger }
   const bind = <I extends { id: string }>(name: CustomerWorkspaceEffect, run: (input: I) => Promise<void>): AnyActorLogic =>
-    fromPromise<void, I>(async ({ input }) => {
-      try {
-        await run(input)
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err)
-        deps.logger.warn({ err, customer: input.id, effect: name }, 'customer lifecycle effect failed; it is retried')
-        throw new EffectError(message, deps.clock.now())
-      }
-    })
+    bindEffect(binding, name, run, (input) => input.id)
   const machine = customerWorkspaceMachine.provide({
     actors: {
       archiveCustomer: bind<ArchiveInput>('archiveCustomer', (i) => deps.effects.archive(i)),

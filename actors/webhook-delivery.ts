@@ -8,10 +8,10 @@
  * failed delivery: those are outcomes) is turned into an error carrying the instant it failed, so
  * the chart can record it without reading a clock.
  */
-import { fromPromise } from 'xstate'
 import { deliveryDeadlines, MACHINE_VERSION, webhookDeliveryMachine, type DeliverInput, type DeliverOutput } from '../machines/webhook-delivery'
 import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
+import { bindEffect } from './effects'
 import type { ActorRuntime } from './runtime'
 import type { ActorKind } from './types'
 
@@ -24,30 +24,18 @@ export interface WebhookDeliveryEffectPort {
   deliver(input: DeliverInput): Promise<DeliverOutput>
 }
 
-export class DeliveryEffectError extends Error {
-  override readonly name = 'DeliveryEffectError'
-  constructor(
-    message: string,
-    readonly at: number,
-  ) {
-    super(message)
-  }
-}
-
 export function registerWebhookDelivery(
   runtime: ActorRuntime,
   deps: { effects: WebhookDeliveryEffectPort; clock: Clock; logger: Logger },
 ): WebhookDeliveryActors {
   const machine = webhookDeliveryMachine.provide({
     actors: {
-      deliver: fromPromise<DeliverOutput, DeliverInput>(async ({ input }) => {
-        try {
-          return await deps.effects.deliver(input)
-        } catch (err) {
-          deps.logger.error({ err, delivery: input.deliveryId }, 'legacy delivery attempt crashed')
-          throw new DeliveryEffectError(err instanceof Error ? err.message : String(err), deps.clock.now())
-        }
-      }),
+      deliver: bindEffect<DeliverInput, DeliverOutput>(
+        { kind: WEBHOOK_DELIVERY_KIND, clock: deps.clock, logger: deps.logger },
+        'deliver',
+        (input) => deps.effects.deliver(input),
+        (input) => input.deliveryId,
+      ),
     },
   })
   return runtime.register(WEBHOOK_DELIVERY_KIND, {

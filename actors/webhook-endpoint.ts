@@ -6,9 +6,10 @@
  * The effect is idempotent (the notification is keyed by endpoint and instant), because a crash
  * while it runs leaves a running child in the snapshot and the runtime re-runs it at boot.
  */
-import { fromPromise } from 'xstate'
 import { MACHINE_VERSION, webhookEndpointMachine, type NotifyInput } from '../machines/webhook-endpoint'
+import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
+import { bindEffect } from './effects'
 import type { ActorRuntime } from './runtime'
 import type { ActorKind } from './types'
 
@@ -21,17 +22,10 @@ export interface WebhookEndpointEffectPort {
   notify(input: NotifyInput): Promise<void>
 }
 
-export function registerWebhookEndpoint(runtime: ActorRuntime, deps: { effects: WebhookEndpointEffectPort; logger: Logger }): WebhookEndpointActors {
+export function registerWebhookEndpoint(runtime: ActorRuntime, deps: { effects: WebhookEndpointEffectPort; clock: Clock; logger: Logger }): WebhookEndpointActors {
   const machine = webhookEndpointMachine.provide({
     actors: {
-      notify: fromPromise<void, NotifyInput>(async ({ input }) => {
-        try {
-          await deps.effects.notify(input)
-        } catch (err) {
-          deps.logger.error({ err, webhook: input.endpointId }, 'could not store the switched-off notification')
-          throw err
-        }
-      }),
+      notify: bindEffect<NotifyInput, void>({ kind: WEBHOOK_ENDPOINT_KIND, clock: deps.clock, logger: deps.logger }, 'notify', (input) => deps.effects.notify(input), (input) => input.endpointId),
     },
   })
   return runtime.register(WEBHOOK_ENDPOINT_KIND, {

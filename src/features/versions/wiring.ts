@@ -34,7 +34,7 @@ export async function buildVersionsFeature(deps: {
   const store = await VersionStore.open(deps.store)
   const drafts = new DraftReader(agents, deps.knowledge)
   const effects = new PublicationEffects(store, drafts, (workspaceId, id, fields, at) => agents.restore(workspaceId, id, fields, at))
-  const publication = new Publication(registerAgentPublication(deps.runtime, effects), deps.clock, logger)
+  const publication = new Publication(registerAgentPublication(deps.runtime, effects, { clock: deps.clock, logger }), deps.clock, logger)
   const legacyAgents = { get: (workspaceId: string, ref: string) => agents.getLegacy(workspaceId, ref) }
   const versions = new VersionService({ agents: legacyAgents, agentNumber: (agent) => agents.legacyNumber(agent), drafts, versions: store, publication, logger })
   agents.onPatch(async (agent) => {

@@ -75,7 +75,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   const lanes = new Lanes({ concurrency: LANE_CONCURRENCY, maxQueued: LANE_MAX_QUEUED })
   const allowPrivate = config.allowPrivateWebhookTargets
 
-  const endpoints = registerWebhookEndpoint(runtime, { effects: webhookNotices({ repos, notifications }), logger })
+  const endpoints = registerWebhookEndpoint(runtime, { effects: webhookNotices({ repos, notifications }), clock, logger })
   let deliveryActors: WebhookDeliveryActors | null = null
   const legacy = new LegacyDeliveries({
     repos,

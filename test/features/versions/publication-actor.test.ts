@@ -115,7 +115,7 @@ describe('effects', () => {
 describe('on the actor runtime', () => {
   test('publish through the runtime: the version is written and served when the command answers', async () => {
     const runtime = makeRuntime(env, clock)
-    const publication = new Publication(registerAgentPublication(runtime, effects()), clock, pino({ level: 'silent' }))
+    const publication = new Publication(registerAgentPublication(runtime, effects(), { clock, logger: pino({ level: 'silent' }) }), clock, pino({ level: 'silent' }))
     await runtime.start()
     try {
       expect(await publication.command(agent, 'key_1', { type: 'agent.publish', changeSummary: null })).toEqual({ versionId: 1, backupVersionId: 0 })
@@ -138,7 +138,7 @@ describe('on the actor runtime', () => {
       },
     }) as PublicationEffects
     const before = makeRuntime(env, clock, { instanceId: 'before' })
-    const kind = registerAgentPublication(before, slow)
+    const kind = registerAgentPublication(before, slow, { clock, logger: pino({ level: 'silent' }) })
     await before.start()
     const event = { type: 'agent.publish' as const, at: T0, commandId: 'c1', by: 'key_1', versionId: 1, changeSummary: null }
     expect((await kind.send(agent.id, event, { input: { agentId: agent.id, workspaceId: WS } })).value).toBe('freezing')
@@ -148,7 +148,7 @@ describe('on the actor runtime', () => {
     expect(await versions.get(agent.id, 1)).toBeNull()
 
     const after = makeRuntime(env, clock, { instanceId: 'after' })
-    const again = registerAgentPublication(after, effects())
+    const again = registerAgentPublication(after, effects(), { clock, logger: pino({ level: 'silent' }) })
     expect((await after.start()).resumed).toBe(1)
     try {
       const done = await again.settle(agent.id)
