@@ -18,15 +18,16 @@
  * - `attempt` moves to the next number when a retry rings, so while waiting the context still
  *   describes the missed try (`attempt` n, `retryScheduledFor` set), as the spec's event shows.
  * - Analysis: tries nobody spoke in (missed, failed, cancelled) are analysed at once
- *   (`analysedAt` = the end); a completed try asks for analysis and emits `call.analysed` on
- *   `analysis.done`, once.
+ *   (`analysedAt` = the end); a completed try runs `analyseCall` and emits `call.analysed` when it
+ *   finishes (or gives up), once.
  * - Whether the brought-number "cannot be ended" 409 applies is the HTTP layer's check.
  */
-import { assign, setup, type SnapshotFrom } from 'xstate'
+import { assign, emit, fromPromise, setup, spawnChild, type SnapshotFrom } from 'xstate'
 import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. */
-export const MACHINE_VERSION = 1
+/** 2: effects became invoked actors, events leave through emit(), the deadline is callDeadlines(). */
+export const MACHINE_VERSION = 2
 
 export type CallState = 'created' | 'scheduled' | 'ringing' | 'connected' | 'completed' | 'missed' | 'failed' | 'cancelled'
 export type EndedCallState = 'completed' | 'missed' | 'failed' | 'cancelled'
@@ -78,25 +79,53 @@ export type CallEvent =
   | { type: 'call.delete'; at: number }
   | { type: 'contact.optedOut'; at: number; reason?: 'opted_out' | 'do_not_call' }
   | { type: 'call.unplaceable'; at: number; error: string }
-  | { type: 'analysis.done'; at: number }
 
-/** Effects the runtime implements with `machine.provide({ actions })`. */
-export const CALL_EFFECTS = [
-  'scheduleTry',
-  'cancelScheduledTry',
-  'placeCall',
-  'openConversation',
-  'hangUpCall',
-  'emitCallCompleted',
-  'requestAnalysis',
-  'emitCallAnalysed',
-] as const
+/**
+ * Effects: invoked actors the binding (actors/call.ts) provides with `machine.provide({ actors })`.
+ * - `placeCall` dials the try through the telephony port; its output is the provider's `callRef`,
+ *   a rejection (the provider refused: SPEC.md's 502) ends the try `failed` with the reason;
+ * - `openConversation` puts the call in the inbox as a `voice` conversation;
+ * - `hangUp` ends a live call at the provider (DELETE while ringing or connected); spawned, since
+ *   the try has already ended when it runs;
+ * - `analyseCall` writes summary and fields after an answered try; its end (done or failed) makes
+ *   the results final (`analysedAt`) and emits `call.analysed`.
+ * Domain events leave through `emit()`: `call.completed` and `call.analysed`, each `{ id, attempt }`
+ * of the try; the binding publishes them on the event bus with the call as GET answers it.
+ */
+export const CALL_EFFECTS = ['placeCall', 'openConversation', 'hangUp', 'analyseCall'] as const
 export type CallEffect = (typeof CALL_EFFECTS)[number]
 
-const noop = () => {}
+/** What every effect is given: which call, which try. */
+export interface CallEffectInput {
+  id: string
+  attempt: number
+}
+
+export interface PlaceCallOutput {
+  callRef: string
+}
+
+/** When the analysis finished, on the service clock (machines read no clock). */
+export interface AnalyseCallOutput {
+  at: number
+}
+
+export interface HangUpInput extends CallEffectInput {
+  callRef: string | null
+  /** True once answered (the provider hangs up a live call and cancels a ringing one differently). */
+  answered: boolean
+}
+
+/** Emitted domain events: the try they are about. */
+export type CallEmitted = { type: 'call.completed'; id: string; attempt: number } | { type: 'call.analysed'; id: string; attempt: number }
 
 /** The instant a waiting call is due: a pending retry, else the booked time. */
 export const dueAt = (c: CallContext): number => c.retryScheduledFor ?? c.scheduledFor ?? 0
+
+/** The durable deadline of a waiting call (the runtime turns it into a timer that sends `timer.due`). */
+export function callDeadlines(s: { value: unknown; context: CallContext }): { name: string; at: number }[] {
+  return s.value === 'scheduled' ? [{ name: 'ring', at: dueAt(s.context) }] : []
+}
 
 const alreadyEnded = (state: EndedCallState) => ({
   actions: {
@@ -105,27 +134,42 @@ const alreadyEnded = (state: EndedCallState) => ({
   },
 })
 
+const effectInput = ({ context }: { context: CallContext }): CallEffectInput => ({ id: context.id, attempt: context.attempt })
+/** The error an effect rejected with, as words (EffectError carries a message). */
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : String(error))
+const failedAt = (error: unknown, fallback: number): number => {
+  const at = (error as { at?: unknown } | undefined)?.at
+  return typeof at === 'number' ? at : fallback
+}
+
 export const callMachine = setup({
   types: {
     context: {} as CallContext,
     events: {} as CallEvent,
     input: {} as CallInput,
+    emitted: {} as CallEmitted,
+  },
+  actors: {
+    placeCall: fromPromise<PlaceCallOutput, CallEffectInput>(async () => {
+      throw new Error('provided by actors/call.ts')
+    }),
+    openConversation: fromPromise<void, CallEffectInput>(async () => {
+      throw new Error('provided by actors/call.ts')
+    }),
+    hangUp: fromPromise<void, HangUpInput>(async () => {
+      throw new Error('provided by actors/call.ts')
+    }),
+    analyseCall: fromPromise<AnalyseCallOutput, CallEffectInput>(async () => {
+      throw new Error('provided by actors/call.ts')
+    }),
   },
   actions: {
-    scheduleTry: noop,
-    cancelScheduledTry: noop,
-    placeCall: noop,
-    openConversation: noop,
-    hangUpCall: noop,
-    emitCallCompleted: noop,
-    requestAnalysis: noop,
-    emitCallAnalysed: noop,
     /** A new try rings: per-try fields start over; a retry takes the next attempt number. */
     startTry: assign(({ context, event }) => ({
       attempt: context.retryScheduledFor !== null ? context.attempt + 1 : context.attempt,
       retryScheduledFor: null,
       callRef: null,
-      startedAt: event.at,
+      startedAt: (event as { at: number }).at,
       answeredAt: null,
       endedAt: null,
       seconds: 0,
@@ -133,39 +177,59 @@ export const callMachine = setup({
       error: null,
       analysedAt: null,
     })),
-    recordCallRef: assign({ callRef: ({ context, event }) => (event.type === 'call.placed' ? event.callRef : context.callRef) }),
-    markAnswered: assign({ answeredAt: ({ event }) => event.at }),
+    recordCallRef: assign({
+      callRef: ({ context, event }) =>
+        event.type === 'call.placed' ? event.callRef : ((event as { output?: PlaceCallOutput }).output?.callRef ?? context.callRef),
+    }),
+    markAnswered: assign({ answeredAt: ({ event }) => (event as { at: number }).at }),
     /** A try that nobody spoke in: ended and analysed at once; a retry is booked if one remains. */
-    endUnspoken: assign(({ context, event }, params: { hangup: Hangup; retry: boolean }) => ({
-      endedAt: event.at,
-      analysedAt: event.at,
-      seconds: 0,
-      hangup: event.type === 'call.unanswered' ? event.hangup : params.hangup,
-      error:
+    endUnspoken: assign(({ context, event }, params: { hangup: Hangup; retry: boolean }) => {
+      const at = 'at' in event ? (event as { at: number }).at : failedAt((event as { error?: unknown }).error, context.startedAt ?? 0)
+      const error =
         event.type === 'call.refused' || event.type === 'call.unplaceable'
           ? event.error
           : event.type === 'contact.optedOut'
             ? event.reason === 'do_not_call'
               ? 'the number was put on the do-not-call list before the call rang'
               : 'the person opted out before the call rang'
-            : null,
-      retryScheduledFor:
-        params.retry && context.retry && context.attempt < context.retry.maxAttempts
-          ? event.at + context.retry.delayMs
-          : null,
-    })),
+            : 'error' in event
+              ? reasonOf((event as { error: unknown }).error)
+              : null
+      return {
+        endedAt: at,
+        analysedAt: at,
+        seconds: 0,
+        hangup: event.type === 'call.unanswered' ? event.hangup : params.hangup,
+        error,
+        retryScheduledFor: params.retry && context.retry && context.attempt < context.retry.maxAttempts ? at + context.retry.delayMs : null,
+      }
+    }),
     /** A try somebody answered ends; analysis follows. */
-    endSpoken: assign(({ context, event }) => ({
-      endedAt: event.at,
-      seconds: context.answeredAt === null ? 0 : Math.max(0, Math.round((event.at - context.answeredAt) / 1000)),
-      hangup: event.type === 'call.ended' ? (event.hangup ?? 'answered') : 'cancelled',
-    })),
-    markAnalysed: assign({ analysedAt: ({ event }) => event.at }),
+    endSpoken: assign(({ context, event }) => {
+      const at = (event as { at: number }).at
+      return {
+        endedAt: at,
+        seconds: context.answeredAt === null ? 0 : Math.max(0, Math.round((at - context.answeredAt) / 1000)),
+        hangup: event.type === 'call.ended' ? (event.hangup ?? 'answered') : 'cancelled',
+      }
+    }),
+    /** Results final: when the analysis finished (or gave up), on the service clock it reported. */
+    markAnalysed: assign({
+      analysedAt: ({ context, event }) => {
+        const out = (event as { output?: unknown }).output as { at?: number } | undefined
+        return out?.at ?? failedAt((event as { error?: unknown }).error, context.endedAt ?? 0)
+      },
+    }),
+    hangUpLive: spawnChild('hangUp', {
+      input: ({ context }: { context: CallContext }) => ({ id: context.id, attempt: context.attempt, callRef: context.callRef, answered: context.answeredAt !== null }),
+    }),
     recordRefusal: assign((args, params: RefusalParams) => ({ lastRefusal: refusalOf(args.event, params) })),
+    emitCompleted: emit(({ context }) => ({ type: 'call.completed' as const, id: context.id, attempt: context.attempt })),
+    emitAnalysed: emit(({ context }) => ({ type: 'call.analysed' as const, id: context.id, attempt: context.attempt })),
   },
   guards: {
     isScheduled: ({ context }) => context.scheduledFor !== null,
-    isDue: ({ context, event }) => typeof event.at === 'number' && event.at >= dueAt(context),
+    isDue: ({ context, event }) => typeof (event as { at?: unknown }).at === 'number' && (event as { at: number }).at >= dueAt(context),
     retryBooked: ({ context }) => context.retryScheduledFor !== null,
     notAnalysed: ({ context }) => context.analysedAt === null,
   },
@@ -195,59 +259,55 @@ export const callMachine = setup({
       always: [{ guard: 'isScheduled', target: 'scheduled' }, { target: 'ringing' }],
     },
     scheduled: {
-      description: 'Waiting to ring: booked for later, or a retry. The deadline is dueAt(context).',
-      entry: 'scheduleTry',
+      description: 'Waiting to ring: booked for later, or a retry. The durable deadline is dueAt(context) (callDeadlines).',
       on: {
         // A stale, early or duplicate wake-up fails the guard and changes nothing.
         'timer.due': { guard: 'isDue', target: 'ringing', actions: 'startTry' },
-        'call.delete': {
-          target: 'cancelled',
-          actions: [{ type: 'endUnspoken', params: { hangup: 'cancelled', retry: false } }, 'cancelScheduledTry'],
-        },
-        'contact.optedOut': {
-          target: 'cancelled',
-          actions: [{ type: 'endUnspoken', params: { hangup: 'not_placed', retry: false } }, 'cancelScheduledTry', 'emitCallAnalysed'],
-        },
-        'call.unplaceable': {
-          target: 'failed',
-          actions: [{ type: 'endUnspoken', params: { hangup: 'not_placed', retry: false } }, 'cancelScheduledTry', 'emitCallAnalysed'],
-        },
+        'call.delete': { target: 'cancelled', actions: [{ type: 'endUnspoken', params: { hangup: 'cancelled', retry: false } }] },
+        'contact.optedOut': { target: 'cancelled', actions: [{ type: 'endUnspoken', params: { hangup: 'not_placed', retry: false } }, 'emitAnalysed'] },
+        'call.unplaceable': { target: 'failed', actions: [{ type: 'endUnspoken', params: { hangup: 'not_placed', retry: false } }, 'emitAnalysed'] },
       },
     },
     ringing: {
       description: 'The provider is dialling the customer; the call is in the inbox.',
-      entry: ['placeCall', 'openConversation'],
+      invoke: [
+        {
+          id: 'placeCall',
+          src: 'placeCall',
+          input: effectInput,
+          onDone: { actions: 'recordCallRef' },
+          // The provider would not place the call (SPEC.md: the POST answers 502; the call is failed).
+          onError: { target: 'failed', actions: [{ type: 'endUnspoken', params: { hangup: 'failed', retry: false } }, 'emitAnalysed'] },
+        },
+        { id: 'openConversation', src: 'openConversation', input: effectInput },
+      ],
       on: {
         'call.placed': { actions: 'recordCallRef' },
         'call.answered': { target: 'connected', actions: 'markAnswered' },
-        'call.unanswered': {
-          target: 'missed',
-          actions: [{ type: 'endUnspoken', params: { hangup: 'no_answer', retry: true } }, 'emitCallAnalysed'],
-        },
-        'call.refused': {
-          target: 'failed',
-          actions: [{ type: 'endUnspoken', params: { hangup: 'failed', retry: false } }, 'emitCallAnalysed'],
-        },
+        'call.unanswered': { target: 'missed', actions: [{ type: 'endUnspoken', params: { hangup: 'no_answer', retry: true } }, 'emitAnalysed'] },
+        'call.refused': { target: 'failed', actions: [{ type: 'endUnspoken', params: { hangup: 'failed', retry: false } }, 'emitAnalysed'] },
         // DELETE while live ends at once; no retry follows from `cancelled`.
-        'call.delete': {
-          target: 'cancelled',
-          actions: [{ type: 'endUnspoken', params: { hangup: 'cancelled', retry: false } }, 'hangUpCall', 'emitCallAnalysed'],
-        },
+        'call.delete': { target: 'cancelled', actions: [{ type: 'endUnspoken', params: { hangup: 'cancelled', retry: false } }, 'hangUpLive', 'emitAnalysed'] },
       },
     },
     connected: {
       description: 'The customer answered and is talking with the agent.',
       on: {
-        'call.ended': { target: 'completed', actions: ['endSpoken', 'emitCallCompleted', 'requestAnalysis'] },
-        'call.delete': { target: 'completed', actions: ['endSpoken', 'hangUpCall', 'emitCallCompleted', 'requestAnalysis'] },
+        'call.ended': { target: 'completed', actions: ['endSpoken', 'emitCompleted'] },
+        'call.delete': { target: 'completed', actions: ['endSpoken', 'hangUpLive', 'emitCompleted'] },
       },
     },
     completed: {
-      description: 'The try was answered and has ended; analysedAt is set once summary and fields are written.',
-      on: {
-        'analysis.done': { guard: 'notAnalysed', actions: ['markAnalysed', 'emitCallAnalysed'] },
-        'call.delete': alreadyEnded('completed'),
+      description: 'The try was answered and has ended; analyseCall writes summary and fields, then analysedAt is set.',
+      invoke: {
+        id: 'analyseCall',
+        src: 'analyseCall',
+        input: effectInput,
+        onDone: { guard: 'notAnalysed', actions: ['markAnalysed', 'emitAnalysed'] },
+        // Analysis gave up (its own retries used): the results stand as they are, and are final.
+        onError: { guard: 'notAnalysed', actions: ['markAnalysed', 'emitAnalysed'] },
       },
+      on: { 'call.delete': alreadyEnded('completed') },
     },
     missed: {
       description: 'Nobody picked up (or busy, rejected, unreachable, voicemail). Rests here only when no retry remains.',

@@ -18,11 +18,12 @@
  * - Every refused move (pause/resume/cancel/start where it does not apply, including pausing a
  *   paused campaign) is recorded so the API answers 409 naming the state.
  */
-import { assign, setup, type SnapshotFrom } from 'xstate'
+import { assign, emit, fromCallback, fromPromise, setup, type EventObject, type SnapshotFrom } from 'xstate'
 import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. */
-export const MACHINE_VERSION = 1
+/** 2: effects became invoked actors (sending runs sendRecipients), campaign.finished is emitted. */
+export const MACHINE_VERSION = 2
 
 export type CampaignState = 'draft' | 'sending' | 'paused' | 'sent' | 'failed' | 'cancelled'
 
@@ -51,18 +52,22 @@ export type CampaignEvent =
   | { type: 'campaign.progress'; at: number; handled: number }
   | { type: 'campaign.failed'; at: number; error: string }
 
-/** Effects the runtime implements with `machine.provide({ actions })`. */
-export const CAMPAIGN_EFFECTS = [
-  'startSending',
-  'pauseSending',
-  'resumeSending',
-  'stopSending',
-  'emitCampaignFinished',
-  'notifyCampaignFailed',
-] as const
+/**
+ * Effects: invoked actors the binding provides with `machine.provide({ actors })`.
+ * - `sendRecipients` hands messages or calls to every recipient not yet reached; it runs while the
+ *   campaign is `sending` and is stopped by leaving that state (pause, cancel, failure), so
+ *   "stop sending" is the chart's own exit, not a separate effect. Resuming invokes it again.
+ * - `notifyFailure` tells the developer the campaign failed (SPEC.md Events rule 8).
+ * `campaign.finished` leaves through `emit()` (on sent and failed); the binding publishes it.
+ */
+export const CAMPAIGN_EFFECTS = ['sendRecipients', 'notifyFailure'] as const
 export type CampaignEffect = (typeof CAMPAIGN_EFFECTS)[number]
 
-const noop = () => {}
+export interface CampaignEffectInput {
+  id: string
+}
+
+export type CampaignEmitted = { type: 'campaign.finished'; id: string }
 
 const refuse = (state: CampaignState, message: string) => ({
   actions: { type: 'recordRefusal' as const, params: { state, message } },
@@ -75,14 +80,18 @@ export const campaignMachine = setup({
     context: {} as CampaignContext,
     events: {} as CampaignEvent,
     input: {} as CampaignInput,
+    emitted: {} as CampaignEmitted,
+  },
+  actors: {
+    sendRecipients: fromCallback<EventObject, CampaignEffectInput>(() => {
+      throw new Error('provided by the campaigns binding')
+    }),
+    notifyFailure: fromPromise<void, CampaignEffectInput>(async () => {
+      throw new Error('provided by the campaigns binding')
+    }),
   },
   actions: {
-    startSending: noop,
-    pauseSending: noop,
-    resumeSending: noop,
-    stopSending: noop,
-    emitCampaignFinished: noop,
-    notifyCampaignFailed: noop,
+    emitCampaignFinished: emit(({ context }) => ({ type: 'campaign.finished' as const, id: context.id })),
     markStarted: assign({ startedAt: ({ event }) => event.at }),
     markPaused: assign({ pausedAt: ({ event }) => event.at }),
     markResumed: assign({ pausedAt: () => null }),
@@ -124,22 +133,20 @@ export const campaignMachine = setup({
     draft: {
       description: 'Created in the console; nothing sent yet.',
       on: {
-        'campaign.start': { target: 'sending', actions: ['markStarted', 'startSending'] },
+        'campaign.start': { target: 'sending', actions: ['markStarted'] },
         'campaign.cancel': { target: 'cancelled', actions: ['markFinished'] },
         'campaign.pause': onlyFrom('draft', 'pause', 'sending'),
         'campaign.resume': onlyFrom('draft', 'resume', 'paused'),
       },
     },
     sending: {
-      description: 'Handing messages or calls to recipients not yet reached.',
+      description: 'Handing messages or calls to recipients not yet reached (sendRecipients runs while here).',
       always: { guard: 'allHandled', target: 'sent' },
+      invoke: { id: 'sendRecipients', src: 'sendRecipients', input: ({ context }) => ({ id: context.id }) },
       on: {
-        'campaign.pause': { target: 'paused', actions: ['markPaused', 'pauseSending'] },
-        'campaign.cancel': { target: 'cancelled', actions: ['markFinished', 'stopSending'] },
-        'campaign.failed': {
-          target: 'failed',
-          actions: ['recordFailure', 'markFinished', 'stopSending', 'emitCampaignFinished', 'notifyCampaignFailed'],
-        },
+        'campaign.pause': { target: 'paused', actions: ['markPaused'] },
+        'campaign.cancel': { target: 'cancelled', actions: ['markFinished'] },
+        'campaign.failed': { target: 'failed', actions: ['recordFailure', 'markFinished', 'emitCampaignFinished'] },
         'campaign.start': onlyFrom('sending', 'start', 'draft'),
         'campaign.resume': onlyFrom('sending', 'resume', 'paused'),
       },
@@ -147,12 +154,9 @@ export const campaignMachine = setup({
     paused: {
       description: 'Sending stopped by request; in-flight messages and calls still complete.',
       on: {
-        'campaign.resume': { target: 'sending', actions: ['markResumed', 'resumeSending'] },
-        'campaign.cancel': { target: 'cancelled', actions: ['markFinished', 'stopSending'] },
-        'campaign.failed': {
-          target: 'failed',
-          actions: ['recordFailure', 'markFinished', 'stopSending', 'emitCampaignFinished', 'notifyCampaignFailed'],
-        },
+        'campaign.resume': { target: 'sending', actions: ['markResumed'] },
+        'campaign.cancel': { target: 'cancelled', actions: ['markFinished'] },
+        'campaign.failed': { target: 'failed', actions: ['recordFailure', 'markFinished', 'emitCampaignFinished'] },
         'campaign.start': onlyFrom('paused', 'start', 'draft'),
         'campaign.pause': refuse('paused', 'campaign is paused already; pause applies only to a sending campaign'),
       },
@@ -168,7 +172,8 @@ export const campaignMachine = setup({
       },
     },
     failed: {
-      description: 'Stopped by a failure that affects the whole campaign; see lastError.',
+      description: 'Stopped by a failure that affects the whole campaign; see lastError. The developer is told (notifyFailure).',
+      invoke: { id: 'notifyFailure', src: 'notifyFailure', input: ({ context }) => ({ id: context.id }) },
       on: {
         'campaign.start': onlyFrom('failed', 'start', 'draft'),
         'campaign.pause': onlyFrom('failed', 'pause', 'sending'),

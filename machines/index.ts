@@ -15,7 +15,7 @@ import * as webhookEndpoint from './webhook-endpoint'
 export interface MachineEntry<M extends AnyStateMachine = AnyStateMachine> {
   machine: M
   version: number
-  /** Action names the runtime implements with `machine.provide({ actions })`. */
+  /** The I/O effects: invoked (or spawned) actors the binding provides with `machine.provide({ actors })`. */
   effects: readonly string[]
 }
 

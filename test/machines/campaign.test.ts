@@ -13,6 +13,7 @@ const failure: CampaignEvent = { type: 'campaign.failed', at: T0 + 6, error: 'te
 const h: Harness<CampaignEvent> = {
   machine: campaignMachine,
   effects: CAMPAIGN_EFFECTS,
+  invokes: CAMPAIGN_EFFECTS,
   input: { id: 'cmp_1', recipients: 3 },
   canApply,
   paths: {
@@ -31,19 +32,19 @@ describe('campaign: created', () => {
 
 // SPEC.md "Campaign status" rows, then the console start and the ends it leaves "not shown".
 const rows: Row<CampaignEvent>[] = [
-  { from: 'sending', event: pause, condition: 'POST pause', to: 'paused', also: ['pauseSending'], context: { pausedAt: T0 + 2 } },
-  { from: 'paused', event: resume, condition: 'POST resume', to: 'sending', also: ['resumeSending'], context: { pausedAt: null } },
+  { from: 'sending', event: pause, condition: 'POST pause', to: 'paused', also: [], context: { pausedAt: T0 + 2 } },
+  { from: 'paused', event: resume, condition: 'POST resume', to: 'sending', also: ['sendRecipients'], context: { pausedAt: null } },
   { from: 'draft', event: cancel, condition: 'POST cancel', to: 'cancelled', context: { finishedAt: T0 + 4 } },
-  { from: 'sending', event: cancel, condition: 'POST cancel', to: 'cancelled', also: ['stopSending'], context: { finishedAt: T0 + 4 } },
-  { from: 'paused', event: cancel, condition: 'POST cancel', to: 'cancelled', also: ['stopSending'] },
-  { from: 'draft', event: start, condition: 'console start', to: 'sending', also: ['startSending'], context: { startedAt: T0 + 1 } },
-  { from: 'draft', event: start, condition: 'no recipients', to: 'sent', also: ['startSending', 'emitCampaignFinished'], input: { id: 'cmp_0', recipients: 0 }, context: { finishedAt: T0 + 1 } },
+  { from: 'sending', event: cancel, condition: 'POST cancel', to: 'cancelled', also: [], context: { finishedAt: T0 + 4 } },
+  { from: 'paused', event: cancel, condition: 'POST cancel', to: 'cancelled', also: [] },
+  { from: 'draft', event: start, condition: 'console start', to: 'sending', also: ['sendRecipients'], context: { startedAt: T0 + 1 } },
+  { from: 'draft', event: start, condition: 'no recipients', to: 'sent', also: ['emit:campaign.finished'], input: { id: 'cmp_0', recipients: 0 }, context: { finishedAt: T0 + 1 } },
   { from: 'sending', event: progress(2), condition: 'recipients remain', to: 'sending', context: { handled: 2 } },
-  { from: 'sending', event: progress(3, T0 + 9), condition: 'all recipients handled', to: 'sent', also: ['emitCampaignFinished'], context: { handled: 3, finishedAt: T0 + 9 } },
-  { from: 'sending', event: failure, condition: 'a failure stops the campaign', to: 'failed', also: ['stopSending', 'emitCampaignFinished', 'notifyCampaignFailed'], context: { lastError: 'template was paused by the messaging platform', finishedAt: T0 + 6 } },
-  { from: 'paused', event: failure, condition: 'a failure stops the campaign', to: 'failed', also: ['stopSending', 'emitCampaignFinished', 'notifyCampaignFailed'] },
+  { from: 'sending', event: progress(3, T0 + 9), condition: 'all recipients handled', to: 'sent', also: ['emit:campaign.finished'], context: { handled: 3, finishedAt: T0 + 9 } },
+  { from: 'sending', event: failure, condition: 'a failure stops the campaign', to: 'failed', also: ['emit:campaign.finished', 'notifyFailure'], context: { lastError: 'template was paused by the messaging platform', finishedAt: T0 + 6 } },
+  { from: 'paused', event: failure, condition: 'a failure stops the campaign', to: 'failed', also: ['emit:campaign.finished', 'notifyFailure'] },
   { from: 'paused', event: progress(3), condition: 'in-flight work completes after pause', to: 'paused', context: { handled: 3 } },
-  { from: 'paused', event: resume, condition: 'nobody left to reach', to: 'sent', also: ['resumeSending', 'emitCampaignFinished'], via: [start, pause, progress(3)] },
+  { from: 'paused', event: resume, condition: 'nobody left to reach', to: 'sent', also: ['emit:campaign.finished'], via: [start, pause, progress(3)] },
   { from: 'cancelled', event: progress(1), condition: 'placed calls complete after cancel', to: 'cancelled', via: [start, cancel], context: { handled: 1 } },
 ]
 

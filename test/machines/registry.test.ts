@@ -55,9 +55,13 @@ for (const name of machineNames) {
       const used = new Set([...nodes(root)].flatMap(referencedActions))
       // An effect may also be an invoked actor (DESIGN.md effects convention): named by its src.
       const invoked = new Set([...nodes(root)].flatMap((n) => (n.invoke ?? []).map((i) => String(i.src))))
-      for (const src of invoked) expect(Object.keys(machine.implementations.actors)).toContain(src)
+      // …or spawned by an action the chart names (`spawnChild`: an effect that outlives its state).
+      const spawned = new Set(
+        [...used].map((a) => (machine.implementations.actions as Record<string, { type?: string; src?: unknown }>)[a]).filter((a) => a?.type === 'xstate.spawnChild').map((a) => String(a!.src)),
+      )
+      for (const src of [...invoked, ...spawned]) expect(Object.keys(machine.implementations.actors)).toContain(src)
       for (const a of used) expect(implemented).toContain(a)
-      for (const e of machines[name].effects) expect(used.has(e) || invoked.has(e)).toBe(true)
+      for (const e of machines[name].effects) expect(used.has(e) || invoked.has(e) || spawned.has(e)).toBe(true)
     })
   })
 }

@@ -9,7 +9,8 @@
  * short effect state). Name them in `invokes`: each is faked by a promise that records its name
  * and resolves, and the walker waits for them to finish before checking where the machine
  * settled, so a SPEC.md row `from → to` still reads `from → to` with the effect state in
- * `through`. Machines without invoked effects behave exactly as before.
+ * `through`. Machines without invoked effects behave exactly as before. Events a chart emits
+ * (`emit()`: domain events on their way to the bus) are logged as `emit:<type>` in the same log.
  */
 import { expect, test } from 'bun:test'
 import {
@@ -75,6 +76,13 @@ export interface Started {
   log: string[]
 }
 
+/** Starts an actor whose emitted events (`emit()`) are logged as `emit:<type>`, in order with the effects. */
+function startLogged(machine: AnyStateMachine, options: Record<string, unknown>, log: string[]): AnyActorRef {
+  const actor = createActor(machine, options as any)
+  actor.on('*', (e: EventObject) => void log.push(`emit:${e.type}`))
+  return actor.start()
+}
+
 export function recorderMachine(h: Harness<any>, log: string[], fakes?: Fakes): AnyStateMachine {
   const invoked = new Set(h.invokes ?? [])
   const actions = Object.fromEntries(h.effects.filter((n) => !invoked.has(n)).map((name) => [name, () => void log.push(name)]))
@@ -102,7 +110,7 @@ export async function settle(actor: AnyActorRef): Promise<void> {
 /** Like `reach`, for machines with invoked effects: waits for each path event's effects to finish. */
 export async function reachSettled<E extends EventObject>(h: Harness<E>, from: string, given: Given<E> = {}): Promise<Started> {
   const log: string[] = []
-  const actor = createActor(recorderMachine(h, log, given.fakes), { input: given.input ?? h.input } as any).start()
+  const actor = startLogged(recorderMachine(h, log, given.fakes), { input: given.input ?? h.input }, log)
   const path = given.via ?? h.paths[from]
   if (!path) throw new Error(`no path to ${from}`)
   for (const event of path) {
@@ -117,7 +125,7 @@ export async function reachSettled<E extends EventObject>(h: Harness<E>, from: s
 /** A started actor brought to `from` along its path; the log holds only later effects. */
 export function reach<E extends EventObject>(h: Harness<E>, from: string, given: Given<E> = {}): Started {
   const log: string[] = []
-  const actor = createActor(recorderMachine(h, log), { input: given.input ?? h.input } as any).start()
+  const actor = startLogged(recorderMachine(h, log), { input: given.input ?? h.input }, log)
   const path = given.via ?? h.paths[from]
   if (!path) throw new Error(`no path to ${from}`)
   for (const event of path) actor.send(event)
@@ -230,7 +238,7 @@ export function starts(h: Harness<any>, rows: StartRow[]): void {
   for (const row of rows) {
     test(`(none) --${row.name}--> ${row.to}`, () => {
       const log: string[] = []
-      const actor = createActor(recorderMachine(h, log), { input: row.input } as any).start()
+      const actor = startLogged(recorderMachine(h, log), { input: row.input }, log)
       const snap = actor.getSnapshot() as AnyMachineSnapshot
       expect(snap.value).toBe(row.to)
       expect(log).toEqual(row.also ?? [])
@@ -246,5 +254,5 @@ export function starts(h: Harness<any>, rows: StartRow[]): void {
 export function restore(h: Harness<any>, actor: AnyActorRef, log?: string[], fakes?: Fakes): AnyActorRef {
   const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()))
   const machine = log ? recorderMachine(h, log, fakes) : h.machine
-  return createActor(machine, { snapshot: persisted } as any).start()
+  return log ? startLogged(machine, { snapshot: persisted }, log) : createActor(machine, { snapshot: persisted } as any).start()
 }
