@@ -17,7 +17,7 @@ export const WEBHOOK_ENDPOINT_KIND = 'webhookEndpoint'
 
 export type WebhookEndpointActors = ActorKind<typeof webhookEndpointMachine>
 
-/** The I/O behind the chart's effect (src/features/webhooks/notices.ts). */
+/** The I/O behind the chart's effect (src/features/webhooks/switched-off-notice.ts). */
 export interface WebhookEndpointEffectPort {
   notify(input: NotifyInput): Promise<void>
 }

@@ -37,11 +37,11 @@ const errorBodies = (codes: Iterable<number>): Record<number, TSchema> =>
   Object.fromEntries([...codes].map((c) => [c, t.Object(ErrorBody.properties, { additionalProperties: true, description: DESCRIPTIONS[c] ?? 'error' })]))
 
 /**
- * `{ 400: ErrorBody, 401: ErrorBody, … }` for a v1 route's `response`. Every v1 route can answer
+ * The error answers of a v1 route, named so a reader knows it adds more than it is given: 400, 401, 404, 410 and 500 always come with it, because every v1 route can answer
  * 401 (key) and, through `Service-Workspace`, 400 (no customers), 404 (unknown workspace) and
  * 410 (deleted customer), so those are always documented.
  */
-export function errors(...codes: number[]): Record<number, TSchema> {
+export function v1Errors(...codes: number[]): Record<number, TSchema> {
   return errorBodies(new Set([401, 400, 404, 410, 500, ...codes].sort()))
 }
 

@@ -13,7 +13,7 @@ export interface AgentDoc extends Omit<Agent, 'voice'> {
    * agent is one store read (the phone-numbers service keeps it in step).
    */
   phoneNumber?: string | null
-  /** The legacy surface's integer id for this agent (legacy-numbers.ts); absent until claimed. */
+  /** The legacy surface's integer id for this agent (endpoint-numbers.ts); absent until claimed. */
   legacyNumber?: number
   /** Set when a delete begins, before its cascades (AgentService.remove): the agent reads as gone. */
   deletingAt?: string | null

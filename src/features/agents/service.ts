@@ -9,7 +9,7 @@ import { PLANS, type PlanId } from '../plans/catalogue'
 import type { WorkspaceDoc } from '../workspaces/repository'
 import { newAgentDoc } from './defaults'
 import type { Agent, CreateAgent, PatchAgent } from './model'
-import type { AgentNumbers } from './legacy-numbers'
+import type { AgentNumbers } from './agent-numbers'
 import type { AgentDoc, AgentRepo, StoredVoice } from './repository'
 import { checkCollectFieldNames, checkLanguage, checkModelChange, checkVoice, clampReplyTokens, clampTemperature } from './rules'
 

@@ -1,7 +1,7 @@
 /** Agents (v1): create, list, read, patch, delete. */
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
-import { answers, errors } from '../../http/docs'
+import { answers, v1Errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
 import { Agent, CreateAgent, ListAgentsQuery, PatchAgent } from './model'
 import type { AgentService } from './service'
@@ -14,7 +14,7 @@ export function agentsV1(deps: { context: ReturnType<typeof v1Context>; agents: 
     .get(
       '',
       ({ query, workspace }) => paginate((limit, after) => agents.list(workspace.id, limit, after), query, 25, (d) => agents.present(d)),
-      { query: ListAgentsQuery, detail: { responses: answers({ 200: pageSchema(Agent), ...errors(400) }), summary: 'List agents, newest first' } },
+      { query: ListAgentsQuery, detail: { responses: answers({ 200: pageSchema(Agent), ...v1Errors(400) }), summary: 'List agents, newest first' } },
     )
     .post(
       '',
@@ -25,17 +25,17 @@ export function agentsV1(deps: { context: ReturnType<typeof v1Context>; agents: 
       },
       {
         body: CreateAgent,
-        detail: { responses: answers({ 201: Agent, ...errors(400, 403, 409) }), summary: 'Create an agent', description: 'Only `name` is required; a starter persona, widget key and voice channel come with it. 409 only when the plan’s agent allowance is used up; a model the plan lacks (or too slow for calls) is a 400 naming `model`.' },
+        detail: { responses: answers({ 201: Agent, ...v1Errors(400, 403, 409) }), summary: 'Create an agent', description: 'Only `name` is required; a starter persona, widget key and voice channel come with it. 409 only when the plan’s agent allowance is used up; a model the plan lacks (or too slow for calls) is a 400 naming `model`.' },
       },
     )
     .get('/:id', async ({ params, workspace }) => agents.present(await agents.get(workspace.id, params.id)), {
       params: Id,
-      detail: { responses: answers({ 200: Agent, ...errors(404) }), summary: 'Read an agent' },
+      detail: { responses: answers({ 200: Agent, ...v1Errors(404) }), summary: 'Read an agent' },
     })
     .patch(
       '/:id',
       async ({ params, body, workspace, principal }) => agents.present(await agents.patch({ workspace, plan: principal.developer.plan }, params.id, body)),
-      { params: Id, body: PatchAgent, detail: { responses: answers({ 200: Agent, ...errors(400, 403, 404) }), summary: 'Change any subset of an agent’s fields', description: '400 naming the field that breaks a rule, `model` included (a model the plan lacks, or one too slow for calls on a phone agent, when changing to it).' } },
+      { params: Id, body: PatchAgent, detail: { responses: answers({ 200: Agent, ...v1Errors(400, 403, 404) }), summary: 'Change any subset of an agent’s fields', description: '400 naming the field that breaks a rule, `model` included (a model the plan lacks, or one too slow for calls on a phone agent, when changing to it).' } },
     )
     .delete(
       '/:id',
@@ -44,6 +44,6 @@ export function agentsV1(deps: { context: ReturnType<typeof v1Context>; agents: 
         set.status = 204
         return null
       },
-      { params: Id, detail: { responses: answers({ 204: t.Null(), ...errors(403, 404) }), summary: 'Delete an agent with its conversations, knowledge and channels' } },
+      { params: Id, detail: { responses: answers({ 204: t.Null(), ...v1Errors(403, 404) }), summary: 'Delete an agent with its conversations, knowledge and channels' } },
     )
 }

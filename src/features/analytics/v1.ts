@@ -1,7 +1,7 @@
 /** GET /agents/{id}/analytics (SPEC.md Agents; a read key is enough). */
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
-import { answers, errors } from '../../http/docs'
+import { answers, v1Errors } from '../../http/docs'
 import type { AgentService } from '../agents/service'
 import { Analytics, AnalyticsQuery } from './model'
 import type { AnalyticsService } from './service'
@@ -18,7 +18,7 @@ export function analyticsV1(deps: { context: ReturnType<typeof v1Context>; agent
       {
         params: t.Object({ id: t.String() }),
         query: AnalyticsQuery,
-        detail: { responses: answers({ 200: Analytics, ...errors(400, 404) }),
+        detail: { responses: answers({ 200: Analytics, ...v1Errors(400, 404) }),
           summary: 'Agent analytics: totals, daily and hourly series, channels, knowledge gaps, top questions',
           description: 'Days and hours are UTC; the window is the last `days` calendar days, today included. `resolved`, `escalated` and `human_handled` count conversations by current status.',
         },

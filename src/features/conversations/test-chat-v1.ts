@@ -1,7 +1,7 @@
 /** POST /agents/{id}/test-chat (SPEC.md Agents): talk to the real agent with side effects off. */
 import { Elysia, t } from 'elysia'
 import { requireScope, type v1Context } from '../../http/context'
-import { answers, errors } from '../../http/docs'
+import { answers, v1Errors } from '../../http/docs'
 import { TEST_CHAT_MESSAGE_MAX, type TestChatService } from './test-chat'
 
 const TestChatBody = t.Object(
@@ -30,7 +30,7 @@ export function testChatV1(deps: { context: ReturnType<typeof v1Context>; testCh
       {
         params: t.Object({ id: t.String() }),
         body: TestChatBody,
-        detail: { responses: answers({ 200: TestChatAnswer, ...errors(400, 403, 404, 409, 429, 502, 503) }),
+        detail: { responses: answers({ 200: TestChatAnswer, ...v1Errors(400, 403, 404, 409, 429, 502, 503) }),
           summary: 'Chat with the agent as a customer would (test chat)',
           description:
             'Runs the real agent: same instructions, model, knowledge and actions as website chat. Anything that would phone, message, email, send a code or change a calendar booking is switched off and the agent says what it would have done; lead capture and escalation are real. 409 when website chat is off; 429 (with Retry-After) when messages come faster than a person could type; 503 when the agent’s model has no provider key configured.',

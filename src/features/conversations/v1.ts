@@ -1,7 +1,7 @@
 /** Conversations (v1): list conversations and read a conversation's messages (SPEC.md Conversations). */
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
-import { answers, errors } from '../../http/docs'
+import { answers, v1Errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
 import { Conversation, ListConversationsQuery, ListMessagesQuery, Message, presentConversation, presentMessage } from './model'
 import type { ConversationService } from './service'
@@ -29,7 +29,7 @@ export function conversationsV1(deps: { context: ReturnType<typeof v1Context>; c
         paginate((limit, after) => conversations.list(workspace.id, query, limit, after), query, 25, presentConversation),
       {
         query: ListConversationsQuery,
-        detail: { responses: answers({ 200: pageSchema(Conversation), ...errors(400, 429) }),
+        detail: { responses: answers({ 200: pageSchema(Conversation), ...v1Errors(400, 429) }),
           summary: 'List conversations, newest first',
           description: '`since` keeps conversations whose customer last wrote at or after it. Test chats are listed too, on channel `web` with `test: true`.',
         },
@@ -44,7 +44,7 @@ export function conversationsV1(deps: { context: ReturnType<typeof v1Context>; c
       {
         params: t.Object({ id: t.String() }),
         query: ListMessagesQuery,
-        detail: { responses: answers({ 200: pageSchema(Message), ...errors(400, 404, 429) }), summary: 'Read a conversation’s messages, newest first', description: '`since` keeps messages written after it. Internal team notes are never included.' },
+        detail: { responses: answers({ 200: pageSchema(Message), ...v1Errors(400, 404, 429) }), summary: 'Read a conversation’s messages, newest first', description: '`since` keeps messages written after it. Internal team notes are never included.' },
       },
     )
 }

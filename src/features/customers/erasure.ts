@@ -22,7 +22,7 @@
 import { ApiError } from '../../http/errors'
 import { eventsSpec } from '../../events/bus'
 import type { CollectionSpec, DocumentStore } from '../../store/port'
-import { agentNumbersSpec } from '../agents/legacy-numbers'
+import { agentNumbersSpec } from '../agents/agent-numbers'
 import type { AgentService } from '../agents/service'
 import { contactsSpec } from '../contacts/repository'
 import { conversationsSpec, messagesSpec } from '../conversations/repository'

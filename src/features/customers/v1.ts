@@ -8,7 +8,7 @@ import { badRequest, forbidden, ApiError } from '../../http/errors'
 import { requireScope, type v1Context } from '../../http/context'
 import { applyResult, idempotent } from '../../http/idempotency'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'
-import { answers, errors } from '../../http/docs'
+import { answers, v1Errors } from '../../http/docs'
 import type { KeyService, Principal } from '../keys/service'
 import type { WorkspaceDoc } from '../workspaces/repository'
 import type { CustomerLifecycle } from './lifecycle'
@@ -55,7 +55,7 @@ export function customersV1(deps: {
         headers: t.Object({
           'idempotency-key': t.Optional(t.String({ description: 'repeat the create safely for 24 hours: the repeat answers the first result with `Idempotent-Replayed: true`' })),
         }),
-        detail: { responses: answers({ 201: Customer, ...errors(400, 402, 403, 409) }), summary: 'Create a customer workspace', description: 'Needs a full key. Send `Idempotency-Key` so a retry never makes two customers.' },
+        detail: { responses: answers({ 201: Customer, ...v1Errors(400, 402, 403, 409) }), summary: 'Create a customer workspace', description: 'Needs a full key. Send `Idempotency-Key` so a retry never makes two customers.' },
       },
     )
     .get(
@@ -64,11 +64,11 @@ export function customersV1(deps: {
         const developer = developerOnly(principal, workspace)
         return paginate((limit, after) => customers.list(developer, query, limit, after), query, 25, presentCustomer)
       },
-      { query: ListCustomersQuery, detail: { responses: answers({ 200: pageSchema(Customer), ...errors(400, 403) }), summary: 'List customers, newest first' } },
+      { query: ListCustomersQuery, detail: { responses: answers({ 200: pageSchema(Customer), ...v1Errors(400, 403) }), summary: 'List customers, newest first' } },
     )
     .get('/:id', ({ params, principal, workspace }) => customers.detail(developerOnly(principal, workspace), params.id), {
       params: Id,
-      detail: { responses: answers({ 200: CustomerDetail, ...errors(400, 403, 404) }), summary: 'Read a customer with counts and this month’s spend' },
+      detail: { responses: answers({ 200: CustomerDetail, ...v1Errors(400, 403, 404) }), summary: 'Read a customer with counts and this month’s spend' },
     })
     .patch(
       '/:id',
@@ -77,7 +77,7 @@ export function customersV1(deps: {
         requireScope(principal, 'full', 'changing a customer')
         return presentCustomer(await customers.patch(developer, params.id, body))
       },
-      { params: Id, body: PatchCustomer, detail: { responses: answers({ 200: Customer, ...errors(400, 403, 404, 409) }), summary: 'Change a customer (metadata is merged)' } },
+      { params: Id, body: PatchCustomer, detail: { responses: answers({ 200: Customer, ...v1Errors(400, 403, 404, 409) }), summary: 'Change a customer (metadata is merged)' } },
     )
     .delete(
       '/:id',
@@ -88,7 +88,7 @@ export function customersV1(deps: {
       },
       {
         params: Id,
-        detail: { responses: answers({ 200: Customer, ...errors(403, 404, 409, 503) }),
+        detail: { responses: answers({ 200: Customer, ...v1Errors(403, 404, 409, 503) }),
           summary: 'Delete (archive) a customer; erased after 30 days',
           description:
             '200 with the customer (`archivedAt`, `eraseAfter` set). Requests into it then answer 410 and its keys 401. ' +
@@ -105,7 +105,7 @@ export function customersV1(deps: {
       },
       {
         params: Id,
-        detail: { responses: answers({ 200: Customer, ...errors(403, 404, 409, 503) }),
+        detail: { responses: answers({ 200: Customer, ...v1Errors(403, 404, 409, 503) }),
           summary: 'Bring back a deleted customer',
           description: '200 with the customer. Its old keys stay revoked and cancelled campaigns are not restarted. 409 naming the state when it is not deleted.',
         },
@@ -121,7 +121,7 @@ export function customersV1(deps: {
         set.status = 201
         return keys.issue(customer, body.name, body.scope)
       },
-      { params: Id, body: CreateKey, detail: { responses: answers({ 201: IssuedKey, ...errors(400, 403, 404, 409) }), summary: 'Create a customer key (the value is shown once)' } },
+      { params: Id, body: CreateKey, detail: { responses: answers({ 201: IssuedKey, ...v1Errors(400, 403, 404, 409) }), summary: 'Create a customer key (the value is shown once)' } },
     )
     .get(
       '/:id/keys',
@@ -139,7 +139,7 @@ export function customersV1(deps: {
       {
         params: Id,
         query: t.Object(pageQuery(KEYS_PAGE_MAX, KEYS_PAGE_DEFAULT)),
-        detail: { responses: answers({ 200: pageSchema(KeyRecord), ...errors(400, 403, 404) }), summary: 'List a customer’s keys, newest first (never their values)' },
+        detail: { responses: answers({ 200: pageSchema(KeyRecord), ...v1Errors(400, 403, 404) }), summary: 'List a customer’s keys, newest first (never their values)' },
       },
     )
     .delete(
@@ -152,6 +152,6 @@ export function customersV1(deps: {
         set.status = 204
         return null
       },
-      { params: t.Object({ id: t.String(), keyId: t.String() }), detail: { responses: answers({ 204: t.Null(), ...errors(403, 404) }), summary: 'Revoke a customer key at once' } },
+      { params: t.Object({ id: t.String(), keyId: t.String() }), detail: { responses: answers({ 204: t.Null(), ...v1Errors(403, 404) }), summary: 'Revoke a customer key at once' } },
     )
 }

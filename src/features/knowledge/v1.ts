@@ -1,7 +1,7 @@
 /** Knowledge (v1): list, add (a URL fetched before answering, or pasted text), delete. */
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
-import { answers, errors } from '../../http/docs'
+import { answers, v1Errors } from '../../http/docs'
 import { ApiError, badRequest } from '../../http/errors'
 import { encodeCursor, decodeCursor, pageQuery, pageSchema } from '../../http/pagination'
 import type { AgentService } from '../agents/service'
@@ -41,7 +41,7 @@ export function knowledgeV1(deps: { context: ReturnType<typeof v1Context>; agent
         const page = await knowledge.list(workspace.id, params.id, { limit, after: decodeCursor(query.cursor) }).catch(asApiError)
         return { items: page.items.map(toDocumentResponse), nextCursor: page.next ? encodeCursor(page.next) : null }
       },
-      { params: Id, query: t.Object(pageQuery(100, 25)), detail: { responses: answers({ 200: pageSchema(KnowledgeDocumentResponse), ...errors(400, 404) }), summary: 'List an agent’s knowledge documents, newest first' } },
+      { params: Id, query: t.Object(pageQuery(100, 25)), detail: { responses: answers({ 200: pageSchema(KnowledgeDocumentResponse), ...v1Errors(400, 404) }), summary: 'List an agent’s knowledge documents, newest first' } },
     )
     .post(
       '',
@@ -63,7 +63,7 @@ export function knowledgeV1(deps: { context: ReturnType<typeof v1Context>; agent
       {
         params: Id,
         body: AddBody,
-        detail: { responses: answers({ 201: KnowledgeDocumentResponse, ...errors(400, 403, 404) }),
+        detail: { responses: answers({ 201: KnowledgeDocumentResponse, ...v1Errors(400, 403, 404) }),
           summary: 'Add knowledge: a URL (fetched and indexed before the answer) or pasted text',
           description: 'A page that needs scripting or refuses us is stored as `failed` with `error`. Addresses inside our own network are refused.',
         },
@@ -77,6 +77,6 @@ export function knowledgeV1(deps: { context: ReturnType<typeof v1Context>; agent
         set.status = 204
         return null
       },
-      { params: t.Object({ id: t.String(), documentId: t.String() }), detail: { responses: answers({ 204: t.Null(), ...errors(403, 404) }), summary: 'Remove a document and every passage of it' } },
+      { params: t.Object({ id: t.String(), documentId: t.String() }), detail: { responses: answers({ 204: t.Null(), ...v1Errors(403, 404) }), summary: 'Remove a document and every passage of it' } },
     )
 }

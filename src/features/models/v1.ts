@@ -1,7 +1,7 @@
 /** GET /models: every model, with `available` for the caller's plan (SPEC.md Model). */
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
-import { answers, errors } from '../../http/docs'
+import { answers, v1Errors } from '../../http/docs'
 import { planIncludes } from '../plans/catalogue'
 import { MODELS } from './catalogue'
 
@@ -15,6 +15,6 @@ export function modelsV1(deps: { context: ReturnType<typeof v1Context> }) {
       ({ principal }) => ({
         items: MODELS.map((m) => ({ id: m.id, name: m.name, voice: m.voice, minPlan: m.minPlan, available: planIncludes(principal.developer.plan, m.minPlan) })),
       }),
-      { detail: { responses: answers({ 200: t.Object({ items: t.Array(Model) }, { additionalProperties: true }), ...errors() }), summary: 'List models (unavailable ones show what an upgrade adds)' } },
+      { detail: { responses: answers({ 200: t.Object({ items: t.Array(Model) }, { additionalProperties: true }), ...v1Errors() }), summary: 'List models (unavailable ones show what an upgrade adds)' } },
     )
 }

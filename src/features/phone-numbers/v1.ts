@@ -1,7 +1,7 @@
 /** GET /phone-numbers (SPEC.md Phone number); renting and attaching are console actions. */
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
-import { answers, errors } from '../../http/docs'
+import { answers, v1Errors } from '../../http/docs'
 import { presentNumber, type PhoneNumberService } from './service'
 
 export const PhoneNumber = t.Object({
@@ -16,6 +16,6 @@ export function phoneNumbersV1(deps: { context: ReturnType<typeof v1Context>; nu
   return new Elysia({ detail: { tags: ['Lists'] } })
     .use(deps.context)
     .get('/phone-numbers', async ({ workspace }) => ({ items: (await deps.numbers.list(workspace.id)).map(presentNumber) }), {
-      detail: { responses: answers({ 200: t.Object({ items: t.Array(PhoneNumber) }), ...errors() }), summary: 'List the workspace’s phone numbers' },
+      detail: { responses: answers({ 200: t.Object({ items: t.Array(PhoneNumber) }), ...v1Errors() }), summary: 'List the workspace’s phone numbers' },
     })
 }

@@ -1,7 +1,7 @@
 /** GET /voices (SPEC.md Voice). */
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
-import { answers, errors } from '../../http/docs'
+import { answers, v1Errors } from '../../http/docs'
 import { VOICES } from './catalogue'
 
 const Voice = t.Object({
@@ -16,6 +16,6 @@ export function voicesV1(deps: { context: ReturnType<typeof v1Context> }) {
   return new Elysia({ detail: { tags: ['Lists'] } })
     .use(deps.context)
     .get('/voices', () => ({ items: VOICES.map((v) => ({ ...v })) }), {
-      detail: { responses: answers({ 200: t.Object({ items: t.Array(Voice) }), ...errors() }), summary: 'List voices' },
+      detail: { responses: answers({ 200: t.Object({ items: t.Array(Voice) }), ...v1Errors() }), summary: 'List voices' },
     })
 }

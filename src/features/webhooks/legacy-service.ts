@@ -2,7 +2,7 @@
  * Legacy webhook endpoints (SPEC.md "Webhooks (legacy)"): create (the secret once), and the routes
  * SPEC.md calls "not shown" — list, read, update, delete — plus the delivery records and POST retry.
  * An account is the key's own workspace; it holds at most 20 endpoints, numbered 1, 2, 3… within
- * the account and never reused (legacy-numbers.ts).
+ * the account and never reused (endpoint-numbers.ts).
  */
 import type { WebhookDeliveryActors } from '../../../actors/webhook-delivery'
 import { canApply, type WebhookDeliveryContext } from '../../../machines/webhook-delivery'
@@ -20,7 +20,7 @@ import {
   type Endpoint,
   type PatchEndpoint,
 } from './legacy-model'
-import { EndpointNumbers } from './legacy-numbers'
+import { EndpointNumbers } from './endpoint-numbers'
 import type { LegacyDeliveryDoc, LegacyEndpointDoc, WebhookRepos } from './repository'
 import { newSigningSecret } from './signing'
 import { checkTargetAddress, parseTarget, TargetError } from './targets'

@@ -1,7 +1,7 @@
 /**
  * Webhook endpoints, legacy surface (SPEC.md "Webhooks (legacy)"): create and deliveries as shown,
  * plus list, read, update and delete (SPEC.md: "not shown"; ours) and retry of a failed delivery.
- * Endpoint ids are integers per account (legacy-numbers.ts); delivery ids are `dlv_…` strings.
+ * Endpoint ids are integers per account (endpoint-numbers.ts); delivery ids are `dlv_…` strings.
  */
 import { Elysia, t } from 'elysia'
 import { answers, legacyErrors } from '../../http/docs'

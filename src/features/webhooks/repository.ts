@@ -5,7 +5,7 @@
  * not here: the chart is the only writer of state.
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
-import { legacyNumbersSpec, type LegacyNumberDoc } from './legacy-numbers'
+import { legacyNumbersSpec, type LegacyNumberDoc } from './endpoint-numbers'
 
 export interface WebhookDoc {
   [field: string]: unknown
@@ -34,7 +34,7 @@ export interface LegacyEndpointDoc {
   [field: string]: unknown
   /** `lwe_<workspaceId>_<number>` (`lwe_<number>` before numbers were per account): the store wants string ids. */
   id: string
-  /** The id the legacy surface shows: per account, never reused (legacy-numbers.ts). */
+  /** The id the legacy surface shows: per account, never reused (endpoint-numbers.ts). */
   number: number
   workspaceId: string
   url: string
@@ -85,7 +85,7 @@ export const legacyDeliveriesSpec: CollectionSpec = {
 export interface WebhookRepos {
   webhooks: Collection<WebhookDoc>
   endpoints: Collection<LegacyEndpointDoc>
-  /** Claimed legacy endpoint numbers: each account's high-water mark (legacy-numbers.ts). */
+  /** Claimed legacy endpoint numbers: each account's high-water mark (endpoint-numbers.ts). */
   endpointNumbers: Collection<LegacyNumberDoc>
   deliveries: Collection<LegacyDeliveryDoc>
 }

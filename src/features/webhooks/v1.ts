@@ -1,7 +1,7 @@
 /** Webhooks (v1): register, list, read with delivery state, change, delete (SPEC.md "Webhooks (v1)"). */
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
-import { answers, errors } from '../../http/docs'
+import { answers, v1Errors } from '../../http/docs'
 import { decodeCursor, encodeCursor, pageSchema } from '../../http/pagination'
 import { webhookCallbacks } from './callbacks'
 import { CreatedWebhook, CreateWebhook, ListWebhooksQuery, PatchWebhook, Webhook } from './model'
@@ -29,7 +29,7 @@ export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhoo
           nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
         }
       },
-      { query: ListWebhooksQuery, detail: { responses: answers({ 200: pageSchema(Webhook), ...errors(400) }), summary: 'List webhooks, newest first' } },
+      { query: ListWebhooksQuery, detail: { responses: answers({ 200: pageSchema(Webhook), ...v1Errors(400) }), summary: 'List webhooks, newest first' } },
     )
     .post(
       '',
@@ -41,7 +41,7 @@ export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhoo
       {
         body: CreateWebhook,
         detail: {
-          responses: answers({ 201: CreatedWebhook, ...errors(400, 403, 409) }),
+          responses: answers({ 201: CreatedWebhook, ...v1Errors(400, 403, 409) }),
           summary: 'Register a webhook for an agent’s events',
           description: `\`signingSecret\` is in this answer only. \`events\` omitted means every event, now and later (\`["*"]\`). 409 when the agent already has 20 webhooks. ${DELIVERY_RULES}`,
           callbacks: webhookCallbacks('v1'),
@@ -50,7 +50,7 @@ export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhoo
     )
     .get('/:id', async ({ params, workspace }) => webhooks.present(await webhooks.get(workspace.id, params.id)), {
       params: Id,
-      detail: { responses: answers({ 200: Webhook, ...errors(404) }), summary: 'Read a webhook with its delivery state' },
+      detail: { responses: answers({ 200: Webhook, ...v1Errors(404) }), summary: 'Read a webhook with its delivery state' },
     })
     .patch(
       '/:id',
@@ -58,7 +58,7 @@ export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhoo
       {
         params: Id,
         body: PatchWebhook,
-        detail: { responses: answers({ 200: Webhook, ...errors(400, 403, 404) }), summary: 'Change url, events or enabled', description: '`enabled: true` switches it back on and forgives past failures; `enabled: false` switches it off.' },
+        detail: { responses: answers({ 200: Webhook, ...v1Errors(400, 403, 404) }), summary: 'Change url, events or enabled', description: '`enabled: true` switches it back on and forgives past failures; `enabled: false` switches it off.' },
       },
     )
     .delete(
@@ -68,6 +68,6 @@ export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhoo
         set.status = 204
         return null
       },
-      { params: Id, detail: { responses: answers({ 204: t.Null(), ...errors(403, 404) }), summary: 'Delete a webhook; nothing more is sent to it' } },
+      { params: Id, detail: { responses: answers({ 204: t.Null(), ...v1Errors(403, 404) }), summary: 'Delete a webhook; nothing more is sent to it' } },
     )
 }

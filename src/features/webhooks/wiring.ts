@@ -21,7 +21,7 @@ import type { WorkspaceRepo } from '../workspaces/repository'
 import { Lanes } from './lanes'
 import { LegacyDeliveries } from './legacy-delivery'
 import { LegacyWebhookService } from './legacy-service'
-import { webhookNotices } from './notices'
+import { switchedOffNotice } from './switched-off-notice'
 import { openWebhookRepos } from './repository'
 import { WebhookService } from './service'
 import { V1_TIMEOUT_MS, V1Deliveries } from './v1-delivery'
@@ -75,7 +75,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   const lanes = new Lanes({ concurrency: LANE_CONCURRENCY, maxQueued: LANE_MAX_QUEUED })
   const allowPrivate = config.allowPrivateWebhookTargets
 
-  const endpoints = registerWebhookEndpoint(runtime, { effects: webhookNotices({ repos, notifications }), clock, logger })
+  const endpoints = registerWebhookEndpoint(runtime, { effects: switchedOffNotice({ repos, notifications }), clock, logger })
   let deliveryActors: WebhookDeliveryActors | null = null
   const legacy = new LegacyDeliveries({
     repos,

@@ -8,7 +8,7 @@ import { iso } from '../../clock'
 import type { NotificationService } from '../notifications/service'
 import type { WebhookRepos } from './repository'
 
-export function webhookNotices(deps: { repos: WebhookRepos; notifications: NotificationService }): WebhookEndpointEffectPort {
+export function switchedOffNotice(deps: { repos: WebhookRepos; notifications: NotificationService }): WebhookEndpointEffectPort {
   return {
     async notify({ endpointId, lastError, at }) {
       const hook = await deps.repos.webhooks.get(endpointId)
