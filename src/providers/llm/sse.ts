@@ -1,10 +1,12 @@
 /**
- * A small Server-Sent Events parser (WHATWG HTML "event stream interpretation"), shared by the
- * OpenAI and Anthropic adapters. It yields one `{ event, data }` per dispatched event. Lines end in
- * LF, CRLF or CR (a CRLF may be split across chunks); `:` lines are comments (keep-alives);
- * several `data:` lines join with "\n". An event not closed by a blank line when the bytes end is
- * dropped, as the standard says: a cut stream must not look like a complete last event.
+ * Server-Sent Events for the OpenAI and Anthropic adapters, parsed by `eventsource-parser` (the
+ * WHATWG "event stream interpretation": LF, CRLF or CR line ends, split across chunks or not; `:`
+ * comment lines as keep-alives; several `data:` lines joined with "\n"; a leading BOM dropped).
+ * This file only adapts it to a byte stream: one `{ event, data }` per dispatched event. An event
+ * not closed by a blank line when the bytes end is dropped, as the standard says: a cut stream
+ * must not look like a complete last event.
  */
+import { createParser, type EventSourceMessage } from 'eventsource-parser'
 
 export interface SseEvent {
   /** The `event:` field, or "message" when the server sent none (OpenAI never sends one). */
@@ -14,8 +16,9 @@ export interface SseEvent {
 }
 
 /**
- * A single line may not grow past this. 1 MiB: vendors send a few tokens per event and even a
- * large tool call's arguments are a few KB, so a longer line means a broken or hostile server.
+ * The parser may not buffer past this (a line, or an event's data lines, not yet closed). 1 MiB:
+ * vendors send a few tokens per event and even a large tool call's arguments are a few KB, so more
+ * means a broken or hostile server.
  */
 export const MAX_LINE_CHARS = 1 << 20
 
@@ -44,64 +47,25 @@ async function* chunksOf(source: Source): AsyncGenerator<Uint8Array> {
 
 export async function* parseSse(source: Source): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder() // UTF-8; `stream: true` keeps split multi-byte characters
-  let buf = ''
-  let pendingCr = false // the last chunk ended in CR: a leading LF in the next one belongs to it
-  let first = true
-  let data: string[] = []
-  let event = ''
-  let id: string | undefined
-
-  function* take(): Generator<SseEvent> {
-    for (;;) {
-      const m = /[\r\n]/.exec(buf)
-      if (!m) break
-      const i = m.index
-      let next = i + 1
-      if (buf[i] === '\r') {
-        if (i + 1 < buf.length) {
-          if (buf[i + 1] === '\n') next = i + 2
-        } else pendingCr = true
-      }
-      const line = buf.slice(0, i)
-      buf = buf.slice(next)
-      const ev = feed(line)
-      if (ev) yield ev
-    }
-    if (buf.length > MAX_LINE_CHARS) throw new SseError('an event-stream line exceeded 1 MiB')
+  const ready: SseEvent[] = []
+  let overflow = false
+  const parser = createParser({
+    maxBufferSize: MAX_LINE_CHARS,
+    onEvent: (m: EventSourceMessage) => void ready.push({ event: m.event || 'message', data: m.data, ...(m.id !== undefined ? { id: m.id } : {}) }),
+    // Unknown fields and `retry` are ignored (we never reconnect an LLM stream); only an overflow stops us.
+    onError: (err) => {
+      if (err.type === 'max-buffer-size-exceeded') overflow = true
+    },
+  })
+  const drain = function* (): Generator<SseEvent> {
+    if (overflow) throw new SseError('an event-stream line exceeded 1 MiB')
+    while (ready.length) yield ready.shift()!
   }
-
-  function feed(line: string): SseEvent | undefined {
-    if (line === '') {
-      const out = data.length ? { event: event || 'message', data: data.join('\n'), id } : undefined
-      data = []
-      event = ''
-      return out
-    }
-    if (line.startsWith(':')) return undefined
-    const colon = line.indexOf(':')
-    const field = colon < 0 ? line : line.slice(0, colon)
-    let value = colon < 0 ? '' : line.slice(colon + 1)
-    if (value.startsWith(' ')) value = value.slice(1)
-    if (field === 'data') data.push(value)
-    else if (field === 'event') event = value
-    else if (field === 'id' && !value.includes('\0')) id = value
-    // `retry` and unknown fields are ignored: we never reconnect an LLM stream.
-    return undefined
-  }
-
   for await (const chunk of chunksOf(source)) {
-    let text = decoder.decode(chunk, { stream: true })
-    if (first && text.length) {
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-      first = false
-    }
-    if (pendingCr && text.length) {
-      if (text[0] === '\n') text = text.slice(1)
-      pendingCr = false
-    }
-    buf += text
-    yield* take()
+    parser.feed(decoder.decode(chunk, { stream: true }))
+    yield* drain()
   }
-  buf += decoder.decode()
-  yield* take()
+  const tail = decoder.decode()
+  if (tail) parser.feed(tail)
+  yield* drain()
 }
