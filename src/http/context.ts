@@ -4,7 +4,7 @@
  * before body validation: an unauthenticated caller learns nothing about our schemas.
  */
 import { Elysia } from 'elysia'
-import { forbidden } from './errors'
+import { badRequest, forbidden } from './errors'
 import type { KeyService, Principal } from '../features/keys/service'
 import { WORKSPACE_HEADER, type WorkspaceResolver } from '../features/workspaces/resolver'
 import type { WorkspaceDoc } from '../features/workspaces/repository'
@@ -31,13 +31,50 @@ export async function authenticateRequest(keys: KeyService, request: Request): P
   return principal
 }
 
+/**
+ * Routes that manage customers run in the developer's own workspace, with a developer key
+ * (SPEC.md Authentication rule 4): a customer key is 403, the workspace header is 400.
+ */
+export function developerWorkspace(principal: Principal, workspace: WorkspaceDoc): WorkspaceDoc {
+  if (principal.home.kind === 'customer') throw forbidden('a customer key cannot manage customers; use a key of the developer workspace')
+  if (workspace.id !== principal.developer.id) {
+    throw badRequest('Service-Workspace', 'customer management runs in your own workspace; send it without this header')
+  }
+  return principal.developer
+}
+
+/**
+ * The v1 context, plus the kernel rules a route declares instead of coding them:
+ * - `scope: 'full' | 'build'` — the key's scope must reach it (403 naming what was refused);
+ * - `developerOnly: true` — adds `developer` (the developer workspace) after refusing customer
+ *   keys and the workspace header.
+ * Idempotency stays a wrapper (http/idempotency.ts `idempotent`), since it must hold the key for
+ * the whole handler and release or store it by the handler's outcome.
+ */
 export function v1Context(deps: { keys: KeyService; resolver: WorkspaceResolver }) {
-  return new Elysia({ name: 'v1-context' }).derive({ as: 'scoped' }, async ({ request }): Promise<V1Context> => {
-    const principal = await deps.keys.authenticate(request.headers.get('authorization'))
-    const workspace = await deps.resolver.resolve(principal, request.headers.get(WORKSPACE_HEADER))
-    assertMayWrite(principal, request.method)
-    return { principal, workspace }
-  })
+  return new Elysia({ name: 'v1-context' })
+    .derive({ as: 'scoped' }, async ({ request }): Promise<V1Context> => {
+      const principal = await deps.keys.authenticate(request.headers.get('authorization'))
+      const workspace = await deps.resolver.resolve(principal, request.headers.get(WORKSPACE_HEADER))
+      assertMayWrite(principal, request.method)
+      return { principal, workspace }
+    })
+    .macro({
+      // The derive above runs before these (it is part of this plugin); its members are typed
+      // Partial inside a macro, hence the reads through V1Context.
+      scope: (needed: Scope) => ({
+        beforeHandle(ctx) {
+          const { principal } = ctx as unknown as V1Context
+          requireScope(principal, needed, `${ctx.request.method} ${new URL(ctx.request.url).pathname}`)
+        },
+      }),
+      developerOnly: {
+        resolve(ctx) {
+          const { principal, workspace } = ctx as unknown as V1Context
+          return { developer: developerWorkspace(principal, workspace) }
+        },
+      },
+    })
 }
 
 const RANK: Record<Scope, number> = { read: 0, build: 1, full: 2 }

@@ -39,24 +39,31 @@ export interface Page<T> {
 }
 
 /**
- * Runs a page query asking for one extra row, so `nextCursor` is null exactly when nothing
- * follows (no empty last page).
+ * One page of a keyset query, asking for one extra row, so `next` is null exactly when nothing
+ * follows (no empty last page). The one place that knows how: `paginate` (v1 lists) and services
+ * that walk their own pages use it.
  */
+export async function pageOf<D extends { createdAt: string; id: string }>(
+  fetch: (limit: number, after: PageAfter | null) => Promise<D[]>,
+  limit: number,
+  after: PageAfter | null,
+): Promise<{ items: D[]; next: PageAfter | null }> {
+  const rows = await fetch(limit + 1, after)
+  const more = rows.length > limit
+  const items = more ? rows.slice(0, limit) : rows
+  const last = items[items.length - 1]
+  return { items, next: more && last ? { createdAt: last.createdAt, id: last.id } : null }
+}
+
+/** A v1 list answer from `limit` and `cursor`: `{ items, nextCursor }` (SPEC.md Conventions rule 4). */
 export async function paginate<D extends { createdAt: string; id: string }, T>(
   fetch: (limit: number, after: PageAfter | null) => Promise<D[]>,
   query: { limit?: number; cursor?: string },
   fallback: number,
-  present: (doc: D) => T,
+  present: (doc: D) => T | Promise<T>,
 ): Promise<Page<T>> {
-  const limit = query.limit ?? fallback
-  const rows = await fetch(limit + 1, decodeCursor(query.cursor))
-  const more = rows.length > limit
-  const items = more ? rows.slice(0, limit) : rows
-  const last = items[items.length - 1]
-  return {
-    items: items.map(present),
-    nextCursor: more && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
-  }
+  const page = await pageOf(fetch, query.limit ?? fallback, decodeCursor(query.cursor))
+  return { items: await Promise.all(page.items.map(present)), nextCursor: page.next ? encodeCursor(page.next) : null }
 }
 
 export const pageSchema = <T extends Parameters<typeof t.Array>[0]>(item: T) =>

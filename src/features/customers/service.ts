@@ -97,6 +97,13 @@ export class CustomerService {
     return doc
   }
 
+  /** The customer a new key is issued for: only an active one (a deleted customer's keys stay dead until restored). */
+  async activeForKeys(developer: WorkspaceDoc, id: string): Promise<WorkspaceDoc> {
+    const customer = await this.get(developer, id)
+    if (customer.status !== 'active') throw new ApiError(409, `customer ${customer.id} is deleted; restore it first`, { state: customer.status })
+    return customer
+  }
+
   async detail(developer: WorkspaceDoc, id: string): Promise<CustomerDetail> {
     const doc = await this.get(developer, id)
     const [agents, phoneNumbers, contacts, spend] = await Promise.all([

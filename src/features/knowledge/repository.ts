@@ -69,16 +69,9 @@ export class KnowledgeRepository {
     return this.documents.findOne({ id: documentId, ...scope })
   }
 
-  /** Newest first; `limit + 1` is read to know whether another page follows. */
-  async pageDocuments(
-    scope: Scope,
-    limit: number,
-    after: PageAfter | null,
-  ): Promise<{ items: KnowledgeDocument[]; next: PageAfter | null }> {
-    const rows = await this.documents.page({ ...scope }, limit + 1, after)
-    const items = rows.slice(0, limit)
-    const last = items[items.length - 1]
-    return { items, next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null }
+  /** A page of the agent's documents, newest first (the store's page order). */
+  pageDocuments(scope: Scope, limit: number, after: PageAfter | null): Promise<KnowledgeDocument[]> {
+    return this.documents.page({ ...scope }, limit, after)
   }
 
   /** Deletes passages first, so a half-done delete never leaves a listed document without text. */

@@ -4,6 +4,7 @@
  * routes validate with model.ts schemas and map KnowledgeError to HTTP. Callers have already
  * checked that the agent belongs to the workspace, and pass a way to ask again (AgentExists).
  */
+import { pageOf } from '../../http/pagination'
 import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import { BlockedTargetError, FetchFailedError, safeFetch } from '../../net/safe-fetch'
@@ -92,6 +93,19 @@ export class KnowledgeService {
     return new KnowledgeService(await KnowledgeRepository.open(store), clock, options)
   }
 
+  /**
+   * SPEC.md: a document is either `{ url }` or `{ text, title? }`. Refuses both or neither, and a
+   * title with a URL (a page's title is read from the page), then adds the one given.
+   */
+  async add(input: Scope & { url?: string; text?: string; title?: string }, agentExists?: AgentExists): Promise<KnowledgeDocument> {
+    const hasUrl = input.url !== undefined
+    const hasText = input.text !== undefined
+    if (hasUrl === hasText) throw new KnowledgeError(`${hasUrl ? 'url' : 'text'} send either url or text, not both and not neither`, 400, hasUrl ? 'url' : 'text')
+    if (hasUrl && input.title !== undefined) throw new KnowledgeError('title goes with text only; a page’s title is read from the page', 400, 'title')
+    const scope = { workspaceId: input.workspaceId, agentId: input.agentId }
+    return hasUrl ? this.addUrl({ ...scope, url: input.url! }, agentExists) : this.addText({ ...scope, text: input.text!, title: input.title }, agentExists)
+  }
+
   /** `agentExists` is asked once the document is stored (see AgentExists). */
   async addText(input: Scope & { text: string; title?: string }, agentExists?: AgentExists): Promise<KnowledgeDocument> {
     const text = typeof input.text === 'string' ? input.text : ''
@@ -140,7 +154,12 @@ export class KnowledgeService {
     agentId: string,
     page: { limit: number; after?: PageAfter | null },
   ): Promise<{ items: KnowledgeDocument[]; next: PageAfter | null }> {
-    return this.repo.pageDocuments({ workspaceId, agentId }, page.limit, page.after ?? null)
+    return pageOf((limit, after) => this.repo.pageDocuments({ workspaceId, agentId }, limit, after), page.limit, page.after ?? null)
+  }
+
+  /** Raw rows of a page of the agent's documents, newest first (v1 lists run it through `paginate`). */
+  page(workspaceId: string, agentId: string, limit: number, after: PageAfter | null): Promise<KnowledgeDocument[]> {
+    return this.repo.pageDocuments({ workspaceId, agentId }, limit, after)
   }
 
   async get(workspaceId: string, agentId: string, documentId: string): Promise<KnowledgeDocument> {

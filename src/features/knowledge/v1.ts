@@ -2,8 +2,8 @@
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
 import { answers, v1Errors } from '../../http/docs'
-import { ApiError, badRequest } from '../../http/errors'
-import { encodeCursor, decodeCursor, pageQuery, pageSchema } from '../../http/pagination'
+import { ApiError } from '../../http/errors'
+import { paginate, pageQuery, pageSchema } from '../../http/pagination'
 import type { AgentService } from '../agents/service'
 import { KnowledgeDocumentResponse, KnowledgeError, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, toDocumentResponse } from './model'
 import type { KnowledgeService } from './service'
@@ -37,9 +37,7 @@ export function knowledgeV1(deps: { context: ReturnType<typeof v1Context>; agent
       '',
       async ({ params, query, workspace }) => {
         await agents.get(workspace.id, params.id)
-        const limit = query.limit ?? 25
-        const page = await knowledge.list(workspace.id, params.id, { limit, after: decodeCursor(query.cursor) }).catch(asApiError)
-        return { items: page.items.map(toDocumentResponse), nextCursor: page.next ? encodeCursor(page.next) : null }
+        return paginate((limit, after) => knowledge.page(workspace.id, params.id, limit, after).catch(asApiError), query, 25, toDocumentResponse)
       },
       { params: Id, query: t.Object(pageQuery(100, 25)), detail: { responses: answers({ 200: pageSchema(KnowledgeDocumentResponse), ...v1Errors(400, 404) }), summary: 'List an agent’s knowledge documents, newest first' } },
     )
@@ -47,16 +45,9 @@ export function knowledgeV1(deps: { context: ReturnType<typeof v1Context>; agent
       '',
       async ({ params, body, workspace, set }) => {
         await agents.get(workspace.id, params.id)
-        const hasUrl = body.url !== undefined
-        const hasText = body.text !== undefined
-        if (hasUrl === hasText) throw badRequest(hasUrl ? 'url' : 'text', 'send either url or text, not both and not neither')
-        if (hasUrl && body.title !== undefined) throw badRequest('title', 'goes with text only; a page’s title is read from the page')
-        const scope = { workspaceId: workspace.id, agentId: params.id }
         // Asked again once the document is stored: the agent may be deleted during the fetch.
         const agentExists = () => agents.exists(workspace.id, params.id)
-        const doc = hasUrl
-          ? await knowledge.addUrl({ ...scope, url: body.url! }, agentExists).catch(asApiError)
-          : await knowledge.addText({ ...scope, text: body.text!, title: body.title }, agentExists).catch(asApiError)
+        const doc = await knowledge.add({ workspaceId: workspace.id, agentId: params.id, ...body }, agentExists).catch(asApiError)
         set.status = 201
         return toDocumentResponse(doc)
       },

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { v1Context } from '../../http/context'
 import { answers, v1Errors } from '../../http/docs'
-import { decodeCursor, encodeCursor, pageSchema } from '../../http/pagination'
+import { paginate, pageSchema } from '../../http/pagination'
 import { webhookCallbacks } from './callbacks'
 import { CreatedWebhook, CreateWebhook, ListWebhooksQuery, PatchWebhook, Webhook } from './model'
 import type { WebhookService } from './service'
@@ -19,16 +19,7 @@ export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhoo
     .use(deps.context)
     .get(
       '',
-      async ({ query, workspace }) => {
-        const limit = query.limit ?? 25
-        const rows = await webhooks.list(workspace.id, query.agent, limit + 1, decodeCursor(query.cursor))
-        const items = rows.slice(0, limit)
-        const last = items[items.length - 1]
-        return {
-          items: await Promise.all(items.map((d) => webhooks.present(d))),
-          nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
-        }
-      },
+      ({ query, workspace }) => paginate((limit, after) => webhooks.list(workspace.id, query.agent, limit, after), query, 25, (d) => webhooks.present(d)),
       { query: ListWebhooksQuery, detail: { responses: answers({ 200: pageSchema(Webhook), ...v1Errors(400) }), summary: 'List webhooks, newest first' } },
     )
     .post(
