@@ -18,6 +18,9 @@ import { join } from 'node:path'
 import { loadConfig } from '../src/config'
 import { createLogger } from '../src/logger'
 import { startServer } from '../src/server'
+import { tenancyFeature } from '../src/features/workspaces'
+import { agentsFeature } from '../src/features/agents'
+import { webhooksFeature } from '../src/features/webhooks'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000)
 const FAST = 9
@@ -72,7 +75,12 @@ async function run(label: string, withSlow: boolean): Promise<RunResult> {
   const slow = withSlow ? receiver('slow', SLOW_MS) : null
   const all = slow ? [...endpoints, slow] : endpoints
   const server = await startServer(loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }), createLogger('silent'))
-  const s = server.services
+  const s = {
+    workspaces: server.services.of(tenancyFeature).workspaces,
+    agents: server.services.of(agentsFeature).agents,
+    webhooks: server.services.of(webhooksFeature).webhooks,
+    bus: server.services.bus,
+  }
   try {
     const ws = await s.workspaces.createDeveloper({ name: 'Bench', plan: 'pro' })
     const agent = await s.agents.create({ workspace: ws, plan: 'pro' }, { name: 'Bench agent' })

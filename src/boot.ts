@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path'
 import { randomId } from './ids'
 import type { Services } from './services'
+import { tenancyFeature } from './features/workspaces'
 
 export interface Secret {
   value: string
@@ -38,8 +39,9 @@ export function persistentSecret(dataDir: string, file: string, fromEnv: string 
 
 /** On an empty store: a demo developer workspace and its full key (shown this once). */
 export async function ensureDemoWorkspace(services: Services): Promise<{ id: string; key: string } | null> {
-  if ((await services.workspaces.countDevelopers()) > 0) return null
-  const ws = await services.workspaces.createDeveloper({ name: 'Demo workspace', plan: 'payg' })
-  const issued = await services.keys.issue(ws, 'demo key', 'full')
+  const { workspaces, keys } = services.of(tenancyFeature)
+  if ((await workspaces.countDevelopers()) > 0) return null
+  const ws = await workspaces.createDeveloper({ name: 'Demo workspace', plan: 'payg' })
+  const issued = await keys.issue(ws, 'demo key', 'full')
   return { id: ws.id, key: issued.key }
 }

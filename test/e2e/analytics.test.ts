@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
+import { conversationsFeature } from '../../src/features/conversations'
 
 const FAQ = `Opening hours
 
@@ -44,14 +45,14 @@ beforeAll(async () => {
   // Day 1, 10:00: one answered and one unanswered question, later resolved by a teammate.
   const a = await say('What are your opening hours on Sunday?')
   await say('Do you sell bicycles?', a)
-  await s.server.services.conversations.resolve(dev.id, a)
+  await s.server.services.of(conversationsFeature).conversations.resolve(dev.id, a)
 
   // Day 2, 15:00: the same unanswered question again (differently typed) and a lead, taken over
   // by a teammate; and an escalation in a third conversation.
   await advance(DAY + 5 * HOUR)
   const b = await say('do you sell bicycles')
   await say('My name is Asha Rao, email asha@example.com', b)
-  await s.server.services.conversations.takeOver(dev.id, b)
+  await s.server.services.of(conversationsFeature).conversations.takeOver(dev.id, b)
   await say('Can I talk to a real person please?')
 })
 afterAll(() => s.stop())

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
+import { conversationsFeature } from '../../src/features/conversations'
 
 let s: TestServer
 let dev: { id: string; key: string }
@@ -27,8 +28,8 @@ describe('GET /conversations/{id}/messages', () => {
     await say('second question', session)
     const midway = await now()
     await say('third question', session)
-    const conversation = await s.server.services.conversations.find(session)
-    await s.server.services.conversations.addMessage(conversation!, { author: 'teammate', parts: [{ type: 'text', text: 'internal: VIP' }], internal: true })
+    const conversation = await s.server.services.of(conversationsFeature).conversations.find(session)
+    await s.server.services.of(conversationsFeature).conversations.addMessage(conversation!, { author: 'teammate', parts: [{ type: 'text', text: 'internal: VIP' }], internal: true })
 
     const page1 = await s.api('GET', `/conversations/${session}/messages?limit=4`, { key: dev.key })
     expect(page1.status).toBe(200)

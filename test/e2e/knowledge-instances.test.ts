@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { startRedis } from '../support/redis'
 import { describeWithRedis } from '../support/system-binary'
 import { startTestServer, type TestServer } from '../support/server'
+import { knowledgeFeature } from '../../src/features/knowledge'
 
 const QUESTION = 'What is your returns window?'
 // Pub/sub crosses Redis in about a millisecond; this bounds a loaded test machine.
@@ -53,17 +54,17 @@ describeWithRedis('knowledge across instances on one Redis', () => {
     }
     // B builds and caches the agent's (empty) index.
     expect((await chatOnB()).body.tools[0].output).toEqual({ found: false, passages: [] })
-    expect(b.server.services.knowledge.cachedAgents).toBeGreaterThan(0)
+    expect(b.server.services.of(knowledgeFeature).knowledge.cachedAgents).toBeGreaterThan(0)
 
     const doc = await a.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'Our returns window is 30 days from delivery.', title: 'Returns' } })
     expect(doc.status).toBe(201)
-    expect(await eventually(async () => (await b.server.services.knowledge.search(dev.id, agent, QUESTION)).found)).toBe(true)
+    expect(await eventually(async () => (await b.server.services.of(knowledgeFeature).knowledge.search(dev.id, agent, QUESTION)).found)).toBe(true)
     const cited = await chatOnB()
     expect(cited.body.reply).toContain('30 days')
     expect(cited.body.reply).toContain('(Source: Returns)')
 
     expect((await a.api('DELETE', `/agents/${agent}/knowledge/${doc.body.id}`, { key: dev.key })).status).toBe(204)
-    expect(await eventually(async () => !(await b.server.services.knowledge.search(dev.id, agent, QUESTION)).hits.some((h) => h.documentId === doc.body.id))).toBe(true)
+    expect(await eventually(async () => !(await b.server.services.of(knowledgeFeature).knowledge.search(dev.id, agent, QUESTION)).hits.some((h) => h.documentId === doc.body.id))).toBe(true)
     const after = await chatOnB()
     expect(after.body.reply).not.toContain('Source: Returns')
     expect(after.body.tools[0].output).toEqual({ found: false, passages: [] })

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
+import { agentsFeature } from '../../src/features/agents'
 
 const SLOW_PAGE_MS = 1_000
 
@@ -66,7 +67,7 @@ describe('adding knowledge while the agent is deleted', () => {
     // Registered after every cascade the server has (knowledge's included): it holds the delete
     // there, after the knowledge is swept and before the agent's own row goes, until the add is
     // answered. So the add stores and checks while the agent still reads as present.
-    server.server.services.agents.onDelete(async (doc) => {
+    server.server.services.of(agentsFeature).agents.onDelete(async (doc) => {
       if (doc.id === agent) await Promise.race([add, Bun.sleep(5 * SLOW_PAGE_MS)])
     })
     expect((await server.api('DELETE', `/agents/${agent}`, { key: dev.key })).status).toBe(204)
@@ -78,7 +79,7 @@ describe('adding knowledge while the agent is deleted', () => {
   test('pasted text added from inside the delete cascade answers 404 and nothing is stored', async () => {
     const agent = await createAgent()
     let during: { status: number; body: unknown } | null = null
-    server.server.services.agents.onDelete(async (doc) => {
+    server.server.services.of(agentsFeature).agents.onDelete(async (doc) => {
       if (doc.id !== agent) return
       const r = await server.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'We open at 7 am every day.' } })
       during = { status: r.status, body: r.body }

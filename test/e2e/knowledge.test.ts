@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
+import { knowledgeFeature } from '../../src/features/knowledge'
 
 let s: TestServer
 let open: TestServer
@@ -43,10 +44,10 @@ describe('pasted text', () => {
     const b = await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'Shipping takes 3 to 5 working days.' } })
     const list = await s.api('GET', `/agents/${agent}/knowledge`, { key: dev.key })
     expect(list.body.items.map((d: any) => d.id)).toEqual([b.body.id, a.body.id])
-    const found = await s.server.services.knowledge.search(dev.id, agent, 'how long is the returns window?')
+    const found = await s.server.services.of(knowledgeFeature).knowledge.search(dev.id, agent, 'how long is the returns window?')
     expect(found.found).toBe(true)
     expect((await s.api('DELETE', `/agents/${agent}/knowledge/${a.body.id}`, { key: dev.key })).status).toBe(204)
-    const after = await s.server.services.knowledge.search(dev.id, agent, 'how long is the returns window?')
+    const after = await s.server.services.of(knowledgeFeature).knowledge.search(dev.id, agent, 'how long is the returns window?')
     expect(after.hits.some((h: any) => h.documentId === a.body.id)).toBe(false)
     expect((await s.api('DELETE', `/agents/${agent}/knowledge/${a.body.id}`, { key: dev.key })).status).toBe(404)
   })
@@ -79,7 +80,7 @@ describe('URLs', () => {
     const ok = await open.api('POST', `/agents/${ag}/knowledge`, { key: ws.key, body: { url: `http://127.0.0.1:${site.port}/faq` } })
     expect(ok.status).toBe(201)
     expect(ok.body).toMatchObject({ type: 'url', status: 'ready', title: 'Bakery FAQ', source: `http://127.0.0.1:${site.port}/faq` })
-    const hit = await open.server.services.knowledge.search(ws.id, ag, 'what time do you open?')
+    const hit = await open.server.services.of(knowledgeFeature).knowledge.search(ws.id, ag, 'what time do you open?')
     expect(hit.hits[0].text).toContain('7 am')
     const spa = await open.api('POST', `/agents/${ag}/knowledge`, { key: ws.key, body: { url: `http://127.0.0.1:${site.port}/spa` } })
     expect(spa.body.status).toBe('failed')

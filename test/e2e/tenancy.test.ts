@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
 import { randomId } from '../../src/ids'
 import { startTestServer, type TestServer } from '../support/server'
+import { tenancyFeature } from '../../src/features/workspaces'
 
 /** The resource kinds a v1 path parameter can name. */
 type Kind = 'customer' | 'customerKey' | 'agent' | 'document' | 'conversation' | 'webhook'
@@ -194,7 +195,7 @@ beforeAll(async () => {
   if (revoke.status !== 204) throw new Error(`setup: revoking a customer key answered ${revoke.status}`)
   // No HTTP route revokes a developer key yet, so the key service does it.
   const devKey = await server.console('POST', `/workspaces/${devA.id}/keys`, { name: 'to revoke', scope: 'full' })
-  await server.server.services.keys.revoke(devA.id, devKey.body.id)
+  await server.server.services.of(tenancyFeature).keys.revoke(devA.id, devKey.body.id)
 
   const aConv = await converse(devA.key, aAgent.id, 'Hello')
   const a1Conv = await converse(devA.key, a1Agent.id, 'Hello', a1.id)

@@ -3,6 +3,8 @@ import type { RecordedEvent } from '../../src/events/bus'
 import { createLanguageModel } from '../../src/providers/llm'
 import { startOpenAIFake } from '../fakes/openai'
 import { startTestServer, type TestServer } from '../support/server'
+import { conversationsFeature } from '../../src/features/conversations'
+import { usageFeature } from '../../src/features/usage'
 
 const FAQ = `Opening hours
 
@@ -150,7 +152,7 @@ describe('test chat with the local model (no network)', () => {
     const mine = web.body.items.find((c: any) => c.id === r.body.session)
     expect(mine).toEqual({ id: r.body.session, agent, channel: 'web', customer: { id: null, phone: null }, status: 'active', test: true, lastInboundAt: expect.any(String), createdAt: expect.any(String) })
     expect((await s.api('GET', '/conversations?channel=voice', { key: dev.key })).body.items).toEqual([])
-    const replies = await s.server.services.ledger.records.count({ workspaceId: dev.id, kind: 'reply', conversationId: r.body.session })
+    const replies = await s.server.services.of(usageFeature).ledger.records.count({ workspaceId: dev.id, kind: 'reply', conversationId: r.body.session })
     expect(replies).toBe(1)
   })
 })
@@ -159,7 +161,7 @@ describe('test chat with an OpenAI-protocol model (local fake)', () => {
   test('schedule_callback is switched off and the agent says what it would have done', async () => {
     const fake = startOpenAIFake({ apiKey: 'sk-fake-key-123456' })
     const model = createLanguageModel({ provider: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-fake-key-123456', baseUrl: fake.baseUrl })
-    const spy = spyOn(s.server.services.models, 'resolve').mockImplementation(async () => model)
+    const spy = spyOn(s.server.services.of(conversationsFeature).models, 'resolve').mockImplementation(async () => model)
     try {
       const caller = await newAgent({ scheduleCallbacks: true })
       fake.reply(

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { startTestServer, type TestServer } from '../support/server'
+import { versionsFeature } from '../../src/features/versions'
 
 let s: TestServer
 let ws: string
@@ -38,7 +39,7 @@ const as = (k: string) => ({
   post: (path: string, body?: unknown) => legacy('POST', path, { key: k, body }),
 })
 const api = () => as(key)
-const serving = () => s.server.services.serving.servingAgent(ws, agent.id)
+const serving = () => s.server.services.of(versionsFeature).serving.servingAgent(ws, agent.id)
 const patch = async (body: unknown) => {
   const r = await s.api('PATCH', `/agents/${agent.id}`, { key, body })
   expect(r.status).toBe(200)
@@ -330,7 +331,7 @@ describe('agent versions: races and restarts', () => {
     await s.server.stop()
     s = await startTestServer({}, dir)
     expect((await api().get(`/agents/${fresh.id}/status`)).body).toMatchObject({ status: 'published', published_version_id: 1 })
-    expect((await s.server.services.serving.servingAgent(ws, fresh.id)).name).toBe('Keeper')
+    expect((await s.server.services.of(versionsFeature).serving.servingAgent(ws, fresh.id)).name).toBe('Keeper')
   })
 })
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { MAX_LEGACY_ENDPOINTS } from '../../src/features/webhooks/legacy-service'
 import { MAX_WEBHOOKS_PER_AGENT } from '../../src/features/webhooks/service'
 import { startTestServer, type TestServer } from '../support/server'
+import { agentsFeature } from '../../src/features/agents'
 
 let server: TestServer
 
@@ -183,7 +184,7 @@ describe('creates racing their agent’s delete', () => {
     // Registered after every cascade the server has (webhooks' included), so it runs after the
     // webhooks are swept and before the agent's own row goes: the agent still reads as present.
     const during: { status: number; body: unknown }[] = []
-    server.server.services.agents.onDelete(async (doc) => {
+    server.server.services.of(agentsFeature).agents.onDelete(async (doc) => {
       if (doc.id !== agent) return
       const v1 = await server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'https://hooks.example.com/late' } })
       during.push({ status: v1.status, body: v1.body })

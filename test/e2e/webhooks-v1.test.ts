@@ -9,6 +9,7 @@ import { createHmac } from 'node:crypto'
 import type { EventType } from '../../src/events/catalogue'
 import { startTestServer, type TestServer } from '../support/server'
 import { eventually, startReceiver, type Receiver } from '../features/webhooks/receiver'
+import { webhooksFeature } from '../../src/features/webhooks'
 
 let server: TestServer
 let rx: Receiver
@@ -276,12 +277,12 @@ describe('delivery', () => {
     const customer = (await server.api('POST', '/customers', { key: dev.key, body: { name: 'Gone Ltd' } })).body
     const inside = (await server.api('POST', '/agents', { key: dev.key, workspace: customer.id, body: { name: 'Gone bot' } })).body.id
     const hook = await createHook({ agent: inside }, { workspace: customer.id })
-    const legacyEp = await server.server.services.legacyWebhooks.create(customer.id, { url: 'https://1.1.1.1/legacy', event_types: ['lead.captured'] })
+    const legacyEp = await server.server.services.of(webhooksFeature).legacyWebhooks.create(customer.id, { url: 'https://1.1.1.1/legacy', event_types: ['lead.captured'] })
     const gone = await server.api('DELETE', `/customers/${customer.id}`, { key: dev.key })
     expect(gone.status).toBe(200)
     expect((await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key, workspace: customer.id })).status).toBe(410)
-    expect((await server.server.services.legacyWebhooks.get(customer.id, legacyEp.doc.number)).isActive).toBe(false)
-    const stored = await server.server.services.webhooks.present(await server.server.services.webhooks.get(customer.id, hook.id))
+    expect((await server.server.services.of(webhooksFeature).legacyWebhooks.get(customer.id, legacyEp.doc.number)).isActive).toBe(false)
+    const stored = await server.server.services.of(webhooksFeature).webhooks.present(await server.server.services.of(webhooksFeature).webhooks.get(customer.id, hook.id))
     expect(stored.enabled).toBe(false)
     // The reader of a restored customer's webhooks sees why they are off.
     expect(stored.delivery.lastError).toBe(`switched off: customer ${customer.id} was deleted`)

@@ -59,6 +59,11 @@ export class AgentService {
     return doc
   }
 
+  /** Agents in a workspace (a customer's counts). */
+  countIn(workspaceId: string): Promise<number> {
+    return this.agents.count({ workspaceId })
+  }
+
   /** The agent's integer id on the legacy surface (claimed on first use for agents from before numbers). */
   legacyNumber(agent: AgentDoc): Promise<number> {
     return this.numbers.numberOf(agent)

@@ -54,6 +54,11 @@ export class ContactService {
     return (await this.contacts.update(id, set))!
   }
 
+  /** Contacts in a workspace (a customer's counts). */
+  countIn(workspaceId: string): Promise<number> {
+    return this.contacts.count({ workspaceId })
+  }
+
   /** The contact behind any spelling of a number, or null. */
   findByPhone(workspaceId: string, phone: string): Promise<ContactDoc | null> {
     const normal = normalizePhone(phone)

@@ -1,17 +1,12 @@
 /**
  * Erasing a customer workspace's data 30 days after its delete (SPEC.md "Customer workspace":
- * "every conversation, contact, recording and file is erased").
- *
- * What goes, in this order, so a crash at any point leaves a state the next run finishes:
+ * "every conversation, contact, recording and file is erased"), the part the customer feature
+ * owns; the rest is each feature's own `onErased` clean-up (registered when it is built, run by
+ * lifecycle-effects.ts right after this):
  * 1. its agents, one by one through AgentService.remove, so every agent-delete cascade runs
- *    (conversations and messages, knowledge documents, passages, search log and in-memory index,
- *    phone-number assignments, and whatever later features register there);
- * 2. a sweep by `workspaceId` of every collection that holds its data, children before parents,
- *    for anything no agent owned (messages, conversations, knowledge, contacts, recorded events —
- *    their payloads carry names, emails and phones —, agent versions, phone numbers it was given
- *    after the delete, and its revoked keys).
- * Recordings and files: no feature stores any yet; the feature that does subscribes to
- * `CustomerLifecycleHooks.onErased` and erases its own.
+ *    (conversations and messages, knowledge, phone-number assignments, webhooks, versions, …);
+ * 2. the workspace's recorded events (the kernel's event log: their payloads carry names, emails
+ *    and phones).
  *
  * Kept on purpose: the usage ledger (`usage_records`). Those records are the developer's billing
  * history (kind, quantity, cost: nothing the customer said), and the developer's past spend must
@@ -22,33 +17,10 @@
 import { ApiError } from '../../http/errors'
 import { eventsSpec } from '../../events/bus'
 import type { CollectionSpec, DocumentStore } from '../../store/port'
-import { agentNumbersSpec } from '../agents/agent-numbers'
-import type { AgentService } from '../agents/service'
-import { contactsSpec } from '../contacts/repository'
-import { conversationsSpec, messagesSpec } from '../conversations/repository'
-import { apiKeysSpec } from '../keys/repository'
-import { DOCUMENTS, PASSAGES, SEARCHES } from '../knowledge/repository'
-import { phoneNumbersSpec } from '../phone-numbers/repository'
-import { versionsSpec } from '../versions/repository'
+import type { AgentService } from '../agents'
 
-/**
- * Swept by `workspaceId`, in this order (messages before their conversation, passages before their
- * document). `agent_versions` has no workspace index: its sweep scans, once per erasure, which is
- * rare enough not to earn an index every version write would pay for.
- */
-export const ERASED_COLLECTIONS: readonly CollectionSpec[] = [
-  messagesSpec,
-  conversationsSpec,
-  PASSAGES,
-  DOCUMENTS,
-  SEARCHES,
-  contactsSpec,
-  eventsSpec,
-  versionsSpec,
-  phoneNumbersSpec,
-  apiKeysSpec,
-  agentNumbersSpec,
-]
+/** Swept by `workspaceId` after the agents: what no feature owns (the kernel's event log). */
+export const ERASED_COLLECTIONS: readonly CollectionSpec[] = [eventsSpec]
 
 // Agents are removed a page at a time: a workspace holds at most its plan's allowance (1,000 on
 // enterprise), so 100 a page keeps each read small and the loop short.

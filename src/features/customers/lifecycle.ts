@@ -13,7 +13,6 @@ import type { CustomerWorkspaceActors } from '../../../actors/customer-workspace
 import type { CustomerWorkspaceContext } from '../../../machines/customer-workspace'
 import { iso, type Clock } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
-import type { Collection, Doc } from '../../store/port'
 import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces/repository'
 
 export interface HeldNumber {
@@ -24,7 +23,8 @@ export interface HeldNumber {
 export interface CustomerLifecycleDeps {
   actors: CustomerWorkspaceActors
   workspaces: WorkspaceRepo
-  phoneNumbers: Collection<Doc & { workspaceId: string; number: string; channel: 'voice' | 'chatapp' }>
+  /** The numbers a workspace holds, oldest first (the phone-numbers feature's `heldBy`). */
+  numbersHeldBy: (workspaceId: string) => Promise<{ number: string }[]>
   clock: Clock
 }
 
@@ -38,7 +38,7 @@ export class CustomerLifecycle {
   /** Archives the customer (200 with archivedAt and eraseAfter); 409 naming held numbers or the state. */
   async remove(customer: WorkspaceDoc): Promise<WorkspaceDoc> {
     // Every number in the workspace counts: voice numbers and the messaging numbers connected to it.
-    const numbers = await this.deps.phoneNumbers.find({ workspaceId: customer.id }, { sort: [['createdAt', 1], ['id', 1]] })
+    const numbers = await this.deps.numbersHeldBy(customer.id)
     const heldNumbers = numbers.map((n) => n.number)
     const context = await this.move(
       customer,

@@ -4,7 +4,6 @@ import { newId } from '../../ids'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import { DuplicateKeyError } from '../../store/port'
 import { normalizePhone } from '../contacts/phone'
-import type { AgentRepo } from '../agents/repository'
 import type { PhoneNumberDoc, PhoneNumberRepo } from './repository'
 
 export interface AddNumber {
@@ -28,7 +27,8 @@ export const presentNumber = (d: PhoneNumberDoc) => ({
 export class PhoneNumberService {
   constructor(
     private readonly numbers: PhoneNumberRepo,
-    private readonly agents: AgentRepo,
+    /** Whether the agent is one of the workspace's (AgentService.exists). */
+    private readonly agentExists: (workspaceId: string, agentId: string) => Promise<boolean>,
     private readonly clock: Clock,
     /** Keeps the agent's copy of its voice number in step (see AgentDoc.phoneNumber). */
     private readonly onVoiceNumber: (agentId: string, number: string | null) => Promise<void>,
@@ -39,8 +39,7 @@ export class PhoneNumberService {
     if (!number) throw badRequest('number', `"${input.number}" is not a phone number`)
     const agentId = input.agent ?? null
     if (agentId) {
-      const agent = await this.agents.get(agentId)
-      if (!agent || agent.workspaceId !== workspaceId) throw notFound(`no agent ${agentId} in this workspace`)
+      if (!(await this.agentExists(workspaceId, agentId))) throw notFound(`no agent ${agentId} in this workspace`)
     }
     const now = iso(this.clock.now())
     const doc: PhoneNumberDoc = {
@@ -65,6 +64,16 @@ export class PhoneNumberService {
     }
     if (agentId && doc.channel === 'voice') await this.onVoiceNumber(agentId, number)
     return doc
+  }
+
+  /** Numbers a workspace holds (a customer's counts). */
+  countIn(workspaceId: string): Promise<number> {
+    return this.numbers.count({ workspaceId })
+  }
+
+  /** Every number a workspace holds, voice and messaging, oldest first (a customer delete names them). */
+  heldBy(workspaceId: string): Promise<PhoneNumberDoc[]> {
+    return this.numbers.find({ workspaceId }, { sort: [['createdAt', 1], ['id', 1]] })
   }
 
   list(workspaceId: string): Promise<PhoneNumberDoc[]> {

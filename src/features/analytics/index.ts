@@ -1,0 +1,14 @@
+/** Agent analytics (SPEC.md "Analytics answer"), by store aggregation. */
+import { agentsFeature } from '../agents'
+import { defineFeature } from '../feature'
+import { AnalyticsService } from './service'
+import { analyticsV1 } from './v1'
+
+export const analyticsFeature = defineFeature({
+  name: 'analytics',
+  async build(kernel, use) {
+    const { agents } = use(agentsFeature)
+    const analytics = await AnalyticsService.open(kernel.store, kernel.bus.events, kernel.clock)
+    return { services: { analytics }, v1: [analyticsV1({ context: kernel.http.v1, agents, analytics })] }
+  },
+})

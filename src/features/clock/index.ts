@@ -1,0 +1,19 @@
+/** The service clock on the console: read it, and advance it under SERVICE_CLOCK=manual. */
+import { defineFeature } from '../feature'
+import { clockConsole, type ClockControl } from './console'
+
+export const clockFeature = defineFeature({
+  name: 'clock',
+  build(kernel) {
+    // Under the manual clock, an advance answers only after every timer due by then has fired and
+    // the effects those timers started (the 30-day erasure, a delivery retry) have run.
+    const control: ClockControl = {
+      clock: kernel.clock,
+      async afterAdvance(now) {
+        await kernel.persistClock(now)
+        for (const run of kernel.onClockAdvance) await run(now)
+      },
+    }
+    return { services: { control }, console: [clockConsole({ auth: kernel.http.console, control })] }
+  },
+})

@@ -1,0 +1,33 @@
+/** Conversations: the inbox, the conversation engine every channel uses, the model resolver, test chat. */
+import { agentsFeature } from '../agents'
+import { defineFeature, eraseCollections } from '../feature'
+import { knowledgeFeature } from '../knowledge'
+import { usageFeature } from '../usage'
+import { tenancyFeature } from '../workspaces'
+import { conversationsConsole } from './console'
+import { conversationsSpec, messagesSpec } from './repository'
+import { testChatV1 } from './test-chat-v1'
+import { conversationsV1 } from './v1'
+import { buildConversationFeature } from './wiring'
+
+export const conversationsFeature = defineFeature({
+  name: 'conversations',
+  async build(kernel, use) {
+    const { agents } = use(agentsFeature)
+    const { knowledge } = use(knowledgeFeature)
+    const { ledger } = use(usageFeature)
+    const { workspaces } = use(tenancyFeature)
+    const { config, store, clock, coordination, bus } = kernel
+    const built = await buildConversationFeature({ config, store, clock, coordination, bus, ledger, agents, knowledge })
+    // Messages before their conversation.
+    kernel.customerHooks.onErased(eraseCollections(store, [messagesSpec, conversationsSpec]), 'conversations erased')
+    return {
+      services: built,
+      v1: [
+        testChatV1({ context: kernel.http.v1, testChat: built.testChat }),
+        conversationsV1({ context: kernel.http.v1, conversations: built.conversations, coordination, clock }),
+      ],
+      console: [conversationsConsole({ auth: kernel.http.console, workspaces, conversations: built.conversations })],
+    }
+  },
+})

@@ -1,0 +1,81 @@
+/**
+ * The one contract every feature keeps. A feature is a folder under `src/features/<name>/` whose
+ * `index.ts` exports one `defineFeature({ name, build })`. `build` gets the kernel (store,
+ * coordination, clock, bus, actor runtime, the HTTP contexts, the customer lifecycle hooks) and
+ * `use`, which hands over the services of a feature built earlier in the list — the only way one
+ * feature reaches another. It returns the feature's services and, as it needs, the route plugins
+ * of each surface and its own start/stop.
+ *
+ * `src/services.ts` is the ordered list; it builds every feature, starts the runtime and the bus,
+ * then each feature's `start`, and stops them in reverse. `src/app.ts` mounts each surface by
+ * looping over the same list.
+ */
+import type { AnyElysia } from 'elysia'
+import type { ActorRuntime, Inspection } from '../../actors'
+import type { Clock } from '../clock'
+import type { Config } from '../config'
+import type { Coordination } from '../coordination/port'
+import type { EventBus } from '../events/bus'
+import type { consoleAuth } from '../http/console-auth'
+import type { legacyContext } from '../http/legacy-context'
+import type { v1Context } from '../http/context'
+import type { Logger } from '../logger'
+import type { CollectionSpec, DocumentStore } from '../store/port'
+import type { CustomerLifecycleHooks } from './customers/lifecycle-hooks'
+
+/** The route contexts every surface's routes `.use()`: built once the tenancy feature provides keys. */
+export interface KernelHttp {
+  v1: ReturnType<typeof v1Context>
+  legacy: ReturnType<typeof legacyContext>
+  console: ReturnType<typeof consoleAuth>
+}
+
+export interface Kernel {
+  config: Config
+  logger: Logger
+  clock: Clock
+  store: DocumentStore
+  coordination: Coordination
+  bus: EventBus
+  runtime: ActorRuntime
+  inspection: Inspection | null
+  /** What a customer's delete, restore and erasure must also do: each feature subscribes its own. */
+  customerHooks: CustomerLifecycleHooks
+  /** Work to run after the manual clock moves (durable timers and features that keep time register here). */
+  onClockAdvance: ((now: number) => Promise<void>)[]
+  /** Stores the manual clock's time (so a restart does not travel back). */
+  persistClock: (now: number) => Promise<void>
+  /** The HTTP contexts; readable once the tenancy feature (first in the list) has provided them. */
+  readonly http: KernelHttp
+  /** Called once, by the tenancy feature. */
+  provideHttp(http: KernelHttp): void
+}
+
+/** What `build` returns. A surface may take several plugins. */
+export interface FeatureParts<S> {
+  services: S
+  v1?: AnyElysia[]
+  legacy?: AnyElysia[]
+  console?: AnyElysia[]
+  /** After the actor runtime and the event bus have started. */
+  start?(): Promise<void>
+  /** Before them, in reverse feature order. */
+  stop?(): Promise<void>
+}
+
+/** Hands over the services of a feature built earlier in the list. */
+export type Use = <S>(feature: Feature<S>) => S
+
+export interface Feature<S = unknown> {
+  name: string
+  build(kernel: Kernel, use: Use): Promise<FeatureParts<S>> | FeatureParts<S>
+}
+
+export const defineFeature = <S>(feature: Feature<S>): Feature<S> => feature
+
+/** A customer-erased clean-up that deletes everything of the workspace in `specs`, in that order (children first). */
+export function eraseCollections(store: DocumentStore, specs: readonly CollectionSpec[]) {
+  return async ({ customerId }: { customerId: string }): Promise<void> => {
+    for (const spec of specs) await (await store.collection(spec)).deleteMany({ workspaceId: customerId })
+  }
+}

@@ -1,0 +1,8 @@
+/** The models list (SPEC.md Lists): what an agent's `model` takes, and which the plan includes. */
+import { defineFeature } from '../feature'
+import { modelsV1 } from './v1'
+
+export const modelsFeature = defineFeature({
+  name: 'models',
+  build: (kernel) => ({ services: {}, v1: [modelsV1({ context: kernel.http.v1 })] }),
+})
