@@ -23,7 +23,7 @@ function surface(services: Services, which: 'v1' | 'console' | 'legacy', options
 }
 
 export function createApp(services: Services, consoleToken: string) {
-  const { keys } = services.of(tenancyFeature)
+  const { auth } = services.of(tenancyFeature)
   const v1 = surface(services, 'v1', { prefix: V1_PREFIX })
   const consoleSurface = surface(services, 'console', { prefix: '/console' })
   // The legacy surface at the root: the key's own workspace, SPEC.md's legacy rate limits.
@@ -38,7 +38,7 @@ export function createApp(services: Services, consoleToken: string) {
     .use(
       errorPlugin(services.logger, async (request, surface) => {
         if (surface === 'console') checkConsoleToken(consoleToken, request)
-        else await authenticateRequest(keys, request)
+        else await authenticateRequest(auth, request)
       }),
     )
     .use(requestLog(services.logger))

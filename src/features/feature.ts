@@ -22,11 +22,16 @@ import type { v1Context } from '../http/context'
 import type { Logger } from '../logger'
 import type { CollectionSpec, DocumentStore } from '../store/port'
 import type { CustomerLifecycleHooks } from './customers/lifecycle-hooks'
+import type { Principal } from './keys/service'
+import type { WorkspaceDoc } from './workspaces/repository'
 
-/** The route contexts every surface's routes `.use()`: built once the tenancy feature provides keys. */
+/**
+ * The route contexts every surface's routes `.use()`, typed with the tenancy feature's principal
+ * and workspace (http/ itself knows only the authenticator port); provided by that feature.
+ */
 export interface KernelHttp {
-  v1: ReturnType<typeof v1Context>
-  legacy: ReturnType<typeof legacyContext>
+  v1: ReturnType<typeof v1Context<Principal, WorkspaceDoc>>
+  legacy: ReturnType<typeof legacyContext<Principal, WorkspaceDoc>>
   console: ReturnType<typeof consoleAuth>
 }
 

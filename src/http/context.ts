@@ -5,28 +5,25 @@
  */
 import { Elysia } from 'elysia'
 import { badRequest, forbidden } from './errors'
-import type { KeyService, Principal } from '../features/keys/service'
-import { WORKSPACE_HEADER, type WorkspaceResolver } from '../features/workspaces/resolver'
-import type { WorkspaceDoc } from '../features/workspaces/repository'
-import type { Scope } from '../features/keys/repository'
+import { WORKSPACE_HEADER, type Authenticator, type HttpPrincipal, type HttpWorkspace, type Scope } from './authenticator'
 
-export type V1Context = {
-  principal: Principal
-  workspace: WorkspaceDoc
+export type V1Context<P = HttpPrincipal, W = HttpWorkspace> = {
+  principal: P
+  workspace: W
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /** The blanket rule of every surface: a `read` key only reads (403 otherwise). */
-export function assertMayWrite(principal: Principal, method: string): void {
+export function assertMayWrite(principal: HttpPrincipal, method: string): void {
   if (principal.key.scope === 'read' && !READS.has(method)) {
     throw forbidden('this key is read-only (scope read); use a build or full key')
   }
 }
 
 /** The request's bearer key as a principal, refused (401/403) when it may not make this request. */
-export async function authenticateRequest(keys: KeyService, request: Request): Promise<Principal> {
-  const principal = await keys.authenticate(request.headers.get('authorization'))
+export async function authenticateRequest<P extends HttpPrincipal<W>, W extends HttpWorkspace>(auth: Authenticator<P, W>, request: Request): Promise<P> {
+  const principal = await auth.authenticate(request.headers.get('authorization'))
   assertMayWrite(principal, request.method)
   return principal
 }
@@ -35,7 +32,7 @@ export async function authenticateRequest(keys: KeyService, request: Request): P
  * Routes that manage customers run in the developer's own workspace, with a developer key
  * (SPEC.md Authentication rule 4): a customer key is 403, the workspace header is 400.
  */
-export function developerWorkspace(principal: Principal, workspace: WorkspaceDoc): WorkspaceDoc {
+export function developerWorkspace<W extends HttpWorkspace>(principal: HttpPrincipal<W>, workspace: W): W {
   if (principal.home.kind === 'customer') throw forbidden('a customer key cannot manage customers; use a key of the developer workspace')
   if (workspace.id !== principal.developer.id) {
     throw badRequest('Service-Workspace', 'customer management runs in your own workspace; send it without this header')
@@ -51,11 +48,11 @@ export function developerWorkspace(principal: Principal, workspace: WorkspaceDoc
  * Idempotency stays a wrapper (http/idempotency.ts `idempotent`), since it must hold the key for
  * the whole handler and release or store it by the handler's outcome.
  */
-export function v1Context(deps: { keys: KeyService; resolver: WorkspaceResolver }) {
+export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(deps: { auth: Authenticator<P, W> }) {
   return new Elysia({ name: 'v1-context' })
-    .derive({ as: 'scoped' }, async ({ request }): Promise<V1Context> => {
-      const principal = await deps.keys.authenticate(request.headers.get('authorization'))
-      const workspace = await deps.resolver.resolve(principal, request.headers.get(WORKSPACE_HEADER))
+    .derive({ as: 'scoped' }, async ({ request }): Promise<V1Context<P, W>> => {
+      const principal = await deps.auth.authenticate(request.headers.get('authorization'))
+      const workspace = await deps.auth.resolve(principal, request.headers.get(WORKSPACE_HEADER))
       assertMayWrite(principal, request.method)
       return { principal, workspace }
     })
@@ -64,14 +61,14 @@ export function v1Context(deps: { keys: KeyService; resolver: WorkspaceResolver 
       // Partial inside a macro, hence the reads through V1Context.
       scope: (needed: Scope) => ({
         beforeHandle(ctx) {
-          const { principal } = ctx as unknown as V1Context
+          const { principal } = ctx as unknown as V1Context<P, W>
           requireScope(principal, needed, `${ctx.request.method} ${new URL(ctx.request.url).pathname}`)
         },
       }),
       developerOnly: {
         resolve(ctx) {
-          const { principal, workspace } = ctx as unknown as V1Context
-          return { developer: developerWorkspace(principal, workspace) }
+          const { principal, workspace } = ctx as unknown as V1Context<P, W>
+          return { developer: developerWorkspace<W>(principal, workspace) }
         },
       },
     })
@@ -80,7 +77,7 @@ export function v1Context(deps: { keys: KeyService; resolver: WorkspaceResolver 
 const RANK: Record<Scope, number> = { read: 0, build: 1, full: 2 }
 
 /** Refuses with 403 unless the key's scope reaches `needed`; `action` says what was refused. */
-export function requireScope(principal: Principal, needed: Scope, action: string): void {
+export function requireScope(principal: HttpPrincipal, needed: Scope, action: string): void {
   if (RANK[principal.key.scope] < RANK[needed]) {
     throw forbidden(`${action} needs a ${needed} key (this key's scope is ${principal.key.scope})`)
   }

@@ -8,14 +8,13 @@
 import { Elysia } from 'elysia'
 import type { Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
-import { hashKey, type KeyService, type Principal } from '../features/keys/service'
-import type { WorkspaceDoc } from '../features/workspaces/repository'
+import { hashKey, type Authenticator, type HttpPrincipal, type HttpWorkspace } from './authenticator'
 import { authenticateRequest } from './context'
 import { countRequest, LEGACY_RATES, type RateRule } from './rate-limit'
 
-export type LegacyContext = {
-  principal: Principal
-  workspace: WorkspaceDoc
+export type LegacyContext<P = HttpPrincipal, W = HttpWorkspace> = {
+  principal: P
+  workspace: W
 }
 
 function subjectOf(request: Request, server: { requestIP?(r: Request): { address: string } | null } | null): string {
@@ -24,11 +23,11 @@ function subjectOf(request: Request, server: { requestIP?(r: Request): { address
   return `ip:${server?.requestIP?.(request)?.address ?? 'unknown'}`
 }
 
-export function legacyContext(deps: { keys: KeyService; coordination: Coordination; clock: Clock; rule?: RateRule; name?: string }) {
+export function legacyContext<P extends HttpPrincipal<W>, W extends HttpWorkspace>(deps: { auth: Authenticator<P, W>; coordination: Coordination; clock: Clock; rule?: RateRule; name?: string }) {
   const rule = deps.rule ?? LEGACY_RATES.api
-  return new Elysia({ name: deps.name ?? `legacy-context:${rule.name}` }).derive({ as: 'scoped' }, async ({ request, set, server }): Promise<LegacyContext> => {
+  return new Elysia({ name: deps.name ?? `legacy-context:${rule.name}` }).derive({ as: 'scoped' }, async ({ request, set, server }): Promise<LegacyContext<P, W>> => {
     await countRequest(deps.coordination, rule, subjectOf(request, server as any), deps.clock.now(), set.headers as Record<string, unknown>)
-    const principal = await authenticateRequest(deps.keys, request)
+    const principal = await authenticateRequest(deps.auth, request)
     return { principal, workspace: principal.home }
   })
 }

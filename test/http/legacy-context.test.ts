@@ -31,7 +31,7 @@ beforeAll(async () => {
     .use(errorPlugin(createLogger('silent')))
     .use(
       new Elysia()
-        .use(legacyContext({ keys, coordination, clock, rule }))
+        .use(legacyContext({ auth: { authenticate: (header) => keys.authenticate(header), resolve: async (principal) => principal.home }, coordination, clock, rule }))
         .get('/thing', ({ workspace }) => ({ workspace: workspace.id }))
         .post('/thing', ({ body }) => body, { body: t.Object({ url: t.String() }, { additionalProperties: false }) }),
     )

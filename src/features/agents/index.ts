@@ -18,5 +18,8 @@ export const agentsFeature = defineFeature({
   },
 })
 
-export type { AgentDoc } from './repository'
-export type { AgentService } from './service'
+
+// Re-exported for other features (they import from this index, never from inner files).
+export { isStarterPersonaLine } from './defaults'
+export { type AgentDoc } from './repository'
+export { type AgentService } from './service'

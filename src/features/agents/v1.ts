@@ -1,12 +1,12 @@
 /** Agents (v1): create, list, read, patch, delete. */
 import { Elysia, t } from 'elysia'
-import type { v1Context } from '../../http/context'
 import { answers, v1Errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
 import { Agent, CreateAgent, ListAgentsQuery, PatchAgent } from './model'
 import type { AgentService } from './service'
+import type { KernelHttp } from '../feature'
 
-export function agentsV1(deps: { context: ReturnType<typeof v1Context>; agents: AgentService }) {
+export function agentsV1(deps: { context: KernelHttp['v1']; agents: AgentService }) {
   const { agents } = deps
   const Id = t.Object({ id: t.String() })
   return new Elysia({ prefix: '/agents', detail: { tags: ['Agents'] } })

@@ -1,12 +1,12 @@
 /** GET /agents/{id}/analytics (SPEC.md Agents; a read key is enough). */
 import { Elysia, t } from 'elysia'
-import type { v1Context } from '../../http/context'
 import { answers, v1Errors } from '../../http/docs'
-import type { AgentService } from '../agents/service'
+import type { AgentService } from '../agents'
 import { Analytics, AnalyticsQuery } from './model'
 import type { AnalyticsService } from './service'
+import type { KernelHttp } from '../feature'
 
-export function analyticsV1(deps: { context: ReturnType<typeof v1Context>; agents: AgentService; analytics: AnalyticsService }) {
+export function analyticsV1(deps: { context: KernelHttp['v1']; agents: AgentService; analytics: AnalyticsService }) {
   return new Elysia({ prefix: '/agents', detail: { tags: ['Agents'] } })
     .use(deps.context)
     .get(

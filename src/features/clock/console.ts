@@ -7,7 +7,7 @@ import { BodyInt } from '../../http/body-types'
 import { ManualClock, iso, type Clock } from '../../clock'
 import { conflict } from '../../http/errors'
 import { answers, consoleErrors } from '../../http/docs'
-import type { consoleAuth } from '../../http/console-auth'
+import type { KernelHttp } from '../feature'
 
 export interface ClockControl {
   clock: Clock
@@ -15,7 +15,7 @@ export interface ClockControl {
   afterAdvance(now: number): Promise<void>
 }
 
-export function clockConsole(deps: { auth: ReturnType<typeof consoleAuth>; control: ClockControl }) {
+export function clockConsole(deps: { auth: KernelHttp['console']; control: ClockControl }) {
   const Now = t.Object({ now: t.String(), kind: t.String() })
   const answer = () => ({ now: iso(deps.control.clock.now()), kind: deps.control.clock.kind })
   return new Elysia({ prefix: '/clock', detail: { tags: ['Console'] } })

@@ -1,9 +1,9 @@
 /** Console: contacts with consent flags (DESIGN.md console table). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import type { consoleAuth } from '../../http/console-auth'
-import type { WorkspaceService } from '../workspaces/service'
+import type { WorkspaceService } from '../workspaces'
 import { presentContact, type ContactService } from './service'
+import type { KernelHttp } from '../feature'
 
 const Contact = t.Object({
   id: t.String(),
@@ -14,7 +14,7 @@ const Contact = t.Object({
   doNotCall: t.Boolean(),
 })
 
-export function contactsConsole(deps: { auth: ReturnType<typeof consoleAuth>; workspaces: WorkspaceService; contacts: ContactService }) {
+export function contactsConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; contacts: ContactService }) {
   return new Elysia({ prefix: '/workspaces/:ws/contacts', detail: { tags: ['Console'] } })
     .use(deps.auth)
     .post(

@@ -15,4 +15,6 @@ export const contactsFeature = defineFeature({
   },
 })
 
+
+// Re-exported for other features (they import from this index, never from inner files).
 export { normalizePhone } from './phone'

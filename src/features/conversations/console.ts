@@ -5,12 +5,12 @@
  */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import type { consoleAuth } from '../../http/console-auth'
-import type { WorkspaceService } from '../workspaces/service'
+import type { WorkspaceService } from '../workspaces'
 import { Conversation, presentConversation } from './model'
 import type { ConversationService } from './service'
+import type { KernelHttp } from '../feature'
 
-export function conversationsConsole(deps: { auth: ReturnType<typeof consoleAuth>; workspaces: WorkspaceService; conversations: ConversationService }) {
+export function conversationsConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; conversations: ConversationService }) {
   const { conversations, workspaces } = deps
   const params = t.Object({ ws: t.String(), id: t.String() })
   const doc = (summary: string) => ({ responses: answers({ 200: Conversation, ...consoleErrors(404) }), summary })

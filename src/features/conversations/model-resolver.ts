@@ -9,9 +9,9 @@
  */
 import { ApiError } from '../../http/errors'
 import { createLanguageModel, type LanguageModel } from '../../providers/llm'
-import { findModel, MODELS } from '../models/catalogue'
-import type { AgentDoc } from '../agents/repository'
-import type { WorkspaceDoc } from '../workspaces/repository'
+import { findModel, MODELS } from '../models'
+import type { AgentDoc } from '../agents'
+import type { WorkspaceDoc } from '../workspaces'
 
 export interface ModelResolver {
   resolve(workspace: WorkspaceDoc, agent: AgentDoc): Promise<LanguageModel>

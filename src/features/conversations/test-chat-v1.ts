@@ -1,8 +1,8 @@
 /** POST /agents/{id}/test-chat (SPEC.md Agents): talk to the real agent with side effects off. */
 import { Elysia, t } from 'elysia'
-import type { v1Context } from '../../http/context'
 import { answers, v1Errors } from '../../http/docs'
 import { TEST_CHAT_MESSAGE_MAX, type TestChatService } from './test-chat'
+import type { KernelHttp } from '../feature'
 
 const TestChatBody = t.Object(
   {
@@ -18,7 +18,7 @@ const TestChatAnswer = t.Object({
   tools: t.Array(t.Object({ name: t.String(), input: t.Record(t.String(), t.Unknown()), output: t.Unknown() })),
 })
 
-export function testChatV1(deps: { context: ReturnType<typeof v1Context>; testChat: TestChatService }) {
+export function testChatV1(deps: { context: KernelHttp['v1']; testChat: TestChatService }) {
   return new Elysia({ prefix: '/agents', detail: { tags: ['Agents'] } })
     .use(deps.context)
     .post(

@@ -10,11 +10,11 @@
  * customer; only failures of our own infrastructure (the store) propagate.
  */
 import type { EventBus } from '../../events/bus'
-import type { AgentDoc } from '../agents/repository'
-import { normalizePhone } from '../contacts/phone'
-import { KnowledgeError } from '../knowledge/model'
-import type { SearchOutcome } from '../knowledge/service'
-import type { WorkspaceDoc } from '../workspaces/repository'
+import type { AgentDoc } from '../agents'
+import { normalizePhone } from '../contacts'
+import { KnowledgeError } from '../knowledge'
+import type { SearchOutcome } from '../knowledge'
+import type { WorkspaceDoc } from '../workspaces'
 import type { ConversationDoc } from './model'
 import type { ConversationService } from './service'
 import { isToolName, type ToolName } from './tools'

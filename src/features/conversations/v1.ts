@@ -1,6 +1,5 @@
 /** Conversations (v1): list conversations and read a conversation's messages (SPEC.md Conversations). */
 import { Elysia, t } from 'elysia'
-import type { v1Context } from '../../http/context'
 import { answers, v1Errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
 import { Conversation, ListConversationsQuery, ListMessagesQuery, Message, presentConversation, presentMessage } from './model'
@@ -8,6 +7,7 @@ import type { ConversationService } from './service'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import { countRequest, LEGACY_RATES, type RateRule } from '../../http/rate-limit'
+import type { KernelHttp } from '../feature'
 
 /**
  * SPEC.md Errors: GET conversations and messages answer 429 "too many requests". The number is
@@ -16,7 +16,7 @@ import { countRequest, LEGACY_RATES, type RateRule } from '../../http/rate-limit
  */
 const READ_RATE: RateRule = { ...LEGACY_RATES.api, name: 'v1-conversations' }
 
-export function conversationsV1(deps: { context: ReturnType<typeof v1Context>; conversations: ConversationService; coordination: Coordination; clock: Clock }) {
+export function conversationsV1(deps: { context: KernelHttp['v1']; conversations: ConversationService; coordination: Coordination; clock: Clock }) {
   const { conversations } = deps
   return new Elysia({ prefix: '/conversations', detail: { tags: ['Conversations'] } })
     .use(deps.context)

@@ -42,3 +42,5 @@ export const customersFeature = defineFeature({
 })
 
 export type { CustomerLifecycleEvent } from './lifecycle-hooks'
+
+// Re-exported for other features (they import from this index, never from inner files).

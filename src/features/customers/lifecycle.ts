@@ -13,7 +13,7 @@ import type { CustomerWorkspaceActors } from '../../../actors/customer-workspace
 import type { CustomerWorkspaceContext } from '../../../machines/customer-workspace'
 import { iso, type Clock } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
-import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces/repository'
+import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces'
 
 export interface HeldNumber {
   number: string

@@ -4,21 +4,21 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Coordination } from '../../coordination/port'
-import type { v1Context } from '../../http/context'
 import { applyResult, idempotent } from '../../http/idempotency'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'
 import { answers, v1Errors } from '../../http/docs'
-import type { KeyService } from '../keys/service'
+import type { KeyService } from '../keys'
 import type { CustomerLifecycle } from './lifecycle'
 import { CreateCustomer, CreateKey, Customer, CustomerDetail, IssuedKey, KeyRecord, ListCustomersQuery, PatchCustomer } from './model'
 import { presentCustomer, type CustomerService } from './service'
+import type { KernelHttp } from '../feature'
 
 // SPEC.md Limits gives no page size for keys: the same bounds as the other v1 lists (max 100, default 25).
 const KEYS_PAGE_MAX = 100
 const KEYS_PAGE_DEFAULT = 25
 
 export function customersV1(deps: {
-  context: ReturnType<typeof v1Context>
+  context: KernelHttp['v1']
   customers: CustomerService
   keys: KeyService
   coordination: Coordination

@@ -7,9 +7,9 @@ import type { ActorRuntime } from '../../../actors'
 import { machineDefinition, machineNames, machines, type MachineName } from '../../../machines'
 import { answers, consoleErrors } from '../../http/docs'
 import { notFound } from '../../http/errors'
-import type { consoleAuth } from '../../http/console-auth'
+import type { KernelHttp } from '../feature'
 
-export function inspectionConsole(deps: { auth: ReturnType<typeof consoleAuth>; runtime: ActorRuntime }) {
+export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: ActorRuntime }) {
   const isName = (name: string): name is MachineName => (machineNames as string[]).includes(name)
   return new Elysia({ detail: { tags: ['Console'] } })
     .use(deps.auth)

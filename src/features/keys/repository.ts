@@ -1,8 +1,8 @@
 /** API keys: stored as a SHA-256 hash of the value; the value is shown once, on creation. */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
 
-export const SCOPES = ['full', 'build', 'read'] as const
-export type Scope = (typeof SCOPES)[number]
+import type { Scope } from '../../http/authenticator'
+export { SCOPES, type Scope } from '../../http/authenticator'
 
 export interface ApiKeyDoc {
   [field: string]: unknown

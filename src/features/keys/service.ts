@@ -9,7 +9,7 @@ import { iso } from '../../clock'
 import { newId, randomId } from '../../ids'
 import { notFound, unauthorized } from '../../http/errors'
 import type { ApiKeyDoc, ApiKeyRepo, Scope } from './repository'
-import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces/repository'
+import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces'
 import type { Coordination } from '../../coordination/port'
 import { PrincipalCache } from './principal-cache'
 
@@ -21,7 +21,8 @@ const PREFIX_LENGTH = 11 // `sk_` + 8: enough to tell keys apart, far too little
 const LAST_USED_GRANULARITY_MS = 60_000
 
 /** SHA-256 hex of a key value: Bun's native hasher, the same digest as node:crypto at a third of the cost per request. */
-export const hashKey = (value: string): string => Bun.SHA256.hash(value, 'hex') as string
+import { hashKey } from '../../http/authenticator'
+export { hashKey }
 
 export interface Principal {
   key: ApiKeyDoc

@@ -21,3 +21,8 @@ export const knowledgeFeature = defineFeature({
 })
 
 export type { KnowledgeService } from './service'
+
+// Re-exported for other features (they import from this index, never from inner files).
+export { KnowledgeError, type KnowledgeSearch } from './model'
+export { SEARCHES } from './repository'
+export { type SearchOutcome } from './service'

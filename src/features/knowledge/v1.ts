@@ -1,12 +1,12 @@
 /** Knowledge (v1): list, add (a URL fetched before answering, or pasted text), delete. */
 import { Elysia, t } from 'elysia'
-import type { v1Context } from '../../http/context'
 import { answers, v1Errors } from '../../http/docs'
 import { ApiError } from '../../http/errors'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'
-import type { AgentService } from '../agents/service'
+import type { AgentService } from '../agents'
 import { KnowledgeDocumentResponse, KnowledgeError, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, toDocumentResponse } from './model'
 import type { KnowledgeService } from './service'
+import type { KernelHttp } from '../feature'
 
 /** `text must not be empty` with field `text` → `text: must not be empty` (v1 errors start with the field). */
 function asApiError(error: unknown): never {
@@ -28,7 +28,7 @@ const AddBody = t.Object(
   { additionalProperties: false, description: 'either `{ url }` or `{ text, title? }`' },
 )
 
-export function knowledgeV1(deps: { context: ReturnType<typeof v1Context>; agents: AgentService; knowledge: KnowledgeService }) {
+export function knowledgeV1(deps: { context: KernelHttp['v1']; agents: AgentService; knowledge: KnowledgeService }) {
   const { agents, knowledge } = deps
   const Id = t.Object({ id: t.String() })
   return new Elysia({ prefix: '/agents/:id/knowledge', detail: { tags: ['Knowledge'] } })

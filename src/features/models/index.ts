@@ -6,3 +6,6 @@ export const modelsFeature = defineFeature({
   name: 'models',
   build: (kernel) => ({ services: {}, v1: [modelsV1({ context: kernel.http.v1 })] }),
 })
+
+// Re-exported for other features (they import from this index, never from inner files).
+export { MODELS, findModel } from './catalogue'

@@ -1,13 +1,13 @@
 /** GET /models: every model, with `available` for the caller's plan (SPEC.md Model). */
 import { Elysia, t } from 'elysia'
-import type { v1Context } from '../../http/context'
 import { answers, v1Errors } from '../../http/docs'
-import { planIncludes } from '../plans/catalogue'
+import { planIncludes } from '../plans'
 import { MODELS } from './catalogue'
+import type { KernelHttp } from '../feature'
 
 const Model = t.Object({ id: t.String(), name: t.String(), voice: t.Boolean(), minPlan: t.String(), available: t.Boolean() })
 
-export function modelsV1(deps: { context: ReturnType<typeof v1Context> }) {
+export function modelsV1(deps: { context: KernelHttp['v1'] }) {
   return new Elysia({ detail: { tags: ['Lists'] } })
     .use(deps.context)
     .get(

@@ -1,10 +1,10 @@
 /** Console: what the service told a developer (SPEC.md Events rule 8), newest first. */
 import { Elysia, t } from 'elysia'
-import type { consoleAuth } from '../../http/console-auth'
 import { answers, consoleErrors } from '../../http/docs'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'
-import type { WorkspaceService } from '../workspaces/service'
+import type { WorkspaceService } from '../workspaces'
 import type { NotificationService } from './service'
+import type { KernelHttp } from '../feature'
 
 const Notification = t.Object({
   id: t.String(),
@@ -16,7 +16,7 @@ const Notification = t.Object({
   createdAt: t.String(),
 })
 
-export function notificationsConsole(deps: { auth: ReturnType<typeof consoleAuth>; workspaces: WorkspaceService; notifications: NotificationService }) {
+export function notificationsConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; notifications: NotificationService }) {
   const { workspaces, notifications } = deps
   return new Elysia({ prefix: '/workspaces/:ws/notifications', detail: { tags: ['Console'] } })
     .use(deps.auth)

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto'
 import { iso, type Clock } from '../../clock'
 import type { Filter, PageAfter } from '../../store/port'
-import type { WorkspaceDoc } from '../workspaces/repository'
+import type { WorkspaceDoc } from '../workspaces'
 import type { NotificationDoc, NotificationRepo } from './repository'
 
 export interface NotifyInput {

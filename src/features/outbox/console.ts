@@ -3,10 +3,10 @@
  * the event each was about — DESIGN.md's console table fixes the shape.
  */
 import { Elysia, t } from 'elysia'
-import type { consoleAuth } from '../../http/console-auth'
 import { answers, consoleErrors } from '../../http/docs'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'
 import type { OutboxEmailDoc, OutboxRepo } from '../../providers/email'
+import type { KernelHttp } from '../feature'
 
 const OutboxEmail = t.Object({
   id: t.String(),
@@ -19,7 +19,7 @@ const OutboxEmail = t.Object({
 
 const present = (d: OutboxEmailDoc) => ({ id: d.id, to: d.to, subject: d.subject, text: d.text, eventId: d.eventId, createdAt: d.createdAt })
 
-export function outboxConsole(deps: { auth: ReturnType<typeof consoleAuth>; outbox: OutboxRepo }) {
+export function outboxConsole(deps: { auth: KernelHttp['console']; outbox: OutboxRepo }) {
   return new Elysia({ prefix: '/outbox', detail: { tags: ['Console'] } })
     .use(deps.auth)
     .get('', ({ query }) => paginate((limit, after) => deps.outbox.page({}, limit, after), query, 25, present), {

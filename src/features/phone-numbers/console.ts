@@ -1,9 +1,9 @@
 /** Console: rent or bring a phone number and assign it (DESIGN.md console table). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import type { consoleAuth } from '../../http/console-auth'
-import type { WorkspaceService } from '../workspaces/service'
+import type { WorkspaceService } from '../workspaces'
 import type { PhoneNumberService } from './service'
+import type { KernelHttp } from '../feature'
 
 const Number_ = t.Object({
   id: t.String(),
@@ -17,7 +17,7 @@ const Number_ = t.Object({
   since: t.String(),
 })
 
-export function phoneNumbersConsole(deps: { auth: ReturnType<typeof consoleAuth>; workspaces: WorkspaceService; numbers: PhoneNumberService }) {
+export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; numbers: PhoneNumberService }) {
   return new Elysia({ prefix: '/workspaces/:ws/phone-numbers', detail: { tags: ['Console'] } })
     .use(deps.auth)
     .post(

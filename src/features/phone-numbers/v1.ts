@@ -1,8 +1,8 @@
 /** GET /phone-numbers (SPEC.md Phone number); renting and attaching are console actions. */
 import { Elysia, t } from 'elysia'
-import type { v1Context } from '../../http/context'
 import { answers, v1Errors } from '../../http/docs'
 import { presentNumber, type PhoneNumberService } from './service'
+import type { KernelHttp } from '../feature'
 
 export const PhoneNumber = t.Object({
   number: t.String(),
@@ -12,7 +12,7 @@ export const PhoneNumber = t.Object({
   since: t.String(),
 })
 
-export function phoneNumbersV1(deps: { context: ReturnType<typeof v1Context>; numbers: PhoneNumberService }) {
+export function phoneNumbersV1(deps: { context: KernelHttp['v1']; numbers: PhoneNumberService }) {
   return new Elysia({ detail: { tags: ['Lists'] } })
     .use(deps.context)
     .get('/phone-numbers', async ({ workspace }) => ({ items: (await deps.numbers.list(workspace.id)).map(presentNumber) }), {

@@ -8,3 +8,6 @@ export const usageFeature = defineFeature({
     return { services: { ledger: await UsageLedger.open(kernel.store) } }
   },
 })
+
+// Re-exported for other features (they import from this index, never from inner files).
+export { monthStart, type UsageLedger } from './ledger'

@@ -4,7 +4,6 @@
  * legacy integer id or its v1 id (`ag_…`); answers name it by the integer; version ids are per-agent numbers. Another workspace's agent is the same 404 as none.
  */
 import { Elysia } from 'elysia'
-import type { legacyContext } from '../../http/legacy-context'
 import { answers, legacyErrors } from '../../http/docs'
 import {
   AgentParams,
@@ -26,13 +25,14 @@ import {
   versionRef,
 } from './model'
 import type { VersionService } from './service'
+import type { KernelHttp } from '../feature'
 
 /** Every legacy route can answer 401, 422 (legacyErrors adds them) and 429 (rate limit). */
 const reads = (...codes: number[]) => legacyErrors(404, 429, ...codes)
 /** Moves also answer 403 (read keys) and 503 (an effect failed or the agent stayed busy: retry). */
 const moves = (...codes: number[]) => legacyErrors(403, 404, 429, 503, ...codes)
 
-export function versionsLegacy(deps: { context: ReturnType<typeof legacyContext>; versions: VersionService }) {
+export function versionsLegacy(deps: { context: KernelHttp['legacy']; versions: VersionService }) {
   const { versions } = deps
   return new Elysia({ prefix: '/agents', detail: { tags: ['Agent versions'] } })
     .use(deps.context)

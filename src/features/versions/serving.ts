@@ -14,7 +14,7 @@
  * search as they are now (the snapshot records their ids for diffs).
  */
 import { conflict } from '../../http/errors'
-import type { AgentDoc } from '../agents/repository'
+import type { AgentDoc } from '../agents'
 import type { AgentReader } from './drafts'
 import type { VersionDoc, VersionStore } from './repository'
 import { agentFieldsOf } from './snapshot'

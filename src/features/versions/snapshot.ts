@@ -4,7 +4,7 @@
  * Parts the product does not have yet (tools, memory, team members, prompt variables) are captured
  * as empty values so snapshots keep one shape as those arrive.
  */
-import type { AgentDoc } from '../agents/repository'
+import type { AgentDoc } from '../agents'
 
 export interface AgentSnapshot {
   core: {

@@ -1,8 +1,8 @@
 /** GET /voices (SPEC.md Voice). */
 import { Elysia, t } from 'elysia'
-import type { v1Context } from '../../http/context'
 import { answers, v1Errors } from '../../http/docs'
 import { VOICES } from './catalogue'
+import type { KernelHttp } from '../feature'
 
 const Voice = t.Object({
   id: t.String(),
@@ -12,7 +12,7 @@ const Voice = t.Object({
   description: t.Union([t.String(), t.Null()]),
 })
 
-export function voicesV1(deps: { context: ReturnType<typeof v1Context> }) {
+export function voicesV1(deps: { context: KernelHttp['v1'] }) {
   return new Elysia({ detail: { tags: ['Lists'] } })
     .use(deps.context)
     .get('/voices', () => ({ items: VOICES.map((v) => ({ ...v })) }), {

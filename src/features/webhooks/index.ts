@@ -4,8 +4,8 @@
  */
 import { agentsFeature } from '../agents'
 import { defineFeature } from '../feature'
-import { notificationsConsole } from '../notifications/console'
-import { outboxConsole } from '../outbox/console'
+import { notificationsConsole } from '../notifications'
+import { outboxConsole } from '../outbox'
 import { tenancyFeature } from '../workspaces'
 import { webhooksLegacy } from './legacy'
 import { webhooksV1 } from './v1'

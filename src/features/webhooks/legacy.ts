@@ -5,17 +5,17 @@
  */
 import { Elysia, t } from 'elysia'
 import { answers, legacyErrors } from '../../http/docs'
-import type { legacyContext } from '../../http/legacy-context'
 import { webhookCallbacks } from './callbacks'
 import { DeliveriesQuery, Delivery, DeliveryParams, CreateEndpoint, Endpoint, EndpointParams, EndpointWithSecret, PatchEndpoint } from './legacy-model'
 import type { LegacyWebhookService } from './legacy-service'
+import type { KernelHttp } from '../feature'
 
 const Success = t.Literal('success')
 /** Every legacy route can answer 401, 422 (legacyErrors adds them) and 429 (rate limit). */
 const reads = (...codes: number[]) => legacyErrors(404, 429, ...codes)
 const writes = (...codes: number[]) => legacyErrors(403, 404, 429, ...codes)
 
-export function webhooksLegacy(deps: { context: ReturnType<typeof legacyContext>; webhooks: LegacyWebhookService }) {
+export function webhooksLegacy(deps: { context: KernelHttp['legacy']; webhooks: LegacyWebhookService }) {
   const { webhooks } = deps
   return new Elysia({ prefix: '/webhooks/endpoints', detail: { tags: ['Webhooks'] } })
     .use(deps.context)

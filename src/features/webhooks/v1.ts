@@ -1,18 +1,18 @@
 /** Webhooks (v1): register, list, read with delivery state, change, delete (SPEC.md "Webhooks (v1)"). */
 import { Elysia, t } from 'elysia'
-import type { v1Context } from '../../http/context'
 import { answers, v1Errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
 import { webhookCallbacks } from './callbacks'
 import { CreatedWebhook, CreateWebhook, ListWebhooksQuery, PatchWebhook, Webhook } from './model'
 import type { WebhookService } from './service'
+import type { KernelHttp } from '../feature'
 
 const DELIVERY_RULES =
   'Each event is attempted once, no retry: a POST of `{ event, sentAt, data }` signed with `x-service-signature: sha256=<hex HMAC-SHA256 of the raw body>` under the signing secret, with `x-service-event-id` to de-duplicate. ' +
   'Any 2xx within 10 s is a success; redirects are not followed (a 3xx is a failure, `delivery.lastError` names where it pointed). Five failures in a row switch the endpoint off (`enabled: false`, `delivery.lastError` says why) and the developer is notified; PATCH `enabled: true` switches it back on. ' +
   'An email address receives one email per event (needs SMTP on the service). Addresses inside the service’s own network, and URLs with a user name or password, are refused. The callbacks below describe every event body and header.'
 
-export function webhooksV1(deps: { context: ReturnType<typeof v1Context>; webhooks: WebhookService }) {
+export function webhooksV1(deps: { context: KernelHttp['v1']; webhooks: WebhookService }) {
   const { webhooks } = deps
   const Id = t.Object({ id: t.String() })
   return new Elysia({ prefix: '/webhooks', detail: { tags: ['Webhooks'] } })

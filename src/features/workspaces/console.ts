@@ -1,10 +1,10 @@
 /** Console: developer workspaces and their keys (DESIGN.md "The console surface, exactly"). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import { PLAN_IDS } from '../plans/catalogue'
-import type { KeyService } from '../keys/service'
-import type { consoleAuth } from '../../http/console-auth'
+import { PLAN_IDS } from '../plans'
+import type { KeyService } from '../keys'
 import { presentWorkspace, type WorkspaceService } from './service'
+import type { KernelHttp } from '../feature'
 
 const Plan = t.Union(PLAN_IDS.map((p) => t.Literal(p)))
 const Currency = t.Union([t.Literal('INR'), t.Literal('USD')])
@@ -16,7 +16,7 @@ const Fields = {
   whiteLabel: t.Optional(t.Boolean()),
 }
 
-export function workspacesConsole(deps: { auth: ReturnType<typeof consoleAuth>; workspaces: WorkspaceService; keys: KeyService }) {
+export function workspacesConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; keys: KeyService }) {
   const { workspaces, keys } = deps
   const Ws = t.Object({ ws: t.String() })
   return new Elysia({ prefix: '/workspaces', detail: { tags: ['Console'] } })

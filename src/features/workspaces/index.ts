@@ -7,8 +7,8 @@ import { v1Context } from '../../http/context'
 import { legacyContext } from '../../http/legacy-context'
 import { observeWrites } from '../../store/observe'
 import { defineFeature, eraseCollections } from '../feature'
-import { apiKeysSpec, openApiKeys } from '../keys/repository'
-import { KeyService } from '../keys/service'
+import { apiKeysSpec, openApiKeys } from '../keys'
+import { KeyService, type Principal } from '../keys'
 import { workspacesConsole } from './console'
 import { openWorkspaces } from './repository'
 import { WorkspaceResolver } from './resolver'
@@ -26,17 +26,23 @@ export const tenancyFeature = defineFeature({
     const workspaces = new WorkspaceService(workspaceRepo, clock)
     const resolver = new WorkspaceResolver(workspaceRepo)
     if (!config.consoleToken) throw new Error('CONSOLE_TOKEN is required to build the console surface (startServer provides one)')
+    // The authenticator port the kernel's HTTP contexts run on (http/authenticator.ts).
+    const auth = { authenticate: (header: string | null) => keys.authenticate(header), resolve: (principal: Principal, header: string | null) => resolver.resolve(principal, header) }
     const http = {
-      v1: v1Context({ keys, resolver }),
-      legacy: legacyContext({ keys, coordination, clock }),
+      v1: v1Context({ auth }),
+      legacy: legacyContext({ auth, coordination, clock }),
       console: consoleAuth(config.consoleToken),
     }
     kernel.provideHttp(http)
     kernel.customerHooks.onErased(eraseCollections(store, [apiKeysSpec]), 'keys erased')
     return {
-      services: { workspaces, workspaceRepo, keys, resolver },
+      services: { workspaces, workspaceRepo, keys, resolver, auth },
       console: [workspacesConsole({ auth: http.console, workspaces, keys })],
       stop: () => keys.stop(),
     }
   },
 })
+
+// Re-exported for other features (they import from this index, never from inner files).
+export { newWorkspaceDoc, type MetadataValue, type WorkspaceDoc, type WorkspaceRepo } from './repository'
+export { type WorkspaceService } from './service'

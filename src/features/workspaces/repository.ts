@@ -4,7 +4,7 @@
  * contacts live under its id) with a parent that is billed.
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
-import type { PlanId } from '../plans/catalogue'
+import type { PlanId } from '../plans'
 
 export type MetadataValue = string | number | boolean
 

@@ -3,10 +3,10 @@
  * A customer key never leaves its customer (rule 5).
  */
 import { ApiError, badRequest, notFound } from '../../http/errors'
-import type { Principal } from '../keys/service'
+import type { Principal } from '../keys'
 import type { WorkspaceDoc, WorkspaceRepo } from './repository'
 
-export const WORKSPACE_HEADER = 'service-workspace'
+export { WORKSPACE_HEADER } from '../../http/authenticator'
 
 export class WorkspaceResolver {
   constructor(private readonly workspaces: WorkspaceRepo) {}

@@ -2,8 +2,8 @@
 import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import { conflict, notFound } from '../../http/errors'
-import type { PlanId } from '../plans/catalogue'
-import { checkTimezone } from '../customers/rules'
+import type { PlanId } from '../plans'
+import { checkTimezone } from '../../time-zones'
 import { newWorkspaceDoc, type WorkspaceDoc, type WorkspaceRepo } from './repository'
 
 export interface WorkspaceInput {
