@@ -5,7 +5,9 @@
  */
 import { Elysia } from 'elysia'
 import { badRequest, forbidden } from './errors'
+import type { Coordination } from '../coordination/port'
 import { WORKSPACE_HEADER, type Authenticator, type HttpPrincipal, type HttpWorkspace, type Scope } from './authenticator'
+import { answerIdempotent, beginIdempotent, failIdempotent, holdClaim, releaseHold, type IdempotencyStep } from './idempotency'
 
 export type V1Context<P = HttpPrincipal, W = HttpWorkspace> = {
   principal: P
@@ -45,10 +47,12 @@ export function developerWorkspace<W extends HttpWorkspace>(principal: HttpPrinc
  * - `scope: 'full' | 'build'` — the key's scope must reach it (403 naming what was refused);
  * - `developerOnly: true` — adds `developer` (the developer workspace) after refusing customer
  *   keys and the workspace header.
- * Idempotency stays a wrapper (http/idempotency.ts `idempotent`), since it must hold the key for
- * the whole handler and release or store it by the handler's outcome.
+ * - `idempotent: true` (or `{ bodyKey }`) — `Idempotency-Key` claimed before the handler, its
+ *   answer stored after it (or the key released on a 502/503/429/crash), a repeat replayed.
  */
-export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(deps: { auth: Authenticator<P, W> }) {
+export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(deps: { auth: Authenticator<P, W>; coordination: Coordination }) {
+  // The claim a request holds on its Idempotency-Key, between its beforeHandle and its answer.
+  const claims = new WeakMap<Request, Extract<IdempotencyStep, { kind: 'claimed' }>>()
   return new Elysia({ name: 'v1-context' })
     .derive({ as: 'scoped' }, async ({ request }): Promise<V1Context<P, W>> => {
       const principal = await deps.auth.authenticate(request.headers.get('authorization'))
@@ -71,6 +75,35 @@ export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(d
           return { developer: developerWorkspace<W>(principal, workspace) }
         },
       },
+      // SPEC.md Conventions rule 6: `Idempotency-Key` (or the body member named by `bodyKey`; the
+      // header wins), scoped to the workspace and the route, bound to the body (http/idempotency.ts).
+      idempotent: (opts: true | { bodyKey: string }) => ({
+        async beforeHandle(ctx) {
+          const { workspace } = ctx as unknown as V1Context<P, W>
+          const bodyKey = opts === true ? undefined : (ctx.body as Record<string, unknown> | undefined)?.[opts.bodyKey]
+          const key = ctx.request.headers.get('idempotency-key') ?? (typeof bodyKey === 'string' ? bodyKey : undefined)
+          const scope = `${workspace.id}:${ctx.request.method} ${ctx.route}`
+          const step = await beginIdempotent(deps.coordination, scope, key, ctx.body)
+          if (step.kind === 'claimed') {
+            claims.set(ctx.request, step)
+            // A throwing handler is settled by the error plugin (settleFailedClaim).
+            holdClaim(ctx.request, (error) => failIdempotent(deps.coordination, step, error))
+          }
+          if (step.kind === 'replay') {
+            ctx.set.status = step.status
+            ctx.set.headers['idempotent-replayed'] = 'true'
+            return step.body as never
+          }
+        },
+        async afterHandle(ctx) {
+          const claim = claims.get(ctx.request)
+          if (!claim) return
+          claims.delete(ctx.request)
+          releaseHold(ctx.request)
+          const status = typeof ctx.set.status === 'number' ? ctx.set.status : 200
+          await answerIdempotent(deps.coordination, claim, { status, body: ctx.response })
+        },
+      }),
     })
 }
 

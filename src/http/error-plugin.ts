@@ -9,6 +9,7 @@ import { ApiError } from './errors'
 import { describeSchemaError, fieldName, type SchemaError } from './validation-message'
 import { surfaceOf, type Surface } from './surface'
 import { bodyErrorOf } from './json-body'
+import { settleFailedClaim } from './idempotency'
 import type { Logger } from '../logger'
 
 const STATUS_TEXT: Record<number, string> = {
@@ -89,6 +90,8 @@ export type CredentialCheck = (request: Request, surface: Surface) => Promise<vo
 
 export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck) {
   return new Elysia({ name: 'errors' }).onError({ as: 'global' }, async ({ code, error, request, set, params }) => {
+    // An Idempotency-Key the failed handler held is stored as its refusal, or released (idempotency.ts).
+    await settleFailedClaim(request, error)
     const path = new URL(request.url).pathname
     const surface = surfaceOf(path)
     const requestId = String((set.headers as Record<string, string>)['x-request-id'] ?? '')

@@ -28,14 +28,15 @@ export interface IdempotentResult extends Answer {
   replayed: boolean
 }
 
-export async function idempotent(
-  coordination: Coordination,
-  scope: string,
-  key: string | undefined | null,
-  requestBody: unknown,
-  run: () => Promise<Answer>,
-): Promise<IdempotentResult> {
-  if (key === undefined || key === null || key === '') return { ...(await run()), replayed: false }
+/** What `beginIdempotent` found: no key, an answer to replay, or a claim this request now holds. */
+export type IdempotencyStep =
+  | { kind: 'none' }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'claimed'; id: string; fingerprint: string }
+
+/** Claims `key` for this request (or finds its stored answer); 409 while in flight, 400 for another body. */
+export async function beginIdempotent(coordination: Coordination, scope: string, key: string | undefined | null, requestBody: unknown): Promise<IdempotencyStep> {
+  if (key === undefined || key === null || key === '') return { kind: 'none' }
   if (!KEY_SHAPE.test(key)) throw badRequest('Idempotency-Key', 'must be 1–255 printable characters')
   const fingerprint = createHash('sha256').update(JSON.stringify(requestBody ?? null)).digest('hex')
   const id = `idem:${scope}:${key}`
@@ -46,28 +47,73 @@ export async function idempotent(
     if (stored.headers?.fingerprint !== fingerprint) {
       throw badRequest('Idempotency-Key', 'was already used with a different request body')
     }
-    return { status: stored.status, body: stored.body, replayed: true }
+    return { kind: 'replay', status: stored.status, body: stored.body }
   }
+  return { kind: 'claimed', id, fingerprint }
+}
+
+/** The handler answered: its answer is kept for the key, except a 502/503, which releases it. */
+export async function answerIdempotent(coordination: Coordination, claim: Extract<IdempotencyStep, { kind: 'claimed' }>, answer: Answer): Promise<void> {
+  if (answer.status === 502 || answer.status === 503) return coordination.idempotencyRelease(claim.id)
+  const stored: StoredResponse = { status: answer.status, body: answer.body, headers: { fingerprint: claim.fingerprint } }
+  await coordination.idempotencyComplete(claim.id, stored, IDEMPOTENCY_TTL_MS)
+}
+
+/**
+ * The handler threw. A refusal is an answer too (the same request would be refused again), except
+ * rate limits, provider failures (502/503) and our own crashes, which release the key for a retry.
+ */
+export async function failIdempotent(coordination: Coordination, claim: Extract<IdempotencyStep, { kind: 'claimed' }>, error: unknown): Promise<void> {
+  if (error instanceof ApiError && error.status < 500 && error.status !== 429) {
+    const body = { error: error.message, ...(error.extra ?? {}) }
+    await coordination.idempotencyComplete(claim.id, { status: error.status, body, headers: { fingerprint: claim.fingerprint } }, IDEMPOTENCY_TTL_MS)
+  } else {
+    await coordination.idempotencyRelease(claim.id)
+  }
+}
+
+/**
+ * Claims held by requests whose handler has not answered yet. A handler that throws never reaches
+ * the route's own hooks after the kernel's error plugin has shaped the answer, so the error plugin
+ * settles the claim (`settleFailedClaim`) before it answers.
+ */
+const held = new WeakMap<Request, (error: unknown) => Promise<void>>()
+
+export function holdClaim(request: Request, onError: (error: unknown) => Promise<void>): void {
+  held.set(request, onError)
+}
+
+export function releaseHold(request: Request): void {
+  held.delete(request)
+}
+
+/** Called by the error plugin for every failed request: a held claim is stored as the refusal or released. */
+export async function settleFailedClaim(request: Request, error: unknown): Promise<void> {
+  const settle = held.get(request)
+  if (!settle) return
+  held.delete(request)
+  await settle(error)
+}
+
+/** The three steps around one piece of work (services and tests; routes declare `idempotent` instead). */
+export async function idempotent(
+  coordination: Coordination,
+  scope: string,
+  key: string | undefined | null,
+  requestBody: unknown,
+  run: () => Promise<Answer>,
+): Promise<IdempotentResult> {
+  const step = await beginIdempotent(coordination, scope, key, requestBody)
+  if (step.kind === 'none') return { ...(await run()), replayed: false }
+  if (step.kind === 'replay') return { status: step.status, body: step.body, replayed: true }
   let answer: Answer
   try {
     answer = await run()
   } catch (error) {
-    // A refusal is an answer too (the same request would be refused again), except rate limits,
-    // provider failures (502/503) and our own crashes, which release the key for a retry.
-    if (error instanceof ApiError && error.status < 500 && error.status !== 429) {
-      const body = { error: error.message, ...(error.extra ?? {}) }
-      await coordination.idempotencyComplete(id, { status: error.status, body, headers: { fingerprint } }, IDEMPOTENCY_TTL_MS)
-    } else {
-      await coordination.idempotencyRelease(id)
-    }
+    await failIdempotent(coordination, step, error)
     throw error
   }
-  if (answer.status === 502 || answer.status === 503) {
-    await coordination.idempotencyRelease(id)
-  } else {
-    const stored: StoredResponse = { status: answer.status, body: answer.body, headers: { fingerprint } }
-    await coordination.idempotencyComplete(id, stored, IDEMPOTENCY_TTL_MS)
-  }
+  await answerIdempotent(coordination, step, answer)
   return { ...answer, replayed: false }
 }
 

@@ -114,6 +114,21 @@ describe('create', () => {
     const list = await s.api('GET', '/customers', { key: dev.key })
     expect(list.body.items).toHaveLength(1)
   })
+
+  test('Idempotency-Key: a refusal is remembered like an answer; a malformed key is a 400 naming it', async () => {
+    const dev = await s.developer({ plan: 'pro' })
+    expect((await s.api('POST', '/customers', { key: dev.key, body: { name: 'Taken', externalId: 'dup-1' } })).status).toBe(201)
+    const headers = { 'idempotency-key': 'refused-1' }
+    const refused = await s.api('POST', '/customers', { key: dev.key, body: { name: 'Second', externalId: 'dup-1' }, headers })
+    expect(refused.status).toBe(409)
+    const replay = await s.api('POST', '/customers', { key: dev.key, body: { name: 'Second', externalId: 'dup-1' }, headers })
+    expect(replay.status).toBe(409)
+    expect(replay.body).toEqual(refused.body)
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    const bad = await s.api('POST', '/customers', { key: dev.key, body: { name: 'Bad key' }, headers: { 'idempotency-key': 'x'.repeat(300) } })
+    expect(bad.status).toBe(400)
+    expect(bad.body.field).toBe('Idempotency-Key')
+  })
 })
 
 describe('list', () => {

@@ -4,7 +4,6 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Coordination } from '../../coordination/port'
-import { applyResult, idempotent } from '../../http/idempotency'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'
 import { answers, v1Errors } from '../../http/docs'
 import type { KeyService } from '../keys'
@@ -30,15 +29,13 @@ export function customersV1(deps: {
     .use(deps.context)
     .post(
       '',
-      async ({ body, developer, request, set }) => {
-        const result = await idempotent(deps.coordination, `${developer.id}:POST /customers`, request.headers.get('idempotency-key'), body, async () => ({
-          status: 201,
-          body: presentCustomer(await customers.create(developer, body)),
-        }))
-        return applyResult(set, result)
+      async ({ body, developer, set }) => {
+        const customer = presentCustomer(await customers.create(developer, body))
+        set.status = 201
+        return customer
       },
       {
-        developerOnly: true, scope: 'full' as const, 
+        developerOnly: true, scope: 'full' as const, idempotent: true,
         body: CreateCustomer,
         headers: t.Object({
           'idempotency-key': t.Optional(t.String({ description: 'repeat the create safely for 24 hours: the repeat answers the first result with `Idempotent-Replayed: true`' })),

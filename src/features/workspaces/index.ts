@@ -29,7 +29,7 @@ export const tenancyFeature = defineFeature({
     // The authenticator port the kernel's HTTP contexts run on (http/authenticator.ts).
     const auth = { authenticate: (header: string | null) => keys.authenticate(header), resolve: (principal: Principal, header: string | null) => resolver.resolve(principal, header) }
     const http = {
-      v1: v1Context({ auth }),
+      v1: v1Context({ auth, coordination }),
       legacy: legacyContext({ auth, coordination, clock }),
       console: consoleAuth(config.consoleToken),
     }
