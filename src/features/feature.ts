@@ -62,6 +62,8 @@ export interface FeatureParts<S> {
   v1?: AnyElysia[]
   legacy?: AnyElysia[]
   console?: AnyElysia[]
+  /** WebSocket routes (the media bridge), mounted at the root outside the three API surfaces. */
+  ws?: AnyElysia[]
   /** After the actor runtime and the event bus have started. */
   start?(): Promise<void>
   /** Before them, in reverse feature order. */
