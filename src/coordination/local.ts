@@ -99,8 +99,18 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
   const rates = new Map<string, { index: number; count: number; resetAt: number }>()
   let rateHits = 0
   const leases = new Map<string, { owner: string; expiresAt: number }>()
+  /** set → member → expiry (wall ms). */
+  const slots = new Map<string, Map<string, number>>()
   const channels = new Map<string, Set<Subscription>>()
   let closed = false
+
+  const liveSlots = (set: string): Map<string, number> => {
+    let members = slots.get(set)
+    if (!members) slots.set(set, (members = new Map()))
+    const wall = Date.now()
+    for (const [member, expiresAt] of members) if (expiresAt <= wall) members.delete(member)
+    return members
+  }
 
   const liveLease = (name: string) => {
     const lease = leases.get(name)
@@ -160,6 +170,27 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
 
     async leaseOwner(name) {
       return liveLease(name)?.owner ?? null
+    },
+
+    async acquireSlot(set, member, capacity, ttlMs) {
+      countArg('capacity', capacity)
+      const ttl = durationMs('ttlMs', ttlMs)
+      const members = liveSlots(set)
+      if (!members.has(member) && members.size >= capacity) return { acquired: false, held: members.size }
+      members.set(member, Date.now() + ttl)
+      return { acquired: true, held: members.size }
+    },
+
+    async releaseSlot(set, member) {
+      const members = slots.get(set)
+      members?.delete(member)
+      if (members?.size === 0) slots.delete(set)
+    },
+
+    async slotsHeld(set) {
+      const held = liveSlots(set).size
+      if (held === 0) slots.delete(set)
+      return held
     },
 
     async publish(channel, message) {

@@ -27,6 +27,12 @@ export interface RateHit {
   resetAt: number
 }
 
+export interface SlotHold {
+  acquired: boolean
+  /** Members holding a slot after this call (the capacity when refused). */
+  held: number
+}
+
 export interface TimerSpec {
   /** Unique per timer; scheduling the same id again replaces it. */
   id: string
@@ -55,6 +61,16 @@ export interface Coordination {
   acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>
   releaseLease(name: string, owner: string): Promise<void>
   leaseOwner(name: string): Promise<string | null>
+
+  /**
+   * A counting semaphore (call lines): holds `member` in `set` while fewer than `capacity` members
+   * hold it. Holding again renews the member's expiry and never counts it twice. A member not
+   * released lapses after `ttlMs` of wall time, so a crashed holder frees its slot by itself.
+   */
+  acquireSlot(set: string, member: string, capacity: number, ttlMs: number): Promise<SlotHold>
+  releaseSlot(set: string, member: string): Promise<void>
+  /** Members holding a slot now. */
+  slotsHeld(set: string): Promise<number>
 
   publish(channel: string, message: string): Promise<void>
   /** Resolves once the subscription is live; the returned function unsubscribes. */

@@ -60,6 +60,28 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
 `, asNumber),
 
+  /** KEYS: slot set (ZSET member → expiry, server wall ms). ARGV: member, capacity, ttlMs.
+   *  Drops lapsed members, then holds or renews `member` if it fits. Returns [acquired, held]. */
+  slotAcquire: script(1, `${WALL_NOW}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', wall)
+local held = redis.call('ZCARD', KEYS[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) == false and held >= tonumber(ARGV[2]) then return {0, held} end
+redis.call('ZADD', KEYS[1], wall + tonumber(ARGV[3]), ARGV[1])
+-- The set outlives its longest member by nothing: an idle set costs no memory.
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], math.floor(tonumber(last[2])))
+return {1, redis.call('ZCARD', KEYS[1])}
+`, (reply) => {
+    const [acquired, held] = reply as [number, number]
+    return { acquired: Number(acquired) === 1, held: Number(held) }
+  }),
+
+  /** KEYS: slot set. Members holding a slot now (lapsed ones dropped first). */
+  slotCount: script(1, `${WALL_NOW}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', wall)
+return redis.call('ZCARD', KEYS[1])
+`, asNumber),
+
   /** KEYS: lease. ARGV: owner, ttlMs. Extends only the owner's own lease. */
   leaseRenew: script(1, `
 if redis.call('GET', KEYS[1]) == ARGV[1] then

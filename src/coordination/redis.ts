@@ -8,7 +8,7 @@
 import { createClient } from 'redis'
 import { randomId } from '../ids'
 import { countArg, deliver, durationMs, encodePayload, instantMs } from './args'
-import type { ClaimedTimer, Coordination, IdempotencyBegin, RateHit, StoredResponse, TimerSpec } from './port'
+import type { ClaimedTimer, Coordination, IdempotencyBegin, RateHit, SlotHold, StoredResponse, TimerSpec } from './port'
 import { scripts } from './redis-scripts'
 
 export interface RedisCoordinationOptions {
@@ -89,6 +89,7 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
 
   const idemKey = (key: string) => `${prefix}idem:${key}`
   const leaseKey = (name: string) => `${prefix}lease:${name}`
+  const slotKey = (set: string) => `${prefix}slots:${set}`
   const channelName = (channel: string) => `${prefix}chan:${channel}`
   const tag = `${prefix}{timers}`
   const timerKeys = [`${tag}:due`, `${tag}:inflight`, `${tag}:payload`, `${tag}:dueat`, `${tag}:claims`]
@@ -150,6 +151,19 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
 
     async leaseOwner(name: string): Promise<string | null> {
       return await client.get(leaseKey(name))
+    },
+
+    async acquireSlot(set: string, member: string, capacity: number, ttlMs: number): Promise<SlotHold> {
+      countArg('capacity', capacity)
+      return await client.slotAcquire([slotKey(set)], [member, String(capacity), String(durationMs('ttlMs', ttlMs))])
+    },
+
+    async releaseSlot(set: string, member: string): Promise<void> {
+      await client.zRem(slotKey(set), member)
+    },
+
+    async slotsHeld(set: string): Promise<number> {
+      return await client.slotCount([slotKey(set)], [])
     },
 
     async publish(channel: string, message: string): Promise<void> {

@@ -141,6 +141,43 @@ export function coordinationContract(name: string, open: () => Promise<Coordinat
       })
     })
 
+    describe('slots (call lines)', () => {
+      test('members hold slots up to the capacity; holding again renews without counting twice', async () => {
+        expect(await c.acquireSlot('lines', 'a', 2, LONG_TTL_MS)).toEqual({ acquired: true, held: 1 })
+        expect(await c.acquireSlot('lines', 'b', 2, LONG_TTL_MS)).toEqual({ acquired: true, held: 2 })
+        expect(await c.acquireSlot('lines', 'a', 2, LONG_TTL_MS)).toEqual({ acquired: true, held: 2 })
+        expect(await c.acquireSlot('lines', 'c', 2, LONG_TTL_MS)).toEqual({ acquired: false, held: 2 })
+        expect(await c.slotsHeld('lines')).toBe(2)
+        expect(await c.slotsHeld('other')).toBe(0)
+      })
+
+      test('a released slot is free again; releasing twice or a stranger is harmless', async () => {
+        await c.acquireSlot('lines', 'a', 1, LONG_TTL_MS)
+        await c.releaseSlot('lines', 'zzz')
+        expect(await c.acquireSlot('lines', 'b', 1, LONG_TTL_MS)).toEqual({ acquired: false, held: 1 })
+        await c.releaseSlot('lines', 'a')
+        await c.releaseSlot('lines', 'a')
+        expect(await c.acquireSlot('lines', 'b', 1, LONG_TTL_MS)).toEqual({ acquired: true, held: 1 })
+      })
+
+      test('concurrent holders never exceed the capacity', async () => {
+        const tries = await Promise.all(Array.from({ length: 20 }, (_, i) => c.acquireSlot('burst', `m${i}`, 5, LONG_TTL_MS)))
+        expect(tries.filter((t) => t.acquired)).toHaveLength(5)
+        expect(await c.slotsHeld('burst')).toBe(5)
+      })
+
+      test('a slot nobody released lapses after its ttl', async () => {
+        await c.acquireSlot('lines', 'a', 1, SHORT_TTL_MS)
+        await sleep(PAST_SHORT_TTL_MS)
+        expect(await c.slotsHeld('lines')).toBe(0)
+        expect(await c.acquireSlot('lines', 'b', 1, LONG_TTL_MS)).toEqual({ acquired: true, held: 1 })
+      })
+
+      test('a capacity that is not a whole number is refused', async () => {
+        await expect(c.acquireSlot('lines', 'a', -1, LONG_TTL_MS)).rejects.toThrow()
+      })
+    })
+
     describe('pub/sub', () => {
       test('every subscriber gets the message, only on its channel', async () => {
         const first: string[] = []

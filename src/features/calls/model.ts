@@ -1,0 +1,126 @@
+/**
+ * Call (v1) request and response schemas: SPEC.md Call resource, Calls endpoints and Limits.
+ * Shapes SPEC.md leaves "not shown" (retry, extract, variables, overrides, scheduledFor) are
+ * chosen here and described in the README's API notes.
+ */
+import { t } from 'elysia'
+import { pageQuery } from '../../http/pagination'
+
+/** SPEC.md Limits: call purpose. */
+export const PURPOSE_MAX = 300
+/** SPEC.md Limits: collectFields (a call's `extract` is the same list). */
+export const EXTRACT_MAX = 30
+/** Our choice: a retry policy beyond five tries or a day apart stops being a retry and becomes a campaign. */
+export const RETRY_MAX_ATTEMPTS = 5
+export const RETRY_DELAY_MINUTES = { min: 1, max: 24 * 60 } as const
+/** Our choice: variables are short values spoken or shown to the agent, like sequence enrolment variables (SPEC.md: 20, name 60, value 300). */
+export const VARIABLES_MAX = 20
+export const VARIABLE_NAME_MAX = 60
+export const VARIABLE_VALUE_MAX = 300
+/** Our choice: how far ahead a call may be booked (a quarter; longer plans belong to a campaign). */
+export const SCHEDULE_MAX_DAYS = 90
+/** SPEC.md Conventions 6 names the header; the body member takes the same bounded form. */
+export const IDEMPOTENCY_KEY_MAX = 255
+
+const FIELD_TYPES = ['text', 'number', 'boolean', 'date'] as const
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
+const MetadataValue = t.Union([t.String(), t.Number(), t.Boolean()])
+
+export const ExtractField = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 64 }),
+    type: t.Optional(t.Union(FIELD_TYPES.map((v) => t.Literal(v)), { description: 'text (default), number, boolean or date (YYYY-MM-DD)' })),
+    description: t.Optional(Nullable(t.String({ maxLength: 500 }))),
+    choices: t.Optional(Nullable(t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 }))),
+  },
+  { additionalProperties: false },
+)
+
+export const PlaceCall = t.Object(
+  {
+    to: t.String({ minLength: 1, maxLength: 40, description: 'the customer\'s number in any common spelling; normalised to E.164 like the contact importer' }),
+    purpose: t.String({ minLength: 1, maxLength: PURPOSE_MAX, description: 'why the agent calls; spoken first' }),
+    agent: t.Optional(t.String({ minLength: 1, maxLength: 60, description: 'agent id (ag_…) or name; needed when several agents answer the phone' })),
+    from: t.Optional(t.String({ minLength: 1, maxLength: 40, description: 'one of the agent\'s numbers; default: the agent\'s number' })),
+    idempotencyKey: t.Optional(t.String({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, description: 'same as the Idempotency-Key header; the header wins' })),
+    reference: t.Optional(Nullable(t.String({ maxLength: 200, description: 'your own reference, returned untouched' }))),
+    metadata: t.Optional(Nullable(t.Record(t.String(), MetadataValue, { description: 'returned untouched; customer metadata rules: 50 keys of 1–40 characters, strings ≤ 500, 8 KB in all' }))),
+    variables: t.Optional(
+      t.Record(t.String(), MetadataValue, { description: `up to ${VARIABLES_MAX} values the agent may use, names ≤ ${VARIABLE_NAME_MAX} and strings ≤ ${VARIABLE_VALUE_MAX} characters` }),
+    ),
+    extract: t.Optional(t.Array(ExtractField, { maxItems: EXTRACT_MAX, description: 'fields read from the transcript after the call; default: the agent\'s collectFields' })),
+    retry: t.Optional(
+      Nullable(
+        t.Object(
+          {
+            maxAttempts: t.Integer({ minimum: 1, maximum: RETRY_MAX_ATTEMPTS, description: 'tries in all, the first included' }),
+            delayMinutes: t.Integer({ minimum: RETRY_DELAY_MINUTES.min, maximum: RETRY_DELAY_MINUTES.max, description: 'wait after a missed try' }),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    scheduledFor: t.Optional(Nullable(t.String({ description: `ISO 8601 instant in the future, at most ${SCHEDULE_MAX_DAYS} days ahead; the call gets an sch_ id` }))),
+    overrides: t.Optional(t.Object({ voice: t.Optional(t.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+)
+export type PlaceCall = typeof PlaceCall.static
+
+const TranscriptItem = t.Object({
+  speaker: t.Union([t.Literal('agent'), t.Literal('customer'), t.Literal('team')]),
+  text: t.String(),
+  at: t.String(),
+})
+
+const Recording = t.Object({ url: t.String(), expiresAt: t.String(), ready: t.Boolean() })
+
+const FieldValue = t.Union([t.String(), t.Number(), t.Boolean()])
+
+const callMembers = {
+  id: t.String(),
+  callRef: Nullable(t.String()),
+  reference: Nullable(t.String()),
+  metadata: Nullable(t.Record(t.String(), MetadataValue)),
+  attempt: t.Integer(),
+  status: t.Union(['scheduled', 'ringing', 'connected', 'completed', 'missed', 'failed', 'cancelled'].map((s) => t.Literal(s))),
+  direction: t.Union([t.Literal('outbound'), t.Literal('inbound')]),
+  phone: Nullable(t.String()),
+  agent: t.Object({ id: t.String(), name: t.String() }),
+  scheduledFor: Nullable(t.String()),
+  startedAt: Nullable(t.String()),
+  answeredAt: Nullable(t.String()),
+  endedAt: Nullable(t.String()),
+  seconds: t.Number(),
+  hangup: Nullable(t.String()),
+  variables: t.Record(t.String(), MetadataValue),
+  summary: Nullable(t.String()),
+  fields: t.Record(t.String(), FieldValue),
+  analysedAt: Nullable(t.String()),
+  error: Nullable(t.String()),
+}
+
+/** The list form: SPEC.md omits transcript, recording, retryScheduledFor and from. */
+export const CallListItem = t.Object(callMembers)
+
+export const Call = t.Object({
+  ...callMembers,
+  from: Nullable(t.String()),
+  transcript: t.Array(TranscriptItem),
+  recording: Nullable(Recording),
+  retryScheduledFor: Nullable(t.String()),
+})
+export type Call = typeof Call.static
+
+export const ListCallsQuery = t.Object({
+  ...pageQuery(100, 25),
+  agent: t.Optional(t.String({ description: 'agent id' })),
+  status: t.Optional(t.String({ description: 'one of the call statuses' })),
+  reference: t.Optional(t.String()),
+  since: t.Optional(t.String({ description: 'ISO 8601 instant or date (inclusive), on startedAt or the booking time' })),
+  until: t.Optional(t.String({ description: 'ISO 8601 instant or date (exclusive)' })),
+})
+
+export const SummaryQuery = t.Object({
+  days: t.Optional(t.Integer({ minimum: 1, maximum: 90, default: 7, description: '1–90 (default 7); 1 gives hourly buckets' })),
+})

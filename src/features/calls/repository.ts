@@ -1,0 +1,83 @@
+/**
+ * Call rows as stored: one document per try (SPEC.md: "A call with `retry` yields one row ... per
+ * try under the same id"), carrying what the request said so a row answers GET and the list alone.
+ * The call actor (actors/call.ts) owns the status; rows are its projection, written after each move.
+ */
+import type { CallState, Hangup } from '../../../machines/call'
+import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import type { FieldSpec, FieldValue } from './field-values'
+import type { CallSurface } from './totals'
+import type { TranscriptLine } from './analysis'
+
+export type MetadataValue = string | number | boolean
+
+export interface CallTryDoc {
+  [field: string]: unknown
+  /** `<callId>:<attempt>` */
+  id: string
+  callId: string
+  attempt: number
+  workspaceId: string
+  /** The developer workspace whose call lines and balance the call uses (itself, or the customer's developer). */
+  developerId: string
+  agentId: string
+  agentName: string
+  direction: 'outbound' | 'inbound'
+  surface: CallSurface
+  /** Shown by GET /calls: placed through the API and rung (waiting `sch_` tries and inbound calls are not). */
+  listed: boolean
+  status: CallState
+  phone: string | null
+  from: string | null
+  callRef: string | null
+  reference: string | null
+  metadata: Record<string, MetadataValue> | null
+  variables: Record<string, MetadataValue>
+  purpose: string | null
+  /** The call's own `extract`, or null for the agent's collectFields at analysis time. */
+  extract: FieldSpec[] | null
+  voice: string | null
+  conversationId: string | null
+  scheduledFor: string | null
+  startedAt: string | null
+  answeredAt: string | null
+  endedAt: string | null
+  seconds: number
+  hangup: Hangup | null
+  summary: string | null
+  fields: Record<string, FieldValue>
+  transcript: TranscriptLine[]
+  recording: { url: string; expiresAt: string; ready: boolean } | null
+  analysedAt: string | null
+  retryScheduledFor: string | null
+  error: string | null
+  /** What the try cost the developer (call minutes, analysis passes). */
+  debitMicro: number
+  /** Grouping key for call totals once the try ended (totals.ts); null before. */
+  tally: string | null
+  /** List order: when the try rang, or when a waiting try was booked. */
+  createdAt: string
+}
+
+export const callTriesSpec: CollectionSpec = {
+  name: 'call_tries',
+  indexes: [
+    // GET /calls/{id}: the newest try of a call.
+    { name: 'call_attempt', fields: [['callId', 1], ['attempt', -1]] },
+    // GET /calls newest first, and its filters (agent, status, reference).
+    { name: 'list', fields: [['workspaceId', 1], ['listed', 1], ['createdAt', -1], ['id', -1]] },
+    { name: 'list_agent', fields: [['workspaceId', 1], ['listed', 1], ['agentId', 1], ['createdAt', -1], ['id', -1]] },
+    { name: 'list_status', fields: [['workspaceId', 1], ['listed', 1], ['status', 1], ['createdAt', -1], ['id', -1]] },
+    { name: 'list_reference', fields: [['workspaceId', 1], ['listed', 1], ['reference', 1], ['createdAt', -1], ['id', -1]] },
+    // Call totals: every ended try of the workspace in the window, grouped by tally.
+    { name: 'totals', fields: [['workspaceId', 1], ['startedAt', 1], ['tally', 1]] },
+    // Agent delete and customer erasure.
+    { name: 'agent', fields: [['workspaceId', 1], ['agentId', 1]] },
+  ],
+}
+
+export type CallTryRepo = Collection<CallTryDoc>
+
+export const openCallTries = (store: DocumentStore): Promise<CallTryRepo> => store.collection<CallTryDoc>(callTriesSpec)
+
+export const tryId = (callId: string, attempt: number): string => `${callId}:${attempt}`
