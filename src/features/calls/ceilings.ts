@@ -9,7 +9,7 @@
  * concurrent lines hosted peers give by default; higher plans grow by about 5x a step, and
  * enterprise carries a 1,000-call burst (bench:calls places 1,000 calls through the API).
  */
-import type { PlanId } from '../plans/catalogue'
+import type { PlanId } from '../plans'
 
 export interface CallCeilings {
   /** Calls placed through the API per minute (a fixed window). */
