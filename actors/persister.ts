@@ -75,6 +75,13 @@ export class Persister {
     live.deadlines = this.withoutIgnored(live, deadlines, plan.ignoredDue)
     await this.schedule(live, plan.after)
     for (const name of plan.cancel) await this.deps.coordination.cancelTimer(timerId(live.kind, live.id, name))
+    if (spec.persisted) {
+      try {
+        await spec.persisted(live.id, snap)
+      } catch (err) {
+        this.deps.logger.error({ err, actor: live.key }, 'actor projection failed; the next change projects it again')
+      }
+    }
     if (live.outbox.length > 0) await this.handOver(live, spec, doc)
     return snap
   }

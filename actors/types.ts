@@ -58,6 +58,11 @@ export interface ActorKindSpec<M extends AnyStateMachine = AnyStateMachine> {
    * hand-over idempotent by it (EventBus.publish takes it as the event id).
    */
   emitted?: (resourceId: string, event: OutboxEntry['event'], id: string) => Promise<void>
+  /**
+   * Called after each stored change of an actor's snapshot (a read model's projection, e.g. call
+   * rows). A failure is logged, not retried: the next change projects the whole state again.
+   */
+  persisted?: (resourceId: string, snapshot: SnapshotFrom<M>) => Promise<void>
 }
 
 /** One document per actor in the `actor_snapshots` collection. */

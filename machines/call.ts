@@ -56,6 +56,8 @@ export interface CallContext {
   hangup: Hangup | null
   error: string | null
   analysedAt: number | null
+  /** A hang-up (spawned on DELETE of a live call) is running. */
+  hangingUp?: boolean
   lastRefusal: Refusal | null
 }
 
@@ -79,6 +81,9 @@ export type CallEvent =
   | { type: 'call.delete'; at: number }
   | { type: 'contact.optedOut'; at: number; reason?: 'opted_out' | 'do_not_call' }
   | { type: 'call.unplaceable'; at: number; error: string }
+  /** The spawned hang-up ended (XState's own events for a child actor). */
+  | { type: 'xstate.done.actor.hangUp' }
+  | { type: 'xstate.error.actor.hangUp'; error: unknown }
 
 /**
  * Effects: invoked actors the binding (actors/call.ts) provides with `machine.provide({ actors })`.
@@ -221,8 +226,12 @@ export const callMachine = setup({
       },
     }),
     hangUpLive: spawnChild('hangUp', {
+      id: 'hangUp',
       input: ({ context }: { context: CallContext }) => ({ id: context.id, attempt: context.attempt, callRef: context.callRef, answered: context.answeredAt !== null }),
     }),
+    /** The spawned hang-up is tracked in context, so its end is a change the runtime stores. */
+    markHangingUp: assign({ hangingUp: () => true }),
+    markHungUp: assign({ hangingUp: () => false }),
     recordRefusal: assign((args, params: RefusalParams) => ({ lastRefusal: refusalOf(args.event, params) })),
     emitCompleted: emit(({ context }) => ({ type: 'call.completed' as const, id: context.id, attempt: context.attempt })),
     emitAnalysed: emit(({ context }) => ({ type: 'call.analysed' as const, id: context.id, attempt: context.attempt })),
@@ -250,9 +259,16 @@ export const callMachine = setup({
     hangup: null,
     error: null,
     analysedAt: null,
+    hangingUp: false,
     lastRefusal: null,
   }),
   initial: 'created',
+  // The hang-up outlives the state that started it; its end (done or failed: the network already
+  // dropped the call) clears the flag wherever the call is by then.
+  on: {
+    'xstate.done.actor.hangUp': { actions: 'markHungUp' },
+    'xstate.error.actor.hangUp': { actions: 'markHungUp' },
+  },
   states: {
     created: {
       description: 'Transient: a booked call waits (scheduled), any other rings at once.',
@@ -287,14 +303,14 @@ export const callMachine = setup({
         'call.unanswered': { target: 'missed', actions: [{ type: 'endUnspoken', params: { hangup: 'no_answer', retry: true } }, 'emitAnalysed'] },
         'call.refused': { target: 'failed', actions: [{ type: 'endUnspoken', params: { hangup: 'failed', retry: false } }, 'emitAnalysed'] },
         // DELETE while live ends at once; no retry follows from `cancelled`.
-        'call.delete': { target: 'cancelled', actions: [{ type: 'endUnspoken', params: { hangup: 'cancelled', retry: false } }, 'hangUpLive', 'emitAnalysed'] },
+        'call.delete': { target: 'cancelled', actions: [{ type: 'endUnspoken', params: { hangup: 'cancelled', retry: false } }, 'markHangingUp', 'hangUpLive', 'emitAnalysed'] },
       },
     },
     connected: {
       description: 'The customer answered and is talking with the agent.',
       on: {
         'call.ended': { target: 'completed', actions: ['endSpoken', 'emitCompleted'] },
-        'call.delete': { target: 'completed', actions: ['endSpoken', 'hangUpLive', 'emitCompleted'] },
+        'call.delete': { target: 'completed', actions: ['endSpoken', 'markHangingUp', 'hangUpLive', 'emitCompleted'] },
       },
     },
     completed: {

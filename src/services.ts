@@ -26,6 +26,7 @@ import { conversationsFeature } from './features/conversations'
 import { analyticsFeature } from './features/analytics'
 import { versionsFeature } from './features/versions'
 import { webhooksFeature } from './features/webhooks'
+import { callsFeature } from './features/calls'
 import { modelsFeature } from './features/models'
 import { voicesFeature } from './features/voices'
 import { clockFeature } from './features/clock'
@@ -44,6 +45,7 @@ export const FEATURES: readonly Feature<any>[] = [
   analyticsFeature,
   versionsFeature,
   webhooksFeature,
+  callsFeature,
   modelsFeature,
   voicesFeature,
   clockFeature,

@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../support/server'
 import { tenancyFeature } from '../../src/features/workspaces'
 
 /** The resource kinds a v1 path parameter can name. */
-type Kind = 'customer' | 'customerKey' | 'agent' | 'document' | 'conversation' | 'webhook'
+type Kind = 'customer' | 'customerKey' | 'agent' | 'document' | 'conversation' | 'webhook' | 'call'
 
 /**
  * Which resource each path parameter names, keyed by the path segment before it. A new route with
@@ -24,6 +24,7 @@ const PARAM_RESOURCE: Record<string, Kind> = {
   'knowledge/{documentId}': 'document',
   'conversations/{id}': 'conversation',
   'webhooks/{id}': 'webhook',
+  'calls/{id}': 'call',
 }
 
 /** Bodies for routes whose schema-made minimal body would be refused before the handler looks. */
@@ -148,6 +149,23 @@ async function converse(key: string, agent: string, message: string, workspace?:
   return res.body.session
 }
 
+/** A live call placed through the API: the agent answers the phone on a new number, the callee never hangs up. */
+let numbers = 0
+async function placeCall(key: string, ws: string, agent: string, reference: string, workspace?: string): Promise<string> {
+  const n = ++numbers
+  const agentNumber = `+1415555${String(7000 + n)}`
+  const callee = `+1415555${String(8000 + n)}`
+  const patched = await server.api('PATCH', `/agents/${agent}`, { key, body: { voice: { answersCalls: true } }, workspace })
+  if (patched.status !== 200) throw new Error(`setup: agent voice answered ${patched.status}`)
+  const attached = await server.console('POST', `/workspaces/${ws}/phone-numbers`, { number: agentNumber, source: 'rented', agent })
+  if (attached.status !== 201) throw new Error(`setup: number answered ${attached.status} ${JSON.stringify(attached.body)}`)
+  await server.console('POST', `/workspaces/${ws}/contacts`, { phone: callee })
+  await server.console('PUT', `/sandbox/phones/${encodeURIComponent(callee)}`, { pickup: 'answer', hangupAfterMs: null })
+  const res = await server.api('POST', '/calls', { key, body: { to: callee, purpose: 'Tenancy check', reference }, workspace })
+  if (res.status !== 202) throw new Error(`setup: POST /calls answered ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.id
+}
+
 async function post(key: string, path: string, body: unknown, workspace?: string): Promise<any> {
   const res = await server.api('POST', path, { key, body, workspace })
   if (res.status !== 201) throw new Error(`setup: POST ${path} answered ${res.status} ${JSON.stringify(res.body)}`)
@@ -172,12 +190,14 @@ beforeAll(async () => {
   // A public address literal: accepted without DNS, and no event is published to it here.
   const bHook = await post(devB.key, '/webhooks', { agent: bAgent.id, url: `https://1.1.1.1/${secret}` })
   const b1Hook = await post(devB.key, '/webhooks', { agent: b1Agent.id, url: `https://1.1.1.1/${secret}` }, b1.id)
+  const bCall = await placeCall(devB.key, devB.id, bAgent.id, `ref-${secret}`)
+  const b1Call = await placeCall(devB.key, b1.id, b1Agent.id, `ref-${secret}`, b1.id)
   B.key = devB.key
   B.devWorkspace = devB.id
   B.b1 = b1.id
   B.b1Key = b1Key.key
-  B.dev = { customer: b1.id, customerKey: b1Key.id, agent: bAgent.id, document: bDoc.id, conversation: bConv, webhook: bHook.id }
-  B.inB1 = { customer: b1.id, customerKey: b1Key.id, agent: b1Agent.id, document: b1Doc.id, conversation: b1Conv, webhook: b1Hook.id }
+  B.dev = { customer: b1.id, customerKey: b1Key.id, agent: bAgent.id, document: bDoc.id, conversation: bConv, webhook: bHook.id, call: bCall }
+  B.inB1 = { customer: b1.id, customerKey: b1Key.id, agent: b1Agent.id, document: b1Doc.id, conversation: b1Conv, webhook: b1Hook.id, call: b1Call }
   B.secrets = [secret, devB.key, b1Key.key, bAgent.webKey, b1Agent.webKey].filter(Boolean)
 
   // A: two customers, agents in the developer workspace and in A1, and A1 keys (one to attack with,
@@ -201,8 +221,10 @@ beforeAll(async () => {
   const a1Conv = await converse(devA.key, a1Agent.id, 'Hello', a1.id)
   const aHook = await post(devA.key, '/webhooks', { agent: aAgent.id, url: 'https://1.1.1.1/a' })
   const a1Hook = await post(devA.key, '/webhooks', { agent: a1Agent.id, url: 'https://1.1.1.1/a1' }, a1.id)
-  const inA1 = { customer: a1.id, customerKey: spare.id, agent: a1Agent.id, document: a1Doc.id, conversation: a1Conv, webhook: a1Hook.id }
-  A.dev = { label: 'A developer key', key: devA.key, own: { customer: a1.id, customerKey: spare.id, agent: aAgent.id, document: aDoc.id, conversation: aConv, webhook: aHook.id } }
+  const aCall = await placeCall(devA.key, devA.id, aAgent.id, 'ref-a')
+  const a1Call = await placeCall(devA.key, a1.id, a1Agent.id, 'ref-a1', a1.id)
+  const inA1 = { customer: a1.id, customerKey: spare.id, agent: a1Agent.id, document: a1Doc.id, conversation: a1Conv, webhook: a1Hook.id, call: a1Call }
+  A.dev = { label: 'A developer key', key: devA.key, own: { customer: a1.id, customerKey: spare.id, agent: aAgent.id, document: aDoc.id, conversation: aConv, webhook: aHook.id, call: aCall } }
   A.inA1 = { label: 'A developer key in A1', key: devA.key, workspace: a1.id, own: inA1 }
   A.a1Key = { label: 'A1 customer key', key: attack.key, own: inA1 }
   A.a2 = a2.id

@@ -4,6 +4,7 @@
  * chosen here and described in the README's API notes.
  */
 import { t } from 'elysia'
+import { BodyInt } from '../../http/body-types'
 import { pageQuery } from '../../http/pagination'
 
 /** SPEC.md Limits: call purpose. */
@@ -53,8 +54,8 @@ export const PlaceCall = t.Object(
       Nullable(
         t.Object(
           {
-            maxAttempts: t.Integer({ minimum: 1, maximum: RETRY_MAX_ATTEMPTS, description: 'tries in all, the first included' }),
-            delayMinutes: t.Integer({ minimum: RETRY_DELAY_MINUTES.min, maximum: RETRY_DELAY_MINUTES.max, description: 'wait after a missed try' }),
+            maxAttempts: BodyInt({ minimum: 1, maximum: RETRY_MAX_ATTEMPTS, description: 'tries in all, the first included' }),
+            delayMinutes: BodyInt({ minimum: RETRY_DELAY_MINUTES.min, maximum: RETRY_DELAY_MINUTES.max, description: 'wait after a missed try' }),
           },
           { additionalProperties: false },
         ),

@@ -35,3 +35,6 @@ export const conversationsFeature = defineFeature({
 // Re-exported for other features (they import from this index, never from inner files).
 export { CHANNELS, type ConversationDoc, type MessageDoc } from './model'
 export { conversationsSpec, messagesSpec } from './repository'
+
+// Re-exported for other features (they import from this index, never from inner files).
+export type { ConversationFeature } from './wiring'

@@ -44,3 +44,4 @@ export const customersFeature = defineFeature({
 export type { CustomerLifecycleEvent } from './lifecycle-hooks'
 
 // Re-exported for other features (they import from this index, never from inner files).
+export { checkMetadata } from './rules'

@@ -23,3 +23,7 @@ export const phoneNumbersFeature = defineFeature({
     }
   },
 })
+
+// Re-exported for other features (they import from this index, never from inner files).
+export type { PhoneNumberService } from './service'
+export type { PhoneNumberDoc } from './repository'

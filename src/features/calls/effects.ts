@@ -1,0 +1,126 @@
+/**
+ * The call chart's effects (actors/call.ts CallEffectPort): dial a try on the telephony port,
+ * open the call's inbox conversation, hang up, analyse an answered try, project rows, publish the
+ * call's events. Each is idempotent: a crash while one runs re-runs it at boot.
+ */
+import type { CallEffectPort } from '../../../actors/call'
+import type { CallEffectInput, HangUpInput } from '../../../machines/call'
+import { iso, type Clock } from '../../clock'
+import type { Coordination } from '../../coordination/port'
+import type { EventBus } from '../../events/bus'
+import { newId } from '../../ids'
+import type { Logger } from '../../logger'
+import type { Telephony } from '../../providers/telephony/port'
+import type { AgentService } from '../agents'
+import type { ContactService } from '../contacts'
+import type { ConversationFeature } from '../conversations'
+import type { UsageLedger } from '../usage'
+import type { WorkspaceDoc } from '../workspaces'
+import { analyseCall } from './analysis'
+import type { FieldSpec, FieldType } from './field-values'
+import { presentCall } from './present'
+import { CallProjection } from './projection'
+import { lineSets } from './service'
+import { tryId, type CallTryRepo } from './repository'
+
+export interface CallEffectDeps {
+  tries: CallTryRepo
+  telephony: Telephony
+  agents: AgentService
+  contacts: ContactService
+  conversations: ConversationFeature['conversations']
+  models: ConversationFeature['models']
+  ledger: UsageLedger
+  bus: EventBus
+  coordination: Coordination
+  clock: Clock
+  logger: Logger
+  workspace: (id: string) => Promise<WorkspaceDoc | null>
+}
+
+export function callEffects(deps: CallEffectDeps): CallEffectPort {
+  const projection = new CallProjection({ tries: deps.tries, coordination: deps.coordination, workspace: deps.workspace })
+  const first = async (callId: string) => {
+    const row = await deps.tries.get(tryId(callId, 1))
+    if (!row) throw new Error(`call ${callId} has no row`)
+    return row
+  }
+  return {
+    async placeCall({ id, attempt }: CallEffectInput) {
+      const row = await first(id)
+      const agent = await deps.agents.get(row.workspaceId, row.agentId).catch(() => null)
+      if (!agent) throw new Error(`agent ${row.agentId} no longer exists`)
+      return deps.telephony.place({ callId: id, attempt, to: row.phone!, from: row.from!, detectMachines: agent.voice.detectMachines })
+    },
+
+    async openConversation({ id }: CallEffectInput) {
+      const row = await first(id)
+      if (row.conversationId) return
+      const contact = row.phone ? await deps.contacts.findByPhone(row.workspaceId, row.phone) : null
+      const conversation = await deps.conversations.start({ workspaceId: row.workspaceId, agentId: row.agentId, channel: 'voice', customer: { id: contact?.id ?? null, phone: row.phone } })
+      for (const r of await deps.tries.find({ callId: id })) await deps.tries.update(r.id, { conversationId: conversation.id })
+    },
+
+    async hangUp({ id, callRef }: HangUpInput) {
+      if (callRef) await deps.telephony.hangUp(callRef)
+      const row = await first(id)
+      const workspace = await deps.workspace(row.workspaceId)
+      if (workspace) for (const { set } of lineSets(workspace)) await deps.coordination.releaseSlot(set, id)
+    },
+
+    async analyseCall({ id, attempt }: CallEffectInput) {
+      const row = await deps.tries.get(tryId(id, attempt))
+      const workspace = row ? await deps.workspace(row.workspaceId) : null
+      const agent = row && workspace ? await deps.agents.get(row.workspaceId, row.agentId).catch(() => null) : null
+      if (!row || !workspace || !agent) return { at: deps.clock.now() }
+      // SPEC.md Events rule 7: a call placed through the API is read, so its fields are extracted.
+      const fields: FieldSpec[] = row.extract ?? agent.collectFields.map((f) => ({ name: f.name, type: (f.type ?? 'text') as FieldType, description: f.description ?? null, choices: f.choices ?? null }))
+      const model = await deps.models.resolve(workspace, agent)
+      const result = await analyseCall(model, {
+        transcript: row.transcript,
+        direction: row.direction,
+        agentName: agent.name,
+        purpose: row.purpose,
+        summarise: agent.voice.summariseCalls,
+        fields,
+      })
+      await deps.tries.update(row.id, { summary: result.summary, fields: result.fields })
+      // Each pass is billed to the developer (SPEC.md rule 7); priced 0 until plan pricing lands.
+      for (const pass of result.passes) {
+        await deps.ledger.records.insert({
+          id: newId('use'),
+          workspaceId: row.workspaceId,
+          developerId: row.developerId,
+          kind: 'analysis',
+          quantity: 1,
+          costMicro: 0,
+          callId: id,
+          pass: pass.kind,
+          createdAt: iso(deps.clock.now()),
+        })
+      }
+      return { at: deps.clock.now() }
+    },
+
+    project: (callId, snapshot) => projection.project(callId, snapshot),
+
+    async publish(callId, event, eventId) {
+      const attempt = typeof event.attempt === 'number' ? event.attempt : 1
+      const row = await deps.tries.get(tryId(callId, attempt))
+      if (!row) return
+      const call = presentCall(row)
+      const base = { workspaceId: row.workspaceId, agentId: row.agentId }
+      const { id, status, direction, phone, agent, reference, startedAt, answeredAt, endedAt, seconds, hangup } = call
+      // The legacy surface's event for a try that ended (SPEC.md: voice.call.ended): with
+      // call.completed for an answered try, with the analysis for one nobody answered.
+      const legacyEnded = () => deps.bus.publish({ ...base, type: 'voice.call.ended', data: { callId: id, status, hangup, seconds, phone, endedAt } }, { id: `${eventId}:legacy` })
+      if (event.type === 'call.analysed') {
+        await deps.bus.publish({ ...base, type: 'call.analysed', data: call }, { id: eventId })
+        if (status !== 'completed') await legacyEnded()
+        return
+      }
+      await deps.bus.publish({ ...base, type: 'call.completed', data: { id, attempt, status, direction, phone, agent, reference, startedAt, answeredAt, endedAt, seconds, hangup } }, { id: eventId })
+      await legacyEnded()
+    },
+  }
+}

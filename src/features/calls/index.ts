@@ -1,0 +1,62 @@
+/**
+ * Calls: placing, scheduling, retrying and ending calls on the call actor, over the telephony
+ * port (the sandbox network by default), with post-call analysis and the call events.
+ */
+import { registerCall, type CallActors } from '../../../actors/call'
+import type { TelephonyEvent } from '../../providers/telephony/port'
+import { SandboxNetwork } from '../../providers/telephony/sandbox'
+import { agentsFeature } from '../agents'
+import { contactsFeature } from '../contacts'
+import { conversationsFeature } from '../conversations'
+import { defineFeature } from '../feature'
+import { phoneNumbersFeature } from '../phone-numbers'
+import { usageFeature } from '../usage'
+import { tenancyFeature } from '../workspaces'
+import { sandboxConsole } from './console'
+import { callEffects } from './effects'
+import { callTriesSpec, openCallTries } from './repository'
+import { CallService } from './service'
+import { callsV1 } from './v1'
+import { eraseCollections } from '../feature'
+
+/** A network report as the chart's event. */
+function chartEvent(e: TelephonyEvent) {
+  if (e.type === 'answered') return { type: 'call.answered' as const, at: e.at }
+  if (e.type === 'unanswered') return { type: 'call.unanswered' as const, at: e.at, hangup: e.hangup }
+  return { type: 'call.ended' as const, at: e.at, hangup: e.hangup }
+}
+
+export const callsFeature = defineFeature({
+  name: 'calls',
+  async build(kernel, use) {
+    const { workspaceRepo } = use(tenancyFeature)
+    const { agents } = use(agentsFeature)
+    const { contacts } = use(contactsFeature)
+    const { numbers } = use(phoneNumbersFeature)
+    const { conversations, models } = use(conversationsFeature)
+    const { ledger } = use(usageFeature)
+    const { store, clock, logger, bus, coordination, runtime } = kernel
+    const tries = await openCallTries(store)
+    // TELEPHONY_PROVIDER=twilio arrives with the Twilio adapter (issue 10, next step); sandbox meanwhile.
+    const sandbox = await SandboxNetwork.open(store, clock)
+    const workspace = (id: string) => workspaceRepo.get(id)
+    const effects = callEffects({ tries, telephony: sandbox, agents, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace })
+    const actors: CallActors = registerCall(runtime, { effects, clock, logger })
+    sandbox.onEvent(async (e) => {
+      try {
+        await actors.send(e.callId, chartEvent(e))
+        await actors.settle(e.callId)
+      } catch (err) {
+        logger.warn({ err, call: e.callId, report: e.type }, 'a phone network report could not be applied')
+      }
+    })
+    kernel.onClockAdvance.push((now) => sandbox.due(now))
+    kernel.customerHooks.onErased(eraseCollections(store, [callTriesSpec]), 'calls erased')
+    const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, actors: () => actors })
+    return {
+      services: { calls, sandbox },
+      v1: [callsV1({ context: kernel.http.v1, calls })],
+      console: [sandboxConsole({ auth: kernel.http.console, sandbox })],
+    }
+  },
+})

@@ -1,0 +1,71 @@
+/**
+ * The call rows as a projection of the call actor: after each stored change of a call's chart, the
+ * row of its current try is brought in step (status, times, hangup, analysis, retry), a new try
+ * gets its row (copying what the request said from the first), and a try that ended gets its
+ * totals key and frees its line.
+ */
+import type { CallSnapshot } from '../../../machines/call'
+import { iso } from '../../clock'
+import type { Coordination } from '../../coordination/port'
+import type { WorkspaceDoc } from '../workspaces'
+import { lineSets } from './service'
+import { tryId, type CallTryDoc, type CallTryRepo } from './repository'
+import { tallyKey, type CallOutcome } from './totals'
+
+const ENDED = new Set(['completed', 'missed', 'failed', 'cancelled'])
+const OUTCOME: Record<string, CallOutcome> = { completed: 'answered', missed: 'missed', failed: 'failed', cancelled: 'cancelled' }
+const at = (ms: number | null): string | null => (ms === null ? null : iso(ms))
+
+export class CallProjection {
+  constructor(
+    private readonly deps: {
+      tries: CallTryRepo
+      coordination: Coordination
+      workspace: (id: string) => Promise<WorkspaceDoc | null>
+    },
+  ) {}
+
+  async project(callId: string, snapshot: CallSnapshot): Promise<void> {
+    const c = snapshot.context
+    const state = String(snapshot.value)
+    const { tries } = this.deps
+    const id = tryId(callId, c.attempt)
+    let row = await tries.get(id)
+    if (!row) {
+      const first = await tries.get(tryId(callId, 1))
+      if (!first) return // not placed through the API (or erased): nothing to show
+      row = { ...first, id, attempt: c.attempt, conversationId: first.conversationId, summary: null, fields: {}, transcript: [], recording: null, debitMicro: 0, tally: null }
+      await tries.insert(row)
+    }
+    // While a retry waits, the newest try is still the missed one (SPEC.md: `attempt: 1`,
+    // `retryScheduledFor` set); a booked call that has not rung is `scheduled`.
+    const status = (state === 'scheduled' && c.retryScheduledFor !== null ? 'missed' : state) as CallTryDoc['status']
+    const ended = ENDED.has(status)
+    const startedAt = at(c.startedAt)
+    const set: Partial<CallTryDoc> = {
+      status,
+      listed: row.direction === 'outbound' && status !== 'scheduled',
+      callRef: c.callRef,
+      scheduledFor: at(c.scheduledFor),
+      startedAt,
+      answeredAt: at(c.answeredAt),
+      endedAt: at(c.endedAt),
+      seconds: c.seconds,
+      hangup: c.hangup,
+      error: c.error,
+      analysedAt: at(c.analysedAt),
+      retryScheduledFor: at(c.retryScheduledFor),
+      tally: ended && c.startedAt !== null ? tallyKey(c.startedAt, row.direction, OUTCOME[status], row.surface) : null,
+      createdAt: startedAt ?? row.createdAt,
+    }
+    await tries.update(id, set)
+    if (ended) await this.freeLine(row)
+  }
+
+  /** The try ended: its line goes back (a no-op when it held none, as a booked call never rung). */
+  private async freeLine(row: CallTryDoc): Promise<void> {
+    const workspace = await this.deps.workspace(row.workspaceId)
+    if (!workspace) return
+    for (const { set } of lineSets(workspace)) await this.deps.coordination.releaseSlot(set, row.callId)
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * Calls (SPEC.md Calls endpoints and call-placing rules): placing a call (checked, rate-limited,
+ * given a line, recorded, handed to its actor), reading one, listing them, ending or cancelling
+ * one, and the totals. The call's status lives in its actor (actors/call.ts); the rows read here
+ * are that actor's projection (projection.ts).
+ */
+import type { CallActors } from '../../../actors/call'
+import { iso, type Clock } from '../../clock'
+import type { Coordination } from '../../coordination/port'
+import { ApiError, conflict, notFound } from '../../http/errors'
+import { checkInstant } from '../../http/instant'
+import { newId } from '../../ids'
+import type { Filter, PageAfter } from '../../store/port'
+import type { AgentDoc, AgentService } from '../agents'
+import type { ContactService } from '../contacts'
+import { checkMetadata } from '../customers'
+import type { PhoneNumberService } from '../phone-numbers'
+import type { WorkspaceDoc } from '../workspaces'
+import { CALL_CEILINGS, LINE_TTL_MS, LINES_BUSY_RETRY_SECONDS, RATE_WINDOW_MS } from './ceilings'
+import type { ListCallsQuery, PlaceCall } from './model'
+import { callee, checkConsent, checkVariables, chooseAgent, chooseFrom, extractSpecs, scheduleTime, tooManyCalls } from './placement-rules'
+import { presentCall } from './present'
+import { tryId, type CallTryDoc, type CallTryRepo } from './repository'
+import { callTotals, totalsWindowStart, type CallTotals } from './totals'
+
+// Agents of one workspace are at most its plan's allowance (1,000 on enterprise): read in pages of 100.
+const AGENT_PAGE = 100
+const MINUTE_MS = 60_000
+
+/** The developer whose lines and plan a workspace's calls use. */
+export const developerOf = (workspace: WorkspaceDoc): string => workspace.parentId ?? workspace.id
+
+/** Line sets: the developer's, and a customer's own share when it has `allottedCallLines`. */
+export const lineSets = (workspace: WorkspaceDoc): { set: string; capacity: number }[] => {
+  const sets = [{ set: `call-lines:${developerOf(workspace)}`, capacity: CALL_CEILINGS[workspace.plan].lines }]
+  if (workspace.kind === 'customer' && workspace.allottedCallLines !== null) sets.push({ set: `call-lines:${workspace.id}`, capacity: workspace.allottedCallLines })
+  return sets
+}
+
+export interface CallServiceDeps {
+  tries: CallTryRepo
+  agents: AgentService
+  contacts: ContactService
+  numbers: PhoneNumberService
+  coordination: Coordination
+  clock: Clock
+  actors: () => CallActors
+}
+
+export class CallService {
+  constructor(private readonly deps: CallServiceDeps) {}
+
+  /** POST /calls: 202 `{ id, to, status }`; the refusals of SPEC.md's table. */
+  async place(workspace: WorkspaceDoc, body: PlaceCall): Promise<{ id: string; to: string; status: string }> {
+    const now = this.deps.clock.now()
+    const phone = callee(body.to)
+    if (body.purpose.trim() === '') throw new ApiError(400, 'purpose: must not be blank', { field: 'purpose' })
+    const scheduledFor = scheduleTime(body.scheduledFor, now)
+    if (body.metadata) checkMetadata(body.metadata)
+    const variables = checkVariables(body.variables ?? {})
+    const extract = extractSpecs(body.extract)
+    const contact = await this.deps.contacts.findByPhone(workspace.id, phone)
+    checkConsent(phone, contact)
+    const agents = await this.agentsOf(workspace.id)
+    const chosen = chooseAgent(agents.map((a) => ({ id: a.id, name: a.name, answersCalls: a.voice.answersCalls, phoneNumber: a.phoneNumber ?? null })), body.agent)
+    const agent = agents.find((a) => a.id === chosen.id)!
+    const numbers = (await this.deps.numbers.list(workspace.id)).filter((n) => n.agentId === agent.id && n.channel === 'voice')
+    const from = chooseFrom(chosen, numbers, body.from)
+
+    const id = newId(scheduledFor === null ? 'out' : 'sch')
+    if (scheduledFor === null) await this.takeLine(workspace, id, now)
+    const row = this.firstRow(workspace, agent, { id, phone, from: from.number, body, variables, extract, scheduledFor, now })
+    await this.deps.tries.insert(row)
+    const retry = body.retry ? { maxAttempts: body.retry.maxAttempts, delayMs: body.retry.delayMinutes * MINUTE_MS } : null
+    const actors = this.deps.actors()
+    await actors.spawn(id, { id, at: now, scheduledFor, retry })
+    // The POST answers once the placement did: SPEC.md's 502 when the network refused it.
+    await actors.settle(id)
+    const placed = await this.newest(id)
+    if (placed?.status === 'failed' && placed.hangup === 'failed') {
+      throw new ApiError(502, `the phone network would not place the call: ${placed.error ?? 'refused'}; it is recorded as failed`, { id, call: presentCall(placed) })
+    }
+    // SPEC.md: 202 `{ id, to, status: ringing }` — the status the call was accepted in (the network may
+    // have answered it since; GET tells).
+    return { id, to: phone, status: scheduledFor === null ? 'ringing' : 'scheduled' }
+  }
+
+  /** GET /calls/{id}: the newest try; another workspace's call, or one the API did not place, is 404. */
+  async get(workspace: WorkspaceDoc, id: string): Promise<CallTryDoc> {
+    const row = await this.newest(id)
+    if (!row || row.workspaceId !== workspace.id || row.direction !== 'outbound') throw notFound(`no call ${id} in this workspace`)
+    return row
+  }
+
+  /** GET /calls: one row per try that rang, newest first. */
+  page(workspace: WorkspaceDoc, query: typeof ListCallsQuery.static, limit: number, after: PageAfter | null): Promise<CallTryDoc[]> {
+    const filter: Filter = { workspaceId: workspace.id, listed: true }
+    if (query.agent) filter.agentId = query.agent
+    if (query.status) filter.status = query.status
+    if (query.reference) filter.reference = query.reference
+    const range: Record<string, string> = {}
+    if (query.since) range.$gte = checkInstant(query.since, 'since')
+    if (query.until) range.$lt = checkInstant(query.until, 'until')
+    if (Object.keys(range).length) filter.createdAt = range
+    return this.deps.tries.page(filter, limit, after)
+  }
+
+  /**
+   * DELETE /calls/{id}: waiting → cancelled (200), live → ended at once (202, the ending follows),
+   * ended → 409 with its report. A call on a brought number without carrier credentials cannot be ended.
+   */
+  async end(workspace: WorkspaceDoc, id: string): Promise<{ status: 200 | 202; call: CallTryDoc }> {
+    const row = await this.get(workspace, id)
+    if (row.from) {
+      const number = (await this.deps.numbers.list(workspace.id)).find((n) => n.number === row.from)
+      if (number && number.source === 'brought' && !number.carrierCredentials) {
+        throw conflict(`the call rings from ${row.from}, a brought number whose carrier credentials were not added; it cannot be ended from here`, { call: presentCall(row) })
+      }
+    }
+    const actors = this.deps.actors()
+    const before = await actors.read(id)
+    const wasLive = before?.state === 'ringing' || before?.state === 'connected'
+    const after = await actors.send(id, { type: 'call.delete', at: this.deps.clock.now() })
+    const refusal = after.context.lastRefusal
+    if (refusal && refusal.event === 'call.delete' && JSON.stringify(refusal) !== JSON.stringify((before?.snapshot as { context?: { lastRefusal?: unknown } })?.context?.lastRefusal)) {
+      throw new ApiError(409, refusal.message, { state: refusal.state, call: presentCall(row) })
+    }
+    await actors.settle(id)
+    return { status: wasLive ? 202 : 200, call: (await this.newest(id)) ?? row }
+  }
+
+  /** GET /calls/summary. */
+  async totals(workspace: WorkspaceDoc, days: number): Promise<CallTotals> {
+    const now = this.deps.clock.now()
+    const since = iso(totalsWindowStart(days, workspace.timezone, now))
+    const groups = await this.deps.tries.group({ workspaceId: workspace.id, startedAt: { $gte: since }, tally: { $ne: null } }, { by: 'tally', sum: ['seconds', 'debitMicro'] })
+    return callTotals(
+      groups.filter((g) => typeof g.key === 'string').map((g) => ({ key: g.key as string, count: g.count, seconds: g.sums.seconds ?? 0, debitMicro: g.sums.debitMicro ?? 0 })),
+      days,
+      workspace.timezone,
+      now,
+    )
+  }
+
+  /** The newest try of a call (its actor's current one). */
+  newest(callId: string): Promise<CallTryDoc | null> {
+    return this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 }).then((rows) => rows[0] ?? null)
+  }
+
+  /** A line for the call (SPEC.md: calls per minute and concurrent calls, both 429 with Retry-After). */
+  private async takeLine(workspace: WorkspaceDoc, callId: string, now: number): Promise<void> {
+    const { coordination } = this.deps
+    const ceilings = CALL_CEILINGS[workspace.plan]
+    const rate = await coordination.rateHit(`calls:${developerOf(workspace)}`, ceilings.perMinute, RATE_WINDOW_MS, now)
+    if (!rate.allowed) throw tooManyCalls(`at most ${ceilings.perMinute} calls a minute on the ${workspace.plan} plan`, (rate.resetAt - now) / 1000)
+    const taken: string[] = []
+    for (const { set, capacity } of lineSets(workspace)) {
+      const hold = await coordination.acquireSlot(set, callId, capacity, LINE_TTL_MS)
+      if (!hold.acquired) {
+        for (const t of taken) await coordination.releaseSlot(t, callId)
+        const whose = set.endsWith(workspace.id) && workspace.kind === 'customer' ? `this customer's ${capacity} allotted call lines` : `all ${capacity} call lines of the ${workspace.plan} plan`
+        throw tooManyCalls(`${whose} are in use; try again when a call ends`, LINES_BUSY_RETRY_SECONDS)
+      }
+      taken.push(set)
+    }
+  }
+
+  private async agentsOf(workspaceId: string): Promise<AgentDoc[]> {
+    const all: AgentDoc[] = []
+    let after: PageAfter | null = null
+    for (;;) {
+      const page = await this.deps.agents.list(workspaceId, AGENT_PAGE, after)
+      all.push(...page)
+      if (page.length < AGENT_PAGE) return all
+      const last = page[page.length - 1]
+      after = { createdAt: last.createdAt, id: last.id }
+    }
+  }
+
+  private firstRow(
+    workspace: WorkspaceDoc,
+    agent: AgentDoc,
+    c: { id: string; phone: string; from: string; body: PlaceCall; variables: CallTryDoc['variables']; extract: CallTryDoc['extract']; scheduledFor: number | null; now: number },
+  ): CallTryDoc {
+    return {
+      id: tryId(c.id, 1),
+      callId: c.id,
+      attempt: 1,
+      workspaceId: workspace.id,
+      developerId: developerOf(workspace),
+      agentId: agent.id,
+      agentName: agent.name,
+      direction: 'outbound',
+      surface: 'phone',
+      listed: c.scheduledFor === null,
+      status: c.scheduledFor === null ? 'ringing' : 'scheduled',
+      phone: c.phone,
+      from: c.from,
+      callRef: null,
+      reference: c.body.reference ?? null,
+      metadata: c.body.metadata ?? null,
+      variables: c.variables,
+      purpose: c.body.purpose.trim(),
+      extract: c.extract,
+      voice: c.body.overrides?.voice ?? null,
+      conversationId: null,
+      scheduledFor: c.scheduledFor === null ? null : iso(c.scheduledFor),
+      startedAt: c.scheduledFor === null ? iso(c.now) : null,
+      answeredAt: null,
+      endedAt: null,
+      seconds: 0,
+      hangup: null,
+      summary: null,
+      fields: {},
+      transcript: [],
+      recording: null,
+      analysedAt: null,
+      retryScheduledFor: null,
+      error: null,
+      debitMicro: 0,
+      tally: null,
+      createdAt: iso(c.now),
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The telephony port: what the calls feature asks of a phone network (place a try, hang it up)
+ * and what the network reports back about it, in the call chart's terms. Adapters: `sandbox`
+ * (sandbox.ts, DESIGN.md's simulated network, the default) and `twilio` (a later step of issue 10).
+ */
+import type { UnansweredHangup } from '../../../machines/call'
+
+export interface PlaceRequest {
+  callId: string
+  attempt: number
+  /** E.164 */
+  to: string
+  from: string
+  /** Answering-machine detection asked (the agent's `voice.detectMachines`). */
+  detectMachines: boolean
+}
+
+export interface Placed {
+  /** The network's reference of this try (SPEC.md `callRef`). */
+  callRef: string
+}
+
+/** The network would not place the call (SPEC.md: the POST answers 502 and the call is failed). */
+export class PlacementRefused extends Error {
+  override readonly name = 'PlacementRefused'
+}
+
+interface TryRef {
+  callId: string
+  attempt: number
+  callRef: string
+  /** When it happened, on the service clock. */
+  at: number
+}
+
+export type TelephonyEvent =
+  | (TryRef & { type: 'answered' })
+  | (TryRef & { type: 'unanswered'; hangup: UnansweredHangup })
+  | (TryRef & { type: 'ended'; hangup: 'answered' | 'before_agent' })
+
+export interface Telephony {
+  readonly name: string
+  place(request: PlaceRequest): Promise<Placed>
+  /** Ends a try at the network: a live call hung up, a ringing one cancelled. Idempotent. */
+  hangUp(callRef: string): Promise<void>
+  /** Reports what happened to placed tries. */
+  onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void
+}

@@ -1,0 +1,152 @@
+/**
+ * The sandbox phone network (DESIGN.md): places calls with no carrier. Each number behaves as the
+ * console set it (`PUT /console/sandbox/phones/{number}`): it answers, does not answer, is busy,
+ * rejects, is unreachable, is a voicemail, or refuses placement; after `ringMs` the outcome is
+ * reported, and an answering callee hangs up after `hangupAfterMs`. Time is the service clock:
+ * under the manual clock the network moves only when the clock is advanced (the calls feature
+ * runs `due()` from the clock's advance hook); under the system clock, with timers.
+ *
+ * The network's calls in progress live in memory, as a carrier's would live outside this process:
+ * a restart loses them, and their calls end as a carrier would report a dropped line.
+ */
+import { randomId } from '../../ids'
+import type { Clock } from '../../clock'
+import type { Collection, DocumentStore } from '../../store/port'
+import { PlacementRefused, type Placed, type PlaceRequest, type Telephony, type TelephonyEvent } from './port'
+
+export const SANDBOX_PICKUPS = ['answer', 'no_answer', 'busy', 'reject', 'unreachable', 'voicemail', 'refuse'] as const
+export type SandboxPickup = (typeof SANDBOX_PICKUPS)[number]
+
+export interface SandboxPhone {
+  pickup: SandboxPickup
+  /** How long it rings before the outcome. */
+  ringMs: number
+  /** What the callee says (the voice pipeline plays it into the media bridge; issue 11). */
+  lines: string[]
+  /** After answering, the callee hangs up this much later; null: never (until the agent or DELETE ends it). */
+  hangupAfterMs: number | null
+}
+
+/**
+ * A number nobody configured answers at once and hangs up after 30 s: enough for a short
+ * conversation in a demo, and a bounded call when nobody ends it (our choice; README).
+ */
+export const DEFAULT_PHONE: SandboxPhone = { pickup: 'answer', ringMs: 0, lines: [], hangupAfterMs: 30_000 }
+
+interface PhoneDoc extends SandboxPhone {
+  [field: string]: unknown
+  id: string
+}
+
+interface Pending {
+  callRef: string
+  at: number
+  run: () => Promise<void>
+}
+
+export class SandboxNetwork implements Telephony {
+  readonly name = 'sandbox'
+  private readonly listeners: ((event: TelephonyEvent) => Promise<void> | void)[] = []
+  private pending: Pending[] = []
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>[]>()
+  /** Calls the network is still ringing or connecting (a hang-up removes them). */
+  private readonly active = new Set<string>()
+
+  private constructor(
+    private readonly phones: Collection<PhoneDoc>,
+    private readonly clock: Clock,
+  ) {}
+
+  static async open(store: DocumentStore, clock: Clock): Promise<SandboxNetwork> {
+    return new SandboxNetwork(await store.collection<PhoneDoc>({ name: 'sandbox_phones', indexes: [] }), clock)
+  }
+
+  async setPhone(number: string, phone: SandboxPhone): Promise<SandboxPhone> {
+    await this.phones.upsert({ id: number, ...phone })
+    return phone
+  }
+
+  async phone(number: string): Promise<SandboxPhone> {
+    const doc = await this.phones.get(number)
+    if (!doc) return DEFAULT_PHONE
+    return { pickup: doc.pickup, ringMs: doc.ringMs, lines: doc.lines, hangupAfterMs: doc.hangupAfterMs }
+  }
+
+  onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void {
+    this.listeners.push(listener)
+  }
+
+  async place(request: PlaceRequest): Promise<Placed> {
+    const phone = await this.phone(request.to)
+    if (phone.pickup === 'refuse') throw new PlacementRefused(`the sandbox network refused to place a call to ${request.to} (its phone is set to refuse)`)
+    const callRef = `SB${randomId(16)}`
+    this.active.add(callRef)
+    const ref = { callId: request.callId, attempt: request.attempt, callRef }
+    const rang = this.clock.now() + phone.ringMs
+    this.schedule(callRef, rang, async () => {
+      const answered = phone.pickup === 'answer' || (phone.pickup === 'voicemail' && !request.detectMachines)
+      if (!answered) {
+        this.forget(callRef)
+        const hangup = phone.pickup === 'reject' ? 'rejected' : phone.pickup
+        await this.tell({ ...ref, type: 'unanswered', hangup: hangup as Exclude<SandboxPickup, 'answer' | 'reject' | 'refuse'>, at: rang })
+        return
+      }
+      if (phone.hangupAfterMs !== null) {
+        const end = rang + phone.hangupAfterMs
+        this.schedule(callRef, end, async () => {
+          this.forget(callRef)
+          await this.tell({ ...ref, type: 'ended', hangup: 'answered', at: end })
+        })
+      }
+      await this.tell({ ...ref, type: 'answered', at: rang })
+    })
+    return { callRef }
+  }
+
+  async hangUp(callRef: string): Promise<void> {
+    this.forget(callRef)
+  }
+
+  /** Runs what fell due by `now` (the manual clock's advance hook), in time order. */
+  async due(now: number): Promise<void> {
+    for (;;) {
+      const next = this.pending.filter((p) => p.at <= now).sort((a, b) => a.at - b.at)[0]
+      if (!next) return
+      await this.fire(next)
+    }
+  }
+
+  private schedule(callRef: string, at: number, run: () => Promise<void>): void {
+    const entry = { callRef, at, run }
+    if (this.clock.kind === 'manual') {
+      this.pending.push(entry)
+      // Due already (no ring): it runs once the placement has answered, without waiting for the clock.
+      if (at <= this.clock.now()) setTimeout(() => void this.fire(entry), 0)
+      return
+    }
+    const timer = setTimeout(() => void this.fire(entry), Math.max(0, at - this.clock.now()))
+    this.timers.set(callRef, [...(this.timers.get(callRef) ?? []), timer])
+  }
+
+  /** Runs a scheduled moment once, unless its call was hung up meanwhile; resolves when its listeners have. */
+  private async fire(entry: Pending): Promise<void> {
+    if (this.clock.kind === 'manual') {
+      if (!this.pending.includes(entry)) return
+      this.pending = this.pending.filter((p) => p !== entry)
+    }
+    if (!this.active.has(entry.callRef)) return
+    await entry.run()
+  }
+
+  private forget(callRef: string): void {
+    this.active.delete(callRef)
+    this.pending = this.pending.filter((p) => p.callRef !== callRef)
+    for (const t of this.timers.get(callRef) ?? []) clearTimeout(t)
+    this.timers.delete(callRef)
+  }
+
+  private async tell(event: TelephonyEvent): Promise<void> {
+    // A listener's failure is its own to log; the network goes on.
+    await Promise.all(this.listeners.map((listener) => Promise.resolve(listener(event)).catch(() => {})))
+  }
+}
