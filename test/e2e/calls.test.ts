@@ -141,6 +141,42 @@ describe('placing and ending calls', () => {
   })
 })
 
+describe('waiting calls stop', () => {
+  test('the person opts out before a booked call rings: cancelled, not_placed, a last call.analysed', async () => {
+    const o = await setup('pro', ['+14155550701', '+14155550702'], '+14155550994')
+    const at = new Date(Date.parse((await s.console('GET', '/clock')).body.now) + 60 * MIN).toISOString()
+    const optOut = (await s.api('POST', '/calls', { key: o.key, body: { to: '+14155550701', purpose: 'Later', scheduledFor: at } })).body.id
+    const dnc = (await s.api('POST', '/calls', { key: o.key, body: { to: '+14155550702', purpose: 'Later', scheduledFor: at } })).body.id
+    const contacts = await s.server.services.store.collection<any>({ name: 'contacts', indexes: [] })
+    const [c1] = await contacts.find({ workspaceId: o.ws, phone: '+14155550701' })
+    const [c2] = await contacts.find({ workspaceId: o.ws, phone: '+14155550702' })
+    expect((await s.console('PATCH', `/workspaces/${o.ws}/contacts/${c1.id}`, { optedOut: true })).status).toBe(200)
+    expect((await s.console('PATCH', `/workspaces/${o.ws}/contacts/${c2.id}`, { doNotCall: true })).status).toBe(200)
+    const first = await until('cancelled', () => call(o.key, optOut), (r) => r.body.status === 'cancelled')
+    expect(first.body).toMatchObject({ hangup: 'not_placed', error: 'the person opted out before the call rang' })
+    expect((await until('cancelled', () => call(o.key, dnc), (r) => r.body.status === 'cancelled')).body.error).toContain('do-not-call')
+    expect(await events('call.analysed', optOut)).toHaveLength(1)
+    await advance(2 * 60 * MIN)
+    expect((await call(o.key, optOut)).body.status).toBe('cancelled')
+  })
+
+  test("a deleted customer's booked calls are cancelled", async () => {
+    const dev = await s.developer({ plan: 'pro', name: 'Has customers' })
+    const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Calls customer' } })).body.id
+    const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Caller', voice: { answersCalls: true } }, workspace: customer })).body.id
+    await s.console('POST', `/workspaces/${customer}/phone-numbers`, { number: '+14155550993', source: 'rented', agent })
+    await s.console('POST', `/workspaces/${customer}/contacts`, { phone: '+14155550801' })
+    const at = new Date(Date.parse((await s.console('GET', '/clock')).body.now) + 60 * MIN).toISOString()
+    const id = (await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550801', purpose: 'Later', scheduledFor: at }, workspace: customer })).body.id
+    // The number goes back first (a customer holding one cannot be deleted).
+    const numbers = await s.server.services.store.collection<any>({ name: 'phone_numbers', indexes: [] })
+    await numbers.deleteMany({ workspaceId: customer })
+    expect((await s.api('DELETE', `/customers/${customer}`, { key: dev.key })).status).toBe(200)
+    const rows = await s.server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
+    await until('cancelled', async () => (await rows.find({ callId: id }))[0], (r) => r.status === 'cancelled')
+  })
+})
+
 describe('refusals', () => {
   test('400 for an unreadable number or a missing purpose; 403 for a stranger or an opted-out contact', async () => {
     const b = await setup('pro', ['+14155550201'], '+14155550998')

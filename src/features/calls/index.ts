@@ -53,6 +53,9 @@ export const callsFeature = defineFeature({
     kernel.onClockAdvance.push((now) => sandbox.due(now))
     kernel.customerHooks.onErased(eraseCollections(store, [callTriesSpec]), 'calls erased')
     const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, actors: () => actors })
+    contacts.onConsentWithdrawn((contact, reason) => calls.stopWaiting(contact.workspaceId, contact.phone, 'contact.optedOut', reason))
+    // A deleted customer's waiting calls stop; a call in progress finishes (SPEC.md Customer workspace).
+    kernel.customerHooks.onDeleted((e) => calls.stopWaiting(e.customerId, null, 'call.delete'), 'scheduled calls stopped')
     return {
       services: { calls, sandbox },
       v1: [callsV1({ context: kernel.http.v1, calls })],

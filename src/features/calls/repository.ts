@@ -71,6 +71,8 @@ export const callTriesSpec: CollectionSpec = {
     { name: 'list_reference', fields: [['workspaceId', 1], ['listed', 1], ['reference', 1], ['createdAt', -1], ['id', -1]] },
     // Call totals: every ended try of the workspace in the window, grouped by tally.
     { name: 'totals', fields: [['workspaceId', 1], ['startedAt', 1], ['tally', 1]] },
+    // Waiting calls to one person (consent withdrawn) and a workspace's waiting calls (customer deleted).
+    { name: 'workspace_phone', fields: [['workspaceId', 1], ['phone', 1]] },
     // Agent delete and customer erasure.
     { name: 'agent', fields: [['workspaceId', 1], ['agentId', 1]] },
   ],

@@ -142,6 +142,23 @@ export class CallService {
     )
   }
 
+  /**
+   * Waiting calls stop (SPEC.md): a person who opts out or goes on the do-not-call list before a
+   * booked call or a retry rings is not called (`cancelled`, `hangup: not_placed`, a last
+   * call.analysed); a deleted customer's waiting calls are cancelled (`hangup: cancelled`).
+   */
+  async stopWaiting(workspaceId: string, phone: string | null, event: 'contact.optedOut' | 'call.delete', reason?: 'opted_out' | 'do_not_call'): Promise<void> {
+    const filter: Filter = { workspaceId, direction: 'outbound' }
+    if (phone) filter.phone = phone
+    const actors = this.deps.actors()
+    for (const row of await this.deps.tries.find(filter)) {
+      const waiting = row.status === 'scheduled' || (row.status === 'missed' && row.retryScheduledFor !== null)
+      if (!waiting) continue
+      const at = this.deps.clock.now()
+      await actors.send(row.callId, event === 'call.delete' ? { type: 'call.delete', at } : { type: 'contact.optedOut', at, reason })
+    }
+  }
+
   /** The newest try of a call (its actor's current one). */
   newest(callId: string): Promise<CallTryDoc | null> {
     return this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 }).then((rows) => rows[0] ?? null)

@@ -15,11 +15,21 @@ export const presentContact = (c: ContactDoc) => ({
   doNotCall: c.doNotCall,
 })
 
+/** Told when a contact withdraws consent (opted out, or put on the do-not-call list). */
+export type ConsentWithdrawn = (contact: ContactDoc, reason: 'opted_out' | 'do_not_call') => Promise<void>
+
 export class ContactService {
+  private readonly withdrawn: ConsentWithdrawn[] = []
+
   constructor(
     private readonly contacts: ContactRepo,
     private readonly clock: Clock,
   ) {}
+
+  /** Features that wait to reach a person (scheduled calls) stop when the person says no. */
+  onConsentWithdrawn(listener: ConsentWithdrawn): void {
+    this.withdrawn.push(listener)
+  }
 
   async create(workspaceId: string, input: { phone: string; name?: string | null; email?: string | null; optedOut?: boolean }): Promise<ContactDoc> {
     const phone = normalizePhone(input.phone)
@@ -51,7 +61,10 @@ export class ContactService {
     const set: Record<string, unknown> = { updatedAt: iso(this.clock.now()) }
     if (input.optedOut !== undefined) set.optedOut = input.optedOut
     if (input.doNotCall !== undefined) set.doNotCall = input.doNotCall
-    return (await this.contacts.update(id, set))!
+    const updated = (await this.contacts.update(id, set))!
+    const reason = input.optedOut && !doc.optedOut ? 'opted_out' : input.doNotCall && !doc.doNotCall ? 'do_not_call' : null
+    if (reason) for (const listener of this.withdrawn) await listener(updated, reason)
+    return updated
   }
 
   /** Contacts in a workspace (a customer's counts). */
