@@ -58,6 +58,8 @@ export interface CallContext {
   analysedAt: number | null
   /** A hang-up (spawned on DELETE of a live call) is running. */
   hangingUp?: boolean
+  /** The customer called us (it started connected; never placed, never retried). */
+  inbound?: boolean
   lastRefusal: Refusal | null
 }
 
@@ -68,6 +70,8 @@ export interface CallInput {
   /** Null: ring now. A number: wait for that instant (durable timer). */
   scheduledFor?: number | null
   retry?: RetryPolicy | null
+  /** A call the customer made to our number, answered by the agent at `at`: it starts connected. */
+  inbound?: boolean
 }
 
 export type CallEvent =
@@ -238,6 +242,7 @@ export const callMachine = setup({
   },
   guards: {
     isScheduled: ({ context }) => context.scheduledFor !== null,
+    isInbound: ({ context }) => context.inbound === true,
     isDue: ({ context, event }) => typeof (event as { at?: unknown }).at === 'number' && (event as { at: number }).at >= dueAt(context),
     retryBooked: ({ context }) => context.retryScheduledFor !== null,
     notAnalysed: ({ context }) => context.analysedAt === null,
@@ -253,7 +258,8 @@ export const callMachine = setup({
     retryScheduledFor: null,
     callRef: null,
     startedAt: input.scheduledFor == null ? input.at : null,
-    answeredAt: null,
+    answeredAt: input.inbound ? input.at : null,
+    inbound: input.inbound ?? false,
     endedAt: null,
     seconds: 0,
     hangup: null,
@@ -271,8 +277,8 @@ export const callMachine = setup({
   },
   states: {
     created: {
-      description: 'Transient: a booked call waits (scheduled), any other rings at once.',
-      always: [{ guard: 'isScheduled', target: 'scheduled' }, { target: 'ringing' }],
+      description: 'Transient: an inbound call is connected already, a booked call waits (scheduled), any other rings at once.',
+      always: [{ guard: 'isInbound', target: 'connected' }, { guard: 'isScheduled', target: 'scheduled' }, { target: 'ringing' }],
     },
     scheduled: {
       description: 'Waiting to ring: booked for later, or a retry. The durable deadline is dueAt(context) (callDeadlines).',

@@ -141,6 +141,31 @@ describe('placing and ending calls', () => {
   })
 })
 
+describe('inbound calls', () => {
+  test('a call to an agent that answers: connected, analysed, counted as inbound, not listed', async () => {
+    const i = await setup('pro', [], '+14155550992')
+    const rang = await s.console('POST', '/sandbox/calls', { from: '+1 415 555 0901', to: '+14155550992', hangupAfterMs: 20 * SEC })
+    expect(rang.status).toBe(201)
+    expect(rang.body.answered).toBe(true)
+    const rows = await s.server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
+    const [row] = await until('the inbound row', () => rows.find({ workspaceId: i.ws, direction: 'inbound' }), (r) => r.length === 1)
+    expect(row).toMatchObject({ status: 'connected', phone: '+14155550901', from: '+14155550992', listed: false })
+    await advance(21 * SEC)
+    const [ended] = await until('analysed', () => rows.find({ callId: row.callId }), (r) => r[0]?.analysedAt !== null)
+    expect(ended).toMatchObject({ status: 'completed', hangup: 'answered', seconds: 20 })
+    expect(await events('call.analysed', row.callId)).toHaveLength(1)
+    // Not a call the API placed: not listed, and GET is 404.
+    expect((await s.api('GET', `/calls/${row.callId}`, { key: i.key })).status).toBe(404)
+    expect((await s.api('GET', '/calls', { key: i.key })).body.items).toHaveLength(0)
+    expect((await s.api('GET', '/calls/summary?days=1', { key: i.key })).body).toMatchObject({ calls: 1, inbound: 1, outbound: 0, answered: 1 })
+  })
+
+  test('nobody answers a number without an answering agent', async () => {
+    const r = await s.console('POST', '/sandbox/calls', { from: '+14155550902', to: '+14155550000' })
+    expect(r.body).toMatchObject({ answered: false })
+  })
+})
+
 describe('waiting calls stop', () => {
   test('the person opts out before a booked call rings: cancelled, not_placed, a last call.analysed', async () => {
     const o = await setup('pro', ['+14155550701', '+14155550702'], '+14155550994')

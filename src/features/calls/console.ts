@@ -42,4 +42,31 @@ export function sandboxConsole(deps: { auth: KernelHttp['console']; sandbox: San
         detail: { responses: answers({ 200: Phone, ...consoleErrors(400) }), summary: 'Set how the sandbox callee at a number behaves' },
       },
     )
+    .post(
+      '/calls',
+      async ({ body, set }) => {
+        const from = normalizePhone(body.from)
+        if (!from) throw badRequest('from', `"${body.from}" is not a phone number`)
+        const to = normalizePhone(body.to)
+        if (!to) throw badRequest('to', `"${body.to}" is not a phone number`)
+        const rang = await deps.sandbox.ring({ from, to, lines: body.lines, hangupAfterMs: body.hangupAfterMs })
+        set.status = 201
+        return rang
+      },
+      {
+        body: t.Object(
+          {
+            from: t.String({ minLength: 1, maxLength: 40 }),
+            to: t.String({ minLength: 1, maxLength: 40, description: 'one of our numbers' }),
+            lines: t.Optional(t.Array(t.String({ maxLength: 500 }), { maxItems: 50 })),
+            hangupAfterMs: t.Optional(t.Union([BodyInt({ minimum: 0, maximum: MAX_HANGUP_MS }), t.Null()])),
+          },
+          { additionalProperties: false },
+        ),
+        detail: {
+          responses: answers({ 201: t.Object({ callRef: t.String(), answered: t.Boolean({ description: 'false: no agent takes calls at that number, or every line is busy' }) }), ...consoleErrors(400) }),
+          summary: 'The sandbox network rings one of our numbers (an inbound call)',
+        },
+      },
+    )
 }

@@ -36,6 +36,8 @@ export interface CallEffectDeps {
   clock: Clock
   logger: Logger
   workspace: (id: string) => Promise<WorkspaceDoc | null>
+  /** Whether anyone reads the agent's call analyses: an enabled v1 webhook subscribed to call.analysed. */
+  readsAnalysis: (workspaceId: string, agentId: string) => Promise<boolean>
 }
 
 export function callEffects(deps: CallEffectDeps): CallEffectPort {
@@ -73,8 +75,10 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       const workspace = row ? await deps.workspace(row.workspaceId) : null
       const agent = row && workspace ? await deps.agents.get(row.workspaceId, row.agentId).catch(() => null) : null
       if (!row || !workspace || !agent) return { at: deps.clock.now() }
-      // SPEC.md Events rule 7: a call placed through the API is read, so its fields are extracted.
-      const fields: FieldSpec[] = row.extract ?? agent.collectFields.map((f) => ({ name: f.name, type: (f.type ?? 'text') as FieldType, description: f.description ?? null, choices: f.choices ?? null }))
+      // SPEC.md Events rule 7: fields are extracted only when someone will read them — a call placed
+      // through the API, or an agent with an endpoint subscribed to call.analysed.
+      const read = row.direction === 'outbound' || (await deps.readsAnalysis(row.workspaceId, row.agentId))
+      const fields: FieldSpec[] = !read ? [] : row.extract ?? agent.collectFields.map((f) => ({ name: f.name, type: (f.type ?? 'text') as FieldType, description: f.description ?? null, choices: f.choices ?? null }))
       const model = await deps.models.resolve(workspace, agent)
       const result = await analyseCall(model, {
         transcript: row.transcript,

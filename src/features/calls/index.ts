@@ -12,6 +12,7 @@ import { defineFeature } from '../feature'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { usageFeature } from '../usage'
 import { tenancyFeature } from '../workspaces'
+import { subscribes, webhooksFeature } from '../webhooks'
 import { sandboxConsole } from './console'
 import { callEffects } from './effects'
 import { callTriesSpec, openCallTries } from './repository'
@@ -35,13 +36,18 @@ export const callsFeature = defineFeature({
     const { numbers } = use(phoneNumbersFeature)
     const { conversations, models } = use(conversationsFeature)
     const { ledger } = use(usageFeature)
+    const { webhooks } = use(webhooksFeature)
     const { store, clock, logger, bus, coordination, runtime } = kernel
     const tries = await openCallTries(store)
     // TELEPHONY_PROVIDER=twilio arrives with the Twilio adapter (issue 10, next step); sandbox meanwhile.
     const sandbox = await SandboxNetwork.open(store, clock)
     const workspace = (id: string) => workspaceRepo.get(id)
-    const effects = callEffects({ tries, telephony: sandbox, agents, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace })
+    // A v1 webhook of the agent subscribed to call.analysed and on: someone reads the fields (SPEC.md rule 7).
+    const readsAnalysis = async (workspaceId: string, agentId: string) =>
+      (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
+    const effects = callEffects({ tries, telephony: sandbox, agents, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace, readsAnalysis })
     const actors: CallActors = registerCall(runtime, { effects, clock, logger })
+    const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, actors: () => actors })
     sandbox.onEvent(async (e) => {
       try {
         await actors.send(e.callId, chartEvent(e))
@@ -51,8 +57,12 @@ export const callsFeature = defineFeature({
       }
     })
     kernel.onClockAdvance.push((now) => sandbox.due(now))
+    sandbox.onIncoming(async (incoming) => {
+      const answer = await calls.answerIncoming(incoming, workspace)
+      if (answer) await effects.openConversation({ id: answer.callId, attempt: 1 })
+      return answer
+    })
     kernel.customerHooks.onErased(eraseCollections(store, [callTriesSpec]), 'calls erased')
-    const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, actors: () => actors })
     contacts.onConsentWithdrawn((contact, reason) => calls.stopWaiting(contact.workspaceId, contact.phone, 'contact.optedOut', reason))
     // A deleted customer's waiting calls stop; a call in progress finishes (SPEC.md Customer workspace).
     kernel.customerHooks.onDeleted((e) => calls.stopWaiting(e.customerId, null, 'call.delete'), 'scheduled calls stopped')

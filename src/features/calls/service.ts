@@ -143,6 +143,32 @@ export class CallService {
   }
 
   /**
+   * A customer rings one of our numbers (SPEC.md: inbound calls count toward the same lines, show
+   * in the totals, are analysed, and are not listed under GET /calls). Answered by the number's
+   * agent when it takes calls and a line is free; otherwise nobody answers (null).
+   */
+  async answerIncoming(call: { from: string; to: string; callRef: string; at: number }, workspaceOf: (id: string) => Promise<WorkspaceDoc | null>): Promise<{ callId: string; attempt: number } | null> {
+    const number = await this.deps.numbers.byNumber(call.to)
+    if (!number || !number.agentId || number.channel !== 'voice') return null
+    const workspace = await workspaceOf(number.workspaceId)
+    if (!workspace || workspace.status !== 'active') return null
+    const agent = await this.deps.agents.get(workspace.id, number.agentId).catch(() => null)
+    if (!agent || !agent.voice.answersCalls) return null
+    const id = newId('in')
+    for (const { set, capacity } of lineSets(workspace)) {
+      const hold = await this.deps.coordination.acquireSlot(set, id, capacity, LINE_TTL_MS)
+      if (!hold.acquired) {
+        for (const { set: s } of lineSets(workspace)) await this.deps.coordination.releaseSlot(s, id)
+        return null
+      }
+    }
+    const row = this.firstRow(workspace, agent, { id, phone: call.from, from: call.to, body: { to: call.from, purpose: '' }, variables: {}, extract: null, scheduledFor: null, now: call.at })
+    await this.deps.tries.insert({ ...row, direction: 'inbound', listed: false, status: 'connected', purpose: null, callRef: call.callRef, answeredAt: iso(call.at) })
+    await this.deps.actors().spawn(id, { id, at: call.at, inbound: true })
+    return { callId: id, attempt: 1 }
+  }
+
+  /**
    * Waiting calls stop (SPEC.md): a person who opts out or goes on the do-not-call list before a
    * booked call or a retry rings is not called (`cancelled`, `hangup: not_placed`, a last
    * call.analysed); a deleted customer's waiting calls are cancelled (`hangup: cancelled`).

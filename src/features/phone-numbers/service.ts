@@ -66,6 +66,11 @@ export class PhoneNumberService {
     return doc
   }
 
+  /** Who holds a number (one workspace at a time), or null. */
+  byNumber(number: string): Promise<PhoneNumberDoc | null> {
+    return this.numbers.findOne({ number })
+  }
+
   /** Numbers a workspace holds (a customer's counts). */
   countIn(workspaceId: string): Promise<number> {
     return this.numbers.count({ workspaceId })

@@ -30,3 +30,7 @@ export const webhooksFeature = defineFeature({
     }
   },
 })
+
+// Re-exported for other features (they import from this index, never from inner files).
+export { subscribes } from './repository'
+export type { WebhookService } from './service'

@@ -46,3 +46,14 @@ export interface Telephony {
   /** Reports what happened to placed tries. */
   onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void
 }
+
+/** A call the network rings at one of our numbers. */
+export interface IncomingCall {
+  from: string
+  to: string
+  callRef: string
+  at: number
+}
+
+/** What the service answered: the call it became, or null when nobody takes it (the caller hears busy). */
+export type IncomingAnswer = { callId: string; attempt: number } | null

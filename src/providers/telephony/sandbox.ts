@@ -12,7 +12,7 @@
 import { randomId } from '../../ids'
 import type { Clock } from '../../clock'
 import type { Collection, DocumentStore } from '../../store/port'
-import { PlacementRefused, type Placed, type PlaceRequest, type Telephony, type TelephonyEvent } from './port'
+import { PlacementRefused, type IncomingAnswer, type IncomingCall, type Placed, type PlaceRequest, type Telephony, type TelephonyEvent } from './port'
 
 export const SANDBOX_PICKUPS = ['answer', 'no_answer', 'busy', 'reject', 'unreachable', 'voicemail', 'refuse'] as const
 export type SandboxPickup = (typeof SANDBOX_PICKUPS)[number]
@@ -74,6 +74,35 @@ export class SandboxNetwork implements Telephony {
 
   onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void {
     this.listeners.push(listener)
+  }
+
+  private incoming: ((call: IncomingCall) => Promise<IncomingAnswer>) | null = null
+
+  /** Who answers calls to our numbers (the calls feature). */
+  onIncoming(handler: (call: IncomingCall) => Promise<IncomingAnswer>): void {
+    this.incoming = handler
+  }
+
+  /**
+   * The sandbox network rings our number `to` from `from` (console `POST /console/sandbox/calls`):
+   * answered, the caller hangs up after `hangupAfterMs` (default as for a sandbox phone); not
+   * answered (no agent takes calls there, or every line is busy), it ends at once.
+   */
+  async ring(input: { from: string; to: string; lines?: string[]; hangupAfterMs?: number | null }): Promise<{ callRef: string; answered: boolean }> {
+    const callRef = `SB${randomId(16)}`
+    const at = this.clock.now()
+    const answer = this.incoming ? await this.incoming({ from: input.from, to: input.to, callRef, at }) : null
+    if (!answer) return { callRef, answered: false }
+    this.active.add(callRef)
+    const after = input.hangupAfterMs === undefined ? DEFAULT_PHONE.hangupAfterMs : input.hangupAfterMs
+    if (after !== null) {
+      const end = at + after
+      this.schedule(callRef, end, async () => {
+        this.forget(callRef)
+        await this.tell({ callId: answer.callId, attempt: answer.attempt, callRef, type: 'ended', hangup: 'answered', at: end })
+      })
+    }
+    return { callRef, answered: true }
   }
 
   async place(request: PlaceRequest): Promise<Placed> {
