@@ -1,0 +1,78 @@
+/**
+ * A booked call across kill -9: the real service in a child process books a call an hour ahead,
+ * is killed, restarts on the same DATA_DIR, and when the manual clock reaches the booked time the
+ * call rings exactly once (one row, attempt 1, same id) and completes.
+ */
+import { afterAll, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+
+const ROOT = join(import.meta.dir, '..', '..')
+const TOKEN = 'call-crash-console-token-0123456789'
+const MIN = 60_000
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-call-crash-'))
+let child: Subprocess | null = null
+
+afterAll(() => {
+  child?.kill('SIGKILL')
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+async function freePort(): Promise<number> {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+async function start(port: number): Promise<Subprocess> {
+  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent' }
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/index.ts')], { cwd: ROOT, env, stdout: 'ignore', stderr: 'inherit' })
+  // Bounded: a boot is ~0.3 s here; 10 s means it is not coming.
+  for (let i = 0; i < 400; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return proc
+    await Bun.sleep(25)
+  }
+  proc.kill('SIGKILL')
+  throw new Error('the service did not start')
+}
+
+test('a booked call survives kill -9 and rings exactly once', async () => {
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const call = async (method: string, path: string, auth: string, body?: unknown) => {
+    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+    return { status: res.status, body: (await res.json().catch(() => null)) as any }
+  }
+  child = await start(port)
+  const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Crash calls', plan: 'pro' })).body
+  const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Caller', voice: { answersCalls: true } })).body.id
+  expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: '+14155550990', source: 'rented', agent })).status).toBe(201)
+  expect((await call('POST', `/console/workspaces/${dev.id}/contacts`, TOKEN, { phone: '+14155550191' })).status).toBe(201)
+  expect((await call('PUT', `/console/sandbox/phones/${encodeURIComponent('+14155550191')}`, TOKEN, { pickup: 'answer', hangupAfterMs: 10_000 })).status).toBe(200)
+  const now = Date.parse((await call('GET', '/console/clock', TOKEN)).body.now)
+  const placed = await call('POST', '/api/v1/calls', dev.key, { to: '+14155550191', purpose: 'Your appointment', scheduledFor: new Date(now + 60 * MIN).toISOString() })
+  expect(placed.status).toBe(202)
+  const id = placed.body.id
+  child.kill('SIGKILL')
+  await child.exited
+
+  child = await start(port)
+  expect((await call('GET', `/api/v1/calls/${id}`, dev.key)).body.status).toBe('scheduled')
+  await call('POST', '/console/clock/advance', TOKEN, { ms: 60 * MIN })
+  for (let i = 0; i < 200 && (await call('GET', `/api/v1/calls/${id}`, dev.key)).body.status !== 'connected'; i++) await Bun.sleep(20)
+  // Later wake-ups (the timer re-offered, another advance) must not ring it again.
+  await call('POST', '/console/clock/advance', TOKEN, { ms: 11_000 })
+  let done: any = null
+  for (let i = 0; i < 200; i++) {
+    done = (await call('GET', `/api/v1/calls/${id}`, dev.key)).body
+    if (done.analysedAt) break
+    await Bun.sleep(20)
+  }
+  expect(done).toMatchObject({ id, status: 'completed', attempt: 1, seconds: 10 })
+  await call('POST', '/console/clock/advance', TOKEN, { ms: 2 * 60 * MIN })
+  const rows = (await call('GET', '/api/v1/calls?limit=100', dev.key)).body.items.filter((c: { id: string }) => c.id === id)
+  expect(rows).toHaveLength(1)
+}, 30_000)
