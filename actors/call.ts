@@ -53,8 +53,9 @@ export function registerCall(runtime: ActorRuntime, deps: { effects: CallEffectP
     deadlines: callDeadlines,
     persisted: (id, snapshot) => deps.effects.project(id, snapshot as CallSnapshot),
     emitted: (id, event, eventId) => deps.effects.publish(id, event, eventId),
-    // A call waits hours for its booked time or minutes for a retry: hold it in memory only while it
-    // is ringing or connected (an effect or a network report is coming); the timer wakes the rest.
-    idleMs: 0,
+    // A live call hears from the network every few seconds (answered, ended): held in memory between
+    // them rather than re-read each time. A minute idle (the runtime's default) passivates a waiting
+    // call; its durable timer wakes it.
+    idleMs: 60_000,
   })
 }

@@ -222,6 +222,13 @@ export class ActorRuntime {
     const reg = this.registration(kind)
     const key = actorKey(kind, id)
     const deadline = Date.now() + timeoutMs
+    // Held here: wait for its effects by its own snapshots, then for the flush they queued, instead
+    // of polling the store (an actor just spawned by this instance settles in one effect's time).
+    const live = this.res().get(key)
+    if (live) {
+      await idleOrTimeout(live, timeoutMs)
+      await this.queue.run(key, async () => {})
+    }
     let wait = SETTLE_FIRST_POLL_MS
     for (;;) {
       const doc = await this.store().get(key)
@@ -413,4 +420,21 @@ export class ActorRuntime {
 function record(reg: Registration, doc: StoredActor): ActorRecord {
   const versionMismatch = doc.version === reg.spec.version ? null : { stored: doc.version, current: reg.spec.version }
   return { ...doc, versionMismatch }
+}
+
+/** Resolves once the live actor has no effect in flight (or stopped), or after `timeoutMs`. */
+function idleOrTimeout(live: { busy(): boolean; actor: { subscribe(o: { next(): void; error(): void; complete(): void }): { unsubscribe(): void } } }, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let done = false
+    const finish = () => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      sub?.unsubscribe()
+      resolve()
+    }
+    const timer = setTimeout(finish, timeoutMs)
+    const sub = live.actor.subscribe({ next: () => !live.busy() && finish(), error: finish, complete: finish })
+    if (!live.busy()) finish()
+  })
 }
