@@ -16,7 +16,7 @@ import { jsonBodies } from './http/json-body'
 export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
 
 /** One surface: every feature's plugins for it, in feature order. */
-function surface(services: Services, which: 'v1' | 'console' | 'legacy' | 'ws', options: { prefix?: string }): AnyElysia {
+function surface(services: Services, which: 'v1' | 'console' | 'legacy' | 'ws' | 'callbacks', options: { prefix?: string }): AnyElysia {
   const app: AnyElysia = new Elysia({ ...options, normalize: false })
   for (const { parts } of services.features) for (const plugin of parts[which] ?? []) app.use(plugin)
   return app
@@ -29,6 +29,7 @@ export function createApp(services: Services, consoleToken: string) {
   // The legacy surface at the root: the key's own workspace, SPEC.md's legacy rate limits.
   const legacy = surface(services, 'legacy', {})
   const sockets = surface(services, 'ws', {})
+  const callbacks = surface(services, 'callbacks', {})
 
   // Each document keeps its own surface's routes and none of the documentation routes.
   const notV1 = [/^(?!\/api\/v1\/)/, /^\/api\/v1\/docs/]
@@ -49,6 +50,7 @@ export function createApp(services: Services, consoleToken: string) {
     .use(consoleSurface)
     .use(legacy)
     .use(sockets)
+    .use(callbacks)
   mountDocs(app, {
     path: DOCS.v1,
     title: 'Agent platform API (v1)',

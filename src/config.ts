@@ -37,6 +37,8 @@ export interface Config {
     elevenlabsApiKey?: string
     twilioAccountSid?: string
     twilioAuthToken?: string
+    /** Twilio's REST API (default https://api.twilio.com); a local fake in tests. */
+    twilioApiBaseUrl?: string
   }
 }
 
@@ -133,7 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
   const publicBaseUrl =
     url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ??
     `http://localhost:${port || 3000}`
-  return {
+  const config: Config = {
     port,
     host,
     dataDir: resolve(optional(env, 'DATA_DIR') ?? './data'),
@@ -164,6 +166,11 @@ export function loadConfig(env: Env = process.env): Config {
       elevenlabsApiKey: optional(env, 'ELEVENLABS_API_KEY'),
       twilioAccountSid: optional(env, 'TWILIO_ACCOUNT_SID'),
       twilioAuthToken: optional(env, 'TWILIO_AUTH_TOKEN'),
+      twilioApiBaseUrl: llmBaseUrl(env, 'TWILIO_API_BASE_URL'),
     },
   }
+  if (config.telephonyProvider === 'twilio' && (!config.providers.twilioAccountSid || !config.providers.twilioAuthToken)) {
+    throw new ConfigError('TELEPHONY_PROVIDER', 'twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN')
+  }
+  return config
 }

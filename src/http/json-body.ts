@@ -49,10 +49,17 @@ const hasBody = (request: Request): boolean => {
   return (length !== null && length !== '0') || request.headers.has('transfer-encoding')
 }
 
+/**
+ * Vendors' webhooks (a phone network's status callbacks) arrive in the vendor's own format (Twilio
+ * posts forms) and are read by their routes, which verify the vendor's signature over those bytes.
+ */
+export const VENDOR_CALLBACKS_PREFIX = '/telephony/'
+
 export function jsonBodies() {
   return new Elysia({ name: 'json-bodies' }).onParse({ as: 'global' }, async ({ request, contentType }) => {
     // No body: Elysia's own handling (none) stands.
     if (!hasBody(request)) return
+    if (new URL(request.url).pathname.startsWith(VENDOR_CALLBACKS_PREFIX)) return request.text()
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase()
     if (type !== 'application/json' && !type.endsWith('+json')) {
       throw new BodyError(`must be JSON, sent with Content-Type: application/json (got ${type || 'no content type'})`, 'value_error')

@@ -63,8 +63,8 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       for (const r of await deps.tries.find({ callId: id })) await deps.tries.update(r.id, { conversationId: conversation.id })
     },
 
-    async hangUp({ id, callRef }: HangUpInput) {
-      if (callRef) await deps.telephony.hangUp(callRef)
+    async hangUp({ id, callRef, answered }: HangUpInput) {
+      if (callRef) await deps.telephony.hangUp(callRef, answered)
       const row = await first(id)
       const workspace = await deps.workspace(row.workspaceId)
       if (workspace) for (const { set } of lineSets(workspace)) await deps.coordination.releaseSlot(set, id)

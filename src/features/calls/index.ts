@@ -5,6 +5,8 @@
 import { registerCall, type CallActors } from '../../../actors/call'
 import type { TelephonyEvent } from '../../providers/telephony/port'
 import { SandboxNetwork } from '../../providers/telephony/sandbox'
+import { TwilioTelephony } from '../../providers/telephony/twilio'
+import { twilioCallbacks } from './twilio-callbacks'
 import { agentsFeature } from '../agents'
 import { contactsFeature } from '../contacts'
 import { conversationsFeature } from '../conversations'
@@ -39,29 +41,44 @@ export const callsFeature = defineFeature({
     const { webhooks } = use(webhooksFeature)
     const { store, clock, logger, bus, coordination, runtime } = kernel
     const tries = await openCallTries(store)
-    // TELEPHONY_PROVIDER=twilio arrives with the Twilio adapter (issue 10, next step); sandbox meanwhile.
+    // The sandbox network always exists (its console routes and inbound simulation); calls go out on
+    // Twilio when TELEPHONY_PROVIDER=twilio.
     const sandbox = await SandboxNetwork.open(store, clock)
+    const { config } = kernel
+    const twilio =
+      config.telephonyProvider === 'twilio'
+        ? new TwilioTelephony({
+            accountSid: config.providers.twilioAccountSid!,
+            authToken: config.providers.twilioAuthToken!,
+            apiBaseUrl: config.providers.twilioApiBaseUrl ?? 'https://api.twilio.com',
+            publicBaseUrl: config.publicBaseUrl,
+          })
+        : null
+    const telephony = twilio ?? sandbox
     const workspace = (id: string) => workspaceRepo.get(id)
     // A v1 webhook of the agent subscribed to call.analysed and on: someone reads the fields (SPEC.md rule 7).
     const readsAnalysis = async (workspaceId: string, agentId: string) =>
       (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
-    const effects = callEffects({ tries, telephony: sandbox, agents, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace, readsAnalysis })
+    const effects = callEffects({ tries, telephony, agents, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace, readsAnalysis })
     const actors: CallActors = registerCall(runtime, { effects, clock, logger })
     const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, actors: () => actors })
-    sandbox.onEvent(async (e) => {
+    const applyReport = async (e: TelephonyEvent) => {
       try {
         await actors.send(e.callId, chartEvent(e))
         await actors.settle(e.callId)
       } catch (err) {
         logger.warn({ err, call: e.callId, report: e.type }, 'a phone network report could not be applied')
       }
-    })
+    }
+    sandbox.onEvent(applyReport)
+    twilio?.onEvent(applyReport)
     kernel.onClockAdvance.push((now) => sandbox.due(now))
-    sandbox.onIncoming(async (incoming) => {
-      const answer = await calls.answerIncoming(incoming, workspace)
-      if (answer) await effects.openConversation({ id: answer.callId, attempt: 1 })
-      return answer
-    })
+    const answer = async (incoming: { from: string; to: string; callRef: string; at: number }) => {
+      const answered = await calls.answerIncoming(incoming, workspace)
+      if (answered) await effects.openConversation({ id: answered.callId, attempt: 1 })
+      return answered
+    }
+    sandbox.onIncoming(answer)
     kernel.customerHooks.onErased(eraseCollections(store, [callTriesSpec]), 'calls erased')
     contacts.onConsentWithdrawn((contact, reason) => calls.stopWaiting(contact.workspaceId, contact.phone, 'contact.optedOut', reason))
     // A deleted customer's waiting calls stop; a call in progress finishes (SPEC.md Customer workspace).
@@ -70,6 +87,7 @@ export const callsFeature = defineFeature({
       services: { calls, sandbox },
       v1: [callsV1({ context: kernel.http.v1, calls })],
       console: [sandboxConsole({ auth: kernel.http.console, sandbox })],
+      callbacks: twilio ? [twilioCallbacks({ twilio, clock, publicBaseUrl: config.publicBaseUrl, answer })] : [],
     }
   },
 })

@@ -41,8 +41,8 @@ export type TelephonyEvent =
 export interface Telephony {
   readonly name: string
   place(request: PlaceRequest): Promise<Placed>
-  /** Ends a try at the network: a live call hung up, a ringing one cancelled. Idempotent. */
-  hangUp(callRef: string): Promise<void>
+  /** Ends a try at the network: a live (`answered`) call hung up, a ringing one cancelled. Idempotent. */
+  hangUp(callRef: string, answered: boolean): Promise<void>
   /** Reports what happened to placed tries. */
   onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void
 }

@@ -132,7 +132,7 @@ export class SandboxNetwork implements Telephony {
     return { callRef }
   }
 
-  async hangUp(callRef: string): Promise<void> {
+  async hangUp(callRef: string, _answered = true): Promise<void> {
     this.forget(callRef)
   }
 

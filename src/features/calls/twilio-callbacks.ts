@@ -1,0 +1,50 @@
+/**
+ * Twilio's webhooks for calls: status callbacks (`POST /telephony/twilio/status?call=…&attempt=…`)
+ * and the incoming-call webhook (`POST /telephony/twilio/voice`, set as the number's Voice URL),
+ * which answers TwiML connecting the call to the media bridge. Both verify X-Twilio-Signature over
+ * the public URL Twilio requested (PUBLIC_BASE_URL + path + query) and the form parameters.
+ */
+import { Elysia } from 'elysia'
+import type { Clock } from '../../clock'
+import { newId } from '../../ids'
+import { streamTwiml, type TwilioTelephony } from '../../providers/telephony/twilio'
+
+const HANG_UP = '<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>'
+
+export function twilioCallbacks(deps: {
+  twilio: TwilioTelephony
+  clock: Clock
+  publicBaseUrl: string
+  /** Answers an incoming call: the call it became, or null (nobody takes it). */
+  answer: (call: { from: string; to: string; callRef: string; at: number }) => Promise<{ callId: string } | null>
+}) {
+  const publicUrl = (request: Request) => {
+    const u = new URL(request.url)
+    return `${deps.publicBaseUrl.replace(/\/$/, '')}${u.pathname}${u.search}`
+  }
+  const formOf = async (request: Request, body: unknown) => Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : await request.text()))
+  return new Elysia({ prefix: '/telephony/twilio' })
+    .post(
+      '/status',
+      async ({ request, body, set }) => {
+        const ok = await deps.twilio.statusCallback(publicUrl(request), await formOf(request, body), request.headers.get('x-twilio-signature'), deps.clock.now())
+        set.status = ok ? 204 : 403
+        return ok ? null : { error: 'X-Twilio-Signature does not verify' }
+      },
+      { detail: { hide: true } },
+    )
+    .post(
+      '/voice',
+      async ({ request, body, set }) => {
+        const params = await formOf(request, body)
+        if (!deps.twilio.verify(publicUrl(request), params, request.headers.get('x-twilio-signature'))) {
+          set.status = 403
+          return { error: 'X-Twilio-Signature does not verify' }
+        }
+        const answered = await deps.answer({ from: params.From ?? '', to: params.To ?? '', callRef: params.CallSid ?? newId('tw'), at: deps.clock.now() })
+        set.headers['content-type'] = 'text/xml'
+        return answered ? streamTwiml(deps.publicBaseUrl, answered.callId, '') : HANG_UP
+      },
+      { detail: { hide: true } },
+    )
+}

@@ -1,0 +1,132 @@
+/**
+ * The Twilio adapter of the telephony port: places calls through Twilio's REST API
+ * (`POST /2010-04-01/Accounts/{sid}/Calls.json`, form-encoded, Basic auth with the account SID and
+ * auth token) with TwiML that connects the call's audio to our media bridge
+ * (`<Connect><Stream url="wss://…/media/{callId}">`, the bridge's token as a `<Parameter>`, since a
+ * Stream URL takes no query string), asks for status callbacks, maps Twilio's call statuses and
+ * answering-machine results to the call chart's events, and hangs up through the same API
+ * (`Status=completed` for a live call, `canceled` while it rings). The REST base URL is
+ * configurable (TWILIO_API_BASE_URL) so tests use a local fake speaking the same protocol.
+ */
+import type { UnansweredHangup } from '../../../machines/call'
+import { verifyTwilioSignature } from './twilio-signature'
+import { PlacementRefused, type Placed, type PlaceRequest, type Telephony, type TelephonyEvent } from './port'
+
+export interface TwilioConfig {
+  accountSid: string
+  authToken: string
+  /** Default https://api.twilio.com */
+  apiBaseUrl: string
+  /** Our own public address: status callbacks and the media bridge are reached there. */
+  publicBaseUrl: string
+  /** The media bridge's per-call token (issue 11); empty until then. */
+  mediaToken?: (callId: string) => string
+}
+
+/** Twilio answers a REST call in well under a second; 10 s bounds a stalled one (the POST then fails as a 502). */
+const REST_TIMEOUT_MS = 10_000
+/** The status changes our chart hears about (Twilio's StatusCallbackEvent values). */
+const STATUS_EVENTS = ['initiated', 'ringing', 'answered', 'completed']
+const MACHINE = /^(machine_|fax)/
+
+const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+
+/** TwiML that streams the call to our media bridge for `callId`. */
+export function streamTwiml(publicBaseUrl: string, callId: string, token: string): string {
+  const wss = publicBaseUrl.replace(/^http/, 'ws').replace(/\/$/, '')
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${xml(`${wss}/media/${callId}`)}"><Parameter name="token" value="${xml(token)}"/></Stream></Connect></Response>`
+}
+
+/** A status callback's parameters as the chart's event for the try, or null when nothing changed for it. */
+export function statusEvent(params: Record<string, string>, ref: { callId: string; attempt: number }, at: number): TelephonyEvent | null {
+  const base = { ...ref, callRef: params.CallSid ?? '', at }
+  const unanswered = (hangup: UnansweredHangup): TelephonyEvent => ({ ...base, type: 'unanswered', hangup })
+  switch (params.CallStatus) {
+    case 'in-progress':
+      return MACHINE.test(params.AnsweredBy ?? '') ? unanswered('voicemail') : { ...base, type: 'answered' }
+    case 'completed':
+      return MACHINE.test(params.AnsweredBy ?? '') ? unanswered('voicemail') : { ...base, type: 'ended', hangup: 'answered' }
+    case 'busy':
+      return unanswered('busy')
+    case 'no-answer':
+      return unanswered('no_answer')
+    case 'failed':
+      return unanswered('unreachable')
+    default:
+      // queued, initiated, ringing: still ringing; canceled: we ended it ourselves.
+      return null
+  }
+}
+
+export class TwilioTelephony implements Telephony {
+  readonly name = 'twilio'
+  private readonly listeners: ((event: TelephonyEvent) => Promise<void> | void)[] = []
+
+  constructor(private readonly config: TwilioConfig) {}
+
+  onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void {
+    this.listeners.push(listener)
+  }
+
+  async place(request: PlaceRequest): Promise<Placed> {
+    const form = new URLSearchParams({
+      To: request.to,
+      From: request.from,
+      Twiml: streamTwiml(this.config.publicBaseUrl, request.callId, this.config.mediaToken?.(request.callId) ?? ''),
+      StatusCallback: this.statusUrl(request.callId, request.attempt),
+      StatusCallbackMethod: 'POST',
+    })
+    for (const e of STATUS_EVENTS) form.append('StatusCallbackEvent', e)
+    if (request.detectMachines) form.set('MachineDetection', 'Enable')
+    const res = await this.rest('Calls.json', form)
+    const body = (await res.json().catch(() => null)) as { sid?: string; message?: string; code?: number } | null
+    if (res.status >= 200 && res.status < 300 && body?.sid) return { callRef: body.sid }
+    throw new PlacementRefused(`Twilio refused the call: ${body?.message ?? `HTTP ${res.status}`}${body?.code ? ` (error ${body.code})` : ''}`)
+  }
+
+  async hangUp(callRef: string, answered: boolean): Promise<void> {
+    const res = await this.rest(`Calls/${encodeURIComponent(callRef)}.json`, new URLSearchParams({ Status: answered ? 'completed' : 'canceled' }))
+    // A call that already ended answers 4xx on this update: it is ended either way.
+    if (res.status >= 500) throw new Error(`Twilio could not end call ${callRef}: HTTP ${res.status}`)
+  }
+
+  /**
+   * A status callback Twilio sent to `url` (the full URL it requested). Refused (false) unless its
+   * X-Twilio-Signature verifies; otherwise the try's event goes to the listeners.
+   */
+  async statusCallback(url: string, params: Record<string, string>, signature: string | null, at: number): Promise<boolean> {
+    if (!verifyTwilioSignature(this.config.authToken, url, params, signature)) return false
+    const query = new URL(url).searchParams
+    const callId = query.get('call')
+    const attempt = Number(query.get('attempt'))
+    if (!callId || !Number.isInteger(attempt)) return true
+    const event = statusEvent(params, { callId, attempt }, at)
+    if (event && event.type === 'unanswered' && event.hangup === 'voicemail' && params.CallStatus === 'in-progress') {
+      // A machine answered: the agent does not talk to it (detectMachines); end it at Twilio.
+      await this.hangUp(params.CallSid, true).catch(() => {})
+    }
+    if (event) for (const listener of this.listeners) await listener(event)
+    return true
+  }
+
+  /** Signature check of any other Twilio request (the incoming-call webhook). */
+  verify(url: string, params: Record<string, string>, signature: string | null): boolean {
+    return verifyTwilioSignature(this.config.authToken, url, params, signature)
+  }
+
+  private statusUrl(callId: string, attempt: number): string {
+    return `${this.config.publicBaseUrl.replace(/\/$/, '')}/telephony/twilio/status?call=${encodeURIComponent(callId)}&attempt=${attempt}`
+  }
+
+  private async rest(path: string, form: URLSearchParams): Promise<Response> {
+    const base = this.config.apiBaseUrl.replace(/\/$/, '')
+    const auth = Buffer.from(`${this.config.accountSid}:${this.config.authToken}`).toString('base64')
+    return fetch(`${base}/2010-04-01/Accounts/${encodeURIComponent(this.config.accountSid)}/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${auth}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(REST_TIMEOUT_MS),
+    })
+  }
+}

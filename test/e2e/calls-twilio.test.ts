@@ -1,0 +1,102 @@
+/**
+ * Calls on TELEPHONY_PROVIDER=twilio, end to end: the real server places calls through a local fake
+ * of Twilio's REST API (TWILIO_API_BASE_URL), hears Twilio's signed status callbacks on its public
+ * URL, refuses a callback with a bad signature, ends a live call through the API, and answers an
+ * incoming call with TwiML that streams it to the media bridge.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
+import { startTwilioFake, type TwilioFake } from '../fakes/twilio'
+import { startTestServer, type TestServer } from '../support/server'
+
+let fake: TwilioFake
+let s: TestServer
+let key: string
+let ws: string
+
+async function freePort(): Promise<number> {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+const call = (id: string) => s.api('GET', `/calls/${id}`, { key })
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const v = await read()
+    if (ok(v)) return v
+    await Bun.sleep(10)
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+beforeAll(async () => {
+  fake = startTwilioFake()
+  const port = await freePort()
+  s = await startTestServer({
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    TELEPHONY_PROVIDER: 'twilio',
+    TWILIO_ACCOUNT_SID: fake.accountSid,
+    TWILIO_AUTH_TOKEN: fake.authToken,
+    TWILIO_API_BASE_URL: fake.url,
+  })
+  const dev = await s.developer({ plan: 'pro' })
+  key = dev.key
+  ws = dev.id
+  const agent = (await s.api('POST', '/agents', { key, body: { name: 'Caller', voice: { answersCalls: true, detectMachines: true } } })).body.id
+  await s.console('POST', `/workspaces/${ws}/phone-numbers`, { number: '+14155550900', source: 'rented', agent })
+  for (const phone of ['+14155550901', '+14155550902', '+14155550903']) await s.console('POST', `/workspaces/${ws}/contacts`, { phone })
+})
+afterAll(async () => {
+  await s?.stop()
+  await fake?.stop()
+})
+
+test('placed through Twilio; signed callbacks move it; a bad signature is refused', async () => {
+  const placed = await s.api('POST', '/calls', { key, body: { to: '+14155550901', purpose: 'Hello from Twilio' } })
+  expect(placed.status).toBe(202)
+  const id = placed.body.id
+  const sent = fake.calls.at(-1)!
+  expect(sent.form.get('To')).toBe('+14155550901')
+  expect(sent.form.get('From')).toBe('+14155550900')
+  expect(sent.form.get('MachineDetection')).toBe('Enable')
+  expect(sent.form.get('Twiml')).toContain(`/media/${id}`)
+  expect((await call(id)).body.callRef).toBe(sent.sid)
+  expect(await fake.callback(sent.sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })).toBe(204)
+  await until('connected', () => call(id), (r) => r.body.status === 'connected')
+  expect(await fake.callback(sent.sid, { CallStatus: 'completed', CallDuration: '30' }, { badSignature: true })).toBe(403)
+  expect((await call(id)).body.status).toBe('connected')
+  await s.console('POST', '/clock/advance', { ms: 30_000 })
+  expect(await fake.callback(sent.sid, { CallStatus: 'completed', CallDuration: '30' })).toBe(204)
+  const done = await until('analysed', () => call(id), (r) => r.body.analysedAt !== null)
+  expect(done.body).toMatchObject({ status: 'completed', hangup: 'answered', seconds: 30 })
+})
+
+test("Twilio's refusal is a 502 with the call recorded failed; DELETE of a live call hangs up at Twilio", async () => {
+  fake.refuse.add('+14155550902')
+  const refused = await s.api('POST', '/calls', { key, body: { to: '+14155550902', purpose: 'Hi' } })
+  expect(refused.status).toBe(502)
+  expect(refused.body.error).toContain('not a valid phone number')
+  expect((await call(refused.body.id)).body).toMatchObject({ status: 'failed', hangup: 'failed' })
+
+  const live = (await s.api('POST', '/calls', { key, body: { to: '+14155550903', purpose: 'Hi' } })).body.id
+  const sid = fake.calls.at(-1)!.sid
+  await fake.callback(sid, { CallStatus: 'in-progress' })
+  await until('connected', () => call(live), (r) => r.body.status === 'connected')
+  expect((await s.api('DELETE', `/calls/${live}`, { key })).status).toBe(202)
+  await until('hung up at Twilio', async () => fake.calls.find((c) => c.sid === sid)!.updates, (u) => u.includes('completed'))
+})
+
+test('an incoming call is answered with TwiML streaming it to the bridge; an unsigned one is refused', async () => {
+  const url = `${s.url}/telephony/twilio/voice`
+  const params = { CallSid: 'CA0123456789abcdef0123456789abcdef', AccountSid: fake.accountSid, From: '+14155550988', To: '+14155550900', CallStatus: 'ringing', Direction: 'inbound' }
+  const signed = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(fake.authToken, url, params) }, body: new URLSearchParams(params) })
+  expect(signed.status).toBe(200)
+  expect(signed.headers.get('content-type')).toContain('text/xml')
+  const twiml = await signed.text()
+  expect(twiml).toMatch(/<Connect><Stream url="ws:\/\/127\.0\.0\.1:\d+\/media\/in_[0-9a-z]+">/)
+  const unsigned = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) })
+  expect(unsigned.status).toBe(403)
+})
