@@ -17,8 +17,21 @@ export class EffectError extends Error {
   constructor(
     message: string,
     readonly at: number,
+    /** A reason a chart may branch on (the failure's own `code`, e.g. `not_placed`); null for any other failure. */
+    readonly code: string | null = null,
   ) {
     super(message)
+  }
+}
+
+/** What an effect port throws when a chart should tell this failure from others (EffectError.code). */
+export class CodedEffectFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'CodedEffectFailure'
   }
 }
 
@@ -36,7 +49,7 @@ export function bindEffect<I, O>(binding: EffectBinding, name: string, run: (inp
       return await run(input)
     } catch (err) {
       binding.logger.warn({ err, actor: binding.kind, effect: name, subject: subject?.(input) }, 'actor effect failed')
-      throw new EffectError(err instanceof Error ? err.message : String(err), binding.clock.now())
+      throw new EffectError(err instanceof Error ? err.message : String(err), binding.clock.now(), err instanceof CodedEffectFailure ? err.code : null)
     }
   })
 }

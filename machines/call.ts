@@ -243,6 +243,7 @@ export const callMachine = setup({
   guards: {
     isScheduled: ({ context }) => context.scheduledFor !== null,
     isInbound: ({ context }) => context.inbound === true,
+    cannotBePlaced: ({ event }) => (event as { error?: { code?: unknown } }).error?.code === 'not_placed',
     isDue: ({ context, event }) => typeof (event as { at?: unknown }).at === 'number' && (event as { at: number }).at >= dueAt(context),
     retryBooked: ({ context }) => context.retryScheduledFor !== null,
     notAnalysed: ({ context }) => context.analysedAt === null,
@@ -298,8 +299,13 @@ export const callMachine = setup({
           src: 'placeCall',
           input: effectInput,
           onDone: { actions: 'recordCallRef' },
-          // The provider would not place the call (SPEC.md: the POST answers 502; the call is failed).
-          onError: { target: 'failed', actions: [{ type: 'endUnspoken', params: { hangup: 'failed', retry: false } }, 'emitAnalysed'] },
+          onError: [
+            // A waiting try whose call can no longer be placed (its agent or number went meanwhile):
+            // SPEC.md's `not_placed`, the reason in `error`.
+            { guard: 'cannotBePlaced', target: 'failed', actions: [{ type: 'endUnspoken', params: { hangup: 'not_placed', retry: false } }, 'emitAnalysed'] },
+            // The provider would not place the call (SPEC.md: the POST answers 502; the call is failed).
+            { target: 'failed', actions: [{ type: 'endUnspoken', params: { hangup: 'failed', retry: false } }, 'emitAnalysed'] },
+          ],
         },
         { id: 'openConversation', src: 'openConversation', input: effectInput },
       ],

@@ -185,6 +185,18 @@ describe('waiting calls stop', () => {
     expect((await call(o.key, optOut)).body.status).toBe('cancelled')
   })
 
+  test('a booked call whose agent was deleted meanwhile is failed, not_placed, when its time comes', async () => {
+    const g = await setup('pro', ['+14155550711'], '+14155550989')
+    const at = new Date(Date.parse((await s.console('GET', '/clock')).body.now) + 30 * MIN).toISOString()
+    const id = (await s.api('POST', '/calls', { key: g.key, body: { to: '+14155550711', purpose: 'Later', scheduledFor: at } })).body.id
+    expect((await s.api('DELETE', `/agents/${g.agent}`, { key: g.key })).status).toBe(204)
+    await advance(30 * MIN)
+    const failed = await until('failed', () => call(g.key, id), (r) => r.body.status === 'failed')
+    expect(failed.body).toMatchObject({ hangup: 'not_placed' })
+    expect(failed.body.error).toContain('deleted before the call rang')
+    expect(await events('call.analysed', id)).toHaveLength(1)
+  })
+
   test("a deleted customer's booked calls are cancelled", async () => {
     const dev = await s.developer({ plan: 'pro', name: 'Has customers' })
     const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Calls customer' } })).body.id

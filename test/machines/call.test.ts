@@ -100,6 +100,15 @@ const rows: Row<CallEvent>[] = [
   {
     from: 'scheduled',
     event: due(),
+    condition: 'queued try can never be placed (its agent or number went)',
+    to: 'failed',
+    also: ['placeCall', 'openConversation', 'emit:call.analysed'],
+    fakes: (log) => ({ placeCall: fromPromise(async () => { log.push('placeCall'); throw new EffectError('agent Ava was deleted before the call rang', BOOKED + 1, 'not_placed') }) }),
+    context: { hangup: 'not_placed', error: 'agent Ava was deleted before the call rang' },
+  },
+  {
+    from: 'scheduled',
+    event: due(),
     condition: 'the provider placed it: its reference is kept',
     to: 'ringing',
     also: ['placeCall', 'openConversation'],

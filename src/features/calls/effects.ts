@@ -13,6 +13,8 @@ import type { Logger } from '../../logger'
 import type { Telephony } from '../../providers/telephony/port'
 import type { AgentService } from '../agents'
 import type { ContactService } from '../contacts'
+import type { PhoneNumberService } from '../phone-numbers'
+import { CodedEffectFailure } from '../../../actors/effects'
 import type { ConversationFeature } from '../conversations'
 import type { UsageLedger } from '../usage'
 import type { WorkspaceDoc } from '../workspaces'
@@ -27,6 +29,7 @@ export interface CallEffectDeps {
   tries: CallTryRepo
   telephony: Telephony
   agents: AgentService
+  numbers: PhoneNumberService
   contacts: ContactService
   conversations: ConversationFeature['conversations']
   models: ConversationFeature['models']
@@ -51,7 +54,11 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
     async placeCall({ id, attempt }: CallEffectInput) {
       const row = await first(id)
       const agent = await deps.agents.get(row.workspaceId, row.agentId).catch(() => null)
-      if (!agent) throw new Error(`agent ${row.agentId} no longer exists`)
+      if (!agent) throw new CodedEffectFailure('not_placed', `agent ${row.agentName} (${row.agentId}) was deleted before the call rang`)
+      const held = row.from ? await deps.numbers.byNumber(row.from) : null
+      if (!held || held.workspaceId !== row.workspaceId || held.agentId !== row.agentId) {
+        throw new CodedEffectFailure('not_placed', `${row.from} is no longer agent ${row.agentName}'s number`)
+      }
       return deps.telephony.place({ callId: id, attempt, to: row.phone!, from: row.from!, detectMachines: agent.voice.detectMachines })
     },
 

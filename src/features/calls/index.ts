@@ -59,7 +59,7 @@ export const callsFeature = defineFeature({
     // A v1 webhook of the agent subscribed to call.analysed and on: someone reads the fields (SPEC.md rule 7).
     const readsAnalysis = async (workspaceId: string, agentId: string) =>
       (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
-    const effects = callEffects({ tries, telephony, agents, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace, readsAnalysis })
+    const effects = callEffects({ tries, telephony, agents, numbers, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace, readsAnalysis })
     const actors: CallActors = registerCall(runtime, { effects, clock, logger })
     const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, actors: () => actors })
     const applyReport = async (e: TelephonyEvent) => {
