@@ -67,7 +67,8 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       if (row.conversationId) return
       const contact = row.phone ? await deps.contacts.findByPhone(row.workspaceId, row.phone) : null
       const conversation = await deps.conversations.start({ workspaceId: row.workspaceId, agentId: row.agentId, channel: 'voice', customer: { id: contact?.id ?? null, phone: row.phone } })
-      for (const r of await deps.tries.find({ callId: id })) await deps.tries.update(r.id, { conversationId: conversation.id })
+      // Opened as the first try rings; a retry's row copies it from the first (projection.ts).
+      await deps.tries.update(row.id, { conversationId: conversation.id })
     },
 
     async hangUp({ id, callRef, answered }: HangUpInput) {

@@ -59,7 +59,8 @@ export class CallProjection {
       createdAt: startedAt ?? row.createdAt,
     }
     await tries.update(id, set)
-    if (ended) await this.freeLine(row)
+    // The line goes back once, when the try ends (later changes of an ended try are its analysis).
+    if (ended && !ENDED.has(row.status)) await this.freeLine(row)
   }
 
   /** The try ended: its line goes back (a no-op when it held none, as a booked call never rung). */
