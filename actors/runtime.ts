@@ -34,6 +34,8 @@ import { actorKey, parseActorKey, SnapshotStore } from './snapshot-store'
 import { deliverTimer } from './timer-delivery'
 import { parseTimerPayload } from './deadlines'
 import { TimerPump } from './timer-pump'
+import { idleOrTimeout } from './idle'
+import { deliverOutboxes } from './outbox'
 import type {
   ActorDescription,
   ActorKind,
@@ -161,7 +163,7 @@ export class ActorRuntime {
       inspect: this.opts.inspect,
       passivate: (reg, id) => void this.passivate(reg.kind, id).catch(() => {}),
     })
-    await this.deliverOutboxes(persister)
+    await deliverOutboxes({ kinds: [...this.kinds.values()], snapshots, queue: this.queue, residency: this.residency, persister, logger })
     const resumed = await this.resumePending()
     this.pump.start()
     this.keeper.start()
@@ -348,32 +350,6 @@ export class ActorRuntime {
    * Resumes stored actors with pending work that no instance holds: at boot, and periodically for
    * the ones a crashed instance left behind once its leases lapse. Returns how many it resumed.
    */
-  /**
-   * Emitted events a crash left stored but not handed over: resume each such actor under its lease
-   * and hand its outbox over (a finished actor's straight from the store: it never changes again).
-   */
-  private async deliverOutboxes(persister: Persister): Promise<void> {
-    const residency = this.res()
-    for (const reg of this.kinds.values()) {
-      if (!reg.spec.emitted) continue
-      for (const doc of await this.store().withOutbox(reg.kind)) {
-        try {
-          await this.queue.run(doc.id, async () => {
-            const target = await residency.acquire(reg, doc.resourceId, doc.id, undefined)
-            if (target.type === 'live') await persister.deliverOutbox(target.live, reg.spec)
-            else if (target.type === 'final') {
-              for (const entry of doc.outbox ?? []) await reg.spec.emitted!(doc.resourceId, entry.event, entry.id)
-              await this.store().put({ ...doc, outbox: [], hasOutbox: false })
-            }
-          })
-          residency.afterJob(reg, doc.id)
-        } catch (err) {
-          this.opts.logger.warn({ err, actor: doc.id }, 'stored emitted events not handed over at boot')
-        }
-      }
-    }
-  }
-
   private async resumePending(): Promise<number> {
     const residency = this.res()
     let resumed = 0
@@ -420,21 +396,4 @@ export class ActorRuntime {
 function record(reg: Registration, doc: StoredActor): ActorRecord {
   const versionMismatch = doc.version === reg.spec.version ? null : { stored: doc.version, current: reg.spec.version }
   return { ...doc, versionMismatch }
-}
-
-/** Resolves once the live actor has no effect in flight (or stopped), or after `timeoutMs`. */
-function idleOrTimeout(live: { busy(): boolean; actor: { subscribe(o: { next(): void; error(): void; complete(): void }): { unsubscribe(): void } } }, timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    let done = false
-    const finish = () => {
-      if (done) return
-      done = true
-      clearTimeout(timer)
-      sub?.unsubscribe()
-      resolve()
-    }
-    const timer = setTimeout(finish, timeoutMs)
-    const sub = live.actor.subscribe({ next: () => !live.busy() && finish(), error: finish, complete: finish })
-    if (!live.busy()) finish()
-  })
 }

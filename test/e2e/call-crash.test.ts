@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { freePort, startChildService } from '../support/child-service'
 
-const ROOT = join(import.meta.dir, '..', '..')
 const TOKEN = 'call-crash-console-token-0123456789'
 const MIN = 60_000
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-call-crash-'))
@@ -20,24 +20,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
 
-async function start(port: number): Promise<Subprocess> {
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent' }
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/index.ts')], { cwd: ROOT, env, stdout: 'ignore', stderr: 'inherit' })
-  // Bounded: a boot is ~0.3 s here; 10 s means it is not coming.
-  for (let i = 0; i < 400; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return proc
-    await Bun.sleep(25)
-  }
-  proc.kill('SIGKILL')
-  throw new Error('the service did not start')
-}
 
 test('a booked call survives kill -9 and rings exactly once', async () => {
   const port = await freePort()
@@ -46,7 +29,7 @@ test('a booked call survives kill -9 and rings exactly once', async () => {
     const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
     return { status: res.status, body: (await res.json().catch(() => null)) as any }
   }
-  child = await start(port)
+  child = await startChildService(port, { DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent' })
   const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Crash calls', plan: 'pro' })).body
   const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Caller', voice: { answersCalls: true } })).body.id
   expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: '+14155550990', source: 'rented', agent })).status).toBe(201)
@@ -59,7 +42,7 @@ test('a booked call survives kill -9 and rings exactly once', async () => {
   child.kill('SIGKILL')
   await child.exited
 
-  child = await start(port)
+  child = await startChildService(port, { DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent' })
   expect((await call('GET', `/api/v1/calls/${id}`, dev.key)).body.status).toBe('scheduled')
   await call('POST', '/console/clock/advance', TOKEN, { ms: 60 * MIN })
   for (let i = 0; i < 200 && (await call('GET', `/api/v1/calls/${id}`, dev.key)).body.status !== 'connected'; i++) await Bun.sleep(20)

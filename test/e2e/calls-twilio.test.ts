@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 let fake: TwilioFake
 let s: TestServer
@@ -22,14 +23,6 @@ async function freePort(): Promise<number> {
 }
 
 const call = (id: string) => s.api('GET', `/calls/${id}`, { key })
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await read()
-    if (ok(v)) return v
-    await Bun.sleep(10)
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
 
 beforeAll(async () => {
   fake = startTwilioFake()

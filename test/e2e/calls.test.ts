@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 const SEC = 1_000
 const MIN = 60 * SEC
@@ -31,14 +32,6 @@ const call = (key: string, id: string) => s.api('GET', `/calls/${id}`, { key })
 const events = async (type: string, callId: string) => {
   const c = await s.server.services.store.collection<any>({ name: 'events', indexes: [] })
   return (await c.find({ type })).filter((e) => (e.data?.id ?? e.data?.callId) === callId)
-}
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await read()
-    if (ok(v)) return v
-    await Bun.sleep(10)
-  }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 beforeAll(async () => {

@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { freePort, startChildService } from '../support/child-service'
 
-const ROOT = join(import.meta.dir, '..', '..')
 const TOKEN = 'crash-test-console-token-0123456789'
 const CUSTOMERS = 12
 const DAY = 86_400_000
@@ -23,28 +23,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
 
-async function start(port: number): Promise<Subprocess> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/index.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
-    stdout: 'ignore',
-    stderr: 'inherit',
-  })
-  // Bounded: a boot is ~0.2 s here; 10 s means it is not coming.
-  for (let i = 0; i < 400; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return proc
-    await Bun.sleep(25)
-  }
-  proc.kill('SIGKILL')
-  throw new Error('the service did not start')
-}
 
 test('kill -9 with pending durable timers, restart: every timer fires once', async () => {
   const port = await freePort()
@@ -58,7 +37,7 @@ test('kill -9 with pending durable timers, restart: every timer fires once', asy
     return { status: res.status, body: (await res.json().catch(() => null)) as any }
   }
 
-  child = await start(port)
+  child = await startChildService(port, { DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'warn' })
   const dev = await call('POST', '/console/workspaces', TOKEN, { name: 'Crash', plan: 'pro' })
   const ids: string[] = []
   for (let i = 0; i < CUSTOMERS; i++) {
@@ -69,7 +48,7 @@ test('kill -9 with pending durable timers, restart: every timer fires once', asy
   child.kill('SIGKILL')
   await child.exited
 
-  child = await start(port)
+  child = await startChildService(port, { DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'warn' })
   // Still waiting: 29 days in, nothing is erased.
   await call('POST', '/console/clock/advance', TOKEN, { ms: 29 * DAY })
   for (const id of ids) expect((await call('GET', `/api/v1/customers/${id}`, dev.body.key)).body.archivedAt).toBeString()

@@ -17,10 +17,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server, Subprocess } from 'bun'
+import { freePort, startChildService } from '../support/child-service'
 
-const ROOT = join(import.meta.dir, '..', '..')
 const TOKEN = 'delivery-crash-console-token-0123456789'
 const HOUR = 3_600_000
+const SERVICE_ENV = { SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent', ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }
 
 interface Hit {
   path: string
@@ -52,35 +53,7 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
 
-async function start(port: number, dataDir: string, crashAt?: string): Promise<Subprocess> {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    SERVICE_CLOCK: 'manual',
-    CONSOLE_TOKEN: TOKEN,
-    LOG_LEVEL: 'silent',
-    ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
-    SERVICE_CRASH_AT: crashAt,
-  }
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/index.ts')], { cwd: ROOT, env, stdout: 'ignore', stderr: 'inherit' })
-  // Bounded: a boot is ~0.3 s here; 10 s means it is not coming.
-  for (let i = 0; i < 400; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return proc
-    if (proc.exitCode !== null || proc.signalCode !== null) break
-    await Bun.sleep(25)
-  }
-  proc.kill('SIGKILL')
-  throw new Error('the service did not start')
-}
 
 const until = async (what: string, check: () => boolean | Promise<boolean>, ms = 10_000) => {
   const end = Date.now() + ms
@@ -108,7 +81,7 @@ async function run(label: string, opts: { crashAt?: string; killAfterMs?: number
     return { status: res.status, body: (await res.json().catch(() => null)) as any }
   }
   const prefix = `/${label}`
-  child = await start(port, dataDir, opts.crashAt)
+  child = await startChildService(port, { ...SERVICE_ENV, DATA_DIR: dataDir, SERVICE_CRASH_AT: opts.crashAt })
   const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Crash', plan: 'pro' })).body
   const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Ava' })).body.id
   const agentNumber = (await call('GET', `/agents/${agent}/status`, dev.key)).body.agent_id
@@ -129,7 +102,7 @@ async function run(label: string, opts: { crashAt?: string; killAfterMs?: number
   // Killed: by the crash point, or by us.
   expect(child.signalCode).toBe('SIGKILL')
 
-  child = await start(port, dataDir)
+  child = await startChildService(port, { ...SERVICE_ENV, DATA_DIR: dataDir })
   const mine = () => hits.filter((h) => h.path.startsWith(`${prefix}/`))
   await until(`${label}: every endpoint reached`, () => opts.endpoints.every((n) => mine().some((h) => h.path === `${prefix}/${n}`)))
   // The failing endpoint's one retry (max_retries 1) is a durable timer: move the clock past it.

@@ -1,0 +1,18 @@
+/** Waiting for a live actor to have no effect in flight (ActorRuntime.settle). */
+
+/** Resolves once the live actor has no effect in flight (or stopped), or after `timeoutMs`. */
+export function idleOrTimeout(live: { busy(): boolean; actor: { subscribe(o: { next(): void; error(): void; complete(): void }): { unsubscribe(): void } } }, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let done = false
+    const finish = () => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      sub?.unsubscribe()
+      resolve()
+    }
+    const timer = setTimeout(finish, timeoutMs)
+    const sub = live.actor.subscribe({ next: () => !live.busy() && finish(), error: finish, complete: finish })
+    if (!live.busy()) finish()
+  })
+}

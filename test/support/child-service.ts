@@ -1,0 +1,36 @@
+/**
+ * The real service as a child process (`bun src/index.ts`), for the crash tests that kill it with
+ * SIGKILL and start it again on the same DATA_DIR: a free loopback port, and a start that waits
+ * for `/health`.
+ */
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+
+const ROOT = join(import.meta.dir, '..', '..')
+// A boot is ~0.3 s here; 400 polls of 25 ms (10 s) means it is not coming.
+const READY_POLLS = 400
+const READY_POLL_MS = 25
+
+export async function freePort(): Promise<number> {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+/** Starts the service on 127.0.0.1:`port` with `env` added; resolves once it answers /health. */
+export async function startChildService(port: number, env: Record<string, string | undefined>): Promise<Subprocess> {
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/index.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  for (let i = 0; i < READY_POLLS; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return proc
+    if (proc.exitCode !== null || proc.signalCode !== null) break
+    await Bun.sleep(READY_POLL_MS)
+  }
+  proc.kill('SIGKILL')
+  throw new Error('the service did not start')
+}
