@@ -61,7 +61,8 @@ export class Persister {
       snapshot: JSON.parse(json),
       deadlines,
       nextDeadlineAt: earliest(deadlines),
-      pendingWork: snap.status === 'active' && (hasRunningChildren(persisted) || (spec.pendingWork?.(snap) ?? false)),
+      // An outbox not yet handed over is work for the next boot too (outbox.ts), so it shares the flag.
+      pendingWork: (snap.status === 'active' && (hasRunningChildren(persisted) || (spec.pendingWork?.(snap) ?? false))) || live.outbox.length > 0,
       outbox: [...live.outbox],
       hasOutbox: live.outbox.length > 0,
       emitSeq: live.emitSeq,
@@ -111,7 +112,9 @@ export class Persister {
     } catch (err) {
       this.deps.logger.error({ err, actor: live.key }, 'emitted event not handed over; kept in the outbox for a retry')
     }
-    await this.deps.snapshots.put({ ...doc, outbox: [...live.outbox], hasOutbox: live.outbox.length > 0 })
+    const snap = live.actor.getSnapshot() as AnyMachineSnapshot
+    const running = snap.status === 'active' && (hasRunningChildren(doc.snapshot) || (spec.pendingWork?.(snap) ?? false))
+    await this.deps.snapshots.put({ ...doc, outbox: [...live.outbox], hasOutbox: live.outbox.length > 0, pendingWork: running || live.outbox.length > 0 })
   }
 
   /** Nothing to store; but a delivered timer whose deadline is still ahead must be re-armed. */

@@ -26,14 +26,13 @@ export class SnapshotStore {
     const docs = await store.collection<ActorDoc>({
       name: ACTOR_SNAPSHOTS,
       indexes: [
-        // Boot: "which actors have work to resume in memory" must not scan every actor.
+        // Boot: "which actors have work to resume in memory" (an effect in flight, or an outbox to
+        // hand over) must not scan every actor.
         { name: 'pending', fields: [['pendingWork', 1], ['kind', 1]] },
         // Listing a kind, optionally in one state (console, campaign sweeps).
         { name: 'kind_state', fields: [['kind', 1], ['state', 1], ['resourceId', 1]] },
         // Operators: which actors wake next.
         { name: 'next_deadline', fields: [['nextDeadlineAt', 1]] },
-        // Boot: emitted events a crash left in an outbox.
-        { name: 'outbox', fields: [['hasOutbox', 1], ['kind', 1]] },
       ],
     })
     return new SnapshotStore(docs)
@@ -52,9 +51,9 @@ export class SnapshotStore {
     return this.docs.find({ pendingWork: true, kind })
   }
 
-  /** Actors whose stored outbox still holds emitted events (a crash came between storing and handing over). */
+  /** Actors whose stored outbox still holds emitted events (a crash came between storing and handing over); they count as pending work. */
   withOutbox(kind: string): Promise<StoredActor[]> {
-    return this.docs.find({ hasOutbox: true, kind })
+    return this.docs.find({ pendingWork: true, kind, hasOutbox: true })
   }
 
   list(kind: string, opts: { state?: string; limit?: number } = {}): Promise<StoredActor[]> {
