@@ -4,6 +4,8 @@
 export function idleOrTimeout(live: { busy(): boolean; actor: { subscribe(o: { next(): void; error(): void; complete(): void }): { unsubscribe(): void } } }, timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
     let done = false
+    // Declared first: subscribing to an actor that already stopped calls `complete` at once.
+    let sub: { unsubscribe(): void } | undefined
     const finish = () => {
       if (done) return
       done = true
@@ -12,7 +14,8 @@ export function idleOrTimeout(live: { busy(): boolean; actor: { subscribe(o: { n
       resolve()
     }
     const timer = setTimeout(finish, timeoutMs)
-    const sub = live.actor.subscribe({ next: () => !live.busy() && finish(), error: finish, complete: finish })
-    if (!live.busy()) finish()
+    sub = live.actor.subscribe({ next: () => !live.busy() && finish(), error: finish, complete: finish })
+    if (done) sub.unsubscribe()
+    else if (!live.busy()) finish()
   })
 }
