@@ -3,7 +3,8 @@
  *
  * One table per collection, `(id TEXT PRIMARY KEY, doc TEXT NOT NULL)` with the document as JSON;
  * port indexes become expression indexes on `json_extract(doc,'$.path')`. bun:sqlite is
- * synchronous, so each method is one statement and needs no explicit transaction.
+ * synchronous, so each method is one statement; writes of one event-loop turn share a transaction
+ * (group-commit.ts) and resolve once it has committed.
  */
 import { Database, SQLiteError, type Statement } from 'bun:sqlite'
 import {
@@ -31,6 +32,7 @@ import {
   sumOf,
   type Params,
 } from './sqlite-filter'
+import { GroupCommit } from './group-commit'
 
 type DocRow = { doc: string }
 
@@ -80,14 +82,17 @@ export class SqliteStore implements DocumentStore {
   readonly kind = 'sqlite' as const
   private readonly collections = new Map<string, SqliteCollection<Doc>>()
   private closed = false
+  private readonly batch: GroupCommit
 
-  constructor(readonly db: Database) {}
+  constructor(readonly db: Database) {
+    this.batch = new GroupCommit(db)
+  }
 
   async collection<T extends Doc>(spec: CollectionSpec): Promise<SqliteCollection<T>> {
     // One instance per name: the DDL runs once per connection and the prepared statements are shared.
     let c = this.collections.get(spec.name)
     if (!c) {
-      c = new SqliteCollection<Doc>(this.db, spec)
+      c = new SqliteCollection<Doc>(this.db, spec, this.batch)
       this.collections.set(spec.name, c)
     }
     return c as unknown as SqliteCollection<T>
@@ -96,6 +101,7 @@ export class SqliteStore implements DocumentStore {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.batch.flush()
     this.db.run('PRAGMA optimize') // refreshes planner statistics where SQLite judges it useful
     this.db.close()
   }
@@ -116,6 +122,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   constructor(
     private readonly db: Database,
     spec: CollectionSpec,
+    private readonly batch: GroupCommit,
   ) {
     this.name = assertName('collection', spec.name)
     this.table = `"${this.name}"`
@@ -146,7 +153,11 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${this.table} (${keys})${where}`
   }
 
-  private write<R>(run: () => R): R {
+  private write<R>(run: () => R): Promise<R> {
+    return this.batch.run(() => this.translate(run))
+  }
+
+  private translate<R>(run: () => R): R {
     try {
       return run()
     } catch (e) {
@@ -165,7 +176,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async insert(doc: T): Promise<T> {
     const json = serialize(doc)
-    this.write(() => this.stmt.insert.run(doc.id, json))
+    await this.write(() => this.stmt.insert.run(doc.id, json))
     return doc
   }
 
@@ -207,7 +218,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async replace(doc: T): Promise<boolean> {
     const json = serialize(doc)
-    return this.write(() => this.stmt.replace.run(json, doc.id)).changes > 0
+    return (await this.write(() => this.stmt.replace.run(json, doc.id))).changes > 0
   }
 
   async update(id: string, set: Record<string, unknown>, unset: string[] = []): Promise<T | null> {
@@ -226,23 +237,24 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     if (unset.length) doc = `json_remove(${doc}, ${unset.map((p) => `'$.${p}'`).join(', ')})`
     params.push(id)
     const sql = `UPDATE ${this.table} SET doc = ${doc} WHERE id = ? RETURNING doc`
-    const row = this.write(() => this.db.query<DocRow, Params>(sql).get(...params))
+    const row = await this.write(() => this.db.query<DocRow, Params>(sql).get(...params))
     return row ? (JSON.parse(row.doc) as T) : null
   }
 
   async upsert(doc: T): Promise<void> {
     const json = serialize(doc)
-    this.write(() => this.stmt.upsert.run(doc.id, json))
+    await this.write(() => this.stmt.upsert.run(doc.id, json))
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.stmt.delete.run(id).changes > 0
+    return (await this.write(() => this.stmt.delete.run(id))).changes > 0
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     const params: Params = []
     const where = compileFilter(filter, params)
-    return this.db.query<unknown, Params>(`DELETE FROM ${this.table} WHERE ${where}`).run(...params).changes
+    const sql = `DELETE FROM ${this.table} WHERE ${where}`
+    return (await this.write(() => this.db.query<unknown, Params>(sql).run(...params))).changes
   }
 
   async count(filter: Filter): Promise<number> {

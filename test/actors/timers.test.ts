@@ -84,6 +84,9 @@ describe('deadlines and durable timers', () => {
         },
       },
     })
+    // Alone on the coordination store: the suite's runtime does not run `relay`, so its pump would
+    // claim these timers, leave them for another instance and hold them for a claim lease.
+    await runtime.stop()
     const rt2 = makeRuntime(env, clock, { instanceId: 'relay' })
     rt2.register('relay', {
       machine: relay,

@@ -1,0 +1,77 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DuplicateKeyError } from '../../src/store/port'
+import { openSqliteStore } from '../../src/store/sqlite'
+
+const dir = mkdtempSync(join(tmpdir(), 'store-group-commit-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+type Row = { id: string; n: number }
+
+/** What another process would see: a separate read-only connection to the same file. */
+function committedIds(file: string): string[] {
+  const other = new Database(file, { readonly: true })
+  try {
+    return other.query<{ id: string }, []>('SELECT id FROM rows ORDER BY id').all().map((r) => r.id)
+  } finally {
+    other.close()
+  }
+}
+
+describe('sqlite group commit', () => {
+  test('writes of one turn share one commit, and each resolves only once it is committed', async () => {
+    const file = join(dir, 'batch.db')
+    const store = await openSqliteStore(file) // shared locking, so a second connection can read
+    const rows = await store.collection<Row>({ name: 'rows', indexes: [] })
+    const writes = [rows.insert({ id: 'a', n: 1 }), rows.insert({ id: 'b', n: 2 }), rows.upsert({ id: 'c', n: 3 })]
+    // Same connection: the batch is visible to our own reads at once; not yet to anyone else.
+    expect(await rows.get('b')).toEqual({ id: 'b', n: 2 })
+    expect(store.db.inTransaction).toBe(true)
+    expect(committedIds(file)).toEqual([])
+    await Promise.all(writes)
+    expect(store.db.inTransaction).toBe(false)
+    expect(committedIds(file)).toEqual(['a', 'b', 'c'])
+    await store.close()
+  })
+
+  test('a duplicate key fails only its own write; the rest of the batch commits', async () => {
+    const file = join(dir, 'dup.db')
+    const store = await openSqliteStore(file)
+    const rows = await store.collection<Row>({ name: 'rows', indexes: [] })
+    await rows.insert({ id: 'a', n: 1 })
+    const ok = rows.insert({ id: 'b', n: 2 })
+    const dup = rows.insert({ id: 'a', n: 9 })
+    const after = rows.update('b', { n: 3 })
+    await expect(dup).rejects.toBeInstanceOf(DuplicateKeyError)
+    await ok
+    expect(await after).toEqual({ id: 'b', n: 3 })
+    expect(committedIds(file)).toEqual(['a', 'b'])
+    expect(await rows.get('a')).toEqual({ id: 'a', n: 1 })
+    await store.close()
+  })
+
+  test('a write never awaited is still committed by close()', async () => {
+    const file = join(dir, 'close.db')
+    const store = await openSqliteStore(file)
+    const rows = await store.collection<Row>({ name: 'rows', indexes: [] })
+    void rows.insert({ id: 'late', n: 1 })
+    await store.close()
+    expect(committedIds(file)).toEqual(['late'])
+  })
+
+  test("inside a transaction the caller began, writes join it and the caller's commit decides", async () => {
+    const file = join(dir, 'outer.db')
+    const store = await openSqliteStore(file)
+    const rows = await store.collection<Row>({ name: 'rows', indexes: [] })
+    store.db.run('BEGIN')
+    await rows.insert({ id: 'kept', n: 1 }) // resolves without waiting for a commit it does not own
+    store.db.run('ROLLBACK')
+    expect(await rows.get('kept')).toBeNull()
+    await rows.insert({ id: 'next', n: 2 })
+    expect(committedIds(file)).toEqual(['next'])
+    await store.close()
+  })
+})
