@@ -10,8 +10,10 @@
  * honoured. A lane that is full fails the delivery at once (it counts toward the five).
  *
  * Crash semantics: an event recorded but not yet dispatched is dispatched again after a restart
- * (bus.ts), so a v1 receiver may rarely see an event twice: `x-service-event-id` de-duplicates.
- * Jobs queued in memory when the process dies are not re-attempted (one attempt, no retry).
+ * (bus.ts); the per-(event, webhook) claim in `deliver` makes that re-dispatch skip webhooks
+ * already attempted, so a receiver sees an event at most once as long as the re-dispatch comes
+ * within the claim's 24 h (an outage longer than that could repeat one; `x-service-event-id`
+ * de-duplicates). Jobs queued in memory when the process dies are not re-attempted.
  */
 import type { Coordination } from '../../coordination/port'
 import type { WebhookEndpointActors } from '../../../actors/webhook-endpoint'
