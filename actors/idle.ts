@@ -4,7 +4,7 @@
 export function idleOrTimeout(live: { busy(): boolean; actor: { subscribe(o: { next(): void; error(): void; complete(): void }): { unsubscribe(): void } } }, timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
     let done = false
-    // Declared first: subscribing to an actor that already stopped calls `complete` at once.
+    // Declared first: subscribing to an actor that already finished or failed calls back at once.
     let sub: { unsubscribe(): void } | undefined
     const finish = () => {
       if (done) return

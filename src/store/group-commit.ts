@@ -31,7 +31,7 @@ export class GroupCommit {
     if (!this.open) {
       this.db.run('BEGIN IMMEDIATE') // the write lock up front, so another process's commit is waited out, not a busy error
       this.open = true
-      this.scheduled = setImmediate(() => this.commit())
+      this.scheduled = setImmediate(() => this.flush())
     }
     let result: R
     try {
@@ -45,18 +45,10 @@ export class GroupCommit {
     return new Promise<R>((resolve, reject) => this.waiters.push({ resolve: () => resolve(result), reject }))
   }
 
-  /** Commits the open batch now (before closing the database). */
+  /** Commits the open batch: on the next turn, or at once before the database closes. */
   flush(): void {
-    if (this.scheduled) clearImmediate(this.scheduled)
-    this.commit()
-  }
-
-  private commit(): void {
-    this.scheduled = null
     if (!this.open) return
-    this.open = false
-    const waiters = this.waiters
-    this.waiters = []
+    const waiters = this.close()
     try {
       if (this.db.inTransaction) this.db.run('COMMIT')
     } catch (error) {
@@ -72,11 +64,16 @@ export class GroupCommit {
   }
 
   private abandon(error: unknown): void {
+    for (const w of this.close()) w.reject(error)
+  }
+
+  /** Ends the batch's bookkeeping and hands back its waiters to settle. */
+  private close(): Waiter[] {
     if (this.scheduled) clearImmediate(this.scheduled)
     this.scheduled = null
     this.open = false
     const waiters = this.waiters
     this.waiters = []
-    for (const w of waiters) w.reject(error)
+    return waiters
   }
 }
