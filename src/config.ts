@@ -39,6 +39,16 @@ export interface Config {
     twilioAuthToken?: string
     /** Twilio's REST API (default https://api.twilio.com); a local fake in tests. */
     twilioApiBaseUrl?: string
+    deepgramBaseUrl?: string
+    elevenlabsBaseUrl?: string
+  }
+  /** Voice pipeline engines (README "Voice"): `auto` resolves keys → local engines → the sandbox doubles. */
+  speech: {
+    stt: 'auto' | 'deepgram' | 'openai' | 'pocketsphinx' | 'sandbox'
+    tts: 'auto' | 'elevenlabs' | 'openai' | 'espeak' | 'sandbox'
+    vad: 'silero' | 'energy'
+    /** Milliseconds of agent audio per paced chunk (each followed by a mark). */
+    chunkMs: number
   }
 }
 
@@ -114,6 +124,15 @@ function smtpFrom(env: Env, publicBaseUrl: string): string {
   return v
 }
 
+/** 20–200 ms: Twilio's own frames are 20 ms; past 200 ms a barge-in hears too much after `clear`. */
+function mediaChunkMs(env: Env): number {
+  const v = optional(env, 'MEDIA_CHUNK_MS')
+  if (v === undefined) return 100
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < 20 || n > 200 || n % 20) throw new ConfigError('MEDIA_CHUNK_MS', 'must be a multiple of 20 from 20 to 200')
+  return n
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const portText = optional(env, 'PORT') ?? '3000'
   const port = Number(portText)
@@ -167,6 +186,14 @@ export function loadConfig(env: Env = process.env): Config {
       twilioAccountSid: optional(env, 'TWILIO_ACCOUNT_SID'),
       twilioAuthToken: optional(env, 'TWILIO_AUTH_TOKEN'),
       twilioApiBaseUrl: llmBaseUrl(env, 'TWILIO_API_BASE_URL'),
+      deepgramBaseUrl: url(env, 'DEEPGRAM_BASE_URL', ['wss:', 'ws:']),
+      elevenlabsBaseUrl: llmBaseUrl(env, 'ELEVENLABS_BASE_URL'),
+    },
+    speech: {
+      stt: oneOf(env, 'STT_PROVIDER', ['auto', 'deepgram', 'openai', 'pocketsphinx', 'sandbox'] as const, 'auto'),
+      tts: oneOf(env, 'TTS_PROVIDER', ['auto', 'elevenlabs', 'openai', 'espeak', 'sandbox'] as const, 'auto'),
+      vad: oneOf(env, 'VAD', ['silero', 'energy'] as const, 'silero'),
+      chunkMs: mediaChunkMs(env),
     },
   }
   if (config.telephonyProvider === 'twilio' && (!config.providers.twilioAccountSid || !config.providers.twilioAuthToken)) {

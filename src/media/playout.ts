@@ -1,0 +1,275 @@
+/**
+ * The agent's audio to the line, paced, and what the caller actually heard.
+ *
+ * Audio is cut into CHUNK_MS chunks and sent in real time, keeping at most LEAD_MS buffered at the
+ * far end (so a `clear` drops little and barge-in is heard to stop at once). Each chunk is
+ * followed by a `mark`; the line echoes a mark when it has played everything before it, so the
+ * last echoed mark says how much of the reply the caller heard: the turn's text is cut there, to
+ * the last whole word (Twilio also echoes the marks a `clear` dropped, so echoes after a clear do
+ * not count).
+ */
+import type { OutboundFrame } from './frames'
+
+/** ~100 ms chunks (the issue's pacing; Twilio plays 20 ms frames, any multiple is accepted). */
+export const CHUNK_MS = 100
+/**
+ * Audio kept ahead of the line. Two chunks absorb a late timer or a slow network hop without a
+ * gap, and bound what a barge-in has to drop (and what the caller hears after interrupting).
+ */
+export const LEAD_MS = 200
+/** Reply audio held before TTS must wait (backpressure): a minute, far beyond any one reply. */
+export const MAX_QUEUED_MS = 60_000
+/** When the line stops echoing marks (socket trouble), a turn counts as over this long after its audio should have played. */
+export const ECHO_GRACE_MS = 1_500
+
+interface Sentence {
+  text: string
+  samples: number
+  complete: boolean
+}
+
+interface Turn {
+  id: number
+  sentences: Sentence[]
+  /** Last echoed mark: sentence index and samples of it played. */
+  heard: { sentence: number; samples: number } | null
+  ended: boolean
+  cleared: boolean
+  lastMark: string | null
+  firstSentAt: number | null
+  firstHeardAt: number | null
+  onPlayed: ((heard: string, complete: boolean) => void) | null
+  grace: ReturnType<typeof setTimeout> | null
+}
+
+interface Chunk {
+  turn: Turn
+  sentence: number
+  pcm: Int16Array
+  /** Samples of its sentence played once this chunk has played. */
+  upTo: number
+}
+
+export interface PlayoutOptions {
+  rate: number
+  chunkMs?: number
+  now?: () => number
+  /** First agent audio of a turn went out / its first mark came back (latency bookkeeping). */
+  onFirstSent?: (turnId: number, at: number) => void
+  onFirstHeard?: (turnId: number, at: number) => void
+  /** Every frame sent, for the recording. */
+  onSent?: (frame: OutboundFrame) => void
+}
+
+export class Playout {
+  private readonly queue: Chunk[] = []
+  private queuedSamples = 0
+  private readonly marks = new Map<string, { turn: Turn; sentence: number; upTo: number }>()
+  private turn: Turn | null = null
+  private playhead = 0
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private seq = 0
+  private blocked = false
+  private closed = false
+  private readonly waiting: (() => void)[] = []
+  private readonly chunkSamples: number
+  private readonly now: () => number
+
+  constructor(
+    private readonly send: (frame: OutboundFrame) => boolean,
+    private readonly options: PlayoutOptions,
+  ) {
+    this.chunkSamples = Math.round(((options.chunkMs ?? CHUNK_MS) * options.rate) / 1000)
+    this.now = options.now ?? (() => performance.now())
+  }
+
+  /** Is the agent's audio still playing (queued or buffered at the line)? */
+  get speaking(): boolean {
+    return this.queue.length > 0 || this.playhead > this.now()
+  }
+
+  get currentTurn(): number | null {
+    return this.turn?.id ?? null
+  }
+
+  /** A new agent turn; `onPlayed` gets the heard text when its audio has played (or was cleared). */
+  begin(id: number, onPlayed: (heard: string, complete: boolean) => void): void {
+    const previous = this.turn
+    if (previous?.onPlayed) {
+      // A turn superseded before it finished: its unsent audio goes, what was heard of it stands.
+      for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]!.turn === previous) this.queuedSamples -= this.queue.splice(i, 1)[0]!.pcm.length
+      previous.cleared = true
+      this.settle(previous, heardText(previous), false)
+    }
+    this.turn = { id, sentences: [], heard: null, ended: false, cleared: false, lastMark: null, firstSentAt: null, firstHeardAt: null, onPlayed, grace: null }
+  }
+
+  /** A sentence of the current turn; returns its index for `audio`. */
+  sentence(text: string): number {
+    const turn = this.turn!
+    turn.sentences.push({ text, samples: 0, complete: false })
+    return turn.sentences.length - 1
+  }
+
+  /** Audio (line rate) of a sentence; resolves when there is room for more (backpressure on TTS). */
+  async audio(sentence: number, pcm: Int16Array): Promise<void> {
+    const turn = this.turn
+    if (!turn || turn.cleared || this.closed) return
+    const s = turn.sentences[sentence]!
+    for (let at = 0; at < pcm.length; at += this.chunkSamples) {
+      const piece = pcm.subarray(at, Math.min(pcm.length, at + this.chunkSamples))
+      s.samples += piece.length
+      this.queue.push({ turn, sentence, pcm: piece, upTo: s.samples })
+      this.queuedSamples += piece.length
+    }
+    this.pump()
+    while (this.queuedSamples > (MAX_QUEUED_MS * this.options.rate) / 1000 && !turn.cleared && !this.closed) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve))
+    }
+  }
+
+  /** The sentence's audio is complete: its length is known. */
+  sentenceDone(sentence: number): void {
+    const s = this.turn?.sentences[sentence]
+    if (s) s.complete = true
+  }
+
+  /** No more audio for the current turn. */
+  end(): void {
+    const turn = this.turn
+    if (!turn || turn.ended) return
+    turn.ended = true
+    this.maybePlayed(turn)
+  }
+
+  /**
+   * Barge-in: the line drops what it buffered (`clear`), the queue is emptied, and the turn's
+   * heard text is what the echoed marks confirmed. Returns it, and the rest of the sentence the
+   * caller was hearing (to resume after a false interruption).
+   */
+  clear(): { turn: number; heard: string; unheardOfSentence: string } | null {
+    const turn = this.turn
+    if (!turn || turn.cleared) return null
+    turn.cleared = true
+    this.drop()
+    this.send({ kind: 'clear' })
+    this.options.onSent?.({ kind: 'clear' })
+    this.playhead = this.now()
+    const heard = heardText(turn)
+    const at = turn.heard
+    const current = turn.sentences[at?.sentence ?? 0]
+    const said = at && current ? cutAt(current, at.samples) : ''
+    const unheardOfSentence = current ? current.text.slice(said.length).trim() : ''
+    this.settle(turn, heard, false)
+    return { turn: turn.id, heard, unheardOfSentence }
+  }
+
+  /** The line echoed a mark. */
+  echo(name: string): void {
+    const mark = this.marks.get(name)
+    if (!mark) return
+    this.marks.delete(name)
+    const { turn } = mark
+    if (turn.cleared) return
+    turn.heard = { sentence: mark.sentence, samples: mark.upTo }
+    if (turn.firstHeardAt === null) {
+      turn.firstHeardAt = this.now()
+      this.options.onFirstHeard?.(turn.id, turn.firstHeardAt)
+    }
+    this.maybePlayed(turn)
+  }
+
+  /** The socket drained: sending resumes. */
+  drained(): void {
+    this.blocked = false
+    this.pump()
+  }
+
+  /** The call ended: what the current turn's caller heard is final. */
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.drop()
+    const turn = this.turn
+    if (turn && !turn.cleared) this.settle(turn, heardText(turn), false)
+  }
+
+  private drop(): void {
+    this.queue.length = 0
+    this.queuedSamples = 0
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    for (const resolve of this.waiting.splice(0)) resolve()
+  }
+
+  private maybePlayed(turn: Turn): void {
+    if (!turn.ended || turn.cleared || turn.onPlayed === null) return
+    if (this.queue.some((c) => c.turn === turn)) return
+    if (turn.lastMark === null) return this.settle(turn, '', false)
+    if (!this.marks.has(turn.lastMark)) return this.settle(turn, heardText(turn), true)
+    // Waiting for the last echo; if the line has gone quiet, settle on what it confirmed.
+    if (!turn.grace) {
+      const wait = Math.max(0, this.playhead - this.now()) + ECHO_GRACE_MS
+      turn.grace = setTimeout(() => this.settle(turn, heardText(turn), false), wait)
+    }
+  }
+
+  private settle(turn: Turn, heard: string, complete: boolean): void {
+    if (turn.grace) clearTimeout(turn.grace)
+    turn.grace = null
+    const done = turn.onPlayed
+    turn.onPlayed = null
+    done?.(heard, complete && heard.length > 0)
+  }
+
+  private pump(): void {
+    if (this.timer || this.blocked || this.closed) return
+    const lead = LEAD_MS
+    const step = () => {
+      this.timer = null
+      while (this.queue.length && !this.blocked) {
+        const now = this.now()
+        if (this.playhead - now > lead) {
+          this.timer = setTimeout(step, this.playhead - now - lead)
+          return
+        }
+        const chunk = this.queue.shift()!
+        this.queuedSamples -= chunk.pcm.length
+        const frame: OutboundFrame = { kind: 'audio', pcm: chunk.pcm, sampleRate: this.options.rate }
+        const ok = this.send(frame)
+        this.options.onSent?.(frame)
+        const name = `${chunk.turn.id}.${++this.seq}`
+        this.send({ kind: 'mark', name })
+        this.marks.set(name, { turn: chunk.turn, sentence: chunk.sentence, upTo: chunk.upTo })
+        chunk.turn.lastMark = name
+        if (chunk.turn.firstSentAt === null) {
+          chunk.turn.firstSentAt = now
+          this.options.onFirstSent?.(chunk.turn.id, now)
+        }
+        this.playhead = Math.max(this.playhead, now) + (chunk.pcm.length * 1000) / this.options.rate
+        if (this.waiting.length && this.queuedSamples <= (MAX_QUEUED_MS * this.options.rate) / 2000) for (const resolve of this.waiting.splice(0)) resolve()
+        if (!ok) this.blocked = true
+      }
+    }
+    step()
+  }
+}
+
+/** The text of a sentence up to `samples` of its audio, to the last whole word. */
+function cutAt(s: Sentence, samples: number): string {
+  if (s.samples === 0) return ''
+  const ratio = samples / s.samples
+  if (s.complete && ratio >= 0.98) return s.text
+  const chars = Math.floor(s.text.length * Math.min(1, ratio))
+  if (chars >= s.text.length) return s.text
+  const head = s.text.slice(0, chars + 1)
+  const space = head.lastIndexOf(' ')
+  return space > 0 ? s.text.slice(0, space).trim() : ''
+}
+
+function heardText(turn: Turn): string {
+  if (!turn.heard) return ''
+  const whole = turn.sentences.slice(0, turn.heard.sentence).map((s) => s.text)
+  const part = cutAt(turn.sentences[turn.heard.sentence]!, turn.heard.samples)
+  return [...whole, part].filter(Boolean).join(' ')
+}

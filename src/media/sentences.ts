@@ -1,0 +1,58 @@
+/**
+ * Sentence chunking: the model's streamed text in, whole sentences out, so speech starts after the
+ * first sentence instead of the whole reply. A sentence ends at . ! ? (or …) followed by a space;
+ * a run-on is cut at a comma or space past MAX_CHARS so a long sentence still starts early.
+ * Decimal points and common abbreviations ("Dr.", "e.g.") do not end a sentence.
+ */
+/** ~10 s of speech at 15 characters a second: longer than that waits too long for its first audio. */
+export const MAX_CHARS = 160
+/** Shorter "sentences" ("Sure.") join the next one: a TTS request per word sounds choppy. */
+export const MIN_CHARS = 12
+
+const ABBREVIATIONS = /\b(?:dr|mr|mrs|ms|st|vs|etc|e\.g|i\.e|no|approx|jr|sr)\.$/i
+
+export class SentenceChunker {
+  private buffer = ''
+
+  /** Text as it streams; returns the sentences it completed. */
+  push(text: string): string[] {
+    this.buffer += text
+    const out: string[] = []
+    for (;;) {
+      const cut = this.boundary()
+      if (cut < 0) break
+      const sentence = this.buffer.slice(0, cut).trim()
+      this.buffer = this.buffer.slice(cut)
+      if (sentence) out.push(sentence)
+    }
+    return out
+  }
+
+  /** The rest, when the text is complete. */
+  flush(): string[] {
+    const rest = this.buffer.trim()
+    this.buffer = ''
+    return rest ? [rest] : []
+  }
+
+  private boundary(): number {
+    const re = /[.!?…]+["')\]]*\s/g
+    for (let m = re.exec(this.buffer); m; m = re.exec(this.buffer)) {
+      const end = m.index + m[0].length
+      const head = this.buffer.slice(0, m.index + 1)
+      if (ABBREVIATIONS.test(head)) continue
+      if (/\d\.$/.test(head) && /^\d/.test(this.buffer.slice(end))) continue
+      if (head.trim().length < MIN_CHARS) continue
+      return end
+    }
+    if (this.buffer.length > MAX_CHARS) {
+      const window = this.buffer.slice(0, MAX_CHARS)
+      const comma = window.lastIndexOf(', ')
+      if (comma > MIN_CHARS) return comma + 2
+      const space = window.lastIndexOf(' ')
+      if (space > MIN_CHARS) return space + 1
+      return MAX_CHARS
+    }
+    return -1
+  }
+}

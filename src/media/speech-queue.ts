@@ -1,0 +1,32 @@
+/** Sentences waiting for TTS, in order: pushed as the model writes them, consumed by one speaker. */
+export class SpeechQueue implements AsyncIterable<string> {
+  private readonly items: string[] = []
+  private closed = false
+  private wake: (() => void) | null = null
+  count = 0
+
+  push(sentence: string): void {
+    if (this.closed) return
+    this.items.push(sentence)
+    this.count++
+    this.wake?.()
+  }
+
+  close(): void {
+    this.closed = true
+    this.wake?.()
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<string> {
+    for (;;) {
+      const next = this.items.shift()
+      if (next !== undefined) {
+        yield next
+        continue
+      }
+      if (this.closed) return
+      await new Promise<void>((resolve) => (this.wake = resolve))
+      this.wake = null
+    }
+  }
+}

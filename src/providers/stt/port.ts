@@ -1,0 +1,48 @@
+/**
+ * The speech-to-text port. The voice pipeline opens one session per call, pushes the customer's
+ * audio as it arrives (16-bit PCM at the rate the adapter asked for) and, when its own endpointing
+ * decides the customer finished an utterance, asks for that utterance's final text.
+ *
+ * Streaming vendors (Deepgram live) transcribe as audio arrives and `finalize` only flushes;
+ * request/response vendors (an OpenAI-compatible `/audio/transcriptions`, pocketsphinx, the sandbox
+ * double) keep the utterance's audio and transcribe it on `finalize`. Both shapes fit one port.
+ */
+export interface SpeechToTextOptions {
+  /** BCP-47 language of the agent ("en", "en-US", "hi"). */
+  language: string
+  /** Provider model ("nova-3", "whisper-1"); the adapter's default when null. */
+  model?: string | null
+}
+
+export interface SttSession {
+  /** Sample rate the session wants its audio at (the pipeline resamples to it). */
+  readonly sampleRate: number
+  /** Audio of the customer, in order. Never blocks: the adapter buffers or forwards. */
+  push(pcm: Int16Array): void
+  /**
+   * The customer finished an utterance (the pipeline's endpointing): resolves with its final text,
+   * '' when nothing was said (noise). Audio pushed after the call belongs to the next utterance.
+   */
+  finalize(signal?: AbortSignal): Promise<string>
+  /** Text heard so far in the current utterance, when the vendor streams interim results. */
+  onInterim?(listener: (text: string) => void): void
+  /** Ends the session (the call ended); idempotent. */
+  close(): Promise<void>
+}
+
+export interface SpeechToText {
+  /** Provider id (`deepgram`, `openai`, `pocketsphinx`, `sandbox`). */
+  readonly name: string
+  open(options: SpeechToTextOptions): Promise<SttSession>
+}
+
+/** A provider failed (refused the key, went away): the call's pipeline says so and ends politely. */
+export class SpeechError extends Error {
+  override readonly name = 'SpeechError'
+  constructor(
+    readonly provider: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The text-to-speech port: text in, audio out as it is synthesised (16-bit mono PCM chunks at the
+ * adapter's `sampleRate`), cancellable with the signal (barge-in aborts it mid-sentence). The
+ * pipeline resamples and encodes for the line (mu-law 8 kHz on the phone).
+ */
+export interface SynthesisOptions {
+  /** The provider's own voice id (the voices catalogue maps ours to it). */
+  voice: string
+  language: string
+  /** Provider model ("eleven_flash_v2_5", "gpt-4o-mini-tts"); the adapter's default when null. */
+  model?: string | null
+  signal?: AbortSignal
+}
+
+export interface TextToSpeech {
+  /** Provider id (`elevenlabs`, `openai`, `espeak`, `sandbox`). */
+  readonly name: string
+  /** Rate of the PCM this adapter yields. */
+  readonly sampleRate: number
+  /** Yields PCM chunks as they arrive; ends when the text is spoken; throws AbortError when aborted. */
+  synthesize(text: string, options: SynthesisOptions): AsyncIterable<Int16Array>
+}
+
+/** PCM16 little-endian bytes as samples (copies when the bytes are not 2-byte aligned). */
+export function pcm16(bytes: Uint8Array): Int16Array {
+  const even = bytes.byteLength - (bytes.byteLength % 2)
+  if (bytes.byteOffset % 2 === 0) return new Int16Array(bytes.buffer, bytes.byteOffset, even / 2)
+  return new Int16Array(bytes.slice(0, even).buffer)
+}
