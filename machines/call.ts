@@ -81,7 +81,8 @@ export type CallEvent =
   | { type: 'call.answered'; at: number }
   | { type: 'call.unanswered'; at: number; hangup: UnansweredHangup }
   | { type: 'call.refused'; at: number; error: string }
-  | { type: 'call.ended'; at: number; hangup?: 'answered' | 'before_agent' }
+  /** `failed`: the media stream broke mid-call (protocol violation, lost socket, a speech provider down); the reason in `error`. */
+  | { type: 'call.ended'; at: number; hangup?: 'answered' | 'before_agent' | 'failed'; error?: string }
   | { type: 'call.delete'; at: number }
   | { type: 'contact.optedOut'; at: number; reason?: 'opted_out' | 'do_not_call' }
   | { type: 'call.unplaceable'; at: number; error: string }
@@ -220,6 +221,7 @@ export const callMachine = setup({
         endedAt: at,
         seconds: context.answeredAt === null ? 0 : Math.max(0, Math.round((at - context.answeredAt) / 1000)),
         hangup: event.type === 'call.ended' ? (event.hangup ?? 'answered') : 'cancelled',
+        error: event.type === 'call.ended' ? (event.error ?? null) : context.error,
       }
     }),
     /** Results final: when the analysis finished (or gave up), on the service clock it reported. */

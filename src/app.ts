@@ -13,6 +13,7 @@ import { tenancyFeature } from './features/workspaces'
 import { V1_PREFIX } from './http/surface'
 import { mountDocs } from './http/openapi-docs'
 import { jsonBodies } from './http/json-body'
+import { MAX_MESSAGE_BYTES } from './media/serializers/twilio'
 export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
 
 /** One surface: every feature's plugins for it, in feature order. */
@@ -36,7 +37,8 @@ export function createApp(services: Services, consoleToken: string) {
   const notConsole = [/^(?!\/console\/)/, /^\/console\/docs/]
   const notLegacy = [/^\/api\/v1(\/|$)/, /^\/console(\/|$)/, /^\/docs/]
 
-  const app = new Elysia({ normalize: false })
+  // WebSocket messages over the media protocol's ceiling are refused by Bun itself (close 1009).
+  const app = new Elysia({ normalize: false, websocket: { maxPayloadLength: MAX_MESSAGE_BYTES } })
     .use(
       errorPlugin(services.logger, async (request, surface) => {
         if (surface === 'console') checkConsoleToken(consoleToken, request)

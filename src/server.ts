@@ -37,6 +37,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const demo = await ensureDemoWorkspace(services)
   const app = createApp(services, consoleToken).listen({ port: config.port, hostname: config.host, maxRequestBodySize: TRANSPORT_MAX_BODY_BYTES })
   const port = app.server!.port!
+  // The process's own address, for clients it runs itself (the sandbox network's callees).
+  services.listening.url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`
   const base = config.port === 0 ? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}` : config.publicBaseUrl
   return {
     url: base,

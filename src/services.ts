@@ -103,6 +103,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     inspection,
     customerHooks: new CustomerLifecycleHooks(),
     onClockAdvance: [async (now) => void (await runtime.runDue(now))],
+    listening: { url: null },
     persistClock: persist,
     get http(): KernelHttp {
       if (!http) throw new Error('the HTTP contexts are not built yet: the tenancy feature must come first in FEATURES')

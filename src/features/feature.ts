@@ -48,6 +48,8 @@ export interface Kernel {
   customerHooks: CustomerLifecycleHooks
   /** Work to run after the manual clock moves (durable timers and features that keep time register here). */
   onClockAdvance: ((now: number) => Promise<void>)[]
+  /** Where this process's HTTP server listens (`http://127.0.0.1:port`), set once it does; null before. */
+  listening: { url: string | null }
   /** Stores the manual clock's time (so a restart does not travel back). */
   persistClock: (now: number) => Promise<void>
   /** The HTTP contexts; readable once the tenancy feature (first in the list) has provided them. */

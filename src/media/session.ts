@@ -170,7 +170,7 @@ export class VoiceSession {
       const at = this.now()
       const event = this.turns.window(w.speech, w.ms, at)
       if (event?.type === 'speech_start') this.quiet()
-      if (this.turns.speaking && this.state === 'speaking' && this.turns.turnSpeechMs >= BACKCHANNEL_MS) this.bargeIn()
+      if (this.state === 'speaking' && this.turns.turnLastedMs(at) >= BACKCHANNEL_MS) this.bargeIn()
       if (event?.type === 'speech_end') void this.utterance(event.at, at)
     }
   }

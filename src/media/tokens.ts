@@ -11,6 +11,7 @@ export class MediaTokens {
   constructor(private readonly secretKey: string) {}
 
   issue(callId: string, attempt: number): string {
+    // Recording links sign `rec:<callId>` with the same key: a media token never opens a recording, nor the reverse.
     return createHmac('sha256', this.secretKey).update(`media:${callId}:${attempt}`).digest('base64url').slice(0, 32)
   }
 

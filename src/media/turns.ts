@@ -35,6 +35,13 @@ export class TurnDetector {
     return this.speechMs
   }
 
+  /** How long the current turn has lasted at `at`, short pauses inside it included (0 outside a turn). */
+  turnLastedMs(at: number): number {
+    return this.inTurn ? at - this.startedAt : 0
+  }
+
+  private startedAt = 0
+
   /** One analysis window ending at `at` (ms). */
   window(speech: boolean, ms: number, at: number): TurnEvent | null {
     if (speech) {
@@ -43,6 +50,7 @@ export class TurnDetector {
       this.speechMs += ms
       if (!this.inTurn && this.speechMs >= MIN_SPEECH_MS) {
         this.inTurn = true
+        this.startedAt = at - this.speechMs
         return { type: 'speech_start', at }
       }
       return null

@@ -28,6 +28,8 @@ import { tryId, type CallTryRepo } from './repository'
 export interface CallEffectDeps {
   tries: CallTryRepo
   telephony: Telephony
+  /** Tells the call's media stream (on whichever instance holds it) that the call is over. */
+  media: (callId: string) => Promise<void>
   agents: AgentService
   numbers: PhoneNumberService
   contacts: ContactService
@@ -41,6 +43,22 @@ export interface CallEffectDeps {
   workspace: (id: string) => Promise<WorkspaceDoc | null>
   /** Whether anyone reads the agent's call analyses: an enabled v1 webhook subscribed to call.analysed. */
   readsAnalysis: (workspaceId: string, agentId: string) => Promise<boolean>
+}
+
+/**
+ * How long analysis waits for the media stream to write its last transcript line and recording
+ * after the call ended: the pipeline finishes in milliseconds; 5 s covers a slow store, and a
+ * stream that never reports (its instance died) does not hold the analysis for longer.
+ */
+export const MEDIA_SETTLE_MS = 5_000
+
+async function mediaSettled(deps: CallEffectDeps, id: string) {
+  const deadline = Date.now() + MEDIA_SETTLE_MS
+  for (;;) {
+    const row = await deps.tries.get(id)
+    if (!row || row.media !== 'live' || Date.now() >= deadline) return row
+    await new Promise((r) => setTimeout(r, 50))
+  }
 }
 
 export function callEffects(deps: CallEffectDeps): CallEffectPort {
@@ -73,13 +91,14 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
 
     async hangUp({ id, callRef, answered }: HangUpInput) {
       if (callRef) await deps.telephony.hangUp(callRef, answered)
+      if (answered) await deps.media(id)
       const row = await first(id)
       const workspace = await deps.workspace(row.workspaceId)
       if (workspace) for (const { set } of lineSets(workspace)) await deps.coordination.releaseSlot(set, id)
     },
 
     async analyseCall({ id, attempt }: CallEffectInput) {
-      const row = await deps.tries.get(tryId(id, attempt))
+      const row = await mediaSettled(deps, tryId(id, attempt))
       const workspace = row ? await deps.workspace(row.workspaceId) : null
       const agent = row && workspace ? await deps.agents.get(row.workspaceId, row.agentId).catch(() => null) : null
       if (!row || !workspace || !agent) return { at: deps.clock.now() }

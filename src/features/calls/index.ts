@@ -21,6 +21,15 @@ import { callTriesSpec, openCallTries } from './repository'
 import { CallService } from './service'
 import { callsV1 } from './v1'
 import { eraseCollections } from '../feature'
+import { randomBytes } from 'node:crypto'
+import { mediaBridge } from '../../media/bridge'
+import { MediaTokens } from '../../media/tokens'
+import { SpeechProviders } from '../../providers/speech'
+import { SandboxScripts } from '../../providers/stt/sandbox'
+import { EspeakTts } from '../../providers/tts/espeak'
+import { SandboxTts } from '../../providers/tts/sandbox'
+import { CallMedia, mediaChannel } from './media'
+import { eraseRecordings, recordingsRoute, sweepRecordings } from './recordings'
 
 /** A network report as the chart's event. */
 function chartEvent(e: TelephonyEvent) {
@@ -36,7 +45,7 @@ export const callsFeature = defineFeature({
     const { agents } = use(agentsFeature)
     const { contacts } = use(contactsFeature)
     const { numbers } = use(phoneNumbersFeature)
-    const { conversations, models } = use(conversationsFeature)
+    const { conversations, models, engine } = use(conversationsFeature)
     const { ledger } = use(usageFeature)
     const { webhooks } = use(webhooksFeature)
     const { store, clock, logger, bus, coordination, runtime } = kernel
@@ -45,6 +54,9 @@ export const callsFeature = defineFeature({
     // Twilio when TELEPHONY_PROVIDER=twilio.
     const sandbox = await SandboxNetwork.open(store, clock)
     const { config } = kernel
+    // SECRET_KEY is always set by the server (persisted in DATA_DIR when not given); a bare
+    // buildServices (some tests) gets a key for this process only.
+    const tokens = new MediaTokens(config.secretKey ?? randomBytes(32).toString('hex'))
     const twilio =
       config.telephonyProvider === 'twilio'
         ? new TwilioTelephony({
@@ -52,6 +64,7 @@ export const callsFeature = defineFeature({
             authToken: config.providers.twilioAuthToken!,
             apiBaseUrl: config.providers.twilioApiBaseUrl ?? 'https://api.twilio.com',
             publicBaseUrl: config.publicBaseUrl,
+            mediaToken: (callId, attempt) => tokens.issue(callId, attempt),
           })
         : null
     const telephony = twilio ?? sandbox
@@ -59,8 +72,13 @@ export const callsFeature = defineFeature({
     // A v1 webhook of the agent subscribed to call.analysed and on: someone reads the fields (SPEC.md rule 7).
     const readsAnalysis = async (workspaceId: string, agentId: string) =>
       (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
-    const effects = callEffects({ tries, telephony, agents, numbers, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace, readsAnalysis })
+    const scripts = new SandboxScripts()
+    const speech = new SpeechProviders(config, scripts)
+    const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, numbers, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace, readsAnalysis })
     const actors: CallActors = registerCall(runtime, { effects, clock, logger })
+    const media = new CallMedia({ config, tries, agents, conversations, engine, telephony, speech, tokens, coordination, clock, logger, actors: () => actors, workspace })
+    const hasEspeak = !!Bun.which('espeak-ng')
+    sandbox.attachMedia({ baseUrl: () => kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
     const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, actors: () => actors })
     const applyReport = async (e: TelephonyEvent) => {
       try {
@@ -79,12 +97,26 @@ export const callsFeature = defineFeature({
       return answered
     }
     sandbox.onIncoming(answer)
+    kernel.customerHooks.onErased((e) => eraseRecordings(config.dataDir, tries, e.customerId), 'call recordings erased')
     kernel.customerHooks.onErased(eraseCollections(store, [callTriesSpec]), 'calls erased')
+    const sweep = () => sweepRecordings({ dataDir: config.dataDir, tries, now: () => clock.now() }).catch((err) => logger.warn({ err }, 'recording sweep failed'))
+    let sweeper: ReturnType<typeof setInterval> | null = null
     contacts.onConsentWithdrawn((contact, reason) => calls.stopWaiting(contact.workspaceId, contact.phone, 'contact.optedOut', reason))
     // A deleted customer's waiting calls stop; a call in progress finishes (SPEC.md Customer workspace).
     kernel.customerHooks.onDeleted((e) => calls.stopWaiting(e.customerId, null, 'call.delete'), 'scheduled calls stopped')
     return {
-      services: { calls, sandbox },
+      services: { calls, sandbox, media, scripts },
+      ws: [mediaBridge(media)],
+      legacy: [recordingsRoute({ dataDir: config.dataDir, tokens, tries, now: () => clock.now() })],
+      async start() {
+        await sweep()
+        // Daily: retention is counted in days (30 / 75).
+        sweeper = setInterval(() => void sweep(), 86_400_000)
+        sweeper.unref?.()
+      },
+      async stop() {
+        if (sweeper) clearInterval(sweeper)
+      },
       v1: [callsV1({ context: kernel.http.v1, calls })],
       console: [sandboxConsole({ auth: kernel.http.console, sandbox })],
       callbacks: twilio ? [twilioCallbacks({ twilio, clock, publicBaseUrl: config.publicBaseUrl, answer })] : [],

@@ -104,8 +104,24 @@ const callMembers = {
 /** The list form: SPEC.md omits transcript, recording, retryScheduledFor and from. */
 export const CallListItem = t.Object(callMembers)
 
+const Spread = Nullable(t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }))
+/** Per-call voice latency (issue 11): p50/p95/max over the call's turns, ms; null where no turn had that stage. */
+export const CallLatency = t.Object(
+  {
+    turns: t.Integer({ description: 'agent turns answered after the caller spoke' }),
+    endpointingMs: Spread,
+    sttMs: Spread,
+    llmFirstTokenMs: Spread,
+    ttsFirstByteMs: Spread,
+    toFirstAudioMs: t.Union([t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }), t.Null()], { description: 'end of the caller\'s speech → first agent audio sent (server side)' }),
+    toFirstHeardMs: t.Union([t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }), t.Null()], { description: 'end of the caller\'s speech → the line echoed the first mark (what the caller experienced)' }),
+  },
+  { description: 'null when no media stream carried the call' },
+)
+
 export const Call = t.Object({
   ...callMembers,
+  latency: Nullable(CallLatency),
   from: Nullable(t.String()),
   transcript: t.Array(TranscriptItem),
   recording: Nullable(Recording),

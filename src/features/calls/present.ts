@@ -1,6 +1,7 @@
 /** A call row in its public forms (SPEC.md Call; the list form omits four members). */
 import type { Call } from './model'
 import type { CallTryDoc } from './repository'
+import { summariseLatency } from '../../media/latency'
 
 export function presentCall(row: CallTryDoc): Call {
   return {
@@ -9,10 +10,11 @@ export function presentCall(row: CallTryDoc): Call {
     transcript: row.transcript,
     recording: row.recording,
     retryScheduledFor: row.retryScheduledFor,
+    latency: row.media ? summariseLatency(row.latencyTurns ?? []) : null,
   }
 }
 
-export function presentListedCall(row: CallTryDoc): Omit<Call, 'from' | 'transcript' | 'recording' | 'retryScheduledFor'> {
+export function presentListedCall(row: CallTryDoc): Omit<Call, 'from' | 'transcript' | 'recording' | 'retryScheduledFor' | 'latency'> {
   return {
     id: row.callId,
     callRef: row.callRef,

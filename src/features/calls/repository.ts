@@ -51,6 +51,12 @@ export interface CallTryDoc {
   analysedAt: string | null
   retryScheduledFor: string | null
   error: string | null
+  /** The media stream: `live` while the pipeline runs, `done` once transcript and recording are written; absent when none connected. */
+  media?: 'live' | 'done'
+  /** The speech engines the pipeline used. */
+  pipeline?: { stt: string; tts: string; vad: string }
+  /** Per-turn latency stages (media/latency.ts); GET answers their p50/p95/max as `latency`. */
+  latencyTurns?: import('../../media/latency').TurnStages[]
   /** What the try cost the developer (call minutes, analysis passes). */
   debitMicro: number
   /** Grouping key for call totals once the try ended (totals.ts); null before. */

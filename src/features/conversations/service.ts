@@ -116,6 +116,16 @@ export class ConversationService {
   }
 
   /**
+   * A spoken reply the caller interrupted: the stored text becomes what they heard (the voice
+   * pipeline's barge-in), so the agent's memory holds only that. An empty text leaves the message
+   * marked as not heard at all (internal: kept for the record, out of the model's memory).
+   */
+  async reviseMessage(messageId: string, text: string): Promise<void> {
+    const set: Record<string, unknown> = text ? { parts: [{ type: 'text', text }], interrupted: true } : { internal: true, interrupted: true }
+    await this.messages.update(messageId, set)
+  }
+
+  /**
    * The agent hands the conversation to the team. Only an `active` one moves (and emits
    * `conversation.escalated`); one already waiting for or with a person stays as it is.
    */

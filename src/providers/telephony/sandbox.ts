@@ -12,6 +12,9 @@
 import { randomId } from '../../ids'
 import type { Clock } from '../../clock'
 import type { Collection, DocumentStore } from '../../store/port'
+import { SandboxCallee } from './sandbox-callee'
+import type { SandboxScripts } from '../stt/sandbox'
+import type { TextToSpeech } from '../tts/port'
 import { PlacementRefused, type IncomingAnswer, type IncomingCall, type Placed, type PlaceRequest, type Telephony, type TelephonyEvent } from './port'
 
 export const SANDBOX_PICKUPS = ['answer', 'no_answer', 'busy', 'reject', 'unreachable', 'voicemail', 'refuse'] as const
@@ -21,7 +24,7 @@ export interface SandboxPhone {
   pickup: SandboxPickup
   /** How long it rings before the outcome. */
   ringMs: number
-  /** What the callee says (the voice pipeline plays it into the media bridge; issue 11). */
+  /** What the callee says, into the media bridge (sandbox-callee.ts; prefixes `>` and `~` script interruptions). */
   lines: string[]
   /** After answering, the callee hangs up this much later; null: never (until the agent or DELETE ends it). */
   hangupAfterMs: number | null
@@ -32,6 +35,15 @@ export interface SandboxPhone {
  * conversation in a demo, and a bounded call when nobody ends it (our choice; README).
  */
 export const DEFAULT_PHONE: SandboxPhone = { pickup: 'answer', ringMs: 0, lines: [], hangupAfterMs: 30_000 }
+
+export interface CalleeMedia {
+  /** Where this server listens (null before it does). */
+  baseUrl(): string | null
+  token(callId: string, attempt: number): string
+  scripts: SandboxScripts
+  /** The callee's own voice: espeak-ng when installed, else the sandbox's formant voice. */
+  tts(): TextToSpeech
+}
 
 interface PhoneDoc extends SandboxPhone {
   [field: string]: unknown
@@ -77,6 +89,35 @@ export class SandboxNetwork implements Telephony {
   }
 
   private incoming: ((call: IncomingCall) => Promise<IncomingAnswer>) | null = null
+  private callees = new Map<string, SandboxCallee>()
+  private media: CalleeMedia | null = null
+
+  /** Connects answering callees to the media bridge (the calls feature, once the server listens). */
+  attachMedia(media: CalleeMedia): void {
+    this.media = media
+  }
+
+  /** The callee on a live call (tests read what it heard). */
+  callee(callRef: string): SandboxCallee | undefined {
+    return this.callees.get(callRef)
+  }
+
+  /** The person answers: a media client connects and speaks `lines` (when the server listens). */
+  private pickUp(callRef: string, callId: string, attempt: number, lines: string[]): void {
+    const media = this.media
+    const base = media?.baseUrl()
+    if (!media || !base || !this.active.has(callRef)) return
+    const callee = new SandboxCallee({
+      url: `${base.replace(/^http/, 'ws')}/media/${callId}/${media.token(callId, attempt)}`,
+      callSid: callRef,
+      lines,
+      callId,
+      scripts: media.scripts,
+      tts: media.tts(),
+    })
+    this.callees.set(callRef, callee)
+    callee.connect().catch(() => this.callees.delete(callRef))
+  }
 
   /** Who answers calls to our numbers (the calls feature). */
   onIncoming(handler: (call: IncomingCall) => Promise<IncomingAnswer>): void {
@@ -94,6 +135,7 @@ export class SandboxNetwork implements Telephony {
     const answer = this.incoming ? await this.incoming({ from: input.from, to: input.to, callRef, at }) : null
     if (!answer) return { callRef, answered: false }
     this.active.add(callRef)
+    this.pickUp(callRef, answer.callId, answer.attempt, input.lines ?? [])
     const after = input.hangupAfterMs === undefined ? DEFAULT_PHONE.hangupAfterMs : input.hangupAfterMs
     if (after !== null) {
       const end = at + after
@@ -128,6 +170,7 @@ export class SandboxNetwork implements Telephony {
         })
       }
       await this.tell({ ...ref, type: 'answered', at: rang })
+      this.pickUp(callRef, request.callId, request.attempt, phone.lines)
     })
     return { callRef }
   }
@@ -169,6 +212,8 @@ export class SandboxNetwork implements Telephony {
 
   private forget(callRef: string): void {
     this.active.delete(callRef)
+    this.callees.get(callRef)?.close()
+    this.callees.delete(callRef)
     this.pending = this.pending.filter((p) => p.callRef !== callRef)
     for (const t of this.timers.get(callRef) ?? []) clearTimeout(t)
     this.timers.delete(callRef)

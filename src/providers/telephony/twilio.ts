@@ -19,8 +19,8 @@ export interface TwilioConfig {
   apiBaseUrl: string
   /** Our own public address: status callbacks and the media bridge are reached there. */
   publicBaseUrl: string
-  /** The media bridge's per-call token (issue 11); empty until then. */
-  mediaToken?: (callId: string) => string
+  /** The media bridge's per-call token (src/media/tokens.ts), sent as the TwiML `<Parameter name="token">`. */
+  mediaToken?: (callId: string, attempt: number) => string
 }
 
 /** Twilio answers a REST call in well under a second; 10 s bounds a stalled one (the POST then fails as a 502). */
@@ -72,7 +72,7 @@ export class TwilioTelephony implements Telephony {
     const form = new URLSearchParams({
       To: request.to,
       From: request.from,
-      Twiml: streamTwiml(this.config.publicBaseUrl, request.callId, this.config.mediaToken?.(request.callId) ?? ''),
+      Twiml: streamTwiml(this.config.publicBaseUrl, request.callId, this.config.mediaToken?.(request.callId, request.attempt) ?? ''),
       StatusCallback: this.statusUrl(request.callId, request.attempt),
       StatusCallbackMethod: 'POST',
     })

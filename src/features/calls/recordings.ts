@@ -1,0 +1,70 @@
+/**
+ * Call recordings: the WAV the media pipeline mixed (DATA_DIR/recordings/<call>-<attempt>.wav),
+ * served at `GET /recordings/{callId}/{attempt}/{token}.wav` to anyone holding the link (SPEC.md
+ * Recording rules), 404 while not ready or after retention. Retention by plan: 30 days on
+ * pay-as-you-go (and Free and Pro, our choice), 75 on Scale (and Enterprise). A sweep deletes what
+ * expired; erasing a customer deletes its recordings.
+ *
+ * Files live on this machine's disk: with several instances, DATA_DIR/recordings must be shared
+ * storage (README "Voice").
+ */
+import { Elysia, t } from 'elysia'
+import { readdir, rm, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { iso } from '../../clock'
+import type { MediaTokens } from '../../media/tokens'
+import type { WorkspaceDoc } from '../workspaces'
+import type { CallTryRepo } from './repository'
+
+const DAY_MS = 86_400_000
+export const RETENTION_DAYS: Record<WorkspaceDoc['plan'], number> = { free: 30, payg: 30, pro: 30, scale: 75, enterprise: 75 }
+
+export const recordingFile = (dataDir: string, callId: string, attempt: number) => join(dataDir, 'recordings', `${callId}-${attempt}.wav`)
+
+export function recordingLink(publicBaseUrl: string, tokens: MediaTokens, callId: string, attempt: number, workspace: WorkspaceDoc, now: number, ready: boolean) {
+  const token = tokens.issue(`rec:${callId}`, attempt)
+  return { url: `${publicBaseUrl.replace(/\/$/, '')}/recordings/${callId}/${attempt}/${token}.wav`, expiresAt: iso(now + RETENTION_DAYS[workspace.plan] * DAY_MS), ready }
+}
+
+export function recordingsRoute(deps: { dataDir: string; tokens: MediaTokens; tries: CallTryRepo; now: () => number }) {
+  return new Elysia().get(
+    '/recordings/:callId/:attempt/:file',
+    async ({ params, set }) => {
+      const attempt = Number(params.attempt)
+      const token = params.file.replace(/\.wav$/, '')
+      const missing = () => {
+        set.status = 404
+        return { error: { code: 'not_found', message: 'no recording here (not ready yet, expired, or never made)' } }
+      }
+      if (!Number.isInteger(attempt) || !deps.tokens.verify(`rec:${params.callId}`, attempt, token)) return missing()
+      const row = await deps.tries.get(`${params.callId}:${attempt}`)
+      if (!row?.recording?.ready || Date.parse(row.recording.expiresAt) <= deps.now()) return missing()
+      const path = recordingFile(deps.dataDir, params.callId, attempt)
+      if (!(await stat(path).catch(() => null))) return missing()
+      set.headers['content-type'] = 'audio/wav'
+      return Bun.file(path)
+    },
+    { params: t.Object({ callId: t.String(), attempt: t.String(), file: t.String() }), detail: { hide: true } },
+  )
+}
+
+/** Deletes recordings past their `expiresAt` (run at start and daily). */
+export async function sweepRecordings(deps: { dataDir: string; tries: CallTryRepo; now: () => number }): Promise<number> {
+  const dir = join(deps.dataDir, 'recordings')
+  const files = await readdir(dir).catch(() => [] as string[])
+  let removed = 0
+  for (const f of files) {
+    const m = /^(.+)-(\d+)\.wav$/.exec(f)
+    if (!m) continue
+    const row = await deps.tries.get(`${m[1]}:${m[2]}`)
+    if (row?.recording && Date.parse(row.recording.expiresAt) > deps.now()) continue
+    await rm(join(dir, f), { force: true })
+    removed++
+  }
+  return removed
+}
+
+/** A customer erased: its calls' recordings go with it. */
+export async function eraseRecordings(dataDir: string, tries: CallTryRepo, workspaceId: string): Promise<void> {
+  for (const row of await tries.find({ workspaceId })) if (row.recording) await rm(recordingFile(dataDir, row.callId, row.attempt), { force: true })
+}

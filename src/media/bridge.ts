@@ -1,0 +1,200 @@
+/**
+ * The media bridge: `GET /media/{callId}` (or `/media/{callId}/{token}`) upgraded to a WebSocket
+ * that speaks Twilio Media Streams. Twilio, the sandbox callee and browsers all use it.
+ *
+ * Life of a socket: messages are parsed by the serializer; until a valid `start` arrives nothing
+ * reaches a call (a `start` must come within START_TIMEOUT_MS). The `start` carries the token
+ * (path or `customParameters.token`); the call feature checks it and that the try is live, then
+ * the call's pipeline takes the frames. After that, a protocol violation, a silent or dead socket
+ * ends the call (`hangup: failed`, the reason in `error`) with its transcript kept; a refusal
+ * before it (bad token, unknown or ended call) closes only this socket. Nothing a socket sends
+ * can throw past this file: every other call in the process is undisturbed.
+ */
+import { Elysia } from 'elysia'
+import type { InboundFrame, OutboundFrame } from './frames'
+import { MAX_MESSAGE_BYTES, ProtocolError, TwilioSerializer } from './serializers/twilio'
+
+/** Twilio sends `connected` then `start` at once; 10 s covers a slow network and then some. */
+export const START_TIMEOUT_MS = 10_000
+/** The line sends audio every 20 ms, silence included: 10 s without a message is a dead stream. */
+export const MEDIA_IDLE_MS = 10_000
+/** Frames held while the call is being attached (a few hundred ms): 2 s of 20 ms audio. */
+const MAX_EARLY_FRAMES = 100
+
+export const CLOSE = { protocol: 1002, tooBig: 1009, policy: 1008, badToken: 4401, unknownCall: 4404, notLive: 4409, ended: 1000 } as const
+
+export interface StreamInfo {
+  streamSid: string
+  callSid: string | null
+  sampleRate: number
+  encoding: 'audio/x-mulaw' | 'audio/l16'
+  customParameters: Record<string, string>
+}
+
+/** A call's pipeline as the bridge sees it. */
+export interface LiveCall {
+  frame(frame: InboundFrame): void
+  drained(): void
+  /** The stream ended: `stop` (the line hung up), `lost` (socket died or went silent), `protocol` (it broke the protocol). */
+  ended(how: 'stop' | 'lost' | 'protocol', detail?: string): void
+}
+
+export type Attached = { call: LiveCall } | { refused: string; code: number }
+
+/** The calls feature's side of the bridge. */
+export interface MediaCalls {
+  /** Upgrade check (the Twilio signature when calls go through Twilio); a string refuses with 403. */
+  checkUpgrade(request: Request): string | null
+  attach(callId: string, token: string | undefined, stream: StreamInfo, io: { send(frame: OutboundFrame): boolean; close(code: number, reason: string): void }): Promise<Attached>
+}
+
+interface Socket {
+  send(data: string): number
+  close(code?: number, reason?: string): void
+}
+
+/** One socket's state: the protocol, then the call. */
+export class MediaStream {
+  private readonly serializer = new TwilioSerializer()
+  private call: LiveCall | null = null
+  private attaching = false
+  private early: InboundFrame[] = []
+  private closed = false
+  private lastChunk = -1
+  private startTimer: ReturnType<typeof setTimeout>
+  private idleTimer: ReturnType<typeof setTimeout> | null = null
+  /** Late or repeated audio chunks dropped (the network reordered them). */
+  droppedChunks = 0
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly calls: MediaCalls,
+    private readonly callId: string,
+    private readonly pathToken: string | undefined,
+  ) {
+    this.startTimer = setTimeout(() => this.fail(CLOSE.policy, 'no "start" message in time'), START_TIMEOUT_MS)
+  }
+
+  message(raw: unknown): void {
+    if (this.closed) return
+    if (this.call) this.touch()
+    let frame: InboundFrame | null
+    try {
+      if (typeof raw === 'string' && raw.length > MAX_MESSAGE_BYTES) return this.fail(CLOSE.tooBig, `message over ${MAX_MESSAGE_BYTES} bytes`)
+      if (raw instanceof Uint8Array || raw instanceof ArrayBuffer) throw new ProtocolError('binary messages are not part of the protocol')
+      frame = this.serializer.deserialize(raw)
+    } catch (err) {
+      return this.fail(CLOSE.protocol, err instanceof Error ? err.message : String(err))
+    }
+    if (!frame) return
+    if (frame.kind === 'start') return void this.start(frame)
+    if (frame.kind === 'stop') return this.finish('stop')
+    if (frame.kind === 'audio') {
+      if (frame.chunk && frame.chunk <= this.lastChunk) {
+        this.droppedChunks++
+        return
+      }
+      if (frame.chunk) this.lastChunk = frame.chunk
+    }
+    if (this.call) this.call.frame(frame)
+    else if (this.attaching && this.early.length < MAX_EARLY_FRAMES) this.early.push(frame)
+  }
+
+  drain(): void {
+    this.call?.drained()
+  }
+
+  /** The socket closed under us. */
+  socketClosed(code: number, reason: string): void {
+    if (this.closed) return
+    this.finish('lost', `the media socket closed (${code}${reason ? ` ${reason}` : ''}) without "stop"`)
+  }
+
+  private async start(frame: Extract<InboundFrame, { kind: 'start' }>): Promise<void> {
+    clearTimeout(this.startTimer)
+    this.attaching = true
+    const token = this.pathToken ?? frame.customParameters.token
+    const io = {
+      send: (f: OutboundFrame) => {
+        if (this.closed) return false
+        const message = this.serializer.serialize(f)
+        // Bun: -1 = queued behind backpressure (drain follows), 0 = dropped, >0 = sent.
+        return message === null ? true : this.socket.send(message) > 0
+      },
+      close: (code: number, reason: string) => this.close(code, reason),
+    }
+    let attached: Attached
+    try {
+      attached = await this.calls.attach(this.callId, token, { streamSid: frame.streamSid, callSid: frame.callSid, sampleRate: frame.sampleRate, encoding: frame.encoding, customParameters: frame.customParameters }, io)
+    } catch (err) {
+      attached = { refused: `the call could not be attached: ${(err as Error).message}`, code: 1011 }
+    }
+    this.attaching = false
+    if ('refused' in attached) return this.close(attached.code, attached.refused)
+    if (this.closed) return attached.call.ended('lost', 'the media socket closed while the call was attached')
+    this.call = attached.call
+    this.touch()
+    for (const f of this.early.splice(0)) this.call.frame(f)
+  }
+
+  private touch(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = setTimeout(() => this.finish('lost', `no media for ${MEDIA_IDLE_MS / 1000} s`), MEDIA_IDLE_MS)
+  }
+
+  /** A protocol failure: ends the call if one is attached, and the socket. */
+  private fail(code: number, reason: string): void {
+    if (this.call) this.call.ended('protocol', reason)
+    this.call = null
+    this.close(code, reason)
+  }
+
+  private finish(how: 'stop' | 'lost', detail?: string): void {
+    const call = this.call
+    this.call = null
+    call?.ended(how, detail)
+    this.close(CLOSE.ended, how === 'stop' ? 'stream stopped' : (detail ?? 'lost'))
+  }
+
+  private close(code: number, reason: string): void {
+    if (this.closed) return
+    this.closed = true
+    clearTimeout(this.startTimer)
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    // Close reasons are at most 123 bytes (RFC 6455 §5.5).
+    try {
+      this.socket.close(code, reason.slice(0, 120))
+    } catch {
+      /* already closing */
+    }
+  }
+}
+
+/** The route. One MediaStream per socket, keyed by Elysia's socket id. */
+export function mediaBridge(calls: MediaCalls) {
+  const streams = new Map<string, MediaStream>()
+  const handlers = {
+    beforeHandle({ request, set }: { request: Request; set: { status?: number | string } }) {
+      const refused = calls.checkUpgrade(request)
+      if (refused) {
+        set.status = 403
+        return { error: refused }
+      }
+    },
+    open(ws: { id: string; raw: Socket; data: { params: Record<string, string> } }) {
+      streams.set(ws.id, new MediaStream(ws.raw, calls, ws.data.params.callId!, ws.data.params.token))
+    },
+    message(ws: { id: string }, message: unknown) {
+      streams.get(ws.id)?.message(message)
+    },
+    drain(ws: { id: string }) {
+      streams.get(ws.id)?.drain()
+    },
+    close(ws: { id: string }, code: number, reason: string) {
+      streams.get(ws.id)?.socketClosed(code, reason)
+      streams.delete(ws.id)
+    },
+    detail: { hide: true },
+  }
+  return new Elysia({ name: 'media-bridge' }).ws('/media/:callId', handlers as never).ws('/media/:callId/:token', handlers as never)
+}

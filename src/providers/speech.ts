@@ -1,0 +1,82 @@
+/**
+ * Which speech-to-text and text-to-speech one call uses, decided in one place. In order: the
+ * developer's own keys (BYOK, when switched on: its routes arrive with the money issue, and this
+ * is where they plug in), else the service's keys from env (Deepgram / ElevenLabs, else OpenAI for
+ * both), else the local engines (pocketsphinx, espeak-ng) when installed, else — on the sandbox
+ * network only — the sandbox's test doubles (scripted transcripts, a formant voice), which are
+ * never used for a real call. `STT_PROVIDER` / `TTS_PROVIDER` pin one engine (tests, operators).
+ */
+import type { Config } from '../config'
+import { DeepgramStt } from './stt/deepgram'
+import { OpenAiTranscription } from './stt/openai'
+import { PocketsphinxStt } from './stt/pocketsphinx'
+import { SandboxStt, type SandboxScripts } from './stt/sandbox'
+import type { SpeechToText } from './stt/port'
+import { ElevenLabsTts } from './tts/elevenlabs'
+import { EspeakTts } from './tts/espeak'
+import { OpenAiSpeech } from './tts/openai'
+import type { TextToSpeech } from './tts/port'
+import { SandboxTts } from './tts/sandbox'
+
+export interface SpeechChoice {
+  stt: SpeechToText | null
+  tts: TextToSpeech | null
+  /** Why a side is missing, for the call's error. */
+  missing: string | null
+}
+
+const which = (binary: string): boolean => {
+  const bun = (globalThis as { Bun?: { which(n: string): string | null } }).Bun
+  return !!bun?.which(binary)
+}
+
+export class SpeechProviders {
+  private readonly local = { espeak: which('espeak-ng'), sphinx: which('pocketsphinx_continuous') }
+
+  constructor(
+    private readonly config: Pick<Config, 'providers' | 'speech'>,
+    private readonly scripts: SandboxScripts,
+  ) {}
+
+  /** `sandbox`: the call is on the sandbox network (its doubles may stand in). */
+  choose(call: { callId: string; sandbox: boolean }): SpeechChoice {
+    const stt = this.stt(call)
+    const tts = this.tts(call)
+    const missing = !stt
+      ? 'no speech-to-text is available: set DEEPGRAM_API_KEY or OPENAI_API_KEY, or install pocketsphinx'
+      : !tts
+        ? 'no text-to-speech is available: set ELEVENLABS_API_KEY or OPENAI_API_KEY, or install espeak-ng'
+        : null
+    return { stt, tts, missing }
+  }
+
+  private stt({ callId, sandbox }: { callId: string; sandbox: boolean }): SpeechToText | null {
+    const p = this.config.providers
+    const pick = this.config.speech.stt
+    const deepgram = () => (p.deepgramApiKey ? new DeepgramStt({ apiKey: p.deepgramApiKey, baseUrl: p.deepgramBaseUrl }) : null)
+    const openai = () => (p.openaiApiKey ? new OpenAiTranscription({ apiKey: p.openaiApiKey, baseUrl: p.openaiBaseUrl }) : null)
+    const sphinx = () => (this.local.sphinx ? new PocketsphinxStt() : null)
+    const double = () => (sandbox ? new SandboxStt(this.scripts, callId) : null)
+    if (pick === 'deepgram') return deepgram()
+    if (pick === 'openai') return openai()
+    if (pick === 'pocketsphinx') return sphinx()
+    if (pick === 'sandbox') return double()
+    // On the sandbox network the scripted double beats pocketsphinx: the callee's words are known,
+    // and pocketsphinx would garble them (README gives its word error rate).
+    return deepgram() ?? openai() ?? double() ?? sphinx()
+  }
+
+  private tts({ sandbox }: { sandbox: boolean }): TextToSpeech | null {
+    const p = this.config.providers
+    const pick = this.config.speech.tts
+    const eleven = () => (p.elevenlabsApiKey ? new ElevenLabsTts({ apiKey: p.elevenlabsApiKey, baseUrl: p.elevenlabsBaseUrl }) : null)
+    const openai = () => (p.openaiApiKey ? new OpenAiSpeech({ apiKey: p.openaiApiKey, baseUrl: p.openaiBaseUrl }) : null)
+    const espeak = () => (this.local.espeak ? new EspeakTts() : null)
+    const double = () => (sandbox ? new SandboxTts() : null)
+    if (pick === 'elevenlabs') return eleven()
+    if (pick === 'openai') return openai()
+    if (pick === 'espeak') return espeak()
+    if (pick === 'sandbox') return double()
+    return eleven() ?? openai() ?? espeak() ?? double()
+  }
+}

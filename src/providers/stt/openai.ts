@@ -1,0 +1,72 @@
+/**
+ * An OpenAI-compatible transcription endpoint (`POST {base}/audio/transcriptions`, multipart:
+ * `file`, `model`, `language`, `response_format=json` → `{ text }`;
+ * https://platform.openai.com/docs/api-reference/audio/createTranscription). Request/response:
+ * the utterance's audio is kept and sent as a 16 kHz WAV when our endpointing ends it.
+ */
+import { WaveFile } from 'wavefile'
+import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttSession } from './port'
+
+const RATE = 16_000
+/** One utterance at most a minute (older audio dropped): nobody speaks one turn longer. */
+const MAX_SAMPLES = 60 * RATE
+/** Under 100 ms there is no word to transcribe (and OpenAI refuses audio under 0.1 s). */
+const MIN_SAMPLES = RATE / 10
+/** Transcribing a few seconds takes 0.3–1.5 s; 15 s bounds a stalled request on a live call. */
+export const TRANSCRIBE_TIMEOUT_MS = 15_000
+
+export class OpenAiTranscription implements SpeechToText {
+  readonly name = 'openai'
+
+  constructor(private readonly options: { apiKey: string; baseUrl?: string; model?: string }) {}
+
+  async open(o: SpeechToTextOptions): Promise<SttSession> {
+    const { apiKey } = this.options
+    const base = (this.options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/$/, '')
+    const model = o.model ?? this.options.model ?? 'gpt-4o-mini-transcribe'
+    let chunks: Int16Array[] = []
+    let samples = 0
+    return {
+      sampleRate: RATE,
+      push(pcm) {
+        chunks.push(pcm)
+        samples += pcm.length
+        while (samples > MAX_SAMPLES && chunks.length > 1) samples -= chunks.shift()!.length
+      },
+      async finalize(signal) {
+        const taken = chunks
+        const count = samples
+        chunks = []
+        samples = 0
+        if (count < MIN_SAMPLES) return ''
+        const pcm = new Int16Array(count)
+        let at = 0
+        for (const c of taken) {
+          pcm.set(c, at)
+          at += c.length
+        }
+        const wav = new WaveFile()
+        wav.fromScratch(1, RATE, '16', pcm)
+        const form = new FormData()
+        form.append('file', new Blob([new Uint8Array(wav.toBuffer())], { type: 'audio/wav' }), 'audio.wav')
+        form.append('model', model)
+        form.append('language', o.language.split('-')[0]!)
+        form.append('response_format', 'json')
+        const timeout = AbortSignal.timeout(TRANSCRIBE_TIMEOUT_MS)
+        let res: Response
+        try {
+          res = await fetch(`${base}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form, signal: signal ? AbortSignal.any([signal, timeout]) : timeout })
+        } catch (err) {
+          if (signal?.aborted) throw err
+          throw new SpeechError('openai', `the transcription request failed: ${(err as Error).message}`)
+        }
+        const body = (await res.json().catch(() => null)) as { text?: string; error?: { message?: string } } | null
+        if (!res.ok) throw new SpeechError('openai', `${res.status}: ${(body?.error?.message ?? 'transcription failed').split(apiKey).join('***')}`)
+        return (body?.text ?? '').trim()
+      },
+      async close() {
+        chunks = []
+      },
+    }
+  }
+}

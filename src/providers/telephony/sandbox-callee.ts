@@ -1,0 +1,218 @@
+/**
+ * The sandbox network's person on the line: a real Twilio Media Streams client of our media
+ * bridge (the `ws` package), doing what Twilio and a caller do together. It sends `connected` and
+ * `start`, then 20 ms of mu-law every 20 ms (silence, or a line being spoken), plays the agent's
+ * audio in real time, echoes each `mark` once the audio before it has played, and on `clear`
+ * drops what it buffered and echoes the pending marks at once (as Twilio does).
+ *
+ * Its script (`lines`) is spoken in turns: a line waits until the agent has spoken and then
+ * paused. Two prefixes script the awkward moments (README "Sandbox callee"):
+ * - `>` the line is said over the agent ~600 ms into its speech (a barge-in);
+ * - `~` a burst of voice-like noise with no words, over the agent (a false interruption).
+ */
+import WebSocket from 'ws'
+import { randomId } from '../../ids'
+import { encodeMulaw, PHONE_RATE, resample } from '../../media/codecs'
+import type { SandboxScripts } from '../stt/sandbox'
+import { synthesiseSyllables } from '../tts/sandbox'
+import type { TextToSpeech } from '../tts/port'
+
+const FRAME_MS = 20
+const FRAME = (PHONE_RATE * FRAME_MS) / 1000
+/** The agent's pause that gives the callee the turn: longer than a breath inside a reply. */
+export const CALLEE_WAITS_MS = 900
+/** How far into the agent's speech a `>` line cuts in. */
+export const CALLEE_INTERRUPTS_AFTER_MS = 600
+/** A `~` noise burst: longer than the backchannel filter (300 ms), no words. */
+const NOISE_MS = 450
+const SILENCE = 0xff
+
+interface Line {
+  text: string
+  kind: 'turn' | 'interrupt' | 'noise'
+  audio: Int16Array
+}
+
+export interface CalleeOptions {
+  url: string
+  callSid: string
+  lines: string[]
+  callId: string
+  scripts: SandboxScripts
+  tts: TextToSpeech
+  voice?: string
+}
+
+export class SandboxCallee {
+  private ws: WebSocket | null = null
+  private readonly streamSid = `MZ${randomId(32)}`
+  private lines: Line[] = []
+  private speaking: Int16Array | null = null
+  private spokenAt = 0
+  private timer: ReturnType<typeof setInterval> | null = null
+  private chunk = 0
+  private started = 0
+  /** Agent audio waiting to play (samples) and marks in order, each after so many samples. */
+  private buffered = 0
+  private marks: { name: string; after: number }[] = []
+  private agentSince = 0
+  private agentLastAt = 0
+  private agentSpokeSinceMyTurn = false
+  private closed = false
+  /** What happened, for tests: marks echoed, clears received, lines said. */
+  readonly log: {
+    clears: number
+    marksEchoed: number
+    said: string[]
+    agentAudioMs: number
+    /** Each `>`/`~` line: agent audio that still played after it began, and when the `clear` came. */
+    interruptions: { kind: 'interrupt' | 'noise'; playedAfterMs: number; clearedAfterMs: number | null; at: number }[]
+  } = { clears: 0, marksEchoed: 0, said: [], agentAudioMs: 0, interruptions: [] }
+
+  constructor(private readonly options: CalleeOptions) {}
+
+  async connect(): Promise<void> {
+    this.lines = await Promise.all(this.options.lines.map((l) => this.prepare(l)))
+    const ws = new WebSocket(this.options.url)
+    this.ws = ws
+    ws.on('message', (data) => this.receive(String(data)))
+    ws.on('close', () => this.stopTimer())
+    ws.on('error', () => this.stopTimer())
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve())
+      ws.once('error', reject)
+    })
+    this.send({ event: 'connected', protocol: 'Call', version: '1.0.0' })
+    this.send({
+      event: 'start',
+      sequenceNumber: '1',
+      start: { streamSid: this.streamSid, accountSid: 'ACsandbox', callSid: this.options.callSid, tracks: ['inbound'], customParameters: {}, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: PHONE_RATE, channels: 1 } },
+      streamSid: this.streamSid,
+    })
+    this.started = performance.now()
+    // Drift-free 20 ms pacing: each tick sends the frames that are due by now.
+    this.timer = setInterval(() => this.tick(), FRAME_MS)
+  }
+
+  /** The callee hangs up: `stop`, then the socket closes. */
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.stopTimer()
+    this.send({ event: 'stop', sequenceNumber: String(this.chunk + 2), streamSid: this.streamSid, stop: { accountSid: 'ACsandbox', callSid: this.options.callSid } })
+    this.ws?.close(1000)
+  }
+
+  private async prepare(raw: string): Promise<Line> {
+    const kind = raw.startsWith('>') ? 'interrupt' : raw.startsWith('~') ? 'noise' : 'turn'
+    const text = kind === 'turn' ? raw.trim() : raw.slice(1).trim()
+    if (kind === 'noise') return { text: '', kind, audio: synthesiseSyllables('mmmh', PHONE_RATE).subarray(0, (NOISE_MS * PHONE_RATE) / 1000) }
+    const parts: Int16Array[] = []
+    for await (const pcm of this.options.tts.synthesize(text, { voice: this.options.voice ?? 'leo', language: 'en' })) parts.push(resample(pcm, this.options.tts.sampleRate, PHONE_RATE))
+    const audio = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
+    let at = 0
+    for (const p of parts) {
+      audio.set(p, at)
+      at += p.length
+    }
+    return { text, kind, audio }
+  }
+
+  private tick(): void {
+    const due = Math.floor((performance.now() - this.started) / FRAME_MS)
+    while (this.chunk < due && !this.closed) this.frame()
+  }
+
+  private frame(): void {
+    const now = performance.now()
+    this.play(now)
+    this.decide(now)
+    let payload: Uint8Array
+    if (this.speaking && this.spokenAt < this.speaking.length) {
+      payload = encodeMulaw(this.speaking.subarray(this.spokenAt, this.spokenAt + FRAME))
+      this.spokenAt += FRAME
+      if (payload.length < FRAME) payload = pad(payload)
+    } else {
+      this.speaking = null
+      payload = new Uint8Array(FRAME).fill(SILENCE)
+    }
+    this.chunk++
+    this.send({ event: 'media', sequenceNumber: String(this.chunk + 1), media: { track: 'inbound', chunk: String(this.chunk), timestamp: String(this.chunk * FRAME_MS), payload: Buffer.from(payload).toString('base64') }, streamSid: this.streamSid })
+  }
+
+  /** 20 ms of the agent's audio plays; marks whose audio has all played are echoed. */
+  private play(now: number): void {
+    const played = Math.min(this.buffered, FRAME)
+    this.buffered -= played
+    for (const m of this.marks) m.after = Math.max(0, m.after - played)
+    while (this.marks.length && this.marks[0]!.after === 0) this.echo(this.marks.shift()!.name)
+    if (played > 0) this.agentLastAt = now
+    const open = this.log.interruptions.at(-1)
+    if (open && open.clearedAfterMs === null) open.playedAfterMs += (played * 1000) / PHONE_RATE
+  }
+
+  /** Whether to start the next line now. */
+  private decide(now: number): void {
+    if (this.speaking) return
+    const next = this.lines[0]
+    if (!next) return
+    const agentPlaying = this.buffered > 0
+    if (next.kind === 'turn') {
+      if (!this.agentSpokeSinceMyTurn || agentPlaying || now - this.agentLastAt < CALLEE_WAITS_MS) return
+    } else if (!agentPlaying || now - this.agentSince < CALLEE_INTERRUPTS_AFTER_MS) return
+    this.lines.shift()
+    this.speaking = next.audio
+    this.spokenAt = 0
+    if (next.text) {
+      this.options.scripts.said(this.options.callId, next.text)
+      this.log.said.push(next.text)
+    }
+    if (next.kind !== 'turn') this.log.interruptions.push({ kind: next.kind, playedAfterMs: 0, clearedAfterMs: null, at: now })
+    if (next.kind !== 'noise') this.agentSpokeSinceMyTurn = false
+  }
+
+  private receive(raw: string): void {
+    let m: { event?: string; media?: { payload?: string }; mark?: { name?: string } }
+    try {
+      m = JSON.parse(raw)
+    } catch {
+      return
+    }
+    if (m.event === 'media' && m.media?.payload) {
+      const samples = Buffer.from(m.media.payload, 'base64').length
+      if (this.buffered === 0) this.agentSince = performance.now()
+      this.buffered += samples
+      this.log.agentAudioMs += (samples * 1000) / PHONE_RATE
+      this.agentSpokeSinceMyTurn = true
+    } else if (m.event === 'mark' && m.mark?.name) {
+      this.marks.push({ name: m.mark.name, after: this.buffered })
+      if (this.buffered === 0) this.echo(this.marks.pop()!.name)
+    } else if (m.event === 'clear') {
+      this.log.clears++
+      const open = this.log.interruptions.at(-1)
+      if (open && open.clearedAfterMs === null) open.clearedAfterMs = performance.now() - open.at
+      this.buffered = 0
+      for (const mark of this.marks.splice(0)) this.echo(mark.name)
+    }
+  }
+
+  private echo(name: string): void {
+    this.log.marksEchoed++
+    this.send({ event: 'mark', sequenceNumber: String(this.chunk + 1), streamSid: this.streamSid, mark: { name } })
+  }
+
+  private send(message: object): void {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message))
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+  }
+}
+
+function pad(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(FRAME).fill(SILENCE)
+  out.set(bytes)
+  return out
+}

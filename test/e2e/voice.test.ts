@@ -1,0 +1,102 @@
+/**
+ * A call's voice end to end: the running server, the sandbox network, and its callee as a real
+ * Twilio-protocol WebSocket client of /media. The agent speaks the purpose, the callee asks a
+ * question, the agent answers from a pasted document (the offline local model), the callee cuts
+ * into the answer and playback is cleared at once, the transcript keeps only what was heard, and
+ * after the callee hangs up the call has its transcript, summary, fields and recording.
+ *
+ * Speech engines: the sandbox's doubles on the agent's side (scripted transcripts, formant voice),
+ * so the words are deterministic; the callee's voice is espeak-ng where installed. Silero VAD runs
+ * for real on that audio. The same call with local engines only lives in voice-local.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
+
+const SEC = 1_000
+const FAQ = `Opening hours
+
+We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.
+
+Parking
+
+Free parking for customers is behind the shop, entrance on Mill Lane.`
+
+let s: TestServer
+
+beforeAll(async () => {
+  s = await startTestServer({ STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox', MEDIA_CHUNK_MS: '100' })
+})
+afterAll(() => s?.stop())
+
+const advance = (ms: number) => s.console('POST', '/clock/advance', { ms })
+
+async function phoneAgent(number: string, contact: string, extra: Record<string, unknown> = {}) {
+  const dev = await s.developer({ plan: 'scale', name: 'Voice' })
+  const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Bean There', greeting: 'Hello from Bean There!', voice: { answersCalls: true, recordCalls: true }, ...extra } })).body.id
+  expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: FAQ, title: 'Shop FAQ' } })).status).toBe(201)
+  expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number, source: 'rented', agent })).status).toBe(201)
+  expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: contact })).status).toBe(201)
+  return { ...dev, agent }
+}
+
+describe('a sandbox call through the media bridge', () => {
+  test('purpose first, an answer from knowledge, a barge-in cleared at once, heard-only transcript, results after', async () => {
+    const dev = await phoneAgent('+14155550800', '+14155550801')
+    const lines = ['What time do you open on Saturday?', '> Sorry, where do customers park?']
+    expect((await s.console('PUT', '/sandbox/phones/%2B14155550801', { pickup: 'answer', ringMs: 0, lines, hangupAfterMs: 60 * SEC })).status).toBe(200)
+    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550801', purpose: 'Hi, this is Bean There calling about your order.', extract: [{ name: 'topic', type: 'text', description: 'what the caller asked about' }] } })
+    expect(placed.status).toBe(202)
+    const id = placed.body.id
+    const { sandbox } = s.server.services.of((await import('../../src/features/calls')).callsFeature)
+    const row = await until('connected', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
+    const callee = await until('callee on the line', async () => sandbox.callee(row.body.callRef), (c) => !!c)
+
+    // The callee says both lines; the second cuts into the agent's answer.
+    await until('both lines said and answered', async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').length >= 3, 45_000)
+    expect(callee!.log.said).toEqual(['What time do you open on Saturday?', 'Sorry, where do customers park?'])
+    expect(callee!.log.clears).toBeGreaterThanOrEqual(1)
+
+    const live = (await s.api('GET', `/calls/${id}`, { key: dev.key })).body
+    const t = live.transcript.map((l: any) => [l.speaker, l.text])
+    expect(t[0]).toEqual(['agent', 'Hi, this is Bean There calling about your order.'])
+    expect(t[1]).toEqual(['customer', 'What time do you open on Saturday?'])
+    // The answer was cut where the caller interrupted: what is kept is a true prefix of the full reply.
+    const full = 'We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.'
+    const cut = t[2]
+    expect(cut[0]).toBe('agent')
+    expect(cut[1].length).toBeGreaterThan(0)
+    expect(cut[1].length).toBeLessThan(full.length)
+    expect(full.startsWith(cut[1])).toBe(true)
+    // The agent's memory holds the cut reply too, not what the model wrote.
+    const rowDoc = await s.server.services.store.collection<any>({ name: 'call_tries', indexes: [] }).then((c) => c.get(`${id}:1`))
+    const memory = await s.server.services.of((await import('../../src/features/conversations')).conversationsFeature).conversations.history(rowDoc.conversationId, 20)
+    const agentTurns = memory.filter((m) => m.author === 'agent').map((m) => (m.parts[0] as { text: string }).text)
+    expect(agentTurns[1]).toBe(cut[1])
+    // Cleared at once: after the caller began, the agent's audio played only while the pipeline made
+    // sure it was speech — Silero's onset (~200–350 ms on mu-law espeak audio), the 300 ms
+    // backchannel filter — plus at most one 100 ms chunk; the `clear` then dropped the rest.
+    const barge = callee!.log.interruptions[0]!
+    expect(barge.clearedAfterMs).not.toBeNull()
+    expect(barge.playedAfterMs).toBeLessThanOrEqual(350 + 300 + 100)
+    expect(t[3]).toEqual(['customer', 'Sorry, where do customers park?'])
+    expect(t[4][0]).toBe('agent')
+    expect(t[4][1]).toContain('Mill Lane')
+
+    // The callee hangs up (service clock): completed, analysed, recorded.
+    await advance(61 * SEC)
+    const done = await until('analysed', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.analysedAt !== null && r.body.recording?.ready === true, 20_000)
+    expect(done.body).toMatchObject({ status: 'completed', hangup: 'answered' })
+    expect(done.body.summary).toBeString()
+    expect(done.body.latency.turns).toBeGreaterThanOrEqual(2)
+    expect(done.body.latency.toFirstAudioMs.p50).toBeGreaterThan(0)
+    expect(done.body.latency.toFirstHeardMs.p50).toBeGreaterThanOrEqual(done.body.latency.toFirstAudioMs.p50)
+    const wav = await fetch(done.body.recording.url.replace(/^https?:\/\/[^/]+/, s.url))
+    expect(wav.status).toBe(200)
+    expect(wav.headers.get('content-type')).toBe('audio/wav')
+    const bytes = new Uint8Array(await wav.arrayBuffer())
+    expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe('RIFF')
+    // Several seconds of audio at 8 kHz, 16-bit.
+    expect(bytes.length).toBeGreaterThan(8000 * 2 * 5)
+  }, 90_000)
+})
