@@ -150,15 +150,22 @@ export class VoiceSession {
     this.playout.drained()
   }
 
-  /** The call is over (either side): timers stop, the heard part of the current turn is final. */
-  close(): void {
-    if (this.state === 'ended') return
+  /**
+   * The call is over (either side): timers stop, the heard part of the current turn is final.
+   * Resolves once what the caller heard of it is stored (the call's analysis reads it).
+   */
+  async close(): Promise<void> {
+    if (this.state === 'ended') return this.stored
     this.setState('ended')
     for (const t of [this.digitTimer, this.silenceTimer, this.limitTimer]) if (t) clearTimeout(t)
     this.turn?.controller.abort()
     this.playout.close()
     void this.parts.stt.close().catch(() => {})
+    await this.stored
   }
+
+  /** The last turn's storing of what was heard. */
+  private stored: Promise<void> = Promise.resolve()
 
   private async audio(pcm: Int16Array, rate: number): Promise<void> {
     if (this.state === 'ended') return
@@ -257,7 +264,10 @@ export class VoiceSession {
     const turn: Turn = { id: ++this.turnSeq, controller: new AbortController(), latency: null, reply: null, endAfter: false }
     this.turn = turn
     this.quiet()
-    this.playout.begin(turn.id, (heard, complete) => void this.played(turn, heard, complete, answer, opening))
+    this.playout.begin(turn.id, (heard, complete) => {
+      const previous = this.stored
+      this.stored = previous.then(() => this.played(turn, heard, complete, answer, opening))
+    })
     return turn
   }
 

@@ -141,7 +141,7 @@ export class CallMedia implements MediaCalls {
     const finish = async (hangup: 'answered' | 'failed', error?: string) => {
       if (over) return
       over = true
-      session.close()
+      await session.close()
       this.live.delete(callId)
       await unsubscribe().catch(() => {})
       await this.end(row, hangup, error)
