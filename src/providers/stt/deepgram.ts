@@ -80,10 +80,13 @@ export class DeepgramStt implements SpeechToText {
       else settle()
       clearInterval(keepAlive)
     })
+    let finalizeOnOpen = false
     ws.on('open', () => {
       for (const b of pending) ws.send(b)
       pending = []
       pendingBytes = 0
+      if (finalizeOnOpen) ws.send(JSON.stringify({ type: 'Finalize' }))
+      finalizeOnOpen = false
     })
     ws.on('message', (data, binary) => {
       if (binary) return
@@ -121,6 +124,7 @@ export class DeepgramStt implements SpeechToText {
           if (waiter) settle()
           waiter = { resolve, reject, timer: setTimeout(settle, FINALIZE_WAIT_MS) }
           if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'Finalize' }))
+          else finalizeOnOpen = true
         })
       },
       onInterim(listener) {
