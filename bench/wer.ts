@@ -44,7 +44,7 @@ for (const sentence of SENTENCES) {
   let at = 0
   for (const p of parts) (all.set(p, at), (at += p.length))
   const line = decodeMulaw(encodeMulaw(resample(all, tts.sampleRate, 8000)))
-  const session = await stt.open({ language: 'en' })
+  const session = await stt.open()
   session.push(resample(line, 8000, session.sampleRate))
   const heard = await session.finalize()
   const w = wer(sentence, heard)

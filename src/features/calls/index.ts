@@ -76,7 +76,7 @@ export const callsFeature = defineFeature({
     const speech = new SpeechProviders(config, scripts)
     const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, numbers, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace, readsAnalysis })
     const actors: CallActors = registerCall(runtime, { effects, clock, logger })
-    const media = new CallMedia({ config, tries, agents, conversations, engine, telephony, speech, tokens, coordination, clock, logger, actors: () => actors, workspace })
+    const media = new CallMedia({ config, tries, agents, conversations, engine, telephony, speech, tokens, coordination, clock, logger, actors: () => actors, workspace, inspect: kernel.inspection?.inspect })
     const hasEspeak = !!Bun.which('espeak-ng')
     sandbox.attachMedia({ baseUrl: () => kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
     const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, actors: () => actors })

@@ -9,6 +9,8 @@
  * reaches this socket on the coordination channel `media:{callId}`.
  */
 import { join } from 'node:path'
+import { createActor, type Actor } from 'xstate'
+import { voiceTurnMachine } from '../../../machines/voice-turn'
 import type { CallActors } from '../../../actors/call'
 import { iso, type Clock } from '../../clock'
 import type { Config } from '../../config'
@@ -49,13 +51,21 @@ export interface CallMediaDeps {
   logger: Logger
   actors: () => CallActors
   workspace: (id: string) => Promise<WorkspaceDoc | null>
+  /** The XState inspector's observer (INSPECT=1). */
+  inspect?: Parameters<typeof createActor>[1] extends infer O ? (O extends { inspect?: infer I } ? I : never) : never
 }
 
 export const mediaChannel = (callId: string) => `media:${callId}`
 
 export class CallMedia implements MediaCalls {
   /** Live pipelines in this process, by call id (the console's actor view reads their state). */
-  readonly live = new Map<string, { state: PipelineState; session: VoiceSession }>()
+  readonly live = new Map<string, { state: PipelineState; session: VoiceSession; turns: Actor<typeof voiceTurnMachine> }>()
+
+  /** The pipeline of a live call in this process, for the console's actor view. */
+  pipeline(callId: string): { state: PipelineState } | null {
+    const entry = this.live.get(callId)
+    return entry ? { state: entry.state } : null
+  }
 
   constructor(private readonly deps: CallMediaDeps) {}
 
@@ -125,14 +135,17 @@ export class CallMedia implements MediaCalls {
       },
       state: (state) => {
         const entry = this.live.get(callId)
-        if (entry) entry.state = state
+        if (!entry) return
+        entry.state = state
+        entry.turns.send({ type: `to.${state}` })
       },
       // Replaced below, once the call's finish exists.
       hangUp: async () => {},
       log: (level, message, data) => log[level](data ?? {}, message),
     }
     const session = new VoiceSession({ line, vad, stt, tts: choice.tts, send: io.send, chunkMs: d.config.speech.chunkMs, record: recorder ?? undefined })
-    this.live.set(callId, { state: 'opening', session })
+    const turnsActor = createActor(voiceTurnMachine, { systemId: `voice:${callId}`, ...(d.inspect ? { inspect: d.inspect } : {}) }).start()
+    this.live.set(callId, { state: 'opening', session, turns: turnsActor })
     let unsubscribe: () => Promise<void> = async () => {}
     await write({ media: 'live', pipeline: { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name } })
     if (recorder) await write({ recording: recordingLink(d.config.publicBaseUrl, d.tokens, callId, row.attempt, workspace, d.clock.now(), false) })
@@ -142,6 +155,7 @@ export class CallMedia implements MediaCalls {
       if (over) return
       over = true
       await session.close()
+      turnsActor.stop()
       this.live.delete(callId)
       await unsubscribe().catch(() => {})
       await this.end(row, hangup, error)

@@ -9,7 +9,7 @@ import { answers, consoleErrors } from '../../http/docs'
 import { notFound } from '../../http/errors'
 import type { KernelHttp } from '../feature'
 
-export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: ActorRuntime }) {
+export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: ActorRuntime; pipeline?: (callId: string) => { state: string } | null }) {
   const isName = (name: string): name is MachineName => (machineNames as string[]).includes(name)
   return new Elysia({ detail: { tags: ['Console'] } })
     .use(deps.auth)
@@ -47,7 +47,9 @@ export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: 
       async ({ params }) => {
         const description = await deps.runtime.describe(params.id)
         if (!description) throw notFound(`no actor ${params.id}; ids are <kind>:<resource id>, e.g. customerWorkspace:org_…`)
-        return description as unknown as Record<string, unknown>
+        // A live call also shows its voice pipeline (listening, thinking, speaking, interrupted) when its media stream is in this process.
+        const pipeline = params.id.startsWith('call:') ? (deps.pipeline?.(params.id.slice(5)) ?? null) : undefined
+        return { ...(description as unknown as Record<string, unknown>), ...(pipeline !== undefined ? { pipeline } : {}) }
       },
       {
         params: t.Object({ id: t.String({ description: '<kind>:<resource id>' }) }),
