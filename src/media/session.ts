@@ -306,6 +306,8 @@ export class VoiceSession {
     if (this.turn !== turn || this.state === 'ended') return
     if (turn.endAfter) return void this.hangUp()
     if (turn.reply?.endCall) return void this.endPolitely(null, 'answered')
+    // Cut by the caller: what they are saying decides what comes next (utterance()).
+    if (this.state === 'interrupted') return
     this.setState('listening')
     this.armSilence()
   }

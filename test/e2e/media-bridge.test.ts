@@ -15,12 +15,17 @@ import { until } from '../support/until'
 let s: TestServer
 let dev: { id: string; key: string }
 let n = 0
+/** The sandbox's media hook-up, taken off the network for this file: the test is every callee. */
+let media: { token(callId: string, attempt: number): string }
 
 beforeAll(async () => {
   s = await startTestServer({ STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox' })
   dev = await s.developer({ plan: 'scale', name: 'Bridge' })
   const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Bridge', voice: { answersCalls: true } } })).body.id
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550700', source: 'rented', agent })).status).toBe(201)
+  const { sandbox } = s.server.services.of(callsFeature)
+  media = (sandbox as any).media
+  ;(sandbox as any).media = null
 })
 afterAll(() => s?.stop())
 
@@ -29,13 +34,8 @@ async function liveCall(): Promise<{ id: string; token: string }> {
   const phone = `+1415555${String(710 + n++).padStart(4, '0')}`
   expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })).status).toBe(201)
   expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent(phone)}`, { pickup: 'answer', ringMs: 0, hangupAfterMs: null })).status).toBe(200)
-  const { sandbox } = s.server.services.of(callsFeature)
-  // Keep the sandbox's own callee off this call: the test is the callee.
-  const media = (sandbox as any).media
-  ;(sandbox as any).media = null
   const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: phone, purpose: 'Hello, this is a protocol test.' } })
   await until('connected', () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }), (r) => r.body.status === 'connected')
-  ;(sandbox as any).media = media
   return { id: placed.body.id, token: media.token(placed.body.id, 1) }
 }
 

@@ -103,4 +103,25 @@ describe('a sandbox call through the media bridge', () => {
     // Several seconds of audio at 8 kHz, 16-bit.
     expect(bytes.length).toBeGreaterThan(8000 * 2 * 5)
   }, 90_000)
+
+  test('a wordless noise over the agent stops it, then it picks its sentence up again', async () => {
+    const dev = await phoneAgent('+14155550810', '+14155550811')
+    const lines = ['What time do you open on Saturday?', '~']
+    expect((await s.console('PUT', '/sandbox/phones/%2B14155550811', { pickup: 'answer', ringMs: 0, lines, hangupAfterMs: 60 * SEC })).status).toBe(200)
+    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550811', purpose: 'Hi, this is Bean There.' } })
+    const id = placed.body.id
+    const { sandbox } = s.server.services.of((await import('../../src/features/calls')).callsFeature)
+    const row = await until('connected', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
+    const callee = await until('callee on the line', async () => sandbox.callee(row.body.callRef), (c) => !!c)
+    const done = await until('cut, then resumed', async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').length >= 3, 45_000)
+    expect(callee!.log.interruptions[0]?.kind).toBe('noise')
+    expect(callee!.log.clears).toBeGreaterThanOrEqual(1)
+    const agent = done.transcript.filter((l: any) => l.speaker === 'agent').map((l: any) => l.text)
+    const full = 'We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.'
+    // The cut part and the resumed rest together say the sentence; no customer line came between.
+    expect(full.startsWith(agent[1])).toBe(true)
+    expect(full.endsWith(agent[2].replace(/ \(Source: Shop FAQ\)$/, ''))).toBe(true)
+    expect(done.transcript.filter((l: any) => l.speaker === 'customer')).toHaveLength(1)
+    await advance(61 * SEC)
+  }, 90_000)
 })

@@ -23,8 +23,8 @@ const FRAME = (PHONE_RATE * FRAME_MS) / 1000
 export const CALLEE_WAITS_MS = 900
 /** How far into the agent's speech a `>` line cuts in. */
 export const CALLEE_INTERRUPTS_AFTER_MS = 600
-/** A `~` noise burst: longer than the backchannel filter (300 ms), no words. */
-const NOISE_MS = 450
+/** A `~` noise burst: well past the backchannel filter (300 ms) after Silero's onset, no words. */
+const NOISE_MS = 800
 const SILENCE = 0xff
 
 interface Line {
@@ -106,7 +106,7 @@ export class SandboxCallee {
   private async prepare(raw: string): Promise<Line> {
     const kind = raw.startsWith('>') ? 'interrupt' : raw.startsWith('~') ? 'noise' : 'turn'
     const text = kind === 'turn' ? raw.trim() : raw.slice(1).trim()
-    if (kind === 'noise') return { text: '', kind, audio: synthesiseSyllables('mmmh', PHONE_RATE).subarray(0, (NOISE_MS * PHONE_RATE) / 1000) }
+    if (kind === 'noise') return { text: '', kind, audio: synthesiseSyllables('mmmmmmmmmmmmmmm', PHONE_RATE).subarray(0, (NOISE_MS * PHONE_RATE) / 1000) }
     const parts: Int16Array[] = []
     for await (const pcm of this.options.tts.synthesize(text, { voice: this.options.voice ?? 'leo', language: 'en' })) parts.push(resample(pcm, this.options.tts.sampleRate, PHONE_RATE))
     const audio = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
