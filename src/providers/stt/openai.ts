@@ -6,6 +6,7 @@
  */
 import { WaveFile } from 'wavefile'
 import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttSession } from './port'
+import { UtteranceBuffer } from './utterance'
 
 const RATE = 16_000
 /** One utterance at most a minute (older audio dropped): nobody speaks one turn longer. */
@@ -24,27 +25,13 @@ export class OpenAiTranscription implements SpeechToText {
     const { apiKey } = this.options
     const base = (this.options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/$/, '')
     const model = o.model ?? this.options.model ?? 'gpt-4o-mini-transcribe'
-    let chunks: Int16Array[] = []
-    let samples = 0
+    const utterance = new UtteranceBuffer(MAX_SAMPLES)
     return {
       sampleRate: RATE,
-      push(pcm) {
-        chunks.push(pcm)
-        samples += pcm.length
-        while (samples > MAX_SAMPLES && chunks.length > 1) samples -= chunks.shift()!.length
-      },
+      push: (pcm) => utterance.push(pcm),
       async finalize(signal) {
-        const taken = chunks
-        const count = samples
-        chunks = []
-        samples = 0
-        if (count < MIN_SAMPLES) return ''
-        const pcm = new Int16Array(count)
-        let at = 0
-        for (const c of taken) {
-          pcm.set(c, at)
-          at += c.length
-        }
+        const pcm = utterance.take()
+        if (pcm.length < MIN_SAMPLES) return ''
         const wav = new WaveFile()
         wav.fromScratch(1, RATE, '16', pcm)
         const form = new FormData()
@@ -65,7 +52,7 @@ export class OpenAiTranscription implements SpeechToText {
         return (body?.text ?? '').trim()
       },
       async close() {
-        chunks = []
+        utterance.clear()
       },
     }
   }

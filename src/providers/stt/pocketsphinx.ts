@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { WaveFile } from 'wavefile'
 import { SpeechError, type SpeechToText, type SttSession } from './port'
+import { UtteranceBuffer } from './utterance'
 
 const RATE = 16_000
 /** A minute of audio per utterance at most (older audio is dropped): nobody speaks one turn longer. */
@@ -25,32 +26,18 @@ export class PocketsphinxStt implements SpeechToText {
   constructor(private readonly binary = 'pocketsphinx_continuous') {}
 
   async open(): Promise<SttSession> {
-    let chunks: Int16Array[] = []
-    let samples = 0
+    const utterance = new UtteranceBuffer(MAX_UTTERANCE_SAMPLES)
     const binary = this.binary
     return {
       sampleRate: RATE,
-      push(pcm) {
-        chunks.push(pcm)
-        samples += pcm.length
-        while (samples > MAX_UTTERANCE_SAMPLES && chunks.length > 1) samples -= chunks.shift()!.length
-      },
+      push: (pcm) => utterance.push(pcm),
       async finalize(signal) {
-        const taken = chunks
-        const count = samples
-        chunks = []
-        samples = 0
-        if (count < MIN_UTTERANCE_SAMPLES) return ''
-        const pcm = new Int16Array(count)
-        let at = 0
-        for (const c of taken) {
-          pcm.set(c, at)
-          at += c.length
-        }
+        const pcm = utterance.take()
+        if (pcm.length < MIN_UTTERANCE_SAMPLES) return ''
         return decode(binary, pcm, signal)
       },
       async close() {
-        chunks = []
+        utterance.clear()
       },
     }
   }

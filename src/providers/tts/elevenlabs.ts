@@ -5,7 +5,7 @@
  * `{ text, model_id }`; the body is raw 16 kHz 16-bit PCM, streamed as it is synthesised.
  */
 import { SpeechError } from '../stt/port'
-import { headersDeadline, pcmBody } from './http-stream'
+import { headersDeadline, pcmBody } from './pcm-stream'
 import type { SynthesisOptions, TextToSpeech } from './port'
 import { providerVoice } from './voices'
 

@@ -4,7 +4,7 @@
  * response_format: "pcm" }`; `pcm` is raw 24 kHz 16-bit little-endian mono, streamed.
  */
 import { SpeechError } from '../stt/port'
-import { headersDeadline, pcmBody } from './http-stream'
+import { headersDeadline, pcmBody } from './pcm-stream'
 import type { SynthesisOptions, TextToSpeech } from './port'
 import { providerVoice } from './voices'
 
