@@ -203,8 +203,9 @@ export class VoiceSession {
     }
     const sttFinalAt = this.now()
     if (this.state === 'ended') return
-    if (!text) {
-      // Noise that stopped the agent: it picks its sentence up again instead of falling silent.
+    // Noise, or an "okay" long enough to have stopped the agent: it picks its sentence up again
+    // instead of falling silent or answering an acknowledgement.
+    if (!text || (this.state === 'interrupted' && isBackchannel(text))) {
       if (this.state === 'interrupted' && this.resumeText) {
         const rest = this.resumeText
         this.resumeText = null

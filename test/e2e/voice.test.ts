@@ -124,4 +124,23 @@ describe('a sandbox call through the media bridge', () => {
     expect(done.transcript.filter((l: any) => l.speaker === 'customer')).toHaveLength(1)
     await advance(61 * SEC)
   }, 90_000)
+
+  test('an "okay" said over the agent does not take the turn: the answer is heard whole', async () => {
+    const dev = await phoneAgent('+14155550820', '+14155550821')
+    const lines = ['What time do you open on Saturday?', '> Okay.']
+    expect((await s.console('PUT', '/sandbox/phones/%2B14155550821', { pickup: 'answer', ringMs: 0, lines, hangupAfterMs: 60 * SEC })).status).toBe(200)
+    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550821', purpose: 'Hi, this is Bean There.' } })
+    const id = placed.body.id
+    const { sandbox } = s.server.services.of((await import('../../src/features/calls')).callsFeature)
+    const row = await until('connected', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
+    const callee = await until('callee on the line', async () => sandbox.callee(row.body.callRef), (c) => !!c)
+    const full = 'We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.'
+    const done = await until('the answer heard', async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').map((l: any) => l.text).join(' ').includes('2 pm on Sundays'), 45_000)
+    expect(callee!.log.said).toEqual(['What time do you open on Saturday?', 'Okay.'])
+    // Only the question is a customer turn; the agent's answer is all there (whole, or cut and resumed).
+    expect(done.transcript.filter((l: any) => l.speaker === 'customer').map((l: any) => l.text)).toEqual(['What time do you open on Saturday?'])
+    const answer = done.transcript.filter((l: any) => l.speaker === 'agent').slice(1).map((l: any) => l.text).join(' ')
+    expect(answer.replace(/ \(Source: Shop FAQ\)$/, '')).toBe(full)
+    await advance(61 * SEC)
+  }, 90_000)
 })
