@@ -256,7 +256,8 @@ export class VoiceSession {
     turn.endAfter = options.endAfter ?? false
     if (!options.resumed) this.setState('thinking')
     const queue = this.speak(turn)
-    for (const s of new SentenceChunker().push(`${text} `)) queue.push(s)
+    const chunker = new SentenceChunker()
+    for (const s of [...chunker.push(text), ...chunker.flush()]) queue.push(s)
     queue.close()
   }
 

@@ -59,3 +59,46 @@ test('a booked call survives kill -9 and rings exactly once', async () => {
   const rows = (await call('GET', '/api/v1/calls?limit=100', dev.key)).body.items.filter((c: { id: string }) => c.id === id)
   expect(rows).toHaveLength(1)
 }, 30_000)
+
+test('a call in progress at kill -9 is reported dropped after the restart, its transcript kept', async () => {
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const dir = mkdtempSync(join(tmpdir(), 'svc-call-drop-'))
+  const call = async (method: string, path: string, auth: string, body?: unknown) => {
+    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+    return { status: res.status, body: (await res.json().catch(() => null)) as any }
+  }
+  const env = { DATA_DIR: dir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent', STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox' }
+  // The service the first test restarted is done with.
+  child?.kill('SIGKILL')
+  try {
+    child = await startChildService(port, env)
+    const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Drop', plan: 'pro' })).body
+    const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Caller', voice: { answersCalls: true } })).body.id
+    expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: '+14155550980', source: 'rented', agent })).status).toBe(201)
+    expect((await call('POST', `/console/workspaces/${dev.id}/contacts`, TOKEN, { phone: '+14155550181' })).status).toBe(201)
+    expect((await call('PUT', `/console/sandbox/phones/${encodeURIComponent('+14155550181')}`, TOKEN, { pickup: 'answer', hangupAfterMs: null })).status).toBe(200)
+    const id = (await call('POST', '/api/v1/calls', dev.key, { to: '+14155550181', purpose: 'Your appointment tomorrow' })).body.id
+    let live: any = null
+    for (let i = 0; i < 300 && !live?.transcript?.length; i++) {
+      live = (await call('GET', `/api/v1/calls/${id}`, dev.key)).body
+      await Bun.sleep(20)
+    }
+    expect(live).toMatchObject({ status: 'connected', transcript: [{ speaker: 'agent', text: 'Your appointment tomorrow' }] })
+    child.kill('SIGKILL')
+    await child.exited
+
+    child = await startChildService(port, env)
+    let done: any = null
+    for (let i = 0; i < 400; i++) {
+      done = (await call('GET', `/api/v1/calls/${id}`, dev.key)).body
+      if (done.analysedAt) break
+      await Bun.sleep(20)
+    }
+    expect(done).toMatchObject({ status: 'completed', hangup: 'failed', error: 'the call was dropped: the service restarted while it was in progress' })
+    expect(done.transcript[0]).toMatchObject({ speaker: 'agent', text: 'Your appointment tomorrow' })
+  } finally {
+    child?.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
+}, 40_000)

@@ -109,6 +109,10 @@ export const callsFeature = defineFeature({
       ws: [mediaBridge(media)],
       legacy: [recordingsRoute({ dataDir: config.dataDir, tokens, tries, now: () => clock.now() })],
       async start() {
+        // The sandbox network's calls live in this process: after a restart, a call that was ringing
+        // (placed) or connected has no line any more, as a carrier drops a line. With one instance
+        // (no REDIS_URL) every such call was ours; with several, another instance may still hold it.
+        if (telephony === sandbox && coordination.kind === 'local') await calls.dropLost(clock.now())
         await sweep()
         // Daily: retention is counted in days (30 / 75).
         sweeper = setInterval(() => void sweep(), 86_400_000)

@@ -191,6 +191,27 @@ export class CallService {
   }
 
   /** A line for the call (SPEC.md: calls per minute and concurrent calls, both 429 with Retry-After). */
+  /**
+   * After a restart on the sandbox network: tries that were ringing (placed) or connected lost
+   * their line. Connected ones end `completed` with `hangup: failed`, ringing ones `failed`, the
+   * reason in `error`; their transcripts so far stay. Returns how many were ended.
+   */
+  async dropLost(now: number): Promise<number> {
+    const reason = 'the call was dropped: the service restarted while it was in progress'
+    let dropped = 0
+    for (const status of ['connected', 'ringing'] as const) {
+      for (const row of await this.deps.tries.find({ status })) {
+        if (status === 'ringing' && !row.callRef) continue // placement in flight: it is re-run at boot
+        // Its media stream died with the process: nothing more will be written to it.
+        if (row.media === 'live') await this.deps.tries.update(row.id, { media: 'done' })
+        const event = status === 'connected' ? { type: 'call.ended' as const, at: now, hangup: 'failed' as const, error: reason } : { type: 'call.refused' as const, at: now, error: reason }
+        await this.deps.actors().send(row.callId, event)
+        dropped++
+      }
+    }
+    return dropped
+  }
+
   private async takeLine(workspace: WorkspaceDoc, callId: string, now: number): Promise<void> {
     const { coordination } = this.deps
     const ceilings = CALL_CEILINGS[workspace.plan]
