@@ -93,3 +93,34 @@ test('an incoming call is answered with TwiML streaming it to the bridge; an uns
   const unsigned = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) })
   expect(unsigned.status).toBe(403)
 })
+
+test("Twilio's media stream: the TwiML names /media/{id} with the token as a <Parameter>; the upgrade must carry X-Twilio-Signature", async () => {
+  const { twilioSignature } = await import('../../src/providers/telephony/twilio-signature')
+  const WebSocket = (await import('ws')).default
+  await s.console('POST', `/workspaces/${ws}/contacts`, { phone: '+14155550904' })
+  const placed = await s.api('POST', '/calls', { key, body: { to: '+14155550904', purpose: 'Hello over the stream.' } })
+  const id = placed.body.id
+  const sent = fake.calls.at(-1)!
+  const twiml = sent.form.get('Twiml')!
+  const wsUrl = /<Stream url="([^"]+)"/.exec(twiml)![1]!
+  const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!
+  expect(wsUrl).toBe(`${s.url.replace(/^http/, 'ws')}/media/${id}`)
+  expect(token.length).toBe(32)
+  await fake.callback(sent.sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })
+  await until('connected', () => call(id), (r) => r.body.status === 'connected')
+
+  // Unsigned: the upgrade is refused (403), nothing reaches the call.
+  const unsigned = new WebSocket(wsUrl)
+  const refused = await new Promise<number>((resolve) => unsigned.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)))
+  expect(refused).toBe(403)
+
+  // Signed as Twilio signs a stream: HMAC-SHA1 of the wss:// URL, no parameters.
+  const signed = new WebSocket(wsUrl, { headers: { 'x-twilio-signature': twilioSignature(fake.authToken, wsUrl, {}) } })
+  const received: any[] = []
+  signed.on('message', (d) => received.push(JSON.parse(String(d))))
+  await new Promise((resolve) => signed.once('open', resolve))
+  signed.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }))
+  signed.send(JSON.stringify({ event: 'start', sequenceNumber: '1', start: { streamSid: 'MZ1', accountSid: fake.accountSid, callSid: sent.sid, tracks: ['inbound'], customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } }, streamSid: 'MZ1' }))
+  await until('the purpose streams', async () => received, (r) => r.some((m) => m.event === 'media' && m.streamSid === 'MZ1'), 5_000)
+  signed.close()
+})
