@@ -52,6 +52,8 @@ export interface CallLine {
   language: string
   silenceMs: number
   maxCallSeconds: number
+  /** Caller silence that ends the call; SILENCE_TIMEOUT_MS unless given. */
+  silenceTimeoutMs?: number
   respond(text: string, onText: (piece: string) => void, signal: AbortSignal): Promise<AgentReply>
   /** The agent's line as the caller heard it: stored in memory (replacing the streamed reply) and the transcript. */
   agentSaid(text: string, messageId: string | null, opening: boolean): Promise<void>
@@ -335,7 +337,7 @@ export class VoiceSession {
   private armSilence(): void {
     this.quiet()
     if (this.state !== 'listening') return
-    this.silenceTimer = setTimeout(() => void this.endPolitely(VOICE_LINES.silence, 'answered'), SILENCE_TIMEOUT_MS)
+    this.silenceTimer = setTimeout(() => void this.endPolitely(VOICE_LINES.silence, 'answered'), this.parts.line.silenceTimeoutMs ?? SILENCE_TIMEOUT_MS)
   }
 
   /** Says goodbye (when there is something to say), then hangs up. The first reason to end wins. */

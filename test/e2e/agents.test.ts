@@ -48,6 +48,8 @@ describe('create', () => {
       [{ name: 'Ok', widget: { accent: 'red' } }, 'widget.accent'],
       [{ name: 'Ok', voice: { maxCallSeconds: 59 } }, 'voice.maxCallSeconds'],
       [{ name: 'Ok', voice: { maxCallSeconds: 1201 } }, 'voice.maxCallSeconds'],
+      [{ name: 'Ok', voice: { endpointingMs: 199 } }, 'voice.endpointingMs'],
+      [{ name: 'Ok', voice: { endpointingMs: 3001 } }, 'voice.endpointingMs'],
       [{ name: 'Ok', voice: { voice: 'nobody' } }, 'voice.voice'],
       [{ name: 'Ok', voice: { language: 'Klingon' } }, 'voice.language'],
       [{ name: 'Ok', language: 'Klingon' }, 'language'],

@@ -42,6 +42,7 @@ export const DEFAULTS = {
     detectMachines: false,
     recordCalls: false,
     maxCallSeconds: null,
+    endpointingMs: null,
   },
 } as const
 

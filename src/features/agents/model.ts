@@ -52,6 +52,9 @@ const VoiceInput = t.Object(
     detectMachines: t.Optional(t.Boolean()),
     recordCalls: t.Optional(t.Boolean()),
     maxCallSeconds: t.Optional(Nullable(BodyInt({ minimum: 60, maximum: 1200 }))),
+    endpointingMs: t.Optional(
+      Nullable(BodyInt({ minimum: 200, maximum: 3000, description: 'silence (ms) that ends the caller\'s turn on a call; null: 700 (README "Voice")' })),
+    ),
     // Read-only; accepted and ignored so a GET body can be sent back unchanged.
     surfaces: t.Optional(t.Array(t.String())),
     phoneNumber: t.Optional(Nullable(t.String())),
@@ -117,6 +120,7 @@ export const Agent = t.Object({
     detectMachines: t.Boolean(),
     recordCalls: t.Boolean(),
     maxCallSeconds: Nullable(t.Integer()),
+    endpointingMs: Nullable(t.Integer()),
     surfaces: t.Array(t.Union([t.Literal('web'), t.Literal('phone')])),
     phoneNumber: Nullable(t.String()),
   }),

@@ -149,7 +149,8 @@ export class AgentService {
     if (doc.widget.enabled) surfaces.push('web')
     if (doc.voice.answersCalls && phoneNumber) surfaces.push('phone')
     const { workspaceId: _w, updatedAt: _u, phoneNumber: _p, deletingAt: _d, legacyNumber: _n, ...rest } = doc
-    return { ...rest, voice: { ...doc.voice, surfaces, phoneNumber } }
+    // Agents stored before `endpointingMs` existed read as the default (null).
+    return { ...rest, voice: { ...doc.voice, endpointingMs: doc.voice.endpointingMs ?? null, surfaces, phoneNumber } }
   }
 
   /** Called by the phone-numbers service when a voice number is attached to or taken from an agent. */

@@ -114,7 +114,7 @@ export class CallMedia implements MediaCalls {
       opening: row.direction === 'outbound' ? (row.purpose ?? agent.greeting) : agent.greeting,
       voice: row.voice ?? agent.voice.voice,
       language,
-      silenceMs: (agent.voice as { endpointingMs?: number }).endpointingMs ?? DEFAULT_SILENCE_MS,
+      silenceMs: agent.voice.endpointingMs ?? DEFAULT_SILENCE_MS,
       maxCallSeconds: agent.voice.maxCallSeconds ?? DEFAULT_MAX_CALL_SECONDS,
       respond: async (text, onText, signal) => {
         const result = await d.engine.respond({ workspace, agent, conversation: current, text, sideEffects: 'live', onText, signal })

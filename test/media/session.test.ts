@@ -1,0 +1,108 @@
+/**
+ * The voice session alone, with instant fake engines and a line that echoes marks at once: the
+ * opening, the call's time limit and the silence timeout ending politely, DTMF reaching the agent
+ * as text, a TTS failure ending the call `failed`.
+ */
+import { describe, expect, test } from 'bun:test'
+import type { OutboundFrame } from '../../src/media/frames'
+import { VoiceSession, type CallLine } from '../../src/media/session'
+import { EnergyVad } from '../../src/media/vad'
+import { VOICE_LINES } from '../../src/media/phrases'
+import type { TextToSpeech } from '../../src/providers/tts/port'
+
+const tts: TextToSpeech = {
+  name: 'instant',
+  sampleRate: 8000,
+  async *synthesize(text) {
+    yield new Int16Array(text.length * 40).fill(500) // 5 ms a character: short turns
+  },
+}
+
+function harness(line: Partial<CallLine> = {}, engine: TextToSpeech = tts) {
+  const said: string[] = []
+  const asked: string[] = []
+  const ended: { hangup: string; error?: string }[] = []
+  let session: VoiceSession
+  const full: CallLine = {
+    callId: 'c1',
+    opening: 'Hello there.',
+    voice: 'aria',
+    language: 'en',
+    silenceMs: 200,
+    maxCallSeconds: 600,
+    respond: async (text, onText) => {
+      asked.push(text)
+      onText('Noted. ')
+      return { reply: 'Noted.', endCall: false, messageId: null }
+    },
+    agentSaid: async (text) => void said.push(text),
+    customerSaid: async () => {},
+    latency: () => {},
+    state: () => {},
+    hangUp: async (reason) => {
+      ended.push(reason)
+      await session.close()
+    },
+    log: () => {},
+    ...line,
+  }
+  const send = (f: OutboundFrame) => {
+    // The line plays at once and echoes each mark.
+    if (f.kind === 'mark') queueMicrotask(() => session.frame({ kind: 'mark', name: f.name }))
+    return true
+  }
+  session = new VoiceSession({ line: full, vad: new EnergyVad(), stt: { sampleRate: 8000, push() {}, finalize: async () => '', close: async () => {} }, tts: engine, send, chunkMs: 20 })
+  return { session, said, asked, ended }
+}
+
+const waitFor = async (ok: () => boolean, ms = 3_000) => {
+  const until = Date.now() + ms
+  while (!ok()) {
+    if (Date.now() > until) throw new Error('timed out')
+    await Bun.sleep(10)
+  }
+}
+
+describe('voice session', () => {
+  test('opens with its line, stored as heard', async () => {
+    const h = harness()
+    h.session.start(8000)
+    await waitFor(() => h.said.length === 1)
+    expect(h.said).toEqual(['Hello there.'])
+    await h.session.close()
+  })
+
+  test('the call time limit says goodbye, then hangs up answered', async () => {
+    const h = harness({ maxCallSeconds: 0.3 })
+    h.session.start(8000)
+    await waitFor(() => h.ended.length === 1)
+    expect(h.said.at(-1)).toBe(VOICE_LINES.timeLimit)
+    expect(h.ended).toEqual([{ hangup: 'answered' }])
+  })
+
+  test('caller silence ends the call politely', async () => {
+    const h = harness({ silenceTimeoutMs: 200 })
+    h.session.start(8000)
+    await waitFor(() => h.ended.length === 1)
+    expect(h.said).toEqual(['Hello there.', VOICE_LINES.silence])
+    expect(h.ended[0]!.hangup).toBe('answered')
+  })
+
+  test('keypad digits reach the agent as text once the caller stops pressing', async () => {
+    const h = harness()
+    h.session.start(8000)
+    await waitFor(() => h.said.length === 1)
+    for (const digit of ['4', '2']) h.session.frame({ kind: 'dtmf', digit })
+    await waitFor(() => h.asked.length === 1)
+    expect(h.asked).toEqual(['(The caller pressed 4 2 on the keypad.)'])
+    await h.session.close()
+  })
+
+  test('a TTS that fails ends the call failed, naming it', async () => {
+    const broken: TextToSpeech = { name: 'broken', sampleRate: 8000, async *synthesize() { throw new Error('503 from the vendor') } }
+    const h = harness({}, broken)
+    h.session.start(8000)
+    await waitFor(() => h.ended.length === 1)
+    expect(h.ended[0]).toEqual({ hangup: 'failed', error: 'text-to-speech failed: 503 from the vendor' })
+  })
+})
