@@ -43,25 +43,24 @@ async function phoneAgent(number: string, contact: string, extra: Record<string,
 describe('a sandbox call through the media bridge', () => {
   test('purpose first, an answer from knowledge, a barge-in cleared at once, heard-only transcript, results after', async () => {
     const dev = await phoneAgent('+14155550800', '+14155550801')
-    const lines = ['What time do you open on Saturday?', '> Sorry, where do customers park?']
+    const lines = ['What time do you open on Saturday?', '> Sorry, where do customers park?', 'My name is Priya.']
     expect((await s.console('PUT', '/sandbox/phones/%2B14155550801', { pickup: 'answer', ringMs: 0, lines, hangupAfterMs: 60 * SEC })).status).toBe(200)
-    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550801', purpose: 'Hi, this is Bean There calling about your order.', extract: [{ name: 'topic', type: 'text', description: 'what the caller asked about' }] } })
+    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550801', purpose: 'Hi, this is Bean There calling about your order.', extract: [{ name: 'name', type: 'text', description: "the caller's name" }] } })
     expect(placed.status).toBe(202)
     const id = placed.body.id
     const { sandbox } = s.server.services.of((await import('../../src/features/calls')).callsFeature)
     const row = await until('connected', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
     const callee = await until('callee on the line', async () => sandbox.callee(row.body.callRef), (c) => !!c)
+    // The pipeline's state shows on the call's actor in the console while the call is live.
+    const actor = await until('the pipeline runs', () => s.console('GET', `/actors/call:${id}`), (r) => r.status === 200 && r.body.pipeline !== null)
+    expect(['opening', 'listening', 'thinking', 'speaking', 'interrupted']).toContain(actor.body.pipeline.state)
 
     // The callee says both lines; the second cuts into the agent's answer.
-    await until('both lines said and answered', async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').length >= 3, 45_000)
-    expect(callee!.log.said).toEqual(['What time do you open on Saturday?', 'Sorry, where do customers park?'])
+    await until('both lines said and answered', async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').length >= 4, 60_000)
+    expect(callee!.log.said).toEqual(['What time do you open on Saturday?', 'Sorry, where do customers park?', 'My name is Priya.'])
     expect(callee!.log.clears).toBeGreaterThanOrEqual(1)
 
     const live = (await s.api('GET', `/calls/${id}`, { key: dev.key })).body
-    // The pipeline's state shows on the call's actor in the console while the call is live.
-    const actor = await s.console('GET', `/actors/call:${id}`)
-    expect(actor.status).toBe(200)
-    expect(['listening', 'thinking', 'speaking', 'interrupted']).toContain(actor.body.pipeline.state)
     const t = live.transcript.map((l: any) => [l.speaker, l.text])
     expect(t[0]).toEqual(['agent', 'Hi, this is Bean There calling about your order.'])
     expect(t[1]).toEqual(['customer', 'What time do you open on Saturday?'])
@@ -92,7 +91,8 @@ describe('a sandbox call through the media bridge', () => {
     const done = await until('analysed', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.analysedAt !== null && r.body.recording?.ready === true, 20_000)
     expect(done.body).toMatchObject({ status: 'completed', hangup: 'answered' })
     expect(done.body.summary).toBeString()
-    expect(done.body.latency.turns).toBeGreaterThanOrEqual(2)
+    expect(done.body.fields).toEqual({ name: 'Priya' })
+    expect(done.body.latency.turns).toBeGreaterThanOrEqual(3)
     expect(done.body.latency.toFirstAudioMs.p50).toBeGreaterThan(0)
     expect(done.body.latency.toFirstHeardMs.p50).toBeGreaterThanOrEqual(done.body.latency.toFirstAudioMs.p50)
     const wav = await fetch(done.body.recording.url.replace(/^https?:\/\/[^/]+/, s.url))

@@ -189,6 +189,8 @@ export class SandboxCallee {
       if (this.buffered === 0) this.echo(this.marks.pop()!.name)
     } else if (m.event === 'clear') {
       this.log.clears++
+      // The agent's turn was cut: the callee's next line waits for the agent's next turn.
+      this.agentSpokeSinceMyTurn = false
       const open = this.log.interruptions.at(-1)
       if (open && open.clearedAfterMs === null) open.clearedAfterMs = performance.now() - open.at
       this.buffered = 0
