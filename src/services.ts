@@ -27,6 +27,7 @@ import { analyticsFeature } from './features/analytics'
 import { versionsFeature } from './features/versions'
 import { webhooksFeature } from './features/webhooks'
 import { callsFeature } from './features/calls'
+import { messagingFeature } from './features/messaging'
 import { modelsFeature } from './features/models'
 import { voicesFeature } from './features/voices'
 import { clockFeature } from './features/clock'
@@ -46,6 +47,7 @@ export const FEATURES: readonly Feature<any>[] = [
   versionsFeature,
   webhooksFeature,
   callsFeature,
+  messagingFeature,
   modelsFeature,
   voicesFeature,
   clockFeature,

@@ -59,6 +59,8 @@ export interface TurnInput {
   /** What the customer wrote (or said, transcribed). */
   text: string
   sideEffects: SideEffects
+  /** The customer's message, when the channel recorded it already (an inbound message is stored on receipt). */
+  recorded?: { message: MessageDoc; conversation: ConversationDoc }
   /** Called with each piece of reply text as the model streams it. */
   onText?: (piece: string) => void
   signal?: AbortSignal
@@ -88,8 +90,8 @@ export class ConversationEngine {
     const { workspace, agent, sideEffects } = turn
     // Before anything is written: an agent whose model cannot run leaves no half-recorded turn.
     const model = turn.model ?? (await this.deps.models.resolve(workspace, agent))
-    const history = await this.deps.conversations.history(turn.conversation.id, MEMORY_MESSAGES)
-    const recorded = await this.deps.conversations.addMessage(turn.conversation, { author: 'customer', parts: [{ type: 'text', text: turn.text }] })
+    const history = (await this.deps.conversations.history(turn.conversation.id, MEMORY_MESSAGES + 1)).filter((m) => m.id !== turn.recorded?.message.id).slice(-MEMORY_MESSAGES)
+    const recorded = turn.recorded ?? (await this.deps.conversations.addMessage(turn.conversation, { author: 'customer', parts: [{ type: 'text', text: turn.text }] }))
     let conversation = recorded.conversation
     if (conversation.status === 'handled') {
       return { conversation, reply: '', answered: false, tools: [], endCall: false, customerMessage: recorded.message, replyMessage: null }

@@ -16,6 +16,8 @@ export const conversationsSpec: CollectionSpec = {
     { name: 'workspace_inbound', fields: [['workspaceId', 1], ['lastInboundAt', -1]] },
     // Analytics windows per agent (counts and groups by day, hour, channel, status) and the cascade.
     { name: 'agent_created', fields: [['workspaceId', 1], ['agentId', 1], ['createdAt', -1]] },
+    // A messaging thread's conversation (one per customer and number).
+    { name: 'thread', fields: [['workspaceId', 1], ['thread', 1]] },
   ],
 }
 
@@ -26,6 +28,8 @@ export const messagesSpec: CollectionSpec = {
     { name: 'conversation_created', fields: [['conversationId', 1], ['internal', 1], ['createdAt', -1], ['id', -1]] },
     // Analytics (messages, agent replies per day) and the cascade.
     { name: 'agent_created', fields: [['workspaceId', 1], ['agentId', 1], ['createdAt', -1]] },
+    // Delivery receipts find the message a platform id refers to.
+    { name: 'platform_id', fields: [['delivery.platformMessageId', 1]] },
   ],
 }
 

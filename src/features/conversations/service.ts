@@ -18,6 +18,8 @@ export interface StartConversation {
   channel: Channel
   customer?: { id: string | null; phone: string | null }
   test?: boolean
+  /** A messaging thread (`<channel>:<our number>:<customer>`): one conversation per customer and number. */
+  thread?: string
 }
 
 export interface NewMessage {
@@ -50,11 +52,27 @@ export class ConversationService {
       status: 'active',
       test: input.test ?? false,
       lastInboundAt: null,
+      ...(input.thread ? { thread: input.thread } : {}),
       createdAt: now,
       updatedAt: now,
     }
     await this.conversations.insert(doc)
     return doc
+  }
+
+  /** The conversation of a messaging thread, opened on its first message. */
+  async thread(input: StartConversation & { thread: string }): Promise<ConversationDoc> {
+    return (await this.conversations.findOne({ workspaceId: input.workspaceId, thread: input.thread })) ?? this.start(input)
+  }
+
+  /** What the platform said about a message we sent (receipts move it forward only). */
+  async setDelivery(messageId: string, delivery: { platformMessageId?: string; status: string; at: string; error?: { code: string; message: string } }): Promise<void> {
+    await this.messages.update(messageId, { delivery })
+  }
+
+  /** The message a platform id refers to (receipts). */
+  byPlatformId(platformMessageId: string): Promise<MessageDoc | null> {
+    return this.messages.findOne({ 'delivery.platformMessageId': platformMessageId })
   }
 
   /** Another workspace's conversation is the same 404 as none at all (SPEC.md Errors). */

@@ -1,0 +1,33 @@
+/** Console: `POST /console/workspaces/{ws}/inbound` — a message as if the customer wrote (DESIGN.md). */
+import { Elysia, t } from 'elysia'
+import { answers, consoleErrors } from '../../http/docs'
+import type { KernelHttp } from '../feature'
+import type { WorkspaceService } from '../workspaces'
+import type { InboundMessages } from './inbound'
+
+export function messagingConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; inbound: InboundMessages }) {
+  return new Elysia({ detail: { tags: ['Console'] } }).use(deps.auth).post(
+    '/workspaces/:ws/inbound',
+    async ({ params, body, set }) => {
+      const workspace = await deps.workspaces.get(params.ws)
+      set.status = 201
+      return deps.inbound.receive(workspace, { channel: body.channel, from: body.from, to: body.to ?? null, text: body.text })
+    },
+    {
+      params: t.Object({ ws: t.String() }),
+      body: t.Object(
+        {
+          channel: t.Literal('chatapp', { description: 'chatapp today; botapp, web and email arrive with the rest of issue 12' }),
+          from: t.String({ description: "the customer's phone number" }),
+          to: t.Optional(t.String({ description: 'our chat-app number; default the workspace\'s only one' })),
+          text: t.String({ minLength: 1, maxLength: 4096 }),
+        },
+        { additionalProperties: false },
+      ),
+      detail: {
+        summary: 'A message as if the customer wrote it on the chat app',
+        responses: answers({ 201: t.Object({ conversationId: t.String(), messageId: t.String(), receivedAt: t.String() }), ...consoleErrors(400, 404, 409) }),
+      },
+    },
+  )
+}

@@ -1,0 +1,131 @@
+/**
+ * An inbound chat message (issue 12 part 2): it finds or opens the conversation for that customer
+ * and number, creates the contact if the person is new, records the message (which opens the
+ * customer's 24-hour window: `lastInboundAt`), and then:
+ * - "STOP"-style text records the opt-out and nothing is sent back;
+ * - external agents on for the number: `message.received` goes out and the developer answers;
+ * - a teammate took the conversation over: the agent stays quiet;
+ * - else the number's agent answers through the conversation engine, on the platform.
+ * The 201 answers once the message is stored; the agent's answer follows in the background.
+ * Messages of one thread are handled one after another (in this process).
+ */
+import { SerialQueue } from '../../../actors/serial-queue'
+import type { Clock } from '../../clock'
+import type { EventBus } from '../../events/bus'
+import { badRequest, conflict, notFound } from '../../http/errors'
+import type { Logger } from '../../logger'
+import type { MessagingPlatform } from '../../providers/messaging/port'
+import type { AgentService } from '../agents'
+import { normalizePhone, type ContactService } from '../contacts'
+import type { ConversationFeature } from '../conversations'
+import type { PhoneNumberService } from '../phone-numbers'
+import type { WorkspaceDoc } from '../workspaces'
+import { isOptOut } from './opt-out'
+
+export interface InboundInput {
+  channel: 'chatapp'
+  from: string
+  /** Our number; the workspace's only chat-app number when absent. */
+  to?: string | null
+  text: string
+}
+
+export interface Received {
+  conversationId: string
+  messageId: string
+  receivedAt: string
+}
+
+export interface InboundDeps {
+  numbers: PhoneNumberService
+  agents: AgentService
+  contacts: ContactService
+  conversations: ConversationFeature['conversations']
+  engine: ConversationFeature['engine']
+  platform: MessagingPlatform
+  bus: EventBus
+  clock: Clock
+  logger: Logger
+}
+
+export class InboundMessages {
+  private readonly threads = new SerialQueue()
+  /** Agent answers still running (tests and shutdown wait for them). */
+  private readonly answering = new Set<Promise<void>>()
+
+  constructor(private readonly deps: InboundDeps) {}
+
+  async receive(workspace: WorkspaceDoc, input: InboundInput): Promise<Received> {
+    const d = this.deps
+    const phone = normalizePhone(input.from)
+    if (!phone) throw badRequest('from', `"${input.from}" is not a phone number`)
+    if (!input.text.trim()) throw badRequest('text', 'must not be blank')
+    const number = await this.ourNumber(workspace, input.to ?? null)
+    if (!number.agentId) throw conflict(`${number.number} has no agent to answer it`)
+    const agentId = number.agentId
+    const thread = `chatapp:${number.number}:${phone}`
+    return this.threads.run(thread, async () => {
+      const contact = (await d.contacts.findByPhone(workspace.id, phone)) ?? (await d.contacts.create(workspace.id, { phone }))
+      const conversation = await d.conversations.thread({ workspaceId: workspace.id, agentId, channel: 'chatapp', customer: { id: contact.id, phone }, thread })
+      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: [{ type: 'text', text: input.text }] })
+      const received = { conversationId: conversation.id, messageId: recorded.message.id, receivedAt: recorded.message.createdAt }
+      if (isOptOut(input.text)) {
+        if (!contact.optedOut) await d.contacts.patch(workspace.id, contact.id, { optedOut: true })
+        return received
+      }
+      if (number.externalAgents) {
+        await d.bus.publish({
+          type: 'message.received',
+          workspaceId: workspace.id,
+          agentId,
+          data: { ...received, channel: 'chatapp', customer: { id: contact.id, phone }, parts: recorded.message.parts as Record<string, unknown>[] },
+        })
+        return received
+      }
+      if (recorded.conversation.status === 'handled') return received
+      const answer = this.answer(workspace, agentId, number.number, phone, recorded).finally(() => this.answering.delete(answer))
+      this.answering.add(answer)
+      return received
+    })
+  }
+
+  /** Resolves once every agent answer under way has been sent (or has failed). */
+  async settled(): Promise<void> {
+    while (this.answering.size) await Promise.allSettled([...this.answering])
+  }
+
+  private async ourNumber(workspace: WorkspaceDoc, to: string | null) {
+    const d = this.deps
+    if (to !== null) {
+      const normal = normalizePhone(to)
+      if (!normal) throw badRequest('to', `"${to}" is not a phone number`)
+      const number = await d.numbers.byNumber(normal)
+      if (!number || number.workspaceId !== workspace.id) throw notFound(`${normal} is not a number of this workspace`)
+      if (number.channel !== 'chatapp') throw badRequest('to', `${normal} is a voice number, not a chat-app number`)
+      return number
+    }
+    const mine = (await d.numbers.list(workspace.id)).filter((n) => n.channel === 'chatapp')
+    if (mine.length !== 1) throw badRequest('to', mine.length ? 'the workspace has several chat-app numbers: say which one' : 'the workspace has no chat-app number')
+    return mine[0]!
+  }
+
+  /** The agent answers on the platform; its message carries what the platform said of it. */
+  private async answer(workspace: WorkspaceDoc, agentId: string, from: string, to: string, recorded: Awaited<ReturnType<ConversationFeature['conversations']['addMessage']>>): Promise<void> {
+    const d = this.deps
+    try {
+      const agent = await d.agents.get(workspace.id, agentId)
+      const text = (recorded.message.parts[0] as { text: string }).text
+      const turn = await d.engine.respond({ workspace, agent, conversation: recorded.conversation, text, recorded, sideEffects: 'live' })
+      if (!turn.answered || !turn.replyMessage) return
+      const at = () => new Date(d.clock.now()).toISOString()
+      try {
+        const sent = await d.platform.send({ from, to, content: { type: 'text', text: turn.reply } })
+        await d.conversations.setDelivery(turn.replyMessage.id, { platformMessageId: sent.platformMessageId, status: 'accepted', at: at() })
+      } catch (err) {
+        await d.conversations.setDelivery(turn.replyMessage.id, { status: 'failed', at: at(), error: { code: (err as { code?: string }).code ?? 'refused', message: (err as Error).message } })
+      }
+    } catch (err) {
+      d.logger.warn({ err, workspace: workspace.id, agent: agentId }, 'the agent could not answer an inbound message')
+    }
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Messaging (issue 12, first part): the chat-app channel on the messaging port — inbound messages
+ * to conversations, the agent's answers sent on the platform with their receipts, external agents
+ * told through `message.received`, opt-out keywords. The sandbox platform is the default.
+ */
+import { iso } from '../../clock'
+import { SandboxPlatform } from '../../providers/messaging/sandbox'
+import { agentsFeature } from '../agents'
+import { contactsFeature } from '../contacts'
+import { conversationsFeature } from '../conversations'
+import { defineFeature } from '../feature'
+import { phoneNumbersFeature } from '../phone-numbers'
+import { tenancyFeature } from '../workspaces'
+import { messagingConsole } from './console'
+import { InboundMessages } from './inbound'
+
+/** Receipts only move a message forward (a late `sent` never undoes `read`); `failed` ends it. */
+const ORDER: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, read: 3, failed: 4 }
+
+export const messagingFeature = defineFeature({
+  name: 'messaging',
+  async build(kernel, use) {
+    const { workspaces } = use(tenancyFeature)
+    const { agents } = use(agentsFeature)
+    const { contacts } = use(contactsFeature)
+    const { numbers } = use(phoneNumbersFeature)
+    const { conversations, engine } = use(conversationsFeature)
+    const platform = new SandboxPlatform(kernel.clock)
+    const inbound = new InboundMessages({ numbers, agents, contacts, conversations, engine, platform, bus: kernel.bus, clock: kernel.clock, logger: kernel.logger })
+    platform.onReceipt(async (r) => {
+      const message = await conversations.byPlatformId(r.platformMessageId)
+      const current = (message?.delivery as { status?: string } | undefined)?.status ?? 'accepted'
+      if (!message || (ORDER[r.status] ?? 0) <= (ORDER[current] ?? 0) || current === 'failed') return
+      await conversations.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
+    })
+    return {
+      services: { inbound, platform },
+      console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound })],
+      stop: () => inbound.settled(),
+    }
+  },
+})
