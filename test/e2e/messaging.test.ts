@@ -94,3 +94,80 @@ describe('an inbound message', () => {
     expect(r.body.error).toContain('voice number')
   })
 })
+
+describe('POST /conversations/{id}/reply', () => {
+  let ext: { id: string; key: string }
+  const customerSays = async (from: string, text = 'Hello?') => (await inbound({ from, text }, ext.id)).body.conversationId as string
+  const reply = (id: string, body: unknown, headers: Record<string, string> = {}) => s.api('POST', `/conversations/${id}/reply`, { key: ext.key, body, headers })
+  beforeAll(async () => {
+    ext = await s.developer({ plan: 'scale', name: 'External replies' })
+    const a = (await s.api('POST', '/agents', { key: ext.key, body: { name: 'Ext' } })).body.id
+    expect((await s.console('POST', `/workspaces/${ext.id}/phone-numbers`, { number: '+14155550430', source: 'rented', channel: 'chatapp', agent: a, externalAgents: true })).status).toBe(201)
+  })
+
+  test('text within the window: sent, stored as the agent\'s, charged; an Idempotency-Key replays without sending twice', async () => {
+    const id = await customerSays('+14155550431')
+    const r = await reply(id, { text: 'Hi! How can I help?' }, { 'idempotency-key': 'reply-1' })
+    expect(r.status).toBe(200)
+    expect(r.body).toEqual({ ok: true })
+    expect(platform().sent.filter((m) => m.to === '+14155550431').map((m) => m.content)).toEqual([{ type: 'text', text: 'Hi! How can I help?' }])
+    const again = await reply(id, { text: 'Hi! How can I help?' }, { 'idempotency-key': 'reply-1' })
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(platform().sent.filter((m) => m.to === '+14155550431')).toHaveLength(1)
+    const messages = (await s.api('GET', `/conversations/${id}/messages`, { key: ext.key })).body.items
+    expect(messages[0]).toMatchObject({ author: 'agent', parts: [{ type: 'text', text: 'Hi! How can I help?' }] })
+    const usage = await s.server.services.store.collection<any>({ name: 'usage_records', indexes: [] })
+    expect(await usage.count({ workspaceId: ext.id, kind: 'reply_charge' })).toBe(1)
+  })
+
+  test('media: sent as given; caption and filename only where they belong; https and public only', async () => {
+    const id = await customerSays('+14155550432')
+    expect((await reply(id, { media: { type: 'image', url: 'https://cdn.example.com/menu.png', caption: 'Our menu' } })).status).toBe(200)
+    expect(platform().sent.at(-1)!.content).toEqual({ type: 'media', media: { type: 'image', url: 'https://cdn.example.com/menu.png', caption: 'Our menu' } })
+    const refused: [unknown, string][] = [
+      [{ media: { type: 'audio', url: 'https://cdn.example.com/a.mp3', caption: 'x' } }, 'media.caption'],
+      [{ media: { type: 'image', url: 'https://cdn.example.com/a.png', filename: 'a.png' } }, 'media.filename'],
+      [{ media: { type: 'file', url: 'http://cdn.example.com/a.pdf' } }, 'media.url'],
+      [{ media: { type: 'file', url: 'https://127.0.0.1/a.pdf' } }, 'media.url'],
+      [{ text: 'a', media: { type: 'file', url: 'https://cdn.example.com/a.pdf' } }, 'not text and media'],
+      [{}, 'send one of'],
+      [{ text: 'x'.repeat(4097) }, 'text'],
+      [{ form: 'Booking' }, 'no form named "Booking"'],
+    ]
+    for (const [body, words] of refused) {
+      const r = await reply(id, body)
+      expect(r.status).toBe(400)
+      expect(r.body.error).toContain(words)
+    }
+  })
+
+  test('the 404 and 409 rows', async () => {
+    expect((await reply('conv_nope', { text: 'hi' })).status).toBe(404)
+    // External agents off: the agent answers (the first workspace's number).
+    const answered = await inbound({ from: '+14155550440', text: 'Hi' })
+    expect((await s.api('POST', `/conversations/${answered.body.conversationId}/reply`, { key: dev.key, body: { text: 'hi' } })).body.error).toContain('external agents are off')
+    const taken = await customerSays('+14155550433')
+    await s.console('POST', `/workspaces/${ext.id}/conversations/${taken}/takeover`)
+    expect((await reply(taken, { text: 'hi' })).body.error).toContain('teammate')
+    const optedOut = await customerSays('+14155550434')
+    await inbound({ from: '+14155550434', text: 'stop' }, ext.id)
+    expect((await reply(optedOut, { text: 'hi' })).body.error).toContain('opted out')
+    const late = await customerSays('+14155550435')
+    await s.console('POST', '/clock/advance', { ms: 24 * 60 * 60 * 1000 + 1 })
+    const closed = await reply(late, { text: 'hi' })
+    expect(closed.status).toBe(409)
+    expect(closed.body.error).toContain('24-hour window is closed')
+  })
+
+  test('a platform refusal is a 502 and releases the Idempotency-Key', async () => {
+    const id = await customerSays('+14155550436')
+    platform().refuse.add('+14155550436')
+    const refused = await reply(id, { text: 'hello' }, { 'idempotency-key': 'reply-502' })
+    expect(refused.status).toBe(502)
+    expect(refused.body.error).toContain('not on the messaging app')
+    platform().refuse.delete('+14155550436')
+    const retried = await reply(id, { text: 'hello' }, { 'idempotency-key': 'reply-502' })
+    expect(retried.status).toBe(200)
+    expect(retried.headers.get('idempotent-replayed')).toBeNull()
+  })
+})

@@ -27,7 +27,7 @@ export interface NewMessage {
   parts: MessagePart[]
   internal?: boolean
   /** Stored beside the message (agent replies: tools, model, usage). */
-  extra?: Pick<MessageDoc, 'tools' | 'model' | 'usage'>
+  extra?: Pick<MessageDoc, 'tools' | 'model' | 'usage'> | Record<string, unknown>
 }
 
 export class ConversationService {

@@ -13,6 +13,9 @@ import { phoneNumbersFeature } from '../phone-numbers'
 import { tenancyFeature } from '../workspaces'
 import { messagingConsole } from './console'
 import { InboundMessages } from './inbound'
+import { Replies } from './reply'
+import { messagingV1 } from './v1'
+import { usageFeature } from '../usage'
 
 /** Receipts only move a message forward (a late `sent` never undoes `read`); `failed` ends it. */
 const ORDER: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, read: 3, failed: 4 }
@@ -25,7 +28,9 @@ export const messagingFeature = defineFeature({
     const { contacts } = use(contactsFeature)
     const { numbers } = use(phoneNumbersFeature)
     const { conversations, engine } = use(conversationsFeature)
+    const { ledger } = use(usageFeature)
     const platform = new SandboxPlatform(kernel.clock)
+    const replies = new Replies({ conversations, numbers, contacts, platform, ledger, clock: kernel.clock })
     const inbound = new InboundMessages({ numbers, agents, contacts, conversations, engine, platform, bus: kernel.bus, clock: kernel.clock, logger: kernel.logger })
     platform.onReceipt(async (r) => {
       const message = await conversations.byPlatformId(r.platformMessageId)
@@ -34,7 +39,8 @@ export const messagingFeature = defineFeature({
       await conversations.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
     })
     return {
-      services: { inbound, platform },
+      services: { inbound, platform, replies },
+      v1: [messagingV1({ context: kernel.http.v1, replies })],
       console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound })],
       stop: () => inbound.settled(),
     }

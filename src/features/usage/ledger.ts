@@ -9,7 +9,7 @@ export interface UsageRecordDoc {
   id: string
   workspaceId: string
   developerId: string
-  kind: 'reply' | 'call_minute' | 'message' | 'analysis'
+  kind: 'reply' | 'call_minute' | 'message' | 'analysis' | 'reply_charge'
   quantity: number
   costMicro: number
   createdAt: string

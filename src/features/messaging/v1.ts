@@ -1,0 +1,52 @@
+/** `POST /conversations/{id}/reply` (SPEC.md Conversations): the developer's agent answers on the chat app. */
+import { Elysia, t } from 'elysia'
+import { answers, v1Errors } from '../../http/docs'
+import type { KernelHttp } from '../feature'
+import { MAX_MEDIA_URL, MAX_REPLY_TEXT } from './reply-rules'
+import type { Replies } from './reply'
+
+const Reply = t.Object(
+  {
+    text: t.Optional(t.String({ maxLength: MAX_REPLY_TEXT, description: 'only while the 24-hour window is open' })),
+    media: t.Optional(
+      t.Object(
+        {
+          type: t.Union([t.Literal('image'), t.Literal('video'), t.Literal('audio'), t.Literal('file')]),
+          url: t.String({ maxLength: MAX_MEDIA_URL, description: 'a public https link' }),
+          caption: t.Optional(t.String({ maxLength: 1024, description: 'image or video only' })),
+          filename: t.Optional(t.String({ maxLength: 240, description: 'file (document) only' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    form: t.Optional(t.Union([t.String(), t.Object({ name: t.String() }, { additionalProperties: false })], { description: 'a published form of the number\'s agent' })),
+    template: t.Optional(
+      t.Object(
+        {
+          name: t.String(),
+          language: t.Optional(t.String()),
+          variables: t.Optional(t.Array(t.String())),
+          buttonVariables: t.Optional(t.Array(t.String())),
+          headerMediaUrl: t.Optional(t.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'exactly one of text, media, form, template' },
+)
+
+export function messagingV1(deps: { context: KernelHttp['v1']; replies: Replies }) {
+  return new Elysia({ prefix: '/conversations', detail: { tags: ['Conversations'] } }).use(deps.context).post('/:id/reply', ({ params, body, workspace }) => deps.replies.reply(workspace, params.id, body), {
+    idempotent: true,
+    params: t.Object({ id: t.String() }),
+    body: Reply,
+    headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours' })) }),
+    detail: {
+      summary: 'Reply in a chat-app conversation (numbers with external agents on)',
+      description:
+        "409: external agents off for the number, a teammate took it over, the customer's 24-hour window closed (send a template), the customer opted out, or the number is disconnected. 502: the messaging platform refused it (the Idempotency-Key is released).",
+      responses: answers({ 200: t.Object({ ok: t.Literal(true) }), ...v1Errors(400, 403, 404, 409, 502) }),
+    },
+  })
+}
