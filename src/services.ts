@@ -28,6 +28,7 @@ import { versionsFeature } from './features/versions'
 import { webhooksFeature } from './features/webhooks'
 import { callsFeature } from './features/calls'
 import { messagingFeature } from './features/messaging'
+import { templatesFeature } from './features/templates'
 import { modelsFeature } from './features/models'
 import { voicesFeature } from './features/voices'
 import { clockFeature } from './features/clock'
@@ -47,6 +48,7 @@ export const FEATURES: readonly Feature<any>[] = [
   versionsFeature,
   webhooksFeature,
   callsFeature,
+  templatesFeature,
   messagingFeature,
   modelsFeature,
   voicesFeature,

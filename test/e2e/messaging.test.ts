@@ -132,7 +132,6 @@ describe('POST /conversations/{id}/reply', () => {
       [{ text: 'a', media: { type: 'file', url: 'https://cdn.example.com/a.pdf' } }, 'not text and media'],
       [{}, 'send one of'],
       [{ text: 'x'.repeat(4097) }, 'text'],
-      [{ form: 'Booking' }, 'no form named "Booking"'],
     ]
     for (const [body, words] of refused) {
       const r = await reply(id, body)
@@ -169,5 +168,75 @@ describe('POST /conversations/{id}/reply', () => {
     const retried = await reply(id, { text: 'hello' }, { 'idempotency-key': 'reply-502' })
     expect(retried.status).toBe(200)
     expect(retried.headers.get('idempotent-replayed')).toBeNull()
+  })
+})
+
+describe('templates and forms', () => {
+  let ext: { id: string; key: string }
+  let agentId: string
+  const customerSays = async (from: string, text = 'Hello?') => (await inbound({ from, to: '+14155550450', text }, ext.id)).body.conversationId as string
+  const reply = (id: string, body: unknown) => s.api('POST', `/conversations/${id}/reply`, { key: ext.key, body })
+  const template = (body: Record<string, unknown>) => s.console('POST', `/workspaces/${ext.id}/templates`, { language: 'en', category: 'utility', ...body })
+  beforeAll(async () => {
+    ext = await s.developer({ plan: 'scale', name: 'Templates' })
+    agentId = (await s.api('POST', '/agents', { key: ext.key, body: { name: 'Tpl' } })).body.id
+    expect((await s.console('POST', `/workspaces/${ext.id}/phone-numbers`, { number: '+14155550450', source: 'rented', channel: 'chatapp', agent: agentId, externalAgents: true })).status).toBe(201)
+    expect((await s.console('POST', `/workspaces/${ext.id}/phone-numbers`, { number: '+14155550459', source: 'rented', channel: 'chatapp', agent: agentId, externalAgents: true })).status).toBe(201)
+    const made = await template({ name: 'order_update', body: 'Your order {{1}} ships {{2}}.', variableLabels: [{ position: 1, sample: 'A-1' }] })
+    expect(made.status).toBe(201)
+    expect(made.body).toMatchObject({ name: 'order_update', status: 'approved', variableCount: 2, headerKind: 'none', number: null })
+    expect((await template({ name: 'spring_sale', category: 'marketing', body: 'Spring sale: {{1}} off!' })).status).toBe(201)
+    expect((await template({ name: 'draft_one', body: 'Hi', status: 'pending' })).status).toBe(201)
+    expect((await template({ name: 'other_number', body: 'Hi', number: '+14155550459' })).status).toBe(201)
+    expect((await template({ name: 'with_image', body: 'Look', headerKind: 'image' })).status).toBe(201)
+    expect((await template({ name: 'bad', body: 'Hi {{2}}' })).status).toBe(400)
+    expect((await s.console('POST', `/workspaces/${ext.id}/forms`, { name: 'Booking', agent: agentId })).status).toBe(201)
+    expect((await s.console('POST', `/workspaces/${ext.id}/forms`, { name: 'Hidden', agent: agentId, published: false })).status).toBe(201)
+  })
+
+  test('GET /templates lists them newest first, filtered by status and category', async () => {
+    const all = (await s.api('GET', '/templates', { key: ext.key })).body.items.map((t: any) => t.name)
+    expect(all).toEqual(['with_image', 'other_number', 'draft_one', 'spring_sale', 'order_update'])
+    expect((await s.api('GET', '/templates?status=pending', { key: ext.key })).body.items.map((t: any) => t.name)).toEqual(['draft_one'])
+    expect((await s.api('GET', '/templates?category=marketing', { key: ext.key })).body.items.map((t: any) => t.name)).toEqual(['spring_sale'])
+    expect((await s.api('GET', '/templates?status=nope', { key: ext.key })).status).toBe(400)
+  })
+
+  test('a template works after the window closed; its values must fit; 404 and 409 rows', async () => {
+    const id = await customerSays('+14155550451')
+    await s.console('POST', '/clock/advance', { ms: 25 * 60 * 60 * 1000 })
+    expect((await reply(id, { text: 'hi' })).status).toBe(409)
+    const sent = await reply(id, { template: { name: 'order_update', variables: ['A-17', 'tomorrow'] } })
+    expect(sent.status).toBe(200)
+    expect(platform().sent.at(-1)!.content).toEqual({ type: 'template', template: { name: 'order_update', language: 'en', variables: ['A-17', 'tomorrow'] } })
+    const messages = (await s.api('GET', `/conversations/${id}/messages`, { key: ext.key })).body.items
+    expect(messages[0].parts).toEqual([{ type: 'text', text: 'Your order A-17 ships tomorrow.' }])
+    expect((await reply(id, { template: { name: 'order_update', variables: ['A-17'] } })).body.error).toContain('template.variables')
+    expect((await reply(id, { template: { name: 'with_image' } })).body.error).toContain('template.headerMediaUrl')
+    expect((await reply(id, { template: { name: 'with_image', headerMediaUrl: 'https://cdn.example.com/h.png' } })).status).toBe(200)
+    expect((await reply(id, { template: { name: 'nope' } })).status).toBe(404)
+    expect((await reply(id, { template: { name: 'order_update', language: 'fr', variables: ['a', 'b'] } })).status).toBe(404)
+    const pending = await reply(id, { template: { name: 'draft_one' } })
+    expect(pending.status).toBe(409)
+    expect(pending.body.error).toContain('pending')
+    expect((await reply(id, { template: { name: 'other_number' } })).body.error).toContain('another number')
+  })
+
+  test('opt-outs stop marketing templates, not utility ones', async () => {
+    const id = await customerSays('+14155550452')
+    await inbound({ from: '+14155550452', to: '+14155550450', text: 'STOP' }, ext.id)
+    expect((await reply(id, { template: { name: 'spring_sale', variables: ['20%'] } })).status).toBe(409)
+    expect((await reply(id, { template: { name: 'order_update', variables: ['A-2', 'today'] } })).status).toBe(200)
+  })
+
+  test('forms: a published form of the number\'s agent, within the window', async () => {
+    const id = await customerSays('+14155550453')
+    expect((await reply(id, { form: 'Booking' })).status).toBe(200)
+    expect(platform().sent.at(-1)!.content).toEqual({ type: 'form', form: { name: 'Booking' } })
+    expect((await reply(id, { form: { name: 'Booking' } })).status).toBe(200)
+    expect((await reply(id, { form: 'Nope' })).status).toBe(404)
+    const hidden = await reply(id, { form: 'Hidden' })
+    expect(hidden.status).toBe(400)
+    expect(hidden.body.error).toContain('not published')
   })
 })

@@ -16,6 +16,7 @@ import { InboundMessages } from './inbound'
 import { Replies } from './reply'
 import { messagingV1 } from './v1'
 import { usageFeature } from '../usage'
+import { templatesFeature } from '../templates'
 
 /** Receipts only move a message forward (a late `sent` never undoes `read`); `failed` ends it. */
 const ORDER: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, read: 3, failed: 4 }
@@ -29,8 +30,9 @@ export const messagingFeature = defineFeature({
     const { numbers } = use(phoneNumbersFeature)
     const { conversations, engine } = use(conversationsFeature)
     const { ledger } = use(usageFeature)
+    const { templates } = use(templatesFeature)
     const platform = new SandboxPlatform(kernel.clock)
-    const replies = new Replies({ conversations, numbers, contacts, platform, ledger, clock: kernel.clock })
+    const replies = new Replies({ conversations, numbers, contacts, platform, templates, ledger, clock: kernel.clock })
     const inbound = new InboundMessages({ numbers, agents, contacts, conversations, engine, platform, bus: kernel.bus, clock: kernel.clock, logger: kernel.logger })
     platform.onReceipt(async (r) => {
       const message = await conversations.byPlatformId(r.platformMessageId)

@@ -7,6 +7,7 @@ import { ApiError, badRequest } from '../../http/errors'
 import { blockedReason, isLocalhostName } from '../../net/address-guard'
 import type { OutboundContent } from '../../providers/messaging/port'
 
+
 /** SPEC.md: text up to 4,096 characters; a media URL up to 2,048. */
 export const MAX_REPLY_TEXT = 4_096
 export const MAX_MEDIA_URL = 2_048
@@ -22,39 +23,59 @@ export interface ReplyBody {
 
 const KINDS = ['text', 'media', 'form', 'template'] as const
 
-export function replyContent(body: ReplyBody): OutboundContent {
+/** A reply body checked on its own: ready content, or the form/template it names (resolved by the service). */
+export type CheckedReply =
+  | { kind: 'content'; content: OutboundContent }
+  | { kind: 'form'; name: string }
+  | { kind: 'template'; template: NonNullable<ReplyBody['template']> }
+
+export function checkReply(body: ReplyBody): CheckedReply {
   const given = KINDS.filter((k) => body[k] !== undefined)
   if (given.length !== 1) throw new ApiError(400, given.length ? `send one of text, media, form or template, not ${given.join(' and ')}` : 'send one of text, media, form or template', { field: given[1] ?? 'text' })
   if (body.text !== undefined) {
     if (!body.text.trim()) throw badRequest('text', 'must not be blank')
     if (body.text.length > MAX_REPLY_TEXT) throw badRequest('text', `must be at most ${MAX_REPLY_TEXT} characters`)
-    return { type: 'text', text: body.text }
+    return { kind: 'content', content: { type: 'text', text: body.text } }
   }
   if (body.media !== undefined) {
     const m = body.media
-    checkPublicHttps(m.url)
+    checkPublicHttps(m.url, 'media.url')
     if (m.caption !== undefined && m.type !== 'image' && m.type !== 'video') throw badRequest('media.caption', 'only an image or a video takes a caption')
     if (m.filename !== undefined && m.type !== 'file') throw badRequest('media.filename', 'only a file (document) takes a filename')
-    return { type: 'media', media: { type: m.type, url: m.url, ...(m.caption !== undefined ? { caption: m.caption } : {}), ...(m.filename !== undefined ? { filename: m.filename } : {}) } }
+    return { kind: 'content', content: { type: 'media', media: { type: m.type, url: m.url, ...(m.caption !== undefined ? { caption: m.caption } : {}), ...(m.filename !== undefined ? { filename: m.filename } : {}) } } }
   }
-  const kind = body.form !== undefined ? 'form' : 'template'
-  // Forms and templates are resources of their own (console-created, approved per number); they
-  // arrive with the rest of issue 12, and until then none exists to be named.
-  const name = body.form !== undefined ? (typeof body.form === 'string' ? body.form : body.form.name) : body.template!.name
-  throw badRequest(kind, `no ${kind} named "${name}" exists in this workspace`)
+  if (body.form !== undefined) return { kind: 'form', name: typeof body.form === 'string' ? body.form : body.form.name }
+  const template = body.template!
+  if (template.headerMediaUrl !== undefined) checkPublicHttps(template.headerMediaUrl, 'template.headerMediaUrl')
+  return { kind: 'template', template }
 }
 
-function checkPublicHttps(raw: string): void {
-  if (raw.length > MAX_MEDIA_URL) throw badRequest('media.url', `must be at most ${MAX_MEDIA_URL} characters`)
+/** A template send's values against what the template needs (SPEC.md Template). */
+export function templateValues(
+  template: { name: string; variableCount: number; buttonVariableCount: number; headerKind: string },
+  given: NonNullable<ReplyBody['template']>,
+): { variables: string[]; buttonVariables: string[]; headerMediaUrl: string | null } {
+  const variables = given.variables ?? []
+  if (variables.length !== template.variableCount) throw badRequest('template.variables', `"${template.name}" takes ${template.variableCount} variables, in order (${variables.length} given)`)
+  const buttonVariables = given.buttonVariables ?? []
+  if (buttonVariables.length !== template.buttonVariableCount) throw badRequest('template.buttonVariables', `"${template.name}" takes ${template.buttonVariableCount} button variables (${buttonVariables.length} given)`)
+  const needsMedia = template.headerKind === 'image' || template.headerKind === 'video' || template.headerKind === 'document'
+  if (needsMedia && !given.headerMediaUrl) throw badRequest('template.headerMediaUrl', `"${template.name}" has a ${template.headerKind} header: pass its https link`)
+  if (!needsMedia && given.headerMediaUrl !== undefined) throw badRequest('template.headerMediaUrl', `"${template.name}" has no media header`)
+  return { variables, buttonVariables, headerMediaUrl: given.headerMediaUrl ?? null }
+}
+
+function checkPublicHttps(raw: string, field: string): void {
+  if (raw.length > MAX_MEDIA_URL) throw badRequest(field, `must be at most ${MAX_MEDIA_URL} characters`)
   let url: URL
   try {
     url = new URL(raw)
   } catch {
-    throw badRequest('media.url', 'is not a URL')
+    throw badRequest(field, 'is not a URL')
   }
-  if (url.protocol !== 'https:') throw badRequest('media.url', 'must be an https link')
-  if (url.username || url.password) throw badRequest('media.url', 'must not carry a user name or password')
-  const host = url.hostname
-  // The platform fetches it: an address it cannot reach from the internet is refused here.
-  if (isLocalhostName(host) || (blockedReason(host) === null ? false : blockedReason(host) !== 'not an IP address')) throw badRequest('media.url', 'must be a public address')
+  if (url.protocol !== 'https:') throw badRequest(field, 'must be an https link')
+  if (url.username || url.password) throw badRequest(field, 'must not carry a user name or password')
+  // The platform fetches it: a name or literal address it cannot reach from the internet is refused.
+  const blocked = blockedReason(url.hostname)
+  if (isLocalhostName(url.hostname) || (blocked !== null && blocked !== 'not an IP address')) throw badRequest(field, 'must be a public address')
 }

@@ -16,13 +16,16 @@ import type { ConversationFeature } from '../conversations'
 import type { PhoneNumberService } from '../phone-numbers'
 import type { UsageLedger } from '../usage'
 import type { WorkspaceDoc } from '../workspaces'
-import { replyContent, WINDOW_MS, type ReplyBody } from './reply-rules'
+import type { TemplateService } from '../templates'
+import { checkReply, templateValues, WINDOW_MS, type ReplyBody } from './reply-rules'
+import type { OutboundContent } from '../../providers/messaging/port'
 
 export interface ReplyDeps {
   conversations: ConversationFeature['conversations']
   numbers: PhoneNumberService
   contacts: ContactService
   platform: MessagingPlatform
+  templates: TemplateService
   ledger: UsageLedger
   clock: Clock
 }
@@ -33,7 +36,7 @@ export class Replies {
   async reply(workspace: WorkspaceDoc, conversationId: string, body: ReplyBody): Promise<{ ok: true }> {
     const d = this.deps
     const conversation = await d.conversations.get(workspace.id, conversationId)
-    const content = replyContent(body)
+    const checked = checkReply(body)
     const thread = typeof conversation.thread === 'string' ? conversation.thread.split(':') : null
     if (conversation.channel !== 'chatapp' || !thread) throw conflict(`conversation ${conversationId} is a ${conversation.channel} conversation; replies go to chat-app conversations`)
     const [, ours, customer] = thread as [string, string, string]
@@ -41,11 +44,25 @@ export class Replies {
     if (!number || number.workspaceId !== workspace.id) throw conflict(`${ours} is no longer connected to this workspace`)
     if (!number.externalAgents) throw conflict(`external agents are off for ${ours}: its agent answers this conversation`)
     if (conversation.status === 'handled') throw conflict('a teammate took this conversation over')
+    let content: OutboundContent
+    let category: string | null = null
+    let shown: string | null = null
+    if (checked.kind === 'template') {
+      const template = await d.templates.forReply(workspace.id, ours, checked.template.name, checked.template.language)
+      const values = templateValues(template, checked.template)
+      category = template.category
+      shown = template.body.replace(/\{\{\s*(\d+)\s*\}\}/g, (_, n: string) => values.variables[Number(n) - 1] ?? '')
+      content = { type: 'template', template: { name: template.name, language: template.language, variables: values.variables } }
+    } else if (checked.kind === 'form') {
+      const form = await d.templates.formForReply(workspace.id, checked.name, number.agentId)
+      content = { type: 'form', form: { name: form.name } }
+    } else content = checked.content
+    // Opt-outs stop every message except a utility or authentication template (transactional).
     const contact = await d.contacts.findByPhone(workspace.id, customer)
-    if (contact?.optedOut) throw conflict(`${customer} opted out of messages`)
+    if (contact?.optedOut && (category === null || category === 'marketing')) throw conflict(`${customer} opted out of messages`)
     const now = d.clock.now()
     const last = conversation.lastInboundAt ? Date.parse(conversation.lastInboundAt) : null
-    if (last === null || now - last > WINDOW_MS) throw conflict("the customer's 24-hour window is closed: send a template", { windowClosedAt: last === null ? null : iso(last + WINDOW_MS) })
+    if (checked.kind !== 'template' && (last === null || now - last > WINDOW_MS)) throw conflict("the customer's 24-hour window is closed: send a template", { windowClosedAt: last === null ? null : iso(last + WINDOW_MS) })
     let sent
     try {
       sent = await d.platform.send({ from: ours, to: customer, content })
@@ -53,10 +70,17 @@ export class Replies {
       if (err instanceof PlatformRefused) throw new ApiError(502, `the messaging platform refused the message: ${err.message}`, { code: err.code })
       throw err
     }
-    const parts = content.type === 'text' ? [{ type: 'text' as const, text: content.text }] : content.type === 'media' && content.media.type === 'image' ? [{ type: 'image' as const, url: content.media.url, alt: content.media.caption ?? null }] : [{ type: 'text' as const, text: content.type === 'media' ? content.media.url : '' }]
-    const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts, extra: { external: true, ...(content.type === 'media' ? { media: content.media } : {}) } })
+    const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts: shown === null ? partsOf(content) : [{ type: 'text', text: shown }], extra: { external: true, sent: content } })
     await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: 'accepted', at: iso(now) })
     await d.ledger.records.insert({ id: newId('use'), workspaceId: workspace.id, developerId: workspace.parentId ?? workspace.id, kind: 'reply_charge', quantity: 1, costMicro: 0, conversationId, messageId: message.id, createdAt: iso(now) })
     return { ok: true }
   }
+}
+
+/** How a sent reply reads in the conversation (SPEC.md message parts: text, or an image). */
+function partsOf(content: OutboundContent): ({ type: 'text'; text: string } | { type: 'image'; url: string; alt: string | null })[] {
+  if (content.type === 'text') return [{ type: 'text', text: content.text }]
+  if (content.type === 'media') return content.media.type === 'image' ? [{ type: 'image', url: content.media.url, alt: content.media.caption ?? null }] : [{ type: 'text', text: `[${content.media.type}] ${content.media.url}` }]
+  if (content.type === 'template') return [{ type: 'text', text: `[template ${content.template.name}]` }]
+  return [{ type: 'text', text: `[form ${content.form.name}]` }]
 }

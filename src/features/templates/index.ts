@@ -1,0 +1,28 @@
+/** Templates and forms: what a chat-app reply may send besides text and media (SPEC.md Template). */
+import { agentsFeature } from '../agents'
+import { defineFeature, eraseCollections } from '../feature'
+import { phoneNumbersFeature } from '../phone-numbers'
+import { tenancyFeature } from '../workspaces'
+import { formsSpec, openForms, openTemplates, templatesSpec } from './repository'
+import { templatesConsole, templatesV1 } from './routes'
+import { TemplateService } from './service'
+
+export const templatesFeature = defineFeature({
+  name: 'templates',
+  async build(kernel, use) {
+    const { workspaces } = use(tenancyFeature)
+    const { agents } = use(agentsFeature)
+    const { numbers } = use(phoneNumbersFeature)
+    const templates = new TemplateService(await openTemplates(kernel.store), await openForms(kernel.store), kernel.clock)
+    kernel.customerHooks.onErased(eraseCollections(kernel.store, [templatesSpec, formsSpec]), 'templates and forms erased')
+    return {
+      services: { templates },
+      console: [templatesConsole({ auth: kernel.http.console, workspaces, templates, agents, numbers })],
+      v1: [templatesV1({ context: kernel.http.v1, templates })],
+    }
+  },
+})
+
+// Re-exported for other features (they import from this index, never from inner files).
+export type { TemplateService } from './service'
+export type { TemplateDoc, FormDoc } from './repository'

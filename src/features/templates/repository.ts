@@ -1,0 +1,52 @@
+/** Message templates and forms as stored (SPEC.md Template; forms are the console's `{ name, agent, published }`). */
+import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+
+export const TEMPLATE_CATEGORIES = ['utility', 'marketing', 'authentication'] as const
+export const TEMPLATE_STATUSES = ['draft', 'pending', 'approved', 'rejected', 'paused'] as const
+export const HEADER_KINDS = ['none', 'text', 'image', 'video', 'document'] as const
+
+export interface TemplateDoc {
+  [field: string]: unknown
+  id: string
+  workspaceId: string
+  /** The chat-app number it is approved on; null: every chat-app number of the workspace. */
+  number: string | null
+  name: string
+  language: string
+  category: (typeof TEMPLATE_CATEGORIES)[number]
+  status: (typeof TEMPLATE_STATUSES)[number]
+  agentId: string | null
+  body: string
+  variableCount: number
+  variableLabels: { position: number; sample: string }[]
+  buttonVariableCount: number
+  headerKind: (typeof HEADER_KINDS)[number]
+  createdAt: string
+}
+
+export interface FormDoc {
+  [field: string]: unknown
+  id: string
+  workspaceId: string
+  name: string
+  agentId: string
+  published: boolean
+  createdAt: string
+}
+
+export const templatesSpec: CollectionSpec = {
+  name: 'templates',
+  indexes: [
+    // GET /templates newest first (status and category filters walk it), and a name's languages.
+    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
+    { name: 'workspace_name', fields: [['workspaceId', 1], ['name', 1], ['createdAt', 1]] },
+  ],
+}
+
+export const formsSpec: CollectionSpec = {
+  name: 'forms',
+  indexes: [{ name: 'workspace_name', fields: [['workspaceId', 1], ['name', 1]], unique: true }],
+}
+
+export const openTemplates = (store: DocumentStore): Promise<Collection<TemplateDoc>> => store.collection<TemplateDoc>(templatesSpec)
+export const openForms = (store: DocumentStore): Promise<Collection<FormDoc>> => store.collection<FormDoc>(formsSpec)

@@ -1,0 +1,98 @@
+/** Console: create templates and forms (DESIGN.md table). v1: `GET /templates` (SPEC.md). */
+import { Elysia, t } from 'elysia'
+import { answers, consoleErrors, v1Errors } from '../../http/docs'
+import { badRequest } from '../../http/errors'
+import { BodyInt } from '../../http/body-types'
+import { paginate, pageQuery, pageSchema } from '../../http/pagination'
+import type { AgentService } from '../agents'
+import type { KernelHttp } from '../feature'
+import type { PhoneNumberService } from '../phone-numbers'
+import type { WorkspaceService } from '../workspaces'
+import { HEADER_KINDS, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './repository'
+import { presentForm, presentTemplate, type TemplateService } from './service'
+
+const literals = <T extends string>(values: readonly T[]) => t.Union(values.map((v) => t.Literal(v)))
+
+const Template = t.Object({
+  id: t.String(),
+  name: t.String(),
+  language: t.String(),
+  category: literals(TEMPLATE_CATEGORIES),
+  status: literals(TEMPLATE_STATUSES),
+  agent: t.Union([t.String(), t.Null()]),
+  number: t.Union([t.String(), t.Null()], { description: 'the chat-app number it is approved on; null: every number of the workspace' }),
+  body: t.String(),
+  variableCount: t.Integer(),
+  variableLabels: t.Array(t.Object({ position: t.Integer(), sample: t.String() })),
+  buttonVariableCount: t.Integer(),
+  headerKind: literals(HEADER_KINDS),
+  createdAt: t.String(),
+})
+const Form = t.Object({ id: t.String(), name: t.String(), agent: t.String(), published: t.Boolean(), createdAt: t.String() })
+
+export function templatesConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; templates: TemplateService; agents: AgentService; numbers: PhoneNumberService }) {
+  const agentOf = async (workspaceId: string, id: string | null | undefined, field: string) => {
+    if (id === undefined || id === null) return null
+    if (!(await deps.agents.exists(workspaceId, id))) throw badRequest(field, `no agent ${id} in this workspace`)
+    return id
+  }
+  return new Elysia({ prefix: '/workspaces/:ws', detail: { tags: ['Console'] } })
+    .use(deps.auth)
+    .post(
+      '/templates',
+      async ({ params, body, set }) => {
+        const ws = await deps.workspaces.get(params.ws)
+        const agentId = await agentOf(ws.id, body.agent, 'agent')
+        if (body.number !== undefined && body.number !== null) {
+          const n = await deps.numbers.byNumber(body.number)
+          if (!n || n.workspaceId !== ws.id || n.channel !== 'chatapp') throw badRequest('number', `${body.number} is not a chat-app number of this workspace`)
+        }
+        const { agent: _agent, ...rest } = body
+        set.status = 201
+        return presentTemplate(await deps.templates.create(ws.id, { ...rest, agentId }))
+      },
+      {
+        params: t.Object({ ws: t.String() }),
+        body: t.Object(
+          {
+            name: t.String({ minLength: 1, maxLength: 512, pattern: '^[a-z0-9_]+$', description: 'lower case, digits and _ (as the platforms require)' }),
+            language: t.String({ minLength: 2, maxLength: 15 }),
+            category: literals(TEMPLATE_CATEGORIES),
+            status: t.Optional(literals(TEMPLATE_STATUSES)),
+            agent: t.Optional(t.Union([t.String(), t.Null()])),
+            number: t.Optional(t.Union([t.String(), t.Null()])),
+            body: t.String({ minLength: 1, maxLength: 1024 }),
+            variableCount: t.Optional(BodyInt({ minimum: 0 })),
+            variableLabels: t.Optional(t.Array(t.Object({ position: BodyInt({ minimum: 1 }), sample: t.String() }))),
+            buttonVariableCount: t.Optional(BodyInt({ minimum: 0, maximum: 2 })),
+            headerKind: t.Optional(literals(HEADER_KINDS)),
+          },
+          { additionalProperties: false },
+        ),
+        detail: { summary: 'Create a message template (approved unless a status is given)', responses: answers({ 201: Template, ...consoleErrors(400, 404, 409) }) },
+      },
+    )
+    .post(
+      '/forms',
+      async ({ params, body, set }) => {
+        const ws = await deps.workspaces.get(params.ws)
+        const agentId = (await agentOf(ws.id, body.agent, 'agent'))!
+        set.status = 201
+        return presentForm(await deps.templates.createForm(ws.id, { name: body.name, agentId, published: body.published }))
+      },
+      {
+        params: t.Object({ ws: t.String() }),
+        body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), agent: t.String(), published: t.Optional(t.Boolean()) }, { additionalProperties: false }),
+        detail: { summary: 'Create a form (published unless said otherwise)', responses: answers({ 201: Form, ...consoleErrors(400, 404, 409) }) },
+      },
+    )
+}
+
+export function templatesV1(deps: { context: KernelHttp['v1']; templates: TemplateService }) {
+  return new Elysia({ prefix: '/templates', detail: { tags: ['Templates'] } })
+    .use(deps.context)
+    .get('', ({ query, workspace }) => paginate((limit, after) => deps.templates.page(workspace.id, query, limit, after), query, 25, presentTemplate), {
+      query: t.Object({ ...pageQuery(100, 25), status: t.Optional(literals(TEMPLATE_STATUSES)), category: t.Optional(literals(TEMPLATE_CATEGORIES)) }),
+      detail: { summary: 'List message templates, newest first', responses: answers({ 200: pageSchema(Template), ...v1Errors(400) }) },
+    })
+}
