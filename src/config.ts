@@ -42,6 +42,11 @@ export interface Config {
     deepgramBaseUrl?: string
     elevenlabsBaseUrl?: string
   }
+  /** The chat-app platform: the sandbox (default) or the WhatsApp Cloud API. */
+  chatapp: {
+    provider: 'sandbox' | 'whatsapp'
+    whatsapp?: { accessToken: string; appSecret: string; verifyToken: string; baseUrl: string; version: string; phoneNumberIds: Record<string, string> }
+  }
   /** Voice pipeline engines (README "Voice"): `auto` resolves keys → local engines → the sandbox doubles. */
   speech: {
     stt: 'auto' | 'deepgram' | 'openai' | 'pocketsphinx' | 'sandbox'
@@ -124,6 +129,34 @@ function smtpFrom(env: Env, publicBaseUrl: string): string {
   return v
 }
 
+function chatappConfig(env: Env): Config['chatapp'] {
+  const provider = oneOf(env, 'CHATAPP_PROVIDER', ['sandbox', 'whatsapp'] as const, 'sandbox')
+  if (provider === 'sandbox') return { provider }
+  const need = (name: string) => {
+    const v = optional(env, name)
+    if (!v) throw new ConfigError(name, 'is needed with CHATAPP_PROVIDER=whatsapp')
+    return v
+  }
+  // "+14155550100=123456789012345,+…": our numbers and their WhatsApp phone-number ids (the webhook also teaches them).
+  const phoneNumberIds: Record<string, string> = {}
+  for (const pair of (optional(env, 'WHATSAPP_PHONE_NUMBER_IDS') ?? '').split(',').filter(Boolean)) {
+    const [number, id] = pair.split('=').map((x) => x.trim())
+    if (!number || !id || !/^\+\d{6,15}$/.test(number) || !/^\d+$/.test(id)) throw new ConfigError('WHATSAPP_PHONE_NUMBER_IDS', `"${pair}" is not +E164=phone-number-id`)
+    phoneNumberIds[number] = id
+  }
+  return {
+    provider,
+    whatsapp: {
+      accessToken: need('WHATSAPP_ACCESS_TOKEN'),
+      appSecret: need('WHATSAPP_APP_SECRET'),
+      verifyToken: need('WHATSAPP_VERIFY_TOKEN'),
+      baseUrl: llmBaseUrl(env, 'WHATSAPP_API_BASE_URL') ?? 'https://graph.facebook.com',
+      version: optional(env, 'WHATSAPP_API_VERSION') ?? 'v21.0',
+      phoneNumberIds,
+    },
+  }
+}
+
 /** 20–200 ms: Twilio's own frames are 20 ms; past 200 ms a barge-in hears too much after `clear`. */
 function mediaChunkMs(env: Env): number {
   const v = optional(env, 'MEDIA_CHUNK_MS')
@@ -189,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
       deepgramBaseUrl: url(env, 'DEEPGRAM_BASE_URL', ['wss:', 'ws:']),
       elevenlabsBaseUrl: llmBaseUrl(env, 'ELEVENLABS_BASE_URL'),
     },
+    chatapp: chatappConfig(env),
     speech: {
       stt: oneOf(env, 'STT_PROVIDER', ['auto', 'deepgram', 'openai', 'pocketsphinx', 'sandbox'] as const, 'auto'),
       tts: oneOf(env, 'TTS_PROVIDER', ['auto', 'elevenlabs', 'openai', 'espeak', 'sandbox'] as const, 'auto'),

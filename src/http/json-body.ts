@@ -50,16 +50,19 @@ const hasBody = (request: Request): boolean => {
 }
 
 /**
- * Vendors' webhooks (a phone network's status callbacks) arrive in the vendor's own format (Twilio
- * posts forms) and are read by their routes, which verify the vendor's signature over those bytes.
+ * Vendors' webhooks (a phone network's status callbacks, a chat platform's messages) arrive in the
+ * vendor's own format (Twilio posts forms) and are read by their routes as raw text, which verify
+ * the vendor's signature over exactly those bytes.
  */
 export const VENDOR_CALLBACKS_PREFIX = '/telephony/'
+export const VENDOR_CALLBACK_PREFIXES = [VENDOR_CALLBACKS_PREFIX, '/messaging/'] as const
 
 export function jsonBodies() {
   return new Elysia({ name: 'json-bodies' }).onParse({ as: 'global' }, async ({ request, contentType }) => {
     // No body: Elysia's own handling (none) stands.
     if (!hasBody(request)) return
-    if (new URL(request.url).pathname.startsWith(VENDOR_CALLBACKS_PREFIX)) return request.text()
+    const path = new URL(request.url).pathname
+    if (VENDOR_CALLBACK_PREFIXES.some((p) => path.startsWith(p))) return request.text()
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase()
     if (type !== 'application/json' && !type.endsWith('+json')) {
       throw new BodyError(`must be JSON, sent with Content-Type: application/json (got ${type || 'no content type'})`, 'value_error')

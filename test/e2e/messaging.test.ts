@@ -22,7 +22,7 @@ beforeAll(async () => {
 })
 afterAll(() => s?.stop())
 
-const platform = () => s.server.services.of(messagingFeature).platform
+const platform = () => s.server.services.of(messagingFeature).sandbox
 const inbound = (body: Record<string, unknown>, ws = dev.id) => s.console('POST', `/workspaces/${ws}/inbound`, { channel: 'chatapp', ...body })
 const events = async (type: string) => (await s.server.services.store.collection<any>({ name: 'events', indexes: [] })).find({ type })
 

@@ -5,6 +5,9 @@
  */
 import { iso } from '../../clock'
 import { SandboxPlatform } from '../../providers/messaging/sandbox'
+import { WhatsAppPlatform } from '../../providers/messaging/whatsapp'
+import type { MessagingPlatform } from '../../providers/messaging/port'
+import { whatsAppWebhook } from './whatsapp-webhook'
 import { agentsFeature } from '../agents'
 import { contactsFeature } from '../contacts'
 import { conversationsFeature } from '../conversations'
@@ -24,14 +27,22 @@ const ORDER: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, read
 export const messagingFeature = defineFeature({
   name: 'messaging',
   async build(kernel, use) {
-    const { workspaces } = use(tenancyFeature)
+    const { workspaces, workspaceRepo } = use(tenancyFeature)
     const { agents } = use(agentsFeature)
     const { contacts } = use(contactsFeature)
     const { numbers } = use(phoneNumbersFeature)
     const { conversations, engine } = use(conversationsFeature)
     const { ledger } = use(usageFeature)
     const { templates } = use(templatesFeature)
-    const platform = new SandboxPlatform(kernel.clock)
+    const sandbox = new SandboxPlatform(kernel.clock)
+    const wa = kernel.config.chatapp.whatsapp
+    // Phone-number ids WhatsApp told us in webhooks, beside those configured (WHATSAPP_PHONE_NUMBER_IDS).
+    const links = await kernel.store.collection<{ [k: string]: unknown; id: string; phoneNumberId: string }>({ name: 'chatapp_links', indexes: [] })
+    const whatsapp =
+      kernel.config.chatapp.provider === 'whatsapp' && wa
+        ? new WhatsAppPlatform({ ...wa, phoneNumberId: async (n) => wa.phoneNumberIds[n] ?? (await links.get(n))?.phoneNumberId ?? null })
+        : null
+    const platform: MessagingPlatform = whatsapp ?? sandbox
     const replies = new Replies({ conversations, numbers, contacts, platform, templates, ledger, clock: kernel.clock })
     const inbound = new InboundMessages({ numbers, agents, contacts, conversations, engine, platform, bus: kernel.bus, clock: kernel.clock, logger: kernel.logger })
     platform.onReceipt(async (r) => {
@@ -41,7 +52,19 @@ export const messagingFeature = defineFeature({
       await conversations.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
     })
     return {
-      services: { inbound, platform, replies },
+      services: { inbound, platform, sandbox, replies },
+      callbacks: whatsapp
+        ? [
+            whatsAppWebhook({
+              platform: whatsapp,
+              inbound,
+              numbers,
+              workspace: (id) => workspaceRepo.get(id),
+              learn: async (number, phoneNumberId) => void (phoneNumberId && (await links.upsert({ id: number, phoneNumberId }))),
+              logger: kernel.logger,
+            }),
+          ]
+        : [],
       v1: [messagingV1({ context: kernel.http.v1, replies })],
       console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound })],
       stop: () => inbound.settled(),
