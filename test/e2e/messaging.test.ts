@@ -87,7 +87,7 @@ describe('an inbound message', () => {
     expect((await inbound({ from: '+14155550404', text: '' })).status).toBe(400)
     expect((await inbound({ channel: 'fax', from: '+14155550404', text: 'hi' })).status).toBe(400)
     const voice = await s.developer({ plan: 'scale', name: 'Voice only' })
-    const a = (await s.api('POST', '/agents', { key: voice.key, body: { name: 'V' } })).body.id
+    const a = (await s.api('POST', '/agents', { key: voice.key, body: { name: 'Voice agent' } })).body.id
     expect((await s.console('POST', `/workspaces/${voice.id}/phone-numbers`, { number: '+14155550420', source: 'rented', agent: a })).status).toBe(201)
     const r = await inbound({ from: '+14155550404', to: '+14155550420', text: 'hi' }, voice.id)
     expect(r.status).toBe(400)
@@ -238,5 +238,35 @@ describe('templates and forms', () => {
     const hidden = await reply(id, { form: 'Hidden' })
     expect(hidden.status).toBe(400)
     expect(hidden.body.error).toContain('not published')
+  })
+})
+
+describe('GET /chatapp/summary', () => {
+  test('received, sent by last receipt, failures by code, series in the workspace time zone, cost not yet priced', async () => {
+    const w = await s.developer({ plan: 'scale', name: 'Totals', timezone: 'Asia/Kolkata' })
+    const a = (await s.api('POST', '/agents', { key: w.key, body: { name: 'Totals agent' } })).body.id
+    expect((await s.console('POST', `/workspaces/${w.id}/phone-numbers`, { number: '+14155550470', source: 'rented', channel: 'chatapp', agent: a })).status).toBe(201)
+    platform().refuse.add('+14155550473')
+    for (const [from, text] of [['+14155550471', 'Hi'], ['+14155550472', 'Hello'], ['+14155550473', 'Hey']] as const) expect((await inbound({ from, text }, w.id)).status).toBe(201)
+    await s.server.services.of(messagingFeature).inbound.settled()
+    const messages = await s.server.services.store.collection<any>({ name: 'messages', indexes: [] })
+    await until('receipts', async () => (await messages.find({ workspaceId: w.id, author: 'agent' })).filter((m: any) => m.delivery?.status === 'delivered').length, (n) => n === 2)
+    const r = await s.api('GET', '/chatapp/summary?days=1', { key: w.key })
+    expect(r.status).toBe(200)
+    expect(r.body).toMatchObject({ timezone: 'Asia/Kolkata', grain: 'hour', received: 3, sent: 0, delivered: 2, read: 0, failed: 1, noReceipt: 0, errors: [{ error: '131026', n: 1 }] })
+    expect(r.body.from).toBe(r.body.to)
+    expect(r.body.series).toHaveLength(24)
+    expect(r.body.series.reduce((n: number, b: any) => n + b.received, 0)).toBe(3)
+    expect(r.body.cost).toEqual({ currency: expect.any(String), totalMicro: 0, complete: false, byCategory: [{ category: 'service', messages: 3, costMicro: 0 }] })
+    const week = (await s.api('GET', '/chatapp/summary', { key: w.key })).body
+    expect(week).toMatchObject({ grain: 'day', received: 3 })
+    expect(week.series).toHaveLength(7)
+    const range = (await s.api('GET', `/chatapp/summary?from=${week.from}&to=${week.to}`, { key: w.key })).body
+    expect(range.received).toBe(3)
+    for (const [q, field] of [['days=0', 'days'], ['days=91', 'days'], [`days=3&from=${week.from}&to=${week.to}`, 'days'], [`from=${week.to}&to=${week.from}`, 'from'], ['from=2020-01-01&to=2021-12-31', 'to'], ['from=yesterday&to=2026-01-01', 'from']]) {
+      const bad = await s.api('GET', `/chatapp/summary?${q}`, { key: w.key })
+      expect(bad.status).toBe(400)
+      expect(bad.body.error).toContain(field)
+    }
   })
 })

@@ -6,7 +6,7 @@
  * `<UTC quarter-hour>|<direction>|<outcome>|<surface>` — so one aggregation answers any time zone
  * (every zone's offset is a whole number of quarter hours) without loading a call.
  */
-import { addDays, localTime, startOfLocalDay } from './zoned-time'
+import { addDays, localTime, startOfLocalDay } from '../../zoned-time'
 
 export type CallOutcome = 'answered' | 'missed' | 'failed' | 'cancelled'
 export type CallSurface = 'phone' | 'web' | 'chatapp'

@@ -70,6 +70,15 @@ export class ConversationService {
     await this.messages.update(messageId, { delivery })
   }
 
+  /** Messages of a workspace's chat-app conversations written in [from, to) (messaging totals). */
+  async chatMessages(workspaceId: string, from: string, to: string): Promise<MessageDoc[]> {
+    const out: MessageDoc[] = []
+    for (const c of await this.conversations.find({ workspaceId, channel: 'chatapp' })) {
+      out.push(...(await this.messages.find({ conversationId: c.id, internal: false, createdAt: { $gte: from, $lt: to } })))
+    }
+    return out
+  }
+
   /** The message a platform id refers to (receipts). */
   byPlatformId(platformMessageId: string): Promise<MessageDoc | null> {
     return this.messages.findOne({ 'delivery.platformMessageId': platformMessageId })

@@ -17,7 +17,8 @@ import { tenancyFeature } from '../workspaces'
 import { messagingConsole } from './console'
 import { InboundMessages } from './inbound'
 import { Replies } from './reply'
-import { messagingV1 } from './v1'
+import { chatappSummaryV1, messagingV1 } from './v1'
+import { MessagingTotals } from './summary'
 import { usageFeature } from '../usage'
 import { templatesFeature } from '../templates'
 
@@ -65,7 +66,7 @@ export const messagingFeature = defineFeature({
             }),
           ]
         : [],
-      v1: [messagingV1({ context: kernel.http.v1, replies })],
+      v1: [messagingV1({ context: kernel.http.v1, replies }), chatappSummaryV1({ context: kernel.http.v1, totals: new MessagingTotals({ conversations, clock: kernel.clock }) })],
       console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound })],
       stop: () => inbound.settled(),
     }

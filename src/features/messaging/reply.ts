@@ -70,7 +70,7 @@ export class Replies {
       if (err instanceof PlatformRefused) throw new ApiError(502, `the messaging platform refused the message: ${err.message}`, { code: err.code })
       throw err
     }
-    const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts: shown === null ? partsOf(content) : [{ type: 'text', text: shown }], extra: { external: true, sent: content } })
+    const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts: shown === null ? partsOf(content) : [{ type: 'text', text: shown }], extra: { external: true, sent: content, ...(category ? { category } : {}) } })
     await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: 'accepted', at: iso(now) })
     await d.ledger.records.insert({ id: newId('use'), workspaceId: workspace.id, developerId: workspace.parentId ?? workspace.id, kind: 'reply_charge', quantity: 1, costMicro: 0, conversationId, messageId: message.id, createdAt: iso(now) })
     return { ok: true }

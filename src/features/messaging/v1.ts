@@ -4,6 +4,23 @@ import { answers, v1Errors } from '../../http/docs'
 import type { KernelHttp } from '../feature'
 import { MAX_MEDIA_URL, MAX_REPLY_TEXT } from './reply-rules'
 import type { Replies } from './reply'
+import type { MessagingTotals } from './summary'
+
+const Totals = t.Object({
+  from: t.String(),
+  to: t.String(),
+  timezone: t.String(),
+  grain: t.Union([t.Literal('day'), t.Literal('hour')]),
+  sent: t.Integer(),
+  delivered: t.Integer(),
+  read: t.Integer(),
+  failed: t.Integer(),
+  noReceipt: t.Integer(),
+  received: t.Integer(),
+  series: t.Array(t.Object({ bucket: t.String(), sent: t.Integer(), received: t.Integer() })),
+  errors: t.Array(t.Object({ error: t.String(), n: t.Integer() })),
+  cost: t.Object({ currency: t.String(), totalMicro: t.Integer(), complete: t.Boolean(), byCategory: t.Array(t.Object({ category: t.String(), messages: t.Integer(), costMicro: t.Integer() })) }),
+})
 
 const Reply = t.Object(
   {
@@ -35,6 +52,17 @@ const Reply = t.Object(
   },
   { additionalProperties: false, description: 'exactly one of text, media, form, template' },
 )
+
+export function chatappSummaryV1(deps: { context: KernelHttp['v1']; totals: MessagingTotals }) {
+  return new Elysia({ prefix: '/chatapp', detail: { tags: ['Usage'] } }).use(deps.context).get('/summary', ({ query, workspace }) => deps.totals.summary(workspace, query), {
+    query: t.Object({
+      days: t.Optional(t.Integer({ minimum: 1, maximum: 90, description: '1–90 local days back from today (default 7)' })),
+      from: t.Optional(t.String({ description: 'first local day, YYYY-MM-DD (with to; at most 366 days)' })),
+      to: t.Optional(t.String({ description: 'last local day, YYYY-MM-DD, inclusive' })),
+    }),
+    detail: { summary: 'Messaging totals: receipts, received, series, errors and cost, in the workspace time zone', responses: answers({ 200: Totals, ...v1Errors(400) }) },
+  })
+}
 
 export function messagingV1(deps: { context: KernelHttp['v1']; replies: Replies }) {
   return new Elysia({ prefix: '/conversations', detail: { tags: ['Conversations'] } }).use(deps.context).post('/:id/reply', ({ params, body, workspace }) => deps.replies.reply(workspace, params.id, body), {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { callTotals, tallyKey, totalsWindowStart } from '../../../src/features/calls/totals'
-import { addDays, localTime, startOfLocalDay } from '../../../src/features/calls/zoned-time'
+import { addDays, localTime, startOfLocalDay } from '../../../src/zoned-time'
 
 const at = (s: string) => Date.parse(s)
 
