@@ -9,6 +9,7 @@ import * as agentPublication from './agent-publication'
 import * as call from './call'
 import * as campaign from './campaign'
 import * as customerWorkspace from './customer-workspace'
+import * as enrolment from './enrolment'
 import * as webhookDelivery from './webhook-delivery'
 import * as webhookEndpoint from './webhook-endpoint'
 
@@ -37,6 +38,7 @@ export const machines = {
     version: webhookDelivery.MACHINE_VERSION,
     effects: webhookDelivery.WEBHOOK_DELIVERY_EFFECTS,
   },
+  enrolment: { machine: enrolment.enrolmentMachine, version: enrolment.MACHINE_VERSION, effects: enrolment.ENROLMENT_EFFECTS },
   agentPublication: {
     machine: agentPublication.agentPublicationMachine,
     version: agentPublication.MACHINE_VERSION,

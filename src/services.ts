@@ -29,6 +29,7 @@ import { webhooksFeature } from './features/webhooks'
 import { callsFeature } from './features/calls'
 import { messagingFeature } from './features/messaging'
 import { templatesFeature } from './features/templates'
+import { sequencesFeature } from './features/sequences'
 import { modelsFeature } from './features/models'
 import { voicesFeature } from './features/voices'
 import { clockFeature } from './features/clock'
@@ -50,6 +51,7 @@ export const FEATURES: readonly Feature<any>[] = [
   callsFeature,
   templatesFeature,
   messagingFeature,
+  sequencesFeature,
   modelsFeature,
   voicesFeature,
   clockFeature,

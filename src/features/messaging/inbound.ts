@@ -50,6 +50,12 @@ export interface InboundDeps {
 
 export class InboundMessages {
   private readonly threads = new SerialQueue()
+  private readonly listeners: ((workspaceId: string, phone: string) => Promise<void>)[] = []
+
+  /** Told of every customer message stored (sequences stop on a reply). */
+  onCustomerMessage(listener: (workspaceId: string, phone: string) => Promise<void>): void {
+    this.listeners.push(listener)
+  }
   /** Agent answers still running (tests and shutdown wait for them). */
   private readonly answering = new Set<Promise<void>>()
 
@@ -69,6 +75,7 @@ export class InboundMessages {
       const conversation = await d.conversations.thread({ workspaceId: workspace.id, agentId, channel: 'chatapp', customer: { id: contact.id, phone }, thread })
       const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: [{ type: 'text', text: input.text }] })
       const received = { conversationId: conversation.id, messageId: recorded.message.id, receivedAt: recorded.message.createdAt }
+      for (const listener of this.listeners) await listener(workspace.id, phone).catch((err) => d.logger.warn({ err }, 'a listener of inbound messages failed'))
       if (isOptOut(input.text)) {
         if (!contact.optedOut) await d.contacts.patch(workspace.id, contact.id, { optedOut: true })
         return received
