@@ -50,7 +50,7 @@ describeWithRedis('a call whose media lands on another instance', () => {
     const talked = await until('answered', async () => (await b.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => c.transcript.length >= 3, 30_000)
     expect(onB.media.pipeline(id)).not.toBeNull()
     expect(onA.media.pipeline(id)).toBeNull()
-    expect(talked.transcript.map((l: any) => l.speaker)).toEqual(['agent', 'customer', 'agent'])
+    expect(talked.transcript.slice(0, 3).map((l: any) => l.speaker)).toEqual(['agent', 'customer', 'agent'])
     expect(talked.transcript[2].text).toContain('9 am to 5 pm')
 
     expect((await a.api('DELETE', `/calls/${id}`, { key: dev.key })).status).toBe(202)
