@@ -40,6 +40,20 @@ async function phoneAgent(number: string, contact: string, extra: Record<string,
   return { ...dev, agent }
 }
 
+const FULL_HOURS = 'We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.'
+
+/** A call to a sandbox callee who says `lines`; resolves once its callee is on the line. */
+async function callWithLines(agentNumber: string, contact: string, lines: string[]) {
+  const dev = await phoneAgent(agentNumber, contact)
+  expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent(contact)}`, { pickup: 'answer', ringMs: 0, lines, hangupAfterMs: 60 * SEC })).status).toBe(200)
+  const id = (await s.api('POST', '/calls', { key: dev.key, body: { to: contact, purpose: 'Hi, this is Bean There.' } })).body.id as string
+  const { sandbox } = s.server.services.of((await import('../../src/features/calls')).callsFeature)
+  const row = await until('connected', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
+  const callee = (await until('callee on the line', async () => sandbox.callee(row.body.callRef), (c) => !!c))!
+  const call = async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body
+  return { callee, call }
+}
+
 describe('a sandbox call through the media bridge', () => {
   test('purpose first, an answer from knowledge, a barge-in cleared at once, heard-only transcript, results after', async () => {
     const dev = await phoneAgent('+14155550800', '+14155550801')
@@ -65,7 +79,7 @@ describe('a sandbox call through the media bridge', () => {
     expect(t[0]).toEqual(['agent', 'Hi, this is Bean There calling about your order.'])
     expect(t[1]).toEqual(['customer', 'What time do you open on Saturday?'])
     // The answer was cut where the caller interrupted: what is kept is a true prefix of the full reply.
-    const full = 'We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.'
+    const full = FULL_HOURS
     const cut = t[2]
     expect(cut[0]).toBe('agent')
     expect(cut[1].length).toBeGreaterThan(0)
@@ -105,19 +119,12 @@ describe('a sandbox call through the media bridge', () => {
   }, 90_000)
 
   test('a wordless noise over the agent stops it, then it picks its sentence up again', async () => {
-    const dev = await phoneAgent('+14155550810', '+14155550811')
-    const lines = ['What time do you open on Saturday?', '~']
-    expect((await s.console('PUT', '/sandbox/phones/%2B14155550811', { pickup: 'answer', ringMs: 0, lines, hangupAfterMs: 60 * SEC })).status).toBe(200)
-    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550811', purpose: 'Hi, this is Bean There.' } })
-    const id = placed.body.id
-    const { sandbox } = s.server.services.of((await import('../../src/features/calls')).callsFeature)
-    const row = await until('connected', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
-    const callee = await until('callee on the line', async () => sandbox.callee(row.body.callRef), (c) => !!c)
-    const done = await until('cut, then resumed', async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').length >= 3, 45_000)
-    expect(callee!.log.interruptions[0]?.kind).toBe('noise')
-    expect(callee!.log.clears).toBeGreaterThanOrEqual(1)
+    const { callee, call } = await callWithLines('+14155550810', '+14155550811', ['What time do you open on Saturday?', '~'])
+    const done = await until('cut, then resumed', call, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').length >= 3, 45_000)
+    expect(callee.log.interruptions[0]?.kind).toBe('noise')
+    expect(callee.log.clears).toBeGreaterThanOrEqual(1)
     const agent = done.transcript.filter((l: any) => l.speaker === 'agent').map((l: any) => l.text)
-    const full = 'We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.'
+    const full = FULL_HOURS
     // The cut part and the resumed rest together say the sentence; no customer line came between.
     expect(full.startsWith(agent[1])).toBe(true)
     expect(full.endsWith(agent[2].replace(/ \(Source: Shop FAQ\)$/, ''))).toBe(true)
@@ -126,17 +133,10 @@ describe('a sandbox call through the media bridge', () => {
   }, 90_000)
 
   test('an "okay" said over the agent does not take the turn: the answer is heard whole', async () => {
-    const dev = await phoneAgent('+14155550820', '+14155550821')
-    const lines = ['What time do you open on Saturday?', '> Okay.']
-    expect((await s.console('PUT', '/sandbox/phones/%2B14155550821', { pickup: 'answer', ringMs: 0, lines, hangupAfterMs: 60 * SEC })).status).toBe(200)
-    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550821', purpose: 'Hi, this is Bean There.' } })
-    const id = placed.body.id
-    const { sandbox } = s.server.services.of((await import('../../src/features/calls')).callsFeature)
-    const row = await until('connected', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
-    const callee = await until('callee on the line', async () => sandbox.callee(row.body.callRef), (c) => !!c)
-    const full = 'We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.'
-    const done = await until('the answer heard', async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').map((l: any) => l.text).join(' ').includes('2 pm on Sundays'), 45_000)
-    expect(callee!.log.said).toEqual(['What time do you open on Saturday?', 'Okay.'])
+    const { callee, call } = await callWithLines('+14155550820', '+14155550821', ['What time do you open on Saturday?', '> Okay.'])
+    const full = FULL_HOURS
+    const done = await until('the answer heard', call, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').map((l: any) => l.text).join(' ').includes('2 pm on Sundays'), 45_000)
+    expect(callee.log.said).toEqual(['What time do you open on Saturday?', 'Okay.'])
     // Only the question is a customer turn; the agent's answer is all there (whole, or cut and resumed).
     expect(done.transcript.filter((l: any) => l.speaker === 'customer').map((l: any) => l.text)).toEqual(['What time do you open on Saturday?'])
     const answer = done.transcript.filter((l: any) => l.speaker === 'agent').slice(1).map((l: any) => l.text).join(' ')
