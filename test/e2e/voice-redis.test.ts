@@ -4,31 +4,21 @@
  * through the runtime (forwarded to A), and a DELETE on A reaches B's socket over Redis pub/sub.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { callsFeature } from '../../src/features/calls'
-import { startRedis } from '../support/redis'
+import { startInstancePair, type InstancePair } from '../support/instances'
 import { describeWithRedis } from '../support/system-binary'
-import { startTestServer, type TestServer } from '../support/server'
+import type { TestServer } from '../support/server'
 import { until } from '../support/until'
 
 describeWithRedis('a call whose media lands on another instance', () => {
-  let redis: Awaited<ReturnType<typeof startRedis>>
+  let pair: InstancePair
   let a: TestServer
   let b: TestServer
   beforeAll(async () => {
-    redis = await startRedis()
-    const dir = mkdtempSync(join(tmpdir(), 'svc-voice-redis-'))
-    const env = { REDIS_URL: redis.url, CONSOLE_TOKEN: 'console-token-for-voice-redis-tests', SQLITE_LOCKING: 'shared', STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox' }
-    a = await startTestServer(env, dir)
-    b = await startTestServer(env, dir)
+    pair = await startInstancePair({ STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox' })
+    ;({ a, b } = pair)
   })
-  afterAll(async () => {
-    await a?.stop()
-    await b?.stop()
-    await redis?.stop()
-  })
+  afterAll(() => pair?.stop())
 
   test('the conversation runs on B while A holds the call; DELETE on A ends B\'s stream', async () => {
     const dev = await a.developer({ plan: 'scale' })
