@@ -86,3 +86,28 @@ test('a template reply goes out in WhatsApp\'s template format; a Graph refusal 
   expect(refused.status).toBe(502)
   expect(refused.body.error).toContain('Message Undeliverable')
 })
+
+test('a photo the customer sends is fetched once and comes back as our link, valid eight hours', async () => {
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3, 4])
+  fake.media.set('media123', { bytes: png, mime: 'image/png' })
+  const note = whatsAppNotification(SECRET, {
+    metadata: { display_phone_number: '14155550380', phone_number_id: '106540352242922' },
+    messages: [{ from: '14155550382', id: 'wamid.IMG1', timestamp: '1732400200', type: 'image', image: { id: 'media123', mime_type: 'image/png', caption: 'My receipt' } }],
+  })
+  expect((await hook(note.raw, note.signature)).status).toBe(200)
+  const conv = await until('the conversation', async () => (await s.api('GET', '/conversations?channel=chatapp', { key: dev.key })).body.items.find((c: any) => c.customer.phone === '+14155550382'), (c) => !!c)
+  const messages = (await s.api('GET', `/conversations/${conv.id}/messages`, { key: dev.key })).body.items
+  const photo = messages.find((m: any) => m.author === 'customer')
+  expect(photo.parts).toEqual([{ type: 'image', url: expect.stringMatching(/\/files\/file_\w+\/\d+\/[\w-]+$/), alt: 'My receipt' }])
+  const link = photo.parts[0].url.replace(/^https?:\/\/[^/]+/, s.url)
+  const got = await fetch(link)
+  expect(got.status).toBe(200)
+  expect(got.headers.get('content-type')).toBe('image/png')
+  expect(new Uint8Array(await got.arrayBuffer())).toEqual(png)
+  expect((await fetch(link.replace(/\/[\w-]+$/, '/forged'))).status).toBe(404)
+  await s.console('POST', '/clock/advance', { ms: 8 * 60 * 60 * 1000 + 1 })
+  expect((await fetch(link)).status).toBe(404)
+  // Read again: a fresh link, valid from now.
+  const again = (await s.api('GET', `/conversations/${conv.id}/messages`, { key: dev.key })).body.items.find((m: any) => m.author === 'customer')
+  expect((await fetch(again.parts[0].url.replace(/^https?:\/\/[^/]+/, s.url))).status).toBe(200)
+})

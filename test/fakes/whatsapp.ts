@@ -11,17 +11,35 @@ export interface WhatsAppFake {
   sent: { phoneNumberId: string; version: string; body: any }[]
   /** Recipients (digits) Graph refuses, as for a number not on WhatsApp (131026). */
   refuse: Set<string>
+  /** Media customers "sent": id → bytes and type (served as Graph serves media). */
+  media: Map<string, { bytes: Uint8Array; mime: string }>
   stop(): void
 }
 
 export function startWhatsAppFake(token: string): WhatsAppFake {
-  const fake: WhatsAppFake = { url: '', sent: [], refuse: new Set(), stop: () => server.stop(true) }
+  const fake: WhatsAppFake = { url: '', sent: [], refuse: new Set(), media: new Map(), stop: () => server.stop(true) }
   let n = 0
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
     async fetch(req) {
-      const m = /^\/(v\d+\.\d+)\/(\d+)\/messages$/.exec(new URL(req.url).pathname)
+      const path = new URL(req.url).pathname
+      const authorised = req.headers.get('authorization') === `Bearer ${token}`
+      // Media: GET /{version}/{media-id} → its (short-lived) URL; GET that URL with the token → the bytes.
+      const meta = /^\/(v\d+\.\d+)\/(media\w+)$/.exec(path)
+      if (meta && req.method === 'GET') {
+        const file = fake.media.get(meta[2]!)
+        if (!authorised) return Response.json({ error: { message: 'Invalid OAuth access token.', type: 'OAuthException', code: 190 } }, { status: 401 })
+        if (!file) return Response.json({ error: { message: 'Unsupported get request.', type: 'GraphMethodException', code: 100 } }, { status: 400 })
+        return Response.json({ messaging_product: 'whatsapp', url: `${fake.url}/download/${meta[2]}`, mime_type: file.mime, sha256: 'x', file_size: file.bytes.length, id: meta[2] })
+      }
+      const download = /^\/download\/(media\w+)$/.exec(path)
+      if (download) {
+        const file = fake.media.get(download[1]!)
+        if (!authorised || !file) return new Response('no', { status: authorised ? 404 : 401 })
+        return new Response(new Blob([new Uint8Array(file.bytes)]), { headers: { 'content-type': file.mime } })
+      }
+      const m = /^\/(v\d+\.\d+)\/(\d+)\/messages$/.exec(path)
       if (!m || req.method !== 'POST') return Response.json({ error: { message: 'Unsupported request', type: 'GraphMethodException', code: 100 } }, { status: 400 })
       if (req.headers.get('authorization') !== `Bearer ${token}`) return Response.json({ error: { message: 'Invalid OAuth access token.', type: 'OAuthException', code: 190, fbtrace_id: 'Afake' } }, { status: 401 })
       const body = await req.json()

@@ -109,8 +109,8 @@ describe('surfaces stay apart', () => {
     const app = createApp(server.server.services, server.consoleToken)
     const missing: string[] = []
     for (const route of app.routes) {
-      // Recording links are opaque signed URLs handed out in a call's `recording.url`, not an API route.
-      if (NOT_API.has(route.path) || route.method === 'WS' || route.path.startsWith('/recordings/')) continue
+      // Recording and received-file links are opaque signed URLs handed out in a call's `recording.url`, not an API route.
+      if (NOT_API.has(route.path) || route.method === 'WS' || route.path.startsWith('/recordings/') || route.path.startsWith('/files/')) continue
       const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
       const op = docs[surfaceOf(path)].paths?.[path]?.[route.method.toLowerCase()]
       if (!op) missing.push(`${route.method} ${path} is not in the ${surfaceOf(path)} document`)

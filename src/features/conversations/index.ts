@@ -33,7 +33,8 @@ export const conversationsFeature = defineFeature({
 })
 
 // Re-exported for other features (they import from this index, never from inner files).
-export { CHANNELS, type ConversationDoc, type MessageDoc } from './model'
+export { CHANNELS, presentMessage, type ConversationDoc, type MessageDoc, type MessagePart } from './model'
+export { messageText } from './memory'
 export { conversationsSpec, messagesSpec } from './repository'
 
 // Re-exported for other features (they import from this index, never from inner files).

@@ -20,10 +20,10 @@ export const MEMORY_MESSAGES = 20
 export const MEMORY_CHARS = 12_000
 export const MEMORY_TOOL_OUTPUT_CHARS = 1_000
 
-/** The text of a message: its text parts, and images as a short mention the model can follow. */
+/** The text of a message: its text parts, and media as a short mention the model can follow. */
 export function messageText(doc: MessageDoc): string {
   return doc.parts
-    .map((p) => (p.type === 'text' ? p.text : `[image${p.alt ? `: ${p.alt}` : ''}]`))
+    .map((p) => (p.type === 'text' ? p.text : p.type === 'image' ? `[image${p.alt ? `: ${p.alt}` : ''}]` : `[${p.type}${p.name ? `: ${p.name}` : ''}]`))
     .join('\n')
     .trim()
 }

@@ -23,7 +23,11 @@ export type ConversationStatus = (typeof STATUSES)[number]
 export const AUTHORS = ['customer', 'teammate', 'agent'] as const
 export type Author = (typeof AUTHORS)[number]
 
-export type MessagePart = { type: 'text'; text: string } | { type: 'image'; url: string; alt: string | null }
+export type MessagePart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; url: string; alt: string | null }
+  /** A customer's video, voice note or document (SPEC.md leaves these part types to us). */
+  | { type: 'video' | 'audio' | 'file'; url: string; name: string | null }
 
 /** One tool call the agent made while writing a reply: what test chat shows as `tools`. */
 export interface ToolRun {
@@ -94,12 +98,16 @@ export type Conversation = typeof Conversation.static
 
 const TextPart = t.Object({ type: t.Literal('text'), text: t.String() })
 const ImagePart = t.Object({ type: t.Literal('image'), url: t.String(), alt: Nullable(t.String()) })
+const MediaPart = t.Object(
+  { type: t.Union([t.Literal('video'), t.Literal('audio'), t.Literal('file')]), url: t.String(), name: Nullable(t.String()) },
+  { description: 'a video, voice note or document the customer sent; url: our link, valid for eight hours from this answer' },
+)
 
 export const Message = t.Object({
   id: t.String({ description: 'msg_<id>' }),
   conversationId: t.String(),
   author: AuthorSchema,
-  parts: t.Array(t.Union([TextPart, ImagePart])),
+  parts: t.Array(t.Union([TextPart, ImagePart, MediaPart])),
   createdAt: t.String(),
 })
 export type Message = typeof Message.static
@@ -134,6 +142,11 @@ export function presentConversation(doc: ConversationDoc): Conversation {
   }
 }
 
-export function presentMessage(doc: MessageDoc): Message {
-  return { id: doc.id, conversationId: doc.conversationId, author: doc.author, parts: doc.parts, createdAt: doc.createdAt }
+/**
+ * A stored media reference (`file:<id>`) becomes a link when the message is read (`link`: the
+ * messaging feature's signed links, valid eight hours from now); other URLs pass as stored.
+ */
+export function presentMessage(doc: MessageDoc, link?: (ref: string) => string): Message {
+  const parts = link ? doc.parts.map((p) => ('url' in p && p.url.startsWith('file:') ? { ...p, url: link(p.url) } : p)) : doc.parts
+  return { id: doc.id, conversationId: doc.conversationId, author: doc.author, parts, createdAt: doc.createdAt }
 }

@@ -31,6 +31,9 @@ export interface NewMessage {
 }
 
 export class ConversationService {
+  /** Turns a stored `file:<id>` media reference into a link (set by the messaging feature). */
+  mediaLink: ((ref: string) => string) | null = null
+
   constructor(
     private readonly conversations: ConversationRepo,
     private readonly messages: MessageRepo,

@@ -39,7 +39,7 @@ export function conversationsV1(deps: { context: KernelHttp['v1']; conversations
       '/:id/messages',
       async ({ params, query, workspace }) => {
         const conversation = await conversations.get(workspace.id, params.id)
-        return paginate((limit, after) => conversations.listMessages(conversation.id, query, limit, after), query, 25, presentMessage)
+        return paginate((limit, after) => conversations.listMessages(conversation.id, query, limit, after), query, 25, (m) => presentMessage(m, conversations.mediaLink ?? undefined))
       },
       {
         params: t.Object({ id: t.String() }),

@@ -21,6 +21,15 @@ import type { ConversationFeature } from '../conversations'
 import type { PhoneNumberService } from '../phone-numbers'
 import type { WorkspaceDoc } from '../workspaces'
 import { isOptOut } from './opt-out'
+import { messageText, presentMessage, type MessagePart } from '../conversations'
+
+/** What the customer sent as message parts: the media (if any), then its text or caption. */
+function partsOf(input: InboundInput): MessagePart[] {
+  const m = input.media
+  const media: MessagePart[] = !m ? [] : m.type === 'image' ? [{ type: 'image', url: m.ref, alt: m.caption }] : [{ type: m.type, url: m.ref, name: m.name }]
+  const text = input.text.trim() && !(m?.type === 'image' && m.caption === input.text) ? [{ type: 'text' as const, text: input.text }] : []
+  return [...media, ...text]
+}
 
 export interface InboundInput {
   channel: 'chatapp'
@@ -28,6 +37,8 @@ export interface InboundInput {
   /** Our number; the workspace's only chat-app number when absent. */
   to?: string | null
   text: string
+  /** A photo, voice note, video or document, already kept (ReceivedFiles): its `file:` reference. */
+  media?: { ref: string; type: 'image' | 'video' | 'audio' | 'file'; caption: string | null; name: string | null } | null
 }
 
 export interface Received {
@@ -65,7 +76,7 @@ export class InboundMessages {
     const d = this.deps
     const phone = normalizePhone(input.from)
     if (!phone) throw badRequest('from', `"${input.from}" is not a phone number`)
-    if (!input.text.trim()) throw badRequest('text', 'must not be blank')
+    if (!input.text.trim() && !input.media) throw badRequest('text', 'must not be blank')
     const number = await this.ourNumber(workspace, input.to ?? null)
     if (!number.agentId) throw conflict(`${number.number} has no agent to answer it`)
     const agentId = number.agentId
@@ -73,7 +84,7 @@ export class InboundMessages {
     return this.threads.run(thread, async () => {
       const contact = (await d.contacts.findByPhone(workspace.id, phone)) ?? (await d.contacts.create(workspace.id, { phone }))
       const conversation = await d.conversations.thread({ workspaceId: workspace.id, agentId, channel: 'chatapp', customer: { id: contact.id, phone }, thread })
-      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: [{ type: 'text', text: input.text }] })
+      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input) })
       const received = { conversationId: conversation.id, messageId: recorded.message.id, receivedAt: recorded.message.createdAt }
       for (const listener of this.listeners) await listener(workspace.id, phone).catch((err) => d.logger.warn({ err }, 'a listener of inbound messages failed'))
       if (isOptOut(input.text)) {
@@ -85,7 +96,7 @@ export class InboundMessages {
           type: 'message.received',
           workspaceId: workspace.id,
           agentId,
-          data: { ...received, channel: 'chatapp', customer: { id: contact.id, phone }, parts: recorded.message.parts as Record<string, unknown>[] },
+          data: { ...received, channel: 'chatapp', customer: { id: contact.id, phone }, parts: presentMessage(recorded.message, d.conversations.mediaLink ?? undefined).parts as Record<string, unknown>[] },
         })
         return received
       }
@@ -121,7 +132,7 @@ export class InboundMessages {
     const d = this.deps
     try {
       const agent = await d.agents.get(workspace.id, agentId)
-      const text = (recorded.message.parts[0] as { text: string }).text
+      const text = messageText(recorded.message)
       const turn = await d.engine.respond({ workspace, agent, conversation: recorded.conversation, text, recorded, sideEffects: 'live' })
       if (!turn.answered || !turn.replyMessage) return
       const at = () => new Date(d.clock.now()).toISOString()

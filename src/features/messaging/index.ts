@@ -8,6 +8,8 @@ import { SandboxPlatform } from '../../providers/messaging/sandbox'
 import { WhatsAppPlatform } from '../../providers/messaging/whatsapp'
 import type { MessagingPlatform } from '../../providers/messaging/port'
 import { whatsAppWebhook } from './whatsapp-webhook'
+import { ReceivedFiles } from './files'
+import { randomBytes } from 'node:crypto'
 import { agentsFeature } from '../agents'
 import { contactsFeature } from '../contacts'
 import { conversationsFeature } from '../conversations'
@@ -36,6 +38,9 @@ export const messagingFeature = defineFeature({
     const { ledger } = use(usageFeature)
     const { templates } = use(templatesFeature)
     const sandbox = new SandboxPlatform(kernel.clock)
+    const files = await ReceivedFiles.open(kernel.store, { dataDir: kernel.config.dataDir, secret: kernel.config.secretKey ?? randomBytes(32).toString('hex'), publicBaseUrl: kernel.config.publicBaseUrl, clock: kernel.clock })
+    conversations.mediaLink = (ref) => files.link(ref)
+    kernel.customerHooks.onErased((e) => files.erase(e.customerId), 'received files erased')
     const wa = kernel.config.chatapp.whatsapp
     // Phone-number ids WhatsApp told us in webhooks, beside those configured (WHATSAPP_PHONE_NUMBER_IDS).
     const links = await kernel.store.collection<{ [k: string]: unknown; id: string; phoneNumberId: string }>({ name: 'chatapp_links', indexes: [] })
@@ -53,7 +58,8 @@ export const messagingFeature = defineFeature({
       await conversations.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
     })
     return {
-      services: { inbound, platform, sandbox, replies },
+      services: { inbound, platform, sandbox, replies, files },
+      legacy: [files.route()],
       callbacks: whatsapp
         ? [
             whatsAppWebhook({
@@ -62,6 +68,7 @@ export const messagingFeature = defineFeature({
               numbers,
               workspace: (id) => workspaceRepo.get(id),
               learn: async (number, phoneNumberId) => void (phoneNumberId && (await links.upsert({ id: number, phoneNumberId }))),
+              files,
               logger: kernel.logger,
             }),
           ]

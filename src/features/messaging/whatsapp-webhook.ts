@@ -12,6 +12,7 @@ import type { WhatsAppPlatform } from '../../providers/messaging/whatsapp'
 import type { PhoneNumberService } from '../phone-numbers'
 import type { WorkspaceDoc } from '../workspaces'
 import type { InboundMessages } from './inbound'
+import { MAX_FILE_BYTES, type ReceivedFiles } from './files'
 
 export function whatsAppWebhook(deps: {
   platform: WhatsAppPlatform
@@ -19,6 +20,7 @@ export function whatsAppWebhook(deps: {
   numbers: PhoneNumberService
   workspace: (id: string) => Promise<WorkspaceDoc | null>
   learn: (number: string, phoneNumberId: string) => Promise<void>
+  files: ReceivedFiles
   logger: Logger
 }) {
   return new Elysia({ prefix: '/messaging/whatsapp' })
@@ -58,7 +60,17 @@ export function whatsAppWebhook(deps: {
             continue
           }
           await deps.learn(m.to, m.phoneNumberId)
-          await deps.inbound.receive(workspace, { channel: 'chatapp', from: m.from, to: m.to, text: m.text }).catch((err) => deps.logger.warn({ err, to: m.to }, 'a WhatsApp message could not be taken in'))
+          try {
+            // A photo or document is fetched now: WhatsApp's own link to it lasts only minutes.
+            let media = null
+            if (m.media) {
+              const file = await deps.platform.download(m.media.mediaId, MAX_FILE_BYTES)
+              media = { ref: await deps.files.save(workspace.id, file.bytes, file.mime, m.media.name), type: m.media.type, caption: m.media.caption, name: m.media.name }
+            }
+            await deps.inbound.receive(workspace, { channel: 'chatapp', from: m.from, to: m.to, text: m.text, media })
+          } catch (err) {
+            deps.logger.warn({ err, to: m.to }, 'a WhatsApp message could not be taken in')
+          }
         }
         return { ok: true }
       },

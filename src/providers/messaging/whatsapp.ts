@@ -24,6 +24,15 @@ export interface WhatsAppConfig {
   phoneNumberId: (number: string) => Promise<string | null>
 }
 
+export interface InboundMedia {
+  /** WhatsApp's media id (downloaded with `download`). */
+  mediaId: string
+  type: 'image' | 'video' | 'audio' | 'file'
+  mime: string
+  caption: string | null
+  name: string | null
+}
+
 export interface InboundChat {
   /** Our number (E.164) and its platform id. */
   to: string
@@ -33,6 +42,7 @@ export interface InboundChat {
   at: number
   text: string
   name: string | null
+  media: InboundMedia | null
 }
 
 const digits = (e164: string) => e164.replace(/^\+/, '')
@@ -79,6 +89,21 @@ export class WhatsAppPlatform implements MessagingPlatform {
     this.listeners.push(listener)
   }
 
+  /** A received media file: Graph gives its short-lived URL (`GET /{media-id}`), fetched with the same token. */
+  async download(mediaId: string, maxBytes: number): Promise<{ bytes: Uint8Array; mime: string }> {
+    const base = this.config.baseUrl.replace(/\/$/, '')
+    const auth = { authorization: `Bearer ${this.config.accessToken}` }
+    const meta = await fetch(`${base}/${this.config.version}/${encodeURIComponent(mediaId)}`, { headers: auth, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) })
+    const info = (await meta.json().catch(() => null)) as { url?: string; mime_type?: string; file_size?: number } | null
+    if (!meta.ok || !info?.url) throw new Error(`WhatsApp media ${mediaId}: HTTP ${meta.status}`)
+    if ((info.file_size ?? 0) > maxBytes) throw new Error(`WhatsApp media ${mediaId} is over ${maxBytes} bytes`)
+    const file = await fetch(info.url, { headers: auth, signal: AbortSignal.timeout(60_000) })
+    if (!file.ok) throw new Error(`WhatsApp media ${mediaId}: download HTTP ${file.status}`)
+    const bytes = new Uint8Array(await file.arrayBuffer())
+    if (bytes.length > maxBytes) throw new Error(`WhatsApp media ${mediaId} is over ${maxBytes} bytes`)
+    return { bytes, mime: info.mime_type ?? file.headers.get('content-type') ?? 'application/octet-stream' }
+  }
+
   /** The GET handshake: the challenge to echo, or null when the token does not match. */
   verifySubscription(query: Record<string, string | undefined>): string | null {
     if (query['hub.mode'] !== 'subscribe' || !query['hub.challenge']) return null
@@ -106,8 +131,9 @@ export class WhatsAppPlatform implements MessagingPlatform {
         const to = e164(v.metadata?.display_phone_number ?? '')
         const names = new Map((v.contacts ?? []).map((c) => [c.wa_id, c.profile?.name ?? null]))
         for (const m of v.messages ?? []) {
-          const text = m.type === 'text' ? (m.text?.body ?? '') : m.type === 'button' ? (m.button?.text ?? '') : m.type === 'interactive' ? (m.interactive?.button_reply?.title ?? m.interactive?.list_reply?.title ?? '') : `[${m.type}]`
-          inbound.push({ to, phoneNumberId: v.metadata?.phone_number_id ?? '', from: e164(m.from), platformMessageId: m.id, at: Number(m.timestamp) * 1000, text, name: names.get(m.from) ?? null })
+          const media = mediaOf(m)
+          const text = m.type === 'text' ? (m.text?.body ?? '') : m.type === 'button' ? (m.button?.text ?? '') : m.type === 'interactive' ? (m.interactive?.button_reply?.title ?? m.interactive?.list_reply?.title ?? '') : media ? (media.caption ?? '') : `[${m.type}]`
+          inbound.push({ to, phoneNumberId: v.metadata?.phone_number_id ?? '', from: e164(m.from), platformMessageId: m.id, at: Number(m.timestamp) * 1000, text, name: names.get(m.from) ?? null, media })
         }
         for (const st of v.statuses ?? []) {
           const receipt: Receipt = { platformMessageId: st.id, status: st.status, at: Number(st.timestamp) * 1000, ...(st.errors?.[0] ? { error: { code: String(st.errors[0].code), message: st.errors[0].title ?? st.errors[0].message ?? '' } } : {}) }
@@ -117,6 +143,16 @@ export class WhatsAppPlatform implements MessagingPlatform {
     }
     return inbound
   }
+}
+
+type MediaMessage = { id: string; mime_type?: string; caption?: string; filename?: string }
+
+function mediaOf(m: NonNullable<WhatsAppValue['messages']>[number]): InboundMedia | null {
+  const kinds: Record<string, InboundMedia['type']> = { image: 'image', video: 'video', audio: 'audio', voice: 'audio', document: 'file', sticker: 'image' }
+  const type = kinds[m.type]
+  const body = (m as unknown as Record<string, MediaMessage | undefined>)[m.type]
+  if (!type || !body?.id) return null
+  return { mediaId: body.id, type, mime: body.mime_type ?? 'application/octet-stream', caption: body.caption ?? null, name: body.filename ?? null }
 }
 
 interface WhatsAppValue {

@@ -1,0 +1,95 @@
+/**
+ * Media customers send (a photo, a voice note, a document): fetched from the platform once, kept
+ * in DATA_DIR/files, and handed out as our own links valid for eight hours from the moment they
+ * are given (SPEC.md: "Media comes back as links valid for eight hours"), signed with the
+ * service's secret so they need no key: `GET /files/{id}/{expires}/{signature}`. Erased with the
+ * customer. With several instances DATA_DIR/files must be shared storage, as for recordings.
+ */
+import { Elysia, t } from 'elysia'
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { iso, type Clock } from '../../clock'
+import { newId } from '../../ids'
+import type { Collection, DocumentStore } from '../../store/port'
+
+/** SPEC.md: links valid for eight hours. */
+export const LINK_TTL_MS = 8 * 60 * 60 * 1000
+/** WhatsApp's own largest media (documents) is 100 MB; nothing bigger can arrive. */
+export const MAX_FILE_BYTES = 100 * 1024 * 1024
+
+interface FileDoc {
+  [field: string]: unknown
+  id: string
+  workspaceId: string
+  mime: string
+  name: string | null
+  bytes: number
+  createdAt: string
+}
+
+export class ReceivedFiles {
+  private constructor(
+    private readonly files: Collection<FileDoc>,
+    private readonly dir: string,
+    private readonly secret: string,
+    private readonly publicBaseUrl: string,
+    private readonly clock: Clock,
+  ) {}
+
+  static async open(store: DocumentStore, deps: { dataDir: string; secret: string; publicBaseUrl: string; clock: Clock }): Promise<ReceivedFiles> {
+    const files = await store.collection<FileDoc>({ name: 'files', indexes: [{ name: 'workspace', fields: [['workspaceId', 1]] }] })
+    return new ReceivedFiles(files, join(deps.dataDir, 'files'), deps.secret, deps.publicBaseUrl.replace(/\/$/, ''), deps.clock)
+  }
+
+  /** Keeps the bytes; answers the reference a message part stores (`file:<id>`). */
+  async save(workspaceId: string, bytes: Uint8Array, mime: string, name: string | null): Promise<string> {
+    if (bytes.length > MAX_FILE_BYTES) throw new Error(`a file of ${bytes.length} bytes is over ${MAX_FILE_BYTES}`)
+    const id = newId('file')
+    await mkdir(this.dir, { recursive: true })
+    await writeFile(join(this.dir, id), bytes)
+    await this.files.insert({ id, workspaceId, mime, name, bytes: bytes.length, createdAt: iso(this.clock.now()) })
+    return `file:${id}`
+  }
+
+  /** A link to a stored reference, valid eight hours from now. */
+  link(ref: string): string {
+    const id = ref.replace(/^file:/, '')
+    const expires = this.clock.now() + LINK_TTL_MS
+    return `${this.publicBaseUrl}/files/${id}/${expires}/${this.sign(id, expires)}`
+  }
+
+  async erase(workspaceId: string): Promise<void> {
+    for (const f of await this.files.find({ workspaceId })) {
+      await rm(join(this.dir, f.id), { force: true })
+      await this.files.delete(f.id)
+    }
+  }
+
+  route() {
+    return new Elysia().get(
+      '/files/:id/:expires/:signature',
+      async ({ params, set }) => {
+        const expires = Number(params.expires)
+        const gone = () => {
+          set.status = 404
+          return { error: { code: 'not_found', message: 'no file here (the link expired, or never pointed anywhere)' } }
+        }
+        if (!Number.isSafeInteger(expires) || expires <= this.clock.now()) return gone()
+        const want = Buffer.from(this.sign(params.id, expires))
+        const given = Buffer.from(params.signature)
+        if (want.length !== given.length || !timingSafeEqual(want, given)) return gone()
+        const doc = await this.files.get(params.id)
+        if (!doc) return gone()
+        set.headers['content-type'] = doc.mime
+        if (doc.name) set.headers['content-disposition'] = `inline; filename="${doc.name.replace(/["\\\r\n]/g, '_')}"`
+        return Bun.file(join(this.dir, doc.id))
+      },
+      { params: t.Object({ id: t.String(), expires: t.String(), signature: t.String() }), detail: { hide: true } },
+    )
+  }
+
+  private sign(id: string, expires: number): string {
+    return createHmac('sha256', this.secret).update(`file:${id}:${expires}`).digest('base64url').slice(0, 32)
+  }
+}
