@@ -13,6 +13,7 @@ import type { CustomerLifecycleEvent } from '../../src/features/customers/lifecy
 import { DOCUMENTS, PASSAGES, SEARCHES } from '../../src/features/knowledge/repository'
 import { usageSpec } from '../../src/features/usage/ledger'
 import type { CollectionSpec } from '../../src/store/port'
+import { until } from '../support/until'
 import { startTestServer, type TestServer } from '../support/server'
 
 const DAY = 24 * 60 * 60 * 1000
@@ -306,7 +307,9 @@ describe('erasure after 30 days', () => {
 
       t = await startTestServer({}, dir)
       await advance(t, 1)
-      expect((await t.api('GET', `/customers/${c}`, { key: dev.key })).status).toBe(404)
+      // The advance answers once the erasure's actor has settled or its settle bound passed; on a
+      // loaded machine the erasure (every feature's collections and files) may still be finishing.
+      await until('erased', () => t.api('GET', `/customers/${c}`, { key: dev.key }), (r) => r.status === 404, 10_000)
       expect(await holdings(t, c)).toMatchObject({ conversations: 0, messages: 0, contacts: 0, knowledgeDocuments: 0, agents: 0 })
       expect((await t.console('GET', `/actors/customerWorkspace:${c}`)).body.value).toBe('erased')
     } finally {
