@@ -270,3 +270,29 @@ describe('GET /chatapp/summary', () => {
     }
   })
 })
+
+describe('the email channel', () => {
+  test('an email is answered by the agent by email (the outbox here); one conversation per address and agent', async () => {
+    const w = await s.developer({ plan: 'scale', name: 'Email' })
+    const a = (await s.api('POST', '/agents', { key: w.key, body: { name: 'Mail agent' } })).body.id
+    expect((await s.api('POST', `/agents/${a}/knowledge`, { key: w.key, body: { text: 'Opening hours\n\nWe are open from 8 am to 2 pm on Sundays.', title: 'Hours' } })).status).toBe(201)
+    const r = await s.console('POST', `/workspaces/${w.id}/inbound`, { channel: 'email', from: 'Priya@Example.com', text: 'What time do you open on Sunday?' })
+    expect(r.status).toBe(201)
+    await s.server.services.of(messagingFeature).emailInbound.settled()
+    const outbox = (await s.console('GET', '/outbox?limit=100')).body.items.filter((m: any) => m.to === 'priya@example.com')
+    expect(outbox).toHaveLength(1)
+    expect(outbox[0].subject).toBe('Re: your message to Mail agent')
+    expect(outbox[0].text).toContain('8 am to 2 pm')
+    const again = await s.console('POST', `/workspaces/${w.id}/inbound`, { channel: 'email', from: 'priya@example.com', to: a, text: 'Thanks!' })
+    expect(again.body.conversationId).toBe(r.body.conversationId)
+    const listed = (await s.api('GET', '/conversations?channel=email', { key: w.key })).body.items
+    expect(listed.map((c: any) => c.id)).toEqual([r.body.conversationId])
+
+    expect((await s.console('POST', `/workspaces/${w.id}/inbound`, { channel: 'email', from: 'not an address', text: 'hi' })).body.error).toContain('from')
+    expect((await s.console('POST', `/workspaces/${w.id}/inbound`, { channel: 'email', from: 'a@b.co', to: 'ag_nope', text: 'hi' })).status).toBe(404)
+    await s.api('POST', '/agents', { key: w.key, body: { name: 'Second agent' } })
+    const ambiguous = await s.console('POST', `/workspaces/${w.id}/inbound`, { channel: 'email', from: 'a@b.co', text: 'hi' })
+    expect(ambiguous.status).toBe(400)
+    expect(ambiguous.body.error).toContain('several agents')
+  })
+})

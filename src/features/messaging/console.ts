@@ -4,22 +4,24 @@ import { answers, consoleErrors } from '../../http/docs'
 import type { KernelHttp } from '../feature'
 import type { WorkspaceService } from '../workspaces'
 import type { InboundMessages } from './inbound'
+import type { EmailInbound } from './email'
 
-export function messagingConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; inbound: InboundMessages }) {
+export function messagingConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; inbound: InboundMessages; email: EmailInbound }) {
   return new Elysia({ detail: { tags: ['Console'] } }).use(deps.auth).post(
     '/workspaces/:ws/inbound',
     async ({ params, body, set }) => {
       const workspace = await deps.workspaces.get(params.ws)
       set.status = 201
+      if (body.channel === 'email') return deps.email.receive(workspace, { from: body.from, to: body.to ?? null, text: body.text })
       return deps.inbound.receive(workspace, { channel: body.channel, from: body.from, to: body.to ?? null, text: body.text })
     },
     {
       params: t.Object({ ws: t.String() }),
       body: t.Object(
         {
-          channel: t.Literal('chatapp', { description: 'chatapp today; botapp, web and email arrive with the rest of issue 12' }),
-          from: t.String({ description: "the customer's phone number" }),
-          to: t.Optional(t.String({ description: 'our chat-app number; default the workspace\'s only one' })),
+          channel: t.Union([t.Literal('chatapp'), t.Literal('email')], { description: 'chatapp or email (botapp and web: not yet)' }),
+          from: t.String({ description: "the customer's phone number (chatapp) or email address (email)" }),
+          to: t.Optional(t.String({ description: "chatapp: our number (default the workspace's only one); email: the agent (ag_…, default the only one)" })),
           text: t.String({ minLength: 1, maxLength: 4096 }),
         },
         { additionalProperties: false },

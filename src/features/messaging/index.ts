@@ -9,6 +9,9 @@ import { WhatsAppPlatform } from '../../providers/messaging/whatsapp'
 import type { MessagingPlatform } from '../../providers/messaging/port'
 import { whatsAppWebhook } from './whatsapp-webhook'
 import { ReceivedFiles } from './files'
+import { EmailInbound } from './email'
+import { createEmailSender } from '../../providers/email'
+import { webhooksFeature } from '../webhooks'
 import { randomBytes } from 'node:crypto'
 import { agentsFeature } from '../agents'
 import { contactsFeature } from '../contacts'
@@ -36,6 +39,11 @@ export const messagingFeature = defineFeature({
     const { numbers } = use(phoneNumbersFeature)
     const { conversations, engine } = use(conversationsFeature)
     const { ledger } = use(usageFeature)
+    const { outbox } = use(webhooksFeature)
+    // The email channel's answers go out like webhook emails: SMTP_URL, else the embedded outbox.
+    // 30 s: an SMTP server accepts a message in well under that; past it the answer is marked failed.
+    const email = createEmailSender(kernel.config, 30_000, { repo: outbox, clock: kernel.clock })
+    const emailInbound = new EmailInbound({ agents, conversations, engine, email, clock: kernel.clock, logger: kernel.logger })
     const { templates } = use(templatesFeature)
     const sandbox = new SandboxPlatform(kernel.clock)
     const files = await ReceivedFiles.open(kernel.store, { dataDir: kernel.config.dataDir, secret: kernel.config.secretKey ?? randomBytes(32).toString('hex'), publicBaseUrl: kernel.config.publicBaseUrl, clock: kernel.clock })
@@ -58,7 +66,7 @@ export const messagingFeature = defineFeature({
       await conversations.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
     })
     return {
-      services: { inbound, platform, sandbox, replies, files },
+      services: { inbound, platform, sandbox, replies, files, emailInbound },
       legacy: [files.route()],
       callbacks: whatsapp
         ? [
@@ -74,8 +82,12 @@ export const messagingFeature = defineFeature({
           ]
         : [],
       v1: [messagingV1({ context: kernel.http.v1, replies }), chatappSummaryV1({ context: kernel.http.v1, totals: new MessagingTotals({ conversations, clock: kernel.clock }) })],
-      console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound })],
-      stop: () => inbound.settled(),
+      console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound, email: emailInbound })],
+      async stop() {
+        await inbound.settled()
+        await emailInbound.settled()
+        await email.close()
+      },
     }
   },
 })
