@@ -7,30 +7,26 @@
  * are not recorded; a teammate's takeover silences the agent as on every channel.
  */
 import { badRequest, notFound } from '../../http/errors'
-import type { Logger } from '../../logger'
 import type { EmailSender } from '../../providers/email'
-import { iso, type Clock } from '../../clock'
 import type { AgentService } from '../agents'
 import type { ConversationFeature } from '../conversations'
 import type { WorkspaceDoc } from '../workspaces'
 import { SerialQueue } from '../../../actors/serial-queue'
 import type { Received } from './inbound'
+import type { AgentAnswers } from './answers'
 
 /** RFC 5321 caps an address at 254 characters; the shape check is the usual local@domain.tld. */
 const ADDRESS = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/
 
 export class EmailInbound {
   private readonly threads = new SerialQueue()
-  private readonly answering = new Set<Promise<void>>()
 
   constructor(
     private readonly d: {
       agents: AgentService
       conversations: ConversationFeature['conversations']
-      engine: ConversationFeature['engine']
+      answers: AgentAnswers
       email: EmailSender
-      clock: Clock
-      logger: Logger
     },
   ) {}
 
@@ -45,15 +41,17 @@ export class EmailInbound {
       const conversation = await d.conversations.thread({ workspaceId: workspace.id, agentId: agent.id, channel: 'email', customer: { id: null, phone: null }, thread })
       const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: [{ type: 'text', text: input.text }], extra: { from: address } })
       if (recorded.conversation.status !== 'handled') {
-        const answer = this.answer(workspace, agent.id, address, recorded).finally(() => this.answering.delete(answer))
-        this.answering.add(answer)
+        d.answers.start(workspace, agent.id, recorded, async (text, agentName) => {
+          await d.email.send({ to: address, subject: `Re: your message to ${agentName}`, text, workspaceId: workspace.id })
+          return { status: 'sent' }
+        })
       }
       return { conversationId: conversation.id, messageId: recorded.message.id, receivedAt: recorded.message.createdAt }
     })
   }
 
-  async settled(): Promise<void> {
-    while (this.answering.size) await Promise.allSettled([...this.answering])
+  settled(): Promise<void> {
+    return this.d.answers.settled()
   }
 
   private async agentFor(workspace: WorkspaceDoc, to: string | null) {
@@ -65,23 +63,5 @@ export class EmailInbound {
     const agents = await this.d.agents.list(workspace.id, 2, null)
     if (agents.length !== 1) throw badRequest('to', agents.length ? 'the workspace has several agents: name one (ag_…)' : 'the workspace has no agent')
     return agents[0]!
-  }
-
-  private async answer(workspace: WorkspaceDoc, agentId: string, address: string, recorded: Awaited<ReturnType<ConversationFeature['conversations']['addMessage']>>): Promise<void> {
-    const d = this.d
-    try {
-      const agent = await d.agents.get(workspace.id, agentId)
-      const text = (recorded.message.parts[0] as { text: string }).text
-      const turn = await d.engine.respond({ workspace, agent, conversation: recorded.conversation, text, recorded, sideEffects: 'live' })
-      if (!turn.answered || !turn.replyMessage) return
-      try {
-        const receipt = await d.email.send({ to: address, subject: `Re: your message to ${agent.name}`, text: turn.reply, workspaceId: workspace.id })
-        await d.conversations.setDelivery(turn.replyMessage.id, { status: 'sent', at: iso(d.clock.now()), ...(receipt.code !== null ? { platformMessageId: `smtp:${receipt.code}:${turn.replyMessage.id}` } : {}) })
-      } catch (err) {
-        await d.conversations.setDelivery(turn.replyMessage.id, { status: 'failed', at: iso(d.clock.now()), error: { code: String((err as { code?: number }).code ?? 'refused'), message: (err as Error).message } })
-      }
-    } catch (err) {
-      d.logger.warn({ err, workspace: workspace.id, agent: agentId }, 'the agent could not answer an email')
-    }
   }
 }

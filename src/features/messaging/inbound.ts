@@ -10,18 +10,17 @@
  * Messages of one thread are handled one after another (in this process).
  */
 import { SerialQueue } from '../../../actors/serial-queue'
-import type { Clock } from '../../clock'
 import type { EventBus } from '../../events/bus'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import type { Logger } from '../../logger'
 import type { MessagingPlatform } from '../../providers/messaging/port'
-import type { AgentService } from '../agents'
 import { normalizePhone, type ContactService } from '../contacts'
 import type { ConversationFeature } from '../conversations'
 import type { PhoneNumberService } from '../phone-numbers'
 import type { WorkspaceDoc } from '../workspaces'
 import { isOptOut } from './opt-out'
-import { messageText, presentMessage, type MessagePart } from '../conversations'
+import { presentMessage, type MessagePart } from '../conversations'
+import type { AgentAnswers } from './answers'
 
 /** What the customer sent as message parts: the media (if any), then its text or caption. */
 function partsOf(input: InboundInput): MessagePart[] {
@@ -49,13 +48,11 @@ export interface Received {
 
 export interface InboundDeps {
   numbers: PhoneNumberService
-  agents: AgentService
   contacts: ContactService
   conversations: ConversationFeature['conversations']
-  engine: ConversationFeature['engine']
   platform: MessagingPlatform
+  answers: AgentAnswers
   bus: EventBus
-  clock: Clock
   logger: Logger
 }
 
@@ -68,7 +65,6 @@ export class InboundMessages {
     this.listeners.push(listener)
   }
   /** Agent answers still running (tests and shutdown wait for them). */
-  private readonly answering = new Set<Promise<void>>()
 
   constructor(private readonly deps: InboundDeps) {}
 
@@ -101,15 +97,14 @@ export class InboundMessages {
         return received
       }
       if (recorded.conversation.status === 'handled') return received
-      const answer = this.answer(workspace, agentId, number.number, phone, recorded).finally(() => this.answering.delete(answer))
-      this.answering.add(answer)
+      d.answers.start(workspace, agentId, recorded, async (text) => ({ platformMessageId: (await d.platform.send({ from: number.number, to: phone, content: { type: 'text', text } })).platformMessageId, status: 'accepted' }))
       return received
     })
   }
 
   /** Resolves once every agent answer under way has been sent (or has failed). */
-  async settled(): Promise<void> {
-    while (this.answering.size) await Promise.allSettled([...this.answering])
+  settled(): Promise<void> {
+    return this.deps.answers.settled()
   }
 
   private async ourNumber(workspace: WorkspaceDoc, to: string | null) {
@@ -125,25 +120,5 @@ export class InboundMessages {
     const mine = (await d.numbers.list(workspace.id)).filter((n) => n.channel === 'chatapp')
     if (mine.length !== 1) throw badRequest('to', mine.length ? 'the workspace has several chat-app numbers: say which one' : 'the workspace has no chat-app number')
     return mine[0]!
-  }
-
-  /** The agent answers on the platform; its message carries what the platform said of it. */
-  private async answer(workspace: WorkspaceDoc, agentId: string, from: string, to: string, recorded: Awaited<ReturnType<ConversationFeature['conversations']['addMessage']>>): Promise<void> {
-    const d = this.deps
-    try {
-      const agent = await d.agents.get(workspace.id, agentId)
-      const text = messageText(recorded.message)
-      const turn = await d.engine.respond({ workspace, agent, conversation: recorded.conversation, text, recorded, sideEffects: 'live' })
-      if (!turn.answered || !turn.replyMessage) return
-      const at = () => new Date(d.clock.now()).toISOString()
-      try {
-        const sent = await d.platform.send({ from, to, content: { type: 'text', text: turn.reply } })
-        await d.conversations.setDelivery(turn.replyMessage.id, { platformMessageId: sent.platformMessageId, status: 'accepted', at: at() })
-      } catch (err) {
-        await d.conversations.setDelivery(turn.replyMessage.id, { status: 'failed', at: at(), error: { code: (err as { code?: string }).code ?? 'refused', message: (err as Error).message } })
-      }
-    } catch (err) {
-      d.logger.warn({ err, workspace: workspace.id, agent: agentId }, 'the agent could not answer an inbound message')
-    }
   }
 }

@@ -10,6 +10,7 @@ import type { MessagingPlatform } from '../../providers/messaging/port'
 import { whatsAppWebhook } from './whatsapp-webhook'
 import { ReceivedFiles } from './files'
 import { EmailInbound } from './email'
+import { AgentAnswers } from './answers'
 import { createEmailSender } from '../../providers/email'
 import { webhooksFeature } from '../webhooks'
 import { randomBytes } from 'node:crypto'
@@ -43,7 +44,8 @@ export const messagingFeature = defineFeature({
     // The email channel's answers go out like webhook emails: SMTP_URL, else the embedded outbox.
     // 30 s: an SMTP server accepts a message in well under that; past it the answer is marked failed.
     const email = createEmailSender(kernel.config, 30_000, { repo: outbox, clock: kernel.clock })
-    const emailInbound = new EmailInbound({ agents, conversations, engine, email, clock: kernel.clock, logger: kernel.logger })
+    const answers = new AgentAnswers({ agents, conversations, engine, clock: kernel.clock, logger: kernel.logger })
+    const emailInbound = new EmailInbound({ agents, conversations, answers, email })
     const { templates } = use(templatesFeature)
     const sandbox = new SandboxPlatform(kernel.clock)
     const files = await ReceivedFiles.open(kernel.store, { dataDir: kernel.config.dataDir, secret: kernel.config.secretKey ?? randomBytes(32).toString('hex'), publicBaseUrl: kernel.config.publicBaseUrl, clock: kernel.clock })
@@ -58,7 +60,7 @@ export const messagingFeature = defineFeature({
         : null
     const platform: MessagingPlatform = whatsapp ?? sandbox
     const replies = new Replies({ conversations, numbers, contacts, platform, templates, ledger, clock: kernel.clock })
-    const inbound = new InboundMessages({ numbers, agents, contacts, conversations, engine, platform, bus: kernel.bus, clock: kernel.clock, logger: kernel.logger })
+    const inbound = new InboundMessages({ numbers, contacts, conversations, platform, answers, bus: kernel.bus, logger: kernel.logger })
     platform.onReceipt(async (r) => {
       const message = await conversations.byPlatformId(r.platformMessageId)
       const current = (message?.delivery as { status?: string } | undefined)?.status ?? 'accepted'
