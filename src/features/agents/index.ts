@@ -23,3 +23,4 @@ export const agentsFeature = defineFeature({
 export { isStarterPersonaLine } from './defaults'
 export { type AgentDoc } from './repository'
 export { type AgentService } from './service'
+export { languageCode } from './languages'

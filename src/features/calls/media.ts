@@ -27,7 +27,7 @@ import { DEFAULT_SILENCE_MS } from '../../media/turns'
 import type { SpeechProviders } from '../../providers/speech'
 import type { Telephony } from '../../providers/telephony/port'
 import { verifyTwilioSignature } from '../../providers/telephony/twilio-signature'
-import type { AgentService } from '../agents'
+import { languageCode, type AgentService } from '../agents'
 import type { ConversationFeature } from '../conversations'
 import type { WorkspaceDoc } from '../workspaces'
 import type { TranscriptLine } from './analysis'
@@ -197,11 +197,3 @@ export class CallMedia implements MediaCalls {
   }
 }
 
-const LANGUAGES: Record<string, string> = { english: 'en', hindi: 'hi', tamil: 'ta', telugu: 'te', bengali: 'bn', marathi: 'mr', gujarati: 'gu', kannada: 'kn', malayalam: 'ml', punjabi: 'pa', urdu: 'ur', spanish: 'es', french: 'fr', german: 'de', portuguese: 'pt', italian: 'it', arabic: 'ar' }
-
-/** The agent's language (a name such as "English", `auto`, or a code) as the BCP-47 code speech engines take; `auto` and unknown names are English. */
-export function languageCode(language: string | null | undefined): string {
-  const l = (language ?? '').trim().toLowerCase()
-  if (/^[a-z]{2}(-[a-z]{2})?$/.test(l)) return l
-  return LANGUAGES[l] ?? 'en'
-}
