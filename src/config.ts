@@ -47,6 +47,8 @@ export interface Config {
     provider: 'sandbox' | 'whatsapp'
     whatsapp?: { accessToken: string; appSecret: string; verifyToken: string; baseUrl: string; version: string; phoneNumberIds: Record<string, string> }
   }
+  /** The `botapp` platform: the sandbox (default) or the Telegram Bot API at `telegramApiUrl`. */
+  botapp: { provider: 'sandbox' | 'telegram'; telegramApiUrl: string }
   /** Voice pipeline engines (README "Voice"): `auto` resolves keys → local engines → the sandbox doubles. */
   speech: {
     stt: 'auto' | 'deepgram' | 'openai' | 'pocketsphinx' | 'sandbox'
@@ -223,6 +225,10 @@ export function loadConfig(env: Env = process.env): Config {
       elevenlabsBaseUrl: llmBaseUrl(env, 'ELEVENLABS_BASE_URL'),
     },
     chatapp: chatappConfig(env),
+    botapp: {
+      provider: oneOf(env, 'BOTAPP_PROVIDER', ['sandbox', 'telegram'] as const, 'sandbox'),
+      telegramApiUrl: llmBaseUrl(env, 'TELEGRAM_API_URL') ?? 'https://api.telegram.org',
+    },
     speech: {
       stt: oneOf(env, 'STT_PROVIDER', ['auto', 'deepgram', 'openai', 'pocketsphinx', 'sandbox'] as const, 'auto'),
       tts: oneOf(env, 'TTS_PROVIDER', ['auto', 'elevenlabs', 'openai', 'espeak', 'sandbox'] as const, 'auto'),

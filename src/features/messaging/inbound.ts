@@ -23,7 +23,7 @@ import { presentMessage, type MessagePart } from '../conversations'
 import type { AgentAnswers } from './answers'
 
 /** What the customer sent as message parts: the media (if any), then its text or caption. */
-function partsOf(input: InboundInput): MessagePart[] {
+export function partsOf(input: Pick<InboundInput, 'text' | 'media'>): MessagePart[] {
   const m = input.media
   const media: MessagePart[] = !m ? [] : m.type === 'image' ? [{ type: 'image', url: m.ref, alt: m.caption }] : [{ type: m.type, url: m.ref, name: m.name }]
   const text = input.text.trim() && !(m?.type === 'image' && m.caption === input.text) ? [{ type: 'text' as const, text: input.text }] : []

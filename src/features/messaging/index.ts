@@ -8,6 +8,12 @@ import { SandboxPlatform } from '../../providers/messaging/sandbox'
 import { WhatsAppPlatform } from '../../providers/messaging/whatsapp'
 import type { MessagingPlatform } from '../../providers/messaging/port'
 import { whatsAppWebhook } from './whatsapp-webhook'
+import { TelegramPlatform } from '../../providers/messaging/telegram'
+import { SecretBox } from '../../crypto/secrets'
+import { BotConnections, type BotDoc } from './bots'
+import { BotInbound } from './botapp'
+import { telegramWebhook } from './telegram-webhook'
+import { botsConsole } from './bots-console'
 import { ReceivedFiles } from './files'
 import { EmailInbound } from './email'
 import { AgentAnswers } from './answers'
@@ -59,7 +65,15 @@ export const messagingFeature = defineFeature({
         ? new WhatsAppPlatform({ ...wa, phoneNumberId: async (n) => wa.phoneNumberIds[n] ?? (await links.get(n))?.phoneNumberId ?? null })
         : null
     const platform: MessagingPlatform = whatsapp ?? sandbox
-    const replies = new Replies({ conversations, numbers, contacts, platform, templates, ledger, clock: kernel.clock })
+    // botapp: Telegram bots connected per workspace (tokens sealed), or the sandbox platform.
+    const botDocs = await kernel.store.collection<BotDoc>({ name: 'botapp_bots', indexes: [{ name: 'bots_workspace', fields: [['workspaceId', 1]] }] })
+    let telegram: TelegramPlatform | null = null
+    const bots = new BotConnections({ bots: botDocs, agents, secrets: new SecretBox(kernel.config.secretKey!), telegram: null, publicBaseUrl: kernel.config.publicBaseUrl, clock: kernel.clock, logger: kernel.logger })
+    if (kernel.config.botapp.provider === 'telegram') telegram = bots.useTelegram(new TelegramPlatform(kernel.config.botapp.telegramApiUrl, bots.tokenOf))
+    const botPlatform: MessagingPlatform = telegram ?? sandbox
+    kernel.customerHooks.onErased((e) => bots.erase(e.customerId), 'bots disconnected')
+    const botInbound = new BotInbound({ bots, conversations, answers, platform: botPlatform, bus: kernel.bus })
+    const replies = new Replies({ conversations, numbers, contacts, platform, botPlatform, bots, templates, ledger, clock: kernel.clock })
     const inbound = new InboundMessages({ numbers, contacts, conversations, platform, answers, bus: kernel.bus, logger: kernel.logger })
     platform.onReceipt(async (r) => {
       const message = await conversations.byPlatformId(r.platformMessageId)
@@ -68,9 +82,11 @@ export const messagingFeature = defineFeature({
       await conversations.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
     })
     return {
-      services: { inbound, platform, sandbox, replies, files, emailInbound },
+      services: { inbound, platform, sandbox, replies, files, emailInbound, bots, botInbound },
       legacy: [files.route()],
-      callbacks: whatsapp
+      callbacks: [
+        ...(telegram ? [telegramWebhook({ platform: telegram, bots, inbound: botInbound, workspace: (id) => workspaceRepo.get(id), files, logger: kernel.logger })] : []),
+        ...(whatsapp
         ? [
             whatsAppWebhook({
               platform: whatsapp,
@@ -82,9 +98,10 @@ export const messagingFeature = defineFeature({
               logger: kernel.logger,
             }),
           ]
-        : [],
+        : []),
+      ],
       v1: [messagingV1({ context: kernel.http.v1, replies }), chatappSummaryV1({ context: kernel.http.v1, totals: new MessagingTotals({ conversations, clock: kernel.clock }) })],
-      console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound, email: emailInbound })],
+      console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound, email: emailInbound, bots: botInbound }), botsConsole({ auth: kernel.http.console, workspaces, bots })],
       async stop() {
         await inbound.settled()
         await emailInbound.settled()

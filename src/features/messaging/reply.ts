@@ -10,21 +10,25 @@
 import { iso, type Clock } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
 import { newId } from '../../ids'
-import { PlatformRefused, type MessagingPlatform } from '../../providers/messaging/port'
+import { PlatformRefused, type MessagingPlatform, type SendRequest } from '../../providers/messaging/port'
 import type { ContactService } from '../contacts'
-import type { ConversationFeature } from '../conversations'
+import type { ConversationDoc, ConversationFeature } from '../conversations'
 import type { PhoneNumberService } from '../phone-numbers'
 import type { UsageLedger } from '../usage'
 import type { WorkspaceDoc } from '../workspaces'
 import type { TemplateService } from '../templates'
 import { checkReply, templateValues, WINDOW_MS, type ReplyBody } from './reply-rules'
 import type { OutboundContent } from '../../providers/messaging/port'
+import type { BotConnections } from './bots'
 
 export interface ReplyDeps {
   conversations: ConversationFeature['conversations']
   numbers: PhoneNumberService
   contacts: ContactService
   platform: MessagingPlatform
+  /** The `botapp` platform (Telegram, or the sandbox) and its bots. */
+  botPlatform: MessagingPlatform
+  bots: BotConnections
   templates: TemplateService
   ledger: UsageLedger
   clock: Clock
@@ -38,8 +42,9 @@ export class Replies {
     const conversation = await d.conversations.get(workspace.id, conversationId)
     const checked = checkReply(body)
     const thread = typeof conversation.thread === 'string' ? conversation.thread.split(':') : null
-    if (conversation.channel !== 'chatapp' || !thread) throw conflict(`conversation ${conversationId} is a ${conversation.channel} conversation; replies go to chat-app conversations`)
+    if ((conversation.channel !== 'chatapp' && conversation.channel !== 'botapp') || !thread) throw conflict(`conversation ${conversationId} is a ${conversation.channel} conversation; replies go to chat-app and bot-app conversations`)
     const [, ours, customer] = thread as [string, string, string]
+    if (conversation.channel === 'botapp') return this.botReply(workspace, conversation, ours, customer, checked)
     const number = await d.numbers.byNumber(ours)
     if (!number || number.workspaceId !== workspace.id) throw conflict(`${ours} is no longer connected to this workspace`)
     if (!number.externalAgents) throw conflict(`external agents are off for ${ours}: its agent answers this conversation`)
@@ -63,17 +68,36 @@ export class Replies {
     const now = d.clock.now()
     const last = conversation.lastInboundAt ? Date.parse(conversation.lastInboundAt) : null
     if (checked.kind !== 'template' && (last === null || now - last > WINDOW_MS)) throw conflict("the customer's 24-hour window is closed: send a template", { windowClosedAt: last === null ? null : iso(last + WINDOW_MS) })
+    await this.deliver(workspace, conversation, d.platform, { from: ours, to: customer, content }, shown, category)
+    return { ok: true }
+  }
+
+  /** A Telegram chat: text and media only, no 24-hour window, no contact to have opted out. */
+  private async botReply(workspace: WorkspaceDoc, conversation: ConversationDoc, botId: string, chat: string, checked: ReturnType<typeof checkReply>): Promise<{ ok: true }> {
+    const bot = await this.deps.bots.byId(botId)
+    if (!bot || bot.workspaceId !== workspace.id) throw conflict(`bot ${botId} is no longer connected to this workspace`)
+    if (!bot.externalAgents) throw conflict(`external agents are off for bot ${botId}: its agent answers this conversation`)
+    if (conversation.status === 'handled') throw conflict('a teammate took this conversation over')
+    if (checked.kind !== 'content') throw conflict(`the bot app has no ${checked.kind}s: send text or media`)
+    await this.deliver(workspace, conversation, this.deps.botPlatform, { from: botId, to: chat, content: checked.content }, null, null)
+    return { ok: true }
+  }
+
+  /** Sent, then stored with its delivery and charged; a refusal stores nothing (502). */
+  private async deliver(workspace: WorkspaceDoc, conversation: ConversationDoc, platform: MessagingPlatform, request: SendRequest, shown: string | null, category: string | null): Promise<void> {
+    const d = this.deps
+    const now = d.clock.now()
     let sent
     try {
-      sent = await d.platform.send({ from: ours, to: customer, content })
+      sent = await platform.send(request)
     } catch (err) {
       if (err instanceof PlatformRefused) throw new ApiError(502, `the messaging platform refused the message: ${err.message}`, { code: err.code })
       throw err
     }
+    const content = request.content
     const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts: shown === null ? partsOf(content) : [{ type: 'text', text: shown }], extra: { external: true, sent: content, ...(category ? { category } : {}) } })
-    await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: 'accepted', at: iso(now) })
-    await d.ledger.records.insert({ id: newId('use'), workspaceId: workspace.id, developerId: workspace.parentId ?? workspace.id, kind: 'reply_charge', quantity: 1, costMicro: 0, conversationId, messageId: message.id, createdAt: iso(now) })
-    return { ok: true }
+    await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: platform.name === 'telegram' ? 'sent' : 'accepted', at: iso(now) })
+    await d.ledger.records.insert({ id: newId('use'), workspaceId: workspace.id, developerId: workspace.parentId ?? workspace.id, kind: 'reply_charge', quantity: 1, costMicro: 0, conversationId: conversation.id, messageId: message.id, createdAt: iso(now) })
   }
 }
 

@@ -1,0 +1,69 @@
+/**
+ * An inbound `botapp` message (a Telegram chat with a connected bot, or the console's sandbox): it
+ * opens or continues the conversation of that chat and bot (`channel: botapp`), records the message,
+ * and then, as on the chat app: the bot's external agents on → `message.received` and the developer
+ * answers with `POST /conversations/{id}/reply`; a teammate's takeover → quiet; else the bot's agent
+ * answers on the platform. A Telegram chat is not a phone number, so no contact is made and opt-out
+ * keywords record nothing (a Telegram user leaves by blocking the bot); no 24-hour window applies.
+ */
+import { SerialQueue } from '../../../actors/serial-queue'
+import type { EventBus } from '../../events/bus'
+import { badRequest } from '../../http/errors'
+import type { MessagingPlatform } from '../../providers/messaging/port'
+import { presentMessage, type ConversationFeature } from '../conversations'
+import type { WorkspaceDoc } from '../workspaces'
+import type { AgentAnswers } from './answers'
+import type { BotConnections } from './bots'
+import { partsOf, type Received } from './inbound'
+
+/** Telegram chat ids are integers (negative for groups); the sandbox takes the same shape. */
+const CHAT_ID = /^-?\d{1,20}$/
+
+export interface BotInput {
+  /** The chat id. */
+  from: string
+  /** The bot id; the workspace's only bot when absent. */
+  to: string | null
+  text: string
+  media?: { ref: string; type: 'image' | 'video' | 'audio' | 'file'; caption: string | null; name: string | null } | null
+}
+
+export class BotInbound {
+  private readonly threads = new SerialQueue()
+
+  constructor(
+    private readonly d: {
+      bots: BotConnections
+      conversations: ConversationFeature['conversations']
+      answers: AgentAnswers
+      platform: MessagingPlatform
+      bus: EventBus
+    },
+  ) {}
+
+  async receive(workspace: WorkspaceDoc, input: BotInput): Promise<Received> {
+    const d = this.d
+    const chat = input.from.trim()
+    if (!CHAT_ID.test(chat)) throw badRequest('from', `"${input.from}" is not a chat id (digits)`)
+    if (!input.text.trim() && !input.media) throw badRequest('text', 'must not be blank')
+    const bot = input.to ? await d.bots.get(workspace.id, input.to) : await d.bots.only(workspace.id)
+    const thread = `botapp:${bot.id}:${chat}`
+    return this.threads.run(thread, async () => {
+      const conversation = await d.conversations.thread({ workspaceId: workspace.id, agentId: bot.agentId, channel: 'botapp', customer: { id: null, phone: null }, thread })
+      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input), extra: { from: chat } })
+      const received = { conversationId: conversation.id, messageId: recorded.message.id, receivedAt: recorded.message.createdAt }
+      if (bot.externalAgents) {
+        await d.bus.publish({
+          type: 'message.received',
+          workspaceId: workspace.id,
+          agentId: bot.agentId,
+          data: { ...received, channel: 'botapp', customer: { id: null, phone: null }, parts: presentMessage(recorded.message, d.conversations.mediaLink ?? undefined).parts as Record<string, unknown>[] },
+        })
+        return received
+      }
+      if (recorded.conversation.status === 'handled') return received
+      d.answers.start(workspace, bot.agentId, recorded, async (text) => ({ platformMessageId: (await d.platform.send({ from: bot.id, to: chat, content: { type: 'text', text } })).platformMessageId, status: 'sent' }))
+      return received
+    })
+  }
+}
