@@ -22,6 +22,8 @@ export interface Config {
   smtpUrl?: string
   /** The From of those emails: an address, or `Name <address>`. */
   smtpFrom: string
+  /** Inbound mail: an SMTP listener on HOST at this port (unset: none; 0 picks a free port). */
+  smtpListenPort?: number
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** `exclusive`: one process owns the embedded store (fastest); `shared`: several processes on one machine. */
   sqliteLocking: 'exclusive' | 'shared'
@@ -168,6 +170,13 @@ function mediaChunkMs(env: Env): number {
   return n
 }
 
+function listenPort(env: Env, name: string): number | undefined {
+  const v = optional(env, name)
+  if (v === undefined) return undefined
+  if (!/^\d+$/.test(v) || Number(v) > 65535) throw new ConfigError(name, `must be a whole number from 0 to 65535 (got "${v}")`)
+  return Number(v)
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const portText = optional(env, 'PORT') ?? '3000'
   const port = Number(portText)
@@ -203,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateWebhookTargets: flag(env, 'ALLOW_PRIVATE_WEBHOOK_TARGETS'),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smtpFrom: smtpFrom(env, publicBaseUrl),
+    smtpListenPort: listenPort(env, 'SMTP_LISTEN_PORT'),
     logLevel: oneOf(
       env,
       'LOG_LEVEL',

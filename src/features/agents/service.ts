@@ -93,6 +93,12 @@ export class AgentService {
     return doc
   }
 
+  /** The agent by id in whichever workspace holds it (inbound mail names only the agent), or null. */
+  async find(id: string): Promise<AgentDoc | null> {
+    const doc = await this.agents.get(id)
+    return doc && !doc.deletingAt ? doc : null
+  }
+
   /** Whether the agent is there (not deleted, not being deleted): what a slow create asks after storing. */
   async exists(workspaceId: string, id: string): Promise<boolean> {
     const doc = await this.agents.get(id)

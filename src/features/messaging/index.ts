@@ -14,6 +14,7 @@ import { BotConnections, type BotDoc } from './bots'
 import { BotInbound } from './botapp'
 import { telegramWebhook } from './telegram-webhook'
 import { botsConsole } from './bots-console'
+import { SmtpListener } from './smtp-listener'
 import { ReceivedFiles } from './files'
 import { EmailInbound } from './email'
 import { AgentAnswers } from './answers'
@@ -73,6 +74,12 @@ export const messagingFeature = defineFeature({
     const botPlatform: MessagingPlatform = telegram ?? sandbox
     kernel.customerHooks.onErased((e) => bots.erase(e.customerId), 'bots disconnected')
     const botInbound = new BotInbound({ bots, conversations, answers, platform: botPlatform, bus: kernel.bus })
+    // Inbound mail over SMTP, when SMTP_LISTEN_PORT is set (README "Messaging").
+    let smtp: SmtpListener | null = null
+    if (kernel.config.smtpListenPort !== undefined) {
+      smtp = new SmtpListener({ agents, workspace: (id) => workspaceRepo.get(id), email: emailInbound, hostname: new URL(kernel.config.publicBaseUrl).hostname, logger: kernel.logger })
+      await smtp.listen(kernel.config.smtpListenPort, kernel.config.host)
+    }
     const replies = new Replies({ conversations, numbers, contacts, platform, botPlatform, bots, templates, ledger, clock: kernel.clock })
     const inbound = new InboundMessages({ numbers, contacts, conversations, platform, answers, bus: kernel.bus, logger: kernel.logger })
     platform.onReceipt(async (r) => {
@@ -82,7 +89,7 @@ export const messagingFeature = defineFeature({
       await conversations.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
     })
     return {
-      services: { inbound, platform, sandbox, replies, files, emailInbound, bots, botInbound },
+      services: { inbound, platform, sandbox, replies, files, emailInbound, bots, botInbound, smtp },
       legacy: [files.route()],
       callbacks: [
         ...(telegram ? [telegramWebhook({ platform: telegram, bots, inbound: botInbound, workspace: (id) => workspaceRepo.get(id), files, logger: kernel.logger })] : []),
@@ -103,6 +110,7 @@ export const messagingFeature = defineFeature({
       v1: [messagingV1({ context: kernel.http.v1, replies }), chatappSummaryV1({ context: kernel.http.v1, totals: new MessagingTotals({ conversations, clock: kernel.clock }) })],
       console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound, email: emailInbound, bots: botInbound }), botsConsole({ auth: kernel.http.console, workspaces, bots })],
       async stop() {
+        await smtp?.close()
         await inbound.settled()
         await emailInbound.settled()
         await email.close()
