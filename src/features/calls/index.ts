@@ -127,3 +127,6 @@ export const callsFeature = defineFeature({
     }
   },
 })
+
+// Re-exported for other features (they import from this index, never from inner files).
+export { lineSets, type CallService } from './service'

@@ -1,0 +1,191 @@
+/**
+ * The campaign sender: runs while a campaign is `sending` (the actor's `sendRecipients`), walking
+ * its pending recipients in order. Each recipient is claimed (`sending`, in the row's write lane,
+ * only if still `pending` and the run not stopped) before its message or call is handed over, so
+ * neither a restart nor a quick pause-and-resume sends to anyone twice; a stop (pause, cancel,
+ * failure) takes effect before the next claim, while those already claimed complete.
+ * What a recipient is handed depends on the kind: broadcast.ts, calling.ts.
+ */
+import type { CampaignReport } from '../../../actors/campaign'
+import type { Logger } from '../../logger'
+import type { Collection } from '../../store/port'
+import type { ContactService } from '../contacts'
+import type { WorkspaceDoc } from '../workspaces'
+import type { CampaignOutcomes } from './outcomes'
+import type { CampaignDoc, RecipientDoc } from './repository'
+
+/** Recipients read per query: a few hundred keeps memory flat for a 100,000-recipient campaign. */
+const BATCH = 200
+/** Progress goes to the chart (one stored snapshot each) at most this often, and at the end. */
+const PROGRESS_EVERY_MS = 250
+/** A platform refusing at least FAILURE_SHARE of the last FAILURE_WINDOW sends fails the campaign (README "Campaigns"). */
+const FAILURE_WINDOW = 50
+const FAILURE_SHARE = 0.8
+
+export interface Contact {
+  name: string | null
+  email: string | null
+  phone: string
+}
+
+/** How one kind of campaign hands a claimed recipient over. */
+export interface Target {
+  /** Recipients handed over at once by this campaign. */
+  window: number
+  /** Waits for the pace (and, for calls, a line) before the next claim; resolves with what gives back what it took. */
+  pace(): Promise<() => void>
+  /**
+   * Hands the recipient over and records the outcome on its row: `handed` (sent or placed),
+   * `refused` (the platform or network refused it: counts toward the failure share), `skipped`
+   * (not for this recipient, e.g. withdrawn consent), or `retry` (the row is pending again).
+   * Resolves when the recipient no longer holds anything (a call: when it ended).
+   */
+  hand(row: RecipientDoc, contact: Contact, release: () => void): Promise<'handed' | 'refused' | 'skipped' | 'retry'>
+}
+
+export interface SenderDeps {
+  campaigns: Collection<CampaignDoc>
+  recipients: Collection<RecipientDoc>
+  contacts: ContactService
+  outcomes: CampaignOutcomes
+  workspace: (id: string) => Promise<WorkspaceDoc | null>
+  /** The campaign's target, or why it cannot send at all (the campaign fails with it). */
+  target: (campaign: CampaignDoc, workspace: WorkspaceDoc) => Promise<Target | string>
+  logger: Logger
+}
+
+class Stop {
+  stopped = false
+}
+
+export class CampaignSender {
+  /** Recipients claimed by this process and not finished, per campaign: not crash leftovers. */
+  private readonly inFlight = new Map<string, Map<string, Promise<unknown>>>()
+  private readonly running = new Set<Promise<void>>()
+  private readonly stops = new Set<Stop>()
+
+  constructor(private readonly d: SenderDeps) {}
+
+  start(id: string, report: CampaignReport): () => void {
+    const stop = new Stop()
+    this.stops.add(stop)
+    const run: Promise<void> = this.run(id, stop, report)
+      .catch((err) => {
+        this.d.logger.warn({ err, campaign: id }, 'campaign sender failed')
+        if (!stop.stopped) report.failed(`sending stopped on an internal error: ${(err as Error).message}`)
+      })
+      .finally(() => {
+        this.running.delete(run)
+        this.stops.delete(stop)
+      })
+    this.running.add(run)
+    return () => {
+      stop.stopped = true
+    }
+  }
+
+  /** Resolves once every run has ended (tests). */
+  async settled(): Promise<void> {
+    while (this.running.size) await Promise.allSettled([...this.running])
+  }
+
+  /**
+   * Shutdown: every run stops before its next recipient (the campaigns stay `sending` and resume
+   * at the next boot); messages in flight get up to `graceMs` to be recorded, calls are not waited for.
+   */
+  async stopAll(graceMs: number): Promise<void> {
+    for (const stop of this.stops) stop.stopped = true
+    const flights = [...this.inFlight.values()].flatMap((m) => [...m.values()])
+    await Promise.race([Promise.allSettled([...this.running, ...flights]), Bun.sleep(graceMs)])
+  }
+
+  private flights(id: string): Map<string, Promise<unknown>> {
+    let m = this.inFlight.get(id)
+    if (!m) this.inFlight.set(id, (m = new Map()))
+    return m
+  }
+
+  private async run(id: string, stop: Stop, report: CampaignReport): Promise<void> {
+    const d = this.d
+    const campaign = await d.campaigns.get(id)
+    const workspace = campaign ? await d.workspace(campaign.workspaceId) : null
+    if (!campaign || !workspace) return report.failed('the campaign or its workspace is gone')
+    const flights = this.flights(id)
+    // Rows a crash left `sending` were maybe handed over: failed, never sent again (README "Campaigns").
+    for (const r of await d.recipients.find({ campaignId: id, status: 'sending' })) {
+      if (!flights.has(r.id)) await d.outcomes.write(r.id, () => d.recipients.update(r.id, { status: 'failed', error: 'interrupted: the service stopped while this recipient was being sent to; not sent again, so nobody gets it twice' }))
+    }
+    const target = await d.target(campaign, workspace)
+    if (typeof target === 'string') return report.failed(target)
+    const countHandled = () => d.recipients.count({ campaignId: id, status: { $nin: ['pending', 'sending'] } })
+    let handled = await countHandled()
+    let lastReport = 0
+    const tell = () => {
+      if (stop.stopped) return
+      const now = Date.now()
+      if (now - lastReport >= PROGRESS_EVERY_MS) {
+        lastReport = now
+        report.progress(handled)
+      }
+    }
+    const refusals: boolean[] = []
+    const window = new Set<Promise<unknown>>()
+    const claim = (r: RecipientDoc, status: 'sending' | 'skipped', error?: string) =>
+      d.outcomes.write(r.id, async () => {
+        if (stop.stopped || (await d.recipients.get(r.id))?.status !== 'pending') return false
+        await d.recipients.update(r.id, error ? { status, error } : { status })
+        return true
+      })
+    for (;;) {
+      if (stop.stopped) break
+      const batch = await d.recipients.find({ campaignId: id, status: 'pending' }, { sort: [['index', 1]], limit: BATCH })
+      if (!batch.length) break
+      for (const r of batch) {
+        if (stop.stopped) break
+        while (window.size >= target.window) await Promise.race(window)
+        const contact = await d.contacts.findByPhone(workspace.id, r.phone)
+        const why = !contact ? 'not a contact of this workspace' : contact.optedOut ? 'opted out' : campaign.kind === 'voice' && contact.doNotCall ? 'on the do-not-call list' : null
+        if (why || !contact) {
+          if (await claim(r, 'skipped', why ?? undefined)) handled++
+          tell()
+          continue
+        }
+        const release = await target.pace()
+        if (!(await claim(r, 'sending'))) {
+          release()
+          continue
+        }
+        const one: Promise<unknown> = target
+          .hand(r, contact, release)
+          .then((result) => {
+            if (result === 'retry') return
+            if (result !== 'skipped') refusals.push(result === 'refused')
+            if (refusals.length > FAILURE_WINDOW) refusals.shift()
+            handled++
+            tell()
+          })
+          .catch((err) => d.logger.warn({ err, campaign: id, recipient: r.id }, 'campaign recipient not handed over'))
+          .finally(() => {
+            flights.delete(r.id)
+            window.delete(one)
+          })
+        flights.set(r.id, one)
+        window.add(one)
+        const refused = refusals.filter(Boolean).length
+        if (refusals.length >= FAILURE_WINDOW && refused >= FAILURE_SHARE * FAILURE_WINDOW) {
+          await Promise.allSettled([...window])
+          const last = await d.recipients.findOne({ campaignId: id, status: 'failed' })
+          return report.failed(`the platform refused ${refused} of the last ${FAILURE_WINDOW} sends${last?.error ? ` (last: ${last.error})` : ''}; the rest were not sent`)
+        }
+      }
+    }
+    if (stop.stopped) return
+    // Everything this process still has in flight for the campaign (an earlier run's too, after a
+    // quick pause and resume) completes before the campaign can be called sent.
+    while (flights.size) await Promise.allSettled([...flights.values()])
+    if (stop.stopped) return
+    // A call put back (every campaign line busy) may have come back after the last batch was read.
+    if (await d.recipients.count({ campaignId: id, status: 'pending' })) return this.run(id, stop, report)
+    report.progress(await countHandled())
+  }
+}
