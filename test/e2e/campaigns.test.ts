@@ -229,3 +229,108 @@ describe('broadcast', () => {
     expect((await create({ kind: 'voice', template: undefined })).body.error).toStartWith('purpose')
   })
 })
+
+describe("a customer's campaigns", () => {
+  test('a platform refusing most sends fails the campaign; the developer is told with the customer name in the title', async () => {
+    const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Acme Retail' } })).body.id
+    const cAgent = (await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: 'Acme bot' } })).body.id
+    expect((await s.console('POST', `/workspaces/${customer}/phone-numbers`, { number: '+14155550777', source: 'rented', channel: 'chatapp', agent: cAgent })).status).toBe(201)
+    expect((await s.console('POST', `/workspaces/${customer}/templates`, { name: 'promo', language: 'en', category: 'marketing', body: 'Hello {{1}}' })).status).toBe(201)
+    const dead = Array.from({ length: 60 }, (_, i) => `+1415556${String(1000 + i)}`)
+    for (const phone of dead) {
+      expect((await s.console('POST', `/workspaces/${customer}/contacts`, { phone })).status).toBe(201)
+      sandbox().refuse.add(phone)
+    }
+    const c = (await s.console('POST', `/workspaces/${customer}/campaigns`, { agent: cAgent, name: 'Doomed', kind: 'chatapp', template: 'promo', recipients: dead })).body.id
+    await start(c, customer)
+    const done = await until('failed', () => get(c, dev.key, customer), (r) => r.body.status === 'failed')
+    expect(done.body.lastError).toMatch(/^the platform refused \d+ of the last 50 sends \(last: the platform refused it: .+\); the rest were not sent$/)
+    expect(done.body.counts.failed).toBeGreaterThanOrEqual(40)
+    expect(done.body.counts.failed).toBeLessThan(60)
+    const note = await until('notified', async () => (await s.console('GET', `/workspaces/${dev.id}/notifications`)).body.items, (items: any[]) => items.some((n) => n.data.campaignId === c))
+    const n = note.find((x: any) => x.data.campaignId === c)
+    expect(n).toMatchObject({ kind: 'campaign.failed', title: '[Acme Retail] Campaign failed: Doomed', customer: { id: customer, name: 'Acme Retail' } })
+    expect((await events('campaign.finished', c)).map((e: any) => e.data.status)).toEqual(['failed'])
+  })
+
+  test('deleting a customer cancels its campaigns; restoring does not restart them', async () => {
+    const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Beta Shop' } })).body.id
+    const cAgent = (await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: 'Beta bot' } })).body.id
+    expect((await s.console('POST', `/workspaces/${customer}/phone-numbers`, { number: '+14155550778', source: 'rented', channel: 'chatapp', agent: cAgent })).status).toBe(201)
+    expect((await s.console('POST', `/workspaces/${customer}/templates`, { name: 'promo', language: 'en', category: 'marketing', body: 'Hello {{1}}' })).status).toBe(201)
+    const people = Array.from({ length: 40 }, (_, i) => `+1415557${String(1000 + i)}`)
+    for (const phone of people) expect((await s.console('POST', `/workspaces/${customer}/contacts`, { phone })).status).toBe(201)
+    const mk = async (name: string) => (await s.console('POST', `/workspaces/${customer}/campaigns`, { agent: cAgent, name, kind: 'chatapp', template: 'promo', recipients: people })).body.id as string
+    const draft = await mk('Draft')
+    const paused = await mk('Paused')
+    await start(paused, customer)
+    expect((await s.api('POST', `/campaigns/${paused}/pause`, { key: dev.key, workspace: customer })).body.status).toBe('paused')
+    const sending = await mk('Sending')
+    await start(sending, customer)
+    // The console has no route to release a number yet; a customer holding one cannot be deleted.
+    await (await s.server.services.store.collection<any>({ name: 'phone_numbers', indexes: [] })).deleteMany({ workspaceId: customer })
+    expect((await s.api('DELETE', `/customers/${customer}`, { key: dev.key })).status).toBe(200)
+    const rows = await s.server.services.store.collection<any>({ name: 'campaigns', indexes: [] })
+    for (const c of [draft, paused, sending]) await until(`${c} cancelled`, () => rows.get(c), (doc) => doc.status === 'cancelled')
+    await quiet(sending)
+    await quiet(paused)
+    const count = sends(people)
+    expect((await s.api('POST', `/customers/${customer}/restore`, { key: dev.key })).status).toBe(200)
+    await s.console('POST', '/clock/advance', { ms: 60 * SEC })
+    await Bun.sleep(300)
+    for (const c of [draft, paused, sending]) expect((await get(c, dev.key, customer)).body.status).toBe('cancelled')
+    expect(sends(people)).toBe(count)
+    for (const c of [draft, paused, sending]) expect((await events('campaign.finished', c)).map((e: any) => e.data.status)).toEqual(['cancelled'])
+  })
+})
+
+describe('calling campaign', () => {
+  test('20 recipients, answered and missed: each called once with the purpose; counts from the call outcomes', async () => {
+    const voice = '+14155550790'
+    expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: voice, source: 'rented', agent })).status).toBe(201)
+    const answered = Array.from({ length: 12 }, (_, i) => `+1415558${String(1000 + i)}`)
+    const missed = Array.from({ length: 6 }, (_, i) => `+1415558${String(2000 + i)}`)
+    const dnc = '+14155583000'
+    const stranger = '+14155583001'
+    for (const phone of answered) {
+      expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })).status).toBe(201)
+      expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent(phone)}`, { pickup: 'answer', ringMs: 0, hangupAfterMs: 5 * SEC })).status).toBe(200)
+    }
+    for (const phone of missed) {
+      expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })).status).toBe(201)
+      expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent(phone)}`, { pickup: 'no_answer', ringMs: 0 })).status).toBe(200)
+    }
+    const dncContact = (await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: dnc })).body.id
+    expect((await s.console('PATCH', `/workspaces/${dev.id}/contacts/${dncContact}`, { doNotCall: true })).status).toBe(200)
+    const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, { agent, name: 'Renewals', kind: 'voice', purpose: 'Your plan renews next week', recipients: [...answered, ...missed, dnc, stranger] })
+    expect(made.status).toBe(201)
+    expect(made.body).toMatchObject({ kind: 'voice', template: null, purpose: 'Your plan renews next week', counts: { recipients: 20 } })
+    const c = made.body.id
+    expect((await start(c)).body.status).toBe('sending')
+    const listCalls = async () => (await s.api('GET', '/calls?limit=100', { key: dev.key })).body.items.filter((x: any) => x.reference === c)
+    await until('every call placed', listCalls, (calls: any[]) => calls.length === 18)
+    // The answered callees hang up after 5 s of service time.
+    const done = await until('campaign sent', async () => {
+      await s.console('POST', '/clock/advance', { ms: 6 * SEC })
+      return get(c)
+    }, (r) => r.body.status === 'sent')
+    expect(done.body.counts).toEqual({ recipients: 20, sent: 18, delivered: 12, read: 0, replied: 0, failed: 0, skipped: 2 })
+    const calls = await listCalls()
+    expect(calls.map((x: any) => x.phone).sort()).toEqual([...answered, ...missed].sort())
+    expect(calls.filter((x: any) => x.status === 'completed')).toHaveLength(12)
+    expect(calls.filter((x: any) => x.status === 'missed')).toHaveLength(6)
+    const one = (await s.api('GET', `/calls/${calls[0].id}`, { key: dev.key })).body
+    expect(one.metadata).toEqual({ campaign: c })
+    expect((await events('campaign.finished', c)).map((e: any) => e.data.status)).toEqual(['sent'])
+  })
+
+  test('a workspace with one call line cannot run a calling campaign (it would take every line)', async () => {
+    const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Tiny' } })).body.id
+    expect((await s.api('PATCH', `/customers/${customer}`, { key: dev.key, body: { allottedCallLines: 1 } })).status).toBe(200)
+    const cAgent = (await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: 'Tiny caller', voice: { answersCalls: true } } })).body.id
+    expect((await s.console('POST', `/workspaces/${customer}/phone-numbers`, { number: '+14155550791', source: 'rented', agent: cAgent })).status).toBe(201)
+    const r = await s.console('POST', `/workspaces/${customer}/campaigns`, { agent: cAgent, name: 'Too big', kind: 'voice', purpose: 'Hello', recipients: ['+14155584000'] })
+    expect(r.status).toBe(409)
+    expect(r.body.error).toContain('at least 2 call lines')
+  })
+})
