@@ -62,6 +62,8 @@ export class CampaignOutcomes {
   }
 
   async receipt(r: Receipt): Promise<void> {
+    // A row is `sent` from the platform's answer on: a `sent` receipt never moves it.
+    if (r.status === 'sent') return
     let rowId = this.expected.get(r.platformMessageId)
     if (!rowId) {
       rowId = (await this.d.recipients.findOne({ platformMessageId: r.platformMessageId }))?.id

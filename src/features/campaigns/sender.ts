@@ -129,20 +129,38 @@ export class CampaignSender {
       }
     }
     const refusals: boolean[] = []
-    const window = new Set<Promise<unknown>>()
+    let failure: string | null = null
     const claim = (r: RecipientDoc, status: 'sending' | 'skipped', error?: string) =>
       d.outcomes.write(r.id, async () => {
-        if (stop.stopped || (await d.recipients.get(r.id))?.status !== 'pending') return false
+        if (stop.stopped || failure || (await d.recipients.get(r.id))?.status !== 'pending') return false
         await d.recipients.update(r.id, error ? { status, error } : { status })
         return true
       })
-    for (;;) {
-      if (stop.stopped) break
-      const batch = await d.recipients.find({ campaignId: id, status: 'pending' }, { sort: [['index', 1]], limit: BATCH })
-      if (!batch.length) break
-      for (const r of batch) {
-        if (stop.stopped) break
-        while (window.size >= target.window) await Promise.race(window)
+    // Pending rows in index order, read a batch at a time past the last one read (rows read and not
+    // yet claimed are still pending); one read at a time however many workers ask.
+    const queue: RecipientDoc[] = []
+    let lastIndex = -1
+    let exhausted = false
+    let reading: Promise<void> | null = null
+    const next = async (): Promise<RecipientDoc | null> => {
+      while (!queue.length && !exhausted) {
+        reading ??= d.recipients.find({ campaignId: id, status: 'pending', index: { $gt: lastIndex } }, { sort: [['index', 1]], limit: BATCH }).then((rows) => {
+          queue.push(...rows)
+          if (rows.length) lastIndex = rows[rows.length - 1]!.index
+          exhausted = rows.length < BATCH
+          reading = null
+        })
+        await reading
+      }
+      return queue.shift() ?? null
+    }
+    // `window` workers, each taking the next recipient: the store work of one overlaps the others'
+    // (and shares their commits), while a stop is seen before every claim.
+    const worker = async () => {
+      for (;;) {
+        if (stop.stopped || failure) return
+        const r = await next()
+        if (!r) return
         const contact = await d.contacts.findByPhone(workspace.id, r.phone)
         const why = !contact ? 'not a contact of this workspace' : contact.optedOut ? 'opted out' : campaign.kind === 'voice' && contact.doNotCall ? 'on the do-not-call list' : null
         if (why || !contact) {
@@ -155,30 +173,29 @@ export class CampaignSender {
           release()
           continue
         }
-        const one: Promise<unknown> = target
-          .hand(r, contact, release)
-          .then((result) => {
-            if (result === 'retry') return
-            if (result !== 'skipped') refusals.push(result === 'refused')
-            if (refusals.length > FAILURE_WINDOW) refusals.shift()
-            handled++
-            tell()
-          })
-          .catch((err) => d.logger.warn({ err, campaign: id, recipient: r.id }, 'campaign recipient not handed over'))
-          .finally(() => {
-            flights.delete(r.id)
-            window.delete(one)
-          })
+        const one = target.hand(r, contact, release)
         flights.set(r.id, one)
-        window.add(one)
-        const refused = refusals.filter(Boolean).length
-        if (refusals.length >= FAILURE_WINDOW && refused >= FAILURE_SHARE * FAILURE_WINDOW) {
-          await Promise.allSettled([...window])
-          const last = await d.recipients.findOne({ campaignId: id, status: 'failed' })
-          return report.failed(`the platform refused ${refused} of the last ${FAILURE_WINDOW} sends${last?.error ? ` (last: ${last.error})` : ''}; the rest were not sent`)
+        try {
+          const result = await one
+          if (result === 'retry') continue
+          if (result !== 'skipped') refusals.push(result === 'refused')
+          if (refusals.length > FAILURE_WINDOW) refusals.shift()
+          handled++
+          tell()
+          const refused = refusals.filter(Boolean).length
+          if (!failure && refusals.length >= FAILURE_WINDOW && refused >= FAILURE_SHARE * FAILURE_WINDOW) {
+            const last = await d.recipients.findOne({ campaignId: id, status: 'failed' })
+            failure = `the platform refused ${refused} of the last ${FAILURE_WINDOW} sends${last?.error ? ` (last: ${last.error})` : ''}; the rest were not sent`
+          }
+        } catch (err) {
+          d.logger.warn({ err, campaign: id, recipient: r.id }, 'campaign recipient not handed over')
+        } finally {
+          flights.delete(r.id)
         }
       }
     }
+    await Promise.all(Array.from({ length: target.window }, worker))
+    if (failure && !stop.stopped) return report.failed(failure)
     if (stop.stopped) return
     // Everything this process still has in flight for the campaign (an earlier run's too, after a
     // quick pause and resume) completes before the campaign can be called sent.
