@@ -230,6 +230,14 @@ describe('broadcast', () => {
   })
 })
 
+test("deleting an agent cancels its campaigns", async () => {
+  const other = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Short-lived' } })).body.id
+  expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550701', source: 'rented', channel: 'chatapp', agent: other })).status).toBe(201)
+  const c = (await create({ agent: other, name: 'Orphan', recipients: ok.slice(0, 3) })).body.id
+  expect((await s.api('DELETE', `/agents/${other}`, { key: dev.key })).status).toBe(204)
+  expect((await get(c)).body).toMatchObject({ status: 'cancelled', counts: { sent: 0 } })
+})
+
 describe("a customer's campaigns", () => {
   test('a platform refusing most sends fails the campaign; the developer is told with the customer name in the title', async () => {
     const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Acme Retail' } })).body.id

@@ -42,7 +42,7 @@ export const campaignsFeature = defineFeature({
     const { store, clock, logger, bus, config } = kernel
     const [campaignRows, recipients] = [await openCampaigns(store), await openRecipients(store)]
     const lines = new CampaignLines()
-    const outcomes = new CampaignOutcomes({ recipients, callEnded: (id) => lines.ended(id) })
+    const outcomes = new CampaignOutcomes({ recipients })
     const pacer = new Pacer(config.campaignSendRate ?? (platform.name === 'whatsapp' ? WHATSAPP_SENDS_PER_SECOND : 0))
     const sender = new CampaignSender({
       campaigns: campaignRows,
@@ -61,9 +61,14 @@ export const campaignsFeature = defineFeature({
     actors = registerCampaign(kernel.runtime, { effects: campaigns.effects(), clock, logger })
     platform.onReceipt((r) => outcomes.receipt(r).catch((err) => logger.warn({ err, receipt: r.platformMessageId }, 'campaign receipt not recorded')))
     inbound.onCustomerMessage((workspaceId, phone) => outcomes.replied(workspaceId, phone))
+    // The row once (local: the publishing instance); the line wake-up wherever the campaign runs (cluster).
     bus.subscribe(async (event) => {
       if (event.type === 'call.analysed') await outcomes.callAnalysed(event.data as unknown as CallAnalysedData)
     })
+    bus.subscribe((event) => {
+      if (event.type === 'call.analysed' && String((event.data as { reference?: unknown }).reference).startsWith('cmp_')) lines.ended(String(event.data.id))
+    }, 'cluster')
+    agents.onDelete((agent) => campaigns.cancelAgent(agent.workspaceId, agent.id))
     // SPEC.md Customer workspace: deleting a customer cancels its campaigns; restoring does not restart them (no hook).
     kernel.customerHooks.onDeleted((e) => campaigns.cancelWorkspace(e.customerId), 'campaigns cancelled')
     kernel.customerHooks.onErased(eraseCollections(store, [recipientsSpec, campaignsSpec]), 'campaigns erased')

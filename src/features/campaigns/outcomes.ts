@@ -37,8 +37,6 @@ export class CampaignOutcomes {
   constructor(
     private readonly d: {
       recipients: Collection<RecipientDoc>
-      /** A calling campaign's call ended: its line is free. */
-      callEnded: (callId: string) => void
     },
   ) {}
 
@@ -90,7 +88,6 @@ export class CampaignOutcomes {
         return this.forward(row.id, 'sent', { callId: call.id })
       })
     }
-    this.d.callEnded(call.id)
   }
 
   private applyReceipt(rowId: string, r: Receipt): Promise<void> {

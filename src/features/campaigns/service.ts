@@ -152,8 +152,17 @@ export class CampaignService {
   }
 
   /** A customer deleted: its campaigns are cancelled (and not restarted when it is restored). */
-  async cancelWorkspace(workspaceId: string): Promise<void> {
-    for (const c of await this.d.campaigns.find({ workspaceId, status: { $in: ['draft', 'sending', 'paused'] } })) {
+  cancelWorkspace(workspaceId: string): Promise<void> {
+    return this.cancelWhere({ workspaceId })
+  }
+
+  /** An agent deleted: its campaigns are cancelled (its numbers and templates go with it). */
+  cancelAgent(workspaceId: string, agentId: string): Promise<void> {
+    return this.cancelWhere({ workspaceId, agentId })
+  }
+
+  private async cancelWhere(filter: { workspaceId: string; agentId?: string }): Promise<void> {
+    for (const c of await this.d.campaigns.find({ ...filter, status: { $in: ['draft', 'sending', 'paused'] } })) {
       await this.d.actors().send(c.id, { type: 'campaign.cancel', at: this.d.clock.now() })
     }
   }
