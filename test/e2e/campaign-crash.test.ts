@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, startChildService } from '../support/child-service'
+import { childClient, freePort, startChildService } from '../support/child-service'
 import { startWhatsAppFake } from '../fakes/whatsapp'
 
 const TOKEN = 'campaign-crash-console-token-0123456789'
@@ -28,11 +28,7 @@ afterAll(() => {
 
 test('kill -9 mid-broadcast: after the restart it finishes and sends to nobody twice', async () => {
   const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const call = async (method: string, path: string, auth: string, body?: unknown) => {
-    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-    return { status: res.status, body: (await res.json().catch(() => null)) as any }
-  }
+  const call = childClient(port)
   // 100 sends a second: the 300 take about 3 s, so the kill lands mid-broadcast.
   const env = {
     DATA_DIR: dataDir,

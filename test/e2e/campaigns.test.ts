@@ -238,12 +238,18 @@ test("deleting an agent cancels its campaigns", async () => {
   expect((await get(c)).body).toMatchObject({ status: 'cancelled', counts: { sent: 0 } })
 })
 
+/** A customer of `dev` with an agent on a chat-app number and an approved template `promo`. */
+async function broadcastingCustomer(name: string, number: string) {
+  const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name } })).body.id as string
+  const cAgent = (await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: `${name} bot` } })).body.id as string
+  expect((await s.console('POST', `/workspaces/${customer}/phone-numbers`, { number, source: 'rented', channel: 'chatapp', agent: cAgent })).status).toBe(201)
+  expect((await s.console('POST', `/workspaces/${customer}/templates`, { name: 'promo', language: 'en', category: 'marketing', body: 'Hello {{1}}' })).status).toBe(201)
+  return { customer, cAgent }
+}
+
 describe("a customer's campaigns", () => {
   test('a platform refusing most sends fails the campaign; the developer is told with the customer name in the title', async () => {
-    const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Acme Retail' } })).body.id
-    const cAgent = (await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: 'Acme bot' } })).body.id
-    expect((await s.console('POST', `/workspaces/${customer}/phone-numbers`, { number: '+14155550777', source: 'rented', channel: 'chatapp', agent: cAgent })).status).toBe(201)
-    expect((await s.console('POST', `/workspaces/${customer}/templates`, { name: 'promo', language: 'en', category: 'marketing', body: 'Hello {{1}}' })).status).toBe(201)
+    const { customer, cAgent } = await broadcastingCustomer('Acme Retail', '+14155550777')
     const dead = Array.from({ length: 60 }, (_, i) => `+1415556${String(1000 + i)}`)
     for (const phone of dead) {
       expect((await s.console('POST', `/workspaces/${customer}/contacts`, { phone })).status).toBe(201)
@@ -262,10 +268,7 @@ describe("a customer's campaigns", () => {
   })
 
   test('deleting a customer cancels its campaigns; restoring does not restart them', async () => {
-    const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Beta Shop' } })).body.id
-    const cAgent = (await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: 'Beta bot' } })).body.id
-    expect((await s.console('POST', `/workspaces/${customer}/phone-numbers`, { number: '+14155550778', source: 'rented', channel: 'chatapp', agent: cAgent })).status).toBe(201)
-    expect((await s.console('POST', `/workspaces/${customer}/templates`, { name: 'promo', language: 'en', category: 'marketing', body: 'Hello {{1}}' })).status).toBe(201)
+    const { customer, cAgent } = await broadcastingCustomer('Beta Shop', '+14155550778')
     const people = Array.from({ length: 40 }, (_, i) => `+1415557${String(1000 + i)}`)
     for (const phone of people) expect((await s.console('POST', `/workspaces/${customer}/contacts`, { phone })).status).toBe(201)
     const mk = async (name: string) => (await s.console('POST', `/workspaces/${customer}/campaigns`, { agent: cAgent, name, kind: 'chatapp', template: 'promo', recipients: people })).body.id as string
