@@ -59,7 +59,7 @@ export type CampaignEvent =
  *   campaign is `sending` and is stopped by leaving that state (pause, cancel, failure), so
  *   "stop sending" is the chart's own exit, not a separate effect. Resuming invokes it again.
  * - `notifyFailure` tells the developer the campaign failed (SPEC.md Events rule 8).
- * `campaign.finished` leaves through `emit()` (on sent and failed); the binding publishes it.
+ * `campaign.finished` leaves through `emit()` on every end (sent, failed, cancelled); the binding publishes it.
  */
 export const CAMPAIGN_EFFECTS = ['sendRecipients', 'notifyFailure'] as const
 export type CampaignEffect = (typeof CAMPAIGN_EFFECTS)[number]
