@@ -106,10 +106,12 @@ export class CampaignService {
     const id = newId('cmp')
     const doc: CampaignDoc = { id, workspaceId, agentId: agent.id, name: input.name.trim(), kind: input.kind, template, language, purpose: input.kind === 'voice' ? input.purpose!.trim() : null, recipients: phones.size, status: 'draft', scheduledAt: null, startedAt: null, finishedAt: null, createdAt: now, lastError: null }
     const rows = [...phones].map((phone, index): RecipientDoc => ({ id: `${id}:${index}`, campaignId: id, workspaceId, index, phone, status: 'pending', createdAt: now }))
+    // Rows, then the actor, then the campaign's own row: a crash part-way leaves nothing visible
+    // that could not be moved (the campaign appears only once its actor exists).
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) await Promise.all(rows.slice(i, i + INSERT_CHUNK).map((r) => d.recipients.insert(r)))
-    await d.campaigns.insert(doc)
     await d.actors().spawn(id, { id, recipients: phones.size })
-    return (await d.campaigns.get(id))!
+    await d.campaigns.insert(doc)
+    return doc
   }
 
   async get(workspaceId: string, id: string): Promise<CampaignDoc> {
