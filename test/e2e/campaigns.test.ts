@@ -197,7 +197,12 @@ describe('broadcast', () => {
     expect(resume.status).toBe(403)
     expect(resume.body.error).toContain('full')
     expect((await move(c, 'cancel', keys.read)).status).toBe(403)
-    expect((await move(c, 'resume')).body.status).toBe('sending')
+    const resumed = await s.api('POST', `/campaigns/${c}/resume`, { key: dev.key, headers: { 'idempotency-key': `resume-${c}` } })
+    expect(resumed.body.status).toBe('sending')
+    // A retried resume with the same key replays the first answer instead of a 409.
+    const replay = await s.api('POST', `/campaigns/${c}/resume`, { key: dev.key, headers: { 'idempotency-key': `resume-${c}` } })
+    expect([replay.status, replay.body.status, replay.headers.get('idempotent-replayed')]).toEqual([200, 'sending', 'true'])
+    expect((await move(c, 'resume')).status).toBe(409)
     expect((await move(c, 'cancel', keys.build)).body.status).toBe('cancelled')
     await quiet(c)
   })

@@ -70,7 +70,10 @@ export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: Campai
     .post('/:id/resume', moved('resume'), {
       params: Id,
       scope: 'full',
-      detail: { summary: 'Resume a paused campaign (it charges: full key)', description: `Sends to everyone not yet reached. ${conflictNote}`, responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }) },
+      // It sends (SPEC.md Conventions rule 6): a retried resume with the same key replays the first answer.
+      idempotent: true,
+      headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours' })) }),
+      detail: { summary: 'Resume a paused campaign (it charges: full key)', description: `Sends to everyone not yet reached. A repeat with the same Idempotency-Key answers the first answer again (Idempotent-Replayed: true). ${conflictNote}`, responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }) },
     })
     .post('/:id/cancel', moved('cancel'), {
       params: Id,
