@@ -340,6 +340,29 @@ describe('calling campaign', () => {
     expect((await events('campaign.finished', c)).map((e: any) => e.data.status)).toEqual(['sent'])
   })
 
+  test('a campaign places at most half the plan’s calls a minute: the API keeps room to call', async () => {
+    const free = await s.developer({ plan: 'free', name: 'Free caller' })
+    const fAgent = (await s.api('POST', '/agents', { key: free.key, body: { name: 'Free bot', voice: { answersCalls: true } } })).body.id
+    expect((await s.console('POST', `/workspaces/${free.id}/phone-numbers`, { number: '+14155550792', source: 'rented', agent: fAgent })).status).toBe(201)
+    const people = Array.from({ length: 7 }, (_, i) => `+1415558${String(5000 + i)}`)
+    for (const phone of [...people, '+14155585100']) {
+      expect((await s.console('POST', `/workspaces/${free.id}/contacts`, { phone })).status).toBe(201)
+      expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent(phone)}`, { pickup: 'no_answer', ringMs: 0 })).status).toBe(200)
+    }
+    const c = (await s.console('POST', `/workspaces/${free.id}/campaigns`, { agent: fAgent, name: 'Free run', kind: 'voice', purpose: 'Hello', recipients: people })).body.id
+    await start(c, free.id)
+    const placed = async () => (await s.api('GET', '/calls?limit=100', { key: free.key })).body.items.filter((x: any) => x.reference === c)
+    // The free plan: 10 calls a minute, so 5 for campaigns.
+    await until('five placed', placed, (calls: any[]) => calls.length === 5 && calls.every((x) => x.status === 'missed'))
+    await Bun.sleep(300)
+    expect(await placed()).toHaveLength(5)
+    expect((await get(c, free.key)).body.status).toBe('sending')
+    expect((await s.api('POST', '/calls', { key: free.key, body: { to: '+14155585100', purpose: 'Placed through the API' } })).status).toBe(202)
+    await s.console('POST', '/clock/advance', { ms: 61 * SEC })
+    const done = await until('sent', () => get(c, free.key), (r) => r.body.status === 'sent')
+    expect(done.body.counts).toMatchObject({ recipients: 7, sent: 7, delivered: 0, failed: 0 })
+  })
+
   test('a workspace with one call line cannot run a calling campaign (it would take every line)', async () => {
     const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Tiny' } })).body.id
     expect((await s.api('PATCH', `/customers/${customer}`, { key: dev.key, body: { allottedCallLines: 1 } })).status).toBe(200)

@@ -129,4 +129,5 @@ export const callsFeature = defineFeature({
 })
 
 // Re-exported for other features (they import from this index, never from inner files).
-export { lineSets, type CallService } from './service'
+export { developerOf, lineSets, type CallService } from './service'
+export { CALL_CEILINGS, RATE_WINDOW_MS } from './ceilings'

@@ -2,13 +2,14 @@
  * A calling campaign's target (kind `voice`): each recipient is called through the calls feature
  * (its placing rules, its line and rate ceilings, the call actor), with the campaign's purpose.
  * Campaign calls hold at most half of each line set they draw on (the developer's lines, and a
- * customer's `allottedCallLines`), across every campaign this process runs, so calls placed through
- * the API always find a free line. A line is held from placing until the call's `call.analysed`.
+ * customer's `allottedCallLines`), across every campaign this process runs, and place at most half
+ * the plan's calls a minute, so calls placed through the API always find a free line and room. A line is held from placing until the call's `call.analysed`.
  */
 import { ApiError } from '../../http/errors'
 import { iso, type Clock } from '../../clock'
 import type { Collection } from '../../store/port'
-import { lineSets, type CallService } from '../calls'
+import type { Coordination } from '../../coordination/port'
+import { CALL_CEILINGS, developerOf, lineSets, RATE_WINDOW_MS, type CallService } from '../calls'
 import type { WorkspaceDoc } from '../workspaces'
 import type { CampaignOutcomes } from './outcomes'
 import type { CampaignDoc, RecipientDoc } from './repository'
@@ -70,6 +71,7 @@ export class CampaignLines {
 
 export interface CallingDeps {
   recipients: Collection<RecipientDoc>
+  coordination: Coordination
   calls: () => CallService
   lines: CampaignLines
   outcomes: CampaignOutcomes
@@ -93,8 +95,13 @@ export function callingTarget(d: CallingDeps, campaign: CampaignDoc, workspace: 
   const setRow = (r: RecipientDoc, fields: Partial<RecipientDoc>) => d.outcomes.write(r.id, () => d.recipients.update(r.id, fields))
   return {
     window: Math.min(...shares.map((s) => s.share)),
-    // A line is taken before the recipient is claimed: pause still applies while lines are busy.
-    pace: () => d.lines.take(shares),
+    // Half the plan's calls a minute too (as with lines, the rest stay for the API), then a line;
+    // both before the recipient is claimed, so a pause still applies while they are used up.
+    pace: async () => {
+      const perMinute = Math.max(1, Math.floor(CALL_CEILINGS[workspace.plan].perMinute / 2))
+      while (!(await d.coordination.rateHit(`campaign-calls:${developerOf(workspace)}`, perMinute, RATE_WINDOW_MS, d.clock.now())).allowed) await Bun.sleep(LINES_BUSY_WAIT_MS)
+      return d.lines.take(shares)
+    },
     async hand(r: RecipientDoc, _contact, free) {
       let placed
       try {

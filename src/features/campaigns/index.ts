@@ -53,7 +53,7 @@ export const campaignsFeature = defineFeature({
       target: async (campaign, workspace) =>
         campaign.kind === 'chatapp'
           ? broadcastTarget({ recipients, numbers, templates, platform, outcomes, ledger, pacer, clock }, campaign, workspace)
-          : callingTarget({ recipients, calls: () => calls, lines, outcomes, clock }, campaign, workspace),
+          : callingTarget({ recipients, coordination: kernel.coordination, calls: () => calls, lines, outcomes, clock }, campaign, workspace),
       logger,
     })
     let actors: CampaignActors | null = null
