@@ -95,6 +95,7 @@ try {
   const atAnswer = log.length
   await Bun.sleep(1_000)
   const lastSend = log.at(-1)!.at
+  // Negative: the last send answered before the pause was even asked for.
   const afterAnswer = log.length - atAnswer
   console.log(`  pause answered ${paused.status} in ${(pauseAnswered - pauseAsked).toFixed(1)} ms; pause request → last send ${(lastSend - pauseAsked).toFixed(1)} ms; sends after the answer ${afterAnswer} (in flight allowed: ${IN_FLIGHT}); ${log.length} sent before resuming`)
   await api(`/campaigns/${two}/resume`, 'POST')

@@ -18,6 +18,8 @@ import { RANK, type RecipientDoc, type RecipientStatus } from './repository'
 
 /** Receipts parked for a message id no row carries yet: a few seconds' worth at WhatsApp's 80/s per number is far below this. */
 const PARKED_MAX = 1_000
+/** Recently sent message ids kept in memory, so their receipts skip a lookup: the last 20,000 (~2 MB), a few seconds of a fast broadcast. */
+const RECENT_MAX = 20_000
 
 /** What a call's `call.analysed` carries that matters here. */
 export interface CallAnalysedData {
@@ -31,6 +33,8 @@ export class CampaignOutcomes {
   private readonly lanes = new SerialQueue()
   /** Message ids the platform has answered with whose row write is not stored yet → row id. */
   private readonly expected = new Map<string, string>()
+  /** Recently recorded message id → row id (FIFO, bounded). */
+  private readonly recent = new Map<string, string>()
   /** Receipts for ids no row knew when they came (FIFO, bounded: most are other features' messages). */
   private readonly parked = new Map<string, Receipt[]>()
 
@@ -56,13 +60,17 @@ export class CampaignOutcomes {
       const early = this.parked.get(platformMessageId)
       this.parked.delete(platformMessageId)
       for (const r of early ?? []) await this.applyReceipt(rowId, r)
-    }).finally(() => this.expected.delete(platformMessageId))
+    }).finally(() => {
+      this.expected.delete(platformMessageId)
+      this.recent.set(platformMessageId, rowId)
+      if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!)
+    })
   }
 
   async receipt(r: Receipt): Promise<void> {
     // A row is `sent` from the platform's answer on: a `sent` receipt never moves it.
     if (r.status === 'sent') return
-    let rowId = this.expected.get(r.platformMessageId)
+    let rowId = this.expected.get(r.platformMessageId) ?? this.recent.get(r.platformMessageId)
     if (!rowId) {
       rowId = (await this.d.recipients.findOne({ platformMessageId: r.platformMessageId }))?.id
       // The sender may have taken the send's answer while we looked.

@@ -63,6 +63,12 @@ export class CampaignSender {
   private readonly inFlight = new Map<string, Map<string, Promise<unknown>>>()
   private readonly running = new Set<Promise<void>>()
   private readonly stops = new Set<Stop>()
+  /**
+   * Rows claimed by this process, per campaign: a second run (a quick pause and resume) may have read
+   * a row as pending just before the first run claimed it. Only this process sends a campaign (its
+   * actor's lease), and a restarted process reads claims from the rows themselves.
+   */
+  private readonly claimed = new Map<string, Set<string>>()
 
   constructor(private readonly d: SenderDeps) {}
 
@@ -130,9 +136,13 @@ export class CampaignSender {
     }
     const refusals: boolean[] = []
     let failure: string | null = null
+    let mine = this.claimed.get(id)
+    if (!mine) this.claimed.set(id, (mine = new Set()))
+    const claimed = mine
     const claim = (r: RecipientDoc, status: 'sending' | 'skipped', error?: string) =>
       d.outcomes.write(r.id, async () => {
-        if (stop.stopped || failure || (await d.recipients.get(r.id))?.status !== 'pending') return false
+        if (stop.stopped || failure || claimed.has(r.id)) return false
+        claimed.add(r.id)
         await d.recipients.update(r.id, error ? { status, error } : { status })
         return true
       })
@@ -177,7 +187,11 @@ export class CampaignSender {
         flights.set(r.id, one)
         try {
           const result = await one
-          if (result === 'retry') continue
+          // Put back as pending by the target: claimable again.
+          if (result === 'retry') {
+            claimed.delete(r.id)
+            continue
+          }
           if (result !== 'skipped') refusals.push(result === 'refused')
           if (refusals.length > FAILURE_WINDOW) refusals.shift()
           handled++
@@ -203,6 +217,7 @@ export class CampaignSender {
     if (stop.stopped) return
     // A call put back (every campaign line busy) may have come back after the last batch was read.
     if (await d.recipients.count({ campaignId: id, status: 'pending' })) return this.run(id, stop, report)
+    this.claimed.delete(id)
     report.progress(await countHandled())
   }
 }
