@@ -69,12 +69,15 @@ export class CampaignSender {
    * actor's lease), and a restarted process reads claims from the rows themselves.
    */
   private readonly claimed = new Map<string, Set<string>>()
+  /** Runs per campaign not yet ended (a stopped one finishes its hand-overs): its claimed set lives while any does. */
+  private readonly active = new Map<string, number>()
 
   constructor(private readonly d: SenderDeps) {}
 
   start(id: string, report: CampaignReport): () => void {
     const stop = new Stop()
     this.stops.add(stop)
+    this.active.set(id, (this.active.get(id) ?? 0) + 1)
     const run: Promise<void> = this.run(id, stop, report)
       .catch((err) => {
         this.d.logger.warn({ err, campaign: id }, 'campaign sender failed')
@@ -83,6 +86,12 @@ export class CampaignSender {
       .finally(() => {
         this.running.delete(run)
         this.stops.delete(stop)
+        const left = (this.active.get(id) ?? 1) - 1
+        if (left) return void this.active.set(id, left)
+        // Nothing of the campaign runs here any more: every claim is in its row.
+        this.active.delete(id)
+        this.claimed.delete(id)
+        if (!this.inFlight.get(id)?.size) this.inFlight.delete(id)
       })
     this.running.add(run)
     return () => {
@@ -197,8 +206,8 @@ export class CampaignSender {
           handled++
           tell()
           const refused = refusals.filter(Boolean).length
-          if (!failure && refusals.length >= FAILURE_WINDOW && refused >= FAILURE_SHARE * FAILURE_WINDOW) {
-            const last = await d.recipients.findOne({ campaignId: id, status: 'failed' })
+          if (!failure && result === 'refused' && refusals.length >= FAILURE_WINDOW && refused >= FAILURE_SHARE * FAILURE_WINDOW) {
+            const last = await d.recipients.get(r.id)
             failure = `the platform refused ${refused} of the last ${FAILURE_WINDOW} sends${last?.error ? ` (last: ${last.error})` : ''}; the rest were not sent`
           }
         } catch (err) {
@@ -217,7 +226,6 @@ export class CampaignSender {
     if (stop.stopped) return
     // A call put back (every campaign line busy) may have come back after the last batch was read.
     if (await d.recipients.count({ campaignId: id, status: 'pending' })) return this.run(id, stop, report)
-    this.claimed.delete(id)
     report.progress(await countHandled())
   }
 }
