@@ -24,6 +24,9 @@ const LINES_BUSY_WAIT_MS = 1_000
  */
 const CALL_END_WAIT_MS = (1_200 + 120) * 1_000
 
+/** Ends remembered for calls whose campaign is not waiting yet: far more than the lines any plan has (1,000). */
+const ENDED_EARLY_MAX = 10_000
+
 /** Campaign calls in progress per line set, in this process; and the calls a campaign waits to end. */
 export class CampaignLines {
   private readonly held = new Map<string, number>()
@@ -47,7 +50,12 @@ export class CampaignLines {
   /** A campaign call ended (its `call.analysed`). */
   ended(callId: string): void {
     const wake = this.ends.get(callId)
-    if (!wake) return void this.endedEarly.add(callId)
+    if (!wake) {
+      this.endedEarly.add(callId)
+      // Calls nobody waits for (refused at placing, or another instance's) must not pile up.
+      if (this.endedEarly.size > ENDED_EARLY_MAX) this.endedEarly.delete(this.endedEarly.values().next().value!)
+      return
+    }
     this.ends.delete(callId)
     wake()
   }
