@@ -21,6 +21,8 @@ const PROGRESS_EVERY_MS = 250
 /** A platform refusing at least FAILURE_SHARE of the last FAILURE_WINDOW sends fails the campaign (README "Campaigns"). */
 const FAILURE_WINDOW = 50
 const FAILURE_SHARE = 0.8
+/** How long a consent withdrawal is remembered here (consentWithdrawn). */
+const WITHDRAWN_KEEP_MS = 24 * 60 * 60 * 1000
 
 export interface Contact {
   name: string | null
@@ -69,6 +71,8 @@ export class CampaignSender {
    * actor's lease), and a restarted process reads claims from the rows themselves.
    */
   private readonly claimed = new Map<string, Set<string>>()
+  /** Consent withdrawn while this process runs (workspace:phone → when and why): overrides contacts read before it. */
+  private readonly withdrawn = new Map<string, { at: number; reason: 'opted_out' | 'do_not_call' }>()
   /** Runs per campaign not yet ended (a stopped one finishes its hand-overs): its claimed set lives while any does. */
   private readonly active = new Map<string, number>()
 
@@ -97,6 +101,14 @@ export class CampaignSender {
     return () => {
       stop.stopped = true
     }
+  }
+
+  /** A contact opted out or was put on the do-not-call list (the contacts feature's listener). */
+  consentWithdrawn(workspaceId: string, phone: string, reason: 'opted_out' | 'do_not_call'): void {
+    const now = performance.now()
+    this.withdrawn.set(`${workspaceId}:${phone}`, { at: now, reason })
+    // Older than any batch of contacts still being sent to (a day: a slow calling campaign's batch takes under an hour).
+    for (const [key, w] of this.withdrawn) if (now - w.at > WITHDRAWN_KEEP_MS) this.withdrawn.delete(key)
   }
 
   /** Resolves once every run has ended (tests). */
@@ -157,31 +169,45 @@ export class CampaignSender {
       })
     // Pending rows in index order, read a batch at a time past the last one read (rows read and not
     // yet claimed are still pending); one read at a time however many workers ask.
-    const queue: RecipientDoc[] = []
+    // Their contacts are read with them, in one query per batch; a withdrawal after that read is
+    // known from the contacts feature's listener (consentWithdrawn).
+    const queue: { row: RecipientDoc; contact: Contact & { optedOut: boolean; doNotCall: boolean } | null; at: number }[] = []
     let lastIndex = -1
     let exhausted = false
     let reading: Promise<void> | null = null
-    const next = async (): Promise<RecipientDoc | null> => {
+    const read = async () => {
+      const rows = await d.recipients.find({ campaignId: id, status: 'pending', index: { $gt: lastIndex } }, { sort: [['index', 1]], limit: BATCH })
+      const at = performance.now()
+      const found = new Map((await d.contacts.findByPhones(workspace.id, rows.map((r) => r.phone))).map((c) => [c.phone, c]))
+      for (const row of rows) queue.push({ row, contact: found.get(row.phone) ?? null, at })
+      if (rows.length) lastIndex = rows[rows.length - 1]!.index
+      exhausted = rows.length < BATCH
+    }
+    const next = async () => {
       while (!queue.length && !exhausted) {
-        reading ??= d.recipients.find({ campaignId: id, status: 'pending', index: { $gt: lastIndex } }, { sort: [['index', 1]], limit: BATCH }).then((rows) => {
-          queue.push(...rows)
-          if (rows.length) lastIndex = rows[rows.length - 1]!.index
-          exhausted = rows.length < BATCH
-          reading = null
-        })
+        reading ??= read().finally(() => (reading = null))
         await reading
       }
       return queue.shift() ?? null
+    }
+    const skipReason = (item: NonNullable<Awaited<ReturnType<typeof next>>>): string | null => {
+      const { contact } = item
+      if (!contact) return 'not a contact of this workspace'
+      const later = this.withdrawn.get(`${workspace.id}:${item.row.phone}`)
+      const withdrawn = later && later.at >= item.at ? later.reason : null
+      if (contact.optedOut || withdrawn === 'opted_out') return 'opted out'
+      if (campaign.kind === 'voice' && (contact.doNotCall || withdrawn === 'do_not_call')) return 'on the do-not-call list'
+      return null
     }
     // `window` workers, each taking the next recipient: the store work of one overlaps the others'
     // (and shares their commits), while a stop is seen before every claim.
     const worker = async () => {
       for (;;) {
         if (stop.stopped || failure) return
-        const r = await next()
-        if (!r) return
-        const contact = await d.contacts.findByPhone(workspace.id, r.phone)
-        const why = !contact ? 'not a contact of this workspace' : contact.optedOut ? 'opted out' : campaign.kind === 'voice' && contact.doNotCall ? 'on the do-not-call list' : null
+        const item = await next()
+        if (!item) return
+        const { row: r, contact } = item
+        const why = skipReason(item)
         if (why || !contact) {
           if (await claim(r, 'skipped', why ?? undefined)) handled++
           tell()

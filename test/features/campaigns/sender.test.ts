@@ -54,7 +54,7 @@ function fakeTarget(outcomes: CampaignOutcomes, refuse = false) {
 }
 
 function sender(target: Target, outcomes: CampaignOutcomes) {
-  const contacts = { findByPhone: async (_ws: string, phone: string) => ({ phone, name: null, email: null, optedOut: phone === '+14155551039', doNotCall: false }) }
+  const contacts = { findByPhones: async (_ws: string, phones: string[]) => phones.map((phone) => ({ phone, name: null, email: null, optedOut: phone === '+14155551039', doNotCall: false })) }
   return new CampaignSender({ campaigns, recipients: rows, contacts: contacts as any, outcomes, workspace: async (id) => ({ id }) as any, target: async () => target, logger: createLogger('silent') })
 }
 const report = () => {
@@ -140,4 +140,21 @@ test('a platform refusing most sends fails the campaign with the reason; the res
   expect(r.r.failed).toEqual(['the platform refused 50 of the last 50 sends (last: refused); the rest were not sent'])
   expect(t.handed).toHaveLength(50)
   expect(await rows.count({ status: 'pending' })).toBe(30)
+})
+
+test('a contact who opts out after their batch was read is skipped, not sent', async () => {
+  await seed()
+  const outcomes = new CampaignOutcomes({ recipients: rows })
+  const t = fakeTarget(outcomes)
+  const s = sender(t.target, outcomes)
+  s.start('cmp_t', report().port)
+  while (t.handed.length < 4) await Bun.sleep(1)
+  // The batch (all 40) is read; number 30 opts out now.
+  s.consentWithdrawn('ws', '+14155551030', 'opted_out')
+  s.consentWithdrawn('ws', '+14155551031', 'do_not_call') // calls only: a broadcast still sends
+  t.open()
+  await s.settled()
+  expect(t.handed).not.toContain('+14155551030')
+  expect(t.handed).toContain('+14155551031')
+  expect((await rows.get('cmp_t:30'))!).toMatchObject({ status: 'skipped', error: 'opted out' })
 })
