@@ -61,7 +61,7 @@ export const campaignsSpec: CollectionSpec = {
 export const recipientsSpec: CollectionSpec = {
   name: 'campaign_recipients',
   indexes: [
-    // The sender walks a campaign's pending recipients in order; counts group by status.
+    // The sender walks a campaign's pending recipients in order; counts count each status on it.
     { name: 'campaign_status_index', fields: [['campaignId', 1], ['status', 1], ['index', 1]] },
     { name: 'platform_message', fields: [['platformMessageId', 1]], sparse: true },
     { name: 'call', fields: [['callId', 1]], sparse: true },
