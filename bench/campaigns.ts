@@ -81,15 +81,19 @@ try {
   console.log('round 1: start → sent')
   const one = await create('Round 1')
   log = []
+  const cpu0 = process.cpuUsage()
   const started = performance.now()
   await consoleReq(`/workspaces/${dev.id}/campaigns/${one}/start`)
   const done = await waitFor(one, 'sent')
   const ended = performance.now()
+  // CPU this process used (all threads): on a shared machine, sends per CPU-second is what stays put.
+  const cpu = process.cpuUsage(cpu0)
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6
   const firstLast = (log.at(-1)!.at - log[0]!.at) / 1000
   const rate = log.length / firstLast
   const duplicatesOne = duplicates(log)
   console.log(`  ${log.length} sends; ${rate.toFixed(0)} sends/s first to last send; ${(log.length / ((ended - started) / 1000)).toFixed(0)} sends/s start to sent; duplicates ${duplicates(log)}`)
-  console.log(`  counts ${JSON.stringify(done.counts)}`)
+  console.log(`  counts ${JSON.stringify(done.counts)}; CPU ${cpuSeconds.toFixed(2)} s over ${((ended - started) / 1000).toFixed(2)} s wall: ${(log.length / cpuSeconds).toFixed(0)} sends per CPU-second`)
 
   console.log(`round 2: pause after ${PAUSE_AFTER} sends, then resume`)
   const two = await create('Round 2')
