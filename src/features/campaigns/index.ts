@@ -4,7 +4,6 @@
  * whose `sending` state runs the sender; progress lives on one row per recipient.
  */
 import { registerCampaign, type CampaignActors } from '../../../actors/campaign'
-import type { CallAnalysedData } from './outcomes'
 import { agentsFeature } from '../agents'
 import { callsFeature } from '../calls'
 import { contactsFeature } from '../contacts'
@@ -17,7 +16,7 @@ import { webhooksFeature } from '../webhooks'
 import { tenancyFeature } from '../workspaces'
 import { broadcastTarget } from './broadcast'
 import { CampaignLines, callingTarget } from './calling'
-import { CampaignOutcomes } from './outcomes'
+import { CampaignOutcomes, type CallAnalysedData } from './outcomes'
 import { Pacer } from './pacer'
 import { campaignsSpec, openCampaigns, openRecipients, recipientsSpec } from './repository'
 import { campaignsConsole, campaignsV1 } from './routes'
@@ -74,7 +73,7 @@ export const campaignsFeature = defineFeature({
     kernel.customerHooks.onDeleted((e) => campaigns.cancelWorkspace(e.customerId), 'campaigns cancelled')
     kernel.customerHooks.onErased(eraseCollections(store, [recipientsSpec, campaignsSpec]), 'campaigns erased')
     return {
-      services: { campaigns, sender, outcomes },
+      services: { campaigns },
       console: [campaignsConsole({ auth: kernel.http.console, workspaces, campaigns })],
       v1: [campaignsV1({ context: kernel.http.v1, campaigns })],
       // 5 s: a platform send answers in well under a second; a shutdown should not wait on a slow one.
