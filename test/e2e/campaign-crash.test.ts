@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from '../support/child-service'
-import { startWhatsAppFake } from '../fakes/whatsapp'
+import { startWhatsAppFake, whatsAppNotification } from '../fakes/whatsapp'
 
 const TOKEN = 'campaign-crash-console-token-0123456789'
 const GRAPH_TOKEN = 'EAAG-campaign-crash'
@@ -81,4 +81,19 @@ test('kill -9 mid-broadcast: after the restart it finishes and sends to nobody t
   expect(fake.sent.length).toBeLessThanOrEqual(300)
   // The restart carried on: more messages went out after it.
   expect(fake.sent.length).toBeGreaterThan(atKill)
+
+  // WhatsApp's status webhooks move the counts (the Graph fake's ids are wamid.FAKE1, 2, … in send order).
+  const status = whatsAppNotification(env.WHATSAPP_APP_SECRET, {
+    metadata: { display_phone_number: NUMBER.slice(1), phone_number_id: '106540352242999' },
+    statuses: [{ id: 'wamid.FAKE1', status: 'read', timestamp: '1732400005', recipient_id: fake.sent[0]!.body.to }],
+  })
+  const hooked = await fetch(`http://127.0.0.1:${port}/messaging/whatsapp/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': status.signature }, body: status.raw })
+  expect(hooked.status).toBe(200)
+  let read: any = null
+  for (let i = 0; i < 200; i++) {
+    read = (await call('GET', `/api/v1/campaigns/${id}`, dev.key)).body
+    if (read.counts.read === 1) break
+    await Bun.sleep(20)
+  }
+  expect(read.counts).toMatchObject({ read: 1, sent: done.counts.sent })
 }, 60_000)
