@@ -152,7 +152,9 @@ export class CampaignSender {
       const now = Date.now()
       if (now - lastReport >= PROGRESS_EVERY_MS) {
         lastReport = now
-        report.progress(handled)
+        // Below the total: only the last report, once nothing is in flight (an earlier run's calls
+        // included), can make the campaign sent.
+        report.progress(Math.min(handled, campaign.recipients - 1))
       }
     }
     const refusals: boolean[] = []
