@@ -63,7 +63,8 @@ export interface NewCampaign {
 }
 
 type Move = 'pause' | 'resume' | 'cancel' | 'start'
-const LEADS_TO: Record<Move, CampaignStatus[]> = { start: ['sending', 'sent'], pause: ['paused'], resume: ['sending', 'sent'], cancel: ['cancelled'] }
+/** Where an applied move can leave the campaign: a start or resume may finish it (nobody left) or fail it at once (e.g. its number is gone). */
+const LEADS_TO: Record<Move, CampaignStatus[]> = { start: ['sending', 'sent', 'failed'], pause: ['paused'], resume: ['sending', 'sent', 'failed'], cancel: ['cancelled'] }
 
 export class CampaignService {
   constructor(private readonly d: CampaignDeps) {}
