@@ -13,7 +13,8 @@
  *   rejected or paused, number disconnected, balance exhausted)--> failed, with `lastError`.
  * - A paused campaign whose in-flight messages/calls finish stays paused; resuming it finds
  *   nobody left and moves straight to sent.
- * - `campaign.finished` is emitted on sent and failed, not on cancel (the canceller already knows).
+ * - `campaign.finished` is emitted on every end: sent, failed and cancelled (a cancel may not be
+ *   the developer's own: deleting a customer cancels its campaigns).
  * - Progress is still counted after a pause or cancel: work already handed over completes.
  * - Every refused move (pause/resume/cancel/start where it does not apply, including pausing a
  *   paused campaign) is recorded so the API answers 409 naming the state.
@@ -22,8 +23,8 @@ import { assign, emit, fromCallback, fromPromise, setup, type EventObject, type 
 import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. */
-/** 2: effects became invoked actors (sending runs sendRecipients), campaign.finished is emitted. */
-export const MACHINE_VERSION = 2
+/** 2: effects became invoked actors (sending runs sendRecipients), campaign.finished is emitted. 3: also on cancel. */
+export const MACHINE_VERSION = 3
 
 export type CampaignState = 'draft' | 'sending' | 'paused' | 'sent' | 'failed' | 'cancelled'
 
@@ -58,7 +59,7 @@ export type CampaignEvent =
  *   campaign is `sending` and is stopped by leaving that state (pause, cancel, failure), so
  *   "stop sending" is the chart's own exit, not a separate effect. Resuming invokes it again.
  * - `notifyFailure` tells the developer the campaign failed (SPEC.md Events rule 8).
- * `campaign.finished` leaves through `emit()` (on sent and failed); the binding publishes it.
+ * `campaign.finished` leaves through `emit()` on every end (sent, failed, cancelled); the binding publishes it.
  */
 export const CAMPAIGN_EFFECTS = ['sendRecipients', 'notifyFailure'] as const
 export type CampaignEffect = (typeof CAMPAIGN_EFFECTS)[number]
@@ -134,7 +135,7 @@ export const campaignMachine = setup({
       description: 'Created in the console; nothing sent yet.',
       on: {
         'campaign.start': { target: 'sending', actions: ['markStarted'] },
-        'campaign.cancel': { target: 'cancelled', actions: ['markFinished'] },
+        'campaign.cancel': { target: 'cancelled', actions: ['markFinished', 'emitCampaignFinished'] },
         'campaign.pause': onlyFrom('draft', 'pause', 'sending'),
         'campaign.resume': onlyFrom('draft', 'resume', 'paused'),
       },
@@ -145,7 +146,7 @@ export const campaignMachine = setup({
       invoke: { id: 'sendRecipients', src: 'sendRecipients', input: ({ context }) => ({ id: context.id }) },
       on: {
         'campaign.pause': { target: 'paused', actions: ['markPaused'] },
-        'campaign.cancel': { target: 'cancelled', actions: ['markFinished'] },
+        'campaign.cancel': { target: 'cancelled', actions: ['markFinished', 'emitCampaignFinished'] },
         'campaign.failed': { target: 'failed', actions: ['recordFailure', 'markFinished', 'emitCampaignFinished'] },
         'campaign.start': onlyFrom('sending', 'start', 'draft'),
         'campaign.resume': onlyFrom('sending', 'resume', 'paused'),
@@ -155,7 +156,7 @@ export const campaignMachine = setup({
       description: 'Sending stopped by request; in-flight messages and calls still complete.',
       on: {
         'campaign.resume': { target: 'sending', actions: ['markResumed'] },
-        'campaign.cancel': { target: 'cancelled', actions: ['markFinished'] },
+        'campaign.cancel': { target: 'cancelled', actions: ['markFinished', 'emitCampaignFinished'] },
         'campaign.failed': { target: 'failed', actions: ['recordFailure', 'markFinished', 'emitCampaignFinished'] },
         'campaign.start': onlyFrom('paused', 'start', 'draft'),
         'campaign.pause': refuse('paused', 'campaign is paused already; pause applies only to a sending campaign'),

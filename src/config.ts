@@ -49,6 +49,8 @@ export interface Config {
     provider: 'sandbox' | 'whatsapp'
     whatsapp?: { accessToken: string; appSecret: string; verifyToken: string; baseUrl: string; version: string; phoneNumberIds: Record<string, string> }
   }
+  /** Campaign sends a second per platform number (CAMPAIGN_SEND_RATE; unset: 80 on WhatsApp, unpaced on the sandbox; 0: unpaced). */
+  campaignSendRate?: number
   /** The `botapp` platform: the sandbox (default) or the Telegram Bot API at `telegramApiUrl`. */
   botapp: { provider: 'sandbox' | 'telegram'; telegramApiUrl: string }
   /** Voice pipeline engines (README "Voice"): `auto` resolves keys → local engines → the sandbox doubles. */
@@ -170,6 +172,15 @@ function mediaChunkMs(env: Env): number {
   return n
 }
 
+/** 0–10,000 a second: 0 is unpaced; past 10,000 no platform takes it and the pacer's timer resolution (1 ms) is the limit anyway. */
+function sendRate(env: Env): number | undefined {
+  const v = optional(env, 'CAMPAIGN_SEND_RATE')
+  if (v === undefined) return undefined
+  const n = Number(v)
+  if (!/^\d+(\.\d+)?$/.test(v) || n > 10_000) throw new ConfigError('CAMPAIGN_SEND_RATE', `must be a number of sends a second from 0 to 10000 (got "${v}")`)
+  return n
+}
+
 function listenPort(env: Env, name: string): number | undefined {
   const v = optional(env, name)
   if (v === undefined) return undefined
@@ -235,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
       elevenlabsBaseUrl: llmBaseUrl(env, 'ELEVENLABS_BASE_URL'),
     },
     chatapp: chatappConfig(env),
+    campaignSendRate: sendRate(env),
     botapp: {
       provider: oneOf(env, 'BOTAPP_PROVIDER', ['sandbox', 'telegram'] as const, 'sandbox'),
       telegramApiUrl: llmBaseUrl(env, 'TELEGRAM_API_URL') ?? 'https://api.telegram.org',

@@ -30,6 +30,7 @@ import { callsFeature } from './features/calls'
 import { messagingFeature } from './features/messaging'
 import { templatesFeature } from './features/templates'
 import { sequencesFeature } from './features/sequences'
+import { campaignsFeature } from './features/campaigns'
 import { modelsFeature } from './features/models'
 import { voicesFeature } from './features/voices'
 import { clockFeature } from './features/clock'
@@ -52,6 +53,7 @@ export const FEATURES: readonly Feature<any>[] = [
   templatesFeature,
   messagingFeature,
   sequencesFeature,
+  campaignsFeature,
   modelsFeature,
   voicesFeature,
   clockFeature,

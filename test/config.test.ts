@@ -11,6 +11,10 @@ describe('config', () => {
     expect(c.mongodbUrl).toBeUndefined()
     expect(c.redisUrl).toBeUndefined()
     expect(c.dataDir.endsWith('/data')).toBe(true)
+    // Unset: the platform's own default (80/s on WhatsApp, unpaced on the sandbox).
+    expect(c.campaignSendRate).toBeUndefined()
+    expect(loadConfig({ CAMPAIGN_SEND_RATE: '12.5' }).campaignSendRate).toBe(12.5)
+    expect(loadConfig({ CAMPAIGN_SEND_RATE: '0' }).campaignSendRate).toBe(0)
   })
   test('a bad value stops boot with a message naming the variable', () => {
     const bad: [Record<string, string>, string][] = [
@@ -25,6 +29,9 @@ describe('config', () => {
       [{ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'maybe' }, 'ALLOW_PRIVATE_WEBHOOK_TARGETS'],
       [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
       [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+      [{ CAMPAIGN_SEND_RATE: 'fast' }, 'CAMPAIGN_SEND_RATE'],
+      [{ CAMPAIGN_SEND_RATE: '-5' }, 'CAMPAIGN_SEND_RATE'],
+      [{ CAMPAIGN_SEND_RATE: '20000' }, 'CAMPAIGN_SEND_RATE'],
     ]
     for (const [env, name] of bad) {
       let caught: unknown

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, startChildService } from '../support/child-service'
+import { childClient, freePort, startChildService } from '../support/child-service'
 
 const TOKEN = 'call-crash-console-token-0123456789'
 const MIN = 60_000
@@ -24,11 +24,7 @@ afterAll(() => {
 
 test('a booked call survives kill -9 and rings exactly once', async () => {
   const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const call = async (method: string, path: string, auth: string, body?: unknown) => {
-    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-    return { status: res.status, body: (await res.json().catch(() => null)) as any }
-  }
+  const call = childClient(port)
   child = await startChildService(port, { DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent' })
   const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Crash calls', plan: 'pro' })).body
   const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Caller', voice: { answersCalls: true } })).body.id
@@ -62,12 +58,8 @@ test('a booked call survives kill -9 and rings exactly once', async () => {
 
 test('a call in progress at kill -9 is reported dropped after the restart, its transcript kept', async () => {
   const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
   const dir = mkdtempSync(join(tmpdir(), 'svc-call-drop-'))
-  const call = async (method: string, path: string, auth: string, body?: unknown) => {
-    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-    return { status: res.status, body: (await res.json().catch(() => null)) as any }
-  }
+  const call = childClient(port)
   const env = { DATA_DIR: dir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent', STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox' }
   // The service the first test restarted is done with.
   child?.kill('SIGKILL')

@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../support/server'
 import { tenancyFeature } from '../../src/features/workspaces'
 
 /** The resource kinds a v1 path parameter can name. */
-type Kind = 'customer' | 'customerKey' | 'agent' | 'document' | 'conversation' | 'webhook' | 'call' | 'sequence'
+type Kind = 'customer' | 'customerKey' | 'agent' | 'document' | 'conversation' | 'webhook' | 'call' | 'sequence' | 'campaign'
 
 /**
  * Which resource each path parameter names, keyed by the path segment before it. A new route with
@@ -26,6 +26,7 @@ const PARAM_RESOURCE: Record<string, Kind> = {
   'webhooks/{id}': 'webhook',
   'calls/{id}': 'call',
   'sequences/{sequenceId}': 'sequence',
+  'campaigns/{id}': 'campaign',
 }
 
 /** Bodies for routes whose schema-made minimal body would be refused before the handler looks. */
@@ -174,6 +175,13 @@ async function sequence(ws: string, agent: string): Promise<string> {
   return res.body.id
 }
 
+/** A calling campaign (console-made, left a draft) for an agent of `ws` that answers the phone. */
+async function campaign(ws: string, agent: string): Promise<string> {
+  const res = await server.console('POST', `/workspaces/${ws}/campaigns`, { agent, name: 'Tenancy', kind: 'voice', purpose: 'Tenancy check', recipients: ['+14155559990'] })
+  if (res.status !== 201) throw new Error(`setup: campaign answered ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.id
+}
+
 async function post(key: string, path: string, body: unknown, workspace?: string): Promise<any> {
   const res = await server.api('POST', path, { key, body, workspace })
   if (res.status !== 201) throw new Error(`setup: POST ${path} answered ${res.status} ${JSON.stringify(res.body)}`)
@@ -206,8 +214,8 @@ beforeAll(async () => {
   B.b1Key = b1Key.key
   const bSeq = await sequence(devB.id, bAgent.id)
   const b1Seq = await sequence(b1.id, b1Agent.id)
-  B.dev = { customer: b1.id, customerKey: b1Key.id, agent: bAgent.id, document: bDoc.id, conversation: bConv, webhook: bHook.id, call: bCall, sequence: bSeq }
-  B.inB1 = { customer: b1.id, customerKey: b1Key.id, agent: b1Agent.id, document: b1Doc.id, conversation: b1Conv, webhook: b1Hook.id, call: b1Call, sequence: b1Seq }
+  B.dev = { customer: b1.id, customerKey: b1Key.id, agent: bAgent.id, document: bDoc.id, conversation: bConv, webhook: bHook.id, call: bCall, sequence: bSeq, campaign: await campaign(devB.id, bAgent.id) }
+  B.inB1 = { customer: b1.id, customerKey: b1Key.id, agent: b1Agent.id, document: b1Doc.id, conversation: b1Conv, webhook: b1Hook.id, call: b1Call, sequence: b1Seq, campaign: await campaign(b1.id, b1Agent.id) }
   B.secrets = [secret, devB.key, b1Key.key, bAgent.webKey, b1Agent.webKey].filter(Boolean)
 
   // A: two customers, agents in the developer workspace and in A1, and A1 keys (one to attack with,
@@ -233,8 +241,8 @@ beforeAll(async () => {
   const a1Hook = await post(devA.key, '/webhooks', { agent: a1Agent.id, url: 'https://1.1.1.1/a1' }, a1.id)
   const aCall = await placeCall(devA.key, devA.id, aAgent.id, 'ref-a')
   const a1Call = await placeCall(devA.key, a1.id, a1Agent.id, 'ref-a1', a1.id)
-  const inA1 = { customer: a1.id, customerKey: spare.id, agent: a1Agent.id, document: a1Doc.id, conversation: a1Conv, webhook: a1Hook.id, call: a1Call, sequence: await sequence(a1.id, a1Agent.id) }
-  A.dev = { label: 'A developer key', key: devA.key, own: { customer: a1.id, customerKey: spare.id, agent: aAgent.id, document: aDoc.id, conversation: aConv, webhook: aHook.id, call: aCall, sequence: await sequence(devA.id, aAgent.id) } }
+  const inA1 = { customer: a1.id, customerKey: spare.id, agent: a1Agent.id, document: a1Doc.id, conversation: a1Conv, webhook: a1Hook.id, call: a1Call, sequence: await sequence(a1.id, a1Agent.id), campaign: await campaign(a1.id, a1Agent.id) }
+  A.dev = { label: 'A developer key', key: devA.key, own: { customer: a1.id, customerKey: spare.id, agent: aAgent.id, document: aDoc.id, conversation: aConv, webhook: aHook.id, call: aCall, sequence: await sequence(devA.id, aAgent.id), campaign: await campaign(devA.id, aAgent.id) } }
   A.inA1 = { label: 'A developer key in A1', key: devA.key, workspace: a1.id, own: inA1 }
   A.a1Key = { label: 'A1 customer key', key: attack.key, own: inA1 }
   A.a2 = a2.id

@@ -34,9 +34,9 @@ describe('campaign: created', () => {
 const rows: Row<CampaignEvent>[] = [
   { from: 'sending', event: pause, condition: 'POST pause', to: 'paused', also: [], context: { pausedAt: T0 + 2 } },
   { from: 'paused', event: resume, condition: 'POST resume', to: 'sending', also: ['sendRecipients'], context: { pausedAt: null } },
-  { from: 'draft', event: cancel, condition: 'POST cancel', to: 'cancelled', context: { finishedAt: T0 + 4 } },
-  { from: 'sending', event: cancel, condition: 'POST cancel', to: 'cancelled', also: [], context: { finishedAt: T0 + 4 } },
-  { from: 'paused', event: cancel, condition: 'POST cancel', to: 'cancelled', also: [] },
+  { from: 'draft', event: cancel, condition: 'POST cancel', to: 'cancelled', also: ['emit:campaign.finished'], context: { finishedAt: T0 + 4 } },
+  { from: 'sending', event: cancel, condition: 'POST cancel', to: 'cancelled', also: ['emit:campaign.finished'], context: { finishedAt: T0 + 4 } },
+  { from: 'paused', event: cancel, condition: 'POST cancel', to: 'cancelled', also: ['emit:campaign.finished'] },
   { from: 'draft', event: start, condition: 'console start', to: 'sending', also: ['sendRecipients'], context: { startedAt: T0 + 1 } },
   { from: 'draft', event: start, condition: 'no recipients', to: 'sent', also: ['emit:campaign.finished'], input: { id: 'cmp_0', recipients: 0 }, context: { finishedAt: T0 + 1 } },
   { from: 'sending', event: progress(2), condition: 'recipients remain', to: 'sending', context: { handled: 2 } },

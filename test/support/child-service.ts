@@ -34,3 +34,12 @@ export async function startChildService(port: number, env: Record<string, string
   proc.kill('SIGKILL')
   throw new Error('the service did not start')
 }
+
+/** A client of the child service at `port`: `call(method, path, bearer, body?)` → `{ status, body }`. */
+export function childClient(port: number) {
+  const base = `http://127.0.0.1:${port}`
+  return async (method: string, path: string, auth: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+    return { status: res.status, body: (await res.json().catch(() => null)) as any }
+  }
+}

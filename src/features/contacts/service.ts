@@ -72,6 +72,11 @@ export class ContactService {
     return this.contacts.count({ workspaceId })
   }
 
+  /** The contacts of a workspace behind these E.164 numbers (those that are contacts), in one query. */
+  findByPhones(workspaceId: string, phones: string[]): Promise<ContactDoc[]> {
+    return phones.length ? this.contacts.find({ workspaceId, phone: { $in: phones } }) : Promise.resolve([])
+  }
+
   /** The contact behind any spelling of a number, or null. */
   findByPhone(workspaceId: string, phone: string): Promise<ContactDoc | null> {
     const normal = normalizePhone(phone)

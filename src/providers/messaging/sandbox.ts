@@ -38,6 +38,11 @@ export class SandboxPlatform implements MessagingPlatform {
     return { platformMessageId }
   }
 
+  /** A later receipt for a message sent here (a `read`, a late `failed`), as the platform's webhook would bring it: tests and demos. */
+  async report(receipt: Receipt): Promise<void> {
+    for (const l of this.listeners) await Promise.resolve(l(receipt)).catch(() => {})
+  }
+
   onReceipt(listener: (receipt: Receipt) => Promise<void> | void): void {
     this.listeners.push(listener)
   }

@@ -1,0 +1,56 @@
+/**
+ * The campaign actor kind: machines/campaign.ts bound to its effects, one actor per campaign
+ * (`cmp_…`). `sendRecipients` is a callback actor that runs while the campaign is `sending`: it
+ * starts the feature's sender and hands back its stop function, so leaving `sending` (pause, cancel,
+ * failure) stops it before the next recipient; its progress and a campaign-wide failure come back as
+ * chart events. A crash while sending leaves a running child in the stored snapshot, so the runtime
+ * resumes the actor at boot and the sender carries on from the recipients' own rows.
+ */
+import { fromCallback, type EventObject } from 'xstate'
+import { campaignMachine, MACHINE_VERSION, type CampaignEffectInput, type CampaignEvent, type CampaignSnapshot } from '../machines/campaign'
+import type { Clock } from '../src/clock'
+import type { Logger } from '../src/logger'
+import { bindEffect } from './effects'
+import type { ActorRuntime } from './runtime'
+import type { ActorKind, OutboxEntry } from './types'
+
+export const CAMPAIGN_KIND = 'campaign'
+
+export type CampaignActors = ActorKind<typeof campaignMachine>
+
+/** What the sender tells the chart while it runs. */
+export interface CampaignReport {
+  /** How many recipients are handled so far (absolute; a repeat is harmless). */
+  progress(handled: number): void
+  /** A failure that stops the whole campaign, in words for `lastError`. */
+  failed(error: string): void
+}
+
+export interface CampaignEffectPort {
+  /** Starts sending to every recipient not yet reached; returns the function that stops it. */
+  send(id: string, report: CampaignReport): () => void
+  notifyFailure(id: string): Promise<void>
+  project(id: string, snapshot: CampaignSnapshot): Promise<void>
+  publish(id: string, event: OutboxEntry['event'], eventId: string): Promise<void>
+}
+
+export function registerCampaign(runtime: ActorRuntime, deps: { effects: CampaignEffectPort; clock: Clock; logger: Logger }): CampaignActors {
+  const machine = campaignMachine.provide({
+    actors: {
+      sendRecipients: fromCallback<EventObject, CampaignEffectInput>(({ input, sendBack }) => {
+        const back = (event: CampaignEvent) => sendBack(event)
+        return deps.effects.send(input.id, {
+          progress: (handled) => back({ type: 'campaign.progress', at: deps.clock.now(), handled }),
+          failed: (error) => back({ type: 'campaign.failed', at: deps.clock.now(), error }),
+        })
+      }),
+      notifyFailure: bindEffect({ kind: CAMPAIGN_KIND, clock: deps.clock, logger: deps.logger }, 'notifyFailure', (i: CampaignEffectInput) => deps.effects.notifyFailure(i.id), (i) => i.id),
+    },
+  })
+  return runtime.register(CAMPAIGN_KIND, {
+    machine,
+    version: MACHINE_VERSION,
+    persisted: (id, snapshot) => deps.effects.project(id, snapshot as CampaignSnapshot),
+    emitted: (id, event, eventId) => deps.effects.publish(id, event, eventId),
+  })
+}

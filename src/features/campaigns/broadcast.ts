@@ -1,0 +1,73 @@
+/**
+ * A broadcast's target (kind `chatapp`): the campaign's approved template, personalised per contact,
+ * sent through the messaging port from the agent's chat-app number, paced per number. Each message
+ * the platform takes is a `message` record in the usage ledger (priced by the wallet's issue; 0
+ * here), as replies record theirs.
+ */
+import { iso, type Clock } from '../../clock'
+import { newId } from '../../ids'
+import { PlatformRefused, type MessagingPlatform } from '../../providers/messaging/port'
+import type { Collection } from '../../store/port'
+import type { PhoneNumberService } from '../phone-numbers'
+import type { TemplateService } from '../templates'
+import type { UsageLedger } from '../usage'
+import type { WorkspaceDoc } from '../workspaces'
+import type { CampaignOutcomes } from './outcomes'
+import type { Pacer } from './pacer'
+import { personalise } from './personalise'
+import type { CampaignDoc, RecipientDoc } from './repository'
+import type { Contact, Target } from './sender'
+
+/** Sends in flight per broadcast: a WhatsApp send answers in ~100–300 ms, so 32 keep its 80/s per number busy. */
+const SEND_WINDOW = 32
+
+export interface BroadcastDeps {
+  recipients: Collection<RecipientDoc>
+  numbers: PhoneNumberService
+  templates: TemplateService
+  platform: MessagingPlatform
+  outcomes: CampaignOutcomes
+  ledger: UsageLedger
+  pacer: Pacer
+  clock: Clock
+}
+
+/** The agent's chat-app number a broadcast goes out from. */
+export async function broadcastNumber(numbers: PhoneNumberService, workspaceId: string, agentId: string): Promise<string | null> {
+  return (await numbers.list(workspaceId)).find((n) => n.channel === 'chatapp' && n.agentId === agentId)?.number ?? null
+}
+
+export async function broadcastTarget(d: BroadcastDeps, campaign: CampaignDoc, workspace: WorkspaceDoc): Promise<Target | string> {
+  const number = await broadcastNumber(d.numbers, workspace.id, campaign.agentId)
+  if (!number) return 'the agent has no chat-app number to send from any more'
+  let template
+  try {
+    // Checked again at every (re)start: a template paused or rejected meanwhile stops the campaign.
+    template = await d.templates.forReply(workspace.id, number, campaign.template!, campaign.language ?? undefined)
+  } catch (err) {
+    return `template "${campaign.template}" cannot be sent: ${(err as Error).message}`
+  }
+  const developerId = workspace.parentId ?? workspace.id
+  return {
+    window: SEND_WINDOW,
+    pace: async () => {
+      await d.pacer.take(number)
+      return () => {}
+    },
+    async hand(r: RecipientDoc, contact: Contact) {
+      let sent
+      try {
+        const variables = personalise(template, contact)
+        sent = await d.platform.send({ from: number, to: r.phone, content: { type: 'template', template: { name: template.name, language: template.language, variables } } })
+      } catch (err) {
+        const code = err instanceof PlatformRefused && err.code ? ` (${err.code})` : ''
+        await d.outcomes.write(r.id, () => d.recipients.update(r.id, { status: 'failed', error: `the platform refused it: ${(err as Error).message}${code}` }))
+        return 'refused'
+      }
+      const at = iso(d.clock.now())
+      await d.outcomes.sent(r.id, sent.platformMessageId, { sentAt: at })
+      await d.ledger.records.insert({ id: newId('use'), workspaceId: workspace.id, developerId, kind: 'message', quantity: 1, costMicro: 0, campaignId: campaign.id, recipientId: r.id, platformMessageId: sent.platformMessageId, createdAt: at })
+      return 'handed'
+    },
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Campaigns: broadcasts (a template to every recipient on the chat app) and calling campaigns (a
+ * call to every recipient), each campaign an actor (machines/campaign.ts, actors/campaign.ts)
+ * whose `sending` state runs the sender; progress lives on one row per recipient.
+ */
+import { registerCampaign, type CampaignActors } from '../../../actors/campaign'
+import { agentsFeature } from '../agents'
+import { callsFeature } from '../calls'
+import { contactsFeature } from '../contacts'
+import { defineFeature, eraseCollections } from '../feature'
+import { messagingFeature } from '../messaging'
+import { phoneNumbersFeature } from '../phone-numbers'
+import { templatesFeature } from '../templates'
+import { usageFeature } from '../usage'
+import { webhooksFeature } from '../webhooks'
+import { tenancyFeature } from '../workspaces'
+import { broadcastTarget } from './broadcast'
+import { CampaignLines, callingTarget } from './calling'
+import { CampaignOutcomes, type CallAnalysedData } from './outcomes'
+import { Pacer } from './pacer'
+import { campaignsSpec, openCampaigns, openRecipients, recipientsSpec } from './repository'
+import { campaignsConsole, campaignsV1 } from './routes'
+import { CampaignSender } from './sender'
+import { CampaignService } from './service'
+
+/** WhatsApp's Cloud API takes 80 messages a second per business number by default (its standard throughput). */
+const WHATSAPP_SENDS_PER_SECOND = 80
+
+export const campaignsFeature = defineFeature({
+  name: 'campaigns',
+  async build(kernel, use) {
+    const { workspaces, workspaceRepo } = use(tenancyFeature)
+    const { agents } = use(agentsFeature)
+    const { contacts } = use(contactsFeature)
+    const { numbers } = use(phoneNumbersFeature)
+    const { templates } = use(templatesFeature)
+    const { platform, inbound } = use(messagingFeature)
+    const { calls } = use(callsFeature)
+    const { ledger } = use(usageFeature)
+    const { notifications } = use(webhooksFeature)
+    const { store, clock, logger, bus, config } = kernel
+    const [campaignRows, recipients] = [await openCampaigns(store), await openRecipients(store)]
+    const lines = new CampaignLines()
+    const outcomes = new CampaignOutcomes({ recipients })
+    const pacer = new Pacer(config.campaignSendRate ?? (platform.name === 'whatsapp' ? WHATSAPP_SENDS_PER_SECOND : 0))
+    const sender = new CampaignSender({
+      campaigns: campaignRows,
+      recipients,
+      contacts,
+      outcomes,
+      workspace: (id) => workspaceRepo.get(id),
+      target: async (campaign, workspace) =>
+        campaign.kind === 'chatapp'
+          ? broadcastTarget({ recipients, numbers, templates, platform, outcomes, ledger, pacer, clock }, campaign, workspace)
+          : callingTarget({ recipients, coordination: kernel.coordination, calls: () => calls, lines, outcomes, clock }, campaign, workspace),
+      logger,
+    })
+    let actors: CampaignActors | null = null
+    const campaigns = new CampaignService({ campaigns: campaignRows, recipients, agents, numbers, templates, notifications, bus, clock, actors: () => actors!, sender })
+    actors = registerCampaign(kernel.runtime, { effects: campaigns.effects(), clock, logger })
+    platform.onReceipt((r) => outcomes.receipt(r).catch((err) => logger.warn({ err, receipt: r.platformMessageId }, 'campaign receipt not recorded')))
+    inbound.onCustomerMessage((workspaceId, phone) => outcomes.replied(workspaceId, phone))
+    // The row once (local: the publishing instance); the line wake-up wherever the campaign runs (cluster).
+    bus.subscribe(async (event) => {
+      if (event.type === 'call.analysed') await outcomes.callAnalysed(event.data as unknown as CallAnalysedData)
+    })
+    bus.subscribe((event) => {
+      if (event.type === 'call.analysed' && String((event.data as { reference?: unknown }).reference).startsWith('cmp_')) lines.ended(String(event.data.id))
+    }, 'cluster')
+    agents.onDelete((agent) => campaigns.cancelAgent(agent.workspaceId, agent.id))
+    contacts.onConsentWithdrawn(async (contact, reason) => sender.consentWithdrawn(contact.workspaceId, contact.phone, reason))
+    // SPEC.md Customer workspace: deleting a customer cancels its campaigns; restoring does not restart them (no hook).
+    kernel.customerHooks.onDeleted((e) => campaigns.cancelWorkspace(e.customerId), 'campaigns cancelled')
+    kernel.customerHooks.onErased(eraseCollections(store, [recipientsSpec, campaignsSpec]), 'campaigns erased')
+    return {
+      services: { campaigns },
+      console: [campaignsConsole({ auth: kernel.http.console, workspaces, campaigns })],
+      v1: [campaignsV1({ context: kernel.http.v1, campaigns })],
+      // 5 s: a platform send answers in well under a second; a shutdown should not wait on a slow one.
+      stop: () => sender.stopAll(5_000),
+    }
+  },
+})

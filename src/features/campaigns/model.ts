@@ -1,0 +1,51 @@
+/** Campaign schemas (SPEC.md Campaign; DESIGN.md's console create body). */
+import { t } from 'elysia'
+import { CAMPAIGN_STATUSES } from './repository'
+import { MAX_PURPOSE, MAX_RECIPIENTS } from './service'
+
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
+const Status = t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))
+
+export const Counts = t.Object({
+  recipients: t.Integer(),
+  sent: t.Integer({ description: 'handed to the platform and not failed since (includes delivered, read, replied); calls: placed' }),
+  delivered: t.Integer({ description: 'delivered to the phone (includes read, replied); calls: answered' }),
+  read: t.Integer({ description: 'read (includes replied)' }),
+  replied: t.Integer({ description: 'the customer answered on the chat app' }),
+  failed: t.Integer(),
+  skipped: t.Integer({ description: 'not sent: opted out, not a contact, or on the do-not-call list (calls)' }),
+})
+
+export const Campaign = t.Object({
+  id: t.String({ description: 'cmp_…' }),
+  agent: t.String(),
+  name: t.String(),
+  kind: t.Union([t.Literal('chatapp'), t.Literal('voice')]),
+  status: Status,
+  template: Nullable(t.String()),
+  purpose: Nullable(t.String()),
+  counts: Counts,
+  scheduledAt: Nullable(t.String()),
+  startedAt: Nullable(t.String()),
+  finishedAt: Nullable(t.String()),
+  createdAt: t.String(),
+  lastError: Nullable(t.String({ description: 'why a failed campaign stopped (README "Campaigns")' })),
+})
+
+export const CreateCampaign = t.Object(
+  {
+    agent: t.String({ description: 'ag_… of this workspace' }),
+    name: t.String({ minLength: 1, maxLength: 120 }),
+    kind: t.Union([t.Literal('chatapp'), t.Literal('voice')]),
+    template: t.Optional(t.String({ description: 'chatapp: an approved template on the agent’s chat-app number' })),
+    purpose: t.Optional(t.String({ maxLength: MAX_PURPOSE, description: 'voice: the reason for calling, spoken first' })),
+    recipients: t.Array(t.String({ maxLength: 40 }), { minItems: 1, maxItems: MAX_RECIPIENTS, description: 'phone numbers (E.164, with or without +); repeats are sent to once' }),
+  },
+  { additionalProperties: false },
+)
+
+export const ListQuery = t.Object({
+  status: t.Optional(Status),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 25, description: 'page size, 1–100 (default 25)' })),
+  cursor: t.Optional(t.String({ description: 'nextCursor from the previous page' })),
+})

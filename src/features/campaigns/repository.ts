@@ -1,0 +1,74 @@
+/**
+ * Campaigns as stored: the campaign's row (the read model its actor projects onto) and one row per
+ * recipient, which is where progress lives. A recipient moves pending → sending → sent → delivered →
+ * read → replied, or ends failed / skipped; `sending` is written before the message or call is
+ * handed over, so after a crash nobody is sent to twice (a row left `sending` is failed as
+ * `interrupted`, never sent again).
+ */
+import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+
+export const CAMPAIGN_STATUSES = ['draft', 'sending', 'paused', 'sent', 'failed', 'cancelled'] as const
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number]
+
+export interface CampaignDoc {
+  [field: string]: unknown
+  id: string
+  workspaceId: string
+  agentId: string
+  name: string
+  kind: 'chatapp' | 'voice'
+  template: string | null
+  /** The template's language when it was chosen (its oldest approved one). */
+  language: string | null
+  purpose: string | null
+  recipients: number
+  status: CampaignStatus
+  scheduledAt: string | null
+  startedAt: string | null
+  finishedAt: string | null
+  createdAt: string
+  lastError: string | null
+}
+
+export const RECIPIENT_STATUSES = ['pending', 'sending', 'sent', 'delivered', 'read', 'replied', 'failed', 'skipped'] as const
+export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number]
+
+/** How far a recipient got: receipts and answers only move it forward. */
+export const RANK: Record<RecipientStatus, number> = { pending: 0, sending: 1, sent: 2, delivered: 3, read: 4, replied: 5, failed: 6, skipped: 6 }
+
+export interface RecipientDoc {
+  [field: string]: unknown
+  /** `{campaignId}:{index}` */
+  id: string
+  campaignId: string
+  workspaceId: string
+  index: number
+  phone: string
+  status: RecipientStatus
+  /** The platform's id of the message (receipts name it) or the call's id. */
+  platformMessageId?: string
+  callId?: string
+  error?: string
+  sentAt?: string
+  createdAt: string
+}
+
+export const campaignsSpec: CollectionSpec = {
+  name: 'campaigns',
+  indexes: [{ name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] }],
+}
+
+export const recipientsSpec: CollectionSpec = {
+  name: 'campaign_recipients',
+  indexes: [
+    // The sender walks a campaign's pending recipients in order; counts count each status on it.
+    { name: 'campaign_status_index', fields: [['campaignId', 1], ['status', 1], ['index', 1]] },
+    { name: 'platform_message', fields: [['platformMessageId', 1]], sparse: true },
+    { name: 'call', fields: [['callId', 1]], sparse: true },
+    // A customer's answer counts for the newest campaign message they had.
+    { name: 'workspace_phone_sent', fields: [['workspaceId', 1], ['phone', 1], ['sentAt', -1]] },
+  ],
+}
+
+export const openCampaigns = (store: DocumentStore): Promise<Collection<CampaignDoc>> => store.collection<CampaignDoc>(campaignsSpec)
+export const openRecipients = (store: DocumentStore): Promise<Collection<RecipientDoc>> => store.collection<RecipientDoc>(recipientsSpec)

@@ -1,0 +1,83 @@
+/**
+ * Console: create and start a campaign (DESIGN.md). v1: list, read, pause, resume, cancel
+ * (SPEC.md Campaigns; scopes per SPEC.md Authentication: resume charges, so full only; pause and
+ * cancel full or build; a read key reads).
+ */
+import { Elysia, t } from 'elysia'
+import { answers, consoleErrors, v1Errors } from '../../http/docs'
+import { paginate, pageSchema } from '../../http/pagination'
+import type { KernelHttp } from '../feature'
+import type { WorkspaceService } from '../workspaces'
+import { Campaign, CreateCampaign, ListQuery } from './model'
+import type { CampaignService } from './service'
+
+const Id = t.Object({ id: t.String() })
+
+export function campaignsConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; campaigns: CampaignService }) {
+  const { campaigns } = deps
+  return new Elysia({ prefix: '/workspaces/:ws/campaigns', detail: { tags: ['Console'] } })
+    .use(deps.auth)
+    .post(
+      '',
+      async ({ params, body, set }) => {
+        const ws = await deps.workspaces.get(params.ws)
+        set.status = 201
+        return campaigns.present(await campaigns.create(ws, body))
+      },
+      {
+        params: t.Object({ ws: t.String() }),
+        body: CreateCampaign,
+        detail: {
+          summary: 'Create a campaign (draft)',
+          description: 'chatapp: `template` (approved, on the agent’s chat-app number) and no `purpose`; voice: `purpose` and no `template`. 409: the agent has no number for the kind, or a calling campaign in a workspace with fewer than 2 call lines.',
+          responses: answers({ 201: Campaign, ...consoleErrors(400, 404, 409) }),
+        },
+      },
+    )
+    .post(
+      '/:id/start',
+      async ({ params }) => {
+        const ws = await deps.workspaces.get(params.ws)
+        return campaigns.present(await campaigns.move(ws.id, params.id, 'start'))
+      },
+      {
+        params: t.Object({ ws: t.String(), id: t.String() }),
+        detail: { summary: 'Start a draft campaign (sending)', description: '409 naming the state when it is not a draft.', responses: answers({ 200: Campaign, ...consoleErrors(404, 409) }) },
+      },
+    )
+}
+
+export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: CampaignService }) {
+  const { campaigns } = deps
+  const moved = (move: 'pause' | 'resume' | 'cancel') => async ({ params, workspace }: { params: { id: string }; workspace: { id: string } }) =>
+    campaigns.present(await campaigns.move(workspace.id, params.id, move))
+  const conflictNote = '409 naming the current state when the move does not apply (SPEC.md Campaign status).'
+  return new Elysia({ prefix: '/campaigns', detail: { tags: ['Campaigns'] } })
+    .use(deps.context)
+    .get('', ({ query, workspace }) => paginate((limit, after) => campaigns.page(workspace.id, query.status, limit, after), query, 25, (c) => campaigns.present(c)), {
+      query: ListQuery,
+      detail: { summary: 'List campaigns, newest first', responses: answers({ 200: pageSchema(Campaign), ...v1Errors(400) }) },
+    })
+    .get('/:id', async ({ params, workspace }) => campaigns.present(await campaigns.get(workspace.id, params.id)), {
+      params: Id,
+      detail: { summary: 'One campaign and its results', responses: answers({ 200: Campaign, ...v1Errors(404) }) },
+    })
+    .post('/:id/pause', moved('pause'), {
+      params: Id,
+      scope: 'build',
+      detail: { summary: 'Pause a sending campaign', description: `Messages and calls already handed over complete; nobody else is sent to until resumed. ${conflictNote}`, responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }) },
+    })
+    .post('/:id/resume', moved('resume'), {
+      params: Id,
+      scope: 'full',
+      // It sends (SPEC.md Conventions rule 6): a retried resume with the same key replays the first answer.
+      idempotent: true,
+      headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours' })) }),
+      detail: { summary: 'Resume a paused campaign (it charges: full key)', description: `Sends to everyone not yet reached. A repeat with the same Idempotency-Key answers the first answer again (Idempotent-Replayed: true). ${conflictNote}`, responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }) },
+    })
+    .post('/:id/cancel', moved('cancel'), {
+      params: Id,
+      scope: 'build',
+      detail: { summary: 'Cancel a campaign (permanent)', description: `From draft, sending or paused. ${conflictNote}`, responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }) },
+    })
+}
