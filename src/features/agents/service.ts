@@ -99,6 +99,12 @@ export class AgentService {
     return doc && !doc.deletingAt ? doc : null
   }
 
+  /** The agent whose website widget key this is (the widget's public routes name agents by it), or null. */
+  async byWebKey(webKey: string): Promise<AgentDoc | null> {
+    const doc = await this.agents.findOne({ webKey })
+    return doc && !doc.deletingAt ? doc : null
+  }
+
   /** Whether the agent is there (not deleted, not being deleted): what a slow create asks after storing. */
   async exists(workspaceId: string, id: string): Promise<boolean> {
     const doc = await this.agents.get(id)

@@ -1,0 +1,185 @@
+/**
+ * Website chat (issue 15): the visitor API's rules, with no Elysia types. A visitor reaches an
+ * agent by its public `webKey`; the agent answering is the published one (versions' serving seam)
+ * with every action live, through the same conversation engine as every channel. A disabled
+ * widget or an unpublished agent is refused with the reason; conversations land in the inbox on
+ * channel `web`, one per visitor and agent; a conversation a teammate took over gets no reply.
+ */
+import { SerialQueue } from '../../../actors/serial-queue'
+import type { Clock } from '../../clock'
+import type { Coordination } from '../../coordination/port'
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
+import { countRequest } from '../../http/rate-limit'
+import type { AgentDoc, AgentService } from '../agents'
+import { type ConversationDoc, type ConversationFeature, type MessageDoc } from '../conversations'
+import type { WorkspaceDoc } from '../workspaces'
+import { RESUME_MESSAGES, WEB_RATES } from './limits'
+import { visitorThread, type VisitorSessions } from './sessions'
+
+type Recorded = Awaited<ReturnType<ConversationFeature['conversations']['addMessage']>>
+
+export interface WebChatDeps {
+  agents: AgentService
+  served: (workspaceId: string, agentId: string) => Promise<AgentDoc>
+  workspace: (id: string) => Promise<WorkspaceDoc | null>
+  conversations: ConversationFeature['conversations']
+  engine: ConversationFeature['engine']
+  models: ConversationFeature['models']
+  tools: ConversationFeature['tools']
+  coordination: Coordination
+  clock: Clock
+  sessions: VisitorSessions
+}
+
+/** Where a widget's visitor stands: the agent as published, its workspace, and the visitor. */
+export interface Visitor {
+  workspace: WorkspaceDoc
+  /** The agent as published (what the visitor talks to). */
+  agent: AgentDoc
+  visitorId: string
+}
+
+/** A message accepted for an answer: run `answer` to stream the reply (or learn that a person has it). */
+export interface Accepted {
+  conversationId: string
+  messageId: string
+  /** False when a teammate has taken the conversation over: the agent stays quiet. */
+  answering: boolean
+  answer(onText: (piece: string) => void): Promise<{ messageId: string | null; text: string }>
+}
+
+export class WebChat {
+  private readonly threads = new SerialQueue()
+  private readonly running = new Set<Promise<unknown>>()
+
+  constructor(private readonly d: WebChatDeps) {}
+
+  /** The published agent behind a widget key, refused when the widget cannot be used. */
+  async widget(webKey: string): Promise<{ workspace: WorkspaceDoc; agent: AgentDoc; draft: AgentDoc }> {
+    const draft = await this.d.agents.byWebKey(webKey)
+    const workspace = draft ? await this.d.workspace(draft.workspaceId) : null
+    if (!draft || !workspace) throw notFound(`no website widget with the key ${webKey}`)
+    if (workspace.status !== 'active') throw new ApiError(410, 'this website chat is closed: its workspace was deleted')
+    // The switch acts at once (the draft's), and a published version with the widget off stays off.
+    if (!draft.widget.enabled) throw conflict('website chat is switched off for this agent (widget.enabled is false)', { state: 'disabled' })
+    const agent = await this.d.served(workspace.id, draft.id)
+    if (!agent.widget.enabled) throw conflict('website chat is switched off in the published version of this agent', { state: 'disabled' })
+    return { workspace, agent, draft }
+  }
+
+  /** Starts a visitor session, or resumes the one given (with the conversation so far). */
+  async session(webKey: string, token: string | undefined, headers: Record<string, unknown>): Promise<{ resumed: boolean; session: string; conversationId: string | null; messages: MessageDoc[] }> {
+    const { workspace, agent } = await this.widget(webKey)
+    const visitorId = token ? this.d.sessions.verify(agent.id, token) : null
+    if (token && !visitorId) throw new ApiError(401, 'session: not a session of this widget; start a new one (omit session)', { field: 'session' })
+    if (visitorId && token) {
+      const conversation = await this.find(workspace.id, agent.id, visitorId)
+      const messages = conversation ? await this.d.conversations.history(conversation.id, RESUME_MESSAGES) : []
+      return { resumed: true, session: token, conversationId: conversation?.id ?? null, messages }
+    }
+    await countRequest(this.d.coordination, WEB_RATES.keySessions, webKey, this.d.clock.now(), headers)
+    const issued = this.d.sessions.issue(agent.id)
+    return { resumed: false, session: issued.token, conversationId: null, messages: [] }
+  }
+
+  /** The visitor a session token names, on this widget. */
+  async visitor(webKey: string, token: string): Promise<Visitor> {
+    const { workspace, agent } = await this.widget(webKey)
+    const visitorId = this.d.sessions.verify(agent.id, token)
+    if (!visitorId) throw new ApiError(401, 'session: not a session of this widget; start a new one', { field: 'session' })
+    return { workspace, agent, visitorId }
+  }
+
+  /**
+   * Records the visitor's message and hands back how to answer it. Everything that can refuse
+   * (rates, the model's provider key) runs before anything is written.
+   */
+  async send(v: Visitor, webKey: string, message: string, headers: Record<string, unknown>): Promise<Accepted> {
+    const text = message.trim()
+    if (!text) throw badRequest('message', 'must not be blank')
+    const now = this.d.clock.now()
+    await countRequest(this.d.coordination, WEB_RATES.visitorMessages, `${v.agent.id}:${v.visitorId}`, now, headers)
+    await countRequest(this.d.coordination, WEB_RATES.keyMessages, webKey, now, headers)
+    const model = await this.d.models.resolve(v.workspace, v.agent)
+    const thread = visitorThread(v.agent.id, v.visitorId)
+    // One visitor's messages are stored and answered in order (two tabs writing at once).
+    const recorded = await this.threads.run(thread, async () => this.d.conversations.addMessage(await this.open(v), { author: 'customer', parts: [{ type: 'text', text }] }))
+    const answering = recorded.conversation.status !== 'handled'
+    return {
+      conversationId: recorded.conversation.id,
+      messageId: recorded.message.id,
+      answering,
+      answer: (onText) => this.track(this.threads.run(thread, () => this.reply(v, recorded, text, model, onText))),
+    }
+  }
+
+  /** The welcome form's details: a real `lead.captured` for the visitor's conversation (opened if new). */
+  async lead(v: Visitor, input: { name?: string; email?: string; phone?: string }): Promise<{ conversationId: string; name: string | null; email: string | null; phone: string | null }> {
+    const given = { name: input.name?.trim() || undefined, email: input.email?.trim() || undefined, phone: input.phone?.trim() || undefined }
+    if (!given.name && !given.email && !given.phone) throw badRequest('name', 'give at least a name, an email or a phone number')
+    if (given.email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(given.email)) throw badRequest('email', `"${given.email}" is not an email address`)
+    if (given.phone && given.phone.replace(/\D/g, '').length < 6) throw badRequest('phone', `"${given.phone}" is not a phone number`)
+    const conversation = await this.threads.run(visitorThread(v.agent.id, v.visitorId), () => this.open(v))
+    const outcome = await this.d.tools.run('capture_lead', { ...given, note: 'website widget welcome form' }, ['capture_lead'], { workspace: v.workspace, agent: v.agent, conversation, sideEffects: 'live' })
+    const out = outcome.output as { captured?: boolean; name: string | null; email: string | null; phone: string | null; error?: string }
+    if (!out.captured) throw badRequest('name', out.error ?? 'the details could not be taken')
+    // A note for the team (never shown to the model) of who wrote in, beside the event.
+    const who = [out.name, out.email, out.phone].filter(Boolean).join(', ')
+    await this.d.conversations.addMessage(conversation, { author: 'customer', internal: true, parts: [{ type: 'text', text: `Welcome form: ${who}` }] })
+    return { conversationId: conversation.id, name: out.name, email: out.email, phone: out.phone }
+  }
+
+  /**
+   * The console's `inbound` with `channel: web` (DESIGN.md): a message as if visitor `from` wrote on
+   * the widget of agent `to` (default the workspace's only agent); the reply is written in the
+   * background (the visitor would read it on resuming). Same rules as the widget.
+   */
+  async consoleInbound(workspace: WorkspaceDoc, input: { from: string; to: string | null; text: string }): Promise<{ conversationId: string; messageId: string; receivedAt: string }> {
+    const visitorId = input.from.trim()
+    if (!/^[A-Za-z0-9_-]{1,40}$/.test(visitorId)) throw badRequest('from', 'a visitor id: 1–40 letters, digits, - or _')
+    const draft = await this.agentFor(workspace, input.to)
+    const { agent } = await this.widget(draft.webKey)
+    const accepted = await this.send({ workspace, agent, visitorId }, draft.webKey, input.text, {})
+    if (accepted.answering) void accepted.answer(() => {}).catch(() => {})
+    const message = (await this.d.conversations.history(accepted.conversationId, 2)).find((m) => m.id === accepted.messageId)
+    return { conversationId: accepted.conversationId, messageId: accepted.messageId, receivedAt: message?.createdAt ?? new Date(this.d.clock.now()).toISOString() }
+  }
+
+  /** Resolves once every reply under way has been written (tests and shutdown). */
+  async settled(): Promise<void> {
+    while (this.running.size) await Promise.allSettled([...this.running])
+  }
+
+  private async reply(v: Visitor, recorded: Recorded, text: string, model: Awaited<ReturnType<WebChatDeps['models']['resolve']>>, onText: (piece: string) => void): Promise<{ messageId: string | null; text: string }> {
+    const turn = await this.d.engine.respond({ workspace: v.workspace, agent: v.agent, conversation: recorded.conversation, model, text, recorded, sideEffects: 'live', onText })
+    return { messageId: turn.replyMessage?.id ?? null, text: turn.reply }
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    const tracked: Promise<unknown> = p.then(
+      () => {},
+      () => {},
+    ).finally(() => this.running.delete(tracked))
+    this.running.add(tracked)
+    return p
+  }
+
+  private async agentFor(workspace: WorkspaceDoc, to: string | null): Promise<AgentDoc> {
+    if (to) {
+      const agent = await this.d.agents.get(workspace.id, to).catch(() => null)
+      if (!agent) throw notFound(`no agent ${to} in this workspace`)
+      return agent
+    }
+    const agents = await this.d.agents.list(workspace.id, 2, null)
+    if (agents.length !== 1) throw badRequest('to', agents.length ? 'the workspace has several agents: name one (ag_…)' : 'the workspace has no agent')
+    return agents[0]!
+  }
+
+  private find(workspaceId: string, agentId: string, visitorId: string): Promise<ConversationDoc | null> {
+    return this.d.conversations.byThread(workspaceId, visitorThread(agentId, visitorId))
+  }
+
+  private open(v: Visitor): Promise<ConversationDoc> {
+    return this.d.conversations.thread({ workspaceId: v.workspace.id, agentId: v.agent.id, channel: 'web', customer: { id: null, phone: null }, thread: visitorThread(v.agent.id, v.visitorId) })
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The reply as Server-Sent Events (the WHATWG format: `event:` and `data:` lines, a blank line per
+ * event), streamed while the model writes: `accepted` (the visitor's message is stored), `token`
+ * for each piece of the reply, then `reply` (the whole stored reply) — or `silent` when a teammate
+ * has the conversation, or `error` when the model failed mid-turn. The stream ends after the last.
+ */
+import type { Logger } from '../../logger'
+import { ApiError } from '../../http/errors'
+import type { Accepted } from './service'
+
+const encoder = new TextEncoder()
+const frame = (event: string, data: unknown) => encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+
+export function replyStream(accepted: Accepted, headers: Record<string, string>, logger: Logger): Response {
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      // A visitor who closes the tab stops reading; the reply is still written and stored (it shows on resume).
+      let open = true
+      const send = (event: string, data: unknown) => {
+        if (!open) return
+        try {
+          controller.enqueue(frame(event, data))
+        } catch {
+          open = false
+        }
+      }
+      send('accepted', { conversationId: accepted.conversationId, messageId: accepted.messageId })
+      if (!accepted.answering) {
+        send('silent', { reason: 'a person from the team has this conversation and will answer' })
+      } else {
+        try {
+          const reply = await accepted.answer((text) => send('token', { text }))
+          if (reply.messageId) send('reply', reply)
+          else send('silent', { reason: 'a person from the team has this conversation and will answer' })
+        } catch (err) {
+          const status = err instanceof ApiError ? err.status : 500
+          if (status >= 500 && !(err instanceof ApiError)) logger.warn({ err, conversation: accepted.conversationId }, 'a website chat reply failed')
+          send('error', { error: err instanceof ApiError ? err.message : 'the agent could not answer; try again', status })
+        }
+      }
+      if (open) controller.close()
+    },
+  })
+  return new Response(body, { status: 200, headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } })
+}

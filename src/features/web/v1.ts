@@ -1,0 +1,113 @@
+/**
+ * The visitor API (`/api/v1/web/{webKey}/…`): public routes a web page calls, so no API key —
+ * the widget key names the agent and a signed visitor session names the visitor. CORS is open to
+ * every origin (the widget runs on the customer's site); no cookies are used, so `*` is safe.
+ */
+import { Elysia } from 'elysia'
+import { answers, v1Errors } from '../../http/docs'
+import { isVisitorPath } from '../../http/surface'
+import type { Logger } from '../../logger'
+import { messageText, type MessageDoc } from '../conversations'
+import { LeadAnswer, SendMessage, SessionAnswer, StartSession, WebKeyParams, WelcomeForm, WidgetSettings } from './model'
+import type { WebChat } from './service'
+import { replyStream } from './sse'
+
+export const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
+  'access-control-allow-headers': 'content-type',
+  'access-control-expose-headers': 'x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after',
+  // A day: browsers cap it lower anyway (Chromium at 2 h), and the answer never changes.
+  'access-control-max-age': '86400',
+}
+
+const present = (m: MessageDoc) => ({ id: m.id, author: m.author, text: messageText(m), createdAt: m.createdAt })
+
+const SSE_DOC = {
+  description: 'the reply as Server-Sent Events: `accepted` {conversationId, messageId}, `token` {text} per piece as the model writes, then `reply` {messageId, text}; or `silent` {reason} when a teammate has the conversation; `error` {error, status} when the model failed mid-turn',
+  content: { 'text/event-stream': { schema: { type: 'string' as const } } },
+}
+
+export function webV1(deps: { web: WebChat; logger: Logger }) {
+  const { web } = deps
+  return new Elysia({ prefix: '/web', detail: { tags: ['Website chat'] } })
+    .onRequest(({ request, set }) => {
+      // Global hook (the router has not run yet): only the visitor paths get CORS, errors included.
+      if (isVisitorPath(new URL(request.url).pathname)) Object.assign(set.headers, CORS)
+    })
+    .options('/:webKey', ({ set }) => ((set.status = 204), ''), { detail: { hide: true } })
+    .options('/:webKey/:part', ({ set }) => ((set.status = 204), ''), { detail: { hide: true } })
+    .get(
+      '/:webKey',
+      async ({ params }) => {
+        const { agent } = await web.widget(params.webKey)
+        const { theme, accent, height, welcomeScreen, welcomeCollectLeads } = agent.widget
+        return {
+          agent: { name: agent.name, greeting: agent.greeting, language: agent.language },
+          widget: { theme, accent, height, welcomeScreen, welcomeCollectLeads },
+          // The `web` voice surface is the widget being on (checked above); the agent must also take calls.
+          call: agent.voice.answersCalls,
+        }
+      },
+      {
+        params: WebKeyParams,
+        detail: {
+          summary: 'The widget’s settings (public)',
+          description: 'What the widget shows: the published agent’s name, greeting, language and widget settings. 404 unknown key; 409 website chat switched off or the agent not published.',
+          responses: answers({ 200: WidgetSettings, ...v1Errors(409) }),
+        },
+      },
+    )
+    .post(
+      '/:webKey/sessions',
+      async ({ params, body, set }) => {
+        const s = await web.session(params.webKey, body.session, set.headers as Record<string, unknown>)
+        set.status = s.resumed ? 200 : 201
+        return { ...s, messages: s.messages.map(present) }
+      },
+      {
+        params: WebKeyParams,
+        body: StartSession,
+        detail: {
+          summary: 'Start a visitor session, or resume one (public)',
+          description: 'Without `session`: a new visitor (201). With one: the same visitor and the conversation so far (200). 401 when the session is not one of this widget.',
+          responses: answers({ 200: SessionAnswer, 201: SessionAnswer, ...v1Errors(409, 429) }),
+        },
+      },
+    )
+    .post(
+      '/:webKey/messages',
+      async ({ params, body, set }) => {
+        const headers = set.headers as Record<string, string>
+        const visitor = await web.visitor(params.webKey, body.session)
+        const accepted = await web.send(visitor, params.webKey, body.message, headers)
+        return replyStream(accepted, { ...headers, ...CORS }, deps.logger)
+      },
+      {
+        params: WebKeyParams,
+        body: SendMessage,
+        detail: {
+          summary: 'Send the visitor’s message; the reply streams back (public)',
+          description: 'Runs the published agent with every action live (knowledge, lead capture, escalation). The answer is `text/event-stream`. 429 past 10 messages per visitor per 10 s or 3,000 per widget per minute; 503 when the agent’s model has no provider key.',
+          responses: { ...answers({ ...v1Errors(409, 429, 503) }), 200: SSE_DOC },
+        },
+      },
+    )
+    .post(
+      '/:webKey/lead',
+      async ({ params, body, set }) => {
+        const visitor = await web.visitor(params.webKey, body.session)
+        set.status = 201
+        return web.lead(visitor, { name: body.name, email: body.email, phone: body.phone })
+      },
+      {
+        params: WebKeyParams,
+        body: WelcomeForm,
+        detail: {
+          summary: 'The welcome form’s details (public)',
+          description: 'Name, email and/or phone the visitor gave before the first message (`widget.welcomeCollectLeads`): sends `lead.captured` for the visitor’s conversation.',
+          responses: answers({ 201: LeadAnswer, ...v1Errors(409) }),
+        },
+      },
+    )
+}
