@@ -13,6 +13,7 @@ import { tenancyFeature } from '../workspaces'
 import { WebChat } from './service'
 import { VisitorSessions } from './sessions'
 import { webV1 } from './v1'
+import { widgetRoutes } from './widget-routes'
 
 export const webFeature = defineFeature({
   name: 'web',
@@ -30,6 +31,7 @@ export const webFeature = defineFeature({
     return {
       services: { web, sessions },
       v1: [webV1({ web, logger })],
+      legacy: [widgetRoutes({ publicBaseUrl: config.publicBaseUrl })],
       stop: () => web.settled(),
     }
   },

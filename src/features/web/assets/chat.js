@@ -1,0 +1,245 @@
+/*
+ * The chat (the widget's frame and the /w/{key} page): settings, the visitor session (kept in
+ * localStorage), the welcome screen and its lead form, messages with the reply streamed (SSE over
+ * fetch), and the call button (voice.js). Plain DOM: no framework is needed for this.
+ */
+;(function () {
+  'use strict'
+  var root = document.getElementById('chat')
+  var key = root.getAttribute('data-key')
+  var embedded = document.body.classList.contains('embedded')
+  var api = '/api/v1/web/' + encodeURIComponent(key)
+  var slot = 'agent-widget:' + key
+  var CODES = { english: 'en', hindi: 'hi', tamil: 'ta', telugu: 'te', bengali: 'bn', marathi: 'mr', gujarati: 'gu', kannada: 'kn', malayalam: 'ml', punjabi: 'pa', urdu: 'ur', spanish: 'es', french: 'fr', german: 'de', portuguese: 'pt', arabic: 'ar', indonesian: 'id' }
+  var state = { settings: null, session: null, busy: false }
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag)
+    for (var name in attrs || {}) node.setAttribute(name, attrs[name])
+    if (text !== undefined) node.textContent = text
+    return node
+  }
+  function saved() {
+    try { return localStorage.getItem(slot) } catch (e) { return null }
+  }
+  function save(token) {
+    try { token ? localStorage.setItem(slot, token) : localStorage.removeItem(slot) } catch (e) { /* storage blocked: the session lasts the page */ }
+  }
+  function post(path, body) {
+    return fetch(api + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  }
+  function errorOf(res) {
+    return res.json().then(function (b) { return b.error || 'HTTP ' + res.status }, function () { return 'HTTP ' + res.status }).then(function (msg) {
+      if (res.status === 429) return 'You are sending messages quickly; please wait ' + (res.headers.get('retry-after') || 'a few') + ' seconds.'
+      return msg
+    })
+  }
+  function onColour(hex) {
+    var c = [1, 3, 5].map(function (i) {
+      var v = parseInt(hex.slice(i, i + 2), 16) / 255
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4)
+    })
+    var l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+    return (l + 0.05) / 0.05 > 1.05 / (l + 0.05) ? '#111111' : '#ffffff'
+  }
+
+  // ---- the frame's parts ----
+  var header = el('header', { class: 'bar' })
+  var title = el('h1', { id: 'chat-title' })
+  var actions = el('div', { class: 'actions' })
+  var callButton = el('button', { type: 'button', class: 'call', hidden: '' }, 'Call')
+  var closeButton = el('button', { type: 'button', class: 'close', 'aria-label': 'Close chat' }, '×')
+  actions.appendChild(callButton)
+  if (embedded) actions.appendChild(closeButton)
+  header.appendChild(title)
+  header.appendChild(actions)
+  var welcome = el('section', { class: 'welcome', hidden: '', 'aria-labelledby': 'welcome-title' })
+  var log = el('ol', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-labelledby': 'chat-title' })
+  var alertBox = el('p', { class: 'alert', role: 'alert', hidden: '' })
+  var composer = el('form', { class: 'composer' })
+  var label = el('label', { for: 'message', class: 'sr-only' }, 'Your message')
+  var input = el('textarea', { id: 'message', rows: '1', maxlength: '4000', placeholder: 'Type your message…', autocomplete: 'off' })
+  var send = el('button', { type: 'submit', class: 'send' }, 'Send')
+  composer.appendChild(label)
+  composer.appendChild(input)
+  composer.appendChild(send)
+  ;[header, welcome, log, alertBox, composer].forEach(function (n) { root.appendChild(n) })
+
+  function showAlert(text) {
+    alertBox.textContent = text
+    alertBox.hidden = !text
+  }
+  function bubble(author, text) {
+    var item = el('li', { class: 'msg ' + author })
+    var who = el('span', { class: 'sr-only' }, author === 'customer' ? 'You: ' : (state.settings ? state.settings.agent.name : 'Agent') + ': ')
+    var body = el('span', { class: 'text' }, text)
+    item.appendChild(who)
+    item.appendChild(body)
+    log.appendChild(item)
+    log.scrollTop = log.scrollHeight
+    return body
+  }
+  function closeChat() {
+    if (embedded && window.parent !== window) window.parent.postMessage({ type: 'agent-widget:close' }, '*')
+  }
+  closeButton.addEventListener('click', closeChat)
+  document.addEventListener('keydown', function (e) {
+    if (e.key === 'Escape') closeChat()
+  })
+
+  // ---- settings and session ----
+  function apply(settings) {
+    state.settings = settings
+    var accent = settings.widget.accent || (settings.widget.theme === 'classic' ? '#1f3a5f' : '#2454d6')
+    document.body.classList.add('theme-' + settings.widget.theme)
+    document.documentElement.style.setProperty('--accent', accent)
+    document.documentElement.style.setProperty('--on-accent', onColour(accent))
+    document.documentElement.style.setProperty('--height', settings.widget.height + 'px')
+    var language = settings.agent.language.toLowerCase()
+    document.documentElement.lang = CODES[language] || (language === 'auto' ? navigator.language || 'en' : 'en')
+    document.title = 'Chat with ' + settings.agent.name
+    title.textContent = settings.agent.name
+    callButton.setAttribute('aria-label', 'Call ' + settings.agent.name)
+    if (settings.call && window.AgentVoice) {
+      callButton.hidden = false
+      window.AgentVoice.attach({ button: callButton, api: api, session: function () { return state.session }, status: showAlert })
+    }
+  }
+
+  function startSession(token) {
+    return post('/sessions', token ? { session: token } : {}).then(function (res) {
+      if (res.status === 401 && token) return startSession(null)
+      if (!res.ok) return errorOf(res).then(function (m) { throw new Error(m) })
+      return res.json()
+    })
+  }
+
+  function showWelcome() {
+    var s = state.settings
+    welcome.hidden = false
+    composer.hidden = true
+    welcome.appendChild(el('h2', { id: 'welcome-title' }, s.agent.name))
+    welcome.appendChild(el('p', {}, s.agent.greeting))
+    var form = el('form', { class: 'lead', novalidate: '' })
+    if (s.widget.welcomeCollectLeads) {
+      form.appendChild(el('p', { class: 'hint' }, 'Tell us how to reach you (at least one):'))
+      ;[['name', 'Name', 'text', 'name'], ['email', 'Email', 'email', 'email'], ['phone', 'Phone', 'tel', 'tel']].forEach(function (f) {
+        var id = 'lead-' + f[0]
+        form.appendChild(el('label', { for: id }, f[1]))
+        form.appendChild(el('input', { id: id, name: f[0], type: f[2], autocomplete: f[3], maxlength: f[0] === 'email' ? '254' : '100' }))
+      })
+    }
+    form.appendChild(el('button', { type: 'submit', class: 'start' }, 'Start chat'))
+    welcome.appendChild(form)
+    form.addEventListener('submit', function (e) {
+      e.preventDefault()
+      if (!s.widget.welcomeCollectLeads) return begin()
+      var body = { session: state.session }
+      ;['name', 'email', 'phone'].forEach(function (n) {
+        var v = form.elements[n].value.trim()
+        if (v) body[n] = v
+      })
+      if (!body.name && !body.email && !body.phone) return showAlert('Please give your name, email or phone.')
+      post('/lead', body).then(function (res) {
+        if (!res.ok) return errorOf(res).then(showAlert)
+        begin()
+      })
+    })
+  }
+  function begin() {
+    showAlert('')
+    welcome.hidden = true
+    composer.hidden = false
+    bubble('agent', state.settings.agent.greeting)
+    input.focus()
+  }
+
+  // ---- messages ----
+  function readStream(res, onEvent) {
+    var reader = res.body.getReader()
+    var decoder = new TextDecoder()
+    var buffer = ''
+    function pump() {
+      return reader.read().then(function (r) {
+        if (r.done) return
+        buffer += decoder.decode(r.value, { stream: true })
+        var cut
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          var block = buffer.slice(0, cut)
+          buffer = buffer.slice(cut + 2)
+          var event = 'message', data = ''
+          block.split('\n').forEach(function (line) {
+            if (line.indexOf('event: ') === 0) event = line.slice(7)
+            else if (line.indexOf('data: ') === 0) data += line.slice(6)
+          })
+          if (data) onEvent(event, JSON.parse(data))
+        }
+        return pump()
+      })
+    }
+    return pump()
+  }
+
+  function sendMessage(text) {
+    if (state.busy || !text.trim()) return
+    state.busy = true
+    send.disabled = true
+    showAlert('')
+    bubble('customer', text)
+    input.value = ''
+    var reply = null
+    post('/messages', { session: state.session, message: text })
+      .then(function (res) {
+        if (!res.ok) return errorOf(res).then(showAlert)
+        return readStream(res, function (event, data) {
+          if (event === 'token') {
+            if (!reply) reply = bubble('agent', '')
+            reply.textContent += data.text
+          } else if (event === 'reply') {
+            if (!reply) reply = bubble('agent', '')
+            reply.textContent = data.text
+          } else if (event === 'silent') bubble('note', data.reason)
+          else if (event === 'error') showAlert(data.error)
+          log.scrollTop = log.scrollHeight
+        })
+      })
+      .catch(function () { showAlert('The connection dropped; please try again.') })
+      .then(function () {
+        state.busy = false
+        send.disabled = false
+        input.focus()
+      })
+  }
+  composer.addEventListener('submit', function (e) {
+    e.preventDefault()
+    sendMessage(input.value)
+  })
+  input.addEventListener('keydown', function (e) {
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault()
+      sendMessage(input.value)
+    }
+  })
+
+  fetch(api)
+    .then(function (res) {
+      if (!res.ok) return errorOf(res).then(function (m) { throw new Error(m) })
+      return res.json()
+    })
+    .then(function (settings) {
+      apply(settings)
+      return startSession(saved())
+    })
+    .then(function (s) {
+      state.session = s.session
+      save(s.session)
+      if (s.messages.length) {
+        s.messages.forEach(function (m) { bubble(m.author, m.text) })
+      } else if (state.settings.widget.welcomeScreen || state.settings.widget.welcomeCollectLeads) showWelcome()
+      else begin()
+    })
+    .catch(function (err) {
+      composer.hidden = true
+      showAlert('This chat is not available right now. ' + err.message)
+    })
+})()
