@@ -104,8 +104,16 @@ export const callsFeature = defineFeature({
     contacts.onConsentWithdrawn((contact, reason) => calls.stopWaiting(contact.workspaceId, contact.phone, 'contact.optedOut', reason))
     // A deleted customer's waiting calls stop; a call in progress finishes (SPEC.md Customer workspace).
     kernel.customerHooks.onDeleted((e) => calls.stopWaiting(e.customerId, null, 'call.delete'), 'scheduled calls stopped')
+    /** The widget's call button: a web call answered by `agent`, and where its browser streams (the media bridge). */
+    const webCalls = {
+      async start(workspace: import('../workspaces').WorkspaceDoc, agent: import('../agents').AgentDoc) {
+        const call = await calls.answerWeb(workspace, agent)
+        await effects.openConversation({ id: call.callId, attempt: call.attempt })
+        return { callId: call.callId, mediaPath: `/media/${call.callId}/${tokens.issue(call.callId, call.attempt)}` }
+      },
+    }
     return {
-      services: { calls, sandbox, media, scripts },
+      services: { calls, sandbox, media, scripts, webCalls },
       ws: [mediaBridge(media)],
       legacy: [recordingsRoute({ dataDir: config.dataDir, tokens, tries, now: () => clock.now() })],
       async start() {

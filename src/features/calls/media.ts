@@ -90,7 +90,8 @@ export class CallMedia implements MediaCalls {
     const agent = workspace ? await d.agents.get(row.workspaceId, row.agentId).catch(() => null) : null
     const conversation = row.conversationId ? await d.conversations.get(row.workspaceId, row.conversationId).catch(() => null) : null
     if (!workspace || !agent || !conversation) return { refused: `call ${callId} has no agent or conversation any more`, code: CLOSE.notLive }
-    const choice = d.speech.choose({ callId, sandbox: d.telephony.name === 'sandbox' })
+    // A browser call is a real person whatever the network: the sandbox's scripted doubles never stand in.
+    const choice = d.speech.choose({ callId, sandbox: d.telephony.name === 'sandbox' && row.surface !== 'web' })
     if (!choice.stt || !choice.tts) {
       await this.end(row, 'failed', choice.missing!)
       return { refused: choice.missing!, code: 1011 }

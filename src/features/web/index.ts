@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { agentsFeature } from '../agents'
+import { callsFeature } from '../calls'
 import { conversationsFeature } from '../conversations'
 import { defineFeature } from '../feature'
 import { messagingFeature } from '../messaging'
@@ -23,10 +24,11 @@ export const webFeature = defineFeature({
     const { conversations, engine, models, tools } = use(conversationsFeature)
     const { serving } = use(versionsFeature)
     const { web: slot } = use(messagingFeature)
+    const { webCalls } = use(callsFeature)
     const { config, coordination, clock, logger } = kernel
     // SECRET_KEY is always set by the server; a bare buildServices (some tests) signs for this process only.
     const sessions = new VisitorSessions(config.secretKey ?? randomBytes(32).toString('hex'))
-    const web = new WebChat({ agents, served: (ws, id) => serving.servingAgent(ws, id), workspace: (id) => workspaceRepo.get(id), conversations, engine, models, tools, coordination, clock, sessions })
+    const web = new WebChat({ agents, served: (ws, id) => serving.servingAgent(ws, id), workspace: (id) => workspaceRepo.get(id), conversations, engine, models, tools, coordination, clock, sessions, startCall: (workspace, agent) => webCalls.start(workspace, agent) })
     slot.receive = (workspace, input) => web.consoleInbound(workspace, input)
     return {
       services: { web, sessions },

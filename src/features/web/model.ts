@@ -65,3 +65,10 @@ export const LeadAnswer = t.Object({
   email: t.Union([t.String(), t.Null()]),
   phone: t.Union([t.String(), t.Null()], { description: 'E.164 when readable' }),
 })
+
+export const SessionOnly = t.Object({ session: Session }, { additionalProperties: false })
+
+export const CallAnswer = t.Object({
+  callId: t.String({ description: 'the call (`in_…`): GET /calls/{id} once it ends' }),
+  mediaPath: t.String({ description: 'open a WebSocket to this path on this host and speak the media bridge protocol (Twilio Media Streams; `start.mediaFormat` `audio/l16` at the page’s rate)' }),
+})

@@ -29,6 +29,8 @@ export interface WebChatDeps {
   coordination: Coordination
   clock: Clock
   sessions: VisitorSessions
+  /** Starts a browser call answered by the agent (the calls feature). */
+  startCall: (workspace: WorkspaceDoc, agent: AgentDoc) => Promise<{ callId: string; mediaPath: string }>
 }
 
 /** Where a widget's visitor stands: the agent as published, its workspace, and the visitor. */
@@ -111,6 +113,18 @@ export class WebChat {
       answering,
       answer: (onText) => this.track(this.threads.run(thread, () => this.reply(v, recorded, text, model, onText))),
     }
+  }
+
+  /**
+   * The call button: a voice call on the `web` surface, answered by the published agent; the
+   * browser streams over the media bridge at `mediaPath`. Paced like a message.
+   */
+  async call(v: Visitor, webKey: string, headers: Record<string, unknown>): Promise<{ callId: string; mediaPath: string }> {
+    if (!v.agent.voice.answersCalls) throw conflict('this agent does not take calls (voice.answersCalls is false)', { state: 'no_calls' })
+    const now = this.d.clock.now()
+    await countRequest(this.d.coordination, WEB_RATES.visitorMessages, `${v.agent.id}:${v.visitorId}`, now, headers)
+    await countRequest(this.d.coordination, WEB_RATES.keyMessages, webKey, now, headers)
+    return this.d.startCall(v.workspace, v.agent)
   }
 
   /** The welcome form's details: a real `lead.captured` for the visitor's conversation (opened if new). */

@@ -8,7 +8,7 @@ import { answers, v1Errors } from '../../http/docs'
 import { isVisitorPath } from '../../http/surface'
 import type { Logger } from '../../logger'
 import { messageText, type MessageDoc } from '../conversations'
-import { LeadAnswer, SendMessage, SessionAnswer, StartSession, WebKeyParams, WelcomeForm, WidgetSettings } from './model'
+import { CallAnswer, LeadAnswer, SessionOnly, SendMessage, SessionAnswer, StartSession, WebKeyParams, WelcomeForm, WidgetSettings } from './model'
 import type { WebChat } from './service'
 import { replyStream } from './sse'
 
@@ -90,6 +90,24 @@ export function webV1(deps: { web: WebChat; logger: Logger }) {
           summary: 'Send the visitor’s message; the reply streams back (public)',
           description: 'Runs the published agent with every action live (knowledge, lead capture, escalation). The answer is `text/event-stream`. 429 past 10 messages per visitor per 10 s or 3,000 per widget per minute; 503 when the agent’s model has no provider key.',
           responses: { ...answers({ ...v1Errors(409, 429, 503) }), 200: SSE_DOC },
+        },
+      },
+    )
+    .post(
+      '/:webKey/calls',
+      async ({ params, body, set }) => {
+        const visitor = await web.visitor(params.webKey, body.session)
+        const call = await web.call(visitor, params.webKey, set.headers as Record<string, unknown>)
+        set.status = 201
+        return call
+      },
+      {
+        params: WebKeyParams,
+        body: SessionOnly,
+        detail: {
+          summary: 'Call the agent from the browser (public)',
+          description: 'A `voice` call on the `web` surface, answered at once by the published agent, on the plan’s call lines (429 when they are busy). The browser then streams 16-bit PCM over the media bridge at `mediaPath`; the call is analysed and recorded like a phone call and listed by GET /calls.',
+          responses: answers({ 201: CallAnswer, ...v1Errors(409, 429) }),
         },
       },
     )

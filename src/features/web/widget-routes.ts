@@ -16,6 +16,8 @@ const JS = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 
 const FILES: Record<string, { body: string; type: string }> = {
   'chat.js': { body: read('chat.js'), type: 'text/javascript; charset=utf-8' },
   'chat.css': { body: read('chat.css'), type: 'text/css; charset=utf-8' },
+  'voice.js': { body: read('voice.js'), type: 'text/javascript; charset=utf-8' },
+  'pcm-worklet.js': { body: read('pcm-worklet.js'), type: 'text/javascript; charset=utf-8' },
 }
 const WEB_KEY = /^wk_[A-Za-z0-9]{8,64}$/
 
@@ -29,6 +31,7 @@ const page = (webKey: string, embed: boolean) => `<!doctype html>
 </head>
 <body class="${embed ? 'embedded' : 'standalone'}">
 <main id="chat" data-key="${webKey}" aria-label="Chat"></main>
+<script src="/web/voice.js" defer></script>
 <script src="/web/chat.js" defer></script>
 </body>
 </html>
