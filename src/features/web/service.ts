@@ -50,14 +50,40 @@ export interface Accepted {
   answer(onText: (piece: string) => void): Promise<{ messageId: string | null; text: string }>
 }
 
+/**
+ * How long a widget key's published agent is reused before it is read again: 1 s. Every message
+ * otherwise re-reads the agent, its workspace and its published snapshot (a fifth of the CPU a
+ * message costs, bench:web); a second is shorter than any person notices after publishing or
+ * switching the widget off, and edits made in this process drop the entry at once.
+ */
+export const WIDGET_CACHE_MS = 1_000
+
+type Widget = { workspace: WorkspaceDoc; agent: AgentDoc; draft: AgentDoc }
+
 export class WebChat {
   private readonly threads = new SerialQueue()
   private readonly running = new Set<Promise<unknown>>()
+  private readonly widgets = new Map<string, { at: number; widget: Widget }>()
 
-  constructor(private readonly d: WebChatDeps) {}
+  constructor(private readonly d: WebChatDeps) {
+    const forget = async (agent: AgentDoc) => void this.widgets.delete(agent.webKey)
+    d.agents.onPatch(forget)
+    d.agents.onDelete(forget)
+  }
 
   /** The published agent behind a widget key, refused when the widget cannot be used. */
-  async widget(webKey: string): Promise<{ workspace: WorkspaceDoc; agent: AgentDoc; draft: AgentDoc }> {
+  async widget(webKey: string): Promise<Widget> {
+    // Wall time on purpose: a process-local cache, not a rule of the service clock.
+    const now = performance.now()
+    const hit = this.widgets.get(webKey)
+    if (hit && now - hit.at < WIDGET_CACHE_MS) return hit.widget
+    const widget = await this.load(webKey)
+    if (this.widgets.size > 10_000) this.widgets.clear() // bounded: one entry per widget chatting this second
+    this.widgets.set(webKey, { at: now, widget })
+    return widget
+  }
+
+  private async load(webKey: string): Promise<Widget> {
     const draft = await this.d.agents.byWebKey(webKey)
     const workspace = draft ? await this.d.workspace(draft.workspaceId) : null
     if (!draft || !workspace) throw notFound(`no website widget with the key ${webKey}`)

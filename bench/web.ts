@@ -1,0 +1,136 @@
+/**
+ * bench:web — 500 website visitors chatting at once: each starts a session on the widget's visitor
+ * API and sends 5 messages, reading each reply streamed as SSE, answered by the `local` model from
+ * a pasted document. The service runs as its own process (`bun src/index.ts`, as deployed) so its
+ * memory is its own; the load generator shares the machine's 2 cores.
+ *
+ *   bun bench/web.ts     (BENCH_SESSIONS, BENCH_MESSAGES per session, BENCH_THINK_MS between messages)
+ *
+ * Visitors are people: between a reply and their next message each waits BENCH_THINK_MS (default
+ * 2,000 ms, ±50%: reading a short reply and typing a short line), so 500 open sessions send ~250
+ * messages/s. BENCH_THINK_MS=0 sends back to back (a stress test: then latency is queueing).
+ * Prints messages/s, time to the first streamed token p50/p99 (request sent → first `token` event),
+ * whole reply p50/p99, and the service's resident memory per open session (RSS with every session
+ * open and its conversation stored, minus RSS before any, over the sessions).
+ * Targets (issue 15): p99 first token ≤ 50 ms with the `local` model, ≤ 50 KB per open session.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createParser } from 'eventsource-parser'
+
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 500)
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5)
+const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 2_000)
+const TARGET_TTFT_MS = 50
+const TARGET_KB = 50
+const QUESTIONS = ['What time do you open on Sunday?', 'Where can I park?', 'Do you deliver?', 'How long do refunds take?', 'Thanks!']
+const FAQ = `Opening hours
+We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.
+
+Parking
+Free parking behind the shop, entrance on Mill Lane.
+
+Delivery
+We deliver within 5 km for orders over $20.
+
+Refunds
+Tell us within 48 hours and we refund you in full. Refunds take 3 to 5 working days to reach your card.`
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
+const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1])
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-web-'))
+const TOKEN = 'bench-web-console-token-0123456789'
+const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+const port = probe.port!
+probe.stop(true)
+const service = Bun.spawn([process.execPath, ...(process.env.BENCH_PROFILE ? ['--cpu-prof-md', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []), join(import.meta.dir, '..', 'src/index.ts')], {
+  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', CONSOLE_TOKEN: TOKEN, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' },
+  stdout: 'ignore',
+  stderr: 'inherit',
+})
+const base = `http://127.0.0.1:${port}`
+for (let i = 0; i < 400 && !(await fetch(`${base}/health`).then((r) => r.ok, () => false)); i++) await Bun.sleep(25)
+const post = async (path: string, body: unknown, auth?: string) => {
+  const res = await fetch(base + path, { method: 'POST', headers: { ...(auth ? { authorization: `Bearer ${auth}` } : {}), 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return { status: res.status, body: (await res.json().catch(() => null)) as any }
+}
+
+/** One message: its time to the first token and to the whole reply, in ms. */
+async function send(webKey: string, session: string, message: string): Promise<{ ttft: number; total: number }> {
+  const t0 = performance.now()
+  const res = await fetch(`${base}/api/v1/web/${webKey}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session, message }) })
+  if (res.status !== 200) throw new Error(`message refused: ${res.status} ${await res.text()}`)
+  let ttft = NaN
+  let done = false
+  const parser = createParser({
+    onEvent(e) {
+      if (e.event === 'token' && Number.isNaN(ttft)) ttft = performance.now() - t0
+      if (e.event === 'reply') done = true
+      if (e.event === 'error') throw new Error(e.data)
+    },
+  })
+  const decoder = new TextDecoder()
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }))
+  if (!done) throw new Error('the stream ended without a reply')
+  return { ttft, total: performance.now() - t0 }
+}
+
+try {
+  const dev = (await post('/console/workspaces', { name: 'Bench web', plan: 'enterprise' }, TOKEN)).body
+  const agent = (await post('/api/v1/agents', { name: 'Bench shop', model: 'local' }, dev.key)).body
+  await post(`/api/v1/agents/${agent.id}/knowledge`, { text: FAQ, title: 'Shop FAQ' }, dev.key)
+  if ((await post(`/agents/${agent.id}/publish`, {}, dev.key)).status !== 200) throw new Error('could not publish')
+  // Warm-up (JIT, store pages), then the baseline.
+  for (let i = 0; i < 20; i++) {
+    const s = (await post(`/api/v1/web/${agent.webKey}/sessions`, {})).body.session
+    await send(agent.webKey, s, QUESTIONS[i % QUESTIONS.length]!)
+  }
+  await Bun.sleep(500)
+  const before = rssKb(service.pid)
+
+  const ttfts: number[] = []
+  const totals: number[] = []
+  let failed = 0
+  let peak = before
+  const sampler = setInterval(() => (peak = Math.max(peak, rssKb(service.pid))), 100)
+  const started = performance.now()
+  const sessions: string[] = []
+  await Promise.all(
+    Array.from({ length: SESSIONS }, async (_, v) => {
+      const r = await post(`/api/v1/web/${agent.webKey}/sessions`, {})
+      if (r.status !== 201) throw new Error(`session refused: ${r.status} ${JSON.stringify(r.body)}`)
+      sessions.push(r.body.session)
+      for (let m = 0; m < MESSAGES; m++) {
+        if (THINK_MS > 0) await Bun.sleep(THINK_MS * (0.5 + Math.random()))
+        try {
+          const t = await send(agent.webKey, r.body.session, QUESTIONS[(v + m) % QUESTIONS.length]!)
+          ttfts.push(t.ttft)
+          totals.push(t.total)
+        } catch (err) {
+          failed++
+          if (failed <= 3) console.error(String(err))
+        }
+      }
+    }),
+  )
+  const seconds = (performance.now() - started) / 1000
+  clearInterval(sampler)
+  const after = rssKb(service.pid)
+  ttfts.sort((a, b) => a - b)
+  totals.sort((a, b) => a - b)
+  const perSession = (after - before) / SESSIONS
+  const p99 = percentile(ttfts, 99)
+  console.log(`bench:web — ${SESSIONS} visitor sessions × ${MESSAGES} messages on the widget's visitor API, local model, SSE replies`)
+  console.log(`  think time ${THINK_MS} ms ±50% between messages; service in its own process, embedded store, local coordination`)
+  console.log(`  answered: ${ttfts.length}/${SESSIONS * MESSAGES}, failed: ${failed}, in ${seconds.toFixed(2)} s → ${(ttfts.length / seconds).toFixed(0)} messages/s`)
+  console.log(`  first token p50 ${percentile(ttfts, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target ≤ ${TARGET_TTFT_MS} ms) — ${p99 <= TARGET_TTFT_MS ? 'meets target' : 'ABOVE TARGET'}`)
+  console.log(`  whole reply p50 ${percentile(totals, 50).toFixed(2)} ms, p99 ${percentile(totals, 99).toFixed(2)} ms`)
+  console.log(`  service RSS ${(before / 1024).toFixed(1)} MB before, ${(after / 1024).toFixed(1)} MB with ${SESSIONS} sessions open (peak ${(peak / 1024).toFixed(1)} MB)`)
+  console.log(`  memory per open session: ${perSession.toFixed(1)} KB (target ≤ ${TARGET_KB} KB) — ${perSession <= TARGET_KB ? 'meets target' : 'ABOVE TARGET'}`)
+} finally {
+  service.kill('SIGTERM')
+  await service.exited
+  rmSync(dir, { recursive: true, force: true })
+}
