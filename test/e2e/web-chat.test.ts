@@ -66,6 +66,7 @@ describe('the visitor API', () => {
     expect(r.body).toEqual({
       agent: { name: 'Bean There', greeting: 'Hello from Bean There!', language: 'auto' },
       widget: { theme: 'modern', accent: null, height: 600, welcomeScreen: true, welcomeCollectLeads: false },
+      colours: { accent: '#2454d6', onAccent: '#ffffff' },
       call: true,
     })
   })

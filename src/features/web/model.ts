@@ -19,6 +19,10 @@ export const WidgetSettings = t.Object({
     welcomeScreen: t.Boolean(),
     welcomeCollectLeads: t.Boolean(),
   }),
+  colours: t.Object({
+    accent: t.String({ description: '`widget.accent`, or the theme’s default' }),
+    onAccent: t.String({ description: 'text colour on the accent: black or white, whichever contrasts more (WCAG)' }),
+  }),
   call: t.Boolean({ description: 'true when the agent’s voice has the `web` surface: the widget shows a call button' }),
 })
 

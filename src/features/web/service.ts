@@ -177,7 +177,7 @@ export class WebChat {
   async consoleInbound(workspace: WorkspaceDoc, input: { from: string; to: string | null; text: string }): Promise<{ conversationId: string; messageId: string; receivedAt: string }> {
     const visitorId = input.from.trim()
     if (!/^[A-Za-z0-9_-]{1,40}$/.test(visitorId)) throw badRequest('from', 'a visitor id: 1–40 letters, digits, - or _')
-    const draft = await this.agentFor(workspace, input.to)
+    const draft = await this.d.agents.addressed(workspace.id, input.to)
     const { agent } = await this.widget(draft.webKey)
     const accepted = await this.send({ workspace, agent, visitorId }, draft.webKey, input.text, {})
     if (accepted.answering) void accepted.answer(() => {}).catch(() => {})
@@ -202,17 +202,6 @@ export class WebChat {
     ).finally(() => this.running.delete(tracked))
     this.running.add(tracked)
     return p
-  }
-
-  private async agentFor(workspace: WorkspaceDoc, to: string | null): Promise<AgentDoc> {
-    if (to) {
-      const agent = await this.d.agents.get(workspace.id, to).catch(() => null)
-      if (!agent) throw notFound(`no agent ${to} in this workspace`)
-      return agent
-    }
-    const agents = await this.d.agents.list(workspace.id, 2, null)
-    if (agents.length !== 1) throw badRequest('to', agents.length ? 'the workspace has several agents: name one (ag_…)' : 'the workspace has no agent')
-    return agents[0]!
   }
 
   private find(workspaceId: string, agentId: string, visitorId: string): Promise<ConversationDoc | null> {

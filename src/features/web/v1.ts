@@ -11,6 +11,7 @@ import { messageText, type MessageDoc } from '../conversations'
 import { CallAnswer, LeadAnswer, SessionOnly, SendMessage, SessionAnswer, StartSession, WebKeyParams, WelcomeForm, WidgetSettings } from './model'
 import type { WebChat } from './service'
 import { replyStream } from './sse'
+import { widgetColours } from './colours'
 
 export const CORS = {
   'access-control-allow-origin': '*',
@@ -45,6 +46,7 @@ export function webV1(deps: { web: WebChat; logger: Logger }) {
         return {
           agent: { name: agent.name, greeting: agent.greeting, language: agent.language },
           widget: { theme, accent, height, welcomeScreen, welcomeCollectLeads },
+          colours: widgetColours(agent.widget),
           // The `web` voice surface is the widget being on (checked above); the agent must also take calls.
           call: agent.voice.answersCalls,
         }

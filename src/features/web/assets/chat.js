@@ -34,14 +34,6 @@
       return msg
     })
   }
-  function onColour(hex) {
-    var c = [1, 3, 5].map(function (i) {
-      var v = parseInt(hex.slice(i, i + 2), 16) / 255
-      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4)
-    })
-    var l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
-    return (l + 0.05) / 0.05 > 1.05 / (l + 0.05) ? '#111111' : '#ffffff'
-  }
 
   // ---- the frame's parts ----
   var header = el('header', { class: 'bar' })
@@ -90,10 +82,9 @@
   // ---- settings and session ----
   function apply(settings) {
     state.settings = settings
-    var accent = settings.widget.accent || (settings.widget.theme === 'classic' ? '#1f3a5f' : '#2454d6')
     document.body.classList.add('theme-' + settings.widget.theme)
-    document.documentElement.style.setProperty('--accent', accent)
-    document.documentElement.style.setProperty('--on-accent', onColour(accent))
+    document.documentElement.style.setProperty('--accent', settings.colours.accent)
+    document.documentElement.style.setProperty('--on-accent', settings.colours.onAccent)
     document.documentElement.style.setProperty('--height', settings.widget.height + 'px')
     var language = settings.agent.language.toLowerCase()
     document.documentElement.lang = CODES[language] || (language === 'auto' ? navigator.language || 'en' : 'en')

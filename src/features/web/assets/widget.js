@@ -26,18 +26,8 @@
       console.warn('chat widget ' + key + ': ' + err.message)
     })
 
-  /** Black or white, whichever reads better on the accent (WCAG relative luminance). */
-  function onColour(hex) {
-    var c = [1, 3, 5].map(function (i) {
-      var v = parseInt(hex.slice(i, i + 2), 16) / 255
-      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4)
-    })
-    var l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
-    return (l + 0.05) / 0.05 > 1.05 / (l + 0.05) ? '#111111' : '#ffffff'
-  }
-
   function mount(settings) {
-    var accent = settings.widget.accent || (settings.widget.theme === 'classic' ? '#1f3a5f' : '#2454d6')
+    var accent = settings.colours.accent
     var height = settings.widget.height
     var host = document.createElement('div')
     host.setAttribute('data-agent-widget', key)
@@ -46,7 +36,7 @@
     style.textContent =
       ':host{all:initial}' +
       '.launcher{position:fixed;right:20px;bottom:20px;z-index:2147483646;width:60px;height:60px;border-radius:50%;border:0;cursor:pointer;' +
-      'background:' + accent + ';color:' + onColour(accent) + ';box-shadow:0 4px 16px rgba(0,0,0,.25);display:flex;align-items:center;justify-content:center}' +
+      'background:' + accent + ';color:' + settings.colours.onAccent + ';box-shadow:0 4px 16px rgba(0,0,0,.25);display:flex;align-items:center;justify-content:center}' +
       '.launcher:focus-visible{outline:3px solid #111;outline-offset:3px}' +
       '.launcher svg{width:28px;height:28px;fill:currentColor}' +
       '.panel{position:fixed;right:20px;bottom:92px;z-index:2147483647;width:380px;max-width:calc(100vw - 40px);height:' + height + 'px;max-height:calc(100vh - 112px);' +
