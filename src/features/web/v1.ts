@@ -33,11 +33,12 @@ export function webV1(deps: { web: WebChat; logger: Logger }) {
   const { web } = deps
   return new Elysia({ prefix: '/web', detail: { tags: ['Website chat'] } })
     .onRequest(({ request, set }) => {
-      // Global hook (the router has not run yet): only the visitor paths get CORS, errors included.
-      if (isVisitorPath(new URL(request.url).pathname)) Object.assign(set.headers, CORS)
+      // Global hook (the router has not run yet): only the visitor paths get CORS, errors included;
+      // their preflight is answered here (no API route is an OPTIONS route).
+      if (!isVisitorPath(new URL(request.url).pathname)) return
+      if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS })
+      Object.assign(set.headers, CORS)
     })
-    .options('/:webKey', ({ set }) => ((set.status = 204), ''), { detail: { hide: true } })
-    .options('/:webKey/:part', ({ set }) => ((set.status = 204), ''), { detail: { hide: true } })
     .get(
       '/:webKey',
       async ({ params }) => {
