@@ -3,7 +3,8 @@
  * question (looped, as Chromium does, so the question comes again while the agent answers); the
  * widget's call button streams it as 16-bit PCM over the media bridge; the agent's audio is
  * received and played through the jitter buffer; the repeated question barges in and `clear`
- * empties playback; the call is a `voice` call on the `web` surface, listed by GET /calls.
+ * empties playback; the call is a `voice` call on the `web` surface, listed by GET /calls. The
+ * same over WebRTC (the page's first choice): Opus both ways through werift.
  * Speech-to-text is the OpenAI transcription fake (pocketsphinx cannot be relied on to hear a
  * sentence exactly): it proves the microphone's audio reached it as WAV, and names the words.
  */
@@ -65,7 +66,7 @@ describeVoice('a call from the widget in Chromium', () => {
     expect((await s.api('POST', `/agents/${r.body.id}/knowledge`, { key: dev.key, body: { text: FAQ, title: 'Shop FAQ' } })).status).toBe(201)
     const pub = await fetch(`${s.url}/agents/${r.body.id}/publish`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: '{}' })
     expect(pub.status).toBe(200)
-    browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${questionWav(dir)}`, '--autoplay-policy=no-user-gesture-required'])
+    browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${questionWav(dir)}`, '--autoplay-policy=no-user-gesture-required', '--disable-features=WebRtcHideLocalIpsWithMdns'])
   }, 60_000)
   afterAll(async () => {
     await browser?.close()
@@ -76,9 +77,9 @@ describeVoice('a call from the widget in Chromium', () => {
 
   const stats = (page: Page) => page.evaluate(() => ({ ...(window as any).AgentVoice.stats })) as Promise<Record<string, any>>
 
-  test('the call button: the question is heard, the answer played, an interruption clears playback, the call is listed', async () => {
+  test('over the WebSocket bridge: the question is heard, the answer played, an interruption clears playback, the call is listed', async () => {
     const page = await browser.newPage()
-    await page.goto(`${s.url}/w/${webKey}`)
+    await page.goto(`${s.url}/w/${webKey}?transport=websocket`)
     const button = await page.waitForSelector('.bar button.call:not([hidden])', { timeout: 20_000 })
     expect(await button!.evaluate((b) => b.getAttribute('aria-label'))).toBe('Call Bean There')
     await button!.click()
@@ -105,7 +106,32 @@ describeVoice('a call from the widget in Chromium', () => {
     expect(list.body.items.find((c: any) => c.id === callId)).toBeTruthy()
     const totals = await s.api('GET', '/calls/summary?days=1', { key: dev.key })
     expect(totals.body.surfaces.web).toBe(1)
+    // Recorded like a phone call: the WAV is ready once the stream has ended.
+    await until('the recording', call, (c) => c.recording?.ready === true, 20_000)
+    expect((await stats(page)).transport).toBe('websocket')
     await page.screenshot({ path: join(artifactDir('web-widget'), 'call-1280.png') })
+    await page.close()
+  }, 150_000)
+
+  test('over WebRTC (werift, Opus): the page prefers it; the question is heard and the answer played', async () => {
+    const before = fake.requests.length
+    const page = await browser.newPage()
+    await page.goto(`${s.url}/w/${webKey}`)
+    const button = await page.waitForSelector('.bar button.call:not([hidden])', { timeout: 20_000 })
+    await button!.click()
+    await until('connected over WebRTC', () => stats(page), (x) => x.state === 'live', 30_000)
+    expect((await stats(page)).transport).toBe('webrtc')
+    // Opus packets arrive and the browser plays them out; the microphone's packets go up.
+    await until('the greeting played', () => stats(page), (x) => x.samplesPlayed > 16_000 && x.framesSent > 50, 30_000)
+    const heard = await until('a transcription', async () => fake.requests.slice(before).filter((r) => r.path === '/v1/audio/transcriptions'), (r) => r.length > 0, 30_000)
+    expect(heard[0]!.body.bytes).toBeGreaterThan(16_000)
+    const callId = (await stats(page)).callId as string
+    const call = () => s.api('GET', `/calls/${callId}`, { key: dev.key }).then((r) => r.body)
+    await until('the answer in the transcript', call, (c) => c.transcript.some((l: any) => l.speaker === 'agent' && /open from 7 am/.test(l.text)), 40_000)
+    expect((await stats(page)).framesReceived).toBeGreaterThan(50)
+    await button!.click()
+    const ended = await until('the call ended', call, (c) => c.status === 'completed', 20_000)
+    expect(ended.transcript.some((l: any) => l.speaker === 'customer' && l.text === QUESTION)).toBe(true)
     await page.close()
   }, 150_000)
 })

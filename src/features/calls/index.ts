@@ -114,7 +114,7 @@ export const callsFeature = defineFeature({
     }
     return {
       services: { calls, sandbox, media, scripts, webCalls },
-      ws: [mediaBridge(media)],
+      ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message))],
       legacy: [recordingsRoute({ dataDir: config.dataDir, tokens, tries, now: () => clock.now() })],
       async start() {
         // The sandbox network's calls live in this process: after a restart, a call that was ringing

@@ -79,6 +79,15 @@ export class CallMedia implements MediaCalls {
     return verifyTwilioSignature(config.providers.twilioAuthToken!, url, {}, request.headers.get('x-twilio-signature')) ? null : 'X-Twilio-Signature does not verify'
   }
 
+  async refusal(callId: string, token: string | undefined): Promise<string | null> {
+    const [row] = await this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
+    if (!row) return `no call ${callId}`
+    if (!this.deps.tokens.verify(callId, row.attempt, token)) return 'the media token does not verify'
+    if (row.status !== 'connected') return `call ${callId} is ${row.status}, not connected`
+    if (this.live.has(callId)) return `call ${callId} already has a media stream`
+    return null
+  }
+
   async attach(callId: string, token: string | undefined, stream: StreamInfo, io: { send: (f: import('../../media/frames').OutboundFrame) => boolean; close: (code: number, reason: string) => void }): Promise<Attached> {
     const d = this.deps
     const [row] = await d.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
