@@ -7,13 +7,13 @@ import type { TelephonyEvent } from '../../providers/telephony/port'
 import { SandboxNetwork } from '../../providers/telephony/sandbox'
 import { TwilioTelephony } from '../../providers/telephony/twilio'
 import { twilioCallbacks } from './twilio-callbacks'
-import { agentsFeature } from '../agents'
+import { agentsFeature, type AgentDoc } from '../agents'
 import { contactsFeature } from '../contacts'
 import { conversationsFeature } from '../conversations'
 import { defineFeature } from '../feature'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { usageFeature } from '../usage'
-import { tenancyFeature } from '../workspaces'
+import { tenancyFeature, type WorkspaceDoc } from '../workspaces'
 import { subscribes, webhooksFeature } from '../webhooks'
 import { sandboxConsole } from './console'
 import { callEffects } from './effects'
@@ -106,7 +106,7 @@ export const callsFeature = defineFeature({
     kernel.customerHooks.onDeleted((e) => calls.stopWaiting(e.customerId, null, 'call.delete'), 'scheduled calls stopped')
     /** The widget's call button: a web call answered by `agent`, and where its browser streams (the media bridge). */
     const webCalls = {
-      async start(workspace: import('../workspaces').WorkspaceDoc, agent: import('../agents').AgentDoc) {
+      async start(workspace: WorkspaceDoc, agent: AgentDoc) {
         const call = await calls.answerWeb(workspace, agent)
         await effects.openConversation({ id: call.callId, attempt: call.attempt })
         return { callId: call.callId, mediaPath: `/media/${call.callId}/${tokens.issue(call.callId, call.attempt)}` }

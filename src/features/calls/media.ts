@@ -80,21 +80,25 @@ export class CallMedia implements MediaCalls {
   }
 
   async refusal(callId: string, token: string | undefined): Promise<string | null> {
+    const checked = await this.check(callId, token)
+    return 'refused' in checked ? checked.refused : null
+  }
+
+  /** The call's live try for this token, or why a stream for it is refused (and the close code). */
+  private async check(callId: string, token: string | undefined): Promise<{ row: CallTryDoc } | { refused: string; code: number }> {
     const [row] = await this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
-    if (!row) return `no call ${callId}`
-    if (!this.deps.tokens.verify(callId, row.attempt, token)) return 'the media token does not verify'
-    if (row.status !== 'connected') return `call ${callId} is ${row.status}, not connected`
-    if (this.live.has(callId)) return `call ${callId} already has a media stream`
-    return null
+    if (!row) return { refused: `no call ${callId}`, code: CLOSE.unknownCall }
+    if (!this.deps.tokens.verify(callId, row.attempt, token)) return { refused: 'the media token does not verify', code: CLOSE.badToken }
+    if (row.status !== 'connected') return { refused: `call ${callId} is ${row.status}, not connected`, code: CLOSE.notLive }
+    if (this.live.has(callId)) return { refused: `call ${callId} already has a media stream`, code: CLOSE.notLive }
+    return { row }
   }
 
   async attach(callId: string, token: string | undefined, stream: StreamInfo, io: { send: (f: import('../../media/frames').OutboundFrame) => boolean; close: (code: number, reason: string) => void }): Promise<Attached> {
     const d = this.deps
-    const [row] = await d.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
-    if (!row) return { refused: `no call ${callId}`, code: CLOSE.unknownCall }
-    if (!d.tokens.verify(callId, row.attempt, token)) return { refused: 'the media token does not verify', code: CLOSE.badToken }
-    if (row.status !== 'connected') return { refused: `call ${callId} is ${row.status}, not connected`, code: CLOSE.notLive }
-    if (this.live.has(callId)) return { refused: `call ${callId} already has a media stream`, code: CLOSE.notLive }
+    const checked = await this.check(callId, token)
+    if ('refused' in checked) return checked
+    const row = checked.row
     const workspace = await d.workspace(row.workspaceId)
     const agent = workspace ? await d.agents.get(row.workspaceId, row.agentId).catch(() => null) : null
     const conversation = row.conversationId ? await d.conversations.get(row.workspaceId, row.conversationId).catch(() => null) : null

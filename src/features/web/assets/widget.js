@@ -57,7 +57,9 @@
     root.appendChild(style)
     root.appendChild(panel)
     root.appendChild(button)
-    document.body.appendChild(host)
+    // An async script may run before the page's body exists.
+    if (document.body) document.body.appendChild(host)
+    else document.addEventListener('DOMContentLoaded', function () { document.body.appendChild(host) })
 
     function open() {
       if (!frame) {
