@@ -11,7 +11,6 @@
  * can throw past this file: every other call in the process is undisturbed.
  */
 import { Elysia, t } from 'elysia'
-import { answerWebRtc } from './webrtc'
 import type { InboundFrame, OutboundFrame } from './frames'
 import { MAX_MESSAGE_BYTES, ProtocolError, TwilioSerializer } from './serializers/twilio'
 
@@ -212,6 +211,8 @@ export function mediaBridge(calls: MediaCalls, log: (message: string, err?: unkn
           return { error: refused }
         }
         try {
+          // Loaded on the first WebRTC call: werift and libopus (WebAssembly) cost ~10 MB a process that never uses them need not hold.
+          const { answerWebRtc } = await import('./webrtc')
           return await answerWebRtc(calls, params.callId, params.token, body.sdp, log)
         } catch (err) {
           set.status = 400
