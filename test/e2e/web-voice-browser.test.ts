@@ -15,6 +15,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { WaveFile } from 'wavefile'
 import type { Browser, Page } from 'puppeteer-core'
+import { callsFeature } from '../../src/features/calls'
+import { messagesSpec } from '../../src/features/conversations'
 import { startSpeechFake, type SpeechFake } from '../fakes/speech-vendors'
 import { artifactDir, CHROMIUM, launchChromium } from '../support/browser'
 import { startTestServer, type TestServer } from '../support/server'
@@ -129,6 +131,11 @@ describeVoice('a call from the widget in Chromium', () => {
     const call = () => s.api('GET', `/calls/${callId}`, { key: dev.key }).then((r) => r.body)
     await until('the answer in the transcript', call, (c) => c.transcript.some((l: any) => l.speaker === 'agent' && /open from 7 am/.test(l.text)), 40_000)
     expect((await stats(page)).framesReceived).toBeGreaterThan(50)
+    // The question, asked again over the answer, interrupts it: the server's `clear` drops the queued
+    // Opus and the stored reply is cut to what had gone out (the pipeline marks it interrupted).
+    const row = await s.server.services.of(callsFeature).calls.newest(callId)
+    const messages = await s.server.services.store.collection<any>(messagesSpec)
+    await until('an interrupted reply', () => messages.find({ conversationId: row!.conversationId, interrupted: true }), (m) => m.length > 0, 40_000)
     await button!.click()
     const ended = await until('the call ended', call, (c) => c.status === 'completed', 20_000)
     expect(ended.transcript.some((l: any) => l.speaker === 'customer' && l.text === QUESTION)).toBe(true)
