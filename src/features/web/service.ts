@@ -45,6 +45,7 @@ export interface Visitor {
 export interface Accepted {
   conversationId: string
   messageId: string
+  receivedAt: string
   /** False when a teammate has taken the conversation over: the agent stays quiet. */
   answering: boolean
   answer(onText: (piece: string) => void): Promise<{ messageId: string | null; text: string }>
@@ -136,6 +137,7 @@ export class WebChat {
     return {
       conversationId: recorded.conversation.id,
       messageId: recorded.message.id,
+      receivedAt: recorded.message.createdAt,
       answering,
       answer: (onText) => this.track(this.threads.run(thread, () => this.reply(v, recorded, text, model, onText))),
     }
@@ -181,8 +183,7 @@ export class WebChat {
     const { agent } = await this.widget(draft.webKey)
     const accepted = await this.send({ workspace, agent, visitorId }, draft.webKey, input.text, {})
     if (accepted.answering) void accepted.answer(() => {}).catch(() => {})
-    const message = (await this.d.conversations.history(accepted.conversationId, 2)).find((m) => m.id === accepted.messageId)
-    return { conversationId: accepted.conversationId, messageId: accepted.messageId, receivedAt: message?.createdAt ?? new Date(this.d.clock.now()).toISOString() }
+    return { conversationId: accepted.conversationId, messageId: accepted.messageId, receivedAt: accepted.receivedAt }
   }
 
   /** Resolves once every reply under way has been written (tests and shutdown). */
