@@ -8,6 +8,7 @@
 import { SerialQueue } from '../../../actors/serial-queue'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
+import type { Logger } from '../../logger'
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import { countRequest } from '../../http/rate-limit'
 import type { AgentDoc, AgentService } from '../agents'
@@ -29,6 +30,7 @@ export interface WebChatDeps {
   coordination: Coordination
   clock: Clock
   sessions: VisitorSessions
+  logger: Logger
   /** Starts a browser call answered by the agent (the calls feature). */
   startCall: (workspace: WorkspaceDoc, agent: AgentDoc) => Promise<{ callId: string; mediaPath: string }>
 }
@@ -182,7 +184,9 @@ export class WebChat {
     const draft = await this.d.agents.addressed(workspace.id, input.to)
     const { agent } = await this.widget(draft.webKey)
     const accepted = await this.send({ workspace, agent, visitorId }, draft.webKey, input.text, {})
-    if (accepted.answering) void accepted.answer(() => {}).catch(() => {})
+    if (accepted.answering) {
+      void accepted.answer(() => {}).catch((err) => this.d.logger.warn({ err, conversation: accepted.conversationId }, 'the agent could not answer a website message'))
+    }
     return { conversationId: accepted.conversationId, messageId: accepted.messageId, receivedAt: accepted.receivedAt }
   }
 
