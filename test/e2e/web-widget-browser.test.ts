@@ -126,7 +126,7 @@ describeWithChromium('the widget in Chromium', () => {
     await context.close()
   }, 60_000)
 
-  test('classic theme, no welcome screen, a light accent: greeting and composer at once, dark text on the accent', async () => {
+  test('classic theme, no welcome screen, a light accent, Spanish: greeting and composer at once, dark text on the accent, the chat in Spanish', async () => {
     const r = await s.api('POST', '/agents', { key: devKey, body: { name: 'Sunny Tours', greeting: 'Where would you like to go?', language: 'Spanish', widget: { theme: 'classic', accent: '#ffd400', welcomeScreen: false, welcomeCollectLeads: false } } })
     const pub = await fetch(`${s.url}/agents/${r.body.id}/publish`, { method: 'POST', headers: { authorization: `Bearer ${devKey}`, 'content-type': 'application/json' }, body: '{}' })
     expect(pub.status).toBe(200)
@@ -138,6 +138,10 @@ describeWithChromium('the widget in Chromium', () => {
     expect(await page.$eval('.msg.agent .text', (m) => m.textContent)).toBe('Where would you like to go?')
     expect(await page.evaluate(() => ({ lang: document.documentElement.lang, classic: document.body.classList.contains('theme-classic') }))).toEqual({ lang: 'es', classic: true })
     expect(await page.$eval('.send', (b) => getComputedStyle(b).color)).toBe('rgb(17, 17, 17)')
+    // The chat's own words in the agent's language.
+    expect(await page.$eval('.send', (b) => b.textContent)).toBe('Enviar')
+    expect(await page.$eval('#message', (m) => m.getAttribute('placeholder'))).toBe('Escribe tu mensaje…')
+    expect(await page.$eval('label[for="message"]', (l) => l.textContent)).toBe('Tu mensaje')
     await page.screenshot({ path: join(shots, 'classic-360.png') })
     await context.close()
   }, 60_000)

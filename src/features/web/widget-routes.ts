@@ -16,6 +16,7 @@ const JS = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 
 const FILES: Record<string, { body: string; type: string }> = {
   'chat.js': { body: read('chat.js'), type: 'text/javascript; charset=utf-8' },
   'chat.css': { body: read('chat.css'), type: 'text/css; charset=utf-8' },
+  'i18n.js': { body: read('i18n.js'), type: 'text/javascript; charset=utf-8' },
   'voice.js': { body: read('voice.js'), type: 'text/javascript; charset=utf-8' },
   'pcm-worklet.js': { body: read('pcm-worklet.js'), type: 'text/javascript; charset=utf-8' },
 }
@@ -31,6 +32,7 @@ const page = (webKey: string, embed: boolean) => `<!doctype html>
 </head>
 <body class="${embed ? 'embedded' : 'standalone'}">
 <main id="chat" data-key="${webKey}" aria-label="Chat"></main>
+<script src="/web/i18n.js" defer></script>
 <script src="/web/voice.js" defer></script>
 <script src="/web/chat.js" defer></script>
 </body>

@@ -12,6 +12,8 @@
   var slot = 'agent-widget:' + key
   var CODES = { english: 'en', hindi: 'hi', tamil: 'ta', telugu: 'te', bengali: 'bn', marathi: 'mr', gujarati: 'gu', kannada: 'kn', malayalam: 'ml', punjabi: 'pa', urdu: 'ur', spanish: 'es', french: 'fr', german: 'de', portuguese: 'pt', arabic: 'ar', indonesian: 'id' }
   var state = { settings: null, session: null, busy: false }
+  var text = window.AgentWidgetText('en')
+  var t = function (key, values) { return text.t(key, values) }
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag)
@@ -30,7 +32,7 @@
   }
   function errorOf(res) {
     return res.json().then(function (b) { return b.error || 'HTTP ' + res.status }, function () { return 'HTTP ' + res.status }).then(function (msg) {
-      if (res.status === 429) return 'You are sending messages quickly; please wait ' + (res.headers.get('retry-after') || 'a few') + ' seconds.'
+      if (res.status === 429) return t('quick', { s: res.headers.get('retry-after') || '…' })
       return msg
     })
   }
@@ -39,8 +41,8 @@
   var header = el('header', { class: 'bar' })
   var title = el('h1', { id: 'chat-title' })
   var actions = el('div', { class: 'actions' })
-  var callButton = el('button', { type: 'button', class: 'call', hidden: '' }, 'Call')
-  var closeButton = el('button', { type: 'button', class: 'close', 'aria-label': 'Close chat' }, '×')
+  var callButton = el('button', { type: 'button', class: 'call', hidden: '' }, t('call'))
+  var closeButton = el('button', { type: 'button', class: 'close', 'aria-label': t('close') }, '×')
   actions.appendChild(callButton)
   if (embedded) actions.appendChild(closeButton)
   header.appendChild(title)
@@ -49,9 +51,9 @@
   var log = el('ol', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-labelledby': 'chat-title' })
   var alertBox = el('p', { class: 'alert', role: 'alert', hidden: '' })
   var composer = el('form', { class: 'composer' })
-  var label = el('label', { for: 'message', class: 'sr-only' }, 'Your message')
-  var input = el('textarea', { id: 'message', rows: '1', maxlength: '4000', placeholder: 'Type your message…', autocomplete: 'off' })
-  var send = el('button', { type: 'submit', class: 'send' }, 'Send')
+  var label = el('label', { for: 'message', class: 'sr-only' }, t('message'))
+  var input = el('textarea', { id: 'message', rows: '1', maxlength: '4000', placeholder: t('placeholder'), autocomplete: 'off' })
+  var send = el('button', { type: 'submit', class: 'send' }, t('send'))
   composer.appendChild(label)
   composer.appendChild(input)
   composer.appendChild(send)
@@ -63,7 +65,7 @@
   }
   function bubble(author, text) {
     var item = el('li', { class: 'msg ' + author })
-    var who = el('span', { class: 'sr-only' }, author === 'customer' ? 'You: ' : (state.settings ? state.settings.agent.name : 'Agent') + ': ')
+    var who = el('span', { class: 'sr-only' }, author === 'customer' ? t('you') + ': ' : (state.settings ? state.settings.agent.name : 'Agent') + ': ')
     var body = el('span', { class: 'text' }, text)
     item.appendChild(who)
     item.appendChild(body)
@@ -88,12 +90,19 @@
     document.documentElement.style.setProperty('--height', settings.widget.height + 'px')
     var language = settings.agent.language.toLowerCase()
     document.documentElement.lang = CODES[language] || (language === 'auto' ? navigator.language || 'en' : 'en')
-    document.title = 'Chat with ' + settings.agent.name
+    text = window.AgentWidgetText(document.documentElement.lang)
+    if (text.rtl) document.documentElement.dir = 'rtl'
+    label.textContent = t('message')
+    input.setAttribute('placeholder', t('placeholder'))
+    send.textContent = t('send')
+    closeButton.setAttribute('aria-label', t('close'))
+    callButton.textContent = t('call')
+    document.title = t('chatWith', { name: settings.agent.name })
     title.textContent = settings.agent.name
-    callButton.setAttribute('aria-label', 'Call ' + settings.agent.name)
+    callButton.setAttribute('aria-label', t('callWho', { name: settings.agent.name }))
     if (settings.call && window.AgentVoice) {
       callButton.hidden = false
-      window.AgentVoice.attach({ button: callButton, api: api, session: function () { return state.session }, status: showAlert })
+      window.AgentVoice.attach({ button: callButton, api: api, session: function () { return state.session }, status: showAlert, t: t })
     }
   }
 
@@ -113,14 +122,14 @@
     welcome.appendChild(el('p', {}, s.agent.greeting))
     var form = el('form', { class: 'lead', novalidate: '' })
     if (s.widget.welcomeCollectLeads) {
-      form.appendChild(el('p', { class: 'hint' }, 'Tell us how to reach you (at least one):'))
-      ;[['name', 'Name', 'text', 'name'], ['email', 'Email', 'email', 'email'], ['phone', 'Phone', 'tel', 'tel']].forEach(function (f) {
+      form.appendChild(el('p', { class: 'hint' }, t('reach')))
+      ;[['name', t('name'), 'text', 'name'], ['email', t('email'), 'email', 'email'], ['phone', t('phone'), 'tel', 'tel']].forEach(function (f) {
         var id = 'lead-' + f[0]
         form.appendChild(el('label', { for: id }, f[1]))
         form.appendChild(el('input', { id: id, name: f[0], type: f[2], autocomplete: f[3], maxlength: f[0] === 'email' ? '254' : '100' }))
       })
     }
-    form.appendChild(el('button', { type: 'submit', class: 'start' }, 'Start chat'))
+    form.appendChild(el('button', { type: 'submit', class: 'start' }, t('start')))
     welcome.appendChild(form)
     form.addEventListener('submit', function (e) {
       e.preventDefault()
@@ -130,7 +139,7 @@
         var v = form.elements[n].value.trim()
         if (v) body[n] = v
       })
-      if (!body.name && !body.email && !body.phone) return showAlert('Please give your name, email or phone.')
+      if (!body.name && !body.email && !body.phone) return showAlert(t('needOne'))
       post('/lead', body).then(function (res) {
         if (!res.ok) return errorOf(res).then(showAlert)
         begin()
@@ -194,7 +203,7 @@
           log.scrollTop = log.scrollHeight
         })
       })
-      .catch(function () { showAlert('The connection dropped; please try again.') })
+      .catch(function () { showAlert(t('dropped')) })
       .then(function () {
         state.busy = false
         send.disabled = false
@@ -231,6 +240,6 @@
     })
     .catch(function (err) {
       composer.hidden = true
-      showAlert('This chat is not available right now. ' + err.message)
+      showAlert(t('unavailable') + ' ' + err.message)
     })
 })()

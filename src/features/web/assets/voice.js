@@ -36,13 +36,13 @@
   function attach(o) {
     function setButton(active) {
       o.button.setAttribute('aria-pressed', active ? 'true' : 'false')
-      o.button.textContent = active ? 'Hang up' : 'Call'
+      o.button.textContent = active ? o.t('hangUp') : o.t('call')
     }
     setButton(false)
     o.button.addEventListener('click', function () {
       if (call) return hangUp('')
       start().catch(function (err) {
-        hangUp('The call could not start: ' + err.message)
+        hangUp(o.t('noStart') + ' ' + err.message)
       })
     })
 
@@ -98,7 +98,7 @@
     function live(transport) {
       stats.state = 'live'
       stats.transport = transport
-      o.status('Connected: speak any time.')
+      o.status(o.t('connected'))
     }
 
     function viaWebRtc(c, answer) {
@@ -139,9 +139,9 @@
         .then(function () {
           live('webrtc')
           pc.addEventListener('connectionstatechange', function () {
-            if ((pc.connectionState === 'failed' || pc.connectionState === 'closed') && call === c) hangUp('The call ended.')
+            if ((pc.connectionState === 'failed' || pc.connectionState === 'closed') && call === c) hangUp(o.t('ended'))
           })
-          c.control.onclose = function () { if (call === c) hangUp('The call ended.') }
+          c.control.onclose = function () { if (call === c) hangUp(o.t('ended')) }
           // The browser's own counters: packets each way, samples played out.
           c.poll = setInterval(function () {
             pc.getStats().then(function (report) {
@@ -201,7 +201,7 @@
             }
           }
           ws.onclose = function () {
-            if (call === c) hangUp('The call ended.')
+            if (call === c) hangUp(o.t('ended'))
           }
         })
     }
