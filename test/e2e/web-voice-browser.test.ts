@@ -108,8 +108,10 @@ describeVoice('a call from the widget in Chromium', () => {
     expect(list.body.items.find((c: any) => c.id === callId)).toBeTruthy()
     const totals = await s.api('GET', '/calls/summary?days=1', { key: dev.key })
     expect(totals.body.surfaces.web).toBe(1)
-    // Recorded like a phone call: the WAV is ready once the stream has ended.
+    // Recorded and analysed like a phone call: the WAV is ready once the stream has ended, then the summary.
     await until('the recording', call, (c) => c.recording?.ready === true, 20_000)
+    const analysed = await until('the analysis', call, (c) => c.analysedAt !== null, 20_000)
+    expect(analysed.summary).toBeTruthy()
     expect((await stats(page)).transport).toBe('websocket')
     await page.screenshot({ path: join(artifactDir('web-widget'), 'call-1280.png') })
     await page.close()
