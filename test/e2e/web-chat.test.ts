@@ -9,6 +9,7 @@ import type { RecordedEvent } from '../../src/events/bus'
 import { webFeature } from '../../src/features/web'
 import { readEvents } from '../support/sse'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 const FAQ = `Opening hours
 
@@ -152,6 +153,38 @@ describe('the visitor API', () => {
     expect(messages.body.items.map((m: any) => m.author)).toEqual(['customer', 'agent', 'customer'])
   })
 
+  test('a teammate writes to the visitor: it takes the conversation over and reaches the open widget at once', async () => {
+    const session = await start()
+    // The widget listens before the visitor has written anything.
+    const abort = new AbortController()
+    const res = await fetch(`${s.url}/api/v1/web/${agent.webKey}/events`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN }, body: JSON.stringify({ session }), signal: abort.signal })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('text/event-stream')
+    const received: any[] = []
+    let ready!: () => void
+    const isReady = new Promise<void>((r) => (ready = r))
+    const reading = readEvents(res, (e) => (e.event === 'ready' ? ready() : received.push(e))).catch(() => {})
+    await isReady
+    const first = await say(session, 'Hello, is anyone there?')
+    const conversationId = first.events[0]!.data.conversationId
+    const wrote = await s.console('POST', `/workspaces/${dev.id}/conversations/${conversationId}/messages`, { text: 'Hi, this is Maya from the team.' })
+    expect(wrote.status).toBe(201)
+    expect(wrote.body).toMatchObject({ author: 'teammate', text: 'Hi, this is Maya from the team.' })
+    await until('the teammate message on the stream', async () => received, (r) => r.length > 0)
+    expect(received[0]).toMatchObject({ event: 'message', data: { id: wrote.body.id, author: 'teammate', text: 'Hi, this is Maya from the team.' } })
+    abort.abort()
+    await reading
+    expect((await conversation(conversationId)).status).toBe('handled')
+    const next = await say(session, 'Thanks Maya')
+    expect(next.events.map((e) => e.event)).toEqual(['accepted', 'silent'])
+    const resumed = await json(await web('POST', `${agent.webKey}/sessions`, { session }))
+    expect(resumed.body.messages.map((m: any) => m.author)).toEqual(['customer', 'agent', 'teammate', 'customer'])
+    // Only website chats: another channel's conversation is 409; blank text 400.
+    const email = await s.console('POST', `/workspaces/${dev.id}/inbound`, { channel: 'email', from: 'ana@example.com', to: agent.id, text: 'Hello' })
+    expect((await s.console('POST', `/workspaces/${dev.id}/conversations/${email.body.conversationId}/messages`, { text: 'Hi' })).status).toBe(409)
+    expect((await s.console('POST', `/workspaces/${dev.id}/conversations/${conversationId}/messages`, { text: '  ' })).status).toBe(400)
+  })
+
   test('limits: 4,000 characters, blank, unknown fields, and the per-visitor rate (429 with Retry-After)', async () => {
     const session = await start()
     const long = await json(await web('POST', `${agent.webKey}/messages`, { session, message: 'x'.repeat(4_001) }))
@@ -188,6 +221,6 @@ describe('the visitor API', () => {
 
   test('the visitor API is in the v1 OpenAPI document', async () => {
     const doc = (await (await fetch(`${s.url}/api/v1/docs/json`)).json()) as any
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/web/{webKey}', '/api/v1/web/{webKey}/sessions', '/api/v1/web/{webKey}/messages', '/api/v1/web/{webKey}/lead']))
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/web/{webKey}', '/api/v1/web/{webKey}/sessions', '/api/v1/web/{webKey}/messages', '/api/v1/web/{webKey}/lead', '/api/v1/web/{webKey}/events', '/api/v1/web/{webKey}/calls']))
   })
 })

@@ -22,6 +22,7 @@ describeWithChromium('the widget in Chromium', () => {
   let browser: Browser
   let agent: { id: string; webKey: string }
   let devKey: string
+  let devId: string
   const events: RecordedEvent[] = []
   const shots = artifactDir('web-widget')
 
@@ -29,6 +30,7 @@ describeWithChromium('the widget in Chromium', () => {
     s = await startTestServer()
     const dev = await s.developer({ plan: 'scale' })
     devKey = dev.key
+    devId = dev.id
     const r = await s.api('POST', '/agents', { key: dev.key, body: { name: 'Bean There', greeting: 'Hi! Ask me about our coffee shop.', widget: { welcomeCollectLeads: true, accent: '#0b6e4f', theme: 'modern' } } })
     agent = { id: r.body.id, webKey: r.body.webKey }
     expect((await s.api('POST', `/agents/${agent.id}/knowledge`, { key: dev.key, body: { text: FAQ, title: 'Shop FAQ' } })).status).toBe(201)
@@ -84,11 +86,15 @@ describeWithChromium('the widget in Chromium', () => {
     // The conversation is the lead's: same visitor, same conversation, in the inbox on channel web.
     const list = await s.api('GET', '/conversations?channel=web', { key: devKey })
     const conversation = list.body.items.find((c: any) => c.id === lead.conversationId)
-    expect(conversation).toMatchObject({ channel: 'web', status: 'active' })
+    expect(conversation).toMatchObject({ channel: 'web' })
     const stored = await s.api('GET', `/conversations/${lead.conversationId}/messages`, { key: devKey })
     expect(stored.body.items.map((m: any) => m.author)).toEqual(['agent', 'customer'])
     const msgs = await frame.$$eval('.log .msg', (m) => m.length)
     expect(msgs).toBe(3)
+    // A person from the team writes from the console: the open chat shows it at once.
+    const wrote = await s.console('POST', `/workspaces/${devId}/conversations/${lead.conversationId}/messages`, { text: 'Hi Ana, Maya here from the shop.' })
+    expect(wrote.status).toBe(201)
+    await frame.waitForFunction(() => [...document.querySelectorAll('.log .msg.teammate .text')].some((m) => m.textContent === 'Hi Ana, Maya here from the shop.'), { timeout: 20_000 })
     await page.screenshot({ path: join(shots, 'widget-1280.png') })
 
     // A phone: 360 px wide, the panel fills the screen and stays usable.

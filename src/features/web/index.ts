@@ -14,12 +14,14 @@ import { tenancyFeature } from '../workspaces'
 import { WebChat } from './service'
 import { VisitorSessions } from './sessions'
 import { webV1 } from './v1'
+import { webConsole } from './console'
+import { TeammateMessages } from './teammates'
 import { widgetRoutes } from './widget-routes'
 
 export const webFeature = defineFeature({
   name: 'web',
   async build(kernel, use) {
-    const { workspaceRepo } = use(tenancyFeature)
+    const { workspaceRepo, workspaces } = use(tenancyFeature)
     const { agents } = use(agentsFeature)
     const { conversations, engine, models, tools } = use(conversationsFeature)
     const { serving } = use(versionsFeature)
@@ -30,9 +32,11 @@ export const webFeature = defineFeature({
     const sessions = new VisitorSessions(config.secretKey ?? randomBytes(32).toString('hex'))
     const web = new WebChat({ agents, served: (ws, id) => serving.servingAgent(ws, id), workspace: (id) => workspaceRepo.get(id), conversations, engine, models, tools, coordination, clock, sessions, logger, startCall: (workspace, agent) => webCalls.start(workspace, agent) })
     slot.receive = (workspace, input) => web.consoleInbound(workspace, input)
+    const teammates = new TeammateMessages({ conversations, coordination })
     return {
-      services: { web, sessions },
-      v1: [webV1({ web, logger })],
+      services: { web, sessions, teammates },
+      v1: [webV1({ web, teammates, logger })],
+      console: [webConsole({ auth: kernel.http.console, workspaces, teammates })],
       legacy: [widgetRoutes({ publicBaseUrl: config.publicBaseUrl })],
       stop: () => web.settled(),
     }

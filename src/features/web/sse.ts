@@ -43,3 +43,37 @@ export function replyStream(accepted: Accepted, headers: Record<string, string>,
   })
   return new Response(body, { status: 200, headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } })
 }
+
+/**
+ * Keep-alive comment every 25 s on an idle events stream: under the 30–60 s idle timeouts of common
+ * proxies and load balancers (nginx 60 s, AWS ALB 60 s, Heroku 55 s).
+ */
+export const KEEPALIVE_MS = 25_000
+
+/** A long-lived stream of the team's messages; `follow` subscribes and resolves to the unsubscribe. */
+export function eventStream(follow: (deliver: (m: unknown) => void) => Promise<() => Promise<void>>, headers: Record<string, string>): Response {
+  let stop: (() => Promise<void>) | null = null
+  let timer: ReturnType<typeof setInterval> | null = null
+  const end = () => {
+    if (timer) clearInterval(timer)
+    timer = null
+    void stop?.().catch(() => {})
+    stop = null
+  }
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const push = (chunk: Uint8Array) => {
+        try {
+          controller.enqueue(chunk)
+        } catch {
+          end() // the visitor went away
+        }
+      }
+      stop = await follow((m) => push(frame('message', m)))
+      push(frame('ready', {}))
+      timer = setInterval(() => push(encoder.encode(': keep-alive\n\n')), KEEPALIVE_MS)
+    },
+    cancel: end,
+  })
+  return new Response(body, { status: 200, headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } })
+}

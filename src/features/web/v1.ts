@@ -7,10 +7,11 @@ import { Elysia } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { isVisitorPath } from '../../http/surface'
 import type { Logger } from '../../logger'
-import { messageText, type MessageDoc } from '../conversations'
 import { CallAnswer, LeadAnswer, SessionOnly, SendMessage, SessionAnswer, StartSession, WebKeyParams, WelcomeForm, WidgetSettings } from './model'
 import type { WebChat } from './service'
-import { replyStream } from './sse'
+import { eventStream, replyStream } from './sse'
+import { presentWebMessage, type TeammateMessages } from './teammates'
+import { visitorThread } from './sessions'
 import { widgetColours } from './colours'
 
 export const CORS = {
@@ -22,14 +23,13 @@ export const CORS = {
   'access-control-max-age': '86400',
 }
 
-const present = (m: MessageDoc) => ({ id: m.id, author: m.author, text: messageText(m), createdAt: m.createdAt })
 
 const SSE_DOC = {
   description: 'the reply as Server-Sent Events: `accepted` {conversationId, messageId}, `token` {text} per piece as the model writes, then `reply` {messageId, text}; or `silent` {reason} when a teammate has the conversation; `error` {error, status} when the model failed mid-turn',
   content: { 'text/event-stream': { schema: { type: 'string' as const } } },
 }
 
-export function webV1(deps: { web: WebChat; logger: Logger }) {
+export function webV1(deps: { web: WebChat; teammates: TeammateMessages; logger: Logger }) {
   const { web } = deps
   return new Elysia({ prefix: '/web', detail: { tags: ['Website chat'] } })
     .onRequest(({ request, set }) => {
@@ -66,7 +66,7 @@ export function webV1(deps: { web: WebChat; logger: Logger }) {
       async ({ params, body, set }) => {
         const s = await web.session(params.webKey, body.session, set.headers as Record<string, unknown>)
         set.status = s.resumed ? 200 : 201
-        return { ...s, messages: s.messages.map(present) }
+        return { ...s, messages: s.messages.map(presentWebMessage) }
       },
       {
         params: WebKeyParams,
@@ -93,6 +93,23 @@ export function webV1(deps: { web: WebChat; logger: Logger }) {
           summary: 'Send the visitor’s message; the reply streams back (public)',
           description: 'Runs the published agent with every action live (knowledge, lead capture, escalation). The answer is `text/event-stream`. 429 past 10 messages per visitor per 10 s or 3,000 per widget per minute; 503 when the agent’s model has no provider key.',
           responses: { ...answers({ ...v1Errors(409, 429, 503) }), 200: SSE_DOC },
+        },
+      },
+    )
+    .post(
+      '/:webKey/events',
+      async ({ params, body, set }) => {
+        const visitor = await web.visitor(params.webKey, body.session)
+        const thread = visitorThread(visitor.agent.id, visitor.visitorId)
+        return eventStream((deliver) => deps.teammates.follow(thread, deliver), { ...(set.headers as Record<string, string>), ...CORS })
+      },
+      {
+        params: WebKeyParams,
+        body: SessionOnly,
+        detail: {
+          summary: 'Messages from the team, as they are written (public)',
+          description: 'A long-lived `text/event-stream`: `ready`, then a `message` {id, author: teammate, text, createdAt} each time a person from the team writes to this visitor (console), and a comment every 25 s to keep proxies from closing it.',
+          responses: { ...answers({ ...v1Errors(409) }), 200: { ...SSE_DOC, description: 'the team’s messages as Server-Sent Events: `ready`, then `message` per teammate message' } },
         },
       },
     )

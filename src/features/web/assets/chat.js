@@ -11,7 +11,9 @@
   var api = '/api/v1/web/' + encodeURIComponent(key)
   var slot = 'agent-widget:' + key
   var CODES = { english: 'en', hindi: 'hi', tamil: 'ta', telugu: 'te', bengali: 'bn', marathi: 'mr', gujarati: 'gu', kannada: 'kn', malayalam: 'ml', punjabi: 'pa', urdu: 'ur', spanish: 'es', french: 'fr', german: 'de', portuguese: 'pt', arabic: 'ar', indonesian: 'id' }
-  var state = { settings: null, session: null, busy: false }
+  var state = { settings: null, session: null, busy: false, shown: {} }
+  /** The team's-messages stream reconnects after 3 s, doubling to 30 s while it keeps failing. */
+  var RETRY_MS = 3000, RETRY_MAX_MS = 30000
   var text = window.AgentWidgetText('en')
   var t = function (key, values) { return text.t(key, values) }
 
@@ -198,6 +200,7 @@
           } else if (event === 'reply') {
             if (!reply) reply = bubble('agent', '')
             reply.textContent = data.text
+            state.shown[data.messageId] = true
           } else if (event === 'silent') bubble('note', data.reason)
           else if (event === 'error') showAlert(data.error)
           log.scrollTop = log.scrollHeight
@@ -221,6 +224,26 @@
     }
   })
 
+  // Messages a person from the team writes arrive on a long-lived stream of their own.
+  function listen(delay) {
+    var next = delay
+    post('/events', { session: state.session })
+      .then(function (res) {
+        if (!res.ok) throw new Error('HTTP ' + res.status)
+        return readStream(res, function (event, data) {
+          if (event === 'ready') next = RETRY_MS
+          else if (event === 'message' && !state.shown[data.id]) {
+            state.shown[data.id] = true
+            bubble(data.author, data.text)
+          }
+        })
+      })
+      .catch(function () {})
+      .then(function () {
+        setTimeout(function () { listen(Math.min(next * 2, RETRY_MAX_MS)) }, next)
+      })
+  }
+
   fetch(api)
     .then(function (res) {
       if (!res.ok) return errorOf(res).then(function (m) { throw new Error(m) })
@@ -233,8 +256,12 @@
     .then(function (s) {
       state.session = s.session
       save(s.session)
+      listen(RETRY_MS)
       if (s.messages.length) {
-        s.messages.forEach(function (m) { bubble(m.author, m.text) })
+        s.messages.forEach(function (m) {
+          state.shown[m.id] = true
+          bubble(m.author, m.text)
+        })
       } else if (state.settings.widget.welcomeScreen || state.settings.widget.welcomeCollectLeads) showWelcome()
       else begin()
     })
