@@ -10,7 +10,7 @@ import { requestLog } from './http/request-log'
 import { authenticateRequest } from './http/context'
 import { checkConsoleToken } from './http/console-auth'
 import { tenancyFeature } from './features/workspaces'
-import { V1_PREFIX } from './http/surface'
+import { isVisitorPath, V1_PREFIX } from './http/surface'
 import { mountDocs } from './http/openapi-docs'
 import { jsonBodies } from './http/json-body'
 import { MAX_MESSAGE_BYTES } from './media/serializers/twilio'
@@ -42,7 +42,7 @@ export function createApp(services: Services, consoleToken: string) {
     .use(
       errorPlugin(services.logger, async (request, surface) => {
         if (surface === 'console') checkConsoleToken(consoleToken, request)
-        else await authenticateRequest(auth, request)
+        else if (!isVisitorPath(new URL(request.url).pathname)) await authenticateRequest(auth, request)
       }),
     )
     .use(requestLog(services.logger))

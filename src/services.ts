@@ -28,6 +28,7 @@ import { versionsFeature } from './features/versions'
 import { webhooksFeature } from './features/webhooks'
 import { callsFeature } from './features/calls'
 import { messagingFeature } from './features/messaging'
+import { webFeature } from './features/web'
 import { templatesFeature } from './features/templates'
 import { sequencesFeature } from './features/sequences'
 import { campaignsFeature } from './features/campaigns'
@@ -52,6 +53,7 @@ export const FEATURES: readonly Feature<any>[] = [
   callsFeature,
   templatesFeature,
   messagingFeature,
+  webFeature,
   sequencesFeature,
   campaignsFeature,
   modelsFeature,

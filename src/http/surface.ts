@@ -8,3 +8,11 @@ export function surfaceOf(path: string): Surface {
   if (path === '/console' || path.startsWith('/console/')) return 'console'
   return 'legacy'
 }
+
+/**
+ * The website widget's visitor API: v1 paths (its error shape, its OpenAPI document) that carry no
+ * API key, since a web page calls them; a signed visitor session stands in for one.
+ */
+export const VISITOR_PREFIX = `${V1_PREFIX}/web/`
+
+export const isVisitorPath = (path: string): boolean => path.startsWith(VISITOR_PREFIX)

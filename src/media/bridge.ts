@@ -10,7 +10,7 @@
  * before it (bad token, unknown or ended call) closes only this socket. Nothing a socket sends
  * can throw past this file: every other call in the process is undisturbed.
  */
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { InboundFrame, OutboundFrame } from './frames'
 import { MAX_MESSAGE_BYTES, ProtocolError, TwilioSerializer } from './serializers/twilio'
 
@@ -46,6 +46,8 @@ export interface MediaCalls {
   /** Upgrade check (the Twilio signature when calls go through Twilio); a string refuses with 403. */
   checkUpgrade(request: Request): string | null
   attach(callId: string, token: string | undefined, stream: StreamInfo, io: { send(frame: OutboundFrame): boolean; close(code: number, reason: string): void }): Promise<Attached>
+  /** Why a stream for this call and token would be refused now, or null (transports that set up first ask). */
+  refusal(callId: string, token: string | undefined): Promise<string | null>
 }
 
 interface Socket {
@@ -171,7 +173,7 @@ export class MediaStream {
 }
 
 /** The route. One MediaStream per socket, keyed by Elysia's socket id. */
-export function mediaBridge(calls: MediaCalls) {
+export function mediaBridge(calls: MediaCalls, log: (message: string, err?: unknown) => void = () => {}) {
   const streams = new Map<string, MediaStream>()
   const handlers = {
     beforeHandle({ request, set }: { request: Request; set: { status?: number | string } }) {
@@ -196,5 +198,27 @@ export function mediaBridge(calls: MediaCalls) {
     },
     detail: { hide: true },
   }
-  return new Elysia({ name: 'media-bridge' }).ws('/media/:callId', handlers as never).ws('/media/:callId/:token', handlers as never)
+  return new Elysia({ name: 'media-bridge' })
+    .ws('/media/:callId', handlers as never)
+    .ws('/media/:callId/:token', handlers as never)
+    .post(
+      '/media/:callId/:token/webrtc',
+      async ({ params, body, set }) => {
+        // The same call and token as the socket path; refused before any connection is set up.
+        const refused = await calls.refusal(params.callId, params.token)
+        if (refused) {
+          set.status = refused.startsWith('no call') ? 404 : refused.includes('token') ? 401 : 409
+          return { error: refused }
+        }
+        try {
+          // Loaded on the first WebRTC call: werift and libopus (WebAssembly) cost ~10 MB a process that never uses them need not hold.
+          const { answerWebRtc } = await import('./webrtc')
+          return await answerWebRtc(calls, params.callId, params.token, body.sdp, log)
+        } catch (err) {
+          set.status = 400
+          return { error: `sdp: ${(err as Error).message}` }
+        }
+      },
+      { body: t.Object({ sdp: t.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: false }), detail: { hide: true } },
+    )
 }

@@ -4,6 +4,7 @@
  * every v1 operation documents its success and the errors it can answer. Routes are read from the
  * documents and the app, so routes added later are checked without touching this file.
  */
+import { isVisitorPath } from '../../src/http/surface'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { createApp } from '../../src/app'
@@ -110,7 +111,9 @@ describe('surfaces stay apart', () => {
     const missing: string[] = []
     for (const route of app.routes) {
       // Recording and received-file links are opaque signed URLs handed out in a call's `recording.url`, not an API route.
+      // The website widget's files (`/widget.js`, `/w/{key}`, `/web/…`) and a call's WebRTC offer (`/media/…/webrtc`, beside the media socket) are not API routes either.
       if (NOT_API.has(route.path) || route.method === 'WS' || route.path.startsWith('/recordings/') || route.path.startsWith('/files/')) continue
+      if (route.path === '/widget.js' || route.path.startsWith('/w/') || route.path.startsWith('/web/') || route.path.startsWith('/media/')) continue
       const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
       const op = docs[surfaceOf(path)].paths?.[path]?.[route.method.toLowerCase()]
       if (!op) missing.push(`${route.method} ${path} is not in the ${surfaceOf(path)} document`)
@@ -151,7 +154,8 @@ describe('v1 operations document their answers', () => {
       if (path.includes('{') && !has('404')) problems.push(`${method} ${path}: has a path parameter but no 404`)
       if (op.requestBody && !has('400')) problems.push(`${method} ${path}: takes a body but no 400`)
       if (op.parameters?.some((p) => p.in === 'query') && !has('400')) problems.push(`${method} ${path}: takes a query but no 400`)
-      if (method !== 'GET' && !has('403')) problems.push(`${method} ${path}: a read key is refused with 403, not documented`)
+      // The website widget's visitor routes take no key (a signed visitor session instead).
+      if (method !== 'GET' && !has('403') && !isVisitorPath(path)) problems.push(`${method} ${path}: a read key is refused with 403, not documented`)
     }
     expect(problems).toEqual([])
   })

@@ -3,7 +3,7 @@
  * allowance, and a delete that cascades through whoever registered for it.
  */
 import { iso, type Clock } from '../../clock'
-import { conflict, notBlank, notFound } from '../../http/errors'
+import { badRequest, conflict, notBlank, notFound } from '../../http/errors'
 import type { PageAfter } from '../../store/port'
 import { PLANS, type PlanId } from '../plans'
 import type { WorkspaceDoc } from '../workspaces'
@@ -96,6 +96,27 @@ export class AgentService {
   /** The agent by id in whichever workspace holds it (inbound mail names only the agent), or null. */
   async find(id: string): Promise<AgentDoc | null> {
     const doc = await this.agents.get(id)
+    return doc && !doc.deletingAt ? doc : null
+  }
+
+  /**
+   * The agent a message is addressed to on a channel that names agents (`to`: an `ag_` id), or
+   * the workspace's only agent when none is named (console inbound for email and web).
+   */
+  async addressed(workspaceId: string, to: string | null): Promise<AgentDoc> {
+    if (to) {
+      const agent = await this.get(workspaceId, to).catch(() => null)
+      if (!agent) throw notFound(`no agent ${to} in this workspace`)
+      return agent
+    }
+    const agents = await this.list(workspaceId, 2, null)
+    if (agents.length !== 1) throw badRequest('to', agents.length ? 'the workspace has several agents: name one (ag_…)' : 'the workspace has no agent')
+    return agents[0]!
+  }
+
+  /** The agent whose website widget key this is (the widget's public routes name agents by it), or null. */
+  async byWebKey(webKey: string): Promise<AgentDoc | null> {
+    const doc = await this.agents.findOne({ webKey })
     return doc && !doc.deletingAt ? doc : null
   }
 

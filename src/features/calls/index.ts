@@ -7,13 +7,13 @@ import type { TelephonyEvent } from '../../providers/telephony/port'
 import { SandboxNetwork } from '../../providers/telephony/sandbox'
 import { TwilioTelephony } from '../../providers/telephony/twilio'
 import { twilioCallbacks } from './twilio-callbacks'
-import { agentsFeature } from '../agents'
+import { agentsFeature, type AgentDoc } from '../agents'
 import { contactsFeature } from '../contacts'
 import { conversationsFeature } from '../conversations'
 import { defineFeature } from '../feature'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { usageFeature } from '../usage'
-import { tenancyFeature } from '../workspaces'
+import { tenancyFeature, type WorkspaceDoc } from '../workspaces'
 import { subscribes, webhooksFeature } from '../webhooks'
 import { sandboxConsole } from './console'
 import { callEffects } from './effects'
@@ -104,9 +104,17 @@ export const callsFeature = defineFeature({
     contacts.onConsentWithdrawn((contact, reason) => calls.stopWaiting(contact.workspaceId, contact.phone, 'contact.optedOut', reason))
     // A deleted customer's waiting calls stop; a call in progress finishes (SPEC.md Customer workspace).
     kernel.customerHooks.onDeleted((e) => calls.stopWaiting(e.customerId, null, 'call.delete'), 'scheduled calls stopped')
+    /** The widget's call button: a web call answered by `agent`, and where its browser streams (the media bridge). */
+    const webCalls = {
+      async start(workspace: WorkspaceDoc, agent: AgentDoc) {
+        const call = await calls.answerWeb(workspace, agent)
+        await effects.openConversation({ id: call.callId, attempt: call.attempt })
+        return { callId: call.callId, mediaPath: `/media/${call.callId}/${tokens.issue(call.callId, call.attempt)}` }
+      },
+    }
     return {
-      services: { calls, sandbox, media, scripts },
-      ws: [mediaBridge(media)],
+      services: { calls, sandbox, media, scripts, webCalls },
+      ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message))],
       legacy: [recordingsRoute({ dataDir: config.dataDir, tokens, tries, now: () => clock.now() })],
       async start() {
         // The sandbox network's calls live in this process: after a restart, a call that was ringing

@@ -79,18 +79,32 @@ export class CallMedia implements MediaCalls {
     return verifyTwilioSignature(config.providers.twilioAuthToken!, url, {}, request.headers.get('x-twilio-signature')) ? null : 'X-Twilio-Signature does not verify'
   }
 
-  async attach(callId: string, token: string | undefined, stream: StreamInfo, io: { send: (f: import('../../media/frames').OutboundFrame) => boolean; close: (code: number, reason: string) => void }): Promise<Attached> {
-    const d = this.deps
-    const [row] = await d.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
+  async refusal(callId: string, token: string | undefined): Promise<string | null> {
+    const checked = await this.check(callId, token)
+    return 'refused' in checked ? checked.refused : null
+  }
+
+  /** The call's live try for this token, or why a stream for it is refused (and the close code). */
+  private async check(callId: string, token: string | undefined): Promise<{ row: CallTryDoc } | { refused: string; code: number }> {
+    const [row] = await this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
     if (!row) return { refused: `no call ${callId}`, code: CLOSE.unknownCall }
-    if (!d.tokens.verify(callId, row.attempt, token)) return { refused: 'the media token does not verify', code: CLOSE.badToken }
+    if (!this.deps.tokens.verify(callId, row.attempt, token)) return { refused: 'the media token does not verify', code: CLOSE.badToken }
     if (row.status !== 'connected') return { refused: `call ${callId} is ${row.status}, not connected`, code: CLOSE.notLive }
     if (this.live.has(callId)) return { refused: `call ${callId} already has a media stream`, code: CLOSE.notLive }
+    return { row }
+  }
+
+  async attach(callId: string, token: string | undefined, stream: StreamInfo, io: { send: (f: import('../../media/frames').OutboundFrame) => boolean; close: (code: number, reason: string) => void }): Promise<Attached> {
+    const d = this.deps
+    const checked = await this.check(callId, token)
+    if ('refused' in checked) return checked
+    const row = checked.row
     const workspace = await d.workspace(row.workspaceId)
     const agent = workspace ? await d.agents.get(row.workspaceId, row.agentId).catch(() => null) : null
     const conversation = row.conversationId ? await d.conversations.get(row.workspaceId, row.conversationId).catch(() => null) : null
     if (!workspace || !agent || !conversation) return { refused: `call ${callId} has no agent or conversation any more`, code: CLOSE.notLive }
-    const choice = d.speech.choose({ callId, sandbox: d.telephony.name === 'sandbox' })
+    // A browser call is a real person whatever the network: the sandbox's scripted doubles never stand in.
+    const choice = d.speech.choose({ callId, sandbox: d.telephony.name === 'sandbox' && row.surface !== 'web' })
     if (!choice.stt || !choice.tts) {
       await this.end(row, 'failed', choice.missing!)
       return { refused: choice.missing!, code: 1011 }

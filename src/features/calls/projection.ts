@@ -44,7 +44,8 @@ export class CallProjection {
     const startedAt = at(c.startedAt)
     const set: Partial<CallTryDoc> = {
       status,
-      listed: row.direction === 'outbound' && status !== 'scheduled',
+      // Browser calls are listed too: the developer sees them nowhere else (issue 15).
+      listed: (row.direction === 'outbound' || row.surface === 'web') && status !== 'scheduled',
       callRef: c.callRef,
       scheduledFor: at(c.scheduledFor),
       startedAt,

@@ -85,10 +85,13 @@ export class CallService {
     return { id, to: phone, status: scheduledFor === null ? 'ringing' : 'scheduled' }
   }
 
-  /** GET /calls/{id}: the newest try; another workspace's call, or one the API did not place, is 404. */
+  /**
+   * GET /calls/{id}: the newest try; another workspace's call, or one the API did not place, is 404
+   * — except browser calls, which the developer can read nowhere else (listed, like placed calls).
+   */
   async get(workspace: WorkspaceDoc, id: string): Promise<CallTryDoc> {
     const row = await this.newest(id)
-    if (!row || row.workspaceId !== workspace.id || row.direction !== 'outbound') throw notFound(`no call ${id} in this workspace`)
+    if (!row || row.workspaceId !== workspace.id || (row.direction !== 'outbound' && row.surface !== 'web')) throw notFound(`no call ${id} in this workspace`)
     return row
   }
 
@@ -165,6 +168,23 @@ export class CallService {
     const row = this.firstRow(workspace, agent, { id, phone: call.from, from: call.to, body: { to: call.from, purpose: '' }, variables: {}, extract: null, scheduledFor: null, now: call.at })
     await this.deps.tries.insert({ ...row, direction: 'inbound', listed: false, status: 'connected', purpose: null, callRef: call.callRef, answeredAt: iso(call.at) })
     await this.deps.actors().spawn(id, { id, at: call.at, inbound: true })
+    return { callId: id, attempt: 1 }
+  }
+
+  /**
+   * A website visitor presses the widget's call button (issue 15): an inbound `voice` call on the
+   * `web` surface, answered at once by the agent (already the published one, given by the caller),
+   * on the same lines, per-minute rate and actor as a phone call, so it is analysed, recorded and
+   * counted like one. Unlike a phone call it is listed by GET /calls (the developer sees browser
+   * calls nowhere else). No phone number: the visitor is anonymous.
+   */
+  async answerWeb(workspace: WorkspaceDoc, agent: AgentDoc): Promise<{ callId: string; attempt: number }> {
+    const now = this.deps.clock.now()
+    const id = newId('in')
+    await this.takeLine(workspace, id, now)
+    const row = this.firstRow(workspace, agent, { id, phone: '', from: '', body: { to: '', purpose: '' }, variables: {}, extract: null, scheduledFor: null, now })
+    await this.deps.tries.insert({ ...row, direction: 'inbound', surface: 'web', listed: true, status: 'connected', phone: null, from: null, purpose: null, answeredAt: iso(now) })
+    await this.deps.actors().spawn(id, { id, at: now, inbound: true })
     return { callId: id, attempt: 1 }
   }
 

@@ -68,6 +68,11 @@ export class ConversationService {
     return (await this.conversations.findOne({ workspaceId: input.workspaceId, thread: input.thread })) ?? this.start(input)
   }
 
+  /** The conversation of a messaging thread, or null before its first message. */
+  byThread(workspaceId: string, thread: string): Promise<ConversationDoc | null> {
+    return this.conversations.findOne({ workspaceId, thread })
+  }
+
   /** What the platform said about a message we sent (receipts move it forward only). */
   async setDelivery(messageId: string, delivery: { platformMessageId?: string; status: string; at: string; error?: { code: string; message: string } }): Promise<void> {
     await this.messages.update(messageId, { delivery })

@@ -22,6 +22,8 @@ export interface ConversationFeature {
   models: ModelResolver
   engine: ConversationEngine
   testChat: TestChatService
+  /** The agent's tools, for channels that run one outside a turn (the widget's welcome form captures a lead). */
+  tools: ToolRunner
 }
 
 export async function buildConversationFeature(deps: {
@@ -45,5 +47,5 @@ export async function buildConversationFeature(deps: {
   const tools = new ToolRunner({ knowledge: deps.knowledge, conversations, bus: deps.bus })
   const engine = new ConversationEngine({ conversations, tools, models, ledger: deps.ledger, clock: deps.clock, bus: deps.bus })
   const testChat = new TestChatService({ agents: deps.agents, conversations, engine, models, coordination: deps.coordination, clock: deps.clock })
-  return { conversations, models, engine, testChat }
+  return { conversations, models, engine, testChat, tools }
 }

@@ -2,18 +2,28 @@
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import type { KernelHttp } from '../feature'
-import type { WorkspaceService } from '../workspaces'
+import type { WorkspaceDoc, WorkspaceService } from '../workspaces'
+import { ApiError } from '../../http/errors'
 import type { InboundMessages } from './inbound'
 import type { EmailInbound } from './email'
 import type { BotInbound } from './botapp'
 
-export function messagingConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; inbound: InboundMessages; email: EmailInbound; bots: BotInbound }) {
+/** The website channel's inbound, set by the web feature (built after this one). */
+export interface WebInboundSlot {
+  receive: ((workspace: WorkspaceDoc, input: { from: string; to: string | null; text: string }) => Promise<{ conversationId: string; messageId: string; receivedAt: string }>) | null
+}
+
+export function messagingConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; inbound: InboundMessages; email: EmailInbound; bots: BotInbound; web: WebInboundSlot }) {
   return new Elysia({ detail: { tags: ['Console'] } }).use(deps.auth).post(
     '/workspaces/:ws/inbound',
     async ({ params, body, set }) => {
       const workspace = await deps.workspaces.get(params.ws)
       set.status = 201
       if (body.channel === 'botapp') return deps.bots.receive(workspace, { from: body.from, to: body.to ?? null, text: body.text })
+      if (body.channel === 'web') {
+        if (!deps.web.receive) throw new ApiError(501, 'website chat is not built into this service')
+        return deps.web.receive(workspace, { from: body.from, to: body.to ?? null, text: body.text })
+      }
       if (body.channel === 'email') return deps.email.receive(workspace, { from: body.from, to: body.to ?? null, text: body.text })
       return deps.inbound.receive(workspace, { channel: body.channel, from: body.from, to: body.to ?? null, text: body.text })
     },
@@ -21,16 +31,16 @@ export function messagingConsole(deps: { auth: KernelHttp['console']; workspaces
       params: t.Object({ ws: t.String() }),
       body: t.Object(
         {
-          channel: t.Union([t.Literal('chatapp'), t.Literal('botapp'), t.Literal('email')], { description: 'chatapp, botapp or email (web: the widget, not yet)' }),
-          from: t.String({ description: "the customer's phone number (chatapp), chat id (botapp) or email address (email)" }),
-          to: t.Optional(t.String({ description: "chatapp: our number (default the workspace's only one); botapp: the bot id (default the only bot); email: the agent (ag_…, default the only one)" })),
+          channel: t.Union([t.Literal('chatapp'), t.Literal('botapp'), t.Literal('web'), t.Literal('email')], { description: 'chatapp, botapp, web or email' }),
+          from: t.String({ description: "the customer's phone number (chatapp), chat id (botapp), visitor id (web: letters, digits, - and _) or email address (email)" }),
+          to: t.Optional(t.String({ description: "chatapp: our number (default the workspace's only one); botapp: the bot id (default the only bot); web and email: the agent (ag_…, default the only one)" })),
           text: t.String({ minLength: 1, maxLength: 4096 }),
         },
         { additionalProperties: false },
       ),
       detail: {
-        summary: 'A message as if the customer wrote it (chat app, bot app or email)',
-        responses: answers({ 201: t.Object({ conversationId: t.String(), messageId: t.String(), receivedAt: t.String() }), ...consoleErrors(400, 404, 409) }),
+        summary: 'A message as if the customer wrote it (chat app, bot app, website chat or email)',
+        responses: answers({ 201: t.Object({ conversationId: t.String(), messageId: t.String(), receivedAt: t.String() }), ...consoleErrors(400, 404, 409, 429, 501, 503) }),
       },
     },
   )

@@ -6,7 +6,7 @@
  * An email address is not a contact (contacts are phone numbers), so opt-out keywords by email
  * are not recorded; a teammate's takeover silences the agent as on every channel.
  */
-import { badRequest, notFound } from '../../http/errors'
+import { badRequest } from '../../http/errors'
 import type { EmailSender } from '../../providers/email'
 import type { AgentService } from '../agents'
 import type { ConversationFeature } from '../conversations'
@@ -35,7 +35,7 @@ export class EmailInbound {
     const address = input.from.trim().toLowerCase()
     if (address.length > 254 || !ADDRESS.test(address)) throw badRequest('from', `"${input.from}" is not an email address`)
     if (!input.text.trim()) throw badRequest('text', 'must not be blank')
-    const agent = await this.agentFor(workspace, input.to)
+    const agent = await d.agents.addressed(workspace.id, input.to)
     const thread = `email:${agent.id}:${address}`
     return this.threads.run(thread, async () => {
       const conversation = await d.conversations.thread({ workspaceId: workspace.id, agentId: agent.id, channel: 'email', customer: { id: null, phone: null }, thread })
@@ -52,16 +52,5 @@ export class EmailInbound {
 
   settled(): Promise<void> {
     return this.d.answers.settled()
-  }
-
-  private async agentFor(workspace: WorkspaceDoc, to: string | null) {
-    if (to) {
-      const agent = await this.d.agents.get(workspace.id, to).catch(() => null)
-      if (!agent) throw notFound(`no agent ${to} in this workspace`)
-      return agent
-    }
-    const agents = await this.d.agents.list(workspace.id, 2, null)
-    if (agents.length !== 1) throw badRequest('to', agents.length ? 'the workspace has several agents: name one (ag_…)' : 'the workspace has no agent')
-    return agents[0]!
   }
 }

@@ -27,7 +27,7 @@ import { conversationsFeature } from '../conversations'
 import { defineFeature } from '../feature'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { tenancyFeature } from '../workspaces'
-import { messagingConsole } from './console'
+import { messagingConsole, type WebInboundSlot } from './console'
 import { InboundMessages } from './inbound'
 import { Replies } from './reply'
 import { chatappSummaryV1, messagingV1 } from './v1'
@@ -88,8 +88,9 @@ export const messagingFeature = defineFeature({
       if (!message || (ORDER[r.status] ?? 0) <= (ORDER[current] ?? 0) || current === 'failed') return
       await conversations.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
     })
+    const web: WebInboundSlot = { receive: null }
     return {
-      services: { inbound, platform, sandbox, replies, files, emailInbound, bots, botInbound, smtp },
+      services: { inbound, platform, web, sandbox, replies, files, emailInbound, bots, botInbound, smtp },
       legacy: [files.route()],
       callbacks: [
         ...(telegram ? [telegramWebhook({ platform: telegram, bots, inbound: botInbound, workspace: (id) => workspaceRepo.get(id), files, logger: kernel.logger })] : []),
@@ -108,7 +109,7 @@ export const messagingFeature = defineFeature({
         : []),
       ],
       v1: [messagingV1({ context: kernel.http.v1, replies }), chatappSummaryV1({ context: kernel.http.v1, totals: new MessagingTotals({ conversations, clock: kernel.clock }) })],
-      console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound, email: emailInbound, bots: botInbound }), botsConsole({ auth: kernel.http.console, workspaces, bots })],
+      console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound, email: emailInbound, bots: botInbound, web }), botsConsole({ auth: kernel.http.console, workspaces, bots })],
       async stop() {
         await smtp?.close()
         await inbound.settled()

@@ -1,0 +1,44 @@
+/**
+ * Website chat (issue 15): the visitor API behind the widget (`/api/v1/web/{webKey}/…`), the
+ * widget itself (`/widget.js`, `/w/{webKey}` and its static files), and the console's `web`
+ * inbound. The published agent answers through the conversation engine with every action live.
+ */
+import { randomBytes } from 'node:crypto'
+import { agentsFeature } from '../agents'
+import { callsFeature } from '../calls'
+import { conversationsFeature } from '../conversations'
+import { defineFeature } from '../feature'
+import { messagingFeature } from '../messaging'
+import { versionsFeature } from '../versions'
+import { tenancyFeature } from '../workspaces'
+import { WebChat } from './service'
+import { VisitorSessions } from './sessions'
+import { webV1 } from './v1'
+import { webConsole } from './console'
+import { TeammateMessages } from './teammates'
+import { widgetRoutes } from './widget-routes'
+
+export const webFeature = defineFeature({
+  name: 'web',
+  async build(kernel, use) {
+    const { workspaceRepo, workspaces } = use(tenancyFeature)
+    const { agents } = use(agentsFeature)
+    const { conversations, engine, models, tools } = use(conversationsFeature)
+    const { serving } = use(versionsFeature)
+    const { web: slot } = use(messagingFeature)
+    const { webCalls } = use(callsFeature)
+    const { config, coordination, clock, logger } = kernel
+    // SECRET_KEY is always set by the server; a bare buildServices (some tests) signs for this process only.
+    const sessions = new VisitorSessions(config.secretKey ?? randomBytes(32).toString('hex'))
+    const web = new WebChat({ agents, served: (ws, id) => serving.servingAgent(ws, id), workspace: (id) => workspaceRepo.get(id), conversations, engine, models, tools, coordination, clock, sessions, logger, startCall: (workspace, agent) => webCalls.start(workspace, agent) })
+    slot.receive = (workspace, input) => web.consoleInbound(workspace, input)
+    const teammates = new TeammateMessages({ conversations, coordination })
+    return {
+      services: { web, sessions, teammates },
+      v1: [webV1({ web, teammates, logger })],
+      console: [webConsole({ auth: kernel.http.console, workspaces, teammates })],
+      legacy: [widgetRoutes({ publicBaseUrl: config.publicBaseUrl })],
+      stop: () => web.settled(),
+    }
+  },
+})

@@ -1,0 +1,219 @@
+/**
+ * Website chat (issue 15): the visitor API's rules, with no Elysia types. A visitor reaches an
+ * agent by its public `webKey`; the agent answering is the published one (versions' serving seam)
+ * with every action live, through the same conversation engine as every channel. A disabled
+ * widget or an unpublished agent is refused with the reason; conversations land in the inbox on
+ * channel `web`, one per visitor and agent; a conversation a teammate took over gets no reply.
+ */
+import { SerialQueue } from '../../../actors/serial-queue'
+import type { Clock } from '../../clock'
+import type { Coordination } from '../../coordination/port'
+import type { Logger } from '../../logger'
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
+import { countRequest } from '../../http/rate-limit'
+import type { AgentDoc, AgentService } from '../agents'
+import { type ConversationDoc, type ConversationFeature, type MessageDoc } from '../conversations'
+import type { WorkspaceDoc } from '../workspaces'
+import { RESUME_MESSAGES, WEB_RATES } from './limits'
+import { visitorThread, type VisitorSessions } from './sessions'
+
+type Recorded = Awaited<ReturnType<ConversationFeature['conversations']['addMessage']>>
+
+export interface WebChatDeps {
+  agents: AgentService
+  served: (workspaceId: string, agentId: string) => Promise<AgentDoc>
+  workspace: (id: string) => Promise<WorkspaceDoc | null>
+  conversations: ConversationFeature['conversations']
+  engine: ConversationFeature['engine']
+  models: ConversationFeature['models']
+  tools: ConversationFeature['tools']
+  coordination: Coordination
+  clock: Clock
+  sessions: VisitorSessions
+  logger: Logger
+  /** Starts a browser call answered by the agent (the calls feature). */
+  startCall: (workspace: WorkspaceDoc, agent: AgentDoc) => Promise<{ callId: string; mediaPath: string }>
+}
+
+/** Where a widget's visitor stands: the agent as published, its workspace, and the visitor. */
+export interface Visitor {
+  workspace: WorkspaceDoc
+  /** The agent as published (what the visitor talks to). */
+  agent: AgentDoc
+  visitorId: string
+}
+
+/** A message accepted for an answer: run `answer` to stream the reply (or learn that a person has it). */
+export interface Accepted {
+  conversationId: string
+  messageId: string
+  receivedAt: string
+  /** False when a teammate has taken the conversation over: the agent stays quiet. */
+  answering: boolean
+  answer(onText: (piece: string) => void): Promise<{ messageId: string | null; text: string }>
+}
+
+/**
+ * How long a widget key's published agent is reused before it is read again: 1 s. Every message
+ * otherwise re-reads the agent, its workspace and its published snapshot (a fifth of the CPU a
+ * message costs, bench:web); a second is shorter than any person notices after publishing or
+ * switching the widget off, and edits made in this process drop the entry at once.
+ */
+export const WIDGET_CACHE_MS = 1_000
+
+type Widget = { workspace: WorkspaceDoc; agent: AgentDoc; draft: AgentDoc }
+
+export class WebChat {
+  private readonly threads = new SerialQueue()
+  private readonly running = new Set<Promise<unknown>>()
+  private readonly widgets = new Map<string, { at: number; widget: Widget }>()
+
+  constructor(private readonly d: WebChatDeps) {
+    const forget = async (agent: AgentDoc) => void this.widgets.delete(agent.webKey)
+    d.agents.onPatch(forget)
+    d.agents.onDelete(forget)
+  }
+
+  /** The published agent behind a widget key, refused when the widget cannot be used. */
+  async widget(webKey: string): Promise<Widget> {
+    // Wall time on purpose: a process-local cache, not a rule of the service clock.
+    const now = performance.now()
+    const hit = this.widgets.get(webKey)
+    if (hit && now - hit.at < WIDGET_CACHE_MS) return hit.widget
+    const widget = await this.load(webKey)
+    if (this.widgets.size > 10_000) this.widgets.clear() // bounded: one entry per widget chatting this second
+    this.widgets.set(webKey, { at: now, widget })
+    return widget
+  }
+
+  private async load(webKey: string): Promise<Widget> {
+    const draft = await this.d.agents.byWebKey(webKey)
+    const workspace = draft ? await this.d.workspace(draft.workspaceId) : null
+    if (!draft || !workspace) throw notFound(`no website widget with the key ${webKey}`)
+    if (workspace.status !== 'active') throw new ApiError(410, 'this website chat is closed: its workspace was deleted')
+    // The switch acts at once (the draft's), and a published version with the widget off stays off.
+    if (!draft.widget.enabled) throw conflict('website chat is switched off for this agent (widget.enabled is false)', { state: 'disabled' })
+    const agent = await this.d.served(workspace.id, draft.id)
+    if (!agent.widget.enabled) throw conflict('website chat is switched off in the published version of this agent', { state: 'disabled' })
+    return { workspace, agent, draft }
+  }
+
+  /** Starts a visitor session, or resumes the one given (with the conversation so far). */
+  async session(webKey: string, token: string | undefined, headers: Record<string, unknown>): Promise<{ resumed: boolean; session: string; conversationId: string | null; messages: MessageDoc[] }> {
+    const { workspace, agent } = await this.widget(webKey)
+    const visitorId = token ? this.d.sessions.verify(agent.id, token) : null
+    if (token && !visitorId) throw new ApiError(401, 'session: not a session of this widget; start a new one (omit session)', { field: 'session' })
+    if (visitorId && token) {
+      const conversation = await this.find(workspace.id, agent.id, visitorId)
+      const messages = conversation ? await this.d.conversations.history(conversation.id, RESUME_MESSAGES) : []
+      return { resumed: true, session: token, conversationId: conversation?.id ?? null, messages }
+    }
+    await countRequest(this.d.coordination, WEB_RATES.keySessions, webKey, this.d.clock.now(), headers)
+    const issued = this.d.sessions.issue(agent.id)
+    return { resumed: false, session: issued.token, conversationId: null, messages: [] }
+  }
+
+  /** The visitor a session token names, on this widget. */
+  async visitor(webKey: string, token: string): Promise<Visitor> {
+    const { workspace, agent } = await this.widget(webKey)
+    const visitorId = this.d.sessions.verify(agent.id, token)
+    if (!visitorId) throw new ApiError(401, 'session: not a session of this widget; start a new one', { field: 'session' })
+    return { workspace, agent, visitorId }
+  }
+
+  /**
+   * Records the visitor's message and hands back how to answer it. Everything that can refuse
+   * (rates, the model's provider key) runs before anything is written.
+   */
+  async send(v: Visitor, webKey: string, message: string, headers: Record<string, unknown>): Promise<Accepted> {
+    const text = message.trim()
+    if (!text) throw badRequest('message', 'must not be blank')
+    const now = this.d.clock.now()
+    await countRequest(this.d.coordination, WEB_RATES.visitorMessages, `${v.agent.id}:${v.visitorId}`, now, headers)
+    await countRequest(this.d.coordination, WEB_RATES.keyMessages, webKey, now, headers)
+    const model = await this.d.models.resolve(v.workspace, v.agent)
+    const thread = visitorThread(v.agent.id, v.visitorId)
+    // One visitor's messages are stored and answered in order (two tabs writing at once).
+    const recorded = await this.threads.run(thread, async () => this.d.conversations.addMessage(await this.open(v), { author: 'customer', parts: [{ type: 'text', text }] }))
+    const answering = recorded.conversation.status !== 'handled'
+    return {
+      conversationId: recorded.conversation.id,
+      messageId: recorded.message.id,
+      receivedAt: recorded.message.createdAt,
+      answering,
+      answer: (onText) => this.track(this.threads.run(thread, () => this.reply(v, recorded, text, model, onText))),
+    }
+  }
+
+  /**
+   * The call button: a voice call on the `web` surface, answered by the published agent; the
+   * browser streams over the media bridge at `mediaPath`. Paced like a message.
+   */
+  async call(v: Visitor, webKey: string, headers: Record<string, unknown>): Promise<{ callId: string; mediaPath: string }> {
+    if (!v.agent.voice.answersCalls) throw conflict('this agent does not take calls (voice.answersCalls is false)', { state: 'no_calls' })
+    const now = this.d.clock.now()
+    await countRequest(this.d.coordination, WEB_RATES.visitorMessages, `${v.agent.id}:${v.visitorId}`, now, headers)
+    await countRequest(this.d.coordination, WEB_RATES.keyMessages, webKey, now, headers)
+    return this.d.startCall(v.workspace, v.agent)
+  }
+
+  /** The welcome form's details: a real `lead.captured` for the visitor's conversation (opened if new). */
+  async lead(v: Visitor, input: { name?: string; email?: string; phone?: string }): Promise<{ conversationId: string; name: string | null; email: string | null; phone: string | null }> {
+    const given = { name: input.name?.trim() || undefined, email: input.email?.trim() || undefined, phone: input.phone?.trim() || undefined }
+    if (!given.name && !given.email && !given.phone) throw badRequest('name', 'give at least a name, an email or a phone number')
+    if (given.email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(given.email)) throw badRequest('email', `"${given.email}" is not an email address`)
+    if (given.phone && given.phone.replace(/\D/g, '').length < 6) throw badRequest('phone', `"${given.phone}" is not a phone number`)
+    const conversation = await this.threads.run(visitorThread(v.agent.id, v.visitorId), () => this.open(v))
+    const outcome = await this.d.tools.run('capture_lead', { ...given, note: 'website widget welcome form' }, ['capture_lead'], { workspace: v.workspace, agent: v.agent, conversation, sideEffects: 'live' })
+    const out = outcome.output as { captured?: boolean; name: string | null; email: string | null; phone: string | null; error?: string }
+    if (!out.captured) throw badRequest('name', out.error ?? 'the details could not be taken')
+    // A note for the team (never shown to the model) of who wrote in, beside the event.
+    const who = [out.name, out.email, out.phone].filter(Boolean).join(', ')
+    await this.d.conversations.addMessage(conversation, { author: 'customer', internal: true, parts: [{ type: 'text', text: `Welcome form: ${who}` }] })
+    return { conversationId: conversation.id, name: out.name, email: out.email, phone: out.phone }
+  }
+
+  /**
+   * The console's `inbound` with `channel: web` (DESIGN.md): a message as if visitor `from` wrote on
+   * the widget of agent `to` (default the workspace's only agent); the reply is written in the
+   * background (the visitor would read it on resuming). Same rules as the widget.
+   */
+  async consoleInbound(workspace: WorkspaceDoc, input: { from: string; to: string | null; text: string }): Promise<{ conversationId: string; messageId: string; receivedAt: string }> {
+    const visitorId = input.from.trim()
+    if (!/^[A-Za-z0-9_-]{1,40}$/.test(visitorId)) throw badRequest('from', 'a visitor id: 1–40 letters, digits, - or _')
+    const draft = await this.d.agents.addressed(workspace.id, input.to)
+    const { agent } = await this.widget(draft.webKey)
+    const accepted = await this.send({ workspace, agent, visitorId }, draft.webKey, input.text, {})
+    if (accepted.answering) {
+      void accepted.answer(() => {}).catch((err) => this.d.logger.warn({ err, conversation: accepted.conversationId }, 'the agent could not answer a website message'))
+    }
+    return { conversationId: accepted.conversationId, messageId: accepted.messageId, receivedAt: accepted.receivedAt }
+  }
+
+  /** Resolves once every reply under way has been written (tests and shutdown). */
+  async settled(): Promise<void> {
+    while (this.running.size) await Promise.allSettled([...this.running])
+  }
+
+  private async reply(v: Visitor, recorded: Recorded, text: string, model: Awaited<ReturnType<WebChatDeps['models']['resolve']>>, onText: (piece: string) => void): Promise<{ messageId: string | null; text: string }> {
+    const turn = await this.d.engine.respond({ workspace: v.workspace, agent: v.agent, conversation: recorded.conversation, model, text, recorded, sideEffects: 'live', onText })
+    return { messageId: turn.replyMessage?.id ?? null, text: turn.reply }
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    const tracked: Promise<unknown> = p.then(
+      () => {},
+      () => {},
+    ).finally(() => this.running.delete(tracked))
+    this.running.add(tracked)
+    return p
+  }
+
+  private find(workspaceId: string, agentId: string, visitorId: string): Promise<ConversationDoc | null> {
+    return this.d.conversations.byThread(workspaceId, visitorThread(agentId, visitorId))
+  }
+
+  private open(v: Visitor): Promise<ConversationDoc> {
+    return this.d.conversations.thread({ workspaceId: v.workspace.id, agentId: v.agent.id, channel: 'web', customer: { id: null, phone: null }, thread: visitorThread(v.agent.id, v.visitorId) })
+  }
+}
