@@ -27,6 +27,7 @@ if (!dataDir || !phase) throw new Error('usage: crash-child.ts <dataDir> <phase>
 const store = await openStore({ dataDir })
 const coordination = await openCoordination({ dataDir })
 const fired = await store.collection<{ id: string; actorId: string; phase: string }>({ name: 'fired', indexes: [] })
+const syncs = await store.collection<{ id: string }>({ name: 'syncs', indexes: [] })
 
 /** Waits for its deadline, then appends its id to `fired` (an invoked effect), then is done. */
 const waiter = setup({
@@ -70,6 +71,10 @@ const runtime = new ActorRuntime({
         ? async (timer) => {
             const id = (timer.payload as { id: string }).id
             while ((await runtime.read('waiter', id))?.status !== 'done') await Bun.sleep(POLL_MS)
+            // A read on the writer's connection already sees a group-commit batch that is still
+            // open (src/store/group-commit.ts); a write of our own resolves only once that batch has
+            // committed, so HELD means the `done` snapshot is on disk, not merely visible here.
+            await syncs.upsert({ id: `held-${id}` })
             if (++held === HOLD_BATCH) console.log('HELD')
             await new Promise(() => {}) // never acks: the test kills us here
           }
