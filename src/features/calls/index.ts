@@ -46,7 +46,7 @@ export const callsFeature = defineFeature({
     const { contacts } = use(contactsFeature)
     const { numbers } = use(phoneNumbersFeature)
     const { conversations, models, engine } = use(conversationsFeature)
-    const { ledger } = use(usageFeature)
+    const { meter, ledger } = use(usageFeature)
     const { webhooks } = use(webhooksFeature)
     const { store, clock, logger, bus, coordination, runtime } = kernel
     const tries = await openCallTries(store)
@@ -74,12 +74,12 @@ export const callsFeature = defineFeature({
       (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
     const scripts = new SandboxScripts()
     const speech = new SpeechProviders(config, scripts)
-    const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, numbers, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace, readsAnalysis })
+    const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, numbers, contacts, conversations, models, meter, bus, coordination, clock, logger, workspace, readsAnalysis })
     const actors: CallActors = registerCall(runtime, { effects, clock, logger })
     const media = new CallMedia({ config, tries, agents, conversations, engine, telephony, speech, tokens, coordination, clock, logger, actors: () => actors, workspace, inspect: kernel.inspection?.inspect })
     const hasEspeak = !!Bun.which('espeak-ng')
     sandbox.attachMedia({ baseUrl: () => kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
-    const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, actors: () => actors })
+    const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors })
     const applyReport = async (e: TelephonyEvent) => {
       try {
         await actors.send(e.callId, chartEvent(e))

@@ -15,10 +15,10 @@ export const conversationsFeature = defineFeature({
   async build(kernel, use) {
     const { agents } = use(agentsFeature)
     const { knowledge } = use(knowledgeFeature)
-    const { ledger } = use(usageFeature)
+    const { meter } = use(usageFeature)
     const { workspaces } = use(tenancyFeature)
     const { config, store, clock, coordination, bus } = kernel
-    const built = await buildConversationFeature({ config, store, clock, coordination, bus, ledger, agents, knowledge })
+    const built = await buildConversationFeature({ config, store, clock, coordination, bus, meter, agents, knowledge })
     // Messages before their conversation.
     kernel.customerHooks.onErased(eraseCollections(store, [messagesSpec, conversationsSpec]), 'conversations erased')
     return {

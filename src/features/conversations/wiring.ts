@@ -9,7 +9,7 @@ import type { Coordination } from '../../coordination/port'
 import type { EventBus } from '../../events/bus'
 import type { DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents'
-import type { UsageLedger } from '../usage'
+import type { Meter } from '../usage'
 import { ConversationEngine } from './engine'
 import { ServiceModelResolver, type ModelResolver } from './model-resolver'
 import { openConversations } from './repository'
@@ -30,7 +30,7 @@ export async function buildConversationFeature(deps: {
   clock: Clock
   coordination: Coordination
   bus: EventBus
-  ledger: UsageLedger
+  meter: Meter
   agents: AgentService
   knowledge: KnowledgeSearcher
 }): Promise<ConversationFeature> {
@@ -43,7 +43,7 @@ export async function buildConversationFeature(deps: {
     anthropicApiKey: deps.config.providers.anthropicApiKey,
   })
   const tools = new ToolRunner({ knowledge: deps.knowledge, conversations, bus: deps.bus })
-  const engine = new ConversationEngine({ conversations, tools, models, ledger: deps.ledger, clock: deps.clock, bus: deps.bus })
+  const engine = new ConversationEngine({ conversations, tools, models, meter: deps.meter, clock: deps.clock, bus: deps.bus })
   const testChat = new TestChatService({ agents: deps.agents, conversations, engine, models, coordination: deps.coordination, clock: deps.clock })
   return { conversations, models, engine, testChat }
 }

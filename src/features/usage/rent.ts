@@ -1,0 +1,86 @@
+/**
+ * Rent of rented phone numbers: one `phone_rent` ledger record per number per month, charged in
+ * advance at the start of each month of holding it (the day it was rented, then each monthly
+ * anniversary), priced by the price list. Brought numbers pay no rent.
+ *
+ * Rent is settled when money is looked at (the wallet, usage, a customer's spend, the balance
+ * check before a call): each month that began since the last look gets its record, dated when it
+ * began, and the record's id (`use_rent_<number>_<month n>`) keeps a second look from charging twice.
+ * A released number is no longer held, so no later month is charged.
+ */
+import { iso, type Clock } from '../../clock'
+import { PLANS, PRICES, RENT_HOLD_DAYS } from '../plans'
+import type { PhoneNumberDoc } from '../phone-numbers'
+import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces'
+import { addMonths, type UsageLedger } from './ledger'
+
+const DAY_MS = 86_400_000
+/** Months of rent settled in one look at most: 10 years; a clock further off is a mistake, not rent. */
+const MAX_MONTHS = 120
+
+export class RentBook {
+  constructor(
+    private readonly deps: {
+      ledger: UsageLedger
+      workspaces: WorkspaceRepo
+      numbersOf: (workspaceId: string) => Promise<PhoneNumberDoc[]>
+      clock: Clock
+    },
+  ) {}
+
+  /** Rented numbers of the developer and every customer of it. */
+  private async rented(developer: WorkspaceDoc): Promise<PhoneNumberDoc[]> {
+    const customers = await this.deps.workspaces.find({ parentId: developer.id })
+    const all = await Promise.all([developer, ...customers].map((w) => this.deps.numbersOf(w.id)))
+    return all.flat().filter((n) => n.source === 'rented')
+  }
+
+  /** Months begun so far for a number held since `since` (1 on the day it was rented). */
+  private monthsBegun(sinceMs: number, nowMs: number): number {
+    let n = 0
+    while (n < MAX_MONTHS && addMonths(sinceMs, n) <= nowMs) n++
+    return n
+  }
+
+  /** Writes every month of rent that has begun; answers the records written now. */
+  async settle(developer: WorkspaceDoc): Promise<number> {
+    const now = this.deps.clock.now()
+    // Free has no wallet: what it holds is included, like its other allowances.
+    const price = PLANS[developer.plan].wallet ? PRICES[developer.currency].phoneRentMicro : 0
+    let written = 0
+    for (const n of await this.rented(developer)) {
+      const since = Date.parse(n.since)
+      const begun = this.monthsBegun(since, now)
+      for (let k = 0; k < begun; k++) {
+        const { fresh } = await this.deps.ledger.record({
+          id: `use_rent_${n.id}_${k}`,
+          workspaceId: n.workspaceId,
+          developerId: developer.id,
+          kind: 'phone_rent',
+          quantity: 1,
+          unitPriceMicro: price,
+          costMicro: price,
+          currency: developer.currency,
+          plan: developer.plan,
+          number: n.number,
+          createdAt: iso(addMonths(since, k)),
+        })
+        if (fresh) written++
+      }
+    }
+    return written
+  }
+
+  /** Next month's rent of every rented number renewing within RENT_HOLD_DAYS. */
+  async heldMicro(developer: WorkspaceDoc): Promise<number> {
+    const now = this.deps.clock.now()
+    const price = PRICES[developer.currency].phoneRentMicro
+    let held = 0
+    for (const n of await this.rented(developer)) {
+      const since = Date.parse(n.since)
+      const renews = addMonths(since, this.monthsBegun(since, now))
+      if (renews - now <= RENT_HOLD_DAYS * DAY_MS) held += price
+    }
+    return held
+  }
+}

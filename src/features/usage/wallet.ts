@@ -1,0 +1,165 @@
+/**
+ * The developer's wallet (SPEC.md Usage answer `wallet`), derived from the ledger so it can never
+ * drift from what was charged:
+ *
+ * - each UTC month the plan includes `creditMicro`, spent before the topped-up money; what is left
+ *   of it expires when the month ends (`creditExpiresAt`);
+ * - `balanceMicro` = top-ups − what each month spent beyond that month's credit + this month's
+ *   unspent credit (it may go below zero: a call's minutes are charged when it ends);
+ * - `heldMicro` = the next month of rent of every rented number renewing within RENT_HOLD_DAYS;
+ * - `availableMicro` = balance − held.
+ *
+ * A month's credit is written down the first time the month is charged (`wallet_grants`), so a
+ * later plan change does not rewrite past months; the running month always uses the current plan.
+ */
+import { iso, type Clock } from '../../clock'
+import { newId } from '../../ids'
+import { DuplicateKeyError, type Collection, type CollectionSpec, type DocumentStore } from '../../store/port'
+import { LOW_BALANCE_THRESHOLDS, PLANS } from '../plans'
+import type { NotificationService } from '../notifications'
+import type { WorkspaceDoc } from '../workspaces'
+import { monthStart, nextMonthStart, type UsageLedger } from './ledger'
+import type { RentBook } from './rent'
+
+export interface Wallet {
+  balanceMicro: number
+  availableMicro: number
+  heldMicro: number
+  creditMicro: number
+  creditExpiresAt: string | null
+}
+
+interface TopUpDoc {
+  [field: string]: unknown
+  id: string
+  developerId: string
+  amountMicro: number
+  createdAt: string
+}
+
+interface GrantDoc {
+  [field: string]: unknown
+  id: string
+  developerId: string
+  /** `YYYY-MM` */
+  month: string
+  amountMicro: number
+}
+
+/** One row per (developer, threshold, top-up count): the low-balance notice for that crossing was sent (or is not due). */
+interface AlertDoc {
+  [field: string]: unknown
+  id: string
+}
+
+const topUpsSpec: CollectionSpec = { name: 'wallet_topups', indexes: [{ name: 'developer_created', fields: [['developerId', 1], ['createdAt', -1]] }] }
+const grantsSpec: CollectionSpec = { name: 'wallet_grants', indexes: [{ name: 'developer_month', fields: [['developerId', 1], ['month', 1]] }] }
+const alertsSpec: CollectionSpec = { name: 'wallet_alerts', indexes: [] }
+
+const monthOf = (isoDay: string) => isoDay.slice(0, 7)
+
+export class WalletService {
+  constructor(
+    private readonly ledger: UsageLedger,
+    private readonly topUps: Collection<TopUpDoc>,
+    private readonly grants: Collection<GrantDoc>,
+    private readonly alerts: Collection<AlertDoc>,
+    private readonly rent: RentBook,
+    private readonly notifications: NotificationService,
+    private readonly clock: Clock,
+  ) {}
+
+  static async open(store: DocumentStore, deps: { ledger: UsageLedger; rent: RentBook; notifications: NotificationService; clock: Clock }): Promise<WalletService> {
+    return new WalletService(
+      deps.ledger,
+      await store.collection<TopUpDoc>(topUpsSpec),
+      await store.collection<GrantDoc>(grantsSpec),
+      await store.collection<AlertDoc>(alertsSpec),
+      deps.rent,
+      deps.notifications,
+      deps.clock,
+    )
+  }
+
+  /** The wallet of a developer workspace; null on a plan without one (Free). */
+  async of(developer: WorkspaceDoc): Promise<Wallet | null> {
+    if (!PLANS[developer.plan].wallet) return null
+    return this.compute(developer)
+  }
+
+  async compute(developer: WorkspaceDoc): Promise<Wallet> {
+    const now = this.clock.now()
+    const current = monthOf(monthStart(now))
+    const credit = PLANS[developer.plan].creditMicro[developer.currency]
+    const [days, grants, topUps, heldMicro] = await Promise.all([
+      this.ledger.records.group({ developerId: developer.id, costMicro: { $gt: 0 } }, { by: { path: 'createdAt', unit: 'day' }, sum: ['costMicro'] }),
+      this.grants.find({ developerId: developer.id }),
+      this.topUps.sum('amountMicro', { developerId: developer.id }),
+      this.rent.heldMicro(developer),
+    ])
+    const spent = new Map<string, number>()
+    for (const g of days) if (typeof g.key === 'string') spent.set(monthOf(g.key), (spent.get(monthOf(g.key)) ?? 0) + (g.sums.costMicro ?? 0))
+    const grantOf = new Map(grants.map((g) => [g.month, g.amountMicro]))
+    grantOf.set(current, credit)
+    let cashSpent = 0
+    for (const [month, amount] of spent) if (month !== current) cashSpent += Math.max(0, amount - (grantOf.get(month) ?? 0))
+    const spentNow = spent.get(current) ?? 0
+    cashSpent += Math.max(0, spentNow - credit)
+    const creditLeft = Math.max(0, credit - spentNow)
+    const balanceMicro = Math.round(topUps - cashSpent + creditLeft)
+    return {
+      balanceMicro,
+      availableMicro: balanceMicro - heldMicro,
+      heldMicro,
+      creditMicro: creditLeft,
+      creditExpiresAt: credit > 0 ? nextMonthStart(now) : null,
+    }
+  }
+
+  /** Console top-up; answers the wallet after it. */
+  async topUp(developer: WorkspaceDoc, amountMicro: number): Promise<Wallet> {
+    const count = await this.topUps.count({ developerId: developer.id })
+    await this.topUps.insert({ id: newId('top'), developerId: developer.id, amountMicro, createdAt: iso(this.clock.now()) })
+    const wallet = await this.compute(developer)
+    // Still below a threshold after the top-up: that is not a new crossing, so no notice for it.
+    for (const threshold of LOW_BALANCE_THRESHOLDS[developer.currency]) {
+      if (wallet.availableMicro < threshold) await this.claimAlert(developer.id, threshold, count + 1)
+    }
+    return wallet
+  }
+
+  /** Called after a priced act: writes down the month's credit and tells the developer when a threshold was crossed. */
+  async afterSpend(developer: WorkspaceDoc): Promise<void> {
+    const now = this.clock.now()
+    const month = monthOf(monthStart(now))
+    await this.grants.upsert({ id: `${developer.id}:${month}`, developerId: developer.id, month, amountMicro: PLANS[developer.plan].creditMicro[developer.currency] })
+    const wallet = await this.compute(developer)
+    const crossed = LOW_BALANCE_THRESHOLDS[developer.currency].filter((t) => wallet.availableMicro < t)
+    if (!crossed.length) return
+    const count = await this.topUps.count({ developerId: developer.id })
+    // Lowest first: one notice names the lowest threshold passed; the higher ones are claimed silently.
+    for (const [i, threshold] of crossed.reverse().entries()) {
+      if (!(await this.claimAlert(developer.id, threshold, count)) || i > 0) continue
+      const units = (n: number) => `${(n / 1_000_000).toFixed(2)} ${developer.currency}`
+      await this.notifications.notify({
+        workspaceId: developer.id,
+        kind: 'low_balance',
+        title: threshold === 0 ? 'Your balance has run out' : `Your balance is below ${units(threshold)}`,
+        body: `Available balance: ${units(wallet.availableMicro)}. Top up to keep metered replies and calls running.`,
+        data: { availableMicro: wallet.availableMicro, thresholdMicro: threshold },
+        key: `low_balance:${developer.id}:${threshold}:${count}`,
+      })
+    }
+  }
+
+  /** True the first time (developer, threshold, top-up count) is claimed. */
+  private async claimAlert(developerId: string, threshold: number, count: number): Promise<boolean> {
+    try {
+      await this.alerts.insert({ id: `${developerId}:${threshold}:${count}` })
+      return true
+    } catch (err) {
+      if (err instanceof DuplicateKeyError) return false
+      throw err
+    }
+  }
+}
