@@ -23,6 +23,8 @@ export interface Plan {
   includedReplies: number | null
   /** Voice minutes included per UTC month (Free only: the other plans pay minutes from the wallet). */
   includedVoiceMinutes: number | null
+  /** Chat-app messages the service sends (sequences, broadcasts) included per UTC month (Free only; the others pay each from the wallet). */
+  includedMessages: number | null
   /** Whether the plan has a wallet (SPEC.md: `wallet` is null on the Free plan). */
   wallet: boolean
   /** Credit included with the plan each UTC month, spent before the topped-up balance; what is left expires at the month's end. */
@@ -36,11 +38,11 @@ export interface Plan {
  * a monthly credit worth roughly a tenth of the plan's fee for calls, analysis and messages.
  */
 export const PLANS: Record<PlanId, Plan> = {
-  free: { id: 'free', customers: 3, agents: 1, rank: 0, includedReplies: 100, includedVoiceMinutes: 30, wallet: false, creditMicro: { USD: 0, INR: 0 } },
-  payg: { id: 'payg', customers: 3, agents: 10, rank: 1, includedReplies: null, includedVoiceMinutes: null, wallet: true, creditMicro: { USD: 5_000_000, INR: 400_000_000 } },
-  pro: { id: 'pro', customers: 100, agents: 50, rank: 2, includedReplies: 5_000, includedVoiceMinutes: null, wallet: true, creditMicro: { USD: 20_000_000, INR: 1_500_000_000 } },
-  scale: { id: 'scale', customers: 1000, agents: 200, rank: 3, includedReplies: 50_000, includedVoiceMinutes: null, wallet: true, creditMicro: { USD: 100_000_000, INR: 8_000_000_000 } },
-  enterprise: { id: 'enterprise', customers: 10000, agents: 1000, rank: 4, includedReplies: 500_000, includedVoiceMinutes: null, wallet: true, creditMicro: { USD: 500_000_000, INR: 40_000_000_000 } },
+  free: { id: 'free', customers: 3, agents: 1, rank: 0, includedReplies: 100, includedVoiceMinutes: 30, includedMessages: 100, wallet: false, creditMicro: { USD: 0, INR: 0 } },
+  payg: { id: 'payg', customers: 3, agents: 10, rank: 1, includedReplies: null, includedVoiceMinutes: null, includedMessages: null, wallet: true, creditMicro: { USD: 5_000_000, INR: 400_000_000 } },
+  pro: { id: 'pro', customers: 100, agents: 50, rank: 2, includedReplies: 5_000, includedVoiceMinutes: null, includedMessages: null, wallet: true, creditMicro: { USD: 20_000_000, INR: 1_500_000_000 } },
+  scale: { id: 'scale', customers: 1000, agents: 200, rank: 3, includedReplies: 50_000, includedVoiceMinutes: null, includedMessages: null, wallet: true, creditMicro: { USD: 100_000_000, INR: 8_000_000_000 } },
+  enterprise: { id: 'enterprise', customers: 10000, agents: 1000, rank: 4, includedReplies: 500_000, includedVoiceMinutes: null, includedMessages: null, wallet: true, creditMicro: { USD: 500_000_000, INR: 40_000_000_000 } },
 }
 
 export const planIncludes = (plan: PlanId, minPlan: PlanId): boolean => PLANS[plan].rank >= PLANS[minPlan].rank

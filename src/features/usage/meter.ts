@@ -116,6 +116,16 @@ export class Meter {
     return { used, included: null, metered: true, stopped: wallet.availableMicro < PRICES[developer.currency].replyMicro }
   }
 
+  /** Whether the account may still send a chat-app message this month (only Free caps them). */
+  async messagesLeft(workspace: WorkspaceDoc | string): Promise<boolean> {
+    const developer = await this.payer(workspace)
+    if (!developer) return false
+    const included = PLANS[developer.plan].includedMessages
+    if (included === null) return true
+    const used = await this.deps.ledger.records.count({ developerId: developer.id, kind: 'message', createdAt: { $gte: monthStart(this.deps.clock.now()) } })
+    return used < included
+  }
+
   /** Refuses a call (402) the account cannot pay a first minute of. */
   async checkCall(workspace: WorkspaceDoc, tier: VoiceTier): Promise<void> {
     const developer = await this.payer(workspace)
