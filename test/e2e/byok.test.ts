@@ -102,7 +102,7 @@ describe('keys, verification and the switch', () => {
     expect((await byok('PUT', '/keys/llm', { provider: 'openai-compatible', credentials: {} })).body.field).toBe('credentials.baseUrl')
     expect((await byok('PUT', '/keys/llm', { provider: 'azure', credentials: { apiKey: 'k' } })).body.field).toBe('credentials.endpoint')
     expect((await byok('PUT', '/keys/llm', { provider: 'anthropic', credentials: { apiKey: 'k', secret: 'x' } })).status).toBe(400)
-    expect((await byok('PUT', '/keys/voice', { provider: 'openai', credentials: { apiKey: 'k' } })).status).toBe(400)
+    expect((await byok('PUT', '/keys/voice', { provider: 'openai', credentials: { apiKey: 'k' } })).status).toBe(404)
   })
 
   test('a key the provider rejects is not saved', async () => {
@@ -195,14 +195,14 @@ describe('running on the keys', () => {
       { id: '9BWtsMINqrJLrRacOk9x', name: 'Aria', sample: expect.stringContaining('preview.mp3') },
       { id: 'JBFqnCBsd6RMkjVDRZzb', name: 'George', sample: null },
     ])
-    const clip = await fetch(`${s.url}/api/v1/byok/voices/JBFqnCBsd6RMkjVDRZzb/preview`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'Hello, this is George.' }) })
+    const clip = await fetch(`${s.url}/api/v1/byok/voices/preview`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ voice: 'JBFqnCBsd6RMkjVDRZzb', text: 'Hello, this is George.' }) })
     expect(clip.status).toBe(200)
     expect(clip.headers.get('content-type')).toBe('audio/mpeg')
     const bytes = new Uint8Array(await clip.arrayBuffer())
     expect([...bytes.subarray(0, 3)]).toEqual([0x49, 0x44, 0x33]) // ID3
     expect(speech.requests.at(-1)).toMatchObject({ path: '/v1/text-to-speech/JBFqnCBsd6RMkjVDRZzb?output_format=mp3_44100_128', body: { model_id: 'eleven_flash_v2_5' } })
-    expect((await byok('POST', '/voices/JBFqnCBsd6RMkjVDRZzb/preview', { text: 'x'.repeat(201) })).status).toBe(400)
-    expect((await byok('POST', '/voices/nobody/preview', { text: 'Hi' })).body.field).toBe('voice')
+    expect((await byok('POST', '/voices/preview', { voice: 'JBFqnCBsd6RMkjVDRZzb', text: 'x'.repeat(201) })).status).toBe(400)
+    expect((await byok('POST', '/voices/preview', { voice: 'nobody', text: 'Hi' })).body.field).toBe('voice')
   })
 
   test("an agent's model and voice choices: checked against the keys, null reverts, stale when no longer reachable", async () => {

@@ -1,8 +1,6 @@
 /** BYOK route schemas (SPEC.md BYOK: paths and bodies are ours, README "Money and keys"). */
 import { t } from 'elysia'
 
-export const JobParam = t.Object({ job: t.Union([t.Literal('stt'), t.Literal('llm'), t.Literal('tts')], { description: 'stt, llm or tts' }) })
-
 const KeyView = t.Union([
   t.Object({
     provider: t.String(),
@@ -54,6 +52,7 @@ export const Voice = t.Object({ id: t.String(), name: t.String(), sample: t.Unio
 
 export const PreviewBody = t.Object(
   {
+    voice: t.String({ minLength: 1, maxLength: 200, description: 'a voice id from GET /byok/voices' }),
     text: t.String({ minLength: 1, maxLength: 200, description: 'SPEC.md Limits: up to 200 characters' }),
     language: t.Optional(t.String({ minLength: 1, maxLength: 40 })),
   },

@@ -4,8 +4,9 @@ import { answers, v1Errors } from '../../http/docs'
 import type { AgentService } from '../agents'
 import type { KernelHttp } from '../feature'
 import type { ByokChoices } from './choices'
-import { AgentChoice, AgentChoiceBody, ByokStatus, JobParam, KeyBody, KeyPatchBody, PreviewBody, SwitchBody, Voice } from './model'
+import { AgentChoice, AgentChoiceBody, ByokStatus, KeyBody, KeyPatchBody, PreviewBody, SwitchBody, Voice } from './model'
 import type { ByokService } from './service'
+import { JOBS } from '../../providers/catalog'
 
 export function byokV1(deps: { context: KernelHttp['v1']; byok: ByokService; choices: ByokChoices; agents: AgentService }) {
   const { byok, choices } = deps
@@ -22,39 +23,18 @@ export function byokV1(deps: { context: KernelHttp['v1']; byok: ByokService; cho
         description: "409 when switching on before all three keys are added, verified and have a model, or in a customer while the developer's BYOK is off. The developer switching off switches its customers off.",
       },
     })
-    .put('/keys/:job', ({ workspace, params, body }) => byok.putKey(workspace, params.job, body), {
-      scope: 'full',
-      params: JobParam,
-      body: KeyBody,
-      detail: {
-        responses: answers({ 200: ByokStatus, ...v1Errors(403, 409, 502) }),
-        summary: 'Add or replace a key (verified with the provider before it is saved)',
-        description: '400 for a provider id not valid for the job (the error lists the valid ones), a missing credential, or a key the provider rejected (nothing is saved); 502 when the provider cannot be reached. Replacing with the same provider keeps the model; `credentials.model` picks one.',
-      },
-    })
-    .patch('/keys/:job', ({ workspace, params, body }) => byok.patchKey(workspace, params.job, body), {
-      scope: 'full',
-      params: JobParam,
-      body: KeyPatchBody,
-      detail: { responses: answers({ 200: ByokStatus, ...v1Errors(403, 409, 502) }), summary: "Change a key's model, or reload its models (refreshModels: true)" },
-    })
-    .delete('/keys/:job', ({ workspace, params }) => byok.removeKey(workspace, params.job), {
-      scope: 'full',
-      params: JobParam,
-      detail: { responses: answers({ 200: ByokStatus, ...v1Errors(403, 409) }), summary: 'Remove a key (409 while BYOK is on)' },
-    })
+    .use(keyRoutes(deps))
     .get('/voices', async ({ workspace }) => ({ items: await choices.voices(workspace) }), {
       detail: { responses: answers({ 200: t.Object({ items: t.Array(Voice) }), ...v1Errors(409, 502) }), summary: "The voices of the workspace's voice key (409 while BYOK is off)" },
     })
     .post(
-      '/voices/:voice/preview',
-      async ({ workspace, params, body }) => {
-        const clip = await choices.preview(workspace, params.voice, body.text)
+      '/voices/preview',
+      async ({ workspace, body }) => {
+        const clip = await choices.preview(workspace, body.voice, body.text)
         return new Response(clip.audio, { headers: { 'content-type': clip.contentType } })
       },
       {
         scope: 'build',
-        params: t.Object({ voice: t.String({ minLength: 1, maxLength: 200 }) }),
         body: PreviewBody,
         detail: {
           responses: {
@@ -86,4 +66,32 @@ export function byokV1(deps: { context: KernelHttp['v1']; byok: ByokService; cho
         detail: { responses: answers({ 200: AgentChoice, ...v1Errors(403, 409, 502) }), summary: "Choose an agent's model and voice among what the keys reach (null reverts)" },
       },
     )
+}
+
+/** One literal path per job (`/byok/keys/stt`, `/llm`, `/tts`): a job is not a resource id. */
+function keyRoutes(deps: { context: KernelHttp['v1']; byok: ByokService }) {
+  const { byok } = deps
+  let app = new Elysia({ prefix: '/keys' }).use(deps.context)
+  for (const job of JOBS) {
+    app = app
+      .put(`/${job}`, ({ workspace, body }) => byok.putKey(workspace, job, body), {
+        scope: 'full',
+        body: KeyBody,
+        detail: {
+          responses: answers({ 200: ByokStatus, ...v1Errors(403, 409, 502) }),
+          summary: `Add or replace the ${job} key (verified with the provider before it is saved)`,
+          description: '400 for a provider id not valid for the job (the error lists the valid ones), a missing credential, or a key the provider rejected (nothing is saved); 502 when the provider cannot be reached; 409 while BYOK is on and the new key has no model. Replacing with the same provider keeps the model; `credentials.model` picks one.',
+        },
+      })
+      .patch(`/${job}`, ({ workspace, body }) => byok.patchKey(workspace, job, body), {
+        scope: 'full',
+        body: KeyPatchBody,
+        detail: { responses: answers({ 200: ByokStatus, ...v1Errors(403, 409, 502) }), summary: `Change the ${job} key's model, or reload its models (refreshModels: true)` },
+      })
+      .delete(`/${job}`, ({ workspace }) => byok.removeKey(workspace, job), {
+        scope: 'full',
+        detail: { responses: answers({ 200: ByokStatus, ...v1Errors(403, 409) }), summary: `Remove the ${job} key (409 while BYOK is on)` },
+      }) as unknown as typeof app
+  }
+  return app
 }

@@ -1,5 +1,6 @@
 /** GET /usage and the console wallet: SPEC.md "Usage answer", field for field. */
 import { t } from 'elysia'
+import { BodyInt } from '../../http/body-types'
 
 export const UsageQuery = t.Object({
   // SPEC.md Limits: usage `days` 1–90 (default 30).
@@ -34,7 +35,7 @@ export const UsageAnswer = t.Object({
 export const TopUpBody = t.Object(
   {
     // Up to 10^12 micro-units (a million units) in one top-up: larger is a typo, not a payment.
-    creditMicro: t.Integer({ minimum: 1, maximum: 1_000_000_000_000, description: 'micro-units to add to the balance, 1 to 10^12' }),
+    creditMicro: BodyInt({ minimum: 1, maximum: 1_000_000_000_000, description: 'micro-units to add to the balance, 1 to 10^12' }),
   },
   { additionalProperties: false },
 )
