@@ -107,7 +107,7 @@ export const messagingFeature = defineFeature({
           ]
         : []),
       ],
-      v1: [messagingV1({ context: kernel.http.v1, replies }), chatappSummaryV1({ context: kernel.http.v1, totals: new MessagingTotals({ conversations, clock: kernel.clock }) })],
+      v1: [messagingV1({ context: kernel.http.v1, replies, coordination: kernel.coordination, clock: kernel.clock }), chatappSummaryV1({ context: kernel.http.v1, totals: new MessagingTotals({ conversations, clock: kernel.clock }) })],
       console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound, email: emailInbound, bots: botInbound }), botsConsole({ auth: kernel.http.console, workspaces, bots })],
       async stop() {
         await smtp?.close()
