@@ -144,6 +144,13 @@ describe('the Free allowance', () => {
     expect((await conv.get(mail.body.conversationId))?.status).toBe('escalated')
     expect(await ledger().count({ developerId: dev.id, kind: 'reply' })).toBe(100)
 
+    // A plan change resumes them (Pro includes 5,000); back on Free they stop again.
+    expect((await s.console('PATCH', `/workspaces/${dev.id}`, { plan: 'pro' })).status).toBe(200)
+    expect((await chat(dev.key, agent, 'Upgraded?')).status).toBe(200)
+    expect((await s.api('GET', '/usage', { key: dev.key })).body.replies).toEqual({ used: 101, included: 5_000, metered: false, stopped: false })
+    await s.console('PATCH', `/workspaces/${dev.id}`, { plan: 'free' })
+    expect((await chat(dev.key, agent, 'Downgraded?')).status).toBe(402)
+
     await toNextMonth()
     const resumed = await chat(dev.key, agent, 'And now?')
     expect(resumed.status).toBe(200)

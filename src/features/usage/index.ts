@@ -9,7 +9,7 @@ import { tenancyFeature } from '../workspaces'
 import { usageConsole } from './console'
 import { UsageLedger } from './ledger'
 import { Meter } from './meter'
-import { RentBook } from './rent'
+import { RentBook, rentMarksSpec, type RentMarkDoc } from './rent'
 import { UsageReports } from './report'
 import { usageV1 } from './v1'
 import { WalletService } from './wallet'
@@ -22,7 +22,7 @@ export const usageFeature = defineFeature({
     const { store, clock } = kernel
     const ledger = await UsageLedger.open(store)
     const notifications = new NotificationService(await openNotifications(store), (id) => workspaceRepo.get(id), clock)
-    const rent = new RentBook({ ledger, workspaces: workspaceRepo, numbersOf: (ws) => numbers.heldBy(ws), clock })
+    const rent = new RentBook({ ledger, workspaces: workspaceRepo, numbersOf: (ids) => numbers.heldByAny(ids), marks: await store.collection<RentMarkDoc>(rentMarksSpec), clock })
     const wallet = await WalletService.open(store, { ledger, rent, notifications, clock })
     const meter = new Meter({ ledger, wallet, rent, workspaces: workspaceRepo, clock })
     const reports = new UsageReports({ ledger, meter, clock })

@@ -9,12 +9,21 @@
  * A released number is no longer held, so no later month is charged.
  */
 import { iso, type Clock } from '../../clock'
+import type { Collection, CollectionSpec } from '../../store/port'
 import { PLANS, PRICES, RENT_HOLD_DAYS } from '../plans'
 import type { PhoneNumberDoc } from '../phone-numbers'
 import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces'
 import { addMonths, type UsageLedger } from './ledger'
 
 const DAY_MS = 86_400_000
+
+export interface RentMarkDoc {
+  [field: string]: unknown
+  id: string
+  months: number
+}
+
+export const rentMarksSpec: CollectionSpec = { name: 'rent_marks', indexes: [] }
 /** Months of rent settled in one look at most: 10 years; a clock further off is a mistake, not rent. */
 const MAX_MONTHS = 120
 
@@ -23,7 +32,9 @@ export class RentBook {
     private readonly deps: {
       ledger: UsageLedger
       workspaces: WorkspaceRepo
-      numbersOf: (workspaceId: string) => Promise<PhoneNumberDoc[]>
+      numbersOf: (workspaceIds: string[]) => Promise<PhoneNumberDoc[]>
+      /** Per number, how many months are recorded already, so a look does not re-write them all. */
+      marks: Collection<RentMarkDoc>
       clock: Clock
     },
   ) {}
@@ -31,8 +42,8 @@ export class RentBook {
   /** Rented numbers of the developer and every customer of it. */
   private async rented(developer: WorkspaceDoc): Promise<PhoneNumberDoc[]> {
     const customers = await this.deps.workspaces.find({ parentId: developer.id })
-    const all = await Promise.all([developer, ...customers].map((w) => this.deps.numbersOf(w.id)))
-    return all.flat().filter((n) => n.source === 'rented')
+    const numbers = await this.deps.numbersOf([developer.id, ...customers.map((c) => c.id)])
+    return numbers.filter((n) => n.source === 'rented')
   }
 
   /** Months begun so far for a number held since `since` (1 on the day it was rented). */
@@ -51,9 +62,13 @@ export class RentBook {
     for (const n of await this.rented(developer)) {
       const since = Date.parse(n.since)
       const begun = this.monthsBegun(since, now)
-      for (let k = 0; k < begun; k++) {
+      // The mark is keyed by the holding (number id and since): a number released and rented again starts anew.
+      const markId = `${n.id}:${n.since}`
+      const recorded = (await this.deps.marks.get(markId))?.months ?? 0
+      if (recorded >= begun) continue
+      for (let k = recorded; k < begun; k++) {
         const { fresh } = await this.deps.ledger.record({
-          id: `use_rent_${n.id}_${k}`,
+          id: `use_rent_${n.id}_${n.since}_${k}`,
           workspaceId: n.workspaceId,
           developerId: developer.id,
           kind: 'phone_rent',
@@ -67,6 +82,8 @@ export class RentBook {
         })
         if (fresh) written++
       }
+      // After the records: a crash in between re-records months that the ids then store once.
+      await this.deps.marks.upsert({ id: markId, months: begun })
     }
     return written
   }

@@ -19,7 +19,7 @@ import { ToolRunner, type CallbackScheduler } from '../../../src/features/conver
 import { KnowledgeService } from '../../../src/features/knowledge/service'
 import { UsageLedger } from '../../../src/features/usage/ledger'
 import { Meter } from '../../../src/features/usage/meter'
-import { RentBook } from '../../../src/features/usage/rent'
+import { RentBook, rentMarksSpec } from '../../../src/features/usage/rent'
 import { WalletService } from '../../../src/features/usage/wallet'
 import { NotificationService, openNotifications } from '../../../src/features/notifications'
 import { newWorkspaceDoc, openWorkspaces, type WorkspaceDoc } from '../../../src/features/workspaces/repository'
@@ -64,7 +64,7 @@ export async function startHarness(opts: { accounts?: ProviderAccounts; models?:
   const ledger = await UsageLedger.open(store)
   const workspaces = await openWorkspaces(store)
   const notifications = new NotificationService(await openNotifications(store), (id) => workspaces.get(id), clock)
-  const rent = new RentBook({ ledger, workspaces, numbersOf: async () => [], clock })
+  const rent = new RentBook({ ledger, workspaces, numbersOf: async () => [], marks: await store.collection(rentMarksSpec), clock })
   const wallet = await WalletService.open(store, { ledger, rent, notifications, clock })
   const meter = new Meter({ ledger, wallet, rent, workspaces, clock })
   const models = opts.models ?? new ServiceModelResolver(opts.accounts ?? {})
