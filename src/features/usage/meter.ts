@@ -101,7 +101,10 @@ export class Meter {
       ...input.refs,
       createdAt: iso(input.at ?? this.deps.clock.now()),
     })
-    if (fresh && doc.costMicro > 0) await this.deps.wallet.afterSpend(developer)
+    if (fresh && doc.costMicro > 0) {
+      if (doc.createdAt < monthStart(this.deps.clock.now())) await this.deps.wallet.forgetClosed(developer.id)
+      await this.deps.wallet.afterSpend(developer)
+    }
     return doc
   }
 
@@ -154,7 +157,10 @@ export class Meter {
 
   /** The wallet after any rent that fell due is charged. */
   async settledWallet(developer: WorkspaceDoc) {
-    if (PLANS[developer.plan].wallet && (await this.deps.rent.settle(developer)) > 0) await this.deps.wallet.afterSpend(developer)
-    return this.deps.wallet.compute(developer)
+    if (!PLANS[developer.plan].wallet) return this.deps.wallet.compute(developer)
+    const settled = await this.deps.rent.settle(developer)
+    if (settled.earliest !== null && settled.earliest < monthStart(this.deps.clock.now())) await this.deps.wallet.forgetClosed(developer.id)
+    if (settled.written > 0) await this.deps.wallet.afterSpend(developer)
+    return this.deps.wallet.compute(developer, settled.heldMicro)
   }
 }

@@ -53,18 +53,25 @@ export class RentBook {
     return n
   }
 
-  /** Writes every month of rent that has begun; answers the records written now. */
-  async settle(developer: WorkspaceDoc): Promise<number> {
+  /**
+   * Writes every month of rent that has begun; answers how many records were written now, the
+   * earliest one's date, and the money to hold (heldMicro), read from the same numbers.
+   */
+  async settle(developer: WorkspaceDoc): Promise<{ written: number; earliest: string | null; heldMicro: number }> {
     const now = this.deps.clock.now()
     // Free has no wallet: what it holds is included, like its other allowances.
     const price = PLANS[developer.plan].wallet ? PRICES[developer.currency].phoneRentMicro : 0
     let written = 0
-    for (const n of await this.rented(developer)) {
+    let earliest: string | null = null
+    const rented = await this.rented(developer)
+    // The mark is keyed by the holding (number id and since): a number released and rented again starts anew.
+    const markOf = (n: PhoneNumberDoc) => `${n.id}:${n.since}`
+    const marks = new Map((await this.deps.marks.find({ id: { $in: rented.map(markOf) } })).map((m) => [m.id, m.months]))
+    for (const n of rented) {
       const since = Date.parse(n.since)
       const begun = this.monthsBegun(since, now)
-      // The mark is keyed by the holding (number id and since): a number released and rented again starts anew.
-      const markId = `${n.id}:${n.since}`
-      const recorded = (await this.deps.marks.get(markId))?.months ?? 0
+      const markId = markOf(n)
+      const recorded = marks.get(markId) ?? 0
       if (recorded >= begun) continue
       for (let k = recorded; k < begun; k++) {
         const { fresh } = await this.deps.ledger.record({
@@ -80,20 +87,27 @@ export class RentBook {
           number: n.number,
           createdAt: iso(addMonths(since, k)),
         })
-        if (fresh) written++
+        if (fresh) {
+          written++
+          const at = iso(addMonths(since, k))
+          if (earliest === null || at < earliest) earliest = at
+        }
       }
       // After the records: a crash in between re-records months that the ids then store once.
       await this.deps.marks.upsert({ id: markId, months: begun })
     }
-    return written
+    return { written, earliest, heldMicro: this.held(rented, developer, now) }
   }
 
   /** Next month's rent of every rented number renewing within RENT_HOLD_DAYS. */
   async heldMicro(developer: WorkspaceDoc): Promise<number> {
-    const now = this.deps.clock.now()
+    return this.held(await this.rented(developer), developer, this.deps.clock.now())
+  }
+
+  private held(rented: PhoneNumberDoc[], developer: WorkspaceDoc, now: number): number {
     const price = PRICES[developer.currency].phoneRentMicro
     let held = 0
-    for (const n of await this.rented(developer)) {
+    for (const n of rented) {
       const since = Date.parse(n.since)
       const renews = addMonths(since, this.monthsBegun(since, now))
       if (renews - now <= RENT_HOLD_DAYS * DAY_MS) held += price

@@ -46,6 +46,16 @@ interface GrantDoc {
   amountMicro: number
 }
 
+/** The closed months' spend beyond credit, kept for the month it was summed in. */
+interface ClosedDoc {
+  [field: string]: unknown
+  /** The developer id. */
+  id: string
+  /** `YYYY-MM`: the month whose earlier months this sums. */
+  month: string
+  cashSpent: number
+}
+
 /** One row per (developer, threshold, top-up count): the low-balance notice for that crossing was sent (or is not due). */
 interface AlertDoc {
   [field: string]: unknown
@@ -55,6 +65,7 @@ interface AlertDoc {
 const topUpsSpec: CollectionSpec = { name: 'wallet_topups', indexes: [{ name: 'developer_created', fields: [['developerId', 1], ['createdAt', -1]] }] }
 const grantsSpec: CollectionSpec = { name: 'wallet_grants', indexes: [{ name: 'developer_month', fields: [['developerId', 1], ['month', 1]] }] }
 const alertsSpec: CollectionSpec = { name: 'wallet_alerts', indexes: [] }
+const closedSpec: CollectionSpec = { name: 'wallet_closed', indexes: [] }
 
 const monthOf = (isoDay: string) => isoDay.slice(0, 7)
 
@@ -64,6 +75,7 @@ export class WalletService {
     private readonly topUps: Collection<TopUpDoc>,
     private readonly grants: Collection<GrantDoc>,
     private readonly alerts: Collection<AlertDoc>,
+    private readonly closed: Collection<ClosedDoc>,
     private readonly rent: RentBook,
     private readonly notifications: NotificationService,
     private readonly clock: Clock,
@@ -75,6 +87,7 @@ export class WalletService {
       await store.collection<TopUpDoc>(topUpsSpec),
       await store.collection<GrantDoc>(grantsSpec),
       await store.collection<AlertDoc>(alertsSpec),
+      await store.collection<ClosedDoc>(closedSpec),
       deps.rent,
       deps.notifications,
       deps.clock,
@@ -87,24 +100,19 @@ export class WalletService {
     return this.compute(developer)
   }
 
-  async compute(developer: WorkspaceDoc): Promise<Wallet> {
+  /** `held`: the money to hold when the caller has just read it (rent settled); read here otherwise. */
+  async compute(developer: WorkspaceDoc, held?: number): Promise<Wallet> {
     const now = this.clock.now()
-    const current = monthOf(monthStart(now))
+    const since = monthStart(now)
+    const current = monthOf(since)
     const credit = PLANS[developer.plan].creditMicro[developer.currency]
-    const [days, grants, topUps, heldMicro] = await Promise.all([
-      this.ledger.records.group({ developerId: developer.id, costMicro: { $gt: 0 } }, { by: { path: 'createdAt', unit: 'day' }, sum: ['costMicro'] }),
-      this.grants.find({ developerId: developer.id }),
+    const [before, spentNow, topUps, heldMicro] = await Promise.all([
+      this.spentBefore(developer.id, current),
+      this.ledger.records.sum('costMicro', { developerId: developer.id, createdAt: { $gte: since } }),
       this.topUps.sum('amountMicro', { developerId: developer.id }),
-      this.rent.heldMicro(developer),
+      held ?? this.rent.heldMicro(developer),
     ])
-    const spent = new Map<string, number>()
-    for (const g of days) if (typeof g.key === 'string') spent.set(monthOf(g.key), (spent.get(monthOf(g.key)) ?? 0) + (g.sums.costMicro ?? 0))
-    const grantOf = new Map(grants.map((g) => [g.month, g.amountMicro]))
-    grantOf.set(current, credit)
-    let cashSpent = 0
-    for (const [month, amount] of spent) if (month !== current) cashSpent += Math.max(0, amount - (grantOf.get(month) ?? 0))
-    const spentNow = spent.get(current) ?? 0
-    cashSpent += Math.max(0, spentNow - credit)
+    const cashSpent = before + Math.max(0, spentNow - credit)
     const creditLeft = Math.max(0, credit - spentNow)
     const balanceMicro = Math.round(topUps - cashSpent + creditLeft)
     return {
@@ -114,6 +122,33 @@ export class WalletService {
       creditMicro: creditLeft,
       creditExpiresAt: credit > 0 ? nextMonthStart(now) : null,
     }
+  }
+
+  /**
+   * What the months before `month` spent beyond their credit. Closed months do not change, so the
+   * sum is kept (`wallet_closed`) and computed again only in a new month or after a record was
+   * dated into a closed month (forgetClosed): one aggregation over the history a month, not one
+   * per charge.
+   */
+  private async spentBefore(developerId: string, month: string): Promise<number> {
+    const kept = await this.closed.get(developerId)
+    if (kept?.month === month) return kept.cashSpent
+    const [days, grants] = await Promise.all([
+      this.ledger.records.group({ developerId, costMicro: { $gt: 0 }, createdAt: { $lt: `${month}-01T00:00:00.000Z` } }, { by: { path: 'createdAt', unit: 'day' }, sum: ['costMicro'] }),
+      this.grants.find({ developerId }),
+    ])
+    const spent = new Map<string, number>()
+    for (const g of days) if (typeof g.key === 'string') spent.set(monthOf(g.key), (spent.get(monthOf(g.key)) ?? 0) + (g.sums.costMicro ?? 0))
+    const grantOf = new Map(grants.map((g) => [g.month, g.amountMicro]))
+    let cashSpent = 0
+    for (const [m, amount] of spent) cashSpent += Math.max(0, amount - (grantOf.get(m) ?? 0))
+    await this.closed.upsert({ id: developerId, month, cashSpent })
+    return cashSpent
+  }
+
+  /** A record was dated into a closed month (late rent, a call that ended before the 1st): sum them again. */
+  async forgetClosed(developerId: string): Promise<void> {
+    await this.closed.delete(developerId)
   }
 
   /** Console top-up; answers the wallet after it. */
