@@ -115,7 +115,7 @@ export class Meter {
     const plan = PLANS[developer.plan]
     const used = await this.deps.ledger.records.count({ developerId: developer.id, kind: 'reply', createdAt: { $gte: monthStart(this.deps.clock.now()) } })
     if (plan.includedReplies !== null) return { used, included: plan.includedReplies, metered: false, stopped: used >= plan.includedReplies }
-    const wallet = await this.settledWallet(developer)
+    const wallet = await this.gateWallet(developer)
     return { used, included: null, metered: true, stopped: wallet.availableMicro < PRICES[developer.currency].replyMicro }
   }
 
@@ -142,7 +142,7 @@ export class Meter {
       return
     }
     const price = PRICES[developer.currency].voiceMinuteMicro[tier]
-    const wallet = await this.settledWallet(developer)
+    const wallet = await this.gateWallet(developer)
     if (wallet.availableMicro < price) {
       throw new ApiError(402, `the balance cannot cover a call: ${wallet.availableMicro} micro-units available, a ${tier} voice minute costs ${price}; top up the wallet`, { availableMicro: wallet.availableMicro, minuteMicro: price })
     }
@@ -155,12 +155,17 @@ export class Meter {
     return this.deps.ledger.spendSince(workspace.id, monthStart(this.deps.clock.now()))
   }
 
+  /** For a gate: a wallet at most GATE_WALLET_MS old (wallet.ts), else a settled one. */
+  private async gateWallet(developer: WorkspaceDoc) {
+    return this.deps.wallet.recent(developer.id) ?? this.settledWallet(developer)
+  }
+
   /** The wallet after any rent that fell due is charged. */
   async settledWallet(developer: WorkspaceDoc) {
     if (!PLANS[developer.plan].wallet) return this.deps.wallet.compute(developer)
     const settled = await this.deps.rent.settle(developer)
     if (settled.earliest !== null && settled.earliest < monthStart(this.deps.clock.now())) await this.deps.wallet.forgetClosed(developer.id)
     if (settled.written > 0) await this.deps.wallet.afterSpend(developer)
-    return this.deps.wallet.compute(developer, settled.heldMicro)
+    return this.deps.wallet.remember(developer.id, await this.deps.wallet.compute(developer, settled.heldMicro))
   }
 }

@@ -69,7 +69,17 @@ const closedSpec: CollectionSpec = { name: 'wallet_closed', indexes: [] }
 
 const monthOf = (isoDay: string) => isoDay.slice(0, 7)
 
+/**
+ * How old a wallet the gates (may this reply or call be paid?) may rest on, on the service clock.
+ * Computing one is a handful of store reads (bench:metering); a burst of calls or replies would
+ * repeat them for each. A second's staleness lets at most a second of acts past the edge; charges
+ * and top-ups on this instance refresh it at once, and reads (GET /usage) never use it.
+ */
+export const GATE_WALLET_MS = 1_000
+
 export class WalletService {
+  private readonly recentWallets = new Map<string, { at: number; wallet: Wallet }>()
+
   constructor(
     private readonly ledger: UsageLedger,
     private readonly topUps: Collection<TopUpDoc>,
@@ -151,11 +161,23 @@ export class WalletService {
     await this.closed.delete(developerId)
   }
 
+  /** A wallet computed at most GATE_WALLET_MS ago on this instance, for the gates; null when none. */
+  recent(developerId: string): Wallet | null {
+    const kept = this.recentWallets.get(developerId)
+    return kept && this.clock.now() - kept.at < GATE_WALLET_MS ? kept.wallet : null
+  }
+
+  remember(developerId: string, wallet: Wallet): Wallet {
+    // Bounded by the developers active within the last second; old entries go when touched again.
+    this.recentWallets.set(developerId, { at: this.clock.now(), wallet })
+    return wallet
+  }
+
   /** Console top-up; answers the wallet after it. */
   async topUp(developer: WorkspaceDoc, amountMicro: number): Promise<Wallet> {
     const count = await this.topUps.count({ developerId: developer.id })
     await this.topUps.insert({ id: newId('top'), developerId: developer.id, amountMicro, createdAt: iso(this.clock.now()) })
-    const wallet = await this.compute(developer)
+    const wallet = this.remember(developer.id, await this.compute(developer))
     // Still below a threshold after the top-up: that is not a new crossing, so no notice for it.
     for (const threshold of LOW_BALANCE_THRESHOLDS[developer.currency]) {
       if (wallet.availableMicro < threshold) await this.claimAlert(developer.id, threshold, count + 1)
@@ -168,7 +190,7 @@ export class WalletService {
     const now = this.clock.now()
     const month = monthOf(monthStart(now))
     await this.grants.upsert({ id: `${developer.id}:${month}`, developerId: developer.id, month, amountMicro: PLANS[developer.plan].creditMicro[developer.currency] })
-    const wallet = await this.compute(developer)
+    const wallet = this.remember(developer.id, await this.compute(developer))
     const crossed = LOW_BALANCE_THRESHOLDS[developer.currency].filter((t) => wallet.availableMicro < t)
     if (!crossed.length) return
     const count = await this.topUps.count({ developerId: developer.id })
