@@ -9,8 +9,9 @@
  * - `heldMicro` = the next month of rent of every rented number renewing within RENT_HOLD_DAYS;
  * - `availableMicro` = balance − held.
  *
- * A month's credit is written down the first time the month is charged (`wallet_grants`), so a
- * later plan change does not rewrite past months; the running month always uses the current plan.
+ * A month's credit is written down when the month is charged while it runs (`wallet_grants`), so
+ * a later plan change does not rewrite past months; the running month always uses the current
+ * plan, and so does a past month that was only charged later (late rent).
  */
 import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
@@ -117,7 +118,7 @@ export class WalletService {
     const current = monthOf(since)
     const credit = PLANS[developer.plan].creditMicro[developer.currency]
     const [before, spentNow, topUps, heldMicro] = await Promise.all([
-      this.spentBefore(developer.id, current),
+      this.spentBefore(developer.id, current, credit),
       this.ledger.records.sum('costMicro', { developerId: developer.id, createdAt: { $gte: since } }),
       this.topUps.sum('amountMicro', { developerId: developer.id }),
       held ?? this.rent.heldMicro(developer),
@@ -140,7 +141,7 @@ export class WalletService {
    * dated into a closed month (forgetClosed): one aggregation over the history a month, not one
    * per charge.
    */
-  private async spentBefore(developerId: string, month: string): Promise<number> {
+  private async spentBefore(developerId: string, month: string, credit: number): Promise<number> {
     const kept = await this.closed.get(developerId)
     if (kept?.month === month) return kept.cashSpent
     const [days, grants] = await Promise.all([
@@ -151,7 +152,9 @@ export class WalletService {
     for (const g of days) if (typeof g.key === 'string') spent.set(monthOf(g.key), (spent.get(monthOf(g.key)) ?? 0) + (g.sums.costMicro ?? 0))
     const grantOf = new Map(grants.map((g) => [g.month, g.amountMicro]))
     let cashSpent = 0
-    for (const [m, amount] of spent) cashSpent += Math.max(0, amount - (grantOf.get(m) ?? 0))
+    // A month nothing was charged in while it ran (rent settled later) had no grant written: its
+    // credit is taken to be the current plan's, the best record there is of it.
+    for (const [m, amount] of spent) cashSpent += Math.max(0, amount - (grantOf.get(m) ?? credit))
     await this.closed.upsert({ id: developerId, month, cashSpent })
     return cashSpent
   }
