@@ -36,7 +36,7 @@ export class UsageReports {
     const start = today - (days - 1) * DAY_MS
     const scope: Filter = workspace.kind === 'customer' ? { workspaceId: workspace.id } : { developerId: workspace.id }
     const [replies, groups] = await Promise.all([
-      this.deps.meter.replyAllowance(workspace),
+      this.deps.meter.replyAllowance(workspace, { exact: true }),
       this.deps.ledger.records.group({ ...scope, kind: 'reply', createdAt: { $gte: iso(start) } }, { by: { path: 'createdAt', unit: 'day' } }),
     ])
     const perDay = new Map(groups.map((g) => [String(g.key), g.count]))

@@ -89,3 +89,17 @@ test('late minutes and late rent land in closed months, and the balance still eq
   expect(await services.of(usageFeature).ledger.records.count({ developerId: dev.id, kind: 'phone_rent' })).toBe(3)
   expect(month0).toBeLessThan(clock.now())
 })
+
+test("the reply gate's kept count agrees with the ledger as replies arrive at any pace", async () => {
+  const { meter } = services.of(usageFeature)
+  const dev = await services.of(tenancyFeature).workspaces.createDeveloper({ name: 'Counts', plan: 'pro' })
+  let n = 0
+  for (const step of [0, 200, 700, 1_000, 3_000, 4_900, 5_100, 60_000, 400, 10_000]) {
+    clock.advance(step)
+    for (let i = 0; i < 3; i++) await meter.charge({ id: `use_count_${n++}`, workspaceId: dev.id, act: { kind: 'reply' } })
+    const gate = await meter.replyAllowance(dev)
+    const exact = await meter.replyAllowance(dev, { exact: true })
+    expect(exact.used).toBe(n)
+    expect(gate.used).toBe(n)
+  }
+})
