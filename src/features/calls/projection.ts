@@ -65,10 +65,10 @@ export class CallProjection {
     }
     await tries.update(id, set)
     // The line goes back once, when the try ends (later changes of an ended try are its analysis).
-    if (ended && !ENDED.has(row.status)) {
-      await this.freeLine(row)
-      if (c.seconds > 0) await this.chargeMinutes(row, c.seconds, c.endedAt)
-    }
+    if (ended && !ENDED.has(row.status)) await this.freeLine(row)
+    // Not only on the change that ended it: a charge that failed (the projection's error is logged
+    // and the next change projects again) is made then; the ledger id keeps it to one record.
+    if (ended && c.seconds > 0 && row.minutesCharged !== true) await this.chargeMinutes(row, c.seconds, c.endedAt)
   }
 
   /**
@@ -84,7 +84,7 @@ export class CallProjection {
       refs: { callId: row.callId, attempt: row.attempt, agentId: row.agentId },
       at: endedAt ?? undefined,
     })
-    if (record) await this.deps.tries.update(row.id, { debitMicro: record.costMicro })
+    if (record) await this.deps.tries.update(row.id, { debitMicro: record.costMicro, minutesCharged: true })
   }
 
   /** The try ended: its line goes back (a no-op when it held none, as a booked call never rung). */
