@@ -80,6 +80,8 @@ export const GATE_WALLET_MS = 1_000
 
 export class WalletService {
   private readonly recentWallets = new Map<string, { at: number; wallet: Wallet }>()
+  /** Grants this instance wrote (id → amount), so an unchanged one is not written again. */
+  private readonly grantsWritten = new Map<string, number>()
 
   constructor(
     private readonly ledger: UsageLedger,
@@ -192,7 +194,13 @@ export class WalletService {
   async afterSpend(developer: WorkspaceDoc): Promise<void> {
     const now = this.clock.now()
     const month = monthOf(monthStart(now))
-    await this.grants.upsert({ id: `${developer.id}:${month}`, developerId: developer.id, month, amountMicro: PLANS[developer.plan].creditMicro[developer.currency] })
+    const amountMicro = PLANS[developer.plan].creditMicro[developer.currency]
+    const grantId = `${developer.id}:${month}`
+    // Written when it changes, not on every charge: a write per charge contends on a shared store.
+    if (this.grantsWritten.get(grantId) !== amountMicro) {
+      await this.grants.upsert({ id: grantId, developerId: developer.id, month, amountMicro })
+      this.grantsWritten.set(grantId, amountMicro)
+    }
     const wallet = this.remember(developer.id, await this.compute(developer))
     const crossed = LOW_BALANCE_THRESHOLDS[developer.currency].filter((t) => wallet.availableMicro < t)
     if (!crossed.length) return
