@@ -201,7 +201,7 @@ export class ConversationEngine {
       id: `use_reply_${message.id}`,
       workspaceId: workspace.id,
       act: { kind: 'reply' },
-      refs: { agentId: conversation.agentId, conversationId: conversation.id, messageId: message.id, test: conversation.test },
+      refs: { agentId: conversation.agentId, conversationId: conversation.id, messageId: message.id, channel: conversation.channel, test: conversation.test },
     })
   }
 }
