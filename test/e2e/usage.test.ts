@@ -158,6 +158,31 @@ describe('the Free allowance', () => {
   })
 })
 
+describe('Free voice minutes', () => {
+  test('calls are refused (402) once the 30 included minutes are used, shared with customers; the next month they ring again', async () => {
+    const dev = await s.developer({ plan: 'free', name: 'Free calls' })
+    const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Caller', voice: { answersCalls: true } } })).body.id
+    await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155557300', source: 'rented', agent })
+    await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155557301' })
+    await s.console('PUT', '/sandbox/phones/%2B14155557301', { pickup: 'no_answer', ringMs: 1_000 })
+    const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Shares' } })).body.id
+    // 29 minutes used by the customer, then one more: the allowance is the account's.
+    const { meter } = s.server.services.of(usageFeature)
+    await meter.charge({ id: 'use_free_min_1', workspaceId: customer, act: { kind: 'call_minute', seconds: 29 * 60, tier: 'standard' } })
+    const ok = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155557301', purpose: 'Still free' } })
+    expect(ok.status).toBe(202)
+    await advance(2_000)
+    await meter.charge({ id: 'use_free_min_2', workspaceId: dev.id, act: { kind: 'call_minute', seconds: 45, tier: 'premium' } })
+    const refused = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155557301', purpose: 'Over' } })
+    expect(refused.status).toBe(402)
+    expect(refused.body.error).toContain('30 voice minutes')
+    expect(await ledger().sum('costMicro', { developerId: dev.id })).toBe(0) // Free records everything at 0
+    await toNextMonth()
+    expect((await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155557301', purpose: 'New month' } })).status).toBe(202)
+    await advance(2_000)
+  })
+})
+
 describe('the wallet', () => {
   test('a metered wallet that cannot pay stops replies and refuses calls; one low-balance notice; a top-up resumes', async () => {
     const dev = await s.developer({ plan: 'payg', name: 'Broke' })
