@@ -35,6 +35,8 @@ export interface Config {
     /** The OpenAI-protocol server the service's own OpenAI models go to (default OpenAI's). */
     openaiBaseUrl?: string
     anthropicApiKey?: string
+    /** Anthropic's API (default https://api.anthropic.com); a local fake in tests. */
+    anthropicBaseUrl?: string
     deepgramApiKey?: string
     elevenlabsApiKey?: string
     twilioAccountSid?: string
@@ -236,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
     providers: {
       openaiApiKey: optional(env, 'OPENAI_API_KEY'),
       openaiBaseUrl: llmBaseUrl(env, 'OPENAI_BASE_URL'),
+      anthropicBaseUrl: llmBaseUrl(env, 'ANTHROPIC_BASE_URL'),
       anthropicApiKey: optional(env, 'ANTHROPIC_API_KEY'),
       deepgramApiKey: optional(env, 'DEEPGRAM_API_KEY'),
       elevenlabsApiKey: optional(env, 'ELEVENLABS_API_KEY'),

@@ -20,6 +20,7 @@ import { agentsFeature } from './features/agents'
 import { phoneNumbersFeature } from './features/phone-numbers'
 import { contactsFeature } from './features/contacts'
 import { usageFeature } from './features/usage'
+import { byokFeature } from './features/byok'
 import { customersFeature } from './features/customers'
 import { knowledgeFeature } from './features/knowledge'
 import { conversationsFeature } from './features/conversations'
@@ -44,6 +45,7 @@ export const FEATURES: readonly Feature<any>[] = [
   phoneNumbersFeature,
   contactsFeature,
   usageFeature,
+  byokFeature,
   customersFeature,
   knowledgeFeature,
   conversationsFeature,

@@ -1,7 +1,7 @@
 /**
  * Which speech-to-text and text-to-speech one call uses, decided in one place. In order: the
- * developer's own keys (BYOK, when switched on: its routes arrive with the money issue, and this
- * is where they plug in), else the service's keys from env (Deepgram / ElevenLabs, else OpenAI for
+ * developer's own keys (BYOK, when switched on: the call's media asks the byok feature first and
+ * comes here only when BYOK is off, never as a fallback), else the service's keys from env (Deepgram / ElevenLabs, else OpenAI for
  * both), else the local engines (pocketsphinx, espeak-ng) when installed, else — on the sandbox
  * network only — the sandbox's test doubles (scripted transcripts, a formant voice), which are
  * never used for a real call. `STT_PROVIDER` / `TTS_PROVIDER` pin one engine (tests, operators).

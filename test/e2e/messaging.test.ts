@@ -257,7 +257,7 @@ describe('GET /chatapp/summary', () => {
     expect(r.body.from).toBe(r.body.to)
     expect(r.body.series).toHaveLength(24)
     expect(r.body.series.reduce((n: number, b: any) => n + b.received, 0)).toBe(3)
-    expect(r.body.cost).toEqual({ currency: expect.any(String), totalMicro: 0, complete: false, byCategory: [{ category: 'service', messages: 3, costMicro: 0 }] })
+    expect(r.body.cost).toEqual({ currency: 'USD', totalMicro: 15_000, complete: true, byCategory: [{ category: 'service', messages: 3, costMicro: 15_000 }] })
     const week = (await s.api('GET', '/chatapp/summary', { key: w.key })).body
     expect(week).toMatchObject({ grain: 'day', received: 3 })
     expect(week.series).toHaveLength(7)

@@ -3,6 +3,7 @@
  * v1 lists it and enrols people under SPEC's rules, the clock runs its three steps, a reply stops
  * it, and a restart between steps sends nothing twice.
  */
+import { PRICES } from '../../src/features/plans'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -95,5 +96,10 @@ describe('sequences', () => {
     await until('finished', () => enrolment(r.body.id), (e) => e.status === 'finished')
     expect(sent('+14155550602')).toHaveLength(2) // steps 2 and 3 on this instance; step 1 went before the restart
     expect((await enrolment(r.body.id)).steps).toEqual({ '0': 'sent', '1': 'sent', '2': 'sent' })
+    // Each message sent is metered once, at the template category's rate (utility).
+    const usage = await s.server.services.store.collection<any>({ name: 'usage_records', indexes: [] })
+    const charged = (await usage.find({ workspaceId: dev.id, kind: 'message', sequenceId: seq })).filter((u) => u.id.startsWith('use_msg_'))
+    expect(charged.length).toBeGreaterThanOrEqual(3)
+    expect(charged.every((u) => u.category === 'utility' && u.costMicro === PRICES.USD.messageMicro.utility)).toBe(true)
   })
 })

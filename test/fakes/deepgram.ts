@@ -19,6 +19,9 @@ export interface DeepgramFake {
 const results = (text: string, extra: Record<string, unknown>) =>
   JSON.stringify({ type: 'Results', channel_index: [0, 1], duration: 1, start: 0, is_final: false, speech_final: false, channel: { alternatives: [{ transcript: text, confidence: 0.98, words: [] }] }, metadata: { request_id: 'req-1' }, ...extra })
 
+/** The speech-to-text models the fake's `GET /v1/models` lists. */
+export const DEEPGRAM_STT_MODELS = ['nova-3', 'nova-2']
+
 export function startDeepgramFake(key: string): DeepgramFake {
   const fake: DeepgramFake = { url: '', streams: [], audioBytes: 0, controls: [], utterances: [], stop: () => server.stop(true) }
   const server = Bun.serve<{ query: Record<string, string>; heard: number }, never>({
@@ -26,6 +29,15 @@ export function startDeepgramFake(key: string): DeepgramFake {
     port: 0,
     fetch(req, srv) {
       const u = new URL(req.url)
+      // The management API BYOK verifies a key with (https://developers.deepgram.com/reference/management-api/projects/list,
+      // …/models/list): projects need the key; the model list is public.
+      if (req.method === 'GET' && u.pathname === '/v1/projects') {
+        if (req.headers.get('authorization') !== `Token ${key}`) return Response.json({ err_code: 'INVALID_AUTH', err_msg: 'Invalid credentials.' }, { status: 401 })
+        return Response.json({ projects: [{ project_id: 'proj-1', name: 'Test project' }] })
+      }
+      if (req.method === 'GET' && u.pathname === '/v1/models') {
+        return Response.json({ stt: DEEPGRAM_STT_MODELS.map((name, i) => ({ name, canonical_name: name, architecture: name.split('-')[0], languages: ['en'], version: '2024-01-01', uuid: `uuid-${i}`, batch: true, streaming: true })), tts: [] })
+      }
       if (u.pathname !== '/v1/listen') return new Response('not found', { status: 404 })
       if (req.headers.get('authorization') !== `Token ${key}`) return Response.json({ err_code: 'INVALID_AUTH', err_msg: 'Invalid credentials.' }, { status: 401 })
       const query = Object.fromEntries(u.searchParams)

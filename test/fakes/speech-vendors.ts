@@ -38,6 +38,26 @@ function streamed(bytes: Uint8Array): Response {
   )
 }
 
+/** A RIFF/WAVE file around 16-bit mono PCM, as OpenAI's `response_format: wav` answers. */
+function wav(pcm: Uint8Array, rate: number): Uint8Array {
+  const out = new Uint8Array(44 + pcm.length)
+  const v = new DataView(out.buffer)
+  const ascii = (at: number, text: string) => [...text].forEach((c, i) => v.setUint8(at + i, c.charCodeAt(0)))
+  ascii(0, 'RIFF'); v.setUint32(4, 36 + pcm.length, true); ascii(8, 'WAVE'); ascii(12, 'fmt ')
+  v.setUint32(16, 16, true); v.setUint16(20, 1, true); v.setUint16(22, 1, true); v.setUint32(24, rate, true)
+  v.setUint32(28, rate * 2, true); v.setUint16(32, 2, true); v.setUint16(34, 16, true); ascii(36, 'data'); v.setUint32(40, pcm.length, true)
+  out.set(pcm, 44)
+  return out
+}
+
+/** Bytes that start like an MPEG audio stream (an ID3 tag, then frame sync words), sized by the text. */
+function mp3Frames(text: string): Uint8Array {
+  const out = new Uint8Array(10 + 417 * Math.max(1, Math.ceil(text.length / 10)))
+  out.set([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 0])
+  for (let at = 10; at + 1 < out.length; at += 417) out.set([0xff, 0xfb], at)
+  return out
+}
+
 export function startSpeechFake(key: string): SpeechFake {
   const fake: SpeechFake = { url: '', requests: [], transcript: 'hello there', stop: () => server.stop(true) }
   const server = Bun.serve({
@@ -55,13 +75,36 @@ export function startSpeechFake(key: string): SpeechFake {
       }
       if (u.pathname === '/v1/voices') {
         if (headers['xi-api-key'] !== key) return Response.json({ detail: { status: 'invalid_api_key', message: 'Invalid API key' } }, { status: 401 })
-        return Response.json({ voices: [{ voice_id: '9BWtsMINqrJLrRacOk9x', name: 'Aria', labels: { accent: 'american' } }] })
+        return Response.json({
+          voices: [
+            { voice_id: '9BWtsMINqrJLrRacOk9x', name: 'Aria', labels: { accent: 'american' }, preview_url: 'https://storage.googleapis.com/eleven-public-prod/premade/voices/9BWtsMINqrJLrRacOk9x/preview.mp3' },
+            { voice_id: 'JBFqnCBsd6RMkjVDRZzb', name: 'George', labels: { accent: 'british' }, preview_url: null },
+          ],
+        })
+      }
+      // GET /v1/models (https://elevenlabs.io/docs/api-reference/models/list): an array, not an object.
+      if (req.method === 'GET' && u.pathname === '/v1/models') {
+        if (headers['xi-api-key'] !== key) return Response.json({ detail: { status: 'invalid_api_key', message: 'Invalid API key' } }, { status: 401 })
+        return Response.json([
+          { model_id: 'eleven_flash_v2_5', name: 'Eleven Flash v2.5', can_do_text_to_speech: true },
+          { model_id: 'eleven_multilingual_v2', name: 'Eleven Multilingual v2', can_do_text_to_speech: true },
+          { model_id: 'eleven_english_sts_v2', name: 'Eleven English v2 (speech to speech)', can_do_text_to_speech: false },
+        ])
+      }
+      // Non-streaming text-to-speech (the voice preview): MP3 by default.
+      const whole = /^\/v1\/text-to-speech\/([^/]+)$/.exec(u.pathname)
+      if (req.method === 'POST' && whole) {
+        if (headers['xi-api-key'] !== key) return Response.json({ detail: { status: 'invalid_api_key', message: 'Invalid API key' } }, { status: 401 })
+        const body = await req.json()
+        fake.requests.push({ path: `${u.pathname}${u.search}`, headers, body })
+        return new Response(mp3Frames(body.text).buffer as ArrayBuffer, { headers: { 'content-type': 'audio/mpeg' } })
       }
       const openaiDenied = () => Response.json({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } }, { status: 401 })
       if (u.pathname === '/v1/audio/speech') {
         if (headers.authorization !== `Bearer ${key}`) return openaiDenied()
         const body = await req.json()
         fake.requests.push({ path: u.pathname, headers, body })
+        if (body.response_format === 'wav') return new Response(wav(tone(body.input, 24_000), 24_000).buffer as ArrayBuffer, { headers: { 'content-type': 'audio/wav' } })
         return streamed(tone(body.input, 24_000))
       }
       if (u.pathname === '/v1/audio/transcriptions') {

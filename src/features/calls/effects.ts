@@ -5,10 +5,9 @@
  */
 import type { CallEffectPort } from '../../../actors/call'
 import type { CallEffectInput, HangUpInput } from '../../../machines/call'
-import { iso, type Clock } from '../../clock'
+import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import type { EventBus } from '../../events/bus'
-import { newId } from '../../ids'
 import type { Logger } from '../../logger'
 import type { Telephony } from '../../providers/telephony/port'
 import type { AgentService } from '../agents'
@@ -16,7 +15,7 @@ import type { ContactService } from '../contacts'
 import type { PhoneNumberService } from '../phone-numbers'
 import { CodedEffectFailure } from '../../../actors/effects'
 import type { ConversationFeature } from '../conversations'
-import type { UsageLedger } from '../usage'
+import type { Meter } from '../usage'
 import type { WorkspaceDoc } from '../workspaces'
 import { analyseCall } from './analysis'
 import type { FieldSpec, FieldType } from './field-values'
@@ -35,7 +34,7 @@ export interface CallEffectDeps {
   contacts: ContactService
   conversations: ConversationFeature['conversations']
   models: ConversationFeature['models']
-  ledger: UsageLedger
+  meter: Meter
   bus: EventBus
   coordination: Coordination
   clock: Clock
@@ -62,7 +61,7 @@ async function mediaSettled(deps: CallEffectDeps, id: string) {
 }
 
 export function callEffects(deps: CallEffectDeps): CallEffectPort {
-  const projection = new CallProjection({ tries: deps.tries, coordination: deps.coordination, workspace: deps.workspace })
+  const projection = new CallProjection({ tries: deps.tries, coordination: deps.coordination, workspace: deps.workspace, agents: deps.agents, meter: deps.meter })
   const first = async (callId: string) => {
     const row = await deps.tries.get(tryId(callId, 1))
     if (!row) throw new Error(`call ${callId} has no row`)
@@ -116,19 +115,9 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
         fields,
       })
       await deps.tries.update(row.id, { summary: result.summary, fields: result.fields })
-      // Each pass is billed to the developer (SPEC.md rule 7); priced 0 until plan pricing lands.
+      // Each pass is billed to the developer (SPEC.md rule 7); the id keeps a re-run effect from charging twice.
       for (const pass of result.passes) {
-        await deps.ledger.records.insert({
-          id: newId('use'),
-          workspaceId: row.workspaceId,
-          developerId: row.developerId,
-          kind: 'analysis',
-          quantity: 1,
-          costMicro: 0,
-          callId: id,
-          pass: pass.kind,
-          createdAt: iso(deps.clock.now()),
-        })
+        await deps.meter.charge({ id: `use_analysis_${row.id}_${pass.kind}`, workspaceId: row.workspaceId, act: { kind: 'analysis' }, refs: { callId: id, attempt, pass: pass.kind } })
       }
       return { at: deps.clock.now() }
     },

@@ -13,6 +13,7 @@ import { conversationsFeature } from '../conversations'
 import { defineFeature } from '../feature'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { usageFeature } from '../usage'
+import { byokFeature } from '../byok'
 import { tenancyFeature, type WorkspaceDoc } from '../workspaces'
 import { subscribes, webhooksFeature } from '../webhooks'
 import { sandboxConsole } from './console'
@@ -46,7 +47,8 @@ export const callsFeature = defineFeature({
     const { contacts } = use(contactsFeature)
     const { numbers } = use(phoneNumbersFeature)
     const { conversations, models, engine } = use(conversationsFeature)
-    const { ledger } = use(usageFeature)
+    const { meter, ledger } = use(usageFeature)
+    const { runtime: byok } = use(byokFeature)
     const { webhooks } = use(webhooksFeature)
     const { store, clock, logger, bus, coordination, runtime } = kernel
     const tries = await openCallTries(store)
@@ -74,12 +76,12 @@ export const callsFeature = defineFeature({
       (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
     const scripts = new SandboxScripts()
     const speech = new SpeechProviders(config, scripts)
-    const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, numbers, contacts, conversations, models, ledger, bus, coordination, clock, logger, workspace, readsAnalysis })
+    const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, numbers, contacts, conversations, models, meter, bus, coordination, clock, logger, workspace, readsAnalysis })
     const actors: CallActors = registerCall(runtime, { effects, clock, logger })
-    const media = new CallMedia({ config, tries, agents, conversations, engine, telephony, speech, tokens, coordination, clock, logger, actors: () => actors, workspace, inspect: kernel.inspection?.inspect })
+    const media = new CallMedia({ config, tries, agents, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, inspect: kernel.inspection?.inspect })
     const hasEspeak = !!Bun.which('espeak-ng')
     sandbox.attachMedia({ baseUrl: () => kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
-    const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, actors: () => actors })
+    const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors })
     const applyReport = async (e: TelephonyEvent) => {
       try {
         await actors.send(e.callId, chartEvent(e))

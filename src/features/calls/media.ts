@@ -25,6 +25,7 @@ import { voiceActivity } from '../../media/vad'
 import type { MediaTokens } from '../../media/tokens'
 import { DEFAULT_SILENCE_MS } from '../../media/turns'
 import type { SpeechProviders } from '../../providers/speech'
+import type { ByokRuntime } from '../byok'
 import type { Telephony } from '../../providers/telephony/port'
 import { verifyTwilioSignature } from '../../providers/telephony/twilio-signature'
 import { languageCode, type AgentService } from '../agents'
@@ -45,6 +46,8 @@ export interface CallMediaDeps {
   engine: ConversationFeature['engine']
   telephony: Telephony
   speech: SpeechProviders
+  /** The workspace's own speech keys (BYOK), when the byok feature is built. */
+  byok?: Pick<ByokRuntime, 'speech'>
   tokens: MediaTokens
   coordination: Coordination
   clock: Clock
@@ -104,7 +107,13 @@ export class CallMedia implements MediaCalls {
     const conversation = row.conversationId ? await d.conversations.get(row.workspaceId, row.conversationId).catch(() => null) : null
     if (!workspace || !agent || !conversation) return { refused: `call ${callId} has no agent or conversation any more`, code: CLOSE.notLive }
     // A browser call is a real person whatever the network: the sandbox's scripted doubles never stand in.
-    const choice = d.speech.choose({ callId, sandbox: d.telephony.name === 'sandbox' && row.surface !== 'web' })
+    // BYOK first, with no fallback to the service's engines (SPEC.md BYOK).
+    const own = d.byok ? await d.byok.speech(workspace, agent.id).catch((err: Error) => ({ failed: err.message })) : null
+    if (own && 'failed' in own) {
+      await this.end(row, 'failed', own.failed)
+      return { refused: own.failed, code: 1011 }
+    }
+    const choice = own ? { stt: own.stt, tts: own.tts, missing: null } : d.speech.choose({ callId, sandbox: d.telephony.name === 'sandbox' && row.surface !== 'web' })
     if (!choice.stt || !choice.tts) {
       await this.end(row, 'failed', choice.missing!)
       return { refused: choice.missing!, code: 1011 }
@@ -126,7 +135,7 @@ export class CallMedia implements MediaCalls {
     const line: CallLine = {
       callId,
       opening: row.direction === 'outbound' ? (row.purpose ?? agent.greeting) : agent.greeting,
-      voice: row.voice ?? agent.voice.voice,
+      voice: row.voice ?? own?.voice ?? agent.voice.voice,
       language,
       silenceMs: agent.voice.endpointingMs ?? DEFAULT_SILENCE_MS,
       maxCallSeconds: agent.voice.maxCallSeconds ?? DEFAULT_MAX_CALL_SECONDS,

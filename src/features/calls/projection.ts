@@ -7,6 +7,9 @@
 import type { CallSnapshot } from '../../../machines/call'
 import { iso } from '../../clock'
 import type { Coordination } from '../../coordination/port'
+import type { AgentService } from '../agents'
+import type { Meter } from '../usage'
+import { voiceTier } from '../voices'
 import type { WorkspaceDoc } from '../workspaces'
 import { lineSets } from './service'
 import { tryId, type CallTryDoc, type CallTryRepo } from './repository'
@@ -22,6 +25,8 @@ export class CallProjection {
       tries: CallTryRepo
       coordination: Coordination
       workspace: (id: string) => Promise<WorkspaceDoc | null>
+      agents: Pick<AgentService, 'get'>
+      meter: Pick<Meter, 'charge'>
     },
   ) {}
 
@@ -62,6 +67,25 @@ export class CallProjection {
     await tries.update(id, set)
     // The line goes back once, when the try ends (later changes of an ended try are its analysis).
     if (ended && !ENDED.has(row.status)) await this.freeLine(row)
+    // Not only on the change that ended it: a charge that failed (the projection's error is logged
+    // and the next change projects again) is made then; the ledger id keeps it to one record.
+    if (ended && c.seconds > 0 && row.minutesCharged !== true) await this.chargeMinutes(row, c.seconds, c.endedAt)
+  }
+
+  /**
+   * The try's minutes go into the ledger once (its id is the try's), priced by the agent's voice
+   * tier when it ended; the row's `debitMicro` mirrors the record.
+   */
+  private async chargeMinutes(row: CallTryDoc, seconds: number, endedAt: number | null): Promise<void> {
+    const agent = await this.deps.agents.get(row.workspaceId, row.agentId).catch(() => null)
+    const record = await this.deps.meter.charge({
+      id: `use_call_${row.id}`,
+      workspaceId: row.workspaceId,
+      act: { kind: 'call_minute', seconds, tier: voiceTier(agent?.voice.voice ?? null) },
+      refs: { callId: row.callId, attempt: row.attempt, agentId: row.agentId },
+      at: endedAt ?? undefined,
+    })
+    if (record) await this.deps.tries.update(row.id, { debitMicro: record.costMicro, minutesCharged: true })
   }
 
   /** The try ended: its line goes back (a no-op when it held none, as a booked call never rung). */

@@ -15,6 +15,8 @@ import type { AgentDoc, AgentService } from '../agents'
 import type { ContactService } from '../contacts'
 import { checkMetadata } from '../customers'
 import type { PhoneNumberService } from '../phone-numbers'
+import type { Meter, UsageLedger } from '../usage'
+import { voiceTier } from '../voices'
 import type { WorkspaceDoc } from '../workspaces'
 import { CALL_CEILINGS, LINE_TTL_MS, LINES_BUSY_RETRY_SECONDS, RATE_WINDOW_MS } from './ceilings'
 import type { ListCallsQuery, PlaceCall } from './model'
@@ -44,6 +46,8 @@ export interface CallServiceDeps {
   numbers: PhoneNumberService
   coordination: Coordination
   clock: Clock
+  meter: Pick<Meter, 'checkCall'>
+  ledger: UsageLedger
   actors: () => CallActors
 }
 
@@ -66,6 +70,9 @@ export class CallService {
     const agent = agents.find((a) => a.id === chosen.id)!
     const numbers = (await this.deps.numbers.list(workspace.id)).filter((n) => n.agentId === agent.id && n.channel === 'voice')
     const from = chooseFrom(chosen, numbers, body.from)
+
+    // 402 before a line is taken: the account must be able to pay a first minute (Free: minutes left).
+    await this.deps.meter.checkCall(workspace, voiceTier(agent.voice.voice))
 
     const id = newId(scheduledFor === null ? 'out' : 'sch')
     if (scheduledFor === null) await this.takeLine(workspace, id, now)
@@ -136,13 +143,18 @@ export class CallService {
   async totals(workspace: WorkspaceDoc, days: number): Promise<CallTotals> {
     const now = this.deps.clock.now()
     const since = iso(totalsWindowStart(days, workspace.timezone, now))
-    const groups = await this.deps.tries.group({ workspaceId: workspace.id, startedAt: { $gte: since }, tally: { $ne: null } }, { by: 'tally', sum: ['seconds', 'debitMicro'] })
-    return callTotals(
-      groups.filter((g) => typeof g.key === 'string').map((g) => ({ key: g.key as string, count: g.count, seconds: g.sums.seconds ?? 0, debitMicro: g.sums.debitMicro ?? 0 })),
+    const [groups, debitMicro] = await Promise.all([
+      this.deps.tries.group({ workspaceId: workspace.id, startedAt: { $gte: since }, tally: { $ne: null } }, { by: 'tally', sum: ['seconds'] }),
+      // What the calls cost, read from the ledger: their minutes and their analysis passes charged in the window.
+      this.deps.ledger.records.sum('costMicro', { workspaceId: workspace.id, kind: { $in: ['call_minute', 'analysis'] }, createdAt: { $gte: since } }),
+    ])
+    const totals = callTotals(
+      groups.filter((g) => typeof g.key === 'string').map((g) => ({ key: g.key as string, count: g.count, seconds: g.sums.seconds ?? 0, debitMicro: 0 })),
       days,
       workspace.timezone,
       now,
     )
+    return { ...totals, debitMicro }
   }
 
   /**

@@ -41,10 +41,10 @@ export function callsV1(deps: { context: KernelHttp['v1']; calls: CallService })
         body: PlaceCall,
         headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours (the body member idempotencyKey is the same; the header wins)' })) }),
         detail: {
-          responses: answers({ 202: Placed, ...v1Errors(403, 409, 429, 502) }),
+          responses: answers({ 202: Placed, ...v1Errors(402, 403, 409, 429, 502) }),
           summary: 'Place a call (it opens with the spoken purpose)',
           description:
-            '403: not a contact, or opted out / do-not-call. 409: no agent answers the phone, or the only number is brought without carrier credentials. 429 (Retry-After): calls a minute or call lines used up. 502: the phone network would not place it (recorded as failed).',
+            '402: the balance cannot pay a first voice minute (Free: the month\'s included minutes are used up). 403: not a contact, or opted out / do-not-call. 409: no agent answers the phone, or the only number is brought without carrier credentials. 429 (Retry-After): calls a minute or call lines used up. 502: the phone network would not place it (recorded as failed).',
         },
       },
     )

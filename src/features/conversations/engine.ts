@@ -5,20 +5,27 @@
  *
  * A turn: pick the model (ModelResolver) → read memory → record the customer message → loop
  * model → tool calls → tool results → model, at most MAX_TOOL_ROUNDS times → record the reply
- * with the tools it used → count the reply in the usage ledger → publish `chat.message.completed`
+ * with the tools it used → charge the reply through the meter → publish `chat.message.completed`
  * (chats only: a spoken reply on a call is not a chat message; the call has its own events).
+ *
+ * Metering lives here so every text channel (test chat, web, chat app, bot app, email) is charged
+ * and stopped the same way. When the account's replies are stopped (allowance used up, or a
+ * metered wallet that cannot pay one): a test chat is refused with 402 before anything is
+ * written; a live conversation keeps the customer's message and is handed to a person
+ * (escalated) instead of answered. Calls are billed by the minute, so a spoken turn is neither
+ * charged as a reply nor stopped here (a call is refused up front when it cannot be paid).
  *
  * Nothing is written until the model is resolved, so a turn refused for its model (503, no
  * provider key) leaves no trace. A provider failure mid-turn (timeout, outage) happens after the
  * customer's message is recorded: that message stays, without a reply, as it would in any inbox.
  */
-import { iso, type Clock } from '../../clock'
+import type { Clock } from '../../clock'
+import { ApiError } from '../../http/errors'
 import type { EventBus } from '../../events/bus'
 import type { EventPayload } from '../../events/payloads'
-import { newId } from '../../ids'
 import type { ChatMessage, LanguageModel, StreamRequest, ToolCall } from '../../providers/llm'
 import type { AgentDoc } from '../agents'
-import type { UsageLedger } from '../usage'
+import type { Meter, ReplyAllowance } from '../usage'
 import type { WorkspaceDoc } from '../workspaces'
 import { llmFailure } from './llm-failure'
 import { MEMORY_MESSAGES, memoryTurns } from './memory'
@@ -45,7 +52,7 @@ export interface EngineDeps {
   conversations: ConversationService
   tools: ToolRunner
   models: ModelResolver
-  ledger: UsageLedger
+  meter: Pick<Meter, 'replyAllowance' | 'charge'>
   clock: Clock
   bus: EventBus
 }
@@ -90,9 +97,17 @@ export class ConversationEngine {
     const { workspace, agent, sideEffects } = turn
     // Before anything is written: an agent whose model cannot run leaves no half-recorded turn.
     const model = turn.model ?? (await this.deps.models.resolve(workspace, agent))
+    const metered = turn.conversation.channel !== 'voice'
+    const stopped = metered ? await this.stoppedReplies(workspace) : null
+    if (stopped && turn.conversation.test) throw repliesStopped(stopped)
     const history = (await this.deps.conversations.history(turn.conversation.id, MEMORY_MESSAGES + 1)).filter((m) => m.id !== turn.recorded?.message.id).slice(-MEMORY_MESSAGES)
     const recorded = turn.recorded ?? (await this.deps.conversations.addMessage(turn.conversation, { author: 'customer', parts: [{ type: 'text', text: turn.text }] }))
     let conversation = recorded.conversation
+    if (stopped) {
+      // Live channels hand over to a person rather than leave the customer unanswered in silence.
+      const handed = await this.deps.conversations.escalate(conversation, 'replies stopped: the plan allowance or balance is used up')
+      return { conversation: handed.conversation, reply: '', answered: false, tools: [], endCall: false, customerMessage: recorded.message, replyMessage: null }
+    }
     if (conversation.status === 'handled') {
       return { conversation, reply: '', answered: false, tools: [], endCall: false, customerMessage: recorded.message, replyMessage: null }
     }
@@ -140,7 +155,7 @@ export class ConversationEngine {
       parts: [{ type: 'text', text: reply }],
       extra: { tools: runs, model: agent.model, usage },
     })
-    await this.countReply(workspace, saved.conversation)
+    if (metered) await this.chargeReply(workspace, saved.conversation, saved.message)
     if (saved.conversation.channel !== 'voice') await this.publishCompleted(saved.conversation, saved.message, reply)
     return { conversation: saved.conversation, reply, answered: true, tools: runs, endCall, customerMessage: recorded.message, replyMessage: saved.message }
   }
@@ -174,22 +189,27 @@ export class ConversationEngine {
     await this.deps.bus.publish({ type: 'chat.message.completed', workspaceId: conversation.workspaceId, agentId: conversation.agentId, data })
   }
 
-  /**
-   * One `reply` record per agent reply: what the message allowance and usage count (test chats
-   * included, SPEC.md). Its price is 0 until plan pricing lands with the usage feature.
-   */
-  private async countReply(workspace: WorkspaceDoc, conversation: ConversationDoc): Promise<void> {
-    await this.deps.ledger.records.insert({
-      id: newId('use'),
+  /** The allowance when replies are stopped; null while they run. */
+  async stoppedReplies(workspace: WorkspaceDoc): Promise<ReplyAllowance | null> {
+    const allowance = await this.deps.meter.replyAllowance(workspace)
+    return allowance.stopped ? allowance : null
+  }
+
+  /** One `reply` record per agent reply (test chats included, SPEC.md), priced by the plan. */
+  private async chargeReply(workspace: WorkspaceDoc, conversation: ConversationDoc, message: MessageDoc): Promise<void> {
+    await this.deps.meter.charge({
+      id: `use_reply_${message.id}`,
       workspaceId: workspace.id,
-      developerId: workspace.parentId ?? workspace.id,
-      kind: 'reply',
-      quantity: 1,
-      costMicro: 0,
-      agentId: conversation.agentId,
-      conversationId: conversation.id,
-      test: conversation.test,
-      createdAt: iso(this.deps.clock.now()),
+      act: { kind: 'reply' },
+      refs: { agentId: conversation.agentId, conversationId: conversation.id, messageId: message.id, channel: conversation.channel, test: conversation.test },
     })
   }
+}
+
+/** 402 for a test chat while replies are stopped (README, "Money and keys"). */
+export function repliesStopped(a: ReplyAllowance): ApiError {
+  const why = a.metered
+    ? 'the wallet cannot pay for a reply; top up the balance'
+    : `this month's ${a.included} included replies are used up (${a.used} used); replies resume on the 1st (UTC) or after a plan change`
+  return new ApiError(402, `replies are stopped: ${why}`, { replies: a })
 }

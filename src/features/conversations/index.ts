@@ -3,6 +3,7 @@ import { agentsFeature } from '../agents'
 import { defineFeature, eraseCollections } from '../feature'
 import { knowledgeFeature } from '../knowledge'
 import { usageFeature } from '../usage'
+import { byokFeature } from '../byok'
 import { tenancyFeature } from '../workspaces'
 import { conversationsConsole } from './console'
 import { conversationsSpec, messagesSpec } from './repository'
@@ -15,10 +16,11 @@ export const conversationsFeature = defineFeature({
   async build(kernel, use) {
     const { agents } = use(agentsFeature)
     const { knowledge } = use(knowledgeFeature)
-    const { ledger } = use(usageFeature)
+    const { meter } = use(usageFeature)
+    const { runtime: byok } = use(byokFeature)
     const { workspaces } = use(tenancyFeature)
     const { config, store, clock, coordination, bus } = kernel
-    const built = await buildConversationFeature({ config, store, clock, coordination, bus, ledger, agents, knowledge })
+    const built = await buildConversationFeature({ config, store, clock, coordination, bus, meter, byok, agents, knowledge })
     // Messages before their conversation.
     kernel.customerHooks.onErased(eraseCollections(store, [messagesSpec, conversationsSpec]), 'conversations erased')
     return {

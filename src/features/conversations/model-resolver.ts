@@ -73,3 +73,18 @@ export class ServiceModelResolver implements ModelResolver {
     return createLanguageModel({ provider: info.provider, model: VENDOR_MODEL[id] ?? id, apiKey, baseUrl })
   }
 }
+
+/**
+ * BYOK first: a workspace running on its own keys gets its own model (no fallback to ours when
+ * that fails); any other gets the service's.
+ */
+export class KeyAwareResolver implements ModelResolver {
+  constructor(
+    private readonly service: ModelResolver,
+    private readonly own: { model(workspace: WorkspaceDoc, agentId: string): Promise<LanguageModel | null> },
+  ) {}
+
+  async resolve(workspace: WorkspaceDoc, agent: AgentDoc): Promise<LanguageModel> {
+    return (await this.own.model(workspace, agent.id)) ?? this.service.resolve(workspace, agent)
+  }
+}

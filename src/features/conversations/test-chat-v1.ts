@@ -29,7 +29,7 @@ export function testChatV1(deps: { context: KernelHttp['v1']; testChat: TestChat
         scope: 'build',
         params: t.Object({ id: t.String() }),
         body: TestChatBody,
-        detail: { responses: answers({ 200: TestChatAnswer, ...v1Errors(400, 403, 404, 409, 429, 502, 503) }),
+        detail: { responses: answers({ 200: TestChatAnswer, ...v1Errors(400, 402, 403, 404, 409, 429, 502, 503) }),
           summary: 'Chat with the agent as a customer would (test chat)',
           description:
             'Runs the real agent: same instructions, model, knowledge and actions as website chat. Anything that would phone, message, email, send a code or change a calendar booking is switched off and the agent says what it would have done; lead capture and escalation are real. 409 when website chat is off; 429 (with Retry-After) when messages come faster than a person could type; 503 when the agent’s model has no provider key configured.',

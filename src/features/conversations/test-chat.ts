@@ -17,7 +17,7 @@ import type { Coordination, RateHit } from '../../coordination/port'
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import type { AgentService } from '../agents'
 import type { WorkspaceDoc } from '../workspaces'
-import type { ConversationEngine } from './engine'
+import { repliesStopped, type ConversationEngine } from './engine'
 import type { ConversationDoc } from './model'
 import type { ModelResolver } from './model-resolver'
 import type { ConversationService } from './service'
@@ -66,6 +66,9 @@ export class TestChatService {
     }
     let conversation = input.session !== undefined ? await this.session(workspace.id, agent.id, input.session) : null
     const model = await this.deps.models.resolve(workspace, agent)
+    // Refused before anything is written, like a model that cannot run.
+    const stopped = await this.deps.engine.stoppedReplies(workspace)
+    if (stopped) throw repliesStopped(stopped)
     await this.pace(workspace.id, agent.id, conversation?.id ?? null)
     if (!conversation) {
       conversation = await this.deps.conversations.start({ workspaceId: workspace.id, agentId: agent.id, channel: 'web', test: true })

@@ -6,22 +6,23 @@ import { Conversation, ListConversationsQuery, ListMessagesQuery, Message, prese
 import type { ConversationService } from './service'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
-import { countRequest, LEGACY_RATES, type RateRule } from '../../http/rate-limit'
+import { countRequest, type RateRule } from '../../http/rate-limit'
+import { V1_RATES, V1_RATE_WINDOW_MS, type PlanId } from '../plans'
 import type { KernelHttp } from '../feature'
 
 /**
- * SPEC.md Errors: GET conversations and messages answer 429 "too many requests". The number is
- * SPEC's limit for API endpoints (120 a minute), counted per key across both reads: enough for a
+ * SPEC.md Errors: GET conversations and messages answer 429 "too many requests": the plan's
+ * `conversationReads` a minute (plans/rates.ts), counted per key across both reads: enough for a
  * catch-up loop every few minutes (SPEC's recommended pattern), not for scraping every inbox.
  */
-const READ_RATE: RateRule = { ...LEGACY_RATES.api, name: 'v1-conversations' }
+const readRate = (plan: PlanId): RateRule => ({ name: 'v1-conversations', limit: V1_RATES[plan].conversationReads, windowMs: V1_RATE_WINDOW_MS })
 
 export function conversationsV1(deps: { context: KernelHttp['v1']; conversations: ConversationService; coordination: Coordination; clock: Clock }) {
   const { conversations } = deps
   return new Elysia({ prefix: '/conversations', detail: { tags: ['Conversations'] } })
     .use(deps.context)
     .onBeforeHandle({ as: 'local' }, async ({ principal, set }) => {
-      await countRequest(deps.coordination, READ_RATE, principal.key.id, deps.clock.now(), set.headers as Record<string, unknown>)
+      await countRequest(deps.coordination, readRate(principal.developer.plan), principal.key.id, deps.clock.now(), set.headers as Record<string, unknown>)
     })
     .get(
       '',

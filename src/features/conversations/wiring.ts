@@ -9,9 +9,10 @@ import type { Coordination } from '../../coordination/port'
 import type { EventBus } from '../../events/bus'
 import type { DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents'
-import type { UsageLedger } from '../usage'
+import type { Meter } from '../usage'
+import type { ByokRuntime } from '../byok'
 import { ConversationEngine } from './engine'
-import { ServiceModelResolver, type ModelResolver } from './model-resolver'
+import { KeyAwareResolver, ServiceModelResolver, type ModelResolver } from './model-resolver'
 import { openConversations } from './repository'
 import { ConversationService } from './service'
 import { TestChatService } from './test-chat'
@@ -32,20 +33,24 @@ export async function buildConversationFeature(deps: {
   clock: Clock
   coordination: Coordination
   bus: EventBus
-  ledger: UsageLedger
+  meter: Meter
+  /** BYOK keys' models, when the byok feature is built. */
+  byok?: Pick<ByokRuntime, 'model'>
   agents: AgentService
   knowledge: KnowledgeSearcher
 }): Promise<ConversationFeature> {
   const { conversations: conversationRepo, messages } = await openConversations(deps.store)
   const conversations = new ConversationService(conversationRepo, messages, deps.clock, deps.bus)
   deps.agents.onDelete((agent) => conversations.removeAllForAgent(agent.workspaceId, agent.id))
-  const models = new ServiceModelResolver({
+  const service = new ServiceModelResolver({
     openaiApiKey: deps.config.providers.openaiApiKey,
     openaiBaseUrl: deps.config.providers.openaiBaseUrl,
     anthropicApiKey: deps.config.providers.anthropicApiKey,
+    anthropicBaseUrl: deps.config.providers.anthropicBaseUrl,
   })
+  const models: ModelResolver = deps.byok ? new KeyAwareResolver(service, deps.byok) : service
   const tools = new ToolRunner({ knowledge: deps.knowledge, conversations, bus: deps.bus })
-  const engine = new ConversationEngine({ conversations, tools, models, ledger: deps.ledger, clock: deps.clock, bus: deps.bus })
+  const engine = new ConversationEngine({ conversations, tools, models, meter: deps.meter, clock: deps.clock, bus: deps.bus })
   const testChat = new TestChatService({ agents: deps.agents, conversations, engine, models, coordination: deps.coordination, clock: deps.clock })
   return { conversations, models, engine, testChat, tools }
 }

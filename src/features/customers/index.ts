@@ -23,12 +23,12 @@ export const customersFeature = defineFeature({
     const { agents } = use(agentsFeature)
     const { numbers } = use(phoneNumbersFeature)
     const { contacts } = use(contactsFeature)
-    const { ledger } = use(usageFeature)
+    const { meter } = use(usageFeature)
     const { store, clock, logger, runtime, coordination, customerHooks } = kernel
     const customers = new CustomerService(
       workspaceRepo,
       { agents: (ws) => agents.countIn(ws), phoneNumbers: (ws) => numbers.countIn(ws), contacts: (ws) => contacts.countIn(ws) },
-      ledger,
+      meter,
       clock,
     )
     const effects = new CustomerLifecycleEffects({ workspaces: workspaceRepo, keys, hooks: customerHooks, erasure: new CustomerErasure(store, agents) })

@@ -8,7 +8,7 @@ import { ApiError, badRequest, conflict, notBlank, notFound } from '../../http/e
 import { DuplicateKeyError, type Filter, type PageAfter } from '../../store/port'
 import { PLANS } from '../plans'
 import { newWorkspaceDoc, type WorkspaceDoc, type WorkspaceRepo } from '../workspaces'
-import { monthStart, type UsageLedger } from '../usage'
+import type { Meter } from '../usage'
 import { checkMetadata } from './rules'
 import { checkTimezone } from '../../time-zones'
 import { checkInstant } from '../../http/instant'
@@ -39,7 +39,7 @@ export class CustomerService {
   constructor(
     private readonly workspaces: WorkspaceRepo,
     private readonly counters: CustomerCounters,
-    private readonly ledger: UsageLedger,
+    private readonly meter: Pick<Meter, 'spendThisMonth'>,
     private readonly clock: Clock,
   ) {}
 
@@ -111,7 +111,7 @@ export class CustomerService {
       this.counters.agents(id),
       this.counters.phoneNumbers(id),
       this.counters.contacts(id),
-      this.ledger.spendSince(id, monthStart(this.clock.now())),
+      this.meter.spendThisMonth(doc),
     ])
     return { ...presentCustomer(doc), counts: { agents, phoneNumbers, contacts }, spendThisMonthMicro: Math.round(spend) }
   }

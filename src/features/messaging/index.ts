@@ -46,7 +46,7 @@ export const messagingFeature = defineFeature({
     const { contacts } = use(contactsFeature)
     const { numbers } = use(phoneNumbersFeature)
     const { conversations, engine } = use(conversationsFeature)
-    const { ledger } = use(usageFeature)
+    const { meter } = use(usageFeature)
     const { outbox } = use(webhooksFeature)
     // The email channel's answers go out like webhook emails: SMTP_URL, else the embedded outbox.
     // 30 s: an SMTP server accepts a message in well under that; past it the answer is marked failed.
@@ -80,7 +80,7 @@ export const messagingFeature = defineFeature({
       smtp = new SmtpListener({ agents, workspace: (id) => workspaceRepo.get(id), email: emailInbound, hostname: new URL(kernel.config.publicBaseUrl).hostname, logger: kernel.logger })
       await smtp.listen(kernel.config.smtpListenPort, kernel.config.host)
     }
-    const replies = new Replies({ conversations, numbers, contacts, platform, botPlatform, bots, templates, ledger, clock: kernel.clock })
+    const replies = new Replies({ conversations, numbers, contacts, platform, botPlatform, bots, templates, meter, clock: kernel.clock })
     const inbound = new InboundMessages({ numbers, contacts, conversations, platform, answers, bus: kernel.bus, logger: kernel.logger })
     platform.onReceipt(async (r) => {
       const message = await conversations.byPlatformId(r.platformMessageId)
@@ -108,7 +108,7 @@ export const messagingFeature = defineFeature({
           ]
         : []),
       ],
-      v1: [messagingV1({ context: kernel.http.v1, replies }), chatappSummaryV1({ context: kernel.http.v1, totals: new MessagingTotals({ conversations, clock: kernel.clock }) })],
+      v1: [messagingV1({ context: kernel.http.v1, replies, coordination: kernel.coordination, clock: kernel.clock }), chatappSummaryV1({ context: kernel.http.v1, totals: new MessagingTotals({ conversations, clock: kernel.clock }) })],
       console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound, email: emailInbound, bots: botInbound, web }), botsConsole({ auth: kernel.http.console, workspaces, bots })],
       async stop() {
         await smtp?.close()

@@ -5,16 +5,16 @@
  * taken over by a teammate, customer opted out, window closed (text, media and forms need the
  * customer to have written in the last 24 hours); 502 when the platform refuses (nothing stored,
  * the idempotency key released). The message is stored as the agent's with its delivery, and one
- * `reply_charge` goes into the ledger (10% of the platform's rate; priced when plans land).
+ * `reply_charge` goes into the ledger (10% of the platform's rate for the message's category: a template's own, `service` for the rest).
  */
 import { iso, type Clock } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
-import { newId } from '../../ids'
 import { PlatformRefused, type MessagingPlatform, type SendRequest } from '../../providers/messaging/port'
 import type { ContactService } from '../contacts'
 import type { ConversationDoc, ConversationFeature } from '../conversations'
 import type { PhoneNumberService } from '../phone-numbers'
-import type { UsageLedger } from '../usage'
+import type { MessageCategory } from '../plans'
+import type { Meter } from '../usage'
 import type { WorkspaceDoc } from '../workspaces'
 import type { TemplateService } from '../templates'
 import { checkReply, templateValues, WINDOW_MS, type ReplyBody } from './reply-rules'
@@ -30,7 +30,7 @@ export interface ReplyDeps {
   botPlatform: MessagingPlatform
   bots: BotConnections
   templates: TemplateService
-  ledger: UsageLedger
+  meter: Pick<Meter, 'charge'>
   clock: Clock
 }
 
@@ -97,7 +97,8 @@ export class Replies {
     const content = request.content
     const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts: shown === null ? partsOf(content) : [{ type: 'text', text: shown }], extra: { external: true, sent: content, ...(category ? { category } : {}) } })
     await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: platform.name === 'telegram' ? 'sent' : 'accepted', at: iso(now) })
-    await d.ledger.records.insert({ id: newId('use'), workspaceId: workspace.id, developerId: workspace.parentId ?? workspace.id, kind: 'reply_charge', quantity: 1, costMicro: 0, conversationId: conversation.id, messageId: message.id, createdAt: iso(now) })
+    const charged: MessageCategory = category === 'marketing' || category === 'utility' || category === 'authentication' ? category : 'service'
+    await d.meter.charge({ id: `use_rc_${message.id}`, workspaceId: workspace.id, act: { kind: 'reply_charge', category: charged }, refs: { conversationId: conversation.id, messageId: message.id }, at: now })
   }
 }
 

@@ -7,6 +7,7 @@
  * (`service` for free-form replies) — every message unpriced until plan pricing lands, so
  * `complete` is false whenever something was sent.
  */
+import { PRICES, type Currency } from '../plans'
 import { badRequest } from '../../http/errors'
 import { addDays, localTime, startOfLocalDay } from '../../zoned-time'
 import { iso, type Clock } from '../../clock'
@@ -90,12 +91,23 @@ export class MessagingTotals {
       received,
       series: [...buckets.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([bucket, v]) => ({ bucket, sent: v.sent, received: v.received })),
       errors: [...errors.entries()].sort((a, b) => b[1] - a[1]).map(([error, n]) => ({ error, n })),
-      cost: {
-        currency: workspace.currency,
-        totalMicro: 0,
-        complete: sentTotal === 0,
-        byCategory: [...byCategory.entries()].map(([category, messages]) => ({ category, messages, costMicro: 0 })),
-      },
+      cost: messagingCost(workspace.currency, byCategory, sentTotal),
     }
+  }
+}
+
+/**
+ * What the platform charges for the messages sent, by its category, at the price list's rates
+ * (plans/prices.ts). Every category sent has a rate, so the total is complete; a category the
+ * list does not know (none today) would leave it incomplete rather than guess.
+ */
+function messagingCost(currency: Currency, byCategory: Map<string, number>, sentTotal: number) {
+  const rates = PRICES[currency].messageMicro as Record<string, number | undefined>
+  const items = [...byCategory.entries()].map(([category, messages]) => ({ category, messages, costMicro: messages * (rates[category] ?? 0) }))
+  return {
+    currency,
+    totalMicro: items.reduce((sum, i) => sum + i.costMicro, 0),
+    complete: sentTotal === 0 || items.every((i) => rates[i.category] !== undefined),
+    byCategory: items,
   }
 }

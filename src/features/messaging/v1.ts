@@ -1,4 +1,8 @@
 /** `POST /conversations/{id}/reply` (SPEC.md Conversations): the developer's agent answers on the chat app. */
+import type { Clock } from '../../clock'
+import type { Coordination } from '../../coordination/port'
+import { countRequest, type RateRule } from '../../http/rate-limit'
+import { V1_RATES, V1_RATE_WINDOW_MS, type PlanId } from '../plans'
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import type { KernelHttp } from '../feature'
@@ -64,8 +68,15 @@ export function chatappSummaryV1(deps: { context: KernelHttp['v1']; totals: Mess
   })
 }
 
-export function messagingV1(deps: { context: KernelHttp['v1']; replies: Replies }) {
-  return new Elysia({ prefix: '/conversations', detail: { tags: ['Conversations'] } }).use(deps.context).post('/:id/reply', ({ params, body, workspace }) => deps.replies.reply(workspace, params.id, body), {
+/** SPEC.md Errors: POST reply answers 429: the plan's `replies` a minute per key (plans/rates.ts). */
+const replyRate = (plan: PlanId): RateRule => ({ name: 'v1-replies', limit: V1_RATES[plan].replies, windowMs: V1_RATE_WINDOW_MS })
+
+export function messagingV1(deps: { context: KernelHttp['v1']; replies: Replies; coordination: Coordination; clock: Clock }) {
+  return new Elysia({ prefix: '/conversations', detail: { tags: ['Conversations'] } }).use(deps.context)
+    .onBeforeHandle({ as: 'local' }, async ({ principal, set }) => {
+      await countRequest(deps.coordination, replyRate(principal.developer.plan), principal.key.id, deps.clock.now(), set.headers as Record<string, unknown>)
+    })
+    .post('/:id/reply', ({ params, body, workspace }) => deps.replies.reply(workspace, params.id, body), {
     idempotent: true,
     params: t.Object({ id: t.String() }),
     body: Reply,
@@ -73,8 +84,8 @@ export function messagingV1(deps: { context: KernelHttp['v1']; replies: Replies 
     detail: {
       summary: 'Reply in a chat-app conversation (numbers with external agents on)',
       description:
-        "409: external agents off for the number, a teammate took it over, the customer's 24-hour window closed (send a template), the customer opted out, or the number is disconnected. 502: the messaging platform refused it (the Idempotency-Key is released).",
-      responses: answers({ 200: t.Object({ ok: t.Literal(true) }), ...v1Errors(400, 403, 404, 409, 502) }),
+        "409: external agents off for the number, a teammate took it over, the customer's 24-hour window closed (send a template), the customer opted out, or the number is disconnected. 429 (Retry-After): the plan's replies a minute for this key. 502: the messaging platform refused it (the Idempotency-Key is released).",
+      responses: answers({ 200: t.Object({ ok: t.Literal(true) }), ...v1Errors(400, 403, 404, 409, 429, 502) }),
     },
   })
 }

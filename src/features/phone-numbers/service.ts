@@ -81,6 +81,11 @@ export class PhoneNumberService {
     return this.numbers.find({ workspaceId }, { sort: [['createdAt', 1], ['id', 1]] })
   }
 
+  /** Every number held by any of these workspaces (a developer and its customers: rent, in one query). */
+  heldByAny(workspaceIds: string[]): Promise<PhoneNumberDoc[]> {
+    return this.numbers.find({ workspaceId: { $in: workspaceIds } })
+  }
+
   list(workspaceId: string): Promise<PhoneNumberDoc[]> {
     return this.numbers.find({ workspaceId }, { sort: [['createdAt', -1], ['id', -1]] })
   }

@@ -2,6 +2,7 @@
  * Sequences: messages sent to an enrolled person over time, each enrolment an actor whose waits
  * are durable timers; stopped by a reply (exitOnReply), an opt-out, or the customer's deletion.
  */
+import { usageFeature } from '../usage'
 import { registerEnrolment, type EnrolmentActors } from '../../../actors/enrolment'
 import { agentsFeature } from '../agents'
 import { contactsFeature } from '../contacts'
@@ -25,8 +26,9 @@ export const sequencesFeature = defineFeature({
     const { conversations } = use(conversationsFeature)
     const { templates } = use(templatesFeature)
     const { platform, inbound } = use(messagingFeature)
+    const { meter } = use(usageFeature)
     let actors: EnrolmentActors | null = null
-    const sequences = new SequenceService({ sequences: await openSequences(kernel.store), enrolments: await openEnrolments(kernel.store), contacts, numbers, templates, conversations, platform, clock: kernel.clock, actors: () => actors! })
+    const sequences = new SequenceService({ sequences: await openSequences(kernel.store), enrolments: await openEnrolments(kernel.store), contacts, numbers, templates, conversations, platform, meter, clock: kernel.clock, actors: () => actors! })
     actors = registerEnrolment(kernel.runtime, { effects: sequences.effects(), clock: kernel.clock, logger: kernel.logger })
     inbound.onCustomerMessage((workspaceId, phone) => sequences.stopFor(workspaceId, phone, 'replied'))
     contacts.onConsentWithdrawn((contact) => sequences.stopFor(contact.workspaceId, contact.phone, 'opted_out'))

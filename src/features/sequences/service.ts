@@ -4,6 +4,8 @@
  * (machines/enrolment.ts). Sending a step goes through the messaging platform and lands in the
  * person's chat-app conversation like any agent message.
  */
+import type { MessageCategory } from '../plans'
+import type { Meter } from '../usage'
 import type { EnrolmentActors, EnrolmentEffectPort } from '../../../actors/enrolment'
 import { iso, type Clock } from '../../clock'
 import { badRequest, notFound } from '../../http/errors'
@@ -34,6 +36,7 @@ export interface SequenceDeps {
   templates: TemplateService
   conversations: ConversationFeature['conversations']
   platform: MessagingPlatform
+  meter: Pick<Meter, 'charge' | 'messagesLeft'>
   clock: Clock
   actors: () => EnrolmentActors
 }
@@ -125,13 +128,16 @@ export class SequenceService {
     const contact = await d.contacts.findByPhone(e.workspaceId, e.phone)
     if (!contact || contact.optedOut) return 'skipped: opted out'
     const conversation = await d.conversations.thread({ workspaceId: e.workspaceId, agentId: sequence.agentId, channel: 'chatapp', customer: { id: contact.id, phone: e.phone }, thread: `chatapp:${number.number}:${e.phone}` })
+    if (!(await d.meter.messagesLeft(e.workspaceId))) return "skipped: the plan's chat-app messages for this month are used up"
     let text: string
     let sent
+    let category: MessageCategory = 'service'
     if (step.template) {
       const template = await d.templates.forReply(e.workspaceId, number.number, step.template, undefined)
       const values = Array.from({ length: template.variableCount }, (_, i) => e.variables[String(i + 1)] ?? Object.values(e.variables)[i] ?? '')
       if (values.some((v) => v === '')) return `skipped: template ${template.name} needs ${template.variableCount} variables`
       text = template.body.replace(/\{\{\s*(\d+)\s*\}\}/g, (_, n: string) => values[Number(n) - 1] ?? '')
+      category = template.category
       sent = await d.platform.send({ from: number.number, to: e.phone, content: { type: 'template', template: { name: template.name, language: template.language, variables: values } } })
     } else {
       const last = conversation.lastInboundAt ? Date.parse(conversation.lastInboundAt) : null
@@ -141,6 +147,7 @@ export class SequenceService {
     }
     const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts: [{ type: 'text', text }], extra: { sequenceId: sequence.id, enrolmentId: e.id } })
     await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: 'accepted', at: iso(d.clock.now()) })
+    await d.meter.charge({ id: `use_msg_${message.id}`, workspaceId: e.workspaceId, act: { kind: 'message', category }, refs: { conversationId: conversation.id, messageId: message.id, sequenceId: sequence.id } })
     return 'sent'
   }
 }

@@ -1,13 +1,39 @@
-/** Usage: the ledger of billable units (replies, call minutes, messages) and what they cost. */
+/**
+ * Usage: the ledger of billable acts, the meter that prices and records them, the developer's
+ * wallet, rent of rented numbers, and GET /usage.
+ */
 import { defineFeature } from '../feature'
+import { NotificationService, openNotifications } from '../notifications'
+import { phoneNumbersFeature } from '../phone-numbers'
+import { tenancyFeature } from '../workspaces'
+import { usageConsole } from './console'
 import { UsageLedger } from './ledger'
+import { Meter } from './meter'
+import { RentBook, rentMarksSpec, type RentMarkDoc } from './rent'
+import { UsageReports } from './report'
+import { usageV1 } from './v1'
+import { WalletService } from './wallet'
 
 export const usageFeature = defineFeature({
   name: 'usage',
-  async build(kernel) {
-    return { services: { ledger: await UsageLedger.open(kernel.store) } }
+  async build(kernel, use) {
+    const { workspaceRepo, workspaces } = use(tenancyFeature)
+    const { numbers } = use(phoneNumbersFeature)
+    const { store, clock } = kernel
+    const ledger = await UsageLedger.open(store)
+    const notifications = new NotificationService(await openNotifications(store), (id) => workspaceRepo.get(id), clock)
+    const rent = new RentBook({ ledger, workspaces: workspaceRepo, numbersOf: (ids) => numbers.heldByAny(ids), marks: await store.collection<RentMarkDoc>(rentMarksSpec), clock })
+    const wallet = await WalletService.open(store, { ledger, rent, notifications, clock })
+    const meter = new Meter({ ledger, wallet, rent, workspaces: workspaceRepo, clock })
+    const reports = new UsageReports({ ledger, meter, clock })
+    return {
+      services: { ledger, meter, wallet },
+      v1: [usageV1({ context: kernel.http.v1, reports })],
+      console: [usageConsole({ auth: kernel.http.console, workspaces, wallet })],
+    }
   },
 })
 
 // Re-exported for other features (they import from this index, never from inner files).
 export { monthStart, type UsageLedger } from './ledger'
+export type { Meter, ReplyAllowance } from './meter'

@@ -19,3 +19,6 @@ export const VOICES: readonly VoiceInfo[] = [
 export const DEFAULT_VOICE = 'aria'
 const IDS = new Set(VOICES.map((v) => v.id))
 export const isVoice = (id: string): boolean => IDS.has(id)
+
+/** The price band of a voice; one the catalogue does not know (a BYOK vendor's) is standard. */
+export const voiceTier = (id: string | null): 'standard' | 'premium' => VOICES.find((v) => v.id === id)?.tier ?? 'standard'

@@ -8,4 +8,4 @@ export const voicesFeature = defineFeature({
 })
 
 // Re-exported for other features (they import from this index, never from inner files).
-export { DEFAULT_VOICE, VOICES, isVoice } from './catalogue'
+export { DEFAULT_VOICE, VOICES, isVoice, voiceTier } from './catalogue'

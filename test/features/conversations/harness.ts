@@ -18,7 +18,11 @@ import { ConversationService } from '../../../src/features/conversations/service
 import { ToolRunner, type CallbackScheduler } from '../../../src/features/conversations/tool-runner'
 import { KnowledgeService } from '../../../src/features/knowledge/service'
 import { UsageLedger } from '../../../src/features/usage/ledger'
-import { newWorkspaceDoc, type WorkspaceDoc } from '../../../src/features/workspaces/repository'
+import { Meter } from '../../../src/features/usage/meter'
+import { RentBook, rentMarksSpec } from '../../../src/features/usage/rent'
+import { WalletService } from '../../../src/features/usage/wallet'
+import { NotificationService, openNotifications } from '../../../src/features/notifications'
+import { newWorkspaceDoc, openWorkspaces, type WorkspaceDoc } from '../../../src/features/workspaces/repository'
 import { createLogger } from '../../../src/logger'
 import type { DocumentStore } from '../../../src/store/port'
 import { openSqliteStore } from '../../../src/store/sqlite'
@@ -58,10 +62,16 @@ export async function startHarness(opts: { accounts?: ProviderAccounts; models?:
   const { conversations: conversationRepo, messages } = await openConversations(store)
   const conversations = new ConversationService(conversationRepo, messages, clock, bus)
   const ledger = await UsageLedger.open(store)
+  const workspaces = await openWorkspaces(store)
+  const notifications = new NotificationService(await openNotifications(store), (id) => workspaces.get(id), clock)
+  const rent = new RentBook({ ledger, workspaces, numbersOf: async () => [], marks: await store.collection(rentMarksSpec), clock })
+  const wallet = await WalletService.open(store, { ledger, rent, notifications, clock })
+  const meter = new Meter({ ledger, wallet, rent, workspaces, clock })
   const models = opts.models ?? new ServiceModelResolver(opts.accounts ?? {})
   const tools = new ToolRunner({ knowledge, conversations, bus, callbacks: opts.callbacks })
-  const engine = new ConversationEngine({ conversations, tools, models, ledger, clock, bus })
+  const engine = new ConversationEngine({ conversations, tools, models, meter, clock, bus })
   const workspace = workspaceDoc()
+  await workspaces.insert(workspace)
   let n = 0
   return {
     clock,

@@ -44,7 +44,7 @@ describe('ElevenLabs streaming', () => {
   })
 
   test('voices list', async () => {
-    expect(await elevenLabsVoices(KEY, fake.url)).toEqual([{ id: '9BWtsMINqrJLrRacOk9x', name: 'Aria' }])
+    expect(await elevenLabsVoices(KEY, fake.url)).toEqual([{ id: '9BWtsMINqrJLrRacOk9x', name: 'Aria' }, { id: 'JBFqnCBsd6RMkjVDRZzb', name: 'George' }])
   })
 })
 

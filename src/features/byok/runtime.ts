@@ -1,0 +1,163 @@
+/**
+ * Calls and replies of a BYOK workspace run on its keys: the language model of the llm key (the
+ * agent's choice among its models, else the key's model), and the speech engines of the stt and
+ * tts keys. There is no fallback to the service's providers: a request that fails, fails the
+ * reply or the call, and the developer hears of it (a notification naming the provider and the
+ * reason) at most once a UTC day per provider.
+ */
+import type { Clock } from '../../clock'
+import { elevenlabsBase, llmConfig, openaiBase, type Job, type VendorEndpoints } from '../../providers/catalog'
+import { createLanguageModel, type LanguageModel, type LlmEvent, type StreamRequest } from '../../providers/llm'
+import { DeepgramStt } from '../../providers/stt/deepgram'
+import { OpenAiTranscription } from '../../providers/stt/openai'
+import type { SpeechToText, SpeechToTextOptions, SttSession } from '../../providers/stt/port'
+import { ElevenLabsTts } from '../../providers/tts/elevenlabs'
+import { OpenAiSpeech } from '../../providers/tts/openai'
+import type { SynthesisOptions, TextToSpeech } from '../../providers/tts/port'
+import type { NotificationService } from '../notifications'
+import type { WorkspaceDoc } from '../workspaces'
+import type { ByokChoices } from './choices'
+import type { ByokService, OpenKey } from './service'
+
+type Failed = (reason: string) => Promise<void>
+
+const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+class NotifyingModel implements LanguageModel {
+  constructor(
+    private readonly inner: LanguageModel,
+    private readonly failed: Failed,
+  ) {}
+  get id() {
+    return this.inner.id
+  }
+  get provider() {
+    return this.inner.provider
+  }
+  async *stream(req: StreamRequest): AsyncIterable<LlmEvent> {
+    try {
+      yield* this.inner.stream(req)
+    } catch (err) {
+      if (!req.signal?.aborted) await this.failed(reasonOf(err))
+      throw err
+    }
+  }
+}
+
+class NotifyingStt implements SpeechToText {
+  constructor(
+    private readonly inner: SpeechToText,
+    private readonly model: string,
+    private readonly failed: Failed,
+  ) {}
+  get name() {
+    return this.inner.name
+  }
+  async open(options: SpeechToTextOptions): Promise<SttSession> {
+    let session: SttSession
+    try {
+      session = await this.inner.open({ ...options, model: options.model ?? this.model })
+    } catch (err) {
+      await this.failed(reasonOf(err))
+      throw err
+    }
+    const finalize = session.finalize.bind(session)
+    session.finalize = async (signal) => {
+      try {
+        return await finalize(signal)
+      } catch (err) {
+        if (!signal?.aborted) await this.failed(reasonOf(err))
+        throw err
+      }
+    }
+    return session
+  }
+}
+
+class NotifyingTts implements TextToSpeech {
+  constructor(
+    private readonly inner: TextToSpeech,
+    private readonly failed: Failed,
+  ) {}
+  get name() {
+    return this.inner.name
+  }
+  get sampleRate() {
+    return this.inner.sampleRate
+  }
+  async *synthesize(text: string, options: SynthesisOptions): AsyncIterable<Int16Array> {
+    try {
+      yield* this.inner.synthesize(text, options)
+    } catch (err) {
+      if (!options.signal?.aborted) await this.failed(reasonOf(err))
+      throw err
+    }
+  }
+}
+
+export interface ByokSpeech {
+  stt: SpeechToText
+  tts: TextToSpeech
+  /** The agent's voice choice among the key's voices; null: the agent's own voice. */
+  voice: string | null
+}
+
+export class ByokRuntime {
+  constructor(
+    private readonly deps: {
+      byok: ByokService
+      choices: ByokChoices
+      endpoints: VendorEndpoints
+      notifications: NotificationService
+      clock: Clock
+    },
+  ) {}
+
+  /** At most once a UTC day per provider and key owner. */
+  private failed(owner: string, job: Job, provider: string): Failed {
+    return async (reason) => {
+      const day = new Date(this.deps.clock.now()).toISOString().slice(0, 10)
+      await this.deps.notifications.notify({
+        workspaceId: owner,
+        kind: 'byok.failed',
+        title: `Your ${provider} key failed`,
+        body: `A ${job} request on your own ${provider} key failed: ${reason}. BYOK does not fall back to the service's providers, so the reply or call failed.`,
+        data: { provider, job, reason },
+        key: `byok_failed:${owner}:${provider}:${day}`,
+      })
+    }
+  }
+
+  /** The agent's language model on the workspace's keys; null when BYOK is not in use. */
+  async model(ws: WorkspaceDoc, agentId: string): Promise<LanguageModel | null> {
+    const keys = await this.deps.byok.effective(ws)
+    if (!keys) return null
+    const llm = keys.keys.llm
+    const model = await this.deps.choices.modelFor(ws, agentId, keys)
+    return new NotifyingModel(createLanguageModel(llmConfig(llm.provider, llm.credentials, model, this.deps.endpoints)), this.failed(keys.owner, 'llm', llm.provider))
+  }
+
+  /** A call's speech engines on the workspace's keys; null when BYOK is not in use. */
+  async speech(ws: WorkspaceDoc, agentId: string): Promise<ByokSpeech | null> {
+    const keys = await this.deps.byok.effective(ws)
+    if (!keys) return null
+    const { stt, tts } = keys.keys
+    return {
+      stt: new NotifyingStt(this.sttOf(stt), stt.model, this.failed(keys.owner, 'stt', stt.provider)),
+      tts: new NotifyingTts(this.ttsOf(tts), this.failed(keys.owner, 'tts', tts.provider)),
+      voice: await this.deps.choices.voiceFor(ws, agentId),
+    }
+  }
+
+  private sttOf(key: OpenKey): SpeechToText {
+    const apiKey = key.credentials.apiKey ?? ''
+    if (key.provider === 'deepgram') return new DeepgramStt({ apiKey, baseUrl: this.deps.endpoints.deepgramBaseUrl })
+    return new OpenAiTranscription({ apiKey, baseUrl: openaiBase(this.deps.endpoints), model: key.model })
+  }
+
+  private ttsOf(key: OpenKey): TextToSpeech {
+    const apiKey = key.credentials.apiKey ?? ''
+    if (key.provider === 'elevenlabs') return new ElevenLabsTts({ apiKey, baseUrl: elevenlabsBase(this.deps.endpoints), model: key.model })
+    return new OpenAiSpeech({ apiKey, baseUrl: openaiBase(this.deps.endpoints), model: key.model })
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * What a developer's own provider key reaches, asked of the vendor's real API (BYOK verifies a
+ * key this way before saving it, and lists models and voices from it):
+ * - OpenAI and any OpenAI-compatible server: `GET {base}/models` (Bearer); Azure OpenAI: its
+ *   model list under the resource endpoint (`api-key`), the deployment being what chat reaches;
+ * - Anthropic: `GET /v1/models` (`x-api-key`, `anthropic-version`), paged;
+ * - Deepgram: `GET /v1/projects` (`Authorization: Token`) proves the key, `GET /v1/models` lists
+ *   its speech-to-text models;
+ * - ElevenLabs: `GET /v1/models` (`xi-api-key`), text-to-speech ones; voices `GET /v1/voices`.
+ *
+ * A vendor answering 401/403 rejected the key (KeyRejected); no answer, a 5xx or a 429 is the
+ * vendor being unavailable (VendorUnavailable): neither saves anything.
+ */
+import { createLanguageModel, isLlmError, type LlmProvider } from './llm'
+
+export type Job = 'stt' | 'llm' | 'tts'
+export const JOBS: readonly Job[] = ['stt', 'llm', 'tts']
+
+/** Provider ids per job: those we have adapters for, so a saved key can also run calls and replies. */
+export const JOB_PROVIDERS: Record<Job, readonly string[]> = {
+  stt: ['deepgram', 'openai'],
+  llm: ['openai', 'anthropic', 'azure', 'openai-compatible'],
+  tts: ['elevenlabs', 'openai'],
+}
+
+export interface Credentials {
+  apiKey?: string
+  /** openai-compatible: the server's base URL (…/v1). */
+  baseUrl?: string
+  /** azure: the resource endpoint (https://<resource>.openai.azure.com). */
+  endpoint?: string
+  /** azure: the deployment chat requests go to. */
+  deployment?: string
+  /** azure: the data-plane API version (the adapter's default when absent). */
+  apiVersion?: string
+}
+
+/** Where each vendor is reached: the service's configured base URLs (fakes in tests), else the vendor's own. */
+export interface VendorEndpoints {
+  openaiBaseUrl?: string
+  anthropicBaseUrl?: string
+  /** Deepgram's streaming base (wss://); its REST API is the same host over https. */
+  deepgramBaseUrl?: string
+  elevenlabsBaseUrl?: string
+}
+
+export class KeyRejected extends Error {
+  override readonly name = 'KeyRejected'
+  constructor(
+    readonly provider: string,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export class VendorUnavailable extends Error {
+  override readonly name = 'VendorUnavailable'
+  constructor(
+    readonly provider: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** Listing a catalogue needs a few seconds at most; 10 s is a vendor that is not answering. */
+export const CATALOG_TIMEOUT_MS = 10_000
+
+export const openaiBase = (e: VendorEndpoints) => (e.openaiBaseUrl ?? 'https://api.openai.com/v1').replace(/\/$/, '')
+export const elevenlabsBase = (e: VendorEndpoints) => (e.elevenlabsBaseUrl ?? 'https://api.elevenlabs.io').replace(/\/$/, '')
+const deepgramRest = (e: VendorEndpoints) => (e.deepgramBaseUrl ?? 'wss://api.deepgram.com').replace(/^ws/, 'http').replace(/\/$/, '')
+
+/** The LLM adapter's config for a BYOK llm key (also what replies run on). */
+export function llmConfig(provider: string, c: Credentials, model: string, e: VendorEndpoints) {
+  const baseUrl = provider === 'openai' ? e.openaiBaseUrl : provider === 'anthropic' ? e.anthropicBaseUrl : provider === 'azure' ? c.endpoint : c.baseUrl
+  return { provider: provider as LlmProvider, model, apiKey: c.apiKey, baseUrl, deployment: c.deployment, apiVersion: c.apiVersion }
+}
+
+async function getJson(provider: string, url: string, headers: Record<string, string>, secret: string | undefined): Promise<unknown> {
+  const hide = (text: string) => (secret ? text.split(secret).join('***') : text)
+  let res: Response
+  try {
+    res = await fetch(url, { headers, signal: AbortSignal.timeout(CATALOG_TIMEOUT_MS) })
+  } catch (err) {
+    throw new VendorUnavailable(provider, hide(`could not reach ${provider}: ${(err as Error).message}`))
+  }
+  if (res.status === 401 || res.status === 403) throw new KeyRejected(provider, res.status, `${provider} rejected the key (HTTP ${res.status})`)
+  if (res.status === 429 || res.status >= 500) throw new VendorUnavailable(provider, `${provider} is unavailable (HTTP ${res.status})`)
+  if (!res.ok) throw new KeyRejected(provider, res.status, `${provider} refused the request (HTTP ${res.status}): check the credentials`)
+  return res.json().catch(() => {
+    throw new VendorUnavailable(provider, `${provider} answered something that is not JSON`)
+  })
+}
+
+const unique = (ids: string[]) => [...new Set(ids)]
+
+/** The models a key is offered for a job, as the provider names them. Throws KeyRejected / VendorUnavailable. */
+export async function offeredModels(job: Job, provider: string, c: Credentials, e: VendorEndpoints): Promise<string[]> {
+  if (provider === 'deepgram') {
+    const auth = { authorization: `Token ${c.apiKey}` }
+    await getJson(provider, `${deepgramRest(e)}/v1/projects`, auth, c.apiKey)
+    const body = (await getJson(provider, `${deepgramRest(e)}/v1/models`, auth, c.apiKey)) as { stt?: { canonical_name?: string; name?: string }[] }
+    return unique((body.stt ?? []).map((m) => m.canonical_name ?? m.name ?? '').filter(Boolean))
+  }
+  if (provider === 'elevenlabs') {
+    const body = (await getJson(provider, `${elevenlabsBase(e)}/v1/models`, { 'xi-api-key': c.apiKey ?? '' }, c.apiKey)) as { model_id?: string; can_do_text_to_speech?: boolean }[]
+    return unique((Array.isArray(body) ? body : []).filter((m) => m.can_do_text_to_speech !== false && m.model_id).map((m) => m.model_id!))
+  }
+  // OpenAI-protocol and Anthropic lists go through the LLM adapters, which already speak them.
+  const model = createLanguageModel({ ...llmConfig(provider, c, c.deployment ?? 'list', e) })
+  let ids: string[]
+  try {
+    ids = (await model.listModels()).map((m) => m.id)
+  } catch (err) {
+    if (!isLlmError(err)) throw err
+    if (err.kind === 'auth' || err.kind === 'bad_request') throw new KeyRejected(provider, err.kind === 'auth' ? 401 : 400, err.message)
+    throw new VendorUnavailable(provider, err.message)
+  }
+  // OpenAI lists every model of the account: each job keeps the ones it can run.
+  if (job === 'llm') return provider === 'openai' ? ids.filter((id) => !/whisper|transcribe|tts|embedding|dall-e|moderation/.test(id)) : ids
+  return ids.filter((id) => (job === 'stt' ? /whisper|transcribe/ : /tts/).test(id))
+}
+
+export interface OfferedVoice {
+  id: string
+  name: string
+  /** A clip the provider hosts, or null. */
+  sample: string | null
+}
+
+/** OpenAI's text-to-speech voices (https://platform.openai.com/docs/guides/text-to-speech): a fixed set, no hosted clips. */
+export const OPENAI_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer']
+
+export async function offeredVoices(provider: string, c: Credentials, e: VendorEndpoints): Promise<OfferedVoice[]> {
+  if (provider === 'openai') return OPENAI_VOICES.map((id) => ({ id, name: id[0]!.toUpperCase() + id.slice(1), sample: null }))
+  const body = (await getJson(provider, `${elevenlabsBase(e)}/v1/voices`, { 'xi-api-key': c.apiKey ?? '' }, c.apiKey)) as { voices?: { voice_id: string; name: string; preview_url?: string | null }[] }
+  return (body.voices ?? []).map((v) => ({ id: v.voice_id, name: v.name, sample: v.preview_url ?? null }))
+}
+
+/**
+ * A short clip of a voice: ElevenLabs answers MP3 (`POST /v1/text-to-speech/{voice}`), OpenAI a
+ * WAV (`POST /audio/speech`, `response_format: wav`).
+ */
+export async function previewVoice(provider: string, c: Credentials, e: VendorEndpoints, voice: string, text: string, model: string | null): Promise<{ contentType: string; audio: ArrayBuffer }> {
+  const request: { url: string; headers: Record<string, string>; body: unknown; type: string } =
+    provider === 'openai'
+      ? { url: `${openaiBase(e)}/audio/speech`, headers: { authorization: `Bearer ${c.apiKey}` }, body: { model: model ?? 'gpt-4o-mini-tts', voice, input: text, response_format: 'wav' }, type: 'audio/wav' }
+      : { url: `${elevenlabsBase(e)}/v1/text-to-speech/${encodeURIComponent(voice)}?output_format=mp3_44100_128`, headers: { 'xi-api-key': c.apiKey ?? '' }, body: { text, model_id: model ?? 'eleven_flash_v2_5' }, type: 'audio/mpeg' }
+  let res: Response
+  try {
+    res = await fetch(request.url, { method: 'POST', headers: { ...request.headers, 'content-type': 'application/json' }, body: JSON.stringify(request.body), signal: AbortSignal.timeout(CATALOG_TIMEOUT_MS) })
+  } catch (err) {
+    throw new VendorUnavailable(provider, `could not reach ${provider}: ${(err as Error).message}`)
+  }
+  if (res.status === 401 || res.status === 403) throw new KeyRejected(provider, res.status, `${provider} rejected the key (HTTP ${res.status})`)
+  if (!res.ok) throw new VendorUnavailable(provider, `${provider} could not make the preview (HTTP ${res.status})`)
+  return { contentType: request.type, audio: await res.arrayBuffer() }
+}
