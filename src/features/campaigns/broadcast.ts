@@ -1,22 +1,24 @@
 /**
  * A broadcast's target (kind `chatapp`): the campaign's approved template, personalised per contact,
  * sent through the messaging port from the agent's chat-app number, paced per number. Each message
- * the platform takes is a `message` record in the usage ledger (priced by the wallet's issue; 0
- * here), as replies record theirs.
+ * the platform takes is metered as a chat-app message of the template's category (usage/meter.ts),
+ * as sequence steps are; a plan whose monthly messages are used up (Free) sends no more.
  */
 import { iso, type Clock } from '../../clock'
-import { newId } from '../../ids'
 import { PlatformRefused, type MessagingPlatform } from '../../providers/messaging/port'
 import type { Collection } from '../../store/port'
 import type { PhoneNumberService } from '../phone-numbers'
 import type { TemplateService } from '../templates'
-import type { UsageLedger } from '../usage'
+import type { Meter } from '../usage'
 import type { WorkspaceDoc } from '../workspaces'
 import type { CampaignOutcomes } from './outcomes'
 import type { Pacer } from './pacer'
 import { personalise } from './personalise'
 import type { CampaignDoc, RecipientDoc } from './repository'
 import type { Contact, Target } from './sender'
+
+/** Why a broadcast stops on an allowance (only Free caps chat-app messages: README, Money and keys). */
+const MESSAGES_USED_UP = "the plan's chat-app messages for this month are used up"
 
 /** Sends in flight per broadcast: a WhatsApp send answers in ~100–300 ms, so 32 keep its 80/s per number busy. */
 const SEND_WINDOW = 32
@@ -27,7 +29,7 @@ export interface BroadcastDeps {
   templates: TemplateService
   platform: MessagingPlatform
   outcomes: CampaignOutcomes
-  ledger: UsageLedger
+  meter: Pick<Meter, 'charge' | 'messagesRemaining'>
   pacer: Pacer
   clock: Clock
 }
@@ -47,7 +49,10 @@ export async function broadcastTarget(d: BroadcastDeps, campaign: CampaignDoc, w
   } catch (err) {
     return `template "${campaign.template}" cannot be sent: ${(err as Error).message}`
   }
-  const developerId = workspace.parentId ?? workspace.id
+  // The allowance is read once per (re)start and taken from before each send, so the sends in
+  // flight together cannot all pass one check (null: the plan does not cap messages).
+  let left = await d.meter.messagesRemaining(workspace)
+  if (left === 0) return MESSAGES_USED_UP
   return {
     window: SEND_WINDOW,
     pace: async () => {
@@ -55,18 +60,23 @@ export async function broadcastTarget(d: BroadcastDeps, campaign: CampaignDoc, w
       return () => {}
     },
     async hand(r: RecipientDoc, contact: Contact) {
+      if (left !== null && left-- <= 0) {
+        await d.outcomes.write(r.id, () => d.recipients.update(r.id, { status: 'failed', error: `not sent: ${MESSAGES_USED_UP}` }))
+        return 'refused'
+      }
       let sent
       try {
         const variables = personalise(template, contact)
         sent = await d.platform.send({ from: number, to: r.phone, content: { type: 'template', template: { name: template.name, language: template.language, variables } } })
       } catch (err) {
+        if (left !== null) left++ // not sent: not counted
         const code = err instanceof PlatformRefused && err.code ? ` (${err.code})` : ''
         await d.outcomes.write(r.id, () => d.recipients.update(r.id, { status: 'failed', error: `the platform refused it: ${(err as Error).message}${code}` }))
         return 'refused'
       }
       const at = iso(d.clock.now())
       await d.outcomes.sent(r.id, sent.platformMessageId, { sentAt: at })
-      await d.ledger.records.insert({ id: newId('use'), workspaceId: workspace.id, developerId, kind: 'message', quantity: 1, costMicro: 0, campaignId: campaign.id, recipientId: r.id, platformMessageId: sent.platformMessageId, createdAt: at })
+      await d.meter.charge({ id: `use_msg_${campaign.id}_${r.id}`, workspaceId: workspace.id, act: { kind: 'message', category: template.category }, refs: { campaignId: campaign.id, recipientId: r.id, platformMessageId: sent.platformMessageId }, at: Date.parse(at) })
       return 'handed'
     },
   }

@@ -36,7 +36,7 @@ export const campaignsFeature = defineFeature({
     const { templates } = use(templatesFeature)
     const { platform, inbound } = use(messagingFeature)
     const { calls } = use(callsFeature)
-    const { ledger } = use(usageFeature)
+    const { meter } = use(usageFeature)
     const { notifications } = use(webhooksFeature)
     const { store, clock, logger, bus, config } = kernel
     const [campaignRows, recipients] = [await openCampaigns(store), await openRecipients(store)]
@@ -51,7 +51,7 @@ export const campaignsFeature = defineFeature({
       workspace: (id) => workspaceRepo.get(id),
       target: async (campaign, workspace) =>
         campaign.kind === 'chatapp'
-          ? broadcastTarget({ recipients, numbers, templates, platform, outcomes, ledger, pacer, clock }, campaign, workspace)
+          ? broadcastTarget({ recipients, numbers, templates, platform, outcomes, meter, pacer, clock }, campaign, workspace)
           : callingTarget({ recipients, coordination: kernel.coordination, calls: () => calls, lines, outcomes, clock }, campaign, workspace),
       logger,
     })

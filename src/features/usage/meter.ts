@@ -168,12 +168,18 @@ export class Meter {
 
   /** Whether the account may still send a chat-app message this month (only Free caps them). */
   async messagesLeft(workspace: WorkspaceDoc | string): Promise<boolean> {
+    const left = await this.messagesRemaining(workspace)
+    return left === null || left > 0
+  }
+
+  /** How many chat-app messages the account may still send this month; null when its plan does not cap them. */
+  async messagesRemaining(workspace: WorkspaceDoc | string): Promise<number | null> {
     const developer = await this.payer(workspace)
-    if (!developer) return false
+    if (!developer) return 0
     const included = PLANS[developer.plan].includedMessages
-    if (included === null) return true
+    if (included === null) return null
     const used = await this.deps.ledger.records.count({ developerId: developer.id, kind: 'message', createdAt: { $gte: monthStart(this.deps.clock.now()) } })
-    return used < included
+    return Math.max(0, included - used)
   }
 
   /** Refuses a call (402) the account cannot pay a first minute of. */
