@@ -9,6 +9,12 @@
  * Reads on the same connection see the batch before it commits, as they would on one writer; a
  * statement that fails (a duplicate key) rolls back only itself. If SQLite abandons the whole
  * transaction (disk full, I/O error), every write of the batch is rejected, none is reported done.
+ *
+ * Several connections to one file in one process (two instances in a test, SQLITE_LOCKING=shared):
+ * SQLite's busy wait blocks the thread, so a connection starting a batch while another connection of
+ * this process holds one open would wait for a commit that can only run on this same thread —
+ * 5 s of busy_timeout, then "database is locked". So a new batch first commits the file's other
+ * open batches here; other processes' batches are still waited out by busy_timeout.
  */
 import type { Database } from 'bun:sqlite'
 
@@ -17,20 +23,32 @@ interface Waiter {
   reject: (error: unknown) => void
 }
 
+/** Open batches per database file in this process. */
+const openBatches = new Map<string, Set<GroupCommit>>()
+
 export class GroupCommit {
   private waiters: Waiter[] = []
   private scheduled: ReturnType<typeof setImmediate> | null = null
   private open = false
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** The database file: batches of other connections to it in this process are committed first. */
+    private readonly file: string = db.filename,
+  ) {}
 
   /** Runs `write` now inside the open batch; the promise settles when the batch commits. */
   run<R>(write: () => R): Promise<R> {
     // A transaction someone else began (a bulk load) is theirs to commit: write straight into it.
     if (!this.open && this.db.inTransaction) return Promise.resolve(write())
     if (!this.open) {
+      const others = openBatches.get(this.file)
+      if (others) for (const other of [...others]) if (other !== this) other.flush()
       this.db.run('BEGIN IMMEDIATE') // the write lock up front, so another process's commit is waited out, not a busy error
       this.open = true
+      let batches = openBatches.get(this.file)
+      if (!batches) openBatches.set(this.file, (batches = new Set()))
+      batches.add(this)
       this.scheduled = setImmediate(() => this.flush())
     }
     let result: R
@@ -72,6 +90,9 @@ export class GroupCommit {
     if (this.scheduled) clearImmediate(this.scheduled)
     this.scheduled = null
     this.open = false
+    const batches = openBatches.get(this.file)
+    batches?.delete(this)
+    if (batches?.size === 0) openBatches.delete(this.file)
     const waiters = this.waiters
     this.waiters = []
     return waiters

@@ -37,6 +37,27 @@ describe('sqlite group commit', () => {
     await store.close()
   })
 
+  test("two connections of one process to one file: a batch opening while the other's is open commits that one first instead of blocking the thread", async () => {
+    // Before, the second BEGIN IMMEDIATE busy-waited on this same thread for a commit that could
+    // not run until it returned: 5 s of busy_timeout, then "database is locked" (two instances in
+    // one test process, SQLITE_LOCKING=shared).
+    const file = join(dir, 'two-connections.db')
+    const a = await openSqliteStore(file)
+    const b = await openSqliteStore(file)
+    const onA = await a.collection<Row>({ name: 'rows', indexes: [] })
+    const onB = await b.collection<Row>({ name: 'rows', indexes: [] })
+    const first = onA.insert({ id: 'a1', n: 1 })
+    expect(a.db.inTransaction).toBe(true)
+    const second = onB.insert({ id: 'b1', n: 2 }) // same turn: A's batch is still open
+    expect(a.db.inTransaction).toBe(false)
+    expect(committedIds(file)).toEqual(['a1'])
+    const third = onA.insert({ id: 'a2', n: 3 })
+    await Promise.all([first, second, third])
+    expect(committedIds(file)).toEqual(['a1', 'a2', 'b1'])
+    await b.close()
+    await a.close()
+  })
+
   test('a duplicate key fails only its own write; the rest of the batch commits', async () => {
     const file = join(dir, 'dup.db')
     const store = await openSqliteStore(file)
