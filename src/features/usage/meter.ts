@@ -129,8 +129,10 @@ export class Meter {
       if (kept && doc.createdAt >= kept.month) kept.used++
     }
     if (fresh && doc.costMicro > 0) {
-      if (doc.createdAt < monthStart(this.deps.clock.now())) await this.deps.wallet.forgetClosed(developer.id)
-      await this.deps.wallet.afterSpend(developer)
+      // A charge dated into a closed month changes that month's sum: the wallet is computed afresh.
+      const closedMonth = doc.createdAt < monthStart(this.deps.clock.now())
+      if (closedMonth) await this.deps.wallet.forgetClosed(developer.id)
+      await this.deps.wallet.afterSpend(developer, closedMonth ? undefined : doc.costMicro)
     }
     return doc
   }
