@@ -44,6 +44,7 @@ import type {
   ActorRuntimeOptions,
   Registration,
   SendOptions,
+  SettledWhen,
   SnapshotView,
   StoredActor,
 } from './types'
@@ -137,7 +138,7 @@ export class ActorRuntime {
       spawn: (id, input) => this.spawn(kind, id, input) as Promise<SnapshotFrom<M>>,
       send: (id, event, o) => this.send(kind, id, event, o) as Promise<SnapshotFrom<M>>,
       read: (id) => this.read(kind, id),
-      settle: (id, timeoutMs) => this.settle(kind, id, timeoutMs),
+      settle: (id, timeoutMs, until) => this.settle(kind, id, timeoutMs, until),
     }
   }
 
@@ -220,7 +221,7 @@ export class ActorRuntime {
    * a route answers once the effect the event started has run and its outcome is stored. Reads
    * the store, so it works whichever instance holds the actor. ActorUnavailableError on timeout.
    */
-  async settle(kind: string, id: string, timeoutMs = SETTLE_TIMEOUT_MS): Promise<ActorRecord> {
+  async settle(kind: string, id: string, timeoutMs = SETTLE_TIMEOUT_MS, until?: SettledWhen): Promise<ActorRecord> {
     const reg = this.registration(kind)
     const key = actorKey(kind, id)
     const deadline = Date.now() + timeoutMs
@@ -228,14 +229,14 @@ export class ActorRuntime {
     // of polling the store (an actor just spawned by this instance settles in one effect's time).
     const live = this.res().get(key)
     if (live) {
-      await idleOrTimeout(live, timeoutMs)
+      await idleOrTimeout(live, timeoutMs, until ? () => until(live.actor.getSnapshot() as SnapshotView) : undefined)
       await this.queue.run(key, async () => {})
     }
     let wait = SETTLE_FIRST_POLL_MS
     for (;;) {
       const doc = await this.store().get(key)
       if (!doc) throw new ActorNotFoundError(`${key} does not exist`)
-      if (!doc.pendingWork) return record(reg, doc)
+      if (!doc.pendingWork || until?.(doc.snapshot as SnapshotView)) return record(reg, doc)
       if (Date.now() + wait > deadline) throw new ActorUnavailableError(`${key} did not settle within ${timeoutMs} ms`)
       await Bun.sleep(wait)
       wait = Math.min(wait * 2, SETTLE_MAX_POLL_MS)

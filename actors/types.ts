@@ -98,6 +98,12 @@ export interface ActorRecord extends StoredActor {
   versionMismatch: { stored: number; current: number } | null
 }
 
+/**
+ * What a caller of settle() waits for, read off a live snapshot or a stored one (both carry `value`
+ * and `context`): a route answering once one effect's outcome is known, not all that follow it.
+ */
+export type SettledWhen = (snapshot: { value: StateValue; context: unknown }) => boolean
+
 /** The part of a snapshot that crosses instances when an event is forwarded to the owner. */
 export interface SnapshotView {
   value: StateValue
@@ -153,8 +159,11 @@ export interface ActorKind<M extends AnyStateMachine> {
   spawn(id: string, input: InputFrom<M>): Promise<SnapshotFrom<M>>
   send(id: string, event: EventFromLogic<M>, opts?: { input?: InputFrom<M> }): Promise<SnapshotFrom<M>>
   read(id: string): Promise<ActorRecord | null>
-  /** Waits until no effect is in flight and returns the stored actor (see ActorRuntime.settle). */
-  settle(id: string, timeoutMs?: number): Promise<ActorRecord>
+  /**
+   * Waits until no effect is in flight — or, with `until`, until the snapshot shows what the caller
+   * waits for, whichever comes first — and returns the stored actor (see ActorRuntime.settle).
+   */
+  settle(id: string, timeoutMs?: number, until?: SettledWhen): Promise<ActorRecord>
 }
 
 /** A registered kind as the runtime keeps it. */

@@ -100,6 +100,19 @@ describe('actor runtime (embedded store)', () => {
     expect(ctx(settled).worked).toBe(1)
   })
 
+  test('settle with `until` answers once the snapshot shows it, with the stored actor, while the effect still runs', async () => {
+    await runtime.spawn('ticket', 'early', { id: 'early' })
+    await runtime.send('ticket', 'early', { type: 'work' })
+    // The effect never finishes here: only the predicate can end the wait (else this times out).
+    const settled = await runtime.settle('ticket', 'early', 2_000, (snap) => snap.value === 'working')
+    expect(settled.state).toBe('working')
+    expect(settled.pendingWork).toBe(true)
+    // A predicate that never holds still settles when the effect is done.
+    const later = runtime.settle('ticket', 'early', 2_000, () => false)
+    effectGate.open(3)
+    expect((await later).state).toBe('open')
+  })
+
   test('every change is persisted, including ones an effect causes; a no-op event writes nothing', async () => {
     await runtime.spawn('ticket', 't1', { id: 't1' })
     expect(writes).toHaveLength(1)

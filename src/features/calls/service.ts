@@ -51,6 +51,9 @@ export interface CallServiceDeps {
   actors: () => CallActors
 }
 
+/** The try's placement is decided: it was taken by the network (a callRef), or it left `ringing` (refused, or a booked call waiting). */
+const placementDecided = (snapshot: { value: unknown; context: unknown }) => snapshot.value !== 'ringing' || (snapshot.context as { callRef: string | null }).callRef !== null
+
 export class CallService {
   constructor(private readonly deps: CallServiceDeps) {}
 
@@ -81,8 +84,10 @@ export class CallService {
     const retry = body.retry ? { maxAttempts: body.retry.maxAttempts, delayMs: body.retry.delayMinutes * MINUTE_MS } : null
     const actors = this.deps.actors()
     await actors.spawn(id, { id, at: now, scheduledFor, retry })
-    // The POST answers once the placement did: SPEC.md's 502 when the network refused it.
-    await actors.settle(id)
+    // The POST answers once the placement did (SPEC.md's 502 when the network refused it), not after
+    // what follows it: a callee who answers and hangs up at once would hold the answer for the whole
+    // call and its analysis (bench:calls' p99).
+    await actors.settle(id, undefined, placementDecided)
     const placed = await this.newest(id)
     if (placed?.status === 'failed' && placed.hangup === 'failed') {
       throw new ApiError(502, `the phone network would not place the call: ${placed.error ?? 'refused'}; it is recorded as failed`, { id, call: presentCall(placed) })
