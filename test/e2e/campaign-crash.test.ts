@@ -11,10 +11,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from '../support/child-service'
-import { startWhatsAppFake, whatsAppNotification } from '../fakes/whatsapp'
+import { startWhatsAppFake, whatsAppEnv, whatsAppNotification } from '../fakes/whatsapp'
 
 const TOKEN = 'campaign-crash-console-token-0123456789'
 const GRAPH_TOKEN = 'EAAG-campaign-crash'
+const APP_SECRET = 'campaign-crash-app-secret'
 const NUMBER = '+14155550880'
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-campaign-crash-'))
 const fake = startWhatsAppFake(GRAPH_TOKEN)
@@ -36,12 +37,7 @@ test('kill -9 mid-broadcast: after the restart it finishes and sends to nobody t
     CONSOLE_TOKEN: TOKEN,
     LOG_LEVEL: 'silent',
     CAMPAIGN_SEND_RATE: '100',
-    CHATAPP_PROVIDER: 'whatsapp',
-    WHATSAPP_ACCESS_TOKEN: GRAPH_TOKEN,
-    WHATSAPP_APP_SECRET: 'campaign-crash-app-secret',
-    WHATSAPP_VERIFY_TOKEN: 'campaign-crash-verify',
-    WHATSAPP_API_BASE_URL: fake.url,
-    WHATSAPP_PHONE_NUMBER_IDS: `${NUMBER}=106540352242999`,
+    ...whatsAppEnv(fake, { token: GRAPH_TOKEN, appSecret: APP_SECRET, verifyToken: 'campaign-crash-verify', phoneNumberIds: { [NUMBER]: '106540352242999' } }),
   }
   child = await startChildService(port, env)
   const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Crash broadcast', plan: 'scale' })).body
@@ -83,7 +79,7 @@ test('kill -9 mid-broadcast: after the restart it finishes and sends to nobody t
   expect(fake.sent.length).toBeGreaterThan(atKill)
 
   // WhatsApp's status webhooks move the counts (the Graph fake's ids are wamid.FAKE1, 2, … in send order).
-  const status = whatsAppNotification(env.WHATSAPP_APP_SECRET, {
+  const status = whatsAppNotification(APP_SECRET, {
     metadata: { display_phone_number: NUMBER.slice(1), phone_number_id: '106540352242999' },
     statuses: [{ id: 'wamid.FAKE1', status: 'read', timestamp: '1732400005', recipient_id: fake.sent[0]!.body.to }],
   })

@@ -7,7 +7,7 @@
  * when we received a message, not by the platform's own timestamp.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { startWhatsAppFake, whatsAppNotification, type WhatsAppFake } from '../fakes/whatsapp'
+import { startWhatsAppFake, whatsAppEnv, whatsAppNotification, type WhatsAppFake } from '../fakes/whatsapp'
 import { startTestServer, type TestServer } from '../support/server'
 
 const TOKEN = 'EAAGcatchuptoken123456'
@@ -20,14 +20,7 @@ let dev: { id: string; key: string }
 
 beforeAll(async () => {
   fake = startWhatsAppFake(TOKEN)
-  s = await startTestServer({
-    CHATAPP_PROVIDER: 'whatsapp',
-    WHATSAPP_ACCESS_TOKEN: TOKEN,
-    WHATSAPP_APP_SECRET: SECRET,
-    WHATSAPP_VERIFY_TOKEN: 'verify',
-    WHATSAPP_API_BASE_URL: fake.url,
-    WHATSAPP_PHONE_NUMBER_IDS: `${OURS}=${PHONE_ID}`,
-  })
+  s = await startTestServer(whatsAppEnv(fake, { token: TOKEN, appSecret: SECRET, verifyToken: 'verify', phoneNumberIds: { [OURS]: PHONE_ID } }))
   dev = await s.developer({ plan: 'scale', name: 'Catch-up' })
   const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Catch-up agent' } })).body.id
   // External agents on: the developer answers, so every message is one it must not miss.

@@ -4,7 +4,7 @@
  * bad signature refused, and a developer reply with a template in WhatsApp's wire format.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { startWhatsAppFake, whatsAppNotification, type WhatsAppFake } from '../fakes/whatsapp'
+import { startWhatsAppFake, whatsAppEnv, whatsAppNotification, type WhatsAppFake } from '../fakes/whatsapp'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 
@@ -17,14 +17,7 @@ let dev: { id: string; key: string }
 
 beforeAll(async () => {
   fake = startWhatsAppFake(TOKEN)
-  s = await startTestServer({
-    CHATAPP_PROVIDER: 'whatsapp',
-    WHATSAPP_ACCESS_TOKEN: TOKEN,
-    WHATSAPP_APP_SECRET: SECRET,
-    WHATSAPP_VERIFY_TOKEN: VERIFY,
-    WHATSAPP_API_BASE_URL: fake.url,
-    WHATSAPP_PHONE_NUMBER_IDS: '+14155550380=106540352242922',
-  })
+  s = await startTestServer(whatsAppEnv(fake, { token: TOKEN, appSecret: SECRET, verifyToken: VERIFY, phoneNumberIds: { '+14155550380': '106540352242922' } }))
   dev = await s.developer({ plan: 'scale', name: 'WA' })
   const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'WA agent' } })).body.id
   expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'Opening hours\n\nWe are open from 8 am to 2 pm on Sundays.', title: 'Hours' } })).status).toBe(201)

@@ -52,6 +52,18 @@ export function startWhatsAppFake(token: string): WhatsAppFake {
   return fake
 }
 
+/** The service's settings for the WhatsApp Cloud API pointed at `fake` (README, Messaging). */
+export function whatsAppEnv(fake: WhatsAppFake, o: { token: string; appSecret: string; verifyToken: string; phoneNumberIds: Record<string, string> }): Record<string, string> {
+  return {
+    CHATAPP_PROVIDER: 'whatsapp',
+    WHATSAPP_ACCESS_TOKEN: o.token,
+    WHATSAPP_APP_SECRET: o.appSecret,
+    WHATSAPP_VERIFY_TOKEN: o.verifyToken,
+    WHATSAPP_API_BASE_URL: fake.url,
+    WHATSAPP_PHONE_NUMBER_IDS: Object.entries(o.phoneNumberIds).map(([number, id]) => `${number}=${id}`).join(','),
+  }
+}
+
 /** A webhook notification as Meta sends it, and its signature under the app secret. */
 export function whatsAppNotification(appSecret: string, value: Record<string, unknown>): { raw: string; signature: string } {
   const raw = JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', ...value } }] }] })
