@@ -234,7 +234,11 @@ describe('running on the keys', () => {
     await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155558001' })
     await s.console('PUT', '/sandbox/phones/%2B14155558001', { pickup: 'answer', ringMs: 0, hangupAfterMs: 20_000 })
     await s.console('POST', `/workspaces/${dev.id}/wallet`, { creditMicro: 10_000_000 })
-    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155558001', purpose: 'A quick check' } })
+    // A per-call voice must be one the voice key offers, not one of the service's own voices.
+    const ours = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155558001', purpose: 'A quick check', overrides: { voice: 'aria' } } })
+    expect(ours.status).toBe(400)
+    expect(ours.body.field).toBe('overrides.voice')
+    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155558001', purpose: 'A quick check', overrides: { voice: 'JBFqnCBsd6RMkjVDRZzb' } } })
     expect(placed.status).toBe(202)
     const tries = await s.server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
     const row = await until('media', async () => (await tries.find({ callId: placed.body.id }))[0], (r) => !!r?.pipeline)

@@ -135,3 +135,13 @@ test('the Idempotency-Key header wins over the body key; concurrent duplicates p
   const rows = await s.server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
   expect((await rows.find({ workspaceId: d.ws, purpose: 'Burst' })).length).toBe(1)
 })
+
+test('overrides.voice must be one of the voices GET /voices lists (400 naming it otherwise)', async () => {
+  const v = await caller('pro', '+14155551960', ['+14155551961'])
+  await phone('+14155551961', { pickup: 'answer', ringMs: 60 * SEC })
+  const unknown = await s.api('POST', '/calls', { key: v.key, body: { to: '+14155551961', purpose: 'Hi', overrides: { voice: 'nobody' } } })
+  expect(unknown.status).toBe(400)
+  expect(unknown.body.field).toBe('overrides.voice')
+  const voice = (await s.api('GET', '/voices', { key: v.key })).body.items.at(-1).id
+  expect((await s.api('POST', '/calls', { key: v.key, body: { to: '+14155551961', purpose: 'Hi', overrides: { voice } } })).status).toBe(202)
+})

@@ -113,6 +113,12 @@ export class ByokRuntime {
     },
   ) {}
 
+  /** Whether the workspace's voice key offers `voice` (a call's `overrides.voice`); null while BYOK is off for it. */
+  async offersVoice(ws: WorkspaceDoc, voice: string): Promise<boolean | null> {
+    if (!(await this.deps.byok.effective(ws))) return null
+    return (await this.deps.choices.voices(ws)).some((v) => v.id === voice)
+  }
+
   /** At most once a UTC day per provider and key owner. */
   private failed(owner: string, job: Job, provider: string): Failed {
     return async (reason) => {

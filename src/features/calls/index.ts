@@ -82,7 +82,7 @@ export const callsFeature = defineFeature({
     const media = new CallMedia({ config, tries, agents, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, inspect: kernel.inspection?.inspect })
     const hasEspeak = !!Bun.which('espeak-ng')
     sandbox.attachMedia({ baseUrl: () => kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
-    const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors })
+    const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors, byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined })
     const applyReport = async (e: TelephonyEvent) => {
       try {
         await actors.send(e.callId, chartEvent(e))

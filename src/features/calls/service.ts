@@ -7,7 +7,7 @@
 import type { CallActors } from '../../../actors/call'
 import { iso, type Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
-import { ApiError, conflict, notFound } from '../../http/errors'
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
 import type { Filter, PageAfter } from '../../store/port'
@@ -16,7 +16,7 @@ import type { ContactService } from '../contacts'
 import { checkMetadata } from '../customers'
 import type { PhoneNumberService } from '../phone-numbers'
 import type { Meter, UsageLedger } from '../usage'
-import { voiceTier } from '../voices'
+import { isVoice, voiceTier } from '../voices'
 import type { WorkspaceDoc } from '../workspaces'
 import { CALL_CEILINGS, LINE_TTL_MS, LINES_BUSY_RETRY_SECONDS, RATE_WINDOW_MS } from './ceilings'
 import type { ListCallsQuery, PlaceCall } from './model'
@@ -49,6 +49,8 @@ export interface CallServiceDeps {
   meter: Pick<Meter, 'checkCall'>
   ledger: UsageLedger
   actors: () => CallActors
+  /** Whether the workspace's BYOK voice key offers a voice; null while BYOK is off for it. */
+  byokOffersVoice?: (workspace: WorkspaceDoc, voice: string) => Promise<boolean | null>
 }
 
 /** The try's placement is decided: it was taken by the network (a callRef), or it left `ringing` (refused, or a booked call waiting). */
@@ -73,6 +75,7 @@ export class CallService {
     const agent = agents.find((a) => a.id === chosen.id)!
     const numbers = (await this.deps.numbers.list(workspace.id)).filter((n) => n.agentId === agent.id && n.channel === 'voice')
     const from = chooseFrom(chosen, numbers, body.from)
+    if (body.overrides?.voice !== undefined) await this.checkVoice(workspace, body.overrides.voice)
 
     // 402 before a line is taken: the account must be able to pay a first minute (Free: minutes left).
     await this.deps.meter.checkCall(workspace, voiceTier(agent.voice.voice))
@@ -247,6 +250,16 @@ export class CallService {
       }
     }
     return dropped
+  }
+
+  /**
+   * `overrides.voice` (SPEC.md BYOK: "a per-call voice may be given"): with BYOK on, a voice the
+   * workspace's voice key offers (GET /byok/voices); otherwise one of ours (GET /voices).
+   */
+  private async checkVoice(workspace: WorkspaceDoc, voice: string): Promise<void> {
+    const offered = this.deps.byokOffersVoice ? await this.deps.byokOffersVoice(workspace, voice) : null
+    if (offered === false) throw badRequest('overrides.voice', `${voice} is not a voice of this workspace's BYOK voice key (GET /byok/voices lists them)`)
+    if (offered === null && !isVoice(voice)) throw badRequest('overrides.voice', `${voice} is not a voice (GET /voices lists them)`)
   }
 
   private async takeLine(workspace: WorkspaceDoc, callId: string, now: number): Promise<void> {
