@@ -1,7 +1,8 @@
 /** Campaign schemas (SPEC.md Campaign; DESIGN.md's console create body). */
 import { t } from 'elysia'
 import { CAMPAIGN_STATUSES } from './repository'
-import { MAX_PURPOSE, MAX_RECIPIENTS } from './service'
+import { PURPOSE_MAX } from '../calls'
+import { MAX_RECIPIENTS } from './service'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 const Status = t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))
@@ -38,7 +39,7 @@ export const CreateCampaign = t.Object(
     name: t.String({ minLength: 1, maxLength: 120 }),
     kind: t.Union([t.Literal('chatapp'), t.Literal('voice')]),
     template: t.Optional(t.String({ description: 'chatapp: an approved template on the agent’s chat-app number' })),
-    purpose: t.Optional(t.String({ maxLength: MAX_PURPOSE, description: 'voice: the reason for calling, spoken first' })),
+    purpose: t.Optional(t.String({ maxLength: PURPOSE_MAX, description: 'voice: the reason for calling, spoken first' })),
     recipients: t.Array(t.String({ maxLength: 40 }), { minItems: 1, maxItems: MAX_RECIPIENTS, description: 'phone numbers (E.164, with or without +); repeats are sent to once' }),
   },
   { additionalProperties: false },

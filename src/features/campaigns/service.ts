@@ -11,6 +11,7 @@ import type { EventBus } from '../../events/bus'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import { newId } from '../../ids'
 import type { PageAfter, Collection } from '../../store/port'
+import { PURPOSE_MAX } from '../calls'
 import type { AgentService } from '../agents'
 import { normalizePhone } from '../contacts'
 import type { NotificationService } from '../notifications'
@@ -24,8 +25,6 @@ import { RECIPIENT_STATUSES, type CampaignDoc, type CampaignStatus, type Recipie
 
 /** Recipients per campaign: 100,000 is ten times bench:campaigns and within one console request (~2 MB of numbers). */
 export const MAX_RECIPIENTS = 100_000
-/** SPEC.md: a call's purpose is at most 300 characters; a calling campaign's is the same purpose. */
-export const MAX_PURPOSE = 300
 /** Rows written per turn when a campaign is created: one group commit each (store/group-commit.ts). */
 const INSERT_CHUNK = 1_000
 
@@ -89,7 +88,7 @@ export class CampaignService {
     } else {
       if (input.template !== undefined) throw badRequest('template', 'a calling campaign has a purpose, not a template')
       if (!input.purpose?.trim()) throw badRequest('purpose', 'a calling campaign needs the reason for calling, spoken first when someone answers')
-      if (input.purpose.length > MAX_PURPOSE) throw badRequest('purpose', `must be at most ${MAX_PURPOSE} characters (${input.purpose.length} given)`)
+      if (input.purpose.length > PURPOSE_MAX) throw badRequest('purpose', `must be at most ${PURPOSE_MAX} characters (${input.purpose.length} given)`)
       if (!agent.voice.answersCalls || !(await d.numbers.list(workspaceId)).some((n) => n.channel === 'voice' && n.agentId === agent.id)) {
         throw conflict(`agent ${agent.id} does not answer the phone: turn voice on (voice.answersCalls) and attach a number in the console`)
       }
