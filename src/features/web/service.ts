@@ -128,9 +128,7 @@ export class WebChat {
   async send(v: Visitor, webKey: string, message: string, headers: Record<string, unknown>): Promise<Accepted> {
     const text = message.trim()
     if (!text) throw badRequest('message', 'must not be blank')
-    const now = this.d.clock.now()
-    await countRequest(this.d.coordination, WEB_RATES.visitorMessages, `${v.agent.id}:${v.visitorId}`, now, headers)
-    await countRequest(this.d.coordination, WEB_RATES.keyMessages, webKey, now, headers)
+    await this.pace(v, webKey, headers)
     const model = await this.d.models.resolve(v.workspace, v.agent)
     const thread = visitorThread(v.agent.id, v.visitorId)
     // One visitor's messages are stored and answered in order (two tabs writing at once).
@@ -151,10 +149,15 @@ export class WebChat {
    */
   async call(v: Visitor, webKey: string, headers: Record<string, unknown>): Promise<{ callId: string; mediaPath: string }> {
     if (!v.agent.voice.answersCalls) throw conflict('this agent does not take calls (voice.answersCalls is false)', { state: 'no_calls' })
+    await this.pace(v, webKey, headers)
+    return this.d.startCall(v.workspace, v.agent)
+  }
+
+  /** A message or a call counts once for the visitor and once for the widget key (WEB_RATES). */
+  private async pace(v: Visitor, webKey: string, headers: Record<string, unknown>): Promise<void> {
     const now = this.d.clock.now()
     await countRequest(this.d.coordination, WEB_RATES.visitorMessages, `${v.agent.id}:${v.visitorId}`, now, headers)
     await countRequest(this.d.coordination, WEB_RATES.keyMessages, webKey, now, headers)
-    return this.d.startCall(v.workspace, v.agent)
   }
 
   /** The welcome form's details: a real `lead.captured` for the visitor's conversation (opened if new). */
