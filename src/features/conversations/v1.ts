@@ -7,7 +7,7 @@ import type { ConversationService } from './service'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import { countRequest, type RateRule } from '../../http/rate-limit'
-import { V1_RATES, V1_RATE_WINDOW_MS, type PlanId } from '../plans'
+import { v1RateRule, type PlanId } from '../plans'
 import type { KernelHttp } from '../feature'
 
 /**
@@ -15,7 +15,7 @@ import type { KernelHttp } from '../feature'
  * `conversationReads` a minute (plans/rates.ts), counted per key across both reads: enough for a
  * catch-up loop every few minutes (SPEC's recommended pattern), not for scraping every inbox.
  */
-const readRate = (plan: PlanId): RateRule => ({ name: 'v1-conversations', limit: V1_RATES[plan].conversationReads, windowMs: V1_RATE_WINDOW_MS })
+const readRate = (plan: PlanId): RateRule => v1RateRule('v1-conversations', 'conversationReads', plan)
 
 export function conversationsV1(deps: { context: KernelHttp['v1']; conversations: ConversationService; coordination: Coordination; clock: Clock }) {
   const { conversations } = deps

@@ -2,7 +2,7 @@
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import { countRequest, type RateRule } from '../../http/rate-limit'
-import { V1_RATES, V1_RATE_WINDOW_MS, type PlanId } from '../plans'
+import { v1RateRule, type PlanId } from '../plans'
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import type { KernelHttp } from '../feature'
@@ -69,7 +69,7 @@ export function chatappSummaryV1(deps: { context: KernelHttp['v1']; totals: Mess
 }
 
 /** SPEC.md Errors: POST reply answers 429: the plan's `replies` a minute per key (plans/rates.ts). */
-const replyRate = (plan: PlanId): RateRule => ({ name: 'v1-replies', limit: V1_RATES[plan].replies, windowMs: V1_RATE_WINDOW_MS })
+const replyRate = (plan: PlanId): RateRule => v1RateRule('v1-replies', 'replies', plan)
 
 export function messagingV1(deps: { context: KernelHttp['v1']; replies: Replies; coordination: Coordination; clock: Clock }) {
   return new Elysia({ prefix: '/conversations', detail: { tags: ['Conversations'] } }).use(deps.context)

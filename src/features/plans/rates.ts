@@ -8,6 +8,7 @@
  * that, one reply a second, faster than any person types and well under the chat-app platform's
  * per-number throughput. Free halves them; higher plans grow about 2.5x a step with their volume.
  */
+import type { RateRule } from '../../http/rate-limit'
 import type { PlanId } from './catalogue'
 
 export interface V1Rates {
@@ -27,3 +28,6 @@ export const V1_RATES: Record<PlanId, V1Rates> = {
 
 /** The window every v1 ceiling counts in. */
 export const V1_RATE_WINDOW_MS = 60_000
+
+/** One v1 ceiling of a plan as a rule for http/rate-limit's countRequest (counted per key); `name` keys its counters. */
+export const v1RateRule = (name: string, ceiling: keyof V1Rates, plan: PlanId): RateRule => ({ name, limit: V1_RATES[plan][ceiling], windowMs: V1_RATE_WINDOW_MS })
