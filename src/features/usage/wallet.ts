@@ -205,21 +205,19 @@ export class WalletService {
     // lowers balance and available by its cost, credit first), else computed. Summing the month's
     // ledger on every charge made each call or reply cost more as the month filled (bench:calls).
     // A threshold the cheap figure says was crossed is checked on a computed wallet before any notice.
-    const kept = costMicro === undefined ? null : this.recentWallets.get(developer.id)
+    const kept = costMicro === undefined ? undefined : this.recentWallets.get(developer.id)
+    const estimated = kept !== undefined && now - kept.at < GATE_WALLET_MS
     let wallet: Wallet
-    if (kept && now - kept.at < GATE_WALLET_MS) {
+    if (estimated) {
       const w = kept.wallet
       wallet = { ...w, balanceMicro: w.balanceMicro - costMicro!, availableMicro: w.availableMicro - costMicro!, creditMicro: Math.max(0, w.creditMicro - costMicro!) }
       // Kept with its own time: it is computed afresh at least every GATE_WALLET_MS.
       this.recentWallets.set(developer.id, { at: kept.at, wallet })
     } else wallet = this.remember(developer.id, await this.compute(developer))
-    let crossed = LOW_BALANCE_THRESHOLDS[developer.currency].filter((t) => wallet.availableMicro < t)
+    const below = (w: Wallet) => LOW_BALANCE_THRESHOLDS[developer.currency].filter((t) => w.availableMicro < t)
+    let crossed = below(wallet)
+    if (crossed.length && estimated) crossed = below((wallet = this.remember(developer.id, await this.compute(developer))))
     if (!crossed.length) return
-    if (kept && now - kept.at < GATE_WALLET_MS) {
-      wallet = this.remember(developer.id, await this.compute(developer))
-      crossed = LOW_BALANCE_THRESHOLDS[developer.currency].filter((t) => wallet.availableMicro < t)
-      if (!crossed.length) return
-    }
     const count = await this.topUps.count({ developerId: developer.id })
     // Lowest first: one notice names the lowest threshold passed; the higher ones are claimed silently.
     for (const [i, threshold] of crossed.reverse().entries()) {
