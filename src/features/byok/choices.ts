@@ -33,7 +33,16 @@ export class ByokChoices {
   }
 
   async voices(ws: WorkspaceDoc): Promise<OfferedVoice[]> {
-    const { keys } = await this.inUse(ws)
+    return this.offered(await this.inUse(ws))
+  }
+
+  /** Whether the workspace's voice key offers `voice` (a call's `overrides.voice`); null while BYOK is off for it. */
+  async offersVoice(ws: WorkspaceDoc, voice: string): Promise<boolean | null> {
+    const keys = await this.deps.byok.effective(ws)
+    return keys ? (await this.offered(keys)).some((v) => v.id === voice) : null
+  }
+
+  private offered({ keys }: EffectiveKeys): Promise<OfferedVoice[]> {
     return offeredVoices(keys.tts.provider, keys.tts.credentials, this.deps.endpoints).catch((err) => {
       throw vendorError(err)
     })

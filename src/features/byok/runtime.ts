@@ -114,9 +114,8 @@ export class ByokRuntime {
   ) {}
 
   /** Whether the workspace's voice key offers `voice` (a call's `overrides.voice`); null while BYOK is off for it. */
-  async offersVoice(ws: WorkspaceDoc, voice: string): Promise<boolean | null> {
-    if (!(await this.deps.byok.effective(ws))) return null
-    return (await this.deps.choices.voices(ws)).some((v) => v.id === voice)
+  offersVoice(ws: WorkspaceDoc, voice: string): Promise<boolean | null> {
+    return this.deps.choices.offersVoice(ws, voice)
   }
 
   /** At most once a UTC day per provider and key owner. */
