@@ -16,10 +16,9 @@
  * (must be all of them), read from the service's event log once it has stopped.
  * Targets (issue 10): ≥ 500 calls/s accepted, POST p99 ≤ 20 ms, on this 2-core machine.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { openStore } from '../src/store'
+import { startBenchService } from './service'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000)
 // POSTs in flight at once: a busy API client; the enterprise plan's 1,000 lines and 6,000 calls a
@@ -35,20 +34,7 @@ const TARGET_P99_MS = 20
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 const numberOf = (i: number) => `+1415${String(2_000_000 + i).padStart(7, '0')}`
 
-// The service runs as its own process (`bun src/index.ts`, as deployed), so the load generator here
-// does not share its event loop; the two still share the machine's 2 cores.
-const dir = mkdtempSync(join(tmpdir(), 'bench-calls-'))
-const TOKEN = 'bench-calls-console-token-0123456789'
-const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-const port = probe.port!
-probe.stop(true)
-const service = Bun.spawn([process.execPath, ...(process.env.BENCH_PROFILE ? ['--cpu-prof-md', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []), join(import.meta.dir, '..', 'src/index.ts')], {
-  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', CONSOLE_TOKEN: TOKEN },
-  stdout: 'ignore',
-  stderr: 'inherit',
-})
-const base = `http://127.0.0.1:${port}`
-for (let i = 0; i < 400 && !(await fetch(`${base}/health`).then((r) => r.ok, () => false)); i++) await Bun.sleep(25)
+const { service, base, dir, token: TOKEN } = await startBenchService('calls')
 const request = async (method: string, path: string, auth: string, body?: unknown) => {
   const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
   return { status: res.status, body: (await res.json().catch(() => null)) as any }

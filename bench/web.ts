@@ -18,10 +18,9 @@
  * events stream held open — idle 3 s, minus RSS before any, over the sessions).
  * Targets (issue 15): p99 first token ≤ 50 ms with the `local` model, ≤ 50 KB per open session.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync, rmSync } from 'node:fs'
 import { createParser } from 'eventsource-parser'
+import { startBenchService } from './service'
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 500)
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5)
@@ -49,18 +48,7 @@ const cpuMs = (pid: number) => {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ = 100 on Linux)
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'bench-web-'))
-const TOKEN = 'bench-web-console-token-0123456789'
-const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-const port = probe.port!
-probe.stop(true)
-const service = Bun.spawn([process.execPath, ...(process.env.BENCH_PROFILE ? ['--cpu-prof-md', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []), join(import.meta.dir, '..', 'src/index.ts')], {
-  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', CONSOLE_TOKEN: TOKEN, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' },
-  stdout: 'ignore',
-  stderr: 'inherit',
-})
-const base = `http://127.0.0.1:${port}`
-for (let i = 0; i < 400 && !(await fetch(`${base}/health`).then((r) => r.ok, () => false)); i++) await Bun.sleep(25)
+const { service, base, dir, token: TOKEN } = await startBenchService('web', { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' })
 const post = async (path: string, body: unknown, auth?: string) => {
   const res = await fetch(base + path, { method: 'POST', headers: { ...(auth ? { authorization: `Bearer ${auth}` } : {}), 'content-type': 'application/json' }, body: JSON.stringify(body) })
   return { status: res.status, body: (await res.json().catch(() => null)) as any }

@@ -1,0 +1,30 @@
+/**
+ * The service for the benches that load it over HTTP: `bun src/index.ts` as deployed, in its own
+ * process (so the load generator does not share its event loop; the two still share the machine's
+ * 2 cores), on a free loopback port, with a fresh embedded store, answering `/health` before this
+ * resolves. BENCH_PROFILE=<dir> writes its CPU profile there as Markdown.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+// A boot is well under a second here; 400 polls of 25 ms (10 s) means it is not coming.
+const HEALTH_POLLS = 400
+const HEALTH_POLL_MS = 25
+
+export async function startBenchService(name: string, env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), `bench-${name}-`))
+  const token = `bench-${name}-console-token-0123456789`
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+  const service = Bun.spawn([process.execPath, ...profile, join(import.meta.dir, '..', 'src/index.ts')], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', CONSOLE_TOKEN: token, ...env },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  const base = `http://127.0.0.1:${port}`
+  for (let i = 0; i < HEALTH_POLLS && !(await fetch(`${base}/health`).then((r) => r.ok, () => false)); i++) await Bun.sleep(HEALTH_POLL_MS)
+  return { service, base, dir, token }
+}
