@@ -4,7 +4,7 @@
  * 2 cores), on a free loopback port, with a fresh embedded store, answering `/health` before this
  * resolves. BENCH_PROFILE=<dir> writes its CPU profile there as Markdown.
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -12,13 +12,17 @@ import { join } from 'node:path'
 const HEALTH_POLLS = 400
 const HEALTH_POLL_MS = 25
 
-export async function startBenchService(name: string, env: Record<string, string> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), `bench-${name}-`))
+/**
+ * `dir`: an existing data dir to start on (a restart); `profile`: false to leave BENCH_PROFILE off for
+ * this process (a bench that profiles only its measured phase restarts the service for it).
+ */
+export async function startBenchService(name: string, env: Record<string, string> = {}, options: { dir?: string; profile?: boolean } = {}) {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), `bench-${name}-`))
   const token = `bench-${name}-console-token-0123456789`
   const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
   const port = probe.port!
   probe.stop(true)
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+  const profile = process.env.BENCH_PROFILE && options.profile !== false ? ['--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
   const service = Bun.spawn([process.execPath, ...profile, join(import.meta.dir, '..', 'src/index.ts')], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', CONSOLE_TOKEN: token, ...env },
     stdout: 'ignore',
@@ -27,4 +31,10 @@ export async function startBenchService(name: string, env: Record<string, string
   const base = `http://127.0.0.1:${port}`
   for (let i = 0; i < HEALTH_POLLS && !(await fetch(`${base}/health`).then((r) => r.ok, () => false)); i++) await Bun.sleep(HEALTH_POLL_MS)
   return { service, base, dir, token }
+}
+
+/** A process's CPU time (user + system) in ms, from /proc (Linux): what work costs whatever else the machine runs. */
+export const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ = 100 on Linux)
 }

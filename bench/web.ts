@@ -20,7 +20,7 @@
  */
 import { readFileSync, rmSync } from 'node:fs'
 import { createParser } from 'eventsource-parser'
-import { startBenchService } from './service'
+import { cpuMs, startBenchService } from './service'
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 500)
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5)
@@ -42,11 +42,6 @@ Tell us within 48 hours and we refund you in full. Refunds take 3 to 5 working d
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1])
-/** The process's CPU time (user + system) in ms: what a message costs whatever else the machine runs. */
-const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ = 100 on Linux)
-}
 
 const { service, base, dir, token: TOKEN } = await startBenchService('web', { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' })
 const post = async (path: string, body: unknown, auth?: string) => {
