@@ -26,6 +26,22 @@ describe('sqlite adapter', () => {
     plain.close()
   })
 
+  test('checkpoints run on the checkpointer thread, not in the writer\'s commits', async () => {
+    const file = join(dir, 'checkpoint.db')
+    const store = await openSqliteStore(file, { exclusive: true })
+    // The writer's own automatic checkpoint (an fsync inside a COMMIT on the event loop) is off.
+    expect(store.db.query('PRAGMA wal_autocheckpoint').get()).toEqual({ wal_autocheckpoint: 0 })
+    const c = await store.collection<Item>({ name: 'bulk', indexes: [] })
+    for (let i = 0; i < 3000; i++) await c.insert({ id: `d${i}`, createdAt: '2026-01-01T00:00:00.000Z', text: 'x'.repeat(1000) } as Item)
+    // Pages reach the database file only through a checkpoint: the thread's shows as the file growing.
+    const size = () => Bun.file(file).size
+    for (let i = 0; i < 100 && size() < 3_000_000; i++) await Bun.sleep(50)
+    expect(size()).toBeGreaterThan(3_000_000)
+    await store.close()
+    // The checkpointer let go before the writer closed, so the writer was last and removed the WAL.
+    expect(existsSync(`${file}-wal`)).toBe(false)
+  })
+
   test('data and indexes survive close and reopen', async () => {
     const file = join(dir, 'reopen.db')
     const spec = { name: 'customers', indexes: [byExternal] }
