@@ -249,18 +249,19 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       if (assertPath(path) === 'id' || path.startsWith('id.')) throw new Error('update cannot change the id')
     }
     if (entries.length === 0 && unset.length === 0) return this.get(id)
-    const params: Params = []
-    let doc = 'doc'
-    if (entries.length) {
-      // json(?) keeps objects and arrays as JSON; json_set creates missing intermediate objects.
-      doc = `json_set(doc, ${entries.map(([p]) => `'$.${p}', json(?)`).join(', ')})`
-      params.push(...entries.map(([, v]) => JSON.stringify(v)))
-    }
-    if (unset.length) doc = `json_remove(${doc}, ${unset.map((p) => `'$.${p}'`).join(', ')})`
-    params.push(id)
-    const sql = `UPDATE ${this.table} SET doc = ${doc} WHERE id = ? RETURNING doc`
-    const row = await this.write(() => this.db.query<DocRow, Params>(sql).get(...params))
-    return row ? (JSON.parse(row.doc) as T) : null
+    // Read, change and write back in one synchronous step inside the batch's write transaction, so
+    // nothing can come between (bun:sqlite is synchronous; the batch holds the write lock). In JS
+    // rather than json_set/json_remove: SQLite parsed, edited and re-printed the document for the
+    // UPDATE and again for RETURNING: 58 µs against 29–40 µs per update of a call row here, commit included.
+    return this.write(() => {
+      const row = this.stmt.get.get(id)
+      if (!row) return null
+      const doc = JSON.parse(row.doc) as Record<string, unknown>
+      for (const [path, value] of entries) setPath(doc, path, asJsonValue(value))
+      for (const path of unset) removePath(doc, path)
+      this.stmt.replace.run(JSON.stringify(doc), id)
+      return doc as T
+    })
   }
 
   async upsert(doc: T): Promise<void> {
@@ -310,6 +311,39 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       }))
     return groups.sort((a, b) => compareKeys(a.key, b.key))
   }
+}
+
+/** What the value reads back as once stored as JSON (a Date becomes its string, NaN null). */
+function asJsonValue(value: unknown): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null
+  return JSON.parse(JSON.stringify(value))
+}
+
+/**
+ * Sets `a.b.c`, creating missing objects on the way; like SQLite's json_set, a step into a value
+ * that is not an object (a string, an array) changes nothing.
+ */
+function setPath(doc: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.')
+  let at: Record<string, unknown> = doc
+  for (const key of keys.slice(0, -1)) {
+    const next = at[key]
+    if (next === undefined) at = at[key] = {}
+    else if (next !== null && typeof next === 'object' && !Array.isArray(next)) at = next as Record<string, unknown>
+    else return
+  }
+  at[keys[keys.length - 1]!] = value
+}
+
+function removePath(doc: Record<string, unknown>, path: string): void {
+  const keys = path.split('.')
+  let at: unknown = doc
+  for (const key of keys.slice(0, -1)) {
+    at = at !== null && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined
+    if (at === undefined) return
+  }
+  if (at !== null && typeof at === 'object' && !Array.isArray(at)) delete (at as Record<string, unknown>)[keys[keys.length - 1]!]
 }
 
 function serialize(doc: Doc): string {
