@@ -64,7 +64,10 @@ export class CallProjection {
       tally: ended && c.startedAt !== null ? tallyKey(c.startedAt, row.direction, OUTCOME[status], row.surface) : null,
       createdAt: startedAt ?? row.createdAt,
     }
-    await tries.update(id, set)
+    // Only what changed is written, and nothing when nothing did: a call's chart is stored about
+    // seven times, and several of those moves (an effect starting) change nothing a row shows.
+    const changed = Object.fromEntries(Object.entries(set).filter(([k, v]) => row[k] !== v))
+    if (Object.keys(changed).length > 0) await tries.update(id, changed)
     // The line goes back once, when the try ends (later changes of an ended try are its analysis).
     if (ended && !ENDED.has(row.status)) await this.freeLine(row)
     // Not only on the change that ended it: a charge that failed (the projection's error is logged
