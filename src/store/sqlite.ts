@@ -104,7 +104,7 @@ export class SqliteStore implements DocumentStore {
     private readonly file: string = db.filename,
     private readonly lock: Database | null = null,
   ) {
-    this.batch = new GroupCommit(db)
+    this.batch = new GroupCommit(db, file, lock !== null)
   }
 
   async collection<T extends Doc>(spec: CollectionSpec): Promise<SqliteCollection<T>> {
@@ -193,7 +193,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   private docs(sql: string, params: Params): T[] {
-    return this.db.query<DocRow, Params>(sql).all(...params).map((r) => JSON.parse(r.doc) as T)
+    return this.batch.read(() => this.db.query<DocRow, Params>(sql).all(...params)).map((r) => JSON.parse(r.doc) as T)
   }
 
   async insert(doc: T): Promise<T> {
@@ -203,7 +203,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async get(id: string): Promise<T | null> {
-    const row = this.stmt.get.get(id)
+    const row = this.batch.read(() => this.stmt.get.get(id))
     return row ? (JSON.parse(row.doc) as T) : null
   }
 
@@ -283,14 +283,14 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   async count(filter: Filter): Promise<number> {
     const params: Params = []
     const where = compileFilter(filter, params)
-    return this.db.query<{ n: number }, Params>(`SELECT count(*) AS n FROM ${this.table} WHERE ${where}`).get(...params)!.n
+    return this.batch.read(() => this.db.query<{ n: number }, Params>(`SELECT count(*) AS n FROM ${this.table} WHERE ${where}`).get(...params))!.n
   }
 
   async sum(path: string, filter: Filter): Promise<number> {
     const params: Params = []
     const where = compileFilter(filter, params)
     const sql = `SELECT ${sumOf(path)} AS s FROM ${this.table} WHERE ${where}`
-    return this.db.query<{ s: number }, Params>(sql).get(...params)!.s
+    return this.batch.read(() => this.db.query<{ s: number }, Params>(sql).get(...params))!.s
   }
 
   async group(filter: Filter, options: GroupOptions): Promise<Group[]> {
@@ -301,9 +301,8 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const columns = [`${key} AS k`, `${bool} AS b`, 'count(*) AS n', ...sums.map((p, i) => `${sumOf(p)} AS s${i}`)]
     const sql = `SELECT ${columns.join(', ')} FROM ${this.table} WHERE ${where} GROUP BY k, b`
     type Row = { k: string | number | null; b: number; n: number; [sum: string]: string | number | null }
-    const groups = this.db
-      .query<Row, Params>(sql)
-      .all(...params)
+    const groups = this.batch
+      .read(() => this.db.query<Row, Params>(sql).all(...params))
       .map((r) => ({
         key: r.b ? r.k === 1 : r.k,
         count: r.n,
