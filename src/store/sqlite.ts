@@ -89,8 +89,8 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
     throw error
   }
   // An in-memory database has no WAL and no file another connection could reach.
-  if (file !== ':memory:' && file !== '') await checkpointElsewhere(db, file)
-  return new SqliteStore(db, file, lock)
+  const checkpointed = file !== ':memory:' && file !== '' && (await checkpointElsewhere(db, file))
+  return new SqliteStore(db, file, lock, checkpointed)
 }
 
 export class SqliteStore implements DocumentStore {
@@ -103,6 +103,8 @@ export class SqliteStore implements DocumentStore {
     readonly db: Database,
     private readonly file: string = db.filename,
     private readonly lock: Database | null = null,
+    /** The checkpointer thread took this file's checkpoints (wal-checkpointer.ts). */
+    private readonly checkpointed = false,
   ) {
     this.batch = new GroupCommit(db, file, lock !== null)
   }
@@ -122,7 +124,7 @@ export class SqliteStore implements DocumentStore {
     this.closed = true
     this.batch.flush()
     // The checkpointer's connection goes first, so this one is the last and leaves no WAL behind.
-    await stopCheckpointing(this.file)
+    if (this.checkpointed) await stopCheckpointing(this.file)
     this.db.run('PRAGMA optimize') // refreshes planner statistics where SQLite judges it useful
     this.db.close()
     this.lock?.close()

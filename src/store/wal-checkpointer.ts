@@ -17,8 +17,12 @@ const REPLY_TIMEOUT_MS = 5_000
 let worker: Worker | null = null
 let nextId = 0
 const pending = new Map<number, (error?: string) => void>()
-/** Connections per file in this process: the worker's connection goes when the last one closes. */
-const users = new Map<string, number>()
+/**
+ * Per file in this process: the connections handing it over, and whether the worker took it. A
+ * second opener of a file whose hand-over is still under way waits for the same answer; the
+ * worker's connection goes when the last user closes.
+ */
+const files = new Map<string, { users: number; added: Promise<boolean> }>()
 
 function theWorker(): Worker {
   if (worker) return worker
@@ -55,24 +59,31 @@ function ask(type: 'add' | 'remove', file: string): Promise<void> {
   })
 }
 
-/** Hands `db`'s checkpoints to the worker thread; where that fails, SQLite's own stay on. */
+/**
+ * Hands `db`'s checkpoints to the worker thread; where that fails, SQLite's own stay on. True when
+ * the worker took them: the store then owes one stopCheckpointing when it closes.
+ */
 export async function checkpointElsewhere(db: Database, file: string): Promise<boolean> {
-  try {
-    const n = users.get(file) ?? 0
-    if (n === 0) await ask('add', file)
-    users.set(file, n + 1)
-    db.run('PRAGMA wal_autocheckpoint=0')
-    return true
-  } catch {
+  let entry = files.get(file)
+  if (!entry) files.set(file, (entry = { users: 0, added: ask('add', file).then(() => true, () => false) }))
+  entry.users++
+  if (!(await entry.added)) {
+    forget(file, entry)
     return false
   }
+  db.run('PRAGMA wal_autocheckpoint=0')
+  return true
 }
 
-/** `db` is closing: the worker lets go of the file with its last user, so the file is free once this resolves. */
+/** A store checkpointElsewhere took is closing: the file is free of the worker once the last user's call resolves. */
 export async function stopCheckpointing(file: string): Promise<void> {
-  const n = users.get(file) ?? 0
-  if (n > 1) return void users.set(file, n - 1)
-  if (n === 0) return
-  users.delete(file)
-  await ask('remove', file).catch(() => {})
+  const entry = files.get(file)
+  if (entry && forget(file, entry)) await ask('remove', file).catch(() => {})
+}
+
+/** One user fewer; true when it was the last. */
+function forget(file: string, entry: { users: number }): boolean {
+  if (--entry.users > 0) return false
+  files.delete(file)
+  return true
 }

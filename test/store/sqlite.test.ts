@@ -42,6 +42,18 @@ describe('sqlite adapter', () => {
     expect(existsSync(`${file}-wal`)).toBe(false)
   })
 
+  test('two stores opened at once on one file: the checkpointer keeps the file until the last one closes', async () => {
+    const file = join(dir, 'checkpoint-shared.db')
+    const [first, second] = await Promise.all([openSqliteStore(file), openSqliteStore(file)])
+    await first.close()
+    const c = await second.collection<Item>({ name: 'bulk', indexes: [] })
+    for (let i = 0; i < 3000; i++) await c.insert({ id: `d${i}`, createdAt: '2026-01-01T00:00:00.000Z', text: 'x'.repeat(1000) } as Item)
+    const size = () => Bun.file(file).size
+    for (let i = 0; i < 100 && size() < 3_000_000; i++) await Bun.sleep(50)
+    expect(size()).toBeGreaterThan(3_000_000)
+    await second.close()
+  })
+
   test('data and indexes survive close and reopen', async () => {
     const file = join(dir, 'reopen.db')
     const spec = { name: 'customers', indexes: [byExternal] }
