@@ -61,6 +61,9 @@ export class StoreLockedError extends Error {
 function claim(file: string): Database {
   const lock = new Database(`${file}.lock`, { create: true })
   try {
+    // A previous process of ours that is exiting lets go of the lock within moments: 2 s is plenty
+    // for that, and short enough that a real conflict is reported at once.
+    lock.run('PRAGMA busy_timeout=2000')
     // In EXCLUSIVE locking mode the lock a write takes is never let go until the connection closes.
     lock.run('PRAGMA locking_mode=EXCLUSIVE')
     lock.run('BEGIN EXCLUSIVE')
@@ -79,7 +82,7 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
   try {
     // WAL lets readers run while one writer commits; NORMAL is durable across app crashes in WAL
     // mode (only an OS crash can lose the last commits); busy_timeout waits out other connections'
-    // commits (shared mode) and a previous process of ours that is still letting go of the file.
+    // commits (shared mode) and the checkpointer's brief locks.
     db.run('PRAGMA busy_timeout=5000')
     db.run('PRAGMA journal_mode=WAL')
     db.run('PRAGMA synchronous=NORMAL')
