@@ -23,6 +23,26 @@ type Failed = (reason: string) => Promise<void>
 
 const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
+/** `work` as it was, its failure reported first unless the caller aborted it. */
+async function reported<T>(work: () => Promise<T>, signal: AbortSignal | undefined, failed: Failed): Promise<T> {
+  try {
+    return await work()
+  } catch (err) {
+    if (!signal?.aborted) await failed(reasonOf(err))
+    throw err
+  }
+}
+
+/** `stream()` as it was (started when iterated), a failure while it runs reported first unless the caller aborted it. */
+async function* reportedStream<T>(stream: () => AsyncIterable<T>, signal: AbortSignal | undefined, failed: Failed): AsyncIterable<T> {
+  try {
+    yield* stream()
+  } catch (err) {
+    if (!signal?.aborted) await failed(reasonOf(err))
+    throw err
+  }
+}
+
 class NotifyingModel implements LanguageModel {
   constructor(
     private readonly inner: LanguageModel,
@@ -34,13 +54,8 @@ class NotifyingModel implements LanguageModel {
   get provider() {
     return this.inner.provider
   }
-  async *stream(req: StreamRequest): AsyncIterable<LlmEvent> {
-    try {
-      yield* this.inner.stream(req)
-    } catch (err) {
-      if (!req.signal?.aborted) await this.failed(reasonOf(err))
-      throw err
-    }
+  stream(req: StreamRequest): AsyncIterable<LlmEvent> {
+    return reportedStream(() => this.inner.stream(req), req.signal, this.failed)
   }
 }
 
@@ -54,22 +69,10 @@ class NotifyingStt implements SpeechToText {
     return this.inner.name
   }
   async open(options: SpeechToTextOptions): Promise<SttSession> {
-    let session: SttSession
-    try {
-      session = await this.inner.open({ ...options, model: options.model ?? this.model })
-    } catch (err) {
-      await this.failed(reasonOf(err))
-      throw err
-    }
+    // Opening is reported whatever the options' signal says (as before: a refused key is news).
+    const session = await reported(() => this.inner.open({ ...options, model: options.model ?? this.model }), undefined, this.failed)
     const finalize = session.finalize.bind(session)
-    session.finalize = async (signal) => {
-      try {
-        return await finalize(signal)
-      } catch (err) {
-        if (!signal?.aborted) await this.failed(reasonOf(err))
-        throw err
-      }
-    }
+    session.finalize = (signal) => reported(() => finalize(signal), signal, this.failed)
     return session
   }
 }
@@ -85,13 +88,8 @@ class NotifyingTts implements TextToSpeech {
   get sampleRate() {
     return this.inner.sampleRate
   }
-  async *synthesize(text: string, options: SynthesisOptions): AsyncIterable<Int16Array> {
-    try {
-      yield* this.inner.synthesize(text, options)
-    } catch (err) {
-      if (!options.signal?.aborted) await this.failed(reasonOf(err))
-      throw err
-    }
+  synthesize(text: string, options: SynthesisOptions): AsyncIterable<Int16Array> {
+    return reportedStream(() => this.inner.synthesize(text, options), options.signal, this.failed)
   }
 }
 
