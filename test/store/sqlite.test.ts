@@ -12,6 +12,18 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 storeContract('sqlite', () => openSqliteStore(join(dir, 'contract.db')))
 
+/**
+ * Writes ~3 MB through `store`, then waits (up to 5 s) for the database file to pass 3 MB: pages
+ * reach the file only through a checkpoint, so its size shows the checkpointer's work.
+ */
+async function checkpointedSize(store: SqliteStore, file: string): Promise<number> {
+  const c = await store.collection<Item>({ name: 'bulk', indexes: [] })
+  for (let i = 0; i < 3000; i++) await c.insert({ id: `d${i}`, createdAt: '2026-01-01T00:00:00.000Z', text: 'x'.repeat(1000) } as Item)
+  const size = () => Bun.file(file).size
+  for (let i = 0; i < 100 && size() < 3_000_000; i++) await Bun.sleep(50)
+  return size()
+}
+
 describe('sqlite adapter', () => {
   test('opens the file in WAL mode with synchronous=NORMAL and a busy timeout', async () => {
     const file = join(dir, 'wal.db')
@@ -31,12 +43,7 @@ describe('sqlite adapter', () => {
     const store = await openSqliteStore(file, { exclusive: true })
     // The writer's own automatic checkpoint (an fsync inside a COMMIT on the event loop) is off.
     expect(store.db.query('PRAGMA wal_autocheckpoint').get()).toEqual({ wal_autocheckpoint: 0 })
-    const c = await store.collection<Item>({ name: 'bulk', indexes: [] })
-    for (let i = 0; i < 3000; i++) await c.insert({ id: `d${i}`, createdAt: '2026-01-01T00:00:00.000Z', text: 'x'.repeat(1000) } as Item)
-    // Pages reach the database file only through a checkpoint: the thread's shows as the file growing.
-    const size = () => Bun.file(file).size
-    for (let i = 0; i < 100 && size() < 3_000_000; i++) await Bun.sleep(50)
-    expect(size()).toBeGreaterThan(3_000_000)
+    expect(await checkpointedSize(store, file)).toBeGreaterThan(3_000_000)
     await store.close()
     // The checkpointer let go before the writer closed, so the writer was last and removed the WAL.
     expect(existsSync(`${file}-wal`)).toBe(false)
@@ -46,11 +53,7 @@ describe('sqlite adapter', () => {
     const file = join(dir, 'checkpoint-shared.db')
     const [first, second] = await Promise.all([openSqliteStore(file), openSqliteStore(file)])
     await first.close()
-    const c = await second.collection<Item>({ name: 'bulk', indexes: [] })
-    for (let i = 0; i < 3000; i++) await c.insert({ id: `d${i}`, createdAt: '2026-01-01T00:00:00.000Z', text: 'x'.repeat(1000) } as Item)
-    const size = () => Bun.file(file).size
-    for (let i = 0; i < 100 && size() < 3_000_000; i++) await Bun.sleep(50)
-    expect(size()).toBeGreaterThan(3_000_000)
+    expect(await checkpointedSize(second, file)).toBeGreaterThan(3_000_000)
     await second.close()
   })
 
