@@ -139,6 +139,7 @@ export class ActorRuntime {
       send: (id, event, o) => this.send(kind, id, event, o) as Promise<SnapshotFrom<M>>,
       read: (id) => this.read(kind, id),
       settle: (id, timeoutMs, until) => this.settle(kind, id, timeoutMs, until),
+      reach: (id, until, timeoutMs) => this.reach(kind, id, until, timeoutMs),
     }
   }
 
@@ -241,6 +242,22 @@ export class ActorRuntime {
       await Bun.sleep(wait)
       wait = Math.min(wait * 2, SETTLE_MAX_POLL_MS)
     }
+  }
+
+  /**
+   * Waits until the actor's snapshot shows what `until` waits for, or no effect is in flight, and
+   * returns that snapshot — the live one where this instance holds the actor, without waiting for
+   * it to be stored (the actor stores it in turn); the stored one otherwise. For a route that
+   * answers from an effect's outcome and need not hold its answer for the write that records it
+   * (a crash before that write re-runs the effect at boot, as it would have anyway).
+   */
+  async reach(kind: string, id: string, until: SettledWhen, timeoutMs = SETTLE_TIMEOUT_MS): Promise<SnapshotView> {
+    const live = this.res().get(actorKey(kind, id))
+    if (!live) return this.settle(kind, id, timeoutMs, until).then((doc) => doc.snapshot as SnapshotView)
+    const view = () => live.actor.getSnapshot() as SnapshotView
+    await idleOrTimeout(live, timeoutMs, () => until(view()))
+    if (!until(view()) && live.busy()) throw new ActorUnavailableError(`${actorKey(kind, id)} did not settle within ${timeoutMs} ms`)
+    return view()
   }
 
   async list(kind: string, opts: { state?: string; limit?: number } = {}): Promise<ActorRecord[]> {

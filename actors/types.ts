@@ -164,6 +164,8 @@ export interface ActorKind<M extends AnyStateMachine> {
    * waits for, whichever comes first — and returns the stored actor (see ActorRuntime.settle).
    */
   settle(id: string, timeoutMs?: number, until?: SettledWhen): Promise<ActorRecord>
+  /** Waits until the snapshot shows what `until` waits for, and returns it unstored where held live (see ActorRuntime.reach). */
+  reach(id: string, until: SettledWhen, timeoutMs?: number): Promise<SnapshotView>
 }
 
 /** A registered kind as the runtime keeps it. */

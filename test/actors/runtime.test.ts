@@ -10,8 +10,11 @@ import { gate, makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, 
 
 const T0 = Date.UTC(2026, 0, 1)
 
-/** The store, with every write to actor_snapshots recorded (what was written, in order). */
-function recordingStore(inner: DocumentStore, writes: StoredActor[]): DocumentStore {
+/**
+ * The store, with every write to actor_snapshots recorded (what was written, in order); while
+ * `hold()` gives a promise, each such write waits for it before reaching the store.
+ */
+function recordingStore(inner: DocumentStore, writes: StoredActor[], hold: () => Promise<unknown> | null = () => null): DocumentStore {
   return {
     kind: inner.kind,
     close: () => inner.close(),
@@ -21,6 +24,7 @@ function recordingStore(inner: DocumentStore, writes: StoredActor[]): DocumentSt
       return Object.assign(Object.create(c) as Collection<T>, {
         upsert: async (doc: T) => {
           writes.push(structuredClone(doc) as unknown as StoredActor)
+          await hold()
           return c.upsert(doc)
         },
       })
@@ -36,10 +40,11 @@ describe('actor runtime (embedded store)', () => {
   let runtime: ActorRuntime
   let effectCalls: number
   let effectGate: ReturnType<typeof gate<number>>
+  let writeGate: ReturnType<typeof gate<void>> | null = null
   const clock = new ManualClock(T0)
 
   const boot = async (opts: { idleMs?: number } = {}) => {
-    const rt = makeRuntime({ store: recordingStore(env.store, writes), coordination: env.coordination }, clock)
+    const rt = makeRuntime({ store: recordingStore(env.store, writes, () => writeGate?.promise ?? null), coordination: env.coordination }, clock)
     const machine = ticketMachine.provide({
       actors: {
         effect: fromPromise(async () => {
@@ -111,6 +116,39 @@ describe('actor runtime (embedded store)', () => {
     const later = runtime.settle('ticket', 'early', 2_000, () => false)
     effectGate.open(3)
     expect((await later).state).toBe('open')
+  })
+
+  test('reach answers from the live snapshot once it shows the outcome, before the actor has stored it', async () => {
+    await runtime.spawn('ticket', 'r1', { id: 'r1' })
+    await runtime.send('ticket', 'r1', { type: 'work' })
+    writeGate = gate<void>()
+    effectGate.open(5)
+    const seen = await runtime.reach('ticket', 'r1', (snap) => snap.value === 'open')
+    expect(seen.value).toBe('open')
+    expect((seen.context as TicketContext).worked).toBe(1)
+    // The write recording it is held: the store still has the actor working, and settle waits for it.
+    expect((await runtime.read('ticket', 'r1'))?.state).toBe('working')
+    let settled = false
+    const settling = runtime.settle('ticket', 'r1').then((r) => ((settled = true), r))
+    await Bun.sleep(30)
+    expect(settled).toBe(false)
+    writeGate.open()
+    writeGate = null
+    expect((await settling).state).toBe('open')
+  })
+
+  test('reach on an actor this instance does not hold answers from the store; it times out while the effect runs', async () => {
+    await runtime.spawn('ticket', 'r2', { id: 'r2' })
+    await runtime.send('ticket', 'r2', { type: 'work' })
+    await expect(runtime.reach('ticket', 'r2', () => false, 60)).rejects.toThrow('did not settle')
+    // Another instance holds nothing of it: it reads the stored snapshot (working, the effect in flight).
+    const other = await boot()
+    try {
+      const stored = await other.reach('ticket', 'r2', (snap) => snap.value === 'working')
+      expect(stored.value).toBe('working')
+    } finally {
+      await other.stop()
+    }
   })
 
   test('every change is persisted, including ones an effect causes; a no-op event writes nothing', async () => {
