@@ -76,6 +76,9 @@ function fromStored<T>(raw: Document | null): T | null {
 }
 
 export class MongoDocCollection<T extends Doc> implements Collection<T> {
+  /** Writes in flight together may land in any order (port.ts). */
+  readonly pipelined = false
+
   private constructor(
     readonly name: string,
     private readonly coll: MongoCollection<Stored>,

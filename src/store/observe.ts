@@ -13,6 +13,7 @@ export function observeWrites<T extends Doc>(inner: Collection<T>, onWrite: (id:
   }
   return {
     name: inner.name,
+    pipelined: inner.pipelined,
     insert: (doc) => after(doc.id, inner.insert(doc)),
     get: (id) => inner.get(id),
     findOne: (filter) => inner.findOne(filter),

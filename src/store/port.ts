@@ -115,6 +115,15 @@ export interface Collection<T extends Doc> {
   sum(path: string, filter: Filter): Promise<number>
   /** Counts (and sums) per group, computed by the store, not by loading documents. */
   group(filter: Filter, options: GroupOptions): Promise<Group[]>
+  /**
+   * True where every write of the store (this collection and the others) applies as it is issued —
+   * a read that follows sees it before its promise settles — and writes commit in the order they
+   * were issued, so a crash never keeps a later write and loses an earlier one: a caller may issue a
+   * write and go on to the next without waiting for the first to commit (the embedded store's group
+   * commit). A write refused on its own (a duplicate key) does not stop the later ones. False for
+   * MongoDB, where writes in flight together may land in any order.
+   */
+  readonly pipelined: boolean
 }
 
 export interface DocumentStore {

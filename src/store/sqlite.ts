@@ -136,6 +136,8 @@ export class SqliteStore implements DocumentStore {
 
 export class SqliteCollection<T extends Doc> implements Collection<T> {
   readonly name: string
+  /** One connection, one open batch at a time: a write applies as issued and commits with or before later ones (group-commit.ts). */
+  readonly pipelined = true
   private readonly table: string
   private readonly indexPrefix: string
   private readonly stmt: {

@@ -54,6 +54,17 @@ export function storeContract(name: string, open: () => Promise<DocumentStore>):
       expect(store.kind).toBe(name as 'sqlite' | 'mongodb')
     })
 
+    test('a pipelined store applies a write as issued: a read sees it before the write settles', async () => {
+      const c = await ctx.fresh()
+      expect(c.pipelined).toBe(name === 'sqlite')
+      if (!c.pipelined) return
+      let settled = false
+      const insert = c.insert({ id: 'p1', n: 1 }).then(() => (settled = true))
+      expect(await c.get('p1')).toEqual({ id: 'p1', n: 1 })
+      expect(settled).toBe(false)
+      await insert
+    })
+
     describe('insert and get', () => {
       test('a document round-trips with nested objects, arrays, numbers, booleans and nulls', async () => {
         const c = await ctx.fresh()
