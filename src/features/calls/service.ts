@@ -83,17 +83,31 @@ export class CallService {
     const id = newId(scheduledFor === null ? 'out' : 'sch')
     if (scheduledFor === null) await this.takeLine(workspace, id, now)
     const row = this.firstRow(workspace, agent, { id, phone, from: from.number, body, variables, extract, scheduledFor, now })
-    await this.deps.tries.insert(row)
     const retry = body.retry ? { maxAttempts: body.retry.maxAttempts, delayMs: body.retry.delayMinutes * MINUTE_MS } : null
     const actors = this.deps.actors()
-    await actors.spawn(id, { id, at: now, scheduledFor, retry })
-    // The POST answers once the placement did (SPEC.md's 502 when the network refused it), not after
-    // what follows it: a callee who answers and hangs up at once would hold the answer for the whole
-    // call and its analysis (bench:calls' p99).
-    await actors.settle(id, undefined, placementDecided)
-    const placed = await this.newest(id)
-    if (placed?.status === 'failed' && placed.hangup === 'failed') {
-      throw new ApiError(502, `the phone network would not place the call: ${placed.error ?? 'refused'}; it is recorded as failed`, { id, call: presentCall(placed) })
+    const { tries } = this.deps
+    // The row, then the actor that reads it. Where the store applies writes as they are issued and
+    // commits them in order (`pipelined`), both go in one commit: the POST waits for one commit, not
+    // two. (Were the row refused on its own, the POST fails and the actor, finding no row, fails the
+    // call without dialling.)
+    if (tries.pipelined) {
+      const inserted = tries.insert(row)
+      await Promise.all([inserted, actors.spawn(id, { id, at: now, scheduledFor, retry })])
+    } else {
+      await tries.insert(row)
+      await actors.spawn(id, { id, at: now, scheduledFor, retry })
+    }
+    // The POST answers once the placement is known (SPEC.md's 502 when the network refused it), not
+    // after what follows it — a callee who answers and hangs up at once would hold the answer for the
+    // whole call and its analysis — nor after the actor has stored that it was placed (bench:calls' p99).
+    const placement = await actors.reach(id, placementDecided)
+    if (placement.value === 'failed') {
+      // Refused: the 502 carries the call as stored, so it waits for the actor to store it.
+      await actors.settle(id)
+      const placed = await this.newest(id)
+      if (placed?.status === 'failed' && placed.hangup === 'failed') {
+        throw new ApiError(502, `the phone network would not place the call: ${placed.error ?? 'refused'}; it is recorded as failed`, { id, call: presentCall(placed) })
+      }
     }
     // SPEC.md: 202 `{ id, to, status: ringing }` — the status the call was accepted in (the network may
     // have answered it since; GET tells).
