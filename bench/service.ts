@@ -33,8 +33,12 @@ export async function startBenchService(name: string, env: Record<string, string
   return { service, base, dir, token }
 }
 
-/** A process's CPU time (user + system) in ms, from /proc (Linux): what work costs whatever else the machine runs. */
-export const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+/**
+ * A process's CPU time (user + system) in ms, from /proc (Linux): what work costs whatever else the
+ * machine runs. `mainThread`: only its main thread's — the event loop, which every request and
+ * every actor shares, so what bounds latency (the JIT, GC helpers and the checkpointer run beside it).
+ */
+export const cpuMs = (pid: number, mainThread = false) => {
+  const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ = 100 on Linux)
 }
