@@ -79,6 +79,20 @@ describe('sqlite adapter', () => {
     await store.close()
   })
 
+  test('a query is prepared once and reused; statements of many shapes stay bounded and still answer right', async () => {
+    const store = await openSqliteStore(':memory:')
+    const c = await store.collection<Item>({ name: 'shapes', indexes: [] })
+    const prepared = () => (c as unknown as { statements: Map<string, unknown> }).statements
+    for (let i = 0; i < 50; i++) await c.insert({ id: `d${i}`, n: i, workspaceId: 'w' } as Item)
+    for (let i = 0; i < 20; i++) expect(await c.find({ workspaceId: 'w', n: i })).toEqual([{ id: `d${i}`, n: i, workspaceId: 'w' }])
+    expect(prepared().size).toBe(1)
+    // Every $in length is its own SQL: 300 shapes keep at most 200 statements, and the oldest, dropped, is prepared again when asked.
+    for (let k = 1; k <= 300; k++) expect(await c.count({ n: { $in: Array.from({ length: k }, (_, i) => i) } })).toBe(Math.min(k, 50))
+    expect(prepared().size).toBe(200)
+    expect(await c.count({ n: { $in: [0] } })).toBe(1)
+    await store.close()
+  })
+
   test(':memory: works for throwaway stores', async () => {
     const store = await openSqliteStore(':memory:')
     const c = await store.collection<Item>({ name: 'm', indexes: [] })
