@@ -213,6 +213,8 @@ export class EventBus {
   }
 
   private async onClusterMessage(message: string): Promise<void> {
+    // Nobody here listens to the whole cluster's events: no need to read them (three a call).
+    if (this.cluster.length === 0) return
     let event: RecordedEvent
     try {
       event = JSON.parse(message)
