@@ -90,10 +90,8 @@ export class CallService {
     // commits them in order (`pipelined`), both go in one commit: the POST waits for one commit, not
     // two. (Were the row refused on its own, the POST fails and the actor, finding no row, fails the
     // call without dialling.)
-    if (tries.pipelined) {
-      const inserted = tries.insert(row)
-      await Promise.all([inserted, actors.spawn(id, { id, at: now, scheduledFor, retry })])
-    } else {
+    if (tries.pipelined) await Promise.all([tries.insert(row), actors.spawn(id, { id, at: now, scheduledFor, retry })])
+    else {
       await tries.insert(row)
       await actors.spawn(id, { id, at: now, scheduledFor, retry })
     }
