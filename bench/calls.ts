@@ -8,7 +8,9 @@
  *      flight at N calls/s wait 16/N s on average);
  *   2. latency at the target rate: POSTs arriving at BENCH_RATE (500) a second on a fixed schedule
  *      whatever the answers do (an open loop, as independent API clients arrive): the POST
- *      p50/p99 a client sees while the service accepts the target rate.
+ *      p50/p99 a client sees while the service accepts the target rate. BENCH_ROUNDS (3) rounds,
+ *      each once the previous one's calls are analysed; the verdict is the median round's p99, as
+ *      this shared 2-core host slows down for seconds at a time (one slow round does not decide).
  *
  *   bun bench/calls.ts            (BENCH_CALLS=200 for a quicker run)
  *
@@ -26,6 +28,7 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 1_000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 // Phase 2's arrival rate: the issue's throughput target, so its p99 is the latency at that rate.
 const RATE = Number(process.env.BENCH_RATE ?? 500)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 // How long the calls may take to end and be analysed after the last POST before the run fails.
 const SETTLE_MS = 60_000
 const TARGET_RATE = 500
@@ -48,7 +51,7 @@ try {
   const agent = (await request('POST', '/api/v1/agents', dev.key, { name: 'Bench caller', voice: { answersCalls: true } })).body.id
   await request('POST', `/console/workspaces/${dev.id}/phone-numbers`, token, { number: '+14155550100', source: 'rented', agent })
 
-  for (let i = 0; i < 2 * CALLS; i++) {
+  for (let i = 0; i < (1 + ROUNDS) * CALLS; i++) {
     await request('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone: numberOf(i) })
     await request('PUT', `/console/sandbox/phones/${encodeURIComponent(numberOf(i))}`, token, { pickup: 'answer', ringMs: 0, hangupAfterMs: 0 })
   }
@@ -116,20 +119,26 @@ try {
   const loopPerCall = (cpuMs(service.pid, true) - loopBefore) / CALLS
 
   // Phase 2: the target rate, an open loop: call i is sent at i / RATE s whatever came back.
-  const atRate: number[] = []
-  const inFlight: Promise<void>[] = []
-  const openStart = performance.now()
-  for (let k = 0; k < CALLS; k++) {
-    const due = openStart + (k * 1000) / RATE
-    const wait = due - performance.now()
-    if (wait > 0.5) await Bun.sleep(wait)
-    inFlight.push(place(CALLS + k, atRate))
+  const rounds: { accepted: number; p50: number; p99: number; max: number; loopPerCall: number }[] = []
+  let ended = 0
+  for (let round = 0; round < ROUNDS; round++) {
+    const atRate: number[] = []
+    const inFlight: Promise<void>[] = []
+    const loopAt = cpuMs(service.pid, true)
+    const openStart = performance.now()
+    for (let k = 0; k < CALLS; k++) {
+      const due = openStart + (k * 1000) / RATE
+      const wait = due - performance.now()
+      if (wait > 0.5) await Bun.sleep(wait)
+      inFlight.push(place((1 + round) * CALLS + k, atRate))
+    }
+    await Promise.all(inFlight)
+    const openS = (performance.now() - openStart) / 1000
+    atRate.sort((a, b) => a - b)
+    ended = await settled()
+    rounds.push({ accepted: CALLS / openS, p50: percentile(atRate, 50), p99: percentile(atRate, 99), max: atRate[atRate.length - 1]!, loopPerCall: (cpuMs(service.pid, true) - loopAt) / CALLS })
   }
-  await Promise.all(inFlight)
-  const openS = (performance.now() - openStart) / 1000
-  atRate.sort((a, b) => a - b)
 
-  const ended = await settled()
   await Bun.sleep(500)
   // The service stops, then its store is read here: every call.analysed it recorded, per try.
   service.kill('SIGTERM')
@@ -144,13 +153,15 @@ try {
   const onceAnalysed = ids.filter((id) => perTry.get(`${id}#1`) === 1).length
 
   const capacity = CALLS / placingS
-  const accepted = CALLS / openS
-  const p99 = percentile(atRate, 99)
+  const median = [...rounds].sort((a, b) => a.p99 - b.p99)[Math.floor((rounds.length - 1) / 2)]!
   const ms = (x: number) => `${x.toFixed(2)} ms`
   console.log(`bench:calls — POST /api/v1/calls on the sandbox network (instant pickup, callee hangs up at once), embedded store, local coordination, system clock, loopback`)
   console.log(`  1. capacity, ${CONCURRENCY} POSTs always in flight, ${CALLS} calls: ${capacity.toFixed(0)} calls/s accepted (target ≥ ${TARGET_RATE}) — ${capacity >= TARGET_RATE ? 'meets target' : 'BELOW TARGET'}; POST p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))} (queueing at saturation); their calls all analysed ${backlogS.toFixed(1)} s after the last POST; service CPU ${cpuPerCall.toFixed(2)} ms per call, POST to analysis, ${loopPerCall.toFixed(2)} ms of it on the event loop`)
-  console.log(`  2. at ${RATE} calls/s offered, ${CALLS} calls: ${accepted.toFixed(0)} calls/s accepted; POST p50 ${ms(percentile(atRate, 50))}, p99 ${ms(p99)}, max ${ms(atRate[atRate.length - 1]!)} (target p99 ≤ ${TARGET_P99_MS} ms) — ${p99 <= TARGET_P99_MS ? 'meets target' : 'ABOVE TARGET'}`)
-  console.log(`  refused: ${refused}; ended and analysed: ${ended}/${ids.length}; exactly one call.analysed per try: ${onceAnalysed}/${ids.length} — ${onceAnalysed === 2 * CALLS ? 'all' : 'NOT ALL'}`)
+  rounds.forEach((r, i) =>
+    console.log(`  2.${i + 1} at ${RATE} calls/s offered, ${CALLS} calls: ${r.accepted.toFixed(0)} calls/s accepted; POST p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}; ${r.loopPerCall.toFixed(2)} ms of event loop per call`),
+  )
+  console.log(`  2. median round: ${median.accepted.toFixed(0)} calls/s accepted; POST p50 ${ms(median.p50)}, p99 ${ms(median.p99)}, max ${ms(median.max)} (target p99 ≤ ${TARGET_P99_MS} ms) — ${median.p99 <= TARGET_P99_MS ? 'meets target' : 'ABOVE TARGET'}`)
+  console.log(`  refused: ${refused}; ended and analysed: ${ended}/${ids.length}; exactly one call.analysed per try: ${onceAnalysed}/${ids.length} — ${onceAnalysed === (1 + ROUNDS) * CALLS ? 'all' : 'NOT ALL'}`)
 } finally {
   if (service.exitCode === null && service.signalCode === null) service.kill('SIGTERM')
   await service.exited
