@@ -42,6 +42,8 @@ export class GroupCommit {
     private readonly file: string = db.filename,
     /** No other connection writes the file (the exclusive claim): reads may open the turn's transaction. */
     private readonly sole = false,
+    /** Runs between transactions after each commit (the WAL rewind, wal-checkpointer.ts); its failure is retried next time, never the writes'. */
+    private readonly afterCommit: () => void = () => {},
   ) {}
 
   /** Runs `read` now, inside the turn's transaction when reads share it (`sole`). */
@@ -94,6 +96,11 @@ export class GroupCommit {
       }
       for (const w of waiters) w.reject(error)
       return
+    }
+    try {
+      this.afterCommit()
+    } catch {
+      // the writes are committed; the chore runs again after the next commit
     }
     for (const w of waiters) w.resolve()
   }

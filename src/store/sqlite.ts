@@ -33,7 +33,7 @@ import {
   type Params,
 } from './sqlite-filter'
 import { GroupCommit } from './group-commit'
-import { checkpointElsewhere, stopCheckpointing } from './wal-checkpointer'
+import { checkpointElsewhere, rewindIfLong, stopCheckpointing } from './wal-checkpointer'
 
 type DocRow = { doc: string }
 
@@ -47,6 +47,8 @@ export interface SqliteOptions {
    * Off: several processes on one machine may share the file.
    */
   exclusive?: boolean
+  /** The WAL length (frames) at which the writer rewinds it (wal-checkpointer.ts rewindIfLong); tests lower it. */
+  walRewindFrames?: number
 }
 
 /** The file is held by another process (exclusive mode): say so instead of waiting forever. */
@@ -92,7 +94,7 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
     throw error
   }
   // An in-memory database has no WAL and no file another connection could reach.
-  const checkpointed = file !== ':memory:' && file !== '' && (await checkpointElsewhere(db, file))
+  const checkpointed = file !== ':memory:' && file !== '' && (await checkpointElsewhere(db, file, options.walRewindFrames))
   return new SqliteStore(db, file, lock, checkpointed)
 }
 
@@ -109,7 +111,7 @@ export class SqliteStore implements DocumentStore {
     /** The checkpointer thread took this file's checkpoints (wal-checkpointer.ts). */
     private readonly checkpointed = false,
   ) {
-    this.batch = new GroupCommit(db, file, lock !== null)
+    this.batch = new GroupCommit(db, file, lock !== null, checkpointed ? () => rewindIfLong(db, file) : undefined)
   }
 
   async collection<T extends Doc>(spec: CollectionSpec): Promise<SqliteCollection<T>> {

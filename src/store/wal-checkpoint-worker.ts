@@ -18,13 +18,23 @@ const INTERVAL_MS = 250
  * WAL that never catches up would grow without bound. 50,000 frames of 4 KiB is 200 MB.
  */
 const RESTART_FRAMES = 50_000
+/**
+ * A WAL this long (frames) is reported to the writer, which rewinds it (wal-checkpointer.ts
+ * rewindIfLong). 65,536 frames of 4 KiB is 256 MB: about the most disk the WAL takes under writes
+ * that never pause, and what a restart after a crash reads back. The rewind held the writer
+ * 0.1–17 ms in bench:calls (at a 20,000-frame setting, five times a run).
+ */
+const REWIND_FRAMES = 65_536
 
-const files = new Map<string, Database>()
+/** The worker's connection per file, and the WAL length it reports. */
+const files = new Map<string, { db: Database; rewindFrames: number }>()
 
 function checkpointAll(): void {
-  for (const [file, db] of files) {
+  for (const [file, { db, rewindFrames }] of files) {
     try {
       const r = db.query<{ busy: number; log: number; checkpointed: number }, []>('PRAGMA wal_checkpoint(PASSIVE)').get()!
+      // Right after a pass: what the writer has left to copy when it rewinds is what it wrote since.
+      if (r.log >= rewindFrames) postMessage({ type: 'long', file })
       if (r.log - r.checkpointed > RESTART_FRAMES) db.run('PRAGMA wal_checkpoint(RESTART)')
     } catch (error) {
       postMessage({ type: 'error', file, message: error instanceof Error ? error.message : String(error) })
@@ -34,17 +44,17 @@ function checkpointAll(): void {
 
 setInterval(checkpointAll, INTERVAL_MS)
 
-self.onmessage = (event: MessageEvent<{ type: 'add' | 'remove'; file: string; id: number }>) => {
-  const { type, file, id } = event.data
+self.onmessage = (event: MessageEvent<{ type: 'add' | 'remove'; file: string; id: number; rewindFrames?: number }>) => {
+  const { type, file, id, rewindFrames } = event.data
   try {
     if (type === 'add' && !files.has(file)) {
       const db = new Database(file)
       // The writer holds its lock for one event-loop turn at a time; the checkpoint itself never needs it.
       db.run('PRAGMA busy_timeout=5000')
-      files.set(file, db)
+      files.set(file, { db, rewindFrames: rewindFrames ?? REWIND_FRAMES })
     }
     if (type === 'remove') {
-      files.get(file)?.close()
+      files.get(file)?.db.close()
       files.delete(file)
     }
     postMessage({ type: 'done', id })

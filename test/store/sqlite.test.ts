@@ -57,6 +57,27 @@ describe('sqlite adapter', () => {
     await second.close()
   })
 
+  test('under writes that never pause the WAL is rewound once it is long, instead of growing as long as the load lasts', async () => {
+    // A write every millisecond for 2 s (never the ~30 ms pause SQLite's own rewind needs): the largest the WAL file gets.
+    const largestWal = async (name: string, walRewindFrames?: number) => {
+      const file = join(dir, name)
+      const store = await openSqliteStore(file, { exclusive: true, walRewindFrames })
+      const c = await store.collection<Item>({ name: 'steady', indexes: [] })
+      let largest = 0
+      for (let i = 0, until = Date.now() + 2_000; Date.now() < until; i++) {
+        await c.insert({ id: `d${i}`, text: 'x'.repeat(100) } as Item)
+        largest = Math.max(largest, Bun.file(`${file}-wal`).size)
+        await Bun.sleep(1)
+      }
+      await store.close()
+      return largest
+    }
+    const growing = await largestWal('wal-growing.db')
+    const rewound = await largestWal('wal-rewound.db', 200)
+    expect(growing).toBeGreaterThan(2_000_000)
+    expect(rewound).toBeLessThan(growing / 2)
+  }, 20_000)
+
   test('data and indexes survive close and reopen', async () => {
     const file = join(dir, 'reopen.db')
     const spec = { name: 'customers', indexes: [byExternal] }
