@@ -37,6 +37,30 @@ describe('sqlite group commit', () => {
     await store.close()
   })
 
+  test('after a batch of several writes the next waits out a 2 ms gap; after a lone write, the next commits on the next turn', async () => {
+    const store = await openSqliteStore(join(dir, 'gap.db'))
+    const rows = await store.collection<Row>({ name: 'rows', indexes: [] })
+    const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+    // A lone write: committed by the turn after it (its commit was queued first).
+    await rows.insert({ id: 'lone', n: 0 })
+    const single = rows.insert({ id: 'single', n: 1 })
+    await nextTurn()
+    expect(store.db.inTransaction).toBe(false)
+    await single
+    // A busy batch (concurrent writers): the write after it is still uncommitted a turn later.
+    await Promise.all(Array.from({ length: 8 }, (_, i) => rows.insert({ id: `b${i}`, n: i })))
+    const held = rows.insert({ id: 'held', n: 2 })
+    await nextTurn()
+    expect(store.db.inTransaction).toBe(true)
+    await held
+    // It carried one write: the next is not held.
+    const after = rows.insert({ id: 'after', n: 3 })
+    await nextTurn()
+    expect(store.db.inTransaction).toBe(false)
+    await after
+    await store.close()
+  })
+
   test("two connections of one process to one file: a batch opening while the other's is open commits that one first instead of blocking the thread", async () => {
     // Before, the second BEGIN IMMEDIATE busy-waited on this same thread for a commit that could
     // not run until it returned: 5 s of busy_timeout, then "database is locked" (two instances in
