@@ -2,10 +2,10 @@
  * Group commit for the embedded store: writes made in the same turn of the event loop share one
  * SQLite transaction, committed on the next turn (setImmediate; under concurrent load at most every
  * COMMIT_GAP_MS, below). Each write's promise resolves only after that commit, so "awaited" still
- * means "durable"; what changes is that a page touched
- * by many writes in one turn (a call's snapshot, its projection and their index pages) goes to the
- * WAL once instead of once per statement. bench:calls measured the per-statement commits as the
- * largest share of a call's placing cost.
+ * means "durable"; what changes is that a page touched by many writes in one turn (a call's
+ * snapshot, its projection and their index pages) goes to the WAL once instead of once per
+ * statement. bench:calls measured the per-statement commits as the largest share of a call's
+ * placing cost.
  *
  * When this process is the file's only user (the exclusive claim), reads share a turn's transaction
  * too: the first read of a turn begins it, so the WAL's read lock (two fcntl calls, ~5 µs measured
