@@ -22,7 +22,7 @@
  * pending, and a warning is logged.
  */
 import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine, EventObject, SnapshotFrom } from 'xstate'
-import { ActorExistsError, ActorNotFoundError, ActorUnavailableError, UnknownKindError } from './errors'
+import { ActorExistsError, ActorUnavailableError, UnknownKindError } from './errors'
 import { Forwarder, type ForwardRequest } from './forwarding'
 import { Housekeeper } from './housekeeper'
 import { describeLive, describeStored, machineDefinition, type MachineDefinition } from './inspection'
@@ -34,7 +34,7 @@ import { actorKey, parseActorKey, SnapshotStore } from './snapshot-store'
 import { deliverTimer } from './timer-delivery'
 import { parseTimerPayload } from './deadlines'
 import { TimerPump } from './timer-pump'
-import { idleOrTimeout } from './idle'
+import { reached, settled, type SettleTarget } from './settle'
 import { deliverOutboxes } from './outbox'
 import type {
   ActorDescription,
@@ -69,14 +69,6 @@ const RESUME_CONCURRENCY = 32
 // A crashed instance's leases lapse after LEASE_TTL_MS (15 s); looking for its orphaned pending
 // work every 30 s resumes it within about 45 s, for one indexed query when there is none.
 const ORPHAN_SWEEP_MS = 30_000
-// settle(): an HTTP route waits this long for an actor's effect before answering 503 (retry):
-// our effects are a few store writes, milliseconds each; 10 s covers a loaded store.
-const SETTLE_TIMEOUT_MS = 10_000
-// settle() polls the stored snapshot (so it works whichever instance runs the actor): first
-// after 2 ms, doubling to at most 50 ms, so a quick effect answers fast and a slow one costs
-// at most 20 reads a second.
-const SETTLE_FIRST_POLL_MS = 2
-const SETTLE_MAX_POLL_MS = 50
 // runDue repeats while woken effects arm timers that are already due; a chain longer than this
 // is a machine re-arming itself at "now", which must not hang a clock advance.
 const MAX_RUN_DUE_PASSES = 20
@@ -222,42 +214,20 @@ export class ActorRuntime {
    * a route answers once the effect the event started has run and its outcome is stored. Reads
    * the store, so it works whichever instance holds the actor. ActorUnavailableError on timeout.
    */
-  async settle(kind: string, id: string, timeoutMs = SETTLE_TIMEOUT_MS, until?: SettledWhen): Promise<ActorRecord> {
+  async settle(kind: string, id: string, timeoutMs?: number, until?: SettledWhen): Promise<ActorRecord> {
     const reg = this.registration(kind)
-    const key = actorKey(kind, id)
-    const deadline = Date.now() + timeoutMs
-    // Held here: wait for its effects by its own snapshots, then for the flush they queued, instead
-    // of polling the store (an actor just spawned by this instance settles in one effect's time).
-    const live = this.res().get(key)
-    if (live) {
-      await idleOrTimeout(live, timeoutMs, until ? () => until(live.actor.getSnapshot() as SnapshotView) : undefined)
-      await this.queue.run(key, async () => {})
-    }
-    let wait = SETTLE_FIRST_POLL_MS
-    for (;;) {
-      const doc = await this.store().get(key)
-      if (!doc) throw new ActorNotFoundError(`${key} does not exist`)
-      if (!doc.pendingWork || until?.(doc.snapshot as SnapshotView)) return record(reg, doc)
-      if (Date.now() + wait > deadline) throw new ActorUnavailableError(`${key} did not settle within ${timeoutMs} ms`)
-      await Bun.sleep(wait)
-      wait = Math.min(wait * 2, SETTLE_MAX_POLL_MS)
-    }
+    return record(reg, await settled(this.settleTarget(kind, id), timeoutMs, until))
   }
 
-  /**
-   * Waits until the actor's snapshot shows what `until` waits for, or no effect is in flight, and
-   * returns that snapshot — the live one where this instance holds the actor, without waiting for
-   * it to be stored (the actor stores it in turn); the stored one otherwise. For a route that
-   * answers from an effect's outcome and need not hold its answer for the write that records it
-   * (a crash before that write re-runs the effect at boot, as it would have anyway).
-   */
-  async reach(kind: string, id: string, until: SettledWhen, timeoutMs = SETTLE_TIMEOUT_MS): Promise<SnapshotView> {
-    const live = this.res().get(actorKey(kind, id))
-    if (!live) return this.settle(kind, id, timeoutMs, until).then((doc) => doc.snapshot as SnapshotView)
-    const view = () => live.actor.getSnapshot() as SnapshotView
-    await idleOrTimeout(live, timeoutMs, () => until(view()))
-    if (!until(view()) && live.busy()) throw new ActorUnavailableError(`${actorKey(kind, id)} did not settle within ${timeoutMs} ms`)
-    return view()
+  /** Waits until the snapshot shows what `until` waits for; the live one, unstored, where held here (settle.ts). */
+  reach(kind: string, id: string, until: SettledWhen, timeoutMs?: number): Promise<SnapshotView> {
+    this.registration(kind)
+    return reached(this.settleTarget(kind, id), until, timeoutMs)
+  }
+
+  private settleTarget(kind: string, id: string): SettleTarget {
+    const key = actorKey(kind, id)
+    return { key, live: this.res().get(key), stored: () => this.store().get(key), drained: () => this.queue.run(key, async () => {}) }
   }
 
   async list(kind: string, opts: { state?: string; limit?: number } = {}): Promise<ActorRecord[]> {
