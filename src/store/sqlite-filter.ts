@@ -1,11 +1,14 @@
 /**
- * Compiles port filters to parameterised SQL over `(id TEXT PRIMARY KEY, doc TEXT)` tables.
+ * Compiles port filters to parameterised SQL over `(id TEXT PRIMARY KEY, doc TEXT, <key columns>)`
+ * tables.
  *
- * Every field reads as `json_extract(doc,'$.path')`, spelled exactly as in the expression indexes
- * so the planner matches them. Paths are validated identifiers (safe inside the literal); values are
- * always bound. json_extract turns true/false into 1/0 and JSON null/missing into SQL NULL, so
- * comparisons on numbers and booleans also check `json_type` to keep MongoDB's meaning (true ≠ 1,
- * a number range never matches strings).
+ * A field that one of the collection's indexes uses reads as its key column (`keyColumn`, kept equal
+ * to `json_extract(doc,'$.path')` by the adapter on every write), so the planner uses the index on
+ * it; any other field reads as `json_extract(doc,'$.path')`. Paths are validated identifiers (safe
+ * inside the literal and the column name); values are always bound. json_extract turns true/false
+ * into 1/0 and JSON null/missing into SQL NULL (the key columns hold the same), so comparisons on
+ * numbers and booleans also check `json_type` to keep MongoDB's meaning (true ≠ 1, a number range
+ * never matches strings).
  */
 import type { Condition, Filter, GroupOptions, PageAfter, Scalar } from './port'
 import { asCondition, assertPath } from './paths'
@@ -19,11 +22,19 @@ interface Field {
   type: string
 }
 
-export function field(path: string): Field {
+/** The paths a collection keeps in key columns (its indexes' fields); none: every field reads from the document. */
+export type KeyPaths = ReadonlySet<string>
+const NO_KEYS: KeyPaths = new Set()
+
+/** The column holding `path`'s value for indexes: `"k$a$b"` for `a.b` (paths are identifiers, so `$` cannot clash). */
+export const keyColumn = (path: string): string => `"k$${assertPath(path).replaceAll('.', '$')}"`
+
+export function field(path: string, keys: KeyPaths = NO_KEYS): Field {
   assertPath(path)
   // `id` is the primary-key column, so lookups and sorts on it use the table's own b-tree.
   if (path === 'id') return { value: 'id', type: `'text'` }
-  return { value: `json_extract(doc,'$.${path}')`, type: `json_type(doc,'$.${path}')` }
+  const type = `json_type(doc,'$.${path}')`
+  return { value: keys.has(path) ? keyColumn(path) : `json_extract(doc,'$.${path}')`, type }
 }
 
 const NUMERIC = `IN ('integer','real')`
@@ -91,10 +102,10 @@ function condition(f: Field, c: Condition, params: Params): string[] {
 }
 
 /** The WHERE body for a filter ('1' when empty); pushes bound values onto `params` in order. */
-export function compileFilter(filter: Filter, params: Params): string {
+export function compileFilter(filter: Filter, params: Params, keys: KeyPaths = NO_KEYS): string {
   const terms: string[] = []
   for (const [path, value] of Object.entries(filter)) {
-    const f = field(path)
+    const f = field(path, keys)
     const c = asCondition(value)
     if (c) terms.push(...condition(f, c, params))
     else terms.push(eq(f, value as Scalar, params))
@@ -102,36 +113,36 @@ export function compileFilter(filter: Filter, params: Params): string {
   return terms.length ? terms.join(' AND ') : '1'
 }
 
-const CREATED = field('createdAt').value
-
 /**
  * Newest-first keyset position. The leading `createdAt <= ?` is implied by the OR but is what lets
  * the planner seek into the (…, createdAt desc, id desc) index instead of walking past newer rows.
  */
-export function compileAfter(after: PageAfter, params: Params): string {
+export function compileAfter(after: PageAfter, params: Params, keys: KeyPaths = NO_KEYS): string {
+  const created = field('createdAt', keys).value
   params.push(after.createdAt, after.createdAt, after.createdAt, after.id)
-  return `${CREATED} <= ? AND (${CREATED} < ? OR (${CREATED} = ? AND id < ?))`
+  return `${created} <= ? AND (${created} < ? OR (${created} = ? AND id < ?))`
 }
 
-export const PAGE_ORDER = `ORDER BY ${CREATED} DESC, id DESC`
+/** Newest first (page()). */
+export const pageOrder = (keys: KeyPaths = NO_KEYS): string => `ORDER BY ${field('createdAt', keys).value} DESC, id DESC`
 
-export function compileSort(sort: [string, 1 | -1][] | undefined): string {
+export function compileSort(sort: [string, 1 | -1][] | undefined, keys: KeyPaths = NO_KEYS): string {
   if (!sort?.length) return ''
-  return `ORDER BY ${sort.map(([p, d]) => `${field(p).value} ${d === -1 ? 'DESC' : 'ASC'}`).join(', ')}`
+  return `ORDER BY ${sort.map(([p, d]) => `${field(p, keys).value} ${d === -1 ? 'DESC' : 'ASC'}`).join(', ')}`
 }
 
-/** Index key expression for a field (same text as `field().value`, so queries match it). */
+/** Index key for a field: its key column (`id` stays the primary key), so queries' `field()` matches it. */
 export function indexKey(path: string, direction: 1 | -1): string {
-  return `${field(path).value}${direction === -1 ? ' DESC' : ''}`
+  return `${path === 'id' ? 'id' : keyColumn(path)}${direction === -1 ? ' DESC' : ''}`
 }
 
 /** SELECT list for group(): key `k`, boolean flag `b` (json_extract gives 1/0 for true/false). */
-export function compileGroupKey(by: GroupOptions['by']): { key: string; bool: string } {
+export function compileGroupKey(by: GroupOptions['by'], keys: KeyPaths = NO_KEYS): { key: string; bool: string } {
   if (typeof by === 'string') {
-    const f = field(by)
+    const f = field(by, keys)
     return { key: f.value, bool: `iif(${f.type} IN ('true','false'), 1, 0)` }
   }
-  const f = field(by.path)
+  const f = field(by.path, keys)
   // ISO 8601 UTC strings: characters 1–10 are the day, 12–13 the hour.
   if (by.unit === 'day') return { key: `substr(${f.value},1,10)`, bool: '0' }
   if (by.unit === 'hour') return { key: `CAST(substr(${f.value},12,2) AS INTEGER)`, bool: '0' }
@@ -139,7 +150,7 @@ export function compileGroupKey(by: GroupOptions['by']): { key: string; bool: st
 }
 
 /** Sum of a numeric field; missing, null and non-numbers count as 0 (total() never overflows). */
-export function sumOf(path: string): string {
-  const f = field(path)
+export function sumOf(path: string, keys: KeyPaths = NO_KEYS): string {
+  const f = field(path, keys)
   return `total(CASE WHEN ${f.type} ${NUMERIC} THEN ${f.value} END)`
 }
