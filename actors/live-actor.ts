@@ -12,7 +12,7 @@ import {
   type EventObject,
   type Subscription,
 } from 'xstate'
-import type { Deadline, OutboxEntry } from './types'
+import type { Deadline, OutboxEntry, StoredActor } from './types'
 
 export type InspectObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void)
 
@@ -53,6 +53,12 @@ export class LiveActor {
   flushQueued = false
   /** Domain events the chart emitted (`emit()`) since the last flush: stored with the next snapshot. */
   emitted: EventObject[] = []
+  /**
+   * The document last stored for it (null: not stored by this instance yet). While this instance
+   * holds the actor, nobody else writes it, so this is what a read of the store would return:
+   * settle() answers from it instead of reading and parsing the document again.
+   */
+  lastStored: StoredActor | null = null
   /** Emitted events stored in the outbox and not yet handed over (see persister.ts). */
   outbox: OutboxEntry[]
   /** The sequence number of the last emitted event: outbox entries' ids derive from it. */

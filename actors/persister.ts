@@ -71,6 +71,7 @@ export class Persister {
     }
     if (snap.status === 'error') doc.error = String(snap.error)
     await this.deps.snapshots.put(doc)
+    live.lastStored = doc
     live.lastSnapshot = snap
     live.lastJson = json
     live.deadlines = this.withoutIgnored(live, deadlines, plan.ignoredDue)
@@ -114,7 +115,9 @@ export class Persister {
     }
     const snap = live.actor.getSnapshot() as AnyMachineSnapshot
     const running = snap.status === 'active' && (hasRunningChildren(doc.snapshot) || (spec.pendingWork?.(snap) ?? false))
-    await this.deps.snapshots.put({ ...doc, outbox: [...live.outbox], hasOutbox: live.outbox.length > 0, pendingWork: running || live.outbox.length > 0 })
+    const handedOver = { ...doc, outbox: [...live.outbox], hasOutbox: live.outbox.length > 0, pendingWork: running || live.outbox.length > 0 }
+    await this.deps.snapshots.put(handedOver)
+    live.lastStored = handedOver
   }
 
   /** Nothing to store; but a delivered timer whose deadline is still ahead must be re-armed. */

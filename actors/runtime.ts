@@ -227,7 +227,13 @@ export class ActorRuntime {
 
   private settleTarget(kind: string, id: string): SettleTarget {
     const key = actorKey(kind, id)
-    return { key, live: this.res().get(key), stored: () => this.store().get(key), drained: () => this.queue.run(key, async () => {}) }
+    return {
+      key,
+      live: this.res().get(key),
+      stored: () => this.store().get(key),
+      held: () => this.residency?.get(key)?.lastStored ?? null,
+      drained: () => this.queue.run(key, async () => {}),
+    }
   }
 
   async list(kind: string, opts: { state?: string; limit?: number } = {}): Promise<ActorRecord[]> {

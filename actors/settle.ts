@@ -25,6 +25,8 @@ export interface SettleTarget {
   live: LiveActor | undefined
   /** Its stored document. */
   stored(): Promise<StoredActor | null>
+  /** Its stored document as this instance last wrote it, while it holds the actor (null otherwise: read the store). */
+  held(): StoredActor | null
   /** Resolves once every job queued for it so far (the flush its last change queued) has run. */
   drained(): Promise<unknown>
 }
@@ -45,7 +47,8 @@ export async function settled(target: SettleTarget, timeoutMs = SETTLE_TIMEOUT_M
   }
   let wait = SETTLE_FIRST_POLL_MS
   for (;;) {
-    const doc = await target.stored()
+    // Held here: what this instance last stored is what the store holds (nobody else writes it).
+    const doc = target.held() ?? (await target.stored())
     if (!doc) throw new ActorNotFoundError(`${key} does not exist`)
     if (!doc.pendingWork || until?.(doc.snapshot as SnapshotView)) return doc
     if (Date.now() + wait > deadline) throw new ActorUnavailableError(`${key} did not settle within ${timeoutMs} ms`)
