@@ -114,7 +114,9 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
         summarise: agent.voice.summariseCalls,
         fields,
       })
-      await deps.tries.update(row.id, { summary: result.summary, fields: result.fields })
+      // Nobody spoke (most unanswered or at-once-hung-up tries): the row already says so.
+      const unchanged = result.summary === row.summary && Object.keys(result.fields).length === 0 && Object.keys(row.fields ?? {}).length === 0
+      if (!unchanged) await deps.tries.update(row.id, { summary: result.summary, fields: result.fields })
       // Each pass is billed to the developer (SPEC.md rule 7); the id keeps a re-run effect from charging twice.
       for (const pass of result.passes) {
         await deps.meter.charge({ id: `use_analysis_${row.id}_${pass.kind}`, workspaceId: row.workspaceId, act: { kind: 'analysis' }, refs: { callId: id, attempt, pass: pass.kind } })
