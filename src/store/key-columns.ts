@@ -38,10 +38,14 @@ function asKey(value: unknown): KeyValue {
   return null // functions and symbols: JSON leaves them out
 }
 
+/** A path split once into its steps (`a.b` → ['a', 'b']): keyValues runs on every write. */
+export type KeyPath = readonly string[]
+export const splitPaths = (paths: readonly string[]): KeyPath[] => paths.map((p) => p.split('.'))
+
 /** `json_extract(doc,'$.a.b')` computed on the document object: steps only into plain objects, as a JSON path does. */
-export function keyValue(doc: Record<string, unknown>, path: string): KeyValue {
+export function keyValue(doc: Record<string, unknown>, path: string | KeyPath): KeyValue {
   let at: unknown = doc
-  for (const key of path.split('.')) {
+  for (const key of typeof path === 'string' ? path.split('.') : path) {
     if (at !== null && typeof at === 'object' && typeof (at as { toJSON?: unknown }).toJSON === 'function') at = (at as { toJSON(): unknown }).toJSON()
     if (at === null || typeof at !== 'object' || Array.isArray(at) || !Object.hasOwn(at, key)) return null
     at = (at as Record<string, unknown>)[key]
@@ -49,7 +53,11 @@ export function keyValue(doc: Record<string, unknown>, path: string): KeyValue {
   return asKey(at)
 }
 
-export const keyValues = (doc: Record<string, unknown>, paths: readonly string[]): KeyValue[] => paths.map((p) => keyValue(doc, p))
+export function keyValues(doc: Record<string, unknown>, paths: readonly KeyPath[]): KeyValue[] {
+  const values = new Array<KeyValue>(paths.length)
+  for (let i = 0; i < paths.length; i++) values[i] = keyValue(doc, paths[i]!)
+  return values
+}
 
 /** Whether two key tuples are equal (same order of paths). */
 export function sameKeys(a: readonly KeyValue[], b: readonly KeyValue[]): boolean {

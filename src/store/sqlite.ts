@@ -21,7 +21,7 @@ import {
   type PageAfter,
 } from './port'
 import { assertLimit, assertName, assertPath, compareKeys, definedEntries } from './paths'
-import { ensureTable, keyPathsOf, keyValues, sameKeys, uniqueIndexOf, type KeyValue } from './key-columns'
+import { ensureTable, keyPathsOf, keyValues, sameKeys, splitPaths, uniqueIndexOf, type KeyPath, type KeyValue } from './key-columns'
 import { compileAfter, compileFilter, compileGroupKey, compileSort, keyColumn, pageOrder, sumOf, type KeyPaths, type Params } from './sqlite-filter'
 import { GroupCommit } from './group-commit'
 import { checkpointElsewhere, rewindIfLong, stopCheckpointing } from './wal-checkpointer'
@@ -139,6 +139,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   private readonly indexPrefix: string
   /** The fields kept in key columns (the indexes' fields), in column order, and as a set for the query compiler. */
   private readonly keyPaths: string[]
+  private readonly keySteps: KeyPath[]
   private readonly keys: KeyPaths
   /** Prepared queries by SQL text (see `query`). */
   private readonly statements = new Map<string, Statement<unknown, Params>>()
@@ -167,6 +168,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     // SQLite index names are global to the file, so they carry the collection name.
     this.indexPrefix = `${this.name}__`
     this.keyPaths = keyPathsOf(spec)
+    this.keySteps = splitPaths(this.keyPaths)
     this.keys = new Set(this.keyPaths)
     ensureTable(db, this.table, this.indexPrefix, spec, this.keyPaths)
     const t = this.table
@@ -189,9 +191,17 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     return row ? row.slice(0, this.keyPaths.length) : null
   }
 
-  /** Rewrites a stored row: the document, and the key columns only when one of them changed. */
+  /**
+   * Rewrites a stored row: the document, and only the key columns that changed, so only the indexes
+   * on those are touched (setting a column to its old value still rewrote its index entries: the
+   * recipients of bench:campaigns, whose status changes, lost 3% of their sends/s that way).
+   */
   private rewrite(id: string, json: string, before: KeyValue[], after: KeyValue[]): { changes: number } {
-    return sameKeys(before, after) ? this.stmt.replaceDoc.run(json, id) : this.stmt.replace.run(json, ...after, id)
+    if (sameKeys(before, after)) return this.stmt.replaceDoc.run(json, id)
+    const changed = this.keyPaths.flatMap((_, i) => (before[i] === after[i] ? [] : [i]))
+    if (changed.length === this.keyPaths.length) return this.stmt.replace.run(json, ...after, id)
+    const sql = `UPDATE ${this.table} SET doc = ?, ${changed.map((i) => `${keyColumn(this.keyPaths[i]!)} = ?`).join(', ')} WHERE id = ?`
+    return this.query<unknown>(sql).run(json, ...changed.map((i) => after[i]!), id)
   }
 
   /**
@@ -239,7 +249,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async insert(doc: T): Promise<T> {
     const json = serialize(doc)
-    const keys = keyValues(doc, this.keyPaths)
+    const keys = keyValues(doc, this.keySteps)
     await this.write(() => this.stmt.insert.run(doc.id, json, ...keys))
     return doc
   }
@@ -282,7 +292,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async replace(doc: T): Promise<boolean> {
     const json = serialize(doc)
-    const after = keyValues(doc, this.keyPaths)
+    const after = keyValues(doc, this.keySteps)
     return (
       await this.write(() => {
         const before = this.storedKeys(doc.id)
@@ -308,14 +318,14 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       const doc = JSON.parse(json) as Record<string, unknown>
       for (const [path, value] of entries) setPath(doc, path, asJsonValue(value))
       for (const path of unset) removePath(doc, path)
-      this.rewrite(id, JSON.stringify(doc), before, keyValues(doc, this.keyPaths))
+      this.rewrite(id, JSON.stringify(doc), before, keyValues(doc, this.keySteps))
       return doc as T
     })
   }
 
   async upsert(doc: T): Promise<void> {
     const json = serialize(doc)
-    const after = keyValues(doc, this.keyPaths)
+    const after = keyValues(doc, this.keySteps)
     // Read the stored keys first (a primary-key read, ~1 µs): most upserts (an actor's next
     // snapshot) change few keys or none, and an unchanged key costs its index nothing.
     await this.write(() => {
