@@ -3,9 +3,8 @@
  *
  * One table per collection, `(id TEXT PRIMARY KEY, doc TEXT NOT NULL)` with the document as JSON,
  * plus a key column for each field its indexes use, on which port indexes are built
- * (key-columns.ts). bun:sqlite is
- * synchronous, so each method is one statement; writes of one event-loop turn share a transaction
- * (group-commit.ts) and resolve once it has committed.
+ * (key-columns.ts). bun:sqlite is synchronous, so each method is one statement; writes of one
+ * event-loop turn share a transaction (group-commit.ts) and resolve once it has committed.
  */
 import { Database, SQLiteError, type Statement } from 'bun:sqlite'
 import {
@@ -21,6 +20,7 @@ import {
   type PageAfter,
 } from './port'
 import { assertLimit, assertName, assertPath, compareKeys, definedEntries } from './paths'
+import { asJsonValue, removePath, setPath } from './doc-edit'
 import { ensureTable, keyPathsOf, keyValues, sameKeys, splitPaths, uniqueIndexOf, type KeyPath, type KeyValue } from './key-columns'
 import { compileAfter, compileFilter, compileGroupKey, compileSort, keyColumn, pageOrder, sumOf, type KeyPaths, type Params } from './sqlite-filter'
 import { GroupCommit } from './group-commit'
@@ -375,39 +375,6 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       }))
     return groups.sort((a, b) => compareKeys(a.key, b.key))
   }
-}
-
-/** What the value reads back as once stored as JSON (a Date becomes its string, NaN null). */
-function asJsonValue(value: unknown): unknown {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null
-  return JSON.parse(JSON.stringify(value))
-}
-
-/**
- * Sets `a.b.c`, creating missing objects on the way; like SQLite's json_set, a step into a value
- * that is not an object (a string, an array) changes nothing.
- */
-function setPath(doc: Record<string, unknown>, path: string, value: unknown): void {
-  const keys = path.split('.')
-  let at: Record<string, unknown> = doc
-  for (const key of keys.slice(0, -1)) {
-    const next = at[key]
-    if (next === undefined) at = at[key] = {}
-    else if (next !== null && typeof next === 'object' && !Array.isArray(next)) at = next as Record<string, unknown>
-    else return
-  }
-  at[keys[keys.length - 1]!] = value
-}
-
-function removePath(doc: Record<string, unknown>, path: string): void {
-  const keys = path.split('.')
-  let at: unknown = doc
-  for (const key of keys.slice(0, -1)) {
-    at = at !== null && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined
-    if (at === undefined) return
-  }
-  if (at !== null && typeof at === 'object' && !Array.isArray(at)) delete (at as Record<string, unknown>)[keys[keys.length - 1]!]
 }
 
 function serialize(doc: Doc): string {
