@@ -145,3 +145,45 @@ test('overrides.voice must be one of the voices GET /voices lists (400 naming it
   const voice = (await s.api('GET', '/voices', { key: v.key })).body.items.at(-1).id
   expect((await s.api('POST', '/calls', { key: v.key, body: { to: '+14155551961', purpose: 'Hi', overrides: { voice } } })).status).toBe(202)
 })
+
+test('the agent of a call: the only phone agent among others, several need a name (by name or id), a deleted one is not chosen', async () => {
+  const dev = await s.developer({ plan: 'pro', name: 'Rules agents' })
+  const create = async (name: string, voice: boolean, number?: string) => {
+    const id = (await s.api('POST', '/agents', { key: dev.key, body: { name, ...(voice ? { voice: { answersCalls: true } } : {}) } })).body.id as string
+    if (number) expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number, source: 'rented', agent: id })).status).toBe(201)
+    return id
+  }
+  await create('Chatty', false)
+  const ava = await create('Ava', true, '+14155552800')
+  await create('Ben', true) // voice on, no number: not on the phone
+  for (const p of ['+14155552801', '+14155552802', '+14155552803', '+14155552804']) {
+    expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: p })).status).toBe(201)
+    await phone(p, { pickup: 'answer', ringMs: 0, hangupAfterMs: null })
+  }
+  const place = (to: string, agent?: string) => s.api('POST', '/calls', { key: dev.key, body: { to, purpose: 'Hi', ...(agent === undefined ? {} : { agent }) } })
+  const agentOf = async (id: string) => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body.agent.id
+
+  const only = await place('+14155552801')
+  expect(only.status).toBe(202)
+  expect(await agentOf(only.body.id)).toBe(ava)
+
+  const cleo = await create('Cleo', true, '+14155552810')
+  const several = await place('+14155552802')
+  expect(several.status).toBe(400)
+  expect(several.body).toMatchObject({ field: 'agent' })
+  expect(several.body.error).toContain('Cleo, Ava')
+  expect((await place('+14155552802', 'ben')).status).toBe(409)
+  const byName = await place('+14155552802', 'cleo')
+  expect(byName.status).toBe(202)
+  expect(await agentOf(byName.body.id)).toBe(cleo)
+  const byId = await place('+14155552803', ava)
+  expect(byId.status).toBe(202)
+  expect(await agentOf(byId.body.id)).toBe(ava)
+  expect((await place('+14155552803', 'ag_nobody')).body).toMatchObject({ field: 'agent' })
+
+  expect((await s.api('DELETE', `/agents/${ava}`, { key: dev.key })).status).toBeLessThan(300)
+  await until('deleted', () => s.api('GET', `/agents/${ava}`, { key: dev.key }), (r) => r.status === 404)
+  const after = await place('+14155552804')
+  expect(after.status).toBe(202)
+  expect(await agentOf(after.body.id)).toBe(cleo)
+})

@@ -130,6 +130,18 @@ export class AgentService {
     return this.agents.page({ workspaceId, deletingAt: null }, limit, after)
   }
 
+  /**
+   * Up to `limit` agents that answer the phone (voice on and a number attached), newest first: what
+   * POST /calls chooses from when it names no agent, without reading every agent of a workspace
+   * (up to 1,000 on enterprise) on every call.
+   */
+  phoneAgents(workspaceId: string, limit: number): Promise<AgentDoc[]> {
+    return this.agents.find(
+      { workspaceId, deletingAt: null, 'voice.answersCalls': true, phoneNumber: { $ne: null } },
+      { sort: [['createdAt', -1], ['id', -1]], limit },
+    )
+  }
+
   async patch(tenant: Tenant, id: string, input: PatchAgent): Promise<AgentDoc> {
     const current = await this.get(tenant.workspace.id, id)
     const next = this.apply(current, input, tenant.plan, input.model !== undefined && input.model !== current.model)

@@ -46,6 +46,9 @@ export function checkConsent(phone: string, contact: Consent | null): void {
   if (contact.doNotCall) throw forbidden(`${phone} is on the do-not-call list; the call is not placed`)
 }
 
+/** How many phone agents the "several answer the phone" refusal names (the rest is "…"). */
+export const PHONE_AGENTS_NAMED = 5
+
 /** An agent answers the phone when its voice is on and a number is attached (SPEC.md Errors: 409 "voice off or no number"). */
 const onThePhone = (a: PhoneAgent) => a.answersCalls && a.phoneNumber !== null
 
@@ -66,7 +69,7 @@ export function chooseAgent(agents: PhoneAgent[], requested: string | undefined)
   const phoneAgents = agents.filter(onThePhone)
   if (phoneAgents.length === 0) throw conflict('no agent answers the phone: turn voice on (voice.answersCalls) and attach a number in the console')
   if (phoneAgents.length > 1) {
-    throw badRequest('agent', `several agents answer the phone (${phoneAgents.slice(0, 5).map((a) => a.name).join(', ')}${phoneAgents.length > 5 ? ', …' : ''}); name one`)
+    throw badRequest('agent', `several agents answer the phone (${phoneAgents.slice(0, PHONE_AGENTS_NAMED).map((a) => a.name).join(', ')}${phoneAgents.length > PHONE_AGENTS_NAMED ? ', …' : ''}); name one`)
   }
   return phoneAgents[0]
 }

@@ -20,7 +20,7 @@ import { isVoice, voiceTier } from '../voices'
 import type { WorkspaceDoc } from '../workspaces'
 import { CALL_CEILINGS, LINE_TTL_MS, LINES_BUSY_RETRY_SECONDS, RATE_WINDOW_MS } from './ceilings'
 import type { ListCallsQuery, PlaceCall } from './model'
-import { callee, checkConsent, checkVariables, chooseAgent, chooseFrom, extractSpecs, scheduleTime, tooManyCalls } from './placement-rules'
+import { callee, checkConsent, checkVariables, chooseAgent, chooseFrom, extractSpecs, PHONE_AGENTS_NAMED, scheduleTime, tooManyCalls } from './placement-rules'
 import { presentCall } from './present'
 import { tryId, type CallTryDoc, type CallTryRepo } from './repository'
 import { callTotals, totalsWindowStart, type CallTotals } from './totals'
@@ -70,7 +70,7 @@ export class CallService {
     const extract = extractSpecs(body.extract)
     const contact = await this.deps.contacts.findByPhone(workspace.id, phone)
     checkConsent(phone, contact)
-    const agents = await this.agentsOf(workspace.id)
+    const agents = await this.candidates(workspace.id, body.agent)
     const chosen = chooseAgent(agents.map((a) => ({ id: a.id, name: a.name, answersCalls: a.voice.answersCalls, phoneNumber: a.phoneNumber ?? null })), body.agent)
     const agent = agents.find((a) => a.id === chosen.id)!
     const numbers = (await this.deps.numbers.list(workspace.id)).filter((n) => n.agentId === agent.id && n.channel === 'voice')
@@ -289,6 +289,18 @@ export class CallService {
       }
       taken.push(set)
     }
+  }
+
+  /**
+   * The agents chooseAgent decides among: the phone agents when none is named (the newest
+   * PHONE_AGENTS_NAMED + 1, enough for its "several: name one" message); the one with that id when
+   * one is named by id; otherwise every agent, for a name (matched case-insensitively, which the
+   * store cannot do).
+   */
+  private async candidates(workspaceId: string, requested: string | undefined): Promise<AgentDoc[]> {
+    if (requested === undefined) return this.deps.agents.phoneAgents(workspaceId, PHONE_AGENTS_NAMED + 1)
+    const byId = requested.trim().startsWith('ag_') ? await this.deps.agents.get(workspaceId, requested.trim()).catch(() => null) : null
+    return byId ? [byId] : this.agentsOf(workspaceId)
   }
 
   private async agentsOf(workspaceId: string): Promise<AgentDoc[]> {
