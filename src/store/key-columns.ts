@@ -76,7 +76,9 @@ function indexSql(table: string, indexPrefix: string, index: IndexSpec, keys: Ke
 /**
  * Creates the table, its key columns and its indexes, in one transaction. A key column added to a
  * table that has rows is filled from the documents by json_extract; an index left on
- * `json_extract(...)` by an earlier version is rebuilt on the columns under the same name.
+ * `json_extract(...)` by an earlier version is rebuilt on the columns under the same name. The
+ * transaction takes the write lock first (IMMEDIATE): two processes sharing the file
+ * (SQLITE_LOCKING=shared) opening it at once must not both see a column missing and both add it.
  */
 export function ensureTable(db: Database, table: string, indexPrefix: string, spec: CollectionSpec, paths: readonly string[]): void {
   const keys: KeyPaths = new Set(paths)
@@ -95,7 +97,7 @@ export function ensureTable(db: Database, table: string, indexPrefix: string, sp
       if (existing?.sql?.includes('json_extract(')) db.run(`DROP INDEX "${name}"`)
       db.run(indexSql(table, indexPrefix, index, keys))
     }
-  })()
+  }).immediate()
 }
 
 /**
