@@ -59,12 +59,6 @@ export function keyValues(doc: Record<string, unknown>, paths: readonly KeyPath[
   return values
 }
 
-/** Whether two key tuples are equal (same order of paths). */
-export function sameKeys(a: readonly KeyValue[], b: readonly KeyValue[]): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
-
 function indexSql(table: string, indexPrefix: string, index: IndexSpec, keys: KeyPaths): string {
   const name = `"${indexPrefix}${index.name}"`
   const columns = index.fields.map(([path, dir]) => indexKey(path, dir)).join(', ')

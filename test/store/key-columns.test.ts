@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { keyValue } from '../../src/store/key-columns'
 import { openSqliteStore } from '../../src/store/sqlite'
+import { keyColumn } from '../../src/store/sqlite-filter'
 import { DuplicateKeyError, type CollectionSpec } from '../../src/store/port'
 
 const dir = mkdtempSync(join(tmpdir(), 'store-keys-'))
@@ -27,7 +28,7 @@ const paths = ['workspaceId', 'createdAt', 'live', 'n', 'a.b', 'code']
 
 /** Every row's key columns against json_extract of its stored document. */
 function mismatches(db: Database): string[] {
-  const columns = paths.map((p) => `"k$${p.replaceAll('.', '$')}"`)
+  const columns = paths.map(keyColumn)
   const rows = db.query<Record<string, unknown>, []>(`SELECT id, ${columns.map((c, i) => `${c} AS c${i}, json_extract(doc,'$.${paths[i]}') AS j${i}`).join(', ')} FROM things`).all()
   const out: string[] = []
   for (const row of rows) paths.forEach((p, i) => row[`c${i}`] !== row[`j${i}`] && out.push(`${row.id}.${p}: column ${JSON.stringify(row[`c${i}`])}, document ${JSON.stringify(row[`j${i}`])}`))

@@ -299,7 +299,8 @@ export class CallService {
    */
   private async candidates(workspaceId: string, requested: string | undefined): Promise<AgentDoc[]> {
     if (requested === undefined) return this.deps.agents.phoneAgents(workspaceId, PHONE_AGENTS_NAMED + 1)
-    const byId = requested.trim().startsWith('ag_') ? await this.deps.agents.get(workspaceId, requested.trim()).catch(() => null) : null
+    const wanted = requested.trim()
+    const byId = wanted.startsWith('ag_') ? await this.deps.agents.get(workspaceId, wanted).catch(() => null) : null
     return byId ? [byId] : this.agentsOf(workspaceId)
   }
 
