@@ -27,6 +27,10 @@ export interface TestServer {
   console<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>>
   /** A developer workspace with a full key. */
   developer(fields?: Record<string, unknown>): Promise<{ id: string; key: string }>
+  /** Publishes the agent's draft (POST /agents/{id}/publish): only a published agent talks to people. */
+  publish(key: string, agentId: string, workspace?: string): Promise<void>
+  /** Creates an agent with `body` and publishes it; answers the created agent. */
+  agent(key: string, body: Record<string, unknown>, workspace?: string): Promise<any>
   stop(): Promise<void>
 }
 
@@ -74,6 +78,23 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
       const r = await t.console('POST', '/workspaces', { name: 'Dev', ...fields })
       if (r.status !== 201) throw new Error(`could not create workspace: ${r.status} ${JSON.stringify(r.body)}`)
       return { id: r.body.id, key: r.body.key }
+    },
+    async publish(key, agentId, workspace) {
+      // The legacy surface has no Service-Workspace header: inside a customer, a key of the customer's publishes.
+      let as = key
+      if (workspace) {
+        const made = await t.api('POST', `/customers/${workspace}/keys`, { key, body: { name: 'publisher', scope: 'full' } })
+        if (made.status !== 201) throw new Error(`could not make a key for ${workspace}: ${made.status} ${JSON.stringify(made.body)}`)
+        as = made.body.key
+      }
+      const r = await request('POST', `${server.url}/agents/${agentId}/publish`, { authorization: `Bearer ${as}` }, {})
+      if (r.status !== 200) throw new Error(`could not publish ${agentId}: ${r.status} ${JSON.stringify(r.body)}`)
+    },
+    async agent(key, body, workspace) {
+      const r = await t.api('POST', '/agents', { key, body, workspace })
+      if (r.status !== 201) throw new Error(`could not create agent: ${r.status} ${JSON.stringify(r.body)}`)
+      await t.publish(key, r.body.id, workspace)
+      return r.body
     },
     async stop() {
       await server.stop()
