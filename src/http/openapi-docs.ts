@@ -8,6 +8,7 @@
  * under a prefix).
  */
 import { toOpenAPISchema } from '@elysiajs/openapi'
+import { VIEWER_FILES, viewerFile } from './docs-viewer'
 import type { AnyElysia } from 'elysia'
 
 export interface DocsOptions {
@@ -71,26 +72,38 @@ export function buildDocument(app: AnyElysia, options: DocsOptions): Record<stri
   }
 }
 
-/** The browsable page: Scalar's API reference, loading our document by absolute path. */
+/**
+ * The browsable page: Swagger UI (docs-viewer.ts) from our own routes, loading our document by
+ * absolute path, with a link to the document itself. Nothing on it comes from another host.
+ */
 export function docsPage(options: DocsOptions): string {
   const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+  const path = esc(options.path)
   return `<!doctype html>
-<html>
+<html lang="en">
   <head>
     <title>${esc(options.title)}</title>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <link rel="icon" href="data:," />
+    <link rel="stylesheet" href="${path}/assets/swagger-ui.css" />
   </head>
   <body>
-    <script id="api-reference" data-url="${esc(options.path)}/json"></script>
-    <script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference"></script>
+    <p style="font-family: sans-serif; margin: 1em 20px">The OpenAPI 3.1 document: <a href="${path}/json">${path}/json</a></p>
+    <div id="docs" data-url="${path}/json"></div>
+    <script src="${path}/assets/swagger-ui-bundle.js"></script>
+    <script src="${path}/assets/start.js"></script>
   </body>
 </html>`
 }
 
-/** Adds `GET path` (page) and `GET path/json` (document, built once on first request) to `app`. */
+/**
+ * Adds `GET path` (page), `GET path/json` (document, built once on first request) and the
+ * viewer's files under `GET path/assets/` to `app`.
+ */
 export function mountDocs<A extends AnyElysia>(app: A, options: DocsOptions): A {
   let cached: string | null = null
+  for (const name of VIEWER_FILES) app.get(`${options.path}/assets/${name}`, ({ request }) => viewerFile(name, request), { detail: { hide: true } })
   return app
     .get(options.path, () => new Response(docsPage(options), { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
     .get(

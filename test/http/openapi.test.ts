@@ -5,6 +5,7 @@
  * documents and the app, so routes added later are checked without touching this file.
  */
 import { isVisitorPath } from '../../src/http/surface'
+import { VIEWER_FILES } from '../../src/http/docs-viewer'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { createApp } from '../../src/app'
@@ -24,8 +25,8 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'pat
 const isV1 = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/')
 const isConsole = (path: string) => path === '/console' || path.startsWith('/console/')
 const surfaceOf = (path: string): Surface => (isV1(path) ? 'v1' : isConsole(path) ? 'console' : 'legacy')
-/** The pages and documents themselves, and the health probe, are not API routes. */
-const NOT_API = new Set(['/health', ...Object.values(SURFACES).flatMap((s) => [s.json, s.page])])
+/** The pages, their viewer's files and documents, and the health probe, are not API routes. */
+const NOT_API = new Set(['/health', ...Object.values(SURFACES).flatMap((s) => [s.json, s.page, ...VIEWER_FILES.map((f) => `${s.page}/assets/${f}`)])])
 
 let server: TestServer
 const docs = {} as Record<Surface, Doc>
