@@ -72,19 +72,19 @@ describe('the visitor API', () => {
     })
   })
 
-  test('unknown key 404, unpublished agent 409, disabled widget 409 — each with CORS and a clear error', async () => {
+  test('unknown key 404, unpublished agent 409, disabled widget 409 — each with CORS and a plain error for the visitor', async () => {
     const unknown = await json(await web('GET', 'wk_nosuchkey000000'))
     expect(unknown.status).toBe(404)
     expect(unknown.headers.get('access-control-allow-origin')).toBe('*')
     const draft = await newAgent()
     const unpublished = await json(await web('POST', `${draft.webKey}/sessions`, {}))
     expect(unpublished.status).toBe(409)
-    expect(unpublished.body.error).toContain('not published')
+    expect(unpublished.body).toEqual({ error: 'this chat is not available right now', state: 'draft' })
     await publish(draft.id)
     expect((await s.api('PATCH', `/agents/${draft.id}`, { key: dev.key, body: { widget: { enabled: false } } })).status).toBe(200)
     const off = await json(await web('GET', draft.webKey))
     expect(off.status).toBe(409)
-    expect(off.body.error).toContain('switched off')
+    expect(off.body).toEqual({ error: 'this chat is not available right now', state: 'disabled' })
   })
 
   test('a chat answered from knowledge, streamed token by token, lands in the inbox on channel web', async () => {

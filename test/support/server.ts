@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/config'
-import { createLogger } from '../../src/logger'
+import { createLogger, type Logger } from '../../src/logger'
 import { startServer, type RunningServer } from '../../src/server'
 import { responseChecker } from './response-check'
 
@@ -34,10 +34,11 @@ export interface TestServer {
   stop(): Promise<void>
 }
 
-export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
+/** `logger`: where the server logs (silent unless a test reads the lines, test/support/log-capture.ts). */
+export async function startTestServer(env: Record<string, string> = {}, dataDir?: string, logger: Logger = createLogger('silent')): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'))
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, SERVICE_CLOCK: 'manual', LOG_LEVEL: 'silent', ...env })
-  const server = await startServer(config, createLogger('silent'))
+  const server = await startServer(config, logger)
   // Every answer is checked against the schema its route documents (test/support/response-check.ts).
   const check = responseChecker(server.app.routes as any)
   const request = async (method: string, url: string, headers: Record<string, string>, body?: unknown, raw?: string): Promise<Reply> => {

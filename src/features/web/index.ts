@@ -37,7 +37,7 @@ export const webFeature = defineFeature({
       services: { web, sessions, teammates },
       v1: [webV1({ web, teammates, logger })],
       console: [webConsole({ auth: kernel.http.console, workspaces, teammates })],
-      legacy: [widgetRoutes({ publicBaseUrl: config.publicBaseUrl })],
+      legacy: [widgetRoutes({ exists: (webKey) => web.exists(webKey) })],
       stop: () => web.settled(),
     }
   },

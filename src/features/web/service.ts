@@ -63,6 +63,9 @@ export const WIDGET_CACHE_MS = 1_000
 
 type Widget = { workspace: WorkspaceDoc; agent: AgentDoc; draft: AgentDoc }
 
+/** What a website visitor is told when the widget cannot be used (unpublished, switched off). */
+export const UNAVAILABLE = 'this chat is not available right now'
+
 export class WebChat {
   private readonly threads = new SerialQueue()
   private readonly running = new Set<Promise<unknown>>()
@@ -74,8 +77,29 @@ export class WebChat {
     d.agents.onDelete(forget)
   }
 
-  /** The published agent behind a widget key, refused when the widget cannot be used. */
+  /**
+   * The published agent behind a widget key, for a website visitor: refused when the widget
+   * cannot be used. A visitor is told only that the chat is not available (the agent id and how
+   * to publish are for the site's developer): the reason goes to the log.
+   */
   async widget(webKey: string): Promise<Widget> {
+    try {
+      return await this.resolve(webKey)
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 409) throw err
+      this.d.logger.warn({ webKey, reason: err.message }, 'website chat refused a visitor')
+      throw new ApiError(409, UNAVAILABLE, err.extra)
+    }
+  }
+
+  /** Whether a widget key names an agent (the chat page answers 404 for one that does not). */
+  async exists(webKey: string): Promise<boolean> {
+    const draft = await this.d.agents.byWebKey(webKey)
+    return draft !== null && (await this.d.workspace(draft.workspaceId)) !== null
+  }
+
+  /** The same, refusing with the reason in full (for the console). */
+  private async resolve(webKey: string): Promise<Widget> {
     // Wall time on purpose: a process-local cache, not a rule of the service clock.
     const now = performance.now()
     const hit = this.widgets.get(webKey)
@@ -185,7 +209,7 @@ export class WebChat {
     const visitorId = input.from.trim()
     if (!/^[A-Za-z0-9_-]{1,40}$/.test(visitorId)) throw badRequest('from', 'a visitor id: 1–40 letters, digits, - or _')
     const draft = await this.d.agents.addressed(workspace.id, input.to)
-    const { agent } = await this.widget(draft.webKey)
+    const { agent } = await this.resolve(draft.webKey)
     const accepted = await this.send({ workspace, agent, visitorId }, draft.webKey, input.text, {})
     if (accepted.answering) {
       void accepted.answer(() => {}).catch((err) => this.d.logger.warn({ err, conversation: accepted.conversationId }, 'the agent could not answer a website message'))

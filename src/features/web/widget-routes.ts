@@ -39,7 +39,8 @@ const page = (webKey: string, embed: boolean) => `<!doctype html>
 </html>
 `
 
-export function widgetRoutes(_deps: { publicBaseUrl: string }) {
+/** `exists`: whether a widget key names an agent; the chat page of one that does not is a 404. */
+export function widgetRoutes(deps: { exists: (webKey: string) => Promise<boolean> }) {
   const loader = read('widget.js')
   return new Elysia({ detail: { hide: true } })
     .get('/widget.js', () => new Response(loader, { headers: { ...JS, 'access-control-allow-origin': '*' } }))
@@ -48,8 +49,8 @@ export function widgetRoutes(_deps: { publicBaseUrl: string }) {
       if (!file) return new Response('not found', { status: 404, headers: { 'content-type': 'text/plain' } })
       return new Response(file.body, { headers: { 'content-type': file.type, 'cache-control': CACHE } })
     })
-    .get('/w/:webKey', ({ params, query }) => {
-      if (!WEB_KEY.test(params.webKey)) return new Response('no such chat', { status: 404, headers: { 'content-type': 'text/plain' } })
+    .get('/w/:webKey', async ({ params, query }) => {
+      if (!WEB_KEY.test(params.webKey) || !(await deps.exists(params.webKey))) return new Response('no such chat', { status: 404, headers: { 'content-type': 'text/plain' } })
       return new Response(page(params.webKey, query.embed === '1'), {
         headers: {
           'content-type': 'text/html; charset=utf-8',

@@ -266,7 +266,9 @@
       else begin()
     })
     .catch(function (err) {
+      // The visitor is told only that the chat is unavailable; the reason is for the site's developer.
       composer.hidden = true
-      showAlert(t('unavailable') + ' ' + err.message)
+      showAlert(t('unavailable'))
+      if (window.console) console.warn('chat unavailable:', err.message)
     })
 })()
