@@ -46,7 +46,7 @@ export class Replies {
     const [, ours, customer] = thread as [string, string, string]
     if (conversation.channel === 'botapp') return this.botReply(workspace, conversation, ours, customer, checked)
     const number = await d.numbers.byNumber(ours)
-    if (!number || number.workspaceId !== workspace.id) throw conflict(`${ours} is no longer connected to this workspace`)
+    if (!number || number.workspaceId !== workspace.id) throw conflict(`number disconnected: ${ours} was released or is no longer this workspace's, so nothing can be sent on it`)
     if (!number.externalAgents) throw conflict(`external agents are off for ${ours}: its agent answers this conversation`)
     if (conversation.status === 'handled') throw conflict('a teammate took this conversation over')
     let content: OutboundContent

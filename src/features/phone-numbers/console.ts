@@ -1,7 +1,8 @@
-/** Console: rent or bring a phone number and assign it (DESIGN.md console table). */
+/** Console: rent or bring a phone number, assign it, change it, release it (DESIGN.md console table). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import type { WorkspaceService } from '../workspaces'
+import type { PhoneNumberDoc } from './repository'
 import type { PhoneNumberService } from './service'
 import type { KernelHttp } from '../feature'
 
@@ -17,6 +18,20 @@ const Number_ = t.Object({
   since: t.String(),
 })
 
+const present = (d: PhoneNumberDoc) => ({
+  id: d.id,
+  number: d.number,
+  label: d.label,
+  source: d.source,
+  channel: d.channel,
+  agent: d.agentId,
+  carrierCredentials: d.carrierCredentials,
+  externalAgents: d.externalAgents,
+  since: d.since,
+})
+
+const Path = t.Object({ ws: t.String(), number: t.String({ description: 'the number, E.164 with or without + (encode + as %2B)' }) })
+
 export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; numbers: PhoneNumberService }) {
   return new Elysia({ prefix: '/workspaces/:ws/phone-numbers', detail: { tags: ['Console'] } })
     .use(deps.auth)
@@ -26,17 +41,7 @@ export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; workspa
         const ws = await deps.workspaces.get(params.ws)
         const d = await deps.numbers.add(ws.id, body)
         set.status = 201
-        return {
-          id: d.id,
-          number: d.number,
-          label: d.label,
-          source: d.source,
-          channel: d.channel,
-          agent: d.agentId,
-          carrierCredentials: d.carrierCredentials,
-          externalAgents: d.externalAgents,
-          since: d.since,
-        }
+        return present(d)
       },
       {
         params: t.Object({ ws: t.String() }),
@@ -53,6 +58,42 @@ export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; workspa
           { additionalProperties: false },
         ),
         detail: { responses: answers({ 201: Number_, ...consoleErrors(400, 404, 409) }), summary: 'Add a rented or brought number' },
+      },
+    )
+    .patch(
+      '/:number',
+      async ({ params, body }) => {
+        const ws = await deps.workspaces.get(params.ws)
+        return present(await deps.numbers.update(ws.id, params.number, body))
+      },
+      {
+        params: Path,
+        body: t.Object(
+          {
+            agent: t.Optional(t.Union([t.String({ description: 'ag_… of this workspace' }), t.Null()], { description: 'reassigns the number; null detaches it' })),
+            label: t.Optional(t.Union([t.String({ maxLength: 120 }), t.Null()])),
+            externalAgents: t.Optional(t.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        detail: { responses: answers({ 200: Number_, ...consoleErrors(400, 404) }), summary: 'Reassign, detach, relabel a number, or switch external agents' },
+      },
+    )
+    .delete(
+      '/:number',
+      async ({ params, set }) => {
+        const ws = await deps.workspaces.get(params.ws)
+        await deps.numbers.release(ws.id, params.number)
+        set.status = 204
+        return null
+      },
+      {
+        params: Path,
+        detail: {
+          responses: answers({ 204: t.Null(), ...consoleErrors(404, 409) }),
+          summary: 'Release a number',
+          description: 'Its rent stops (months already begun stay charged); it is no longer listed or counted, and its record is removed. 409 while a call on it is ringing or connected.',
+        },
       },
     )
 }

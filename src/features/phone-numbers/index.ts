@@ -1,8 +1,10 @@
-/** Phone numbers: rented or brought in the console, each assignable to one agent; listed on v1. */
+/** Phone numbers: rented or brought in the console, each assignable to one agent, released there; listed on v1. */
+import { ApiError } from '../../http/errors'
 import { agentsFeature } from '../agents'
 import { defineFeature, eraseCollections } from '../feature'
 import { tenancyFeature } from '../workspaces'
 import { phoneNumbersConsole } from './console'
+import { refuseWhileLive } from './live-calls'
 import { openPhoneNumbers, phoneNumbersSpec } from './repository'
 import { PhoneNumberService } from './service'
 import { phoneNumbersV1 } from './v1'
@@ -13,7 +15,17 @@ export const phoneNumbersFeature = defineFeature({
     const { agents } = use(agentsFeature)
     const { workspaces } = use(tenancyFeature)
     const repo = await openPhoneNumbers(kernel.store)
-    const numbers = new PhoneNumberService(repo, (ws, id) => agents.exists(ws, id), kernel.clock, (agentId, number) => agents.setPhoneNumber(agentId, number))
+    const voiceNumberOf = (ws: string, id: string) =>
+      agents.get(ws, id).then(
+        (a) => a.phoneNumber ?? null,
+        (err) => {
+          if (err instanceof ApiError && err.status === 404) return null
+          throw err
+        },
+      )
+    const numbers = new PhoneNumberService(repo, (ws, id) => agents.exists(ws, id), kernel.clock, (agentId, number) => agents.setPhoneNumber(agentId, number), voiceNumberOf)
+    // First of the release hooks: a refusal comes before anything is settled.
+    numbers.beforeRelease(refuseWhileLive(kernel.store))
     agents.onDelete((agent) => numbers.unassignAgent(agent.id))
     kernel.customerHooks.onErased(eraseCollections(kernel.store, [phoneNumbersSpec]), 'phone numbers erased')
     return {
@@ -25,5 +37,5 @@ export const phoneNumbersFeature = defineFeature({
 })
 
 // Re-exported for other features (they import from this index, never from inner files).
-export type { PhoneNumberService } from './service'
+export type { PhoneNumberService, BeforeRelease } from './service'
 export type { PhoneNumberDoc } from './repository'

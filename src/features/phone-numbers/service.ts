@@ -1,4 +1,9 @@
-/** Phone numbers: added in the console, listed in v1, unassigned when their agent goes. */
+/**
+ * Phone numbers: added, changed and released in the console, listed in v1, unassigned when their
+ * agent goes. A released number's record is removed (README "Console"): it is then not held by
+ * anyone, so it is not listed, counted, rented or in the way of deleting a customer, and it can be
+ * added again as a new holding. What it cost stays in the usage ledger.
+ */
 import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import { badRequest, conflict, notFound } from '../../http/errors'
@@ -16,6 +21,16 @@ export interface AddNumber {
   externalAgents?: boolean
 }
 
+/** The console's PATCH: each member given changes; `agent: null` detaches the number. */
+export interface NumberPatch {
+  agent?: string | null
+  label?: string | null
+  externalAgents?: boolean
+}
+
+/** Runs before a number is released, in the order registered; one that throws stops the release. */
+export type BeforeRelease = (number: PhoneNumberDoc) => Promise<void>
+
 export const presentNumber = (d: PhoneNumberDoc) => ({
   number: d.number,
   label: d.label,
@@ -25,6 +40,8 @@ export const presentNumber = (d: PhoneNumberDoc) => ({
 })
 
 export class PhoneNumberService {
+  private readonly beforeReleaseHooks: BeforeRelease[] = []
+
   constructor(
     private readonly numbers: PhoneNumberRepo,
     /** Whether the agent is one of the workspace's (AgentService.exists). */
@@ -32,7 +49,14 @@ export class PhoneNumberService {
     private readonly clock: Clock,
     /** Keeps the agent's copy of its voice number in step (see AgentDoc.phoneNumber). */
     private readonly onVoiceNumber: (agentId: string, number: string | null) => Promise<void>,
+    /** The agent's copy of its voice number (AgentDoc.phoneNumber), or null when it is gone. */
+    private readonly voiceNumberOf: (workspaceId: string, agentId: string) => Promise<string | null>,
   ) {}
+
+  /** A check or a settlement that must happen before a number is released (a live call, rent). */
+  beforeRelease(hook: BeforeRelease): void {
+    this.beforeReleaseHooks.push(hook)
+  }
 
   async add(workspaceId: string, input: AddNumber): Promise<PhoneNumberDoc> {
     const number = normalizePhone(input.number)
@@ -64,6 +88,50 @@ export class PhoneNumberService {
     }
     if (agentId && doc.channel === 'voice') await this.onVoiceNumber(agentId, number)
     return doc
+  }
+
+  /** A number of the workspace, as the console names it in a path (any spelling the importer reads). */
+  async held(workspaceId: string, raw: string): Promise<PhoneNumberDoc> {
+    const number = normalizePhone(raw)
+    const doc = number ? await this.numbers.findOne({ number }) : null
+    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no phone number ${raw} in this workspace`)
+    return doc
+  }
+
+  async update(workspaceId: string, raw: string, patch: NumberPatch): Promise<PhoneNumberDoc> {
+    const doc = await this.held(workspaceId, raw)
+    const set: Partial<PhoneNumberDoc> = {}
+    if (patch.label !== undefined) set.label = patch.label
+    if (patch.externalAgents !== undefined) set.externalAgents = patch.externalAgents
+    if (patch.agent !== undefined) {
+      if (patch.agent !== null && !(await this.agentExists(workspaceId, patch.agent))) throw badRequest('agent', `no agent ${patch.agent} in this workspace`)
+      set.agentId = patch.agent
+    }
+    const next = Object.keys(set).length ? ((await this.numbers.update(doc.id, set)) ?? { ...doc, ...set }) : doc
+    if (doc.channel === 'voice' && next.agentId !== doc.agentId) {
+      if (doc.agentId) await this.resyncAgent(workspaceId, doc.agentId)
+      if (next.agentId) await this.onVoiceNumber(next.agentId, next.number)
+    }
+    return next
+  }
+
+  /** Releases a number: the hooks first (409 while a call on it is live; rent settled), then the record goes. */
+  async release(workspaceId: string, raw: string): Promise<void> {
+    const doc = await this.held(workspaceId, raw)
+    for (const hook of this.beforeReleaseHooks) await hook(doc)
+    await this.numbers.delete(doc.id)
+    if (doc.channel === 'voice' && doc.agentId) await this.resyncAgent(workspaceId, doc.agentId)
+  }
+
+  /**
+   * An agent lost a voice number: its copy keeps the one it shows when that is still its own,
+   * else shows its newest remaining voice number, else none.
+   */
+  private async resyncAgent(workspaceId: string, agentId: string): Promise<void> {
+    const current = await this.voiceNumberOf(workspaceId, agentId)
+    const remaining = await this.numbers.find({ agentId, channel: 'voice' }, { sort: [['createdAt', -1], ['id', -1]] })
+    if (current !== null && remaining.some((n) => n.number === current)) return
+    await this.onVoiceNumber(agentId, remaining[0]?.number ?? null)
   }
 
   /** Who holds a number (one workspace at a time), or null. */

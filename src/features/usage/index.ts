@@ -26,6 +26,11 @@ export const usageFeature = defineFeature({
     const wallet = await WalletService.open(store, { ledger, rent, notifications, clock })
     const meter = new Meter({ ledger, wallet, rent, workspaces: workspaceRepo, clock })
     const reports = new UsageReports({ ledger, meter, clock })
+    // Rent stops the day a number is released: the months begun until then are charged first (rent.ts).
+    numbers.beforeRelease(async (number) => {
+      const developer = await meter.payer(number.workspaceId)
+      if (developer) await meter.settledWallet(developer)
+    })
     return {
       services: { ledger, meter, wallet },
       v1: [usageV1({ context: kernel.http.v1, reports })],

@@ -6,7 +6,8 @@
  * Rent is settled when money is looked at (the wallet, usage, a customer's spend, the balance
  * check before a call): each month that began since the last look gets its record, dated when it
  * began, and the record's id (`use_rent_<number>_<month n>`) keeps a second look from charging twice.
- * A released number is no longer held, so no later month is charged.
+ * Releasing a number settles first (the months begun until that day stay charged, no refund of the
+ * running one), then removes its record: it is no longer held, so no later month is charged or held.
  */
 import { iso, type Clock } from '../../clock'
 import type { Collection, CollectionSpec } from '../../store/port'

@@ -1,0 +1,34 @@
+/**
+ * A number is not released while a call on it is live (DESIGN.md console table). Phone numbers are
+ * built before calls, so the calls service cannot be asked: this reads the calls feature's rows
+ * (`call_tries`), where our number is `from` in both directions (an inbound call's `from` is the
+ * number it rang). It opens the collection on first use, after the calls feature opened it with its
+ * indexes (the store keeps one instance per name: the first opener's spec is the collection's).
+ */
+import { conflict } from '../../http/errors'
+import type { Collection, DocumentStore } from '../../store/port'
+import type { BeforeRelease } from './service'
+
+interface CallRow {
+  [field: string]: unknown
+  id: string
+  callId: string
+  workspaceId: string
+  from: string | null
+  status: string
+}
+
+/** The call states in which a line is open on the number (machines/call.ts). */
+const LIVE = ['ringing', 'connected']
+
+export function refuseWhileLive(store: DocumentStore): BeforeRelease {
+  let rows: Promise<Collection<CallRow>> | null = null
+  return async (number) => {
+    rows ??= store.collection<CallRow>({ name: 'call_tries', indexes: [] }).catch((err) => {
+      rows = null
+      throw err
+    })
+    const live = await (await rows).findOne({ workspaceId: number.workspaceId, from: number.number, status: { $in: LIVE } })
+    if (live) throw conflict(`${number.number} has a live call (${live.callId}, ${live.status}); release it once the call has ended`, { call: live.callId })
+  }
+}
