@@ -88,89 +88,105 @@ function firstError(errors: SchemaError[]): SchemaError {
  */
 export type CredentialCheck = (request: Request, surface: Surface) => Promise<void>
 
+interface Failure {
+  code: string | number
+  error: unknown
+  request: Request
+  set: { headers: Record<string, unknown> | object; status?: number | string }
+  params?: unknown
+}
+
 export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck) {
-  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, async ({ code, error, request, set, params }) => {
-    // An Idempotency-Key the failed handler held is stored as its refusal, or released (idempotency.ts).
-    await settleFailedClaim(request, error)
-    const path = new URL(request.url).pathname
-    const surface = surfaceOf(path)
-    const requestId = String((set.headers as Record<string, string>)['x-request-id'] ?? '')
-    // Headers set before the failure (request id, X-RateLimit-*) belong on the error answer too.
-    const base: Record<string, string> = {}
-    for (const [name, value] of Object.entries(set.headers as Record<string, unknown>)) {
-      if (typeof value === 'string' && name.toLowerCase() !== 'content-type') base[name] = value
-    }
-    const legacy = surface === 'legacy'
-
-    const refusal = (e: ApiError) => {
-      const headers = { ...base, ...(e.headers ?? {}) }
-      if (legacy) return json(e.status, { detail: e.message, status: e.status }, headers)
-      return json(e.status, { error: e.message, ...(e.extra ?? {}) }, headers)
-    }
-
-    if (error instanceof ApiError) return refusal(error)
-
-    if (code === 'VALIDATION') {
-      const v = error as any
-      if (v.type === 'response') {
-        // Our own answer broke its schema: a server bug, never the caller's fault.
-        logger.error({ requestId, path, err: v.message }, 'response failed its schema')
-        return json(500, legacy ? { detail: 'server error', status: 500 } : { error: `server error (request ${requestId})` }, base)
-      }
-      let where = (v.type as string) ?? 'body'
-      const errors = validationErrors(v)
-      if (where === 'property') {
-        // Elysia checks coerced numbers (path parameters, then query) one at a time and drops
-        // where the value was; find it by the value it failed on (query values are few, and a
-        // clash only loses the name).
-        const param = pathParamWithValue(params as Record<string, unknown> | undefined, v.value)
-        const named = param ?? queryMemberWithValue(new URL(request.url).searchParams, v.value)
-        where = param ? 'params' : 'query'
-        errors[0] = { ...errors[0], path: named ? `/${named}` : '', value: v.value }
-      }
-      if (legacy) {
-        const detail = errors.map((e) => {
-          const msg = describeSchemaError(e)
-          return {
-            loc: [legacyLocation(where), ...e.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p))],
-            msg,
-            // TypeBox reports a missing field twice (required property, then the type of
-            // `undefined`); both read "is required", so both are `missing` and collapse below.
-            type: msg === 'is required' ? 'missing' : /unexpected property/i.test(e.message) ? 'extra_forbidden' : 'value_error',
-          }
-        })
-        return json(422, { detail: uniqueBy(detail, (d) => JSON.stringify([d.loc, d.type])) }, base)
-      }
-      const first = firstError(errors)
-      const field = fieldName(first.path, where === 'body' ? 'body' : where)
-      return json(400, { error: `${field}: ${describeSchemaError(first)}`, field }, base)
-    }
-
-    if (code === 'PARSE') {
-      // 401/403 come before any complaint about the body (as they do for a body that parses).
-      try {
-        await checkCredentials?.(request, surface)
-      } catch (e) {
-        if (e instanceof ApiError) return refusal(e)
-        throw e
-      }
-      const body = bodyErrorOf(error)
-      const field = fieldName(body.path.map(String).join('/'))
-      if (body.status !== null) {
-        return json(body.status, legacy ? { detail: `${field}: ${body.message}`, status: body.status } : { error: `${field}: ${body.message}`, field }, base)
-      }
-      if (legacy) return json(422, { detail: [{ loc: ['body', ...body.path], msg: body.message, type: body.kind }] }, base)
-      return json(400, { error: `${field}: ${body.message}`, field }, base)
-    }
-
-    if (code === 'NOT_FOUND') {
-      const message = `no route ${request.method} ${path}`
-      return json(404, legacy ? { detail: message, status: 404 } : { error: message }, base)
-    }
-
-    const status = typeof (error as any)?.status === 'number' && (error as any).status >= 400 ? (error as any).status : 500
-    if (status >= 500) logger.error({ requestId, path, err: error }, 'unhandled error')
-    const message = status >= 500 ? `server error (request ${requestId})` : (STATUS_TEXT[status] ?? 'error')
-    return json(status, legacy ? { detail: message, status } : { error: message }, base)
+  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, async (failure) => {
+    const answer = await shape(failure, logger, checkCredentials)
+    // What the request log reads: Elysia leaves 422 there for a validation failure answered 400,
+    // and 200 for a path no route matched.
+    failure.set.status = answer.status
+    return answer
   })
+}
+
+async function shape({ code, error, request, set, params }: Failure, logger: Logger, checkCredentials?: CredentialCheck): Promise<Response> {
+  // An Idempotency-Key the failed handler held is stored as its refusal, or released (idempotency.ts).
+  await settleFailedClaim(request, error)
+  const path = new URL(request.url).pathname
+  const surface = surfaceOf(path)
+  const requestId = String((set.headers as Record<string, string>)['x-request-id'] ?? '')
+  // Headers set before the failure (request id, X-RateLimit-*) belong on the error answer too.
+  const base: Record<string, string> = {}
+  for (const [name, value] of Object.entries(set.headers as Record<string, unknown>)) {
+    if (typeof value === 'string' && name.toLowerCase() !== 'content-type') base[name] = value
+  }
+  const legacy = surface === 'legacy'
+
+  const refusal = (e: ApiError) => {
+    const headers = { ...base, ...(e.headers ?? {}) }
+    if (legacy) return json(e.status, { detail: e.message, status: e.status }, headers)
+    return json(e.status, { error: e.message, ...(e.extra ?? {}) }, headers)
+  }
+
+  if (error instanceof ApiError) return refusal(error)
+
+  if (code === 'VALIDATION') {
+    const v = error as any
+    if (v.type === 'response') {
+      // Our own answer broke its schema: a server bug, never the caller's fault.
+      logger.error({ requestId, path, err: v.message }, 'response failed its schema')
+      return json(500, legacy ? { detail: 'server error', status: 500 } : { error: `server error (request ${requestId})` }, base)
+    }
+    let where = (v.type as string) ?? 'body'
+    const errors = validationErrors(v)
+    if (where === 'property') {
+      // Elysia checks coerced numbers (path parameters, then query) one at a time and drops
+      // where the value was; find it by the value it failed on (query values are few, and a
+      // clash only loses the name).
+      const param = pathParamWithValue(params as Record<string, unknown> | undefined, v.value)
+      const named = param ?? queryMemberWithValue(new URL(request.url).searchParams, v.value)
+      where = param ? 'params' : 'query'
+      errors[0] = { ...errors[0], path: named ? `/${named}` : '', value: v.value }
+    }
+    if (legacy) {
+      const detail = errors.map((e) => {
+        const msg = describeSchemaError(e)
+        return {
+          loc: [legacyLocation(where), ...e.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p))],
+          msg,
+          // TypeBox reports a missing field twice (required property, then the type of
+          // `undefined`); both read "is required", so both are `missing` and collapse below.
+          type: msg === 'is required' ? 'missing' : /unexpected property/i.test(e.message) ? 'extra_forbidden' : 'value_error',
+        }
+      })
+      return json(422, { detail: uniqueBy(detail, (d) => JSON.stringify([d.loc, d.type])) }, base)
+    }
+    const first = firstError(errors)
+    const field = fieldName(first.path, where === 'body' ? 'body' : where)
+    return json(400, { error: `${field}: ${describeSchemaError(first)}`, field }, base)
+  }
+
+  if (code === 'PARSE') {
+    // 401/403 come before any complaint about the body (as they do for a body that parses).
+    try {
+      await checkCredentials?.(request, surface)
+    } catch (e) {
+      if (e instanceof ApiError) return refusal(e)
+      throw e
+    }
+    const body = bodyErrorOf(error)
+    const field = fieldName(body.path.map(String).join('/'))
+    if (body.status !== null) {
+      return json(body.status, legacy ? { detail: `${field}: ${body.message}`, status: body.status } : { error: `${field}: ${body.message}`, field }, base)
+    }
+    if (legacy) return json(422, { detail: [{ loc: ['body', ...body.path], msg: body.message, type: body.kind }] }, base)
+    return json(400, { error: `${field}: ${body.message}`, field }, base)
+  }
+
+  if (code === 'NOT_FOUND') {
+    const message = `no route ${request.method} ${path}`
+    return json(404, legacy ? { detail: message, status: 404 } : { error: message }, base)
+  }
+
+  const status = typeof (error as any)?.status === 'number' && (error as any).status >= 400 ? (error as any).status : 500
+  if (status >= 500) logger.error({ requestId, path, err: error }, 'unhandled error')
+  const message = status >= 500 ? `server error (request ${requestId})` : (STATUS_TEXT[status] ?? 'error')
+  return json(status, legacy ? { detail: message, status } : { error: message }, base)
 }

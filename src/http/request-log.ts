@@ -15,6 +15,15 @@ const PROCESS_PREFIX = `req_${randomId(8)}`
 let counter = 0
 const nextRequestId = () => `${PROCESS_PREFIX}${(counter++).toString(36)}`
 
+/**
+ * The status the client was sent. An answer made as a Response (the error plugin's, a stream's)
+ * carries its own; `set.status` then still holds what Elysia had in mind: 422 for a validation
+ * failure we answer 400, 200 for a path no route matched.
+ */
+function sentStatus(answer: unknown, status: number | string | undefined): number | string | undefined {
+  return answer instanceof Response ? answer.status : status
+}
+
 export function requestLog(logger: Logger) {
   const plugin = new Elysia({ name: 'request-log' })
   if (!logger.isLevelEnabled('info')) {
@@ -30,14 +39,14 @@ export function requestLog(logger: Logger) {
       set.headers['x-request-id'] = incoming && INCOMING_ID.test(incoming) ? incoming : nextRequestId()
       started.set(request, performance.now())
     })
-    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
+    .onAfterResponse({ as: 'global' }, ({ request, set, responseValue }) => {
       const t0 = started.get(request)
       logger.info(
         {
           requestId: (set.headers as Record<string, string>)['x-request-id'],
           method: request.method,
           path: new URL(request.url).pathname,
-          status: set.status,
+          status: sentStatus(responseValue, set.status),
           ms: t0 === undefined ? undefined : Math.round((performance.now() - t0) * 10) / 10,
         },
         'request',
