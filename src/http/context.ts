@@ -7,7 +7,7 @@ import { Elysia } from 'elysia'
 import { badRequest, forbidden } from './errors'
 import type { Coordination } from '../coordination/port'
 import { WORKSPACE_HEADER, type Authenticator, type HttpPrincipal, type HttpWorkspace, type Scope } from './authenticator'
-import { answerIdempotent, beginIdempotent, failIdempotent, holdClaim, releaseHold, type IdempotencyStep } from './idempotency'
+import { answerIdempotent, beginIdempotent, failIdempotent, holdClaim, releaseHold, requestKey, type IdempotencyStep } from './idempotency'
 
 export type V1Context<P = HttpPrincipal, W = HttpWorkspace> = {
   principal: P
@@ -76,14 +76,14 @@ export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(d
         },
       },
       // SPEC.md Conventions rule 6: `Idempotency-Key` (or the body member named by `bodyKey`; the
-      // header wins), scoped to the workspace and the route, bound to the body (http/idempotency.ts).
+      // header wins), scoped to the workspace and the route, bound to the body without that member
+      // (http/idempotency.ts).
       idempotent: (opts: true | { bodyKey: string }) => ({
         async beforeHandle(ctx) {
           const { workspace } = ctx as unknown as V1Context<P, W>
-          const bodyKey = opts === true ? undefined : (ctx.body as Record<string, unknown> | undefined)?.[opts.bodyKey]
-          const key = ctx.request.headers.get('idempotency-key') ?? (typeof bodyKey === 'string' ? bodyKey : undefined)
+          const found = requestKey(ctx.request.headers.get('idempotency-key'), ctx.body, opts === true ? undefined : opts.bodyKey)
           const scope = `${workspace.id}:${ctx.request.method} ${ctx.route}`
-          const step = await beginIdempotent(deps.coordination, scope, key, ctx.body)
+          const step = await beginIdempotent(deps.coordination, scope, found.key, found.body, found.field)
           if (step.kind === 'claimed') {
             claims.set(ctx.request, step)
             // A throwing handler is settled by the error plugin (settleFailedClaim).

@@ -34,18 +34,47 @@ export type IdempotencyStep =
   | { kind: 'replay'; status: number; body: unknown }
   | { kind: 'claimed'; id: string; fingerprint: string }
 
+/** Where a request's key came from, named as the caller sent it (400s name it). */
+export const KEY_HEADER = 'Idempotency-Key'
+
+export interface RequestKey {
+  key: string | undefined
+  /** `Idempotency-Key`, or the body member it was read from. */
+  field: string
+  /** The body the key is bound to: without the body member, which is the key, not the request. */
+  body: unknown
+}
+
+/**
+ * The key of a request: the header, else the body member `bodyKey` (a route that takes one). The
+ * body member is never part of the request the key is bound to, so a repeat that differs only in
+ * it (the header having won) is the same request.
+ */
+export function requestKey(header: string | null, body: unknown, bodyKey?: string): RequestKey {
+  let rest = body
+  let fromBody: unknown
+  if (bodyKey !== undefined && body !== null && typeof body === 'object' && !Array.isArray(body) && bodyKey in body) {
+    const { [bodyKey]: member, ...others } = body as Record<string, unknown>
+    fromBody = member
+    rest = others
+  }
+  if (header !== null) return { key: header, field: KEY_HEADER, body: rest }
+  if (typeof fromBody === 'string') return { key: fromBody, field: bodyKey!, body: rest }
+  return { key: undefined, field: KEY_HEADER, body: rest }
+}
+
 /** Claims `key` for this request (or finds its stored answer); 409 while in flight, 400 for another body. */
-export async function beginIdempotent(coordination: Coordination, scope: string, key: string | undefined | null, requestBody: unknown): Promise<IdempotencyStep> {
+export async function beginIdempotent(coordination: Coordination, scope: string, key: string | undefined | null, requestBody: unknown, field = KEY_HEADER): Promise<IdempotencyStep> {
   if (key === undefined || key === null || key === '') return { kind: 'none' }
-  if (!KEY_SHAPE.test(key)) throw badRequest('Idempotency-Key', 'must be 1–255 printable characters')
+  if (!KEY_SHAPE.test(key)) throw badRequest(field, 'must be 1–255 printable characters')
   const fingerprint = createHash('sha256').update(JSON.stringify(requestBody ?? null)).digest('hex')
   const id = `idem:${scope}:${key}`
   const begun = await coordination.idempotencyBegin(id, IN_FLIGHT_TTL_MS)
-  if (begun.state === 'in_flight') throw conflict('a request with this Idempotency-Key is still being processed')
+  if (begun.state === 'in_flight') throw conflict(`a request with this ${field} is still being processed`)
   if (begun.state === 'done') {
     const stored = begun.response
     if (stored.headers?.fingerprint !== fingerprint) {
-      throw badRequest('Idempotency-Key', 'was already used with a different request body')
+      throw badRequest(field, 'was already used with a different request body')
     }
     return { kind: 'replay', status: stored.status, body: stored.body }
   }

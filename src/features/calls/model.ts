@@ -43,7 +43,7 @@ export const PlaceCall = t.Object(
     purpose: t.String({ minLength: 1, maxLength: PURPOSE_MAX, description: 'why the agent calls; spoken first' }),
     agent: t.Optional(t.String({ minLength: 1, maxLength: 60, description: 'agent id (ag_…) or name; needed when several agents answer the phone' })),
     from: t.Optional(t.String({ minLength: 1, maxLength: 40, description: 'one of the agent\'s numbers; default: the agent\'s number' })),
-    idempotencyKey: t.Optional(t.String({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, description: 'same as the Idempotency-Key header; the header wins' })),
+    idempotencyKey: t.Optional(t.String({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, description: 'same as the Idempotency-Key header; with the header it is ignored (not part of the request the key is bound to)' })),
     reference: t.Optional(Nullable(t.String({ maxLength: 200, description: 'your own reference, returned untouched' }))),
     metadata: t.Optional(Nullable(t.Record(t.String(), MetadataValue, { description: 'returned untouched; customer metadata rules: 50 keys of 1–40 characters, strings ≤ 500, 8 KB in all' }))),
     variables: t.Optional(

@@ -39,7 +39,7 @@ export function callsV1(deps: { context: KernelHttp['v1']; calls: CallService })
       {
         idempotent: { bodyKey: 'idempotencyKey' },
         body: PlaceCall,
-        headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours (the body member idempotencyKey is the same; the header wins)' })) }),
+        headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours (the body member idempotencyKey is the same; with the header, the body member is ignored)' })) }),
         detail: {
           responses: answers({ 202: Placed, ...v1Errors(402, 403, 409, 429, 502) }),
           summary: 'Place a call (it opens with the spoken purpose)',
