@@ -2,8 +2,10 @@
 import { agentsFeature } from '../agents'
 import { defineFeature, eraseCollections } from '../feature'
 import { phoneNumbersFeature } from '../phone-numbers'
+import { webhooksFeature } from '../webhooks'
 import { tenancyFeature } from '../workspaces'
 import { formsSpec, openForms, openTemplates, templatesSpec } from './repository'
+import { TemplateReview } from './review'
 import { templatesConsole, templatesV1 } from './routes'
 import { TemplateService } from './service'
 
@@ -13,11 +15,14 @@ export const templatesFeature = defineFeature({
     const { workspaces } = use(tenancyFeature)
     const { agents } = use(agentsFeature)
     const { numbers } = use(phoneNumbersFeature)
-    const templates = new TemplateService(await openTemplates(kernel.store), await openForms(kernel.store), kernel.clock)
+    const { notifications } = use(webhooksFeature)
+    const repo = await openTemplates(kernel.store)
+    const templates = new TemplateService(repo, await openForms(kernel.store), kernel.clock)
+    const review = new TemplateReview(repo, notifications, kernel.clock)
     kernel.customerHooks.onErased(eraseCollections(kernel.store, [templatesSpec, formsSpec]), 'templates and forms erased')
     return {
       services: { templates },
-      console: [templatesConsole({ auth: kernel.http.console, workspaces, templates, agents, numbers })],
+      console: [templatesConsole({ auth: kernel.http.console, workspaces, templates, review, agents, numbers })],
       v1: [templatesV1({ context: kernel.http.v1, templates })],
     }
   },

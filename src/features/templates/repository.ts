@@ -21,6 +21,8 @@ export interface TemplateDoc {
   variableLabels: { position: number; sample: string }[]
   buttonVariableCount: number
   headerKind: (typeof HEADER_KINDS)[number]
+  /** Why it was rejected or paused in review (review.ts); null otherwise. */
+  reason?: string | null
   createdAt: string
 }
 

@@ -1,4 +1,4 @@
-/** Console: create templates and forms (DESIGN.md table). v1: `GET /templates` (SPEC.md). */
+/** Console: create templates and forms, review a template (DESIGN.md table). v1: `GET /templates` (SPEC.md). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors, v1Errors } from '../../http/docs'
 import { badRequest } from '../../http/errors'
@@ -9,6 +9,7 @@ import type { KernelHttp } from '../feature'
 import type { PhoneNumberService } from '../phone-numbers'
 import type { WorkspaceService } from '../workspaces'
 import { HEADER_KINDS, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './repository'
+import { REASON_MAX, REVIEW_STATUSES, type TemplateReview } from './review'
 import { presentForm, presentTemplate, type TemplateService } from './service'
 
 const literals = <T extends string>(values: readonly T[]) => t.Union(values.map((v) => t.Literal(v)))
@@ -26,11 +27,12 @@ const Template = t.Object({
   variableLabels: t.Array(t.Object({ position: t.Integer(), sample: t.String() })),
   buttonVariableCount: t.Integer(),
   headerKind: literals(HEADER_KINDS),
+  reason: t.Union([t.String(), t.Null()], { description: 'why it was rejected or paused in review; null otherwise' }),
   createdAt: t.String(),
 })
 const Form = t.Object({ id: t.String(), name: t.String(), agent: t.String(), published: t.Boolean(), createdAt: t.String() })
 
-export function templatesConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; templates: TemplateService; agents: AgentService; numbers: PhoneNumberService }) {
+export function templatesConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; templates: TemplateService; review: TemplateReview; agents: AgentService; numbers: PhoneNumberService }) {
   const agentOf = async (workspaceId: string, id: string | null | undefined, field: string) => {
     if (id === undefined || id === null) return null
     if (!(await deps.agents.exists(workspaceId, id))) throw badRequest(field, `no agent ${id} in this workspace`)
@@ -70,6 +72,30 @@ export function templatesConsole(deps: { auth: KernelHttp['console']; workspaces
           { additionalProperties: false },
         ),
         detail: { summary: 'Create a message template (approved unless a status is given)', responses: answers({ 201: Template, ...consoleErrors(400, 404, 409) }) },
+      },
+    )
+    .patch(
+      '/templates/:name',
+      async ({ params, body }) => {
+        const ws = await deps.workspaces.get(params.ws)
+        return presentTemplate(await deps.review.review(ws.id, params.name, body))
+      },
+      {
+        params: t.Object({ ws: t.String(), name: t.String() }),
+        body: t.Object(
+          {
+            status: literals(REVIEW_STATUSES),
+            reason: t.Optional(t.String({ minLength: 1, maxLength: REASON_MAX, description: 'with rejected or paused: why' })),
+            language: t.Optional(t.String({ minLength: 2, maxLength: 15, description: 'which language’s template, when the name exists in several' })),
+          },
+          { additionalProperties: false },
+        ),
+        detail: {
+          summary: 'Review a template: submit, approve, reject, pause',
+          description:
+            'Moves: draft → pending; pending → approved or rejected; approved → paused; paused → approved; rejected → pending. Any other is 409 naming the current status. A rejection or a pause is notified to the developer (the customer’s name in the title inside a customer).',
+          responses: answers({ 200: Template, ...consoleErrors(400, 404, 409) }),
+        },
       },
     )
     .post(

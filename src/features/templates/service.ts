@@ -43,6 +43,7 @@ export const presentTemplate = (t: TemplateDoc) => ({
   variableLabels: t.variableLabels,
   buttonVariableCount: t.buttonVariableCount,
   headerKind: t.headerKind,
+  reason: t.reason ?? null,
   createdAt: t.createdAt,
 })
 
@@ -72,6 +73,7 @@ export class TemplateService {
       variableLabels: input.variableLabels ?? [],
       buttonVariableCount: input.buttonVariableCount ?? 0,
       headerKind: input.headerKind ?? 'none',
+      reason: null,
       createdAt: iso(this.clock.now()),
     }
     if (await this.templates.findOne({ workspaceId, name: doc.name, language: doc.language, number: doc.number })) throw conflict(`a template ${doc.name} in ${doc.language} exists already for that number`)
