@@ -31,7 +31,7 @@ export function localTime(ms: number, zone: string): LocalTime {
 }
 
 /** How far the zone's wall clock is ahead of UTC at `ms`, in ms. */
-function offsetAt(ms: number, zone: string): number {
+export function offsetAt(ms: number, zone: string): number {
   const l = localTime(ms, zone)
   const [y, m, d] = l.day.split('-').map(Number)
   const wall = Date.UTC(y, m - 1, d, l.hour, l.minute, l.second)

@@ -3,6 +3,7 @@ export const VOICE_LINES = {
   trouble: "I'm sorry, I'm having trouble on my end. Please try again later. Goodbye.",
   silence: "I haven't heard anything for a while, so I'll end the call here. Goodbye.",
   timeLimit: "We've reached the time limit for this call. Thank you for your time. Goodbye.",
+  unavailable: 'Sorry, this line is not available right now. Please try again later. Goodbye.',
 } as const
 
 /**

@@ -54,6 +54,11 @@ export interface CallLine {
   maxCallSeconds: number
   /** Caller silence that ends the call; SILENCE_TIMEOUT_MS unless given. */
   silenceTimeoutMs?: number
+  /**
+   * Why no agent serves this line (nothing is published): the session says VOICE_LINES.unavailable
+   * instead of the opening, answers nothing, and ends; the reason becomes the call's `error`.
+   */
+  unavailable?: string
   respond(text: string, onText: (piece: string) => void, signal: AbortSignal): Promise<AgentReply>
   /** The agent's line as the caller heard it: stored in memory (replacing the streamed reply) and the transcript. */
   agentSaid(text: string, messageId: string | null, opening: boolean): Promise<void>
@@ -128,6 +133,7 @@ export class VoiceSession {
   /** The stream started: the agent speaks first; the call's length limit starts. */
   start(sampleRate: number): void {
     this.rate = sampleRate
+    if (this.parts.line.unavailable) return void this.endPolitely(VOICE_LINES.unavailable, 'answered', this.parts.line.unavailable)
     this.limitTimer = setTimeout(() => void this.endPolitely(VOICE_LINES.timeLimit, 'answered'), this.parts.line.maxCallSeconds * 1000)
     void this.say(this.parts.line.opening, { opening: true })
   }
@@ -179,7 +185,7 @@ export class VoiceSession {
       const at = this.now()
       const event = this.turns.window(w.speech, w.ms, at)
       if (event?.type === 'speech_start') this.quiet()
-      if (this.state === 'speaking' && this.turns.turnLastedMs(at) >= BACKCHANNEL_MS) this.bargeIn()
+      if (this.state === 'speaking' && !this.parts.line.unavailable && this.turns.turnLastedMs(at) >= BACKCHANNEL_MS) this.bargeIn()
       if (event?.type === 'speech_end') void this.utterance(event.at, at)
     }
   }
@@ -195,6 +201,8 @@ export class VoiceSession {
   }
 
   private async utterance(speechEndAt: number, endpointedAt: number): Promise<void> {
+    // Nobody answers on a line no agent serves: the caller hears the notice out.
+    if (this.parts.line.unavailable) return
     const wasSpeaking = this.playout.speaking && this.state === 'speaking'
     let text: string
     try {
@@ -317,6 +325,7 @@ export class VoiceSession {
   }
 
   private dtmf(digit: string): void {
+    if (this.parts.line.unavailable) return
     this.quiet()
     this.digits += digit
     if (this.digitTimer) clearTimeout(this.digitTimer)

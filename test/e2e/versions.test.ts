@@ -73,7 +73,7 @@ describe('agent versions, in the order an agent lives them', () => {
       last_published_at: null,
       // Nothing is published: the whole draft is unpublished.
       has_unpublished_changes: true,
-      changed_fields: ['core', 'tools', 'knowledge', 'voice', 'memory', 'widget', 'workflow', 'variables', 'dataCollection'],
+      changed_fields: ['core', 'tools', 'knowledge', 'voice', 'widget', 'workflow', 'dataCollection'],
     })
     expect(await versionsOf()).toEqual([])
     await expect(serving()).rejects.toMatchObject({ status: 409 })
@@ -152,7 +152,7 @@ describe('agent versions, in the order an agent lives them', () => {
     expect((await api().get(`/agents/${agent.id}/status`)).body).toMatchObject({ status: 'published', published_version_id: 2 })
     const read = await api().get(`/agents/${agent.id}/versions/3`)
     expect(read.body).toMatchObject({ id: 3, version_label: 'before launch' })
-    expect(Object.keys(read.body.snapshot)).toEqual(['core', 'tools', 'knowledge', 'voice', 'memory', 'widget', 'workflow', 'variables', 'dataCollection'])
+    expect(Object.keys(read.body.snapshot)).toEqual(['core', 'tools', 'knowledge', 'voice', 'widget', 'workflow', 'dataCollection'])
     expect(read.body.snapshot.core).toMatchObject({ name: 'Ava', instructions: 'Version two instructions.' })
     expect(read.body.snapshot.voice.recordCalls).toBe(true)
   })

@@ -16,14 +16,22 @@ export interface CallCeilings {
   perMinute: number
   /** Calls ringing or connected at once, inbound included. */
   lines: number
+  /**
+   * How long a call may last when its agent's `voice.maxCallSeconds` is null (SPEC.md: "or `null` for
+   * the plan default"; the numbers are ours, within SPEC.md's 60–1,200). Free: 5 minutes, a sixth of
+   * its 30 included minutes, so one stuck call cannot use them up; pay-as-you-go and Pro: 10 minutes,
+   * long enough for any support or sales call; Scale 15 and Enterprise 20 (the ceiling) for
+   * the longer calls those accounts run (collections, intake).
+   */
+  defaultCallSeconds: number
 }
 
 export const CALL_CEILINGS: Record<PlanId, CallCeilings> = {
-  free: { perMinute: 10, lines: 2 },
-  payg: { perMinute: 60, lines: 10 },
-  pro: { perMinute: 300, lines: 50 },
-  scale: { perMinute: 1_200, lines: 200 },
-  enterprise: { perMinute: 6_000, lines: 1_000 },
+  free: { perMinute: 10, lines: 2, defaultCallSeconds: 300 },
+  payg: { perMinute: 60, lines: 10, defaultCallSeconds: 600 },
+  pro: { perMinute: 300, lines: 50, defaultCallSeconds: 600 },
+  scale: { perMinute: 1_200, lines: 200, defaultCallSeconds: 900 },
+  enterprise: { perMinute: 6_000, lines: 1_000, defaultCallSeconds: 1_200 },
 }
 
 /** The rate window: "calls a minute" (SPEC.md Errors for POST calls). */

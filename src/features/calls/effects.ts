@@ -11,6 +11,7 @@ import type { EventBus } from '../../events/bus'
 import type { Logger } from '../../logger'
 import type { Telephony } from '../../providers/telephony/port'
 import type { AgentService } from '../agents'
+import type { PublishedAgents } from './service'
 import type { ContactService } from '../contacts'
 import type { PhoneNumberService } from '../phone-numbers'
 import { CodedEffectFailure } from '../../../actors/effects'
@@ -30,6 +31,7 @@ export interface CallEffectDeps {
   /** Tells the call's media stream (on whichever instance holds it) that the call is over. */
   media: (callId: string) => Promise<void>
   agents: AgentService
+  published: PublishedAgents
   numbers: PhoneNumberService
   contacts: ContactService
   conversations: ConversationFeature['conversations']
@@ -60,8 +62,23 @@ async function mediaSettled(deps: CallEffectDeps, id: string) {
   }
 }
 
+/** The caller's contact, made now; another path that made it at the same moment wins (a duplicate phone). */
+async function knownCaller(contacts: ContactService, workspaceId: string, phone: string) {
+  try {
+    return await contacts.create(workspaceId, { phone })
+  } catch (err) {
+    const found = await contacts.findByPhone(workspaceId, phone)
+    if (found) return found
+    // A caller id that is no phone number (withheld, or a SIP name) leaves the call anonymous.
+    if ((err as { status?: number }).status === 400) return null
+    throw err
+  }
+}
+
 export function callEffects(deps: CallEffectDeps): CallEffectPort {
-  const projection = new CallProjection({ tries: deps.tries, coordination: deps.coordination, workspace: deps.workspace, agents: deps.agents, meter: deps.meter })
+  // Minutes are priced by the voice that spoke: the published one's (the draft's for a line that only said it is not available).
+  const spoken = { get: async (workspaceId: string, id: string) => (await deps.published.live(workspaceId, id)) ?? deps.agents.get(workspaceId, id) }
+  const projection = new CallProjection({ tries: deps.tries, coordination: deps.coordination, workspace: deps.workspace, agents: spoken, meter: deps.meter })
   const first = async (callId: string) => {
     const row = await deps.tries.get(tryId(callId, 1))
     if (!row) throw new Error(`call ${callId} has no row`)
@@ -70,8 +87,11 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
   return {
     async placeCall({ id, attempt }: CallEffectInput) {
       const row = await first(id)
-      const agent = await deps.agents.get(row.workspaceId, row.agentId).catch(() => null)
-      if (!agent) throw new CodedEffectFailure('not_placed', `agent ${row.agentName} (${row.agentId}) was deleted before the call rang`)
+      const draft = await deps.agents.get(row.workspaceId, row.agentId).catch(() => null)
+      if (!draft) throw new CodedEffectFailure('not_placed', `agent ${row.agentName} (${row.agentId}) was deleted before the call rang`)
+      // A booked call or a retry rings only while the agent is published (it was when the call was placed).
+      const agent = await deps.published.live(row.workspaceId, row.agentId)
+      if (!agent) throw new CodedEffectFailure('not_placed', `agent ${row.agentName} (${row.agentId}) was unpublished before the call rang; publish it and place the call again`)
       const held = row.from ? await deps.numbers.byNumber(row.from) : null
       if (!held || held.workspaceId !== row.workspaceId || held.agentId !== row.agentId) {
         throw new CodedEffectFailure('not_placed', `${row.from} is no longer agent ${row.agentName}'s number`)
@@ -82,7 +102,10 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
     async openConversation({ id }: CallEffectInput) {
       const row = await first(id)
       if (row.conversationId) return
-      const contact = row.phone ? await deps.contacts.findByPhone(row.workspaceId, row.phone) : null
+      // A caller we do not know becomes a contact, as on the chat app (SPEC.md Contact: "created when a
+      // person reaches out on any channel"). A browser visitor has no number and stays anonymous.
+      let contact = row.phone ? await deps.contacts.findByPhone(row.workspaceId, row.phone) : null
+      if (!contact && row.phone && row.direction === 'inbound') contact = await knownCaller(deps.contacts, row.workspaceId, row.phone)
       const conversation = await deps.conversations.start({ workspaceId: row.workspaceId, agentId: row.agentId, channel: 'voice', customer: { id: contact?.id ?? null, phone: row.phone } })
       // Opened as the first try rings; a retry's row copies it from the first (projection.ts).
       await deps.tries.update(row.id, { conversationId: conversation.id })
@@ -99,7 +122,11 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
     async analyseCall({ id, attempt }: CallEffectInput) {
       const row = await mediaSettled(deps, tryId(id, attempt))
       const workspace = row ? await deps.workspace(row.workspaceId) : null
-      const agent = row && workspace ? await deps.agents.get(row.workspaceId, row.agentId).catch(() => null) : null
+      // Analysed as the version that talked asks (its summaries and fields), even if the agent was
+      // republished or unpublished since; a try nobody talked on (unanswered, or a line that only
+      // said the agent is not available) has nothing to analyse and is charged nothing.
+      const talked = row?.agentVersion
+      const agent = row && workspace && talked ? await deps.published.version(row.workspaceId, row.agentId, talked) : null
       if (!row || !workspace || !agent) return { at: deps.clock.now() }
       // SPEC.md Events rule 7: fields are extracted only when someone will read them — a call placed
       // through the API, or an agent with an endpoint subscribed to call.analysed.

@@ -13,6 +13,7 @@ import { conversationsFeature } from '../conversations'
 import { defineFeature } from '../feature'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { usageFeature } from '../usage'
+import { versionsFeature } from '../versions'
 import { byokFeature } from '../byok'
 import { tenancyFeature, type WorkspaceDoc } from '../workspaces'
 import { subscribes, webhooksFeature } from '../webhooks'
@@ -20,6 +21,7 @@ import { sandboxConsole } from './console'
 import { callEffects } from './effects'
 import { callTriesSpec, openCallTries } from './repository'
 import { CallService } from './service'
+import { CallbackBooking } from './callbacks'
 import { callsV1 } from './v1'
 import { eraseCollections } from '../feature'
 import { randomBytes } from 'node:crypto'
@@ -47,10 +49,12 @@ export const callsFeature = defineFeature({
     const { agents } = use(agentsFeature)
     const { contacts } = use(contactsFeature)
     const { numbers } = use(phoneNumbersFeature)
-    const { conversations, models, engine } = use(conversationsFeature)
+    const { conversations, models, engine, tools } = use(conversationsFeature)
     const { meter, ledger } = use(usageFeature)
     const { runtime: byok } = use(byokFeature)
     const { webhooks } = use(webhooksFeature)
+    // Every call talks as the agent's published version (SPEC.md Agent publication).
+    const { serving: published } = use(versionsFeature)
     const { store, clock, logger, bus, coordination, runtime } = kernel
     const tries = await openCallTries(store)
     // The sandbox network always exists (its console routes and inbound simulation); calls go out on
@@ -77,12 +81,14 @@ export const callsFeature = defineFeature({
       (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
     const scripts = new SandboxScripts()
     const speech = new SpeechProviders(config, scripts)
-    const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, numbers, contacts, conversations, models, meter, bus, coordination, clock, logger, workspace, readsAnalysis })
+    const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, published, numbers, contacts, conversations, models, meter, bus, coordination, clock, logger, workspace, readsAnalysis })
     const actors: CallActors = registerCall(runtime, { effects, clock, logger })
-    const media = new CallMedia({ config, tries, agents, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, inspect: kernel.inspection?.inspect })
+    const media = new CallMedia({ config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, inspect: kernel.inspection?.inspect })
     const hasEspeak = !!Bun.which('espeak-ng')
     sandbox.attachMedia({ baseUrl: () => kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
-    const calls = new CallService({ tries, agents, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors, byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined })
+    const calls = new CallService({ tries, agents, published, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors, byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined })
+    // The agent's schedule_callback tool books a real scheduled call through the same rules.
+    tools.provideCallbacks(new CallbackBooking({ calls, contacts, workspace, clock, logger }))
     const applyReport = async (e: TelephonyEvent) => {
       try {
         await actors.send(e.callId, chartEvent(e))

@@ -28,20 +28,21 @@ import type { SpeechProviders } from '../../providers/speech'
 import type { ByokRuntime } from '../byok'
 import type { Telephony } from '../../providers/telephony/port'
 import { verifyTwilioSignature } from '../../providers/telephony/twilio-signature'
-import { languageCode, type AgentService } from '../agents'
+import { languageCode, type AgentDoc, type AgentService } from '../agents'
+import { DEFAULT_VOICE } from '../voices'
+import { CALL_CEILINGS } from './ceilings'
+import type { PublishedAgents } from './service'
 import type { ConversationFeature } from '../conversations'
 import type { WorkspaceDoc } from '../workspaces'
 import type { TranscriptLine } from './analysis'
 import { recordingLink } from './recordings'
 import type { CallTryDoc, CallTryRepo } from './repository'
 
-/** A call with no `maxCallSeconds`: 10 minutes, long enough for any support or sales call (SPEC.md allows 60–1,200). */
-export const DEFAULT_MAX_CALL_SECONDS = 600
-
 export interface CallMediaDeps {
   config: Pick<Config, 'telephonyProvider' | 'publicBaseUrl' | 'providers' | 'speech' | 'dataDir'>
   tries: CallTryRepo
   agents: AgentService
+  published: Pick<PublishedAgents, 'served'>
   conversations: ConversationFeature['conversations']
   engine: ConversationFeature['engine']
   telephony: Telephony
@@ -103,9 +104,15 @@ export class CallMedia implements MediaCalls {
     if ('refused' in checked) return checked
     const row = checked.row
     const workspace = await d.workspace(row.workspaceId)
-    const agent = workspace ? await d.agents.get(row.workspaceId, row.agentId).catch(() => null) : null
+    const draft = workspace ? await d.agents.get(row.workspaceId, row.agentId).catch(() => null) : null
     const conversation = row.conversationId ? await d.conversations.get(row.workspaceId, row.conversationId).catch(() => null) : null
-    if (!workspace || !agent || !conversation) return { refused: `call ${callId} has no agent or conversation any more`, code: CLOSE.notLive }
+    if (!workspace || !draft || !conversation) return { refused: `call ${callId} has no agent or conversation any more`, code: CLOSE.notLive }
+    // The call talks as the published agent. With nothing published the line only says it is not
+    // available and ends (SPEC.md Agent publication: a draft is not talked to), in the service's voice.
+    const served = await d.published.served(row.workspaceId, row.agentId).catch((err: Error) => ({ unavailable: err.message }))
+    const agent: AgentDoc = 'unavailable' in served ? { ...draft, voice: { ...draft.voice, voice: DEFAULT_VOICE, recordCalls: false } } : served.agent
+    const unavailable = 'unavailable' in served ? served.unavailable : undefined
+    if (unavailable) d.logger.info({ call: callId, agent: row.agentId }, `a call reached an agent with nothing published: ${unavailable}`)
     // A browser call is a real person whatever the network: the sandbox's scripted doubles never stand in.
     // BYOK first, with no fallback to the service's engines (SPEC.md BYOK).
     const own = d.byok ? await d.byok.speech(workspace, agent.id).catch((err: Error) => ({ failed: err.message })) : null
@@ -138,7 +145,8 @@ export class CallMedia implements MediaCalls {
       voice: row.voice ?? own?.voice ?? agent.voice.voice,
       language,
       silenceMs: agent.voice.endpointingMs ?? DEFAULT_SILENCE_MS,
-      maxCallSeconds: agent.voice.maxCallSeconds ?? DEFAULT_MAX_CALL_SECONDS,
+      maxCallSeconds: agent.voice.maxCallSeconds ?? CALL_CEILINGS[workspace.plan].defaultCallSeconds,
+      unavailable,
       respond: async (text, onText, signal) => {
         const result = await d.engine.respond({ workspace, agent, conversation: current, text, sideEffects: 'live', onText, signal })
         current = result.conversation
@@ -170,7 +178,7 @@ export class CallMedia implements MediaCalls {
     const turnsActor = createActor(voiceTurnMachine, { systemId: `voice:${callId}`, ...(d.inspect ? { inspect: d.inspect } : {}) }).start()
     this.live.set(callId, { state: 'opening', session, turns: turnsActor })
     let unsubscribe: () => Promise<void> = async () => {}
-    await write({ media: 'live', pipeline: { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name } })
+    await write({ media: 'live', pipeline: { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name }, agentVersion: 'unavailable' in served ? null : served.version.number })
     if (recorder) await write({ recording: recordingLink(d.config.publicBaseUrl, d.tokens, callId, row.attempt, workspace, d.clock.now(), false) })
 
     let over = false

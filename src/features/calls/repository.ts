@@ -53,6 +53,8 @@ export interface CallTryDoc {
   error: string | null
   /** The media stream: `live` while the pipeline runs, `done` once transcript and recording are written; absent when none connected. */
   media?: 'live' | 'done'
+  /** The agent version the call talked as (set when its media starts); null or absent: it never talked (nothing was published). */
+  agentVersion?: number | null
   /** The speech engines the pipeline used. */
   pipeline?: { stt: string; tts: string; vad: string }
   /** Per-turn latency stages (media/latency.ts); GET answers their p50/p95/max as `latency`. */

@@ -39,9 +39,22 @@ export const lineSets = (workspace: WorkspaceDoc): { set: string; capacity: numb
   return sets
 }
 
+/** The agent as published (versions feature): what every call talks with. */
+export interface PublishedAgents {
+  /** 409 when nothing is published. */
+  servingAgent(workspaceId: string, agentId: string): Promise<AgentDoc>
+  /** null when the agent is gone or nothing is published. */
+  live(workspaceId: string, agentId: string): Promise<AgentDoc | null>
+  /** What the agent's version `number` froze, live or not; null when gone. */
+  version(workspaceId: string, agentId: string, number: number): Promise<AgentDoc | null>
+  /** The agent as published, with its version number; 409 when nothing is published. */
+  served(workspaceId: string, agentId: string): Promise<{ agent: AgentDoc; version: { number: number } }>
+}
+
 export interface CallServiceDeps {
   tries: CallTryRepo
   agents: AgentService
+  published: PublishedAgents
   contacts: ContactService
   numbers: PhoneNumberService
   coordination: Coordination
@@ -72,7 +85,9 @@ export class CallService {
     checkConsent(phone, contact)
     const agents = await this.candidates(workspace.id, body.agent)
     const chosen = chooseAgent(agents.map((a) => ({ id: a.id, name: a.name, answersCalls: a.voice.answersCalls, phoneNumber: a.phoneNumber ?? null })), body.agent)
-    const agent = agents.find((a) => a.id === chosen.id)!
+    // Chosen by identity (its number); it talks as published: 409 while nothing is (SPEC.md Agent publication).
+    const agent = await this.deps.published.servingAgent(workspace.id, chosen.id)
+    if (!agent.voice.answersCalls) throw conflict(`agent ${agent.name} does not answer the phone in its published version (voice.answersCalls is off there); publish the change first`)
     const numbers = (await this.deps.numbers.list(workspace.id)).filter((n) => n.agentId === agent.id && n.channel === 'voice')
     const from = chooseFrom(chosen, numbers, body.from)
     if (body.overrides?.voice !== undefined) await this.checkVoice(workspace, body.overrides.voice)
@@ -187,8 +202,12 @@ export class CallService {
     if (!number || !number.agentId || number.channel !== 'voice') return null
     const workspace = await workspaceOf(number.workspaceId)
     if (!workspace || workspace.status !== 'active') return null
+    // A number's agent with nothing published still picks up, to say the line is not available
+    // (calls/media.ts); a published one that does not take calls lets it ring out.
     const agent = await this.deps.agents.get(workspace.id, number.agentId).catch(() => null)
-    if (!agent || !agent.voice.answersCalls) return null
+    if (!agent) return null
+    const live = await this.deps.published.live(workspace.id, agent.id)
+    if (live && !live.voice.answersCalls) return null
     const id = newId('in')
     for (const { set, capacity } of lineSets(workspace)) {
       const hold = await this.deps.coordination.acquireSlot(set, id, capacity, LINE_TTL_MS)

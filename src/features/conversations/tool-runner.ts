@@ -43,9 +43,9 @@ export interface CallbackRequest {
   note: string | null
 }
 
-/** Books a real callback (the calls issue provides it); returns a sentence confirming it. */
+/** Books a real callback (a scheduled call; the calls feature provides it); answers the tool's output: booked, or why not. */
 export interface CallbackScheduler {
-  schedule(request: CallbackRequest): Promise<string>
+  schedule(request: CallbackRequest): Promise<object>
 }
 
 export interface ToolContext {
@@ -72,6 +72,11 @@ export interface ToolRunnerDeps {
 
 export class ToolRunner {
   constructor(private readonly deps: ToolRunnerDeps) {}
+
+  /** The calls feature, built after this one, books callbacks. */
+  provideCallbacks(callbacks: CallbackScheduler): void {
+    this.deps.callbacks = callbacks
+  }
 
   async run(name: string, input: Record<string, unknown>, offered: ToolName[], ctx: ToolContext): Promise<ToolOutcome> {
     if (!isToolName(name) || !offered.includes(name)) return { output: { error: `there is no tool named ${name}` } }
@@ -136,12 +141,10 @@ export class ToolRunner {
       const about = note ? ` about ${note}` : ''
       return { output: `Test chat: I would have booked a callback for ${when} to ${phone ?? "the customer's number"}${about}. Nothing was booked.` }
     }
-    if (!this.deps.callbacks) {
-      return { output: { scheduled: false, error: 'callbacks cannot be booked here yet; tell the customer a person from the team will call back' } }
-    }
+    // Without the calls feature (a service built without it) nothing can ring: say so plainly.
+    if (!this.deps.callbacks) return { output: { scheduled: false, error: 'calls cannot be booked here; tell the customer a person from the team will call back' } }
     const c = ctx.conversation
-    const confirmation = await this.deps.callbacks.schedule({ workspaceId: c.workspaceId, agentId: c.agentId, conversationId: c.id, when, phone, note })
-    return { output: confirmation }
+    return { output: await this.deps.callbacks.schedule({ workspaceId: c.workspaceId, agentId: c.agentId, conversationId: c.id, when, phone, note }) }
   }
 }
 

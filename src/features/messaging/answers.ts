@@ -1,12 +1,13 @@
 /**
  * The agent answering a stored customer message on a chat channel, in the background: the
  * conversation engine writes the reply, a transport sends it (the messaging platform, or email),
- * and the reply's message records what the transport said (`delivery`). Both inbound paths
- * (chat app, email) use it; `settled()` lets shutdown and tests wait for answers under way.
+ * and the reply's message records what the transport said (`delivery`). Every inbound chat path
+ * (chat app, bot app, email) uses it, and it answers only as the published agent; `settled()`
+ * lets shutdown and tests wait for answers under way.
  */
 import { iso, type Clock } from '../../clock'
 import type { Logger } from '../../logger'
-import type { AgentService } from '../agents'
+import type { AgentDoc } from '../agents'
 import { messageText, type ConversationFeature } from '../conversations'
 import type { WorkspaceDoc } from '../workspaces'
 
@@ -20,7 +21,8 @@ export class AgentAnswers {
 
   constructor(
     private readonly d: {
-      agents: AgentService
+      /** The agent as published; null when it is gone or nothing is published (versions feature). */
+      published: (workspaceId: string, agentId: string) => Promise<AgentDoc | null>
       conversations: ConversationFeature['conversations']
       engine: ConversationFeature['engine']
       clock: Clock
@@ -41,7 +43,10 @@ export class AgentAnswers {
   private async answer(workspace: WorkspaceDoc, agentId: string, recorded: Recorded, send: SendReply): Promise<void> {
     const d = this.d
     try {
-      const agent = await d.agents.get(workspace.id, agentId)
+      // Only a published agent talks (SPEC.md Agent publication): the message stays in the
+      // conversation (message.received went out already) and waits for a person or a reply.
+      const agent = await d.published(workspace.id, agentId)
+      if (!agent) return void d.logger.info({ workspace: workspace.id, agent: agentId, conversation: recorded.conversation.id }, 'a message reached an agent with nothing published: kept, not answered')
       const turn = await d.engine.respond({ workspace, agent, conversation: recorded.conversation, text: messageText(recorded.message), recorded, sideEffects: 'live' })
       if (!turn.answered || !turn.replyMessage) return
       try {

@@ -22,6 +22,7 @@ import { createEmailSender } from '../../providers/email'
 import { webhooksFeature } from '../webhooks'
 import { randomBytes } from 'node:crypto'
 import { agentsFeature } from '../agents'
+import { versionsFeature } from '../versions'
 import { contactsFeature } from '../contacts'
 import { conversationsFeature } from '../conversations'
 import { defineFeature } from '../feature'
@@ -51,7 +52,8 @@ export const messagingFeature = defineFeature({
     // The email channel's answers go out like webhook emails: SMTP_URL, else the embedded outbox.
     // 30 s: an SMTP server accepts a message in well under that; past it the answer is marked failed.
     const email = createEmailSender(kernel.config, 30_000, { repo: outbox, clock: kernel.clock })
-    const answers = new AgentAnswers({ agents, conversations, engine, clock: kernel.clock, logger: kernel.logger })
+    const { serving } = use(versionsFeature)
+    const answers = new AgentAnswers({ published: (ws, id) => serving.live(ws, id), conversations, engine, clock: kernel.clock, logger: kernel.logger })
     const emailInbound = new EmailInbound({ agents, conversations, answers, email })
     const { templates } = use(templatesFeature)
     const sandbox = new SandboxPlatform(kernel.clock)

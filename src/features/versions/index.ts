@@ -16,3 +16,6 @@ export const versionsFeature = defineFeature({
     return { services: built, legacy: [versionsLegacy({ context: kernel.http.legacy, versions: built.versions })] }
   },
 })
+
+// Re-exported for other features (they import from this index, never from inner files).
+export { notPublished, type ServedAgent, type ServingAgents } from './serving'

@@ -2,7 +2,7 @@
 import { t } from 'elysia'
 import { BodyInt } from '../../http/body-types'
 import { ENVIRONMENTS, type VersionDoc } from './repository'
-import { PANELS } from './snapshot'
+import { PANELS, reshape } from './snapshot'
 
 /** Lengths are not shown in SPEC.md: a label fits a tag such as `v12` or `release-2025-01`, a summary a commit message. */
 export const LABEL_MAX = 100
@@ -45,14 +45,12 @@ const panel = (description: string) => t.Object({}, { additionalProperties: true
 
 export const Snapshot = t.Object(
   {
-    core: panel('name, model, instructions, greeting, business description, agent type, temperature, reply tokens, languages'),
-    tools: panel('escalation, lead capture, callbacks, actions'),
+    core: panel('name, model, instructions, greeting, business description, temperature, reply tokens, languages'),
+    tools: panel('escalation, lead capture, callbacks'),
     knowledge: panel('documentIds: the linked knowledge documents'),
-    voice: panel('voice settings, speech providers, speed, interruption'),
-    memory: panel('memory settings'),
-    widget: panel('widget and publishing settings: theme, accent, height, domains, lead capture, suggested prompts'),
-    workflow: panel('steps, graph, team members'),
-    variables: t.Array(t.Object({ name: t.String(), default: t.String() }), { description: 'prompt variables with defaults' }),
+    voice: panel('the voice channel: answers calls, voice, language, summaries, machine detection, recording, call length, end-of-turn silence'),
+    widget: panel('the website widget: theme, accent, height, welcome screen and lead form, on or off'),
+    workflow: panel('steps, in order'),
     dataCollection: panel('collectFields: what is filled in after every call'),
   },
   { description: `the whole agent, by console panel (${PANELS.join(', ')})` },
@@ -132,7 +130,7 @@ export function presentVersion(doc: VersionDoc, withSnapshot = false) {
     created_at: doc.createdAt,
     change_summary: doc.changeSummary,
   }
-  return withSnapshot ? { ...base, snapshot: doc.snapshot } : base
+  return withSnapshot ? { ...base, snapshot: reshape(doc.snapshot) } : base
 }
 
 export const versionRef = (doc: VersionDoc) => ({ id: doc.number, version_number: doc.number })

@@ -1,19 +1,17 @@
 /**
  * What live conversations talk to (SPEC.md Versioning rule 2: "Only the published snapshot serves
  * live chat and voice"; "an agent starts in draft and cannot be talked to by users until first
- * published").
+ * published"). Every channel builds the agent it talks with here — website chat and browser calls,
+ * phone calls in and out (and calling campaigns, which place calls), the chat app, the bot app and
+ * email — never through `AgentService.get` (that is the draft). Test chat is the exception on
+ * purpose: it exists to try the draft before publishing.
  *
- * THE SEAM FOR LIVE WEB CHAT AND VOICE: build the agent a live conversation runs with through
- * `servingAgent(workspaceId, agentId)`, never through `AgentService.get` (that is the draft).
- * It answers the agent document with every configurable field taken from the live version's
- * frozen snapshot, and throws 409 when nothing is published (never published, or unpublished).
- * Test chat is the exception on purpose: it exists to try the draft before publishing.
- *
- * What stays live rather than frozen: the agent's id, webKey, phone number and workspace (they
- * identify the agent, they are not configuration) and its knowledge documents, which conversations
- * search as they are now (the snapshot records their ids for diffs).
+ * The answer is the agent document with every configurable field taken from the live version's
+ * frozen snapshot. What stays live rather than frozen: the agent's id, webKey, phone number and
+ * workspace (they identify the agent, they are not configuration) and its knowledge documents,
+ * which conversations search as they are now (the snapshot records their ids for diffs).
  */
-import { conflict } from '../../http/errors'
+import { ApiError, conflict } from '../../http/errors'
 import type { AgentDoc } from '../agents'
 import type { AgentReader } from './drafts'
 import type { VersionDoc, VersionStore } from './repository'
@@ -22,6 +20,14 @@ import { agentFieldsOf } from './snapshot'
 export interface ServedAgent {
   agent: AgentDoc
   version: VersionDoc
+}
+
+/** The 409 every channel answers for an agent with nothing published. */
+export function notPublished(agentId: string): ApiError {
+  return conflict(
+    `agent ${agentId} is not published (state: draft): live chat and voice serve only a published version; publish it with POST /agents/${agentId}/publish`,
+    { state: 'draft' },
+  )
 }
 
 export class ServingAgents {
@@ -35,16 +41,37 @@ export class ServingAgents {
     return (await this.served(workspaceId, agentId)).agent
   }
 
+  /**
+   * The agent as published, or null when it is gone or nothing of it is published: for work that
+   * runs without a request to answer (an inbound message, a call that rings, an analysis).
+   */
+  async live(workspaceId: string, agentId: string): Promise<AgentDoc | null> {
+    return this.served(workspaceId, agentId).then(
+      (s) => s.agent,
+      (err) => {
+        if (err instanceof ApiError && (err.status === 404 || err.status === 409)) return null
+        throw err
+      },
+    )
+  }
+
   /** The same, with the version it comes from (for logs and conversation records). */
   async served(workspaceId: string, agentId: string): Promise<ServedAgent> {
-    const draft = await this.agents.get(workspaceId, agentId)
-    const version = await this.versions.live(agentId)
-    if (!version || version.workspaceId !== workspaceId) {
-      throw conflict(
-        `agent ${agentId} is not published (state: draft): live chat and voice serve only a published version; publish it with POST /agents/${agentId}/publish`,
-        { state: 'draft' },
-      )
-    }
-    return { agent: { ...draft, ...structuredClone(agentFieldsOf(version.snapshot)) }, version }
+    const [draft, version] = await Promise.all([this.agents.get(workspaceId, agentId), this.versions.live(agentId)])
+    if (!version || version.workspaceId !== workspaceId) throw notPublished(agentId)
+    return { agent: asPublished(draft, version), version }
+  }
+
+  /**
+   * The agent as version `number` froze it, live or not: work that finishes what a version began
+   * (a call's analysis, after the agent was republished or unpublished mid-call). Null when the
+   * agent or the version is gone.
+   */
+  async version(workspaceId: string, agentId: string, number: number): Promise<AgentDoc | null> {
+    const [draft, version] = await Promise.all([this.agents.get(workspaceId, agentId).catch(() => null), this.versions.get(agentId, number)])
+    if (!draft || !version || version.workspaceId !== workspaceId) return null
+    return asPublished(draft, version)
   }
 }
+
+const asPublished = (draft: AgentDoc, version: VersionDoc): AgentDoc => ({ ...draft, ...structuredClone(agentFieldsOf(version.snapshot)) })

@@ -1,8 +1,14 @@
 /**
- * What a version freezes: the whole agent as SPEC.md "Agent version (legacy)" lists it, and how
- * two snapshots differ (by field, for diffs; by console panel, for `changed_fields`).
- * Parts the product does not have yet (tools, memory, team members, prompt variables) are captured
- * as empty values so snapshots keep one shape as those arrive.
+ * What a version freezes: the agent as SPEC.md "Agent version (legacy)" lists it, as far as the
+ * agent has each part, and how two snapshots differ (by field, for diffs; by console panel, for
+ * `changed_fields`).
+ *
+ * Left out because the agent has no such setting (a snapshot records configuration, it does not
+ * invent it): memory settings (memory is the conversation's recent messages, the same for every
+ * agent: conversations/memory.ts), speech providers, speed and interruption (speech engines belong
+ * to the workspace — ours or its BYOK keys — not to an agent; barge-in is always on), website
+ * domains and suggested prompts, a workflow graph, team members, prompt variables and actions.
+ * Snapshots stored with empty placeholders for those read back in this shape (`reshape`).
  */
 import type { AgentDoc } from '../agents'
 
@@ -13,24 +19,21 @@ export interface AgentSnapshot {
     instructions: string
     greeting: string
     businessDescription: string
-    agentType: 'assistant'
     temperature: number
     maxReplyTokens: number
     language: string
     secondLanguage: string | null
   }
-  tools: { escalation: AgentDoc['escalation']; captureLeads: boolean; scheduleCallbacks: boolean; actions: unknown[] }
+  tools: { escalation: AgentDoc['escalation']; captureLeads: boolean; scheduleCallbacks: boolean }
   knowledge: { documentIds: string[] }
-  voice: AgentDoc['voice'] & { sttProvider: string; ttsProvider: string; speed: number; interruption: boolean }
-  memory: { enabled: boolean }
-  widget: AgentDoc['widget'] & { domains: string[]; leadCapture: boolean; suggestedPrompts: string[] }
-  workflow: { steps: AgentDoc['steps']; graph: null; teamMembers: string[] }
-  variables: { name: string; default: string }[]
+  voice: AgentDoc['voice']
+  widget: AgentDoc['widget']
+  workflow: { steps: AgentDoc['steps'] }
   dataCollection: { collectFields: AgentDoc['collectFields'] }
 }
 
 /** Panels of the console, in order: what `changed_fields` names. */
-export const PANELS = ['core', 'tools', 'knowledge', 'voice', 'memory', 'widget', 'workflow', 'variables', 'dataCollection'] as const
+export const PANELS = ['core', 'tools', 'knowledge', 'voice', 'widget', 'workflow', 'dataCollection'] as const
 export type Panel = (typeof PANELS)[number]
 
 export function captureSnapshot(agent: AgentDoc, knowledgeDocumentIds: string[]): AgentSnapshot {
@@ -41,44 +44,47 @@ export function captureSnapshot(agent: AgentDoc, knowledgeDocumentIds: string[])
       instructions: agent.instructions,
       greeting: agent.greeting,
       businessDescription: agent.businessDescription,
-      agentType: 'assistant' as const,
       temperature: agent.temperature,
       maxReplyTokens: agent.maxReplyTokens,
       language: agent.language,
       secondLanguage: agent.secondLanguage,
     },
-    tools: { escalation: agent.escalation, captureLeads: agent.captureLeads, scheduleCallbacks: agent.scheduleCallbacks, actions: [] },
+    tools: { escalation: agent.escalation, captureLeads: agent.captureLeads, scheduleCallbacks: agent.scheduleCallbacks },
     knowledge: { documentIds: [...knowledgeDocumentIds].sort() },
-    // Speech providers are the service's own until BYOK chooses others.
-    voice: { ...agent.voice, sttProvider: 'service', ttsProvider: 'service', speed: 1, interruption: true },
-    memory: { enabled: true },
-    widget: { ...agent.widget, domains: [], leadCapture: agent.widget.welcomeCollectLeads, suggestedPrompts: [] },
-    workflow: { steps: agent.steps, graph: null, teamMembers: [] },
-    variables: [],
+    voice: agent.voice,
+    widget: agent.widget,
+    workflow: { steps: agent.steps },
     dataCollection: { collectFields: agent.collectFields },
   })
 }
 
-/** The agent fields a snapshot restores (knowledge and the read-only parts stay as they are). */
-export function agentFieldsOf(s: AgentSnapshot): Partial<AgentDoc> {
-  const { sttProvider: _a, ttsProvider: _b, speed: _c, interruption: _d, ...voice } = s.voice
-  const { domains: _e, leadCapture: _f, suggestedPrompts: _g, ...widget } = s.widget
+/** A stored snapshot (of any age) in the present shape: placeholder parts of older ones dropped. */
+export function reshape(s: AgentSnapshot): AgentSnapshot {
+  const { sttProvider: _a, ttsProvider: _b, speed: _c, interruption: _d, ...voice } = s.voice as AgentDoc['voice'] & Record<string, unknown>
+  const { domains: _e, leadCapture: _f, suggestedPrompts: _g, ...widget } = s.widget as AgentDoc['widget'] & Record<string, unknown>
+  const { agentType: _h, ...core } = s.core as AgentSnapshot['core'] & Record<string, unknown>
   return {
-    name: s.core.name,
-    model: s.core.model,
-    instructions: s.core.instructions,
-    greeting: s.core.greeting,
-    businessDescription: s.core.businessDescription,
-    temperature: s.core.temperature,
-    maxReplyTokens: s.core.maxReplyTokens,
-    language: s.core.language,
-    secondLanguage: s.core.secondLanguage,
+    core,
+    tools: { escalation: s.tools.escalation, captureLeads: s.tools.captureLeads, scheduleCallbacks: s.tools.scheduleCallbacks },
+    knowledge: { documentIds: s.knowledge.documentIds },
+    voice,
+    widget,
+    workflow: { steps: s.workflow.steps },
+    dataCollection: { collectFields: s.dataCollection.collectFields },
+  }
+}
+
+/** The agent fields a snapshot restores (knowledge and the read-only parts stay as they are). */
+export function agentFieldsOf(stored: AgentSnapshot): Partial<AgentDoc> {
+  const s = reshape(stored)
+  return {
+    ...s.core,
     escalation: s.tools.escalation,
     captureLeads: s.tools.captureLeads,
     scheduleCallbacks: s.tools.scheduleCallbacks,
     steps: s.workflow.steps,
-    widget,
-    voice,
+    widget: s.widget,
+    voice: s.voice,
     collectFields: s.dataCollection.collectFields,
   }
 }
@@ -86,15 +92,12 @@ export function agentFieldsOf(s: AgentSnapshot): Partial<AgentDoc> {
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /** `{ "core.instructions": { old, new }, … }` for every leaf that differs. */
-export function diffSnapshots(a: AgentSnapshot, b: AgentSnapshot): Record<string, { old: unknown; new: unknown }> {
+export function diffSnapshots(older: AgentSnapshot, newer: AgentSnapshot): Record<string, { old: unknown; new: unknown }> {
+  const [a, b] = [reshape(older), reshape(newer)]
   const changes: Record<string, { old: unknown; new: unknown }> = {}
   for (const panel of PANELS) {
-    const left = a[panel] as Record<string, unknown> | unknown[]
-    const right = b[panel] as Record<string, unknown> | unknown[]
-    if (Array.isArray(left) || Array.isArray(right)) {
-      if (!same(left, right)) changes[panel] = { old: left, new: right }
-      continue
-    }
+    const left = a[panel] as Record<string, unknown>
+    const right = b[panel] as Record<string, unknown>
     for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
       if (!same(left[key], right[key])) changes[`${panel}.${key}`] = { old: left[key] ?? null, new: right[key] ?? null }
     }
@@ -103,5 +106,6 @@ export function diffSnapshots(a: AgentSnapshot, b: AgentSnapshot): Record<string
 }
 
 export function changedPanels(a: AgentSnapshot, b: AgentSnapshot): Panel[] {
-  return PANELS.filter((p) => !same(a[p], b[p]))
+  const [left, right] = [reshape(a), reshape(b)]
+  return PANELS.filter((p) => !same(left[p], right[p]))
 }

@@ -177,12 +177,12 @@ describe('engine with an OpenAI-protocol model (local fake)', () => {
     await h.close()
     h = await startHarness({
       accounts: { openaiApiKey: KEY, openaiBaseUrl: fake.baseUrl },
-      callbacks: { schedule: async (req) => (booked.push(req), `Booked for ${req.when}.`) },
+      callbacks: { schedule: async (req) => (booked.push(req), { scheduled: true, when: req.when }) },
     })
     const { agent, conversation } = await setup({ scheduleCallbacks: true })
     fake.reply({ kind: 'stream', toolCalls: [call('c', 'schedule_callback', { when: 'Friday 9am' })] }, { kind: 'stream', text: ['Done.'] })
     const r = await h.engine.respond({ workspace: h.workspace, agent, conversation, text: 'Call me Friday 9am', sideEffects: 'live' })
-    expect(r.tools[0].output).toBe('Booked for Friday 9am.')
+    expect(r.tools[0].output).toEqual({ scheduled: true, when: 'Friday 9am' })
     expect(booked).toEqual([{ workspaceId: h.workspace.id, agentId: agent.id, conversationId: conversation.id, when: 'Friday 9am', phone: null, note: null }])
   })
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { newAgentDoc } from '../../../src/features/agents/defaults'
-import { agentFieldsOf, captureSnapshot, changedPanels, diffSnapshots, PANELS } from '../../../src/features/versions/snapshot'
+import { agentFieldsOf, captureSnapshot, changedPanels, diffSnapshots, PANELS, reshape } from '../../../src/features/versions/snapshot'
 
 const agent = newAgentDoc('ws_1', 'Ava', 'local', '2025-01-06T09:00:00.000Z')
 
@@ -32,5 +32,32 @@ describe('snapshots', () => {
     })
     expect(changedPanels(a, b)).toEqual(['core', 'knowledge', 'voice'])
     expect(diffSnapshots(a, a)).toEqual({})
+  })
+
+  test('a snapshot holds only what the agent has: no placeholder parts', () => {
+    const snap = captureSnapshot(agent, []) as unknown as Record<string, Record<string, unknown>>
+    for (const gone of ['memory', 'variables']) expect(snap[gone]).toBeUndefined()
+    expect(Object.keys(snap.voice).sort()).toEqual(Object.keys(agent.voice).sort())
+    expect(Object.keys(snap.widget).sort()).toEqual(Object.keys(agent.widget).sort())
+    expect(snap.core.agentType).toBeUndefined()
+    expect(snap.workflow).toEqual({ steps: agent.steps })
+  })
+
+  test('a snapshot stored with the old placeholders reads, restores and compares as the present shape', () => {
+    const now = captureSnapshot(agent, ['doc_a'])
+    const old = {
+      ...structuredClone(now),
+      core: { ...now.core, agentType: 'assistant' },
+      tools: { ...now.tools, actions: [] },
+      voice: { ...now.voice, sttProvider: 'service', ttsProvider: 'service', speed: 1, interruption: true },
+      memory: { enabled: true },
+      widget: { ...now.widget, domains: [], leadCapture: false, suggestedPrompts: [] },
+      workflow: { steps: now.workflow.steps, graph: null, teamMembers: [] },
+      variables: [],
+    } as unknown as typeof now
+    expect(reshape(old)).toEqual(now)
+    expect(diffSnapshots(old, now)).toEqual({})
+    expect(changedPanels(old, now)).toEqual([])
+    expect({ ...agent, ...agentFieldsOf(old) }).toEqual(agent)
   })
 })
