@@ -3,9 +3,9 @@
  * read-only views the console serves (machine definitions for the visualiser, one actor's state).
  *
  * How an engineer watches live actors: start the service with INSPECT=1. `createInspection`
- * then starts the package's relay (`createInspectorServer`, default port 8080) and connects every
- * actor to it with `createWebSocketInspector`; open http://localhost:8080 and the page embeds
- * https://stately.ai/inspect, fed from the relay. With `url` it connects to a relay that already
+ * then starts the package's relay (`createInspectorServer`, on INSPECT_PORT, default 8080) and
+ * connects every actor to it with `createWebSocketInspector`; the service prints the relay's page
+ * (`viewerUrl`), which embeds https://stately.ai/inspect, fed from the relay. With `url` it connects to a relay that already
  * runs (another process, or one shared by several instances) instead of starting one. The
  * package's relay listens on every interface of the machine, so keep INSPECT off on hosts
  * reachable from outside.
@@ -26,6 +26,27 @@ export interface InspectionOptions {
   port?: number
 }
 
+/** The relay's port is taken by another program: refused before the relay is started. */
+export class InspectorPortTaken extends Error {
+  constructor(readonly port: number) {
+    super(`port ${port} is in use by another program`)
+    this.name = 'InspectorPortTaken'
+  }
+}
+
+/**
+ * Whether `port` can be listened on, on every interface as the relay will: the package's relay
+ * has no error handler, so a taken port would end the process with an unhandled error.
+ */
+async function portFree(port: number): Promise<boolean> {
+  const { createServer } = await import('node:net')
+  return new Promise((resolve) => {
+    const probe = createServer()
+    probe.once('error', () => resolve(false))
+    probe.listen(port, () => probe.close(() => resolve(true)))
+  })
+}
+
 export interface Inspection {
   /** Pass as the runtime's `inspect` option. */
   inspect: InspectObserver
@@ -40,6 +61,7 @@ export async function createInspection(opts: InspectionOptions = {}): Promise<In
   let viewerUrl: string | null = null
   if (!url) {
     const port = opts.port ?? DEFAULT_INSPECTOR_PORT
+    if (!(await portFree(port))) throw new InspectorPortTaken(port)
     // Loaded only when asked for: it pulls in an HTTP and a WebSocket server.
     const { createInspectorServer } = await import('@statelyai/inspect/server')
     relay = createInspectorServer({ port, autoOpen: false })

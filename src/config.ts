@@ -3,6 +3,7 @@
  * so an operator never runs a half-configured service.
  */
 import { resolve } from 'node:path'
+import { DEFAULT_INSPECTOR_PORT } from '../actors/inspection'
 import { LlmError } from './providers/llm/errors'
 import { checkBaseUrl } from './providers/llm/transport'
 
@@ -30,6 +31,8 @@ export interface Config {
   inspect: boolean
   /** WebSocket URL of a running Stately inspector relay; without it INSPECT=1 starts one. */
   inspectUrl?: string
+  /** The port of the relay INSPECT=1 starts (INSPECT_PORT). */
+  inspectPort: number
   providers: {
     openaiApiKey?: string
     /** The OpenAI-protocol server the service's own OpenAI models go to (default OpenAI's). */
@@ -183,6 +186,20 @@ function sendRate(env: Env): number | undefined {
   return n
 }
 
+/**
+ * 1–65535, default the inspector package's own (8080). Not 0: the relay's page embeds the port it
+ * was given, so it cannot pick a free one. Not PORT, which the API listens on.
+ */
+function inspectorPort(env: Env, apiPort: number): number {
+  const v = optional(env, 'INSPECT_PORT')
+  const port = v === undefined ? DEFAULT_INSPECTOR_PORT : Number(v)
+  if (v !== undefined && (!/^\d+$/.test(v) || port < 1 || port > 65535)) throw new ConfigError('INSPECT_PORT', `must be a whole number from 1 to 65535 (got "${v}")`)
+  if (port === apiPort && flag(env, 'INSPECT') && !optional(env, 'INSPECT_URL')) {
+    throw new ConfigError('INSPECT_PORT', `is ${port}, the API's PORT too: the inspector relay needs a port of its own`)
+  }
+  return port
+}
+
 function listenPort(env: Env, name: string): number | undefined {
   const v = optional(env, name)
   if (v === undefined) return undefined
@@ -235,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteLocking: oneOf(env, 'SQLITE_LOCKING', ['exclusive', 'shared'] as const, 'exclusive'),
     inspect: flag(env, 'INSPECT'),
     inspectUrl: url(env, 'INSPECT_URL', ['ws:', 'wss:']),
+    inspectPort: inspectorPort(env, port),
     providers: {
       openaiApiKey: optional(env, 'OPENAI_API_KEY'),
       openaiBaseUrl: llmBaseUrl(env, 'OPENAI_BASE_URL'),

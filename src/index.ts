@@ -1,4 +1,5 @@
 /** Boot: read config (a bad value stops here, naming it), start, and say how to use it. */
+import { InspectorPortTaken } from '../actors/inspection'
 import { ConfigError, loadConfig } from './config'
 import { createLogger } from './logger'
 import { startServer } from './server'
@@ -17,7 +18,16 @@ try {
 // Files the service creates (the store, coordination, secrets) are for this user only.
 process.umask(0o077)
 const logger = createLogger(config.logLevel)
-const server = await startServer(config, logger)
+let server
+try {
+  server = await startServer(config, logger)
+} catch (error) {
+  if (error instanceof InspectorPortTaken) {
+    console.error(`configuration error: INSPECT_PORT: ${error.message}; choose a free one`)
+    process.exit(2)
+  }
+  throw error
+}
 const lines = [
   `agent platform listening on ${server.url} (store: ${server.services.store.kind}, coordination: ${server.services.coordination.kind}, clock: ${server.services.clock.kind})`,
   // Printed once, when made: a token set by the operator or kept in DATA_DIR stays out of logs.
@@ -26,6 +36,14 @@ const lines = [
     : `console token: ${server.consoleTokenSource === 'env' ? 'from CONSOLE_TOKEN' : `in ${config.dataDir}/console-token`}`,
   `API docs: ${server.docs.v1} (v1), ${server.docs.legacy} (legacy), ${server.docs.console} (console)`,
 ]
+const inspection = server.services.inspection
+if (inspection) {
+  lines.push(
+    inspection.viewerUrl
+      ? `actor inspector: ${inspection.viewerUrl} (the relay listens on every interface, port ${config.inspectPort})`
+      : `actor inspector: events streamed to the relay at ${config.inspectUrl}`,
+  )
+}
 if (server.demo) lines.push(`demo workspace ${server.demo.id} created; its full API key (shown once): ${server.demo.key}`)
 console.log(lines.join('\n'))
 

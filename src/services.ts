@@ -99,7 +99,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   const coordination = await openCoordination({ dataDir: config.dataDir, redisUrl: config.redisUrl })
   const { clock, persist } = await openClock(config, store)
   const bus = await EventBus.open(store, coordination, clock, logger)
-  const inspection = config.inspect ? await createInspection({ url: config.inspectUrl }) : null
+  const inspection = config.inspect ? await createInspection({ url: config.inspectUrl, port: config.inspectPort }) : null
   // Features register their actor kinds while they are built; the runtime starts once all have.
   const runtime = new ActorRuntime({ store, coordination, clock, logger, instanceId: `inst_${randomId(10)}`, inspect: inspection?.inspect })
 
