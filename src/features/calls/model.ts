@@ -129,11 +129,17 @@ export const Call = t.Object({
 })
 export type Call = typeof Call.static
 
+/**
+ * The statuses a listed try can have: SPEC.md's five, and `cancelled` (a try ended by DELETE while
+ * ringing stays listed). `scheduled` is not one: waiting calls are not listed.
+ */
+export const LISTED_STATUSES = ['ringing', 'connected', 'completed', 'missed', 'failed', 'cancelled'] as const
+
 export const ListCallsQuery = t.Object({
   ...pageQuery(100, 25),
-  agent: t.Optional(t.String({ description: 'agent id' })),
-  status: t.Optional(t.String({ description: 'one of the call statuses' })),
-  reference: t.Optional(t.String()),
+  agent: t.Optional(t.String({ pattern: '^ag_[0-9a-z]+$', description: 'an agent id (ag_…)' })),
+  status: t.Optional(t.Union(LISTED_STATUSES.map((s) => t.Literal(s)), { description: LISTED_STATUSES.join(', ') })),
+  reference: t.Optional(t.String({ maxLength: 200, description: 'the reference the call was placed with (at most 200 characters)' })),
   since: t.Optional(t.String({ description: 'ISO 8601 instant or date (inclusive), on startedAt or the booking time' })),
   until: t.Optional(t.String({ description: 'ISO 8601 instant or date (exclusive)' })),
 })
