@@ -3,7 +3,7 @@
  * member's own limits. The conversation-side rules (window, takeover, opt-out, number) are the
  * service's (reply.ts).
  */
-import { ApiError, badRequest } from '../../http/errors'
+import { badRequest } from '../../http/errors'
 import { blockedReason, isLocalhostName } from '../../net/address-guard'
 import type { OutboundContent } from '../../providers/messaging/port'
 
@@ -31,7 +31,7 @@ export type CheckedReply =
 
 export function checkReply(body: ReplyBody): CheckedReply {
   const given = KINDS.filter((k) => body[k] !== undefined)
-  if (given.length !== 1) throw new ApiError(400, given.length ? `send one of text, media, form or template, not ${given.join(' and ')}` : 'send one of text, media, form or template', { field: given[1] ?? 'text' })
+  if (given.length !== 1) throw badRequest('body', `send one of text, media, form or template${given.length ? `, not ${given.join(' and ')}` : ''}`)
   if (body.text !== undefined) {
     if (!body.text.trim()) throw badRequest('text', 'must not be blank')
     if (body.text.length > MAX_REPLY_TEXT) throw badRequest('text', `must be at most ${MAX_REPLY_TEXT} characters`)

@@ -14,7 +14,7 @@ import { countRequest } from '../../http/rate-limit'
 import type { AgentDoc, AgentService } from '../agents'
 import { type ConversationDoc, type ConversationFeature, type MessageDoc } from '../conversations'
 import type { WorkspaceDoc } from '../workspaces'
-import { RESUME_MESSAGES, WEB_RATES } from './limits'
+import { RESUME_MESSAGES, WEB_MESSAGE_MAX, WEB_RATES } from './limits'
 import { visitorThread, type VisitorSessions } from './sessions'
 
 type Recorded = Awaited<ReturnType<ConversationFeature['conversations']['addMessage']>>
@@ -147,11 +147,13 @@ export class WebChat {
 
   /**
    * Records the visitor's message and hands back how to answer it. Everything that can refuse
-   * (rates, the model's provider key) runs before anything is written.
+   * (rates, the model's provider key) runs before anything is written. `field`: the body field
+   * the message came in (`message` on the widget, `text` on the console's inbound).
    */
-  async send(v: Visitor, webKey: string, message: string, headers: Record<string, unknown>): Promise<Accepted> {
+  async send(v: Visitor, webKey: string, message: string, headers: Record<string, unknown>, field = 'message'): Promise<Accepted> {
     const text = message.trim()
-    if (!text) throw badRequest('message', 'must not be blank')
+    if (!text) throw badRequest(field, 'must not be blank')
+    if (text.length > WEB_MESSAGE_MAX) throw badRequest(field, `must be at most ${WEB_MESSAGE_MAX} characters`)
     await this.pace(v, webKey, headers)
     const model = await this.d.models.resolve(v.workspace, v.agent)
     const thread = visitorThread(v.agent.id, v.visitorId)
@@ -210,7 +212,7 @@ export class WebChat {
     if (!/^[A-Za-z0-9_-]{1,40}$/.test(visitorId)) throw badRequest('from', 'a visitor id: 1–40 letters, digits, - or _')
     const draft = await this.d.agents.addressed(workspace.id, input.to)
     const { agent } = await this.resolve(draft.webKey)
-    const accepted = await this.send({ workspace, agent, visitorId }, draft.webKey, input.text, {})
+    const accepted = await this.send({ workspace, agent, visitorId }, draft.webKey, input.text, {}, 'text')
     if (accepted.answering) {
       void accepted.answer(() => {}).catch((err) => this.d.logger.warn({ err, conversation: accepted.conversationId }, 'the agent could not answer a website message'))
     }
