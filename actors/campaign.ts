@@ -4,15 +4,16 @@
  * starts the feature's sender and hands back its stop function, so leaving `sending` (pause, cancel,
  * failure) stops it before the next recipient; its progress and a campaign-wide failure come back as
  * chart events. A crash while sending leaves a running child in the stored snapshot, so the runtime
- * resumes the actor at boot and the sender carries on from the recipients' own rows.
+ * resumes the actor at boot and the sender carries on from the recipients' own rows. A scheduled
+ * draft's start is a durable timer (campaignDeadlines), so it survives restarts and passivation.
  */
 import { fromCallback, type EventObject } from 'xstate'
-import { campaignMachine, MACHINE_VERSION, type CampaignEffectInput, type CampaignEvent, type CampaignSnapshot } from '../machines/campaign'
+import { campaignDeadlines, campaignMachine, MACHINE_VERSION, type CampaignEffectInput, type CampaignEvent, type CampaignFailureInput, type CampaignSnapshot } from '../machines/campaign'
 import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
 import { bindEffect } from './effects'
 import type { ActorRuntime } from './runtime'
-import type { ActorKind, OutboxEntry } from './types'
+import type { ActorKind, OutboxEntry, StoredVersion } from './types'
 
 export const CAMPAIGN_KIND = 'campaign'
 
@@ -29,7 +30,7 @@ export interface CampaignReport {
 export interface CampaignEffectPort {
   /** Starts sending to every recipient not yet reached; returns the function that stops it. */
   send(id: string, report: CampaignReport): () => void
-  notifyFailure(id: string): Promise<void>
+  notifyFailure(id: string, lastError: string | null): Promise<void>
   project(id: string, snapshot: CampaignSnapshot): Promise<void>
   publish(id: string, event: OutboxEntry['event'], eventId: string): Promise<void>
 }
@@ -44,13 +45,22 @@ export function registerCampaign(runtime: ActorRuntime, deps: { effects: Campaig
           failed: (error) => back({ type: 'campaign.failed', at: deps.clock.now(), error }),
         })
       }),
-      notifyFailure: bindEffect({ kind: CAMPAIGN_KIND, clock: deps.clock, logger: deps.logger }, 'notifyFailure', (i: CampaignEffectInput) => deps.effects.notifyFailure(i.id), (i) => i.id),
+      notifyFailure: bindEffect({ kind: CAMPAIGN_KIND, clock: deps.clock, logger: deps.logger }, 'notifyFailure', (i: CampaignFailureInput) => deps.effects.notifyFailure(i.id, i.lastError ?? null), (i) => i.id),
     },
   })
   return runtime.register(CAMPAIGN_KIND, {
     machine,
     version: MACHINE_VERSION,
+    deadlines: campaignDeadlines,
+    migrate: migrateCampaign,
     persisted: (id, snapshot) => deps.effects.project(id, snapshot as CampaignSnapshot),
     emitted: (id, event, eventId) => deps.effects.publish(id, event, eventId),
   })
+}
+
+/** Version 3 had no schedule: its campaigns start by hand only. Older versions are refused. */
+export function migrateCampaign(stored: StoredVersion): unknown | null {
+  if (stored.version !== 3) return null
+  const s = stored.snapshot as { context: Record<string, unknown> }
+  return { ...s, context: { ...s.context, scheduledAt: null } }
 }

@@ -6,6 +6,11 @@
  *
  * Not shown in SPEC.md, chosen here:
  * - draft --campaign.start (console "start")--> sending.
+ * - draft --timer.due at or after scheduledAt--> sending: a campaign created with `scheduledAt`
+ *   starts itself then. The instant lives in context and is the durable deadline `start`
+ *   (campaignDeadlines) while the campaign is a draft; a manual start or a cancel leaves draft, so
+ *   the deadline goes with it and the campaign never starts twice. An early or stale wake-up
+ *   changes nothing.
  * - sending --every recipient handled--> sent. "Handled" = sent, failed or skipped; the runtime
  *   reports the absolute number handled so far (`campaign.progress`), so a repeated report is
  *   harmless. A campaign with no recipients is sent as soon as it starts.
@@ -23,14 +28,16 @@ import { assign, emit, fromCallback, fromPromise, setup, type EventObject, type 
 import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. */
-/** 2: effects became invoked actors (sending runs sendRecipients), campaign.finished is emitted. 3: also on cancel. */
-export const MACHINE_VERSION = 3
+/** 2: effects became invoked actors (sending runs sendRecipients), campaign.finished is emitted. 3: also on cancel. 4: scheduledAt. */
+export const MACHINE_VERSION = 4
 
 export type CampaignState = 'draft' | 'sending' | 'paused' | 'sent' | 'failed' | 'cancelled'
 
 export interface CampaignContext {
   id: string
   recipients: number
+  /** When a draft starts itself (service-clock ms), or null: started by hand only. */
+  scheduledAt: number | null
   /** How many recipients have been handled (sent, failed or skipped). Only grows. */
   handled: number
   startedAt: number | null
@@ -43,6 +50,7 @@ export interface CampaignContext {
 export interface CampaignInput {
   id: string
   recipients: number
+  scheduledAt?: number | null
 }
 
 export type CampaignEvent =
@@ -52,6 +60,8 @@ export type CampaignEvent =
   | { type: 'campaign.cancel'; at: number }
   | { type: 'campaign.progress'; at: number; handled: number }
   | { type: 'campaign.failed'; at: number; error: string }
+  /** A durable timer woke the campaign (its scheduled start); `at` is the delivery instant. */
+  | { type: 'timer.due'; at: number; name?: string }
 
 /**
  * Effects: invoked actors the binding provides with `machine.provide({ actors })`.
@@ -66,6 +76,11 @@ export type CampaignEffect = (typeof CAMPAIGN_EFFECTS)[number]
 
 export interface CampaignEffectInput {
   id: string
+}
+
+/** What `notifyFailure` tells: the reason travels with it, as the campaign's row is projected only after the effect starts. */
+export interface CampaignFailureInput extends CampaignEffectInput {
+  lastError: string | null
 }
 
 export type CampaignEmitted = { type: 'campaign.finished'; id: string }
@@ -87,7 +102,7 @@ export const campaignMachine = setup({
     sendRecipients: fromCallback<EventObject, CampaignEffectInput>(() => {
       throw new Error('provided by the campaigns binding')
     }),
-    notifyFailure: fromPromise<void, CampaignEffectInput>(async () => {
+    notifyFailure: fromPromise<void, CampaignFailureInput>(async () => {
       throw new Error('provided by the campaigns binding')
     }),
   },
@@ -113,6 +128,7 @@ export const campaignMachine = setup({
   },
   guards: {
     allHandled: ({ context }) => context.handled >= context.recipients,
+    isDue: ({ context, event }) => event.type === 'timer.due' && context.scheduledAt !== null && event.at >= context.scheduledAt,
   },
 }).createMachine({
   id: 'campaign',
@@ -120,6 +136,7 @@ export const campaignMachine = setup({
   context: ({ input }) => ({
     id: input.id,
     recipients: Math.max(0, input.recipients),
+    scheduledAt: input.scheduledAt ?? null,
     handled: 0,
     startedAt: null,
     pausedAt: null,
@@ -132,9 +149,11 @@ export const campaignMachine = setup({
   on: { 'campaign.progress': { actions: 'recordProgress' } },
   states: {
     draft: {
-      description: 'Created in the console; nothing sent yet.',
+      description: 'Created in the console; nothing sent yet. With scheduledAt, its durable deadline starts it (campaignDeadlines).',
       on: {
         'campaign.start': { target: 'sending', actions: ['markStarted'] },
+        // A stale, early or duplicate wake-up fails the guard and changes nothing.
+        'timer.due': { guard: 'isDue', target: 'sending', actions: ['markStarted'] },
         'campaign.cancel': { target: 'cancelled', actions: ['markFinished', 'emitCampaignFinished'] },
         'campaign.pause': onlyFrom('draft', 'pause', 'sending'),
         'campaign.resume': onlyFrom('draft', 'resume', 'paused'),
@@ -174,7 +193,7 @@ export const campaignMachine = setup({
     },
     failed: {
       description: 'Stopped by a failure that affects the whole campaign; see lastError. The developer is told (notifyFailure).',
-      invoke: { id: 'notifyFailure', src: 'notifyFailure', input: ({ context }) => ({ id: context.id }) },
+      invoke: { id: 'notifyFailure', src: 'notifyFailure', input: ({ context }) => ({ id: context.id, lastError: context.lastError }) },
       on: {
         'campaign.start': onlyFrom('failed', 'start', 'draft'),
         'campaign.pause': onlyFrom('failed', 'pause', 'sending'),
@@ -195,6 +214,11 @@ export const campaignMachine = setup({
 })
 
 export type CampaignSnapshot = SnapshotFrom<typeof campaignMachine>
+
+/** The durable deadline of a scheduled draft (the runtime turns it into a timer that sends `timer.due`). */
+export function campaignDeadlines(s: { value: unknown; context: CampaignContext }): { name: string; at: number }[] {
+  return s.value === 'draft' && s.context.scheduledAt !== null ? [{ name: 'start', at: s.context.scheduledAt }] : []
+}
 
 /** Would this move apply? `{ ok: false }` carries the state a 409 must name. */
 export function canApply(

@@ -42,6 +42,7 @@ test('kill -9 mid-broadcast: after the restart it finishes and sends to nobody t
   child = await startChildService(port, env)
   const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Crash broadcast', plan: 'scale' })).body
   const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Broadcaster' })).body.id
+  expect((await call('POST', `/agents/${agent}/publish`, dev.key, {})).status).toBe(200) // only a published agent's campaign starts
   expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: NUMBER, source: 'rented', channel: 'chatapp', agent })).status).toBe(201)
   expect((await call('POST', `/console/workspaces/${dev.id}/templates`, TOKEN, { name: 'promo', language: 'en', category: 'marketing', body: 'Hi {{1}}' })).status).toBe(201)
   const people = Array.from({ length: 300 }, (_, i) => `+1415559${String(1000 + i)}`)

@@ -12,6 +12,7 @@ import { messagingFeature } from '../messaging'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { templatesFeature } from '../templates'
 import { usageFeature } from '../usage'
+import { versionsFeature } from '../versions'
 import { webhooksFeature } from '../webhooks'
 import { tenancyFeature } from '../workspaces'
 import { broadcastTarget } from './broadcast'
@@ -38,6 +39,7 @@ export const campaignsFeature = defineFeature({
     const { calls } = use(callsFeature)
     const { meter } = use(usageFeature)
     const { notifications } = use(webhooksFeature)
+    const { serving } = use(versionsFeature)
     const { store, clock, logger, bus, config } = kernel
     const [campaignRows, recipients] = [await openCampaigns(store), await openRecipients(store)]
     const lines = new CampaignLines()
@@ -49,14 +51,18 @@ export const campaignsFeature = defineFeature({
       contacts,
       outcomes,
       workspace: (id) => workspaceRepo.get(id),
-      target: async (campaign, workspace) =>
-        campaign.kind === 'chatapp'
+      target: async (campaign, workspace) => {
+        // Checked each time sending begins: a scheduled start or a restart has no request to refuse, so the campaign fails with it.
+        const unpublished = await campaigns.unpublished(campaign)
+        if (unpublished) return unpublished
+        return campaign.kind === 'chatapp'
           ? broadcastTarget({ recipients, numbers, templates, platform, outcomes, meter, pacer, clock }, campaign, workspace)
-          : callingTarget({ recipients, coordination: kernel.coordination, calls: () => calls, lines, outcomes, clock }, campaign, workspace),
+          : callingTarget({ recipients, coordination: kernel.coordination, calls: () => calls, lines, outcomes, clock }, campaign, workspace)
+      },
       logger,
     })
     let actors: CampaignActors | null = null
-    const campaigns = new CampaignService({ campaigns: campaignRows, recipients, agents, numbers, templates, notifications, bus, clock, actors: () => actors!, sender })
+    const campaigns = new CampaignService({ campaigns: campaignRows, recipients, agents, numbers, templates, serving, notifications, bus, clock, actors: () => actors!, sender })
     actors = registerCampaign(kernel.runtime, { effects: campaigns.effects(), clock, logger })
     platform.onReceipt((r) => outcomes.receipt(r).catch((err) => logger.warn({ err, receipt: r.platformMessageId }, 'campaign receipt not recorded')))
     inbound.onCustomerMessage((workspaceId, phone) => outcomes.replied(workspaceId, phone))

@@ -2,7 +2,7 @@
 import { t } from 'elysia'
 import { CAMPAIGN_STATUSES } from './repository'
 import { PURPOSE_MAX } from '../calls'
-import { MAX_RECIPIENTS } from './service'
+import { MAX_RECIPIENTS, SCHEDULE_MAX_DAYS } from './service'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 const Status = t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))
@@ -26,7 +26,7 @@ export const Campaign = t.Object({
   template: Nullable(t.String()),
   purpose: Nullable(t.String()),
   counts: Counts,
-  scheduledAt: Nullable(t.String()),
+  scheduledAt: Nullable(t.String({ description: 'when the campaign starts (or started) itself; null: started by hand only' })),
   startedAt: Nullable(t.String()),
   finishedAt: Nullable(t.String()),
   createdAt: t.String(),
@@ -41,6 +41,9 @@ export const CreateCampaign = t.Object(
     template: t.Optional(t.String({ description: 'chatapp: an approved template on the agent’s chat-app number' })),
     purpose: t.Optional(t.String({ maxLength: PURPOSE_MAX, description: 'voice: the reason for calling, spoken first' })),
     recipients: t.Array(t.String({ maxLength: 40 }), { minItems: 1, maxItems: MAX_RECIPIENTS, description: 'phone numbers (E.164, with or without +); repeats are sent to once' }),
+    scheduledAt: t.Optional(
+      Nullable(t.String({ maxLength: 40, description: `ISO 8601 instant in the future (service clock), at most ${SCHEDULE_MAX_DAYS} days ahead: the campaign starts itself then; null or absent: started by hand` })),
+    ),
   },
   { additionalProperties: false },
 )

@@ -28,8 +28,9 @@ export function campaignsConsole(deps: { auth: KernelHttp['console']; workspaces
         params: t.Object({ ws: t.String() }),
         body: CreateCampaign,
         detail: {
-          summary: 'Create a campaign (draft)',
-          description: 'chatapp: `template` (approved, on the agent’s chat-app number) and no `purpose`; voice: `purpose` and no `template`. 409: the agent has no number for the kind, or a calling campaign in a workspace with fewer than 2 call lines.',
+          summary: 'Create a campaign (draft); with scheduledAt it starts itself then',
+          description:
+            'chatapp: `template` (approved, on the agent’s chat-app number) and no `purpose`; voice: `purpose` and no `template`. 409: the agent has no number for the kind, or a calling campaign in a workspace with fewer than 2 call lines. `scheduledAt`: the campaign starts itself at that instant; if its agent has nothing published then, it goes `failed` with `lastError` saying so. A cancel before then means it never starts.',
           responses: answers({ 201: Campaign, ...consoleErrors(400, 404, 409) }),
         },
       },
@@ -42,7 +43,11 @@ export function campaignsConsole(deps: { auth: KernelHttp['console']; workspaces
       },
       {
         params: t.Object({ ws: t.String(), id: t.String() }),
-        detail: { summary: 'Start a draft campaign (sending)', description: '409 naming the state when it is not a draft.', responses: answers({ 200: Campaign, ...consoleErrors(404, 409) }) },
+        detail: {
+          summary: 'Start a draft campaign (sending)',
+          description: '409 naming the state when it is not a draft; 409 when its agent has nothing published. A scheduled campaign started by hand starts now and will not start again at its `scheduledAt`.',
+          responses: answers({ 200: Campaign, ...consoleErrors(404, 409) }),
+        },
       },
     )
 }
@@ -73,7 +78,7 @@ export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: Campai
       // It sends (SPEC.md Conventions rule 6): a retried resume with the same key replays the first answer.
       idempotent: true,
       headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours' })) }),
-      detail: { summary: 'Resume a paused campaign (it charges: full key)', description: `Sends to everyone not yet reached. A repeat with the same Idempotency-Key answers the first answer again (Idempotent-Replayed: true). ${conflictNote}`, responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }) },
+      detail: { summary: 'Resume a paused campaign (it charges: full key)', description: `Sends to everyone not yet reached; 409 when its agent has nothing published. A repeat with the same Idempotency-Key answers the first answer again (Idempotent-Replayed: true). ${conflictNote}`, responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }) },
     })
     .post('/:id/cancel', moved('cancel'), {
       params: Id,

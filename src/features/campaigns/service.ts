@@ -2,13 +2,16 @@
  * Campaigns (SPEC.md Campaign, Campaign status, Campaigns endpoints): created and started in the
  * console, read and moved (pause, resume, cancel) in v1. Every move goes to the campaign's actor
  * (machines/campaign.ts); one that does not apply answers 409 naming the state. Counts are read
- * from the recipients' rows, so they are exact whatever the pauses, resumes and restarts.
+ * from the recipients' rows, so they are exact whatever the pauses, resumes and restarts. A campaign
+ * created with `scheduledAt` starts itself then (its actor's durable deadline); starting or resuming
+ * needs the agent published (SPEC.md Agent publication), else 409.
  */
 import type { CampaignActors, CampaignEffectPort } from '../../../actors/campaign'
 import { canApply, type CampaignEvent, type CampaignSnapshot } from '../../../machines/campaign'
 import { iso, type Clock } from '../../clock'
 import type { EventBus } from '../../events/bus'
-import { badRequest, conflict, notFound } from '../../http/errors'
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
+import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
 import type { PageAfter, Collection } from '../../store/port'
 import { PURPOSE_MAX } from '../calls'
@@ -25,6 +28,9 @@ import { RECIPIENT_STATUSES, type CampaignDoc, type CampaignStatus, type Recipie
 
 /** Recipients per campaign: 100,000 is ten times bench:campaigns and within one console request (~2 MB of numbers). */
 export const MAX_RECIPIENTS = 100_000
+/** How far ahead a campaign may be scheduled: a year, so a yearly campaign can be set up a year ahead. */
+export const SCHEDULE_MAX_DAYS = 366
+const DAY_MS = 86_400_000
 /** Rows written per turn when a campaign is created: one group commit each (store/group-commit.ts). */
 const INSERT_CHUNK = 1_000
 
@@ -44,6 +50,8 @@ export interface CampaignDeps {
   agents: AgentService
   numbers: PhoneNumberService
   templates: TemplateService
+  /** The versions feature's serving: 409 when the agent has nothing published. */
+  serving: { served(workspaceId: string, agentId: string): Promise<unknown> }
   notifications: NotificationService
   sender: CampaignSender
   bus: EventBus
@@ -59,6 +67,8 @@ export interface NewCampaign {
   template?: string
   purpose?: string
   recipients: string[]
+  /** An ISO 8601 instant in the future: the campaign starts itself then; null or absent: by hand. */
+  scheduledAt?: string | null
 }
 
 type Move = 'pause' | 'resume' | 'cancel' | 'start'
@@ -72,6 +82,7 @@ export class CampaignService {
     const d = this.d
     const workspaceId = workspace.id
     if (!input.name.trim()) throw badRequest('name', 'must not be blank')
+    const scheduledAt = this.scheduleOf(input.scheduledAt)
     if (!(await d.agents.exists(workspaceId, input.agent))) throw badRequest('agent', `no agent ${input.agent} in this workspace`)
     const agent = await d.agents.get(workspaceId, input.agent)
     let template: string | null = null
@@ -104,12 +115,12 @@ export class CampaignService {
     })
     const now = iso(d.clock.now())
     const id = newId('cmp')
-    const doc: CampaignDoc = { id, workspaceId, agentId: agent.id, name: input.name.trim(), kind: input.kind, template, language, purpose: input.kind === 'voice' ? input.purpose!.trim() : null, recipients: phones.size, status: 'draft', scheduledAt: null, startedAt: null, finishedAt: null, createdAt: now, lastError: null }
+    const doc: CampaignDoc = { id, workspaceId, agentId: agent.id, name: input.name.trim(), kind: input.kind, template, language, purpose: input.kind === 'voice' ? input.purpose!.trim() : null, recipients: phones.size, status: 'draft', scheduledAt: scheduledAt === null ? null : iso(scheduledAt), startedAt: null, finishedAt: null, createdAt: now, lastError: null }
     const rows = [...phones].map((phone, index): RecipientDoc => ({ id: `${id}:${index}`, campaignId: id, workspaceId, index, phone, status: 'pending', createdAt: now }))
     // Rows, then the actor, then the campaign's own row: a crash part-way leaves nothing visible
     // that could not be moved (the campaign appears only once its actor exists).
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) await Promise.all(rows.slice(i, i + INSERT_CHUNK).map((r) => d.recipients.insert(r)))
-    await d.actors().spawn(id, { id, recipients: phones.size })
+    await d.actors().spawn(id, { id, recipients: phones.size, scheduledAt })
     await d.campaigns.insert(doc)
     return doc
   }
@@ -127,13 +138,15 @@ export class CampaignService {
   /** pause / resume / cancel / start: 409 naming the state when the move does not apply. */
   async move(workspaceId: string, id: string, move: Move): Promise<CampaignDoc> {
     const d = this.d
-    await this.get(workspaceId, id)
+    const campaign = await this.get(workspaceId, id)
     const actors = d.actors()
     const record = await actors.read(id)
     if (!record) throw notFound(`no campaign ${id} in this workspace`)
     const event = { type: `campaign.${move}`, at: d.clock.now() } as CampaignEvent
     const before = canApply(record.state as CampaignSnapshot['value'], event)
     if (!before.ok) throw conflict(before.message, { state: before.state })
+    // Only a published agent talks to people: its calls, and the answers to its messages.
+    if (move === 'start' || move === 'resume') await d.serving.served(campaign.workspaceId, campaign.agentId)
     const after = await actors.send(id, event)
     const state = String(after.value) as CampaignStatus
     if (!LEADS_TO[move].includes(state)) throw conflict(`campaign is ${state}; ${move} does not apply`, { state })
@@ -153,6 +166,31 @@ export class CampaignService {
 
   async present(doc: CampaignDoc) {
     return { id: doc.id, agent: doc.agentId, name: doc.name, kind: doc.kind, status: doc.status, template: doc.template, purpose: doc.purpose, counts: await this.counts(doc.id), scheduledAt: doc.scheduledAt, startedAt: doc.startedAt, finishedAt: doc.finishedAt, createdAt: doc.createdAt, lastError: doc.lastError }
+  }
+
+  /**
+   * Why a campaign cannot begin sending without a request to answer (its scheduled start, a restart):
+   * its agent has nothing published (the words of the 409 a manual start answers), or null.
+   */
+  async unpublished(c: CampaignDoc): Promise<string | null> {
+    try {
+      await this.d.serving.served(c.workspaceId, c.agentId)
+      return null
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409) return err.message
+      throw err
+    }
+  }
+
+  /** `scheduledAt` as service-clock ms: an instant (a date alone is not one) in the future, within SCHEDULE_MAX_DAYS. */
+  private scheduleOf(value: string | null | undefined): number | null {
+    if (value === undefined || value === null) return null
+    if (!value.includes('T')) throw badRequest('scheduledAt', 'must be an ISO 8601 instant with a time and zone (for example 2026-11-21T09:30:00Z)')
+    const at = Date.parse(checkInstant(value, 'scheduledAt'))
+    const now = this.d.clock.now()
+    if (at <= now) throw badRequest('scheduledAt', `must be in the future (the service clock reads ${iso(now)})`)
+    if (at - now > SCHEDULE_MAX_DAYS * DAY_MS) throw badRequest('scheduledAt', `is more than ${SCHEDULE_MAX_DAYS} days ahead`)
+    return at
   }
 
   /** A customer deleted: its campaigns are cancelled (and not restarted when it is restored). */
@@ -175,16 +213,18 @@ export class CampaignService {
     const d = this.d
     return {
       send: (id, report) => d.sender.start(id, report),
-      notifyFailure: async (id) => {
+      notifyFailure: async (id, reason) => {
         const c = await d.campaigns.get(id)
         if (!c) return
+        // The effect starts before the failed snapshot is projected onto the row: the reason comes with it.
+        const lastError = reason ?? c.lastError
         const counts = await this.counts(id)
         await d.notifications.notify({
           workspaceId: c.workspaceId,
           kind: 'campaign.failed',
           title: `Campaign failed: ${c.name}`,
-          body: `Campaign ${c.id} ("${c.name}") stopped: ${c.lastError ?? 'it could not go on'}. ${counts.sent} of ${counts.recipients} recipients were reached before it stopped; the others were not sent to.`,
-          data: { campaignId: id, agent: c.agentId, lastError: c.lastError, counts },
+          body: `Campaign ${c.id} ("${c.name}") stopped: ${lastError ?? 'it could not go on'}. ${counts.sent} of ${counts.recipients} recipients were reached before it stopped; the others were not sent to.`,
+          data: { campaignId: id, agent: c.agentId, lastError, counts },
           key: `campaign.failed:${id}`,
         })
       },
