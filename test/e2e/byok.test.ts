@@ -63,7 +63,7 @@ beforeAll(async () => {
     ALLOW_PRIVATE_WEBHOOK_TARGETS: '1',
   })
   dev = await s.developer({ plan: 'pro', name: 'Own keys' })
-  agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Keyed', voice: { answersCalls: true } } })).body.id
+  agent = (await s.agent(dev.key, { name: 'Keyed', voice: { answersCalls: true } })).id
 })
 afterAll(async () => {
   await s?.stop()
@@ -252,7 +252,7 @@ describe('running on the keys', () => {
 describe('customers', () => {
   test("a customer uses the developer's keys; its own complete set overrides; the developer switching off switches it off", async () => {
     const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Acme' } })).body.id
-    const helper = (await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: 'Helper' } })).body.id
+    const helper = (await s.agent(dev.key, { name: 'Helper' }, customer)).id
     expect((await byok('GET', '', undefined, { workspace: customer })).body).toMatchObject({ enabled: false, using: 'developer', llm: null })
     expect((await s.api('GET', '/models', { key: dev.key, workspace: customer })).body.byok).toMatchObject({ using: 'developer', provider: 'openai-compatible' })
 

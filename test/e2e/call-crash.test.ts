@@ -28,6 +28,7 @@ test('a booked call survives kill -9 and rings exactly once', async () => {
   child = await startChildService(port, { DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent' })
   const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Crash calls', plan: 'pro' })).body
   const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Caller', voice: { answersCalls: true } })).body.id
+  expect((await call('POST', `/agents/${agent}/publish`, dev.key, {})).status).toBe(200)
   expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: '+14155550990', source: 'rented', agent })).status).toBe(201)
   expect((await call('POST', `/console/workspaces/${dev.id}/contacts`, TOKEN, { phone: '+14155550191' })).status).toBe(201)
   expect((await call('PUT', `/console/sandbox/phones/${encodeURIComponent('+14155550191')}`, TOKEN, { pickup: 'answer', hangupAfterMs: 10_000 })).status).toBe(200)
@@ -67,6 +68,7 @@ test('a call in progress at kill -9 is reported dropped after the restart, its t
     child = await startChildService(port, env)
     const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Drop', plan: 'pro' })).body
     const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Caller', voice: { answersCalls: true } })).body.id
+    expect((await call('POST', `/agents/${agent}/publish`, dev.key, {})).status).toBe(200)
     expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: '+14155550980', source: 'rented', agent })).status).toBe(201)
     expect((await call('POST', `/console/workspaces/${dev.id}/contacts`, TOKEN, { phone: '+14155550181' })).status).toBe(201)
     expect((await call('PUT', `/console/sandbox/phones/${encodeURIComponent('+14155550181')}`, TOKEN, { pickup: 'answer', hangupAfterMs: null })).status).toBe(200)

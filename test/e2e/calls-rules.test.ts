@@ -27,7 +27,7 @@ const analysedEvents = async (callId: string) => {
 /** A developer (or a customer inside one) with a phone agent on `number` and the given contacts. */
 async function caller(plan: string, number: string, contacts: string[], source: 'rented' | 'brought' = 'rented', carrierCredentials?: boolean) {
   const dev = await s.developer({ plan, name: `Rules ${plan} ${number}` })
-  const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Caller', voice: { answersCalls: true } } })).body.id
+  const agent = (await s.agent(dev.key, { name: 'Caller', voice: { answersCalls: true } })).id
   const attached = await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number, source, agent, ...(carrierCredentials === undefined ? {} : { carrierCredentials }) })
   expect(attached.status).toBe(201)
   for (const p of contacts) expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: p })).status).toBe(201)
@@ -85,7 +85,7 @@ test("a customer's allottedCallLines caps its own calls at once (429), while the
   const dev = await s.developer({ plan: 'pro', name: 'Reseller' })
   const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Clinic' } })).body.id
   expect((await s.api('PATCH', `/customers/${customer}`, { key: dev.key, body: { allottedCallLines: 1 } })).status).toBe(200)
-  const agent = (await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: 'Clinic caller', voice: { answersCalls: true } } })).body.id
+  const agent = (await s.agent(dev.key, { name: 'Clinic caller', voice: { answersCalls: true } }, customer)).id
   expect((await s.console('POST', `/workspaces/${customer}/phone-numbers`, { number: '+14155551940', source: 'rented', agent })).status).toBe(201)
   for (const p of ['+14155551941', '+14155551942']) {
     expect((await s.console('POST', `/workspaces/${customer}/contacts`, { phone: p })).status).toBe(201)
@@ -149,7 +149,7 @@ test('overrides.voice must be one of the voices GET /voices lists (400 naming it
 test('the agent of a call: the only phone agent among others, several need a name (by name or id), a deleted one is not chosen', async () => {
   const dev = await s.developer({ plan: 'pro', name: 'Rules agents' })
   const create = async (name: string, voice: boolean, number?: string) => {
-    const id = (await s.api('POST', '/agents', { key: dev.key, body: { name, ...(voice ? { voice: { answersCalls: true } } : {}) } })).body.id as string
+    const id = (await s.agent(dev.key, { name, ...(voice ? { voice: { answersCalls: true } } : {}) })).id as string
     if (number) expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number, source: 'rented', agent: id })).status).toBe(201)
     return id
   }

@@ -38,7 +38,7 @@ beforeAll(async () => {
   const dev = await s.developer({ plan: 'pro' })
   key = dev.key
   ws = dev.id
-  const agent = (await s.api('POST', '/agents', { key, body: { name: 'Caller', voice: { answersCalls: true, detectMachines: true } } })).body.id
+  const agent = (await s.agent(key, { name: 'Caller', voice: { answersCalls: true, detectMachines: true } })).id
   await s.console('POST', `/workspaces/${ws}/phone-numbers`, { number: '+14155550900', source: 'rented', agent })
   for (const phone of ['+14155550901', '+14155550902', '+14155550903']) await s.console('POST', `/workspaces/${ws}/contacts`, { phone })
 })

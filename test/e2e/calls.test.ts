@@ -20,7 +20,7 @@ interface Setup {
 /** A developer with one phone agent on a rented number and the given contacts. */
 async function setup(plan: string, contacts: string[], agentNumber: string): Promise<Setup> {
   const dev = await s.developer({ plan, name: `Calls ${plan}` })
-  const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Caller', voice: { answersCalls: true } } })).body.id
+  const agent = (await s.agent(dev.key, { name: 'Caller', voice: { answersCalls: true } })).id
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: agentNumber, source: 'rented', agent })).status).toBe(201)
   for (const phone of contacts) expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })).status).toBe(201)
   return { ws: dev.id, key: dev.key, agent }
@@ -193,7 +193,7 @@ describe('waiting calls stop', () => {
   test("a deleted customer's booked calls are cancelled", async () => {
     const dev = await s.developer({ plan: 'pro', name: 'Has customers' })
     const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Calls customer' } })).body.id
-    const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Caller', voice: { answersCalls: true } }, workspace: customer })).body.id
+    const agent = (await s.agent(dev.key, { name: 'Caller', voice: { answersCalls: true } }, customer)).id
     await s.console('POST', `/workspaces/${customer}/phone-numbers`, { number: '+14155550993', source: 'rented', agent })
     await s.console('POST', `/workspaces/${customer}/contacts`, { phone: '+14155550801' })
     const at = new Date(Date.parse((await s.console('GET', '/clock')).body.now) + 60 * MIN).toISOString()

@@ -18,7 +18,7 @@ const phones = (n: number, prefix: string) => Array.from({ length: n }, (_, i) =
 
 async function broadcaster(plan: string, number: string, contacts: string[]) {
   const dev = await s.developer({ plan, name: `Broadcast ${plan}` })
-  const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Broadcaster' } })).body.id
+  const agent = (await s.agent(dev.key, { name: 'Broadcaster' })).id
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number, source: 'rented', channel: 'chatapp', agent })).status).toBe(201)
   expect((await s.console('POST', `/workspaces/${dev.id}/templates`, { name: 'promo', language: 'en', category: 'marketing', body: 'Hi {{1}}, new prices' })).status).toBe(201)
   for (const phone of contacts) expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })).status).toBe(201)

@@ -49,7 +49,7 @@ const events = async (type: string, id: string) =>
 beforeAll(async () => {
   s = await startTestServer(env, dir)
   dev = await s.developer({ plan: 'scale', name: 'Campaigns' })
-  agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Broadcaster', voice: { answersCalls: true } } })).body.id
+  agent = (await s.agent(dev.key, { name: 'Broadcaster', voice: { answersCalls: true } })).id
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: NUMBER, source: 'rented', channel: 'chatapp', agent })).status).toBe(201)
   expect((await s.console('POST', `/workspaces/${dev.id}/templates`, { name: 'promo', language: 'en', category: 'marketing', body: 'Hi {{1}}, spring prices are here', variableLabels: [{ position: 1, sample: 'there' }] })).status).toBe(201)
   for (const [i, phone] of [...ok, refused].entries()) expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone, name: `Person ${i}` })).status).toBe(201)
@@ -236,7 +236,7 @@ describe('broadcast', () => {
 })
 
 test("deleting an agent cancels its campaigns", async () => {
-  const other = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Short-lived' } })).body.id
+  const other = (await s.agent(dev.key, { name: 'Short-lived' })).id
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550701', source: 'rented', channel: 'chatapp', agent: other })).status).toBe(201)
   const c = (await create({ agent: other, name: 'Orphan', recipients: ok.slice(0, 3) })).body.id
   expect((await s.api('DELETE', `/agents/${other}`, { key: dev.key })).status).toBe(204)
@@ -246,7 +246,7 @@ test("deleting an agent cancels its campaigns", async () => {
 /** A customer of `dev` with an agent on a chat-app number and an approved template `promo`. */
 async function broadcastingCustomer(name: string, number: string) {
   const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name } })).body.id as string
-  const cAgent = (await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: `${name} bot` } })).body.id as string
+  const cAgent = (await s.agent(dev.key, { name: `${name} bot` }, customer)).id as string
   expect((await s.console('POST', `/workspaces/${customer}/phone-numbers`, { number, source: 'rented', channel: 'chatapp', agent: cAgent })).status).toBe(201)
   expect((await s.console('POST', `/workspaces/${customer}/templates`, { name: 'promo', language: 'en', category: 'marketing', body: 'Hello {{1}}' })).status).toBe(201)
   return { customer, cAgent }
@@ -342,7 +342,7 @@ describe('calling campaign', () => {
 
   test('a campaign places at most half the plan’s calls a minute: the API keeps room to call', async () => {
     const free = await s.developer({ plan: 'free', name: 'Free caller' })
-    const fAgent = (await s.api('POST', '/agents', { key: free.key, body: { name: 'Free bot', voice: { answersCalls: true } } })).body.id
+    const fAgent = (await s.agent(free.key, { name: 'Free bot', voice: { answersCalls: true } })).id
     expect((await s.console('POST', `/workspaces/${free.id}/phone-numbers`, { number: '+14155550792', source: 'rented', agent: fAgent })).status).toBe(201)
     const people = Array.from({ length: 7 }, (_, i) => `+1415558${String(5000 + i)}`)
     for (const phone of [...people, '+14155585100']) {
@@ -366,7 +366,7 @@ describe('calling campaign', () => {
   test('a workspace with one call line cannot run a calling campaign (it would take every line)', async () => {
     const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Tiny' } })).body.id
     expect((await s.api('PATCH', `/customers/${customer}`, { key: dev.key, body: { allottedCallLines: 1 } })).status).toBe(200)
-    const cAgent = (await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: 'Tiny caller', voice: { answersCalls: true } } })).body.id
+    const cAgent = (await s.agent(dev.key, { name: 'Tiny caller', voice: { answersCalls: true } }, customer)).id
     expect((await s.console('POST', `/workspaces/${customer}/phone-numbers`, { number: '+14155550791', source: 'rented', agent: cAgent })).status).toBe(201)
     const r = await s.console('POST', `/workspaces/${customer}/campaigns`, { agent: cAgent, name: 'Too big', kind: 'voice', purpose: 'Hello', recipients: ['+14155584000'] })
     expect(r.status).toBe(409)

@@ -21,7 +21,7 @@ let media: { token(callId: string, attempt: number): string }
 beforeAll(async () => {
   s = await startTestServer({ STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox' })
   dev = await s.developer({ plan: 'scale', name: 'Bridge' })
-  const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Bridge', voice: { answersCalls: true } } })).body.id
+  const agent = (await s.agent(dev.key, { name: 'Bridge', voice: { answersCalls: true } })).id
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550700', source: 'rented', agent })).status).toBe(201)
   const { sandbox } = s.server.services.of(callsFeature)
   media = (sandbox as any).media

@@ -22,7 +22,7 @@ describe('on the sandbox', () => {
 
   test('a bot connected through the console answers a chat with the agent', async () => {
     const dev = await s.developer({ plan: 'scale', name: 'Bots' })
-    const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Bean Bot' } })).body.id
+    const agent = (await s.agent(dev.key, { name: 'Bean Bot' })).id
     expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: KNOWLEDGE })).status).toBe(201)
     const bad = await s.console('PUT', `/workspaces/${dev.id}/botapp`, { agent, token: 'not-a-token' })
     expect(bad.status).toBe(400)
@@ -64,7 +64,7 @@ describe('on Telegram', () => {
     fake.bots.set(TOKEN, { id: BOT, username: 'bean_there_bot', first_name: 'Bean There' })
     s = await startTestServer({ BOTAPP_PROVIDER: 'telegram', TELEGRAM_API_URL: fake.url })
     dev = await s.developer({ plan: 'scale', name: 'Telegram' })
-    agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Bean There' } })).body.id
+    agent = (await s.agent(dev.key, { name: 'Bean There' })).id
     expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: KNOWLEDGE })).status).toBe(201)
   })
   afterAll(async () => {
@@ -88,7 +88,7 @@ describe('on Telegram', () => {
     expect(hook.secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
     // Another workspace cannot take the bot.
     const other = await s.developer({ plan: 'scale', name: 'Thief' })
-    const theirs = (await s.api('POST', '/agents', { key: other.key, body: { name: 'Other' } })).body.id
+    const theirs = (await s.agent(other.key, { name: 'Other' })).id
     expect((await s.console('PUT', `/workspaces/${other.id}/botapp`, { agent: theirs, token: TOKEN })).status).toBe(409)
     expect(fake.webhooks.get(BOT)!.secret).toBe(hook.secret)
   })

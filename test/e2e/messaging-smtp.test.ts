@@ -17,7 +17,7 @@ let port: number
 beforeAll(async () => {
   s = await startTestServer({ SMTP_LISTEN_PORT: '0' })
   dev = await s.developer({ plan: 'scale', name: 'Mail' })
-  agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Mail agent' } })).body.id
+  agent = (await s.agent(dev.key, { name: 'Mail agent' })).id
   expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'Opening hours\n\nWe are open from 8 am to 2 pm on Sundays.', title: 'Hours' } })).status).toBe(201)
   port = s.server.services.of(messagingFeature).smtp!.port
 })

@@ -19,7 +19,7 @@ beforeAll(async () => {
   fake = startWhatsAppFake(TOKEN)
   s = await startTestServer(whatsAppEnv(fake, { token: TOKEN, appSecret: SECRET, verifyToken: VERIFY, phoneNumberIds: { '+14155550380': '106540352242922' } }))
   dev = await s.developer({ plan: 'scale', name: 'WA' })
-  const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'WA agent' } })).body.id
+  const agent = (await s.agent(dev.key, { name: 'WA agent' })).id
   expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'Opening hours\n\nWe are open from 8 am to 2 pm on Sundays.', title: 'Hours' } })).status).toBe(201)
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550380', source: 'rented', channel: 'chatapp', agent })).status).toBe(201)
 })
@@ -61,7 +61,7 @@ test('a signed inbound message is answered through Graph; its delivered status m
 
 test('a template reply goes out in WhatsApp\'s template format; a Graph refusal is a 502', async () => {
   const ext = await s.developer({ plan: 'scale', name: 'WA ext' })
-  const agent = (await s.api('POST', '/agents', { key: ext.key, body: { name: 'Ext' } })).body.id
+  const agent = (await s.agent(ext.key, { name: 'Ext' })).id
   expect((await s.console('POST', `/workspaces/${ext.id}/phone-numbers`, { number: '+14155550390', source: 'rented', channel: 'chatapp', agent, externalAgents: true })).status).toBe(201)
   expect((await s.console('POST', `/workspaces/${ext.id}/templates`, { name: 'order_update', language: 'en_US', category: 'utility', body: 'Order {{1}} ships {{2}}.' })).status).toBe(201)
   const note = whatsAppNotification(SECRET, {

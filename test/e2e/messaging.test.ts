@@ -16,7 +16,7 @@ let agent: string
 beforeAll(async () => {
   s = await startTestServer()
   dev = await s.developer({ plan: 'scale', name: 'Chat' })
-  agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Bean There' } })).body.id
+  agent = (await s.agent(dev.key, { name: 'Bean There' })).id
   expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'Opening hours\n\nWe are open from 8 am to 2 pm on Sundays.', title: 'Hours' } })).status).toBe(201)
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550400', source: 'rented', channel: 'chatapp', agent })).status).toBe(201)
 })
@@ -52,7 +52,7 @@ describe('an inbound message', () => {
 
   test('external agents on: message.received goes out and the agent stays quiet', async () => {
     const other = await s.developer({ plan: 'scale', name: 'External' })
-    const a = (await s.api('POST', '/agents', { key: other.key, body: { name: 'Ext' } })).body.id
+    const a = (await s.agent(other.key, { name: 'Ext' })).id
     expect((await s.console('POST', `/workspaces/${other.id}/phone-numbers`, { number: '+14155550410', source: 'rented', channel: 'chatapp', agent: a, externalAgents: true })).status).toBe(201)
     const r = await inbound({ from: '+14155550411', text: 'Hello?' }, other.id)
     expect(r.status).toBe(201)
@@ -87,7 +87,7 @@ describe('an inbound message', () => {
     expect((await inbound({ from: '+14155550404', text: '' })).status).toBe(400)
     expect((await inbound({ channel: 'fax', from: '+14155550404', text: 'hi' })).status).toBe(400)
     const voice = await s.developer({ plan: 'scale', name: 'Voice only' })
-    const a = (await s.api('POST', '/agents', { key: voice.key, body: { name: 'Voice agent' } })).body.id
+    const a = (await s.agent(voice.key, { name: 'Voice agent' })).id
     expect((await s.console('POST', `/workspaces/${voice.id}/phone-numbers`, { number: '+14155550420', source: 'rented', agent: a })).status).toBe(201)
     const r = await inbound({ from: '+14155550404', to: '+14155550420', text: 'hi' }, voice.id)
     expect(r.status).toBe(400)
@@ -101,7 +101,7 @@ describe('POST /conversations/{id}/reply', () => {
   const reply = (id: string, body: unknown, headers: Record<string, string> = {}) => s.api('POST', `/conversations/${id}/reply`, { key: ext.key, body, headers })
   beforeAll(async () => {
     ext = await s.developer({ plan: 'scale', name: 'External replies' })
-    const a = (await s.api('POST', '/agents', { key: ext.key, body: { name: 'Ext' } })).body.id
+    const a = (await s.agent(ext.key, { name: 'Ext' })).id
     expect((await s.console('POST', `/workspaces/${ext.id}/phone-numbers`, { number: '+14155550430', source: 'rented', channel: 'chatapp', agent: a, externalAgents: true })).status).toBe(201)
   })
 
@@ -179,7 +179,7 @@ describe('templates and forms', () => {
   const template = (body: Record<string, unknown>) => s.console('POST', `/workspaces/${ext.id}/templates`, { language: 'en', category: 'utility', ...body })
   beforeAll(async () => {
     ext = await s.developer({ plan: 'scale', name: 'Templates' })
-    agentId = (await s.api('POST', '/agents', { key: ext.key, body: { name: 'Tpl' } })).body.id
+    agentId = (await s.agent(ext.key, { name: 'Tpl' })).id
     expect((await s.console('POST', `/workspaces/${ext.id}/phone-numbers`, { number: '+14155550450', source: 'rented', channel: 'chatapp', agent: agentId, externalAgents: true })).status).toBe(201)
     expect((await s.console('POST', `/workspaces/${ext.id}/phone-numbers`, { number: '+14155550459', source: 'rented', channel: 'chatapp', agent: agentId, externalAgents: true })).status).toBe(201)
     const made = await template({ name: 'order_update', body: 'Your order {{1}} ships {{2}}.', variableLabels: [{ position: 1, sample: 'A-1' }] })
@@ -244,7 +244,7 @@ describe('templates and forms', () => {
 describe('GET /chatapp/summary', () => {
   test('received, sent by last receipt, failures by code, series in the workspace time zone, cost not yet priced', async () => {
     const w = await s.developer({ plan: 'scale', name: 'Totals', timezone: 'Asia/Kolkata' })
-    const a = (await s.api('POST', '/agents', { key: w.key, body: { name: 'Totals agent' } })).body.id
+    const a = (await s.agent(w.key, { name: 'Totals agent' })).id
     expect((await s.console('POST', `/workspaces/${w.id}/phone-numbers`, { number: '+14155550470', source: 'rented', channel: 'chatapp', agent: a })).status).toBe(201)
     platform().refuse.add('+14155550473')
     for (const [from, text] of [['+14155550471', 'Hi'], ['+14155550472', 'Hello'], ['+14155550473', 'Hey']] as const) expect((await inbound({ from, text }, w.id)).status).toBe(201)
@@ -274,7 +274,7 @@ describe('GET /chatapp/summary', () => {
 describe('the email channel', () => {
   test('an email is answered by the agent by email (the outbox here); one conversation per address and agent', async () => {
     const w = await s.developer({ plan: 'scale', name: 'Email' })
-    const a = (await s.api('POST', '/agents', { key: w.key, body: { name: 'Mail agent' } })).body.id
+    const a = (await s.agent(w.key, { name: 'Mail agent' })).id
     expect((await s.api('POST', `/agents/${a}/knowledge`, { key: w.key, body: { text: 'Opening hours\n\nWe are open from 8 am to 2 pm on Sundays.', title: 'Hours' } })).status).toBe(201)
     const r = await s.console('POST', `/workspaces/${w.id}/inbound`, { channel: 'email', from: 'Priya@Example.com', text: 'What time do you open on Sunday?' })
     expect(r.status).toBe(201)

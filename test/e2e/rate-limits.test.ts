@@ -44,7 +44,7 @@ test("replies: the plan's ceiling per key a minute (refused ones count too), the
 
 test('call lines: the plan’s concurrent calls, then 429 with Retry-After', async () => {
   const dev = await s.developer({ plan: 'free' })
-  const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Lines', voice: { answersCalls: true } } })).body.id
+  const agent = (await s.agent(dev.key, { name: 'Lines', voice: { answersCalls: true } })).id
   await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155559000', source: 'rented', agent })
   const lines = CALL_CEILINGS.free.lines
   for (let i = 0; i <= lines; i++) {

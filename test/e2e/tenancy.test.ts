@@ -162,6 +162,7 @@ async function placeCall(key: string, ws: string, agent: string, reference: stri
   const callee = `+1415555${String(8000 + n)}`
   const patched = await server.api('PATCH', `/agents/${agent}`, { key, body: { voice: { answersCalls: true } }, workspace })
   if (patched.status !== 200) throw new Error(`setup: agent voice answered ${patched.status}`)
+  await server.publish(key, agent, workspace)
   const attached = await server.console('POST', `/workspaces/${ws}/phone-numbers`, { number: agentNumber, source: 'rented', agent })
   if (attached.status !== 201) throw new Error(`setup: number answered ${attached.status} ${JSON.stringify(attached.body)}`)
   await server.console('POST', `/workspaces/${ws}/contacts`, { phone: callee })

@@ -42,11 +42,11 @@ describe('a month of replies and calls adds up to the ledger', () => {
     const top = await s.console('POST', `/workspaces/${dev.id}/wallet`, { creditMicro: 20_000_000 })
     expect(top.status).toBe(200)
     expect(top.body).toMatchObject({ balanceMicro: 25_000_000, creditMicro: 5_000_000, heldMicro: 0 })
-    const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Caller', voice: { answersCalls: true } } })).body.id
+    const agent = (await s.agent(dev.key, { name: 'Caller', voice: { answersCalls: true } })).id
     expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155557000', source: 'rented', agent })).status).toBe(201)
     expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155557001' })).status).toBe(201)
     const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Acme' } })).body.id
-    const helper = (await s.api('POST', '/agents', { key: dev.key, workspace: customer, body: { name: 'Helper' } })).body.id
+    const helper = (await s.agent(dev.key, { name: 'Helper' }, customer)).id
 
     for (let i = 0; i < 3; i++) expect((await chat(dev.key, agent, `Hello ${i}`)).status).toBe(200)
     await advance(86_400 * SEC) // the next day
@@ -124,7 +124,7 @@ describe('a month of replies and calls adds up to the ledger', () => {
 describe('the Free allowance', () => {
   test('stops replies when used up (test chat 402, live email handed to a person) and the next month resumes them', async () => {
     const dev = await s.developer({ plan: 'free', name: 'Free' })
-    const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Mail agent' } })).body.id
+    const agent = (await s.agent(dev.key, { name: 'Mail agent' })).id
     for (let i = 0; i < 100; i++) expect((await chat(dev.key, agent, `Question ${i}`)).status).toBe(200)
     const usage = await s.api('GET', '/usage', { key: dev.key })
     expect(usage.body).toMatchObject({ plan: 'free', replies: { used: 100, included: 100, metered: false, stopped: true }, wallet: null })
@@ -161,7 +161,7 @@ describe('the Free allowance', () => {
 describe('Free voice minutes', () => {
   test('calls are refused (402) once the 30 included minutes are used, shared with customers; the next month they ring again', async () => {
     const dev = await s.developer({ plan: 'free', name: 'Free calls' })
-    const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Caller', voice: { answersCalls: true } } })).body.id
+    const agent = (await s.agent(dev.key, { name: 'Caller', voice: { answersCalls: true } })).id
     await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155557300', source: 'rented', agent })
     await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155557301' })
     await s.console('PUT', '/sandbox/phones/%2B14155557301', { pickup: 'no_answer', ringMs: 1_000 })
@@ -186,7 +186,7 @@ describe('Free voice minutes', () => {
 describe('the wallet', () => {
   test('a metered wallet that cannot pay stops replies and refuses calls; one low-balance notice; a top-up resumes', async () => {
     const dev = await s.developer({ plan: 'payg', name: 'Broke' })
-    const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Caller', voice: { answersCalls: true } } })).body.id
+    const agent = (await s.agent(dev.key, { name: 'Caller', voice: { answersCalls: true } })).id
     // Four rented numbers: 6 USD of rent against the 5 USD plan credit.
     for (let i = 0; i < 4; i++) expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: `+1415555710${i}`, source: 'rented', agent: i === 0 ? agent : null })).status).toBe(201)
     await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155557199' })

@@ -23,7 +23,7 @@ afterAll(async () => {
 
 test("the agent's end_call: the reply is spoken whole, then the call ends answered", async () => {
   const dev = await s.developer({ plan: 'scale' })
-  const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Closer', model: 'gpt-4o-mini', voice: { answersCalls: true } } })).body.id
+  const agent = (await s.agent(dev.key, { name: 'Closer', model: 'gpt-4o-mini', voice: { answersCalls: true } })).id
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550500', source: 'rented', agent })).status).toBe(201)
   expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550501' })).status).toBe(201)
   expect((await s.console('PUT', '/sandbox/phones/%2B14155550501', { pickup: 'answer', ringMs: 0, lines: ["That's all, thank you."], hangupAfterMs: null })).status).toBe(200)

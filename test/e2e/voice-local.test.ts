@@ -23,7 +23,7 @@ describeLocal('a call on local engines only', () => {
 
   test('the purpose is spoken, the callee is transcribed and answered, the call ends with its results', async () => {
     const dev = await s.developer({ plan: 'scale', name: 'Local' })
-    const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Local', voice: { answersCalls: true, recordCalls: true } } })).body.id
+    const agent = (await s.agent(dev.key, { name: 'Local', voice: { answersCalls: true, recordCalls: true } })).id
     expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550900', source: 'rented', agent })).status).toBe(201)
     expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550901' })).status).toBe(201)
     expect((await s.console('PUT', '/sandbox/phones/%2B14155550901', { pickup: 'answer', ringMs: 0, lines: ['What time do you open on Saturday?'], hangupAfterMs: 60_000 })).status).toBe(200)

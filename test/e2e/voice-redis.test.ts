@@ -22,7 +22,7 @@ describeWithRedis('a call whose media lands on another instance', () => {
 
   test('the conversation runs on B while A holds the call; DELETE on A ends B\'s stream', async () => {
     const dev = await a.developer({ plan: 'scale' })
-    const agent = (await a.api('POST', '/agents', { key: dev.key, body: { name: 'Two', voice: { answersCalls: true } } })).body.id
+    const agent = (await a.agent(dev.key, { name: 'Two', voice: { answersCalls: true } })).id
     expect((await a.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'Opening hours\n\nWe are open from 9 am to 5 pm every day.', title: 'Hours' } })).status).toBe(201)
     expect((await a.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550600', source: 'rented', agent })).status).toBe(201)
     expect((await a.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550601' })).status).toBe(201)

@@ -33,7 +33,7 @@ const advance = (ms: number) => s.console('POST', '/clock/advance', { ms })
 
 async function phoneAgent(number: string, contact: string, extra: Record<string, unknown> = {}) {
   const dev = await s.developer({ plan: 'scale', name: 'Voice' })
-  const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Bean There', greeting: 'Hello from Bean There!', voice: { answersCalls: true, recordCalls: true }, ...extra } })).body.id
+  const agent = (await s.agent(dev.key, { name: 'Bean There', greeting: 'Hello from Bean There!', voice: { answersCalls: true, recordCalls: true }, ...extra })).id
   expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: FAQ, title: 'Shop FAQ' } })).status).toBe(201)
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number, source: 'rented', agent })).status).toBe(201)
   expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: contact })).status).toBe(201)
