@@ -5,7 +5,7 @@
  */
 import { ApiError, badRequest, conflict, forbidden, notBlank } from '../../http/errors'
 import { checkInstant } from '../../http/instant'
-import { normalizePhone } from '../contacts'
+import { normalizePhone, unreadablePhone } from '../contacts'
 import type { FieldSpec } from './field-values'
 import { SCHEDULE_MAX_DAYS, VARIABLE_NAME_MAX, VARIABLE_VALUE_MAX, VARIABLES_MAX, type PlaceCall } from './model'
 import type { MetadataValue } from './repository'
@@ -35,7 +35,7 @@ export interface Consent {
 /** `to` in E.164, or a 400 naming it (SPEC.md: "unreadable number"). */
 export function callee(to: string): string {
   const phone = normalizePhone(to)
-  if (!phone) throw badRequest('to', `"${to.slice(0, 40)}" is not a phone number we can read; send E.164 with or without +`)
+  if (!phone) throw badRequest('to', unreadablePhone(to))
   return phone
 }
 

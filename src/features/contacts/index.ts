@@ -17,5 +17,5 @@ export const contactsFeature = defineFeature({
 
 
 // Re-exported for other features (they import from this index, never from inner files).
-export { normalizePhone } from './phone'
+export { normalizePhone, unreadablePhone } from './phone'
 export type { ContactService } from './service'

@@ -3,7 +3,7 @@ import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import { DuplicateKeyError } from '../../store/port'
-import { normalizePhone } from './phone'
+import { normalizePhone, unreadablePhone } from './phone'
 import type { ContactDoc, ContactRepo } from './repository'
 
 export const presentContact = (c: ContactDoc) => ({
@@ -33,7 +33,7 @@ export class ContactService {
 
   async create(workspaceId: string, input: { phone: string; name?: string | null; email?: string | null; optedOut?: boolean }): Promise<ContactDoc> {
     const phone = normalizePhone(input.phone)
-    if (!phone) throw badRequest('phone', `"${input.phone}" is not a phone number`)
+    if (!phone) throw badRequest('phone', unreadablePhone(input.phone))
     const now = iso(this.clock.now())
     const doc: ContactDoc = {
       id: newId('ct'),
