@@ -178,7 +178,7 @@ export class CallMedia implements MediaCalls {
     const turnsActor = createActor(voiceTurnMachine, { systemId: `voice:${callId}`, ...(d.inspect ? { inspect: d.inspect } : {}) }).start()
     this.live.set(callId, { state: 'opening', session, turns: turnsActor })
     let unsubscribe: () => Promise<void> = async () => {}
-    await write({ media: 'live', pipeline: { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name }, agentVersion: 'unavailable' in served ? null : served.version.number })
+    await write({ media: 'live', pipeline: { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name, maxCallSeconds: line.maxCallSeconds }, agentVersion: 'unavailable' in served ? null : served.version.number })
     if (recorder) await write({ recording: recordingLink(d.config.publicBaseUrl, d.tokens, callId, row.attempt, workspace, d.clock.now(), false) })
 
     let over = false

@@ -55,8 +55,8 @@ export interface CallTryDoc {
   media?: 'live' | 'done'
   /** The agent version the call talked as (set when its media starts); null or absent: it never talked (nothing was published). */
   agentVersion?: number | null
-  /** The speech engines the pipeline used. */
-  pipeline?: { stt: string; tts: string; vad: string }
+  /** The speech engines the pipeline used, and the call length it allowed (the agent's `maxCallSeconds` or the plan's default). */
+  pipeline?: { stt: string; tts: string; vad: string; maxCallSeconds?: number }
   /** Per-turn latency stages (media/latency.ts); GET answers their p50/p95/max as `latency`. */
   latencyTurns?: import('../../media/latency').TurnStages[]
   /** What the try cost the developer (call minutes, analysis passes). */
