@@ -59,6 +59,11 @@ export class SandboxCallee {
   private agentLastAt = 0
   private agentSpokeSinceMyTurn = false
   private closed = false
+  /** When the callee answered (performance.now()): its hang-up bound counts real audio time from here. */
+  private readonly answeredAt = performance.now()
+  /** Script lines not said yet (`lines` is filled only once their audio is ready). */
+  private left: number
+  private waitingToHangUp: ReturnType<typeof setInterval> | null = null
   /** What happened, for tests: marks echoed, clears received, lines said. */
   readonly log: {
     clears: number
@@ -69,7 +74,38 @@ export class SandboxCallee {
     interruptions: { kind: 'interrupt' | 'noise'; playedAfterMs: number; clearedAfterMs: number | null; at: number }[]
   } = { clears: 0, marksEchoed: 0, said: [], agentAudioMs: 0, interruptions: [] }
 
-  constructor(private readonly options: CalleeOptions) {}
+  constructor(private readonly options: CalleeOptions) {
+    this.left = options.lines.length
+  }
+
+  /**
+   * Whether the callee has had its say: every line said, and the agent has answered the last one
+   * (spoken, then paused as long as the callee waits before a turn). A callee with no lines has.
+   */
+  scriptDone(now = performance.now()): boolean {
+    if (this.options.lines.length === 0) return true
+    if (this.left > 0 || this.speaking) return false
+    return this.agentSpokeSinceMyTurn && this.buffered === 0 && now - this.agentLastAt >= CALLEE_WAITS_MS
+  }
+
+  /**
+   * The network's hang-up fell due while the script is still running: `hangUp` runs once the
+   * script is done, or once `afterMs` of real time has passed since the answer, whichever is first
+   * (never when the call ended otherwise meanwhile: the socket is closed then).
+   */
+  hangUpWhenDone(afterMs: number, hangUp: () => void): void {
+    if (this.waitingToHangUp) return
+    const check = () => {
+      const now = performance.now()
+      const gone = this.closed || (this.ws !== null && this.ws.readyState >= WebSocket.CLOSING)
+      if (!gone && !this.scriptDone(now) && now - this.answeredAt < afterMs) return
+      if (this.waitingToHangUp) clearInterval(this.waitingToHangUp)
+      this.waitingToHangUp = null
+      if (!this.closed) hangUp()
+    }
+    this.waitingToHangUp = setInterval(check, FRAME_MS)
+    check()
+  }
 
   async connect(): Promise<void> {
     this.lines = await Promise.all(this.options.lines.map((l) => this.prepare(l)))
@@ -99,6 +135,8 @@ export class SandboxCallee {
     if (this.closed) return
     this.closed = true
     this.stopTimer()
+    if (this.waitingToHangUp) clearInterval(this.waitingToHangUp)
+    this.waitingToHangUp = null
     this.send({ event: 'stop', sequenceNumber: String(this.chunk + 2), streamSid: this.streamSid, stop: { accountSid: 'ACsandbox', callSid: this.options.callSid } })
     this.ws?.close(1000)
   }
@@ -161,6 +199,7 @@ export class SandboxCallee {
       if (!this.agentSpokeSinceMyTurn || agentPlaying || now - this.agentLastAt < CALLEE_WAITS_MS) return
     } else if (!agentPlaying || now - this.agentSince < CALLEE_INTERRUPTS_AFTER_MS) return
     this.lines.shift()
+    this.left--
     this.speaking = next.audio
     this.spokenAt = 0
     if (next.text) {

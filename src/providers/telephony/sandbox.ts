@@ -4,7 +4,9 @@
  * rejects, is unreachable, is a voicemail, or refuses placement; after `ringMs` the outcome is
  * reported, and an answering callee hangs up after `hangupAfterMs`. Time is the service clock:
  * under the manual clock the network moves only when the clock is advanced (the calls feature
- * runs `due()` from the clock's advance hook); under the system clock, with timers.
+ * runs `due()` from the clock's advance hook); under the system clock, with timers. A scripted
+ * callee's conversation is real-time audio, so it finishes its lines before it hangs up
+ * (`calleeHangsUp`).
  *
  * The network's calls in progress live in memory, as a carrier's would live outside this process:
  * a restart loses them, and their calls end as a carrier would report a dropped line.
@@ -137,13 +139,7 @@ export class SandboxNetwork implements Telephony {
     this.active.add(callRef)
     this.pickUp(callRef, answer.callId, answer.attempt, input.lines ?? [])
     const after = input.hangupAfterMs === undefined ? DEFAULT_PHONE.hangupAfterMs : input.hangupAfterMs
-    if (after !== null) {
-      const end = at + after
-      this.schedule(callRef, end, async () => {
-        this.forget(callRef)
-        await this.tell({ callId: answer.callId, attempt: answer.attempt, callRef, type: 'ended', hangup: 'answered', at: end })
-      })
-    }
+    if (after !== null) this.schedule(callRef, at + after, () => this.calleeHangsUp({ callId: answer.callId, attempt: answer.attempt, callRef }, at + after, after))
     return { callRef, answered: true }
   }
 
@@ -162,17 +158,30 @@ export class SandboxNetwork implements Telephony {
         await this.tell({ ...ref, type: 'unanswered', hangup: hangup as Exclude<SandboxPickup, 'answer' | 'reject' | 'refuse'>, at: rang })
         return
       }
-      if (phone.hangupAfterMs !== null) {
-        const end = rang + phone.hangupAfterMs
-        this.schedule(callRef, end, async () => {
-          this.forget(callRef)
-          await this.tell({ ...ref, type: 'ended', hangup: 'answered', at: end })
-        })
-      }
+      const after = phone.hangupAfterMs
+      if (after !== null) this.schedule(callRef, rang + after, () => this.calleeHangsUp(ref, rang + after, after))
       await this.tell({ ...ref, type: 'answered', at: rang })
       this.pickUp(callRef, request.callId, request.attempt, phone.lines)
     })
     return { callRef }
+  }
+
+  /**
+   * The callee's hang-up fell due on the service clock. A scripted callee still talking finishes
+   * first (README "Calls", sandbox network): it hangs up once it has said its lines and heard the
+   * answer to the last, or once `afterMs` of real time has passed since it answered. Its audio is
+   * real time, so a manual clock moved ahead does not cut it off; under the system clock both
+   * bounds fall together and a long script is cut at `afterMs`, as before.
+   */
+  private async calleeHangsUp(ref: { callId: string; attempt: number; callRef: string }, due: number, afterMs: number): Promise<void> {
+    const end = async (at: number) => {
+      if (!this.active.has(ref.callRef)) return
+      this.forget(ref.callRef)
+      await this.tell({ ...ref, type: 'ended', hangup: 'answered', at })
+    }
+    const callee = this.callees.get(ref.callRef)
+    if (!callee || callee.scriptDone()) return end(due)
+    callee.hangUpWhenDone(afterMs, () => void end(Math.max(due, this.clock.now())))
   }
 
   async hangUp(callRef: string, _answered = true): Promise<void> {
