@@ -30,7 +30,7 @@ const HOUR = 3_600_000
 // Spawns in flight at once: overlaps the awaits of store and timer writes without piling up
 // promises; beyond ~64 nothing gets faster on an embedded (synchronous) SQLite.
 const CONCURRENCY = 64
-// The targets from issue 3 ("Checked by").
+// The targets (README "Benchmarks").
 const TARGET_PASSIVATED_BYTES = 5 * 1024
 const TARGET_LIVE_BYTES = 50 * 1024
 const TARGET_BOOT_MS = 3_000

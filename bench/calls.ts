@@ -16,7 +16,7 @@
  *
  * Then how many calls of both phases reached an ended state with exactly one call.analysed per try
  * (must be all of them), read from the service's event log once it has stopped.
- * Targets (issue 10): ≥ 500 calls/s accepted, POST p99 ≤ 20 ms, on this 2-core machine.
+ * Targets (README "Benchmarks"): ≥ 500 calls/s accepted, POST p99 ≤ 20 ms, on this 2-core machine.
  */
 import { rmSync } from 'node:fs'
 import { openStore } from '../src/store'
@@ -26,7 +26,7 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 1_000)
 // POSTs in flight at once: a busy API client; the enterprise plan's 1,000 lines and 6,000 calls a
 // minute leave room for all of them.
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
-// Phase 2's arrival rate: the issue's throughput target, so its p99 is the latency at that rate.
+// Phase 2's arrival rate: the throughput target, so its p99 is the latency at that rate.
 const RATE = Number(process.env.BENCH_RATE ?? 500)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 // How long the calls may take to end and be analysed after the last POST before the run fails.

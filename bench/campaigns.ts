@@ -9,7 +9,7 @@
  * Round 2: a second broadcast paused after PAUSE_AFTER sends: time from the pause request to the
  * last send, and sends after the pause answered (only those already in flight may complete);
  * then resumed to the end. Duplicates (a recipient sent the same campaign twice) must be 0.
- * Targets (issue 13): ≥ 2,000 sends/s; nothing but in-flight sends after the pause answers.
+ * Targets (README "Benchmarks"): ≥ 2,000 sends/s; nothing but in-flight sends after the pause answers.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

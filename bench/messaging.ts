@@ -8,7 +8,7 @@
  *   bun bench/messaging.ts            (BENCH_MESSAGES=2000 for a quicker run)
  *
  * Prints messages/s (received and answered) and p50/p99 from receipt to the reply handed to the
- * platform. Targets (issue 12): ≥ 1,000 messages/s, p99 ≤ 50 ms on this 2-core machine.
+ * platform. Targets (README "Benchmarks"): ≥ 1,000 messages/s, p99 ≤ 50 ms on this 2-core machine.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -16,7 +16,7 @@
  * whole reply p50/p99, the service's CPU per message (load-independent), and its resident memory
  * per open session (RSS with every session open — its conversation stored and its widget's
  * events stream held open — idle 3 s, minus RSS before any, over the sessions).
- * Targets (issue 15): p99 first token ≤ 50 ms with the `local` model, ≤ 50 KB per open session.
+ * Targets (README "Benchmarks"): p99 first token ≤ 50 ms with the `local` model, ≤ 50 KB per open session.
  */
 import { readFileSync, rmSync } from 'node:fs'
 import { createParser } from 'eventsource-parser'

@@ -24,7 +24,7 @@ import { webhooksFeature } from '../src/features/webhooks'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000)
 const FAST = 9
-// The slow endpoint: it answers after 5 s (inside the 10 s v1 timeout, so it is slow, not dead).
+// The slow endpoint of the target (README "Benchmarks"): it answers after 5 s (inside the 10 s v1 timeout, so it is slow, not dead).
 const SLOW_MS = 5_000
 // A run stops waiting for the fast endpoints after this long (it takes seconds): the bench is bounded.
 const RUN_LIMIT_MS = 120_000

@@ -8,7 +8,7 @@ export const VOICE_LINES = {
 
 /**
  * Short acknowledgements a listener makes while the other person talks. They never take the
- * turn: said over the agent, the agent keeps talking (issue 11: "uh-huh", "okay").
+ * turn: said over the agent, the agent keeps talking ("uh-huh", "okay").
  */
 const BACKCHANNELS = new Set(['uh huh', 'uh-huh', 'mm hmm', 'mhm', 'mm', 'hmm', 'okay', 'ok', 'yeah', 'yes', 'yep', 'right', 'sure', 'i see', 'got it', 'alright', 'all right', 'ah', 'oh'])
 

@@ -10,7 +10,7 @@
  */
 import type { OutboundFrame } from './frames'
 
-/** ~100 ms chunks (the pacing; Twilio plays 20 ms frames, any multiple is accepted). */
+/** ~100 ms chunks, MEDIA_CHUNK_MS's default (config.ts allows 20–200; Twilio plays 20 ms frames, any multiple is accepted). */
 export const CHUNK_MS = 100
 /**
  * Audio kept ahead of the line. Two chunks absorb a late timer or a slow network hop without a

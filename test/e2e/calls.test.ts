@@ -56,7 +56,7 @@ describe('placing and ending calls', () => {
     await advance(61 * SEC)
     const done = await until('analysed', () => call(a.key, id), (r) => r.body.analysedAt !== null)
     expect(done.body).toMatchObject({ status: 'completed', hangup: 'answered', seconds: 60, attempt: 1, reference: 'appt-1', metadata: { crm: 7 }, phone: '+14155550101', from: '+14155550999', agent: { id: a.agent, name: 'Caller' } })
-    // Nobody spoke (the voice pipeline is the next issue): no summary, no fields, never placeholders.
+    // Nobody spoke: no summary, no fields, never placeholders.
     expect(done.body.summary).toBeNull()
     expect(done.body.fields).toEqual({})
     expect(await events('call.completed', id)).toHaveLength(1)

@@ -1,5 +1,5 @@
 /**
- * Legacy webhook deliveries across kill -9 (issue 8 item 7): the real service in a child process,
+ * Legacy webhook deliveries across kill -9: the real service in a child process,
  * three legacy endpoints on one agent, one test-chat message (chat.message.completed), the process
  * killed at every point between the event and the delivery's acknowledgement — at named crash
  * points (src/crash-points.ts) and at timed kills right after the answer — then restarted on the

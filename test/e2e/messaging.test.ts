@@ -1,5 +1,5 @@
 /**
- * Inbound chat-app messages end to end on the sandbox platform (issue 12, first part): the agent
+ * Inbound chat-app messages end to end on the sandbox platform: the agent
  * answers from knowledge on the platform with receipts; one conversation per customer and number;
  * external agents get `message.received` instead; STOP opts out; a teammate's takeover silences
  * the agent; the console's refusals.

@@ -1,5 +1,5 @@
 /**
- * Website chat with a provider model (issue 15): the reply streams as the OpenAI-protocol server
+ * Website chat with a provider model: the reply streams as the OpenAI-protocol server
  * writes it, a provider failing mid-turn ends the stream with `error` (the visitor's message kept),
  * and a model with no provider key is refused before anything is written.
  */

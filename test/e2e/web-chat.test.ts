@@ -1,5 +1,5 @@
 /**
- * Website chat's visitor API over HTTP (issue 15): the public routes keyed by `webKey`, CORS,
+ * Website chat's visitor API over HTTP: the public routes keyed by `webKey`, CORS,
  * signed sessions, the reply streamed as SSE from the published agent with live actions, the
  * inbox, analytics, lead capture (the welcome form and the agent's tool), escalation, takeover,
  * the limits, and the console's `web` inbound.

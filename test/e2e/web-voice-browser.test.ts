@@ -1,5 +1,5 @@
 /**
- * Voice in the browser (issue 15): headless Chromium's fake microphone plays an espeak-ng WAV of a
+ * Voice in the browser: headless Chromium's fake microphone plays an espeak-ng WAV of a
  * question (looped, as Chromium does, so the question comes again while the agent answers); the
  * widget's call button streams it as 16-bit PCM over the media bridge; the agent's audio is
  * received and played through the jitter buffer; the repeated question barges in and `clear`

@@ -1,5 +1,5 @@
 /**
- * The widget in a real browser (issue 15): headless Chromium loads a shop page served from
+ * The widget in a real browser: headless Chromium loads a shop page served from
  * another origin that embeds `/widget.js`; the launcher opens the chat frame, the welcome form
  * captures a lead, and a question is answered from the agent's knowledge, streamed into the page.
  * Screenshots at 1280 px and 360 px are kept in test-artifacts/web-widget/.

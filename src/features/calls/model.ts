@@ -105,7 +105,7 @@ const callMembers = {
 export const CallListItem = t.Object(callMembers)
 
 const Spread = Nullable(t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }))
-/** Per-call voice latency (issue 11): p50/p95/max over the call's turns, ms; null where no turn had that stage. */
+/** Per-call voice latency: p50/p95/max over the call's turns, ms; null where no turn had that stage. */
 export const CallLatency = t.Object(
   {
     turns: t.Integer({ description: 'agent turns answered after the caller spoke' }),

@@ -49,7 +49,7 @@ export class CallProjection {
     const startedAt = at(c.startedAt)
     const set: Partial<CallTryDoc> = {
       status,
-      // Browser calls are listed too: the developer sees them nowhere else (issue 15).
+      // Browser calls are listed too: the developer sees them nowhere else.
       listed: (row.direction === 'outbound' || row.surface === 'web') && status !== 'scheduled',
       callRef: c.callRef,
       scheduledFor: at(c.scheduledFor),

@@ -223,7 +223,7 @@ export class CallService {
   }
 
   /**
-   * A website visitor presses the widget's call button (issue 15): an inbound `voice` call on the
+   * A website visitor presses the widget's call button: an inbound `voice` call on the
    * `web` surface, answered at once by the agent (already the published one, given by the caller),
    * on the same lines, per-minute rate and actor as a phone call, so it is analysed, recorded and
    * counted like one. Unlike a phone call it is listed by GET /calls (the developer sees browser

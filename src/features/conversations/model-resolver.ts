@@ -1,7 +1,7 @@
 /**
- * Which LanguageModel runs an agent. Today: the agent's catalogue model on the service's own
- * provider accounts. BYOK (a later issue) plugs in by wrapping or replacing this resolver: it gets
- * the workspace and the agent, so it can pick the developer's (or the customer's) keys instead.
+ * Which LanguageModel runs an agent: the agent's catalogue model on the service's own provider
+ * accounts. BYOK wraps this resolver (KeyAwareResolver below): it gets the workspace and the
+ * agent, so it can pick the developer's (or the customer's) keys instead.
  *
  * A model whose provider has no key configured is refused with 503 naming the missing setting:
  * never a silent fallback to another model, which would answer customers with a different brain

@@ -1,7 +1,7 @@
 /**
  * Builds the conversation feature from the services it stands on, so services.ts wires it in one
- * call: the store-backed ConversationService, the model resolver (service keys; BYOK later wraps
- * it), the tool runner, the engine, and test chat.
+ * call: the store-backed ConversationService, the model resolver (service keys, wrapped by BYOK's
+ * when that feature is there), the tool runner, the engine, and test chat.
  */
 import type { Clock } from '../../clock'
 import type { Config } from '../../config'

@@ -1,5 +1,5 @@
 /**
- * The email channel on the messaging path (issue 12): a customer's email (console `inbound` with
+ * The email channel on the messaging path: a customer's email (console `inbound` with
  * `channel: email`) opens or continues the conversation of that address and agent, and the agent
  * answers by email through the email transport (SMTP with `SMTP_URL`, else the embedded outbox,
  * `GET /console/outbox`). `to` names the agent (`ag_…`); without it, the workspace's only agent.

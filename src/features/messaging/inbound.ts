@@ -1,5 +1,5 @@
 /**
- * An inbound chat message (issue 12 part 2): it finds or opens the conversation for that customer
+ * An inbound chat message: it finds or opens the conversation for that customer
  * and number, creates the contact if the person is new, records the message (which opens the
  * customer's 24-hour window: `lastInboundAt`), and then:
  * - "STOP"-style text records the opt-out and nothing is sent back;

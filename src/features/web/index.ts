@@ -1,5 +1,5 @@
 /**
- * Website chat (issue 15): the visitor API behind the widget (`/api/v1/web/{webKey}/…`), the
+ * Website chat: the visitor API behind the widget (`/api/v1/web/{webKey}/…`), the
  * widget itself (`/widget.js`, `/w/{webKey}` and its static files), and the console's `web`
  * inbound. The published agent answers through the conversation engine with every action live.
  */

@@ -1,4 +1,4 @@
-/** The visitor API's schemas (issue 15): widget settings, sessions, messages, the welcome form. */
+/** The visitor API's schemas: widget settings, sessions, messages, the welcome form. */
 import { t } from 'elysia'
 import { WEB_MESSAGE_MAX } from './limits'
 

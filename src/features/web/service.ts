@@ -1,5 +1,5 @@
 /**
- * Website chat (issue 15): the visitor API's rules, with no Elysia types. A visitor reaches an
+ * Website chat: the visitor API's rules, with no Elysia types. A visitor reaches an
  * agent by its public `webKey`; the agent answering is the published one (versions' serving seam)
  * with every action live, through the same conversation engine as every channel. A disabled
  * widget or an unpublished agent is refused with the reason; conversations land in the inbox on

@@ -1,5 +1,5 @@
 /**
- * A person from the team talking to a website visitor (issue 15): the console writes a teammate's
+ * A person from the team talking to a website visitor: the console writes a teammate's
  * message into a web conversation (taking it over, so the agent stays quiet), and the visitor's
  * open widget receives it at once on its events stream. Messages travel on the coordination
  * channel of the visitor's thread (`web-visitor:web:{agent}:{visitor}`), so the teammate and the

@@ -2,8 +2,8 @@
  * The messaging port: what the messaging feature asks of a chat platform (send text, media, a
  * template, an interactive form) and what the platform reports back (delivery receipts). Inbound
  * messages reach the feature from each adapter's webhook (or, for the sandbox, the console).
- * Adapters: `sandbox` (sandbox.ts, the default); the WhatsApp Cloud API and Telegram adapters come
- * with the rest of issue 12.
+ * Adapters: `sandbox` (sandbox.ts, the default), the WhatsApp Cloud API (whatsapp.ts) and the
+ * Telegram Bot API (telegram.ts).
  */
 export type OutboundContent =
   | { type: 'text'; text: string }

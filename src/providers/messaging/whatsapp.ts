@@ -120,7 +120,7 @@ export class WhatsAppPlatform implements MessagingPlatform {
     return given.length === want.length && timingSafeEqual(given, want)
   }
 
-  /** A verified notification: its inbound messages (text only for now) and its receipts, which go to the listeners. */
+  /** A verified notification: its inbound messages (text, button replies, media) and its receipts, which go to the listeners. */
   async notification(raw: string): Promise<InboundChat[]> {
     const body = JSON.parse(raw) as { entry?: { changes?: { field?: string; value?: WhatsAppValue }[] }[] }
     const inbound: InboundChat[] = []

@@ -1,7 +1,7 @@
 /**
  * The telephony port: what the calls feature asks of a phone network (place a try, hang it up)
  * and what the network reports back about it, in the call chart's terms. Adapters: `sandbox`
- * (sandbox.ts, DESIGN.md's simulated network, the default) and `twilio` (a later step of issue 10).
+ * (sandbox.ts, DESIGN.md's simulated network, the default) and `twilio` (twilio.ts).
  */
 import type { UnansweredHangup } from '../../../machines/call'
 

@@ -1,6 +1,6 @@
 /**
- * The `local` model answers from what the business wrote (SPEC.md issue 5: "knowledge passages,
- * greeting, instructions and steps by retrieval"), through the real engine and system prompt:
+ * The `local` model answers from what the business wrote (its knowledge passages, greeting,
+ * instructions and steps, by retrieval, with no network), through the real engine and system prompt:
  * business instructions and steps count, the starter persona's generic sentences do not.
  */
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
