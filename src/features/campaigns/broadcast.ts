@@ -70,12 +70,13 @@ export async function broadcastTarget(d: BroadcastDeps, campaign: CampaignDoc, w
         sent = await d.platform.send({ from: number, to: r.phone, content: { type: 'template', template: { name: template.name, language: template.language, variables } } })
       } catch (err) {
         if (left !== null) left++ // not sent: not counted
-        const code = err instanceof PlatformRefused && err.code ? ` (${err.code})` : ''
-        await d.outcomes.write(r.id, () => d.recipients.update(r.id, { status: 'failed', error: `the platform refused it: ${(err as Error).message}${code}` }))
+        const code = err instanceof PlatformRefused && err.code ? err.code : null
+        const refusal = { errorCode: code ?? 'refused', refusedAt: iso(d.clock.now()), category: template.category }
+        await d.outcomes.write(r.id, () => d.recipients.update(r.id, { status: 'failed', error: `the platform refused it: ${(err as Error).message}${code ? ` (${code})` : ''}`, ...refusal }))
         return 'refused'
       }
       const at = iso(d.clock.now())
-      await d.outcomes.sent(r.id, sent.platformMessageId, { sentAt: at })
+      await d.outcomes.sent(r.id, sent.platformMessageId, { sentAt: at, category: template.category })
       await d.meter.charge({ id: `use_msg_${campaign.id}_${r.id}`, workspaceId: workspace.id, act: { kind: 'message', category: template.category }, refs: { campaignId: campaign.id, recipientId: r.id, platformMessageId: sent.platformMessageId }, at: Date.parse(at) })
       return 'handed'
     },

@@ -19,6 +19,7 @@ import { broadcastTarget } from './broadcast'
 import { CampaignLines, callingTarget } from './calling'
 import { CampaignOutcomes, type CallAnalysedData } from './outcomes'
 import { Pacer } from './pacer'
+import { broadcastSends } from './sends'
 import { campaignsSpec, openCampaigns, openRecipients, recipientsSpec } from './repository'
 import { campaignsConsole, campaignsV1 } from './routes'
 import { CampaignSender } from './sender'
@@ -35,7 +36,7 @@ export const campaignsFeature = defineFeature({
     const { contacts } = use(contactsFeature)
     const { numbers } = use(phoneNumbersFeature)
     const { templates } = use(templatesFeature)
-    const { platform, inbound } = use(messagingFeature)
+    const { platform, inbound, totals } = use(messagingFeature)
     const { calls } = use(callsFeature)
     const { meter } = use(usageFeature)
     const { notifications } = use(webhooksFeature)
@@ -66,6 +67,8 @@ export const campaignsFeature = defineFeature({
     actors = registerCampaign(kernel.runtime, { effects: campaigns.effects(), clock, logger })
     platform.onReceipt((r) => outcomes.receipt(r).catch((err) => logger.warn({ err, receipt: r.platformMessageId }, 'campaign receipt not recorded')))
     inbound.onCustomerMessage((workspaceId, phone) => outcomes.replied(workspaceId, phone))
+    // GET /chatapp/summary counts broadcast messages too (they are not in conversations).
+    totals.countSends((workspaceId, from, to) => broadcastSends(recipients, workspaceId, from, to))
     // The row once (local: the publishing instance); the line wake-up wherever the campaign runs (cluster).
     bus.subscribe(async (event) => {
       if (event.type === 'call.analysed') await outcomes.callAnalysed(event.data as unknown as CallAnalysedData)

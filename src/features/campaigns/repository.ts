@@ -49,7 +49,13 @@ export interface RecipientDoc {
   platformMessageId?: string
   callId?: string
   error?: string
+  /** The platform's error code of a failed message (messaging totals group failures by it). */
+  errorCode?: string
   sentAt?: string
+  /** When the platform refused a broadcast message outright (it was never sent). */
+  refusedAt?: string
+  /** The template category a broadcast message is priced by. */
+  category?: string
   createdAt: string
 }
 

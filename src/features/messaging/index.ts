@@ -91,8 +91,10 @@ export const messagingFeature = defineFeature({
       await conversations.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
     })
     const web: WebInboundSlot = { receive: null }
+    // Messaging totals; features that send outside conversations (broadcasts) add their sends.
+    const totals = new MessagingTotals({ conversations, clock: kernel.clock })
     return {
-      services: { inbound, platform, web, sandbox, replies, files, emailInbound, bots, botInbound, smtp },
+      services: { inbound, platform, web, sandbox, replies, files, emailInbound, bots, botInbound, smtp, totals },
       legacy: [files.route()],
       callbacks: [
         ...(telegram ? [telegramWebhook({ platform: telegram, bots, inbound: botInbound, workspace: (id) => workspaceRepo.get(id), files, logger: kernel.logger })] : []),
@@ -110,7 +112,7 @@ export const messagingFeature = defineFeature({
           ]
         : []),
       ],
-      v1: [messagingV1({ context: kernel.http.v1, replies, coordination: kernel.coordination, clock: kernel.clock }), chatappSummaryV1({ context: kernel.http.v1, totals: new MessagingTotals({ conversations, clock: kernel.clock }) })],
+      v1: [messagingV1({ context: kernel.http.v1, replies, coordination: kernel.coordination, clock: kernel.clock }), chatappSummaryV1({ context: kernel.http.v1, totals })],
       console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound, email: emailInbound, bots: botInbound, web }), botsConsole({ auth: kernel.http.console, workspaces, bots })],
       async stop() {
         await smtp?.close()
@@ -121,3 +123,6 @@ export const messagingFeature = defineFeature({
     }
   },
 })
+
+// Re-exported for other features (they import from this index, never from inner files).
+export type { SentMessage } from './summary'

@@ -4,8 +4,8 @@
  * days apart): messages received; messages sent by their last receipt (sent, delivered, read,
  * failed, or `noReceipt` when the platform never reported); a series per day (per hour when the
  * window is one day); failures by the platform's error code; and cost by the platform's category
- * (`service` for free-form replies) — every message unpriced until plan pricing lands, so
- * `complete` is false whenever something was sent.
+ * (`service` for free-form replies). Messages sent outside conversations (a broadcast's) come from
+ * the features that send them (`countSends`), each counted once.
  */
 import { PRICES, type Currency } from '../plans'
 import { badRequest } from '../../http/errors'
@@ -26,9 +26,34 @@ export interface SummaryQuery {
 }
 
 type Counts = { sent: number; delivered: number; read: number; failed: number; noReceipt: number }
+type Receipt = 'sent' | 'delivered' | 'read' | 'failed'
+
+/** A chat-app message sent outside any conversation (a broadcast's), as the totals count it. */
+export interface SentMessage {
+  /** The platform's id; null when the platform refused the message outright. */
+  platformMessageId: string | null
+  /** When it was handed to the platform (ISO instant). */
+  at: string
+  /** Its last receipt; null when the platform never reported on it. */
+  status: Receipt | null
+  /** The platform's error code when it failed. */
+  errorCode: string | null
+  /** The category it is priced by (a template's). */
+  category: string
+}
+
+/** The messages a feature sent outside conversations for a workspace, handed over in [from, to). */
+export type SendSource = (workspaceId: string, from: string, to: string) => Promise<SentMessage[]>
 
 export class MessagingTotals {
+  private readonly sources: SendSource[] = []
+
   constructor(private readonly deps: { conversations: ConversationFeature['conversations']; clock: Clock }) {}
+
+  /** Counts what `source` sent outside conversations too (campaigns: its broadcasts). */
+  countSends(source: SendSource): void {
+    this.sources.push(source)
+  }
 
   window(workspace: WorkspaceDoc, q: SummaryQuery): { from: string; to: string } {
     const today = localTime(this.deps.clock.now(), workspace.timezone).day
@@ -62,24 +87,36 @@ export class MessagingTotals {
     const errors = new Map<string, number>()
     const byCategory = new Map<string, number>()
     let received = 0
-    for (const message of await this.deps.conversations.chatMessages(workspace.id, iso(start), iso(end))) {
-      const at = Date.parse(message.createdAt)
-      const bucket = buckets.get(bucketOf(at)) ?? buckets.set(bucketOf(at), { sent: 0, received: 0 }).get(bucketOf(at))!
-      if (message.author === 'customer') {
-        received++
-        bucket.received++
-        continue
-      }
-      const delivery = message.delivery as { status?: string; error?: { code?: string } } | undefined
-      if (!delivery) continue // never handed to the platform
-      bucket.sent++
-      const status = delivery.status
+    const bucketAt = (at: number) => buckets.get(bucketOf(at)) ?? buckets.set(bucketOf(at), { sent: 0, received: 0 }).get(bucketOf(at))!
+    const countSent = (at: number, status: string | null | undefined, errorCode: string | null | undefined, category: string) => {
+      bucketAt(at).sent++
       if (status === 'sent' || status === 'delivered' || status === 'read' || status === 'failed') counts[status]++
       else counts.noReceipt++
-      if (status === 'failed') errors.set(delivery.error?.code ?? 'unknown', (errors.get(delivery.error?.code ?? 'unknown') ?? 0) + 1)
+      if (status === 'failed') errors.set(errorCode ?? 'unknown', (errors.get(errorCode ?? 'unknown') ?? 0) + 1)
+      byCategory.set(category, (byCategory.get(category) ?? 0) + 1)
+    }
+    // Platform ids counted from conversations: a message another feature also reports is counted once.
+    const counted = new Set<string>()
+    for (const message of await this.deps.conversations.chatMessages(workspace.id, iso(start), iso(end))) {
+      const at = Date.parse(message.createdAt)
+      if (message.author === 'customer') {
+        received++
+        bucketAt(at).received++
+        continue
+      }
+      const delivery = message.delivery as { status?: string; platformMessageId?: string; error?: { code?: string } } | undefined
+      if (!delivery) continue // never handed to the platform
+      if (delivery.platformMessageId) counted.add(delivery.platformMessageId)
       const sent = message.sent as { type?: string } | undefined
       const category = sent?.type === 'template' ? ((message.category as string | undefined) ?? 'utility') : 'service'
-      byCategory.set(category, (byCategory.get(category) ?? 0) + 1)
+      countSent(at, delivery.status, delivery.error?.code, category)
+    }
+    for (const source of this.sources) {
+      for (const m of await source(workspace.id, iso(start), iso(end))) {
+        if (m.platformMessageId !== null && counted.has(m.platformMessageId)) continue
+        if (m.platformMessageId !== null) counted.add(m.platformMessageId)
+        countSent(Date.parse(m.at), m.status, m.errorCode, m.category)
+      }
     }
     const sentTotal = counts.sent + counts.delivered + counts.read + counts.failed + counts.noReceipt
     return {
