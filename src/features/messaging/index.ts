@@ -1,7 +1,7 @@
 /**
- * Messaging (issue 12, first part): the chat-app channel on the messaging port — inbound messages
- * to conversations, the agent's answers sent on the platform with their receipts, external agents
- * told through `message.received`, opt-out keywords. The sandbox platform is the default.
+ * Messaging: the chat app (sandbox or WhatsApp), the bot app (sandbox or Telegram) and email on the
+ * messaging port — inbound messages to conversations, the agent's answers sent on the platform with
+ * their receipts, external agents told through `message.received`, opt-out keywords.
  */
 import { iso } from '../../clock'
 import { SandboxPlatform } from '../../providers/messaging/sandbox'
