@@ -33,7 +33,7 @@ import { SandboxScripts } from '../../providers/stt/sandbox'
 import { EspeakTts } from '../../providers/tts/espeak'
 import { SandboxTts } from '../../providers/tts/sandbox'
 import { CallMedia, mediaChannel } from './media'
-import { eraseRecordings, recordingsRoute, sweepRecordings } from './recordings'
+import { eraseRecordings, RecordingSweeper, recordingsRoute } from './recordings'
 
 /** A network report as the chart's event. */
 function chartEvent(e: TelephonyEvent) {
@@ -108,8 +108,8 @@ export const callsFeature = defineFeature({
     sandbox.onIncoming(answer)
     kernel.customerHooks.onErased((e) => eraseRecordings(config.dataDir, tries, e.customerId), 'call recordings erased')
     kernel.customerHooks.onErased(eraseCollections(store, [callTriesSpec]), 'calls erased')
-    const sweep = () => sweepRecordings({ dataDir: config.dataDir, tries, now: () => clock.now() }).catch((err) => logger.warn({ err }, 'recording sweep failed'))
-    let sweeper: ReturnType<typeof setInterval> | null = null
+    const sweeper = new RecordingSweeper({ dataDir: config.dataDir, tries, clock, logger })
+    kernel.onClockAdvance.push((now) => sweeper.clockMoved(now))
     contacts.onConsentWithdrawn((contact, reason) => calls.stopWaiting(contact.workspaceId, contact.phone, 'contact.optedOut', reason))
     // A deleted customer's waiting calls stop; a call in progress finishes (SPEC.md Customer workspace).
     kernel.customerHooks.onDeleted((e) => calls.stopWaiting(e.customerId, null, 'call.delete'), 'scheduled calls stopped')
@@ -134,13 +134,11 @@ export const callsFeature = defineFeature({
         // addon and the session blocks the event loop ~170 ms once, which stalled every request in
         // flight at that moment (bench:calls' p99 at 100 calls/s: 146–199 ms with it, 20 ms without).
         if (config.speech.vad === 'silero') await loadSilero()
-        await sweep()
-        // Daily: retention is counted in days (30 / 75).
-        sweeper = setInterval(() => void sweep(), 86_400_000)
-        sweeper.unref?.()
+        // Retention is counted in days (30 / 75): swept now, then daily on the service clock.
+        await sweeper.start()
       },
       async stop() {
-        if (sweeper) clearInterval(sweeper)
+        sweeper.stop()
       },
       v1: [callsV1({ context: kernel.http.v1, calls })],
       console: [sandboxConsole({ auth: kernel.http.console, sandbox })],

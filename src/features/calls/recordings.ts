@@ -3,7 +3,8 @@
  * served at `GET /recordings/{callId}/{attempt}/{token}.wav` to anyone holding the link (SPEC.md
  * Recording rules), 404 while not ready or after retention. Retention by plan: 30 days on
  * pay-as-you-go (and Free and Pro, our choice), 75 on Scale (and Enterprise). A sweep deletes what
- * expired; erasing a customer deletes its recordings.
+ * expired, once a day of the service clock (`RecordingSweeper`); erasing a customer deletes its
+ * recordings.
  *
  * Files live on this machine's disk: with several instances, DATA_DIR/recordings must be shared
  * storage (README "Voice").
@@ -11,7 +12,8 @@
 import { Elysia, t } from 'elysia'
 import { readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { iso } from '../../clock'
+import { iso, type Clock } from '../../clock'
+import type { Logger } from '../../logger'
 import type { MediaTokens } from '../../media/tokens'
 import type { WorkspaceDoc } from '../workspaces'
 import type { CallTryRepo } from './repository'
@@ -62,6 +64,41 @@ export async function sweepRecordings(deps: { dataDir: string; tries: CallTryRep
     removed++
   }
   return removed
+}
+
+/**
+ * Runs the sweep at start and then once a day of the service clock, on which `expiresAt` is
+ * counted: a daily timer under the system clock; under the manual clock, each advance that
+ * crosses a day since the last sweep (the calls feature passes the clock's advance hook here).
+ */
+export class RecordingSweeper {
+  private last = Number.NEGATIVE_INFINITY
+  private timer: ReturnType<typeof setInterval> | null = null
+
+  constructor(private readonly deps: { dataDir: string; tries: CallTryRepo; clock: Clock; logger: Logger }) {}
+
+  async start(): Promise<void> {
+    await this.sweep()
+    if (this.deps.clock.kind !== 'system') return
+    this.timer = setInterval(() => void this.sweep(), DAY_MS)
+    this.timer.unref?.()
+  }
+
+  /** The manual clock moved to `now`. */
+  async clockMoved(now: number): Promise<void> {
+    if (now - this.last >= DAY_MS) await this.sweep()
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+  }
+
+  private async sweep(): Promise<void> {
+    const { clock, logger } = this.deps
+    this.last = clock.now()
+    await sweepRecordings({ ...this.deps, now: () => clock.now() }).catch((err) => logger.warn({ err }, 'recording sweep failed'))
+  }
 }
 
 /** A customer erased: its calls' recordings go with it. */
