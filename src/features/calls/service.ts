@@ -156,7 +156,8 @@ export class CallService {
    */
   async end(workspace: WorkspaceDoc, id: string): Promise<{ status: 200 | 202; call: CallTryDoc }> {
     const row = await this.get(workspace, id)
-    if (row.from) {
+    // Only a live call needs the carrier to end it; a waiting one is cancelled here.
+    if (row.from && (row.status === 'ringing' || row.status === 'connected')) {
       const number = (await this.deps.numbers.list(workspace.id)).find((n) => n.number === row.from)
       if (number && number.source === 'brought' && !number.carrierCredentials) {
         throw conflict(`the call rings from ${row.from}, a brought number whose carrier credentials were not added; it cannot be ended from here`, { call: presentCall(row) })
