@@ -61,8 +61,9 @@ test('no webhook, or one not subscribed to call.analysed: no fields; one subscri
   expect(other.fields).toEqual({})
   // The summary is written either way: only fields wait for a reader.
   for (const r of [unwatched, other, watched]) expect(r.summary).toBeString()
-  // call.analysed carries the same: fields only for the watched agent.
-  const analysed = await (await store('events')).find({ type: 'call.analysed' })
+  // call.analysed carries the same: fields only for the watched agent (published after the row is written).
+  const events = await store('events')
+  const analysed = await until('three call.analysed', () => events.find({ type: 'call.analysed', workspaceId: dev.id }), (e) => e.length === 3)
   const fieldsOf = (callId: string) => analysed.find((e: any) => e.data?.id === callId)?.data.fields
   expect(fieldsOf(watched.callId)).toEqual({ name: 'Priya' })
   expect(fieldsOf(unwatched.callId)).toEqual({})
