@@ -7,7 +7,7 @@
  * `CloseStream` at the end.
  */
 import WebSocket from 'ws'
-import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttSession } from './port'
+import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttPartial, type SttSession } from './port'
 
 const RATE = 16_000
 /** Deepgram closes a stream after ~10 s without audio or KeepAlive; 5 s keeps it open with margin. */
@@ -51,7 +51,7 @@ export class DeepgramStt implements SpeechToText {
     let finals: string[] = []
     let failure: SpeechError | null = null
     let waiter: { resolve: (t: string) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> } | null = null
-    const interim: ((t: string) => void)[] = []
+    const partials: ((p: SttPartial) => void)[] = []
     let lastSent = Date.now()
     const take = () => {
       const text = finals.join(' ').replace(/\s+/g, ' ').trim()
@@ -102,7 +102,7 @@ export class DeepgramStt implements SpeechToText {
       if (m.is_final) {
         if (text) finals.push(text)
         if (m.from_finalize) settle()
-      } else if (text) for (const l of interim) l([...finals, text].join(' '))
+      } else if (text) for (const l of partials) l({ text: [...finals, text].join(' '), stable: false, endOfSpeech: false })
     })
     const keepAlive = setInterval(() => {
       if (ws.readyState === WebSocket.OPEN && Date.now() - lastSent >= (this.options.keepAliveMs ?? KEEPALIVE_MS)) ws.send(JSON.stringify({ type: 'KeepAlive' }))
@@ -127,8 +127,8 @@ export class DeepgramStt implements SpeechToText {
           else finalizeOnOpen = true
         })
       },
-      onInterim(listener) {
-        interim.push(listener)
+      onPartial(listener) {
+        partials.push(listener)
       },
       async close() {
         clearInterval(keepAlive)

@@ -14,6 +14,15 @@ export interface SpeechToTextOptions {
   model?: string | null
 }
 
+export interface SttPartial {
+  /** Everything heard in the current utterance so far: the final pieces and the latest interim, joined. */
+  text: string
+  /** The engine will not revise this text any more (Deepgram `is_final`; a decoder's settled hypothesis). */
+  stable: boolean
+  /** The engine's own end-of-speech mark (Deepgram `speech_final` or `UtteranceEnd`); a hint, not the decision. */
+  endOfSpeech: boolean
+}
+
 export interface SttSession {
   /** Sample rate the session wants its audio at (the pipeline resamples to it). */
   readonly sampleRate: number
@@ -24,8 +33,12 @@ export interface SttSession {
    * '' when nothing was said (noise). Audio pushed after the call belongs to the next utterance.
    */
   finalize(signal?: AbortSignal): Promise<string>
-  /** Text heard so far in the current utterance, when the vendor streams interim results. */
-  onInterim?(listener: (text: string) => void): void
+  /**
+   * What the engine has heard of the current utterance so far, each time that changes, when it
+   * transcribes while the caller speaks (Deepgram live, the live pocketsphinx decoder). The
+   * pipeline's end-of-turn rules read it; engines that only transcribe on `finalize` never call it.
+   */
+  onPartial?(listener: (partial: SttPartial) => void): void
   /** Ends the session (the call ended); idempotent. */
   close(): Promise<void>
 }

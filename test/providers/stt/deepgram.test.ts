@@ -14,7 +14,7 @@ describe('Deepgram live', () => {
     const stt = new DeepgramStt({ apiKey: KEY, baseUrl: fake.url })
     const session = await stt.open({ language: 'en-US' })
     const interim: string[] = []
-    session.onInterim!((t) => interim.push(t))
+    session.onPartial!((p) => interim.push(p.text))
     fake.utterances.push('what time do you open', 'thanks')
     for (let i = 0; i < 10; i++) session.push(second.subarray(i * 1600, (i + 1) * 1600))
     expect(await session.finalize()).toBe('what time do you open')
