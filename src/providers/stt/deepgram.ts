@@ -1,10 +1,17 @@
 /**
  * Deepgram live transcription (https://developers.deepgram.com/docs/live-streaming-audio): a
  * WebSocket to `/v1/listen` with the audio format and options in the query, `Authorization: Token`,
- * binary 16-bit PCM in, JSON `Results` / `UtteranceEnd` / `Metadata` out. Our own endpointing says
- * when an utterance is over; `finalize` then sends `{"type":"Finalize"}` and waits for the result
- * marked `from_finalize`, joining the utterance's `is_final` pieces. `KeepAlive` while quiet,
- * `CloseStream` at the end.
+ * binary 16-bit PCM in, JSON `Results` / `UtteranceEnd` / `Metadata` out.
+ *
+ * Deepgram ends segments on its own: `is_final` pieces as it goes, `speech_final` after
+ * `endpointing` ms of silence, `UtteranceEnd` after `utterance_end_ms` without a word. Each change
+ * is reported through `onPartial` (the pieces and the latest interim joined; `stable` when no
+ * interim is pending; `endOfSpeech` on `speech_final` or `UtteranceEnd`). Our own endpointing says
+ * when an utterance is over: `finalize` then returns the pieces at once when Deepgram has already
+ * marked the end of speech with nothing pending (a Finalize then has nothing to flush and its
+ * answer is not guaranteed, https://developers.deepgram.com/docs/finalize); otherwise it sends
+ * `{"type":"Finalize"}` and waits for the result marked `from_finalize`. Results arriving after
+ * that belong to the next utterance. `KeepAlive` while quiet, `CloseStream` at the end.
  */
 import WebSocket from 'ws'
 import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttPartial, type SttSession } from './port'
@@ -48,14 +55,28 @@ export class DeepgramStt implements SpeechToText {
     const clean = (m: string) => m.split(key).join('***')
     let pending: Buffer[] = []
     let pendingBytes = 0
+    /** The utterance's `is_final` pieces not yet returned, in order. */
     let finals: string[] = []
+    /** The latest interim after them ('' when every word heard is final). */
+    let interim = ''
+    /** Deepgram marked the end of speech (`speech_final` or `UtteranceEnd`) after the last word it heard. */
+    let ended = false
     let failure: SpeechError | null = null
     let waiter: { resolve: (t: string) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> } | null = null
+    /** A Finalize is out and its `from_finalize` answer has not come (one later than FINALIZE_WAIT_MS answers the next Finalize). */
+    let finalizing = false
     const partials: ((p: SttPartial) => void)[] = []
     let lastSent = Date.now()
+    const heard = () => [...finals, interim].join(' ').replace(/\s+/g, ' ').trim()
+    const report = (endOfSpeech: boolean) => {
+      const text = heard()
+      if (text) for (const l of partials) l({ text, stable: !interim, endOfSpeech })
+    }
+    // An interim still pending stays: its words are not final yet and will come as the next utterance's piece.
     const take = () => {
       const text = finals.join(' ').replace(/\s+/g, ' ').trim()
       finals = []
+      ended = false
       return text
     }
     const settle = () => {
@@ -97,12 +118,24 @@ export class DeepgramStt implements SpeechToText {
         return
       }
       if (m.type === 'Error') return fail(`Deepgram: ${JSON.stringify(m).slice(0, 200)}`)
+      if (m.type === 'UtteranceEnd') {
+        ended = true
+        return report(true)
+      }
       if (m.type !== 'Results') return
-      const text = m.channel?.alternatives?.[0]?.transcript ?? ''
+      const text = (m.channel?.alternatives?.[0]?.transcript ?? '').trim()
       if (m.is_final) {
         if (text) finals.push(text)
-        if (m.from_finalize) settle()
-      } else if (text) for (const l of partials) l({ text: [...finals, text].join(' '), stable: false, endOfSpeech: false })
+        interim = ''
+      } else interim = text
+      if (m.speech_final) ended = true
+      else if (text) ended = false
+      // Deepgram answers in order, so this answer comes after every result for the audio before the Finalize.
+      if (m.from_finalize && finalizing) {
+        finalizing = false
+        if (waiter) return settle()
+      }
+      if (text || m.speech_final) report(!!m.speech_final)
     })
     const keepAlive = setInterval(() => {
       if (ws.readyState === WebSocket.OPEN && Date.now() - lastSent >= (this.options.keepAliveMs ?? KEEPALIVE_MS)) ws.send(JSON.stringify({ type: 'KeepAlive' }))
@@ -120,9 +153,11 @@ export class DeepgramStt implements SpeechToText {
       },
       finalize() {
         if (failure) return Promise.reject(failure)
+        if (waiter) settle()
+        if (ended && !interim && !finalizing) return Promise.resolve(take())
         return new Promise<string>((resolve, reject) => {
-          if (waiter) settle()
           waiter = { resolve, reject, timer: setTimeout(settle, FINALIZE_WAIT_MS) }
+          finalizing = true
           if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'Finalize' }))
           else finalizeOnOpen = true
         })
