@@ -10,6 +10,8 @@ import type { Config } from '../config'
 import { DeepgramStt } from './stt/deepgram'
 import { OpenAiTranscription } from './stt/openai'
 import { PocketsphinxStt } from './stt/pocketsphinx'
+import { sphinxMissing } from './stt/pocketsphinx-ffi'
+import { PocketsphinxLiveStt } from './stt/pocketsphinx-live'
 import { SandboxStt, type SandboxScripts } from './stt/sandbox'
 import type { SpeechToText } from './stt/port'
 import { ElevenLabsTts } from './tts/elevenlabs'
@@ -32,6 +34,10 @@ const which = (binary: string): boolean => {
 
 export class SpeechProviders {
   private readonly local = { espeak: which('espeak-ng'), sphinx: which('pocketsphinx_continuous') }
+  /** Probed on first need: loading the library maps it (and BLAS/LAPACK) into a process that may never use it. */
+  private sphinxLibrary: boolean | null = null
+  /** One for the process: it keeps a closed call's decoder warm for the next call. */
+  private liveSphinx: PocketsphinxLiveStt | null = null
 
   constructor(
     private readonly config: Pick<Config, 'providers' | 'speech'>,
@@ -55,7 +61,9 @@ export class SpeechProviders {
     const pick = this.config.speech.stt
     const deepgram = () => (p.deepgramApiKey ? new DeepgramStt({ apiKey: p.deepgramApiKey, baseUrl: p.deepgramBaseUrl }) : null)
     const openai = () => (p.openaiApiKey ? new OpenAiTranscription({ apiKey: p.openaiApiKey, baseUrl: p.openaiBaseUrl }) : null)
-    const sphinx = () => (this.local.sphinx ? new PocketsphinxStt() : null)
+    // The live decoder (libpocketsphinx in-process) when the library and model load; the
+    // process-per-utterance path only where they do not but the program is there.
+    const sphinx = () => ((this.sphinxLibrary ??= sphinxMissing() === null) ? (this.liveSphinx ??= new PocketsphinxLiveStt()) : this.local.sphinx ? new PocketsphinxStt() : null)
     const double = () => (sandbox ? new SandboxStt(this.scripts, callId) : null)
     if (pick === 'deepgram') return deepgram()
     if (pick === 'openai') return openai()

@@ -1,0 +1,156 @@
+/**
+ * The live pocketsphinx decoder (Debian's libpocketsphinx through bun:ffi, one worker per call) on
+ * real speech: espeak-ng sentences at 16 kHz, fed in 20 ms frames. pocketsphinx garbles much of
+ * espeak-ng's voice (bench/wer.ts gives the rate), so the words checked are the ones it gets.
+ */
+import { afterAll, describe, expect, test } from 'bun:test'
+import { resample } from '../../../src/media/codecs'
+import { SpeechProviders } from '../../../src/providers/speech'
+import { DEBIAN_SPHINX, SPHINX_INSTALL, sphinxMissing } from '../../../src/providers/stt/pocketsphinx-ffi'
+import { PocketsphinxLiveStt } from '../../../src/providers/stt/pocketsphinx-live'
+import { SpeechError, type SttSession } from '../../../src/providers/stt/port'
+import { SandboxScripts } from '../../../src/providers/stt/sandbox'
+import { EspeakTts } from '../../../src/providers/tts/espeak'
+import { describeNeeding, systemBinary } from '../../support/system-binary'
+
+const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
+const LIBRARY = { name: 'libpocketsphinx', path: sphinxMissing() ? null : DEBIAN_SPHINX.library, install: SPHINX_INSTALL }
+const describeLive = describeNeeding(ESPEAK.path ? LIBRARY : ESPEAK)
+
+const FRAME = 320 // 20 ms at 16 kHz
+const tts = new EspeakTts()
+
+async function speech(text: string): Promise<Int16Array> {
+  const parts: Int16Array[] = []
+  for await (const p of tts.synthesize(text, { voice: 'aria', language: 'en' })) parts.push(p)
+  const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) (all.set(p, at), (at += p.length))
+  return resample(all, tts.sampleRate, 16_000)
+}
+
+/** Feeds `pcm` and then `silenceMs` of silence in 20 ms frames, at real-time pace when `paced`. */
+async function feed(session: SttSession, pcm: Int16Array, { paced = false, silenceMs = 200 } = {}): Promise<void> {
+  const all = new Int16Array(pcm.length + (silenceMs * 16_000) / 1000)
+  all.set(pcm)
+  for (let i = 0; i < all.length; i += FRAME) {
+    session.push(all.slice(i, i + FRAME))
+    if (paced) await Bun.sleep(20)
+  }
+}
+
+const words = (s: string) => new Set(s.split(/\s+/).filter(Boolean))
+const shared = (a: string, b: string) => [...words(a)].filter((w) => words(b).has(w)).length
+
+describeLive('live pocketsphinx decoder', () => {
+  const stt = new PocketsphinxLiveStt({ idleDecoders: 0 })
+  const sessions: SttSession[] = []
+  afterAll(() => Promise.all(sessions.map((s) => s.close())))
+  const open = async (engine = stt) => {
+    const s = await engine.open()
+    sessions.push(s)
+    return s
+  }
+
+  test('partials arrive while the caller speaks; finalize returns the utterance', async () => {
+    const session = await open()
+    const partials: { text: string; stable: boolean; endOfSpeech: boolean }[] = []
+    session.onPartial!((p) => partials.push(p))
+    await feed(session, await speech('what time do you open on saturday'), { paced: true })
+    const before = partials.length
+    const asked = performance.now()
+    const text = await session.finalize()
+    // Measured here: 4–8 ms from finalize to text (ps_end_utt with the first pass only, ~2.5 ms,
+    // plus the worker's round trip). Logged, not asserted: the host's load moves it.
+    console.log(`finalize → text: ${(performance.now() - asked).toFixed(1)} ms`)
+    expect(before).toBeGreaterThan(1)
+    expect(partials.every((p) => p.text.length > 0 && !p.stable && !p.endOfSpeech)).toBe(true)
+    for (let i = 1; i < partials.length; i++) expect(partials[i]!.text).not.toBe(partials[i - 1]!.text)
+    expect(shared(text, 'what time do you open on saturday')).toBeGreaterThanOrEqual(2)
+  }, 20_000)
+
+  test('utterances in a row are decoded separately', async () => {
+    const session = await open()
+    const partials: string[] = []
+    session.onPartial!((p) => partials.push(p.text))
+    await feed(session, await speech('what time do you open on saturday'))
+    const first = await session.finalize()
+    expect(first.length).toBeGreaterThan(0)
+    // Silence alone after a finalize: nothing of the first utterance is carried into the second.
+    partials.length = 0
+    await feed(session, new Int16Array(16_000))
+    expect(await session.finalize()).toBe('')
+    expect(partials).toEqual([])
+    await feed(session, await speech('i want to cancel my appointment'))
+    const third = await session.finalize()
+    expect(shared(third, 'i want to cancel my appointment')).toBeGreaterThanOrEqual(2)
+    expect(partials[0]!.startsWith(first)).toBe(false)
+  }, 20_000)
+
+  test('close frees the decoder; the session refuses work after it', async () => {
+    const engine = new PocketsphinxLiveStt({ idleDecoders: 0 })
+    const session = await engine.open()
+    await feed(session, await speech('thank you'))
+    expect(engine.decoders.alive).toBe(1)
+    await session.close()
+    expect(engine.decoders).toEqual({ alive: 0, idle: 0 })
+    session.push(new Int16Array(FRAME))
+    expect(await session.finalize().catch((e) => e)).toBeInstanceOf(SpeechError)
+    await session.close()
+  }, 20_000)
+
+  test('a warm decoder goes to the next call without the last call’s audio', async () => {
+    const engine = new PocketsphinxLiveStt({ idleDecoders: 1 })
+    const first = await engine.open()
+    await feed(first, await speech('please call me back tomorrow morning'), { silenceMs: 0 })
+    const pending = first.finalize()
+    await first.close()
+    expect((await pending).length).toBeGreaterThan(0)
+    expect(engine.decoders).toEqual({ alive: 1, idle: 1 })
+    const second = await engine.open()
+    expect(engine.decoders).toEqual({ alive: 1, idle: 0 })
+    await feed(second, await speech('hello'), { silenceMs: 0 })
+    await second.close()
+    // Parked mid-utterance: the next call starts clean.
+    const third = await engine.open()
+    await feed(third, new Int16Array(16_000))
+    expect(await third.finalize()).toBe('')
+    await third.close()
+  }, 20_000)
+
+  test('an aborted finalize still ends the utterance', async () => {
+    const session = await open()
+    await feed(session, await speech('what time do you open on saturday'))
+    const controller = new AbortController()
+    controller.abort()
+    expect((await session.finalize(controller.signal).catch((e) => e)).name).toBe('AbortError')
+    await feed(session, new Int16Array(16_000))
+    expect(await session.finalize()).toBe('')
+  }, 20_000)
+
+  test('the engine choice takes the live decoder when the library loads', () => {
+    const speech = new SpeechProviders({ providers: {}, speech: { stt: 'pocketsphinx', tts: 'espeak', vad: 'energy', chunkMs: 100 } } as never, new SandboxScripts())
+    const { stt: chosen } = speech.choose({ callId: 'c1', sandbox: false })
+    expect(chosen).toBeInstanceOf(PocketsphinxLiveStt)
+    // One engine per process, so a call's warm decoder serves the next call.
+    expect(speech.choose({ callId: 'c2', sandbox: false }).stt).toBe(chosen)
+  })
+})
+
+describe('live pocketsphinx without its library or model', () => {
+  test('a missing library is a SpeechError that names the package to install', async () => {
+    const stt = new PocketsphinxLiveStt({ paths: { ...DEBIAN_SPHINX, library: '/nonexistent/libpocketsphinx.so.3' } })
+    const err = await stt.open().catch((e) => e)
+    expect(err).toBeInstanceOf(SpeechError)
+    expect(err.message).toContain('/nonexistent/libpocketsphinx.so.3')
+    expect(err.message).toContain(SPHINX_INSTALL)
+  })
+
+  test.skipIf(!!sphinxMissing())('a missing model is a SpeechError that names the file', async () => {
+    const stt = new PocketsphinxLiveStt({ paths: { ...DEBIAN_SPHINX, modelDir: '/nonexistent/model' } })
+    const err = await stt.open().catch((e) => e)
+    expect(err).toBeInstanceOf(SpeechError)
+    expect(err.message).toContain('/nonexistent/model/en-us')
+    expect(err.message).toContain(SPHINX_INSTALL)
+  })
+})
