@@ -71,6 +71,15 @@ export interface FakeOpenAIOptions {
   models?: string[]
   /** Azure paths accept only this deployment. */
   deployment?: string
+  /**
+   * Streamed when nothing is scripted (default: a 500 saying so), a word per content chunk, so a
+   * benchmark can run many turns without scripting each.
+   */
+  defaultReply?: string
+  /** Ms before a stream's first chunk (time to first token); 0 by default. Realistic: `REALISTIC.openaiFirstTokenMs`. */
+  firstTokenMs?: number
+  /** Ms between a stream's later chunks (output speed); 0 by default. Realistic: `REALISTIC.openaiTokenMs`. */
+  tokenMs?: number
 }
 
 /** Cancellable sleeps, so a stalled stream ends as soon as the client goes away. */
@@ -88,13 +97,18 @@ export class Sleeper {
   }
 }
 
-/** An SSE response body from pre-rendered frames, with optional stall, cut and re-chunking. */
-export function sseBody(frames: string[], sleeper: Sleeper, o: { stall?: Stall; splitBytes?: number; cutAt?: number } = {}): Response {
+/**
+ * An SSE response body from pre-rendered frames, with optional stall, cut and re-chunking, and
+ * pacing: `firstMs` before the first frame, `everyMs` before each later one.
+ */
+export function sseBody(frames: string[], sleeper: Sleeper, o: { stall?: Stall; splitBytes?: number; cutAt?: number; firstMs?: number; everyMs?: number } = {}): Response {
   const enc = new TextEncoder()
   let cancelled = false
   const send = o.cutAt === undefined ? frames : frames.slice(0, o.cutAt)
   async function* bytes(): AsyncGenerator<Uint8Array> {
     for (let i = 0; i < send.length; i++) {
+      const pace = i === 0 ? o.firstMs : o.everyMs
+      if (pace) await sleeper.sleep(pace)
       if (o.stall && i === o.stall.afterFrames) await sleeper.sleep(o.stall.ms)
       if (cancelled) return
       const b = enc.encode(send[i])
@@ -146,7 +160,10 @@ export function startOpenAIFake(opts: FakeOpenAIOptions = {}): FakeOpenAI {
   }
 
   async function chat(rec: RecordedRequest, azure: boolean): Promise<Response> {
-    const r = queue.shift() ?? { kind: 'error', status: 500, message: 'The fake has no scripted reply for this request.', type: 'server_error' }
+    const fallback: OpenAIReply = opts.defaultReply
+      ? { kind: 'stream', text: opts.defaultReply.match(/\s*\S+/g) ?? [] }
+      : { kind: 'error', status: 500, message: 'The fake has no scripted reply for this request.', type: 'server_error' }
+    const r = queue.shift() ?? fallback
     if (r.kind === 'hang') {
       await sleeper.sleep(r.ms)
       return oaError(504, 'hung', 'server_error', null)
@@ -177,7 +194,7 @@ export function startOpenAIFake(opts: FakeOpenAIOptions = {}): FakeOpenAI {
     }
     const terminated = [...frames, 'data: [DONE]\n\n']
     const cutAt = r.cut === true ? (r.errorChunk ? terminated.length - 1 : frames.length - (includeUsage ? 1 : 0)) : r.cut
-    return sseBody(terminated, sleeper, { stall: r.stall, splitBytes: r.splitBytes, cutAt })
+    return sseBody(terminated, sleeper, { stall: r.stall, splitBytes: r.splitBytes, cutAt, firstMs: opts.firstTokenMs, everyMs: opts.tokenMs })
   }
 
   const server = Bun.serve({

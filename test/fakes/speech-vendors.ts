@@ -4,8 +4,18 @@
  *   raw PCM streamed in chunks; errors `{ detail: { status, message } }`) and `GET /v1/voices`;
  * - OpenAI `POST /v1/audio/speech` (`response_format: pcm`, 24 kHz) and
  *   `POST /v1/audio/transcriptions` (multipart; `{ text }`), errors `{ error: { message, type, code } }`.
- * The audio is a tone ~60 ms per character, sent in several chunks with an odd-sized boundary.
+ * The audio is a tone ~60 ms per character, sent in several chunks with an odd-sized boundary, or,
+ * for ElevenLabs with `SpeechFakeOptions`, after a first-audio delay in paced chunks.
  */
+export interface SpeechFakeOptions {
+  /** Ms before ElevenLabs' first audio chunk (time to first byte); 0 by default. Realistic: `REALISTIC.elevenlabsFirstAudioMs`. */
+  firstAudioMs?: number
+  /** ElevenLabs streams chunks of this much audio (ms) when set; unset keeps the odd-sized three. */
+  audioChunkMs?: number
+  /** How many times faster than real time those chunks come (1 by default). Realistic: `REALISTIC.elevenlabsSpeedup`. */
+  speedup?: number
+}
+
 export interface SpeechFake {
   url: string
   requests: { path: string; headers: Record<string, string>; body: any }[]
@@ -38,6 +48,25 @@ function streamed(bytes: Uint8Array): Response {
   )
 }
 
+/** PCM after `firstAudioMs`, then in `audioChunkMs` chunks `speedup` times faster than they play. */
+function paced(bytes: Uint8Array, rate: number, o: SpeechFakeOptions): Response {
+  const size = o.audioChunkMs ? Math.max(2, Math.round((rate * o.audioChunkMs) / 1000) * 2) : 0
+  const cuts = size ? Array.from({ length: Math.ceil(bytes.length / size) + 1 }, (_, i) => Math.min(i * size, bytes.length)) : [0, 1001, Math.floor(bytes.length / 2) + 1, bytes.length]
+  const gapMs = size ? o.audioChunkMs! / (o.speedup ?? 1) : 15
+  let i = 0
+  return new Response(
+    new ReadableStream({
+      async pull(controller) {
+        if (i >= cuts.length - 1) return controller.close()
+        await Bun.sleep(i === 0 ? (o.firstAudioMs ?? 0) : gapMs)
+        controller.enqueue(bytes.slice(cuts[i], cuts[i + 1]))
+        i++
+      },
+    }),
+    { headers: { 'content-type': 'application/octet-stream' } },
+  )
+}
+
 /** A RIFF/WAVE file around 16-bit mono PCM, as OpenAI's `response_format: wav` answers. */
 function wav(pcm: Uint8Array, rate: number): Uint8Array {
   const out = new Uint8Array(44 + pcm.length)
@@ -58,7 +87,7 @@ function mp3Frames(text: string): Uint8Array {
   return out
 }
 
-export function startSpeechFake(key: string): SpeechFake {
+export function startSpeechFake(key: string, options: SpeechFakeOptions = {}): SpeechFake {
   const fake: SpeechFake = { url: '', requests: [], transcript: 'hello there', stop: () => server.stop(true) }
   const server = Bun.serve({
     hostname: '127.0.0.1',
@@ -71,7 +100,8 @@ export function startSpeechFake(key: string): SpeechFake {
         const body = await req.json()
         fake.requests.push({ path: `${u.pathname}${u.search}`, headers, body })
         if (u.searchParams.get('output_format') !== 'pcm_16000') return Response.json({ detail: { status: 'bad_format', message: 'unexpected output_format' } }, { status: 422 })
-        return streamed(tone(body.text, 16_000))
+        const pcm = tone(body.text, 16_000)
+        return options.firstAudioMs || options.audioChunkMs ? paced(pcm, 16_000, options) : streamed(pcm)
       }
       if (u.pathname === '/v1/voices') {
         if (headers['xi-api-key'] !== key) return Response.json({ detail: { status: 'invalid_api_key', message: 'Invalid API key' } }, { status: 401 })

@@ -1,0 +1,43 @@
+/**
+ * Vendor latencies for running the local fakes like the hosted services (the `bench:turns` vendor
+ * profile), each from the vendor's published figures or a published measurement of its API.
+ */
+export const REALISTIC = {
+  /**
+   * Deepgram final result after its audio: "Deepgram's models are optimized to deliver transcription
+   * latency in 300 milliseconds or less for streaming workloads"
+   * (https://developers.deepgram.com/docs/measuring-streaming-latency); 250 ms sits inside that bound.
+   */
+  deepgramFinalMs: 250,
+  /**
+   * OpenAI time to first token: OpenAI publishes none; Artificial Analysis measures a median 0.39 s
+   * for GPT-4o on OpenAI's API (https://artificialanalysis.ai/models/gpt-4o-2024-05-13/providers), and
+   * a comparison gives ~0.4 s for gpt-4o-mini (https://apikeyhealth.com/blogs/the-latency-tradeoff); 350 ms.
+   */
+  openaiFirstTokenMs: 350,
+  /** OpenAI output speed: the same measurement gives 81 tokens a second, ~12 ms a token. */
+  openaiTokenMs: 12,
+  /**
+   * ElevenLabs time to first audio byte: Flash models take ~75 ms of inference, and the public
+   * internet round trip adds 20–200 ms (https://elevenlabs.io/docs/eleven-api/concepts/latency);
+   * 200 ms is 75 ms plus a mid-range trip.
+   */
+  elevenlabsFirstAudioMs: 200,
+  /**
+   * ElevenLabs' chunking is not published; 100 ms of audio a chunk (3.2 kB at pcm_16000) is our
+   * choice. The speed is what playout feels.
+   */
+  elevenlabsChunkMs: 100,
+  /**
+   * ElevenLabs generation speed over real time: ~75 ms of inference for a short input (same page)
+   * that plays for a second or two is 10–25× real time; 10× is the slow end.
+   */
+  elevenlabsSpeedup: 10,
+} as const
+
+/** The fakes' options for those delays: `startDeepgramFake(key, REALISTIC_OPTIONS.deepgram)` and so on. */
+export const REALISTIC_OPTIONS = {
+  deepgram: { finalDelayMs: REALISTIC.deepgramFinalMs },
+  openai: { firstTokenMs: REALISTIC.openaiFirstTokenMs, tokenMs: REALISTIC.openaiTokenMs },
+  elevenlabs: { firstAudioMs: REALISTIC.elevenlabsFirstAudioMs, audioChunkMs: REALISTIC.elevenlabsChunkMs, speedup: REALISTIC.elevenlabsSpeedup },
+}
