@@ -5,9 +5,9 @@
  * (`ps_end_utt`, ~2–3 ms) instead of decoding it from the start.
  *
  * Each decoder runs on its own worker thread. Measured here (bench/wer.ts prints it):
- * `ps_process_raw` + `ps_get_hyp` cost p50 ~2.2 ms and p95 ~5.5–7 ms per 20 ms frame, and `ps_init`
- * 200–500 ms and ~95 MB. On the event loop that would be a tenth of a core per speaking caller in
- * slices of up to 7 ms, and a half-second stall per call set up. A worker per call rather than a
+ * `ps_process_raw` + `ps_get_hyp` cost p50 2.2–2.7 ms and p95 5.5–10 ms per 20 ms frame, and
+ * `ps_init` 200–600 ms and ~95 MB. On the event loop that would be a tenth of a core per speaking
+ * caller in slices of up to 10 ms, and a half-second stall per call set up. A worker per call rather than a
  * shared pool: a shared worker would stall every call it holds for the length of another's
  * `ps_init`, and a worker (~12 MB, ~5 ms to start) is small next to the decoder it hosts.
  * A closed call's decoder is kept warm for the next call (IDLE_DECODERS, IDLE_MS) so calls in a

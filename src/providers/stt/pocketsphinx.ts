@@ -2,7 +2,8 @@
  * Local speech-to-text with pocketsphinx (Debian packages `pocketsphinx`, `pocketsphinx-en-us`):
  * no network, no key, English only, and weak on phone audio (its acoustic model is 16 kHz
  * wideband; README "Voice" gives the measured word error rate). Each utterance is written as a
- * 16 kHz WAV and decoded by `pocketsphinx_continuous -infile`.
+ * 16 kHz WAV and decoded by `pocketsphinx_continuous -infile`. The fallback of the live decoder
+ * (pocketsphinx-live.ts) where libpocketsphinx or its model cannot be loaded: ~1 s per utterance.
  */
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
