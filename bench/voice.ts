@@ -49,7 +49,7 @@ function line(overrides: Partial<CallLine> = {}): CallLine {
     opening: 'Hello.',
     voice: 'aria',
     language: 'en',
-    silenceMs: 200,
+    endpointingMaxMs: 200,
     maxCallSeconds: 3600,
     respond: async (_t, onText) => {
       onText('We open at seven. ')

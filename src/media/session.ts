@@ -1,25 +1,40 @@
 /**
  * One call's voice pipeline, transport-agnostic: inbound frames in (`frame`), outbound frames out
- * (`send`), the call feature behind `CallLine`. Stages: decode (the serializer) → VAD → endpointing
- * → STT → the agent (the conversation engine, streaming) → sentences → TTS → resample → paced send
- * with marks (playout.ts). Turn-taking lives here: the agent opens the call, answers each finished
- * utterance, stops the moment the caller really interrupts, ignores backchannels, and resumes its
- * sentence after a false interruption.
+ * (`send`), the call feature behind `CallLine`. The stages, in order (PIPELINE below names them):
+ * decode (the serializer) → VAD → turn-taking (the chart) → STT → the agent (the conversation
+ * engine, streaming) → clauses → TTS → resample → paced send with marks (playout.ts).
+ *
+ * Turn-taking is the chart machines/voice-turn.ts, run here: the VAD says when the caller speaks
+ * and pauses, the speech-to-text engine what they said so far, and the chart waits as long as the
+ * end-of-turn rules say for those words (end-of-turn.ts) before the turn is over. The moment the
+ * caller pauses on a stable transcript the reply starts (preemptive generation, reply-turn.ts):
+ * held, unheard and unwritten, it is released when the turn ends on the same words, and
+ * cancelled if the caller goes on or the final transcript differs. The agent stops the moment the
+ * caller really interrupts, ignores backchannels, and resumes its sentence after a false interruption.
  *
  * Audio-rate work never touches the call actor: the session tells the call feature only what a
  * call record needs (transcript lines, per-turn latency, the end).
  */
+import { createActor, type Actor, type InspectionEvent, type Observer } from 'xstate'
+import { voiceTurnMachine, type VoiceTurnState } from '../../machines/voice-turn'
 import type { InboundFrame, OutboundFrame } from './frames'
 import { PHONE_RATE, resample } from './codecs'
 import { Playout, CHUNK_MS } from './playout'
-import { SentenceChunker } from './sentences'
+import { ClauseChunker } from './sentences'
 import { TurnDetector } from './turns'
+import { endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
 import type { VoiceActivity } from './vad'
 import type { SttSession } from '../providers/stt/port'
 import type { TextToSpeech } from '../providers/tts/port'
 import { SpeechQueue } from './speech-queue'
 import { isBackchannel, VOICE_LINES } from './phrases'
 import type { TurnLatency } from './latency'
+import { ReplyTurn, sameWords, type AgentReply } from './reply-turn'
+
+export type { AgentReply } from './reply-turn'
+
+/** A call's pipeline, stage by stage, as it runs (the console's actor view lists it). */
+export const PIPELINE = ['decode', 'vad', 'turn-taking', 'stt', 'agent', 'clauses', 'tts', 'resample', 'playout'] as const
 
 /**
  * Speech over the agent shorter than this is a backchannel ("uh-huh", "okay"), not an
@@ -31,17 +46,15 @@ export const BACKCHANNEL_MS = 300
 export const SILENCE_TIMEOUT_MS = 30_000
 /** Keypad digits are collected until this long without one (a person typing a PIN pauses < 1 s). */
 export const DTMF_GAP_MS = 1_500
+/**
+ * Silence that ends speech said over the agent (a backchannel, to be let go): the pauses inside
+ * one speaker's turn run 500–700 ms, so a shorter gap between two words is not its end.
+ */
+export const OVERLAP_END_MS = 500
 /** Inbound frames waiting for the VAD: 2 s of 20 ms frames. Past it the oldest are dropped (counted). */
 export const MAX_INBOUND_PENDING = 100
 
-export type PipelineState = 'opening' | 'listening' | 'thinking' | 'speaking' | 'interrupted' | 'ended'
-
-export interface AgentReply {
-  reply: string
-  endCall: boolean
-  /** The stored reply, revised to what the caller heard when they interrupted. */
-  messageId: string | null
-}
+export type PipelineState = VoiceTurnState
 
 /** What the session needs from the calls feature (and nothing else of it). */
 export interface CallLine {
@@ -50,7 +63,8 @@ export interface CallLine {
   opening: string
   voice: string
   language: string
-  silenceMs: number
+  /** The longest end-of-turn wait, for a caller who trails off (the agent's `voice.endpointingMs`); it caps the others. */
+  endpointingMaxMs?: number
   maxCallSeconds: number
   /** Caller silence that ends the call; SILENCE_TIMEOUT_MS unless given. */
   silenceTimeoutMs?: number
@@ -59,12 +73,13 @@ export interface CallLine {
    * instead of the opening, answers nothing, and ends; the reason becomes the call's `error`.
    */
   unavailable?: string
-  respond(text: string, onText: (piece: string) => void, signal: AbortSignal): Promise<AgentReply>
+  /** The agent's answer; `release`, when given, holds every write until the turn is over (an early reply). */
+  respond(text: string, onText: (piece: string) => void, signal: AbortSignal, release?: Promise<void>): Promise<AgentReply>
   /** The agent's line as the caller heard it: stored in memory (replacing the streamed reply) and the transcript. */
   agentSaid(text: string, messageId: string | null, opening: boolean): Promise<void>
   customerSaid(text: string): Promise<void>
   latency(turn: TurnLatency): void
-  state(state: PipelineState): void
+  state(state: PipelineState, why?: string): void
   /** The call should end (the agent ended it, or a limit did). */
   hangUp(reason: { hangup: 'answered' | 'failed'; error?: string }): Promise<void>
   log(level: 'info' | 'warn', message: string, data?: object): void
@@ -80,46 +95,44 @@ export interface SessionParts {
   /** Both sides, for the recording. */
   record?: { fromCaller(pcm: Int16Array, rate: number): void; fromAgent(pcm: Int16Array, rate: number): void }
   now?: () => number
-}
-
-interface Turn {
-  id: number
-  controller: AbortController
-  latency: TurnLatency | null
-  reply: AgentReply | null
-  endAfter: boolean
+  /** The turn-taking chart's id and observer (the XState inspector, INSPECT=1). */
+  actor?: { systemId?: string; inspect?: Observer<InspectionEvent> | ((e: InspectionEvent) => void) }
+  /** Synthesised audio of fixed lines by engine, voice, language and text (phrase-cache.ts): the opening and goodbyes play at once. */
+  phrases?: { get(key: string): Int16Array[] | null; put(key: string, audio: Int16Array[]): void }
 }
 
 export class VoiceSession {
-  state: PipelineState = 'opening'
   private readonly playout: Playout
-  private readonly turns: TurnDetector
+  private readonly detector = new TurnDetector()
   private readonly now: () => number
-  private turn: Turn | null = null
+  readonly chart: Actor<typeof voiceTurnMachine>
+  /** The reply being heard (or about to be), and one started early on the caller's words, held. */
+  private turn: ReplyTurn | null = null
+  private early: ReplyTurn | null = null
   private turnSeq = 0
   private inbound: Promise<void> = Promise.resolve()
   private pending = 0
   dropped = 0
   private resumeText: string | null = null
+  private heard = ''
   private digits = ''
   private digitTimer: ReturnType<typeof setTimeout> | null = null
   private silenceTimer: ReturnType<typeof setTimeout> | null = null
   private limitTimer: ReturnType<typeof setTimeout> | null = null
-  private ending = false
+  private overlapTimer: ReturnType<typeof setTimeout> | null = null
   private rate = PHONE_RATE
+  private bargedIn = false
 
   constructor(private readonly parts: SessionParts) {
     this.now = parts.now ?? (() => performance.now())
-    this.turns = new TurnDetector(parts.line.silenceMs)
     this.playout = new Playout((f) => parts.send(f), {
       rate: PHONE_RATE,
       chunkMs: parts.chunkMs ?? CHUNK_MS,
       now: this.now,
       onFirstSent: (id, at) => {
-        if (this.turn?.id === id) {
-          if (this.turn.latency) this.turn.latency.firstAudioSentAt = at
-          this.setState('speaking')
-        }
+        if (this.turn?.id !== id) return
+        if (this.turn.latency) this.turn.latency.firstAudioSentAt = at
+        this.chart.send({ type: 'reply.audio' })
       },
       onFirstHeard: (id, at) => {
         if (this.turn?.id === id && this.turn.latency) this.turn.latency.firstMarkEchoedAt = at
@@ -128,6 +141,27 @@ export class VoiceSession {
         if (f.kind === 'audio') parts.record?.fromAgent(f.pcm, f.sampleRate)
       },
     })
+    const chart = voiceTurnMachine.provide({
+      actions: {
+        // Only a turn that reads as done is worth a reply before the wait is over: one that trails
+        // off or says nothing yet would mostly be cancelled.
+        preempt: ({ context }) => (context.shape === 'complete' || context.shape === 'number' ? this.preempt(context.text) : this.dropEarly()),
+        cancelPreempt: () => this.dropEarly(),
+        commitTurn: ({ context }) => void this.commit(context.pausedAt, context.interrupted),
+        stopAgent: () => this.stopAgent(),
+      },
+    })
+    this.chart = createActor(chart, { systemId: parts.actor?.systemId, inspect: parts.actor?.inspect })
+    this.chart.subscribe((s) => {
+      parts.line.state(s.value as PipelineState, s.value === 'maybeDone' ? s.context.why : undefined)
+      if (s.value === 'listening') this.armSilence()
+    })
+    this.chart.start()
+    parts.stt.onPartial?.((p) => this.partial(p.text))
+  }
+
+  get state(): PipelineState {
+    return this.chart.getSnapshot().value as PipelineState
   }
 
   /** The stream started: the agent speaks first; the call's length limit starts. */
@@ -164,11 +198,13 @@ export class VoiceSession {
    */
   async close(): Promise<void> {
     if (this.state === 'ended') return this.stored
-    this.setState('ended')
-    for (const t of [this.digitTimer, this.silenceTimer, this.limitTimer]) if (t) clearTimeout(t)
-    this.turn?.controller.abort()
+    this.chart.send({ type: 'call.end' })
+    for (const t of [this.digitTimer, this.silenceTimer, this.limitTimer, this.overlapTimer]) if (t) clearTimeout(t)
+    this.turn?.cancel()
+    this.early?.cancel()
     this.playout.close()
     void this.parts.stt.close().catch(() => {})
+    this.chart.stop()
     await this.stored
   }
 
@@ -183,27 +219,78 @@ export class VoiceSession {
     const windows = await this.parts.vad.push(pcm, rate)
     for (const w of windows) {
       const at = this.now()
-      const event = this.turns.window(w.speech, w.ms, at)
-      if (event?.type === 'speech_start') this.quiet()
-      if (this.state === 'speaking' && !this.parts.line.unavailable && this.turns.turnLastedMs(at) >= BACKCHANNEL_MS) this.bargeIn()
-      if (event?.type === 'speech_end') void this.utterance(event.at, at)
+      const event = this.detector.window(w.speech, w.ms, at)
+      const agentTalking = this.state === 'speaking' || this.state === 'thinking' || this.state === 'opening'
+      if (event?.type === 'speech_start') {
+        this.quiet()
+        this.bargedIn = false
+        this.chart.send({ type: 'speech.start' })
+      }
+      // Speech over the agent long enough to be meant (not an "uh-huh"): the agent stops.
+      if (agentTalking && this.detector.speaking && !this.bargedIn && !this.parts.line.unavailable && this.detector.turnLastedMs(at) >= BACKCHANNEL_MS) {
+        this.bargedIn = true
+        this.chart.send({ type: 'bargeIn' })
+      }
+      if (event?.type === 'pause') this.paused(event.at, agentTalking)
     }
   }
 
+  /** The caller's speech paused: the chart judges the turn; speech the agent talked over is let go. */
+  private paused(lastSpeechAt: number, agentTalking: boolean): void {
+    // Speech over the agent that never became a barge-in (an "uh-huh") takes no turn: once it has
+    // really ended, its words are let go so they do not open the caller's next turn.
+    if ((agentTalking && !this.bargedIn) || this.parts.line.unavailable) {
+      if (this.overlapTimer) clearTimeout(this.overlapTimer)
+      this.overlapTimer = setTimeout(() => {
+        this.overlapTimer = null
+        if (this.detector.speaking || this.bargedIn) return
+        this.detector.end()
+        this.heard = ''
+        void this.parts.stt.finalize().catch(() => '')
+      }, OVERLAP_END_MS)
+      return
+    }
+    const judged = endOfTurn(this.heard, this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS)
+    const left = Math.max(0, judged.waitMs - (this.now() - lastSpeechAt))
+    this.chart.send({ type: 'speech.pause', at: lastSpeechAt, text: this.heard, waitMs: left, why: judged.why, shape: judged.shape })
+  }
+
+  /** What the engine heard so far changed: an early reply on other words is cancelled; a pause is judged again. */
+  private partial(text: string): void {
+    if (text === this.heard) return
+    this.heard = text
+    if (this.early && !sameWords(this.early.text, text)) this.dropEarly()
+    const snapshot = this.chart.getSnapshot()
+    if (snapshot.value !== 'maybeDone') return
+    const judged = endOfTurn(text, this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS)
+    const left = Math.max(0, judged.waitMs - (this.now() - snapshot.context.pausedAt))
+    this.chart.send({ type: 'transcript', text, waitMs: left, why: judged.why, shape: judged.shape })
+  }
+
   /** Customer speech over the agent, long enough to be meant: stop talking now. */
-  private bargeIn(): void {
-    const turn = this.turn
+  private stopAgent(): void {
     const cleared = this.playout.clear()
-    turn?.controller.abort()
+    this.turn?.cancel()
     this.resumeText = cleared?.unheardOfSentence || null
-    this.setState('interrupted')
     this.parts.line.log('info', 'barge-in: playback cleared', { turn: cleared?.turn, heard: cleared?.heard.length })
   }
 
-  private async utterance(speechEndAt: number, endpointedAt: number): Promise<void> {
-    // Nobody answers on a line no agent serves: the caller hears the notice out.
-    if (this.parts.line.unavailable) return
-    const wasSpeaking = this.playout.speaking && this.state === 'speaking'
+  /** The caller paused on words: the reply starts now, held until the turn is over. */
+  private preempt(text: string): void {
+    if (!text.trim() || (this.early && sameWords(this.early.text, text))) return
+    this.dropEarly()
+    this.early = this.reply(text, true)
+  }
+
+  private dropEarly(): void {
+    this.early?.cancel()
+    this.early = null
+  }
+
+  /** The chart ended the caller's turn: the final transcript is answered (by the early reply when it matches). */
+  private async commit(speechEndAt: number, interrupted: boolean): Promise<void> {
+    const endpointedAt = this.now()
+    this.detector.end()
     let text: string
     try {
       text = (await this.parts.stt.finalize()).trim()
@@ -212,116 +299,135 @@ export class VoiceSession {
       return void this.endPolitely(VOICE_LINES.trouble, 'failed', `speech-to-text failed: ${(err as Error).message}`)
     }
     const sttFinalAt = this.now()
+    this.heard = ''
     if (this.state === 'ended') return
     // Noise, or an "okay" long enough to have stopped the agent: it picks its sentence up again
     // instead of falling silent or answering an acknowledgement.
-    if (!text || (this.state === 'interrupted' && isBackchannel(text))) {
-      if (this.state === 'interrupted' && this.resumeText) {
-        const rest = this.resumeText
-        this.resumeText = null
-        return void this.say(rest, { resumed: true })
-      }
-      if (this.state === 'interrupted') this.setState('listening')
-      return this.armSilence()
+    if (!text || (interrupted && isBackchannel(text))) {
+      this.dropEarly()
+      this.chart.send({ type: 'reply.none' })
+      const rest = interrupted ? this.resumeText : null
+      this.resumeText = null
+      if (rest) void this.say(rest, { resumed: true })
+      return
     }
-    // A short "uh-huh" while the agent talks: it keeps talking.
-    if (wasSpeaking && isBackchannel(text)) return
     this.resumeText = null
-    if (this.state === 'speaking' || this.state === 'thinking') this.bargeIn()
+    const marks = { speechEndAt, endpointedAt, sttFinalAt }
     await this.parts.line.customerSaid(text)
-    await this.respond(text, { speechEndAt, endpointedAt, sttFinalAt })
+    const early = this.early && sameWords(this.early.text, text) ? this.early : null
+    if (!early) this.dropEarly()
+    this.early = null
+    const turn = early ?? this.reply(text, false)
+    turn.latency = { turn: turn.id, ...marks, llmFirstTokenAt: turn.firstTokenAt, ttsFirstByteAt: turn.ttsFirstByteAt, firstAudioSentAt: null, firstMarkEchoedAt: null }
+    this.hear(turn, true)
+    turn.release()
   }
 
-  private async respond(text: string, marks: { speechEndAt: number; endpointedAt: number; sttFinalAt: number }): Promise<void> {
-    const turn = this.begin(true)
-    turn.latency = { turn: turn.id, ...marks, llmFirstTokenAt: null, ttsFirstByteAt: null, firstAudioSentAt: null, firstMarkEchoedAt: null }
-    this.setState('thinking')
+  /** The agent's answer to `text`: the model streams into clauses, clauses into speech. */
+  private reply(text: string, held: boolean): ReplyTurn {
+    const turn = new ReplyTurn(++this.turnSeq, text, held)
     const queue = this.speak(turn)
-    const chunker = new SentenceChunker()
-    try {
-      const reply = await this.parts.line.respond(
-        text,
-        (piece) => {
-          if (turn.latency && turn.latency.llmFirstTokenAt === null) turn.latency.llmFirstTokenAt = this.now()
-          for (const s of chunker.push(piece)) queue.push(s)
-        },
-        turn.controller.signal,
-      )
-      turn.reply = reply
-      turn.endAfter = reply.endCall
-      for (const s of chunker.flush()) queue.push(s)
-      // A turn with no streamed text (tools only, the engine's fallback line): say the stored reply.
-      if (!queue.count && reply.reply) queue.push(reply.reply)
-    } catch (err) {
-      if (turn.controller.signal.aborted) return queue.close()
-      this.parts.line.log('warn', 'the agent could not answer', { err: String(err) })
-      queue.push(VOICE_LINES.trouble)
-    }
-    queue.close()
+    const chunker = new ClauseChunker()
+    void (async () => {
+      try {
+        const reply = await this.parts.line.respond(
+          text,
+          (piece) => {
+            if (turn.firstTokenAt === null) turn.firstTokenAt = this.now()
+            if (turn.latency && turn.latency.llmFirstTokenAt === null) turn.latency.llmFirstTokenAt = turn.firstTokenAt
+            for (const s of chunker.push(piece)) queue.push(s)
+          },
+          turn.signal,
+          held ? turn.released : undefined,
+        )
+        turn.reply = reply
+        turn.endAfter = reply.endCall
+        for (const s of chunker.flush()) queue.push(s)
+        // A turn with no streamed text (tools only, the engine's fallback line): say the stored reply.
+        if (!queue.count && reply.reply) queue.push(reply.reply)
+      } catch (err) {
+        if (turn.signal.aborted) return queue.close()
+        this.parts.line.log('warn', 'the agent could not answer', { err: String(err) })
+        queue.push(VOICE_LINES.trouble)
+      }
+      queue.close()
+    })()
+    return turn
   }
 
   /** Speaks fixed text (the opening, a resumed sentence, a goodbye). */
-  private async say(text: string, options: { opening?: boolean; resumed?: boolean; endAfter?: boolean } = {}): Promise<void> {
-    const turn = this.begin(false, options.opening)
+  private say(text: string, options: { opening?: boolean; resumed?: boolean; endAfter?: boolean } = {}): void {
+    const turn = new ReplyTurn(++this.turnSeq, '', false)
     turn.endAfter = options.endAfter ?? false
-    if (!options.resumed) this.setState('thinking')
-    const queue = this.speak(turn)
-    const chunker = new SentenceChunker()
+    this.hear(turn, false, options.opening)
+    const queue = this.speak(turn, true)
+    const chunker = new ClauseChunker()
     for (const s of [...chunker.push(text), ...chunker.flush()]) queue.push(s)
     queue.close()
   }
 
-  private begin(answer: boolean, opening = false): Turn {
-    this.turn?.controller.abort()
-    const turn: Turn = { id: ++this.turnSeq, controller: new AbortController(), latency: null, reply: null, endAfter: false }
+  /** `turn` is the one the caller hears now: the previous one stops; its audio goes to the line as it comes. */
+  private hear(turn: ReplyTurn, answer: boolean, opening = false): void {
+    if (this.turn && this.turn !== turn) this.turn.cancel()
     this.turn = turn
     this.quiet()
-    this.playout.begin(turn.id, (heard, complete) => {
+    this.playout.begin(turn.id, (heard) => {
       const previous = this.stored
-      this.stored = previous.then(() => this.played(turn, heard, complete, answer, opening))
+      this.stored = previous.then(() => this.played(turn, heard, answer, opening))
     })
-    return turn
   }
 
-  /** Sentences → TTS → the line, in order; the turn's signal stops it. */
-  private speak(turn: Turn): SpeechQueue {
+  /**
+   * Clauses → TTS → the line, in order; the turn's signal stops it. A held turn's first clause is
+   * synthesised at once and waits, so the caller hears it the moment the turn is released.
+   */
+  private speak(turn: ReplyTurn, fixed = false): SpeechQueue {
     const { tts, line } = this.parts
     const queue = new SpeechQueue()
     void (async () => {
       try {
         for await (const sentence of queue) {
-          if (turn.controller.signal.aborted) break
+          if (turn.signal.aborted) break
+          const key = `${tts.name}|${line.voice}|${line.language}|${sentence}`
+          const cached = fixed ? this.parts.phrases?.get(key) : null
+          const keep: Int16Array[] | null = fixed && !cached ? [] : null
+          const audio = cached ? fromCache(cached) : tts.synthesize(sentence, { voice: line.voice, language: line.language, signal: turn.signal })
+          const it = audio[Symbol.asyncIterator]()
+          const first = it.next()
+          void first.then(() => (turn.ttsFirstByteAt ??= this.now())).catch(() => {})
+          if (!(await turn.whenReleased())) break
+          if (turn.latency && turn.latency.ttsFirstByteAt === null && turn.ttsFirstByteAt !== null) turn.latency.ttsFirstByteAt = turn.ttsFirstByteAt
           const index = this.playout.sentence(sentence)
-          for await (const pcm of tts.synthesize(sentence, { voice: line.voice, language: line.language, signal: turn.controller.signal })) {
+          for (let r = await first; !r.done; r = await it.next()) {
             if (turn.latency && turn.latency.ttsFirstByteAt === null) turn.latency.ttsFirstByteAt = this.now()
-            await this.playout.audio(index, resample(pcm, tts.sampleRate, PHONE_RATE))
+            keep?.push(r.value)
+            await this.playout.audio(index, resample(r.value, tts.sampleRate, PHONE_RATE))
           }
+          if (keep && !turn.signal.aborted) this.parts.phrases?.put(key, keep)
           this.playout.sentenceDone(index)
         }
       } catch (err) {
-        if (!turn.controller.signal.aborted) {
+        if (!turn.signal.aborted) {
           line.log('warn', 'text-to-speech failed', { err: String(err) })
           this.endReason ??= { hangup: 'failed', error: `text-to-speech failed: ${(err as Error).message}` }
           void this.hangUp()
         }
       }
-      if (!turn.controller.signal.aborted) this.playout.end()
+      // A reply with nothing to say still ends its turn, once it is the one being heard.
+      if (await turn.whenReleased()) this.playout.end()
     })()
     return queue
   }
 
   /** The turn's audio has played (or was cut): memory and transcript keep what was heard. */
-  private async played(turn: Turn, heard: string, complete: boolean, answer: boolean, opening: boolean): Promise<void> {
+  private async played(turn: ReplyTurn, heard: string, answer: boolean, opening: boolean): Promise<void> {
     const { line } = this.parts
     if (heard || turn.reply?.messageId) await line.agentSaid(heard, answer ? (turn.reply?.messageId ?? null) : null, opening).catch((err) => line.log('warn', 'could not store what the agent said', { err: String(err) }))
     if (turn.latency && turn.latency.firstAudioSentAt !== null) line.latency(turn.latency)
     if (this.turn !== turn || this.state === 'ended') return
     if (turn.endAfter) return void this.hangUp()
     if (turn.reply?.endCall) return void this.endPolitely(null, 'answered')
-    // Cut by the caller: what they are saying decides what comes next (utterance()).
-    if (this.state === 'interrupted') return
-    this.setState('listening')
-    this.armSilence()
+    this.chart.send({ type: 'reply.done' })
   }
 
   private dtmf(digit: string): void {
@@ -333,7 +439,11 @@ export class VoiceSession {
       const digits = this.digits
       this.digits = ''
       const now = this.now()
-      void this.parts.line.customerSaid(`[keypad] ${digits}`).then(() => this.respond(`(The caller pressed ${digits.split('').join(' ')} on the keypad.)`, { speechEndAt: now, endpointedAt: now, sttFinalAt: now }))
+      void this.parts.line.customerSaid(`[keypad] ${digits}`).then(() => {
+        const turn = this.reply(`(The caller pressed ${digits.split('').join(' ')} on the keypad.)`, false)
+        turn.latency = { turn: turn.id, speechEndAt: now, endpointedAt: now, sttFinalAt: now, llmFirstTokenAt: null, ttsFirstByteAt: null, firstAudioSentAt: null, firstMarkEchoedAt: null }
+        this.hear(turn, true)
+      })
     }, DTMF_GAP_MS)
   }
 
@@ -355,7 +465,8 @@ export class VoiceSession {
     this.endReason = { hangup, error }
     if (!goodbye) return this.hangUp()
     if (this.playout.speaking) this.playout.clear()
-    await this.say(goodbye, { endAfter: true })
+    this.dropEarly()
+    this.say(goodbye, { endAfter: true })
     // A line that never confirms the goodbye played still ends: ~15 characters a second, plus grace.
     setTimeout(() => void this.hangUp(), goodbye.length * 70 + 3_000)
   }
@@ -368,10 +479,8 @@ export class VoiceSession {
     this.hungUp = true
     await this.parts.line.hangUp(this.endReason ?? { hangup: 'answered' })
   }
+}
 
-  private setState(state: PipelineState): void {
-    if (this.state === state || this.state === 'ended') return
-    this.state = state
-    this.parts.line.state(state)
-  }
+async function* fromCache(chunks: Int16Array[]): AsyncIterable<Int16Array> {
+  yield* chunks
 }

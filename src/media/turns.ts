@@ -1,38 +1,38 @@
 /**
- * Endpointing: from per-window speech decisions to the caller's turns. Speech starts after
- * MIN_SPEECH_MS of speech (a click is not a turn); the turn ends after `silenceMs` without speech.
+ * The caller's speech as the VAD hears it, window by window: when a turn of speech starts, when
+ * it pauses and when it goes on. When a pause ends the turn is not decided here: the turn-taking
+ * chart (machines/voice-turn.ts) waits as long as the end-of-turn rules (end-of-turn.ts) say for
+ * what was said, then ends it (`end()`).
  *
- * The default silence is 700 ms (per agent: `voice.endpointingMs`, README): conversational gaps
- * between turns are ~200 ms, but pauses inside one speaker's turn run 500–700 ms, and cutting a
- * caller off mid-thought costs more than 200 ms of extra wait. Deepgram's and LiveKit's own
- * defaults sit in the same range (300–800 ms).
+ * A turn starts after MIN_SPEECH_MS of speech (a click is not a turn) and pauses at the first
+ * window without speech: the pause is the earliest moment the reply can start on what was heard
+ * (preemptive generation); the wait that ends the turn counts from the last speech, not from here.
  */
-export const DEFAULT_SILENCE_MS = 700
-export const MIN_SILENCE_MS = 200
-export const MAX_SILENCE_MS = 3_000
 /** Two Silero windows: one window of speech is usually a click or a breath. */
 export const MIN_SPEECH_MS = 64
 
 export type TurnEvent =
+  /** A turn of speech began (after MIN_SPEECH_MS of it), or the caller went on after a pause. */
   | { type: 'speech_start'; at: number }
-  /** `at` is when the last speech window ended: the end of the caller's speech. */
-  | { type: 'speech_end'; at: number; speechMs: number }
+  /** The caller's speech stopped; `at` is when its last window ended (the end of the caller's speech). */
+  | { type: 'pause'; at: number; speechMs: number }
 
 export class TurnDetector {
   private speechMs = 0
-  private silentMs = 0
+  /** Speech since the last pause (a resumption needs MIN_SPEECH_MS too). */
+  private burstMs = 0
   private inTurn = false
+  private paused = false
   private lastSpeechAt = 0
+  private startedAt = 0
 
-  constructor(private readonly silenceMs = DEFAULT_SILENCE_MS) {}
-
+  /** The caller is in a turn (speaking, or paused inside it). */
   get speaking(): boolean {
-    return this.inTurn
+    return this.inTurn && !this.paused
   }
 
-  /** Speech so far in the current turn. */
-  get turnSpeechMs(): number {
-    return this.speechMs
+  get inTurnNow(): boolean {
+    return this.inTurn
   }
 
   /** How long the current turn has lasted at `at`, short pauses inside it included (0 outside a turn). */
@@ -40,33 +40,40 @@ export class TurnDetector {
     return this.inTurn ? at - this.startedAt : 0
   }
 
-  private startedAt = 0
-
   /** One analysis window ending at `at` (ms). */
   window(speech: boolean, ms: number, at: number): TurnEvent | null {
     if (speech) {
-      this.silentMs = 0
       this.lastSpeechAt = at
       this.speechMs += ms
-      if (!this.inTurn && this.speechMs >= MIN_SPEECH_MS) {
+      this.burstMs += ms
+      if (!this.inTurn && this.burstMs >= MIN_SPEECH_MS) {
         this.inTurn = true
-        this.startedAt = at - this.speechMs
+        this.paused = false
+        this.startedAt = at - this.burstMs
+        return { type: 'speech_start', at }
+      }
+      if (this.inTurn && this.paused && this.burstMs >= MIN_SPEECH_MS) {
+        this.paused = false
         return { type: 'speech_start', at }
       }
       return null
     }
+    // Short bursts that never made a turn (or a resumption) do not add up across silence.
+    this.burstMs = 0
     if (!this.inTurn) {
-      // Short bursts before a turn started do not add up across silence.
-      this.silentMs += ms
-      if (this.silentMs >= this.silenceMs) this.speechMs = 0
+      this.speechMs = 0
       return null
     }
-    this.silentMs += ms
-    if (this.silentMs < this.silenceMs) return null
-    const event: TurnEvent = { type: 'speech_end', at: this.lastSpeechAt, speechMs: this.speechMs }
+    if (this.paused) return null
+    this.paused = true
+    return { type: 'pause', at: this.lastSpeechAt, speechMs: this.speechMs }
+  }
+
+  /** The turn is over (the chart decided): the next speech starts a new one. */
+  end(): void {
     this.inTurn = false
+    this.paused = false
     this.speechMs = 0
-    this.silentMs = 0
-    return event
+    this.burstMs = 0
   }
 }

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { OutboundFrame } from '../../src/media/frames'
 import { Playout } from '../../src/media/playout'
-import { SentenceChunker } from '../../src/media/sentences'
+import { ClauseChunker, SentenceChunker } from '../../src/media/sentences'
 import { TurnDetector } from '../../src/media/turns'
 import { isBackchannel } from '../../src/media/phrases'
 
@@ -26,8 +26,8 @@ describe('sentence chunking', () => {
 })
 
 describe('endpointing', () => {
-  test('a turn starts after 64 ms of speech and ends after the silence threshold, at the last speech', () => {
-    const t = new TurnDetector(200)
+  test('a turn starts after 64 ms of speech, pauses at the first silent window (at the last speech), goes on after 64 ms more; end() closes it', () => {
+    const t = new TurnDetector()
     let at = 0
     const w = (speech: boolean) => t.window(speech, 32, (at += 32))
     expect(w(true)).toBeNull()
@@ -35,7 +35,16 @@ describe('endpointing', () => {
     for (let i = 0; i < 5; i++) w(true)
     const lastSpeech = at
     const events = Array.from({ length: 7 }, () => w(false)).filter(Boolean)
-    expect(events).toEqual([{ type: 'speech_end', at: lastSpeech, speechMs: 7 * 32 }])
+    expect(events).toEqual([{ type: 'pause', at: lastSpeech, speechMs: 7 * 32 }])
+    // One window of speech is a click: no resumption; two are.
+    expect(w(true)).toBeNull()
+    expect(w(false)).toBeNull()
+    expect(w(true)).toBeNull()
+    expect(w(true)).toMatchObject({ type: 'speech_start' })
+    expect(t.inTurnNow).toBe(true)
+    t.end()
+    expect(t.inTurnNow).toBe(false)
+    expect(w(false)).toBeNull()
   })
 
   test('backchannels are recognised however they are written', () => {
@@ -65,5 +74,21 @@ describe('playout', () => {
     expect(cut.unheardOfSentence).toBe('from seven to seven every day.')
     expect(heard).toBe('We are open')
     expect(sent.at(-1)).toEqual({ kind: 'clear' })
+  })
+})
+
+describe('clauses', () => {
+  test('the first piece ends at its first clause once it is long enough; the rest goes by sentences', () => {
+    const c = new ClauseChunker()
+    expect(c.push('Sure, ')).toEqual([])
+    expect(c.push('I can help with that, ')).toEqual(['Sure, I can help with that,'])
+    expect(c.push('we open at eight, every day. ')).toEqual(['we open at eight, every day.'])
+    expect(c.push('See you then, ')).toEqual([])
+    expect(c.flush()).toEqual(['See you then,'])
+  })
+
+  test('a first sentence shorter than its first clause goes whole', () => {
+    const c = new ClauseChunker()
+    expect(c.push('We open at eight on Sundays. Then, ')).toEqual(['We open at eight on Sundays.'])
   })
 })

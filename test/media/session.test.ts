@@ -28,7 +28,7 @@ function harness(line: Partial<CallLine> = {}, engine: TextToSpeech = tts) {
     opening: 'Hello there.',
     voice: 'aria',
     language: 'en',
-    silenceMs: 200,
+    endpointingMaxMs: 200,
     maxCallSeconds: 600,
     respond: async (text, onText) => {
       asked.push(text)

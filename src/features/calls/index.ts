@@ -33,6 +33,7 @@ import { SandboxScripts } from '../../providers/stt/sandbox'
 import { EspeakTts } from '../../providers/tts/espeak'
 import { SandboxTts } from '../../providers/tts/sandbox'
 import { CallMedia, mediaChannel } from './media'
+import { PhraseCache } from '../../media/phrase-cache'
 import { eraseRecordings, RecordingSweeper, recordingsRoute } from './recordings'
 
 /** A network report as the chart's event. */
@@ -83,7 +84,7 @@ export const callsFeature = defineFeature({
     const speech = new SpeechProviders(config, scripts)
     const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, published, numbers, contacts, conversations, models, meter, bus, coordination, clock, logger, workspace, readsAnalysis })
     const actors: CallActors = registerCall(runtime, { effects, clock, logger })
-    const media = new CallMedia({ config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, inspect: kernel.inspection?.inspect })
+    const media = new CallMedia({ phrases: new PhraseCache(), config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, inspect: kernel.inspection?.inspect })
     const hasEspeak = !!Bun.which('espeak-ng')
     sandbox.attachMedia({ baseUrl: () => kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
     const calls = new CallService({ tries, agents, published, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors, byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined })

@@ -71,6 +71,12 @@ export interface TurnInput {
   /** Called with each piece of reply text as the model streams it. */
   onText?: (piece: string) => void
   signal?: AbortSignal
+  /**
+   * A reply started early (the voice pipeline's preemptive generation): the model's first call runs
+   * at once, but nothing is written, charged or run as a tool until this resolves; a turn whose
+   * `signal` aborts first leaves no trace.
+   */
+  holdWrites?: Promise<void>
 }
 
 export interface TurnResult {
@@ -101,6 +107,9 @@ export class ConversationEngine {
     const stopped = metered ? await this.stoppedReplies(workspace) : null
     if (stopped && turn.conversation.test) throw repliesStopped(stopped)
     const history = (await this.deps.conversations.history(turn.conversation.id, MEMORY_MESSAGES + 1)).filter((m) => m.id !== turn.recorded?.message.id).slice(-MEMORY_MESSAGES)
+    // A reply started early asks the model before anything is written (the checks above only read).
+    const early = turn.holdWrites ? this.firstStep(model, agent, turn, history) : null
+    if (turn.holdWrites) await released(turn.holdWrites, turn.signal)
     const recorded = turn.recorded ?? (await this.deps.conversations.addMessage(turn.conversation, { author: 'customer', parts: [{ type: 'text', text: turn.text }] }))
     let conversation = recorded.conversation
     if (stopped) {
@@ -112,25 +121,14 @@ export class ConversationEngine {
       return { conversation, reply: '', answered: false, tools: [], endCall: false, customerMessage: recorded.message, replyMessage: null }
     }
 
-    const offered = toolsFor(agent, conversation.channel)
-    const request: Omit<StreamRequest, 'messages'> = {
-      tools: toolSpecs(offered),
-      temperature: agent.temperature,
-      maxTokens: agent.maxReplyTokens,
-      signal: turn.signal,
-    }
-    const messages: ChatMessage[] = [
-      { role: 'system', content: buildSystemPrompt(agent, { channel: conversation.channel, tools: offered }) },
-      ...memoryTurns(history),
-      { role: 'user', content: turn.text },
-    ]
+    const { offered, request, messages } = early ?? this.prompt(agent, turn, history)
     const runs: ToolRun[] = []
     const texts: string[] = []
     const usage = { inputTokens: 0, outputTokens: 0 }
     let endCall = false
 
     for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
-      const step = await this.step(model, { ...request, messages }, turn.onText)
+      const step = round === 0 && early ? await early.step : await this.step(model, { ...request, messages }, turn.onText)
       usage.inputTokens += step.usage.inputTokens
       usage.outputTokens += step.usage.outputTokens
       if (step.text.trim()) texts.push(step.text.trim())
@@ -158,6 +156,23 @@ export class ConversationEngine {
     if (metered) await this.chargeReply(workspace, saved.conversation, saved.message)
     if (saved.conversation.channel !== 'voice') await this.publishCompleted(saved.conversation, saved.message, reply)
     return { conversation: saved.conversation, reply, answered: true, tools: runs, endCall, customerMessage: recorded.message, replyMessage: saved.message }
+  }
+
+  /** The model request of a turn: the tools the agent offers on this channel, the system prompt, memory, the customer's words. */
+  private prompt(agent: AgentDoc, turn: TurnInput, history: MessageDoc[]) {
+    const channel = turn.conversation.channel
+    const offered = toolsFor(agent, channel)
+    const request: Omit<StreamRequest, 'messages'> = { tools: toolSpecs(offered), temperature: agent.temperature, maxTokens: agent.maxReplyTokens, signal: turn.signal }
+    const messages: ChatMessage[] = [{ role: 'system', content: buildSystemPrompt(agent, { channel, tools: offered }) }, ...memoryTurns(history), { role: 'user', content: turn.text }]
+    return { offered, request, messages }
+  }
+
+  /** The first model call of a reply started early: streams at once (its text reaches `onText`), awaited once released. */
+  private firstStep(model: LanguageModel, agent: AgentDoc, turn: TurnInput, history: MessageDoc[]) {
+    const prompt = this.prompt(agent, turn, history)
+    const step = this.step(model, { ...prompt.request, messages: prompt.messages }, turn.onText)
+    step.catch(() => {}) // awaited (or dropped with the turn) later; never an unhandled rejection
+    return { ...prompt, step }
   }
 
   private async step(model: LanguageModel, request: StreamRequest, onText?: (piece: string) => void): Promise<Step> {
@@ -204,6 +219,19 @@ export class ConversationEngine {
       refs: { agentId: conversation.agentId, conversationId: conversation.id, messageId: message.id, channel: conversation.channel, test: conversation.test },
     })
   }
+}
+
+/** Waits for an early reply's release; a turn aborted first (the caller went on) rejects, having written nothing. */
+async function released(hold: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) throw signal.reason ?? new DOMException('the turn was cancelled', 'AbortError')
+  await new Promise<void>((resolve, reject) => {
+    const abort = () => reject(signal?.reason ?? new DOMException('the turn was cancelled', 'AbortError'))
+    signal?.addEventListener('abort', abort, { once: true })
+    hold.then(
+      () => (signal?.removeEventListener('abort', abort), resolve()),
+      (err) => (signal?.removeEventListener('abort', abort), reject(err)),
+    )
+  })
 }
 
 /** 402 for a test chat while replies are stopped (README, "Money and keys"). */

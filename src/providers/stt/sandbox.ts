@@ -1,29 +1,49 @@
 /**
  * The sandbox network's speech-to-text: its test double, never used for real calls. The sandbox
  * callee says which scripted line it is speaking (`said`), and the utterance that follows is
- * "transcribed" as exactly that line, so end-to-end tests are deterministic. Audio that arrives
+ * "transcribed" as exactly that line, so end-to-end tests are deterministic; while its audio
+ * arrives it streams the line's words as partial results, in step with the audio, as a live engine would. Audio that arrives
  * with no line said (noise, a cough) transcribes as '' — the pipeline's false-interruption case.
  *
  * The script lives in this process: the callee connects to the instance that runs it, so its
  * media socket and this registry meet in one process.
  */
-import type { SpeechToText, SttSession } from './port'
+import type { SpeechToText, SttPartial, SttSession } from './port'
 
 export class SandboxScripts {
-  private readonly lines = new Map<string, string[]>()
+  private readonly lines = new Map<string, { text: string; startedAt: number; ms: number }[]>()
 
-  /** The callee on call `callId` starts saying `text`. */
-  said(callId: string, text: string): void {
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** The callee on call `callId` starts saying `text`, whose audio lasts `ms` (0: known at once). */
+  said(callId: string, text: string, ms = 0): void {
     const said = this.lines.get(callId) ?? []
-    said.push(text)
+    said.push({ text, startedAt: this.now(), ms })
     this.lines.set(callId, said)
+  }
+
+  /**
+   * What a live engine would have heard by now, without taking it: each line's words in step with
+   * its audio (a line half said shows its first half), as a streaming engine reveals them.
+   */
+  peek(callId: string): string {
+    const now = this.now()
+    return (this.lines.get(callId) ?? [])
+      .map((l) => {
+        const words = l.text.split(' ')
+        const share = l.ms <= 0 ? 1 : Math.min(1, (now - l.startedAt) / l.ms)
+        // A word shows once its share of the audio has been heard, as an engine transcribes it after it is said.
+        return words.slice(0, Math.floor(share * words.length)).join(' ')
+      })
+      .filter(Boolean)
+      .join(' ')
   }
 
   /** Lines said since the last take. */
   take(callId: string): string {
     const said = this.lines.get(callId) ?? []
     this.lines.delete(callId)
-    return said.join(' ')
+    return said.map((l) => l.text).join(' ')
   }
 
   forget(callId: string): void {
@@ -42,15 +62,26 @@ export class SandboxStt implements SpeechToText {
   async open(): Promise<SttSession> {
     const { scripts, callId } = this
     let heardAudio = false
+    let heard = ''
+    const partials: ((p: SttPartial) => void)[] = []
     return {
       sampleRate: 8_000,
       push() {
         heardAudio = true
+        // Streams like a live engine: the line being said is "heard" as its audio arrives.
+        const now = scripts.peek(callId)
+        if (now === heard) return
+        heard = now
+        for (const l of partials) l({ text: now, stable: true, endOfSpeech: false })
       },
       async finalize() {
+        heard = ''
         if (!heardAudio) return ''
         heardAudio = false
         return scripts.take(callId)
+      },
+      onPartial(listener) {
+        partials.push(listener)
       },
       async close() {
         scripts.forget(callId)

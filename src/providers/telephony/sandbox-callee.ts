@@ -203,7 +203,7 @@ export class SandboxCallee {
     this.speaking = next.audio
     this.spokenAt = 0
     if (next.text) {
-      this.options.scripts.said(this.options.callId, next.text)
+      this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000)
       this.log.said.push(next.text)
     }
     if (next.kind !== 'turn') this.log.interruptions.push({ kind: next.kind, playedAfterMs: 0, clearedAfterMs: null, at: now })

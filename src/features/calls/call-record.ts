@@ -1,0 +1,80 @@
+/**
+ * What a call's voice pipeline writes into its call record, in order, on one chain of writes: the
+ * transcript as lines are heard, per-turn latency, the recording link, the media stream's state;
+ * and the try's end, told to the call actor (which ignores it when the try ended already) and to
+ * the phone network. Nothing here knows audio; the pipeline factory (voice-pipeline.ts) calls it.
+ */
+import type { CallActors } from '../../../actors/call'
+import { iso, type Clock } from '../../clock'
+import type { Logger } from '../../logger'
+import { stagesOf, type TurnLatency, type TurnStages } from '../../media/latency'
+import type { MediaTokens } from '../../media/tokens'
+import type { Telephony } from '../../providers/telephony/port'
+import type { WorkspaceDoc } from '../workspaces'
+import type { TranscriptLine } from './analysis'
+import { recordingLink } from './recordings'
+import type { CallTryDoc, CallTryRepo } from './repository'
+
+export interface CallRecordDeps {
+  tries: CallTryRepo
+  actors: () => CallActors
+  telephony: Telephony
+  tokens: MediaTokens
+  clock: Clock
+  logger: Logger
+  publicBaseUrl: string
+}
+
+export class CallRecord {
+  private readonly transcript: TranscriptLine[]
+  private readonly turns: TurnStages[] = []
+  private writes: Promise<unknown> = Promise.resolve()
+  readonly log: Logger
+
+  constructor(
+    private readonly d: CallRecordDeps,
+    readonly row: CallTryDoc,
+    private readonly workspace: WorkspaceDoc,
+  ) {
+    this.transcript = [...row.transcript]
+    this.log = d.logger.child({ call: row.callId, attempt: row.attempt })
+  }
+
+  /** Writes in order; a failed write is logged, never thrown into the pipeline. */
+  write(patch: Partial<CallTryDoc>): Promise<unknown> {
+    this.writes = this.writes.then(() => this.d.tries.update(this.row.id, patch)).catch((err) => this.log.warn({ err }, 'could not write the call record'))
+    return this.writes
+  }
+
+  said(speaker: TranscriptLine['speaker'], text: string): Promise<unknown> {
+    this.transcript.push({ speaker, text, at: iso(this.d.clock.now()) })
+    return this.write({ transcript: [...this.transcript] })
+  }
+
+  latency(t: TurnLatency): void {
+    const stages = stagesOf(t)
+    this.turns.push(stages)
+    this.log.info({ turn: t.turn, ...stages }, 'voice turn latency')
+    void this.write({ latencyTurns: [...this.turns] })
+  }
+
+  recording(ready: boolean): Promise<unknown> {
+    return this.write({ recording: recordingLink(this.d.publicBaseUrl, this.d.tokens, this.row.callId, this.row.attempt, this.workspace, this.d.clock.now(), ready) })
+  }
+
+  /** Every write so far has landed. */
+  settled(): Promise<unknown> {
+    return this.writes
+  }
+
+  /** Ends the try (the actor ignores it if it ended already) and hangs up at the network. */
+  async end(hangup: 'answered' | 'failed', error?: string): Promise<void> {
+    const d = this.d
+    try {
+      await d.actors().send(this.row.callId, { type: 'call.ended', at: d.clock.now(), hangup, ...(error ? { error } : {}) })
+      if (this.row.callRef) await d.telephony.hangUp(this.row.callRef, true)
+    } catch (err) {
+      this.log.warn({ err }, 'could not end the call after its media stream ended')
+    }
+  }
+}

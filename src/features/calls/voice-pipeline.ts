@@ -1,0 +1,112 @@
+/**
+ * Builds one call's voice pipeline (src/media/session.ts) from the call's record: the agent it
+ * talks as (the published version; nothing published: the line only says it is not available),
+ * the speech engines (the workspace's BYOK keys with no fallback, else ours), the VAD, the
+ * recorder, and the CallLine through which the session reaches the conversation engine and the
+ * call record (call-record.ts). The media socket side (media.ts) attaches it to a stream.
+ */
+import { join } from 'node:path'
+import type { Config } from '../../config'
+import type { Logger } from '../../logger'
+import type { OutboundFrame } from '../../media/frames'
+import { TRAILING_WAIT_MS } from '../../media/end-of-turn'
+import type { PhraseCache } from '../../media/phrase-cache'
+import { Recorder } from '../../media/recorder'
+import { VoiceSession, type CallLine, type PipelineState, type SessionParts } from '../../media/session'
+import { voiceActivity } from '../../media/vad'
+import type { SpeechProviders } from '../../providers/speech'
+import type { Telephony } from '../../providers/telephony/port'
+import { languageCode, type AgentDoc, type AgentService } from '../agents'
+import type { ByokRuntime } from '../byok'
+import type { ConversationFeature } from '../conversations'
+import { DEFAULT_VOICE } from '../voices'
+import type { WorkspaceDoc } from '../workspaces'
+import { CALL_CEILINGS } from './ceilings'
+import type { CallRecord } from './call-record'
+import type { CallTryDoc } from './repository'
+import type { PublishedAgents } from './service'
+
+export interface VoicePipelineDeps {
+  config: Pick<Config, 'speech' | 'dataDir'>
+  agents: AgentService
+  published: Pick<PublishedAgents, 'served'>
+  conversations: ConversationFeature['conversations']
+  engine: ConversationFeature['engine']
+  telephony: Pick<Telephony, 'name'>
+  speech: SpeechProviders
+  byok?: Pick<ByokRuntime, 'speech'>
+  phrases: PhraseCache
+  logger: Logger
+}
+
+export type Built =
+  | {
+      session: VoiceSession
+      recorder: Recorder | null
+      pipeline: NonNullable<CallTryDoc['pipeline']>
+      /** The version the call talks as; null when nothing is published. */
+      agentVersion: number | null
+    }
+  | { refused: string }
+
+export async function buildVoicePipeline(
+  d: VoicePipelineDeps,
+  c: {
+    row: CallTryDoc
+    workspace: WorkspaceDoc
+    record: CallRecord
+    send: (f: OutboundFrame) => boolean
+    chunkMs: number
+    state: (state: PipelineState) => void
+    hangUp: CallLine['hangUp']
+    actor?: SessionParts['actor']
+  },
+): Promise<Built | null> {
+  const { row, workspace, record } = c
+  const draft = await d.agents.get(row.workspaceId, row.agentId).catch(() => null)
+  let conversation = row.conversationId ? await d.conversations.get(row.workspaceId, row.conversationId).catch(() => null) : null
+  if (!draft || !conversation) return null
+  // The call talks as the published agent. With nothing published the line only says it is not
+  // available and ends (SPEC.md Agent publication: a draft is not talked to), in the service's voice.
+  const served = await d.published.served(row.workspaceId, row.agentId).catch((err: Error) => ({ unavailable: err.message }))
+  const unavailable = 'unavailable' in served ? served.unavailable : undefined
+  const agent: AgentDoc = unavailable ? { ...draft, voice: { ...draft.voice, voice: DEFAULT_VOICE, recordCalls: false } } : (served as { agent: AgentDoc }).agent
+  if (unavailable) record.log.info({ agent: row.agentId }, `a call reached an agent with nothing published: ${unavailable}`)
+  // BYOK first, with no fallback to the service's engines (SPEC.md BYOK). A browser call is a real
+  // person whatever the network: the sandbox's scripted doubles never stand in.
+  const own = d.byok ? await d.byok.speech(workspace, agent.id).catch((err: Error) => ({ failed: err.message })) : null
+  if (own && 'failed' in own) return { refused: own.failed }
+  const choice = own ? { stt: own.stt, tts: own.tts, missing: null } : d.speech.choose({ callId: row.callId, sandbox: d.telephony.name === 'sandbox' && row.surface !== 'web' })
+  if (!choice.stt || !choice.tts) return { refused: choice.missing! }
+  const language = languageCode(agent.voice.language ?? agent.language)
+  const stt = await choice.stt.open({ language })
+  const vad = await voiceActivity(d.config.speech.vad)
+  const recorder = agent.voice.recordCalls ? await Recorder.open(join(d.config.dataDir, 'recordings'), `${row.callId}-${row.attempt}`) : null
+  const line: CallLine = {
+    callId: row.callId,
+    opening: row.direction === 'outbound' ? (row.purpose ?? agent.greeting) : agent.greeting,
+    voice: row.voice ?? own?.voice ?? agent.voice.voice,
+    language,
+    endpointingMaxMs: agent.voice.endpointingMs ?? TRAILING_WAIT_MS,
+    maxCallSeconds: agent.voice.maxCallSeconds ?? CALL_CEILINGS[workspace.plan].defaultCallSeconds,
+    unavailable,
+    respond: async (text, onText, signal, release) => {
+      const result = await d.engine.respond({ workspace, agent, conversation: conversation!, text, sideEffects: 'live', onText, signal, holdWrites: release })
+      conversation = result.conversation
+      return { reply: result.reply, endCall: result.endCall, messageId: result.replyMessage?.id ?? null }
+    },
+    agentSaid: async (text, messageId) => {
+      if (messageId) await d.conversations.reviseMessage(messageId, text)
+      else if (text) conversation = (await d.conversations.addMessage(conversation!, { author: 'agent', parts: [{ type: 'text', text }] })).conversation
+      if (text) await record.said('agent', text)
+    },
+    customerSaid: (text) => record.said('customer', text).then(() => {}),
+    latency: (t) => record.latency(t),
+    state: (state) => c.state(state),
+    hangUp: c.hangUp,
+    log: (level, message, data) => record.log[level](data ?? {}, message),
+  }
+  const session = new VoiceSession({ line, vad, stt, tts: choice.tts, send: c.send, chunkMs: c.chunkMs, record: recorder ?? undefined, phrases: d.phrases, actor: c.actor })
+  const pipeline = { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name, maxCallSeconds: line.maxCallSeconds }
+  return { session, recorder, pipeline, agentVersion: 'version' in served ? served.version.number : null }
+}

@@ -1,0 +1,120 @@
+/**
+ * Adaptive end of turn: how long the caller's silence must last before the agent answers, read
+ * from what the caller has said so far (the speech-to-text engine's partial transcript). A plainly
+ * complete turn — a question, a finished sentence, a yes or a thank-you — is answered after a
+ * short pause; one that trails off ("and…", "um", half a phone number) waits much longer, so the
+ * caller is not cut off mid-thought. Rules, not a model: each is a line of the table below and
+ * has a test (test/media/end-of-turn.test.ts); `bench:turns` measures how often they cut a
+ * caller off on a corpus of complete and unfinished utterances.
+ *
+ * Anchors for the numbers: LiveKit answers 0.5 s after its end-of-turn model says "done" and
+ * waits 3.0 s when it says "not done"; Pipecat's VAD stops at 0.2 s of silence; Vapi waits 0.1 s
+ * after punctuation, 0.4 s after a number and 1.5 s with no punctuation. Pauses between two
+ * speakers' turns run ~200 ms in conversation, pauses inside one speaker's turn 500–700 ms.
+ */
+
+/** A plainly complete turn: about the gap between two people's turns (and Pipecat's VAD stop). */
+export const COMPLETE_WAIT_MS = 200
+/** A turn that ends on a full phone number or a number after a clause: Vapi's 0.4 s after a number. */
+export const NUMBER_WAIT_MS = 400
+/** Words that are neither plainly complete nor trailing: LiveKit's 0.5 s floor. */
+export const NEUTRAL_WAIT_MS = 500
+/** Nothing heard yet (an engine with no partial results): the same floor; the final text decides nothing here. */
+export const UNKNOWN_WAIT_MS = 500
+/**
+ * A turn that trails off: Vapi's 1.5 s with no punctuation (LiveKit waits 3.0 s). The agent's
+ * `voice.endpointingMs` replaces it (200–3,000 ms) and caps every other wait.
+ */
+export const TRAILING_WAIT_MS = 1_500
+
+export type TurnShape = 'complete' | 'number' | 'neutral' | 'trailing' | 'unknown'
+
+export interface EndOfTurn {
+  /** Silence after the caller's last speech before the turn ends. */
+  waitMs: number
+  shape: TurnShape
+  /** The rule that decided, in words (the inspector and the call's log show it). */
+  why: string
+}
+
+/** Words a sentence does not end on: conjunctions, prepositions, articles, fillers, a verb left open. */
+const TRAILING_WORDS = new Set(
+  (
+    'and or but so because cause since though although unless until while whereas if then than that which who whose whom where when ' +
+    'the a an my your our their his her its this these those some any each every ' +
+    'to of for with at on in into onto from by about like as per via ' +
+    'um uh er erm hmm ah mm well basically actually also plus ' +
+    'is are was were am be been being do does did have has had can could will would shall should may might must ' +
+    "i'm i'd i'll i've it's that's there's he's she's we're they're you're i we"
+  ).split(' '),
+)
+/** Words that end a short turn on their own: answers, confirmations, thanks, goodbyes. */
+const SHORT_COMPLETE = new Set(
+  (
+    'yes yeah yep yup no nope nah sure okay ok right correct exactly absolutely definitely fine great perfect ' +
+    'thanks thank bye goodbye done please hello hi hey'
+  ).split(' '),
+)
+const SHORT_COMPLETE_PHRASES = new Set(["that's right", "that's it", "that's all", 'thank you', 'thank you very much', 'thanks a lot', 'not really', 'of course', 'sounds good', "that's fine", 'all right', 'go ahead', 'i do', "i don't", 'i am', "i'm not", 'i will', "i won't", 'i can', "i can't", 'i have', "i haven't", 'i did', "i didn't", 'why not', 'not at all', 'see you'])
+
+/** A short answer: "yes", "no thanks", "yes I do", "thank you very much" (at most four words). */
+function shortAnswer(ws: string[]): boolean {
+  if (ws.length > 4) return false
+  const phrase = ws.join(' ')
+  if (SHORT_COMPLETE_PHRASES.has(phrase) || ws.every((w) => SHORT_COMPLETE.has(w))) return true
+  const rest = ws.slice(1)
+  return SHORT_COMPLETE.has(ws[0]!) && (SHORT_COMPLETE_PHRASES.has(rest.join(' ')) || rest.every((w) => SHORT_COMPLETE.has(w)))
+}
+/** Words that open a question: a turn that starts with one and has its object is complete. */
+const QUESTION_OPENERS = new Set('what when where who whom whose why how which can could do does did is are was were will would should shall may might have has am'.split(' '))
+const NUMBER_WORDS = new Set('zero oh one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty seventy eighty ninety hundred thousand'.split(' '))
+const MONTHS = new Set('january february march april may june july august september october november december'.split(' '))
+/** Digits a phone number needs before it reads as whole (E.164 numbers with a country code: 10–15). */
+const PHONE_DIGITS = 10
+
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9'\s-]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean)
+
+/** Digits read out at the end of the text (as numerals or words), counted. */
+function trailingDigits(ws: string[]): number {
+  let n = 0
+  for (let i = ws.length - 1; i >= 0; i--) {
+    const w = ws[i]!
+    if (/^\d+$/.test(w)) n += w.length
+    else if (NUMBER_WORDS.has(w)) n += 1
+    else if (w !== '-' && w !== 'dash') break
+  }
+  return n
+}
+
+/**
+ * How long to wait for more from the caller, given what they said so far. `upperMs` (the agent's
+ * `voice.endpointingMs`, or TRAILING_WAIT_MS) is the wait for a turn that trails off and caps the others.
+ */
+export function endOfTurn(text: string, upperMs: number = TRAILING_WAIT_MS): EndOfTurn {
+  const at = (waitMs: number, shape: TurnShape, why: string): EndOfTurn => ({ waitMs: Math.min(waitMs, upperMs), shape, why })
+  const trimmed = text.trim()
+  if (!trimmed) return at(UNKNOWN_WAIT_MS, 'unknown', 'nothing heard yet')
+  const ws = words(trimmed)
+  if (!ws.length) return at(UNKNOWN_WAIT_MS, 'unknown', 'no words')
+  const last = ws[ws.length - 1]!
+  // Punctuation an engine put there (Deepgram's smart_format) is the strongest signal: ellipses and
+  // commas trail, a question mark or a full stop ends.
+  if (/(\.\.\.|…|,|-)\s*$/.test(trimmed)) return at(upperMs, 'trailing', 'ends on a comma, a dash or an ellipsis')
+  const digits = trailingDigits(ws)
+  if (digits > 0 && digits < PHONE_DIGITS && (ws.length === digits || ws.slice(0, ws.length - 1).some((w) => w === 'number' || w === 'is' || w === 'code' || w === 'card'))) {
+    return at(upperMs, 'trailing', `a number being read out (${digits} digits so far)`)
+  }
+  if (shortAnswer(ws)) return at(COMPLETE_WAIT_MS, 'complete', 'an answer, a confirmation or thanks')
+  if (TRAILING_WORDS.has(last)) return at(upperMs, 'trailing', `ends on "${last}"`)
+  if (MONTHS.has(last) && ws.length > 1) return at(upperMs, 'trailing', 'a date without its day')
+  if (/[?.!]\s*$/.test(trimmed)) return at(COMPLETE_WAIT_MS, 'complete', 'ends on a question mark or a full stop')
+  if (digits >= PHONE_DIGITS) return at(NUMBER_WAIT_MS, 'number', `a whole number (${digits} digits)`)
+  if (digits > 0) return at(NUMBER_WAIT_MS, 'number', 'ends on a number')
+  if (QUESTION_OPENERS.has(ws[0]!) && ws.length >= 3) return at(COMPLETE_WAIT_MS, 'complete', `a question ("${ws[0]} …")`)
+  return at(NEUTRAL_WAIT_MS, 'neutral', 'a statement with no sign either way')
+}

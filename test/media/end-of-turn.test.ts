@@ -1,0 +1,63 @@
+/** The end-of-turn rules as a table: what the caller said so far → how long the agent waits, and why. */
+import { describe, expect, test } from 'bun:test'
+import { COMPLETE_WAIT_MS, endOfTurn, NEUTRAL_WAIT_MS, NUMBER_WAIT_MS, TRAILING_WAIT_MS, UNKNOWN_WAIT_MS, type TurnShape } from '../../src/media/end-of-turn'
+
+const CASES: [string, TurnShape, number][] = [
+  // Plainly complete: answered after the short wait.
+  ['What time do you open on Sunday?', 'complete', COMPLETE_WAIT_MS],
+  ['what time do you open on sunday', 'complete', COMPLETE_WAIT_MS],
+  ['can you call me back tomorrow', 'complete', COMPLETE_WAIT_MS],
+  ['I would like to book a table for two.', 'complete', COMPLETE_WAIT_MS],
+  ['yes', 'complete', COMPLETE_WAIT_MS],
+  ['no thanks', 'complete', COMPLETE_WAIT_MS],
+  ['yes I do', 'complete', COMPLETE_WAIT_MS],
+  ["that's right", 'complete', COMPLETE_WAIT_MS],
+  ['thank you very much', 'complete', COMPLETE_WAIT_MS],
+  ['okay', 'complete', COMPLETE_WAIT_MS],
+  // Numbers: a whole one is answered soon; half of one waits.
+  ['my number is 415 555 0123 4', 'number', NUMBER_WAIT_MS],
+  ['it is 4155550123', 'number', NUMBER_WAIT_MS],
+  ['table for 4', 'number', NUMBER_WAIT_MS],
+  ['my number is 415 555', 'trailing', TRAILING_WAIT_MS],
+  ['four one five', 'trailing', TRAILING_WAIT_MS],
+  ['the code is 12', 'trailing', TRAILING_WAIT_MS],
+  // Trailing off: waits the longest.
+  ['I want to book a table and', 'trailing', TRAILING_WAIT_MS],
+  ['so', 'trailing', TRAILING_WAIT_MS],
+  ['um', 'trailing', TRAILING_WAIT_MS],
+  ['I was wondering if', 'trailing', TRAILING_WAIT_MS],
+  ['yes and', 'trailing', TRAILING_WAIT_MS],
+  ['can I come on the', 'trailing', TRAILING_WAIT_MS],
+  ['maybe next week,', 'trailing', TRAILING_WAIT_MS],
+  ['let me think...', 'trailing', TRAILING_WAIT_MS],
+  ['on the 3rd of march', 'trailing', TRAILING_WAIT_MS],
+  ["I'm", 'trailing', TRAILING_WAIT_MS],
+  // Neither: the floor.
+  ['I would like to book a table', 'neutral', NEUTRAL_WAIT_MS],
+  ['the delivery never arrived', 'neutral', NEUTRAL_WAIT_MS],
+  // Nothing heard (an engine without partial results).
+  ['', 'unknown', UNKNOWN_WAIT_MS],
+]
+
+describe('end of turn', () => {
+  for (const [text, shape, waitMs] of CASES) {
+    test(`"${text}" → ${shape}, ${waitMs} ms`, () => {
+      const e = endOfTurn(text)
+      expect({ shape: e.shape, waitMs: e.waitMs }).toEqual({ shape, waitMs })
+      expect(e.why.length).toBeGreaterThan(0)
+    })
+  }
+
+  test("the agent's endpointingMs is the wait for a trailing turn and caps the others", () => {
+    expect(endOfTurn('and', 2_500).waitMs).toBe(2_500)
+    expect(endOfTurn('and', 300).waitMs).toBe(300)
+    expect(endOfTurn('the delivery never arrived', 300).waitMs).toBe(300)
+    expect(endOfTurn('yes', 300).waitMs).toBe(COMPLETE_WAIT_MS)
+  })
+
+  test('a complete turn waits less than a neutral one, which waits less than a trailing one', () => {
+    expect(COMPLETE_WAIT_MS).toBeLessThan(NUMBER_WAIT_MS)
+    expect(NUMBER_WAIT_MS).toBeLessThan(NEUTRAL_WAIT_MS)
+    expect(NEUTRAL_WAIT_MS).toBeLessThan(TRAILING_WAIT_MS)
+  })
+})
