@@ -84,7 +84,7 @@ function harness() {
     async speak(ms: number, heard: string, finalText = heard) {
       final = finalText
       for (let t = 0; t < ms; t += FRAME_MS) {
-        session.frame({ kind: 'audio', pcm: SPEECH, sampleRate: 8000 })
+        session.frame({ kind: 'audio', pcm: SPEECH, sampleRate: 8000, chunk: 0, timestamp: 0 })
         // Each frame is heard before the clock moves on, as on a real line.
         await Bun.sleep(1)
         clock.increment(FRAME_MS)
@@ -95,7 +95,7 @@ function harness() {
     /** Silence for `ms`, stepped a frame at a time. */
     async silence(ms: number) {
       for (let t = 0; t < ms; t += FRAME_MS) {
-        session.frame({ kind: 'audio', pcm: SILENCE, sampleRate: 8000 })
+        session.frame({ kind: 'audio', pcm: SILENCE, sampleRate: 8000, chunk: 0, timestamp: 0 })
         await Bun.sleep(1)
         clock.increment(FRAME_MS)
       }

@@ -31,7 +31,12 @@ interface Line {
   text: string
   kind: 'turn' | 'interrupt' | 'noise'
   audio: Int16Array
+  /** Where its speech ends in `audio` (TTS pads lines with silence): the caller's last word. */
+  speechEnd: number
 }
+
+/** Louder than this is speech when finding where a line's words end (~-40 dBFS; TTS pads with digital silence). */
+const SPEECH_FLOOR = 328
 
 export interface CalleeOptions {
   url: string
@@ -48,6 +53,7 @@ export class SandboxCallee {
   private readonly streamSid = `MZ${randomId(32)}`
   private lines: Line[] = []
   private speaking: Int16Array | null = null
+  private speakingLine: Line | null = null
   private spokenAt = 0
   private timer: ReturnType<typeof setInterval> | null = null
   private chunk = 0
@@ -72,7 +78,12 @@ export class SandboxCallee {
     agentAudioMs: number
     /** Each `>`/`~` line: agent audio that still played after it began, and when the `clear` came. */
     interruptions: { kind: 'interrupt' | 'noise'; playedAfterMs: number; clearedAfterMs: number | null; at: number }[]
-  } = { clears: 0, marksEchoed: 0, said: [], agentAudioMs: 0, interruptions: [] }
+    /**
+     * Each line's turn as the caller lives it (performance.now()): when its last word left, when the
+     * agent's first audio after it arrived, and when that audio started to play here.
+     */
+    turns: { line: string; speechEndedAt: number; agentAudioAt: number | null }[]
+  } = { clears: 0, marksEchoed: 0, said: [], agentAudioMs: 0, interruptions: [], turns: [] }
 
   constructor(private readonly options: CalleeOptions) {
     this.left = options.lines.length
@@ -144,7 +155,10 @@ export class SandboxCallee {
   private async prepare(raw: string): Promise<Line> {
     const kind = raw.startsWith('>') ? 'interrupt' : raw.startsWith('~') ? 'noise' : 'turn'
     const text = kind === 'turn' ? raw.trim() : raw.slice(1).trim()
-    if (kind === 'noise') return { text: '', kind, audio: synthesiseSyllables('mmmmmmmmmmmmmmm', PHONE_RATE).subarray(0, (NOISE_MS * PHONE_RATE) / 1000) }
+    if (kind === 'noise') {
+      const noise = synthesiseSyllables('mmmmmmmmmmmmmmm', PHONE_RATE).subarray(0, (NOISE_MS * PHONE_RATE) / 1000)
+      return { text: '', kind, audio: noise, speechEnd: noise.length }
+    }
     const parts: Int16Array[] = []
     for await (const pcm of this.options.tts.synthesize(text, { voice: this.options.voice ?? 'leo', language: 'en' })) parts.push(resample(pcm, this.options.tts.sampleRate, PHONE_RATE))
     const audio = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
@@ -153,7 +167,9 @@ export class SandboxCallee {
       audio.set(p, at)
       at += p.length
     }
-    return { text, kind, audio }
+    let speechEnd = audio.length
+    while (speechEnd > 0 && Math.abs(audio[speechEnd - 1]!) < SPEECH_FLOOR) speechEnd--
+    return { text, kind, audio, speechEnd }
   }
 
   private tick(): void {
@@ -168,6 +184,10 @@ export class SandboxCallee {
     let payload: Uint8Array
     if (this.speaking && this.spokenAt < this.speaking.length) {
       payload = encodeMulaw(this.speaking.subarray(this.spokenAt, this.spokenAt + FRAME))
+      const end = this.speakingLine?.speechEnd ?? -1
+      if (this.speakingLine?.text && this.spokenAt < end && this.spokenAt + FRAME >= end) {
+        this.log.turns.push({ line: this.speakingLine.text, speechEndedAt: now + ((end - this.spokenAt) * 1000) / PHONE_RATE, agentAudioAt: null })
+      }
       this.spokenAt += FRAME
       if (payload.length < FRAME) payload = pad(payload)
     } else {
@@ -201,6 +221,7 @@ export class SandboxCallee {
     this.lines.shift()
     this.left--
     this.speaking = next.audio
+    this.speakingLine = next
     this.spokenAt = 0
     if (next.text) {
       this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000)
@@ -220,6 +241,8 @@ export class SandboxCallee {
     if (m.event === 'media' && m.media?.payload) {
       const samples = Buffer.from(m.media.payload, 'base64').length
       if (this.buffered === 0) this.agentSince = performance.now()
+      const turn = this.log.turns.at(-1)
+      if (turn && turn.agentAudioAt === null) turn.agentAudioAt = performance.now()
       this.buffered += samples
       this.log.agentAudioMs += (samples * 1000) / PHONE_RATE
       this.agentSpokeSinceMyTurn = true
