@@ -151,7 +151,8 @@ export class VoiceSession {
         stopAgent: () => this.stopAgent(),
       },
     })
-    this.chart = createActor(chart, { systemId: parts.actor?.systemId, inspect: parts.actor?.inspect, clock: parts.actor?.clock })
+    const a = parts.actor ?? {}
+    this.chart = createActor(chart, { ...(a.systemId ? { systemId: a.systemId } : {}), ...(a.inspect ? { inspect: a.inspect } : {}), ...(a.clock ? { clock: a.clock } : {}) })
     this.chart.subscribe((s) => {
       parts.line.state(s.value as PipelineState, s.value === 'maybeDone' ? s.context.why : undefined)
       if (s.value === 'listening') this.armSilence()
