@@ -49,6 +49,8 @@ try {
   const token = TOKEN
   const dev = (await request('POST', '/console/workspaces', token, { name: 'Bench calls', plan: 'enterprise' })).body
   const agent = (await request('POST', '/api/v1/agents', dev.key, { name: 'Bench caller', voice: { answersCalls: true } })).body.id
+  // Only a published agent places calls.
+  if ((await request('POST', `/agents/${agent}/publish`, dev.key, {})).status !== 200) throw new Error('could not publish the agent')
   await request('POST', `/console/workspaces/${dev.id}/phone-numbers`, token, { number: '+14155550100', source: 'rented', agent })
 
   for (let i = 0; i < (1 + ROUNDS) * CALLS; i++) {

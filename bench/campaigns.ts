@@ -36,6 +36,8 @@ try {
   const dev = await consoleReq('/workspaces', { name: 'Bench campaigns', plan: 'enterprise' })
   const api = (path: string, method = 'GET', body?: unknown) => req(`/api/v1${path}`, dev.key, method, body)
   const agent = (await api('/agents', 'POST', { name: 'Bench broadcaster' })).id
+  // Starting a campaign needs a published agent (only the published snapshot talks to people).
+  await req(`/agents/${agent}/publish`, dev.key, 'POST', {})
   await consoleReq(`/workspaces/${dev.id}/phone-numbers`, { number: '+14155550100', source: 'rented', channel: 'chatapp', agent })
   await consoleReq(`/workspaces/${dev.id}/templates`, { name: 'promo', language: 'en', category: 'marketing', body: 'Hi {{1}}, our sale starts today' })
   const phones = Array.from({ length: RECIPIENTS }, (_, i) => `+1415${String(2_000_000 + i).padStart(7, '0')}`)

@@ -41,6 +41,8 @@ try {
     title: 'Shop FAQ',
     text: 'Opening hours\n\nWe are open from 8 am to 2 pm on Sundays.\n\nParking\n\nFree parking behind the shop.\n\nDelivery\n\nWe deliver within 5 km.\n\nRefunds\n\nRefunds take 3 to 5 working days.',
   })
+  // Only a published agent answers customers.
+  await fetch(`${base}/agents/${agent}/publish`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: '{}' })
   await console_(`/workspaces/${dev.id}/phone-numbers`, { number: '+14155550100', source: 'rented', channel: 'chatapp', agent })
   const workspace = await services.of(tenancyFeature).workspaceRepo.get(dev.id)
   const { inbound, sandbox } = services.of(messagingFeature)
