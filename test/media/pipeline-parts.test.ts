@@ -1,7 +1,7 @@
 /** The pipeline's small parts on their own: sentence chunking, endpointing, the playout's heard-text cut. */
 import { describe, expect, test } from 'bun:test'
 import type { OutboundFrame } from '../../src/media/frames'
-import { Playout } from '../../src/media/playout'
+import { MAX_QUEUED_MS, Playout } from '../../src/media/playout'
 import { ClauseChunker, SentenceChunker } from '../../src/media/sentences'
 import { TurnDetector } from '../../src/media/turns'
 import { isBackchannel } from '../../src/media/phrases'
@@ -61,19 +61,38 @@ describe('playout', () => {
     let heard = null as string | null
     p.begin(1, (h) => (heard = h))
     const s = p.sentence('We are open from seven to seven every day.')
-    await p.audio(s, new Int16Array(8000)) // 1 s: ten chunks
+    await p.audio(s, new Int16Array(16_000)) // 2 s: twenty chunks
     p.sentenceDone(s)
     p.end()
-    // Only the lead (200 ms) goes at once; then one mark per chunk.
-    expect(sent.map((f) => f.kind)).toEqual(['audio', 'mark', 'audio', 'mark', 'audio', 'mark'])
-    // The caller heard the first three chunks (30%), then interrupted.
-    for (const f of sent.filter((f): f is Extract<OutboundFrame, { kind: 'mark' }> => f.kind === 'mark')) p.echo(f.name)
-    now = 250
+    // Only the lead (1 s) and the chunk that reaches it go at once, each followed by its mark.
+    expect(sent.map((f) => f.kind)).toEqual(Array.from({ length: 11 }, () => ['audio', 'mark']).flat())
+    // The caller heard the first six chunks (30%), then interrupted.
+    for (const f of sent.filter((f): f is Extract<OutboundFrame, { kind: 'mark' }> => f.kind === 'mark').slice(0, 6)) p.echo(f.name)
+    now = 650
     const cut = p.clear()!
     expect(cut.heard).toBe('We are open')
     expect(cut.unheardOfSentence).toBe('from seven to seven every day.')
     expect(heard).toBe('We are open')
     expect(sent.at(-1)).toEqual({ kind: 'clear' })
+  })
+})
+
+describe('playout backpressure', () => {
+  test('TTS waits once MAX_QUEUED_MS of audio waits to be sent; a clear lets it go', async () => {
+    let now = 0
+    const p = new Playout(() => true, { rate: 8000, chunkMs: 100, now: () => now })
+    p.begin(1, () => {})
+    const s = p.sentence('A long reply.')
+    let short = false
+    await p.audio(s, new Int16Array((8000 * MAX_QUEUED_MS) / 1000)).then(() => (short = true))
+    expect(short).toBe(true) // the lead went out, so what waits is under the bound
+    let long = false
+    const waiting = p.audio(s, new Int16Array((8000 * MAX_QUEUED_MS) / 1000)).then(() => (long = true))
+    await Bun.sleep(5)
+    expect(long).toBe(false)
+    p.clear()
+    await waiting
+    expect(long).toBe(true)
   })
 })
 
