@@ -7,6 +7,7 @@
  * chose the wait (`context.why`), and the wait is the chart's own delay.
  *
  *   opening ─reply.done→ listening ─speech.start→ callerSpeaking ─speech.pause→ maybeDone
+ *   callerSpeaking ─transcript→ (the words read as a whole turn: the reply may start early)
  *   maybeDone ─speech.start→ callerSpeaking (the caller went on: any early reply is cancelled)
  *   maybeDone ─after(endOfTurn)→ thinking ─reply.audio→ speaking ─reply.done→ listening
  *   speaking | thinking ─bargeIn→ interrupted ─speech.pause→ maybeDone
@@ -83,6 +84,8 @@ export const voiceTurnMachine = setup({
     },
     callerSpeaking: {
       on: {
+        // Words that already read as a whole turn may get their reply started before the pause.
+        transcript: { actions: [assign(({ event }) => ({ text: event.text, why: event.why, shape: event.shape })), 'preempt'] },
         'speech.pause': { target: 'maybeDone', actions: assign(({ event }) => ({ text: event.text, pausedAt: event.at, waitMs: event.waitMs, why: event.why, shape: event.shape })) },
       },
     },

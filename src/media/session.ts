@@ -158,7 +158,7 @@ export class VoiceSession {
       if (s.value === 'listening') this.armSilence()
     })
     this.chart.start()
-    parts.stt.onPartial?.((p) => this.partial(p.text))
+    parts.stt.onPartial?.((p) => this.partial(p.text, p.stable))
   }
 
   get state(): PipelineState {
@@ -257,14 +257,15 @@ export class VoiceSession {
   }
 
   /** What the engine heard so far changed: an early reply on other words is cancelled; a pause is judged again. */
-  private partial(text: string): void {
-    if (text === this.heard) return
+  private partial(text: string, stable: boolean): void {
+    if (this.parts.stt.turnCues === false || text === this.heard) return
     this.heard = text
     if (this.early && !sameWords(this.early.text, text)) this.dropEarly()
     const snapshot = this.chart.getSnapshot()
-    if (snapshot.value !== 'maybeDone') return
+    // While the caller still speaks, only words the engine will not revise may start a reply early.
+    if (snapshot.value !== 'maybeDone' && !(snapshot.value === 'callerSpeaking' && stable)) return
     const judged = endOfTurn(text, this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS)
-    const left = Math.max(0, judged.waitMs - (this.now() - snapshot.context.pausedAt))
+    const left = snapshot.value === 'maybeDone' ? Math.max(0, judged.waitMs - (this.now() - snapshot.context.pausedAt)) : judged.waitMs
     this.chart.send({ type: 'transcript', text, waitMs: left, why: judged.why, shape: judged.shape })
   }
 

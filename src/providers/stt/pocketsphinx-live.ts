@@ -158,6 +158,8 @@ export class PocketsphinxLiveStt implements SpeechToText {
 
 class LiveSession implements SttSession {
   readonly sampleRate = RATE
+  /** Its partial words are mostly wrong on phone audio (bench:wer): a turn is not judged by them. */
+  readonly turnCues = false
   private readonly listeners: ((p: SttPartial) => void)[] = []
   private readonly pending = new Map<number, { resolve: (text: string) => void; reject: (err: Error) => void }>()
   private next = 0

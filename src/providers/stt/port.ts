@@ -39,6 +39,12 @@ export interface SttSession {
    * pipeline's end-of-turn rules read it; engines that only transcribe on `finalize` never call it.
    */
   onPartial?(listener: (partial: SttPartial) => void): void
+  /**
+   * Whether its words are good enough to judge a turn by (end-of-turn rules, early replies); false
+   * for an engine that garbles most words (pocketsphinx: 78% word error rate on phone audio), whose
+   * turns then wait the rules' neutral time. True when absent.
+   */
+  readonly turnCues?: boolean
   /** Ends the session (the call ended); idempotent. */
   close(): Promise<void>
 }

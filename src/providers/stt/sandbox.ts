@@ -39,6 +39,11 @@ export class SandboxScripts {
       .join(' ')
   }
 
+  /** Every line said since the last take, whole. */
+  peekAll(callId: string): string {
+    return (this.lines.get(callId) ?? []).map((l) => l.text).join(' ')
+  }
+
   /** Lines said since the last take. */
   take(callId: string): string {
     const said = this.lines.get(callId) ?? []
@@ -72,7 +77,8 @@ export class SandboxStt implements SpeechToText {
         const now = scripts.peek(callId)
         if (now === heard) return
         heard = now
-        for (const l of partials) l({ text: now, stable: true, endOfSpeech: false })
+        // Final once every line said so far is heard whole, as an engine finalises after the last word.
+        for (const l of partials) l({ text: now, stable: now === scripts.peekAll(callId), endOfSpeech: false })
       },
       async finalize() {
         heard = ''

@@ -1,0 +1,169 @@
+/**
+ * bench:turns — the pause a caller lives: from the end of the caller's speech to the agent's first
+ * audio, measured the way the phone line sees it. The whole service runs here on 127.0.0.1 with the
+ * sandbox phone network; its callee is a real Twilio Media Streams client of `/media` that speaks
+ * espeak-ng sentences in real time, plays what it receives in real time and echoes marks. The
+ * callee's own log gives the headline number (its last word left → the agent's first audio
+ * arrived); each turn's record (`latencyTurns`) gives the stages inside the service.
+ *
+ *   bun bench/turns.ts                      both profiles, BENCH_TURNS (40) turns each
+ *   BENCH_PROFILES=local bun bench/turns.ts
+ *
+ * Profiles:
+ *  (a) local — the service's local engines: the live pocketsphinx decoder, the `local` model,
+ *      espeak-ng. No network, no keys.
+ *  (b) vendors — our Deepgram live, OpenAI-compatible and ElevenLabs adapters, unchanged, against
+ *      the local fakes speaking each vendor's protocol with the published latencies of
+ *      test/fakes/realistic-delays.ts (Deepgram final 250 ms after the audio, first LLM token
+ *      350 ms then 12 ms a token, ElevenLabs first audio 200 ms).
+ * Also the end-of-turn rules on a corpus of complete and unfinished utterances: how often they
+ * would cut a caller off, and what a complete turn waits.
+ *
+ * Targets (README "Benchmarks"): vendors p50 ≤ 500 ms, p95 ≤ 800 ms; local p50 ≤ 600 ms.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../src/config'
+import { callsFeature } from '../src/features/calls'
+import { createLogger } from '../src/logger'
+import { endOfTurn } from '../src/media/end-of-turn'
+import { startServer } from '../src/server'
+import { startDeepgramFake } from '../test/fakes/deepgram'
+import { startOpenAIFake } from '../test/fakes/openai'
+import { REALISTIC, REALISTIC_OPTIONS } from '../test/fakes/realistic-delays'
+import { startSpeechFake } from '../test/fakes/speech-vendors'
+import { TURN_CORPUS } from './turn-corpus'
+
+const TURNS = Number(process.env.BENCH_TURNS ?? 40)
+const PROFILES = (process.env.BENCH_PROFILES ?? 'local,vendors').split(',').map((p) => p.trim())
+/** Questions a caller asks, one a turn; plain sentences with no inner pause, as a person asks them. */
+const QUESTIONS = [
+  'What time do you open on Sunday?',
+  'Do you have parking for customers?',
+  'Can I bring my dog inside?',
+  'How much is a large coffee?',
+]
+const KNOWLEDGE = 'Opening hours\n\nWe open at eight on Sundays and at seven on weekdays.\n\nParking\n\nFree parking for customers is behind the shop.\n\nDogs\n\nDogs are welcome inside on a lead.\n\nPrices\n\nA large coffee costs four dollars.'
+const KEY = 'sk-bench-turns-0123456789'
+/** A call's four questions and answers take ~20 s; one whose caller waits on an unanswered line ends here. */
+const CALL_MS = 45_000
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN
+}
+const fmt = (xs: number[]) => (xs.length ? `p50 ${Math.round(pct(xs, 50))} ms, p95 ${Math.round(pct(xs, 95))} ms` : 'n/a')
+
+interface Measured {
+  /** Callee side: its last word left → the agent's first audio arrived. */
+  caller: number[]
+  /** Lines the agent never answered (the engine heard nothing in them), or never said. */
+  unanswered: number
+  stages: Record<string, number[]>
+}
+
+async function profile(name: string): Promise<Measured> {
+  const dir = mkdtempSync(join(tmpdir(), `bench-turns-${name}-`))
+  const stops: (() => unknown)[] = []
+  const env: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', TELEPHONY_PROVIDER: 'sandbox' }
+  let model = 'local'
+  let deepgram: ReturnType<typeof startDeepgramFake> | null = null
+  if (name === 'local') Object.assign(env, { STT_PROVIDER: 'pocketsphinx', TTS_PROVIDER: 'espeak' })
+  else {
+    deepgram = startDeepgramFake(KEY, REALISTIC_OPTIONS.deepgram)
+    const openai = startOpenAIFake({ apiKey: KEY, ...REALISTIC_OPTIONS.openai, defaultReply: 'Sure, we open at eight on Sundays and at seven on weekdays.' })
+    const eleven = startSpeechFake(KEY, REALISTIC_OPTIONS.elevenlabs)
+    stops.push(() => deepgram!.stop(), () => openai.stop(), () => eleven.stop())
+    Object.assign(env, {
+      STT_PROVIDER: 'deepgram',
+      TTS_PROVIDER: 'elevenlabs',
+      DEEPGRAM_API_KEY: KEY,
+      DEEPGRAM_BASE_URL: deepgram.url,
+      ELEVENLABS_API_KEY: KEY,
+      ELEVENLABS_BASE_URL: eleven.url,
+      OPENAI_API_KEY: KEY,
+      OPENAI_BASE_URL: openai.baseUrl,
+    })
+    model = 'gpt-4o-mini'
+  }
+  const server = await startServer(loadConfig(env), createLogger('silent'))
+  const base = server.url
+  const token = server.consoleToken
+  const call = async (method: string, path: string, auth: string, body?: unknown) => {
+    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+    return { status: res.status, body: (await res.json().catch(() => null)) as any }
+  }
+  const out: Measured = { caller: [], unanswered: 0, stages: {} }
+  try {
+    const dev = (await call('POST', '/console/workspaces', token, { name: 'Bench turns', plan: 'enterprise' })).body
+    const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Bean There', model, voice: { answersCalls: true } })).body.id
+    await call('POST', `/api/v1/agents/${agent}/knowledge`, dev.key, { text: KNOWLEDGE, title: 'Shop FAQ' })
+    await call('POST', `/agents/${agent}/publish`, dev.key, {})
+    await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, token, { number: '+14155550100', source: 'rented', agent })
+    const { sandbox } = server.services.of(callsFeature)
+    const tries = await server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
+    for (let n = 0; out.caller.length < TURNS; n++) {
+      const phone = `+1415555${String(1000 + n).padStart(4, '0')}`
+      await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
+      await call('PUT', `/console/sandbox/phones/${encodeURIComponent(phone)}`, token, { pickup: 'answer', ringMs: 0, lines: QUESTIONS, hangupAfterMs: CALL_MS })
+      deepgram?.utterances.push(...QUESTIONS)
+      const placed = await call('POST', '/api/v1/calls', dev.key, { to: phone, purpose: 'Hello from Bean There.' })
+      if (placed.status !== 202) throw new Error(`POST /calls answered ${placed.status}: ${JSON.stringify(placed.body)}`)
+      const id = placed.body.id as string
+      // The callee hangs up once it has said its lines and heard the answer to the last (or after
+      // CALL_MS: a line the engine heard as nothing gets no answer, and the callee waits for one).
+      const deadline = Date.now() + CALL_MS + 15_000
+      let row: any = null
+      let callee: ReturnType<typeof sandbox.callee> | null = null
+      while (Date.now() < deadline) {
+        row = (await tries.find({ callId: id }))[0]
+        // Held while the call is live: the network lets go of its callee once it hangs up.
+        if (!callee && row?.callRef) callee = sandbox.callee(row.callRef)
+        if (row?.media === 'done') break
+        await Bun.sleep(100)
+      }
+      for (const t of callee?.log.turns ?? []) if (t.agentAudioAt !== null) out.caller.push(t.agentAudioAt - t.speechEndedAt)
+      for (const stage of row?.latencyTurns ?? []) for (const [k, v] of Object.entries(stage)) if (typeof v === 'number') (out.stages[k] ??= []).push(v)
+      out.unanswered += (callee?.log.turns ?? []).filter((t) => t.agentAudioAt === null).length + QUESTIONS.length - (callee?.log.turns.length ?? 0)
+      if (n >= 2 * Math.ceil(TURNS / QUESTIONS.length) && out.caller.length === 0) throw new Error(`no turn was answered (last call ${id}: ${row?.status}, ${row?.error ?? 'no error'})`)
+    }
+  } finally {
+    await server.stop()
+    for (const s of stops) await s()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return out
+}
+
+function corpus(): void {
+  let cut = 0
+  let unfinished = 0
+  const waits: number[] = []
+  for (const u of TURN_CORPUS) {
+    const { waitMs } = endOfTurn(u.heard)
+    if (u.goesOn) {
+      unfinished++
+      if (waitMs < u.pauseMs) cut++
+    } else waits.push(waitMs)
+  }
+  console.log(`end-of-turn corpus (${TURN_CORPUS.length} utterances): cuts off ${cut} of ${unfinished} unfinished ones (${Math.round((100 * cut) / unfinished)}%); a complete turn waits ${fmt(waits)}`)
+}
+
+console.log(`bench:turns — ${TURNS} turns a profile; vendor delays: Deepgram final ${REALISTIC.deepgramFinalMs} ms, first LLM token ${REALISTIC.openaiFirstTokenMs} ms (+${REALISTIC.openaiTokenMs} ms a token), ElevenLabs first audio ${REALISTIC.elevenlabsFirstAudioMs} ms`)
+corpus()
+for (const name of PROFILES) {
+  const m = await profile(name)
+  console.log(`\n(${name === 'local' ? 'a' : 'b'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
+  console.log(`  caller's last word → agent's first audio (at the caller): ${fmt(m.caller)}`)
+  const labels: Record<string, string> = {
+    endpointingMs: 'end of speech → turn ended (endpointing)',
+    sttMs: '→ final transcript',
+    llmFirstTokenMs: '→ first LLM token (0: it came before the final, an early reply)',
+    ttsFirstByteMs: 'first token → first TTS audio',
+    toFirstAudioMs: 'end of speech → first agent frame sent',
+    toFirstHeardMs: 'end of speech → its mark echoed (heard)',
+  }
+  for (const [k, label] of Object.entries(labels)) console.log(`  ${label}: ${fmt(m.stages[k] ?? [])}`)
+}
+process.exit(0)
