@@ -1,13 +1,13 @@
 /**
  * The agent's audio to the line, paced, and what the caller actually heard.
  *
- * Audio is cut into CHUNK_MS chunks and sent in real time, keeping LEAD_MS buffered at the far end,
- * so that a stall of this process (or of the machine it runs on) shorter than that is not heard.
- * Barge-in does not wait for that audio: `clear` makes the line drop what it buffered at once.
- * Each chunk is followed by a `mark`; the line echoes a mark when it has played everything before it, so the
- * last echoed mark says how much of the reply the caller heard: the turn's text is cut there, to
- * the last whole word (Twilio also echoes the marks a `clear` dropped, so echoes after a clear do
- * not count).
+ * Audio is cut into CHUNK_MS chunks and sent in real time, keeping LEAD_MS buffered at the far
+ * end, so that a stall of this process (or of the machine it runs on) shorter than that is not
+ * heard. Barge-in does not wait for that audio: `clear` makes the line drop what it buffered at
+ * once. Each chunk is followed by a `mark`; the line echoes a mark when it has played everything
+ * before it, so the last echoed mark says how much of the reply the caller heard: the turn's text
+ * is cut there, to the last whole word (Twilio also echoes the marks a `clear` dropped, so echoes
+ * after a clear do not count).
  */
 import type { OutboundFrame } from './frames'
 
@@ -15,11 +15,12 @@ import type { OutboundFrame } from './frames'
 export const CHUNK_MS = 100
 /**
  * Audio kept ahead of the line: what a stall can take before the caller hears a gap. bench:soak
- * (300 calls placed at 20 a second on this 2-core machine while others ran tests on it) measured
- * the sends of a live call held up by up to ~250 ms once call set-up work was bounded, and by
- * 0.8–1.7 s before; 200 ms let 300 of 300 callers hear gaps. A second rides out the first with
- * room to spare. It costs nothing at barge-in (Twilio, the sandbox callee and the WebRTC link
- * all drop their buffer on `clear`), and marks still say what was played.
+ * (300 calls placed at 20 a second on this 2-core machine) measured the longest a playing call
+ * waited for its next chunk at 130–150 ms with the machine otherwise quiet, 230–310 ms with a
+ * CPU hog on one core, and 0.75–1.2 s while other engineers' benchmarks ran on it. 200 ms (the
+ * line then holds 200–300 ms) is at the edge of the second and loses the third; a second covers
+ * them. It costs nothing at barge-in (Twilio, the sandbox callee and the WebRTC link all drop
+ * their buffer on `clear`), and marks still say what was played.
  */
 export const LEAD_MS = 1_000
 /**
