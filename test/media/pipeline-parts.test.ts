@@ -65,7 +65,7 @@ describe('playout', () => {
     p.sentenceDone(s)
     p.end()
     // Only the lead (1 s) and the chunk that reaches it go at once, each followed by its mark.
-    expect(sent.map((f) => f.kind)).toEqual(Array.from({ length: 11 }, () => ['audio', 'mark']).flat())
+    expect(sent.map((f) => f.kind)).toEqual(Array.from({ length: 11 }, () => ['audio', 'mark'] as const).flat())
     // The caller heard the first six chunks (30%), then interrupted.
     for (const f of sent.filter((f): f is Extract<OutboundFrame, { kind: 'mark' }> => f.kind === 'mark').slice(0, 6)) p.echo(f.name)
     now = 650
