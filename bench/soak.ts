@@ -1,0 +1,353 @@
+/**
+ * bench:soak — do callers already on the line hear gaps while more calls dial in? The service runs
+ * in its own process on 127.0.0.1 with TELEPHONY_PROVIDER=twilio, pointed at a local fake of
+ * Twilio's REST API (test/fakes/twilio.ts) that lives in this process. This process then plays
+ * Twilio for every call: it places BENCH_CALLS (300) calls through `POST /api/v1/calls` at
+ * BENCH_RATE (20) a second on a fixed schedule (an open loop), answers each with a signed
+ * `in-progress` status callback, and opens the call's media stream as Twilio does (the TwiML's
+ * Stream URL, X-Twilio-Signature on the upgrade, the token as a custom parameter).
+ *
+ *   bun bench/soak.ts            (BENCH_CALLS=100 BENCH_RATE=10 for a quicker run)
+ *
+ * Each callee is a Media Streams peer that listens: it sends 20 ms of mu-law silence every 20 ms,
+ * plays the agent's audio in real time (a buffer that drains at 8,000 samples a second), echoes a
+ * mark once the audio before it has played, and drops its buffer on `clear`. A frame that arrives
+ * after the buffer ran dry by more than GAP_MS is a gap the caller heard. A listening caller hears
+ * one agent turn in the time it is held (the purpose, 15–16 s of speech; the agent's silence
+ * goodbye comes 30 s after it), so any audio after a dry spell is a gap inside that turn.
+ *
+ * Prints: calls with a gap (during the ramp and after it), the worst gap, POST → first agent audio
+ * p50/p95, the service's CPU (per call, and as a share of a core during the ramp and the hold) and
+ * resident memory per live call (both from /proc), and this process's own event-loop stalls (a
+ * stall here would look like a gap, so they are counted). Every call is hung up HOLD_MS after its
+ * stream started; the run stops by itself, on loopback only.
+ *
+ * Engines: espeak-ng speaks (the local TTS, a process per sentence), Silero listens (the VAD on
+ * every frame of every call), and speech-to-text is the Deepgram adapter streaming every frame to
+ * a local fake of Deepgram's live API (test/fakes/deepgram.ts) in this process, as a hosted
+ * deployment would. BENCH_STT=local leaves the service its own local engine instead: the live
+ * pocketsphinx decoder holds a worker thread and ~95 MB a call, so 300 calls do not fit this
+ * machine's memory with it. BENCH_PROFILE=<dir> writes the service's CPU profile there.
+ */
+import { rmSync, readFileSync } from 'node:fs'
+import { twilioSignature } from '../src/providers/telephony/twilio-signature'
+import { startDeepgramFake } from '../test/fakes/deepgram'
+import { startTwilioFake } from '../test/fakes/twilio'
+import { cpuMs, startBenchService } from './service'
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 300)
+const RATE = Number(process.env.BENCH_RATE ?? 20)
+const STT = process.env.BENCH_STT ?? 'deepgram'
+/**
+ * How long each callee stays on after its stream starts: the purpose below takes 15–16 s at
+ * espeak-ng's 175 words a minute, and the agent's silence goodbye comes 30 s after it ends, so
+ * 25 s hears the whole opening and nothing else.
+ */
+const HOLD_MS = Number(process.env.BENCH_HOLD_MS ?? 25_000)
+/** Audible: 40 ms without audio is two of Twilio's 20 ms frames missing, a clear click or stutter. */
+const GAP_MS = 40
+const FRAME_MS = 20
+const FRAME = 160
+const RATE_HZ = 8_000
+/** Bounds on the run: at most 2,000 calls, and every wait below gives up. */
+const MAX_CALLS = 2_000
+/** A stream still not attached this long after its call was answered counts as failed. */
+const ATTACH_TIMEOUT_MS = 10_000
+/** Refused with 4409 while the answer's status callback is still being applied: retried this often, this many times. */
+const ATTACH_RETRY_MS = 50
+const ATTACH_RETRIES = 20
+/**
+ * What the agent says first, 15–16 s of speech within SPEC.md's 300 characters. Its first sentence
+ * is each call's own (a name, a day, a time: 1,200 combinations), as a clinic's reminders are;
+ * the rest is the campaign's, the same on every call (the service may keep its audio cached).
+ */
+const NAMES = ['Maria', 'James', 'Aisha', 'Chen', 'Olga', 'Pedro', 'Fatima', 'Liam', 'Priya', 'Noah', 'Yuki', 'Omar', 'Sofia', 'Ivan', 'Grace', 'Mateo', 'Leila', 'Tom', 'Ana', 'Kwame']
+const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday']
+const TIMES = ['nine', 'half past nine', 'ten', 'half past ten', 'eleven', 'noon', 'one', 'two', 'half past two', 'three', 'four', 'five']
+const purposeOf = (i: number) =>
+  `Hello ${NAMES[i % 20]}, this is the clinic calling about your appointment on ${DAYS[Math.floor(i / 20) % 5]} at ${TIMES[Math.floor(i / 100) % 12]}. We would like to confirm the time with you, and tell you what to bring. Please have your insurance card ready, and arrive ten minutes early. If the time does not suit you, we can find another one.`
+
+if (!(CALLS > 0 && CALLS <= MAX_CALLS) || !(RATE > 0 && RATE <= 200) || !(HOLD_MS >= 1_000 && HOLD_MS <= 120_000) || !['deepgram', 'local'].includes(STT)) {
+  console.error(`bench:soak: BENCH_CALLS must be 1–${MAX_CALLS}, BENCH_RATE 1–200, BENCH_HOLD_MS 1,000–120,000, BENCH_STT deepgram or local`)
+  process.exit(2)
+}
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN
+}
+const numberOf = (i: number) => `+1415${String(3_000_000 + i).padStart(7, '0')}`
+/** The whole machine's busy and total CPU time (jiffies) from /proc/stat: how contended the cores were. */
+const hostCpu = () => {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  const idle = f[3]! + f[4]!
+  const total = f.reduce((a, b) => a + b, 0)
+  return { busy: total - idle, total }
+}
+const busyShare = (a: { busy: number; total: number }, b: { busy: number; total: number }) => (100 * (b.busy - a.busy)) / Math.max(1, b.total - a.total)
+/** ns a thread has run and has waited runnable for a core, from /proc/<pid>/task/<tid>/schedstat: a busy machine shows as waiting. */
+const schedNs = (pid: number) => {
+  const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number)
+  return { run: run!, wait: wait! }
+}
+const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN)
+
+const SILENCE_B64 = Buffer.alloc(FRAME, 0xff).toString('base64')
+
+/** One callee: Twilio's side of a media stream, listening. */
+class Peer {
+  ws: WebSocket | null = null
+  streamSid = `MZ${crypto.randomUUID().replace(/-/g, '')}`
+  chunk = 0
+  startedAt = 0
+  /** When the agent audio buffered so far will have played; null before any (or after a clear). */
+  dryAt: number | null = null
+  marks: { name: string; at: number }[] = []
+  firstAudioAt: number | null = null
+  gaps: { at: number; ms: number }[] = []
+  /** Time since the previous agent frame, for each frame after the first: how long the service left this caller on its buffer. */
+  waits: number[] = []
+  lastAudioAt: number | null = null
+  /** The stages of set-up: the POST answered, the answer's status callback answered, the socket open. */
+  placedAt = 0
+  answeredAt = 0
+  openedAt = 0
+  closedCode: number | null = null
+  done = false
+
+  constructor(
+    readonly index: number,
+    readonly postedAt: number,
+  ) {}
+
+  open(url: string, signature: string, token: string, callSid: string): Promise<number | null> {
+    return new Promise((resolve) => {
+      // Bun's WebSocket takes headers: the upgrade carries X-Twilio-Signature as Twilio's does.
+      const ws = new WebSocket(url, { headers: { 'x-twilio-signature': signature } } as never)
+      this.ws = ws
+      let settled = false
+      ws.onopen = () => {
+        ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }))
+        ws.send(
+          JSON.stringify({
+            event: 'start',
+            sequenceNumber: '1',
+            start: { streamSid: this.streamSid, accountSid: 'ACbench', callSid, tracks: ['inbound'], customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: RATE_HZ, channels: 1 } },
+            streamSid: this.streamSid,
+          }),
+        )
+        this.startedAt = this.openedAt = performance.now()
+        live.add(this)
+      }
+      ws.onmessage = (e) => {
+        if (!settled) {
+          settled = true
+          resolve(null)
+        }
+        this.receive(String(e.data))
+      }
+      ws.onclose = (e) => {
+        live.delete(this)
+        this.closedCode = e.code
+        if (!settled) {
+          settled = true
+          resolve(e.code)
+        }
+      }
+    })
+  }
+
+  receive(raw: string): void {
+    const now = performance.now()
+    const m = JSON.parse(raw) as { event: string; media?: { payload: string }; mark?: { name: string } }
+    if (m.event === 'media') {
+      const samples = (m.media!.payload.length * 3) / 4 - (m.media!.payload.endsWith('==') ? 2 : m.media!.payload.endsWith('=') ? 1 : 0)
+      this.firstAudioAt ??= now
+      if (this.lastAudioAt !== null) this.waits.push(now - this.lastAudioAt)
+      this.lastAudioAt = now
+      if (this.dryAt !== null && now - this.dryAt > GAP_MS) this.gaps.push({ at: now, ms: now - this.dryAt })
+      this.dryAt = Math.max(this.dryAt ?? now, now) + (samples * 1000) / RATE_HZ
+    } else if (m.event === 'mark') {
+      this.marks.push({ name: m.mark!.name, at: this.dryAt ?? now })
+      this.echoDue(now)
+    } else if (m.event === 'clear') {
+      this.dryAt = null
+      for (const mark of this.marks.splice(0)) this.echo(mark.name)
+    }
+  }
+
+  /** Twilio's 20 ms: the caller's frame goes out, marks whose audio has played are echoed. */
+  tick(now: number): void {
+    const due = Math.floor((now - this.startedAt) / FRAME_MS)
+    while (this.chunk < due) {
+      this.chunk++
+      this.ws!.send(`{"event":"media","sequenceNumber":"${this.chunk + 1}","media":{"track":"inbound","chunk":"${this.chunk}","timestamp":"${this.chunk * FRAME_MS}","payload":"${SILENCE_B64}"},"streamSid":"${this.streamSid}"}`)
+    }
+    this.echoDue(now)
+    if (now - this.startedAt >= HOLD_MS) this.hangUp()
+  }
+
+  echoDue(now: number): void {
+    while (this.marks.length && this.marks[0]!.at <= now) this.echo(this.marks.shift()!.name)
+  }
+
+  echo(name: string): void {
+    this.ws?.send(JSON.stringify({ event: 'mark', sequenceNumber: String(this.chunk + 1), streamSid: this.streamSid, mark: { name } }))
+  }
+
+  hangUp(): void {
+    if (this.done) return
+    this.done = true
+    live.delete(this)
+    this.ws?.send(JSON.stringify({ event: 'stop', sequenceNumber: String(this.chunk + 2), streamSid: this.streamSid, stop: { accountSid: 'ACbench', callSid: 'bench' } }))
+    this.ws?.close(1000)
+    hungUp.push(this)
+  }
+}
+
+const live = new Set<Peer>()
+const hungUp: Peer[] = []
+
+const fake = startTwilioFake()
+const DEEPGRAM_KEY = 'bench-soak-deepgram-key'
+const deepgram = STT === 'deepgram' ? startDeepgramFake(DEEPGRAM_KEY) : null
+const { service, base, dir, token } = await startBenchService('soak', {
+  TELEPHONY_PROVIDER: 'twilio',
+  TWILIO_ACCOUNT_SID: fake.accountSid,
+  TWILIO_AUTH_TOKEN: fake.authToken,
+  TWILIO_API_BASE_URL: fake.url,
+  ...(deepgram ? { STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: DEEPGRAM_KEY, DEEPGRAM_BASE_URL: deepgram.url } : { STT_PROVIDER: 'pocketsphinx' }),
+  TTS_PROVIDER: 'espeak',
+})
+const request = async (method: string, path: string, auth: string, body?: unknown) => {
+  const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  return { status: res.status, body: (await res.json().catch(() => null)) as any }
+}
+
+// This process's own event loop: a stall here delays frames we receive and would read as a gap.
+const stalls: { at: number; ms: number }[] = []
+let lastProbe = performance.now()
+const probe = setInterval(() => {
+  const now = performance.now()
+  if (now - lastProbe > 10 + GAP_MS) stalls.push({ at: now, ms: now - lastProbe - 10 })
+  lastProbe = now
+}, 10)
+const pacer = setInterval(() => {
+  const now = performance.now()
+  for (const p of live) p.tick(now)
+}, FRAME_MS)
+
+try {
+  const dev = (await request('POST', '/console/workspaces', token, { name: 'Bench soak', plan: 'enterprise' })).body
+  const agent = (await request('POST', '/api/v1/agents', dev.key, { name: 'Bench soak', voice: { answersCalls: true } })).body.id
+  const published = await request('POST', `/agents/${agent}/publish`, dev.key, {})
+  if (published.status !== 200) throw new Error(`could not publish the agent: ${published.status} ${JSON.stringify(published.body)}`)
+  await request('POST', `/console/workspaces/${dev.id}/phone-numbers`, token, { number: '+14155550100', source: 'rented', agent })
+  for (let i = 0; i < CALLS; i++) await request('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone: numberOf(i) })
+
+  const peers: Peer[] = []
+  let refused = 0
+  let attachFailed = 0
+  let attachRetries = 0
+  /** Place call i, answer it, open its stream. */
+  const run = async (i: number) => {
+    const postedAt = performance.now()
+    const r = await request('POST', '/api/v1/calls', dev.key, { to: numberOf(i), purpose: purposeOf(i) })
+    if (r.status !== 202) return void refused++
+    const placedAt = performance.now()
+    const id = r.body.id as string
+    const sent = fake.calls.find((c) => c.form.get('Twiml')?.includes(`/media/${id}"`))
+    if (!sent) return void refused++
+    const twiml = sent.form.get('Twiml')!
+    const streamUrl = /<Stream url="([^"]+)"/.exec(twiml)![1]!
+    const mediaToken = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!
+    if ((await fake.callback(sent.sid, { CallStatus: 'in-progress' })) !== 204) return void attachFailed++
+    const answeredAt = performance.now()
+    // The TwiML names the service's PUBLIC_BASE_URL (localhost:port); we dial the loopback address it serves on.
+    const dial = streamUrl.replace(/^ws:\/\/[^/]+/, base.replace(/^http/, 'ws'))
+    const signature = twilioSignature(fake.authToken, streamUrl, {})
+    const deadline = performance.now() + ATTACH_TIMEOUT_MS
+    for (let attempt = 0; ; attempt++) {
+      const peer = new Peer(i, postedAt)
+      peer.placedAt = placedAt
+      peer.answeredAt = answeredAt
+      const closed = await peer.open(dial, signature, mediaToken, sent.sid)
+      if (closed === null) {
+        peers.push(peer)
+        return
+      }
+      if (closed !== 4409 || attempt >= ATTACH_RETRIES || performance.now() > deadline) return void attachFailed++
+      attachRetries++
+      await Bun.sleep(ATTACH_RETRY_MS)
+    }
+  }
+
+  const cpuStart = cpuMs(service.pid)
+  const loopStart = cpuMs(service.pid, true)
+  const rssStart = rssKb(service.pid)
+  const hostStart = hostCpu()
+  const schedStart = schedNs(service.pid)
+  const selfStart = cpuMs(process.pid)
+  const rampStart = performance.now()
+  const running: Promise<void>[] = []
+  for (let i = 0; i < CALLS; i++) {
+    const wait = rampStart + (i * 1000) / RATE - performance.now()
+    if (wait > 0.5) await Bun.sleep(wait)
+    running.push(run(i).catch(() => void attachFailed++))
+  }
+  await Promise.all(running)
+  const rampEnd = performance.now()
+  const cpuRamp = cpuMs(service.pid)
+  const hostRamp = hostCpu()
+  const schedRamp = schedNs(service.pid)
+  const selfRamp = cpuMs(process.pid)
+  // Every placed call is live now (none is held shorter than the ramp takes to place the rest at the default sizes).
+  const rssPeak = rssKb(service.pid)
+  const livePeak = live.size
+  // The hold: until every callee has hung up (each HOLD_MS after its stream started), bounded.
+  const holdDeadline = performance.now() + HOLD_MS + ATTACH_TIMEOUT_MS
+  while (live.size && performance.now() < holdDeadline) await Bun.sleep(100)
+  for (const p of [...live]) p.hangUp()
+  const holdEnd = performance.now()
+  const cpuEnd = cpuMs(service.pid)
+  const loopEnd = cpuMs(service.pid, true)
+  const hostEnd = hostCpu()
+  const selfEnd = cpuMs(process.pid)
+
+  const withGap = peers.filter((p) => p.gaps.length)
+  const rampGaps = peers.filter((p) => p.gaps.some((g) => g.at <= rampEnd))
+  const worst = Math.max(0, ...peers.flatMap((p) => p.gaps.map((g) => g.ms)))
+  const perCallGap = withGap.map((p) => p.gaps.reduce((n, g) => n + g.ms, 0))
+  const ms = (x: number) => `${x.toFixed(0)} ms`
+  const waits = peers.flatMap((p) => p.waits)
+  const heard = peers.filter((p) => p.firstAudioAt !== null)
+  const stage = (f: (p: Peer) => number) => {
+    const xs = heard.map(f)
+    return `${ms(percentile(xs, 50))}/${ms(percentile(xs, 95))}`
+  }
+  const firstAudio = peers.filter((p) => p.firstAudioAt !== null).map((p) => p.firstAudioAt! - p.postedAt)
+  const rampS = (rampEnd - rampStart) / 1000
+  const holdS = (holdEnd - rampEnd) / 1000
+  console.log(`bench:soak — ${CALLS} calls placed at ${RATE}/s through POST /api/v1/calls (Twilio's REST API and media streams played by this process over loopback), callees listening, held ${HOLD_MS / 1000} s each; espeak-ng, Silero, ${deepgram ? "Deepgram's adapter against its local fake" : 'the local pocketsphinx engine'}`)
+  console.log(`  streams: ${peers.length} attached (${attachRetries} retried after 4409), ${refused} placements refused, ${attachFailed} failed to attach; ${livePeak} live at the end of the ramp; ${firstAudio.length} heard the agent`)
+  console.log(`  calls with a gap (> ${GAP_MS} ms of silence inside the agent's turn): ${withGap.length}/${peers.length} (${rampGaps.length} during the ${rampS.toFixed(1)} s ramp); worst gap ${ms(worst)}; gap per affected call p50 ${ms(percentile(perCallGap, 50) || 0)}, max ${ms(Math.max(0, ...perCallGap))}`)
+  console.log(`  longest the service sent a playing caller nothing (the lead must cover it): p99 ${ms(percentile(waits, 99))}, p99.9 ${ms(percentile(waits, 99.9))}, max ${ms(Math.max(0, ...waits))}`)
+  console.log(`  POST → first agent audio at the callee: p50 ${ms(percentile(firstAudio, 50))}, p95 ${ms(percentile(firstAudio, 95))}, max ${ms(Math.max(...firstAudio))}; p50/p95 of its stages: POST ${stage((p) => p.placedAt - p.postedAt)}, answer callback ${stage((p) => p.answeredAt - p.placedAt)}, socket open ${stage((p) => p.openedAt - p.answeredAt)}, first audio ${stage((p) => p.firstAudioAt! - p.openedAt)}`)
+  console.log(
+    `  service CPU: ${((cpuEnd - cpuStart) / peers.length).toFixed(1)} ms per call (event loop ${((loopEnd - loopStart) / peers.length).toFixed(1)}), ${((100 * (cpuRamp - cpuStart)) / 1000 / rampS).toFixed(0)}% of a core during the ramp, ${((100 * (cpuEnd - cpuRamp)) / 1000 / holdS).toFixed(0)}% during the hold; resident memory ${((rssPeak - rssStart) / Math.max(1, livePeak)).toFixed(0)} KB per live call (${(rssStart / 1024).toFixed(0)} → ${(rssPeak / 1024).toFixed(0)} MB)`,
+  )
+  console.log(
+    `  the machine: ${busyShare(hostStart, hostRamp).toFixed(0)}% of its cores busy during the ramp (the service's event loop ran ${((schedRamp.run - schedStart.run) / 1e7 / rampS).toFixed(0)}% of it and waited for a core ${((schedRamp.wait - schedStart.wait) / 1e7 / rampS).toFixed(0)}%), ${busyShare(hostRamp, hostEnd).toFixed(0)}% during the hold (this process ${((100 * (selfRamp - selfStart)) / 1000 / rampS).toFixed(0)}% and ${((100 * (selfEnd - selfRamp)) / 1000 / holdS).toFixed(0)}% of a core); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; this process's event loop stalled > ${GAP_MS} ms ${stalls.length} times (worst ${ms(Math.max(0, ...stalls.map((s) => s.ms)))})`,
+  )
+  console.log(`  target: 0 calls with a gap — ${withGap.length === 0 ? 'met' : 'NOT MET'}`)
+} finally {
+  clearInterval(probe)
+  clearInterval(pacer)
+  for (const p of [...live]) p.hangUp()
+  if (service.exitCode === null && service.signalCode === null) service.kill('SIGTERM')
+  await service.exited
+  await fake.stop()
+  deepgram?.stop()
+  rmSync(dir, { recursive: true, force: true })
+}
+process.exit(0)
