@@ -16,11 +16,13 @@
  * one agent turn in the time it is held (the purpose, 15–16 s of speech; the agent's silence
  * goodbye comes 30 s after it), so any audio after a dry spell is a gap inside that turn.
  *
- * Prints: calls with a gap (during the ramp and after it), the worst gap, POST → first agent audio
- * p50/p95, the service's CPU (per call, and as a share of a core during the ramp and the hold) and
- * resident memory per live call (both from /proc), and this process's own event-loop stalls (a
- * stall here would look like a gap, so they are counted). Every call is hung up HOLD_MS after its
- * stream started; the run stops by itself, on loopback only.
+ * Prints: calls with a gap (during the ramp and after it), the worst gap, the longest a playing
+ * caller waited for its next audio (what the service's playout lead must cover), POST → first
+ * agent audio p50/p95 and its stages, the service's CPU (per call, and as a share of a core during
+ * the ramp and the hold) and resident memory per live call, how busy the machine was and how long
+ * the service's event loop waited for a core (all from /proc), and this process's own event-loop
+ * stalls (a stall here would look like a gap, so they are counted). Every call is hung up HOLD_MS
+ * after its stream started; the run stops by itself (RUN_LIMIT_MS at most), on loopback only.
  *
  * Engines: espeak-ng speaks (the local TTS, a process per sentence), Silero listens (the VAD on
  * every frame of every call), and speech-to-text is the Deepgram adapter streaming every frame to
@@ -51,7 +53,9 @@ const FRAME = 160
 const RATE_HZ = 8_000
 /** Bounds on the run: at most 2,000 calls, and every wait below gives up. */
 const MAX_CALLS = 2_000
-/** A stream still not attached this long after its call was answered counts as failed. */
+/** The whole run: a minute for set-up (contacts over HTTP, ~3 s here), the ramp, the hold, and a minute more; past it the run stops, failed. */
+const RUN_LIMIT_MS = 60_000 + (CALLS / RATE) * 1000 + HOLD_MS + 60_000
+/** A stream not attached, or not sent the agent's first message, this long after its call was answered counts as failed. */
 const ATTACH_TIMEOUT_MS = 10_000
 /** Refused with 4409 while the answer's status callback is still being applied: retried this often, this many times. */
 const ATTACH_RETRY_MS = 50
@@ -112,13 +116,9 @@ class Peer {
   placedAt = 0
   answeredAt = 0
   openedAt = 0
-  closedCode: number | null = null
   done = false
 
-  constructor(
-    readonly index: number,
-    readonly postedAt: number,
-  ) {}
+  constructor(readonly postedAt: number) {}
 
   open(url: string, signature: string, token: string, callSid: string): Promise<number | null> {
     return new Promise((resolve) => {
@@ -126,6 +126,13 @@ class Peer {
       const ws = new WebSocket(url, { headers: { 'x-twilio-signature': signature } } as never)
       this.ws = ws
       let settled = false
+      // Nothing from the service in time: a failed attach (1011, as the bridge's own internal error).
+      const timer = setTimeout(() => {
+        if (settled) return
+        settled = true
+        ws.close()
+        resolve(1011)
+      }, ATTACH_TIMEOUT_MS)
       ws.onopen = () => {
         ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }))
         ws.send(
@@ -142,15 +149,16 @@ class Peer {
       ws.onmessage = (e) => {
         if (!settled) {
           settled = true
+          clearTimeout(timer)
           resolve(null)
         }
         this.receive(String(e.data))
       }
       ws.onclose = (e) => {
         live.delete(this)
-        this.closedCode = e.code
         if (!settled) {
           settled = true
+          clearTimeout(timer)
           resolve(e.code)
         }
       }
@@ -209,6 +217,12 @@ const live = new Set<Peer>()
 const hungUp: Peer[] = []
 
 const fake = startTwilioFake()
+let stopService = () => {}
+const watchdog = setTimeout(() => {
+  console.error(`bench:soak: gave up after ${RUN_LIMIT_MS / 1000} s`)
+  stopService()
+  process.exit(1)
+}, RUN_LIMIT_MS)
 const DEEPGRAM_KEY = 'bench-soak-deepgram-key'
 const deepgram = STT === 'deepgram' ? startDeepgramFake(DEEPGRAM_KEY) : null
 const { service, base, dir, token } = await startBenchService('soak', {
@@ -219,6 +233,7 @@ const { service, base, dir, token } = await startBenchService('soak', {
   ...(deepgram ? { STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: DEEPGRAM_KEY, DEEPGRAM_BASE_URL: deepgram.url } : { STT_PROVIDER: 'pocketsphinx' }),
   TTS_PROVIDER: 'espeak',
 })
+stopService = () => service.kill('SIGKILL')
 const request = async (method: string, path: string, auth: string, body?: unknown) => {
   const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
   return { status: res.status, body: (await res.json().catch(() => null)) as any }
@@ -268,7 +283,7 @@ try {
     const signature = twilioSignature(fake.authToken, streamUrl, {})
     const deadline = performance.now() + ATTACH_TIMEOUT_MS
     for (let attempt = 0; ; attempt++) {
-      const peer = new Peer(i, postedAt)
+      const peer = new Peer(postedAt)
       peer.placedAt = placedAt
       peer.answeredAt = answeredAt
       const closed = await peer.open(dial, signature, mediaToken, sent.sid)
@@ -341,6 +356,7 @@ try {
   )
   console.log(`  target: 0 calls with a gap — ${withGap.length === 0 ? 'met' : 'NOT MET'}`)
 } finally {
+  clearTimeout(watchdog)
   clearInterval(probe)
   clearInterval(pacer)
   for (const p of [...live]) p.hangUp()
