@@ -43,7 +43,7 @@ const TRAILING_WORDS = new Set(
     'and or but so because cause since though although unless until while whereas if then than that which who whose whom where when ' +
     'the a an my your our their his her its this these those some any each every ' +
     'to of for with at on in into onto from by about like as per via ' +
-    'um uh er erm hmm ah mm well basically actually also plus ' +
+    'um uh er erm hmm ah mm well basically actually also plus thank ' +
     'is are was were am be been being do does did have has had can could will would shall should may might must ' +
     "i'm i'd i'll i've it's that's there's he's she's we're they're you're i we"
   ).split(' '),
@@ -52,7 +52,7 @@ const TRAILING_WORDS = new Set(
 const SHORT_COMPLETE = new Set(
   (
     'yes yeah yep yup no nope nah sure okay ok right correct exactly absolutely definitely fine great perfect ' +
-    'thanks thank bye goodbye done please hello hi hey'
+    'thanks bye goodbye done please hello hi hey'
   ).split(' '),
 )
 const SHORT_COMPLETE_PHRASES = new Set(["that's right", "that's it", "that's all", 'thank you', 'thank you very much', 'thanks a lot', 'not really', 'of course', 'sounds good', "that's fine", 'all right', 'go ahead', 'i do', "i don't", 'i am', "i'm not", 'i will', "i won't", 'i can', "i can't", 'i have', "i haven't", 'i did', "i didn't", 'why not', 'not at all', 'see you'])
@@ -67,6 +67,10 @@ function shortAnswer(ws: string[]): boolean {
 }
 /** Words that open a question: a turn that starts with one and has its object is complete. */
 const QUESTION_OPENERS = new Set('what when where who whom whose why how which can could do does did is are was were will would should shall may might have has am'.split(' '))
+/** A question ending on one of these has its subject but not its verb yet… */
+const SUBJECTS = new Set(['you', 'they', 'he', 'she'])
+/** …except these, which are whole. */
+const WHOLE_QUESTIONS = new Set(['how are you', 'who are you', 'where are you', 'what about you', 'how about you', 'how are they', 'where are they', 'who is she', 'who is he'])
 const NUMBER_WORDS = new Set('zero oh one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty seventy eighty ninety hundred thousand'.split(' '))
 const MONTHS = new Set('january february march april may june july august september october november december'.split(' '))
 /** Digits a phone number needs before it reads as whole (E.164 numbers with a country code: 10–15). */
@@ -115,6 +119,10 @@ export function endOfTurn(text: string, upperMs: number = TRAILING_WAIT_MS): End
   if (/[?.!]\s*$/.test(trimmed)) return at(COMPLETE_WAIT_MS, 'complete', 'ends on a question mark or a full stop')
   if (digits >= PHONE_DIGITS) return at(NUMBER_WAIT_MS, 'number', `a whole number (${digits} digits)`)
   if (digits > 0) return at(NUMBER_WAIT_MS, 'number', 'ends on a number')
-  if (QUESTION_OPENERS.has(ws[0]!) && ws.length >= 3) return at(COMPLETE_WAIT_MS, 'complete', `a question ("${ws[0]} …")`)
+  if (QUESTION_OPENERS.has(ws[0]!) && ws.length >= 3) {
+    // "When are you", "what time do you": the question has its subject, not yet its verb.
+    if (SUBJECTS.has(last) && !WHOLE_QUESTIONS.has(ws.slice(-3).join(' '))) return at(NEUTRAL_WAIT_MS, 'neutral', `a question that stops at its subject ("${last}")`)
+    return at(COMPLETE_WAIT_MS, 'complete', `a question ("${ws[0]} …")`)
+  }
   return at(NEUTRAL_WAIT_MS, 'neutral', 'a statement with no sign either way')
 }

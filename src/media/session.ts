@@ -114,7 +114,13 @@ export class VoiceSession {
   private pending = 0
   dropped = 0
   private resumeText: string | null = null
+  /** What the caller said this turn: pieces the engine finalised at pauses, then its live partial. */
+  private turnText = ''
+  private live = ''
   private heard = ''
+  /** A finalise at a pause (streaming engines) in flight, and whether the caller spoke since the last one. */
+  private flushing: Promise<void> | null = null
+  private spokeSinceFlush = false
   private digits = ''
   private digitTimer: ReturnType<typeof setTimeout> | null = null
   private silenceTimer: ReturnType<typeof setTimeout> | null = null
@@ -220,6 +226,7 @@ export class VoiceSession {
     const windows = await this.parts.vad.push(pcm, rate)
     for (const w of windows) {
       const at = this.now()
+      if (w.speech) this.spokeSinceFlush = true
       const event = this.detector.window(w.speech, w.ms, at)
       const agentTalking = this.state === 'speaking' || this.state === 'thinking' || this.state === 'opening'
       if (event?.type === 'speech_start') {
@@ -227,10 +234,13 @@ export class VoiceSession {
         this.bargedIn = false
         this.chart.send({ type: 'speech.start' })
       }
-      // Speech over the agent long enough to be meant (not an "uh-huh"): the agent stops.
-      if (agentTalking && this.detector.speaking && !this.bargedIn && !this.parts.line.unavailable && this.detector.turnLastedMs(at) >= BACKCHANNEL_MS) {
+      // Speech over the agent long enough to be meant (not an "uh-huh"): the agent stops. The turn's
+      // length counts short gaps inside it (a word, a gap, a word), until the speech has ended.
+      if (agentTalking && this.detector.inTurnNow && !this.bargedIn && !this.parts.line.unavailable && this.detector.turnLastedMs(at) >= BACKCHANNEL_MS) {
         this.bargedIn = true
         this.chart.send({ type: 'bargeIn' })
+        // Already paused (its pause was taken for an "uh-huh"): the interruption's turn is judged now.
+        if (!this.detector.speaking) this.paused(this.detector.lastSpeech, false)
       }
       if (event?.type === 'pause') this.paused(event.at, agentTalking)
     }
@@ -246,19 +256,55 @@ export class VoiceSession {
         this.overlapTimer = null
         if (this.detector.speaking || this.bargedIn) return
         this.detector.end()
-        this.heard = ''
+        this.forget()
         void this.parts.stt.finalize().catch(() => '')
       }, OVERLAP_END_MS)
       return
     }
+    if (this.flushes) this.flush()
     const judged = endOfTurn(this.heard, this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS)
     const left = Math.max(0, judged.waitMs - (this.now() - lastSpeechAt))
     this.chart.send({ type: 'speech.pause', at: lastSpeechAt, text: this.heard, waitMs: left, why: judged.why, shape: judged.shape })
   }
 
+  /** A streaming engine whose words judge turns: it is asked for its final words at every pause. */
+  private get flushes(): boolean {
+    return !!this.parts.stt.onPartial && this.parts.stt.turnCues !== false
+  }
+
+  /**
+   * The caller paused: the engine finalises what it heard so far now (Deepgram's `Finalize`, as
+   * Pipecat sends it when its VAD stops), so the turn is judged on final words ~one final-latency
+   * after the pause instead of waiting for the engine's own endpointing. Later speech is the next piece.
+   */
+  private flush(): void {
+    if (this.flushing) return
+    this.spokeSinceFlush = false
+    this.flushing = this.parts.stt.finalize().then(
+      (piece) => {
+        this.flushing = null
+        this.turnText = [this.turnText, piece.trim()].filter(Boolean).join(' ')
+        this.partial('', true)
+      },
+      (err) => {
+        this.flushing = null
+        this.parts.line.log('warn', 'speech-to-text failed at a pause', { err: String(err) })
+      },
+    )
+  }
+
+  private forget(): void {
+    this.turnText = ''
+    this.live = ''
+    this.heard = ''
+  }
+
   /** What the engine heard so far changed: an early reply on other words is cancelled; a pause is judged again. */
-  private partial(text: string, stable: boolean): void {
-    if (this.parts.stt.turnCues === false || text === this.heard) return
+  private partial(live: string, stable: boolean): void {
+    if (this.parts.stt.turnCues === false) return
+    this.live = live
+    const text = [this.turnText, live].filter(Boolean).join(' ')
+    if (text === this.heard) return
     this.heard = text
     if (this.early && !sameWords(this.early.text, text)) this.dropEarly()
     const snapshot = this.chart.getSnapshot()
@@ -295,13 +341,16 @@ export class VoiceSession {
     this.detector.end()
     let text: string
     try {
-      text = (await this.parts.stt.finalize()).trim()
+      if (this.flushing) await this.flushing
+      // The words finalised at pauses, and whatever was said after the last of them.
+      const rest = !this.flushes || this.spokeSinceFlush || this.live ? (await this.parts.stt.finalize()).trim() : ''
+      text = [this.turnText, rest].filter(Boolean).join(' ')
     } catch (err) {
       this.parts.line.log('warn', 'speech-to-text failed', { err: String(err) })
       return void this.endPolitely(VOICE_LINES.trouble, 'failed', `speech-to-text failed: ${(err as Error).message}`)
     }
     const sttFinalAt = this.now()
-    this.heard = ''
+    this.forget()
     if (this.state === 'ended') return
     // Noise, or an "okay" long enough to have stopped the agent: it picks its sentence up again
     // instead of falling silent or answering an acknowledgement.

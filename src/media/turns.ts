@@ -35,6 +35,11 @@ export class TurnDetector {
     return this.inTurn
   }
 
+  /** When the caller's last speech window ended. */
+  get lastSpeech(): number {
+    return this.lastSpeechAt
+  }
+
   /** How long the current turn has lasted at `at`, short pauses inside it included (0 outside a turn). */
   turnLastedMs(at: number): number {
     return this.inTurn ? at - this.startedAt : 0

@@ -14,6 +14,9 @@ const CASES: [string, TurnShape, number][] = [
   ["that's right", 'complete', COMPLETE_WAIT_MS],
   ['thank you very much', 'complete', COMPLETE_WAIT_MS],
   ['okay', 'complete', COMPLETE_WAIT_MS],
+  ['how are you', 'complete', COMPLETE_WAIT_MS],
+  ['when are you', 'neutral', NEUTRAL_WAIT_MS],
+  ['what time do you', 'neutral', NEUTRAL_WAIT_MS],
   // Numbers: a whole one is answered soon; half of one waits.
   ['my number is 415 555 0123 4', 'number', NUMBER_WAIT_MS],
   ['it is 4155550123', 'number', NUMBER_WAIT_MS],
@@ -32,6 +35,7 @@ const CASES: [string, TurnShape, number][] = [
   ['let me think...', 'trailing', TRAILING_WAIT_MS],
   ['on the 3rd of march', 'trailing', TRAILING_WAIT_MS],
   ["I'm", 'trailing', TRAILING_WAIT_MS],
+  ["that's all, thank", 'trailing', TRAILING_WAIT_MS],
   // Neither: the floor.
   ['I would like to book a table', 'neutral', NEUTRAL_WAIT_MS],
   ['the delivery never arrived', 'neutral', NEUTRAL_WAIT_MS],

@@ -11,44 +11,54 @@
 import type { SpeechToText, SttPartial, SttSession } from './port'
 
 export class SandboxScripts {
-  private readonly lines = new Map<string, { text: string; startedAt: number; ms: number }[]>()
+  private readonly lines = new Map<string, { words: string[]; taken: number; startedAt: number; ms: number }[]>()
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
   /** The callee on call `callId` starts saying `text`, whose audio lasts `ms` (0: known at once). */
   said(callId: string, text: string, ms = 0): void {
     const said = this.lines.get(callId) ?? []
-    said.push({ text, startedAt: this.now(), ms })
+    said.push({ words: text.split(' '), taken: 0, startedAt: this.now(), ms })
     this.lines.set(callId, said)
   }
 
-  /**
-   * What a live engine would have heard by now, without taking it: each line's words in step with
-   * its audio (a line half said shows its first half), as a streaming engine reveals them.
-   */
+  /** Words of each line heard by now: a word shows once its share of the line's audio has been heard, as an engine transcribes it after it is said. */
+  private heard(l: { words: string[]; startedAt: number; ms: number }, now: number): number {
+    const share = l.ms <= 0 ? 1 : Math.min(1, (now - l.startedAt) / l.ms)
+    return Math.floor(share * l.words.length)
+  }
+
+  /** What a live engine would have heard by now and not yet finalised, without taking it. */
   peek(callId: string): string {
     const now = this.now()
     return (this.lines.get(callId) ?? [])
-      .map((l) => {
-        const words = l.text.split(' ')
-        const share = l.ms <= 0 ? 1 : Math.min(1, (now - l.startedAt) / l.ms)
-        // A word shows once its share of the audio has been heard, as an engine transcribes it after it is said.
-        return words.slice(0, Math.floor(share * words.length)).join(' ')
-      })
+      .map((l) => l.words.slice(l.taken, this.heard(l, now)).join(' '))
       .filter(Boolean)
       .join(' ')
   }
 
-  /** Every line said since the last take, whole. */
+  /** Every word said and not yet finalised, heard or not. */
   peekAll(callId: string): string {
-    return (this.lines.get(callId) ?? []).map((l) => l.text).join(' ')
+    return (this.lines.get(callId) ?? []).map((l) => l.words.slice(l.taken).join(' ')).filter(Boolean).join(' ')
   }
 
-  /** Lines said since the last take. */
+  /**
+   * The words heard since the last take (a finalise): whole lines once said, the heard part of a
+   * line still being said (the rest comes with a later take), as a streaming engine finalises.
+   */
   take(callId: string): string {
-    const said = this.lines.get(callId) ?? []
-    this.lines.delete(callId)
-    return said.map((l) => l.text).join(' ')
+    const now = this.now()
+    const lines = this.lines.get(callId) ?? []
+    const out: string[] = []
+    for (const l of lines) {
+      const upTo = this.heard(l, now)
+      if (upTo > l.taken) out.push(l.words.slice(l.taken, upTo).join(' '))
+      l.taken = Math.max(l.taken, upTo)
+    }
+    const left = lines.filter((l) => l.taken < l.words.length)
+    if (left.length) this.lines.set(callId, left)
+    else this.lines.delete(callId)
+    return out.join(' ')
   }
 
   forget(callId: string): void {
