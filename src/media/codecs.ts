@@ -54,14 +54,15 @@ export function resample(pcm: Int16Array, from: number, to: number): Int16Array 
 function upsample(pcm: Int16Array, from: number, to: number): Int16Array {
   const n = pcm.length
   const out = new Int16Array(Math.floor((n * to) / from))
-  const step = from / to
+  // The chunk's n - 1 intervals spread over its output (as `wave-resampler` did): no sample is held
+  // flat at the chunk's end, a step every 20 ms frame (50 a second). With that step Silero missed
+  // the sandbox callee's wordless noise (test/e2e/voice.test.ts); without it, it hears it.
+  const step = (n - 1) / out.length
   for (let j = 0; j < out.length; j++) {
     const t = j * step
     const i = Math.floor(t)
-    const f = t - i
     const a = pcm[i]!
-    const b = pcm[i + 1 < n ? i + 1 : n - 1]!
-    out[j] = Math.round(a + (b - a) * f)
+    out[j] = i + 1 < n ? Math.round(a + (pcm[i + 1]! - a) * (t - i)) : a
   }
   return out
 }

@@ -32,8 +32,8 @@ describe('resample', () => {
     expect(resample(same, 8_000, 8_000)).toBe(same)
   })
 
-  test('up from the line: linear between the samples, and a full-scale input does not wrap', () => {
-    expect([...resample(new Int16Array([0, 100, 200, 300]), 8_000, 16_000)]).toEqual([0, 50, 100, 150, 200, 250, 300, 300])
+  test("up from the line: linear between the samples, none held flat at the chunk's end; down, a full-scale input does not wrap", () => {
+    expect([...resample(new Int16Array([0, 100, 200, 300]), 8_000, 16_000)]).toEqual([0, 38, 75, 113, 150, 188, 225, 263])
     const loud = tone(1_000, 22_050, 0.2, 32_767)
     const out = resample(loud, 22_050, 8_000)
     expect(Math.max(...out)).toBeLessThanOrEqual(32_767)
