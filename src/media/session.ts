@@ -189,7 +189,9 @@ export class VoiceSession {
         return
       }
       this.pending++
-      this.inbound = this.inbound.then(() => this.audio(frame.pcm, frame.sampleRate)).finally(() => this.pending--)
+      // Turn timing follows when the audio arrived, not when the VAD (on its own thread) got to it.
+      const arrivedAt = this.now()
+      this.inbound = this.inbound.then(() => this.audio(frame.pcm, frame.sampleRate, arrivedAt)).finally(() => this.pending--)
     } else if (frame.kind === 'mark') this.playout.echo(frame.name)
     else if (frame.kind === 'dtmf') this.dtmf(frame.digit)
   }
@@ -218,14 +220,14 @@ export class VoiceSession {
   /** The last turn's storing of what was heard. */
   private stored: Promise<void> = Promise.resolve()
 
-  private async audio(pcm: Int16Array, rate: number): Promise<void> {
+  private async audio(pcm: Int16Array, rate: number, arrivedAt: number): Promise<void> {
     if (this.state === 'ended') return
     this.parts.record?.fromCaller(pcm, rate)
     const stt = this.parts.stt
     stt.push(resample(pcm, rate, stt.sampleRate))
     const windows = await this.parts.vad.push(pcm, rate)
     for (const w of windows) {
-      const at = this.now()
+      const at = arrivedAt
       if (w.speech) this.spokeSinceFlush = true
       const event = this.detector.window(w.speech, w.ms, at)
       const agentTalking = this.state === 'speaking' || this.state === 'thinking' || this.state === 'opening'
