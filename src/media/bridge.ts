@@ -21,7 +21,22 @@ export const MEDIA_IDLE_MS = 10_000
 /** Frames held while the call is being attached (a few hundred ms): 2 s of 20 ms audio. */
 const MAX_EARLY_FRAMES = 100
 
-export const CLOSE = { protocol: 1002, tooBig: 1009, policy: 1008, badToken: 4401, unknownCall: 4404, notLive: 4409, ended: 1000 } as const
+export const CLOSE = { protocol: 1002, tooBig: 1009, policy: 1008, internal: 1011, badToken: 4401, unknownCall: 4404, notLive: 4409, ended: 1000 } as const
+
+/** Why a stream is refused, with the close code that says it (CLOSE): the calls feature decides both. */
+export interface Refusal {
+  refused: string
+  code: number
+}
+
+/**
+ * The HTTP status of a refusal answered over HTTP (a WebRTC offer), by its close code: 4401, 4404
+ * and 4409 were chosen to read as 401, 404 and 409; any other is the server's failure.
+ */
+export function refusalStatus(refusal: Refusal): number {
+  const status = { [CLOSE.badToken]: 401, [CLOSE.unknownCall]: 404, [CLOSE.notLive]: 409 }[refusal.code]
+  return status ?? 500
+}
 
 export interface StreamInfo {
   streamSid: string
@@ -39,7 +54,7 @@ export interface LiveCall {
   ended(how: 'stop' | 'lost' | 'protocol', detail?: string): void
 }
 
-export type Attached = { call: LiveCall } | { refused: string; code: number }
+export type Attached = { call: LiveCall } | Refusal
 
 /** The calls feature's side of the bridge. */
 export interface MediaCalls {
@@ -47,7 +62,7 @@ export interface MediaCalls {
   checkUpgrade(request: Request): string | null
   attach(callId: string, token: string | undefined, stream: StreamInfo, io: { send(frame: OutboundFrame): boolean; close(code: number, reason: string): void }): Promise<Attached>
   /** Why a stream for this call and token would be refused now, or null (transports that set up first ask). */
-  refusal(callId: string, token: string | undefined): Promise<string | null>
+  refusal(callId: string, token: string | undefined): Promise<Refusal | null>
 }
 
 interface Socket {
@@ -129,7 +144,7 @@ export class MediaStream {
     try {
       attached = await this.calls.attach(this.callId, token, { streamSid: frame.streamSid, callSid: frame.callSid, sampleRate: frame.sampleRate, encoding: frame.encoding, customParameters: frame.customParameters }, io)
     } catch (err) {
-      attached = { refused: `the call could not be attached: ${(err as Error).message}`, code: 1011 }
+      attached = { refused: `the call could not be attached: ${(err as Error).message}`, code: CLOSE.internal }
     }
     this.attaching = false
     if ('refused' in attached) return this.close(attached.code, attached.refused)
@@ -205,10 +220,10 @@ export function mediaBridge(calls: MediaCalls, log: (message: string, err?: unkn
       '/media/:callId/:token/webrtc',
       async ({ params, body, set }) => {
         // The same call and token as the socket path; refused before any connection is set up.
-        const refused = await calls.refusal(params.callId, params.token)
-        if (refused) {
-          set.status = refused.startsWith('no call') ? 404 : refused.includes('token') ? 401 : 409
-          return { error: refused }
+        const refusal = await calls.refusal(params.callId, params.token)
+        if (refusal) {
+          set.status = refusalStatus(refusal)
+          return { error: refusal.refused }
         }
         try {
           // Loaded on the first WebRTC call: werift and libopus (WebAssembly) cost ~10 MB a process that never uses them need not hold.

@@ -104,6 +104,21 @@ describe('refusals before the stream starts (the call is untouched)', () => {
     expect((await late.closed).code).toBe(4409)
   })
 
+  test("a WebRTC offer is refused with the close code's HTTP status: 404 unknown, 401 bad token, 409 not live", async () => {
+    const offer = (path: string) => fetch(`${s.url}${path}/webrtc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sdp: 'v=0' }) })
+    expect((await offer('/media/out_nope/abc')).status).toBe(404)
+    const { id, token } = await liveCall()
+    const bad = await offer(`/media/${id}/not-the-token`)
+    expect(bad.status).toBe(401)
+    expect((await bad.json()).error).toBe('the media token does not verify')
+    // Past the refusals, the offer itself is read (and this one is no SDP).
+    expect((await offer(`/media/${id}/${token}`)).status).toBe(400)
+    expect((await s.api('DELETE', `/calls/${id}`, { key: dev.key })).status).toBe(202)
+    const ended = await offer(`/media/${id}/${token}`)
+    expect(ended.status).toBe(409)
+    expect((await ended.json()).error).toContain('not connected')
+  })
+
   test('garbage before start closes with 1002 and touches no call', async () => {
     const { id, token } = await liveCall()
     const c = await connect(`/media/${id}/${token}`)

@@ -13,7 +13,7 @@ import type { Clock } from '../../clock'
 import type { Config } from '../../config'
 import type { Coordination } from '../../coordination/port'
 import type { Logger } from '../../logger'
-import type { Attached, MediaCalls, StreamInfo } from '../../media/bridge'
+import type { Attached, MediaCalls, Refusal, StreamInfo } from '../../media/bridge'
 import { CLOSE } from '../../media/bridge'
 import type { OutboundFrame } from '../../media/frames'
 import type { PipelineState, VoiceSession } from '../../media/session'
@@ -62,13 +62,13 @@ export class CallMedia implements MediaCalls {
     return verifyTwilioSignature(config.providers.twilioAuthToken!, url, {}, request.headers.get('x-twilio-signature')) ? null : 'X-Twilio-Signature does not verify'
   }
 
-  async refusal(callId: string, token: string | undefined): Promise<string | null> {
+  async refusal(callId: string, token: string | undefined): Promise<Refusal | null> {
     const checked = await this.check(callId, token)
-    return 'refused' in checked ? checked.refused : null
+    return 'refused' in checked ? checked : null
   }
 
   /** The call's live try for this token, or why a stream for it is refused (and the close code). */
-  private async check(callId: string, token: string | undefined): Promise<{ row: CallTryDoc } | { refused: string; code: number }> {
+  private async check(callId: string, token: string | undefined): Promise<{ row: CallTryDoc } | Refusal> {
     const [row] = await this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
     if (!row) return { refused: `no call ${callId}`, code: CLOSE.unknownCall }
     if (!this.deps.tokens.verify(callId, row.attempt, token)) return { refused: 'the media token does not verify', code: CLOSE.badToken }
@@ -105,8 +105,8 @@ export class CallMedia implements MediaCalls {
     if (!built) return { refused: `call ${callId} has no agent or conversation any more`, code: CLOSE.notLive }
     if ('refused' in built) {
       await record.end('failed', built.refused)
-      // 1011: the server cannot serve the stream (no speech engine, or the BYOK key failed).
-      return { refused: built.refused, code: 1011 }
+      // The server cannot serve the stream (no speech engine, or the BYOK key failed).
+      return { refused: built.refused, code: CLOSE.internal }
     }
     const { session, recorder } = built
     this.live.set(callId, { state: session.state, session })
