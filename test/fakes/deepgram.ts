@@ -272,7 +272,13 @@ export function startDeepgramFake(key: string, options: DeepgramFakeOptions = {}
         }
         const control = JSON.parse(message) as { type: string }
         fake.controls.push(control.type)
-        if (control.type === 'Finalize') endStretch(ws, { from_finalize: true })
+        // Finalize finalises the words heard so far; a stretch with words still to come goes on with
+        // the speech that follows (a Finalize sent at a pause inside a sentence), one fully heard ends.
+        if (control.type === 'Finalize') {
+          const st = s.stretch
+          if (st && st.timed.length < st.words.length) finalise(ws, { from_finalize: true })
+          else endStretch(ws, { from_finalize: true })
+        }
         if (control.type === 'CloseStream') {
           if (s.stretch) endStretch(ws, {})
           emit(ws, { type: 'Metadata', transaction_key: 'deprecated', request_id: s.requestId, sha256: '0'.repeat(64), created: new Date().toISOString(), duration: s.now / 1000, channels: 1 }, 0, true)

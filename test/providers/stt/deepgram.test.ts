@@ -90,12 +90,25 @@ describe('Deepgram live', () => {
     const { session, partials } = await open(pieces.url)
     const controls = pieces.controls.length
     pieces.utterances.push('please call me back tomorrow morning after nine or ten')
-    push(session, speech(2000))
+    // Long enough for every word to have been said (the fake hears a word per wordMs of speech).
+    push(session, speech(3000))
     push(session, silence(100))
-    await until('pieces', () => partials.filter((p) => p.stable).length, (n) => n === 2)
+    await until('pieces', () => partials.filter((p) => p.stable).length, (n) => n === 3)
     expect(partials.some((p) => p.endOfSpeech)).toBe(false)
     expect(await session.finalize()).toBe('please call me back tomorrow morning after nine or ten')
     expect(pieces.controls.slice(controls).filter((c) => c === 'Finalize')).toEqual(['Finalize'])
+    await session.close()
+  })
+
+  test('a Finalize at a pause inside a sentence gives the words said so far; the rest comes with the next, not the next utterance', async () => {
+    const { session } = await open(pieces.url)
+    pieces.utterances.push('what time do you open on sunday', 'next question')
+    push(session, speech(800)) // three words' worth (a word per 250 ms)
+    push(session, silence(60))
+    expect(await session.finalize()).toBe('what time do')
+    push(session, speech(1000))
+    push(session, silence(60))
+    expect(await session.finalize()).toBe('you open on sunday')
     await session.close()
   })
 
