@@ -71,8 +71,11 @@ async function profile(name: string): Promise<Measured> {
   let deepgram: ReturnType<typeof startDeepgramFake> | null = null
   if (name === 'local') Object.assign(env, { STT_PROVIDER: 'pocketsphinx', TTS_PROVIDER: 'espeak' })
   else {
-    deepgram = startDeepgramFake(KEY, REALISTIC_OPTIONS.deepgram)
-    const openai = startOpenAIFake({ apiKey: KEY, ...REALISTIC_OPTIONS.openai, defaultReply: 'Sure, we open at eight on Sundays and at seven on weekdays.' })
+    // The fake hears a word per `wordMs` of voiced audio: 150 ms keeps pace with espeak-ng's speech,
+    // so by the end of a line it has every word, as an engine transcribing the audio would (its
+    // default, 250 ms, trails espeak-ng and would hold the last word back until its own endpoint).
+    deepgram = startDeepgramFake(KEY, { ...REALISTIC_OPTIONS.deepgram, wordMs: 150 })
+    const openai = startOpenAIFake({ apiKey: KEY, ...REALISTIC_OPTIONS.openai, defaultReply: 'Sure, we open at eight on Sundays, and at seven on weekdays.' })
     const eleven = startSpeechFake(KEY, REALISTIC_OPTIONS.elevenlabs)
     stops.push(() => deepgram!.stop(), () => openai.stop(), () => eleven.stop())
     Object.assign(env, {
