@@ -13,19 +13,11 @@ import { iso, type Clock } from '../../clock'
 import { ApiError } from '../../http/errors'
 import type { Logger } from '../../logger'
 import { normalizePhone, type ContactService } from '../contacts'
+import type { CallbackRequest } from '../conversations'
 import type { WorkspaceDoc } from '../workspaces'
 import { callbackTime } from './callback-time'
 import { PURPOSE_MAX } from './model'
 import type { CallService } from './service'
-
-export interface CallbackRequest {
-  workspaceId: string
-  agentId: string
-  conversationId: string
-  when: string
-  phone: string | null
-  note: string | null
-}
 
 export type CallbackOutcome = { scheduled: true; callId: string; at: string; localTime: string } | { scheduled: false; error: string }
 

@@ -41,3 +41,4 @@ export { conversationsSpec, messagesSpec } from './repository'
 
 // Re-exported for other features (they import from this index, never from inner files).
 export type { ConversationFeature } from './wiring'
+export type { CallbackRequest } from './tool-runner'
