@@ -30,6 +30,7 @@ import { SpeechQueue } from './speech-queue'
 import { isBackchannel, VOICE_LINES } from './phrases'
 import type { TurnLatency } from './latency'
 import { ReplyTurn, sameWords, type AgentReply } from './reply-turn'
+import { CallerWords } from './caller-words'
 
 export type { AgentReply } from './reply-turn'
 
@@ -114,13 +115,8 @@ export class VoiceSession {
   private pending = 0
   dropped = 0
   private resumeText: string | null = null
-  /** What the caller said this turn: pieces the engine finalised at pauses, then its live partial. */
-  private turnText = ''
-  private live = ''
-  private heard = ''
-  /** A finalise at a pause (streaming engines) in flight, and whether the caller spoke since the last one. */
-  private flushing: Promise<void> | null = null
-  private spokeSinceFlush = false
+  /** What the caller has said this turn. */
+  private readonly words: CallerWords
   private digits = ''
   private digitTimer: ReturnType<typeof setTimeout> | null = null
   private silenceTimer: ReturnType<typeof setTimeout> | null = null
@@ -164,7 +160,7 @@ export class VoiceSession {
       if (s.value === 'listening') this.armSilence()
     })
     this.chart.start()
-    parts.stt.onPartial?.((p) => this.partial(p.text, p.stable))
+    this.words = new CallerWords(parts.stt, (heard, stable) => this.heard(heard, stable), (message, err) => parts.line.log('warn', message, { err: String(err) }))
   }
 
   get state(): PipelineState {
@@ -228,7 +224,7 @@ export class VoiceSession {
     const windows = await this.parts.vad.push(pcm, rate)
     for (const w of windows) {
       const at = arrivedAt
-      if (w.speech) this.spokeSinceFlush = true
+      if (w.speech) this.words.spoke()
       const event = this.detector.window(w.speech, w.ms, at)
       const agentTalking = this.state === 'speaking' || this.state === 'thinking' || this.state === 'opening'
       if (event?.type === 'speech_start') {
@@ -258,56 +254,19 @@ export class VoiceSession {
         this.overlapTimer = null
         if (this.detector.speaking || this.bargedIn) return
         this.detector.end()
-        this.forget()
-        void this.parts.stt.finalize().catch(() => '')
+        this.words.dropped()
       }, OVERLAP_END_MS)
       return
     }
-    if (this.flushes) this.flush()
-    const judged = endOfTurn(this.heard, this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS)
+    this.words.paused()
+    const heard = this.words.heard
+    const judged = endOfTurn(heard, this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS)
     const left = Math.max(0, judged.waitMs - (this.now() - lastSpeechAt))
-    this.chart.send({ type: 'speech.pause', at: lastSpeechAt, text: this.heard, waitMs: left, why: judged.why, shape: judged.shape })
+    this.chart.send({ type: 'speech.pause', at: lastSpeechAt, text: heard, waitMs: left, why: judged.why, shape: judged.shape })
   }
 
-  /** A streaming engine whose words judge turns: it is asked for its final words at every pause. */
-  private get flushes(): boolean {
-    return !!this.parts.stt.onPartial && this.parts.stt.turnCues !== false
-  }
-
-  /**
-   * The caller paused: the engine finalises what it heard so far now (Deepgram's `Finalize`, as
-   * Pipecat sends it when its VAD stops), so the turn is judged on final words ~one final-latency
-   * after the pause instead of waiting for the engine's own endpointing. Later speech is the next piece.
-   */
-  private flush(): void {
-    if (this.flushing) return
-    this.spokeSinceFlush = false
-    this.flushing = this.parts.stt.finalize().then(
-      (piece) => {
-        this.flushing = null
-        this.turnText = [this.turnText, piece.trim()].filter(Boolean).join(' ')
-        this.partial('', true)
-      },
-      (err) => {
-        this.flushing = null
-        this.parts.line.log('warn', 'speech-to-text failed at a pause', { err: String(err) })
-      },
-    )
-  }
-
-  private forget(): void {
-    this.turnText = ''
-    this.live = ''
-    this.heard = ''
-  }
-
-  /** What the engine heard so far changed: an early reply on other words is cancelled; a pause is judged again. */
-  private partial(live: string, stable: boolean): void {
-    if (this.parts.stt.turnCues === false) return
-    this.live = live
-    const text = [this.turnText, live].filter(Boolean).join(' ')
-    if (text === this.heard) return
-    this.heard = text
+  /** What the caller said so far changed: an early reply on other words is cancelled; a pause is judged again. */
+  private heard(text: string, stable: boolean): void {
     if (this.early && !sameWords(this.early.text, text)) this.dropEarly()
     const snapshot = this.chart.getSnapshot()
     // While the caller still speaks, only words the engine will not revise may start a reply early.
@@ -343,16 +302,12 @@ export class VoiceSession {
     this.detector.end()
     let text: string
     try {
-      if (this.flushing) await this.flushing
-      // The words finalised at pauses, and whatever was said after the last of them.
-      const rest = !this.flushes || this.spokeSinceFlush || this.live ? (await this.parts.stt.finalize()).trim() : ''
-      text = [this.turnText, rest].filter(Boolean).join(' ')
+      text = await this.words.final()
     } catch (err) {
       this.parts.line.log('warn', 'speech-to-text failed', { err: String(err) })
       return void this.endPolitely(VOICE_LINES.trouble, 'failed', `speech-to-text failed: ${(err as Error).message}`)
     }
     const sttFinalAt = this.now()
-    this.forget()
     if (this.state === 'ended') return
     // Noise, or an "okay" long enough to have stopped the agent: it picks its sentence up again
     // instead of falling silent or answering an acknowledgement.

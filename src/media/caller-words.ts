@@ -1,0 +1,90 @@
+/**
+ * What the caller has said in the current turn, as the speech-to-text engine reports it: the
+ * pieces the engine finalised at pauses, then its live partial. A streaming engine whose words
+ * judge turns is asked for its final words at every pause (Deepgram's `Finalize`, as Pipecat
+ * sends it when its VAD stops), so a turn is judged on final words ~one final-latency after the
+ * pause instead of waiting for the engine's own endpointing; later speech is the next piece.
+ */
+import type { SttSession } from '../providers/stt/port'
+
+const join = (...parts: string[]) => parts.filter(Boolean).join(' ')
+
+export class CallerWords {
+  private turnText = ''
+  private live = ''
+  /** The words so far: the finalised pieces and the live partial. */
+  heard = ''
+  private flushing: Promise<void> | null = null
+  private spokeSinceFlush = false
+
+  constructor(
+    private readonly stt: SttSession,
+    /** The words changed (after a partial, or a piece finalised at a pause). */
+    private readonly changed: (heard: string, stable: boolean) => void,
+    private readonly warn: (message: string, err: unknown) => void,
+  ) {
+    stt.onPartial?.((p) => this.partial(p.text, p.stable))
+  }
+
+  /** Whether the engine's words judge turns (false: pocketsphinx, 78% of its words wrong). */
+  get judge(): boolean {
+    return this.stt.turnCues !== false
+  }
+
+  /** A streaming engine whose words judge turns: asked for its final words at every pause. */
+  private get flushes(): boolean {
+    return !!this.stt.onPartial && this.judge
+  }
+
+  /** The VAD heard speech. */
+  spoke(): void {
+    this.spokeSinceFlush = true
+  }
+
+  /** The caller paused: a streaming engine finalises what it heard so far. */
+  paused(): void {
+    if (!this.flushes || this.flushing) return
+    this.spokeSinceFlush = false
+    this.flushing = this.stt.finalize().then(
+      (piece) => {
+        this.flushing = null
+        this.turnText = join(this.turnText, piece.trim())
+        this.partial('', true)
+      },
+      (err) => {
+        this.flushing = null
+        this.warn('speech-to-text failed at a pause', err)
+      },
+    )
+  }
+
+  /** The turn is over: the pieces finalised at pauses and whatever was said after the last of them. Rejects when the engine fails. */
+  async final(): Promise<string> {
+    if (this.flushing) await this.flushing
+    const rest = !this.flushes || this.spokeSinceFlush || this.live ? (await this.stt.finalize()).trim() : ''
+    const text = join(this.turnText, rest)
+    this.forget()
+    return text
+  }
+
+  /** Words the caller said over the agent, let go (the engine's too). */
+  dropped(): void {
+    this.forget()
+    void this.stt.finalize().catch(() => '')
+  }
+
+  private forget(): void {
+    this.turnText = ''
+    this.live = ''
+    this.heard = ''
+  }
+
+  private partial(live: string, stable: boolean): void {
+    if (!this.judge) return
+    this.live = live
+    const text = join(this.turnText, live)
+    if (text === this.heard) return
+    this.heard = text
+    this.changed(text, stable)
+  }
+}
