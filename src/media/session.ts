@@ -15,21 +15,18 @@
  * Audio-rate work never touches the call actor: the session tells the call feature only what a
  * call record needs (transcript lines, per-turn latency, the end).
  */
-import { createActor, type Actor, type InspectionEvent, type Observer } from 'xstate'
-import { voiceTurnMachine, type VoiceTurnState } from '../../machines/voice-turn'
-import type { InboundFrame, OutboundFrame } from './frames'
+import { createActor, type Actor } from 'xstate'
+import { voiceTurnMachine } from '../../machines/voice-turn'
+import type { CallLine, PipelineState, SessionParts } from './call-line'
+import type { InboundFrame } from './frames'
 import { PHONE_RATE, resample } from './codecs'
 import { Playout, CHUNK_MS } from './playout'
 import { ClauseChunker } from './sentences'
 import { TurnDetector } from './turns'
 import { endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
-import type { VoiceActivity } from './vad'
-import type { SttSession } from '../providers/stt/port'
-import type { TextToSpeech } from '../providers/tts/port'
 import { SpeechQueue } from './speech-queue'
 import { isBackchannel, VOICE_LINES } from './phrases'
-import type { TurnLatency } from './latency'
-import { ReplyTurn, sameWords, type AgentReply } from './reply-turn'
+import { ReplyTurn, sameWords } from './reply-turn'
 import { CallerWords } from './caller-words'
 
 export type { AgentReply } from './reply-turn'
@@ -55,52 +52,7 @@ export const OVERLAP_END_MS = 500
 /** Inbound frames waiting for the VAD: 2 s of 20 ms frames. Past it the oldest are dropped (counted). */
 export const MAX_INBOUND_PENDING = 100
 
-export type PipelineState = VoiceTurnState
-
-/** What the session needs from the calls feature (and nothing else of it). */
-export interface CallLine {
-  callId: string
-  /** What the agent says first: the purpose (outbound) or the greeting (inbound). */
-  opening: string
-  voice: string
-  language: string
-  /** The longest end-of-turn wait, for a caller who trails off (the agent's `voice.endpointingMs`); it caps the others. */
-  endpointingMaxMs?: number
-  maxCallSeconds: number
-  /** Caller silence that ends the call; SILENCE_TIMEOUT_MS unless given. */
-  silenceTimeoutMs?: number
-  /**
-   * Why no agent serves this line (nothing is published): the session says VOICE_LINES.unavailable
-   * instead of the opening, answers nothing, and ends; the reason becomes the call's `error`.
-   */
-  unavailable?: string
-  /** The agent's answer; `release`, when given, holds every write until the turn is over (an early reply). */
-  respond(text: string, onText: (piece: string) => void, signal: AbortSignal, release?: Promise<void>): Promise<AgentReply>
-  /** The agent's line as the caller heard it: stored in memory (replacing the streamed reply) and the transcript. */
-  agentSaid(text: string, messageId: string | null, opening: boolean): Promise<void>
-  customerSaid(text: string): Promise<void>
-  latency(turn: TurnLatency): void
-  state(state: PipelineState, why?: string): void
-  /** The call should end (the agent ended it, or a limit did). */
-  hangUp(reason: { hangup: 'answered' | 'failed'; error?: string }): Promise<void>
-  log(level: 'info' | 'warn', message: string, data?: object): void
-}
-
-export interface SessionParts {
-  line: CallLine
-  vad: VoiceActivity
-  stt: SttSession
-  tts: TextToSpeech
-  send: (frame: OutboundFrame) => boolean
-  chunkMs?: number
-  /** Both sides, for the recording. */
-  record?: { fromCaller(pcm: Int16Array, rate: number): void; fromAgent(pcm: Int16Array, rate: number): void }
-  now?: () => number
-  /** The turn-taking chart's id and observer (the XState inspector, INSPECT=1), and the clock its waits run on (tests step a simulated one). */
-  actor?: { systemId?: string; inspect?: Observer<InspectionEvent> | ((e: InspectionEvent) => void); clock?: { setTimeout(fn: (...args: any[]) => void, ms: number): any; clearTimeout(id: any): void } }
-  /** Synthesised audio of fixed lines by engine, voice, language and text (phrase-cache.ts): the opening and goodbyes play at once. */
-  phrases?: { get(key: string): Int16Array[] | null; put(key: string, audio: Int16Array[]): void }
-}
+export type { CallLine, PipelineState, SessionParts } from './call-line'
 
 export class VoiceSession {
   private readonly playout: Playout

@@ -1,0 +1,59 @@
+/**
+ * What a call's voice session is given: the call feature behind `CallLine` (the agent, the call
+ * record, the hang-up) and the pipeline's parts (VAD, speech engines, the socket, the recorder).
+ */
+import type { InspectionEvent, Observer } from 'xstate'
+import type { VoiceTurnState } from '../../machines/voice-turn'
+import type { OutboundFrame } from './frames'
+import type { TurnLatency } from './latency'
+import type { AgentReply } from './reply-turn'
+import type { VoiceActivity } from './vad'
+import type { SttSession } from '../providers/stt/port'
+import type { TextToSpeech } from '../providers/tts/port'
+
+export type PipelineState = VoiceTurnState
+
+/** What the session needs from the calls feature (and nothing else of it). */
+export interface CallLine {
+  callId: string
+  /** What the agent says first: the purpose (outbound) or the greeting (inbound). */
+  opening: string
+  voice: string
+  language: string
+  /** The longest end-of-turn wait, for a caller who trails off (the agent's `voice.endpointingMs`); it caps the others. */
+  endpointingMaxMs?: number
+  maxCallSeconds: number
+  /** Caller silence that ends the call; SILENCE_TIMEOUT_MS unless given. */
+  silenceTimeoutMs?: number
+  /**
+   * Why no agent serves this line (nothing is published): the session says VOICE_LINES.unavailable
+   * instead of the opening, answers nothing, and ends; the reason becomes the call's `error`.
+   */
+  unavailable?: string
+  /** The agent's answer; `release`, when given, holds every write until the turn is over (an early reply). */
+  respond(text: string, onText: (piece: string) => void, signal: AbortSignal, release?: Promise<void>): Promise<AgentReply>
+  /** The agent's line as the caller heard it: stored in memory (replacing the streamed reply) and the transcript. */
+  agentSaid(text: string, messageId: string | null, opening: boolean): Promise<void>
+  customerSaid(text: string): Promise<void>
+  latency(turn: TurnLatency): void
+  state(state: PipelineState, why?: string): void
+  /** The call should end (the agent ended it, or a limit did). */
+  hangUp(reason: { hangup: 'answered' | 'failed'; error?: string }): Promise<void>
+  log(level: 'info' | 'warn', message: string, data?: object): void
+}
+
+export interface SessionParts {
+  line: CallLine
+  vad: VoiceActivity
+  stt: SttSession
+  tts: TextToSpeech
+  send: (frame: OutboundFrame) => boolean
+  chunkMs?: number
+  /** Both sides, for the recording. */
+  record?: { fromCaller(pcm: Int16Array, rate: number): void; fromAgent(pcm: Int16Array, rate: number): void }
+  now?: () => number
+  /** The turn-taking chart's id and observer (the XState inspector, INSPECT=1), and the clock its waits run on (tests step a simulated one). */
+  actor?: { systemId?: string; inspect?: Observer<InspectionEvent> | ((e: InspectionEvent) => void); clock?: { setTimeout(fn: (...args: any[]) => void, ms: number): any; clearTimeout(id: any): void } }
+  /** Synthesised audio of fixed lines by engine, voice, language and text (phrase-cache.ts): the opening and goodbyes play at once. */
+  phrases?: { get(key: string): Int16Array[] | null; put(key: string, audio: Int16Array[]): void }
+}
