@@ -36,7 +36,7 @@ export interface CallLine {
   agentSaid(text: string, messageId: string | null, opening: boolean): Promise<void>
   customerSaid(text: string): Promise<void>
   latency(turn: TurnLatency): void
-  state(state: PipelineState, why?: string): void
+  state(state: PipelineState): void
   /** The call should end (the agent ended it, or a limit did). */
   hangUp(reason: { hangup: 'answered' | 'failed'; error?: string }): Promise<void>
   log(level: 'info' | 'warn', message: string, data?: object): void

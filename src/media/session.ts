@@ -17,7 +17,7 @@
  */
 import { createActor, type Actor } from 'xstate'
 import { voiceTurnMachine } from '../../machines/voice-turn'
-import type { CallLine, PipelineState, SessionParts } from './call-line'
+import type { PipelineState, SessionParts } from './call-line'
 import type { InboundFrame } from './frames'
 import { PHONE_RATE, resample } from './codecs'
 import { Playout, CHUNK_MS } from './playout'
@@ -108,7 +108,7 @@ export class VoiceSession {
     const a = parts.actor ?? {}
     this.chart = createActor(chart, { ...(a.systemId ? { systemId: a.systemId } : {}), ...(a.inspect ? { inspect: a.inspect } : {}), ...(a.clock ? { clock: a.clock } : {}) })
     this.chart.subscribe((s) => {
-      parts.line.state(s.value as PipelineState, s.value === 'maybeDone' ? s.context.why : undefined)
+      parts.line.state(s.value as PipelineState)
       if (s.value === 'listening') this.armSilence()
     })
     this.chart.start()
