@@ -4,7 +4,7 @@
  * pipeline was given (its `pipeline` record), since the limit itself runs on the call's audio time.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { CALL_CEILINGS } from '../../src/features/calls'
+import { CALL_CEILINGS } from '../../src/catalog/limits'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 

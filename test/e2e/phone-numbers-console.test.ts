@@ -6,7 +6,7 @@
  * disconnected", and it is refused (409) while a call on it, out or in, is live.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { PRICES } from '../../src/features/plans'
+import { PRICES } from '../../src/catalog/prices'
 import { usageFeature } from '../../src/features/usage'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'

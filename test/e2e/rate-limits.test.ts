@@ -3,8 +3,7 @@
  * a minute, and call lines; every 429 carries Retry-After as a whole number of seconds.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { V1_RATES } from '../../src/features/plans'
-import { CALL_CEILINGS } from '../../src/features/calls/ceilings'
+import { CALL_CEILINGS, V1_RATES } from '../../src/catalog/limits'
 import { startTestServer, type TestServer } from '../support/server'
 
 let s: TestServer

@@ -3,7 +3,7 @@
  * v1 lists it and enrols people under SPEC's rules, the clock runs its three steps, a reply stops
  * it, and a restart between steps sends nothing twice.
  */
-import { PRICES } from '../../src/features/plans'
+import { PRICES } from '../../src/catalog/prices'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { messagingFeature } from '../../src/features/messaging'
 import { usageFeature } from '../../src/features/usage'
-import { PRICES } from '../../src/features/plans'
+import { PRICES } from '../../src/catalog/prices'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 

@@ -1,6 +1,6 @@
 /** What a new agent starts with (SPEC.md Agent: "a newly created agent carries a starter persona"). */
 import { newId, randomId } from '../../ids'
-import { DEFAULT_VOICE } from '../voices'
+import { DEFAULT_VOICE } from '../../catalog/voices'
 import type { AgentDoc } from './repository'
 
 const starterLines = (name: string): string[] => [

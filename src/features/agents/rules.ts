@@ -1,8 +1,8 @@
 /** Agent rules a schema cannot say: clamping, catalogues, uniqueness, plan model choice. */
 import { badRequest } from '../../http/errors'
-import { planIncludes, type PlanId } from '../plans'
-import { findModel, MODELS } from '../models'
-import { isVoice, VOICES } from '../voices'
+import { planIncludes, type PlanId } from '../../catalog/plans'
+import { findModel, MODELS } from '../../catalog/models'
+import { isVoice, VOICES } from '../../catalog/voices'
 import { canonicalLanguage } from './languages'
 
 /** SPEC.md Agent: temperature 0–2 and maxReplyTokens 100–800, "values outside are clamped". */

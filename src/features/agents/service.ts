@@ -5,7 +5,7 @@
 import { iso, type Clock } from '../../clock'
 import { badRequest, conflict, notBlank, notFound } from '../../http/errors'
 import type { PageAfter } from '../../store/port'
-import { PLANS, type PlanId } from '../plans'
+import { PLANS, type PlanId } from '../../catalog/plans'
 import type { WorkspaceDoc } from '../workspaces'
 import { newAgentDoc } from './defaults'
 import type { Agent, CreateAgent, PatchAgent } from './model'

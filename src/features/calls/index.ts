@@ -150,5 +150,4 @@ export const callsFeature = defineFeature({
 
 // Re-exported for other features (they import from this index, never from inner files).
 export { developerOf, lineSets, type CallService } from './service'
-export { CALL_CEILINGS, RATE_WINDOW_MS } from './ceilings'
 export { PURPOSE_MAX } from './model'

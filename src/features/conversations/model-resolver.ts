@@ -9,7 +9,7 @@
  */
 import { ApiError } from '../../http/errors'
 import { createLanguageModel, type LanguageModel } from '../../providers/llm'
-import { findModel, MODELS } from '../models'
+import { findModel, MODELS } from '../../catalog/models'
 import type { AgentDoc } from '../agents'
 import type { WorkspaceDoc } from '../workspaces'
 

@@ -7,7 +7,8 @@ import type { ConversationService } from './service'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import { countRequest, type RateRule } from '../../http/rate-limit'
-import { v1RateRule, type PlanId } from '../plans'
+import { v1RateRule } from '../../catalog/limits'
+import { type PlanId } from '../../catalog/plans'
 import type { KernelHttp } from '../feature'
 
 /**

@@ -13,7 +13,7 @@ import { PlatformRefused, type MessagingPlatform, type SendRequest } from '../..
 import type { ContactService } from '../contacts'
 import type { ConversationDoc, ConversationFeature } from '../conversations'
 import type { PhoneNumberService } from '../phone-numbers'
-import type { MessageCategory } from '../plans'
+import type { MessageCategory } from '../../catalog/prices'
 import type { Meter } from '../usage'
 import type { WorkspaceDoc } from '../workspaces'
 import type { TemplateService } from '../templates'

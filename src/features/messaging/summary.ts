@@ -7,7 +7,7 @@
  * (`service` for free-form replies). Messages sent outside conversations (a broadcast's) come from
  * the features that send them (`countSends`), each counted once.
  */
-import { PRICES, type Currency } from '../plans'
+import { PRICES, type Currency } from '../../catalog/prices'
 import { badRequest } from '../../http/errors'
 import { addDays, localTime, startOfLocalDay } from '../../zoned-time'
 import { iso, type Clock } from '../../clock'

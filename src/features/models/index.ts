@@ -7,6 +7,3 @@ export const modelsFeature = defineFeature({
   name: 'models',
   build: (kernel, use) => ({ services: {}, v1: [modelsV1({ context: kernel.http.v1, byok: use(byokFeature).byok })] }),
 })
-
-// Re-exported for other features (they import from this index, never from inner files).
-export { MODELS, findModel } from './catalogue'

@@ -1,9 +1,9 @@
 /** GET /models: every model, with `available` for the caller's plan (SPEC.md Model), and `byok` on a workspace using its own keys. */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import { planIncludes } from '../plans'
+import { planIncludes } from '../../catalog/plans'
 import type { ByokService } from '../byok'
-import { MODELS } from './catalogue'
+import { MODELS } from '../../catalog/models'
 import type { KernelHttp } from '../feature'
 
 const Model = t.Object({ id: t.String(), name: t.String(), voice: t.Boolean(), minPlan: t.String(), available: t.Boolean() })

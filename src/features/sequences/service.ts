@@ -4,7 +4,7 @@
  * (machines/enrolment.ts). Sending a step goes through the messaging platform and lands in the
  * person's chat-app conversation like any agent message.
  */
-import type { MessageCategory } from '../plans'
+import type { MessageCategory } from '../../catalog/prices'
 import type { Meter } from '../usage'
 import type { EnrolmentActors, EnrolmentEffectPort } from '../../../actors/enrolment'
 import { iso, type Clock } from '../../clock'

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { conflict } from '../../http/errors'
-import { PLANS } from '../plans'
+import { PLANS } from '../../catalog/plans'
 import type { KernelHttp } from '../feature'
 import type { WorkspaceService } from '../workspaces'
 import { TopUpBody, WalletSchema } from './model'

@@ -10,7 +10,8 @@
  */
 import { iso, type Clock } from '../../clock'
 import { ApiError } from '../../http/errors'
-import { PLANS, PRICES, billedMinutes, replyChargeMicro, type MessageCategory, type VoiceTier } from '../plans'
+import { PLANS } from '../../catalog/plans'
+import { PRICES, billedMinutes, replyChargeMicro, type MessageCategory, type VoiceTier } from '../../catalog/prices'
 import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces'
 import { monthStart, type UsageKind, type UsageLedger, type UsageRecordDoc } from './ledger'
 import type { RentBook } from './rent'

@@ -11,7 +11,8 @@
  */
 import { iso, type Clock } from '../../clock'
 import type { Collection, CollectionSpec } from '../../store/port'
-import { PLANS, PRICES, RENT_HOLD_DAYS } from '../plans'
+import { PLANS, RENT_HOLD_DAYS } from '../../catalog/plans'
+import { PRICES } from '../../catalog/prices'
 import type { PhoneNumberDoc } from '../phone-numbers'
 import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces'
 import { addMonths, type UsageLedger } from './ledger'

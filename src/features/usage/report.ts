@@ -8,7 +8,7 @@
  */
 import { iso, type Clock } from '../../clock'
 import type { Filter } from '../../store/port'
-import { PLANS } from '../plans'
+import { PLANS } from '../../catalog/plans'
 import type { WorkspaceDoc } from '../workspaces'
 import { monthStart, nextMonthStart, type UsageLedger } from './ledger'
 import type { Meter } from './meter'

@@ -16,7 +16,7 @@
 import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import { DuplicateKeyError, type Collection, type CollectionSpec, type DocumentStore } from '../../store/port'
-import { LOW_BALANCE_THRESHOLDS, PLANS } from '../plans'
+import { LOW_BALANCE_THRESHOLDS, PLANS } from '../../catalog/plans'
 import type { NotificationService } from '../notifications'
 import type { WorkspaceDoc } from '../workspaces'
 import { monthStart, nextMonthStart, type UsageLedger } from './ledger'

@@ -6,6 +6,3 @@ export const voicesFeature = defineFeature({
   name: 'voices',
   build: (kernel) => ({ services: {}, v1: [voicesV1({ context: kernel.http.v1 })] }),
 })
-
-// Re-exported for other features (they import from this index, never from inner files).
-export { DEFAULT_VOICE, VOICES, isVoice, voiceTier } from './catalogue'

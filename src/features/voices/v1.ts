@@ -1,7 +1,7 @@
 /** GET /voices (SPEC.md Voice). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import { VOICES } from './catalogue'
+import { VOICES } from '../../catalog/voices'
 import type { KernelHttp } from '../feature'
 
 const Voice = t.Object({

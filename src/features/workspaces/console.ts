@@ -1,7 +1,7 @@
 /** Console: developer workspaces and their keys (DESIGN.md "The console surface, exactly"). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import { PLAN_IDS } from '../plans'
+import { PLAN_IDS } from '../../catalog/plans'
 import type { KeyService } from '../keys'
 import { presentWorkspace, type WorkspaceService } from './service'
 import type { KernelHttp } from '../feature'

@@ -4,7 +4,7 @@
  * contacts live under its id) with a parent that is billed.
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
-import type { PlanId } from '../plans'
+import type { PlanId } from '../../catalog/plans'
 
 export type MetadataValue = string | number | boolean
 

@@ -2,7 +2,7 @@
 import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import { conflict, notFound } from '../../http/errors'
-import type { PlanId } from '../plans'
+import type { PlanId } from '../../catalog/plans'
 import { checkTimezone } from '../../time-zones'
 import { newWorkspaceDoc, type WorkspaceDoc, type WorkspaceRepo } from './repository'
 

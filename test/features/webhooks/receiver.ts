@@ -1,7 +1,7 @@
 /**
  * A real local webhook receiver: Bun.serve on 127.0.0.1 and a free port. It keeps every request's
  * raw body bytes and headers (so tests verify signatures on exactly what arrived), and answers as
- * told: a status, after an optional delay.
+ * told: a status, after an optional delay, or only once the test lets held requests go.
  */
 export interface Received {
   path: string
@@ -18,6 +18,10 @@ export interface Receiver {
   received: Received[]
   /** Status to answer (default 200), how long to wait first (default 0), and extra headers (e.g. a redirect's location). */
   respond(status: number, delayMs?: number, headers?: Record<string, string>): void
+  /** Holds every request from now on unanswered until the returned function is called. */
+  hold(): () => void
+  /** Requests answered so far (a held one counts once it is let go). */
+  readonly answered: number
   /** Resolves once `n` requests arrived (throws after `timeoutMs`). */
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>
   stop(): Promise<void>
@@ -32,6 +36,8 @@ export function startReceiver(): Receiver {
   let status = 200
   let delayMs = 0
   let headers: Record<string, string> = {}
+  let held: Promise<void> | null = null
+  let answered = 0
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
@@ -46,6 +52,8 @@ export function startReceiver(): Receiver {
       }
       received.push({ path: new URL(req.url).pathname, headers: req.headers, raw, text, json, at: Date.now() })
       if (delayMs > 0) await Bun.sleep(delayMs)
+      if (held) await held
+      answered++
       return new Response(status >= 400 ? `nope ${status}` : 'ok', { status, headers })
     },
   })
@@ -56,6 +64,17 @@ export function startReceiver(): Receiver {
       status = s
       delayMs = d
       headers = h
+    },
+    hold() {
+      let release!: () => void
+      held = new Promise<void>((r) => (release = r))
+      return () => {
+        held = null
+        release()
+      }
+    },
+    get answered() {
+      return answered
     },
     async waitFor(n, timeoutMs = WAIT_MS) {
       const deadline = Date.now() + timeoutMs

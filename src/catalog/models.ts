@@ -4,7 +4,7 @@
  * that includes the model. `local` needs no network and no key: it answers by retrieval over the
  * agent's knowledge, so the whole product runs on a machine with no provider accounts.
  */
-import type { PlanId } from '../plans'
+import type { PlanId } from './plans'
 
 export interface ModelInfo {
   id: string
