@@ -1,7 +1,7 @@
 /**
  * The process the crash test kills. Usage:
  *   bun test/actors/crash-child.ts <dataDir> <phase> [count] [deadlineAt]
- * phases:
+ * phases (spawn on the system clock, hold and run on a clock LATER_CLOCK_AHEAD_MS ahead of it):
  *   spawn  spawn <count> waiters whose deadline is <deadlineAt> (epoch ms), print SPAWNED, wait
  *   hold   deliver due timers, but stop before acking: once a whole claimed batch has been
  *          delivered (and each waiter's effect has run), print HELD and hang (the test kills it)
@@ -12,11 +12,11 @@
 import pino from 'pino'
 import { fromPromise, setup } from 'xstate'
 import { ActorRuntime } from '../../actors/runtime'
-import { systemClock } from '../../src/clock'
+import { systemClock, type Clock } from '../../src/clock'
 import { openCoordination } from '../../src/coordination'
 import { randomId } from '../../src/ids'
 import { openStore } from '../../src/store'
-import { CLAIM_LEASE_MS, HOLD_BATCH } from './crash-constants'
+import { CLAIM_LEASE_MS, HOLD_BATCH, LATER_CLOCK_AHEAD_MS } from './crash-constants'
 
 // How often the hold hook and the run phase look at the store; small next to the deadlines.
 const POLL_MS = 10
@@ -24,6 +24,7 @@ const POLL_MS = 10
 const [dataDir, phase, countArg, deadlineArg] = process.argv.slice(2)
 if (!dataDir || !phase) throw new Error('usage: crash-child.ts <dataDir> <phase> [count] [deadlineAt]')
 
+const clock: Clock = phase === 'spawn' ? systemClock : { kind: 'system', now: () => Date.now() + LATER_CLOCK_AHEAD_MS }
 const store = await openStore({ dataDir })
 const coordination = await openCoordination({ dataDir })
 const fired = await store.collection<{ id: string; actorId: string; phase: string }>({ name: 'fired', indexes: [] })
@@ -60,7 +61,7 @@ let held = 0
 const runtime = new ActorRuntime({
   store,
   coordination,
-  clock: systemClock,
+  clock,
   logger: pino({ level: 'warn' }, pino.destination(2)),
   instanceId: `crash-child-${process.pid}`,
   timers: {

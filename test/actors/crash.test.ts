@@ -10,13 +10,10 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { openCoordination } from '../../src/coordination'
 import { openStore } from '../../src/store'
-import { HOLD_BATCH } from './crash-constants'
+import { DEADLINE_AHEAD_MS, HOLD_BATCH } from './crash-constants'
 import { removeDir, sleep } from './support'
 
 const COUNT = 200
-// Far enough ahead that spawning 200 actors and the kill land before it (spawning takes well
-// under a second here), near enough to keep the test short.
-const DEADLINE_AHEAD_MS = 2_500
 // Bounds on each child phase: far above what they take (a second or two), under the test timeout.
 const PHASE_TIMEOUT_MS = 15_000
 const TEST_TIMEOUT_MS = 60_000
@@ -77,10 +74,8 @@ describe('crash and restart', () => {
       const deadlineAt = Date.now() + DEADLINE_AHEAD_MS
       const first = startChild(dir, 'spawn', String(COUNT), String(deadlineAt))
       await first.waitFor('SPAWNED')
-      await kill(first)
-      expect(Date.now()).toBeLessThan(deadlineAt) // killed before any deadline
+      await kill(first) // before any deadline: the spawn phase's clock is an hour short of them
 
-      await sleep(deadlineAt - Date.now() + 50) // every timer is due when the next child starts
       const second = startChild(dir, 'hold')
       await second.waitFor('HELD')
       await kill(second)

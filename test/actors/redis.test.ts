@@ -144,11 +144,10 @@ describeWithRedis('actor runtime on a real Redis', () => {
     test('an owner that does not answer makes the send fail fast with ActorUnavailableError', async () => {
       await a.spawn('ticket', 'z', { id: 'z' })
       await a.passivate('ticket', 'z')
-      // A lease held by an instance that is gone (no subscriber on its inbox).
+      // A lease held by an instance that is gone (no subscriber on its inbox), for longer than the
+      // test may run: the refusal can only come from the forward timeout, not from the lease lapsing.
       expect(await coordA.acquireLease('actor:ticket:z', 'instance-gone', 60_000)).toBe(true)
-      const started = Date.now()
       await expect(b.send('ticket', 'z', { type: 'push', n: 1 })).rejects.toBeInstanceOf(ActorUnavailableError)
-      expect(Date.now() - started).toBeLessThan(FORWARD_TIMEOUT_MS * 4)
       expect(b.isLive('ticket', 'z')).toBe(false)
     })
   })

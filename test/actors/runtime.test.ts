@@ -229,18 +229,30 @@ describe('actor runtime (embedded store)', () => {
 
   test('an actor whose lease is lost is dropped from memory (another instance may hold it now)', async () => {
     await runtime.stop()
-    const rt = makeRuntime({ store: env.store, coordination: env.coordination }, clock, { leaseTtlMs: 300 })
+    // Every take of t1's lease by this instance (the spawn's, then each renewal) and its answer.
+    const takes: boolean[] = []
+    const coordination = {
+      ...env.coordination,
+      async acquireLease(name: string, owner: string, ttlMs: number) {
+        const ok = await env.coordination.acquireLease(name, owner, ttlMs)
+        if (name === 'actor:ticket:t1' && owner === 'test-instance') takes.push(ok)
+        return ok
+      },
+    }
+    const rt = makeRuntime({ store: env.store, coordination }, clock, { leaseTtlMs: 600 })
     rt.register('ticket', { machine: ticketMachine, version: 1 })
     await rt.start()
     runtime = rt
     await rt.spawn('ticket', 't1', { id: 't1' })
-    // Renewals keep it while nobody interferes.
-    await new Promise((r) => setTimeout(r, 400))
+    // Renewals keep it while nobody interferes: two of them, each granted.
+    await waitFor(() => takes.length >= 3, 'two renewals')
+    expect(takes.every(Boolean)).toBe(true)
     expect(await env.coordination.acquireLease('actor:ticket:t1', 'thief', 60_000)).toBe(false)
     // Someone else ends up with it (e.g. our renewals stalled past the ttl).
     await env.coordination.releaseLease('actor:ticket:t1', 'test-instance')
     expect(await env.coordination.acquireLease('actor:ticket:t1', 'thief', 60_000)).toBe(true)
     await waitFor(() => !rt.isLive('ticket', 't1'), 'the actor to be dropped on the failed renewal')
+    expect(takes.at(-1)).toBe(false)
     expect(await env.coordination.leaseOwner('actor:ticket:t1')).toBe('thief')
   })
 
