@@ -160,11 +160,10 @@ describe('safeFetch', () => {
   })
 
   test('times out a server that does not answer', async () => {
-    const started = performance.now()
+    // /slow would answer after 2 s: only the 200 ms deadline can make this a timeout.
     const err = await safeFetch(`${base}/slow`, { ...opts, allowPrivate: true, timeoutMs: 200 }).catch((e) => e)
     expect(err).toBeInstanceOf(FetchFailedError)
     expect(err.kind).toBe('timeout')
-    expect(performance.now() - started).toBeLessThan(1_500)
   })
 
   test('the deadline covers a body that never finishes', async () => {
