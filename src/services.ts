@@ -13,8 +13,8 @@ import { openCoordination } from './coordination'
 import { EventBus } from './events/bus'
 import { ActorRuntime, createInspection } from '../actors'
 import { randomId } from './ids'
-import type { Feature, FeatureParts, Kernel, KernelHttp } from './features/feature'
-import { CustomerLifecycleHooks } from './features/customers/lifecycle-hooks'
+import type { Feature, FeatureParts, FeatureRef, Kernel, KernelHttp } from './kernel/feature'
+import { CustomerLifecycleHooks } from './kernel/customer-lifecycle'
 import { tenancyFeature } from './features/workspaces'
 import { agentsFeature } from './features/agents'
 import { phoneNumbersFeature } from './features/phone-numbers'
@@ -73,7 +73,7 @@ export interface Services extends Kernel {
   /** The built features, in FEATURES order (app.ts mounts their surfaces). */
   features: BuiltFeature[]
   /** A feature's services: `services.of(webhooksFeature).webhooks`. */
-  of<S>(feature: Feature<S>): S
+  of<S>(feature: FeatureRef<S>): S
   close(): Promise<void>
 }
 
@@ -128,15 +128,16 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   }
 
   const features: BuiltFeature[] = []
-  const built = new Map<Feature<any>, FeatureParts<any>>()
-  const use = <S>(feature: Feature<S>): S => {
-    const parts = built.get(feature)
+  const built = new Map<string, FeatureParts<any>>()
+  const use = <S>(feature: FeatureRef<S>): S => {
+    const parts = built.get(feature.name)
     if (!parts) throw new Error(`feature ${feature.name} is not built yet: move it above its users in FEATURES`)
     return parts.services as S
   }
   for (const feature of FEATURES) {
     const parts = await feature.build(kernel, use)
-    built.set(feature, parts)
+    if (built.has(feature.name)) throw new Error(`two features are named ${feature.name}`)
+    built.set(feature.name, parts)
     features.push({ feature, parts })
   }
 

@@ -1,5 +1,5 @@
 /** Agents: the agent resource, its legacy integer numbers, and the agent-deleted cascade others join. */
-import { defineFeature, eraseCollections } from '../feature'
+import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { AgentNumbers, agentNumbersSpec } from './agent-numbers'
 import { openAgents } from './repository'
 import { AgentService } from './service'

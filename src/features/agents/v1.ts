@@ -4,7 +4,7 @@ import { answers, v1Errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
 import { Agent, CreateAgent, ListAgentsQuery, PatchAgent } from './model'
 import type { AgentService } from './service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 export function agentsV1(deps: { context: KernelHttp['v1']; agents: AgentService }) {
   const { agents } = deps

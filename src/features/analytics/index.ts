@@ -1,6 +1,6 @@
 /** Agent analytics (SPEC.md "Analytics answer"), by store aggregation. */
 import { agentsFeature } from '../agents'
-import { defineFeature } from '../feature'
+import { defineFeature } from '../../kernel/feature'
 import { AnalyticsService } from './service'
 import { analyticsV1 } from './v1'
 

@@ -4,7 +4,7 @@ import { answers, v1Errors } from '../../http/docs'
 import type { AgentService } from '../agents'
 import { Analytics, AnalyticsQuery } from './model'
 import type { AnalyticsService } from './service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 export function analyticsV1(deps: { context: KernelHttp['v1']; agents: AgentService; analytics: AnalyticsService }) {
   return new Elysia({ prefix: '/agents', detail: { tags: ['Agents'] } })

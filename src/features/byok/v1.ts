@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import type { AgentService } from '../agents'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 import type { ByokChoices } from './choices'
 import { AgentChoice, AgentChoiceBody, ByokStatus, KeyBody, KeyPatchBody, PreviewBody, SwitchBody, Voice } from './model'
 import type { ByokService } from './service'

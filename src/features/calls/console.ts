@@ -5,7 +5,7 @@ import { badRequest } from '../../http/errors'
 import { BodyInt } from '../../http/body-types'
 import { SANDBOX_PICKUPS, type SandboxNetwork } from '../../providers/telephony/sandbox'
 import { normalizePhone } from '../contacts'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 // Our bounds: a ring longer than 5 minutes or a call longer than the longest maxCallSeconds (1,200 s, SPEC.md) describes no phone.
 const MAX_RING_MS = 5 * 60_000

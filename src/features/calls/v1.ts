@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 import { Call, CallListItem, ListCallsQuery, PlaceCall, SummaryQuery } from './model'
 import { presentCall, presentListedCall } from './present'
 import type { CallService } from './service'

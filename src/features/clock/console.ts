@@ -7,7 +7,7 @@ import { BodyInt } from '../../http/body-types'
 import { ManualClock, iso, type Clock } from '../../clock'
 import { conflict } from '../../http/errors'
 import { answers, consoleErrors } from '../../http/docs'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 export interface ClockControl {
   clock: Clock

@@ -1,5 +1,5 @@
 /** The service clock on the console: read it, and advance it under SERVICE_CLOCK=manual. */
-import { defineFeature } from '../feature'
+import { defineFeature } from '../../kernel/feature'
 import { clockConsole, type ClockControl } from './console'
 
 export const clockFeature = defineFeature({

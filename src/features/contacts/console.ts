@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import type { WorkspaceService } from '../workspaces'
 import { presentContact, type ContactService } from './service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 const Contact = t.Object({
   id: t.String(),

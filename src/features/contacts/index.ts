@@ -1,5 +1,5 @@
 /** Contacts: the people an agent talks to, imported in the console with their consent. */
-import { defineFeature, eraseCollections } from '../feature'
+import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { tenancyFeature } from '../workspaces'
 import { contactsConsole } from './console'
 import { contactsSpec, openContacts } from './repository'

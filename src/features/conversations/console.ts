@@ -8,7 +8,7 @@ import { answers, consoleErrors } from '../../http/docs'
 import type { WorkspaceService } from '../workspaces'
 import { Conversation, presentConversation } from './model'
 import type { ConversationService } from './service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 export function conversationsConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; conversations: ConversationService }) {
   const { conversations, workspaces } = deps

@@ -1,6 +1,6 @@
 /** Conversations: the inbox, the conversation engine every channel uses, the model resolver, test chat. */
 import { agentsFeature } from '../agents'
-import { defineFeature, eraseCollections } from '../feature'
+import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { knowledgeFeature } from '../knowledge'
 import { usageFeature } from '../usage'
 import { byokFeature } from '../byok'

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { TEST_CHAT_MESSAGE_MAX, type TestChatService } from './test-chat'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 const TestChatBody = t.Object(
   {

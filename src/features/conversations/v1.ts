@@ -9,7 +9,7 @@ import type { Coordination } from '../../coordination/port'
 import { countRequest, type RateRule } from '../../http/rate-limit'
 import { v1RateRule } from '../../catalog/limits'
 import { type PlanId } from '../../catalog/plans'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 /**
  * SPEC.md Errors: GET conversations and messages answer 429 "too many requests": the plan's

@@ -6,7 +6,7 @@
 import { registerCustomerWorkspace } from '../../../actors/customer-workspace'
 import { agentsFeature } from '../agents'
 import { contactsFeature } from '../contacts'
-import { defineFeature } from '../feature'
+import { defineFeature } from '../../kernel/feature'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { usageFeature } from '../usage'
 import { tenancyFeature } from '../workspaces'
@@ -41,7 +41,7 @@ export const customersFeature = defineFeature({
   },
 })
 
-export type { CustomerLifecycleEvent } from './lifecycle-hooks'
+export type { CustomerLifecycleEvent } from '../../kernel/customer-lifecycle'
 
 // Re-exported for other features (they import from this index, never from inner files).
 export { checkMetadata } from './rules'

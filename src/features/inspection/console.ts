@@ -7,7 +7,7 @@ import type { ActorRuntime } from '../../../actors'
 import { machineDefinition, machineNames, machines, type MachineName } from '../../../machines'
 import { answers, consoleErrors } from '../../http/docs'
 import { notFound } from '../../http/errors'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: ActorRuntime; pipeline?: (callId: string) => { state: string } | null }) {
   const isName = (name: string): name is MachineName => (machineNames as string[]).includes(name)

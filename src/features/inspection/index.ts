@@ -1,5 +1,5 @@
 /** Watching live actors from the console: machine definitions and one actor's state. */
-import { defineFeature } from '../feature'
+import { defineFeature } from '../../kernel/feature'
 import { inspectionConsole } from './console'
 import { callsFeature } from '../calls'
 

@@ -1,6 +1,6 @@
 /** Knowledge: documents (a URL fetched and indexed, or pasted text) an agent answers from. */
 import { agentsFeature } from '../agents'
-import { defineFeature, eraseCollections } from '../feature'
+import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { DOCUMENTS, PASSAGES, SEARCHES } from './repository'
 import { KnowledgeService } from './service'
 import { syncKnowledgeAcrossInstances } from './sync'

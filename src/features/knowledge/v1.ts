@@ -6,7 +6,7 @@ import { paginate, pageQuery, pageSchema } from '../../http/pagination'
 import type { AgentService } from '../agents'
 import { KnowledgeDocumentResponse, KnowledgeError, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, toDocumentResponse } from './model'
 import type { KnowledgeService } from './service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 /** `text must not be empty` with field `text` → `text: must not be empty` (v1 errors start with the field). */
 function asApiError(error: unknown): never {

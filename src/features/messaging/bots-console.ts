@@ -6,7 +6,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 import type { WorkspaceService } from '../workspaces'
 import type { BotConnections } from './bots'
 

@@ -1,7 +1,7 @@
 /** Console: `POST /console/workspaces/{ws}/inbound` — a message as if the customer wrote (DESIGN.md). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 import type { WorkspaceDoc, WorkspaceService } from '../workspaces'
 import { ApiError } from '../../http/errors'
 import type { InboundMessages } from './inbound'

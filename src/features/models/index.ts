@@ -1,6 +1,6 @@
 /** The models list (SPEC.md Lists): what an agent's `model` takes, and which the plan includes. */
 import { byokFeature } from '../byok'
-import { defineFeature } from '../feature'
+import { defineFeature } from '../../kernel/feature'
 import { modelsV1 } from './v1'
 
 export const modelsFeature = defineFeature({

@@ -4,7 +4,7 @@ import { answers, v1Errors } from '../../http/docs'
 import { planIncludes } from '../../catalog/plans'
 import type { ByokService } from '../byok'
 import { MODELS } from '../../catalog/models'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 const Model = t.Object({ id: t.String(), name: t.String(), voice: t.Boolean(), minPlan: t.String(), available: t.Boolean() })
 

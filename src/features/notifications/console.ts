@@ -4,7 +4,7 @@ import { answers, consoleErrors } from '../../http/docs'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'
 import type { WorkspaceService } from '../workspaces'
 import type { NotificationService } from './service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 const Notification = t.Object({
   id: t.String(),

@@ -6,7 +6,7 @@ import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'
 import type { OutboxEmailDoc, OutboxRepo } from '../../providers/email'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 const OutboxEmail = t.Object({
   id: t.String(),

@@ -4,7 +4,7 @@ import { answers, consoleErrors } from '../../http/docs'
 import type { WorkspaceService } from '../workspaces'
 import type { PhoneNumberDoc } from './repository'
 import type { PhoneNumberService } from './service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 const Number_ = t.Object({
   id: t.String(),

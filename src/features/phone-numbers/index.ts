@@ -1,7 +1,7 @@
 /** Phone numbers: rented or brought in the console, each assignable to one agent, released there; listed on v1. */
 import { ApiError } from '../../http/errors'
 import { agentsFeature } from '../agents'
-import { defineFeature, eraseCollections } from '../feature'
+import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { tenancyFeature } from '../workspaces'
 import { phoneNumbersConsole } from './console'
 import { refuseWhileLive } from './live-calls'

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { presentNumber, type PhoneNumberService } from './service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 export const PhoneNumber = t.Object({
   number: t.String(),

@@ -7,7 +7,7 @@ import { registerEnrolment, type EnrolmentActors } from '../../../actors/enrolme
 import { agentsFeature } from '../agents'
 import { contactsFeature } from '../contacts'
 import { conversationsFeature } from '../conversations'
-import { defineFeature, eraseCollections } from '../feature'
+import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { messagingFeature } from '../messaging'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { templatesFeature } from '../templates'

@@ -1,6 +1,6 @@
 /** Templates and forms: what a chat-app reply may send besides text and media (SPEC.md Template). */
 import { agentsFeature } from '../agents'
-import { defineFeature, eraseCollections } from '../feature'
+import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { webhooksFeature } from '../webhooks'
 import { tenancyFeature } from '../workspaces'

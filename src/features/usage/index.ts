@@ -2,7 +2,7 @@
  * Usage: the ledger of billable acts, the meter that prices and records them, the developer's
  * wallet, rent of rented numbers, and GET /usage.
  */
-import { defineFeature } from '../feature'
+import { defineFeature } from '../../kernel/feature'
 import { NotificationService, openNotifications } from '../notifications'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { tenancyFeature } from '../workspaces'

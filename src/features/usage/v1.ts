@@ -1,7 +1,7 @@
 /** GET /usage (SPEC.md Usage and analytics; a read key is enough). */
 import { Elysia } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 import { UsageAnswer, UsageQuery } from './model'
 import type { UsageReports } from './report'
 

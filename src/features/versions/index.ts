@@ -1,6 +1,6 @@
 /** Agent versions (legacy surface): publish, checkpoint, rollback, diffs; and the published agent live channels serve. */
 import { agentsFeature } from '../agents'
-import { defineFeature, eraseCollections } from '../feature'
+import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { knowledgeFeature } from '../knowledge'
 import { versionsLegacy } from './legacy'
 import { versionsSpec } from './repository'

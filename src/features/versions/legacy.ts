@@ -25,7 +25,7 @@ import {
   versionRef,
 } from './model'
 import type { VersionService } from './service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 /** Every legacy route can answer 401, 422 (legacyErrors adds them) and 429 (rate limit). */
 const reads = (...codes: number[]) => legacyErrors(404, 429, ...codes)

@@ -1,5 +1,5 @@
 /** The voices list (SPEC.md Lists): what an agent's `voice.voice` takes. */
-import { defineFeature } from '../feature'
+import { defineFeature } from '../../kernel/feature'
 import { voicesV1 } from './v1'
 
 export const voicesFeature = defineFeature({

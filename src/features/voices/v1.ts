@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { VOICES } from '../../catalog/voices'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 const Voice = t.Object({
   id: t.String(),

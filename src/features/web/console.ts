@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { badRequest } from '../../http/errors'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 import type { WorkspaceService } from '../workspaces'
 import { WEB_MESSAGE_MAX } from './limits'
 import { WebMessage } from './model'

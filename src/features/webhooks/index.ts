@@ -3,7 +3,7 @@
  * the outbox), and the developer notifications (SPEC.md Events rule 8).
  */
 import { agentsFeature } from '../agents'
-import { defineFeature } from '../feature'
+import { defineFeature } from '../../kernel/feature'
 import { notificationsConsole } from '../notifications'
 import { outboxConsole } from '../outbox'
 import { tenancyFeature } from '../workspaces'

@@ -8,7 +8,7 @@ import { answers, legacyErrors } from '../../http/docs'
 import { webhookCallbacks } from './callbacks'
 import { DeliveriesQuery, Delivery, DeliveryParams, CreateEndpoint, Endpoint, EndpointParams, EndpointWithSecret, PatchEndpoint } from './legacy-model'
 import type { LegacyWebhookService } from './legacy-service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 const Success = t.Literal('success')
 /** Every legacy route can answer 401, 422 (legacyErrors adds them) and 429 (rate limit). */

@@ -5,7 +5,7 @@ import { paginate, pageSchema } from '../../http/pagination'
 import { webhookCallbacks } from './callbacks'
 import { CreatedWebhook, CreateWebhook, ListWebhooksQuery, PatchWebhook, Webhook } from './model'
 import type { WebhookService } from './service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 const DELIVERY_RULES =
   'Each event is attempted once, no retry: a POST of `{ event, sentAt, data }` signed with `x-service-signature: sha256=<hex HMAC-SHA256 of the raw body>` under the signing secret, with `x-service-event-id` to de-duplicate. ' +

@@ -2,9 +2,9 @@
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { PLAN_IDS } from '../../catalog/plans'
-import type { KeyService } from '../keys'
+import type { KeyService } from './keys'
 import { presentWorkspace, type WorkspaceService } from './service'
-import type { KernelHttp } from '../feature'
+import type { KernelHttp } from '../../kernel/feature'
 
 const Plan = t.Union(PLAN_IDS.map((p) => t.Literal(p)))
 const Currency = t.Union([t.Literal('INR'), t.Literal('USD')])

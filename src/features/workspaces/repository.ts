@@ -4,33 +4,9 @@
  * contacts live under its id) with a parent that is billed.
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
-import type { PlanId } from '../../catalog/plans'
+import type { MetadataValue, WorkspaceDoc } from '../../kernel/tenancy'
 
-export type MetadataValue = string | number | boolean
-
-export interface WorkspaceDoc {
-  [field: string]: unknown
-  id: string
-  kind: 'developer' | 'customer'
-  /** The developer workspace of a customer; null for a developer workspace. */
-  parentId: string | null
-  name: string
-  /** Plan, currency and white label belong to the developer; customers inherit them. */
-  plan: PlanId
-  currency: 'INR' | 'USD'
-  timezone: string
-  whiteLabel: boolean
-  /** Set by the first customer (SPEC.md Authentication rule 6). */
-  developer: boolean
-  externalId: string | null
-  metadata: Record<string, MetadataValue>
-  allottedCallLines: number | null
-  status: 'active' | 'deleted'
-  archivedAt: string | null
-  eraseAfter: string | null
-  createdAt: string
-  updatedAt: string
-}
+export type { MetadataValue, WorkspaceDoc }
 
 export const workspacesSpec: CollectionSpec = {
   name: 'workspaces',

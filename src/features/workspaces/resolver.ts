@@ -3,7 +3,7 @@
  * A customer key never leaves its customer (rule 5).
  */
 import { ApiError, badRequest, notFound } from '../../http/errors'
-import type { Principal } from '../keys'
+import type { Principal } from '../../kernel/tenancy'
 import type { WorkspaceDoc, WorkspaceRepo } from './repository'
 
 export { WORKSPACE_HEADER } from '../../http/authenticator'

@@ -8,8 +8,9 @@ import type { Clock } from '../../clock'
 import { iso } from '../../clock'
 import { newId, randomId } from '../../ids'
 import { notFound, unauthorized } from '../../http/errors'
-import type { ApiKeyDoc, ApiKeyRepo, Scope } from './repository'
-import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces'
+import type { Principal, WorkspaceDoc } from '../../kernel/tenancy'
+import type { ApiKeyDoc, ApiKeyRepo, Scope } from './key-repository'
+import type { WorkspaceRepo } from './repository'
 import type { Coordination } from '../../coordination/port'
 import { PrincipalCache } from './principal-cache'
 
@@ -23,14 +24,6 @@ const LAST_USED_GRANULARITY_MS = 60_000
 /** SHA-256 hex of a key value: Bun's native hasher, the same digest as node:crypto at a third of the cost per request. */
 import { hashKey } from '../../http/authenticator'
 export { hashKey }
-
-export interface Principal {
-  key: ApiKeyDoc
-  /** The workspace the key opens. */
-  home: WorkspaceDoc
-  /** The developer workspace behind it (the home itself for a developer key). */
-  developer: WorkspaceDoc
-}
 
 export interface IssuedKey {
   id: string

@@ -1,10 +1,16 @@
 /**
- * The one contract every feature keeps. A feature is a folder under `src/features/<name>/` whose
- * `index.ts` exports one `defineFeature({ name, build })`. `build` gets the kernel (store,
- * coordination, clock, bus, actor runtime, the HTTP contexts, the customer lifecycle hooks) and
- * `use`, which hands over the services of a feature built earlier in the list — the only way one
- * feature reaches another. It returns the feature's services and, as it needs, the route plugins
- * of each surface and its own start/stop.
+ * The one contract every feature keeps. A feature is a folder under `src/features/<name>/`:
+ * `public.ts` names it (`featureRef`, with the type of the services it hands over) and exports
+ * what other features may use (types, constants, helpers); `index.ts` is its build,
+ * `defineFeature(ref, { build })`. `build` gets the kernel (store, coordination, clock, bus,
+ * actor runtime, the HTTP contexts, the customer lifecycle hooks) and `use`, which hands over the
+ * services of a feature built earlier in the list — the only way one feature reaches another, and
+ * it takes the ref, so a feature never imports another's build. It returns the feature's
+ * services and, as it needs, the route plugins of each surface and its own start/stop.
+ *
+ * The kernel (this folder, http/, store/, coordination/, actors/, machines/) imports no feature;
+ * what it needs of one (authenticating a key, resolving a workspace) is a port the feature
+ * provides at build time (`provideHttp`, http/authenticator.ts).
  *
  * `src/services.ts` is the ordered list; it builds every feature, starts the runtime and the bus,
  * then each feature's `start`, and stops them in reverse. `src/app.ts` mounts each surface by
@@ -21,13 +27,12 @@ import type { legacyContext } from '../http/legacy-context'
 import type { v1Context } from '../http/context'
 import type { Logger } from '../logger'
 import type { CollectionSpec, DocumentStore } from '../store/port'
-import type { CustomerLifecycleHooks } from './customers/lifecycle-hooks'
-import type { Principal } from './keys/service'
-import type { WorkspaceDoc } from './workspaces/repository'
+import type { CustomerLifecycleHooks } from './customer-lifecycle'
+import type { Principal, WorkspaceDoc } from './tenancy'
 
 /**
- * The route contexts every surface's routes `.use()`, typed with the tenancy feature's principal
- * and workspace (http/ itself knows only the authenticator port); provided by that feature.
+ * The route contexts every surface's routes `.use()`, typed with the kernel's principal and
+ * workspace (http/ itself knows only the authenticator port); provided by that feature.
  */
 export interface KernelHttp {
   v1: ReturnType<typeof v1Context<Principal, WorkspaceDoc>>
@@ -74,14 +79,23 @@ export interface FeatureParts<S> {
   stop?(): Promise<void>
 }
 
-/** Hands over the services of a feature built earlier in the list. */
-export type Use = <S>(feature: Feature<S>) => S
+/** A feature's name and the type of the services it hands over: what `use` takes (exported by the feature's public.ts). */
+export interface FeatureRef<S> {
+  readonly name: string
+  /** Never set: carries the services' type. */
+  readonly services?: S
+}
 
-export interface Feature<S = unknown> {
-  name: string
+export const featureRef = <S>(name: string): FeatureRef<S> => ({ name })
+
+/** Hands over the services of a feature built earlier in the list. */
+export type Use = <S>(feature: FeatureRef<S>) => S
+
+export interface Feature<S = unknown> extends FeatureRef<S> {
   build(kernel: Kernel, use: Use): Promise<FeatureParts<S>> | FeatureParts<S>
 }
 
+/** A feature's build, named by its ref: the services it returns must be what the ref promises. */
 export const defineFeature = <S>(feature: Feature<S>): Feature<S> => feature
 
 /** A customer-erased clean-up that deletes everything of the workspace in `specs`, in that order (children first). */

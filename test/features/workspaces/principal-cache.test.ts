@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { PrincipalCache } from '../../../src/features/keys/principal-cache'
+import { PrincipalCache } from '../../../src/features/workspaces/principal-cache'
 
 const principal = (keyId: string, ws: string) => ({ key: { id: keyId }, home: { id: ws }, developer: { id: ws } }) as any
 

@@ -1,24 +1,9 @@
 /** API keys: stored as a SHA-256 hash of the value; the value is shown once, on creation. */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import type { ApiKeyDoc } from '../../kernel/tenancy'
 
-import type { Scope } from '../../http/authenticator'
+export type { ApiKeyDoc }
 export { SCOPES, type Scope } from '../../http/authenticator'
-
-export interface ApiKeyDoc {
-  [field: string]: unknown
-  id: string
-  /** The workspace the key opens: the developer's own, or one customer's. */
-  workspaceId: string
-  /** The developer workspace that owns the key (same as workspaceId for a developer key). */
-  developerId: string
-  name: string
-  prefix: string
-  scope: Scope
-  hash: string
-  lastUsedAt: string | null
-  revokedAt: string | null
-  createdAt: string
-}
 
 export const apiKeysSpec: CollectionSpec = {
   name: 'api_keys',

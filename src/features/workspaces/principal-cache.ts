@@ -5,7 +5,7 @@
  * coordination store's pub/sub, on every other. The TTL only bounds how long a lost pub/sub
  * message (a Redis reconnect) can keep a stale entry alive.
  */
-import type { Principal } from './service'
+import type { Principal } from '../../kernel/tenancy'
 
 /** A lost invalidation can keep a revoked key working this long on another instance at most. */
 export const PRINCIPAL_TTL_MS = 30_000
