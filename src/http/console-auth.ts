@@ -4,7 +4,10 @@
  */
 import { Elysia } from 'elysia'
 import { timingSafeEqual } from 'node:crypto'
-import { unauthorized } from './errors'
+import { notFound, unauthorized } from './errors'
+
+/** The workspace behind a console path's `{ws}` (a developer's `ws_` or a customer's `org_` id); null when none. */
+export type ConsoleWorkspaceLookup<W> = (id: string) => Promise<W | null>
 
 /** Throws 401 unless the request carries the console token. */
 export function checkConsoleToken(token: string, request: Request): void {
@@ -18,9 +21,25 @@ export function checkConsoleToken(token: string, request: Request): void {
   }
 }
 
-export function consoleAuth(token: string) {
-  return new Elysia({ name: 'console-auth' }).derive({ as: 'scoped' }, ({ request }) => {
-    checkConsoleToken(token, request)
-    return {}
-  })
+/**
+ * The console context, plus `workspace: true`: the route's `:ws` resolved to the workspace (404
+ * when there is none), after the token and the body are checked. The lookup is the tenancy
+ * feature's; this file knows only its signature.
+ */
+export function consoleAuth<W>(token: string, lookup: ConsoleWorkspaceLookup<W>) {
+  return new Elysia({ name: 'console-auth' })
+    .derive({ as: 'scoped' }, ({ request }) => {
+      checkConsoleToken(token, request)
+      return {}
+    })
+    .macro({
+      workspace: {
+        async resolve({ params }) {
+          const id = (params as Record<string, string | undefined>).ws ?? ''
+          const workspace = await lookup(id)
+          if (!workspace) throw notFound(`workspace ${id} not found`)
+          return { workspace }
+        },
+      },
+    })
 }

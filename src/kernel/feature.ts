@@ -37,7 +37,7 @@ import type { Principal, WorkspaceDoc } from './tenancy'
 export interface KernelHttp {
   v1: ReturnType<typeof v1Context<Principal, WorkspaceDoc>>
   legacy: ReturnType<typeof legacyContext<Principal, WorkspaceDoc>>
-  console: ReturnType<typeof consoleAuth>
+  console: ReturnType<typeof consoleAuth<WorkspaceDoc>>
 }
 
 export interface Kernel {

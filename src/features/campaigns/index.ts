@@ -31,7 +31,7 @@ const WHATSAPP_SENDS_PER_SECOND = 80
 export const campaignsFeature = defineFeature({
   name: 'campaigns',
   async build(kernel, use) {
-    const { workspaces, workspaceRepo } = use(tenancyFeature)
+    const { workspaceRepo } = use(tenancyFeature)
     const { agents } = use(agentsFeature)
     const { contacts } = use(contactsFeature)
     const { numbers } = use(phoneNumbersFeature)
@@ -83,7 +83,7 @@ export const campaignsFeature = defineFeature({
     kernel.customerHooks.onErased(eraseCollections(store, [recipientsSpec, campaignsSpec]), 'campaigns erased')
     return {
       services: { campaigns },
-      console: [campaignsConsole({ auth: kernel.http.console, workspaces, campaigns })],
+      console: [campaignsConsole({ auth: kernel.http.console, campaigns })],
       v1: [campaignsV1({ context: kernel.http.v1, campaigns })],
       // 5 s: a platform send answers in well under a second; a shutdown should not wait on a slow one.
       stop: () => sender.stopAll(5_000),

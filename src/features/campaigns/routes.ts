@@ -7,25 +7,24 @@ import { Elysia, t } from 'elysia'
 import { answers, consoleErrors, v1Errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
-import type { WorkspaceService } from '../workspaces'
 import { Campaign, CreateCampaign, ListQuery } from './model'
 import type { CampaignService } from './service'
 
 const Id = t.Object({ id: t.String() })
 
-export function campaignsConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; campaigns: CampaignService }) {
+export function campaignsConsole(deps: { auth: KernelHttp['console']; campaigns: CampaignService }) {
   const { campaigns } = deps
   return new Elysia({ prefix: '/workspaces/:ws/campaigns', detail: { tags: ['Console'] } })
     .use(deps.auth)
     .post(
       '',
-      async ({ params, body, set }) => {
-        const ws = await deps.workspaces.get(params.ws)
+      async ({ body, set, workspace }) => {
         set.status = 201
-        return campaigns.present(await campaigns.create(ws, body))
+        return campaigns.present(await campaigns.create(workspace, body))
       },
       {
         params: t.Object({ ws: t.String() }),
+        workspace: true,
         body: CreateCampaign,
         detail: {
           summary: 'Create a campaign (draft); with scheduledAt it starts itself then',
@@ -37,12 +36,10 @@ export function campaignsConsole(deps: { auth: KernelHttp['console']; workspaces
     )
     .post(
       '/:id/start',
-      async ({ params }) => {
-        const ws = await deps.workspaces.get(params.ws)
-        return campaigns.present(await campaigns.move(ws.id, params.id, 'start'))
-      },
+      async ({ params, workspace }) => campaigns.present(await campaigns.move(workspace.id, params.id, 'start')),
       {
         params: t.Object({ ws: t.String(), id: t.String() }),
+        workspace: true,
         detail: {
           summary: 'Start a draft campaign (sending)',
           description: '409 naming the state when it is not a draft; 409 when its agent has nothing published. A scheduled campaign started by hand starts now and will not start again at its `scheduledAt`.',

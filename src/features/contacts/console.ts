@@ -1,7 +1,6 @@
 /** Console: contacts with consent flags (DESIGN.md console table). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import type { WorkspaceService } from '../workspaces'
 import { presentContact, type ContactService } from './service'
 import type { KernelHttp } from '../../kernel/feature'
 
@@ -14,18 +13,18 @@ const Contact = t.Object({
   doNotCall: t.Boolean(),
 })
 
-export function contactsConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; contacts: ContactService }) {
+export function contactsConsole(deps: { auth: KernelHttp['console']; contacts: ContactService }) {
   return new Elysia({ prefix: '/workspaces/:ws/contacts', detail: { tags: ['Console'] } })
     .use(deps.auth)
     .post(
       '',
-      async ({ params, body, set }) => {
-        const ws = await deps.workspaces.get(params.ws)
+      async ({ body, set, workspace }) => {
         set.status = 201
-        return presentContact(await deps.contacts.create(ws.id, body))
+        return presentContact(await deps.contacts.create(workspace.id, body))
       },
       {
         params: t.Object({ ws: t.String() }),
+        workspace: true,
         body: t.Object(
           {
             phone: t.String({ minLength: 1, maxLength: 40 }),
@@ -40,12 +39,10 @@ export function contactsConsole(deps: { auth: KernelHttp['console']; workspaces:
     )
     .patch(
       '/:id',
-      async ({ params, body }) => {
-        const ws = await deps.workspaces.get(params.ws)
-        return presentContact(await deps.contacts.patch(ws.id, params.id, body))
-      },
+      async ({ params, body, workspace }) => presentContact(await deps.contacts.patch(workspace.id, params.id, body)),
       {
         params: t.Object({ ws: t.String(), id: t.String() }),
+        workspace: true,
         body: t.Object({ optedOut: t.Optional(t.Boolean()), doNotCall: t.Optional(t.Boolean()) }, { additionalProperties: false }),
         detail: { responses: answers({ 200: Contact, ...consoleErrors(400, 404) }), summary: 'Change a contact’s consent' },
       },

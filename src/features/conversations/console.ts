@@ -5,31 +5,32 @@
  */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import type { WorkspaceService } from '../workspaces'
 import { Conversation, presentConversation } from './model'
 import type { ConversationService } from './service'
 import type { KernelHttp } from '../../kernel/feature'
 
-export function conversationsConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; conversations: ConversationService }) {
-  const { conversations, workspaces } = deps
+export function conversationsConsole(deps: { auth: KernelHttp['console']; conversations: ConversationService }) {
+  const { conversations } = deps
   const params = t.Object({ ws: t.String(), id: t.String() })
   const doc = (summary: string) => ({ responses: answers({ 200: Conversation, ...consoleErrors(404) }), summary })
   return new Elysia({ prefix: '/workspaces/:ws/conversations/:id', detail: { tags: ['Console'] } })
     .use(deps.auth)
-    .post('/takeover', async ({ params }) => presentConversation(await conversations.takeOver((await workspaces.get(params.ws)).id, params.id)), {
+    .post('/takeover', async ({ params, workspace }) => presentConversation(await conversations.takeOver(workspace.id, params.id)), {
       params,
+      workspace: true,
       detail: doc('A teammate takes the conversation over; the agent stops answering'),
     })
-    .post('/resolve', async ({ params }) => presentConversation(await conversations.resolve((await workspaces.get(params.ws)).id, params.id)), {
+    .post('/resolve', async ({ params, workspace }) => presentConversation(await conversations.resolve(workspace.id, params.id)), {
       params,
+      workspace: true,
       detail: doc('A teammate marks the conversation done (emits conversation.resolved)'),
     })
     .post(
       '/escalate',
-      async ({ params }) => {
-        const current = await conversations.get((await workspaces.get(params.ws)).id, params.id)
+      async ({ params, workspace }) => {
+        const current = await conversations.get(workspace.id, params.id)
         return presentConversation((await conversations.escalate(current, 'escalated by a teammate in the console')).conversation)
       },
-      { params, detail: doc('Hand the conversation to the team (emits conversation.escalated when it moves)') },
+      { params, workspace: true, detail: doc('Hand the conversation to the team (emits conversation.escalated when it moves)') },
     )
 }

@@ -4,7 +4,6 @@ import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { knowledgeFeature } from '../knowledge'
 import { usageFeature } from '../usage'
 import { byokFeature } from '../byok'
-import { tenancyFeature } from '../workspaces'
 import { conversationsConsole } from './console'
 import { conversationsSpec, messagesSpec } from './repository'
 import { testChatV1 } from './test-chat-v1'
@@ -18,7 +17,6 @@ export const conversationsFeature = defineFeature({
     const { knowledge } = use(knowledgeFeature)
     const { meter } = use(usageFeature)
     const { runtime: byok } = use(byokFeature)
-    const { workspaces } = use(tenancyFeature)
     const { config, store, clock, coordination, bus } = kernel
     const built = await buildConversationFeature({ config, store, clock, coordination, bus, meter, byok, agents, knowledge })
     // Messages before their conversation.
@@ -29,7 +27,7 @@ export const conversationsFeature = defineFeature({
         testChatV1({ context: kernel.http.v1, testChat: built.testChat }),
         conversationsV1({ context: kernel.http.v1, conversations: built.conversations, coordination, clock }),
       ],
-      console: [conversationsConsole({ auth: kernel.http.console, workspaces, conversations: built.conversations })],
+      console: [conversationsConsole({ auth: kernel.http.console, conversations: built.conversations })],
     }
   },
 })

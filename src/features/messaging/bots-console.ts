@@ -7,7 +7,6 @@
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'
-import type { WorkspaceService } from '../workspaces'
 import type { BotConnections } from './bots'
 
 const Bot = t.Object({
@@ -19,17 +18,15 @@ const Bot = t.Object({
   connectedAt: t.String(),
 })
 
-export function botsConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; bots: BotConnections }) {
+export function botsConsole(deps: { auth: KernelHttp['console']; bots: BotConnections }) {
   return new Elysia({ detail: { tags: ['Console'] } })
     .use(deps.auth)
     .put(
       '/workspaces/:ws/botapp',
-      async ({ params, body }) => {
-        const workspace = await deps.workspaces.get(params.ws)
-        return deps.bots.connect(workspace.id, body)
-      },
+      ({ body, workspace }) => deps.bots.connect(workspace.id, body),
       {
         params: t.Object({ ws: t.String() }),
+        workspace: true,
         body: t.Object(
           {
             agent: t.String({ description: 'the agent that answers the bot (ag_…)' }),
@@ -43,18 +40,12 @@ export function botsConsole(deps: { auth: KernelHttp['console']; workspaces: Wor
     )
     .get(
       '/workspaces/:ws/botapp',
-      async ({ params }) => {
-        const workspace = await deps.workspaces.get(params.ws)
-        return { data: await deps.bots.list(workspace.id) }
-      },
-      { params: t.Object({ ws: t.String() }), detail: { summary: "The workspace's bots", responses: answers({ 200: t.Object({ data: t.Array(Bot) }), ...consoleErrors(404) }) } },
+      async ({ workspace }) => ({ data: await deps.bots.list(workspace.id) }),
+      { params: t.Object({ ws: t.String() }), workspace: true, detail: { summary: "The workspace's bots", responses: answers({ 200: t.Object({ data: t.Array(Bot) }), ...consoleErrors(404) }) } },
     )
     .delete(
       '/workspaces/:ws/botapp/:bot',
-      async ({ params }) => {
-        const workspace = await deps.workspaces.get(params.ws)
-        return deps.bots.disconnect(workspace.id, params.bot)
-      },
-      { params: t.Object({ ws: t.String(), bot: t.String() }), detail: { summary: 'Disconnect a bot', responses: answers({ 200: t.Object({ ok: t.Boolean() }), ...consoleErrors(404) }) } },
+      ({ params, workspace }) => deps.bots.disconnect(workspace.id, params.bot),
+      { params: t.Object({ ws: t.String(), bot: t.String() }), workspace: true, detail: { summary: 'Disconnect a bot', responses: answers({ 200: t.Object({ ok: t.Boolean() }), ...consoleErrors(404) }) } },
     )
 }

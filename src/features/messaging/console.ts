@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'
-import type { WorkspaceDoc, WorkspaceService } from '../workspaces'
+import type { WorkspaceDoc } from '../workspaces'
 import { ApiError } from '../../http/errors'
 import type { InboundMessages } from './inbound'
 import type { EmailInbound } from './email'
@@ -13,11 +13,10 @@ export interface WebInboundSlot {
   receive: ((workspace: WorkspaceDoc, input: { from: string; to: string | null; text: string }) => Promise<{ conversationId: string; messageId: string; receivedAt: string }>) | null
 }
 
-export function messagingConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; inbound: InboundMessages; email: EmailInbound; bots: BotInbound; web: WebInboundSlot }) {
+export function messagingConsole(deps: { auth: KernelHttp['console']; inbound: InboundMessages; email: EmailInbound; bots: BotInbound; web: WebInboundSlot }) {
   return new Elysia({ detail: { tags: ['Console'] } }).use(deps.auth).post(
     '/workspaces/:ws/inbound',
-    async ({ params, body, set }) => {
-      const workspace = await deps.workspaces.get(params.ws)
+    async ({ body, set, workspace }) => {
       set.status = 201
       if (body.channel === 'botapp') return deps.bots.receive(workspace, { from: body.from, to: body.to ?? null, text: body.text })
       if (body.channel === 'web') {
@@ -29,6 +28,7 @@ export function messagingConsole(deps: { auth: KernelHttp['console']; workspaces
     },
     {
       params: t.Object({ ws: t.String() }),
+      workspace: true,
       body: t.Object(
         {
           channel: t.Union([t.Literal('chatapp'), t.Literal('botapp'), t.Literal('web'), t.Literal('email')], { description: 'chatapp, botapp, web or email' }),

@@ -42,7 +42,7 @@ const ORDER: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, read
 export const messagingFeature = defineFeature({
   name: 'messaging',
   async build(kernel, use) {
-    const { workspaces, workspaceRepo } = use(tenancyFeature)
+    const { workspaceRepo } = use(tenancyFeature)
     const { agents } = use(agentsFeature)
     const { contacts } = use(contactsFeature)
     const { numbers } = use(phoneNumbersFeature)
@@ -113,7 +113,7 @@ export const messagingFeature = defineFeature({
         : []),
       ],
       v1: [messagingV1({ context: kernel.http.v1, replies, coordination: kernel.coordination, clock: kernel.clock }), chatappSummaryV1({ context: kernel.http.v1, totals })],
-      console: [messagingConsole({ auth: kernel.http.console, workspaces, inbound, email: emailInbound, bots: botInbound, web }), botsConsole({ auth: kernel.http.console, workspaces, bots })],
+      console: [messagingConsole({ auth: kernel.http.console, inbound, email: emailInbound, bots: botInbound, web }), botsConsole({ auth: kernel.http.console, bots })],
       async stop() {
         await smtp?.close()
         await inbound.settled()

@@ -2,7 +2,6 @@
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'
-import type { WorkspaceService } from '../workspaces'
 import type { NotificationService } from './service'
 import type { KernelHttp } from '../../kernel/feature'
 
@@ -16,18 +15,16 @@ const Notification = t.Object({
   createdAt: t.String(),
 })
 
-export function notificationsConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; notifications: NotificationService }) {
-  const { workspaces, notifications } = deps
+export function notificationsConsole(deps: { auth: KernelHttp['console']; notifications: NotificationService }) {
+  const { notifications } = deps
   return new Elysia({ prefix: '/workspaces/:ws/notifications', detail: { tags: ['Console'] } })
     .use(deps.auth)
     .get(
       '',
-      async ({ params, query }) => {
-        const ws = await workspaces.get(params.ws)
-        return paginate((limit, after) => notifications.list(ws, limit, after), query, 25, (d) => notifications.present(d))
-      },
+      ({ query, workspace }) => paginate((limit, after) => notifications.list(workspace, limit, after), query, 25, (d) => notifications.present(d)),
       {
         params: t.Object({ ws: t.String() }),
+        workspace: true,
         query: t.Object(pageQuery(100, 25)),
         detail: {
           responses: answers({ 200: pageSchema(Notification), ...consoleErrors(400, 404) }),

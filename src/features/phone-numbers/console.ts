@@ -1,7 +1,6 @@
 /** Console: rent or bring a phone number, assign it, change it, release it (DESIGN.md console table). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import type { WorkspaceService } from '../workspaces'
 import type { PhoneNumberDoc } from './repository'
 import type { PhoneNumberService } from './service'
 import type { KernelHttp } from '../../kernel/feature'
@@ -32,19 +31,19 @@ const present = (d: PhoneNumberDoc) => ({
 
 const Path = t.Object({ ws: t.String(), number: t.String({ description: 'the number, E.164 with or without + (encode + as %2B)' }) })
 
-export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; numbers: PhoneNumberService }) {
+export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; numbers: PhoneNumberService }) {
   return new Elysia({ prefix: '/workspaces/:ws/phone-numbers', detail: { tags: ['Console'] } })
     .use(deps.auth)
     .post(
       '',
-      async ({ params, body, set }) => {
-        const ws = await deps.workspaces.get(params.ws)
-        const d = await deps.numbers.add(ws.id, body)
+      async ({ body, set, workspace }) => {
+        const d = await deps.numbers.add(workspace.id, body)
         set.status = 201
         return present(d)
       },
       {
         params: t.Object({ ws: t.String() }),
+        workspace: true,
         body: t.Object(
           {
             number: t.String({ minLength: 1, maxLength: 40 }),
@@ -62,12 +61,10 @@ export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; workspa
     )
     .patch(
       '/:number',
-      async ({ params, body }) => {
-        const ws = await deps.workspaces.get(params.ws)
-        return present(await deps.numbers.update(ws.id, params.number, body))
-      },
+      async ({ params, body, workspace }) => present(await deps.numbers.update(workspace.id, params.number, body)),
       {
         params: Path,
+        workspace: true,
         body: t.Object(
           {
             agent: t.Optional(t.Union([t.String({ description: 'ag_… of this workspace' }), t.Null()], { description: 'reassigns the number; null detaches it' })),
@@ -81,14 +78,14 @@ export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; workspa
     )
     .delete(
       '/:number',
-      async ({ params, set }) => {
-        const ws = await deps.workspaces.get(params.ws)
-        await deps.numbers.release(ws.id, params.number)
+      async ({ params, set, workspace }) => {
+        await deps.numbers.release(workspace.id, params.number)
         set.status = 204
         return null
       },
       {
         params: Path,
+        workspace: true,
         detail: {
           responses: answers({ 204: t.Null(), ...consoleErrors(404, 409) }),
           summary: 'Release a number',

@@ -2,7 +2,6 @@
 import { ApiError } from '../../http/errors'
 import { agentsFeature } from '../agents'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { tenancyFeature } from '../workspaces'
 import { phoneNumbersConsole } from './console'
 import { refuseWhileLive } from './live-calls'
 import { openPhoneNumbers, phoneNumbersSpec } from './repository'
@@ -13,7 +12,6 @@ export const phoneNumbersFeature = defineFeature({
   name: 'phone-numbers',
   async build(kernel, use) {
     const { agents } = use(agentsFeature)
-    const { workspaces } = use(tenancyFeature)
     const repo = await openPhoneNumbers(kernel.store)
     const voiceNumberOf = (ws: string, id: string) =>
       agents.get(ws, id).then(
@@ -31,7 +29,7 @@ export const phoneNumbersFeature = defineFeature({
     return {
       services: { numbers },
       v1: [phoneNumbersV1({ context: kernel.http.v1, numbers })],
-      console: [phoneNumbersConsole({ auth: kernel.http.console, workspaces, numbers })],
+      console: [phoneNumbersConsole({ auth: kernel.http.console, numbers })],
     }
   },
 })

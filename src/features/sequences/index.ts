@@ -11,7 +11,6 @@ import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { messagingFeature } from '../messaging'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { templatesFeature } from '../templates'
-import { tenancyFeature } from '../workspaces'
 import { enrolmentsSpec, openEnrolments, openSequences, sequencesSpec } from './repository'
 import { sequencesConsole, sequencesV1 } from './routes'
 import { SequenceService } from './service'
@@ -19,7 +18,6 @@ import { SequenceService } from './service'
 export const sequencesFeature = defineFeature({
   name: 'sequences',
   async build(kernel, use) {
-    const { workspaces } = use(tenancyFeature)
     const { agents } = use(agentsFeature)
     const { contacts } = use(contactsFeature)
     const { numbers } = use(phoneNumbersFeature)
@@ -28,7 +26,7 @@ export const sequencesFeature = defineFeature({
     const { platform, inbound } = use(messagingFeature)
     const { meter } = use(usageFeature)
     let actors: EnrolmentActors | null = null
-    const sequences = new SequenceService({ sequences: await openSequences(kernel.store), enrolments: await openEnrolments(kernel.store), contacts, numbers, templates, conversations, platform, meter, clock: kernel.clock, actors: () => actors! })
+    const sequences = new SequenceService({ sequences: await openSequences(kernel.store), enrolments: await openEnrolments(kernel.store), contacts, numbers, templates, conversations, platform, meter, clock: kernel.clock, actors: () => actors!, agentExists: (workspaceId, id) => agents.exists(workspaceId, id) })
     actors = registerEnrolment(kernel.runtime, { effects: sequences.effects(), clock: kernel.clock, logger: kernel.logger })
     inbound.onCustomerMessage((workspaceId, phone) => sequences.stopFor(workspaceId, phone, 'replied'))
     contacts.onConsentWithdrawn((contact) => sequences.stopFor(contact.workspaceId, contact.phone, 'opted_out'))
@@ -36,7 +34,7 @@ export const sequencesFeature = defineFeature({
     kernel.customerHooks.onErased(eraseCollections(kernel.store, [enrolmentsSpec, sequencesSpec]), 'sequences erased')
     return {
       services: { sequences },
-      console: [sequencesConsole({ auth: kernel.http.console, workspaces, agents, sequences })],
+      console: [sequencesConsole({ auth: kernel.http.console, sequences })],
       v1: [sequencesV1({ context: kernel.http.v1, sequences })],
     }
   },

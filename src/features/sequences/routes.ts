@@ -1,28 +1,24 @@
 /** Console: create a sequence (DESIGN.md). v1: `GET /sequences`, `POST /sequences/{id}/enrolments` (SPEC.md). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors, v1Errors } from '../../http/docs'
-import { badRequest } from '../../http/errors'
 import { BodyInt } from '../../http/body-types'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'
-import type { AgentService } from '../agents'
 import type { KernelHttp } from '../../kernel/feature'
-import type { WorkspaceService } from '../workspaces'
 import { MAX_VARIABLES } from './service'
 import { presentSequence, type SequenceService } from './service'
 
 const Sequence = t.Object({ id: t.String(), name: t.String(), status: t.Union([t.Literal('active'), t.Literal('archived')]), agent: t.String(), exitOnReply: t.Boolean(), createdAt: t.String() })
 
-export function sequencesConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; agents: AgentService; sequences: SequenceService }) {
+export function sequencesConsole(deps: { auth: KernelHttp['console']; sequences: SequenceService }) {
   return new Elysia({ prefix: '/workspaces/:ws/sequences', detail: { tags: ['Console'] } }).use(deps.auth).post(
     '',
-    async ({ params, body, set }) => {
-      const ws = await deps.workspaces.get(params.ws)
-      if (!(await deps.agents.exists(ws.id, body.agent))) throw badRequest('agent', `no agent ${body.agent} in this workspace`)
+    async ({ body, set, workspace }) => {
       set.status = 201
-      return presentSequence(await deps.sequences.create(ws.id, { name: body.name, agentId: body.agent, exitOnReply: body.exitOnReply, status: body.status, steps: body.steps }))
+      return presentSequence(await deps.sequences.create(workspace.id, { name: body.name, agentId: body.agent, exitOnReply: body.exitOnReply, status: body.status, steps: body.steps }))
     },
     {
       params: t.Object({ ws: t.String() }),
+      workspace: true,
       body: t.Object(
         {
           name: t.String({ minLength: 1, maxLength: 100 }),

@@ -39,12 +39,15 @@ export interface SequenceDeps {
   meter: Pick<Meter, 'charge' | 'messagesLeft'>
   clock: Clock
   actors: () => EnrolmentActors
+  agentExists: (workspaceId: string, id: string) => Promise<boolean>
 }
 
 export class SequenceService {
   constructor(private readonly d: SequenceDeps) {}
 
+  /** 400 naming `agent` when it is not this workspace's, or the step that is neither a template nor a text. */
   async create(workspaceId: string, input: { name: string; agentId: string; exitOnReply?: boolean; status?: 'active' | 'archived'; steps: { template?: string; text?: string; delayMinutes: number }[] }): Promise<SequenceDoc> {
+    if (!(await this.d.agentExists(workspaceId, input.agentId))) throw badRequest('agent', `no agent ${input.agentId} in this workspace`)
     const steps: SequenceStep[] = input.steps.map((s, i) => {
       if ((s.template === undefined) === (s.text === undefined)) throw badRequest(`steps[${i}]`, 'give exactly one of template or text')
       return { template: s.template ?? null, text: s.text ?? null, delayMinutes: s.delayMinutes }

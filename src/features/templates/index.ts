@@ -3,7 +3,6 @@ import { agentsFeature } from '../agents'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { phoneNumbersFeature } from '../phone-numbers'
 import { webhooksFeature } from '../webhooks'
-import { tenancyFeature } from '../workspaces'
 import { formsSpec, openForms, openTemplates, templatesSpec } from './repository'
 import { TemplateReview } from './review'
 import { templatesConsole, templatesV1 } from './routes'
@@ -12,17 +11,19 @@ import { TemplateService } from './service'
 export const templatesFeature = defineFeature({
   name: 'templates',
   async build(kernel, use) {
-    const { workspaces } = use(tenancyFeature)
     const { agents } = use(agentsFeature)
     const { numbers } = use(phoneNumbersFeature)
     const { notifications } = use(webhooksFeature)
     const repo = await openTemplates(kernel.store)
-    const templates = new TemplateService(repo, await openForms(kernel.store), kernel.clock)
+    const templates = new TemplateService(repo, await openForms(kernel.store), kernel.clock, {
+      agentExists: (workspaceId, id) => agents.exists(workspaceId, id),
+      number: (number) => numbers.byNumber(number),
+    })
     const review = new TemplateReview(repo, notifications, kernel.clock)
     kernel.customerHooks.onErased(eraseCollections(kernel.store, [templatesSpec, formsSpec]), 'templates and forms erased')
     return {
       services: { templates },
-      console: [templatesConsole({ auth: kernel.http.console, workspaces, templates, review, agents, numbers })],
+      console: [templatesConsole({ auth: kernel.http.console, templates, review })],
       v1: [templatesV1({ context: kernel.http.v1, templates })],
     }
   },

@@ -1,13 +1,9 @@
 /** Console: create templates and forms, review a template (DESIGN.md table). v1: `GET /templates` (SPEC.md). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors, v1Errors } from '../../http/docs'
-import { badRequest } from '../../http/errors'
 import { BodyInt } from '../../http/body-types'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'
-import type { AgentService } from '../agents'
 import type { KernelHttp } from '../../kernel/feature'
-import type { PhoneNumberService } from '../phone-numbers'
-import type { WorkspaceService } from '../workspaces'
 import { HEADER_KINDS, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './repository'
 import { REASON_MAX, REVIEW_STATUSES, type TemplateReview } from './review'
 import { presentForm, presentTemplate, type TemplateService } from './service'
@@ -32,29 +28,20 @@ const Template = t.Object({
 })
 const Form = t.Object({ id: t.String(), name: t.String(), agent: t.String(), published: t.Boolean(), createdAt: t.String() })
 
-export function templatesConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; templates: TemplateService; review: TemplateReview; agents: AgentService; numbers: PhoneNumberService }) {
-  const agentOf = async (workspaceId: string, id: string | null | undefined, field: string) => {
-    if (id === undefined || id === null) return null
-    if (!(await deps.agents.exists(workspaceId, id))) throw badRequest(field, `no agent ${id} in this workspace`)
-    return id
-  }
+export function templatesConsole(deps: { auth: KernelHttp['console']; templates: TemplateService; review: TemplateReview }) {
   return new Elysia({ prefix: '/workspaces/:ws', detail: { tags: ['Console'] } })
     .use(deps.auth)
     .post(
       '/templates',
-      async ({ params, body, set }) => {
-        const ws = await deps.workspaces.get(params.ws)
-        const agentId = await agentOf(ws.id, body.agent, 'agent')
-        if (body.number !== undefined && body.number !== null) {
-          const n = await deps.numbers.byNumber(body.number)
-          if (!n || n.workspaceId !== ws.id || n.channel !== 'chatapp') throw badRequest('number', `${body.number} is not a chat-app number of this workspace`)
-        }
-        const { agent: _agent, ...rest } = body
+      async ({ body, set, workspace }) => {
+        const { agent, ...rest } = body
+        const created = await deps.templates.create(workspace.id, { ...rest, agentId: agent ?? null })
         set.status = 201
-        return presentTemplate(await deps.templates.create(ws.id, { ...rest, agentId }))
+        return presentTemplate(created)
       },
       {
         params: t.Object({ ws: t.String() }),
+        workspace: true,
         body: t.Object(
           {
             name: t.String({ minLength: 1, maxLength: 512, pattern: '^[a-z0-9_]+$', description: 'lower case, digits and _ (as the platforms require)' }),
@@ -76,12 +63,10 @@ export function templatesConsole(deps: { auth: KernelHttp['console']; workspaces
     )
     .patch(
       '/templates/:name',
-      async ({ params, body }) => {
-        const ws = await deps.workspaces.get(params.ws)
-        return presentTemplate(await deps.review.review(ws.id, params.name, body))
-      },
+      async ({ params, body, workspace }) => presentTemplate(await deps.review.review(workspace.id, params.name, body)),
       {
         params: t.Object({ ws: t.String(), name: t.String() }),
+        workspace: true,
         body: t.Object(
           {
             status: literals(REVIEW_STATUSES),
@@ -100,14 +85,14 @@ export function templatesConsole(deps: { auth: KernelHttp['console']; workspaces
     )
     .post(
       '/forms',
-      async ({ params, body, set }) => {
-        const ws = await deps.workspaces.get(params.ws)
-        const agentId = (await agentOf(ws.id, body.agent, 'agent'))!
+      async ({ body, set, workspace }) => {
+        const created = await deps.templates.createForm(workspace.id, { name: body.name, agentId: body.agent, published: body.published })
         set.status = 201
-        return presentForm(await deps.templates.createForm(ws.id, { name: body.name, agentId, published: body.published }))
+        return presentForm(created)
       },
       {
         params: t.Object({ ws: t.String() }),
+        workspace: true,
         body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), agent: t.String(), published: t.Optional(t.Boolean()) }, { additionalProperties: false }),
         detail: { summary: 'Create a form (published unless said otherwise)', responses: answers({ 201: Form, ...consoleErrors(400, 404, 409) }) },
       },

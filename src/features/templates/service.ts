@@ -23,6 +23,12 @@ export interface NewTemplate {
   headerKind?: TemplateDoc['headerKind']
 }
 
+/** What a template or form may name, checked against the workspace's agents and chat-app numbers. */
+export interface TemplateRefs {
+  agentExists(workspaceId: string, id: string): Promise<boolean>
+  number(number: string): Promise<{ workspaceId: string; channel: string } | null>
+}
+
 /** `{{1}}`, `{{2}}`…: the placeholders a send fills in order. */
 export function placeholders(body: string): number {
   const seen = new Set([...body.matchAll(/\{\{\s*(\d+)\s*\}\}/g)].map((m) => Number(m[1])))
@@ -54,9 +60,16 @@ export class TemplateService {
     private readonly templates: Collection<TemplateDoc>,
     private readonly forms: Collection<FormDoc>,
     private readonly clock: Clock,
+    private readonly refs: TemplateRefs,
   ) {}
 
+  /** 400 naming `agent` or `number` when they are not this workspace's (a chat-app number for `number`). */
   async create(workspaceId: string, input: NewTemplate): Promise<TemplateDoc> {
+    if (input.agentId !== undefined && input.agentId !== null) await this.checkAgent(workspaceId, input.agentId)
+    if (input.number !== undefined && input.number !== null) {
+      const n = await this.refs.number(input.number)
+      if (!n || n.workspaceId !== workspaceId || n.channel !== 'chatapp') throw badRequest('number', `${input.number} is not a chat-app number of this workspace`)
+    }
     const count = placeholders(input.body)
     if (input.variableCount !== undefined && input.variableCount !== count) throw badRequest('variableCount', `the body has ${count} placeholders`)
     const doc: TemplateDoc = {
@@ -101,6 +114,7 @@ export class TemplateService {
   }
 
   async createForm(workspaceId: string, input: { name: string; agentId: string; published?: boolean }): Promise<FormDoc> {
+    await this.checkAgent(workspaceId, input.agentId)
     const doc: FormDoc = { id: newId('form'), workspaceId, name: input.name, agentId: input.agentId, published: input.published ?? true, createdAt: iso(this.clock.now()) }
     try {
       await this.forms.insert(doc)
@@ -109,6 +123,10 @@ export class TemplateService {
       throw err
     }
     return doc
+  }
+
+  private async checkAgent(workspaceId: string, id: string): Promise<void> {
+    if (!(await this.refs.agentExists(workspaceId, id))) throw badRequest('agent', `no agent ${id} in this workspace`)
   }
 
   /** The form a reply names for the number's agent: 404 none, 400 unpublished or another agent's. */

@@ -17,7 +17,7 @@ import { WalletService } from './wallet'
 export const usageFeature = defineFeature({
   name: 'usage',
   async build(kernel, use) {
-    const { workspaceRepo, workspaces } = use(tenancyFeature)
+    const { workspaceRepo } = use(tenancyFeature)
     const { numbers } = use(phoneNumbersFeature)
     const { store, clock } = kernel
     const ledger = await UsageLedger.open(store)
@@ -34,7 +34,7 @@ export const usageFeature = defineFeature({
     return {
       services: { ledger, meter, wallet },
       v1: [usageV1({ context: kernel.http.v1, reports })],
-      console: [usageConsole({ auth: kernel.http.console, workspaces, wallet })],
+      console: [usageConsole({ auth: kernel.http.console, wallet })],
     }
   },
 })

@@ -14,6 +14,7 @@
  * plan, and so does a past month that was only charged later (late rent).
  */
 import { iso, type Clock } from '../../clock'
+import { conflict } from '../../http/errors'
 import { newId } from '../../ids'
 import { DuplicateKeyError, type Collection, type CollectionSpec, type DocumentStore } from '../../store/port'
 import { LOW_BALANCE_THRESHOLDS, PLANS } from '../../catalog/plans'
@@ -178,8 +179,13 @@ export class WalletService {
     return wallet
   }
 
-  /** Console top-up; answers the wallet after it. */
+  /**
+   * Console top-up; answers the wallet after it. 409 for a customer (billed to its developer) and
+   * for a plan without a wallet.
+   */
   async topUp(developer: WorkspaceDoc, amountMicro: number): Promise<Wallet> {
+    if (developer.kind === 'customer') throw conflict(`customer ${developer.id} is billed to its developer ${developer.parentId}; credit the developer's wallet`)
+    if (!PLANS[developer.plan].wallet) throw conflict(`the ${developer.plan} plan has no wallet; change the plan first`)
     const count = await this.topUps.count({ developerId: developer.id })
     await this.topUps.insert({ id: newId('top'), developerId: developer.id, amountMicro, createdAt: iso(this.clock.now()) })
     const wallet = this.remember(developer.id, await this.compute(developer))

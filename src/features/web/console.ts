@@ -3,16 +3,14 @@ import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { badRequest } from '../../http/errors'
 import type { KernelHttp } from '../../kernel/feature'
-import type { WorkspaceService } from '../workspaces'
 import { WEB_MESSAGE_MAX } from './limits'
 import { WebMessage } from './model'
 import type { TeammateMessages } from './teammates'
 
-export function webConsole(deps: { auth: KernelHttp['console']; workspaces: WorkspaceService; teammates: TeammateMessages }) {
+export function webConsole(deps: { auth: KernelHttp['console']; teammates: TeammateMessages }) {
   return new Elysia({ detail: { tags: ['Console'] } }).use(deps.auth).post(
     '/workspaces/:ws/conversations/:id/messages',
-    async ({ params, body, set }) => {
-      const workspace = await deps.workspaces.get(params.ws)
+    async ({ params, body, set, workspace }) => {
       const text = body.text.trim()
       if (!text) throw badRequest('text', 'must not be blank')
       set.status = 201
@@ -20,6 +18,7 @@ export function webConsole(deps: { auth: KernelHttp['console']; workspaces: Work
     },
     {
       params: t.Object({ ws: t.String(), id: t.String() }),
+      workspace: true,
       body: t.Object({ text: t.String({ minLength: 1, maxLength: WEB_MESSAGE_MAX }) }, { additionalProperties: false }),
       detail: {
         summary: 'A teammate writes to a website visitor (takes the conversation over; the open widget shows it at once)',

@@ -21,7 +21,7 @@ import { widgetRoutes } from './widget-routes'
 export const webFeature = defineFeature({
   name: 'web',
   async build(kernel, use) {
-    const { workspaceRepo, workspaces } = use(tenancyFeature)
+    const { workspaceRepo } = use(tenancyFeature)
     const { agents } = use(agentsFeature)
     const { conversations, engine, models, tools } = use(conversationsFeature)
     const { serving } = use(versionsFeature)
@@ -36,7 +36,7 @@ export const webFeature = defineFeature({
     return {
       services: { web, sessions, teammates },
       v1: [webV1({ web, teammates, logger })],
-      console: [webConsole({ auth: kernel.http.console, workspaces, teammates })],
+      console: [webConsole({ auth: kernel.http.console, teammates })],
       legacy: [widgetRoutes({ exists: (webKey) => web.exists(webKey) })],
       stop: () => web.settled(),
     }

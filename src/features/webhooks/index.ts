@@ -15,7 +15,7 @@ export const webhooksFeature = defineFeature({
   name: 'webhooks',
   async build(kernel, use) {
     const { agents } = use(agentsFeature)
-    const { workspaces, workspaceRepo } = use(tenancyFeature)
+    const { workspaceRepo } = use(tenancyFeature)
     const { config, store, clock, logger, bus, runtime, coordination, customerHooks } = kernel
     const built = await buildWebhooksFeature({ config, store, clock, logger, bus, runtime, agents, workspaces: workspaceRepo, coordination })
     customerHooks.onDeleted((e) => built.switchOffCustomerWebhooks(e.customerId, e.at), 'webhooks switched off')
@@ -25,7 +25,7 @@ export const webhooksFeature = defineFeature({
       services: { webhooks: built.webhooks, legacyWebhooks: built.legacyWebhooks, notifications: built.notifications, outbox: built.outbox },
       v1: [webhooksV1({ context: kernel.http.v1, webhooks: built.webhooks })],
       legacy: [webhooksLegacy({ context: kernel.http.legacy, webhooks: built.legacyWebhooks })],
-      console: [notificationsConsole({ auth, workspaces, notifications: built.notifications }), outboxConsole({ auth, outbox: built.outbox })],
+      console: [notificationsConsole({ auth, notifications: built.notifications }), outboxConsole({ auth, outbox: built.outbox })],
       stop: () => built.stop(),
     }
   },

@@ -41,14 +41,14 @@ export function workspacesConsole(deps: { auth: KernelHttp['console']; workspace
     })
     .post(
       '/:ws/keys',
-      async ({ params, body, set }) => {
-        const ws = await workspaces.get(params.ws)
-        const issued = await keys.issue(ws, body.name, body.scope)
+      async ({ body, set, workspace }) => {
+        const issued = await keys.issue(workspace, body.name, body.scope)
         set.status = 201
         return { id: issued.id, name: issued.name, prefix: issued.prefix, scope: issued.scope, key: issued.key }
       },
       {
         params: Ws,
+        workspace: true,
         body: t.Object(
           { name: t.String({ minLength: 1, maxLength: 60 }), scope: t.Union([t.Literal('full'), t.Literal('build'), t.Literal('read')]) },
           { additionalProperties: false },
@@ -58,14 +58,14 @@ export function workspacesConsole(deps: { auth: KernelHttp['console']; workspace
     )
     .delete(
       '/:ws/keys/:keyId',
-      async ({ params, set }) => {
-        const ws = await workspaces.get(params.ws)
-        await keys.revoke(ws.id, params.keyId)
+      async ({ params, set, workspace }) => {
+        await keys.revoke(workspace.id, params.keyId)
         set.status = 204
         return null
       },
       {
         params: t.Object({ ws: t.String(), keyId: t.String() }),
+        workspace: true,
         detail: { responses: answers({ 204: t.Null(), ...consoleErrors(404) }), summary: 'Revoke a key of a workspace at once (the demo key included)' },
       },
     )

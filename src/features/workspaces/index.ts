@@ -32,7 +32,7 @@ export const tenancyFeature = defineFeature({
     const http = {
       v1: v1Context({ auth, coordination }),
       legacy: legacyContext({ auth, coordination, clock }),
-      console: consoleAuth(config.consoleToken),
+      console: consoleAuth(config.consoleToken, (id) => workspaceRepo.get(id)),
     }
     kernel.provideHttp(http)
     kernel.customerHooks.onErased(eraseCollections(store, [apiKeysSpec]), 'keys erased')
