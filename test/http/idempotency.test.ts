@@ -36,11 +36,14 @@ function suite(name: string, open: () => Promise<Coordination>) {
     test('a second request while the first runs → 409', async () => {
       let release!: () => void
       const gate = new Promise<void>((r) => (release = r))
+      let running!: () => void
+      const firstRuns = new Promise<void>((r) => (running = r))
       const first = idempotent(c, 's', 'k-flight', {}, async () => {
+        running()
         await gate
         return { status: 202, body: {} }
       })
-      await Bun.sleep(20)
+      await firstRuns // the key is claimed before the handler runs
       let caught: unknown
       try {
         await idempotent(c, 's', 'k-flight', {}, async () => ({ status: 202, body: {} }))

@@ -23,6 +23,7 @@ import {
   type RefusedRow,
   type Row,
 } from './table'
+import { until } from '../support/until'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)
 const by = 'key_1'
@@ -212,7 +213,7 @@ describe('agent publication: effects, with fakes that record calls', () => {
     const { actor } = await reachSettled(h, 'published', { fakes: r.fakes })
     r.hold('restoreVersion')
     actor.send(rollback)
-    await Bun.sleep(1)
+    await until('the held restore to start', async () => r.calls.at(-1)?.name, (name) => name === 'restoreVersion')
     expect(actor.getSnapshot().value).toBe('restoring')
     const inFlight = r.calls.at(-1)!
     const again = recording()

@@ -9,6 +9,7 @@ import { KnowledgeService } from '../../../src/features/knowledge/service'
 import { KNOWLEDGE_CHANNEL, syncKnowledgeAcrossInstances } from '../../../src/features/knowledge/sync'
 import { createLogger } from '../../../src/logger'
 import { openSqliteStore } from '../../../src/store/sqlite'
+import { until } from '../../support/until'
 
 const dir = mkdtempSync(join(tmpdir(), 'knowledge-sync-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -21,23 +22,24 @@ test('every add, remove and agent cascade drops the other instance’s cached in
   const stops = [await syncKnowledgeAcrossInstances(a, coordination, createLogger('silent')), await syncKnowledgeAcrossInstances(b, coordination, createLogger('silent'))]
   const heard: string[] = []
   const spy = await coordination.subscribe(KNOWLEDGE_CHANNEL, (m) => void heard.push(m))
-  const settle = () => Bun.sleep(5) // local pub/sub delivers on a microtask, like Redis after a hop
+  // The spy subscribed last: once it has heard the nth change, both services have had it too.
+  const heardChanges = (n: number) => until(`change ${n} broadcast`, async () => heard.length, (k) => k === n)
   try {
     await Promise.all([a.search('ws', 'ag', 'returns'), b.search('ws', 'ag', 'returns')])
     expect([a.cachedAgents, b.cachedAgents]).toEqual([1, 1])
 
     const doc = await a.addText({ workspaceId: 'ws', agentId: 'ag', text: 'Our returns window is 30 days.', title: 'Returns' })
-    await settle()
+    await heardChanges(1)
     expect([a.cachedAgents, b.cachedAgents]).toEqual([1, 0])
     expect((await b.search('ws', 'ag', 'returns window')).found).toBe(true)
 
     await a.remove('ws', 'ag', doc.id)
-    await settle()
+    await heardChanges(2)
     expect(b.cachedAgents).toBe(0)
     expect((await b.search('ws', 'ag', 'returns window')).hits).toEqual([])
 
     await a.removeAllForAgent('ws', 'ag')
-    await settle()
+    await heardChanges(3)
     expect(heard.map((m) => JSON.parse(m)).map(({ workspaceId, agentId }) => ({ workspaceId, agentId }))).toEqual(Array(3).fill({ workspaceId: 'ws', agentId: 'ag' }))
     expect(b.cachedAgents).toBe(0)
   } finally {
