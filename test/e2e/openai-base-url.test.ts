@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startOpenAIFake, type FakeOpenAI } from '../fakes/openai'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 const KEY = 'sk-base-url-test-0123456789'
 let fake: FakeOpenAI
@@ -29,11 +30,12 @@ test('a test chat on gpt-4o-mini is answered by the server at OPENAI_BASE_URL', 
 test('an agent deleted during the model call: the turn answers 404 and leaves no conversation behind', async () => {
   const dev = await s.developer({ plan: 'scale' })
   const agent = (await s.api('POST', '/agents', { key: dev.key, body: { name: 'Doomed', model: 'gpt-4o-mini' } })).body.id
-  // The reply stalls 600 ms after its first frame: the delete lands inside the model call.
-  fake.reply({ kind: 'stream', text: ['Still ', 'here?'], stall: { afterFrames: 1, ms: 600 } })
+  // The reply stalls after its first frame until woken: the delete lands inside the model call.
+  fake.reply({ kind: 'stream', text: ['Still ', 'here?'], stall: { afterFrames: 1, ms: 60_000 } })
   const chat = s.api('POST', `/agents/${agent}/test-chat`, { key: dev.key, body: { message: 'Hi' } })
-  await Bun.sleep(200)
+  await until('the model call to stall', async () => fake.stalled(), (n) => n === 1)
   expect((await s.api('DELETE', `/agents/${agent}`, { key: dev.key })).status).toBe(204)
+  fake.wake()
   expect((await chat).status).toBe(404)
   const left = await Promise.all(
     ['conversations', 'messages'].map(async (name) => (await s.server.services.store.collection<any>({ name, indexes: [] })).count({ agentId: agent })),

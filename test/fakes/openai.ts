@@ -63,6 +63,10 @@ export interface FakeOpenAI extends FakeServerBase {
   baseUrl: string
   /** Queue replies for the next chat requests, in order. */
   reply(...replies: OpenAIReply[]): void
+  /** How many stalls and hangs are in progress. */
+  stalled(): number
+  /** Ends every stall and hang in progress: each carries on as if its time had passed. */
+  wake(): void
 }
 
 export interface FakeOpenAIOptions {
@@ -90,6 +94,9 @@ export class Sleeper {
       const entry = { t: setTimeout(() => (this.timers.delete(entry), resolve()), ms), done: resolve }
       this.timers.add(entry)
     })
+  }
+  get pending(): number {
+    return this.timers.size
   }
   wakeAll(): void {
     for (const e of this.timers) (clearTimeout(e.t), e.done())
@@ -234,6 +241,8 @@ export function startOpenAIFake(opts: FakeOpenAIOptions = {}): FakeOpenAI {
     baseUrl: `${origin}/v1`,
     requests,
     reply: (...r) => void queue.push(...r),
+    stalled: () => sleeper.pending,
+    wake: () => sleeper.wakeAll(),
     async stop() {
       sleeper.wakeAll()
       await server.stop(true)
