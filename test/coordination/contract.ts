@@ -8,8 +8,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import type { Coordination } from '../../src/coordination/port'
 
-// 100 ms: the one assertion made while a short claim must still hold runs right after taking it
-// (a few ms), so this leaves room for a stalled CI machine yet keeps each expiry test fast.
+// 100 ms keeps each expiry test fast. Nothing is asserted while a short ttl must still hold (a
+// stalled machine could outlast it): only its lapse, after sleeping well past it.
 const SHORT_TTL_MS = 100
 // 2.5× the ttl: a read of an expired Redis key (or SQLite row) misses at once, whatever the
 // server's background expiry cycle does, so any margin works; the extra absorbs timer jitter.
@@ -114,14 +114,13 @@ export function coordinationContract(name: string, open: () => Promise<Coordinat
       })
 
       test('renewing extends the lease from now', async () => {
-        // ttl 300: renewed at ~200 it runs to ~500, so at ~400 (past the first ttl) it still holds;
-        // 100 ms margins on both sides keep this steady on a slow machine.
-        await c.acquireLease('job', 'a', 300)
-        await sleep(200)
-        expect(await c.acquireLease('job', 'a', 300)).toBe(true)
-        await sleep(200)
+        // Taken for the short ttl, renewed for a long one: well past the short ttl it still holds.
+        // (A renewal that came after the short ttl lapsed is a fresh take with the same outcome.)
+        await c.acquireLease('job', 'a', SHORT_TTL_MS)
+        expect(await c.acquireLease('job', 'a', LONG_TTL_MS)).toBe(true)
+        await sleep(PAST_SHORT_TTL_MS)
         expect(await c.leaseOwner('job')).toBe('a')
-        expect(await c.acquireLease('job', 'b', 300)).toBe(false)
+        expect(await c.acquireLease('job', 'b', LONG_TTL_MS)).toBe(false)
       })
 
       test('only the owner can release', async () => {
@@ -271,8 +270,8 @@ function timerContract(get: () => Coordination): void {
     test('an un-acked claim is offered again after its lease, and the old claim no longer acks', async () => {
       const c = get()
       await c.scheduleTimer({ id: 'x', dueAt: T, payload: 'p' })
+      // (That a live claim hides the timer is checked above with LONG_TTL_MS: a short one may lapse.)
       const [first] = await c.claimDueTimers(T, 10, SHORT_TTL_MS)
-      expect(await c.claimDueTimers(T, 10, SHORT_TTL_MS)).toEqual([])
       // Wall time passes while the service clock stands still (a stopped manual clock).
       await sleep(PAST_SHORT_TTL_MS)
       expect(await c.nextTimerDueAt()).toBe(T)
