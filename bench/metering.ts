@@ -27,7 +27,7 @@ import { buildServices } from '../src/services'
 import { phoneNumbersFeature } from '../src/features/phone-numbers'
 import { usageFeature } from '../src/features/usage'
 import { tenancyFeature } from '../src/features/workspaces'
-import { newWorkspaceDoc } from '../src/features/workspaces'
+import { newWorkspaceDoc } from '../src/features/workspaces/public'
 
 const CUSTOMERS = 100
 const HISTORY = 20_000

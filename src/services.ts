@@ -16,6 +16,7 @@ import { randomId } from './ids'
 import type { Feature, FeatureParts, FeatureRef, Kernel, KernelHttp } from './kernel/feature'
 import { CustomerLifecycleHooks } from './kernel/customer-lifecycle'
 import { tenancyFeature } from './features/workspaces'
+import { notificationsFeature } from './features/notifications'
 import { agentsFeature } from './features/agents'
 import { phoneNumbersFeature } from './features/phone-numbers'
 import { contactsFeature } from './features/contacts'
@@ -41,6 +42,7 @@ import { inspectionFeature } from './features/inspection'
 /** Every feature, in build order: a feature may `use` only those above it. */
 export const FEATURES: readonly Feature<any>[] = [
   tenancyFeature,
+  notificationsFeature,
   agentsFeature,
   phoneNumbersFeature,
   contactsFeature,

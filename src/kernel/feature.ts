@@ -96,7 +96,11 @@ export interface Feature<S = unknown> extends FeatureRef<S> {
 }
 
 /** A feature's build, named by its ref: the services it returns must be what the ref promises. */
-export const defineFeature = <S>(feature: Feature<S>): Feature<S> => feature
+/** A feature's build, named by its ref: the services it returns must be what the ref promises. */
+export const defineFeature = <S>(ref: FeatureRef<S>, feature: { build(kernel: Kernel, use: Use): Promise<FeatureParts<NoInfer<S>>> | FeatureParts<NoInfer<S>> }): Feature<S> => ({
+  name: ref.name,
+  build: feature.build,
+})
 
 /** A customer-erased clean-up that deletes everything of the workspace in `specs`, in that order (children first). */
 export function eraseCollections(store: DocumentStore, specs: readonly CollectionSpec[]) {

@@ -1,12 +1,12 @@
 /** Agents: the agent resource, its legacy integer numbers, and the agent-deleted cascade others join. */
 import { defineFeature, eraseCollections } from '../../kernel/feature'
+import { agentsRef } from './public'
 import { AgentNumbers, agentNumbersSpec } from './agent-numbers'
 import { openAgents } from './repository'
 import { AgentService } from './service'
 import { agentsV1 } from './v1'
 
-export const agentsFeature = defineFeature({
-  name: 'agents',
+export const agentsFeature = defineFeature(agentsRef, {
   async build(kernel) {
     const { store, clock, config } = kernel
     const repo = await openAgents(store)
@@ -17,10 +17,3 @@ export const agentsFeature = defineFeature({
     return { services: { agents }, v1: [agentsV1({ context: kernel.http.v1, agents })] }
   },
 })
-
-
-// Re-exported for other features (they import from this index, never from inner files).
-export { isStarterPersonaLine } from './defaults'
-export { type AgentDoc } from './repository'
-export { type AgentService } from './service'
-export { languageCode } from './languages'

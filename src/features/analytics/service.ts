@@ -12,10 +12,10 @@
 import { iso, type Clock } from '../../clock'
 import type { RecordedEvent } from '../../events/bus'
 import type { Collection, DocumentStore, Filter, Group } from '../../store/port'
-import type { KnowledgeSearch } from '../knowledge'
-import { SEARCHES } from '../knowledge'
-import { CHANNELS, type ConversationDoc, type MessageDoc } from '../conversations'
-import { conversationsSpec, messagesSpec } from '../conversations'
+import type { KnowledgeSearch } from '../knowledge/public'
+import { SEARCHES } from '../knowledge/public'
+import { CHANNELS, type ConversationDoc, type MessageDoc } from '../conversations/public'
+import { conversationsSpec, messagesSpec } from '../conversations/public'
 import type { Analytics } from './model'
 
 const DAY_MS = 24 * 60 * 60 * 1000

@@ -1,7 +1,7 @@
 /** GET /agents/{id}/analytics (SPEC.md Agents; a read key is enough). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import type { AgentService } from '../agents'
+import type { AgentService } from '../agents/public'
 import { Analytics, AnalyticsQuery } from './model'
 import type { AnalyticsService } from './service'
 import type { KernelHttp } from '../../kernel/feature'

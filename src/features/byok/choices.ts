@@ -6,7 +6,7 @@
  */
 import { ApiError, badRequest, conflict } from '../../http/errors'
 import { KeyRejected, offeredVoices, previewVoice, VendorUnavailable, type OfferedVoice, type VendorEndpoints } from '../../providers/catalog'
-import type { WorkspaceDoc } from '../workspaces'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { ByokRepos } from './repository'
 import type { ByokService, EffectiveKeys } from './service'
 

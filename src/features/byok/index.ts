@@ -5,21 +5,21 @@
 import { randomBytes } from 'node:crypto'
 import { SecretBox } from '../../crypto/secrets'
 import type { VendorEndpoints } from '../../providers/catalog'
-import { agentsFeature } from '../agents'
+import { agentsRef } from '../agents/public'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { NotificationService, openNotifications } from '../notifications'
-import { tenancyFeature } from '../workspaces'
+import { byokRef } from './public'
+import { notificationsRef } from '../notifications/public'
+import { tenancyRef } from '../workspaces/public'
 import { ByokChoices } from './choices'
 import { byokChoicesSpec, byokKeysSpec, byokSwitchesSpec, openByok } from './repository'
 import { ByokRuntime } from './runtime'
 import { ByokService } from './service'
 import { byokV1 } from './v1'
 
-export const byokFeature = defineFeature({
-  name: 'byok',
+export const byokFeature = defineFeature(byokRef, {
   async build(kernel, use) {
-    const { workspaceRepo } = use(tenancyFeature)
-    const { agents } = use(agentsFeature)
+    const { workspaceRepo } = use(tenancyRef)
+    const { agents } = use(agentsRef)
     const { config, store, clock } = kernel
     const p = config.providers
     const endpoints: VendorEndpoints = { openaiBaseUrl: p.openaiBaseUrl, anthropicBaseUrl: p.anthropicBaseUrl, deepgramBaseUrl: p.deepgramBaseUrl, elevenlabsBaseUrl: p.elevenlabsBaseUrl }
@@ -29,7 +29,7 @@ export const byokFeature = defineFeature({
     const secrets = new SecretBox(config.secretKey ?? randomBytes(32).toString('hex'))
     const byok = new ByokService({ repos, workspaces: workspaceRepo, secrets, endpoints, allowPrivate: config.allowPrivateWebhookTargets, clock })
     const choices = new ByokChoices({ byok, repos, endpoints })
-    const notifications = new NotificationService(await openNotifications(store), (id) => workspaceRepo.get(id), clock)
+    const { notifications } = use(notificationsRef)
     const runtime = new ByokRuntime({ byok, choices, endpoints, notifications, clock })
     agents.onDelete((agent) => repos.choices.delete(`${agent.workspaceId}:${agent.id}`).then(() => {}))
     kernel.customerHooks.onErased(eraseCollections(store, [byokKeysSpec, byokSwitchesSpec, byokChoicesSpec]), 'BYOK keys erased')
@@ -39,7 +39,3 @@ export const byokFeature = defineFeature({
     }
   },
 })
-
-// Re-exported for other features (they import from this index, never from inner files).
-export type { ByokRuntime, ByokSpeech } from './runtime'
-export type { ByokService } from './service'

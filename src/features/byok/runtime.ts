@@ -14,8 +14,8 @@ import type { SpeechToText, SpeechToTextOptions, SttSession } from '../../provid
 import { ElevenLabsTts } from '../../providers/tts/elevenlabs'
 import { OpenAiSpeech } from '../../providers/tts/openai'
 import type { SynthesisOptions, TextToSpeech } from '../../providers/tts/port'
-import type { NotificationService } from '../notifications'
-import type { WorkspaceDoc } from '../workspaces'
+import type { NotificationService } from '../notifications/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { ByokChoices } from './choices'
 import type { ByokService, OpenKey } from './service'
 

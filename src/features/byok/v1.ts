@@ -1,7 +1,7 @@
 /** BYOK routes under /byok (SPEC.md BYOK; paths and bodies are ours: README "Money and keys"). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import type { AgentService } from '../agents'
+import type { AgentService } from '../agents/public'
 import type { KernelHttp } from '../../kernel/feature'
 import type { ByokChoices } from './choices'
 import { AgentChoice, AgentChoiceBody, ByokStatus, KeyBody, KeyPatchBody, PreviewBody, SwitchBody, Voice } from './model'

@@ -4,7 +4,7 @@ import { answers, consoleErrors } from '../../http/docs'
 import { badRequest } from '../../http/errors'
 import { BodyInt } from '../../http/body-types'
 import { SANDBOX_PICKUPS, type SandboxNetwork } from '../../providers/telephony/sandbox'
-import { normalizePhone } from '../contacts'
+import { normalizePhone } from '../contacts/public'
 import type { KernelHttp } from '../../kernel/feature'
 
 // Our bounds: a ring longer than 5 minutes or a call longer than the longest maxCallSeconds (1,200 s, SPEC.md) describes no phone.

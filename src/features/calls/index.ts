@@ -7,16 +7,18 @@ import type { TelephonyEvent } from '../../providers/telephony/port'
 import { SandboxNetwork } from '../../providers/telephony/sandbox'
 import { TwilioTelephony } from '../../providers/telephony/twilio'
 import { twilioCallbacks } from './twilio-callbacks'
-import { agentsFeature, type AgentDoc } from '../agents'
-import { contactsFeature } from '../contacts'
-import { conversationsFeature } from '../conversations'
+import { agentsRef, type AgentDoc } from '../agents/public'
+import { contactsRef } from '../contacts/public'
+import { conversationsRef } from '../conversations/public'
 import { defineFeature } from '../../kernel/feature'
-import { phoneNumbersFeature } from '../phone-numbers'
-import { usageFeature } from '../usage'
-import { versionsFeature } from '../versions'
-import { byokFeature } from '../byok'
-import { tenancyFeature, type WorkspaceDoc } from '../workspaces'
-import { subscribes, webhooksFeature } from '../webhooks'
+import { callsRef } from './public'
+import { phoneNumbersRef } from '../phone-numbers/public'
+import { usageRef } from '../usage/public'
+import { versionsRef } from '../versions/public'
+import { byokRef } from '../byok/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { tenancyRef } from '../workspaces/public'
+import { subscribes, webhooksRef } from '../webhooks/public'
 import { sandboxConsole } from './console'
 import { callEffects } from './effects'
 import { callTriesSpec, openCallTries } from './repository'
@@ -43,19 +45,18 @@ function chartEvent(e: TelephonyEvent) {
   return { type: 'call.ended' as const, at: e.at, hangup: e.hangup }
 }
 
-export const callsFeature = defineFeature({
-  name: 'calls',
+export const callsFeature = defineFeature(callsRef, {
   async build(kernel, use) {
-    const { workspaceRepo } = use(tenancyFeature)
-    const { agents } = use(agentsFeature)
-    const { contacts } = use(contactsFeature)
-    const { numbers } = use(phoneNumbersFeature)
-    const { conversations, models, engine, tools } = use(conversationsFeature)
-    const { meter, ledger } = use(usageFeature)
-    const { runtime: byok } = use(byokFeature)
-    const { webhooks } = use(webhooksFeature)
+    const { workspaceRepo } = use(tenancyRef)
+    const { agents } = use(agentsRef)
+    const { contacts } = use(contactsRef)
+    const { numbers } = use(phoneNumbersRef)
+    const { conversations, models, engine, tools } = use(conversationsRef)
+    const { meter, ledger } = use(usageRef)
+    const { runtime: byok } = use(byokRef)
+    const { webhooks } = use(webhooksRef)
     // Every call talks as the agent's published version (SPEC.md Agent publication).
-    const { serving: published } = use(versionsFeature)
+    const { serving: published } = use(versionsRef)
     const { store, clock, logger, bus, coordination, runtime } = kernel
     const tries = await openCallTries(store)
     // The sandbox network always exists (its console routes and inbound simulation); calls go out on
@@ -147,7 +148,3 @@ export const callsFeature = defineFeature({
     }
   },
 })
-
-// Re-exported for other features (they import from this index, never from inner files).
-export { developerOf, lineSets, type CallService } from './service'
-export { PURPOSE_MAX } from './model'

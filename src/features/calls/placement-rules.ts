@@ -5,7 +5,7 @@
  */
 import { ApiError, badRequest, conflict, forbidden, notBlank } from '../../http/errors'
 import { checkInstant } from '../../http/instant'
-import { normalizePhone, unreadablePhone } from '../contacts'
+import { normalizePhone, unreadablePhone } from '../contacts/public'
 import type { FieldSpec } from './field-values'
 import { SCHEDULE_MAX_DAYS, VARIABLE_NAME_MAX, VARIABLE_VALUE_MAX, VARIABLES_MAX, type PlaceCall } from './model'
 import type { MetadataValue } from './repository'

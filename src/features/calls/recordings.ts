@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { iso, type Clock } from '../../clock'
 import type { Logger } from '../../logger'
 import type { MediaTokens } from '../../media/tokens'
-import type { WorkspaceDoc } from '../workspaces'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { CallTryRepo } from './repository'
 
 const DAY_MS = 86_400_000

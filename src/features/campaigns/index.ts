@@ -4,17 +4,18 @@
  * whose `sending` state runs the sender; progress lives on one row per recipient.
  */
 import { registerCampaign, type CampaignActors } from '../../../actors/campaign'
-import { agentsFeature } from '../agents'
-import { callsFeature } from '../calls'
-import { contactsFeature } from '../contacts'
+import { agentsRef } from '../agents/public'
+import { callsRef } from '../calls/public'
+import { contactsRef } from '../contacts/public'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { messagingFeature } from '../messaging'
-import { phoneNumbersFeature } from '../phone-numbers'
-import { templatesFeature } from '../templates'
-import { usageFeature } from '../usage'
-import { versionsFeature } from '../versions'
-import { webhooksFeature } from '../webhooks'
-import { tenancyFeature } from '../workspaces'
+import { campaignsRef } from './public'
+import { messagingRef } from '../messaging/public'
+import { phoneNumbersRef } from '../phone-numbers/public'
+import { templatesRef } from '../templates/public'
+import { usageRef } from '../usage/public'
+import { versionsRef } from '../versions/public'
+import { notificationsRef } from '../notifications/public'
+import { tenancyRef } from '../workspaces/public'
 import { broadcastTarget } from './broadcast'
 import { CampaignLines, callingTarget } from './calling'
 import { CampaignOutcomes, type CallAnalysedData } from './outcomes'
@@ -28,19 +29,18 @@ import { CampaignService } from './service'
 /** WhatsApp's Cloud API takes 80 messages a second per business number by default (its standard throughput). */
 const WHATSAPP_SENDS_PER_SECOND = 80
 
-export const campaignsFeature = defineFeature({
-  name: 'campaigns',
+export const campaignsFeature = defineFeature(campaignsRef, {
   async build(kernel, use) {
-    const { workspaceRepo } = use(tenancyFeature)
-    const { agents } = use(agentsFeature)
-    const { contacts } = use(contactsFeature)
-    const { numbers } = use(phoneNumbersFeature)
-    const { templates } = use(templatesFeature)
-    const { platform, inbound, totals } = use(messagingFeature)
-    const { calls } = use(callsFeature)
-    const { meter } = use(usageFeature)
-    const { notifications } = use(webhooksFeature)
-    const { serving } = use(versionsFeature)
+    const { workspaceRepo } = use(tenancyRef)
+    const { agents } = use(agentsRef)
+    const { contacts } = use(contactsRef)
+    const { numbers } = use(phoneNumbersRef)
+    const { templates } = use(templatesRef)
+    const { platform, inbound, totals } = use(messagingRef)
+    const { calls } = use(callsRef)
+    const { meter } = use(usageRef)
+    const { notifications } = use(notificationsRef)
+    const { serving } = use(versionsRef)
     const { store, clock, logger, bus, config } = kernel
     const [campaignRows, recipients] = [await openCampaigns(store), await openRecipients(store)]
     const lines = new CampaignLines()

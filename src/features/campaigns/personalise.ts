@@ -3,7 +3,7 @@
  * the contact has no name), the others the template's sample values (`variableLabels`). A blank
  * sample falls back to the name too, since WhatsApp refuses an empty template parameter.
  */
-import type { TemplateDoc } from '../templates'
+import type { TemplateDoc } from '../templates/public'
 
 export interface ContactFields {
   name: string | null

@@ -9,8 +9,8 @@
 import type { CampaignReport } from '../../../actors/campaign'
 import type { Logger } from '../../logger'
 import type { Collection } from '../../store/port'
-import type { ContactService } from '../contacts'
-import type { WorkspaceDoc } from '../workspaces'
+import type { ContactService } from '../contacts/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { CampaignOutcomes } from './outcomes'
 import type { CampaignDoc, RecipientDoc } from './repository'
 

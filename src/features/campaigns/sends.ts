@@ -5,7 +5,7 @@
  * receipts got, the platform's error code of a failure, and the template's category.
  */
 import type { Collection } from '../../store/port'
-import type { SentMessage } from '../messaging'
+import type { SentMessage } from '../messaging/public'
 import type { RecipientDoc, RecipientStatus } from './repository'
 
 /**

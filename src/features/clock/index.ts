@@ -1,9 +1,9 @@
 /** The service clock on the console: read it, and advance it under SERVICE_CLOCK=manual. */
 import { defineFeature } from '../../kernel/feature'
+import { clockRef } from './public'
 import { clockConsole, type ClockControl } from './console'
 
-export const clockFeature = defineFeature({
-  name: 'clock',
+export const clockFeature = defineFeature(clockRef, {
   build(kernel) {
     // Under the manual clock, an advance answers only after every timer due by then has fired and
     // the effects those timers started (the 30-day erasure, a delivery retry) have run.

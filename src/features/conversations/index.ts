@@ -1,22 +1,22 @@
 /** Conversations: the inbox, the conversation engine every channel uses, the model resolver, test chat. */
-import { agentsFeature } from '../agents'
+import { agentsRef } from '../agents/public'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { knowledgeFeature } from '../knowledge'
-import { usageFeature } from '../usage'
-import { byokFeature } from '../byok'
+import { conversationsRef } from './public'
+import { knowledgeRef } from '../knowledge/public'
+import { usageRef } from '../usage/public'
+import { byokRef } from '../byok/public'
 import { conversationsConsole } from './console'
 import { conversationsSpec, messagesSpec } from './repository'
 import { testChatV1 } from './test-chat-v1'
 import { conversationsV1 } from './v1'
 import { buildConversationFeature } from './wiring'
 
-export const conversationsFeature = defineFeature({
-  name: 'conversations',
+export const conversationsFeature = defineFeature(conversationsRef, {
   async build(kernel, use) {
-    const { agents } = use(agentsFeature)
-    const { knowledge } = use(knowledgeFeature)
-    const { meter } = use(usageFeature)
-    const { runtime: byok } = use(byokFeature)
+    const { agents } = use(agentsRef)
+    const { knowledge } = use(knowledgeRef)
+    const { meter } = use(usageRef)
+    const { runtime: byok } = use(byokRef)
     const { config, store, clock, coordination, bus } = kernel
     const built = await buildConversationFeature({ config, store, clock, coordination, bus, meter, byok, agents, knowledge })
     // Messages before their conversation.
@@ -31,12 +31,3 @@ export const conversationsFeature = defineFeature({
     }
   },
 })
-
-// Re-exported for other features (they import from this index, never from inner files).
-export { CHANNELS, presentMessage, type ConversationDoc, type MessageDoc, type MessagePart } from './model'
-export { messageText } from './memory'
-export { conversationsSpec, messagesSpec } from './repository'
-
-// Re-exported for other features (they import from this index, never from inner files).
-export type { ConversationFeature } from './wiring'
-export type { CallbackRequest } from './tool-runner'

@@ -10,8 +10,8 @@
 import { ApiError } from '../../http/errors'
 import { createLanguageModel, type LanguageModel } from '../../providers/llm'
 import { findModel, MODELS } from '../../catalog/models'
-import type { AgentDoc } from '../agents'
-import type { WorkspaceDoc } from '../workspaces'
+import type { AgentDoc } from '../agents/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 
 export interface ModelResolver {
   resolve(workspace: WorkspaceDoc, agent: AgentDoc): Promise<LanguageModel>

@@ -4,7 +4,7 @@
  * captureLeads, scheduleCallbacks; end_call only makes sense on a call).
  */
 import type { ToolSpec } from '../../providers/llm'
-import type { AgentDoc } from '../agents'
+import type { AgentDoc } from '../agents/public'
 import type { Channel } from './model'
 
 export const TOOL_NAMES = ['search_knowledge', 'capture_lead', 'escalate', 'schedule_callback', 'end_call'] as const

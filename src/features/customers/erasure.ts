@@ -17,7 +17,7 @@
 import { ApiError } from '../../http/errors'
 import { eventsSpec } from '../../events/bus'
 import type { CollectionSpec, DocumentStore } from '../../store/port'
-import type { AgentService } from '../agents'
+import type { AgentService } from '../agents/public'
 
 /** Swept by `workspaceId` after the agents: what no feature owns (the kernel's event log). */
 export const ERASED_COLLECTIONS: readonly CollectionSpec[] = [eventsSpec]

@@ -4,26 +4,26 @@
  * lifecycle move must also do elsewhere is each feature's own clean-up (kernel.customerHooks).
  */
 import { registerCustomerWorkspace } from '../../../actors/customer-workspace'
-import { agentsFeature } from '../agents'
-import { contactsFeature } from '../contacts'
+import { agentsRef } from '../agents/public'
+import { contactsRef } from '../contacts/public'
 import { defineFeature } from '../../kernel/feature'
-import { phoneNumbersFeature } from '../phone-numbers'
-import { usageFeature } from '../usage'
-import { tenancyFeature } from '../workspaces'
+import { customersRef } from './public'
+import { phoneNumbersRef } from '../phone-numbers/public'
+import { usageRef } from '../usage/public'
+import { tenancyRef } from '../workspaces/public'
 import { CustomerErasure } from './erasure'
 import { CustomerLifecycle } from './lifecycle'
 import { CustomerLifecycleEffects } from './lifecycle-effects'
 import { CustomerService } from './service'
 import { customersV1 } from './v1'
 
-export const customersFeature = defineFeature({
-  name: 'customers',
+export const customersFeature = defineFeature(customersRef, {
   async build(kernel, use) {
-    const { workspaceRepo, keys } = use(tenancyFeature)
-    const { agents } = use(agentsFeature)
-    const { numbers } = use(phoneNumbersFeature)
-    const { contacts } = use(contactsFeature)
-    const { meter } = use(usageFeature)
+    const { workspaceRepo, keys } = use(tenancyRef)
+    const { agents } = use(agentsRef)
+    const { numbers } = use(phoneNumbersRef)
+    const { contacts } = use(contactsRef)
+    const { meter } = use(usageRef)
     const { store, clock, logger, runtime, coordination, customerHooks } = kernel
     const customers = new CustomerService(
       workspaceRepo,
@@ -40,8 +40,3 @@ export const customersFeature = defineFeature({
     }
   },
 })
-
-export type { CustomerLifecycleEvent } from '../../kernel/customer-lifecycle'
-
-// Re-exported for other features (they import from this index, never from inner files).
-export { checkMetadata } from './rules'

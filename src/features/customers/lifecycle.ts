@@ -13,7 +13,8 @@ import type { CustomerWorkspaceActors } from '../../../actors/customer-workspace
 import type { CustomerWorkspaceContext } from '../../../machines/customer-workspace'
 import { iso, type Clock } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
-import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { WorkspaceRepo } from '../workspaces/public'
 
 export interface HeldNumber {
   number: string

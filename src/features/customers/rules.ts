@@ -1,6 +1,6 @@
 /** Field rules of a customer that a schema cannot say (SPEC.md Customer, Limits). */
 import { badRequest } from '../../http/errors'
-import type { MetadataValue } from '../workspaces'
+import type { MetadataValue } from '../../kernel/tenancy'
 
 /** SPEC.md Limits: customer metadata. */
 const METADATA_MAX_KEYS = 50

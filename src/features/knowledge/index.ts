@@ -1,15 +1,15 @@
 /** Knowledge: documents (a URL fetched and indexed, or pasted text) an agent answers from. */
-import { agentsFeature } from '../agents'
+import { agentsRef } from '../agents/public'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
+import { knowledgeRef } from './public'
 import { DOCUMENTS, PASSAGES, SEARCHES } from './repository'
 import { KnowledgeService } from './service'
 import { syncKnowledgeAcrossInstances } from './sync'
 import { knowledgeV1 } from './v1'
 
-export const knowledgeFeature = defineFeature({
-  name: 'knowledge',
+export const knowledgeFeature = defineFeature(knowledgeRef, {
   async build(kernel, use) {
-    const { agents } = use(agentsFeature)
+    const { agents } = use(agentsRef)
     const knowledge = await KnowledgeService.open(kernel.store, kernel.clock, { allowPrivate: kernel.config.allowPrivateWebhookTargets })
     agents.onDelete((agent) => knowledge.removeAllForAgent(agent.workspaceId, agent.id))
     // Passages before their document, as a delete does.
@@ -19,10 +19,3 @@ export const knowledgeFeature = defineFeature({
     return { services: { knowledge }, v1: [knowledgeV1({ context: kernel.http.v1, agents, knowledge })], stop: stopSync }
   },
 })
-
-export type { KnowledgeService } from './service'
-
-// Re-exported for other features (they import from this index, never from inner files).
-export { KnowledgeError, type KnowledgeSearch } from './model'
-export { SEARCHES } from './repository'
-export { type SearchOutcome } from './service'

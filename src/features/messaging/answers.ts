@@ -7,9 +7,9 @@
  */
 import { iso, type Clock } from '../../clock'
 import type { Logger } from '../../logger'
-import type { AgentDoc } from '../agents'
-import { messageText, type ConversationFeature } from '../conversations'
-import type { WorkspaceDoc } from '../workspaces'
+import type { AgentDoc } from '../agents/public'
+import { messageText, type ConversationFeature } from '../conversations/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 
 type Recorded = Awaited<ReturnType<ConversationFeature['conversations']['addMessage']>>
 

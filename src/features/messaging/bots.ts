@@ -13,7 +13,7 @@ import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import type { Logger } from '../../logger'
 import { TOKEN_SHAPE, TelegramError, type TelegramPlatform } from '../../providers/messaging/telegram'
 import type { Collection } from '../../store/port'
-import type { AgentService } from '../agents'
+import type { AgentService } from '../agents/public'
 
 export interface BotDoc {
   [k: string]: unknown

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'
-import type { WorkspaceDoc } from '../workspaces'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { ApiError } from '../../http/errors'
 import type { InboundMessages } from './inbound'
 import type { EmailInbound } from './email'

@@ -8,9 +8,9 @@
  */
 import { badRequest } from '../../http/errors'
 import type { EmailSender } from '../../providers/email'
-import type { AgentService } from '../agents'
-import type { ConversationFeature } from '../conversations'
-import type { WorkspaceDoc } from '../workspaces'
+import type { AgentService } from '../agents/public'
+import type { ConversationFeature } from '../conversations/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { SerialQueue } from '../../../actors/serial-queue'
 import type { Received } from './inbound'
 import type { AgentAnswers } from './answers'

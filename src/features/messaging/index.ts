@@ -19,43 +19,43 @@ import { ReceivedFiles } from './files'
 import { EmailInbound } from './email'
 import { AgentAnswers } from './answers'
 import { createEmailSender } from '../../providers/email'
-import { webhooksFeature } from '../webhooks'
+import { webhooksRef } from '../webhooks/public'
 import { randomBytes } from 'node:crypto'
-import { agentsFeature } from '../agents'
-import { versionsFeature } from '../versions'
-import { contactsFeature } from '../contacts'
-import { conversationsFeature } from '../conversations'
+import { agentsRef } from '../agents/public'
+import { versionsRef } from '../versions/public'
+import { contactsRef } from '../contacts/public'
+import { conversationsRef } from '../conversations/public'
 import { defineFeature } from '../../kernel/feature'
-import { phoneNumbersFeature } from '../phone-numbers'
-import { tenancyFeature } from '../workspaces'
+import { messagingRef } from './public'
+import { phoneNumbersRef } from '../phone-numbers/public'
+import { tenancyRef } from '../workspaces/public'
 import { messagingConsole, type WebInboundSlot } from './console'
 import { InboundMessages } from './inbound'
 import { Replies } from './reply'
 import { chatappSummaryV1, messagingV1 } from './v1'
 import { MessagingTotals } from './summary'
-import { usageFeature } from '../usage'
-import { templatesFeature } from '../templates'
+import { usageRef } from '../usage/public'
+import { templatesRef } from '../templates/public'
 
 /** Receipts only move a message forward (a late `sent` never undoes `read`); `failed` ends it. */
 const ORDER: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, read: 3, failed: 4 }
 
-export const messagingFeature = defineFeature({
-  name: 'messaging',
+export const messagingFeature = defineFeature(messagingRef, {
   async build(kernel, use) {
-    const { workspaceRepo } = use(tenancyFeature)
-    const { agents } = use(agentsFeature)
-    const { contacts } = use(contactsFeature)
-    const { numbers } = use(phoneNumbersFeature)
-    const { conversations, engine } = use(conversationsFeature)
-    const { meter } = use(usageFeature)
-    const { outbox } = use(webhooksFeature)
+    const { workspaceRepo } = use(tenancyRef)
+    const { agents } = use(agentsRef)
+    const { contacts } = use(contactsRef)
+    const { numbers } = use(phoneNumbersRef)
+    const { conversations, engine } = use(conversationsRef)
+    const { meter } = use(usageRef)
+    const { outbox } = use(webhooksRef)
     // The email channel's answers go out like webhook emails: SMTP_URL, else the embedded outbox.
     // 30 s: an SMTP server accepts a message in well under that; past it the answer is marked failed.
     const email = createEmailSender(kernel.config, 30_000, { repo: outbox, clock: kernel.clock })
-    const { serving } = use(versionsFeature)
+    const { serving } = use(versionsRef)
     const answers = new AgentAnswers({ published: (ws, id) => serving.live(ws, id), conversations, engine, clock: kernel.clock, logger: kernel.logger })
     const emailInbound = new EmailInbound({ agents, conversations, answers, email })
-    const { templates } = use(templatesFeature)
+    const { templates } = use(templatesRef)
     const sandbox = new SandboxPlatform(kernel.clock)
     const files = await ReceivedFiles.open(kernel.store, { dataDir: kernel.config.dataDir, secret: kernel.config.secretKey ?? randomBytes(32).toString('hex'), publicBaseUrl: kernel.config.publicBaseUrl, clock: kernel.clock })
     conversations.mediaLink = (ref) => files.link(ref)
@@ -123,6 +123,3 @@ export const messagingFeature = defineFeature({
     }
   },
 })
-
-// Re-exported for other features (they import from this index, never from inner files).
-export type { SentMessage } from './summary'

@@ -12,8 +12,8 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp
 import { convert } from 'html-to-text'
 import { ApiError } from '../../http/errors'
 import type { Logger } from '../../logger'
-import type { AgentService } from '../agents'
-import type { WorkspaceDoc } from '../workspaces'
+import type { AgentService } from '../agents/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { EmailInbound } from './email'
 
 /** 10 MB: a mail with a photo or two; announced with SIZE, larger ones are refused (552). */

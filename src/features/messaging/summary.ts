@@ -11,8 +11,8 @@ import { PRICES, type Currency } from '../../catalog/prices'
 import { badRequest } from '../../http/errors'
 import { addDays, localTime, startOfLocalDay } from '../../zoned-time'
 import { iso, type Clock } from '../../clock'
-import type { ConversationFeature } from '../conversations'
-import type { WorkspaceDoc } from '../workspaces'
+import type { ConversationFeature } from '../conversations/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 
 /** SPEC.md: `days` 1–90; an explicit range at most 366 days. */
 export const MAX_DAYS = 90

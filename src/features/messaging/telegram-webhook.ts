@@ -8,7 +8,7 @@
 import { Elysia, t } from 'elysia'
 import type { Logger } from '../../logger'
 import { inboundOf, secretMatches, TELEGRAM_FILE_LIMIT, type TelegramPlatform, type TelegramUpdate } from '../../providers/messaging/telegram'
-import type { WorkspaceDoc } from '../workspaces'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { BotInbound } from './botapp'
 import type { BotConnections } from './bots'
 import { MAX_FILE_BYTES, type ReceivedFiles } from './files'

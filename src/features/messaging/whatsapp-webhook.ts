@@ -9,8 +9,8 @@
 import { Elysia } from 'elysia'
 import type { Logger } from '../../logger'
 import type { WhatsAppPlatform } from '../../providers/messaging/whatsapp'
-import type { PhoneNumberService } from '../phone-numbers'
-import type { WorkspaceDoc } from '../workspaces'
+import type { PhoneNumberService } from '../phone-numbers/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { InboundMessages } from './inbound'
 import { MAX_FILE_BYTES, type ReceivedFiles } from './files'
 

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { planIncludes } from '../../catalog/plans'
-import type { ByokService } from '../byok'
+import type { ByokService } from '../byok/public'
 import { MODELS } from '../../catalog/models'
 import type { KernelHttp } from '../../kernel/feature'
 

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto'
 import { iso, type Clock } from '../../clock'
 import type { Filter, PageAfter } from '../../store/port'
-import type { WorkspaceDoc } from '../workspaces'
+import type { WorkspaceDoc, WorkspaceLookup } from '../../kernel/tenancy'
 import type { NotificationDoc, NotificationRepo } from './repository'
 
 export interface NotifyInput {
@@ -33,8 +33,6 @@ export interface Notification {
   data: Record<string, unknown>
   createdAt: string
 }
-
-export type WorkspaceLookup = (id: string) => Promise<WorkspaceDoc | null>
 
 // 20 hex characters = 80 bits of the key's hash: distinct keys never meet in practice.
 const ID_HASH_CHARS = 20

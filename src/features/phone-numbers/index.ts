@@ -1,17 +1,17 @@
 /** Phone numbers: rented or brought in the console, each assignable to one agent, released there; listed on v1. */
 import { ApiError } from '../../http/errors'
-import { agentsFeature } from '../agents'
+import { agentsRef } from '../agents/public'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
+import { phoneNumbersRef } from './public'
 import { phoneNumbersConsole } from './console'
 import { refuseWhileLive } from './live-calls'
 import { openPhoneNumbers, phoneNumbersSpec } from './repository'
 import { PhoneNumberService } from './service'
 import { phoneNumbersV1 } from './v1'
 
-export const phoneNumbersFeature = defineFeature({
-  name: 'phone-numbers',
+export const phoneNumbersFeature = defineFeature(phoneNumbersRef, {
   async build(kernel, use) {
-    const { agents } = use(agentsFeature)
+    const { agents } = use(agentsRef)
     const repo = await openPhoneNumbers(kernel.store)
     const voiceNumberOf = (ws: string, id: string) =>
       agents.get(ws, id).then(
@@ -33,7 +33,3 @@ export const phoneNumbersFeature = defineFeature({
     }
   },
 })
-
-// Re-exported for other features (they import from this index, never from inner files).
-export type { PhoneNumberService, BeforeRelease } from './service'
-export type { PhoneNumberDoc } from './repository'

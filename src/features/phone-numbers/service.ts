@@ -8,7 +8,7 @@ import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import { DuplicateKeyError } from '../../store/port'
-import { normalizePhone } from '../contacts'
+import { normalizePhone } from '../contacts/public'
 import type { PhoneNumberDoc, PhoneNumberRepo } from './repository'
 
 export interface AddNumber {

@@ -2,29 +2,29 @@
  * Sequences: messages sent to an enrolled person over time, each enrolment an actor whose waits
  * are durable timers; stopped by a reply (exitOnReply), an opt-out, or the customer's deletion.
  */
-import { usageFeature } from '../usage'
+import { usageRef } from '../usage/public'
 import { registerEnrolment, type EnrolmentActors } from '../../../actors/enrolment'
-import { agentsFeature } from '../agents'
-import { contactsFeature } from '../contacts'
-import { conversationsFeature } from '../conversations'
+import { agentsRef } from '../agents/public'
+import { contactsRef } from '../contacts/public'
+import { conversationsRef } from '../conversations/public'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { messagingFeature } from '../messaging'
-import { phoneNumbersFeature } from '../phone-numbers'
-import { templatesFeature } from '../templates'
+import { sequencesRef } from './public'
+import { messagingRef } from '../messaging/public'
+import { phoneNumbersRef } from '../phone-numbers/public'
+import { templatesRef } from '../templates/public'
 import { enrolmentsSpec, openEnrolments, openSequences, sequencesSpec } from './repository'
 import { sequencesConsole, sequencesV1 } from './routes'
 import { SequenceService } from './service'
 
-export const sequencesFeature = defineFeature({
-  name: 'sequences',
+export const sequencesFeature = defineFeature(sequencesRef, {
   async build(kernel, use) {
-    const { agents } = use(agentsFeature)
-    const { contacts } = use(contactsFeature)
-    const { numbers } = use(phoneNumbersFeature)
-    const { conversations } = use(conversationsFeature)
-    const { templates } = use(templatesFeature)
-    const { platform, inbound } = use(messagingFeature)
-    const { meter } = use(usageFeature)
+    const { agents } = use(agentsRef)
+    const { contacts } = use(contactsRef)
+    const { numbers } = use(phoneNumbersRef)
+    const { conversations } = use(conversationsRef)
+    const { templates } = use(templatesRef)
+    const { platform, inbound } = use(messagingRef)
+    const { meter } = use(usageRef)
     let actors: EnrolmentActors | null = null
     const sequences = new SequenceService({ sequences: await openSequences(kernel.store), enrolments: await openEnrolments(kernel.store), contacts, numbers, templates, conversations, platform, meter, clock: kernel.clock, actors: () => actors!, agentExists: (workspaceId, id) => agents.exists(workspaceId, id) })
     actors = registerEnrolment(kernel.runtime, { effects: sequences.effects(), clock: kernel.clock, logger: kernel.logger })

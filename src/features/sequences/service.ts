@@ -5,18 +5,18 @@
  * person's chat-app conversation like any agent message.
  */
 import type { MessageCategory } from '../../catalog/prices'
-import type { Meter } from '../usage'
+import type { Meter } from '../usage/public'
 import type { EnrolmentActors, EnrolmentEffectPort } from '../../../actors/enrolment'
 import { iso, type Clock } from '../../clock'
 import { badRequest, notFound } from '../../http/errors'
 import { newId } from '../../ids'
 import type { MessagingPlatform } from '../../providers/messaging/port'
 import type { Collection, PageAfter } from '../../store/port'
-import { normalizePhone, type ContactService } from '../contacts'
-import type { ConversationFeature } from '../conversations'
-import type { PhoneNumberService } from '../phone-numbers'
-import type { TemplateService } from '../templates'
-import type { WorkspaceDoc } from '../workspaces'
+import { normalizePhone, type ContactService } from '../contacts/public'
+import type { ConversationFeature } from '../conversations/public'
+import type { PhoneNumberService } from '../phone-numbers/public'
+import type { TemplateService } from '../templates/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { EnrolmentDoc, SequenceDoc, SequenceStep } from './repository'
 
 /** SPEC.md enrol rules: at most 20 variables, names up to 60 characters, values up to 300. */

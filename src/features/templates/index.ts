@@ -1,19 +1,19 @@
 /** Templates and forms: what a chat-app reply may send besides text and media (SPEC.md Template). */
-import { agentsFeature } from '../agents'
+import { agentsRef } from '../agents/public'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { phoneNumbersFeature } from '../phone-numbers'
-import { webhooksFeature } from '../webhooks'
+import { templatesRef } from './public'
+import { phoneNumbersRef } from '../phone-numbers/public'
+import { notificationsRef } from '../notifications/public'
 import { formsSpec, openForms, openTemplates, templatesSpec } from './repository'
 import { TemplateReview } from './review'
 import { templatesConsole, templatesV1 } from './routes'
 import { TemplateService } from './service'
 
-export const templatesFeature = defineFeature({
-  name: 'templates',
+export const templatesFeature = defineFeature(templatesRef, {
   async build(kernel, use) {
-    const { agents } = use(agentsFeature)
-    const { numbers } = use(phoneNumbersFeature)
-    const { notifications } = use(webhooksFeature)
+    const { agents } = use(agentsRef)
+    const { numbers } = use(phoneNumbersRef)
+    const { notifications } = use(notificationsRef)
     const repo = await openTemplates(kernel.store)
     const templates = new TemplateService(repo, await openForms(kernel.store), kernel.clock, {
       agentExists: (workspaceId, id) => agents.exists(workspaceId, id),
@@ -28,7 +28,3 @@ export const templatesFeature = defineFeature({
     }
   },
 })
-
-// Re-exported for other features (they import from this index, never from inner files).
-export type { TemplateService } from './service'
-export type { TemplateDoc, FormDoc } from './repository'

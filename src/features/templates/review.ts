@@ -13,7 +13,7 @@
 import { iso, type Clock } from '../../clock'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import type { Collection } from '../../store/port'
-import type { NotificationService } from '../notifications'
+import type { NotificationService } from '../notifications/public'
 import type { TemplateDoc } from './repository'
 
 type Status = TemplateDoc['status']

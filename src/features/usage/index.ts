@@ -3,9 +3,10 @@
  * wallet, rent of rented numbers, and GET /usage.
  */
 import { defineFeature } from '../../kernel/feature'
-import { NotificationService, openNotifications } from '../notifications'
-import { phoneNumbersFeature } from '../phone-numbers'
-import { tenancyFeature } from '../workspaces'
+import { usageRef } from './public'
+import { notificationsRef } from '../notifications/public'
+import { phoneNumbersRef } from '../phone-numbers/public'
+import { tenancyRef } from '../workspaces/public'
 import { usageConsole } from './console'
 import { UsageLedger } from './ledger'
 import { Meter } from './meter'
@@ -14,14 +15,13 @@ import { UsageReports } from './report'
 import { usageV1 } from './v1'
 import { WalletService } from './wallet'
 
-export const usageFeature = defineFeature({
-  name: 'usage',
+export const usageFeature = defineFeature(usageRef, {
   async build(kernel, use) {
-    const { workspaceRepo } = use(tenancyFeature)
-    const { numbers } = use(phoneNumbersFeature)
+    const { workspaceRepo } = use(tenancyRef)
+    const { numbers } = use(phoneNumbersRef)
+    const { notifications } = use(notificationsRef)
     const { store, clock } = kernel
     const ledger = await UsageLedger.open(store)
-    const notifications = new NotificationService(await openNotifications(store), (id) => workspaceRepo.get(id), clock)
     const rent = new RentBook({ ledger, workspaces: workspaceRepo, numbersOf: (ids) => numbers.heldByAny(ids), marks: await store.collection<RentMarkDoc>(rentMarksSpec), clock })
     const wallet = await WalletService.open(store, { ledger, rent, notifications, clock })
     const meter = new Meter({ ledger, wallet, rent, workspaces: workspaceRepo, clock })
@@ -38,7 +38,3 @@ export const usageFeature = defineFeature({
     }
   },
 })
-
-// Re-exported for other features (they import from this index, never from inner files).
-export { monthStart, type UsageLedger } from './ledger'
-export type { Meter, ReplyAllowance } from './meter'

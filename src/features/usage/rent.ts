@@ -13,8 +13,9 @@ import { iso, type Clock } from '../../clock'
 import type { Collection, CollectionSpec } from '../../store/port'
 import { PLANS, RENT_HOLD_DAYS } from '../../catalog/plans'
 import { PRICES } from '../../catalog/prices'
-import type { PhoneNumberDoc } from '../phone-numbers'
-import type { WorkspaceDoc, WorkspaceRepo } from '../workspaces'
+import type { PhoneNumberDoc } from '../phone-numbers/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { WorkspaceRepo } from '../workspaces/public'
 import { addMonths, type UsageLedger } from './ledger'
 
 const DAY_MS = 86_400_000

@@ -9,7 +9,7 @@
 import { iso, type Clock } from '../../clock'
 import type { Filter } from '../../store/port'
 import { PLANS } from '../../catalog/plans'
-import type { WorkspaceDoc } from '../workspaces'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { monthStart, nextMonthStart, type UsageLedger } from './ledger'
 import type { Meter } from './meter'
 import type { Wallet } from './wallet'

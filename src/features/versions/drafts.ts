@@ -4,7 +4,7 @@
  * field and panel by panel.
  */
 import type { PageAfter } from '../../store/port'
-import type { AgentDoc } from '../agents'
+import type { AgentDoc } from '../agents/public'
 import { captureSnapshot, type AgentSnapshot } from './snapshot'
 
 /** What the draft reader needs of the agents feature. */

@@ -9,7 +9,7 @@
  */
 import { iso } from '../../clock'
 import type { EffectInput, PendingCommand } from '../../../machines/agent-publication'
-import type { AgentDoc } from '../agents'
+import type { AgentDoc } from '../agents/public'
 import type { DraftReader } from './drafts'
 import { ENVIRONMENTS, versionKey, type Environment, type VersionDoc, type VersionStore } from './repository'
 import { agentFieldsOf } from './snapshot'

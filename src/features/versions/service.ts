@@ -7,7 +7,7 @@
 import { iso } from '../../clock'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import type { Logger } from '../../logger'
-import type { AgentDoc } from '../agents'
+import type { AgentDoc } from '../agents/public'
 import { isResting, publicationStatus } from '../../../machines/agent-publication'
 import type { AgentReader, DraftReader } from './drafts'
 import type { Publication } from './publication'

@@ -12,7 +12,7 @@
  * which conversations search as they are now (the snapshot records their ids for diffs).
  */
 import { ApiError, conflict } from '../../http/errors'
-import type { AgentDoc } from '../agents'
+import type { AgentDoc } from '../agents/public'
 import type { AgentReader } from './drafts'
 import type { VersionDoc, VersionStore } from './repository'
 import { agentFieldsOf } from './snapshot'

@@ -10,7 +10,7 @@
  * domains and suggested prompts, a workflow graph, team members, prompt variables and actions.
  * Snapshots stored with empty placeholders for those read back in this shape (`reshape`).
  */
-import type { AgentDoc } from '../agents'
+import type { AgentDoc } from '../agents/public'
 
 export interface AgentSnapshot {
   core: {

@@ -1,8 +1,8 @@
 /** The voices list (SPEC.md Lists): what an agent's `voice.voice` takes. */
 import { defineFeature } from '../../kernel/feature'
+import { voicesRef } from './public'
 import { voicesV1 } from './v1'
 
-export const voicesFeature = defineFeature({
-  name: 'voices',
+export const voicesFeature = defineFeature(voicesRef, {
   build: (kernel) => ({ services: {}, v1: [voicesV1({ context: kernel.http.v1 })] }),
 })

@@ -4,13 +4,14 @@
  * inbound. The published agent answers through the conversation engine with every action live.
  */
 import { randomBytes } from 'node:crypto'
-import { agentsFeature } from '../agents'
-import { callsFeature } from '../calls'
-import { conversationsFeature } from '../conversations'
+import { agentsRef } from '../agents/public'
+import { callsRef } from '../calls/public'
+import { conversationsRef } from '../conversations/public'
 import { defineFeature } from '../../kernel/feature'
-import { messagingFeature } from '../messaging'
-import { versionsFeature } from '../versions'
-import { tenancyFeature } from '../workspaces'
+import { webRef } from './public'
+import { messagingRef } from '../messaging/public'
+import { versionsRef } from '../versions/public'
+import { tenancyRef } from '../workspaces/public'
 import { WebChat } from './service'
 import { VisitorSessions } from './sessions'
 import { webV1 } from './v1'
@@ -18,15 +19,14 @@ import { webConsole } from './console'
 import { TeammateMessages } from './teammates'
 import { widgetRoutes } from './widget-routes'
 
-export const webFeature = defineFeature({
-  name: 'web',
+export const webFeature = defineFeature(webRef, {
   async build(kernel, use) {
-    const { workspaceRepo } = use(tenancyFeature)
-    const { agents } = use(agentsFeature)
-    const { conversations, engine, models, tools } = use(conversationsFeature)
-    const { serving } = use(versionsFeature)
-    const { web: slot } = use(messagingFeature)
-    const { webCalls } = use(callsFeature)
+    const { workspaceRepo } = use(tenancyRef)
+    const { agents } = use(agentsRef)
+    const { conversations, engine, models, tools } = use(conversationsRef)
+    const { serving } = use(versionsRef)
+    const { web: slot } = use(messagingRef)
+    const { webCalls } = use(callsRef)
     const { config, coordination, clock, logger } = kernel
     // SECRET_KEY is always set by the server; a bare buildServices (some tests) signs for this process only.
     const sessions = new VisitorSessions(config.secretKey ?? randomBytes(32).toString('hex'))

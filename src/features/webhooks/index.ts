@@ -1,36 +1,32 @@
 /**
- * Webhooks: v1 endpoints and legacy endpoints with their deliveries, the email transport (SMTP or
- * the outbox), and the developer notifications (SPEC.md Events rule 8).
+ * Webhooks: v1 endpoints and legacy endpoints with their deliveries, and the email transport (SMTP
+ * or the outbox). The outbox's console route lives here (outbox-console.ts), not in a folder of its
+ * own: it only lists what this feature's email transport kept.
  */
-import { agentsFeature } from '../agents'
+import { agentsRef } from '../agents/public'
 import { defineFeature } from '../../kernel/feature'
-import { notificationsConsole } from '../notifications'
-import { outboxConsole } from '../outbox'
-import { tenancyFeature } from '../workspaces'
+import { webhooksRef } from './public'
+import { notificationsRef } from '../notifications/public'
+import { outboxConsole } from './outbox-console'
 import { webhooksLegacy } from './legacy'
 import { webhooksV1 } from './v1'
 import { buildWebhooksFeature } from './wiring'
 
-export const webhooksFeature = defineFeature({
-  name: 'webhooks',
+export const webhooksFeature = defineFeature(webhooksRef, {
   async build(kernel, use) {
-    const { agents } = use(agentsFeature)
-    const { workspaceRepo } = use(tenancyFeature)
+    const { agents } = use(agentsRef)
+    const { notifications } = use(notificationsRef)
     const { config, store, clock, logger, bus, runtime, coordination, customerHooks } = kernel
-    const built = await buildWebhooksFeature({ config, store, clock, logger, bus, runtime, agents, workspaces: workspaceRepo, coordination })
+    const built = await buildWebhooksFeature({ config, store, clock, logger, bus, runtime, agents, coordination, notifications })
     customerHooks.onDeleted((e) => built.switchOffCustomerWebhooks(e.customerId, e.at), 'webhooks switched off')
     customerHooks.onErased((e) => built.eraseCustomerWebhooks(e.customerId), 'webhooks erased')
     const auth = kernel.http.console
     return {
-      services: { webhooks: built.webhooks, legacyWebhooks: built.legacyWebhooks, notifications: built.notifications, outbox: built.outbox },
+      services: { webhooks: built.webhooks, legacyWebhooks: built.legacyWebhooks, outbox: built.outbox },
       v1: [webhooksV1({ context: kernel.http.v1, webhooks: built.webhooks })],
       legacy: [webhooksLegacy({ context: kernel.http.legacy, webhooks: built.legacyWebhooks })],
-      console: [notificationsConsole({ auth, notifications: built.notifications }), outboxConsole({ auth, outbox: built.outbox })],
+      console: [outboxConsole({ auth, outbox: built.outbox })],
       stop: () => built.stop(),
     }
   },
 })
-
-// Re-exported for other features (they import from this index, never from inner files).
-export { subscribes } from './repository'
-export type { WebhookService } from './service'

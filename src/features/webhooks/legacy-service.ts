@@ -10,7 +10,7 @@ import { iso, type Clock } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
 import { isLegacyEventType, LEGACY_EVENT_TYPES } from '../../events/catalogue'
 import { ApiError, conflict, notFound } from '../../http/errors'
-import type { AgentService } from '../agents'
+import type { AgentService } from '../agents/public'
 import { withinCap } from './cap-guard'
 import {
   DEFAULT_MAX_RETRIES,

@@ -5,7 +5,7 @@
  */
 import type { WebhookEndpointEffectPort } from '../../../actors/webhook-endpoint'
 import { iso } from '../../clock'
-import type { NotificationService } from '../notifications'
+import type { NotificationService } from '../notifications/public'
 import type { WebhookRepos } from './repository'
 
 export function switchedOffNotice(deps: { repos: WebhookRepos; notifications: NotificationService }): WebhookEndpointEffectPort {

@@ -1,7 +1,6 @@
 /**
  * Builds the webhooks feature: v1 webhooks and legacy endpoints, their two actor kinds (registered
- * here, before the runtime starts), the bus subscribers that deliver, the developer notifications
- * they raise, and the clean-ups other features trigger (agent deleted, customer deleted).
+ * here, before the runtime starts), the bus subscribers that deliver, and the clean-ups other features trigger (agent deleted, customer deleted).
  */
 import type { Coordination } from '../../coordination/port'
 import { registerWebhookDelivery, type WebhookDeliveryActors } from '../../../actors/webhook-delivery'
@@ -14,10 +13,8 @@ import type { EventBus } from '../../events/bus'
 import type { Logger } from '../../logger'
 import { createEmailSender, openOutbox, type OutboxRepo } from '../../providers/email'
 import type { DocumentStore } from '../../store/port'
-import type { AgentService } from '../agents'
-import { openNotifications } from '../notifications'
-import { NotificationService } from '../notifications'
-import type { WorkspaceRepo } from '../workspaces'
+import type { AgentService } from '../agents/public'
+import type { NotificationService } from '../notifications/public'
 import { Lanes } from './lanes'
 import { LegacyDeliveries } from './legacy-delivery'
 import { LegacyWebhookService } from './legacy-service'
@@ -42,7 +39,6 @@ const STOP_GRACE_MS = 2_000
 export interface WebhooksFeature {
   webhooks: WebhookService
   legacyWebhooks: LegacyWebhookService
-  notifications: NotificationService
   /** Switches off every webhook of a (deleted) customer workspace: both surfaces. */
   switchOffCustomerWebhooks(workspaceId: string, at: number): Promise<void>
   /** Erases every webhook of an erased customer workspace, with secrets and delivery records. Idempotent. */
@@ -60,8 +56,9 @@ export interface WebhooksDeps {
   bus: EventBus
   runtime: ActorRuntime
   agents: AgentService
-  workspaces: WorkspaceRepo
   coordination: Coordination
+  /** Where a switched-off endpoint is reported to its developer. */
+  notifications: NotificationService
 }
 
 export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<WebhooksFeature> {
@@ -69,13 +66,12 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   if (!config.secretKey) throw new Error('SECRET_KEY is required to seal webhook secrets (startServer provides one)')
   const secrets = new SecretBox(config.secretKey)
   const repos = await openWebhookRepos(store)
-  const notifications = new NotificationService(await openNotifications(store), (id) => deps.workspaces.get(id), clock)
   const outbox = await openOutbox(store)
   const email = createEmailSender(config, V1_TIMEOUT_MS, { repo: outbox, clock })
   const lanes = new Lanes({ concurrency: LANE_CONCURRENCY, maxQueued: LANE_MAX_QUEUED })
   const allowPrivate = config.allowPrivateWebhookTargets
 
-  const endpoints = registerWebhookEndpoint(runtime, { effects: switchedOffNotice({ repos, notifications }), clock, logger })
+  const endpoints = registerWebhookEndpoint(runtime, { effects: switchedOffNotice({ repos, notifications: deps.notifications }), clock, logger })
   let deliveryActors: WebhookDeliveryActors | null = null
   const legacy = new LegacyDeliveries({
     repos,
@@ -103,7 +99,6 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
     outbox,
     webhooks,
     legacyWebhooks,
-    notifications,
     async switchOffCustomerWebhooks(workspaceId, at) {
       await webhooks.switchOffWorkspace(workspaceId, at)
       const active = await repos.endpoints.find({ workspaceId, isActive: true })

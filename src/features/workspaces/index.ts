@@ -7,6 +7,7 @@ import { v1Context } from '../../http/context'
 import { legacyContext } from '../../http/legacy-context'
 import { observeWrites } from '../../store/observe'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
+import { tenancyRef } from './public'
 import type { Principal } from '../../kernel/tenancy'
 import { apiKeysSpec, openApiKeys } from './key-repository'
 import { KeyService } from './keys'
@@ -15,8 +16,7 @@ import { openWorkspaces } from './repository'
 import { WorkspaceResolver } from './resolver'
 import { WorkspaceService } from './service'
 
-export const tenancyFeature = defineFeature({
-  name: 'tenancy',
+export const tenancyFeature = defineFeature(tenancyRef, {
   async build(kernel) {
     const { store, clock, coordination, config } = kernel
     const [stored, keyRepo] = await Promise.all([openWorkspaces(store), openApiKeys(store)])
@@ -43,8 +43,3 @@ export const tenancyFeature = defineFeature({
     }
   },
 })
-
-// Re-exported for other features (they import from this index, never from inner files).
-export { newWorkspaceDoc, type MetadataValue, type WorkspaceDoc, type WorkspaceRepo } from './repository'
-export { type WorkspaceService } from './service'
-export type { KeyService } from './keys'

@@ -1,0 +1,26 @@
+/** What other features may use of calls: its ref (for `use`), types and helpers; never its build (index.ts). */
+import { featureRef } from '../../kernel/feature'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { SandboxScripts } from '../../providers/stt/sandbox'
+import type { SandboxNetwork } from '../../providers/telephony/sandbox'
+import type { AgentDoc } from '../agents/public'
+import type { CallMedia } from './media'
+import type { CallService } from './service'
+
+/** The widget's call button: a web call answered by `agent`, and where its browser streams (the media bridge). */
+export interface WebCalls {
+  start(workspace: WorkspaceDoc, agent: AgentDoc): Promise<{ callId: string; mediaPath: string }>
+}
+
+export interface CallsServices {
+  calls: CallService
+  sandbox: SandboxNetwork
+  media: CallMedia
+  scripts: SandboxScripts
+  webCalls: WebCalls
+}
+
+export const callsRef = featureRef<CallsServices>('calls')
+
+export { developerOf, lineSets, type CallService } from './service'
+export { PURPOSE_MAX } from './model'

@@ -1,0 +1,34 @@
+/** What other features may use of messaging: its ref (for `use`) and types; never its build (index.ts). */
+import { featureRef } from '../../kernel/feature'
+import type { MessagingPlatform } from '../../providers/messaging/port'
+import type { SandboxPlatform } from '../../providers/messaging/sandbox'
+import type { BotInbound } from './botapp'
+import type { BotConnections } from './bots'
+import type { WebInboundSlot } from './console'
+import type { EmailInbound } from './email'
+import type { ReceivedFiles } from './files'
+import type { InboundMessages } from './inbound'
+import type { Replies } from './reply'
+import type { SmtpListener } from './smtp-listener'
+import type { MessagingTotals } from './summary'
+
+export interface MessagingServices {
+  inbound: InboundMessages
+  /** The chat app: WhatsApp when configured, else the sandbox platform. */
+  platform: MessagingPlatform
+  /** Where the console's `web` inbound goes (the web feature fills it). */
+  web: WebInboundSlot
+  sandbox: SandboxPlatform
+  replies: Replies
+  files: ReceivedFiles
+  emailInbound: EmailInbound
+  bots: BotConnections
+  botInbound: BotInbound
+  /** Inbound mail over SMTP; null unless SMTP_LISTEN_PORT is set. */
+  smtp: SmtpListener | null
+  totals: MessagingTotals
+}
+
+export const messagingRef = featureRef<MessagingServices>('messaging')
+
+export type { SentMessage } from './summary'

@@ -1,0 +1,12 @@
+/** What other features may use of templates: its ref (for `use`) and types; never its build (index.ts). */
+import { featureRef } from '../../kernel/feature'
+import type { TemplateService } from './service'
+
+export interface TemplatesServices {
+  templates: TemplateService
+}
+
+export const templatesRef = featureRef<TemplatesServices>('templates')
+
+export type { TemplateService } from './service'
+export type { TemplateDoc, FormDoc } from './repository'

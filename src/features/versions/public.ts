@@ -1,0 +1,7 @@
+/** What other features may use of versions: its ref (for `use`) and types; never its build (index.ts). */
+import { featureRef } from '../../kernel/feature'
+import type { VersionsFeature } from './wiring'
+
+export const versionsRef = featureRef<VersionsFeature>('versions')
+
+export { notPublished, type ServedAgent, type ServingAgents } from './serving'
