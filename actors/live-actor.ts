@@ -7,14 +7,12 @@ import {
   type Actor,
   type AnyMachineSnapshot,
   type AnyStateMachine,
-  type InspectionEvent,
-  type Observer,
   type EventObject,
   type Subscription,
 } from 'xstate'
-import type { Deadline, OutboxEntry, StoredActor } from './types'
+import type { Deadline, InspectObserver, OutboxEntry, StoredActor } from './types'
 
-export type InspectObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void)
+export type { InspectObserver }
 
 export interface LiveActorInit {
   kind: string

@@ -2,13 +2,15 @@
  * The shapes the actor runtime shares with its callers: how an actor kind is registered, what a
  * stored actor document holds, and the snapshot view handed back across instances.
  */
-import type { AnyStateMachine, EventFromLogic, InputFrom, SnapshotFrom, StateValue } from 'xstate'
+import type { AnyStateMachine, EventFromLogic, InputFrom, InspectionEvent, Observer, SnapshotFrom, StateValue } from 'xstate'
 import type { Clock } from '../src/clock'
 import type { Coordination } from '../src/coordination/port'
 import type { Logger } from '../src/logger'
 import type { DocumentStore } from '../src/store/port'
-import type { InspectObserver } from './live-actor'
 import type { TimerPumpOptions } from './timer-pump'
+
+/** Where a live actor reports its inspection events (@statelyai/inspect's observer, or a plain function). */
+export type InspectObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void)
 
 /** A pending wait the machine keeps in context as an absolute instant (service-clock epoch ms). */
 export interface Deadline {

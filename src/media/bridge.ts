@@ -13,6 +13,9 @@
 import { Elysia, t } from 'elysia'
 import type { InboundFrame, OutboundFrame } from './frames'
 import { MAX_MESSAGE_BYTES, ProtocolError, TwilioSerializer } from './serializers/twilio'
+import type { Attached, LiveCall, MediaCalls, Refusal } from './media-calls'
+
+export type { Attached, LiveCall, MediaCalls, Refusal, StreamInfo } from './media-calls'
 
 /** Twilio sends `connected` then `start` at once; 10 s covers a slow network and then some. */
 export const START_TIMEOUT_MS = 10_000
@@ -23,12 +26,6 @@ const MAX_EARLY_FRAMES = 100
 
 export const CLOSE = { protocol: 1002, tooBig: 1009, policy: 1008, internal: 1011, badToken: 4401, unknownCall: 4404, notLive: 4409, ended: 1000 } as const
 
-/** Why a stream is refused, with the close code that says it (CLOSE): the calls feature decides both. */
-export interface Refusal {
-  refused: string
-  code: number
-}
-
 /**
  * The HTTP status of a refusal answered over HTTP (a WebRTC offer), by its close code: 4401, 4404
  * and 4409 were chosen to read as 401, 404 and 409; any other is the server's failure.
@@ -36,33 +33,6 @@ export interface Refusal {
 export function refusalStatus(refusal: Refusal): number {
   const status = { [CLOSE.badToken]: 401, [CLOSE.unknownCall]: 404, [CLOSE.notLive]: 409 }[refusal.code]
   return status ?? 500
-}
-
-export interface StreamInfo {
-  streamSid: string
-  callSid: string | null
-  sampleRate: number
-  encoding: 'audio/x-mulaw' | 'audio/l16'
-  customParameters: Record<string, string>
-}
-
-/** A call's pipeline as the bridge sees it. */
-export interface LiveCall {
-  frame(frame: InboundFrame): void
-  drained(): void
-  /** The stream ended: `stop` (the line hung up), `lost` (socket died or went silent), `protocol` (it broke the protocol). */
-  ended(how: 'stop' | 'lost' | 'protocol', detail?: string): void
-}
-
-export type Attached = { call: LiveCall } | Refusal
-
-/** The calls feature's side of the bridge. */
-export interface MediaCalls {
-  /** Upgrade check (the Twilio signature when calls go through Twilio); a string refuses with 403. */
-  checkUpgrade(request: Request): string | null
-  attach(callId: string, token: string | undefined, stream: StreamInfo, io: { send(frame: OutboundFrame): boolean; close(code: number, reason: string): void }): Promise<Attached>
-  /** Why a stream for this call and token would be refused now, or null (transports that set up first ask). */
-  refusal(callId: string, token: string | undefined): Promise<Refusal | null>
 }
 
 interface Socket {

@@ -12,7 +12,7 @@
  */
 import OpusScript from 'opusscript'
 import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift'
-import type { LiveCall, MediaCalls } from './bridge'
+import type { LiveCall, MediaCalls } from './media-calls'
 import { resample } from './codecs'
 import type { InboundFrame, OutboundFrame } from './frames'
 

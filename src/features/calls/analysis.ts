@@ -6,33 +6,10 @@
  */
 import { complete, type LanguageModel, type ToolSpec, type Usage } from '../../providers/llm'
 import { typedFields, type FieldSpec, type FieldValue } from './field-values'
+import type { AnalysisRequest, AnalysisResult, TranscriptLine } from './analysis-types'
 import { localFields, localSummary } from './local-analysis'
 
-export interface TranscriptLine {
-  speaker: 'agent' | 'customer' | 'team'
-  text: string
-  at: string
-}
-
-export interface AnalysisRequest {
-  transcript: TranscriptLine[]
-  direction: 'outbound' | 'inbound'
-  agentName: string
-  /** The call's spoken purpose (outbound), or null. */
-  purpose: string | null
-  /** Summaries on for this call (the agent's `voice.summariseCalls`). */
-  summarise: boolean
-  /** Fields to extract; empty when nobody will read them (SPEC.md Events rule 7). */
-  fields: FieldSpec[]
-  signal?: AbortSignal
-}
-
-export interface AnalysisResult {
-  summary: string | null
-  fields: Record<string, FieldValue>
-  /** What the model passes cost, for the ledger: one entry per pass that ran. */
-  passes: { kind: 'summary' | 'fields'; usage: Usage | null }[]
-}
+export type { AnalysisRequest, AnalysisResult, TranscriptLine } from './analysis-types'
 
 /** Two or three sentences (SPEC.md): a summary the model made longer is cut at the third. */
 const SUMMARY_MAX_SENTENCES = 3

@@ -6,7 +6,7 @@
  */
 import { findEmail, findName, findPhone, terms } from '../../providers/llm/local-text'
 import { fieldValue, type FieldSpec, type FieldValue } from './field-values'
-import type { AnalysisRequest, TranscriptLine } from './analysis'
+import type { AnalysisRequest, TranscriptLine } from './analysis-types'
 
 /** A quoted line longer than this is cut at a word: a summary quotes, it does not transcribe. */
 const QUOTE_MAX_CHARS = 160
