@@ -58,7 +58,7 @@ test('a broadcast counts once per message: receipts, a refusal and a reply, besi
   expect(r.errors).toEqual(expect.arrayContaining([{ error: '131026', n: 1 }, { error: '131047', n: 1 }]))
   expect(r.series.reduce((n: number, b: any) => n + b.sent, 0)).toBe(6)
   expect(r.series.reduce((n: number, b: any) => n + b.received, 0)).toBe(1)
-  // Scale on USD: marketing 25,000 micro a message (plans/prices.ts), a free-form reply 5,000.
+  // Scale on USD: marketing 25,000 micro a message (src/catalog/prices.ts), a free-form reply 5,000.
   expect(r.cost.complete).toBe(true)
   expect(r.cost.byCategory).toEqual(expect.arrayContaining([{ category: 'marketing', messages: 5, costMicro: 125_000 }, { category: 'service', messages: 1, costMicro: 5_000 }]))
   expect(r.cost.byCategory).toHaveLength(2)

@@ -186,7 +186,7 @@ describe('read and patch', () => {
     const r = await s.api('GET', `/customers/${c.body.id}`, { key: dev.key })
     expect(r.status).toBe(200)
     expect(r.body.counts).toEqual({ agents: 1, phoneNumbers: 1, contacts: 1 })
-    // The rented number's first month of rent (plans/prices.ts, USD) is this month's spend.
+    // The rented number's first month of rent (src/catalog/prices.ts, USD) is this month's spend.
     expect(r.body.spendThisMonthMicro).toBe(1_500_000)
   })
 

@@ -1,5 +1,5 @@
 /**
- * v1 ceilings per plan (plans/rates.ts, calls/ceilings.ts): conversation reads and replies per key
+ * v1 ceilings per plan (src/catalog/limits.ts): conversation reads and replies per key
  * a minute, and call lines; every 429 carries Retry-After as a whole number of seconds.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'

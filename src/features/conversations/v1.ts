@@ -13,7 +13,7 @@ import type { KernelHttp } from '../../kernel/feature'
 
 /**
  * SPEC.md Errors: GET conversations and messages answer 429 "too many requests": the plan's
- * `conversationReads` a minute (plans/rates.ts), counted per key across both reads: enough for a
+ * `conversationReads` a minute (src/catalog/limits.ts), counted per key across both reads: enough for a
  * catch-up loop every few minutes (SPEC's recommended pattern), not for scraping every inbox.
  */
 const readRate = (plan: PlanId): RateRule => v1RateRule('v1-conversations', 'conversationReads', plan)

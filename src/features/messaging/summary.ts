@@ -135,7 +135,7 @@ export class MessagingTotals {
 
 /**
  * What the platform charges for the messages sent, by its category, at the price list's rates
- * (plans/prices.ts). Every category sent has a rate, so the total is complete; a category the
+ * (src/catalog/prices.ts). Every category sent has a rate, so the total is complete; a category the
  * list does not know (a broadcast row that kept none) leaves it incomplete rather than guess.
  */
 function messagingCost(currency: Currency, byCategory: Map<string, number>, sentTotal: number) {

@@ -69,7 +69,7 @@ export function chatappSummaryV1(deps: { context: KernelHttp['v1']; totals: Mess
   })
 }
 
-/** SPEC.md Errors: POST reply answers 429: the plan's `replies` a minute per key (plans/rates.ts). */
+/** SPEC.md Errors: POST reply answers 429: the plan's `replies` a minute per key (src/catalog/limits.ts). */
 const replyRate = (plan: PlanId): RateRule => v1RateRule('v1-replies', 'replies', plan)
 
 export function messagingV1(deps: { context: KernelHttp['v1']; replies: Replies; coordination: Coordination; clock: Clock }) {
