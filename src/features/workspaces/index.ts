@@ -1,6 +1,8 @@
 /**
  * Tenancy: developer and customer workspaces, API keys, the `Service-Workspace` resolution, and
  * the HTTP contexts every surface's routes use (it is first in the feature list for that reason).
+ * API keys (keys.ts, key-repository.ts, principal-cache.ts) live in this folder, not one of their
+ * own: they have no routes or build apart from tenancy's, which issues, checks and revokes them.
  */
 import { consoleAuth } from '../../http/console-auth'
 import { v1Context } from '../../http/context'
