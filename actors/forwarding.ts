@@ -11,6 +11,7 @@ import type { EventObject } from 'xstate'
 import type { Coordination } from '../src/coordination/port'
 import { randomId } from '../src/ids'
 import type { Logger } from '../src/logger'
+import type { Refusal } from '../machines/refusal'
 import { ActorUnavailableError, fromWire, toWire, type WireError } from './errors'
 import type { SnapshotView } from './types'
 
@@ -28,15 +29,23 @@ export interface ForwardRequest {
   event: EventObject
   /** How many times this event was already forwarded (bounded by the runtime). */
   hops: number
+  /** An ask (ask.ts): the owner answers whether the chart refused this event. */
+  judge?: boolean
+}
+
+/** The owner's answer: the snapshot it stored, and the refusal this event produced when judged. */
+export interface Forwarded {
+  view: SnapshotView
+  refusal: Refusal | null
 }
 
 type Message =
   | ({ t: 'req'; cid: string; from: string } & ForwardRequest)
-  | { t: 'res'; cid: string; ok: true; view: SnapshotView }
+  | { t: 'res'; cid: string; ok: true; view: SnapshotView; refusal?: Refusal | null }
   | { t: 'res'; cid: string; ok: false; error: WireError }
 
 interface Pending {
-  resolve: (view: SnapshotView) => void
+  resolve: (answer: Forwarded) => void
   reject: (err: Error) => void
   timer: ReturnType<typeof setTimeout>
 }
@@ -47,7 +56,7 @@ export interface ForwarderOptions {
   logger: Logger
   timeoutMs?: number
   /** Processes a request that reached this instance (it queues on the actor's serial queue). */
-  handle: (request: ForwardRequest) => Promise<SnapshotView>
+  handle: (request: ForwardRequest) => Promise<Forwarded>
 }
 
 export class Forwarder {
@@ -76,9 +85,9 @@ export class Forwarder {
   }
 
   /** Sends the request to `owner` and resolves with the snapshot after the owner persisted it. */
-  request(owner: string, req: ForwardRequest): Promise<SnapshotView> {
+  request(owner: string, req: ForwardRequest): Promise<Forwarded> {
     const cid = randomId()
-    return new Promise<SnapshotView>((resolve, reject) => {
+    return new Promise<Forwarded>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(cid)
         reject(new ActorUnavailableError(`${req.kind}:${req.id} is owned by ${owner}, which did not answer within ${this.timeoutMs} ms`))
@@ -110,15 +119,15 @@ export class Forwarder {
     if (!p) return // answered after our timeout: the caller already got an error
     clearTimeout(p.timer)
     this.pending.delete(msg.cid)
-    if (msg.ok) p.resolve(msg.view)
+    if (msg.ok) p.resolve({ view: msg.view, refusal: msg.refusal ?? null })
     else p.reject(fromWire(msg.error))
   }
 
   private async answer(req: Extract<Message, { t: 'req' }>): Promise<void> {
     let reply: Message
     try {
-      const view = await this.opts.handle({ kind: req.kind, id: req.id, event: req.event, hops: req.hops })
-      reply = { t: 'res', cid: req.cid, ok: true, view }
+      const { view, refusal } = await this.opts.handle({ kind: req.kind, id: req.id, event: req.event, hops: req.hops, judge: req.judge })
+      reply = { t: 'res', cid: req.cid, ok: true, view, refusal }
     } catch (err) {
       reply = { t: 'res', cid: req.cid, ok: false, error: toWire(err) }
     }

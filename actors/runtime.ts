@@ -22,8 +22,9 @@
  * pending, and a warning is logged.
  */
 import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine, EventObject, SnapshotFrom } from 'xstate'
+import { notHandled, sendJudged, type Asked, type Dispatched } from './ask'
 import { ActorExistsError, ActorUnavailableError, UnknownKindError } from './errors'
-import { Forwarder, type ForwardRequest } from './forwarding'
+import { Forwarder, type Forwarded, type ForwardRequest } from './forwarding'
 import { Housekeeper } from './housekeeper'
 import { describeLive, describeStored, machineDefinition, type MachineDefinition } from './inspection'
 import { ActorLeases, LEASE_TTL_MS } from './leases'
@@ -36,18 +37,7 @@ import { parseTimerPayload } from './deadlines'
 import { TimerPump } from './timer-pump'
 import { reached, settled, type SettleTarget } from './settle'
 import { deliverOutboxes } from './outbox'
-import type {
-  ActorDescription,
-  ActorKind,
-  ActorKindSpec,
-  ActorRecord,
-  ActorRuntimeOptions,
-  Registration,
-  SendOptions,
-  SettledWhen,
-  SnapshotView,
-  StoredActor,
-} from './types'
+import type { ActorDescription, ActorKind, ActorKindSpec, ActorRecord, ActorRuntimeOptions, Registration, SendOptions, SettledWhen, SnapshotView, StoredActor } from './types'
 
 export type { ActorKind, ActorRuntimeOptions, SendOptions } from './types'
 
@@ -129,6 +119,7 @@ export class ActorRuntime {
       kind,
       spawn: (id, input) => this.spawn(kind, id, input) as Promise<SnapshotFrom<M>>,
       send: (id, event, o) => this.send(kind, id, event, o) as Promise<SnapshotFrom<M>>,
+      ask: (id, event, o) => this.ask(kind, id, event, o) as Promise<Asked<SnapshotFrom<M>>>,
       read: (id) => this.read(kind, id),
       settle: (id, timeoutMs, until) => this.settle(kind, id, timeoutMs, until),
       reach: (id, until, timeoutMs) => this.reach(kind, id, until, timeoutMs),
@@ -199,7 +190,13 @@ export class ActorRuntime {
    * instance that holds it) and resolves with the snapshot once it is stored.
    */
   async send(kind: string, id: string, event: AnyEventObject, opts: SendOptions = {}): Promise<AnyMachineSnapshot> {
-    return this.dispatch(this.registration(kind), id, event, opts.input, 0)
+    return (await this.dispatch(this.registration(kind), id, event, opts.input, 0, false)).snapshot
+  }
+
+  /** Sends like `send`; answers whether the chart applied `event` or refused it, with this event's refusal (ask.ts). */
+  async ask(kind: string, id: string, event: AnyEventObject, opts: SendOptions = {}): Promise<Asked> {
+    const { snapshot, refusal } = await this.dispatch(this.registration(kind), id, event, opts.input, 0, true)
+    return refusal ? { ok: false, refusal, snapshot } : { ok: true, snapshot }
   }
 
   /** The stored actor, without resuming it (null when it does not exist). */
@@ -315,29 +312,31 @@ export class ActorRuntime {
     return doc ? describeStored(doc, reg.spec.version, await this.leases.ownerOf(key)) : null
   }
 
-  private dispatch(reg: Registration, id: string, event: EventObject, input: unknown, hops: number): Promise<AnyMachineSnapshot> {
+  /** `judge`: an ask, whose answer says whether the chart refused this event (ask.ts). */
+  private dispatch(reg: Registration, id: string, event: EventObject, input: unknown, hops: number, judge: boolean): Promise<Dispatched> {
     const key = actorKey(reg.kind, id)
     const residency = this.res()
     // Reached synchronously from send(), so calls enter the queue in the order they were made.
-    const result = this.queue.run(key, async () => {
+    const result = this.queue.run(key, async (): Promise<Dispatched> => {
       const target = await residency.acquire(reg, id, key, input)
-      if (target.type === 'final') return target.snapshot
+      if (target.type === 'final') return { snapshot: target.snapshot, refusal: judge ? notHandled(event, target.snapshot) : null }
       if (target.type === 'remote') {
         if (hops >= MAX_FORWARD_HOPS) throw new ActorUnavailableError(`${key}: ownership kept moving; retry`)
-        return fromView(reg, await this.forwarder.request(target.owner, { kind: reg.kind, id, event, hops: hops + 1 }))
+        const answer = await this.forwarder.request(target.owner, { kind: reg.kind, id, event, hops: hops + 1, judge })
+        return { snapshot: fromView(reg, answer.view), refusal: answer.refusal }
       }
       target.live.touch()
-      target.live.actor.send(event)
-      return residency.persist(reg, target.live, event)
+      const refusal = sendJudged(target.live.actor, event, judge)
+      return { snapshot: await residency.persist(reg, target.live, event), refusal }
     })
     const after = () => residency.afterJob(reg, key)
     result.then(after, after)
     return result
   }
 
-  private async answerForwarded(req: ForwardRequest): Promise<SnapshotView> {
-    const snap = await this.dispatch(this.registration(req.kind), req.id, req.event, undefined, req.hops)
-    return { value: snap.value, context: snap.context, status: snap.status, output: snap.output }
+  private async answerForwarded(req: ForwardRequest): Promise<Forwarded> {
+    const { snapshot: snap, refusal } = await this.dispatch(this.registration(req.kind), req.id, req.event, undefined, req.hops, req.judge === true)
+    return { view: { value: snap.value, context: snap.context, status: snap.status, output: snap.output }, refusal }
   }
 
   /**

@@ -7,6 +7,7 @@ import type { Clock } from '../src/clock'
 import type { Coordination } from '../src/coordination/port'
 import type { Logger } from '../src/logger'
 import type { DocumentStore } from '../src/store/port'
+import type { Asked } from './ask'
 import type { TimerPumpOptions } from './timer-pump'
 
 /** Where a live actor reports its inspection events (@statelyai/inspect's observer, or a plain function). */
@@ -160,6 +161,8 @@ export interface ActorKind<M extends AnyStateMachine> {
   readonly kind: string
   spawn(id: string, input: InputFrom<M>): Promise<SnapshotFrom<M>>
   send(id: string, event: EventFromLogic<M>, opts?: { input?: InputFrom<M> }): Promise<SnapshotFrom<M>>
+  /** Sends like `send` and answers whether the chart applied or refused this very event (see ActorRuntime.ask). */
+  ask(id: string, event: EventFromLogic<M>, opts?: { input?: InputFrom<M> }): Promise<Asked<SnapshotFrom<M>>>
   read(id: string): Promise<ActorRecord | null>
   /**
    * Waits until no effect is in flight — or, with `until`, until the snapshot shows what the caller

@@ -5,8 +5,8 @@
  * delivery that has not failed, DELETE an ended call) to answer 409 *naming the current state*.
  * So each chart handles such an event in the states that refuse it with the `recordRefusal`
  * action: the state does not change, and `context.lastRefusal` says which event, in which state,
- * and why. The HTTP layer can tell "this send was refused" by the `lastRefusal` object changing
- * identity across the send, or ask first with `canApply`.
+ * and why. The HTTP layer sends with the runtime's `ask` (actors/ask.ts), which answers this
+ * event's refusal, or asks first with `canApply`.
  *
  * Why not just `snapshot.can(event)`: a handled-but-refused event is a transition with an action,
  * which `can` counts as allowed. `canApplyOn` therefore uses `can` for "is it handled at all"

@@ -167,11 +167,8 @@ export class CallService {
     const actors = this.deps.actors()
     const before = await actors.read(id)
     const wasLive = before?.state === 'ringing' || before?.state === 'connected'
-    const after = await actors.send(id, { type: 'call.delete', at: this.deps.clock.now() })
-    const refusal = after.context.lastRefusal
-    if (refusal && refusal.event === 'call.delete' && JSON.stringify(refusal) !== JSON.stringify((before?.snapshot as { context?: { lastRefusal?: unknown } })?.context?.lastRefusal)) {
-      throw new ApiError(409, refusal.message, { state: refusal.state, call: presentCall(row) })
-    }
+    const asked = await actors.ask(id, { type: 'call.delete', at: this.deps.clock.now() })
+    if (!asked.ok) throw new ApiError(409, asked.refusal.message, { state: asked.refusal.state, call: presentCall(row) })
     await actors.settle(id)
     return { status: wasLive ? 202 : 200, call: (await this.newest(id)) ?? row }
   }

@@ -64,15 +64,12 @@ export class CustomerLifecycle {
   ): Promise<CustomerWorkspaceContext> {
     const { actors } = this.deps
     const id = customer.id
-    const before = await actors.read(id)
-    const from = before ? String(before.state) : 'active'
     const input = { id, developerId: customer.parentId }
-    const sent = await actors.send(id, event, { input })
-    const now = String(sent.value)
-    if (now === from) {
-      const refusal = sent.context.lastRefusal
-      const message = refusal?.state === now && refusal.event === event.type ? refusal.message : `customer is ${now}; ${event.type} does not apply`
-      throw conflict(message, { state: now, ...extra(now) })
+    // Every state takes both moves: one that does not apply is refused by the chart, naming the state.
+    const asked = await actors.ask(id, event, { input })
+    if (!asked.ok) {
+      const now = String(asked.snapshot.value)
+      throw conflict(asked.refusal.message, { state: now, ...extra(now) })
     }
     const settled = await this.settle(id)
     const state = String(settled.state)

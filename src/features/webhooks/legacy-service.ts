@@ -166,14 +166,11 @@ export class LegacyWebhookService {
     if (!doc || doc.endpointId !== endpoint.id) throw notFound(`no delivery ${deliveryId} for webhook endpoint ${number}`)
     const record = await this.deps.deliveries.read(deliveryId)
     if (!record) throw conflict('delivery is pending; only failed deliveries can be retried', { state: 'pending' })
-    const asked = canApply(record.state as 'pending', 'delivery.retry')
-    if (!asked.ok) throw conflict(asked.message, { state: asked.state })
-    const before = JSON.stringify((record.snapshot as { context: WebhookDeliveryContext }).context.lastRefusal)
-    const after = await this.deps.deliveries.send(deliveryId, { type: 'delivery.retry', at: this.deps.clock.now() })
+    const applies = canApply(record.state as 'pending', 'delivery.retry')
+    if (!applies.ok) throw conflict(applies.message, { state: applies.state })
+    const asked = await this.deps.deliveries.ask(deliveryId, { type: 'delivery.retry', at: this.deps.clock.now() })
     // It moved between our read and the send (e.g. a retry raced us): the chart refused it.
-    if (after.context.lastRefusal && JSON.stringify(after.context.lastRefusal) !== before) {
-      throw conflict(after.context.lastRefusal.message, { state: after.context.lastRefusal.state })
-    }
+    if (!asked.ok) throw conflict(asked.refusal.message, { state: asked.refusal.state })
   }
 
   present(doc: LegacyEndpointDoc): Endpoint {
