@@ -1,5 +1,5 @@
 /**
- * Knowledge search benchmark: index one 200,000-character document (SPEC.md's pasted-text
+ * Knowledge search benchmark: index one 200,000-character document (docs/spec.md's pasted-text
  * limit, the largest single document an agent gets) and run 1,000 varied questions against it.
  *
  *   node_modules/.bin/bun bench/knowledge.ts

@@ -61,7 +61,7 @@ const ATTACH_TIMEOUT_MS = 10_000
 const ATTACH_RETRY_MS = 50
 const ATTACH_RETRIES = 20
 /**
- * What the agent says first, 15–16 s of speech within SPEC.md's 300 characters. Its first sentence
+ * What the agent says first, 15–16 s of speech within docs/spec.md's 300 characters. Its first sentence
  * is each call's own (a name, a day, a time: 1,200 combinations), as a clinic's reminders are;
  * the rest is the campaign's, the same on every call (the service may keep its audio cached).
  */

@@ -1,13 +1,13 @@
 /**
- * Agent publication, legacy (SPEC.md "Agent publication (legacy)" and Versioning rules 2–5): a new
+ * Agent publication, legacy (docs/spec.md "Agent publication (legacy)" and Versioning rules 2–5): a new
  * agent is draft only; publish freezes a version and serves it; edits after that make "published
  * with unpublished changes"; unpublish stops serving; rollback (from any state) backs up the
  * current agent, restores a version onto it and publishes; a checkpoint stores a version and
  * changes nothing else.
  *
- * Effects are invoked actors (DESIGN.md: the chart stays pure), bound in actors/agent-publication.ts.
+ * Effects are invoked actors (docs/design.md: the chart stays pure), bound in actors/agent-publication.ts.
  * Each runs in a short effect state between the resting states, because what comes next depends
- * on its outcome, and in SPEC.md's order:
+ * on its outcome, and in docs/spec.md's order:
  *   publish     draft|published|publishedWithChanges → freezing → goingLive → published
  *   rollback    any → backingUp → restoring → freezing → goingLive → published
  *   checkpoint  any → checkpointing → back to where it was
@@ -21,7 +21,7 @@
  * Every command carries a `commandId`, recorded on acceptance and on failure, so the sender knows
  * whether its own event was taken and how it ended.
  *
- * Not shown in SPEC.md, chosen here:
+ * Not shown in docs/spec.md, chosen here:
  * - Edits to a draft-only agent change nothing here (there is no published version to differ from).
  * - An edit event carries the panels that differ from the published snapshot *now* (the service
  *   compares snapshots); an edit that brings the draft back to the published one returns to `published`.

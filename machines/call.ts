@@ -1,8 +1,8 @@
 /**
- * Call status (SPEC.md "Call status"): one actor per call id, across every try of a call with
+ * Call status (docs/spec.md "Call status"): one actor per call id, across every try of a call with
  * `retry`. The state is the status of the newest try; per-try rows live in the store.
  *
- * Not shown in SPEC.md, chosen here:
+ * Not shown in docs/spec.md, chosen here:
  * - `retry` input is `{ maxAttempts, delayMs }`: tries in all (1 = no retry) and the wait after a
  *   missed try. Only `missed` tries are retried; a `failed` (provider refusal) one is not.
  * - Outcomes of a ringing try: no_answer, busy, rejected, unreachable and voicemail (answering
@@ -93,7 +93,7 @@ export type CallEvent =
 /**
  * Effects: invoked actors the binding (actors/call.ts) provides with `machine.provide({ actors })`.
  * - `placeCall` dials the try through the telephony port; its output is the provider's `callRef`,
- *   a rejection (the provider refused: SPEC.md's 502) ends the try `failed` with the reason;
+ *   a rejection (the provider refused: docs/spec.md's 502) ends the try `failed` with the reason;
  * - `openConversation` puts the call in the inbox as a `voice` conversation;
  * - `hangUp` ends a live call at the provider (DELETE while ringing or connected); spawned, since
  *   the try has already ended when it runs;
@@ -303,9 +303,9 @@ export const callMachine = setup({
           onDone: { actions: 'recordCallRef' },
           onError: [
             // A waiting try whose call can no longer be placed (its agent or number went meanwhile):
-            // SPEC.md's `not_placed`, the reason in `error`.
+            // docs/spec.md's `not_placed`, the reason in `error`.
             { guard: 'cannotBePlaced', target: 'failed', actions: [{ type: 'endUnspoken', params: { hangup: 'not_placed', retry: false } }, 'emitAnalysed'] },
-            // The provider would not place the call (SPEC.md: the POST answers 502; the call is failed).
+            // The provider would not place the call (docs/spec.md: the POST answers 502; the call is failed).
             { target: 'failed', actions: [{ type: 'endUnspoken', params: { hangup: 'failed', retry: false } }, 'emitAnalysed'] },
           ],
         },

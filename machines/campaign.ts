@@ -1,10 +1,10 @@
 /**
- * Campaign status (SPEC.md "Campaign status").
+ * Campaign status (docs/spec.md "Campaign status").
  *
  *   sending --pause--> paused --resume--> sending
  *   draft | sending | paused --cancel--> cancelled (permanent)
  *
- * Not shown in SPEC.md, chosen here:
+ * Not shown in docs/spec.md, chosen here:
  * - draft --campaign.start (console "start")--> sending.
  * - draft --timer.due at or after scheduledAt--> sending: a campaign created with `scheduledAt`
  *   starts itself then. The instant lives in context and is the durable deadline `start`
@@ -68,7 +68,7 @@ export type CampaignEvent =
  * - `sendRecipients` hands messages or calls to every recipient not yet reached; it runs while the
  *   campaign is `sending` and is stopped by leaving that state (pause, cancel, failure), so
  *   "stop sending" is the chart's own exit, not a separate effect. Resuming invokes it again.
- * - `notifyFailure` tells the developer the campaign failed (SPEC.md Events rule 8).
+ * - `notifyFailure` tells the developer the campaign failed (docs/spec.md Events rule 8).
  * `campaign.finished` leaves through `emit()` on every end (sent, failed, cancelled); the binding publishes it.
  */
 export const CAMPAIGN_EFFECTS = ['sendRecipients', 'notifyFailure'] as const

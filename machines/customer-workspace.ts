@@ -1,12 +1,12 @@
 /**
- * Customer workspace (SPEC.md "Customer workspace"): active → deleted (archived) → erased,
- * with restore from deleted. Each SPEC.md row passes through one short effect state:
+ * Customer workspace (docs/spec.md "Customer workspace"): active → deleted (archived) → erased,
+ * with restore from deleted. Each docs/spec.md row passes through one short effect state:
  *
  *   active  --customer.delete [holds no numbers]--> archiving --archiveCustomer done--> deleted
  *   deleted --timer.due [eraseAt passed]----------> erasing   --eraseCustomer done---> erased
  *   deleted --customer.restore--------------------> restoring --restoreCustomer done--> active
  *
- * Effects (DESIGN.md "Machines and actors"): the I/O is three invoked actors named here and bound
+ * Effects (docs/design.md "Machines and actors"): the I/O is three invoked actors named here and bound
  * to the real work in actors/customer-workspace.ts. They get effect states of their own because
  * no other move may interleave with a half-applied effect: a restore accepted while the archive
  * is still being written would be overwritten by it. Every effect is idempotent (a crash
@@ -21,7 +21,7 @@
  * with `timer.due`; the guard `event.at >= eraseAt` makes an early, stale (from before a restore)
  * or repeated wake-up do nothing.
  *
- * Not shown in SPEC.md, chosen here:
+ * Not shown in docs/spec.md, chosen here:
  * - DELETE of a customer that is not active, and restore of one that is not deleted, are refused
  *   naming the state (the HTTP layer answers 409); so are moves during an effect state.
  * - The DELETE event carries the numbers the workspace still holds (phone numbers and connected
@@ -38,10 +38,10 @@ import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams 
 /** Bump when the chart changes shape: persisted snapshots carry it. 2: effect states, retries. */
 export const MACHINE_VERSION = 2
 
-/** SPEC.md Limits: erasure delay after customer delete. */
+/** docs/spec.md Limits: erasure delay after customer delete. */
 export const ERASE_AFTER_MS = 30 * 24 * 60 * 60 * 1000
 
-// Effect retries (our choice; SPEC.md is silent). The effects are a few store writes and the
+// Effect retries (our choice; docs/spec.md is silent). The effects are a few store writes and the
 // hooks of other features, so a failure means a store or a subscriber is down: 30 s lets a blip
 // pass without hammering it, doubling per failure up to 15 min keeps a long outage at four
 // tries an hour, and a customer's delete still lands within minutes of the store coming back.

@@ -1,9 +1,9 @@
 /**
- * A sequence enrolment (SPEC.md Sequence, enrol rules): one person going through a sequence's
+ * A sequence enrolment (docs/spec.md Sequence, enrol rules): one person going through a sequence's
  * steps, each sent `delayMinutes` after the previous one (the first after enrolling). Waiting for
  * the next step is a durable deadline (`nextAt`), so a restart neither skips nor repeats a step.
  *
- * Not shown in SPEC.md, chosen here: a reply stops it when the sequence has `exitOnReply`; an
+ * Not shown in docs/spec.md, chosen here: a reply stops it when the sequence has `exitOnReply`; an
  * opt-out, the sequence's archiving or the customer's deletion stop it always; a step that cannot
  * be sent (window closed for a text step, template not approved) is skipped with its reason and
  * the next one follows; `finished` after the last step.

@@ -1,7 +1,7 @@
 /**
  * Refused moves, shared by every machine.
  *
- * SPEC.md wants a move that does not apply to the current state (pause a draft campaign, retry a
+ * docs/spec.md wants a move that does not apply to the current state (pause a draft campaign, retry a
  * delivery that has not failed, DELETE an ended call) to answer 409 *naming the current state*.
  * So each chart handles such an event in the states that refuse it with the `recordRefusal`
  * action: the state does not change, and `context.lastRefusal` says which event, in which state,

@@ -1,5 +1,5 @@
 /**
- * A live call's turn-taking (DESIGN.md: in memory only; audio-rate events never go through the
+ * A live call's turn-taking (docs/design.md: in memory only; audio-rate events never go through the
  * persisted actor queue). This chart decides when the caller's turn is over and when the agent is
  * interrupted; the voice session (src/media/session.ts) feeds it what the VAD and the
  * speech-to-text engine report and carries out its named actions. Watching a call in the

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery, legacy (SPEC.md "Webhook delivery (legacy)"): one record per event per
+ * Webhook delivery, legacy (docs/spec.md "Webhook delivery (legacy)"): one record per event per
  * endpoint, with statuses pending (queued), success (a 2xx), retrying (failed, retry scheduled)
  * and failed (all attempts used). POST retry moves only a failed delivery back to pending.
  *
@@ -15,7 +15,7 @@
  * runtime's timer with `timer.due`; the guard `event.at >= nextAttemptAt` makes an early or
  * repeated wake-up do nothing.
  *
- * Not shown in SPEC.md, chosen here:
+ * Not shown in docs/spec.md, chosen here:
  * - Attempts in all = max_retries + 1. The wait after the n-th failed attempt is
  *   min(30 s · 4^(n−1), 1 h): 30 s, 2 min, 8 min, 32 min, then 1 h (max_retries is at most 5).
  * - A timeout (timeout_ms) or a non-2xx answer is a failed attempt (status null when there was no
@@ -32,7 +32,7 @@ import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams 
 /** Bump when the chart changes shape: persisted snapshots carry it. 2: deliver became an invoked actor. */
 export const MACHINE_VERSION = 2
 
-// Not shown in SPEC.md. 30 s lets a receiver that is restarting come back; ×4 per attempt reaches
+// Not shown in docs/spec.md. 30 s lets a receiver that is restarting come back; ×4 per attempt reaches
 // the 1 h cap at the fifth, so max_retries 5 spreads attempts over ~1 h 43 min.
 export const FIRST_RETRY_DELAY_MS = 30_000
 export const MAX_RETRY_DELAY_MS = 60 * 60_000

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoint, v1 (SPEC.md "Webhook endpoint (v1)" and the v1 delivery rules): each event is
+ * Webhook endpoint, v1 (docs/spec.md "Webhook endpoint (v1)" and the v1 delivery rules): each event is
  * attempted once; five failures in a row switch the endpoint off; PATCH `enabled: true` turns it
  * back on and forgives past failures; deleting the customer switches it off.
  *
@@ -9,7 +9,7 @@
  * `notify`, implemented in actors/webhook-endpoint.ts, run in the `notifying` state between the
  * fifth failure and `disabled`.
  *
- * Not shown in SPEC.md, chosen here:
+ * Not shown in docs/spec.md, chosen here:
  * - PATCH `enabled: false` switches it off too (`disabledReason: 'request'`); PATCH
  *   `enabled: true` on an enabled endpoint also forgives the failures counted so far.
  * - On the fifth failure `lastError` reads "switched off after 5 failed deliveries in a row: <last
@@ -29,7 +29,7 @@ import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams 
 /** Bump when the chart changes shape: persisted snapshots carry it. 2: notify became an invoked actor. */
 export const MACHINE_VERSION = 2
 
-/** SPEC.md Limits: webhook consecutive failures before switch-off (v1). */
+/** docs/spec.md Limits: webhook consecutive failures before switch-off (v1). */
 export const FAILURES_BEFORE_SWITCH_OFF = 5
 
 export type WebhookEndpointState = 'enabled' | 'notifying' | 'disabled'

@@ -27,7 +27,7 @@ export function createApp(services: Services, consoleToken: string) {
   const { auth } = services.of(tenancyFeature)
   const v1 = surface(services, 'v1', { prefix: V1_PREFIX })
   const consoleSurface = surface(services, 'console', { prefix: '/console' })
-  // The legacy surface at the root: the key's own workspace, SPEC.md's legacy rate limits.
+  // The legacy surface at the root: the key's own workspace, docs/spec.md's legacy rate limits.
   const legacy = surface(services, 'legacy', {})
   const sockets = surface(services, 'ws', {})
   const callbacks = surface(services, 'callbacks', {})

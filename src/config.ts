@@ -58,7 +58,7 @@ export interface Config {
   campaignSendRate?: number
   /** The `botapp` platform: the sandbox (default) or the Telegram Bot API at `telegramApiUrl`. */
   botapp: { provider: 'sandbox' | 'telegram'; telegramApiUrl: string }
-  /** Voice pipeline engines (README "Voice"): `auto` resolves keys → local engines → the sandbox doubles. */
+  /** Voice pipeline engines (docs/api/voice.md): `auto` resolves keys → local engines → the sandbox doubles. */
   speech: {
     stt: 'auto' | 'deepgram' | 'openai' | 'pocketsphinx' | 'sandbox'
     tts: 'auto' | 'elevenlabs' | 'openai' | 'espeak' | 'sandbox'

@@ -41,7 +41,7 @@ function increment(digits: number[]): number[] {
 }
 
 /**
- * Resource ids carry the prefix SPEC.md gives them (`ag_`, `org_`, `conv_`, …), then a
+ * Resource ids carry the prefix docs/spec.md gives them (`ag_`, `org_`, `conv_`, …), then a
  * ULID-like body: wall-clock milliseconds and a random part that only grows within a
  * millisecond. Lists order ties on `createdAt` by id, so newest-first stays creation order.
  */

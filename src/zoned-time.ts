@@ -1,7 +1,7 @@
 /**
  * Calendar arithmetic in a workspace's IANA time zone, with the platform's Intl data (no
  * hand-kept offset tables): which local day and hour an instant falls in, and the instant a
- * local day starts. Call totals bucket by these (SPEC.md: "Buckets are in the workspace time zone").
+ * local day starts. Call totals bucket by these (docs/spec.md: "Buckets are in the workspace time zone").
  */
 
 const formatters = new Map<string, Intl.DateTimeFormat>()

@@ -2,7 +2,7 @@
  * The per-plan ceilings, in one table each: v1 requests per API key and minute, and calls placed
  * per minute and held at once.
  *
- * v1 requests (SPEC.md Limits: "Which of these rate limits applies to v1 endpoints: not shown";
+ * v1 requests (docs/spec.md Limits: "Which of these rate limits applies to v1 endpoints: not shown";
  * the Errors table names 429 for conversation reads and replies). Sizing: pay-as-you-go reads at
  * SPEC's legacy "API endpoints" figure (120 a minute), enough for the catch-up loop SPEC
  * recommends every few minutes over many conversations; replies at half of that, one reply a
@@ -34,10 +34,10 @@ export const V1_RATE_WINDOW_MS = 60_000
 export const v1RateRule = (name: string, ceiling: keyof V1Rates, plan: PlanId): RateRule => ({ name, limit: V1_RATES[plan][ceiling], windowMs: V1_RATE_WINDOW_MS })
 
 /**
- * How many calls a workspace may place a minute and hold at once (SPEC.md Limits: "Numeric
+ * How many calls a workspace may place a minute and hold at once (docs/spec.md Limits: "Numeric
  * ceilings for calls per minute and for concurrent calls: not shown" — ours, per plan, in the
- * README's API notes). Concurrency counts the developer's call lines, shared with its customers
- * (a customer's `allottedCallLines` caps its own share), and inbound calls count too (SPEC.md
+ * API notes, docs/api/calls.md). Concurrency counts the developer's call lines, shared with its customers
+ * (a customer's `allottedCallLines` caps its own share), and inbound calls count too (docs/spec.md
  * Call-placing rules).
  *
  * Sizing: the free plan is for trying the product (two lines); pay-as-you-go matches the ten
@@ -50,8 +50,8 @@ export interface CallCeilings {
   /** Calls ringing or connected at once, inbound included. */
   lines: number
   /**
-   * How long a call may last when its agent's `voice.maxCallSeconds` is null (SPEC.md: "or `null` for
-   * the plan default"; the numbers are ours, within SPEC.md's 60–1,200). Free: 5 minutes, a sixth of
+   * How long a call may last when its agent's `voice.maxCallSeconds` is null (docs/spec.md: "or `null` for
+   * the plan default"; the numbers are ours, within docs/spec.md's 60–1,200). Free: 5 minutes, a sixth of
    * its 30 included minutes, so one stuck call cannot use them up; pay-as-you-go and Pro: 10 minutes,
    * long enough for any support or sales call; Scale 15 and Enterprise 20 (the ceiling) for
    * the longer calls those accounts run (collections, intake).
@@ -67,5 +67,5 @@ export const CALL_CEILINGS: Record<PlanId, CallCeilings> = {
   enterprise: { perMinute: 6_000, lines: 1_000, defaultCallSeconds: 1_200 },
 }
 
-/** The rate window: "calls a minute" (SPEC.md Errors for POST calls). */
+/** The rate window: "calls a minute" (docs/spec.md Errors for POST calls). */
 export const RATE_WINDOW_MS = 60_000

@@ -1,7 +1,7 @@
 /**
- * Plans and what they allow. Customer limits are SPEC.md's Limits table; the agent allowance,
+ * Plans and what they allow. Customer limits are docs/spec.md's Limits table; the agent allowance,
  * reply allowances, plan credit and low-balance thresholds are "not shown" there, so the numbers
- * below are our choice (README, "Money and keys").
+ * below are our choice (docs/api/billing.md).
  *
  * src/catalog/ holds the product's catalogues (plans, prices, per-plan limits, models, voices) as
  * data: every feature and the kernel read them, and they import no feature, so reading a price
@@ -14,9 +14,9 @@ export type PlanId = (typeof PLAN_IDS)[number]
 
 export interface Plan {
   id: PlanId
-  /** Customers a developer workspace may hold, deleted ones counted until erased (SPEC.md Limits). */
+  /** Customers a developer workspace may hold, deleted ones counted until erased (docs/spec.md Limits). */
   customers: number
-  /** Agents per workspace (our choice: SPEC.md leaves it to us). */
+  /** Agents per workspace (our choice: docs/spec.md leaves it to us). */
   agents: number
   /** Position in the upgrade path; a model with `minPlan` p is available from rank(p) up. */
   rank: number
@@ -29,7 +29,7 @@ export interface Plan {
   includedVoiceMinutes: number | null
   /** Chat-app messages the service sends (sequences, broadcasts) included per UTC month (Free only; the others pay each from the wallet). */
   includedMessages: number | null
-  /** Whether the plan has a wallet (SPEC.md: `wallet` is null on the Free plan). */
+  /** Whether the plan has a wallet (docs/spec.md: `wallet` is null on the Free plan). */
   wallet: boolean
   /** Credit included with the plan each UTC month, spent before the topped-up balance; what is left expires at the month's end. */
   creditMicro: Record<Currency, number>

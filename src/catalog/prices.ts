@@ -1,14 +1,14 @@
 /**
  * The price list: what each billable act costs the developer, per currency, in micro-units
- * (SPEC.md Conventions 3). Our numbers (SPEC.md names the acts, not their prices); the README's
- * "Money and keys" notes carry the same table. A price is read when the act happens and written
+ * (docs/spec.md Conventions 3). Our numbers (docs/spec.md names the acts, not their prices); docs/api/billing.md
+ * ("Money and keys") carries the same table. A price is read when the act happens and written
  * into its ledger entry, so a later change of this list never re-prices the past.
  *
  * Sizing: a reply is about a cent (USD) / 80 paise (INR), what a chat turn on a hosted model plus
  * margin costs; a voice minute carries speech-to-text, the model and text-to-speech, premium
  * voices costing the voice vendor about twice as much; an analysis pass is one short model call.
  * Messaging rates are the chat-app platform's published per-message rates by category (India and
- * the US rounded); SPEC.md's reply charge is 10% of them. A rented number's rent is monthly.
+ * the US rounded); docs/spec.md's reply charge is 10% of them. A rented number's rent is monthly.
  */
 export type Currency = 'INR' | 'USD'
 export type VoiceTier = 'standard' | 'premium'
@@ -46,7 +46,7 @@ export const PRICES: Record<Currency, PriceList> = {
   },
 }
 
-/** SPEC.md Limits: "Reply charge: 10% of the messaging platform's rate". */
+/** docs/spec.md Limits: "Reply charge: 10% of the messaging platform's rate". */
 export const REPLY_CHARGE_SHARE = 0.1
 
 export const replyChargeMicro = (currency: Currency, category: MessageCategory): number =>

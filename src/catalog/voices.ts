@@ -1,4 +1,4 @@
-/** The service's voices. Every voice speaks every supported language (SPEC.md Voice). */
+/** The service's voices. Every voice speaks every supported language (docs/spec.md Voice). */
 export interface VoiceInfo {
   id: string
   name: string

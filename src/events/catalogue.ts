@@ -2,10 +2,10 @@
  * The event catalogue: every domain event type, which webhook surface may subscribe to it, and
  * one line on when it fires. The payload of each (`data`) is described in payloads.ts.
  *
- * - v1 webhooks (`events`): SPEC.md's six (Events of v1 webhooks) plus `message.received`, which
+ * - v1 webhooks (`events`): docs/spec.md's six (Events of v1 webhooks) plus `message.received`, which
  *   the reply endpoint refers to ("the conversationId of a message.received event"): a v1 caller
  *   must be able to receive it. `*` means all of these, now and later.
- * - legacy endpoints (`event_types`): SPEC.md shows `chat.message.completed` and
+ * - legacy endpoints (`event_types`): docs/spec.md shows `chat.message.completed` and
  *   `voice.call.ended` and leaves the full list to us: those two plus every v1 event, so a legacy
  *   integration is never cut off from an event the service emits.
  */

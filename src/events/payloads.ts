@@ -1,6 +1,6 @@
 /**
- * The `data` of every event (the payloads SPEC.md does not show are our choice; README "Events
- * and webhooks" lists them) and the envelopes each webhook surface sends, as schemas: they are
+ * The `data` of every event (the payloads docs/spec.md does not show are our choice; docs/api/webhooks.md
+ * lists them) and the envelopes each webhook surface sends, as schemas: they are
  * published in the OpenAPI documents as callbacks of the routes that register webhooks, and
  * publishers can type their `data` from them.
  */
@@ -18,7 +18,7 @@ const conversation = {
   test: t.Boolean({ description: 'true for a test chat' }),
 }
 
-/** A call as GET /calls/{id} answers it (SPEC.md Call); `call.analysed` carries exactly this. */
+/** A call as GET /calls/{id} answers it (docs/spec.md Call); `call.analysed` carries exactly this. */
 export const CallPayload = t.Object(
   {
     id: t.String({ description: 'out_… or sch_…' }),
@@ -120,14 +120,14 @@ export const EVENT_PAYLOADS = {
 
 export type EventPayload<E extends EventType> = Static<(typeof EVENT_PAYLOADS)[E]>
 
-/** v1 body: `{ event, sentAt, data }` (SPEC.md Events rule 3). */
+/** v1 body: `{ event, sentAt, data }` (docs/spec.md Events rule 3). */
 export const v1Envelope = (type: EventType) =>
   t.Object(
     { event: t.Literal(type), sentAt: Instant, data: EVENT_PAYLOADS[type] },
     { description: `${type}: ${EVENT_DESCRIPTIONS[type]}` },
   )
 
-/** Legacy body (not shown in SPEC.md; ours): the event id, type, time, agent and the same data. */
+/** Legacy body (not shown in docs/spec.md; ours): the event id, type, time, agent and the same data. */
 export const legacyEnvelope = (type: EventType) =>
   t.Object(
     {

@@ -7,7 +7,7 @@
 export const SCOPES = ['full', 'build', 'read'] as const
 export type Scope = (typeof SCOPES)[number]
 
-/** The header that selects a customer workspace (SPEC.md Authentication rule 3). */
+/** The header that selects a customer workspace (docs/spec.md Authentication rule 3). */
 export const WORKSPACE_HEADER = 'service-workspace'
 
 export interface HttpWorkspace {
@@ -27,7 +27,7 @@ export interface HttpPrincipal<W extends HttpWorkspace = HttpWorkspace> {
 export interface Authenticator<P extends HttpPrincipal<W>, W extends HttpWorkspace> {
   /** The bearer credential (`Authorization` header) as a principal; throws the 401 when missing, wrong or revoked. */
   authenticate(authorization: string | null): Promise<P>
-  /** The workspace the request runs in, from the `Service-Workspace` header (SPEC.md's 400/404/410 refusals). */
+  /** The workspace the request runs in, from the `Service-Workspace` header (docs/spec.md's 400/404/410 refusals). */
   resolve(principal: P, header: string | null): Promise<W>
 }
 

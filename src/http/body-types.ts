@@ -2,9 +2,9 @@
  * Schema types for JSON bodies. Elysia's `t.Integer` is a transform that also accepts text that
  * reads as an integer ("12", and "   " or "\t" as 0, "0x10" as 16, "1e3" as 1000): right for path
  * parameters and query strings, which are text, wrong for JSON, where a string where a number
- * belongs is the caller's mistake (SPEC.md Errors: a 400 naming the field). Body schemas use
+ * belongs is the caller's mistake (docs/spec.md Errors: a 400 naming the field). Body schemas use
  * these; `t.Number` and `t.Boolean` are not coerced inside a body and stay as they are.
- * test/http/body-coercion.test.ts walks every route's body schema and refuses a coercing type.
+ * test/e2e/body-types.test.ts walks every route's body schema and refuses a coercing type.
  */
 import { Type, type IntegerOptions } from '@sinclair/typebox'
 

@@ -32,7 +32,7 @@ export async function authenticateRequest<P extends HttpPrincipal<W>, W extends 
 
 /**
  * Routes that manage customers run in the developer's own workspace, with a developer key
- * (SPEC.md Authentication rule 4): a customer key is 403, the workspace header is 400.
+ * (docs/spec.md Authentication rule 4): a customer key is 403, the workspace header is 400.
  */
 export function developerWorkspace<W extends HttpWorkspace>(principal: HttpPrincipal<W>, workspace: W): W {
   if (principal.home.kind === 'customer') throw forbidden('a customer key cannot manage customers; use a key of the developer workspace')
@@ -75,7 +75,7 @@ export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(d
           return { developer: developerWorkspace<W>(principal, workspace) }
         },
       },
-      // SPEC.md Conventions rule 6: `Idempotency-Key` (or the body member named by `bodyKey`; the
+      // docs/spec.md Conventions rule 6: `Idempotency-Key` (or the body member named by `bodyKey`; the
       // header wins), scoped to the workspace and the route, bound to the body without that member
       // (http/idempotency.ts).
       idempotent: (opts: true | { bodyKey: string }) => ({

@@ -1,7 +1,7 @@
 /**
  * Shapes every failure: v1 and console answer `{ error }` (a 400 names the field), legacy answers
  * `{ detail, status }` and 422 `{ detail: [{ loc, msg, type }] }` for request validation
- * (SPEC.md Errors rules 1–2). Unexpected errors are logged with the request id and answer 500
+ * (docs/spec.md Errors rules 1–2). Unexpected errors are logged with the request id and answer 500
  * without internals.
  */
 import { Elysia } from 'elysia'

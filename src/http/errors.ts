@@ -15,7 +15,7 @@ export class ApiError extends Error {
   }
 }
 
-/** 400 whose message starts with the offending field, as SPEC.md Errors rule 1 asks. */
+/** 400 whose message starts with the offending field, as docs/spec.md Errors rule 1 asks. */
 export const badRequest = (field: string, message: string) => new ApiError(400, `${field}: ${message}`, { field })
 export const unauthorized = (message = 'missing, wrong or revoked API key') => new ApiError(401, message)
 export const forbidden = (message: string) => new ApiError(403, message)

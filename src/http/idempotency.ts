@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` for endpoints that send or create something (SPEC.md Conventions rule 6):
+ * `Idempotency-Key` for endpoints that send or create something (docs/spec.md Conventions rule 6):
  * a repeat returns the first answer with `Idempotent-Replayed: true`; a repeat while the first is
  * still running gets 409; a 502/503 releases the key so the caller may retry with it.
  * Keys are scoped to the workspace and the route, and bound to the request body: the same key
@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 import type { Coordination, StoredResponse } from '../coordination/port'
 import { ApiError, badRequest, conflict } from './errors'
 
-/** SPEC.md Limits: idempotency key retention 24 hours. */
+/** docs/spec.md Limits: idempotency key retention 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 /**
  * How long a request may hold its key before it counts as abandoned: far longer than any request

@@ -1,5 +1,5 @@
 /**
- * Date and instant filters (SPEC.md Conventions rule 2): an ISO 8601 instant, or a date alone
+ * Date and instant filters (docs/spec.md Conventions rule 2): an ISO 8601 instant, or a date alone
  * meaning the start of that UTC day. A calendar date that does not exist (2026-02-30) is refused,
  * not rolled over into the next month as `Date.parse` would.
  */

@@ -1,5 +1,5 @@
 /**
- * SPEC.md Conventions rule 1: bodies are JSON objects. One parser owns every body rule, so it runs
+ * docs/spec.md Conventions rule 1: bodies are JSON objects. One parser owns every body rule, so it runs
  * only for requests that carry a body (reads never pay for it):
  * - a body sent with another content type is refused (Elysia would parse forms and plain text, so
  *   a form post could create an agent);
@@ -17,7 +17,7 @@ import { Elysia } from 'elysia'
 
 /**
  * The largest body we read. The largest legitimate one is pasted knowledge: 200,000 characters
- * (SPEC.md Limits), at most ~1.6 MB as escaped UTF-8 JSON; 2 MiB covers it. Bigger bodies are
+ * (docs/spec.md Limits), at most ~1.6 MB as escaped UTF-8 JSON; 2 MiB covers it. Bigger bodies are
  * refused here with 413 in the surface's error shape (Bun's own limit would answer a bare 413):
  * at once when Content-Length says so, after 2 MiB when a chunked body runs past it.
  */

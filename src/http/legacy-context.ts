@@ -1,6 +1,6 @@
 /**
  * The legacy request context: the same bearer keys as v1 (the key's own workspace; the legacy
- * surface has no Service-Workspace header), SPEC.md's legacy rate limits with their headers on
+ * surface has no Service-Workspace header), docs/spec.md's legacy rate limits with their headers on
  * every answer, and the read-only rule for `read` keys. Rate counting comes first and is keyed by
  * the presented credential, so even refused keys are counted (a brute-force brake) and 401s carry
  * the headers too.

@@ -2,7 +2,7 @@
  * One OpenAPI 3.1 document per surface, generated from the route schemas by
  * @elysiajs/openapi's `toOpenAPISchema`, then corrected where the generator is wrong for us:
  * - an empty answer (204) gets no `content` (the generator writes an invalid `{ type: null }`);
- * - request bodies are JSON only (SPEC.md Conventions rule 1), not form encodings;
+ * - request bodies are JSON only (docs/spec.md Conventions rule 1), not form encodings;
  * - v1 operations declare the `Service-Workspace` header (Authentication rule 3).
  * The browsable page loads the document by absolute path (the plugin's relative one breaks
  * under a prefix).

@@ -1,5 +1,5 @@
 /**
- * Cursor pagination (SPEC.md Conventions rule 4): newest first, `{ items, nextCursor }`.
+ * Cursor pagination (docs/spec.md Conventions rule 4): newest first, `{ items, nextCursor }`.
  * A cursor is opaque to callers: base64url of the last item's (createdAt, id), which the store
  * turns into a keyset query, so pages stay fast and stable while documents are added.
  */
@@ -27,7 +27,7 @@ export function decodeCursor(cursor: string | undefined): PageAfter | null {
   throw badRequest('cursor', 'is not a cursor returned by this list')
 }
 
-/** `limit` and `cursor` query members; bounds per list come from SPEC.md Limits. */
+/** `limit` and `cursor` query members; bounds per list come from docs/spec.md Limits. */
 export const pageQuery = (max: number, fallback: number) => ({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: max, default: fallback, description: `page size, 1–${max} (default ${fallback})` })),
   cursor: t.Optional(t.String({ description: 'nextCursor from the previous page' })),
@@ -55,7 +55,7 @@ export async function pageOf<D extends { createdAt: string; id: string }>(
   return { items, next: more && last ? { createdAt: last.createdAt, id: last.id } : null }
 }
 
-/** A v1 list answer from `limit` and `cursor`: `{ items, nextCursor }` (SPEC.md Conventions rule 4). */
+/** A v1 list answer from `limit` and `cursor`: `{ items, nextCursor }` (docs/spec.md Conventions rule 4). */
 export async function paginate<D extends { createdAt: string; id: string }, T>(
   fetch: (limit: number, after: PageAfter | null) => Promise<D[]>,
   query: { limit?: number; cursor?: string },

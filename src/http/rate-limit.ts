@@ -1,6 +1,6 @@
 /**
  * Fixed-window rate limits in the coordination store (so every instance counts together), with
- * SPEC.md's `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (epoch seconds)
+ * docs/spec.md's `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (epoch seconds)
  * on the answer and `Retry-After` on a 429.
  */
 import type { Coordination } from '../coordination/port'
@@ -13,7 +13,7 @@ export interface RateRule {
   windowMs: number
 }
 
-/** SPEC.md Limits, "Rate limits (legacy surface)". */
+/** docs/spec.md Limits, "Rate limits (legacy surface)". */
 export const LEGACY_RATES = {
   chat: { name: 'chat', limit: 60, windowMs: 60_000 },
   api: { name: 'api', limit: 120, windowMs: 60_000 },

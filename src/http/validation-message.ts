@@ -1,6 +1,6 @@
 /**
  * Turns a TypeBox validation error into a plain-words message that names the field
- * (`widget.height: must be from 420 to 900`), as SPEC.md Errors rule 1 asks of every 400.
+ * (`widget.height: must be from 420 to 900`), as docs/spec.md Errors rule 1 asks of every 400.
  */
 export interface SchemaError {
   path: string

@@ -1,11 +1,11 @@
 /**
  * The seam between the customer lifecycle and the features that own what a lifecycle move must
- * also change (SPEC.md "Customer workspace", "also" column): a feature subscribes here once, at
+ * also change (docs/spec.md "Customer workspace", "also" column): a feature subscribes here once, at
  * wiring time, and the customer-workspace actor fires every subscriber when the move is applied.
  *
  * - onDeleted: webhooks switched off, campaigns cancelled, sequences and scheduled callbacks
  *   stopped (a call in progress finishes: nobody should end it here).
- * - onRestored: nothing is restarted by default (SPEC.md: campaigns are not restarted, old keys do
+ * - onRestored: nothing is restarted by default (docs/spec.md: campaigns are not restarted, old keys do
  *   not return); here for features that keep their own view of the workspace.
  * - onErased: the feature erases what it stores for that workspace (recordings, files, …).
  *

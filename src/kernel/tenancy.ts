@@ -21,7 +21,7 @@ export interface WorkspaceDoc {
   currency: 'INR' | 'USD'
   timezone: string
   whiteLabel: boolean
-  /** Set by the first customer (SPEC.md Authentication rule 6). */
+  /** Set by the first customer (docs/spec.md Authentication rule 6). */
   developer: boolean
   externalId: string | null
   metadata: Record<string, MetadataValue>

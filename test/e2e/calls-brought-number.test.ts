@@ -1,5 +1,5 @@
 /**
- * DELETE /calls/{id} and a brought number without carrier credentials (SPEC.md: such a call
+ * DELETE /calls/{id} and a brought number without carrier credentials (docs/spec.md: such a call
  * "cannot be ended and answers 409 saying so"). POST /calls refuses to place a call from such a
  * number, so the call here was booked from a rented number that was then released and brought
  * back without credentials: when it rings from that number, DELETE answers 409 with the call as
@@ -38,7 +38,7 @@ test('a booked call whose number became brought without carrier credentials: can
   // The number is released and brought back, now without carrier credentials.
   expect((await s.console('DELETE', `/workspaces/${dev.id}/phone-numbers/${encodeURIComponent(NUMBER)}`)).status).toBe(204)
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: NUMBER, source: 'brought', carrierCredentials: false, agent })).status).toBe(201)
-  // A new call from it is refused, as SPEC.md says.
+  // A new call from it is refused, as docs/spec.md says.
   expect((await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155553701', purpose: 'Now' } })).status).toBe(409)
 
   const cancelled = await s.api('DELETE', `/calls/${waiting}`, { key: dev.key })

@@ -1,5 +1,5 @@
 /**
- * Each GET /calls filter through the running server (SPEC.md "List calls query"): `agent`,
+ * Each GET /calls filter through the running server (docs/spec.md "List calls query"): `agent`,
  * `status`, `reference`, `since` / `until` (inclusive / exclusive, on when the try rang), `limit`
  * and `cursor`; a bad value of each answers 400 naming it (`{ error: '<field>: …' }`).
  */

@@ -1,5 +1,5 @@
 /**
- * SPEC.md Events rule 7 on inbound calls: fields are extracted only when someone will read them —
+ * docs/spec.md Events rule 7 on inbound calls: fields are extracted only when someone will read them —
  * for an inbound call, when the agent has a v1 webhook subscribed to `call.analysed`. The same
  * caller says the same thing to three agents with the same `collectFields`; only the one with
  * such a webhook gets fields.

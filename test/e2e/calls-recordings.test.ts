@@ -1,5 +1,5 @@
 /**
- * Call recordings end to end (SPEC.md Recording rules): the link answers 404 while the audio is
+ * Call recordings end to end (docs/spec.md Recording rules): the link answers 404 while the audio is
  * still arriving (`ready: false`), plays once ready, and stops working when the plan deletes the
  * recording — 30 days on pay-as-you-go, 75 on Scale — when the retention sweep, which runs on the
  * service clock, removes the file.

@@ -1,5 +1,5 @@
 /**
- * Broadcasts are metered like every other chat-app message (README, Money and keys): each message
+ * Broadcasts are metered like every other chat-app message (docs/api/billing.md): each message
  * the platform takes is one ledger record priced by the template's category on a paid plan, and on
  * Free, whose 100 chat-app messages a month are shared by the account, a broadcast stops sending
  * when they are used up and a new one fails at its start saying so.

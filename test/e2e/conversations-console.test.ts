@@ -1,4 +1,4 @@
-/** Console takeover / resolve / escalate (DESIGN.md console table), seen in the API, on the bus and in analytics. */
+/** Console takeover / resolve / escalate (docs/design.md console table), seen in the API, on the bus and in analytics. */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { RecordedEvent } from '../../src/events/bus'
 import { startTestServer, type TestServer } from '../support/server'

@@ -1,5 +1,5 @@
 /**
- * The customer lifecycle over HTTP (SPEC.md "Customer workspace"): DELETE, restore and the 30-day
+ * The customer lifecycle over HTTP (docs/spec.md "Customer workspace"): DELETE, restore and the 30-day
  * erasure on the manual clock, including across a server restart (the erasure is a durable timer).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -17,7 +17,7 @@ import { until } from '../support/until'
 import { startTestServer, type TestServer } from '../support/server'
 
 const DAY = 24 * 60 * 60 * 1000
-const ERASE_AFTER_MS = 30 * DAY // SPEC.md Limits: erasure delay after customer delete
+const ERASE_AFTER_MS = 30 * DAY // docs/spec.md Limits: erasure delay after customer delete
 
 let s: TestServer
 beforeAll(async () => {
@@ -240,7 +240,7 @@ describe('POST /customers/{id}/restore', () => {
 
 describe('erasure after 30 days', () => {
   test('counts toward the plan until erased; then its data is gone, it is 404 and its place is free', async () => {
-    const dev = await s.developer({ plan: 'free' }) // SPEC.md Limits: free allows 3 customers
+    const dev = await s.developer({ plan: 'free' }) // docs/spec.md Limits: free allows 3 customers
     const gone = await newCustomer(s, dev, 'Gone')
     const kept = await newCustomer(s, dev, 'Kept')
     await newCustomer(s, dev, 'Third')
@@ -253,7 +253,7 @@ describe('erasure after 30 days', () => {
     expect((await s.api('POST', '/customers', { key: dev.key, body: { name: 'Fourth' } })).status).toBe(402)
 
     expect((await s.api('DELETE', `/customers/${gone}`, { key: dev.key })).status).toBe(200)
-    // A deleted customer counts until erased (SPEC.md Limits).
+    // A deleted customer counts until erased (docs/spec.md Limits).
     expect((await s.api('POST', '/customers', { key: dev.key, body: { name: 'Fourth' } })).status).toBe(402)
 
     await advance(s, 29 * DAY)
@@ -276,7 +276,7 @@ describe('erasure after 30 days', () => {
       knowledgePassages: 0,
       knowledgeSearches: 0,
       events: 0,
-      // The developer's billing history stays (README: what erasure keeps).
+      // The developer's billing history stays (docs/api/customers.md: what erasure keeps).
       usage: usageBefore,
       agents: 0,
       keys: 0,

@@ -1,5 +1,5 @@
 /**
- * A 400 names the body field the caller sent, as `<field>: …` with `field` beside it (SPEC.md
+ * A 400 names the body field the caller sent, as `<field>: …` with `field` beside it (docs/spec.md
  * Errors rule 1): the console's inbound names `text` (its body has no `message`), and the reply's
  * "one of" rule names the body it is about.
  */

@@ -1,5 +1,5 @@
 /**
- * Which spellings of a phone number are read (README API notes, "Phone numbers"): with its
+ * Which spellings of a phone number are read (docs/api/conventions.md, "Phone numbers"): with its
  * country code, marked by `+` or `00` or not at all; spaces, dots, dashes and brackets anywhere.
  * A national spelling is refused with a message saying what is read, never taken for a number in
  * some other country (`(202) 555-0123` reads as +20, Egypt, when its digits are taken as E.164).

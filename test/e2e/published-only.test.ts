@@ -1,5 +1,5 @@
 /**
- * Only the published snapshot talks to people, on every channel (SPEC.md Agent publication: "an
+ * Only the published snapshot talks to people, on every channel (docs/spec.md Agent publication: "an
  * agent starts in draft and cannot be talked to by users until first published"; Versioning rule
  * 2). A never-published agent keeps what customers write but answers nothing on the chat app, the bot app or email; an inbound call hears that the line is
  * not available and ends; POST /calls answers 409. An edit after publishing reaches customers only

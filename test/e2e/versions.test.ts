@@ -1,5 +1,5 @@
 /**
- * Agent versions over HTTP on the legacy surface (SPEC.md "Agent versions (legacy)"): the whole
+ * Agent versions over HTTP on the legacy surface (docs/spec.md "Agent versions (legacy)"): the whole
  * life of one agent in order — publish, edit, republish, checkpoint, diffs, rollback, promote,
  * unpublish — then tenancy, keys, validation, rate-limit headers, races and a restart.
  */

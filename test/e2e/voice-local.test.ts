@@ -1,7 +1,7 @@
 /**
  * The same call with local engines only — no keys, no network: espeak-ng speaks for the agent
  * (and the callee), pocketsphinx transcribes the callee, Silero hears turns. pocketsphinx is weak
- * on phone audio (README gives its word error rate), so this checks the loop, not the words: the
+ * on phone audio (docs/api/voice.md gives its word error rate), so this checks the loop, not the words: the
  * callee's turn is transcribed to something, the agent answers it, and the call ends with its
  * transcript, summary and recording.
  */

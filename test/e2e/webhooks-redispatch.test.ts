@@ -1,7 +1,7 @@
 /**
  * An event whose dispatch a crash interrupted is dispatched again after the restart (events/bus.ts).
  * That second dispatch must not deliver again what the first already delivered: a v1 webhook gets
- * each event at most once (one attempt, no retry: SPEC.md Events rule 1), and a legacy delivery
+ * each event at most once (one attempt, no retry: docs/spec.md Events rule 1), and a legacy delivery
  * that succeeded is not sent again.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'

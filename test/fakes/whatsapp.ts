@@ -52,7 +52,7 @@ export function startWhatsAppFake(token: string): WhatsAppFake {
   return fake
 }
 
-/** The service's settings for the WhatsApp Cloud API pointed at `fake` (README, Messaging). */
+/** The service's settings for the WhatsApp Cloud API pointed at `fake` (docs/api/messaging.md). */
 export function whatsAppEnv(fake: WhatsAppFake, o: { token: string; appSecret: string; verifyToken: string; phoneNumberIds: Record<string, string> }): Record<string, string> {
   return {
     CHATAPP_PROVIDER: 'whatsapp',

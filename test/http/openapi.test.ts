@@ -161,7 +161,7 @@ describe('v1 operations document their answers', () => {
     expect(problems).toEqual([])
   })
 
-  // SPEC.md: any v1 request may carry Service-Workspace, answering 404 (not yours), 410 (deleted)
+  // docs/spec.md: any v1 request may carry Service-Workspace, answering 404 (not yours), 410 (deleted)
   // or 400 (no customers). Every route can therefore answer these, and should say so.
   test('each documents the Service-Workspace header and its 400, 404 and 410', () => {
     const problems: string[] = []

@@ -98,7 +98,7 @@ describe('agent publication: created', () => {
   starts(h, [{ name: 'new agent', input: h.input, to: 'draft', context: { agentId: 'ag_1', workspaceId: 'ws_1', publishedVersionId: null, lastVersionId: 0, changedFields: [] } }])
 })
 
-// SPEC.md "Agent publication (legacy)", row by row ("any" expanded to every resting state).
+// docs/spec.md "Agent publication (legacy)", row by row ("any" expanded to every resting state).
 const rows: Row<AgentPublicationEvent>[] = [
   { from: 'draft', event: publish(1), condition: 'POST publish', through: ['freezing', 'goingLive'], to: 'published', also: ['freezeVersion', 'goLive'], context: { publishedVersionId: 1, lastPublishedAt: T0 + 1, lastVersionId: 1, lastCommandId: 'publish-1' } },
   { from: 'published', event: edit('core', 'voice'), condition: 'edits', to: 'publishedWithChanges', context: { changedFields: ['core', 'voice'] } },

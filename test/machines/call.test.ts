@@ -44,7 +44,7 @@ describe('call: created', () => {
   ])
 })
 
-// SPEC.md "Call status", row by row, then the rows it implies.
+// docs/spec.md "Call status", row by row, then the rows it implies.
 const rows: Row<CallEvent>[] = [
   { from: 'scheduled', event: due(), condition: 'time arrives, call rings', to: 'ringing', also: ['placeCall', 'openConversation'], context: { id: 'sch_1', attempt: 1, startedAt: BOOKED } },
   { from: 'scheduled', event: del(T0 + MIN), condition: 'waiting to ring (booked)', to: 'cancelled', also: [], context: { hangup: 'cancelled', endedAt: T0 + MIN } },

@@ -30,7 +30,7 @@ describe('campaign: created', () => {
   starts(h, [{ name: 'created in the console', input: { id: 'cmp_1', recipients: 3 }, to: 'draft', context: { handled: 0, startedAt: null } }])
 })
 
-// SPEC.md "Campaign status" rows, then the console start and the ends it leaves "not shown".
+// docs/spec.md "Campaign status" rows, then the console start and the ends it leaves "not shown".
 const rows: Row<CampaignEvent>[] = [
   { from: 'sending', event: pause, condition: 'POST pause', to: 'paused', also: [], context: { pausedAt: T0 + 2 } },
   { from: 'paused', event: resume, condition: 'POST resume', to: 'sending', also: ['sendRecipients'], context: { pausedAt: null } },

@@ -70,7 +70,7 @@ describe('customer workspace: created', () => {
   starts(h, [{ name: 'POST customers', input: { id: 'org_1' }, to: 'active', context: { archivedAt: null, eraseAt: null, developerId: null } }])
 })
 
-// SPEC.md "Customer workspace", row by row; the "also" column is the invoked effect of the state
+// docs/spec.md "Customer workspace", row by row; the "also" column is the invoked effect of the state
 // passed through (what each effect does is tested against the real store in the e2e test).
 const rows: Row<CustomerWorkspaceEvent>[] = [
   {

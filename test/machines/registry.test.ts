@@ -53,7 +53,7 @@ for (const name of machineNames) {
     test('every action the chart names is implemented, and every effect is named in the chart', () => {
       const implemented = Object.keys(machine.implementations.actions)
       const used = new Set([...nodes(root)].flatMap(referencedActions))
-      // An effect may also be an invoked actor (DESIGN.md effects convention): named by its src.
+      // An effect may also be an invoked actor (docs/design.md effects convention): named by its src.
       const invoked = new Set([...nodes(root)].flatMap((n) => (n.invoke ?? []).map((i) => String(i.src))))
       // …or spawned by an action the chart names (`spawnChild`: an effect that outlives its state).
       const spawned = new Set(

@@ -5,10 +5,10 @@
  * start (a path of events). Effects are provided as recorders, so a row can assert exactly which
  * named effects ran, in order; assign actions stay real so context changes can be asserted too.
  *
- * Effects may also be invoked actors (DESIGN.md: an I/O effect is an actor invoked on entry of a
+ * Effects may also be invoked actors (docs/design.md: an I/O effect is an actor invoked on entry of a
  * short effect state). Name them in `invokes`: each is faked by a promise that records its name
  * and resolves, and the walker waits for them to finish before checking where the machine
- * settled, so a SPEC.md row `from → to` still reads `from → to` with the effect state in
+ * settled, so a docs/spec.md row `from → to` still reads `from → to` with the effect state in
  * `through`. Machines without invoked effects behave exactly as before. Events a chart emits
  * (`emit()`: domain events on their way to the bus) are logged as `emit:<type>` in the same log.
  */

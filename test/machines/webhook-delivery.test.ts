@@ -74,7 +74,7 @@ describe('webhook delivery: created', () => {
 
 const F3 = failures(3)
 const F4 = failures(4)
-// SPEC.md rows (retry) plus the moves the status meanings imply; an attempt's outcome is the
+// docs/spec.md rows (retry) plus the moves the status meanings imply; an attempt's outcome is the
 // deliver effect finishing (done:deliver).
 const rows: PureRow[] = [
   { from: 'failed', event: retry(F4.lastAt + MIN), condition: 'POST retry', to: 'pending', also: ['deliver'], context: { attempts: 0, nextAttemptAt: null, completedAt: null } },

@@ -49,7 +49,7 @@ describe('webhook endpoint: created', () => {
   pureStarts(h, [{ name: 'POST webhooks', input: { id: 'wh_1' }, to: 'enabled', context: { failuresInARow: 0 } }])
 })
 
-// SPEC.md "Webhook endpoint (v1)" rows and the delivery rule they rest on; `notifying` is the
+// docs/spec.md "Webhook endpoint (v1)" rows and the delivery rule they rest on; `notifying` is the
 // effect state between the fifth failure and `disabled` (Events rule 8: the developer is told).
 const rows: PureRow[] = [
   { from: 'enabled', event: fail(5), condition: 'fifth failed delivery in a row', to: 'notifying', via: fails(4), also: ['notify'], context: { failuresInARow: 5, disabledReason: 'failures', lastError: SWITCHED_OFF, lastStatus: 500, lastSentAt: T0 + 5 } },

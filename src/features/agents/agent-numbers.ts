@@ -1,5 +1,5 @@
 /**
- * Legacy agent numbers: SPEC.md's legacy surface names agents by integer (`agent_id` on webhook
+ * Legacy agent numbers: docs/spec.md's legacy surface names agents by integer (`agent_id` on webhook
  * endpoints, the rollback answer), so every agent gets a per-account number, 1, 2, 3…, never
  * reused (store/account-numbers.ts). A claim row stays after its agent is deleted, so the mark only
  * grows; it maps number → agent for legacy paths and requests. Claimed when an agent is created;

@@ -1,4 +1,4 @@
-/** What a new agent starts with (SPEC.md Agent: "a newly created agent carries a starter persona"). */
+/** What a new agent starts with (docs/spec.md Agent: "a newly created agent carries a starter persona"). */
 import { newId, randomId } from '../../ids'
 import { DEFAULT_VOICE } from '../../catalog/voices'
 import type { AgentDoc } from './repository'

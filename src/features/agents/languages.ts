@@ -1,4 +1,4 @@
-/** Languages the console offers for an agent (SPEC.md Agent `language`); `auto` follows the customer. */
+/** Languages the console offers for an agent (docs/spec.md Agent `language`); `auto` follows the customer. */
 export const LANGUAGES = [
   'English', 'Hindi', 'Tamil', 'Telugu', 'Bengali', 'Marathi', 'Gujarati', 'Kannada', 'Malayalam',
   'Punjabi', 'Urdu', 'Spanish', 'French', 'German', 'Portuguese', 'Arabic', 'Indonesian',

@@ -1,12 +1,12 @@
-/** Agent (v1) schemas: SPEC.md Agent table and the voice / widget / collectFields objects. */
+/** Agent (v1) schemas: docs/spec.md Agent table and the voice / widget / collectFields objects. */
 import { t } from 'elysia'
 import { BodyInt } from '../../http/body-types'
 import { pageQuery } from '../../http/pagination'
 
-/** Step text lengths are "not shown" in SPEC.md: a title fits a heading, a detail a paragraph. */
+/** Step text lengths are "not shown" in docs/spec.md: a title fits a heading, a detail a paragraph. */
 export const STEP_TITLE_MAX = 100
 export const STEP_DETAIL_MAX = 1000
-/** collectFields: SPEC.md shows `number` and `text`; we also accept these common kinds. */
+/** collectFields: docs/spec.md shows `number` and `text`; we also accept these common kinds. */
 export const FIELD_TYPES = ['text', 'number', 'boolean', 'date'] as const
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])

@@ -5,7 +5,7 @@ import { findModel, MODELS } from '../../catalog/models'
 import { isVoice, VOICES } from '../../catalog/voices'
 import { canonicalLanguage } from './languages'
 
-/** SPEC.md Agent: temperature 0–2 and maxReplyTokens 100–800, "values outside are clamped". */
+/** docs/spec.md Agent: temperature 0–2 and maxReplyTokens 100–800, "values outside are clamped". */
 export const clampTemperature = (v: number): number => Math.min(2, Math.max(0, Math.round(v * 100) / 100))
 export const clampReplyTokens = (v: number): number => Math.min(800, Math.max(100, Math.round(v)))
 
@@ -23,7 +23,7 @@ export function checkVoice(id: string): string {
 
 /**
  * A model the plan does not include, or one too slow for calls on an agent that answers calls,
- * is refused only when changing to it (SPEC.md Agent `model`): an agent keeps working after a
+ * is refused only when changing to it (docs/spec.md Agent `model`): an agent keeps working after a
  * downgrade.
  */
 export function checkModelChange(id: string, plan: PlanId, answersCalls: boolean): string {

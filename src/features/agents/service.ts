@@ -1,5 +1,5 @@
 /**
- * Agents (SPEC.md Agent, Agents endpoints): the rules of every field, the plan's agent
+ * Agents (docs/spec.md Agent, Agents endpoints): the rules of every field, the plan's agent
  * allowance, and a delete that cascades through whoever registered for it.
  */
 import { iso, type Clock } from '../../clock'
@@ -176,7 +176,7 @@ export class AgentService {
 
   private async stored(workspaceId: string, id: string): Promise<AgentDoc> {
     const doc = await this.agents.get(id)
-    // Another workspace's agent is the same 404 as none at all (SPEC.md Errors).
+    // Another workspace's agent is the same 404 as none at all (docs/spec.md Errors).
     if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no agent ${id} in this workspace`)
     return doc
   }

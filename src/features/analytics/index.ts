@@ -1,4 +1,4 @@
-/** Agent analytics (SPEC.md "Analytics answer"), by store aggregation. */
+/** Agent analytics (docs/spec.md "Analytics answer"), by store aggregation. */
 import { agentsRef } from '../agents/public'
 import { defineFeature } from '../../kernel/feature'
 import { analyticsRef } from './public'

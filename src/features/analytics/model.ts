@@ -1,8 +1,8 @@
-/** GET /agents/{id}/analytics: SPEC.md "Analytics answer", field for field. */
+/** GET /agents/{id}/analytics: docs/spec.md "Analytics answer", field for field. */
 import { t } from 'elysia'
 
 export const AnalyticsQuery = t.Object({
-  // SPEC.md Limits: analytics `days` 1–90 (default 30), `rows` 1–100 (default 20).
+  // docs/spec.md Limits: analytics `days` 1–90 (default 30), `rows` 1–100 (default 20).
   days: t.Optional(t.Integer({ minimum: 1, maximum: 90, default: 30, description: 'UTC days back, today included: 1–90 (default 30)' })),
   rows: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, description: 'rows of knowledgeGaps and topQuestions: 1–100 (default 20)' })),
 })

@@ -1,5 +1,5 @@
 /**
- * Agent analytics (SPEC.md "Analytics answer"), computed by store aggregation (`count`, `group`)
+ * Agent analytics (docs/spec.md "Analytics answer"), computed by store aggregation (`count`, `group`)
  * over the agent's conversations, messages, knowledge-search log and recorded events — never by
  * loading every message. The only documents read are one or two per listed question row (its
  * newest search, and for a gap its closest search), so the work grows with `rows`, not traffic.
@@ -7,7 +7,7 @@
  * Window: the last `days` UTC calendar days, today included, from 00:00 UTC of the first day to
  * now (service clock). Conversations count in the window by when they started; messages, replies,
  * leads and searches by when they happened. Test chats count like any conversation (they are in
- * the inbox and the allowance, SPEC.md), and their searches are in the same log.
+ * the inbox and the allowance, docs/spec.md), and their searches are in the same log.
  */
 import { iso, type Clock } from '../../clock'
 import type { RecordedEvent } from '../../events/bus'

@@ -1,4 +1,4 @@
-/** GET /agents/{id}/analytics (SPEC.md Agents; a read key is enough). */
+/** GET /agents/{id}/analytics (docs/spec.md Agents; a read key is enough). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import type { AgentService } from '../agents/public'

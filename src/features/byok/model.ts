@@ -1,4 +1,4 @@
-/** BYOK route schemas (SPEC.md BYOK: paths and bodies are ours, README "Money and keys"). */
+/** BYOK route schemas (docs/spec.md BYOK: paths and bodies are ours, docs/api/billing.md). */
 import { t } from 'elysia'
 
 const KeyView = t.Union([

@@ -1,5 +1,5 @@
 /**
- * Bring-your-own-keys (SPEC.md BYOK): a workspace keeps one verified key per job (`stt`, `llm`,
+ * Bring-your-own-keys (docs/spec.md BYOK): a workspace keeps one verified key per job (`stt`, `llm`,
  * `tts`), each with the models its provider offered and the one chosen, and a switch. The rules:
  * - on only with all three keys added, verified and each with a model (409 otherwise);
  * - a key is verified against the provider before it is saved; a rejected key is not saved;
@@ -114,7 +114,7 @@ export class ByokService {
         throw conflict("BYOK cannot be switched on in a customer while the developer's BYOK is off")
       }
     } else if (ws.kind !== 'customer') {
-      // The developer switching off switches its customers off (SPEC.md BYOK).
+      // The developer switching off switches its customers off (docs/spec.md BYOK).
       for (const c of await this.deps.workspaces.find({ parentId: ws.id })) {
         if (await this.enabled(c.id)) await this.deps.repos.switches.upsert({ id: c.id, workspaceId: c.id, enabled: false, updatedAt: now })
       }

@@ -1,4 +1,4 @@
-/** BYOK routes under /byok (SPEC.md BYOK; paths and bodies are ours: README "Money and keys"). */
+/** BYOK routes under /byok (docs/spec.md BYOK; paths and bodies are ours: docs/api/billing.md). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import type { AgentService } from '../agents/public'

@@ -16,7 +16,7 @@ export interface AnalysisRequest {
   purpose: string | null
   /** Summaries on for this call (the agent's `voice.summariseCalls`). */
   summarise: boolean
-  /** Fields to extract; empty when nobody will read them (SPEC.md Events rule 7). */
+  /** Fields to extract; empty when nobody will read them (docs/spec.md Events rule 7). */
   fields: FieldSpec[]
   signal?: AbortSignal
 }

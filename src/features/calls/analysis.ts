@@ -1,5 +1,5 @@
 /**
- * Post-call analysis (SPEC.md Call `summary` and `fields`, Events rule 7): one language-model
+ * Post-call analysis (docs/spec.md Call `summary` and `fields`, Events rule 7): one language-model
  * pass for the summary and one for the fields, each only when wanted. The `local` model has no
  * language understanding worth a summary, so it gets the offline reader in local-analysis.ts,
  * which states only what the transcript says.
@@ -11,11 +11,11 @@ import { localFields, localSummary } from './local-analysis'
 
 export type { AnalysisRequest, AnalysisResult, TranscriptLine } from './analysis-types'
 
-/** Two or three sentences (SPEC.md): a summary the model made longer is cut at the third. */
+/** Two or three sentences (docs/spec.md): a summary the model made longer is cut at the third. */
 const SUMMARY_MAX_SENTENCES = 3
 /** A summary of two or three sentences fits well inside this; it bounds a model that rambles. */
 const SUMMARY_MAX_TOKENS = 200
-/** 30 fields (SPEC.md collectFields limit) with short values fit; JSON arguments are terse. */
+/** 30 fields (docs/spec.md collectFields limit) with short values fit; JSON arguments are terse. */
 const FIELDS_MAX_TOKENS = 800
 /** Analysis is not on anyone's critical path, but a stalled vendor must not hold the call's actor forever. */
 const PASS_TIMEOUT_MS = 60_000

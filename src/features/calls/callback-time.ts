@@ -1,6 +1,6 @@
 /**
  * When a callback should ring, from what the customer said ("tomorrow at 3pm", "Monday 10:30",
- * "in two hours", or an ISO 8601 time) read in the workspace's time zone (SPEC.md Customer: an
+ * "in two hours", or an ISO 8601 time) read in the workspace's time zone (docs/spec.md Customer: an
  * IANA `timezone`). Parsing words is chrono-node's; the zone is applied as the offset it has at
  * the time asked (its own zone support takes abbreviations, not IANA names), so a time across a
  * daylight-saving change still lands on the wall-clock hour the customer meant.

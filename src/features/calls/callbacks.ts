@@ -43,7 +43,7 @@ export class CallbackBooking {
     if ('refused' in time) return { scheduled: false, error: time.refused }
     if (time.at <= now) return { scheduled: false, error: `${time.local} has passed: ask for a later time` }
     try {
-      // The person asked to be called: they reached out, so they are a contact (SPEC.md Contact);
+      // The person asked to be called: they reached out, so they are a contact (docs/spec.md Contact);
       // one who opted out stays refused by the call's own consent check.
       if (!(await this.d.contacts.findByPhone(workspace.id, phone))) await this.d.contacts.create(workspace.id, { phone }).catch(() => null)
       const about = req.note ? `: ${req.note}` : ''

@@ -2,7 +2,7 @@
 
 /**
  * A line is held from placement until the call ends; one nobody released (a crashed instance)
- * lapses after the longest call there can be — maxCallSeconds' ceiling of 1,200 s (SPEC.md Limits)
+ * lapses after the longest call there can be — maxCallSeconds' ceiling of 1,200 s (docs/spec.md Limits)
  * plus two minutes of ringing — so a crash costs a line for at most 22 minutes.
  */
 export const LINE_TTL_MS = (1_200 + 120) * 1_000

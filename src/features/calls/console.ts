@@ -1,4 +1,4 @@
-/** Console: how the sandbox network's callee at a number behaves (DESIGN.md's console table). */
+/** Console: how the sandbox network's callee at a number behaves (docs/design.md's console table). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { badRequest } from '../../http/errors'
@@ -7,7 +7,7 @@ import { SANDBOX_PICKUPS, type SandboxNetwork } from '../../providers/telephony/
 import { normalizePhone } from '../contacts/public'
 import type { KernelHttp } from '../../kernel/feature'
 
-// Our bounds: a ring longer than 5 minutes or a call longer than the longest maxCallSeconds (1,200 s, SPEC.md) describes no phone.
+// Our bounds: a ring longer than 5 minutes or a call longer than the longest maxCallSeconds (1,200 s, docs/spec.md) describes no phone.
 const MAX_RING_MS = 5 * 60_000
 const MAX_HANGUP_MS = 1_200_000
 

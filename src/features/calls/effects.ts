@@ -102,7 +102,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
     async openConversation({ id }: CallEffectInput) {
       const row = await first(id)
       if (row.conversationId) return
-      // A caller we do not know becomes a contact, as on the chat app (SPEC.md Contact: "created when a
+      // A caller we do not know becomes a contact, as on the chat app (docs/spec.md Contact: "created when a
       // person reaches out on any channel"). A browser visitor has no number and stays anonymous.
       let contact = row.phone ? await deps.contacts.findByPhone(row.workspaceId, row.phone) : null
       if (!contact && row.phone && row.direction === 'inbound') contact = await knownCaller(deps.contacts, row.workspaceId, row.phone)
@@ -128,7 +128,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       const talked = row?.agentVersion
       const agent = row && workspace && talked ? await deps.published.version(row.workspaceId, row.agentId, talked) : null
       if (!row || !workspace || !agent) return { at: deps.clock.now() }
-      // SPEC.md Events rule 7: fields are extracted only when someone will read them — a call placed
+      // docs/spec.md Events rule 7: fields are extracted only when someone will read them — a call placed
       // through the API, or an agent with an endpoint subscribed to call.analysed.
       const read = row.direction === 'outbound' || (await deps.readsAnalysis(row.workspaceId, row.agentId))
       const fields: FieldSpec[] = !read ? [] : row.extract ?? agent.collectFields.map((f) => ({ name: f.name, type: (f.type ?? 'text') as FieldType, description: f.description ?? null, choices: f.choices ?? null }))
@@ -144,7 +144,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       // Nobody spoke (most unanswered or at-once-hung-up tries): the row already says so.
       const unchanged = result.summary === row.summary && Object.keys(result.fields).length === 0 && Object.keys(row.fields ?? {}).length === 0
       if (!unchanged) await deps.tries.update(row.id, { summary: result.summary, fields: result.fields })
-      // Each pass is billed to the developer (SPEC.md rule 7); the id keeps a re-run effect from charging twice.
+      // Each pass is billed to the developer (docs/spec.md rule 7); the id keeps a re-run effect from charging twice.
       for (const pass of result.passes) {
         await deps.meter.charge({ id: `use_analysis_${row.id}_${pass.kind}`, workspaceId: row.workspaceId, act: { kind: 'analysis' }, refs: { callId: id, attempt, pass: pass.kind } })
       }
@@ -160,7 +160,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       const call = presentCall(row)
       const base = { workspaceId: row.workspaceId, agentId: row.agentId }
       const { id, status, direction, phone, agent, reference, startedAt, answeredAt, endedAt, seconds, hangup } = call
-      // The legacy surface's event for a try that ended (SPEC.md: voice.call.ended): with
+      // The legacy surface's event for a try that ended (docs/spec.md: voice.call.ended): with
       // call.completed for an answered try, with the analysis for one nobody answered.
       const legacyEnded = () => deps.bus.publish({ ...base, type: 'voice.call.ended', data: { callId: id, status, hangup, seconds, phone, endedAt } }, { id: `${eventId}:legacy` })
       if (event.type === 'call.analysed') {

@@ -1,6 +1,6 @@
 /**
  * The fields a call's analysis may record, and the one gate every extracted value passes:
- * typed as the requester asked, or left out. SPEC.md Call `fields`: "a field not answered is
+ * typed as the requester asked, or left out. docs/spec.md Call `fields`: "a field not answered is
  * absent (never null or a placeholder string)". A model that answers "unknown" or "N/A" for a
  * text field, or "five-ish" for a number, has not answered it.
  */

@@ -55,7 +55,7 @@ export const callsFeature = defineFeature(callsRef, {
     const { meter, ledger } = use(usageRef)
     const { runtime: byok } = use(byokRef)
     const { webhooks } = use(webhooksRef)
-    // Every call talks as the agent's published version (SPEC.md Agent publication).
+    // Every call talks as the agent's published version (docs/spec.md Agent publication).
     const { serving: published } = use(versionsRef)
     const { store, clock, logger, bus, coordination, runtime } = kernel
     const tries = await openCallTries(store)
@@ -78,7 +78,7 @@ export const callsFeature = defineFeature(callsRef, {
         : null
     const telephony = twilio ?? sandbox
     const workspace = (id: string) => workspaceRepo.get(id)
-    // A v1 webhook of the agent subscribed to call.analysed and on: someone reads the fields (SPEC.md rule 7).
+    // A v1 webhook of the agent subscribed to call.analysed and on: someone reads the fields (docs/spec.md rule 7).
     const readsAnalysis = async (workspaceId: string, agentId: string) =>
       (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
     const scripts = new SandboxScripts()
@@ -113,7 +113,7 @@ export const callsFeature = defineFeature(callsRef, {
     const sweeper = new RecordingSweeper({ dataDir: config.dataDir, tries, clock, logger })
     kernel.onClockAdvance.push((now) => sweeper.clockMoved(now))
     contacts.onConsentWithdrawn((contact, reason) => calls.stopWaiting(contact.workspaceId, contact.phone, 'contact.optedOut', reason))
-    // A deleted customer's waiting calls stop; a call in progress finishes (SPEC.md Customer workspace).
+    // A deleted customer's waiting calls stop; a call in progress finishes (docs/spec.md Customer workspace).
     kernel.customerHooks.onDeleted((e) => calls.stopWaiting(e.customerId, null, 'call.delete'), 'scheduled calls stopped')
     /** The widget's call button: a web call answered by `agent`, and where its browser streams (the media bridge). */
     const webCalls = {

@@ -2,7 +2,7 @@
  * Post-call analysis with no model and no network (the `local` model): a summary built from the
  * call's own lines and fields read only where the customer stated them — an answer to the agent's
  * question about the field, or "my <field> is …". It never guesses: a field it cannot find is left
- * out, as SPEC.md asks of every model.
+ * out, as docs/spec.md asks of every model.
  */
 import { findEmail, findName, findPhone, terms } from '../../providers/llm/local-text'
 import { fieldValue, type FieldSpec, type FieldValue } from './field-values'

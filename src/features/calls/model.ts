@@ -1,26 +1,26 @@
 /**
- * Call (v1) request and response schemas: SPEC.md Call resource, Calls endpoints and Limits.
- * Shapes SPEC.md leaves "not shown" (retry, extract, variables, overrides, scheduledFor) are
- * chosen here and described in the README's API notes.
+ * Call (v1) request and response schemas: docs/spec.md Call resource, Calls endpoints and Limits.
+ * Shapes docs/spec.md leaves "not shown" (retry, extract, variables, overrides, scheduledFor) are
+ * chosen here and described in docs/api/calls.md.
  */
 import { t } from 'elysia'
 import { BodyInt } from '../../http/body-types'
 import { pageQuery } from '../../http/pagination'
 
-/** SPEC.md Limits: call purpose. */
+/** docs/spec.md Limits: call purpose. */
 export const PURPOSE_MAX = 300
-/** SPEC.md Limits: collectFields (a call's `extract` is the same list). */
+/** docs/spec.md Limits: collectFields (a call's `extract` is the same list). */
 export const EXTRACT_MAX = 30
 /** Our choice: a retry policy beyond five tries or a day apart stops being a retry and becomes a campaign. */
 export const RETRY_MAX_ATTEMPTS = 5
 export const RETRY_DELAY_MINUTES = { min: 1, max: 24 * 60 } as const
-/** Our choice: variables are short values spoken or shown to the agent, like sequence enrolment variables (SPEC.md: 20, name 60, value 300). */
+/** Our choice: variables are short values spoken or shown to the agent, like sequence enrolment variables (docs/spec.md: 20, name 60, value 300). */
 export const VARIABLES_MAX = 20
 export const VARIABLE_NAME_MAX = 60
 export const VARIABLE_VALUE_MAX = 300
 /** Our choice: how far ahead a call may be booked (a quarter; longer plans belong to a campaign). */
 export const SCHEDULE_MAX_DAYS = 90
-/** SPEC.md Conventions 6 names the header; the body member takes the same bounded form. */
+/** docs/spec.md Conventions 6 names the header; the body member takes the same bounded form. */
 export const IDEMPOTENCY_KEY_MAX = 255
 
 const FIELD_TYPES = ['text', 'number', 'boolean', 'date'] as const
@@ -101,7 +101,7 @@ const callMembers = {
   error: Nullable(t.String()),
 }
 
-/** The list form: SPEC.md omits transcript, recording, retryScheduledFor and from. */
+/** The list form: docs/spec.md omits transcript, recording, retryScheduledFor and from. */
 export const CallListItem = t.Object(callMembers)
 
 const Spread = Nullable(t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }))
@@ -130,7 +130,7 @@ export const Call = t.Object({
 export type Call = typeof Call.static
 
 /**
- * The statuses a listed try can have: SPEC.md's five, and `cancelled` (a try ended by DELETE while
+ * The statuses a listed try can have: docs/spec.md's five, and `cancelled` (a try ended by DELETE while
  * ringing stays listed). `scheduled` is not one: waiting calls are not listed.
  */
 export const LISTED_STATUSES = ['ringing', 'connected', 'completed', 'missed', 'failed', 'cancelled'] as const

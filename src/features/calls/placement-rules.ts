@@ -1,5 +1,5 @@
 /**
- * The rules of placing a call that a schema cannot say (SPEC.md Calls: body rules, call-placing
+ * The rules of placing a call that a schema cannot say (docs/spec.md Calls: body rules, call-placing
  * rules and Errors for POST calls): the number, the consent, the agent, the number it rings from,
  * and the optional members whose shapes are ours. Pure: the service loads the data, these decide.
  */
@@ -32,14 +32,14 @@ export interface Consent {
   doNotCall: boolean
 }
 
-/** `to` in E.164, or a 400 naming it (SPEC.md: "unreadable number"). */
+/** `to` in E.164, or a 400 naming it (docs/spec.md: "unreadable number"). */
 export function callee(to: string): string {
   const phone = normalizePhone(to)
   if (!phone) throw badRequest('to', unreadablePhone(to))
   return phone
 }
 
-/** SPEC.md: the number must be a contact (403), and one who withdrew consent anywhere is refused (403). */
+/** docs/spec.md: the number must be a contact (403), and one who withdrew consent anywhere is refused (403). */
 export function checkConsent(phone: string, contact: Consent | null): void {
   if (!contact) throw forbidden(`${phone} is not a contact of this workspace; import it in the console first`)
   if (contact.optedOut) throw forbidden(`${phone} has opted out; the call is not placed`)
@@ -49,7 +49,7 @@ export function checkConsent(phone: string, contact: Consent | null): void {
 /** How many phone agents the "several answer the phone" refusal names (the rest is "…"). */
 export const PHONE_AGENTS_NAMED = 5
 
-/** An agent answers the phone when its voice is on and a number is attached (SPEC.md Errors: 409 "voice off or no number"). */
+/** An agent answers the phone when its voice is on and a number is attached (docs/spec.md Errors: 409 "voice off or no number"). */
 const onThePhone = (a: PhoneAgent) => a.answersCalls && a.phoneNumber !== null
 
 /**
@@ -132,13 +132,13 @@ export function extractSpecs(extract: PlaceCall['extract']): FieldSpec[] | null 
   })
 }
 
-/** The idempotency key of a placement: the header wins over the body member (SPEC.md Calls). */
+/** The idempotency key of a placement: the header wins over the body member (docs/spec.md Calls). */
 export function idempotencyKeyOf(header: string | undefined, body: string | undefined): string | undefined {
   const key = header ?? body
   if (key !== undefined && key.trim() === '') throw badRequest(header !== undefined ? 'Idempotency-Key' : 'idempotencyKey', 'must not be blank')
   return key
 }
 
-/** 429 with Retry-After (SPEC.md Errors for POST calls: both ceilings carry it). */
+/** 429 with Retry-After (docs/spec.md Errors for POST calls: both ceilings carry it). */
 export const tooManyCalls = (message: string, retryAfterSeconds: number) =>
   new ApiError(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) })

@@ -1,4 +1,4 @@
-/** A call row in its public forms (SPEC.md Call; the list form omits four members). */
+/** A call row in its public forms (docs/spec.md Call; the list form omits four members). */
 import type { Call } from './model'
 import type { CallTryDoc } from './repository'
 import { summariseLatency } from '../../media/latency'

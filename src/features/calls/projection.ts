@@ -42,7 +42,7 @@ export class CallProjection {
       row = { ...first, id, attempt: c.attempt, conversationId: first.conversationId, summary: null, fields: {}, transcript: [], recording: null, debitMicro: 0, tally: null }
       await tries.insert(row)
     }
-    // While a retry waits, the newest try is still the missed one (SPEC.md: `attempt: 1`,
+    // While a retry waits, the newest try is still the missed one (docs/spec.md: `attempt: 1`,
     // `retryScheduledFor` set); a booked call that has not rung is `scheduled`.
     const status = (state === 'scheduled' && c.retryScheduledFor !== null ? 'missed' : state) as CallTryDoc['status']
     const ended = ENDED.has(status)

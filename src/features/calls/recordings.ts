@@ -1,13 +1,13 @@
 /**
  * Call recordings: the WAV the media pipeline mixed (DATA_DIR/recordings/<call>-<attempt>.wav),
- * served at `GET /recordings/{callId}/{attempt}/{token}.wav` to anyone holding the link (SPEC.md
+ * served at `GET /recordings/{callId}/{attempt}/{token}.wav` to anyone holding the link (docs/spec.md
  * Recording rules), 404 while not ready or after retention. Retention by plan: 30 days on
  * pay-as-you-go (and Free and Pro, our choice), 75 on Scale (and Enterprise). A sweep deletes what
  * expired, once a day of the service clock (`RecordingSweeper`); erasing a customer deletes its
  * recordings.
  *
  * Files live on this machine's disk: with several instances, DATA_DIR/recordings must be shared
- * storage (README "Voice").
+ * storage (docs/api/voice.md).
  */
 import { Elysia, t } from 'elysia'
 import { readdir, rm, stat } from 'node:fs/promises'

@@ -1,5 +1,5 @@
 /**
- * Calls (SPEC.md Calls endpoints and call-placing rules): placing a call (checked, rate-limited,
+ * Calls (docs/spec.md Calls endpoints and call-placing rules): placing a call (checked, rate-limited,
  * given a line, recorded, handed to its actor), reading one, listing them, ending or cancelling
  * one, and the totals. The call's status lives in its actor (actors/call.ts); the rows read here
  * are that actor's projection (projection.ts).
@@ -73,7 +73,7 @@ const placementDecided = (snapshot: { value: unknown; context: unknown }) => sna
 export class CallService {
   constructor(private readonly deps: CallServiceDeps) {}
 
-  /** POST /calls: 202 `{ id, to, status }`; the refusals of SPEC.md's table. */
+  /** POST /calls: 202 `{ id, to, status }`; the refusals of docs/spec.md's table. */
   async place(workspace: WorkspaceDoc, body: PlaceCall): Promise<{ id: string; to: string; status: string }> {
     const now = this.deps.clock.now()
     const phone = callee(body.to)
@@ -86,7 +86,7 @@ export class CallService {
     checkConsent(phone, contact)
     const agents = await this.candidates(workspace.id, body.agent)
     const chosen = chooseAgent(agents.map((a) => ({ id: a.id, name: a.name, answersCalls: a.voice.answersCalls, phoneNumber: a.phoneNumber ?? null })), body.agent)
-    // Chosen by identity (its number); it talks as published: 409 while nothing is (SPEC.md Agent publication).
+    // Chosen by identity (its number); it talks as published: 409 while nothing is (docs/spec.md Agent publication).
     const agent = await this.deps.published.servingAgent(workspace.id, chosen.id)
     if (!agent.voice.answersCalls) throw conflict(`agent ${agent.name} does not answer the phone in its published version (voice.answersCalls is off there); publish the change first`)
     const numbers = (await this.deps.numbers.list(workspace.id)).filter((n) => n.agentId === agent.id && n.channel === 'voice')
@@ -111,7 +111,7 @@ export class CallService {
       await tries.insert(row)
       await actors.spawn(id, { id, at: now, scheduledFor, retry })
     }
-    // The POST answers once the placement is known (SPEC.md's 502 when the network refused it), not
+    // The POST answers once the placement is known (docs/spec.md's 502 when the network refused it), not
     // after what follows it — a callee who answers and hangs up at once would hold the answer for the
     // whole call and its analysis — nor after the actor has stored that it was placed (bench:calls' p99).
     const placement = await actors.reach(id, placementDecided)
@@ -123,7 +123,7 @@ export class CallService {
         throw new ApiError(502, `the phone network would not place the call: ${placed.error ?? 'refused'}; it is recorded as failed`, { id, call: presentCall(placed) })
       }
     }
-    // SPEC.md: 202 `{ id, to, status: ringing }` — the status the call was accepted in (the network may
+    // docs/spec.md: 202 `{ id, to, status: ringing }` — the status the call was accepted in (the network may
     // have answered it since; GET tells).
     return { id, to: phone, status: scheduledFor === null ? 'ringing' : 'scheduled' }
   }
@@ -192,7 +192,7 @@ export class CallService {
   }
 
   /**
-   * A customer rings one of our numbers (SPEC.md: inbound calls count toward the same lines, show
+   * A customer rings one of our numbers (docs/spec.md: inbound calls count toward the same lines, show
    * in the totals, are analysed, and are not listed under GET /calls). Answered by the number's
    * agent when it takes calls and a line is free; otherwise nobody answers (null).
    */
@@ -239,7 +239,7 @@ export class CallService {
   }
 
   /**
-   * Waiting calls stop (SPEC.md): a person who opts out or goes on the do-not-call list before a
+   * Waiting calls stop (docs/spec.md): a person who opts out or goes on the do-not-call list before a
    * booked call or a retry rings is not called (`cancelled`, `hangup: not_placed`, a last
    * call.analysed); a deleted customer's waiting calls are cancelled (`hangup: cancelled`).
    */
@@ -260,7 +260,7 @@ export class CallService {
     return this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 }).then((rows) => rows[0] ?? null)
   }
 
-  /** A line for the call (SPEC.md: calls per minute and concurrent calls, both 429 with Retry-After). */
+  /** A line for the call (docs/spec.md: calls per minute and concurrent calls, both 429 with Retry-After). */
   /**
    * After a restart on the sandbox network: tries that were ringing (placed) or connected lost
    * their line. Connected ones end `completed` with `hangup: failed`, ringing ones `failed`, the
@@ -283,7 +283,7 @@ export class CallService {
   }
 
   /**
-   * `overrides.voice` (SPEC.md BYOK: "a per-call voice may be given"): with BYOK on, a voice the
+   * `overrides.voice` (docs/spec.md BYOK: "a per-call voice may be given"): with BYOK on, a voice the
    * workspace's voice key offers (GET /byok/voices); otherwise one of ours (GET /voices).
    */
   private async checkVoice(workspace: WorkspaceDoc, voice: string): Promise<void> {

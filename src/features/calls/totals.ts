@@ -1,5 +1,5 @@
 /**
- * Call totals (SPEC.md "Call totals"): counts, seconds and cost of every try that rang in the last
+ * Call totals (docs/spec.md "Call totals"): counts, seconds and cost of every try that rang in the last
  * `days` local days, bucketed in the workspace time zone (hourly when `days` is 1).
  *
  * The store groups call rows by a `tally` key written on each row when its try ends —

@@ -1,4 +1,4 @@
-/** Calls (v1): place, list, read, end or cancel, totals (SPEC.md Calls). */
+/** Calls (v1): place, list, read, end or cancel, totals (docs/spec.md Calls). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'

@@ -67,12 +67,12 @@ export async function buildVoicePipeline(
   let conversation = row.conversationId ? await d.conversations.get(row.workspaceId, row.conversationId).catch(() => null) : null
   if (!draft || !conversation) return null
   // The call talks as the published agent. With nothing published the line only says it is not
-  // available and ends (SPEC.md Agent publication: a draft is not talked to), in the service's voice.
+  // available and ends (docs/spec.md Agent publication: a draft is not talked to), in the service's voice.
   const served = await d.published.served(row.workspaceId, row.agentId).catch((err: Error) => ({ unavailable: err.message }))
   const unavailable = 'unavailable' in served ? served.unavailable : undefined
   const agent: AgentDoc = unavailable ? { ...draft, voice: { ...draft.voice, voice: DEFAULT_VOICE, recordCalls: false } } : (served as { agent: AgentDoc }).agent
   if (unavailable) record.log.info({ agent: row.agentId }, `a call reached an agent with nothing published: ${unavailable}`)
-  // BYOK first, with no fallback to the service's engines (SPEC.md BYOK). A browser call is a real
+  // BYOK first, with no fallback to the service's engines (docs/spec.md BYOK). A browser call is a real
   // person whatever the network: the sandbox's scripted doubles never stand in.
   const own = d.byok ? await d.byok.speech(workspace, agent.id).catch((err: Error) => ({ failed: err.message })) : null
   if (own && 'failed' in own) return { refused: own.failed }

@@ -17,7 +17,7 @@ import { personalise } from './personalise'
 import type { CampaignDoc, RecipientDoc } from './repository'
 import type { Contact, Target } from './sender'
 
-/** Why a broadcast stops on an allowance (only Free caps chat-app messages: README, Money and keys). */
+/** Why a broadcast stops on an allowance (only Free caps chat-app messages: docs/api/billing.md). */
 const MESSAGES_USED_UP = "the plan's chat-app messages for this month are used up"
 
 /** Sends in flight per broadcast: a WhatsApp send answers in ~100–300 ms, so 32 keep its 80/s per number busy. */

@@ -78,7 +78,7 @@ export const campaignsFeature = defineFeature(campaignsRef, {
     }, 'cluster')
     agents.onDelete((agent) => campaigns.cancelAgent(agent.workspaceId, agent.id))
     contacts.onConsentWithdrawn(async (contact, reason) => sender.consentWithdrawn(contact.workspaceId, contact.phone, reason))
-    // SPEC.md Customer workspace: deleting a customer cancels its campaigns; restoring does not restart them (no hook).
+    // docs/spec.md Customer workspace: deleting a customer cancels its campaigns; restoring does not restart them (no hook).
     kernel.customerHooks.onDeleted((e) => campaigns.cancelWorkspace(e.customerId), 'campaigns cancelled')
     kernel.customerHooks.onErased(eraseCollections(store, [recipientsSpec, campaignsSpec]), 'campaigns erased')
     return {

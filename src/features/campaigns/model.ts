@@ -1,4 +1,4 @@
-/** Campaign schemas (SPEC.md Campaign; DESIGN.md's console create body). */
+/** Campaign schemas (docs/spec.md Campaign; docs/design.md's console create body). */
 import { t } from 'elysia'
 import { CAMPAIGN_STATUSES } from './repository'
 import { PURPOSE_MAX } from '../calls/public'

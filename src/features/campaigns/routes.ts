@@ -1,6 +1,6 @@
 /**
- * Console: create and start a campaign (DESIGN.md). v1: list, read, pause, resume, cancel
- * (SPEC.md Campaigns; scopes per SPEC.md Authentication: resume charges, so full only; pause and
+ * Console: create and start a campaign (docs/design.md). v1: list, read, pause, resume, cancel
+ * (docs/spec.md Campaigns; scopes per docs/spec.md Authentication: resume charges, so full only; pause and
  * cancel full or build; a read key reads).
  */
 import { Elysia, t } from 'elysia'
@@ -72,7 +72,7 @@ export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: Campai
     .post('/:id/resume', moved('resume'), {
       params: Id,
       scope: 'full',
-      // It sends (SPEC.md Conventions rule 6): a retried resume with the same key replays the first answer.
+      // It sends (docs/spec.md Conventions rule 6): a retried resume with the same key replays the first answer.
       idempotent: true,
       headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours' })) }),
       detail: { summary: 'Resume a paused campaign (it charges: full key)', description: `Sends to everyone not yet reached; 409 when its agent has nothing published. A repeat with the same Idempotency-Key answers the first answer again (Idempotent-Replayed: true). ${conflictNote}`, responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }) },

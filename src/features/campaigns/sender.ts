@@ -18,7 +18,7 @@ import type { CampaignDoc, RecipientDoc } from './repository'
 const BATCH = 200
 /** Progress goes to the chart (one stored snapshot each) at most this often, and at the end. */
 const PROGRESS_EVERY_MS = 250
-/** A platform refusing at least FAILURE_SHARE of the last FAILURE_WINDOW sends fails the campaign (README "Campaigns"). */
+/** A platform refusing at least FAILURE_SHARE of the last FAILURE_WINDOW sends fails the campaign (docs/api/campaigns.md). */
 const FAILURE_WINDOW = 50
 const FAILURE_SHARE = 0.8
 /** How long a consent withdrawal is remembered here (consentWithdrawn). */
@@ -138,7 +138,7 @@ export class CampaignSender {
     const workspace = campaign ? await d.workspace(campaign.workspaceId) : null
     if (!campaign || !workspace) return report.failed('the campaign or its workspace is gone')
     const flights = this.flights(id)
-    // Rows a crash left `sending` were maybe handed over: failed, never sent again (README "Campaigns").
+    // Rows a crash left `sending` were maybe handed over: failed, never sent again (docs/api/campaigns.md).
     for (const r of await d.recipients.find({ campaignId: id, status: 'sending' })) {
       if (!flights.has(r.id)) await d.outcomes.write(r.id, () => d.recipients.update(r.id, { status: 'failed', error: 'interrupted: the service stopped while this recipient was being sent to; not sent again, so nobody gets it twice' }))
     }

@@ -1,10 +1,10 @@
 /**
- * Campaigns (SPEC.md Campaign, Campaign status, Campaigns endpoints): created and started in the
+ * Campaigns (docs/spec.md Campaign, Campaign status, Campaigns endpoints): created and started in the
  * console, read and moved (pause, resume, cancel) in v1. Every move goes to the campaign's actor
  * (machines/campaign.ts); one that does not apply answers 409 naming the state. Counts are read
  * from the recipients' rows, so they are exact whatever the pauses, resumes and restarts. A campaign
  * created with `scheduledAt` starts itself then (its actor's durable deadline); starting or resuming
- * needs the agent published (SPEC.md Agent publication), else 409.
+ * needs the agent published (docs/spec.md Agent publication), else 409.
  */
 import type { CampaignActors, CampaignEffectPort } from '../../../actors/campaign'
 import { canApply, type CampaignEvent, type CampaignSnapshot } from '../../../machines/campaign'
@@ -59,7 +59,7 @@ export interface CampaignDeps {
   actors: () => CampaignActors
 }
 
-/** The console's create body (DESIGN.md). */
+/** The console's create body (docs/design.md). */
 export interface NewCampaign {
   agent: string
   name: string

@@ -1,6 +1,6 @@
 /**
  * Console: the service clock. `advance` works only under SERVICE_CLOCK=manual, and answers only
- * after every durable timer that fell due inside the advance has fired (DESIGN.md).
+ * after every durable timer that fell due inside the advance has fired (docs/design.md).
  */
 import { Elysia, t } from 'elysia'
 import { BodyInt } from '../../http/body-types'

@@ -1,4 +1,4 @@
-/** Console: contacts with consent flags (DESIGN.md console table). */
+/** Console: contacts with consent flags (docs/design.md console table). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { presentContact, type ContactService } from './service'

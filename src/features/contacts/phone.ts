@@ -1,6 +1,6 @@
 /**
  * Phone numbers in one form (E.164) so every spelling of a number reaches the same contact
- * (SPEC.md Calls: "normalised like the contact importer"). Parsing is libphonenumber-js's.
+ * (docs/spec.md Calls: "normalised like the contact importer"). Parsing is libphonenumber-js's.
  */
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
 

@@ -1,5 +1,5 @@
 /**
- * Console: a teammate takes a conversation over, resolves it, or escalates it (DESIGN.md console
+ * Console: a teammate takes a conversation over, resolves it, or escalates it (docs/design.md console
  * table). Resolve emits `conversation.resolved`; escalate emits `conversation.escalated` when the
  * conversation moves (an already escalated or handled one stays as it is).
  */

@@ -191,7 +191,7 @@ export class ConversationEngine {
     return step
   }
 
-  /** The legacy `chat.message.completed` (SPEC.md Other events); payload in events/payloads.ts. */
+  /** The legacy `chat.message.completed` (docs/spec.md Other events); payload in events/payloads.ts. */
   private async publishCompleted(conversation: ConversationDoc, message: MessageDoc, text: string): Promise<void> {
     const data: EventPayload<'chat.message.completed'> = {
       conversationId: conversation.id,
@@ -210,7 +210,7 @@ export class ConversationEngine {
     return allowance.stopped ? allowance : null
   }
 
-  /** One `reply` record per agent reply (test chats included, SPEC.md), priced by the plan. */
+  /** One `reply` record per agent reply (test chats included, docs/spec.md), priced by the plan. */
   private async chargeReply(workspace: WorkspaceDoc, conversation: ConversationDoc, message: MessageDoc): Promise<void> {
     await this.deps.meter.charge({
       id: `use_reply_${message.id}`,
@@ -234,7 +234,7 @@ async function released(hold: Promise<void>, signal: AbortSignal | undefined): P
   })
 }
 
-/** 402 for a test chat while replies are stopped (README, "Money and keys"). */
+/** 402 for a test chat while replies are stopped (docs/api/billing.md). */
 export function repliesStopped(a: ReplyAllowance): ApiError {
   const why = a.metered
     ? 'the wallet cannot pay for a reply; top up the balance'

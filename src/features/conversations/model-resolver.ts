@@ -5,7 +5,7 @@
  *
  * A model whose provider has no key configured is refused with 503 naming the missing setting:
  * never a silent fallback to another model, which would answer customers with a different brain
- * than the developer chose (SPEC.md BYOK: "there is no fallback").
+ * than the developer chose (docs/spec.md BYOK: "there is no fallback").
  */
 import { ApiError } from '../../http/errors'
 import { createLanguageModel, type LanguageModel } from '../../providers/llm'

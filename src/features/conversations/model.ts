@@ -1,5 +1,5 @@
 /**
- * Conversation and message (v1): SPEC.md "Conversation and message" and the Conversations
+ * Conversation and message (v1): docs/spec.md "Conversation and message" and the Conversations
  * endpoints. Stored shapes, their public forms, and the list queries.
  */
 import { t } from 'elysia'
@@ -9,7 +9,7 @@ export const CHANNELS = ['chatapp', 'web', 'botapp', 'voice', 'email'] as const
 export type Channel = (typeof CHANNELS)[number]
 
 /**
- * SPEC.md shows `active` and names `escalated` and `resolved`; the full set is ours:
+ * docs/spec.md shows `active` and names `escalated` and `resolved`; the full set is ours:
  * - `active`: the agent answers;
  * - `escalated`: the agent handed it to the team and a person has not taken it yet (the agent
  *   keeps answering meanwhile, so the customer is never left alone);
@@ -19,14 +19,14 @@ export type Channel = (typeof CHANNELS)[number]
 export const STATUSES = ['active', 'escalated', 'handled', 'resolved'] as const
 export type ConversationStatus = (typeof STATUSES)[number]
 
-/** SPEC.md: `customer`, `teammate`, and the agent's own replies (value not shown): `agent`. */
+/** docs/spec.md: `customer`, `teammate`, and the agent's own replies (value not shown): `agent`. */
 export const AUTHORS = ['customer', 'teammate', 'agent'] as const
 export type Author = (typeof AUTHORS)[number]
 
 export type MessagePart =
   | { type: 'text'; text: string }
   | { type: 'image'; url: string; alt: string | null }
-  /** A customer's video, voice note or document (SPEC.md leaves these part types to us). */
+  /** A customer's video, voice note or document (docs/spec.md leaves these part types to us). */
   | { type: 'video' | 'audio' | 'file'; url: string; name: string | null }
 
 /** One tool call the agent made while writing a reply: what test chat shows as `tools`. */
@@ -117,14 +117,14 @@ const Since = (description: string) => t.Optional(t.String({ description }))
 export const ListConversationsQuery = t.Object({
   channel: t.Optional(ChannelSchema),
   since: Since('ISO 8601 instant or date; keeps conversations whose customer last wrote at or after it'),
-  // SPEC.md Limits: conversations max 100, default 25.
+  // docs/spec.md Limits: conversations max 100, default 25.
   ...pageQuery(100, 25),
 })
 export type ListConversationsQuery = typeof ListConversationsQuery.static
 
 export const ListMessagesQuery = t.Object({
   since: Since('ISO 8601 instant or date; keeps messages written after it'),
-  // SPEC.md Limits: messages max 100, default 25.
+  // docs/spec.md Limits: messages max 100, default 25.
   ...pageQuery(100, 25),
 })
 export type ListMessagesQuery = typeof ListMessagesQuery.static

@@ -58,7 +58,7 @@ function channelWords(channel: Channel): string {
   }
 }
 
-/** SPEC.md Agent: `auto` follows the customer; `secondLanguage` is ignored when language is `auto`. */
+/** docs/spec.md Agent: `auto` follows the customer; `secondLanguage` is ignored when language is `auto`. */
 function languageRule(agent: AgentDoc): string {
   if (agent.language === 'auto') return 'reply in the language the customer writes in.'
   const second = agent.secondLanguage && agent.secondLanguage !== agent.language ? agent.secondLanguage : null

@@ -92,7 +92,7 @@ export class ConversationService {
     return this.messages.findOne({ 'delivery.platformMessageId': platformMessageId })
   }
 
-  /** Another workspace's conversation is the same 404 as none at all (SPEC.md Errors). */
+  /** Another workspace's conversation is the same 404 as none at all (docs/spec.md Errors). */
   async get(workspaceId: string, id: string): Promise<ConversationDoc> {
     const doc = await this.conversations.get(id)
     if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no conversation ${id} in this workspace`)
@@ -168,7 +168,7 @@ export class ConversationService {
     const current = (await this.conversations.get(conversation.id)) ?? conversation
     if (current.status !== 'active') return { conversation: current, changed: false }
     const updated = await this.setStatus(current, 'escalated')
-    // Payload (SPEC.md leaves it to us): which conversation, where, why, and whether it is a test.
+    // Payload (docs/spec.md leaves it to us): which conversation, where, why, and whether it is a test.
     await this.bus.publish({
       type: 'conversation.escalated',
       workspaceId: updated.workspaceId,

@@ -1,4 +1,4 @@
-/** POST /agents/{id}/test-chat (SPEC.md Agents): talk to the real agent with side effects off. */
+/** POST /agents/{id}/test-chat (docs/spec.md Agents): talk to the real agent with side effects off. */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { TEST_CHAT_MESSAGE_MAX, type TestChatService } from './test-chat'
@@ -25,7 +25,7 @@ export function testChatV1(deps: { context: KernelHttp['v1']; testChat: TestChat
       '/:id/test-chat',
       ({ params, body, workspace }) => deps.testChat.send(workspace, params.id, body),
       {
-        // SPEC.md Authentication: test chat runs the model, so a read key is refused (403).
+        // docs/spec.md Authentication: test chat runs the model, so a read key is refused (403).
         scope: 'build',
         params: t.Object({ id: t.String() }),
         body: TestChatBody,

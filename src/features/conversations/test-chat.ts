@@ -1,5 +1,5 @@
 /**
- * Test chat (SPEC.md Agents, test chat rules): the real agent — same instructions, model,
+ * Test chat (docs/spec.md Agents, test chat rules): the real agent — same instructions, model,
  * knowledge and actions as website chat — with outward side effects switched off. A test chat is
  * a conversation on channel `web` flagged `test: true`, so it shows in the inbox and its replies
  * count toward the message allowance. The `session` is that conversation's id.
@@ -22,11 +22,11 @@ import type { ConversationDoc } from './model'
 import type { ModelResolver } from './model-resolver'
 import type { ConversationService } from './service'
 
-/** SPEC.md Limits: test chat message 4,000 characters. */
+/** docs/spec.md Limits: test chat message 4,000 characters. */
 export const TEST_CHAT_MESSAGE_MAX = 4_000
 
 /**
- * "Messages sent faster than a person could type" (SPEC.md Errors), as two fixed windows counted
+ * "Messages sent faster than a person could type" (docs/spec.md Errors), as two fixed windows counted
  * in the coordination store (so every instance sees the same counts), on the service clock:
  * - one message per session per SESSION_WINDOW_MS (1 s): reading even a one-line reply and
  *   typing "ok" takes a person well over a second (reaction ~0.25 s, then keys and Enter);

@@ -1,7 +1,7 @@
 /**
  * Runs the tools the model calls and says what happened, in a form the model can read.
  *
- * `sideEffects: 'simulated'` is test chat (SPEC.md Agents, test chat rules): whatever would phone,
+ * `sideEffects: 'simulated'` is test chat (docs/spec.md Agents, test chat rules): whatever would phone,
  * message, email or send a code to a person, or create or change a calendar booking, is switched
  * off and the output says what would have happened. Lead capture (the `lead.captured` event),
  * escalation to the team, writes of actions and calendar reads stay real.
@@ -121,7 +121,7 @@ export class ToolRunner {
     const note = text(input.note)
     if (!name && !email && !phone) return { output: { error: 'give at least a name, an email or a phone number' } }
     const c = ctx.conversation
-    // Payload (SPEC.md leaves it to us): the details, where they came from, and whether it is a test.
+    // Payload (docs/spec.md leaves it to us): the details, where they came from, and whether it is a test.
     await this.deps.bus.publish({
       type: 'lead.captured',
       workspaceId: c.workspaceId,

@@ -1,6 +1,6 @@
 /**
  * The tools an agent is offered, as JSON-Schema specs the LanguageModel port sends to the vendor.
- * Which ones depend on the agent's settings and the channel (SPEC.md Agent: escalation,
+ * Which ones depend on the agent's settings and the channel (docs/spec.md Agent: escalation,
  * captureLeads, scheduleCallbacks; end_call only makes sense on a call).
  */
 import type { ToolSpec } from '../../providers/llm'

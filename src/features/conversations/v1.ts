@@ -1,4 +1,4 @@
-/** Conversations (v1): list conversations and read a conversation's messages (SPEC.md Conversations). */
+/** Conversations (v1): list conversations and read a conversation's messages (docs/spec.md Conversations). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'
@@ -12,7 +12,7 @@ import { type PlanId } from '../../catalog/plans'
 import type { KernelHttp } from '../../kernel/feature'
 
 /**
- * SPEC.md Errors: GET conversations and messages answer 429 "too many requests": the plan's
+ * docs/spec.md Errors: GET conversations and messages answer 429 "too many requests": the plan's
  * `conversationReads` a minute (src/catalog/limits.ts), counted per key across both reads: enough for a
  * catch-up loop every few minutes (SPEC's recommended pattern), not for scraping every inbox.
  */

@@ -1,5 +1,5 @@
 /**
- * Erasing a customer workspace's data 30 days after its delete (SPEC.md "Customer workspace":
+ * Erasing a customer workspace's data 30 days after its delete (docs/spec.md "Customer workspace":
  * "every conversation, contact, recording and file is erased"), the part the customer feature
  * owns; the rest is each feature's own `onErased` clean-up (registered when it is built, run by
  * lifecycle-effects.ts right after this):

@@ -1,5 +1,5 @@
 /**
- * Customers: customer workspaces of a developer (SPEC.md Customer), their keys, and their
+ * Customers: customer workspaces of a developer (docs/spec.md Customer), their keys, and their
  * lifecycle — delete, restore, erase after 30 days — on the customer-workspace actor. What a
  * lifecycle move must also do elsewhere is each feature's own clean-up (kernel.customerHooks).
  */

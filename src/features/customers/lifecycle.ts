@@ -1,6 +1,6 @@
 /**
  * DELETE /customers/{id} and POST /customers/{id}/restore as moves of the customer-workspace
- * actor (SPEC.md "Customer workspace"). The route asks; the chart decides; the answer waits until
+ * actor (docs/spec.md "Customer workspace"). The route asks; the chart decides; the answer waits until
  * the effect the move started has run and its outcome is stored (`settle`).
  *
  * How a refusal is told apart from an acceptance: every accepted move changes the state and no

@@ -1,4 +1,4 @@
-/** Customer (v1) request and response schemas (SPEC.md Customer, Customers endpoints). */
+/** Customer (v1) request and response schemas (docs/spec.md Customer, Customers endpoints). */
 import { t } from 'elysia'
 import { BodyInt } from '../../http/body-types'
 import { pageQuery } from '../../http/pagination'

@@ -1,8 +1,8 @@
-/** Field rules of a customer that a schema cannot say (SPEC.md Customer, Limits). */
+/** Field rules of a customer that a schema cannot say (docs/spec.md Customer, Limits). */
 import { badRequest } from '../../http/errors'
 import type { MetadataValue } from '../../kernel/tenancy'
 
-/** SPEC.md Limits: customer metadata. */
+/** docs/spec.md Limits: customer metadata. */
 const METADATA_MAX_KEYS = 50
 const METADATA_KEY_MAX = 40
 const METADATA_STRING_MAX = 500

@@ -1,5 +1,5 @@
 /**
- * Customers of a developer workspace (SPEC.md Customer, Customers endpoints, Authentication
+ * Customers of a developer workspace (docs/spec.md Customer, Customers endpoints, Authentication
  * rules 4–6). A customer is a workspace whose parent is the developer that pays for it.
  */
 import { iso, type Clock } from '../../clock'
@@ -53,7 +53,7 @@ export class CustomerService {
     checkMetadata(metadata)
     const timezone = checkTimezone(input.timezone ?? 'UTC')
     const limit = PLANS[developer.plan].customers
-    // Deleted customers count until erased (SPEC.md Limits), and erased ones are removed.
+    // Deleted customers count until erased (docs/spec.md Limits), and erased ones are removed.
     const held = await this.workspaces.count({ parentId: developer.id })
     if (held >= limit) {
       throw new ApiError(402, `the ${developer.plan} plan allows ${limit} customers and this workspace has ${held} (deleted ones count until erased); upgrade to add more`)

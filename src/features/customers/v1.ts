@@ -12,7 +12,7 @@ import { CreateCustomer, CreateKey, Customer, CustomerDetail, IssuedKey, KeyReco
 import { presentCustomer, type CustomerService } from './service'
 import type { KernelHttp } from '../../kernel/feature'
 
-// SPEC.md Limits gives no page size for keys: the same bounds as the other v1 lists (max 100, default 25).
+// docs/spec.md Limits gives no page size for keys: the same bounds as the other v1 lists (max 100, default 25).
 const KEYS_PAGE_MAX = 100
 const KEYS_PAGE_DEFAULT = 25
 

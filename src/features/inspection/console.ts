@@ -1,6 +1,6 @@
 /**
  * Console: the machines behind every stateful resource, for the Stately visualiser, and one
- * actor's current state (DESIGN.md "Machines and actors").
+ * actor's current state (docs/design.md "Machines and actors").
  */
 import { Elysia, t } from 'elysia'
 import type { ActorRuntime } from '../../../actors'

@@ -4,11 +4,11 @@
  */
 import { t } from 'elysia'
 
-/** SPEC.md Limits: "Knowledge text 200,000 characters" (JavaScript string length). */
+/** docs/spec.md Limits: "Knowledge text 200,000 characters" (JavaScript string length). */
 export const MAX_TEXT_CHARS = 200_000
-/** A title is a label in lists; 200 matches the other short labels of SPEC.md (greeting). */
+/** A title is a label in lists; 200 matches the other short labels of docs/spec.md (greeting). */
 export const MAX_TITLE_CHARS = 200
-/** SPEC.md caps stored media URLs at 2,048 characters; a page URL gets the same room. */
+/** docs/spec.md caps stored media URLs at 2,048 characters; a page URL gets the same room. */
 export const MAX_URL_CHARS = 2_048
 
 export type DocumentStatus = 'ready' | 'failed'
@@ -31,7 +31,7 @@ export type KnowledgeDocument = {
 }
 
 export type Passage = {
-  /** `psg_<id>` (internal; SPEC.md gives passages no public id). */
+  /** `psg_<id>` (internal; docs/spec.md gives passages no public id). */
   id: string
   workspaceId: string
   agentId: string

@@ -23,7 +23,7 @@ import { pageText } from './page-text'
 import { KnowledgeRepository } from './repository'
 import { FOUND_SIMILARITY, IndexCache, PassageIndex, type SearchHit } from './search-index'
 
-/** The request waits for the page (SPEC.md), so this stays well inside common 30 s client
+/** The request waits for the page (docs/spec.md), so this stays well inside common 30 s client
  * timeouts while giving slow sites a fair chance. */
 export const PAGE_FETCH_TIMEOUT_MS = 10_000
 /** Pages beyond 5 MiB of HTML are almost all inline scripts and data; we read the first 5 MiB. */
@@ -94,7 +94,7 @@ export class KnowledgeService {
   }
 
   /**
-   * SPEC.md: a document is either `{ url }` or `{ text, title? }`. Refuses both or neither, and a
+   * docs/spec.md: a document is either `{ url }` or `{ text, title? }`. Refuses both or neither, and a
    * title with a URL (a page's title is read from the page), then adds the one given.
    */
   async add(input: Scope & { url?: string; text?: string; title?: string }, agentExists?: AgentExists): Promise<KnowledgeDocument> {

@@ -43,7 +43,7 @@ export class AgentAnswers {
   private async answer(workspace: WorkspaceDoc, agentId: string, recorded: Recorded, send: SendReply): Promise<void> {
     const d = this.d
     try {
-      // Only a published agent talks (SPEC.md Agent publication): the message stays in the
+      // Only a published agent talks (docs/spec.md Agent publication): the message stays in the
       // conversation (message.received went out already) and waits for a person or a reply.
       const agent = await d.published(workspace.id, agentId)
       if (!agent) return void d.logger.info({ workspace: workspace.id, agent: agentId, conversation: recorded.conversation.id }, 'a message reached an agent with nothing published: kept, not answered')

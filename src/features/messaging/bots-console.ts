@@ -1,5 +1,5 @@
 /**
- * Console: connecting Telegram bots to agents (the `botapp` channel). DESIGN.md's console table has
+ * Console: connecting Telegram bots to agents (the `botapp` channel). docs/design.md's console table has
  * no route for it, so these sit beside `inbound` under the workspace:
  * `PUT /console/workspaces/{ws}/botapp` `{ agent, token, externalAgents? }` connects (or re-connects)
  * a bot, `GET` lists them, `DELETE …/botapp/{bot}` disconnects one. Tokens are never shown again.

@@ -1,4 +1,4 @@
-/** Console: `POST /console/workspaces/{ws}/inbound` — a message as if the customer wrote (DESIGN.md). */
+/** Console: `POST /console/workspaces/{ws}/inbound` — a message as if the customer wrote (docs/design.md). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'

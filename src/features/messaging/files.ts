@@ -1,7 +1,7 @@
 /**
  * Media customers send (a photo, a voice note, a document): fetched from the platform once, kept
  * in DATA_DIR/files, and handed out as our own links valid for eight hours from the moment they
- * are given (SPEC.md: "Media comes back as links valid for eight hours"), signed with the
+ * are given (docs/spec.md: "Media comes back as links valid for eight hours"), signed with the
  * service's secret so they need no key: `GET /files/{id}/{expires}/{signature}`. Erased with the
  * customer. With several instances DATA_DIR/files must be shared storage, as for recordings.
  */
@@ -13,7 +13,7 @@ import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import type { Collection, DocumentStore } from '../../store/port'
 
-/** SPEC.md: links valid for eight hours. */
+/** docs/spec.md: links valid for eight hours. */
 export const LINK_TTL_MS = 8 * 60 * 60 * 1000
 /** WhatsApp's own largest media (documents) is 100 MB; nothing bigger can arrive. */
 export const MAX_FILE_BYTES = 100 * 1024 * 1024

@@ -76,7 +76,7 @@ export const messagingFeature = defineFeature(messagingRef, {
     const botPlatform: MessagingPlatform = telegram ?? sandbox
     kernel.customerHooks.onErased((e) => bots.erase(e.customerId), 'bots disconnected')
     const botInbound = new BotInbound({ bots, conversations, answers, platform: botPlatform, bus: kernel.bus })
-    // Inbound mail over SMTP, when SMTP_LISTEN_PORT is set (README "Messaging").
+    // Inbound mail over SMTP, when SMTP_LISTEN_PORT is set (docs/api/messaging.md).
     let smtp: SmtpListener | null = null
     if (kernel.config.smtpListenPort !== undefined) {
       smtp = new SmtpListener({ agents, workspace: (id) => workspaceRepo.get(id), email: emailInbound, hostname: new URL(kernel.config.publicBaseUrl).hostname, logger: kernel.logger })

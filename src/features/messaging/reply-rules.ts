@@ -1,5 +1,5 @@
 /**
- * The reply body (SPEC.md reply table) checked before anything is sent: exactly one kind, each
+ * The reply body (docs/spec.md reply table) checked before anything is sent: exactly one kind, each
  * member's own limits. The conversation-side rules (window, takeover, opt-out, number) are the
  * service's (reply.ts).
  */
@@ -8,10 +8,10 @@ import { blockedReason, isLocalhostName } from '../../net/address-guard'
 import type { OutboundContent } from '../../providers/messaging/port'
 
 
-/** SPEC.md: text up to 4,096 characters; a media URL up to 2,048. */
+/** docs/spec.md: text up to 4,096 characters; a media URL up to 2,048. */
 export const MAX_REPLY_TEXT = 4_096
 export const MAX_MEDIA_URL = 2_048
-/** The customer's service window (SPEC.md: 24 hours after they last wrote). */
+/** The customer's service window (docs/spec.md: 24 hours after they last wrote). */
 export const WINDOW_MS = 24 * 60 * 60 * 1000
 
 export interface ReplyBody {
@@ -50,7 +50,7 @@ export function checkReply(body: ReplyBody): CheckedReply {
   return { kind: 'template', template }
 }
 
-/** A template send's values against what the template needs (SPEC.md Template). */
+/** A template send's values against what the template needs (docs/spec.md Template). */
 export function templateValues(
   template: { name: string; variableCount: number; buttonVariableCount: number; headerKind: string },
   given: NonNullable<ReplyBody['template']>,

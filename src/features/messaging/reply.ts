@@ -1,5 +1,5 @@
 /**
- * `POST /conversations/{id}/reply` (SPEC.md): the developer's own agent answers a chat-app
+ * `POST /conversations/{id}/reply` (docs/spec.md): the developer's own agent answers a chat-app
  * conversation on a number with external agents on. Refusals, in the order a caller can fix them:
  * 404 no such conversation; 409 not a chat-app thread, number disconnected, external agents off,
  * taken over by a teammate, customer opted out, window closed (text, media and forms need the
@@ -102,7 +102,7 @@ export class Replies {
   }
 }
 
-/** How a sent reply reads in the conversation (SPEC.md message parts: text, or an image). */
+/** How a sent reply reads in the conversation (docs/spec.md message parts: text, or an image). */
 function partsOf(content: OutboundContent): ({ type: 'text'; text: string } | { type: 'image'; url: string; alt: string | null })[] {
   if (content.type === 'text') return [{ type: 'text', text: content.text }]
   if (content.type === 'media') return content.media.type === 'image' ? [{ type: 'image', url: content.media.url, alt: content.media.caption ?? null }] : [{ type: 'text', text: `[${content.media.type}] ${content.media.url}` }]

@@ -1,5 +1,5 @@
 /**
- * Messaging totals (`GET /chatapp/summary`, SPEC.md Usage): over a window of local days in the
+ * Messaging totals (`GET /chatapp/summary`, docs/spec.md Usage): over a window of local days in the
  * workspace time zone (`days` 1–90 back from today, or inclusive `from`/`to` dates at most 366
  * days apart): messages received; messages sent by their last receipt (sent, delivered, read,
  * failed, or `noReceipt` when the platform never reported); a series per day (per hour when the
@@ -14,7 +14,7 @@ import { iso, type Clock } from '../../clock'
 import type { ConversationFeature } from '../conversations/public'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 
-/** SPEC.md: `days` 1–90; an explicit range at most 366 days. */
+/** docs/spec.md: `days` 1–90; an explicit range at most 366 days. */
 export const MAX_DAYS = 90
 export const MAX_RANGE_DAYS = 366
 const DATE = /^\d{4}-\d{2}-\d{2}$/

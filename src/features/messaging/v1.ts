@@ -1,4 +1,4 @@
-/** `POST /conversations/{id}/reply` (SPEC.md Conversations): the developer's agent answers on the chat app. */
+/** `POST /conversations/{id}/reply` (docs/spec.md Conversations): the developer's agent answers on the chat app. */
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import { countRequest, type RateRule } from '../../http/rate-limit'
@@ -69,7 +69,7 @@ export function chatappSummaryV1(deps: { context: KernelHttp['v1']; totals: Mess
   })
 }
 
-/** SPEC.md Errors: POST reply answers 429: the plan's `replies` a minute per key (src/catalog/limits.ts). */
+/** docs/spec.md Errors: POST reply answers 429: the plan's `replies` a minute per key (src/catalog/limits.ts). */
 const replyRate = (plan: PlanId): RateRule => v1RateRule('v1-replies', 'replies', plan)
 
 export function messagingV1(deps: { context: KernelHttp['v1']; replies: Replies; coordination: Coordination; clock: Clock }) {

@@ -1,4 +1,4 @@
-/** The models list (SPEC.md Lists): what an agent's `model` takes, and which the plan includes. */
+/** The models list (docs/spec.md Lists): what an agent's `model` takes, and which the plan includes. */
 import { byokRef } from '../byok/public'
 import { defineFeature } from '../../kernel/feature'
 import { modelsRef } from './public'

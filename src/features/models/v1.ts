@@ -1,4 +1,4 @@
-/** GET /models: every model, with `available` for the caller's plan (SPEC.md Model), and `byok` on a workspace using its own keys. */
+/** GET /models: every model, with `available` for the caller's plan (docs/spec.md Model), and `byok` on a workspace using its own keys. */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { planIncludes } from '../../catalog/plans'

@@ -1,4 +1,4 @@
-/** Console: what the service told a developer (SPEC.md Events rule 8), newest first. */
+/** Console: what the service told a developer (docs/spec.md Events rule 8), newest first. */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { paginate, pageQuery, pageSchema } from '../../http/pagination'

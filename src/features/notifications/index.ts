@@ -1,5 +1,5 @@
 /**
- * Notifications (SPEC.md Events rule 8): what the service tells a developer about its own
+ * Notifications (docs/spec.md Events rule 8): what the service tells a developer about its own
  * workspace and its customers', stored and read in the console. One service for every feature
  * that notifies (usage, BYOK, webhooks, templates, campaigns): they `use` it, and it comes right
  * after tenancy in the feature list for that reason.

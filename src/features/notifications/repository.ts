@@ -1,4 +1,4 @@
-/** Notifications as stored: one per thing the service told a developer (SPEC.md Events rule 8). */
+/** Notifications as stored: one per thing the service told a developer (docs/spec.md Events rule 8). */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
 
 export interface NotificationDoc {

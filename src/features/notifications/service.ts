@@ -1,5 +1,5 @@
 /**
- * Notifications (SPEC.md Events rule 8): anything the service would tell a customer (a webhook
+ * Notifications (docs/spec.md Events rule 8): anything the service would tell a customer (a webhook
  * switched off, a template rejected, a campaign in trouble, low balance) goes to the developer,
  * with the customer's name in the title; what happens in the developer's own workspace goes to
  * the developer as it is. They are stored and read in the console.

@@ -1,4 +1,4 @@
-/** Console: rent or bring a phone number, assign it, change it, release it (DESIGN.md console table). */
+/** Console: rent or bring a phone number, assign it, change it, release it (docs/design.md console table). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import type { PhoneNumberDoc } from './repository'

@@ -1,5 +1,5 @@
 /**
- * A number is not released while a call on it is live (DESIGN.md console table). Phone numbers are
+ * A number is not released while a call on it is live (docs/design.md console table). Phone numbers are
  * built before calls, so the calls service cannot be asked: this reads the calls feature's rows
  * (`call_tries`), where our number is `from` in both directions (an inbound call's `from` is the
  * number it rang). It opens the collection on first use, after the calls feature opened it with its

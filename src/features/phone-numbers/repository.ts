@@ -10,9 +10,9 @@ export interface PhoneNumberDoc {
   source: 'rented' | 'brought'
   channel: 'voice' | 'chatapp'
   agentId: string | null
-  /** A brought number without carrier credentials cannot place or end calls (SPEC.md Calls). */
+  /** A brought number without carrier credentials cannot place or end calls (docs/spec.md Calls). */
   carrierCredentials: boolean
-  /** External agents may reply through the API on this number (SPEC.md reply endpoint). */
+  /** External agents may reply through the API on this number (docs/spec.md reply endpoint). */
   externalAgents: boolean
   since: string
   createdAt: string

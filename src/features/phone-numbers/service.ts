@@ -1,6 +1,6 @@
 /**
  * Phone numbers: added, changed and released in the console, listed in v1, unassigned when their
- * agent goes. A released number's record is removed (README "Console"): it is then not held by
+ * agent goes. A released number's record is removed (docs/api/console.md): it is then not held by
  * anyone, so it is not listed, counted, rented or in the way of deleting a customer, and it can be
  * added again as a new holding. What it cost stays in the usage ledger.
  */
@@ -74,7 +74,7 @@ export class PhoneNumberService {
       source: input.source,
       channel: input.channel ?? 'voice',
       agentId,
-      // A rented number comes with our carrier's credentials (DESIGN.md console table).
+      // A rented number comes with our carrier's credentials (docs/design.md console table).
       carrierCredentials: input.carrierCredentials ?? input.source === 'rented',
       externalAgents: input.externalAgents ?? false,
       since: now,

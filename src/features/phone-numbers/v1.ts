@@ -1,4 +1,4 @@
-/** GET /phone-numbers (SPEC.md Phone number); renting and attaching are console actions. */
+/** GET /phone-numbers (docs/spec.md Phone number); renting and attaching are console actions. */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { presentNumber, type PhoneNumberService } from './service'

@@ -1,4 +1,4 @@
-/** Sequences and their enrolments as stored (SPEC.md Sequence; enrolments are ours). */
+/** Sequences and their enrolments as stored (docs/spec.md Sequence; enrolments are ours). */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
 
 export interface SequenceStep {

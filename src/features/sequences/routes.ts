@@ -1,4 +1,4 @@
-/** Console: create a sequence (DESIGN.md). v1: `GET /sequences`, `POST /sequences/{id}/enrolments` (SPEC.md). */
+/** Console: create a sequence (docs/design.md). v1: `GET /sequences`, `POST /sequences/{id}/enrolments` (docs/spec.md). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors, v1Errors } from '../../http/docs'
 import { BodyInt } from '../../http/body-types'

@@ -1,5 +1,5 @@
 /**
- * Sequences (SPEC.md Templates, sequences): created in the console, listed in v1 (active only),
+ * Sequences (docs/spec.md Templates, sequences): created in the console, listed in v1 (active only),
  * people enrolled through v1 under SPEC's enrol rules, each enrolment run by its actor
  * (machines/enrolment.ts). Sending a step goes through the messaging platform and lands in the
  * person's chat-app conversation like any agent message.
@@ -19,11 +19,11 @@ import type { TemplateService } from '../templates/public'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { EnrolmentDoc, SequenceDoc, SequenceStep } from './repository'
 
-/** SPEC.md enrol rules: at most 20 variables, names up to 60 characters, values up to 300. */
+/** docs/spec.md enrol rules: at most 20 variables, names up to 60 characters, values up to 300. */
 export const MAX_VARIABLES = 20
 export const MAX_VARIABLE_NAME = 60
 export const MAX_VARIABLE_VALUE = 300
-/** The customer's service window for a text step (SPEC.md: 24 hours after they last wrote). */
+/** The customer's service window for a text step (docs/spec.md: 24 hours after they last wrote). */
 const WINDOW_MS = 24 * 60 * 60 * 1000
 
 export const presentSequence = (s: SequenceDoc) => ({ id: s.id, name: s.name, status: s.status, agent: s.agentId, exitOnReply: s.exitOnReply, createdAt: s.createdAt })

@@ -1,4 +1,4 @@
-/** Templates and forms: what a chat-app reply may send besides text and media (SPEC.md Template). */
+/** Templates and forms: what a chat-app reply may send besides text and media (docs/spec.md Template). */
 import { agentsRef } from '../agents/public'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { templatesRef } from './public'

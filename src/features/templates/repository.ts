@@ -1,4 +1,4 @@
-/** Message templates and forms as stored (SPEC.md Template; forms are the console's `{ name, agent, published }`). */
+/** Message templates and forms as stored (docs/spec.md Template; forms are the console's `{ name, agent, published }`). */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
 
 export const TEMPLATE_CATEGORIES = ['utility', 'marketing', 'authentication'] as const

@@ -1,13 +1,13 @@
 /**
  * The review step of a template (console `PATCH …/templates/{name}`), as a messaging platform's
- * review runs it. SPEC.md lists the statuses and leaves the moves "not shown"; chosen here:
+ * review runs it. docs/spec.md lists the statuses and leaves the moves "not shown"; chosen here:
  *
  *   draft → pending (submitted); pending → approved | rejected; approved → paused (the platform
  *   stopped it); paused → approved (reinstated); rejected → pending (submitted again).
  *
  * Any other move, the same status included, is 409 naming the current one. A rejection or a pause
  * may carry a `reason`, kept on the template until it is submitted or approved again. Both are
- * told to the developer (SPEC.md Events rule 8: "a template rejected"; a pause stops every send of
+ * told to the developer (docs/spec.md Events rule 8: "a template rejected"; a pause stops every send of
  * it just as surely), with the customer's name in the title inside a customer workspace.
  */
 import { iso, type Clock } from '../../clock'

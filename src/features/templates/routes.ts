@@ -1,4 +1,4 @@
-/** Console: create templates and forms, review a template (DESIGN.md table). v1: `GET /templates` (SPEC.md). */
+/** Console: create templates and forms, review a template (docs/design.md table). v1: `GET /templates` (docs/spec.md). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors, v1Errors } from '../../http/docs'
 import { BodyInt } from '../../http/body-types'

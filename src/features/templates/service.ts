@@ -101,7 +101,7 @@ export class TemplateService {
   /**
    * The template a reply names on `number`: 404 when no template has that name (in that language),
    * 409 when it exists but is not approved, or only for another number. Without a language, the
-   * oldest approved one (SPEC.md).
+   * oldest approved one (docs/spec.md).
    */
   async forReply(workspaceId: string, number: string, name: string, language: string | undefined): Promise<TemplateDoc> {
     const named = (await this.templates.find({ workspaceId, name }, { sort: [['createdAt', 1]] })).filter((t) => language === undefined || t.language === language)

@@ -1,4 +1,4 @@
-/** POST /console/workspaces/{ws}/wallet (DESIGN.md console table): credit the developer's wallet. */
+/** POST /console/workspaces/{ws}/wallet (docs/design.md console table): credit the developer's wallet. */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'

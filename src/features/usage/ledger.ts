@@ -61,7 +61,7 @@ export class UsageLedger {
   }
 }
 
-/** The 1st of the current UTC month, as SPEC.md defines `spendThisMonthMicro`. */
+/** The 1st of the current UTC month, as docs/spec.md defines `spendThisMonthMicro`. */
 export function monthStart(nowMs: number): string {
   const d = new Date(nowMs)
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)).toISOString()

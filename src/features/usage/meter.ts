@@ -5,7 +5,7 @@
  * when the plan's allowance is used up (or, metered, when the wallet cannot pay one), calls are
  * refused when the wallet (or Free's included minutes) cannot cover a minute.
  *
- * Who pays: a customer's acts are the developer's (SPEC.md: "billed to the developer"); plan and
+ * Who pays: a customer's acts are the developer's (docs/spec.md: "billed to the developer"); plan and
  * currency are read from the developer's own workspace.
  */
 import { iso, type Clock } from '../../clock'

@@ -1,9 +1,9 @@
-/** GET /usage and the console wallet: SPEC.md "Usage answer", field for field. */
+/** GET /usage and the console wallet: docs/spec.md "Usage answer", field for field. */
 import { t } from 'elysia'
 import { BodyInt } from '../../http/body-types'
 
 export const UsageQuery = t.Object({
-  // SPEC.md Limits: usage `days` 1–90 (default 30).
+  // docs/spec.md Limits: usage `days` 1–90 (default 30).
   days: t.Optional(t.Integer({ minimum: 1, maximum: 90, default: 30, description: 'UTC days of `daily`, today included: 1–90 (default 30)' })),
 })
 

@@ -1,5 +1,5 @@
 /**
- * The usage answer (SPEC.md Usage and analytics): plan, the current UTC month as the period, the
+ * The usage answer (docs/spec.md Usage and analytics): plan, the current UTC month as the period, the
  * reply allowance, the wallet (null on Free; absent inside a customer, which is billed to the
  * developer), and replies per UTC day over the last `days` days.
  *

@@ -1,4 +1,4 @@
-/** GET /usage (SPEC.md Usage and analytics; a read key is enough). */
+/** GET /usage (docs/spec.md Usage and analytics; a read key is enough). */
 import { Elysia } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'

@@ -1,5 +1,5 @@
 /**
- * The developer's wallet (SPEC.md Usage answer `wallet`), derived from the ledger so it can never
+ * The developer's wallet (docs/spec.md Usage answer `wallet`), derived from the ledger so it can never
  * drift from what was charged:
  *
  * - each UTC month the plan includes `creditMicro`, spent before the topped-up money; what is left

@@ -1,5 +1,5 @@
 /**
- * Agent versions, legacy surface (SPEC.md "Agent versions (legacy)"): publish, unpublish, status,
+ * Agent versions, legacy surface (docs/spec.md "Agent versions (legacy)"): publish, unpublish, status,
  * versions list, checkpoint, read with snapshot, rollback, promote, diffs. `{id}` is the agent's
  * legacy integer id or its v1 id (`ag_…`); answers name it by the integer; version ids are per-agent numbers. Another workspace's agent is the same 404 as none.
  */

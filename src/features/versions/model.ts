@@ -1,10 +1,10 @@
-/** Agent versions (legacy) schemas: SPEC.md "Agent version (legacy)" and the "Agent versions (legacy)" bodies. */
+/** Agent versions (legacy) schemas: docs/spec.md "Agent version (legacy)" and the "Agent versions (legacy)" bodies. */
 import { t } from 'elysia'
 import { BodyInt } from '../../http/body-types'
 import { ENVIRONMENTS, type VersionDoc } from './repository'
 import { PANELS, reshape } from './snapshot'
 
-/** Lengths are not shown in SPEC.md: a label fits a tag such as `v12` or `release-2025-01`, a summary a commit message. */
+/** Lengths are not shown in docs/spec.md: a label fits a tag such as `v12` or `release-2025-01`, a summary a commit message. */
 export const LABEL_MAX = 100
 export const SUMMARY_MAX = 1000
 
@@ -17,7 +17,7 @@ export const Environment = environment('development → staging → production')
 export const AgentParams = t.Object({ id: t.String({ description: 'the agent: its legacy integer id (as `agent_id` answers give it) or its v1 id (`ag_…`)' }) })
 const Vid = t.Integer({ minimum: 1, description: 'a version number of this agent (version ids are per agent)' })
 export const VersionParams = t.Object({ id: AgentParams.properties.id, vid: Vid })
-/** The router keeps one parameter name per path position, so SPEC.md's `{a}`/`{b}` are `{vid}`/`{vid_b}`. */
+/** The router keeps one parameter name per path position, so docs/spec.md's `{a}`/`{b}` are `{vid}`/`{vid_b}`. */
 export const DiffParams = t.Object({ id: AgentParams.properties.id, vid: Vid, vid_b: Vid })
 
 export const PublishBody = t.Optional(

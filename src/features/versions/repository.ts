@@ -6,7 +6,7 @@
 import { DuplicateKeyError, type Collection, type CollectionSpec, type DocumentStore } from '../../store/port'
 import type { AgentSnapshot } from './snapshot'
 
-/** SPEC.md Versioning rule 3, in promotion order. */
+/** docs/spec.md Versioning rule 3, in promotion order. */
 export const ENVIRONMENTS = ['development', 'staging', 'production'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
 
@@ -23,7 +23,7 @@ export interface VersionDoc {
   environment: Environment
   /** publish: made live; checkpoint: stored on request; backup: saved by a rollback before it restored. */
   kind: 'publish' | 'checkpoint' | 'backup'
-  /** The version live chat and voice are served (SPEC.md `is_active`); at most one per agent. */
+  /** The version live chat and voice are served (docs/spec.md `is_active`); at most one per agent. */
   isActive: boolean
   /** The API key id that asked for it. */
   createdBy: string

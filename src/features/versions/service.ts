@@ -1,5 +1,5 @@
 /**
- * Agent versions (SPEC.md "Agent versions (legacy)", Versioning rules 2–5): the rules behind the
+ * Agent versions (docs/spec.md "Agent versions (legacy)", Versioning rules 2–5): the rules behind the
  * legacy routes. Moves of the publication (publish, unpublish, checkpoint, rollback) go through the
  * agent's publication actor; reads come from the version store; promotion and diffs are
  * version-store matters.
@@ -144,7 +144,7 @@ export class VersionService {
 
   /**
    * Agent PATCH hook: a published agent's chart learns which panels now differ from the published
-   * version (SPEC.md: edits make "published with unpublished changes").
+   * version (docs/spec.md: edits make "published with unpublished changes").
    */
   async agentPatched(agent: AgentDoc): Promise<void> {
     const view = await this.deps.publication.view(agent)

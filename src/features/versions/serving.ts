@@ -1,5 +1,5 @@
 /**
- * What live conversations talk to (SPEC.md Versioning rule 2: "Only the published snapshot serves
+ * What live conversations talk to (docs/spec.md Versioning rule 2: "Only the published snapshot serves
  * live chat and voice"; "an agent starts in draft and cannot be talked to by users until first
  * published"). Every channel builds the agent it talks with here — website chat and browser calls,
  * phone calls in and out (and calling campaigns, which place calls), the chat app, the bot app and

@@ -1,5 +1,5 @@
 /**
- * What a version freezes: the agent as SPEC.md "Agent version (legacy)" lists it, as far as the
+ * What a version freezes: the agent as docs/spec.md "Agent version (legacy)" lists it, as far as the
  * agent has each part, and how two snapshots differ (by field, for diffs; by console panel, for
  * `changed_fields`).
  *

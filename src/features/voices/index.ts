@@ -1,4 +1,4 @@
-/** The voices list (SPEC.md Lists): what an agent's `voice.voice` takes. */
+/** The voices list (docs/spec.md Lists): what an agent's `voice.voice` takes. */
 import { defineFeature } from '../../kernel/feature'
 import { voicesRef } from './public'
 import { voicesV1 } from './v1'

@@ -1,4 +1,4 @@
-/** GET /voices (SPEC.md Voice). */
+/** GET /voices (docs/spec.md Voice). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { VOICES } from '../../catalog/voices'

@@ -21,7 +21,7 @@ export const WEB_RATES = {
   keySessions: { name: 'web-sessions', limit: 1_000, windowMs: 60_000 },
 } as const satisfies Record<string, RateRule>
 
-/** SPEC.md Limits: a chat message is at most 4,000 characters (the test chat limit; website chat is the same chat). */
+/** docs/spec.md Limits: a chat message is at most 4,000 characters (the test chat limit; website chat is the same chat). */
 export const WEB_MESSAGE_MAX = 4_000
 /** Messages handed back when a session resumes: the widget shows the latest of the conversation. */
 export const RESUME_MESSAGES = 50

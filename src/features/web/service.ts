@@ -203,7 +203,7 @@ export class WebChat {
   }
 
   /**
-   * The console's `inbound` with `channel: web` (DESIGN.md): a message as if visitor `from` wrote on
+   * The console's `inbound` with `channel: web` (docs/design.md): a message as if visitor `from` wrote on
    * the widget of agent `to` (default the workspace's only agent); the reply is written in the
    * background (the visitor would read it on resuming). Same rules as the widget.
    */

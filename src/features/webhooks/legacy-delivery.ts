@@ -1,5 +1,5 @@
 /**
- * Legacy deliveries (SPEC.md "Webhook delivery (legacy)"): for each event, one delivery record per
+ * Legacy deliveries (docs/spec.md "Webhook delivery (legacy)"): for each event, one delivery record per
  * matching active endpoint of the workspace (its `event_types` lists the type; its `agent_id` is
  * null or the event's agent), each driven by its own `webhookDelivery` actor: pending → success,
  * or retrying on a durable backoff timer, or failed once max_retries + 1 attempts are used.
@@ -8,7 +8,7 @@
  * endpoint, so the bus dispatching an event again after a crash creates nothing twice and loses
  * nothing. `deliver` is the chart's effect: one signed attempt in the endpoint's lane.
  *
- * Legacy body (not shown in SPEC.md; ours): `{ id, event_type, created_at, agent_id, data }`,
+ * Legacy body (not shown in docs/spec.md; ours): `{ id, event_type, created_at, agent_id, data }`,
  * signed like v1 (`x-service-signature: sha256=<hex>` over the raw body), with the event id,
  * delivery id and attempt number in headers (`x-service-event-id`, `x-service-delivery-id`,
  * `x-service-delivery-attempt`).

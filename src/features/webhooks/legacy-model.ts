@@ -1,6 +1,6 @@
 /**
- * Legacy webhook schemas (SPEC.md "Webhook endpoint (legacy)", "Webhooks (legacy)"). Shape errors
- * answer 422 (legacy validation shape); SPEC.md's 400s (URL not https, invalid event types, 20
+ * Legacy webhook schemas (docs/spec.md "Webhook endpoint (legacy)", "Webhooks (legacy)"). Shape errors
+ * answer 422 (legacy validation shape); docs/spec.md's 400s (URL not https, invalid event types, 20
  * endpoints) are the service's, so `url` and `event_types` are only typed here.
  */
 import { t, type Static } from 'elysia'
@@ -8,11 +8,11 @@ import { BodyInt } from '../../http/body-types'
 import { LEGACY_EVENT_TYPES } from '../../events/catalogue'
 import { MAX_URL_CHARS } from './targets'
 
-// SPEC.md: max_retries 0–5, default 3; timeout_ms default 5000.
+// docs/spec.md: max_retries 0–5, default 3; timeout_ms default 5000.
 export const DEFAULT_MAX_RETRIES = 3
 export const MAX_MAX_RETRIES = 5
 export const DEFAULT_TIMEOUT_MS = 5_000
-// Not shown in SPEC.md. Under 1 s a TLS handshake to a far region alone can fail it; past 30 s a
+// Not shown in docs/spec.md. Under 1 s a TLS handshake to a far region alone can fail it; past 30 s a
 // receiver is holding the connection for work it should do after answering.
 export const MIN_TIMEOUT_MS = 1_000
 export const MAX_TIMEOUT_MS = 30_000
@@ -88,5 +88,5 @@ export type Delivery = Static<typeof Delivery>
 
 export const EndpointParams = t.Object({ endpoint_id: t.Integer({ minimum: 1 }) })
 export const DeliveryParams = t.Object({ endpoint_id: t.Integer({ minimum: 1 }), delivery_id: t.String() })
-// SPEC.md Limits: legacy deliveries page 1–200, default 50.
+// docs/spec.md Limits: legacy deliveries page 1–200, default 50.
 export const DeliveriesQuery = t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50 })) })

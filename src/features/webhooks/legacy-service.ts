@@ -1,6 +1,6 @@
 /**
- * Legacy webhook endpoints (SPEC.md "Webhooks (legacy)"): create (the secret once), and the routes
- * SPEC.md calls "not shown" — list, read, update, delete — plus the delivery records and POST retry.
+ * Legacy webhook endpoints (docs/spec.md "Webhooks (legacy)"): create (the secret once), and the routes
+ * docs/spec.md calls "not shown" — list, read, update, delete — plus the delivery records and POST retry.
  * An account is the key's own workspace; it holds at most 20 endpoints, numbered 1, 2, 3… within
  * the account and never reused (endpoint-numbers.ts).
  */
@@ -25,7 +25,7 @@ import type { LegacyDeliveryDoc, LegacyEndpointDoc, WebhookRepos } from './repos
 import { newSigningSecret } from './signing'
 import { checkTargetAddress, parseTarget, TargetError } from './targets'
 
-// SPEC.md Limits: legacy endpoints per account.
+// docs/spec.md Limits: legacy endpoints per account.
 export const MAX_LEGACY_ENDPOINTS = 20
 
 const badRequest = (message: string) => new ApiError(400, message)

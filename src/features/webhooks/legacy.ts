@@ -1,6 +1,6 @@
 /**
- * Webhook endpoints, legacy surface (SPEC.md "Webhooks (legacy)"): create and deliveries as shown,
- * plus list, read, update and delete (SPEC.md: "not shown"; ours) and retry of a failed delivery.
+ * Webhook endpoints, legacy surface (docs/spec.md "Webhooks (legacy)"): create and deliveries as shown,
+ * plus list, read, update and delete (docs/spec.md: "not shown"; ours) and retry of a failed delivery.
  * Endpoint ids are integers per account (endpoint-numbers.ts); delivery ids are `dlv_…` strings.
  */
 import { Elysia, t } from 'elysia'

@@ -1,4 +1,4 @@
-/** v1 webhook schemas (SPEC.md "Webhook endpoint (v1)", "Webhooks (v1)") and their static types. */
+/** v1 webhook schemas (docs/spec.md "Webhook endpoint (v1)", "Webhooks (v1)") and their static types. */
 import { t, type Static } from 'elysia'
 import { pageQuery } from '../../http/pagination'
 import { ALL_EVENTS, V1_EVENT_TYPES } from '../../events/catalogue'

@@ -1,6 +1,6 @@
 /**
  * Console: the emails the service kept instead of sending (no SMTP_URL set), newest first, with
- * the event each was about — DESIGN.md's console table fixes the shape.
+ * the event each was about — docs/design.md's console table fixes the shape.
  */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'

@@ -1,5 +1,5 @@
 /**
- * v1 webhooks (SPEC.md "Webhooks (v1)"): create, list, read, change, delete, and the switch-off a
+ * v1 webhooks (docs/spec.md "Webhooks (v1)"): create, list, read, change, delete, and the switch-off a
  * deleted customer's webhooks get. Health (`enabled`, `delivery`) is the endpoint actor's; this
  * service keeps the registration (agent, url, events, sealed secret).
  */
@@ -18,7 +18,7 @@ import type { WebhookDoc, WebhookRepos } from './repository'
 import { newSigningSecret } from './signing'
 import { checkTargetAddress, parseTarget, TargetError, type Target, type TargetRules } from './targets'
 
-// Not in SPEC.md. Each event fans out to every endpoint of its agent; 20 (the legacy surface's
+// Not in docs/spec.md. Each event fans out to every endpoint of its agent; 20 (the legacy surface's
 // per-account cap) bounds that fan-out while leaving room for staging, production and an inbox.
 export const MAX_WEBHOOKS_PER_AGENT = 20
 
@@ -126,7 +126,7 @@ export class WebhookService {
     await this.deps.endpoints.send(doc.id, { type: 'endpoint.disable', at: this.deps.clock.now() }, { input: { id: doc.id } })
   }
 
-  /** SPEC.md Customer workspace: a deleted customer's webhooks are switched off. Idempotent. */
+  /** docs/spec.md Customer workspace: a deleted customer's webhooks are switched off. Idempotent. */
   async switchOffWorkspace(workspaceId: string, at: number): Promise<number> {
     const docs = await this.deps.repos.webhooks.find({ workspaceId })
     for (const doc of docs) await this.deps.endpoints.send(doc.id, { type: 'customer.deleted', at, customerId: workspaceId }, { input: { id: doc.id } })

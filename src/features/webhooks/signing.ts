@@ -1,5 +1,5 @@
 /**
- * Signing (SPEC.md Authentication rule 7): `x-service-signature: sha256=<hex>`, the HMAC-SHA256 of
+ * Signing (docs/spec.md Authentication rule 7): `x-service-signature: sha256=<hex>`, the HMAC-SHA256 of
  * the raw body bytes under the endpoint's secret, plus the headers a receiver needs to route and
  * de-duplicate. The same scheme serves v1 and legacy deliveries.
  *

@@ -1,6 +1,6 @@
 /**
  * The endpoint chart's `notify` effect: a v1 webhook switched off by failures is something the
- * service would tell the customer, so the developer is notified (SPEC.md Events rule 8; the
+ * service would tell the customer, so the developer is notified (docs/spec.md Events rule 8; the
  * customer's name goes in the title). Idempotent: keyed by the webhook and the switch-off instant.
  */
 import type { WebhookEndpointEffectPort } from '../../../actors/webhook-endpoint'

@@ -8,7 +8,7 @@
  *
  * With ALLOW_PRIVATE_WEBHOOK_TARGETS (local development only) plain `http://` is accepted too, but
  * only to private or loopback addresses: receivers on a developer's machine rarely have a
- * certificate, and a public receiver must still get https (SPEC.md). Checked here and again at
+ * certificate, and a public receiver must still get https (docs/spec.md). Checked here and again at
  * every delivery (attempt.ts), after DNS.
  */
 import { assertPrivateHost, assertPublicHost, BlockedTargetError, systemResolver, type Resolver } from '../../net/address-guard'
@@ -19,7 +19,7 @@ export class TargetError extends Error {
   override readonly name = 'TargetError'
 }
 
-// SPEC.md caps reply media URLs at 2,048 characters; the same bound serves webhook URLs.
+// docs/spec.md caps reply media URLs at 2,048 characters; the same bound serves webhook URLs.
 export const MAX_URL_CHARS = 2048
 // RFC 5321: a forward path is at most 256 octets including the brackets, so 254 for the address.
 export const MAX_EMAIL_CHARS = 254

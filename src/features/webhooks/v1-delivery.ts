@@ -1,5 +1,5 @@
 /**
- * v1 deliveries (SPEC.md Events, delivery rules 1–2): each event is attempted once per subscribed
+ * v1 deliveries (docs/spec.md Events, delivery rules 1–2): each event is attempted once per subscribed
  * endpoint of its agent, signed, with no retry; the outcome goes to the endpoint's actor, whose
  * chart switches it off after five failures in a row.
  *
@@ -27,7 +27,7 @@ import { LaneFullError, LanesStoppedError, type Lanes } from './lanes'
 import { subscribes, type WebhookDoc, type WebhookRepos } from './repository'
 import { signedHeaders, WEBHOOK_ID_HEADER } from './signing'
 
-// Not in SPEC.md. Legacy endpoints default to 5 s (timeout_ms); v1 has no retry, so a slow but
+// Not in docs/spec.md. Legacy endpoints default to 5 s (timeout_ms); v1 has no retry, so a slow but
 // working receiver gets twice that before its one attempt counts as failed.
 export const V1_TIMEOUT_MS = 10_000
 
@@ -44,7 +44,7 @@ export interface V1DeliveryDeps {
 }
 
 /**
- * v1 deliveries are one attempt, no retry (SPEC.md Events rule 1). An event whose dispatch a crash
+ * v1 deliveries are one attempt, no retry (docs/spec.md Events rule 1). An event whose dispatch a crash
  * interrupted is dispatched again after the restart; the claim below makes that re-dispatch skip
  * every webhook already attempted, so a receiver never gets a v1 event twice (at most once: one
  * claimed but not sent when the process died is not sent). Re-dispatch happens within minutes of

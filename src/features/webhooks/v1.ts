@@ -1,4 +1,4 @@
-/** Webhooks (v1): register, list, read with delivery state, change, delete (SPEC.md "Webhooks (v1)"). */
+/** Webhooks (v1): register, list, read with delivery state, change, delete (docs/spec.md "Webhooks (v1)"). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { paginate, pageSchema } from '../../http/pagination'

@@ -1,4 +1,4 @@
-/** Console: developer workspaces and their keys (DESIGN.md "The console surface, exactly"). */
+/** Console: developer workspaces and their keys (docs/design.md "The console surface, exactly"). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { PLAN_IDS } from '../../catalog/plans'

@@ -1,5 +1,5 @@
 /**
- * Which workspace a v1 request runs in: SPEC.md Authentication rule 3, row by row.
+ * Which workspace a v1 request runs in: docs/spec.md Authentication rule 3, row by row.
  * A customer key never leaves its customer (rule 5).
  */
 import { ApiError, badRequest, notFound } from '../../http/errors'

@@ -1,4 +1,4 @@
-/** Developer workspaces, made and changed in the console (DESIGN.md console table). */
+/** Developer workspaces, made and changed in the console (docs/design.md console table). */
 import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import { conflict, notFound } from '../../http/errors'

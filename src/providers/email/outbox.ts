@@ -1,7 +1,7 @@
 /**
  * The embedded email transport: without SMTP_URL each email is kept in the store, newest first,
  * readable at GET /console/outbox, so email webhooks work out of the box and a developer sees
- * exactly what would have been sent (SPEC.md: "an email address receives one email per event").
+ * exactly what would have been sent (docs/spec.md: "an email address receives one email per event").
  */
 import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'

@@ -13,7 +13,7 @@ import type { ChatMessage, StreamRequest } from './port'
 
 /**
  * Sent when the caller gives no `maxTokens`. 1024: above the agent's `maxReplyTokens` ceiling
- * of 800 (SPEC.md Limits), so the default never cuts a reply the agent settings would allow.
+ * of 800 (docs/spec.md Limits), so the default never cuts a reply the agent settings would allow.
  */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024
 

@@ -23,7 +23,7 @@ export interface Sent {
   platformMessageId: string
 }
 
-/** The platform would not take the message (SPEC.md: 502 on the reply endpoint). */
+/** The platform would not take the message (docs/spec.md: 502 on the reply endpoint). */
 export class PlatformRefused extends Error {
   override readonly name = 'PlatformRefused'
   constructor(

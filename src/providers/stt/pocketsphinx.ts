@@ -1,7 +1,7 @@
 /**
  * Local speech-to-text with pocketsphinx (Debian packages `pocketsphinx`, `pocketsphinx-en-us`):
  * no network, no key, English only, and weak on phone audio (its acoustic model is 16 kHz
- * wideband; README "Voice" gives the measured word error rate). Each utterance is written as a
+ * wideband; docs/api/voice.md gives the measured word error rate). Each utterance is written as a
  * 16 kHz WAV and decoded by `pocketsphinx_continuous -infile`. The fallback of the live decoder
  * (pocketsphinx-live.ts) where libpocketsphinx or its model cannot be loaded: ~1 s per utterance.
  */

@@ -1,7 +1,7 @@
 /**
  * The telephony port: what the calls feature asks of a phone network (place a try, hang it up)
  * and what the network reports back about it, in the call chart's terms. Adapters: `sandbox`
- * (sandbox.ts, DESIGN.md's simulated network, the default) and `twilio` (twilio.ts).
+ * (sandbox.ts, docs/design.md's simulated network, the default) and `twilio` (twilio.ts).
  */
 import type { UnansweredHangup } from '../../../machines/call'
 
@@ -16,11 +16,11 @@ export interface PlaceRequest {
 }
 
 export interface Placed {
-  /** The network's reference of this try (SPEC.md `callRef`). */
+  /** The network's reference of this try (docs/spec.md `callRef`). */
   callRef: string
 }
 
-/** The network would not place the call (SPEC.md: the POST answers 502 and the call is failed). */
+/** The network would not place the call (docs/spec.md: the POST answers 502 and the call is failed). */
 export class PlacementRefused extends Error {
   override readonly name = 'PlacementRefused'
 }

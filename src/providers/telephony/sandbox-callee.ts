@@ -6,7 +6,7 @@
  * drops what it buffered and echoes the pending marks at once (as Twilio does).
  *
  * Its script (`lines`) is spoken in turns: a line waits until the agent has spoken and then
- * paused. Two prefixes script the awkward moments (README "Sandbox callee"):
+ * paused. Two prefixes script the awkward moments (docs/api/voice.md, "The sandbox callee"):
  * - `>` the line is said over the agent ~600 ms into its speech (a barge-in);
  * - `~` a burst of voice-like noise with no words, over the agent (a false interruption).
  */

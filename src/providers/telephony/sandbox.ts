@@ -1,5 +1,5 @@
 /**
- * The sandbox phone network (DESIGN.md): places calls with no carrier. Each number behaves as the
+ * The sandbox phone network (docs/design.md): places calls with no carrier. Each number behaves as the
  * console set it (`PUT /console/sandbox/phones/{number}`): it answers, does not answer, is busy,
  * rejects, is unreachable, is a voicemail, or refuses placement; after `ringMs` the outcome is
  * reported, and an answering callee hangs up after `hangupAfterMs`. Time is the service clock:
@@ -34,7 +34,7 @@ export interface SandboxPhone {
 
 /**
  * A number nobody configured answers at once and hangs up after 30 s: enough for a short
- * conversation in a demo, and a bounded call when nobody ends it (our choice; README).
+ * conversation in a demo, and a bounded call when nobody ends it (our choice; docs/api/calls.md).
  */
 export const DEFAULT_PHONE: SandboxPhone = { pickup: 'answer', ringMs: 0, lines: [], hangupAfterMs: 30_000 }
 
@@ -168,7 +168,7 @@ export class SandboxNetwork implements Telephony {
 
   /**
    * The callee's hang-up fell due on the service clock. A scripted callee still talking finishes
-   * first (README "Calls", sandbox network): it hangs up once it has said its lines and heard the
+   * first (docs/api/calls.md, the sandbox network): it hangs up once it has said its lines and heard the
    * answer to the last, or once `afterMs` of real time has passed since it answered. Its audio is
    * real time, so a manual clock moved ahead does not cut it off; under the system clock both
    * bounds fall together and a long script is cut at `afterMs`, as before.

@@ -1,5 +1,5 @@
 /**
- * Our voices (SPEC.md `GET /voices`) as each TTS provider's real voice. ElevenLabs ids are its
+ * Our voices (docs/spec.md `GET /voices`) as each TTS provider's real voice. ElevenLabs ids are its
  * premade voices (https://elevenlabs.io/docs/voices/premade-voices); OpenAI's are the names
  * `/audio/speech` takes; espeak-ng's are its language variants (`espeak-ng --voices`). The local and
  * sandbox engines have one voice per accent at best: close enough for a call with no keys.

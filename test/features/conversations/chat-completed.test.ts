@@ -1,4 +1,4 @@
-/** `chat.message.completed` (SPEC.md "Other events", legacy): one per agent reply in a chat. */
+/** `chat.message.completed` (docs/spec.md "Other events", legacy): one per agent reply in a chat. */
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { FAQ, startHarness, type Harness } from './harness'
 
