@@ -47,14 +47,38 @@ export interface DeepgramFake {
   streams: Record<string, string>[]
   audioBytes: number
   controls: string[]
-  /** Text for the next stretches of speech, in order (one stretch: speech up to an endpoint or a Finalize). */
-  utterances: string[]
+  /**
+   * Text for the next stretches of speech, in order (one stretch: speech up to an endpoint or a
+   * Finalize). With `voicedMs` (the stretch's voiced audio, as `voicedMs()` measures it) the words
+   * are revealed in step with that audio, none before its share of the speech has been heard, as a
+   * recogniser hears them; without it, a word per `wordMs`.
+   */
+  utterances: (string | { text: string; voicedMs: number })[]
   stop(): void
 }
 
 const WINDOW_MS = 20
 /** 0.01 of full scale (−40 dBFS): see the header. */
 const SPEECH_LEVEL = 0.01 * 32768
+
+/**
+ * A Finalize this close to the end of a stretch's voiced audio finds it fully said: the measured
+ * `voicedMs` and what arrives after μ-law and resampling differ by a window or two, and 100 ms is
+ * shorter than any word.
+ */
+const FINALIZE_SLACK_MS = 100
+
+/** Voiced ms of `pcm` by the fake's own rule (20 ms windows above SPEECH_LEVEL): an utterance's `voicedMs`. */
+export function voicedMs(pcm: Int16Array, rate: number): number {
+  const n = (rate * WINDOW_MS) / 1000
+  let ms = 0
+  for (let at = 0; at + n <= pcm.length; at += n) {
+    let sum = 0
+    for (let i = at; i < at + n; i++) sum += pcm[i]! ** 2
+    if (Math.sqrt(sum / n) > SPEECH_LEVEL) ms += WINDOW_MS
+  }
+  return ms
+}
 
 /** The speech-to-text models the fake's `GET /v1/models` lists. */
 export const DEEPGRAM_STT_MODELS = ['nova-3', 'nova-2']
@@ -78,8 +102,10 @@ interface Stream {
   now: number
   silenceMs: number
   lastSpeechEnd: number
+  /** Wall-clock time the last speech window arrived (a final result is due `finalDelayMs` after it). */
+  lastSpeechAt: number
   /** The current stretch: its queued words, how many are revealed and finalised, its speech ms. */
-  stretch: { words: string[]; timed: Word[]; finalised: number; speechMs: number; nextInterim: number } | null
+  stretch: { words: string[]; voicedMs: number | null; timed: Word[]; finalised: number; speechMs: number; nextInterim: number } | null
   /** Where the piece not yet final began (audio ms). */
   pieceStart: number
   /** A word was heard since the last UtteranceEnd, ending at this audio ms. */
@@ -118,7 +144,7 @@ export function startDeepgramFake(key: string, options: DeepgramFakeOptions = {}
     const s = ws.data
     const at = Math.max(Date.now() + delayMs, s.outbox.at(-1)?.at ?? 0)
     s.outbox.push({ at, data: JSON.stringify(message), close })
-    if (!s.timer) s.timer = setTimeout(() => flush(ws), at - Date.now())
+    if (!s.timer) s.timer = setTimeout(() => flush(ws), Math.max(0, at - Date.now()))
   }
 
   const results = (s: Stream, words: Word[], start: number, flags: { is_final: boolean; speech_final?: boolean; from_finalize?: boolean }) => ({
@@ -158,7 +184,8 @@ export function startDeepgramFake(key: string, options: DeepgramFakeOptions = {}
     const st = s.stretch
     const words = st ? st.timed.slice(st.finalised) : []
     if (st) st.finalised = st.timed.length
-    emit(ws, results(s, words, s.pieceStart, { is_final: true, ...flags }), finalDelayMs)
+    // Due `finalDelayMs` after the audio it transcribes arrived, not after the Finalize that asked for it.
+    emit(ws, results(s, words, s.pieceStart, { is_final: true, ...flags }), Math.max(0, s.lastSpeechAt + finalDelayMs - Date.now()))
     s.pieceStart = s.now
   }
 
@@ -176,20 +203,26 @@ export function startDeepgramFake(key: string, options: DeepgramFakeOptions = {}
     s.stretch = null
   }
 
+  /** How many of the stretch's words its speech so far has said. */
+  const heardWords = (st: NonNullable<Stream['stretch']>) =>
+    Math.min(st.words.length, st.voicedMs !== null ? Math.floor((st.words.length * st.speechMs) / Math.max(WINDOW_MS, st.voicedMs)) : Math.floor(st.speechMs / wordMs))
+
   const onWindow = (ws: Ws, speech: boolean) => {
     const s = ws.data
     s.now += WINDOW_MS
     if (speech) {
       if (!s.stretch) {
-        const text = fake.utterances.shift() ?? ''
-        s.stretch = { words: text.split(/\s+/).filter(Boolean), timed: [], finalised: 0, speechMs: 0, nextInterim: interimMs }
+        const next = fake.utterances.shift() ?? ''
+        const text = typeof next === 'string' ? next : next.text
+        s.stretch = { words: text.split(/\s+/).filter(Boolean), voicedMs: typeof next === 'string' ? null : next.voicedMs, timed: [], finalised: 0, speechMs: 0, nextInterim: interimMs }
         s.pieceStart = s.now - WINDOW_MS
       }
       const st = s.stretch
       st.speechMs += WINDOW_MS
       s.silenceMs = 0
       s.lastSpeechEnd = s.now
-      reveal(s, Math.min(st.words.length, Math.floor(st.speechMs / wordMs)), s.now)
+      s.lastSpeechAt = Date.now()
+      reveal(s, heardWords(st), s.now)
       if (s.now - s.pieceStart >= segmentMs && st.timed.length > st.finalised) return finalise(ws, {})
       if (st.speechMs < st.nextInterim) return
       st.nextInterim += interimMs
@@ -241,6 +274,7 @@ export function startDeepgramFake(key: string, options: DeepgramFakeOptions = {}
         now: 0,
         silenceMs: 0,
         lastSpeechEnd: 0,
+        lastSpeechAt: 0,
         stretch: null,
         pieceStart: 0,
         lastWordEnd: null,
@@ -276,7 +310,7 @@ export function startDeepgramFake(key: string, options: DeepgramFakeOptions = {}
         // the speech that follows (a Finalize sent at a pause inside a sentence), one fully heard ends.
         if (control.type === 'Finalize') {
           const st = s.stretch
-          if (st && st.timed.length < st.words.length) finalise(ws, { from_finalize: true })
+          if (st && st.timed.length < st.words.length && !(st.voicedMs !== null && st.speechMs >= st.voicedMs - FINALIZE_SLACK_MS)) finalise(ws, { from_finalize: true })
           else endStretch(ws, { from_finalize: true })
         }
         if (control.type === 'CloseStream') {
