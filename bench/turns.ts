@@ -29,13 +29,17 @@ import { callsFeature } from '../src/features/calls'
 import { createLogger } from '../src/logger'
 import { endOfTurn } from '../src/media/end-of-turn'
 import { startServer } from '../src/server'
-import { startDeepgramFake } from '../test/fakes/deepgram'
+import { startDeepgramFake, voicedMs } from '../test/fakes/deepgram'
+import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../src/media/codecs'
+import { EspeakTts } from '../src/providers/tts/espeak'
 import { startOpenAIFake } from '../test/fakes/openai'
 import { REALISTIC, REALISTIC_OPTIONS } from '../test/fakes/realistic-delays'
 import { startSpeechFake } from '../test/fakes/speech-vendors'
 import { TURN_CORPUS } from './turn-corpus'
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 40)
+/** BENCH_VERBOSE=1: each call's transcript and per-turn stages, to see where a slow turn went. */
+const VERBOSE = process.env.BENCH_VERBOSE === '1'
 const PROFILES = (process.env.BENCH_PROFILES ?? 'local,vendors').split(',').map((p) => p.trim())
 /** Questions a caller asks, one a turn; plain sentences with no inner pause, as a person asks them. */
 const QUESTIONS = [
@@ -63,6 +67,22 @@ interface Measured {
   stages: Record<string, number[]>
 }
 
+/** The questions as the sandbox callee says them (espeak-ng, μ-law at 8 kHz), with their voiced ms. */
+let spokenLines: { text: string; voicedMs: number }[] | null = null
+async function spoken(): Promise<{ text: string; voicedMs: number }[]> {
+  if (spokenLines) return spokenLines
+  const tts = new EspeakTts()
+  spokenLines = []
+  for (const text of QUESTIONS) {
+    const parts: Int16Array[] = []
+    for await (const pcm of tts.synthesize(text, { voice: 'leo', language: 'en' })) parts.push(decodeMulaw(encodeMulaw(resample(pcm, tts.sampleRate, PHONE_RATE))))
+    const audio = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
+    parts.reduce((at, p) => (audio.set(p, at), at + p.length), 0)
+    spokenLines.push({ text, voicedMs: voicedMs(audio, PHONE_RATE) })
+  }
+  return spokenLines
+}
+
 async function profile(name: string): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), `bench-turns-${name}-`))
   const stops: (() => unknown)[] = []
@@ -71,10 +91,9 @@ async function profile(name: string): Promise<Measured> {
   let deepgram: ReturnType<typeof startDeepgramFake> | null = null
   if (name === 'local') Object.assign(env, { STT_PROVIDER: 'pocketsphinx', TTS_PROVIDER: 'espeak' })
   else {
-    // The fake hears a word per `wordMs` of voiced audio: 150 ms keeps pace with espeak-ng's speech,
-    // so by the end of a line it has every word, as an engine transcribing the audio would (its
-    // default, 250 ms, trails espeak-ng and would hold the last word back until its own endpoint).
-    deepgram = startDeepgramFake(KEY, { ...REALISTIC_OPTIONS.deepgram, wordMs: 150 })
+    // The fake reveals each line's words in step with its voiced audio (measured on the audio the
+    // callee sends, below): no word before it has been said, every word by the end of the line.
+    deepgram = startDeepgramFake(KEY, REALISTIC_OPTIONS.deepgram)
     const openai = startOpenAIFake({ apiKey: KEY, ...REALISTIC_OPTIONS.openai, defaultReply: 'Sure, we open at eight on Sundays, and at seven on weekdays.' })
     const eleven = startSpeechFake(KEY, REALISTIC_OPTIONS.elevenlabs)
     stops.push(() => deepgram!.stop(), () => openai.stop(), () => eleven.stop())
@@ -110,7 +129,7 @@ async function profile(name: string): Promise<Measured> {
       const phone = `+1415555${String(1000 + n).padStart(4, '0')}`
       await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
       await call('PUT', `/console/sandbox/phones/${encodeURIComponent(phone)}`, token, { pickup: 'answer', ringMs: 0, lines: QUESTIONS, hangupAfterMs: CALL_MS })
-      deepgram?.utterances.push(...QUESTIONS)
+      deepgram?.utterances.push(...(await spoken()))
       const placed = await call('POST', '/api/v1/calls', dev.key, { to: phone, purpose: 'Hello from Bean There.' })
       if (placed.status !== 202) throw new Error(`POST /calls answered ${placed.status}: ${JSON.stringify(placed.body)}`)
       const id = placed.body.id as string
@@ -127,6 +146,11 @@ async function profile(name: string): Promise<Measured> {
         await Bun.sleep(100)
       }
       for (const t of callee?.log.turns ?? []) if (t.agentAudioAt !== null) out.caller.push(t.agentAudioAt - t.speechEndedAt)
+      if (VERBOSE) {
+        console.log(`  call ${id}: caller ${JSON.stringify((callee?.log.turns ?? []).map((t) => (t.agentAudioAt === null ? null : Math.round(t.agentAudioAt - t.speechEndedAt))))}`)
+        for (const l of (await (await fetch(`${base}/api/v1/calls/${id}`, { headers: { authorization: `Bearer ${dev.key}` } })).json() as any).transcript ?? []) console.log(`    ${l.role}: ${l.text ?? l.content}`)
+        for (const stage of row?.latencyTurns ?? []) console.log(`    latency ${JSON.stringify(stage)}`)
+      }
       for (const stage of row?.latencyTurns ?? []) for (const [k, v] of Object.entries(stage)) if (typeof v === 'number') (out.stages[k] ??= []).push(v)
       out.unanswered += (callee?.log.turns ?? []).filter((t) => t.agentAudioAt === null).length + QUESTIONS.length - (callee?.log.turns.length ?? 0)
       if (n >= 2 * Math.ceil(TURNS / QUESTIONS.length) && out.caller.length === 0) throw new Error(`no turn was answered (last call ${id}: ${row?.status}, ${row?.error ?? 'no error'})`)
