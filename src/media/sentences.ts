@@ -58,9 +58,16 @@ export class SentenceChunker {
 }
 
 /**
+ * An opening word a speaker pauses after ("Sure, …", "Of course, …"): said alone it sounds as it
+ * would in the sentence, so it may go to speech by itself, its audio out while the model writes on.
+ */
+const OPENER = /^(?:sure|okay|ok|yes|yeah|no|right|well|great|certainly|absolutely|of course|hi|hello|thanks|thank you|alright|all right|got it|perfect)[,;:—–]\s$/i
+
+/**
  * The same, except that the reply's first piece ends at its first clause ("Sure, I can help with
- * that, ", "On Sundays we open at eight; ") once it is MIN_CHARS long, so the first audio waits for
- * a clause, not a whole sentence; the rest goes by sentences (fewer, longer TTS requests sound smoother).
+ * that, ", "On Sundays we open at eight; ") once it is MIN_CHARS long, or at an opener ("Sure, "),
+ * so the first audio waits for a clause, not a whole sentence; the rest goes by sentences (fewer,
+ * longer TTS requests sound smoother).
  */
 export class ClauseChunker extends SentenceChunker {
   private first = true
@@ -72,7 +79,7 @@ export class ClauseChunker extends SentenceChunker {
     for (let m = clause.exec(this.buffer); m; m = clause.exec(this.buffer)) {
       const end = m.index + m[0].length
       if (sentence >= 0 && sentence <= end) break
-      if (this.buffer.slice(0, end).trim().length < MIN_CHARS) continue
+      if (this.buffer.slice(0, end).trim().length < MIN_CHARS && !OPENER.test(this.buffer.slice(0, end).trimStart())) continue
       this.first = false
       return end
     }

@@ -99,11 +99,21 @@ describe('playout backpressure', () => {
 describe('clauses', () => {
   test('the first piece ends at its first clause once it is long enough; the rest goes by sentences', () => {
     const c = new ClauseChunker()
-    expect(c.push('Sure, ')).toEqual([])
-    expect(c.push('I can help with that, ')).toEqual(['Sure, I can help with that,'])
+    expect(c.push('Then ')).toEqual([])
+    expect(c.push('I, ')).toEqual([])
+    expect(c.push('can help with that, ')).toEqual(['Then I, can help with that,'])
     expect(c.push('we open at eight, every day. ')).toEqual(['we open at eight, every day.'])
     expect(c.push('See you then, ')).toEqual([])
     expect(c.flush()).toEqual(['See you then,'])
+  })
+
+  test('an opener the speaker pauses after goes alone, so its audio starts while the model writes on', () => {
+    const c = new ClauseChunker()
+    expect(c.push('Sure, ')).toEqual(['Sure,'])
+    expect(c.push('I can help with that. ')).toEqual(['I can help with that.'])
+    const d = new ClauseChunker()
+    expect(d.push('Of course, we open then. ')).toEqual(['Of course,', 'we open then.'])
+    expect(new ClauseChunker().push('Surely, ')).toEqual([])
   })
 
   test('a first sentence shorter than its first clause goes whole', () => {
