@@ -24,7 +24,7 @@ describe('create', () => {
     expect(a.widget).toMatchObject({ theme: 'modern', height: 600, accent: null })
     expect(a.collectFields).toEqual([])
     expect(a.steps).toEqual([])
-    expect(a.temperature).toBeGreaterThanOrEqual(0)
+    expect(a.temperature).toBe(0.7) // the default
     expect(a.createdAt).toBeString()
     expect(a.workspaceId).toBeUndefined()
     const got = await s.api('GET', `/agents/${a.id}`, { key: dev.key })

@@ -184,7 +184,7 @@ describe('running on the keys', () => {
     expect(told[0]).toMatchObject({ title: 'Your anthropic key failed', data: { provider: 'anthropic', job: 'llm' } })
     await advance(86_400_000)
     anthropic.reply({ kind: 'error', status: 500, type: 'api_error', message: 'Internal error' })
-    expect((await chat(agent, 'Tomorrow?')).status).toBeGreaterThanOrEqual(502)
+    expect((await chat(agent, 'Tomorrow?')).status).toBe(503) // a vendor 500 passes with time
     expect(await notices(dev.id)).toHaveLength(2)
   })
 

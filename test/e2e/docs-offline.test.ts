@@ -36,8 +36,8 @@ describe('documentation pages without internet access', () => {
       expect(html).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i)
       expect(html).not.toMatch(/\b(src|href)="\/\//)
       const { scripts, styles, links } = references(html)
-      expect(scripts.length).toBeGreaterThanOrEqual(2)
-      expect(styles.length).toBeGreaterThanOrEqual(1)
+      expect(scripts).toHaveLength(2)
+      expect(styles).toHaveLength(1)
       for (const url of [...scripts, ...styles]) {
         const resolved = new URL(url, `${s.url}${page}`)
         expect(resolved.origin).toBe(new URL(s.url).origin)

@@ -202,6 +202,6 @@ describe('a live stream', () => {
     const ended = await until('failed', () => call(id), (r) => r.status === 'completed', 5_000)
     expect(ended).toMatchObject({ hangup: 'failed' })
     expect(ended.error).toMatch(/lost/)
-    expect(ended.transcript.length).toBeGreaterThan(0)
+    expect(ended.transcript).toHaveLength(1) // the purpose, said before the socket went
   })
 })

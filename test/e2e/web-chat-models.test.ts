@@ -55,7 +55,7 @@ describe('website chat on a provider model', () => {
     const res = await post(s, `${agent.webKey}/messages`, { session: await session(s, agent.webKey), message: 'Hello?' })
     const events = await readEvents(res)
     expect(events.map((e) => e.event)).toEqual(['accepted', 'error'])
-    expect(events[1]!.data.status).toBeGreaterThanOrEqual(502)
+    expect(events[1]!.data.status).toBe(503) // a vendor 503 passes with time
     const messages = await s.api('GET', `/conversations/${events[0]!.data.conversationId}/messages`, { key: dev.key })
     expect(messages.body.items.map((m: any) => m.author)).toEqual(['customer'])
   })
