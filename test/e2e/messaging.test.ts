@@ -117,7 +117,9 @@ describe('POST /conversations/{id}/reply', () => {
     const messages = (await s.api('GET', `/conversations/${id}/messages`, { key: ext.key })).body.items
     expect(messages[0]).toMatchObject({ author: 'agent', parts: [{ type: 'text', text: 'Hi! How can I help?' }] })
     const usage = await s.server.services.store.collection<any>({ name: 'usage_records', indexes: [] })
-    expect(await usage.count({ workspaceId: ext.id, kind: 'reply_charge' })).toBe(1)
+    const charges = await usage.find({ workspaceId: ext.id, kind: 'reply_charge' })
+    // SPEC.md Limits: 10% of the messaging platform's rate, here 5,000 USD micro-units for a free-form message.
+    expect(charges.map((c: any) => c.costMicro)).toEqual([500])
   })
 
   test('media: sent as given; caption and filename only where they belong; https and public only', async () => {
