@@ -23,7 +23,7 @@ import type { FieldSpec, FieldType } from './field-values'
 import { presentCall } from './present'
 import { CallProjection } from './projection'
 import { lineSets } from './service'
-import { tryId, type CallTryRepo } from './repository'
+import { tryId, type CallTryDoc, type CallTryRepo } from './repository'
 
 export interface CallEffectDeps {
   tries: CallTryRepo
@@ -44,22 +44,8 @@ export interface CallEffectDeps {
   workspace: (id: string) => Promise<WorkspaceDoc | null>
   /** Whether anyone reads the agent's call analyses: an enabled v1 webhook subscribed to call.analysed. */
   readsAnalysis: (workspaceId: string, agentId: string) => Promise<boolean>
-}
-
-/**
- * How long analysis waits for the media stream to write its last transcript line and recording
- * after the call ended: the pipeline finishes in milliseconds; 5 s covers a slow store, and a
- * stream that never reports (its instance died) does not hold the analysis for longer.
- */
-export const MEDIA_SETTLE_MS = 5_000
-
-async function mediaSettled(deps: CallEffectDeps, id: string) {
-  const deadline = Date.now() + MEDIA_SETTLE_MS
-  for (;;) {
-    const row = await deps.tries.get(id)
-    if (!row || row.media !== 'live' || Date.now() >= deadline) return row
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  /** The try's row once its media stream has written its last, or at a deadline (media-ends.ts). */
+  mediaSettled: (tryId: string) => Promise<CallTryDoc | null>
 }
 
 /** The caller's contact, made now; another path that made it at the same moment wins (a duplicate phone). */
@@ -120,7 +106,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
     },
 
     async analyseCall({ id, attempt }: CallEffectInput) {
-      const row = await mediaSettled(deps, tryId(id, attempt))
+      const row = await deps.mediaSettled(tryId(id, attempt))
       const workspace = row ? await deps.workspace(row.workspaceId) : null
       // Analysed as the version that talked asks (its summaries and fields), even if the agent was
       // republished or unpublished since; a try nobody talked on (unanswered, or a line that only

@@ -35,6 +35,7 @@ import { SandboxScripts } from '../../providers/stt/sandbox'
 import { EspeakTts } from '../../providers/tts/espeak'
 import { SandboxTts } from '../../providers/tts/sandbox'
 import { CallMedia, mediaChannel } from './media'
+import { MediaEnds } from './media-ends'
 import { PhraseCache } from '../../media/phrase-cache'
 import { eraseRecordings, RecordingSweeper, recordingsRoute } from './recordings'
 
@@ -83,12 +84,17 @@ export const callsFeature = defineFeature(callsRef, {
       (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
     const scripts = new SandboxScripts()
     const speech = new SpeechProviders(config, scripts)
-    const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, published, numbers, contacts, conversations, models, meter, bus, coordination, clock, logger, workspace, readsAnalysis })
+    // Listening from the build on: an analysis resumed at boot may wait for a stream's end.
+    const mediaEnds = new MediaEnds({ tries, coordination, clock })
+    await mediaEnds.start()
+    kernel.onClockAdvance.push(async (now) => mediaEnds.clockMoved(now))
+    const mediaEnded = (tryId: string) => mediaEnds.ended(tryId)
+    const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, published, numbers, contacts, conversations, models, meter, bus, coordination, clock, logger, workspace, readsAnalysis, mediaSettled: (tryId) => mediaEnds.settled(tryId) })
     const actors: CallActors = registerCall(runtime, { effects, clock, logger })
-    const media = new CallMedia({ phrases: new PhraseCache(), config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, inspect: kernel.inspection?.inspect })
+    const media = new CallMedia({ phrases: new PhraseCache(), config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, mediaEnded, inspect: kernel.inspection?.inspect })
     const hasEspeak = !!Bun.which('espeak-ng')
     sandbox.attachMedia({ baseUrl: () => kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
-    const calls = new CallService({ tries, agents, published, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors, byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined })
+    const calls = new CallService({ tries, agents, published, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors, mediaEnded, byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined })
     // The agent's schedule_callback tool books a real scheduled call through the same rules.
     tools.provideCallbacks(new CallbackBooking({ calls, contacts, workspace, clock, logger }))
     const applyReport = async (e: TelephonyEvent) => {
@@ -141,6 +147,7 @@ export const callsFeature = defineFeature(callsRef, {
       },
       async stop() {
         sweeper.stop()
+        await mediaEnds.stop()
       },
       v1: [callsV1({ context: kernel.http.v1, calls })],
       console: [sandboxConsole({ auth: kernel.http.console, sandbox })],

@@ -34,6 +34,8 @@ export interface CallMediaDeps extends VoicePipelineDeps {
   clock: Clock
   actors: () => CallActors
   workspace: (id: string) => Promise<WorkspaceDoc | null>
+  /** Announces that a try's stream has written its last (MediaEnds.ended). */
+  mediaEnded: (tryId: string) => Promise<void>
   /** The XState inspector's observer (INSPECT=1). */
   inspect?: Parameters<typeof createActor>[1] extends infer O ? (O extends { inspect?: infer I } ? I : never) : never
 }
@@ -128,6 +130,8 @@ export class CallMedia implements MediaCalls {
       }
       await record.write({ media: 'done' })
       await record.settled()
+      // The analysis waits for this (media-ends.ts), on whichever instance holds the call's actor.
+      await d.mediaEnded(record.row.id).catch((err) => record.log.warn({ err }, 'could not announce the end of the media stream'))
     }
     unsubscribe = await d.coordination.subscribe(mediaChannel(callId), () => void finish('answered'))
     session.start(stream.sampleRate)

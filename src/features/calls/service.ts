@@ -63,6 +63,8 @@ export interface CallServiceDeps {
   meter: Pick<Meter, 'checkCall'>
   ledger: UsageLedger
   actors: () => CallActors
+  /** Announces that a try's media stream is over (MediaEnds.ended): its analysis reads on. */
+  mediaEnded: (tryId: string) => Promise<void>
   /** Whether the workspace's BYOK voice key offers a voice; null while BYOK is off for it. */
   byokOffersVoice?: (workspace: WorkspaceDoc, voice: string) => Promise<boolean | null>
 }
@@ -273,7 +275,10 @@ export class CallService {
       for (const row of await this.deps.tries.find({ status })) {
         if (status === 'ringing' && !row.callRef) continue // placement in flight: it is re-run at boot
         // Its media stream died with the process: nothing more will be written to it.
-        if (row.media === 'live') await this.deps.tries.update(row.id, { media: 'done' })
+        if (row.media === 'live') {
+          await this.deps.tries.update(row.id, { media: 'done' })
+          await this.deps.mediaEnded(row.id)
+        }
         const event = status === 'connected' ? { type: 'call.ended' as const, at: now, hangup: 'failed' as const, error: reason } : { type: 'call.refused' as const, at: now, error: reason }
         await this.deps.actors().send(row.callId, event)
         dropped++
