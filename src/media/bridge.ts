@@ -24,7 +24,8 @@ export const MEDIA_IDLE_MS = 10_000
 /** Frames held while the call is being attached (a few hundred ms): 2 s of 20 ms audio. */
 const MAX_EARLY_FRAMES = 100
 
-export const CLOSE = { protocol: 1002, tooBig: 1009, policy: 1008, internal: 1011, badToken: 4401, unknownCall: 4404, notLive: 4409, ended: 1000 } as const
+/** 4401, 4404, 4408 and 4409 read as 401, 404, 408 (the stream went silent) and 409; 1000 is a call that ended normally. */
+export const CLOSE = { protocol: 1002, tooBig: 1009, policy: 1008, internal: 1011, badToken: 4401, unknownCall: 4404, silent: 4408, notLive: 4409, ended: 1000 } as const
 
 /**
  * The HTTP status of a refusal answered over HTTP (a WebRTC offer), by its close code: 4401, 4404
@@ -58,8 +59,9 @@ export class MediaStream {
     private readonly calls: MediaCalls,
     private readonly callId: string,
     private readonly pathToken: string | undefined,
+    private readonly timing = { startMs: START_TIMEOUT_MS, idleMs: MEDIA_IDLE_MS },
   ) {
-    this.startTimer = setTimeout(() => this.fail(CLOSE.policy, 'no "start" message in time'), START_TIMEOUT_MS)
+    this.startTimer = setTimeout(() => this.fail(CLOSE.policy, 'no "start" message in time'), timing.startMs)
   }
 
   message(raw: unknown): void {
@@ -126,7 +128,7 @@ export class MediaStream {
 
   private touch(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer)
-    this.idleTimer = setTimeout(() => this.finish('lost', `no media for ${MEDIA_IDLE_MS / 1000} s`), MEDIA_IDLE_MS)
+    this.idleTimer = setTimeout(() => this.finish('lost', `no media for ${this.timing.idleMs / 1000} s`, CLOSE.silent), this.timing.idleMs)
   }
 
   /** A protocol failure: ends the call if one is attached, and the socket. */
@@ -136,11 +138,12 @@ export class MediaStream {
     this.close(code, reason)
   }
 
-  private finish(how: 'stop' | 'lost', detail?: string): void {
+  /** `code`: a stream that went silent is an error the other side is told of (4408), not a normal end. */
+  private finish(how: 'stop' | 'lost', detail?: string, code: number = CLOSE.ended): void {
     const call = this.call
     this.call = null
     call?.ended(how, detail)
-    this.close(CLOSE.ended, how === 'stop' ? 'stream stopped' : (detail ?? 'lost'))
+    this.close(code, how === 'stop' ? 'stream stopped' : (detail ?? 'lost'))
   }
 
   private close(code: number, reason: string): void {
