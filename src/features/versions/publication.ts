@@ -55,7 +55,8 @@ function fresh(agent: AgentRef): PublicationView {
   return { state: 'draft', context: initialContext({ agentId: agent.id, workspaceId: agent.workspaceId }) }
 }
 
-const unavailable = (message: string) => new ApiError(503, `${message}; retry in a moment`)
+// A command takes milliseconds: whatever held the agent is done within a second (Retry-After: 1).
+const unavailable = (message: string) => new ApiError(503, `${message}; retry in a moment`, undefined, { 'retry-after': '1' })
 
 export class Publication {
   constructor(

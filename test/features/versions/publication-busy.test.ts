@@ -1,0 +1,26 @@
+/**
+ * A publish that keeps losing the race for its agent (another command wins every attempt) answers
+ * 503 with Retry-After, so a client knows it may try again, and when.
+ */
+import { expect, test } from 'bun:test'
+import pino from 'pino'
+import type { AgentPublicationKind } from '../../../actors/agent-publication'
+import { initialContext } from '../../../machines/agent-publication'
+import { ManualClock } from '../../../src/clock'
+import { Publication } from '../../../src/features/versions/publication'
+import { ApiError } from '../../../src/http/errors'
+
+test('busy with other version changes: 503 with Retry-After', async () => {
+  const agent = { id: 'ag_1', workspaceId: 'ws_1' }
+  // Every send finds the agent published again by someone else's command.
+  const kind = {
+    read: async () => null,
+    send: async () => ({ value: 'published', context: { ...initialContext({ agentId: agent.id, workspaceId: agent.workspaceId }), lastCommandId: 'someone-else' } }),
+  } as unknown as AgentPublicationKind
+  const publication = new Publication(kind, new ManualClock(0), pino({ level: 'silent' }))
+  const refused = await publication.command(agent, 'key_1', { type: 'agent.publish', changeSummary: null }).catch((err: unknown) => err)
+  expect(refused).toBeInstanceOf(ApiError)
+  expect((refused as ApiError).status).toBe(503)
+  expect((refused as ApiError).message).toMatch(/busy/)
+  expect((refused as ApiError).headers).toEqual({ 'retry-after': '1' })
+})
