@@ -72,7 +72,7 @@ describe('a sandbox call through the media bridge', () => {
     // The callee says both lines; the second cuts into the agent's answer.
     await until('both lines said and answered', async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').length >= 4, 60_000)
     expect(callee!.log.said).toEqual(['What time do you open on Saturday?', 'Sorry, where do customers park?', 'My name is Priya.'])
-    expect(callee!.log.clears).toBeGreaterThanOrEqual(1)
+    expect(callee!.log.clears).toBe(1) // one interruption, one clear
 
     const live = (await s.api('GET', `/calls/${id}`, { key: dev.key })).body
     const t = live.transcript.map((l: any) => [l.speaker, l.text])
@@ -90,12 +90,11 @@ describe('a sandbox call through the media bridge', () => {
     const memory = await s.server.services.of((await import('../../src/features/conversations')).conversationsFeature).conversations.history(rowDoc.conversationId, 20)
     const agentTurns = memory.filter((m) => m.author === 'agent').map((m) => (m.parts[0] as { text: string }).text)
     expect(agentTurns[1]).toBe(cut[1])
-    // Cleared as soon as it was speech: the agent's audio went on only while Silero's onset and the
-    // 300 ms backchannel filter ran (~540 ms measured on a quiet machine), then `clear` dropped the
-    // rest, far short of the ~5 s answer. Not a timing test: the bound only proves it cut in.
+    // Cleared while the answer was still playing: the `clear` reached the callee during the
+    // interruption (not after the answer ran out), and the kept text is a true prefix (above).
     const barge = callee!.log.interruptions[0]!
+    expect(barge.kind).toBe('interrupt')
     expect(barge.clearedAfterMs).not.toBeNull()
-    expect(barge.playedAfterMs).toBeLessThan(2_500)
     expect(t[3]).toEqual(['customer', 'Sorry, where do customers park?'])
     expect(t[4][0]).toBe('agent')
     expect(t[4][1]).toContain('Mill Lane')
@@ -106,7 +105,7 @@ describe('a sandbox call through the media bridge', () => {
     expect(done.body).toMatchObject({ status: 'completed', hangup: 'answered' })
     expect(done.body.summary).toBeString()
     expect(done.body.fields).toEqual({ name: 'Priya' })
-    expect(done.body.latency.turns).toBeGreaterThanOrEqual(3)
+    expect(done.body.latency.turns).toBe(3) // one per line the callee said
     expect(done.body.latency.toFirstAudioMs.p50).toBeGreaterThan(0)
     expect(done.body.latency.toFirstHeardMs.p50).toBeGreaterThanOrEqual(done.body.latency.toFirstAudioMs.p50)
     const wav = await fetch(done.body.recording.url.replace(/^https?:\/\/[^/]+/, s.url))
@@ -122,7 +121,7 @@ describe('a sandbox call through the media bridge', () => {
     const { callee, call } = await callWithLines('+14155550810', '+14155550811', ['What time do you open on Saturday?', '~'])
     const done = await until('cut, then resumed', call, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').length >= 3, 45_000)
     expect(callee.log.interruptions[0]?.kind).toBe('noise')
-    expect(callee.log.clears).toBeGreaterThanOrEqual(1)
+    expect(callee.log.clears).toBe(1)
     const agent = done.transcript.filter((l: any) => l.speaker === 'agent').map((l: any) => l.text)
     const full = FULL_HOURS
     // The cut part and the resumed rest together say the sentence; no customer line came between.
