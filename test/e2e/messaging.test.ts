@@ -118,7 +118,7 @@ describe('POST /conversations/{id}/reply', () => {
     expect(messages[0]).toMatchObject({ author: 'agent', parts: [{ type: 'text', text: 'Hi! How can I help?' }] })
     const usage = await s.server.services.store.collection<any>({ name: 'usage_records', indexes: [] })
     const charges = await usage.find({ workspaceId: ext.id, kind: 'reply_charge' })
-    // SPEC.md Limits: 10% of the messaging platform's rate, here 5,000 USD micro-units for a free-form message.
+    // docs/spec.md Limits: 10% of the messaging platform's rate, here 5,000 USD micro-units for a free-form message.
     expect(charges.map((c: any) => c.costMicro)).toEqual([500])
   })
 
