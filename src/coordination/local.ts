@@ -68,6 +68,7 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
       'SELECT MIN(due_at) AS next FROM timers WHERE claim IS NULL OR claim_expires <= ?',
     ),
     timerCount: db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM timers'),
+    timerDueCount: db.query<{ n: number }, [number]>('SELECT COUNT(*) AS n FROM timers WHERE due_at <= ?'),
   }
 
   let lastPurge = 0
@@ -243,6 +244,10 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
 
     async pendingTimers() {
       return q.timerCount.get()?.n ?? 0
+    },
+
+    async timersDue(now: number) {
+      return q.timerDueCount.get(now)?.n ?? 0
     },
 
     async close() {

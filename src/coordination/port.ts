@@ -90,6 +90,8 @@ export interface Coordination {
   ackTimer(id: string, claim: string): Promise<void>
   nextTimerDueAt(): Promise<number | null>
   pendingTimers(): Promise<number>
+  /** Timers due at or before `now` (service clock) and not yet acked, claimed ones included: the backlog. */
+  timersDue(now: number): Promise<number>
 
   close(): Promise<void>
 }

@@ -155,6 +155,11 @@ return redis.call('HGET', KEYS[4], first[1])
   timerPending: script(5, `
 return redis.call('ZCARD', KEYS[1]) + redis.call('ZCARD', KEYS[2])
 `, asNumber),
+
+  /** Timers due at ARGV[1] and not yet acked: unclaimed ones due by then, plus in-flight (claimed only once due). */
+  timerDue: script(5, `
+return redis.call('ZCOUNT', KEYS[1], '-inf', ARGV[1]) + redis.call('ZCARD', KEYS[2])
+`, asNumber),
 }
 
 export type CoordinationScripts = typeof scripts

@@ -219,6 +219,10 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
       return await client.timerPending(timerKeys, [])
     },
 
+    async timersDue(now: number): Promise<number> {
+      return await client.timerDue(timerKeys, [String(now)])
+    },
+
     async close(): Promise<void> {
       if (closed) return
       closed = true

@@ -236,6 +236,8 @@ function timerContract(get: () => Coordination): void {
       await c.scheduleTimer({ id: 't2', dueAt: T + 20, payload: 2 })
       await c.scheduleTimer({ id: 'later', dueAt: T + 1_000, payload: 4 })
       expect(await c.pendingTimers()).toBe(4)
+      expect(await c.timersDue(T + 5)).toBe(0)
+      expect(await c.timersDue(T + 20)).toBe(2)
       expect(await c.nextTimerDueAt()).toBe(T + 10)
       expect(await c.claimDueTimers(T + 5, 10, LONG_TTL_MS)).toEqual([])
 
@@ -248,9 +250,13 @@ function timerContract(get: () => Coordination): void {
       expect(await c.claimDueTimers(T + 30, 10, LONG_TTL_MS)).toEqual([])
       expect(await c.nextTimerDueAt()).toBe(T + 1_000)
       expect(await c.pendingTimers()).toBe(4)
+      // Claimed is still due until acked: the backlog counts what is being delivered.
+      expect(await c.timersDue(T + 30)).toBe(3)
 
       for (const t of [a, ...rest]) await c.ackTimer(t.id, t.claim)
       expect(await c.pendingTimers()).toBe(1)
+      expect(await c.timersDue(T + 30)).toBe(0)
+      expect(await c.timersDue(T + 1_000)).toBe(1)
       expect(await c.claimDueTimers(T + 1_000, 0, LONG_TTL_MS)).toEqual([])
     })
 
