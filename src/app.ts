@@ -13,6 +13,7 @@ import { tenancyFeature } from './features/workspaces'
 import { isVisitorPath, V1_PREFIX } from './http/surface'
 import { mountDocs } from './http/openapi-docs'
 import { jsonBodies } from './http/json-body'
+import { BodyDeadlines } from './http/body-deadline'
 import { MAX_MESSAGE_BYTES } from './media/serializers/twilio'
 export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
 
@@ -46,7 +47,7 @@ export function createApp(services: Services, consoleToken: string) {
       }),
     )
     .use(requestLog(services.logger))
-    .use(jsonBodies())
+    .use(jsonBodies(new BodyDeadlines({ onTimeout: (client, slowBodies, reason) => services.logger.warn({ client, slowBodies, reason }, 'request body too slow: answered 408') })))
     .get('/health', () => ({ ok: true }), { detail: { hide: true } })
     .use(v1)
     .use(consoleSurface)

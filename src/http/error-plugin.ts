@@ -8,7 +8,7 @@ import { Elysia } from 'elysia'
 import { ApiError } from './errors'
 import { describeSchemaError, fieldName, type SchemaError } from './validation-message'
 import { surfaceOf, type Surface } from './surface'
-import { bodyErrorOf } from './json-body'
+import { bodyErrorOf, unreadBody } from './json-body'
 import { settleFailedClaim } from './idempotency'
 import type { Logger } from '../logger'
 
@@ -102,6 +102,7 @@ export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck) 
     // What the request log reads: Elysia leaves 422 there for a validation failure answered 400,
     // and 200 for a path no route matched.
     failure.set.status = answer.status
+    if (unreadBody(failure.request)) answer.headers.set('connection', 'close')
     return answer
   })
 }

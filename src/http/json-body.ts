@@ -9,11 +9,14 @@
  * - a `__proto__` member, at any depth, is refused as the unknown field it is. JSON.parse keeps it
  *   as an own property, but schema transforms, spreads and merges drop it silently, so some routes
  *   refused it and others accepted the body without it; here it is refused before any of them.
+ * - a body that arrives too slowly is refused with 408 and the connection closed (body-deadline.ts):
+ *   Bun cuts slow headers, but a body trickling in a byte a second held its connection forever.
  * Elysia wraps what a parser throws in a ParseError; the error plugin finds the BodyError inside,
  * checks the caller's credentials first (401/403 come before any complaint about the body), then
  * answers 400 `body: …` on v1 and the console, 422 `loc: ["body"]` on legacy.
  */
 import { Elysia } from 'elysia'
+import { BodyDeadlines, BodyTimeout, type BodyProgress } from './body-deadline'
 
 /**
  * The largest body we read. The largest legitimate one is pasted knowledge: 200,000 characters
@@ -50,6 +53,12 @@ const hasBody = (request: Request): boolean => {
 }
 
 /**
+ * A body nobody read (no route, a refusal before parsing, a route that reads none): Bun would go on
+ * reading it after the answer to keep the connection, with no deadline, so the answer closes it.
+ */
+export const unreadBody = (request: Request): boolean => hasBody(request) && !request.bodyUsed
+
+/**
  * Vendors' webhooks (a phone network's status callbacks, a chat platform's messages) arrive in the
  * vendor's own format (Twilio posts forms) and are read by their routes as raw text, which verify
  * the vendor's signature over exactly those bytes.
@@ -57,21 +66,29 @@ const hasBody = (request: Request): boolean => {
 export const VENDOR_CALLBACKS_PREFIX = '/telephony/'
 export const VENDOR_CALLBACK_PREFIXES = [VENDOR_CALLBACKS_PREFIX, '/messaging/'] as const
 
-export function jsonBodies() {
-  return new Elysia({ name: 'json-bodies' }).onParse({ as: 'global' }, async ({ request, contentType }) => {
+export function jsonBodies(deadlines = new BodyDeadlines()) {
+  return new Elysia({ name: 'json-bodies' }).onParse({ as: 'global' }, async ({ request, contentType, server, set }) => {
     // No body: Elysia's own handling (none) stands.
     if (!hasBody(request)) return
+    const declared = Number(request.headers.get('content-length') ?? NaN)
+    const client = server?.requestIP(request)?.address ?? 'unknown'
+    const read = (how: (progress: BodyProgress) => Promise<string>) =>
+      deadlines.read(client, Number.isFinite(declared) ? declared : null, how).catch((err: unknown) => {
+        if (!(err instanceof BodyTimeout)) throw err
+        // Whatever is answered (408, or 401 first), the rest of this body is never read: close.
+        ;(set.headers as Record<string, string>).connection = 'close'
+        throw new BodyError(err.message, 'value_error', [], 408)
+      })
     const path = new URL(request.url).pathname
-    if (VENDOR_CALLBACK_PREFIXES.some((p) => path.startsWith(p))) return request.text()
+    if (VENDOR_CALLBACK_PREFIXES.some((p) => path.startsWith(p))) return read(() => request.text())
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase()
     if (type !== 'application/json' && !type.endsWith('+json')) {
       throw new BodyError(`must be JSON, sent with Content-Type: application/json (got ${type || 'no content type'})`, 'value_error')
     }
-    const declared = Number(request.headers.get('content-length') ?? NaN)
     if (declared > MAX_BODY_BYTES) throw tooLarge()
     // A declared length bounds the body already (HTTP framing), so it is read whole, natively; only a
     // chunked body is read piece by piece against the limit (the stream reader costs ~3% of a POST).
-    const text = Number.isFinite(declared) ? await request.text() : await readBounded(request)
+    const text = await read((progress) => (Number.isFinite(declared) ? request.text() : readBounded(request, progress)))
     let value: unknown
     try {
       value = JSON.parse(text)
@@ -82,6 +99,8 @@ export function jsonBodies() {
     const proto = protoPath(value, [])
     if (proto) throw new BodyError('is not a field (unknown fields are refused)', 'extra_forbidden', proto)
     return value
+  }).mapResponse({ as: 'global' }, ({ request, set }) => {
+    if (unreadBody(request)) (set.headers as Record<string, string>).connection = 'close'
   })
 }
 
@@ -106,10 +125,11 @@ function protoPath(root: object, start: (string | number)[]): (string | number)[
 
 const tooLarge = () => new BodyError(`is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB, the most a request body may be`, 'value_error', [], 413)
 
-/** The body as text, refusing it as soon as more than MAX_BODY_BYTES have arrived. */
-async function readBounded(request: Request): Promise<string> {
+/** The body as text, refusing it as soon as more than MAX_BODY_BYTES have arrived; reports each chunk. */
+async function readBounded(request: Request, progress: BodyProgress): Promise<string> {
   if (!request.body) return ''
   const reader = request.body.getReader()
+  progress.onCancel(() => void reader.cancel().catch(() => {}))
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {
@@ -120,6 +140,7 @@ async function readBounded(request: Request): Promise<string> {
       await reader.cancel().catch(() => {})
       throw tooLarge()
     }
+    progress.received(size)
     chunks.push(value)
   }
   return Buffer.concat(chunks).toString('utf8')
