@@ -57,6 +57,8 @@ export class LiveActor {
    * settle() answers from it instead of reading and parsing the document again.
    */
   lastStored: StoredActor | null = null
+  /** JSON of the state value as last stored (null: a new actor, never stored): transitions compare with it. */
+  storedState: string | null = null
   /** Emitted events stored in the outbox and not yet handed over (see persister.ts). */
   outbox: OutboxEntry[]
   /** The sequence number of the last emitted event: outbox entries' ids derive from it. */
@@ -79,6 +81,8 @@ export class LiveActor {
       snapshot: init.snapshot as AnyMachineSnapshot | undefined,
       inspect: init.inspect,
     })
+    // Read before start: the value as stored, before anything the start causes.
+    if (init.snapshot !== undefined) this.storedState = JSON.stringify(this.actor.getSnapshot().value)
     // Subscribed before start so the initial snapshot and anything the start causes are seen;
     // the error observer keeps a throwing action from becoming an unhandled error.
     this.subscription = this.actor.subscribe({

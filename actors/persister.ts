@@ -10,7 +10,7 @@ import type { Logger } from '../src/logger'
 import { checkDeadlines, earliest, planTimers, timerId, type Fired, type TimerPayload } from './deadlines'
 import { hasRunningChildren, type LiveActor } from './live-actor'
 import type { SnapshotStore } from './snapshot-store'
-import type { ActorKindSpec, Deadline, StoredActor } from './types'
+import type { ActorKindSpec, Deadline, StoredActor, Transition } from './types'
 
 export interface PersisterDeps {
   snapshots: SnapshotStore
@@ -19,6 +19,8 @@ export interface PersisterDeps {
   logger: Logger
   /** Tells the timer pump a timer was scheduled (so it can wake early for it). */
   scheduled: (dueAt: number) => void
+  /** A stored change of state value (ActorRuntime.onTransition). */
+  transitioned?: (t: Transition) => void
 }
 
 export class Persister {
@@ -74,6 +76,7 @@ export class Persister {
     live.lastStored = doc
     live.lastSnapshot = snap
     live.lastJson = json
+    this.noteTransition(live, snap)
     live.deadlines = this.withoutIgnored(live, deadlines, plan.ignoredDue)
     await this.schedule(live, plan.after)
     for (const name of plan.cancel) await this.deps.coordination.cancelTimer(timerId(live.kind, live.id, name))
@@ -86,6 +89,18 @@ export class Persister {
     }
     if (live.outbox.length > 0) await this.handOver(live, spec, doc)
     return snap
+  }
+
+  private noteTransition(live: LiveActor, snap: AnyMachineSnapshot): void {
+    const state = JSON.stringify(snap.value)
+    if (state === live.storedState) return
+    const from = live.storedState === null ? null : JSON.parse(live.storedState)
+    live.storedState = state
+    try {
+      this.deps.transitioned?.({ kind: live.kind, id: live.id, from, to: snap.value, context: snap.context })
+    } catch (err) {
+      this.deps.logger.error({ err, actor: live.key }, 'a transition listener failed')
+    }
   }
 
   /** Boot: hands over what a crash left in a live (resumed) actor's stored outbox. */

@@ -34,6 +34,8 @@ export interface ResidencyDeps {
 
 export class Residency {
   private readonly live = new Map<string, LiveActor>()
+  /** Unfinished actors passivated here since start, by kind (finished ones leaving memory are not counted). */
+  readonly passivated = new Map<string, number>()
 
   constructor(private readonly deps: ResidencyDeps) {}
 
@@ -109,7 +111,9 @@ export class Residency {
     const live = this.live.get(key)
     if (!live || live.busy()) return false
     await this.deps.persister.flush(live, reg.spec)
+    const unfinished = live.status === 'active'
     await this.drop(live)
+    if (unfinished) this.passivated.set(live.kind, (this.passivated.get(live.kind) ?? 0) + 1)
     return true
   }
 

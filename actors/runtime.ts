@@ -37,9 +37,9 @@ import { parseTimerPayload } from './deadlines'
 import { TimerPump } from './timer-pump'
 import { reached, settled, type SettleTarget } from './settle'
 import { deliverOutboxes } from './outbox'
-import type { ActorDescription, ActorKind, ActorKindSpec, ActorRecord, ActorRuntimeOptions, Registration, SendOptions, SettledWhen, SnapshotView, StoredActor } from './types'
+import type { ActorDescription, ActorKind, ActorKindSpec, ActorRecord, ActorRuntimeOptions, Registration, SendOptions, SettledWhen, SnapshotView, StoredActor, Transition } from './types'
 
-export type { ActorKind, ActorRuntimeOptions, SendOptions } from './types'
+export type { ActorKind, ActorRuntimeOptions, SendOptions, Transition } from './types'
 
 // An idle actor costs memory and one read (~tens of µs) to bring back. Events of a live
 // conversation arrive seconds apart; a minute of silence means it is unlikely to be needed soon.
@@ -74,6 +74,7 @@ export class ActorRuntime {
   private woken: Map<string, { kind: string; id: string }> | null = null
   private snapshots: SnapshotStore | null = null
   private residency: Residency | null = null
+  private readonly transitionListeners: ((t: Transition) => void)[] = []
 
   constructor(private readonly opts: ActorRuntimeOptions) {
     this.leases = new ActorLeases(opts.coordination, opts.instanceId, opts.leaseTtlMs ?? LEASE_TTL_MS)
@@ -136,7 +137,16 @@ export class ActorRuntime {
     if (this.residency) return { resumed: 0 }
     const snapshots = await SnapshotStore.open(this.opts.store)
     const { coordination, clock, logger } = this.opts
-    const persister = new Persister({ snapshots, coordination, clock, logger, scheduled: (at) => this.pump.nudge(at) })
+    const persister = new Persister({
+      snapshots,
+      coordination,
+      clock,
+      logger,
+      scheduled: (at) => this.pump.nudge(at),
+      transitioned: (t) => {
+        for (const listener of this.transitionListeners) listener(t)
+      },
+    })
     await this.forwarder.start()
     this.snapshots = snapshots
     this.residency = new Residency({
@@ -277,6 +287,37 @@ export class ActorRuntime {
 
   get liveCount(): number {
     return this.residency?.size ?? 0
+  }
+
+  /** Actors held in memory here, by kind (every registered kind, 0 included). */
+  liveByKind(): Map<string, number> {
+    const counts = new Map([...this.kinds.keys()].map((kind) => [kind, 0]))
+    for (const live of this.residency?.all() ?? []) counts.set(live.kind, (counts.get(live.kind) ?? 0) + 1)
+    return counts
+  }
+
+  /** Unfinished actors passivated here since start, by kind (every registered kind, 0 included). */
+  passivations(): Map<string, number> {
+    return new Map([...this.kinds.keys()].map((kind) => [kind, this.residency?.passivated.get(kind) ?? 0]))
+  }
+
+  /** Stored actors of `kind` in state `state` (a top-level state name), on every instance: an indexed count. */
+  countInState(kind: string, state: string): Promise<number> {
+    this.registration(kind)
+    return this.store().countInState(kind, state)
+  }
+
+  /**
+   * Hears every stored change of state value, of every kind, on the instance that stored it
+   * (metrics count moves with it). Called synchronously in the actor's queue: keep it cheap; a
+   * listener that throws is logged and the others still run. Returns the unsubscribe.
+   */
+  onTransition(listener: (t: Transition) => void): () => void {
+    this.transitionListeners.push(listener)
+    return () => {
+      const i = this.transitionListeners.indexOf(listener)
+      if (i >= 0) this.transitionListeners.splice(i, 1)
+    }
   }
 
   isLive(kind: string, id: string): boolean {

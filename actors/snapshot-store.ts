@@ -64,4 +64,8 @@ export class SnapshotStore {
   count(kind: string): Promise<number> {
     return this.docs.count({ kind })
   }
+
+  countInState(kind: string, state: string): Promise<number> {
+    return this.docs.count({ kind, state })
+  }
 }

@@ -151,6 +151,19 @@ export interface ActorRuntimeOptions {
   leaseTtlMs?: number
 }
 
+/**
+ * A change of an actor's state value, heard once it is stored (ActorRuntime.onTransition). `from`
+ * is the value stored before (null for a new actor), as stored by whichever instance held it: each
+ * change is heard once, on the instance that stored it.
+ */
+export interface Transition {
+  kind: string
+  id: string
+  from: unknown
+  to: unknown
+  context: unknown
+}
+
 export interface SendOptions {
   /** Spawn with this input when the actor does not exist (else ActorNotFoundError). */
   input?: unknown
