@@ -60,6 +60,8 @@ export class GroupCommit {
     private readonly sole = false,
     /** Runs between transactions after each commit (the WAL rewind, wal-checkpointer.ts); its failure is retried next time, never the writes'. */
     private readonly afterCommit: () => void = () => {},
+    /** Hears each COMMIT of a batch that wrote, in seconds. */
+    private readonly onCommit?: (seconds: number) => void,
   ) {}
 
   /** Runs `read` now, inside the turn's transaction when reads share it (`sole`). */
@@ -104,9 +106,12 @@ export class GroupCommit {
     if (!this.open) return
     const waiters = this.close()
     try {
+      const start = performance.now()
       if (this.db.inTransaction) this.db.run('COMMIT')
       this.lastCommitAt = performance.now()
       this.lastBatch = waiters.length
+      // A turn's read-only transaction commits nothing worth timing.
+      if (waiters.length > 0) this.onCommit?.((this.lastCommitAt - start) / 1000)
     } catch (error) {
       try {
         if (this.db.inTransaction) this.db.run('ROLLBACK')

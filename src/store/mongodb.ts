@@ -15,6 +15,7 @@ import {
   DuplicateKeyError,
   type Collection,
   type CollectionSpec,
+  type CommitObserver,
   type Doc,
   type DocumentStore,
   type Filter,
@@ -32,11 +33,11 @@ interface Stored {
   [field: string]: unknown
 }
 
-export async function openMongoStore(url: string, dbName?: string): Promise<MongoStore> {
+export async function openMongoStore(url: string, dbName?: string, onCommit?: CommitObserver): Promise<MongoStore> {
   // ignoreUndefined: an undefined field is left out, as JSON.stringify does in the SQLite adapter.
   const client = new MongoClient(url, { ignoreUndefined: true })
   await client.connect()
-  return new MongoStore(client, client.db(dbName))
+  return new MongoStore(client, client.db(dbName), onCommit)
 }
 
 export class MongoStore implements DocumentStore {
@@ -46,12 +47,13 @@ export class MongoStore implements DocumentStore {
   constructor(
     readonly client: MongoClient,
     readonly db: Db,
+    private readonly onCommit?: CommitObserver,
   ) {}
 
   async collection<T extends Doc>(spec: CollectionSpec): Promise<MongoDocCollection<T>> {
     let c = this.collections.get(spec.name)
     if (!c) {
-      c = MongoDocCollection.open<Doc>(this.db, spec)
+      c = MongoDocCollection.open<Doc>(this.db, spec, this.onCommit)
       this.collections.set(spec.name, c)
       c.catch(() => this.collections.delete(spec.name)) // a failed open is retried next time
     }
@@ -82,19 +84,24 @@ export class MongoDocCollection<T extends Doc> implements Collection<T> {
   private constructor(
     readonly name: string,
     private readonly coll: MongoCollection<Stored>,
+    private readonly onCommit?: CommitObserver,
   ) {}
 
-  static async open<T extends Doc>(db: Db, spec: CollectionSpec): Promise<MongoDocCollection<T>> {
+  static async open<T extends Doc>(db: Db, spec: CollectionSpec, onCommit?: CommitObserver): Promise<MongoDocCollection<T>> {
     const name = assertName('collection', spec.name)
     const coll = db.collection<Stored>(name)
     // createIndexes is idempotent for an identical index under the same name.
     if (spec.indexes.length) await coll.createIndexes(spec.indexes.map(toIndexDescription))
-    return new MongoDocCollection<T>(name, coll)
+    return new MongoDocCollection<T>(name, coll, onCommit)
   }
 
+  /** Every single-document write: each is its own commit on MongoDB, timed for the commit observer. */
   private async write<R>(run: () => Promise<R>): Promise<R> {
+    const start = performance.now()
     try {
-      return await run()
+      const result = await run()
+      this.onCommit?.((performance.now() - start) / 1000)
+      return result
     } catch (e) {
       if (e instanceof MongoServerError && e.code === 11000) {
         const index = /index: (\S+) dup key/.exec(e.message)?.[1] ?? Object.keys(e.keyPattern ?? {}).join('_')

@@ -126,6 +126,9 @@ export interface Collection<T extends Doc> {
   readonly pipelined: boolean
 }
 
+/** Hears how long each commit took, in seconds (a batch's COMMIT on SQLite, one write on MongoDB): /metrics. */
+export type CommitObserver = (seconds: number) => void
+
 export interface DocumentStore {
   readonly kind: 'sqlite' | 'mongodb'
   /** Opens (and on first use creates with its indexes) a collection. */

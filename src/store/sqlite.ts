@@ -11,6 +11,7 @@ import {
   DuplicateKeyError,
   type Collection,
   type CollectionSpec,
+  type CommitObserver,
   type Doc,
   type DocumentStore,
   type Filter,
@@ -40,6 +41,8 @@ export interface SqliteOptions {
   exclusive?: boolean
   /** The WAL length (frames) at which the writer rewinds it (wal-checkpointer.ts rewindIfLong); tests lower it. */
   walRewindFrames?: number
+  /** Hears each write batch's COMMIT time. */
+  onCommit?: CommitObserver
 }
 
 /** The file is held by another process (exclusive mode): say so instead of waiting forever. */
@@ -86,7 +89,7 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
   }
   // An in-memory database has no WAL and no file another connection could reach.
   const checkpointed = file !== ':memory:' && file !== '' && (await checkpointElsewhere(db, file, options.walRewindFrames))
-  return new SqliteStore(db, file, lock, checkpointed)
+  return new SqliteStore(db, file, lock, checkpointed, options.onCommit)
 }
 
 export class SqliteStore implements DocumentStore {
@@ -101,8 +104,9 @@ export class SqliteStore implements DocumentStore {
     private readonly lock: Database | null = null,
     /** The checkpointer thread took this file's checkpoints (wal-checkpointer.ts). */
     private readonly checkpointed = false,
+    onCommit?: CommitObserver,
   ) {
-    this.batch = new GroupCommit(db, file, lock !== null, checkpointed ? () => rewindIfLong(db, file) : undefined)
+    this.batch = new GroupCommit(db, file, lock !== null, checkpointed ? () => rewindIfLong(db, file) : undefined, onCommit)
   }
 
   async collection<T extends Doc>(spec: CollectionSpec): Promise<SqliteCollection<T>> {

@@ -37,6 +37,20 @@ describe('sqlite group commit', () => {
     await store.close()
   })
 
+  test('the commit observer hears each batch that wrote, not a read-only turn', async () => {
+    const heard: number[] = []
+    const store = await openSqliteStore(join(dir, 'observed.db'), { exclusive: true, onCommit: (s) => heard.push(s) })
+    const rows = await store.collection<Row>({ name: 'rows', indexes: [] })
+    await Promise.all([rows.insert({ id: 'a', n: 1 }), rows.insert({ id: 'b', n: 2 })])
+    await rows.insert({ id: 'c', n: 3 })
+    // Exclusive: a read opens the turn's transaction, and its commit is no write.
+    await rows.get('a')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(heard.length).toBe(2)
+    for (const seconds of heard) expect(seconds).toBeGreaterThanOrEqual(0)
+    await store.close()
+  })
+
   test('after a batch of several writes the next waits out a 2 ms gap; after a lone write, the next commits on the next turn', async () => {
     const store = await openSqliteStore(join(dir, 'gap.db'))
     const rows = await store.collection<Row>({ name: 'rows', indexes: [] })
