@@ -32,8 +32,13 @@ export interface CallLine {
   unavailable?: string
   /** The agent's answer; `release`, when given, holds every write until the turn is over (an early reply). */
   respond(text: string, onText: (piece: string) => void, signal: AbortSignal, release?: Promise<void>): Promise<AgentReply>
-  /** The agent's line as the caller heard it: stored in memory (replacing the streamed reply) and the transcript. */
-  agentSaid(text: string, messageId: string | null, opening: boolean): Promise<void>
+  /**
+   * The agent's line as the caller heard it: stored in memory (replacing the streamed reply) and
+   * the transcript, in place of what `agentHearing` wrote of the same turn.
+   */
+  agentSaid(text: string, messageId: string | null, opening: boolean, turn?: number): Promise<void>
+  /** What the caller has heard of turn `turn` so far (a sentence or a second at a time), so a crash loses at most the last moment. */
+  agentHearing?(text: string, turn: number): void
   customerSaid(text: string): Promise<void>
   latency(turn: TurnLatency): void
   state(state: PipelineState): void

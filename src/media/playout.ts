@@ -31,6 +31,11 @@ export const LEAD_MS = 1_000
  * line's lead) are ~10× a vendor TTS's time to first audio (150–250 ms) and ~200× espeak-ng's.
  */
 export const MAX_QUEUED_MS = 4_000
+/**
+ * How often what the caller has heard of a turn is reported while it plays (besides at each
+ * sentence): a process that dies mid-turn loses at most this much of the agent's words.
+ */
+export const HEARD_EVERY_MS = 1_000
 /** When the line stops echoing marks (socket trouble), a turn counts as over this long after its audio should have played. */
 export const ECHO_GRACE_MS = 1_500
 
@@ -50,6 +55,8 @@ interface Turn {
   lastMark: string | null
   firstSentAt: number | null
   firstHeardAt: number | null
+  /** What `onHeard` last reported, and when. */
+  reported: { text: string; at: number } | null
   onPlayed: ((heard: string, complete: boolean) => void) | null
   grace: ReturnType<typeof setTimeout> | null
 }
@@ -69,6 +76,8 @@ export interface PlayoutOptions {
   /** First agent audio of a turn went out / its first mark came back (latency bookkeeping). */
   onFirstSent?: (turnId: number, at: number) => void
   onFirstHeard?: (turnId: number, at: number) => void
+  /** What the caller has heard of the turn so far, at each sentence heard and every HEARD_EVERY_MS. */
+  onHeard?: (turnId: number, heard: string) => void
   /** Every frame sent, for the recording. */
   onSent?: (frame: OutboundFrame) => void
 }
@@ -113,7 +122,7 @@ export class Playout {
       previous.cleared = true
       this.settle(previous, heardText(previous), false)
     }
-    this.turn = { id, sentences: [], heard: null, ended: false, cleared: false, lastMark: null, firstSentAt: null, firstHeardAt: null, onPlayed, grace: null }
+    this.turn = { id, sentences: [], heard: null, ended: false, cleared: false, lastMark: null, firstSentAt: null, firstHeardAt: null, reported: null, onPlayed, grace: null }
   }
 
   /** A sentence of the current turn; returns its index for `audio`. */
@@ -183,10 +192,24 @@ export class Playout {
     this.marks.delete(name)
     const { turn } = mark
     if (turn.cleared) return
+    const before = turn.heard?.sentence ?? 0
     turn.heard = { sentence: mark.sentence, samples: mark.upTo }
+    const now = this.now()
     if (turn.firstHeardAt === null) {
-      turn.firstHeardAt = this.now()
+      turn.firstHeardAt = now
       this.options.onFirstHeard?.(turn.id, turn.firstHeardAt)
+    }
+    // A sentence is whole once its last samples are heard, or once the next one's are (its end
+    // may be echoed before the sentence is known to be complete).
+    const sentence = turn.sentences[mark.sentence]!
+    const whole = sentence.complete && mark.upTo >= sentence.samples ? mark.sentence + 1 : mark.sentence > before ? mark.sentence : 0
+    // A settled turn's words went to `onPlayed`; a late echo reports nothing.
+    if (this.options.onHeard && turn.onPlayed && (whole > 0 || now - (turn.reported?.at ?? turn.firstHeardAt) >= HEARD_EVERY_MS)) {
+      const text = whole > 0 && whole <= mark.sentence ? wholeText(turn, whole) : heardText(turn)
+      if (text && text !== turn.reported?.text) {
+        turn.reported = { text, at: now }
+        this.options.onHeard(turn.id, text)
+      }
     }
     this.maybePlayed(turn)
   }
@@ -277,6 +300,14 @@ function cutAt(s: Sentence, samples: number): string {
   const head = s.text.slice(0, chars + 1)
   const space = head.lastIndexOf(' ')
   return space > 0 ? s.text.slice(0, space).trim() : ''
+}
+
+/** The text of the turn's first `count` sentences. */
+function wholeText(turn: Turn, count: number): string {
+  return turn.sentences
+    .slice(0, count)
+    .map((s) => s.text)
+    .join(' ')
 }
 
 function heardText(turn: Turn): string {

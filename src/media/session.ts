@@ -91,6 +91,7 @@ export class VoiceSession {
       onFirstHeard: (id, at) => {
         if (this.turn?.id === id && this.turn.latency) this.turn.latency.firstMarkEchoedAt = at
       },
+      onHeard: (id, heard) => parts.line.agentHearing?.(heard, id),
       onSent: (f) => {
         if (f.kind === 'audio') parts.record?.fromAgent(f.pcm, f.sampleRate)
       },
@@ -382,7 +383,7 @@ export class VoiceSession {
   /** The turn's audio has played (or was cut): memory and transcript keep what was heard. */
   private async played(turn: ReplyTurn, heard: string, answer: boolean, opening: boolean): Promise<void> {
     const { line } = this.parts
-    if (heard || turn.reply?.messageId) await line.agentSaid(heard, answer ? (turn.reply?.messageId ?? null) : null, opening).catch((err) => line.log('warn', 'could not store what the agent said', { err: String(err) }))
+    if (heard || turn.reply?.messageId) await line.agentSaid(heard, answer ? (turn.reply?.messageId ?? null) : null, opening, turn.id).catch((err) => line.log('warn', 'could not store what the agent said', { err: String(err) }))
     if (turn.latency && turn.latency.firstAudioSentAt !== null) line.latency(turn.latency)
     if (this.turn !== turn || this.state === 'ended') return
     if (turn.endAfter) return void this.hangUp()

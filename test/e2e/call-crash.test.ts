@@ -74,7 +74,8 @@ test('a call in progress at kill -9 is reported dropped after the restart, its t
     expect((await call('PUT', `/console/sandbox/phones/${encodeURIComponent('+14155550181')}`, TOKEN, { pickup: 'answer', hangupAfterMs: null })).status).toBe(200)
     const id = (await call('POST', '/api/v1/calls', dev.key, { to: '+14155550181', purpose: 'Your appointment tomorrow' })).body.id
     let live: any = null
-    for (let i = 0; i < 300 && !live?.transcript?.length; i++) {
+    // The agent's line is written as it is heard (a second at a time): wait for the whole of it.
+    for (let i = 0; i < 300 && live?.transcript?.[0]?.text !== 'Your appointment tomorrow'; i++) {
       live = (await call('GET', `/api/v1/calls/${id}`, dev.key)).body
       await Bun.sleep(20)
     }

@@ -160,7 +160,8 @@ describe('a live stream', () => {
       const c = await connect(`/media/${id}/${token}`)
       c.send(start())
       for (let i = 1; i <= 5; i++) c.send(silence(i))
-      await until('the purpose in the transcript', () => call(id), (r) => r.transcript.length > 0, 5_000)
+      // The agent's line is written as it is heard; wait for the whole of it.
+      await until('the purpose in the transcript', () => call(id), (r) => r.transcript[0]?.text === 'Hello, this is a protocol test.', 5_000)
       breakIt(c)
       expect((await c.closed).code).toBeOneOf([1002, 1009])
       const ended = await until('failed', () => call(id), (r) => r.status === 'completed', 5_000)

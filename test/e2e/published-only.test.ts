@@ -46,12 +46,13 @@ async function attach(agent: string, voice: string, chat: string) {
  * Rings `to` from `from` on the sandbox network; once the agent has said its first line the caller
  * hangs up (after `hangupAfterMs`, moved on by the clock as well); answers the ended call's row.
  */
-async function inboundCall(from: string, to: string, lines: string[], hangupAfterMs = 30_000) {
+/** Rings `to` from `from`; once the agent's first line (`opening`, written as it is heard) is whole, the callee may hang up. */
+async function inboundCall(from: string, to: string, lines: string[], opening: string, hangupAfterMs = 30_000) {
   const rang = await s.console('POST', '/sandbox/calls', { from, to, lines, hangupAfterMs })
   expect(rang.status).toBe(201)
   const tries = await store('call_tries')
   const row = async () => (await tries.find({ direction: 'inbound', phone: from }))[0]
-  await until('the agent spoke', row, (r) => r?.transcript?.length > 0, 20_000)
+  await until('the agent spoke', row, (r) => r?.transcript?.[0]?.text === opening, 20_000)
   await s.console('POST', '/clock/advance', { ms: hangupAfterMs })
   return until('the inbound call ended', row, (r) => r?.status === 'completed' && r?.media === 'done', 20_000)
 }
@@ -91,7 +92,7 @@ describe('an agent never published', () => {
 
   test('an inbound call hears that the line is not available, and ends; nothing is analysed', async () => {
     const before = chats().length
-    const row = await inboundCall('+14155550813', '+14155550800', ['Hello, can you help me?'])
+    const row = await inboundCall('+14155550813', '+14155550800', ['Hello, can you help me?'], VOICE_LINES.unavailable)
     expect(row.transcript.filter((l: any) => l.speaker === 'agent').map((l: any) => l.text)).toEqual([VOICE_LINES.unavailable])
     expect(row).toMatchObject({ hangup: 'answered', summary: null, fields: {} })
     expect(row.error).toContain('not published')
@@ -126,7 +127,7 @@ describe('an agent edited after publishing', () => {
     const first = await systemPromptOfReplyTo('+14155550831', 'Hi there')
     expect(first).toContain(PUBLISHED)
     expect(first).not.toContain(DRAFT)
-    const call = await inboundCall('+14155550832', '+14155550820', [], 3_000)
+    const call = await inboundCall('+14155550832', '+14155550820', [], 'Hello from the published greeting.', 3_000)
     expect(call.transcript[0]).toMatchObject({ speaker: 'agent', text: 'Hello from the published greeting.' })
 
     await s.publish(dev.key, agent)

@@ -37,7 +37,7 @@ describeWithRedis('a call whose media lands on another instance', () => {
     const id = placed.body.id
     const row = await until('connected', () => a.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
     const callee = await until('callee on the line', async () => onA.sandbox.callee(row.body.callRef), (c) => !!c)
-    const talked = await until('answered', async () => (await b.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => c.transcript.length >= 3, 30_000)
+    const talked = await until('answered', async () => (await b.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => !!c.transcript[2]?.text.includes('9 am to 5 pm'), 30_000)
     expect(onB.media.pipeline(id)).not.toBeNull()
     expect(onA.media.pipeline(id)).toBeNull()
     expect(talked.transcript.slice(0, 3).map((l: any) => l.speaker)).toEqual(['agent', 'customer', 'agent'])

@@ -119,7 +119,12 @@ describe('a sandbox call through the media bridge', () => {
 
   test('a wordless noise over the agent stops it, then it picks its sentence up again', async () => {
     const { callee, call } = await callWithLines('+14155550810', '+14155550811', ['What time do you open on Saturday?', '~'])
-    const done = await until('cut, then resumed', call, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').length >= 3, 45_000)
+    // Agent lines are written as they are heard: wait for the resumed one to reach the sentence's end.
+    const resumedWhole = (c: any) => {
+      const agent = c.transcript.filter((l: any) => l.speaker === 'agent')
+      return agent.length >= 3 && FULL_HOURS.endsWith(agent[2].text.replace(/ \(Source: Shop FAQ\)$/, ''))
+    }
+    const done = await until('cut, then resumed', call, resumedWhole, 45_000)
     expect(callee.log.interruptions[0]?.kind).toBe('noise')
     expect(callee.log.clears).toBe(1)
     const agent = done.transcript.filter((l: any) => l.speaker === 'agent').map((l: any) => l.text)

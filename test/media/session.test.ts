@@ -72,6 +72,26 @@ describe('voice session', () => {
     await h.session.close()
   })
 
+  test('what the caller has heard of a turn is reported as it plays, a sentence at a time, under one turn id', async () => {
+    const hearing: [string, number][] = []
+    const finals: [string, number | undefined][] = []
+    const h = harness({
+      opening: 'Hello there, this is the shop. We open at eight on Sundays.',
+      agentHearing: (text, turn) => void hearing.push([text, turn]),
+      agentSaid: async (text, _id, _opening, turn) => void finals.push([text, turn]),
+    })
+    h.session.start(8000)
+    await waitFor(() => finals.length === 1)
+    const texts = hearing.map(([t]) => t)
+    // Each whole sentence heard is reported (the last one comes whole with agentSaid); each report extends the one before.
+    expect(texts).toEqual(['Hello there,', 'Hello there, this is the shop.'])
+    for (let i = 1; i < texts.length; i++) expect(texts[i]!.startsWith(texts[i - 1]!)).toBe(true)
+    expect(texts).toContain('Hello there, this is the shop.')
+    expect(new Set(hearing.map(([, turn]) => turn)).size).toBe(1)
+    expect(finals).toEqual([['Hello there, this is the shop. We open at eight on Sundays.', hearing[0]![1]]])
+    await h.session.close()
+  })
+
   test('the call time limit says goodbye, then hangs up answered', async () => {
     const h = harness({ maxCallSeconds: 0.3 })
     h.session.start(8000)

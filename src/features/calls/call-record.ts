@@ -28,6 +28,10 @@ export interface CallRecordDeps {
 export class CallRecord {
   private readonly transcript: TranscriptLine[]
   private readonly turns: TurnStages[] = []
+  /** The transcript line of each agent turn still playing, by the session's turn id. */
+  private readonly playing = new Map<number, TranscriptLine>()
+  /** Agent turns whose final line is written: a late report of one changes nothing. */
+  private readonly finished = new Set<number>()
   private writes: Promise<unknown> = Promise.resolve()
   readonly log: Logger
 
@@ -46,9 +50,31 @@ export class CallRecord {
     return this.writes
   }
 
-  said(speaker: TranscriptLine['speaker'], text: string): Promise<unknown> {
-    this.transcript.push({ speaker, text, at: iso(this.d.clock.now()) })
-    return this.write({ transcript: [...this.transcript] })
+  /** A line heard whole; an agent turn's (`turn`) replaces what `hearing` wrote of it, or goes when nothing was heard. */
+  said(speaker: TranscriptLine['speaker'], text: string, turn?: number): Promise<unknown> {
+    const line = turn === undefined ? undefined : this.playing.get(turn)
+    if (turn !== undefined) {
+      this.playing.delete(turn)
+      this.finished.add(turn)
+    }
+    if (line && text) line.text = text
+    else if (line) this.transcript.splice(this.transcript.indexOf(line), 1)
+    else if (text) this.transcript.push({ speaker, text, at: iso(this.d.clock.now()) })
+    else return this.writes
+    return this.write({ transcript: this.transcript.map((l) => ({ ...l })) })
+  }
+
+  /** What the caller has heard so far of the agent's turn `turn`, written as it plays. */
+  hearing(text: string, turn: number): Promise<unknown> {
+    if (this.finished.has(turn)) return this.writes
+    const line = this.playing.get(turn)
+    if (line) line.text = text
+    else {
+      const fresh: TranscriptLine = { speaker: 'agent', text, at: iso(this.d.clock.now()) }
+      this.playing.set(turn, fresh)
+      this.transcript.push(fresh)
+    }
+    return this.write({ transcript: this.transcript.map((l) => ({ ...l })) })
   }
 
   latency(t: TurnLatency): void {

@@ -95,11 +95,12 @@ export async function buildVoicePipeline(
       conversation = result.conversation
       return { reply: result.reply, endCall: result.endCall, messageId: result.replyMessage?.id ?? null }
     },
-    agentSaid: async (text, messageId) => {
+    agentSaid: async (text, messageId, _opening, turn) => {
       if (messageId) await d.conversations.reviseMessage(messageId, text)
       else if (text) conversation = (await d.conversations.addMessage(conversation!, { author: 'agent', parts: [{ type: 'text', text }] })).conversation
-      if (text) await record.said('agent', text)
+      await record.said('agent', text, turn)
     },
+    agentHearing: (text, turn) => void record.hearing(text, turn),
     customerSaid: (text) => record.said('customer', text).then(() => {}),
     latency: (t) => record.latency(t),
     state: (state) => c.state(state),
