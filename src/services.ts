@@ -38,6 +38,7 @@ import { modelsFeature } from './features/models'
 import { voicesFeature } from './features/voices'
 import { clockFeature } from './features/clock'
 import { inspectionFeature } from './features/inspection'
+import { consoleAppFeature } from './features/console-app'
 
 /** Every feature, in build order: a feature may `use` only those above it. */
 export const FEATURES: readonly Feature<any>[] = [
@@ -64,6 +65,7 @@ export const FEATURES: readonly Feature<any>[] = [
   voicesFeature,
   clockFeature,
   inspectionFeature,
+  consoleAppFeature,
 ]
 
 export interface BuiltFeature {

@@ -38,6 +38,8 @@ import { CallMedia, mediaChannel } from './media'
 import { MediaEnds } from './media-ends'
 import { PhraseCache } from '../../media/phrase-cache'
 import { eraseRecordings, RecordingSweeper, recordingsRoute } from './recordings'
+import { CallFeed, watchedTries } from './live-feed'
+import { CallReads } from './console-reads'
 
 /** A network report as the chart's event. */
 function chartEvent(e: TelephonyEvent) {
@@ -59,7 +61,9 @@ export const callsFeature = defineFeature(callsRef, {
     // Every call talks as the agent's published version (docs/spec.md Agent publication).
     const { serving: published } = use(versionsRef)
     const { store, clock, logger, bus, coordination, runtime } = kernel
-    const tries = await openCallTries(store)
+    // Every row write tells the feed (live-feed.ts): the console app's live pages follow calls on it.
+    const feed = new CallFeed(coordination, logger)
+    const tries = watchedTries(await openCallTries(store), feed)
     // The sandbox network always exists (its console routes and inbound simulation); calls go out on
     // Twilio when TELEPHONY_PROVIDER=twilio.
     const sandbox = await SandboxNetwork.open(store, clock)
@@ -90,8 +94,16 @@ export const callsFeature = defineFeature(callsRef, {
     kernel.onClockAdvance.push(async (now) => mediaEnds.clockMoved(now))
     const mediaEnded = (tryId: string) => mediaEnds.ended(tryId)
     const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, published, numbers, contacts, conversations, models, meter, bus, coordination, clock, logger, workspace, readsAnalysis, mediaSettled: (tryId) => mediaEnds.settled(tryId) })
-    const actors: CallActors = registerCall(runtime, { effects, clock, logger })
-    const media = new CallMedia({ phrases: new PhraseCache(), config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, mediaEnded, inspect: kernel.inspection?.inspect })
+    // Each stored move of a call's chart also goes to the feed (the console app highlights it).
+    const charted: typeof effects = {
+      ...effects,
+      async project(id, snapshot) {
+        await effects.project(id, snapshot)
+        feed.publish({ kind: 'actor', callId: id, state: String(snapshot.value) })
+      },
+    }
+    const actors: CallActors = registerCall(runtime, { effects: charted, clock, logger })
+    const media = new CallMedia({ feed, phrases: new PhraseCache(), config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, mediaEnded, inspect: kernel.inspection?.inspect })
     const hasEspeak = !!Bun.which('espeak-ng')
     sandbox.attachMedia({ baseUrl: () => kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
     const calls = new CallService({ tries, agents, published, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors, mediaEnded, byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined })
@@ -130,7 +142,7 @@ export const callsFeature = defineFeature(callsRef, {
       },
     }
     return {
-      services: { calls, sandbox, media, scripts, webCalls },
+      services: { calls, sandbox, media, scripts, webCalls, feed, reads: new CallReads({ tries, clock, actors: () => actors }) },
       ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message))],
       legacy: [recordingsRoute({ dataDir: config.dataDir, tokens, tries, now: () => clock.now() })],
       async start() {

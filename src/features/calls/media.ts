@@ -22,6 +22,7 @@ import type { Telephony } from '../../providers/telephony/port'
 import { verifyTwilioSignature } from '../../providers/telephony/twilio-signature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { CallRecord } from './call-record'
+import type { CallFeed } from './live-feed'
 import type { CallTryDoc, CallTryRepo } from './repository'
 import { buildVoicePipeline, type VoicePipelineDeps } from './voice-pipeline'
 
@@ -36,6 +37,8 @@ export interface CallMediaDeps extends VoicePipelineDeps {
   workspace: (id: string) => Promise<WorkspaceDoc | null>
   /** Announces that a try's stream has written its last (MediaEnds.ended). */
   mediaEnded: (tryId: string) => Promise<void>
+  /** Where the pipeline's state changes go for watchers (the console app); none in some tests. */
+  feed?: CallFeed
   /** The XState inspector's observer (INSPECT=1). */
   inspect?: Parameters<typeof createActor>[1] extends infer O ? (O extends { inspect?: infer I } ? I : never) : never
 }
@@ -97,6 +100,7 @@ export class CallMedia implements MediaCalls {
       state: (state) => {
         const entry = this.live.get(callId)
         if (entry) entry.state = state
+        d.feed?.publish({ kind: 'pipeline', callId, workspaceId: row.workspaceId, state })
       },
       hangUp: async ({ hangup, error }) => {
         io.close(CLOSE.ended, 'the call ended')

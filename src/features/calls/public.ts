@@ -6,6 +6,8 @@ import type { SandboxNetwork } from '../../providers/telephony/sandbox'
 import type { AgentDoc } from '../agents/public'
 import type { CallMedia } from './media'
 import type { CallService } from './service'
+import type { CallFeed } from './live-feed'
+import type { CallReads } from './console-reads'
 
 /** The widget's call button: a web call answered by `agent`, and where its browser streams (the media bridge). */
 export interface WebCalls {
@@ -18,9 +20,15 @@ export interface CallsServices {
   media: CallMedia
   scripts: SandboxScripts
   webCalls: WebCalls
+  /** Call updates as they happen (rows, pipeline state, chart state), on every instance. */
+  feed: CallFeed
+  /** The console's reads of calls (inbound ones too) and ending a call from the console. */
+  reads: CallReads
 }
 
 export const callsRef = featureRef<CallsServices>('calls')
 
 export { developerOf, lineSets, type CallService } from './service'
 export { PURPOSE_MAX } from './model'
+export { CALL_UPDATES_CHANNEL, type CallFeed, type CallUpdate } from './live-feed'
+export { LIVE_STATUSES, presentConsoleCall, type CallReads, type ConsoleCall, type ConsoleCallFilter } from './console-reads'

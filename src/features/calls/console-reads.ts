@@ -1,0 +1,93 @@
+/**
+ * The console's view of calls: every try of a workspace (inbound ones too, which GET /calls leaves
+ * out), filtered; one call with what an operator looks at beside the public form (its conversation,
+ * surface, media and pipeline, per-turn latency); and ending a live call from the console.
+ */
+import type { CallActors } from '../../../actors/call'
+import type { Clock } from '../../clock'
+import { ApiError, notFound } from '../../http/errors'
+import type { Filter, PageAfter } from '../../store/port'
+import type { TurnStages } from '../../media/latency'
+import type { Call } from './model'
+import { presentCall } from './present'
+import type { CallTryDoc, CallTryRepo } from './repository'
+
+export const LIVE_STATUSES = ['created', 'ringing', 'connected'] as const
+
+export interface ConsoleCallFilter {
+  status?: string
+  /** `live`: created, ringing or connected. */
+  live?: boolean
+  direction?: 'inbound' | 'outbound'
+  agent?: string
+  phone?: string
+  since?: string
+  until?: string
+}
+
+export type ConsoleCall = Call & {
+  tryId: string
+  surface: string
+  conversationId: string | null
+  media: 'live' | 'done' | null
+  pipeline: { stt: string; tts: string; vad: string; maxCallSeconds?: number } | null
+  latencyTurns: TurnStages[]
+  createdAt: string
+}
+
+export function presentConsoleCall(row: CallTryDoc): ConsoleCall {
+  return {
+    ...presentCall(row),
+    tryId: row.id,
+    surface: row.surface,
+    conversationId: row.conversationId,
+    media: row.media ?? null,
+    pipeline: row.pipeline ?? null,
+    latencyTurns: row.latencyTurns ?? [],
+    createdAt: row.createdAt,
+  }
+}
+
+export class CallReads {
+  constructor(private readonly deps: { tries: CallTryRepo; clock: Clock; actors: () => CallActors }) {}
+
+  page(workspaceId: string, q: ConsoleCallFilter, limit: number, after: PageAfter | null): Promise<CallTryDoc[]> {
+    const filter: Filter = { workspaceId }
+    if (q.live) filter.status = { $in: [...LIVE_STATUSES] }
+    else if (q.status) filter.status = q.status
+    if (q.direction) filter.direction = q.direction
+    if (q.agent) filter.agentId = q.agent
+    if (q.phone) filter.phone = q.phone
+    const range: { $gte?: string; $lt?: string } = {}
+    if (q.since) range.$gte = q.since
+    if (q.until) range.$lt = q.until
+    if (range.$gte || range.$lt) filter.createdAt = range
+    return this.deps.tries.page(filter, limit, after)
+  }
+
+  /** The newest try of a call in this workspace; 404 otherwise. */
+  async get(workspaceId: string, callId: string): Promise<CallTryDoc> {
+    const row = await this.newest(callId)
+    if (!row || row.workspaceId !== workspaceId) throw notFound(`no call ${callId} in this workspace`)
+    return row
+  }
+
+  async newest(callId: string): Promise<CallTryDoc | null> {
+    const [row] = await this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
+    return row ?? null
+  }
+
+  byTry(tryId: string): Promise<CallTryDoc | null> {
+    return this.deps.tries.get(tryId)
+  }
+
+  /** Ends a live call (or cancels a waiting one) as DELETE /calls/{id} does, inbound calls included; 409 when it ended already. */
+  async end(workspaceId: string, callId: string): Promise<CallTryDoc> {
+    await this.get(workspaceId, callId)
+    const actors = this.deps.actors()
+    const asked = await actors.ask(callId, { type: 'call.delete', at: this.deps.clock.now() })
+    if (!asked.ok) throw new ApiError(409, asked.refusal.message, { state: asked.refusal.state })
+    await actors.settle(callId)
+    return this.get(workspaceId, callId)
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The console web app at /console/app (docs/console-app.md): sign in with the console token, pick a
+ * workspace, and watch it live — calls in progress with their pipeline state and transcript,
+ * calls with recordings and latency, the state charts with a live actor's state, the inbox and
+ * campaigns. Plain pages and small modules served from web/, libraries from node_modules.
+ */
+import { randomBytes } from 'node:crypto'
+import { defineFeature } from '../../kernel/feature'
+import { callsRef } from '../calls/public'
+import { campaignsRef } from '../campaigns/public'
+import { conversationsRef } from '../conversations/public'
+import { webhooksRef } from '../webhooks/public'
+import { tenancyRef } from '../workspaces/public'
+import { AppAssets } from './assets'
+import { LiveHub } from './live'
+import { consoleAppRef } from './public'
+import { consoleReads } from './reads'
+import { appPages, appStream, appApi } from './routes'
+import { StreamTickets } from './tickets'
+
+export const consoleAppFeature = defineFeature(consoleAppRef, {
+  build(kernel, use) {
+    const { workspaceRepo } = use(tenancyRef)
+    const { feed, reads: calls } = use(callsRef)
+    const { conversations } = use(conversationsRef)
+    const { campaigns } = use(campaignsRef)
+    const { legacyWebhooks } = use(webhooksRef)
+    const { config, coordination, logger, bus } = kernel
+    const assets = new AppAssets()
+    // SECRET_KEY is always set by the server; a bare buildServices (some tests) signs for this process only.
+    const tickets = new StreamTickets(config.secretKey ?? randomBytes(32).toString('hex'), coordination)
+    const hub = new LiveHub({ feed, reads: calls, logger })
+    return {
+      services: { hub },
+      console: [
+        appPages(assets),
+        appStream({ tickets, hub }),
+        appApi({ auth: kernel.http.console, tickets, exists: async (id) => (await workspaceRepo.get(id)) !== null }),
+        consoleReads({ auth: kernel.http.console, workspaceRepo, calls, conversations, campaigns, legacyWebhooks, events: bus.events }),
+      ],
+      stop: () => hub.close(),
+    }
+  },
+})

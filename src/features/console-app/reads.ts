@@ -1,0 +1,185 @@
+/**
+ * Console reads the app needs and the console lacked (docs/console-app.md lists them): the
+ * workspaces to pick from; a workspace's calls (inbound ones too), one call, its events and
+ * webhook deliveries, and ending it; conversations across channels with their messages; and
+ * campaigns with their counts. All under the console token, JSON, newest first with `cursor`.
+ */
+import { Elysia, t } from 'elysia'
+import type { RecordedEvent } from '../../events/bus'
+import { answers, consoleErrors } from '../../http/docs'
+import { decodeCursor, encodeCursor, pageQuery, paginate } from '../../http/pagination'
+import type { KernelHttp } from '../../kernel/feature'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Collection } from '../../store/port'
+import { presentConsoleCall, type CallReads } from '../calls/public'
+import type { CampaignsServices } from '../campaigns/public'
+import { CHANNELS, presentMessage, type ConversationDoc, type ConversationFeature } from '../conversations/public'
+import type { WebhooksServices } from '../webhooks/public'
+import type { WorkspaceRepo } from '../workspaces/public'
+
+const Loose = t.Record(t.String(), t.Unknown())
+const PageOfLoose = t.Object({ items: t.Array(Loose), nextCursor: t.Union([t.String(), t.Null()]) })
+const Ws = t.Object({ ws: t.String() })
+const WsId = t.Object({ ws: t.String(), id: t.String() })
+const CALL_STATUSES = ['created', 'scheduled', 'ringing', 'connected', 'completed', 'missed', 'failed', 'cancelled'] as const
+const CONVERSATION_STATUSES = ['active', 'escalated', 'handled', 'resolved'] as const
+const Instant = (what: string) => t.Optional(t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}(T[0-9:.]+Z)?$', description: `${what}: ISO 8601 UTC instant or date` }))
+
+export interface ReadsDeps {
+  auth: KernelHttp['console']
+  workspaceRepo: WorkspaceRepo
+  calls: CallReads
+  conversations: ConversationFeature['conversations']
+  campaigns: CampaignsServices['campaigns']
+  legacyWebhooks: WebhooksServices['legacyWebhooks']
+  events: Collection<RecordedEvent>
+}
+
+/** Conversations read per round while a status filter looks for a page's worth. */
+const SCAN = 100
+
+const presentConversation = (c: ConversationDoc) => ({ id: c.id, agent: c.agentId, channel: c.channel, customer: c.customer, status: c.status, test: c.test, lastInboundAt: c.lastInboundAt, createdAt: c.createdAt, updatedAt: c.updatedAt })
+
+const presentWorkspace = (w: WorkspaceDoc) => ({ id: w.id, name: w.name, kind: w.kind, parentId: w.parentId, plan: w.plan, status: w.status, createdAt: w.createdAt })
+
+/** A stored instant or date as the store compares it (ISO with milliseconds). */
+const instant = (value: string | undefined) => (value === undefined ? undefined : new Date(value.length === 10 ? `${value}T00:00:00Z` : value).toISOString())
+
+export function consoleReads(d: ReadsDeps) {
+  return new Elysia({ detail: { tags: ['Console'] } })
+    .use(d.auth)
+    .get(
+      '/workspaces',
+      ({ query }) => paginate((limit, after) => d.workspaceRepo.page({ parentId: query.parent ?? null }, limit, after), query, 50, presentWorkspace),
+      {
+        query: t.Object({ ...pageQuery(200, 50), parent: t.Optional(t.String({ description: "a developer workspace: list its customers' workspaces" })) }),
+        detail: { summary: 'List developer workspaces (or one developer’s customer workspaces), newest first', responses: answers({ 200: PageOfLoose, ...consoleErrors(400) }) },
+      },
+    )
+    .get(
+      '/workspaces/:ws/calls',
+      ({ query, workspace }) => {
+        const filter = { ...query, since: instant(query.since), until: instant(query.until), live: query.live === 'true' }
+        return paginate((limit, after) => d.calls.page(workspace.id, filter, limit, after), query, 25, presentConsoleCall)
+      },
+      {
+        params: Ws,
+        workspace: true,
+        query: t.Object({
+          ...pageQuery(100, 25),
+          status: t.Optional(t.Union(CALL_STATUSES.map((s) => t.Literal(s)))),
+          live: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'true: ringing or connected calls only' })),
+          direction: t.Optional(t.Union([t.Literal('inbound'), t.Literal('outbound')])),
+          agent: t.Optional(t.String({ maxLength: 60 })),
+          phone: t.Optional(t.String({ maxLength: 40, description: 'the customer’s number, E.164' })),
+          since: Instant('created at or after'),
+          until: Instant('created before'),
+        }),
+        detail: { summary: 'List the calls of a workspace (every try, inbound too), newest first, with transcripts', responses: answers({ 200: PageOfLoose, ...consoleErrors(400, 404) }) },
+      },
+    )
+    .get('/workspaces/:ws/calls/:id', async ({ params, workspace }) => presentConsoleCall(await d.calls.get(workspace.id, params.id)), {
+      params: WsId,
+      workspace: true,
+      detail: { summary: 'One call as the console shows it: transcript, recording, latency per turn, summary, fields', responses: answers({ 200: Loose, ...consoleErrors(404) }) },
+    })
+    .delete('/workspaces/:ws/calls/:id', async ({ params, workspace }) => presentConsoleCall(await d.calls.end(workspace.id, params.id)), {
+      params: WsId,
+      workspace: true,
+      detail: { summary: 'End a live call (or cancel a waiting one), inbound calls too', responses: answers({ 200: Loose, ...consoleErrors(404, 409) }) },
+    })
+    .get(
+      '/workspaces/:ws/calls/:id/activity',
+      async ({ params, workspace }) => {
+        const row = await d.calls.get(workspace.id, params.id)
+        const found = await Promise.all([
+          d.events.find({ workspaceId: workspace.id, 'data.id': row.callId }, { sort: [['createdAt', 1]], limit: 100 }),
+          d.events.find({ workspaceId: workspace.id, 'data.callId': row.callId }, { sort: [['createdAt', 1]], limit: 100 }),
+          row.conversationId ? d.events.find({ workspaceId: workspace.id, 'data.conversationId': row.conversationId }, { sort: [['createdAt', 1]], limit: 100 }) : [],
+        ])
+        const byId = new Map(found.flat().map((e) => [e.id, e]))
+        const events = [...byId.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+        const ids = new Set(events.map((e) => e.id))
+        // Legacy endpoints keep a record per delivery (v1 webhooks are one attempt, kept by no record).
+        const deliveries = []
+        for (const endpoint of await d.legacyWebhooks.list(workspace.id)) {
+          for (const delivery of await d.legacyWebhooks.deliveries(workspace.id, endpoint.number, 200)) {
+            if (ids.has(delivery.event_id)) deliveries.push({ ...delivery, endpoint: { id: endpoint.number, url: endpoint.url } })
+          }
+        }
+        return { events: events.map((e) => ({ id: e.id, type: e.type, createdAt: e.createdAt, data: e.data })), deliveries }
+      },
+      {
+        params: WsId,
+        workspace: true,
+        detail: {
+          summary: 'The events of a call (and of its conversation) and their legacy webhook deliveries',
+          responses: answers({ 200: t.Object({ events: t.Array(Loose), deliveries: t.Array(Loose) }), ...consoleErrors(404) }),
+        },
+      },
+    )
+    .get(
+      '/workspaces/:ws/conversations',
+      async ({ query, workspace }) => {
+        // A status filter walks pages of the workspace's list (the store has no index for it), 20 at most.
+        const wanted = (c: ConversationDoc) => (query.status === undefined || c.status === query.status) && (query.test === 'true' || !c.test)
+        const limit = query.limit ?? 25
+        let after = decodeCursor(query.cursor)
+        const items: ConversationDoc[] = []
+        let more = true
+        for (let round = 0; more && items.length < limit && round < 20; round++) {
+          const rows = await d.conversations.list(workspace.id, { channel: query.channel }, SCAN, after)
+          more = rows.length === SCAN
+          for (const c of rows) {
+            after = { createdAt: c.createdAt, id: c.id }
+            if (wanted(c) && items.push(c) === limit) break
+          }
+        }
+        return { items: items.map(presentConversation), nextCursor: after && (more || items.length === limit) ? encodeCursor(after) : null }
+      },
+      {
+        params: Ws,
+        workspace: true,
+        query: t.Object({
+          ...pageQuery(100, 25),
+          channel: t.Optional(t.Union(CHANNELS.map((c) => t.Literal(c)))),
+          status: t.Optional(t.Union(CONVERSATION_STATUSES.map((s) => t.Literal(s)))),
+          test: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'true: test chats too' })),
+        }),
+        detail: { summary: 'The inbox: conversations on every channel, newest first', responses: answers({ 200: PageOfLoose, ...consoleErrors(400, 404) }) },
+      },
+    )
+    .get(
+      '/workspaces/:ws/conversations/:id/messages',
+      async ({ params, query, workspace }) => {
+        await d.conversations.get(workspace.id, params.id)
+        return paginate((limit, after) => d.conversations.listMessages(params.id, {}, limit, after), query, 50, presentMessage)
+      },
+      {
+        params: WsId,
+        workspace: true,
+        query: t.Object(pageQuery(100, 50)),
+        detail: { summary: "A conversation's messages, newest first", responses: answers({ 200: PageOfLoose, ...consoleErrors(400, 404) }) },
+      },
+    )
+    .get('/workspaces/:ws/conversations/:id', async ({ params, workspace }) => presentConversation(await d.conversations.get(workspace.id, params.id)), {
+      params: WsId,
+      workspace: true,
+      detail: { summary: 'One conversation', responses: answers({ 200: Loose, ...consoleErrors(404) }) },
+    })
+    .get(
+      '/workspaces/:ws/campaigns',
+      ({ query, workspace }) => paginate((limit, after) => d.campaigns.page(workspace.id, undefined, limit, after), query, 25, (c) => d.campaigns.present(c)),
+      {
+        params: Ws,
+        workspace: true,
+        query: t.Object(pageQuery(100, 25)),
+        detail: { summary: 'Campaigns with their counts, newest first', responses: answers({ 200: PageOfLoose, ...consoleErrors(400, 404) }) },
+      },
+    )
+    .get('/workspaces/:ws', async ({ workspace }) => presentWorkspace(workspace), {
+      params: Ws,
+      workspace: true,
+      detail: { summary: 'One workspace', responses: answers({ 200: Loose, ...consoleErrors(404) }) },
+    })
+}
