@@ -41,14 +41,19 @@ async function boot(env: Record<string, string>): Promise<{ out: string; err: st
   const reader = child.stdout.getReader()
   const decoder = new TextDecoder()
   const deadline = Date.now() + 30_000
+  let exiting = false
   // The start lines are printed together, the demo workspace's last.
   while (!out.includes('demo workspace') && Date.now() < deadline) {
     const chunk = await Promise.race([reader.read(), child.exited.then(() => null)])
-    if (!chunk || chunk.done) break
+    if (!chunk || chunk.done) {
+      exiting = true
+      break
+    }
     out += decoder.decode(chunk.value)
   }
   reader.releaseLock()
-  const ended = await Promise.race([child.exited, Bun.sleep(50).then(() => null)])
+  // Its output ended: it is exiting, so wait for the code (not a fixed 50 ms that a busy machine may outlast).
+  const ended = exiting ? await child.exited : null
   const err = ended === null ? '' : await new Response(child.stderr).text()
   return {
     out,
