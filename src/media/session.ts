@@ -21,13 +21,12 @@ import type { PipelineState, SessionParts } from './call-line'
 import type { InboundFrame } from './frames'
 import { PHONE_RATE, resample } from './codecs'
 import { Playout, CHUNK_MS } from './playout'
-import { ClauseChunker } from './sentences'
 import { TurnDetector } from './turns'
 import { endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
-import { SpeechQueue } from './speech-queue'
 import { isBackchannel, VOICE_LINES } from './phrases'
-import { ReplyTurn, sameWords } from './reply-turn'
+import { type ReplyTurn, sameWords } from './reply-turn'
 import { CallerWords } from './caller-words'
+import { AgentVoice } from './agent-voice'
 
 export type { AgentReply } from './reply-turn'
 
@@ -56,13 +55,14 @@ export type { CallLine, PipelineState, SessionParts } from './call-line'
 
 export class VoiceSession {
   private readonly playout: Playout
+  /** The agent's replies and fixed lines, as audio (agent-voice.ts). */
+  private readonly voice: AgentVoice
   private readonly detector = new TurnDetector()
   private readonly now: () => number
   readonly chart: Actor<typeof voiceTurnMachine>
   /** The reply being heard (or about to be), and one started early on the caller's words, held. */
   private turn: ReplyTurn | null = null
   private early: ReplyTurn | null = null
-  private turnSeq = 0
   private inbound: Promise<void> = Promise.resolve()
   private pending = 0
   dropped = 0
@@ -94,6 +94,17 @@ export class VoiceSession {
       onHeard: (id, heard) => parts.line.agentHearing?.(heard, id),
       onSent: (f) => {
         if (f.kind === 'audio') parts.record?.fromAgent(f.pcm, f.sampleRate)
+      },
+    })
+    this.voice = new AgentVoice({
+      line: parts.line,
+      tts: parts.tts,
+      playout: this.playout,
+      now: this.now,
+      phrases: parts.phrases,
+      ttsFailed: (err) => {
+        this.endReason ??= { hangup: 'failed', error: `text-to-speech failed: ${err.message}` }
+        void this.hangUp()
       },
     })
     const chart = voiceTurnMachine.provide({
@@ -241,7 +252,7 @@ export class VoiceSession {
   private preempt(text: string): void {
     if (!text.trim() || (this.early && sameWords(this.early.text, text))) return
     this.dropEarly()
-    this.early = this.reply(text, true)
+    this.early = this.voice.reply(text, true)
   }
 
   private dropEarly(): void {
@@ -278,53 +289,18 @@ export class VoiceSession {
     const early = this.early && sameWords(this.early.text, text) ? this.early : null
     if (!early) this.dropEarly()
     this.early = null
-    const turn = early ?? this.reply(text, false)
+    const turn = early ?? this.voice.reply(text, false)
     turn.latency = { turn: turn.id, ...marks, llmFirstTokenAt: turn.firstTokenAt, ttsFirstByteAt: turn.ttsFirstByteAt, firstAudioSentAt: null, firstMarkEchoedAt: null }
     this.hear(turn, true)
     turn.release()
   }
 
-  /** The agent's answer to `text`: the model streams into clauses, clauses into speech. */
-  private reply(text: string, held: boolean): ReplyTurn {
-    const turn = new ReplyTurn(++this.turnSeq, text, held)
-    const queue = this.speak(turn)
-    const chunker = new ClauseChunker()
-    void (async () => {
-      try {
-        const reply = await this.parts.line.respond(
-          text,
-          (piece) => {
-            if (turn.firstTokenAt === null) turn.firstTokenAt = this.now()
-            if (turn.latency && turn.latency.llmFirstTokenAt === null) turn.latency.llmFirstTokenAt = turn.firstTokenAt
-            for (const s of chunker.push(piece)) queue.push(s)
-          },
-          turn.signal,
-          held ? turn.released : undefined,
-        )
-        turn.reply = reply
-        turn.endAfter = reply.endCall
-        for (const s of chunker.flush()) queue.push(s)
-        // A turn with no streamed text (tools only, the engine's fallback line): say the stored reply.
-        if (!queue.count && reply.reply) queue.push(reply.reply)
-      } catch (err) {
-        if (turn.signal.aborted) return queue.close()
-        this.parts.line.log('warn', 'the agent could not answer', { err: String(err) })
-        queue.push(VOICE_LINES.trouble)
-      }
-      queue.close()
-    })()
-    return turn
-  }
-
   /** Speaks fixed text (the opening, a resumed sentence, a goodbye). */
   private say(text: string, options: { opening?: boolean; resumed?: boolean; endAfter?: boolean } = {}): void {
-    const turn = new ReplyTurn(++this.turnSeq, '', false)
+    const turn = this.voice.turn('', false)
     turn.endAfter = options.endAfter ?? false
     this.hear(turn, false, options.opening)
-    const queue = this.speak(turn, true)
-    const chunker = new ClauseChunker()
-    for (const s of [...chunker.push(text), ...chunker.flush()]) queue.push(s)
-    queue.close()
+    this.voice.speakText(turn, text)
   }
 
   /** `turn` is the one the caller hears now: the previous one stops; its audio goes to the line as it comes. */
@@ -336,48 +312,6 @@ export class VoiceSession {
       const previous = this.stored
       this.stored = previous.then(() => this.played(turn, heard, answer, opening))
     })
-  }
-
-  /**
-   * Clauses → TTS → the line, in order; the turn's signal stops it. A held turn's first clause is
-   * synthesised at once and waits, so the caller hears it the moment the turn is released.
-   */
-  private speak(turn: ReplyTurn, fixed = false): SpeechQueue {
-    const { tts, line } = this.parts
-    const queue = new SpeechQueue()
-    void (async () => {
-      try {
-        for await (const sentence of queue) {
-          if (turn.signal.aborted) break
-          const key = `${tts.name}|${line.voice}|${line.language}|${sentence}`
-          const cached = fixed ? this.parts.phrases?.get(key) : null
-          const keep: Int16Array[] | null = fixed && !cached ? [] : null
-          const audio = cached ? fromCache(cached) : tts.synthesize(sentence, { voice: line.voice, language: line.language, signal: turn.signal })
-          const it = audio[Symbol.asyncIterator]()
-          const first = it.next()
-          void first.then(() => (turn.ttsFirstByteAt ??= this.now())).catch(() => {})
-          if (!(await turn.whenReleased())) break
-          if (turn.latency && turn.latency.ttsFirstByteAt === null && turn.ttsFirstByteAt !== null) turn.latency.ttsFirstByteAt = turn.ttsFirstByteAt
-          const index = this.playout.sentence(sentence)
-          for (let r = await first; !r.done; r = await it.next()) {
-            if (turn.latency && turn.latency.ttsFirstByteAt === null) turn.latency.ttsFirstByteAt = this.now()
-            keep?.push(r.value)
-            await this.playout.audio(index, resample(r.value, tts.sampleRate, PHONE_RATE))
-          }
-          if (keep && !turn.signal.aborted) this.parts.phrases?.put(key, keep)
-          this.playout.sentenceDone(index)
-        }
-      } catch (err) {
-        if (!turn.signal.aborted) {
-          line.log('warn', 'text-to-speech failed', { err: String(err) })
-          this.endReason ??= { hangup: 'failed', error: `text-to-speech failed: ${(err as Error).message}` }
-          void this.hangUp()
-        }
-      }
-      // A reply with nothing to say still ends its turn, once it is the one being heard.
-      if (await turn.whenReleased()) this.playout.end()
-    })()
-    return queue
   }
 
   /** The turn's audio has played (or was cut): memory and transcript keep what was heard. */
@@ -401,7 +335,7 @@ export class VoiceSession {
       this.digits = ''
       const now = this.now()
       void this.parts.line.customerSaid(`[keypad] ${digits}`).then(() => {
-        const turn = this.reply(`(The caller pressed ${digits.split('').join(' ')} on the keypad.)`, false)
+        const turn = this.voice.reply(`(The caller pressed ${digits.split('').join(' ')} on the keypad.)`, false)
         turn.latency = { turn: turn.id, speechEndAt: now, endpointedAt: now, sttFinalAt: now, llmFirstTokenAt: null, ttsFirstByteAt: null, firstAudioSentAt: null, firstMarkEchoedAt: null }
         this.hear(turn, true)
       })
@@ -418,6 +352,11 @@ export class VoiceSession {
     this.quiet()
     if (this.state !== 'listening') return
     this.silenceTimer = setTimeout(() => void this.endPolitely(VOICE_LINES.silence, 'answered'), this.parts.line.silenceTimeoutMs ?? SILENCE_TIMEOUT_MS)
+  }
+
+  /** Ends the call from outside (the service is shutting down): the agent says `goodbye`, then hangs up (`answered`). */
+  endWith(goodbye: string): void {
+    void this.endPolitely(goodbye, 'answered')
   }
 
   /** Says goodbye (when there is something to say), then hangs up. The first reason to end wins. */
@@ -440,8 +379,4 @@ export class VoiceSession {
     this.hungUp = true
     await this.parts.line.hangUp(this.endReason ?? { hangup: 'answered' })
   }
-}
-
-async function* fromCache(chunks: Int16Array[]): AsyncIterable<Int16Array> {
-  yield* chunks
 }

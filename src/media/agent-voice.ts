@@ -1,0 +1,122 @@
+/**
+ * The agent's side of a call's pipeline: a reply (the model streaming into clauses) or a fixed
+ * line, clauses → TTS → the playout, in order. Turn-taking (session.ts) decides when a turn is
+ * heard; this only makes its audio. A held turn (an early reply) has its text streamed and its
+ * first clause synthesised, but nothing reaches the playout until it is released.
+ */
+import type { CallLine } from './call-line'
+import { PHONE_RATE, resample } from './codecs'
+import { VOICE_LINES } from './phrases'
+import type { Playout } from './playout'
+import { ReplyTurn } from './reply-turn'
+import { ClauseChunker } from './sentences'
+import { SpeechQueue } from './speech-queue'
+import type { TextToSpeech } from '../providers/tts/port'
+
+export interface AgentVoiceParts {
+  line: CallLine
+  tts: TextToSpeech
+  playout: Playout
+  now: () => number
+  /** Synthesised audio of fixed lines (phrase-cache.ts): the opening and goodbyes play at once. */
+  phrases?: { get(key: string): Int16Array[] | null; put(key: string, audio: Int16Array[]): void }
+  /** Speech could not be made: the call cannot go on. */
+  ttsFailed(err: Error): void
+}
+
+export class AgentVoice {
+  private seq = 0
+
+  constructor(private readonly parts: AgentVoiceParts) {}
+
+  /** A new turn (an answer to `text`, or '' for a fixed line); `held` until released. */
+  turn(text: string, held: boolean): ReplyTurn {
+    return new ReplyTurn(++this.seq, text, held)
+  }
+
+  /** The agent's answer to `text`: the model streams into clauses, clauses into speech. */
+  reply(text: string, held: boolean): ReplyTurn {
+    const { line, now } = this.parts
+    const turn = this.turn(text, held)
+    const queue = this.speak(turn)
+    const chunker = new ClauseChunker()
+    void (async () => {
+      try {
+        const reply = await line.respond(
+          text,
+          (piece) => {
+            if (turn.firstTokenAt === null) turn.firstTokenAt = now()
+            if (turn.latency && turn.latency.llmFirstTokenAt === null) turn.latency.llmFirstTokenAt = turn.firstTokenAt
+            for (const s of chunker.push(piece)) queue.push(s)
+          },
+          turn.signal,
+          held ? turn.released : undefined,
+        )
+        turn.reply = reply
+        turn.endAfter = reply.endCall
+        for (const s of chunker.flush()) queue.push(s)
+        // A turn with no streamed text (tools only, the engine's fallback line): say the stored reply.
+        if (!queue.count && reply.reply) queue.push(reply.reply)
+      } catch (err) {
+        if (turn.signal.aborted) return queue.close()
+        line.log('warn', 'the agent could not answer', { err: String(err) })
+        queue.push(VOICE_LINES.trouble)
+      }
+      queue.close()
+    })()
+    return turn
+  }
+
+  /** Fixed text (the opening, a resumed sentence, a goodbye) spoken as `turn`, from the phrase cache when it is there. */
+  speakText(turn: ReplyTurn, text: string): void {
+    const queue = this.speak(turn, true)
+    const chunker = new ClauseChunker()
+    for (const s of [...chunker.push(text), ...chunker.flush()]) queue.push(s)
+    queue.close()
+  }
+
+  /**
+   * Clauses → TTS → the line, in order; the turn's signal stops it. A held turn's first clause is
+   * synthesised at once and waits, so the caller hears it the moment the turn is released.
+   */
+  private speak(turn: ReplyTurn, fixed = false): SpeechQueue {
+    const { tts, line, playout, now, phrases } = this.parts
+    const queue = new SpeechQueue()
+    void (async () => {
+      try {
+        for await (const sentence of queue) {
+          if (turn.signal.aborted) break
+          const key = `${tts.name}|${line.voice}|${line.language}|${sentence}`
+          const cached = fixed ? phrases?.get(key) : null
+          const keep: Int16Array[] | null = fixed && !cached ? [] : null
+          const audio = cached ? fromCache(cached) : tts.synthesize(sentence, { voice: line.voice, language: line.language, signal: turn.signal })
+          const it = audio[Symbol.asyncIterator]()
+          const first = it.next()
+          void first.then(() => (turn.ttsFirstByteAt ??= now())).catch(() => {})
+          if (!(await turn.whenReleased())) break
+          if (turn.latency && turn.latency.ttsFirstByteAt === null && turn.ttsFirstByteAt !== null) turn.latency.ttsFirstByteAt = turn.ttsFirstByteAt
+          const index = playout.sentence(sentence)
+          for (let r = await first; !r.done; r = await it.next()) {
+            if (turn.latency && turn.latency.ttsFirstByteAt === null) turn.latency.ttsFirstByteAt = now()
+            keep?.push(r.value)
+            await playout.audio(index, resample(r.value, tts.sampleRate, PHONE_RATE))
+          }
+          if (keep && !turn.signal.aborted) phrases?.put(key, keep)
+          playout.sentenceDone(index)
+        }
+      } catch (err) {
+        if (!turn.signal.aborted) {
+          line.log('warn', 'text-to-speech failed', { err: String(err) })
+          this.parts.ttsFailed(err as Error)
+        }
+      }
+      // A reply with nothing to say still ends its turn, once it is the one being heard.
+      if (await turn.whenReleased()) playout.end()
+    })()
+    return queue
+  }
+}
+
+async function* fromCache(chunks: Int16Array[]): AsyncIterable<Int16Array> {
+  yield* chunks
+}
