@@ -65,6 +65,9 @@ function shortAnswer(ws: string[]): boolean {
   const rest = ws.slice(1)
   return SHORT_COMPLETE.has(ws[0]!) && (SHORT_COMPLETE_PHRASES.has(rest.join(' ')) || rest.every((w) => SHORT_COMPLETE.has(w)))
 }
+/** "the" and possessives: a particular thing is being named, its noun due after them ("any parking" is whole). */
+const DETERMINERS = new Set('the my your our their his her its'.split(' '))
+
 /** Words that open a question: a turn that starts with one and has its object is complete. */
 const QUESTION_OPENERS = new Set('what when where who whom whose why how which can could do does did is are was were will would should shall may might have has am'.split(' '))
 /** A question ending on one of these has its subject but not its verb yet… */
@@ -122,6 +125,9 @@ export function endOfTurn(text: string, upperMs: number = TRAILING_WAIT_MS): End
   if (QUESTION_OPENERS.has(ws[0]!) && ws.length >= 3) {
     // "When are you", "what time do you": the question has its subject, not yet its verb.
     if (SUBJECTS.has(last) && !WHOLE_QUESTIONS.has(ws.slice(-3).join(' '))) return at(NEUTRAL_WAIT_MS, 'neutral', `a question that stops at its subject ("${last}")`)
+    // "What are your opening", "is the booking": an -ing word after a determiner is mostly the
+    // first half of a noun ("opening hours", "booking fee"); the question has no object yet.
+    if (/ing$/.test(last) && DETERMINERS.has(ws[ws.length - 2]!)) return at(NEUTRAL_WAIT_MS, 'neutral', `a question that stops at "${ws[ws.length - 2]} ${last}"`)
     return at(COMPLETE_WAIT_MS, 'complete', `a question ("${ws[0]} …")`)
   }
   return at(NEUTRAL_WAIT_MS, 'neutral', 'a statement with no sign either way')

@@ -17,6 +17,9 @@ const CASES: [string, TurnShape, number][] = [
   ['how are you', 'complete', COMPLETE_WAIT_MS],
   ['when are you', 'neutral', NEUTRAL_WAIT_MS],
   ['what time do you', 'neutral', NEUTRAL_WAIT_MS],
+  ['what are your opening', 'neutral', NEUTRAL_WAIT_MS],
+  ['what are your opening hours', 'complete', COMPLETE_WAIT_MS],
+  ['is there any parking', 'complete', COMPLETE_WAIT_MS],
   // Numbers: a whole one is answered soon; half of one waits.
   ['my number is 415 555 0123 4', 'number', NUMBER_WAIT_MS],
   ['it is 4155550123', 'number', NUMBER_WAIT_MS],
