@@ -53,7 +53,7 @@ const VoiceInput = t.Object(
     recordCalls: t.Optional(t.Boolean()),
     maxCallSeconds: t.Optional(Nullable(BodyInt({ minimum: 60, maximum: 1200 }))),
     endpointingMs: t.Optional(
-      Nullable(BodyInt({ minimum: 200, maximum: 3000, description: 'the longest silence (ms) the agent waits when the caller trails off, capping the shorter waits for complete turns; null: 1500 (README "Voice")' })),
+      Nullable(BodyInt({ minimum: 200, maximum: 3000, description: 'the longest silence (ms) the agent waits when the caller trails off, capping the shorter waits for complete turns; null: 1500 (docs/api/voice.md)' })),
     ),
     // Read-only; accepted and ignored so a GET body can be sent back unchanged.
     surfaces: t.Optional(t.Array(t.String())),

@@ -53,7 +53,7 @@ export const Voice = t.Object({ id: t.String(), name: t.String(), sample: t.Unio
 export const PreviewBody = t.Object(
   {
     voice: t.String({ minLength: 1, maxLength: 200, description: 'a voice id from GET /byok/voices' }),
-    text: t.String({ minLength: 1, maxLength: 200, description: 'SPEC.md Limits: up to 200 characters' }),
+    text: t.String({ minLength: 1, maxLength: 200, description: 'up to 200 characters (docs/spec.md, Limits)' }),
     language: t.Optional(t.String({ minLength: 1, maxLength: 40 })),
   },
   { additionalProperties: false },

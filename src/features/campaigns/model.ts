@@ -30,7 +30,7 @@ export const Campaign = t.Object({
   startedAt: Nullable(t.String()),
   finishedAt: Nullable(t.String()),
   createdAt: t.String(),
-  lastError: Nullable(t.String({ description: 'why a failed campaign stopped (README "Campaigns")' })),
+  lastError: Nullable(t.String({ description: 'why a failed campaign stopped (docs/api/campaigns.md)' })),
 })
 
 export const CreateCampaign = t.Object(

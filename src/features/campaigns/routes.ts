@@ -53,7 +53,7 @@ export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: Campai
   const { campaigns } = deps
   const moved = (move: 'pause' | 'resume' | 'cancel') => async ({ params, workspace }: { params: { id: string }; workspace: { id: string } }) =>
     campaigns.present(await campaigns.move(workspace.id, params.id, move))
-  const conflictNote = '409 naming the current state when the move does not apply (SPEC.md Campaign status).'
+  const conflictNote = '409 naming the current state when the move does not apply (docs/spec.md, Campaign status).'
   return new Elysia({ prefix: '/campaigns', detail: { tags: ['Campaigns'] } })
     .use(deps.context)
     .get('', ({ query, workspace }) => paginate((limit, after) => campaigns.page(workspace.id, query.status, limit, after), query, 25, (c) => campaigns.present(c)), {
