@@ -13,6 +13,7 @@ import { openCoordination } from './coordination'
 import { EventBus } from './events/bus'
 import { ActorRuntime, createInspection } from '../actors'
 import { randomId } from './ids'
+import { Metrics, watchKernel } from './metrics'
 import type { Feature, FeatureParts, FeatureRef, Kernel, KernelHttp } from './kernel/feature'
 import { CustomerLifecycleHooks } from './kernel/customer-lifecycle'
 import { tenancyFeature } from './features/workspaces'
@@ -99,13 +100,15 @@ async function openClock(config: Config, store: DocumentStore): Promise<{ clock:
 }
 
 export async function buildServices(config: Config, logger: Logger): Promise<Services> {
-  const store = await openStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl, sqliteLocking: config.sqliteLocking })
+  const metrics = new Metrics(logger)
+  const store = await openStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl, sqliteLocking: config.sqliteLocking, onCommit: metrics.commits(config.mongodbUrl ? 'mongodb' : 'sqlite') })
   const coordination = await openCoordination({ dataDir: config.dataDir, redisUrl: config.redisUrl })
   const { clock, persist } = await openClock(config, store)
   const bus = await EventBus.open(store, coordination, clock, logger)
   const inspection = config.inspect ? await createInspection({ url: config.inspectUrl, port: config.inspectPort }) : null
   // Features register their actor kinds while they are built; the runtime starts once all have.
   const runtime = new ActorRuntime({ store, coordination, clock, logger, instanceId: `inst_${randomId(10)}`, inspect: inspection?.inspect })
+  watchKernel(metrics, { runtime, coordination, clock })
 
   let http: KernelHttp | null = null
   const kernel: Kernel = {
@@ -117,6 +120,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     bus,
     runtime,
     inspection,
+    metrics,
     customerHooks: new CustomerLifecycleHooks(),
     onClockAdvance: [async (now) => void (await runtime.runDue(now))],
     listening: { url: null },

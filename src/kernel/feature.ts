@@ -26,6 +26,7 @@ import type { consoleAuth } from '../http/console-auth'
 import type { legacyContext } from '../http/legacy-context'
 import type { v1Context } from '../http/context'
 import type { Logger } from '../logger'
+import type { Metrics } from '../metrics/metrics'
 import type { CollectionSpec, DocumentStore } from '../store/port'
 import type { CustomerLifecycleHooks } from './customer-lifecycle'
 import type { Principal, WorkspaceDoc } from './tenancy'
@@ -49,6 +50,8 @@ export interface Kernel {
   bus: EventBus
   runtime: ActorRuntime
   inspection: Inspection | null
+  /** This instance's Prometheus metrics (GET /metrics): features record into the named ones. */
+  metrics: Metrics
   /** What a customer's delete, restore and erasure must also do: each feature subscribes its own. */
   customerHooks: CustomerLifecycleHooks
   /** Work to run after the manual clock moves (durable timers and features that keep time register here). */

@@ -103,7 +103,8 @@ export const callsFeature = defineFeature(callsRef, {
       },
     }
     const actors: CallActors = registerCall(runtime, { effects: charted, clock, logger })
-    const media = new CallMedia({ feed, phrases: new PhraseCache(), config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, mediaEnded, inspect: kernel.inspection?.inspect })
+    const media = new CallMedia({ feed, phrases: new PhraseCache(), config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, mediaEnded, inspect: kernel.inspection?.inspect, turnObserved: (stages) => kernel.metrics.voiceTurn(stages) })
+    kernel.metrics.mediaSessions.from(() => media.live.size)
     const hasEspeak = !!Bun.which('espeak-ng')
     sandbox.attachMedia({ baseUrl: () => kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
     const calls = new CallService({ tries, agents, published, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors, mediaEnded, byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined })

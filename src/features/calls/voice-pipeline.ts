@@ -10,6 +10,7 @@ import type { Config } from '../../config'
 import type { Logger } from '../../logger'
 import type { OutboundFrame } from '../../media/frames'
 import { TRAILING_WAIT_MS } from '../../media/end-of-turn'
+import { stagesOf, type TurnStages } from '../../media/latency'
 import type { PhraseCache } from '../../media/phrase-cache'
 import { Recorder } from '../../media/recorder'
 import { VoiceSession, type CallLine, type PipelineState, type SessionParts } from '../../media/session'
@@ -37,6 +38,8 @@ export interface VoicePipelineDeps {
   byok?: Pick<ByokRuntime, 'speech'>
   phrases: PhraseCache
   logger: Logger
+  /** Hears each voice turn's stages as the call record stores them (the turn latency on /metrics). */
+  turnObserved?: (stages: TurnStages) => void
 }
 
 export type Built =
@@ -102,7 +105,10 @@ export async function buildVoicePipeline(
     },
     agentHearing: (text, turn) => void record.hearing(text, turn),
     customerSaid: (text) => record.said('customer', text).then(() => {}),
-    latency: (t) => record.latency(t),
+    latency: (t) => {
+      record.latency(t)
+      d.turnObserved?.(stagesOf(t))
+    },
     state: (state) => c.state(state),
     hangUp: c.hangUp,
     log: (level, message, data) => record.log[level](data ?? {}, message),

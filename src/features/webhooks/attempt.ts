@@ -39,10 +39,14 @@ export interface AttemptDeps {
   allowPrivate: boolean
   timeoutMs: number
   email: EmailSender
+  /** Hears each attempt's outcome (the webhook deliveries on /metrics). */
+  counted?: (outcome: AttemptOutcome) => void
 }
 
 export async function attempt(target: Target, request: SignedRequest, deps: AttemptDeps): Promise<AttemptOutcome> {
-  return target.kind === 'email' ? sendEmail(target.address, request, deps.email) : post(target.url, request, deps)
+  const outcome = target.kind === 'email' ? await sendEmail(target.address, request, deps.email) : await post(target.url, request, deps)
+  deps.counted?.(outcome)
+  return outcome
 }
 
 async function post(url: string, request: SignedRequest, deps: AttemptDeps): Promise<AttemptOutcome> {

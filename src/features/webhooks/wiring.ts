@@ -11,6 +11,7 @@ import type { Config } from '../../config'
 import { SecretBox } from '../../crypto/secrets'
 import type { EventBus } from '../../events/bus'
 import type { Logger } from '../../logger'
+import type { Metrics } from '../../metrics/metrics'
 import { createEmailSender, openOutbox, type OutboxRepo } from '../../providers/email'
 import type { DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents/public'
@@ -59,6 +60,8 @@ export interface WebhooksDeps {
   coordination: Coordination
   /** Where a switched-off endpoint is reported to its developer. */
   notifications: NotificationService
+  /** Counts delivery attempts by surface and result; none in some tests. */
+  metrics?: Pick<Metrics, 'webhookDeliveries'>
 }
 
 export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<WebhooksFeature> {
@@ -70,6 +73,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   const email = createEmailSender(config, V1_TIMEOUT_MS, { repo: outbox, clock })
   const lanes = new Lanes({ concurrency: LANE_CONCURRENCY, maxQueued: LANE_MAX_QUEUED })
   const allowPrivate = config.allowPrivateWebhookTargets
+  const counted = (surface: 'v1' | 'legacy') => (outcome: { ok: boolean }) => deps.metrics?.webhookDeliveries.inc({ surface, result: outcome.ok ? 'delivered' : 'failed' })
 
   const endpoints = registerWebhookEndpoint(runtime, { effects: switchedOffNotice({ repos, notifications: deps.notifications }), clock, logger })
   let deliveryActors: WebhookDeliveryActors | null = null
@@ -80,11 +84,11 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
     secrets,
     clock,
     lanes,
-    attempt: { allowPrivate, email },
+    attempt: { allowPrivate, email, counted: counted('legacy') },
     agentNumber: (agentId) => agents.legacyNumberOfId(agentId),
   })
   deliveryActors = registerWebhookDelivery(runtime, { effects: { deliver: legacy.deliver }, clock, logger })
-  const v1 = new V1Deliveries({ repos, endpoints, secrets, clock, lanes, attempt: { allowPrivate, timeoutMs: V1_TIMEOUT_MS, email }, logger, coordination: deps.coordination })
+  const v1 = new V1Deliveries({ repos, endpoints, secrets, clock, lanes, attempt: { allowPrivate, timeoutMs: V1_TIMEOUT_MS, email, counted: counted('v1') }, logger, coordination: deps.coordination })
   bus.subscribe(v1.onEvent)
   bus.subscribe(legacy.onEvent)
 
