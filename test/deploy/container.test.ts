@@ -265,6 +265,14 @@ describe('docker-compose.yml and .env.example', () => {
     expect(inspect.services.api.environment.INSPECT).toBe('1')
   })
 
+  test('docker stop waits for the drain: stop_grace_period is a minute past the drain deadline', () => {
+    const grace = /^(\d+)(m|s)$/.exec(String(api.stop_grace_period))
+    expect(grace).not.toBeNull()
+    const graceSeconds = Number(grace![1]) * (grace![2] === 'm' ? 60 : 1)
+    const drain = /DEFAULT_DRAIN_SECONDS = (\d+)/.exec(read('src/config.ts'))
+    expect(graceSeconds).toBeGreaterThanOrEqual(Number(drain?.[1] ?? 300) + 60)
+  })
+
   test('MongoDB and Redis are healthy before the service starts', () => {
     expect(api.depends_on).toEqual({ mongo: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } })
     expect(compose.services.mongo.healthcheck.test).toContain('mongosh')
