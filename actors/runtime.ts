@@ -59,6 +59,11 @@ const RESUME_CONCURRENCY = 32
 // A crashed instance's leases lapse after LEASE_TTL_MS (15 s); looking for its orphaned pending
 // work every 30 s resumes it within about 45 s, for one indexed query when there is none.
 const ORPHAN_SWEEP_MS = 30_000
+// A stopping instance says so on this channel once it has released leases, so the others take its
+// pending work at once instead of at their next orphan sweep (up to ORPHAN_SWEEP_MS later).
+const RELEASED_CHANNEL = 'actors:released'
+// While draining, actors that fell idle are handed over this often.
+const DRAIN_SWEEP_MS = 500
 // runDue repeats while woken effects arm timers that are already due; a chain longer than this
 // is a machine re-arming itself at "now", which must not hang a clock advance.
 const MAX_RUN_DUE_PASSES = 20
@@ -74,6 +79,9 @@ export class ActorRuntime {
   private woken: Map<string, { kind: string; id: string }> | null = null
   private snapshots: SnapshotStore | null = null
   private residency: Residency | null = null
+  /** Shutting down: no timers or orphaned work taken, actors handed over as they fall idle. */
+  private draining = false
+  private unsubscribeReleased: (() => Promise<void>) | null = null
   private readonly transitionListeners: ((t: Transition) => void)[] = []
 
   constructor(private readonly opts: ActorRuntimeOptions) {
@@ -98,7 +106,7 @@ export class ActorRuntime {
     })
     this.keeper = new Housekeeper(
       [
-        { name: 'passivation', everyMs: () => this.sweepMs(), run: () => this.passivateIdle() },
+        { name: 'passivation', everyMs: () => (this.draining ? DRAIN_SWEEP_MS : this.sweepMs()), run: () => (this.draining ? this.handOverIdle() : this.passivateIdle()) },
         // A third of the ttl: two renewals in a row may be late before the lease lapses.
         { name: 'lease renewal', everyMs: () => this.leases.ttlMs / 3, run: () => this.res().renewLeases() },
         { name: 'orphaned work', everyMs: () => ORPHAN_SWEEP_MS, run: () => this.resumePending() },
@@ -135,6 +143,7 @@ export class ActorRuntime {
   /** Opens the snapshot collection, resumes actors with pending work, starts timers and chores. */
   async start(): Promise<{ resumed: number }> {
     if (this.residency) return { resumed: 0 }
+    this.draining = false
     const snapshots = await SnapshotStore.open(this.opts.store)
     const { coordination, clock, logger } = this.opts
     const persister = new Persister({
@@ -148,6 +157,7 @@ export class ActorRuntime {
       },
     })
     await this.forwarder.start()
+    this.unsubscribeReleased = await coordination.subscribe(RELEASED_CHANNEL, (from) => this.peerReleased(from))
     this.snapshots = snapshots
     this.residency = new Residency({
       queue: this.queue,
@@ -166,17 +176,72 @@ export class ActorRuntime {
     return { resumed }
   }
 
-  /** Stops timers and chores, lets queued work finish, stops every actor and releases its lease. */
+  /**
+   * Stops timers and chores, lets queued work finish, stops every actor and releases its lease,
+   * then tells the other instances, which resume what had pending work at once.
+   */
   async stop(): Promise<void> {
     const residency = this.residency
     if (!residency) return
+    // From here on nothing new is taken on (peerReleased, the orphan sweep).
+    this.draining = true
     await this.keeper.stop()
     await this.pump.stop()
     await this.queue.drain()
+    const held = residency.size
     for (const live of residency.all()) await residency.drop(live)
+    await this.unsubscribeReleased?.()
+    if (held > 0) await this.announceReleased()
     await this.forwarder.stop()
     this.residency = null
     this.snapshots = null
+  }
+
+  /**
+   * Shutdown begins (SIGTERM): this instance claims no more durable timers and resumes no one
+   * else's orphaned work; every idle actor is handed over now (its lease released, the others
+   * told) and each busy one once its effect has run. Events keep reaching actors held here.
+   */
+  async drain(): Promise<void> {
+    if (this.draining || !this.residency) return
+    this.draining = true
+    await this.pump.stop()
+    await this.handOverIdle()
+  }
+
+  /**
+   * Hands over every live actor of `kind`, busy or not (stopping an actor stops its running
+   * effects): for work its feature has already brought to a safe stop (a campaign's sender).
+   */
+  async handOver(kind: string): Promise<number> {
+    this.registration(kind)
+    const residency = this.res()
+    const held = residency.all().filter((l) => l.kind === kind)
+    await Promise.all(held.map((l) => this.queue.run(l.key, async () => void (residency.get(l.key) === l && (await residency.drop(l))))))
+    if (held.length > 0) await this.announceReleased()
+    return held.length
+  }
+
+  /** Actors busy right now (an effect in flight) in this process. */
+  get busyCount(): number {
+    return this.residency?.all().filter((l) => l.busy()).length ?? 0
+  }
+
+  private async handOverIdle(): Promise<number> {
+    const handed = await this.passivateIdle(true)
+    if (handed > 0) await this.announceReleased()
+    return handed
+  }
+
+  private async announceReleased(): Promise<void> {
+    await this.opts.coordination.publish(RELEASED_CHANNEL, this.opts.instanceId).catch((err: unknown) => this.opts.logger.warn({ err }, 'could not tell the other instances that actors were released'))
+  }
+
+  /** Another instance released actors: take its pending work and due timers now. */
+  private peerReleased(from: string): void {
+    if (from === this.opts.instanceId || this.draining || !this.residency) return
+    void this.resumePending().catch((err: unknown) => this.opts.logger.warn({ err }, 'could not resume work another instance released'))
+    this.pump.nudge(this.opts.clock.now())
   }
 
   /** Creates and persists a new actor; ActorExistsError when the id is taken. */
@@ -385,6 +450,7 @@ export class ActorRuntime {
    * the ones a crashed instance left behind once its leases lapse. Returns how many it resumed.
    */
   private async resumePending(): Promise<number> {
+    if (this.draining) return 0
     const residency = this.res()
     let resumed = 0
     for (const reg of this.kinds.values()) {

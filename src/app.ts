@@ -14,6 +14,7 @@ import { isVisitorPath, V1_PREFIX } from './http/surface'
 import { mountDocs } from './http/openapi-docs'
 import { jsonBodies } from './http/json-body'
 import { BodyDeadlines } from './http/body-deadline'
+import { drainingGate } from './http/draining-gate'
 import { MAX_MESSAGE_BYTES } from './media/serializers/twilio'
 import { metricsRoute } from './metrics'
 export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
@@ -49,7 +50,7 @@ export function createApp(services: Services, consoleToken: string) {
     )
     .use(requestLog(services.logger))
     .use(jsonBodies(new BodyDeadlines({ onTimeout: (client, slowBodies, reason) => services.logger.warn({ client, slowBodies, reason }, 'request body too slow: answered 408') })))
-    .get('/health', () => ({ ok: true }), { detail: { hide: true } })
+    .use(drainingGate(services.draining))
     .use(metricsRoute(services.metrics, consoleToken))
     .use(v1)
     .use(consoleSurface)

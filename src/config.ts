@@ -58,6 +58,8 @@ export interface Config {
   campaignSendRate?: number
   /** The `botapp` platform: the sandbox (default) or the Telegram Bot API at `telegramApiUrl`. */
   botapp: { provider: 'sandbox' | 'telegram'; telegramApiUrl: string }
+  /** After SIGTERM, how long live calls may go on before they are ended with a goodbye (DRAIN_SECONDS). */
+  drainSeconds: number
   /** Voice pipeline engines (docs/api/voice.md): `auto` resolves keys → local engines → the sandbox doubles. */
   speech: {
     stt: 'auto' | 'deepgram' | 'openai' | 'pocketsphinx' | 'sandbox'
@@ -200,6 +202,20 @@ function inspectorPort(env: Env, apiPort: number): number {
   return port
 }
 
+/**
+ * 0–3600, default 300: the free plan's default call length (src/catalog/limits.ts), so a call that
+ * started just before a deploy and runs to that limit still ends on its own; longer ones hear a
+ * goodbye. Past an hour a rolling deploy would take all day. 0 ends live calls at once (politely).
+ */
+function drainSeconds(env: Env): number {
+  const v = optional(env, 'DRAIN_SECONDS')
+  if (v === undefined) return DEFAULT_DRAIN_SECONDS
+  if (!/^\d+$/.test(v) || Number(v) > 3600) throw new ConfigError('DRAIN_SECONDS', `must be a whole number of seconds from 0 to 3600 (got "${v}")`)
+  return Number(v)
+}
+
+export const DEFAULT_DRAIN_SECONDS = 300
+
 function listenPort(env: Env, name: string): number | undefined {
   const v = optional(env, name)
   if (v === undefined) return undefined
@@ -268,6 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     chatapp: chatappConfig(env),
     campaignSendRate: sendRate(env),
+    drainSeconds: drainSeconds(env),
     botapp: {
       provider: oneOf(env, 'BOTAPP_PROVIDER', ['sandbox', 'telegram'] as const, 'sandbox'),
       telegramApiUrl: llmBaseUrl(env, 'TELEGRAM_API_URL') ?? 'https://api.telegram.org',

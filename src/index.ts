@@ -47,9 +47,27 @@ if (inspection) {
 if (server.demo) lines.push(`demo workspace ${server.demo.id} created; its full API key (shown once): ${server.demo.key}`)
 console.log(lines.join('\n'))
 
+// The first signal drains (docs/production.md "Draining") and exits 0 once the store is closed;
+// a second one ends the live calls at once (still with their goodbye) instead of at the deadline.
+let draining = false
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, async () => {
-    await server.stop()
-    process.exit(0)
+  process.on(signal, () => {
+    if (draining) {
+      logger.info({ signal }, 'second signal: ending live calls now')
+      return void server.drain()
+    }
+    draining = true
+    logger.info({ signal, drainSeconds: config.drainSeconds }, 'shutting down: draining')
+    const since = Date.now()
+    server.drain().then(
+      () => {
+        logger.info({ ms: Date.now() - since }, 'drained and stopped')
+        process.exit(0)
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed')
+        process.exit(1)
+      },
+    )
   })
 }

@@ -24,6 +24,12 @@ export interface RunningServer {
   app: App
   demo: { id: string; key: string } | null
   docs: { v1: string; legacy: string; console: string }
+  /**
+   * Graceful shutdown (SIGTERM): drains (health 503, new work refused, live calls go on until
+   * DRAIN_SECONDS, then end with a goodbye), then stops. Called again while draining, it ends the
+   * live calls now and resolves at once.
+   */
+  drain(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -40,7 +46,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // The process's own address, for clients it runs itself (the sandbox network's callees).
   services.listening.url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`
   const base = config.port === 0 ? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}` : config.publicBaseUrl
-  return {
+  const running: RunningServer = {
     url: base,
     port,
     consoleToken,
@@ -49,9 +55,15 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     app,
     demo,
     docs: { v1: `${base}${DOCS.v1}`, legacy: `${base}${DOCS.legacy}`, console: `${base}${DOCS.console}` },
+    async drain() {
+      if (services.draining.active) return services.draining.cutShort()
+      await services.drain()
+      await running.stop()
+    },
     async stop() {
       await app.stop(true)
       await services.close()
     },
   }
+  return running
 }

@@ -16,6 +16,7 @@ import { randomId } from './ids'
 import { Metrics, watchKernel } from './metrics'
 import type { Feature, FeatureParts, FeatureRef, Kernel, KernelHttp } from './kernel/feature'
 import { CustomerLifecycleHooks } from './kernel/customer-lifecycle'
+import { Draining } from './kernel/draining'
 import { tenancyFeature } from './features/workspaces'
 import { notificationsFeature } from './features/notifications'
 import { agentsFeature } from './features/agents'
@@ -79,8 +80,16 @@ export interface Services extends Kernel {
   features: BuiltFeature[]
   /** A feature's services: `services.of(webhooksFeature).webhooks`. */
   of<S>(feature: FeatureRef<S>): S
+  /** Shutdown's state: app.ts answers /health 503 and refuses new work once it is active. */
+  draining: Draining
+  /** Begins the drain (SIGTERM) and resolves once nothing is live here or the deadline has passed; `close` follows. */
+  drain(): Promise<void>
   close(): Promise<void>
 }
+
+// After live calls have ended, effects still in flight (a delivery, a call's analysis) get this long
+// to finish here; whatever is left is resumed by another instance, or here at the next start.
+const SETTLE_MS = 5_000
 
 interface SettingDoc {
   [field: string]: unknown
@@ -155,9 +164,18 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   await bus.start()
   for (const { parts } of features) await parts.start?.()
 
+  const draining = new Draining()
   return Object.assign(Object.create(kernel) as Kernel, {
     features,
     of: use,
+    draining,
+    async drain() {
+      draining.begin(config.drainSeconds)
+      logger.info({ drainSeconds: config.drainSeconds }, 'draining: new work is refused; live calls may go on until the deadline')
+      await runtime.drain()
+      await Promise.all(features.map(({ feature, parts }) => parts.drain?.(draining).catch((err: unknown) => logger.error({ err, feature: feature.name }, 'draining failed'))))
+      await draining.waitFor(() => runtime.busyCount === 0, Date.now() + SETTLE_MS)
+    },
     async close() {
       for (const { parts } of [...features].reverse()) await parts.stop?.()
       await runtime.stop()

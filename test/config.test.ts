@@ -15,6 +15,9 @@ describe('config', () => {
     expect(c.campaignSendRate).toBeUndefined()
     expect(loadConfig({ CAMPAIGN_SEND_RATE: '12.5' }).campaignSendRate).toBe(12.5)
     expect(loadConfig({ CAMPAIGN_SEND_RATE: '0' }).campaignSendRate).toBe(0)
+    expect(c.drainSeconds).toBe(300)
+    expect(loadConfig({ DRAIN_SECONDS: '0' }).drainSeconds).toBe(0)
+    expect(loadConfig({ DRAIN_SECONDS: '3600' }).drainSeconds).toBe(3600)
   })
   test('a bad value stops boot with a message naming the variable', () => {
     const bad: [Record<string, string>, string][] = [
@@ -32,6 +35,9 @@ describe('config', () => {
       [{ CAMPAIGN_SEND_RATE: 'fast' }, 'CAMPAIGN_SEND_RATE'],
       [{ CAMPAIGN_SEND_RATE: '-5' }, 'CAMPAIGN_SEND_RATE'],
       [{ CAMPAIGN_SEND_RATE: '20000' }, 'CAMPAIGN_SEND_RATE'],
+      [{ DRAIN_SECONDS: '2.5' }, 'DRAIN_SECONDS'],
+      [{ DRAIN_SECONDS: '-1' }, 'DRAIN_SECONDS'],
+      [{ DRAIN_SECONDS: '3601' }, 'DRAIN_SECONDS'],
     ]
     for (const [env, name] of bad) {
       let caught: unknown

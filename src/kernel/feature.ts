@@ -30,6 +30,7 @@ import type { Metrics } from '../metrics/metrics'
 import type { CollectionSpec, DocumentStore } from '../store/port'
 import type { CustomerLifecycleHooks } from './customer-lifecycle'
 import type { Principal, WorkspaceDoc } from './tenancy'
+import type { Draining } from './draining'
 
 /**
  * The route contexts every surface's routes `.use()`, typed with the kernel's principal and
@@ -80,6 +81,12 @@ export interface FeatureParts<S> {
   start?(): Promise<void>
   /** Before them, in reverse feature order. */
   stop?(): Promise<void>
+  /**
+   * Shutdown begins (every feature's at once, before `stop`): take on no new work; let live work
+   * (calls in progress) go on until the drain's deadline, then end it politely. Resolves once
+   * nothing of this feature is live here.
+   */
+  drain?(draining: Draining): Promise<void>
 }
 
 /** A feature's name and the type of the services it hands over: what `use` takes (exported by the feature's public.ts). */

@@ -4,6 +4,8 @@ export const VOICE_LINES = {
   silence: "I haven't heard anything for a while, so I'll end the call here. Goodbye.",
   timeLimit: "We've reached the time limit for this call. Thank you for your time. Goodbye.",
   unavailable: 'Sorry, this line is not available right now. Please try again later. Goodbye.',
+  /** The service is shutting down and the call outlived the drain (docs/production.md "Draining"). */
+  closing: "I'm sorry, I have to end the call here. Please call back if there's anything else. Goodbye.",
 } as const
 
 /**

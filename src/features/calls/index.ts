@@ -37,6 +37,7 @@ import { SandboxTts } from '../../providers/tts/sandbox'
 import { CallMedia, mediaChannel } from './media'
 import { MediaEnds } from './media-ends'
 import { PhraseCache } from '../../media/phrase-cache'
+import { VOICE_LINES } from '../../media/phrases'
 import { eraseRecordings, RecordingSweeper, recordingsRoute } from './recordings'
 import { CallFeed, watchedTries } from './live-feed'
 import { CallReads } from './console-reads'
@@ -162,6 +163,8 @@ export const callsFeature = defineFeature(callsRef, {
         sweeper.stop()
         await mediaEnds.stop()
       },
+      // Live calls here finish until the deadline, then hear a goodbye (docs/production.md "Draining").
+      drain: (draining) => media.drain(draining, VOICE_LINES.closing),
       v1: [callsV1({ context: kernel.http.v1, calls })],
       console: [sandboxConsole({ auth: kernel.http.console, sandbox })],
       callbacks: twilio ? [twilioCallbacks({ twilio, clock, publicBaseUrl: config.publicBaseUrl, answer })] : [],

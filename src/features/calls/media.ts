@@ -21,6 +21,7 @@ import type { MediaTokens } from '../../media/tokens'
 import type { Telephony } from '../../providers/telephony/port'
 import { verifyTwilioSignature } from '../../providers/telephony/twilio-signature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Draining } from '../../kernel/draining'
 import { CallRecord } from './call-record'
 import type { CallFeed } from './live-feed'
 import type { CallTryDoc, CallTryRepo } from './repository'
@@ -45,6 +46,9 @@ export interface CallMediaDeps extends VoicePipelineDeps {
 
 export const mediaChannel = (callId: string) => `media:${callId}`
 
+/** A goodbye ends its call within ~70 ms a character plus 3 s (session.ts endPolitely); then the end is written. */
+const GOODBYE_WAIT_MS = 15_000
+
 export class CallMedia implements MediaCalls {
   /** Live pipelines in this process, by call id (the console's actor view reads their state). */
   readonly live = new Map<string, { state: PipelineState; session: VoiceSession }>()
@@ -55,7 +59,24 @@ export class CallMedia implements MediaCalls {
     return entry ? { state: entry.state } : null
   }
 
+  /** Calls writing their end (the try's end, the recording): a shutdown waits for them. */
+  private readonly ending = new Set<Promise<void>>()
+
   constructor(private readonly deps: CallMediaDeps) {}
+
+  /**
+   * Shutdown: live calls go on until the drain's deadline; then the agent says `goodbye` on each
+   * one left and hangs up (`hangup: answered`). Resolves once every call here has written its end.
+   */
+  async drain(draining: Draining, goodbye: string): Promise<void> {
+    if (!(await draining.waitFor(() => this.live.size === 0))) this.deps.logger.info({ calls: this.live.size }, 'draining: the deadline has passed; live calls end with a goodbye')
+    // Said again on each check: a stream that was attaching at the deadline hears it too (once).
+    const ended = await draining.waitFor(() => {
+      for (const { session } of this.live.values()) session.endWith(goodbye)
+      return this.live.size === 0 && this.ending.size === 0
+    }, Date.now() + GOODBYE_WAIT_MS)
+    if (!ended) this.deps.logger.warn({ live: this.live.size, ending: this.ending.size }, 'draining: calls still open after their goodbye')
+  }
 
   checkUpgrade(request: Request): string | null {
     const { config } = this.deps
@@ -121,9 +142,16 @@ export class CallMedia implements MediaCalls {
     if (recorder) await record.recording(false)
 
     let over = false
-    finish = async (hangup, error) => {
-      if (over) return
+    finish = (hangup, error) => {
+      if (over) return Promise.resolve()
       over = true
+      const work = wrapUp(hangup, error)
+      this.ending.add(work)
+      const done = () => void this.ending.delete(work)
+      work.then(done, done)
+      return work
+    }
+    const wrapUp = async (hangup: 'answered' | 'failed', error?: string) => {
       await session.close()
       this.live.delete(callId)
       await unsubscribe().catch(() => {})

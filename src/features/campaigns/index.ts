@@ -3,7 +3,7 @@
  * call to every recipient), each campaign an actor (machines/campaign.ts, actors/campaign.ts)
  * whose `sending` state runs the sender; progress lives on one row per recipient.
  */
-import { registerCampaign, type CampaignActors } from '../../../actors/campaign'
+import { CAMPAIGN_KIND, registerCampaign, type CampaignActors } from '../../../actors/campaign'
 import { agentsRef } from '../agents/public'
 import { callsRef } from '../calls/public'
 import { contactsRef } from '../contacts/public'
@@ -87,6 +87,12 @@ export const campaignsFeature = defineFeature(campaignsRef, {
       v1: [campaignsV1({ context: kernel.http.v1, campaigns })],
       // 5 s: a platform send answers in well under a second; a shutdown should not wait on a slow one.
       stop: () => sender.stopAll(5_000),
+      // Draining: sending stops before the next recipient and each campaign goes to another instance
+      // now, which carries on from the recipients' rows (docs/production.md "Draining").
+      async drain() {
+        await sender.stopAll(5_000)
+        await kernel.runtime.handOver(CAMPAIGN_KIND)
+      },
     }
   },
 })

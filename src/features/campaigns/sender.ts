@@ -73,12 +73,15 @@ export class CampaignSender {
   private readonly claimed = new Map<string, Set<string>>()
   /** Consent withdrawn while this process runs (workspace:phone → when and why): overrides contacts read before it. */
   private readonly withdrawn = new Map<string, { at: number; reason: 'opted_out' | 'do_not_call' }>()
+  /** Stopped for shutdown: a campaign resumed here meanwhile (an event reached it) waits for the next instance. */
+  private halted = false
   /** Runs per campaign not yet ended (a stopped one finishes its hand-overs): its claimed set lives while any does. */
   private readonly active = new Map<string, number>()
 
   constructor(private readonly d: SenderDeps) {}
 
   start(id: string, report: CampaignReport): () => void {
+    if (this.halted) return () => {}
     const stop = new Stop()
     this.stops.add(stop)
     this.active.set(id, (this.active.get(id) ?? 0) + 1)
@@ -121,6 +124,7 @@ export class CampaignSender {
    * at the next boot); messages in flight get up to `graceMs` to be recorded, calls are not waited for.
    */
   async stopAll(graceMs: number): Promise<void> {
+    this.halted = true
     for (const stop of this.stops) stop.stopped = true
     const flights = [...this.inFlight.values()].flatMap((m) => [...m.values()])
     await Promise.race([Promise.allSettled([...this.running, ...flights]), Bun.sleep(graceMs)])
