@@ -1,0 +1,134 @@
+// One call: its transcript with speaker and time, the recording with its waveform, the latency of
+// each turn, the summary and extracted fields, and the call's events and webhook deliveries.
+// It follows the stream while the call is live (status, transcript, latency, recording).
+import { api, ws } from './api.js'
+import { badge, callTitle, clock, duration, h, LIVE, notice, when } from './dom.js'
+import { latencyChart } from './latency.js'
+import { readWav, waveform } from './waveform.js'
+
+export function mount(root, { workspace, id, live, link }) {
+  const heading = h('h1', {}, 'Call')
+  const facts = h('dl', { class: 'facts' })
+  const end = h('button', { type: 'button', class: 'danger', hidden: true }, 'End call')
+  const chart = h('a', { href: link(workspace, 'charts', null, { machine: 'call', actor: `call:${id}` }) }, 'State chart of this call')
+  const transcript = h('ol', { class: 'transcript full', 'aria-label': 'Transcript' })
+  const recording = h('div', { class: 'recording' })
+  const latency = h('div')
+  const results = h('div')
+  const activity = h('div')
+  const section = (title, idName, ...content) => h('section', { class: 'panel', 'aria-labelledby': idName }, h('h2', { id: idName }, title), ...content)
+  root.append(
+    h('p', { class: 'crumbs' }, h('a', { href: link(workspace, 'calls') }, 'Calls'), ' / ', id),
+    heading,
+    h('div', { class: 'actions' }, end, chart),
+    facts,
+    h('div', { class: 'columns' },
+      h('div', {}, section('Transcript', 't-title', transcript), section('Recording', 'r-title', recording)),
+      h('div', {}, section('Latency per turn', 'l-title', latency), section('Summary and fields', 's-title', results)),
+    ),
+    section('Events and webhook deliveries', 'a-title', activity),
+  )
+
+  let call = null
+  let shownRecording = null
+  let stopWave = () => {}
+
+  end.addEventListener('click', async () => {
+    end.disabled = true
+    try {
+      paint(await api('DELETE', ws(workspace, `/calls/${encodeURIComponent(id)}`)))
+    } catch (err) {
+      notice(`Could not end the call: ${err.message}`)
+    }
+    end.disabled = false
+  })
+
+  const fact = (term, value) => [h('dt', {}, term), h('dd', {}, value)]
+  function paint(next) {
+    const ended = call && LIVE.has(call.status) && !LIVE.has(next.status)
+    const analysed = call && !call.analysedAt && next.analysedAt
+    call = next
+    heading.textContent = callTitle(call)
+    end.hidden = !LIVE.has(call.status)
+    facts.replaceChildren(
+      ...fact('Status', badge('status', call.status)),
+      ...fact('Agent', call.agent?.name ?? ''),
+      ...fact('Started', when(call.startedAt)),
+      ...fact('Answered', when(call.answeredAt)),
+      ...fact('Ended', when(call.endedAt)),
+      ...fact('Length', duration(call.seconds)),
+      ...fact('Hang-up', call.hangup ?? '—'),
+      ...(call.error ? fact('Error', call.error) : []),
+    )
+    transcript.replaceChildren(
+      ...(call.transcript.length ? call.transcript : []).map((line) =>
+        h('li', { class: `line ${line.speaker}` }, h('span', { class: 'speaker' }, line.speaker === 'agent' ? 'Agent' : line.speaker === 'customer' ? 'Caller' : 'Team'), h('time', { datetime: line.at }, clock(line.at)), h('span', { class: 'text' }, line.text)),
+      ),
+    )
+    if (!call.transcript.length) transcript.append(h('li', { class: 'empty' }, 'Nothing said yet.'))
+    latency.replaceChildren(latencyChart(call.latencyTurns ?? []))
+    const fields = Object.entries(call.fields ?? {})
+    results.replaceChildren(
+      h('h3', {}, 'Summary'),
+      h('p', { class: 'summary' }, call.summary ?? (call.analysedAt ? 'No summary.' : 'Written after the call.')),
+      h('h3', {}, 'Extracted fields'),
+      fields.length ? h('dl', { class: 'facts fields' }, fields.flatMap(([k, v]) => fact(k, String(v)))) : h('p', { class: 'empty' }, call.analysedAt ? 'No field extracted.' : 'Extracted after the call.'),
+    )
+    const rec = call.recording?.ready ? call.recording.url : null
+    if (rec !== shownRecording) {
+      shownRecording = rec
+      void showRecording(rec)
+    } else if (!rec) recording.replaceChildren(h('p', { class: 'empty' }, call.recording ? 'The recording is written when the call ends.' : 'This call is not recorded.'))
+    if (ended || analysed || activity.childElementCount === 0) void loadActivity()
+  }
+
+  async function showRecording(url) {
+    stopWave()
+    if (!url) return recording.replaceChildren(h('p', { class: 'empty' }, call.recording ? 'The recording is written when the call ends.' : 'This call is not recorded.'))
+    recording.replaceChildren(h('p', {}, 'Loading the recording…'))
+    try {
+      // Same origin whatever PUBLIC_BASE_URL says: the signed path is what matters.
+      const parsed = new URL(url, location.href)
+      const res = await fetch(parsed.pathname + parsed.search)
+      if (!res.ok) throw new Error(`${res.status}`)
+      const buffer = await res.arrayBuffer()
+      const wav = readWav(buffer)
+      const audio = h('audio', { controls: true, preload: 'metadata', src: URL.createObjectURL(new Blob([buffer], { type: 'audio/wav' })), 'aria-label': 'Recording of the call' })
+      const canvas = h('canvas', { class: 'waveform', role: 'img', 'aria-label': wav ? `Waveform of the recording, ${duration(wav.seconds)} long; click to play from there` : 'Waveform unavailable' })
+      recording.replaceChildren(canvas, audio, h('p', {}, h('a', { href: audio.src, download: `${id}.wav` }, 'Download the WAV')))
+      if (wav) stopWave = waveform(canvas, audio, wav)
+    } catch (err) {
+      recording.replaceChildren(h('p', { class: 'error' }, `Could not load the recording (${err.message}).`))
+    }
+  }
+
+  async function loadActivity() {
+    try {
+      const { events, deliveries } = await api('GET', ws(workspace, `/calls/${encodeURIComponent(id)}/activity`))
+      activity.replaceChildren(
+        events.length
+          ? h('table', { class: 'list compact' }, h('caption', {}, 'Events'), h('thead', {}, h('tr', {}, ['Time', 'Event', 'Id'].map((c) => h('th', { scope: 'col' }, c)))), h('tbody', {}, events.map((e) => h('tr', {}, h('td', {}, when(e.createdAt)), h('td', {}, e.type), h('td', { class: 'mono' }, e.id)))))
+          : h('p', { class: 'empty' }, 'No event yet (call.completed and call.analysed come when the call ends).'),
+        deliveries.length
+          ? h('table', { class: 'list compact' }, h('caption', {}, 'Webhook deliveries'), h('thead', {}, h('tr', {}, ['Endpoint', 'Event', 'Status', 'Response', 'Attempts'].map((c) => h('th', { scope: 'col' }, c)))), h('tbody', {}, deliveries.map((d) => h('tr', {}, h('td', { class: 'mono' }, d.endpoint.url), h('td', {}, d.event_type), h('td', {}, badge('delivery', d.status)), h('td', {}, d.response_status ?? d.error_message ?? '—'), h('td', {}, String(d.attempts))))))
+          : h('p', { class: 'empty' }, 'No webhook delivery recorded for this call.'),
+      )
+    } catch (err) {
+      activity.replaceChildren(h('p', { class: 'error' }, `Could not load the events: ${err.message}`))
+    }
+  }
+
+  const load = () =>
+    api('GET', ws(workspace, `/calls/${encodeURIComponent(id)}`))
+      .then(paint)
+      .catch((err) => notice(err.status === 404 ? `No call ${id} in this workspace.` : `Could not load the call: ${err.message}`))
+  const offs = [
+    live.on('call', ({ call: next }) => next.id === id && next.attempt >= (call?.attempt ?? 0) && paint(next)),
+    live.on('state', (state) => state === 'live' && call && load()),
+  ]
+  void load()
+  return () => {
+    stopWave()
+    offs.forEach((off) => off())
+  }
+}

@@ -1,0 +1,122 @@
+// Inbox: conversations on every channel, newest first; open one to read it, take it over (the
+// agent stops answering), reply (website chats: the visitor's open widget shows it at once), or
+// resolve it. The open conversation and the list are read again every 3 s.
+import { api, ws } from './api.js'
+import { badge, clock, h, notice, when } from './dom.js'
+
+const CHANNELS = ['', 'web', 'chatapp', 'botapp', 'email', 'voice']
+const STATUSES = ['', 'active', 'escalated', 'handled', 'resolved']
+const REFRESH_MS = 3000
+
+const text = (m) => m.parts.map((p) => (p.type === 'text' ? p.text : p.type === 'image' ? `[image${p.alt ? `: ${p.alt}` : ''}]` : `[${p.type}]`)).join(' ')
+const who = (c) => c.customer?.phone ?? (c.channel === 'web' ? 'Website visitor' : 'Customer')
+
+export function mount(root, { workspace, id, params, go, link }) {
+  const channel = h('select', { id: 'i-channel' }, CHANNELS.map((c) => h('option', { value: c }, c || 'every channel')))
+  const status = h('select', { id: 'i-status' }, STATUSES.map((c) => h('option', { value: c }, c || 'any status')))
+  channel.value = params.get('channel') ?? ''
+  status.value = params.get('status') ?? ''
+  const filters = () => Object.fromEntries(Object.entries({ channel: channel.value, status: status.value }).filter(([, v]) => v))
+  const refilter = () => go(workspace, 'inbox', id, filters())
+  channel.addEventListener('change', refilter)
+  status.addEventListener('change', refilter)
+  const list = h('ul', { class: 'conversations', 'aria-label': 'Conversations' })
+  const thread = h('section', { class: 'thread', 'aria-label': 'Conversation' })
+  root.append(
+    h('h1', {}, 'Inbox'),
+    h('div', { class: 'filters' }, h('div', { class: 'field' }, h('label', { for: 'i-channel' }, 'Channel'), channel), h('div', { class: 'field' }, h('label', { for: 'i-status' }, 'Status'), status)),
+    h('div', { class: 'inbox' }, list, thread),
+  )
+
+  const loadList = async () => {
+    try {
+      const { items } = await api('GET', ws(workspace, `/conversations?${new URLSearchParams({ ...filters(), limit: '50' })}`))
+      list.replaceChildren(
+        ...items.map((c) =>
+          h('li', { class: c.id === id ? 'selected' : '', dataset: { conversationId: c.id } },
+            h('a', { href: link(workspace, 'inbox', c.id, filters()), 'aria-current': c.id === id ? 'true' : null },
+              h('span', { class: 'who' }, who(c)), ' ', badge('channel', c.channel), ' ', badge('conversation', c.status), h('span', { class: 'when' }, when(c.lastInboundAt ?? c.createdAt)))),
+        ),
+      )
+      if (!items.length) list.append(h('li', { class: 'empty' }, 'No conversation here yet.'))
+    } catch (err) {
+      notice(`Could not load the inbox: ${err.message}`)
+    }
+  }
+
+  let conversation = null
+  const log = h('ol', { class: 'messages', 'aria-label': 'Messages' })
+  const act = (label, path, cls = '') =>
+    h('button', { type: 'button', class: cls, dataset: { action: path }, onclick: async (e) => {
+      e.target.disabled = true
+      try {
+        conversation = await api('POST', ws(workspace, `/conversations/${encodeURIComponent(id)}/${path}`))
+        paint()
+        void loadList()
+      } catch (err) {
+        notice(`Could not ${label.toLowerCase()}: ${err.message}`)
+      }
+      e.target.disabled = false
+    } }, label)
+  const takeover = act('Take over', 'takeover')
+  const resolve = act('Resolve', 'resolve', 'quiet')
+  const state = h('p', { class: 'conversation-state' })
+  const reply = h('textarea', { id: 'reply', rows: 3, maxlength: 4000, required: true })
+  const replyNote = h('p', { class: 'hint', id: 'reply-hint' })
+  const replyForm = h('form', { class: 'reply', onsubmit: async (e) => {
+    e.preventDefault()
+    const body = reply.value.trim()
+    if (!body) return
+    const button = replyForm.querySelector('button')
+    button.disabled = true
+    try {
+      await api('POST', ws(workspace, `/conversations/${encodeURIComponent(id)}/messages`), { text: body })
+      reply.value = ''
+      await Promise.all([loadThread(), loadList()])
+    } catch (err) {
+      notice(`Could not send the reply: ${err.message}`)
+    }
+    button.disabled = false
+  } }, h('label', { for: 'reply' }, 'Reply as a teammate'), reply, replyNote, h('button', { type: 'submit' }, 'Send'))
+  reply.setAttribute('aria-describedby', 'reply-hint')
+
+  const paint = () => {
+    if (!conversation) return
+    state.replaceChildren(badge('channel', conversation.channel), ' ', badge('conversation', conversation.status), ` started ${when(conversation.createdAt)}`)
+    takeover.hidden = conversation.status === 'handled'
+    resolve.hidden = conversation.status === 'resolved'
+    const web = conversation.channel === 'web' && !conversation.test
+    replyForm.hidden = false
+    reply.disabled = !web
+    replyForm.querySelector('button').disabled = !web
+    replyNote.textContent = web
+      ? 'Sending takes the conversation over: the agent stops answering, and the visitor’s open chat shows your message at once.'
+      : `Replies from the console reach website chats; a ${conversation.channel} conversation is answered by its agent, or through POST /conversations/{id}/reply of the API.`
+  }
+
+  const loadThread = async () => {
+    if (!id) return
+    try {
+      const [c, page] = await Promise.all([api('GET', ws(workspace, `/conversations/${encodeURIComponent(id)}`)), api('GET', ws(workspace, `/conversations/${encodeURIComponent(id)}/messages?limit=100`))])
+      conversation = c
+      paint()
+      const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4
+      log.replaceChildren(...page.items.reverse().map((m) => h('li', { class: `message ${m.author}` }, h('span', { class: 'speaker' }, m.author === 'customer' ? who(c) : m.author === 'teammate' ? 'Teammate' : 'Agent'), h('time', { datetime: m.createdAt }, clock(m.createdAt)), h('span', { class: 'text' }, text(m)))))
+      if (!page.items.length) log.append(h('li', { class: 'empty' }, 'No message yet.'))
+      if (atEnd) log.scrollTop = log.scrollHeight
+    } catch (err) {
+      notice(err.status === 404 ? `No conversation ${id} in this workspace.` : `Could not load the conversation: ${err.message}`)
+    }
+  }
+
+  if (id) thread.append(h('h2', {}, 'Conversation ', h('span', { class: 'mono' }, id)), state, h('div', { class: 'actions' }, takeover, resolve), log, replyForm)
+  else thread.append(h('p', { class: 'empty' }, 'Choose a conversation to read it.'))
+  void loadList()
+  void loadThread()
+  const timer = setInterval(() => {
+    if (document.hidden) return
+    void loadList()
+    void loadThread()
+  }, REFRESH_MS)
+  return () => clearInterval(timer)
+}
