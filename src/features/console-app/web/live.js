@@ -90,14 +90,16 @@ export function mount(root, { workspace, live, link }) {
   }
 
   const offs = [
+    // `__consoleSeen`: a probe the benchmark installs (bench/console-app.ts), told once the page shows a change.
     live.on('call', ({ call, at }) => {
       show(call)
-      window.__consoleSeen?.(call, at)
+      window.__consoleSeen?.('call', at)
     }),
-    live.on('pipeline', ({ callId, state }) => {
+    live.on('pipeline', ({ callId, state, at }) => {
       pipelines.set(callId, state)
       const el = cards.get(callId)
       if (el?.call) paint(el, el.call)
+      window.__consoleSeen?.('pipeline', at)
     }),
   ]
   // Loaded after the stream is open; again whenever it comes back (what it missed meanwhile).
