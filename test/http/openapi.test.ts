@@ -115,6 +115,8 @@ describe('surfaces stay apart', () => {
       // The website widget's files (`/widget.js`, `/w/{key}`, `/web/…`) and a call's WebRTC offer (`/media/…/webrtc`, beside the media socket) are not API routes either.
       if (NOT_API.has(route.path) || route.method === 'WS' || route.path.startsWith('/recordings/') || route.path.startsWith('/files/')) continue
       if (route.path === '/widget.js' || route.path.startsWith('/w/') || route.path.startsWith('/web/') || route.path.startsWith('/media/')) continue
+      // Nor are the console app's page and files (docs/console-app.md); its stream and tickets are documented.
+      if (route.path === '/console/app' || route.path === '/console/app/' || route.path.startsWith('/console/app/v/')) continue
       const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
       const op = docs[surfaceOf(path)].paths?.[path]?.[route.method.toLowerCase()]
       if (!op) missing.push(`${route.method} ${path} is not in the ${surfaceOf(path)} document`)
