@@ -2,7 +2,8 @@
  * The console app in headless Chromium (Debian's package, through puppeteer-core): sign in with the
  * console token, pick the workspace, watch a sandbox call go from ringing to completed on the Live
  * page with its transcript growing, open its page (recording with waveform, latency chart,
- * summary, events), draw the call machine with a live call's state marked as it moves, and take
+ * summary, events), draw the call machine with a live call's state marked as it moves, end that
+ * call from the Live page, and take
  * over a website conversation and reply from the inbox. Screenshots of each page go to
  * test-artifacts/console-app/.
  */
@@ -134,7 +135,7 @@ describeWithChromium('the console app in Chromium', () => {
     await shot('calls')
   }, 150_000)
 
-  test('the call machine is drawn with a live call’s state marked as it moves', async () => {
+  test('the call machine is drawn with a live call’s state marked as it moves; the call is ended from the Live page', async () => {
     await callee('+14155550902', ['Hello?'])
     const id = await place('+14155550902')
     await page.goto(`${s.url}/console/app#/${dev.id}/charts?machine=call&actor=call:${id}`)
@@ -152,7 +153,14 @@ describeWithChromium('the console app in Chromium', () => {
     expect(await page.$$eval('svg.chart g.state.current', (g) => g.length)).toBe(1)
     expect(await page.$eval('.current-state', (p) => p.textContent)).toBe(`call:${id} is in state connected`)
     await shot('chart')
-    await advance(61 * SEC)
+    // Ended from the Live page: the call completes (hang-up: cancelled), seen there and on the chart.
+    const chart = page.url()
+    await page.goto(`${s.url}/console/app#/${dev.id}/live`)
+    await page.waitForSelector(`.card[data-call-id="${id}"] button.end:not([hidden])`)
+    await page.click(`.card[data-call-id="${id}"] button.end`)
+    await until('completed on the page', () => statusOf(id), (v) => v === 'completed', 10_000)
+    expect((await s.api('GET', `/calls/${id}`, { key: dev.key })).body).toMatchObject({ status: 'completed', hangup: 'cancelled' })
+    await page.goto(chart)
     await page.waitForSelector('svg.chart g.state.current[data-state="call.completed"]', { timeout: 20_000 })
   }, 60_000)
 
