@@ -5,6 +5,7 @@
 import {
   MongoClient,
   MongoServerError,
+  type ClientSession,
   type Collection as MongoCollection,
   type Db,
   type Document,
@@ -24,6 +25,7 @@ import {
   type GroupOptions,
   type PageAfter,
   type Scalar,
+  type Write,
 } from './port'
 import { assertLimit, assertName, assertPath, compareKeys, definedEntries } from './paths'
 import { afterClauses, groupKey, mongoPath, PAGE_SORT, toIndexDescription, toMongoFilter, toMongoSort } from './mongo-filter'
@@ -37,7 +39,13 @@ export async function openMongoStore(url: string, dbName?: string, onCommit?: Co
   // ignoreUndefined: an undefined field is left out, as JSON.stringify does in the SQLite adapter.
   const client = new MongoClient(url, { ignoreUndefined: true })
   await client.connect()
-  return new MongoStore(client, client.db(dbName), onCommit)
+  return new MongoStore(client, client.db(dbName), onCommit, await supportsTransactions(client))
+}
+
+/** Transactions need a replica set member or a mongos; a standalone server answers `hello` with neither. */
+async function supportsTransactions(client: MongoClient): Promise<boolean> {
+  const hello = await client.db('admin').command({ hello: 1 })
+  return typeof hello.setName === 'string' || hello.msg === 'isdbgrid'
 }
 
 export class MongoStore implements DocumentStore {
@@ -48,7 +56,34 @@ export class MongoStore implements DocumentStore {
     readonly client: MongoClient,
     readonly db: Db,
     private readonly onCommit?: CommitObserver,
+    /** The server takes transactions (a replica set or a sharded cluster): `commit` is all or none. */
+    readonly atomic = true,
   ) {}
+
+  /**
+   * One multi-document transaction (withTransaction retries it whole on a transient error, so the
+   * results are gathered afresh on each run). Without transactions, one write after another.
+   */
+  async commit(writes: Write[]): Promise<(Doc | null)[]> {
+    const targets = await Promise.all(
+      writes.map((w) => {
+        const c = this.collections.get(w.collection)
+        if (!c) throw new Error(`commit: collection ${w.collection} is not open on this store`)
+        return c
+      }),
+    )
+    const run = async (session?: ClientSession) => {
+      const results: (Doc | null)[] = []
+      // One at a time: operations of a transaction must not run in parallel.
+      for (const [i, w] of writes.entries()) results.push(await targets[i]!.apply(w, session))
+      return results
+    }
+    if (!this.atomic) return run()
+    const start = performance.now()
+    const results = await this.client.withSession((session) => session.withTransaction(() => run(session)))
+    this.onCommit?.((performance.now() - start) / 1000)
+    return results
+  }
 
   async collection<T extends Doc>(spec: CollectionSpec): Promise<MongoDocCollection<T>> {
     let c = this.collections.get(spec.name)
@@ -63,6 +98,19 @@ export class MongoStore implements DocumentStore {
   async close(): Promise<void> {
     await this.client.close()
   }
+}
+
+/** The `$set` / `$unset` of a port update; null when it changes nothing. */
+function updateOf(set: Record<string, unknown>, unset: string[]): Document | null {
+  const entries = definedEntries(set)
+  for (const path of [...entries.map(([p]) => p), ...unset]) {
+    if (assertPath(path) === 'id' || path.startsWith('id.')) throw new Error('update cannot change the id')
+  }
+  if (entries.length === 0 && unset.length === 0) return null
+  const update: Document = {}
+  if (entries.length) update.$set = Object.fromEntries(entries)
+  if (unset.length) update.$unset = Object.fromEntries(unset.map((p) => [p, '']))
+  return update
 }
 
 const toStored = (doc: Doc): Stored => {
@@ -98,10 +146,14 @@ export class MongoDocCollection<T extends Doc> implements Collection<T> {
   /** Every single-document write: each is its own commit on MongoDB, timed for the commit observer. */
   private async write<R>(run: () => Promise<R>): Promise<R> {
     const start = performance.now()
+    const result = await this.translate(run)
+    this.onCommit?.((performance.now() - start) / 1000)
+    return result
+  }
+
+  private async translate<R>(run: () => Promise<R>): Promise<R> {
     try {
-      const result = await run()
-      this.onCommit?.((performance.now() - start) / 1000)
-      return result
+      return await run()
     } catch (e) {
       if (e instanceof MongoServerError && e.code === 11000) {
         const index = /index: (\S+) dup key/.exec(e.message)?.[1] ?? Object.keys(e.keyPattern ?? {}).join('_')
@@ -109,6 +161,24 @@ export class MongoDocCollection<T extends Doc> implements Collection<T> {
       }
       throw e
     }
+  }
+
+  /** One write of a store commit, inside its transaction's session (MongoStore.commit times the whole). */
+  async apply(w: Write, session?: ClientSession): Promise<Doc | null> {
+    return this.translate(async () => {
+      if (w.op === 'insert') {
+        await this.coll.insertOne(toStored(w.doc), { session })
+        return w.doc
+      }
+      if (w.op === 'upsert') {
+        const { _id, ...rest } = toStored(w.doc)
+        await this.coll.replaceOne({ _id }, rest, { upsert: true, session })
+        return w.doc
+      }
+      const update = updateOf(w.set, w.unset ?? [])
+      if (!update) return fromStored<Doc>(await this.coll.findOne({ _id: w.id }, { session }))
+      return fromStored<Doc>(await this.coll.findOneAndUpdate({ _id: w.id }, update as UpdateFilter<Stored>, { returnDocument: 'after', session }))
+    })
   }
 
   private q(filter: Filter, ...extra: Document[]): MongoFilter<Stored> {
@@ -154,14 +224,8 @@ export class MongoDocCollection<T extends Doc> implements Collection<T> {
   }
 
   async update(id: string, set: Record<string, unknown>, unset: string[] = []): Promise<T | null> {
-    const entries = definedEntries(set)
-    for (const path of [...entries.map(([p]) => p), ...unset]) {
-      if (assertPath(path) === 'id' || path.startsWith('id.')) throw new Error('update cannot change the id')
-    }
-    if (entries.length === 0 && unset.length === 0) return this.get(id)
-    const update: Document = {}
-    if (entries.length) update.$set = Object.fromEntries(entries)
-    if (unset.length) update.$unset = Object.fromEntries(unset.map((p) => [p, '']))
+    const update = updateOf(set, unset)
+    if (!update) return this.get(id)
     const after = await this.write(() =>
       this.coll.findOneAndUpdate({ _id: id }, update as UpdateFilter<Stored>, { returnDocument: 'after' }),
     )

@@ -126,6 +126,15 @@ export interface Collection<T extends Doc> {
   readonly pipelined: boolean
 }
 
+/**
+ * One write of an atomic commit (DocumentStore.commit), on a collection of that store named by its
+ * spec's name. The same meaning as the collection method of that name.
+ */
+export type Write =
+  | { collection: string; op: 'insert'; doc: Doc }
+  | { collection: string; op: 'update'; id: string; set: Record<string, unknown>; unset?: string[] }
+  | { collection: string; op: 'upsert'; doc: Doc }
+
 /** Hears how long each commit took, in seconds (a batch's COMMIT on SQLite, one write on MongoDB): /metrics. */
 export type CommitObserver = (seconds: number) => void
 
@@ -133,6 +142,20 @@ export interface DocumentStore {
   readonly kind: 'sqlite' | 'mongodb'
   /** Opens (and on first use creates with its indexes) a collection. */
   collection<T extends Doc>(spec: CollectionSpec): Promise<Collection<T>>
+  /**
+   * Applies the writes in order as one transaction: all of them or, when one fails (a duplicate
+   * key), none; a crash keeps all or none. For a document and the event that reports it
+   * (EventBus.publishWith). Each collection must have been opened on this store. Resolves to what
+   * each write's collection method would: the inserted or upserted document, the updated one (null
+   * when there was none).
+   */
+  commit(writes: Write[]): Promise<(Doc | null)[]>
+  /**
+   * True where `commit` is all or none. False only on a MongoDB server that is not a replica set
+   * (transactions need one): the writes then apply one after another, and a crash between two
+   * keeps the first.
+   */
+  readonly atomic: boolean
   /** Releases the connection or file; the data stays (reopening sees it). */
   close(): Promise<void>
 }

@@ -19,6 +19,7 @@ import {
   type Group,
   type GroupOptions,
   type PageAfter,
+  type Write,
 } from './port'
 import { assertLimit, assertName, assertPath, compareKeys, definedEntries } from './paths'
 import { asJsonValue, removePath, setPath } from './doc-edit'
@@ -117,6 +118,35 @@ export class SqliteStore implements DocumentStore {
       this.collections.set(spec.name, c)
     }
     return c as unknown as SqliteCollection<T>
+  }
+
+  readonly atomic = true
+
+  /**
+   * Runs the writes inside the current batch under a savepoint: a failing one rolls back the
+   * earlier ones of this commit only, and the batch commits the rest (group-commit.ts).
+   */
+  async commit(writes: Write[]): Promise<(Doc | null)[]> {
+    const targets = writes.map((w) => {
+      const c = this.collections.get(w.collection)
+      if (!c) throw new Error(`commit: collection ${w.collection} is not open on this store`)
+      return c
+    })
+    return this.batch.run(() => {
+      this.db.run('SAVEPOINT store_commit')
+      try {
+        const results = writes.map((w, i) => targets[i]!.applyNow(w))
+        this.db.run('RELEASE store_commit')
+        return results
+      } catch (error) {
+        // A statement that failed leaves the transaction open; if SQLite ended it, the batch abandons it.
+        if (this.db.inTransaction) {
+          this.db.run('ROLLBACK TO store_commit')
+          this.db.run('RELEASE store_commit')
+        }
+        throw error
+      }
+    })
   }
 
   async close(): Promise<void> {
@@ -230,6 +260,17 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.batch.run(() => this.translate(run))
   }
 
+  /** One write of a store commit, applied now (the caller holds the batch's transaction). */
+  applyNow(w: Write): Doc | null {
+    return this.translate(() => {
+      if (w.op === 'insert') return (this.insertNow(w.doc as T), w.doc)
+      if (w.op === 'upsert') return (this.upsertNow(w.doc as T), w.doc)
+      const entries = definedEntries(w.set)
+      checkPaths(entries, w.unset ?? [])
+      return this.updateNow(w.id, entries, w.unset ?? [])
+    })
+  }
+
   private translate<R>(run: () => R): R {
     try {
       return run()
@@ -253,6 +294,10 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const keys = keyValues(doc, this.keySteps)
     await this.write(() => this.stmt.insert.run(doc.id, json, ...keys))
     return doc
+  }
+
+  private insertNow(doc: T): void {
+    this.stmt.insert.run(doc.id, serialize(doc), ...keyValues(doc, this.keySteps))
   }
 
   async get(id: string): Promise<T | null> {
@@ -304,35 +349,43 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async update(id: string, set: Record<string, unknown>, unset: string[] = []): Promise<T | null> {
     const entries = definedEntries(set)
-    for (const path of [...entries.map(([p]) => p), ...unset]) {
-      if (assertPath(path) === 'id' || path.startsWith('id.')) throw new Error('update cannot change the id')
-    }
+    checkPaths(entries, unset)
     if (entries.length === 0 && unset.length === 0) return this.get(id)
-    // Read, change and write back in one synchronous step inside the batch's write transaction, so
-    // nothing can come between (bun:sqlite is synchronous; the batch holds the write lock). In JS
-    // rather than json_set/json_remove: SQLite parsed, edited and re-printed the document for the
-    // UPDATE and again for RETURNING: 58 µs against 29–40 µs per update of a call row here, commit included.
-    return this.write(() => {
-      const row = this.stmt.docAndKeys.values(id)[0] as [string, ...KeyValue[]] | undefined
-      if (!row) return null
-      const [json, ...before] = row
-      const doc = JSON.parse(json) as Record<string, unknown>
-      for (const [path, value] of entries) setPath(doc, path, asJsonValue(value))
-      for (const path of unset) removePath(doc, path)
-      this.rewrite(id, JSON.stringify(doc), before, keyValues(doc, this.keySteps))
-      return doc as T
-    })
+    return this.write(() => this.updateNow(id, entries, unset))
+  }
+
+  /**
+   * Read, change and write back in one synchronous step inside the batch's write transaction, so
+   * nothing can come between (bun:sqlite is synchronous; the batch holds the write lock). In JS
+   * rather than json_set/json_remove: SQLite parsed, edited and re-printed the document for the
+   * UPDATE and again for RETURNING: 58 µs against 29–40 µs per update of a call row here, commit included.
+   */
+  private updateNow(id: string, entries: [string, unknown][], unset: string[]): T | null {
+    const row = this.stmt.docAndKeys.values(id)[0] as [string, ...KeyValue[]] | undefined
+    if (!row) return null
+    const [json, ...before] = row
+    const doc = JSON.parse(json) as Record<string, unknown>
+    for (const [path, value] of entries) setPath(doc, path, asJsonValue(value))
+    for (const path of unset) removePath(doc, path)
+    this.rewrite(id, JSON.stringify(doc), before, keyValues(doc, this.keySteps))
+    return doc as T
   }
 
   async upsert(doc: T): Promise<void> {
     const json = serialize(doc)
     const after = keyValues(doc, this.keySteps)
-    // Read the stored keys first (a primary-key read, ~1 µs): most upserts (an actor's next
-    // snapshot) change few keys or none, and an unchanged key costs its index nothing.
-    await this.write(() => {
-      const before = this.storedKeys(doc.id)
-      return before ? this.rewrite(doc.id, json, before, after) : this.stmt.insert.run(doc.id, json, ...after)
-    })
+    await this.write(() => this.upsertWith(doc.id, json, after))
+  }
+
+  private upsertNow(doc: T): void {
+    this.upsertWith(doc.id, serialize(doc), keyValues(doc, this.keySteps))
+  }
+
+  /** Read the stored keys first (a primary-key read, ~1 µs): most upserts (an actor's next snapshot) change few keys or none, and an unchanged key costs its index nothing. */
+  private upsertWith(id: string, json: string, after: KeyValue[]): void {
+    const before = this.storedKeys(id)
+    if (before) this.rewrite(id, json, before, after)
+    else this.stmt.insert.run(id, json, ...after)
   }
 
   async delete(id: string): Promise<boolean> {
@@ -375,6 +428,12 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
         sums: Object.fromEntries(sums.map((p, i) => [p, r[`s${i}`] as number])),
       }))
     return groups.sort((a, b) => compareKeys(a.key, b.key))
+  }
+}
+
+function checkPaths(entries: [string, unknown][], unset: string[]): void {
+  for (const path of [...entries.map(([p]) => p), ...unset]) {
+    if (assertPath(path) === 'id' || path.startsWith('id.')) throw new Error('update cannot change the id')
   }
 }
 

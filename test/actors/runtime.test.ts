@@ -17,6 +17,8 @@ const T0 = Date.UTC(2026, 0, 1)
 function recordingStore(inner: DocumentStore, writes: StoredActor[], hold: () => Promise<unknown> | null = () => null): DocumentStore {
   return {
     kind: inner.kind,
+    atomic: inner.atomic,
+    commit: (writes) => inner.commit(writes),
     close: () => inner.close(),
     async collection<T extends Doc>(spec: Parameters<DocumentStore['collection']>[0]): Promise<Collection<T>> {
       const c = await inner.collection<T>(spec)

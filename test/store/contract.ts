@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { DuplicateKeyError, type Collection, type Doc, type DocumentStore, type IndexSpec } from '../../src/store/port'
+import { commitContract } from './contract-commit'
 import { queryContract } from './contract-queries'
 
 export type Item = Doc & Record<string, unknown>
@@ -237,5 +238,6 @@ export function storeContract(name: string, open: () => Promise<DocumentStore>):
     })
 
     queryContract(ctx)
+    commitContract(ctx)
   })
 }
