@@ -165,6 +165,7 @@ describe('console reads', () => {
     expect((await s.console('GET', `/workspaces/${dev.id}/calls?phone=%2B14155550799`)).body.items.map((c: any) => c.id)).toEqual([call.id])
     expect((await s.console('GET', `/workspaces/${dev.id}/calls?since=2000-01-01&until=2000-01-02`)).body.items).toEqual([])
     expect((await s.console('GET', `/workspaces/${dev.id}/calls?status=nope`)).status).toBe(400)
+    expect((await s.console('GET', `/workspaces/${dev.id}/calls?since=2026-13-45`)).body).toMatchObject({ field: 'since' })
     const one = await s.console('GET', `/workspaces/${dev.id}/calls/${call.id}`)
     expect(one.body).toMatchObject({ id: call.id, tryId: `${call.id}:1`, latencyTurns: [] })
     const other = await s.developer()

@@ -7,6 +7,7 @@
 import { Elysia, t } from 'elysia'
 import type { RecordedEvent } from '../../events/bus'
 import { answers, consoleErrors } from '../../http/docs'
+import { badRequest } from '../../http/errors'
 import { decodeCursor, encodeCursor, pageQuery, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
@@ -42,8 +43,13 @@ const presentConversation = (c: ConversationDoc) => ({ id: c.id, agent: c.agentI
 
 const presentWorkspace = (w: WorkspaceDoc) => ({ id: w.id, name: w.name, kind: w.kind, parentId: w.parentId, plan: w.plan, status: w.status, createdAt: w.createdAt })
 
-/** A stored instant or date as the store compares it (ISO with milliseconds). */
-const instant = (value: string | undefined) => (value === undefined ? undefined : new Date(value.length === 10 ? `${value}T00:00:00Z` : value).toISOString())
+/** A stored instant or date as the store compares it (ISO with milliseconds); 400 for a day that is none. */
+function instant(value: string | undefined, field: string): string | undefined {
+  if (value === undefined) return undefined
+  const at = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value)
+  if (Number.isNaN(at)) throw badRequest(field, 'is not a date or an instant (ISO 8601)')
+  return new Date(at).toISOString()
+}
 
 export function consoleReads(d: ReadsDeps) {
   return new Elysia({ detail: { tags: ['Console'] } })
@@ -59,7 +65,7 @@ export function consoleReads(d: ReadsDeps) {
     .get(
       '/workspaces/:ws/calls',
       ({ query, workspace }) => {
-        const filter = { ...query, since: instant(query.since), until: instant(query.until), live: query.live === 'true' }
+        const filter = { ...query, since: instant(query.since, 'since'), until: instant(query.until, 'until'), live: query.live === 'true' }
         return paginate((limit, after) => d.calls.page(workspace.id, filter, limit, after), query, 25, presentConsoleCall)
       },
       {
