@@ -13,13 +13,17 @@
  * per-event lease so two instances never dispatch the same event at once. Local subscribers must
  * therefore be idempotent per event id (legacy deliveries are keyed by it; v1 receivers get the
  * event id header to de-duplicate the rare repeat).
+ *
+ * An event that reports a write (a reply stored, a status changed) is recorded in the same store
+ * commit as that write (`publishWith`): the events collection is the outbox, so a crash between the
+ * write and the dispatch leaves an undispatched event to deliver, never a write without its event.
  */
 import { crashPoint } from '../crash-points'
 import { iso, type Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
 import { newId } from '../ids'
 import type { Logger } from '../logger'
-import { DuplicateKeyError, type Collection, type CollectionSpec, type DocumentStore } from '../store/port'
+import { DuplicateKeyError, type Collection, type CollectionSpec, type Doc, type DocumentStore, type Write } from '../store/port'
 import type { EventType } from './catalogue'
 
 export { EVENT_TYPES, type EventType } from './catalogue'
@@ -74,6 +78,7 @@ export class EventBus {
 
   private constructor(
     readonly events: Collection<RecordedEvent>,
+    private readonly store: DocumentStore,
     private readonly coordination: Coordination,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -81,7 +86,8 @@ export class EventBus {
   ) {}
 
   static async open(store: DocumentStore, coordination: Coordination, clock: Clock, logger: Logger, instanceId = `bus_${newId('i')}`): Promise<EventBus> {
-    const bus = new EventBus(await store.collection<RecordedEvent>(eventsSpec), coordination, clock, logger, instanceId)
+    const bus = new EventBus(await store.collection<RecordedEvent>(eventsSpec), store, coordination, clock, logger, instanceId)
+    if (!store.atomic) logger.warn('the MongoDB server takes no transactions (not a replica set): a crash between a write and its event can lose the event; run MongoDB as a replica set (one member will do)')
     bus.unsubscribe = await coordination.subscribe(CHANNEL, (message) => bus.onClusterMessage(message))
     return bus
   }
@@ -115,6 +121,29 @@ export class EventBus {
     await this.dispatch(recorded)
     crashPoint('event.dispatched')
     return recorded
+  }
+
+  /**
+   * Applies `writes` and records the event in one store commit (all or none: DocumentStore.commit),
+   * then dispatches it as `publish` does. Resolves to the event and each write's result. A crash
+   * after the commit leaves the event recorded and undispatched; `start()` or the sweep delivers it.
+   */
+  async publishWith(event: DomainEvent, writes: Write[]): Promise<{ event: RecordedEvent; results: (Doc | null)[] }> {
+    const recorded = this.stamp(event)
+    await this.lease(recorded.id)
+    let results: (Doc | null)[]
+    try {
+      results = (await this.store.commit([...writes, { collection: this.events.name, op: 'insert', doc: recorded }])).slice(0, writes.length)
+    } catch (err) {
+      await this.coordination.releaseLease(`event:${recorded.id}`, this.instanceId).catch(() => {})
+      throw err
+    }
+    // Between the write and its delivery: where an event used to be lost (test/e2e/event-outbox-crash.test.ts).
+    crashPoint('event.recorded')
+    crashPoint(`event.recorded:${event.type}`)
+    await this.dispatch(recorded)
+    crashPoint('event.dispatched')
+    return { event: recorded, results }
   }
 
   /**

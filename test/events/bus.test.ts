@@ -123,6 +123,40 @@ describe('recording and local dispatch', () => {
   })
 })
 
+describe('an event committed with the write it reports (publishWith)', () => {
+  test('the writes and the event land together, the event is dispatched once, each write answers', async () => {
+    const { store, bus } = await fresh()
+    const docs = await store.collection({ name: 'replies', indexes: [] })
+    await docs.insert({ id: 'conv', status: 'active' })
+    const seen: RecordedEvent[] = []
+    bus.subscribe((e) => void seen.push(e))
+    const { event: recorded, results } = await bus.publishWith(event(), [
+      { collection: 'replies', op: 'insert', doc: { id: 'msg', text: 'hi' } },
+      { collection: 'replies', op: 'update', id: 'conv', set: { status: 'escalated' } },
+    ])
+    expect(results).toEqual([{ id: 'msg', text: 'hi' }, { id: 'conv', status: 'escalated' }])
+    expect(await docs.get('msg')).toEqual({ id: 'msg', text: 'hi' })
+    expect(seen.map((e) => e.id)).toEqual([recorded.id])
+    expect(await bus.events.get(recorded.id)).toMatchObject({ type: 'lead.captured', dispatched: true })
+    expect(await bus.start()).toBe(0)
+    await bus.close()
+  })
+
+  test('a write that fails records no event; the next one goes through', async () => {
+    const { store, bus } = await fresh()
+    const docs = await store.collection({ name: 'replies', indexes: [] })
+    await docs.insert({ id: 'msg' })
+    const seen: string[] = []
+    bus.subscribe((e) => void seen.push(e.id))
+    await expect(bus.publishWith(event(), [{ collection: 'replies', op: 'insert', doc: { id: 'msg' } }])).rejects.toThrow(/duplicate key/)
+    expect(await bus.events.count({})).toBe(0)
+    expect(seen).toEqual([])
+    const next = await bus.publishWith(event(2), [{ collection: 'replies', op: 'insert', doc: { id: 'msg2' } }])
+    expect(seen).toEqual([next.event.id])
+    await bus.close()
+  })
+})
+
 describeWithRedis('fan-out across instances', () => {
   let redis: RedisServer
   beforeAll(async () => {

@@ -5,8 +5,9 @@
  *
  * A turn: pick the model (ModelResolver) → read memory → record the customer message → loop
  * model → tool calls → tool results → model, at most MAX_TOOL_ROUNDS times → record the reply
- * with the tools it used → charge the reply through the meter → publish `chat.message.completed`
- * (chats only: a spoken reply on a call is not a chat message; the call has its own events).
+ * with the tools it used and, in the same commit, `chat.message.completed` (chats only: a spoken
+ * reply on a call is not a chat message; the call has its own events), then deliver that event →
+ * charge the reply through the meter.
  *
  * Metering lives here so every text channel (test chat, web, chat app, bot app, email) is charged
  * and stopped the same way. When the account's replies are stopped (allowance used up, or a
@@ -21,7 +22,7 @@
  */
 import type { Clock } from '../../clock'
 import { ApiError } from '../../http/errors'
-import type { EventBus } from '../../events/bus'
+import type { DomainEvent } from '../../events/bus'
 import type { EventPayload } from '../../events/payloads'
 import type { ChatMessage, LanguageModel, StreamRequest, ToolCall } from '../../providers/llm'
 import type { AgentDoc } from '../agents/public'
@@ -54,7 +55,6 @@ export interface EngineDeps {
   models: ModelResolver
   meter: Pick<Meter, 'replyAllowance' | 'charge'>
   clock: Clock
-  bus: EventBus
 }
 
 export interface TurnInput {
@@ -148,13 +148,10 @@ export class ConversationEngine {
     }
 
     const reply = texts.join(' ').trim() || NO_REPLY
-    const saved = await this.deps.conversations.addMessage(conversation, {
-      author: 'agent',
-      parts: [{ type: 'text', text: reply }],
-      extra: { tools: runs, model: agent.model, usage },
-    })
+    // A chat reply and its event commit together: a crash never keeps one without the other.
+    const completed = conversation.channel !== 'voice' ? (message: MessageDoc) => replyCompleted(conversation, message, reply) : undefined
+    const saved = await this.deps.conversations.addMessage(conversation, { author: 'agent', parts: [{ type: 'text', text: reply }], extra: { tools: runs, model: agent.model, usage } }, completed)
     if (metered) await this.chargeReply(workspace, saved.conversation, saved.message)
-    if (saved.conversation.channel !== 'voice') await this.publishCompleted(saved.conversation, saved.message, reply)
     return { conversation: saved.conversation, reply, answered: true, tools: runs, endCall, customerMessage: recorded.message, replyMessage: saved.message }
   }
 
@@ -191,19 +188,6 @@ export class ConversationEngine {
     return step
   }
 
-  /** The legacy `chat.message.completed` (docs/spec.md Other events); payload in events/payloads.ts. */
-  private async publishCompleted(conversation: ConversationDoc, message: MessageDoc, text: string): Promise<void> {
-    const data: EventPayload<'chat.message.completed'> = {
-      conversationId: conversation.id,
-      messageId: message.id,
-      channel: conversation.channel,
-      test: conversation.test,
-      text,
-      completedAt: message.createdAt,
-    }
-    await this.deps.bus.publish({ type: 'chat.message.completed', workspaceId: conversation.workspaceId, agentId: conversation.agentId, data })
-  }
-
   /** The allowance when replies are stopped; null while they run. */
   async stoppedReplies(workspace: WorkspaceDoc): Promise<ReplyAllowance | null> {
     const allowance = await this.deps.meter.replyAllowance(workspace)
@@ -219,6 +203,19 @@ export class ConversationEngine {
       refs: { agentId: conversation.agentId, conversationId: conversation.id, messageId: message.id, channel: conversation.channel, test: conversation.test },
     })
   }
+}
+
+/** The legacy `chat.message.completed` (docs/spec.md Other events); payload in events/payloads.ts. */
+function replyCompleted(conversation: ConversationDoc, message: MessageDoc, text: string): DomainEvent {
+  const data: EventPayload<'chat.message.completed'> = {
+    conversationId: conversation.id,
+    messageId: message.id,
+    channel: conversation.channel,
+    test: conversation.test,
+    text,
+    completedAt: message.createdAt,
+  }
+  return { type: 'chat.message.completed', workspaceId: conversation.workspaceId, agentId: conversation.agentId, data }
 }
 
 /** Waits for an early reply's release; a turn aborted first (the caller went on) rejects, having written nothing. */

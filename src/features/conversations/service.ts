@@ -4,7 +4,7 @@
  * The conversation engine (engine.ts) writes through this service; nothing here runs a model.
  */
 import { iso, type Clock } from '../../clock'
-import type { EventBus } from '../../events/bus'
+import type { DomainEvent, EventBus } from '../../events/bus'
 import { notFound } from '../../http/errors'
 import { newId } from '../../ids'
 import type { Filter, PageAfter } from '../../store/port'
@@ -125,9 +125,10 @@ export class ConversationService {
 
   /**
    * Records a message. A customer message moves `lastInboundAt` and reopens a resolved
-   * conversation (the customer is back, so the agent answers again).
+   * conversation (the customer is back, so the agent answers again). With `event`, the event that
+   * reports the message is recorded in the same commit and then dispatched (EventBus.publishWith).
    */
-  async addMessage(conversation: ConversationDoc, input: NewMessage): Promise<{ message: MessageDoc; conversation: ConversationDoc }> {
+  async addMessage(conversation: ConversationDoc, input: NewMessage, event?: (message: MessageDoc) => DomainEvent): Promise<{ message: MessageDoc; conversation: ConversationDoc }> {
     const now = iso(this.clock.now())
     const message: MessageDoc = {
       id: newId('msg'),
@@ -140,14 +141,23 @@ export class ConversationService {
       ...(input.extra ?? {}),
       createdAt: now,
     }
-    await this.messages.insert(message)
     const set: Record<string, unknown> = { updatedAt: now }
     if (input.author === 'customer' && !message.internal) {
       set.lastInboundAt = now
       if (conversation.status === 'resolved') set.status = 'active'
     }
-    const updated = (await this.conversations.update(conversation.id, set)) ?? { ...conversation, ...set }
-    return { message, conversation: updated as ConversationDoc }
+    let updated: ConversationDoc | null
+    if (event) {
+      const { results } = await this.bus.publishWith(event(message), [
+        { collection: this.messages.name, op: 'insert', doc: message },
+        { collection: this.conversations.name, op: 'update', id: conversation.id, set },
+      ])
+      updated = results[1] as ConversationDoc | null
+    } else {
+      await this.messages.insert(message)
+      updated = await this.conversations.update(conversation.id, set)
+    }
+    return { message, conversation: (updated ?? { ...conversation, ...set }) as ConversationDoc }
   }
 
   /**
@@ -167,14 +177,13 @@ export class ConversationService {
   async escalate(conversation: ConversationDoc, reason: string | null): Promise<{ conversation: ConversationDoc; changed: boolean }> {
     const current = (await this.conversations.get(conversation.id)) ?? conversation
     if (current.status !== 'active') return { conversation: current, changed: false }
-    const updated = await this.setStatus(current, 'escalated')
     // Payload (docs/spec.md leaves it to us): which conversation, where, why, and whether it is a test.
-    await this.bus.publish({
+    const updated = await this.setStatus(current, 'escalated', (c) => ({
       type: 'conversation.escalated',
-      workspaceId: updated.workspaceId,
-      agentId: updated.agentId,
-      data: { conversationId: updated.id, channel: updated.channel, test: updated.test, reason, status: updated.status },
-    })
+      workspaceId: c.workspaceId,
+      agentId: c.agentId,
+      data: { conversationId: c.id, channel: c.channel, test: c.test, reason, status: c.status },
+    }))
     return { conversation: updated, changed: true }
   }
 
@@ -187,14 +196,12 @@ export class ConversationService {
   async resolve(workspaceId: string, id: string): Promise<ConversationDoc> {
     const current = await this.get(workspaceId, id)
     if (current.status === 'resolved') return current
-    const updated = await this.setStatus(current, 'resolved')
-    await this.bus.publish({
+    return this.setStatus(current, 'resolved', (c) => ({
       type: 'conversation.resolved',
-      workspaceId: updated.workspaceId,
-      agentId: updated.agentId,
-      data: { conversationId: updated.id, channel: updated.channel, test: updated.test, status: updated.status },
-    })
-    return updated
+      workspaceId: c.workspaceId,
+      agentId: c.agentId,
+      data: { conversationId: c.id, channel: c.channel, test: c.test, status: c.status },
+    }))
   }
 
   /** Agent delete cascade: its conversations and every message in them. */
@@ -203,8 +210,12 @@ export class ConversationService {
     await this.conversations.deleteMany({ workspaceId, agentId })
   }
 
-  private async setStatus(conversation: ConversationDoc, status: ConversationStatus): Promise<ConversationDoc> {
+  /** Moves the status; with `event`, the event reporting the move is committed with it (EventBus.publishWith). */
+  private async setStatus(conversation: ConversationDoc, status: ConversationStatus, event?: (moved: ConversationDoc) => DomainEvent): Promise<ConversationDoc> {
     const set = { status, updatedAt: iso(this.clock.now()) }
-    return ((await this.conversations.update(conversation.id, set)) ?? { ...conversation, ...set }) as ConversationDoc
+    const moved = { ...conversation, ...set }
+    if (!event) return ((await this.conversations.update(conversation.id, set)) ?? moved) as ConversationDoc
+    const { results } = await this.bus.publishWith(event(moved), [{ collection: this.conversations.name, op: 'update', id: conversation.id, set }])
+    return (results[0] ?? moved) as ConversationDoc
   }
 }

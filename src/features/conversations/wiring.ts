@@ -50,7 +50,7 @@ export async function buildConversationFeature(deps: {
   })
   const models: ModelResolver = deps.byok ? new KeyAwareResolver(service, deps.byok) : service
   const tools = new ToolRunner({ knowledge: deps.knowledge, conversations, bus: deps.bus })
-  const engine = new ConversationEngine({ conversations, tools, models, meter: deps.meter, clock: deps.clock, bus: deps.bus })
+  const engine = new ConversationEngine({ conversations, tools, models, meter: deps.meter, clock: deps.clock })
   const testChat = new TestChatService({ agents: deps.agents, conversations, engine, models, coordination: deps.coordination, clock: deps.clock })
   return { conversations, models, engine, testChat, tools }
 }

@@ -7,14 +7,14 @@
  * keywords record nothing (a Telegram user leaves by blocking the bot); no 24-hour window applies.
  */
 import { SerialQueue } from '../../../actors/serial-queue'
-import type { EventBus } from '../../events/bus'
+import type { DomainEvent } from '../../events/bus'
 import { badRequest } from '../../http/errors'
 import type { MessagingPlatform } from '../../providers/messaging/port'
-import { presentMessage, type ConversationFeature } from '../conversations/public'
+import { presentMessage, type ConversationFeature, type MessageDoc } from '../conversations/public'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { AgentAnswers } from './answers'
 import type { BotConnections } from './bots'
-import { partsOf, type Received } from './inbound'
+import { partsOf, receivedOf, type Received } from './inbound'
 
 /** Telegram chat ids are integers (negative for groups); the sandbox takes the same shape. */
 const CHAT_ID = /^-?\d{1,20}$/
@@ -37,7 +37,6 @@ export class BotInbound {
       conversations: ConversationFeature['conversations']
       answers: AgentAnswers
       platform: MessagingPlatform
-      bus: EventBus
     },
   ) {}
 
@@ -50,17 +49,18 @@ export class BotInbound {
     const thread = `botapp:${bot.id}:${chat}`
     return this.threads.run(thread, async () => {
       const conversation = await d.conversations.thread({ workspaceId: workspace.id, agentId: bot.agentId, channel: 'botapp', customer: { id: null, phone: null }, thread })
-      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input), extra: { from: chat } })
-      const received = { conversationId: conversation.id, messageId: recorded.message.id, receivedAt: recorded.message.createdAt }
-      if (bot.externalAgents) {
-        await d.bus.publish({
-          type: 'message.received',
-          workspaceId: workspace.id,
-          agentId: bot.agentId,
-          data: { ...received, channel: 'botapp', customer: { id: null, phone: null }, parts: presentMessage(recorded.message, d.conversations.mediaLink ?? undefined).parts as Record<string, unknown>[] },
-        })
-        return received
-      }
+      // For external agents the message and its `message.received` commit together.
+      const event = bot.externalAgents
+        ? (message: MessageDoc): DomainEvent => ({
+            type: 'message.received',
+            workspaceId: workspace.id,
+            agentId: bot.agentId,
+            data: { ...receivedOf(message), channel: 'botapp', customer: { id: null, phone: null }, parts: presentMessage(message, d.conversations.mediaLink ?? undefined).parts as Record<string, unknown>[] },
+          })
+        : undefined
+      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input), extra: { from: chat } }, event)
+      const received = receivedOf(recorded.message)
+      if (bot.externalAgents) return received
       if (recorded.conversation.status === 'handled') return received
       d.answers.start(workspace, bot.agentId, recorded, async (text) => ({ platformMessageId: (await d.platform.send({ from: bot.id, to: chat, content: { type: 'text', text } })).platformMessageId, status: 'sent' }))
       return received

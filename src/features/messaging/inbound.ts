@@ -10,7 +10,6 @@
  * Messages of one thread are handled one after another (in this process).
  */
 import { SerialQueue } from '../../../actors/serial-queue'
-import type { EventBus } from '../../events/bus'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import type { Logger } from '../../logger'
 import type { MessagingPlatform } from '../../providers/messaging/port'
@@ -19,7 +18,8 @@ import type { ConversationFeature } from '../conversations/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { isOptOut } from './opt-out'
-import { presentMessage, type MessagePart } from '../conversations/public'
+import { presentMessage, type MessageDoc, type MessagePart } from '../conversations/public'
+import type { DomainEvent } from '../../events/bus'
 import type { AgentAnswers } from './answers'
 
 /** What the customer sent as message parts: the media (if any), then its text or caption. */
@@ -46,13 +46,14 @@ export interface Received {
   receivedAt: string
 }
 
+export const receivedOf = (message: MessageDoc): Received => ({ conversationId: message.conversationId, messageId: message.id, receivedAt: message.createdAt })
+
 export interface InboundDeps {
   numbers: PhoneNumberService
   contacts: ContactService
   conversations: ConversationFeature['conversations']
   platform: MessagingPlatform
   answers: AgentAnswers
-  bus: EventBus
   logger: Logger
 }
 
@@ -80,22 +81,25 @@ export class InboundMessages {
     return this.threads.run(thread, async () => {
       const contact = (await d.contacts.findByPhone(workspace.id, phone)) ?? (await d.contacts.create(workspace.id, { phone }))
       const conversation = await d.conversations.thread({ workspaceId: workspace.id, agentId, channel: 'chatapp', customer: { id: contact.id, phone }, thread })
-      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input) })
-      const received = { conversationId: conversation.id, messageId: recorded.message.id, receivedAt: recorded.message.createdAt }
+      const optOut = isOptOut(input.text)
+      // For external agents the message and its `message.received` commit together (an opt-out sends none).
+      const event =
+        number.externalAgents && !optOut
+          ? (message: MessageDoc): DomainEvent => ({
+              type: 'message.received',
+              workspaceId: workspace.id,
+              agentId,
+              data: { ...receivedOf(message), channel: 'chatapp', customer: { id: contact.id, phone }, parts: presentMessage(message, d.conversations.mediaLink ?? undefined).parts as Record<string, unknown>[] },
+            })
+          : undefined
+      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input) }, event)
+      const received = receivedOf(recorded.message)
       for (const listener of this.listeners) await listener(workspace.id, phone).catch((err) => d.logger.warn({ err }, 'a listener of inbound messages failed'))
-      if (isOptOut(input.text)) {
+      if (optOut) {
         if (!contact.optedOut) await d.contacts.patch(workspace.id, contact.id, { optedOut: true })
         return received
       }
-      if (number.externalAgents) {
-        await d.bus.publish({
-          type: 'message.received',
-          workspaceId: workspace.id,
-          agentId,
-          data: { ...received, channel: 'chatapp', customer: { id: contact.id, phone }, parts: presentMessage(recorded.message, d.conversations.mediaLink ?? undefined).parts as Record<string, unknown>[] },
-        })
-        return received
-      }
+      if (number.externalAgents) return received
       if (recorded.conversation.status === 'handled') return received
       d.answers.start(workspace, agentId, recorded, async (text) => ({ platformMessageId: (await d.platform.send({ from: number.number, to: phone, content: { type: 'text', text } })).platformMessageId, status: 'accepted' }))
       return received

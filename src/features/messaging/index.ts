@@ -75,7 +75,7 @@ export const messagingFeature = defineFeature(messagingRef, {
     if (kernel.config.botapp.provider === 'telegram') telegram = bots.useTelegram(new TelegramPlatform(kernel.config.botapp.telegramApiUrl, bots.tokenOf))
     const botPlatform: MessagingPlatform = telegram ?? sandbox
     kernel.customerHooks.onErased((e) => bots.erase(e.customerId), 'bots disconnected')
-    const botInbound = new BotInbound({ bots, conversations, answers, platform: botPlatform, bus: kernel.bus })
+    const botInbound = new BotInbound({ bots, conversations, answers, platform: botPlatform })
     // Inbound mail over SMTP, when SMTP_LISTEN_PORT is set (docs/api/messaging.md).
     let smtp: SmtpListener | null = null
     if (kernel.config.smtpListenPort !== undefined) {
@@ -83,7 +83,7 @@ export const messagingFeature = defineFeature(messagingRef, {
       await smtp.listen(kernel.config.smtpListenPort, kernel.config.host)
     }
     const replies = new Replies({ conversations, numbers, contacts, platform, botPlatform, bots, templates, meter, clock: kernel.clock })
-    const inbound = new InboundMessages({ numbers, contacts, conversations, platform, answers, bus: kernel.bus, logger: kernel.logger })
+    const inbound = new InboundMessages({ numbers, contacts, conversations, platform, answers, logger: kernel.logger })
     platform.onReceipt(async (r) => {
       const message = await conversations.byPlatformId(r.platformMessageId)
       const current = (message?.delivery as { status?: string } | undefined)?.status ?? 'accepted'

@@ -70,7 +70,7 @@ export async function startHarness(opts: { accounts?: ProviderAccounts; models?:
   const meter = new Meter({ ledger, wallet, rent, workspaces, clock })
   const models = opts.models ?? new ServiceModelResolver(opts.accounts ?? {})
   const tools = new ToolRunner({ knowledge, conversations, bus, callbacks: opts.callbacks })
-  const engine = new ConversationEngine({ conversations, tools, models, meter, clock, bus })
+  const engine = new ConversationEngine({ conversations, tools, models, meter, clock })
   const workspace = workspaceDoc()
   await workspaces.insert(workspace)
   let n = 0
