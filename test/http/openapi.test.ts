@@ -26,7 +26,8 @@ const isV1 = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/')
 const isConsole = (path: string) => path === '/console' || path.startsWith('/console/')
 const surfaceOf = (path: string): Surface => (isV1(path) ? 'v1' : isConsole(path) ? 'console' : 'legacy')
 /** The pages, their viewer's files and documents, and the health probe, are not API routes. */
-const NOT_API = new Set(['/health', ...Object.values(SURFACES).flatMap((s) => [s.json, s.page, ...VIEWER_FILES.map((f) => `${s.page}/assets/${f}`)])])
+// Health and the Prometheus scrape are for load balancers and monitoring (docs/production.md), not API clients.
+const NOT_API = new Set(['/health', '/metrics', ...Object.values(SURFACES).flatMap((s) => [s.json, s.page, ...VIEWER_FILES.map((f) => `${s.page}/assets/${f}`)])])
 
 let server: TestServer
 const docs = {} as Record<Surface, Doc>
