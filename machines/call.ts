@@ -21,6 +21,9 @@
  *   (`analysedAt` = the end); a completed try runs `analyseCall` and emits `call.analysed` when it
  *   finishes (or gives up), once.
  * - Whether the brought-number "cannot be ended" 409 applies is the HTTP layer's check.
+ * - `unplaced` input: a try whose row was stored but whose actor never was (the process died
+ *   between the two) was never dialled and nothing will dial it; its actor is born `failed` with
+ *   `hangup: not_placed`, the reason in `error`, and analysed at once.
  */
 import { assign, emit, fromPromise, setup, spawnChild, type SnapshotFrom } from 'xstate'
 import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
@@ -60,6 +63,8 @@ export interface CallContext {
   hangingUp?: boolean
   /** The customer called us (it started connected; never placed, never retried). */
   inbound?: boolean
+  /** Why a try stored without its actor was never placed (the `unplaced` input). */
+  unplaced?: string | null
   lastRefusal: Refusal | null
 }
 
@@ -72,6 +77,8 @@ export interface CallInput {
   retry?: RetryPolicy | null
   /** A call the customer made to our number, answered by the agent at `at`: it starts connected. */
   inbound?: boolean
+  /** A try whose row outlived a crash without its actor: it starts failed with this reason, never dialled. */
+  unplaced?: string
 }
 
 export type CallEvent =
@@ -214,6 +221,8 @@ export const callMachine = setup({
         retryScheduledFor: params.retry && context.retry && context.attempt < context.retry.maxAttempts ? at + context.retry.delayMs : null,
       }
     }),
+    /** Born failed: the try was stored, its actor was not, so it was never dialled. */
+    endUnplaced: assign(({ context }) => ({ endedAt: context.startedAt, analysedAt: context.startedAt, seconds: 0, hangup: 'not_placed' as const, error: context.unplaced ?? null })),
     /** A try somebody answered ends; analysis follows. */
     endSpoken: assign(({ context, event }) => {
       const at = (event as { at: number }).at
@@ -245,6 +254,7 @@ export const callMachine = setup({
   guards: {
     isScheduled: ({ context }) => context.scheduledFor !== null,
     isInbound: ({ context }) => context.inbound === true,
+    isUnplaced: ({ context }) => typeof context.unplaced === 'string',
     cannotBePlaced: ({ event }) => (event as { error?: { code?: unknown } }).error?.code === 'not_placed',
     isDue: ({ context, event }) => typeof (event as { at?: unknown }).at === 'number' && (event as { at: number }).at >= dueAt(context),
     retryBooked: ({ context }) => context.retryScheduledFor !== null,
@@ -263,6 +273,7 @@ export const callMachine = setup({
     startedAt: input.scheduledFor == null ? input.at : null,
     answeredAt: input.inbound ? input.at : null,
     inbound: input.inbound ?? false,
+    ...(input.unplaced !== undefined ? { unplaced: input.unplaced, startedAt: input.at } : {}),
     endedAt: null,
     seconds: 0,
     hangup: null,
@@ -280,8 +291,13 @@ export const callMachine = setup({
   },
   states: {
     created: {
-      description: 'Transient: an inbound call is connected already, a booked call waits (scheduled), any other rings at once.',
-      always: [{ guard: 'isInbound', target: 'connected' }, { guard: 'isScheduled', target: 'scheduled' }, { target: 'ringing' }],
+      description: 'Transient: an inbound call is connected already, a booked call waits (scheduled), any other rings at once; a try stored without its actor before a crash is failed (unplaced).',
+      always: [
+        { guard: 'isUnplaced', target: 'failed', actions: ['endUnplaced', 'emitAnalysed'] },
+        { guard: 'isInbound', target: 'connected' },
+        { guard: 'isScheduled', target: 'scheduled' },
+        { target: 'ringing' },
+      ],
     },
     scheduled: {
       description: 'Waiting to ring: booked for later, or a retry. The durable deadline is dueAt(context) (callDeadlines).',

@@ -15,6 +15,8 @@ export interface Config {
   redisUrl?: string
   consoleToken?: string
   publicBaseUrl: string
+  /** Where the sandbox network's callees open their media streams (SANDBOX_MEDIA_URL; unset: this process). */
+  sandboxMediaUrl?: string
   secretKey?: string
   clock: 'system' | 'manual'
   telephonyProvider: 'sandbox' | 'twilio'
@@ -252,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     consoleToken,
     publicBaseUrl,
+    sandboxMediaUrl: url(env, 'SANDBOX_MEDIA_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     secretKey,
     clock: oneOf(env, 'SERVICE_CLOCK', ['system', 'manual'] as const, 'system'),
     telephonyProvider: oneOf(env, 'TELEPHONY_PROVIDER', ['sandbox', 'twilio'] as const, 'sandbox'),

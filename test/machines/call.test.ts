@@ -41,6 +41,13 @@ describe('call: created', () => {
     { name: 'POST calls accepted', input: { id: 'out_1', at: T0 }, to: 'ringing', also: ['placeCall', 'openConversation'], context: { attempt: 1, startedAt: T0, scheduledFor: null } },
     { name: 'an inbound call answered by the agent', input: { id: 'in_1', at: T0, inbound: true }, to: 'connected', also: [], context: { attempt: 1, startedAt: T0, answeredAt: T0, inbound: true } },
     { name: 'POST calls with a time', input: booked, to: 'scheduled', also: [], context: { attempt: 1, startedAt: null, scheduledFor: BOOKED } },
+    {
+      name: 'a try stored without its actor before a crash',
+      input: { id: 'out_2', at: T0, scheduledFor: BOOKED, unplaced: 'not placed: the service stopped' },
+      to: 'failed',
+      also: ['emit:call.analysed'],
+      context: { startedAt: T0, endedAt: T0, analysedAt: T0, hangup: 'not_placed', error: 'not placed: the service stopped' },
+    },
   ])
 })
 

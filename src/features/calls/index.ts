@@ -36,6 +36,8 @@ import { EspeakTts } from '../../providers/tts/espeak'
 import { SandboxTts } from '../../providers/tts/sandbox'
 import { CallMedia, mediaChannel } from './media'
 import { MediaEnds } from './media-ends'
+import { LostSwitches } from './lost-switches'
+import { hearRelayedScripts, RelayedScripts } from './sandbox-relay'
 import { PhraseCache } from '../../media/phrase-cache'
 import { VOICE_LINES } from '../../media/phrases'
 import { eraseRecordings, RecordingSweeper, recordingsRoute } from './recordings'
@@ -46,7 +48,7 @@ import { CallReads } from './console-reads'
 function chartEvent(e: TelephonyEvent) {
   if (e.type === 'answered') return { type: 'call.answered' as const, at: e.at }
   if (e.type === 'unanswered') return { type: 'call.unanswered' as const, at: e.at, hangup: e.hangup }
-  return { type: 'call.ended' as const, at: e.at, hangup: e.hangup }
+  return { type: 'call.ended' as const, at: e.at, hangup: e.hangup, ...(e.error ? { error: e.error } : {}) }
 }
 
 export const callsFeature = defineFeature(callsRef, {
@@ -65,9 +67,13 @@ export const callsFeature = defineFeature(callsRef, {
     // Every row write tells the feed (live-feed.ts): the console app's live pages follow calls on it.
     const feed = new CallFeed(coordination, logger)
     const tries = watchedTries(await openCallTries(store), feed)
+    const builtAt = clock.now()
     // The sandbox network always exists (its console routes and inbound simulation); calls go out on
     // Twilio when TELEPHONY_PROVIDER=twilio.
-    const sandbox = await SandboxNetwork.open(store, clock)
+    // With several instances each runs a switch of it, named in its call references (lost-switches.ts).
+    const several = coordination.kind === 'redis'
+    const switchId = several ? runtime.instanceId.replace(/^inst_/, '') : null
+    const sandbox = await SandboxNetwork.open(store, clock, switchId)
     const { config } = kernel
     // SECRET_KEY is always set by the server (persisted in DATA_DIR when not given); a bare
     // buildServices (some tests) gets a key for this process only.
@@ -107,7 +113,10 @@ export const callsFeature = defineFeature(callsRef, {
     const media = new CallMedia({ feed, phrases: new PhraseCache(), config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, mediaEnded, inspect: kernel.inspection?.inspect, turnObserved: (stages) => kernel.metrics.voiceTurn(stages) })
     kernel.metrics.mediaSessions.from(() => media.live.size)
     const hasEspeak = !!Bun.which('espeak-ng')
-    sandbox.attachMedia({ baseUrl: () => kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
+    // The callee dials SANDBOX_MEDIA_URL (a load balancer, another instance) or this process; with
+    // several instances what it says reaches the instance its stream lands on (sandbox-relay.ts).
+    const calleeScripts = several ? new RelayedScripts(coordination) : scripts
+    sandbox.attachMedia({ baseUrl: () => config.sandboxMediaUrl ?? kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts: calleeScripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
     const calls = new CallService({ tries, agents, published, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors, mediaEnded, byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined })
     // The agent's schedule_callback tool books a real scheduled call through the same rules.
     tools.provideCallbacks(new CallbackBooking({ calls, contacts, workspace, clock, logger }))
@@ -130,6 +139,8 @@ export const callsFeature = defineFeature(callsRef, {
     sandbox.onIncoming(answer)
     kernel.customerHooks.onErased((e) => eraseRecordings(config.dataDir, tries, e.customerId), 'call recordings erased')
     kernel.customerHooks.onErased(eraseCollections(store, [callTriesSpec]), 'calls erased')
+    const lostSwitches = switchId ? await LostSwitches.open(store, { switchId, owner: runtime.instanceId, coordination, calls, clock, logger }) : null
+    let unhear: (() => Promise<void>) | null = null
     const sweeper = new RecordingSweeper({ dataDir: config.dataDir, tries, clock, logger })
     kernel.onClockAdvance.push((now) => sweeper.clockMoved(now))
     contacts.onConsentWithdrawn((contact, reason) => calls.stopWaiting(contact.workspaceId, contact.phone, 'contact.optedOut', reason))
@@ -152,6 +163,11 @@ export const callsFeature = defineFeature(callsRef, {
         // (placed) or connected has no line any more, as a carrier drops a line. With one instance
         // (no REDIS_URL) every such call was ours; with several, another instance may still hold it.
         if (telephony === sandbox && coordination.kind === 'local') await calls.dropLost(clock.now())
+        // One instance: every placement stored before this process was built died with the last one
+        // (a resumed campaign may be placing calls already).
+        if (!several) await calls.failUnplaced(builtAt)
+        if (several) unhear = await hearRelayedScripts(coordination, scripts, (callId) => media.live.has(callId))
+        await lostSwitches?.start()
         // Silero's model loads at boot, not on the first call's media: loading onnxruntime's native
         // addon and the session blocks the event loop ~170 ms once, which stalled every request in
         // flight at that moment (bench:calls' p99 at 100 calls/s: 146–199 ms with it, 20 ms without).
@@ -161,6 +177,8 @@ export const callsFeature = defineFeature(callsRef, {
       },
       async stop() {
         sweeper.stop()
+        await lostSwitches?.stop()
+        await unhear?.()
         await mediaEnds.stop()
       },
       // Live calls here finish until the deadline, then hear a goodbye (docs/production.md "Draining").

@@ -138,5 +138,12 @@ export function callingTarget(d: CallingDeps, campaign: CampaignDoc, workspace: 
       free()
       return 'handed'
     },
+    // Calls an earlier run placed (before a crash, or on an instance that died) end on their own,
+    // or as dropped once their instance is found gone: the campaign is sent once they are analysed
+    // too (their outcome moves the row).
+    async settled() {
+      const deadline = Date.now() + CALL_END_WAIT_MS
+      while (Date.now() < deadline && (await d.calls().unanalysed(workspace.id, campaign.id)) > 0) await Bun.sleep(LINES_BUSY_WAIT_MS)
+    },
   }
 }

@@ -43,6 +43,8 @@ export interface Target {
    * Resolves when the recipient no longer holds anything (a call: when it ended).
    */
   hand(row: RecipientDoc, contact: Contact, release: () => void): Promise<'handed' | 'refused' | 'skipped' | 'retry'>
+  /** Resolves once what earlier runs handed over has ended too (a call placed before a crash). */
+  settled?(): Promise<void>
 }
 
 export interface SenderDeps {
@@ -258,6 +260,8 @@ export class CampaignSender {
     if (stop.stopped) return
     // A call put back (every campaign line busy) may have come back after the last batch was read.
     if (await d.recipients.count({ campaignId: id, status: 'pending' })) return this.run(id, stop, report)
+    await target.settled?.()
+    if (stop.stopped) return
     report.progress(await countHandled())
   }
 }

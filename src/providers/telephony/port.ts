@@ -36,7 +36,8 @@ interface TryRef {
 export type TelephonyEvent =
   | (TryRef & { type: 'answered' })
   | (TryRef & { type: 'unanswered'; hangup: UnansweredHangup })
-  | (TryRef & { type: 'ended'; hangup: 'answered' | 'before_agent' })
+  /** `failed`: the network lost the call's media stream (its server went away); the reason in `error`. */
+  | (TryRef & { type: 'ended'; hangup: 'answered' | 'before_agent' | 'failed'; error?: string })
 
 export interface Telephony {
   readonly name: string

@@ -46,6 +46,8 @@ export interface CalleeOptions {
   scripts: SandboxScripts
   tts: TextToSpeech
   voice?: string
+  /** The stream closed, not by the callee hanging up: the close code (1006 when the server vanished). */
+  onClosed?: (code: number) => void
 }
 
 export class SandboxCallee {
@@ -123,7 +125,10 @@ export class SandboxCallee {
     const ws = new WebSocket(this.options.url)
     this.ws = ws
     ws.on('message', (data) => this.receive(String(data)))
-    ws.on('close', () => this.stopTimer())
+    ws.on('close', (code) => {
+      this.stopTimer()
+      if (!this.closed) this.options.onClosed?.(code)
+    })
     ws.on('error', () => this.stopTimer())
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve())

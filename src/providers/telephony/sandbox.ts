@@ -9,7 +9,13 @@
  * (`calleeHangsUp`).
  *
  * The network's calls in progress live in memory, as a carrier's would live outside this process:
- * a restart loses them, and their calls end as a carrier would report a dropped line.
+ * a restart loses them, and their calls end as a carrier would report a dropped line. With several
+ * instances each runs a switch of the network (`switchId`, carried in its call references), so the
+ * others can tell whose calls died with it (features/calls/lost-switches.ts).
+ *
+ * A callee whose media stream is closed by the server (1000) has been hung up on, wherever the
+ * stream ran; one whose stream is cut without a close (1006: that server died) is a dropped call,
+ * reported `ended` as `failed`, as a carrier ends a call whose stream went away.
  */
 import { randomId } from '../../ids'
 import type { Clock } from '../../clock'
@@ -47,6 +53,15 @@ export interface CalleeMedia {
   tts(): TextToSpeech
 }
 
+/** A server ends a stream it hung up with 1000; 1006 (no close frame at all) means the server went away. */
+const NORMAL_CLOSURE = 1000
+const ABNORMAL_CLOSURE = 1006
+
+/** The switch (instance) a call reference of the sandbox network names, or null (one instance, or not ours). */
+export function switchOf(callRef: string): string | null {
+  return /^SB([0-9a-z]+)-[0-9a-z]{16}$/.exec(callRef)?.[1] ?? null
+}
+
 interface PhoneDoc extends SandboxPhone {
   [field: string]: unknown
   id: string
@@ -69,10 +84,16 @@ export class SandboxNetwork implements Telephony {
   private constructor(
     private readonly phones: Collection<PhoneDoc>,
     private readonly clock: Clock,
+    readonly switchId: string | null,
   ) {}
 
-  static async open(store: DocumentStore, clock: Clock): Promise<SandboxNetwork> {
-    return new SandboxNetwork(await store.collection<PhoneDoc>({ name: 'sandbox_phones', indexes: [] }), clock)
+  static async open(store: DocumentStore, clock: Clock, switchId: string | null = null): Promise<SandboxNetwork> {
+    return new SandboxNetwork(await store.collection<PhoneDoc>({ name: 'sandbox_phones', indexes: [] }), clock, switchId)
+  }
+
+  /** A new call reference, naming this switch when there are several. */
+  private newRef(): string {
+    return this.switchId ? `SB${this.switchId}-${randomId(16)}` : `SB${randomId(16)}`
   }
 
   async setPhone(number: string, phone: SandboxPhone): Promise<SandboxPhone> {
@@ -116,6 +137,7 @@ export class SandboxNetwork implements Telephony {
       callId,
       scripts: media.scripts,
       tts: media.tts(),
+      onClosed: (code) => void this.streamClosed({ callId, attempt, callRef }, code),
     })
     this.callees.set(callRef, callee)
     callee.connect().catch(() => this.callees.delete(callRef))
@@ -132,7 +154,7 @@ export class SandboxNetwork implements Telephony {
    * answered (no agent takes calls there, or every line is busy), it ends at once.
    */
   async ring(input: { from: string; to: string; lines?: string[]; hangupAfterMs?: number | null }): Promise<{ callRef: string; answered: boolean }> {
-    const callRef = `SB${randomId(16)}`
+    const callRef = this.newRef()
     const at = this.clock.now()
     const answer = this.incoming ? await this.incoming({ from: input.from, to: input.to, callRef, at }) : null
     if (!answer) return { callRef, answered: false }
@@ -146,7 +168,7 @@ export class SandboxNetwork implements Telephony {
   async place(request: PlaceRequest): Promise<Placed> {
     const phone = await this.phone(request.to)
     if (phone.pickup === 'refuse') throw new PlacementRefused(`the sandbox network refused to place a call to ${request.to} (its phone is set to refuse)`)
-    const callRef = `SB${randomId(16)}`
+    const callRef = this.newRef()
     this.active.add(callRef)
     const ref = { callId: request.callId, attempt: request.attempt, callRef }
     const rang = this.clock.now() + phone.ringMs
@@ -186,6 +208,15 @@ export class SandboxNetwork implements Telephony {
 
   async hangUp(callRef: string, _answered = true): Promise<void> {
     this.forget(callRef)
+  }
+
+  /** The callee's media stream closed, not by the callee (see the top of this file). */
+  private async streamClosed(ref: { callId: string; attempt: number; callRef: string }, code: number): Promise<void> {
+    if (!this.active.has(ref.callRef)) return
+    if (code === NORMAL_CLOSURE) return this.forget(ref.callRef)
+    if (code !== ABNORMAL_CLOSURE) return
+    this.forget(ref.callRef)
+    await this.tell({ ...ref, type: 'ended', hangup: 'failed', error: 'the call was dropped: its media stream was cut (the service instance holding it stopped)', at: this.clock.now() })
   }
 
   /** Runs what fell due by `now` (the manual clock's advance hook), in time order. */
