@@ -10,6 +10,7 @@ import type { Logger } from './logger'
 import { openStore } from './store'
 import type { DocumentStore } from './store/port'
 import { openCoordination } from './coordination'
+import { openFileStorage } from './files'
 import { EventBus } from './events/bus'
 import { ActorRuntime, createInspection } from '../actors'
 import { randomId } from './ids'
@@ -111,6 +112,7 @@ async function openClock(config: Config, store: DocumentStore): Promise<{ clock:
 export async function buildServices(config: Config, logger: Logger): Promise<Services> {
   const metrics = new Metrics(logger)
   const store = await openStore({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl, sqliteLocking: config.sqliteLocking, onCommit: metrics.commits(config.mongodbUrl ? 'mongodb' : 'sqlite') })
+  const files = await openFileStorage({ dataDir: config.dataDir, mongodbUrl: config.mongodbUrl })
   const coordination = await openCoordination({ dataDir: config.dataDir, redisUrl: config.redisUrl })
   const { clock, persist } = await openClock(config, store)
   const bus = await EventBus.open(store, coordination, clock, logger)
@@ -126,6 +128,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     clock,
     store,
     coordination,
+    files,
     bus,
     runtime,
     inspection,
@@ -183,6 +186,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
       await bus.close()
       await coordination.close()
       await store.close()
+      await files.close()
     },
   }) as Services
 }

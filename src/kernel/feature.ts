@@ -21,6 +21,7 @@ import type { ActorRuntime, Inspection } from '../../actors'
 import type { Clock } from '../clock'
 import type { Config } from '../config'
 import type { Coordination } from '../coordination/port'
+import type { FileStorage } from '../files/port'
 import type { EventBus } from '../events/bus'
 import type { consoleAuth } from '../http/console-auth'
 import type { legacyContext } from '../http/legacy-context'
@@ -48,6 +49,8 @@ export interface Kernel {
   clock: Clock
   store: DocumentStore
   coordination: Coordination
+  /** Recordings and received media: DATA_DIR, or GridFS with MONGODB_URL (src/files). */
+  files: FileStorage
   bus: EventBus
   runtime: ActorRuntime
   inspection: Inspection | null

@@ -19,7 +19,7 @@ describeWithRedis('two service processes, media crossing over', () => {
   test('a call placed on A talks through B, and DELETE on B ends it', async () => {
     const { a, b } = cluster
     const dev = (await a.console('POST', '/workspaces', { name: 'Cluster', plan: 'scale' })).body
-    const agent = (await a.call('POST', '/api/v1/agents', dev.key, { name: 'Two', voice: { answersCalls: true } })).body.id
+    const agent = (await a.call('POST', '/api/v1/agents', dev.key, { name: 'Two', voice: { answersCalls: true, recordCalls: true } })).body.id
     expect((await a.call('POST', `/api/v1/agents/${agent}/knowledge`, dev.key, { text: 'Opening hours\n\nWe are open from 9 am to 5 pm every day.', title: 'Hours' })).status).toBe(201)
     expect((await a.call('POST', `/agents/${agent}/publish`, dev.key, {})).status).toBe(200)
     expect((await a.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550700', source: 'rented', agent })).status).toBe(201)
@@ -43,6 +43,17 @@ describeWithRedis('two service processes, media crossing over', () => {
     expect(ended).toMatchObject({ status: 'completed', hangup: 'cancelled', attempt: 1 })
     expect(ended.transcript.length).toBeGreaterThanOrEqual(3)
     await waitFor('B to close the stream', async () => (await b.console('GET', `/actors/call:${id}`)).body.pipeline, (p) => p === null, 5_000)
+    // B recorded it; either instance serves the recording (the file storage is shared).
+    const done = await waitFor('the recording ready', async () => (await a.call('GET', `/api/v1/calls/${id}`, dev.key)).body, (c) => c.recording?.ready === true, 10_000)
+    const path = new URL(done.recording.url).pathname
+    const fromA = await fetch(a.url + path)
+    const fromB = await fetch(b.url + path)
+    expect([fromA.status, fromB.status]).toEqual([200, 200])
+    expect(fromA.headers.get('content-type')).toBe('audio/wav')
+    const wav = new Uint8Array(await fromA.arrayBuffer())
+    expect(new TextDecoder().decode(wav.subarray(0, 4))).toBe('RIFF')
+    expect(wav.length).toBeGreaterThan(8_000)
+    expect(new Uint8Array(await fromB.arrayBuffer())).toEqual(wav)
     // One call, one try: nothing was placed again on either instance.
     const listed = (await b.call('GET', '/api/v1/calls?limit=100', dev.key)).body.items
     expect(listed.map((c: any) => c.id)).toEqual([id])

@@ -110,7 +110,7 @@ export const callsFeature = defineFeature(callsRef, {
       },
     }
     const actors: CallActors = registerCall(runtime, { effects: charted, clock, logger })
-    const media = new CallMedia({ feed, phrases: new PhraseCache(), config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, mediaEnded, inspect: kernel.inspection?.inspect, turnObserved: (stages) => kernel.metrics.voiceTurn(stages) })
+    const media = new CallMedia({ files: kernel.files, feed, phrases: new PhraseCache(), config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, mediaEnded, inspect: kernel.inspection?.inspect, turnObserved: (stages) => kernel.metrics.voiceTurn(stages) })
     kernel.metrics.mediaSessions.from(() => media.live.size)
     const hasEspeak = !!Bun.which('espeak-ng')
     // The callee dials SANDBOX_MEDIA_URL (a load balancer, another instance) or this process; with
@@ -137,11 +137,11 @@ export const callsFeature = defineFeature(callsRef, {
       return answered
     }
     sandbox.onIncoming(answer)
-    kernel.customerHooks.onErased((e) => eraseRecordings(config.dataDir, tries, e.customerId), 'call recordings erased')
+    kernel.customerHooks.onErased((e) => eraseRecordings(kernel.files, tries, e.customerId), 'call recordings erased')
     kernel.customerHooks.onErased(eraseCollections(store, [callTriesSpec]), 'calls erased')
     const lostSwitches = switchId ? await LostSwitches.open(store, { switchId, owner: runtime.instanceId, coordination, calls, clock, logger }) : null
     let unhear: (() => Promise<void>) | null = null
-    const sweeper = new RecordingSweeper({ dataDir: config.dataDir, tries, clock, logger })
+    const sweeper = new RecordingSweeper({ files: kernel.files, tries, clock, logger })
     kernel.onClockAdvance.push((now) => sweeper.clockMoved(now))
     contacts.onConsentWithdrawn((contact, reason) => calls.stopWaiting(contact.workspaceId, contact.phone, 'contact.optedOut', reason))
     // A deleted customer's waiting calls stop; a call in progress finishes (docs/spec.md Customer workspace).
@@ -157,7 +157,7 @@ export const callsFeature = defineFeature(callsRef, {
     return {
       services: { calls, sandbox, media, scripts, webCalls, feed, reads: new CallReads({ tries, clock, actors: () => actors }) },
       ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message))],
-      legacy: [recordingsRoute({ dataDir: config.dataDir, tokens, tries, now: () => clock.now() })],
+      legacy: [recordingsRoute({ files: kernel.files, tokens, tries, now: () => clock.now() })],
       async start() {
         // The sandbox network's calls live in this process: after a restart, a call that was ringing
         // (placed) or connected has no line any more, as a carrier drops a line. With one instance

@@ -7,6 +7,7 @@
  * runtime (which forwards to its owner), and a hang-up decided elsewhere (DELETE, the network)
  * reaches this socket on the coordination channel `media:{callId}`.
  */
+import { rm } from 'node:fs/promises'
 import type { createActor } from 'xstate'
 import type { CallActors } from '../../../actors/call'
 import type { Clock } from '../../clock'
@@ -23,11 +24,16 @@ import { verifyTwilioSignature } from '../../providers/telephony/twilio-signatur
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Draining } from '../../kernel/draining'
 import { CallRecord } from './call-record'
+import type { FileStorage } from '../../files/port'
+import type { Recorder } from '../../media/recorder'
+import { recordingKey } from './recordings'
 import type { CallFeed } from './live-feed'
 import type { CallTryDoc, CallTryRepo } from './repository'
 import { buildVoicePipeline, type VoicePipelineDeps } from './voice-pipeline'
 
 export interface CallMediaDeps extends VoicePipelineDeps {
+  /** Where the finished recording is kept (recordings.ts). */
+  files: FileStorage
   config: Pick<Config, 'telephonyProvider' | 'publicBaseUrl' | 'providers' | 'speech' | 'dataDir'>
   tries: CallTryRepo
   telephony: Telephony
@@ -157,7 +163,7 @@ export class CallMedia implements MediaCalls {
       await unsubscribe().catch(() => {})
       await record.end(hangup, error)
       if (recorder) {
-        await recorder.finish().catch((err) => record.log.warn({ err }, 'could not write the recording'))
+        await keepRecording(d.files, recorder, record.row).catch((err) => record.log.warn({ err }, 'could not write the recording'))
         await record.recording(true)
       }
       await record.write({ media: 'done' })
@@ -181,3 +187,12 @@ export class CallMedia implements MediaCalls {
   }
 }
 
+/** The recorder mixes the WAV in DATA_DIR's scratch space; the file storage keeps it (and serves it, from any instance). */
+async function keepRecording(files: FileStorage, recorder: Recorder, row: { callId: string; attempt: number }): Promise<void> {
+  const path = await recorder.finish()
+  try {
+    await files.put(recordingKey(row.callId, row.attempt), Bun.file(path))
+  } finally {
+    await rm(path, { force: true })
+  }
+}

@@ -6,13 +6,12 @@
  * expired, once a day of the service clock (`RecordingSweeper`); erasing a customer deletes its
  * recordings.
  *
- * Files live on this machine's disk: with several instances, DATA_DIR/recordings must be shared
- * storage (docs/api/voice.md).
+ * The files are kept behind the file-storage port (src/files): DATA_DIR/recordings on one machine,
+ * GridFS with MONGODB_URL, so with several instances any one serves any recording.
  */
 import { Elysia, t } from 'elysia'
-import { readdir, rm, stat } from 'node:fs/promises'
-import { join } from 'node:path'
 import { iso, type Clock } from '../../clock'
+import type { FileStorage } from '../../files/port'
 import type { Logger } from '../../logger'
 import type { MediaTokens } from '../../media/tokens'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
@@ -21,14 +20,15 @@ import type { CallTryRepo } from './repository'
 const DAY_MS = 86_400_000
 export const RETENTION_DAYS: Record<WorkspaceDoc['plan'], number> = { free: 30, payg: 30, pro: 30, scale: 75, enterprise: 75 }
 
-export const recordingFile = (dataDir: string, callId: string, attempt: number) => join(dataDir, 'recordings', `${callId}-${attempt}.wav`)
+const PREFIX = 'recordings/'
+export const recordingKey = (callId: string, attempt: number) => `${PREFIX}${callId}-${attempt}.wav`
 
 export function recordingLink(publicBaseUrl: string, tokens: MediaTokens, callId: string, attempt: number, workspace: WorkspaceDoc, now: number, ready: boolean) {
   const token = tokens.issue(`rec:${callId}`, attempt)
   return { url: `${publicBaseUrl.replace(/\/$/, '')}/recordings/${callId}/${attempt}/${token}.wav`, expiresAt: iso(now + RETENTION_DAYS[workspace.plan] * DAY_MS), ready }
 }
 
-export function recordingsRoute(deps: { dataDir: string; tokens: MediaTokens; tries: CallTryRepo; now: () => number }) {
+export function recordingsRoute(deps: { files: FileStorage; tokens: MediaTokens; tries: CallTryRepo; now: () => number }) {
   return new Elysia().get(
     '/recordings/:callId/:attempt/:file',
     async ({ params, set }) => {
@@ -41,27 +41,23 @@ export function recordingsRoute(deps: { dataDir: string; tokens: MediaTokens; tr
       if (!Number.isInteger(attempt) || !deps.tokens.verify(`rec:${params.callId}`, attempt, token)) return missing()
       const row = await deps.tries.get(`${params.callId}:${attempt}`)
       if (!row?.recording?.ready || Date.parse(row.recording.expiresAt) <= deps.now()) return missing()
-      const path = recordingFile(deps.dataDir, params.callId, attempt)
-      if (!(await stat(path).catch(() => null))) return missing()
-      set.headers['content-type'] = 'audio/wav'
-      return Bun.file(path)
+      const file = await deps.files.stream(recordingKey(params.callId, attempt))
+      if (!file) return missing()
+      return new Response(file.body, { headers: { 'content-type': 'audio/wav', 'content-length': String(file.size) } })
     },
     { params: t.Object({ callId: t.String(), attempt: t.String(), file: t.String() }), detail: { hide: true } },
   )
 }
 
 /** Deletes recordings past their `expiresAt` (run at start and daily). */
-export async function sweepRecordings(deps: { dataDir: string; tries: CallTryRepo; now: () => number }): Promise<number> {
-  const dir = join(deps.dataDir, 'recordings')
-  const files = await readdir(dir).catch(() => [] as string[])
+export async function sweepRecordings(deps: { files: FileStorage; tries: CallTryRepo; now: () => number }): Promise<number> {
   let removed = 0
-  for (const f of files) {
-    const m = /^(.+)-(\d+)\.wav$/.exec(f)
+  for (const key of await deps.files.list(PREFIX)) {
+    const m = /^recordings\/([^/]+)-(\d+)\.wav$/.exec(key)
     if (!m) continue
     const row = await deps.tries.get(`${m[1]}:${m[2]}`)
     if (row?.recording && Date.parse(row.recording.expiresAt) > deps.now()) continue
-    await rm(join(dir, f), { force: true })
-    removed++
+    if (await deps.files.delete(key)) removed++
   }
   return removed
 }
@@ -75,7 +71,7 @@ export class RecordingSweeper {
   private last = Number.NEGATIVE_INFINITY
   private timer: ReturnType<typeof setInterval> | null = null
 
-  constructor(private readonly deps: { dataDir: string; tries: CallTryRepo; clock: Clock; logger: Logger }) {}
+  constructor(private readonly deps: { files: FileStorage; tries: CallTryRepo; clock: Clock; logger: Logger }) {}
 
   async start(): Promise<void> {
     await this.sweep()
@@ -102,6 +98,6 @@ export class RecordingSweeper {
 }
 
 /** A customer erased: its calls' recordings go with it. */
-export async function eraseRecordings(dataDir: string, tries: CallTryRepo, workspaceId: string): Promise<void> {
-  for (const row of await tries.find({ workspaceId })) if (row.recording) await rm(recordingFile(dataDir, row.callId, row.attempt), { force: true })
+export async function eraseRecordings(files: FileStorage, tries: CallTryRepo, workspaceId: string): Promise<void> {
+  for (const row of await tries.find({ workspaceId })) if (row.recording) await files.delete(recordingKey(row.callId, row.attempt))
 }

@@ -84,7 +84,7 @@ export async function buildVoicePipeline(
   const language = languageCode(agent.voice.language ?? agent.language)
   const stt = await choice.stt.open({ language })
   const vad = await voiceActivity(d.config.speech.vad)
-  const recorder = agent.voice.recordCalls ? await Recorder.open(join(d.config.dataDir, 'recordings'), `${row.callId}-${row.attempt}`) : null
+  const recorder = agent.voice.recordCalls ? await Recorder.open(join(d.config.dataDir, 'tmp', 'recordings'), `${row.callId}-${row.attempt}`) : null
   const line: CallLine = {
     callId: row.callId,
     opening: row.direction === 'outbound' ? (row.purpose ?? agent.greeting) : agent.greeting,

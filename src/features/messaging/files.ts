@@ -3,13 +3,13 @@
  * in DATA_DIR/files, and handed out as our own links valid for eight hours from the moment they
  * are given (docs/spec.md: "Media comes back as links valid for eight hours"), signed with the
  * service's secret so they need no key: `GET /files/{id}/{expires}/{signature}`. Erased with the
- * customer. With several instances DATA_DIR/files must be shared storage, as for recordings.
+ * customer. The bytes are kept behind the file-storage port (src/files): DATA_DIR/files on one
+ * machine, GridFS with MONGODB_URL, so with several instances any one serves any file.
  */
 import { Elysia, t } from 'elysia'
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { mkdir, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { iso, type Clock } from '../../clock'
+import type { FileStorage } from '../../files/port'
 import { newId } from '../../ids'
 import type { Collection, DocumentStore } from '../../store/port'
 
@@ -17,6 +17,9 @@ import type { Collection, DocumentStore } from '../../store/port'
 export const LINK_TTL_MS = 8 * 60 * 60 * 1000
 /** WhatsApp's own largest media (documents) is 100 MB; nothing bigger can arrive. */
 export const MAX_FILE_BYTES = 100 * 1024 * 1024
+
+/** Where a received file's bytes are kept (DATA_DIR/files/<id> on disk). */
+const fileKey = (id: string) => `files/${id}`
 
 interface FileDoc {
   [field: string]: unknown
@@ -31,23 +34,22 @@ interface FileDoc {
 export class ReceivedFiles {
   private constructor(
     private readonly files: Collection<FileDoc>,
-    private readonly dir: string,
+    private readonly storage: FileStorage,
     private readonly secret: string,
     private readonly publicBaseUrl: string,
     private readonly clock: Clock,
   ) {}
 
-  static async open(store: DocumentStore, deps: { dataDir: string; secret: string; publicBaseUrl: string; clock: Clock }): Promise<ReceivedFiles> {
+  static async open(store: DocumentStore, deps: { storage: FileStorage; secret: string; publicBaseUrl: string; clock: Clock }): Promise<ReceivedFiles> {
     const files = await store.collection<FileDoc>({ name: 'files', indexes: [{ name: 'workspace', fields: [['workspaceId', 1]] }] })
-    return new ReceivedFiles(files, join(deps.dataDir, 'files'), deps.secret, deps.publicBaseUrl.replace(/\/$/, ''), deps.clock)
+    return new ReceivedFiles(files, deps.storage, deps.secret, deps.publicBaseUrl.replace(/\/$/, ''), deps.clock)
   }
 
   /** Keeps the bytes; answers the reference a message part stores (`file:<id>`). */
   async save(workspaceId: string, bytes: Uint8Array, mime: string, name: string | null): Promise<string> {
     if (bytes.length > MAX_FILE_BYTES) throw new Error(`a file of ${bytes.length} bytes is over ${MAX_FILE_BYTES}`)
     const id = newId('file')
-    await mkdir(this.dir, { recursive: true })
-    await writeFile(join(this.dir, id), bytes)
+    await this.storage.put(fileKey(id), bytes)
     await this.files.insert({ id, workspaceId, mime, name, bytes: bytes.length, createdAt: iso(this.clock.now()) })
     return `file:${id}`
   }
@@ -61,7 +63,7 @@ export class ReceivedFiles {
 
   async erase(workspaceId: string): Promise<void> {
     for (const f of await this.files.find({ workspaceId })) {
-      await rm(join(this.dir, f.id), { force: true })
+      await this.storage.delete(fileKey(f.id))
       await this.files.delete(f.id)
     }
   }
@@ -80,10 +82,11 @@ export class ReceivedFiles {
         const given = Buffer.from(params.signature)
         if (want.length !== given.length || !timingSafeEqual(want, given)) return gone()
         const doc = await this.files.get(params.id)
-        if (!doc) return gone()
-        set.headers['content-type'] = doc.mime
-        if (doc.name) set.headers['content-disposition'] = `inline; filename="${doc.name.replace(/["\\\r\n]/g, '_')}"`
-        return Bun.file(join(this.dir, doc.id))
+        const file = doc ? await this.storage.stream(fileKey(doc.id)) : null
+        if (!doc || !file) return gone()
+        const headers: Record<string, string> = { 'content-type': doc.mime, 'content-length': String(file.size) }
+        if (doc.name) headers['content-disposition'] = `inline; filename="${doc.name.replace(/["\\\r\n]/g, '_')}"`
+        return new Response(file.body, { headers })
       },
       { params: t.Object({ id: t.String(), expires: t.String(), signature: t.String() }), detail: { hide: true } },
     )

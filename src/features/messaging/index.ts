@@ -57,7 +57,7 @@ export const messagingFeature = defineFeature(messagingRef, {
     const emailInbound = new EmailInbound({ agents, conversations, answers, email })
     const { templates } = use(templatesRef)
     const sandbox = new SandboxPlatform(kernel.clock)
-    const files = await ReceivedFiles.open(kernel.store, { dataDir: kernel.config.dataDir, secret: kernel.config.secretKey ?? randomBytes(32).toString('hex'), publicBaseUrl: kernel.config.publicBaseUrl, clock: kernel.clock })
+    const files = await ReceivedFiles.open(kernel.store, { storage: kernel.files, secret: kernel.config.secretKey ?? randomBytes(32).toString('hex'), publicBaseUrl: kernel.config.publicBaseUrl, clock: kernel.clock })
     conversations.mediaLink = (ref) => files.link(ref)
     kernel.customerHooks.onErased((e) => files.erase(e.customerId), 'received files erased')
     const wa = kernel.config.chatapp.whatsapp
