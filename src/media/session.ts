@@ -48,6 +48,10 @@ export const DTMF_GAP_MS = 1_500
  * one speaker's turn run 500–700 ms, so a shorter gap between two words is not its end.
  */
 export const OVERLAP_END_MS = 500
+/** How long a decision on the audio waits for a VAD that has fallen behind before deciding on what it has: 2 s, as MAX_INBOUND_PENDING. */
+const VAD_CATCH_UP_MS = 2_000
+/** How often such a decision looks again: a line frame. */
+const CHUNK_MS_CHECK = 20
 /** Inbound frames waiting for the VAD: 2 s of 20 ms frames. Past it the oldest are dropped (counted). */
 export const MAX_INBOUND_PENDING = 100
 
@@ -74,6 +78,8 @@ export class VoiceSession {
   private silenceTimer: ReturnType<typeof setTimeout> | null = null
   private limitTimer: ReturnType<typeof setTimeout> | null = null
   private overlapTimer: ReturnType<typeof setTimeout> | null = null
+  /** Arrival time of the last audio the VAD has judged. */
+  private analysedUpTo = 0
   private rate = PHONE_RATE
   private bargedIn = false
 
@@ -186,6 +192,7 @@ export class VoiceSession {
     const stt = this.parts.stt
     stt.push(resample(pcm, rate, stt.sampleRate))
     const windows = await this.parts.vad.push(pcm, rate)
+    this.analysedUpTo = arrivedAt
     for (const w of windows) {
       const at = arrivedAt
       if (w.speech) this.words.spoke()
@@ -214,12 +221,17 @@ export class VoiceSession {
     // really ended, its words are let go so they do not open the caller's next turn.
     if ((agentTalking && !this.bargedIn) || this.parts.line.unavailable) {
       if (this.overlapTimer) clearTimeout(this.overlapTimer)
-      this.overlapTimer = setTimeout(() => {
+      const until = lastSpeechAt + OVERLAP_END_MS
+      const settle = () => {
+        // Judged on the audio, not the wall clock: while the VAD (on its own thread) has not yet
+        // seen the audio up to the end of the gap, the caller may have gone on in it.
+        if (this.analysedUpTo < until && this.now() < until + VAD_CATCH_UP_MS) return void (this.overlapTimer = setTimeout(settle, CHUNK_MS_CHECK))
         this.overlapTimer = null
         if (this.detector.speaking || this.bargedIn) return
         this.detector.end()
         this.words.dropped()
-      }, OVERLAP_END_MS)
+      }
+      this.overlapTimer = setTimeout(settle, Math.max(0, until - this.now()))
       return
     }
     this.words.paused()
