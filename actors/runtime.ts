@@ -123,7 +123,7 @@ export class ActorRuntime {
   register<M extends AnyStateMachine>(kind: string, spec: ActorKindSpec<M>): ActorKind<M> {
     if (kind === '' || kind.includes(':')) throw new Error(`actor kind must be non-empty without ':' (${kind})`)
     if (this.kinds.has(kind)) throw new Error(`actor kind ${kind} is registered already`)
-    this.kinds.set(kind, { kind, spec: spec as unknown as ActorKindSpec, idleMs: spec.idleMs ?? DEFAULT_IDLE_MS })
+    this.kinds.set(kind, { kind, spec, idleMs: spec.idleMs ?? DEFAULT_IDLE_MS })
     return {
       kind,
       spawn: (id, input) => this.spawn(kind, id, input) as Promise<SnapshotFrom<M>>,

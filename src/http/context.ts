@@ -62,16 +62,16 @@ export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(d
     })
     .macro({
       // The derive above runs before these (it is part of this plugin); its members are typed
-      // Partial inside a macro, hence the reads through V1Context.
+      // possibly undefined inside a macro, hence the reads through derived().
       scope: (needed: Scope) => ({
         beforeHandle(ctx) {
-          const { principal } = ctx as unknown as V1Context<P, W>
+          const { principal } = derived(ctx)
           requireScope(principal, needed, `${ctx.request.method} ${new URL(ctx.request.url).pathname}`)
         },
       }),
       developerOnly: {
         resolve(ctx) {
-          const { principal, workspace } = ctx as unknown as V1Context<P, W>
+          const { principal, workspace } = derived(ctx)
           return { developer: developerWorkspace<W>(principal, workspace) }
         },
       },
@@ -80,7 +80,7 @@ export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(d
       // (http/idempotency.ts).
       idempotent: (opts: true | { bodyKey: string }) => ({
         async beforeHandle(ctx) {
-          const { workspace } = ctx as unknown as V1Context<P, W>
+          const { workspace } = derived(ctx)
           const found = requestKey(ctx.request.headers.get('idempotency-key'), ctx.body, opts === true ? undefined : opts.bodyKey)
           const scope = `${workspace.id}:${ctx.request.method} ${ctx.route}`
           const step = await beginIdempotent(deps.coordination, scope, found.key, found.body, found.field)
@@ -92,7 +92,7 @@ export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(d
           if (step.kind === 'replay') {
             ctx.set.status = step.status
             ctx.set.headers['idempotent-replayed'] = 'true'
-            return step.body as never
+            return step.body
           }
         },
         async afterHandle(ctx) {
@@ -105,6 +105,13 @@ export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(d
         },
       }),
     })
+}
+
+/** The derive's members, present whenever a macro of this plugin runs. */
+function derived<P, W>(ctx: { principal?: P; workspace?: W }): V1Context<P, W> {
+  const { principal, workspace } = ctx
+  if (principal === undefined || workspace === undefined) throw new Error('v1 context: a macro ran before its derive')
+  return { principal, workspace }
 }
 
 const RANK: Record<Scope, number> = { read: 0, build: 1, full: 2 }

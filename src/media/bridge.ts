@@ -187,8 +187,8 @@ export function mediaBridge(calls: MediaCalls, log: (message: string, err?: unkn
     detail: { hide: true },
   }
   return new Elysia({ name: 'media-bridge' })
-    .ws('/media/:callId', handlers as never)
-    .ws('/media/:callId/:token', handlers as never)
+    .ws('/media/:callId', handlers)
+    .ws('/media/:callId/:token', handlers)
     .post(
       '/media/:callId/:token/webrtc',
       async ({ params, body, set }) => {

@@ -117,7 +117,8 @@ export class SqliteStore implements DocumentStore {
       c = new SqliteCollection<Doc>(this.db, spec, this.batch)
       this.collections.set(spec.name, c)
     }
-    return c as unknown as SqliteCollection<T>
+    // The cache holds one instance per name whatever T a caller names; the store does not check documents' shape.
+    return c as SqliteCollection<T>
   }
 
   readonly atomic = true

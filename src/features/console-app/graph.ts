@@ -40,14 +40,14 @@ interface StateNodeLike {
   type: string
   description?: string
   states: Record<string, StateNodeLike>
-  initial?: { target?: StateNodeLike[] }
-  transitions: Map<string, TransitionLike[]>
-  always?: TransitionLike[]
-  after?: (TransitionLike & { delay?: unknown })[]
+  initial?: { target?: readonly StateNodeLike[] }
+  transitions: Map<string, readonly TransitionLike[]>
+  always?: readonly TransitionLike[]
+  after?: readonly (TransitionLike & { delay?: unknown })[]
 }
 
 interface TransitionLike {
-  target?: StateNodeLike[]
+  target?: readonly StateNodeLike[]
   guard?: unknown
   eventType?: string
 }
@@ -94,7 +94,7 @@ export function chartGraph(name: MachineName): ChartGraph {
     const first = new Set((node.initial?.target ?? []).map((s) => s.id))
     for (const child of Object.values(node.states ?? {})) walk(child, node.id, first.has(child.id))
   }
-  walk(machine.root as unknown as StateNodeLike, null, false)
+  walk(machine.root, null, false)
   const shown = [...edges.values()].map(({ guards, unguarded, ...edge }) => ({
     ...edge,
     label: guards.length ? `${edge.label} [${[...guards, ...(unguarded ? ['else'] : [])].join(' | ')}]` : edge.label,

@@ -49,7 +49,7 @@ export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: 
         if (!description) throw notFound(`no actor ${params.id}; ids are <kind>:<resource id>, e.g. customerWorkspace:org_…`)
         // A live call also shows its voice pipeline (listening, thinking, speaking, interrupted) when its media stream is in this process.
         const pipeline = params.id.startsWith('call:') ? (deps.pipeline?.(params.id.slice(5)) ?? null) : undefined
-        return { ...(description as unknown as Record<string, unknown>), ...(pipeline !== undefined ? { pipeline } : {}) }
+        return { ...description, ...(pipeline !== undefined ? { pipeline } : {}) }
       },
       {
         params: t.Object({ id: t.String({ description: '<kind>:<resource id>' }) }),
