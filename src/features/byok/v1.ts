@@ -71,9 +71,11 @@ export function byokV1(deps: { context: KernelHttp['v1']; byok: ByokService; cho
 /** One literal path per job (`/byok/keys/stt`, `/llm`, `/tts`): a job is not a resource id. */
 function keyRoutes(deps: { context: KernelHttp['v1']; byok: ByokService }) {
   const { byok } = deps
-  let app = new Elysia({ prefix: '/keys' }).use(deps.context)
+  const app = new Elysia({ prefix: '/keys' }).use(deps.context)
+  // Elysia registers a route on the instance it is called on; routes added in a loop are only
+  // left out of the instance's type, which nothing reads (the OpenAPI document reads the routes).
   for (const job of JOBS) {
-    app = app
+    app
       .put(`/${job}`, ({ workspace, body }) => byok.putKey(workspace, job, body), {
         scope: 'full',
         body: KeyBody,
@@ -91,7 +93,7 @@ function keyRoutes(deps: { context: KernelHttp['v1']; byok: ByokService }) {
       .delete(`/${job}`, ({ workspace }) => byok.removeKey(workspace, job), {
         scope: 'full',
         detail: { responses: answers({ 200: ByokStatus, ...v1Errors(403, 409) }), summary: `Remove the ${job} key (409 while BYOK is on)` },
-      }) as unknown as typeof app
+      })
   }
   return app
 }

@@ -18,7 +18,7 @@ import { notificationsRef } from '../notifications/public'
 import { tenancyRef } from '../workspaces/public'
 import { broadcastTarget } from './broadcast'
 import { CampaignLines, callingTarget } from './calling'
-import { CampaignOutcomes, type CallAnalysedData } from './outcomes'
+import { CampaignOutcomes, callAnalysedData } from './outcomes'
 import { Pacer } from './pacer'
 import { broadcastSends } from './sends'
 import { campaignsSpec, openCampaigns, openRecipients, recipientsSpec } from './repository'
@@ -71,7 +71,7 @@ export const campaignsFeature = defineFeature(campaignsRef, {
     totals.countSends((workspaceId, from, to) => broadcastSends(recipients, workspaceId, from, to))
     // The row once (local: the publishing instance); the line wake-up wherever the campaign runs (cluster).
     bus.subscribe(async (event) => {
-      if (event.type === 'call.analysed') await outcomes.callAnalysed(event.data as unknown as CallAnalysedData)
+      if (event.type === 'call.analysed') await outcomes.callAnalysed(callAnalysedData(event.data))
     })
     bus.subscribe((event) => {
       if (event.type === 'call.analysed' && String((event.data as { reference?: unknown }).reference).startsWith('cmp_')) lines.ended(String(event.data.id))

@@ -29,6 +29,12 @@ export interface CallAnalysedData {
   phone: string | null
 }
 
+/** Those fields of a `call.analysed` event's data (the bus carries every event's data untyped). */
+export function callAnalysedData(data: Record<string, unknown>): CallAnalysedData {
+  const text = (v: unknown) => (typeof v === 'string' ? v : null)
+  return { id: String(data.id), status: String(data.status), reference: text(data.reference), phone: text(data.phone) }
+}
+
 export class CampaignOutcomes {
   private readonly lanes = new SerialQueue()
   /** Message ids the platform has answered with whose row write is not stored yet → row id. */

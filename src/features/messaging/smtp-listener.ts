@@ -8,7 +8,7 @@
  * relay's in front of it.
  */
 import { simpleParser, type AddressObject } from 'mailparser'
-import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server'
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
 import { convert } from 'html-to-text'
 import { ApiError } from '../../http/errors'
 import type { Logger } from '../../logger'
@@ -80,8 +80,8 @@ export class SmtpListener {
     return /^ag_[A-Za-z0-9]+$/.test(local) ? this.d.agents.find(local) : null
   }
 
-  private async take(stream: NodeJS.ReadableStream & { sizeExceeded?: boolean }, session: SMTPServerSession): Promise<void> {
-    const mail = await simpleParser(stream as never)
+  private async take(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> {
+    const mail = await simpleParser(stream)
     if (stream.sizeExceeded) throw refusal(552, `message over ${MAX_MAIL_BYTES} bytes`)
     const from = firstAddress(mail.from) ?? (session.envelope.mailFrom ? session.envelope.mailFrom.address : null)
     if (!from) throw refusal(550, 'the message has no sender address')

@@ -147,17 +147,22 @@ export class WhatsAppPlatform implements MessagingPlatform {
 
 type MediaMessage = { id: string; mime_type?: string; caption?: string; filename?: string }
 
+/** A media message's `type`, which also names the member carrying it, as our media type. */
+const MEDIA_KINDS = { image: 'image', video: 'video', audio: 'audio', voice: 'audio', document: 'file', sticker: 'image' } as const satisfies Record<string, InboundMedia['type']>
+type MediaKind = keyof typeof MEDIA_KINDS
+const isMediaKind = (type: string): type is MediaKind => Object.hasOwn(MEDIA_KINDS, type)
+
 function mediaOf(m: NonNullable<WhatsAppValue['messages']>[number]): InboundMedia | null {
-  const kinds: Record<string, InboundMedia['type']> = { image: 'image', video: 'video', audio: 'audio', voice: 'audio', document: 'file', sticker: 'image' }
-  const type = kinds[m.type]
-  const body = (m as unknown as Record<string, MediaMessage | undefined>)[m.type]
-  if (!type || !body?.id) return null
+  if (!isMediaKind(m.type)) return null
+  const type = MEDIA_KINDS[m.type]
+  const body = m[m.type]
+  if (!body?.id) return null
   return { mediaId: body.id, type, mime: body.mime_type ?? 'application/octet-stream', caption: body.caption ?? null, name: body.filename ?? null }
 }
 
 interface WhatsAppValue {
   metadata?: { display_phone_number?: string; phone_number_id?: string }
   contacts?: { wa_id: string; profile?: { name?: string } }[]
-  messages?: { from: string; id: string; timestamp: string; type: string; text?: { body?: string }; button?: { text?: string }; interactive?: { button_reply?: { title?: string }; list_reply?: { title?: string } } }[]
+  messages?: ({ from: string; id: string; timestamp: string; type: string; text?: { body?: string }; button?: { text?: string }; interactive?: { button_reply?: { title?: string }; list_reply?: { title?: string } } } & { [K in MediaKind]?: MediaMessage })[]
   statuses?: { id: string; status: Receipt['status']; timestamp: string; recipient_id?: string; errors?: { code: number; title?: string; message?: string }[] }[]
 }

@@ -34,7 +34,7 @@ export async function* pcmChunks(source: AsyncIterable<Uint8Array>, options: { s
 /** A fetch response's body as samples. */
 export function pcmBody(res: Response, signal?: AbortSignal): AsyncIterable<Int16Array> {
   if (!res.body) return pcmChunks((async function* () {})(), { signal })
-  return pcmChunks(res.body as unknown as AsyncIterable<Uint8Array>, { signal })
+  return pcmChunks(res.body, { signal })
 }
 
 /** Waits for response headers at most `ms` (a stalled vendor must not hold a caller in silence). */

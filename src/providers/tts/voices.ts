@@ -4,7 +4,8 @@
  * `/audio/speech` takes; espeak-ng's are its language variants (`espeak-ng --voices`). The local and
  * sandbox engines have one voice per accent at best: close enough for a call with no keys.
  */
-export interface ProviderVoices {
+// A type, not an interface, so a row reads as a record by provider name (providerVoice).
+export type ProviderVoices = {
   elevenlabs: string
   openai: string
   espeak: string
@@ -23,5 +24,6 @@ export const VOICE_MAP: Record<string, ProviderVoices> = {
 export function providerVoice(provider: string, voice: string): string {
   const mapped = VOICE_MAP[voice]
   if (!mapped) return voice
-  return (mapped as unknown as Record<string, string>)[provider] ?? voice
+  const byProvider: Record<string, string | undefined> = mapped
+  return byProvider[provider] ?? voice
 }
