@@ -69,8 +69,9 @@ function indexSql(table: string, indexPrefix: string, index: IndexSpec, keys: Ke
 
 /**
  * Creates the table, its key columns and its indexes, in one transaction. A key column added to a
- * table that has rows is filled from the documents by json_extract; an index left on
- * `json_extract(...)` by an earlier version is rebuilt on the columns under the same name. The
+ * table that has rows is filled from the documents by json_extract; an index whose definition
+ * changed since an earlier version (other fields, unique, or on `json_extract(...)` as before key
+ * columns) is rebuilt under the same name. The
  * transaction takes the write lock first (IMMEDIATE): two processes sharing the file
  * (SQLITE_LOCKING=shared) opening it at once must not both see a column missing and both add it.
  */
@@ -87,9 +88,11 @@ export function ensureTable(db: Database, table: string, indexPrefix: string, sp
     }
     for (const index of spec.indexes) {
       const name = `${indexPrefix}${index.name}`
+      const sql = indexSql(table, indexPrefix, index, keys)
       const existing = db.query<{ sql: string | null }, [string]>(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`).get(name)
-      if (existing?.sql?.includes('json_extract(')) db.run(`DROP INDEX "${name}"`)
-      db.run(indexSql(table, indexPrefix, index, keys))
+      // SQLite keeps the statement as written, less its IF NOT EXISTS.
+      if (existing?.sql && existing.sql !== sql.replace(' IF NOT EXISTS', '')) db.run(`DROP INDEX "${name}"`)
+      db.run(sql)
     }
   }).immediate()
 }

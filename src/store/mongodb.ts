@@ -10,6 +10,7 @@ import {
   type Db,
   type Document,
   type Filter as MongoFilter,
+  type IndexDescription,
   type UpdateFilter,
 } from 'mongodb'
 import {
@@ -78,9 +79,8 @@ export class MongoStore implements DocumentStore {
       for (const [i, w] of writes.entries()) results.push(await targets[i]!.apply(w, session))
       return results
     }
-    if (!this.atomic) return run()
     const start = performance.now()
-    const results = await this.client.withSession((session) => session.withTransaction(() => run(session)))
+    const results = this.atomic ? await this.client.withSession((session) => session.withTransaction(() => run(session))) : await run()
     this.onCommit?.((performance.now() - start) / 1000)
     return results
   }
@@ -97,6 +97,44 @@ export class MongoStore implements DocumentStore {
 
   async close(): Promise<void> {
     await this.client.close()
+  }
+}
+
+// createIndexes refuses an index whose name or key pattern exists with another definition.
+const INDEX_OPTIONS_CONFLICT = 85
+const INDEX_KEY_SPECS_CONFLICT = 86
+const INDEX_NOT_FOUND = 27
+const conflicts = (e: unknown) => e instanceof MongoServerError && (e.code === INDEX_OPTIONS_CONFLICT || e.code === INDEX_KEY_SPECS_CONFLICT)
+
+/**
+ * Creates the spec's indexes (idempotent for identical ones). One whose definition changed since an
+ * earlier version (other fields, unique, renamed) is refused by the server: the one it clashes with
+ * (same name, or same key pattern under another name) is dropped and the index built again, as the
+ * SQLite adapter does. Only a refusal leads to a drop, so an unchanged index is never rebuilt.
+ */
+async function ensureIndexes(coll: MongoCollection<Stored>, wanted: IndexDescription[]): Promise<void> {
+  try {
+    await coll.createIndexes(wanted)
+    return
+  } catch (e) {
+    if (!conflicts(e)) throw e
+  }
+  for (const index of wanted) {
+    try {
+      await coll.createIndexes([index])
+      continue
+    } catch (e) {
+      if (!conflicts(e)) throw e
+    }
+    const key = JSON.stringify(Object.entries(index.key))
+    for (const old of await coll.listIndexes().toArray()) {
+      if (old.name === '_id_' || (old.name !== index.name && JSON.stringify(Object.entries(old.key)) !== key)) continue
+      // Another instance starting at the same moment may have dropped it first.
+      await coll.dropIndex(old.name).catch((e: unknown) => {
+        if (!(e instanceof MongoServerError && e.code === INDEX_NOT_FOUND)) throw e
+      })
+    }
+    await coll.createIndexes([index])
   }
 }
 
@@ -138,8 +176,7 @@ export class MongoDocCollection<T extends Doc> implements Collection<T> {
   static async open<T extends Doc>(db: Db, spec: CollectionSpec, onCommit?: CommitObserver): Promise<MongoDocCollection<T>> {
     const name = assertName('collection', spec.name)
     const coll = db.collection<Stored>(name)
-    // createIndexes is idempotent for an identical index under the same name.
-    if (spec.indexes.length) await coll.createIndexes(spec.indexes.map(toIndexDescription))
+    if (spec.indexes.length) await ensureIndexes(coll, spec.indexes.map(toIndexDescription))
     return new MongoDocCollection<T>(name, coll, onCommit)
   }
 

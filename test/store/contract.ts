@@ -237,6 +237,32 @@ export function storeContract(name: string, open: () => Promise<DocumentStore>):
       })
     })
 
+    describe('an index that changed between versions', () => {
+      test('another definition under the same name, or the same fields under a new name: rebuilt at open, data kept', async () => {
+        const name = `changed_${run}`
+        const before = await store.collection<Item>({ name, indexes: [{ name: 'ws_email', fields: [['email', 1]] }, { name: 'by_code', fields: [['code', 1]] }] })
+        await before.insert({ id: 'a', workspaceId: 'w1', email: 'same', code: 'x' })
+        await before.insert({ id: 'b', workspaceId: 'w2', email: 'same', code: 'y' })
+        const later = await open()
+        try {
+          // Now unique over two fields, and `by_code` renamed.
+          const after = await later.collection<Item>({ name, indexes: [byEmail, { name: 'code', fields: [['code', 1]] }] })
+          expect((await after.find({}, { sort: [['id', 1]] })).map((d) => d.id)).toEqual(['a', 'b'])
+          await expectDuplicate(after.insert({ id: 'c', workspaceId: 'w1', email: 'same' }), name, 'ws_email')
+          expect(await after.find({ code: 'y' })).toEqual([{ id: 'b', workspaceId: 'w2', email: 'same', code: 'y' }])
+        } finally {
+          await later.close()
+        }
+        // Opening with the same spec again changes nothing (and fails nothing).
+        const again = await open()
+        try {
+          await again.collection<Item>({ name, indexes: [byEmail, { name: 'code', fields: [['code', 1]] }] })
+        } finally {
+          await again.close()
+        }
+      })
+    })
+
     queryContract(ctx)
     commitContract(ctx)
   })

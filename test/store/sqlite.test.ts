@@ -93,6 +93,21 @@ describe('sqlite adapter', () => {
     await second.close()
   })
 
+  test('an unchanged index is left as it is at open (never rebuilt on every boot)', async () => {
+    const file = join(dir, 'unchanged.db')
+    const spec = { name: 'people', indexes: [byExternal, byNewest] }
+    // Every DROP or CREATE that does something moves the schema version.
+    const version = (store: SqliteStore) => store.db.query<{ schema_version: number }, []>('PRAGMA schema_version').get()!.schema_version
+    const first = await openSqliteStore(file)
+    await first.collection<Item>(spec)
+    await first.close()
+    const second = await openSqliteStore(file)
+    const built = version(second)
+    await second.collection<Item>(spec)
+    expect(version(second)).toBe(built)
+    await second.close()
+  })
+
   test('openStore without a MongoDB URL opens service.db in the data dir, creating the dir', async () => {
     const dataDir = join(dir, 'nested', 'data')
     const store = await openStore({ dataDir })
