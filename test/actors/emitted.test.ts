@@ -34,7 +34,7 @@ test('emitted events reach the hook once, in order, with stable ids', async () =
   const runtime = makeRuntime(env, new ManualClock(0))
   const bells = runtime.register('bell', { machine: bellMachine, version: 1, emitted: async (id, event, eventId) => void seen.push([id, event, eventId]) })
   await runtime.start()
-  await bells.spawn('b1', undefined as never)
+  await bells.spawn('b1', undefined)
   await bells.send('b1', { type: 'ring' })
   await bells.send('b1', { type: 'ring' })
   await bells.send('b1', { type: 'quiet' })

@@ -25,6 +25,7 @@ function recordingStore(inner: DocumentStore, writes: StoredActor[], hold: () =>
       if (spec.name !== ACTOR_SNAPSHOTS) return c
       return Object.assign(Object.create(c) as Collection<T>, {
         upsert: async (doc: T) => {
+          // The runtime opens this collection as StoredActor; the store's generic T is its caller's word.
           writes.push(structuredClone(doc) as unknown as StoredActor)
           await hold()
           return c.upsert(doc)

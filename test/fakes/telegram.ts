@@ -83,6 +83,6 @@ export function startTelegramFake(): TelegramFake {
 }
 
 /** A private-chat text Update as Telegram sends it. */
-export function textUpdate(updateId: number, chatId: number, text: string, name = 'Asha'): Record<string, unknown> {
+export function textUpdate(updateId: number, chatId: number, text: string, name = 'Asha') {
   return { update_id: updateId, message: { message_id: updateId, date: 1732400000, chat: { id: chatId, first_name: name, type: 'private' }, from: { id: chatId, is_bot: false, first_name: name, language_code: 'en' }, text } }
 }

@@ -4,19 +4,20 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openCoordination } from '../../../src/coordination'
-import type { Coordination } from '../../../src/coordination/port'
 import { CallFeed, CALL_UPDATES_CHANNEL, watchedTries, type CallUpdate } from '../../../src/features/calls/live-feed'
 import { openCallTries, type CallTryDoc } from '../../../src/features/calls/repository'
 import { createLogger } from '../../../src/logger'
 import { openSqliteStore } from '../../../src/store/sqlite'
 import { until } from '../../support/until'
+import { tryRow } from './try-row'
 
 const dir = mkdtempSync(join(tmpdir(), 'call-feed-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const logger = createLogger('silent')
 
-const row = (id: string): CallTryDoc =>
-  ({ id: `${id}:1`, callId: id, attempt: 1, workspaceId: 'ws_a', status: 'ringing', transcript: [], createdAt: '2026-03-01T10:00:00.000Z' }) as unknown as CallTryDoc
+const row = (id: string): CallTryDoc => tryRow({ id: `${id}:1`, callId: id, workspaceId: 'ws_a' })
+/** What the feed uses of a coordination. */
+type FeedChannel = ConstructorParameters<typeof CallFeed>[0]
 
 test('each row write reaches a watcher after it lands, with the workspace and when it was made', async () => {
   const store = await openSqliteStore(join(dir, 'a.db'))
@@ -48,7 +49,7 @@ test('each row write reaches a watcher after it lands, with the workspace and wh
 
 test('unwatched on one instance, nothing is published; across instances (a shared channel) it always is', async () => {
   const published: string[] = []
-  const local = { kind: 'local', publish: async (_c: string, m: string) => void published.push(m), subscribe: async () => async () => {} } as unknown as Coordination
+  const local: FeedChannel = { kind: 'local', publish: async (_c, m) => void published.push(m), subscribe: async () => async () => {} }
   const feed = new CallFeed(local, logger)
   feed.publish({ kind: 'actor', callId: 'out_1', state: 'ringing' })
   expect(published).toEqual([])
@@ -61,7 +62,7 @@ test('unwatched on one instance, nothing is published; across instances (a share
   expect(published).toHaveLength(1)
 
   const channels: string[] = []
-  const redis = { kind: 'redis', publish: async (c: string) => void channels.push(c), subscribe: async () => async () => {} } as unknown as Coordination
+  const redis: FeedChannel = { kind: 'redis', publish: async (c) => void channels.push(c), subscribe: async () => async () => {} }
   new CallFeed(redis, logger).publish({ kind: 'actor', callId: 'out_1', state: 'ringing' })
   expect(channels).toEqual([CALL_UPDATES_CHANNEL])
 })

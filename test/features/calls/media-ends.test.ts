@@ -8,6 +8,7 @@ import { ManualClock } from '../../../src/clock'
 import { MEDIA_SETTLE_MS, MediaEnds } from '../../../src/features/calls/media-ends'
 import type { CallTryDoc, CallTryRepo } from '../../../src/features/calls/repository'
 import { openEnv, removeDir, type Env } from '../../actors/support'
+import { tryRow } from './try-row'
 
 const T0 = Date.UTC(2026, 0, 1)
 
@@ -32,7 +33,7 @@ afterEach(async () => {
   removeDir(env.dir)
 })
 
-const row = (id: string, media?: 'live' | 'done') => ({ id, media }) as unknown as CallTryDoc
+const row = (id: string, media?: 'live' | 'done') => tryRow({ id, media })
 const settledWithin = async <T>(p: Promise<T>, ms: number): Promise<T | 'pending'> => Promise.race([p, Bun.sleep(ms).then(() => 'pending' as const)])
 
 test('a try whose stream is not live answers at once', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type AnthropicOptions, AnthropicChatModel } from '../../../src/providers/llm/anthropic'
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, CONVERSATION_START } from '../../../src/providers/llm/anthropic-wire'
-import { complete, type ChatMessage, type ToolSpec } from '../../../src/providers/llm/port'
+import { complete, type ChatMessage, type LlmEvent, type ToolSpec } from '../../../src/providers/llm/port'
 import { type FakeAnthropic, startAnthropicFake } from '../../fakes/anthropic'
 import { collect, failure, textOf } from './helpers'
 
@@ -183,8 +183,8 @@ describe('Anthropic adapter: failures', () => {
 
   test('a stream cut before message_stop is a protocol error and emits no tool call', async () => {
     fake.reply({ kind: 'stream', blocks: [{ text: ['Hi'] }, { toolUse: { id: 't', name: 'escalate', json: ['{}'] } }], cut: true })
-    const seen: { type: string }[] = []
-    const e = await failure(model(), { messages: hello }, seen as never)
+    const seen: LlmEvent[] = []
+    const e = await failure(model(), { messages: hello }, seen)
     expect(e.kind).toBe('protocol')
     expect(e.message).toContain('message_stop')
     expect(seen.map((x) => x.type)).toEqual(['text'])
@@ -202,8 +202,8 @@ describe('Anthropic adapter: failures', () => {
   test('a stall longer than the idle timeout is a timeout', async () => {
     // The stream would go on after 5 s: only the 150 ms idle timeout can end it as a timeout.
     fake.reply({ kind: 'stream', blocks: [{ text: ['a', 'b'] }], stall: { afterFrames: 4, ms: 5000 } })
-    const seen: unknown[] = []
-    const e = await failure(model({ idleTimeoutMs: 150 }), { messages: hello }, seen as never)
+    const seen: LlmEvent[] = []
+    const e = await failure(model({ idleTimeoutMs: 150 }), { messages: hello }, seen)
     expect(e.kind).toBe('timeout')
     expect(e.message).toContain('went silent for more than 150 ms')
     expect(seen).toEqual([{ type: 'text', text: 'a' }])

@@ -24,6 +24,7 @@ describe('createLanguageModel', () => {
       () => createLanguageModel({ provider: 'azure', model: 'm', apiKey: 'k' }),
       () => createLanguageModel({ provider: 'azure', model: '', apiKey: 'k', baseUrl: 'https://a.openai.azure.com' }),
       () => createLanguageModel({ provider: 'anthropic', model: 'claude' }),
+      // Not a provider, on purpose: the type would refuse it before the factory could.
       () => createLanguageModel({ provider: 'nope' as never, model: 'm' }),
       () => createLanguageModel({ provider: 'openai-compatible', model: 'm', baseUrl: 'http://192.168.1.5:8000/v1' }),
     ]

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type OpenAIOptions, OpenAIChatModel, REASONING_COMPLETION_TOKENS } from '../../../src/providers/llm/openai'
-import { complete, type ChatMessage, type ToolSpec } from '../../../src/providers/llm/port'
+import { complete, type ChatMessage, type LlmEvent, type ToolSpec } from '../../../src/providers/llm/port'
 import { type FakeOpenAI, startOpenAIFake } from '../../fakes/openai'
 import { collect, failure, textOf } from './helpers'
 
@@ -172,8 +172,8 @@ describe('OpenAI adapter: failures', () => {
 
   test('a stream cut before [DONE] is a protocol error, not a short answer', async () => {
     fake.reply({ kind: 'stream', text: ['Hello'], cut: true })
-    const seen: unknown[] = []
-    const e = await failure(model(), { messages: hello }, seen as never)
+    const seen: LlmEvent[] = []
+    const e = await failure(model(), { messages: hello }, seen)
     expect(e.kind).toBe('protocol')
     expect(e.message).toContain('[DONE]')
     expect(seen).toEqual([{ type: 'text', text: 'Hello' }])
@@ -181,8 +181,8 @@ describe('OpenAI adapter: failures', () => {
 
   test('a stream cut mid-tool-call emits no tool call', async () => {
     fake.reply({ kind: 'stream', toolCalls: [{ id: 'c', name: 'search_knowledge', args: ['{"query":', '"x"}'] }], cut: 3 })
-    const seen: unknown[] = []
-    expect((await failure(model(), { messages: hello }, seen as never)).kind).toBe('protocol')
+    const seen: LlmEvent[] = []
+    expect((await failure(model(), { messages: hello }, seen)).kind).toBe('protocol')
     expect(seen).toEqual([])
   })
 
@@ -210,8 +210,8 @@ describe('OpenAI adapter: failures', () => {
   test('silence between chunks longer than the idle timeout is a timeout', async () => {
     // The stream would go on after 5 s: only the 150 ms idle timeout can end it as a timeout.
     fake.reply({ kind: 'stream', text: ['a', 'b'], stall: { afterFrames: 2, ms: 5000 } })
-    const seen: unknown[] = []
-    const e = await failure(model({ idleTimeoutMs: 150 }), { messages: hello }, seen as never)
+    const seen: LlmEvent[] = []
+    const e = await failure(model({ idleTimeoutMs: 150 }), { messages: hello }, seen)
     expect(e.kind).toBe('timeout')
     expect(e.message).toContain('went silent for more than 150 ms')
     expect(e.retryable).toBe(true)
@@ -231,9 +231,9 @@ describe('OpenAI adapter: failures', () => {
   test('aborting the signal mid-stream ends it with aborted', async () => {
     fake.reply({ kind: 'stream', text: ['a', 'b'], stall: { afterFrames: 2, ms: 5000 } })
     const ctl = new AbortController()
-    const seen: { type: string }[] = []
+    const seen: LlmEvent[] = []
     const m = model({ idleTimeoutMs: 10_000 })
-    const run = failure(m, { messages: hello, signal: ctl.signal }, seen as never)
+    const run = failure(m, { messages: hello, signal: ctl.signal }, seen)
     setTimeout(() => ctl.abort(), 100)
     expect((await run).kind).toBe('aborted')
     expect(seen.map((e) => e.type)).toEqual(['text'])
@@ -290,8 +290,8 @@ describe('OpenAI adapter: failures', () => {
       },
     })
     try {
-      const seen: unknown[] = []
-      const e = await failure(model({ baseUrl: `http://127.0.0.1:${raw.port}/v1` }), { messages: hello }, seen as never)
+      const seen: LlmEvent[] = []
+      const e = await failure(model({ baseUrl: `http://127.0.0.1:${raw.port}/v1` }), { messages: hello }, seen)
       expect(e.kind).toBe('unavailable')
       expect(e.message).toMatch(/^The connection to OpenAI broke/)
       expect(seen).toEqual([{ type: 'text', text: 'Hi' }])

@@ -130,7 +130,7 @@ describeLive('live pocketsphinx decoder', () => {
   }, 20_000)
 
   test('the engine choice takes the live decoder when the library loads', () => {
-    const speech = new SpeechProviders({ providers: {}, speech: { stt: 'pocketsphinx', tts: 'espeak', vad: 'energy', chunkMs: 100 } } as never, new SandboxScripts())
+    const speech = new SpeechProviders({ providers: {}, speech: { stt: 'pocketsphinx', tts: 'espeak', vad: 'energy', chunkMs: 100 } }, new SandboxScripts())
     const { stt: chosen } = speech.choose({ callId: 'c1', sandbox: false })
     expect(chosen).toBeInstanceOf(PocketsphinxLiveStt)
     // One engine per process, so a call's warm decoder serves the next call.
