@@ -60,7 +60,7 @@ const unavailable = (message: string) => new ApiError(503, `${message}; retry in
 
 export class Publication {
   constructor(
-    private readonly kind: AgentPublicationKind,
+    private readonly kind: Pick<AgentPublicationKind, 'read' | 'send' | 'settle'>,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}

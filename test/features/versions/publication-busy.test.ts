@@ -4,8 +4,7 @@
  */
 import { expect, test } from 'bun:test'
 import pino from 'pino'
-import type { AgentPublicationKind } from '../../../actors/agent-publication'
-import { initialContext } from '../../../machines/agent-publication'
+import { agentPublicationMachine, initialContext } from '../../../machines/agent-publication'
 import { ManualClock } from '../../../src/clock'
 import { Publication } from '../../../src/features/versions/publication'
 import { ApiError } from '../../../src/http/errors'
@@ -13,10 +12,14 @@ import { ApiError } from '../../../src/http/errors'
 test('busy with other version changes: 503 with Retry-After', async () => {
   const agent = { id: 'ag_1', workspaceId: 'ws_1' }
   // Every send finds the agent published again by someone else's command.
-  const kind = {
+  const published = agentPublicationMachine.resolveState({ value: 'published', context: { ...initialContext({ agentId: agent.id, workspaceId: agent.workspaceId }), lastCommandId: 'someone-else' } })
+  const kind: ConstructorParameters<typeof Publication>[0] = {
     read: async () => null,
-    send: async () => ({ value: 'published', context: { ...initialContext({ agentId: agent.id, workspaceId: agent.workspaceId }), lastCommandId: 'someone-else' } }),
-  } as unknown as AgentPublicationKind
+    send: async () => published,
+    settle: async () => {
+      throw new Error('a busy publish settles nothing')
+    },
+  }
   const publication = new Publication(kind, new ManualClock(0), pino({ level: 'silent' }))
   const refused = await publication.command(agent, 'key_1', { type: 'agent.publish', changeSummary: null }).catch((err: unknown) => err)
   expect(refused).toBeInstanceOf(ApiError)
