@@ -40,7 +40,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'call.completed': 'a call ended: outcome and duration, the moment it ends',
   'call.analysed': "a call's results are ready: summary, fields, transcript, recording link",
   'campaign.finished': 'a broadcast or calling campaign finished',
-  'message.received': 'a customer wrote to an agent on any channel',
+  'message.received': 'a customer wrote on the chat app or the bot app (docs/api/webhooks.md)',
   'chat.message.completed': 'the agent finished a reply in a chat (web, messaging app)',
   'voice.call.ended': 'a voice call ended (the legacy form of call.completed)',
 }
