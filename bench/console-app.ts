@@ -85,9 +85,8 @@ try {
 
   // (b) Live updates while calls run: the page reports each change it has drawn.
   await page.evaluate(() => {
-    const w = window as unknown as { __samples: { kind: string; ms: number }[]; __consoleSeen: (kind: string, at: number) => void }
-    w.__samples = []
-    w.__consoleSeen = (kind, at) => void w.__samples.push({ kind, ms: Date.now() - at })
+    const samples: { kind: string; ms: number }[] = []
+    Object.assign(window, { __samples: samples, __consoleSeen: (kind: string, at: number) => void samples.push({ kind, ms: Date.now() - at }) })
   })
   const placed: string[] = []
   await Promise.all(phones.map(async (to) => placed.push((await call('POST', '/api/v1/calls', { to, purpose: 'Hi, this is the bench calling.' }, dev.key)).id)))
@@ -99,7 +98,7 @@ try {
     await Bun.sleep(250)
   }
   await Bun.sleep(500)
-  const samples = (await page.evaluate(() => (window as unknown as { __samples: { kind: string; ms: number }[] }).__samples)) as { kind: string; ms: number }[]
+  const samples: { kind: string; ms: number }[] = await page.evaluate(() => Reflect.get(window, '__samples'))
 
   // What the State charts page adds: its module and elkjs (fetched there only, then cached).
   bytes.clear()

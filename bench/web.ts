@@ -63,8 +63,9 @@ async function send(webKey: string, session: string, message: string): Promise<{
       if (e.event === 'error') throw new Error(e.data)
     },
   })
+  if (!res.body) throw new Error('the message answer has no body')
   const decoder = new TextDecoder()
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }))
+  for await (const chunk of res.body) parser.feed(decoder.decode(chunk, { stream: true }))
   if (!done) throw new Error('the stream ended without a reply')
   return { ttft, total: performance.now() - t0 }
 }
@@ -101,11 +102,12 @@ try {
       const abort = new AbortController()
       listening.push(abort)
       const events = await fetch(`${base}/api/v1/web/${agent.webKey}/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session: r.body.session }), signal: abort.signal })
-      if (events.status !== 200) throw new Error(`events refused: ${events.status}`)
+      if (events.status !== 200 || !events.body) throw new Error(`events refused: ${events.status}`)
+      const stream = events.body
       streamsOpen++
       void (async () => {
         try {
-          for await (const _ of events.body as unknown as AsyncIterable<Uint8Array>);
+          for await (const _ of stream);
         } catch {
           /* aborted at the end */
         }

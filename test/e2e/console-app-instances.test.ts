@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createParser } from 'eventsource-parser'
+import { chunks } from '../support/body'
 import { startInstancePair, type InstancePair } from '../support/instances'
 import { describeWithRedis } from '../support/system-binary'
 import { until } from '../support/until'
@@ -34,7 +35,7 @@ describeWithRedis('the console app on two instances', () => {
     const decoder = new TextDecoder()
     void (async () => {
       try {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }))
+        for await (const chunk of chunks(res)) parser.feed(decoder.decode(chunk, { stream: true }))
       } catch {
         /* closed by the test */
       }

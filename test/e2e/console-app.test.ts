@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createParser } from 'eventsource-parser'
+import { chunks } from '../support/body'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 
@@ -32,7 +33,7 @@ async function openStream(path: string) {
     const decoder = new TextDecoder()
     void (async () => {
       try {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }))
+        for await (const chunk of chunks(res)) parser.feed(decoder.decode(chunk, { stream: true }))
       } catch {
         /* closed by the test */
       }

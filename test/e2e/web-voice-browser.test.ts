@@ -38,6 +38,7 @@ function questionWav(dir: string): string {
   if (r.status !== 0) throw new Error(`espeak-ng failed: ${r.stderr}`)
   const wav = new WaveFile(readFileSync(spoken))
   const rate = (wav.fmt as { sampleRate: number }).sampleRate
+  // wavefile's types say Float64Array whatever array type is asked for.
   const speech = wav.getSamples(false, Int16Array) as unknown as Int16Array
   const out = new Int16Array(Math.round(rate * 2.5) + speech.length + rate * 4)
   out.set(speech, Math.round(rate * 2.5))

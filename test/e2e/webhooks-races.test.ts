@@ -30,7 +30,7 @@ const collection = (name: string) => server.server.services.store.collection({ n
  * The store hands out one collection object per name, so the services see the slow insert too.
  */
 async function withSlowInserts<T>(name: string, wait: () => Promise<unknown>, run: () => Promise<T>): Promise<T> {
-  const c = (await collection(name)) as unknown as { insert: (doc: unknown) => Promise<unknown> }
+  const c = await collection(name)
   const insert = c.insert
   c.insert = async (doc) => {
     await wait()

@@ -1,6 +1,7 @@
 /** The vendor fakes' latency options (the benchmark's vendor profile) and the OpenAI fake's default reply. */
 import { afterAll, describe, expect, test } from 'bun:test'
 import WebSocket from 'ws'
+import { chunks } from '../support/body'
 import { until } from '../support/until'
 import { startDeepgramFake } from './deepgram'
 import { startOpenAIFake } from './openai'
@@ -19,9 +20,9 @@ afterAll(async () => {
 })
 
 /** Each chunk of a streamed body with the ms since the request. */
-async function chunks(res: Response, started: number): Promise<{ ms: number; bytes: Uint8Array }[]> {
+async function timedChunks(res: Response, started: number): Promise<{ ms: number; bytes: Uint8Array }[]> {
   const out: { ms: number; bytes: Uint8Array }[] = []
-  for await (const bytes of res.body as unknown as AsyncIterable<Uint8Array>) out.push({ ms: performance.now() - started, bytes })
+  for await (const bytes of chunks(res)) out.push({ ms: performance.now() - started, bytes })
   return out
 }
 
@@ -29,7 +30,7 @@ describe('OpenAI fake', () => {
   test('with nothing scripted, streams the default reply a word a chunk, after the first-token delay and paced after it', async () => {
     const started = performance.now()
     const res = await fetch(`${openai.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [] }) })
-    const got = await chunks(res, started)
+    const got = await timedChunks(res, started)
     const text = new TextDecoder().decode(Buffer.concat(got.map((c) => c.bytes)))
     const words = [...text.matchAll(/^data: (\{.*\})$/gm)].map((m) => JSON.parse(m[1]!).choices?.[0]?.delta?.content).filter(Boolean)
     expect(words).toEqual(['Sure,', ' I', ' can', ' help', ' with', ' that.'])
@@ -49,7 +50,7 @@ describe('ElevenLabs fake', () => {
   test('first audio after the delay, then 100 ms chunks ten times faster than they play', async () => {
     const started = performance.now()
     const res = await fetch(`${speech.url}/v1/text-to-speech/voice-1/stream?output_format=pcm_16000`, { method: 'POST', headers: { 'xi-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'Hello there, how are you today?' }) })
-    const got = await chunks(res, started)
+    const got = await timedChunks(res, started)
     expect(got[0]!.ms).toBeGreaterThanOrEqual(REALISTIC_OPTIONS.elevenlabs.firstAudioMs - 5)
     // 31 characters at 60 ms each: 1.86 s of 16 kHz audio in 3200-byte chunks.
     expect(got.slice(0, -1).every((c) => c.bytes.length === 3200)).toBe(true)

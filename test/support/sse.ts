@@ -1,5 +1,6 @@
 /** Reads a `text/event-stream` answer to its end: each event's name and parsed JSON data, in order (eventsource-parser). */
 import { createParser } from 'eventsource-parser'
+import { chunks } from './body'
 
 export interface SseEvent {
   event: string
@@ -16,6 +17,6 @@ export async function readEvents(res: Response, onEvent?: (e: SseEvent) => void)
     },
   })
   const decoder = new TextDecoder()
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }))
+  for await (const chunk of chunks(res)) parser.feed(decoder.decode(chunk, { stream: true }))
   return out
 }
