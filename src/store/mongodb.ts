@@ -92,7 +92,8 @@ export class MongoStore implements DocumentStore {
       this.collections.set(spec.name, c)
       c.catch(() => this.collections.delete(spec.name)) // a failed open is retried next time
     }
-    return (await c) as unknown as MongoDocCollection<T>
+    // The cache holds one instance per name whatever T a caller names; the store does not check documents' shape.
+    return (await c) as MongoDocCollection<T>
   }
 
   async close(): Promise<void> {

@@ -90,7 +90,7 @@ export function storeContract(name: string, open: () => Promise<DocumentStore>):
       test('a document without a string id is refused', async () => {
         const c = await ctx.fresh()
         await expect(c.insert({ id: '' })).rejects.toThrow()
-        await expect(c.insert({ id: 5 } as unknown as Item)).rejects.toThrow()
+        await expect(c.insert({ id: 5 } as unknown as Item)).rejects.toThrow() // a number id, which the type refuses, on purpose
       })
     })
 
