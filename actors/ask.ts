@@ -21,8 +21,7 @@ export interface Dispatched {
   refusal: Refusal | null
 }
 
-const lastRefusalOf = (snapshot: AnyMachineSnapshot): Refusal | null =>
-  (snapshot.context as { lastRefusal?: Refusal | null } | undefined)?.lastRefusal ?? null
+const lastRefusalOf = (snapshot: AnyMachineSnapshot): Refusal | null => (snapshot.context as { lastRefusal?: Refusal | null } | undefined)?.lastRefusal ?? null
 
 /**
  * The refusal of an event no handler takes in the snapshot's state, or sent to a finished actor:

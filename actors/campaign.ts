@@ -45,7 +45,12 @@ export function registerCampaign(runtime: ActorRuntime, deps: { effects: Campaig
           failed: (error) => back({ type: 'campaign.failed', at: deps.clock.now(), error }),
         })
       }),
-      notifyFailure: bindEffect({ kind: CAMPAIGN_KIND, clock: deps.clock, logger: deps.logger }, 'notifyFailure', (i: CampaignFailureInput) => deps.effects.notifyFailure(i.id, i.lastError ?? null), (i) => i.id),
+      notifyFailure: bindEffect(
+        { kind: CAMPAIGN_KIND, clock: deps.clock, logger: deps.logger },
+        'notifyFailure',
+        (i: CampaignFailureInput) => deps.effects.notifyFailure(i.id, i.lastError ?? null),
+        (i) => i.id,
+      ),
     },
   })
   return runtime.register(CAMPAIGN_KIND, {

@@ -36,13 +36,9 @@ export interface CustomerWorkspaceEffectPort {
   erase(input: EraseInput): Promise<void>
 }
 
-export function registerCustomerWorkspace(
-  runtime: ActorRuntime,
-  deps: { effects: CustomerWorkspaceEffectPort; clock: Clock; logger: Logger },
-): CustomerWorkspaceActors {
+export function registerCustomerWorkspace(runtime: ActorRuntime, deps: { effects: CustomerWorkspaceEffectPort; clock: Clock; logger: Logger }): CustomerWorkspaceActors {
   const binding = { kind: CUSTOMER_WORKSPACE_KIND, clock: deps.clock, logger: deps.logger }
-  const bind = <I extends { id: string }>(name: CustomerWorkspaceEffect, run: (input: I) => Promise<void>): AnyActorLogic =>
-    bindEffect(binding, name, run, (input) => input.id)
+  const bind = <I extends { id: string }>(name: CustomerWorkspaceEffect, run: (input: I) => Promise<void>): AnyActorLogic => bindEffect(binding, name, run, (input) => input.id)
   const machine = customerWorkspaceMachine.provide({
     actors: {
       archiveCustomer: bind<ArchiveInput>('archiveCustomer', (i) => deps.effects.archive(i)),

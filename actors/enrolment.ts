@@ -22,7 +22,14 @@ export interface EnrolmentEffectPort {
 
 export function registerEnrolment(runtime: ActorRuntime, deps: { effects: EnrolmentEffectPort; clock: Clock; logger: Logger }): EnrolmentActors {
   const machine = enrolmentMachine.provide({
-    actors: { sendStep: bindEffect({ kind: ENROLMENT_KIND, clock: deps.clock, logger: deps.logger }, 'sendStep', (i: SendStepInput) => deps.effects.sendStep(i), (i) => `${i.id}#${i.step}`) },
+    actors: {
+      sendStep: bindEffect(
+        { kind: ENROLMENT_KIND, clock: deps.clock, logger: deps.logger },
+        'sendStep',
+        (i: SendStepInput) => deps.effects.sendStep(i),
+        (i) => `${i.id}#${i.step}`,
+      ),
+    },
   })
   return runtime.register(ENROLMENT_KIND, {
     machine,

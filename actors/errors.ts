@@ -35,8 +35,7 @@ export interface WireError {
   message: string
 }
 
-export const toWire = (err: unknown): WireError =>
-  err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) }
+export const toWire = (err: unknown): WireError => (err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) })
 
 export function fromWire(wire: WireError): Error {
   const Known = KNOWN[wire.name as keyof typeof KNOWN]

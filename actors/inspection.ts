@@ -121,11 +121,7 @@ function jsonSafe(value: unknown): unknown {
   )
 }
 
-export function describeLive(
-  base: { kind: string; id: string; key: string; owner: string; spec: ActorKindSpec },
-  snap: AnyMachineSnapshot,
-  stored: StoredActor | null,
-): ActorDescription {
+export function describeLive(base: { kind: string; id: string; key: string; owner: string; spec: ActorKindSpec }, snap: AnyMachineSnapshot, stored: StoredActor | null): ActorDescription {
   return {
     id: base.key,
     kind: base.kind,

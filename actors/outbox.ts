@@ -12,14 +12,7 @@ import type { SerialQueue } from './serial-queue'
 import type { SnapshotStore } from './snapshot-store'
 import type { Registration } from './types'
 
-export async function deliverOutboxes(deps: {
-  kinds: Registration[]
-  snapshots: SnapshotStore
-  queue: SerialQueue
-  residency: Residency
-  persister: Persister
-  logger: Logger
-}): Promise<void> {
+export async function deliverOutboxes(deps: { kinds: Registration[]; snapshots: SnapshotStore; queue: SerialQueue; residency: Residency; persister: Persister; logger: Logger }): Promise<void> {
   const { snapshots, queue, residency, persister, logger } = deps
   for (const reg of deps.kinds) {
     if (!reg.spec.emitted) continue

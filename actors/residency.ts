@@ -16,10 +16,7 @@ import { firedOf } from './timer-delivery'
 import type { Registration, SnapshotView, StoredActor } from './types'
 
 /** Where an event for an actor goes: the live actor here, its owner elsewhere, or nowhere (finished). */
-export type Target =
-  | { type: 'live'; live: LiveActor }
-  | { type: 'remote'; owner: string }
-  | { type: 'final'; snapshot: AnyMachineSnapshot }
+export type Target = { type: 'live'; live: LiveActor } | { type: 'remote'; owner: string } | { type: 'final'; snapshot: AnyMachineSnapshot }
 
 export interface ResidencyDeps {
   queue: SerialQueue

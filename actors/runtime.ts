@@ -345,7 +345,9 @@ export class ActorRuntime {
   /** Passivates every actor idle for at least its kind's idleMs (every idle one with `all`). */
   async passivateIdle(all = false): Promise<number> {
     const now = Date.now()
-    const idle = this.res().all().filter((l) => all || now - l.lastActiveAt >= this.registration(l.kind).idleMs)
+    const idle = this.res()
+      .all()
+      .filter((l) => all || now - l.lastActiveAt >= this.registration(l.kind).idleMs)
     const done = await Promise.all(idle.map((l) => this.passivate(l.kind, l.id).catch(() => false)))
     return done.filter(Boolean).length
   }

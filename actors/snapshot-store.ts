@@ -28,9 +28,22 @@ export class SnapshotStore {
       indexes: [
         // Boot: "which actors have work to resume in memory" (an effect in flight, or an outbox to
         // hand over) must not scan every actor.
-        { name: 'pending', fields: [['pendingWork', 1], ['kind', 1]] },
+        {
+          name: 'pending',
+          fields: [
+            ['pendingWork', 1],
+            ['kind', 1],
+          ],
+        },
         // Listing a kind, optionally in one state (console, campaign sweeps).
-        { name: 'kind_state', fields: [['kind', 1], ['state', 1], ['resourceId', 1]] },
+        {
+          name: 'kind_state',
+          fields: [
+            ['kind', 1],
+            ['state', 1],
+            ['resourceId', 1],
+          ],
+        },
         // Operators: which actors wake next.
         { name: 'next_deadline', fields: [['nextDeadlineAt', 1]] },
       ],

@@ -24,10 +24,7 @@ export interface WebhookDeliveryEffectPort {
   deliver(input: DeliverInput): Promise<DeliverOutput>
 }
 
-export function registerWebhookDelivery(
-  runtime: ActorRuntime,
-  deps: { effects: WebhookDeliveryEffectPort; clock: Clock; logger: Logger },
-): WebhookDeliveryActors {
+export function registerWebhookDelivery(runtime: ActorRuntime, deps: { effects: WebhookDeliveryEffectPort; clock: Clock; logger: Logger }): WebhookDeliveryActors {
   const machine = webhookDeliveryMachine.provide({
     actors: {
       deliver: bindEffect<DeliverInput, DeliverOutput>(

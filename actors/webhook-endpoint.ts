@@ -25,7 +25,12 @@ export interface WebhookEndpointEffectPort {
 export function registerWebhookEndpoint(runtime: ActorRuntime, deps: { effects: WebhookEndpointEffectPort; clock: Clock; logger: Logger }): WebhookEndpointActors {
   const machine = webhookEndpointMachine.provide({
     actors: {
-      notify: bindEffect<NotifyInput, void>({ kind: WEBHOOK_ENDPOINT_KIND, clock: deps.clock, logger: deps.logger }, 'notify', (input) => deps.effects.notify(input), (input) => input.endpointId),
+      notify: bindEffect<NotifyInput, void>(
+        { kind: WEBHOOK_ENDPOINT_KIND, clock: deps.clock, logger: deps.logger },
+        'notify',
+        (input) => deps.effects.notify(input),
+        (input) => input.endpointId,
+      ),
     },
   })
   return runtime.register(WEBHOOK_ENDPOINT_KIND, {

@@ -123,7 +123,10 @@ async function bootService(dataDir: string): Promise<number> {
   })
   try {
     while (performance.now() - t < SERVICE_BOOT_GIVE_UP_MS) {
-      const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)
+      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
       if (ok) return performance.now() - t
       await Bun.sleep(5)
     }

@@ -158,7 +158,9 @@ async function main(): Promise<void> {
     console.log(`  ours: bun src/index.ts, embedded SQLite store + local coordination, LOG_LEVEL=warn`)
     console.log(`  bare: Bun.serve returning the same bytes and content type`)
     console.log(`  per-request info logs are off for both sides (ours at warn; the bare server logs nothing)`)
-    console.log(`  load: autocannon (Node process), ${LOAD.connections} connections, pipelining ${LOAD.pipelining}, ${LOAD.rounds} rounds × ${LOAD.roundSeconds} s each, alternating, after ${LOAD.warmupSeconds} s warm-up each`)
+    console.log(
+      `  load: autocannon (Node process), ${LOAD.connections} connections, pipelining ${LOAD.pipelining}, ${LOAD.rounds} rounds × ${LOAD.roundSeconds} s each, alternating, after ${LOAD.warmupSeconds} s warm-up each`,
+    )
     console.log(`  machine: loopback only, ${navigator.hardwareConcurrency} cores, shared; p99 is in whole ms (autocannon's resolution)`)
 
     await load(ourUrl, ws.key, LOAD.warmupSeconds)

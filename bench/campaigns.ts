@@ -31,7 +31,9 @@ const server = await startServer(loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA
 try {
   const base = server.url
   const req = (path: string, auth: string, method = 'POST', body?: unknown) =>
-    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined }).then((r) => r.json() as Promise<any>)
+    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined }).then(
+      (r) => r.json() as Promise<any>,
+    )
   const consoleReq = (path: string, body?: unknown) => req(`/console${path}`, server.consoleToken, 'POST', body)
   const dev = await consoleReq('/workspaces', { name: 'Bench campaigns', plan: 'enterprise' })
   const api = (path: string, method = 'GET', body?: unknown) => req(`/api/v1${path}`, dev.key, method, body)
@@ -95,7 +97,9 @@ try {
   const rate = log.length / firstLast
   const duplicatesOne = duplicates(log)
   console.log(`  ${log.length} sends; ${rate.toFixed(0)} sends/s first to last send; ${(log.length / ((ended - started) / 1000)).toFixed(0)} sends/s start to sent; duplicates ${duplicates(log)}`)
-  console.log(`  counts ${JSON.stringify(done.counts)}; CPU ${cpuSeconds.toFixed(2)} s over ${((ended - started) / 1000).toFixed(2)} s wall: ${(log.length / cpuSeconds).toFixed(0)} sends per CPU-second`)
+  console.log(
+    `  counts ${JSON.stringify(done.counts)}; CPU ${cpuSeconds.toFixed(2)} s over ${((ended - started) / 1000).toFixed(2)} s wall: ${(log.length / cpuSeconds).toFixed(0)} sends per CPU-second`,
+  )
 
   console.log(`round 2: pause after ${PAUSE_AFTER} sends, then resume`)
   const two = await create('Round 2')
@@ -111,13 +115,17 @@ try {
   const lastSend = log.at(-1)!.at
   // Negative: the last send answered before the pause was even asked for.
   const afterAnswer = log.length - atAnswer
-  console.log(`  pause answered ${paused.status} in ${(pauseAnswered - pauseAsked).toFixed(1)} ms; pause request → last send ${(lastSend - pauseAsked).toFixed(1)} ms; sends after the answer ${afterAnswer} (in flight allowed: ${IN_FLIGHT}); ${log.length} sent before resuming`)
+  console.log(
+    `  pause answered ${paused.status} in ${(pauseAnswered - pauseAsked).toFixed(1)} ms; pause request → last send ${(lastSend - pauseAsked).toFixed(1)} ms; sends after the answer ${afterAnswer} (in flight allowed: ${IN_FLIGHT}); ${log.length} sent before resuming`,
+  )
   await api(`/campaigns/${two}/resume`, 'POST')
   const finished = await waitFor(two, 'sent')
   console.log(`  resumed to sent: ${log.length} sends; duplicates ${duplicates(log)}; counts ${JSON.stringify(finished.counts)}`)
 
   const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target')
-  console.log(`\nresult: ${rate.toFixed(0)} sends/s (${verdict(rate >= TARGET_RATE)} ≥ ${TARGET_RATE}); pause → last send ${(lastSend - pauseAsked).toFixed(1)} ms, ${afterAnswer} after the answer (${verdict(afterAnswer <= IN_FLIGHT)}); duplicates ${duplicatesOne + duplicates(log)} (must be 0)`)
+  console.log(
+    `\nresult: ${rate.toFixed(0)} sends/s (${verdict(rate >= TARGET_RATE)} ≥ ${TARGET_RATE}); pause → last send ${(lastSend - pauseAsked).toFixed(1)} ms, ${afterAnswer} after the answer (${verdict(afterAnswer <= IN_FLIGHT)}); duplicates ${duplicatesOne + duplicates(log)} (must be 0)`,
+  )
 } finally {
   await server.stop()
   rmSync(dir, { recursive: true, force: true })

@@ -67,7 +67,16 @@ for (const name of ['a', 'b'] as const) {
     }),
   )
   // One after the other: the first makes the store's tables, the second finds them.
-  for (let i = 0; i < 400 && !(await fetch(`${base(name)}/health`).then((r) => r.ok, () => false)); i++) await Bun.sleep(25)
+  for (
+    let i = 0;
+    i < 400 &&
+    !(await fetch(`${base(name)}/health`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  )
+    await Bun.sleep(25)
 }
 const [procA, procB] = procs as [ReturnType<typeof Bun.spawn>, ReturnType<typeof Bun.spawn>]
 
@@ -147,7 +156,10 @@ try {
   const talked = rows.filter((c) => c.transcript?.length >= 3 && c.transcript[1]?.text === 'When are you open?').length
   const statuses = new Map<string, number>()
   for (const c of rows) statuses.set(`${c.status}/${c.hangup}`, (statuses.get(`${c.status}/${c.hangup}`) ?? 0) + 1)
-  const firstAudio = rows.map((c) => c.latency?.toFirstAudioMs?.p50).filter((x) => typeof x === 'number').sort((x, y) => x - y)
+  const firstAudio = rows
+    .map((c) => c.latency?.toFirstAudioMs?.p50)
+    .filter((x) => typeof x === 'number')
+    .sort((x, y) => x - y)
 
   // Both stop; then the shared store's event log: one call.completed and one call.analysed per try.
   for (const p of procs) p.kill('SIGTERM')
@@ -166,11 +178,15 @@ try {
   console.log(`  ${CALLS} calls offered at ${RATE}/s, alternately on A and B: ${placed.length} accepted in ${placingS.toFixed(1)} s, ${refused} refused`)
   for (const name of ['a', 'b'] as const) {
     const l = latencies[name]
-    console.log(`  POST /api/v1/calls on ${name.toUpperCase()}: ${l.length} calls, p50 ${ms(percentile(l, 50))}, p99 ${ms(percentile(l, 99))}, max ${ms(l[l.length - 1] ?? NaN)}; process CPU ${(cpuUsed[name] / 1000).toFixed(1)} s`)
+    console.log(
+      `  POST /api/v1/calls on ${name.toUpperCase()}: ${l.length} calls, p50 ${ms(percentile(l, 50))}, p99 ${ms(percentile(l, 99))}, max ${ms(l[l.length - 1] ?? NaN)}; process CPU ${(cpuUsed[name] / 1000).toFixed(1)} s`,
+    )
   }
   console.log(`  media: ${crossed}/${seenLive} streams seen live ran on the instance that did not place the call`)
   console.log(`  ended and analysed: ${analysed}/${placed.length}, all ${allDoneS.toFixed(1)} s after the first POST; outcomes ${[...statuses].map(([k, v]) => `${k} ${v}`).join(', ')}`)
-  console.log(`  conversations: ${talked}/${placed.length} had the agent's opening, the callee's question and the agent's answer${firstAudio.length ? `; first agent audio after the callee's question, median of the calls' p50 ${ms(percentile(firstAudio, 50))}` : ''}`)
+  console.log(
+    `  conversations: ${talked}/${placed.length} had the agent's opening, the callee's question and the agent's answer${firstAudio.length ? `; first agent audio after the callee's question, median of the calls' p50 ${ms(percentile(firstAudio, 50))}` : ''}`,
+  )
   console.log(`  exactly one call.completed and one call.analysed per call (the shared event log): ${once}/${placed.length} — ${once === CALLS ? 'all' : 'NOT ALL'}`)
   if (once !== CALLS || crossed !== seenLive) process.exitCode = 1
 } finally {

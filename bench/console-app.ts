@@ -48,7 +48,12 @@ try {
   const phones = Array.from({ length: CALLS }, (_, i) => `+1415555${String(1000 + i)}`)
   for (const phone of phones) {
     await call('POST', `/console/workspaces/${dev.id}/contacts`, { phone })
-    await call('PUT', `/console/sandbox/phones/${encodeURIComponent(phone)}`, { pickup: 'answer', ringMs: 800, lines: ['What time do you open?', 'And on Sunday?', 'Thanks, goodbye.'], hangupAfterMs: 12_000 })
+    await call('PUT', `/console/sandbox/phones/${encodeURIComponent(phone)}`, {
+      pickup: 'answer',
+      ringMs: 800,
+      lines: ['What time do you open?', 'And on Sunday?', 'Thanks, goodbye.'],
+      hangupAfterMs: 12_000,
+    })
   }
 
   // (a) First load, on a fresh page: every response's encoded bytes (the stream's bytes are not a load).
@@ -115,13 +120,19 @@ try {
   const p95 = percentile(all, 95)
   const total = first.files + first.api
   console.log(`bench:console-app — ${CALLS} sandbox calls at once, Chromium headless, service in its own process`)
-  console.log(`(a) first load (sign-in → Live, stream open): ${kb(total)} compressed in ${first.requests} requests — app files ${kb(first.files)}, API answers ${kb(first.api)}  (target ≤ 200 KB: ${total <= 200 * 1024 ? 'met' : 'MISSED'})`)
-  console.log(`    the State charts page adds ${kb(charts.files + charts.api + workerBytes)}: its module, the chart and elkjs's API ${kb(charts.files + charts.api)}, elkjs's layout worker ${kb(workerBytes)} (${worker.headers.get('content-encoding')}; fetched on that page only, then cached)`)
+  console.log(
+    `(a) first load (sign-in → Live, stream open): ${kb(total)} compressed in ${first.requests} requests — app files ${kb(first.files)}, API answers ${kb(first.api)}  (target ≤ 200 KB: ${total <= 200 * 1024 ? 'met' : 'MISSED'})`,
+  )
+  console.log(
+    `    the State charts page adds ${kb(charts.files + charts.api + workerBytes)}: its module, the chart and elkjs's API ${kb(charts.files + charts.api)}, elkjs's layout worker ${kb(workerBytes)} (${worker.headers.get('content-encoding')}; fetched on that page only, then cached)`,
+  )
   for (const kind of ['call', 'pipeline']) {
     const xs = samples.filter((s) => s.kind === kind).map((s) => s.ms)
     if (xs.length) console.log(`    ${kind.padEnd(8)} updates: ${xs.length}, p50 ${percentile(xs, 50)} ms, p95 ${percentile(xs, 95)} ms, max ${Math.max(...xs)} ms`)
   }
-  console.log(`(b) live update latency, change → page drawn: ${all.length} updates, p50 ${percentile(all, 50)} ms, p95 ${p95} ms, max ${Math.max(...all)} ms  (target p95 ≤ 100 ms: ${p95 <= 100 ? 'met' : 'MISSED'})`)
+  console.log(
+    `(b) live update latency, change → page drawn: ${all.length} updates, p50 ${percentile(all, 50)} ms, p95 ${p95} ms, max ${Math.max(...all)} ms  (target p95 ≤ 100 ms: ${p95 <= 100 ? 'met' : 'MISSED'})`,
+  )
 } finally {
   await browser.close()
   service.kill()

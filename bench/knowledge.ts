@@ -34,17 +34,94 @@ const random = rng(20260301)
 const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]
 const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1))
 
-const PRODUCTS = ['hiking boots', 'rain jacket', 'two-person tent', 'sleeping bag', 'camping stove', 'trekking poles', 'daypack', 'water filter', 'headlamp', 'down vest', 'climbing harness', 'kayak paddle', 'trail shoes', 'fleece jacket', 'cooler box', 'hammock', 'snowshoes', 'ski gloves', 'bike helmet', 'travel duffel']
+const PRODUCTS = [
+  'hiking boots',
+  'rain jacket',
+  'two-person tent',
+  'sleeping bag',
+  'camping stove',
+  'trekking poles',
+  'daypack',
+  'water filter',
+  'headlamp',
+  'down vest',
+  'climbing harness',
+  'kayak paddle',
+  'trail shoes',
+  'fleece jacket',
+  'cooler box',
+  'hammock',
+  'snowshoes',
+  'ski gloves',
+  'bike helmet',
+  'travel duffel',
+]
 const CITIES = ['Denver', 'Portland', 'Austin', 'Boston', 'Seattle', 'Chicago', 'Atlanta', 'Phoenix', 'Madison', 'Boulder']
 const TOPICS = [
-  { q: 'How do I return {p}?', a: ['Returns of {p} are accepted within {n} days of delivery when the item is unused and in its original packaging.', 'Start a return from the Orders page, print the prepaid label, and drop the parcel at any carrier point.', 'Refunds for {p} reach your card {n2} to {n3} working days after the warehouse scans the parcel.'] },
-  { q: 'What is the warranty on {p}?', a: ['Every {p} carries a {n}-year warranty against manufacturing defects in materials and stitching.', 'Normal wear, accidents and damage from misuse are not covered, but our repair desk can usually help for a small fee.', 'Keep your receipt or order number; the warranty follows the product, not the buyer.'] },
-  { q: 'Can I rent {p} in {c}?', a: ['Our {c} store rents {p} by the day, the weekend or the week.', 'A weekend rental costs {n} dollars and the deposit is returned when the gear comes back clean and dry.', 'Book at least {n2} days ahead in summer, when rental stock runs low.'] },
-  { q: 'How should I clean and store {p}?', a: ['Clean {p} with lukewarm water and a mild soap, never with detergent or bleach.', 'Let it dry completely in the shade before storing it loosely in a cool, dry cupboard.', 'Waterproof coatings last longer if you re-proof them every {n} washes.'] },
-  { q: 'Is {p} in stock at the {c} store?', a: ['Stock of {p} at {c} is updated every {n} minutes on the product page under Check store availability.', 'If it shows low stock, call the store and staff can hold one for you for {n2} hours.', 'Items out of stock locally can be shipped to the store for free pickup.'] },
-  { q: 'When will my {p} order ship?', a: ['Orders for {p} placed before {n} pm ship the same working day from our warehouse.', 'Standard shipping takes {n2} to {n3} days; express arrives the next day in most of the country.', 'You get a tracking link by email as soon as the carrier collects the parcel.'] },
-  { q: 'Do you repair {p}?', a: ['Our repair desk in {c} fixes zips, seams, buckles and torn fabric on {p}.', 'Most repairs take {n} days and cost between {n2} and {n3} dollars, quoted before any work starts.', 'Repairs covered by the warranty are free, including return postage.'] },
-  { q: 'What size {p} should I choose?', a: ['Use the size chart on the {p} page and measure yourself over the layers you will wear underneath.', 'If you are between two sizes, choose the larger one; exchanges for a different size are free within {n} days.', 'Staff at the {c} store can fit you in person any day except public holidays.'] },
+  {
+    q: 'How do I return {p}?',
+    a: [
+      'Returns of {p} are accepted within {n} days of delivery when the item is unused and in its original packaging.',
+      'Start a return from the Orders page, print the prepaid label, and drop the parcel at any carrier point.',
+      'Refunds for {p} reach your card {n2} to {n3} working days after the warehouse scans the parcel.',
+    ],
+  },
+  {
+    q: 'What is the warranty on {p}?',
+    a: [
+      'Every {p} carries a {n}-year warranty against manufacturing defects in materials and stitching.',
+      'Normal wear, accidents and damage from misuse are not covered, but our repair desk can usually help for a small fee.',
+      'Keep your receipt or order number; the warranty follows the product, not the buyer.',
+    ],
+  },
+  {
+    q: 'Can I rent {p} in {c}?',
+    a: [
+      'Our {c} store rents {p} by the day, the weekend or the week.',
+      'A weekend rental costs {n} dollars and the deposit is returned when the gear comes back clean and dry.',
+      'Book at least {n2} days ahead in summer, when rental stock runs low.',
+    ],
+  },
+  {
+    q: 'How should I clean and store {p}?',
+    a: [
+      'Clean {p} with lukewarm water and a mild soap, never with detergent or bleach.',
+      'Let it dry completely in the shade before storing it loosely in a cool, dry cupboard.',
+      'Waterproof coatings last longer if you re-proof them every {n} washes.',
+    ],
+  },
+  {
+    q: 'Is {p} in stock at the {c} store?',
+    a: [
+      'Stock of {p} at {c} is updated every {n} minutes on the product page under Check store availability.',
+      'If it shows low stock, call the store and staff can hold one for you for {n2} hours.',
+      'Items out of stock locally can be shipped to the store for free pickup.',
+    ],
+  },
+  {
+    q: 'When will my {p} order ship?',
+    a: [
+      'Orders for {p} placed before {n} pm ship the same working day from our warehouse.',
+      'Standard shipping takes {n2} to {n3} days; express arrives the next day in most of the country.',
+      'You get a tracking link by email as soon as the carrier collects the parcel.',
+    ],
+  },
+  {
+    q: 'Do you repair {p}?',
+    a: [
+      'Our repair desk in {c} fixes zips, seams, buckles and torn fabric on {p}.',
+      'Most repairs take {n} days and cost between {n2} and {n3} dollars, quoted before any work starts.',
+      'Repairs covered by the warranty are free, including return postage.',
+    ],
+  },
+  {
+    q: 'What size {p} should I choose?',
+    a: [
+      'Use the size chart on the {p} page and measure yourself over the layers you will wear underneath.',
+      'If you are between two sizes, choose the larger one; exchanges for a different size are free within {n} days.',
+      'Staff at the {c} store can fit you in person any day except public holidays.',
+    ],
+  },
 ]
 const GENERAL = [
   ['Opening hours of the {c} store', 'The {c} store is open from {n} am to 8 pm on weekdays and from 9 am to 6 pm at weekends. It closes early on Christmas Eve and New Year\u2019s Eve.'],
@@ -53,7 +130,12 @@ const GENERAL = [
   ['Gift cards', 'Gift cards come in amounts from 10 to {n}0 dollars, never expire, and work online and in every store.'],
   ['Paying in instalments', 'Orders over {n}0 dollars can be split into four interest-free payments at checkout.'],
 ]
-const FILLER = ['We want every trip to start with gear you trust.', 'Our team tests each product on real trails before it reaches the shelves.', 'Questions not answered here reach a person through the chat button.', 'Prices include sales tax where it applies.']
+const FILLER = [
+  'We want every trip to start with gear you trust.',
+  'Our team tests each product on real trails before it reaches the shelves.',
+  'Questions not answered here reach a person through the chat button.',
+  'Prices include sales tax where it applies.',
+]
 
 function fill(template: string, p: string, c: string): string {
   return template
@@ -114,7 +196,16 @@ function ask(question: string): string {
   return q
 }
 
-const OUT_OF_SCOPE = ['do you sell fishing licences', 'can I bring my dog into the store', 'what is your wifi password', 'do you have a job opening for a cashier', 'how do I update my email preferences', 'is there a student discount', 'can I pay with bitcoin', 'do you price match amazon']
+const OUT_OF_SCOPE = [
+  'do you sell fishing licences',
+  'can I bring my dog into the store',
+  'what is your wifi password',
+  'do you have a job opening for a cashier',
+  'how do I update my email preferences',
+  'is there a student discount',
+  'can I pay with bitcoin',
+  'do you price match amazon',
+]
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 
@@ -163,5 +254,7 @@ console.log(`document: ${text.length.toLocaleString('en')} characters, ${index.s
 console.log(`indexing: ${indexMs.toFixed(1)} ms (chunking + MiniSearch); index heap ≈ ${(heapBytes / 1e6).toFixed(1)} MB (${(heapBytes / text.length).toFixed(1)} bytes per character)`)
 console.log(`search x${SEARCHES} (k=${K}): p50 ${p50.toFixed(3)} ms, p99 ${p99.toFixed(3)} ms, max ${latencies[latencies.length - 1].toFixed(3)} ms`)
 console.log(`p99 < ${P99_BUDGET_MS} ms: ${p99 < P99_BUDGET_MS ? 'yes' : 'NO'}`)
-console.log(`quality: source section first ${pct(top1, inScope)}, in top 3 ${pct(top3, inScope)}; found (similarity >= ${FOUND_SIMILARITY}): in-scope ${pct(inScopeFound, inScope)}, out-of-scope ${pct(outFound, outAsked)}`)
+console.log(
+  `quality: source section first ${pct(top1, inScope)}, in top 3 ${pct(top3, inScope)}; found (similarity >= ${FOUND_SIMILARITY}): in-scope ${pct(inScopeFound, inScope)}, out-of-scope ${pct(outFound, outAsked)}`,
+)
 if (p99 >= P99_BUDGET_MS) process.exitCode = 1

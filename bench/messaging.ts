@@ -33,9 +33,15 @@ const server = await startServer(loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA
 try {
   const { services } = server
   const base = server.url
-  const console_ = (path: string, body: unknown) => fetch(`${base}/console${path}`, { method: 'POST', headers: { authorization: `Bearer ${server.consoleToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>)
+  const console_ = (path: string, body: unknown) =>
+    fetch(`${base}/console${path}`, { method: 'POST', headers: { authorization: `Bearer ${server.consoleToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+      (r) => r.json() as Promise<any>,
+    )
   const dev = await console_('/workspaces', { name: 'Bench messaging', plan: 'enterprise' })
-  const api = (path: string, body: unknown) => fetch(`${base}/api/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>)
+  const api = (path: string, body: unknown) =>
+    fetch(`${base}/api/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+      (r) => r.json() as Promise<any>,
+    )
   const agent = (await api('/agents', { name: 'Bench agent' })).id
   await api(`/agents/${agent}/knowledge`, {
     title: 'Shop FAQ',
@@ -81,7 +87,9 @@ try {
   console.log(`bench:messaging — ${MESSAGES} inbound messages across ${CONVERSATIONS} conversations, local model, sandbox platform, ${CONCURRENCY} taken in at once`)
   console.log(`  received in ${(received / 1000).toFixed(2)} s; all answered in ${(answered / 1000).toFixed(2)} s; replies sent: ${latencies.length}`)
   console.log(`  messages/s answered: ${rate.toFixed(0)} (target ≥ ${TARGET_RATE}) — ${rate >= TARGET_RATE ? 'meets target' : 'BELOW TARGET'}`)
-  console.log(`  receipt → reply sent: p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (target ≤ ${TARGET_P99_MS} ms) — ${p99 <= TARGET_P99_MS ? 'meets target' : 'ABOVE TARGET'}`)
+  console.log(
+    `  receipt → reply sent: p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (target ≤ ${TARGET_P99_MS} ms) — ${p99 <= TARGET_P99_MS ? 'meets target' : 'ABOVE TARGET'}`,
+  )
 } finally {
   await server.stop()
   rmSync(dir, { recursive: true, force: true })

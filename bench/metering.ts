@@ -39,7 +39,17 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const show = (name: string, xs: number[]) => console.log(`${name.padEnd(34)} p50 ${pct(xs, 50).toFixed(2)} ms   p95 ${pct(xs, 95).toFixed(2)} ms   p99 ${pct(xs, 99).toFixed(2)} ms`)
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-metering-'))
-const services = await buildServices(loadConfig({ DATA_DIR: dir, SERVICE_CLOCK: 'manual', LOG_LEVEL: 'silent', PORT: '0', CONSOLE_TOKEN: 'bench-console-token-0123456789abcdef', SECRET_KEY: 'bench-secret-key-0123456789abcdef-0123456789' }), createLogger('silent'))
+const services = await buildServices(
+  loadConfig({
+    DATA_DIR: dir,
+    SERVICE_CLOCK: 'manual',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    CONSOLE_TOKEN: 'bench-console-token-0123456789abcdef',
+    SECRET_KEY: 'bench-secret-key-0123456789abcdef-0123456789',
+  }),
+  createLogger('silent'),
+)
 try {
   const clock = services.clock as ManualClock
   const { workspaces, workspaceRepo } = services.of(tenancyFeature)
@@ -51,7 +61,9 @@ try {
   const customers: string[] = []
   for (let i = 0; i < CUSTOMERS; i++) {
     const id = `org_bench${i}`
-    await workspaceRepo.insert(newWorkspaceDoc({ id, kind: 'customer', parentId: dev.id, name: `C${i}`, plan: 'payg', currency: 'USD', timezone: 'UTC', whiteLabel: false }, new Date(start).toISOString()))
+    await workspaceRepo.insert(
+      newWorkspaceDoc({ id, kind: 'customer', parentId: dev.id, name: `C${i}`, plan: 'payg', currency: 'USD', timezone: 'UTC', whiteLabel: false }, new Date(start).toISOString()),
+    )
     await numbers.add(id, { number: `+1415600${String(i).padStart(4, '0')}`, source: 'rented' })
     customers.push(id)
   }
@@ -59,7 +71,16 @@ try {
   for (let i = 0; i < HISTORY; i++) {
     const ws = i % 3 === 0 ? dev.id : customers[i % CUSTOMERS]!
     // Written straight into the ledger: the history is the setting, not what is timed.
-    await ledger.record({ id: `use_hist_${i}`, workspaceId: ws, developerId: dev.id, kind: 'reply', quantity: 1, unitPriceMicro: 10_000, costMicro: 10_000, createdAt: new Date(start + Math.floor((i / HISTORY) * 365 * DAY)).toISOString() })
+    await ledger.record({
+      id: `use_hist_${i}`,
+      workspaceId: ws,
+      developerId: dev.id,
+      kind: 'reply',
+      quantity: 1,
+      unitPriceMicro: 10_000,
+      costMicro: 10_000,
+      createdAt: new Date(start + Math.floor((i / HISTORY) * 365 * DAY)).toISOString(),
+    })
   }
   console.log(`history: ${HISTORY} priced acts over 12 months, ${CUSTOMERS} customers with a rented number each (written in ${((performance.now() - t0) / 1000).toFixed(1)} s)`)
   clock.advance(365 * DAY)

@@ -29,7 +29,16 @@ export async function startBenchService(name: string, env: Record<string, string
     stderr: 'inherit',
   })
   const base = `http://127.0.0.1:${port}`
-  for (let i = 0; i < HEALTH_POLLS && !(await fetch(`${base}/health`).then((r) => r.ok, () => false)); i++) await Bun.sleep(HEALTH_POLL_MS)
+  for (
+    let i = 0;
+    i < HEALTH_POLLS &&
+    !(await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  )
+    await Bun.sleep(HEALTH_POLL_MS)
   return { service, base, dir, token }
 }
 
@@ -39,6 +48,8 @@ export async function startBenchService(name: string, env: Record<string, string
  * every actor shares, so what bounds latency (the JIT, GC helpers and the checkpointer run beside it).
  */
 export const cpuMs = (pid: number, mainThread = false) => {
-  const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
+    .split(') ')[1]!
+    .split(' ')
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ = 100 on Linux)
 }

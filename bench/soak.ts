@@ -139,7 +139,14 @@ class Peer {
           JSON.stringify({
             event: 'start',
             sequenceNumber: '1',
-            start: { streamSid: this.streamSid, accountSid: 'ACbench', callSid, tracks: ['inbound'], customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: RATE_HZ, channels: 1 } },
+            start: {
+              streamSid: this.streamSid,
+              accountSid: 'ACbench',
+              callSid,
+              tracks: ['inbound'],
+              customParameters: { token },
+              mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: RATE_HZ, channels: 1 },
+            },
             streamSid: this.streamSid,
           }),
         )
@@ -189,7 +196,9 @@ class Peer {
     const due = Math.floor((now - this.startedAt) / FRAME_MS)
     while (this.chunk < due) {
       this.chunk++
-      this.ws!.send(`{"event":"media","sequenceNumber":"${this.chunk + 1}","media":{"track":"inbound","chunk":"${this.chunk}","timestamp":"${this.chunk * FRAME_MS}","payload":"${SILENCE_B64}"},"streamSid":"${this.streamSid}"}`)
+      this.ws!.send(
+        `{"event":"media","sequenceNumber":"${this.chunk + 1}","media":{"track":"inbound","chunk":"${this.chunk}","timestamp":"${this.chunk * FRAME_MS}","payload":"${SILENCE_B64}"},"streamSid":"${this.streamSid}"}`,
+      )
     }
     this.echoDue(now)
     if (now - this.startedAt >= HOLD_MS) this.hangUp()
@@ -343,11 +352,19 @@ try {
   const firstAudio = peers.filter((p) => p.firstAudioAt !== null).map((p) => p.firstAudioAt! - p.postedAt)
   const rampS = (rampEnd - rampStart) / 1000
   const holdS = (holdEnd - rampEnd) / 1000
-  console.log(`bench:soak — ${CALLS} calls placed at ${RATE}/s through POST /api/v1/calls (Twilio's REST API and media streams played by this process over loopback), callees listening, held ${HOLD_MS / 1000} s each; espeak-ng, Silero, ${deepgram ? "Deepgram's adapter against its local fake" : 'the local pocketsphinx engine'}`)
-  console.log(`  streams: ${peers.length} attached (${attachRetries} retried after 4409), ${refused} placements refused, ${attachFailed} failed to attach; ${livePeak} live at the end of the ramp; ${firstAudio.length} heard the agent`)
-  console.log(`  calls with a gap (> ${GAP_MS} ms of silence inside the agent's turn): ${withGap.length}/${peers.length} (${rampGaps.length} during the ${rampS.toFixed(1)} s ramp); worst gap ${ms(worst)}; gap per affected call p50 ${ms(percentile(perCallGap, 50) || 0)}, max ${ms(Math.max(0, ...perCallGap))}`)
+  console.log(
+    `bench:soak — ${CALLS} calls placed at ${RATE}/s through POST /api/v1/calls (Twilio's REST API and media streams played by this process over loopback), callees listening, held ${HOLD_MS / 1000} s each; espeak-ng, Silero, ${deepgram ? "Deepgram's adapter against its local fake" : 'the local pocketsphinx engine'}`,
+  )
+  console.log(
+    `  streams: ${peers.length} attached (${attachRetries} retried after 4409), ${refused} placements refused, ${attachFailed} failed to attach; ${livePeak} live at the end of the ramp; ${firstAudio.length} heard the agent`,
+  )
+  console.log(
+    `  calls with a gap (> ${GAP_MS} ms of silence inside the agent's turn): ${withGap.length}/${peers.length} (${rampGaps.length} during the ${rampS.toFixed(1)} s ramp); worst gap ${ms(worst)}; gap per affected call p50 ${ms(percentile(perCallGap, 50) || 0)}, max ${ms(Math.max(0, ...perCallGap))}`,
+  )
   console.log(`  longest the service sent a playing caller nothing (the lead must cover it): p99 ${ms(percentile(waits, 99))}, p99.9 ${ms(percentile(waits, 99.9))}, max ${ms(Math.max(0, ...waits))}`)
-  console.log(`  POST → first agent audio at the callee: p50 ${ms(percentile(firstAudio, 50))}, p95 ${ms(percentile(firstAudio, 95))}, max ${ms(Math.max(...firstAudio))}; p50/p95 of its stages: POST ${stage((p) => p.placedAt - p.postedAt)}, answer callback ${stage((p) => p.answeredAt - p.placedAt)}, socket open ${stage((p) => p.openedAt - p.answeredAt)}, first audio ${stage((p) => p.firstAudioAt! - p.openedAt)}`)
+  console.log(
+    `  POST → first agent audio at the callee: p50 ${ms(percentile(firstAudio, 50))}, p95 ${ms(percentile(firstAudio, 95))}, max ${ms(Math.max(...firstAudio))}; p50/p95 of its stages: POST ${stage((p) => p.placedAt - p.postedAt)}, answer callback ${stage((p) => p.answeredAt - p.placedAt)}, socket open ${stage((p) => p.openedAt - p.answeredAt)}, first audio ${stage((p) => p.firstAudioAt! - p.openedAt)}`,
+  )
   console.log(
     `  service CPU: ${((cpuEnd - cpuStart) / peers.length).toFixed(1)} ms per call (event loop ${((loopEnd - loopStart) / peers.length).toFixed(1)}), ${((100 * (cpuRamp - cpuStart)) / 1000 / rampS).toFixed(0)}% of a core during the ramp, ${((100 * (cpuEnd - cpuRamp)) / 1000 / holdS).toFixed(0)}% during the hold; resident memory ${((rssPeak - rssStart) / Math.max(1, livePeak)).toFixed(0)} KB per live call (${(rssStart / 1024).toFixed(0)} → ${(rssPeak / 1024).toFixed(0)} MB)`,
   )

@@ -42,13 +42,9 @@ const TURNS = Number(process.env.BENCH_TURNS ?? 40)
 const VERBOSE = process.env.BENCH_VERBOSE === '1'
 const PROFILES = (process.env.BENCH_PROFILES ?? 'local,vendors').split(',').map((p) => p.trim())
 /** Questions a caller asks, one a turn; plain sentences with no inner pause, as a person asks them. */
-const QUESTIONS = [
-  'What time do you open on Sunday?',
-  'Do you have parking for customers?',
-  'Can I bring my dog inside?',
-  'How much is a large coffee?',
-]
-const KNOWLEDGE = 'Opening hours\n\nWe open at eight on Sundays and at seven on weekdays.\n\nParking\n\nFree parking for customers is behind the shop.\n\nDogs\n\nDogs are welcome inside on a lead.\n\nPrices\n\nA large coffee costs four dollars.'
+const QUESTIONS = ['What time do you open on Sunday?', 'Do you have parking for customers?', 'Can I bring my dog inside?', 'How much is a large coffee?']
+const KNOWLEDGE =
+  'Opening hours\n\nWe open at eight on Sundays and at seven on weekdays.\n\nParking\n\nFree parking for customers is behind the shop.\n\nDogs\n\nDogs are welcome inside on a lead.\n\nPrices\n\nA large coffee costs four dollars.'
 const KEY = 'sk-bench-turns-0123456789'
 /** A call's four questions and answers take ~20 s; one whose caller waits on an unanswered line ends here. */
 const CALL_MS = 45_000
@@ -96,7 +92,11 @@ async function profile(name: string): Promise<Measured> {
     deepgram = startDeepgramFake(KEY, REALISTIC_OPTIONS.deepgram)
     const openai = startOpenAIFake({ apiKey: KEY, ...REALISTIC_OPTIONS.openai, defaultReply: 'Sure, we open at eight on Sundays, and at seven on weekdays.' })
     const eleven = startSpeechFake(KEY, REALISTIC_OPTIONS.elevenlabs)
-    stops.push(() => deepgram!.stop(), () => openai.stop(), () => eleven.stop())
+    stops.push(
+      () => deepgram!.stop(),
+      () => openai.stop(),
+      () => eleven.stop(),
+    )
     Object.assign(env, {
       STT_PROVIDER: 'deepgram',
       TTS_PROVIDER: 'elevenlabs',
@@ -148,7 +148,8 @@ async function profile(name: string): Promise<Measured> {
       for (const t of callee?.log.turns ?? []) if (t.agentAudioAt !== null) out.caller.push(t.agentAudioAt - t.speechEndedAt)
       if (VERBOSE) {
         console.log(`  call ${id}: caller ${JSON.stringify((callee?.log.turns ?? []).map((t) => (t.agentAudioAt === null ? null : Math.round(t.agentAudioAt - t.speechEndedAt))))}`)
-        for (const l of (await (await fetch(`${base}/api/v1/calls/${id}`, { headers: { authorization: `Bearer ${dev.key}` } })).json() as any).transcript ?? []) console.log(`    ${l.role}: ${l.text ?? l.content}`)
+        for (const l of ((await (await fetch(`${base}/api/v1/calls/${id}`, { headers: { authorization: `Bearer ${dev.key}` } })).json()) as any).transcript ?? [])
+          console.log(`    ${l.role}: ${l.text ?? l.content}`)
         for (const stage of row?.latencyTurns ?? []) console.log(`    latency ${JSON.stringify(stage)}`)
       }
       for (const stage of row?.latencyTurns ?? []) for (const [k, v] of Object.entries(stage)) if (typeof v === 'number') (out.stages[k] ??= []).push(v)
@@ -177,7 +178,9 @@ function corpus(): void {
   console.log(`end-of-turn corpus (${TURN_CORPUS.length} utterances): cuts off ${cut} of ${unfinished} unfinished ones (${Math.round((100 * cut) / unfinished)}%); a complete turn waits ${fmt(waits)}`)
 }
 
-console.log(`bench:turns — ${TURNS} turns a profile; vendor delays: Deepgram final ${REALISTIC.deepgramFinalMs} ms, first LLM token ${REALISTIC.openaiFirstTokenMs} ms (+${REALISTIC.openaiTokenMs} ms a token), ElevenLabs first audio ${REALISTIC.elevenlabsFirstAudioMs} ms`)
+console.log(
+  `bench:turns — ${TURNS} turns a profile; vendor delays: Deepgram final ${REALISTIC.deepgramFinalMs} ms, first LLM token ${REALISTIC.openaiFirstTokenMs} ms (+${REALISTIC.openaiTokenMs} ms a token), ElevenLabs first audio ${REALISTIC.elevenlabsFirstAudioMs} ms`,
+)
 corpus()
 for (const name of PROFILES) {
   const m = await profile(name)

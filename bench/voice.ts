@@ -108,7 +108,12 @@ async function carry(n: number, vadOf: () => Promise<VoiceActivity>, seconds = 4
       line: line({ opening: 'This is a long opening sentence that keeps the agent talking for the whole of the measurement window. '.repeat(3) }),
       vad: await vadOf(),
       stt: stt(),
-      tts: { ...tts, async *synthesize() { yield new Int16Array(8000 * 30).fill(800) } },
+      tts: {
+        ...tts,
+        async *synthesize() {
+          yield new Int16Array(8000 * 30).fill(800)
+        },
+      },
       chunkMs: 20,
       send: (f) => {
         if (f.kind !== 'audio') return true

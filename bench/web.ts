@@ -101,7 +101,12 @@ try {
       sessions.push(r.body.session)
       const abort = new AbortController()
       listening.push(abort)
-      const events = await fetch(`${base}/api/v1/web/${agent.webKey}/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session: r.body.session }), signal: abort.signal })
+      const events = await fetch(`${base}/api/v1/web/${agent.webKey}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ session: r.body.session }),
+        signal: abort.signal,
+      })
       if (events.status !== 200 || !events.body) throw new Error(`events refused: ${events.status}`)
       const stream = events.body
       streamsOpen++
@@ -141,9 +146,13 @@ try {
   console.log(`  think time ${THINK_MS} ms ±50% between messages; service in its own process, embedded store, local coordination`)
   console.log(`  answered: ${ttfts.length}/${SESSIONS * MESSAGES}, failed: ${failed}, in ${seconds.toFixed(2)} s → ${(ttfts.length / seconds).toFixed(0)} messages/s`)
   console.log(`  first token p50 ${percentile(ttfts, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target ≤ ${TARGET_TTFT_MS} ms) — ${p99 <= TARGET_TTFT_MS ? 'meets target' : 'ABOVE TARGET'}`)
-  console.log(`  service CPU ${(cpu / ttfts.length).toFixed(2)} ms per message (${(cpu / 1000).toFixed(1)} s over the run); machine load average ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`)
+  console.log(
+    `  service CPU ${(cpu / ttfts.length).toFixed(2)} ms per message (${(cpu / 1000).toFixed(1)} s over the run); machine load average ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
+  )
   console.log(`  whole reply p50 ${percentile(totals, 50).toFixed(2)} ms, p99 ${percentile(totals, 99).toFixed(2)} ms`)
-  console.log(`  service RSS ${(before / 1024).toFixed(1)} MB before, ${(after / 1024).toFixed(1)} MB as the last reply ended (peak ${(peak / 1024).toFixed(1)} MB), ${(settled / 1024).toFixed(1)} MB with the ${SESSIONS} sessions open and idle 3 s, ${streamsOpen} events streams open`)
+  console.log(
+    `  service RSS ${(before / 1024).toFixed(1)} MB before, ${(after / 1024).toFixed(1)} MB as the last reply ended (peak ${(peak / 1024).toFixed(1)} MB), ${(settled / 1024).toFixed(1)} MB with the ${SESSIONS} sessions open and idle 3 s, ${streamsOpen} events streams open`,
+  )
   console.log(`  memory per open session: ${perSession.toFixed(1)} KB (target ≤ ${TARGET_KB} KB) — ${perSession <= TARGET_KB ? 'meets target' : 'ABOVE TARGET'}`)
 } finally {
   service.kill('SIGTERM')

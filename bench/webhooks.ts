@@ -95,7 +95,12 @@ async function run(label: string, withSlow: boolean): Promise<RunResult> {
         while (next < EVENTS) {
           const n = next++
           const at = performance.now()
-          const e = await s.bus.publish({ type: 'lead.captured', workspaceId: ws.id, agentId: agent.id, data: { conversationId: `conv_${n}`, channel: 'web', test: false, name: `Lead ${n}`, email: null, phone: null, note: null } })
+          const e = await s.bus.publish({
+            type: 'lead.captured',
+            workspaceId: ws.id,
+            agentId: agent.id,
+            data: { conversationId: `conv_${n}`, channel: 'web', test: false, name: `Lead ${n}`, email: null, phone: null, note: null },
+          })
           published.set(e.id, at)
         }
       }),

@@ -40,7 +40,11 @@ const TRAILING_SILENCE_MS = 200
 /** Word-level Levenshtein distance / reference words. */
 function wer(ref: string, hyp: string): { errors: number; words: number } {
   const r = ref.split(' ').filter(Boolean)
-  const h = hyp.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean)
+  const h = hyp
+    .toLowerCase()
+    .replace(/[^a-z' ]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean)
   const d = Array.from({ length: r.length + 1 }, (_, i) => [i, ...Array(h.length).fill(0)])
   for (let j = 1; j <= h.length; j++) d[0]![j] = j
   for (let i = 1; i <= r.length; i++) for (let j = 1; j <= h.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1))
@@ -63,7 +67,7 @@ for (const sentence of SENTENCES) {
   for await (const pcm of tts.synthesize(sentence, { voice: 'aria', language: 'en' })) parts.push(pcm)
   const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
   let at = 0
-  for (const p of parts) (all.set(p, at), (at += p.length))
+  for (const p of parts) all.set(p, at), (at += p.length)
   lines.push(resample(decodeMulaw(encodeMulaw(resample(all, tts.sampleRate, 8000))), 8000, RATE))
 }
 
@@ -95,7 +99,9 @@ async function run(stt: SpeechToText, paced: boolean): Promise<{ errors: number;
 }
 
 const report = (name: string, r: { errors: number; words: number; finals: number[] }) =>
-  console.log(`${name}: word error rate ${((r.errors / r.words) * 100).toFixed(0)}% (${r.errors}/${r.words} words); finalize → final transcript p50 ${ms(pct(r.finals, 0.5))}, p95 ${ms(pct(r.finals, 0.95))}\n`)
+  console.log(
+    `${name}: word error rate ${((r.errors / r.words) * 100).toFixed(0)}% (${r.errors}/${r.words} words); finalize → final transcript p50 ${ms(pct(r.finals, 0.5))}, p95 ${ms(pct(r.finals, 0.95))}\n`,
+  )
 
 console.log(`live decoder (20 ms frames in real time, ${TRAILING_SILENCE_MS} ms of silence, then finalize):`)
 report('live', await run(new PocketsphinxLiveStt({ idleDecoders: 0 }), true))
@@ -123,4 +129,6 @@ for (const pcm of lines) {
   ends.push(performance.now() - start)
 }
 decoder.free()
-console.log(`decoder on this host: ps_init ${ms(init)}; ps_process_raw + ps_get_hyp per 20 ms frame p50 ${ms(pct(frames, 0.5))}, p95 ${ms(pct(frames, 0.95))}, max ${ms(pct(frames, 1))} (${frames.length} frames); ps_end_utt p50 ${ms(pct(ends, 0.5))}, max ${ms(pct(ends, 1))}`)
+console.log(
+  `decoder on this host: ps_init ${ms(init)}; ps_process_raw + ps_get_hyp per 20 ms frame p50 ${ms(pct(frames, 0.5))}, p95 ${ms(pct(frames, 0.95))}, max ${ms(pct(frames, 1))} (${frames.length} frames); ps_end_utt p50 ${ms(pct(ends, 0.5))}, max ${ms(pct(ends, 1))}`,
+)

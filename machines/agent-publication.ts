@@ -134,7 +134,10 @@ function pendingOf(event: AgentPublicationEvent, from: RestingState): PendingCom
   }
 }
 
-const fromIs = (state: RestingState) => ({ context }: { context: AgentPublicationContext }) => context.pending?.from === state
+const fromIs =
+  (state: RestingState) =>
+  ({ context }: { context: AgentPublicationContext }) =>
+    context.pending?.from === state
 
 /** Where a failed effect leaves the agent: where the command started, unless the draft was already restored. */
 const afterFailure = [
@@ -184,8 +187,7 @@ export const agentPublicationMachine = setup({
     stopServing: provided('stopServing'),
   },
   guards: {
-    nextNumber: ({ context, event }) =>
-      (event.type === 'agent.publish' || event.type === 'agent.checkpoint') && event.versionId === context.lastVersionId + 1,
+    nextNumber: ({ context, event }) => (event.type === 'agent.publish' || event.type === 'agent.checkpoint') && event.versionId === context.lastVersionId + 1,
     nextNumbers: ({ context, event }) =>
       event.type === 'agent.rollback' &&
       event.backupVersionId === context.lastVersionId + 1 &&
@@ -306,10 +308,7 @@ export type AgentPublicationSnapshot = SnapshotFrom<typeof agentPublicationMachi
 export const isResting = (state: unknown): state is RestingState => (RESTING_STATES as readonly unknown[]).includes(state)
 
 /** Would this move apply? `{ ok: false }` carries the state a 409 must name. */
-export function canApply(
-  target: AgentPublicationSnapshot | AgentPublicationState,
-  event: AgentPublicationEvent | AgentPublicationEvent['type'],
-): CanApply {
+export function canApply(target: AgentPublicationSnapshot | AgentPublicationState, event: AgentPublicationEvent | AgentPublicationEvent['type']): CanApply {
   return canApplyOn(agentPublicationMachine, target, event)
 }
 

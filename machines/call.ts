@@ -153,7 +153,8 @@ const alreadyEnded = (state: EndedCallState) => ({
 
 const effectInput = ({ context }: { context: CallContext }): CallEffectInput => ({ id: context.id, attempt: context.attempt })
 /** The error an effect rejected with, as words (EffectError carries a message). */
-const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : String(error))
+const reasonOf = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : String(error)
 const failedAt = (error: unknown, fallback: number): number => {
   const at = (error as { at?: unknown } | undefined)?.at
   return typeof at === 'number' ? at : fallback
@@ -195,8 +196,7 @@ export const callMachine = setup({
       analysedAt: null,
     })),
     recordCallRef: assign({
-      callRef: ({ context, event }) =>
-        event.type === 'call.placed' ? event.callRef : ((event as { output?: PlaceCallOutput }).output?.callRef ?? context.callRef),
+      callRef: ({ context, event }) => (event.type === 'call.placed' ? event.callRef : ((event as { output?: PlaceCallOutput }).output?.callRef ?? context.callRef)),
     }),
     markAnswered: assign({ answeredAt: ({ event }) => (event as { at: number }).at }),
     /** A try that nobody spoke in: ended and analysed at once; a retry is booked if one remains. */

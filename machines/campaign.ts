@@ -88,8 +88,7 @@ export type CampaignEmitted = { type: 'campaign.finished'; id: string }
 const refuse = (state: CampaignState, message: string) => ({
   actions: { type: 'recordRefusal' as const, params: { state, message } },
 })
-const onlyFrom = (state: CampaignState, move: string, applies: string) =>
-  refuse(state, `campaign is ${state}; ${move} applies only to a ${applies} campaign`)
+const onlyFrom = (state: CampaignState, move: string, applies: string) => refuse(state, `campaign is ${state}; ${move} applies only to a ${applies} campaign`)
 
 export const campaignMachine = setup({
   types: {
@@ -115,9 +114,7 @@ export const campaignMachine = setup({
     recordProgress: assign({
       // Absolute count, never decreasing: a duplicate or out-of-order report changes nothing.
       handled: ({ context, event }) =>
-        event.type === 'campaign.progress' && Number.isFinite(event.handled)
-          ? Math.min(context.recipients, Math.max(context.handled, event.handled))
-          : context.handled,
+        event.type === 'campaign.progress' && Number.isFinite(event.handled) ? Math.min(context.recipients, Math.max(context.handled, event.handled)) : context.handled,
     }),
     recordFailure: assign({
       lastError: ({ event }) => (event.type === 'campaign.failed' ? event.error : null),
@@ -221,9 +218,6 @@ export function campaignDeadlines(s: { value: unknown; context: CampaignContext 
 }
 
 /** Would this move apply? `{ ok: false }` carries the state a 409 must name. */
-export function canApply(
-  target: CampaignSnapshot | CampaignState,
-  event: CampaignEvent | CampaignEvent['type'],
-): CanApply {
+export function canApply(target: CampaignSnapshot | CampaignState, event: CampaignEvent | CampaignEvent['type']): CanApply {
   return canApplyOn(campaignMachine, target, event)
 }

@@ -49,8 +49,7 @@ export const EFFECT_RETRY_FIRST_MS = 30_000
 export const EFFECT_RETRY_MAX_MS = 15 * 60_000
 
 /** Wait before retry number `attempts` (1 = after the first failure). */
-export const retryDelay = (attempts: number): number =>
-  Math.min(EFFECT_RETRY_FIRST_MS * 2 ** Math.max(0, attempts - 1), EFFECT_RETRY_MAX_MS)
+export const retryDelay = (attempts: number): number => Math.min(EFFECT_RETRY_FIRST_MS * 2 ** Math.max(0, attempts - 1), EFFECT_RETRY_MAX_MS)
 
 export type CustomerWorkspaceState = 'active' | 'archiving' | 'deleted' | 'restoring' | 'erasing' | 'erased'
 
@@ -120,8 +119,7 @@ const unbound = (name: CustomerWorkspaceEffect) => async (): Promise<void> => {
   throw new Error(`${name} is provided by actors/customer-workspace.ts`)
 }
 
-const held = (event: CustomerWorkspaceEvent): string[] =>
-  event.type === 'customer.delete' && Array.isArray(event.heldNumbers) ? event.heldNumbers : []
+const held = (event: CustomerWorkspaceEvent): string[] => (event.type === 'customer.delete' && Array.isArray(event.heldNumbers) ? event.heldNumbers : [])
 
 const refuse = (state: CustomerWorkspaceState, message: string) => ({
   actions: { type: 'recordRefusal' as const, params: { state, message } },
@@ -175,10 +173,8 @@ export const customerWorkspaceMachine = setup({
   },
   guards: {
     holdsNoNumbers: ({ event }) => held(event).length === 0,
-    erasureDue: ({ context, event }) =>
-      context.eraseAt !== null && typeof event.at === 'number' && event.at >= context.eraseAt,
-    retryDue: ({ context, event }) =>
-      context.retryAt !== null && typeof event.at === 'number' && event.at >= context.retryAt,
+    erasureDue: ({ context, event }) => context.eraseAt !== null && typeof event.at === 'number' && event.at >= context.eraseAt,
+    retryDue: ({ context, event }) => context.retryAt !== null && typeof event.at === 'number' && event.at >= context.retryAt,
   },
 }).createMachine({
   id: 'customerWorkspace',
@@ -287,9 +283,6 @@ export function customerWorkspaceDeadlines(snap: CustomerWorkspaceSnapshot): { n
 }
 
 /** Would this move apply? `{ ok: false }` carries the state a 409 must name. */
-export function canApply(
-  target: CustomerWorkspaceSnapshot | CustomerWorkspaceState,
-  event: CustomerWorkspaceEvent | CustomerWorkspaceEvent['type'],
-): CanApply {
+export function canApply(target: CustomerWorkspaceSnapshot | CustomerWorkspaceState, event: CustomerWorkspaceEvent | CustomerWorkspaceEvent['type']): CanApply {
   return canApplyOn(customerWorkspaceMachine, target, event)
 }

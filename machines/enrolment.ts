@@ -73,9 +73,15 @@ export const enrolmentMachine = setup({
         id: 'sendStep',
         src: 'sendStep',
         input: ({ context }) => ({ id: context.id, step: context.step }),
-        onDone: [{ guard: 'wasLast', target: 'finished' }, { target: 'waiting', actions: 'advance' }],
+        onDone: [
+          { guard: 'wasLast', target: 'finished' },
+          { target: 'waiting', actions: 'advance' },
+        ],
         // The effect records a failed step itself; the sequence goes on with the next one.
-        onError: [{ guard: 'wasLast', target: 'finished' }, { target: 'waiting', actions: 'advance' }],
+        onError: [
+          { guard: 'wasLast', target: 'finished' },
+          { target: 'waiting', actions: 'advance' },
+        ],
       },
       on: { 'enrolment.stop': { target: 'stopped', actions: 'recordStop' } },
     },

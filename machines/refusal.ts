@@ -56,8 +56,7 @@ const notApplicable = (type: string, state: string): CanApply => ({
 })
 
 type RefusalAction = { type: 'recordRefusal'; params?: unknown }
-const isRefusal = (a: unknown): a is RefusalAction =>
-  typeof a === 'object' && a !== null && (a as { type?: unknown }).type === 'recordRefusal'
+const isRefusal = (a: unknown): a is RefusalAction => typeof a === 'object' && a !== null && (a as { type?: unknown }).type === 'recordRefusal'
 
 /**
  * Would `event` be applied? With a snapshot the answer is exact (guards see the real context and
@@ -65,11 +64,7 @@ const isRefusal = (a: unknown): a is RefusalAction =>
  * handler is a refusal are refused with the chart's own message; a guarded accept is reported as
  * ok (its guard may still refuse at send time).
  */
-export function canApplyOn(
-  machine: AnyStateMachine,
-  target: AnyMachineSnapshot | string,
-  event: string | EventObject,
-): CanApply {
+export function canApplyOn(machine: AnyStateMachine, target: AnyMachineSnapshot | string, event: string | EventObject): CanApply {
   const ev: EventObject = typeof event === 'string' ? { type: event } : event
   if (typeof target === 'string') return staticCanApply(machine, target, ev.type)
   const state = stateOf(target)
@@ -91,10 +86,7 @@ function staticCanApply(machine: AnyStateMachine, state: string, type: string): 
   const refusals = defs.map((d) => d.actions.find(isRefusal))
   if (refusals.every((r) => r !== undefined)) {
     const params = refusals[0]?.params
-    const message =
-      typeof params === 'object' && params !== null && 'message' in params
-        ? String((params as RefusalParams).message)
-        : `${type} is refused while ${state}`
+    const message = typeof params === 'object' && params !== null && 'message' in params ? String((params as RefusalParams).message) : `${type} is refused while ${state}`
     return { ok: false, state, message }
   }
   return { ok: true }

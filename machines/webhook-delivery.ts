@@ -38,8 +38,7 @@ export const FIRST_RETRY_DELAY_MS = 30_000
 export const MAX_RETRY_DELAY_MS = 60 * 60_000
 
 /** The wait after the n-th failed attempt (n ≥ 1). */
-export const retryDelayMs = (n: number): number =>
-  Math.min(FIRST_RETRY_DELAY_MS * 4 ** Math.max(0, n - 1), MAX_RETRY_DELAY_MS)
+export const retryDelayMs = (n: number): number => Math.min(FIRST_RETRY_DELAY_MS * 4 ** Math.max(0, n - 1), MAX_RETRY_DELAY_MS)
 
 export type WebhookDeliveryState = 'pending' | 'success' | 'retrying' | 'failed'
 
@@ -95,8 +94,7 @@ export type WebhookDeliveryEffect = (typeof WEBHOOK_DELIVERY_EFFECTS)[number]
 /** The attempt number an outcome stands for: the one it was sent as, else the next by the count. */
 const attemptOf = (context: WebhookDeliveryContext, event: unknown): number => outputOf(event)?.attempt ?? context.attempts + 1
 
-const outputOf = (event: unknown): DeliverOutput | null =>
-  (event as { type: string }).type.startsWith('xstate.done.actor.') ? (event as DoneActorEvent<DeliverOutput>).output : null
+const outputOf = (event: unknown): DeliverOutput | null => ((event as { type: string }).type.startsWith('xstate.done.actor.') ? (event as DoneActorEvent<DeliverOutput>).output : null)
 const errorOf = (event: unknown): unknown => (event as Partial<ErrorActorEvent>).error
 /** A crashed effect may carry the instant it failed at (the binding attaches it). */
 const crashAt = (event: unknown): number | null => {
@@ -149,8 +147,7 @@ export const webhookDeliveryMachine = setup({
     succeeded: ({ event }) => outputOf(event)?.ok === true,
     // Checked before recordFailure: one more attempt is allowed after this failed one.
     retryLeft: ({ context, event }) => outputOf(event)?.retryable === true && attemptOf(context, event) < context.maxRetries + 1,
-    isDue: ({ context, event }) =>
-      context.nextAttemptAt !== null && typeof event.at === 'number' && event.at >= context.nextAttemptAt,
+    isDue: ({ context, event }) => context.nextAttemptAt !== null && typeof event.at === 'number' && event.at >= context.nextAttemptAt,
   },
 }).createMachine({
   id: 'webhookDelivery',
@@ -204,10 +201,7 @@ export const webhookDeliveryMachine = setup({
 export type WebhookDeliverySnapshot = SnapshotFrom<typeof webhookDeliveryMachine>
 
 /** Would this move apply? `{ ok: false }` carries the state to name. */
-export function canApply(
-  target: WebhookDeliverySnapshot | WebhookDeliveryState,
-  event: WebhookDeliveryEvent | WebhookDeliveryEvent['type'],
-): CanApply {
+export function canApply(target: WebhookDeliverySnapshot | WebhookDeliveryState, event: WebhookDeliveryEvent | WebhookDeliveryEvent['type']): CanApply {
   return canApplyOn(webhookDeliveryMachine, target, event)
 }
 

@@ -177,10 +177,7 @@ export const webhookEndpointMachine = setup({
 export type WebhookEndpointSnapshot = SnapshotFrom<typeof webhookEndpointMachine>
 
 /** Would this move apply? `{ ok: false }` carries the state to name. */
-export function canApply(
-  target: WebhookEndpointSnapshot | WebhookEndpointState,
-  event: WebhookEndpointEvent | WebhookEndpointEvent['type'],
-): CanApply {
+export function canApply(target: WebhookEndpointSnapshot | WebhookEndpointState, event: WebhookEndpointEvent | WebhookEndpointEvent['type']): CanApply {
   return canApplyOn(webhookEndpointMachine, target, event)
 }
 

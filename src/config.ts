@@ -243,9 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (secretKey !== undefined && secretKey.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters')
   }
-  const publicBaseUrl =
-    url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ??
-    `http://localhost:${port || 3000}`
+  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? `http://localhost:${port || 3000}`
   const config: Config = {
     port,
     host,
@@ -262,12 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smtpFrom: smtpFrom(env, publicBaseUrl),
     smtpListenPort: listenPort(env, 'SMTP_LISTEN_PORT'),
-    logLevel: oneOf(
-      env,
-      'LOG_LEVEL',
-      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
-      'info',
-    ),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     sqliteLocking: oneOf(env, 'SQLITE_LOCKING', ['exclusive', 'shared'] as const, 'exclusive'),
     inspect: flag(env, 'INSPECT'),
     inspectUrl: url(env, 'INSPECT_URL', ['ws:', 'wss:']),

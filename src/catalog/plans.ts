@@ -44,9 +44,39 @@ export interface Plan {
 export const PLANS: Record<PlanId, Plan> = {
   free: { id: 'free', customers: 3, agents: 1, rank: 0, includedReplies: 100, includedVoiceMinutes: 30, includedMessages: 100, wallet: false, creditMicro: { USD: 0, INR: 0 } },
   payg: { id: 'payg', customers: 3, agents: 10, rank: 1, includedReplies: null, includedVoiceMinutes: null, includedMessages: null, wallet: true, creditMicro: { USD: 5_000_000, INR: 400_000_000 } },
-  pro: { id: 'pro', customers: 100, agents: 50, rank: 2, includedReplies: 5_000, includedVoiceMinutes: null, includedMessages: null, wallet: true, creditMicro: { USD: 20_000_000, INR: 1_500_000_000 } },
-  scale: { id: 'scale', customers: 1000, agents: 200, rank: 3, includedReplies: 50_000, includedVoiceMinutes: null, includedMessages: null, wallet: true, creditMicro: { USD: 100_000_000, INR: 8_000_000_000 } },
-  enterprise: { id: 'enterprise', customers: 10000, agents: 1000, rank: 4, includedReplies: 500_000, includedVoiceMinutes: null, includedMessages: null, wallet: true, creditMicro: { USD: 500_000_000, INR: 40_000_000_000 } },
+  pro: {
+    id: 'pro',
+    customers: 100,
+    agents: 50,
+    rank: 2,
+    includedReplies: 5_000,
+    includedVoiceMinutes: null,
+    includedMessages: null,
+    wallet: true,
+    creditMicro: { USD: 20_000_000, INR: 1_500_000_000 },
+  },
+  scale: {
+    id: 'scale',
+    customers: 1000,
+    agents: 200,
+    rank: 3,
+    includedReplies: 50_000,
+    includedVoiceMinutes: null,
+    includedMessages: null,
+    wallet: true,
+    creditMicro: { USD: 100_000_000, INR: 8_000_000_000 },
+  },
+  enterprise: {
+    id: 'enterprise',
+    customers: 10000,
+    agents: 1000,
+    rank: 4,
+    includedReplies: 500_000,
+    includedVoiceMinutes: null,
+    includedMessages: null,
+    wallet: true,
+    creditMicro: { USD: 500_000_000, INR: 40_000_000_000 },
+  },
 }
 
 export const planIncludes = (plan: PlanId, minPlan: PlanId): boolean => PLANS[plan].rank >= PLANS[minPlan].rank

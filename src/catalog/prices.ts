@@ -49,8 +49,7 @@ export const PRICES: Record<Currency, PriceList> = {
 /** docs/spec.md Limits: "Reply charge: 10% of the messaging platform's rate". */
 export const REPLY_CHARGE_SHARE = 0.1
 
-export const replyChargeMicro = (currency: Currency, category: MessageCategory): number =>
-  Math.round(PRICES[currency].messageMicro[category] * REPLY_CHARGE_SHARE)
+export const replyChargeMicro = (currency: Currency, category: MessageCategory): number => Math.round(PRICES[currency].messageMicro[category] * REPLY_CHARGE_SHARE)
 
 /** Calls are billed by started minute (a 61-second call is two minutes), as carriers bill. */
 export const billedMinutes = (seconds: number): number => (seconds > 0 ? Math.ceil(seconds / 60) : 0)

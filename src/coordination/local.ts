@@ -37,9 +37,20 @@ CREATE TABLE IF NOT EXISTS timers (
 CREATE INDEX IF NOT EXISTS timers_due ON timers (due_at, id);
 `
 
-interface IdemRow { state: string; response: string | null; expires_at: number }
-interface TimerRow { id: string; due_at: number; payload: string }
-interface Subscription { handler: (message: string) => void; active: boolean }
+interface IdemRow {
+  state: string
+  response: string | null
+  expires_at: number
+}
+interface TimerRow {
+  id: string
+  due_at: number
+  payload: string
+}
+interface Subscription {
+  handler: (message: string) => void
+  active: boolean
+}
 
 export async function openLocalCoordination(file: string): Promise<Coordination> {
   const db = new Database(file, { create: true })
@@ -60,13 +71,9 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
     timerDel: db.query('DELETE FROM timers WHERE id = ?'),
     timerAck: db.query('DELETE FROM timers WHERE id = ? AND claim = ?'),
     timerRequeue: db.query('UPDATE timers SET claim = NULL, claim_expires = NULL WHERE claim IS NOT NULL AND claim_expires <= ?'),
-    timerDue: db.query<TimerRow, [number, number]>(
-      'SELECT id, due_at, payload FROM timers WHERE claim IS NULL AND due_at <= ? ORDER BY due_at, id LIMIT ?',
-    ),
+    timerDue: db.query<TimerRow, [number, number]>('SELECT id, due_at, payload FROM timers WHERE claim IS NULL AND due_at <= ? ORDER BY due_at, id LIMIT ?'),
     timerClaim: db.query('UPDATE timers SET claim = ?, claim_expires = ? WHERE id = ?'),
-    timerNext: db.query<{ next: number | null }, [number]>(
-      'SELECT MIN(due_at) AS next FROM timers WHERE claim IS NULL OR claim_expires <= ?',
-    ),
+    timerNext: db.query<{ next: number | null }, [number]>('SELECT MIN(due_at) AS next FROM timers WHERE claim IS NULL OR claim_expires <= ?'),
     timerCount: db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM timers'),
     timerDueCount: db.query<{ n: number }, [number]>('SELECT COUNT(*) AS n FROM timers WHERE due_at <= ?'),
   }

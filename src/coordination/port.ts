@@ -13,10 +13,7 @@ export interface StoredResponse {
   headers?: Record<string, string>
 }
 
-export type IdempotencyBegin =
-  | { state: 'started' }
-  | { state: 'in_flight' }
-  | { state: 'done'; response: StoredResponse }
+export type IdempotencyBegin = { state: 'started' } | { state: 'in_flight' } | { state: 'done'; response: StoredResponse }
 
 export interface RateHit {
   allowed: boolean

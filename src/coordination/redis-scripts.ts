@@ -54,15 +54,21 @@ function script<R>(numberOfKeys: number, body: string, transformReply: (reply: u
 export const scripts = {
   /** KEYS: rate key. ARGV: windowMs. INCR and the first-hit expiry in one step, so a crash
    *  between them cannot leave a counter that never expires. */
-  rateHit: script(1, `
+  rateHit: script(
+    1,
+    `
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
-`, asNumber),
+`,
+    asNumber,
+  ),
 
   /** KEYS: slot set (ZSET member → expiry, server wall ms). ARGV: member, capacity, ttlMs.
    *  Drops lapsed members, then holds or renews `member` if it fits. Returns [acquired, held]. */
-  slotAcquire: script(1, `${WALL_NOW}
+  slotAcquire: script(
+    1,
+    `${WALL_NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', wall)
 local held = redis.call('ZCARD', KEYS[1])
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) == false and held >= tonumber(ARGV[2]) then return {0, held} end
@@ -71,55 +77,79 @@ redis.call('ZADD', KEYS[1], wall + tonumber(ARGV[3]), ARGV[1])
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('PEXPIREAT', KEYS[1], math.floor(tonumber(last[2])))
 return {1, redis.call('ZCARD', KEYS[1])}
-`, (reply) => {
-    const [acquired, held] = reply as [number, number]
-    return { acquired: Number(acquired) === 1, held: Number(held) }
-  }),
+`,
+    (reply) => {
+      const [acquired, held] = reply as [number, number]
+      return { acquired: Number(acquired) === 1, held: Number(held) }
+    },
+  ),
 
   /** KEYS: slot set. Members holding a slot now (lapsed ones dropped first). */
-  slotCount: script(1, `${WALL_NOW}
+  slotCount: script(
+    1,
+    `${WALL_NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', wall)
 return redis.call('ZCARD', KEYS[1])
-`, asNumber),
+`,
+    asNumber,
+  ),
 
   /** KEYS: lease. ARGV: owner, ttlMs. Extends only the owner's own lease. */
-  leaseRenew: script(1, `
+  leaseRenew: script(
+    1,
+    `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
 return 0
-`, asNumber),
+`,
+    asNumber,
+  ),
 
   /** KEYS: lease. ARGV: owner. Deletes only the owner's own lease. */
-  leaseRelease: script(1, `
+  leaseRelease: script(
+    1,
+    `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
-`, asNumber),
+`,
+    asNumber,
+  ),
 
   /** ARGV: id, dueAt, payload JSON. Replaces any timer with this id, in-flight ones included
    *  (dropping the claim makes the old claimer's ack a no-op). */
-  timerSchedule: script(5, `
+  timerSchedule: script(
+    5,
+    `
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[5], ARGV[1])
 return 1
-`, asNumber),
+`,
+    asNumber,
+  ),
 
   /** ARGV: id. Returns how many sets held it (0 = there was no such timer). */
-  timerCancel: script(5, `
+  timerCancel: script(
+    5,
+    `
 local n = redis.call('ZREM', KEYS[1], ARGV[1]) + redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 redis.call('HDEL', KEYS[4], ARGV[1])
 redis.call('HDEL', KEYS[5], ARGV[1])
 return n
-`, asNumber),
+`,
+    asNumber,
+  ),
 
   /** ARGV: now (service clock), limit, leaseMs, claim token. Returns a flat list of
    *  id, dueAt, payload JSON for each claimed timer, oldest first (ties by id). */
-  timerClaim: script(5, `${REQUEUE_LAPSED}
+  timerClaim: script(
+    5,
+    `${REQUEUE_LAPSED}
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 local expires = wall + tonumber(ARGV[3])
 local out = {}
@@ -132,34 +162,52 @@ for _, id in ipairs(ids) do
   out[#out + 1] = redis.call('HGET', KEYS[3], id) or 'null'
 end
 return out
-`, (reply) => reply as string[]),
+`,
+    (reply) => reply as string[],
+  ),
 
   /** ARGV: id, claim. Deletes the timer only while this claim is still the current one. */
-  timerAck: script(5, `
+  timerAck: script(
+    5,
+    `
 if redis.call('HGET', KEYS[5], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 redis.call('HDEL', KEYS[4], ARGV[1])
 redis.call('HDEL', KEYS[5], ARGV[1])
 return 1
-`, asNumber),
+`,
+    asNumber,
+  ),
 
   /** Earliest dueAt among claimable timers (lapsed claims count again), or nil. */
-  timerNextDue: script(5, `${REQUEUE_LAPSED}
+  timerNextDue: script(
+    5,
+    `${REQUEUE_LAPSED}
 local first = redis.call('ZRANGE', KEYS[1], 0, 0)
 if #first == 0 then return false end
 return redis.call('HGET', KEYS[4], first[1])
-`, (reply) => (reply === null || reply === undefined ? null : Number(reply))),
+`,
+    (reply) => (reply === null || reply === undefined ? null : Number(reply)),
+  ),
 
   /** Timers not yet acked or cancelled: unclaimed plus in-flight. */
-  timerPending: script(5, `
+  timerPending: script(
+    5,
+    `
 return redis.call('ZCARD', KEYS[1]) + redis.call('ZCARD', KEYS[2])
-`, asNumber),
+`,
+    asNumber,
+  ),
 
   /** Timers due at ARGV[1] and not yet acked: unclaimed ones due by then, plus in-flight (claimed only once due). */
-  timerDue: script(5, `
+  timerDue: script(
+    5,
+    `
 return redis.call('ZCOUNT', KEYS[1], '-inf', ARGV[1]) + redis.call('ZCARD', KEYS[2])
-`, asNumber),
+`,
+    asNumber,
+  ),
 }
 
 export type CoordinationScripts = typeof scripts

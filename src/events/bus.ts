@@ -49,9 +49,29 @@ export type EventHandler = (event: RecordedEvent) => void | Promise<void>
 export const eventsSpec: CollectionSpec = {
   name: 'events',
   indexes: [
-    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
-    { name: 'workspace_type_created', fields: [['workspaceId', 1], ['type', 1], ['createdAt', -1]] },
-    { name: 'undispatched', fields: [['dispatched', 1], ['createdAt', 1]] },
+    {
+      name: 'workspace_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
+    {
+      name: 'workspace_type_created',
+      fields: [
+        ['workspaceId', 1],
+        ['type', 1],
+        ['createdAt', -1],
+      ],
+    },
+    {
+      name: 'undispatched',
+      fields: [
+        ['dispatched', 1],
+        ['createdAt', 1],
+      ],
+    },
   ],
 }
 
@@ -87,7 +107,8 @@ export class EventBus {
 
   static async open(store: DocumentStore, coordination: Coordination, clock: Clock, logger: Logger, instanceId = `bus_${newId('i')}`): Promise<EventBus> {
     const bus = new EventBus(await store.collection<RecordedEvent>(eventsSpec), store, coordination, clock, logger, instanceId)
-    if (!store.atomic) logger.warn('the MongoDB server takes no transactions (not a replica set): a crash between a write and its event can lose the event; run MongoDB as a replica set (one member will do)')
+    if (!store.atomic)
+      logger.warn('the MongoDB server takes no transactions (not a replica set): a crash between a write and its event can lose the event; run MongoDB as a replica set (one member will do)')
     bus.unsubscribe = await coordination.subscribe(CHANNEL, (message) => bus.onClusterMessage(message))
     return bus
   }
@@ -217,9 +238,7 @@ export class EventBus {
     let done = 0
     const skipped = new Set<string>()
     for (;;) {
-      const batch = (await this.events.find({ dispatched: false }, { sort: [['createdAt', 1]], limit: REDISPATCH_BATCH + skipped.size }))
-        .filter((e) => !skipped.has(e.id))
-        .slice(0, REDISPATCH_BATCH)
+      const batch = (await this.events.find({ dispatched: false }, { sort: [['createdAt', 1]], limit: REDISPATCH_BATCH + skipped.size })).filter((e) => !skipped.has(e.id)).slice(0, REDISPATCH_BATCH)
       if (batch.length === 0) return done
       for (const event of batch) {
         if (!(await this.lease(event.id))) {

@@ -10,15 +10,7 @@
  *   integration is never cut off from an event the service emits.
  */
 
-export const V1_EVENT_TYPES = [
-  'lead.captured',
-  'conversation.escalated',
-  'conversation.resolved',
-  'call.completed',
-  'call.analysed',
-  'campaign.finished',
-  'message.received',
-] as const
+export const V1_EVENT_TYPES = ['lead.captured', 'conversation.escalated', 'conversation.resolved', 'call.completed', 'call.analysed', 'campaign.finished', 'message.received'] as const
 export type V1EventType = (typeof V1_EVENT_TYPES)[number]
 
 export const LEGACY_ONLY_EVENT_TYPES = ['chat.message.completed', 'voice.call.ended'] as const

@@ -121,11 +121,7 @@ export const EVENT_PAYLOADS = {
 export type EventPayload<E extends EventType> = Static<(typeof EVENT_PAYLOADS)[E]>
 
 /** v1 body: `{ event, sentAt, data }` (docs/spec.md Events rule 3). */
-export const v1Envelope = (type: EventType) =>
-  t.Object(
-    { event: t.Literal(type), sentAt: Instant, data: EVENT_PAYLOADS[type] },
-    { description: `${type}: ${EVENT_DESCRIPTIONS[type]}` },
-  )
+export const v1Envelope = (type: EventType) => t.Object({ event: t.Literal(type), sentAt: Instant, data: EVENT_PAYLOADS[type] }, { description: `${type}: ${EVENT_DESCRIPTIONS[type]}` })
 
 /** Legacy body (not shown in docs/spec.md; ours): the event id, type, time, agent and the same data. */
 export const legacyEnvelope = (type: EventType) =>

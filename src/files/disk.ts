@@ -55,7 +55,12 @@ export function diskFileStorage(dataDir: string): FileStorage {
       })
       return names
         .filter((d) => d.isFile() && !d.name.includes(PARTIAL))
-        .map((d) => `${prefix}${join(d.parentPath ?? (d as { path?: string }).path ?? dir, d.name).slice(dir.length).replace(/^\/+/, '')}`)
+        .map(
+          (d) =>
+            `${prefix}${join(d.parentPath ?? (d as { path?: string }).path ?? dir, d.name)
+              .slice(dir.length)
+              .replace(/^\/+/, '')}`,
+        )
         .sort()
     },
     async close() {},

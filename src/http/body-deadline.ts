@@ -89,7 +89,13 @@ export class BodyDeadlines {
     const arm = () => {
       clearTimeout(deadline)
       const allowedMs = this.graceMs + ((declared ?? received) / this.rate) * 1000
-      deadline = setTimeout(() => cut(`did not arrive in time: ${received ? `${received} bytes` : 'nothing'} in ${((Date.now() - started) / 1000).toFixed(1)} s (a body gets ${this.graceMs / 1000} s, more at ${this.rate / 1024} KiB/s)`), started + allowedMs - Date.now())
+      deadline = setTimeout(
+        () =>
+          cut(
+            `did not arrive in time: ${received ? `${received} bytes` : 'nothing'} in ${((Date.now() - started) / 1000).toFixed(1)} s (a body gets ${this.graceMs / 1000} s, more at ${this.rate / 1024} KiB/s)`,
+          ),
+        started + allowedMs - Date.now(),
+      )
     }
     arm()
     slowTimer = setTimeout(() => {

@@ -28,16 +28,22 @@ export function startsWork(request: Request): boolean {
 }
 
 export function drainingGate(draining: Draining) {
-  return new Elysia({ name: 'draining-gate' })
-    // onRequest hooks apply to every route of the app, mounted before or after.
-    .onRequest(({ request }) => {
-      if (draining.active && startsWork(request)) {
-        throw new ApiError(503, 'this instance is shutting down; retry, and another instance will take the request', undefined, { 'retry-after': String(DRAINING_RETRY_AFTER_S) })
-      }
-    })
-    .get('/health', ({ set }) => {
-      if (!draining.active) return { ok: true }
-      set.status = 503
-      return { ok: false, status: 'draining' }
-    }, { detail: { hide: true } })
+  return (
+    new Elysia({ name: 'draining-gate' })
+      // onRequest hooks apply to every route of the app, mounted before or after.
+      .onRequest(({ request }) => {
+        if (draining.active && startsWork(request)) {
+          throw new ApiError(503, 'this instance is shutting down; retry, and another instance will take the request', undefined, { 'retry-after': String(DRAINING_RETRY_AFTER_S) })
+        }
+      })
+      .get(
+        '/health',
+        ({ set }) => {
+          if (!draining.active) return { ok: true }
+          set.status = 503
+          return { ok: false, status: 'draining' }
+        },
+        { detail: { hide: true } },
+      )
+  )
 }

@@ -150,7 +150,13 @@ async function shape({ code, error, request, set, params }: Failure, logger: Log
       const detail = errors.map((e) => {
         const msg = describeSchemaError(e)
         return {
-          loc: [legacyLocation(where), ...e.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p))],
+          loc: [
+            legacyLocation(where),
+            ...e.path
+              .split('/')
+              .filter(Boolean)
+              .map((p) => (/^\d+$/.test(p) ? Number(p) : p)),
+          ],
           msg,
           // TypeBox reports a missing field twice (required property, then the type of
           // `undefined`); both read "is required", so both are `missing` and collapse below.

@@ -29,10 +29,7 @@ export interface IdempotentResult extends Answer {
 }
 
 /** What `beginIdempotent` found: no key, an answer to replay, or a claim this request now holds. */
-export type IdempotencyStep =
-  | { kind: 'none' }
-  | { kind: 'replay'; status: number; body: unknown }
-  | { kind: 'claimed'; id: string; fingerprint: string }
+export type IdempotencyStep = { kind: 'none' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'claimed'; id: string; fingerprint: string }
 
 /** Where a request's key came from, named as the caller sent it (400s name it). */
 export const KEY_HEADER = 'Idempotency-Key'
@@ -67,7 +64,9 @@ export function requestKey(header: string | null, body: unknown, bodyKey?: strin
 export async function beginIdempotent(coordination: Coordination, scope: string, key: string | undefined | null, requestBody: unknown, field = KEY_HEADER): Promise<IdempotencyStep> {
   if (key === undefined || key === null || key === '') return { kind: 'none' }
   if (!KEY_SHAPE.test(key)) throw badRequest(field, 'must be 1–255 printable characters')
-  const fingerprint = createHash('sha256').update(JSON.stringify(requestBody ?? null)).digest('hex')
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify(requestBody ?? null))
+    .digest('hex')
   const id = `idem:${scope}:${key}`
   const begun = await coordination.idempotencyBegin(id, IN_FLIGHT_TTL_MS)
   if (begun.state === 'in_flight') throw conflict(`a request with this ${field} is still being processed`)
@@ -125,13 +124,7 @@ export async function settleFailedClaim(request: Request, error: unknown): Promi
 }
 
 /** The three steps around one piece of work (services and tests; routes declare `idempotent` instead). */
-export async function idempotent(
-  coordination: Coordination,
-  scope: string,
-  key: string | undefined | null,
-  requestBody: unknown,
-  run: () => Promise<Answer>,
-): Promise<IdempotentResult> {
+export async function idempotent(coordination: Coordination, scope: string, key: string | undefined | null, requestBody: unknown, run: () => Promise<Answer>): Promise<IdempotentResult> {
   const step = await beginIdempotent(coordination, scope, key, requestBody)
   if (step.kind === 'none') return { ...(await run()), replayed: false }
   if (step.kind === 'replay') return { status: step.status, body: step.body, replayed: true }

@@ -67,41 +67,44 @@ export const VENDOR_CALLBACKS_PREFIX = '/telephony/'
 export const VENDOR_CALLBACK_PREFIXES = [VENDOR_CALLBACKS_PREFIX, '/messaging/'] as const
 
 export function jsonBodies(deadlines = new BodyDeadlines()) {
-  return new Elysia({ name: 'json-bodies' }).onParse({ as: 'global' }, async ({ request, contentType, server, set }) => {
-    // No body: Elysia's own handling (none) stands.
-    if (!hasBody(request)) return
-    const declared = Number(request.headers.get('content-length') ?? NaN)
-    const client = server?.requestIP(request)?.address ?? 'unknown'
-    const read = (how: (progress: BodyProgress) => Promise<string>) =>
-      deadlines.read(client, Number.isFinite(declared) ? declared : null, how).catch((err: unknown) => {
-        if (!(err instanceof BodyTimeout)) throw err
-        // Whatever is answered (408, or 401 first), the rest of this body is never read: close.
-        ;(set.headers as Record<string, string>).connection = 'close'
-        throw new BodyError(err.message, 'value_error', [], 408)
-      })
-    const path = new URL(request.url).pathname
-    if (VENDOR_CALLBACK_PREFIXES.some((p) => path.startsWith(p))) return read(() => request.text())
-    const type = (contentType ?? '').split(';')[0].trim().toLowerCase()
-    if (type !== 'application/json' && !type.endsWith('+json')) {
-      throw new BodyError(`must be JSON, sent with Content-Type: application/json (got ${type || 'no content type'})`, 'value_error')
-    }
-    if (declared > MAX_BODY_BYTES) throw tooLarge()
-    // A declared length bounds the body already (HTTP framing), so it is read whole, natively; only a
-    // chunked body is read piece by piece against the limit (the stream reader costs ~3% of a POST).
-    const text = await read((progress) => (Number.isFinite(declared) ? request.text() : readBounded(request, progress)))
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch {
-      throw new BodyError('not valid JSON', 'json_invalid')
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BodyError('must be an object', 'value_error')
-    const proto = protoPath(value, [])
-    if (proto) throw new BodyError('is not a field (unknown fields are refused)', 'extra_forbidden', proto)
-    return value
-  }).mapResponse({ as: 'global' }, ({ request, set }) => {
-    if (unreadBody(request)) (set.headers as Record<string, string>).connection = 'close'
-  })
+  return new Elysia({ name: 'json-bodies' })
+    .onParse({ as: 'global' }, async ({ request, contentType, server, set }) => {
+      // No body: Elysia's own handling (none) stands.
+      if (!hasBody(request)) return
+      const declared = Number(request.headers.get('content-length') ?? NaN)
+      const client = server?.requestIP(request)?.address ?? 'unknown'
+      const read = (how: (progress: BodyProgress) => Promise<string>) =>
+        deadlines.read(client, Number.isFinite(declared) ? declared : null, how).catch((err: unknown) => {
+          if (!(err instanceof BodyTimeout))
+            throw err
+            // Whatever is answered (408, or 401 first), the rest of this body is never read: close.
+          ;(set.headers as Record<string, string>).connection = 'close'
+          throw new BodyError(err.message, 'value_error', [], 408)
+        })
+      const path = new URL(request.url).pathname
+      if (VENDOR_CALLBACK_PREFIXES.some((p) => path.startsWith(p))) return read(() => request.text())
+      const type = (contentType ?? '').split(';')[0].trim().toLowerCase()
+      if (type !== 'application/json' && !type.endsWith('+json')) {
+        throw new BodyError(`must be JSON, sent with Content-Type: application/json (got ${type || 'no content type'})`, 'value_error')
+      }
+      if (declared > MAX_BODY_BYTES) throw tooLarge()
+      // A declared length bounds the body already (HTTP framing), so it is read whole, natively; only a
+      // chunked body is read piece by piece against the limit (the stream reader costs ~3% of a POST).
+      const text = await read((progress) => (Number.isFinite(declared) ? request.text() : readBounded(request, progress)))
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch {
+        throw new BodyError('not valid JSON', 'json_invalid')
+      }
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BodyError('must be an object', 'value_error')
+      const proto = protoPath(value, [])
+      if (proto) throw new BodyError('is not a field (unknown fields are refused)', 'extra_forbidden', proto)
+      return value
+    })
+    .mapResponse({ as: 'global' }, ({ request, set }) => {
+      if (unreadBody(request)) (set.headers as Record<string, string>).connection = 'close'
+    })
 }
 
 /**

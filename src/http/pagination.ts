@@ -10,8 +10,7 @@ import { badRequest } from './errors'
 const STORED_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const ID = /^[A-Za-z0-9_:.-]{1,200}$/
 
-export const encodeCursor = (after: PageAfter): string =>
-  Buffer.from(JSON.stringify([after.createdAt, after.id])).toString('base64url')
+export const encodeCursor = (after: PageAfter): string => Buffer.from(JSON.stringify([after.createdAt, after.id])).toString('base64url')
 
 export function decodeCursor(cursor: string | undefined): PageAfter | null {
   if (cursor === undefined || cursor === '') return null
@@ -66,5 +65,4 @@ export async function paginate<D extends { createdAt: string; id: string }, T>(
   return { items: await Promise.all(page.items.map(present)), nextCursor: page.next ? encodeCursor(page.next) : null }
 }
 
-export const pageSchema = <T extends Parameters<typeof t.Array>[0]>(item: T) =>
-  t.Object({ items: t.Array(item), nextCursor: t.Union([t.String(), t.Null()]) })
+export const pageSchema = <T extends Parameters<typeof t.Array>[0]>(item: T) => t.Object({ items: t.Array(item), nextCursor: t.Union([t.String(), t.Null()]) })

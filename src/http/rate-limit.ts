@@ -24,13 +24,7 @@ export const LEGACY_RATES = {
  * Counts one request of `subject` against `rule`, writes the headers into `headers`, and throws
  * 429 when the window is used up.
  */
-export async function countRequest(
-  coordination: Coordination,
-  rule: RateRule,
-  subject: string,
-  now: number,
-  headers: Record<string, unknown>,
-): Promise<void> {
+export async function countRequest(coordination: Coordination, rule: RateRule, subject: string, now: number, headers: Record<string, unknown>): Promise<void> {
   const hit = await coordination.rateHit(`rate:${rule.name}:${subject}`, rule.limit, rule.windowMs, now)
   const rateHeaders = {
     'x-ratelimit-limit': String(hit.limit),

@@ -114,7 +114,12 @@ export class MediaStream {
     }
     let attached: Attached
     try {
-      attached = await this.calls.attach(this.callId, token, { streamSid: frame.streamSid, callSid: frame.callSid, sampleRate: frame.sampleRate, encoding: frame.encoding, customParameters: frame.customParameters }, io)
+      attached = await this.calls.attach(
+        this.callId,
+        token,
+        { streamSid: frame.streamSid, callSid: frame.callSid, sampleRate: frame.sampleRate, encoding: frame.encoding, customParameters: frame.customParameters },
+        io,
+      )
     } catch (err) {
       attached = { refused: `the call could not be attached: ${(err as Error).message}`, code: CLOSE.internal }
     }

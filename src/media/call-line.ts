@@ -58,7 +58,11 @@ export interface SessionParts {
   record?: { fromCaller(pcm: Int16Array, rate: number): void; fromAgent(pcm: Int16Array, rate: number): void }
   now?: () => number
   /** The turn-taking chart's id and observer (the XState inspector, INSPECT=1), and the clock its waits run on (tests step a simulated one). */
-  actor?: { systemId?: string; inspect?: Observer<InspectionEvent> | ((e: InspectionEvent) => void); clock?: { setTimeout(fn: (...args: any[]) => void, ms: number): any; clearTimeout(id: any): void } }
+  actor?: {
+    systemId?: string
+    inspect?: Observer<InspectionEvent> | ((e: InspectionEvent) => void)
+    clock?: { setTimeout(fn: (...args: any[]) => void, ms: number): any; clearTimeout(id: any): void }
+  }
   /** Synthesised audio of fixed lines by engine, voice, language and text (phrase-cache.ts): the opening and goodbyes play at once. */
   phrases?: { get(key: string): Int16Array[] | null; put(key: string, audio: Int16Array[]): void }
 }

@@ -49,13 +49,36 @@ const TRAILING_WORDS = new Set(
   ).split(' '),
 )
 /** Words that end a short turn on their own: answers, confirmations, thanks, goodbyes. */
-const SHORT_COMPLETE = new Set(
-  (
-    'yes yeah yep yup no nope nah sure okay ok right correct exactly absolutely definitely fine great perfect ' +
-    'thanks bye goodbye done please hello hi hey'
-  ).split(' '),
-)
-const SHORT_COMPLETE_PHRASES = new Set(["that's right", "that's it", "that's all", 'thank you', 'thank you very much', 'thanks a lot', 'not really', 'of course', 'sounds good', "that's fine", 'all right', 'go ahead', 'i do', "i don't", 'i am', "i'm not", 'i will', "i won't", 'i can', "i can't", 'i have', "i haven't", 'i did', "i didn't", 'why not', 'not at all', 'see you'])
+const SHORT_COMPLETE = new Set(('yes yeah yep yup no nope nah sure okay ok right correct exactly absolutely definitely fine great perfect ' + 'thanks bye goodbye done please hello hi hey').split(' '))
+const SHORT_COMPLETE_PHRASES = new Set([
+  "that's right",
+  "that's it",
+  "that's all",
+  'thank you',
+  'thank you very much',
+  'thanks a lot',
+  'not really',
+  'of course',
+  'sounds good',
+  "that's fine",
+  'all right',
+  'go ahead',
+  'i do',
+  "i don't",
+  'i am',
+  "i'm not",
+  'i will',
+  "i won't",
+  'i can',
+  "i can't",
+  'i have',
+  "i haven't",
+  'i did',
+  "i didn't",
+  'why not',
+  'not at all',
+  'see you',
+])
 
 /** A short answer: "yes", "no thanks", "yes I do", "thank you very much" (at most four words). */
 function shortAnswer(ws: string[]): boolean {

@@ -15,6 +15,10 @@ export const VOICE_LINES = {
 const BACKCHANNELS = new Set(['uh huh', 'uh-huh', 'mm hmm', 'mhm', 'mm', 'hmm', 'okay', 'ok', 'yeah', 'yes', 'yep', 'right', 'sure', 'i see', 'got it', 'alright', 'all right', 'ah', 'oh'])
 
 export function isBackchannel(text: string): boolean {
-  const t = text.toLowerCase().replace(/[^a-z\s-]/g, '').replace(/\s+/g, ' ').trim()
+  const t = text
+    .toLowerCase()
+    .replace(/[^a-z\s-]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
   return BACKCHANNELS.has(t)
 }

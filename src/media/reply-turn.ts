@@ -58,10 +58,7 @@ export class ReplyTurn {
   /** Until released, or never once cancelled (resolves false then). */
   async whenReleased(): Promise<boolean> {
     if (this.signal.aborted) return false
-    return Promise.race([
-      this.released.then(() => !this.signal.aborted),
-      new Promise<boolean>((resolve) => this.signal.addEventListener('abort', () => resolve(false), { once: true })),
-    ])
+    return Promise.race([this.released.then(() => !this.signal.aborted), new Promise<boolean>((resolve) => this.signal.addEventListener('abort', () => resolve(false), { once: true }))])
   }
 }
 

@@ -130,7 +130,11 @@ export class VoiceSession {
       if (s.value === 'listening') this.armSilence()
     })
     this.chart.start()
-    this.words = new CallerWords(parts.stt, (heard, stable) => this.heard(heard, stable), (message, err) => parts.line.log('warn', message, { err: String(err) }))
+    this.words = new CallerWords(
+      parts.stt,
+      (heard, stable) => this.heard(heard, stable),
+      (message, err) => parts.line.log('warn', message, { err: String(err) }),
+    )
   }
 
   get state(): PipelineState {
@@ -329,7 +333,8 @@ export class VoiceSession {
   /** The turn's audio has played (or was cut): memory and transcript keep what was heard. */
   private async played(turn: ReplyTurn, heard: string, answer: boolean, opening: boolean): Promise<void> {
     const { line } = this.parts
-    if (heard || turn.reply?.messageId) await line.agentSaid(heard, answer ? (turn.reply?.messageId ?? null) : null, opening, turn.id).catch((err) => line.log('warn', 'could not store what the agent said', { err: String(err) }))
+    if (heard || turn.reply?.messageId)
+      await line.agentSaid(heard, answer ? (turn.reply?.messageId ?? null) : null, opening, turn.id).catch((err) => line.log('warn', 'could not store what the agent said', { err: String(err) }))
     if (turn.latency && turn.latency.firstAudioSentAt !== null) line.latency(turn.latency)
     if (this.turn !== turn || this.state === 'ended') return
     if (turn.endAfter) return void this.hangUp()

@@ -8,11 +8,7 @@ import { dirname, join } from 'node:path'
 import { readFile } from 'node:fs/promises'
 
 export type ToSilero = { t: 'run'; id: number; n: number; input: Float32Array; state: Float32Array }
-export type FromSilero =
-  | { t: 'ready' }
-  | { t: 'failed'; message: string }
-  | { t: 'result'; id: number; probs: Float32Array; state: Float32Array }
-  | { t: 'error'; id: number; message: string }
+export type FromSilero = { t: 'ready' } | { t: 'failed'; message: string } | { t: 'result'; id: number; probs: Float32Array; state: Float32Array } | { t: 'error'; id: number; message: string }
 
 interface Ort {
   InferenceSession: { create(model: Uint8Array, options?: object): Promise<OrtSession> }

@@ -92,10 +92,15 @@ class WebRtcLink {
   }
 
   async attach(calls: MediaCalls, callId: string, token: string): Promise<void> {
-    const attached = await calls.attach(callId, token, { streamSid: `webrtc-${callId}`, callSid: callId, sampleRate: RATE, encoding: 'audio/l16', customParameters: { transport: 'webrtc' } }, {
-      send: (f) => this.send(f),
-      close: () => void this.close(),
-    })
+    const attached = await calls.attach(
+      callId,
+      token,
+      { streamSid: `webrtc-${callId}`, callSid: callId, sampleRate: RATE, encoding: 'audio/l16', customParameters: { transport: 'webrtc' } },
+      {
+        send: (f) => this.send(f),
+        close: () => void this.close(),
+      },
+    )
     if ('refused' in attached) throw new Error(attached.refused)
     if (this.over) return attached.call.ended('lost', 'the WebRTC connection closed while the call was attached')
     this.call = attached.call

@@ -22,9 +22,7 @@ export function watchKernel(metrics: Metrics, k: { runtime: ActorRuntime; coordi
   metrics.timersDue.from(() => coordination.timersDue(clock.now()))
   metrics.timersPending.from(() => coordination.pendingTimers())
 
-  metrics.callsLive.from(() =>
-    Promise.all(LIVE_CALL_STATES.map(async (state) => ({ labels: { state }, value: runtime.hasKind(CALL_KIND) ? await runtime.countInState(CALL_KIND, state) : 0 }))),
-  )
+  metrics.callsLive.from(() => Promise.all(LIVE_CALL_STATES.map(async (state) => ({ labels: { state }, value: runtime.hasKind(CALL_KIND) ? await runtime.countInState(CALL_KIND, state) : 0 }))))
   runtime.onTransition((t) => {
     if (t.kind !== CALL_KIND) return
     const call = t.context as CallContext

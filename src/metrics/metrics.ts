@@ -104,15 +104,37 @@ export class Metrics {
       new Sampled<L>(this.registry, logger, type, `${PREFIX}${name}`, help, labelNames)
     this.callsLive = sampled('gauge', 'calls_live', 'Calls ringing or connected, from the store: the same on every instance', ['state'])
     this.mediaSessions = sampled('gauge', 'media_sessions', "Media streams (a call's audio) open on this instance")
-    this.callsPlaced = new Counter({ name: `${PREFIX}calls_placed_total`, help: 'Call tries that started: rang out (outbound, retries included) or were answered (inbound, web)', labelNames: ['direction'], registers })
+    this.callsPlaced = new Counter({
+      name: `${PREFIX}calls_placed_total`,
+      help: 'Call tries that started: rang out (outbound, retries included) or were answered (inbound, web)',
+      labelNames: ['direction'],
+      registers,
+    })
     this.callsEnded = new Counter({ name: `${PREFIX}calls_ended_total`, help: 'Call tries that ended after they started, by status and hangup', labelNames: ['status', 'hangup'], registers })
-    this.turnLatency = new Histogram({ name: `${PREFIX}turn_latency_seconds`, help: "A voice turn's stages, from the end of the caller's speech (media/latency.ts)", labelNames: ['stage'], buckets: TURN_BUCKETS, registers })
-    this.webhookDeliveries = new Counter({ name: `${PREFIX}webhook_deliveries_total`, help: 'Webhook delivery attempts by surface (v1, legacy) and result (delivered, failed)', labelNames: ['surface', 'result'], registers })
+    this.turnLatency = new Histogram({
+      name: `${PREFIX}turn_latency_seconds`,
+      help: "A voice turn's stages, from the end of the caller's speech (media/latency.ts)",
+      labelNames: ['stage'],
+      buckets: TURN_BUCKETS,
+      registers,
+    })
+    this.webhookDeliveries = new Counter({
+      name: `${PREFIX}webhook_deliveries_total`,
+      help: 'Webhook delivery attempts by surface (v1, legacy) and result (delivered, failed)',
+      labelNames: ['surface', 'result'],
+      registers,
+    })
     this.actorsLive = sampled('gauge', 'actors_live', 'Actors held in memory on this instance, by kind', ['kind'])
     this.actorsPassivated = sampled('counter', 'actors_passivated_total', 'Unfinished actors this instance passivated (stored and dropped from memory), by kind', ['kind'])
     this.timersDue = sampled('gauge', 'timers_due', 'Durable timers due and not yet delivered (the backlog), on every instance together')
     this.timersPending = sampled('gauge', 'timers_pending', 'Durable timers scheduled, due or not, on every instance together')
-    this.storeCommit = new Histogram({ name: `${PREFIX}store_commit_seconds`, help: 'Store commit time: a SQLite write batch, or one MongoDB write', labelNames: ['store'], buckets: COMMIT_BUCKETS, registers })
+    this.storeCommit = new Histogram({
+      name: `${PREFIX}store_commit_seconds`,
+      help: 'Store commit time: a SQLite write batch, or one MongoDB write',
+      labelNames: ['store'],
+      buckets: COMMIT_BUCKETS,
+      registers,
+    })
     // Known label values start at 0, so rate() sees the first increase.
     for (const direction of ['outbound', 'inbound']) this.callsPlaced.inc({ direction }, 0)
     for (const surface of ['v1', 'legacy']) for (const result of ['delivered', 'failed']) this.webhookDeliveries.inc({ surface, result }, 0)

@@ -17,11 +17,7 @@ export class BlockedTargetError extends Error {
     readonly address: string | null,
     readonly reason: string,
   ) {
-    super(
-      address && address !== host
-        ? `refused to connect to ${host}: it resolves to ${address} (${reason})`
-        : `refused to connect to ${host} (${reason})`,
-    )
+    super(address && address !== host ? `refused to connect to ${host}: it resolves to ${address} (${reason})` : `refused to connect to ${host} (${reason})`)
     this.name = 'BlockedTargetError'
   }
 }
@@ -84,11 +80,9 @@ function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
   return null
 }
 
-const ipFromWords = (hi: number, lo: number): ipaddr.IPv4 =>
-  new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff])
+const ipFromWords = (hi: number, lo: number): ipaddr.IPv4 => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff])
 
-const stripBrackets = (host: string): string =>
-  host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host
+const stripBrackets = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host)
 
 /** `localhost` and any `*.localhost` name resolve to loopback by definition (RFC 6761). */
 export function isLocalhostName(host: string): boolean {
@@ -99,8 +93,7 @@ export function isLocalhostName(host: string): boolean {
 export type Resolver = (host: string) => Promise<string[]>
 
 /** Every address the OS resolver returns for a name (the same answer `fetch` will use). */
-export const systemResolver: Resolver = async (host) =>
-  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address)
+export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address)
 
 /**
  * Resolves `host` and throws BlockedTargetError unless EVERY address is public: a name with

@@ -81,9 +81,7 @@ export async function safeFetch(input: string, options: SafeFetchOptions): Promi
     controller.abort()
   }, options.timeoutMs)
   // DNS lookups cannot be aborted, so they race the same deadline.
-  const deadline = new Promise<never>((_, reject) =>
-    controller.signal.addEventListener('abort', () => reject(timeoutError(options.timeoutMs)), { once: true }),
-  )
+  const deadline = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(timeoutError(options.timeoutMs)), { once: true }))
   deadline.catch(() => {})
   try {
     return await run(input, options, controller.signal, deadline)
@@ -96,12 +94,7 @@ export async function safeFetch(input: string, options: SafeFetchOptions): Promi
   }
 }
 
-async function run(
-  input: string,
-  options: SafeFetchOptions,
-  signal: AbortSignal,
-  deadline: Promise<never>,
-): Promise<SafeResponse> {
+async function run(input: string, options: SafeFetchOptions, signal: AbortSignal, deadline: Promise<never>): Promise<SafeResponse> {
   let url = parseTarget(input)
   let method = (options.method ?? 'GET').toUpperCase()
   let body = options.body

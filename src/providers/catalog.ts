@@ -146,11 +146,26 @@ export async function offeredVoices(provider: string, c: Credentials, e: VendorE
 export async function previewVoice(provider: string, c: Credentials, e: VendorEndpoints, voice: string, text: string, model: string | null): Promise<{ contentType: string; audio: ArrayBuffer }> {
   const request: { url: string; headers: Record<string, string>; body: unknown; type: string } =
     provider === 'openai'
-      ? { url: `${openaiBase(e)}/audio/speech`, headers: { authorization: `Bearer ${c.apiKey}` }, body: { model: model ?? 'gpt-4o-mini-tts', voice, input: text, response_format: 'wav' }, type: 'audio/wav' }
-      : { url: `${elevenlabsBase(e)}/v1/text-to-speech/${encodeURIComponent(voice)}?output_format=mp3_44100_128`, headers: { 'xi-api-key': c.apiKey ?? '' }, body: { text, model_id: model ?? 'eleven_flash_v2_5' }, type: 'audio/mpeg' }
+      ? {
+          url: `${openaiBase(e)}/audio/speech`,
+          headers: { authorization: `Bearer ${c.apiKey}` },
+          body: { model: model ?? 'gpt-4o-mini-tts', voice, input: text, response_format: 'wav' },
+          type: 'audio/wav',
+        }
+      : {
+          url: `${elevenlabsBase(e)}/v1/text-to-speech/${encodeURIComponent(voice)}?output_format=mp3_44100_128`,
+          headers: { 'xi-api-key': c.apiKey ?? '' },
+          body: { text, model_id: model ?? 'eleven_flash_v2_5' },
+          type: 'audio/mpeg',
+        }
   let res: Response
   try {
-    res = await fetch(request.url, { method: 'POST', headers: { ...request.headers, 'content-type': 'application/json' }, body: JSON.stringify(request.body), signal: AbortSignal.timeout(CATALOG_TIMEOUT_MS) })
+    res = await fetch(request.url, {
+      method: 'POST',
+      headers: { ...request.headers, 'content-type': 'application/json' },
+      body: JSON.stringify(request.body),
+      signal: AbortSignal.timeout(CATALOG_TIMEOUT_MS),
+    })
   } catch (err) {
     throw new VendorUnavailable(provider, `could not reach ${provider}: ${(err as Error).message}`)
   }

@@ -19,7 +19,17 @@ export interface NumberClaimDoc {
 
 export const numberClaimsSpec = (name: string, extraIndexes: CollectionSpec['indexes'] = []): CollectionSpec => ({
   name,
-  indexes: [{ name: 'workspace_number', fields: [['workspaceId', 1], ['number', -1]], unique: true }, ...extraIndexes],
+  indexes: [
+    {
+      name: 'workspace_number',
+      fields: [
+        ['workspaceId', 1],
+        ['number', -1],
+      ],
+      unique: true,
+    },
+    ...extraIndexes,
+  ],
 })
 
 /**

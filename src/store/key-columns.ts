@@ -79,7 +79,12 @@ export function ensureTable(db: Database, table: string, indexPrefix: string, sp
   const keys: KeyPaths = new Set(paths)
   db.transaction(() => {
     db.run(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`)
-    const present = new Set(db.query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table.slice(1, -1)}')`).all().map((c) => `"${c.name}"`))
+    const present = new Set(
+      db
+        .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table.slice(1, -1)}')`)
+        .all()
+        .map((c) => `"${c.name}"`),
+    )
     for (const path of paths) {
       const column = keyColumn(path)
       if (present.has(column)) continue

@@ -58,10 +58,7 @@ export function toMongoFilter(filter: Filter, ...extra: Document[]): Document {
  * by the `$or` but gives the planner a range bound on the createdAt key of the index.
  */
 export function afterClauses(after: PageAfter): Document[] {
-  return [
-    { createdAt: { $lte: after.createdAt } },
-    { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after.id } }] },
-  ]
+  return [{ createdAt: { $lte: after.createdAt } }, { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after.id } }] }]
 }
 
 export const PAGE_SORT = { createdAt: -1, _id: -1 } as const
@@ -82,9 +79,7 @@ export function groupKey(by: GroupOptions['by']): unknown {
 }
 
 /** Every BSON type but null (and undefined/minKey/maxKey): the "present and not null" of sparse indexes. */
-export const NOT_NULL_TYPES = [
-  'double', 'string', 'object', 'array', 'binData', 'objectId', 'bool', 'date', 'int', 'timestamp', 'long', 'decimal',
-]
+export const NOT_NULL_TYPES = ['double', 'string', 'object', 'array', 'binData', 'objectId', 'bool', 'date', 'int', 'timestamp', 'long', 'decimal']
 
 export function toIndexDescription(index: IndexSpec): IndexDescription {
   const key = Object.fromEntries(index.fields.map(([p, d]) => [mongoPath(p), d === -1 ? -1 : 1] as const))
@@ -94,7 +89,9 @@ export function toIndexDescription(index: IndexSpec): IndexDescription {
     // Not `sparse: true`: that only skips missing fields, while the port also skips nulls.
     // partialFilterExpression cannot say `$ne: null`, so it lists the non-null types instead.
     description.partialFilterExpression = Object.fromEntries(
-      Object.keys(key).filter((k) => k !== '_id').map((k) => [k, { $type: NOT_NULL_TYPES }]),
+      Object.keys(key)
+        .filter((k) => k !== '_id')
+        .map((k) => [k, { $type: NOT_NULL_TYPES }]),
     )
   }
   return description

@@ -264,9 +264,7 @@ export class MongoDocCollection<T extends Doc> implements Collection<T> {
   async update(id: string, set: Record<string, unknown>, unset: string[] = []): Promise<T | null> {
     const update = updateOf(set, unset)
     if (!update) return this.get(id)
-    const after = await this.write(() =>
-      this.coll.findOneAndUpdate({ _id: id }, update as UpdateFilter<Stored>, { returnDocument: 'after' }),
-    )
+    const after = await this.write(() => this.coll.findOneAndUpdate({ _id: id }, update as UpdateFilter<Stored>, { returnDocument: 'after' }))
     return fromStored<T>(after)
   }
 

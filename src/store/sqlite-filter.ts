@@ -90,12 +90,23 @@ function condition(f: Field, c: Condition, params: Params): string[] {
     const arg = c[op]
     if (arg === undefined) continue
     switch (op) {
-      case '$eq': terms.push(eq(f, arg as Scalar, params)); break
-      case '$ne': terms.push(arg === null ? `${f.value} IS NOT NULL` : not(eq(f, arg as Scalar, params))); break
-      case '$in': terms.push(oneOf(f, arg as Scalar[], params)); break
-      case '$nin': terms.push(not(oneOf(f, arg as Scalar[], params))); break
-      case '$exists': terms.push(arg ? `${f.value} IS NOT NULL` : `${f.value} IS NULL`); break
-      default: terms.push(range(f, op, arg, params))
+      case '$eq':
+        terms.push(eq(f, arg as Scalar, params))
+        break
+      case '$ne':
+        terms.push(arg === null ? `${f.value} IS NOT NULL` : not(eq(f, arg as Scalar, params)))
+        break
+      case '$in':
+        terms.push(oneOf(f, arg as Scalar[], params))
+        break
+      case '$nin':
+        terms.push(not(oneOf(f, arg as Scalar[], params)))
+        break
+      case '$exists':
+        terms.push(arg ? `${f.value} IS NOT NULL` : `${f.value} IS NULL`)
+        break
+      default:
+        terms.push(range(f, op, arg, params))
     }
   }
   return terms

@@ -334,18 +334,23 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   /** SQLite only: the query plan lines of the page() query (for index tests and diagnosis). */
   explain(filter: Filter, after?: PageAfter | null): string[] {
     const { sql, params } = this.pageQuery(filter, 20, after)
-    return this.db.query<{ detail: string }, Params>(`EXPLAIN QUERY PLAN ${sql}`).all(...params).map((r) => r.detail)
+    return this.db
+      .query<{ detail: string }, Params>(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(...params)
+      .map((r) => r.detail)
   }
 
   async replace(doc: T): Promise<boolean> {
     const json = serialize(doc)
     const after = keyValues(doc, this.keySteps)
     return (
-      await this.write(() => {
-        const before = this.storedKeys(doc.id)
-        return before ? this.rewrite(doc.id, json, before, after) : { changes: 0 }
-      })
-    ).changes > 0
+      (
+        await this.write(() => {
+          const before = this.storedKeys(doc.id)
+          return before ? this.rewrite(doc.id, json, before, after) : { changes: 0 }
+        })
+      ).changes > 0
+    )
   }
 
   async update(id: string, set: Record<string, unknown>, unset: string[] = []): Promise<T | null> {

@@ -72,7 +72,17 @@ function ask(type: 'add' | 'remove', file: string, rewindFrames?: number): Promi
  */
 export async function checkpointElsewhere(db: Database, file: string, rewindFrames?: number): Promise<boolean> {
   let entry = files.get(file)
-  if (!entry) files.set(file, (entry = { users: 0, added: ask('add', file, rewindFrames).then(() => true, () => false) }))
+  if (!entry)
+    files.set(
+      file,
+      (entry = {
+        users: 0,
+        added: ask('add', file, rewindFrames).then(
+          () => true,
+          () => false,
+        ),
+      }),
+    )
   entry.users++
   if (!(await entry.added)) {
     forget(file, entry)

@@ -19,9 +19,7 @@ const PHASE_TIMEOUT_MS = 15_000
 const TEST_TIMEOUT_MS = 60_000
 
 const CHILD = resolve(import.meta.dir, 'crash-child.ts')
-const BUN = existsSync(resolve(import.meta.dir, '../../node_modules/.bin/bun'))
-  ? resolve(import.meta.dir, '../../node_modules/.bin/bun')
-  : process.execPath
+const BUN = existsSync(resolve(import.meta.dir, '../../node_modules/.bin/bun')) ? resolve(import.meta.dir, '../../node_modules/.bin/bun') : process.execPath
 
 interface Child {
   proc: ReturnType<typeof Bun.spawn>

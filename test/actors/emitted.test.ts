@@ -51,7 +51,13 @@ test('emitted events reach the hook once, in order, with stable ids', async () =
 test('events not handed over (the hook failed, then the process stopped) are handed over at the next boot, same ids', async () => {
   env = await openEnv()
   const first = makeRuntime(env, new ManualClock(0))
-  first.register('bell', { machine: bellMachine, version: 1, emitted: async () => { throw new Error('bus down') } })
+  first.register('bell', {
+    machine: bellMachine,
+    version: 1,
+    emitted: async () => {
+      throw new Error('bus down')
+    },
+  })
   await first.start()
   const bells = { send: (id: string, e: { type: 'ring' }) => first.send('bell', id, e) }
   await first.spawn('bell', 'b2', undefined)

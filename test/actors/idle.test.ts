@@ -11,10 +11,7 @@ test('waiting on an actor that already finished resolves at once, without an unh
   process.on('uncaughtException', onError)
   try {
     // "At once": settled before any timer could run, so not by its own (long) timeout.
-    const first = await Promise.race([
-      idleOrTimeout({ busy: () => true, actor }, 60_000).then(() => 'resolved'),
-      new Promise((r) => setTimeout(r, 0)).then(() => 'a timer ran first'),
-    ])
+    const first = await Promise.race([idleOrTimeout({ busy: () => true, actor }, 60_000).then(() => 'resolved'), new Promise((r) => setTimeout(r, 0)).then(() => 'a timer ran first')])
     expect(first).toBe('resolved')
     await new Promise((r) => setTimeout(r, 10)) // xstate reports a throwing observer on a timer
     expect(errors).toEqual([])

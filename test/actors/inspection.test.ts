@@ -42,10 +42,7 @@ describe('inspection', () => {
   test('every actor reports its creation, events and snapshots through @statelyai/inspect', async () => {
     await runtime.spawn('ticket', 'i1', { id: 'i1' })
     await runtime.send('ticket', 'i1', { type: 'arm', name: 'x', at: T0 + 5 })
-    await waitFor(
-      () => received.some((e) => e.type === '@xstate.event' && e.event?.type === 'arm') && received.some((e) => e.type === '@xstate.snapshot'),
-      'inspection events over the WebSocket',
-    )
+    await waitFor(() => received.some((e) => e.type === '@xstate.event' && e.event?.type === 'arm') && received.some((e) => e.type === '@xstate.snapshot'), 'inspection events over the WebSocket')
     expect(received.some((e) => e.type === '@xstate.actor')).toBe(true)
   })
 

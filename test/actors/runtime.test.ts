@@ -221,7 +221,7 @@ describe('actor runtime (embedded store)', () => {
     expect((snap.context as TicketContext).log).toEqual([1, 2])
   })
 
-  test('the sweep passivates actors idle for their kind\'s idleMs', async () => {
+  test("the sweep passivates actors idle for their kind's idleMs", async () => {
     await runtime.stop()
     runtime = await boot({ idleMs: 150 })
     await runtime.spawn('ticket', 't1', { id: 't1' })

@@ -57,11 +57,7 @@ export const ticketMachine = setup({
   actions: { onFired: () => {} },
   guards: {
     // The runtime's contract with machines: ignore early, stale and repeated wake-ups.
-    deadlineDue: ({ context, event }) =>
-      event.type === 'timer.due' &&
-      typeof event.name === 'string' &&
-      context.deadlines[event.name] !== undefined &&
-      event.at >= context.deadlines[event.name],
+    deadlineDue: ({ context, event }) => event.type === 'timer.due' && typeof event.name === 'string' && context.deadlines[event.name] !== undefined && event.at >= context.deadlines[event.name],
   },
 }).createMachine({
   id: 'ticket',
@@ -104,8 +100,7 @@ export const ticketMachine = setup({
   },
 })
 
-export const ticketDeadlines: ActorKindSpec<typeof ticketMachine>['deadlines'] = (snap) =>
-  Object.entries(snap.context.deadlines).map(([name, at]) => ({ name, at }))
+export const ticketDeadlines: ActorKindSpec<typeof ticketMachine>['deadlines'] = (snap) => Object.entries(snap.context.deadlines).map(([name, at]) => ({ name, at }))
 
 /** A promise a test resolves by hand (to hold an effect in flight). */
 export function gate<T = number>() {
@@ -150,11 +145,7 @@ export async function openEnv(dir = mkdtempSync(join(tmpdir(), 'actors-test-')))
 
 export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: true })
 
-export function makeRuntime(
-  env: Pick<Env, 'store' | 'coordination'>,
-  clock: Clock,
-  extra: Partial<ActorRuntimeOptions> = {},
-): ActorRuntime {
+export function makeRuntime(env: Pick<Env, 'store' | 'coordination'>, clock: Clock, extra: Partial<ActorRuntimeOptions> = {}): ActorRuntime {
   return new ActorRuntime({
     store: env.store,
     coordination: env.coordination,

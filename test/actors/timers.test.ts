@@ -55,7 +55,11 @@ describe('deadlines and durable timers', () => {
   })
 
   test('runDue with a manual clock fires exactly the due timers, once', async () => {
-    for (const [id, offset] of [['a', 1], ['b', 2], ['c', 3]] as const) {
+    for (const [id, offset] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ] as const) {
       await runtime.spawn('ticket', id, { id })
       await runtime.send('ticket', id, { type: 'arm', name: 'x', at: T0 + offset * HOUR })
     }

@@ -182,11 +182,7 @@ export function coordinationContract(name: string, open: () => Promise<Coordinat
         const first: string[] = []
         const second: string[] = []
         const elsewhere: string[] = []
-        const offs = [
-          await c.subscribe('news', (m) => first.push(m)),
-          await c.subscribe('news', (m) => second.push(m)),
-          await c.subscribe('other', (m) => elsewhere.push(m)),
-        ]
+        const offs = [await c.subscribe('news', (m) => first.push(m)), await c.subscribe('news', (m) => second.push(m)), await c.subscribe('other', (m) => elsewhere.push(m))]
         await c.publish('news', 'hello')
         await waitFor(() => first.length === 1 && second.length === 1, 'both subscribers')
         expect([first, second]).toEqual([['hello'], ['hello']])

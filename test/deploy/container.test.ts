@@ -95,7 +95,12 @@ function readsOf(env: Record<string, string>): Set<string> {
 /** Variables in the tables headed "variable" of the README (and docs/, should the table move there). */
 function documentedTableVariables(): Map<string, string> {
   const found = new Map<string, string>()
-  const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+  const files = [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ]
   for (const file of files) {
     let inTable = false
     for (const line of read(file).split('\n')) {
@@ -138,7 +143,10 @@ describe('Dockerfile', () => {
   })
 
   test('the engines the local speech providers need are installed in the final image', () => {
-    const installs = final.filter((i) => i.op === 'RUN' && /apt-get install/.test(i.args)).map((i) => i.args).join(' ')
+    const installs = final
+      .filter((i) => i.op === 'RUN' && /apt-get install/.test(i.args))
+      .map((i) => i.args)
+      .join(' ')
     const packages = new Set(installs.split(/\s+/))
     for (const name of ['tini', 'espeak-ng', 'pocketsphinx', 'libpocketsphinx3', 'pocketsphinx-en-us', 'ca-certificates']) expect(packages.has(name)).toBe(true)
   })
@@ -179,7 +187,18 @@ describe('.dockerignore', () => {
   })
 
   test('keeps secrets and local state out of the context and the sources in', () => {
-    for (const path of ['.env', '.env.production', 'data/service.db', 'data/console-token', 'node_modules/elysia/package.json', '.git/HEAD', 'test-artifacts/x.png', 'certs/server.key', 'src/secret-key', 'service.db-wal']) {
+    for (const path of [
+      '.env',
+      '.env.production',
+      'data/service.db',
+      'data/console-token',
+      'node_modules/elysia/package.json',
+      '.git/HEAD',
+      'test-artifacts/x.png',
+      'certs/server.key',
+      'src/secret-key',
+      'service.db-wal',
+    ]) {
       expect([path, dockerIgnored(patterns, path)]).toEqual([path, true])
     }
     for (const path of ['.env.example', 'src/index.ts', 'package.json', 'package-lock.json', '.npmrc', 'actors/runtime.ts', 'machines/call.ts', 'src/features/web/assets/widget.js']) {

@@ -127,7 +127,14 @@ describe('GET /agents/{id}/analytics', () => {
   })
 
   test('days and rows out of bounds are 400 naming them; a read key may read; another workspace is 404', async () => {
-    for (const [query, field] of [['?days=0', 'days'], ['?days=91', 'days'], ['?days=abc', 'days'], ['?rows=0', 'rows'], ['?rows=101', 'rows'], ['?days=2.5', 'days']]) {
+    for (const [query, field] of [
+      ['?days=0', 'days'],
+      ['?days=91', 'days'],
+      ['?days=abc', 'days'],
+      ['?rows=0', 'rows'],
+      ['?rows=101', 'rows'],
+      ['?days=2.5', 'days'],
+    ]) {
       const r = await analytics(query)
       expect({ query, status: r.status, field: r.body.field }).toEqual({ query, status: 400, field })
     }

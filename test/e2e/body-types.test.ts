@@ -49,7 +49,15 @@ describe('v1 bodies', () => {
       [{ temperature: '1' }, 'temperature'],
       [{ captureLeads: 'true' }, 'captureLeads'],
       [{ voice: { recordCalls: 'yes' } }, 'voice.recordCalls'],
-      [{ steps: [{ title: 'ok', detail: 'ok' }, { title: 5, detail: 'x' }] }, 'steps[1].title'],
+      [
+        {
+          steps: [
+            { title: 'ok', detail: 'ok' },
+            { title: 5, detail: 'x' },
+          ],
+        },
+        'steps[1].title',
+      ],
     ]
     for (const [body, field] of cases) {
       const patch = await s.api('PATCH', `/agents/${agent}`, { key: dev.key, body })
@@ -77,7 +85,12 @@ describe('v1 bodies', () => {
 
 describe('legacy bodies', () => {
   test('max_retries and timeout_ms as strings are a 422 naming them under body, on create and update', async () => {
-    for (const [member, value] of [['max_retries', '   '], ['max_retries', '2'], ['timeout_ms', '   '], ['timeout_ms', '5000']] as const) {
+    for (const [member, value] of [
+      ['max_retries', '   '],
+      ['max_retries', '2'],
+      ['timeout_ms', '   '],
+      ['timeout_ms', '5000'],
+    ] as const) {
       const create = await legacy('POST', '/webhooks/endpoints', { url: 'https://1.1.1.1/x', event_types: ['lead.captured'], [member]: value })
       expect({ member, value, status: create.status, loc: create.body.detail?.[0]?.loc }).toEqual({ member, value, status: 422, loc: ['body', member] })
     }

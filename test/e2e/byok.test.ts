@@ -195,7 +195,11 @@ describe('running on the keys', () => {
       { id: '9BWtsMINqrJLrRacOk9x', name: 'Aria', sample: expect.stringContaining('preview.mp3') },
       { id: 'JBFqnCBsd6RMkjVDRZzb', name: 'George', sample: null },
     ])
-    const clip = await fetch(`${s.url}/api/v1/byok/voices/preview`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ voice: 'JBFqnCBsd6RMkjVDRZzb', text: 'Hello, this is George.' }) })
+    const clip = await fetch(`${s.url}/api/v1/byok/voices/preview`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ voice: 'JBFqnCBsd6RMkjVDRZzb', text: 'Hello, this is George.' }),
+    })
     expect(clip.status).toBe(200)
     expect(clip.headers.get('content-type')).toBe('audio/mpeg')
     const bytes = new Uint8Array(await clip.arrayBuffer())
@@ -241,9 +245,17 @@ describe('running on the keys', () => {
     const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155558001', purpose: 'A quick check', overrides: { voice: 'JBFqnCBsd6RMkjVDRZzb' } } })
     expect(placed.status).toBe(202)
     const tries = await s.server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
-    const row = await until('media', async () => (await tries.find({ callId: placed.body.id }))[0], (r) => !!r?.pipeline)
+    const row = await until(
+      'media',
+      async () => (await tries.find({ callId: placed.body.id }))[0],
+      (r) => !!r?.pipeline,
+    )
     expect(row.pipeline).toMatchObject({ stt: 'deepgram', tts: 'elevenlabs' })
-    await until('deepgram stream', async () => deepgram.streams, (streams) => streams.length > 0)
+    await until(
+      'deepgram stream',
+      async () => deepgram.streams,
+      (streams) => streams.length > 0,
+    )
     expect(deepgram.streams.at(-1)).toMatchObject({ model: 'nova-3' })
     await advance(21_000)
   })

@@ -20,8 +20,6 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-
-
 test('a booked call survives kill -9 and rings exactly once', async () => {
   const port = await freePort()
   const call = childClient(port)

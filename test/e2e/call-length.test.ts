@@ -28,7 +28,11 @@ async function lengthOfCall(plan: string, maxCallSeconds: number | null): Promis
   const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: callee, purpose: 'How long may this last?' } })
   expect(placed.status).toBe(202)
   const tries = await s.server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
-  const row = await until('the media started', async () => (await tries.find({ callId: placed.body.id }))[0], (r) => r?.pipeline !== undefined)
+  const row = await until(
+    'the media started',
+    async () => (await tries.find({ callId: placed.body.id }))[0],
+    (r) => r?.pipeline !== undefined,
+  )
   await s.api('DELETE', `/calls/${placed.body.id}`, { key: dev.key })
   return row.pipeline.maxCallSeconds
 }

@@ -48,7 +48,8 @@ async function askForCallback(ws: string, from: string, to: string, when: string
   return JSON.parse(second[1].body.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === 'cb_1').content)
 }
 
-const local = (iso: string) => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(iso))
+const local = (iso: string) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(iso))
 const localDay = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms))
 
 describe('schedule_callback', () => {
@@ -74,7 +75,11 @@ describe('schedule_callback', () => {
     // Not listed while it waits; it rings at its time.
     expect((await s.api('GET', '/calls?limit=100', { key: dev.key })).body.items.map((c: any) => c.id)).not.toContain(booked.callId)
     await advance(Date.parse(call.scheduledFor) - (await now()) + 1_000)
-    await until('rang', () => s.api('GET', `/calls/${booked.callId}`, { key: dev.key }), (r) => ['ringing', 'connected', 'completed'].includes(r.body.status))
+    await until(
+      'rang',
+      () => s.api('GET', `/calls/${booked.callId}`, { key: dev.key }),
+      (r) => ['ringing', 'connected', 'completed'].includes(r.body.status),
+    )
   })
 
   test('a day with no time of day books nothing and tells the model to ask', async () => {
@@ -92,7 +97,7 @@ describe('schedule_callback', () => {
   })
 })
 
-test("deleting a customer workspace stops its callbacks", async () => {
+test('deleting a customer workspace stops its callbacks', async () => {
   const dev = await s.developer({ plan: 'pro', name: 'Reseller' })
   const customer = (await s.api('POST', '/customers', { key: dev.key, body: { name: 'Shop', timezone: 'Asia/Kolkata' } })).body.id
   await bookingAgent(dev.key, customer, '+14155550720', '+14155550721', customer)
@@ -103,7 +108,11 @@ test("deleting a customer workspace stops its callbacks", async () => {
   for (const n of ['+14155550720', '+14155550721']) expect((await s.console('DELETE', `/workspaces/${customer}/phone-numbers/${encodeURIComponent(n)}`)).status).toBe(204)
   expect((await s.api('DELETE', `/customers/${customer}`, { key: dev.key })).status).toBeLessThan(300)
   const tries = await s.server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
-  const row = await until('cancelled', async () => (await tries.find({ callId: booked.callId }))[0], (r) => r?.status === 'cancelled')
+  const row = await until(
+    'cancelled',
+    async () => (await tries.find({ callId: booked.callId }))[0],
+    (r) => r?.status === 'cancelled',
+  )
   expect(row.hangup).toBe('cancelled')
   await advance(2 * 24 * 60 * MIN)
   expect((await tries.find({ callId: booked.callId }))[0].status).toBe('cancelled')

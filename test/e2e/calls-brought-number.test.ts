@@ -46,7 +46,11 @@ test('a booked call whose number became brought without carrier credentials: can
   expect(cancelled.body).toMatchObject({ id: waiting, status: 'cancelled' })
 
   await s.console('POST', '/clock/advance', { ms: HOUR })
-  await until('rings from the brought number', () => s.api('GET', `/calls/${ringing}`, { key: dev.key }), (r) => r.body.status === 'connected')
+  await until(
+    'rings from the brought number',
+    () => s.api('GET', `/calls/${ringing}`, { key: dev.key }),
+    (r) => r.body.status === 'connected',
+  )
   const refused = await s.api('DELETE', `/calls/${ringing}`, { key: dev.key })
   expect(refused.status).toBe(409)
   expect(refused.body.error).toContain('carrier credentials')

@@ -67,8 +67,19 @@ beforeAll(async () => {
     await advance(MIN)
   }
   // By now the completed call hung up (10 s) and the missed one stopped ringing (20 s).
-  for (const [what, status] of [['completed', 'completed'], ['missed', 'missed'], ['failed', 'failed'], ['connected', 'connected'], ['cancelled', 'cancelled'], ['ringing', 'ringing']] as const) {
-    await until(`${what} is ${status}`, () => s.api('GET', `/calls/${ids[what]}`, { key }), (r) => r.body.status === status)
+  for (const [what, status] of [
+    ['completed', 'completed'],
+    ['missed', 'missed'],
+    ['failed', 'failed'],
+    ['connected', 'connected'],
+    ['cancelled', 'cancelled'],
+    ['ringing', 'ringing'],
+  ] as const) {
+    await until(
+      `${what} is ${status}`,
+      () => s.api('GET', `/calls/${ids[what]}`, { key }),
+      (r) => r.body.status === status,
+    )
   }
 })
 afterAll(() => s?.stop())

@@ -29,7 +29,8 @@ async function frontDesk(name: string, number: string, events: string[][]) {
     collectFields: [{ name: 'name', type: 'text', description: "the caller's name" }],
   })
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number, source: 'rented', agent: agent.id })).status).toBe(201)
-  for (const [i, list] of events.entries()) expect((await s.api('POST', '/webhooks', { key: dev.key, body: { agent: agent.id, url: `ops${i}-${agent.id}@example.com`, events: list } })).status).toBe(201)
+  for (const [i, list] of events.entries())
+    expect((await s.api('POST', '/webhooks', { key: dev.key, body: { agent: agent.id, url: `ops${i}-${agent.id}@example.com`, events: list } })).status).toBe(201)
   return agent.id as string
 }
 
@@ -38,11 +39,25 @@ async function callIn(to: string, from: string) {
   const rang = await s.console('POST', '/sandbox/calls', { from, to, lines: ['My name is Priya.'], hangupAfterMs: 60 * SEC })
   expect(rang.body.answered).toBe(true)
   const tries = await store('call_tries')
-  const [row] = await until('the inbound row', () => tries.find({ workspaceId: dev.id, direction: 'inbound', phone: from }), (r) => r.length === 1)
+  const [row] = await until(
+    'the inbound row',
+    () => tries.find({ workspaceId: dev.id, direction: 'inbound', phone: from }),
+    (r) => r.length === 1,
+  )
   // The caller said it and heard the answer; then the hang-up falls due.
-  await until('the name said and answered', async () => (await tries.get(row.id)).transcript, (t: any[]) => t.some((l) => l.speaker === 'customer') && t.at(-1).speaker === 'agent', 30_000)
+  await until(
+    'the name said and answered',
+    async () => (await tries.get(row.id)).transcript,
+    (t: any[]) => t.some((l) => l.speaker === 'customer') && t.at(-1).speaker === 'agent',
+    30_000,
+  )
   await s.console('POST', '/clock/advance', { ms: 61 * SEC })
-  const done = await until('analysed', () => tries.get(row.id), (r) => r.analysedAt !== null, 30_000)
+  const done = await until(
+    'analysed',
+    () => tries.get(row.id),
+    (r) => r.analysedAt !== null,
+    30_000,
+  )
   expect(done).toMatchObject({ status: 'completed', direction: 'inbound' })
   return done
 }
@@ -63,7 +78,11 @@ test('no webhook, or one not subscribed to call.analysed: no fields; one subscri
   for (const r of [unwatched, other, watched]) expect(r.summary).toBeString()
   // call.analysed carries the same: fields only for the watched agent (published after the row is written).
   const events = await store('events')
-  const analysed = await until('three call.analysed', () => events.find({ type: 'call.analysed', workspaceId: dev.id }), (e) => e.length === 3)
+  const analysed = await until(
+    'three call.analysed',
+    () => events.find({ type: 'call.analysed', workspaceId: dev.id }),
+    (e) => e.length === 3,
+  )
   const fieldsOf = (callId: string) => analysed.find((e: any) => e.data?.id === callId)?.data.fields
   expect(fieldsOf(watched.callId)).toEqual({ name: 'Priya' })
   expect(fieldsOf(unwatched.callId)).toEqual({})

@@ -69,11 +69,19 @@ test('404 before ready; kept 30 days on pay-as-you-go and 75 on Scale, then the 
 
   await advance(2 * DAY)
   expect((await play(payg.recording.url)).status).toBe(404)
-  await until('the pay-as-you-go recording deleted', async () => existsSync(payg.file), (there) => !there)
+  await until(
+    'the pay-as-you-go recording deleted',
+    async () => existsSync(payg.file),
+    (there) => !there,
+  )
   expect((await play(scale.recording.url)).status).toBe(200)
   expect(existsSync(scale.file)).toBe(true)
 
   await advance(45 * DAY)
   expect((await play(scale.recording.url)).status).toBe(404)
-  await until('the Scale recording deleted', async () => existsSync(scale.file), (there) => !there)
+  await until(
+    'the Scale recording deleted',
+    async () => existsSync(scale.file),
+    (there) => !there,
+  )
 }, 90_000)

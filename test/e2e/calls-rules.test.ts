@@ -38,12 +38,20 @@ test('DELETE of a connected call answers 202 with the report as it stands; it en
   const a = await caller('pro', '+14155551900', ['+14155551901'])
   await phone('+14155551901', { pickup: 'answer', ringMs: 0, hangupAfterMs: null })
   const id = (await s.api('POST', '/calls', { key: a.key, body: { to: '+14155551901', purpose: 'About your order', retry: { maxAttempts: 3, delayMinutes: 1 } } })).body.id
-  await until('connected', () => s.api('GET', `/calls/${id}`, { key: a.key }), (r) => r.body.status === 'connected')
+  await until(
+    'connected',
+    () => s.api('GET', `/calls/${id}`, { key: a.key }),
+    (r) => r.body.status === 'connected',
+  )
   await advance(20 * SEC)
   const ended = await s.api('DELETE', `/calls/${id}`, { key: a.key })
   expect(ended.status).toBe(202)
   expect(ended.body.id).toBe(id)
-  const done = await until('analysed', () => s.api('GET', `/calls/${id}`, { key: a.key }), (r) => r.body.analysedAt !== null)
+  const done = await until(
+    'analysed',
+    () => s.api('GET', `/calls/${id}`, { key: a.key }),
+    (r) => r.body.analysedAt !== null,
+  )
   expect(done.body).toMatchObject({ status: 'completed', hangup: 'cancelled', attempt: 1, retryScheduledFor: null, seconds: 20 })
   await advance(5 * MIN)
   expect((await s.api('GET', `/calls/${id}`, { key: a.key })).body.attempt).toBe(1)
@@ -72,7 +80,11 @@ test('429 with Retry-After for the eleventh call in a minute on the free plan; t
   for (let i = 0; i < 10; i++) {
     const r = await s.api('POST', '/calls', { key: f.key, body: { to: numbers[i], purpose: `Call ${i}` } })
     expect(r.status).toBe(202)
-    await until('ended', () => s.api('GET', `/calls/${r.body.id}`, { key: f.key }), (x) => x.body.status === 'missed')
+    await until(
+      'ended',
+      () => s.api('GET', `/calls/${r.body.id}`, { key: f.key }),
+      (x) => x.body.status === 'missed',
+    )
   }
   const over = await s.api('POST', '/calls', { key: f.key, body: { to: numbers[0], purpose: 'One too many' } })
   expect(over.status).toBe(429)
@@ -186,7 +198,11 @@ test('the agent of a call: the only phone agent among others, several need a nam
   expect((await place('+14155552803', 'ag_nobody')).body).toMatchObject({ field: 'agent' })
 
   expect((await s.api('DELETE', `/agents/${ava}`, { key: dev.key })).status).toBeLessThan(300)
-  await until('deleted', () => s.api('GET', `/agents/${ava}`, { key: dev.key }), (r) => r.status === 404)
+  await until(
+    'deleted',
+    () => s.api('GET', `/agents/${ava}`, { key: dev.key }),
+    (r) => r.status === 404,
+  )
   const after = await place('+14155552804')
   expect(after.status).toBe(202)
   expect(await agentOf(after.body.id)).toBe(cleo)

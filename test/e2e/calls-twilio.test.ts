@@ -58,12 +58,20 @@ test('placed through Twilio; signed callbacks move it; a bad signature is refuse
   expect(sent.form.get('Twiml')).toContain(`/media/${id}`)
   expect((await call(id)).body.callRef).toBe(sent.sid)
   expect(await fake.callback(sent.sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })).toBe(204)
-  await until('connected', () => call(id), (r) => r.body.status === 'connected')
+  await until(
+    'connected',
+    () => call(id),
+    (r) => r.body.status === 'connected',
+  )
   expect(await fake.callback(sent.sid, { CallStatus: 'completed', CallDuration: '30' }, { badSignature: true })).toBe(403)
   expect((await call(id)).body.status).toBe('connected')
   await s.console('POST', '/clock/advance', { ms: 30_000 })
   expect(await fake.callback(sent.sid, { CallStatus: 'completed', CallDuration: '30' })).toBe(204)
-  const done = await until('analysed', () => call(id), (r) => r.body.analysedAt !== null)
+  const done = await until(
+    'analysed',
+    () => call(id),
+    (r) => r.body.analysedAt !== null,
+  )
   expect(done.body).toMatchObject({ status: 'completed', hangup: 'answered', seconds: 30 })
 })
 
@@ -77,15 +85,27 @@ test("Twilio's refusal is a 502 with the call recorded failed; DELETE of a live 
   const live = (await s.api('POST', '/calls', { key, body: { to: '+14155550903', purpose: 'Hi' } })).body.id
   const sid = fake.calls.at(-1)!.sid
   await fake.callback(sid, { CallStatus: 'in-progress' })
-  await until('connected', () => call(live), (r) => r.body.status === 'connected')
+  await until(
+    'connected',
+    () => call(live),
+    (r) => r.body.status === 'connected',
+  )
   expect((await s.api('DELETE', `/calls/${live}`, { key })).status).toBe(202)
-  await until('hung up at Twilio', async () => fake.calls.find((c) => c.sid === sid)!.updates, (u) => u.includes('completed'))
+  await until(
+    'hung up at Twilio',
+    async () => fake.calls.find((c) => c.sid === sid)!.updates,
+    (u) => u.includes('completed'),
+  )
 })
 
 test('an incoming call is answered with TwiML streaming it to the bridge; an unsigned one is refused', async () => {
   const url = `${s.url}/telephony/twilio/voice`
   const params = { CallSid: 'CA0123456789abcdef0123456789abcdef', AccountSid: fake.accountSid, From: '+14155550988', To: '+14155550900', CallStatus: 'ringing', Direction: 'inbound' }
-  const signed = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(fake.authToken, url, params) }, body: new URLSearchParams(params) })
+  const signed = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(fake.authToken, url, params) },
+    body: new URLSearchParams(params),
+  })
   expect(signed.status).toBe(200)
   expect(signed.headers.get('content-type')).toContain('text/xml')
   const twiml = await signed.text()
@@ -107,7 +127,11 @@ test("Twilio's media stream: the TwiML names /media/{id} with the token as a <Pa
   expect(wsUrl).toBe(`${s.url.replace(/^http/, 'ws')}/media/${id}`)
   expect(token.length).toBe(32)
   await fake.callback(sent.sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })
-  await until('connected', () => call(id), (r) => r.body.status === 'connected')
+  await until(
+    'connected',
+    () => call(id),
+    (r) => r.body.status === 'connected',
+  )
 
   // Unsigned: the upgrade is refused (403), nothing reaches the call.
   const unsigned = new WebSocket(wsUrl)
@@ -120,7 +144,26 @@ test("Twilio's media stream: the TwiML names /media/{id} with the token as a <Pa
   signed.on('message', (d) => received.push(JSON.parse(String(d))))
   await new Promise((resolve) => signed.once('open', resolve))
   signed.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }))
-  signed.send(JSON.stringify({ event: 'start', sequenceNumber: '1', start: { streamSid: 'MZ1', accountSid: fake.accountSid, callSid: sent.sid, tracks: ['inbound'], customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } }, streamSid: 'MZ1' }))
-  await until('the purpose streams', async () => received, (r) => r.some((m) => m.event === 'media' && m.streamSid === 'MZ1'), 5_000)
+  signed.send(
+    JSON.stringify({
+      event: 'start',
+      sequenceNumber: '1',
+      start: {
+        streamSid: 'MZ1',
+        accountSid: fake.accountSid,
+        callSid: sent.sid,
+        tracks: ['inbound'],
+        customParameters: { token },
+        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+      },
+      streamSid: 'MZ1',
+    }),
+  )
+  await until(
+    'the purpose streams',
+    async () => received,
+    (r) => r.some((m) => m.event === 'media' && m.streamSid === 'MZ1'),
+    5_000,
+  )
   signed.close()
 })

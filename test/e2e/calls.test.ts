@@ -52,10 +52,28 @@ describe('placing and ending calls', () => {
     expect(placed.body).toMatchObject({ to: '+14155550101', status: 'ringing' })
     expect(placed.body.id).toStartWith('out_')
     const id = placed.body.id
-    await until('answered', () => call(a.key, id), (r) => r.body.status === 'connected')
+    await until(
+      'answered',
+      () => call(a.key, id),
+      (r) => r.body.status === 'connected',
+    )
     await advance(61 * SEC)
-    const done = await until('analysed', () => call(a.key, id), (r) => r.body.analysedAt !== null)
-    expect(done.body).toMatchObject({ status: 'completed', hangup: 'answered', seconds: 60, attempt: 1, reference: 'appt-1', metadata: { crm: 7 }, phone: '+14155550101', from: '+14155550999', agent: { id: a.agent, name: 'Caller' } })
+    const done = await until(
+      'analysed',
+      () => call(a.key, id),
+      (r) => r.body.analysedAt !== null,
+    )
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      hangup: 'answered',
+      seconds: 60,
+      attempt: 1,
+      reference: 'appt-1',
+      metadata: { crm: 7 },
+      phone: '+14155550101',
+      from: '+14155550999',
+      agent: { id: a.agent, name: 'Caller' },
+    })
     // Nobody spoke: no summary, no fields, never placeholders.
     expect(done.body.summary).toBeNull()
     expect(done.body.fields).toEqual({})
@@ -78,17 +96,32 @@ describe('placing and ending calls', () => {
     const placed = await s.api('POST', '/calls', { key: a.key, body: { to: '14155550102', purpose: 'Your order is ready', retry: { maxAttempts: 2, delayMinutes: 10 } } })
     const id = placed.body.id
     await advance(31 * SEC)
-    const missed = await until('missed', () => call(a.key, id), (r) => r.body.status === 'missed')
+    const missed = await until(
+      'missed',
+      () => call(a.key, id),
+      (r) => r.body.status === 'missed',
+    )
     expect(missed.body).toMatchObject({ attempt: 1, hangup: 'no_answer' })
     expect(missed.body.retryScheduledFor).toBeString()
     await phone('+14155550102', { pickup: 'answer', ringMs: 0, hangupAfterMs: 5 * SEC })
     await advance(10 * MIN)
-    await until('attempt 2 answered', () => call(a.key, id), (r) => r.body.attempt === 2 && r.body.status === 'connected')
+    await until(
+      'attempt 2 answered',
+      () => call(a.key, id),
+      (r) => r.body.attempt === 2 && r.body.status === 'connected',
+    )
     await advance(6 * SEC)
-    const done = await until('attempt 2 analysed', () => call(a.key, id), (r) => r.body.attempt === 2 && r.body.analysedAt !== null)
+    const done = await until(
+      'attempt 2 analysed',
+      () => call(a.key, id),
+      (r) => r.body.attempt === 2 && r.body.analysedAt !== null,
+    )
     expect(done.body).toMatchObject({ status: 'completed', attempt: 2 })
     const analysed = await events('call.analysed', id)
-    expect(analysed.map((e) => [e.data.attempt, e.data.status])).toEqual([[1, 'missed'], [2, 'completed']])
+    expect(analysed.map((e) => [e.data.attempt, e.data.status])).toEqual([
+      [1, 'missed'],
+      [2, 'completed'],
+    ])
     const rows = (await s.api('GET', '/calls?limit=100', { key: a.key })).body.items.filter((c: { id: string }) => c.id === id)
     expect(rows.map((c: { attempt: number }) => c.attempt).sort()).toEqual([1, 2])
   })
@@ -118,7 +151,11 @@ describe('placing and ending calls', () => {
     const at = new Date(Date.parse((await s.console('GET', '/clock')).body.now) + 30 * MIN).toISOString()
     const id = (await s.api('POST', '/calls', { key: a.key, body: { to: '+14155550103', purpose: 'Later', scheduledFor: at } })).body.id
     await advance(30 * MIN)
-    await until('rang', () => call(a.key, id), (r) => r.body.status === 'connected')
+    await until(
+      'rang',
+      () => call(a.key, id),
+      (r) => r.body.status === 'connected',
+    )
     expect((await call(a.key, id)).body.id).toBe(id)
   })
 
@@ -141,10 +178,18 @@ describe('inbound calls', () => {
     expect(rang.status).toBe(201)
     expect(rang.body.answered).toBe(true)
     const rows = await s.server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
-    const [row] = await until('the inbound row', () => rows.find({ workspaceId: i.ws, direction: 'inbound' }), (r) => r.length === 1)
+    const [row] = await until(
+      'the inbound row',
+      () => rows.find({ workspaceId: i.ws, direction: 'inbound' }),
+      (r) => r.length === 1,
+    )
     expect(row).toMatchObject({ status: 'connected', phone: '+14155550901', from: '+14155550992', listed: false })
     await advance(21 * SEC)
-    const [ended] = await until('analysed', () => rows.find({ callId: row.callId }), (r) => r[0]?.analysedAt !== null)
+    const [ended] = await until(
+      'analysed',
+      () => rows.find({ callId: row.callId }),
+      (r) => r[0]?.analysedAt !== null,
+    )
     expect(ended).toMatchObject({ status: 'completed', hangup: 'answered', seconds: 20 })
     expect(await events('call.analysed', row.callId)).toHaveLength(1)
     // Not a call the API placed: not listed, and GET is 404.
@@ -170,9 +215,21 @@ describe('waiting calls stop', () => {
     const [c2] = await contacts.find({ workspaceId: o.ws, phone: '+14155550702' })
     expect((await s.console('PATCH', `/workspaces/${o.ws}/contacts/${c1.id}`, { optedOut: true })).status).toBe(200)
     expect((await s.console('PATCH', `/workspaces/${o.ws}/contacts/${c2.id}`, { doNotCall: true })).status).toBe(200)
-    const first = await until('cancelled', () => call(o.key, optOut), (r) => r.body.status === 'cancelled')
+    const first = await until(
+      'cancelled',
+      () => call(o.key, optOut),
+      (r) => r.body.status === 'cancelled',
+    )
     expect(first.body).toMatchObject({ hangup: 'not_placed', error: 'the person opted out before the call rang' })
-    expect((await until('cancelled', () => call(o.key, dnc), (r) => r.body.status === 'cancelled')).body.error).toContain('do-not-call')
+    expect(
+      (
+        await until(
+          'cancelled',
+          () => call(o.key, dnc),
+          (r) => r.body.status === 'cancelled',
+        )
+      ).body.error,
+    ).toContain('do-not-call')
     expect(await events('call.analysed', optOut)).toHaveLength(1)
     await advance(2 * 60 * MIN)
     expect((await call(o.key, optOut)).body.status).toBe('cancelled')
@@ -184,7 +241,11 @@ describe('waiting calls stop', () => {
     const id = (await s.api('POST', '/calls', { key: g.key, body: { to: '+14155550711', purpose: 'Later', scheduledFor: at } })).body.id
     expect((await s.api('DELETE', `/agents/${g.agent}`, { key: g.key })).status).toBe(204)
     await advance(30 * MIN)
-    const failed = await until('failed', () => call(g.key, id), (r) => r.body.status === 'failed')
+    const failed = await until(
+      'failed',
+      () => call(g.key, id),
+      (r) => r.body.status === 'failed',
+    )
     expect(failed.body).toMatchObject({ hangup: 'not_placed' })
     expect(failed.body.error).toContain('deleted before the call rang')
     expect(await events('call.analysed', id)).toHaveLength(1)
@@ -203,7 +264,11 @@ describe('waiting calls stop', () => {
     await numbers.deleteMany({ workspaceId: customer })
     expect((await s.api('DELETE', `/customers/${customer}`, { key: dev.key })).status).toBe(200)
     const rows = await s.server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
-    await until('cancelled', async () => (await rows.find({ callId: id }))[0], (r) => r.status === 'cancelled')
+    await until(
+      'cancelled',
+      async () => (await rows.find({ callId: id }))[0],
+      (r) => r.status === 'cancelled',
+    )
   })
 })
 
@@ -262,9 +327,17 @@ test('call totals count what rang, in the workspace time zone', async () => {
   const t = await setup('pro', ['+14155550601'], '+14155550995')
   await phone('+14155550601', { pickup: 'answer', hangupAfterMs: 30 * SEC })
   const id = (await s.api('POST', '/calls', { key: t.key, body: { to: '+14155550601', purpose: 'Count me' } })).body.id
-  await until('answered', () => call(t.key, id), (r) => r.body.status === 'connected')
+  await until(
+    'answered',
+    () => call(t.key, id),
+    (r) => r.body.status === 'connected',
+  )
   await advance(31 * SEC)
-  await until('completed', () => call(t.key, id), (r) => r.body.status === 'completed')
+  await until(
+    'completed',
+    () => call(t.key, id),
+    (r) => r.body.status === 'completed',
+  )
   const totals = await s.api('GET', '/calls/summary?days=1', { key: t.key })
   expect(totals.status).toBe(200)
   expect(totals.body).toMatchObject({ days: 1, grain: 'hour', calls: 1, outbound: 1, answered: 1, seconds: 30, timezone: 'UTC' })

@@ -84,7 +84,11 @@ test('kill -9 mid-broadcast: after the restart it finishes and sends to nobody t
     metadata: { display_phone_number: NUMBER.slice(1), phone_number_id: '106540352242999' },
     statuses: [{ id: 'wamid.FAKE1', status: 'read', timestamp: '1732400005', recipient_id: fake.sent[0]!.body.to }],
   })
-  const hooked = await fetch(`http://127.0.0.1:${port}/messaging/whatsapp/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': status.signature }, body: status.raw })
+  const hooked = await fetch(`http://127.0.0.1:${port}/messaging/whatsapp/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': status.signature },
+    body: status.raw,
+  })
   expect(hooked.status).toBe(200)
   let read: any = null
   for (let i = 0; i < 200; i++) {

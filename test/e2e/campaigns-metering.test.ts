@@ -25,7 +25,13 @@ async function broadcaster(plan: string, number: string, contacts: string[]) {
   const run = async (recipients: string[]) => {
     const id = (await s.console('POST', `/workspaces/${dev.id}/campaigns`, { agent, name: 'Sale', kind: 'chatapp', template: 'promo', recipients })).body.id
     expect((await s.console('POST', `/workspaces/${dev.id}/campaigns/${id}/start`)).status).toBe(200)
-    return (await until(`campaign ${id} ends`, () => s.api('GET', `/campaigns/${id}`, { key: dev.key }), (r) => ['sent', 'failed'].includes(r.body.status))).body
+    return (
+      await until(
+        `campaign ${id} ends`,
+        () => s.api('GET', `/campaigns/${id}`, { key: dev.key }),
+        (r) => ['sent', 'failed'].includes(r.body.status),
+      )
+    ).body
   }
   return { dev, run }
 }
@@ -40,7 +46,11 @@ test('on a paid plan each broadcast message is one ledger record priced as a mar
   const { dev, run } = await broadcaster('scale', '+14155559800', contacts)
   const done = await run(contacts)
   expect(done).toMatchObject({ status: 'sent', counts: { recipients: 3, sent: 3, failed: 0 } })
-  const records = await until('metered', () => messageRecords(dev.id), (r) => r.length === 3)
+  const records = await until(
+    'metered',
+    () => messageRecords(dev.id),
+    (r) => r.length === 3,
+  )
   for (const r of records) expect(r).toMatchObject({ category: 'marketing', quantity: 1, unitPriceMicro: 25_000, costMicro: 25_000, campaignId: done.id })
 })
 
@@ -56,5 +66,5 @@ test("on Free the month's 100 messages stop a broadcast; the next one fails at i
 
   const second = await run(contacts.slice(0, 2))
   expect(second).toMatchObject({ status: 'failed', counts: { sent: 0 } })
-  expect(second.lastError).toContain("chat-app messages for this month are used up")
+  expect(second.lastError).toContain('chat-app messages for this month are used up')
 })

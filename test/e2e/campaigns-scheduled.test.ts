@@ -35,13 +35,28 @@ const create = (body: Record<string, unknown>, ws = dev.id) =>
   s.console('POST', `/workspaces/${ws}/campaigns`, { agent, name: 'Morning offer', kind: 'chatapp', template: 'offer', recipients: people, ...body })
 const start = (id: string) => s.console('POST', `/workspaces/${dev.id}/campaigns/${id}/start`)
 const get = (id: string, key = dev.key) => s.api('GET', `/campaigns/${id}`, { key })
-const ended = (id: string) => until(`campaign ${id} ends`, () => get(id), (r) => ['sent', 'failed', 'cancelled'].includes(r.body.status))
+const ended = (id: string) =>
+  until(
+    `campaign ${id} ends`,
+    () => get(id),
+    (r) => ['sent', 'failed', 'cancelled'].includes(r.body.status),
+  )
 const legacy = (path: string, key: string) => fetch(`${s.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' })
 
 /** A workspace with a chat-app number on `agentId`, an approved template and the people as contacts. */
 async function broadcaster(ws: string, agentId: string, number: string) {
   expect((await s.console('POST', `/workspaces/${ws}/phone-numbers`, { number, source: 'rented', channel: 'chatapp', agent: agentId })).status).toBe(201)
-  expect((await s.console('POST', `/workspaces/${ws}/templates`, { name: 'offer', language: 'en', category: 'marketing', body: 'Hi {{1}}, a new offer is here', variableLabels: [{ position: 1, sample: 'there' }] })).status).toBe(201)
+  expect(
+    (
+      await s.console('POST', `/workspaces/${ws}/templates`, {
+        name: 'offer',
+        language: 'en',
+        category: 'marketing',
+        body: 'Hi {{1}}, a new offer is here',
+        variableLabels: [{ position: 1, sample: 'there' }],
+      })
+    ).status,
+  ).toBe(201)
   for (const phone of people) await s.console('POST', `/workspaces/${ws}/contacts`, { phone, name: 'Pat' })
 }
 
@@ -146,11 +161,19 @@ describe('the agent must be published to start', () => {
     const before = sends()
     const id = (await create({ agent: draftOnly, scheduledAt: await inAnHour() }, other.id)).body.id
     await advance(HOUR)
-    const failed = await until('failed', () => s.api('GET', `/campaigns/${id}`, { key: other.key }), (r) => r.body.status === 'failed')
+    const failed = await until(
+      'failed',
+      () => s.api('GET', `/campaigns/${id}`, { key: other.key }),
+      (r) => r.body.status === 'failed',
+    )
     expect(failed.body.lastError).toContain(`agent ${draftOnly} is not published`)
     expect(failed.body.counts.sent).toBe(0)
     expect(sends()).toBe(before)
-    const notices = await until('notified', async () => (await s.console('GET', `/workspaces/${other.id}/notifications`)).body.items as any[], (items) => items.some((n) => n.kind === 'campaign.failed'))
+    const notices = await until(
+      'notified',
+      async () => (await s.console('GET', `/workspaces/${other.id}/notifications`)).body.items as any[],
+      (items) => items.some((n) => n.kind === 'campaign.failed'),
+    )
     expect(notices.find((n) => n.kind === 'campaign.failed').body).toContain('not published')
   })
 
@@ -168,6 +191,14 @@ describe('the agent must be published to start', () => {
     expect((await s.api('GET', `/campaigns/${id}`, { key })).body.status).toBe('paused')
     await s.publish(key, a)
     expect((await s.api('POST', `/campaigns/${id}/resume`, { key })).status).toBe(200)
-    expect((await until('sent', () => s.api('GET', `/campaigns/${id}`, { key }), (r) => r.body.status === 'sent')).body.counts.sent).toBe(3)
+    expect(
+      (
+        await until(
+          'sent',
+          () => s.api('GET', `/campaigns/${id}`, { key }),
+          (r) => r.body.status === 'sent',
+        )
+      ).body.counts.sent,
+    ).toBe(3)
   })
 })

@@ -33,25 +33,44 @@ const everyone = [...ok, refused, ...optedOut, ...unknown]
 const sandbox = () => s.server.services.of(messagingFeature).sandbox
 const sentTo = (phone: string, since = 0) => sandbox().sent.filter((m) => m.to === phone && m.content.type === 'template' && m.at >= since)
 const sends = (phones: string[]) => phones.reduce((n, p) => n + sentTo(p).length, 0)
-const create = (body: Record<string, unknown>, ws = dev.id) => s.console('POST', `/workspaces/${ws}/campaigns`, { agent, name: 'Spring sale', kind: 'chatapp', template: 'promo', recipients: everyone, ...body })
+const create = (body: Record<string, unknown>, ws = dev.id) =>
+  s.console('POST', `/workspaces/${ws}/campaigns`, { agent, name: 'Spring sale', kind: 'chatapp', template: 'promo', recipients: everyone, ...body })
 const start = (id: string, ws = dev.id) => s.console('POST', `/workspaces/${ws}/campaigns/${id}/start`)
 const get = (id: string, key = dev.key, workspace?: string) => s.api('GET', `/campaigns/${id}`, { key, workspace })
 const move = (id: string, m: 'pause' | 'resume' | 'cancel', key = dev.key) => s.api('POST', `/campaigns/${id}/${m}`, { key })
-const finished = (id: string) => until(`campaign ${id} ends`, () => get(id), (r) => ['sent', 'failed', 'cancelled'].includes(r.body.status))
+const finished = (id: string) =>
+  until(
+    `campaign ${id} ends`,
+    () => get(id),
+    (r) => ['sent', 'failed', 'cancelled'].includes(r.body.status),
+  )
 /** No recipient of the campaign is still being handed over (in-flight sends have completed). */
 const quiet = async (id: string) => {
   const rows = await s.server.services.store.collection<any>({ name: 'campaign_recipients', indexes: [] })
-  await until('in-flight sends complete', () => rows.count({ campaignId: id, status: 'sending' }), (n) => n === 0)
+  await until(
+    'in-flight sends complete',
+    () => rows.count({ campaignId: id, status: 'sending' }),
+    (n) => n === 0,
+  )
 }
-const events = async (type: string, id: string) =>
-  (await s.server.services.bus.events.find({ type })).filter((e: any) => e.data.id === id)
+const events = async (type: string, id: string) => (await s.server.services.bus.events.find({ type })).filter((e: any) => e.data.id === id)
 
 beforeAll(async () => {
   s = await startTestServer(env, dir)
   dev = await s.developer({ plan: 'scale', name: 'Campaigns' })
   agent = (await s.agent(dev.key, { name: 'Broadcaster', voice: { answersCalls: true } })).id
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: NUMBER, source: 'rented', channel: 'chatapp', agent })).status).toBe(201)
-  expect((await s.console('POST', `/workspaces/${dev.id}/templates`, { name: 'promo', language: 'en', category: 'marketing', body: 'Hi {{1}}, spring prices are here', variableLabels: [{ position: 1, sample: 'there' }] })).status).toBe(201)
+  expect(
+    (
+      await s.console('POST', `/workspaces/${dev.id}/templates`, {
+        name: 'promo',
+        language: 'en',
+        category: 'marketing',
+        body: 'Hi {{1}}, spring prices are here',
+        variableLabels: [{ position: 1, sample: 'there' }],
+      })
+    ).status,
+  ).toBe(201)
   for (const [i, phone] of [...ok, refused].entries()) expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone, name: `Person ${i}` })).status).toBe(201)
   for (const phone of optedOut) expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone, optedOut: true })).status).toBe(201)
   sandbox().refuse.add(refused)
@@ -75,7 +94,18 @@ describe('broadcast', () => {
     const made = await create({})
     expect(made.status).toBe(201)
     id = made.body.id
-    expect(made.body).toMatchObject({ id: expect.stringMatching(/^cmp_/), agent, name: 'Spring sale', kind: 'chatapp', status: 'draft', template: 'promo', purpose: null, startedAt: null, finishedAt: null, lastError: null })
+    expect(made.body).toMatchObject({
+      id: expect.stringMatching(/^cmp_/),
+      agent,
+      name: 'Spring sale',
+      kind: 'chatapp',
+      status: 'draft',
+      template: 'promo',
+      purpose: null,
+      startedAt: null,
+      finishedAt: null,
+      lastError: null,
+    })
     expect(made.body.counts).toEqual({ recipients: 50, sent: 0, delivered: 0, read: 0, replied: 0, failed: 0, skipped: 0 })
     expect(sends(everyone)).toBe(0)
   })
@@ -86,7 +116,11 @@ describe('broadcast', () => {
     expect(started.body.status).toBe('sending')
     const done = await finished(id)
     expect(done.body.status).toBe('sent')
-    await until('receipts recorded', () => get(id), (r) => r.body.counts.delivered === 44)
+    await until(
+      'receipts recorded',
+      () => get(id),
+      (r) => r.body.counts.delivered === 44,
+    )
     const c = (await get(id)).body
     expect(c.counts).toEqual({ recipients: 50, sent: 44, delivered: 44, read: 0, replied: 0, failed: 1, skipped: 5 })
     expect(c.startedAt).toBeString()
@@ -103,12 +137,20 @@ describe('broadcast', () => {
     // A late `delivered` after `read` changes nothing.
     await sandbox().report({ platformMessageId: a.platformMessageId, status: 'delivered', at: Date.now() })
     expect((await s.console('POST', `/workspaces/${dev.id}/inbound`, { channel: 'chatapp', from: ok[2], to: NUMBER, text: 'Tell me more' })).status).toBe(201)
-    const c = await until('counts move', () => get(id), (r) => r.body.counts.replied === 1 && r.body.counts.read === 3)
+    const c = await until(
+      'counts move',
+      () => get(id),
+      (r) => r.body.counts.replied === 1 && r.body.counts.read === 3,
+    )
     expect(c.body.counts).toEqual({ recipients: 50, sent: 44, delivered: 44, read: 3, replied: 1, failed: 1, skipped: 5 })
     const ev = await events('campaign.finished', id)
     expect(ev).toHaveLength(1)
     expect(ev[0].data).toMatchObject({ id, status: 'sent', counts: { recipients: 50, failed: 1, skipped: 5 } })
-    const mail = await until('webhook email', async () => (await s.console('GET', '/outbox?limit=100')).body.items, (items: any[]) => items.some((m) => m.to === 'ops@example.com' && m.subject.startsWith('campaign.finished')))
+    const mail = await until(
+      'webhook email',
+      async () => (await s.console('GET', '/outbox?limit=100')).body.items,
+      (items: any[]) => items.some((m) => m.to === 'ops@example.com' && m.subject.startsWith('campaign.finished')),
+    )
     expect(mail.filter((m: any) => m.to === 'ops@example.com' && m.eventId === ev[0].id)).toHaveLength(1)
   })
 
@@ -131,7 +173,11 @@ describe('broadcast', () => {
     expect((await finished(made.id)).body.status).toBe('sent')
     expect(sends(ok) - before).toBe(ok.length)
     for (const phone of ok) expect(sentTo(phone)).toHaveLength(2) // this campaign's and the first one's
-    await until('receipts', () => get(made.id), (r) => r.body.counts.delivered === ok.length)
+    await until(
+      'receipts',
+      () => get(made.id),
+      (r) => r.body.counts.delivered === ok.length,
+    )
     expect((await get(made.id)).body.counts).toEqual({ recipients: 44, sent: 44, delivered: 44, read: 0, replied: 0, failed: 0, skipped: 0 })
   })
 
@@ -235,7 +281,7 @@ describe('broadcast', () => {
   })
 })
 
-test("deleting an agent cancels its campaigns", async () => {
+test('deleting an agent cancels its campaigns', async () => {
   const other = (await s.agent(dev.key, { name: 'Short-lived' })).id
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550701', source: 'rented', channel: 'chatapp', agent: other })).status).toBe(201)
   const c = (await create({ agent: other, name: 'Orphan', recipients: ok.slice(0, 3) })).body.id
@@ -262,11 +308,19 @@ describe("a customer's campaigns", () => {
     }
     const c = (await s.console('POST', `/workspaces/${customer}/campaigns`, { agent: cAgent, name: 'Doomed', kind: 'chatapp', template: 'promo', recipients: dead })).body.id
     await start(c, customer)
-    const done = await until('failed', () => get(c, dev.key, customer), (r) => r.body.status === 'failed')
+    const done = await until(
+      'failed',
+      () => get(c, dev.key, customer),
+      (r) => r.body.status === 'failed',
+    )
     expect(done.body.lastError).toMatch(/^the platform refused \d+ of the last 50 sends \(last: the platform refused it: .+\); the rest were not sent$/)
     expect(done.body.counts.failed).toBeGreaterThanOrEqual(40)
     expect(done.body.counts.failed).toBeLessThan(60)
-    const note = await until('notified', async () => (await s.console('GET', `/workspaces/${dev.id}/notifications`)).body.items, (items: any[]) => items.some((n) => n.data.campaignId === c))
+    const note = await until(
+      'notified',
+      async () => (await s.console('GET', `/workspaces/${dev.id}/notifications`)).body.items,
+      (items: any[]) => items.some((n) => n.data.campaignId === c),
+    )
     const n = note.find((x: any) => x.data.campaignId === c)
     expect(n).toMatchObject({ kind: 'campaign.failed', title: '[Acme Retail] Campaign failed: Doomed', customer: { id: customer, name: 'Acme Retail' } })
     expect((await events('campaign.finished', c)).map((e: any) => e.data.status)).toEqual(['failed'])
@@ -287,7 +341,12 @@ describe("a customer's campaigns", () => {
     await (await s.server.services.store.collection<any>({ name: 'phone_numbers', indexes: [] })).deleteMany({ workspaceId: customer })
     expect((await s.api('DELETE', `/customers/${customer}`, { key: dev.key })).status).toBe(200)
     const rows = await s.server.services.store.collection<any>({ name: 'campaigns', indexes: [] })
-    for (const c of [draft, paused, sending]) await until(`${c} cancelled`, () => rows.get(c), (doc) => doc.status === 'cancelled')
+    for (const c of [draft, paused, sending])
+      await until(
+        `${c} cancelled`,
+        () => rows.get(c),
+        (doc) => doc.status === 'cancelled',
+      )
     await quiet(sending)
     await quiet(paused)
     const count = sends(people)
@@ -318,7 +377,13 @@ describe('calling campaign', () => {
     }
     const dncContact = (await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: dnc })).body.id
     expect((await s.console('PATCH', `/workspaces/${dev.id}/contacts/${dncContact}`, { doNotCall: true })).status).toBe(200)
-    const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, { agent, name: 'Renewals', kind: 'voice', purpose: 'Your plan renews next week', recipients: [...answered, ...missed, dnc, stranger] })
+    const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, {
+      agent,
+      name: 'Renewals',
+      kind: 'voice',
+      purpose: 'Your plan renews next week',
+      recipients: [...answered, ...missed, dnc, stranger],
+    })
     expect(made.status).toBe(201)
     expect(made.body).toMatchObject({ kind: 'voice', template: null, purpose: 'Your plan renews next week', counts: { recipients: 20 } })
     const c = made.body.id
@@ -326,10 +391,14 @@ describe('calling campaign', () => {
     const listCalls = async () => (await s.api('GET', '/calls?limit=100', { key: dev.key })).body.items.filter((x: any) => x.reference === c)
     await until('every call placed', listCalls, (calls: any[]) => calls.length === 18)
     // The answered callees hang up after 5 s of service time.
-    const done = await until('campaign sent', async () => {
-      await s.console('POST', '/clock/advance', { ms: 6 * SEC })
-      return get(c)
-    }, (r) => r.body.status === 'sent')
+    const done = await until(
+      'campaign sent',
+      async () => {
+        await s.console('POST', '/clock/advance', { ms: 6 * SEC })
+        return get(c)
+      },
+      (r) => r.body.status === 'sent',
+    )
     expect(done.body.counts).toEqual({ recipients: 20, sent: 18, delivered: 12, read: 0, replied: 0, failed: 0, skipped: 2 })
     const calls = await listCalls()
     expect(calls.map((x: any) => x.phone).sort()).toEqual([...answered, ...missed].sort())
@@ -359,7 +428,11 @@ describe('calling campaign', () => {
     expect((await get(c, free.key)).body.status).toBe('sending')
     expect((await s.api('POST', '/calls', { key: free.key, body: { to: '+14155585100', purpose: 'Placed through the API' } })).status).toBe(202)
     await s.console('POST', '/clock/advance', { ms: 61 * SEC })
-    const done = await until('sent', () => get(c, free.key), (r) => r.body.status === 'sent')
+    const done = await until(
+      'sent',
+      () => get(c, free.key),
+      (r) => r.body.status === 'sent',
+    )
     expect(done.body.counts).toMatchObject({ recipients: 7, sent: 7, delivered: 0, failed: 0 })
   })
 

@@ -34,11 +34,22 @@ beforeAll(async () => {
 afterAll(() => s?.stop())
 
 test('a broadcast counts once per message: receipts, a refusal and a reply, beside a conversation', async () => {
-  const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, { agent: (await s.api('GET', '/agents', { key: dev.key })).body.items[0].id, name: 'Spring', kind: 'chatapp', template: 'promo', recipients: [...ok, refused] })
+  const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, {
+    agent: (await s.api('GET', '/agents', { key: dev.key })).body.items[0].id,
+    name: 'Spring',
+    kind: 'chatapp',
+    template: 'promo',
+    recipients: [...ok, refused],
+  })
   expect(made.status).toBe(201)
   const id = made.body.id
   expect((await s.console('POST', `/workspaces/${dev.id}/campaigns/${id}/start`)).body.status).toBe('sending')
-  await until('the broadcast is sent', () => s.api('GET', `/campaigns/${id}`, { key: dev.key }), (r) => r.body.status === 'sent' && r.body.counts.delivered === 4, 10_000)
+  await until(
+    'the broadcast is sent',
+    () => s.api('GET', `/campaigns/${id}`, { key: dev.key }),
+    (r) => r.body.status === 'sent' && r.body.counts.delivered === 4,
+    10_000,
+  )
 
   // The platform's later receipts: one read, one failed after delivery (its own code).
   await sandbox().report({ platformMessageId: sentTo(ok[0]!)[0]!.platformMessageId, status: 'read', at: Date.now() })
@@ -46,21 +57,39 @@ test('a broadcast counts once per message: receipts, a refusal and a reply, besi
   // A reply: the conversation gets the customer's message and the agent's answer (a free-form `service` message).
   expect((await s.console('POST', `/workspaces/${dev.id}/inbound`, { channel: 'chatapp', from: ok[2], to: NUMBER, text: 'Tell me more' })).status).toBe(201)
   await s.server.services.of(messagingFeature).inbound.settled()
-  await until('receipts and the reply', () => s.api('GET', `/campaigns/${id}`, { key: dev.key }), (r) => r.body.counts.read === 2 && r.body.counts.replied === 1 && r.body.counts.failed === 2)
+  await until(
+    'receipts and the reply',
+    () => s.api('GET', `/campaigns/${id}`, { key: dev.key }),
+    (r) => r.body.counts.read === 2 && r.body.counts.replied === 1 && r.body.counts.failed === 2,
+  )
   const messages = await s.server.services.store.collection<any>({ name: 'messages', indexes: [] })
-  await until('the answer delivered', async () => (await messages.find({ workspaceId: dev.id, author: 'agent' })).filter((m: any) => m.delivery?.status === 'delivered').length, (n) => n === 1)
+  await until(
+    'the answer delivered',
+    async () => (await messages.find({ workspaceId: dev.id, author: 'agent' })).filter((m: any) => m.delivery?.status === 'delivered').length,
+    (n) => n === 1,
+  )
 
   const r = await summary()
   // Broadcast: ok[3] delivered; ok[0] read; ok[2] replied (read); ok[1] failed 131047; the refused one failed 131026.
   // Conversation: the customer's message received, the agent's answer delivered.
   expect(r).toMatchObject({ sent: 0, delivered: 2, read: 2, failed: 2, noReceipt: 0, received: 1 })
   expect(r.errors).toHaveLength(2)
-  expect(r.errors).toEqual(expect.arrayContaining([{ error: '131026', n: 1 }, { error: '131047', n: 1 }]))
+  expect(r.errors).toEqual(
+    expect.arrayContaining([
+      { error: '131026', n: 1 },
+      { error: '131047', n: 1 },
+    ]),
+  )
   expect(r.series.reduce((n: number, b: any) => n + b.sent, 0)).toBe(6)
   expect(r.series.reduce((n: number, b: any) => n + b.received, 0)).toBe(1)
   // Scale on USD: marketing 25,000 micro a message (src/catalog/prices.ts), a free-form reply 5,000.
   expect(r.cost.complete).toBe(true)
-  expect(r.cost.byCategory).toEqual(expect.arrayContaining([{ category: 'marketing', messages: 5, costMicro: 125_000 }, { category: 'service', messages: 1, costMicro: 5_000 }]))
+  expect(r.cost.byCategory).toEqual(
+    expect.arrayContaining([
+      { category: 'marketing', messages: 5, costMicro: 125_000 },
+      { category: 'service', messages: 1, costMicro: 5_000 },
+    ]),
+  )
   expect(r.cost.byCategory).toHaveLength(2)
   expect(r.cost.totalMicro).toBe(130_000)
 

@@ -95,7 +95,12 @@ describeWithRedis('kill -9 of one of two instances', () => {
 
     // Before the kill: a missed call whose legacy delivery failed once (its retry is a timer, due in 30 s).
     ids.missed = (await a.call('POST', '/api/v1/calls', dev.key, { to: REFUSED_ONCE, purpose: 'A quick question.' })).body.id
-    await waitFor('the legacy endpoint refused attempt 1', async () => hits.filter((h) => h.path === '/legacy'), (l) => l.length === 1, 10_000)
+    await waitFor(
+      'the legacy endpoint refused attempt 1',
+      async () => hits.filter((h) => h.path === '/legacy'),
+      (l) => l.length === 1,
+      10_000,
+    )
     // A call booked for after the kill.
     const now = Date.now()
     ids.booked = (await a.call('POST', '/api/v1/calls', dev.key, { to: '+14155550803', purpose: 'Your booked call.', scheduledFor: new Date(now + 20_000).toISOString() })).body.id
@@ -104,11 +109,21 @@ describeWithRedis('kill -9 of one of two instances', () => {
     expect(made.status).toBe(201)
     ids.campaign = made.body.id
     expect((await a.console('POST', `/workspaces/${dev.id}/campaigns/${ids.campaign}/start`)).body.status).toBe('sending')
-    await waitFor('the campaign under way', async () => (await a.call('GET', `/api/v1/campaigns/${ids.campaign}`, dev.key)).body.counts, (c) => c.sent >= 100, 20_000)
+    await waitFor(
+      'the campaign under way',
+      async () => (await a.call('GET', `/api/v1/campaigns/${ids.campaign}`, dev.key)).body.counts,
+      (c) => c.sent >= 100,
+      20_000,
+    )
 
     // The live call: killed about 3 s into the agent's opening.
     ids.live = (await a.call('POST', '/api/v1/calls', dev.key, { to: '+14155550801', purpose: OPENING })).body.id
-    const heard = await waitFor('the opening heard', async () => (await a.call('GET', `/api/v1/calls/${ids.live}`, dev.key)).body, (c) => c.transcript?.length > 0, 10_000)
+    const heard = await waitFor(
+      'the opening heard',
+      async () => (await a.call('GET', `/api/v1/calls/${ids.live}`, dev.key)).body,
+      (c) => c.transcript?.length > 0,
+      10_000,
+    )
     await Bun.sleep(3_000)
     heardBeforeKill = (await a.call('GET', `/api/v1/calls/${ids.live}`, dev.key)).body.transcript[0]?.text ?? heard.transcript[0].text
     await cluster.a.kill()
@@ -123,21 +138,35 @@ describeWithRedis('kill -9 of one of two instances', () => {
 
   const onB = (path: string) => cluster.b.call('GET', `/api/v1${path}`, dev.key)
 
-  test('the live call ends on B within bounds, with the words the caller heard', async () => {
-    const done = await waitFor('the live call analysed', async () => (await onB(`/calls/${ids.live}`)).body, (c) => c.analysedAt !== null, CALL_ENDS_WITHIN_MS)
-    expect(Date.now() - killedAt).toBeLessThan(CALL_ENDS_WITHIN_MS)
-    expect(done).toMatchObject({ status: 'completed', hangup: 'failed', error: DROPPED, attempt: 1 })
-    // Three seconds of a long opening: part of it heard, stored as it played, kept after the crash.
-    const said = done.transcript[0]
-    expect(said.speaker).toBe('agent')
-    expect(said.text.length).toBeGreaterThan(0)
-    expect(OPENING.startsWith(said.text)).toBe(true)
-    expect(said.text.length).toBeGreaterThanOrEqual(heardBeforeKill.length)
-    expect(said.text.length).toBeLessThan(OPENING.length)
-  }, CALL_ENDS_WITHIN_MS + 5_000)
+  test(
+    'the live call ends on B within bounds, with the words the caller heard',
+    async () => {
+      const done = await waitFor(
+        'the live call analysed',
+        async () => (await onB(`/calls/${ids.live}`)).body,
+        (c) => c.analysedAt !== null,
+        CALL_ENDS_WITHIN_MS,
+      )
+      expect(Date.now() - killedAt).toBeLessThan(CALL_ENDS_WITHIN_MS)
+      expect(done).toMatchObject({ status: 'completed', hangup: 'failed', error: DROPPED, attempt: 1 })
+      // Three seconds of a long opening: part of it heard, stored as it played, kept after the crash.
+      const said = done.transcript[0]
+      expect(said.speaker).toBe('agent')
+      expect(said.text.length).toBeGreaterThan(0)
+      expect(OPENING.startsWith(said.text)).toBe(true)
+      expect(said.text.length).toBeGreaterThanOrEqual(heardBeforeKill.length)
+      expect(said.text.length).toBeLessThan(OPENING.length)
+    },
+    CALL_ENDS_WITHIN_MS + 5_000,
+  )
 
   test('the booked call rings once, on B', async () => {
-    const done = await waitFor('the booked call analysed', async () => (await onB(`/calls/${ids.booked}`)).body, (c) => c.analysedAt !== null, 40_000)
+    const done = await waitFor(
+      'the booked call analysed',
+      async () => (await onB(`/calls/${ids.booked}`)).body,
+      (c) => c.analysedAt !== null,
+      40_000,
+    )
     expect(done).toMatchObject({ status: 'missed', hangup: 'busy', attempt: 1 })
     // On B's switch, not A's (the live call's).
     const live = (await onB(`/calls/${ids.live}`)).body
@@ -146,7 +175,12 @@ describeWithRedis('kill -9 of one of two instances', () => {
   }, 45_000)
 
   test('the legacy retry goes out once, as attempt 2; every call event reaches the v1 webhook once', async () => {
-    const legacy = await waitFor('the legacy retry', async () => hits.filter((h) => h.path === '/legacy' && h.body?.data?.callId === ids.missed), (l) => l.length >= 2, 45_000)
+    const legacy = await waitFor(
+      'the legacy retry',
+      async () => hits.filter((h) => h.path === '/legacy' && h.body?.data?.callId === ids.missed),
+      (l) => l.length >= 2,
+      45_000,
+    )
     await Bun.sleep(500)
     expect(hits.filter((h) => h.path === '/legacy' && h.body?.data?.callId === ids.missed).map((h) => [h.attempt, h.status])).toEqual([
       [1, 500],
@@ -164,69 +198,91 @@ describeWithRedis('kill -9 of one of two instances', () => {
       [ids.live, ['call.analysed', 'call.completed']],
       [ids.booked, ['call.analysed']],
     ] as const) {
-      const events = v1.filter((h) => h.body?.data?.id === id).map((h) => h.event).sort()
+      const events = v1
+        .filter((h) => h.body?.data?.id === id)
+        .map((h) => h.event)
+        .sort()
       expect({ id, events }).toEqual({ id, events: [...expected] })
     }
   }, 50_000)
 
-  test('the campaign resumes on B and finishes: nobody called twice, counts exact', async () => {
-    const done = await waitFor('the campaign sent', async () => (await onB(`/campaigns/${ids.campaign}`)).body, (c) => c.status !== 'sending', CAMPAIGN_RESUMES_WITHIN_MS)
-    expect(done.status).toBe('sent')
-    const { counts } = done
-    // The kill fell mid-campaign.
-    expect(progressAtKill.sent + progressAtKill.failed).toBeLessThan(RECIPIENTS)
-    expect(counts.recipients).toBe(RECIPIENTS)
-    expect(counts.skipped).toBe(0)
-    expect(counts.sent + counts.failed).toBe(RECIPIENTS)
-    // Every call of the campaign, across both instances.
-    const calls: any[] = []
-    let cursor: string | null = null
-    do {
-      const page: any = (await onB(`/calls?reference=${ids.campaign}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body
-      calls.push(...page.items)
-      cursor = page.nextCursor
-    } while (cursor)
-    const perPhone = new Map<string, number>()
-    for (const c of calls) perPhone.set(c.phone, (perPhone.get(c.phone) ?? 0) + 1)
-    expect([...perPhone.entries()].filter(([, n]) => n > 1)).toEqual([])
-    expect(calls.every((c) => c.attempt === 1 && c.analysedAt !== null)).toBe(true)
-    // Placed on both: A's switch before the kill, B's after.
-    expect(new Set(calls.map((c) => c.callRef.split('-')[0])).size).toBe(2)
-    // Everyone counted sent (or delivered) was called once; a failed recipient was called once when
-    // its call failed (dropped while ringing), or not at all when it was claimed as A died (never
-    // called again, so nobody twice).
-    const failedCalls = calls.filter((c) => c.status === 'failed' || c.status === 'cancelled').length
-    expect(failedCalls).toBeLessThanOrEqual(counts.failed)
-    expect(calls.length).toBeGreaterThanOrEqual(counts.sent + failedCalls)
-    expect(calls.length).toBeLessThanOrEqual(RECIPIENTS)
-    // Delivered only for an answered call (not for one whose recipient A was placing when it died).
-    const answered = calls.filter((c) => c.status === 'completed').length
-    expect(counts.delivered).toBeLessThanOrEqual(answered)
-    expect(counts.delivered).toBeGreaterThan(0)
-    // At most the calls in flight at the kill failed.
-    expect(counts.failed).toBeLessThanOrEqual(500)
-    // Every campaign call's legacy voice.call.ended was delivered (at least once: those A recorded and
-    // did not dispatch go out from B's sweep of undispatched events, every 30 s), no attempt number
-    // twice, and a second success only where A died between an endpoint's 200 and recording it.
-    const campaignCalls = new Set(calls.map((c) => c.id))
-    const ended = () => hits.filter((h) => h.path === '/legacy' && campaignCalls.has(h.body?.data?.callId))
-    await waitFor('every campaign call.ended delivered', async () => new Set(ended().map((h) => h.body.data.callId)).size, (n) => n === calls.length, 40_000)
-    const attempts = new Set(ended().map((h) => `${h.delivery}#${h.attempt}`))
-    expect(attempts.size).toBe(ended().length)
-    const okPerDelivery = new Map<string, number>()
-    for (const h of ended()) if (h.status === 200) okPerDelivery.set(h.delivery, (okPerDelivery.get(h.delivery) ?? 0) + 1)
-    expect(okPerDelivery.size).toBe(calls.length)
-    const again = [...okPerDelivery.values()].filter((n) => n > 1).length
-    expect(again).toBeLessThanOrEqual(50)
-    // v1 webhooks are at most once: no event twice (one A had claimed and not sent when it died is lost).
-    const v1 = hits.filter((h) => h.path === '/v1')
-    expect(new Set(v1.map((h) => h.eventId)).size).toBe(v1.length)
-    // campaign.finished reached the v1 webhook once.
-    await waitFor('campaign.finished delivered', async () => hits.filter((h) => h.event === 'campaign.finished'), (l) => l.length >= 1, 10_000)
-    const finished = hits.filter((h) => h.event === 'campaign.finished')
-    expect(finished).toHaveLength(1)
-    // Sent only once every call was analysed: the counts it reported are final.
-    expect(finished[0]!.body.data.counts).toEqual(counts)
-    expect((await onB(`/campaigns/${ids.campaign}`)).body.counts).toEqual(counts)
-  }, CAMPAIGN_RESUMES_WITHIN_MS + 60_000)
+  test(
+    'the campaign resumes on B and finishes: nobody called twice, counts exact',
+    async () => {
+      const done = await waitFor(
+        'the campaign sent',
+        async () => (await onB(`/campaigns/${ids.campaign}`)).body,
+        (c) => c.status !== 'sending',
+        CAMPAIGN_RESUMES_WITHIN_MS,
+      )
+      expect(done.status).toBe('sent')
+      const { counts } = done
+      // The kill fell mid-campaign.
+      expect(progressAtKill.sent + progressAtKill.failed).toBeLessThan(RECIPIENTS)
+      expect(counts.recipients).toBe(RECIPIENTS)
+      expect(counts.skipped).toBe(0)
+      expect(counts.sent + counts.failed).toBe(RECIPIENTS)
+      // Every call of the campaign, across both instances.
+      const calls: any[] = []
+      let cursor: string | null = null
+      do {
+        const page: any = (await onB(`/calls?reference=${ids.campaign}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body
+        calls.push(...page.items)
+        cursor = page.nextCursor
+      } while (cursor)
+      const perPhone = new Map<string, number>()
+      for (const c of calls) perPhone.set(c.phone, (perPhone.get(c.phone) ?? 0) + 1)
+      expect([...perPhone.entries()].filter(([, n]) => n > 1)).toEqual([])
+      expect(calls.every((c) => c.attempt === 1 && c.analysedAt !== null)).toBe(true)
+      // Placed on both: A's switch before the kill, B's after.
+      expect(new Set(calls.map((c) => c.callRef.split('-')[0])).size).toBe(2)
+      // Everyone counted sent (or delivered) was called once; a failed recipient was called once when
+      // its call failed (dropped while ringing), or not at all when it was claimed as A died (never
+      // called again, so nobody twice).
+      const failedCalls = calls.filter((c) => c.status === 'failed' || c.status === 'cancelled').length
+      expect(failedCalls).toBeLessThanOrEqual(counts.failed)
+      expect(calls.length).toBeGreaterThanOrEqual(counts.sent + failedCalls)
+      expect(calls.length).toBeLessThanOrEqual(RECIPIENTS)
+      // Delivered only for an answered call (not for one whose recipient A was placing when it died).
+      const answered = calls.filter((c) => c.status === 'completed').length
+      expect(counts.delivered).toBeLessThanOrEqual(answered)
+      expect(counts.delivered).toBeGreaterThan(0)
+      // At most the calls in flight at the kill failed.
+      expect(counts.failed).toBeLessThanOrEqual(500)
+      // Every campaign call's legacy voice.call.ended was delivered (at least once: those A recorded and
+      // did not dispatch go out from B's sweep of undispatched events, every 30 s), no attempt number
+      // twice, and a second success only where A died between an endpoint's 200 and recording it.
+      const campaignCalls = new Set(calls.map((c) => c.id))
+      const ended = () => hits.filter((h) => h.path === '/legacy' && campaignCalls.has(h.body?.data?.callId))
+      await waitFor(
+        'every campaign call.ended delivered',
+        async () => new Set(ended().map((h) => h.body.data.callId)).size,
+        (n) => n === calls.length,
+        40_000,
+      )
+      const attempts = new Set(ended().map((h) => `${h.delivery}#${h.attempt}`))
+      expect(attempts.size).toBe(ended().length)
+      const okPerDelivery = new Map<string, number>()
+      for (const h of ended()) if (h.status === 200) okPerDelivery.set(h.delivery, (okPerDelivery.get(h.delivery) ?? 0) + 1)
+      expect(okPerDelivery.size).toBe(calls.length)
+      const again = [...okPerDelivery.values()].filter((n) => n > 1).length
+      expect(again).toBeLessThanOrEqual(50)
+      // v1 webhooks are at most once: no event twice (one A had claimed and not sent when it died is lost).
+      const v1 = hits.filter((h) => h.path === '/v1')
+      expect(new Set(v1.map((h) => h.eventId)).size).toBe(v1.length)
+      // campaign.finished reached the v1 webhook once.
+      await waitFor(
+        'campaign.finished delivered',
+        async () => hits.filter((h) => h.event === 'campaign.finished'),
+        (l) => l.length >= 1,
+        10_000,
+      )
+      const finished = hits.filter((h) => h.event === 'campaign.finished')
+      expect(finished).toHaveLength(1)
+      // Sent only once every call was analysed: the counts it reported are final.
+      expect(finished[0]!.body.data.counts).toEqual(counts)
+      expect((await onB(`/campaigns/${ids.campaign}`)).body.counts).toEqual(counts)
+    },
+    CAMPAIGN_RESUMES_WITHIN_MS + 60_000,
+  )
 })

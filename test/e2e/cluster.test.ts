@@ -29,7 +29,12 @@ describeWithRedis('two service processes, media crossing over', () => {
     const placed = await a.call('POST', '/api/v1/calls', dev.key, { to: '+14155550701', purpose: 'Hello, calling from two instances.' })
     expect(placed.status).toBe(202)
     const id = placed.body.id
-    const talked = await waitFor('the agent to answer the callee', async () => (await b.call('GET', `/api/v1/calls/${id}`, dev.key)).body, (c) => c.transcript?.[2]?.text.includes('9 am to 5 pm'), 30_000)
+    const talked = await waitFor(
+      'the agent to answer the callee',
+      async () => (await b.call('GET', `/api/v1/calls/${id}`, dev.key)).body,
+      (c) => c.transcript?.[2]?.text.includes('9 am to 5 pm'),
+      30_000,
+    )
     expect(talked.status).toBe('connected')
     // A's network carries it (its switch in the reference); B holds the stream and runs the pipeline.
     expect(talked.callRef).toMatch(/^SB[0-9a-z]+-[0-9a-z]{16}$/)
@@ -39,12 +44,27 @@ describeWithRedis('two service processes, media crossing over', () => {
     expect(talked.transcript[1].text).toBe('When are you open?')
 
     expect((await b.call('DELETE', `/api/v1/calls/${id}`, dev.key)).status).toBe(202)
-    const ended = await waitFor('the call analysed', async () => (await a.call('GET', `/api/v1/calls/${id}`, dev.key)).body, (c) => c.analysedAt !== null, 15_000)
+    const ended = await waitFor(
+      'the call analysed',
+      async () => (await a.call('GET', `/api/v1/calls/${id}`, dev.key)).body,
+      (c) => c.analysedAt !== null,
+      15_000,
+    )
     expect(ended).toMatchObject({ status: 'completed', hangup: 'cancelled', attempt: 1 })
     expect(ended.transcript.length).toBeGreaterThanOrEqual(3)
-    await waitFor('B to close the stream', async () => (await b.console('GET', `/actors/call:${id}`)).body.pipeline, (p) => p === null, 5_000)
+    await waitFor(
+      'B to close the stream',
+      async () => (await b.console('GET', `/actors/call:${id}`)).body.pipeline,
+      (p) => p === null,
+      5_000,
+    )
     // B recorded it; either instance serves the recording (the file storage is shared).
-    const done = await waitFor('the recording ready', async () => (await a.call('GET', `/api/v1/calls/${id}`, dev.key)).body, (c) => c.recording?.ready === true, 10_000)
+    const done = await waitFor(
+      'the recording ready',
+      async () => (await a.call('GET', `/api/v1/calls/${id}`, dev.key)).body,
+      (c) => c.recording?.ready === true,
+      10_000,
+    )
     const path = new URL(done.recording.url).pathname
     const fromA = await fetch(a.url + path)
     const fromB = await fetch(b.url + path)

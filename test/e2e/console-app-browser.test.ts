@@ -83,14 +83,24 @@ describeWithChromium('the console app in Chromium', () => {
     expect(await statusOf(id)).toBe('ringing')
     await shot('live-ringing')
     await advance(SEC) // the callee picks up
-    await until('connected on the page', () => statusOf(id), (v) => v === 'connected', 10_000)
+    await until(
+      'connected on the page',
+      () => statusOf(id),
+      (v) => v === 'connected',
+      10_000,
+    )
     // The transcript grows line by line as the call goes on.
     const counts: number[] = []
-    await until('the transcript grows', async () => {
-      const n = await linesOf(id)
-      if (counts[counts.length - 1] !== n) counts.push(n)
-      return n
-    }, (n) => n >= 4, 60_000)
+    await until(
+      'the transcript grows',
+      async () => {
+        const n = await linesOf(id)
+        if (counts[counts.length - 1] !== n) counts.push(n)
+        return n
+      },
+      (n) => n >= 4,
+      60_000,
+    )
     expect(counts.length).toBeGreaterThan(2)
     expect(counts).toEqual([...counts].sort((a, b) => a - b))
     const pipeline = await page.$eval(`.card[data-call-id="${id}"] .pipeline-slot .badge`, (b) => b.textContent)
@@ -99,7 +109,12 @@ describeWithChromium('the console app in Chromium', () => {
     expect(first).toBe('Hi, this is Bean There calling about your order.')
     await shot('live-connected')
     await advance(61 * SEC) // the callee hangs up
-    await until('completed on the page', () => statusOf(id), (v) => v === 'completed', 20_000)
+    await until(
+      'completed on the page',
+      () => statusOf(id),
+      (v) => v === 'completed',
+      20_000,
+    )
     expect(await page.$eval(`.cards.ended .card[data-call-id="${id}"]`, (c) => !!c)).toBe(true)
     await shot('live-ended')
 
@@ -158,7 +173,12 @@ describeWithChromium('the console app in Chromium', () => {
     await page.goto(`${s.url}/console/app#/${dev.id}/live`)
     await page.waitForSelector(`.card[data-call-id="${id}"] button.end:not([hidden])`)
     await page.click(`.card[data-call-id="${id}"] button.end`)
-    await until('completed on the page', () => statusOf(id), (v) => v === 'completed', 10_000)
+    await until(
+      'completed on the page',
+      () => statusOf(id),
+      (v) => v === 'completed',
+      10_000,
+    )
     expect((await s.api('GET', `/calls/${id}`, { key: dev.key })).body).toMatchObject({ status: 'completed', hangup: 'cancelled' })
     await page.goto(chart)
     await page.waitForSelector('svg.chart g.state.current[data-state="call.completed"]', { timeout: 20_000 })
@@ -187,7 +207,13 @@ describeWithChromium('the console app in Chromium', () => {
   }, 60_000)
 
   test('campaigns list with their counts', async () => {
-    const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, { agent, name: 'Sunday hours', kind: 'voice', purpose: 'Hi, Bean There here: we now open on Sundays.', recipients: ['+14155550901', '+14155550902'] })
+    const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, {
+      agent,
+      name: 'Sunday hours',
+      kind: 'voice',
+      purpose: 'Hi, Bean There here: we now open on Sundays.',
+      recipients: ['+14155550901', '+14155550902'],
+    })
     expect(made.status).toBe(201)
     await page.goto(`${s.url}/console/app#/${dev.id}/campaigns`)
     await page.waitForSelector(`tr[data-campaign-id="${made.body.id}"] td[data-count="recipients"]`)

@@ -40,10 +40,24 @@ describeWithRedis('the console app on two instances', () => {
         /* closed by the test */
       }
     })()
-    await until('ready', async () => events.some((e) => e.event === 'ready'), (v) => v)
+    await until(
+      'ready',
+      async () => events.some((e) => e.event === 'ready'),
+      (v) => v,
+    )
     const id = (await a.api('POST', '/calls', { key: dev.key, body: { to: '+14155550501', purpose: 'Hello from A.' } })).body.id
-    await until('the call ringing, seen on B', async () => events.some((e) => e.event === 'call' && e.data.call.id === id && e.data.call.status === 'ringing'), (v) => v, 5_000)
-    await until('its chart move, seen on B', async () => events.some((e) => e.event === 'actor' && e.data.id === `call:${id}`), (v) => v, 5_000)
+    await until(
+      'the call ringing, seen on B',
+      async () => events.some((e) => e.event === 'call' && e.data.call.id === id && e.data.call.status === 'ringing'),
+      (v) => v,
+      5_000,
+    )
+    await until(
+      'its chart move, seen on B',
+      async () => events.some((e) => e.event === 'actor' && e.data.id === `call:${id}`),
+      (v) => v,
+      5_000,
+    )
     controller.abort()
   }, 30_000)
 })

@@ -43,7 +43,12 @@ async function openStream(path: string) {
     res,
     events,
     next: (event: string, match: (data: any) => boolean = () => true, withinMs = 5_000) =>
-      until(`a ${event} event`, async () => events.find((e) => e.event === event && match(e.data)) ?? null, (e) => e !== null, withinMs).then((e) => e!.data),
+      until(
+        `a ${event} event`,
+        async () => events.find((e) => e.event === event && match(e.data)) ?? null,
+        (e) => e !== null,
+        withinMs,
+      ).then((e) => e!.data),
     close: () => controller.abort(),
   }
 }
@@ -139,7 +144,11 @@ describe('tickets and the live stream', () => {
     // Streams that close leave the hub; the feed is unwatched again.
     mine.close()
     theirs.close()
-    await until('streams gone', async () => hub().hub.size, (n) => n === 0)
+    await until(
+      'streams gone',
+      async () => hub().hub.size,
+      (n) => n === 0,
+    )
   }, 30_000)
 })
 
@@ -159,7 +168,11 @@ describe('console reads', () => {
   test('calls, inbound ones too; filters; one call; its activity; ending it from the console', async () => {
     const inbound = await s.console('POST', '/sandbox/calls', { from: '+14155550799', to: '+14155550700', lines: [], hangupAfterMs: 60 * SEC })
     expect(inbound.status).toBe(201)
-    const live = await until('the inbound call listed live', () => s.console('GET', `/workspaces/${dev.id}/calls?live=true`), (r) => r.body.items.some((c: any) => c.direction === 'inbound'))
+    const live = await until(
+      'the inbound call listed live',
+      () => s.console('GET', `/workspaces/${dev.id}/calls?live=true`),
+      (r) => r.body.items.some((c: any) => c.direction === 'inbound'),
+    )
     const call = live.body.items.find((c: any) => c.direction === 'inbound')
     expect(call).toMatchObject({ status: 'connected', phone: '+14155550799', surface: 'phone' })
     expect((await s.console('GET', `/workspaces/${dev.id}/calls?direction=outbound`)).body.items.every((c: any) => c.direction === 'outbound')).toBe(true)
@@ -176,7 +189,11 @@ describe('console reads', () => {
     expect(ended.status).toBe(200)
     expect(ended.body.status).toBe('completed')
     expect((await s.console('DELETE', `/workspaces/${dev.id}/calls/${call.id}`)).status).toBe(409)
-    const activity = await until('its events', () => s.console('GET', `/workspaces/${dev.id}/calls/${call.id}/activity`), (r) => r.body.events.some((e: any) => e.type === 'call.completed'))
+    const activity = await until(
+      'its events',
+      () => s.console('GET', `/workspaces/${dev.id}/calls/${call.id}/activity`),
+      (r) => r.body.events.some((e: any) => e.type === 'call.completed'),
+    )
     expect(activity.body.deliveries).toEqual([])
   })
 

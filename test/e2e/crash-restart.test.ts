@@ -23,8 +23,6 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-
-
 test('kill -9 with pending durable timers, restart: every timer fires once', async () => {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`

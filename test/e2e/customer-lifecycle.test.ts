@@ -309,7 +309,12 @@ describe('erasure after 30 days', () => {
       await advance(t, 1)
       // The advance answers once the erasure's actor has settled or its settle bound passed; on a
       // loaded machine the erasure (every feature's collections and files) may still be finishing.
-      await until('erased', () => t.api('GET', `/customers/${c}`, { key: dev.key }), (r) => r.status === 404, 10_000)
+      await until(
+        'erased',
+        () => t.api('GET', `/customers/${c}`, { key: dev.key }),
+        (r) => r.status === 404,
+        10_000,
+      )
       expect(await holdings(t, c)).toMatchObject({ conversations: 0, messages: 0, contacts: 0, knowledgeDocuments: 0, agents: 0 })
       expect((await t.console('GET', `/actors/customerWorkspace:${c}`)).body.value).toBe('erased')
     } finally {

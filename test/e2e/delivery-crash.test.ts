@@ -53,8 +53,6 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-
-
 const until = async (what: string, check: () => boolean | Promise<boolean>, ms = 10_000) => {
   const end = Date.now() + ms
   while (Date.now() < end) {
@@ -77,7 +75,11 @@ async function run(label: string, opts: { crashAt?: string; killAfterMs?: number
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const call = async (method: string, path: string, auth: string, body?: unknown) => {
-    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    })
     return { status: res.status, body: (await res.json().catch(() => null)) as any }
   }
   const prefix = `/${label}`
@@ -87,7 +89,12 @@ async function run(label: string, opts: { crashAt?: string; killAfterMs?: number
   const agentNumber = (await call('GET', `/agents/${agent}/status`, dev.key)).body.agent_id
   const endpoints: number[] = []
   for (const name of opts.endpoints) {
-    const ep = await call('POST', '/webhooks/endpoints', dev.key, { url: `http://127.0.0.1:${receiver.port}${prefix}/${name}`, event_types: ['chat.message.completed'], agent_id: agentNumber, max_retries: RETRIES[name] })
+    const ep = await call('POST', '/webhooks/endpoints', dev.key, {
+      url: `http://127.0.0.1:${receiver.port}${prefix}/${name}`,
+      event_types: ['chat.message.completed'],
+      agent_id: agentNumber,
+      max_retries: RETRIES[name],
+    })
     expect(ep.status).toBe(200)
     endpoints.push(ep.body.endpoint.id)
   }

@@ -27,7 +27,8 @@ test('/health answers 503 draining', async () => {
 
 test('writes are refused with Retry-After in each surface’s shape; reads pass', async () => {
   // Raw fetches: a 503 while draining is every route's, not one each route documents.
-  const post = (path: string, bearer: string) => fetch(`${s.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Late' }) })
+  const post = (path: string, bearer: string) =>
+    fetch(`${s.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Late' }) })
   const v1 = await post('/api/v1/agents', dev.key)
   expect(v1.status).toBe(503)
   expect(v1.headers.get('retry-after')).toBe(String(DRAINING_RETRY_AFTER_S))

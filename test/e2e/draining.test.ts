@@ -52,7 +52,11 @@ test('SIGTERM during a live call: health 503, new calls refused, the call ends w
   expect(health).toEqual({ ok: false, status: 'draining' })
 
   // A new call would start work here: refused, with when to retry (elsewhere).
-  const refused = await fetch(`http://127.0.0.1:${port}/api/v1/calls`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550172', purpose: 'Hello' }) })
+  const refused = await fetch(`http://127.0.0.1:${port}/api/v1/calls`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ to: '+14155550172', purpose: 'Hello' }),
+  })
   expect(refused.status).toBe(503)
   expect(refused.headers.get('retry-after')).toBe(String(DRAINING_RETRY_AFTER_S))
   expect(((await refused.json()) as { error: string }).error).toMatch(/shutting down/)

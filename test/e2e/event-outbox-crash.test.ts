@@ -70,7 +70,8 @@ test(`killed between the ${REPLIES}th website reply's commit and its event's del
   const endpoint = await call('POST', '/webhooks/endpoints', dev.key, { url: `http://127.0.0.1:${receiver.port}/hook`, event_types: ['chat.message.completed'], agent_id: agentNumber })
   expect(endpoint.status).toBe(200)
 
-  const web = (path: string, body: unknown) => fetch(`${base}/api/v1/web/${created.webKey}/${path}`, { method: 'POST', headers: { origin: 'http://shop.example', 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const web = (path: string, body: unknown) =>
+    fetch(`${base}/api/v1/web/${created.webKey}/${path}`, { method: 'POST', headers: { origin: 'http://shop.example', 'content-type': 'application/json' }, body: JSON.stringify(body) })
   // One visitor per message, so no visitor's pace limit is reached.
   const say = async () => {
     const session = ((await (await web('sessions', {})).json()) as { session: string }).session

@@ -81,7 +81,7 @@ describe('INSPECT_PORT in the configuration', () => {
   })
 
   test('the API’s own port is refused while INSPECT starts a relay, and allowed when it connects to one', () => {
-    expect(() => loadConfig({ INSPECT: '1', PORT: '8080' })).toThrow('INSPECT_PORT: is 8080, the API\'s PORT too')
+    expect(() => loadConfig({ INSPECT: '1', PORT: '8080' })).toThrow("INSPECT_PORT: is 8080, the API's PORT too")
     expect(() => loadConfig({ INSPECT: '1', PORT: '9000', INSPECT_PORT: '9000' })).toThrow('INSPECT_PORT')
     expect(loadConfig({ INSPECT: '1', PORT: '8080', INSPECT_URL: 'ws://127.0.0.1:9999' }).port).toBe(8080)
     expect(loadConfig({ PORT: '8080' }).port).toBe(8080)

@@ -20,10 +20,15 @@ beforeAll(async () => {
     fetch(req) {
       const path = new URL(req.url).pathname
       if (path === '/faq') {
-        return new Response('<html><head><title>Bakery FAQ</title></head><body><h1>FAQ</h1><p>We open at 7 am every day and close at 6 pm.</p><p>Sourdough is baked fresh each morning.</p></body></html>', { headers: { 'content-type': 'text/html' } })
+        return new Response(
+          '<html><head><title>Bakery FAQ</title></head><body><h1>FAQ</h1><p>We open at 7 am every day and close at 6 pm.</p><p>Sourdough is baked fresh each morning.</p></body></html>',
+          { headers: { 'content-type': 'text/html' } },
+        )
       }
       if (path === '/spa') {
-        return new Response('<html><body><div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript><script src="/app.js"></script></body></html>', { headers: { 'content-type': 'text/html' } })
+        return new Response('<html><body><div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript><script src="/app.js"></script></body></html>', {
+          headers: { 'content-type': 'text/html' },
+        })
       }
       return new Response('forbidden', { status: 403 })
     },

@@ -35,7 +35,11 @@ async function liveCall(): Promise<{ id: string; token: string }> {
   expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })).status).toBe(201)
   expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent(phone)}`, { pickup: 'answer', ringMs: 0, hangupAfterMs: null })).status).toBe(200)
   const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: phone, purpose: 'Hello, this is a protocol test.' } })
-  await until('connected', () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }), (r) => r.body.status === 'connected')
+  await until(
+    'connected',
+    () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }),
+    (r) => r.body.status === 'connected',
+  )
   return { id: placed.body.id, token: media.token(placed.body.id, 1) }
 }
 
@@ -69,7 +73,12 @@ const start = (streamSid = 'MZtest', customParameters: Record<string, string> = 
   start: { streamSid, accountSid: 'AC1', callSid: 'CA1', tracks: ['inbound'], customParameters, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
   streamSid,
 })
-const silence = (chunk: number) => ({ event: 'media', sequenceNumber: String(chunk + 1), media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.alloc(160, 0xff).toString('base64') }, streamSid: 'MZtest' })
+const silence = (chunk: number) => ({
+  event: 'media',
+  sequenceNumber: String(chunk + 1),
+  media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.alloc(160, 0xff).toString('base64') },
+  streamSid: 'MZtest',
+})
 const call = (id: string) => s.api('GET', `/calls/${id}`, { key: dev.key }).then((r) => r.body)
 
 describe('refusals before the stream starts (the call is untouched)', () => {
@@ -89,7 +98,12 @@ describe('refusals before the stream starts (the call is untouched)', () => {
     expect((await bad.closed).code).toBe(4401)
     const good = await connect(`/media/${id}`)
     good.send(start('MZb', { token }))
-    await until('the purpose is spoken', async () => good.received, (r) => r.some((m) => m.event === 'media'), 5_000)
+    await until(
+      'the purpose is spoken',
+      async () => good.received,
+      (r) => r.some((m) => m.event === 'media'),
+      5_000,
+    )
     good.ws.close()
   })
 
@@ -134,14 +148,23 @@ describe('a live stream', () => {
     const c = await connect(`/media/${id}/${token}`)
     c.send({ event: 'connected', protocol: 'Call', version: '1.0.0' })
     c.send(start())
-    await until('media and marks', async () => c.received, (r) => r.filter((m) => m.event === 'mark').length >= 3, 5_000)
+    await until(
+      'media and marks',
+      async () => c.received,
+      (r) => r.filter((m) => m.event === 'mark').length >= 3,
+      5_000,
+    )
     const first = c.received.slice(0, 4)
     expect(first[0]).toMatchObject({ event: 'media', streamSid: 'MZtest' })
     expect(Buffer.from(first[0].media.payload, 'base64').length).toBe(800) // 100 ms of mu-law
     expect(first[1]).toMatchObject({ event: 'mark', streamSid: 'MZtest', mark: { name: expect.any(String) } })
     c.send({ event: 'stop', sequenceNumber: '9', streamSid: 'MZtest', stop: { accountSid: 'AC1', callSid: 'CA1' } })
     expect((await c.closed).code).toBe(1000)
-    const ended = await until('ended', () => call(id), (r) => r.status === 'completed')
+    const ended = await until(
+      'ended',
+      () => call(id),
+      (r) => r.status === 'completed',
+    )
     expect(ended.hangup).toBe('answered')
   })
 
@@ -161,10 +184,20 @@ describe('a live stream', () => {
       c.send(start())
       for (let i = 1; i <= 5; i++) c.send(silence(i))
       // The agent's line is written as it is heard; wait for the whole of it.
-      await until('the purpose in the transcript', () => call(id), (r) => r.transcript[0]?.text === 'Hello, this is a protocol test.', 5_000)
+      await until(
+        'the purpose in the transcript',
+        () => call(id),
+        (r) => r.transcript[0]?.text === 'Hello, this is a protocol test.',
+        5_000,
+      )
       breakIt(c)
       expect((await c.closed).code).toBeOneOf([1002, 1009])
-      const ended = await until('failed', () => call(id), (r) => r.status === 'completed', 5_000)
+      const ended = await until(
+        'failed',
+        () => call(id),
+        (r) => r.status === 'completed',
+        5_000,
+      )
       expect(ended.hangup).toBe('failed')
       expect(ended.error).toMatch(reason)
       expect(ended.transcript[0]).toMatchObject({ speaker: 'agent', text: 'Hello, this is a protocol test.' })
@@ -190,7 +223,12 @@ describe('a live stream', () => {
     await Bun.sleep(50)
     c.send({ event: 'media', media: { payload: 'A'.repeat(70_000) }, streamSid: 'MZtest' })
     expect((await c.closed).code).toBe(1009)
-    const ended = await until('failed', () => call(id), (r) => r.status === 'completed', 5_000)
+    const ended = await until(
+      'failed',
+      () => call(id),
+      (r) => r.status === 'completed',
+      5_000,
+    )
     expect(ended.hangup).toBe('failed')
   })
 
@@ -198,9 +236,19 @@ describe('a live stream', () => {
     const { id, token } = await liveCall()
     const c = await connect(`/media/${id}/${token}`)
     c.send(start())
-    await until('the purpose in the transcript', () => call(id), (r) => r.transcript.length > 0, 5_000)
+    await until(
+      'the purpose in the transcript',
+      () => call(id),
+      (r) => r.transcript.length > 0,
+      5_000,
+    )
     c.ws.terminate()
-    const ended = await until('failed', () => call(id), (r) => r.status === 'completed', 5_000)
+    const ended = await until(
+      'failed',
+      () => call(id),
+      (r) => r.status === 'completed',
+      5_000,
+    )
     expect(ended).toMatchObject({ hangup: 'failed' })
     expect(ended.error).toMatch(/lost/)
     expect(ended.transcript).toHaveLength(1) // the purpose, said before the socket went

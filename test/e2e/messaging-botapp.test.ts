@@ -41,7 +41,11 @@ describe('on the sandbox', () => {
     const r = await s.console('POST', `/workspaces/${dev.id}/inbound`, { channel: 'botapp', from: '4242', text: 'What time do you open on Sunday?' })
     expect(r.status).toBe(201)
     const sandbox = s.server.services.of(messagingFeature).sandbox
-    const sent = await until('the answer', async () => sandbox.sent.filter((m) => m.to === '4242'), (m) => m.length === 1)
+    const sent = await until(
+      'the answer',
+      async () => sandbox.sent.filter((m) => m.to === '4242'),
+      (m) => m.length === 1,
+    )
     expect(sent[0]).toMatchObject({ from: '6000000001', content: { type: 'text' } })
     expect((sent[0]!.content as { text: string }).text).toContain('8 am to 2 pm')
     const conversation = (await s.api('GET', '/conversations?channel=botapp', { key: dev.key })).body.items[0]
@@ -98,7 +102,11 @@ describe('on Telegram', () => {
     expect((await fake.deliver(BOT, textUpdate(1, 900001, 'hello'), 'wrong')).status).toBe(403)
     expect((await fake.deliver(BOT, textUpdate(2, 900001, 'hello'), null)).status).toBe(403)
     expect((await fake.deliver(BOT, textUpdate(3, 900001, 'What time do you open on Sunday?'))).status).toBe(200)
-    const sent = await until('sendMessage', async () => fake.sent.filter((m) => m.body.chat_id === 900001), (m) => m.length === 1)
+    const sent = await until(
+      'sendMessage',
+      async () => fake.sent.filter((m) => m.body.chat_id === 900001),
+      (m) => m.length === 1,
+    )
     expect(sent[0]!.method).toBe('sendMessage')
     expect(sent[0]!.body.text).toContain('8 am to 2 pm')
     const conv = (await s.api('GET', '/conversations?channel=botapp', { key: dev.key })).body.items[0]
@@ -110,10 +118,24 @@ describe('on Telegram', () => {
     expect((await s.console('PUT', `/workspaces/${dev.id}/botapp`, { agent, token: TOKEN, externalAgents: true })).body.externalAgents).toBe(true)
     localHook()
     fake.files.set('ph-2', { bytes: new Uint8Array([255, 216, 255, 224]), mime: 'image/jpeg' })
-    const photo = { update_id: 10, message: { message_id: 10, date: 1732400000, chat: { id: 900002, type: 'private' }, from: { id: 900002, first_name: 'Ravi' }, caption: 'Is this your shop?', photo: [{ file_id: 'ph-1' }, { file_id: 'ph-2' }] } }
+    const photo = {
+      update_id: 10,
+      message: {
+        message_id: 10,
+        date: 1732400000,
+        chat: { id: 900002, type: 'private' },
+        from: { id: 900002, first_name: 'Ravi' },
+        caption: 'Is this your shop?',
+        photo: [{ file_id: 'ph-1' }, { file_id: 'ph-2' }],
+      },
+    }
     expect((await fake.deliver(BOT, photo)).status).toBe(200)
     const events = await s.server.services.store.collection<any>({ name: 'events', indexes: [] })
-    const received = await until('message.received', () => events.find({ type: 'message.received', workspaceId: dev.id }), (e) => e.length === 1)
+    const received = await until(
+      'message.received',
+      () => events.find({ type: 'message.received', workspaceId: dev.id }),
+      (e) => e.length === 1,
+    )
     const data = received[0]!.data
     expect(data.channel).toBe('botapp')
     expect(data.parts[0]).toMatchObject({ type: 'image', alt: 'Is this your shop?' })
@@ -138,7 +160,10 @@ describe('on Telegram', () => {
     const hook = fake.webhooks.get(BOT)!
     expect((await s.console('DELETE', `/workspaces/${dev.id}/botapp/${BOT}`)).status).toBe(200)
     expect(fake.webhooks.get(BOT)).toBeNull()
-    expect((await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': hook.secret! }, body: JSON.stringify(textUpdate(20, 900001, 'hi')) })).status).toBe(403)
+    expect(
+      (await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': hook.secret! }, body: JSON.stringify(textUpdate(20, 900001, 'hi')) }))
+        .status,
+    ).toBe(403)
     expect((await s.console('DELETE', `/workspaces/${dev.id}/botapp/${BOT}`)).status).toBe(404)
   })
 })

@@ -28,7 +28,8 @@ afterAll(async () => {
   fake?.stop()
 })
 
-const hook = (raw: string, signature: string) => fetch(`${s.url}/messaging/whatsapp/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body: raw })
+const hook = (raw: string, signature: string) =>
+  fetch(`${s.url}/messaging/whatsapp/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body: raw })
 
 test("Meta's verification handshake echoes the challenge only for our verify token", async () => {
   const ok = await fetch(`${s.url}/messaging/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=${VERIFY}&hub.challenge=1158201444`)
@@ -45,7 +46,11 @@ test('a signed inbound message is answered through Graph; its delivered status m
   })
   expect((await hook(inbound.raw, 'sha256=' + '0'.repeat(64))).status).toBe(403)
   expect((await hook(inbound.raw, inbound.signature)).status).toBe(200)
-  const sent = await until('the answer sent through Graph', async () => fake.sent, (x) => x.length === 1)
+  const sent = await until(
+    'the answer sent through Graph',
+    async () => fake.sent,
+    (x) => x.length === 1,
+  )
   expect(sent[0]).toMatchObject({ version: 'v21.0', phoneNumberId: '106540352242922', body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: '14155550381', type: 'text' } })
   expect(sent[0]!.body.text.body).toContain('8 am to 2 pm')
 
@@ -55,11 +60,15 @@ test('a signed inbound message is answered through Graph; its delivered status m
   })
   expect((await hook(status.raw, status.signature)).status).toBe(200)
   const messages = await s.server.services.store.collection<any>({ name: 'messages', indexes: [] })
-  const reply = await until('delivered', async () => (await messages.find({ author: 'agent', workspaceId: dev.id }))[0], (m) => m?.delivery?.status === 'delivered')
+  const reply = await until(
+    'delivered',
+    async () => (await messages.find({ author: 'agent', workspaceId: dev.id }))[0],
+    (m) => m?.delivery?.status === 'delivered',
+  )
   expect(reply.delivery.platformMessageId).toBe('wamid.FAKE1')
 })
 
-test('a template reply goes out in WhatsApp\'s template format; a Graph refusal is a 502', async () => {
+test("a template reply goes out in WhatsApp's template format; a Graph refusal is a 502", async () => {
   const ext = await s.developer({ plan: 'scale', name: 'WA ext' })
   const agent = (await s.agent(ext.key, { name: 'Ext' })).id
   expect((await s.console('POST', `/workspaces/${ext.id}/phone-numbers`, { number: '+14155550390', source: 'rented', channel: 'chatapp', agent, externalAgents: true })).status).toBe(201)
@@ -69,11 +78,34 @@ test('a template reply goes out in WhatsApp\'s template format; a Graph refusal 
     messages: [{ from: '14155550391', id: 'wamid.IN2', timestamp: '1732400100', type: 'text', text: { body: 'Where is my order?' } }],
   })
   expect((await hook(note.raw, note.signature)).status).toBe(200)
-  const conv = await until('the conversation', async () => (await s.api('GET', '/conversations?channel=chatapp', { key: ext.key })).body.items, (items) => items.length === 1)
+  const conv = await until(
+    'the conversation',
+    async () => (await s.api('GET', '/conversations?channel=chatapp', { key: ext.key })).body.items,
+    (items) => items.length === 1,
+  )
   const r = await s.api('POST', `/conversations/${conv[0].id}/reply`, { key: ext.key, body: { template: { name: 'order_update', variables: ['A-9', 'today'] } } })
   expect(r.status).toBe(200)
   // The phone-number id came from the webhook (not configured for this number).
-  expect(fake.sent.at(-1)).toMatchObject({ phoneNumberId: '209876543210987', body: { type: 'template', to: '14155550391', template: { name: 'order_update', language: { code: 'en_US' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'A-9' }, { type: 'text', text: 'today' }] }] } } })
+  expect(fake.sent.at(-1)).toMatchObject({
+    phoneNumberId: '209876543210987',
+    body: {
+      type: 'template',
+      to: '14155550391',
+      template: {
+        name: 'order_update',
+        language: { code: 'en_US' },
+        components: [
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'A-9' },
+              { type: 'text', text: 'today' },
+            ],
+          },
+        ],
+      },
+    },
+  })
   fake.refuse.add('14155550391')
   const refused = await s.api('POST', `/conversations/${conv[0].id}/reply`, { key: ext.key, body: { text: 'hello' } })
   expect(refused.status).toBe(502)
@@ -88,7 +120,11 @@ test('a photo the customer sends is fetched once and comes back as our link, val
     messages: [{ from: '14155550382', id: 'wamid.IMG1', timestamp: '1732400200', type: 'image', image: { id: 'media123', mime_type: 'image/png', caption: 'My receipt' } }],
   })
   expect((await hook(note.raw, note.signature)).status).toBe(200)
-  const conv = await until('the conversation', async () => (await s.api('GET', '/conversations?channel=chatapp', { key: dev.key })).body.items.find((c: any) => c.customer.phone === '+14155550382'), (c) => !!c)
+  const conv = await until(
+    'the conversation',
+    async () => (await s.api('GET', '/conversations?channel=chatapp', { key: dev.key })).body.items.find((c: any) => c.customer.phone === '+14155550382'),
+    (c) => !!c,
+  )
   const messages = (await s.api('GET', `/conversations/${conv.id}/messages`, { key: dev.key })).body.items
   const photo = messages.find((m: any) => m.author === 'customer')
   expect(photo.parts).toEqual([{ type: 'image', url: expect.stringMatching(/\/files\/file_\w+\/\d+\/[\w-]+$/), alt: 'My receipt' }])

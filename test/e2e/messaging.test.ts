@@ -32,7 +32,11 @@ describe('an inbound message', () => {
     expect(r.status).toBe(201)
     expect(r.body.conversationId).toStartWith('conv_')
     expect(r.body.messageId).toStartWith('msg_')
-    const sent = await until('the reply sent', async () => platform().sent.filter((m) => m.to === '+14155550401'), (m) => m.length === 1)
+    const sent = await until(
+      'the reply sent',
+      async () => platform().sent.filter((m) => m.to === '+14155550401'),
+      (m) => m.length === 1,
+    )
     expect(sent[0]).toMatchObject({ from: '+14155550400', to: '+14155550401', content: { type: 'text' } })
     expect((sent[0]!.content as { text: string }).text).toContain('8 am to 2 pm')
     const conversation = (await s.api('GET', '/conversations?channel=chatapp', { key: dev.key })).body.items.find((c: any) => c.id === r.body.conversationId)
@@ -42,7 +46,11 @@ describe('an inbound message', () => {
     const contacts = await s.server.services.store.collection<any>({ name: 'contacts', indexes: [] })
     expect(await contacts.findOne({ workspaceId: dev.id, phone: '+14155550401' })).not.toBeNull()
     const messages = await s.server.services.store.collection<any>({ name: 'messages', indexes: [] })
-    const reply = await until('delivered', async () => (await messages.find({ conversationId: r.body.conversationId, author: 'agent' }))[0], (m) => m?.delivery?.status === 'delivered')
+    const reply = await until(
+      'delivered',
+      async () => (await messages.find({ conversationId: r.body.conversationId, author: 'agent' }))[0],
+      (m) => m?.delivery?.status === 'delivered',
+    )
     expect(reply.delivery.platformMessageId).toBe(sent[0]!.platformMessageId)
 
     // The same customer on the same number: the same conversation.
@@ -56,9 +64,19 @@ describe('an inbound message', () => {
     expect((await s.console('POST', `/workspaces/${other.id}/phone-numbers`, { number: '+14155550410', source: 'rented', channel: 'chatapp', agent: a, externalAgents: true })).status).toBe(201)
     const r = await inbound({ from: '+14155550411', text: 'Hello?' }, other.id)
     expect(r.status).toBe(201)
-    const published = await until('message.received', () => events('message.received'), (e) => e.some((x: any) => x.data.messageId === r.body.messageId))
+    const published = await until(
+      'message.received',
+      () => events('message.received'),
+      (e) => e.some((x: any) => x.data.messageId === r.body.messageId),
+    )
     const event = published.find((x: any) => x.data.messageId === r.body.messageId)!
-    expect(event.data).toMatchObject({ conversationId: r.body.conversationId, receivedAt: r.body.receivedAt, channel: 'chatapp', customer: { phone: '+14155550411' }, parts: [{ type: 'text', text: 'Hello?' }] })
+    expect(event.data).toMatchObject({
+      conversationId: r.body.conversationId,
+      receivedAt: r.body.receivedAt,
+      channel: 'chatapp',
+      customer: { phone: '+14155550411' },
+      parts: [{ type: 'text', text: 'Hello?' }],
+    })
     await Bun.sleep(100)
     expect(platform().sent.filter((m) => m.to === '+14155550411')).toEqual([])
   })
@@ -74,7 +92,11 @@ describe('an inbound message', () => {
 
   test('a teammate who took the conversation over silences the agent', async () => {
     const first = await inbound({ from: '+14155550403', text: 'Hi there' })
-    await until('first answer', async () => platform().sent.filter((m) => m.to === '+14155550403'), (m) => m.length === 1)
+    await until(
+      'first answer',
+      async () => platform().sent.filter((m) => m.to === '+14155550403'),
+      (m) => m.length === 1,
+    )
     expect((await s.console('POST', `/workspaces/${dev.id}/conversations/${first.body.conversationId}/takeover`)).status).toBe(200)
     await inbound({ from: '+14155550403', text: 'Are you still there?' })
     await s.server.services.of(messagingFeature).inbound.settled()
@@ -105,12 +127,16 @@ describe('POST /conversations/{id}/reply', () => {
     expect((await s.console('POST', `/workspaces/${ext.id}/phone-numbers`, { number: '+14155550430', source: 'rented', channel: 'chatapp', agent: a, externalAgents: true })).status).toBe(201)
   })
 
-  test('text within the window: sent, stored as the agent\'s, charged; an Idempotency-Key replays without sending twice', async () => {
+  test("text within the window: sent, stored as the agent's, charged; an Idempotency-Key replays without sending twice", async () => {
     const id = await customerSays('+14155550431')
     const r = await reply(id, { text: 'Hi! How can I help?' }, { 'idempotency-key': 'reply-1' })
     expect(r.status).toBe(200)
     expect(r.body).toEqual({ ok: true })
-    expect(platform().sent.filter((m) => m.to === '+14155550431').map((m) => m.content)).toEqual([{ type: 'text', text: 'Hi! How can I help?' }])
+    expect(
+      platform()
+        .sent.filter((m) => m.to === '+14155550431')
+        .map((m) => m.content),
+    ).toEqual([{ type: 'text', text: 'Hi! How can I help?' }])
     const again = await reply(id, { text: 'Hi! How can I help?' }, { 'idempotency-key': 'reply-1' })
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect(platform().sent.filter((m) => m.to === '+14155550431')).toHaveLength(1)
@@ -231,7 +257,7 @@ describe('templates and forms', () => {
     expect((await reply(id, { template: { name: 'order_update', variables: ['A-2', 'today'] } })).status).toBe(200)
   })
 
-  test('forms: a published form of the number\'s agent, within the window', async () => {
+  test("forms: a published form of the number's agent, within the window", async () => {
     const id = await customerSays('+14155550453')
     expect((await reply(id, { form: 'Booking' })).status).toBe(200)
     expect(platform().sent.at(-1)!.content).toEqual({ type: 'form', form: { name: 'Booking' } })
@@ -249,10 +275,19 @@ describe('GET /chatapp/summary', () => {
     const a = (await s.agent(w.key, { name: 'Totals agent' })).id
     expect((await s.console('POST', `/workspaces/${w.id}/phone-numbers`, { number: '+14155550470', source: 'rented', channel: 'chatapp', agent: a })).status).toBe(201)
     platform().refuse.add('+14155550473')
-    for (const [from, text] of [['+14155550471', 'Hi'], ['+14155550472', 'Hello'], ['+14155550473', 'Hey']] as const) expect((await inbound({ from, text }, w.id)).status).toBe(201)
+    for (const [from, text] of [
+      ['+14155550471', 'Hi'],
+      ['+14155550472', 'Hello'],
+      ['+14155550473', 'Hey'],
+    ] as const)
+      expect((await inbound({ from, text }, w.id)).status).toBe(201)
     await s.server.services.of(messagingFeature).inbound.settled()
     const messages = await s.server.services.store.collection<any>({ name: 'messages', indexes: [] })
-    await until('receipts', async () => (await messages.find({ workspaceId: w.id, author: 'agent' })).filter((m: any) => m.delivery?.status === 'delivered').length, (n) => n === 2)
+    await until(
+      'receipts',
+      async () => (await messages.find({ workspaceId: w.id, author: 'agent' })).filter((m: any) => m.delivery?.status === 'delivered').length,
+      (n) => n === 2,
+    )
     const r = await s.api('GET', '/chatapp/summary?days=1', { key: w.key })
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ timezone: 'Asia/Kolkata', grain: 'hour', received: 3, sent: 0, delivered: 2, read: 0, failed: 1, noReceipt: 0, errors: [{ error: '131026', n: 1 }] })
@@ -265,7 +300,14 @@ describe('GET /chatapp/summary', () => {
     expect(week.series).toHaveLength(7)
     const range = (await s.api('GET', `/chatapp/summary?from=${week.from}&to=${week.to}`, { key: w.key })).body
     expect(range.received).toBe(3)
-    for (const [q, field] of [['days=0', 'days'], ['days=91', 'days'], [`days=3&from=${week.from}&to=${week.to}`, 'days'], [`from=${week.to}&to=${week.from}`, 'from'], ['from=2020-01-01&to=2021-12-31', 'to'], ['from=yesterday&to=2026-01-01', 'from']]) {
+    for (const [q, field] of [
+      ['days=0', 'days'],
+      ['days=91', 'days'],
+      [`days=3&from=${week.from}&to=${week.to}`, 'days'],
+      [`from=${week.to}&to=${week.from}`, 'from'],
+      ['from=2020-01-01&to=2021-12-31', 'to'],
+      ['from=yesterday&to=2026-01-01', 'from'],
+    ]) {
       const bad = await s.api('GET', `/chatapp/summary?${q}`, { key: w.key })
       expect(bad.status).toBe(400)
       expect(bad.body.error).toContain(field)

@@ -102,12 +102,20 @@ describe('GET /metrics', () => {
     // A call that rings 30 s and is not answered: live while ringing, then missed.
     expect((await phone('+14155550901', { pickup: 'no_answer', ringMs: 30 * SEC })).status).toBe(200)
     const missed = (await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550901', purpose: 'Your order is ready' } })).body.id as string
-    await until('ringing', () => s.api('GET', `/calls/${missed}`, { key: dev.key }), (r) => r.body.status === 'ringing')
+    await until(
+      'ringing',
+      () => s.api('GET', `/calls/${missed}`, { key: dev.key }),
+      (r) => r.body.status === 'ringing',
+    )
     m = await scrape()
     expect(valueOf(m, 'agent_platform_calls_live', { state: 'ringing' })).toBe(1)
     expect(valueOf(m, 'agent_platform_calls_placed_total', { direction: 'outbound' })).toBe(1)
     await advance(31 * SEC)
-    await until('missed', () => s.api('GET', `/calls/${missed}`, { key: dev.key }), (r) => r.body.status === 'missed')
+    await until(
+      'missed',
+      () => s.api('GET', `/calls/${missed}`, { key: dev.key }),
+      (r) => r.body.status === 'missed',
+    )
 
     // A call answered: the callee asks one question, the agent answers, the callee hangs up.
     expect((await phone('+14155550902', { pickup: 'answer', ringMs: 0, lines: ['What time do you open on Saturday?'], hangupAfterMs: 60 * SEC })).status).toBe(200)
@@ -144,7 +152,12 @@ describe('GET /metrics', () => {
     // One turn (the callee's one line), each stage as GET /calls/{id} reports it.
     const latency = done.latency
     expect(latency.turns).toBe(1)
-    for (const [stage, key] of [['endpointing', 'endpointingMs'], ['stt', 'sttMs'], ['to_first_audio', 'toFirstAudioMs'], ['to_first_heard', 'toFirstHeardMs']] as const) {
+    for (const [stage, key] of [
+      ['endpointing', 'endpointingMs'],
+      ['stt', 'sttMs'],
+      ['to_first_audio', 'toFirstAudioMs'],
+      ['to_first_heard', 'toFirstHeardMs'],
+    ] as const) {
       expect([stage, valueOf(m, 'agent_platform_turn_latency_seconds_count', { stage })]).toEqual([stage, 1])
       expect(valueOf(m, 'agent_platform_turn_latency_seconds_sum', { stage })!).toBeCloseTo(latency[key].p50 / 1000, 9)
       expect(valueOf(m, 'agent_platform_turn_latency_seconds_bucket', { stage, le: '+Inf' })).toBe(1)

@@ -33,12 +33,14 @@ test('an agent deleted during the model call: the turn answers 404 and leaves no
   // The reply stalls after its first frame until woken: the delete lands inside the model call.
   fake.reply({ kind: 'stream', text: ['Still ', 'here?'], stall: { afterFrames: 1, ms: 60_000 } })
   const chat = s.api('POST', `/agents/${agent}/test-chat`, { key: dev.key, body: { message: 'Hi' } })
-  await until('the model call to stall', async () => fake.stalled(), (n) => n === 1)
+  await until(
+    'the model call to stall',
+    async () => fake.stalled(),
+    (n) => n === 1,
+  )
   expect((await s.api('DELETE', `/agents/${agent}`, { key: dev.key })).status).toBe(204)
   fake.wake()
   expect((await chat).status).toBe(404)
-  const left = await Promise.all(
-    ['conversations', 'messages'].map(async (name) => (await s.server.services.store.collection<any>({ name, indexes: [] })).count({ agentId: agent })),
-  )
+  const left = await Promise.all(['conversations', 'messages'].map(async (name) => (await s.server.services.store.collection<any>({ name, indexes: [] })).count({ agentId: agent })))
   expect(left).toEqual([0, 0])
 })

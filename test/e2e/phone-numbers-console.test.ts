@@ -63,7 +63,7 @@ describe('PATCH a number', () => {
     expect((await s.api('GET', `/agents/${a.id}`, { key: dev.key })).body.voice.phoneNumber).toBe('+14155558110')
   })
 
-  test('a wrong agent is 400 naming agent; an unknown number, or another workspace\'s, is 404; an unknown member is 400', async () => {
+  test("a wrong agent is 400 naming agent; an unknown number, or another workspace's, is 404; an unknown member is 400", async () => {
     await add({ number: '+14155558120' })
     const other = await s.developer({ name: 'Other' })
     const theirs = await s.agent(other.key, { name: 'Theirs' })
@@ -155,13 +155,23 @@ describe('DELETE a number (release)', () => {
     await s.console('PUT', `/sandbox/phones/${encodeURIComponent('+14155558501')}`, { pickup: 'answer', ringMs: 0, hangupAfterMs: 3_600_000 })
     const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155558501', purpose: 'Confirm the booking', agent: a.id } })
     expect(placed.status).toBe(202)
-    await until('connected', () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }), (r) => r.body.status === 'connected', 10_000)
+    await until(
+      'connected',
+      () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }),
+      (r) => r.body.status === 'connected',
+      10_000,
+    )
     const refused = await s.console('DELETE', path('+14155558500'))
     expect(refused.status).toBe(409)
     expect(refused.body.error).toContain(placed.body.id)
     expect(await listed()).toContain('+14155558500')
     expect((await s.api('DELETE', `/calls/${placed.body.id}`, { key: dev.key })).status).toBe(202)
-    await until('ended', () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }), (r) => r.body.status === 'completed', 10_000)
+    await until(
+      'ended',
+      () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }),
+      (r) => r.body.status === 'completed',
+      10_000,
+    )
     expect((await s.console('DELETE', path('+14155558500'))).status).toBe(204)
   })
 
@@ -171,7 +181,12 @@ describe('DELETE a number (release)', () => {
     const rang = await s.console('POST', '/sandbox/calls', { from: '+14155558601', to: '+14155558600', lines: ['Hello, is anyone there?'], hangupAfterMs: 5_000 })
     expect(rang.status).toBe(201)
     const rows = await s.server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
-    await until('the inbound call is connected', () => rows.findOne({ from: '+14155558600', direction: 'inbound' }), (r) => r?.status === 'connected', 10_000)
+    await until(
+      'the inbound call is connected',
+      () => rows.findOne({ from: '+14155558600', direction: 'inbound' }),
+      (r) => r?.status === 'connected',
+      10_000,
+    )
     const refused = await s.console('DELETE', path('+14155558600'))
     expect(refused.status).toBe(409)
     expect(refused.body.error).toContain('live call')

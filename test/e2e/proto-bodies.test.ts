@@ -36,9 +36,7 @@ test('every route with a body refuses __proto__, at the top and nested', async (
     ] as const) {
       const answer = await send(r.method, r.path, raw)
       const field = path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('')
-      const ok = legacy
-        ? answer.status === 422 && JSON.stringify(answer.body.detail?.[0]?.loc) === JSON.stringify(['body', ...path])
-        : answer.status === 400 && answer.body.field === field
+      const ok = legacy ? answer.status === 422 && JSON.stringify(answer.body.detail?.[0]?.loc) === JSON.stringify(['body', ...path]) : answer.status === 400 && answer.body.field === field
       if (!ok) wrong.push({ route: `${r.method} ${r.path}`, raw, status: answer.status, body: answer.body })
     }
   }

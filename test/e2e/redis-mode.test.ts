@@ -56,7 +56,12 @@ describeWithRedis('the service in Redis mode', () => {
     expect((await a.api('DELETE', `/customers/${customer}/keys/${k.id}`, { key: dev.key })).status).toBe(204)
     // The revocation crosses a pub/sub hop; within 5 s, far short of the 30 s a cached principal
     // lives, so only the drop message can make b refuse it.
-    await until('b to refuse the revoked key', () => b.api('GET', '/agents', { key: k.key }), (r) => r.status === 401, 5_000)
+    await until(
+      'b to refuse the revoked key',
+      () => b.api('GET', '/agents', { key: k.key }),
+      (r) => r.status === 401,
+      5_000,
+    )
     expect((await a.api('GET', '/agents', { key: k.key })).status).toBe(401)
   })
 
@@ -66,6 +71,11 @@ describeWithRedis('the service in Redis mode', () => {
     expect(await gpt4o(b)).toBe(false)
     expect((await a.console('PATCH', `/workspaces/${dev.id}`, { plan: 'pro' })).status).toBe(200)
     // Within 5 s: far short of the 30 s b's cached principal (and its plan) would live.
-    await until('b to see the new plan', () => gpt4o(b), (available) => available === true, 5_000)
+    await until(
+      'b to see the new plan',
+      () => gpt4o(b),
+      (available) => available === true,
+      5_000,
+    )
   })
 })

@@ -33,16 +33,29 @@ test('an outbound call: the clock moved minutes past hangupAfterMs right after t
   const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155553301', purpose: 'Hi, this is Bean There.', agent: agent.id } })
   expect(placed.status).toBe(202)
   const id = placed.body.id
-  const row = await until('connected', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
+  const row = await until(
+    'connected',
+    () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+    (r) => r.body.status === 'connected',
+  )
   const { sandbox } = s.server.services.of(callsFeature)
-  const callee = (await until('callee on the line', async () => sandbox.callee(row.body.callRef), (c) => !!c))!
+  const callee = (await until(
+    'callee on the line',
+    async () => sandbox.callee(row.body.callRef),
+    (c) => !!c,
+  ))!
 
   // Five minutes of service time at once: the hang-up (due at 60 s) falls due before the callee has spoken.
   expect((await advance(5 * MIN)).status).toBe(200)
   expect((await s.api('GET', `/calls/${id}`, { key: dev.key })).body.status).toBe('connected')
 
   // It hangs up once its script is done (well within the 60 s of real audio it would otherwise get).
-  const done = await until('ended and analysed', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.analysedAt !== null, 45_000)
+  const done = await until(
+    'ended and analysed',
+    () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+    (r) => r.body.analysedAt !== null,
+    45_000,
+  )
   expect(callee.log.said).toEqual(LINES)
   expect(customerLines(done.body.transcript)).toEqual(LINES)
   // The last line was answered before the hang-up.
@@ -58,9 +71,18 @@ test('an inbound call rung with lines: the same', async () => {
   const rang = await s.console('POST', '/sandbox/calls', { from: '+14155553311', to: '+14155553310', lines: LINES, hangupAfterMs: 60 * SEC })
   expect(rang.body.answered).toBe(true)
   const tries = await rows()
-  const [row] = await until('the inbound row', () => tries.find({ workspaceId: dev.id, direction: 'inbound' }), (r) => r.length === 1)
+  const [row] = await until(
+    'the inbound row',
+    () => tries.find({ workspaceId: dev.id, direction: 'inbound' }),
+    (r) => r.length === 1,
+  )
   expect((await advance(5 * MIN)).status).toBe(200)
-  const [done] = await until('ended and analysed', () => tries.find({ callId: row.callId }), (r) => r[0]?.analysedAt !== null, 45_000)
+  const [done] = await until(
+    'ended and analysed',
+    () => tries.find({ callId: row.callId }),
+    (r) => r[0]?.analysedAt !== null,
+    45_000,
+  )
   expect(customerLines(done.transcript)).toEqual(LINES)
   expect(done).toMatchObject({ status: 'completed', hangup: 'answered' })
 }, 60_000)
@@ -71,8 +93,16 @@ test('a callee without lines still hangs up on the service clock, at its hangupA
   expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155553321' })).status).toBe(201)
   expect((await s.console('PUT', '/sandbox/phones/%2B14155553321', { pickup: 'answer', ringMs: 0, hangupAfterMs: 20 * SEC })).status).toBe(200)
   const id = (await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155553321', purpose: 'Hello.', agent: agent.id } })).body.id
-  await until('connected', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
+  await until(
+    'connected',
+    () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+    (r) => r.body.status === 'connected',
+  )
   await advance(5 * MIN)
-  const done = await until('ended', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'completed')
+  const done = await until(
+    'ended',
+    () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+    (r) => r.body.status === 'completed',
+  )
   expect(done.body).toMatchObject({ hangup: 'answered', seconds: 20 })
 })

@@ -26,7 +26,15 @@ beforeAll(async () => {
   expect((await s.console('POST', `/workspaces/${dev.id}/templates`, { name: 'welcome', language: 'en', category: 'utility', body: 'Welcome {{1}}!' })).status).toBe(201)
   for (const phone of ['+14155550601', '+14155550602', '+14155550603']) expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })).status).toBe(201)
   expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550609', optedOut: true })).status).toBe(201)
-  const made = await s.console('POST', `/workspaces/${dev.id}/sequences`, { name: 'Onboarding', agent, steps: [{ template: 'welcome', delayMinutes: 0 }, { template: 'welcome', delayMinutes: 60 }, { template: 'welcome', delayMinutes: 60 }] })
+  const made = await s.console('POST', `/workspaces/${dev.id}/sequences`, {
+    name: 'Onboarding',
+    agent,
+    steps: [
+      { template: 'welcome', delayMinutes: 0 },
+      { template: 'welcome', delayMinutes: 60 },
+      { template: 'welcome', delayMinutes: 60 },
+    ],
+  })
   expect(made.status).toBe(201)
   seq = made.body.id
   expect((await s.console('POST', `/workspaces/${dev.id}/sequences`, { name: 'Old', agent, status: 'archived', steps: [] })).status).toBe(201)
@@ -43,7 +51,12 @@ const advance = (ms: number) => s.console('POST', '/clock/advance', { ms })
 const enrol = (body: unknown, id = seq) => s.api('POST', `/sequences/${id}/enrolments`, { key: dev.key, body })
 const enrolment = async (id: string) => (await s.server.services.store.collection<any>({ name: 'enrolments', indexes: [] })).get(id)
 /** The enrolment waits for `step` (its deadline set), so moving the clock now is what wakes it. */
-const waitingFor = (id: string, step: number) => until(`waiting for step ${step + 1}`, () => enrolment(id), (e) => e.status === 'active' && e.step === step && e.nextAt !== null)
+const waitingFor = (id: string, step: number) =>
+  until(
+    `waiting for step ${step + 1}`,
+    () => enrolment(id),
+    (e) => e.status === 'active' && e.step === step && e.nextAt !== null,
+  )
 
 describe('sequences', () => {
   test('GET /sequences lists active ones only', async () => {
@@ -68,13 +81,25 @@ describe('sequences', () => {
     expect(r.body.enrolled).toBe(true)
     expect((await enrol({ to: '+14155550601' })).body).toEqual({ enrolled: false, reason: 'already_enrolled' })
     await advance(1_000)
-    await until('step 1', async () => sent('+14155550601'), (m) => m.length === 1)
+    await until(
+      'step 1',
+      async () => sent('+14155550601'),
+      (m) => m.length === 1,
+    )
     expect(sent('+14155550601')[0]!.content).toEqual({ type: 'template', template: { name: 'welcome', language: 'en', variables: ['Priya'] } })
     await waitingFor(r.body.id, 1)
     await advance(HOUR)
-    await until('step 2', async () => sent('+14155550601'), (m) => m.length === 2)
+    await until(
+      'step 2',
+      async () => sent('+14155550601'),
+      (m) => m.length === 2,
+    )
     expect((await s.console('POST', `/workspaces/${dev.id}/inbound`, { channel: 'chatapp', from: '+14155550601', text: 'Thanks, got it' })).status).toBe(201)
-    await until('stopped', () => enrolment(r.body.id), (e) => e.status === 'stopped')
+    await until(
+      'stopped',
+      () => enrolment(r.body.id),
+      (e) => e.status === 'stopped',
+    )
     await advance(2 * HOUR)
     await Bun.sleep(100)
     expect(sent('+14155550601')).toHaveLength(2)
@@ -84,15 +109,27 @@ describe('sequences', () => {
   test('a restart between steps sends nothing twice and misses nothing', async () => {
     const r = await enrol({ to: '+14155550602', variables: { '1': 'Sam' } })
     await advance(1_000)
-    await until('step 1', async () => sent('+14155550602'), (m) => m.length === 1)
+    await until(
+      'step 1',
+      async () => sent('+14155550602'),
+      (m) => m.length === 1,
+    )
     await waitingFor(r.body.id, 1)
     await s.stop()
     s = await startTestServer(env, dir)
     await advance(HOUR)
-    await until('step 2 after the restart', async () => sent('+14155550602'), (m) => m.length === 1)
+    await until(
+      'step 2 after the restart',
+      async () => sent('+14155550602'),
+      (m) => m.length === 1,
+    )
     await waitingFor(r.body.id, 2)
     await advance(HOUR)
-    await until('finished', () => enrolment(r.body.id), (e) => e.status === 'finished')
+    await until(
+      'finished',
+      () => enrolment(r.body.id),
+      (e) => e.status === 'finished',
+    )
     expect(sent('+14155550602')).toHaveLength(2) // steps 2 and 3 on this instance; step 1 went before the restart
     expect((await enrolment(r.body.id)).steps).toEqual({ '0': 'sent', '1': 'sent', '2': 'sent' })
     // Each message sent is metered once, at the template category's rate (utility).

@@ -113,9 +113,7 @@ function enumerate(v1Doc: any): Route[] {
     const schema = op?.requestBody?.content?.['application/json']?.schema
     const key = `${route.method} ${path}`
     const body = key in BODY_OVERRIDES ? BODY_OVERRIDES[key] : schema ? sample(schema) : route.method === 'GET' || route.method === 'DELETE' ? undefined : {}
-    const query = new URLSearchParams(
-      (op?.parameters ?? []).filter((p: any) => p.in === 'query' && p.required).map((p: any) => [p.name, String(sample(p.schema))]),
-    ).toString()
+    const query = new URLSearchParams((op?.parameters ?? []).filter((p: any) => p.in === 'query' && p.required).map((p: any) => [p.name, String(sample(p.schema))])).toString()
     found.push({ method: route.method, path, kinds, body, query })
   }
   // Deletes last: if one wrongly succeeds it cannot take away what the other checks need.
@@ -129,13 +127,7 @@ const fill = (route: Route, ids: string[]): string => {
 }
 
 /** Calls a route and returns a problem line, or null when the expected status came back and no B data leaked. */
-async function check(
-  what: string,
-  route: Route,
-  ids: string[],
-  expected: number,
-  opts: { key?: string; workspace?: string; headers?: Record<string, string> },
-): Promise<string | null> {
+async function check(what: string, route: Route, ids: string[], expected: number, opts: { key?: string; workspace?: string; headers?: Record<string, string> }): Promise<string | null> {
   const res = await server.api(route.method, fill(route, ids), { ...opts, body: route.body })
   const op = `${route.method} ${route.path}`
   if (!seen.has(op)) seen.set(op, new Set())
@@ -218,8 +210,28 @@ beforeAll(async () => {
   B.b1Key = b1Key.key
   const bSeq = await sequence(devB.id, bAgent.id)
   const b1Seq = await sequence(b1.id, b1Agent.id)
-  B.dev = { customer: b1.id, customerKey: b1Key.id, agent: bAgent.id, document: bDoc.id, conversation: bConv, webhook: bHook.id, call: bCall, sequence: bSeq, campaign: await campaign(devB.id, bAgent.id) }
-  B.inB1 = { customer: b1.id, customerKey: b1Key.id, agent: b1Agent.id, document: b1Doc.id, conversation: b1Conv, webhook: b1Hook.id, call: b1Call, sequence: b1Seq, campaign: await campaign(b1.id, b1Agent.id) }
+  B.dev = {
+    customer: b1.id,
+    customerKey: b1Key.id,
+    agent: bAgent.id,
+    document: bDoc.id,
+    conversation: bConv,
+    webhook: bHook.id,
+    call: bCall,
+    sequence: bSeq,
+    campaign: await campaign(devB.id, bAgent.id),
+  }
+  B.inB1 = {
+    customer: b1.id,
+    customerKey: b1Key.id,
+    agent: b1Agent.id,
+    document: b1Doc.id,
+    conversation: b1Conv,
+    webhook: b1Hook.id,
+    call: b1Call,
+    sequence: b1Seq,
+    campaign: await campaign(b1.id, b1Agent.id),
+  }
   B.secrets = [secret, devB.key, b1Key.key, bAgent.webKey, b1Agent.webKey].filter(Boolean)
 
   // A: two customers, agents in the developer workspace and in A1, and A1 keys (one to attack with,
@@ -245,8 +257,32 @@ beforeAll(async () => {
   const a1Hook = await post(devA.key, '/webhooks', { agent: a1Agent.id, url: 'https://1.1.1.1/a1' }, a1.id)
   const aCall = await placeCall(devA.key, devA.id, aAgent.id, 'ref-a')
   const a1Call = await placeCall(devA.key, a1.id, a1Agent.id, 'ref-a1', a1.id)
-  const inA1 = { customer: a1.id, customerKey: spare.id, agent: a1Agent.id, document: a1Doc.id, conversation: a1Conv, webhook: a1Hook.id, call: a1Call, sequence: await sequence(a1.id, a1Agent.id), campaign: await campaign(a1.id, a1Agent.id) }
-  A.dev = { label: 'A developer key', key: devA.key, own: { customer: a1.id, customerKey: spare.id, agent: aAgent.id, document: aDoc.id, conversation: aConv, webhook: aHook.id, call: aCall, sequence: await sequence(devA.id, aAgent.id), campaign: await campaign(devA.id, aAgent.id) } }
+  const inA1 = {
+    customer: a1.id,
+    customerKey: spare.id,
+    agent: a1Agent.id,
+    document: a1Doc.id,
+    conversation: a1Conv,
+    webhook: a1Hook.id,
+    call: a1Call,
+    sequence: await sequence(a1.id, a1Agent.id),
+    campaign: await campaign(a1.id, a1Agent.id),
+  }
+  A.dev = {
+    label: 'A developer key',
+    key: devA.key,
+    own: {
+      customer: a1.id,
+      customerKey: spare.id,
+      agent: aAgent.id,
+      document: aDoc.id,
+      conversation: aConv,
+      webhook: aHook.id,
+      call: aCall,
+      sequence: await sequence(devA.id, aAgent.id),
+      campaign: await campaign(devA.id, aAgent.id),
+    },
+  }
   A.inA1 = { label: 'A developer key in A1', key: devA.key, workspace: a1.id, own: inA1 }
   A.a1Key = { label: 'A1 customer key', key: attack.key, own: inA1 }
   A.a2 = a2.id
@@ -335,7 +371,13 @@ describe('tenancy across every v1 route', () => {
   test("A1's customer key with Service-Workspace naming A2 answers 404", async () => {
     const problems: string[] = []
     for (const route of routes) {
-      const problem = await check('A1 key in A2', route, route.kinds.map((k) => A.a1Key.own[k]), 404, { key: A.a1Key.key, workspace: A.a2 })
+      const problem = await check(
+        'A1 key in A2',
+        route,
+        route.kinds.map((k) => A.a1Key.own[k]),
+        404,
+        { key: A.a1Key.key, workspace: A.a2 },
+      )
       if (problem) problems.push(problem)
     }
     expect(problems).toEqual([])
@@ -346,7 +388,13 @@ describe('tenancy across every v1 route', () => {
     const managed = routes.filter(isCustomerManagement)
     expect(managed.length).toBeGreaterThan(0)
     for (const route of managed) {
-      const problem = await check('A1 key on /customers', route, route.kinds.map((k) => A.dev.own[k]), 403, { key: A.a1Key.key })
+      const problem = await check(
+        'A1 key on /customers',
+        route,
+        route.kinds.map((k) => A.dev.own[k]),
+        403,
+        { key: A.a1Key.key },
+      )
       if (problem) problems.push(problem)
     }
     expect(problems).toEqual([])
@@ -378,4 +426,3 @@ describe('tenancy across every v1 route', () => {
     expect(undocumented).toEqual([])
   })
 })
-

@@ -78,7 +78,13 @@ describe('test chat with the local model (no network)', () => {
   })
 
   test('message is required, 1–4,000 characters, and not blank', async () => {
-    for (const [body, field] of [[{}, 'message'], [{ message: '' }, 'message'], [{ message: 'x'.repeat(4001) }, 'message'], [{ message: '   ' }, 'message'], [{ message: 'hi', extra: 1 }, 'extra']] as const) {
+    for (const [body, field] of [
+      [{}, 'message'],
+      [{ message: '' }, 'message'],
+      [{ message: 'x'.repeat(4001) }, 'message'],
+      [{ message: '   ' }, 'message'],
+      [{ message: 'hi', extra: 1 }, 'extra'],
+    ] as const) {
       const r = await s.api('POST', `/agents/${agent}/test-chat`, { key: dev.key, body })
       expect({ body, status: r.status, field: r.body.field }).toEqual({ body, status: 400, field })
     }
@@ -150,7 +156,16 @@ describe('test chat with the local model (no network)', () => {
     const r = await say(agent, 'Hello')
     const web = await s.api('GET', '/conversations?channel=web&limit=100', { key: dev.key })
     const mine = web.body.items.find((c: any) => c.id === r.body.session)
-    expect(mine).toEqual({ id: r.body.session, agent, channel: 'web', customer: { id: null, phone: null }, status: 'active', test: true, lastInboundAt: expect.any(String), createdAt: expect.any(String) })
+    expect(mine).toEqual({
+      id: r.body.session,
+      agent,
+      channel: 'web',
+      customer: { id: null, phone: null },
+      status: 'active',
+      test: true,
+      lastInboundAt: expect.any(String),
+      createdAt: expect.any(String),
+    })
     expect((await s.api('GET', '/conversations?channel=voice', { key: dev.key })).body.items).toEqual([])
     const replies = await s.server.services.of(usageFeature).ledger.records.count({ workspaceId: dev.id, kind: 'reply', conversationId: r.body.session })
     expect(replies).toBe(1)
@@ -171,7 +186,11 @@ describe('test chat with an OpenAI-protocol model (local fake)', () => {
       const r = await say(caller, 'Please call me back tomorrow at 10')
       expect(r.status).toBe(200)
       expect(r.body.tools).toEqual([
-        { name: 'schedule_callback', input: { when: 'tomorrow 10:00', phone: '+14155550100' }, output: 'Test chat: I would have booked a callback for tomorrow 10:00 to +14155550100. Nothing was booked.' },
+        {
+          name: 'schedule_callback',
+          input: { when: 'tomorrow 10:00', phone: '+14155550100' },
+          output: 'Test chat: I would have booked a callback for tomorrow 10:00 to +14155550100. Nothing was booked.',
+        },
       ])
       expect(r.body.reply).toBe('In a real chat I would have booked a callback for tomorrow at 10:00.')
       expect(fake.requests[0].body.tools.map((t: any) => t.function.name)).toContain('schedule_callback')

@@ -59,9 +59,17 @@ describe('a month of replies and calls adds up to the ledger', () => {
     await s.console('PUT', '/sandbox/phones/%2B14155557001', { pickup: 'answer', ringMs: 0, hangupAfterMs: 61 * SEC })
     const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155557001', purpose: 'Confirm tomorrow' } })
     expect(placed.status).toBe(202)
-    await until('connected', () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }), (r) => r.body.status === 'connected')
+    await until(
+      'connected',
+      () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }),
+      (r) => r.body.status === 'connected',
+    )
     await advance(62 * SEC)
-    await until('analysed', () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }), (r) => r.body.analysedAt !== null)
+    await until(
+      'analysed',
+      () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }),
+      (r) => r.body.analysedAt !== null,
+    )
 
     const usage = await s.api('GET', '/usage?days=3', { key: dev.key })
     expect(usage.status).toBe(200)
@@ -193,7 +201,8 @@ describe('the wallet', () => {
     const dev = await s.developer({ plan: 'payg', name: 'Broke' })
     const agent = (await s.agent(dev.key, { name: 'Caller', voice: { answersCalls: true } })).id
     // Four rented numbers: 6 USD of rent against the 5 USD plan credit.
-    for (let i = 0; i < 4; i++) expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: `+1415555710${i}`, source: 'rented', agent: i === 0 ? agent : null })).status).toBe(201)
+    for (let i = 0; i < 4; i++)
+      expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: `+1415555710${i}`, source: 'rented', agent: i === 0 ? agent : null })).status).toBe(201)
     await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155557199' })
     const usage = await s.api('GET', '/usage', { key: dev.key })
     expect(usage.body.wallet).toMatchObject({ balanceMicro: 5_000_000 - 4 * MONTHLY_RENT, availableMicro: -1_000_000 })

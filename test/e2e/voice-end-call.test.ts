@@ -31,7 +31,12 @@ test("the agent's end_call: the reply is spoken whole, then the call ends answer
   fake.reply({ kind: 'stream', text: ['Have a lovely day, goodbye.'] })
   fake.reply({ kind: 'stream', text: ['The caller said that was all; the agent said goodbye and ended the call.'] })
   const id = (await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550501', purpose: 'Hi, just checking in on your order.' } })).body.id
-  const done = await until('ended by the agent', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'completed' && r.body.analysedAt !== null, 30_000)
+  const done = await until(
+    'ended by the agent',
+    () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+    (r) => r.body.status === 'completed' && r.body.analysedAt !== null,
+    30_000,
+  )
   expect(done.body.hangup).toBe('answered')
   expect(done.body.transcript.map((l: any) => [l.speaker, l.text])).toEqual([
     ['agent', 'Hi, just checking in on your order.'],

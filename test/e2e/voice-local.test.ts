@@ -30,14 +30,24 @@ describeLocal('a call on local engines only', () => {
     const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550901', purpose: 'Hello, this is a quick test call.' } })
     expect(placed.status).toBe(202)
     const id = placed.body.id
-    const talk = await until('the callee answered and the agent replied', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.transcript.length >= 3, 45_000)
+    const talk = await until(
+      'the callee answered and the agent replied',
+      () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+      (r) => r.body.transcript.length >= 3,
+      45_000,
+    )
     const t = talk.body.transcript
     expect(t[0]).toMatchObject({ speaker: 'agent', text: 'Hello, this is a quick test call.' })
     expect(t[1].speaker).toBe('customer')
     expect(t[1].text.length).toBeGreaterThan(0)
     expect(t[2].speaker).toBe('agent')
     await s.console('POST', '/clock/advance', { ms: 61_000 })
-    const done = await until('analysed and recorded', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.analysedAt !== null && r.body.recording?.ready === true, 20_000)
+    const done = await until(
+      'analysed and recorded',
+      () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+      (r) => r.body.analysedAt !== null && r.body.recording?.ready === true,
+      20_000,
+    )
     expect(done.body.status).toBe('completed')
     expect(done.body.summary).toBeString()
   }, 90_000)

@@ -20,7 +20,7 @@ describeWithRedis('a call whose media lands on another instance', () => {
   })
   afterAll(() => pair?.stop())
 
-  test('the conversation runs on B while A holds the call; DELETE on A ends B\'s stream', async () => {
+  test("the conversation runs on B while A holds the call; DELETE on A ends B's stream", async () => {
     const dev = await a.developer({ plan: 'scale' })
     const agent = (await a.agent(dev.key, { name: 'Two', voice: { answersCalls: true } })).id
     expect((await a.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'Opening hours\n\nWe are open from 9 am to 5 pm every day.', title: 'Hours' } })).status).toBe(201)
@@ -35,17 +35,40 @@ describeWithRedis('a call whose media lands on another instance', () => {
 
     const placed = await a.api('POST', '/calls', { key: dev.key, body: { to: '+14155550601', purpose: 'Hello, calling from two instances.' } })
     const id = placed.body.id
-    const row = await until('connected', () => a.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
-    const callee = await until('callee on the line', async () => onA.sandbox.callee(row.body.callRef), (c) => !!c)
-    const talked = await until('answered', async () => (await b.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => !!c.transcript[2]?.text.includes('9 am to 5 pm'), 30_000)
+    const row = await until(
+      'connected',
+      () => a.api('GET', `/calls/${id}`, { key: dev.key }),
+      (r) => r.body.status === 'connected',
+    )
+    const callee = await until(
+      'callee on the line',
+      async () => onA.sandbox.callee(row.body.callRef),
+      (c) => !!c,
+    )
+    const talked = await until(
+      'answered',
+      async () => (await b.api('GET', `/calls/${id}`, { key: dev.key })).body,
+      (c) => !!c.transcript[2]?.text.includes('9 am to 5 pm'),
+      30_000,
+    )
     expect(onB.media.pipeline(id)).not.toBeNull()
     expect(onA.media.pipeline(id)).toBeNull()
     expect(talked.transcript.slice(0, 3).map((l: any) => l.speaker)).toEqual(['agent', 'customer', 'agent'])
     expect(talked.transcript[2].text).toContain('9 am to 5 pm')
 
     expect((await a.api('DELETE', `/calls/${id}`, { key: dev.key })).status).toBe(202)
-    await until('B closed the stream', async () => onB.media.pipeline(id), (p) => p === null, 5_000)
-    const ended = await until('completed', () => b.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'completed' && r.body.analysedAt !== null, 10_000)
+    await until(
+      'B closed the stream',
+      async () => onB.media.pipeline(id),
+      (p) => p === null,
+      5_000,
+    )
+    const ended = await until(
+      'completed',
+      () => b.api('GET', `/calls/${id}`, { key: dev.key }),
+      (r) => r.body.status === 'completed' && r.body.analysedAt !== null,
+      10_000,
+    )
     expect(ended.body.hangup).toBe('cancelled')
     expect(ended.body.transcript.length).toBeGreaterThanOrEqual(3)
     expect(callee!.log.said).toEqual(['When are you open?'])

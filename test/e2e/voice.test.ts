@@ -48,8 +48,16 @@ async function callWithLines(agentNumber: string, contact: string, lines: string
   expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent(contact)}`, { pickup: 'answer', ringMs: 0, lines, hangupAfterMs: 60 * SEC })).status).toBe(200)
   const id = (await s.api('POST', '/calls', { key: dev.key, body: { to: contact, purpose: 'Hi, this is Bean There.' } })).body.id as string
   const { sandbox } = s.server.services.of((await import('../../src/features/calls')).callsFeature)
-  const row = await until('connected', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
-  const callee = (await until('callee on the line', async () => sandbox.callee(row.body.callRef), (c) => !!c))!
+  const row = await until(
+    'connected',
+    () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+    (r) => r.body.status === 'connected',
+  )
+  const callee = (await until(
+    'callee on the line',
+    async () => sandbox.callee(row.body.callRef),
+    (c) => !!c,
+  ))!
   const call = async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body
   return { callee, call }
 }
@@ -59,18 +67,38 @@ describe('a sandbox call through the media bridge', () => {
     const dev = await phoneAgent('+14155550800', '+14155550801')
     const lines = ['What time do you open on Saturday?', '> Sorry, where do customers park?', 'My name is Priya.']
     expect((await s.console('PUT', '/sandbox/phones/%2B14155550801', { pickup: 'answer', ringMs: 0, lines, hangupAfterMs: 60 * SEC })).status).toBe(200)
-    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550801', purpose: 'Hi, this is Bean There calling about your order.', extract: [{ name: 'name', type: 'text', description: "the caller's name" }] } })
+    const placed = await s.api('POST', '/calls', {
+      key: dev.key,
+      body: { to: '+14155550801', purpose: 'Hi, this is Bean There calling about your order.', extract: [{ name: 'name', type: 'text', description: "the caller's name" }] },
+    })
     expect(placed.status).toBe(202)
     const id = placed.body.id
     const { sandbox } = s.server.services.of((await import('../../src/features/calls')).callsFeature)
-    const row = await until('connected', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.status === 'connected')
-    const callee = await until('callee on the line', async () => sandbox.callee(row.body.callRef), (c) => !!c)
+    const row = await until(
+      'connected',
+      () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+      (r) => r.body.status === 'connected',
+    )
+    const callee = await until(
+      'callee on the line',
+      async () => sandbox.callee(row.body.callRef),
+      (c) => !!c,
+    )
     // The pipeline's state shows on the call's actor in the console while the call is live.
-    const actor = await until('the pipeline runs', () => s.console('GET', `/actors/call:${id}`), (r) => r.status === 200 && r.body.pipeline !== null)
+    const actor = await until(
+      'the pipeline runs',
+      () => s.console('GET', `/actors/call:${id}`),
+      (r) => r.status === 200 && r.body.pipeline !== null,
+    )
     expect(['opening', 'listening', 'thinking', 'speaking', 'interrupted']).toContain(actor.body.pipeline.state)
 
     // The callee says both lines; the second cuts into the agent's answer.
-    await until('both lines said and answered', async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').length >= 4, 60_000)
+    await until(
+      'both lines said and answered',
+      async () => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body,
+      (c) => c.transcript.filter((l: any) => l.speaker === 'agent').length >= 4,
+      60_000,
+    )
     expect(callee!.log.said).toEqual(['What time do you open on Saturday?', 'Sorry, where do customers park?', 'My name is Priya.'])
     expect(callee!.log.clears).toBe(1) // one interruption, one clear
 
@@ -101,7 +129,12 @@ describe('a sandbox call through the media bridge', () => {
 
     // The callee hangs up (service clock): completed, analysed, recorded.
     await advance(61 * SEC)
-    const done = await until('analysed', () => s.api('GET', `/calls/${id}`, { key: dev.key }), (r) => r.body.analysedAt !== null && r.body.recording?.ready === true, 20_000)
+    const done = await until(
+      'analysed',
+      () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+      (r) => r.body.analysedAt !== null && r.body.recording?.ready === true,
+      20_000,
+    )
     expect(done.body).toMatchObject({ status: 'completed', hangup: 'answered' })
     expect(done.body.summary).toBeString()
     expect(done.body.fields).toEqual({ name: 'Priya' })
@@ -139,11 +172,25 @@ describe('a sandbox call through the media bridge', () => {
   test('an "okay" said over the agent does not take the turn: the answer is heard whole', async () => {
     const { callee, call } = await callWithLines('+14155550820', '+14155550821', ['What time do you open on Saturday?', '> Okay.'])
     const full = FULL_HOURS
-    const done = await until('the answer heard', call, (c) => c.transcript.filter((l: any) => l.speaker === 'agent').map((l: any) => l.text).join(' ').includes('2 pm on Sundays'), 45_000)
+    const done = await until(
+      'the answer heard',
+      call,
+      (c) =>
+        c.transcript
+          .filter((l: any) => l.speaker === 'agent')
+          .map((l: any) => l.text)
+          .join(' ')
+          .includes('2 pm on Sundays'),
+      45_000,
+    )
     expect(callee.log.said).toEqual(['What time do you open on Saturday?', 'Okay.'])
     // Only the question is a customer turn; the agent's answer is all there (whole, or cut and resumed).
     expect(done.transcript.filter((l: any) => l.speaker === 'customer').map((l: any) => l.text)).toEqual(['What time do you open on Saturday?'])
-    const answer = done.transcript.filter((l: any) => l.speaker === 'agent').slice(1).map((l: any) => l.text).join(' ')
+    const answer = done.transcript
+      .filter((l: any) => l.speaker === 'agent')
+      .slice(1)
+      .map((l: any) => l.text)
+      .join(' ')
     expect(answer.replace(/ \(Source: Shop FAQ\)$/, '')).toBe(full)
     await advance(61 * SEC)
   }, 90_000)

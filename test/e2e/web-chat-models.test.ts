@@ -21,7 +21,8 @@ const publishedAgent = async (server: TestServer, key: string, body: Record<stri
   expect(pub.status).toBe(200)
   return r.body as { id: string; webKey: string }
 }
-const post = (server: TestServer, path: string, body: unknown) => fetch(`${server.url}/api/v1/web/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+const post = (server: TestServer, path: string, body: unknown) =>
+  fetch(`${server.url}/api/v1/web/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 const session = async (server: TestServer, webKey: string) => ((await (await post(server, `${webKey}/sessions`, {})).json()) as any).session as string
 
 beforeAll(async () => {

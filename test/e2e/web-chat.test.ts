@@ -57,7 +57,10 @@ afterAll(() => s.stop())
 
 describe('the visitor API', () => {
   test('widget settings are public, with CORS for any origin', async () => {
-    const pre = await fetch(`${s.url}/api/v1/web/${agent.webKey}/messages`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } })
+    const pre = await fetch(`${s.url}/api/v1/web/${agent.webKey}/messages`, {
+      method: 'OPTIONS',
+      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    })
     expect(pre.status).toBe(204)
     expect(pre.headers.get('access-control-allow-origin')).toBe('*')
     expect(pre.headers.get('access-control-allow-headers')).toContain('content-type')
@@ -98,7 +101,12 @@ describe('the visitor API', () => {
     expect(names.filter((n) => n === 'token').length).toBeGreaterThan(1)
     const reply = r.events.at(-1)!.data
     expect(reply.text).toContain('8 am to 2 pm')
-    expect(r.events.filter((e) => e.event === 'token').map((e) => e.data.text).join('')).toBe(reply.text)
+    expect(
+      r.events
+        .filter((e) => e.event === 'token')
+        .map((e) => e.data.text)
+        .join(''),
+    ).toBe(reply.text)
     const conversationId = r.events[0]!.data.conversationId
     expect(await conversation(conversationId)).toMatchObject({ channel: 'web', test: false, status: 'active', agent: agent.id })
     // Resuming the session hands back the conversation so far.
@@ -115,7 +123,10 @@ describe('the visitor API', () => {
     const session = await start()
     const other = await newAgent()
     await publish(other.id)
-    for (const [key, token] of [[agent.webKey, session.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))], [other.webKey, session]] as const) {
+    for (const [key, token] of [
+      [agent.webKey, session.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))],
+      [other.webKey, session],
+    ] as const) {
       const r = await json(await web('POST', `${key}/messages`, { session: token, message: 'hi' }))
       expect(r.status).toBe(401)
       expect(r.body.error).toContain('session')
@@ -127,7 +138,9 @@ describe('the visitor API', () => {
     const lead = await say(session, 'Please call me back, my email is ana@example.com')
     expect(lead.events.at(-1)!.event).toBe('reply')
     const conversationId = lead.events[0]!.data.conversationId
-    expect(events.some((e) => e.type === 'lead.captured' && (e.data as any).conversationId === conversationId && (e.data as any).email === 'ana@example.com' && (e.data as any).channel === 'web')).toBe(true)
+    expect(
+      events.some((e) => e.type === 'lead.captured' && (e.data as any).conversationId === conversationId && (e.data as any).email === 'ana@example.com' && (e.data as any).channel === 'web'),
+    ).toBe(true)
     await say(session, 'I want to talk to a human please')
     expect((await conversation(conversationId)).status).toBe('escalated')
     expect(events.some((e) => e.type === 'conversation.escalated' && (e.data as any).conversationId === conversationId && (e.data as any).test === false)).toBe(true)
@@ -157,7 +170,12 @@ describe('the visitor API', () => {
     const session = await start()
     // The widget listens before the visitor has written anything.
     const abort = new AbortController()
-    const res = await fetch(`${s.url}/api/v1/web/${agent.webKey}/events`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN }, body: JSON.stringify({ session }), signal: abort.signal })
+    const res = await fetch(`${s.url}/api/v1/web/${agent.webKey}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: ORIGIN },
+      body: JSON.stringify({ session }),
+      signal: abort.signal,
+    })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toContain('text/event-stream')
     const received: any[] = []
@@ -170,7 +188,11 @@ describe('the visitor API', () => {
     const wrote = await s.console('POST', `/workspaces/${dev.id}/conversations/${conversationId}/messages`, { text: 'Hi, this is Maya from the team.' })
     expect(wrote.status).toBe(201)
     expect(wrote.body).toMatchObject({ author: 'teammate', text: 'Hi, this is Maya from the team.' })
-    await until('the teammate message on the stream', async () => received, (r) => r.length > 0)
+    await until(
+      'the teammate message on the stream',
+      async () => received,
+      (r) => r.length > 0,
+    )
     expect(received[0]).toMatchObject({ event: 'message', data: { id: wrote.body.id, author: 'teammate', text: 'Hi, this is Maya from the team.' } })
     abort.abort()
     await reading
@@ -221,6 +243,15 @@ describe('the visitor API', () => {
 
   test('the visitor API is in the v1 OpenAPI document', async () => {
     const doc = (await (await fetch(`${s.url}/api/v1/docs/json`)).json()) as any
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/web/{webKey}', '/api/v1/web/{webKey}/sessions', '/api/v1/web/{webKey}/messages', '/api/v1/web/{webKey}/lead', '/api/v1/web/{webKey}/events', '/api/v1/web/{webKey}/calls']))
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/web/{webKey}',
+        '/api/v1/web/{webKey}/sessions',
+        '/api/v1/web/{webKey}/messages',
+        '/api/v1/web/{webKey}/lead',
+        '/api/v1/web/{webKey}/events',
+        '/api/v1/web/{webKey}/calls',
+      ]),
+    )
   })
 })

@@ -69,7 +69,13 @@ describeVoice('a call from the widget in Chromium', () => {
     expect((await s.api('POST', `/agents/${r.body.id}/knowledge`, { key: dev.key, body: { text: FAQ, title: 'Shop FAQ' } })).status).toBe(201)
     const pub = await fetch(`${s.url}/agents/${r.body.id}/publish`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: '{}' })
     expect(pub.status).toBe(200)
-    browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${questionWav(dir)}`, '--autoplay-policy=no-user-gesture-required', '--disable-features=WebRtcHideLocalIpsWithMdns'])
+    browser = await launchChromium([
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${questionWav(dir)}`,
+      '--autoplay-policy=no-user-gesture-required',
+      '--disable-features=WebRtcHideLocalIpsWithMdns',
+    ])
   }, 60_000)
   afterAll(async () => {
     await browser?.close()
@@ -88,15 +94,30 @@ describeVoice('a call from the widget in Chromium', () => {
     await button!.click()
     expect(await button!.evaluate((b) => b.getAttribute('aria-pressed'))).toBe('true')
     // The greeting arrives and plays; the microphone's frames go up.
-    await until('the greeting played', () => stats(page), (x) => x.samplesPlayed > 16_000 && x.framesSent > 50, 30_000)
+    await until(
+      'the greeting played',
+      () => stats(page),
+      (x) => x.samplesPlayed > 16_000 && x.framesSent > 50,
+      30_000,
+    )
     // The question reached speech-to-text as audio (a WAV of the caller's words).
-    const heard = await until('a transcription', async () => fake.requests.filter((r) => r.path === '/v1/audio/transcriptions'), (r) => r.length > 0, 30_000)
+    const heard = await until(
+      'a transcription',
+      async () => fake.requests.filter((r) => r.path === '/v1/audio/transcriptions'),
+      (r) => r.length > 0,
+      30_000,
+    )
     expect(heard[0]!.body.riff).toBe('RIFF')
     expect(heard[0]!.body.bytes).toBeGreaterThan(16_000)
     const callId = (await stats(page)).callId as string
     // The agent answers from knowledge, its audio received and played; the question, asked again over it, clears playback.
     const call = () => s.api('GET', `/calls/${callId}`, { key: dev.key }).then((r) => r.body)
-    await until('an interruption', () => stats(page), (x) => x.clears > 0, 40_000)
+    await until(
+      'an interruption',
+      () => stats(page),
+      (x) => x.clears > 0,
+      40_000,
+    )
     const during = await stats(page)
     expect(during.framesReceived).toBeGreaterThan(20)
     expect(during.marksEchoed).toBeGreaterThan(5)
@@ -124,11 +145,26 @@ describeVoice('a call from the widget in Chromium', () => {
     await page.goto(`${s.url}/w/${webKey}`)
     const button = await page.waitForSelector('.bar button.call:not([hidden])', { timeout: 20_000 })
     await button!.click()
-    await until('connected over WebRTC', () => stats(page), (x) => x.state === 'live', 30_000)
+    await until(
+      'connected over WebRTC',
+      () => stats(page),
+      (x) => x.state === 'live',
+      30_000,
+    )
     expect((await stats(page)).transport).toBe('webrtc')
     // Opus packets arrive and the browser plays them out; the microphone's packets go up.
-    await until('the greeting played', () => stats(page), (x) => x.samplesPlayed > 16_000 && x.framesSent > 50, 30_000)
-    const heard = await until('a transcription', async () => fake.requests.slice(before).filter((r) => r.path === '/v1/audio/transcriptions'), (r) => r.length > 0, 30_000)
+    await until(
+      'the greeting played',
+      () => stats(page),
+      (x) => x.samplesPlayed > 16_000 && x.framesSent > 50,
+      30_000,
+    )
+    const heard = await until(
+      'a transcription',
+      async () => fake.requests.slice(before).filter((r) => r.path === '/v1/audio/transcriptions'),
+      (r) => r.length > 0,
+      30_000,
+    )
     expect(heard[0]!.body.bytes).toBeGreaterThan(16_000)
     const callId = (await stats(page)).callId as string
     const call = () => s.api('GET', `/calls/${callId}`, { key: dev.key }).then((r) => r.body)
@@ -138,7 +174,12 @@ describeVoice('a call from the widget in Chromium', () => {
     // Opus and the stored reply is cut to what had gone out (the pipeline marks it interrupted).
     const row = await s.server.services.of(callsFeature).calls.newest(callId)
     const messages = await s.server.services.store.collection<any>(messagesSpec)
-    await until('an interrupted reply', () => messages.find({ conversationId: row!.conversationId, interrupted: true }), (m) => m.length > 0, 40_000)
+    await until(
+      'an interrupted reply',
+      () => messages.find({ conversationId: row!.conversationId, interrupted: true }),
+      (m) => m.length > 0,
+      40_000,
+    )
     await button!.click()
     const ended = await until('the call ended', call, (c) => c.status === 'completed', 20_000)
     expect(ended.transcript.some((l: any) => l.speaker === 'customer' && l.text === QUESTION)).toBe(true)

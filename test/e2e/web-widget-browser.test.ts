@@ -31,7 +31,10 @@ describeWithChromium('the widget in Chromium', () => {
     const dev = await s.developer({ plan: 'scale' })
     devKey = dev.key
     devId = dev.id
-    const r = await s.api('POST', '/agents', { key: dev.key, body: { name: 'Bean There', greeting: 'Hi! Ask me about our coffee shop.', widget: { welcomeCollectLeads: true, accent: '#0b6e4f', theme: 'modern' } } })
+    const r = await s.api('POST', '/agents', {
+      key: dev.key,
+      body: { name: 'Bean There', greeting: 'Hi! Ask me about our coffee shop.', widget: { welcomeCollectLeads: true, accent: '#0b6e4f', theme: 'modern' } },
+    })
     agent = { id: r.body.id, webKey: r.body.webKey }
     expect((await s.api('POST', `/agents/${agent.id}/knowledge`, { key: dev.key, body: { text: FAQ, title: 'Shop FAQ' } })).status).toBe(201)
     const pub = await fetch(`${s.url}/agents/${agent.id}/publish`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: '{}' })
@@ -51,7 +54,12 @@ describeWithChromium('the widget in Chromium', () => {
   })
 
   const chatFrame = async (page: Page): Promise<Frame> => {
-    await until('the chat frame', async () => page.frames().find((f) => f.url().includes(`/w/${agent.webKey}`)) ?? null, (f) => f !== null, 20_000)
+    await until(
+      'the chat frame',
+      async () => page.frames().find((f) => f.url().includes(`/w/${agent.webKey}`)) ?? null,
+      (f) => f !== null,
+      20_000,
+    )
     const frame = page.frames().find((f) => f.url().includes(`/w/${agent.webKey}`))!
     await frame.waitForSelector('#chat .bar h1')
     return frame
@@ -73,7 +81,12 @@ describeWithChromium('the widget in Chromium', () => {
     await frame.type('#lead-name', 'Ana Lima')
     await frame.type('#lead-email', 'ana@example.com')
     await frame.click('.lead button.start')
-    await until('lead.captured', async () => events.filter((e) => e.type === 'lead.captured'), (l) => l.some((e) => (e.data as any).email === 'ana@example.com'), 10_000)
+    await until(
+      'lead.captured',
+      async () => events.filter((e) => e.type === 'lead.captured'),
+      (l) => l.some((e) => (e.data as any).email === 'ana@example.com'),
+      10_000,
+    )
     const lead = events.find((e) => e.type === 'lead.captured')!.data as any
     expect(lead).toMatchObject({ name: 'Ana Lima', email: 'ana@example.com', channel: 'web', test: false })
     // The greeting, then a question typed and sent with Enter.
@@ -100,7 +113,10 @@ describeWithChromium('the widget in Chromium', () => {
     // A phone: 360 px wide, the panel fills the screen and stays usable.
     // (isMobile would reload the page and close the panel; the width is what the layout reads.)
     await page.setViewport({ width: 360, height: 740 })
-    const box = await page.$eval('pierce/.panel', (p) => { const r = p.getBoundingClientRect(); return { w: r.width, h: r.height } })
+    const box = await page.$eval('pierce/.panel', (p) => {
+      const r = p.getBoundingClientRect()
+      return { w: r.width, h: r.height }
+    })
     expect(box.w).toBe(360)
     const composer = await frame.$eval('.composer', (c) => c.getBoundingClientRect().width)
     expect(composer).toBeLessThanOrEqual(360)
@@ -133,7 +149,10 @@ describeWithChromium('the widget in Chromium', () => {
   }, 60_000)
 
   test('classic theme, no welcome screen, a light accent, Spanish: greeting and composer at once, dark text on the accent, the chat in Spanish', async () => {
-    const r = await s.api('POST', '/agents', { key: devKey, body: { name: 'Sunny Tours', greeting: 'Where would you like to go?', language: 'Spanish', widget: { theme: 'classic', accent: '#ffd400', welcomeScreen: false, welcomeCollectLeads: false } } })
+    const r = await s.api('POST', '/agents', {
+      key: devKey,
+      body: { name: 'Sunny Tours', greeting: 'Where would you like to go?', language: 'Spanish', widget: { theme: 'classic', accent: '#ffd400', welcomeScreen: false, welcomeCollectLeads: false } },
+    })
     const pub = await fetch(`${s.url}/agents/${r.body.id}/publish`, { method: 'POST', headers: { authorization: `Bearer ${devKey}`, 'content-type': 'application/json' }, body: '{}' })
     expect(pub.status).toBe(200)
     const context = await browser.createBrowserContext()

@@ -36,8 +36,7 @@ function legacy(method: string, path: string, body?: unknown, key = dev.key, bas
 }
 
 let agentNumber: number
-const publish = (type: EventType, data: Record<string, unknown>, agentId: string | null = agent) =>
-  server.server.services.bus.publish({ type, workspaceId: dev.id, agentId, data })
+const publish = (type: EventType, data: Record<string, unknown>, agentId: string | null = agent) => server.server.services.bus.publish({ type, workspaceId: dev.id, agentId, data })
 
 async function endpoint(fields: Record<string, unknown> = {}) {
   const res = await legacy('POST', '/webhooks/endpoints', { url: `${rx.url}/legacy`, event_types: ['chat.message.completed'], ...fields })
@@ -70,7 +69,17 @@ describe('endpoints', () => {
     const ep = res.body.endpoint
     expect(res.body.status).toBe('success')
     // A copy: bun's toMatchObject writes its matchers into the object it checks.
-    expect({ ...ep }).toMatchObject({ id: expect.any(Number), url: 'https://1.1.1.1/x', event_types: ['voice.call.ended'], agent_id: null, description: 'ops', is_active: true, max_retries: 3, timeout_ms: 5000, created_at: expect.any(String) })
+    expect({ ...ep }).toMatchObject({
+      id: expect.any(Number),
+      url: 'https://1.1.1.1/x',
+      event_types: ['voice.call.ended'],
+      agent_id: null,
+      description: 'ops',
+      is_active: true,
+      max_retries: 3,
+      timeout_ms: 5000,
+      created_at: expect.any(String),
+    })
     expect(ep.secret).toStartWith('whsec_')
     const read = await legacy('GET', `/webhooks/endpoints/${ep.id}`)
     expect(read.body.endpoint).toEqual(Object.fromEntries(Object.entries(ep).filter(([k]) => k !== 'secret')))
@@ -128,7 +137,10 @@ describe('endpoints', () => {
   test('a body that is not a JSON object answers 422 (create and PATCH)', async () => {
     const ep = await endpoint()
     for (const raw of ['[]', '[{"is_active":false}]', '5', 'true', '"x"']) {
-      for (const [method, path] of [['PATCH', `/webhooks/endpoints/${ep.id}`], ['POST', '/webhooks/endpoints']]) {
+      for (const [method, path] of [
+        ['PATCH', `/webhooks/endpoints/${ep.id}`],
+        ['POST', '/webhooks/endpoints'],
+      ]) {
         const res = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${dev.key}`, 'content-type': 'application/json' }, body: raw })
         expect({ raw, method, status: res.status, body: await res.json() }).toEqual({ raw, method, status: 422, body: { detail: [{ loc: ['body'], msg: 'must be an object', type: 'value_error' }] } })
       }
@@ -153,8 +165,7 @@ describe('endpoints', () => {
   test('ids are per account, never reused after a delete; lists are newest first by id, also within one instant', async () => {
     const a = await server.developer({ name: 'Numbers A' })
     const b = await server.developer({ name: 'Numbers B' })
-    const create = async (key: string, n: number) =>
-      (await legacy('POST', '/webhooks/endpoints', { url: `https://1.1.1.1/${n}`, event_types: ['lead.captured'] }, key)).body.endpoint.id as number
+    const create = async (key: string, n: number) => (await legacy('POST', '/webhooks/endpoints', { url: `https://1.1.1.1/${n}`, event_types: ['lead.captured'] }, key)).body.endpoint.id as number
     // The manual clock stands still: all twelve share one created_at.
     const mine: number[] = []
     for (let i = 0; i < 12; i++) mine.push(await create(a.key, i))
@@ -214,7 +225,16 @@ describe('deliveries', () => {
       const list = await deliveries(ep.id)
       return list[0]?.status === 'success' ? list : undefined
     }, 'the success to be recorded')
-    expect(d).toMatchObject({ id: got.headers.get('x-service-delivery-id'), event_id: event.id, event_type: 'chat.message.completed', status: 'success', response_status: 200, error_message: null, attempts: 1, next_attempt_at: null })
+    expect(d).toMatchObject({
+      id: got.headers.get('x-service-delivery-id'),
+      event_id: event.id,
+      event_type: 'chat.message.completed',
+      status: 'success',
+      response_status: 200,
+      error_message: null,
+      attempts: 1,
+      next_attempt_at: null,
+    })
     expect(d.completed_at).toEqual(expect.any(String))
     await Bun.sleep(100)
     expect(rx.received).toHaveLength(1)
@@ -284,7 +304,11 @@ describe('deliveries', () => {
         const list = await deliveries(ep.id)
         return list[0]?.status === 'failed' ? list : undefined
       }, 'the redirect to fail the delivery')
-      expect(d).toMatchObject({ attempts: 1, response_status: 302, error_message: `HTTP 302: redirected to ${rx.url}/elsewhere; webhook deliveries do not follow redirects, register that URL instead` })
+      expect(d).toMatchObject({
+        attempts: 1,
+        response_status: 302,
+        error_message: `HTTP 302: redirected to ${rx.url}/elsewhere; webhook deliveries do not follow redirects, register that URL instead`,
+      })
       await Bun.sleep(50)
       expect(rx.received.map((r) => r.path)).toEqual(['/legacy'])
       await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)

@@ -77,7 +77,12 @@ describe('v1: 20 webhooks per agent', () => {
     expect(await webhooks.count({ workspaceId: dev.id, agentId: agent })).toBe(MAX_WEBHOOKS_PER_AGENT)
     // The ones answered 201 are the ones kept.
     const kept = (await webhooks.find({ workspaceId: dev.id, agentId: agent })).map((d) => d.id).sort()
-    expect(answers.filter((a) => a.status === 201).map((a) => a.body.id as string).sort()).toEqual(kept)
+    expect(
+      answers
+        .filter((a) => a.status === 201)
+        .map((a) => a.body.id as string)
+        .sort(),
+    ).toEqual(kept)
     const listed = await server.api('GET', `/webhooks?agent=${agent}&limit=100`, { key: dev.key })
     expect(listed.body.items).toHaveLength(MAX_WEBHOOKS_PER_AGENT)
     // Full: one more is refused up front.
@@ -111,8 +116,10 @@ describe('v1: 20 webhooks per agent', () => {
     // for "fewer than 20 made before it" would keep both. Some creates wait here before backing out.
     const dev = await server.developer({ name: 'Out of order', plan: 'pro' })
     const agent = await createAgent(dev.key)
-    const answers = await withSlowInserts('webhooks', () => Bun.sleep(Math.floor(Math.random() * 10)), () =>
-      Promise.all(Array.from({ length: 60 }, (_, i) => server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: `https://hooks.example.com/${i}` } }))),
+    const answers = await withSlowInserts(
+      'webhooks',
+      () => Bun.sleep(Math.floor(Math.random() * 10)),
+      () => Promise.all(Array.from({ length: 60 }, (_, i) => server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: `https://hooks.example.com/${i}` } }))),
     )
     const created = answers.filter((a) => a.status === 201).map((a) => a.body.id as string)
     expect(created.length + answers.filter((a) => a.status === 409).length).toBe(60)
@@ -137,7 +144,10 @@ describe('legacy: 20 endpoints per account', () => {
     expect(await endpoints.count({ workspaceId: dev.id })).toBe(MAX_LEGACY_ENDPOINTS)
     const listed = (await legacy('GET', '/webhooks/endpoints', dev.key)).body.endpoints as { id: number }[]
     expect(listed.map((e) => e.id).sort((x, y) => x - y)).toEqual(
-      answers.filter((a) => a.status === 200).map((a) => a.body.endpoint.id as number).sort((x, y) => x - y),
+      answers
+        .filter((a) => a.status === 200)
+        .map((a) => a.body.endpoint.id as number)
+        .sort((x, y) => x - y),
     )
     expect((await legacy('POST', '/webhooks/endpoints', dev.key, { url: 'https://hooks.example.com/late', event_types: ['lead.captured'] })).status).toBe(400)
   })
@@ -166,8 +176,10 @@ describe('creates racing their agent’s delete', () => {
     const gate = new Promise<void>((done) => (release = done))
     let waiting!: () => void
     const inserting = new Promise<void>((done) => (waiting = done))
-    const create = withSlowInserts('webhooks', () => (waiting(), gate), () =>
-      server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'https://hooks.example.com/meanwhile' } }),
+    const create = withSlowInserts(
+      'webhooks',
+      () => (waiting(), gate),
+      () => server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'https://hooks.example.com/meanwhile' } }),
     )
     await inserting // checked the agent and the cap; its insert is held
     expect((await server.api('DELETE', `/agents/${agent}`, { key: dev.key })).status).toBe(204)

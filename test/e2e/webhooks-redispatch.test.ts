@@ -34,7 +34,9 @@ test('a re-dispatched event reaches no v1 webhook or succeeded legacy delivery t
   const event = await bus.publish({ type: 'lead.captured', workspaceId: dev.id, agentId: agent, data: { name: 'Ria' } })
   await rx.waitFor(2)
   await eventually(async () => {
-    const list = (await fetch(`${s.url}/webhooks/endpoints/${(await legacy.clone().json() as any).endpoint.id}/deliveries`, { headers: { authorization: `Bearer ${dev.key}` } }).then((r) => r.json())) as any
+    const list = (await fetch(`${s.url}/webhooks/endpoints/${((await legacy.clone().json()) as any).endpoint.id}/deliveries`, { headers: { authorization: `Bearer ${dev.key}` } }).then((r) =>
+      r.json(),
+    )) as any
     return list.deliveries[0]?.status === 'success'
   }, 'the legacy success recorded')
   // As if the process had died before marking the event dispatched.

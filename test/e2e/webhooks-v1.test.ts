@@ -16,8 +16,7 @@ let rx: Receiver
 let dev: { id: string; key: string }
 let agent: string
 
-const publish = (type: EventType, data: Record<string, unknown>, agentId = agent, workspaceId = dev.id) =>
-  server.server.services.bus.publish({ type, workspaceId, agentId, data })
+const publish = (type: EventType, data: Record<string, unknown>, agentId = agent, workspaceId = dev.id) => server.server.services.bus.publish({ type, workspaceId, agentId, data })
 
 async function createHook(body: Record<string, unknown>, opts: { key?: string; workspace?: string } = {}) {
   const res = await server.api('POST', '/webhooks', { key: opts.key ?? dev.key, workspace: opts.workspace, body: { agent, url: `${rx.url}/hook`, ...body } })
@@ -67,7 +66,10 @@ describe('register and read', () => {
   test('a body that is not a JSON object answers 400 naming body (create and PATCH)', async () => {
     const hook = await createHook({ url: 'https://1.1.1.1/obj' })
     for (const raw of ['[]', '[{"enabled":false}]', '5', 'true']) {
-      for (const [method, path] of [['PATCH', `/webhooks/${hook.id}`], ['POST', '/webhooks']]) {
+      for (const [method, path] of [
+        ['PATCH', `/webhooks/${hook.id}`],
+        ['POST', '/webhooks'],
+      ]) {
         const res = await server.api(method, path, { key: dev.key, raw })
         expect({ raw, method, status: res.status, body: res.body }).toEqual({ raw, method, status: 400, body: { error: 'body: must be an object', field: 'body' } })
       }
@@ -213,10 +215,13 @@ describe('delivery', () => {
         rx.respond(status, 0, { location: `${elsewhere.url}/moved` })
         await publish('lead.captured', { n: i })
         await rx.waitFor(1)
-        const read = await eventually(async () => {
-          const r = await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key })
-          return r.body.delivery.failuresInARow === i + 1 ? r.body : undefined
-        }, `failure ${i + 1} to be recorded`)
+        const read = await eventually(
+          async () => {
+            const r = await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key })
+            return r.body.delivery.failuresInARow === i + 1 ? r.body : undefined
+          },
+          `failure ${i + 1} to be recorded`,
+        )
         expect(read.delivery.lastStatus).toBe(status)
         // The fifth (308) also switches it off: lastError then starts with why.
         expect(read.delivery.lastError).toEndWith(`HTTP ${status}: redirected to ${elsewhere.url}/moved; webhook deliveries do not follow redirects, register that URL instead`)

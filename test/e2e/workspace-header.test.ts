@@ -112,7 +112,10 @@ describe('query validation names the member', () => {
 describe('bodies are JSON (SPEC Conventions rule 1)', () => {
   test('a form-encoded or text body is refused naming the body; nothing is created', async () => {
     const before = (await s.api('GET', '/agents?limit=100', { key: dev.key })).body.items.length
-    for (const [type, body] of [['application/x-www-form-urlencoded', 'name=Form'], ['text/plain', '{"name":"Texty"}']]) {
+    for (const [type, body] of [
+      ['application/x-www-form-urlencoded', 'name=Form'],
+      ['text/plain', '{"name":"Texty"}'],
+    ]) {
       const res = await fetch(`${s.url}/api/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${dev.key}`, 'content-type': type }, body })
       expect(res.status).toBe(400)
       expect(((await res.json()) as any).error).toStartWith('body: must be JSON')

@@ -134,7 +134,10 @@ describe('an event committed with the write it reports (publishWith)', () => {
       { collection: 'replies', op: 'insert', doc: { id: 'msg', text: 'hi' } },
       { collection: 'replies', op: 'update', id: 'conv', set: { status: 'escalated' } },
     ])
-    expect(results).toEqual([{ id: 'msg', text: 'hi' }, { id: 'conv', status: 'escalated' }])
+    expect(results).toEqual([
+      { id: 'msg', text: 'hi' },
+      { id: 'conv', status: 'escalated' },
+    ])
     expect(await docs.get('msg')).toEqual({ id: 'msg', text: 'hi' })
     expect(seen.map((e) => e.id)).toEqual([recorded.id])
     expect(await bus.events.get(recorded.id)).toMatchObject({ type: 'lead.captured', dispatched: true })

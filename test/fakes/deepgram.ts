@@ -251,7 +251,19 @@ export function startDeepgramFake(key: string, options: DeepgramFakeOptions = {}
         return Response.json({ projects: [{ project_id: 'proj-1', name: 'Test project' }] })
       }
       if (req.method === 'GET' && u.pathname === '/v1/models') {
-        return Response.json({ stt: DEEPGRAM_STT_MODELS.map((name, i) => ({ name, canonical_name: name, architecture: name.split('-')[0], languages: ['en'], version: '2024-01-01', uuid: `uuid-${i}`, batch: true, streaming: true })), tts: [] })
+        return Response.json({
+          stt: DEEPGRAM_STT_MODELS.map((name, i) => ({
+            name,
+            canonical_name: name,
+            architecture: name.split('-')[0],
+            languages: ['en'],
+            version: '2024-01-01',
+            uuid: `uuid-${i}`,
+            batch: true,
+            streaming: true,
+          })),
+          tts: [],
+        })
       }
       if (u.pathname !== '/v1/listen') return new Response('not found', { status: 404 })
       if (req.headers.get('authorization') !== `Token ${key}`) return Response.json({ err_code: 'INVALID_AUTH', err_msg: 'Invalid credentials.' }, { status: 401 })
@@ -315,7 +327,12 @@ export function startDeepgramFake(key: string, options: DeepgramFakeOptions = {}
         }
         if (control.type === 'CloseStream') {
           if (s.stretch) endStretch(ws, {})
-          emit(ws, { type: 'Metadata', transaction_key: 'deprecated', request_id: s.requestId, sha256: '0'.repeat(64), created: new Date().toISOString(), duration: s.now / 1000, channels: 1 }, 0, true)
+          emit(
+            ws,
+            { type: 'Metadata', transaction_key: 'deprecated', request_id: s.requestId, sha256: '0'.repeat(64), created: new Date().toISOString(), duration: s.now / 1000, channels: 1 },
+            0,
+            true,
+          )
         }
       },
       close(ws) {

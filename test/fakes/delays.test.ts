@@ -29,7 +29,11 @@ async function timedChunks(res: Response, started: number): Promise<{ ms: number
 describe('OpenAI fake', () => {
   test('with nothing scripted, streams the default reply a word a chunk, after the first-token delay and paced after it', async () => {
     const started = performance.now()
-    const res = await fetch(`${openai.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [] }) })
+    const res = await fetch(`${openai.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [] }),
+    })
     const got = await timedChunks(res, started)
     const text = new TextDecoder().decode(Buffer.concat(got.map((c) => c.bytes)))
     const words = [...text.matchAll(/^data: (\{.*\})$/gm)].map((m) => JSON.parse(m[1]!).choices?.[0]?.delta?.content).filter(Boolean)
@@ -41,7 +45,11 @@ describe('OpenAI fake', () => {
   })
 
   test('without a default reply, nothing scripted is still a 500', async () => {
-    const res = await fetch(`${plain.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [] }) })
+    const res = await fetch(`${plain.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [] }),
+    })
     expect(res.status).toBe(500)
   })
 })
@@ -49,7 +57,11 @@ describe('OpenAI fake', () => {
 describe('ElevenLabs fake', () => {
   test('first audio after the delay, then 100 ms chunks ten times faster than they play', async () => {
     const started = performance.now()
-    const res = await fetch(`${speech.url}/v1/text-to-speech/voice-1/stream?output_format=pcm_16000`, { method: 'POST', headers: { 'xi-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'Hello there, how are you today?' }) })
+    const res = await fetch(`${speech.url}/v1/text-to-speech/voice-1/stream?output_format=pcm_16000`, {
+      method: 'POST',
+      headers: { 'xi-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'Hello there, how are you today?' }),
+    })
     const got = await timedChunks(res, started)
     expect(got[0]!.ms).toBeGreaterThanOrEqual(REALISTIC_OPTIONS.elevenlabs.firstAudioMs - 5)
     // 31 characters at 60 ms each: 1.86 s of 16 kHz audio in 3200-byte chunks.
@@ -71,7 +83,12 @@ describe('Deepgram fake', () => {
     ws.on('message', (d) => got.push({ ms: performance.now() - started, m: JSON.parse(String(d)) }))
     const pcm = Int16Array.from({ length: 8000 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16_000)))
     ws.send(Buffer.concat([Buffer.from(pcm.buffer), Buffer.alloc(16_000)]))
-    await until('the speech_final', async () => got, (g) => g.some((x) => x.m.speech_final), 5_000)
+    await until(
+      'the speech_final',
+      async () => got,
+      (g) => g.some((x) => x.m.speech_final),
+      5_000,
+    )
     ws.close()
     const interim = got.find((g) => g.m.is_final === false)!
     const final = got.find((g) => g.m.speech_final)!

@@ -99,7 +99,7 @@ export class Sleeper {
     return this.timers.size
   }
   wakeAll(): void {
-    for (const e of this.timers) (clearTimeout(e.t), e.done())
+    for (const e of this.timers) clearTimeout(e.t), e.done()
     this.timers.clear()
   }
 }
@@ -150,8 +150,7 @@ export async function record(req: Request, url: URL): Promise<RecordedRequest> {
   return { method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body }
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 
 /** OpenAI masks a wrong key in its 401 message like this; the adapter must still redact it. */
 const masked = (key: string) => `${key.slice(0, 3)}${'*'.repeat(Math.max(4, key.length - 7))}${key.slice(-4)}`
@@ -215,7 +214,13 @@ export function startOpenAIFake(opts: FakeOpenAIOptions = {}): FakeOpenAI {
       const az = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/.exec(url.pathname)
       if (az || url.pathname === '/openai/models') {
         if (opts.apiKey && rec.headers['api-key'] !== opts.apiKey) {
-          return json(401, { error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.' } })
+          return json(401, {
+            error: {
+              code: '401',
+              message:
+                'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
+            },
+          })
         }
         if (!url.searchParams.get('api-version')) return json(404, { error: { code: '404', message: 'Resource not found' } })
         if (!az) return json(200, { data: (opts.models ?? ['gpt-4o-mini']).map((id) => ({ id, object: 'model', status: 'succeeded' })), object: 'list' })

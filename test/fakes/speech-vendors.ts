@@ -72,9 +72,19 @@ function wav(pcm: Uint8Array, rate: number): Uint8Array {
   const out = new Uint8Array(44 + pcm.length)
   const v = new DataView(out.buffer)
   const ascii = (at: number, text: string) => [...text].forEach((c, i) => v.setUint8(at + i, c.charCodeAt(0)))
-  ascii(0, 'RIFF'); v.setUint32(4, 36 + pcm.length, true); ascii(8, 'WAVE'); ascii(12, 'fmt ')
-  v.setUint32(16, 16, true); v.setUint16(20, 1, true); v.setUint16(22, 1, true); v.setUint32(24, rate, true)
-  v.setUint32(28, rate * 2, true); v.setUint16(32, 2, true); v.setUint16(34, 16, true); ascii(36, 'data'); v.setUint32(40, pcm.length, true)
+  ascii(0, 'RIFF')
+  v.setUint32(4, 36 + pcm.length, true)
+  ascii(8, 'WAVE')
+  ascii(12, 'fmt ')
+  v.setUint32(16, 16, true)
+  v.setUint16(20, 1, true)
+  v.setUint16(22, 1, true)
+  v.setUint32(24, rate, true)
+  v.setUint32(28, rate * 2, true)
+  v.setUint16(32, 2, true)
+  v.setUint16(34, 16, true)
+  ascii(36, 'data')
+  v.setUint32(40, pcm.length, true)
   out.set(pcm, 44)
   return out
 }
@@ -107,7 +117,12 @@ export function startSpeechFake(key: string, options: SpeechFakeOptions = {}): S
         if (headers['xi-api-key'] !== key) return Response.json({ detail: { status: 'invalid_api_key', message: 'Invalid API key' } }, { status: 401 })
         return Response.json({
           voices: [
-            { voice_id: '9BWtsMINqrJLrRacOk9x', name: 'Aria', labels: { accent: 'american' }, preview_url: 'https://storage.googleapis.com/eleven-public-prod/premade/voices/9BWtsMINqrJLrRacOk9x/preview.mp3' },
+            {
+              voice_id: '9BWtsMINqrJLrRacOk9x',
+              name: 'Aria',
+              labels: { accent: 'american' },
+              preview_url: 'https://storage.googleapis.com/eleven-public-prod/premade/voices/9BWtsMINqrJLrRacOk9x/preview.mp3',
+            },
             { voice_id: 'JBFqnCBsd6RMkjVDRZzb', name: 'George', labels: { accent: 'british' }, preview_url: null },
           ],
         })
@@ -142,7 +157,18 @@ export function startSpeechFake(key: string, options: SpeechFakeOptions = {}): S
         const form = await req.formData()
         const file = form.get('file') as File
         const bytes = new Uint8Array(await file.arrayBuffer())
-        fake.requests.push({ path: u.pathname, headers, body: { model: form.get('model'), language: form.get('language'), response_format: form.get('response_format'), riff: new TextDecoder().decode(bytes.subarray(0, 4)), bytes: bytes.length, name: file.name } })
+        fake.requests.push({
+          path: u.pathname,
+          headers,
+          body: {
+            model: form.get('model'),
+            language: form.get('language'),
+            response_format: form.get('response_format'),
+            riff: new TextDecoder().decode(bytes.subarray(0, 4)),
+            bytes: bytes.length,
+            name: file.name,
+          },
+        })
         return Response.json({ text: fake.transcript })
       }
       return new Response('not found', { status: 404 })

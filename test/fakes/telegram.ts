@@ -75,7 +75,10 @@ export function startTelegramFake(): TelegramFake {
       if (fake.blocked.has(body.chat_id)) return fail(403, 'Forbidden: bot was blocked by the user')
       if (typeof body[field] !== 'string' || !body[field]) return fail(400, `Bad Request: ${field === 'text' ? 'message text is empty' : 'wrong file identifier/HTTP URL specified'}`)
       fake.sent.push({ bot: bot.id, method, body })
-      return Response.json({ ok: true, result: { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat: { id: body.chat_id, type: 'private' }, from: { id: bot.id, is_bot: true, first_name: bot.first_name } } })
+      return Response.json({
+        ok: true,
+        result: { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat: { id: body.chat_id, type: 'private' }, from: { id: bot.id, is_bot: true, first_name: bot.first_name } },
+      })
     },
   })
   fake.url = `http://127.0.0.1:${server.port}`
@@ -84,5 +87,8 @@ export function startTelegramFake(): TelegramFake {
 
 /** A private-chat text Update as Telegram sends it. */
 export function textUpdate(updateId: number, chatId: number, text: string, name = 'Asha') {
-  return { update_id: updateId, message: { message_id: updateId, date: 1732400000, chat: { id: chatId, first_name: name, type: 'private' }, from: { id: chatId, is_bot: false, first_name: name, language_code: 'en' }, text } }
+  return {
+    update_id: updateId,
+    message: { message_id: updateId, date: 1732400000, chat: { id: chatId, first_name: name, type: 'private' }, from: { id: chatId, is_bot: false, first_name: name, language_code: 'en' }, text },
+  }
 }

@@ -30,7 +30,13 @@ export interface TwilioFake {
 
 const sign = (token: string, url: string, params: Record<string, string>) =>
   createHmac('sha1', token)
-    .update(url + Object.keys(params).sort().map((k) => k + params[k]).join(''))
+    .update(
+      url +
+        Object.keys(params)
+          .sort()
+          .map((k) => k + params[k])
+          .join(''),
+    )
     .digest('base64')
 
 export function startTwilioFake(): TwilioFake {
@@ -39,8 +45,7 @@ export function startTwilioFake(): TwilioFake {
   const calls: FakeCall[] = []
   const refuse = new Set<string>()
   const requests: TwilioFake['requests'] = []
-  const error = (status: number, code: number, message: string) =>
-    Response.json({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }, { status })
+  const error = (status: number, code: number, message: string) => Response.json({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }, { status })
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,

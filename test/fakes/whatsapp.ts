@@ -41,7 +41,8 @@ export function startWhatsAppFake(token: string): WhatsAppFake {
       }
       const m = /^\/(v\d+\.\d+)\/(\d+)\/messages$/.exec(path)
       if (!m || req.method !== 'POST') return Response.json({ error: { message: 'Unsupported request', type: 'GraphMethodException', code: 100 } }, { status: 400 })
-      if (req.headers.get('authorization') !== `Bearer ${token}`) return Response.json({ error: { message: 'Invalid OAuth access token.', type: 'OAuthException', code: 190, fbtrace_id: 'Afake' } }, { status: 401 })
+      if (req.headers.get('authorization') !== `Bearer ${token}`)
+        return Response.json({ error: { message: 'Invalid OAuth access token.', type: 'OAuthException', code: 190, fbtrace_id: 'Afake' } }, { status: 401 })
       const body = await req.json()
       if (fake.refuse.has(body.to)) return Response.json({ error: { message: 'Message Undeliverable.', type: 'OAuthException', code: 131026, fbtrace_id: 'Afake' } }, { status: 400 })
       fake.sent.push({ version: m[1]!, phoneNumberId: m[2]!, body })
@@ -60,7 +61,9 @@ export function whatsAppEnv(fake: WhatsAppFake, o: { token: string; appSecret: s
     WHATSAPP_APP_SECRET: o.appSecret,
     WHATSAPP_VERIFY_TOKEN: o.verifyToken,
     WHATSAPP_API_BASE_URL: fake.url,
-    WHATSAPP_PHONE_NUMBER_IDS: Object.entries(o.phoneNumberIds).map(([number, id]) => `${number}=${id}`).join(','),
+    WHATSAPP_PHONE_NUMBER_IDS: Object.entries(o.phoneNumberIds)
+      .map(([number, id]) => `${number}=${id}`)
+      .join(','),
   }
 }
 

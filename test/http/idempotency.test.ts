@@ -62,10 +62,18 @@ function suite(name: string, open: () => Promise<Coordination>) {
       const retry = await idempotent(c, 's', 'k-502', {}, async () => ({ status: 202, body: { n: ++runs } }))
       expect(retry).toEqual({ status: 202, body: { n: 2 }, replayed: false })
 
-      await expect(idempotent(c, 's', 'k-crash', {}, async () => { throw new Error('boom') })).rejects.toThrow('boom')
+      await expect(
+        idempotent(c, 's', 'k-crash', {}, async () => {
+          throw new Error('boom')
+        }),
+      ).rejects.toThrow('boom')
       expect((await idempotent(c, 's', 'k-crash', {}, async () => ({ status: 200, body: {} }))).replayed).toBe(false)
 
-      await expect(idempotent(c, 's', 'k-403', {}, async () => { throw new ApiError(403, 'not a contact') })).rejects.toThrow('not a contact')
+      await expect(
+        idempotent(c, 's', 'k-403', {}, async () => {
+          throw new ApiError(403, 'not a contact')
+        }),
+      ).rejects.toThrow('not a contact')
       const replay = await idempotent(c, 's', 'k-403', {}, async () => ({ status: 200, body: {} }))
       expect(replay).toEqual({ status: 403, body: { error: 'not a contact' }, replayed: true })
     })

@@ -32,7 +32,14 @@ describe('describeSchemaError', () => {
 test('a nullable integer that Elysia wraps in a nested union names its range', () => {
   const schema = {
     anyOf: [
-      { minimum: 0, maximum: 10000, anyOf: [{ format: 'integer', type: 'string' }, { minimum: 0, maximum: 10000, type: 'integer' }] },
+      {
+        minimum: 0,
+        maximum: 10000,
+        anyOf: [
+          { format: 'integer', type: 'string' },
+          { minimum: 0, maximum: 10000, type: 'integer' },
+        ],
+      },
       { type: 'null' },
     ],
   }

@@ -1,28 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { fromPromise, type AnyActorLogic } from 'xstate'
-import {
-  AGENT_PUBLICATION_EFFECTS,
-  agentPublicationMachine,
-  canApply,
-  publicationStatus,
-  type AgentPublicationEvent,
-  type EffectInput,
-} from '../../machines/agent-publication'
+import { AGENT_PUBLICATION_EFFECTS, agentPublicationMachine, canApply, publicationStatus, type AgentPublicationEvent, type EffectInput } from '../../machines/agent-publication'
 import { machines } from '../../machines/index'
-import {
-  expectInert,
-  reachSettled,
-  refusals,
-  restore,
-  roundTrips,
-  settle,
-  starts,
-  transitions,
-  type Fakes,
-  type Harness,
-  type RefusedRow,
-  type Row,
-} from './table'
+import { expectInert, reachSettled, refusals, restore, roundTrips, settle, starts, transitions, type Fakes, type Harness, type RefusedRow, type Row } from './table'
 import { until } from '../support/until'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)
@@ -100,22 +80,95 @@ describe('agent publication: created', () => {
 
 // docs/spec.md "Agent publication (legacy)", row by row ("any" expanded to every resting state).
 const rows: Row<AgentPublicationEvent>[] = [
-  { from: 'draft', event: publish(1), condition: 'POST publish', through: ['freezing', 'goingLive'], to: 'published', also: ['freezeVersion', 'goLive'], context: { publishedVersionId: 1, lastPublishedAt: T0 + 1, lastVersionId: 1, lastCommandId: 'publish-1' } },
+  {
+    from: 'draft',
+    event: publish(1),
+    condition: 'POST publish',
+    through: ['freezing', 'goingLive'],
+    to: 'published',
+    also: ['freezeVersion', 'goLive'],
+    context: { publishedVersionId: 1, lastPublishedAt: T0 + 1, lastVersionId: 1, lastCommandId: 'publish-1' },
+  },
   { from: 'published', event: edit('core', 'voice'), condition: 'edits', to: 'publishedWithChanges', context: { changedFields: ['core', 'voice'] } },
-  { from: 'published', event: publish(2), condition: 'POST publish', through: ['freezing', 'goingLive'], to: 'published', also: ['freezeVersion', 'goLive'], context: { publishedVersionId: 2, lastPublishedAt: T0 + 2 } },
-  { from: 'published', event: unpublish, condition: 'POST unpublish', through: ['unpublishing'], to: 'draft', also: ['stopServing'], context: { publishedVersionId: null, lastPublishedAt: T0 + 1, pending: null } },
+  {
+    from: 'published',
+    event: publish(2),
+    condition: 'POST publish',
+    through: ['freezing', 'goingLive'],
+    to: 'published',
+    also: ['freezeVersion', 'goLive'],
+    context: { publishedVersionId: 2, lastPublishedAt: T0 + 2 },
+  },
+  {
+    from: 'published',
+    event: unpublish,
+    condition: 'POST unpublish',
+    through: ['unpublishing'],
+    to: 'draft',
+    also: ['stopServing'],
+    context: { publishedVersionId: null, lastPublishedAt: T0 + 1, pending: null },
+  },
   { from: 'draft', event: rollback, condition: 'any: POST rollback', via: draftWithVersion, through: ROLLBACK_STATES, to: 'published', also: ROLLBACK_EFFECTS, context: afterRollback },
   { from: 'published', event: rollback, condition: 'any: POST rollback', through: ROLLBACK_STATES, to: 'published', also: ROLLBACK_EFFECTS, context: afterRollback },
   { from: 'publishedWithChanges', event: rollback, condition: 'any: POST rollback', through: ROLLBACK_STATES, to: 'published', also: ROLLBACK_EFFECTS, context: afterRollback },
-  { from: 'draft', event: checkpoint(1), condition: 'any: POST versions', through: ['checkpointing'], to: 'draft', also: ['storeCheckpoint'], context: { lastCheckpointVersionId: 1, lastVersionId: 1, publishedVersionId: null } },
-  { from: 'published', event: checkpoint(2), condition: 'any: POST versions', through: ['checkpointing'], to: 'published', also: ['storeCheckpoint'], context: { lastCheckpointVersionId: 2, publishedVersionId: 1 } },
-  { from: 'publishedWithChanges', event: checkpoint(2), condition: 'any: POST versions', through: ['checkpointing'], to: 'publishedWithChanges', also: ['storeCheckpoint'], context: { lastCheckpointVersionId: 2, changedFields: ['core'] } },
+  {
+    from: 'draft',
+    event: checkpoint(1),
+    condition: 'any: POST versions',
+    through: ['checkpointing'],
+    to: 'draft',
+    also: ['storeCheckpoint'],
+    context: { lastCheckpointVersionId: 1, lastVersionId: 1, publishedVersionId: null },
+  },
+  {
+    from: 'published',
+    event: checkpoint(2),
+    condition: 'any: POST versions',
+    through: ['checkpointing'],
+    to: 'published',
+    also: ['storeCheckpoint'],
+    context: { lastCheckpointVersionId: 2, publishedVersionId: 1 },
+  },
+  {
+    from: 'publishedWithChanges',
+    event: checkpoint(2),
+    condition: 'any: POST versions',
+    through: ['checkpointing'],
+    to: 'publishedWithChanges',
+    also: ['storeCheckpoint'],
+    context: { lastCheckpointVersionId: 2, changedFields: ['core'] },
+  },
   // Implied rows.
   { from: 'publishedWithChanges', event: edit('voice', 'core'), condition: 'more edits', to: 'publishedWithChanges', context: { changedFields: ['core', 'voice'] } },
   { from: 'publishedWithChanges', event: edit(), condition: 'edited back to the published draft', to: 'published', context: { changedFields: [] } },
-  { from: 'publishedWithChanges', event: publish(2), condition: 'POST publish', through: ['freezing', 'goingLive'], to: 'published', also: ['freezeVersion', 'goLive'], context: { publishedVersionId: 2, changedFields: [] } },
-  { from: 'publishedWithChanges', event: unpublish, condition: 'POST unpublish', through: ['unpublishing'], to: 'draft', also: ['stopServing'], context: { publishedVersionId: null, changedFields: [] } },
-  { from: 'draft', event: publish(2), condition: 'republish after unpublish', via: [publish(1), unpublish], through: ['freezing', 'goingLive'], to: 'published', also: ['freezeVersion', 'goLive'], context: { publishedVersionId: 2 } },
+  {
+    from: 'publishedWithChanges',
+    event: publish(2),
+    condition: 'POST publish',
+    through: ['freezing', 'goingLive'],
+    to: 'published',
+    also: ['freezeVersion', 'goLive'],
+    context: { publishedVersionId: 2, changedFields: [] },
+  },
+  {
+    from: 'publishedWithChanges',
+    event: unpublish,
+    condition: 'POST unpublish',
+    through: ['unpublishing'],
+    to: 'draft',
+    also: ['stopServing'],
+    context: { publishedVersionId: null, changedFields: [] },
+  },
+  {
+    from: 'draft',
+    event: publish(2),
+    condition: 'republish after unpublish',
+    via: [publish(1), unpublish],
+    through: ['freezing', 'goingLive'],
+    to: 'published',
+    also: ['freezeVersion', 'goLive'],
+    context: { publishedVersionId: 2 },
+  },
 ]
 
 const refused: RefusedRow<AgentPublicationEvent>[] = [
@@ -213,7 +266,11 @@ describe('agent publication: effects, with fakes that record calls', () => {
     const { actor } = await reachSettled(h, 'published', { fakes: r.fakes })
     r.hold('restoreVersion')
     actor.send(rollback)
-    await until('the held restore to start', async () => r.calls.at(-1)?.name, (name) => name === 'restoreVersion')
+    await until(
+      'the held restore to start',
+      async () => r.calls.at(-1)?.name,
+      (name) => name === 'restoreVersion',
+    )
     expect(actor.getSnapshot().value).toBe('restoring')
     const inFlight = r.calls.at(-1)!
     const again = recording()

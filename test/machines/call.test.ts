@@ -55,28 +55,144 @@ describe('call: created', () => {
 const rows: Row<CallEvent>[] = [
   { from: 'scheduled', event: due(), condition: 'time arrives, call rings', to: 'ringing', also: ['placeCall', 'openConversation'], context: { id: 'sch_1', attempt: 1, startedAt: BOOKED } },
   { from: 'scheduled', event: del(T0 + MIN), condition: 'waiting to ring (booked)', to: 'cancelled', also: [], context: { hangup: 'cancelled', endedAt: T0 + MIN } },
-  { from: 'scheduled', event: del(RETRY_AT - MIN), condition: 'waiting to ring (a retry)', to: 'cancelled', also: [], input: withRetry(2), via: [due(), unanswered()], context: { hangup: 'cancelled', attempt: 1, retryScheduledFor: null } },
-  { from: 'scheduled', event: { type: 'contact.optedOut', at: T0 + MIN }, condition: 'customer opts out before ringing', to: 'cancelled', also: ['emit:call.analysed'], context: { hangup: 'not_placed', error: 'the person opted out before the call rang', analysedAt: T0 + MIN } },
-  { from: 'scheduled', event: { type: 'contact.optedOut', at: T0 + MIN, reason: 'do_not_call' }, condition: 'number put on do-not-call list', to: 'cancelled', also: ['emit:call.analysed'], context: { hangup: 'not_placed', error: 'the number was put on the do-not-call list before the call rang' } },
-  { from: 'scheduled', event: { type: 'contact.optedOut', at: RETRY_AT - MIN }, condition: 'opts out while a retry waits', to: 'cancelled', also: ['emit:call.analysed'], input: withRetry(2), via: [due(), unanswered()], context: { hangup: 'not_placed', retryScheduledFor: null } },
-  { from: 'scheduled', event: { type: 'call.unplaceable', at: BOOKED, error: 'no number left to call from' }, condition: 'queued try can never be placed', to: 'failed', also: ['emit:call.analysed'], context: { hangup: 'not_placed', error: 'no number left to call from' } },
+  {
+    from: 'scheduled',
+    event: del(RETRY_AT - MIN),
+    condition: 'waiting to ring (a retry)',
+    to: 'cancelled',
+    also: [],
+    input: withRetry(2),
+    via: [due(), unanswered()],
+    context: { hangup: 'cancelled', attempt: 1, retryScheduledFor: null },
+  },
+  {
+    from: 'scheduled',
+    event: { type: 'contact.optedOut', at: T0 + MIN },
+    condition: 'customer opts out before ringing',
+    to: 'cancelled',
+    also: ['emit:call.analysed'],
+    context: { hangup: 'not_placed', error: 'the person opted out before the call rang', analysedAt: T0 + MIN },
+  },
+  {
+    from: 'scheduled',
+    event: { type: 'contact.optedOut', at: T0 + MIN, reason: 'do_not_call' },
+    condition: 'number put on do-not-call list',
+    to: 'cancelled',
+    also: ['emit:call.analysed'],
+    context: { hangup: 'not_placed', error: 'the number was put on the do-not-call list before the call rang' },
+  },
+  {
+    from: 'scheduled',
+    event: { type: 'contact.optedOut', at: RETRY_AT - MIN },
+    condition: 'opts out while a retry waits',
+    to: 'cancelled',
+    also: ['emit:call.analysed'],
+    input: withRetry(2),
+    via: [due(), unanswered()],
+    context: { hangup: 'not_placed', retryScheduledFor: null },
+  },
+  {
+    from: 'scheduled',
+    event: { type: 'call.unplaceable', at: BOOKED, error: 'no number left to call from' },
+    condition: 'queued try can never be placed',
+    to: 'failed',
+    also: ['emit:call.analysed'],
+    context: { hangup: 'not_placed', error: 'no number left to call from' },
+  },
   { from: 'ringing', event: del(), condition: 'live', to: 'cancelled', also: ['hangUp', 'emit:call.analysed'], context: { hangup: 'cancelled', endedAt: BOOKED + 10_000 } },
-  { from: 'ringing', event: del(), condition: 'live, retries remain: no retry follows', to: 'cancelled', also: ['hangUp', 'emit:call.analysed'], input: withRetry(3), context: { retryScheduledFor: null, attempt: 1 } },
-  { from: 'connected', event: del(BOOKED + 45_000), condition: 'live', to: 'completed', also: ['hangUp', 'emit:call.completed', 'analyseCall', 'emit:call.analysed'], context: { hangup: 'cancelled', seconds: 40, analysedAt: BOOKED + 45_000 } },
-  { from: 'ringing', event: unanswered('no_answer'), condition: 'nobody picks up, no retry', to: 'missed', also: ['emit:call.analysed'], context: { hangup: 'no_answer', retryScheduledFor: null, seconds: 0, analysedAt: BOOKED + 30_000 } },
+  {
+    from: 'ringing',
+    event: del(),
+    condition: 'live, retries remain: no retry follows',
+    to: 'cancelled',
+    also: ['hangUp', 'emit:call.analysed'],
+    input: withRetry(3),
+    context: { retryScheduledFor: null, attempt: 1 },
+  },
+  {
+    from: 'connected',
+    event: del(BOOKED + 45_000),
+    condition: 'live',
+    to: 'completed',
+    also: ['hangUp', 'emit:call.completed', 'analyseCall', 'emit:call.analysed'],
+    context: { hangup: 'cancelled', seconds: 40, analysedAt: BOOKED + 45_000 },
+  },
+  {
+    from: 'ringing',
+    event: unanswered('no_answer'),
+    condition: 'nobody picks up, no retry',
+    to: 'missed',
+    also: ['emit:call.analysed'],
+    context: { hangup: 'no_answer', retryScheduledFor: null, seconds: 0, analysedAt: BOOKED + 30_000 },
+  },
   { from: 'ringing', event: unanswered('busy'), condition: 'busy', to: 'missed', also: ['emit:call.analysed'], context: { hangup: 'busy' } },
   { from: 'ringing', event: unanswered('rejected'), condition: 'rejected', to: 'missed', also: ['emit:call.analysed'], context: { hangup: 'rejected' } },
   { from: 'ringing', event: unanswered('unreachable'), condition: 'unreachable', to: 'missed', also: ['emit:call.analysed'], context: { hangup: 'unreachable' } },
   { from: 'ringing', event: unanswered('voicemail'), condition: 'answering machine detected', to: 'missed', also: ['emit:call.analysed'], context: { hangup: 'voicemail' } },
-  { from: 'ringing', event: unanswered(), condition: 'nobody picks up, a retry remains', to: 'scheduled', also: ['emit:call.analysed'], input: withRetry(2), context: { attempt: 1, hangup: 'no_answer', retryScheduledFor: RETRY_AT } },
-  { from: 'scheduled', event: due(RETRY_AT), condition: 'retry time arrives', to: 'ringing', also: ['placeCall', 'openConversation'], input: withRetry(2), via: [due(), unanswered()], context: { id: 'sch_1', attempt: 2, retryScheduledFor: null, hangup: null, startedAt: RETRY_AT } },
-  { from: 'ringing', event: unanswered('busy', RETRY_AT + 20_000), condition: 'last try missed', to: 'missed', also: ['emit:call.analysed'], input: withRetry(2), via: [due(), unanswered(), due(RETRY_AT)], context: { attempt: 2, hangup: 'busy', retryScheduledFor: null } },
-  { from: 'ringing', event: { type: 'call.refused', at: BOOKED, error: 'no balance' }, condition: 'provider refuses the call', to: 'failed', also: ['emit:call.analysed'], context: { hangup: 'failed', error: 'no balance' } },
-  { from: 'ringing', event: { type: 'call.refused', at: BOOKED, error: 'bad number' }, condition: 'refused with retries left: not retried', to: 'failed', also: ['emit:call.analysed'], input: withRetry(3), context: { retryScheduledFor: null } },
+  {
+    from: 'ringing',
+    event: unanswered(),
+    condition: 'nobody picks up, a retry remains',
+    to: 'scheduled',
+    also: ['emit:call.analysed'],
+    input: withRetry(2),
+    context: { attempt: 1, hangup: 'no_answer', retryScheduledFor: RETRY_AT },
+  },
+  {
+    from: 'scheduled',
+    event: due(RETRY_AT),
+    condition: 'retry time arrives',
+    to: 'ringing',
+    also: ['placeCall', 'openConversation'],
+    input: withRetry(2),
+    via: [due(), unanswered()],
+    context: { id: 'sch_1', attempt: 2, retryScheduledFor: null, hangup: null, startedAt: RETRY_AT },
+  },
+  {
+    from: 'ringing',
+    event: unanswered('busy', RETRY_AT + 20_000),
+    condition: 'last try missed',
+    to: 'missed',
+    also: ['emit:call.analysed'],
+    input: withRetry(2),
+    via: [due(), unanswered(), due(RETRY_AT)],
+    context: { attempt: 2, hangup: 'busy', retryScheduledFor: null },
+  },
+  {
+    from: 'ringing',
+    event: { type: 'call.refused', at: BOOKED, error: 'no balance' },
+    condition: 'provider refuses the call',
+    to: 'failed',
+    also: ['emit:call.analysed'],
+    context: { hangup: 'failed', error: 'no balance' },
+  },
+  {
+    from: 'ringing',
+    event: { type: 'call.refused', at: BOOKED, error: 'bad number' },
+    condition: 'refused with retries left: not retried',
+    to: 'failed',
+    also: ['emit:call.analysed'],
+    input: withRetry(3),
+    context: { retryScheduledFor: null },
+  },
   { from: 'ringing', event: answered(), condition: 'customer answers', to: 'connected', context: { answeredAt: BOOKED + 5_000 } },
   { from: 'ringing', event: { type: 'call.placed', at: BOOKED, callRef: 'CA123' }, condition: 'provider accepted the dial', to: 'ringing', context: { callRef: 'CA123' } },
-  { from: 'connected', event: ended(), condition: 'call ends', to: 'completed', also: ['emit:call.completed', 'analyseCall', 'emit:call.analysed'], context: { hangup: 'answered', seconds: 60, endedAt: BOOKED + 65_000, analysedAt: BOOKED + 65_000 } },
-  { from: 'connected', event: { type: 'call.ended', at: BOOKED + 7_000, hangup: 'before_agent' }, condition: 'customer hangs up before the agent speaks', to: 'completed', also: ['emit:call.completed', 'analyseCall', 'emit:call.analysed'], context: { hangup: 'before_agent', seconds: 2 } },
+  {
+    from: 'connected',
+    event: ended(),
+    condition: 'call ends',
+    to: 'completed',
+    also: ['emit:call.completed', 'analyseCall', 'emit:call.analysed'],
+    context: { hangup: 'answered', seconds: 60, endedAt: BOOKED + 65_000, analysedAt: BOOKED + 65_000 },
+  },
+  {
+    from: 'connected',
+    event: { type: 'call.ended', at: BOOKED + 7_000, hangup: 'before_agent' },
+    condition: 'customer hangs up before the agent speaks',
+    to: 'completed',
+    also: ['emit:call.completed', 'analyseCall', 'emit:call.analysed'],
+    context: { hangup: 'before_agent', seconds: 2 },
+  },
   {
     from: 'connected',
     event: ended(),
@@ -92,7 +208,12 @@ const rows: Row<CallEvent>[] = [
     condition: 'analysis gave up: results final as they stand',
     to: 'completed',
     also: ['emit:call.completed', 'analyseCall', 'emit:call.analysed'],
-    fakes: (log) => ({ analyseCall: fromPromise(async () => { log.push('analyseCall'); throw new EffectError('model down', BOOKED + 90_000) }) }),
+    fakes: (log) => ({
+      analyseCall: fromPromise(async () => {
+        log.push('analyseCall')
+        throw new EffectError('model down', BOOKED + 90_000)
+      }),
+    }),
     context: { analysedAt: BOOKED + 90_000 },
   },
   {
@@ -101,7 +222,12 @@ const rows: Row<CallEvent>[] = [
     condition: 'the provider will not place it (POST answers 502)',
     to: 'failed',
     also: ['placeCall', 'openConversation', 'emit:call.analysed'],
-    fakes: (log) => ({ placeCall: fromPromise(async () => { log.push('placeCall'); throw new EffectError('unverified destination', BOOKED + 1) }) }),
+    fakes: (log) => ({
+      placeCall: fromPromise(async () => {
+        log.push('placeCall')
+        throw new EffectError('unverified destination', BOOKED + 1)
+      }),
+    }),
     context: { hangup: 'failed', error: 'unverified destination', endedAt: BOOKED + 1, analysedAt: BOOKED + 1 },
   },
   {
@@ -110,7 +236,12 @@ const rows: Row<CallEvent>[] = [
     condition: 'queued try can never be placed (its agent or number went)',
     to: 'failed',
     also: ['placeCall', 'openConversation', 'emit:call.analysed'],
-    fakes: (log) => ({ placeCall: fromPromise(async () => { log.push('placeCall'); throw new EffectError('agent Ava was deleted before the call rang', BOOKED + 1, 'not_placed') }) }),
+    fakes: (log) => ({
+      placeCall: fromPromise(async () => {
+        log.push('placeCall')
+        throw new EffectError('agent Ava was deleted before the call rang', BOOKED + 1, 'not_placed')
+      }),
+    }),
     context: { hangup: 'not_placed', error: 'agent Ava was deleted before the call rang' },
   },
   {
@@ -144,7 +275,7 @@ describe('call: timers are idempotent', () => {
     s.log.length = 0
     expectInert(s, due())
   })
-  test('the first try\'s timer, redelivered while a retry waits, does nothing', () => {
+  test("the first try's timer, redelivered while a retry waits, does nothing", () => {
     expectInert(reach(h, 'scheduled', { input: withRetry(2), via: [due(), unanswered()] }), due(BOOKED))
   })
   for (const state of ['connected', 'completed', 'missed', 'failed', 'cancelled']) {

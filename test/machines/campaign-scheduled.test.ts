@@ -68,7 +68,9 @@ describe('campaign (scheduled): the durable deadline', () => {
 describe('campaign (scheduled): snapshots', () => {
   roundTrips(h)
   test('a version-3 draft is migrated to start by hand only; other versions are refused', () => {
-    const old = createActor(campaignMachine, { input: { id: 'cmp_v3', recipients: 2 } }).start().getPersistedSnapshot() as any
+    const old = createActor(campaignMachine, { input: { id: 'cmp_v3', recipients: 2 } })
+      .start()
+      .getPersistedSnapshot() as any
     delete old.context.scheduledAt
     const migrated = migrateCampaign({ version: 3, state: 'draft', snapshot: old }) as any
     const restored = createActor(campaignMachine, { snapshot: migrated } as any).start() as ReturnType<typeof createActor<typeof campaignMachine>>

@@ -12,20 +12,7 @@ import {
   type CustomerWorkspaceEvent,
   type CustomerWorkspaceSnapshot,
 } from '../../machines/customer-workspace'
-import {
-  expectInert,
-  reachSettled,
-  refusals,
-  restore,
-  roundTrips,
-  settle,
-  starts,
-  transitions,
-  type Fakes,
-  type Harness,
-  type RefusedRow,
-  type Row,
-} from './table'
+import { expectInert, reachSettled, refusals, restore, roundTrips, settle, starts, transitions, type Fakes, type Harness, type RefusedRow, type Row } from './table'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)
 const DAY = 24 * 60 * 60 * 1000

@@ -57,7 +57,10 @@ for (const name of machineNames) {
       const invoked = new Set([...nodes(root)].flatMap((n) => (n.invoke ?? []).map((i) => String(i.src))))
       // …or spawned by an action the chart names (`spawnChild`: an effect that outlives its state).
       const spawned = new Set(
-        [...used].map((a) => (machine.implementations.actions as Record<string, { type?: string; src?: unknown }>)[a]).filter((a) => a?.type === 'xstate.spawnChild').map((a) => String(a!.src)),
+        [...used]
+          .map((a) => (machine.implementations.actions as Record<string, { type?: string; src?: unknown }>)[a])
+          .filter((a) => a?.type === 'xstate.spawnChild')
+          .map((a) => String(a!.src)),
       )
       for (const src of [...invoked, ...spawned]) expect(Object.keys(machine.implementations.actors)).toContain(src)
       for (const a of used) expect(implemented).toContain(a)

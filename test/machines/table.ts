@@ -13,15 +13,7 @@
  * (`emit()`: domain events on their way to the bus) are logged as `emit:<type>` in the same log.
  */
 import { expect, test } from 'bun:test'
-import {
-  createActor,
-  fromPromise,
-  type AnyActorLogic,
-  type AnyActorRef,
-  type AnyMachineSnapshot,
-  type AnyStateMachine,
-  type EventObject,
-} from 'xstate'
+import { createActor, fromPromise, type AnyActorLogic, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate'
 import type { CanApply } from '../../machines/refusal'
 
 export interface Harness<E extends EventObject = EventObject> {
@@ -87,9 +79,7 @@ export function recorderMachine(h: Harness<any>, log: string[], fakes?: Fakes): 
   const invoked = new Set(h.invokes ?? [])
   const actions = Object.fromEntries(h.effects.filter((n) => !invoked.has(n)).map((name) => [name, () => void log.push(name)]))
   if (invoked.size === 0) return h.machine.provide({ actions } as any)
-  const actors: Record<string, AnyActorLogic> = Object.fromEntries(
-    [...invoked].map((name) => [name, fromPromise(async () => void log.push(name))]),
-  )
+  const actors: Record<string, AnyActorLogic> = Object.fromEntries([...invoked].map((name) => [name, fromPromise(async () => void log.push(name))]))
   return h.machine.provide({ actions, actors: { ...actors, ...(fakes?.(log) ?? {}) } } as any)
 }
 
@@ -98,9 +88,7 @@ export function recorderMachine(h: Harness<any>, log: string[], fakes?: Fakes): 
 const SETTLE_TURNS = 50
 
 const running = (actor: AnyActorRef): boolean =>
-  Object.values((actor.getSnapshot() as AnyMachineSnapshot).children ?? {}).some(
-    (c) => (c as AnyActorRef | undefined)?.getSnapshot().status === 'active',
-  )
+  Object.values((actor.getSnapshot() as AnyMachineSnapshot).children ?? {}).some((c) => (c as AnyActorRef | undefined)?.getSnapshot().status === 'active')
 
 /** Waits until no invoked effect of the actor is running (or a held one is clearly not finishing). */
 export async function settle(actor: AnyActorRef): Promise<void> {
@@ -134,8 +122,7 @@ export function reach<E extends EventObject>(h: Harness<E>, from: string, given:
   return { actor, log }
 }
 
-const title = (r: { from: string; event: EventObject; condition?: string }, to: string) =>
-  `${r.from} --${r.event.type}${r.condition ? ` [${r.condition}]` : ''}--> ${to}`
+const title = (r: { from: string; event: EventObject; condition?: string }, to: string) => `${r.from} --${r.event.type}${r.condition ? ` [${r.condition}]` : ''}--> ${to}`
 
 /** One test per row: from, trigger, condition → to (through effect states), also (effects in order), context. */
 export function transitions<E extends EventObject>(h: Harness<E>, rows: Row<E>[]): void {
@@ -163,12 +150,7 @@ export function transitions<E extends EventObject>(h: Harness<E>, rows: Row<E>[]
  * After a refused move: the context is unchanged but for `lastRefusal`, which names the event and
  * the state (in its message too), and says what `canApply` said beforehand.
  */
-export function expectRecordedRefusal(
-  before: AnyMachineSnapshot,
-  after: AnyMachineSnapshot,
-  row: { from: string; event: EventObject; says?: string },
-  asked: { ok: boolean; message?: string },
-): void {
+export function expectRecordedRefusal(before: AnyMachineSnapshot, after: AnyMachineSnapshot, row: { from: string; event: EventObject; says?: string }, asked: { ok: boolean; message?: string }): void {
   const { lastRefusal, ...rest } = after.context
   const { lastRefusal: _prior, ...restBefore } = before.context
   expect(rest).toEqual(restBefore)

@@ -82,12 +82,45 @@ const rows: PureRow[] = [
   { from: 'pending', event: fail(T0 + SEC), condition: 'attempts remain', to: 'retrying', context: { attempts: 1, responseStatus: 503, errorMessage: 'HTTP 503', nextAttemptAt: T0 + SEC + 30 * SEC } },
   { from: 'pending', event: fail(T0 + SEC, null), condition: 'timed out, attempts remain', to: 'retrying', context: { responseStatus: null, errorMessage: 'no complete answer within 5000 ms' } },
   { from: 'retrying', event: due(T0 + SEC + 30 * SEC), condition: 'retry time arrives', to: 'pending', also: ['deliver'], context: { attempts: 1, nextAttemptAt: null } },
-  { from: 'pending', event: fail(F3.lastAt + SEC), condition: 'third failure: 8 min wait', to: 'retrying', via: [...F3.events.slice(0, -1)], context: { attempts: 3, nextAttemptAt: F3.lastAt + SEC + 8 * MIN } },
-  { from: 'pending', event: fail(F4.lastAt), condition: 'last of max_retries + 1 attempts', to: 'failed', via: F4.events.slice(0, -1), context: { attempts: 4, completedAt: F4.lastAt, nextAttemptAt: null } },
+  {
+    from: 'pending',
+    event: fail(F3.lastAt + SEC),
+    condition: 'third failure: 8 min wait',
+    to: 'retrying',
+    via: [...F3.events.slice(0, -1)],
+    context: { attempts: 3, nextAttemptAt: F3.lastAt + SEC + 8 * MIN },
+  },
+  {
+    from: 'pending',
+    event: fail(F4.lastAt),
+    condition: 'last of max_retries + 1 attempts',
+    to: 'failed',
+    via: F4.events.slice(0, -1),
+    context: { attempts: 4, completedAt: F4.lastAt, nextAttemptAt: null },
+  },
   { from: 'pending', event: fail(T0 + SEC), condition: 'max_retries 0: one attempt only', to: 'failed', input: { id: 'dlv_0', maxRetries: 0 }, via: [], context: { attempts: 1 } },
-  { from: 'pending', event: ok(F4.lastAt + 2 * MIN), condition: 'retried by hand, then 2xx', to: 'success', via: [...F4.events, retry(F4.lastAt + MIN)], context: { attempts: 1, completedAt: F4.lastAt + 2 * MIN } },
-  { from: 'pending', event: gone(T0 + SEC), condition: 'endpoint deleted or deactivated: waiting cannot help', to: 'failed', context: { attempts: 1, errorMessage: 'endpoint was deleted', completedAt: T0 + SEC } },
-  { from: 'pending', event: effectError('deliver', Object.assign(new Error('bug'), { at: T0 + 2 * SEC })), condition: 'the effect crashed', to: 'failed', context: { attempts: 1, errorMessage: 'delivery could not be attempted: Error: bug', completedAt: T0 + 2 * SEC } },
+  {
+    from: 'pending',
+    event: ok(F4.lastAt + 2 * MIN),
+    condition: 'retried by hand, then 2xx',
+    to: 'success',
+    via: [...F4.events, retry(F4.lastAt + MIN)],
+    context: { attempts: 1, completedAt: F4.lastAt + 2 * MIN },
+  },
+  {
+    from: 'pending',
+    event: gone(T0 + SEC),
+    condition: 'endpoint deleted or deactivated: waiting cannot help',
+    to: 'failed',
+    context: { attempts: 1, errorMessage: 'endpoint was deleted', completedAt: T0 + SEC },
+  },
+  {
+    from: 'pending',
+    event: effectError('deliver', Object.assign(new Error('bug'), { at: T0 + 2 * SEC })),
+    condition: 'the effect crashed',
+    to: 'failed',
+    context: { attempts: 1, errorMessage: 'delivery could not be attempted: Error: bug', completedAt: T0 + 2 * SEC },
+  },
 ]
 
 const refused: PureRefusedRow[] = [
@@ -144,7 +177,10 @@ describe('webhook delivery: with a fake deliver effect', () => {
     await waitFor(actor, (s) => s.value === 'retrying')
     actor.send({ type: 'timer.due', at: actor.getSnapshot().context.nextAttemptAt!, name: 'retry' })
     await waitFor(actor, (s) => s.value === 'success')
-    expect(seen).toEqual([{ deliveryId: 'dlv_7', attempt: 1, round: 0 }, { deliveryId: 'dlv_7', attempt: 2, round: 0 }])
+    expect(seen).toEqual([
+      { deliveryId: 'dlv_7', attempt: 1, round: 0 },
+      { deliveryId: 'dlv_7', attempt: 2, round: 0 },
+    ])
     expect(actor.getSnapshot().context).toMatchObject({ attempts: 2, responseStatus: 200, completedAt: T0 + 2 * SEC })
     actor.stop()
   })

@@ -1,13 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { createActor, fromPromise, waitFor } from 'xstate'
-import {
-  WEBHOOK_ENDPOINT_EFFECTS,
-  canApply,
-  endpointView,
-  webhookEndpointMachine,
-  type NotifyInput,
-  type WebhookEndpointEvent,
-} from '../../machines/webhook-endpoint'
+import { WEBHOOK_ENDPOINT_EFFECTS, canApply, endpointView, webhookEndpointMachine, type NotifyInput, type WebhookEndpointEvent } from '../../machines/webhook-endpoint'
 import {
   effectDone,
   effectError,
@@ -52,14 +45,29 @@ describe('webhook endpoint: created', () => {
 // docs/spec.md "Webhook endpoint (v1)" rows and the delivery rule they rest on; `notifying` is the
 // effect state between the fifth failure and `disabled` (Events rule 8: the developer is told).
 const rows: PureRow[] = [
-  { from: 'enabled', event: fail(5), condition: 'fifth failed delivery in a row', to: 'notifying', via: fails(4), also: ['notify'], context: { failuresInARow: 5, disabledReason: 'failures', lastError: SWITCHED_OFF, lastStatus: 500, lastSentAt: T0 + 5 } },
+  {
+    from: 'enabled',
+    event: fail(5),
+    condition: 'fifth failed delivery in a row',
+    to: 'notifying',
+    via: fails(4),
+    also: ['notify'],
+    context: { failuresInARow: 5, disabledReason: 'failures', lastError: SWITCHED_OFF, lastStatus: 500, lastSentAt: T0 + 5 },
+  },
   { from: 'notifying', event: notified, condition: 'developer notified', to: 'disabled', context: { disabledReason: 'failures', lastError: SWITCHED_OFF } },
   { from: 'notifying', event: effectError('notify', new Error('store down')), condition: 'notification failed', to: 'disabled', context: { disabledReason: 'failures' } },
   { from: 'disabled', event: enable, condition: 'PATCH enabled: true', to: 'enabled', context: { failuresInARow: 0, disabledReason: null } },
   { from: 'enabled', event: gone(T0), condition: 'customer deleted', to: 'disabled', via: fails(2), context: { disabledReason: 'customer_deleted', lastError: CUSTOMER_GONE, failuresInARow: 2 } },
   { from: 'enabled', event: fail(1), condition: 'fewer than five in a row', to: 'enabled', context: { failuresInARow: 1, lastStatus: 500, lastError: 'HTTP 500 #1' } },
   { from: 'enabled', event: fail(8), condition: 'fourth in a row', to: 'enabled', via: fails(3, 5), context: { failuresInARow: 4 } },
-  { from: 'enabled', event: ok(T0 + 9), condition: 'a success breaks the run', to: 'enabled', via: fails(4), context: { failuresInARow: 0, lastStatus: 200, lastSentAt: T0 + 9, lastError: 'HTTP 500 #4' } },
+  {
+    from: 'enabled',
+    event: ok(T0 + 9),
+    condition: 'a success breaks the run',
+    to: 'enabled',
+    via: fails(4),
+    context: { failuresInARow: 0, lastStatus: 200, lastSentAt: T0 + 9, lastError: 'HTTP 500 #4' },
+  },
   { from: 'enabled', event: fail(20), condition: 'failures after a success start over', to: 'enabled', via: [...fails(4), ok(), ...fails(3, 10)], context: { failuresInARow: 4 } },
   { from: 'enabled', event: enable, condition: 'PATCH enabled: true while enabled', to: 'enabled', via: fails(3), context: { failuresInARow: 0 } },
   { from: 'enabled', event: { type: 'endpoint.disable', at: T0 }, condition: 'PATCH enabled: false', to: 'disabled', context: { disabledReason: 'request' } },

@@ -5,7 +5,8 @@
 import { describe, expect, test } from 'bun:test'
 import { resample } from '../../src/media/codecs'
 
-const tone = (hz: number, rate: number, seconds: number, amplitude = 10_000) => Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / rate)))
+const tone = (hz: number, rate: number, seconds: number, amplitude = 10_000) =>
+  Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / rate)))
 /** RMS away from the edges (the chunk's ends hold their edge sample). */
 const rms = (x: Int16Array) => {
   const inner = x.subarray(100, x.length - 100)

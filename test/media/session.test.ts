@@ -119,7 +119,13 @@ describe('voice session', () => {
   })
 
   test('a TTS that fails ends the call failed, naming it', async () => {
-    const broken: TextToSpeech = { name: 'broken', sampleRate: 8000, async *synthesize() { throw new Error('503 from the vendor') } }
+    const broken: TextToSpeech = {
+      name: 'broken',
+      sampleRate: 8000,
+      async *synthesize() {
+        throw new Error('503 from the vendor')
+      },
+    }
     const h = harness({}, broken)
     h.session.start(8000)
     await waitFor(() => h.ended.length === 1)

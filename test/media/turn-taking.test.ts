@@ -19,7 +19,13 @@ const SILENCE = new Int16Array(160)
 
 /** A VAD that calls a frame speech when it is loud: one 20 ms window per frame. */
 const vad: VoiceActivity = { name: 'energy', push: async (pcm) => [{ speech: pcm[0] !== 0, ms: FRAME_MS }], reset() {} }
-const tts: TextToSpeech = { name: 'instant', sampleRate: 8000, async *synthesize(text) { yield new Int16Array(text.length * 8).fill(500) } }
+const tts: TextToSpeech = {
+  name: 'instant',
+  sampleRate: 8000,
+  async *synthesize(text) {
+    yield new Int16Array(text.length * 8).fill(500)
+  },
+}
 
 function harness() {
   const clock = new SimulatedClock()
@@ -175,7 +181,7 @@ describe('turn-taking', () => {
     await h.session.close()
   })
 
-  test('a final transcript that differs from the early reply\'s words is answered afresh', async () => {
+  test("a final transcript that differs from the early reply's words is answered afresh", async () => {
     const h = await opened()
     await h.speak(400, 'Is the shop open on Sunday?', 'Is the shop open on Monday?')
     await h.silence(COMPLETE_WAIT_MS + 60)

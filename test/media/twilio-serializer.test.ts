@@ -7,7 +7,14 @@ const start = (mediaFormat: object) => ({ event: 'start', start: { streamSid: 'M
 describe('Twilio serializer', () => {
   test('mu-law 8 kHz in; media, mark and clear out on the stream', () => {
     const s = new TwilioSerializer()
-    expect(s.deserialize(start({ encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 }))).toEqual({ kind: 'start', streamSid: 'MZ1', callSid: 'CA1', customParameters: { token: 't' }, encoding: 'audio/x-mulaw', sampleRate: 8000 })
+    expect(s.deserialize(start({ encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 }))).toEqual({
+      kind: 'start',
+      streamSid: 'MZ1',
+      callSid: 'CA1',
+      customParameters: { token: 't' },
+      encoding: 'audio/x-mulaw',
+      sampleRate: 8000,
+    })
     const media = s.deserialize({ event: 'media', media: { track: 'inbound', chunk: '2', timestamp: '40', payload: Buffer.alloc(160, 0xff).toString('base64') } })
     expect(media).toMatchObject({ kind: 'audio', sampleRate: 8000, chunk: 2, timestamp: 40 })
     expect((media as { pcm: Int16Array }).pcm.length).toBe(160)

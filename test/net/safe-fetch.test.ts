@@ -108,9 +108,7 @@ describe('safeFetch', () => {
     // The first hop stands in for a public site; every later hop meets the real policy.
     const firstHopOnly = async (url: URL) => (url.pathname.startsWith('/to-') ? undefined : assertPublicHost(url.hostname))
     hits.length = 0
-    await expect(safeFetch(`${base}/to-metadata`, { ...opts, checkTarget: firstHopOnly })).rejects.toThrow(
-      /169\.254\.169\.254.*link-local/,
-    )
+    await expect(safeFetch(`${base}/to-metadata`, { ...opts, checkTarget: firstHopOnly })).rejects.toThrow(/169\.254\.169\.254.*link-local/)
     await expect(safeFetch(`${base}/to-loopback`, { ...opts, checkTarget: firstHopOnly })).rejects.toThrow(/loopback/)
     expect(hits).toEqual(['GET /to-metadata', 'GET /to-loopback'])
   })

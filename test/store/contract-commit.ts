@@ -17,13 +17,7 @@ export function commitContract(ctx: ContractContext): void {
         { collection: b.name, op: 'upsert', doc: { id: 'kept', v: 2 } },
         { collection: b.name, op: 'upsert', doc: { id: 'made', v: 3 } },
       ])
-      expect(results).toEqual([
-        { id: 'msg', text: 'hello' },
-        { id: 'conv', status: 'escalated', meta: { by: 'agent' } },
-        null,
-        { id: 'kept', v: 2 },
-        { id: 'made', v: 3 },
-      ])
+      expect(results).toEqual([{ id: 'msg', text: 'hello' }, { id: 'conv', status: 'escalated', meta: { by: 'agent' } }, null, { id: 'kept', v: 2 }, { id: 'made', v: 3 }])
       expect(await b.get('msg')).toEqual({ id: 'msg', text: 'hello' })
       expect(await a.get('conv')).toEqual({ id: 'conv', status: 'escalated', meta: { by: 'agent' } })
       expect(await a.get('none')).toBeNull()
@@ -41,7 +35,10 @@ export function commitContract(ctx: ContractContext): void {
         { collection: a.name, op: 'insert', doc: { id: 'new' } },
         { collection: b.name, op: 'insert', doc: { id: 'y', workspaceId: 'w', email: 'taken' } },
       ])
-      const error = await failed.then(() => null, (e: unknown) => e)
+      const error = await failed.then(
+        () => null,
+        (e: unknown) => e,
+      )
       expect(error).toBeInstanceOf(DuplicateKeyError)
       expect((error as DuplicateKeyError).collection).toBe(b.name)
       expect((error as DuplicateKeyError).index).toBe('ws_email')

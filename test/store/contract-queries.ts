@@ -13,8 +13,7 @@ const FIXTURE: Item[] = [
   { id: 'f', s: 'fig', flag: null },
 ]
 
-const ts = (day: number, hour: number, minute = 0) =>
-  new Date(Date.UTC(2026, 10, day, hour, minute)).toISOString()
+const ts = (day: number, hour: number, minute = 0) => new Date(Date.UTC(2026, 10, day, hour, minute)).toISOString()
 
 export function queryContract(ctx: ContractContext): void {
   describe('filters', () => {
@@ -105,8 +104,26 @@ export function queryContract(ctx: ContractContext): void {
       expect(await order({ s: { $in: ['apple', 'banana', 'cherry'] } }, { sort: [['s', -1]] })).toEqual(['c', 'b', 'a'])
       expect(await order({}, { sort: [['id', -1]], limit: 3 })).toEqual(['f', 'e', 'd'])
       const multi = await ctx.fresh()
-      for (const [id, grp, rank] of [['p', 2, 1], ['q', 1, 1], ['r', 2, 5], ['s', 1, 9]] as const) await multi.insert({ id, grp, rank })
-      expect((await multi.find({}, { sort: [['grp', 1], ['rank', -1]] })).map((d) => d.id)).toEqual(['s', 'q', 'r', 'p'])
+      for (const [id, grp, rank] of [
+        ['p', 2, 1],
+        ['q', 1, 1],
+        ['r', 2, 5],
+        ['s', 1, 9],
+      ] as const)
+        await multi.insert({ id, grp, rank })
+      expect(
+        (
+          await multi.find(
+            {},
+            {
+              sort: [
+                ['grp', 1],
+                ['rank', -1],
+              ],
+            },
+          )
+        ).map((d) => d.id),
+      ).toEqual(['s', 'q', 'r', 'p'])
     })
 
     test('field paths and operators outside the grammar are refused', async () => {
@@ -133,7 +150,10 @@ export function queryContract(ctx: ContractContext): void {
       for (const d of docs) await c.insert(d)
       const desc = (x: string, y: string) => (x < y ? 1 : x > y ? -1 : 0)
       const newestFirst = (a: Item, b: Item) => desc(String(a.createdAt), String(b.createdAt)) || desc(a.id, b.id)
-      const expected = docs.filter((d) => d.workspaceId === 'w1').sort(newestFirst).map((d) => d.id)
+      const expected = docs
+        .filter((d) => d.workspaceId === 'w1')
+        .sort(newestFirst)
+        .map((d) => d.id)
 
       const seen: string[] = []
       let after: { createdAt: string; id: string } | null = null
@@ -151,7 +171,10 @@ export function queryContract(ctx: ContractContext): void {
       expect(await c.page({ workspaceId: 'w1' }, 5, { createdAt: String(docs.find((d) => d.id === last)!.createdAt), id: last })).toEqual([])
       expect((await c.page({ workspaceId: 'w1' }, 3)).map((d) => d.id)).toEqual(expected.slice(0, 3))
       expect((await c.page({ workspaceId: 'w1' }, 3, null)).map((d) => d.id)).toEqual(expected.slice(0, 3))
-      const odd = docs.filter((d) => d.workspaceId === 'w1' && d.kind === 'odd').sort(newestFirst).map((d) => d.id)
+      const odd = docs
+        .filter((d) => d.workspaceId === 'w1' && d.kind === 'odd')
+        .sort(newestFirst)
+        .map((d) => d.id)
       expect((await c.page({ workspaceId: 'w1', kind: 'odd' }, 50)).map((d) => d.id)).toEqual(odd)
       expect(await c.page({ workspaceId: 'w1' }, 0)).toEqual([])
     })
@@ -192,29 +215,37 @@ export function queryContract(ctx: ContractContext): void {
     })
 
     test('group by a field, null and missing together, with sums', async () => {
-      expect(sorted(await c.group({}, { by: 'status', sum: ['cost', 'usage.seconds'] }))).toEqual(sorted([
-        { key: 'done', count: 2, sums: { cost: 12.5, 'usage.seconds': 90 } },
-        { key: 'failed', count: 1, sums: { cost: 0, 'usage.seconds': 5 } },
-        { key: null, count: 2, sums: { cost: 4, 'usage.seconds': 1 } },
-      ]))
-      expect(sorted(await c.group({ workspaceId: 'w1' }, { by: 'inbound' }))).toEqual(sorted([
-        { key: false, count: 2, sums: {} },
-        { key: true, count: 2, sums: {} },
-      ]))
+      expect(sorted(await c.group({}, { by: 'status', sum: ['cost', 'usage.seconds'] }))).toEqual(
+        sorted([
+          { key: 'done', count: 2, sums: { cost: 12.5, 'usage.seconds': 90 } },
+          { key: 'failed', count: 1, sums: { cost: 0, 'usage.seconds': 5 } },
+          { key: null, count: 2, sums: { cost: 4, 'usage.seconds': 1 } },
+        ]),
+      )
+      expect(sorted(await c.group({ workspaceId: 'w1' }, { by: 'inbound' }))).toEqual(
+        sorted([
+          { key: false, count: 2, sums: {} },
+          { key: true, count: 2, sums: {} },
+        ]),
+      )
       expect(await c.group({ workspaceId: 'nobody' }, { by: 'status' })).toEqual([])
     })
 
     test('group by UTC day and hour of an ISO timestamp', async () => {
-      expect(sorted(await c.group({}, { by: { path: 'createdAt', unit: 'day' }, sum: ['usage.seconds'] }))).toEqual(sorted([
-        { key: '2026-11-01', count: 3, sums: { 'usage.seconds': 95 } },
-        { key: '2026-11-02', count: 1, sums: { 'usage.seconds': 0 } },
-        { key: '2026-11-03', count: 1, sums: { 'usage.seconds': 1 } },
-      ]))
-      expect(sorted(await c.group({ workspaceId: 'w1' }, { by: { path: 'createdAt', unit: 'hour' } }))).toEqual(sorted([
-        { key: 0, count: 1, sums: {} },
-        { key: 9, count: 2, sums: {} },
-        { key: 23, count: 1, sums: {} },
-      ]))
+      expect(sorted(await c.group({}, { by: { path: 'createdAt', unit: 'day' }, sum: ['usage.seconds'] }))).toEqual(
+        sorted([
+          { key: '2026-11-01', count: 3, sums: { 'usage.seconds': 95 } },
+          { key: '2026-11-02', count: 1, sums: { 'usage.seconds': 0 } },
+          { key: '2026-11-03', count: 1, sums: { 'usage.seconds': 1 } },
+        ]),
+      )
+      expect(sorted(await c.group({ workspaceId: 'w1' }, { by: { path: 'createdAt', unit: 'hour' } }))).toEqual(
+        sorted([
+          { key: 0, count: 1, sums: {} },
+          { key: 9, count: 2, sums: {} },
+          { key: 23, count: 1, sums: {} },
+        ]),
+      )
     })
   })
 }

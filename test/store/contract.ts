@@ -25,14 +25,31 @@ export async function expectDuplicate(p: Promise<unknown>, collection: string, i
   expect((error as DuplicateKeyError).index).toBe(index)
 }
 
-export const byEmail: IndexSpec = { name: 'ws_email', fields: [['workspaceId', 1], ['email', 1]], unique: true }
+export const byEmail: IndexSpec = {
+  name: 'ws_email',
+  fields: [
+    ['workspaceId', 1],
+    ['email', 1],
+  ],
+  unique: true,
+}
 export const byExternal: IndexSpec = {
   name: 'ws_external',
-  fields: [['workspaceId', 1], ['externalId', 1]],
+  fields: [
+    ['workspaceId', 1],
+    ['externalId', 1],
+  ],
   unique: true,
   sparse: true,
 }
-export const byNewest: IndexSpec = { name: 'ws_newest', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] }
+export const byNewest: IndexSpec = {
+  name: 'ws_newest',
+  fields: [
+    ['workspaceId', 1],
+    ['createdAt', -1],
+    ['id', -1],
+  ],
+}
 
 export function storeContract(name: string, open: () => Promise<DocumentStore>): void {
   describe(`${name} store contract`, () => {
@@ -205,7 +222,13 @@ export function storeContract(name: string, open: () => Promise<DocumentStore>):
 
       test('delete reports whether it removed; deleteMany removes only matches and counts them', async () => {
         const c = await ctx.fresh()
-        for (const [id, ws] of [['a', 'w1'], ['b', 'w1'], ['c', 'w2'], ['d', 'w1']]) await c.insert({ id, workspaceId: ws })
+        for (const [id, ws] of [
+          ['a', 'w1'],
+          ['b', 'w1'],
+          ['c', 'w2'],
+          ['d', 'w1'],
+        ])
+          await c.insert({ id, workspaceId: ws })
         expect(await c.delete('a')).toBe(true)
         expect(await c.delete('a')).toBe(false)
         expect(await c.get('a')).toBeNull()
@@ -240,7 +263,13 @@ export function storeContract(name: string, open: () => Promise<DocumentStore>):
     describe('an index that changed between versions', () => {
       test('another definition under the same name, or the same fields under a new name: rebuilt at open, data kept', async () => {
         const name = `changed_${run}`
-        const before = await store.collection<Item>({ name, indexes: [{ name: 'ws_email', fields: [['email', 1]] }, { name: 'by_code', fields: [['code', 1]] }] })
+        const before = await store.collection<Item>({
+          name,
+          indexes: [
+            { name: 'ws_email', fields: [['email', 1]] },
+            { name: 'by_code', fields: [['code', 1]] },
+          ],
+        })
         await before.insert({ id: 'a', workspaceId: 'w1', email: 'same', code: 'x' })
         await before.insert({ id: 'b', workspaceId: 'w2', email: 'same', code: 'y' })
         const later = await open()

@@ -15,7 +15,10 @@ type Row = { id: string; n: number }
 function committedIds(file: string): string[] {
   const other = new Database(file, { readonly: true })
   try {
-    return other.query<{ id: string }, []>('SELECT id FROM rows ORDER BY id').all().map((r) => r.id)
+    return other
+      .query<{ id: string }, []>('SELECT id FROM rows ORDER BY id')
+      .all()
+      .map((r) => r.id)
   } finally {
     other.close()
   }

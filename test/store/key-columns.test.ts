@@ -19,8 +19,22 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const spec: CollectionSpec = {
   name: 'things',
   indexes: [
-    { name: 'ws_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
-    { name: 'flags', fields: [['live', 1], ['n', 1], ['a.b', 1]] },
+    {
+      name: 'ws_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
+    {
+      name: 'flags',
+      fields: [
+        ['live', 1],
+        ['n', 1],
+        ['a.b', 1],
+      ],
+    },
     { name: 'code', fields: [['code', 1]], unique: true, sparse: true },
   ],
 }
@@ -87,7 +101,18 @@ describe('key columns', () => {
     old.run(`CREATE UNIQUE INDEX "things__code" ON "things" (json_extract(doc,'$.code')) WHERE json_extract(doc,'$.code') IS NOT NULL`)
     const insert = old.query('INSERT INTO "things" (id, doc) VALUES (?, ?)')
     for (let i = 0; i < 50; i++) {
-      insert.run(`d${i}`, JSON.stringify({ id: `d${i}`, workspaceId: `w${i % 5}`, createdAt: `2026-11-25T12:00:${String(i).padStart(2, '0')}.000Z`, live: i % 2 === 0, n: i, a: { b: i % 3 }, ...(i < 3 ? { code: `K${i}` } : {}) }))
+      insert.run(
+        `d${i}`,
+        JSON.stringify({
+          id: `d${i}`,
+          workspaceId: `w${i % 5}`,
+          createdAt: `2026-11-25T12:00:${String(i).padStart(2, '0')}.000Z`,
+          live: i % 2 === 0,
+          n: i,
+          a: { b: i % 3 },
+          ...(i < 3 ? { code: `K${i}` } : {}),
+        }),
+      )
     }
     old.close()
 

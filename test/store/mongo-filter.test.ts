@@ -15,13 +15,7 @@ describe('mongo filter translation', () => {
 
   test('several clauses join with $and, so two operators on one path never overwrite each other', () => {
     expect(toMongoFilter({ workspaceId: 'w', n: { $gte: 1, $lt: 10 }, tag: { $ne: 'x', $exists: true } })).toEqual({
-      $and: [
-        { workspaceId: 'w' },
-        { n: { $gte: 1 } },
-        { n: { $lt: 10 } },
-        { tag: { $ne: 'x' } },
-        { tag: { $ne: null } },
-      ],
+      $and: [{ workspaceId: 'w' }, { n: { $gte: 1 } }, { n: { $lt: 10 } }, { tag: { $ne: 'x' } }, { tag: { $ne: null } }],
     })
   })
 
@@ -40,13 +34,14 @@ describe('mongo filter translation', () => {
 
   test('keyset position, sort and group keys', () => {
     expect(toMongoFilter({ workspaceId: 'w' }, ...afterClauses({ createdAt: 't', id: 'i' }))).toEqual({
-      $and: [
-        { workspaceId: 'w' },
-        { createdAt: { $lte: 't' } },
-        { $or: [{ createdAt: { $lt: 't' } }, { createdAt: 't', _id: { $lt: 'i' } }] },
-      ],
+      $and: [{ workspaceId: 'w' }, { createdAt: { $lte: 't' } }, { $or: [{ createdAt: { $lt: 't' } }, { createdAt: 't', _id: { $lt: 'i' } }] }],
     })
-    expect(toMongoSort([['grp', 1], ['id', -1]])).toEqual({ grp: 1, _id: -1 })
+    expect(
+      toMongoSort([
+        ['grp', 1],
+        ['id', -1],
+      ]),
+    ).toEqual({ grp: 1, _id: -1 })
     expect(groupKey('usage.kind')).toBe('$usage.kind')
     expect(groupKey({ path: 'createdAt', unit: 'hour' })).toEqual({
       $cond: [{ $eq: [{ $type: '$createdAt' }, 'string'] }, { $toInt: { $substrBytes: ['$createdAt', 11, 2] } }, null],
@@ -54,7 +49,15 @@ describe('mongo filter translation', () => {
   })
 
   test('a sparse unique index keeps null and missing values out through a partial filter', () => {
-    const d = toIndexDescription({ name: 'ws_ext', fields: [['workspaceId', 1], ['externalId', 1]], unique: true, sparse: true })
+    const d = toIndexDescription({
+      name: 'ws_ext',
+      fields: [
+        ['workspaceId', 1],
+        ['externalId', 1],
+      ],
+      unique: true,
+      sparse: true,
+    })
     expect(d.name).toBe('ws_ext')
     expect(d.key).toEqual({ workspaceId: 1, externalId: 1 })
     expect(d.unique).toBe(true)
@@ -63,7 +66,16 @@ describe('mongo filter translation', () => {
     expect(Object.keys(partial)).toEqual(['workspaceId', 'externalId'])
     expect(partial.externalId.$type).not.toContain('null')
     expect(partial.externalId.$type).toContain('string')
-    expect(toIndexDescription({ name: 'page', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] })).toEqual({
+    expect(
+      toIndexDescription({
+        name: 'page',
+        fields: [
+          ['workspaceId', 1],
+          ['createdAt', -1],
+          ['id', -1],
+        ],
+      }),
+    ).toEqual({
       name: 'page',
       key: { workspaceId: 1, createdAt: -1, _id: -1 },
     })

@@ -38,7 +38,7 @@ describe('sqlite adapter', () => {
     plain.close()
   })
 
-  test('checkpoints run on the checkpointer thread, not in the writer\'s commits', async () => {
+  test("checkpoints run on the checkpointer thread, not in the writer's commits", async () => {
     const file = join(dir, 'checkpoint.db')
     const store = await openSqliteStore(file, { exclusive: true })
     // The writer's own automatic checkpoint (an fsync inside a COMMIT on the event loop) is off.
@@ -174,7 +174,7 @@ describe('sqlite adapter', () => {
     test('a following page seeks to its position in that index; an extra filter keeps the index', () => {
       const plan = c.explain({ workspaceId: 'w42' }, { createdAt: '2026-01-01T01:00:00.000Z', id: 'd010000' })
       expectIndexSearch(plan)
-      expect(plan.join("\n")).toContain(`USING INDEX ${indexName} (k$workspaceId=? AND k$createdAt<?)`)
+      expect(plan.join('\n')).toContain(`USING INDEX ${indexName} (k$workspaceId=? AND k$createdAt<?)`)
       expectIndexSearch(c.explain({ workspaceId: 'w42', kind: 'a' }))
     })
 

@@ -27,7 +27,13 @@ export async function startChildService(port: number, env: Record<string, string
     stderr: 'inherit',
   })
   for (let i = 0; i < READY_POLLS; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return proc
+    if (
+      await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return proc
     if (proc.exitCode !== null || proc.signalCode !== null) break
     await Bun.sleep(READY_POLL_MS)
   }
@@ -39,7 +45,11 @@ export async function startChildService(port: number, env: Record<string, string
 export function childClient(port: number) {
   const base = `http://127.0.0.1:${port}`
   return async (method: string, path: string, auth: string, body?: unknown): Promise<{ status: number; body: any }> => {
-    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    })
     return { status: res.status, body: (await res.json().catch(() => null)) as any }
   }
 }

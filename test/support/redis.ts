@@ -62,10 +62,7 @@ function pingOnce(port: number): Promise<boolean> {
 async function startOnce(): Promise<RedisServer> {
   const port = await freePort()
   const binary = REDIS.path ?? 'redis-server'
-  const proc = Bun.spawn(
-    [binary, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()],
-    { stdout: 'pipe', stderr: 'pipe' },
-  )
+  const proc = Bun.spawn([binary, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()], { stdout: 'pipe', stderr: 'pipe' })
   // Drained in the background so a chatty server never blocks on a full pipe; shown on failure.
   const output = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]).then((parts) => parts.join(''))
 

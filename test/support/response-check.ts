@@ -15,7 +15,13 @@ interface DocumentedRoute {
 
 export type ResponseChecker = (method: string, url: string, status: number, body: unknown) => void
 
-const toPattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\/:([A-Za-z_]+)/g, '/[^/]+').replace(/:([A-Za-z_]+)/g, '[^/]+')}/?$`)
+const toPattern = (path: string) =>
+  new RegExp(
+    `^${path
+      .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/\\\/:([A-Za-z_]+)/g, '/[^/]+')
+      .replace(/:([A-Za-z_]+)/g, '[^/]+')}/?$`,
+  )
 
 export function responseChecker(routes: { method: string; path: string; hooks?: { detail?: { responses?: unknown } } }[]): ResponseChecker {
   const documented: DocumentedRoute[] = routes.map((r) => ({
@@ -26,9 +32,7 @@ export function responseChecker(routes: { method: string; path: string; hooks?: 
   }))
   // Static segments win over parameters, as in the router.
   const byMethod = (method: string, path: string) =>
-    documented
-      .filter((r) => r.method === method && r.pattern.test(path))
-      .sort((a, b) => (a.path.match(/:/g)?.length ?? 0) - (b.path.match(/:/g)?.length ?? 0))[0]
+    documented.filter((r) => r.method === method && r.pattern.test(path)).sort((a, b) => (a.path.match(/:/g)?.length ?? 0) - (b.path.match(/:/g)?.length ?? 0))[0]
 
   return (method, url, status, body) => {
     const path = new URL(url).pathname

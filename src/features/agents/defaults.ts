@@ -14,9 +14,7 @@ export const starterPersona = (name: string): string => starterLines(name).join(
 
 // The starter lines as patterns matching any agent name (the agent may have been renamed since).
 const NAME_SLOT = '\u0000'
-const STARTER_PATTERNS = starterLines(NAME_SLOT).map(
-  (line) => new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(NAME_SLOT, '.+')}$`),
-)
+const STARTER_PATTERNS = starterLines(NAME_SLOT).map((line) => new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(NAME_SLOT, '.+')}$`))
 
 /**
  * Whether `line` is one of the starter persona's sentences, unedited: how to behave, not a fact

@@ -11,10 +11,7 @@ export const FIELD_TYPES = ['text', 'number', 'boolean', 'date'] as const
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 
-const Step = t.Object(
-  { title: t.String({ minLength: 1, maxLength: STEP_TITLE_MAX }), detail: t.String({ maxLength: STEP_DETAIL_MAX }) },
-  { additionalProperties: false },
-)
+const Step = t.Object({ title: t.String({ minLength: 1, maxLength: STEP_TITLE_MAX }), detail: t.String({ maxLength: STEP_DETAIL_MAX }) }, { additionalProperties: false })
 
 const CollectField = t.Object(
   {
@@ -26,10 +23,7 @@ const CollectField = t.Object(
   { additionalProperties: false },
 )
 
-const Escalation = t.Object(
-  { onNoAnswer: t.Optional(t.Boolean()), onRequest: t.Optional(t.Boolean()) },
-  { additionalProperties: false },
-)
+const Escalation = t.Object({ onNoAnswer: t.Optional(t.Boolean()), onRequest: t.Optional(t.Boolean()) }, { additionalProperties: false })
 
 const WidgetInput = t.Object(
   {
@@ -53,7 +47,13 @@ const VoiceInput = t.Object(
     recordCalls: t.Optional(t.Boolean()),
     maxCallSeconds: t.Optional(Nullable(BodyInt({ minimum: 60, maximum: 1200 }))),
     endpointingMs: t.Optional(
-      Nullable(BodyInt({ minimum: 200, maximum: 3000, description: 'the longest silence (ms) the agent waits when the caller trails off, capping the shorter waits for complete turns; null: 1500 (docs/api/voice.md)' })),
+      Nullable(
+        BodyInt({
+          minimum: 200,
+          maximum: 3000,
+          description: 'the longest silence (ms) the agent waits when the caller trails off, capping the shorter waits for complete turns; null: 1500 (docs/api/voice.md)',
+        }),
+      ),
     ),
     // Read-only; accepted and ignored so a GET body can be sent back unchanged.
     surfaces: t.Optional(t.Array(t.String())),
@@ -124,9 +124,7 @@ export const Agent = t.Object({
     surfaces: t.Array(t.Union([t.Literal('web'), t.Literal('phone')])),
     phoneNumber: Nullable(t.String()),
   }),
-  collectFields: t.Array(
-    t.Object({ name: t.String(), type: t.String(), description: Nullable(t.String()), choices: Nullable(t.Array(t.String())) }),
-  ),
+  collectFields: t.Array(t.Object({ name: t.String(), type: t.String(), description: Nullable(t.String()), choices: Nullable(t.Array(t.String())) })),
   webKey: t.String(),
   createdAt: t.String(),
 })

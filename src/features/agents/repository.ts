@@ -23,7 +23,14 @@ export interface AgentDoc extends Omit<Agent, 'voice'> {
 export const agentsSpec: CollectionSpec = {
   name: 'agents',
   indexes: [
-    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
+    {
+      name: 'workspace_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
     { name: 'web_key', fields: [['webKey', 1]], unique: true },
   ],
 }

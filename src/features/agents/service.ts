@@ -138,7 +138,13 @@ export class AgentService {
   phoneAgents(workspaceId: string, limit: number): Promise<AgentDoc[]> {
     return this.agents.find(
       { workspaceId, deletingAt: null, 'voice.answersCalls': true, phoneNumber: { $ne: null } },
-      { sort: [['createdAt', -1], ['id', -1]], limit },
+      {
+        sort: [
+          ['createdAt', -1],
+          ['id', -1],
+        ],
+        limit,
+      },
     )
   }
 

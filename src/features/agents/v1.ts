@@ -13,7 +13,13 @@ export function agentsV1(deps: { context: KernelHttp['v1']; agents: AgentService
     .use(deps.context)
     .get(
       '',
-      ({ query, workspace }) => paginate((limit, after) => agents.list(workspace.id, limit, after), query, 25, (d) => agents.present(d)),
+      ({ query, workspace }) =>
+        paginate(
+          (limit, after) => agents.list(workspace.id, limit, after),
+          query,
+          25,
+          (d) => agents.present(d),
+        ),
       { query: ListAgentsQuery, detail: { responses: answers({ 200: pageSchema(Agent), ...v1Errors(400) }), summary: 'List agents, newest first' } },
     )
     .post(
@@ -25,18 +31,27 @@ export function agentsV1(deps: { context: KernelHttp['v1']; agents: AgentService
       },
       {
         body: CreateAgent,
-        detail: { responses: answers({ 201: Agent, ...v1Errors(400, 403, 409) }), summary: 'Create an agent', description: 'Only `name` is required; a starter persona, widget key and voice channel come with it. 409 only when the plan’s agent allowance is used up; a model the plan lacks (or too slow for calls) is a 400 naming `model`.' },
+        detail: {
+          responses: answers({ 201: Agent, ...v1Errors(400, 403, 409) }),
+          summary: 'Create an agent',
+          description:
+            'Only `name` is required; a starter persona, widget key and voice channel come with it. 409 only when the plan’s agent allowance is used up; a model the plan lacks (or too slow for calls) is a 400 naming `model`.',
+        },
       },
     )
     .get('/:id', async ({ params, workspace }) => agents.present(await agents.get(workspace.id, params.id)), {
       params: Id,
       detail: { responses: answers({ 200: Agent, ...v1Errors(404) }), summary: 'Read an agent' },
     })
-    .patch(
-      '/:id',
-      async ({ params, body, workspace, principal }) => agents.present(await agents.patch({ workspace, plan: principal.developer.plan }, params.id, body)),
-      { params: Id, body: PatchAgent, detail: { responses: answers({ 200: Agent, ...v1Errors(400, 403, 404) }), summary: 'Change any subset of an agent’s fields', description: '400 naming the field that breaks a rule, `model` included (a model the plan lacks, or one too slow for calls on a phone agent, when changing to it).' } },
-    )
+    .patch('/:id', async ({ params, body, workspace, principal }) => agents.present(await agents.patch({ workspace, plan: principal.developer.plan }, params.id, body)), {
+      params: Id,
+      body: PatchAgent,
+      detail: {
+        responses: answers({ 200: Agent, ...v1Errors(400, 403, 404) }),
+        summary: 'Change any subset of an agent’s fields',
+        description: '400 naming the field that breaks a rule, `model` included (a model the plan lacks, or one too slow for calls on a phone agent, when changing to it).',
+      },
+    })
     .delete(
       '/:id',
       async ({ params, workspace, set }) => {

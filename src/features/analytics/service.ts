@@ -128,10 +128,7 @@ export class AnalyticsService {
 
   /** The most asked questions, with how many of those searches found an answer. */
   private async topQuestions(window: Filter, rows: number): Promise<Analytics['topQuestions']> {
-    const [all, found] = await Promise.all([
-      this.sources.searches.group(window, { by: 'queryKey' }),
-      this.sources.searches.group({ ...window, found: true }, { by: 'queryKey' }),
-    ])
+    const [all, found] = await Promise.all([this.sources.searches.group(window, { by: 'queryKey' }), this.sources.searches.group({ ...window, found: true }, { by: 'queryKey' })])
     const answered = countsBy(found)
     return Promise.all(
       topGroups(all, rows).map(async ({ key, count }) => {

@@ -70,7 +70,8 @@ export class ByokChoices {
   async set(ws: WorkspaceDoc, agentId: string, input: { model?: string | null; voice?: string | null }): Promise<AgentChoice> {
     const keys = await this.inUse(ws)
     if (input.model) {
-      if (!keys.keys.llm.models.includes(input.model)) throw badRequest('model', `${input.model} is not reached by the ${keys.keys.llm.provider} key; its models: ${keys.keys.llm.models.slice(0, 20).join(', ')}`)
+      if (!keys.keys.llm.models.includes(input.model))
+        throw badRequest('model', `${input.model} is not reached by the ${keys.keys.llm.provider} key; its models: ${keys.keys.llm.models.slice(0, 20).join(', ')}`)
     }
     if (input.voice) {
       const offered = await this.voices(ws)

@@ -48,7 +48,7 @@ export const KeyBody = t.Object(
 
 export const KeyPatchBody = t.Object({ model: t.Optional(Name), refreshModels: t.Optional(t.Boolean()) }, { additionalProperties: false })
 
-export const Voice = t.Object({ id: t.String(), name: t.String(), sample: t.Union([t.String(), t.Null()], { description: "a clip the provider hosts" }) })
+export const Voice = t.Object({ id: t.String(), name: t.String(), sample: t.Union([t.String(), t.Null()], { description: 'a clip the provider hosts' }) })
 
 export const PreviewBody = t.Object(
   {
@@ -66,7 +66,4 @@ export const AgentChoice = t.Object({
   stale: t.Object({ model: t.Boolean(), voice: t.Boolean() }, { description: 'true when an earlier choice is no longer reachable by the key' }),
 })
 
-export const AgentChoiceBody = t.Object(
-  { model: t.Optional(t.Union([Name, t.Null()])), voice: t.Optional(t.Union([Name, t.Null()])) },
-  { additionalProperties: false },
-)
+export const AgentChoiceBody = t.Object({ model: t.Optional(t.Union([Name, t.Null()])), voice: t.Optional(t.Union([Name, t.Null()])) }, { additionalProperties: false })

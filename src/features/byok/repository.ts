@@ -44,7 +44,18 @@ export interface ByokChoiceDoc {
 
 export const byokKeysSpec: CollectionSpec = { name: 'byok_keys', indexes: [{ name: 'workspace', fields: [['workspaceId', 1]] }] }
 export const byokSwitchesSpec: CollectionSpec = { name: 'byok_switches', indexes: [] }
-export const byokChoicesSpec: CollectionSpec = { name: 'byok_choices', indexes: [{ name: 'workspace_agent', fields: [['workspaceId', 1], ['agentId', 1]] }] }
+export const byokChoicesSpec: CollectionSpec = {
+  name: 'byok_choices',
+  indexes: [
+    {
+      name: 'workspace_agent',
+      fields: [
+        ['workspaceId', 1],
+        ['agentId', 1],
+      ],
+    },
+  ],
+}
 
 export interface ByokRepos {
   keys: Collection<ByokKeyDoc>

@@ -134,7 +134,8 @@ export class ByokService {
     if (wanted !== undefined) {
       if (!models.includes(wanted)) throw badRequest('credentials.model', `${input.provider} does not offer ${wanted} to this key; offered: ${listed(models)}`)
       model = wanted
-    } else if (held?.provider === input.provider && held.model && models.includes(held.model)) model = held.model // same provider keeps the model
+    } else if (held?.provider === input.provider && held.model && models.includes(held.model))
+      model = held.model // same provider keeps the model
     else model = models.length === 1 ? models[0]! : null // the one model offered (an Azure deployment) is the choice
     if (!model && (await this.enabled(ws.id))) throw conflict(`BYOK is on: the new ${job} key needs a model (credentials.model); offered: ${listed(models)}`)
     const now = iso(this.deps.clock.now())

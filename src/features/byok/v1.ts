@@ -13,14 +13,17 @@ export function byokV1(deps: { context: KernelHttp['v1']; byok: ByokService; cho
   const status = answers({ 200: ByokStatus, ...v1Errors(403) })
   return new Elysia({ prefix: '/byok', detail: { tags: ['BYOK'] } })
     .use(deps.context)
-    .get('', ({ workspace }) => byok.status(workspace), { detail: { responses: status, summary: 'BYOK status: the switch, whose keys run, each key (last four characters), its models and the one running' } })
+    .get('', ({ workspace }) => byok.status(workspace), {
+      detail: { responses: status, summary: 'BYOK status: the switch, whose keys run, each key (last four characters), its models and the one running' },
+    })
     .patch('', ({ workspace, body }) => byok.setEnabled(workspace, body.enabled), {
       scope: 'full',
       body: SwitchBody,
       detail: {
         responses: answers({ 200: ByokStatus, ...v1Errors(403, 409) }),
         summary: 'Switch BYOK on or off',
-        description: "409 when switching on before all three keys are added, verified and have a model, or in a customer while the developer's BYOK is off. The developer switching off switches its customers off.",
+        description:
+          "409 when switching on before all three keys are added, verified and have a model, or in a customer while the developer's BYOK is off. The developer switching off switches its customers off.",
       },
     })
     .use(keyRoutes(deps))
@@ -39,7 +42,10 @@ export function byokV1(deps: { context: KernelHttp['v1']; byok: ByokService; cho
         detail: {
           responses: {
             ...answers(v1Errors(403, 409, 502)),
-            200: { description: 'the clip: audio/mpeg (ElevenLabs) or audio/wav (OpenAI)', content: { 'audio/mpeg': { schema: { type: 'string', format: 'binary' } }, 'audio/wav': { schema: { type: 'string', format: 'binary' } } } },
+            200: {
+              description: 'the clip: audio/mpeg (ElevenLabs) or audio/wav (OpenAI)',
+              content: { 'audio/mpeg': { schema: { type: 'string', format: 'binary' } }, 'audio/wav': { schema: { type: 'string', format: 'binary' } } },
+            },
           },
           summary: 'Hear a voice of the key say `text` (up to 200 characters)',
         },
@@ -51,7 +57,10 @@ export function byokV1(deps: { context: KernelHttp['v1']; byok: ByokService; cho
         const agent = await deps.agents.get(workspace.id, params.id)
         return choices.get(workspace, agent.id)
       },
-      { params: t.Object({ id: t.String() }), detail: { responses: answers({ 200: AgentChoice, ...v1Errors() }), summary: "An agent's model and voice on the keys, with `stale` for a choice the key no longer reaches" } },
+      {
+        params: t.Object({ id: t.String() }),
+        detail: { responses: answers({ 200: AgentChoice, ...v1Errors() }), summary: "An agent's model and voice on the keys, with `stale` for a choice the key no longer reaches" },
+      },
     )
     .put(
       '/agents/:id',
@@ -82,7 +91,8 @@ function keyRoutes(deps: { context: KernelHttp['v1']; byok: ByokService }) {
         detail: {
           responses: answers({ 200: ByokStatus, ...v1Errors(403, 409, 502) }),
           summary: `Add or replace the ${job} key (verified with the provider before it is saved)`,
-          description: '400 for a provider id not valid for the job (the error lists the valid ones), a missing credential, or a key the provider rejected (nothing is saved); 502 when the provider cannot be reached; 409 while BYOK is on and the new key has no model. Replacing with the same provider keeps the model; `credentials.model` picks one.',
+          description:
+            '400 for a provider id not valid for the job (the error lists the valid ones), a missing credential, or a key the provider rejected (nothing is saved); 502 when the provider cannot be reached; 409 while BYOK is on and the new key has no model. Replacing with the same provider keeps the model; `credentials.model` picks one.',
         },
       })
       .patch(`/${job}`, ({ workspace, body }) => byok.patchKey(workspace, job, body), {

@@ -64,7 +64,10 @@ export function sandboxConsole(deps: { auth: KernelHttp['console']; sandbox: San
           { additionalProperties: false },
         ),
         detail: {
-          responses: answers({ 201: t.Object({ callRef: t.String(), answered: t.Boolean({ description: 'false: no agent takes calls at that number, or every line is busy' }) }), ...consoleErrors(400) }),
+          responses: answers({
+            201: t.Object({ callRef: t.String(), answered: t.Boolean({ description: 'false: no agent takes calls at that number, or every line is busy' }) }),
+            ...consoleErrors(400),
+          }),
           summary: 'The sandbox network rings one of our numbers (an inbound call)',
         },
       },

@@ -117,7 +117,9 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       // docs/spec.md Events rule 7: fields are extracted only when someone will read them — a call placed
       // through the API, or an agent with an endpoint subscribed to call.analysed.
       const read = row.direction === 'outbound' || (await deps.readsAnalysis(row.workspaceId, row.agentId))
-      const fields: FieldSpec[] = !read ? [] : row.extract ?? agent.collectFields.map((f) => ({ name: f.name, type: (f.type ?? 'text') as FieldType, description: f.description ?? null, choices: f.choices ?? null }))
+      const fields: FieldSpec[] = !read
+        ? []
+        : (row.extract ?? agent.collectFields.map((f) => ({ name: f.name, type: (f.type ?? 'text') as FieldType, description: f.description ?? null, choices: f.choices ?? null })))
       const model = await deps.models.resolve(workspace, agent)
       const result = await analyseCall(model, {
         transcript: row.transcript,

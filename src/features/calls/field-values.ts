@@ -19,15 +19,40 @@ export type FieldValue = string | number | boolean
 
 /** Text a model writes when it has nothing: never a value (compared lower-case, trimmed, without final punctuation). */
 const PLACEHOLDERS = new Set([
-  '', 'unknown', 'n/a', 'na', 'none', 'null', 'nil', 'undefined', 'not provided', 'not stated', 'not mentioned',
-  'not given', 'not specified', 'not available', 'no answer', 'unanswered', '-', '—', '?', 'tbd', 'not applicable',
+  '',
+  'unknown',
+  'n/a',
+  'na',
+  'none',
+  'null',
+  'nil',
+  'undefined',
+  'not provided',
+  'not stated',
+  'not mentioned',
+  'not given',
+  'not specified',
+  'not available',
+  'no answer',
+  'unanswered',
+  '-',
+  '—',
+  '?',
+  'tbd',
+  'not applicable',
 ])
 
 const YES = /^(?:yes|yeah|yep|yup|sure|true|correct|right|affirmative|absolutely|definitely|of course)$/i
 const NO = /^(?:no|nope|nah|false|not really|negative|never)$/i
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
-const isPlaceholder = (s: string): boolean => PLACEHOLDERS.has(s.trim().toLowerCase().replace(/[.!]+$/, ''))
+const isPlaceholder = (s: string): boolean =>
+  PLACEHOLDERS.has(
+    s
+      .trim()
+      .toLowerCase()
+      .replace(/[.!]+$/, ''),
+  )
 
 /** A finite number from a number or a plain decimal string ("1,200" and "12.5" read; "five-ish" does not). */
 function toNumber(value: unknown): number | undefined {

@@ -91,8 +91,7 @@ export const callsFeature = defineFeature(callsRef, {
     const telephony = twilio ?? sandbox
     const workspace = (id: string) => workspaceRepo.get(id)
     // A v1 webhook of the agent subscribed to call.analysed and on: someone reads the fields (docs/spec.md rule 7).
-    const readsAnalysis = async (workspaceId: string, agentId: string) =>
-      (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
+    const readsAnalysis = async (workspaceId: string, agentId: string) => (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
     const scripts = new SandboxScripts()
     const speech = new SpeechProviders(config, scripts)
     // Listening from the build on: an analysis resumed at boot may wait for a stream's end.
@@ -100,7 +99,25 @@ export const callsFeature = defineFeature(callsRef, {
     await mediaEnds.start()
     kernel.onClockAdvance.push(async (now) => mediaEnds.clockMoved(now))
     const mediaEnded = (tryId: string) => mediaEnds.ended(tryId)
-    const effects = callEffects({ tries, telephony, media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'), agents, published, numbers, contacts, conversations, models, meter, bus, coordination, clock, logger, workspace, readsAnalysis, mediaSettled: (tryId) => mediaEnds.settled(tryId) })
+    const effects = callEffects({
+      tries,
+      telephony,
+      media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'),
+      agents,
+      published,
+      numbers,
+      contacts,
+      conversations,
+      models,
+      meter,
+      bus,
+      coordination,
+      clock,
+      logger,
+      workspace,
+      readsAnalysis,
+      mediaSettled: (tryId) => mediaEnds.settled(tryId),
+    })
     // Each stored move of a call's chart also goes to the feed (the console app highlights it).
     const charted: typeof effects = {
       ...effects,
@@ -110,14 +127,54 @@ export const callsFeature = defineFeature(callsRef, {
       },
     }
     const actors: CallActors = registerCall(runtime, { effects: charted, clock, logger })
-    const media = new CallMedia({ files: kernel.files, feed, phrases: new PhraseCache(), config, tries, agents, published, conversations, engine, telephony, speech, byok, tokens, coordination, clock, logger, actors: () => actors, workspace, mediaEnded, inspect: kernel.inspection?.inspect, turnObserved: (stages) => kernel.metrics.voiceTurn(stages) })
+    const media = new CallMedia({
+      files: kernel.files,
+      feed,
+      phrases: new PhraseCache(),
+      config,
+      tries,
+      agents,
+      published,
+      conversations,
+      engine,
+      telephony,
+      speech,
+      byok,
+      tokens,
+      coordination,
+      clock,
+      logger,
+      actors: () => actors,
+      workspace,
+      mediaEnded,
+      inspect: kernel.inspection?.inspect,
+      turnObserved: (stages) => kernel.metrics.voiceTurn(stages),
+    })
     kernel.metrics.mediaSessions.from(() => media.live.size)
     const hasEspeak = !!Bun.which('espeak-ng')
     // The callee dials SANDBOX_MEDIA_URL (a load balancer, another instance) or this process; with
     // several instances what it says reaches the instance its stream lands on (sandbox-relay.ts).
     const calleeScripts = several ? new RelayedScripts(coordination) : scripts
-    sandbox.attachMedia({ baseUrl: () => config.sandboxMediaUrl ?? kernel.listening.url, token: (callId, attempt) => tokens.issue(callId, attempt), scripts: calleeScripts, tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()) })
-    const calls = new CallService({ tries, agents, published, contacts, numbers, coordination, clock, meter, ledger, actors: () => actors, mediaEnded, byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined })
+    sandbox.attachMedia({
+      baseUrl: () => config.sandboxMediaUrl ?? kernel.listening.url,
+      token: (callId, attempt) => tokens.issue(callId, attempt),
+      scripts: calleeScripts,
+      tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()),
+    })
+    const calls = new CallService({
+      tries,
+      agents,
+      published,
+      contacts,
+      numbers,
+      coordination,
+      clock,
+      meter,
+      ledger,
+      actors: () => actors,
+      mediaEnded,
+      byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined,
+    })
     // The agent's schedule_callback tool books a real scheduled call through the same rules.
     tools.provideCallbacks(new CallbackBooking({ calls, contacts, workspace, clock, logger }))
     const applyReport = async (e: TelephonyEvent) => {

@@ -12,9 +12,31 @@ import type { AnalysisRequest, TranscriptLine } from './analysis-types'
 const QUOTE_MAX_CHARS = 160
 
 const NUMBER_WORDS: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
-  nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, hundred: 100,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  hundred: 100,
 }
 const NUMBER = new RegExp(String.raw`-?\d+(?:[.,]\d+)*|\b(?:${Object.keys(NUMBER_WORDS).join('|')})\b`, 'i')
 const YES = /^\s*(?:yes|yeah|yep|yup|sure|correct|right|absolutely|definitely|of course|i do|i am|i have|i will)\b/i
@@ -35,9 +57,7 @@ function quote(text: string): string {
 export function localSummary(req: AnalysisRequest): string {
   const customer = req.transcript.filter((l) => l.speaker === 'customer' && l.text.trim())
   const opening =
-    req.direction === 'outbound'
-      ? `${req.agentName} called the customer${req.purpose ? ` about: ${quote(req.purpose).replace(/[.!?]+$/, '')}` : ''}.`
-      : `The customer called ${req.agentName}.`
+    req.direction === 'outbound' ? `${req.agentName} called the customer${req.purpose ? ` about: ${quote(req.purpose).replace(/[.!?]+$/, '')}` : ''}.` : `The customer called ${req.agentName}.`
   if (customer.length === 0) return `${opening} The customer did not say anything.`
   const said = customer.find((l) => !EMPTY_LINE.test(l.text)) ?? customer[0]
   const turns = customer.length === 1 ? 'one customer turn' : `${customer.length} customer turns`
@@ -89,7 +109,10 @@ function readField(spec: FieldSpec, lines: TranscriptLine[]): FieldValue | undef
   const words = fieldTerms(spec)
   const pairs = answers(lines)
   // Latest first: a customer who corrects themselves means the later answer.
-  const related = pairs.filter((p) => shares(p.question, words)).map((p) => p.answer).reverse()
+  const related = pairs
+    .filter((p) => shares(p.question, words))
+    .map((p) => p.answer)
+    .reverse()
   const customerLines = pairs.map((p) => p.answer).reverse()
   const inCustomer = <T>(read: (text: string) => T | undefined): T | undefined => {
     for (const text of customerLines) {
@@ -127,7 +150,10 @@ function readField(spec: FieldSpec, lines: TranscriptLine[]): FieldValue | undef
 /** The substance of an answer without its opener; nothing for a bare yes/no or a greeting. */
 function bareAnswer(text: string): string | undefined {
   if (EMPTY_LINE.test(text) || /^\s*(?:no|nope|nah)[\s!.,]*$/i.test(text)) return undefined
-  const rest = text.replace(FILLER, '').replace(/[.!]+$/, '').trim()
+  const rest = text
+    .replace(FILLER, '')
+    .replace(/[.!]+$/, '')
+    .trim()
   return rest || undefined
 }
 

@@ -116,7 +116,11 @@ export class CallMedia implements MediaCalls {
     const row = checked.row
     const workspace = await d.workspace(row.workspaceId)
     if (!workspace) return { refused: `call ${callId} has no workspace any more`, code: CLOSE.notLive }
-    const record = new CallRecord({ tries: d.tries, actors: d.actors, telephony: d.telephony, tokens: d.tokens, clock: d.clock, logger: d.logger, publicBaseUrl: d.config.publicBaseUrl }, row, workspace)
+    const record = new CallRecord(
+      { tries: d.tries, actors: d.actors, telephony: d.telephony, tokens: d.tokens, clock: d.clock, logger: d.logger, publicBaseUrl: d.config.publicBaseUrl },
+      row,
+      workspace,
+    )
     let finish: (hangup: 'answered' | 'failed', error?: string) => Promise<void> = async () => {}
     const built = await buildVoicePipeline(d, {
       row,

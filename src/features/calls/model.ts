@@ -30,7 +30,12 @@ const MetadataValue = t.Union([t.String(), t.Number(), t.Boolean()])
 export const ExtractField = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: 64 }),
-    type: t.Optional(t.Union(FIELD_TYPES.map((v) => t.Literal(v)), { description: 'text (default), number, boolean or date (YYYY-MM-DD)' })),
+    type: t.Optional(
+      t.Union(
+        FIELD_TYPES.map((v) => t.Literal(v)),
+        { description: 'text (default), number, boolean or date (YYYY-MM-DD)' },
+      ),
+    ),
     description: t.Optional(Nullable(t.String({ maxLength: 500 }))),
     choices: t.Optional(Nullable(t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 }))),
   },
@@ -39,17 +44,19 @@ export const ExtractField = t.Object(
 
 export const PlaceCall = t.Object(
   {
-    to: t.String({ minLength: 1, maxLength: 40, description: 'the customer\'s number in any common spelling; normalised to E.164 like the contact importer' }),
+    to: t.String({ minLength: 1, maxLength: 40, description: "the customer's number in any common spelling; normalised to E.164 like the contact importer" }),
     purpose: t.String({ minLength: 1, maxLength: PURPOSE_MAX, description: 'why the agent calls; spoken first' }),
     agent: t.Optional(t.String({ minLength: 1, maxLength: 60, description: 'agent id (ag_…) or name; needed when several agents answer the phone' })),
-    from: t.Optional(t.String({ minLength: 1, maxLength: 40, description: 'one of the agent\'s numbers; default: the agent\'s number' })),
-    idempotencyKey: t.Optional(t.String({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, description: 'same as the Idempotency-Key header; with the header it is ignored (not part of the request the key is bound to)' })),
+    from: t.Optional(t.String({ minLength: 1, maxLength: 40, description: "one of the agent's numbers; default: the agent's number" })),
+    idempotencyKey: t.Optional(
+      t.String({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, description: 'same as the Idempotency-Key header; with the header it is ignored (not part of the request the key is bound to)' }),
+    ),
     reference: t.Optional(Nullable(t.String({ maxLength: 200, description: 'your own reference, returned untouched' }))),
     metadata: t.Optional(Nullable(t.Record(t.String(), MetadataValue, { description: 'returned untouched; customer metadata rules: 50 keys of 1–40 characters, strings ≤ 500, 8 KB in all' }))),
     variables: t.Optional(
       t.Record(t.String(), MetadataValue, { description: `up to ${VARIABLES_MAX} values the agent may use, names ≤ ${VARIABLE_NAME_MAX} and strings ≤ ${VARIABLE_VALUE_MAX} characters` }),
     ),
-    extract: t.Optional(t.Array(ExtractField, { maxItems: EXTRACT_MAX, description: 'fields read from the transcript after the call; default: the agent\'s collectFields' })),
+    extract: t.Optional(t.Array(ExtractField, { maxItems: EXTRACT_MAX, description: "fields read from the transcript after the call; default: the agent's collectFields" })),
     retry: t.Optional(
       Nullable(
         t.Object(
@@ -113,8 +120,10 @@ export const CallLatency = t.Object(
     sttMs: Spread,
     llmFirstTokenMs: Spread,
     ttsFirstByteMs: Spread,
-    toFirstAudioMs: t.Union([t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }), t.Null()], { description: 'end of the caller\'s speech → first agent audio sent (server side)' }),
-    toFirstHeardMs: t.Union([t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }), t.Null()], { description: 'end of the caller\'s speech → the line echoed the first mark (what the caller experienced)' }),
+    toFirstAudioMs: t.Union([t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }), t.Null()], { description: "end of the caller's speech → first agent audio sent (server side)" }),
+    toFirstHeardMs: t.Union([t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }), t.Null()], {
+      description: "end of the caller's speech → the line echoed the first mark (what the caller experienced)",
+    }),
   },
   { description: 'null when no media stream carried the call' },
 )
@@ -138,7 +147,12 @@ export const LISTED_STATUSES = ['ringing', 'connected', 'completed', 'missed', '
 export const ListCallsQuery = t.Object({
   ...pageQuery(100, 25),
   agent: t.Optional(t.String({ pattern: '^ag_[0-9a-z]+$', description: 'an agent id (ag_…)' })),
-  status: t.Optional(t.Union(LISTED_STATUSES.map((s) => t.Literal(s)), { description: LISTED_STATUSES.join(', ') })),
+  status: t.Optional(
+    t.Union(
+      LISTED_STATUSES.map((s) => t.Literal(s)),
+      { description: LISTED_STATUSES.join(', ') },
+    ),
+  ),
   reference: t.Optional(t.String({ maxLength: 200, description: 'the reference the call was placed with (at most 200 characters)' })),
   since: t.Optional(t.String({ description: 'ISO 8601 instant or date (inclusive), on startedAt or the booking time' })),
   until: t.Optional(t.String({ description: 'ISO 8601 instant or date (exclusive)' })),

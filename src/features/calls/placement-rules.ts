@@ -69,7 +69,13 @@ export function chooseAgent(agents: PhoneAgent[], requested: string | undefined)
   const phoneAgents = agents.filter(onThePhone)
   if (phoneAgents.length === 0) throw conflict('no agent answers the phone: turn voice on (voice.answersCalls) and attach a number in the console')
   if (phoneAgents.length > 1) {
-    throw badRequest('agent', `several agents answer the phone (${phoneAgents.slice(0, PHONE_AGENTS_NAMED).map((a) => a.name).join(', ')}${phoneAgents.length > PHONE_AGENTS_NAMED ? ', …' : ''}); name one`)
+    throw badRequest(
+      'agent',
+      `several agents answer the phone (${phoneAgents
+        .slice(0, PHONE_AGENTS_NAMED)
+        .map((a) => a.name)
+        .join(', ')}${phoneAgents.length > PHONE_AGENTS_NAMED ? ', …' : ''}); name one`,
+    )
   }
   return phoneAgents[0]
 }
@@ -140,5 +146,4 @@ export function idempotencyKeyOf(header: string | undefined, body: string | unde
 }
 
 /** 429 with Retry-After (docs/spec.md Errors for POST calls: both ceilings carry it). */
-export const tooManyCalls = (message: string, retryAfterSeconds: number) =>
-  new ApiError(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) })
+export const tooManyCalls = (message: string, retryAfterSeconds: number) => new ApiError(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) })

@@ -71,16 +71,52 @@ export const callTriesSpec: CollectionSpec = {
   name: 'call_tries',
   indexes: [
     // GET /calls/{id}: the newest try of a call.
-    { name: 'call_attempt', fields: [['callId', 1], ['attempt', -1]] },
+    {
+      name: 'call_attempt',
+      fields: [
+        ['callId', 1],
+        ['attempt', -1],
+      ],
+    },
     // GET /calls newest first, and by agent. A `status` or `reference` filter walks the workspace's
     // list in order (no sort) and skips what does not match: each extra index costs every write of a
     // call's life (bench:calls), and those filters narrow lists a person pages through.
-    { name: 'list', fields: [['workspaceId', 1], ['listed', 1], ['createdAt', -1], ['id', -1]] },
-    { name: 'list_agent', fields: [['workspaceId', 1], ['listed', 1], ['agentId', 1], ['createdAt', -1], ['id', -1]] },
+    {
+      name: 'list',
+      fields: [
+        ['workspaceId', 1],
+        ['listed', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
+    {
+      name: 'list_agent',
+      fields: [
+        ['workspaceId', 1],
+        ['listed', 1],
+        ['agentId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
     // Call totals: every ended try of the workspace in the window, grouped by tally.
-    { name: 'totals', fields: [['workspaceId', 1], ['startedAt', 1], ['tally', 1]] },
+    {
+      name: 'totals',
+      fields: [
+        ['workspaceId', 1],
+        ['startedAt', 1],
+        ['tally', 1],
+      ],
+    },
     // Waiting calls to one person (consent withdrawn), a workspace's waiting calls (customer deleted), erasure.
-    { name: 'workspace_phone', fields: [['workspaceId', 1], ['phone', 1]] },
+    {
+      name: 'workspace_phone',
+      fields: [
+        ['workspaceId', 1],
+        ['phone', 1],
+      ],
+    },
   ],
 }
 

@@ -88,7 +88,10 @@ export class CallService {
     const contact = await this.deps.contacts.findByPhone(workspace.id, phone)
     checkConsent(phone, contact)
     const agents = await this.candidates(workspace.id, body.agent)
-    const chosen = chooseAgent(agents.map((a) => ({ id: a.id, name: a.name, answersCalls: a.voice.answersCalls, phoneNumber: a.phoneNumber ?? null })), body.agent)
+    const chosen = chooseAgent(
+      agents.map((a) => ({ id: a.id, name: a.name, answersCalls: a.voice.answersCalls, phoneNumber: a.phoneNumber ?? null })),
+      body.agent,
+    )
     // Chosen by identity (its number); it talks as published: 409 while nothing is (docs/spec.md Agent publication).
     const agent = await this.deps.published.servingAgent(workspace.id, chosen.id)
     if (!agent.voice.answersCalls) throw conflict(`agent ${agent.name} does not answer the phone in its published version (voice.answersCalls is off there); publish the change first`)
@@ -199,7 +202,10 @@ export class CallService {
    * in the totals, are analysed, and are not listed under GET /calls). Answered by the number's
    * agent when it takes calls and a line is free; otherwise nobody answers (null).
    */
-  async answerIncoming(call: { from: string; to: string; callRef: string; at: number }, workspaceOf: (id: string) => Promise<WorkspaceDoc | null>): Promise<{ callId: string; attempt: number } | null> {
+  async answerIncoming(
+    call: { from: string; to: string; callRef: string; at: number },
+    workspaceOf: (id: string) => Promise<WorkspaceDoc | null>,
+  ): Promise<{ callId: string; attempt: number } | null> {
     const number = await this.deps.numbers.byNumber(call.to)
     if (!number || !number.agentId || number.channel !== 'voice') return null
     const workspace = await workspaceOf(number.workspaceId)
@@ -276,7 +282,11 @@ export class CallService {
    * of a switch that died (lost-switches.ts). Answers how many were ended, and whether some were
    * left (an actor still leased to the dead instance: it stops at the first, to try again later).
    */
-  async dropLost(now: number, lost: (row: CallTryDoc) => boolean = () => true, reason = 'the call was dropped: the service restarted while it was in progress'): Promise<{ dropped: number; left: 0 | 1 }> {
+  async dropLost(
+    now: number,
+    lost: (row: CallTryDoc) => boolean = () => true,
+    reason = 'the call was dropped: the service restarted while it was in progress',
+  ): Promise<{ dropped: number; left: 0 | 1 }> {
     let dropped = 0
     for (const status of ['connected', 'ringing'] as const) {
       for (const row of await this.deps.tries.find({ status })) {

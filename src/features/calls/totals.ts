@@ -63,14 +63,22 @@ const pad = (n: number) => String(n).padStart(2, '0')
 export function callTotals(groups: TallyGroup[], days: number, zone: string, nowMs: number): CallTotals {
   const grain = days === 1 ? 'hour' : 'day'
   const today = localTime(nowMs, zone).day
-  const labels =
-    grain === 'hour'
-      ? Array.from({ length: 24 }, (_, h) => `${today}T${pad(h)}:00`)
-      : Array.from({ length: days }, (_, i) => addDays(today, i - (days - 1)))
+  const labels = grain === 'hour' ? Array.from({ length: 24 }, (_, h) => `${today}T${pad(h)}:00`) : Array.from({ length: days }, (_, i) => addDays(today, i - (days - 1)))
   const series = new Map<string, Bucket & { seconds: number }>(labels.map((l) => [l, { bucket: l, inbound: 0, outbound: 0, answered: 0, missed: 0, minutes: 0, seconds: 0 }]))
   const totals: CallTotals = {
-    days, timezone: zone, grain, calls: 0, inbound: 0, outbound: 0, answered: 0, missed: 0, failed: 0, seconds: 0, debitMicro: 0,
-    surfaces: { phone: 0, web: 0, chatapp: 0 }, series: [],
+    days,
+    timezone: zone,
+    grain,
+    calls: 0,
+    inbound: 0,
+    outbound: 0,
+    answered: 0,
+    missed: 0,
+    failed: 0,
+    seconds: 0,
+    debitMicro: 0,
+    surfaces: { phone: 0, web: 0, chatapp: 0 },
+    series: [],
   }
   for (const g of groups) {
     const [quarter, direction, outcome, surface] = g.key.split('|')

@@ -39,12 +39,14 @@ export function callsV1(deps: { context: KernelHttp['v1']; calls: CallService })
       {
         idempotent: { bodyKey: 'idempotencyKey' },
         body: PlaceCall,
-        headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours (the body member idempotencyKey is the same; with the header, the body member is ignored)' })) }),
+        headers: t.Object({
+          'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours (the body member idempotencyKey is the same; with the header, the body member is ignored)' })),
+        }),
         detail: {
           responses: answers({ 202: Placed, ...v1Errors(402, 403, 409, 429, 502) }),
           summary: 'Place a call (it opens with the spoken purpose)',
           description:
-            '402: the balance cannot pay a first voice minute (Free: the month\'s included minutes are used up). 403: not a contact, or opted out / do-not-call. 409: no agent answers the phone, or the only number is brought without carrier credentials. 429 (Retry-After): calls a minute or call lines used up. 502: the phone network would not place it (recorded as failed).',
+            "402: the balance cannot pay a first voice minute (Free: the month's included minutes are used up). 403: not a contact, or opted out / do-not-call. 409: no agent answers the phone, or the only number is brought without carrier credentials. 429 (Retry-After): calls a minute or call lines used up. 502: the phone network would not place it (recorded as failed).",
         },
       },
     )
@@ -72,7 +74,8 @@ export function callsV1(deps: { context: KernelHttp['v1']; calls: CallService })
         detail: {
           responses: answers({ 200: Call, 202: Call, ...v1Errors(403, 404, 409) }),
           summary: 'Cancel a waiting call (200) or end a live one (202)',
-          description: 'A live call ends at once; its ending arrives with call.analysed and no retry follows. 409 with the report when it already ended, or when it rings from a brought number without carrier credentials.',
+          description:
+            'A live call ends at once; its ending arrives with call.analysed and no retry follows. 409 with the report when it already ended, or when it rings from a brought number without carrier credentials.',
         },
       },
     )

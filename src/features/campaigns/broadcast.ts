@@ -77,7 +77,13 @@ export async function broadcastTarget(d: BroadcastDeps, campaign: CampaignDoc, w
       }
       const at = iso(d.clock.now())
       await d.outcomes.sent(r.id, sent.platformMessageId, { sentAt: at, category: template.category })
-      await d.meter.charge({ id: `use_msg_${campaign.id}_${r.id}`, workspaceId: workspace.id, act: { kind: 'message', category: template.category }, refs: { campaignId: campaign.id, recipientId: r.id, platformMessageId: sent.platformMessageId }, at: Date.parse(at) })
+      await d.meter.charge({
+        id: `use_msg_${campaign.id}_${r.id}`,
+        workspaceId: workspace.id,
+        act: { kind: 'message', category: template.category },
+        refs: { campaignId: campaign.id, recipientId: r.id, platformMessageId: sent.platformMessageId },
+        at: Date.parse(at),
+      })
       return 'handed'
     },
   }

@@ -42,7 +42,12 @@ export const CreateCampaign = t.Object(
     purpose: t.Optional(t.String({ maxLength: PURPOSE_MAX, description: 'voice: the reason for calling, spoken first' })),
     recipients: t.Array(t.String({ maxLength: 40 }), { minItems: 1, maxItems: MAX_RECIPIENTS, description: 'phone numbers (E.164, with or without +); repeats are sent to once' }),
     scheduledAt: t.Optional(
-      Nullable(t.String({ maxLength: 40, description: `ISO 8601 instant in the future (service clock), at most ${SCHEDULE_MAX_DAYS} days ahead: the campaign starts itself then; null or absent: started by hand` })),
+      Nullable(
+        t.String({
+          maxLength: 40,
+          description: `ISO 8601 instant in the future (service clock), at most ${SCHEDULE_MAX_DAYS} days ahead: the campaign starts itself then; null or absent: started by hand`,
+        }),
+      ),
     ),
   },
   { additionalProperties: false },

@@ -105,7 +105,8 @@ export class CampaignOutcomes {
   }
 
   private applyReceipt(rowId: string, r: Receipt): Promise<void> {
-    if (r.status === 'failed') return this.fail(rowId, r.error ? `${r.error.message} (${r.error.code})` : 'the platform could not deliver it', r.error ? { errorCode: r.error.code } : {}, ['sent', 'delivered'])
+    if (r.status === 'failed')
+      return this.fail(rowId, r.error ? `${r.error.message} (${r.error.code})` : 'the platform could not deliver it', r.error ? { errorCode: r.error.code } : {}, ['sent', 'delivered'])
     return this.forward(rowId, r.status satisfies ReceiptStatus)
   }
 

@@ -61,18 +61,41 @@ export interface RecipientDoc {
 
 export const campaignsSpec: CollectionSpec = {
   name: 'campaigns',
-  indexes: [{ name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] }],
+  indexes: [
+    {
+      name: 'workspace_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
+  ],
 }
 
 export const recipientsSpec: CollectionSpec = {
   name: 'campaign_recipients',
   indexes: [
     // The sender walks a campaign's pending recipients in order; counts count each status on it.
-    { name: 'campaign_status_index', fields: [['campaignId', 1], ['status', 1], ['index', 1]] },
+    {
+      name: 'campaign_status_index',
+      fields: [
+        ['campaignId', 1],
+        ['status', 1],
+        ['index', 1],
+      ],
+    },
     { name: 'platform_message', fields: [['platformMessageId', 1]], sparse: true },
     { name: 'call', fields: [['callId', 1]], sparse: true },
     // A customer's answer counts for the newest campaign message they had.
-    { name: 'workspace_phone_sent', fields: [['workspaceId', 1], ['phone', 1], ['sentAt', -1]] },
+    {
+      name: 'workspace_phone_sent',
+      fields: [
+        ['workspaceId', 1],
+        ['phone', 1],
+        ['sentAt', -1],
+      ],
+    },
   ],
 }
 

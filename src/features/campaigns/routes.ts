@@ -34,32 +34,41 @@ export function campaignsConsole(deps: { auth: KernelHttp['console']; campaigns:
         },
       },
     )
-    .post(
-      '/:id/start',
-      async ({ params, workspace }) => campaigns.present(await campaigns.move(workspace.id, params.id, 'start')),
-      {
-        params: t.Object({ ws: t.String(), id: t.String() }),
-        workspace: true,
-        detail: {
-          summary: 'Start a draft campaign (sending)',
-          description: '409 naming the state when it is not a draft; 409 when its agent has nothing published. A scheduled campaign started by hand starts now and will not start again at its `scheduledAt`.',
-          responses: answers({ 200: Campaign, ...consoleErrors(404, 409) }),
-        },
+    .post('/:id/start', async ({ params, workspace }) => campaigns.present(await campaigns.move(workspace.id, params.id, 'start')), {
+      params: t.Object({ ws: t.String(), id: t.String() }),
+      workspace: true,
+      detail: {
+        summary: 'Start a draft campaign (sending)',
+        description:
+          '409 naming the state when it is not a draft; 409 when its agent has nothing published. A scheduled campaign started by hand starts now and will not start again at its `scheduledAt`.',
+        responses: answers({ 200: Campaign, ...consoleErrors(404, 409) }),
       },
-    )
+    })
 }
 
 export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: CampaignService }) {
   const { campaigns } = deps
-  const moved = (move: 'pause' | 'resume' | 'cancel') => async ({ params, workspace }: { params: { id: string }; workspace: { id: string } }) =>
-    campaigns.present(await campaigns.move(workspace.id, params.id, move))
+  const moved =
+    (move: 'pause' | 'resume' | 'cancel') =>
+    async ({ params, workspace }: { params: { id: string }; workspace: { id: string } }) =>
+      campaigns.present(await campaigns.move(workspace.id, params.id, move))
   const conflictNote = '409 naming the current state when the move does not apply (docs/spec.md, Campaign status).'
   return new Elysia({ prefix: '/campaigns', detail: { tags: ['Campaigns'] } })
     .use(deps.context)
-    .get('', ({ query, workspace }) => paginate((limit, after) => campaigns.page(workspace.id, query.status, limit, after), query, 25, (c) => campaigns.present(c)), {
-      query: ListQuery,
-      detail: { summary: 'List campaigns, newest first', responses: answers({ 200: pageSchema(Campaign), ...v1Errors(400) }) },
-    })
+    .get(
+      '',
+      ({ query, workspace }) =>
+        paginate(
+          (limit, after) => campaigns.page(workspace.id, query.status, limit, after),
+          query,
+          25,
+          (c) => campaigns.present(c),
+        ),
+      {
+        query: ListQuery,
+        detail: { summary: 'List campaigns, newest first', responses: answers({ 200: pageSchema(Campaign), ...v1Errors(400) }) },
+      },
+    )
     .get('/:id', async ({ params, workspace }) => campaigns.present(await campaigns.get(workspace.id, params.id)), {
       params: Id,
       detail: { summary: 'One campaign and its results', responses: answers({ 200: Campaign, ...v1Errors(404) }) },
@@ -67,7 +76,11 @@ export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: Campai
     .post('/:id/pause', moved('pause'), {
       params: Id,
       scope: 'build',
-      detail: { summary: 'Pause a sending campaign', description: `Messages and calls already handed over complete; nobody else is sent to until resumed. ${conflictNote}`, responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }) },
+      detail: {
+        summary: 'Pause a sending campaign',
+        description: `Messages and calls already handed over complete; nobody else is sent to until resumed. ${conflictNote}`,
+        responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }),
+      },
     })
     .post('/:id/resume', moved('resume'), {
       params: Id,
@@ -75,7 +88,11 @@ export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: Campai
       // It sends (docs/spec.md Conventions rule 6): a retried resume with the same key replays the first answer.
       idempotent: true,
       headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours' })) }),
-      detail: { summary: 'Resume a paused campaign (it charges: full key)', description: `Sends to everyone not yet reached; 409 when its agent has nothing published. A repeat with the same Idempotency-Key answers the first answer again (Idempotent-Replayed: true). ${conflictNote}`, responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }) },
+      detail: {
+        summary: 'Resume a paused campaign (it charges: full key)',
+        description: `Sends to everyone not yet reached; 409 when its agent has nothing published. A repeat with the same Idempotency-Key answers the first answer again (Idempotent-Replayed: true). ${conflictNote}`,
+        responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }),
+      },
     })
     .post('/:id/cancel', moved('cancel'), {
       params: Id,

@@ -146,7 +146,10 @@ export class CampaignSender {
     const flights = this.flights(id)
     // Rows a crash left `sending` were maybe handed over: failed, never sent again (docs/api/campaigns.md).
     for (const r of await d.recipients.find({ campaignId: id, status: 'sending' })) {
-      if (!flights.has(r.id)) await d.outcomes.write(r.id, () => d.recipients.update(r.id, { status: 'failed', error: 'interrupted: the service stopped while this recipient was being sent to; not sent again, so nobody gets it twice' }))
+      if (!flights.has(r.id))
+        await d.outcomes.write(r.id, () =>
+          d.recipients.update(r.id, { status: 'failed', error: 'interrupted: the service stopped while this recipient was being sent to; not sent again, so nobody gets it twice' }),
+        )
     }
     const target = await d.target(campaign, workspace)
     if (typeof target === 'string') return report.failed(target)
@@ -179,14 +182,21 @@ export class CampaignSender {
     // yet claimed are still pending); one read at a time however many workers ask.
     // Their contacts are read with them, in one query per batch; a withdrawal after that read is
     // known from the contacts feature's listener (consentWithdrawn).
-    const queue: { row: RecipientDoc; contact: Contact & { optedOut: boolean; doNotCall: boolean } | null; at: number }[] = []
+    const queue: { row: RecipientDoc; contact: (Contact & { optedOut: boolean; doNotCall: boolean }) | null; at: number }[] = []
     let lastIndex = -1
     let exhausted = false
     let reading: Promise<void> | null = null
     const read = async () => {
       const rows = await d.recipients.find({ campaignId: id, status: 'pending', index: { $gt: lastIndex } }, { sort: [['index', 1]], limit: BATCH })
       const at = performance.now()
-      const found = new Map((await d.contacts.findByPhones(workspace.id, rows.map((r) => r.phone))).map((c) => [c.phone, c]))
+      const found = new Map(
+        (
+          await d.contacts.findByPhones(
+            workspace.id,
+            rows.map((r) => r.phone),
+          )
+        ).map((c) => [c.phone, c]),
+      )
       for (const row of rows) queue.push({ row, contact: found.get(row.phone) ?? null, at })
       if (rows.length) lastIndex = rows[rows.length - 1]!.index
       exhausted = rows.length < BATCH

@@ -17,12 +17,15 @@ const RECEIPT: Partial<Record<RecipientStatus, SentMessage['status']>> = { sent:
 /** The broadcast messages of a workspace handed to the platform in [from, to) (ISO instants). */
 export async function broadcastSends(recipients: Collection<RecipientDoc>, workspaceId: string, from: string, to: string): Promise<SentMessage[]> {
   const window = { $gte: from, $lt: to }
-  const [taken, refused] = await Promise.all([
-    recipients.find({ workspaceId, platformMessageId: { $exists: true }, sentAt: window }),
-    recipients.find({ workspaceId, refusedAt: window }),
-  ])
+  const [taken, refused] = await Promise.all([recipients.find({ workspaceId, platformMessageId: { $exists: true }, sentAt: window }), recipients.find({ workspaceId, refusedAt: window })])
   return [
-    ...taken.map((r) => ({ platformMessageId: r.platformMessageId!, at: r.sentAt!, status: RECEIPT[r.status] ?? null, errorCode: r.status === 'failed' ? (r.errorCode ?? null) : null, category: r.category ?? 'unknown' })),
+    ...taken.map((r) => ({
+      platformMessageId: r.platformMessageId!,
+      at: r.sentAt!,
+      status: RECEIPT[r.status] ?? null,
+      errorCode: r.status === 'failed' ? (r.errorCode ?? null) : null,
+      category: r.category ?? 'unknown',
+    })),
     ...refused.map((r) => ({ platformMessageId: null, at: r.refusedAt!, status: 'failed' as const, errorCode: r.errorCode ?? null, category: r.category ?? 'unknown' })),
   ]
 }

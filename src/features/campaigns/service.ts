@@ -115,7 +115,23 @@ export class CampaignService {
     })
     const now = iso(d.clock.now())
     const id = newId('cmp')
-    const doc: CampaignDoc = { id, workspaceId, agentId: agent.id, name: input.name.trim(), kind: input.kind, template, language, purpose: input.kind === 'voice' ? input.purpose!.trim() : null, recipients: phones.size, status: 'draft', scheduledAt: scheduledAt === null ? null : iso(scheduledAt), startedAt: null, finishedAt: null, createdAt: now, lastError: null }
+    const doc: CampaignDoc = {
+      id,
+      workspaceId,
+      agentId: agent.id,
+      name: input.name.trim(),
+      kind: input.kind,
+      template,
+      language,
+      purpose: input.kind === 'voice' ? input.purpose!.trim() : null,
+      recipients: phones.size,
+      status: 'draft',
+      scheduledAt: scheduledAt === null ? null : iso(scheduledAt),
+      startedAt: null,
+      finishedAt: null,
+      createdAt: now,
+      lastError: null,
+    }
     const rows = [...phones].map((phone, index): RecipientDoc => ({ id: `${id}:${index}`, campaignId: id, workspaceId, index, phone, status: 'pending', createdAt: now }))
     // Rows, then the actor, then the campaign's own row: a crash part-way leaves nothing visible
     // that could not be moved (the campaign appears only once its actor exists).
@@ -165,7 +181,21 @@ export class CampaignService {
   }
 
   async present(doc: CampaignDoc) {
-    return { id: doc.id, agent: doc.agentId, name: doc.name, kind: doc.kind, status: doc.status, template: doc.template, purpose: doc.purpose, counts: await this.counts(doc.id), scheduledAt: doc.scheduledAt, startedAt: doc.startedAt, finishedAt: doc.finishedAt, createdAt: doc.createdAt, lastError: doc.lastError }
+    return {
+      id: doc.id,
+      agent: doc.agentId,
+      name: doc.name,
+      kind: doc.kind,
+      status: doc.status,
+      template: doc.template,
+      purpose: doc.purpose,
+      counts: await this.counts(doc.id),
+      scheduledAt: doc.scheduledAt,
+      startedAt: doc.startedAt,
+      finishedAt: doc.finishedAt,
+      createdAt: doc.createdAt,
+      lastError: doc.lastError,
+    }
   }
 
   /**
@@ -230,7 +260,12 @@ export class CampaignService {
       },
       project: async (id, snapshot) => {
         const c = snapshot.context
-        await d.campaigns.update(id, { status: String(snapshot.value) as CampaignStatus, startedAt: c.startedAt === null ? null : iso(c.startedAt), finishedAt: c.finishedAt === null ? null : iso(c.finishedAt), lastError: c.lastError })
+        await d.campaigns.update(id, {
+          status: String(snapshot.value) as CampaignStatus,
+          startedAt: c.startedAt === null ? null : iso(c.startedAt),
+          finishedAt: c.finishedAt === null ? null : iso(c.finishedAt),
+          lastError: c.lastError,
+        })
       },
       publish: async (id, event, eventId) => {
         const c = await d.campaigns.get(id)

@@ -91,7 +91,8 @@ export class AppAssets {
     }
     if (asset.type.startsWith('text/html')) {
       // Our own files only; the recordings play from blobs; nothing may frame the console.
-      headers['content-security-policy'] = "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; worker-src 'self' blob:; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+      headers['content-security-policy'] =
+        "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; worker-src 'self' blob:; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
       headers['referrer-policy'] = 'no-referrer'
     }
     if (request.headers.get('if-none-match') === asset.etag) return new Response(null, { status: 304, headers })

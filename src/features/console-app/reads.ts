@@ -39,7 +39,17 @@ export interface ReadsDeps {
 /** Conversations read per round while a status filter looks for a page's worth. */
 const SCAN = 100
 
-const presentConversation = (c: ConversationDoc) => ({ id: c.id, agent: c.agentId, channel: c.channel, customer: c.customer, status: c.status, test: c.test, lastInboundAt: c.lastInboundAt, createdAt: c.createdAt, updatedAt: c.updatedAt })
+const presentConversation = (c: ConversationDoc) => ({
+  id: c.id,
+  agent: c.agentId,
+  channel: c.channel,
+  customer: c.customer,
+  status: c.status,
+  test: c.test,
+  lastInboundAt: c.lastInboundAt,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+})
 
 const presentWorkspace = (w: WorkspaceDoc) => ({ id: w.id, name: w.name, kind: w.kind, parentId: w.parentId, plan: w.plan, status: w.status, createdAt: w.createdAt })
 
@@ -54,14 +64,10 @@ function instant(value: string | undefined, field: string): string | undefined {
 export function consoleReads(d: ReadsDeps) {
   return new Elysia({ detail: { tags: ['Console'] } })
     .use(d.auth)
-    .get(
-      '/workspaces',
-      ({ query }) => paginate((limit, after) => d.workspaceRepo.page({ parentId: query.parent ?? null }, limit, after), query, 50, presentWorkspace),
-      {
-        query: t.Object({ ...pageQuery(200, 50), parent: t.Optional(t.String({ description: "a developer workspace: list its customers' workspaces" })) }),
-        detail: { summary: 'List developer workspaces (or one developer’s customer workspaces), newest first', responses: answers({ 200: PageOfLoose, ...consoleErrors(400) }) },
-      },
-    )
+    .get('/workspaces', ({ query }) => paginate((limit, after) => d.workspaceRepo.page({ parentId: query.parent ?? null }, limit, after), query, 50, presentWorkspace), {
+      query: t.Object({ ...pageQuery(200, 50), parent: t.Optional(t.String({ description: "a developer workspace: list its customers' workspaces" })) }),
+      detail: { summary: 'List developer workspaces (or one developer’s customer workspaces), newest first', responses: answers({ 200: PageOfLoose, ...consoleErrors(400) }) },
+    })
     .get(
       '/workspaces/:ws/calls',
       ({ query, workspace }) => {
@@ -175,7 +181,13 @@ export function consoleReads(d: ReadsDeps) {
     })
     .get(
       '/workspaces/:ws/campaigns',
-      ({ query, workspace }) => paginate((limit, after) => d.campaigns.page(workspace.id, undefined, limit, after), query, 25, (c) => d.campaigns.present(c)),
+      ({ query, workspace }) =>
+        paginate(
+          (limit, after) => d.campaigns.page(workspace.id, undefined, limit, after),
+          query,
+          25,
+          (c) => d.campaigns.present(c),
+        ),
       {
         params: Ws,
         workspace: true,

@@ -51,7 +51,15 @@ export function appStream(deps: { tickets: StreamTickets; hub: LiveHub }) {
 
 /** The app's own reads under the console token: stream tickets, and the state charts as graphs. */
 export function appApi(deps: { auth: KernelHttp['console']; tickets: StreamTickets; exists: (workspaceId: string) => Promise<boolean> }) {
-  const Node = t.Object({ id: t.String(), label: t.String(), parent: t.Union([t.String(), t.Null()]), type: t.String(), initial: t.Boolean(), description: t.Union([t.String(), t.Null()]), internal: t.Array(t.String()) })
+  const Node = t.Object({
+    id: t.String(),
+    label: t.String(),
+    parent: t.Union([t.String(), t.Null()]),
+    type: t.String(),
+    initial: t.Boolean(),
+    description: t.Union([t.String(), t.Null()]),
+    internal: t.Array(t.String()),
+  })
   const Edge = t.Object({ id: t.String(), source: t.String(), target: t.String(), label: t.String(), kind: t.String() })
   return new Elysia({ detail: { tags: ['Console'] } })
     .use(deps.auth)
@@ -70,19 +78,19 @@ export function appApi(deps: { auth: KernelHttp['console']; tickets: StreamTicke
       },
     )
     .post(
-    '/app/tickets',
-    async ({ body, set }) => {
-      if (!(await deps.exists(body.workspace))) throw notFound(`workspace ${body.workspace} not found`)
-      const { ticket, expiresAt } = deps.tickets.issue(body.workspace)
-      set.status = 201
-      return { ticket, expiresAt: iso(expiresAt), stream: `/console/app/stream?ticket=${encodeURIComponent(ticket)}` }
-    },
-    {
-      body: t.Object({ workspace: t.String({ minLength: 1, maxLength: 80, description: 'the workspace whose live events the stream carries (ws_… or org_…)' }) }, { additionalProperties: false }),
-      detail: {
-        summary: 'A ticket for one live stream of a workspace: good once, for 30 seconds (the console token never goes in a URL)',
-        responses: answers({ 201: t.Object({ ticket: t.String(), expiresAt: t.String(), stream: t.String() }), ...consoleErrors(400, 404) }),
+      '/app/tickets',
+      async ({ body, set }) => {
+        if (!(await deps.exists(body.workspace))) throw notFound(`workspace ${body.workspace} not found`)
+        const { ticket, expiresAt } = deps.tickets.issue(body.workspace)
+        set.status = 201
+        return { ticket, expiresAt: iso(expiresAt), stream: `/console/app/stream?ticket=${encodeURIComponent(ticket)}` }
       },
-    },
-  )
+      {
+        body: t.Object({ workspace: t.String({ minLength: 1, maxLength: 80, description: 'the workspace whose live events the stream carries (ws_… or org_…)' }) }, { additionalProperties: false }),
+        detail: {
+          summary: 'A ticket for one live stream of a workspace: good once, for 30 seconds (the console token never goes in a URL)',
+          responses: answers({ 201: t.Object({ ticket: t.String(), expiresAt: t.String(), stream: t.String() }), ...consoleErrors(400, 404) }),
+        },
+      },
+    )
 }

@@ -37,14 +37,10 @@ export function contactsConsole(deps: { auth: KernelHttp['console']; contacts: C
         detail: { responses: answers({ 201: Contact, ...consoleErrors(400, 404, 409) }), summary: 'Import a contact' },
       },
     )
-    .patch(
-      '/:id',
-      async ({ params, body, workspace }) => presentContact(await deps.contacts.patch(workspace.id, params.id, body)),
-      {
-        params: t.Object({ ws: t.String(), id: t.String() }),
-        workspace: true,
-        body: t.Object({ optedOut: t.Optional(t.Boolean()), doNotCall: t.Optional(t.Boolean()) }, { additionalProperties: false }),
-        detail: { responses: answers({ 200: Contact, ...consoleErrors(400, 404) }), summary: 'Change a contact’s consent' },
-      },
-    )
+    .patch('/:id', async ({ params, body, workspace }) => presentContact(await deps.contacts.patch(workspace.id, params.id, body)), {
+      params: t.Object({ ws: t.String(), id: t.String() }),
+      workspace: true,
+      body: t.Object({ optedOut: t.Optional(t.Boolean()), doNotCall: t.Optional(t.Boolean()) }, { additionalProperties: false }),
+      detail: { responses: answers({ 200: Contact, ...consoleErrors(400, 404) }), summary: 'Change a contact’s consent' },
+    })
 }

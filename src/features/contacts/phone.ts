@@ -16,7 +16,8 @@ const memo = new Map<string, string | null>()
  * What is read, said in every refusal of a number. A national spelling (`(415) 555-0123`,
  * `020 7946 0018`) is not: nothing here says which country it is in (a workspace has no country).
  */
-export const PHONE_SPELLINGS = 'give it with its country code: +1 415 555 0123, +1 (415) 555-0123, 0044 20 7946 0018, or the digits alone when they are a valid number with its country code (14155550123); a national spelling such as (415) 555-0123 is not read'
+export const PHONE_SPELLINGS =
+  'give it with its country code: +1 415 555 0123, +1 (415) 555-0123, 0044 20 7946 0018, or the digits alone when they are a valid number with its country code (14155550123); a national spelling such as (415) 555-0123 is not read'
 
 /** The refusal of a number that is not read, quoting it (cut to 40 characters). */
 export const unreadablePhone = (input: string): string => `"${input.slice(0, 40)}" is not a phone number we can read: ${PHONE_SPELLINGS}`

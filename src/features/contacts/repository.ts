@@ -18,8 +18,22 @@ export interface ContactDoc {
 export const contactsSpec: CollectionSpec = {
   name: 'contacts',
   indexes: [
-    { name: 'workspace_phone', fields: [['workspaceId', 1], ['phone', 1]], unique: true },
-    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
+    {
+      name: 'workspace_phone',
+      fields: [
+        ['workspaceId', 1],
+        ['phone', 1],
+      ],
+      unique: true,
+    },
+    {
+      name: 'workspace_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
   ],
 }
 

@@ -23,10 +23,7 @@ export const conversationsFeature = defineFeature(conversationsRef, {
     kernel.customerHooks.onErased(eraseCollections(store, [messagesSpec, conversationsSpec]), 'conversations erased')
     return {
       services: built,
-      v1: [
-        testChatV1({ context: kernel.http.v1, testChat: built.testChat }),
-        conversationsV1({ context: kernel.http.v1, conversations: built.conversations, coordination, clock }),
-      ],
+      v1: [testChatV1({ context: kernel.http.v1, testChat: built.testChat }), conversationsV1({ context: kernel.http.v1, conversations: built.conversations, coordination, clock })],
       console: [conversationsConsole({ auth: kernel.http.console, conversations: built.conversations })],
     }
   },

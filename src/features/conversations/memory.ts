@@ -48,8 +48,7 @@ function turnsOf(doc: MessageDoc): ChatMessage[] {
   return turns
 }
 
-const sizeOf = (turns: ChatMessage[]): number =>
-  turns.reduce((n, t) => n + t.content.length + (t.toolCalls ? JSON.stringify(t.toolCalls).length : 0), 0)
+const sizeOf = (turns: ChatMessage[]): number => turns.reduce((n, t) => n + t.content.length + (t.toolCalls ? JSON.stringify(t.toolCalls).length : 0), 0)
 
 /** `history` oldest first (as ConversationService.history returns it) → chat turns within the bounds. */
 export function memoryTurns(history: MessageDoc[], maxChars = MEMORY_CHARS): ChatMessage[] {

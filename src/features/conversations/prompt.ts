@@ -30,7 +30,10 @@ export function buildSystemPrompt(agent: AgentDoc, ctx: PromptContext): string {
   facts.push(`Language: ${languageRule(agent)}`)
   sections.push(facts.join('\n'))
 
-  const lines = agent.instructions.split('\n').map((l) => l.trim()).filter(Boolean)
+  const lines = agent.instructions
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
   const manner = lines.filter(isStarterPersonaLine)
   const business = lines.filter((l) => !isStarterPersonaLine(l))
   if (manner.length) sections.push(`Manner:\n${manner.join('\n')}`)
@@ -41,7 +44,11 @@ export function buildSystemPrompt(agent: AgentDoc, ctx: PromptContext): string {
     sections.push(`${STEPS_HEADING}\n${steps.join('\n')}`)
   }
 
-  sections.push(`Rules:\n${rules(agent, ctx).map((r) => `- ${r}`).join('\n')}`)
+  sections.push(
+    `Rules:\n${rules(agent, ctx)
+      .map((r) => `- ${r}`)
+      .join('\n')}`,
+  )
   return sections.join('\n\n')
 }
 
@@ -62,9 +69,7 @@ function channelWords(channel: Channel): string {
 function languageRule(agent: AgentDoc): string {
   if (agent.language === 'auto') return 'reply in the language the customer writes in.'
   const second = agent.secondLanguage && agent.secondLanguage !== agent.language ? agent.secondLanguage : null
-  return second
-    ? `reply in ${agent.language}; if the customer writes in ${second} or asks for it, you may switch to ${second}.`
-    : `reply in ${agent.language}.`
+  return second ? `reply in ${agent.language}; if the customer writes in ${second} or asks for it, you may switch to ${second}.` : `reply in ${agent.language}.`
 }
 
 function rules(agent: AgentDoc, ctx: PromptContext): string[] {
@@ -80,11 +85,7 @@ function rules(agent: AgentDoc, ctx: PromptContext): string[] {
   if (has('capture_lead')) out.push('When an interested customer gives a name, email or phone number, call capture_lead with what they gave.')
   if (has('schedule_callback')) out.push('When the customer asks to be called back, call schedule_callback with the time they asked for.')
   if (has('end_call')) out.push('When the customer says goodbye or the call is done, say goodbye and call end_call.')
-  out.push(
-    ctx.channel === 'voice'
-      ? 'You are speaking: short sentences, no lists, no markdown, no links.'
-      : 'Keep replies short: two or three sentences, one question at a time.',
-  )
+  out.push(ctx.channel === 'voice' ? 'You are speaking: short sentences, no lists, no markdown, no links.' : 'Keep replies short: two or three sentences, one question at a time.')
   return out
 }
 

@@ -9,15 +9,49 @@ export const conversationsSpec: CollectionSpec = {
   name: 'conversations',
   indexes: [
     // GET /conversations, newest first (the port's page order is createdAt desc, id desc).
-    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
+    {
+      name: 'workspace_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
     // GET /conversations?channel=…
-    { name: 'workspace_channel_created', fields: [['workspaceId', 1], ['channel', 1], ['createdAt', -1], ['id', -1]] },
+    {
+      name: 'workspace_channel_created',
+      fields: [
+        ['workspaceId', 1],
+        ['channel', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
     // GET /conversations?since=… (on when the customer last wrote)
-    { name: 'workspace_inbound', fields: [['workspaceId', 1], ['lastInboundAt', -1]] },
+    {
+      name: 'workspace_inbound',
+      fields: [
+        ['workspaceId', 1],
+        ['lastInboundAt', -1],
+      ],
+    },
     // Analytics windows per agent (counts and groups by day, hour, channel, status) and the cascade.
-    { name: 'agent_created', fields: [['workspaceId', 1], ['agentId', 1], ['createdAt', -1]] },
+    {
+      name: 'agent_created',
+      fields: [
+        ['workspaceId', 1],
+        ['agentId', 1],
+        ['createdAt', -1],
+      ],
+    },
     // A messaging thread's conversation (one per customer and number).
-    { name: 'thread', fields: [['workspaceId', 1], ['thread', 1]] },
+    {
+      name: 'thread',
+      fields: [
+        ['workspaceId', 1],
+        ['thread', 1],
+      ],
+    },
   ],
 }
 
@@ -25,9 +59,24 @@ export const messagesSpec: CollectionSpec = {
   name: 'messages',
   indexes: [
     // GET /conversations/{id}/messages (internal notes filtered out) and the engine's memory.
-    { name: 'conversation_created', fields: [['conversationId', 1], ['internal', 1], ['createdAt', -1], ['id', -1]] },
+    {
+      name: 'conversation_created',
+      fields: [
+        ['conversationId', 1],
+        ['internal', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
     // Analytics (messages, agent replies per day) and the cascade.
-    { name: 'agent_created', fields: [['workspaceId', 1], ['agentId', 1], ['createdAt', -1]] },
+    {
+      name: 'agent_created',
+      fields: [
+        ['workspaceId', 1],
+        ['agentId', 1],
+        ['createdAt', -1],
+      ],
+    },
     // Delivery receipts find the message a platform id refers to.
     { name: 'platform_id', fields: [['delivery.platformMessageId', 1]] },
   ],
@@ -37,9 +86,6 @@ export type ConversationRepo = Collection<ConversationDoc>
 export type MessageRepo = Collection<MessageDoc>
 
 export async function openConversations(store: DocumentStore): Promise<{ conversations: ConversationRepo; messages: MessageRepo }> {
-  const [conversations, messages] = await Promise.all([
-    store.collection<ConversationDoc>(conversationsSpec),
-    store.collection<MessageDoc>(messagesSpec),
-  ])
+  const [conversations, messages] = await Promise.all([store.collection<ConversationDoc>(conversationsSpec), store.collection<MessageDoc>(messagesSpec)])
   return { conversations, messages }
 }

@@ -119,7 +119,16 @@ export class ConversationService {
 
   /** The newest `limit` public messages, oldest first: the engine's memory. */
   async history(conversationId: string, limit: number): Promise<MessageDoc[]> {
-    const rows = await this.messages.find({ conversationId, internal: false }, { sort: [['createdAt', -1], ['id', -1]], limit })
+    const rows = await this.messages.find(
+      { conversationId, internal: false },
+      {
+        sort: [
+          ['createdAt', -1],
+          ['id', -1],
+        ],
+        limit,
+      },
+    )
     return rows.reverse()
   }
 

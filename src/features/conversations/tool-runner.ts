@@ -103,9 +103,7 @@ export class ToolRunner {
     try {
       const found = await this.deps.knowledge.search(ctx.workspace.id, ctx.agent.id, query, SEARCH_PASSAGES)
       // Passages below the "found" bar are noise: handing them over invites an answer they do not support.
-      const passages = found.found
-        ? found.hits.map((h) => ({ title: h.title, text: h.text, score: Math.round(h.similarity * 1000) / 1000, documentId: h.documentId }))
-        : []
+      const passages = found.found ? found.hits.map((h) => ({ title: h.title, text: h.text, score: Math.round(h.similarity * 1000) / 1000, documentId: h.documentId })) : []
       return { output: { found: found.found, passages } }
     } catch (err) {
       if (err instanceof KnowledgeError) return { output: { error: err.message } }

@@ -25,28 +25,33 @@ export function conversationsV1(deps: { context: KernelHttp['v1']; conversations
     .onBeforeHandle({ as: 'local' }, async ({ principal, set }) => {
       await countRequest(deps.coordination, readRate(principal.developer.plan), principal.key.id, deps.clock.now(), set.headers as Record<string, unknown>)
     })
-    .get(
-      '',
-      ({ query, workspace }) =>
-        paginate((limit, after) => conversations.list(workspace.id, query, limit, after), query, 25, presentConversation),
-      {
-        query: ListConversationsQuery,
-        detail: { responses: answers({ 200: pageSchema(Conversation), ...v1Errors(400, 429) }),
-          summary: 'List conversations, newest first',
-          description: '`since` keeps conversations whose customer last wrote at or after it. Test chats are listed too, on channel `web` with `test: true`.',
-        },
+    .get('', ({ query, workspace }) => paginate((limit, after) => conversations.list(workspace.id, query, limit, after), query, 25, presentConversation), {
+      query: ListConversationsQuery,
+      detail: {
+        responses: answers({ 200: pageSchema(Conversation), ...v1Errors(400, 429) }),
+        summary: 'List conversations, newest first',
+        description: '`since` keeps conversations whose customer last wrote at or after it. Test chats are listed too, on channel `web` with `test: true`.',
       },
-    )
+    })
     .get(
       '/:id/messages',
       async ({ params, query, workspace }) => {
         const conversation = await conversations.get(workspace.id, params.id)
-        return paginate((limit, after) => conversations.listMessages(conversation.id, query, limit, after), query, 25, (m) => presentMessage(m, conversations.mediaLink ?? undefined))
+        return paginate(
+          (limit, after) => conversations.listMessages(conversation.id, query, limit, after),
+          query,
+          25,
+          (m) => presentMessage(m, conversations.mediaLink ?? undefined),
+        )
       },
       {
         params: t.Object({ id: t.String() }),
         query: ListMessagesQuery,
-        detail: { responses: answers({ 200: pageSchema(Message), ...v1Errors(400, 404, 429) }), summary: 'Read a conversation’s messages, newest first', description: '`since` keeps messages written after it. Internal team notes are never included.' },
+        detail: {
+          responses: answers({ 200: pageSchema(Message), ...v1Errors(400, 404, 429) }),
+          summary: 'Read a conversation’s messages, newest first',
+          description: '`since` keeps messages written after it. Internal team notes are never included.',
+        },
       },
     )
 }

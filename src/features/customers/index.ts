@@ -25,12 +25,7 @@ export const customersFeature = defineFeature(customersRef, {
     const { contacts } = use(contactsRef)
     const { meter } = use(usageRef)
     const { store, clock, logger, runtime, coordination, customerHooks } = kernel
-    const customers = new CustomerService(
-      workspaceRepo,
-      { agents: (ws) => agents.countIn(ws), phoneNumbers: (ws) => numbers.countIn(ws), contacts: (ws) => contacts.countIn(ws) },
-      meter,
-      clock,
-    )
+    const customers = new CustomerService(workspaceRepo, { agents: (ws) => agents.countIn(ws), phoneNumbers: (ws) => numbers.countIn(ws), contacts: (ws) => contacts.countIn(ws) }, meter, clock)
     const effects = new CustomerLifecycleEffects({ workspaces: workspaceRepo, keys, hooks: customerHooks, erasure: new CustomerErasure(store, agents) })
     const actors = registerCustomerWorkspace(runtime, { effects, clock, logger })
     const lifecycle = new CustomerLifecycle({ actors, workspaces: workspaceRepo, numbersHeldBy: (ws) => numbers.heldBy(ws), clock })

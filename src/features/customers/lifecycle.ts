@@ -41,11 +41,8 @@ export class CustomerLifecycle {
     // Every number in the workspace counts: voice numbers and the messaging numbers connected to it.
     const numbers = await this.deps.numbersHeldBy(customer.id)
     const heldNumbers = numbers.map((n) => n.number)
-    const context = await this.move(
-      customer,
-      { type: 'customer.delete', at: this.deps.clock.now(), heldNumbers },
-      'deleted',
-      (state) => (state === 'active' && heldNumbers.length > 0 ? { numbers: heldNumbers } : {}),
+    const context = await this.move(customer, { type: 'customer.delete', at: this.deps.clock.now(), heldNumbers }, 'deleted', (state) =>
+      state === 'active' && heldNumbers.length > 0 ? { numbers: heldNumbers } : {},
     )
     return this.current(customer, context)
   }

@@ -26,4 +26,3 @@ export function checkMetadata(metadata: Record<string, MetadataValue>): void {
   const bytes = Buffer.byteLength(JSON.stringify(metadata))
   if (bytes > METADATA_MAX_BYTES) throw badRequest('metadata', `is ${bytes} bytes; at most 8 KB in all`)
 }
-

@@ -108,12 +108,7 @@ export class CustomerService {
 
   async detail(developer: WorkspaceDoc, id: string): Promise<CustomerDetail> {
     const doc = await this.get(developer, id)
-    const [agents, phoneNumbers, contacts, spend] = await Promise.all([
-      this.counters.agents(id),
-      this.counters.phoneNumbers(id),
-      this.counters.contacts(id),
-      this.meter.spendThisMonth(doc),
-    ])
+    const [agents, phoneNumbers, contacts, spend] = await Promise.all([this.counters.agents(id), this.counters.phoneNumbers(id), this.counters.contacts(id), this.meter.spendThisMonth(doc)])
     return { ...presentCustomer(doc), counts: { agents, phoneNumbers, contacts }, spendThisMonthMicro: Math.round(spend) }
   }
 

@@ -16,13 +16,7 @@ import type { KernelHttp } from '../../kernel/feature'
 const KEYS_PAGE_MAX = 100
 const KEYS_PAGE_DEFAULT = 25
 
-export function customersV1(deps: {
-  context: KernelHttp['v1']
-  customers: CustomerService
-  keys: KeyService
-  coordination: Coordination
-  lifecycle: CustomerLifecycle
-}) {
+export function customersV1(deps: { context: KernelHttp['v1']; customers: CustomerService; keys: KeyService; coordination: Coordination; lifecycle: CustomerLifecycle }) {
   const { customers, keys } = deps
   const Id = t.Object({ id: t.String() })
   return new Elysia({ prefix: '/customers', detail: { tags: ['Customers'] } })
@@ -35,12 +29,18 @@ export function customersV1(deps: {
         return customer
       },
       {
-        developerOnly: true, scope: 'full' as const, idempotent: true,
+        developerOnly: true,
+        scope: 'full' as const,
+        idempotent: true,
         body: CreateCustomer,
         headers: t.Object({
           'idempotency-key': t.Optional(t.String({ description: 'repeat the create safely for 24 hours: the repeat answers the first result with `Idempotent-Replayed: true`' })),
         }),
-        detail: { responses: answers({ 201: Customer, ...v1Errors(400, 402, 403, 409) }), summary: 'Create a customer workspace', description: 'Needs a full key. Send `Idempotency-Key` so a retry never makes two customers.' },
+        detail: {
+          responses: answers({ 201: Customer, ...v1Errors(400, 402, 403, 409) }),
+          summary: 'Create a customer workspace',
+          description: 'Needs a full key. Send `Idempotency-Key` so a retry never makes two customers.',
+        },
       },
     )
     .get(
@@ -60,7 +60,13 @@ export function customersV1(deps: {
       async ({ params, body, developer }) => {
         return presentCustomer(await customers.patch(developer, params.id, body))
       },
-      { developerOnly: true, scope: 'full' as const, params: Id, body: PatchCustomer, detail: { responses: answers({ 200: Customer, ...v1Errors(400, 403, 404, 409) }), summary: 'Change a customer (metadata is merged)' } },
+      {
+        developerOnly: true,
+        scope: 'full' as const,
+        params: Id,
+        body: PatchCustomer,
+        detail: { responses: answers({ 200: Customer, ...v1Errors(400, 403, 404, 409) }), summary: 'Change a customer (metadata is merged)' },
+      },
     )
     .delete(
       '/:id',
@@ -68,9 +74,11 @@ export function customersV1(deps: {
         return presentCustomer(await deps.lifecycle.remove(await customers.get(developer, params.id)))
       },
       {
-        developerOnly: true, scope: 'full' as const, 
+        developerOnly: true,
+        scope: 'full' as const,
         params: Id,
-        detail: { responses: answers({ 200: Customer, ...v1Errors(403, 404, 409, 503) }),
+        detail: {
+          responses: answers({ 200: Customer, ...v1Errors(403, 404, 409, 503) }),
           summary: 'Delete (archive) a customer; erased after 30 days',
           description:
             '200 with the customer (`archivedAt`, `eraseAfter` set). Requests into it then answer 410 and its keys 401. ' +
@@ -84,9 +92,11 @@ export function customersV1(deps: {
         return presentCustomer(await deps.lifecycle.restore(await customers.get(developer, params.id)))
       },
       {
-        developerOnly: true, scope: 'full' as const, 
+        developerOnly: true,
+        scope: 'full' as const,
         params: Id,
-        detail: { responses: answers({ 200: Customer, ...v1Errors(403, 404, 409, 503) }),
+        detail: {
+          responses: answers({ 200: Customer, ...v1Errors(403, 404, 409, 503) }),
           summary: 'Bring back a deleted customer',
           description: '200 with the customer. Its old keys stay revoked and cancelled campaigns are not restarted. 409 naming the state when it is not deleted.',
         },
@@ -98,20 +108,31 @@ export function customersV1(deps: {
         set.status = 201
         return keys.issue(await customers.activeForKeys(developer, params.id), body.name, body.scope)
       },
-      { developerOnly: true, scope: 'full' as const, params: Id, body: CreateKey, detail: { responses: answers({ 201: IssuedKey, ...v1Errors(400, 403, 404, 409) }), summary: 'Create a customer key (the value is shown once)' } },
+      {
+        developerOnly: true,
+        scope: 'full' as const,
+        params: Id,
+        body: CreateKey,
+        detail: { responses: answers({ 201: IssuedKey, ...v1Errors(400, 403, 404, 409) }), summary: 'Create a customer key (the value is shown once)' },
+      },
     )
     .get(
       '/:id/keys',
       async ({ params, query, developer }) => {
         const customer = await customers.get(developer, params.id)
-        return paginate((limit, after) => keys.list(customer.id, limit, after), query, KEYS_PAGE_DEFAULT, (k) => ({
-          id: k.id,
-          name: k.name,
-          prefix: k.prefix,
-          scope: k.scope,
-          lastUsedAt: k.lastUsedAt,
-          createdAt: k.createdAt,
-        }))
+        return paginate(
+          (limit, after) => keys.list(customer.id, limit, after),
+          query,
+          KEYS_PAGE_DEFAULT,
+          (k) => ({
+            id: k.id,
+            name: k.name,
+            prefix: k.prefix,
+            scope: k.scope,
+            lastUsedAt: k.lastUsedAt,
+            createdAt: k.createdAt,
+          }),
+        )
       },
       {
         developerOnly: true,
@@ -128,6 +149,11 @@ export function customersV1(deps: {
         set.status = 204
         return null
       },
-      { developerOnly: true, scope: 'full' as const, params: t.Object({ id: t.String(), keyId: t.String() }), detail: { responses: answers({ 204: t.Null(), ...v1Errors(403, 404) }), summary: 'Revoke a customer key at once' } },
+      {
+        developerOnly: true,
+        scope: 'full' as const,
+        params: t.Object({ id: t.String(), keyId: t.String() }),
+        detail: { responses: answers({ 204: t.Null(), ...v1Errors(403, 404) }), summary: 'Revoke a customer key at once' },
+      },
     )
 }

@@ -25,10 +25,13 @@ export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: 
         })),
       }),
       {
-        detail: { responses: answers({
-          200: t.Object({ items: t.Array(t.Object({ name: t.String(), id: t.String(), version: t.Integer(), effects: t.Array(t.String()), live: t.Boolean() })) }),
-          ...consoleErrors(),
-        }), summary: 'List the state machines (name, chart id, version)' },
+        detail: {
+          responses: answers({
+            200: t.Object({ items: t.Array(t.Object({ name: t.String(), id: t.String(), version: t.Integer(), effects: t.Array(t.String()), live: t.Boolean() })) }),
+            ...consoleErrors(),
+          }),
+          summary: 'List the state machines (name, chart id, version)',
+        },
       },
     )
     .get(
@@ -39,7 +42,10 @@ export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: 
       },
       {
         params: t.Object({ name: t.String() }),
-        detail: { responses: answers({ 200: t.Object({ name: t.String(), version: t.Integer(), definition: t.Unknown() }), ...consoleErrors(404) }), summary: 'A machine definition as JSON, for the Stately visualiser' },
+        detail: {
+          responses: answers({ 200: t.Object({ name: t.String(), version: t.Integer(), definition: t.Unknown() }), ...consoleErrors(404) }),
+          summary: 'A machine definition as JSON, for the Stately visualiser',
+        },
       },
     )
     .get(

@@ -129,7 +129,10 @@ function toUnits(text: string): Unit[] {
   const blocks = text.split(/\n\s*\n/)
   blocks.forEach((raw, i) => {
     // Indentation carries no meaning in a passage (html-to-text indents list items).
-    const lines = raw.trim().split('\n').map((l) => l.trim())
+    const lines = raw
+      .trim()
+      .split('\n')
+      .map((l) => l.trim())
     // A heading may be its own block, or the first line of a block (as html-to-text writes a
     // list under a heading); markdown `#` lines always are.
     if (isHeading(lines[0], lines.length > 1 || i < blocks.length - 1)) {

@@ -73,10 +73,7 @@ export class KnowledgeError extends Error {
 
 // ---- HTTP schemas (TypeBox through Elysia's `t`) ----
 
-export const AddUrlBody = t.Object(
-  { url: t.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: 'an http(s) page to fetch and index' }) },
-  { additionalProperties: false },
-)
+export const AddUrlBody = t.Object({ url: t.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: 'an http(s) page to fetch and index' }) }, { additionalProperties: false })
 export type AddUrlBody = typeof AddUrlBody.static
 
 export const AddTextBody = t.Object(

@@ -12,7 +12,12 @@ export const DOCUMENTS: CollectionSpec = {
     // The agent's list, newest first (the port's page order is createdAt desc, id desc).
     {
       name: 'by_agent_created',
-      fields: [['workspaceId', 1], ['agentId', 1], ['createdAt', -1], ['id', -1]],
+      fields: [
+        ['workspaceId', 1],
+        ['agentId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
     },
   ],
 }
@@ -21,7 +26,15 @@ export const PASSAGES: CollectionSpec = {
   name: 'knowledge_passages',
   indexes: [
     // Loading an agent's index, and the agent-delete cascade.
-    { name: 'by_agent', fields: [['workspaceId', 1], ['agentId', 1], ['documentId', 1], ['position', 1]] },
+    {
+      name: 'by_agent',
+      fields: [
+        ['workspaceId', 1],
+        ['agentId', 1],
+        ['documentId', 1],
+        ['position', 1],
+      ],
+    },
     // Deleting one document's passages.
     { name: 'by_document', fields: [['documentId', 1]] },
   ],
@@ -31,9 +44,24 @@ export const SEARCHES: CollectionSpec = {
   name: 'knowledge_searches',
   indexes: [
     // Analytics windows (`days`) per agent, grouped by queryKey or found.
-    { name: 'by_agent_created', fields: [['workspaceId', 1], ['agentId', 1], ['createdAt', -1]] },
+    {
+      name: 'by_agent_created',
+      fields: [
+        ['workspaceId', 1],
+        ['agentId', 1],
+        ['createdAt', -1],
+      ],
+    },
     // Analytics reads the newest wording of each listed question: one seek per row.
-    { name: 'by_agent_question', fields: [['workspaceId', 1], ['agentId', 1], ['queryKey', 1], ['createdAt', -1]] },
+    {
+      name: 'by_agent_question',
+      fields: [
+        ['workspaceId', 1],
+        ['agentId', 1],
+        ['queryKey', 1],
+        ['createdAt', -1],
+      ],
+    },
   ],
 }
 
@@ -47,11 +75,7 @@ export class KnowledgeRepository {
   ) {}
 
   static async open(store: DocumentStore): Promise<KnowledgeRepository> {
-    return new KnowledgeRepository(
-      await store.collection<KnowledgeDocument>(DOCUMENTS),
-      await store.collection<Passage>(PASSAGES),
-      await store.collection<KnowledgeSearch>(SEARCHES),
-    )
+    return new KnowledgeRepository(await store.collection<KnowledgeDocument>(DOCUMENTS), await store.collection<Passage>(PASSAGES), await store.collection<KnowledgeSearch>(SEARCHES))
   }
 
   /**
@@ -86,7 +110,15 @@ export class KnowledgeRepository {
   }
 
   async passagesOf(scope: Scope): Promise<Passage[]> {
-    return this.passages.find({ ...scope }, { sort: [['documentId', 1], ['position', 1]] })
+    return this.passages.find(
+      { ...scope },
+      {
+        sort: [
+          ['documentId', 1],
+          ['position', 1],
+        ],
+      },
+    )
   }
 
   /** Agent delete cascade: documents, passages and the search log. */

@@ -10,15 +10,7 @@ import { newId } from '../../ids'
 import { BlockedTargetError, FetchFailedError, safeFetch } from '../../net/safe-fetch'
 import type { DocumentStore, PageAfter } from '../../store/port'
 import { chunkText } from './chunking'
-import {
-  KnowledgeError,
-  MAX_TEXT_CHARS,
-  MAX_TITLE_CHARS,
-  MAX_URL_CHARS,
-  type KnowledgeDocument,
-  type KnowledgeSearch,
-  type Passage,
-} from './model'
+import { KnowledgeError, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, type KnowledgeDocument, type KnowledgeSearch, type Passage } from './model'
 import { pageText } from './page-text'
 import { KnowledgeRepository } from './repository'
 import { FOUND_SIMILARITY, IndexCache, PassageIndex, type SearchHit } from './search-index'
@@ -111,11 +103,7 @@ export class KnowledgeService {
     const text = typeof input.text === 'string' ? input.text : ''
     if (!text.trim()) throw new KnowledgeError('text must not be empty', 400, 'text')
     if (text.length > MAX_TEXT_CHARS) {
-      throw new KnowledgeError(
-        `text is ${text.length.toLocaleString('en')} characters; the limit is ${MAX_TEXT_CHARS.toLocaleString('en')}`,
-        400,
-        'text',
-      )
+      throw new KnowledgeError(`text is ${text.length.toLocaleString('en')} characters; the limit is ${MAX_TEXT_CHARS.toLocaleString('en')}`, 400, 'text')
     }
     const title = input.title?.trim()
     if (title && title.length > MAX_TITLE_CHARS) {
@@ -149,11 +137,7 @@ export class KnowledgeService {
     return this.store(input, agentExists, { ...base, title }, cutAtParagraph(outcome.text, MAX_TEXT_CHARS))
   }
 
-  async list(
-    workspaceId: string,
-    agentId: string,
-    page: { limit: number; after?: PageAfter | null },
-  ): Promise<{ items: KnowledgeDocument[]; next: PageAfter | null }> {
+  async list(workspaceId: string, agentId: string, page: { limit: number; after?: PageAfter | null }): Promise<{ items: KnowledgeDocument[]; next: PageAfter | null }> {
     return pageOf((limit, after) => this.repo.pageDocuments({ workspaceId, agentId }, limit, after), page.limit, page.after ?? null)
   }
 
@@ -329,9 +313,7 @@ function checkUrl(raw: unknown): URL {
  * network's addresses (BlockedTargetError's own message, for logs, does). */
 function fetchError(err: unknown, timeoutMs: number): string {
   if (err instanceof BlockedTargetError) {
-    return err.reason.startsWith('scheme')
-      ? 'the page redirected to an address that is not a web page'
-      : 'the address points inside a private network, which the service does not fetch'
+    return err.reason.startsWith('scheme') ? 'the page redirected to an address that is not a web page' : 'the address points inside a private network, which the service does not fetch'
   }
   if (err instanceof FetchFailedError) {
     if (err.kind === 'timeout') return `the page did not answer within ${Math.round(timeoutMs / 1000)} seconds`
@@ -343,7 +325,11 @@ function fetchError(err: unknown, timeoutMs: number): string {
 }
 
 function deriveTitle(text: string): string {
-  const first = text.trim().split('\n', 1)[0].replace(/^#{1,6}\s+/, '').trim()
+  const first = text
+    .trim()
+    .split('\n', 1)[0]
+    .replace(/^#{1,6}\s+/, '')
+    .trim()
   return clip(first, DERIVED_TITLE_CHARS) || 'Pasted text'
 }
 

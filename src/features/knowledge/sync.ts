@@ -25,12 +25,7 @@ interface ChangeMessage {
 }
 
 /** Wires `knowledge` to the other instances; returns the unsubscribe to call at shutdown. */
-export async function syncKnowledgeAcrossInstances(
-  knowledge: KnowledgeService,
-  coordination: Coordination,
-  logger: Logger,
-  instanceId = `kn_${randomId(10)}`,
-): Promise<() => Promise<void>> {
+export async function syncKnowledgeAcrossInstances(knowledge: KnowledgeService, coordination: Coordination, logger: Logger, instanceId = `kn_${randomId(10)}`): Promise<() => Promise<void>> {
   const unsubscribe = await coordination.subscribe(KNOWLEDGE_CHANNEL, (raw) => {
     const message = parse(raw)
     if (message && message.from !== instanceId) knowledge.invalidate(message.workspaceId, message.agentId)

@@ -39,7 +39,11 @@ export function knowledgeV1(deps: { context: KernelHttp['v1']; agents: AgentServ
         await agents.get(workspace.id, params.id)
         return paginate((limit, after) => knowledge.page(workspace.id, params.id, limit, after).catch(asApiError), query, 25, toDocumentResponse)
       },
-      { params: Id, query: t.Object(pageQuery(100, 25)), detail: { responses: answers({ 200: pageSchema(KnowledgeDocumentResponse), ...v1Errors(400, 404) }), summary: 'List an agent’s knowledge documents, newest first' } },
+      {
+        params: Id,
+        query: t.Object(pageQuery(100, 25)),
+        detail: { responses: answers({ 200: pageSchema(KnowledgeDocumentResponse), ...v1Errors(400, 404) }), summary: 'List an agent’s knowledge documents, newest first' },
+      },
     )
     .post(
       '',
@@ -54,7 +58,8 @@ export function knowledgeV1(deps: { context: KernelHttp['v1']; agents: AgentServ
       {
         params: Id,
         body: AddBody,
-        detail: { responses: answers({ 201: KnowledgeDocumentResponse, ...v1Errors(400, 403, 404) }),
+        detail: {
+          responses: answers({ 201: KnowledgeDocumentResponse, ...v1Errors(400, 403, 404) }),
           summary: 'Add knowledge: a URL (fetched and indexed before the answer) or pasted text',
           description: 'A page that needs scripting or refuses us is stored as `failed` with `error`. Addresses inside our own network are refused.',
         },

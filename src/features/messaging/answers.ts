@@ -46,7 +46,8 @@ export class AgentAnswers {
       // Only a published agent talks (docs/spec.md Agent publication): the message stays in the
       // conversation (message.received went out already) and waits for a person or a reply.
       const agent = await d.published(workspace.id, agentId)
-      if (!agent) return void d.logger.info({ workspace: workspace.id, agent: agentId, conversation: recorded.conversation.id }, 'a message reached an agent with nothing published: kept, not answered')
+      if (!agent)
+        return void d.logger.info({ workspace: workspace.id, agent: agentId, conversation: recorded.conversation.id }, 'a message reached an agent with nothing published: kept, not answered')
       const turn = await d.engine.respond({ workspace, agent, conversation: recorded.conversation, text: messageText(recorded.message), recorded, sideEffects: 'live' })
       if (!turn.answered || !turn.replyMessage) return
       try {
@@ -54,7 +55,11 @@ export class AgentAnswers {
         await d.conversations.setDelivery(turn.replyMessage.id, { ...sent, at: iso(d.clock.now()) })
       } catch (err) {
         const code = (err as { code?: unknown }).code
-        await d.conversations.setDelivery(turn.replyMessage.id, { status: 'failed', at: iso(d.clock.now()), error: { code: code === undefined || code === null ? 'refused' : String(code), message: (err as Error).message } })
+        await d.conversations.setDelivery(turn.replyMessage.id, {
+          status: 'failed',
+          at: iso(d.clock.now()),
+          error: { code: code === undefined || code === null ? 'refused' : String(code), message: (err as Error).message },
+        })
       }
     } catch (err) {
       d.logger.warn({ err, workspace: workspace.id, agent: agentId }, 'the agent could not answer a message')

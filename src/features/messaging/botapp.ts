@@ -55,14 +55,22 @@ export class BotInbound {
             type: 'message.received',
             workspaceId: workspace.id,
             agentId: bot.agentId,
-            data: { ...receivedOf(message), channel: 'botapp', customer: { id: null, phone: null }, parts: presentMessage(message, d.conversations.mediaLink ?? undefined).parts as Record<string, unknown>[] },
+            data: {
+              ...receivedOf(message),
+              channel: 'botapp',
+              customer: { id: null, phone: null },
+              parts: presentMessage(message, d.conversations.mediaLink ?? undefined).parts as Record<string, unknown>[],
+            },
           })
         : undefined
       const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input), extra: { from: chat } }, event)
       const received = receivedOf(recorded.message)
       if (bot.externalAgents) return received
       if (recorded.conversation.status === 'handled') return received
-      d.answers.start(workspace, bot.agentId, recorded, async (text) => ({ platformMessageId: (await d.platform.send({ from: bot.id, to: chat, content: { type: 'text', text } })).platformMessageId, status: 'sent' }))
+      d.answers.start(workspace, bot.agentId, recorded, async (text) => ({
+        platformMessageId: (await d.platform.send({ from: bot.id, to: chat, content: { type: 'text', text } })).platformMessageId,
+        status: 'sent',
+      }))
       return received
     })
   }

@@ -84,7 +84,17 @@ export class BotConnections {
     const held = await d.bots.get(identity.id)
     if (held && held.workspaceId !== workspaceId) throw conflict(`bot @${identity.username} is connected to another workspace`)
     const now = iso(d.clock.now())
-    const doc: BotDoc = { id: identity.id, workspaceId, agentId: agent.id, username: identity.username, token: d.secrets.seal(token), secret: d.secrets.seal(secret), externalAgents: input.externalAgents ?? held?.externalAgents ?? false, connectedAt: now, createdAt: held?.createdAt ?? now }
+    const doc: BotDoc = {
+      id: identity.id,
+      workspaceId,
+      agentId: agent.id,
+      username: identity.username,
+      token: d.secrets.seal(token),
+      secret: d.secrets.seal(secret),
+      externalAgents: input.externalAgents ?? held?.externalAgents ?? false,
+      connectedAt: now,
+      createdAt: held?.createdAt ?? now,
+    }
     await d.bots.upsert(doc)
     return this.view(doc, token)
   }

@@ -33,7 +33,9 @@ export function messagingConsole(deps: { auth: KernelHttp['console']; inbound: I
         {
           channel: t.Union([t.Literal('chatapp'), t.Literal('botapp'), t.Literal('web'), t.Literal('email')], { description: 'chatapp, botapp, web or email' }),
           from: t.String({ description: "the customer's phone number (chatapp), chat id (botapp), visitor id (web: letters, digits, - and _) or email address (email)" }),
-          to: t.Optional(t.String({ description: "chatapp: our number (default the workspace's only one); botapp: the bot id (default the only bot); web and email: the agent (ag_…, default the only one)" })),
+          to: t.Optional(
+            t.String({ description: "chatapp: our number (default the workspace's only one); botapp: the bot id (default the only bot); web and email: the agent (ag_…, default the only one)" }),
+          ),
           text: t.String({ minLength: 1, maxLength: 4096 }),
         },
         { additionalProperties: false },

@@ -89,7 +89,12 @@ export class InboundMessages {
               type: 'message.received',
               workspaceId: workspace.id,
               agentId,
-              data: { ...receivedOf(message), channel: 'chatapp', customer: { id: contact.id, phone }, parts: presentMessage(message, d.conversations.mediaLink ?? undefined).parts as Record<string, unknown>[] },
+              data: {
+                ...receivedOf(message),
+                channel: 'chatapp',
+                customer: { id: contact.id, phone },
+                parts: presentMessage(message, d.conversations.mediaLink ?? undefined).parts as Record<string, unknown>[],
+              },
             })
           : undefined
       const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input) }, event)
@@ -101,7 +106,10 @@ export class InboundMessages {
       }
       if (number.externalAgents) return received
       if (recorded.conversation.status === 'handled') return received
-      d.answers.start(workspace, agentId, recorded, async (text) => ({ platformMessageId: (await d.platform.send({ from: number.number, to: phone, content: { type: 'text', text } })).platformMessageId, status: 'accepted' }))
+      d.answers.start(workspace, agentId, recorded, async (text) => ({
+        platformMessageId: (await d.platform.send({ from: number.number, to: phone, content: { type: 'text', text } })).platformMessageId,
+        status: 'accepted',
+      }))
       return received
     })
   }

@@ -57,21 +57,32 @@ export const messagingFeature = defineFeature(messagingRef, {
     const emailInbound = new EmailInbound({ agents, conversations, answers, email })
     const { templates } = use(templatesRef)
     const sandbox = new SandboxPlatform(kernel.clock)
-    const files = await ReceivedFiles.open(kernel.store, { storage: kernel.files, secret: kernel.config.secretKey ?? randomBytes(32).toString('hex'), publicBaseUrl: kernel.config.publicBaseUrl, clock: kernel.clock })
+    const files = await ReceivedFiles.open(kernel.store, {
+      storage: kernel.files,
+      secret: kernel.config.secretKey ?? randomBytes(32).toString('hex'),
+      publicBaseUrl: kernel.config.publicBaseUrl,
+      clock: kernel.clock,
+    })
     conversations.mediaLink = (ref) => files.link(ref)
     kernel.customerHooks.onErased((e) => files.erase(e.customerId), 'received files erased')
     const wa = kernel.config.chatapp.whatsapp
     // Phone-number ids WhatsApp told us in webhooks, beside those configured (WHATSAPP_PHONE_NUMBER_IDS).
     const links = await kernel.store.collection<{ [k: string]: unknown; id: string; phoneNumberId: string }>({ name: 'chatapp_links', indexes: [] })
     const whatsapp =
-      kernel.config.chatapp.provider === 'whatsapp' && wa
-        ? new WhatsAppPlatform({ ...wa, phoneNumberId: async (n) => wa.phoneNumberIds[n] ?? (await links.get(n))?.phoneNumberId ?? null })
-        : null
+      kernel.config.chatapp.provider === 'whatsapp' && wa ? new WhatsAppPlatform({ ...wa, phoneNumberId: async (n) => wa.phoneNumberIds[n] ?? (await links.get(n))?.phoneNumberId ?? null }) : null
     const platform: MessagingPlatform = whatsapp ?? sandbox
     // botapp: Telegram bots connected per workspace (tokens sealed), or the sandbox platform.
     const botDocs = await kernel.store.collection<BotDoc>({ name: 'botapp_bots', indexes: [{ name: 'bots_workspace', fields: [['workspaceId', 1]] }] })
     let telegram: TelegramPlatform | null = null
-    const bots = new BotConnections({ bots: botDocs, agents, secrets: new SecretBox(kernel.config.secretKey!), telegram: null, publicBaseUrl: kernel.config.publicBaseUrl, clock: kernel.clock, logger: kernel.logger })
+    const bots = new BotConnections({
+      bots: botDocs,
+      agents,
+      secrets: new SecretBox(kernel.config.secretKey!),
+      telegram: null,
+      publicBaseUrl: kernel.config.publicBaseUrl,
+      clock: kernel.clock,
+      logger: kernel.logger,
+    })
     if (kernel.config.botapp.provider === 'telegram') telegram = bots.useTelegram(new TelegramPlatform(kernel.config.botapp.telegramApiUrl, bots.tokenOf))
     const botPlatform: MessagingPlatform = telegram ?? sandbox
     kernel.customerHooks.onErased((e) => bots.erase(e.customerId), 'bots disconnected')
@@ -99,18 +110,18 @@ export const messagingFeature = defineFeature(messagingRef, {
       callbacks: [
         ...(telegram ? [telegramWebhook({ platform: telegram, bots, inbound: botInbound, workspace: (id) => workspaceRepo.get(id), files, logger: kernel.logger })] : []),
         ...(whatsapp
-        ? [
-            whatsAppWebhook({
-              platform: whatsapp,
-              inbound,
-              numbers,
-              workspace: (id) => workspaceRepo.get(id),
-              learn: async (number, phoneNumberId) => void (phoneNumberId && (await links.upsert({ id: number, phoneNumberId }))),
-              files,
-              logger: kernel.logger,
-            }),
-          ]
-        : []),
+          ? [
+              whatsAppWebhook({
+                platform: whatsapp,
+                inbound,
+                numbers,
+                workspace: (id) => workspaceRepo.get(id),
+                learn: async (number, phoneNumberId) => void (phoneNumberId && (await links.upsert({ id: number, phoneNumberId }))),
+                files,
+                logger: kernel.logger,
+              }),
+            ]
+          : []),
       ],
       v1: [messagingV1({ context: kernel.http.v1, replies, coordination: kernel.coordination, clock: kernel.clock }), chatappSummaryV1({ context: kernel.http.v1, totals })],
       console: [messagingConsole({ auth: kernel.http.console, inbound, email: emailInbound, bots: botInbound, web }), botsConsole({ auth: kernel.http.console, bots })],

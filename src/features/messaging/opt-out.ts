@@ -6,5 +6,11 @@
 const KEYWORDS = new Set(['stop', 'stopall', 'unsubscribe', 'cancel', 'end', 'quit', 'optout', 'opt out', 'opt-out', 'revoke'])
 
 export function isOptOut(text: string): boolean {
-  return KEYWORDS.has(text.trim().toLowerCase().replace(/[.!\s]+$/g, '').replace(/^[\s"'“]+|[\s"'”]+$/g, ''))
+  return KEYWORDS.has(
+    text
+      .trim()
+      .toLowerCase()
+      .replace(/[.!\s]+$/g, '')
+      .replace(/^[\s"'“]+|[\s"'”]+$/g, ''),
+  )
 }

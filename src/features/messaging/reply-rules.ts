@@ -7,7 +7,6 @@ import { badRequest } from '../../http/errors'
 import { blockedReason, isLocalhostName } from '../../net/address-guard'
 import type { OutboundContent } from '../../providers/messaging/port'
 
-
 /** docs/spec.md: text up to 4,096 characters; a media URL up to 2,048. */
 export const MAX_REPLY_TEXT = 4_096
 export const MAX_MEDIA_URL = 2_048
@@ -24,10 +23,7 @@ export interface ReplyBody {
 const KINDS = ['text', 'media', 'form', 'template'] as const
 
 /** A reply body checked on its own: ready content, or the form/template it names (resolved by the service). */
-export type CheckedReply =
-  | { kind: 'content'; content: OutboundContent }
-  | { kind: 'form'; name: string }
-  | { kind: 'template'; template: NonNullable<ReplyBody['template']> }
+export type CheckedReply = { kind: 'content'; content: OutboundContent } | { kind: 'form'; name: string } | { kind: 'template'; template: NonNullable<ReplyBody['template']> }
 
 export function checkReply(body: ReplyBody): CheckedReply {
   const given = KINDS.filter((k) => body[k] !== undefined)
@@ -42,7 +38,10 @@ export function checkReply(body: ReplyBody): CheckedReply {
     checkPublicHttps(m.url, 'media.url')
     if (m.caption !== undefined && m.type !== 'image' && m.type !== 'video') throw badRequest('media.caption', 'only an image or a video takes a caption')
     if (m.filename !== undefined && m.type !== 'file') throw badRequest('media.filename', 'only a file (document) takes a filename')
-    return { kind: 'content', content: { type: 'media', media: { type: m.type, url: m.url, ...(m.caption !== undefined ? { caption: m.caption } : {}), ...(m.filename !== undefined ? { filename: m.filename } : {}) } } }
+    return {
+      kind: 'content',
+      content: { type: 'media', media: { type: m.type, url: m.url, ...(m.caption !== undefined ? { caption: m.caption } : {}), ...(m.filename !== undefined ? { filename: m.filename } : {}) } },
+    }
   }
   if (body.form !== undefined) return { kind: 'form', name: typeof body.form === 'string' ? body.form : body.form.name }
   const template = body.template!
@@ -58,7 +57,8 @@ export function templateValues(
   const variables = given.variables ?? []
   if (variables.length !== template.variableCount) throw badRequest('template.variables', `"${template.name}" takes ${template.variableCount} variables, in order (${variables.length} given)`)
   const buttonVariables = given.buttonVariables ?? []
-  if (buttonVariables.length !== template.buttonVariableCount) throw badRequest('template.buttonVariables', `"${template.name}" takes ${template.buttonVariableCount} button variables (${buttonVariables.length} given)`)
+  if (buttonVariables.length !== template.buttonVariableCount)
+    throw badRequest('template.buttonVariables', `"${template.name}" takes ${template.buttonVariableCount} button variables (${buttonVariables.length} given)`)
   const needsMedia = template.headerKind === 'image' || template.headerKind === 'video' || template.headerKind === 'document'
   if (needsMedia && !given.headerMediaUrl) throw badRequest('template.headerMediaUrl', `"${template.name}" has a ${template.headerKind} header: pass its https link`)
   if (!needsMedia && given.headerMediaUrl !== undefined) throw badRequest('template.headerMediaUrl', `"${template.name}" has no media header`)

@@ -42,7 +42,8 @@ export class Replies {
     const conversation = await d.conversations.get(workspace.id, conversationId)
     const checked = checkReply(body)
     const thread = typeof conversation.thread === 'string' ? conversation.thread.split(':') : null
-    if ((conversation.channel !== 'chatapp' && conversation.channel !== 'botapp') || !thread) throw conflict(`conversation ${conversationId} is a ${conversation.channel} conversation; replies go to chat-app and bot-app conversations`)
+    if ((conversation.channel !== 'chatapp' && conversation.channel !== 'botapp') || !thread)
+      throw conflict(`conversation ${conversationId} is a ${conversation.channel} conversation; replies go to chat-app and bot-app conversations`)
     const [, ours, customer] = thread as [string, string, string]
     if (conversation.channel === 'botapp') return this.botReply(workspace, conversation, ours, customer, checked)
     const number = await d.numbers.byNumber(ours)
@@ -67,7 +68,8 @@ export class Replies {
     if (contact?.optedOut && (category === null || category === 'marketing')) throw conflict(`${customer} opted out of messages`)
     const now = d.clock.now()
     const last = conversation.lastInboundAt ? Date.parse(conversation.lastInboundAt) : null
-    if (checked.kind !== 'template' && (last === null || now - last > WINDOW_MS)) throw conflict("the customer's 24-hour window is closed: send a template", { windowClosedAt: last === null ? null : iso(last + WINDOW_MS) })
+    if (checked.kind !== 'template' && (last === null || now - last > WINDOW_MS))
+      throw conflict("the customer's 24-hour window is closed: send a template", { windowClosedAt: last === null ? null : iso(last + WINDOW_MS) })
     await this.deliver(workspace, conversation, d.platform, { from: ours, to: customer, content }, shown, category)
     return { ok: true }
   }
@@ -95,17 +97,28 @@ export class Replies {
       throw err
     }
     const content = request.content
-    const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts: shown === null ? partsOf(content) : [{ type: 'text', text: shown }], extra: { external: true, sent: content, ...(category ? { category } : {}) } })
+    const { message } = await d.conversations.addMessage(conversation, {
+      author: 'agent',
+      parts: shown === null ? partsOf(content) : [{ type: 'text', text: shown }],
+      extra: { external: true, sent: content, ...(category ? { category } : {}) },
+    })
     await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: platform.name === 'telegram' ? 'sent' : 'accepted', at: iso(now) })
     const charged: MessageCategory = category === 'marketing' || category === 'utility' || category === 'authentication' ? category : 'service'
-    await d.meter.charge({ id: `use_rc_${message.id}`, workspaceId: workspace.id, act: { kind: 'reply_charge', category: charged }, refs: { conversationId: conversation.id, messageId: message.id }, at: now })
+    await d.meter.charge({
+      id: `use_rc_${message.id}`,
+      workspaceId: workspace.id,
+      act: { kind: 'reply_charge', category: charged },
+      refs: { conversationId: conversation.id, messageId: message.id },
+      at: now,
+    })
   }
 }
 
 /** How a sent reply reads in the conversation (docs/spec.md message parts: text, or an image). */
 function partsOf(content: OutboundContent): ({ type: 'text'; text: string } | { type: 'image'; url: string; alt: string | null })[] {
   if (content.type === 'text') return [{ type: 'text', text: content.text }]
-  if (content.type === 'media') return content.media.type === 'image' ? [{ type: 'image', url: content.media.url, alt: content.media.caption ?? null }] : [{ type: 'text', text: `[${content.media.type}] ${content.media.url}` }]
+  if (content.type === 'media')
+    return content.media.type === 'image' ? [{ type: 'image', url: content.media.url, alt: content.media.caption ?? null }] : [{ type: 'text', text: `[${content.media.type}] ${content.media.url}` }]
   if (content.type === 'template') return [{ type: 'text', text: `[template ${content.template.name}]` }]
   return [{ type: 'text', text: `[form ${content.form.name}]` }]
 }

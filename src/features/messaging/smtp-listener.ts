@@ -54,7 +54,9 @@ export class SmtpListener {
       onData: (stream, session, done) => {
         this.take(stream, session)
           .then(() => done())
-          .catch((err) => done(err instanceof ApiError ? refusal(550, err.message) : (err as { responseCode?: number }).responseCode ? (err as Error) : refusal(451, 'could not store the message; try again later')))
+          .catch((err) =>
+            done(err instanceof ApiError ? refusal(550, err.message) : (err as { responseCode?: number }).responseCode ? (err as Error) : refusal(451, 'could not store the message; try again later')),
+          )
       },
     })
     this.server.on('error', (err) => d.logger.warn({ err }, 'SMTP listener error'))

@@ -41,7 +41,7 @@ const Reply = t.Object(
         { additionalProperties: false },
       ),
     ),
-    form: t.Optional(t.Union([t.String(), t.Object({ name: t.String() }, { additionalProperties: false })], { description: 'a published form of the number\'s agent' })),
+    form: t.Optional(t.Union([t.String(), t.Object({ name: t.String() }, { additionalProperties: false })], { description: "a published form of the number's agent" })),
     template: t.Optional(
       t.Object(
         {
@@ -73,20 +73,21 @@ export function chatappSummaryV1(deps: { context: KernelHttp['v1']; totals: Mess
 const replyRate = (plan: PlanId): RateRule => v1RateRule('v1-replies', 'replies', plan)
 
 export function messagingV1(deps: { context: KernelHttp['v1']; replies: Replies; coordination: Coordination; clock: Clock }) {
-  return new Elysia({ prefix: '/conversations', detail: { tags: ['Conversations'] } }).use(deps.context)
+  return new Elysia({ prefix: '/conversations', detail: { tags: ['Conversations'] } })
+    .use(deps.context)
     .onBeforeHandle({ as: 'local' }, async ({ principal, set }) => {
       await countRequest(deps.coordination, replyRate(principal.developer.plan), principal.key.id, deps.clock.now(), set.headers as Record<string, unknown>)
     })
     .post('/:id/reply', ({ params, body, workspace }) => deps.replies.reply(workspace, params.id, body), {
-    idempotent: true,
-    params: t.Object({ id: t.String() }),
-    body: Reply,
-    headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours' })) }),
-    detail: {
-      summary: 'Reply in a chat-app conversation (numbers with external agents on)',
-      description:
-        "409: external agents off for the number, a teammate took it over, the customer's 24-hour window closed (send a template), the customer opted out, or the number is disconnected. 429 (Retry-After): the plan's replies a minute for this key. 502: the messaging platform refused it (the Idempotency-Key is released).",
-      responses: answers({ 200: t.Object({ ok: t.Literal(true) }), ...v1Errors(400, 403, 404, 409, 429, 502) }),
-    },
-  })
+      idempotent: true,
+      params: t.Object({ id: t.String() }),
+      body: Reply,
+      headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours' })) }),
+      detail: {
+        summary: 'Reply in a chat-app conversation (numbers with external agents on)',
+        description:
+          "409: external agents off for the number, a teammate took it over, the customer's 24-hour window closed (send a template), the customer opted out, or the number is disconnected. 429 (Retry-After): the plan's replies a minute for this key. 502: the messaging platform refused it (the Idempotency-Key is released).",
+        responses: answers({ 200: t.Object({ ok: t.Literal(true) }), ...v1Errors(400, 403, 404, 409, 429, 502) }),
+      },
+    })
 }

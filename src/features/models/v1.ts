@@ -19,17 +19,15 @@ const Byok = t.Object(
 )
 
 export function modelsV1(deps: { context: KernelHttp['v1']; byok: Pick<ByokService, 'effective'> }) {
-  return new Elysia({ detail: { tags: ['Lists'] } })
-    .use(deps.context)
-    .get(
-      '/models',
-      async ({ principal, workspace }) => {
-        const items = MODELS.map((m) => ({ id: m.id, name: m.name, voice: m.voice, minPlan: m.minPlan, available: planIncludes(principal.developer.plan, m.minPlan) }))
-        const own = await deps.byok.effective(workspace)
-        if (!own) return { items }
-        const llm = own.keys.llm
-        return { items, byok: { using: own.using, provider: llm.provider, models: llm.models, model: llm.model } }
-      },
-      { detail: { responses: answers({ 200: t.Object({ items: t.Array(Model), byok: t.Optional(Byok) }), ...v1Errors() }), summary: 'List models (unavailable ones show what an upgrade adds)' } },
-    )
+  return new Elysia({ detail: { tags: ['Lists'] } }).use(deps.context).get(
+    '/models',
+    async ({ principal, workspace }) => {
+      const items = MODELS.map((m) => ({ id: m.id, name: m.name, voice: m.voice, minPlan: m.minPlan, available: planIncludes(principal.developer.plan, m.minPlan) }))
+      const own = await deps.byok.effective(workspace)
+      if (!own) return { items }
+      const llm = own.keys.llm
+      return { items, byok: { using: own.using, provider: llm.provider, models: llm.models, model: llm.model } }
+    },
+    { detail: { responses: answers({ 200: t.Object({ items: t.Array(Model), byok: t.Optional(Byok) }), ...v1Errors() }), summary: 'List models (unavailable ones show what an upgrade adds)' } },
+  )
 }

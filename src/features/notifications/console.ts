@@ -17,20 +17,24 @@ const Notification = t.Object({
 
 export function notificationsConsole(deps: { auth: KernelHttp['console']; notifications: NotificationService }) {
   const { notifications } = deps
-  return new Elysia({ prefix: '/workspaces/:ws/notifications', detail: { tags: ['Console'] } })
-    .use(deps.auth)
-    .get(
-      '',
-      ({ query, workspace }) => paginate((limit, after) => notifications.list(workspace, limit, after), query, 25, (d) => notifications.present(d)),
-      {
-        params: t.Object({ ws: t.String() }),
-        workspace: true,
-        query: t.Object(pageQuery(100, 25)),
-        detail: {
-          responses: answers({ 200: pageSchema(Notification), ...consoleErrors(400, 404) }),
-          summary: 'Notifications sent to the developer',
-          description: "A developer workspace lists its own and every customer's (titles carry the customer's name); a customer's `org_` id lists only that customer's.",
-        },
+  return new Elysia({ prefix: '/workspaces/:ws/notifications', detail: { tags: ['Console'] } }).use(deps.auth).get(
+    '',
+    ({ query, workspace }) =>
+      paginate(
+        (limit, after) => notifications.list(workspace, limit, after),
+        query,
+        25,
+        (d) => notifications.present(d),
+      ),
+    {
+      params: t.Object({ ws: t.String() }),
+      workspace: true,
+      query: t.Object(pageQuery(100, 25)),
+      detail: {
+        responses: answers({ 200: pageSchema(Notification), ...consoleErrors(400, 404) }),
+        summary: 'Notifications sent to the developer',
+        description: "A developer workspace lists its own and every customer's (titles carry the customer's name); a customer's `org_` id lists only that customer's.",
       },
-    )
+    },
+  )
 }

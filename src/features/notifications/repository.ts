@@ -20,8 +20,22 @@ export interface NotificationDoc {
 export const notificationsSpec: CollectionSpec = {
   name: 'notifications',
   indexes: [
-    { name: 'recipient_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
-    { name: 'customer_created', fields: [['customerId', 1], ['createdAt', -1], ['id', -1]] },
+    {
+      name: 'recipient_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
+    {
+      name: 'customer_created',
+      fields: [
+        ['customerId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
   ],
 }
 

@@ -59,23 +59,19 @@ export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; numbers
         detail: { responses: answers({ 201: Number_, ...consoleErrors(400, 404, 409) }), summary: 'Add a rented or brought number' },
       },
     )
-    .patch(
-      '/:number',
-      async ({ params, body, workspace }) => present(await deps.numbers.update(workspace.id, params.number, body)),
-      {
-        params: Path,
-        workspace: true,
-        body: t.Object(
-          {
-            agent: t.Optional(t.Union([t.String({ description: 'ag_… of this workspace' }), t.Null()], { description: 'reassigns the number; null detaches it' })),
-            label: t.Optional(t.Union([t.String({ maxLength: 120 }), t.Null()])),
-            externalAgents: t.Optional(t.Boolean()),
-          },
-          { additionalProperties: false },
-        ),
-        detail: { responses: answers({ 200: Number_, ...consoleErrors(400, 404) }), summary: 'Reassign, detach, relabel a number, or switch external agents' },
-      },
-    )
+    .patch('/:number', async ({ params, body, workspace }) => present(await deps.numbers.update(workspace.id, params.number, body)), {
+      params: Path,
+      workspace: true,
+      body: t.Object(
+        {
+          agent: t.Optional(t.Union([t.String({ description: 'ag_… of this workspace' }), t.Null()], { description: 'reassigns the number; null detaches it' })),
+          label: t.Optional(t.Union([t.String({ maxLength: 120 }), t.Null()])),
+          externalAgents: t.Optional(t.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+      detail: { responses: answers({ 200: Number_, ...consoleErrors(400, 404) }), summary: 'Reassign, detach, relabel a number, or switch external agents' },
+    })
     .delete(
       '/:number',
       async ({ params, set, workspace }) => {

@@ -21,7 +21,13 @@ export const phoneNumbersFeature = defineFeature(phoneNumbersRef, {
           throw err
         },
       )
-    const numbers = new PhoneNumberService(repo, (ws, id) => agents.exists(ws, id), kernel.clock, (agentId, number) => agents.setPhoneNumber(agentId, number), voiceNumberOf)
+    const numbers = new PhoneNumberService(
+      repo,
+      (ws, id) => agents.exists(ws, id),
+      kernel.clock,
+      (agentId, number) => agents.setPhoneNumber(agentId, number),
+      voiceNumberOf,
+    )
     // First of the release hooks: a refusal comes before anything is settled.
     numbers.beforeRelease(refuseWhileLive(kernel.store))
     agents.onDelete((agent) => numbers.unassignAgent(agent.id))

@@ -23,11 +23,17 @@ export const phoneNumbersSpec: CollectionSpec = {
   indexes: [
     // A number belongs to one workspace at a time, whoever holds it.
     { name: 'number', fields: [['number', 1]], unique: true },
-    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
+    {
+      name: 'workspace_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
     { name: 'agent', fields: [['agentId', 1]] },
   ],
 }
 
 export type PhoneNumberRepo = Collection<PhoneNumberDoc>
-export const openPhoneNumbers = (store: DocumentStore): Promise<PhoneNumberRepo> =>
-  store.collection<PhoneNumberDoc>(phoneNumbersSpec)
+export const openPhoneNumbers = (store: DocumentStore): Promise<PhoneNumberRepo> => store.collection<PhoneNumberDoc>(phoneNumbersSpec)

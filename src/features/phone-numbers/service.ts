@@ -129,7 +129,15 @@ export class PhoneNumberService {
    */
   private async resyncAgent(workspaceId: string, agentId: string): Promise<void> {
     const current = await this.voiceNumberOf(workspaceId, agentId)
-    const remaining = await this.numbers.find({ agentId, channel: 'voice' }, { sort: [['createdAt', -1], ['id', -1]] })
+    const remaining = await this.numbers.find(
+      { agentId, channel: 'voice' },
+      {
+        sort: [
+          ['createdAt', -1],
+          ['id', -1],
+        ],
+      },
+    )
     if (current !== null && remaining.some((n) => n.number === current)) return
     await this.onVoiceNumber(agentId, remaining[0]?.number ?? null)
   }
@@ -146,7 +154,15 @@ export class PhoneNumberService {
 
   /** Every number a workspace holds, voice and messaging, oldest first (a customer delete names them). */
   heldBy(workspaceId: string): Promise<PhoneNumberDoc[]> {
-    return this.numbers.find({ workspaceId }, { sort: [['createdAt', 1], ['id', 1]] })
+    return this.numbers.find(
+      { workspaceId },
+      {
+        sort: [
+          ['createdAt', 1],
+          ['id', 1],
+        ],
+      },
+    )
   }
 
   /** Every number held by any of these workspaces (a developer and its customers: rent, in one query). */
@@ -155,7 +171,15 @@ export class PhoneNumberService {
   }
 
   list(workspaceId: string): Promise<PhoneNumberDoc[]> {
-    return this.numbers.find({ workspaceId }, { sort: [['createdAt', -1], ['id', -1]] })
+    return this.numbers.find(
+      { workspaceId },
+      {
+        sort: [
+          ['createdAt', -1],
+          ['id', -1],
+        ],
+      },
+    )
   }
 
   /** Agent delete cascade: its numbers stay with the workspace, unassigned. */

@@ -13,9 +13,7 @@ export const PhoneNumber = t.Object({
 })
 
 export function phoneNumbersV1(deps: { context: KernelHttp['v1']; numbers: PhoneNumberService }) {
-  return new Elysia({ detail: { tags: ['Lists'] } })
-    .use(deps.context)
-    .get('/phone-numbers', async ({ workspace }) => ({ items: (await deps.numbers.list(workspace.id)).map(presentNumber) }), {
-      detail: { responses: answers({ 200: t.Object({ items: t.Array(PhoneNumber) }), ...v1Errors() }), summary: 'List the workspace’s phone numbers' },
-    })
+  return new Elysia({ detail: { tags: ['Lists'] } }).use(deps.context).get('/phone-numbers', async ({ workspace }) => ({ items: (await deps.numbers.list(workspace.id)).map(presentNumber) }), {
+    detail: { responses: answers({ 200: t.Object({ items: t.Array(PhoneNumber) }), ...v1Errors() }), summary: 'List the workspace’s phone numbers' },
+  })
 }

@@ -26,7 +26,19 @@ export const sequencesFeature = defineFeature(sequencesRef, {
     const { platform, inbound } = use(messagingRef)
     const { meter } = use(usageRef)
     let actors: EnrolmentActors | null = null
-    const sequences = new SequenceService({ sequences: await openSequences(kernel.store), enrolments: await openEnrolments(kernel.store), contacts, numbers, templates, conversations, platform, meter, clock: kernel.clock, actors: () => actors!, agentExists: (workspaceId, id) => agents.exists(workspaceId, id) })
+    const sequences = new SequenceService({
+      sequences: await openSequences(kernel.store),
+      enrolments: await openEnrolments(kernel.store),
+      contacts,
+      numbers,
+      templates,
+      conversations,
+      platform,
+      meter,
+      clock: kernel.clock,
+      actors: () => actors!,
+      agentExists: (workspaceId, id) => agents.exists(workspaceId, id),
+    })
     actors = registerEnrolment(kernel.runtime, { effects: sequences.effects(), clock: kernel.clock, logger: kernel.logger })
     inbound.onCustomerMessage((workspaceId, phone) => sequences.stopFor(workspaceId, phone, 'replied'))
     contacts.onConsentWithdrawn((contact) => sequences.stopFor(contact.workspaceId, contact.phone, 'opted_out'))

@@ -38,13 +38,37 @@ export interface EnrolmentDoc {
   createdAt: string
 }
 
-export const sequencesSpec: CollectionSpec = { name: 'sequences', indexes: [{ name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] }] }
+export const sequencesSpec: CollectionSpec = {
+  name: 'sequences',
+  indexes: [
+    {
+      name: 'workspace_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
+  ],
+}
 export const enrolmentsSpec: CollectionSpec = {
   name: 'enrolments',
   indexes: [
     // Already enrolled? Stop on reply / opt-out (by the person's phone), on deletion (by workspace).
-    { name: 'sequence_phone', fields: [['sequenceId', 1], ['phone', 1]] },
-    { name: 'workspace_phone', fields: [['workspaceId', 1], ['phone', 1]] },
+    {
+      name: 'sequence_phone',
+      fields: [
+        ['sequenceId', 1],
+        ['phone', 1],
+      ],
+    },
+    {
+      name: 'workspace_phone',
+      fields: [
+        ['workspaceId', 1],
+        ['phone', 1],
+      ],
+    },
   ],
 }
 

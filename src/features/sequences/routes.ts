@@ -26,7 +26,14 @@ export function sequencesConsole(deps: { auth: KernelHttp['console']; sequences:
           exitOnReply: t.Optional(t.Boolean({ description: 'a reply stops it (default true)' })),
           status: t.Optional(t.Union([t.Literal('active'), t.Literal('archived')])),
           steps: t.Array(
-            t.Object({ template: t.Optional(t.String()), text: t.Optional(t.String({ maxLength: 4096 })), delayMinutes: BodyInt({ minimum: 0, maximum: 525_600, description: 'after the previous step (the first: after enrolling)' }) }, { additionalProperties: false }),
+            t.Object(
+              {
+                template: t.Optional(t.String()),
+                text: t.Optional(t.String({ maxLength: 4096 })),
+                delayMinutes: BodyInt({ minimum: 0, maximum: 525_600, description: 'after the previous step (the first: after enrolling)' }),
+              },
+              { additionalProperties: false },
+            ),
             { maxItems: 50 },
           ),
         },
@@ -46,7 +53,10 @@ export function sequencesV1(deps: { context: KernelHttp['v1']; sequences: Sequen
     })
     .post('/:sequenceId/enrolments', ({ params, body, workspace }) => deps.sequences.enrol(workspace, params.sequenceId, body), {
       params: t.Object({ sequenceId: t.String() }),
-      body: t.Object({ to: t.String(), variables: t.Optional(t.Record(t.String(), t.String(), { description: `at most ${MAX_VARIABLES}; names ≤ 60 characters, values ≤ 300` })) }, { additionalProperties: false }),
+      body: t.Object(
+        { to: t.String(), variables: t.Optional(t.Record(t.String(), t.String(), { description: `at most ${MAX_VARIABLES}; names ≤ 60 characters, values ≤ 300` })) },
+        { additionalProperties: false },
+      ),
       detail: {
         summary: 'Enrol a contact in a sequence',
         description: '200 `{ enrolled: false, reason }` (not errors): already_enrolled, not_a_contact, opted_out, no_first_message. Over a variables cap: 400, never trimmed.',

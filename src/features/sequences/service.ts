@@ -46,13 +46,25 @@ export class SequenceService {
   constructor(private readonly d: SequenceDeps) {}
 
   /** 400 naming `agent` when it is not this workspace's, or the step that is neither a template nor a text. */
-  async create(workspaceId: string, input: { name: string; agentId: string; exitOnReply?: boolean; status?: 'active' | 'archived'; steps: { template?: string; text?: string; delayMinutes: number }[] }): Promise<SequenceDoc> {
+  async create(
+    workspaceId: string,
+    input: { name: string; agentId: string; exitOnReply?: boolean; status?: 'active' | 'archived'; steps: { template?: string; text?: string; delayMinutes: number }[] },
+  ): Promise<SequenceDoc> {
     if (!(await this.d.agentExists(workspaceId, input.agentId))) throw badRequest('agent', `no agent ${input.agentId} in this workspace`)
     const steps: SequenceStep[] = input.steps.map((s, i) => {
       if ((s.template === undefined) === (s.text === undefined)) throw badRequest(`steps[${i}]`, 'give exactly one of template or text')
       return { template: s.template ?? null, text: s.text ?? null, delayMinutes: s.delayMinutes }
     })
-    const doc: SequenceDoc = { id: newId('seq'), workspaceId, name: input.name, agentId: input.agentId, exitOnReply: input.exitOnReply ?? true, status: input.status ?? 'active', steps, createdAt: iso(this.d.clock.now()) }
+    const doc: SequenceDoc = {
+      id: newId('seq'),
+      workspaceId,
+      name: input.name,
+      agentId: input.agentId,
+      exitOnReply: input.exitOnReply ?? true,
+      status: input.status ?? 'active',
+      steps,
+      createdAt: iso(this.d.clock.now()),
+    }
     await this.d.sequences.insert(doc)
     return doc
   }
@@ -82,7 +94,20 @@ export class SequenceService {
     if ((await d.enrolments.find({ sequenceId, phone })).some((e) => e.status === 'active')) return { enrolled: false, reason: 'already_enrolled' }
     const now = d.clock.now()
     const id = newId('enr')
-    await d.enrolments.insert({ id, workspaceId: workspace.id, sequenceId, contactId: contact.id, phone, variables, status: 'active', step: 0, nextAt: null, stopReason: null, steps: {}, createdAt: iso(now) })
+    await d.enrolments.insert({
+      id,
+      workspaceId: workspace.id,
+      sequenceId,
+      contactId: contact.id,
+      phone,
+      variables,
+      status: 'active',
+      step: 0,
+      nextAt: null,
+      stopReason: null,
+      steps: {},
+      createdAt: iso(now),
+    })
     await d.actors().spawn(id, { id, at: now, delays: sequence.steps.map((s) => s.delayMinutes * 60_000) })
     return { enrolled: true, id }
   }
@@ -118,7 +143,12 @@ export class SequenceService {
       project: async (id, snapshot) => {
         const c = snapshot.context
         const value = String(snapshot.value)
-        await d.enrolments.update(id, { status: value === 'finished' ? 'finished' : value === 'stopped' ? 'stopped' : 'active', step: c.step, nextAt: value === 'waiting' ? iso(c.nextAt) : null, stopReason: c.stopReason })
+        await d.enrolments.update(id, {
+          status: value === 'finished' ? 'finished' : value === 'stopped' ? 'stopped' : 'active',
+          step: c.step,
+          nextAt: value === 'waiting' ? iso(c.nextAt) : null,
+          stopReason: c.stopReason,
+        })
       },
     }
   }
@@ -130,7 +160,13 @@ export class SequenceService {
     if (!number) return 'skipped: the agent has no chat-app number'
     const contact = await d.contacts.findByPhone(e.workspaceId, e.phone)
     if (!contact || contact.optedOut) return 'skipped: opted out'
-    const conversation = await d.conversations.thread({ workspaceId: e.workspaceId, agentId: sequence.agentId, channel: 'chatapp', customer: { id: contact.id, phone: e.phone }, thread: `chatapp:${number.number}:${e.phone}` })
+    const conversation = await d.conversations.thread({
+      workspaceId: e.workspaceId,
+      agentId: sequence.agentId,
+      channel: 'chatapp',
+      customer: { id: contact.id, phone: e.phone },
+      thread: `chatapp:${number.number}:${e.phone}`,
+    })
     if (!(await d.meter.messagesLeft(e.workspaceId))) return "skipped: the plan's chat-app messages for this month are used up"
     let text: string
     let sent
@@ -150,7 +186,12 @@ export class SequenceService {
     }
     const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts: [{ type: 'text', text }], extra: { sequenceId: sequence.id, enrolmentId: e.id } })
     await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: 'accepted', at: iso(d.clock.now()) })
-    await d.meter.charge({ id: `use_msg_${message.id}`, workspaceId: e.workspaceId, act: { kind: 'message', category }, refs: { conversationId: conversation.id, messageId: message.id, sequenceId: sequence.id } })
+    await d.meter.charge({
+      id: `use_msg_${message.id}`,
+      workspaceId: e.workspaceId,
+      act: { kind: 'message', category },
+      refs: { conversationId: conversation.id, messageId: message.id, sequenceId: sequence.id },
+    })
     return 'sent'
   }
 }

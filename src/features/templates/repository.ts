@@ -40,14 +40,37 @@ export const templatesSpec: CollectionSpec = {
   name: 'templates',
   indexes: [
     // GET /templates newest first (status and category filters walk it), and a name's languages.
-    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
-    { name: 'workspace_name', fields: [['workspaceId', 1], ['name', 1], ['createdAt', 1]] },
+    {
+      name: 'workspace_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
+    {
+      name: 'workspace_name',
+      fields: [
+        ['workspaceId', 1],
+        ['name', 1],
+        ['createdAt', 1],
+      ],
+    },
   ],
 }
 
 export const formsSpec: CollectionSpec = {
   name: 'forms',
-  indexes: [{ name: 'workspace_name', fields: [['workspaceId', 1], ['name', 1]], unique: true }],
+  indexes: [
+    {
+      name: 'workspace_name',
+      fields: [
+        ['workspaceId', 1],
+        ['name', 1],
+      ],
+      unique: true,
+    },
+  ],
 }
 
 export const openTemplates = (store: DocumentStore): Promise<Collection<TemplateDoc>> => store.collection<TemplateDoc>(templatesSpec)

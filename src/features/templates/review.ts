@@ -53,7 +53,15 @@ export class TemplateReview {
   async review(workspaceId: string, name: string, input: ReviewInput): Promise<TemplateDoc> {
     const reason = input.reason?.trim() || null
     if (reason !== null && input.status !== 'rejected' && input.status !== 'paused') throw badRequest('reason', 'only a rejection or a pause takes a reason')
-    const named = await this.templates.find({ workspaceId, name }, { sort: [['createdAt', 1], ['id', 1]] })
+    const named = await this.templates.find(
+      { workspaceId, name },
+      {
+        sort: [
+          ['createdAt', 1],
+          ['id', 1],
+        ],
+      },
+    )
     if (!named.length) throw notFound(`no template named "${name}"`)
     const chosen = input.language === undefined ? named : named.filter((t) => t.language === input.language)
     if (!chosen.length) throw notFound(`no template named "${name}" in ${input.language} (it exists in ${languagesOf(named)})`)

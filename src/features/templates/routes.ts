@@ -61,28 +61,24 @@ export function templatesConsole(deps: { auth: KernelHttp['console']; templates:
         detail: { summary: 'Create a message template (approved unless a status is given)', responses: answers({ 201: Template, ...consoleErrors(400, 404, 409) }) },
       },
     )
-    .patch(
-      '/templates/:name',
-      async ({ params, body, workspace }) => presentTemplate(await deps.review.review(workspace.id, params.name, body)),
-      {
-        params: t.Object({ ws: t.String(), name: t.String() }),
-        workspace: true,
-        body: t.Object(
-          {
-            status: literals(REVIEW_STATUSES),
-            reason: t.Optional(t.String({ minLength: 1, maxLength: REASON_MAX, description: 'with rejected or paused: why' })),
-            language: t.Optional(t.String({ minLength: 2, maxLength: 15, description: 'which language’s template, when the name exists in several' })),
-          },
-          { additionalProperties: false },
-        ),
-        detail: {
-          summary: 'Review a template: submit, approve, reject, pause',
-          description:
-            'Moves: draft → pending; pending → approved or rejected; approved → paused; paused → approved; rejected → pending. Any other is 409 naming the current status. A rejection or a pause is notified to the developer (the customer’s name in the title inside a customer).',
-          responses: answers({ 200: Template, ...consoleErrors(400, 404, 409) }),
+    .patch('/templates/:name', async ({ params, body, workspace }) => presentTemplate(await deps.review.review(workspace.id, params.name, body)), {
+      params: t.Object({ ws: t.String(), name: t.String() }),
+      workspace: true,
+      body: t.Object(
+        {
+          status: literals(REVIEW_STATUSES),
+          reason: t.Optional(t.String({ minLength: 1, maxLength: REASON_MAX, description: 'with rejected or paused: why' })),
+          language: t.Optional(t.String({ minLength: 2, maxLength: 15, description: 'which language’s template, when the name exists in several' })),
         },
+        { additionalProperties: false },
+      ),
+      detail: {
+        summary: 'Review a template: submit, approve, reject, pause',
+        description:
+          'Moves: draft → pending; pending → approved or rejected; approved → paused; paused → approved; rejected → pending. Any other is 409 naming the current status. A rejection or a pause is notified to the developer (the customer’s name in the title inside a customer).',
+        responses: answers({ 200: Template, ...consoleErrors(400, 404, 409) }),
       },
-    )
+    })
     .post(
       '/forms',
       async ({ body, set, workspace }) => {

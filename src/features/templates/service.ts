@@ -89,7 +89,8 @@ export class TemplateService {
       reason: null,
       createdAt: iso(this.clock.now()),
     }
-    if (await this.templates.findOne({ workspaceId, name: doc.name, language: doc.language, number: doc.number })) throw conflict(`a template ${doc.name} in ${doc.language} exists already for that number`)
+    if (await this.templates.findOne({ workspaceId, name: doc.name, language: doc.language, number: doc.number }))
+      throw conflict(`a template ${doc.name} in ${doc.language} exists already for that number`)
     await this.templates.insert(doc)
     return doc
   }

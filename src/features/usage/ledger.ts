@@ -30,9 +30,29 @@ export interface UsageRecordDoc {
 export const usageSpec: CollectionSpec = {
   name: 'usage_records',
   indexes: [
-    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
-    { name: 'developer_created', fields: [['developerId', 1], ['createdAt', -1]] },
-    { name: 'developer_kind_created', fields: [['developerId', 1], ['kind', 1], ['createdAt', -1]] },
+    {
+      name: 'workspace_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
+    {
+      name: 'developer_created',
+      fields: [
+        ['developerId', 1],
+        ['createdAt', -1],
+      ],
+    },
+    {
+      name: 'developer_kind_created',
+      fields: [
+        ['developerId', 1],
+        ['kind', 1],
+        ['createdAt', -1],
+      ],
+    },
   ],
 }
 

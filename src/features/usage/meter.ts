@@ -194,14 +194,21 @@ export class Meter {
     if (plan.includedVoiceMinutes !== null) {
       const used = await this.deps.ledger.records.sum('quantity', { developerId: developer.id, kind: 'call_minute', createdAt: { $gte: monthStart(this.deps.clock.now()) } })
       if (used >= plan.includedVoiceMinutes) {
-        throw new ApiError(402, `the ${developer.plan} plan's ${plan.includedVoiceMinutes} voice minutes for this month are used up (${used} used); calls resume on the 1st (UTC) or after an upgrade`, { minutesUsed: used })
+        throw new ApiError(
+          402,
+          `the ${developer.plan} plan's ${plan.includedVoiceMinutes} voice minutes for this month are used up (${used} used); calls resume on the 1st (UTC) or after an upgrade`,
+          { minutesUsed: used },
+        )
       }
       return
     }
     const price = PRICES[developer.currency].voiceMinuteMicro[tier]
     const wallet = await this.gateWallet(developer)
     if (wallet.availableMicro < price) {
-      throw new ApiError(402, `the balance cannot cover a call: ${wallet.availableMicro} micro-units available, a ${tier} voice minute costs ${price}; top up the wallet`, { availableMicro: wallet.availableMicro, minuteMicro: price })
+      throw new ApiError(402, `the balance cannot cover a call: ${wallet.availableMicro} micro-units available, a ${tier} voice minute costs ${price}; top up the wallet`, {
+        availableMicro: wallet.availableMicro,
+        minuteMicro: price,
+      })
     }
   }
 

@@ -64,8 +64,30 @@ interface AlertDoc {
   id: string
 }
 
-const topUpsSpec: CollectionSpec = { name: 'wallet_topups', indexes: [{ name: 'developer_created', fields: [['developerId', 1], ['createdAt', -1]] }] }
-const grantsSpec: CollectionSpec = { name: 'wallet_grants', indexes: [{ name: 'developer_month', fields: [['developerId', 1], ['month', 1]] }] }
+const topUpsSpec: CollectionSpec = {
+  name: 'wallet_topups',
+  indexes: [
+    {
+      name: 'developer_created',
+      fields: [
+        ['developerId', 1],
+        ['createdAt', -1],
+      ],
+    },
+  ],
+}
+const grantsSpec: CollectionSpec = {
+  name: 'wallet_grants',
+  indexes: [
+    {
+      name: 'developer_month',
+      fields: [
+        ['developerId', 1],
+        ['month', 1],
+      ],
+    },
+  ],
+}
 const alertsSpec: CollectionSpec = { name: 'wallet_alerts', indexes: [] }
 const closedSpec: CollectionSpec = { name: 'wallet_closed', indexes: [] }
 

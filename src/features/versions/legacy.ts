@@ -45,7 +45,11 @@ export function versionsLegacy(deps: { context: KernelHttp['legacy']; versions: 
       {
         params: AgentParams,
         body: PublishBody,
-        detail: { responses: answers({ 200: PublishAnswer, ...moves() }), summary: 'Publish the draft', description: 'Freezes the whole agent as the next version (`v<n>`) and serves it to live chat and voice.' },
+        detail: {
+          responses: answers({ 200: PublishAnswer, ...moves() }),
+          summary: 'Publish the draft',
+          description: 'Freezes the whole agent as the next version (`v<n>`) and serves it to live chat and voice.',
+        },
       },
     )
     .post(
@@ -56,7 +60,11 @@ export function versionsLegacy(deps: { context: KernelHttp['legacy']; versions: 
       },
       {
         params: AgentParams,
-        detail: { responses: answers({ 200: UnpublishAnswer, ...moves(409) }), summary: 'Stop serving the published version', description: '409 (naming the state `draft`) when nothing is published. The versions are kept.' },
+        detail: {
+          responses: answers({ 200: UnpublishAnswer, ...moves(409) }),
+          summary: 'Stop serving the published version',
+          description: '409 (naming the state `draft`) when nothing is published. The versions are kept.',
+        },
       },
     )
     .get(
@@ -91,7 +99,11 @@ export function versionsLegacy(deps: { context: KernelHttp['legacy']; versions: 
       {
         params: AgentParams,
         body: CheckpointBody,
-        detail: { responses: answers({ 200: AgentVersion, ...moves() }), summary: 'Store a checkpoint', description: 'Freezes the draft as a version without publishing; the publication status does not change.' },
+        detail: {
+          responses: answers({ 200: AgentVersion, ...moves() }),
+          summary: 'Store a checkpoint',
+          description: 'Freezes the draft as a version without publishing; the publication status does not change.',
+        },
       },
     )
     .get('/:id/versions/:vid', async ({ params, workspace }) => presentVersion(await versions.get(workspace.id, params.id, params.vid), true), {
@@ -107,24 +119,22 @@ export function versionsLegacy(deps: { context: KernelHttp['legacy']; versions: 
       },
       {
         params: VersionParams,
-        detail: { responses: answers({ 200: RollbackAnswer, ...moves() }),
+        detail: {
+          responses: answers({ 200: RollbackAnswer, ...moves() }),
           summary: 'Roll back to a version',
           description: 'In this order: the agent as it is now is saved as a backup version, the chosen version is restored onto the agent, and the result is published as a new version.',
         },
       },
     )
-    .post(
-      '/:id/versions/:vid/promote',
-      async ({ params, body, workspace }) => presentVersion(await versions.promote(workspace.id, params.id, params.vid, body.version_id, body.target_environment)),
-      {
-        params: VersionParams,
-        body: PromoteBody,
-        detail: { responses: answers({ 200: AgentVersion, ...legacyErrors(400, 403, 404, 409, 429) }),
-          summary: 'Promote a version to the next environment',
-          description: 'development → staging → production, one step at a time; any other move answers 409 naming the version’s environment.',
-        },
+    .post('/:id/versions/:vid/promote', async ({ params, body, workspace }) => presentVersion(await versions.promote(workspace.id, params.id, params.vid, body.version_id, body.target_environment)), {
+      params: VersionParams,
+      body: PromoteBody,
+      detail: {
+        responses: answers({ 200: AgentVersion, ...legacyErrors(400, 403, 404, 409, 429) }),
+        summary: 'Promote a version to the next environment',
+        description: 'development → staging → production, one step at a time; any other move answers 409 naming the version’s environment.',
       },
-    )
+    })
     .get(
       '/:id/versions/:vid/diff/:vid_b',
       async ({ params, workspace }) => {
@@ -147,7 +157,11 @@ export function versionsLegacy(deps: { context: KernelHttp['legacy']; versions: 
       },
       {
         params: AgentParams,
-        detail: { responses: answers({ 200: DiffDraftAnswer, ...reads(409) }), summary: 'What the draft changed since the published version', description: '409 (naming the state `draft`) when nothing is published.' },
+        detail: {
+          responses: answers({ 200: DiffDraftAnswer, ...reads(409) }),
+          summary: 'What the draft changed since the published version',
+          description: '409 (naming the state `draft`) when nothing is published.',
+        },
       },
     )
 }

@@ -10,8 +10,7 @@ export const SUMMARY_MAX = 1000
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 
-const environment = (description: string) =>
-  t.Union([t.Literal(ENVIRONMENTS[0]), t.Literal(ENVIRONMENTS[1]), t.Literal(ENVIRONMENTS[2])], { description })
+const environment = (description: string) => t.Union([t.Literal(ENVIRONMENTS[0]), t.Literal(ENVIRONMENTS[1]), t.Literal(ENVIRONMENTS[2])], { description })
 export const Environment = environment('development → staging → production')
 
 export const AgentParams = t.Object({ id: t.String({ description: 'the agent: its legacy integer id (as `agent_id` answers give it) or its v1 id (`ag_…`)' }) })
@@ -20,9 +19,7 @@ export const VersionParams = t.Object({ id: AgentParams.properties.id, vid: Vid 
 /** The router keeps one parameter name per path position, so docs/spec.md's `{a}`/`{b}` are `{vid}`/`{vid_b}`. */
 export const DiffParams = t.Object({ id: AgentParams.properties.id, vid: Vid, vid_b: Vid })
 
-export const PublishBody = t.Optional(
-  t.Object({ change_summary: t.Optional(Nullable(t.String({ maxLength: SUMMARY_MAX }))) }, { additionalProperties: false }),
-)
+export const PublishBody = t.Optional(t.Object({ change_summary: t.Optional(Nullable(t.String({ maxLength: SUMMARY_MAX }))) }, { additionalProperties: false }))
 
 export const CheckpointBody = t.Object(
   {

@@ -10,14 +10,7 @@
  */
 import { ActorNotFoundError, ActorUnavailableError, VersionMismatchError } from '../../../actors/errors'
 import type { AgentPublicationKind } from '../../../actors/agent-publication'
-import {
-  canApply,
-  initialContext,
-  isResting,
-  type AgentPublicationContext,
-  type AgentPublicationEvent,
-  type AgentPublicationState,
-} from '../../../machines/agent-publication'
+import { canApply, initialContext, isResting, type AgentPublicationContext, type AgentPublicationEvent, type AgentPublicationState } from '../../../machines/agent-publication'
 import type { Clock } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
 import { randomId } from '../../ids'

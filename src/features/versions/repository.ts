@@ -35,8 +35,21 @@ export interface VersionDoc {
 export const versionsSpec: CollectionSpec = {
   name: 'agent_versions',
   indexes: [
-    { name: 'agent_number', fields: [['agentId', 1], ['number', -1]], unique: true },
-    { name: 'agent_active', fields: [['agentId', 1], ['isActive', 1]] },
+    {
+      name: 'agent_number',
+      fields: [
+        ['agentId', 1],
+        ['number', -1],
+      ],
+      unique: true,
+    },
+    {
+      name: 'agent_active',
+      fields: [
+        ['agentId', 1],
+        ['isActive', 1],
+      ],
+    },
   ],
 }
 

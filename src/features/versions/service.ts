@@ -87,12 +87,7 @@ export class VersionService {
   }
 
   /** Stores the draft as a version without publishing; the publication state does not change. */
-  async checkpoint(
-    workspaceId: string,
-    agentId: string,
-    by: string,
-    input: { label: string | null; environment: Environment; changeSummary: string | null },
-  ): Promise<VersionDoc> {
+  async checkpoint(workspaceId: string, agentId: string, by: string, input: { label: string | null; environment: Environment; changeSummary: string | null }): Promise<VersionDoc> {
     const agent = await this.deps.agents.get(workspaceId, agentId)
     const { versionId } = await this.deps.publication.command(agent, by, { type: 'agent.checkpoint', ...input })
     return this.version(workspaceId, agent.id, versionId)

@@ -24,10 +24,7 @@ export interface ServedAgent {
 
 /** The 409 every channel answers for an agent with nothing published. */
 export function notPublished(agentId: string): ApiError {
-  return conflict(
-    `agent ${agentId} is not published (state: draft): live chat and voice serve only a published version; publish it with POST /agents/${agentId}/publish`,
-    { state: 'draft' },
-  )
+  return conflict(`agent ${agentId} is not published (state: draft): live chat and voice serve only a published version; publish it with POST /agents/${agentId}/publish`, { state: 'draft' })
 }
 
 export class ServingAgents {

@@ -13,9 +13,7 @@ const Voice = t.Object({
 })
 
 export function voicesV1(deps: { context: KernelHttp['v1'] }) {
-  return new Elysia({ detail: { tags: ['Lists'] } })
-    .use(deps.context)
-    .get('/voices', () => ({ items: VOICES.map((v) => ({ ...v })) }), {
-      detail: { responses: answers({ 200: t.Object({ items: t.Array(Voice) }), ...v1Errors() }), summary: 'List voices' },
-    })
+  return new Elysia({ detail: { tags: ['Lists'] } }).use(deps.context).get('/voices', () => ({ items: VOICES.map((v) => ({ ...v })) }), {
+    detail: { responses: answers({ 200: t.Object({ items: t.Array(Voice) }), ...v1Errors() }), summary: 'List voices' },
+  })
 }

@@ -30,7 +30,20 @@ export const webFeature = defineFeature(webRef, {
     const { config, coordination, clock, logger } = kernel
     // SECRET_KEY is always set by the server; a bare buildServices (some tests) signs for this process only.
     const sessions = new VisitorSessions(config.secretKey ?? randomBytes(32).toString('hex'))
-    const web = new WebChat({ agents, served: (ws, id) => serving.servingAgent(ws, id), workspace: (id) => workspaceRepo.get(id), conversations, engine, models, tools, coordination, clock, sessions, logger, startCall: (workspace, agent) => webCalls.start(workspace, agent) })
+    const web = new WebChat({
+      agents,
+      served: (ws, id) => serving.servingAgent(ws, id),
+      workspace: (id) => workspaceRepo.get(id),
+      conversations,
+      engine,
+      models,
+      tools,
+      coordination,
+      clock,
+      sessions,
+      logger,
+      startCall: (workspace, agent) => webCalls.start(workspace, agent),
+    })
     slot.receive = (workspace, input) => web.consoleInbound(workspace, input)
     const teammates = new TeammateMessages({ conversations, coordination })
     return {

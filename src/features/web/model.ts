@@ -26,10 +26,7 @@ export const WidgetSettings = t.Object({
   call: t.Boolean({ description: 'true when the agent’s voice has the `web` surface: the widget shows a call button' }),
 })
 
-export const StartSession = t.Object(
-  { session: t.Optional(Session) },
-  { additionalProperties: false },
-)
+export const StartSession = t.Object({ session: t.Optional(Session) }, { additionalProperties: false })
 
 export const WebMessage = t.Object({
   id: t.String(),

@@ -193,7 +193,12 @@ export class WebChat {
     if (given.email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(given.email)) throw badRequest('email', `"${given.email}" is not an email address`)
     if (given.phone && given.phone.replace(/\D/g, '').length < 6) throw badRequest('phone', `"${given.phone}" is not a phone number`)
     const conversation = await this.threads.run(visitorThread(v.agent.id, v.visitorId), () => this.open(v))
-    const outcome = await this.d.tools.run('capture_lead', { ...given, note: 'website widget welcome form' }, ['capture_lead'], { workspace: v.workspace, agent: v.agent, conversation, sideEffects: 'live' })
+    const outcome = await this.d.tools.run('capture_lead', { ...given, note: 'website widget welcome form' }, ['capture_lead'], {
+      workspace: v.workspace,
+      agent: v.agent,
+      conversation,
+      sideEffects: 'live',
+    })
     const out = outcome.output as { captured?: boolean; name: string | null; email: string | null; phone: string | null; error?: string }
     if (!out.captured) throw badRequest('name', out.error ?? 'the details could not be taken')
     // A note for the team (never shown to the model) of who wrote in, beside the event.
@@ -224,16 +229,24 @@ export class WebChat {
     while (this.running.size) await Promise.allSettled([...this.running])
   }
 
-  private async reply(v: Visitor, recorded: Recorded, text: string, model: Awaited<ReturnType<WebChatDeps['models']['resolve']>>, onText: (piece: string) => void): Promise<{ messageId: string | null; text: string }> {
+  private async reply(
+    v: Visitor,
+    recorded: Recorded,
+    text: string,
+    model: Awaited<ReturnType<WebChatDeps['models']['resolve']>>,
+    onText: (piece: string) => void,
+  ): Promise<{ messageId: string | null; text: string }> {
     const turn = await this.d.engine.respond({ workspace: v.workspace, agent: v.agent, conversation: recorded.conversation, model, text, recorded, sideEffects: 'live', onText })
     return { messageId: turn.replyMessage?.id ?? null, text: turn.reply }
   }
 
   private track<T>(p: Promise<T>): Promise<T> {
-    const tracked: Promise<unknown> = p.then(
-      () => {},
-      () => {},
-    ).finally(() => this.running.delete(tracked))
+    const tracked: Promise<unknown> = p
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => this.running.delete(tracked))
     this.running.add(tracked)
     return p
   }

@@ -27,7 +27,9 @@ export class TeammateMessages {
   async write(workspaceId: string, conversationId: string, text: string): Promise<WebMessage> {
     let conversation = await this.d.conversations.get(workspaceId, conversationId)
     if (conversation.channel !== 'web' || conversation.test) {
-      throw conflict(`conversation ${conversationId} is not a website chat (channel ${conversation.channel}${conversation.test ? ', a test chat' : ''}); chat-app replies go through POST /conversations/{id}/reply`)
+      throw conflict(
+        `conversation ${conversationId} is not a website chat (channel ${conversation.channel}${conversation.test ? ', a test chat' : ''}); chat-app replies go through POST /conversations/{id}/reply`,
+      )
     }
     if (conversation.status !== 'handled') conversation = await this.d.conversations.takeOver(workspaceId, conversationId)
     const { message } = await this.d.conversations.addMessage(conversation, { author: 'teammate', parts: [{ type: 'text', text }] })

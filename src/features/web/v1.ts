@@ -23,9 +23,9 @@ export const CORS = {
   'access-control-max-age': '86400',
 }
 
-
 const SSE_DOC = {
-  description: 'the reply as Server-Sent Events: `accepted` {conversationId, messageId}, `token` {text} per piece as the model writes, then `reply` {messageId, text}; or `silent` {reason} when a teammate has the conversation; `error` {error, status} when the model failed mid-turn',
+  description:
+    'the reply as Server-Sent Events: `accepted` {conversationId, messageId}, `token` {text} per piece as the model writes, then `reply` {messageId, text}; or `silent` {reason} when a teammate has the conversation; `error` {error, status} when the model failed mid-turn',
   content: { 'text/event-stream': { schema: { type: 'string' as const } } },
 }
 
@@ -91,7 +91,8 @@ export function webV1(deps: { web: WebChat; teammates: TeammateMessages; logger:
         body: SendMessage,
         detail: {
           summary: 'Send the visitor’s message; the reply streams back (public)',
-          description: 'Runs the published agent with every action live (knowledge, lead capture, escalation). The answer is `text/event-stream`. 429 past 10 messages per visitor per 10 s or 3,000 per widget per minute; 503 when the agent’s model has no provider key.',
+          description:
+            'Runs the published agent with every action live (knowledge, lead capture, escalation). The answer is `text/event-stream`. 429 past 10 messages per visitor per 10 s or 3,000 per widget per minute; 503 when the agent’s model has no provider key.',
           responses: { ...answers({ ...v1Errors(409, 429, 503) }), 200: SSE_DOC },
         },
       },
@@ -108,7 +109,8 @@ export function webV1(deps: { web: WebChat; teammates: TeammateMessages; logger:
         body: SessionOnly,
         detail: {
           summary: 'Messages from the team, as they are written (public)',
-          description: 'A long-lived `text/event-stream`: `ready`, then a `message` {id, author: teammate, text, createdAt} each time a person from the team writes to this visitor (console), and a comment every 25 s to keep proxies from closing it.',
+          description:
+            'A long-lived `text/event-stream`: `ready`, then a `message` {id, author: teammate, text, createdAt} each time a person from the team writes to this visitor (console), and a comment every 25 s to keep proxies from closing it.',
           responses: { ...answers({ ...v1Errors(409) }), 200: { ...SSE_DOC, description: 'the team’s messages as Server-Sent Events: `ready`, then `message` per teammate message' } },
         },
       },
@@ -126,7 +128,8 @@ export function webV1(deps: { web: WebChat; teammates: TeammateMessages; logger:
         body: SessionOnly,
         detail: {
           summary: 'Call the agent from the browser (public)',
-          description: 'A `voice` call on the `web` surface, answered at once by the published agent, on the plan’s call lines (429 when they are busy). The browser then streams 16-bit PCM over the media bridge at `mediaPath`; the call is analysed and recorded like a phone call and listed by GET /calls.',
+          description:
+            'A `voice` call on the `web` surface, answered at once by the published agent, on the plan’s call lines (429 when they are busy). The browser then streams 16-bit PCM over the media bridge at `mediaPath`; the call is analysed and recorded like a phone call and listed by GET /calls.',
           responses: answers({ 201: CallAnswer, ...v1Errors(409, 429) }),
         },
       },

@@ -113,4 +113,3 @@ async function sendEmail(address: string, request: SignedRequest, email: EmailSe
     return { ok: false, status: null, error: `email not sent: ${(err as Error).message ?? String(err)}` }
   }
 }
-

@@ -10,15 +10,7 @@
  */
 import { EVENT_DESCRIPTIONS, LEGACY_EVENT_TYPES, V1_EVENT_TYPES } from '../../events/catalogue'
 import { legacyEnvelope, v1Envelope } from '../../events/payloads'
-import {
-  DELIVERY_ATTEMPT_HEADER,
-  DELIVERY_ID_HEADER,
-  EVENT_ID_HEADER,
-  EVENT_TYPE_HEADER,
-  SIGNATURE_HEADER,
-  USER_AGENT,
-  WEBHOOK_ID_HEADER,
-} from './signing'
+import { DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, USER_AGENT, WEBHOOK_ID_HEADER } from './signing'
 
 export type WebhookSurface = 'v1' | 'legacy'
 

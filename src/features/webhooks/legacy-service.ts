@@ -12,14 +12,7 @@ import { isLegacyEventType, LEGACY_EVENT_TYPES } from '../../events/catalogue'
 import { ApiError, conflict, notFound } from '../../http/errors'
 import type { AgentService } from '../agents/public'
 import { withinCap } from './cap-guard'
-import {
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_TIMEOUT_MS,
-  type CreateEndpoint,
-  type Delivery,
-  type Endpoint,
-  type PatchEndpoint,
-} from './legacy-model'
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type CreateEndpoint, type Delivery, type Endpoint, type PatchEndpoint } from './legacy-model'
 import { EndpointNumbers } from './endpoint-numbers'
 import type { LegacyDeliveryDoc, LegacyEndpointDoc, WebhookRepos } from './repository'
 import { newSigningSecret } from './signing'

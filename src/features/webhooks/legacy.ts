@@ -44,15 +44,15 @@ export function webhooksLegacy(deps: { context: KernelHttp['legacy']; webhooks: 
       params: EndpointParams,
       detail: { responses: answers({ 200: t.Object({ endpoint: Endpoint }), ...reads() }), summary: 'Read a webhook endpoint' },
     })
-    .patch(
-      '/:endpoint_id',
-      async ({ params, body, workspace }) => ({ status: 'success' as const, endpoint: webhooks.present(await webhooks.patch(workspace.id, params.endpoint_id, body)) }),
-      {
-        params: EndpointParams,
-        body: PatchEndpoint,
-        detail: { responses: answers({ 200: t.Object({ status: Success, endpoint: Endpoint }), ...writes(400) }), summary: 'Change a webhook endpoint', description: 'Any of the create fields, and `is_active`. A new `max_retries` applies to deliveries queued afterwards.' },
+    .patch('/:endpoint_id', async ({ params, body, workspace }) => ({ status: 'success' as const, endpoint: webhooks.present(await webhooks.patch(workspace.id, params.endpoint_id, body)) }), {
+      params: EndpointParams,
+      body: PatchEndpoint,
+      detail: {
+        responses: answers({ 200: t.Object({ status: Success, endpoint: Endpoint }), ...writes(400) }),
+        summary: 'Change a webhook endpoint',
+        description: 'Any of the create fields, and `is_active`. A new `max_retries` applies to deliveries queued afterwards.',
       },
-    )
+    })
     .delete(
       '/:endpoint_id',
       async ({ params, workspace }) => {
@@ -64,15 +64,11 @@ export function webhooksLegacy(deps: { context: KernelHttp['legacy']; webhooks: 
         detail: { responses: answers({ 200: t.Object({ status: Success, endpoint_id: t.Integer() }), ...writes() }), summary: 'Delete a webhook endpoint and its delivery records' },
       },
     )
-    .get(
-      '/:endpoint_id/deliveries',
-      async ({ params, query, workspace }) => ({ deliveries: await webhooks.deliveries(workspace.id, params.endpoint_id, query.limit ?? 50) }),
-      {
-        params: EndpointParams,
-        query: DeliveriesQuery,
-        detail: { responses: answers({ 200: t.Object({ deliveries: t.Array(Delivery) }), ...reads() }), summary: 'Delivery records of an endpoint, newest first' },
-      },
-    )
+    .get('/:endpoint_id/deliveries', async ({ params, query, workspace }) => ({ deliveries: await webhooks.deliveries(workspace.id, params.endpoint_id, query.limit ?? 50) }), {
+      params: EndpointParams,
+      query: DeliveriesQuery,
+      detail: { responses: answers({ 200: t.Object({ deliveries: t.Array(Delivery) }), ...reads() }), summary: 'Delivery records of an endpoint, newest first' },
+    })
     .post(
       '/:endpoint_id/deliveries/:delivery_id/retry',
       async ({ params, workspace }) => {
@@ -81,7 +77,11 @@ export function webhooksLegacy(deps: { context: KernelHttp['legacy']; webhooks: 
       },
       {
         params: DeliveryParams,
-        detail: { responses: answers({ 200: t.Object({ status: Success, delivery_id: t.String() }), ...writes(409) }), summary: 'Retry a failed delivery', description: 'Only a `failed` delivery: it goes back to `pending` with `attempts` reset to 0 and is attempted at once. Any other status answers 409 naming it.' },
+        detail: {
+          responses: answers({ 200: t.Object({ status: Success, delivery_id: t.String() }), ...writes(409) }),
+          summary: 'Retry a failed delivery',
+          description: 'Only a `failed` delivery: it goes back to `pending` with `attempts` reset to 0 and is attempted at once. Any other status answers 409 naming it.',
+        },
       },
     )
 }

@@ -20,14 +20,12 @@ const OutboxEmail = t.Object({
 const present = (d: OutboxEmailDoc) => ({ id: d.id, to: d.to, subject: d.subject, text: d.text, eventId: d.eventId, createdAt: d.createdAt })
 
 export function outboxConsole(deps: { auth: KernelHttp['console']; outbox: OutboxRepo }) {
-  return new Elysia({ prefix: '/outbox', detail: { tags: ['Console'] } })
-    .use(deps.auth)
-    .get('', ({ query }) => paginate((limit, after) => deps.outbox.page({}, limit, after), query, 25, present), {
-      query: t.Object(pageQuery(100, 25)),
-      detail: {
-        responses: answers({ 200: pageSchema(OutboxEmail), ...consoleErrors(400) }),
-        summary: 'Emails kept instead of sent',
-        description: 'With no SMTP_URL set, every email (an email webhook delivery) is kept here instead of sent, newest first. With SMTP_URL set, emails go out through SMTP and this list stays empty.',
-      },
-    })
+  return new Elysia({ prefix: '/outbox', detail: { tags: ['Console'] } }).use(deps.auth).get('', ({ query }) => paginate((limit, after) => deps.outbox.page({}, limit, after), query, 25, present), {
+    query: t.Object(pageQuery(100, 25)),
+    detail: {
+      responses: answers({ 200: pageSchema(OutboxEmail), ...consoleErrors(400) }),
+      summary: 'Emails kept instead of sent',
+      description: 'With no SMTP_URL set, every email (an email webhook delivery) is kept here instead of sent, newest first. With SMTP_URL set, emails go out through SMTP and this list stays empty.',
+    },
+  })
 }

@@ -25,8 +25,23 @@ export interface WebhookDoc {
 export const webhooksSpec: CollectionSpec = {
   name: 'webhooks',
   indexes: [
-    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
-    { name: 'workspace_agent_created', fields: [['workspaceId', 1], ['agentId', 1], ['createdAt', -1], ['id', -1]] },
+    {
+      name: 'workspace_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
+    {
+      name: 'workspace_agent_created',
+      fields: [
+        ['workspaceId', 1],
+        ['agentId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
   ],
 }
 
@@ -56,7 +71,14 @@ export const legacyEndpointsSpec: CollectionSpec = {
   indexes: [
     // Lookups by (account, number), lists newest first by number, and a backstop against two
     // endpoints of one account sharing a number.
-    { name: 'workspace_number', fields: [['workspaceId', 1], ['number', -1]], unique: true },
+    {
+      name: 'workspace_number',
+      fields: [
+        ['workspaceId', 1],
+        ['number', -1],
+      ],
+      unique: true,
+    },
   ],
 }
 
@@ -79,7 +101,16 @@ export interface LegacyDeliveryDoc {
 
 export const legacyDeliveriesSpec: CollectionSpec = {
   name: 'legacy_webhook_deliveries',
-  indexes: [{ name: 'endpoint_created', fields: [['endpointId', 1], ['createdAt', -1], ['id', -1]] }],
+  indexes: [
+    {
+      name: 'endpoint_created',
+      fields: [
+        ['endpointId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
+  ],
 }
 
 export interface WebhookRepos {

@@ -171,8 +171,7 @@ export class WebhookService {
   }
 }
 
-const tooMany = (agentId: string, held: number): ApiError =>
-  conflict(`agent ${agentId} has ${held} webhooks, the most one agent may have (${MAX_WEBHOOKS_PER_AGENT})`)
+const tooMany = (agentId: string, held: number): ApiError => conflict(`agent ${agentId} has ${held} webhooks, the most one agent may have (${MAX_WEBHOOKS_PER_AGENT})`)
 
 /** Creation order: createdAt, then the id, which is time-ordered and unique (src/ids.ts). */
 const createdBefore = (a: WebhookDoc, b: WebhookDoc): boolean => a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)

@@ -22,8 +22,7 @@ const SECRET_CHARS = 32
 
 export const newSigningSecret = (): string => `whsec_${randomId(SECRET_CHARS)}`
 
-export const signatureOf = (secret: string, body: string | Uint8Array): string =>
-  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
+export const signatureOf = (secret: string, body: string | Uint8Array): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
 
 /** Constant-time check of a received signature header (tests and receivers' reference). */
 export function verifySignature(secret: string, body: string | Uint8Array, header: string | null): boolean {

@@ -63,14 +63,16 @@ export class V1Deliveries {
   }
 
   private enqueue(id: string, event: RecordedEvent): void {
-    this.deps.lanes.run(`v1:${id}`, () => this.deliver(id, event)).catch(async (err: unknown) => {
-      // Shutting down: what was queued is dropped, and a late outcome has no runtime to go to.
-      if (err instanceof LanesStoppedError || this.deps.lanes.isStopped) return
-      if (err instanceof LaneFullError) {
-        return this.report(id, { ok: false, status: null, error: `not attempted: ${err.message} (it answers too slowly)` }).catch(() => {})
-      }
-      this.deps.logger.error({ err, webhook: id, eventId: event.id }, 'v1 webhook delivery failed unexpectedly')
-    })
+    this.deps.lanes
+      .run(`v1:${id}`, () => this.deliver(id, event))
+      .catch(async (err: unknown) => {
+        // Shutting down: what was queued is dropped, and a late outcome has no runtime to go to.
+        if (err instanceof LanesStoppedError || this.deps.lanes.isStopped) return
+        if (err instanceof LaneFullError) {
+          return this.report(id, { ok: false, status: null, error: `not attempted: ${err.message} (it answers too slowly)` }).catch(() => {})
+        }
+        this.deps.logger.error({ err, webhook: id, eventId: event.id }, 'v1 webhook delivery failed unexpectedly')
+      })
   }
 
   private async deliver(id: string, event: RecordedEvent): Promise<void> {
@@ -113,5 +115,4 @@ export class V1Deliveries {
   }
 }
 
-export const targetOf = (doc: { url: string; targetKind: 'url' | 'email' }) =>
-  doc.targetKind === 'email' ? { kind: 'email' as const, address: doc.url } : { kind: 'url' as const, url: doc.url }
+export const targetOf = (doc: { url: string; targetKind: 'url' | 'email' }) => (doc.targetKind === 'email' ? { kind: 'email' as const, address: doc.url } : { kind: 'url' as const, url: doc.url })

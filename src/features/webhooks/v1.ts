@@ -19,7 +19,13 @@ export function webhooksV1(deps: { context: KernelHttp['v1']; webhooks: WebhookS
     .use(deps.context)
     .get(
       '',
-      ({ query, workspace }) => paginate((limit, after) => webhooks.list(workspace.id, query.agent, limit, after), query, 25, (d) => webhooks.present(d)),
+      ({ query, workspace }) =>
+        paginate(
+          (limit, after) => webhooks.list(workspace.id, query.agent, limit, after),
+          query,
+          25,
+          (d) => webhooks.present(d),
+        ),
       { query: ListWebhooksQuery, detail: { responses: answers({ 200: pageSchema(Webhook), ...v1Errors(400) }), summary: 'List webhooks, newest first' } },
     )
     .post(
@@ -43,15 +49,15 @@ export function webhooksV1(deps: { context: KernelHttp['v1']; webhooks: WebhookS
       params: Id,
       detail: { responses: answers({ 200: Webhook, ...v1Errors(404) }), summary: 'Read a webhook with its delivery state' },
     })
-    .patch(
-      '/:id',
-      async ({ params, body, workspace }) => webhooks.present(await webhooks.patch(workspace.id, params.id, body)),
-      {
-        params: Id,
-        body: PatchWebhook,
-        detail: { responses: answers({ 200: Webhook, ...v1Errors(400, 403, 404) }), summary: 'Change url, events or enabled', description: '`enabled: true` switches it back on and forgives past failures; `enabled: false` switches it off.' },
+    .patch('/:id', async ({ params, body, workspace }) => webhooks.present(await webhooks.patch(workspace.id, params.id, body)), {
+      params: Id,
+      body: PatchWebhook,
+      detail: {
+        responses: answers({ 200: Webhook, ...v1Errors(400, 403, 404) }),
+        summary: 'Change url, events or enabled',
+        description: '`enabled: true` switches it back on and forgives past failures; `enabled: false` switches it off.',
       },
-    )
+    })
     .delete(
       '/:id',
       async ({ params, workspace, set }) => {

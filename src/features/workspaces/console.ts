@@ -49,11 +49,11 @@ export function workspacesConsole(deps: { auth: KernelHttp['console']; workspace
       {
         params: Ws,
         workspace: true,
-        body: t.Object(
-          { name: t.String({ minLength: 1, maxLength: 60 }), scope: t.Union([t.Literal('full'), t.Literal('build'), t.Literal('read')]) },
-          { additionalProperties: false },
-        ),
-        detail: { responses: answers({ 201: t.Object({ id: t.String(), name: t.String(), prefix: t.String(), scope: t.String(), key: t.String() }), ...consoleErrors(400, 404) }), summary: 'Create an API key for a workspace' },
+        body: t.Object({ name: t.String({ minLength: 1, maxLength: 60 }), scope: t.Union([t.Literal('full'), t.Literal('build'), t.Literal('read')]) }, { additionalProperties: false }),
+        detail: {
+          responses: answers({ 201: t.Object({ id: t.String(), name: t.String(), prefix: t.String(), scope: t.String(), key: t.String() }), ...consoleErrors(400, 404) }),
+          summary: 'Create an API key for a workspace',
+        },
       },
     )
     .delete(

@@ -9,7 +9,14 @@ export const apiKeysSpec: CollectionSpec = {
   name: 'api_keys',
   indexes: [
     { name: 'hash', fields: [['hash', 1]], unique: true },
-    { name: 'workspace_created', fields: [['workspaceId', 1], ['createdAt', -1], ['id', -1]] },
+    {
+      name: 'workspace_created',
+      fields: [
+        ['workspaceId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
   ],
 }
 

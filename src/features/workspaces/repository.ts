@@ -11,10 +11,33 @@ export type { MetadataValue, WorkspaceDoc }
 export const workspacesSpec: CollectionSpec = {
   name: 'workspaces',
   indexes: [
-    { name: 'parent_created', fields: [['parentId', 1], ['createdAt', -1], ['id', -1]] },
-    { name: 'parent_external', fields: [['parentId', 1], ['externalId', 1]], unique: true, sparse: true },
+    {
+      name: 'parent_created',
+      fields: [
+        ['parentId', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
+    {
+      name: 'parent_external',
+      fields: [
+        ['parentId', 1],
+        ['externalId', 1],
+      ],
+      unique: true,
+      sparse: true,
+    },
     // The customers list filters by status (archived or not) newest first: one index serves both.
-    { name: 'parent_status_created', fields: [['parentId', 1], ['status', 1], ['createdAt', -1], ['id', -1]] },
+    {
+      name: 'parent_status_created',
+      fields: [
+        ['parentId', 1],
+        ['status', 1],
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
   ],
 }
 
@@ -23,10 +46,7 @@ export type WorkspaceRepo = Collection<WorkspaceDoc>
 export const openWorkspaces = (store: DocumentStore): Promise<WorkspaceRepo> => store.collection<WorkspaceDoc>(workspacesSpec)
 
 /** A workspace document with the defaults every new one has; callers give what differs. */
-export function newWorkspaceDoc(
-  fields: Pick<WorkspaceDoc, 'id' | 'kind' | 'parentId' | 'name' | 'plan' | 'currency' | 'timezone' | 'whiteLabel'> & Partial<WorkspaceDoc>,
-  now: string,
-): WorkspaceDoc {
+export function newWorkspaceDoc(fields: Pick<WorkspaceDoc, 'id' | 'kind' | 'parentId' | 'name' | 'plan' | 'currency' | 'timezone' | 'whiteLabel'> & Partial<WorkspaceDoc>, now: string): WorkspaceDoc {
   return {
     developer: false,
     externalId: null,

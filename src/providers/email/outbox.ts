@@ -23,7 +23,13 @@ export const outboxSpec: CollectionSpec = {
   name: 'email_outbox',
   indexes: [
     // GET /console/outbox, newest first (the port's page order).
-    { name: 'created', fields: [['createdAt', -1], ['id', -1]] },
+    {
+      name: 'created',
+      fields: [
+        ['createdAt', -1],
+        ['id', -1],
+      ],
+    },
     // Customer erasure.
     { name: 'workspace', fields: [['workspaceId', 1]] },
   ],

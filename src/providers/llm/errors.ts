@@ -5,14 +5,7 @@
  * Messages are plain words for the BYOK notification and the console; they never carry the key.
  */
 
-export type LlmErrorKind =
-  | 'auth'
-  | 'rate_limit'
-  | 'timeout'
-  | 'bad_request'
-  | 'unavailable'
-  | 'protocol'
-  | 'aborted'
+export type LlmErrorKind = 'auth' | 'rate_limit' | 'timeout' | 'bad_request' | 'unavailable' | 'protocol' | 'aborted'
 
 export interface LlmErrorInit {
   kind: LlmErrorKind
@@ -118,12 +111,7 @@ const WHAT: Record<LlmErrorKind, string> = {
 }
 
 /** Builds the error for a non-2xx answer; reads at most a small body. */
-export async function errorFromResponse(
-  provider: string,
-  label: string,
-  res: Response,
-  secrets: (string | undefined)[],
-): Promise<LlmError> {
+export async function errorFromResponse(provider: string, label: string, res: Response, secrets: (string | undefined)[]): Promise<LlmError> {
   const kind = kindForStatus(res.status)
   let body = ''
   try {

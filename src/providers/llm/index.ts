@@ -34,8 +34,7 @@ export interface LanguageModelConfig {
 
 export type ConfiguredLanguageModel = LanguageModel & ModelCatalog
 
-const missing = (provider: string, what: string) =>
-  new LlmError({ kind: 'bad_request', provider, message: `The ${provider} provider needs ${what}.` })
+const missing = (provider: string, what: string) => new LlmError({ kind: 'bad_request', provider, message: `The ${provider} provider needs ${what}.` })
 
 export function createLanguageModel(cfg: LanguageModelConfig): ConfiguredLanguageModel {
   const common = { fetch: cfg.fetch, headersTimeoutMs: cfg.headersTimeoutMs, idleTimeoutMs: cfg.idleTimeoutMs }

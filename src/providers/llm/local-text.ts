@@ -73,7 +73,9 @@ export function greetingFrom(system: string): string {
 }
 
 const STOP = new Set(
-  'a an and are as at be but by can could do does for from had has have how i if in is it its me my of on or our so than that the their them then there these they this to was we what when where which who why will with would you your'.split(' '),
+  'a an and are as at be but by can could do does for from had has have how i if in is it its me my of on or our so than that the their them then there these they this to was we what when where which who why will with would you your'.split(
+    ' ',
+  ),
 )
 
 export function terms(text: string): Set<string> {

@@ -35,17 +35,7 @@
  */
 import { LlmError } from './errors'
 import { answerFromFacts, businessFacts } from './local-facts'
-import {
-  asksForPerson,
-  bestSentences,
-  estimateTokens,
-  findEmail,
-  findName,
-  findPhone,
-  fitTokens,
-  greetingFrom,
-  isSmallTalkGreeting,
-} from './local-text'
+import { asksForPerson, bestSentences, estimateTokens, findEmail, findName, findPhone, fitTokens, greetingFrom, isSmallTalkGreeting } from './local-text'
 import type { ChatMessage, LanguageModel, LlmEvent, ModelCatalog, ModelInfo, StreamRequest, ToolSpec } from './port'
 
 export const NO_ANSWER = "I'm sorry, I don't have an answer to that. Would you like me to connect you with a person from our team?"
@@ -95,7 +85,10 @@ export class LocalLanguageModel implements LanguageModel, ModelCatalog {
 
 export function decide(messages: ChatMessage[], tools: ToolSpec[]): Decision {
   const offered = (name: string) => tools.some((t) => t.name === name)
-  const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n')
+  const system = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n')
   const turns = messages.filter((m) => m.role !== 'system')
   const last = turns[turns.length - 1]
   if (!turns.some((m) => m.role === 'user') || !last) return { kind: 'text', text: greetingFrom(system) }
@@ -153,9 +146,7 @@ function readPassages(content: string): Passage[] {
   try {
     const parsed = JSON.parse(content) as { passages?: unknown }
     if (Array.isArray(parsed?.passages)) {
-      passages = parsed.passages.filter(
-        (p): p is Passage => !!p && typeof p === 'object' && typeof (p as Passage).text === 'string' && (p as Passage).text.trim() !== '',
-      )
+      passages = parsed.passages.filter((p): p is Passage => !!p && typeof p === 'object' && typeof (p as Passage).text === 'string' && (p as Passage).text.trim() !== '')
     }
   } catch {
     // An unreadable search result is the same as finding nothing: say so rather than guess.

@@ -67,8 +67,7 @@ export class OpenAIChatModel implements LanguageModel, ModelCatalog {
       throw new LlmError({ kind: 'bad_request', provider: 'azure', message: 'Azure OpenAI needs a deployment name.' })
     }
     this.id = opts.model || opts.azure?.deployment || ''
-    const label =
-      this.provider === 'openai' ? 'OpenAI' : this.provider === 'azure' ? 'Azure OpenAI' : `the model server at ${new URL(this.base).host}`
+    const label = this.provider === 'openai' ? 'OpenAI' : this.provider === 'azure' ? 'Azure OpenAI' : `the model server at ${new URL(this.base).host}`
     this.ep = {
       provider: this.provider,
       label,
@@ -89,9 +88,7 @@ export class OpenAIChatModel implements LanguageModel, ModelCatalog {
     const az = this.opts.azure
     if (this.provider !== 'azure' || !az) return `${this.base}/${path}`
     const v = encodeURIComponent(az.apiVersion ?? AZURE_DEFAULT_API_VERSION)
-    return path === 'models'
-      ? `${this.base}/openai/models?api-version=${v}`
-      : `${this.base}/openai/deployments/${encodeURIComponent(az.deployment)}/chat/completions?api-version=${v}`
+    return path === 'models' ? `${this.base}/openai/models?api-version=${v}` : `${this.base}/openai/deployments/${encodeURIComponent(az.deployment)}/chat/completions?api-version=${v}`
   }
 
   /** The exact JSON body sent for `req` (public so callers can log or show what would be sent). */

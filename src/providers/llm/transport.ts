@@ -90,8 +90,7 @@ function guard<T>(p: Promise<T>, ms: number, onTimeout: () => LlmError, ctl: Abo
   })
 }
 
-const aborted = (ep: Endpoint) =>
-  new LlmError({ kind: 'aborted', provider: ep.provider, message: `The request to ${ep.label} was cancelled.` })
+const aborted = (ep: Endpoint) => new LlmError({ kind: 'aborted', provider: ep.provider, message: `The request to ${ep.label} was cancelled.` })
 
 const unreachable = (ep: Endpoint, url: string, cause: unknown) =>
   new LlmError({
@@ -109,8 +108,7 @@ interface RequestOpts {
 /** Sends the request and returns a 2xx response, or throws the mapped LlmError. */
 async function send(ep: Endpoint, url: string, init: RequestInit, ctl: AbortController, opts: RequestOpts): Promise<Response> {
   const ms = opts.timeoutMs ?? ep.headersTimeoutMs
-  const timeout = () =>
-    new LlmError({ kind: 'timeout', provider: ep.provider, message: `${ep.label} did not start answering within ${ms} ms.` })
+  const timeout = () => new LlmError({ kind: 'timeout', provider: ep.provider, message: `${ep.label} did not start answering within ${ms} ms.` })
   let res: Response
   try {
     // redirect: manual — following one would hand the API key to whatever host it names.
@@ -144,8 +142,7 @@ export async function* postForEvents(ep: Endpoint, url: string, headers: Record<
   }
   const reader = res.body.getReader()
   const idleMs = opts.timeoutMs ?? ep.idleTimeoutMs
-  const idle = () =>
-    new LlmError({ kind: 'timeout', provider: ep.provider, message: `${ep.label} went silent for more than ${idleMs} ms in the middle of an answer.` })
+  const idle = () => new LlmError({ kind: 'timeout', provider: ep.provider, message: `${ep.label} went silent for more than ${idleMs} ms in the middle of an answer.` })
   let finished = false
   async function* chunks(): AsyncGenerator<Uint8Array> {
     for (;;) {

@@ -57,7 +57,12 @@ export class TelegramBotApi {
   async call<T>(method: string, params: Record<string, unknown>): Promise<T> {
     let res: Response
     try {
-      res = await fetch(`${this.base()}/bot${this.token}/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params), signal: AbortSignal.timeout(CALL_TIMEOUT_MS) })
+      res = await fetch(`${this.base()}/bot${this.token}/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(params),
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      })
     } catch (err) {
       throw new TelegramError(`Telegram could not be reached: ${this.redact((err as Error).message)}`, 'unreachable', 0)
     }

@@ -61,7 +61,11 @@ export function whatsAppBody(to: string, content: OutboundContent): Record<strin
     const components = t.variables.length ? [{ type: 'body', parameters: t.variables.map((text) => ({ type: 'text', text })) }] : []
     return { ...base, type: 'template', template: { name: t.name, language: { code: t.language }, components } }
   }
-  return { ...base, type: 'interactive', interactive: { type: 'flow', body: { text: content.form.name }, action: { name: 'flow', parameters: { flow_message_version: '3', flow_name: content.form.name, flow_cta: 'Open' } } } }
+  return {
+    ...base,
+    type: 'interactive',
+    interactive: { type: 'flow', body: { text: content.form.name }, action: { name: 'flow', parameters: { flow_message_version: '3', flow_name: content.form.name, flow_cta: 'Open' } } },
+  }
 }
 
 export class WhatsAppPlatform implements MessagingPlatform {
@@ -76,12 +80,21 @@ export class WhatsAppPlatform implements MessagingPlatform {
     const url = `${this.config.baseUrl.replace(/\/$/, '')}/${this.config.version}/${id}/messages`
     let res: Response
     try {
-      res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${this.config.accessToken}`, 'content-type': 'application/json' }, body: JSON.stringify(whatsAppBody(request.to, request.content)), signal: AbortSignal.timeout(SEND_TIMEOUT_MS) })
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.config.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(whatsAppBody(request.to, request.content)),
+        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      })
     } catch (err) {
       throw new PlatformRefused(`WhatsApp could not be reached: ${(err as Error).message}`, 'unreachable')
     }
     const body = (await res.json().catch(() => null)) as { messages?: { id: string }[]; error?: { message?: string; code?: number } } | null
-    if (!res.ok || !body?.messages?.[0]?.id) throw new PlatformRefused(`WhatsApp: ${(body?.error?.message ?? `HTTP ${res.status}`).split(this.config.accessToken).join('***')}`, body?.error?.code !== undefined ? String(body.error.code) : String(res.status))
+    if (!res.ok || !body?.messages?.[0]?.id)
+      throw new PlatformRefused(
+        `WhatsApp: ${(body?.error?.message ?? `HTTP ${res.status}`).split(this.config.accessToken).join('***')}`,
+        body?.error?.code !== undefined ? String(body.error.code) : String(res.status),
+      )
     return { platformMessageId: body.messages[0].id }
   }
 
@@ -132,11 +145,34 @@ export class WhatsAppPlatform implements MessagingPlatform {
         const names = new Map((v.contacts ?? []).map((c) => [c.wa_id, c.profile?.name ?? null]))
         for (const m of v.messages ?? []) {
           const media = mediaOf(m)
-          const text = m.type === 'text' ? (m.text?.body ?? '') : m.type === 'button' ? (m.button?.text ?? '') : m.type === 'interactive' ? (m.interactive?.button_reply?.title ?? m.interactive?.list_reply?.title ?? '') : media ? (media.caption ?? '') : `[${m.type}]`
-          inbound.push({ to, phoneNumberId: v.metadata?.phone_number_id ?? '', from: e164(m.from), platformMessageId: m.id, at: Number(m.timestamp) * 1000, text, name: names.get(m.from) ?? null, media })
+          const text =
+            m.type === 'text'
+              ? (m.text?.body ?? '')
+              : m.type === 'button'
+                ? (m.button?.text ?? '')
+                : m.type === 'interactive'
+                  ? (m.interactive?.button_reply?.title ?? m.interactive?.list_reply?.title ?? '')
+                  : media
+                    ? (media.caption ?? '')
+                    : `[${m.type}]`
+          inbound.push({
+            to,
+            phoneNumberId: v.metadata?.phone_number_id ?? '',
+            from: e164(m.from),
+            platformMessageId: m.id,
+            at: Number(m.timestamp) * 1000,
+            text,
+            name: names.get(m.from) ?? null,
+            media,
+          })
         }
         for (const st of v.statuses ?? []) {
-          const receipt: Receipt = { platformMessageId: st.id, status: st.status, at: Number(st.timestamp) * 1000, ...(st.errors?.[0] ? { error: { code: String(st.errors[0].code), message: st.errors[0].title ?? st.errors[0].message ?? '' } } : {}) }
+          const receipt: Receipt = {
+            platformMessageId: st.id,
+            status: st.status,
+            at: Number(st.timestamp) * 1000,
+            ...(st.errors?.[0] ? { error: { code: String(st.errors[0].code), message: st.errors[0].title ?? st.errors[0].message ?? '' } } : {}),
+          }
           for (const l of this.listeners) await l(receipt)
         }
       }
@@ -163,6 +199,14 @@ function mediaOf(m: NonNullable<WhatsAppValue['messages']>[number]): InboundMedi
 interface WhatsAppValue {
   metadata?: { display_phone_number?: string; phone_number_id?: string }
   contacts?: { wa_id: string; profile?: { name?: string } }[]
-  messages?: ({ from: string; id: string; timestamp: string; type: string; text?: { body?: string }; button?: { text?: string }; interactive?: { button_reply?: { title?: string }; list_reply?: { title?: string } } } & { [K in MediaKind]?: MediaMessage })[]
+  messages?: ({
+    from: string
+    id: string
+    timestamp: string
+    type: string
+    text?: { body?: string }
+    button?: { text?: string }
+    interactive?: { button_reply?: { title?: string }; list_reply?: { title?: string } }
+  } & { [K in MediaKind]?: MediaMessage })[]
   statuses?: { id: string; status: Receipt['status']; timestamp: string; recipient_id?: string; errors?: { code: number; title?: string; message?: string }[] }[]
 }

@@ -42,7 +42,12 @@ export class OpenAiTranscription implements SpeechToText {
         const timeout = AbortSignal.timeout(TRANSCRIBE_TIMEOUT_MS)
         let res: Response
         try {
-          res = await fetch(`${base}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form, signal: signal ? AbortSignal.any([signal, timeout]) : timeout })
+          res = await fetch(`${base}/audio/transcriptions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${apiKey}` },
+            body: form,
+            signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+          })
         } catch (err) {
           if (signal?.aborted) throw err
           throw new SpeechError('openai', `the transcription request failed: ${(err as Error).message}`)

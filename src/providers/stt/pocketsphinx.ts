@@ -64,7 +64,13 @@ async function decode(binary: string, pcm: Int16Array, signal?: AbortSignal): Pr
         signal?.removeEventListener('abort', abort)
         if (signal?.aborted) return reject(new DOMException('transcription aborted', 'AbortError'))
         if (code !== 0) return reject(new SpeechError('pocketsphinx', `${binary} exited with ${code}`))
-        resolve(out.split('\n').map((l) => l.trim()).filter(Boolean).join(' '))
+        resolve(
+          out
+            .split('\n')
+            .map((l) => l.trim())
+            .filter(Boolean)
+            .join(' '),
+        )
       })
     })
   } finally {

@@ -39,7 +39,10 @@ export class SandboxScripts {
 
   /** Every word said and not yet finalised, heard or not. */
   peekAll(callId: string): string {
-    return (this.lines.get(callId) ?? []).map((l) => l.words.slice(l.taken).join(' ')).filter(Boolean).join(' ')
+    return (this.lines.get(callId) ?? [])
+      .map((l) => l.words.slice(l.taken).join(' '))
+      .filter(Boolean)
+      .join(' ')
   }
 
   /**

@@ -138,7 +138,14 @@ export class SandboxCallee {
     this.send({
       event: 'start',
       sequenceNumber: '1',
-      start: { streamSid: this.streamSid, accountSid: 'ACsandbox', callSid: this.options.callSid, tracks: ['inbound'], customParameters: {}, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: PHONE_RATE, channels: 1 } },
+      start: {
+        streamSid: this.streamSid,
+        accountSid: 'ACsandbox',
+        callSid: this.options.callSid,
+        tracks: ['inbound'],
+        customParameters: {},
+        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: PHONE_RATE, channels: 1 },
+      },
       streamSid: this.streamSid,
     })
     this.started = performance.now()
@@ -200,7 +207,12 @@ export class SandboxCallee {
       payload = new Uint8Array(FRAME).fill(SILENCE)
     }
     this.chunk++
-    this.send({ event: 'media', sequenceNumber: String(this.chunk + 1), media: { track: 'inbound', chunk: String(this.chunk), timestamp: String(this.chunk * FRAME_MS), payload: Buffer.from(payload).toString('base64') }, streamSid: this.streamSid })
+    this.send({
+      event: 'media',
+      sequenceNumber: String(this.chunk + 1),
+      media: { track: 'inbound', chunk: String(this.chunk), timestamp: String(this.chunk * FRAME_MS), payload: Buffer.from(payload).toString('base64') },
+      streamSid: this.streamSid,
+    })
   }
 
   /** 20 ms of the agent's audio plays; marks whose audio has all played are echoed. */

@@ -12,10 +12,17 @@ export function twilioSignature(authToken: string, url: string, params: Record<s
     .map((name) => {
       const value = params[name]
       // A repeated parameter counts each distinct value once, in sorted order.
-      return Array.isArray(value) ? [...new Set(value)].sort().map((v) => name + v).join('') : name + value
+      return Array.isArray(value)
+        ? [...new Set(value)]
+            .sort()
+            .map((v) => name + v)
+            .join('')
+        : name + value
     })
     .join('')
-  return createHmac('sha1', authToken).update(url + data).digest('base64')
+  return createHmac('sha1', authToken)
+    .update(url + data)
+    .digest('base64')
 }
 
 /**

@@ -87,20 +87,26 @@ describe('analysis with a vendor model', () => {
 
   test('no pass runs when nobody spoke, summaries are off or nothing is asked', async () => {
     const model = scripted(() => [{ type: 'done', finishReason: 'stop' }])
-    expect(await analyseCall(model, base({ transcript: [] , fields: [field('x')] }))).toEqual({ summary: null, fields: {}, passes: [] })
+    expect(await analyseCall(model, base({ transcript: [], fields: [field('x')] }))).toEqual({ summary: null, fields: {}, passes: [] })
     expect(await analyseCall(model, base({ summarise: false }))).toEqual({ summary: null, fields: {}, passes: [] })
     expect(model.requests).toHaveLength(0)
   })
 
   test('fields are not asked when the customer never spoke', async () => {
-    const model = scripted(() => [{ type: 'text', text: 'The agent spoke; nobody answered.' }, { type: 'done', finishReason: 'stop' }])
+    const model = scripted(() => [
+      { type: 'text', text: 'The agent spoke; nobody answered.' },
+      { type: 'done', finishReason: 'stop' },
+    ])
     const result = await analyseCall(model, base({ transcript: [line('agent', 'Hello?')], fields: [field('x')] }))
     expect(result.fields).toEqual({})
     expect(result.passes.map((p) => p.kind)).toEqual(['summary'])
   })
 
   test('a model that answers without the tool records no fields', async () => {
-    const model = scripted(() => [{ type: 'text', text: 'partySize is 2' }, { type: 'done', finishReason: 'stop' }])
+    const model = scripted(() => [
+      { type: 'text', text: 'partySize is 2' },
+      { type: 'done', finishReason: 'stop' },
+    ])
     const result = await analyseCall(model, base({ summarise: false, fields: [field('partySize', 'number')] }))
     expect(result.fields).toEqual({})
   })

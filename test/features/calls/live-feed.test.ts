@@ -33,7 +33,11 @@ test('each row write reaches a watcher after it lands, with the workspace and wh
     await tries.update('out_missing:1', { status: 'connected' }) // no such row: nothing to tell
     feed.publish({ kind: 'pipeline', callId: 'out_1', workspaceId: 'ws_a', state: 'thinking' })
     feed.publish({ kind: 'actor', callId: 'out_1', state: 'connected' })
-    await until('four updates', async () => heard.length, (n) => n >= 4)
+    await until(
+      'four updates',
+      async () => heard.length,
+      (n) => n >= 4,
+    )
     expect(heard.map((u) => u.kind)).toEqual(['row', 'row', 'pipeline', 'actor'])
     expect(heard[0]).toMatchObject({ kind: 'row', tryId: 'out_1:1', callId: 'out_1', workspaceId: 'ws_a' })
     expect(heard[0]!.at).toBeGreaterThanOrEqual(before)

@@ -94,6 +94,6 @@ test('under the system clock the deadline is a timer set by the service clock', 
   await tries.insert(row('t5', 'live'))
   const waiting = ends.settled('t5')
   expect(await settledWithin(waiting, 5)).toBe('pending')
-  expect((await settledWithin(waiting, 2_000))).not.toBe('pending')
+  expect(await settledWithin(waiting, 2_000)).not.toBe('pending')
   expect(calls).toBe(2)
 })

@@ -31,7 +31,20 @@ describe('call totals', () => {
       { key: tallyKey(at('2026-11-22T10:00:00Z'), 'outbound', 'failed', 'phone'), count: 1, seconds: 0, debitMicro: 0 },
     ]
     const t = callTotals(groups, 3, 'Asia/Kolkata', now)
-    expect(t).toMatchObject({ days: 3, timezone: 'Asia/Kolkata', grain: 'day', calls: 5, inbound: 1, outbound: 4, answered: 3, missed: 1, failed: 1, seconds: 210, debitMicro: 50_000, surfaces: { phone: 4, web: 1, chatapp: 0 } })
+    expect(t).toMatchObject({
+      days: 3,
+      timezone: 'Asia/Kolkata',
+      grain: 'day',
+      calls: 5,
+      inbound: 1,
+      outbound: 4,
+      answered: 3,
+      missed: 1,
+      failed: 1,
+      seconds: 210,
+      debitMicro: 50_000,
+      surfaces: { phone: 4, web: 1, chatapp: 0 },
+    })
     // 19:00Z on the 23rd is 00:30 on the 24th in Kolkata.
     expect(t.series).toEqual([
       { bucket: '2026-11-22', inbound: 0, outbound: 1, answered: 0, missed: 0, minutes: 0 },

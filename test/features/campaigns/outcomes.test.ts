@@ -22,7 +22,8 @@ beforeEach(async () => {
 const row = (index: number, fields: Partial<RecipientDoc> = {}): Promise<RecipientDoc> =>
   rows.insert({ id: `cmp_a:${index}`, campaignId: 'cmp_a', workspaceId: 'ws', index, phone: `+1415555000${index}`, status: 'sending', createdAt: '2026-11-25T00:00:00.000Z', ...fields })
 const status = async (index: number) => (await rows.get(`cmp_a:${index}`))!.status
-const receipt = (id: string, s: 'sent' | 'delivered' | 'read' | 'failed') => outcomes.receipt({ platformMessageId: id, status: s, at: 0, ...(s === 'failed' ? { error: { code: '131047', message: 'Re-engagement message' } } : {}) })
+const receipt = (id: string, s: 'sent' | 'delivered' | 'read' | 'failed') =>
+  outcomes.receipt({ platformMessageId: id, status: s, at: 0, ...(s === 'failed' ? { error: { code: '131047', message: 'Re-engagement message' } } : {}) })
 
 describe('receipts', () => {
   test("a receipt that comes while the sender's write is in flight is applied after it, never overwritten", async () => {
@@ -63,9 +64,18 @@ describe('receipts', () => {
 })
 
 describe('replies and calls', () => {
-  test("a reply counts on the newest campaign message the customer had", async () => {
+  test('a reply counts on the newest campaign message the customer had', async () => {
     await row(4, { status: 'delivered', phone: '+14155559999', sentAt: '2026-11-25T00:00:01.000Z' })
-    await rows.insert({ id: 'cmp_b:0', campaignId: 'cmp_b', workspaceId: 'ws', index: 0, phone: '+14155559999', status: 'sent', sentAt: '2026-11-25T00:00:09.000Z', createdAt: '2026-11-25T00:00:00.000Z' })
+    await rows.insert({
+      id: 'cmp_b:0',
+      campaignId: 'cmp_b',
+      workspaceId: 'ws',
+      index: 0,
+      phone: '+14155559999',
+      status: 'sent',
+      sentAt: '2026-11-25T00:00:09.000Z',
+      createdAt: '2026-11-25T00:00:00.000Z',
+    })
     await outcomes.replied('ws', '+14155559999')
     expect(await status(4)).toBe('delivered')
     expect((await rows.get('cmp_b:0'))!.status).toBe('replied')
@@ -86,7 +96,13 @@ describe('replies and calls', () => {
 })
 
 test('personalise: {{1}} is the name (or number), the rest their samples, never blank', () => {
-  const template = { variableCount: 3, variableLabels: [{ position: 2, sample: 'Friday' }, { position: 3, sample: ' ' }] }
+  const template = {
+    variableCount: 3,
+    variableLabels: [
+      { position: 2, sample: 'Friday' },
+      { position: 3, sample: ' ' },
+    ],
+  }
   expect(personalise(template, { name: 'Asha', phone: '+14155550000' })).toEqual(['Asha', 'Friday', 'Asha'])
   expect(personalise(template, { name: null, phone: '+14155550000' })).toEqual(['+14155550000', 'Friday', '+14155550000'])
   expect(personalise({ variableCount: 0, variableLabels: [] }, { name: 'A', phone: '+1' })).toEqual([])

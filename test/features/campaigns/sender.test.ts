@@ -27,8 +27,25 @@ beforeEach(async () => {
 
 const COUNT = 40
 async function seed(statuses: Record<number, RecipientDoc['status']> = {}) {
-  await campaigns.insert({ id: 'cmp_t', workspaceId: 'ws', agentId: 'ag_1', name: 'T', kind: 'chatapp', template: 'promo', language: 'en', purpose: null, recipients: COUNT, status: 'sending', scheduledAt: null, startedAt: null, finishedAt: null, createdAt: '2026-11-25T00:00:00.000Z', lastError: null })
-  for (let i = 0; i < COUNT; i++) await rows.insert({ id: `cmp_t:${i}`, campaignId: 'cmp_t', workspaceId: 'ws', index: i, phone: `+1415555${1000 + i}`, status: statuses[i] ?? 'pending', createdAt: '2026-11-25T00:00:00.000Z' })
+  await campaigns.insert({
+    id: 'cmp_t',
+    workspaceId: 'ws',
+    agentId: 'ag_1',
+    name: 'T',
+    kind: 'chatapp',
+    template: 'promo',
+    language: 'en',
+    purpose: null,
+    recipients: COUNT,
+    status: 'sending',
+    scheduledAt: null,
+    startedAt: null,
+    finishedAt: null,
+    createdAt: '2026-11-25T00:00:00.000Z',
+    lastError: null,
+  })
+  for (let i = 0; i < COUNT; i++)
+    await rows.insert({ id: `cmp_t:${i}`, campaignId: 'cmp_t', workspaceId: 'ws', index: i, phone: `+1415555${1000 + i}`, status: statuses[i] ?? 'pending', createdAt: '2026-11-25T00:00:00.000Z' })
 }
 
 /** A target whose sends wait for `gate` to open; every hand-over recorded. */
@@ -134,7 +151,8 @@ test('a platform refusing most sends fails the campaign with the reason; the res
   const s = sender({ ...t.target, window: 1 }, outcomes)
   const r = report()
   await rows.deleteMany({})
-  for (let i = 0; i < 80; i++) await rows.insert({ id: `cmp_t:${i}`, campaignId: 'cmp_t', workspaceId: 'ws', index: i, phone: `+1415556${1000 + i}`, status: 'pending', createdAt: '2026-11-25T00:00:00.000Z' })
+  for (let i = 0; i < 80; i++)
+    await rows.insert({ id: `cmp_t:${i}`, campaignId: 'cmp_t', workspaceId: 'ws', index: i, phone: `+1415556${1000 + i}`, status: 'pending', createdAt: '2026-11-25T00:00:00.000Z' })
   s.start('cmp_t', r.port)
   await s.settled()
   expect(r.r.failed).toEqual(['the platform refused 50 of the last 50 sends (last: refused); the rest were not sent'])

@@ -10,7 +10,11 @@ const dir = mkdtempSync(join(tmpdir(), 'tickets-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const SECRET = 'a'.repeat(48)
 
-const refusal = (p: Promise<unknown>) => p.then(() => null, (e: { status: number; message: string }) => ({ status: e.status, message: e.message }))
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: { status: number; message: string }) => ({ status: e.status, message: e.message }),
+  )
 
 test('a ticket opens one stream of its workspace, once, on any instance sharing the coordination', async () => {
   const coordination = await openCoordination({ dataDir: dir })

@@ -14,7 +14,10 @@ describe('service model resolver', () => {
   })
 
   test('a provider without a configured key is a 503 naming the setting; no fallback', async () => {
-    for (const [model, setting] of [['gpt-4o', 'OPENAI_API_KEY'], ['claude-sonnet-4', 'ANTHROPIC_API_KEY']]) {
+    for (const [model, setting] of [
+      ['gpt-4o', 'OPENAI_API_KEY'],
+      ['claude-sonnet-4', 'ANTHROPIC_API_KEY'],
+    ]) {
       const err = await new ServiceModelResolver({ openaiApiKey: model.startsWith('claude') ? 'sk-x' : undefined }).resolve(ws, agent(model)).catch((e) => e)
       expect(err).toBeInstanceOf(ApiError)
       expect(err.status).toBe(503)

@@ -46,7 +46,16 @@ describe('system prompt', () => {
   })
 
   test('steps in order', () => {
-    const p = buildSystemPrompt(agent({ steps: [{ title: 'Greet', detail: 'Say hello' }, { title: 'Ask the order', detail: '' }, { title: 'Confirm', detail: 'Read it back' }] }), { channel: 'web', tools: [] })
+    const p = buildSystemPrompt(
+      agent({
+        steps: [
+          { title: 'Greet', detail: 'Say hello' },
+          { title: 'Ask the order', detail: '' },
+          { title: 'Confirm', detail: 'Read it back' },
+        ],
+      }),
+      { channel: 'web', tools: [] },
+    )
     expect(p).toContain('Steps to follow, in order:\n1. Greet — Say hello\n2. Ask the order\n3. Confirm — Read it back')
   })
 

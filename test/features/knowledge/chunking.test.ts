@@ -1,17 +1,9 @@
 import { describe, expect, test } from 'bun:test'
-import {
-  chunkText,
-  PASSAGE_MAX_CHARS,
-  PASSAGE_MIN_CHARS,
-  PASSAGE_OVERLAP_CHARS,
-} from '../../../src/features/knowledge/chunking'
+import { chunkText, PASSAGE_MAX_CHARS, PASSAGE_MIN_CHARS, PASSAGE_OVERLAP_CHARS } from '../../../src/features/knowledge/chunking'
 
 /** Deterministic prose: numbered sentences so each one can be found again. */
 function sentences(count: number, topic: string, from = 0): string[] {
-  return Array.from(
-    { length: count },
-    (_, i) => `Sentence ${from + i} explains one more detail about ${topic} for our customers.`,
-  )
+  return Array.from({ length: count }, (_, i) => `Sentence ${from + i} explains one more detail about ${topic} for our customers.`)
 }
 
 describe('chunkText', () => {
@@ -48,14 +40,7 @@ describe('chunkText', () => {
   })
 
   test('every section starts a new passage and continued passages repeat the heading', () => {
-    const text = [
-      '# Shipping',
-      sentences(30, 'shipping').join(' '),
-      '## Returns',
-      'Returns are free within 30 days.',
-      'How do I reset my password?',
-      'Use the link on the sign-in page.',
-    ].join('\n\n')
+    const text = ['# Shipping', sentences(30, 'shipping').join(' '), '## Returns', 'Returns are free within 30 days.', 'How do I reset my password?', 'Use the link on the sign-in page.'].join('\n\n')
     const passages = chunkText(text)
     const shipping = passages.filter((p) => p.includes('about shipping'))
     expect(shipping.length).toBeGreaterThan(1)

@@ -1,11 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
-import {
-  AddKnowledgeBody,
-  KnowledgeDocumentResponse,
-  KnowledgeError,
-  MAX_TEXT_CHARS,
-} from '../../../src/features/knowledge/model'
+import { AddKnowledgeBody, KnowledgeDocumentResponse, KnowledgeError, MAX_TEXT_CHARS } from '../../../src/features/knowledge/model'
 
 describe('request schema', () => {
   test('takes either { url } or { text, title? }', () => {

@@ -96,9 +96,7 @@ describe('addText', () => {
 
   test('empty text and an over-long title are refused', async () => {
     expect(await errorOf(service.addText({ workspaceId: ws, agentId: agent, text: '  \n ' }))).toMatchObject({ status: 400, field: 'text' })
-    expect(
-      await errorOf(service.addText({ workspaceId: ws, agentId: agent, text: 'x', title: 't'.repeat(201) })),
-    ).toMatchObject({ status: 400, field: 'title' })
+    expect(await errorOf(service.addText({ workspaceId: ws, agentId: agent, text: 'x', title: 't'.repeat(201) }))).toMatchObject({ status: 400, field: 'title' })
   })
 })
 

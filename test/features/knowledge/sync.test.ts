@@ -23,7 +23,12 @@ test('every add, remove and agent cascade drops the other instance’s cached in
   const heard: string[] = []
   const spy = await coordination.subscribe(KNOWLEDGE_CHANNEL, (m) => void heard.push(m))
   // The spy subscribed last: once it has heard the nth change, both services have had it too.
-  const heardChanges = (n: number) => until(`change ${n} broadcast`, async () => heard.length, (k) => k === n)
+  const heardChanges = (n: number) =>
+    until(
+      `change ${n} broadcast`,
+      async () => heard.length,
+      (k) => k === n,
+    )
   try {
     await Promise.all([a.search('ws', 'ag', 'returns'), b.search('ws', 'ag', 'returns')])
     expect([a.cachedAgents, b.cachedAgents]).toEqual([1, 1])

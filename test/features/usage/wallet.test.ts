@@ -48,7 +48,17 @@ async function fromLedger(dev: WorkspaceDoc, topUps: number): Promise<number> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wallet-'))
-  services = await buildServices(loadConfig({ DATA_DIR: dir, SERVICE_CLOCK: 'manual', LOG_LEVEL: 'silent', PORT: '0', CONSOLE_TOKEN: 'wallet-test-console-token-0123456789', SECRET_KEY: 'wallet-test-secret-key-0123456789abcdef' }), createLogger('silent'))
+  services = await buildServices(
+    loadConfig({
+      DATA_DIR: dir,
+      SERVICE_CLOCK: 'manual',
+      LOG_LEVEL: 'silent',
+      PORT: '0',
+      CONSOLE_TOKEN: 'wallet-test-console-token-0123456789',
+      SECRET_KEY: 'wallet-test-secret-key-0123456789abcdef',
+    }),
+    createLogger('silent'),
+  )
   clock = services.clock as ManualClock
   // Start at 01:00 on the 1st of a month.
   clock.advance(nextMonth(clock.now()) + 3_600_000 - clock.now())

@@ -42,7 +42,21 @@ const effects = () => new PublicationEffects(versions, drafts(), restorer)
 const input = (pending: Partial<PendingCommand>): EffectInput => ({
   agentId: agent.id,
   workspaceId: WS,
-  pending: { command: 'publish', commandId: 'c', from: 'draft', at: T0, by: 'key_1', versionId: 1, backupVersionId: null, toVersionId: null, restored: false, label: null, environment: null, changeSummary: null, ...pending },
+  pending: {
+    command: 'publish',
+    commandId: 'c',
+    from: 'draft',
+    at: T0,
+    by: 'key_1',
+    versionId: 1,
+    backupVersionId: null,
+    toVersionId: null,
+    restored: false,
+    label: null,
+    environment: null,
+    changeSummary: null,
+    ...pending,
+  },
 })
 
 beforeEach(async () => {

@@ -14,7 +14,12 @@ if (!dataDir || !workspaceId || !agentId) throw new Error('usage: crash-child.ts
 
 const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', LOG_LEVEL: 'silent', ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' })
 const server = await startServer(config, createLogger('silent'))
-const event = await server.services.bus.record({ type: 'voice.call.ended', workspaceId, agentId, data: { callId: 'out_crash', status: 'completed', hangup: 'answered', seconds: 42, phone: null, endedAt: '2026-01-01T00:00:00.000Z' } })
+const event = await server.services.bus.record({
+  type: 'voice.call.ended',
+  workspaceId,
+  agentId,
+  data: { callId: 'out_crash', status: 'completed', hangup: 'answered', seconds: 42, phone: null, endedAt: '2026-01-01T00:00:00.000Z' },
+})
 console.log(`RECORDED ${event.id}`)
 // Keeps the process alive until the test kills it.
 setInterval(() => {}, 60_000)

@@ -17,7 +17,13 @@ test('signature = sha256=<hex HMAC-SHA256 of the raw body bytes>', () => {
 
 test('signed headers carry the signature, event id and type', () => {
   const h = signedHeaders({ secret: 's', body: '{}', eventId: 'evt_1', eventType: 'call.analysed', extra: { 'x-service-webhook-id': 'wh_1' } })
-  expect(h).toMatchObject({ 'content-type': 'application/json', 'x-service-signature': signatureOf('s', '{}'), 'x-service-event-id': 'evt_1', 'x-service-event': 'call.analysed', 'x-service-webhook-id': 'wh_1' })
+  expect(h).toMatchObject({
+    'content-type': 'application/json',
+    'x-service-signature': signatureOf('s', '{}'),
+    'x-service-event-id': 'evt_1',
+    'x-service-event': 'call.analysed',
+    'x-service-webhook-id': 'wh_1',
+  })
 })
 
 test('signing secrets are long and distinct', () => {

@@ -7,8 +7,7 @@ import { collect, failure, textOf } from './helpers'
 
 const KEY = 'sk-ant-api03-test-0123456789'
 let fake: FakeAnthropic
-const model = (o: Partial<AnthropicOptions> = {}) =>
-  new AnthropicChatModel({ model: 'claude-sonnet-4-5', apiKey: KEY, baseUrl: fake.baseUrl, idleTimeoutMs: 300, headersTimeoutMs: 300, ...o })
+const model = (o: Partial<AnthropicOptions> = {}) => new AnthropicChatModel({ model: 'claude-sonnet-4-5', apiKey: KEY, baseUrl: fake.baseUrl, idleTimeoutMs: 300, headersTimeoutMs: 300, ...o })
 const hello: ChatMessage[] = [{ role: 'user', content: 'Hello' }]
 const searchTool: ToolSpec = { name: 'search_knowledge', description: 'Search', parameters: { type: 'object', properties: { query: { type: 'string' } } } }
 const last = () => fake.requests[fake.requests.length - 1]
@@ -105,7 +104,11 @@ describe('Anthropic adapter: streaming', () => {
   test('assembles tool_use input from input_json_delta fragments, after text', async () => {
     fake.reply({
       kind: 'stream',
-      blocks: [{ text: ['One moment.'] }, { toolUse: { id: 'toolu_9', name: 'search_knowledge', json: ['', '{"query": "opening', ' hours"}'] } }, { toolUse: { id: 'toolu_10', name: 'escalate', json: [] } }],
+      blocks: [
+        { text: ['One moment.'] },
+        { toolUse: { id: 'toolu_9', name: 'search_knowledge', json: ['', '{"query": "opening', ' hours"}'] } },
+        { toolUse: { id: 'toolu_10', name: 'escalate', json: [] } },
+      ],
     })
     const evs = await collect(model(), { messages: hello, tools: [searchTool] })
     expect(evs).toEqual([
@@ -151,7 +154,13 @@ describe('Anthropic adapter: failures', () => {
     expect(e).toMatchObject({ kind: 'auth', status: 401, provider: 'anthropic' })
     expect(e.message).toContain('invalid x-api-key')
     expect(e.message).not.toContain(wrong)
-    expect((await model({ apiKey: wrong }).listModels().catch((x) => x)).kind).toBe('auth')
+    expect(
+      (
+        await model({ apiKey: wrong })
+          .listModels()
+          .catch((x) => x)
+      ).kind,
+    ).toBe('auth')
   })
 
   test('HTTP errors map by status; Retry-After kept', async () => {

@@ -49,13 +49,25 @@ describe('Azure OpenAI mode', () => {
   })
 
   test('429 keeps retry-after-ms', async () => {
-    fake.reply({ kind: 'error', status: 429, code: '429', message: 'Requests to the ChatCompletions_Create Operation have exceeded the rate limit.', headers: { 'retry-after-ms': '1500', 'retry-after': '2' } })
+    fake.reply({
+      kind: 'error',
+      status: 429,
+      code: '429',
+      message: 'Requests to the ChatCompletions_Create Operation have exceeded the rate limit.',
+      headers: { 'retry-after-ms': '1500', 'retry-after': '2' },
+    })
     expect(await failure(azure(), { messages: [{ role: 'user', content: 'hi' }] })).toMatchObject({ kind: 'rate_limit', retryAfterMs: 1500 })
   })
 
   test('listModels checks the key against the resource and returns the deployment', async () => {
     expect(await azure().listModels()).toEqual([{ id: 'support-gpt4o' }])
     expect(fake.requests[fake.requests.length - 1]).toMatchObject({ method: 'GET', path: '/openai/models', headers: { 'api-key': KEY } })
-    expect((await azure({ apiKey: 'bad-key-zzzzzzzzzzzzzzzzz' }).listModels().catch((e) => e)).kind).toBe('auth')
+    expect(
+      (
+        await azure({ apiKey: 'bad-key-zzzzzzzzzzzzzzzzz' })
+          .listModels()
+          .catch((e) => e)
+      ).kind,
+    ).toBe('auth')
   })
 })

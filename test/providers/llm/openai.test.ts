@@ -6,8 +6,7 @@ import { collect, failure, textOf } from './helpers'
 
 const KEY = 'sk-test-0123456789abcdef'
 let fake: FakeOpenAI
-const model = (o: Partial<OpenAIOptions> = {}) =>
-  new OpenAIChatModel({ provider: 'openai', model: 'gpt-4o-mini', apiKey: KEY, baseUrl: fake.baseUrl, idleTimeoutMs: 300, headersTimeoutMs: 300, ...o })
+const model = (o: Partial<OpenAIOptions> = {}) => new OpenAIChatModel({ provider: 'openai', model: 'gpt-4o-mini', apiKey: KEY, baseUrl: fake.baseUrl, idleTimeoutMs: 300, headersTimeoutMs: 300, ...o })
 const hello: ChatMessage[] = [{ role: 'user', content: 'Hello' }]
 const searchTool: ToolSpec = { name: 'search_knowledge', description: 'Search the knowledge base', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } }
 const lastBody = () => fake.requests[fake.requests.length - 1].body
@@ -152,7 +151,13 @@ describe('OpenAI adapter: failures', () => {
     expect(e.message).toContain('Incorrect API key provided')
     expect(e.message).not.toContain(wrong)
     expect(e.message).not.toContain('zzzz')
-    expect((await model({ apiKey: wrong }).listModels().catch((x) => x)).kind).toBe('auth')
+    expect(
+      (
+        await model({ apiKey: wrong })
+          .listModels()
+          .catch((x) => x)
+      ).kind,
+    ).toBe('auth')
   })
 
   test('429 keeps Retry-After; 500 unavailable; 400/404/422 bad_request with the vendor message', async () => {

@@ -62,7 +62,10 @@ test('a file is fetched with getFile and the file URL', async () => {
 
 test('Updates: text, the largest photo size with its caption, a shared own contact; group chats and edits are not taken', () => {
   expect(inboundOf(textUpdate(1, 555001, 'Hi there'))).toMatchObject({ chatId: '555001', text: 'Hi there', name: 'Asha', phone: null, media: null, at: 1732400000000 })
-  const photo = { update_id: 2, message: { message_id: 2, date: 1, chat: { id: 5, type: 'private' }, from: { id: 5, first_name: 'A' }, caption: 'this one', photo: [{ file_id: 'small' }, { file_id: 'big' }] } }
+  const photo = {
+    update_id: 2,
+    message: { message_id: 2, date: 1, chat: { id: 5, type: 'private' }, from: { id: 5, first_name: 'A' }, caption: 'this one', photo: [{ file_id: 'small' }, { file_id: 'big' }] },
+  }
   expect(inboundOf(photo)).toMatchObject({ text: 'this one', media: { fileId: 'big', type: 'image', caption: 'this one' } })
   const contact = { update_id: 3, message: { message_id: 3, date: 1, chat: { id: 5, type: 'private' }, from: { id: 5, first_name: 'A' }, contact: { phone_number: '14155550199', user_id: 5 } } }
   expect(inboundOf(contact)).toMatchObject({ phone: '+14155550199', text: '[contact shared]' })

@@ -7,14 +7,29 @@ const platform = new WhatsAppPlatform({ accessToken: 't', appSecret: 'secret', v
 
 describe('WhatsApp message bodies', () => {
   test('media: image with caption, a file as a document with its filename, audio by link', () => {
-    expect(whatsAppBody('+14155550101', { type: 'media', media: { type: 'image', url: 'https://x/y.png', caption: 'Menu' } })).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to: '14155550101', type: 'image', image: { link: 'https://x/y.png', caption: 'Menu' } })
-    expect(whatsAppBody('+14155550101', { type: 'media', media: { type: 'file', url: 'https://x/a.pdf', filename: 'a.pdf' } })).toMatchObject({ type: 'document', document: { link: 'https://x/a.pdf', filename: 'a.pdf' } })
+    expect(whatsAppBody('+14155550101', { type: 'media', media: { type: 'image', url: 'https://x/y.png', caption: 'Menu' } })).toEqual({
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: '14155550101',
+      type: 'image',
+      image: { link: 'https://x/y.png', caption: 'Menu' },
+    })
+    expect(whatsAppBody('+14155550101', { type: 'media', media: { type: 'file', url: 'https://x/a.pdf', filename: 'a.pdf' } })).toMatchObject({
+      type: 'document',
+      document: { link: 'https://x/a.pdf', filename: 'a.pdf' },
+    })
     expect(whatsAppBody('+14155550101', { type: 'media', media: { type: 'audio', url: 'https://x/a.mp3' } })).toMatchObject({ type: 'audio', audio: { link: 'https://x/a.mp3' } })
   })
 
   test('a template without variables has no components; a form is an interactive flow', () => {
-    expect(whatsAppBody('+1', { type: 'template', template: { name: 'hello', language: 'en', variables: [] } })).toMatchObject({ type: 'template', template: { name: 'hello', language: { code: 'en' }, components: [] } })
-    expect(whatsAppBody('+1', { type: 'form', form: { name: 'Booking' } })).toMatchObject({ type: 'interactive', interactive: { type: 'flow', action: { name: 'flow', parameters: { flow_name: 'Booking', flow_message_version: '3' } } } })
+    expect(whatsAppBody('+1', { type: 'template', template: { name: 'hello', language: 'en', variables: [] } })).toMatchObject({
+      type: 'template',
+      template: { name: 'hello', language: { code: 'en' }, components: [] },
+    })
+    expect(whatsAppBody('+1', { type: 'form', form: { name: 'Booking' } })).toMatchObject({
+      type: 'interactive',
+      interactive: { type: 'flow', action: { name: 'flow', parameters: { flow_name: 'Booking', flow_message_version: '3' } } },
+    })
   })
 
   test('a number with no phone-number id is refused before any request', async () => {
@@ -39,11 +54,28 @@ describe('WhatsApp webhook checks', () => {
   })
 
   test('button and list replies read as their titles; other types as [type]', async () => {
-    const raw = JSON.stringify({ entry: [{ changes: [{ field: 'messages', value: { metadata: { display_phone_number: '14155550100', phone_number_id: '1' }, messages: [
-      { from: '14155550101', id: 'a', timestamp: '1', type: 'interactive', interactive: { button_reply: { title: 'Yes' } } },
-      { from: '14155550101', id: 'b', timestamp: '2', type: 'sticker' },
-    ] } }] }] })
+    const raw = JSON.stringify({
+      entry: [
+        {
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                metadata: { display_phone_number: '14155550100', phone_number_id: '1' },
+                messages: [
+                  { from: '14155550101', id: 'a', timestamp: '1', type: 'interactive', interactive: { button_reply: { title: 'Yes' } } },
+                  { from: '14155550101', id: 'b', timestamp: '2', type: 'sticker' },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    })
     const got = await platform.notification(raw)
-    expect(got.map((m) => [m.to, m.from, m.text])).toEqual([['+14155550100', '+14155550101', 'Yes'], ['+14155550100', '+14155550101', '[sticker]']])
+    expect(got.map((m) => [m.to, m.from, m.text])).toEqual([
+      ['+14155550100', '+14155550101', 'Yes'],
+      ['+14155550100', '+14155550101', '[sticker]'],
+    ])
   })
 })

@@ -44,9 +44,26 @@ describe('Deepgram live', () => {
     push(session, speech(100))
     expect(await session.finalize()).toBe('')
     await session.close()
-    expect(fake.streams.at(-1)).toMatchObject({ encoding: 'linear16', sample_rate: '16000', channels: '1', model: 'nova-3', language: 'en-US', interim_results: 'true', endpointing: '300', utterance_end_ms: '1000' })
-    await until('audio', () => fake.audioBytes - before, (n) => n === 3200)
-    await until('CloseStream', () => fake.controls.slice(-2), (c) => c.join() === 'Finalize,CloseStream')
+    expect(fake.streams.at(-1)).toMatchObject({
+      encoding: 'linear16',
+      sample_rate: '16000',
+      channels: '1',
+      model: 'nova-3',
+      language: 'en-US',
+      interim_results: 'true',
+      endpointing: '300',
+      utterance_end_ms: '1000',
+    })
+    await until(
+      'audio',
+      () => fake.audioBytes - before,
+      (n) => n === 3200,
+    )
+    await until(
+      'CloseStream',
+      () => fake.controls.slice(-2),
+      (c) => c.join() === 'Finalize,CloseStream',
+    )
   })
 
   test('interim partials while the caller speaks; speech_final reports the end of speech; finalize then returns the utterance without waiting on a Finalize', async () => {
@@ -54,10 +71,18 @@ describe('Deepgram live', () => {
     const controls = fake.controls.length
     fake.utterances.push('what time do you open')
     push(session, speech(1000))
-    await until('four interims', () => partials.length, (n) => n >= 4)
+    await until(
+      'four interims',
+      () => partials.length,
+      (n) => n >= 4,
+    )
     expect(partials.slice(0, 4)).toEqual(['what', 'what time', 'what time do', 'what time do you'].map((text) => ({ text, stable: false, endOfSpeech: false })))
     push(session, silence(400))
-    const last = await until('speech_final', () => partials.at(-1)!, (p) => p.endOfSpeech)
+    const last = await until(
+      'speech_final',
+      () => partials.at(-1)!,
+      (p) => p.endOfSpeech,
+    )
     expect(last).toEqual({ text: 'what time do you open', stable: true, endOfSpeech: true })
     expect(await session.finalize()).toBe('what time do you open')
     expect(fake.controls.slice(controls).filter((c) => c === 'Finalize')).toEqual([])
@@ -74,14 +99,22 @@ describe('Deepgram live', () => {
     pieces.utterances.push('one two three four five six seven eight nine ten', 'and goodbye')
     push(session, speech(2600))
     push(session, silence(400))
-    await until('speech_final', () => partials.at(-1), (p) => !!p?.endOfSpeech)
+    await until(
+      'speech_final',
+      () => partials.at(-1),
+      (p) => !!p?.endOfSpeech,
+    )
     // Each piece on its own (stable) and the interims over it (not).
     expect(partials.filter((p) => p.stable).map((p) => p.text)).toEqual(['one two three four', 'one two three four five six seven eight', 'one two three four five six seven eight nine ten'])
     expect(partials.some((p) => p.text === 'one two three four five' && !p.stable)).toBe(true)
     expect(await session.finalize()).toBe('one two three four five six seven eight nine ten')
     push(session, speech(500))
     push(session, silence(400))
-    await until('second speech_final', () => partials.at(-1), (p) => p?.text === 'and goodbye' && p.endOfSpeech)
+    await until(
+      'second speech_final',
+      () => partials.at(-1),
+      (p) => p?.text === 'and goodbye' && p.endOfSpeech,
+    )
     expect(await session.finalize()).toBe('and goodbye')
     await session.close()
   })
@@ -93,7 +126,11 @@ describe('Deepgram live', () => {
     // Long enough for every word to have been said (the fake hears a word per wordMs of speech).
     push(session, speech(3000))
     push(session, silence(100))
-    await until('pieces', () => partials.filter((p) => p.stable).length, (n) => n === 3)
+    await until(
+      'pieces',
+      () => partials.filter((p) => p.stable).length,
+      (n) => n === 3,
+    )
     expect(partials.some((p) => p.endOfSpeech)).toBe(false)
     expect(await session.finalize()).toBe('please call me back tomorrow morning after nine or ten')
     expect(pieces.controls.slice(controls).filter((c) => c === 'Finalize')).toEqual(['Finalize'])
@@ -122,7 +159,11 @@ describe('Deepgram live', () => {
     expect(await session.finalize()).toBe('book a table for two')
     expect(slow.controls.slice(controls).filter((c) => c === 'Finalize')).toEqual(['Finalize'])
     push(session, speech(500))
-    await until('next interim', () => partials.at(-1)?.text, (t) => t === 'at eight' || t === 'at')
+    await until(
+      'next interim',
+      () => partials.at(-1)?.text,
+      (t) => t === 'at eight' || t === 'at',
+    )
     push(session, silence(400))
     expect(await session.finalize()).toBe('at eight')
     await session.close()
@@ -133,7 +174,11 @@ describe('Deepgram live', () => {
     fake.utterances.push('yes that is right')
     push(session, speech(1000))
     push(session, silence(1100))
-    const last = await until('UtteranceEnd', () => partials.at(-1), (p) => !!p?.endOfSpeech)
+    const last = await until(
+      'UtteranceEnd',
+      () => partials.at(-1),
+      (p) => !!p?.endOfSpeech,
+    )
     expect(last).toEqual({ text: 'yes that is right', stable: false, endOfSpeech: true })
     expect(await session.finalize()).toBe('yes that is right')
     expect(fake.controls.at(-1)).toBe('Finalize')
@@ -144,7 +189,11 @@ describe('Deepgram live', () => {
     const before = fake.controls.length
     const session = await new DeepgramStt({ apiKey: KEY, baseUrl: fake.url, keepAliveMs: 30 }).open({ language: 'en' })
     // Every 30 ms while idle: wait for two to reach the fake (how many fit in a span is up to the machine).
-    await until('two KeepAlives', () => fake.controls.slice(before).filter((c) => c === 'KeepAlive').length, (n) => n >= 2)
+    await until(
+      'two KeepAlives',
+      () => fake.controls.slice(before).filter((c) => c === 'KeepAlive').length,
+      (n) => n >= 2,
+    )
     await session.close()
   })
 
@@ -163,7 +212,9 @@ describe('Deepgram live', () => {
 
 describe('the Deepgram fake speaks the live protocol', () => {
   test('interims, a speech_final after `endpointing` ms of silence, UtteranceEnd with the last word end, an empty from_finalize, Metadata and close on CloseStream', async () => {
-    const ws = new WebSocket(`${fake.url}/v1/listen?encoding=linear16&sample_rate=16000&channels=1&interim_results=true&endpointing=200&utterance_end_ms=1000`, { headers: { Authorization: `Token ${KEY}` } })
+    const ws = new WebSocket(`${fake.url}/v1/listen?encoding=linear16&sample_rate=16000&channels=1&interim_results=true&endpointing=200&utterance_end_ms=1000`, {
+      headers: { Authorization: `Token ${KEY}` },
+    })
     const got: any[] = []
     ws.on('message', (d) => got.push(JSON.parse(String(d))))
     const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)))
@@ -173,14 +224,32 @@ describe('the Deepgram fake speaks the live protocol', () => {
     send(silence(500))
     send(speech(600))
     send(silence(1200))
-    await until('UtteranceEnd', () => got.at(-1)?.type, (t) => t === 'UtteranceEnd')
+    await until(
+      'UtteranceEnd',
+      () => got.at(-1)?.type,
+      (t) => t === 'UtteranceEnd',
+    )
     ws.send(JSON.stringify({ type: 'Finalize' }))
     ws.send(JSON.stringify({ type: 'CloseStream' }))
     expect(await closed).toBe(1000)
-    const summary = got.map((m) => (m.type === 'Results' ? `${m.is_final ? (m.speech_final ? 'speech_final' : m.from_finalize ? 'from_finalize' : 'final') : 'interim'}:${m.channel.alternatives[0].transcript}` : m.type))
+    const summary = got.map((m) =>
+      m.type === 'Results' ? `${m.is_final ? (m.speech_final ? 'speech_final' : m.from_finalize ? 'from_finalize' : 'final') : 'interim'}:${m.channel.alternatives[0].transcript}` : m.type,
+    )
     expect(summary).toEqual(['interim:hello', 'interim:hello there', 'speech_final:hello there', 'UtteranceEnd', 'from_finalize:', 'Metadata'])
     // Speech ran 0.5–1.1 s of audio; the last word ends with it.
-    expect(got[2]).toMatchObject({ start: 0.5, channel: { alternatives: [{ words: [{ word: 'hello', start: 0.5 }, { word: 'there', end: 1.1 }] }] } })
+    expect(got[2]).toMatchObject({
+      start: 0.5,
+      channel: {
+        alternatives: [
+          {
+            words: [
+              { word: 'hello', start: 0.5 },
+              { word: 'there', end: 1.1 },
+            ],
+          },
+        ],
+      },
+    })
     expect(got[3]).toEqual({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: 1.1 })
     expect(got[5]).toMatchObject({ type: 'Metadata', duration: 2.3, channels: 1 })
   })

@@ -44,7 +44,10 @@ describe('ElevenLabs streaming', () => {
   })
 
   test('voices list', async () => {
-    expect(await elevenLabsVoices(KEY, fake.url)).toEqual([{ id: '9BWtsMINqrJLrRacOk9x', name: 'Aria' }, { id: 'JBFqnCBsd6RMkjVDRZzb', name: 'George' }])
+    expect(await elevenLabsVoices(KEY, fake.url)).toEqual([
+      { id: '9BWtsMINqrJLrRacOk9x', name: 'Aria' },
+      { id: 'JBFqnCBsd6RMkjVDRZzb', name: 'George' },
+    ])
   })
 })
 
@@ -68,7 +71,7 @@ describe('OpenAI speech and transcription', () => {
     session.push(new Int16Array(800))
     expect(await session.finalize()).toBe('')
     expect(fake.requests.length).toBe(count)
-    const bad = await (await new OpenAiTranscription({ apiKey: 'sk-wrong', baseUrl: `${fake.url}/v1` }).open({ language: 'en' }))
+    const bad = await await new OpenAiTranscription({ apiKey: 'sk-wrong', baseUrl: `${fake.url}/v1` }).open({ language: 'en' })
     bad.push(new Int16Array(8000))
     const err = await bad.finalize().catch((e) => e)
     expect(err).toBeInstanceOf(SpeechError)

@@ -22,7 +22,9 @@ export function mount(root, { workspace, id, live, link }) {
     heading,
     h('div', { class: 'actions' }, end, chart),
     facts,
-    h('div', { class: 'columns' },
+    h(
+      'div',
+      { class: 'columns' },
       h('div', {}, section('Transcript', 't-title', transcript), section('Recording', 'r-title', recording)),
       h('div', {}, section('Latency per turn', 'l-title', latency), section('Summary and fields', 's-title', results)),
     ),
@@ -62,7 +64,13 @@ export function mount(root, { workspace, id, live, link }) {
     )
     transcript.replaceChildren(
       ...(call.transcript.length ? call.transcript : []).map((line) =>
-        h('li', { class: `line ${line.speaker}` }, h('span', { class: 'speaker' }, line.speaker === 'agent' ? 'Agent' : line.speaker === 'customer' ? 'Caller' : 'Team'), h('time', { datetime: line.at }, clock(line.at)), h('span', { class: 'text' }, line.text)),
+        h(
+          'li',
+          { class: `line ${line.speaker}` },
+          h('span', { class: 'speaker' }, line.speaker === 'agent' ? 'Agent' : line.speaker === 'customer' ? 'Caller' : 'Team'),
+          h('time', { datetime: line.at }, clock(line.at)),
+          h('span', { class: 'text' }, line.text),
+        ),
       ),
     )
     if (!call.transcript.length) transcript.append(h('li', { class: 'empty' }, 'Nothing said yet.'))
@@ -72,7 +80,13 @@ export function mount(root, { workspace, id, live, link }) {
       h('h3', {}, 'Summary'),
       h('p', { class: 'summary' }, call.summary ?? (call.analysedAt ? 'No summary.' : 'Written after the call.')),
       h('h3', {}, 'Extracted fields'),
-      fields.length ? h('dl', { class: 'facts fields' }, fields.flatMap(([k, v]) => fact(k, String(v)))) : h('p', { class: 'empty' }, call.analysedAt ? 'No field extracted.' : 'Extracted after the call.'),
+      fields.length
+        ? h(
+            'dl',
+            { class: 'facts fields' },
+            fields.flatMap(([k, v]) => fact(k, String(v))),
+          )
+        : h('p', { class: 'empty' }, call.analysedAt ? 'No field extracted.' : 'Extracted after the call.'),
     )
     const rec = call.recording?.ready ? call.recording.url : null
     if (rec !== shownRecording) {
@@ -107,10 +121,56 @@ export function mount(root, { workspace, id, live, link }) {
       const { events, deliveries } = await api('GET', ws(workspace, `/calls/${encodeURIComponent(id)}/activity`))
       activity.replaceChildren(
         events.length
-          ? h('table', { class: 'list compact' }, h('caption', {}, 'Events'), h('thead', {}, h('tr', {}, ['Time', 'Event', 'Id'].map((c) => h('th', { scope: 'col' }, c)))), h('tbody', {}, events.map((e) => h('tr', {}, h('td', {}, when(e.createdAt)), h('td', {}, e.type), h('td', { class: 'mono' }, e.id)))))
+          ? h(
+              'table',
+              { class: 'list compact' },
+              h('caption', {}, 'Events'),
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  ['Time', 'Event', 'Id'].map((c) => h('th', { scope: 'col' }, c)),
+                ),
+              ),
+              h(
+                'tbody',
+                {},
+                events.map((e) => h('tr', {}, h('td', {}, when(e.createdAt)), h('td', {}, e.type), h('td', { class: 'mono' }, e.id))),
+              ),
+            )
           : h('p', { class: 'empty' }, 'No event yet (call.completed and call.analysed come when the call ends).'),
         deliveries.length
-          ? h('table', { class: 'list compact' }, h('caption', {}, 'Webhook deliveries'), h('thead', {}, h('tr', {}, ['Endpoint', 'Event', 'Status', 'Response', 'Attempts'].map((c) => h('th', { scope: 'col' }, c)))), h('tbody', {}, deliveries.map((d) => h('tr', {}, h('td', { class: 'mono' }, d.endpoint.url), h('td', {}, d.event_type), h('td', {}, badge('delivery', d.status)), h('td', {}, d.response_status ?? d.error_message ?? '—'), h('td', {}, String(d.attempts))))))
+          ? h(
+              'table',
+              { class: 'list compact' },
+              h('caption', {}, 'Webhook deliveries'),
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  ['Endpoint', 'Event', 'Status', 'Response', 'Attempts'].map((c) => h('th', { scope: 'col' }, c)),
+                ),
+              ),
+              h(
+                'tbody',
+                {},
+                deliveries.map((d) =>
+                  h(
+                    'tr',
+                    {},
+                    h('td', { class: 'mono' }, d.endpoint.url),
+                    h('td', {}, d.event_type),
+                    h('td', {}, badge('delivery', d.status)),
+                    h('td', {}, d.response_status ?? d.error_message ?? '—'),
+                    h('td', {}, String(d.attempts)),
+                  ),
+                ),
+              ),
+            )
           : h('p', { class: 'empty' }, 'No webhook delivery recorded for this call.'),
       )
     } catch (err) {
@@ -122,10 +182,7 @@ export function mount(root, { workspace, id, live, link }) {
     api('GET', ws(workspace, `/calls/${encodeURIComponent(id)}`))
       .then(paint)
       .catch((err) => notice(err.status === 404 ? `No call ${id} in this workspace.` : `Could not load the call: ${err.message}`))
-  const offs = [
-    live.on('call', ({ call: next }) => next.id === id && next.attempt >= (call?.attempt ?? 0) && paint(next)),
-    live.on('state', (state) => state === 'live' && call && load()),
-  ]
+  const offs = [live.on('call', ({ call: next }) => next.id === id && next.attempt >= (call?.attempt ?? 0) && paint(next)), live.on('state', (state) => state === 'live' && call && load())]
   void load()
   return () => {
     stopWave()

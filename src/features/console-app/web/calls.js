@@ -7,19 +7,39 @@ const STATUSES = ['', 'ringing', 'connected', 'completed', 'missed', 'failed', '
 
 export function mount(root, { workspace, params, live, go, link }) {
   const field = (id, label, control) => h('div', { class: 'field' }, h('label', { for: id }, label), control)
-  const status = h('select', { id: 'f-status', name: 'status' }, STATUSES.map((s) => h('option', { value: s }, s || 'any')))
-  const direction = h('select', { id: 'f-direction', name: 'direction' }, ['', 'outbound', 'inbound'].map((s) => h('option', { value: s }, s || 'any')))
+  const status = h(
+    'select',
+    { id: 'f-status', name: 'status' },
+    STATUSES.map((s) => h('option', { value: s }, s || 'any')),
+  )
+  const direction = h(
+    'select',
+    { id: 'f-direction', name: 'direction' },
+    ['', 'outbound', 'inbound'].map((s) => h('option', { value: s }, s || 'any')),
+  )
   const phone = h('input', { id: 'f-phone', name: 'phone', type: 'tel', placeholder: '+14155550100', autocomplete: 'off' })
   const since = h('input', { id: 'f-since', name: 'since', type: 'date' })
   const until = h('input', { id: 'f-until', name: 'until', type: 'date' })
-  for (const [el, key] of [[status, 'status'], [direction, 'direction'], [phone, 'phone'], [since, 'since'], [until, 'until']]) el.value = params.get(key) ?? ''
+  for (const [el, key] of [
+    [status, 'status'],
+    [direction, 'direction'],
+    [phone, 'phone'],
+    [since, 'since'],
+    [until, 'until'],
+  ])
+    el.value = params.get(key) ?? ''
   const form = h(
     'form',
-    { class: 'filters', role: 'search', 'aria-label': 'Filter calls', onsubmit: (e) => {
-      e.preventDefault()
-      const chosen = Object.fromEntries(Object.entries({ status: status.value, direction: direction.value, phone: phone.value.trim(), since: since.value, until: until.value }).filter(([, v]) => v))
-      go(workspace, 'calls', null, chosen)
-    } },
+    {
+      class: 'filters',
+      role: 'search',
+      'aria-label': 'Filter calls',
+      onsubmit: (e) => {
+        e.preventDefault()
+        const chosen = Object.fromEntries(Object.entries({ status: status.value, direction: direction.value, phone: phone.value.trim(), since: since.value, until: until.value }).filter(([, v]) => v))
+        go(workspace, 'calls', null, chosen)
+      },
+    },
     field('f-status', 'Status', status),
     field('f-direction', 'Direction', direction),
     field('f-phone', 'Number', phone),
@@ -33,7 +53,15 @@ export function mount(root, { workspace, params, live, go, link }) {
     'table',
     { class: 'list' },
     h('caption', { class: 'visually-hidden' }, 'Calls, newest first'),
-    h('thead', {}, h('tr', {}, ['Started', 'Call', 'Agent', 'Status', 'Length', 'Summary'].map((c) => h('th', { scope: 'col' }, c)))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['Started', 'Call', 'Agent', 'Status', 'Length', 'Summary'].map((c) => h('th', { scope: 'col' }, c)),
+      ),
+    ),
     body,
   )
   root.append(h('h1', {}, 'Calls'), form, table, more)
@@ -79,7 +107,7 @@ export function mount(root, { workspace, params, live, go, link }) {
       const existing = rows.get(call.id)
       if (existing) existing.replaceWith(row(call))
       else if (unfiltered) {
-        body.querySelector(".empty")?.closest("tr")?.remove()
+        body.querySelector('.empty')?.closest('tr')?.remove()
         body.prepend(row(call))
       }
     }),

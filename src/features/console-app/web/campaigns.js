@@ -12,9 +12,23 @@ export function mount(root, { workspace }) {
   root.append(
     h('h1', {}, 'Campaigns'),
     updated,
-    h('table', { class: 'list' },
+    h(
+      'table',
+      { class: 'list' },
       h('caption', { class: 'visually-hidden' }, 'Campaigns, newest first'),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Campaign'), h('th', { scope: 'col' }, 'Kind'), h('th', { scope: 'col' }, 'Status'), COUNTS.map((c) => h('th', { scope: 'col', class: 'num' }, c)), h('th', { scope: 'col' }, 'Started'))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Campaign'),
+          h('th', { scope: 'col' }, 'Kind'),
+          h('th', { scope: 'col' }, 'Status'),
+          COUNTS.map((c) => h('th', { scope: 'col', class: 'num' }, c)),
+          h('th', { scope: 'col' }, 'Started'),
+        ),
+      ),
       body,
     ),
   )
@@ -24,7 +38,9 @@ export function mount(root, { workspace }) {
       const { items } = await api('GET', ws(workspace, '/campaigns?limit=50'))
       body.replaceChildren(
         ...items.map((c) =>
-          h('tr', { dataset: { campaignId: c.id } },
+          h(
+            'tr',
+            { dataset: { campaignId: c.id } },
             h('th', { scope: 'row' }, c.name, h('span', { class: 'mono sub' }, c.id)),
             h('td', {}, c.kind),
             h('td', {}, badge('campaign', c.status)),

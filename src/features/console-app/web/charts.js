@@ -45,9 +45,7 @@ function elkGraph(graph) {
       return {
         id: n.id,
         labels: [{ text: n.label }],
-        ...(inner
-          ? { children: children(n.id), layoutOptions: { 'elk.padding': '[top=32,left=16,bottom=16,right=16]' } }
-          : { width: textWidth(n.label, STATE_FONT) + 32, height: 36 }),
+        ...(inner ? { children: children(n.id), layoutOptions: { 'elk.padding': '[top=32,left=16,bottom=16,right=16]' } } : { width: textWidth(n.label, STATE_FONT) + 32, height: 36 }),
       }
     })
     const first = list.find((n) => n.initial)
@@ -91,7 +89,9 @@ function draw(laid, graph, name) {
     } else {
       const n = info.get(node.id)
       const compound = !!node.children?.length
-      const g = s('g', { class: `state${compound ? ' compound' : ''}${n?.type === 'final' ? ' final' : ''}`, dataset: { state: node.id } },
+      const g = s(
+        'g',
+        { class: `state${compound ? ' compound' : ''}${n?.type === 'final' ? ' final' : ''}`, dataset: { state: node.id } },
         s('title', {}, [n?.label, n?.description, n?.internal?.length ? `Handles without moving: ${n.internal.join(', ')}` : ''].filter(Boolean).join('\n')),
         s('rect', { x, y, width: node.width, height: node.height, rx: 10, ry: 10 }),
         s('text', { x: x + (compound ? 12 : node.width / 2), y: y + (compound ? 20 : node.height / 2 + 5), 'text-anchor': compound ? 'start' : 'middle' }, n?.label ?? node.id),
@@ -121,10 +121,16 @@ function draw(laid, graph, name) {
   walkEdges(laid)
   const width = Math.ceil(laid.width ?? 400) + 8
   const height = Math.ceil(laid.height ?? 300) + 8
-  return s('svg', { class: 'chart', viewBox: `-4 -4 ${width} ${height}`, width, height, role: 'img', 'aria-labelledby': 'chart-title chart-desc' },
+  return s(
+    'svg',
+    { class: 'chart', viewBox: `-4 -4 ${width} ${height}`, width, height, role: 'img', 'aria-labelledby': 'chart-title chart-desc' },
     s('title', { id: 'chart-title' }, `State chart of ${name}`),
     s('desc', { id: 'chart-desc' }, `${graph.nodes.length} states and ${graph.edges.length} transitions; the list after the drawing names them.`),
-    s('defs', {}, s('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, s('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' }))),
+    s(
+      'defs',
+      {},
+      s('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, s('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' })),
+    ),
     edgesLayer,
     nodesLayer,
   )
@@ -135,10 +141,11 @@ function activeIds(chartId, value) {
   const out = []
   const walk = (prefix, v) => {
     if (typeof v === 'string') out.push(`${prefix}.${v}`)
-    else if (v && typeof v === 'object') for (const [k, inner] of Object.entries(v)) {
-      out.push(`${prefix}.${k}`)
-      walk(`${prefix}.${k}`, inner)
-    }
+    else if (v && typeof v === 'object')
+      for (const [k, inner] of Object.entries(v)) {
+        out.push(`${prefix}.${k}`)
+        walk(`${prefix}.${k}`, inner)
+      }
   }
   walk(chartId, value)
   return out
@@ -148,10 +155,15 @@ export function mount(root, { workspace, params, live, go }) {
   const machine = h('select', { id: 'machine' })
   const actor = h('input', { id: 'actor', type: 'text', placeholder: 'call:out_…', spellcheck: false, autocomplete: 'off', list: 'live-actors', value: params.get('actor') ?? '' })
   const options = h('datalist', { id: 'live-actors' })
-  const form = h('form', { class: 'filters', onsubmit: (e) => {
-    e.preventDefault()
-    go(workspace, 'charts', null, { machine: machine.value, ...(actor.value.trim() ? { actor: actor.value.trim() } : {}) })
-  } },
+  const form = h(
+    'form',
+    {
+      class: 'filters',
+      onsubmit: (e) => {
+        e.preventDefault()
+        go(workspace, 'charts', null, { machine: machine.value, ...(actor.value.trim() ? { actor: actor.value.trim() } : {}) })
+      },
+    },
     h('div', { class: 'field' }, h('label', { for: 'machine' }, 'Machine'), machine),
     h('div', { class: 'field' }, h('label', { for: 'actor' }, 'Live actor (kind:id)'), actor, options),
     h('button', { type: 'submit' }, 'Show'),
@@ -192,7 +204,23 @@ export function mount(root, { workspace, params, live, go }) {
       const names = new Map(graph.nodes.map((n) => [n.id, n.label]))
       listing.replaceChildren(
         h('summary', {}, `States and transitions of ${name} (version ${graph.version})`),
-        h('ul', {}, graph.nodes.map((n) => h('li', {}, h('strong', {}, n.label), n.description ? ` — ${n.description}` : '', h('ul', {}, graph.edges.filter((e) => e.source === n.id).map((e) => h('li', {}, `${e.label} → ${names.get(e.target) ?? e.target}`)))))),
+        h(
+          'ul',
+          {},
+          graph.nodes.map((n) =>
+            h(
+              'li',
+              {},
+              h('strong', {}, n.label),
+              n.description ? ` — ${n.description}` : '',
+              h(
+                'ul',
+                {},
+                graph.edges.filter((e) => e.source === n.id).map((e) => h('li', {}, `${e.label} → ${names.get(e.target) ?? e.target}`)),
+              ),
+            ),
+          ),
+        ),
       )
       if (followed) await read()
     } catch (err) {

@@ -12,8 +12,16 @@ const text = (m) => m.parts.map((p) => (p.type === 'text' ? p.text : p.type === 
 const who = (c) => c.customer?.phone ?? (c.channel === 'web' ? 'Website visitor' : 'Customer')
 
 export function mount(root, { workspace, id, params, go, link }) {
-  const channel = h('select', { id: 'i-channel' }, CHANNELS.map((c) => h('option', { value: c }, c || 'every channel')))
-  const status = h('select', { id: 'i-status' }, STATUSES.map((c) => h('option', { value: c }, c || 'any status')))
+  const channel = h(
+    'select',
+    { id: 'i-channel' },
+    CHANNELS.map((c) => h('option', { value: c }, c || 'every channel')),
+  )
+  const status = h(
+    'select',
+    { id: 'i-status' },
+    STATUSES.map((c) => h('option', { value: c }, c || 'any status')),
+  )
   channel.value = params.get('channel') ?? ''
   status.value = params.get('status') ?? ''
   const filters = () => Object.fromEntries(Object.entries({ channel: channel.value, status: status.value }).filter(([, v]) => v))
@@ -33,9 +41,20 @@ export function mount(root, { workspace, id, params, go, link }) {
       const { items } = await api('GET', ws(workspace, `/conversations?${new URLSearchParams({ ...filters(), limit: '50' })}`))
       list.replaceChildren(
         ...items.map((c) =>
-          h('li', { class: c.id === id ? 'selected' : '', dataset: { conversationId: c.id } },
-            h('a', { href: link(workspace, 'inbox', c.id, filters()), 'aria-current': c.id === id ? 'true' : null },
-              h('span', { class: 'who' }, who(c)), ' ', badge('channel', c.channel), ' ', badge('conversation', c.status), h('span', { class: 'when' }, when(c.lastInboundAt ?? c.createdAt)))),
+          h(
+            'li',
+            { class: c.id === id ? 'selected' : '', dataset: { conversationId: c.id } },
+            h(
+              'a',
+              { href: link(workspace, 'inbox', c.id, filters()), 'aria-current': c.id === id ? 'true' : null },
+              h('span', { class: 'who' }, who(c)),
+              ' ',
+              badge('channel', c.channel),
+              ' ',
+              badge('conversation', c.status),
+              h('span', { class: 'when' }, when(c.lastInboundAt ?? c.createdAt)),
+            ),
+          ),
         ),
       )
       if (!items.length) list.append(h('li', { class: 'empty' }, 'No conversation here yet.'))
@@ -47,37 +66,56 @@ export function mount(root, { workspace, id, params, go, link }) {
   let conversation = null
   const log = h('ol', { class: 'messages', 'aria-label': 'Messages' })
   const act = (label, path, cls = '') =>
-    h('button', { type: 'button', class: cls, dataset: { action: path }, onclick: async (e) => {
-      e.target.disabled = true
-      try {
-        conversation = await api('POST', ws(workspace, `/conversations/${encodeURIComponent(id)}/${path}`))
-        paint()
-        void loadList()
-      } catch (err) {
-        notice(`Could not ${label.toLowerCase()}: ${err.message}`)
-      }
-      e.target.disabled = false
-    } }, label)
+    h(
+      'button',
+      {
+        type: 'button',
+        class: cls,
+        dataset: { action: path },
+        onclick: async (e) => {
+          e.target.disabled = true
+          try {
+            conversation = await api('POST', ws(workspace, `/conversations/${encodeURIComponent(id)}/${path}`))
+            paint()
+            void loadList()
+          } catch (err) {
+            notice(`Could not ${label.toLowerCase()}: ${err.message}`)
+          }
+          e.target.disabled = false
+        },
+      },
+      label,
+    )
   const takeover = act('Take over', 'takeover')
   const resolve = act('Resolve', 'resolve', 'quiet')
   const state = h('p', { class: 'conversation-state' })
   const reply = h('textarea', { id: 'reply', rows: 3, maxlength: 4000, required: true })
   const replyNote = h('p', { class: 'hint', id: 'reply-hint' })
-  const replyForm = h('form', { class: 'reply', onsubmit: async (e) => {
-    e.preventDefault()
-    const body = reply.value.trim()
-    if (!body) return
-    const button = replyForm.querySelector('button')
-    button.disabled = true
-    try {
-      await api('POST', ws(workspace, `/conversations/${encodeURIComponent(id)}/messages`), { text: body })
-      reply.value = ''
-      await Promise.all([loadThread(), loadList()])
-    } catch (err) {
-      notice(`Could not send the reply: ${err.message}`)
-    }
-    button.disabled = false
-  } }, h('label', { for: 'reply' }, 'Reply as a teammate'), reply, replyNote, h('button', { type: 'submit' }, 'Send'))
+  const replyForm = h(
+    'form',
+    {
+      class: 'reply',
+      onsubmit: async (e) => {
+        e.preventDefault()
+        const body = reply.value.trim()
+        if (!body) return
+        const button = replyForm.querySelector('button')
+        button.disabled = true
+        try {
+          await api('POST', ws(workspace, `/conversations/${encodeURIComponent(id)}/messages`), { text: body })
+          reply.value = ''
+          await Promise.all([loadThread(), loadList()])
+        } catch (err) {
+          notice(`Could not send the reply: ${err.message}`)
+        }
+        button.disabled = false
+      },
+    },
+    h('label', { for: 'reply' }, 'Reply as a teammate'),
+    reply,
+    replyNote,
+    h('button', { type: 'submit' }, 'Send'),
+  )
   reply.setAttribute('aria-describedby', 'reply-hint')
 
   const paint = () => {
@@ -97,11 +135,26 @@ export function mount(root, { workspace, id, params, go, link }) {
   const loadThread = async () => {
     if (!id) return
     try {
-      const [c, page] = await Promise.all([api('GET', ws(workspace, `/conversations/${encodeURIComponent(id)}`)), api('GET', ws(workspace, `/conversations/${encodeURIComponent(id)}/messages?limit=100`))])
+      const [c, page] = await Promise.all([
+        api('GET', ws(workspace, `/conversations/${encodeURIComponent(id)}`)),
+        api('GET', ws(workspace, `/conversations/${encodeURIComponent(id)}/messages?limit=100`)),
+      ])
       conversation = c
       paint()
       const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4
-      log.replaceChildren(...page.items.reverse().map((m) => h('li', { class: `message ${m.author}` }, h('span', { class: 'speaker' }, m.author === 'customer' ? who(c) : m.author === 'teammate' ? 'Teammate' : 'Agent'), h('time', { datetime: m.createdAt }, clock(m.createdAt)), h('span', { class: 'text' }, text(m)))))
+      log.replaceChildren(
+        ...page.items
+          .reverse()
+          .map((m) =>
+            h(
+              'li',
+              { class: `message ${m.author}` },
+              h('span', { class: 'speaker' }, m.author === 'customer' ? who(c) : m.author === 'teammate' ? 'Teammate' : 'Agent'),
+              h('time', { datetime: m.createdAt }, clock(m.createdAt)),
+              h('span', { class: 'text' }, text(m)),
+            ),
+          ),
+      )
       if (!page.items.length) log.append(h('li', { class: 'empty' }, 'No message yet.'))
       if (atEnd) log.scrollTop = log.scrollHeight
     } catch (err) {

@@ -12,14 +12,21 @@ export const STAGES = [
 
 export function latencyChart(turns) {
   if (!turns.length) return h('p', { class: 'empty' }, 'No turn yet: the chart fills in as the caller speaks and the agent answers.')
-  const total = (t) => Math.max(t.toFirstHeardMs ?? 0, t.toFirstAudioMs ?? 0, STAGES.reduce((sum, st) => sum + (t[st.key] ?? 0), 0))
+  const total = (t) =>
+    Math.max(
+      t.toFirstHeardMs ?? 0,
+      t.toFirstAudioMs ?? 0,
+      STAGES.reduce((sum, st) => sum + (t[st.key] ?? 0), 0),
+    )
   const longest = Math.max(1, ...turns.map(total))
   const rowH = 22
   const left = 60
   const width = 560
   const scale = (v) => (v / longest) * (width - left - 70)
   const height = turns.length * rowH + 30
-  const svg = s('svg', { class: 'latency-chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': 'latency-title latency-desc' },
+  const svg = s(
+    'svg',
+    { class: 'latency-chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': 'latency-title latency-desc' },
     s('title', { id: 'latency-title' }, 'Latency per turn'),
     s('desc', { id: 'latency-desc' }, `${turns.length} turns; the longest took ${Math.round(longest)} ms from the end of the caller's speech to the answer heard. The table below has the numbers.`),
   )
@@ -40,13 +47,42 @@ export function latencyChart(turns) {
       svg.append(s('text', { x: hx + 4, y: y + 14, class: 'axis' }, `${Math.round(t.toFirstHeardMs)} ms`))
     }
   })
-  const legend = h('ul', { class: 'legend' }, STAGES.map((st, n) => h('li', {}, h('span', { class: `swatch stage-${n}`, 'aria-hidden': 'true' }), st.label)), h('li', {}, h('span', { class: 'swatch heard', 'aria-hidden': 'true' }), 'First heard'))
+  const legend = h(
+    'ul',
+    { class: 'legend' },
+    STAGES.map((st, n) => h('li', {}, h('span', { class: `swatch stage-${n}`, 'aria-hidden': 'true' }), st.label)),
+    h('li', {}, h('span', { class: 'swatch heard', 'aria-hidden': 'true' }), 'First heard'),
+  )
   const table = h(
     'table',
     { class: 'list compact' },
     h('caption', {}, 'Latency per turn (ms)'),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Turn'), STAGES.map((st) => h('th', { scope: 'col' }, st.label)), h('th', { scope: 'col' }, 'First audio sent'), h('th', { scope: 'col' }, 'First heard'))),
-    h('tbody', {}, turns.map((t, i) => h('tr', {}, h('th', { scope: 'row' }, String(i + 1)), STAGES.map((st) => h('td', {}, ms(t[st.key]))), h('td', {}, ms(t.toFirstAudioMs)), h('td', {}, ms(t.toFirstHeardMs))))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, 'Turn'),
+        STAGES.map((st) => h('th', { scope: 'col' }, st.label)),
+        h('th', { scope: 'col' }, 'First audio sent'),
+        h('th', { scope: 'col' }, 'First heard'),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      turns.map((t, i) =>
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'row' }, String(i + 1)),
+          STAGES.map((st) => h('td', {}, ms(t[st.key]))),
+          h('td', {}, ms(t.toFirstAudioMs)),
+          h('td', {}, ms(t.toFirstHeardMs)),
+        ),
+      ),
+    ),
   )
   return h('div', { class: 'latency' }, svg, legend, h('details', {}, h('summary', {}, 'Numbers'), table))
 }

@@ -50,7 +50,7 @@ export function mount(root, { workspace, live, link }) {
     const before = el.call?.status
     el.call = call
     el.parts.status.replaceChildren(badge('status', call.status))
-    el.parts.pipeline.replaceChildren(badge('pipeline', LIVE.has(call.status) ? pipelines.get(call.id) ?? (call.media === 'live' ? 'listening' : null) : null))
+    el.parts.pipeline.replaceChildren(badge('pipeline', LIVE.has(call.status) ? (pipelines.get(call.id) ?? (call.media === 'live' ? 'listening' : null)) : null))
     el.parts.end.hidden = !LIVE.has(call.status)
     const lines = call.transcript ?? []
     const list = el.parts.transcript
@@ -60,7 +60,13 @@ export function mount(root, { workspace, live, link }) {
       const text = `${line.text}`
       const existing = shown[i]
       if (existing && existing.dataset.text === text && existing.dataset.speaker === line.speaker) return
-      const li = h('li', { class: `line ${line.speaker}`, dataset: { text, speaker: line.speaker } }, h('span', { class: 'speaker' }, line.speaker === 'agent' ? 'Agent' : line.speaker === 'customer' ? 'Caller' : 'Team'), h('time', { datetime: line.at }, clock(line.at)), h('span', { class: 'text' }, text))
+      const li = h(
+        'li',
+        { class: `line ${line.speaker}`, dataset: { text, speaker: line.speaker } },
+        h('span', { class: 'speaker' }, line.speaker === 'agent' ? 'Agent' : line.speaker === 'customer' ? 'Caller' : 'Team'),
+        h('time', { datetime: line.at }, clock(line.at)),
+        h('span', { class: 'text' }, text),
+      )
       if (existing) existing.replaceWith(li)
       else list.append(li)
     })

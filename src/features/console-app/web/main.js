@@ -69,7 +69,14 @@ async function fillPicker(current) {
   const developer = known.get(current)?.kind === 'developer' ? current : null
   if (developer) {
     const customers = (await api('GET', `/workspaces?parent=${encodeURIComponent(developer)}&limit=200`).catch(() => ({ items: [] }))).items
-    if (customers.length) options.push(h('optgroup', { label: 'Customers of this workspace' }, customers.map((c) => h('option', { value: c.id }, `${c.name} (${c.id})`))))
+    if (customers.length)
+      options.push(
+        h(
+          'optgroup',
+          { label: 'Customers of this workspace' },
+          customers.map((c) => h('option', { value: c.id }, `${c.name} (${c.id})`)),
+        ),
+      )
   } else if (current && !known.has(current)) options.push(h('option', { value: current }, current))
   select.replaceChildren(...options)
   select.value = current
