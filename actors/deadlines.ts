@@ -86,4 +86,4 @@ export function planTimers(prev: Deadline[], next: Deadline[], fired?: Fired): T
 }
 
 /** The earliest instant among deadlines, or null. */
-export const earliest = (list: Deadline[]): number | null => (list.length === 0 ? null : list.reduce((min, d) => (d.at < min ? d.at : min), list[0].at))
+export const earliest = (list: Deadline[]): number | null => (list.length === 0 ? null : list.reduce((min, d) => Math.min(d.at, min), list[0].at))

@@ -15,5 +15,5 @@ test('randomId has the requested length and alphabet', () => {
 test('API key hashes are plain SHA-256 hex (stored hashes stay valid whichever hasher computes them)', async () => {
   const { createHash } = await import('node:crypto')
   const { hashKey } = await import('../src/features/workspaces/keys')
-  for (const key of ['sk_abc', 'sk_' + 'x'.repeat(32), '']) expect(hashKey(key)).toBe(createHash('sha256').update(key).digest('hex'))
+  for (const key of ['sk_abc', `sk_${'x'.repeat(32)}`, '']) expect(hashKey(key)).toBe(createHash('sha256').update(key).digest('hex'))
 })

@@ -247,7 +247,7 @@ export class EventBus {
         }
         // Re-read under the lease: its dispatcher may have finished between our query and the lease.
         const current = await this.events.get(event.id)
-        if (!current || current.dispatched !== false) {
+        if (current?.dispatched !== false) {
           await this.coordination.releaseLease(`event:${event.id}`, this.instanceId).catch(() => {})
           skipped.add(event.id)
           continue

@@ -5,7 +5,7 @@
  * publishers can type their `data` from them.
  */
 import { t, type Static, type TSchema } from 'elysia'
-import { EVENT_DESCRIPTIONS, LEGACY_EVENT_TYPES, V1_EVENT_TYPES, type EventType } from './catalogue'
+import { EVENT_DESCRIPTIONS, type EventType } from './catalogue'
 
 const Nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()])
 const Instant = t.String({ description: 'ISO 8601 UTC timestamp' })

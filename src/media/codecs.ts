@@ -163,7 +163,7 @@ function downsample(pcm: Int16Array, from: number, to: number): Int16Array {
   for (let j = 0; j < out.length; j++) {
     const acc = dot(weights, phase * taps, x, base, taps)
     const v = Math.round(acc)
-    out[j] = v > 32767 ? 32767 : v < -32768 ? -32768 : v
+    out[j] = v > 32767 ? 32767 : Math.max(v, -32768)
     phase += step
     while (phase >= phases) {
       phase -= phases

@@ -213,7 +213,7 @@ describe('lists', () => {
     const byId = Object.fromEntries(m.body.items.map((x: any) => [x.id, x]))
     expect(byId['gpt-4o-mini'].available).toBe(true)
     expect(byId['gpt-4o'].available).toBe(false)
-    expect(byId['o3'].voice).toBe(false)
+    expect(byId.o3.voice).toBe(false)
     const scale = await s.api('GET', '/models', { key: dev.key })
     expect(scale.body.items.every((x: any) => x.id === 'claude-opus-4' || x.available)).toBe(true)
   })

@@ -44,7 +44,7 @@ test('a signed inbound message is answered through Graph; its delivered status m
     contacts: [{ profile: { name: 'Priya' }, wa_id: '14155550381' }],
     messages: [{ from: '14155550381', id: 'wamid.IN1', timestamp: '1732400000', type: 'text', text: { body: 'What time do you open on Sunday?' } }],
   })
-  expect((await hook(inbound.raw, 'sha256=' + '0'.repeat(64))).status).toBe(403)
+  expect((await hook(inbound.raw, `sha256=${'0'.repeat(64)}`)).status).toBe(403)
   expect((await hook(inbound.raw, inbound.signature)).status).toBe(200)
   const sent = await until(
     'the answer sent through Graph',

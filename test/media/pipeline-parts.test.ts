@@ -79,7 +79,7 @@ describe('playout', () => {
 
 describe('playout backpressure', () => {
   test('TTS waits once MAX_QUEUED_MS of audio waits to be sent; a clear lets it go', async () => {
-    let now = 0
+    const now = 0
     const p = new Playout(() => true, { rate: 8000, chunkMs: 100, now: () => now })
     p.begin(1, () => {})
     const s = p.sentence('A long reply.')

@@ -120,6 +120,7 @@ describe('sqlite adapter', () => {
     const store = await openSqliteStore(':memory:')
     const c = await store.collection<Item>({ name: 'shapes', indexes: [] })
     // Element access reaches the private cache, still type-checked.
+    // biome-ignore lint/complexity/useLiteralKeys: bracket access reads the private cache with its type checked
     const prepared = () => c['statements']
     for (let i = 0; i < 50; i++) await c.insert({ id: `d${i}`, n: i, workspaceId: 'w' } as Item)
     for (let i = 0; i < 20; i++) expect(await c.find({ workspaceId: 'w', n: i })).toEqual([{ id: `d${i}`, n: i, workspaceId: 'w' }])
@@ -161,7 +162,7 @@ describe('sqlite adapter', () => {
     })
 
     const expectIndexSearch = (plan: string[]) => {
-      expect(plan.some((line) => line.startsWith('SEARCH big USING INDEX ' + indexName))).toBe(true)
+      expect(plan.some((line) => line.startsWith(`SEARCH big USING INDEX ${indexName}`))).toBe(true)
       expect(plan.some((line) => line.startsWith('SCAN'))).toBe(false)
       expect(plan.some((line) => line.includes('TEMP B-TREE'))).toBe(false)
     }

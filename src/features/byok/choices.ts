@@ -63,7 +63,7 @@ export class ByokChoices {
     const model = doc?.model ?? null
     const voice = doc?.voice ?? null
     const voiceStale = voice !== null && (!keys || !(await this.voicesOrNull(keys))?.some((v) => v.id === voice))
-    return { agent: agentId, model, voice, stale: { model: model !== null && (!keys || !keys.keys.llm.models.includes(model)), voice: voiceStale } }
+    return { agent: agentId, model, voice, stale: { model: model !== null && !keys?.keys.llm.models.includes(model), voice: voiceStale } }
   }
 
   /** `null` reverts a choice; a value must be one the key reaches (or lists). */

@@ -196,7 +196,7 @@ export class ByokService {
     for (const job of JOBS) {
       const doc = await this.key(owner, job)
       // Switched on with all three; a key missing now (erased with a customer) means no BYOK, not a fallback.
-      if (!doc || !doc.model) throw new ApiError(503, `BYOK is on but the ${job} key is missing; add it again`, { provider: null })
+      if (!doc?.model) throw new ApiError(503, `BYOK is on but the ${job} key is missing; add it again`, { provider: null })
       keys[job] = { provider: doc.provider, credentials: this.open(doc), models: doc.models, model: doc.model }
     }
     return { using, owner, keys }

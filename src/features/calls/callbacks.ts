@@ -34,7 +34,7 @@ export class CallbackBooking {
 
   async schedule(req: CallbackRequest): Promise<CallbackOutcome> {
     const workspace = await this.d.workspace(req.workspaceId)
-    if (!workspace || workspace.status !== 'active') return { scheduled: false, error: 'this workspace cannot book calls' }
+    if (workspace?.status !== 'active') return { scheduled: false, error: 'this workspace cannot book calls' }
     if (!req.phone) return { scheduled: false, error: 'no number to call: ask the customer for their phone number with its country code' }
     const phone = normalizePhone(req.phone)
     if (!phone) return { scheduled: false, error: `"${req.phone}" is not a phone number: ask for it with its country code` }

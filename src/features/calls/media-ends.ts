@@ -52,12 +52,12 @@ export class MediaEnds {
   async settled(tryId: string): Promise<CallTryDoc | null> {
     const { tries, clock } = this.deps
     const row = await tries.get(tryId)
-    if (!row || row.media !== 'live') return row
+    if (row?.media !== 'live') return row
     // Listening before the second read: an end announced between the two is not missed.
     const wait = this.wait(tryId, clock.now() + MEDIA_SETTLE_MS)
     try {
       const again = await tries.get(tryId)
-      if (!again || again.media !== 'live') return again
+      if (again?.media !== 'live') return again
       await wait.passed
       return await tries.get(tryId)
     } finally {

@@ -207,9 +207,9 @@ export class CallService {
     workspaceOf: (id: string) => Promise<WorkspaceDoc | null>,
   ): Promise<{ callId: string; attempt: number } | null> {
     const number = await this.deps.numbers.byNumber(call.to)
-    if (!number || !number.agentId || number.channel !== 'voice') return null
+    if (!number?.agentId || number.channel !== 'voice') return null
     const workspace = await workspaceOf(number.workspaceId)
-    if (!workspace || workspace.status !== 'active') return null
+    if (workspace?.status !== 'active') return null
     // A number's agent with nothing published still picks up, to say the line is not available
     // (calls/media.ts); a published one that does not take calls lets it ring out.
     const agent = await this.deps.agents.get(workspace.id, number.agentId).catch(() => null)

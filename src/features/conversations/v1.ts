@@ -8,7 +8,7 @@ import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import { countRequest, type RateRule } from '../../http/rate-limit'
 import { v1RateRule } from '../../catalog/limits'
-import { type PlanId } from '../../catalog/plans'
+import type { PlanId } from '../../catalog/plans'
 import type { KernelHttp } from '../../kernel/feature'
 
 /**

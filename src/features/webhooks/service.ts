@@ -8,7 +8,7 @@ import { endpointView, type WebhookEndpointContext } from '../../../machines/web
 import { iso, type Clock } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
 import { ALL_EVENTS } from '../../events/catalogue'
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
+import { type ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import { newId } from '../../ids'
 import type { Filter, PageAfter } from '../../store/port'
 import type { AgentService } from '../agents/public'

@@ -135,9 +135,9 @@ export class KeyService {
     const key = await this.keys.findOne({ hash })
     if (!key || key.revokedAt) throw unauthorized('wrong or revoked API key')
     const home = await this.workspaces.get(key.workspaceId)
-    if (!home || home.status !== 'active') throw unauthorized('this key stopped working: its workspace was deleted')
+    if (home?.status !== 'active') throw unauthorized('this key stopped working: its workspace was deleted')
     const developer = home.parentId ? await this.workspaces.get(home.parentId) : home
-    if (!developer || developer.status !== 'active') throw unauthorized('wrong or revoked API key')
+    if (developer?.status !== 'active') throw unauthorized('wrong or revoked API key')
     const principal = { key, home, developer }
     this.cache.set(hash, principal, readAt)
     this.touch(key)

@@ -97,7 +97,7 @@ export function vendorMessage(body: string): string | undefined {
 export function redact(text: string, secrets: (string | undefined)[] = []): string {
   let out = text
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]')
-  return out.replace(/\b(sk|rk|pk)-[A-Za-z0-9_*\-]{6,}/g, '[redacted]')
+  return out.replace(/\b(sk|rk|pk)-[A-Za-z0-9_*-]{6,}/g, '[redacted]')
 }
 
 const WHAT: Record<LlmErrorKind, string> = {

@@ -9,7 +9,7 @@ test('the call chart: its states, the transient first state with its eventless w
   expect(g.nodes.map((n) => n.label)).toEqual(['created', 'scheduled', 'ringing', 'connected', 'completed', 'missed', 'failed', 'cancelled'])
   expect(g.nodes.filter((n) => n.initial).map((n) => n.id)).toEqual(['call.created'])
   const from = (source: string) => g.edges.filter((e) => e.source === `call.${source}`).map((e) => `${e.label} → ${e.target.slice(5)}`)
-  expect(from('created')).toEqual(['always [isInbound] → connected', 'always [isScheduled] → scheduled', 'always → ringing'])
+  expect(from('created')).toEqual(['always [isUnplaced] → failed', 'always [isInbound] → connected', 'always [isScheduled] → scheduled', 'always → ringing'])
   expect(from('ringing')).toEqual(expect.arrayContaining(['call.answered → connected', 'call.unanswered → missed', 'error: placeCall [cannotBePlaced | else] → failed']))
   expect(from('missed')).toEqual(['always [retryBooked] → scheduled'])
   // Handled in place (no target): listed on the state, not drawn as an edge.

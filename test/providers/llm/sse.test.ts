@@ -51,7 +51,7 @@ describe('parseSse', () => {
   })
 
   test('an endless line is refused', async () => {
-    const big = 'data: ' + 'x'.repeat(MAX_LINE_CHARS + 10)
+    const big = `data: ${'x'.repeat(MAX_LINE_CHARS + 10)}`
     await expect(parse([big])).rejects.toBeInstanceOf(SseError)
   })
 

@@ -29,7 +29,7 @@ export async function api(method, path, body) {
     data = text
   }
   if (res.status === 401) window.dispatchEvent(new CustomEvent('console:unauthorized'))
-  if (!res.ok) throw new ApiError(res.status, (data && data.error) || `${res.status} ${res.statusText}`, data)
+  if (!res.ok) throw new ApiError(res.status, data?.error || `${res.status} ${res.statusText}`, data)
   return data
 }
 
