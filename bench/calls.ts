@@ -164,11 +164,11 @@ try {
   console.log(
     `  1. capacity, ${CONCURRENCY} POSTs always in flight, ${CALLS} calls: ${capacity.toFixed(0)} calls/s accepted (target ≥ ${TARGET_RATE}) — ${capacity >= TARGET_RATE ? 'meets target' : 'BELOW TARGET'}; POST p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))} (queueing at saturation); their calls all analysed ${backlogS.toFixed(1)} s after the last POST; service CPU ${cpuPerCall.toFixed(2)} ms per call, POST to analysis, ${loopPerCall.toFixed(2)} ms of it on the event loop`,
   )
-  rounds.forEach((r, i) =>
+  rounds.forEach((r, i) => {
     console.log(
       `  2.${i + 1} at ${RATE} calls/s offered, ${CALLS} calls: ${r.accepted.toFixed(0)} calls/s accepted; POST p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}; ${r.loopPerCall.toFixed(2)} ms of event loop per call`,
-    ),
-  )
+    )
+  })
   console.log(
     `  2. median round: ${median.accepted.toFixed(0)} calls/s accepted; POST p50 ${ms(median.p50)}, p99 ${ms(median.p99)}, max ${ms(median.max)} (target p99 ≤ ${TARGET_P99_MS} ms) — ${median.p99 <= TARGET_P99_MS ? 'meets target' : 'ABOVE TARGET'}`,
   )

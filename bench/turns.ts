@@ -73,7 +73,11 @@ async function spoken(): Promise<{ text: string; voicedMs: number }[]> {
     const parts: Int16Array[] = []
     for await (const pcm of tts.synthesize(text, { voice: 'leo', language: 'en' })) parts.push(decodeMulaw(encodeMulaw(resample(pcm, tts.sampleRate, PHONE_RATE))))
     const audio = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
-    parts.reduce((at, p) => (audio.set(p, at), at + p.length), 0)
+    let at = 0
+    for (const p of parts) {
+      audio.set(p, at)
+      at += p.length
+    }
     spokenLines.push({ text, voicedMs: voicedMs(audio, PHONE_RATE) })
   }
   return spokenLines
@@ -152,7 +156,12 @@ async function profile(name: string): Promise<Measured> {
           console.log(`    ${l.role}: ${l.text ?? l.content}`)
         for (const stage of row?.latencyTurns ?? []) console.log(`    latency ${JSON.stringify(stage)}`)
       }
-      for (const stage of row?.latencyTurns ?? []) for (const [k, v] of Object.entries(stage)) if (typeof v === 'number') (out.stages[k] ??= []).push(v)
+      for (const stage of row?.latencyTurns ?? [])
+        for (const [k, v] of Object.entries(stage))
+          if (typeof v === 'number') {
+            out.stages[k] ??= []
+            out.stages[k].push(v)
+          }
       out.unanswered += (callee?.log.turns ?? []).filter((t) => t.agentAudioAt === null).length + QUESTIONS.length - (callee?.log.turns.length ?? 0)
       if (n >= 2 * Math.ceil(TURNS / QUESTIONS.length) && out.caller.length === 0) throw new Error(`no turn was answered (last call ${id}: ${row?.status}, ${row?.error ?? 'no error'})`)
     }

@@ -74,7 +74,13 @@ async function overhead(): Promise<number[]> {
     const session: VoiceSession = new VoiceSession({
       line: line({ opening: '' }),
       vad: new EnergyVad(),
-      stt: { ...stt(), finalize: async () => ((endpointedAt = performance.now()), 'what time do you open') },
+      stt: {
+        ...stt(),
+        finalize: async () => {
+          endpointedAt = performance.now()
+          return 'what time do you open'
+        },
+      },
       tts,
       chunkMs: 20,
       send: (f: OutboundFrame) => {

@@ -67,7 +67,10 @@ for (const sentence of SENTENCES) {
   for await (const pcm of tts.synthesize(sentence, { voice: 'aria', language: 'en' })) parts.push(pcm)
   const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
   let at = 0
-  for (const p of parts) all.set(p, at), (at += p.length)
+  for (const p of parts) {
+    all.set(p, at)
+    at += p.length
+  }
   lines.push(resample(decodeMulaw(encodeMulaw(resample(all, tts.sampleRate, 8000))), 8000, RATE))
 }
 

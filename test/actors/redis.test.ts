@@ -81,7 +81,7 @@ describeWithRedis('actor runtime on a real Redis', () => {
       expect(both).toBe(false)
       expect(a.isLive('ticket', 'x')).toBe(true)
       expect(b.isLive('ticket', 'x')).toBe(false)
-      const log = ((await a.read('ticket', 'x'))?.snapshot as { context: TicketContext }).context.log
+      const log = ((await a.read('ticket', 'x'))!.snapshot as { context: TicketContext }).context.log
       expect(log).toHaveLength(80)
       expect(log.filter((n) => n < 2000)).toEqual(Array.from({ length: 40 }, (_, n) => 1000 + n))
       expect(log.filter((n) => n >= 2000)).toEqual(Array.from({ length: 40 }, (_, n) => 2000 + n))
@@ -98,7 +98,7 @@ describeWithRedis('actor runtime on a real Redis', () => {
       expect([a.isLive('ticket', 'y'), b.isLive('ticket', 'y')]).toEqual([false, true])
       await a.send('ticket', 'y', { type: 'push', n: 2 })
       expect([a.isLive('ticket', 'y'), b.isLive('ticket', 'y')]).toEqual([false, true])
-      expect(((await b.read('ticket', 'y'))?.snapshot as { context: TicketContext }).context.log).toEqual([1, 2])
+      expect(((await b.read('ticket', 'y'))!.snapshot as { context: TicketContext }).context.log).toEqual([1, 2])
     })
 
     test('racing instances never hold the same actor at once', async () => {
@@ -128,7 +128,7 @@ describeWithRedis('actor runtime on a real Redis', () => {
       expect(overlaps).toBe(0)
       expect(sends).toBe(200)
       for (const id of ids) {
-        const log = ((await a.read('ticket', id))?.snapshot as { context: TicketContext }).context.log
+        const log = ((await a.read('ticket', id))!.snapshot as { context: TicketContext }).context.log
         expect(log).toHaveLength(10)
       }
     })

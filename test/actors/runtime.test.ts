@@ -35,7 +35,7 @@ function recordingStore(inner: DocumentStore, writes: StoredActor[], hold: () =>
   }
 }
 
-const ctx = (doc: StoredActor | null) => (doc?.snapshot as { context: TicketContext }).context
+const ctx = (doc: StoredActor | null) => (doc!.snapshot as { context: TicketContext }).context
 
 describe('actor runtime (embedded store)', () => {
   let env: Env
@@ -80,7 +80,9 @@ describe('actor runtime (embedded store)', () => {
     const sends = Array.from({ length: 100 }, (_, n) => runtime.send('ticket', 't1', { type: 'push', n }))
     const results = await Promise.all(sends)
     // Each send resolves with the snapshot that includes its own event and none after it.
-    results.forEach((snap, n) => expect((snap.context as TicketContext).log.length).toBe(n + 1))
+    results.forEach((snap, n) => {
+      expect((snap.context as TicketContext).log.length).toBe(n + 1)
+    })
     expect(ctx(await runtime.read('ticket', 't1')).log).toEqual(Array.from({ length: 100 }, (_, n) => n))
     // One write per change, in the order the changes happened.
     const lengths = writes.filter((w) => w.resourceId === 't1').map((w) => ctx(w).log.length)
@@ -132,7 +134,10 @@ describe('actor runtime (embedded store)', () => {
     // The write recording it is held: the store still has the actor working, and settle waits for it.
     expect((await runtime.read('ticket', 'r1'))?.state).toBe('working')
     let settled = false
-    const settling = runtime.settle('ticket', 'r1').then((r) => ((settled = true), r))
+    const settling = runtime.settle('ticket', 'r1').then((r) => {
+      settled = true
+      return r
+    })
     await Bun.sleep(30)
     expect(settled).toBe(false)
     writeGate.open()

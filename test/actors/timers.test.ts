@@ -72,7 +72,7 @@ describe('deadlines and durable timers', () => {
     expect(firedEffects.sort()).toEqual(['a', 'b', 'c'])
     expect(await env.coordination.pendingTimers()).toBe(0)
     const c = await runtime.read('ticket', 'c')
-    expect((c?.snapshot as { context: TicketContext }).context.fired).toEqual(['x'])
+    expect((c!.snapshot as { context: TicketContext }).context.fired).toEqual(['x'])
   })
 
   test('deadlines that fall due during runDue (set by a firing) are delivered before it resolves', async () => {

@@ -280,6 +280,7 @@ describe('docker-compose.yml and .env.example', () => {
     expect(api.ports.some((p: string) => /8080/.test(String(p)))).toBe(false)
     const inspect = Bun.YAML.parse(read('docker-compose.inspect.yml')) as { services: Record<string, any> }
     const ports: string[] = inspect.services.api.ports
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Compose interpolation, not a JS template
     expect(ports).toEqual(['127.0.0.1:${INSPECT_PORT:-8080}:${INSPECT_PORT:-8080}'])
     expect(inspect.services.api.environment.INSPECT).toBe('1')
   })

@@ -80,7 +80,12 @@ function recordHooks(t: TestServer) {
     hooks.onRestored((event) => void seen.push({ phase: 'restored', event })),
     hooks.onErased((event) => void seen.push({ phase: 'erased', event })),
   ]
-  return { seen, off: () => offs.forEach((off) => off()) }
+  return {
+    seen,
+    off: () => {
+      for (const off of offs) off()
+    },
+  }
 }
 
 describe('DELETE /customers/{id}', () => {

@@ -34,7 +34,7 @@ function parse(text: string): Line[] {
 }
 
 /** The value of `name` with exactly `labels`, or undefined when the scrape has no such sample. */
-function valueOf(lines: Line[], name: string, labels: Record<string, string> = {}): number | undefined {
+function sampleValue(lines: Line[], name: string, labels: Record<string, string> = {}): number | undefined {
   const want = JSON.stringify(Object.entries(labels).sort())
   return lines.find((l) => l.name === name && JSON.stringify(Object.entries(l.labels).sort()) === want)?.value
 }
@@ -85,19 +85,19 @@ describe('GET /metrics', () => {
       expect((await s.api('POST', '/webhooks', { key: dev.key, body: { agent, url: `${rx.url}/hook`, events: ['call.completed'] } })).status).toBe(201)
     }
     const before = await scrape()
-    const timersBefore = valueOf(before, 'agent_platform_timers_pending')!
-    expect(valueOf(before, 'agent_platform_calls_placed_total', { direction: 'outbound' })).toBe(0)
-    expect(valueOf(before, 'agent_platform_timers_due')).toBe(0)
+    const timersBefore = sampleValue(before, 'agent_platform_timers_pending')!
+    expect(sampleValue(before, 'agent_platform_calls_placed_total', { direction: 'outbound' })).toBe(0)
+    expect(sampleValue(before, 'agent_platform_timers_due')).toBe(0)
 
     // A booked call waits on a durable timer, not ringing; cancelled, it never rang: no placement, no end.
     const at = new Date(Date.parse((await s.console('GET', '/clock')).body.now) + 2 * 60 * MIN).toISOString()
     const booked = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550903', purpose: 'Reminder', scheduledFor: at } })
     expect(booked.body.status).toBe('scheduled')
     let m = await scrape()
-    expect(valueOf(m, 'agent_platform_timers_pending')).toBe(timersBefore + 1)
-    expect(valueOf(m, 'agent_platform_timers_due')).toBe(0)
+    expect(sampleValue(m, 'agent_platform_timers_pending')).toBe(timersBefore + 1)
+    expect(sampleValue(m, 'agent_platform_timers_due')).toBe(0)
     expect((await s.api('DELETE', `/calls/${booked.body.id}`, { key: dev.key })).status).toBe(200)
-    expect(valueOf(await scrape(), 'agent_platform_timers_pending')).toBe(timersBefore)
+    expect(sampleValue(await scrape(), 'agent_platform_timers_pending')).toBe(timersBefore)
 
     // A call that rings 30 s and is not answered: live while ringing, then missed.
     expect((await phone('+14155550901', { pickup: 'no_answer', ringMs: 30 * SEC })).status).toBe(200)
@@ -108,8 +108,8 @@ describe('GET /metrics', () => {
       (r) => r.body.status === 'ringing',
     )
     m = await scrape()
-    expect(valueOf(m, 'agent_platform_calls_live', { state: 'ringing' })).toBe(1)
-    expect(valueOf(m, 'agent_platform_calls_placed_total', { direction: 'outbound' })).toBe(1)
+    expect(sampleValue(m, 'agent_platform_calls_live', { state: 'ringing' })).toBe(1)
+    expect(sampleValue(m, 'agent_platform_calls_placed_total', { direction: 'outbound' })).toBe(1)
     await advance(31 * SEC)
     await until(
       'missed',
@@ -123,31 +123,31 @@ describe('GET /metrics', () => {
     const call = async () => (await s.api('GET', `/calls/${answered}`, { key: dev.key })).body
     await until('the question answered', call, (c) => c.transcript.filter((l: { speaker: string }) => l.speaker === 'agent').length >= 2, 45_000)
     m = await scrape()
-    expect(valueOf(m, 'agent_platform_calls_live', { state: 'connected' })).toBe(1)
-    expect(valueOf(m, 'agent_platform_calls_live', { state: 'ringing' })).toBe(0)
-    expect(valueOf(m, 'agent_platform_media_sessions')).toBe(1)
-    expect(valueOf(m, 'agent_platform_calls_placed_total', { direction: 'outbound' })).toBe(2)
-    expect(valueOf(m, 'agent_platform_actors_live', { kind: 'call' })).toBe(3)
+    expect(sampleValue(m, 'agent_platform_calls_live', { state: 'connected' })).toBe(1)
+    expect(sampleValue(m, 'agent_platform_calls_live', { state: 'ringing' })).toBe(0)
+    expect(sampleValue(m, 'agent_platform_media_sessions')).toBe(1)
+    expect(sampleValue(m, 'agent_platform_calls_placed_total', { direction: 'outbound' })).toBe(2)
+    expect(sampleValue(m, 'agent_platform_actors_live', { kind: 'call' })).toBe(3)
 
     await advance(61 * SEC)
     const done = await until('analysed', call, (c) => c.analysedAt !== null, 20_000)
     expect(done).toMatchObject({ status: 'completed', hangup: 'answered' })
     await ok.waitFor(1)
     await refusing.waitFor(1)
-    await until('both deliveries counted', scrape, (l) => valueOf(l, 'agent_platform_webhook_deliveries_total', { surface: 'v1', result: 'failed' }) === 1)
-    await until('the media session closed', scrape, (l) => valueOf(l, 'agent_platform_media_sessions') === 0)
+    await until('both deliveries counted', scrape, (l) => sampleValue(l, 'agent_platform_webhook_deliveries_total', { surface: 'v1', result: 'failed' }) === 1)
+    await until('the media session closed', scrape, (l) => sampleValue(l, 'agent_platform_media_sessions') === 0)
 
     m = await scrape()
-    expect(valueOf(m, 'agent_platform_calls_live', { state: 'connected' })).toBe(0)
-    expect(valueOf(m, 'agent_platform_calls_live', { state: 'ringing' })).toBe(0)
-    expect(valueOf(m, 'agent_platform_calls_placed_total', { direction: 'outbound' })).toBe(2)
-    expect(valueOf(m, 'agent_platform_calls_placed_total', { direction: 'inbound' })).toBe(0)
-    expect(valueOf(m, 'agent_platform_calls_ended_total', { status: 'missed', hangup: 'no_answer' })).toBe(1)
-    expect(valueOf(m, 'agent_platform_calls_ended_total', { status: 'completed', hangup: 'answered' })).toBe(1)
+    expect(sampleValue(m, 'agent_platform_calls_live', { state: 'connected' })).toBe(0)
+    expect(sampleValue(m, 'agent_platform_calls_live', { state: 'ringing' })).toBe(0)
+    expect(sampleValue(m, 'agent_platform_calls_placed_total', { direction: 'outbound' })).toBe(2)
+    expect(sampleValue(m, 'agent_platform_calls_placed_total', { direction: 'inbound' })).toBe(0)
+    expect(sampleValue(m, 'agent_platform_calls_ended_total', { status: 'missed', hangup: 'no_answer' })).toBe(1)
+    expect(sampleValue(m, 'agent_platform_calls_ended_total', { status: 'completed', hangup: 'answered' })).toBe(1)
     expect(m.filter((l) => l.name === 'agent_platform_calls_ended_total').reduce((n, l) => n + l.value, 0)).toBe(2)
-    expect(valueOf(m, 'agent_platform_webhook_deliveries_total', { surface: 'v1', result: 'delivered' })).toBe(1)
-    expect(valueOf(m, 'agent_platform_webhook_deliveries_total', { surface: 'v1', result: 'failed' })).toBe(1)
-    expect(valueOf(m, 'agent_platform_webhook_deliveries_total', { surface: 'legacy', result: 'delivered' })).toBe(0)
+    expect(sampleValue(m, 'agent_platform_webhook_deliveries_total', { surface: 'v1', result: 'delivered' })).toBe(1)
+    expect(sampleValue(m, 'agent_platform_webhook_deliveries_total', { surface: 'v1', result: 'failed' })).toBe(1)
+    expect(sampleValue(m, 'agent_platform_webhook_deliveries_total', { surface: 'legacy', result: 'delivered' })).toBe(0)
 
     // One turn (the callee's one line), each stage as GET /calls/{id} reports it.
     const latency = done.latency
@@ -158,20 +158,20 @@ describe('GET /metrics', () => {
       ['to_first_audio', 'toFirstAudioMs'],
       ['to_first_heard', 'toFirstHeardMs'],
     ] as const) {
-      expect([stage, valueOf(m, 'agent_platform_turn_latency_seconds_count', { stage })]).toEqual([stage, 1])
-      expect(valueOf(m, 'agent_platform_turn_latency_seconds_sum', { stage })!).toBeCloseTo(latency[key].p50 / 1000, 9)
-      expect(valueOf(m, 'agent_platform_turn_latency_seconds_bucket', { stage, le: '+Inf' })).toBe(1)
+      expect([stage, sampleValue(m, 'agent_platform_turn_latency_seconds_count', { stage })]).toEqual([stage, 1])
+      expect(sampleValue(m, 'agent_platform_turn_latency_seconds_sum', { stage })!).toBeCloseTo(latency[key].p50 / 1000, 9)
+      expect(sampleValue(m, 'agent_platform_turn_latency_seconds_bucket', { stage, le: '+Inf' })).toBe(1)
     }
 
     // Passivated by hand: the three call actors leave memory, counted once each.
     await s.server.services.runtime.passivateIdle(true)
     m = await scrape()
-    expect(valueOf(m, 'agent_platform_actors_live', { kind: 'call' })).toBe(0)
-    expect(valueOf(m, 'agent_platform_actors_passivated_total', { kind: 'call' })).toBe(3)
+    expect(sampleValue(m, 'agent_platform_actors_live', { kind: 'call' })).toBe(0)
+    expect(sampleValue(m, 'agent_platform_actors_passivated_total', { kind: 'call' })).toBe(3)
 
     // The store's commits and the process's event-loop lag are there too.
-    expect(valueOf(m, 'agent_platform_store_commit_seconds_count', { store: 'sqlite' })!).toBeGreaterThan(0)
-    expect(valueOf(m, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0)
-    expect(valueOf(m, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0)
+    expect(sampleValue(m, 'agent_platform_store_commit_seconds_count', { store: 'sqlite' })!).toBeGreaterThan(0)
+    expect(sampleValue(m, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0)
+    expect(sampleValue(m, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0)
   }, 120_000)
 })

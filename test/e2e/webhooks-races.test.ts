@@ -178,7 +178,10 @@ describe('creates racing their agent’s delete', () => {
     const inserting = new Promise<void>((done) => (waiting = done))
     const create = withSlowInserts(
       'webhooks',
-      () => (waiting(), gate),
+      () => {
+        waiting()
+        return gate
+      },
       () => server.api('POST', '/webhooks', { key: dev.key, body: { agent, url: 'https://hooks.example.com/meanwhile' } }),
     )
     await inserting // checked the agent and the cap; its insert is held

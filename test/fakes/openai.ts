@@ -91,7 +91,13 @@ export class Sleeper {
   private timers = new Set<{ t: ReturnType<typeof setTimeout>; done: () => void }>()
   sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const entry = { t: setTimeout(() => (this.timers.delete(entry), resolve()), ms), done: resolve }
+      const entry = {
+        t: setTimeout(() => {
+          this.timers.delete(entry)
+          resolve()
+        }, ms),
+        done: resolve,
+      }
       this.timers.add(entry)
     })
   }
@@ -99,7 +105,10 @@ export class Sleeper {
     return this.timers.size
   }
   wakeAll(): void {
-    for (const e of this.timers) clearTimeout(e.t), e.done()
+    for (const e of this.timers) {
+      clearTimeout(e.t)
+      e.done()
+    }
     this.timers.clear()
   }
 }
@@ -139,7 +148,9 @@ export function sseBody(frames: string[], sleeper: Sleeper, o: { stall?: Stall; 
 
 export async function record(req: Request, url: URL): Promise<RecordedRequest> {
   const headers: Record<string, string> = {}
-  req.headers.forEach((v, k) => (headers[k] = v))
+  req.headers.forEach((v, k) => {
+    headers[k] = v
+  })
   const text = req.method === 'GET' ? '' : await req.text()
   let body: any = text
   try {

@@ -71,7 +71,9 @@ function paced(bytes: Uint8Array, rate: number, o: SpeechFakeOptions): Response 
 function wav(pcm: Uint8Array, rate: number): Uint8Array {
   const out = new Uint8Array(44 + pcm.length)
   const v = new DataView(out.buffer)
-  const ascii = (at: number, text: string) => [...text].forEach((c, i) => v.setUint8(at + i, c.charCodeAt(0)))
+  const ascii = (at: number, text: string) => {
+    for (const [i, c] of [...text].entries()) v.setUint8(at + i, c.charCodeAt(0))
+  }
   ascii(0, 'RIFF')
   v.setUint32(4, 36 + pcm.length, true)
   ascii(8, 'WAVE')

@@ -199,7 +199,12 @@ const rows: Row<CallEvent>[] = [
     condition: 'summary and fields written: final at the instant the analysis reports',
     to: 'completed',
     also: ['emit:call.completed', 'analyseCall', 'emit:call.analysed'],
-    fakes: (log) => ({ analyseCall: fromPromise(async () => (log.push('analyseCall'), { at: BOOKED + 70_000 })) }),
+    fakes: (log) => ({
+      analyseCall: fromPromise(async () => {
+        log.push('analyseCall')
+        return { at: BOOKED + 70_000 }
+      }),
+    }),
     context: { analysedAt: BOOKED + 70_000 },
   },
   {
@@ -250,7 +255,12 @@ const rows: Row<CallEvent>[] = [
     condition: 'the provider placed it: its reference is kept',
     to: 'ringing',
     also: ['placeCall', 'openConversation'],
-    fakes: (log) => ({ placeCall: fromPromise(async () => (log.push('placeCall'), { callRef: 'CA9' })) }),
+    fakes: (log) => ({
+      placeCall: fromPromise(async () => {
+        log.push('placeCall')
+        return { callRef: 'CA9' }
+      }),
+    }),
     context: { callRef: 'CA9' },
   },
 ]

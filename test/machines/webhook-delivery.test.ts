@@ -192,7 +192,12 @@ describe('webhook delivery: with a fake deliver effect', () => {
     first.stop()
     const runs: DeliverInput[] = []
     const again = webhookDeliveryMachine.provide({
-      actors: { deliver: fromPromise<DeliverOutput, DeliverInput>(async ({ input }) => (runs.push(input), { ok: true, at: T0, status: 204, error: null, retryable: true })) },
+      actors: {
+        deliver: fromPromise<DeliverOutput, DeliverInput>(async ({ input }) => {
+          runs.push(input)
+          return { ok: true, at: T0, status: 204, error: null, retryable: true }
+        }),
+      },
     })
     const restored = createActor(again, { snapshot: persisted } as any).start()
     await waitFor(restored, (s) => s.value === 'success')
@@ -205,7 +210,12 @@ describe('webhook delivery: with a fake deliver effect', () => {
     // As after a crash: the effect sent attempt 3 though the chart had counted none.
     let next = 3
     const machine = webhookDeliveryMachine.provide({
-      actors: { deliver: fromPromise<DeliverOutput, DeliverInput>(async ({ input }) => (runs.push(input), { ok: false, at: T0, status: 500, error: 'HTTP 500', retryable: true, attempt: next++ })) },
+      actors: {
+        deliver: fromPromise<DeliverOutput, DeliverInput>(async ({ input }) => {
+          runs.push(input)
+          return { ok: false, at: T0, status: 500, error: 'HTTP 500', retryable: true, attempt: next++ }
+        }),
+      },
     })
     const actor = createActor(machine, { input: { id: 'dlv_9', maxRetries: 2 } }).start()
     // Attempt 3 of max_retries + 1 = 3: no retry left, although the chart itself counted one.

@@ -29,7 +29,10 @@ describe('endpointing', () => {
   test('a turn starts after 64 ms of speech, pauses at the first silent window (at the last speech), goes on after 64 ms more; end() closes it', () => {
     const t = new TurnDetector()
     let at = 0
-    const w = (speech: boolean) => t.window(speech, 32, (at += 32))
+    const w = (speech: boolean) => {
+      at += 32
+      return t.window(speech, 32, at)
+    }
     expect(w(true)).toBeNull()
     expect(w(true)).toMatchObject({ type: 'speech_start' })
     for (let i = 0; i < 5; i++) w(true)
@@ -57,7 +60,13 @@ describe('playout', () => {
   test('paced chunks each followed by a mark; the heard text is cut at the last echoed mark, to a whole word', async () => {
     const sent: OutboundFrame[] = []
     let now = 0
-    const p = new Playout((f) => (sent.push(f), true), { rate: 8000, chunkMs: 100, now: () => now })
+    const p = new Playout(
+      (f) => {
+        sent.push(f)
+        return true
+      },
+      { rate: 8000, chunkMs: 100, now: () => now },
+    )
     let heard = null as string | null
     p.begin(1, (h) => (heard = h))
     const s = p.sentence('We are open from seven to seven every day.')

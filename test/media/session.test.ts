@@ -122,6 +122,7 @@ describe('voice session', () => {
     const broken: TextToSpeech = {
       name: 'broken',
       sampleRate: 8000,
+      // biome-ignore lint/correctness/useYield: a stream that fails before its first chunk
       async *synthesize() {
         throw new Error('503 from the vendor')
       },

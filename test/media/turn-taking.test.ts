@@ -48,7 +48,9 @@ function harness() {
       pending = ''
       return words
     },
-    onPartial: (l) => void (partial = l),
+    onPartial: (l) => {
+      partial = l
+    },
     close: async () => {},
   }
   let session: VoiceSession

@@ -45,7 +45,10 @@ function mismatches(db: Database): string[] {
   const columns = paths.map(keyColumn)
   const rows = db.query<Record<string, unknown>, []>(`SELECT id, ${columns.map((c, i) => `${c} AS c${i}, json_extract(doc,'$.${paths[i]}') AS j${i}`).join(', ')} FROM things`).all()
   const out: string[] = []
-  for (const row of rows) paths.forEach((p, i) => row[`c${i}`] !== row[`j${i}`] && out.push(`${row.id}.${p}: column ${JSON.stringify(row[`c${i}`])}, document ${JSON.stringify(row[`j${i}`])}`))
+  for (const row of rows)
+    paths.forEach((p, i) => {
+      if (row[`c${i}`] !== row[`j${i}`]) out.push(`${row.id}.${p}: column ${JSON.stringify(row[`c${i}`])}, document ${JSON.stringify(row[`j${i}`])}`)
+    })
   return out
 }
 

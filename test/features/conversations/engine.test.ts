@@ -177,7 +177,12 @@ describe('engine with an OpenAI-protocol model (local fake)', () => {
     await h.close()
     h = await startHarness({
       accounts: { openaiApiKey: KEY, openaiBaseUrl: fake.baseUrl },
-      callbacks: { schedule: async (req) => (booked.push(req), { scheduled: true, when: req.when }) },
+      callbacks: {
+        schedule: async (req) => {
+          booked.push(req)
+          return { scheduled: true, when: req.when }
+        },
+      },
     })
     const { agent, conversation } = await setup({ scheduleCallbacks: true })
     fake.reply({ kind: 'stream', toolCalls: [call('c', 'schedule_callback', { when: 'Friday 9am' })] }, { kind: 'stream', text: ['Done.'] })

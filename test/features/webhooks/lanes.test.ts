@@ -11,7 +11,13 @@ test('at most `concurrency` jobs run per key; the rest wait in order', async () 
   const lanes = new Lanes({ concurrency: 2, maxQueued: 10 })
   const g = gate()
   const started: number[] = []
-  const done = [1, 2, 3, 4].map((n) => lanes.run('a', async () => (started.push(n), await g.promise, n)))
+  const done = [1, 2, 3, 4].map((n) =>
+    lanes.run('a', async () => {
+      started.push(n)
+      await g.promise
+      return n
+    }),
+  )
   await Bun.sleep(5)
   expect(started).toEqual([1, 2])
   expect(lanes.load('a')).toBe(4)
@@ -44,7 +50,10 @@ test('a failing job frees its slot', async () => {
 test('stop drops what waits, lets running jobs finish within the grace, and refuses new work', async () => {
   const lanes = new Lanes({ concurrency: 1, maxQueued: 5 })
   const g = gate()
-  const running = lanes.run('a', async () => (await g.promise, 'finished'))
+  const running = lanes.run('a', async () => {
+    await g.promise
+    return 'finished'
+  })
   const waiting = lanes.run('a', async () => 'never')
   await Bun.sleep(1)
   const stopping = lanes.stop(1_000)

@@ -270,7 +270,14 @@ describe('OpenAI adapter: failures', () => {
 
   test('a redirect is refused and never followed (the key must not travel to another host)', async () => {
     let hits = 0
-    const target = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => (hits++, new Response('x')) })
+    const target = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: () => {
+        hits++
+        return new Response('x')
+      },
+    })
     const redirector = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => Response.redirect(`http://127.0.0.1:${target.port}/v1/chat/completions`, 307) })
     try {
       const e = await failure(model({ baseUrl: `http://127.0.0.1:${redirector.port}/v1` }), { messages: hello })

@@ -11,7 +11,9 @@ const fake = startDeepgramFake(KEY)
 const pieces = startDeepgramFake(KEY, { segmentMs: 1000 })
 /** Finals leave 150 ms after their audio, so a Finalize can cross a speech_final on the wire. */
 const slow = startDeepgramFake(KEY, { finalDelayMs: 150 })
-afterAll(() => [fake, pieces, slow].forEach((f) => f.stop()))
+afterAll(() => {
+  for (const f of [fake, pieces, slow]) f.stop()
+})
 
 const RATE = 16_000
 /** A 440 Hz tone at a quarter of full scale: speech to the fake's energy rule. */

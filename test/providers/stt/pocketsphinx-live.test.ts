@@ -25,7 +25,10 @@ async function speech(text: string): Promise<Int16Array> {
   for await (const p of tts.synthesize(text, { voice: 'aria', language: 'en' })) parts.push(p)
   const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
   let at = 0
-  for (const p of parts) all.set(p, at), (at += p.length)
+  for (const p of parts) {
+    all.set(p, at)
+    at += p.length
+  }
   return resample(all, tts.sampleRate, 16_000)
 }
 
