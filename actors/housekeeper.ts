@@ -24,7 +24,9 @@ export class Housekeeper {
   start(): void {
     if (!this.stopped) return
     this.stopped = false
-    this.chores.forEach((chore, i) => this.plan(chore, i))
+    this.chores.forEach((chore, i) => {
+      this.plan(chore, i)
+    })
   }
 
   async stop(): Promise<void> {

@@ -1,10 +1,10 @@
 /** Boot: read config (a bad value stops here, naming it), start, and say how to use it. */
 import { InspectorPortTaken } from '../actors/inspection'
-import { ConfigError, loadConfig } from './config'
+import { type Config, ConfigError, loadConfig } from './config'
 import { createLogger } from './logger'
-import { startServer } from './server'
+import { type RunningServer, startServer } from './server'
 
-let config
+let config: Config
 try {
   config = loadConfig()
 } catch (error) {
@@ -18,7 +18,7 @@ try {
 // Files the service creates (the store, coordination, secrets) are for this user only.
 process.umask(0o077)
 const logger = createLogger(config.logLevel)
-let server
+let server: RunningServer
 try {
   server = await startServer(config, logger)
 } catch (error) {

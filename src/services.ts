@@ -4,47 +4,48 @@
  * starts (resuming pending work), then the bus (dispatching what a crash left), then each
  * feature's own start. Shutdown runs in reverse. Adding a feature is its folder and one line here.
  */
-import { ManualClock, systemClock, type Clock } from './clock'
-import type { Config } from './config'
-import type { Logger } from './logger'
-import { openStore } from './store'
-import type { DocumentStore } from './store/port'
-import { openCoordination } from './coordination'
-import { openFileStorage } from './files'
-import { EventBus } from './events/bus'
+
 import { ActorRuntime, createInspection } from '../actors'
+import { type Clock, ManualClock, systemClock } from './clock'
+import type { Config } from './config'
+import { openCoordination } from './coordination'
+import { EventBus } from './events/bus'
+import { agentsFeature } from './features/agents'
+import { analyticsFeature } from './features/analytics'
+import { byokFeature } from './features/byok'
+import { callsFeature } from './features/calls'
+import { campaignsFeature } from './features/campaigns'
+import { clockFeature } from './features/clock'
+import { consoleAppFeature } from './features/console-app'
+import { contactsFeature } from './features/contacts'
+import { conversationsFeature } from './features/conversations'
+import { customersFeature } from './features/customers'
+import { inspectionFeature } from './features/inspection'
+import { knowledgeFeature } from './features/knowledge'
+import { messagingFeature } from './features/messaging'
+import { modelsFeature } from './features/models'
+import { notificationsFeature } from './features/notifications'
+import { phoneNumbersFeature } from './features/phone-numbers'
+import { sequencesFeature } from './features/sequences'
+import { templatesFeature } from './features/templates'
+import { usageFeature } from './features/usage'
+import { versionsFeature } from './features/versions'
+import { voicesFeature } from './features/voices'
+import { webFeature } from './features/web'
+import { webhooksFeature } from './features/webhooks'
+import { tenancyFeature } from './features/workspaces'
+import { openFileStorage } from './files'
 import { randomId } from './ids'
-import { Metrics, watchKernel } from './metrics'
-import type { Feature, FeatureParts, FeatureRef, Kernel, KernelHttp } from './kernel/feature'
 import { CustomerLifecycleHooks } from './kernel/customer-lifecycle'
 import { Draining } from './kernel/draining'
-import { tenancyFeature } from './features/workspaces'
-import { notificationsFeature } from './features/notifications'
-import { agentsFeature } from './features/agents'
-import { phoneNumbersFeature } from './features/phone-numbers'
-import { contactsFeature } from './features/contacts'
-import { usageFeature } from './features/usage'
-import { byokFeature } from './features/byok'
-import { customersFeature } from './features/customers'
-import { knowledgeFeature } from './features/knowledge'
-import { conversationsFeature } from './features/conversations'
-import { analyticsFeature } from './features/analytics'
-import { versionsFeature } from './features/versions'
-import { webhooksFeature } from './features/webhooks'
-import { callsFeature } from './features/calls'
-import { messagingFeature } from './features/messaging'
-import { webFeature } from './features/web'
-import { templatesFeature } from './features/templates'
-import { sequencesFeature } from './features/sequences'
-import { campaignsFeature } from './features/campaigns'
-import { modelsFeature } from './features/models'
-import { voicesFeature } from './features/voices'
-import { clockFeature } from './features/clock'
-import { inspectionFeature } from './features/inspection'
-import { consoleAppFeature } from './features/console-app'
+import type { Feature, FeatureParts, FeatureRef, Kernel, KernelHttp } from './kernel/feature'
+import type { Logger } from './logger'
+import { Metrics, watchKernel } from './metrics'
+import { openStore } from './store'
+import type { DocumentStore } from './store/port'
 
 /** Every feature, in build order: a feature may `use` only those above it. */
-export const FEATURES: readonly Feature<any>[] = [
+export const FEATURES: readonly Feature<unknown>[] = [
   tenancyFeature,
   notificationsFeature,
   agentsFeature,
@@ -148,7 +149,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   }
 
   const features: BuiltFeature[] = []
-  const built = new Map<string, FeatureParts<any>>()
+  const built = new Map<string, FeatureParts<unknown>>()
   const use = <S>(feature: FeatureRef<S>): S => {
     const parts = built.get(feature.name)
     if (!parts) throw new Error(`feature ${feature.name} is not built yet: move it above its users in FEATURES`)

@@ -118,7 +118,10 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
 
   const liveSlots = (set: string): Map<string, number> => {
     let members = slots.get(set)
-    if (!members) slots.set(set, (members = new Map()))
+    if (!members) {
+      members = new Map()
+      slots.set(set, members)
+    }
     const wall = Date.now()
     for (const [member, expiresAt] of members) if (expiresAt <= wall) members.delete(member)
     return members
@@ -219,7 +222,10 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
     async subscribe(channel, handler) {
       const sub: Subscription = { handler, active: true }
       let subs = channels.get(channel)
-      if (!subs) channels.set(channel, (subs = new Set()))
+      if (!subs) {
+        subs = new Set()
+        channels.set(channel, subs)
+      }
       subs.add(sub)
       return async () => {
         sub.active = false

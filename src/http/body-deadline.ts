@@ -109,7 +109,9 @@ export class BodyDeadlines {
         received = bytes
         if (declared === null) arm()
       },
-      onCancel: (fn) => void (cancel = fn),
+      onCancel: (fn) => {
+        cancel = fn
+      },
     }
     const reading = read(progress)
     // Once cut, the reading may still settle (or fail as the connection closes): nobody waits for it.

@@ -5,12 +5,12 @@
  * without internals.
  */
 import { Elysia } from 'elysia'
-import { ApiError } from './errors'
-import { describeSchemaError, fieldName, type SchemaError } from './validation-message'
-import { surfaceOf, type Surface } from './surface'
-import { bodyErrorOf, unreadBody } from './json-body'
-import { settleFailedClaim } from './idempotency'
 import type { Logger } from '../logger'
+import { ApiError } from './errors'
+import { settleFailedClaim } from './idempotency'
+import { bodyErrorOf, unreadBody } from './json-body'
+import { type Surface, surfaceOf } from './surface'
+import { describeSchemaError, fieldName, type JsonSchema, type SchemaError } from './validation-message'
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'bad request',
@@ -33,9 +33,18 @@ function json(status: number, body: unknown, headers: Record<string, string>): R
   })
 }
 
-function validationErrors(error: any): SchemaError[] {
+/** What we read of Elysia's ValidationError (its `all` getter may throw). */
+interface ValidationFailure {
+  type?: string
+  value?: unknown
+  message: string
+  all?: SchemaError[]
+  valueError?: { path?: string; schema?: JsonSchema; value?: unknown }
+}
+
+function validationErrors(error: ValidationFailure): SchemaError[] {
   try {
-    const all = error.all as SchemaError[] | undefined
+    const all = error.all
     if (Array.isArray(all) && all.length) return all
   } catch {
     /* fall through to the single error */
@@ -129,13 +138,13 @@ async function shape({ code, error, request, set, params }: Failure, logger: Log
   if (error instanceof ApiError) return refusal(error)
 
   if (code === 'VALIDATION') {
-    const v = error as any
+    const v = error as ValidationFailure
     if (v.type === 'response') {
       // Our own answer broke its schema: a server bug, never the caller's fault.
       logger.error({ requestId, path, err: v.message }, 'response failed its schema')
       return json(500, legacy ? { detail: 'server error', status: 500 } : { error: `server error (request ${requestId})` }, base)
     }
-    let where = (v.type as string) ?? 'body'
+    let where = v.type ?? 'body'
     const errors = validationErrors(v)
     if (where === 'property') {
       // Elysia checks coerced numbers (path parameters, then query) one at a time and drops
@@ -192,7 +201,8 @@ async function shape({ code, error, request, set, params }: Failure, logger: Log
     return json(404, legacy ? { detail: message, status: 404 } : { error: message }, base)
   }
 
-  const status = typeof (error as any)?.status === 'number' && (error as any).status >= 400 ? (error as any).status : 500
+  const raw = (error as { status?: unknown } | null | undefined)?.status
+  const status = typeof raw === 'number' && raw >= 400 ? raw : 500
   if (status >= 500) logger.error({ requestId, path, err: error }, 'unhandled error')
   const message = status >= 500 ? `server error (request ${requestId})` : (STATUS_TEXT[status] ?? 'error')
   return json(status, legacy ? { detail: message, status } : { error: message }, base)

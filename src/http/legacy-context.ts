@@ -8,7 +8,7 @@
 import { Elysia } from 'elysia'
 import type { Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
-import { hashKey, type Authenticator, type HttpPrincipal, type HttpWorkspace } from './authenticator'
+import { type Authenticator, type HttpPrincipal, type HttpWorkspace, hashKey } from './authenticator'
 import { authenticateRequest } from './context'
 import { countRequest, LEGACY_RATES, type RateRule } from './rate-limit'
 
@@ -26,7 +26,7 @@ function subjectOf(request: Request, server: { requestIP?(r: Request): { address
 export function legacyContext<P extends HttpPrincipal<W>, W extends HttpWorkspace>(deps: { auth: Authenticator<P, W>; coordination: Coordination; clock: Clock; rule?: RateRule; name?: string }) {
   const rule = deps.rule ?? LEGACY_RATES.api
   return new Elysia({ name: deps.name ?? `legacy-context:${rule.name}` }).derive({ as: 'scoped' }, async ({ request, set, server }): Promise<LegacyContext<P, W>> => {
-    await countRequest(deps.coordination, rule, subjectOf(request, server as any), deps.clock.now(), set.headers as Record<string, unknown>)
+    await countRequest(deps.coordination, rule, subjectOf(request, server), deps.clock.now(), set.headers as Record<string, unknown>)
     const principal = await authenticateRequest(deps.auth, request)
     return { principal, workspace: principal.home }
   })

@@ -8,8 +8,8 @@
  * under a prefix).
  */
 import { toOpenAPISchema } from '@elysiajs/openapi'
-import { VIEWER_FILES, viewerFile } from './docs-viewer'
 import type { AnyElysia } from 'elysia'
+import { VIEWER_FILES, viewerFile } from './docs-viewer'
 
 export interface DocsOptions {
   /** Page path; the document is served at `${path}/json`. */
@@ -33,19 +33,27 @@ const WORKSPACE_PARAMETER = {
   schema: { type: 'string' },
 }
 
-function fixOperation(op: any, workspaceHeader: boolean, bodySchema: unknown): void {
+/** The parts of a generated operation corrected here. */
+interface Operation {
+  requestBody?: { content?: Record<string, { schema?: unknown } | undefined> }
+  responses?: Record<string, { content?: Record<string, unknown> } | undefined>
+  parameters?: { in?: string; name?: unknown }[]
+}
+
+function fixOperation(op: Operation, workspaceHeader: boolean, bodySchema: unknown): void {
   if (op.requestBody) {
     // Our JSON parser (json-body.ts) is a function, which the generator cannot read a media type
     // from: the body is JSON, with the route's own schema.
     const schema = op.requestBody.content?.['application/json']?.schema ?? bodySchema
     op.requestBody.content = schema ? { 'application/json': { schema } } : {}
   }
-  for (const response of Object.values(op.responses ?? {}) as any[]) {
+  for (const response of Object.values(op.responses ?? {})) {
     // A body-less answer: the generator puts the schema where media types belong.
     if (response?.content && typeof response.content.type === 'string') delete response.content
   }
   if (workspaceHeader) {
-    const params: any[] = (op.parameters ??= [])
+    op.parameters ??= []
+    const params = op.parameters
     if (!params.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'service-workspace')) params.push(WORKSPACE_PARAMETER)
   }
 }
@@ -57,7 +65,7 @@ export function buildDocument(app: AnyElysia, options: DocsOptions): Record<stri
   for (const route of app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]) {
     if (route.hooks?.body) bodies.set(`${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`, route.hooks.body)
   }
-  for (const [path, item] of Object.entries(paths) as [string, any][]) {
+  for (const [path, item] of Object.entries(paths) as [string, Partial<Record<(typeof METHODS)[number], Operation>> | undefined][]) {
     for (const method of METHODS) if (item?.[method]) fixOperation(item[method], options.workspaceHeader ?? false, bodies.get(`${method} ${path}`))
   }
   return {

@@ -2,10 +2,31 @@
  * Turns a TypeBox validation error into a plain-words message that names the field
  * (`widget.height: must be from 420 to 900`), as docs/spec.md Errors rule 1 asks of every 400.
  */
+/** The JSON Schema keywords read here; TypeBox's schemas carry more. */
+export interface JsonSchema {
+  [keyword: string]: unknown
+  type?: string
+  anyOf?: JsonSchema[]
+  oneOf?: JsonSchema[]
+  enum?: unknown[]
+  const?: unknown
+  description?: string
+  pattern?: string
+  format?: string
+  minLength?: number
+  maxLength?: number
+  minimum?: number
+  maximum?: number
+  exclusiveMinimum?: number
+  exclusiveMaximum?: number
+  minItems?: number
+  maxItems?: number
+}
+
 export interface SchemaError {
   path: string
   message: string
-  schema?: Record<string, any>
+  schema?: JsonSchema
   value?: unknown
 }
 
@@ -19,9 +40,9 @@ export function fieldName(path: string, root = 'body'): string {
     .replace(/^\[/, `${root}[`)
 }
 
-function literals(schema: Record<string, any>): unknown[] | null {
+function literals(schema: JsonSchema): unknown[] | null {
   const options = schema.anyOf ?? schema.oneOf
-  if (Array.isArray(options) && options.every((o: any) => 'const' in o)) return options.map((o: any) => o.const)
+  if (Array.isArray(options) && options.every((o) => 'const' in o)) return options.map((o) => o.const)
   if (Array.isArray(schema.enum)) return schema.enum
   return null
 }
@@ -32,9 +53,9 @@ function range(lo: number | undefined, hi: number | undefined, unit = ''): strin
   return `at most ${hi}${unit}`
 }
 
-function fits(branch: Record<string, any>, value: unknown): boolean {
+function fits(branch: JsonSchema, value: unknown): boolean {
   // A nested union (Elysia wraps integers as "integer or integer-looking string"): any branch.
-  if (branch.type === undefined && Array.isArray(branch.anyOf)) return branch.anyOf.some((b: Record<string, any>) => fits(b, value))
+  if (branch.type === undefined && Array.isArray(branch.anyOf)) return branch.anyOf.some((b) => fits(b, value))
   switch (branch.type) {
     case 'string':
       return typeof value === 'string'
@@ -64,7 +85,7 @@ export function describeSchemaError(error: SchemaError): string {
   // A union (nullable field, or Elysia's numeric coercion): explain the branch the value was aiming at.
   const options = schema.anyOf ?? schema.oneOf
   if (Array.isArray(options)) {
-    const branch = options.find((b: Record<string, any>) => fits(b, value))
+    const branch = options.find((b) => fits(b, value))
     if (branch) return describeSchemaError({ ...error, schema: branch })
   }
   const type = schema.type
@@ -98,7 +119,7 @@ export function describeSchemaError(error: SchemaError): string {
   if (type === 'object' && (typeof value !== 'object' || value === null || Array.isArray(value))) return 'must be an object'
   if (type === 'null') return 'must be null'
   if (Array.isArray(schema.anyOf)) {
-    const kinds = schema.anyOf.map((o: any) => o.type).filter(Boolean)
+    const kinds = schema.anyOf.map((o) => o.type).filter(Boolean)
     if (kinds.length) return `must be ${kinds.join(' or ')}`
   }
   return error.message.charAt(0).toLowerCase() + error.message.slice(1)

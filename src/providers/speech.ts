@@ -12,8 +12,8 @@ import { OpenAiTranscription } from './stt/openai'
 import { PocketsphinxStt } from './stt/pocketsphinx'
 import { sphinxMissing } from './stt/pocketsphinx-ffi'
 import { PocketsphinxLiveStt } from './stt/pocketsphinx-live'
-import { SandboxStt, type SandboxScripts } from './stt/sandbox'
 import type { SpeechToText } from './stt/port'
+import { type SandboxScripts, SandboxStt } from './stt/sandbox'
 import { ElevenLabsTts } from './tts/elevenlabs'
 import { EspeakTts } from './tts/espeak'
 import { OpenAiSpeech } from './tts/openai'
@@ -63,7 +63,14 @@ export class SpeechProviders {
     const openai = () => (p.openaiApiKey ? new OpenAiTranscription({ apiKey: p.openaiApiKey, baseUrl: p.openaiBaseUrl }) : null)
     // The live decoder (libpocketsphinx in-process) when the library and model load; the
     // process-per-utterance path only where they do not but the program is there.
-    const sphinx = () => ((this.sphinxLibrary ??= sphinxMissing() === null) ? (this.liveSphinx ??= new PocketsphinxLiveStt()) : this.local.sphinx ? new PocketsphinxStt() : null)
+    const sphinx = () => {
+      this.sphinxLibrary ??= sphinxMissing() === null
+      if (this.sphinxLibrary) {
+        this.liveSphinx ??= new PocketsphinxLiveStt()
+        return this.liveSphinx
+      }
+      return this.local.sphinx ? new PocketsphinxStt() : null
+    }
     const double = () => (sandbox ? new SandboxStt(this.scripts, callId) : null)
     if (pick === 'deepgram') return deepgram()
     if (pick === 'openai') return openai()

@@ -76,7 +76,10 @@ export class GroupCommit {
     this.db.run(statement)
     this.open = true
     let batches = openBatches.get(this.file)
-    if (!batches) openBatches.set(this.file, (batches = new Set()))
+    if (!batches) {
+      batches = new Set()
+      openBatches.set(this.file, batches)
+    }
     batches.add(this)
     const wait = this.lastBatch >= COMMIT_SIBLINGS ? COMMIT_GAP_MS - (performance.now() - this.lastCommitAt) : 0
     this.scheduled = wait > 0 ? { timer: setTimeout(() => this.flush(), wait) } : { immediate: setImmediate(() => this.flush()) }

@@ -3,23 +3,25 @@
  * `_id` (the primary index for free) and get it back as `id` on every read.
  */
 import {
-  MongoClient,
-  MongoServerError,
   type ClientSession,
-  type Collection as MongoCollection,
   type Db,
   type Document,
-  type Filter as MongoFilter,
   type IndexDescription,
+  MongoClient,
+  type Collection as MongoCollection,
+  type Filter as MongoFilter,
+  MongoServerError,
   type UpdateFilter,
 } from 'mongodb'
+import { afterClauses, groupKey, mongoPath, PAGE_SORT, toIndexDescription, toMongoFilter, toMongoSort } from './mongo-filter'
+import { assertLimit, assertName, assertPath, compareKeys, definedEntries } from './paths'
 import {
-  DuplicateKeyError,
   type Collection,
   type CollectionSpec,
   type CommitObserver,
   type Doc,
   type DocumentStore,
+  DuplicateKeyError,
   type Filter,
   type FindOptions,
   type Group,
@@ -28,8 +30,6 @@ import {
   type Scalar,
   type Write,
 } from './port'
-import { assertLimit, assertName, assertPath, compareKeys, definedEntries } from './paths'
-import { afterClauses, groupKey, mongoPath, PAGE_SORT, toIndexDescription, toMongoFilter, toMongoSort } from './mongo-filter'
 
 interface Stored {
   _id: string
@@ -294,7 +294,9 @@ export class MongoDocCollection<T extends Doc> implements Collection<T> {
   async group(filter: Filter, options: GroupOptions): Promise<Group[]> {
     const sums = options.sum ?? []
     const $group: Document = { _id: groupKey(options.by), n: { $sum: 1 } }
-    sums.forEach((p, i) => ($group[`s${i}`] = { $sum: `$${mongoPath(p)}` }))
+    sums.forEach((p, i) => {
+      $group[`s${i}`] = { $sum: `$${mongoPath(p)}` }
+    })
     const rows = await this.coll.aggregate<Document>([{ $match: this.q(filter) }, { $group }]).toArray()
     return rows
       .map((r) => ({

@@ -7,13 +7,17 @@
  * event-loop turn share a transaction (group-commit.ts) and resolve once it has committed.
  */
 import { Database, SQLiteError, type Statement } from 'bun:sqlite'
+import { asJsonValue, removePath, setPath } from './doc-edit'
+import { GroupCommit } from './group-commit'
+import { ensureTable, type KeyPath, type KeyValue, keyPathsOf, keyValues, splitPaths, uniqueIndexOf } from './key-columns'
+import { assertLimit, assertName, assertPath, compareKeys, definedEntries } from './paths'
 import {
-  DuplicateKeyError,
   type Collection,
   type CollectionSpec,
   type CommitObserver,
   type Doc,
   type DocumentStore,
+  DuplicateKeyError,
   type Filter,
   type FindOptions,
   type Group,
@@ -21,11 +25,7 @@ import {
   type PageAfter,
   type Write,
 } from './port'
-import { assertLimit, assertName, assertPath, compareKeys, definedEntries } from './paths'
-import { asJsonValue, removePath, setPath } from './doc-edit'
-import { ensureTable, keyPathsOf, keyValues, splitPaths, uniqueIndexOf, type KeyPath, type KeyValue } from './key-columns'
-import { compileAfter, compileFilter, compileGroupKey, compileSort, keyColumn, pageOrder, sumOf, type KeyPaths, type Params } from './sqlite-filter'
-import { GroupCommit } from './group-commit'
+import { compileAfter, compileFilter, compileGroupKey, compileSort, type KeyPaths, keyColumn, type Params, pageOrder, sumOf } from './sqlite-filter'
 import { checkpointElsewhere, rewindIfLong, stopCheckpointing } from './wal-checkpointer'
 
 type DocRow = { doc: string }
@@ -264,8 +264,14 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   /** One write of a store commit, applied now (the caller holds the batch's transaction). */
   applyNow(w: Write): Doc | null {
     return this.translate(() => {
-      if (w.op === 'insert') return (this.insertNow(w.doc as T), w.doc)
-      if (w.op === 'upsert') return (this.upsertNow(w.doc as T), w.doc)
+      if (w.op === 'insert') {
+        this.insertNow(w.doc as T)
+        return w.doc
+      }
+      if (w.op === 'upsert') {
+        this.upsertNow(w.doc as T)
+        return w.doc
+      }
       const entries = definedEntries(w.set)
       checkPaths(entries, w.unset ?? [])
       return this.updateNow(w.id, entries, w.unset ?? [])

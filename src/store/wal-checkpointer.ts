@@ -72,17 +72,16 @@ function ask(type: 'add' | 'remove', file: string, rewindFrames?: number): Promi
  */
 export async function checkpointElsewhere(db: Database, file: string, rewindFrames?: number): Promise<boolean> {
   let entry = files.get(file)
-  if (!entry)
-    files.set(
-      file,
-      (entry = {
-        users: 0,
-        added: ask('add', file, rewindFrames).then(
-          () => true,
-          () => false,
-        ),
-      }),
-    )
+  if (!entry) {
+    entry = {
+      users: 0,
+      added: ask('add', file, rewindFrames).then(
+        () => true,
+        () => false,
+      ),
+    }
+    files.set(file, entry)
+  }
   entry.users++
   if (!(await entry.added)) {
     forget(file, entry)

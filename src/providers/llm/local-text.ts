@@ -40,8 +40,8 @@ export function findName(text: string): string | undefined {
   return undefined
 }
 
-const WHO = String.raw`(?:a |an |the |your |some )?(?:real |live |actual )?(?:human|person|agent|manager|representative|rep|operator|supervisor|team member|staff member)s?`
-const WHO_OR_SOMEONE = String.raw`(?:${WHO}|someone|somebody|anyone)`
+const WHO = `(?:a |an |the |your |some )?(?:real |live |actual )?(?:human|person|agent|manager|representative|rep|operator|supervisor|team member|staff member)s?`
+const WHO_OR_SOMEONE = `(?:${WHO}|someone|somebody|anyone)`
 const PERSON_PATTERNS = [
   // "can I talk to a person", "connect me with someone", "transfer me to your manager"
   new RegExp(String.raw`\b(?:speak|talk|chat|connect|transfer|put)\b[^.?!]{0,25}?\b(?:to|with|through to)\s+${WHO_OR_SOMEONE}\b`, 'i'),

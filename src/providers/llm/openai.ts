@@ -165,7 +165,10 @@ export class OpenAIChatModel implements LanguageModel, ModelCatalog {
 function addFragment(calls: Map<number, { id: string; name: string; args: string }>, f: Wire): void {
   const index = typeof f.index === 'number' ? f.index : calls.size
   let cur = calls.get(index)
-  if (!cur) calls.set(index, (cur = { id: '', name: '', args: '' }))
+  if (!cur) {
+    cur = { id: '', name: '', args: '' }
+    calls.set(index, cur)
+  }
   if (typeof f.id === 'string' && f.id) cur.id = f.id
   const fn = (f.function ?? {}) as Wire
   // OpenAI sends the name whole in the first fragment; some servers repeat it in later ones.

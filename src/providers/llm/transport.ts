@@ -84,8 +84,14 @@ function guard<T>(p: Promise<T>, ms: number, onTimeout: () => LlmError, ctl: Abo
     if (signal?.aborted) return onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })
     p.then(
-      (v) => (done(), resolve(v)),
-      (e) => (done(), reject(e)),
+      (v) => {
+        done()
+        resolve(v)
+      },
+      (e) => {
+        done()
+        reject(e)
+      },
     )
   })
 }

@@ -9,7 +9,7 @@
  * The base URL is configurable so tests point it at a local fake.
  */
 import { timingSafeEqual } from 'node:crypto'
-import { PlatformRefused, type MessagingPlatform, type OutboundContent, type Receipt, type SendRequest, type Sent } from './port'
+import { type MessagingPlatform, type OutboundContent, PlatformRefused, type Receipt, type SendRequest, type Sent } from './port'
 
 /** Telegram answers a method in well under a second; 10 s bounds a stalled one (the send fails). */
 export const CALL_TIMEOUT_MS = 10_000
@@ -126,7 +126,7 @@ export function telegramSend(chatId: string, content: OutboundContent): [string,
 /** An Update's `message` as an inbound message, or null for updates we do not take (edits, joins…). */
 export function inboundOf(update: TelegramUpdate): InboundBotMessage | null {
   const m = update.message
-  if (!m?.chat || m.chat.type !== 'private') return null
+  if (m?.chat?.type !== 'private') return null
   const photo = m.photo?.length ? m.photo[m.photo.length - 1] : undefined // the largest size comes last
   const media: InboundBotMessage['media'] = photo
     ? { fileId: photo.file_id, type: 'image', caption: m.caption ?? null, name: null }

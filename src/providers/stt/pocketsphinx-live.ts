@@ -13,7 +13,7 @@
  * A closed call's decoder is kept warm for the next call (IDLE_DECODERS, IDLE_MS) so calls in a
  * row skip `ps_init`; the first call's decoder loads while the greeting plays, its audio queued.
  */
-import { DEBIAN_SPHINX, sphinxMissing, type SphinxPaths } from './pocketsphinx-ffi'
+import { DEBIAN_SPHINX, type SphinxPaths, sphinxMissing } from './pocketsphinx-ffi'
 import type { FromDecoder, ToDecoder } from './pocketsphinx-worker'
 import { SpeechError, type SpeechToText, type SttPartial, type SttSession } from './port'
 
@@ -84,7 +84,8 @@ class DecoderThread {
     if ((m.t === 'parked' || m.t === 'freed') && this.waiting?.ack === m.t) {
       const w = this.waiting
       this.waiting = null
-      return w.done()
+      w.done()
+      return
     }
     this.owner?.(m)
   }
