@@ -7,12 +7,12 @@
  * as pending work (a stored snapshot with a running effect is resumed at boot and the effect
  * re-runs; the effects are idempotent for that).
  */
-import { agentPublicationMachine, MACHINE_VERSION, type EffectInput } from '../machines/agent-publication'
+import { agentPublicationMachine, type EffectInput, MACHINE_VERSION } from '../machines/agent-publication'
 import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
 import { bindEffect, type EffectBinding } from './effects'
-import type { ActorKind } from './types'
 import type { ActorRuntime } from './runtime'
+import type { ActorKind } from './types'
 
 export const AGENT_PUBLICATION_KIND = 'agentPublication'
 

@@ -7,7 +7,7 @@
  * to that request (forwarding.ts, matched by its correlation id).
  */
 import type { Actor, AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate'
-import { refusalOf, stateOf, type Refusal } from '../machines/refusal'
+import { type Refusal, refusalOf, stateOf } from '../machines/refusal'
 
 /**
  * What an ask answers: applied, with the snapshot once stored; or refused, with the refusal this

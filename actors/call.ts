@@ -4,7 +4,7 @@
  * Its waiting deadline (booked time or retry) is a durable timer (callDeadlines); emitted
  * `call.completed` / `call.analysed` and each stored change go to the calls feature's hooks.
  */
-import { callDeadlines, callMachine, MACHINE_VERSION, type AnalyseCallOutput, type CallEffectInput, type CallSnapshot, type HangUpInput, type PlaceCallOutput } from '../machines/call'
+import { type AnalyseCallOutput, type CallEffectInput, type CallSnapshot, callDeadlines, callMachine, type HangUpInput, MACHINE_VERSION, type PlaceCallOutput } from '../machines/call'
 import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
 import { bindEffect, type EffectBinding } from './effects'

@@ -7,8 +7,8 @@
  * resumes the actor at boot and the sender carries on from the recipients' own rows. A scheduled
  * draft's start is a durable timer (campaignDeadlines), so it survives restarts and passivation.
  */
-import { fromCallback, type EventObject } from 'xstate'
-import { campaignDeadlines, campaignMachine, MACHINE_VERSION, type CampaignEffectInput, type CampaignEvent, type CampaignFailureInput, type CampaignSnapshot } from '../machines/campaign'
+import { type EventObject, fromCallback } from 'xstate'
+import { type CampaignEffectInput, type CampaignEvent, type CampaignFailureInput, type CampaignSnapshot, campaignDeadlines, campaignMachine, MACHINE_VERSION } from '../machines/campaign'
 import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
 import { bindEffect } from './effects'

@@ -11,12 +11,12 @@
  */
 import type { AnyActorLogic } from 'xstate'
 import {
-  customerWorkspaceDeadlines,
-  customerWorkspaceMachine,
-  MACHINE_VERSION,
   type ArchiveInput,
   type CustomerWorkspaceEffect,
+  customerWorkspaceDeadlines,
+  customerWorkspaceMachine,
   type EraseInput,
+  MACHINE_VERSION,
   type RestoreInput,
 } from '../machines/customer-workspace'
 import type { Clock } from '../src/clock'

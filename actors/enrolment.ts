@@ -3,7 +3,7 @@
  * actor per enrolment (`enr_…`), its waits durable timers (enrolmentDeadlines); each stored
  * change goes to the sequences feature's projection (the enrolment's row).
  */
-import { enrolmentDeadlines, enrolmentMachine, MACHINE_VERSION, type EnrolmentSnapshot, type SendStepInput } from '../machines/enrolment'
+import { type EnrolmentSnapshot, enrolmentDeadlines, enrolmentMachine, MACHINE_VERSION, type SendStepInput } from '../machines/enrolment'
 import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
 import { bindEffect } from './effects'

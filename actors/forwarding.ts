@@ -8,10 +8,10 @@
  * from one sender reach the actor in the order they were sent.
  */
 import type { EventObject } from 'xstate'
+import type { Refusal } from '../machines/refusal'
 import type { Coordination } from '../src/coordination/port'
 import { randomId } from '../src/ids'
 import type { Logger } from '../src/logger'
-import type { Refusal } from '../machines/refusal'
 import { ActorUnavailableError, fromWire, toWire, type WireError } from './errors'
 import type { SnapshotView } from './types'
 

@@ -2,7 +2,7 @@
  * One actor held in memory: the XState actor plus what the runtime needs to persist it
  * (the last persisted snapshot and deadlines) and to decide when it may be passivated.
  */
-import { createActor, type Actor, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type Subscription } from 'xstate'
+import { type Actor, type AnyMachineSnapshot, type AnyStateMachine, createActor, type EventObject, type Subscription } from 'xstate'
 import type { Deadline, InspectObserver, OutboxEntry, StoredActor } from './types'
 
 export type { InspectObserver }

@@ -4,10 +4,10 @@
  * Always called from the actor's serial queue, so two flushes of one actor never interleave.
  */
 import type { AnyMachineSnapshot } from 'xstate'
-import { iso, type Clock } from '../src/clock'
+import { type Clock, iso } from '../src/clock'
 import type { Coordination } from '../src/coordination/port'
 import type { Logger } from '../src/logger'
-import { checkDeadlines, earliest, planTimers, timerId, type Fired, type TimerPayload } from './deadlines'
+import { checkDeadlines, earliest, type Fired, planTimers, type TimerPayload, timerId } from './deadlines'
 import { hasRunningChildren, type LiveActor } from './live-actor'
 import type { SnapshotStore } from './snapshot-store'
 import type { ActorKindSpec, Deadline, StoredActor, Transition } from './types'

@@ -6,7 +6,7 @@
 import type { EventObject } from 'xstate'
 import type { ClaimedTimer } from '../src/coordination/port'
 import type { Logger } from '../src/logger'
-import { parseTimerPayload, type Fired } from './deadlines'
+import { type Fired, parseTimerPayload } from './deadlines'
 import { ActorNotFoundError, VersionMismatchError } from './errors'
 import type { DeliveryOutcome } from './timer-pump'
 

@@ -8,7 +8,7 @@
  * failed delivery: those are outcomes) is turned into an error carrying the instant it failed, so
  * the chart can record it without reading a clock.
  */
-import { deliveryDeadlines, MACHINE_VERSION, webhookDeliveryMachine, type DeliverInput, type DeliverOutput } from '../machines/webhook-delivery'
+import { type DeliverInput, type DeliverOutput, deliveryDeadlines, MACHINE_VERSION, webhookDeliveryMachine } from '../machines/webhook-delivery'
 import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
 import { bindEffect } from './effects'

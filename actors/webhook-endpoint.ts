@@ -6,7 +6,7 @@
  * The effect is idempotent (the notification is keyed by endpoint and instant), because a crash
  * while it runs leaves a running child in the snapshot and the runtime re-runs it at boot.
  */
-import { MACHINE_VERSION, webhookEndpointMachine, type NotifyInput } from '../machines/webhook-endpoint'
+import { MACHINE_VERSION, type NotifyInput, webhookEndpointMachine } from '../machines/webhook-endpoint'
 import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
 import { bindEffect } from './effects'

@@ -11,7 +11,7 @@
  *                           and the in-flight ZSET no longer holds it)
  *   KEYS[5] claims    HASH  id → current claim token
  */
-import { defineScript, type CommandParser } from 'redis'
+import { type CommandParser, defineScript } from 'redis'
 
 // Leases on claims are measured with the Redis server's TIME, not each instance's clock, so
 // instances with skewed clocks still agree on when a claim has lapsed.

@@ -6,7 +6,7 @@
  * these; `t.Number` and `t.Boolean` are not coerced inside a body and stay as they are.
  * test/e2e/body-types.test.ts walks every route's body schema and refuses a coercing type.
  */
-import { Type, type IntegerOptions } from '@sinclair/typebox'
+import { type IntegerOptions, Type } from '@sinclair/typebox'
 
 /** An integer in a JSON body: a JSON number, never a string. */
 export const BodyInt = (options?: IntegerOptions) => Type.Integer(options)

@@ -2,8 +2,9 @@
  * The operator console: one bearer token (CONSOLE_TOKEN), compared in constant time. A `derive`
  * so it runs before body validation (401 comes before 400).
  */
-import { Elysia } from 'elysia'
+
 import { timingSafeEqual } from 'node:crypto'
+import { Elysia } from 'elysia'
 import { notFound, unauthorized } from './errors'
 
 /** The workspace behind a console path's `{ws}` (a developer's `ws_` or a customer's `org_` id); null when none. */

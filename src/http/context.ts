@@ -4,10 +4,10 @@
  * before body validation: an unauthenticated caller learns nothing about our schemas.
  */
 import { Elysia } from 'elysia'
-import { badRequest, forbidden } from './errors'
 import type { Coordination } from '../coordination/port'
-import { WORKSPACE_HEADER, type Authenticator, type HttpPrincipal, type HttpWorkspace, type Scope } from './authenticator'
-import { answerIdempotent, beginIdempotent, failIdempotent, holdClaim, releaseHold, requestKey, type IdempotencyStep } from './idempotency'
+import { type Authenticator, type HttpPrincipal, type HttpWorkspace, type Scope, WORKSPACE_HEADER } from './authenticator'
+import { badRequest, forbidden } from './errors'
+import { answerIdempotent, beginIdempotent, failIdempotent, holdClaim, type IdempotencyStep, releaseHold, requestKey } from './idempotency'
 
 export type V1Context<P = HttpPrincipal, W = HttpWorkspace> = {
   principal: P

@@ -1,5 +1,5 @@
 /** Shared OpenAPI pieces: the error bodies every route documents next to its success answer. */
-import { t, type TSchema } from 'elysia'
+import { type TSchema, t } from 'elysia'
 import type { OpenAPIV3 } from 'openapi-types'
 
 export const ErrorBody = t.Object(

@@ -16,7 +16,7 @@
  * answers 400 `body: …` on v1 and the console, 422 `loc: ["body"]` on legacy.
  */
 import { Elysia } from 'elysia'
-import { BodyDeadlines, BodyTimeout, type BodyProgress } from './body-deadline'
+import { BodyDeadlines, type BodyProgress, BodyTimeout } from './body-deadline'
 
 /**
  * The largest body we read. The largest legitimate one is pasted knowledge: 200,000 characters

@@ -7,7 +7,7 @@
  * n inserts `{ workspaceId, number: n }`, and a unique (workspaceId, number) index lets only one of
  * two racing claims have it; the loser reads the new mark and claims the next one.
  */
-import { DuplicateKeyError, type Collection, type CollectionSpec } from './port'
+import { type Collection, type CollectionSpec, DuplicateKeyError } from './port'
 
 export interface NumberClaimDoc {
   [field: string]: unknown

@@ -16,7 +16,7 @@
  */
 import type { Database } from 'bun:sqlite'
 import type { CollectionSpec, IndexSpec } from './port'
-import { field, indexKey, keyColumn, type KeyPaths } from './sqlite-filter'
+import { field, indexKey, type KeyPaths, keyColumn } from './sqlite-filter'
 
 export type KeyValue = string | number | null
 

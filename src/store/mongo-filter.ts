@@ -3,8 +3,8 @@
  * except `$exists`, which the port defines as "present and not null" (so it maps onto `$ne: null`).
  */
 import type { Document, IndexDescription } from 'mongodb'
-import type { Filter, GroupOptions, IndexSpec, PageAfter, Scalar } from './port'
 import { asCondition, assertName, assertPath } from './paths'
+import type { Filter, GroupOptions, IndexSpec, PageAfter, Scalar } from './port'
 
 /** The document id lives in `_id`; every other path is used as is. */
 export function mongoPath(path: string): string {

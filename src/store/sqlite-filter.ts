@@ -10,8 +10,9 @@
  * numbers and booleans also check `json_type` to keep MongoDB's meaning (true ≠ 1, a number range
  * never matches strings).
  */
-import type { Condition, Filter, GroupOptions, PageAfter, Scalar } from './port'
+
 import { asCondition, assertPath } from './paths'
+import type { Condition, Filter, GroupOptions, PageAfter, Scalar } from './port'
 
 export type Params = (string | number | null)[]
 

@@ -3,7 +3,7 @@
  * readable at GET /console/outbox, so email webhooks work out of the box and a developer sees
  * exactly what would have been sent (docs/spec.md: "an email address receives one email per event").
  */
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import { newId } from '../../ids'
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
 import type { EmailMessage, EmailReceipt, EmailSender } from './port'

@@ -13,8 +13,9 @@
  * required, tools carry `input_schema`, and tool results go back inside a `user` turn as
  * `tool_result` blocks (message conversion in anthropic-wire.ts).
  */
-import { LlmError, protocolError, streamError } from './errors'
+
 import { toAnthropicRequest } from './anthropic-wire'
+import { LlmError, protocolError, streamError } from './errors'
 import type { FinishReason, LanguageModel, ListModelsOptions, LlmEvent, ModelCatalog, ModelInfo, StreamRequest, Usage } from './port'
 import { checkBaseUrl, type Endpoint, type FetchLike, getJson, HEADERS_TIMEOUT_MS, IDLE_TIMEOUT_MS, parseArguments, parseData, postForEvents } from './transport'
 

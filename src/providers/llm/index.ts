@@ -79,9 +79,9 @@ export function createLanguageModel(cfg: LanguageModelConfig): ConfiguredLanguag
   }
 }
 
-export { complete } from './port'
-export type { ChatMessage, Completion, FinishReason, LanguageModel, LlmEvent, ModelCatalog, ModelInfo, StreamRequest, ToolCall, ToolSpec, Usage } from './port'
-export { LlmError, isLlmError, type LlmErrorKind } from './errors'
+export { AnthropicChatModel } from './anthropic'
+export { isLlmError, LlmError, type LlmErrorKind } from './errors'
 export { LocalLanguageModel } from './local'
 export { OpenAIChatModel } from './openai'
-export { AnthropicChatModel } from './anthropic'
+export type { ChatMessage, Completion, FinishReason, LanguageModel, LlmEvent, ModelCatalog, ModelInfo, StreamRequest, ToolCall, ToolSpec, Usage } from './port'
+export { complete } from './port'

@@ -4,9 +4,10 @@
  * and reports receipts as a platform would: `sent` at once, `delivered` when the message reaches
  * the phone (at once here). A number set to refuse (tests of the 502 path) is refused.
  */
-import { randomId } from '../../ids'
+
 import type { Clock } from '../../clock'
-import { PlatformRefused, type MessagingPlatform, type Receipt, type SendRequest, type Sent } from './port'
+import { randomId } from '../../ids'
+import { type MessagingPlatform, PlatformRefused, type Receipt, type SendRequest, type Sent } from './port'
 
 export interface SandboxSent extends SendRequest {
   platformMessageId: string

@@ -7,7 +7,7 @@
  * The base URL is configurable so tests point it at a local fake.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { PlatformRefused, type MessagingPlatform, type OutboundContent, type Receipt, type SendRequest, type Sent } from './port'
+import { type MessagingPlatform, type OutboundContent, PlatformRefused, type Receipt, type SendRequest, type Sent } from './port'
 
 /** Graph API answers a send in well under a second; 10 s bounds a stalled one (the reply answers 502). */
 export const SEND_TIMEOUT_MS = 10_000

@@ -4,8 +4,9 @@
  * reached through `bun:ffi`. One `Decoder` decodes one call's audio, utterance after utterance.
  * The calls are synchronous C: the live engine runs them on a worker (pocketsphinx-live.ts).
  */
+
+import { CString, dlopen, FFIType, type Pointer, ptr } from 'bun:ffi'
 import { existsSync } from 'node:fs'
-import { CString, dlopen, FFIType, ptr, type Pointer } from 'bun:ffi'
 
 export interface SphinxPaths {
   /** The decoder library (soname or path). */

@@ -14,8 +14,8 @@ import WebSocket from 'ws'
 import { randomId } from '../../ids'
 import { encodeMulaw, PHONE_RATE, resample } from '../../media/codecs'
 import type { SandboxScripts } from '../stt/sandbox'
-import { synthesiseSyllables } from '../tts/sandbox'
 import type { TextToSpeech } from '../tts/port'
+import { synthesiseSyllables } from '../tts/sandbox'
 
 const FRAME_MS = 20
 const FRAME = (PHONE_RATE * FRAME_MS) / 1000

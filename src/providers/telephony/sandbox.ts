@@ -17,13 +17,14 @@
  * stream ran; one whose stream is cut without a close (1006: that server died) is a dropped call,
  * reported `ended` as `failed`, as a carrier ends a call whose stream went away.
  */
-import { randomId } from '../../ids'
+
 import type { Clock } from '../../clock'
+import { randomId } from '../../ids'
 import type { Collection, DocumentStore } from '../../store/port'
-import { SandboxCallee } from './sandbox-callee'
 import type { SandboxScripts } from '../stt/sandbox'
 import type { TextToSpeech } from '../tts/port'
-import { PlacementRefused, type IncomingAnswer, type IncomingCall, type Placed, type PlaceRequest, type Telephony, type TelephonyEvent } from './port'
+import { type IncomingAnswer, type IncomingCall, type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent } from './port'
+import { SandboxCallee } from './sandbox-callee'
 
 export const SANDBOX_PICKUPS = ['answer', 'no_answer', 'busy', 'reject', 'unreachable', 'voicemail', 'refuse'] as const
 export type SandboxPickup = (typeof SANDBOX_PICKUPS)[number]

@@ -9,8 +9,8 @@
  * configurable (TWILIO_API_BASE_URL) so tests use a local fake speaking the same protocol.
  */
 import type { UnansweredHangup } from '../../../machines/call'
+import { type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent } from './port'
 import { verifyTwilioSignature } from './twilio-signature'
-import { PlacementRefused, type Placed, type PlaceRequest, type Telephony, type TelephonyEvent } from './port'
 
 export interface TwilioConfig {
   accountSid: string
