@@ -69,15 +69,25 @@ export class MediaStream {
     if (this.call) this.touch()
     let frame: InboundFrame | null
     try {
-      if (typeof raw === 'string' && raw.length > MAX_MESSAGE_BYTES) return this.fail(CLOSE.tooBig, `message over ${MAX_MESSAGE_BYTES} bytes`)
+      if (typeof raw === 'string' && raw.length > MAX_MESSAGE_BYTES) {
+        this.fail(CLOSE.tooBig, `message over ${MAX_MESSAGE_BYTES} bytes`)
+        return
+      }
       if (raw instanceof Uint8Array || raw instanceof ArrayBuffer) throw new ProtocolError('binary messages are not part of the protocol')
       frame = this.serializer.deserialize(raw)
     } catch (err) {
-      return this.fail(CLOSE.protocol, err instanceof Error ? err.message : String(err))
+      this.fail(CLOSE.protocol, err instanceof Error ? err.message : String(err))
+      return
     }
     if (!frame) return
-    if (frame.kind === 'start') return void this.start(frame)
-    if (frame.kind === 'stop') return this.finish('stop')
+    if (frame.kind === 'start') {
+      void this.start(frame)
+      return
+    }
+    if (frame.kind === 'stop') {
+      this.finish('stop')
+      return
+    }
     if (frame.kind === 'audio') {
       if (frame.chunk && frame.chunk <= this.lastChunk) {
         this.droppedChunks++

@@ -2,7 +2,7 @@
  * What a call's voice session is given: the call feature behind `CallLine` (the agent, the call
  * record, the hang-up) and the pipeline's parts (VAD, speech engines, the socket, the recorder).
  */
-import type { InspectionEvent, Observer } from 'xstate'
+import type { ActorOptions, AnyActorLogic, InspectionEvent, Observer } from 'xstate'
 import type { VoiceTurnState } from '../../machines/voice-turn'
 import type { OutboundFrame } from './frames'
 import type { TurnLatency } from './latency'
@@ -61,7 +61,7 @@ export interface SessionParts {
   actor?: {
     systemId?: string
     inspect?: Observer<InspectionEvent> | ((e: InspectionEvent) => void)
-    clock?: { setTimeout(fn: (...args: any[]) => void, ms: number): any; clearTimeout(id: any): void }
+    clock?: ActorOptions<AnyActorLogic>['clock']
   }
   /** Synthesised audio of fixed lines by engine, voice, language and text (phrase-cache.ts): the opening and goodbyes play at once. */
   phrases?: { get(key: string): Int16Array[] | null; put(key: string, audio: Int16Array[]): void }

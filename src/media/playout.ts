@@ -240,8 +240,14 @@ export class Playout {
   private maybePlayed(turn: Turn): void {
     if (!turn.ended || turn.cleared || turn.onPlayed === null) return
     if (this.queue.some((c) => c.turn === turn)) return
-    if (turn.lastMark === null) return this.settle(turn, '', false)
-    if (!this.marks.has(turn.lastMark)) return this.settle(turn, heardText(turn), true)
+    if (turn.lastMark === null) {
+      this.settle(turn, '', false)
+      return
+    }
+    if (!this.marks.has(turn.lastMark)) {
+      this.settle(turn, heardText(turn), true)
+      return
+    }
     // Waiting for the last echo; if the line has gone quiet, settle on what it confirmed.
     if (!turn.grace) {
       const wait = Math.max(0, this.playhead - this.now()) + ECHO_GRACE_MS

@@ -80,7 +80,6 @@ export class VoiceSession {
   private overlapTimer: ReturnType<typeof setTimeout> | null = null
   /** Arrival time of the last audio the VAD has judged. */
   private analysedUpTo = 0
-  private rate = PHONE_RATE
   private bargedIn = false
 
   constructor(private readonly parts: SessionParts) {
@@ -141,9 +140,8 @@ export class VoiceSession {
     return this.chart.getSnapshot().value as PipelineState
   }
 
-  /** The stream started: the agent speaks first; the call's length limit starts. */
-  start(sampleRate: number): void {
-    this.rate = sampleRate
+  /** The stream started: the agent speaks first; the call's length limit starts. The rate is not kept: each audio frame carries its own. */
+  start(_sampleRate: number): void {
     if (this.parts.line.unavailable) return void this.endPolitely(VOICE_LINES.unavailable, 'answered', this.parts.line.unavailable)
     this.limitTimer = setTimeout(() => void this.endPolitely(VOICE_LINES.timeLimit, 'answered'), this.parts.line.maxCallSeconds * 1000)
     void this.say(this.parts.line.opening, { opening: true })
@@ -229,7 +227,10 @@ export class VoiceSession {
       const settle = () => {
         // Judged on the audio, not the wall clock: while the VAD (on its own thread) has not yet
         // seen the audio up to the end of the gap, the caller may have gone on in it.
-        if (this.analysedUpTo < until && this.now() < until + VAD_CATCH_UP_MS) return void (this.overlapTimer = setTimeout(settle, CHUNK_MS_CHECK))
+        if (this.analysedUpTo < until && this.now() < until + VAD_CATCH_UP_MS) {
+          this.overlapTimer = setTimeout(settle, CHUNK_MS_CHECK)
+          return
+        }
         this.overlapTimer = null
         if (this.detector.speaking || this.bargedIn) return
         this.detector.end()

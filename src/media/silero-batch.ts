@@ -66,6 +66,8 @@ export class SileroBatcher {
           p.resolve(Number(probs[i]))
         })
       })
-      .catch((err) => batch.forEach((p) => p.reject(err)))
+      .catch((err) => {
+        for (const p of batch) p.reject(err)
+      })
   }
 }

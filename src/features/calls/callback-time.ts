@@ -12,19 +12,19 @@ export type CallbackTime = { at: number; local: string } | { refused: string }
 
 const MINUTE_MS = 60_000
 
-function parseAt(when: string, zone: string, now: number, offsetMs: number) {
+function parseAt(when: string, now: number, offsetMs: number) {
   const [found] = chrono.parse(when, { instant: new Date(now), timezone: Math.round(offsetMs / MINUTE_MS) }, { forwardDate: true })
   return found ?? null
 }
 
 export function callbackTime(when: string, zone: string, now: number): CallbackTime {
-  let found = parseAt(when, zone, now, offsetAt(now, zone))
+  let found = parseAt(when, now, offsetAt(now, zone))
   if (!found) return { refused: `"${when}" is not a time I can book; ask the customer for a day and a time` }
   // A day with no hour ("tomorrow", "Friday afternoon") is not a time to ring someone.
   if (!found.start.isCertain('hour')) return { refused: `"${when}" has no time of day; ask the customer what time suits them` }
   if (!found.start.isCertain('timezoneOffset')) {
     const offset = offsetAt(found.start.date().getTime(), zone)
-    if (offset !== offsetAt(now, zone)) found = parseAt(when, zone, now, offset) ?? found
+    if (offset !== offsetAt(now, zone)) found = parseAt(when, now, offset) ?? found
   }
   const at = found.start.date().getTime()
   const l = localTime(at, zone)

@@ -5,10 +5,10 @@
  * as sequence steps are; a plan whose monthly messages are used up (Free) sends no more.
  */
 import { iso, type Clock } from '../../clock'
-import { PlatformRefused, type MessagingPlatform } from '../../providers/messaging/port'
+import { PlatformRefused, type MessagingPlatform, type Sent } from '../../providers/messaging/port'
 import type { Collection } from '../../store/port'
 import type { PhoneNumberService } from '../phone-numbers/public'
-import type { TemplateService } from '../templates/public'
+import type { TemplateDoc, TemplateService } from '../templates/public'
 import type { Meter } from '../usage/public'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { CampaignOutcomes } from './outcomes'
@@ -42,7 +42,7 @@ export async function broadcastNumber(numbers: PhoneNumberService, workspaceId: 
 export async function broadcastTarget(d: BroadcastDeps, campaign: CampaignDoc, workspace: WorkspaceDoc): Promise<Target | string> {
   const number = await broadcastNumber(d.numbers, workspace.id, campaign.agentId)
   if (!number) return 'the agent has no chat-app number to send from any more'
-  let template
+  let template: TemplateDoc
   try {
     // Checked again at every (re)start: a template paused or rejected meanwhile stops the campaign.
     template = await d.templates.forReply(workspace.id, number, campaign.template!, campaign.language ?? undefined)
@@ -64,7 +64,7 @@ export async function broadcastTarget(d: BroadcastDeps, campaign: CampaignDoc, w
         await d.outcomes.write(r.id, () => d.recipients.update(r.id, { status: 'failed', error: `not sent: ${MESSAGES_USED_UP}` }))
         return 'refused'
       }
-      let sent
+      let sent: Sent
       try {
         const variables = personalise(template, contact)
         sent = await d.platform.send({ from: number, to: r.phone, content: { type: 'template', template: { name: template.name, language: template.language, variables } } })

@@ -112,7 +112,7 @@ export function callingTarget(d: CallingDeps, campaign: CampaignDoc, workspace: 
       return d.lines.take(shares)
     },
     async hand(r: RecipientDoc, _contact, free) {
-      let placed
+      let placed: Awaited<ReturnType<CallService['place']>>
       try {
         placed = await d.calls().place(workspace, { to: r.phone, purpose: campaign.purpose!, agent: campaign.agentId, reference: campaign.id, metadata: { campaign: campaign.id } })
       } catch (err) {

@@ -134,7 +134,10 @@ export class CampaignSender {
 
   private flights(id: string): Map<string, Promise<unknown>> {
     let m = this.inFlight.get(id)
-    if (!m) this.inFlight.set(id, (m = new Map()))
+    if (!m) {
+      m = new Map()
+      this.inFlight.set(id, m)
+    }
     return m
   }
 
@@ -169,7 +172,10 @@ export class CampaignSender {
     const refusals: boolean[] = []
     let failure: string | null = null
     let mine = this.claimed.get(id)
-    if (!mine) this.claimed.set(id, (mine = new Set()))
+    if (!mine) {
+      mine = new Set()
+      this.claimed.set(id, mine)
+    }
     const claimed = mine
     const claim = (r: RecipientDoc, status: 'sending' | 'skipped', error?: string) =>
       d.outcomes.write(r.id, async () => {

@@ -225,8 +225,14 @@ async function released(hold: Promise<void>, signal: AbortSignal | undefined): P
     const abort = () => reject(signal?.reason ?? new DOMException('the turn was cancelled', 'AbortError'))
     signal?.addEventListener('abort', abort, { once: true })
     hold.then(
-      () => (signal?.removeEventListener('abort', abort), resolve()),
-      (err) => (signal?.removeEventListener('abort', abort), reject(err)),
+      () => {
+        signal?.removeEventListener('abort', abort)
+        resolve()
+      },
+      (err) => {
+        signal?.removeEventListener('abort', abort)
+        reject(err)
+      },
     )
   })
 }

@@ -101,7 +101,9 @@ export function chunkText(text: string): string[] {
       }
     }
     // The paragraph does not fit and the passage is still short: fill it sentence by sentence.
-    splitSentences(unit.text, room()).forEach((s, i) => add({ text: s, sep: i === 0 ? '\n\n' : ' ' }))
+    splitSentences(unit.text, room()).forEach((s, i) => {
+      add({ text: s, sep: i === 0 ? '\n\n' : ' ' })
+    })
   }
   flushPending()
   emit(false)

@@ -9,7 +9,7 @@
  */
 import { iso, type Clock } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
-import { PlatformRefused, type MessagingPlatform, type SendRequest } from '../../providers/messaging/port'
+import { PlatformRefused, type MessagingPlatform, type SendRequest, type Sent } from '../../providers/messaging/port'
 import type { ContactService } from '../contacts/public'
 import type { ConversationDoc, ConversationFeature } from '../conversations/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
@@ -89,7 +89,7 @@ export class Replies {
   private async deliver(workspace: WorkspaceDoc, conversation: ConversationDoc, platform: MessagingPlatform, request: SendRequest, shown: string | null, category: string | null): Promise<void> {
     const d = this.deps
     const now = d.clock.now()
-    let sent
+    let sent: Sent
     try {
       sent = await platform.send(request)
     } catch (err) {

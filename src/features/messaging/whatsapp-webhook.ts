@@ -8,7 +8,7 @@
  */
 import { Elysia } from 'elysia'
 import type { Logger } from '../../logger'
-import type { WhatsAppPlatform } from '../../providers/messaging/whatsapp'
+import type { InboundChat, WhatsAppPlatform } from '../../providers/messaging/whatsapp'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { InboundMessages } from './inbound'
@@ -45,7 +45,7 @@ export function whatsAppWebhook(deps: {
           set.status = 403
           return { error: 'X-Hub-Signature-256 does not verify' }
         }
-        let messages
+        let messages: InboundChat[]
         try {
           messages = await deps.platform.notification(raw)
         } catch (err) {

@@ -10,7 +10,7 @@ import type { EnrolmentActors, EnrolmentEffectPort } from '../../../actors/enrol
 import { iso, type Clock } from '../../clock'
 import { badRequest, notFound } from '../../http/errors'
 import { newId } from '../../ids'
-import type { MessagingPlatform } from '../../providers/messaging/port'
+import type { MessagingPlatform, Sent } from '../../providers/messaging/port'
 import type { Collection, PageAfter } from '../../store/port'
 import { normalizePhone, type ContactService } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
@@ -169,7 +169,7 @@ export class SequenceService {
     })
     if (!(await d.meter.messagesLeft(e.workspaceId))) return "skipped: the plan's chat-app messages for this month are used up"
     let text: string
-    let sent
+    let sent: Sent
     let category: MessageCategory = 'service'
     if (step.template) {
       const template = await d.templates.forReply(e.workspaceId, number.number, step.template, undefined)

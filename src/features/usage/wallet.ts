@@ -244,7 +244,10 @@ export class WalletService {
     } else wallet = this.remember(developer.id, await this.compute(developer))
     const below = (w: Wallet) => LOW_BALANCE_THRESHOLDS[developer.currency].filter((t) => w.availableMicro < t)
     let crossed = below(wallet)
-    if (crossed.length && estimated) crossed = below((wallet = this.remember(developer.id, await this.compute(developer))))
+    if (crossed.length && estimated) {
+      wallet = this.remember(developer.id, await this.compute(developer))
+      crossed = below(wallet)
+    }
     if (!crossed.length) return
     const count = await this.topUps.count({ developerId: developer.id })
     // Lowest first: one notice names the lowest threshold passed; the higher ones are claimed silently.

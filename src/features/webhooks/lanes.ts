@@ -52,7 +52,10 @@ export class Lanes {
     return new Promise<T>((resolve, reject) => {
       if (this.stopped) return reject(new LanesStoppedError('deliveries are stopping'))
       let lane = this.lanes.get(key)
-      if (!lane) this.lanes.set(key, (lane = { active: 0, queue: [], head: 0 }))
+      if (!lane) {
+        lane = { active: 0, queue: [], head: 0 }
+        this.lanes.set(key, lane)
+      }
       const entry: Entry = { job, resolve: resolve as (value: unknown) => void, reject }
       if (lane.active < this.limits.concurrency) {
         lane.active++
@@ -105,7 +108,10 @@ export class Lanes {
       lane.queue = lane.queue.slice(lane.head)
       lane.head = 0
     }
-    if (entry) return this.start(key, lane, entry)
+    if (entry) {
+      this.start(key, lane, entry)
+      return
+    }
     lane.active--
     if (lane.active === 0 && this.lanes.get(key) === lane) this.lanes.delete(key)
   }

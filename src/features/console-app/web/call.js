@@ -186,6 +186,6 @@ export function mount(root, { workspace, id, live, link }) {
   void load()
   return () => {
     stopWave()
-    offs.forEach((off) => off())
+    for (const off of offs) off()
   }
 }

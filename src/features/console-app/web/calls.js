@@ -112,5 +112,7 @@ export function mount(root, { workspace, params, live, go, link }) {
       }
     }),
   ]
-  return () => offs.forEach((off) => off())
+  return () => {
+    for (const off of offs) off()
+  }
 }

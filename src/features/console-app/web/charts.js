@@ -248,6 +248,6 @@ export function mount(root, { workspace, params, live, go }) {
     .catch(() => {})
   return () => {
     clearInterval(timer)
-    offs.forEach((off) => off())
+    for (const off of offs) off()
   }
 }

@@ -54,7 +54,10 @@ export function notice(text, kind = 'error') {
   box.className = `notice ${kind}`
   box.textContent = text
   box.hidden = !text
-  if (text && kind === 'error') setTimeout(() => box.textContent === text && (box.hidden = true), 8000)
+  if (text && kind === 'error')
+    setTimeout(() => {
+      if (box.textContent === text) box.hidden = true
+    }, 8000)
 }
 
 export const callTitle = (c) => (c.surface === 'web' ? 'Browser call' : `${c.direction === 'inbound' ? 'From' : 'To'} ${c.phone ?? 'unknown'}`)

@@ -118,5 +118,7 @@ export function mount(root, { workspace, live, link }) {
   offs.push(live.on('state', (state) => state === 'live' && !first && load()))
   first = false
   void load()
-  return () => offs.forEach((off) => off())
+  return () => {
+    for (const off of offs) off()
+  }
 }

@@ -20,7 +20,10 @@ let workspaces = []
 
 function route() {
   const [path, query] = location.hash.replace(/^#\/?/, '').split('?')
-  const [workspace, page, ...rest] = path.split('/').map(decodeURIComponent)
+  const parts = path.split('/').map(decodeURIComponent)
+  // A page alone (the nav's links before a workspace is known, #/live): that page in the current workspace.
+  if (parts.length === 1 && Object.hasOwn(PAGES, parts[0])) parts.unshift('')
+  const [workspace, page, ...rest] = parts
   return { workspace: workspace || null, page: PAGES[page] ? page : 'live', id: rest.join('/') || null, params: new URLSearchParams(query ?? '') }
 }
 
