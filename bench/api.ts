@@ -8,11 +8,12 @@
  * alternating rounds so machine noise lands on both. Prints per-round and median req/s, p99 and
  * the ratio ours/bare against the target. Children are killed at the end, also on error.
  */
+
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import type { Subprocess } from 'bun'
 
 const ROOT = resolve(import.meta.dir, '..')

@@ -15,9 +15,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../src/config'
+import { messagingFeature } from '../src/features/messaging'
 import { createLogger } from '../src/logger'
 import { startServer } from '../src/server'
-import { messagingFeature } from '../src/features/messaging'
 
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 10_000)
 const PAUSE_AFTER = Math.floor(RECIPIENTS / 4)

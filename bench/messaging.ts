@@ -14,10 +14,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../src/config'
-import { createLogger } from '../src/logger'
-import { startServer } from '../src/server'
 import { messagingFeature } from '../src/features/messaging'
 import { tenancyFeature } from '../src/features/workspaces'
+import { createLogger } from '../src/logger'
+import { startServer } from '../src/server'
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000)
 const CONVERSATIONS = Math.min(1_000, MESSAGES)

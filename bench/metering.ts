@@ -20,14 +20,14 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig } from '../src/config'
-import { createLogger } from '../src/logger'
 import type { ManualClock } from '../src/clock'
-import { buildServices } from '../src/services'
+import { loadConfig } from '../src/config'
 import { phoneNumbersFeature } from '../src/features/phone-numbers'
 import { usageFeature } from '../src/features/usage'
 import { tenancyFeature } from '../src/features/workspaces'
 import { newWorkspaceDoc } from '../src/features/workspaces/public'
+import { createLogger } from '../src/logger'
+import { buildServices } from '../src/services'
 
 const CUSTOMERS = 100
 const HISTORY = 20_000

@@ -31,7 +31,7 @@
  * pocketsphinx decoder holds a worker thread and ~95 MB a call, so 300 calls do not fit this
  * machine's memory with it. BENCH_PROFILE=<dir> writes the service's CPU profile there.
  */
-import { rmSync, readFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { twilioSignature } from '../src/providers/telephony/twilio-signature'
 import { startDeepgramFake } from '../test/fakes/deepgram'
 import { startTwilioFake } from '../test/fakes/twilio'

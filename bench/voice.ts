@@ -14,11 +14,12 @@
  * The WebSocket layer is not in these numbers (Bun's uWebSockets sends a 300-byte frame in
  * microseconds); a loopback client in the same process would measure itself.
  */
-import { VoiceSession, type CallLine } from '../src/media/session'
-import { EnergyVad, voiceActivity, type VoiceActivity } from '../src/media/vad'
+
+import type { OutboundFrame } from '../src/media/frames'
+import { type CallLine, VoiceSession } from '../src/media/session'
+import { EnergyVad, type VoiceActivity, voiceActivity } from '../src/media/vad'
 import type { SttSession } from '../src/providers/stt/port'
 import type { TextToSpeech } from '../src/providers/tts/port'
-import type { OutboundFrame } from '../src/media/frames'
 
 const FRAME = 160
 const percentile = (xs: number[], p: number) => {

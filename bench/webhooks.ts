@@ -16,11 +16,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../src/config'
-import { createLogger } from '../src/logger'
-import { startServer } from '../src/server'
-import { tenancyFeature } from '../src/features/workspaces'
 import { agentsFeature } from '../src/features/agents'
 import { webhooksFeature } from '../src/features/webhooks'
+import { tenancyFeature } from '../src/features/workspaces'
+import { createLogger } from '../src/logger'
+import { startServer } from '../src/server'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000)
 const FAST = 9

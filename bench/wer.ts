@@ -14,10 +14,10 @@
  *   bun bench/wer.ts
  */
 import { decodeMulaw, encodeMulaw, resample } from '../src/media/codecs'
-import type { SpeechToText } from '../src/providers/stt/port'
 import { PocketsphinxStt } from '../src/providers/stt/pocketsphinx'
 import { Decoder, sphinxMissing } from '../src/providers/stt/pocketsphinx-ffi'
 import { PocketsphinxLiveStt } from '../src/providers/stt/pocketsphinx-live'
+import type { SpeechToText } from '../src/providers/stt/port'
 import { EspeakTts } from '../src/providers/tts/espeak'
 
 const SENTENCES = [

@@ -6,9 +6,9 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { assign, setup } from 'xstate'
 import type { ActorRuntime } from '../../actors/runtime'
-import { refusalOf, type Refusal, type RefusalParams } from '../../machines/refusal'
+import { type Refusal, type RefusalParams, refusalOf } from '../../machines/refusal'
 import { ManualClock } from '../../src/clock'
-import { makeRuntime, openEnv, removeDir, type Env } from './support'
+import { type Env, makeRuntime, openEnv, removeDir } from './support'
 
 const T0 = Date.UTC(2026, 0, 1)
 

@@ -12,7 +12,7 @@
 import pino from 'pino'
 import { fromPromise, setup } from 'xstate'
 import { ActorRuntime } from '../../actors/runtime'
-import { systemClock, type Clock } from '../../src/clock'
+import { type Clock, systemClock } from '../../src/clock'
 import { openCoordination } from '../../src/coordination'
 import { randomId } from '../../src/ids'
 import { openStore } from '../../src/store'

@@ -7,7 +7,7 @@
 import { afterEach, expect, test } from 'bun:test'
 import { assign, emit, setup } from 'xstate'
 import { ManualClock } from '../../src/clock'
-import { makeRuntime, openEnv, removeDir, type Env } from './support'
+import { type Env, makeRuntime, openEnv, removeDir } from './support'
 
 const bellMachine = setup({
   types: { context: {} as { rings: number }, events: {} as { type: 'ring' } | { type: 'quiet' }, emitted: {} as { type: 'bell.rang'; n: number } },

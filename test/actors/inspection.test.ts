@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createMachine } from 'xstate'
 import { WebSocketServer } from 'ws'
+import { createMachine } from 'xstate'
 import { createInspection, type Inspection } from '../../actors/inspection'
 import type { ActorRuntime } from '../../actors/runtime'
 import { ManualClock } from '../../src/clock'
-import { makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, waitFor, type Env } from './support'
+import { type Env, makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, waitFor } from './support'
 
 const T0 = Date.UTC(2026, 0, 1)
 

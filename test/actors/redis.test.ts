@@ -9,9 +9,9 @@ import { ManualClock } from '../../src/clock'
 import type { Coordination } from '../../src/coordination/port'
 import { openRedisCoordination } from '../../src/coordination/redis'
 import { randomId } from '../../src/ids'
-import { startRedis, type RedisServer } from '../support/redis'
+import { type RedisServer, startRedis } from '../support/redis'
 import { describeWithRedis } from '../support/system-binary'
-import { makeRuntime, openEnv, removeDir, sleep, ticketDeadlines, ticketMachine, type Env, type TicketContext } from './support'
+import { type Env, makeRuntime, openEnv, removeDir, sleep, type TicketContext, ticketDeadlines, ticketMachine } from './support'
 
 const T0 = Date.UTC(2026, 0, 1)
 // Short enough that the "owner never answers" test is quick; far above a loopback round trip.

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { assign, fromPromise, setup } from 'xstate'
 import type { ActorRuntime } from '../../actors/runtime'
 import { ManualClock } from '../../src/clock'
-import { makeRuntime, openEnv, removeDir, type Env } from './support'
+import { type Env, makeRuntime, openEnv, removeDir } from './support'
 
 const T0 = Date.UTC(2026, 0, 1)
 

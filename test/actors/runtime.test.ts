@@ -6,7 +6,7 @@ import { ACTOR_SNAPSHOTS } from '../../actors/snapshot-store'
 import type { StoredActor } from '../../actors/types'
 import { ManualClock } from '../../src/clock'
 import type { Collection, Doc, DocumentStore } from '../../src/store/port'
-import { gate, makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, waitFor, type Env, type TicketContext } from './support'
+import { type Env, gate, makeRuntime, openEnv, removeDir, type TicketContext, ticketDeadlines, ticketMachine, waitFor } from './support'
 
 const T0 = Date.UTC(2026, 0, 1)
 

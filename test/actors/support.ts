@@ -13,8 +13,8 @@ import type { Clock } from '../../src/clock'
 import { openLocalCoordination } from '../../src/coordination/local'
 import type { Coordination } from '../../src/coordination/port'
 import type { Logger } from '../../src/logger'
-import { openSqliteStore } from '../../src/store/sqlite'
 import type { DocumentStore } from '../../src/store/port'
+import { openSqliteStore } from '../../src/store/sqlite'
 
 // Polling for an asynchronous outcome: 5 s is far above the few milliseconds these take on a
 // loaded CI runner and well under the 20 s per-test timeout in bunfig.toml.

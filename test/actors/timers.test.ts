@@ -3,7 +3,7 @@ import { assign, setup } from 'xstate'
 import { timerId } from '../../actors/deadlines'
 import type { ActorRuntime } from '../../actors/runtime'
 import { ManualClock, systemClock } from '../../src/clock'
-import { makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, waitFor, type Env, type TicketContext } from './support'
+import { type Env, makeRuntime, openEnv, removeDir, type TicketContext, ticketDeadlines, ticketMachine, waitFor } from './support'
 
 const T0 = Date.UTC(2026, 0, 1)
 const HOUR = 3_600_000

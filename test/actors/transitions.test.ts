@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { fromPromise } from 'xstate'
 import type { ActorRuntime, Transition } from '../../actors/runtime'
 import { ManualClock } from '../../src/clock'
-import { gate, makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, waitFor, type Env } from './support'
+import { type Env, gate, makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, waitFor } from './support'
 
 describe('actor runtime: transitions and counts', () => {
   let env: Env

@@ -3,7 +3,7 @@ import { VersionMismatchError } from '../../actors/errors'
 import type { ActorRuntime } from '../../actors/runtime'
 import type { StoredVersion } from '../../actors/types'
 import { ManualClock } from '../../src/clock'
-import { captureLogger, makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, type Env, type LogLines } from './support'
+import { captureLogger, type Env, type LogLines, makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine } from './support'
 
 const T0 = Date.UTC(2026, 0, 1)
 

@@ -3,7 +3,7 @@ import { openCoordination } from '../../src/coordination'
 import type { Coordination } from '../../src/coordination/port'
 import { openRedisCoordination } from '../../src/coordination/redis'
 import { randomId } from '../../src/ids'
-import { startRedis, type RedisServer } from '../support/redis'
+import { type RedisServer, startRedis } from '../support/redis'
 import { describeWithRedis } from '../support/system-binary'
 import { coordinationContract, waitFor } from './contract'
 

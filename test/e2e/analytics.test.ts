@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from '../support/server'
 import { conversationsFeature } from '../../src/features/conversations'
+import { startTestServer, type TestServer } from '../support/server'
 
 const FAQ = `Opening hours
 

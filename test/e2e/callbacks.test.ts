@@ -6,7 +6,7 @@
  * stops its callbacks.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startOpenAIFake, type FakeOpenAI } from '../fakes/openai'
+import { type FakeOpenAI, startOpenAIFake } from '../fakes/openai'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 

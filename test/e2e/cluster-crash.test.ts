@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Server } from 'bun'
-import { inParallel, startCluster, waitFor, type Cluster } from '../support/cluster'
+import { type Cluster, inParallel, startCluster, waitFor } from '../support/cluster'
 import { describeWithRedis } from '../support/system-binary'
 
 const RECIPIENTS = 2_000

@@ -6,7 +6,7 @@
  * Redis, the data directory and the network between them.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { startCluster, waitFor, type Cluster } from '../support/cluster'
+import { type Cluster, startCluster, waitFor } from '../support/cluster'
 import { describeWithRedis } from '../support/system-binary'
 
 describeWithRedis('two service processes, media crossing over', () => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createParser } from 'eventsource-parser'
 import { chunks } from '../support/body'
-import { startInstancePair, type InstancePair } from '../support/instances'
+import { type InstancePair, startInstancePair } from '../support/instances'
 import { describeWithRedis } from '../support/system-binary'
 import { until } from '../support/until'
 

@@ -9,12 +9,12 @@ import { join } from 'node:path'
 import { eventsSpec } from '../../src/events/bus'
 import { contactsSpec } from '../../src/features/contacts/repository'
 import { conversationsSpec, messagesSpec } from '../../src/features/conversations/repository'
-import type { CustomerLifecycleEvent } from '../../src/kernel/customer-lifecycle'
 import { DOCUMENTS, PASSAGES, SEARCHES } from '../../src/features/knowledge/repository'
 import { usageSpec } from '../../src/features/usage/ledger'
+import type { CustomerLifecycleEvent } from '../../src/kernel/customer-lifecycle'
 import type { CollectionSpec } from '../../src/store/port'
-import { until } from '../support/until'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 const DAY = 24 * 60 * 60 * 1000
 const ERASE_AFTER_MS = 30 * DAY // docs/spec.md Limits: erasure delay after customer delete

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startRedis } from '../support/redis'
-import { describeWithRedis } from '../support/system-binary'
-import { startTestServer, type TestServer } from '../support/server'
 import { knowledgeFeature } from '../../src/features/knowledge'
+import { startRedis } from '../support/redis'
+import { startTestServer, type TestServer } from '../support/server'
+import { describeWithRedis } from '../support/system-binary'
 
 const QUESTION = 'What is your returns window?'
 // Pub/sub crosses Redis in about a millisecond; this bounds a loaded test machine.

@@ -4,8 +4,8 @@
  * answer 404 and leave no document or passage behind for the deleted agent.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from '../support/server'
 import { agentsFeature } from '../../src/features/agents'
+import { startTestServer, type TestServer } from '../support/server'
 
 const SLOW_PAGE_MS = 1_000
 

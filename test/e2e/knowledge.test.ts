@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from '../support/server'
 import { knowledgeFeature } from '../../src/features/knowledge'
+import { startTestServer, type TestServer } from '../support/server'
 
 let s: TestServer
 let open: TestServer

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { messagingFeature } from '../../src/features/messaging'
-import { startTelegramFake, textUpdate, type TelegramFake } from '../fakes/telegram'
+import { startTelegramFake, type TelegramFake, textUpdate } from '../fakes/telegram'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 

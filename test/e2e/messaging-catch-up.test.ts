@@ -7,7 +7,7 @@
  * when we received a message, not by the platform's own timestamp.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { startWhatsAppFake, whatsAppEnv, whatsAppNotification, type WhatsAppFake } from '../fakes/whatsapp'
+import { startWhatsAppFake, type WhatsAppFake, whatsAppEnv, whatsAppNotification } from '../fakes/whatsapp'
 import { startTestServer, type TestServer } from '../support/server'
 
 const TOKEN = 'EAAGcatchuptoken123456'

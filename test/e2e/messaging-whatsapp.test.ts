@@ -4,7 +4,7 @@
  * bad signature refused, and a developer reply with a template in WhatsApp's wire format.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { startWhatsAppFake, whatsAppEnv, whatsAppNotification, type WhatsAppFake } from '../fakes/whatsapp'
+import { startWhatsAppFake, type WhatsAppFake, whatsAppEnv, whatsAppNotification } from '../fakes/whatsapp'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 

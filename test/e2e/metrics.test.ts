@@ -6,7 +6,7 @@
  * and passivated, the durable timer the booked call waited on; and the process's event-loop lag.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startReceiver, type Receiver } from '../features/webhooks/receiver'
+import { type Receiver, startReceiver } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 

@@ -1,6 +1,6 @@
 /** OPENAI_BASE_URL: the service's own OpenAI-protocol models go to that server (here a local fake). */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { startOpenAIFake, type FakeOpenAI } from '../fakes/openai'
+import { type FakeOpenAI, startOpenAIFake } from '../fakes/openai'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 

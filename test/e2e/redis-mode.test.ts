@@ -7,8 +7,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startRedis } from '../support/redis'
-import { describeWithRedis } from '../support/system-binary'
 import { startTestServer, type TestServer } from '../support/server'
+import { describeWithRedis } from '../support/system-binary'
 import { until } from '../support/until'
 
 describeWithRedis('the service in Redis mode', () => {

@@ -4,12 +4,13 @@
  * the app itself, so a route added later is tried without editing this file — unless it brings a
  * path parameter nobody has mapped to a resource yet, which fails loudly (see PARAM_RESOURCE).
  */
-import { isVisitorPath } from '../../src/http/surface'
+
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
+import { tenancyFeature } from '../../src/features/workspaces'
+import { isVisitorPath } from '../../src/http/surface'
 import { randomId } from '../../src/ids'
 import { startTestServer, type TestServer } from '../support/server'
-import { tenancyFeature } from '../../src/features/workspaces'
 
 /** The resource kinds a v1 path parameter can name. */
 type Kind = 'customer' | 'customerKey' | 'agent' | 'document' | 'conversation' | 'webhook' | 'call' | 'sequence' | 'campaign'

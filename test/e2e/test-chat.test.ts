@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import type { RecordedEvent } from '../../src/events/bus'
+import { conversationsFeature } from '../../src/features/conversations'
+import { usageFeature } from '../../src/features/usage'
 import { createLanguageModel } from '../../src/providers/llm'
 import { startOpenAIFake } from '../fakes/openai'
 import { startTestServer, type TestServer } from '../support/server'
-import { conversationsFeature } from '../../src/features/conversations'
-import { usageFeature } from '../../src/features/usage'
 
 const FAQ = `Opening hours
 

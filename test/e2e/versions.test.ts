@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { startTestServer, type TestServer } from '../support/server'
 import { versionsFeature } from '../../src/features/versions'
+import { startTestServer, type TestServer } from '../support/server'
 
 let s: TestServer
 let ws: string

@@ -4,7 +4,7 @@
  * `completed` with `hangup: answered`, and the whole goodbye is in the transcript.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { startOpenAIFake, type FakeOpenAI } from '../fakes/openai'
+import { type FakeOpenAI, startOpenAIFake } from '../fakes/openai'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 

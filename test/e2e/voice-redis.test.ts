@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { callsFeature } from '../../src/features/calls'
-import { startInstancePair, type InstancePair } from '../support/instances'
-import { describeWithRedis } from '../support/system-binary'
+import { type InstancePair, startInstancePair } from '../support/instances'
 import type { TestServer } from '../support/server'
+import { describeWithRedis } from '../support/system-binary'
 import { until } from '../support/until'
 
 describeWithRedis('a call whose media lands on another instance', () => {

@@ -4,9 +4,9 @@
  * and a model with no provider key is refused before anything is written.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startOpenAIFake, type FakeOpenAI } from '../fakes/openai'
-import { readEvents } from '../support/sse'
+import { type FakeOpenAI, startOpenAIFake } from '../fakes/openai'
 import { startTestServer, type TestServer } from '../support/server'
+import { readEvents } from '../support/sse'
 
 const KEY = 'sk-web-chat-models-0000'
 let fake: FakeOpenAI

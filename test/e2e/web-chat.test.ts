@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { RecordedEvent } from '../../src/events/bus'
 import { webFeature } from '../../src/features/web'
-import { readEvents } from '../support/sse'
 import { startTestServer, type TestServer } from '../support/server'
+import { readEvents } from '../support/sse'
 import { until } from '../support/until'
 
 const FAQ = `Opening hours

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
-import { startTestServer, type TestServer } from '../support/server'
+import { mailAttachment, mailHeaders, type SmtpFake, startSmtp } from '../fakes/smtp'
 import { eventually } from '../features/webhooks/receiver'
-import { mailAttachment, mailHeaders, startSmtp, type SmtpFake } from '../fakes/smtp'
+import { startTestServer, type TestServer } from '../support/server'
 
 let smtp: SmtpFake
 let server: TestServer

@@ -9,9 +9,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { EventType } from '../../src/events/catalogue'
-import { responseChecker, type ResponseChecker } from '../support/response-check'
+import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
+import { type ResponseChecker, responseChecker } from '../support/response-check'
 import { startTestServer, type TestServer } from '../support/server'
-import { eventually, startReceiver, type Receiver } from '../features/webhooks/receiver'
 
 let server: TestServer
 let rx: Receiver

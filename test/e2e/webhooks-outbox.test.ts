@@ -4,8 +4,8 @@
  * customer's kept emails are erased with the customer.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from '../support/server'
 import { eventually } from '../features/webhooks/receiver'
+import { startTestServer, type TestServer } from '../support/server'
 
 const DAY = 86_400_000
 let server: TestServer

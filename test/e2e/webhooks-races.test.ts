@@ -5,10 +5,10 @@
  * refused and leaves nothing behind.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { agentsFeature } from '../../src/features/agents'
 import { MAX_LEGACY_ENDPOINTS } from '../../src/features/webhooks/legacy-service'
 import { MAX_WEBHOOKS_PER_AGENT } from '../../src/features/webhooks/service'
 import { startTestServer, type TestServer } from '../support/server'
-import { agentsFeature } from '../../src/features/agents'
 
 let server: TestServer
 

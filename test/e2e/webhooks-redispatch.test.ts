@@ -5,8 +5,8 @@
  * that succeeded is not sent again.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
-import { eventually, startReceiver, type Receiver } from '../features/webhooks/receiver'
 
 let s: TestServer
 let rx: Receiver

@@ -4,8 +4,8 @@
  * ALLOW_PRIVATE_WEBHOOK_TARGETS=true (plain http only to private hosts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
-import { eventually, startReceiver, type Receiver } from '../features/webhooks/receiver'
 
 const INTERNAL = [
   'https://127.0.0.1/hook',

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import type { EventType } from '../../src/events/catalogue'
-import { startTestServer, type TestServer } from '../support/server'
-import { eventually, startReceiver, type Receiver } from '../features/webhooks/receiver'
 import { webhooksFeature } from '../../src/features/webhooks'
+import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
+import { startTestServer, type TestServer } from '../support/server'
 
 let server: TestServer
 let rx: Receiver

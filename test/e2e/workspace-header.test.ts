@@ -1,7 +1,7 @@
 /** docs/spec.md Authentication rules 1, 3 and 5, row by row, plus error shapes of the kernel. */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from '../support/server'
 import { iso } from '../../src/clock'
+import { startTestServer, type TestServer } from '../support/server'
 
 let s: TestServer
 let dev: { id: string; key: string }

@@ -12,9 +12,9 @@ import type { Coordination } from '../../src/coordination/port'
 import { openRedisCoordination } from '../../src/coordination/redis'
 import { EventBus, type RecordedEvent } from '../../src/events/bus'
 import { randomId } from '../../src/ids'
-import { openSqliteStore } from '../../src/store/sqlite'
 import type { DocumentStore } from '../../src/store/port'
-import { startRedis, type RedisServer } from '../support/redis'
+import { openSqliteStore } from '../../src/store/sqlite'
+import { type RedisServer, startRedis } from '../support/redis'
 import { describeWithRedis } from '../support/system-binary'
 
 const logger = pino({ level: 'silent' })

@@ -6,7 +6,7 @@
  * Like the real API it refuses a missing/wrong `x-api-key` (401), a missing `anthropic-version`
  * or `max_tokens` (400). Tests script replies in order and read back what was sent.
  */
-import { type FakeServerBase, record, type RecordedRequest, Sleeper, sseBody, type Stall } from './openai'
+import { type FakeServerBase, type RecordedRequest, record, Sleeper, type Stall, sseBody } from './openai'
 
 export type AnthropicBlock = { text: string[] } | { toolUse: { id: string; name: string; json: string[] } }
 

@@ -4,7 +4,7 @@
  * per client, and past the cap the next one turning slow is cut at once.
  */
 import { expect, test } from 'bun:test'
-import { BodyDeadlines, BodyTimeout, type BodyProgress } from '../../src/http/body-deadline'
+import { BodyDeadlines, type BodyProgress, BodyTimeout } from '../../src/http/body-deadline'
 
 const never = () => new Promise<string>(() => {})
 

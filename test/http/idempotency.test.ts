@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { openLocalCoordination } from '../../src/coordination/local'
-import { openRedisCoordination } from '../../src/coordination/redis'
 import type { Coordination } from '../../src/coordination/port'
+import { openRedisCoordination } from '../../src/coordination/redis'
 import { ApiError } from '../../src/http/errors'
 import { idempotent } from '../../src/http/idempotency'
 import { startRedis } from '../support/redis'

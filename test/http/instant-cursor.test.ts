@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { ApiError } from '../../src/http/errors'
 import { checkInstant } from '../../src/http/instant'
 import { decodeCursor, encodeCursor } from '../../src/http/pagination'
-import { ApiError } from '../../src/http/errors'
 
 const refused = (f: () => unknown, field: string) => {
   let caught: unknown

@@ -3,14 +3,14 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { ManualClock } from '../../src/clock'
 import { openLocalCoordination } from '../../src/coordination/local'
-import { openSqliteStore } from '../../src/store/sqlite'
-import { openWorkspaces } from '../../src/features/workspaces/repository'
 import { openApiKeys } from '../../src/features/workspaces/key-repository'
 import { KeyService } from '../../src/features/workspaces/keys'
+import { openWorkspaces } from '../../src/features/workspaces/repository'
 import { WorkspaceService } from '../../src/features/workspaces/service'
 import { errorPlugin } from '../../src/http/error-plugin'
 import { legacyContext } from '../../src/http/legacy-context'
 import { createLogger } from '../../src/logger'
+import { openSqliteStore } from '../../src/store/sqlite'
 
 const clock = new ManualClock(Date.parse('2026-11-21T10:00:30.000Z'))
 let app: { stop(): Promise<void> } & any

@@ -4,11 +4,12 @@
  * every v1 operation documents its success and the errors it can answer. Routes are read from the
  * documents and the app, so routes added later are checked without touching this file.
  */
-import { isVisitorPath } from '../../src/http/surface'
-import { VIEWER_FILES } from '../../src/http/docs-viewer'
+
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { createApp } from '../../src/app'
+import { VIEWER_FILES } from '../../src/http/docs-viewer'
+import { isVisitorPath } from '../../src/http/surface'
 import { startTestServer, type TestServer } from '../support/server'
 
 type Doc = { openapi: string; info: { version: string }; paths?: Record<string, Record<string, Operation>>; components?: any }

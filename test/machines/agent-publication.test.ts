@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test'
-import { fromPromise, type AnyActorLogic } from 'xstate'
-import { AGENT_PUBLICATION_EFFECTS, agentPublicationMachine, canApply, publicationStatus, type AgentPublicationEvent, type EffectInput } from '../../machines/agent-publication'
+import { type AnyActorLogic, fromPromise } from 'xstate'
+import { AGENT_PUBLICATION_EFFECTS, type AgentPublicationEvent, agentPublicationMachine, canApply, type EffectInput, publicationStatus } from '../../machines/agent-publication'
 import { machines } from '../../machines/index'
-import { expectInert, reachSettled, refusals, restore, roundTrips, settle, starts, transitions, type Fakes, type Harness, type RefusedRow, type Row } from './table'
 import { until } from '../support/until'
+import { expectInert, type Fakes, type Harness, type RefusedRow, type Row, reachSettled, refusals, restore, roundTrips, settle, starts, transitions } from './table'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)
 const by = 'key_1'

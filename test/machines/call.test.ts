@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
-import { CALL_EFFECTS, callDeadlines, callMachine, canApply, type CallEvent, type CallInput } from '../../machines/call'
 import { fromPromise } from 'xstate'
 import { EffectError } from '../../actors/effects'
-import { expectInert, reach, reachSettled, refusals, restore, roundTrips, starts, transitions, type Harness, type RefusedRow, type Row } from './table'
+import { CALL_EFFECTS, type CallEvent, type CallInput, callDeadlines, callMachine, canApply } from '../../machines/call'
+import { expectInert, type Harness, type RefusedRow, type Row, reach, reachSettled, refusals, restore, roundTrips, starts, transitions } from './table'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)
 const MIN = 60_000

@@ -4,11 +4,12 @@
  * deadline exists only while it is a draft, so a manual start or a cancel means it never starts
  * again; a version-3 snapshot (no schedule) is migrated to start by hand only.
  */
-import { createActor } from 'xstate'
+
 import { describe, expect, test } from 'bun:test'
+import { createActor } from 'xstate'
 import { migrateCampaign } from '../../actors/campaign'
-import { CAMPAIGN_EFFECTS, campaignDeadlines, campaignMachine, canApply, type CampaignEvent } from '../../machines/campaign'
-import { expectInert, reach, reachSettled, roundTrips, starts, transitions, type Harness, type Row } from './table'
+import { CAMPAIGN_EFFECTS, type CampaignEvent, campaignDeadlines, campaignMachine, canApply } from '../../machines/campaign'
+import { expectInert, type Harness, type Row, reach, reachSettled, roundTrips, starts, transitions } from './table'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)
 const AT = T0 + 3_600_000

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { CAMPAIGN_EFFECTS, campaignMachine, canApply, type CampaignEvent, type CampaignState } from '../../machines/campaign'
-import { expectInert, reach, refusals, roundTrips, starts, transitions, type Harness, type RefusedRow, type Row } from './table'
+import { CAMPAIGN_EFFECTS, type CampaignEvent, type CampaignState, campaignMachine, canApply } from '../../machines/campaign'
+import { expectInert, type Harness, type RefusedRow, type Row, reach, refusals, roundTrips, starts, transitions } from './table'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)
 const start: CampaignEvent = { type: 'campaign.start', at: T0 + 1 }

@@ -2,17 +2,17 @@ import { describe, expect, test } from 'bun:test'
 import { fromPromise } from 'xstate'
 import {
   CUSTOMER_WORKSPACE_EFFECTS,
-  EFFECT_RETRY_FIRST_MS,
-  EFFECT_RETRY_MAX_MS,
-  ERASE_AFTER_MS,
+  type CustomerWorkspaceEvent,
+  type CustomerWorkspaceSnapshot,
   canApply,
   customerWorkspaceDeadlines,
   customerWorkspaceMachine,
+  EFFECT_RETRY_FIRST_MS,
+  EFFECT_RETRY_MAX_MS,
+  ERASE_AFTER_MS,
   retryDelay,
-  type CustomerWorkspaceEvent,
-  type CustomerWorkspaceSnapshot,
 } from '../../machines/customer-workspace'
-import { expectInert, reachSettled, refusals, restore, roundTrips, settle, starts, transitions, type Fakes, type Harness, type RefusedRow, type Row } from './table'
+import { expectInert, type Fakes, type Harness, type RefusedRow, type Row, reachSettled, refusals, restore, roundTrips, settle, starts, transitions } from './table'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)
 const DAY = 24 * 60 * 60 * 1000

@@ -13,7 +13,7 @@
  * (`emit()`: domain events on their way to the bus) are logged as `emit:<type>` in the same log.
  */
 import { expect, test } from 'bun:test'
-import { createActor, fromPromise, type AnyActorLogic, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate'
+import { type AnyActorLogic, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, createActor, type EventObject, fromPromise } from 'xstate'
 import type { CanApply } from '../../machines/refusal'
 
 export interface Harness<E extends EventObject = EventObject> {

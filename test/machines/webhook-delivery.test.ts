@@ -1,29 +1,29 @@
 import { describe, expect, test } from 'bun:test'
 import { createActor, fromPromise, waitFor } from 'xstate'
 import {
-  WEBHOOK_DELIVERY_EFFECTS,
   canApply,
-  deliveryDeadlines,
-  retryDelayMs,
-  webhookDeliveryMachine,
   type DeliverInput,
   type DeliverOutput,
+  deliveryDeadlines,
+  retryDelayMs,
+  WEBHOOK_DELIVERY_EFFECTS,
   type WebhookDeliveryEvent,
+  webhookDeliveryMachine,
 } from '../../machines/webhook-delivery'
 import {
   effectDone,
   effectError,
   expectPureInert,
+  type PureHarness,
+  type PureRefusedRow,
+  type PureRow,
   pureRefusals,
   pureRoundTrips,
   pureStarts,
   pureTransitions,
   reachPure,
-  walk,
-  type PureHarness,
-  type PureRefusedRow,
-  type PureRow,
   type Step,
+  walk,
 } from './webhook-table'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)

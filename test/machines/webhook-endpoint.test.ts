@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createActor, fromPromise, waitFor } from 'xstate'
-import { WEBHOOK_ENDPOINT_EFFECTS, canApply, endpointView, webhookEndpointMachine, type NotifyInput, type WebhookEndpointEvent } from '../../machines/webhook-endpoint'
-import { effectDone, effectError, expectPureInert, pureRefusals, pureRoundTrips, pureStarts, pureTransitions, reachPure, type PureHarness, type PureRefusedRow, type PureRow } from './webhook-table'
+import { canApply, endpointView, type NotifyInput, WEBHOOK_ENDPOINT_EFFECTS, type WebhookEndpointEvent, webhookEndpointMachine } from '../../machines/webhook-endpoint'
+import { effectDone, effectError, expectPureInert, type PureHarness, type PureRefusedRow, type PureRow, pureRefusals, pureRoundTrips, pureStarts, pureTransitions, reachPure } from './webhook-table'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)
 const ok = (at = T0): WebhookEndpointEvent => ({ type: 'delivery.succeeded', at, status: 200 })

@@ -6,7 +6,7 @@
  * Rows keep the shape of test/machines/table.ts: from, trigger, condition → to, also, context.
  */
 import { expect, test } from 'bun:test'
-import { createActor, fromPromise, initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate'
+import { type AnyMachineSnapshot, type AnyStateMachine, createActor, type EventObject, fromPromise, initialTransition, transition } from 'xstate'
 import type { CanApply } from '../../machines/refusal'
 import { expectRecordedRefusal } from './table'
 

@@ -4,7 +4,7 @@
  * (4408), and its call ends `lost`; a stream that stops normally closes 1000.
  */
 import { expect, test } from 'bun:test'
-import { CLOSE, MediaStream, type MediaCalls } from '../../src/media/bridge'
+import { CLOSE, type MediaCalls, MediaStream } from '../../src/media/bridge'
 
 const start = {
   event: 'start',

@@ -1,6 +1,6 @@
 /** The end-of-turn rules as a table: what the caller said so far → how long the agent waits, and why. */
 import { describe, expect, test } from 'bun:test'
-import { COMPLETE_WAIT_MS, endOfTurn, NEUTRAL_WAIT_MS, NUMBER_WAIT_MS, TRAILING_WAIT_MS, UNKNOWN_WAIT_MS, type TurnShape } from '../../src/media/end-of-turn'
+import { COMPLETE_WAIT_MS, endOfTurn, NEUTRAL_WAIT_MS, NUMBER_WAIT_MS, TRAILING_WAIT_MS, type TurnShape, UNKNOWN_WAIT_MS } from '../../src/media/end-of-turn'
 
 const CASES: [string, TurnShape, number][] = [
   // Plainly complete: answered after the short wait.

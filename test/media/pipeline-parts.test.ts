@@ -1,10 +1,10 @@
 /** The pipeline's small parts on their own: sentence chunking, endpointing, the playout's heard-text cut. */
 import { describe, expect, test } from 'bun:test'
 import type { OutboundFrame } from '../../src/media/frames'
+import { isBackchannel } from '../../src/media/phrases'
 import { MAX_QUEUED_MS, Playout } from '../../src/media/playout'
 import { ClauseChunker, SentenceChunker } from '../../src/media/sentences'
 import { TurnDetector } from '../../src/media/turns'
-import { isBackchannel } from '../../src/media/phrases'
 
 describe('sentence chunking', () => {
   test('whole sentences as the text streams; abbreviations and decimals do not end one; the rest on flush', () => {

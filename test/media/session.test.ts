@@ -5,9 +5,9 @@
  */
 import { describe, expect, test } from 'bun:test'
 import type { OutboundFrame } from '../../src/media/frames'
-import { VoiceSession, type CallLine } from '../../src/media/session'
-import { EnergyVad } from '../../src/media/vad'
 import { VOICE_LINES } from '../../src/media/phrases'
+import { type CallLine, VoiceSession } from '../../src/media/session'
+import { EnergyVad } from '../../src/media/vad'
 import type { TextToSpeech } from '../../src/providers/tts/port'
 
 const tts: TextToSpeech = {

@@ -6,9 +6,9 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { SimulatedClock } from 'xstate'
-import type { OutboundFrame } from '../../src/media/frames'
 import { COMPLETE_WAIT_MS, TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
-import { VoiceSession, type CallLine } from '../../src/media/session'
+import type { OutboundFrame } from '../../src/media/frames'
+import { type CallLine, VoiceSession } from '../../src/media/session'
 import type { VoiceActivity } from '../../src/media/vad'
 import type { SttPartial, SttSession } from '../../src/providers/stt/port'
 import type { TextToSpeech } from '../../src/providers/tts/port'

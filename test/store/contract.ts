@@ -3,7 +3,7 @@
  * Each test works in its own fresh collection, so tests never see each other's documents.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { DuplicateKeyError, type Collection, type Doc, type DocumentStore, type IndexSpec } from '../../src/store/port'
+import { type Collection, type Doc, type DocumentStore, DuplicateKeyError, type IndexSpec } from '../../src/store/port'
 import { commitContract } from './contract-commit'
 import { queryContract } from './contract-queries'
 

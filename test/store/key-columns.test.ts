@@ -3,15 +3,16 @@
  * from the stored document, through every kind of write, and a file written before key columns
  * existed is brought over on open.
  */
-import { afterAll, describe, expect, test } from 'bun:test'
+
 import { Database } from 'bun:sqlite'
+import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { keyValue } from '../../src/store/key-columns'
+import { type CollectionSpec, DuplicateKeyError } from '../../src/store/port'
 import { openSqliteStore } from '../../src/store/sqlite'
 import { keyColumn } from '../../src/store/sqlite-filter'
-import { DuplicateKeyError, type CollectionSpec } from '../../src/store/port'
 
 const dir = mkdtempSync(join(tmpdir(), 'store-keys-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStore } from '../../src/store/index'
 import { openSqliteStore, type SqliteCollection, type SqliteStore } from '../../src/store/sqlite'
-import { byExternal, byNewest, storeContract, type Item } from './contract'
+import { byExternal, byNewest, type Item, storeContract } from './contract'
 
 const dir = mkdtempSync(join(tmpdir(), 'store-sqlite-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

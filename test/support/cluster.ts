@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from './child-service'
-import { startRedis, type RedisServer } from './redis'
+import { type RedisServer, startRedis } from './redis'
 
 export const CLUSTER_TOKEN = 'cluster-console-token-0123456789abcdef'
 

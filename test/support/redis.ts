@@ -3,7 +3,7 @@
  * The binary is `redis-server` on PATH (CI installs it with apt), or $REDIS_SERVER; suites that use
  * it run under `describeWithRedis` (system-binary.ts), which skips them where it is absent.
  */
-import { createServer, connect } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { REDIS } from './system-binary'
 

@@ -3,8 +3,9 @@
  * (`detail.responses`, see src/http/docs.ts `answers`): its status must be documented and its
  * JSON body must match, with no undeclared members (a leaked internal field fails the test).
  */
-import { Value } from '@sinclair/typebox/value'
+
 import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 
 interface DocumentedRoute {
   method: string

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/config'
 import { createLogger, type Logger } from '../../src/logger'
-import { startServer, type RunningServer } from '../../src/server'
+import { type RunningServer, startServer } from '../../src/server'
 import { responseChecker } from './response-check'
 
 export interface Reply<T = any> {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { analyseCall, trimSummary, type AnalysisRequest, type TranscriptLine } from '../../../src/features/calls/analysis'
-import { fieldValue, typedFields, type FieldSpec } from '../../../src/features/calls/field-values'
-import { LocalLanguageModel, type LanguageModel, type LlmEvent, type StreamRequest } from '../../../src/providers/llm'
+import { type AnalysisRequest, analyseCall, type TranscriptLine, trimSummary } from '../../../src/features/calls/analysis'
+import { type FieldSpec, fieldValue, typedFields } from '../../../src/features/calls/field-values'
+import { type LanguageModel, type LlmEvent, LocalLanguageModel, type StreamRequest } from '../../../src/providers/llm'
 
 const at = '2026-11-24T10:00:00.000Z'
 const line = (speaker: TranscriptLine['speaker'], text: string): TranscriptLine => ({ speaker, text, at })

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { ManualClock } from '../../../src/clock'
 import { MEDIA_SETTLE_MS, MediaEnds } from '../../../src/features/calls/media-ends'
 import type { CallTryDoc, CallTryRepo } from '../../../src/features/calls/repository'
-import { openEnv, removeDir, type Env } from '../../actors/support'
+import { type Env, openEnv, removeDir } from '../../actors/support'
 import { tryRow } from './try-row'
 
 const T0 = Date.UTC(2026, 0, 1)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { ApiError } from '../../../src/http/errors'
 import { callee, checkConsent, checkVariables, chooseAgent, chooseFrom, extractSpecs, idempotencyKeyOf, scheduleTime } from '../../../src/features/calls/placement-rules'
+import { ApiError } from '../../../src/http/errors'
 
 const refusal = (fn: () => unknown): { status: number; message: string; field?: unknown } => {
   try {

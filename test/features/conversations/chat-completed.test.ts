@@ -1,6 +1,6 @@
 /** `chat.message.completed` (docs/spec.md "Other events", legacy): one per agent reply in a chat. */
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
-import { FAQ, startHarness, type Harness } from './harness'
+import { FAQ, type Harness, startHarness } from './harness'
 
 describe('chat.message.completed from the engine', () => {
   let h: Harness

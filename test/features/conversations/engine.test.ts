@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { MAX_TOOL_ROUNDS, NO_REPLY } from '../../../src/features/conversations/engine'
 import { ApiError } from '../../../src/http/errors'
 import { ESCALATED, LEAD_NOTED, NO_ANSWER } from '../../../src/providers/llm/local'
-import { startOpenAIFake, type FakeOpenAI } from '../../fakes/openai'
-import { FAQ, startHarness, type Harness } from './harness'
+import { type FakeOpenAI, startOpenAIFake } from '../../fakes/openai'
+import { FAQ, type Harness, startHarness } from './harness'
 
 const KEY = 'sk-test-engine-0123456789'
 

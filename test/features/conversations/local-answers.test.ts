@@ -6,7 +6,7 @@
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { starterPersona } from '../../../src/features/agents/defaults'
 import { NO_ANSWER } from '../../../src/providers/llm/local'
-import { FAQ, startHarness, type Harness } from './harness'
+import { FAQ, type Harness, startHarness } from './harness'
 
 const HOURS = 'Our office hours are 9am to 5pm Monday to Friday.'
 

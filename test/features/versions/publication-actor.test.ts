@@ -16,7 +16,7 @@ import { Publication } from '../../../src/features/versions/publication'
 import { VersionStore } from '../../../src/features/versions/repository'
 import { ServingAgents } from '../../../src/features/versions/serving'
 import { notFound } from '../../../src/http/errors'
-import { gate, makeRuntime, openEnv, removeDir, waitFor, type Env } from '../../actors/support'
+import { type Env, gate, makeRuntime, openEnv, removeDir, waitFor } from '../../actors/support'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)
 const WS = 'ws_1'

@@ -1,6 +1,6 @@
 /** Legacy endpoint numbers: per account, never reused, safe under racing creates, pruned. */
 import { expect, test } from 'bun:test'
-import { EndpointNumbers, legacyNumbersSpec, type LegacyNumberDoc } from '../../../src/features/webhooks/endpoint-numbers'
+import { EndpointNumbers, type LegacyNumberDoc, legacyNumbersSpec } from '../../../src/features/webhooks/endpoint-numbers'
 import { openSqliteStore } from '../../../src/store/sqlite'
 
 async function numbers(held: Record<string, number> = {}) {

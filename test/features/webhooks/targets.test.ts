@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { loadConfig, ConfigError } from '../../../src/config'
+import { ConfigError, loadConfig } from '../../../src/config'
 import { checkTargetAddress, parseTarget, TargetError } from '../../../src/features/webhooks/targets'
 
 const v1 = { allowPrivate: false, email: true }

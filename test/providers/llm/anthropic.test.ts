@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type AnthropicOptions, AnthropicChatModel } from '../../../src/providers/llm/anthropic'
+import { AnthropicChatModel, type AnthropicOptions } from '../../../src/providers/llm/anthropic'
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, CONVERSATION_START } from '../../../src/providers/llm/anthropic-wire'
-import { complete, type ChatMessage, type LlmEvent, type ToolSpec } from '../../../src/providers/llm/port'
+import { type ChatMessage, complete, type LlmEvent, type ToolSpec } from '../../../src/providers/llm/port'
 import { type FakeAnthropic, startAnthropicFake } from '../../fakes/anthropic'
 import { collect, failure, textOf } from './helpers'
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { ANYTHING_ELSE, ESCALATED, LEAD_NOTED, LocalLanguageModel, NO_ANSWER } from '../../../src/providers/llm/local'
 import { answerFromFacts, BUSINESS_INSTRUCTIONS_HEADING, businessFacts, STEPS_HEADING } from '../../../src/providers/llm/local-facts'
 import { asksForPerson, bestSentences, DEFAULT_GREETING, findName, findPhone } from '../../../src/providers/llm/local-text'
-import { complete, type ChatMessage, type ToolSpec } from '../../../src/providers/llm/port'
+import { type ChatMessage, complete, type ToolSpec } from '../../../src/providers/llm/port'
 import { collect, failure } from './helpers'
 
 const tool = (name: string): ToolSpec => ({ name, description: name, parameters: { type: 'object', properties: {} } })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type OpenAIOptions, OpenAIChatModel, REASONING_COMPLETION_TOKENS } from '../../../src/providers/llm/openai'
-import { complete, type ChatMessage, type LlmEvent, type ToolSpec } from '../../../src/providers/llm/port'
+import { OpenAIChatModel, type OpenAIOptions, REASONING_COMPLETION_TOKENS } from '../../../src/providers/llm/openai'
+import { type ChatMessage, complete, type LlmEvent, type ToolSpec } from '../../../src/providers/llm/port'
 import { type FakeOpenAI, startOpenAIFake } from '../../fakes/openai'
 import { collect, failure, textOf } from './helpers'
 

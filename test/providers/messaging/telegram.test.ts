@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { PlatformRefused } from '../../../src/providers/messaging/port'
 import { inboundOf, secretMatches, TelegramBotApi, TelegramError, TelegramPlatform } from '../../../src/providers/messaging/telegram'
-import { startTelegramFake, textUpdate, type TelegramFake } from '../../fakes/telegram'
+import { startTelegramFake, type TelegramFake, textUpdate } from '../../fakes/telegram'
 
 const TOKEN = '7000000001:AAHfakeTokenForTestsOnly_abcdefghijk'
 let fake: TelegramFake

@@ -4,9 +4,9 @@
  * signature refused; and the signature algorithm against twilio-node's published test vectors.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { PlacementRefused, type TelephonyEvent } from '../../../src/providers/telephony/port'
 import { statusEvent, streamTwiml, TwilioTelephony } from '../../../src/providers/telephony/twilio'
 import { twilioSignature, verifyTwilioSignature } from '../../../src/providers/telephony/twilio-signature'
-import { PlacementRefused, type TelephonyEvent } from '../../../src/providers/telephony/port'
 import { startTwilioFake, type TwilioFake } from '../../fakes/twilio'
 
 describe('X-Twilio-Signature', () => {

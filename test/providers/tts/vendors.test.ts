@@ -1,8 +1,8 @@
 /** ElevenLabs and OpenAI speech adapters, and OpenAI transcription, against local fakes of their HTTP APIs. */
 import { afterAll, describe, expect, test } from 'bun:test'
-import { SpeechError } from '../../../src/providers/stt/port'
 import { OpenAiTranscription } from '../../../src/providers/stt/openai'
-import { elevenLabsVoices, ElevenLabsTts } from '../../../src/providers/tts/elevenlabs'
+import { SpeechError } from '../../../src/providers/stt/port'
+import { ElevenLabsTts, elevenLabsVoices } from '../../../src/providers/tts/elevenlabs'
 import { OpenAiSpeech } from '../../../src/providers/tts/openai'
 import { startSpeechFake } from '../../fakes/speech-vendors'
 
