@@ -4,6 +4,8 @@
  * heard; this only makes its audio. A held turn (an early reply) has its text streamed and its
  * first clause synthesised, but nothing reaches the playout until it is released.
  */
+
+import type { TextToSpeech } from '../providers/tts/port'
 import type { CallLine } from './call-line'
 import { PHONE_RATE, resample } from './codecs'
 import { VOICE_LINES } from './phrases'
@@ -11,7 +13,6 @@ import type { Playout } from './playout'
 import { ReplyTurn } from './reply-turn'
 import { ClauseChunker } from './sentences'
 import { SpeechQueue } from './speech-queue'
-import type { TextToSpeech } from '../providers/tts/port'
 
 export interface AgentVoiceParts {
   line: CallLine

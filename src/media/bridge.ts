@@ -12,8 +12,8 @@
  */
 import { Elysia, t } from 'elysia'
 import type { InboundFrame, OutboundFrame } from './frames'
-import { MAX_MESSAGE_BYTES, ProtocolError, TwilioSerializer } from './serializers/twilio'
 import type { Attached, LiveCall, MediaCalls, Refusal } from './media-calls'
+import { MAX_MESSAGE_BYTES, ProtocolError, TwilioSerializer } from './serializers/twilio'
 
 export type { Attached, LiveCall, MediaCalls, Refusal, StreamInfo } from './media-calls'
 

@@ -4,12 +4,12 @@
  */
 import type { ActorOptions, AnyActorLogic, InspectionEvent, Observer } from 'xstate'
 import type { VoiceTurnState } from '../../machines/voice-turn'
+import type { SttSession } from '../providers/stt/port'
+import type { TextToSpeech } from '../providers/tts/port'
 import type { OutboundFrame } from './frames'
 import type { TurnLatency } from './latency'
 import type { AgentReply } from './reply-turn'
 import type { VoiceActivity } from './vad'
-import type { SttSession } from '../providers/stt/port'
-import type { TextToSpeech } from '../providers/tts/port'
 
 export type PipelineState = VoiceTurnState
 

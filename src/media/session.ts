@@ -15,18 +15,18 @@
  * Audio-rate work never touches the call actor: the session tells the call feature only what a
  * call record needs (transcript lines, per-turn latency, the end).
  */
-import { createActor, type Actor } from 'xstate'
+import { type Actor, createActor } from 'xstate'
 import { voiceTurnMachine } from '../../machines/voice-turn'
-import type { PipelineState, SessionParts } from './call-line'
-import type { InboundFrame } from './frames'
-import { PHONE_RATE, resample } from './codecs'
-import { Playout, CHUNK_MS } from './playout'
-import { TurnDetector } from './turns'
-import { endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
-import { isBackchannel, VOICE_LINES } from './phrases'
-import { type ReplyTurn, sameWords } from './reply-turn'
-import { CallerWords } from './caller-words'
 import { AgentVoice } from './agent-voice'
+import type { PipelineState, SessionParts } from './call-line'
+import { CallerWords } from './caller-words'
+import { PHONE_RATE, resample } from './codecs'
+import { endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
+import type { InboundFrame } from './frames'
+import { isBackchannel, VOICE_LINES } from './phrases'
+import { CHUNK_MS, Playout } from './playout'
+import { type ReplyTurn, sameWords } from './reply-turn'
+import { TurnDetector } from './turns'
 
 export type { AgentReply } from './reply-turn'
 

@@ -3,9 +3,10 @@
  * `ready` (or `failed`), then runs each batch it is sent, in order, answering with the batch's
  * speech probabilities and the calls' next recurrent states.
  */
+
+import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { readFile } from 'node:fs/promises'
 
 export type ToSilero = { t: 'run'; id: number; n: number; input: Float32Array; state: Float32Array }
 export type FromSilero = { t: 'ready' } | { t: 'failed'; message: string } | { t: 'result'; id: number; probs: Float32Array; state: Float32Array } | { t: 'error'; id: number; message: string }

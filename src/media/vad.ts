@@ -12,7 +12,7 @@
  * live calls (bench:soak's profile), in slices of several ms that every call's paced audio, every
  * socket and every request waited behind. On a thread it uses the second core instead.
  */
-import { rms, resample } from './codecs'
+import { resample, rms } from './codecs'
 import { SileroBatcher } from './silero-batch'
 import type { FromSilero, ToSilero } from './silero-worker'
 

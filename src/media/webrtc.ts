@@ -11,10 +11,10 @@
  * - hang-up: a `stop` on the `control` data channel, or the connection failing or closing.
  */
 import OpusScript from 'opusscript'
-import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift'
-import type { LiveCall, MediaCalls } from './media-calls'
+import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpHeader, RtpPacket } from 'werift'
 import { resample } from './codecs'
 import type { InboundFrame, OutboundFrame } from './frames'
+import type { LiveCall, MediaCalls } from './media-calls'
 
 /** Opus's RTP clock is always 48 kHz (RFC 7587); we code speech at 16 kHz, what the speech engines take. */
 const RTP_CLOCK = 48_000

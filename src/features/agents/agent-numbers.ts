@@ -6,7 +6,7 @@
  * an agent from before numbers existed gets one the first time the legacy surface needs it (the
  * unique index on `agentId` makes two racing first uses agree on one number).
  */
-import { claimNextNumber, numberClaimsSpec, type NumberClaimDoc } from '../../store/account-numbers'
+import { claimNextNumber, type NumberClaimDoc, numberClaimsSpec } from '../../store/account-numbers'
 import type { Collection, DocumentStore } from '../../store/port'
 import type { AgentDoc, AgentRepo } from './repository'
 

@@ -1,6 +1,7 @@
 /** What a new agent starts with (docs/spec.md Agent: "a newly created agent carries a starter persona"). */
-import { newId, randomId } from '../../ids'
+
 import { DEFAULT_VOICE } from '../../catalog/voices'
+import { newId, randomId } from '../../ids'
 import type { AgentDoc } from './repository'
 
 const starterLines = (name: string): string[] => [

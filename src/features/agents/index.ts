@@ -1,7 +1,7 @@
 /** Agents: the agent resource, its legacy integer numbers, and the agent-deleted cascade others join. */
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { agentsRef } from './public'
 import { AgentNumbers, agentNumbersSpec } from './agent-numbers'
+import { agentsRef } from './public'
 import { openAgents } from './repository'
 import { AgentService } from './service'
 import { agentsV1 } from './v1'

@@ -1,8 +1,9 @@
 /** Agent rules a schema cannot say: clamping, catalogues, uniqueness, plan model choice. */
-import { badRequest } from '../../http/errors'
-import { planIncludes, type PlanId } from '../../catalog/plans'
+
 import { findModel, MODELS } from '../../catalog/models'
+import { type PlanId, planIncludes } from '../../catalog/plans'
 import { isVoice, VOICES } from '../../catalog/voices'
+import { badRequest } from '../../http/errors'
 import { canonicalLanguage } from './languages'
 
 /** docs/spec.md Agent: temperature 0–2 and maxReplyTokens 100–800, "values outside are clamped". */

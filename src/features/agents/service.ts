@@ -2,14 +2,15 @@
  * Agents (docs/spec.md Agent, Agents endpoints): the rules of every field, the plan's agent
  * allowance, and a delete that cascades through whoever registered for it.
  */
-import { iso, type Clock } from '../../clock'
-import { badRequest, conflict, notBlank, notFound } from '../../http/errors'
-import type { PageAfter } from '../../store/port'
+
 import { PLANS, type PlanId } from '../../catalog/plans'
+import { type Clock, iso } from '../../clock'
+import { badRequest, conflict, notBlank, notFound } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { PageAfter } from '../../store/port'
+import type { AgentNumbers } from './agent-numbers'
 import { newAgentDoc } from './defaults'
 import type { Agent, CreateAgent, PatchAgent } from './model'
-import type { AgentNumbers } from './agent-numbers'
 import type { AgentDoc, AgentRepo, StoredVoice } from './repository'
 import { checkCollectFieldNames, checkLanguage, checkModelChange, checkVoice, clampReplyTokens, clampTemperature } from './rules'
 

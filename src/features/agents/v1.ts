@@ -1,10 +1,10 @@
 /** Agents (v1): create, list, read, patch, delete. */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import { paginate, pageSchema } from '../../http/pagination'
+import { pageSchema, paginate } from '../../http/pagination'
+import type { KernelHttp } from '../../kernel/feature'
 import { Agent, CreateAgent, ListAgentsQuery, PatchAgent } from './model'
 import type { AgentService } from './service'
-import type { KernelHttp } from '../../kernel/feature'
 
 export function agentsV1(deps: { context: KernelHttp['v1']; agents: AgentService }) {
   const { agents } = deps

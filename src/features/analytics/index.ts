@@ -1,6 +1,7 @@
 /** Agent analytics (docs/spec.md "Analytics answer"), by store aggregation. */
-import { agentsRef } from '../agents/public'
+
 import { defineFeature } from '../../kernel/feature'
+import { agentsRef } from '../agents/public'
 import { analyticsRef } from './public'
 import { AnalyticsService } from './service'
 import { analyticsV1 } from './v1'

@@ -9,13 +9,12 @@
  * leads and searches by when they happened. Test chats count like any conversation (they are in
  * the inbox and the allowance, docs/spec.md), and their searches are in the same log.
  */
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import type { RecordedEvent } from '../../events/bus'
 import type { Collection, DocumentStore, Filter, Group } from '../../store/port'
+import { CHANNELS, type ConversationDoc, conversationsSpec, type MessageDoc, messagesSpec } from '../conversations/public'
 import type { KnowledgeSearch } from '../knowledge/public'
 import { SEARCHES } from '../knowledge/public'
-import { CHANNELS, type ConversationDoc, type MessageDoc } from '../conversations/public'
-import { conversationsSpec, messagesSpec } from '../conversations/public'
 import type { Analytics } from './model'
 
 const DAY_MS = 24 * 60 * 60 * 1000

@@ -1,10 +1,10 @@
 /** GET /agents/{id}/analytics (docs/spec.md Agents; a read key is enough). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
+import type { KernelHttp } from '../../kernel/feature'
 import type { AgentService } from '../agents/public'
 import { Analytics, AnalyticsQuery } from './model'
 import type { AnalyticsService } from './service'
-import type { KernelHttp } from '../../kernel/feature'
 
 export function analyticsV1(deps: { context: KernelHttp['v1']; agents: AgentService; analytics: AnalyticsService }) {
   return new Elysia({ prefix: '/agents', detail: { tags: ['Agents'] } }).use(deps.context).get(

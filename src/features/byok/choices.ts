@@ -5,8 +5,8 @@
  * with `stale: true` (and calls and replies use the key's own model meanwhile).
  */
 import { ApiError, badRequest, conflict } from '../../http/errors'
-import { KeyRejected, offeredVoices, previewVoice, VendorUnavailable, type OfferedVoice, type VendorEndpoints } from '../../providers/catalog'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { KeyRejected, type OfferedVoice, offeredVoices, previewVoice, type VendorEndpoints, VendorUnavailable } from '../../providers/catalog'
 import type { ByokRepos } from './repository'
 import type { ByokService, EffectiveKeys } from './service'
 

@@ -1,6 +1,7 @@
 /** Where BYOK keeps its state: one key per (workspace, job), the on/off switch, agents' choices. */
-import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+
 import type { Job } from '../../providers/catalog'
+import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
 
 export interface ByokKeyDoc {
   [field: string]: unknown

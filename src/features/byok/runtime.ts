@@ -6,7 +6,8 @@
  * reason) at most once a UTC day per provider.
  */
 import type { Clock } from '../../clock'
-import { elevenlabsBase, llmConfig, openaiBase, type Job, type VendorEndpoints } from '../../providers/catalog'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { elevenlabsBase, type Job, llmConfig, openaiBase, type VendorEndpoints } from '../../providers/catalog'
 import { createLanguageModel, type LanguageModel, type LlmEvent, type StreamRequest } from '../../providers/llm'
 import { DeepgramStt } from '../../providers/stt/deepgram'
 import { OpenAiTranscription } from '../../providers/stt/openai'
@@ -15,7 +16,6 @@ import { ElevenLabsTts } from '../../providers/tts/elevenlabs'
 import { OpenAiSpeech } from '../../providers/tts/openai'
 import type { SynthesisOptions, TextToSpeech } from '../../providers/tts/port'
 import type { NotificationService } from '../notifications/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { ByokChoices } from './choices'
 import type { ByokService, OpenKey } from './service'
 

@@ -8,13 +8,13 @@
  * - a customer uses its developer's set while the developer's BYOK is on, unless it switched on
  *   its own complete set; the developer switching off switches every customer off.
  */
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
-import { assertPublicHost, BlockedTargetError } from '../../net/address-guard'
-import { JOB_PROVIDERS, JOBS, KeyRejected, offeredModels, VendorUnavailable, type Credentials, type Job, type VendorEndpoints } from '../../providers/catalog'
-import { checkBaseUrl } from '../../providers/llm/transport'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { assertPublicHost, BlockedTargetError } from '../../net/address-guard'
+import { type Credentials, JOB_PROVIDERS, JOBS, type Job, KeyRejected, offeredModels, type VendorEndpoints, VendorUnavailable } from '../../providers/catalog'
+import { checkBaseUrl } from '../../providers/llm/transport'
 import type { WorkspaceRepo } from '../workspaces/public'
 import type { ByokKeyDoc, ByokRepos } from './repository'
 

@@ -1,12 +1,12 @@
 /** BYOK routes under /byok (docs/spec.md BYOK; paths and bodies are ours: docs/api/billing.md). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import type { AgentService } from '../agents/public'
 import type { KernelHttp } from '../../kernel/feature'
+import { JOBS } from '../../providers/catalog'
+import type { AgentService } from '../agents/public'
 import type { ByokChoices } from './choices'
 import { AgentChoice, AgentChoiceBody, ByokStatus, KeyBody, KeyPatchBody, PreviewBody, SwitchBody, Voice } from './model'
 import type { ByokService } from './service'
-import { JOBS } from '../../providers/catalog'
 
 export function byokV1(deps: { context: KernelHttp['v1']; byok: ByokService; choices: ByokChoices; agents: AgentService }) {
   const { byok, choices } = deps

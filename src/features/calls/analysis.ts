@@ -5,8 +5,8 @@
  * which states only what the transcript says.
  */
 import { complete, type LanguageModel, type ToolSpec, type Usage } from '../../providers/llm'
-import { typedFields, type FieldSpec, type FieldValue } from './field-values'
 import type { AnalysisRequest, AnalysisResult, TranscriptLine } from './analysis-types'
+import { type FieldSpec, type FieldValue, typedFields } from './field-values'
 import { localFields, localSummary } from './local-analysis'
 
 export type { AnalysisRequest, AnalysisResult, TranscriptLine } from './analysis-types'

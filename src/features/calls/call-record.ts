@@ -5,12 +5,12 @@
  * the phone network. Nothing here knows audio; the pipeline factory (voice-pipeline.ts) calls it.
  */
 import type { CallActors } from '../../../actors/call'
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import { stagesOf, type TurnLatency, type TurnStages } from '../../media/latency'
 import type { MediaTokens } from '../../media/tokens'
 import type { Telephony } from '../../providers/telephony/port'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { TranscriptLine } from './analysis'
 import { recordingLink } from './recordings'
 import type { CallTryDoc, CallTryRepo } from './repository'

@@ -9,12 +9,12 @@
  * The outcome goes back to the model as the tool's output: booked (with the call id and the local
  * time to confirm), or not booked and why, in words it can pass on.
  */
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import { ApiError } from '../../http/errors'
-import type { Logger } from '../../logger'
-import { normalizePhone, type ContactService } from '../contacts/public'
-import type { CallbackRequest } from '../conversations/public'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Logger } from '../../logger'
+import { type ContactService, normalizePhone } from '../contacts/public'
+import type { CallbackRequest } from '../conversations/public'
 import { callbackTime } from './callback-time'
 import { PURPOSE_MAX } from './model'
 import type { CallService } from './service'

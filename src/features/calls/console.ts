@@ -1,11 +1,11 @@
 /** Console: how the sandbox network's callee at a number behaves (docs/design.md's console table). */
 import { Elysia, t } from 'elysia'
+import { BodyInt } from '../../http/body-types'
 import { answers, consoleErrors } from '../../http/docs'
 import { badRequest } from '../../http/errors'
-import { BodyInt } from '../../http/body-types'
+import type { KernelHttp } from '../../kernel/feature'
 import { SANDBOX_PICKUPS, type SandboxNetwork } from '../../providers/telephony/sandbox'
 import { normalizePhone } from '../contacts/public'
-import type { KernelHttp } from '../../kernel/feature'
 
 // Our bounds: a ring longer than 5 minutes or a call longer than the longest maxCallSeconds (1,200 s, docs/spec.md) describes no phone.
 const MAX_RING_MS = 5 * 60_000

@@ -4,26 +4,26 @@
  * call's events. Each is idempotent: a crash while one runs re-runs it at boot.
  */
 import type { CallEffectPort } from '../../../actors/call'
+import { CodedEffectFailure } from '../../../actors/effects'
 import type { CallEffectInput, HangUpInput } from '../../../machines/call'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import type { EventBus } from '../../events/bus'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { Telephony } from '../../providers/telephony/port'
 import type { AgentService } from '../agents/public'
-import type { PublishedAgents } from './service'
 import type { ContactService } from '../contacts/public'
-import type { PhoneNumberService } from '../phone-numbers/public'
-import { CodedEffectFailure } from '../../../actors/effects'
 import type { ConversationFeature } from '../conversations/public'
+import type { PhoneNumberService } from '../phone-numbers/public'
 import type { Meter } from '../usage/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { analyseCall } from './analysis'
 import type { FieldSpec, FieldType } from './field-values'
 import { presentCall } from './present'
 import { CallProjection } from './projection'
+import { type CallTryDoc, type CallTryRepo, tryId } from './repository'
+import type { PublishedAgents } from './service'
 import { lineSets } from './service'
-import { tryId, type CallTryDoc, type CallTryRepo } from './repository'
 
 export interface CallEffectDeps {
   tries: CallTryRepo

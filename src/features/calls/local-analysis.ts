@@ -5,8 +5,8 @@
  * out, as docs/spec.md asks of every model.
  */
 import { findEmail, findName, findPhone, terms } from '../../providers/llm/local-text'
-import { fieldValue, type FieldSpec, type FieldValue } from './field-values'
 import type { AnalysisRequest, TranscriptLine } from './analysis-types'
+import { type FieldSpec, type FieldValue, fieldValue } from './field-values'
 
 /** A quoted line longer than this is cut at a word: a summary quotes, it does not transcribe. */
 const QUOTE_MAX_CHARS = 160

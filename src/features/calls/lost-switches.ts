@@ -10,7 +10,7 @@ import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import type { Logger } from '../../logger'
 import { switchOf } from '../../providers/telephony/sandbox'
-import type { DocumentStore, Collection } from '../../store/port'
+import type { Collection, DocumentStore } from '../../store/port'
 import type { CallService } from './service'
 
 /**

@@ -7,7 +7,7 @@ import { ApiError, badRequest, conflict, forbidden, notBlank } from '../../http/
 import { checkInstant } from '../../http/instant'
 import { normalizePhone, unreadablePhone } from '../contacts/public'
 import type { FieldSpec } from './field-values'
-import { SCHEDULE_MAX_DAYS, VARIABLE_NAME_MAX, VARIABLE_VALUE_MAX, VARIABLES_MAX, type PlaceCall } from './model'
+import { type PlaceCall, SCHEDULE_MAX_DAYS, VARIABLE_NAME_MAX, VARIABLE_VALUE_MAX, VARIABLES_MAX } from './model'
 import type { MetadataValue } from './repository'
 
 const DAY_MS = 24 * 60 * 60 * 1000

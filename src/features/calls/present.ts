@@ -1,7 +1,8 @@
 /** A call row in its public forms (docs/spec.md Call; the list form omits four members). */
+
+import { summariseLatency } from '../../media/latency'
 import type { Call } from './model'
 import type { CallTryDoc } from './repository'
-import { summariseLatency } from '../../media/latency'
 
 export function presentCall(row: CallTryDoc): Call {
   return {

@@ -5,15 +5,15 @@
  * totals key and frees its line.
  */
 import type { CallSnapshot } from '../../../machines/call'
+import { voiceTier } from '../../catalog/voices'
 import { iso } from '../../clock'
 import type { Coordination } from '../../coordination/port'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { AgentService } from '../agents/public'
 import type { Meter } from '../usage/public'
-import { voiceTier } from '../../catalog/voices'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { type CallTryDoc, type CallTryRepo, tryId } from './repository'
 import { lineSets } from './service'
-import { tryId, type CallTryDoc, type CallTryRepo } from './repository'
-import { tallyKey, type CallOutcome } from './totals'
+import { type CallOutcome, tallyKey } from './totals'
 
 const ENDED = new Set(['completed', 'missed', 'failed', 'cancelled'])
 const OUTCOME: Record<string, CallOutcome> = { completed: 'answered', missed: 'missed', failed: 'failed', cancelled: 'cancelled' }

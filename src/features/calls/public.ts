@@ -4,10 +4,10 @@ import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { SandboxScripts } from '../../providers/stt/sandbox'
 import type { SandboxNetwork } from '../../providers/telephony/sandbox'
 import type { AgentDoc } from '../agents/public'
+import type { CallReads } from './console-reads'
+import type { CallFeed } from './live-feed'
 import type { CallMedia } from './media'
 import type { CallService } from './service'
-import type { CallFeed } from './live-feed'
-import type { CallReads } from './console-reads'
 
 /** The widget's call button: a web call answered by `agent`, and where its browser streams (the media bridge). */
 export interface WebCalls {
@@ -28,7 +28,7 @@ export interface CallsServices {
 
 export const callsRef = featureRef<CallsServices>('calls')
 
-export { developerOf, lineSets, type CallService } from './service'
-export { PURPOSE_MAX } from './model'
+export { type CallReads, type ConsoleCall, type ConsoleCallFilter, LIVE_STATUSES, presentConsoleCall } from './console-reads'
 export { CALL_UPDATES_CHANNEL, type CallFeed, type CallUpdate } from './live-feed'
-export { LIVE_STATUSES, presentConsoleCall, type CallReads, type ConsoleCall, type ConsoleCallFilter } from './console-reads'
+export { PURPOSE_MAX } from './model'
+export { type CallService, developerOf, lineSets } from './service'

@@ -10,11 +10,11 @@
  * GridFS with MONGODB_URL, so with several instances any one serves any recording.
  */
 import { Elysia, t } from 'elysia'
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import type { FileStorage } from '../../files/port'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { MediaTokens } from '../../media/tokens'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { CallTryRepo } from './repository'
 
 const DAY_MS = 86_400_000

@@ -5,9 +5,9 @@
  */
 import type { CallState, Hangup } from '../../../machines/call'
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import type { TranscriptLine } from './analysis'
 import type { FieldSpec, FieldValue } from './field-values'
 import type { CallSurface } from './totals'
-import type { TranscriptLine } from './analysis'
 
 export type MetadataValue = string | number | boolean
 

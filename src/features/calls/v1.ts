@@ -1,7 +1,7 @@
 /** Calls (v1): place, list, read, end or cancel, totals (docs/spec.md Calls). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import { paginate, pageSchema } from '../../http/pagination'
+import { pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
 import { Call, CallListItem, ListCallsQuery, PlaceCall, SummaryQuery } from './model'
 import { presentCall, presentListedCall } from './present'

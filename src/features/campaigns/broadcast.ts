@@ -4,13 +4,13 @@
  * the platform takes is metered as a chat-app message of the template's category (usage/meter.ts),
  * as sequence steps are; a plan whose monthly messages are used up (Free) sends no more.
  */
-import { iso, type Clock } from '../../clock'
-import { PlatformRefused, type MessagingPlatform, type Sent } from '../../providers/messaging/port'
+import { type Clock, iso } from '../../clock'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { type MessagingPlatform, PlatformRefused, type Sent } from '../../providers/messaging/port'
 import type { Collection } from '../../store/port'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { TemplateDoc, TemplateService } from '../templates/public'
 import type { Meter } from '../usage/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { CampaignOutcomes } from './outcomes'
 import type { Pacer } from './pacer'
 import { personalise } from './personalise'

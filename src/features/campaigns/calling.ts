@@ -5,13 +5,14 @@
  * customer's `allottedCallLines`), across every campaign this process runs, and place at most half
  * the plan's calls a minute, so calls placed through the API always find a free line and room. A line is held from placing until the call's `call.analysed`.
  */
-import { ApiError } from '../../http/errors'
-import { iso, type Clock } from '../../clock'
-import type { Collection } from '../../store/port'
-import type { Coordination } from '../../coordination/port'
+
 import { CALL_CEILINGS, RATE_WINDOW_MS } from '../../catalog/limits'
-import { developerOf, lineSets, type CallService } from '../calls/public'
+import { type Clock, iso } from '../../clock'
+import type { Coordination } from '../../coordination/port'
+import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Collection } from '../../store/port'
+import { type CallService, developerOf, lineSets } from '../calls/public'
 import type { CampaignOutcomes } from './outcomes'
 import type { CampaignDoc, RecipientDoc } from './repository'
 import type { Target } from './sender'

@@ -3,27 +3,27 @@
  * call to every recipient), each campaign an actor (machines/campaign.ts, actors/campaign.ts)
  * whose `sending` state runs the sender; progress lives on one row per recipient.
  */
-import { CAMPAIGN_KIND, registerCampaign, type CampaignActors } from '../../../actors/campaign'
+import { CAMPAIGN_KIND, type CampaignActors, registerCampaign } from '../../../actors/campaign'
+import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { agentsRef } from '../agents/public'
 import { callsRef } from '../calls/public'
 import { contactsRef } from '../contacts/public'
-import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { campaignsRef } from './public'
 import { messagingRef } from '../messaging/public'
+import { notificationsRef } from '../notifications/public'
 import { phoneNumbersRef } from '../phone-numbers/public'
 import { templatesRef } from '../templates/public'
 import { usageRef } from '../usage/public'
 import { versionsRef } from '../versions/public'
-import { notificationsRef } from '../notifications/public'
 import { tenancyRef } from '../workspaces/public'
 import { broadcastTarget } from './broadcast'
 import { CampaignLines, callingTarget } from './calling'
 import { CampaignOutcomes, callAnalysedData } from './outcomes'
 import { Pacer } from './pacer'
-import { broadcastSends } from './sends'
+import { campaignsRef } from './public'
 import { campaignsSpec, openCampaigns, openRecipients, recipientsSpec } from './repository'
 import { campaignsConsole, campaignsV1 } from './routes'
 import { CampaignSender } from './sender'
+import { broadcastSends } from './sends'
 import { CampaignService } from './service'
 
 /** WhatsApp's Cloud API takes 80 messages a second per business number by default (its standard throughput). */

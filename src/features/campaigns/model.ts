@@ -1,7 +1,7 @@
 /** Campaign schemas (docs/spec.md Campaign; docs/design.md's console create body). */
 import { t } from 'elysia'
-import { CAMPAIGN_STATUSES } from './repository'
 import { PURPOSE_MAX } from '../calls/public'
+import { CAMPAIGN_STATUSES } from './repository'
 import { MAX_RECIPIENTS, SCHEDULE_MAX_DAYS } from './service'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])

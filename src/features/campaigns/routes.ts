@@ -5,7 +5,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors, v1Errors } from '../../http/docs'
-import { paginate, pageSchema } from '../../http/pagination'
+import { pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
 import { Campaign, CreateCampaign, ListQuery } from './model'
 import type { CampaignService } from './service'

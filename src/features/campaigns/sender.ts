@@ -7,10 +7,10 @@
  * What a recipient is handed depends on the kind: broadcast.ts, calling.ts.
  */
 import type { CampaignReport } from '../../../actors/campaign'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { Collection } from '../../store/port'
 import type { ContactService } from '../contacts/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { CampaignOutcomes } from './outcomes'
 import type { CampaignDoc, RecipientDoc } from './repository'
 

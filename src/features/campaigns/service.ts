@@ -7,24 +7,24 @@
  * needs the agent published (docs/spec.md Agent publication), else 409.
  */
 import type { CampaignActors, CampaignEffectPort } from '../../../actors/campaign'
-import { canApply, type CampaignEvent, type CampaignSnapshot } from '../../../machines/campaign'
-import { iso, type Clock } from '../../clock'
+import { type CampaignEvent, type CampaignSnapshot, canApply } from '../../../machines/campaign'
+import { type Clock, iso } from '../../clock'
 import type { EventBus } from '../../events/bus'
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
-import type { PageAfter, Collection } from '../../store/port'
-import { PURPOSE_MAX } from '../calls/public'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Collection, PageAfter } from '../../store/port'
 import type { AgentService } from '../agents/public'
+import { PURPOSE_MAX } from '../calls/public'
 import { normalizePhone } from '../contacts/public'
 import type { NotificationService } from '../notifications/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { TemplateService } from '../templates/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { broadcastNumber } from './broadcast'
 import { tooFewLines } from './calling'
+import { type CampaignDoc, type CampaignStatus, RECIPIENT_STATUSES, type RecipientDoc, type RecipientStatus } from './repository'
 import type { CampaignSender } from './sender'
-import { RECIPIENT_STATUSES, type CampaignDoc, type CampaignStatus, type RecipientDoc, type RecipientStatus } from './repository'
 
 /** Recipients per campaign: 100,000 is ten times bench:campaigns and within one console request (~2 MB of numbers). */
 export const MAX_RECIPIENTS = 100_000

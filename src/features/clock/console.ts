@@ -3,10 +3,10 @@
  * after every durable timer that fell due inside the advance has fired (docs/design.md).
  */
 import { Elysia, t } from 'elysia'
+import { type Clock, iso, ManualClock } from '../../clock'
 import { BodyInt } from '../../http/body-types'
-import { ManualClock, iso, type Clock } from '../../clock'
-import { conflict } from '../../http/errors'
 import { answers, consoleErrors } from '../../http/docs'
+import { conflict } from '../../http/errors'
 import type { KernelHttp } from '../../kernel/feature'
 
 export interface ClockControl {

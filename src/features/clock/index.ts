@@ -1,7 +1,7 @@
 /** The service clock on the console: read it, and advance it under SERVICE_CLOCK=manual. */
 import { defineFeature } from '../../kernel/feature'
+import { type ClockControl, clockConsole } from './console'
 import { clockRef } from './public'
-import { clockConsole, type ClockControl } from './console'
 
 export const clockFeature = defineFeature(clockRef, {
   build(kernel) {

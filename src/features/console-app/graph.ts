@@ -4,7 +4,7 @@
  * itself rather than its JSON form, which leaves out eventless (`always`) and delayed transitions.
  * Transitions without a target (actions only, or refusals) are listed on their state instead.
  */
-import { machineNames, machines, type MachineName } from '../../../machines'
+import { type MachineName, machineNames, machines } from '../../../machines'
 
 export interface ChartNode {
   id: string

@@ -15,7 +15,7 @@ import { AppAssets } from './assets'
 import { LiveHub } from './live'
 import { consoleAppRef } from './public'
 import { consoleReads } from './reads'
-import { appPages, appStream, appApi } from './routes'
+import { appApi, appPages, appStream } from './routes'
 import { StreamTickets } from './tickets'
 
 export const consoleAppFeature = defineFeature(consoleAppRef, {

@@ -14,7 +14,7 @@
  * writes only mark it to be read again.
  */
 import type { Logger } from '../../logger'
-import { presentConsoleCall, type CallFeed, type CallReads, type CallUpdate } from '../calls/public'
+import { type CallFeed, type CallReads, type CallUpdate, presentConsoleCall } from '../calls/public'
 
 export const KEEPALIVE_MS = 15_000
 /** Which workspace each call is in, for chart moves (their message names only the call); bounded. */

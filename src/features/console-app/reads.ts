@@ -12,9 +12,9 @@ import { decodeCursor, encodeCursor, pageQuery, paginate } from '../../http/pagi
 import type { KernelHttp } from '../../kernel/feature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Collection } from '../../store/port'
-import { presentConsoleCall, type CallReads } from '../calls/public'
+import { type CallReads, presentConsoleCall } from '../calls/public'
 import type { CampaignsServices } from '../campaigns/public'
-import { CHANNELS, presentMessage, type ConversationDoc, type ConversationFeature } from '../conversations/public'
+import { CHANNELS, type ConversationDoc, type ConversationFeature, presentMessage } from '../conversations/public'
 import type { WebhooksServices } from '../webhooks/public'
 import type { WorkspaceRepo } from '../workspaces/public'
 

@@ -7,8 +7,8 @@
  * - GET /console/app/stream?ticket=…: the workspace's live events (live.ts); 401 without a good ticket.
  */
 import { Elysia, t } from 'elysia'
-import { answers, consoleErrors } from '../../http/docs'
 import { iso } from '../../clock'
+import { answers, consoleErrors } from '../../http/docs'
 import { notFound } from '../../http/errors'
 import type { KernelHttp } from '../../kernel/feature'
 import type { AppAssets } from './assets'

@@ -1,8 +1,8 @@
 /** Console: contacts with consent flags (docs/design.md console table). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import { presentContact, type ContactService } from './service'
 import type { KernelHttp } from '../../kernel/feature'
+import { type ContactService, presentContact } from './service'
 
 const Contact = t.Object({
   id: t.String(),

@@ -1,7 +1,7 @@
 /** Contacts: the people an agent talks to, imported in the console with their consent. */
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { contactsRef } from './public'
 import { contactsConsole } from './console'
+import { contactsRef } from './public'
 import { contactsSpec, openContacts } from './repository'
 import { ContactService } from './service'
 

@@ -1,7 +1,7 @@
 /** Contacts created in the console (import) with consent flags. */
-import { iso, type Clock } from '../../clock'
-import { newId } from '../../ids'
+import { type Clock, iso } from '../../clock'
 import { badRequest, conflict, notFound } from '../../http/errors'
+import { newId } from '../../ids'
 import { DuplicateKeyError } from '../../store/port'
 import { normalizePhone, unreadablePhone } from './phone'
 import type { ContactDoc, ContactRepo } from './repository'

@@ -5,9 +5,9 @@
  */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
+import type { KernelHttp } from '../../kernel/feature'
 import { Conversation, presentConversation } from './model'
 import type { ConversationService } from './service'
-import type { KernelHttp } from '../../kernel/feature'
 
 export function conversationsConsole(deps: { auth: KernelHttp['console']; conversations: ConversationService }) {
   const { conversations } = deps

@@ -21,13 +21,13 @@
  * customer's message is recorded: that message stays, without a reply, as it would in any inbox.
  */
 import type { Clock } from '../../clock'
-import { ApiError } from '../../http/errors'
 import type { DomainEvent } from '../../events/bus'
 import type { EventPayload } from '../../events/payloads'
+import { ApiError } from '../../http/errors'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { ChatMessage, LanguageModel, StreamRequest, ToolCall } from '../../providers/llm'
 import type { AgentDoc } from '../agents/public'
 import type { Meter, ReplyAllowance } from '../usage/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { llmFailure } from './llm-failure'
 import { MEMORY_MESSAGES, memoryTurns } from './memory'
 import type { ConversationDoc, MessageDoc, ToolRun } from './model'
@@ -35,7 +35,7 @@ import type { ModelResolver } from './model-resolver'
 import { buildSystemPrompt } from './prompt'
 import type { ConversationService } from './service'
 import type { SideEffects, ToolRunner } from './tool-runner'
-import { toolsFor, toolSpecs } from './tools'
+import { toolSpecs, toolsFor } from './tools'
 
 /**
  * Model calls per reply. A reply needs at most: search → an action (lead, escalation, callback)

@@ -1,11 +1,12 @@
 /** Conversations: the inbox, the conversation engine every channel uses, the model resolver, test chat. */
-import { agentsRef } from '../agents/public'
+
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { conversationsRef } from './public'
+import { agentsRef } from '../agents/public'
+import { byokRef } from '../byok/public'
 import { knowledgeRef } from '../knowledge/public'
 import { usageRef } from '../usage/public'
-import { byokRef } from '../byok/public'
 import { conversationsConsole } from './console'
+import { conversationsRef } from './public'
 import { conversationsSpec, messagesSpec } from './repository'
 import { testChatV1 } from './test-chat-v1'
 import { conversationsV1 } from './v1'

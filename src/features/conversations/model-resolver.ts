@@ -7,11 +7,12 @@
  * never a silent fallback to another model, which would answer customers with a different brain
  * than the developer chose (docs/spec.md BYOK: "there is no fallback").
  */
-import { ApiError } from '../../http/errors'
-import { createLanguageModel, type LanguageModel } from '../../providers/llm'
+
 import { findModel, MODELS } from '../../catalog/models'
-import type { AgentDoc } from '../agents/public'
+import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { createLanguageModel, type LanguageModel } from '../../providers/llm'
+import type { AgentDoc } from '../agents/public'
 
 export interface ModelResolver {
   resolve(workspace: WorkspaceDoc, agent: AgentDoc): Promise<LanguageModel>

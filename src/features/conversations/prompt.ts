@@ -11,8 +11,8 @@
  * are dropped), so the local model can tell where each ends.
  */
 import { BUSINESS_INSTRUCTIONS_HEADING, STEPS_HEADING } from '../../providers/llm/local-facts'
-import { isStarterPersonaLine } from '../agents/public'
 import type { AgentDoc } from '../agents/public'
+import { isStarterPersonaLine } from '../agents/public'
 import type { Channel } from './model'
 import type { ToolName } from './tools'
 

@@ -4,8 +4,8 @@ import type { ConversationFeature } from './wiring'
 
 export const conversationsRef = featureRef<ConversationFeature>('conversations')
 
-export { CHANNELS, presentMessage, type ConversationDoc, type MessageDoc, type MessagePart } from './model'
 export { messageText } from './memory'
+export { CHANNELS, type ConversationDoc, type MessageDoc, type MessagePart, presentMessage } from './model'
 export { conversationsSpec, messagesSpec } from './repository'
-export type { ConversationFeature } from './wiring'
 export type { CallbackRequest } from './tool-runner'
+export type { ConversationFeature } from './wiring'

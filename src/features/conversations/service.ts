@@ -3,12 +3,12 @@
  * the agent and the team make (with their events), the v1 lists, and the agent-delete cascade.
  * The conversation engine (engine.ts) writes through this service; nothing here runs a model.
  */
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import type { DomainEvent, EventBus } from '../../events/bus'
 import { notFound } from '../../http/errors'
+import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
 import type { Filter, PageAfter } from '../../store/port'
-import { checkInstant } from '../../http/instant'
 import type { Author, Channel, ConversationDoc, ConversationStatus, MessageDoc, MessagePart } from './model'
 import type { ConversationRepo, MessageRepo } from './repository'
 

@@ -1,8 +1,8 @@
 /** POST /agents/{id}/test-chat (docs/spec.md Agents): talk to the real agent with side effects off. */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import { TEST_CHAT_MESSAGE_MAX, type TestChatService } from './test-chat'
 import type { KernelHttp } from '../../kernel/feature'
+import { TEST_CHAT_MESSAGE_MAX, type TestChatService } from './test-chat'
 
 const TestChatBody = t.Object(
   {

@@ -10,11 +10,11 @@
  * customer; only failures of our own infrastructure (the store) propagate.
  */
 import type { EventBus } from '../../events/bus'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { AgentDoc } from '../agents/public'
 import { normalizePhone } from '../contacts/public'
-import { KnowledgeError } from '../knowledge/public'
 import type { SearchOutcome } from '../knowledge/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { KnowledgeError } from '../knowledge/public'
 import type { ConversationDoc } from './model'
 import type { ConversationService } from './service'
 import { isToolName, type ToolName } from './tools'

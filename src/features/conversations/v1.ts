@@ -1,15 +1,15 @@
 /** Conversations (v1): list conversations and read a conversation's messages (docs/spec.md Conversations). */
 import { Elysia, t } from 'elysia'
-import { answers, v1Errors } from '../../http/docs'
-import { paginate, pageSchema } from '../../http/pagination'
-import { Conversation, ListConversationsQuery, ListMessagesQuery, Message, presentConversation, presentMessage } from './model'
-import type { ConversationService } from './service'
-import type { Clock } from '../../clock'
-import type { Coordination } from '../../coordination/port'
-import { countRequest, type RateRule } from '../../http/rate-limit'
 import { v1RateRule } from '../../catalog/limits'
 import type { PlanId } from '../../catalog/plans'
+import type { Clock } from '../../clock'
+import type { Coordination } from '../../coordination/port'
+import { answers, v1Errors } from '../../http/docs'
+import { pageSchema, paginate } from '../../http/pagination'
+import { countRequest, type RateRule } from '../../http/rate-limit'
 import type { KernelHttp } from '../../kernel/feature'
+import { Conversation, ListConversationsQuery, ListMessagesQuery, Message, presentConversation, presentMessage } from './model'
+import type { ConversationService } from './service'
 
 /**
  * docs/spec.md Errors: GET conversations and messages answer 429 "too many requests": the plan's

@@ -9,14 +9,14 @@ import type { Coordination } from '../../coordination/port'
 import type { EventBus } from '../../events/bus'
 import type { DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents/public'
-import type { Meter } from '../usage/public'
 import type { ByokRuntime } from '../byok/public'
+import type { Meter } from '../usage/public'
 import { ConversationEngine } from './engine'
-import { KeyAwareResolver, ServiceModelResolver, type ModelResolver } from './model-resolver'
+import { KeyAwareResolver, type ModelResolver, ServiceModelResolver } from './model-resolver'
 import { openConversations } from './repository'
 import { ConversationService } from './service'
 import { TestChatService } from './test-chat'
-import { ToolRunner, type KnowledgeSearcher } from './tool-runner'
+import { type KnowledgeSearcher, ToolRunner } from './tool-runner'
 
 export interface ConversationFeature {
   conversations: ConversationService

@@ -14,8 +14,9 @@
  *
  * Every step is a delete by id or by workspace: running it twice erases nothing twice.
  */
-import { ApiError } from '../../http/errors'
+
 import { eventsSpec } from '../../events/bus'
+import { ApiError } from '../../http/errors'
 import type { CollectionSpec, DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents/public'
 

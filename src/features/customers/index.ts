@@ -4,16 +4,16 @@
  * lifecycle move must also do elsewhere is each feature's own clean-up (kernel.customerHooks).
  */
 import { registerCustomerWorkspace } from '../../../actors/customer-workspace'
+import { defineFeature } from '../../kernel/feature'
 import { agentsRef } from '../agents/public'
 import { contactsRef } from '../contacts/public'
-import { defineFeature } from '../../kernel/feature'
-import { customersRef } from './public'
 import { phoneNumbersRef } from '../phone-numbers/public'
 import { usageRef } from '../usage/public'
 import { tenancyRef } from '../workspaces/public'
 import { CustomerErasure } from './erasure'
 import { CustomerLifecycle } from './lifecycle'
 import { CustomerLifecycleEffects } from './lifecycle-effects'
+import { customersRef } from './public'
 import { CustomerService } from './service'
 import { customersV1 } from './v1'
 

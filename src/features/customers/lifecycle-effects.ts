@@ -6,9 +6,9 @@
  * re-run an effect that was in flight at a crash, and the chart retry one that failed.
  */
 import { iso } from '../../clock'
+import type { CustomerLifecycleHooks } from '../../kernel/customer-lifecycle'
 import type { WorkspaceRepo } from '../workspaces/public'
 import type { CustomerErasure } from './erasure'
-import type { CustomerLifecycleHooks } from '../../kernel/customer-lifecycle'
 
 export interface ArchiveWork {
   id: string

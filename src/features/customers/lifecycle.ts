@@ -8,10 +8,11 @@
  * request moved the actor in between, the caller sees the outcome of that move; both asked for
  * the same thing.)
  */
-import { ActorUnavailableError } from '../../../actors/errors'
+
 import type { CustomerWorkspaceActors } from '../../../actors/customer-workspace'
+import { ActorUnavailableError } from '../../../actors/errors'
 import type { CustomerWorkspaceContext } from '../../../machines/customer-workspace'
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { WorkspaceRepo } from '../workspaces/public'

@@ -2,18 +2,19 @@
  * Customers of a developer workspace (docs/spec.md Customer, Customers endpoints, Authentication
  * rules 4–6). A customer is a workspace whose parent is the developer that pays for it.
  */
-import { iso, type Clock } from '../../clock'
-import { newId } from '../../ids'
-import { ApiError, badRequest, conflict, notBlank, notFound } from '../../http/errors'
-import { DuplicateKeyError, type Filter, type PageAfter } from '../../store/port'
+
 import { PLANS } from '../../catalog/plans'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
-import { newWorkspaceDoc, type WorkspaceRepo } from '../workspaces/public'
-import type { Meter } from '../usage/public'
-import { checkMetadata } from './rules'
-import { checkTimezone } from '../../time-zones'
+import { type Clock, iso } from '../../clock'
+import { ApiError, badRequest, conflict, notBlank, notFound } from '../../http/errors'
 import { checkInstant } from '../../http/instant'
+import { newId } from '../../ids'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { DuplicateKeyError, type Filter, type PageAfter } from '../../store/port'
+import { checkTimezone } from '../../time-zones'
+import type { Meter } from '../usage/public'
+import { newWorkspaceDoc, type WorkspaceRepo } from '../workspaces/public'
 import type { CreateCustomer, Customer, CustomerDetail, ListCustomersQuery, PatchCustomer } from './model'
+import { checkMetadata } from './rules'
 
 /** What the single-customer read counts, asked of the features that own each (their index.ts exports). */
 export interface CustomerCounters {

@@ -4,13 +4,13 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Coordination } from '../../coordination/port'
-import { paginate, pageQuery, pageSchema } from '../../http/pagination'
 import { answers, v1Errors } from '../../http/docs'
+import { pageQuery, pageSchema, paginate } from '../../http/pagination'
+import type { KernelHttp } from '../../kernel/feature'
 import type { KeyService } from '../workspaces/public'
 import type { CustomerLifecycle } from './lifecycle'
 import { CreateCustomer, CreateKey, Customer, CustomerDetail, IssuedKey, KeyRecord, ListCustomersQuery, PatchCustomer } from './model'
-import { presentCustomer, type CustomerService } from './service'
-import type { KernelHttp } from '../../kernel/feature'
+import { type CustomerService, presentCustomer } from './service'
 
 // docs/spec.md Limits gives no page size for keys: the same bounds as the other v1 lists (max 100, default 25).
 const KEYS_PAGE_MAX = 100

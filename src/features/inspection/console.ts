@@ -4,7 +4,7 @@
  */
 import { Elysia, t } from 'elysia'
 import type { ActorRuntime } from '../../../actors'
-import { machineDefinition, machineNames, machines, type MachineName } from '../../../machines'
+import { type MachineName, machineDefinition, machineNames, machines } from '../../../machines'
 import { answers, consoleErrors } from '../../http/docs'
 import { notFound } from '../../http/errors'
 import type { KernelHttp } from '../../kernel/feature'

@@ -1,8 +1,8 @@
 /** Watching live actors from the console: machine definitions and one actor's state. */
 import { defineFeature } from '../../kernel/feature'
-import { inspectionRef } from './public'
-import { inspectionConsole } from './console'
 import { callsRef } from '../calls/public'
+import { inspectionConsole } from './console'
+import { inspectionRef } from './public'
 
 export const inspectionFeature = defineFeature(inspectionRef, {
   build: (kernel, use) => {

@@ -1,6 +1,7 @@
 /** Knowledge: documents (a URL fetched and indexed, or pasted text) an agent answers from. */
-import { agentsRef } from '../agents/public'
+
 import { defineFeature, eraseCollections } from '../../kernel/feature'
+import { agentsRef } from '../agents/public'
 import { knowledgeRef } from './public'
 import { DOCUMENTS, PASSAGES, SEARCHES } from './repository'
 import { KnowledgeService } from './service'

@@ -4,13 +4,14 @@
  * routes validate with model.ts schemas and map KnowledgeError to HTTP. Callers have already
  * checked that the agent belongs to the workspace, and pass a way to ask again (AgentExists).
  */
+
+import { type Clock, iso } from '../../clock'
 import { pageOf } from '../../http/pagination'
-import { iso, type Clock } from '../../clock'
 import { newId } from '../../ids'
 import { BlockedTargetError, FetchFailedError, safeFetch } from '../../net/safe-fetch'
 import type { DocumentStore, PageAfter } from '../../store/port'
 import { chunkText } from './chunking'
-import { KnowledgeError, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, type KnowledgeDocument, type KnowledgeSearch, type Passage } from './model'
+import { type KnowledgeDocument, KnowledgeError, type KnowledgeSearch, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, type Passage } from './model'
 import { pageText } from './page-text'
 import { KnowledgeRepository } from './repository'
 import { FOUND_SIMILARITY, IndexCache, PassageIndex, type SearchHit } from './search-index'

@@ -2,11 +2,11 @@
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { ApiError } from '../../http/errors'
-import { paginate, pageQuery, pageSchema } from '../../http/pagination'
+import { pageQuery, pageSchema, paginate } from '../../http/pagination'
+import type { KernelHttp } from '../../kernel/feature'
 import type { AgentService } from '../agents/public'
 import { KnowledgeDocumentResponse, KnowledgeError, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, toDocumentResponse } from './model'
 import type { KnowledgeService } from './service'
-import type { KernelHttp } from '../../kernel/feature'
 
 /** `text must not be empty` with field `text` → `text: must not be empty` (v1 errors start with the field). */
 function asApiError(error: unknown): never {

@@ -5,11 +5,11 @@
  * (chat app, bot app, email) uses it, and it answers only as the published agent; `settled()`
  * lets shutdown and tests wait for answers under way.
  */
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { AgentDoc } from '../agents/public'
-import { messageText, type ConversationFeature } from '../conversations/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { type ConversationFeature, messageText } from '../conversations/public'
 
 type Recorded = Awaited<ReturnType<ConversationFeature['conversations']['addMessage']>>
 

@@ -9,12 +9,12 @@
 import { SerialQueue } from '../../../actors/serial-queue'
 import type { DomainEvent } from '../../events/bus'
 import { badRequest } from '../../http/errors'
-import type { MessagingPlatform } from '../../providers/messaging/port'
-import { presentMessage, type ConversationFeature, type MessageDoc } from '../conversations/public'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { MessagingPlatform } from '../../providers/messaging/port'
+import { type ConversationFeature, type MessageDoc, presentMessage } from '../conversations/public'
 import type { AgentAnswers } from './answers'
 import type { BotConnections } from './bots'
-import { partsOf, receivedOf, type Received } from './inbound'
+import { partsOf, type Received, receivedOf } from './inbound'
 
 /** Telegram chat ids are integers (negative for groups); the sandbox takes the same shape. */
 const CHAT_ID = /^-?\d{1,20}$/

@@ -7,11 +7,11 @@
  * and never shown again; one bot belongs to one workspace.
  */
 import { randomBytes } from 'node:crypto'
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import type { Logger } from '../../logger'
-import { TOKEN_SHAPE, TelegramError, type TelegramPlatform } from '../../providers/messaging/telegram'
+import { TelegramError, type TelegramPlatform, TOKEN_SHAPE } from '../../providers/messaging/telegram'
 import type { Collection } from '../../store/port'
 import type { AgentService } from '../agents/public'
 

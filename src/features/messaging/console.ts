@@ -1,12 +1,12 @@
 /** Console: `POST /console/workspaces/{ws}/inbound` — a message as if the customer wrote (docs/design.md). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
+import { ApiError } from '../../http/errors'
 import type { KernelHttp } from '../../kernel/feature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
-import { ApiError } from '../../http/errors'
-import type { InboundMessages } from './inbound'
-import type { EmailInbound } from './email'
 import type { BotInbound } from './botapp'
+import type { EmailInbound } from './email'
+import type { InboundMessages } from './inbound'
 
 /** The website channel's inbound, set by the web feature (built after this one). */
 export interface WebInboundSlot {

@@ -6,14 +6,15 @@
  * An email address is not a contact (contacts are phone numbers), so opt-out keywords by email
  * are not recorded; a teammate's takeover silences the agent as on every channel.
  */
+
+import { SerialQueue } from '../../../actors/serial-queue'
 import { badRequest } from '../../http/errors'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { EmailSender } from '../../providers/email'
 import type { AgentService } from '../agents/public'
 import type { ConversationFeature } from '../conversations/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
-import { SerialQueue } from '../../../actors/serial-queue'
-import type { Received } from './inbound'
 import type { AgentAnswers } from './answers'
+import type { Received } from './inbound'
 
 /** RFC 5321 caps an address at 254 characters; the shape check is the usual local@domain.tld. */
 const ADDRESS = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/

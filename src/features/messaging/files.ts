@@ -6,9 +6,10 @@
  * customer. The bytes are kept behind the file-storage port (src/files): DATA_DIR/files on one
  * machine, GridFS with MONGODB_URL, so with several instances any one serves any file.
  */
-import { Elysia, t } from 'elysia'
+
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { iso, type Clock } from '../../clock'
+import { Elysia, t } from 'elysia'
+import { type Clock, iso } from '../../clock'
 import type { FileStorage } from '../../files/port'
 import { newId } from '../../ids'
 import type { Collection, DocumentStore } from '../../store/port'

@@ -10,17 +10,17 @@
  * Messages of one thread are handled one after another (in this process).
  */
 import { SerialQueue } from '../../../actors/serial-queue'
+import type { DomainEvent } from '../../events/bus'
 import { badRequest, conflict, notFound } from '../../http/errors'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { MessagingPlatform } from '../../providers/messaging/port'
-import { normalizePhone, type ContactService } from '../contacts/public'
+import { type ContactService, normalizePhone } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
+import { type MessageDoc, type MessagePart, presentMessage } from '../conversations/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
-import { isOptOut } from './opt-out'
-import { presentMessage, type MessageDoc, type MessagePart } from '../conversations/public'
-import type { DomainEvent } from '../../events/bus'
 import type { AgentAnswers } from './answers'
+import { isOptOut } from './opt-out'
 
 /** What the customer sent as message parts: the media (if any), then its text or caption. */
 export function partsOf(input: Pick<InboundInput, 'text' | 'media'>): MessagePart[] {

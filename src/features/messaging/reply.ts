@@ -7,19 +7,20 @@
  * the idempotency key released). The message is stored as the agent's with its delivery, and one
  * `reply_charge` goes into the ledger (10% of the platform's rate for the message's category: a template's own, `service` for the rest).
  */
-import { iso, type Clock } from '../../clock'
+
+import type { MessageCategory } from '../../catalog/prices'
+import { type Clock, iso } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
-import { PlatformRefused, type MessagingPlatform, type SendRequest, type Sent } from '../../providers/messaging/port'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { OutboundContent } from '../../providers/messaging/port'
+import { type MessagingPlatform, PlatformRefused, type SendRequest, type Sent } from '../../providers/messaging/port'
 import type { ContactService } from '../contacts/public'
 import type { ConversationDoc, ConversationFeature } from '../conversations/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
-import type { MessageCategory } from '../../catalog/prices'
-import type { Meter } from '../usage/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { TemplateService } from '../templates/public'
-import { checkReply, templateValues, WINDOW_MS, type ReplyBody } from './reply-rules'
-import type { OutboundContent } from '../../providers/messaging/port'
+import type { Meter } from '../usage/public'
 import type { BotConnections } from './bots'
+import { checkReply, type ReplyBody, templateValues, WINDOW_MS } from './reply-rules'
 
 export interface ReplyDeps {
   conversations: ConversationFeature['conversations']

@@ -7,13 +7,14 @@
  * Plain SMTP without AUTH, as a mail exchanger receives; TLS and sender checks (SPF/DKIM) are the
  * relay's in front of it.
  */
-import { simpleParser, type AddressObject } from 'mailparser'
-import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
+
 import { convert } from 'html-to-text'
+import { type AddressObject, simpleParser } from 'mailparser'
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
 import { ApiError } from '../../http/errors'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { AgentService } from '../agents/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { EmailInbound } from './email'
 
 /** 10 MB: a mail with a photo or two; announced with SIZE, larger ones are refused (552). */

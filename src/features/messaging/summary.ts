@@ -7,12 +7,12 @@
  * (`service` for free-form replies). Messages sent outside conversations (a broadcast's) come from
  * the features that send them (`countSends`), each counted once.
  */
-import { PRICES, type Currency } from '../../catalog/prices'
+import { type Currency, PRICES } from '../../catalog/prices'
+import { type Clock, iso } from '../../clock'
 import { badRequest } from '../../http/errors'
-import { addDays, localTime, startOfLocalDay } from '../../zoned-time'
-import { iso, type Clock } from '../../clock'
-import type { ConversationFeature } from '../conversations/public'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { addDays, localTime, startOfLocalDay } from '../../zoned-time'
+import type { ConversationFeature } from '../conversations/public'
 
 /** docs/spec.md: `days` 1–90; an explicit range at most 366 days. */
 export const MAX_DAYS = 90

@@ -6,9 +6,9 @@
  * acknowledged and dropped, as a retry would never help). Media is fetched at once with `getFile`.
  */
 import { Elysia, t } from 'elysia'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import { inboundOf, secretMatches, TELEGRAM_FILE_LIMIT, type TelegramPlatform, type TelegramUpdate } from '../../providers/messaging/telegram'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { BotInbound } from './botapp'
 import type { BotConnections } from './bots'
 import { MAX_FILE_BYTES, type ReceivedFiles } from './files'

@@ -7,12 +7,12 @@
  * dropped, as retrying it would never help).
  */
 import { Elysia } from 'elysia'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { InboundChat, WhatsAppPlatform } from '../../providers/messaging/whatsapp'
 import type { PhoneNumberService } from '../phone-numbers/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
-import type { InboundMessages } from './inbound'
 import { MAX_FILE_BYTES, type ReceivedFiles } from './files'
+import type { InboundMessages } from './inbound'
 
 export function whatsAppWebhook(deps: {
   platform: WhatsAppPlatform

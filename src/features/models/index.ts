@@ -1,6 +1,7 @@
 /** The models list (docs/spec.md Lists): what an agent's `model` takes, and which the plan includes. */
-import { byokRef } from '../byok/public'
+
 import { defineFeature } from '../../kernel/feature'
+import { byokRef } from '../byok/public'
 import { modelsRef } from './public'
 import { modelsV1 } from './v1'
 

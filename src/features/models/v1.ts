@@ -1,10 +1,10 @@
 /** GET /models: every model, with `available` for the caller's plan (docs/spec.md Model), and `byok` on a workspace using its own keys. */
 import { Elysia, t } from 'elysia'
-import { answers, v1Errors } from '../../http/docs'
-import { planIncludes } from '../../catalog/plans'
-import type { ByokService } from '../byok/public'
 import { MODELS } from '../../catalog/models'
+import { planIncludes } from '../../catalog/plans'
+import { answers, v1Errors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'
+import type { ByokService } from '../byok/public'
 
 const Model = t.Object({ id: t.String(), name: t.String(), voice: t.Boolean(), minPlan: t.String(), available: t.Boolean() })
 

@@ -1,9 +1,9 @@
 /** Console: what the service told a developer (docs/spec.md Events rule 8), newest first. */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import { paginate, pageQuery, pageSchema } from '../../http/pagination'
-import type { NotificationService } from './service'
+import { pageQuery, pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
+import type { NotificationService } from './service'
 
 const Notification = t.Object({
   id: t.String(),

@@ -8,9 +8,9 @@
  * key stores the same notification once.
  */
 import { createHash } from 'node:crypto'
-import { iso, type Clock } from '../../clock'
-import type { Filter, PageAfter } from '../../store/port'
+import { type Clock, iso } from '../../clock'
 import type { WorkspaceDoc, WorkspaceLookup } from '../../kernel/tenancy'
+import type { Filter, PageAfter } from '../../store/port'
 import type { NotificationDoc, NotificationRepo } from './repository'
 
 export interface NotifyInput {

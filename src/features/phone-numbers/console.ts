@@ -1,9 +1,9 @@
 /** Console: rent or bring a phone number, assign it, change it, release it (docs/design.md console table). */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
+import type { KernelHttp } from '../../kernel/feature'
 import type { PhoneNumberDoc } from './repository'
 import type { PhoneNumberService } from './service'
-import type { KernelHttp } from '../../kernel/feature'
 
 const Number_ = t.Object({
   id: t.String(),

@@ -1,10 +1,10 @@
 /** Phone numbers: rented or brought in the console, each assignable to one agent, released there; listed on v1. */
 import { ApiError } from '../../http/errors'
-import { agentsRef } from '../agents/public'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { phoneNumbersRef } from './public'
+import { agentsRef } from '../agents/public'
 import { phoneNumbersConsole } from './console'
 import { refuseWhileLive } from './live-calls'
+import { phoneNumbersRef } from './public'
 import { openPhoneNumbers, phoneNumbersSpec } from './repository'
 import { PhoneNumberService } from './service'
 import { phoneNumbersV1 } from './v1'

@@ -8,5 +8,5 @@ export interface PhoneNumbersServices {
 
 export const phoneNumbersRef = featureRef<PhoneNumbersServices>('phone-numbers')
 
-export type { PhoneNumberService, BeforeRelease } from './service'
 export type { PhoneNumberDoc } from './repository'
+export type { BeforeRelease, PhoneNumberService } from './service'

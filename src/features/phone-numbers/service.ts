@@ -4,9 +4,9 @@
  * anyone, so it is not listed, counted, rented or in the way of deleting a customer, and it can be
  * added again as a new holding. What it cost stays in the usage ledger.
  */
-import { iso, type Clock } from '../../clock'
-import { newId } from '../../ids'
+import { type Clock, iso } from '../../clock'
 import { badRequest, conflict, notFound } from '../../http/errors'
+import { newId } from '../../ids'
 import { DuplicateKeyError } from '../../store/port'
 import { normalizePhone } from '../contacts/public'
 import type { PhoneNumberDoc, PhoneNumberRepo } from './repository'

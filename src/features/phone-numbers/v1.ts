@@ -1,8 +1,8 @@
 /** GET /phone-numbers (docs/spec.md Phone number); renting and attaching are console actions. */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import { presentNumber, type PhoneNumberService } from './service'
 import type { KernelHttp } from '../../kernel/feature'
+import { type PhoneNumberService, presentNumber } from './service'
 
 export const PhoneNumber = t.Object({
   number: t.String(),

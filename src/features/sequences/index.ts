@@ -2,16 +2,17 @@
  * Sequences: messages sent to an enrolled person over time, each enrolment an actor whose waits
  * are durable timers; stopped by a reply (exitOnReply), an opt-out, or the customer's deletion.
  */
-import { usageRef } from '../usage/public'
-import { registerEnrolment, type EnrolmentActors } from '../../../actors/enrolment'
+
+import { type EnrolmentActors, registerEnrolment } from '../../../actors/enrolment'
+import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { agentsRef } from '../agents/public'
 import { contactsRef } from '../contacts/public'
 import { conversationsRef } from '../conversations/public'
-import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { sequencesRef } from './public'
 import { messagingRef } from '../messaging/public'
 import { phoneNumbersRef } from '../phone-numbers/public'
 import { templatesRef } from '../templates/public'
+import { usageRef } from '../usage/public'
+import { sequencesRef } from './public'
 import { enrolmentsSpec, openEnrolments, openSequences, sequencesSpec } from './repository'
 import { sequencesConsole, sequencesV1 } from './routes'
 import { SequenceService } from './service'

@@ -1,11 +1,10 @@
 /** Console: create a sequence (docs/design.md). v1: `GET /sequences`, `POST /sequences/{id}/enrolments` (docs/spec.md). */
 import { Elysia, t } from 'elysia'
-import { answers, consoleErrors, v1Errors } from '../../http/docs'
 import { BodyInt } from '../../http/body-types'
-import { paginate, pageQuery, pageSchema } from '../../http/pagination'
+import { answers, consoleErrors, v1Errors } from '../../http/docs'
+import { pageQuery, pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
-import { MAX_VARIABLES } from './service'
-import { presentSequence, type SequenceService } from './service'
+import { MAX_VARIABLES, presentSequence, type SequenceService } from './service'
 
 const Sequence = t.Object({ id: t.String(), name: t.String(), status: t.Union([t.Literal('active'), t.Literal('archived')]), agent: t.String(), exitOnReply: t.Boolean(), createdAt: t.String() })
 

@@ -4,19 +4,20 @@
  * (machines/enrolment.ts). Sending a step goes through the messaging platform and lands in the
  * person's chat-app conversation like any agent message.
  */
-import type { MessageCategory } from '../../catalog/prices'
-import type { Meter } from '../usage/public'
+
 import type { EnrolmentActors, EnrolmentEffectPort } from '../../../actors/enrolment'
-import { iso, type Clock } from '../../clock'
+import type { MessageCategory } from '../../catalog/prices'
+import { type Clock, iso } from '../../clock'
 import { badRequest, notFound } from '../../http/errors'
 import { newId } from '../../ids'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { MessagingPlatform, Sent } from '../../providers/messaging/port'
 import type { Collection, PageAfter } from '../../store/port'
-import { normalizePhone, type ContactService } from '../contacts/public'
+import { type ContactService, normalizePhone } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { TemplateService } from '../templates/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Meter } from '../usage/public'
 import type { EnrolmentDoc, SequenceDoc, SequenceStep } from './repository'
 
 /** docs/spec.md enrol rules: at most 20 variables, names up to 60 characters, values up to 300. */

@@ -1,9 +1,10 @@
 /** Templates and forms: what a chat-app reply may send besides text and media (docs/spec.md Template). */
-import { agentsRef } from '../agents/public'
+
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { templatesRef } from './public'
-import { phoneNumbersRef } from '../phone-numbers/public'
+import { agentsRef } from '../agents/public'
 import { notificationsRef } from '../notifications/public'
+import { phoneNumbersRef } from '../phone-numbers/public'
+import { templatesRef } from './public'
 import { formsSpec, openForms, openTemplates, templatesSpec } from './repository'
 import { TemplateReview } from './review'
 import { templatesConsole, templatesV1 } from './routes'

@@ -8,5 +8,5 @@ export interface TemplatesServices {
 
 export const templatesRef = featureRef<TemplatesServices>('templates')
 
+export type { FormDoc, TemplateDoc } from './repository'
 export type { TemplateService } from './service'
-export type { TemplateDoc, FormDoc } from './repository'

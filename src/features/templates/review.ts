@@ -10,7 +10,7 @@
  * told to the developer (docs/spec.md Events rule 8: "a template rejected"; a pause stops every send of
  * it just as surely), with the customer's name in the title inside a customer workspace.
  */
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import type { Collection } from '../../store/port'
 import type { NotificationService } from '../notifications/public'

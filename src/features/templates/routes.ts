@@ -1,8 +1,8 @@
 /** Console: create templates and forms, review a template (docs/design.md table). v1: `GET /templates` (docs/spec.md). */
 import { Elysia, t } from 'elysia'
-import { answers, consoleErrors, v1Errors } from '../../http/docs'
 import { BodyInt } from '../../http/body-types'
-import { paginate, pageQuery, pageSchema } from '../../http/pagination'
+import { answers, consoleErrors, v1Errors } from '../../http/docs'
+import { pageQuery, pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
 import { HEADER_KINDS, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './repository'
 import { REASON_MAX, REVIEW_STATUSES, type TemplateReview } from './review'

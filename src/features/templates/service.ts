@@ -2,7 +2,7 @@
  * Templates and forms: created in the console, listed in v1, and resolved for a reply (which
  * template a `{ name, language? }` means on a number, which form a name means for an agent).
  */
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import { newId } from '../../ids'
 import type { Collection, PageAfter } from '../../store/port'

@@ -3,14 +3,14 @@
  * wallet, rent of rented numbers, and GET /usage.
  */
 import { defineFeature } from '../../kernel/feature'
-import { usageRef } from './public'
 import { notificationsRef } from '../notifications/public'
 import { phoneNumbersRef } from '../phone-numbers/public'
 import { tenancyRef } from '../workspaces/public'
 import { usageConsole } from './console'
 import { UsageLedger } from './ledger'
 import { Meter } from './meter'
-import { RentBook, rentMarksSpec, type RentMarkDoc } from './rent'
+import { usageRef } from './public'
+import { RentBook, type RentMarkDoc, rentMarksSpec } from './rent'
 import { UsageReports } from './report'
 import { usageV1 } from './v1'
 import { WalletService } from './wallet'

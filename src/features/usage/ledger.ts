@@ -7,7 +7,7 @@
  * A record's id is derived from the act (`use_reply_<messageId>`, `use_call_<tryId>`, …), so
  * recording the same act twice — a retried effect, a restarted process — stores it once.
  */
-import { DuplicateKeyError, type Collection, type CollectionSpec, type DocumentStore } from '../../store/port'
+import { type Collection, type CollectionSpec, type DocumentStore, DuplicateKeyError } from '../../store/port'
 
 export const USAGE_KINDS = ['reply', 'call_minute', 'message', 'analysis', 'reply_charge', 'phone_rent'] as const
 export type UsageKind = (typeof USAGE_KINDS)[number]

@@ -8,10 +8,11 @@
  * Who pays: a customer's acts are the developer's (docs/spec.md: "billed to the developer"); plan and
  * currency are read from the developer's own workspace.
  */
-import { iso, type Clock } from '../../clock'
-import { ApiError } from '../../http/errors'
+
 import { PLANS } from '../../catalog/plans'
-import { PRICES, billedMinutes, replyChargeMicro, type MessageCategory, type VoiceTier } from '../../catalog/prices'
+import { billedMinutes, type MessageCategory, PRICES, replyChargeMicro, type VoiceTier } from '../../catalog/prices'
+import { type Clock, iso } from '../../clock'
+import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { WorkspaceRepo } from '../workspaces/public'
 import { monthStart, type UsageKind, type UsageLedger, type UsageRecordDoc } from './ledger'

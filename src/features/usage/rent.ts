@@ -9,12 +9,13 @@
  * Releasing a number settles first (the months begun until that day stay charged, no refund of the
  * running one), then removes its record: it is no longer held, so no later month is charged or held.
  */
-import { iso, type Clock } from '../../clock'
-import type { Collection, CollectionSpec } from '../../store/port'
+
 import { PLANS, RENT_HOLD_DAYS } from '../../catalog/plans'
 import { PRICES } from '../../catalog/prices'
-import type { PhoneNumberDoc } from '../phone-numbers/public'
+import { type Clock, iso } from '../../clock'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Collection, CollectionSpec } from '../../store/port'
+import type { PhoneNumberDoc } from '../phone-numbers/public'
 import type { WorkspaceRepo } from '../workspaces/public'
 import { addMonths, type UsageLedger } from './ledger'
 

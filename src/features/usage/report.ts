@@ -6,10 +6,11 @@
  * `daily` counts the replies of the workspace asked about: a developer's own view includes its
  * customers' replies (it pays for them), a customer's view only its own.
  */
-import { iso, type Clock } from '../../clock'
-import type { Filter } from '../../store/port'
+
 import { PLANS } from '../../catalog/plans'
+import { type Clock, iso } from '../../clock'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Filter } from '../../store/port'
 import { monthStart, nextMonthStart, type UsageLedger } from './ledger'
 import type { Meter } from './meter'
 import type { Wallet } from './wallet'

@@ -13,13 +13,14 @@
  * a later plan change does not rewrite past months; the running month always uses the current
  * plan, and so does a past month that was only charged later (late rent).
  */
-import { iso, type Clock } from '../../clock'
+
+import { LOW_BALANCE_THRESHOLDS, PLANS } from '../../catalog/plans'
+import { type Clock, iso } from '../../clock'
 import { conflict } from '../../http/errors'
 import { newId } from '../../ids'
-import { DuplicateKeyError, type Collection, type CollectionSpec, type DocumentStore } from '../../store/port'
-import { LOW_BALANCE_THRESHOLDS, PLANS } from '../../catalog/plans'
-import type { NotificationService } from '../notifications/public'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { type Collection, type CollectionSpec, type DocumentStore, DuplicateKeyError } from '../../store/port'
+import type { NotificationService } from '../notifications/public'
 import { monthStart, nextMonthStart, type UsageLedger } from './ledger'
 import type { RentBook } from './rent'
 

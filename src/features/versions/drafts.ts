@@ -5,7 +5,7 @@
  */
 import type { PageAfter } from '../../store/port'
 import type { AgentDoc } from '../agents/public'
-import { captureSnapshot, type AgentSnapshot } from './snapshot'
+import { type AgentSnapshot, captureSnapshot } from './snapshot'
 
 /** What the draft reader needs of the agents feature. */
 export interface AgentReader {

@@ -7,11 +7,12 @@
  * restoring writes the same fields again, going live and stopping converge on the same flags.
  * Instants come from the command (`pending.at`), never from a clock, so a re-run writes the same.
  */
-import { iso } from '../../clock'
+
 import type { EffectInput, PendingCommand } from '../../../machines/agent-publication'
+import { iso } from '../../clock'
 import type { AgentDoc } from '../agents/public'
 import type { DraftReader } from './drafts'
-import { ENVIRONMENTS, versionKey, type Environment, type VersionDoc, type VersionStore } from './repository'
+import { ENVIRONMENTS, type Environment, type VersionDoc, type VersionStore, versionKey } from './repository'
 import { agentFieldsOf } from './snapshot'
 
 /** Writes a version's fields back onto the agent (AgentService.restore fits). */

@@ -1,9 +1,10 @@
 /** Agent versions (legacy surface): publish, checkpoint, rollback, diffs; and the published agent live channels serve. */
-import { agentsRef } from '../agents/public'
+
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { versionsRef } from './public'
+import { agentsRef } from '../agents/public'
 import { knowledgeRef } from '../knowledge/public'
 import { versionsLegacy } from './legacy'
+import { versionsRef } from './public'
 import { versionsSpec } from './repository'
 import { buildVersionsFeature } from './wiring'
 

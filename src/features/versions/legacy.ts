@@ -5,6 +5,7 @@
  */
 import { Elysia } from 'elysia'
 import { answers, legacyErrors } from '../../http/docs'
+import type { KernelHttp } from '../../kernel/feature'
 import {
   AgentParams,
   AgentVersion,
@@ -13,10 +14,10 @@ import {
   DiffAnswer,
   DiffDraftAnswer,
   DiffParams,
-  presentVersion,
   PromoteBody,
   PublishAnswer,
   PublishBody,
+  presentVersion,
   RollbackAnswer,
   StatusAnswer,
   UnpublishAnswer,
@@ -25,7 +26,6 @@ import {
   versionRef,
 } from './model'
 import type { VersionService } from './service'
-import type { KernelHttp } from '../../kernel/feature'
 
 /** Every legacy route can answer 401, 422 (legacyErrors adds them) and 429 (rate limit). */
 const reads = (...codes: number[]) => legacyErrors(404, 429, ...codes)

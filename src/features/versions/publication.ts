@@ -8,9 +8,10 @@
  * `lastCommandId`, waits for the winner's effects and tries again with fresh numbers. A command
  * the chart refuses (unpublish of a draft) answers 409 with the chart's words, which name the state.
  */
-import { ActorNotFoundError, ActorUnavailableError, VersionMismatchError } from '../../../actors/errors'
+
 import type { AgentPublicationKind } from '../../../actors/agent-publication'
-import { canApply, initialContext, isResting, type AgentPublicationContext, type AgentPublicationEvent, type AgentPublicationState } from '../../../machines/agent-publication'
+import { ActorNotFoundError, ActorUnavailableError, VersionMismatchError } from '../../../actors/errors'
+import { type AgentPublicationContext, type AgentPublicationEvent, type AgentPublicationState, canApply, initialContext, isResting } from '../../../machines/agent-publication'
 import type { Clock } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
 import { randomId } from '../../ids'

@@ -3,7 +3,7 @@
  * the order the publication chart accepted them. The legacy integer `id` of a version is its
  * number, so a version is addressed by agent id + number.
  */
-import { DuplicateKeyError, type Collection, type CollectionSpec, type DocumentStore } from '../../store/port'
+import { type Collection, type CollectionSpec, type DocumentStore, DuplicateKeyError } from '../../store/port'
 import type { AgentSnapshot } from './snapshot'
 
 /** docs/spec.md Versioning rule 3, in promotion order. */

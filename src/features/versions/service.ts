@@ -4,11 +4,12 @@
  * agent's publication actor; reads come from the version store; promotion and diffs are
  * version-store matters.
  */
+
+import { isResting, publicationStatus } from '../../../machines/agent-publication'
 import { iso } from '../../clock'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import type { Logger } from '../../logger'
 import type { AgentDoc } from '../agents/public'
-import { isResting, publicationStatus } from '../../../machines/agent-publication'
 import type { AgentReader, DraftReader } from './drafts'
 import type { Publication } from './publication'
 import { ENVIRONMENTS, type Environment, type VersionDoc, type VersionStore } from './repository'

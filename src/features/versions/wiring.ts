@@ -3,8 +3,9 @@
  * publication actor kind (registered with the runtime, so call this before `runtime.start()`),
  * the version rules, and what live conversations are served (ServingAgents).
  */
-import type { ActorRuntime } from '../../../actors/runtime'
+
 import { registerAgentPublication } from '../../../actors/agent-publication'
+import type { ActorRuntime } from '../../../actors/runtime'
 import type { Clock } from '../../clock'
 import type { Logger } from '../../logger'
 import type { DocumentStore } from '../../store/port'
@@ -13,8 +14,8 @@ import { DraftReader, type KnowledgeLister } from './drafts'
 import { PublicationEffects } from './effects'
 import { Publication } from './publication'
 import { VersionStore } from './repository'
-import { ServingAgents } from './serving'
 import { VersionService } from './service'
+import { ServingAgents } from './serving'
 
 export interface VersionsFeature {
   versions: VersionService

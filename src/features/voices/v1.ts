@@ -1,7 +1,7 @@
 /** GET /voices (docs/spec.md Voice). */
 import { Elysia, t } from 'elysia'
-import { answers, v1Errors } from '../../http/docs'
 import { VOICES } from '../../catalog/voices'
+import { answers, v1Errors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'
 
 const Voice = t.Object({

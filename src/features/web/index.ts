@@ -4,19 +4,19 @@
  * inbound. The published agent answers through the conversation engine with every action live.
  */
 import { randomBytes } from 'node:crypto'
+import { defineFeature } from '../../kernel/feature'
 import { agentsRef } from '../agents/public'
 import { callsRef } from '../calls/public'
 import { conversationsRef } from '../conversations/public'
-import { defineFeature } from '../../kernel/feature'
-import { webRef } from './public'
 import { messagingRef } from '../messaging/public'
 import { versionsRef } from '../versions/public'
 import { tenancyRef } from '../workspaces/public'
+import { webConsole } from './console'
+import { webRef } from './public'
 import { WebChat } from './service'
 import { VisitorSessions } from './sessions'
-import { webV1 } from './v1'
-import { webConsole } from './console'
 import { TeammateMessages } from './teammates'
+import { webV1 } from './v1'
 import { widgetRoutes } from './widget-routes'
 
 export const webFeature = defineFeature(webRef, {

@@ -8,14 +8,14 @@
 import { SerialQueue } from '../../../actors/serial-queue'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
-import type { Logger } from '../../logger'
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import { countRequest } from '../../http/rate-limit'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Logger } from '../../logger'
 import type { AgentDoc, AgentService } from '../agents/public'
 import type { ConversationDoc, ConversationFeature, MessageDoc } from '../conversations/public'
-import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { RESUME_MESSAGES, WEB_MESSAGE_MAX, WEB_RATES } from './limits'
-import { visitorThread, type VisitorSessions } from './sessions'
+import { type VisitorSessions, visitorThread } from './sessions'
 
 type Recorded = Awaited<ReturnType<ConversationFeature['conversations']['addMessage']>>
 

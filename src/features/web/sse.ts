@@ -4,8 +4,9 @@
  * for each piece of the reply, then `reply` (the whole stored reply) — or `silent` when a teammate
  * has the conversation, or `error` when the model failed mid-turn. The stream ends after the last.
  */
-import type { Logger } from '../../logger'
+
 import { ApiError } from '../../http/errors'
+import type { Logger } from '../../logger'
 import type { Accepted } from './service'
 
 const encoder = new TextEncoder()

@@ -7,7 +7,7 @@
  */
 import type { Coordination } from '../../coordination/port'
 import { conflict } from '../../http/errors'
-import { messageText, type ConversationFeature, type MessageDoc } from '../conversations/public'
+import { type ConversationFeature, type MessageDoc, messageText } from '../conversations/public'
 
 export const visitorChannel = (thread: string) => `web-visitor:${thread}`
 

@@ -7,12 +7,12 @@ import { Elysia } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { isVisitorPath } from '../../http/surface'
 import type { Logger } from '../../logger'
-import { CallAnswer, LeadAnswer, SessionOnly, SendMessage, SessionAnswer, StartSession, WebKeyParams, WelcomeForm, WidgetSettings } from './model'
+import { widgetColours } from './colours'
+import { CallAnswer, LeadAnswer, SendMessage, SessionAnswer, SessionOnly, StartSession, WebKeyParams, WelcomeForm, WidgetSettings } from './model'
 import type { WebChat } from './service'
+import { visitorThread } from './sessions'
 import { eventStream, replyStream } from './sse'
 import { presentWebMessage, type TeammateMessages } from './teammates'
-import { visitorThread } from './sessions'
-import { widgetColours } from './colours'
 
 export const CORS = {
   'access-control-allow-origin': '*',

@@ -4,9 +4,10 @@
  * link), and the chat's own small static files under `/web/`. Plain browser JavaScript and CSS
  * read once at boot: the job (a message list, a form, a call button) needs no framework.
  */
-import { Elysia } from 'elysia'
+
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Elysia } from 'elysia'
 
 const ASSETS = join(import.meta.dir, 'assets')
 const read = (name: string) => readFileSync(join(ASSETS, name), 'utf8')

@@ -7,8 +7,9 @@
  * send the signature to a host nobody registered. A 3xx is a failed delivery naming the target
  * it pointed to, so the owner can register that URL instead.
  */
-import { BlockedTargetError, FetchFailedError, safeFetch } from '../../net/safe-fetch'
+
 import { assertPrivateHost } from '../../net/address-guard'
+import { BlockedTargetError, FetchFailedError, safeFetch } from '../../net/safe-fetch'
 import { EmailFailedError, type EmailSender } from '../../providers/email'
 import { HTTP_ONLY_PRIVATE, type Target } from './targets'
 

@@ -7,7 +7,7 @@
  * claims below one just made are pruned), so a deleted endpoint's number is never handed out
  * again. Pruning keeps about one claim per account.
  */
-import { claimNextNumber, numberClaimsSpec, type NumberClaimDoc } from '../../store/account-numbers'
+import { claimNextNumber, type NumberClaimDoc, numberClaimsSpec } from '../../store/account-numbers'
 import type { Collection } from '../../store/port'
 
 export type LegacyNumberDoc = NumberClaimDoc

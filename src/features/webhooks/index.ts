@@ -3,12 +3,13 @@
  * or the outbox). The outbox's console route lives here (outbox-console.ts), not in a folder of its
  * own: it only lists what this feature's email transport kept.
  */
-import { agentsRef } from '../agents/public'
+
 import { defineFeature } from '../../kernel/feature'
-import { webhooksRef } from './public'
+import { agentsRef } from '../agents/public'
 import { notificationsRef } from '../notifications/public'
-import { outboxConsole } from './outbox-console'
 import { webhooksLegacy } from './legacy'
+import { outboxConsole } from './outbox-console'
+import { webhooksRef } from './public'
 import { webhooksV1 } from './v1'
 import { buildWebhooksFeature } from './wiring'
 

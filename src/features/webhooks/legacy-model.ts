@@ -3,9 +3,9 @@
  * answer 422 (legacy validation shape); docs/spec.md's 400s (URL not https, invalid event types, 20
  * endpoints) are the service's, so `url` and `event_types` are only typed here.
  */
-import { t, type Static } from 'elysia'
-import { BodyInt } from '../../http/body-types'
+import { type Static, t } from 'elysia'
 import { LEGACY_EVENT_TYPES } from '../../events/catalogue'
+import { BodyInt } from '../../http/body-types'
 import { MAX_URL_CHARS } from './targets'
 
 // docs/spec.md: max_retries 0–5, default 3; timeout_ms default 5000.

@@ -5,10 +5,10 @@
  */
 import { Elysia, t } from 'elysia'
 import { answers, legacyErrors } from '../../http/docs'
-import { webhookCallbacks } from './callbacks'
-import { DeliveriesQuery, Delivery, DeliveryParams, CreateEndpoint, Endpoint, EndpointParams, EndpointWithSecret, PatchEndpoint } from './legacy-model'
-import type { LegacyWebhookService } from './legacy-service'
 import type { KernelHttp } from '../../kernel/feature'
+import { webhookCallbacks } from './callbacks'
+import { CreateEndpoint, DeliveriesQuery, Delivery, DeliveryParams, Endpoint, EndpointParams, EndpointWithSecret, PatchEndpoint } from './legacy-model'
+import type { LegacyWebhookService } from './legacy-service'
 
 const Success = t.Literal('success')
 /** Every legacy route can answer 401, 422 (legacyErrors adds them) and 429 (rate limit). */

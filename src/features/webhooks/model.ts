@@ -1,7 +1,7 @@
 /** v1 webhook schemas (docs/spec.md "Webhook endpoint (v1)", "Webhooks (v1)") and their static types. */
-import { t, type Static } from 'elysia'
-import { pageQuery } from '../../http/pagination'
+import { type Static, t } from 'elysia'
 import { ALL_EVENTS, V1_EVENT_TYPES } from '../../events/catalogue'
+import { pageQuery } from '../../http/pagination'
 import { MAX_URL_CHARS } from './targets'
 
 export const WebhookEventName = t.Union([...V1_EVENT_TYPES.map((e) => t.Literal(e)), t.Literal(ALL_EVENTS)], {

@@ -4,9 +4,9 @@
  */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import { paginate, pageQuery, pageSchema } from '../../http/pagination'
-import type { OutboxEmailDoc, OutboxRepo } from '../../providers/email'
+import { pageQuery, pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
+import type { OutboxEmailDoc, OutboxRepo } from '../../providers/email'
 
 const OutboxEmail = t.Object({
   id: t.String(),

@@ -5,7 +5,7 @@
  * not here: the chart is the only writer of state.
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
-import { legacyNumbersSpec, type LegacyNumberDoc } from './endpoint-numbers'
+import { type LegacyNumberDoc, legacyNumbersSpec } from './endpoint-numbers'
 
 export interface WebhookDoc {
   [field: string]: unknown

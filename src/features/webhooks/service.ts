@@ -5,7 +5,7 @@
  */
 import type { WebhookEndpointActors } from '../../../actors/webhook-endpoint'
 import { endpointView, type WebhookEndpointContext } from '../../../machines/webhook-endpoint'
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
 import { ALL_EVENTS } from '../../events/catalogue'
 import { type ApiError, badRequest, conflict, notFound } from '../../http/errors'
@@ -16,7 +16,7 @@ import { withinCap } from './cap-guard'
 import type { CreateWebhook, PatchWebhook, Webhook } from './model'
 import type { WebhookDoc, WebhookRepos } from './repository'
 import { newSigningSecret } from './signing'
-import { checkTargetAddress, parseTarget, TargetError, type Target, type TargetRules } from './targets'
+import { checkTargetAddress, parseTarget, type Target, TargetError, type TargetRules } from './targets'
 
 // Not in docs/spec.md. Each event fans out to every endpoint of its agent; 20 (the legacy surface's
 // per-account cap) bounds that fan-out while leaving room for staging, production and an inbox.

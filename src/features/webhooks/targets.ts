@@ -11,7 +11,7 @@
  * certificate, and a public receiver must still get https (docs/spec.md). Checked here and again at
  * every delivery (attempt.ts), after DNS.
  */
-import { assertPrivateHost, assertPublicHost, BlockedTargetError, systemResolver, type Resolver } from '../../net/address-guard'
+import { assertPrivateHost, assertPublicHost, BlockedTargetError, type Resolver, systemResolver } from '../../net/address-guard'
 
 export type Target = { kind: 'url'; url: string } | { kind: 'email'; address: string }
 

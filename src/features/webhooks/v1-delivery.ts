@@ -15,15 +15,16 @@
  * within the claim's 24 h (an outage longer than that could repeat one; `x-service-event-id`
  * de-duplicates). Jobs queued in memory when the process dies are not re-attempted.
  */
-import type { Coordination } from '../../coordination/port'
+
 import type { WebhookEndpointActors } from '../../../actors/webhook-endpoint'
-import { iso, type Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
+import type { Coordination } from '../../coordination/port'
 import type { SecretBox } from '../../crypto/secrets'
 import type { RecordedEvent } from '../../events/bus'
-import { EVENT_DESCRIPTIONS, isV1EventType, type EventType } from '../../events/catalogue'
+import { EVENT_DESCRIPTIONS, type EventType, isV1EventType } from '../../events/catalogue'
 import type { Logger } from '../../logger'
-import { attempt, type AttemptDeps, type AttemptOutcome } from './attempt'
-import { LaneFullError, LanesStoppedError, type Lanes } from './lanes'
+import { type AttemptDeps, type AttemptOutcome, attempt } from './attempt'
+import { LaneFullError, type Lanes, LanesStoppedError } from './lanes'
 import { subscribes, type WebhookDoc, type WebhookRepos } from './repository'
 import { signedHeaders, WEBHOOK_ID_HEADER } from './signing'
 

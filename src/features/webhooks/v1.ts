@@ -1,11 +1,11 @@
 /** Webhooks (v1): register, list, read with delivery state, change, delete (docs/spec.md "Webhooks (v1)"). */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import { paginate, pageSchema } from '../../http/pagination'
+import { pageSchema, paginate } from '../../http/pagination'
+import type { KernelHttp } from '../../kernel/feature'
 import { webhookCallbacks } from './callbacks'
 import { CreatedWebhook, CreateWebhook, ListWebhooksQuery, PatchWebhook, Webhook } from './model'
 import type { WebhookService } from './service'
-import type { KernelHttp } from '../../kernel/feature'
 
 const DELIVERY_RULES =
   'Each event is attempted once, no retry: a POST of `{ event, sentAt, data }` signed with `x-service-signature: sha256=<hex HMAC-SHA256 of the raw body>` under the signing secret, with `x-service-event-id` to de-duplicate. ' +

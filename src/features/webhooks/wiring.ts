@@ -2,26 +2,27 @@
  * Builds the webhooks feature: v1 webhooks and legacy endpoints, their two actor kinds (registered
  * here, before the runtime starts), the bus subscribers that deliver, and the clean-ups other features trigger (agent deleted, customer deleted).
  */
-import type { Coordination } from '../../coordination/port'
+
+import type { ActorRuntime } from '../../../actors/runtime'
 import { registerWebhookDelivery, type WebhookDeliveryActors } from '../../../actors/webhook-delivery'
 import { registerWebhookEndpoint } from '../../../actors/webhook-endpoint'
-import type { ActorRuntime } from '../../../actors/runtime'
 import type { Clock } from '../../clock'
 import type { Config } from '../../config'
+import type { Coordination } from '../../coordination/port'
 import { SecretBox } from '../../crypto/secrets'
 import type { EventBus } from '../../events/bus'
 import type { Logger } from '../../logger'
 import type { Metrics } from '../../metrics/metrics'
-import { createEmailSender, openOutbox, type OutboxRepo } from '../../providers/email'
+import { createEmailSender, type OutboxRepo, openOutbox } from '../../providers/email'
 import type { DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents/public'
 import type { NotificationService } from '../notifications/public'
 import { Lanes } from './lanes'
 import { LegacyDeliveries } from './legacy-delivery'
 import { LegacyWebhookService } from './legacy-service'
-import { switchedOffNotice } from './switched-off-notice'
 import { openWebhookRepos } from './repository'
 import { WebhookService } from './service'
+import { switchedOffNotice } from './switched-off-notice'
 import { V1_TIMEOUT_MS, V1Deliveries } from './v1-delivery'
 
 // Deliveries in flight per endpoint. A receiver behind one small server handles a few requests at

@@ -1,10 +1,10 @@
 /** Console: developer workspaces and their keys (docs/design.md "The console surface, exactly"). */
 import { Elysia, t } from 'elysia'
-import { answers, consoleErrors } from '../../http/docs'
 import { PLAN_IDS } from '../../catalog/plans'
+import { answers, consoleErrors } from '../../http/docs'
+import type { KernelHttp } from '../../kernel/feature'
 import type { KeyService } from './keys'
 import { presentWorkspace, type WorkspaceService } from './service'
-import type { KernelHttp } from '../../kernel/feature'
 
 const Plan = t.Union(PLAN_IDS.map((p) => t.Literal(p)))
 const Currency = t.Union([t.Literal('INR'), t.Literal('USD')])

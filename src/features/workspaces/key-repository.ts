@@ -1,9 +1,10 @@
 /** API keys: stored as a SHA-256 hash of the value; the value is shown once, on creation. */
-import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
-import type { ApiKeyDoc } from '../../kernel/tenancy'
 
-export type { ApiKeyDoc }
+import type { ApiKeyDoc } from '../../kernel/tenancy'
+import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+
 export { SCOPES, type Scope } from '../../http/authenticator'
+export type { ApiKeyDoc }
 
 export const apiKeysSpec: CollectionSpec = {
   name: 'api_keys',

@@ -3,16 +3,17 @@
  * (160 bits); only its SHA-256 is stored, and its first 11 characters are kept as a prefix so a
  * person can tell keys apart.
  */
-import type { PageAfter } from '../../store/port'
+
 import type { Clock } from '../../clock'
 import { iso } from '../../clock'
-import { newId, randomId } from '../../ids'
-import { notFound, unauthorized } from '../../http/errors'
-import type { Principal, WorkspaceDoc } from '../../kernel/tenancy'
-import type { ApiKeyDoc, ApiKeyRepo, Scope } from './key-repository'
-import type { WorkspaceRepo } from './repository'
 import type { Coordination } from '../../coordination/port'
+import { notFound, unauthorized } from '../../http/errors'
+import { newId, randomId } from '../../ids'
+import type { Principal, WorkspaceDoc } from '../../kernel/tenancy'
+import type { PageAfter } from '../../store/port'
+import type { ApiKeyDoc, ApiKeyRepo, Scope } from './key-repository'
 import { PrincipalCache } from './principal-cache'
+import type { WorkspaceRepo } from './repository'
 
 /** Pub/sub channel telling every instance to drop cached principals. */
 const INVALIDATION_CHANNEL = 'auth.invalidate'
@@ -23,6 +24,7 @@ const LAST_USED_GRANULARITY_MS = 60_000
 
 /** SHA-256 hex of a key value: Bun's native hasher, the same digest as node:crypto at a third of the cost per request. */
 import { hashKey } from '../../http/authenticator'
+
 export { hashKey }
 
 export interface IssuedKey {

@@ -3,9 +3,10 @@
  * helpers; never its build (index.ts). The workspace and principal shapes are the kernel's
  * (kernel/tenancy.ts).
  */
+
+import type { Authenticator } from '../../http/authenticator'
 import { featureRef } from '../../kernel/feature'
 import type { Principal, WorkspaceDoc } from '../../kernel/tenancy'
-import type { Authenticator } from '../../http/authenticator'
 import type { KeyService } from './keys'
 import type { WorkspaceRepo } from './repository'
 import type { WorkspaceResolver } from './resolver'
@@ -23,6 +24,6 @@ export interface TenancyServices {
 
 export const tenancyRef = featureRef<TenancyServices>('tenancy')
 
+export type { KeyService } from './keys'
 export { newWorkspaceDoc, type WorkspaceRepo } from './repository'
 export type { WorkspaceService } from './service'
-export type { KeyService } from './keys'

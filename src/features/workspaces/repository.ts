@@ -3,8 +3,9 @@
  * collection, because a customer workspace is a workspace in every way (agents, numbers,
  * contacts live under its id) with a parent that is billed.
  */
-import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+
 import type { MetadataValue, WorkspaceDoc } from '../../kernel/tenancy'
+import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
 
 export type { MetadataValue, WorkspaceDoc }
 

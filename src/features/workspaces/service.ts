@@ -1,8 +1,9 @@
 /** Developer workspaces, made and changed in the console (docs/design.md console table). */
-import { iso, type Clock } from '../../clock'
-import { newId } from '../../ids'
-import { conflict, notFound } from '../../http/errors'
+
 import type { PlanId } from '../../catalog/plans'
+import { type Clock, iso } from '../../clock'
+import { conflict, notFound } from '../../http/errors'
+import { newId } from '../../ids'
 import { checkTimezone } from '../../time-zones'
 import { newWorkspaceDoc, type WorkspaceDoc, type WorkspaceRepo } from './repository'
 
