@@ -33,8 +33,8 @@
  *   `publishedWithChanges` when a rollback had already restored the draft), with `lastFailure` set.
  * - Promotion between environments is a version-store matter, not a move of this chart.
  */
-import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate'
-import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
+import { assign, fromPromise, type SnapshotFrom, setup } from 'xstate'
+import { type CanApply, canApplyOn, type Refusal, type RefusalParams, refusalOf } from './refusal'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. 2: effects became invoked actors. */
 export const MACHINE_VERSION = 2

@@ -25,8 +25,8 @@
  *   between the two) was never dialled and nothing will dial it; its actor is born `failed` with
  *   `hangup: not_placed`, the reason in `error`, and analysed at once.
  */
-import { assign, emit, fromPromise, setup, spawnChild, type SnapshotFrom } from 'xstate'
-import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
+import { assign, emit, fromPromise, type SnapshotFrom, setup, spawnChild } from 'xstate'
+import { type CanApply, canApplyOn, type Refusal, type RefusalParams, refusalOf } from './refusal'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. */
 /** 2: effects became invoked actors, events leave through emit(), the deadline is callDeadlines(). */

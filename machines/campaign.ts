@@ -24,8 +24,8 @@
  * - Every refused move (pause/resume/cancel/start where it does not apply, including pausing a
  *   paused campaign) is recorded so the API answers 409 naming the state.
  */
-import { assign, emit, fromCallback, fromPromise, setup, type EventObject, type SnapshotFrom } from 'xstate'
-import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
+import { assign, type EventObject, emit, fromCallback, fromPromise, type SnapshotFrom, setup } from 'xstate'
+import { type CanApply, canApplyOn, type Refusal, type RefusalParams, refusalOf } from './refusal'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. */
 /** 2: effects became invoked actors (sending runs sendRecipients), campaign.finished is emitted. 3: also on cancel. 4: scheduledAt. */

@@ -32,8 +32,8 @@
  * - `erased` is not a final state, so later moves are still refused with a message (an XState
  *   final state would silently drop them).
  */
-import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate'
-import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
+import { assign, fromPromise, type SnapshotFrom, setup } from 'xstate'
+import { type CanApply, canApplyOn, type Refusal, type RefusalParams, refusalOf } from './refusal'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. 2: effect states, retries. */
 export const MACHINE_VERSION = 2

@@ -8,7 +8,7 @@
  * be sent (window closed for a text step, template not approved) is skipped with its reason and
  * the next one follows; `finished` after the last step.
  */
-import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate'
+import { assign, fromPromise, type SnapshotFrom, setup } from 'xstate'
 
 export const MACHINE_VERSION = 1
 export const ENROLMENT_EFFECTS = ['sendStep'] as const

@@ -12,7 +12,7 @@
  * which `can` counts as allowed. `canApplyOn` therefore uses `can` for "is it handled at all"
  * and then a pure dry run (`transition`) to see whether the handler was a refusal.
  */
-import { transition, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate'
+import { type AnyMachineSnapshot, type AnyStateMachine, type EventObject, transition } from 'xstate'
 
 export interface Refusal {
   /** The event type that was refused, e.g. `campaign.pause`. */

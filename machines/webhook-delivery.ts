@@ -26,8 +26,8 @@
  * - The effect crashing (a bug, not a failed attempt) fails the delivery at once; POST retry
  *   queues it again.
  */
-import { assign, fromPromise, setup, type DoneActorEvent, type ErrorActorEvent, type SnapshotFrom } from 'xstate'
-import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
+import { assign, type DoneActorEvent, type ErrorActorEvent, fromPromise, type SnapshotFrom, setup } from 'xstate'
+import { type CanApply, canApplyOn, type Refusal, type RefusalParams, refusalOf } from './refusal'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. 2: deliver became an invoked actor. */
 export const MACHINE_VERSION = 2

@@ -23,8 +23,8 @@
  *   follow every attempt.
  * - Restoring a deleted customer leaves its endpoints off until PATCHed back on.
  */
-import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate'
-import { canApplyOn, refusalOf, type CanApply, type Refusal, type RefusalParams } from './refusal'
+import { assign, fromPromise, type SnapshotFrom, setup } from 'xstate'
+import { type CanApply, canApplyOn, type Refusal, type RefusalParams, refusalOf } from './refusal'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. 2: notify became an invoked actor. */
 export const MACHINE_VERSION = 2

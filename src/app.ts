@@ -3,20 +3,20 @@
  * the console under /console, the legacy surface at the root, and one OpenAPI 3.1 document
  * per surface with a browsable page.
  */
-import { Elysia, type AnyElysia } from 'elysia'
-import type { Services } from './services'
-import { errorPlugin } from './http/error-plugin'
-import { requestLog } from './http/request-log'
-import { authenticateRequest } from './http/context'
-import { checkConsoleToken } from './http/console-auth'
+import { type AnyElysia, Elysia } from 'elysia'
 import { tenancyFeature } from './features/workspaces'
-import { isVisitorPath, V1_PREFIX } from './http/surface'
-import { mountDocs } from './http/openapi-docs'
-import { jsonBodies } from './http/json-body'
 import { BodyDeadlines } from './http/body-deadline'
+import { checkConsoleToken } from './http/console-auth'
+import { authenticateRequest } from './http/context'
 import { drainingGate } from './http/draining-gate'
+import { errorPlugin } from './http/error-plugin'
+import { jsonBodies } from './http/json-body'
+import { mountDocs } from './http/openapi-docs'
+import { requestLog } from './http/request-log'
+import { isVisitorPath, V1_PREFIX } from './http/surface'
 import { MAX_MESSAGE_BYTES } from './media/serializers/twilio'
 import { metricsRoute } from './metrics'
+import type { Services } from './services'
 export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
 
 /** One surface: every feature's plugins for it, in feature order. */

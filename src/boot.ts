@@ -4,9 +4,9 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { tenancyFeature } from './features/workspaces'
 import { randomId } from './ids'
 import type { Services } from './services'
-import { tenancyFeature } from './features/workspaces'
 
 export interface Secret {
   value: string

@@ -1,9 +1,10 @@
 /** Starts the whole service: config → services → app → listen. Used by index.ts and tests. */
+
+import { type App, createApp, DOCS } from './app'
+import { ensureDemoWorkspace, persistentSecret } from './boot'
 import type { Config } from './config'
 import { createLogger, type Logger } from './logger'
 import { buildServices, type Services } from './services'
-import { createApp, DOCS, type App } from './app'
-import { ensureDemoWorkspace, persistentSecret } from './boot'
 
 /**
  * No ceiling at the transport: Bun's own (default 128 MiB) answers a bare 413 with no body and no

@@ -18,12 +18,13 @@
  * commit as that write (`publishWith`): the events collection is the outbox, so a crash between the
  * write and the dispatch leaves an undispatched event to deliver, never a write without its event.
  */
-import { crashPoint } from '../crash-points'
-import { iso, type Clock } from '../clock'
+
+import { type Clock, iso } from '../clock'
 import type { Coordination } from '../coordination/port'
+import { crashPoint } from '../crash-points'
 import { newId } from '../ids'
 import type { Logger } from '../logger'
-import { DuplicateKeyError, type Collection, type CollectionSpec, type Doc, type DocumentStore, type Write } from '../store/port'
+import { type Collection, type CollectionSpec, type Doc, type DocumentStore, DuplicateKeyError, type Write } from '../store/port'
 import type { EventType } from './catalogue'
 
 export { EVENT_TYPES, type EventType } from './catalogue'

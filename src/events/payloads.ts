@@ -4,7 +4,7 @@
  * published in the OpenAPI documents as callbacks of the routes that register webhooks, and
  * publishers can type their `data` from them.
  */
-import { t, type Static, type TSchema } from 'elysia'
+import { type Static, type TSchema, t } from 'elysia'
 import { EVENT_DESCRIPTIONS, type EventType } from './catalogue'
 
 const Nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()])

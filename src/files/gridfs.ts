@@ -4,7 +4,7 @@
  * that name, so a reader finds the previous version until the new one is complete; reads take the
  * newest complete upload.
  */
-import { GridFSBucket, MongoClient, type Db } from 'mongodb'
+import { type Db, GridFSBucket, MongoClient } from 'mongodb'
 import { checkKey, checkPrefix, type FileStorage } from './port'
 
 const BUCKET = 'files'

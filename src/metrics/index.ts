@@ -1,4 +1,5 @@
 /** Prometheus metrics: the named metrics, what the kernel reports, the route. */
-export { Metrics, Sampled, type Sample } from './metrics'
+
 export { watchKernel } from './kernel'
+export { Metrics, type Sample, Sampled } from './metrics'
 export { metricsRoute } from './route'

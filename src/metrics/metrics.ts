@@ -6,7 +6,7 @@
  * Named metrics only: the kernel and features record into them (counters, histograms) or provide
  * what a gauge reads when scraped (`from`); none of them sees the registry.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { Logger } from '../logger'
 import type { TurnStages } from '../media/latency'
 
