@@ -23,6 +23,9 @@ export class ActorUnavailableError extends Error {
   override readonly name = 'ActorUnavailableError'
 }
 
+/** The instance that holds the actor did not answer a forwarded event in time (it died or stalled). */
+export class ForwardTimeoutError extends ActorUnavailableError {}
+
 /** A kind that was never registered with this runtime (a programming error). */
 export class UnknownKindError extends Error {
   override readonly name = 'UnknownKindError'

@@ -12,7 +12,7 @@ import type { Refusal } from '../machines/refusal'
 import type { Coordination } from '../src/coordination/port'
 import { randomId } from '../src/ids'
 import type { Logger } from '../src/logger'
-import { ActorUnavailableError, fromWire, toWire, type WireError } from './errors'
+import { ActorUnavailableError, ForwardTimeoutError, fromWire, toWire, type WireError } from './errors'
 import type { SnapshotView } from './types'
 
 // A forwarded send is one pub/sub round trip plus one persist on the owner: milliseconds. The
@@ -90,7 +90,7 @@ export class Forwarder {
     return new Promise<Forwarded>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(cid)
-        reject(new ActorUnavailableError(`${req.kind}:${req.id} is owned by ${owner}, which did not answer within ${this.timeoutMs} ms`))
+        reject(new ForwardTimeoutError(`${req.kind}:${req.id} is owned by ${owner}, which did not answer within ${this.timeoutMs} ms`))
       }, this.timeoutMs)
       this.pending.set(cid, { resolve, reject, timer })
       const msg: Message = { t: 'req', cid, from: this.opts.instanceId, ...req }

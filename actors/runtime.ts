@@ -24,7 +24,7 @@
 import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine, EventObject, SnapshotFrom } from 'xstate'
 import { type Asked, type Dispatched, notHandled, sendJudged } from './ask'
 import { parseTimerPayload } from './deadlines'
-import { ActorExistsError, ActorUnavailableError, UnknownKindError } from './errors'
+import { ActorExistsError, ActorUnavailableError, ForwardTimeoutError, UnknownKindError } from './errors'
 import { type Forwarded, Forwarder, type ForwardRequest } from './forwarding'
 import { Housekeeper } from './housekeeper'
 import { describeLive, describeStored, type MachineDefinition, machineDefinition } from './inspection'
@@ -53,6 +53,9 @@ const MIN_SWEEP_MS = 100
 // One hop reaches the owner; a second covers an owner that passivated and lost the lease between
 // our look-up and its receipt. More means leases are flapping: the caller should retry.
 const MAX_FORWARD_HOPS = 2
+// How often a sender whose forward went unanswered looks whether the silent owner's lease lapsed:
+// a few looks a second, against a 15 s lease (leases.ts).
+const LAPSE_POLL_MS = 250
 // Pending actors are resumed this many at a time: enough to overlap store reads, few enough
 // that a boot with many in-flight effects does not start them all in one burst.
 const RESUME_CONCURRENCY = 32
@@ -426,20 +429,41 @@ export class ActorRuntime {
     const residency = this.res()
     // Reached synchronously from send(), so calls enter the queue in the order they were made.
     const result = this.queue.run(key, async (): Promise<Dispatched> => {
-      const target = await residency.acquire(reg, id, key, input)
-      if (target.type === 'final') return { snapshot: target.snapshot, refusal: judge ? notHandled(event, target.snapshot) : null }
-      if (target.type === 'remote') {
-        if (hops >= MAX_FORWARD_HOPS) throw new ActorUnavailableError(`${key}: ownership kept moving; retry`)
-        const answer = await this.forwarder.request(target.owner, { kind: reg.kind, id, event, hops: hops + 1, judge })
-        return { snapshot: fromView(reg, answer.view), refusal: answer.refusal }
+      for (let waited = false; ; ) {
+        const target = await residency.acquire(reg, id, key, input)
+        if (target.type === 'final') return { snapshot: target.snapshot, refusal: judge ? notHandled(event, target.snapshot) : null }
+        if (target.type === 'remote') {
+          if (hops >= MAX_FORWARD_HOPS) throw new ActorUnavailableError(`${key}: ownership kept moving; retry`)
+          try {
+            const answer = await this.forwarder.request(target.owner, { kind: reg.kind, id, event, hops: hops + 1, judge })
+            return { snapshot: fromView(reg, answer.view), refusal: answer.refusal }
+          } catch (err) {
+            // An owner that does not answer died or stalled; its lease lapses within the lease's
+            // ttl and the actor is then resumed here from its stored snapshot, so the event is
+            // delivered rather than lost (a phone network's report reaches a dead instance's call).
+            if (waited || !(err instanceof ForwardTimeoutError) || !(await this.lapsed(key, target.owner))) throw err
+            waited = true
+            continue
+          }
+        }
+        target.live.touch()
+        const refusal = sendJudged(target.live.actor, event, judge)
+        return { snapshot: await residency.persist(reg, target.live, event), refusal }
       }
-      target.live.touch()
-      const refusal = sendJudged(target.live.actor, event, judge)
-      return { snapshot: await residency.persist(reg, target.live, event), refusal }
     })
     const after = () => residency.afterJob(reg, key)
     result.then(after, after)
     return result
+  }
+
+  /** Whether `owner`'s lease on `key` lapses (or moves) within one lease ttl; false once this runtime drains. */
+  private async lapsed(key: string, owner: string): Promise<boolean> {
+    const until = Date.now() + this.leases.ttlMs
+    while (!this.draining && Date.now() < until) {
+      if ((await this.leases.ownerOf(key)) !== owner) return true
+      await new Promise((r) => setTimeout(r, LAPSE_POLL_MS))
+    }
+    return !this.draining && (await this.leases.ownerOf(key)) !== owner
   }
 
   private async answerForwarded(req: ForwardRequest): Promise<Forwarded> {

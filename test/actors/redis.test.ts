@@ -16,6 +16,9 @@ import { type Env, makeRuntime, openEnv, removeDir, sleep, type TicketContext, t
 const T0 = Date.UTC(2026, 0, 1)
 // Short enough that the "owner never answers" test is quick; far above a loopback round trip.
 const FORWARD_TIMEOUT_MS = 500
+// The runtimes' own lease ttl: a sender whose forward went unanswered waits at most this long for
+// the silent owner's lease to lapse; short, so these tests stay quick.
+const LEASE_TTL_MS = 1_000
 
 describeWithRedis('actor runtime on a real Redis', () => {
   let redis: RedisServer
@@ -36,7 +39,7 @@ describeWithRedis('actor runtime on a real Redis', () => {
     const clock = new ManualClock(T0)
 
     const runtime = (coordination: Coordination, instanceId: string) => {
-      const rt = makeRuntime({ store: env.store, coordination }, clock, { instanceId, forwardTimeoutMs: FORWARD_TIMEOUT_MS })
+      const rt = makeRuntime({ store: env.store, coordination }, clock, { instanceId, forwardTimeoutMs: FORWARD_TIMEOUT_MS, leaseTtlMs: LEASE_TTL_MS })
       const machine = ticketMachine.provide({ actions: { onFired: ({ context }) => void fired.push(`${instanceId}:${context.id}`) } })
       rt.register('ticket', { machine, version: 1, deadlines: ticketDeadlines })
       return rt
@@ -141,14 +144,26 @@ describeWithRedis('actor runtime on a real Redis', () => {
       expect(await coordA.pendingTimers()).toBe(0)
     })
 
-    test('an owner that does not answer makes the send fail fast with ActorUnavailableError', async () => {
+    test('an owner that does not answer and keeps its lease past a lease ttl: the send fails with ActorUnavailableError', async () => {
       await a.spawn('ticket', 'z', { id: 'z' })
       await a.passivate('ticket', 'z')
       // A lease held by an instance that is gone (no subscriber on its inbox), for longer than the
-      // test may run: the refusal can only come from the forward timeout, not from the lease lapsing.
+      // test may run: the forward times out and the lease does not lapse within a ttl.
       expect(await coordA.acquireLease('actor:ticket:z', 'instance-gone', 60_000)).toBe(true)
       await expect(b.send('ticket', 'z', { type: 'push', n: 1 })).rejects.toBeInstanceOf(ActorUnavailableError)
       expect(b.isLive('ticket', 'z')).toBe(false)
+    })
+
+    test('an owner that died: once its lease lapses the event is delivered here, not lost', async () => {
+      await a.spawn('ticket', 'd', { id: 'd' })
+      await a.send('ticket', 'd', { type: 'push', n: 1 })
+      await a.passivate('ticket', 'd')
+      // The instance that held it died: nobody answers its inbox, its lease lapses on its own.
+      expect(await coordA.acquireLease('actor:ticket:d', 'instance-dead', 800)).toBe(true)
+      const after = await b.send('ticket', 'd', { type: 'push', n: 2 })
+      expect((after.context as TicketContext).log).toEqual([1, 2])
+      expect([a.isLive('ticket', 'd'), b.isLive('ticket', 'd')]).toEqual([false, true])
+      expect(((await a.read('ticket', 'd'))!.snapshot as { context: TicketContext }).context.log).toEqual([1, 2])
     })
   })
 })
