@@ -201,9 +201,12 @@ describe('the visitor API', () => {
     expect(next.events.map((e) => e.event)).toEqual(['accepted', 'silent'])
     const resumed = await json(await web('POST', `${agent.webKey}/sessions`, { session }))
     expect(resumed.body.messages.map((m: any) => m.author)).toEqual(['customer', 'agent', 'teammate', 'customer'])
-    // Only website chats: another channel's conversation is 409; blank text 400.
-    const email = await s.console('POST', `/workspaces/${dev.id}/inbound`, { channel: 'email', from: 'ana@example.com', to: agent.id, text: 'Hello' })
-    expect((await s.console('POST', `/workspaces/${dev.id}/conversations/${email.body.conversationId}/messages`, { text: 'Hi' })).status).toBe(409)
+    // A test chat has nobody on the other end: 409; blank text 400 (other channels: messaging-teammate.test.ts).
+    const trial = await s.api('POST', `/agents/${agent.id}/test-chat`, { key: dev.key, body: { message: 'Hello' } })
+    expect(trial.status).toBe(200)
+    const refused = await s.console('POST', `/workspaces/${dev.id}/conversations/${trial.body.session}/messages`, { text: 'Hi' })
+    expect(refused.status).toBe(409)
+    expect(refused.body.error).toContain('test chat')
     expect((await s.console('POST', `/workspaces/${dev.id}/conversations/${conversationId}/messages`, { text: '  ' })).status).toBe(400)
   })
 

@@ -34,6 +34,7 @@ import { messagingRef } from './public'
 import { Replies } from './reply'
 import { SmtpListener } from './smtp-listener'
 import { MessagingTotals } from './summary'
+import { TeammateMessages } from './teammate'
 import { telegramWebhook } from './telegram-webhook'
 import { chatappSummaryV1, messagingV1 } from './v1'
 import { whatsAppWebhook } from './whatsapp-webhook'
@@ -102,11 +103,12 @@ export const messagingFeature = defineFeature(messagingRef, {
       if (!message || (ORDER[r.status] ?? 0) <= (ORDER[current] ?? 0) || current === 'failed') return
       await conversations.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
     })
-    const web: WebInboundSlot = { receive: null }
+    const web: WebInboundSlot = { receive: null, show: null }
+    const teammates = new TeammateMessages({ conversations, numbers, contacts, platform, botPlatform, bots, agents, email, web, meter, clock: kernel.clock })
     // Messaging totals; features that send outside conversations (broadcasts) add their sends.
     const totals = new MessagingTotals({ conversations, clock: kernel.clock })
     return {
-      services: { inbound, platform, web, sandbox, replies, files, emailInbound, bots, botInbound, smtp, totals },
+      services: { inbound, platform, web, sandbox, replies, teammates, files, emailInbound, bots, botInbound, smtp, totals },
       legacy: [files.route()],
       callbacks: [
         ...(telegram ? [telegramWebhook({ platform: telegram, bots, inbound: botInbound, workspace: (id) => workspaceRepo.get(id), files, logger: kernel.logger })] : []),
@@ -125,7 +127,7 @@ export const messagingFeature = defineFeature(messagingRef, {
           : []),
       ],
       v1: [messagingV1({ context: kernel.http.v1, replies, coordination: kernel.coordination, clock: kernel.clock }), chatappSummaryV1({ context: kernel.http.v1, totals })],
-      console: [messagingConsole({ auth: kernel.http.console, inbound, email: emailInbound, bots: botInbound, web }), botsConsole({ auth: kernel.http.console, bots })],
+      console: [messagingConsole({ auth: kernel.http.console, inbound, email: emailInbound, bots: botInbound, web, teammates }), botsConsole({ auth: kernel.http.console, bots })],
       async stop() {
         await smtp?.close()
         await inbound.settled()

@@ -11,15 +11,18 @@ import type { InboundMessages } from './inbound'
 import type { Replies } from './reply'
 import type { SmtpListener } from './smtp-listener'
 import type { MessagingTotals } from './summary'
+import type { TeammateMessages } from './teammate'
 
 export interface MessagingServices {
   inbound: InboundMessages
   /** The chat app: WhatsApp when configured, else the sandbox platform. */
   platform: MessagingPlatform
-  /** Where the console's `web` inbound goes (the web feature fills it). */
+  /** The website channel's inbound and teammate messages (the web feature fills it). */
   web: WebInboundSlot
   sandbox: SandboxPlatform
   replies: Replies
+  /** A teammate's message from the console, on any chat channel. */
+  teammates: TeammateMessages
   files: ReceivedFiles
   emailInbound: EmailInbound
   bots: BotConnections

@@ -47,8 +47,7 @@ export class Replies {
       throw conflict(`conversation ${conversationId} is a ${conversation.channel} conversation; replies go to chat-app and bot-app conversations`)
     const [, ours, customer] = thread as [string, string, string]
     if (conversation.channel === 'botapp') return this.botReply(workspace, conversation, ours, customer, checked)
-    const number = await d.numbers.byNumber(ours)
-    if (!number || number.workspaceId !== workspace.id) throw conflict(`number disconnected: ${ours} was released or is no longer this workspace's, so nothing can be sent on it`)
+    const number = await threadNumber(d.numbers, workspace, ours)
     if (!number.externalAgents) throw conflict(`external agents are off for ${ours}: its agent answers this conversation`)
     if (conversation.status === 'handled') throw conflict('a teammate took this conversation over')
     let content: OutboundContent
@@ -67,18 +66,14 @@ export class Replies {
     // Opt-outs stop every message except a utility or authentication template (transactional).
     const contact = await d.contacts.findByPhone(workspace.id, customer)
     if (contact?.optedOut && (category === null || category === 'marketing')) throw conflict(`${customer} opted out of messages`)
-    const now = d.clock.now()
-    const last = conversation.lastInboundAt ? Date.parse(conversation.lastInboundAt) : null
-    if (checked.kind !== 'template' && (last === null || now - last > WINDOW_MS))
-      throw conflict("the customer's 24-hour window is closed: send a template", { windowClosedAt: last === null ? null : iso(last + WINDOW_MS) })
+    if (checked.kind !== 'template') assertWindowOpen(conversation, d.clock.now(), 'send a template')
     await this.deliver(workspace, conversation, d.platform, { from: ours, to: customer, content }, shown, category)
     return { ok: true }
   }
 
   /** A Telegram chat: text and media only, no 24-hour window, no contact to have opted out. */
   private async botReply(workspace: WorkspaceDoc, conversation: ConversationDoc, botId: string, chat: string, checked: ReturnType<typeof checkReply>): Promise<{ ok: true }> {
-    const bot = await this.deps.bots.byId(botId)
-    if (!bot || bot.workspaceId !== workspace.id) throw conflict(`bot ${botId} is no longer connected to this workspace`)
+    const bot = await threadBot(this.deps.bots, workspace, botId)
     if (!bot.externalAgents) throw conflict(`external agents are off for bot ${botId}: its agent answers this conversation`)
     if (conversation.status === 'handled') throw conflict('a teammate took this conversation over')
     if (checked.kind !== 'content') throw conflict(`the bot app has no ${checked.kind}s: send text or media`)
@@ -90,29 +85,61 @@ export class Replies {
   private async deliver(workspace: WorkspaceDoc, conversation: ConversationDoc, platform: MessagingPlatform, request: SendRequest, shown: string | null, category: string | null): Promise<void> {
     const d = this.deps
     const now = d.clock.now()
-    let sent: Sent
-    try {
-      sent = await platform.send(request)
-    } catch (err) {
-      if (err instanceof PlatformRefused) throw new ApiError(502, `the messaging platform refused the message: ${err.message}`, { code: err.code })
-      throw err
-    }
+    const sent = await sendOn(platform, request)
     const content = request.content
     const { message } = await d.conversations.addMessage(conversation, {
       author: 'agent',
       parts: shown === null ? partsOf(content) : [{ type: 'text', text: shown }],
       extra: { external: true, sent: content, ...(category ? { category } : {}) },
     })
-    await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: platform.name === 'telegram' ? 'sent' : 'accepted', at: iso(now) })
-    const charged: MessageCategory = category === 'marketing' || category === 'utility' || category === 'authentication' ? category : 'service'
-    await d.meter.charge({
-      id: `use_rc_${message.id}`,
-      workspaceId: workspace.id,
-      act: { kind: 'reply_charge', category: charged },
-      refs: { conversationId: conversation.id, messageId: message.id },
-      at: now,
-    })
+    await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: firstStatus(platform), at: iso(now) })
+    await chargeReply(d.meter, workspace, conversation, message.id, category, now)
   }
+}
+
+/** The chat-app number of a conversation, still this workspace's; 409 `number disconnected` else. */
+export async function threadNumber(numbers: PhoneNumberService, workspace: WorkspaceDoc, ours: string) {
+  const number = await numbers.byNumber(ours)
+  if (!number || number.workspaceId !== workspace.id) throw conflict(`number disconnected: ${ours} was released or is no longer this workspace's, so nothing can be sent on it`)
+  return number
+}
+
+/** The bot of a bot-app conversation, still connected to this workspace; 409 else. */
+export async function threadBot(bots: BotConnections, workspace: WorkspaceDoc, botId: string) {
+  const bot = await bots.byId(botId)
+  if (!bot || bot.workspaceId !== workspace.id) throw conflict(`bot ${botId} is no longer connected to this workspace`)
+  return bot
+}
+
+/** 409 (with `windowClosedAt`) unless the customer wrote in the last 24 hours; `instead` says what still goes. */
+export function assertWindowOpen(conversation: ConversationDoc, now: number, instead: string): void {
+  const last = conversation.lastInboundAt ? Date.parse(conversation.lastInboundAt) : null
+  if (last === null || now - last > WINDOW_MS) throw conflict(`the customer's 24-hour window is closed: ${instead}`, { windowClosedAt: last === null ? null : iso(last + WINDOW_MS) })
+}
+
+/** Sends on the platform; its refusal is a 502 naming why (nothing was sent). */
+export async function sendOn(platform: MessagingPlatform, request: SendRequest): Promise<Sent> {
+  try {
+    return await platform.send(request)
+  } catch (err) {
+    if (err instanceof PlatformRefused) throw new ApiError(502, `the messaging platform refused the message: ${err.message}`, { code: err.code })
+    throw err
+  }
+}
+
+/** A message's status once the platform took it: Telegram has no later receipts, so it is `sent` at once. */
+export const firstStatus = (platform: MessagingPlatform) => (platform.name === 'telegram' ? 'sent' : 'accepted')
+
+/** One `reply_charge` per message sent on a platform: 10% of its rate for the category (a template's own, `service` for the rest). */
+export async function chargeReply(meter: Pick<Meter, 'charge'>, workspace: WorkspaceDoc, conversation: ConversationDoc, messageId: string, category: string | null, now: number): Promise<void> {
+  const charged: MessageCategory = category === 'marketing' || category === 'utility' || category === 'authentication' ? category : 'service'
+  await meter.charge({
+    id: `use_rc_${messageId}`,
+    workspaceId: workspace.id,
+    act: { kind: 'reply_charge', category: charged },
+    refs: { conversationId: conversation.id, messageId },
+    at: now,
+  })
 }
 
 /** How a sent reply reads in the conversation (docs/spec.md message parts: text, or an image). */

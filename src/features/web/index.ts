@@ -11,7 +11,6 @@ import { conversationsRef } from '../conversations/public'
 import { messagingRef } from '../messaging/public'
 import { versionsRef } from '../versions/public'
 import { tenancyRef } from '../workspaces/public'
-import { webConsole } from './console'
 import { webRef } from './public'
 import { WebChat } from './service'
 import { VisitorSessions } from './sessions'
@@ -45,11 +44,11 @@ export const webFeature = defineFeature(webRef, {
       startCall: (workspace, agent) => webCalls.start(workspace, agent),
     })
     slot.receive = (workspace, input) => web.consoleInbound(workspace, input)
-    const teammates = new TeammateMessages({ conversations, coordination })
+    const teammates = new TeammateMessages({ coordination })
+    slot.show = (conversation, message) => teammates.show(conversation, message)
     return {
       services: { web, sessions, teammates },
       v1: [webV1({ web, teammates, logger })],
-      console: [webConsole({ auth: kernel.http.console, teammates })],
       legacy: [widgetRoutes({ exists: (webKey) => web.exists(webKey) })],
       stop: () => web.settled(),
     }
