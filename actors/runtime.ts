@@ -21,17 +21,18 @@
  * throws VersionMismatchError, `read` reports `versionMismatch`, boot skips it, its timers stay
  * pending, and a warning is logged.
  */
-import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine, EventObject, SnapshotFrom } from 'xstate'
-import { type Asked, type Dispatched, notHandled, sendJudged } from './ask'
+import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine, SnapshotFrom } from 'xstate'
+import type { Asked } from './ask'
 import { parseTimerPayload } from './deadlines'
-import { ActorExistsError, ActorUnavailableError, ForwardTimeoutError, UnknownKindError } from './errors'
-import { type Forwarded, Forwarder, type ForwardRequest } from './forwarding'
+import { Dispatcher } from './dispatch'
+import { ActorExistsError, UnknownKindError } from './errors'
+import { Forwarder } from './forwarding'
 import { Housekeeper } from './housekeeper'
 import { describeLive, describeStored, type MachineDefinition, machineDefinition } from './inspection'
 import { ActorLeases, LEASE_TTL_MS } from './leases'
 import { deliverOutboxes } from './outbox'
 import { Persister } from './persister'
-import { fromView, Residency } from './residency'
+import { Residency } from './residency'
 import { SerialQueue } from './serial-queue'
 import { reached, type SettleTarget, settled } from './settle'
 import { actorKey, parseActorKey, SnapshotStore } from './snapshot-store'
@@ -50,12 +51,6 @@ export const DEFAULT_IDLE_MS = 60_000
 // keeps even a 10,000-actor scan under 1% of a core.
 const SWEEP_MS = 5_000
 const MIN_SWEEP_MS = 100
-// One hop reaches the owner; a second covers an owner that passivated and lost the lease between
-// our look-up and its receipt. More means leases are flapping: the caller should retry.
-const MAX_FORWARD_HOPS = 2
-// How often a sender whose forward went unanswered looks whether the silent owner's lease lapsed:
-// a few looks a second, against a 15 s lease (leases.ts).
-const LAPSE_POLL_MS = 250
 // Pending actors are resumed this many at a time: enough to overlap store reads, few enough
 // that a boot with many in-flight effects does not start them all in one burst.
 const RESUME_CONCURRENCY = 32
@@ -77,6 +72,7 @@ export class ActorRuntime {
   private readonly leases: ActorLeases
   private readonly pump: TimerPump
   private readonly forwarder: Forwarder
+  private readonly dispatcher: Dispatcher
   private readonly keeper: Housekeeper
   /** Actors woken by timers during a runDue, so it can wait for the effects they start. */
   private woken: Map<string, { kind: string; id: string }> | null = null
@@ -100,12 +96,20 @@ export class ActorRuntime {
         return deliverTimer(this, opts.logger, timer, now)
       },
     })
+    this.dispatcher = new Dispatcher({
+      queue: this.queue,
+      leases: this.leases,
+      residency: () => this.res(),
+      forwarder: () => this.forwarder,
+      registration: (kind) => this.registration(kind),
+      draining: () => this.draining,
+    })
     this.forwarder = new Forwarder({
       coordination: opts.coordination,
       instanceId: opts.instanceId,
       logger: opts.logger,
       timeoutMs: opts.forwardTimeoutMs,
-      handle: (req) => this.answerForwarded(req),
+      handle: (req) => this.dispatcher.answer(req),
     })
     this.keeper = new Housekeeper(
       [
@@ -268,12 +272,12 @@ export class ActorRuntime {
    * instance that holds it) and resolves with the snapshot once it is stored.
    */
   async send(kind: string, id: string, event: AnyEventObject, opts: SendOptions = {}): Promise<AnyMachineSnapshot> {
-    return (await this.dispatch(this.registration(kind), id, event, opts.input, 0, false)).snapshot
+    return (await this.dispatcher.dispatch(this.registration(kind), id, event, opts.input, 0, false)).snapshot
   }
 
   /** Sends like `send`; answers whether the chart applied `event` or refused it, with this event's refusal (ask.ts). */
   async ask(kind: string, id: string, event: AnyEventObject, opts: SendOptions = {}): Promise<Asked> {
-    const { snapshot, refusal } = await this.dispatch(this.registration(kind), id, event, opts.input, 0, true)
+    const { snapshot, refusal } = await this.dispatcher.dispatch(this.registration(kind), id, event, opts.input, 0, true)
     return refusal ? { ok: false, refusal, snapshot } : { ok: true, snapshot }
   }
 
@@ -421,54 +425,6 @@ export class ActorRuntime {
       return describeLive(base, live.actor.getSnapshot(), doc)
     }
     return doc ? describeStored(doc, reg.spec.version, await this.leases.ownerOf(key)) : null
-  }
-
-  /** `judge`: an ask, whose answer says whether the chart refused this event (ask.ts). */
-  private dispatch(reg: Registration, id: string, event: EventObject, input: unknown, hops: number, judge: boolean): Promise<Dispatched> {
-    const key = actorKey(reg.kind, id)
-    const residency = this.res()
-    // Reached synchronously from send(), so calls enter the queue in the order they were made.
-    const result = this.queue.run(key, async (): Promise<Dispatched> => {
-      for (let waited = false; ; ) {
-        const target = await residency.acquire(reg, id, key, input)
-        if (target.type === 'final') return { snapshot: target.snapshot, refusal: judge ? notHandled(event, target.snapshot) : null }
-        if (target.type === 'remote') {
-          if (hops >= MAX_FORWARD_HOPS) throw new ActorUnavailableError(`${key}: ownership kept moving; retry`)
-          try {
-            const answer = await this.forwarder.request(target.owner, { kind: reg.kind, id, event, hops: hops + 1, judge })
-            return { snapshot: fromView(reg, answer.view), refusal: answer.refusal }
-          } catch (err) {
-            // An owner that does not answer died or stalled; its lease lapses within the lease's
-            // ttl and the actor is then resumed here from its stored snapshot, so the event is
-            // delivered rather than lost (a phone network's report reaches a dead instance's call).
-            if (waited || !(err instanceof ForwardTimeoutError) || !(await this.lapsed(key, target.owner))) throw err
-            waited = true
-            continue
-          }
-        }
-        target.live.touch()
-        const refusal = sendJudged(target.live.actor, event, judge)
-        return { snapshot: await residency.persist(reg, target.live, event), refusal }
-      }
-    })
-    const after = () => residency.afterJob(reg, key)
-    result.then(after, after)
-    return result
-  }
-
-  /** Whether `owner`'s lease on `key` lapses (or moves) within one lease ttl; false once this runtime drains. */
-  private async lapsed(key: string, owner: string): Promise<boolean> {
-    const until = Date.now() + this.leases.ttlMs
-    while (!this.draining && Date.now() < until) {
-      if ((await this.leases.ownerOf(key)) !== owner) return true
-      await new Promise((r) => setTimeout(r, LAPSE_POLL_MS))
-    }
-    return !this.draining && (await this.leases.ownerOf(key)) !== owner
-  }
-
-  private async answerForwarded(req: ForwardRequest): Promise<Forwarded> {
-    const { snapshot: snap, refusal } = await this.dispatch(this.registration(req.kind), req.id, req.event, undefined, req.hops, req.judge === true)
-    return { view: { value: snap.value, context: snap.context, status: snap.status, output: snap.output }, refusal }
   }
 
   /**
