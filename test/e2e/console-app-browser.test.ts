@@ -4,12 +4,13 @@
  * page with its transcript growing, open its page (recording with waveform, latency chart,
  * summary, events), draw the call machine with a live call's state marked as it moves, end that
  * call from the Live page, and take
- * over a website conversation and reply from the inbox. Screenshots of each page go to
+ * over a website conversation and a chat-app one and reply from the inbox. Screenshots of each page go to
  * test-artifacts/console-app/.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Browser, Page } from 'puppeteer-core'
+import { messagingFeature } from '../../src/features/messaging'
 import { artifactDir, describeWithChromium, launchChromium } from '../support/browser'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
@@ -204,6 +205,25 @@ describeWithChromium('the console app in Chromium', () => {
     await shot('inbox')
     await page.click('button[data-action="resolve"]')
     await page.waitForFunction(() => document.querySelector('.conversation-state .badge.conversation')?.textContent === 'resolved')
+  }, 60_000)
+
+  test('the inbox: a chat-app conversation taken over and answered on the platform', async () => {
+    expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550910', source: 'rented', channel: 'chatapp', agent })).status).toBe(201)
+    const inbound = await s.console('POST', `/workspaces/${dev.id}/inbound`, { channel: 'chatapp', from: '+14155550911', to: '+14155550910', text: 'Can I order beans for pickup?' })
+    expect(inbound.status).toBe(201)
+    const conversation = inbound.body.conversationId as string
+    await page.goto(`${s.url}/console/app#/${dev.id}/inbox/${conversation}`)
+    await page.waitForFunction(() => [...document.querySelectorAll('.messages .message.customer .text')].some((t) => t.textContent === 'Can I order beans for pickup?'))
+    await page.waitForFunction(() => document.getElementById('reply-hint')?.textContent?.includes('24-hour window'))
+    await page.click('button[data-action="takeover"]')
+    await page.waitForFunction(() => document.querySelector('.conversation-state .badge.conversation')?.textContent === 'handled')
+    await page.focus('#reply')
+    await page.keyboard.type('Yes: tell me the blend and I will have it ready. Maya')
+    await page.click('form.reply button[type="submit"]')
+    await page.waitForFunction(() => [...document.querySelectorAll('.messages .message.teammate .text')].some((t) => t.textContent === 'Yes: tell me the blend and I will have it ready. Maya'))
+    const sandbox = s.server.services.of(messagingFeature).sandbox
+    expect(sandbox.sent.filter((m) => m.to === '+14155550911').at(-1)).toMatchObject({ from: '+14155550910', content: { type: 'text', text: 'Yes: tell me the blend and I will have it ready. Maya' } })
+    await shot('inbox-chatapp')
   }, 60_000)
 
   test('campaigns list with their counts', async () => {

@@ -1,5 +1,5 @@
 // Inbox: conversations on every channel, newest first; open one to read it, take it over (the
-// agent stops answering), reply (website chats: the visitor's open widget shows it at once), or
+// agent stops answering), reply on its own channel (website chat, chat app, bot app, email), or
 // resolve it. The open conversation and the list are read again every 3 s.
 import { api, ws } from './api.js'
 import { badge, clock, h, notice, when } from './dom.js'
@@ -7,6 +7,14 @@ import { badge, clock, h, notice, when } from './dom.js'
 const CHANNELS = ['', 'web', 'chatapp', 'botapp', 'email', 'voice']
 const STATUSES = ['', 'active', 'escalated', 'handled', 'resolved']
 const REFRESH_MS = 3000
+
+/** What a teammate's reply does on each channel (the service's rules: docs/api/console.md). */
+const REPLY_HINTS = {
+  web: 'the visitor’s open chat shows it at once.',
+  chatapp: 'it goes from the conversation’s number, while the customer’s 24-hour window is open (they wrote in the last 24 hours).',
+  botapp: 'the bot sends it to the chat.',
+  email: 'it is emailed to the customer.',
+}
 
 const text = (m) => m.parts.map((p) => (p.type === 'text' ? p.text : p.type === 'image' ? `[image${p.alt ? `: ${p.alt}` : ''}]` : `[${p.type}]`)).join(' ')
 const who = (c) => c.customer?.phone ?? (c.channel === 'web' ? 'Website visitor' : 'Customer')
@@ -91,6 +99,11 @@ export function mount(root, { workspace, id, params, go, link }) {
   const state = h('p', { class: 'conversation-state' })
   const reply = h('textarea', { id: 'reply', rows: 3, maxlength: 4000, required: true })
   const replyNote = h('p', { class: 'hint', id: 'reply-hint' })
+  const replyError = h('p', { class: 'error', id: 'reply-error', role: 'alert', hidden: true })
+  const refusal = (message) => {
+    replyError.textContent = message
+    replyError.hidden = !message
+  }
   const replyForm = h(
     'form',
     {
@@ -101,12 +114,14 @@ export function mount(root, { workspace, id, params, go, link }) {
         if (!body) return
         const button = replyForm.querySelector('button')
         button.disabled = true
+        refusal('')
         try {
           await api('POST', ws(workspace, `/conversations/${encodeURIComponent(id)}/messages`), { text: body })
           reply.value = ''
           await Promise.all([loadThread(), loadList()])
         } catch (err) {
-          notice(`Could not send the reply: ${err.message}`)
+          // A refusal (409: window closed, number or bot gone…) stays beside the form; the text is kept.
+          refusal(`Not sent: ${err.message}`)
         }
         button.disabled = false
       },
@@ -114,22 +129,25 @@ export function mount(root, { workspace, id, params, go, link }) {
     h('label', { for: 'reply' }, 'Reply as a teammate'),
     reply,
     replyNote,
+    replyError,
     h('button', { type: 'submit' }, 'Send'),
   )
-  reply.setAttribute('aria-describedby', 'reply-hint')
+  reply.setAttribute('aria-describedby', 'reply-hint reply-error')
 
   const paint = () => {
     if (!conversation) return
     state.replaceChildren(badge('channel', conversation.channel), ' ', badge('conversation', conversation.status), ` started ${when(conversation.createdAt)}`)
     takeover.hidden = conversation.status === 'handled'
     resolve.hidden = conversation.status === 'resolved'
-    const web = conversation.channel === 'web' && !conversation.test
+    const hint = conversation.test ? null : REPLY_HINTS[conversation.channel]
     replyForm.hidden = false
-    reply.disabled = !web
-    replyForm.querySelector('button').disabled = !web
-    replyNote.textContent = web
-      ? 'Sending takes the conversation over: the agent stops answering, and the visitor’s open chat shows your message at once.'
-      : `Replies from the console reach website chats; a ${conversation.channel} conversation is answered by its agent, or through POST /conversations/{id}/reply of the API.`
+    reply.disabled = !hint
+    replyForm.querySelector('button').disabled = !hint
+    replyNote.textContent = hint
+      ? `Sending takes the conversation over (the agent stops answering); ${hint}`
+      : conversation.test
+        ? 'A test chat has nobody on the other end to write to.'
+        : 'A voice call cannot take a written message.'
   }
 
   const loadThread = async () => {
