@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { conversationsFeature } from '../../src/features/conversations'
 import { messagingFeature } from '../../src/features/messaging'
+import type { Filter } from '../../src/store/port'
 import { type SmtpFake, startSmtp } from '../fakes/smtp'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
@@ -18,7 +19,7 @@ const KNOWLEDGE = { text: 'Opening hours\n\nWe are open from 8 am to 2 pm on Sun
 /** What a test needs of its server: the console's calls and the stored rows. */
 function helpers(s: TestServer, ws: () => string) {
   const messaging = () => s.server.services.of(messagingFeature)
-  const rows = async (name: string, filter: Record<string, unknown>) => (await s.server.services.store.collection<any>({ name, indexes: [] })).find(filter)
+  const rows = async (name: string, filter: Filter) => (await s.server.services.store.collection<any>({ name, indexes: [] })).find(filter)
   return {
     messaging,
     rows,
