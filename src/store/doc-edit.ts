@@ -1,6 +1,6 @@
 /**
  * Editing a parsed document the way the port's update() means it (MongoDB's $set / $unset on dotted
- * paths): the embedded store applies these in JS inside the write transaction (sqlite.ts update()).
+ * paths): the embedded store applies these in JS inside the write transaction (sqlite-collection.ts update()).
  */
 
 /** What the value reads back as once stored as JSON (a Date becomes its string, NaN null). */

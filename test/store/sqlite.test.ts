@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStore } from '../../src/store/index'
-import { openSqliteStore, type SqliteCollection, type SqliteStore } from '../../src/store/sqlite'
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite'
+import type { SqliteCollection } from '../../src/store/sqlite-collection'
 import { byExternal, byNewest, type Item, storeContract } from './contract'
 
 const dir = mkdtempSync(join(tmpdir(), 'store-sqlite-'))
