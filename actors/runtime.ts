@@ -27,15 +27,17 @@ import { parseTimerPayload } from './deadlines'
 import { Dispatcher } from './dispatch'
 import { ActorExistsError, UnknownKindError } from './errors'
 import { Forwarder } from './forwarding'
+import { DRAIN_SWEEP_MS, Handover, ORPHAN_SWEEP_MS } from './handover'
 import { Housekeeper } from './housekeeper'
-import { describeLive, describeStored, type MachineDefinition, machineDefinition } from './inspection'
+import type { MachineDefinition } from './inspection'
+import { Introspection } from './introspection'
 import { ActorLeases, LEASE_TTL_MS } from './leases'
 import { deliverOutboxes } from './outbox'
 import { Persister } from './persister'
 import { Residency } from './residency'
 import { SerialQueue } from './serial-queue'
 import { reached, type SettleTarget, settled } from './settle'
-import { actorKey, parseActorKey, SnapshotStore } from './snapshot-store'
+import { actorKey, SnapshotStore } from './snapshot-store'
 import { deliverTimer } from './timer-delivery'
 import { TimerPump } from './timer-pump'
 import type { ActorDescription, ActorKind, ActorKindSpec, ActorRecord, ActorRuntimeOptions, Registration, SendOptions, SettledWhen, SnapshotView, StoredActor, Transition } from './types'
@@ -51,17 +53,6 @@ export const DEFAULT_IDLE_MS = 60_000
 // keeps even a 10,000-actor scan under 1% of a core.
 const SWEEP_MS = 5_000
 const MIN_SWEEP_MS = 100
-// Pending actors are resumed this many at a time: enough to overlap store reads, few enough
-// that a boot with many in-flight effects does not start them all in one burst.
-const RESUME_CONCURRENCY = 32
-// A crashed instance's leases lapse after LEASE_TTL_MS (15 s); looking for its orphaned pending
-// work every 30 s resumes it within about 45 s, for one indexed query when there is none.
-const ORPHAN_SWEEP_MS = 30_000
-// A stopping instance says so on this channel once it has released leases, so the others take its
-// pending work at once instead of at their next orphan sweep (up to ORPHAN_SWEEP_MS later).
-const RELEASED_CHANNEL = 'actors:released'
-// While draining, actors that fell idle are handed over this often.
-const DRAIN_SWEEP_MS = 500
 // runDue repeats while woken effects arm timers that are already due; a chain longer than this
 // is a machine re-arming itself at "now", which must not hang a clock advance.
 const MAX_RUN_DUE_PASSES = 20
@@ -74,51 +65,42 @@ export class ActorRuntime {
   private readonly forwarder: Forwarder
   private readonly dispatcher: Dispatcher
   private readonly keeper: Housekeeper
+  private readonly handover: Handover
+  private readonly introspection: Introspection
   /** Actors woken by timers during a runDue, so it can wait for the effects they start. */
   private woken: Map<string, { kind: string; id: string }> | null = null
   private snapshots: SnapshotStore | null = null
   private residency: Residency | null = null
-  /** Shutting down: no timers or orphaned work taken, actors handed over as they fall idle. */
-  private draining = false
-  private unsubscribeReleased: (() => Promise<void>) | null = null
   private readonly transitionListeners: ((t: Transition) => void)[] = []
 
   constructor(private readonly opts: ActorRuntimeOptions) {
-    this.leases = new ActorLeases(opts.coordination, opts.instanceId, opts.leaseTtlMs ?? LEASE_TTL_MS)
+    const { coordination, instanceId, clock, logger } = opts
+    this.leases = new ActorLeases(coordination, instanceId, opts.leaseTtlMs ?? LEASE_TTL_MS)
     this.pump = new TimerPump({
       ...opts.timers,
-      coordination: opts.coordination,
-      clock: opts.clock,
-      logger: opts.logger,
+      coordination,
+      clock,
+      logger,
       deliver: (timer, now) => {
         const target = parseTimerPayload(timer.payload)
         if (target) this.woken?.set(actorKey(target.kind, target.id), target)
-        return deliverTimer(this, opts.logger, timer, now)
+        return deliverTimer(this, logger, timer, now)
       },
     })
-    this.dispatcher = new Dispatcher({
-      queue: this.queue,
-      leases: this.leases,
-      residency: () => this.res(),
-      forwarder: () => this.forwarder,
-      registration: (kind) => this.registration(kind),
-      draining: () => this.draining,
-    })
-    this.forwarder = new Forwarder({
-      coordination: opts.coordination,
-      instanceId: opts.instanceId,
-      logger: opts.logger,
-      timeoutMs: opts.forwardTimeoutMs,
-      handle: (req) => this.dispatcher.answer(req),
-    })
+    const core = { queue: this.queue, leases: this.leases, residency: () => this.res(), registration: (kind: string) => this.registration(kind) }
+    const parts = { ...core, instanceId, kinds: this.kinds, held: () => this.residency, store: () => this.store() }
+    this.handover = new Handover({ ...parts, coordination, clock, logger, pump: this.pump, passivateAll: () => this.passivateIdle(true) })
+    this.introspection = new Introspection(parts)
+    this.dispatcher = new Dispatcher({ ...core, forwarder: () => this.forwarder, draining: () => this.handover.draining })
+    this.forwarder = new Forwarder({ coordination, instanceId, logger, timeoutMs: opts.forwardTimeoutMs, handle: (req) => this.dispatcher.answer(req) })
     this.keeper = new Housekeeper(
       [
-        { name: 'passivation', everyMs: () => (this.draining ? DRAIN_SWEEP_MS : this.sweepMs()), run: () => (this.draining ? this.handOverIdle() : this.passivateIdle()) },
+        { name: 'passivation', everyMs: () => (this.handover.draining ? DRAIN_SWEEP_MS : this.sweepMs()), run: () => (this.handover.draining ? this.handover.handOverIdle() : this.passivateIdle()) },
         // A third of the ttl: two renewals in a row may be late before the lease lapses.
         { name: 'lease renewal', everyMs: () => this.leases.ttlMs / 3, run: () => this.res().renewLeases() },
-        { name: 'orphaned work', everyMs: () => ORPHAN_SWEEP_MS, run: () => this.resumePending() },
+        { name: 'orphaned work', everyMs: () => ORPHAN_SWEEP_MS, run: () => this.handover.resumePending() },
       ],
-      opts.logger,
+      logger,
     )
   }
 
@@ -150,7 +132,7 @@ export class ActorRuntime {
   /** Opens the snapshot collection, resumes actors with pending work, starts timers and chores. */
   async start(): Promise<{ resumed: number }> {
     if (this.residency) return { resumed: 0 }
-    this.draining = false
+    this.handover.draining = false
     const snapshots = await SnapshotStore.open(this.opts.store)
     const { coordination, clock, logger } = this.opts
     const persister = new Persister({
@@ -164,7 +146,7 @@ export class ActorRuntime {
       },
     })
     await this.forwarder.start()
-    this.unsubscribeReleased = await coordination.subscribe(RELEASED_CHANNEL, (from) => this.peerReleased(from))
+    await this.handover.listen()
     this.snapshots = snapshots
     this.residency = new Residency({
       queue: this.queue,
@@ -176,7 +158,7 @@ export class ActorRuntime {
       passivate: (reg, id) => void this.passivate(reg.kind, id).catch(() => {}),
     })
     await deliverOutboxes({ kinds: [...this.kinds.values()], snapshots, queue: this.queue, residency: this.residency, persister, logger })
-    const resumed = await this.resumePending()
+    const resumed = await this.handover.resumePending()
     this.pump.start()
     this.keeper.start()
     logger.info({ resumed, instance: this.opts.instanceId }, 'actor runtime started')
@@ -191,14 +173,14 @@ export class ActorRuntime {
     const residency = this.residency
     if (!residency) return
     // From here on nothing new is taken on (peerReleased, the orphan sweep).
-    this.draining = true
+    this.handover.draining = true
     await this.keeper.stop()
     await this.pump.stop()
     await this.queue.drain()
     const held = residency.size
     for (const live of residency.all()) await residency.drop(live)
-    await this.unsubscribeReleased?.()
-    if (held > 0) await this.announceReleased()
+    await this.handover.stopListening()
+    if (held > 0) await this.handover.announceReleased()
     await this.forwarder.stop()
     this.residency = null
     this.snapshots = null
@@ -209,46 +191,21 @@ export class ActorRuntime {
    * else's orphaned work; every idle actor is handed over now (its lease released, the others
    * told) and each busy one once its effect has run. Events keep reaching actors held here.
    */
-  async drain(): Promise<void> {
-    if (this.draining || !this.residency) return
-    this.draining = true
-    await this.pump.stop()
-    await this.handOverIdle()
+  drain(): Promise<void> {
+    return this.handover.drain()
   }
 
   /**
    * Hands over every live actor of `kind`, busy or not (stopping an actor stops its running
    * effects): for work its feature has already brought to a safe stop (a campaign's sender).
    */
-  async handOver(kind: string): Promise<number> {
-    this.registration(kind)
-    const residency = this.res()
-    const held = residency.all().filter((l) => l.kind === kind)
-    await Promise.all(held.map((l) => this.queue.run(l.key, async () => void (residency.get(l.key) === l && (await residency.drop(l))))))
-    if (held.length > 0) await this.announceReleased()
-    return held.length
+  handOver(kind: string): Promise<number> {
+    return this.handover.handOver(kind)
   }
 
   /** Actors busy right now (an effect in flight) in this process. */
   get busyCount(): number {
-    return this.residency?.all().filter((l) => l.busy()).length ?? 0
-  }
-
-  private async handOverIdle(): Promise<number> {
-    const handed = await this.passivateIdle(true)
-    if (handed > 0) await this.announceReleased()
-    return handed
-  }
-
-  private async announceReleased(): Promise<void> {
-    await this.opts.coordination.publish(RELEASED_CHANNEL, this.opts.instanceId).catch((err: unknown) => this.opts.logger.warn({ err }, 'could not tell the other instances that actors were released'))
-  }
-
-  /** Another instance released actors: take its pending work and due timers now. */
-  private peerReleased(from: string): void {
-    if (from === this.opts.instanceId || this.draining || !this.residency) return
-    void this.resumePending().catch((err: unknown) => this.opts.logger.warn({ err }, 'could not resume work another instance released'))
-    this.pump.nudge(this.opts.clock.now())
+    return this.handover.busyCount
   }
 
   /** Creates and persists a new actor; ActorExistsError when the id is taken. */
@@ -365,20 +322,17 @@ export class ActorRuntime {
 
   /** Actors held in memory here, by kind (every registered kind, 0 included). */
   liveByKind(): Map<string, number> {
-    const counts = new Map([...this.kinds.keys()].map((kind) => [kind, 0]))
-    for (const live of this.residency?.all() ?? []) counts.set(live.kind, (counts.get(live.kind) ?? 0) + 1)
-    return counts
+    return this.introspection.liveByKind()
   }
 
   /** Unfinished actors passivated here since start, by kind (every registered kind, 0 included). */
   passivations(): Map<string, number> {
-    return new Map([...this.kinds.keys()].map((kind) => [kind, this.residency?.passivated.get(kind) ?? 0]))
+    return this.introspection.passivations()
   }
 
   /** Stored actors of `kind` in state `state` (a top-level state name), on every instance: an indexed count. */
   countInState(kind: string, state: string): Promise<number> {
-    this.registration(kind)
-    return this.store().countInState(kind, state)
+    return this.introspection.countInState(kind, state)
   }
 
   /**
@@ -400,57 +354,20 @@ export class ActorRuntime {
 
   /** Every registered machine, for `GET /console/machines`. */
   machineDefinitions(): MachineDefinition[] {
-    return [...this.kinds.values()].map((r) => machineDefinition(r.kind, r.spec))
+    return this.introspection.machineDefinitions()
   }
 
   /** One machine's definition for the visualiser (`GET /console/machines/{name}`), or null. */
   machineDefinition(name: string): MachineDefinition | null {
-    const reg = this.kinds.get(name)
-    return reg ? machineDefinition(name, reg.spec) : null
+    return this.introspection.machineDefinition(name)
   }
 
   /**
    * State value, context, version and deadlines of one actor, by `(kind, id)` or by its full id
    * `kind:id` (`GET /console/actors/{id}`); null when there is no such actor.
    */
-  async describe(kindOrKey: string, id?: string): Promise<ActorDescription | null> {
-    const parsed = id === undefined ? parseActorKey(kindOrKey) : { kind: kindOrKey, id }
-    if (!parsed || !this.kinds.has(parsed.kind)) return null
-    const reg = this.registration(parsed.kind)
-    const key = actorKey(parsed.kind, parsed.id)
-    const doc = await this.store().get(key)
-    const live = this.res().get(key)
-    if (live) {
-      const base = { kind: parsed.kind, id: parsed.id, key, owner: this.opts.instanceId, spec: reg.spec }
-      return describeLive(base, live.actor.getSnapshot(), doc)
-    }
-    return doc ? describeStored(doc, reg.spec.version, await this.leases.ownerOf(key)) : null
-  }
-
-  /**
-   * Resumes stored actors with pending work that no instance holds: at boot, and periodically for
-   * the ones a crashed instance left behind once its leases lapse. Returns how many it resumed.
-   */
-  private async resumePending(): Promise<number> {
-    if (this.draining) return 0
-    const residency = this.res()
-    let resumed = 0
-    for (const reg of this.kinds.values()) {
-      const pending = (await this.store().pending(reg.kind)).filter((doc) => !residency.get(doc.id))
-      for (let i = 0; i < pending.length; i += RESUME_CONCURRENCY) {
-        const batch = pending.slice(i, i + RESUME_CONCURRENCY).map(async (doc) => {
-          try {
-            const target = await this.queue.run(doc.id, () => residency.acquire(reg, doc.resourceId, doc.id, undefined))
-            return target.type === 'live'
-          } catch (err) {
-            this.opts.logger.warn({ err, actor: doc.id }, 'actor with pending work not resumed')
-            return false
-          }
-        })
-        resumed += (await Promise.all(batch)).filter(Boolean).length
-      }
-    }
-    return resumed
+  describe(kindOrKey: string, id?: string): Promise<ActorDescription | null> {
+    return this.introspection.describe(kindOrKey, id)
   }
 
   private sweepMs(): number {
