@@ -19,11 +19,11 @@ import type { PhoneNumberService } from '../phone-numbers/public'
 import type { Meter } from '../usage/public'
 import { analyseCall } from './analysis'
 import type { FieldSpec, FieldType } from './field-values'
+import { lineSets } from './lines'
 import { presentCall } from './present'
 import { CallProjection } from './projection'
 import { type CallTryDoc, type CallTryRepo, tryId } from './repository'
 import type { PublishedAgents } from './service'
-import { lineSets } from './service'
 
 export interface CallEffectDeps {
   tries: CallTryRepo

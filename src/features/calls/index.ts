@@ -33,6 +33,7 @@ import { sandboxConsole } from './console'
 import { CallReads } from './console-reads'
 import { callEffects } from './effects'
 import { CallFeed, watchedTries } from './live-feed'
+import { LostCalls } from './lost-calls'
 import { LostSwitches } from './lost-switches'
 import { CallMedia, mediaChannel } from './media'
 import { MediaEnds } from './media-ends'
@@ -172,9 +173,9 @@ export const callsFeature = defineFeature(callsRef, {
       meter,
       ledger,
       actors: () => actors,
-      mediaEnded,
       byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined,
     })
+    const lost = new LostCalls({ tries, actors: () => actors, mediaEnded })
     // The agent's schedule_callback tool books a real scheduled call through the same rules.
     tools.provideCallbacks(new CallbackBooking({ calls, contacts, workspace, clock, logger }))
     const applyReport = async (e: TelephonyEvent) => {
@@ -196,7 +197,7 @@ export const callsFeature = defineFeature(callsRef, {
     sandbox.onIncoming(answer)
     kernel.customerHooks.onErased((e) => eraseRecordings(kernel.files, tries, e.customerId), 'call recordings erased')
     kernel.customerHooks.onErased(eraseCollections(store, [callTriesSpec]), 'calls erased')
-    const lostSwitches = switchId ? await LostSwitches.open(store, { switchId, owner: runtime.instanceId, coordination, calls, clock, logger }) : null
+    const lostSwitches = switchId ? await LostSwitches.open(store, { switchId, owner: runtime.instanceId, coordination, calls: lost, clock, logger }) : null
     let unhear: (() => Promise<void>) | null = null
     const sweeper = new RecordingSweeper({ files: kernel.files, tries, clock, logger })
     kernel.onClockAdvance.push((now) => sweeper.clockMoved(now))
@@ -219,10 +220,10 @@ export const callsFeature = defineFeature(callsRef, {
         // The sandbox network's calls live in this process: after a restart, a call that was ringing
         // (placed) or connected has no line any more, as a carrier drops a line. With one instance
         // (no REDIS_URL) every such call was ours; with several, another instance may still hold it.
-        if (telephony === sandbox && coordination.kind === 'local') await calls.dropLost(clock.now())
+        if (telephony === sandbox && coordination.kind === 'local') await lost.dropLost(clock.now())
         // One instance: every placement stored before this process was built died with the last one
         // (a resumed campaign may be placing calls already).
-        if (!several) await calls.failUnplaced(builtAt)
+        if (!several) await lost.failUnplaced(builtAt)
         if (several) unhear = await hearRelayedScripts(coordination, scripts, (callId) => media.live.has(callId))
         await lostSwitches?.start()
         // Silero's model loads at boot, not on the first call's media: loading onnxruntime's native

@@ -2,7 +2,7 @@
  * Several instances on the sandbox network (REDIS_URL): each instance runs a switch of it, and a
  * switch's calls live in its process's memory, so they die with it. While its instance lives a
  * switch holds a presence lease; every instance looks every few seconds for registered switches
- * whose lease lapsed and ends their calls as a restart does for one instance (CallService.dropLost):
+ * whose lease lapsed and ends their calls as a restart does for one instance (LostCalls.dropLost):
  * connected ones `completed` with `hangup: failed`, ringing ones `failed`, what was said kept.
  * One survivor takes the dead switch's lease before it drops its calls, so two never both do.
  */
@@ -11,7 +11,7 @@ import type { Coordination } from '../../coordination/port'
 import type { Logger } from '../../logger'
 import { switchOf } from '../../providers/telephony/sandbox'
 import type { Collection, DocumentStore } from '../../store/port'
-import type { CallService } from './service'
+import type { LostCalls } from './lost-calls'
 
 /**
  * A dead instance's calls end within about this long plus one look. Renewed every EVERY_MS, it
@@ -37,7 +37,7 @@ export class LostSwitches {
 
   private constructor(
     private readonly switches: Collection<SwitchDoc>,
-    private readonly d: { switchId: string; owner: string; coordination: Coordination; calls: CallService; clock: Clock; logger: Logger },
+    private readonly d: { switchId: string; owner: string; coordination: Coordination; calls: LostCalls; clock: Clock; logger: Logger },
   ) {}
 
   static async open(store: DocumentStore, d: LostSwitches['d']): Promise<LostSwitches> {

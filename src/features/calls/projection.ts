@@ -11,8 +11,8 @@ import type { Coordination } from '../../coordination/port'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { AgentService } from '../agents/public'
 import type { Meter } from '../usage/public'
+import { lineSets } from './lines'
 import { type CallTryDoc, type CallTryRepo, tryId } from './repository'
-import { lineSets } from './service'
 import { type CallOutcome, tallyKey } from './totals'
 
 const ENDED = new Set(['completed', 'missed', 'failed', 'cancelled'])

@@ -29,6 +29,7 @@ export interface CallsServices {
 export const callsRef = featureRef<CallsServices>('calls')
 
 export { type CallReads, type ConsoleCall, type ConsoleCallFilter, LIVE_STATUSES, presentConsoleCall } from './console-reads'
+export { developerOf, lineSets } from './lines'
 export { CALL_UPDATES_CHANNEL, type CallFeed, type CallUpdate } from './live-feed'
 export { PURPOSE_MAX } from './model'
-export { type CallService, developerOf, lineSets } from './service'
+export type { CallService } from './service'

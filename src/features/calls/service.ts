@@ -5,8 +5,6 @@
  * are that actor's projection (projection.ts).
  */
 import type { CallActors } from '../../../actors/call'
-import { ActorExistsError } from '../../../actors/errors'
-import { CALL_CEILINGS, RATE_WINDOW_MS } from '../../catalog/limits'
 import { isVoice, voiceTier } from '../../catalog/voices'
 import { type Clock, iso } from '../../clock'
 import type { Coordination } from '../../coordination/port'
@@ -20,26 +18,18 @@ import type { ContactService } from '../contacts/public'
 import { checkMetadata } from '../customers/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { Meter, UsageLedger } from '../usage/public'
-import { LINE_TTL_MS, LINES_BUSY_RETRY_SECONDS } from './ceilings'
+import { LINE_TTL_MS } from './ceilings'
+import { firstRow } from './first-row'
+import { lineSets, takeLine } from './lines'
 import type { ListCallsQuery, PlaceCall } from './model'
-import { callee, checkConsent, checkVariables, chooseAgent, chooseFrom, extractSpecs, PHONE_AGENTS_NAMED, scheduleTime, tooManyCalls } from './placement-rules'
+import { callee, checkConsent, checkVariables, chooseAgent, chooseFrom, extractSpecs, PHONE_AGENTS_NAMED, scheduleTime } from './placement-rules'
 import { presentCall } from './present'
-import { type CallTryDoc, type CallTryRepo, tryId } from './repository'
+import type { CallTryDoc, CallTryRepo } from './repository'
 import { type CallTotals, callTotals, totalsWindowStart } from './totals'
 
 // Agents of one workspace are at most its plan's allowance (1,000 on enterprise): read in pages of 100.
 const AGENT_PAGE = 100
 const MINUTE_MS = 60_000
-
-/** The developer whose lines and plan a workspace's calls use. */
-export const developerOf = (workspace: WorkspaceDoc): string => workspace.parentId ?? workspace.id
-
-/** Line sets: the developer's, and a customer's own share when it has `allottedCallLines`. */
-export const lineSets = (workspace: WorkspaceDoc): { set: string; capacity: number }[] => {
-  const sets = [{ set: `call-lines:${developerOf(workspace)}`, capacity: CALL_CEILINGS[workspace.plan].lines }]
-  if (workspace.kind === 'customer' && workspace.allottedCallLines !== null) sets.push({ set: `call-lines:${workspace.id}`, capacity: workspace.allottedCallLines })
-  return sets
-}
 
 /** The agent as published (versions feature): what every call talks with. */
 export interface PublishedAgents {
@@ -64,8 +54,6 @@ export interface CallServiceDeps {
   meter: Pick<Meter, 'checkCall'>
   ledger: UsageLedger
   actors: () => CallActors
-  /** Announces that a try's media stream is over (MediaEnds.ended): its analysis reads on. */
-  mediaEnded: (tryId: string) => Promise<void>
   /** Whether the workspace's BYOK voice key offers a voice; null while BYOK is off for it. */
   byokOffersVoice?: (workspace: WorkspaceDoc, voice: string) => Promise<boolean | null>
 }
@@ -103,8 +91,8 @@ export class CallService {
     await this.deps.meter.checkCall(workspace, voiceTier(agent.voice.voice))
 
     const id = newId(scheduledFor === null ? 'out' : 'sch')
-    if (scheduledFor === null) await this.takeLine(workspace, id, now)
-    const row = this.firstRow(workspace, agent, { id, phone, from: from.number, body, variables, extract, scheduledFor, now })
+    if (scheduledFor === null) await takeLine(this.deps.coordination, workspace, id, now)
+    const row = firstRow(workspace, agent, { id, phone, from: from.number, body, variables, extract, scheduledFor, now })
     const retry = body.retry ? { maxAttempts: body.retry.maxAttempts, delayMs: body.retry.delayMinutes * MINUTE_MS } : null
     const actors = this.deps.actors()
     const { tries } = this.deps
@@ -224,7 +212,7 @@ export class CallService {
         return null
       }
     }
-    const row = this.firstRow(workspace, agent, { id, phone: call.from, from: call.to, body: { to: call.from, purpose: '' }, variables: {}, extract: null, scheduledFor: null, now: call.at })
+    const row = firstRow(workspace, agent, { id, phone: call.from, from: call.to, body: { to: call.from, purpose: '' }, variables: {}, extract: null, scheduledFor: null, now: call.at })
     await this.deps.tries.insert({ ...row, direction: 'inbound', listed: false, status: 'connected', purpose: null, callRef: call.callRef, answeredAt: iso(call.at) })
     await this.deps.actors().spawn(id, { id, at: call.at, inbound: true })
     return { callId: id, attempt: 1 }
@@ -240,8 +228,8 @@ export class CallService {
   async answerWeb(workspace: WorkspaceDoc, agent: AgentDoc): Promise<{ callId: string; attempt: number }> {
     const now = this.deps.clock.now()
     const id = newId('in')
-    await this.takeLine(workspace, id, now)
-    const row = this.firstRow(workspace, agent, { id, phone: '', from: '', body: { to: '', purpose: '' }, variables: {}, extract: null, scheduledFor: null, now })
+    await takeLine(this.deps.coordination, workspace, id, now)
+    const row = firstRow(workspace, agent, { id, phone: '', from: '', body: { to: '', purpose: '' }, variables: {}, extract: null, scheduledFor: null, now })
     await this.deps.tries.insert({ ...row, direction: 'inbound', surface: 'web', listed: true, status: 'connected', phone: null, from: null, purpose: null, answeredAt: iso(now) })
     await this.deps.actors().spawn(id, { id, at: now, inbound: true })
     return { callId: id, attempt: 1 }
@@ -274,64 +262,6 @@ export class CallService {
     return this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 }).then((rows) => rows[0] ?? null)
   }
 
-  /** A line for the call (docs/spec.md: calls per minute and concurrent calls, both 429 with Retry-After). */
-  /**
-   * After a restart on the sandbox network: tries that were ringing (placed) or connected lost
-   * their line. Connected ones end `completed` with `hangup: failed`, ringing ones `failed`, the
-   * reason in `error`; their transcripts so far stay. With several instances, `lost` picks the tries
-   * of a switch that died (lost-switches.ts). Answers how many were ended, and whether some were
-   * left (an actor still leased to the dead instance: it stops at the first, to try again later).
-   */
-  async dropLost(
-    now: number,
-    lost: (row: CallTryDoc) => boolean = () => true,
-    reason = 'the call was dropped: the service restarted while it was in progress',
-  ): Promise<{ dropped: number; left: 0 | 1 }> {
-    let dropped = 0
-    for (const status of ['connected', 'ringing'] as const) {
-      for (const row of await this.deps.tries.find({ status })) {
-        if (status === 'ringing' && !row.callRef) continue // placement in flight: it is re-run at boot
-        if (!lost(row)) continue
-        // Its media stream died with the process: nothing more will be written to it.
-        if (row.media === 'live') {
-          await this.deps.tries.update(row.id, { media: 'done' })
-          await this.deps.mediaEnded(row.id)
-        }
-        const event = status === 'connected' ? { type: 'call.ended' as const, at: now, hangup: 'failed' as const, error: reason } : { type: 'call.refused' as const, at: now, error: reason }
-        try {
-          await this.deps.actors().send(row.callId, event)
-          dropped++
-        } catch {
-          return { dropped, left: 1 }
-        }
-      }
-    }
-    return { dropped, left: 0 }
-  }
-
-  /**
-   * Tries whose row was stored but whose actor never was (the process died between the two writes of
-   * a placement, mid-campaign most likely): never dialled, and nothing would ever dial them. Each gets
-   * its actor, born `failed` with `hangup: not_placed` (machines/call.ts `unplaced`), which brings
-   * the row in step, frees its line and emits the last call.analysed. Rows stored after
-   * `storedBefore` (service clock) are left: their placement may be in flight on a live instance.
-   */
-  async failUnplaced(storedBefore: number): Promise<number> {
-    const actors = this.deps.actors()
-    let failed = 0
-    for (const row of await this.deps.tries.find({ status: { $in: ['ringing', 'scheduled'] }, callRef: null, attempt: 1 })) {
-      if (Date.parse(row.createdAt) >= storedBefore || (await actors.read(row.callId))) continue
-      const at = Date.parse(row.startedAt ?? row.createdAt)
-      try {
-        await actors.spawn(row.callId, { id: row.callId, at, unplaced: 'not placed: the service stopped before the call was dialled; it was not dialled later, so nobody is called twice' })
-        failed++
-      } catch (err) {
-        if (!(err instanceof ActorExistsError)) throw err
-      }
-    }
-    return failed
-  }
-
   /**
    * `overrides.voice` (docs/spec.md BYOK: "a per-call voice may be given"): with BYOK on, a voice the
    * workspace's voice key offers (GET /byok/voices); otherwise one of ours (GET /voices).
@@ -340,23 +270,6 @@ export class CallService {
     const offered = this.deps.byokOffersVoice ? await this.deps.byokOffersVoice(workspace, voice) : null
     if (offered === false) throw badRequest('overrides.voice', `${voice} is not a voice of this workspace's BYOK voice key (GET /byok/voices lists them)`)
     if (offered === null && !isVoice(voice)) throw badRequest('overrides.voice', `${voice} is not a voice (GET /voices lists them)`)
-  }
-
-  private async takeLine(workspace: WorkspaceDoc, callId: string, now: number): Promise<void> {
-    const { coordination } = this.deps
-    const ceilings = CALL_CEILINGS[workspace.plan]
-    const rate = await coordination.rateHit(`calls:${developerOf(workspace)}`, ceilings.perMinute, RATE_WINDOW_MS, now)
-    if (!rate.allowed) throw tooManyCalls(`at most ${ceilings.perMinute} calls a minute on the ${workspace.plan} plan`, (rate.resetAt - now) / 1000)
-    const taken: string[] = []
-    for (const { set, capacity } of lineSets(workspace)) {
-      const hold = await coordination.acquireSlot(set, callId, capacity, LINE_TTL_MS)
-      if (!hold.acquired) {
-        for (const t of taken) await coordination.releaseSlot(t, callId)
-        const whose = set.endsWith(workspace.id) && workspace.kind === 'customer' ? `this customer's ${capacity} allotted call lines` : `all ${capacity} call lines of the ${workspace.plan} plan`
-        throw tooManyCalls(`${whose} are in use; try again when a call ends`, LINES_BUSY_RETRY_SECONDS)
-      }
-      taken.push(set)
-    }
   }
 
   /**
@@ -381,52 +294,6 @@ export class CallService {
       if (page.length < AGENT_PAGE) return all
       const last = page[page.length - 1]
       after = { createdAt: last.createdAt, id: last.id }
-    }
-  }
-
-  private firstRow(
-    workspace: WorkspaceDoc,
-    agent: AgentDoc,
-    c: { id: string; phone: string; from: string; body: PlaceCall; variables: CallTryDoc['variables']; extract: CallTryDoc['extract']; scheduledFor: number | null; now: number },
-  ): CallTryDoc {
-    return {
-      id: tryId(c.id, 1),
-      callId: c.id,
-      attempt: 1,
-      workspaceId: workspace.id,
-      developerId: developerOf(workspace),
-      agentId: agent.id,
-      agentName: agent.name,
-      direction: 'outbound',
-      surface: 'phone',
-      listed: c.scheduledFor === null,
-      status: c.scheduledFor === null ? 'ringing' : 'scheduled',
-      phone: c.phone,
-      from: c.from,
-      callRef: null,
-      reference: c.body.reference ?? null,
-      metadata: c.body.metadata ?? null,
-      variables: c.variables,
-      purpose: c.body.purpose.trim(),
-      extract: c.extract,
-      voice: c.body.overrides?.voice ?? null,
-      conversationId: null,
-      scheduledFor: c.scheduledFor === null ? null : iso(c.scheduledFor),
-      startedAt: c.scheduledFor === null ? iso(c.now) : null,
-      answeredAt: null,
-      endedAt: null,
-      seconds: 0,
-      hangup: null,
-      summary: null,
-      fields: {},
-      transcript: [],
-      recording: null,
-      analysedAt: null,
-      retryScheduledFor: null,
-      error: null,
-      debitMicro: 0,
-      tally: null,
-      createdAt: iso(c.now),
     }
   }
 }

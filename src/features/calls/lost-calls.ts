@@ -1,0 +1,76 @@
+/**
+ * Calls whose placement or line was lost with a process: ended at boot (one instance) or when
+ * another instance's sandbox switch stops (lost-switches.ts), so none stays ringing or connected
+ * forever and none is dialled twice.
+ */
+import type { CallActors } from '../../../actors/call'
+import { ActorExistsError } from '../../../actors/errors'
+import type { CallTryDoc, CallTryRepo } from './repository'
+
+export interface LostCallsDeps {
+  tries: CallTryRepo
+  actors: () => CallActors
+  /** Announces that a try's media stream is over (MediaEnds.ended): its analysis reads on. */
+  mediaEnded: (tryId: string) => Promise<void>
+}
+
+export class LostCalls {
+  constructor(private readonly deps: LostCallsDeps) {}
+
+  /**
+   * After a restart on the sandbox network: tries that were ringing (placed) or connected lost
+   * their line. Connected ones end `completed` with `hangup: failed`, ringing ones `failed`, the
+   * reason in `error`; their transcripts so far stay. With several instances, `lost` picks the tries
+   * of a switch that died (lost-switches.ts). Answers how many were ended, and whether some were
+   * left (an actor still leased to the dead instance: it stops at the first, to try again later).
+   */
+  async dropLost(
+    now: number,
+    lost: (row: CallTryDoc) => boolean = () => true,
+    reason = 'the call was dropped: the service restarted while it was in progress',
+  ): Promise<{ dropped: number; left: 0 | 1 }> {
+    let dropped = 0
+    for (const status of ['connected', 'ringing'] as const) {
+      for (const row of await this.deps.tries.find({ status })) {
+        if (status === 'ringing' && !row.callRef) continue // placement in flight: it is re-run at boot
+        if (!lost(row)) continue
+        // Its media stream died with the process: nothing more will be written to it.
+        if (row.media === 'live') {
+          await this.deps.tries.update(row.id, { media: 'done' })
+          await this.deps.mediaEnded(row.id)
+        }
+        const event = status === 'connected' ? { type: 'call.ended' as const, at: now, hangup: 'failed' as const, error: reason } : { type: 'call.refused' as const, at: now, error: reason }
+        try {
+          await this.deps.actors().send(row.callId, event)
+          dropped++
+        } catch {
+          return { dropped, left: 1 }
+        }
+      }
+    }
+    return { dropped, left: 0 }
+  }
+
+  /**
+   * Tries whose row was stored but whose actor never was (the process died between the two writes of
+   * a placement, mid-campaign most likely): never dialled, and nothing would ever dial them. Each gets
+   * its actor, born `failed` with `hangup: not_placed` (machines/call.ts `unplaced`), which brings
+   * the row in step, frees its line and emits the last call.analysed. Rows stored after
+   * `storedBefore` (service clock) are left: their placement may be in flight on a live instance.
+   */
+  async failUnplaced(storedBefore: number): Promise<number> {
+    const actors = this.deps.actors()
+    let failed = 0
+    for (const row of await this.deps.tries.find({ status: { $in: ['ringing', 'scheduled'] }, callRef: null, attempt: 1 })) {
+      if (Date.parse(row.createdAt) >= storedBefore || (await actors.read(row.callId))) continue
+      const at = Date.parse(row.startedAt ?? row.createdAt)
+      try {
+        await actors.spawn(row.callId, { id: row.callId, at, unplaced: 'not placed: the service stopped before the call was dialled; it was not dialled later, so nobody is called twice' })
+        failed++
+      } catch (err) {
+        if (!(err instanceof ActorExistsError)) throw err
+      }
+    }
+    return failed
+  }
+}
