@@ -91,7 +91,10 @@ async function overhead(): Promise<number[]> {
     })
     session.start(8000)
     for (let i = 0; i < 20; i++) session.frame({ kind: 'audio', pcm: SPEECH, sampleRate: 8000, chunk: i + 1, timestamp: i * 20 })
-    for (let i = 0; i < 60 && !firstAudio; i++) {
+    // The end-of-turn wait is the chart's delay in real time (endpointingMaxMs, 200 ms, caps it):
+    // silence keeps coming, a frame a millisecond, until the answer's first frame or 2 s.
+    const until = performance.now() + 2_000
+    for (let i = 0; !firstAudio && performance.now() < until; i++) {
       session.frame({ kind: 'audio', pcm: SILENCE, sampleRate: 8000, chunk: 21 + i, timestamp: (21 + i) * 20 })
       await Bun.sleep(1)
     }
