@@ -313,12 +313,13 @@ function wholeText(turn: Turn, count: number): string {
   return turn.sentences
     .slice(0, count)
     .map((s) => s.text)
+    .filter(Boolean)
     .join(' ')
 }
 
+/** The sentences heard whole, then the heard part of the one playing (cut at a word). */
 function heardText(turn: Turn): string {
   if (!turn.heard) return ''
-  const whole = turn.sentences.slice(0, turn.heard.sentence).map((s) => s.text)
   const part = cutAt(turn.sentences[turn.heard.sentence]!, turn.heard.samples)
-  return [...whole, part].filter(Boolean).join(' ')
+  return [wholeText(turn, turn.heard.sentence), part].filter(Boolean).join(' ')
 }
