@@ -51,7 +51,7 @@ export const OVERLAP_END_MS = 500
 /** How long a decision on the audio waits for a VAD that has fallen behind before deciding on what it has: 2 s, as MAX_INBOUND_PENDING. */
 const VAD_CATCH_UP_MS = 2_000
 /** How often such a decision looks again: a line frame. */
-const CHUNK_MS_CHECK = 20
+const VAD_RECHECK_MS = 20
 /** Inbound frames waiting for the VAD: 2 s of 20 ms frames. Past it the oldest are dropped (counted). */
 export const MAX_INBOUND_PENDING = 100
 
@@ -228,7 +228,7 @@ export class VoiceSession {
         // Judged on the audio, not the wall clock: while the VAD (on its own thread) has not yet
         // seen the audio up to the end of the gap, the caller may have gone on in it.
         if (this.analysedUpTo < until && this.now() < until + VAD_CATCH_UP_MS) {
-          this.overlapTimer = setTimeout(settle, CHUNK_MS_CHECK)
+          this.overlapTimer = setTimeout(settle, VAD_RECHECK_MS)
           return
         }
         this.overlapTimer = null
