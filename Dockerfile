@@ -31,8 +31,8 @@ EXPOSE 3000
 # 503 while draining on shutdown, so an orchestrator stops sending work before the process ends.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["bun", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# Not `npm start`: npm does not pass SIGTERM on, so `docker stop` ended npm and left the service
-# running until the SIGKILL, with no graceful shutdown. Not Bun as PID 1 either: PID 1 gets no
+# Not `npm start`: npm and its script's shell would sit between tini and the service for nothing
+# (docs/production.md "The image"). Not Bun as PID 1 either: PID 1 gets no
 # default signal actions, so a SIGTERM before the service installs its handler (during boot) would
 # be ignored, and orphans of the engines it spawns (espeak-ng, pocketsphinx) would never be reaped.
 # tini forwards every signal to Bun, reaps zombies, and exits with Bun's exit code.

@@ -47,16 +47,27 @@ if (inspection) {
 if (server.demo) lines.push(`demo workspace ${server.demo.id} created; its full API key (shown once): ${server.demo.key}`)
 console.log(lines.join('\n'))
 
+/**
+ * Ctrl-C under `npm start` arrives twice: the terminal sends SIGINT to the whole foreground group
+ * and npm forwards its own copy to the service: 9–13 ms later here idle, 47 ms with tests running
+ * beside it. A second press by a person is a separate, later keystroke; so a repeat of the same
+ * signal within half a second is that one press, not a request to cut the drain short.
+ */
+const SAME_SIGNAL_MS = 500
+
 // The first signal drains (docs/production.md "Draining") and exits 0 once the store is closed;
 // a second one ends the live calls at once (still with their goodbye) instead of at the deadline.
 let draining = false
+let first: { signal: string; at: number } | null = null
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
+    if (first && first.signal === signal && Date.now() - first.at < SAME_SIGNAL_MS) return
     if (draining) {
       logger.info({ signal }, 'second signal: ending live calls now')
       return void server.drain()
     }
     draining = true
+    first = { signal, at: Date.now() }
     logger.info({ signal, drainSeconds: config.drainSeconds }, 'shutting down: draining')
     const since = Date.now()
     server.drain().then(
