@@ -1,7 +1,7 @@
 /**
  * GET /chatapp/summary counts a broadcast's messages (they live on the campaign's recipient rows,
- * not in conversations) beside the conversations' own, each message once: by its last receipt, in
- * the series, failures by the platform's code, and priced by the template's category.
+ * not in conversations) beside the conversations' own, each message once: in `sent` and by how far
+ * it got, in the series (which add up to `sent`), failures by the platform's code, and priced by the template's category.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { messagingFeature } from '../../src/features/messaging'
@@ -72,7 +72,8 @@ test('a broadcast counts once per message: receipts, a refusal and a reply, besi
   const r = await summary()
   // Broadcast: ok[3] delivered; ok[0] read; ok[2] replied (read); ok[1] failed 131047; the refused one failed 131026.
   // Conversation: the customer's message received, the agent's answer delivered.
-  expect(r).toMatchObject({ sent: 0, delivered: 2, read: 2, failed: 2, noReceipt: 0, received: 1 })
+  // Sent: all six; delivered: the four that reached a phone (the two read among them); failed: two.
+  expect(r).toMatchObject({ sent: 6, delivered: 4, read: 2, failed: 2, noReceipt: 0, received: 1 })
   expect(r.errors).toHaveLength(2)
   expect(r.errors).toEqual(
     expect.arrayContaining([
@@ -80,7 +81,7 @@ test('a broadcast counts once per message: receipts, a refusal and a reply, besi
       { error: '131047', n: 1 },
     ]),
   )
-  expect(r.series.reduce((n: number, b: any) => n + b.sent, 0)).toBe(6)
+  expect(r.series.reduce((n: number, b: any) => n + b.sent, 0)).toBe(r.sent)
   expect(r.series.reduce((n: number, b: any) => n + b.received, 0)).toBe(1)
   // Scale on USD: marketing 25,000 micro a message (src/catalog/prices.ts), a free-form reply 5,000.
   expect(r.cost.complete).toBe(true)
@@ -98,4 +99,30 @@ test('a broadcast counts once per message: receipts, a refusal and a reply, besi
   const before = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10)
   const earlier = (await s.api('GET', `/chatapp/summary?from=${before}&to=${before}`, { key: dev.key })).body
   expect(earlier).toMatchObject({ sent: 0, delivered: 0, read: 0, failed: 0, received: 0 })
+})
+
+test('a plain broadcast: sent counts every message, delivered and read are parts of it, the series add up to it', async () => {
+  const w = await s.developer({ plan: 'scale', name: 'Three' })
+  const agent = await s.agent(w.key, { name: 'Three' })
+  expect((await s.console('POST', `/workspaces/${w.id}/phone-numbers`, { number: '+14155553410', source: 'rented', channel: 'chatapp', agent: agent.id })).status).toBe(201)
+  expect((await s.console('POST', `/workspaces/${w.id}/templates`, { name: 'hello', language: 'en', category: 'utility', body: 'Your order shipped' })).status).toBe(201)
+  const to = ['+14155553411', '+14155553412', '+14155553413']
+  for (const phone of to) expect((await s.console('POST', `/workspaces/${w.id}/contacts`, { phone })).status).toBe(201)
+  const id = (await s.console('POST', `/workspaces/${w.id}/campaigns`, { agent: agent.id, name: 'Shipped', kind: 'chatapp', template: 'hello', recipients: to })).body.id
+  expect((await s.console('POST', `/workspaces/${w.id}/campaigns/${id}/start`)).status).toBe(200)
+  await until(
+    'delivered',
+    () => s.api('GET', `/campaigns/${id}`, { key: w.key }),
+    (r) => r.body.status === 'sent' && r.body.counts.delivered === 3,
+    10_000,
+  )
+  await sandbox().report({ platformMessageId: sentTo(to[0]!)[0]!.platformMessageId, status: 'read', at: Date.now() })
+  await until(
+    'read',
+    () => s.api('GET', `/campaigns/${id}`, { key: w.key }),
+    (r) => r.body.counts.read === 1,
+  )
+  const r = (await s.api('GET', '/chatapp/summary?days=1', { key: w.key })).body
+  expect(r).toMatchObject({ sent: 3, delivered: 3, read: 1, failed: 0, noReceipt: 0, received: 0 })
+  expect(r.series.reduce((n: number, b: any) => n + b.sent, 0)).toBe(3)
 })

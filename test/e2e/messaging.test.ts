@@ -270,7 +270,7 @@ describe('templates and forms', () => {
 })
 
 describe('GET /chatapp/summary', () => {
-  test('received, sent by last receipt, failures by code, series in the workspace time zone, cost not yet priced', async () => {
+  test('received, sent and how far each got, failures by code, series in the workspace time zone, cost not yet priced', async () => {
     const w = await s.developer({ plan: 'scale', name: 'Totals', timezone: 'Asia/Kolkata' })
     const a = (await s.agent(w.key, { name: 'Totals agent' })).id
     expect((await s.console('POST', `/workspaces/${w.id}/phone-numbers`, { number: '+14155550470', source: 'rented', channel: 'chatapp', agent: a })).status).toBe(201)
@@ -290,10 +290,11 @@ describe('GET /chatapp/summary', () => {
     )
     const r = await s.api('GET', '/chatapp/summary?days=1', { key: w.key })
     expect(r.status).toBe(200)
-    expect(r.body).toMatchObject({ timezone: 'Asia/Kolkata', grain: 'hour', received: 3, sent: 0, delivered: 2, read: 0, failed: 1, noReceipt: 0, errors: [{ error: '131026', n: 1 }] })
+    expect(r.body).toMatchObject({ timezone: 'Asia/Kolkata', grain: 'hour', received: 3, sent: 3, delivered: 2, read: 0, failed: 1, noReceipt: 0, errors: [{ error: '131026', n: 1 }] })
     expect(r.body.from).toBe(r.body.to)
     expect(r.body.series).toHaveLength(24)
     expect(r.body.series.reduce((n: number, b: any) => n + b.received, 0)).toBe(3)
+    expect(r.body.series.reduce((n: number, b: any) => n + b.sent, 0)).toBe(3)
     expect(r.body.cost).toEqual({ currency: 'USD', totalMicro: 15_000, complete: true, byCategory: [{ category: 'service', messages: 3, costMicro: 15_000 }] })
     const week = (await s.api('GET', '/chatapp/summary', { key: w.key })).body
     expect(week).toMatchObject({ grain: 'day', received: 3 })

@@ -1,10 +1,11 @@
 /**
  * Messaging totals (`GET /chatapp/summary`, docs/spec.md Usage): over a window of local days in the
  * workspace time zone (`days` 1–90 back from today, or inclusive `from`/`to` dates at most 366
- * days apart): messages received; messages sent by their last receipt (sent, delivered, read,
- * failed, or `noReceipt` when the platform never reported); a series per day (per hour when the
- * window is one day); failures by the platform's error code; and cost by the platform's category
- * (`service` for free-form replies). Messages sent outside conversations (a broadcast's) come from
+ * days apart): messages received; messages sent (`sent`: every one, whatever became of it), of them
+ * those `delivered` (a read message was delivered too) and `read`, those that `failed`, and those
+ * the platform never reported on (`noReceipt`); a series per day (per hour when the window is one
+ * day) whose `sent` add up to the total; failures by the platform's error code; and cost by the
+ * platform's category (`service` for free-form replies). Messages sent outside conversations (a broadcast's) come from
  * the features that send them (`countSends`), each counted once.
  */
 import { type Currency, PRICES } from '../../catalog/prices'
@@ -90,8 +91,12 @@ export class MessagingTotals {
     const bucketAt = (at: number) => buckets.get(bucketOf(at)) ?? buckets.set(bucketOf(at), { sent: 0, received: 0 }).get(bucketOf(at))!
     const countSent = (at: number, status: string | null | undefined, errorCode: string | null | undefined, category: string) => {
       bucketAt(at).sent++
-      if (status === 'sent' || status === 'delivered' || status === 'read' || status === 'failed') counts[status]++
-      else counts.noReceipt++
+      counts.sent++
+      // Cumulative like a campaign's counts: a read message was delivered first.
+      if (status === 'delivered' || status === 'read') counts.delivered++
+      if (status === 'read') counts.read++
+      if (status === 'failed') counts.failed++
+      if (status !== 'sent' && status !== 'delivered' && status !== 'read' && status !== 'failed') counts.noReceipt++
       if (status === 'failed') errors.set(errorCode ?? 'unknown', (errors.get(errorCode ?? 'unknown') ?? 0) + 1)
       byCategory.set(category, (byCategory.get(category) ?? 0) + 1)
     }
@@ -118,7 +123,6 @@ export class MessagingTotals {
         countSent(Date.parse(m.at), m.status, m.errorCode, m.category)
       }
     }
-    const sentTotal = counts.sent + counts.delivered + counts.read + counts.failed + counts.noReceipt
     return {
       from,
       to,
@@ -128,7 +132,7 @@ export class MessagingTotals {
       received,
       series: [...buckets.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([bucket, v]) => ({ bucket, sent: v.sent, received: v.received })),
       errors: [...errors.entries()].sort((a, b) => b[1] - a[1]).map(([error, n]) => ({ error, n })),
-      cost: messagingCost(workspace.currency, byCategory, sentTotal),
+      cost: messagingCost(workspace.currency, byCategory, counts.sent),
     }
   }
 }
