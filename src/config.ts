@@ -10,6 +10,8 @@ import { checkBaseUrl } from './providers/llm/transport'
 export interface Config {
   port: number
   host: string
+  /** REUSE_PORT: several processes may listen on PORT together (SO_REUSEPORT); off, a taken PORT stops boot. */
+  reusePort: boolean
   dataDir: string
   mongodbUrl?: string
   redisUrl?: string
@@ -247,6 +249,7 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port,
     host,
+    reusePort: flag(env, 'REUSE_PORT'),
     dataDir: resolve(optional(env, 'DATA_DIR') ?? './data'),
     mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

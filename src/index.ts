@@ -1,6 +1,7 @@
 /** Boot: read config (a bad value stops here, naming it), start, and say how to use it. */
 import { InspectorPortTaken } from '../actors/inspection'
 import { type Config, ConfigError, loadConfig } from './config'
+import { PortTaken } from './listen-port'
 import { createLogger } from './logger'
 import { type RunningServer, startServer } from './server'
 
@@ -22,6 +23,10 @@ let server: RunningServer
 try {
   server = await startServer(config, logger)
 } catch (error) {
+  if (error instanceof PortTaken) {
+    console.error(`configuration error: PORT: ${error.message}`)
+    process.exit(2)
+  }
   if (error instanceof InspectorPortTaken) {
     console.error(`configuration error: INSPECT_PORT: ${error.message}; choose a free one`)
     process.exit(2)

@@ -3,6 +3,7 @@
 import { type App, createApp, DOCS } from './app'
 import { ensureDemoWorkspace, persistentSecret } from './boot'
 import type { Config } from './config'
+import { assertPortFree, isAddressInUse, PortTaken } from './listen-port'
 import { createLogger, type Logger } from './logger'
 import { buildServices, type Services } from './services'
 
@@ -40,9 +41,16 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const consoleSecret = persistentSecret(config.dataDir, 'console-token', config.consoleToken, 32, 24)
   const consoleToken = consoleSecret.value
   const secretKey = persistentSecret(config.dataDir, 'secret-key', config.secretKey, 48, 32).value
+  if (!config.reusePort) assertPortFree(config.host, config.port)
   const services = await buildServices({ ...config, consoleToken, secretKey }, logger)
   const demo = await ensureDemoWorkspace(services)
-  const app = createApp(services, consoleToken).listen({ port: config.port, hostname: config.host, maxRequestBodySize: TRANSPORT_MAX_BODY_BYTES })
+  let app: App
+  try {
+    app = createApp(services, consoleToken).listen({ port: config.port, hostname: config.host, reusePort: config.reusePort, maxRequestBodySize: TRANSPORT_MAX_BODY_BYTES })
+  } catch (error) {
+    await services.close()
+    throw isAddressInUse(error) ? new PortTaken(config.host, config.port) : error
+  }
   const port = app.server!.port!
   // The process's own address, for clients it runs itself (the sandbox network's callees).
   services.listening.url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`
