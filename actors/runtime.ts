@@ -40,6 +40,7 @@ import { reached, type SettleTarget, settled } from './settle'
 import { actorKey, SnapshotStore } from './snapshot-store'
 import { deliverTimer } from './timer-delivery'
 import { TimerPump } from './timer-pump'
+import { CHECK_MS as TIMER_CHECK_MS, TimerRebuild } from './timer-rebuild'
 import type { ActorDescription, ActorKind, ActorKindSpec, ActorRecord, ActorRuntimeOptions, Registration, SendOptions, SettledWhen, SnapshotView, StoredActor, Transition } from './types'
 
 export type { ActorKind, ActorRuntimeOptions, SendOptions, Transition } from './types'
@@ -67,6 +68,7 @@ export class ActorRuntime {
   private readonly keeper: Housekeeper
   private readonly handover: Handover
   private readonly introspection: Introspection
+  private readonly timerRebuild: TimerRebuild
   /** Actors woken by timers during a runDue, so it can wait for the effects they start. */
   private woken: Map<string, { kind: string; id: string }> | null = null
   private snapshots: SnapshotStore | null = null
@@ -93,12 +95,15 @@ export class ActorRuntime {
     this.introspection = new Introspection(parts)
     this.dispatcher = new Dispatcher({ ...core, forwarder: () => this.forwarder, draining: () => this.handover.draining })
     this.forwarder = new Forwarder({ coordination, instanceId, logger, timeoutMs: opts.forwardTimeoutMs, handle: (req) => this.dispatcher.answer(req) })
+    this.timerRebuild = new TimerRebuild({ coordination, logger, snapshots: () => this.store(), restored: (at) => this.pump.nudge(at) })
     this.keeper = new Housekeeper(
       [
         { name: 'passivation', everyMs: () => (this.handover.draining ? DRAIN_SWEEP_MS : this.sweepMs()), run: () => (this.handover.draining ? this.handover.handOverIdle() : this.passivateIdle()) },
         // A third of the ttl: two renewals in a row may be late before the lease lapses.
         { name: 'lease renewal', everyMs: () => this.leases.ttlMs / 3, run: () => this.res().renewLeases() },
         { name: 'orphaned work', everyMs: () => ORPHAN_SWEEP_MS, run: () => this.handover.resumePending() },
+        // The coordination store may come back empty (timer-rebuild.ts): its timers are rebuilt then.
+        { name: 'durable timer check', everyMs: () => TIMER_CHECK_MS, run: () => this.timerRebuild.check() },
       ],
       logger,
     )
@@ -159,6 +164,9 @@ export class ActorRuntime {
     })
     await deliverOutboxes({ kinds: [...this.kinds.values()], snapshots, queue: this.queue, residency: this.residency, persister, logger })
     const resumed = await this.handover.resumePending()
+    // The timers are an index of the stored deadlines, which may have been lost while this
+    // instance was down (a Redis restarted empty): rebuilt before the pump claims from them.
+    await this.timerRebuild.rebuild()
     this.pump.start()
     this.keeper.start()
     logger.info({ resumed, instance: this.opts.instanceId }, 'actor runtime started')

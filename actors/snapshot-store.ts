@@ -69,6 +69,12 @@ export class SnapshotStore {
     return this.docs.find({ pendingWork: true, kind, hasOutbox: true })
   }
 
+  /** One page, by id, of the actors that have deadlines (what their durable timers are rebuilt from). */
+  withDeadlines(after: string | null, limit: number): Promise<StoredActor[]> {
+    const filter: Filter = after === null ? { nextDeadlineAt: { $exists: true } } : { nextDeadlineAt: { $exists: true }, id: { $gt: after } }
+    return this.docs.find(filter, { sort: [['id', 1]], limit })
+  }
+
   list(kind: string, opts: { state?: string; limit?: number } = {}): Promise<StoredActor[]> {
     const filter: Filter = opts.state === undefined ? { kind } : { kind, state: opts.state }
     return this.docs.find(filter, { sort: [['resourceId', 1]], limit: opts.limit })

@@ -35,6 +35,11 @@ CREATE TABLE IF NOT EXISTS timers (
   claim_expires INTEGER           -- wall-clock ms when the claim lapses
 );
 CREATE INDEX IF NOT EXISTS timers_due ON timers (due_at, id);
+CREATE TABLE IF NOT EXISTS timer_mark (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  token TEXT NOT NULL,            -- the rebuild that set it
+  expires_at INTEGER              -- wall-clock ms while a rebuild runs, NULL once it ended
+);
 `
 
 interface IdemRow {
@@ -76,6 +81,15 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
     timerNext: db.query<{ next: number | null }, [number]>('SELECT MIN(due_at) AS next FROM timers WHERE claim IS NULL OR claim_expires <= ?'),
     timerCount: db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM timers'),
     timerDueCount: db.query<{ n: number }, [number]>('SELECT COUNT(*) AS n FROM timers WHERE due_at <= ?'),
+    // A missing timer is added; an unclaimed one due later is moved earlier; a claimed one is left.
+    timerRestore: db.query(
+      `INSERT INTO timers (id, due_at, payload, claim, claim_expires) VALUES (?, ?, ?, NULL, NULL)
+       ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at, payload = excluded.payload
+       WHERE timers.claim IS NULL AND timers.due_at > excluded.due_at`,
+    ),
+    markSet: db.query('INSERT OR REPLACE INTO timer_mark (id, token, expires_at) VALUES (1, ?, ?)'),
+    markEnd: db.query('UPDATE timer_mark SET expires_at = NULL WHERE id = 1 AND token = ? AND (expires_at IS NULL OR expires_at > ?)'),
+    markLive: db.query<{ n: number }, [number]>('SELECT COUNT(*) AS n FROM timer_mark WHERE expires_at IS NULL OR expires_at > ?'),
   }
 
   let lastPurge = 0
@@ -105,6 +119,12 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
     const claim = randomId()
     for (const row of rows) q.timerClaim.run(claim, wall + lease, row.id)
     return rows.map((row) => ({ id: row.id, dueAt: row.due_at, payload: JSON.parse(row.payload), claim }))
+  })
+
+  const restore = db.transaction((timers: TimerSpec[]): number => {
+    let changed = 0
+    for (const t of timers) changed += q.timerRestore.run(t.id, instantMs('dueAt', t.dueAt), encodePayload(t.payload)).changes
+    return changed
   })
 
   // In memory only (single process, see the header).
@@ -249,6 +269,22 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
 
     async ackTimer(id, claim) {
       q.timerAck.run(id, claim)
+    },
+
+    async restoreTimers(timers: TimerSpec[]) {
+      return timers.length === 0 ? 0 : restore(timers)
+    },
+
+    async beginTimerRebuild(token: string, ttlMs: number) {
+      q.markSet.run(token, Date.now() + durationMs('ttlMs', ttlMs))
+    },
+
+    async endTimerRebuild(token: string) {
+      return q.markEnd.run(token, Date.now()).changes > 0
+    },
+
+    async timersMarked() {
+      return (q.markLive.get(Date.now())?.n ?? 0) > 0
     },
 
     async nextTimerDueAt() {

@@ -85,6 +85,22 @@ export interface Coordination {
   claimDueTimers(now: number, limit: number, leaseMs: number): Promise<ClaimedTimer[]>
   /** Removes a claimed timer; a no-op if it was rescheduled since the claim. */
   ackTimer(id: string, claim: string): Promise<void>
+  /**
+   * Rebuilding timers from their source of truth (the actors' stored deadlines): schedules each
+   * timer no timer with its id stands for yet, and moves an unclaimed one that is due later to
+   * the earlier instant; a claimed one is left to its claimer. Answers how many it added or moved.
+   */
+  restoreTimers(timers: TimerSpec[]): Promise<number>
+  /**
+   * The mark that the timers are whole. A rebuild begins by setting it to its `token` for
+   * `ttlMs` (so a rebuilder that dies lets the mark lapse and another rebuilds), and ends by
+   * making it permanent, which succeeds only while the mark is still its own: a store that lost
+   * its data mid-rebuild (restarted empty again) fails the end and is rebuilt once more.
+   */
+  beginTimerRebuild(token: string, ttlMs: number): Promise<void>
+  endTimerRebuild(token: string): Promise<boolean>
+  /** False once the store lost the mark, i.e. its data (restarted empty, flushed, failed over to an empty replica). */
+  timersMarked(): Promise<boolean>
   nextTimerDueAt(): Promise<number | null>
   pendingTimers(): Promise<number>
   /** Timers due at or before `now` (service clock) and not yet acked, claimed ones included: the backlog. */

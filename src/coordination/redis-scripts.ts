@@ -180,6 +180,40 @@ return 1
     asNumber,
   ),
 
+  /** ARGV: id, dueAt, payload JSON for each timer, repeated. Adds each timer missing, moves an
+   *  unclaimed one due later to the earlier instant, leaves a claimed one; returns how many changed. */
+  timerRestore: script(
+    5,
+    `
+local n = 0
+for i = 1, #ARGV, 3 do
+  local id, due = ARGV[i], ARGV[i + 1]
+  if not redis.call('ZSCORE', KEYS[2], id) then
+    local cur = redis.call('HGET', KEYS[4], id)
+    if not cur or not redis.call('ZSCORE', KEYS[1], id) or tonumber(cur) > tonumber(due) then
+      redis.call('ZADD', KEYS[1], due, id)
+      redis.call('HSET', KEYS[3], id, ARGV[i + 2])
+      redis.call('HSET', KEYS[4], id, due)
+      n = n + 1
+    end
+  end
+end
+return n
+`,
+    asNumber,
+  ),
+
+  /** KEYS: the timers' mark. ARGV: token. Makes the mark permanent while it is still this token's. */
+  timerMarkEnd: script(
+    1,
+    `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PERSIST', KEYS[1])
+return 1
+`,
+    asNumber,
+  ),
+
   /** Earliest dueAt among claimable timers (lapsed claims count again), or nil. */
   timerNextDue: script(
     5,

@@ -93,6 +93,8 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
   const channelName = (channel: string) => `${prefix}chan:${channel}`
   const tag = `${prefix}{timers}`
   const timerKeys = [`${tag}:due`, `${tag}:inflight`, `${tag}:payload`, `${tag}:dueat`, `${tag}:claims`]
+  // Beside the timers (same hash slot): gone exactly when they are.
+  const markKey = `${tag}:mark`
   let closed = false
 
   return {
@@ -209,6 +211,24 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
 
     async ackTimer(id: string, claim: string): Promise<void> {
       await client.timerAck(timerKeys, [id, claim])
+    },
+
+    async restoreTimers(timers: TimerSpec[]): Promise<number> {
+      if (timers.length === 0) return 0
+      const args = timers.flatMap((t) => [t.id, String(instantMs('dueAt', t.dueAt)), encodePayload(t.payload)])
+      return await client.timerRestore(timerKeys, args)
+    },
+
+    async beginTimerRebuild(token: string, ttlMs: number): Promise<void> {
+      await client.set(markKey, token, { expiration: { type: 'PX', value: durationMs('ttlMs', ttlMs) } })
+    },
+
+    async endTimerRebuild(token: string): Promise<boolean> {
+      return (await client.timerMarkEnd([markKey], [token])) === 1
+    },
+
+    async timersMarked(): Promise<boolean> {
+      return (await client.exists(markKey)) === 1
     },
 
     async nextTimerDueAt(): Promise<number | null> {

@@ -307,6 +307,48 @@ function timerContract(get: () => Coordination): void {
       expect(await c.pendingTimers()).toBe(0)
     })
 
+    test('restoring adds missing timers, moves later unclaimed ones earlier, leaves claimed ones', async () => {
+      const c = get()
+      await c.scheduleTimer({ id: 'later', dueAt: T + 500, payload: 'old' })
+      await c.scheduleTimer({ id: 'earlier', dueAt: T + 5, payload: 'kept' })
+      await c.scheduleTimer({ id: 'claimed', dueAt: T, payload: 'mine' })
+      const [claimed] = await c.claimDueTimers(T, 10, LONG_TTL_MS)
+      expect(claimed.id).toBe('claimed')
+      const changed = await c.restoreTimers([
+        { id: 'missing', dueAt: T + 20, payload: 'new' },
+        { id: 'later', dueAt: T + 10, payload: 'moved' },
+        { id: 'earlier', dueAt: T + 50, payload: 'ignored' },
+        { id: 'claimed', dueAt: T + 1, payload: 'ignored' },
+      ])
+      expect(changed).toBe(2)
+      expect(await c.pendingTimers()).toBe(4)
+      // The claim still acks: the restore did not take the timer from its claimer.
+      await c.ackTimer('claimed', claimed.claim)
+      const due = await c.claimDueTimers(T + 1_000, 10, LONG_TTL_MS)
+      expect(due.map((t) => [t.id, t.dueAt, t.payload])).toEqual([
+        ['earlier', T + 5, 'kept'],
+        ['later', T + 10, 'moved'],
+        ['missing', T + 20, 'new'],
+      ])
+      expect(await c.restoreTimers([])).toBe(0)
+    })
+
+    test('the timers mark: absent at first, permanent once a rebuild ends, lapses if it never does', async () => {
+      const c = get()
+      expect(await c.timersMarked()).toBe(false)
+      await c.beginTimerRebuild('dead', SHORT_TTL_MS)
+      expect(await c.endTimerRebuild('other')).toBe(false)
+      await sleep(PAST_SHORT_TTL_MS)
+      // The rebuilder died: its mark lapsed and cannot be ended any more.
+      expect(await c.timersMarked()).toBe(false)
+      expect(await c.endTimerRebuild('dead')).toBe(false)
+      await c.beginTimerRebuild('live', SHORT_TTL_MS)
+      expect(await c.timersMarked()).toBe(true)
+      expect(await c.endTimerRebuild('live')).toBe(true)
+      await sleep(PAST_SHORT_TTL_MS)
+      expect(await c.timersMarked()).toBe(true)
+    })
+
     test('payloads round-trip as JSON', async () => {
       const c = get()
       const payload = {

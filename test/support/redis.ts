@@ -24,6 +24,10 @@ const START_ATTEMPTS = 3
 export interface RedisServer {
   url: string
   stop(): Promise<void>
+  /** kill -9: the server dies at once and, with no persistence, everything it held is gone. */
+  crash(): Promise<void>
+  /** Starts it again on the same port, empty (after crash or stop). */
+  restart(): Promise<void>
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -59,8 +63,27 @@ function pingOnce(port: number): Promise<boolean> {
   })
 }
 
+/** One redis-server process on `port`; the server object keeps the newest one. */
+interface Started {
+  stop(): Promise<void>
+  crash(): Promise<void>
+}
+
 async function startOnce(): Promise<RedisServer> {
   const port = await freePort()
+  let current = await startOn(port)
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: () => current.stop(),
+    crash: () => current.crash(),
+    restart: async () => {
+      await current.stop()
+      current = await startOn(port)
+    },
+  }
+}
+
+async function startOn(port: number): Promise<Started> {
   const binary = REDIS.path ?? 'redis-server'
   const proc = Bun.spawn([binary, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()], { stdout: 'pipe', stderr: 'pipe' })
   // Drained in the background so a chatty server never blocks on a full pipe; shown on failure.
@@ -82,7 +105,14 @@ async function startOnce(): Promise<RedisServer> {
       throw new Error(`redis-server exited with ${proc.exitCode} on port ${port}:\n${await output}`)
     }
     // The exit check after PONG guards against another server that took the port first.
-    if ((await pingOnce(port)) && proc.exitCode === null) return { url: `redis://127.0.0.1:${port}`, stop }
+    if ((await pingOnce(port)) && proc.exitCode === null) {
+      const crash = async () => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return
+        proc.kill('SIGKILL')
+        await proc.exited
+      }
+      return { stop, crash }
+    }
     await sleep(READY_POLL_MS)
   }
   await stop()
