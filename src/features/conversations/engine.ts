@@ -12,8 +12,10 @@
  * Metering lives here so every text channel (test chat, web, chat app, bot app, email) is charged
  * and stopped the same way. When the account's replies are stopped (allowance used up, or a
  * metered wallet that cannot pay one): a test chat is refused with 402 before anything is
- * written; a live conversation keeps the customer's message and is handed to a person
- * (escalated) instead of answered. Calls are billed by the minute, so a spoken turn is neither
+ * written; a live conversation keeps the customer's message, is not answered, and is handed to a
+ * person (escalated, the reason naming the money) so the team can still answer what came in; the
+ * turn says why (`refused`) so the channel tells the customer the chat is not available, and a
+ * warn line says it for the operator. Calls are billed by the minute, so a spoken turn is neither
  * charged as a reply nor stopped here (a call is refused up front when it cannot be paid).
  *
  * Nothing is written until the model is resolved, so a turn refused for its model (503, no
@@ -25,6 +27,7 @@ import type { DomainEvent } from '../../events/bus'
 import type { EventPayload } from '../../events/payloads'
 import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Logger } from '../../logger'
 import type { ChatMessage, LanguageModel, StreamRequest, ToolCall } from '../../providers/llm'
 import type { AgentDoc } from '../agents/public'
 import type { Meter, ReplyAllowance } from '../usage/public'
@@ -55,6 +58,8 @@ export interface EngineDeps {
   models: ModelResolver
   meter: Pick<Meter, 'replyAllowance' | 'charge'>
   clock: Clock
+  /** Where a reply refused for money is said (a warn line); unset in unit tests. */
+  logger?: Logger
 }
 
 export interface TurnInput {
@@ -88,6 +93,8 @@ export interface TurnResult {
   endCall: boolean
   customerMessage: MessageDoc
   replyMessage: MessageDoc | null
+  /** Why the agent did not answer when the account cannot pay for replies (the 402's words); absent otherwise. */
+  refused?: string
 }
 
 interface Step {
@@ -112,13 +119,19 @@ export class ConversationEngine {
     if (turn.holdWrites) await released(turn.holdWrites, turn.signal)
     const recorded = turn.recorded ?? (await this.deps.conversations.addMessage(turn.conversation, { author: 'customer', parts: [{ type: 'text', text: turn.text }] }))
     let conversation = recorded.conversation
-    if (stopped) {
-      // Live channels hand over to a person rather than leave the customer unanswered in silence.
-      const handed = await this.deps.conversations.escalate(conversation, 'replies stopped: the plan allowance or balance is used up')
-      return { conversation: handed.conversation, reply: '', answered: false, tools: [], endCall: false, customerMessage: recorded.message, replyMessage: null }
-    }
+    // A teammate answers a conversation they took over: nothing is owed, whatever the balance.
     if (conversation.status === 'handled') {
       return { conversation, reply: '', answered: false, tools: [], endCall: false, customerMessage: recorded.message, replyMessage: null }
+    }
+    if (stopped) {
+      // Not answered, and said so: the team sees the message (escalated, with why) and may answer it.
+      const refused = repliesStopped(stopped).message
+      this.deps.logger?.warn(
+        { workspace: workspace.id, agent: agent.id, conversation: conversation.id, channel: conversation.channel, reason: refused },
+        'a customer message was not answered: the account cannot pay for replies',
+      )
+      const handed = await this.deps.conversations.escalate(conversation, `the agent could not reply: ${refused}`)
+      return { conversation: handed.conversation, reply: '', answered: false, tools: [], endCall: false, customerMessage: recorded.message, replyMessage: null, refused }
     }
 
     const { offered, request, messages } = early ?? this.prompt(agent, turn, history)

@@ -18,8 +18,8 @@ export const conversationsFeature = defineFeature(conversationsRef, {
     const { knowledge } = use(knowledgeRef)
     const { meter } = use(usageRef)
     const { runtime: byok } = use(byokRef)
-    const { config, store, clock, coordination, bus } = kernel
-    const built = await buildConversationFeature({ config, store, clock, coordination, bus, meter, byok, agents, knowledge })
+    const { config, store, clock, coordination, bus, logger } = kernel
+    const built = await buildConversationFeature({ config, store, clock, coordination, bus, meter, byok, agents, knowledge, logger })
     // Messages before their conversation.
     kernel.customerHooks.onErased(eraseCollections(store, [messagesSpec, conversationsSpec]), 'conversations erased')
     return {

@@ -7,6 +7,7 @@ import type { Clock } from '../../clock'
 import type { Config } from '../../config'
 import type { Coordination } from '../../coordination/port'
 import type { EventBus } from '../../events/bus'
+import type { Logger } from '../../logger'
 import type { DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents/public'
 import type { ByokRuntime } from '../byok/public'
@@ -38,6 +39,7 @@ export async function buildConversationFeature(deps: {
   byok?: Pick<ByokRuntime, 'model'>
   agents: AgentService
   knowledge: KnowledgeSearcher
+  logger?: Logger
 }): Promise<ConversationFeature> {
   const { conversations: conversationRepo, messages } = await openConversations(deps.store)
   const conversations = new ConversationService(conversationRepo, messages, deps.clock, deps.bus)
@@ -50,7 +52,7 @@ export async function buildConversationFeature(deps: {
   })
   const models: ModelResolver = deps.byok ? new KeyAwareResolver(service, deps.byok) : service
   const tools = new ToolRunner({ knowledge: deps.knowledge, conversations, bus: deps.bus })
-  const engine = new ConversationEngine({ conversations, tools, models, meter: deps.meter, clock: deps.clock })
+  const engine = new ConversationEngine({ conversations, tools, models, meter: deps.meter, clock: deps.clock, logger: deps.logger })
   const testChat = new TestChatService({ agents: deps.agents, conversations, engine, models, coordination: deps.coordination, clock: deps.clock })
   return { conversations, models, engine, testChat, tools }
 }

@@ -50,7 +50,8 @@ export interface Accepted {
   receivedAt: string
   /** False when a teammate has taken the conversation over: the agent stays quiet. */
   answering: boolean
-  answer(onText: (piece: string) => void): Promise<{ messageId: string | null; text: string }>
+  /** `unavailable`: the agent did not answer because the account cannot pay for replies. */
+  answer(onText: (piece: string) => void): Promise<{ messageId: string | null; text: string; unavailable?: true }>
 }
 
 /**
@@ -63,7 +64,7 @@ export const WIDGET_CACHE_MS = 1_000
 
 type Widget = { workspace: WorkspaceDoc; agent: AgentDoc; draft: AgentDoc }
 
-/** What a website visitor is told when the widget cannot be used (unpublished, switched off). */
+/** What a website visitor is told when the widget cannot be used (unpublished, switched off) or the agent cannot be paid for a reply. */
 export const UNAVAILABLE = 'this chat is not available right now'
 
 export class WebChat {
@@ -235,8 +236,10 @@ export class WebChat {
     text: string,
     model: Awaited<ReturnType<WebChatDeps['models']['resolve']>>,
     onText: (piece: string) => void,
-  ): Promise<{ messageId: string | null; text: string }> {
+  ): Promise<{ messageId: string | null; text: string; unavailable?: true }> {
     const turn = await this.d.engine.respond({ workspace: v.workspace, agent: v.agent, conversation: recorded.conversation, model, text, recorded, sideEffects: 'live', onText })
+    // The reason (money) is the developer's: the engine logged it and escalated with it.
+    if (turn.refused) return { messageId: null, text: '', unavailable: true }
     return { messageId: turn.replyMessage?.id ?? null, text: turn.reply }
   }
 

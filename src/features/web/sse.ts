@@ -2,12 +2,14 @@
  * The reply as Server-Sent Events (the WHATWG format: `event:` and `data:` lines, a blank line per
  * event), streamed while the model writes: `accepted` (the visitor's message is stored), `token`
  * for each piece of the reply, then `reply` (the whole stored reply) — or `silent` when a teammate
- * has the conversation, or `error` when the model failed mid-turn. The stream ends after the last.
+ * has the conversation, `unavailable` when the account cannot pay for a reply (the visitor is told
+ * only that; the message is kept for the team), or `error` when the model failed mid-turn. The
+ * stream ends after the last.
  */
 
 import { ApiError } from '../../http/errors'
 import type { Logger } from '../../logger'
-import type { Accepted } from './service'
+import { type Accepted, UNAVAILABLE } from './service'
 
 const encoder = new TextEncoder()
 const frame = (event: string, data: unknown) => encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
@@ -32,6 +34,7 @@ export function replyStream(accepted: Accepted, headers: Record<string, string>,
         try {
           const reply = await accepted.answer((text) => send('token', { text }))
           if (reply.messageId) send('reply', reply)
+          else if (reply.unavailable) send('unavailable', { reason: UNAVAILABLE })
           else send('silent', { reason: 'a person from the team has this conversation and will answer' })
         } catch (err) {
           const status = err instanceof ApiError ? err.status : 500

@@ -25,7 +25,7 @@ export const CORS = {
 
 const SSE_DOC = {
   description:
-    'the reply as Server-Sent Events: `accepted` {conversationId, messageId}, `token` {text} per piece as the model writes, then `reply` {messageId, text}; or `silent` {reason} when a teammate has the conversation; `error` {error, status} when the model failed mid-turn',
+    'the reply as Server-Sent Events: `accepted` {conversationId, messageId}, `token` {text} per piece as the model writes, then `reply` {messageId, text}; or `silent` {reason} when a teammate has the conversation; `unavailable` {reason: this chat is not available right now} when the account cannot pay for a reply (the message is kept and the conversation escalated for the team); `error` {error, status} when the model failed mid-turn',
   content: { 'text/event-stream': { schema: { type: 'string' as const } } },
 }
 

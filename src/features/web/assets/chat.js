@@ -202,6 +202,7 @@
             reply.textContent = data.text
             state.shown[data.messageId] = true
           } else if (event === 'silent') bubble('note', data.reason)
+          else if (event === 'unavailable') bubble('note', t('unavailable'))
           else if (event === 'error') showAlert(data.error)
           log.scrollTop = log.scrollHeight
         })
