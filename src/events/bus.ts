@@ -8,7 +8,9 @@
  * A subscriber that throws is logged and never stops the others or the publisher.
  *
  * No event is lost between being recorded and being dispatched: it is stored with
- * `dispatched: false` and marked `true` once every local subscriber has run. Events left unmarked
+ * `dispatched: false` and marked `true` once every local subscriber has run, in the same commit as
+ * the work they left owed (`Owed`: a v1 delivery queued behind a slow endpoint), so `dispatched`
+ * means "delivered, or durably owed". Events left unmarked
  * (the process died in between) are dispatched again at start and by a periodic sweep, under a
  * per-event lease so two instances never dispatch the same event at once. Local subscribers must
  * therefore be idempotent per event id (legacy deliveries are keyed by it; v1 receivers get the
@@ -45,7 +47,19 @@ export interface RecordedEvent extends DomainEvent {
   dispatched?: boolean
 }
 
-export type EventHandler = (event: RecordedEvent) => void | Promise<void>
+/**
+ * What a local subscriber owes for an event beyond what it did while it ran: `writes` (durable
+ * records of work still to do, such as a webhook delivery waiting in an endpoint's lane) are
+ * committed together with the event's `dispatched: true`, so the event is marked dispatched exactly
+ * when that work is recorded; `start` starts the work once they are.
+ */
+export interface Owed {
+  writes: Write[]
+  /** Not `then`: an object with a `then` is a thenable, which await would call. */
+  start?: () => void
+}
+
+export type EventHandler = (event: RecordedEvent) => void | Owed | Promise<void> | Promise<Owed | undefined>
 
 export const eventsSpec: CollectionSpec = {
   name: 'events',
@@ -142,6 +156,7 @@ export class EventBus {
     crashPoint('event.recorded')
     await this.dispatch(recorded)
     crashPoint('event.dispatched')
+    crashPoint(`event.dispatched:${event.type}`)
     return recorded
   }
 
@@ -165,6 +180,7 @@ export class EventBus {
     crashPoint(`event.recorded:${event.type}`)
     await this.dispatch(recorded)
     crashPoint('event.dispatched')
+    crashPoint(`event.dispatched:${event.type}`)
     return { event: recorded, results }
   }
 
@@ -216,16 +232,28 @@ export class EventBus {
   /** Runs the local subscribers; marks the event dispatched unless one failed (then the sweep retries it). */
   private async dispatch(recorded: RecordedEvent): Promise<boolean> {
     let failures: string[]
+    let owed: Owed[]
     try {
-      failures = await this.run(this.local, recorded)
+      ;({ failures, owed } = await this.run(this.local, recorded))
       const attempts = (typeof recorded.dispatchAttempts === 'number' ? recorded.dispatchAttempts : 0) + 1
       if (failures.length > 0 && attempts < MAX_DISPATCH_ATTEMPTS) {
+        // What the subscribers owed is not recorded: the next dispatch runs them again and owes it anew.
         await this.events.update(recorded.id, { dispatchAttempts: attempts })
         return false
       }
-      await this.events.update(recorded.id, failures.length ? { dispatched: true, dispatchError: failures.join('; ') } : { dispatched: true })
+      const set = failures.length ? { dispatched: true, dispatchError: failures.join('; ') } : { dispatched: true }
+      const writes = owed.flatMap((o) => o.writes)
+      if (writes.length === 0) await this.events.update(recorded.id, set)
+      else await this.store.commit([...writes, { collection: this.events.name, op: 'update', id: recorded.id, set }])
     } finally {
       await this.coordination.releaseLease(`event:${recorded.id}`, this.instanceId).catch(() => {})
+    }
+    for (const o of owed) {
+      try {
+        o.start?.()
+      } catch (err) {
+        this.logger.error({ err, eventId: recorded.id }, 'owed work did not start (it is resumed with its instance)')
+      }
     }
     const { dispatchAttempts: _a, dispatchError: _e, ...rest } = recorded
     const wire: RecordedEvent = { ...rest, dispatched: true }
@@ -273,17 +301,19 @@ export class EventBus {
     await this.run(this.cluster, event)
   }
 
-  /** Runs every handler; returns the failures' messages (none stops the others). */
-  private async run(handlers: EventHandler[], event: RecordedEvent): Promise<string[]> {
+  /** Runs every handler; returns the failures' messages (none stops the others) and what they owe. */
+  private async run(handlers: EventHandler[], event: RecordedEvent): Promise<{ failures: string[]; owed: Owed[] }> {
     const failures: string[] = []
+    const owed: Owed[] = []
     for (const handler of [...handlers]) {
       try {
-        await handler(event)
+        const left: Owed | undefined = (await handler(event)) ?? undefined
+        if (left) owed.push(left)
       } catch (err) {
         failures.push(err instanceof Error ? err.message : String(err))
         this.logger.error({ err, eventId: event.id, type: event.type }, 'event subscriber failed')
       }
     }
-    return failures
+    return { failures, owed }
   }
 }

@@ -5,11 +5,12 @@
  * The other instance, B, takes it all over by itself, within bounds:
  * - the live call ends (`hangup: failed`, analysed once) with the words the caller had heard;
  * - the booked call rings once, on B;
- * - the legacy retry goes out once, as attempt 2; every event reaches the v1 webhook once;
+ * - the legacy retry goes out once, as attempt 2; every event reaches the v1 webhook (at least once);
  * - the campaign resumes on B and finishes: every recipient called at most once, counts exact.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Server } from 'bun'
+import { LANE_CONCURRENCY } from '../../src/features/webhooks/wiring'
 import { type Cluster, inParallel, startCluster, waitFor } from '../support/cluster'
 import { describeWithRedis } from '../support/system-binary'
 
@@ -174,7 +175,7 @@ describeWithRedis('kill -9 of one of two instances', () => {
     expect((await onB('/calls?limit=100')).body.items.filter((c: any) => c.id === ids.booked)).toHaveLength(1)
   }, 45_000)
 
-  test('the legacy retry goes out once, as attempt 2; every call event reaches the v1 webhook once', async () => {
+  test('the legacy retry goes out once, as attempt 2; every call event reaches the v1 webhook', async () => {
     const legacy = await waitFor(
       'the legacy retry',
       async () => hits.filter((h) => h.path === '/legacy' && h.body?.data?.callId === ids.missed),
@@ -187,11 +188,13 @@ describeWithRedis('kill -9 of one of two instances', () => {
       [2, 200],
     ])
     expect(legacy[0]!.delivery).toBe(legacy[1]!.delivery)
-    // Each event once (at most once by design), and none lost: both events of each single call.
+    // None lost: both events of each single call. At least once: only what A had in flight to the
+    // receiver when it died (one lane's 16 at most) may arrive again, under its own event id.
     const v1 = hits.filter((h) => h.path === '/v1')
     const perEvent = new Map<string, number>()
     for (const h of v1) perEvent.set(h.eventId, (perEvent.get(h.eventId) ?? 0) + 1)
-    expect([...perEvent.values()].filter((n) => n > 1)).toEqual([])
+    expect([...perEvent.values()].filter((n) => n > 2)).toEqual([])
+    expect([...perEvent.values()].filter((n) => n > 1).length).toBeLessThanOrEqual(LANE_CONCURRENCY)
     // call.completed is for a call that connected; every call is analysed.
     for (const [id, expected] of [
       [ids.missed, ['call.analysed']],
@@ -267,9 +270,9 @@ describeWithRedis('kill -9 of one of two instances', () => {
       expect(okPerDelivery.size).toBe(calls.length)
       const again = [...okPerDelivery.values()].filter((n) => n > 1).length
       expect(again).toBeLessThanOrEqual(50)
-      // v1 webhooks are at most once: no event twice (one A had claimed and not sent when it died is lost).
+      // v1 webhooks are at least once: a repeat only for what A had in flight when it died.
       const v1 = hits.filter((h) => h.path === '/v1')
-      expect(new Set(v1.map((h) => h.eventId)).size).toBe(v1.length)
+      expect(v1.length - new Set(v1.map((h) => h.eventId)).size).toBeLessThanOrEqual(LANE_CONCURRENCY)
       // campaign.finished reached the v1 webhook once.
       await waitFor(
         'campaign.finished delivered',

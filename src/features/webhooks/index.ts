@@ -27,6 +27,8 @@ export const webhooksFeature = defineFeature(webhooksRef, {
       v1: [webhooksV1({ context: kernel.http.v1, webhooks: built.webhooks })],
       legacy: [webhooksLegacy({ context: kernel.http.legacy, webhooks: built.legacyWebhooks })],
       console: [outboxConsole({ auth, outbox: built.outbox })],
+      start: () => built.start(),
+      drain: async () => built.drain(),
       stop: () => built.stop(),
     }
   },

@@ -4,25 +4,31 @@
  * chart switches it off after five failures in a row.
  *
  * The bus runs `onEvent` on the instance that recorded the event; it only looks up subscribers and
- * queues one job per endpoint in that endpoint's lane (lanes.ts), so publishing never waits on a
- * receiver, and a slow or dead receiver only ever delays its own deliveries. A job re-reads the
- * webhook and its actor before sending: an endpoint deleted, changed or switched off meanwhile is
- * honoured. A lane that is full fails the delivery at once (it counts toward the five).
+ * owes one delivery per endpoint: a record (`v1_webhook_deliveries`, events/owed-work.ts) committed
+ * with the event's `dispatched: true`, then a job in that endpoint's lane (lanes.ts), so publishing
+ * never waits on a receiver, and a slow or dead receiver only ever delays its own deliveries. A job
+ * re-reads the webhook and its actor before sending: an endpoint deleted, changed or switched off
+ * meanwhile is honoured. A lane that is full fails the delivery at once (it counts toward the five).
+ * The record goes once the attempt's outcome is reported.
  *
- * Crash semantics: an event recorded but not yet dispatched is dispatched again after a restart
- * (bus.ts); the per-(event, webhook) claim in `deliver` makes that re-dispatch skip webhooks
- * already attempted, so a receiver sees an event at most once as long as the re-dispatch comes
- * within the claim's 24 h (an outage longer than that could repeat one; `x-service-event-id`
- * de-duplicates). Jobs queued in memory when the process dies are not re-attempted.
+ * Crash semantics, at least once: a delivery still recorded when its instance died (queued behind a
+ * slow endpoint, or in flight) is attempted again by the instance that takes the record over (the
+ * next start of this one, or another within PRESENCE_TTL_MS), so a receiver may see an event it
+ * already got, with the same `x-service-event-id`, when the process died between sending it and
+ * reporting the answer. A fresh dispatch claims each (event, webhook) pair first (kept 24 h), so an
+ * event dispatched twice is not attempted twice.
  */
 
 import type { WebhookEndpointActors } from '../../../actors/webhook-endpoint'
 import { type Clock, iso } from '../../clock'
 import type { Coordination } from '../../coordination/port'
+import { crashPoint } from '../../crash-points'
 import type { SecretBox } from '../../crypto/secrets'
-import type { RecordedEvent } from '../../events/bus'
+import type { Owed, RecordedEvent } from '../../events/bus'
 import { EVENT_DESCRIPTIONS, type EventType, isV1EventType } from '../../events/catalogue'
+import type { OwedItem, OwedWork } from '../../events/owed-work'
 import type { Logger } from '../../logger'
+import type { Collection } from '../../store/port'
 import { type AttemptDeps, type AttemptOutcome, attempt } from './attempt'
 import { LaneFullError, type Lanes, LanesStoppedError } from './lanes'
 import { subscribes, type WebhookDoc, type WebhookRepos } from './repository'
@@ -40,51 +46,88 @@ export interface V1DeliveryDeps {
   lanes: Lanes
   attempt: AttemptDeps
   logger: Logger
-  /** Remembers which (event, webhook) pairs were attempted, across restarts: at most once. */
+  /** Remembers which (event, webhook) pairs a dispatch attempted, across restarts. */
   coordination: Pick<Coordination, 'idempotencyBegin'>
+  /** The recorded events, for a delivery taken over from a stopped instance. */
+  events: Pick<Collection<RecordedEvent>, 'get'>
+}
+
+/** A delivery owed: one (event, webhook) pair, from dispatch until its outcome is reported. */
+export interface OwedV1Delivery extends OwedItem {
+  eventId: string
+  webhookId: string
+  createdAt: string
 }
 
 /**
- * v1 deliveries are one attempt, no retry (docs/spec.md Events rule 1). An event whose dispatch a crash
- * interrupted is dispatched again after the restart; the claim below makes that re-dispatch skip
- * every webhook already attempted, so a receiver never gets a v1 event twice (at most once: one
- * claimed but not sent when the process died is not sent). Re-dispatch happens within minutes of
- * a restart; a day of memory is far beyond it.
+ * The claim that keeps an event dispatched twice (a bus re-dispatch) from being attempted twice.
+ * Re-dispatch happens within minutes of a restart; a day of memory is far beyond it.
  */
 const ATTEMPT_CLAIM_TTL_MS = 24 * 60 * 60 * 1000
 
+export const owedV1Id = (eventId: string, webhookId: string) => `v1d_${eventId.replace(/^evt_/, '')}_${webhookId}`
+
 export class V1Deliveries {
+  /** Set once the owed-work ledger is open (wiring.ts). */
+  owed: OwedWork<OwedV1Delivery> | null = null
+
   constructor(private readonly deps: V1DeliveryDeps) {}
 
-  /** Bus subscriber (local): queue one attempt per subscribed endpoint of the event's agent. */
-  readonly onEvent = async (event: RecordedEvent): Promise<void> => {
-    if (!isV1EventType(event.type) || !event.agentId) return
-    const hooks = await this.deps.repos.webhooks.find({ workspaceId: event.workspaceId, agentId: event.agentId })
-    for (const hook of hooks) if (subscribes(hook.events, event.type)) this.enqueue(hook.id, event)
+  /** Bus subscriber (local): owes one attempt per subscribed endpoint of the event's agent, queued once the bus recorded them. */
+  readonly onEvent = async (event: RecordedEvent): Promise<Owed | undefined> => {
+    if (!isV1EventType(event.type) || !event.agentId) return undefined
+    const owed = this.owed!
+    const hooks = (await this.deps.repos.webhooks.find({ workspaceId: event.workspaceId, agentId: event.agentId })).filter((hook) => subscribes(hook.events, event.type))
+    if (hooks.length === 0) return undefined
+    const createdAt = iso(this.deps.clock.now())
+    return {
+      writes: hooks.map((hook) => owed.owe({ id: owedV1Id(event.id, hook.id), eventId: event.id, webhookId: hook.id, createdAt })),
+      start: () => {
+        for (const hook of hooks) this.enqueue(hook.id, event, false)
+      },
+    }
   }
 
-  private enqueue(id: string, event: RecordedEvent): void {
+  /** A delivery taken over from a stopped instance (events/owed-work.ts): attempted even if it may have been sent. */
+  readonly resume = async (item: OwedV1Delivery): Promise<void> => {
+    const event = await this.deps.events.get(item.eventId)
+    if (!event) return this.owed!.done(item.id)
+    this.enqueue(item.webhookId, event, true)
+  }
+
+  private enqueue(id: string, event: RecordedEvent, resumed: boolean): void {
+    const owedId = owedV1Id(event.id, id)
     this.deps.lanes
-      .run(`v1:${id}`, () => this.deliver(id, event))
+      .run(`v1:${id}`, () => this.deliver(id, event, resumed))
       .catch(async (err: unknown) => {
-        // Shutting down: what was queued is dropped, and a late outcome has no runtime to go to.
+        // Shutting down: what was queued stays owed, for the instance that takes it over.
         if (err instanceof LanesStoppedError || this.deps.lanes.isStopped) return
         if (err instanceof LaneFullError) {
-          return this.report(id, { ok: false, status: null, error: `not attempted: ${err.message} (it answers too slowly)` }).catch(() => {})
+          await this.report(id, { ok: false, status: null, error: `not attempted: ${err.message} (it answers too slowly)` }).catch(() => {})
+          return this.owed!.done(owedId).catch(() => {})
         }
+        // Left owed: attempted again when this instance's work is taken over.
         this.deps.logger.error({ err, webhook: id, eventId: event.id }, 'v1 webhook delivery failed unexpectedly')
       })
   }
 
-  private async deliver(id: string, event: RecordedEvent): Promise<void> {
+  private async deliver(id: string, event: RecordedEvent, resumed: boolean): Promise<void> {
+    const owedId = owedV1Id(event.id, id)
     const hook = await this.deps.repos.webhooks.get(id)
-    if (!hook || !subscribes(hook.events, event.type)) return
+    if (!hook || !subscribes(hook.events, event.type)) return this.owed!.done(owedId)
     const record = await this.deps.endpoints.read(id)
-    if (record && record.state !== 'enabled') return
+    if (record && record.state !== 'enabled') return this.owed!.done(owedId)
     const claim = await this.deps.coordination.idempotencyBegin(`v1-delivery:${event.id}:${id}`, ATTEMPT_CLAIM_TTL_MS)
-    if (claim.state !== 'started') return
+    // A second dispatch of one event skips what the first attempted; a delivery taken over goes out
+    // whatever the claim says: its instance may have died before sending it.
+    if (claim.state !== 'started' && !resumed) return this.owed!.done(owedId)
+    crashPoint('webhook.v1.attempting')
     const outcome = await attempt(targetOf(hook), this.request(hook, event), this.deps.attempt)
-    await this.report(id, outcome)
+    try {
+      await this.report(id, outcome)
+    } finally {
+      await this.owed!.done(owedId)
+    }
   }
 
   private request(hook: WebhookDoc, event: RecordedEvent) {

@@ -11,6 +11,7 @@ import type { Config } from '../../config'
 import type { Coordination } from '../../coordination/port'
 import { SecretBox } from '../../crypto/secrets'
 import type { EventBus } from '../../events/bus'
+import { OwedWork } from '../../events/owed-work'
 import type { Logger } from '../../logger'
 import type { Metrics } from '../../metrics/metrics'
 import { createEmailSender, type OutboxRepo, openOutbox } from '../../providers/email'
@@ -23,7 +24,7 @@ import { LegacyWebhookService } from './legacy-service'
 import { openWebhookRepos } from './repository'
 import { WebhookService } from './service'
 import { switchedOffNotice } from './switched-off-notice'
-import { V1_TIMEOUT_MS, V1Deliveries } from './v1-delivery'
+import { type OwedV1Delivery, V1_TIMEOUT_MS, V1Deliveries } from './v1-delivery'
 
 // Deliveries in flight per endpoint. A receiver behind one small server handles a few requests at
 // once; 16 lets a 100 ms receiver take ~160 deliveries/s, while a hung one ties up at most 16
@@ -35,7 +36,7 @@ export const LANE_CONCURRENCY = 16
 // A dead v1 endpoint is switched off after five failures and its queue then drains at once.
 export const LANE_MAX_QUEUED = 20_000
 // On shutdown, running attempts get this long to finish before the process moves on; queued ones
-// are dropped (legacy ones are re-attempted after restart: their actors are pending).
+// are left to be taken over (legacy ones by their pending actors, v1 ones by their owed records).
 const STOP_GRACE_MS = 2_000
 
 export interface WebhooksFeature {
@@ -47,6 +48,10 @@ export interface WebhooksFeature {
   eraseCustomerWebhooks(workspaceId: string): Promise<void>
   /** Emails kept when no SMTP_URL is set (GET /console/outbox). */
   outbox: OutboxRepo
+  /** Takes over v1 deliveries that stopped instances (this one's earlier lives included) owed. */
+  start(): Promise<void>
+  /** Draining: take over no other instance's deliveries. */
+  drain(): void
   stop(): Promise<void>
 }
 
@@ -89,7 +94,19 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
     agentNumber: (agentId) => agents.legacyNumberOfId(agentId),
   })
   deliveryActors = registerWebhookDelivery(runtime, { effects: { deliver: legacy.deliver }, clock, logger })
-  const v1 = new V1Deliveries({ repos, endpoints, secrets, clock, lanes, attempt: { allowPrivate, timeoutMs: V1_TIMEOUT_MS, email, counted: counted('v1') }, logger, coordination: deps.coordination })
+  const v1 = new V1Deliveries({
+    repos,
+    endpoints,
+    secrets,
+    clock,
+    lanes,
+    attempt: { allowPrivate, timeoutMs: V1_TIMEOUT_MS, email, counted: counted('v1') },
+    logger,
+    coordination: deps.coordination,
+    events: bus.events,
+  })
+  const owedV1 = await OwedWork.open<OwedV1Delivery>(store, { name: 'v1_webhook_deliveries', owner: runtime.instanceId, coordination: deps.coordination, logger, resume: v1.resume })
+  v1.owed = owedV1
   bus.subscribe(v1.onEvent)
   bus.subscribe(legacy.onEvent)
 
@@ -116,8 +133,11 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
       await repos.endpointNumbers.deleteMany({ workspaceId })
       await outbox.deleteMany({ workspaceId })
     },
+    start: () => owedV1.start(),
+    drain: () => owedV1.drain(),
     async stop() {
       await lanes.stop(STOP_GRACE_MS)
+      await owedV1.stop()
       await email.close()
     },
   }
