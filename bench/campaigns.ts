@@ -36,6 +36,8 @@ try {
     )
   const consoleReq = (path: string, body?: unknown) => req(`/console${path}`, server.consoleToken, 'POST', body)
   const dev = await consoleReq('/workspaces', { name: 'Bench campaigns', plan: 'enterprise' })
+  // A broadcast stops when the wallet cannot pay a message: enough for every recipient at the marketing price (0.025 USD).
+  await consoleReq(`/workspaces/${dev.id}/wallet`, { creditMicro: RECIPIENTS * 25_000 })
   const api = (path: string, method = 'GET', body?: unknown) => req(`/api/v1${path}`, dev.key, method, body)
   const agent = (await api('/agents', 'POST', { name: 'Bench broadcaster' })).id
   // Starting a campaign needs a published agent (only the published snapshot talks to people).

@@ -15,7 +15,7 @@ import type { Collection } from '../../store/port'
 import { type CallService, developerOf, lineSets } from '../calls/public'
 import type { CampaignOutcomes } from './outcomes'
 import type { CampaignDoc, RecipientDoc } from './repository'
-import type { Target } from './sender'
+import { type Target, Unpaid } from './sender'
 
 /** Every campaign line busy, or the calls-a-minute ceiling reached (429): calls last minutes, so look again in a second. */
 const LINES_BUSY_WAIT_MS = 1_000
@@ -126,6 +126,8 @@ export function callingTarget(d: CallingDeps, campaign: CampaignDoc, workspace: 
         }
         const callId = err instanceof ApiError ? (err.extra?.id as string | undefined) : undefined
         await setRow(r, { status: status === 403 ? 'skipped' : 'failed', error: (err as Error).message, ...(callId ? { callId } : {}) })
+        // 402: the account cannot pay a first minute; no later recipient could be called either.
+        if (status === 402) return new Unpaid((err as Error).message)
         return status === 403 ? 'skipped' : 'refused'
       }
       const ended = d.lines.untilEnded(placed.id)

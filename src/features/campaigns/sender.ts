@@ -5,6 +5,10 @@
  * neither a restart nor a quick pause-and-resume sends to anyone twice; a stop (pause, cancel,
  * failure) takes effect before the next claim, while those already claimed complete.
  * What a recipient is handed depends on the kind: broadcast.ts, calling.ts.
+ *
+ * When the account cannot pay (the wallet, or Free's monthly messages or minutes), at a (re)start
+ * or for a recipient (`Unpaid`), the campaign stops: every recipient not reached is failed with
+ * `not sent: <why>`, the campaign fails with that `lastError`, and a warn line says it.
  */
 import type { CampaignReport } from '../../../actors/campaign'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
@@ -24,6 +28,11 @@ const FAILURE_SHARE = 0.8
 /** How long a consent withdrawal is remembered here (consentWithdrawn). */
 const WITHDRAWN_KEEP_MS = 24 * 60 * 60 * 1000
 
+/** The account cannot pay for this send (the recipient's row says so already) nor, so, the rest. */
+export class Unpaid {
+  constructor(readonly reason: string) {}
+}
+
 export interface Contact {
   name: string | null
   email: string | null
@@ -39,10 +48,11 @@ export interface Target {
   /**
    * Hands the recipient over and records the outcome on its row: `handed` (sent or placed),
    * `refused` (the platform or network refused it: counts toward the failure share), `skipped`
-   * (not for this recipient, e.g. withdrawn consent), or `retry` (the row is pending again).
+   * (not for this recipient, e.g. withdrawn consent), `retry` (the row is pending again), or
+   * `Unpaid` (refused for money: the campaign stops).
    * Resolves when the recipient no longer holds anything (a call: when it ended).
    */
-  hand(row: RecipientDoc, contact: Contact, release: () => void): Promise<'handed' | 'refused' | 'skipped' | 'retry'>
+  hand(row: RecipientDoc, contact: Contact, release: () => void): Promise<'handed' | 'refused' | 'skipped' | 'retry' | Unpaid>
   /** Resolves once what earlier runs handed over has ended too (a call placed before a crash). */
   settled?(): Promise<void>
 }
@@ -53,8 +63,8 @@ export interface SenderDeps {
   contacts: ContactService
   outcomes: CampaignOutcomes
   workspace: (id: string) => Promise<WorkspaceDoc | null>
-  /** The campaign's target, or why it cannot send at all (the campaign fails with it). */
-  target: (campaign: CampaignDoc, workspace: WorkspaceDoc) => Promise<Target | string>
+  /** The campaign's target, or why it cannot send at all (the campaign fails with it; `Unpaid`: for money). */
+  target: (campaign: CampaignDoc, workspace: WorkspaceDoc) => Promise<Target | string | Unpaid>
   logger: Logger
 }
 
@@ -155,6 +165,7 @@ export class CampaignSender {
         )
     }
     const target = await d.target(campaign, workspace)
+    if (target instanceof Unpaid) return this.unpaid(campaign, target.reason, stop, report)
     if (typeof target === 'string') return report.failed(target)
     const countHandled = () => d.recipients.count({ campaignId: id, status: { $nin: ['pending', 'sending'] } })
     let handled = await countHandled()
@@ -171,6 +182,7 @@ export class CampaignSender {
     }
     const refusals: boolean[] = []
     let failure: string | null = null
+    let unpaid = false
     let mine = this.claimed.get(id)
     if (!mine) {
       mine = new Set()
@@ -251,6 +263,12 @@ export class CampaignSender {
             claimed.delete(r.id)
             continue
           }
+          if (result instanceof Unpaid) {
+            // No claim after this one: the rest are failed for the same reason below.
+            handled++
+            if (!unpaid) [failure, unpaid] = [result.reason, true]
+            continue
+          }
           if (result !== 'skipped') refusals.push(result === 'refused')
           if (refusals.length > FAILURE_WINDOW) refusals.shift()
           handled++
@@ -268,6 +286,7 @@ export class CampaignSender {
       }
     }
     await Promise.all(Array.from({ length: target.window }, worker))
+    if (failure && unpaid) return this.unpaid(campaign, failure, stop, report)
     if (failure && !stop.stopped) return report.failed(failure)
     if (stop.stopped) return
     // Everything this process still has in flight for the campaign (an earlier run's too, after a
@@ -279,5 +298,28 @@ export class CampaignSender {
     await target.settled?.()
     if (stop.stopped) return
     report.progress(await countHandled())
+  }
+
+  /**
+   * The account cannot pay: every recipient still pending is failed with the reason, then the
+   * campaign. A pause or cancel meanwhile leaves them pending (a resume checks the money again).
+   */
+  private async unpaid(campaign: CampaignDoc, reason: string, stop: Stop, report: CampaignReport): Promise<void> {
+    const d = this.d
+    d.logger.warn({ campaign: campaign.id, workspace: campaign.workspaceId, reason }, 'campaign stopped: the account cannot pay')
+    for (;;) {
+      if (stop.stopped) return
+      const rows = await d.recipients.find({ campaignId: campaign.id, status: 'pending' }, { sort: [['index', 1]], limit: BATCH })
+      if (!rows.length) break
+      await Promise.all(
+        rows.map((r) =>
+          d.outcomes.write(r.id, async () => {
+            if ((await d.recipients.get(r.id))?.status === 'pending') await d.recipients.update(r.id, { status: 'failed', error: `not sent: ${reason}` })
+          }),
+        ),
+      )
+    }
+    // Failed, not `sent`: no progress report here (every row handled would make it sent); the counts come from the rows.
+    if (!stop.stopped) report.failed(reason)
   }
 }

@@ -66,6 +66,10 @@ interface ReplyCount {
   used: number
 }
 
+/** Why a chat-app message is not sent when the wallet cannot pay for it. */
+export const cannotPayMessage = (category: MessageCategory, b: { availableMicro: number; priceMicro: number }) =>
+  `the balance cannot pay for a ${category} message: ${b.availableMicro} micro-units available, one costs ${b.priceMicro}; top up the wallet`
+
 export class Meter {
   private readonly replyCounts = new Map<string, ReplyCount>()
 
@@ -185,6 +189,23 @@ export class Meter {
     if (included === null) return null
     const used = await this.deps.ledger.records.count({ developerId: developer.id, kind: 'message', createdAt: { $gte: monthStart(this.deps.clock.now()) } })
     return Math.max(0, included - used)
+  }
+
+  /**
+   * Why the account cannot pay for one chat-app message of `category` now, or null when it can: on
+   * a plan with a wallet, an available balance below the message's price (the gate's wallet, at
+   * most GATE_WALLET_MS old). Free pays nothing: its monthly cap is messagesRemaining's.
+   */
+  async messageRefusal(workspace: WorkspaceDoc | string, category: MessageCategory): Promise<string | null> {
+    const budget = await this.messageBudget(workspace, category)
+    return budget && budget.availableMicro < budget.priceMicro ? cannotPayMessage(category, budget) : null
+  }
+
+  /** What the wallet has available (the gate's) and what one message of `category` costs; null on a plan without a wallet. */
+  async messageBudget(workspace: WorkspaceDoc | string, category: MessageCategory): Promise<{ availableMicro: number; priceMicro: number } | null> {
+    const developer = await this.payer(workspace)
+    if (!developer || !PLANS[developer.plan].wallet) return null
+    return { availableMicro: (await this.gateWallet(developer)).availableMicro, priceMicro: PRICES[developer.currency].messageMicro[category] }
   }
 
   /** Refuses a call (402) the account cannot pay a first minute of. */

@@ -13,4 +13,4 @@ export interface UsageServices {
 export const usageRef = featureRef<UsageServices>('usage')
 
 export { monthStart, type UsageLedger } from './ledger'
-export type { Meter, ReplyAllowance } from './meter'
+export { cannotPayMessage, type Meter, type ReplyAllowance } from './meter'
