@@ -1,0 +1,359 @@
+/**
+ * bench:endurance — does one instance hold up under mixed load for minutes: memory flat, nothing
+ * lost, no 5xx? The service runs in its own process (bench/service.ts) on 127.0.0.1 with the
+ * engines a user gets by default on Twilio (no vendor keys: pocketsphinx listens, espeak-ng speaks,
+ * Silero judges speech, the `local` model answers) against the local Twilio fake, and for
+ * BENCH_MINUTES (10) this process keeps, all at once:
+ *
+ *   - BENCH_CALLS (50) phone calls live, each held 30 s and replaced as it hangs up (Twilio played
+ *     with real Media Streams sockets: endurance-calls.ts);
+ *   - BENCH_MESSAGE_RATE (200) inbound chat-app messages a second through the console's sandbox
+ *     `inbound` route on a fixed schedule (an open loop), 2,000 customers on the agent's number and
+ *     one message in 40 to a second number with external agents on: its `message.received` webhook
+ *     is answered here with `POST /conversations/{id}/reply` (Idempotency-Key = the event id);
+ *   - webhooks to 5 local endpoints (endurance-hooks.ts): v1 `*` for each of the three agents, one
+ *     of them answering after 800 ms, and one legacy endpoint for every event type of the account;
+ *   - 10 API reads and writes a second (agents, calls, conversations, the campaign; an agent PATCH,
+ *     a webhook created and deleted);
+ *   - one chat-app campaign to 5,000 contacts, started a third of the way in.
+ *
+ *   bun bench/endurance.ts         (BENCH_MINUTES=1 for a quick run; BENCH_STT=deepgram: Deepgram's
+ *                                   adapter against its local fake instead of the local decoder)
+ *
+ * Every 30 s: the service's resident memory (/proc/<pid>/status), its JS heap and event-loop lag p99
+ * over the 30 s (its /metrics: prom-client's process metrics; the lag histogram is reset at each
+ * scrape), its CPU and the machine's load average. At the end, once the load stopped and deliveries
+ * went quiet: every answer this process got by status, and from the stopped service's store every
+ * event recorded against what each endpoint received (lost, duplicated), every message against its
+ * reply and its events, every call against its call.completed and call.analysed. Targets: resident
+ * memory at the end within 10% of after 1 minute, no 5xx. Bounded (RUN_LIMIT_MS), loopback only.
+ */
+import { readFileSync, rmSync } from 'node:fs'
+import { startDeepgramFake } from '../test/fakes/deepgram'
+import { startTwilioFake } from '../test/fakes/twilio'
+import { callNumberOf, runCalls } from './endurance-calls'
+import { startReceiver } from './endurance-hooks'
+import { report } from './endurance-report'
+import { cpuMs, startBenchService } from './service'
+
+const MINUTES = Number(process.env.BENCH_MINUTES ?? 10)
+const SLOTS = Number(process.env.BENCH_CALLS ?? 50)
+const MESSAGE_RATE = Number(process.env.BENCH_MESSAGE_RATE ?? 200)
+const STT = process.env.BENCH_STT ?? 'default'
+/** Each call's length once its stream is open: the agent's opening (~12 s of espeak-ng) and some silence after it. */
+const HOLD_MS = 30_000
+const SAMPLE_MS = 30_000
+/** The slow endpoint's answer time: well inside v1's 10 s and legacy's 5 s timeouts, so slow, not failing. */
+const SLOW_MS = 800
+/** API reads and writes a second: a developer's dashboard and scripts beside the traffic. */
+const API_RATE = 10
+const CUSTOMERS = 2_000
+const EXTERNAL_CUSTOMERS = 200
+/** One message in EXTERNAL_EVERY goes to the external-agents number: 5/s at 200/s, inside enterprise's 600 replies a minute. */
+const EXTERNAL_EVERY = 40
+const CAMPAIGN_RECIPIENTS = 5_000
+/** Inbound POSTs waiting for their answer past which the generator skips (and counts) a message: bounds this process. */
+const MAX_IN_FLIGHT = 2_000
+/** After the load stops: done once every endpoint has been quiet this long, or after DRAIN_MS at most. */
+const QUIET_MS = 5_000
+const DRAIN_MS = 120_000
+/** Set-up (contacts over HTTP, ~1 min here), the load, the drain, and two minutes more; past it the run stops, failed. */
+const RUN_LIMIT_MS = 4 * 60_000 + MINUTES * 60_000 + DRAIN_MS
+const LEGACY_TYPES = [
+  'lead.captured',
+  'conversation.escalated',
+  'conversation.resolved',
+  'call.completed',
+  'call.analysed',
+  'campaign.finished',
+  'message.received',
+  'chat.message.completed',
+  'voice.call.ended',
+]
+
+if (!(MINUTES > 0 && MINUTES <= 60) || !(SLOTS >= 0 && SLOTS <= 500) || !(MESSAGE_RATE >= 0 && MESSAGE_RATE <= 2_000) || !['default', 'deepgram'].includes(STT)) {
+  console.error('bench:endurance: BENCH_MINUTES must be 0–60, BENCH_CALLS 0–500, BENCH_MESSAGE_RATE 0–2,000, BENCH_STT default or deepgram')
+  process.exit(2)
+}
+
+const statuses = new Map<string, Map<number, number>>()
+/** The first answer of each route and status that was not a 2xx, to say what it was. */
+const firstRefusals = new Map<string, string>()
+const count = (label: string, status: number, body?: unknown) => {
+  const byStatus = statuses.get(label) ?? new Map<number, number>()
+  byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
+  statuses.set(label, byStatus)
+  if ((status < 200 || status >= 300) && !firstRefusals.has(`${label} ${status}`)) firstRefusals.set(`${label} ${status}`, JSON.stringify(body ?? null).slice(0, 200))
+}
+
+const fake = startTwilioFake()
+const DEEPGRAM_KEY = 'bench-endurance-deepgram-key'
+const deepgram = STT === 'deepgram' ? startDeepgramFake(DEEPGRAM_KEY) : null
+let stopService = () => {}
+const watchdog = setTimeout(() => {
+  console.error(`bench:endurance: gave up after ${RUN_LIMIT_MS / 60_000} minutes`)
+  stopService()
+  process.exit(1)
+}, RUN_LIMIT_MS)
+
+// The developer's side: the external number's events are answered with a reply, keyed by the event id.
+let api: (label: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: any }> = async () => ({ status: 0, body: null })
+const replies = { asked: 0, answered: 0, inFlight: 0 }
+const reply = async (eventId: string, conversationId: string) => {
+  replies.asked++
+  replies.inFlight++
+  const r = await api(
+    'POST /api/v1/conversations/{id}/reply',
+    'POST',
+    `/api/v1/conversations/${conversationId}/reply`,
+    { text: 'Thanks, a person will write back shortly.' },
+    { 'idempotency-key': eventId },
+  )
+  replies.inFlight--
+  if (r.status >= 200 && r.status < 300) replies.answered++
+}
+const hooks = {
+  external: startReceiver('v1 * (external-agents agent)', 0, (type, body, id) => {
+    if (type === 'message.received') void reply(id, body.data.conversationId)
+  }),
+  legacy: startReceiver('legacy, every type, every agent', 0),
+  calls: startReceiver('v1 * (calling agent)', 0),
+  slow: startReceiver(`v1 * (calling agent), answers after ${SLOW_MS} ms`, SLOW_MS),
+  messaging: startReceiver('v1 * (answering agent)', 0),
+}
+
+const { service, base, dir, token } = await startBenchService('endurance', {
+  TELEPHONY_PROVIDER: 'twilio',
+  TWILIO_ACCOUNT_SID: fake.accountSid,
+  TWILIO_AUTH_TOKEN: fake.authToken,
+  TWILIO_API_BASE_URL: fake.url,
+  ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+  ...(deepgram ? { STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: DEEPGRAM_KEY, DEEPGRAM_BASE_URL: deepgram.url } : {}),
+})
+stopService = () => service.kill('SIGKILL')
+const request = async (label: string, method: string, path: string, auth: string, body?: unknown, headers: Record<string, string> = {}) => {
+  try {
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const answer = (await res.json().catch(() => null)) as any
+    count(label, res.status, answer)
+    return { status: res.status, body: answer }
+  } catch (err) {
+    count(label, 0, String(err))
+    return { status: 0, body: null }
+  }
+}
+/** A set-up step: anything but the expected status stops the run. */
+const must = async (expected: number, method: string, path: string, auth: string, body?: unknown) => {
+  const r = await request(`set-up ${method}`, method, path, auth, body)
+  if (r.status !== expected) throw new Error(`set-up: ${method} ${path} answered ${r.status} ${JSON.stringify(r.body)}`)
+  return r.body
+}
+const metricsText = () => fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text())
+const metric = (text: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN)
+const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${service.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
+
+let calls: ReturnType<typeof runCalls> | null = null
+try {
+  const setupStart = performance.now()
+  const dev = await must(201, 'POST', '/console/workspaces', token, { name: 'Bench endurance', plan: 'enterprise' })
+  api = (label, method, path, body, headers) => request(label, method, path, dev.key, body, headers)
+  const consolePath = `/console/workspaces/${dev.id}`
+  const agent = async (name: string, extra: Record<string, unknown> = {}) => {
+    const id = (await must(201, 'POST', '/api/v1/agents', dev.key, { name, ...extra })).id as string
+    return id
+  }
+  const answering = await agent('Shop assistant')
+  await must(201, 'POST', `/api/v1/agents/${answering}/knowledge`, dev.key, {
+    title: 'Shop FAQ',
+    text: 'Opening hours\n\nWe are open from 8 am to 2 pm on Sundays.\n\nParking\n\nFree parking behind the shop.\n\nDelivery\n\nWe deliver within 5 km.\n\nRefunds\n\nRefunds take 3 to 5 working days.',
+  })
+  const external = await agent('Handed to our own bot')
+  const calling = await agent('Clinic reminders', { voice: { answersCalls: true } })
+  const scratch = await agent('Scratch')
+  for (const id of [answering, external, calling]) await must(200, 'POST', `/agents/${id}/publish`, dev.key, {})
+  await must(201, 'POST', `${consolePath}/phone-numbers`, token, { number: '+14155550100', source: 'rented', channel: 'chatapp', agent: answering })
+  await must(201, 'POST', `${consolePath}/phone-numbers`, token, { number: '+14155550101', source: 'rented', channel: 'chatapp', agent: external })
+  await must(200, 'PATCH', `${consolePath}/phone-numbers/${encodeURIComponent('+14155550101')}`, token, { externalAgents: true })
+  await must(201, 'POST', `${consolePath}/phone-numbers`, token, { number: '+14155550200', source: 'rented', agent: calling })
+  await must(201, 'POST', `${consolePath}/templates`, token, { name: 'promo', language: 'en', category: 'marketing', body: 'Hi {{1}}, our sale starts today', number: '+14155550100' })
+  for (const [hook, id] of [
+    [hooks.external, external],
+    [hooks.calls, calling],
+    [hooks.slow, calling],
+    [hooks.messaging, answering],
+  ] as const)
+    await must(201, 'POST', '/api/v1/webhooks', dev.key, { agent: id, url: hook.url, events: ['*'] })
+  await must(200, 'POST', '/webhooks/endpoints', dev.key, { url: hooks.legacy.url, event_types: LEGACY_TYPES })
+  const recipients = Array.from({ length: CAMPAIGN_RECIPIENTS }, (_, i) => `+1415${String(5_000_000 + i).padStart(7, '0')}`)
+  const contacts = [...Array.from({ length: SLOTS }, (_, s) => callNumberOf(s)), ...recipients]
+  for (let i = 0; i < contacts.length; i += 16) await Promise.all(contacts.slice(i, i + 16).map((phone) => must(201, 'POST', `${consolePath}/contacts`, token, { phone })))
+  statuses.clear()
+  console.log(`bench:endurance — set up in ${((performance.now() - setupStart) / 1000).toFixed(1)} s; ${MINUTES} min of load on one instance (pid ${service.pid}); load average ${loadavg()}`)
+
+  const t0 = performance.now()
+  const loadEnd = t0 + MINUTES * 60_000
+  const elapsed = () => (performance.now() - t0) / 1000
+
+  calls = runCalls({ slots: SLOTS, holdMs: HOLD_MS, until: loadEnd, base, key: dev.key, fake, request: (label, method, path, auth, body) => request(label, method, path, auth, body) })
+
+  // Messages: an open loop at MESSAGE_RATE, whatever the answers do.
+  const messages = { due: 0, skipped: 0, inFlight: 0, accepted: [] as { messageId: string; conversationId: string; external: boolean }[] }
+  const send = async (i: number) => {
+    const external = i % EXTERNAL_EVERY === EXTERNAL_EVERY - 1
+    const from = `+1415${String(external ? 7_000_000 + (i % EXTERNAL_CUSTOMERS) : 6_000_000 + (i % CUSTOMERS)).padStart(7, '0')}`
+    messages.inFlight++
+    const r = await request('POST /console/…/inbound', 'POST', `${consolePath}/inbound`, token, {
+      channel: 'chatapp',
+      from,
+      to: external ? '+14155550101' : '+14155550100',
+      text: ['What time do you open on Sunday?', 'Where can I park?', 'Do you deliver?', 'How long do refunds take?'][i % 4],
+    })
+    messages.inFlight--
+    if (r.status === 201) messages.accepted.push({ messageId: r.body.messageId, conversationId: r.body.conversationId, external })
+  }
+  const messageLoop = (async () => {
+    while (performance.now() < loadEnd) {
+      const due = Math.floor(elapsed() * MESSAGE_RATE)
+      for (; messages.due < due; messages.due++) {
+        if (messages.inFlight >= MAX_IN_FLIGHT) messages.skipped++
+        else void send(messages.due)
+      }
+      await Bun.sleep(5)
+    }
+  })()
+
+  // API reads and writes, one every 1/API_RATE s in turn.
+  let campaign: string | null = null
+  let webhookPair = false
+  const apiCalls: (() => Promise<unknown>)[] = [
+    () => api('GET /api/v1/agents/{id}', 'GET', `/api/v1/agents/${answering}`),
+    () => api('PATCH /api/v1/agents/{id}', 'PATCH', `/api/v1/agents/${scratch}`, { name: `Scratch ${Math.floor(elapsed())}` }),
+    () => api('GET /api/v1/calls', 'GET', '/api/v1/calls?limit=25'),
+    // Reads of one call or conversation wait for the first the run made (until then, the lists again).
+    () => {
+      const id = calls!.stats.placed.at(-1)
+      return id ? api('GET /api/v1/calls/{id}', 'GET', `/api/v1/calls/${id}`) : api('GET /api/v1/calls', 'GET', '/api/v1/calls?limit=1')
+    },
+    () => api('GET /api/v1/conversations', 'GET', '/api/v1/conversations?limit=25'),
+    () => {
+      const id = messages.accepted.at(-1)?.conversationId
+      return id ? api('GET /api/v1/conversations/{id}/messages', 'GET', `/api/v1/conversations/${id}/messages?limit=25`) : api('GET /api/v1/conversations', 'GET', '/api/v1/conversations?limit=1')
+    },
+    async () => {
+      // One scratch webhook at a time: overlapping pairs would meet the 20-per-agent limit (409).
+      if (webhookPair) return
+      webhookPair = true
+      const made = await api('POST /api/v1/webhooks', 'POST', '/api/v1/webhooks', { agent: scratch, url: hooks.messaging.url, events: ['lead.captured'] })
+      if (made.status === 201) await api('DELETE /api/v1/webhooks/{id}', 'DELETE', `/api/v1/webhooks/${made.body.id}`)
+      webhookPair = false
+    },
+    () => (campaign ? api('GET /api/v1/campaigns/{id}', 'GET', `/api/v1/campaigns/${campaign}`) : api('GET /api/v1/phone-numbers', 'GET', '/api/v1/phone-numbers')),
+  ]
+  const apiLoop = (async () => {
+    for (let n = 0; performance.now() < loadEnd; n++) {
+      void apiCalls[n % apiCalls.length]!()
+      await Bun.sleep(1000 / API_RATE)
+    }
+  })()
+
+  const campaignStart = (async () => {
+    await Bun.sleep((MINUTES * 60_000) / 3)
+    const c = await request('POST /console/…/campaigns', 'POST', `${consolePath}/campaigns`, token, { agent: answering, name: 'Sale', kind: 'chatapp', template: 'promo', recipients })
+    if (c.status !== 201) return
+    campaign = c.body.id
+    await request('POST /console/…/campaigns/{id}/start', 'POST', `${consolePath}/campaigns/${campaign}/start`, token)
+  })()
+
+  // Every 30 s: memory, heap, lag, CPU, load.
+  type Sample = { at: number; rssMb: number; heapMb: number; lagP99Ms: number; cpuPct: number; selfPct: number; load: string; accepted: number; waiting: number; callsLive: number; delivered: number }
+  const samples: Sample[] = []
+  let lastCpu = { at: performance.now(), ms: cpuMs(service.pid) }
+  const deliveredSoFar = () => Object.values(hooks).reduce((n, h) => n + h.requests, 0)
+  let lastSelf = cpuMs(process.pid)
+  const sample = async (): Promise<Sample> => {
+    const now = { at: performance.now(), ms: cpuMs(service.pid) }
+    const self = cpuMs(process.pid)
+    const at = elapsed()
+    const rss = rssMb()
+    // The heap and the lag come from the service's /metrics, which answers late when its event loop is behind.
+    const text = await metricsText()
+    const s = {
+      at,
+      rssMb: rss,
+      heapMb: metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20,
+      lagP99Ms: metric(text, 'nodejs_eventloop_lag_p99_seconds') * 1000,
+      cpuPct: (100 * (now.ms - lastCpu.ms)) / (now.at - lastCpu.at),
+      selfPct: (100 * (self - lastSelf)) / (now.at - lastCpu.at),
+      load: loadavg(),
+      accepted: messages.accepted.length,
+      waiting: messages.inFlight,
+      callsLive: calls!.stats.live(),
+      delivered: deliveredSoFar(),
+    }
+    lastCpu = now
+    lastSelf = self
+    return s
+  }
+  const print = (s: Sample) =>
+    console.log(
+      `  ${s.at.toFixed(0).padStart(5)} s  RSS ${s.rssMb.toFixed(0).padStart(5)} MB  heap ${s.heapMb.toFixed(0).padStart(4)} MB  lag p99 ${s.lagP99Ms.toFixed(0).padStart(4)} ms  CPU ${s.cpuPct.toFixed(0).padStart(3)}% (bench ${s.selfPct.toFixed(0)}%)  load ${s.load}  | messages ${s.accepted} (${s.waiting} waiting), calls live ${s.callsLive}/${calls!.stats.placed.length} placed, deliveries ${s.delivered}, 5xx ${fiveXx()}`,
+    )
+  const fiveXx = () => [...statuses.values()].reduce((n, m) => n + [...m].filter(([s]) => s >= 500 || s === 0).reduce((k, [, c]) => k + c, 0), 0)
+  await metricsText() // resets the lag histogram: the first window starts with the load
+  for (let k = 1; k * SAMPLE_MS <= MINUTES * 60_000; k++) {
+    await Bun.sleep(Math.max(0, t0 + k * SAMPLE_MS - performance.now()))
+    const s = await sample()
+    samples.push(s)
+    print(s)
+  }
+
+  await Promise.all([messageLoop, apiLoop, campaignStart, calls.done])
+  const drainStart = performance.now()
+  while (performance.now() - drainStart < DRAIN_MS) {
+    const quiet = Object.values(hooks).every((h) => performance.now() - h.lastAt > QUIET_MS)
+    if (quiet && messages.inFlight === 0 && replies.inFlight === 0) break
+    await Bun.sleep(250)
+  }
+  const drained = await sample()
+  console.log(`  after the load, once deliveries went quiet (${((performance.now() - drainStart) / 1000).toFixed(0)} s):`)
+  print(drained)
+  const finalMetrics = await metricsText()
+  const campaignView = campaign ? (await api('GET /api/v1/campaigns/{id}', 'GET', `/api/v1/campaigns/${campaign}`)).body : null
+
+  service.kill('SIGTERM')
+  const exited = await Promise.race([service.exited, Bun.sleep(30_000).then(() => 'timeout' as const)])
+  if (exited === 'timeout') service.kill('SIGKILL')
+  await report({
+    dir,
+    workspaceId: dev.id,
+    agents: { answering, external, calling },
+    samples,
+    drained,
+    statuses,
+    firstRefusals,
+    messages,
+    replies,
+    calls: calls.stats,
+    hooks,
+    campaign: campaignView,
+    recipients: CAMPAIGN_RECIPIENTS,
+    finalMetrics,
+    exit: exited === 'timeout' ? 'did not stop within 30 s of SIGTERM (killed)' : `exited ${exited}`,
+    engines: deepgram ? "Deepgram's adapter against its local fake (BENCH_STT=deepgram)" : 'the default (no STT_PROVIDER, TTS_PROVIDER or VAD set)',
+  })
+} finally {
+  clearTimeout(watchdog)
+  calls?.stop()
+  if (service.exitCode === null && service.signalCode === null) service.kill('SIGKILL')
+  await service.exited
+  await fake.stop()
+  deepgram?.stop()
+  for (const h of Object.values(hooks)) h.stop()
+  rmSync(dir, { recursive: true, force: true })
+}
+process.exit(0)
