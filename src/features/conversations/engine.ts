@@ -29,6 +29,7 @@ import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { ChatMessage, LanguageModel, StreamRequest, ToolCall } from '../../providers/llm'
+import type { Write } from '../../store/port'
 import type { AgentDoc } from '../agents/public'
 import type { Meter, ReplyAllowance } from '../usage/public'
 import { llmFailure } from './llm-failure'
@@ -73,6 +74,8 @@ export interface TurnInput {
   sideEffects: SideEffects
   /** The customer's message, when the channel recorded it already (an inbound message is stored on receipt). */
   recorded?: { message: MessageDoc; conversation: ConversationDoc }
+  /** Writes committed together with the reply (the answer's next step, so a crash can tell it was written). */
+  replyAlso?: (reply: MessageDoc) => Write[]
   /** Called with each piece of reply text as the model streams it. */
   onText?: (piece: string) => void
   signal?: AbortSignal
@@ -163,7 +166,11 @@ export class ConversationEngine {
     const reply = texts.join(' ').trim() || NO_REPLY
     // A chat reply and its event commit together: a crash never keeps one without the other.
     const completed = conversation.channel !== 'voice' ? (message: MessageDoc) => replyCompleted(conversation, message, reply) : undefined
-    const saved = await this.deps.conversations.addMessage(conversation, { author: 'agent', parts: [{ type: 'text', text: reply }], extra: { tools: runs, model: agent.model, usage } }, completed)
+    const saved = await this.deps.conversations.addMessage(
+      conversation,
+      { author: 'agent', parts: [{ type: 'text', text: reply }], extra: { tools: runs, model: agent.model, usage }, also: turn.replyAlso },
+      completed,
+    )
     if (metered) await this.chargeReply(workspace, saved.conversation, saved.message)
     return { conversation: saved.conversation, reply, answered: true, tools: runs, endCall, customerMessage: recorded.message, replyMessage: saved.message }
   }

@@ -8,7 +8,7 @@ import type { DomainEvent, EventBus } from '../../events/bus'
 import { notFound } from '../../http/errors'
 import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
-import type { Filter, PageAfter } from '../../store/port'
+import type { DocumentStore, Filter, PageAfter, Write } from '../../store/port'
 import type { Author, Channel, ConversationDoc, ConversationStatus, MessageDoc, MessagePart } from './model'
 import type { ConversationRepo, MessageRepo } from './repository'
 
@@ -28,6 +28,8 @@ export interface NewMessage {
   internal?: boolean
   /** Stored beside the message (agent replies: tools, model, usage). */
   extra?: Pick<MessageDoc, 'tools' | 'model' | 'usage'> | Record<string, unknown>
+  /** Writes committed together with the message (work it leaves owed: an answer to send). */
+  also?: (message: MessageDoc) => Write[]
 }
 
 export class ConversationService {
@@ -39,6 +41,7 @@ export class ConversationService {
     private readonly messages: MessageRepo,
     private readonly clock: Clock,
     private readonly bus: EventBus,
+    private readonly store: Pick<DocumentStore, 'commit'>,
   ) {}
 
   async start(input: StartConversation): Promise<ConversationDoc> {
@@ -85,6 +88,10 @@ export class ConversationService {
       out.push(...(await this.messages.find({ conversationId: c.id, internal: false, createdAt: { $gte: from, $lt: to } })))
     }
     return out
+  }
+
+  message(id: string): Promise<MessageDoc | null> {
+    return this.messages.get(id)
   }
 
   /** The message a platform id refers to (receipts). */
@@ -135,7 +142,8 @@ export class ConversationService {
   /**
    * Records a message. A customer message moves `lastInboundAt` and reopens a resolved
    * conversation (the customer is back, so the agent answers again). With `event`, the event that
-   * reports the message is recorded in the same commit and then dispatched (EventBus.publishWith).
+   * reports the message is recorded in the same commit and then dispatched (EventBus.publishWith);
+   * `input.also`'s writes go in that commit too.
    */
   async addMessage(conversation: ConversationDoc, input: NewMessage, event?: (message: MessageDoc) => DomainEvent): Promise<{ message: MessageDoc; conversation: ConversationDoc }> {
     const now = iso(this.clock.now())
@@ -156,12 +164,16 @@ export class ConversationService {
       if (conversation.status === 'resolved') set.status = 'active'
     }
     let updated: ConversationDoc | null
+    const writes: Write[] = [
+      { collection: this.messages.name, op: 'insert', doc: message },
+      { collection: this.conversations.name, op: 'update', id: conversation.id, set },
+      ...(input.also?.(message) ?? []),
+    ]
     if (event) {
-      const { results } = await this.bus.publishWith(event(message), [
-        { collection: this.messages.name, op: 'insert', doc: message },
-        { collection: this.conversations.name, op: 'update', id: conversation.id, set },
-      ])
+      const { results } = await this.bus.publishWith(event(message), writes)
       updated = results[1] as ConversationDoc | null
+    } else if (writes.length > 2) {
+      updated = (await this.store.commit(writes))[1] as ConversationDoc | null
     } else {
       await this.messages.insert(message)
       updated = await this.conversations.update(conversation.id, set)

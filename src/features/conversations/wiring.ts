@@ -42,7 +42,7 @@ export async function buildConversationFeature(deps: {
   logger?: Logger
 }): Promise<ConversationFeature> {
   const { conversations: conversationRepo, messages } = await openConversations(deps.store)
-  const conversations = new ConversationService(conversationRepo, messages, deps.clock, deps.bus)
+  const conversations = new ConversationService(conversationRepo, messages, deps.clock, deps.bus, deps.store)
   deps.agents.onDelete((agent) => conversations.removeAllForAgent(agent.workspaceId, agent.id))
   const service = new ServiceModelResolver({
     openaiApiKey: deps.config.providers.openaiApiKey,

@@ -10,7 +10,6 @@ import { SerialQueue } from '../../../actors/serial-queue'
 import type { DomainEvent } from '../../events/bus'
 import { badRequest } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
-import type { MessagingPlatform } from '../../providers/messaging/port'
 import { type ConversationFeature, type MessageDoc, presentMessage } from '../conversations/public'
 import type { AgentAnswers } from './answers'
 import type { BotConnections } from './bots'
@@ -36,7 +35,6 @@ export class BotInbound {
       bots: BotConnections
       conversations: ConversationFeature['conversations']
       answers: AgentAnswers
-      platform: MessagingPlatform
     },
   ) {}
 
@@ -63,15 +61,13 @@ export class BotInbound {
             },
           })
         : undefined
-      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input), extra: { from: chat } }, event)
-      const received = receivedOf(recorded.message)
-      if (bot.externalAgents) return received
-      if (recorded.conversation.status === 'handled') return received
-      d.answers.start(workspace, bot.agentId, recorded, async (text) => ({
-        platformMessageId: (await d.platform.send({ from: bot.id, to: chat, content: { type: 'text', text } })).platformMessageId,
-        status: 'sent',
-      }))
-      return received
+      // The bot's agent answers unless the developer does or a teammate took over; owed in the message's commit.
+      const target = { channel: 'botapp' as const, bot: bot.id, chat }
+      const answering = !bot.externalAgents && conversation.status !== 'handled'
+      const also = answering ? d.answers.owe(conversation, bot.agentId, target) : undefined
+      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input), extra: { from: chat }, also }, event)
+      if (answering) d.answers.start(workspace, bot.agentId, recorded, target)
+      return receivedOf(recorded.message)
     })
   }
 }

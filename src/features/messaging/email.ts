@@ -10,7 +10,6 @@
 import { SerialQueue } from '../../../actors/serial-queue'
 import { badRequest } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
-import type { EmailSender } from '../../providers/email'
 import type { AgentService } from '../agents/public'
 import type { ConversationFeature } from '../conversations/public'
 import type { AgentAnswers } from './answers'
@@ -27,7 +26,6 @@ export class EmailInbound {
       agents: AgentService
       conversations: ConversationFeature['conversations']
       answers: AgentAnswers
-      email: EmailSender
     },
   ) {}
 
@@ -40,13 +38,12 @@ export class EmailInbound {
     const thread = `email:${agent.id}:${address}`
     return this.threads.run(thread, async () => {
       const conversation = await d.conversations.thread({ workspaceId: workspace.id, agentId: agent.id, channel: 'email', customer: { id: null, phone: null }, thread })
-      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: [{ type: 'text', text: input.text }], extra: { from: address } })
-      if (recorded.conversation.status !== 'handled') {
-        d.answers.start(workspace, agent.id, recorded, async (text, agentName) => {
-          await d.email.send({ to: address, subject: `Re: your message to ${agentName}`, text, workspaceId: workspace.id })
-          return { status: 'sent' }
-        })
-      }
+      // Owed in the message's commit unless a teammate took over (answers.ts).
+      const target = { channel: 'email' as const, address }
+      const answering = conversation.status !== 'handled'
+      const also = answering ? d.answers.owe(conversation, agent.id, target) : undefined
+      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: [{ type: 'text', text: input.text }], extra: { from: address }, also })
+      if (answering) d.answers.start(workspace, agent.id, recorded, target)
       return { conversationId: conversation.id, messageId: recorded.message.id, receivedAt: recorded.message.createdAt }
     })
   }

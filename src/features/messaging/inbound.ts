@@ -14,7 +14,6 @@ import type { DomainEvent } from '../../events/bus'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
-import type { MessagingPlatform } from '../../providers/messaging/port'
 import { type ContactService, normalizePhone } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
 import { type MessageDoc, type MessagePart, presentMessage } from '../conversations/public'
@@ -52,7 +51,6 @@ export interface InboundDeps {
   numbers: PhoneNumberService
   contacts: ContactService
   conversations: ConversationFeature['conversations']
-  platform: MessagingPlatform
   answers: AgentAnswers
   logger: Logger
 }
@@ -97,19 +95,16 @@ export class InboundMessages {
               },
             })
           : undefined
-      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input) }, event)
+      // The agent answers unless the customer opted out, the developer answers (external agents) or a
+      // teammate took over; the answer is owed in the message's own commit, so a crash cannot lose it.
+      const target = { channel: 'chatapp' as const, from: number.number, to: phone }
+      const answering = !optOut && !number.externalAgents && conversation.status !== 'handled'
+      const also = answering ? d.answers.owe(conversation, agentId, target) : undefined
+      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: partsOf(input), also }, event)
       const received = receivedOf(recorded.message)
+      if (answering) d.answers.start(workspace, agentId, recorded, target)
       for (const listener of this.listeners) await listener(workspace.id, phone).catch((err) => d.logger.warn({ err }, 'a listener of inbound messages failed'))
-      if (optOut) {
-        if (!contact.optedOut) await d.contacts.patch(workspace.id, contact.id, { optedOut: true })
-        return received
-      }
-      if (number.externalAgents) return received
-      if (recorded.conversation.status === 'handled') return received
-      d.answers.start(workspace, agentId, recorded, async (text) => ({
-        platformMessageId: (await d.platform.send({ from: number.number, to: phone, content: { type: 'text', text } })).platformMessageId,
-        status: 'accepted',
-      }))
+      if (optOut && !contact.optedOut) await d.contacts.patch(workspace.id, contact.id, { optedOut: true })
       return received
     })
   }

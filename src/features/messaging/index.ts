@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { iso } from '../../clock'
 import { SecretBox } from '../../crypto/secrets'
+import { OwedWork } from '../../events/owed-work'
 import { defineFeature } from '../../kernel/feature'
 import { createEmailSender } from '../../providers/email'
 import type { MessagingPlatform } from '../../providers/messaging/port'
@@ -22,7 +23,7 @@ import { usageRef } from '../usage/public'
 import { versionsRef } from '../versions/public'
 import { webhooksRef } from '../webhooks/public'
 import { tenancyRef } from '../workspaces/public'
-import { AgentAnswers } from './answers'
+import { AgentAnswers, type OwedAnswer } from './answers'
 import { BotInbound } from './botapp'
 import { BotConnections, type BotDoc } from './bots'
 import { botsConsole } from './bots-console'
@@ -32,6 +33,7 @@ import { ReceivedFiles } from './files'
 import { InboundMessages } from './inbound'
 import { messagingRef } from './public'
 import { Replies } from './reply'
+import { replyTransport } from './reply-transport'
 import { SmtpListener } from './smtp-listener'
 import { MessagingTotals } from './summary'
 import { TeammateMessages } from './teammate'
@@ -55,8 +57,6 @@ export const messagingFeature = defineFeature(messagingRef, {
     // 30 s: an SMTP server accepts a message in well under that; past it the answer is marked failed.
     const email = createEmailSender(kernel.config, 30_000, { repo: outbox, clock: kernel.clock })
     const { serving } = use(versionsRef)
-    const answers = new AgentAnswers({ published: (ws, id) => serving.live(ws, id), conversations, engine, clock: kernel.clock, logger: kernel.logger })
-    const emailInbound = new EmailInbound({ agents, conversations, answers, email })
     const { templates } = use(templatesRef)
     const sandbox = new SandboxPlatform(kernel.clock)
     const files = await ReceivedFiles.open(kernel.store, {
@@ -88,7 +88,26 @@ export const messagingFeature = defineFeature(messagingRef, {
     if (kernel.config.botapp.provider === 'telegram') telegram = bots.useTelegram(new TelegramPlatform(kernel.config.botapp.telegramApiUrl, bots.tokenOf))
     const botPlatform: MessagingPlatform = telegram ?? sandbox
     kernel.customerHooks.onErased((e) => bots.erase(e.customerId), 'bots disconnected')
-    const botInbound = new BotInbound({ bots, conversations, answers, platform: botPlatform })
+    // Answers on every chat channel, each owed in the store from its message's commit (answers.ts).
+    const answers = new AgentAnswers({
+      published: (ws, id) => serving.live(ws, id),
+      workspace: (id) => workspaceRepo.get(id),
+      conversations,
+      engine,
+      send: replyTransport({ platform, botPlatform, email }),
+      clock: kernel.clock,
+      logger: kernel.logger,
+    })
+    const owedAnswers = await OwedWork.open<OwedAnswer>(kernel.store, {
+      name: 'owed_answers',
+      owner: kernel.runtime.instanceId,
+      coordination: kernel.coordination,
+      logger: kernel.logger,
+      resume: answers.resume,
+    })
+    answers.owed = owedAnswers
+    const emailInbound = new EmailInbound({ agents, conversations, answers })
+    const botInbound = new BotInbound({ bots, conversations, answers })
     // Inbound mail over SMTP, when SMTP_LISTEN_PORT is set (docs/api/messaging.md).
     let smtp: SmtpListener | null = null
     if (kernel.config.smtpListenPort !== undefined) {
@@ -96,7 +115,7 @@ export const messagingFeature = defineFeature(messagingRef, {
       await smtp.listen(kernel.config.smtpListenPort, kernel.config.host)
     }
     const replies = new Replies({ conversations, numbers, contacts, platform, botPlatform, bots, templates, meter, clock: kernel.clock })
-    const inbound = new InboundMessages({ numbers, contacts, conversations, platform, answers, logger: kernel.logger })
+    const inbound = new InboundMessages({ numbers, contacts, conversations, answers, logger: kernel.logger })
     platform.onReceipt(async (r) => {
       const message = await conversations.byPlatformId(r.platformMessageId)
       const current = (message?.delivery as { status?: string } | undefined)?.status ?? 'accepted'
@@ -128,10 +147,13 @@ export const messagingFeature = defineFeature(messagingRef, {
       ],
       v1: [messagingV1({ context: kernel.http.v1, replies, coordination: kernel.coordination, clock: kernel.clock }), chatappSummaryV1({ context: kernel.http.v1, totals })],
       console: [messagingConsole({ auth: kernel.http.console, inbound, email: emailInbound, bots: botInbound, web, teammates }), botsConsole({ auth: kernel.http.console, bots })],
+      // Answers stopped instances (this one's earlier lives included) owed are finished here.
+      start: () => owedAnswers.start(),
+      drain: async () => owedAnswers.drain(),
       async stop() {
         await smtp?.close()
-        await inbound.settled()
-        await emailInbound.settled()
+        await answers.settled()
+        await owedAnswers.stop()
         await email.close()
       },
     }

@@ -61,7 +61,7 @@ export async function startHarness(opts: { accounts?: ProviderAccounts; models?:
   bus.subscribe((e) => void events.push(e))
   const knowledge = await KnowledgeService.open(store, clock)
   const { conversations: conversationRepo, messages } = await openConversations(store)
-  const conversations = new ConversationService(conversationRepo, messages, clock, bus)
+  const conversations = new ConversationService(conversationRepo, messages, clock, bus, store)
   const ledger = await UsageLedger.open(store)
   const workspaces = await openWorkspaces(store)
   const notifications = new NotificationService(await openNotifications(store), (id) => workspaces.get(id), clock)
