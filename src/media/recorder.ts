@@ -54,22 +54,44 @@ export class Recorder {
   finish(): Promise<string> {
     this.finished ??= (async () => {
       await Promise.all([end(this.caller), end(this.agent)])
-      const rawCaller = join(this.dir, `${this.name}.caller.raw`)
-      const rawAgent = join(this.dir, `${this.name}.agent.raw`)
-      const a = samples(await readFile(rawCaller))
-      const b = samples(await readFile(rawAgent))
-      const mixed = new Int16Array(Math.max(a.length, b.length))
-      for (let i = 0; i < mixed.length; i++) mixed[i] = Math.max(-32768, Math.min(32767, (a[i] ?? 0) + (b[i] ?? 0)))
-      const wav = new WaveFile()
-      wav.fromScratch(1, RATE, '16', mixed)
-      const path = join(this.dir, `${this.name}.wav`)
-      await writeFile(path, wav.toBuffer())
-      await Promise.all([rm(rawCaller, { force: true }), rm(rawAgent, { force: true })])
-      return path
+      return mix(this.dir, this.name)
     })()
     return this.finished
   }
 }
 
+/**
+ * Finishes the recording a process left unfinished (it died mid-call): mixes what reached the raw
+ * files into `<name>.wav` as `finish` would, and resolves with its path; null when no raw file of
+ * that name is there (nothing was recorded here, or it was finished already).
+ */
+export async function finishLeftRecording(dir: string, name: string): Promise<string | null> {
+  const sides = await Promise.all([raw(dir, name, 'caller'), raw(dir, name, 'agent')].map((p) => Bun.file(p).exists()))
+  if (!sides.some(Boolean)) return null
+  return mix(dir, name)
+}
+
+const raw = (dir: string, name: string, side: 'caller' | 'agent') => join(dir, `${name}.${side}.raw`)
+
+async function mix(dir: string, name: string): Promise<string> {
+  const rawCaller = raw(dir, name, 'caller')
+  const rawAgent = raw(dir, name, 'agent')
+  const a = samples(await readFile(rawCaller).catch(() => Buffer.alloc(0)))
+  const b = samples(await readFile(rawAgent).catch(() => Buffer.alloc(0)))
+  const mixed = new Int16Array(Math.max(a.length, b.length))
+  for (let i = 0; i < mixed.length; i++) mixed[i] = Math.max(-32768, Math.min(32767, (a[i] ?? 0) + (b[i] ?? 0)))
+  const wav = new WaveFile()
+  wav.fromScratch(1, RATE, '16', mixed)
+  const path = join(dir, `${name}.wav`)
+  await writeFile(path, wav.toBuffer())
+  await Promise.all([rm(rawCaller, { force: true }), rm(rawAgent, { force: true })])
+  return path
+}
+
 const end = (s: WriteStream) => new Promise<void>((resolve) => s.end(() => resolve()))
-const samples = (b: Buffer) => new Int16Array(b.buffer, b.byteOffset, b.byteLength >> 1)
+/** Whole samples only: a process killed mid-write can leave half of the last one. */
+function samples(b: Buffer): Int16Array {
+  const whole = b.byteLength >> 1
+  // Int16Array needs an even offset; a copy gives one where the buffer's is odd.
+  return b.byteOffset % 2 === 0 ? new Int16Array(b.buffer, b.byteOffset, whole) : new Int16Array(new Uint8Array(b.subarray(0, whole * 2)).buffer)
+}

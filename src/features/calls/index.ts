@@ -34,6 +34,7 @@ import { CallReads } from './console-reads'
 import { callEffects } from './effects'
 import { CallFeed, watchedTries } from './live-feed'
 import { LostCalls } from './lost-calls'
+import { LostRecordings } from './lost-recordings'
 import { LostSwitches } from './lost-switches'
 import { CallMedia, mediaChannel } from './media'
 import { MediaEnds } from './media-ends'
@@ -175,7 +176,8 @@ export const callsFeature = defineFeature(callsRef, {
       actors: () => actors,
       byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined,
     })
-    const lost = new LostCalls({ tries, actors: () => actors, mediaEnded })
+    const lostRecordings = new LostRecordings({ files: kernel.files, tokens, clock, logger, publicBaseUrl: config.publicBaseUrl, dataDir: config.dataDir, workspace })
+    const lost = new LostCalls({ tries, actors: () => actors, mediaEnded, recordings: lostRecordings })
     // The agent's schedule_callback tool books a real scheduled call through the same rules.
     tools.provideCallbacks(new CallbackBooking({ calls, contacts, workspace, clock, logger }))
     const applyReport = async (e: TelephonyEvent) => {

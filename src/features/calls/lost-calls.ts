@@ -5,6 +5,7 @@
  */
 import type { CallActors } from '../../../actors/call'
 import { ActorExistsError } from '../../../actors/errors'
+import type { LostRecordings } from './lost-recordings'
 import type { CallTryDoc, CallTryRepo } from './repository'
 
 export interface LostCallsDeps {
@@ -12,6 +13,19 @@ export interface LostCallsDeps {
   actors: () => CallActors
   /** Announces that a try's media stream is over (MediaEnds.ended): its analysis reads on. */
   mediaEnded: (tryId: string) => Promise<void>
+  /** Finishes (or withdraws) the recording the dead process was writing. */
+  recordings: LostRecordings
+}
+
+/**
+ * The last instant a lost try is known to have been live: the media stream's last heartbeat
+ * (`liveAt`, media.ts), else its answer (a line whose stream never started carried nothing we know
+ * of). Never after `now`. The dropped call ends, and is billed, there, not when the restart noticed.
+ */
+export function lastKnownLive(row: CallTryDoc, now: number): number {
+  const answered = row.answeredAt ? Date.parse(row.answeredAt) : now
+  const beat = row.liveAt ? Date.parse(row.liveAt) : answered
+  return Math.min(now, Math.max(answered, beat))
 }
 
 export class LostCalls {
@@ -34,12 +48,14 @@ export class LostCalls {
       for (const row of await this.deps.tries.find({ status })) {
         if (status === 'ringing' && !row.callRef) continue // placement in flight: it is re-run at boot
         if (!lost(row)) continue
-        // Its media stream died with the process: nothing more will be written to it.
+        // Its media stream died with the process: nothing more will be written to it; what it
+        // recorded is finished into the recording.
         if (row.media === 'live') {
-          await this.deps.tries.update(row.id, { media: 'done' })
+          await this.deps.tries.update(row.id, { media: 'done', recording: await this.deps.recordings.finish(row) })
           await this.deps.mediaEnded(row.id)
         }
-        const event = status === 'connected' ? { type: 'call.ended' as const, at: now, hangup: 'failed' as const, error: reason } : { type: 'call.refused' as const, at: now, error: reason }
+        const event =
+          status === 'connected' ? { type: 'call.ended' as const, at: lastKnownLive(row, now), hangup: 'failed' as const, error: reason } : { type: 'call.refused' as const, at: now, error: reason }
         try {
           await this.deps.actors().send(row.callId, event)
           dropped++

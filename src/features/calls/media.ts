@@ -10,7 +10,7 @@
 import { rm } from 'node:fs/promises'
 import type { createActor } from 'xstate'
 import type { CallActors } from '../../../actors/call'
-import type { Clock } from '../../clock'
+import { type Clock, iso } from '../../clock'
 import type { Config } from '../../config'
 import type { Coordination } from '../../coordination/port'
 import type { FileStorage } from '../../files/port'
@@ -50,6 +50,14 @@ export interface CallMediaDeps extends VoicePipelineDeps {
 }
 
 export const mediaChannel = (callId: string) => `media:${callId}`
+
+/**
+ * How often a live stream writes its heartbeat (`liveAt`, the instant of its last frame): a call
+ * dropped by a crash ends, and is billed, at most this much before its real last moment. Two
+ * seconds is the order of the transcript's own writes (a second at a time while the agent speaks),
+ * so the heartbeat at most doubles a live call's small write load.
+ */
+export const LIVE_BEAT_MS = 2_000
 
 /** A goodbye ends its call within ~70 ms a character plus 3 s (session.ts endPolitely); then the end is written. */
 const GOODBYE_WAIT_MS = 15_000
@@ -147,8 +155,16 @@ export class CallMedia implements MediaCalls {
     const { session, recorder } = built
     this.live.set(callId, { state: session.state, session })
     let unsubscribe: () => Promise<void> = async () => {}
-    await record.write({ media: 'live', pipeline: built.pipeline, agentVersion: built.agentVersion })
+    let lastFrameAt = d.clock.now()
+    let beatAt = lastFrameAt
+    await record.write({ media: 'live', liveAt: iso(beatAt), pipeline: built.pipeline, agentVersion: built.agentVersion })
     if (recorder) await record.recording(false)
+    const beat = setInterval(() => {
+      if (lastFrameAt <= beatAt) return
+      beatAt = lastFrameAt
+      void record.write({ liveAt: iso(beatAt) })
+    }, LIVE_BEAT_MS)
+    beat.unref?.()
 
     let over = false
     finish = (hangup, error) => {
@@ -161,6 +177,7 @@ export class CallMedia implements MediaCalls {
       return work
     }
     const wrapUp = async (hangup: 'answered' | 'failed', error?: string) => {
+      clearInterval(beat)
       await session.close()
       this.live.delete(callId)
       await unsubscribe().catch(() => {})
@@ -179,7 +196,10 @@ export class CallMedia implements MediaCalls {
     record.log.info({ ...built.pipeline, encoding: stream.encoding }, 'media stream started')
     return {
       call: {
-        frame: (f) => session.frame(f),
+        frame: (f) => {
+          lastFrameAt = d.clock.now()
+          session.frame(f)
+        },
         drained: () => session.drained(),
         ended: (how, detail) => {
           if (how !== 'stop') record.log.warn({ how, detail, droppedFrames: session.dropped }, 'media stream ended abnormally')

@@ -9,6 +9,7 @@
  * The files are kept behind the file-storage port (src/files): DATA_DIR/recordings on one machine,
  * GridFS with MONGODB_URL, so with several instances any one serves any recording.
  */
+import { join } from 'node:path'
 import { Elysia, t } from 'elysia'
 import { type Clock, iso } from '../../clock'
 import type { FileStorage } from '../../files/port'
@@ -22,6 +23,8 @@ export const RETENTION_DAYS: Record<WorkspaceDoc['plan'], number> = { free: 30, 
 
 const PREFIX = 'recordings/'
 export const recordingKey = (callId: string, attempt: number) => `${PREFIX}${callId}-${attempt}.wav`
+/** Where a call's recorder streams its raw sides while the call runs (DATA_DIR's scratch space). */
+export const recordingScratch = (dataDir: string) => join(dataDir, 'tmp', 'recordings')
 
 export function recordingLink(publicBaseUrl: string, tokens: MediaTokens, callId: string, attempt: number, workspace: WorkspaceDoc, now: number, ready: boolean) {
   const token = tokens.issue(`rec:${callId}`, attempt)

@@ -53,6 +53,12 @@ export interface CallTryDoc {
   error: string | null
   /** The media stream: `live` while the pipeline runs, `done` once transcript and recording are written; absent when none connected. */
   media?: 'live' | 'done'
+  /**
+   * The media stream's heartbeat: the service-clock instant of the last frame it had received,
+   * written when it starts and then every LIVE_BEAT_MS (media.ts). A restart that lost the call
+   * ends it (and bills it) here.
+   */
+  liveAt?: string
   /** The agent version the call talked as (set when its media starts); null or absent: it never talked (nothing was published). */
   agentVersion?: number | null
   /** The speech engines the pipeline used, and the call length it allowed (the agent's `maxCallSeconds` or the plan's default). */

@@ -5,7 +5,6 @@
  * recorder, and the CallLine through which the session reaches the conversation engine and the
  * call record (call-record.ts). The media socket side (media.ts) attaches it to a stream.
  */
-import { join } from 'node:path'
 import { CALL_CEILINGS } from '../../catalog/limits'
 import { DEFAULT_VOICE } from '../../catalog/voices'
 import type { Config } from '../../config'
@@ -24,6 +23,7 @@ import { type AgentDoc, type AgentService, languageCode } from '../agents/public
 import type { ByokRuntime } from '../byok/public'
 import type { ConversationFeature } from '../conversations/public'
 import type { CallRecord } from './call-record'
+import { recordingScratch } from './recordings'
 import type { CallTryDoc } from './repository'
 import type { PublishedAgents } from './service'
 
@@ -84,7 +84,7 @@ export async function buildVoicePipeline(
   const language = languageCode(agent.voice.language ?? agent.language)
   const stt = await choice.stt.open({ language })
   const vad = await voiceActivity(d.config.speech.vad)
-  const recorder = agent.voice.recordCalls ? await Recorder.open(join(d.config.dataDir, 'tmp', 'recordings'), `${row.callId}-${row.attempt}`) : null
+  const recorder = agent.voice.recordCalls ? await Recorder.open(recordingScratch(d.config.dataDir), `${row.callId}-${row.attempt}`) : null
   const line: CallLine = {
     callId: row.callId,
     opening: row.direction === 'outbound' ? (row.purpose ?? agent.greeting) : agent.greeting,
