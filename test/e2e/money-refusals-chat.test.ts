@@ -2,7 +2,8 @@
  * A workspace whose wallet cannot pay for a reply, on the live text channels: the customer's
  * message is kept and not answered; a website visitor is told the chat is not available right now
  * (never that a person has it); the conversation goes to the team (escalated, the reason naming the
- * money, in `conversation.escalated`); a warn line says why. A top-up resumes the replies.
+ * money, in `conversation.escalated`); a warn line says why. A top-up resumes the replies. A
+ * sequence step it cannot pay for is skipped with the reason.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { RecordedEvent } from '../../src/events/bus'
@@ -10,6 +11,7 @@ import { messagingFeature } from '../../src/features/messaging'
 import { capturedLogger } from '../support/log-capture'
 import { startTestServer, type TestServer } from '../support/server'
 import { readEvents } from '../support/sse'
+import { until } from '../support/until'
 
 const { logger, lines } = capturedLogger('warn')
 let s: TestServer
@@ -80,4 +82,23 @@ test('a chat-app message is not answered (nothing is sent that cannot be paid); 
   expect((await s.api('GET', '/conversations?channel=chatapp', { key: dev.key })).body.items.find((c: any) => c.id === conversationId).status).toBe('escalated')
   expect((escalatedFor(conversationId)[0]!.data as any).reason).toContain('the wallet cannot pay for a reply')
   expect(refusalLines(conversationId)[0]).toMatchObject({ workspace: dev.id, channel: 'chatapp' })
+})
+
+test('a sequence step the balance cannot pay for is skipped with the reason, and said in a warn line', async () => {
+  const { dev, agent } = await broke('Broke sequence', '+1415555830', 'chatapp')
+  expect((await s.console('POST', `/workspaces/${dev.id}/templates`, { name: 'welcome', language: 'en', category: 'utility', body: 'Welcome!' })).status).toBe(201)
+  expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155558399' })).status).toBe(201)
+  const seq = (await s.console('POST', `/workspaces/${dev.id}/sequences`, { name: 'Onboarding', agent: agent.id, steps: [{ template: 'welcome', delayMinutes: 0 }] })).body.id
+  const enrolled = await s.api('POST', `/sequences/${seq}/enrolments`, { key: dev.key, body: { to: '+14155558399' } })
+  expect(enrolled.body.enrolled).toBe(true)
+  await s.console('POST', '/clock/advance', { ms: 1_000 })
+  const enrolments = await s.server.services.store.collection<any>({ name: 'enrolments', indexes: [] })
+  const done = await until(
+    'the step is decided',
+    () => enrolments.get(enrolled.body.id),
+    (e) => e.steps['0'] !== undefined && e.steps['0'] !== 'sending',
+  )
+  expect(done.steps['0']).toBe('skipped: the balance cannot pay for a utility message: -1000000 micro-units available, one costs 4000; top up the wallet')
+  expect(s.server.services.of(messagingFeature).sandbox.sent.filter((m) => m.to === '+14155558399')).toEqual([])
+  expect(lines.filter((l) => l.enrolment === enrolled.body.id && l.msg === 'a sequence step was not sent: the account cannot pay for it')).toHaveLength(1)
 })

@@ -6,9 +6,11 @@
 import type { CallEffectPort } from '../../../actors/call'
 import { CodedEffectFailure } from '../../../actors/effects'
 import type { CallEffectInput, HangUpInput } from '../../../machines/call'
+import { voiceTier } from '../../catalog/voices'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import type { EventBus } from '../../events/bus'
+import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { Telephony } from '../../providers/telephony/port'
@@ -81,6 +83,21 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       const held = row.from ? await deps.numbers.byNumber(row.from) : null
       if (!held || held.workspaceId !== row.workspaceId || held.agentId !== row.agentId) {
         throw new CodedEffectFailure('not_placed', `${row.from} is no longer agent ${row.agentName}'s number`)
+      }
+      // A booked call or a retry is paid when it rings: one the account cannot pay a first minute
+      // of then is not placed, the 402's words in its `error` (POST /calls checked the first try).
+      if (row.scheduledFor !== null || attempt > 1) {
+        const workspace = await deps.workspace(row.workspaceId)
+        const refused = workspace
+          ? await deps.meter.checkCall(workspace, voiceTier(agent.voice.voice)).then(
+              () => null,
+              (err: unknown) => refusal402(err),
+            )
+          : null
+        if (refused) {
+          deps.logger.warn({ call: id, attempt, workspace: row.workspaceId, reason: refused }, 'a waiting call was not placed: the account cannot pay for it')
+          throw new CodedEffectFailure('not_placed', refused)
+        }
       }
       return deps.telephony.place({ callId: id, attempt, to: row.phone!, from: row.from!, detectMachines: agent.voice.detectMachines })
     },
@@ -160,4 +177,10 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       await legacyEnded()
     },
   }
+}
+
+/** A 402's words (the account cannot pay); anything else is thrown on. */
+function refusal402(err: unknown): string {
+  if (err instanceof ApiError && err.status === 402) return err.message
+  throw err
 }

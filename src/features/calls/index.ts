@@ -133,6 +133,7 @@ export const callsFeature = defineFeature(callsRef, {
       files: kernel.files,
       feed,
       phrases: new PhraseCache(),
+      meter,
       config,
       tries,
       agents,

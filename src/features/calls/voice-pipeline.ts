@@ -1,13 +1,15 @@
 /**
  * Builds one call's voice pipeline (src/media/session.ts) from the call's record: the agent it
- * talks as (the published version; nothing published: the line only says it is not available),
+ * talks as (the published version; nothing published, or an answered inbound call the account
+ * cannot pay a first minute of: the line only says it is not available, the reason in `error`),
  * the speech engines (the workspace's BYOK keys with no fallback, else ours), the VAD, the
  * recorder, and the CallLine through which the session reaches the conversation engine and the
  * call record (call-record.ts). The media socket side (media.ts) attaches it to a stream.
  */
 import { CALL_CEILINGS } from '../../catalog/limits'
-import { DEFAULT_VOICE } from '../../catalog/voices'
+import { DEFAULT_VOICE, voiceTier } from '../../catalog/voices'
 import type { Config } from '../../config'
+import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import { TRAILING_WAIT_MS } from '../../media/end-of-turn'
@@ -22,6 +24,7 @@ import type { Telephony } from '../../providers/telephony/port'
 import { type AgentDoc, type AgentService, languageCode } from '../agents/public'
 import type { ByokRuntime } from '../byok/public'
 import type { ConversationFeature } from '../conversations/public'
+import type { Meter } from '../usage/public'
 import type { CallRecord } from './call-record'
 import { recordingScratch } from './recordings'
 import type { CallTryDoc } from './repository'
@@ -37,6 +40,8 @@ export interface VoicePipelineDeps {
   speech: SpeechProviders
   byok?: Pick<ByokRuntime, 'speech'>
   phrases: PhraseCache
+  /** An inbound call (phone or browser) is answered before it can be refused: the line then says it is not available. */
+  meter?: Pick<Meter, 'checkCall'>
   logger: Logger
   /** Hears each voice turn's stages as the call record stores them (the turn latency on /metrics). */
   turnObserved?: (stages: TurnStages) => void
@@ -72,9 +77,17 @@ export async function buildVoicePipeline(
   // The call talks as the published agent. With nothing published the line only says it is not
   // available and ends (docs/spec.md Agent publication: a draft is not talked to), in the service's voice.
   const served = await d.published.served(row.workspaceId, row.agentId).catch((err: Error) => ({ unavailable: err.message }))
-  const unavailable = 'unavailable' in served ? served.unavailable : undefined
-  const agent: AgentDoc = unavailable ? { ...draft, voice: { ...draft.voice, voice: DEFAULT_VOICE, recordCalls: false } } : (served as { agent: AgentDoc }).agent
+  let unavailable = 'unavailable' in served ? served.unavailable : undefined
   if (unavailable) record.log.info({ agent: row.agentId }, `a call reached an agent with nothing published: ${unavailable}`)
+  // An outbound call was refused (402) before it rang; one coming in is refused here, honestly.
+  if (!unavailable && row.direction === 'inbound') {
+    const unpaid = await unpaidCall(d, workspace, (served as { agent: AgentDoc }).agent)
+    if (unpaid) {
+      unavailable = unpaid
+      record.log.warn({ agent: row.agentId, workspace: workspace.id, reason: unpaid }, 'an incoming call was not taken: the account cannot pay for it')
+    }
+  }
+  const agent: AgentDoc = unavailable ? { ...draft, voice: { ...draft.voice, voice: DEFAULT_VOICE, recordCalls: false } } : (served as { agent: AgentDoc }).agent
   // BYOK first, with no fallback to the service's engines (docs/spec.md BYOK). A browser call is a real
   // person whatever the network: the sandbox's scripted doubles never stand in.
   const own = d.byok ? await d.byok.speech(workspace, agent.id).catch((err: Error) => ({ failed: err.message })) : null
@@ -116,4 +129,15 @@ export async function buildVoicePipeline(
   const session = new VoiceSession({ line, vad, stt, tts: choice.tts, send: c.send, chunkMs: c.chunkMs, record: recorder ?? undefined, phrases: d.phrases, actor: c.actor })
   const pipeline = { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name, maxCallSeconds: line.maxCallSeconds }
   return { session, recorder, pipeline, agentVersion: 'version' in served ? served.version.number : null }
+}
+
+/** The 402's words when the account cannot pay a first minute of the agent's voice; null when it can. */
+async function unpaidCall(d: VoicePipelineDeps, workspace: WorkspaceDoc, agent: AgentDoc): Promise<string | null> {
+  try {
+    await d.meter?.checkCall(workspace, voiceTier(agent.voice.voice))
+    return null
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 402) return err.message
+    throw err
+  }
 }

@@ -37,6 +37,7 @@ export const sequencesFeature = defineFeature(sequencesRef, {
       platform,
       meter,
       clock: kernel.clock,
+      logger: kernel.logger,
       actors: () => actors!,
       agentExists: (workspaceId, id) => agents.exists(workspaceId, id),
     })

@@ -11,6 +11,7 @@ import { type Clock, iso } from '../../clock'
 import { badRequest, notFound } from '../../http/errors'
 import { newId } from '../../ids'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Logger } from '../../logger'
 import type { MessagingPlatform, Sent } from '../../providers/messaging/port'
 import type { Collection, PageAfter } from '../../store/port'
 import { type ContactService, normalizePhone } from '../contacts/public'
@@ -37,8 +38,10 @@ export interface SequenceDeps {
   templates: TemplateService
   conversations: ConversationFeature['conversations']
   platform: MessagingPlatform
-  meter: Pick<Meter, 'charge' | 'messagesLeft'>
+  meter: Pick<Meter, 'charge' | 'messagesLeft' | 'messageRefusal'>
   clock: Clock
+  /** Where a step refused for money is said (a warn line); unset in unit tests. */
+  logger?: Logger
   actors: () => EnrolmentActors
   agentExists: (workspaceId: string, id: string) => Promise<boolean>
 }
@@ -169,6 +172,12 @@ export class SequenceService {
       thread: `chatapp:${number.number}:${e.phone}`,
     })
     if (!(await d.meter.messagesLeft(e.workspaceId))) return "skipped: the plan's chat-app messages for this month are used up"
+    // Paid plans: the wallet must cover the step's price (its category is known once the template is read).
+    const unpaid = async (category: MessageCategory) => {
+      const why = await d.meter.messageRefusal(e.workspaceId, category)
+      if (why) d.logger?.warn({ enrolment: e.id, sequence: sequence.id, workspace: e.workspaceId, reason: why }, 'a sequence step was not sent: the account cannot pay for it')
+      return why && `skipped: ${why}`
+    }
     let text: string
     let sent: Sent
     let category: MessageCategory = 'service'
@@ -178,11 +187,15 @@ export class SequenceService {
       if (values.some((v) => v === '')) return `skipped: template ${template.name} needs ${template.variableCount} variables`
       text = template.body.replace(/\{\{\s*(\d+)\s*\}\}/g, (_, n: string) => values[Number(n) - 1] ?? '')
       category = template.category
+      const refused = await unpaid(category)
+      if (refused) return refused
       sent = await d.platform.send({ from: number.number, to: e.phone, content: { type: 'template', template: { name: template.name, language: template.language, variables: values } } })
     } else {
       const last = conversation.lastInboundAt ? Date.parse(conversation.lastInboundAt) : null
       if (last === null || d.clock.now() - last > WINDOW_MS) return "skipped: the customer's 24-hour window is closed for a text step"
       text = step.text!.replace(/\{\{\s*([\w.-]+)\s*\}\}/g, (_, name: string) => e.variables[name] ?? '')
+      const refused = await unpaid(category)
+      if (refused) return refused
       sent = await d.platform.send({ from: number.number, to: e.phone, content: { type: 'text', text } })
     }
     const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts: [{ type: 'text', text }], extra: { sequenceId: sequence.id, enrolmentId: e.id } })
