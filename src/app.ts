@@ -5,6 +5,7 @@
  */
 import { type AnyElysia, Elysia } from 'elysia'
 import { tenancyFeature } from './features/workspaces'
+import { BodySchemas, type RouteRow } from './http/body-check'
 import { BodyDeadlines } from './http/body-deadline'
 import { checkConsoleToken } from './http/console-auth'
 import { authenticateRequest } from './http/context'
@@ -13,7 +14,8 @@ import { errorPlugin } from './http/error-plugin'
 import { jsonBodies } from './http/json-body'
 import { mountDocs } from './http/openapi-docs'
 import { requestLog } from './http/request-log'
-import { isVisitorPath, V1_PREFIX } from './http/surface'
+import { type CredentialCheck, isVisitorPath, V1_PREFIX } from './http/surface'
+import { MEDIA_PREFIX } from './media/bridge'
 import { MAX_MESSAGE_BYTES } from './media/serializers/twilio'
 import { metricsRoute } from './metrics'
 import type { Services } from './services'
@@ -41,15 +43,21 @@ export function createApp(services: Services, consoleToken: string) {
   const notLegacy = [/^\/api\/v1(\/|$)/, /^\/console(\/|$)/, /^\/docs/]
 
   // WebSocket messages over the media protocol's ceiling are refused by Bun itself (close 1009).
+  const checkCredentials: CredentialCheck = async (request, surface) => {
+    const path = new URL(request.url).pathname
+    if (surface === 'console') checkConsoleToken(consoleToken, request)
+    else if (isVisitorPath(path) || path.startsWith(MEDIA_PREFIX)) return false
+    else await authenticateRequest(auth, request)
+    return true
+  }
+  // Read on the first body, when every surface is mounted.
+  let routes: () => RouteRow[] = () => []
+  const bodySchemas = new BodySchemas(() => routes())
+  const bodyDeadlines = new BodyDeadlines({ onTimeout: (client, slowBodies, reason) => services.logger.warn({ client, slowBodies, reason }, 'request body too slow: answered 408') })
   const app = new Elysia({ normalize: false, websocket: { maxPayloadLength: MAX_MESSAGE_BYTES } })
-    .use(
-      errorPlugin(services.logger, async (request, surface) => {
-        if (surface === 'console') checkConsoleToken(consoleToken, request)
-        else if (!isVisitorPath(new URL(request.url).pathname)) await authenticateRequest(auth, request)
-      }),
-    )
+    .use(errorPlugin(services.logger, checkCredentials))
     .use(requestLog(services.logger))
-    .use(jsonBodies(new BodyDeadlines({ onTimeout: (client, slowBodies, reason) => services.logger.warn({ client, slowBodies, reason }, 'request body too slow: answered 408') })))
+    .use(jsonBodies(bodyDeadlines, checkCredentials, bodySchemas))
     .use(drainingGate(services.draining))
     .use(metricsRoute(services.metrics, consoleToken))
     .use(v1)
@@ -57,6 +65,7 @@ export function createApp(services: Services, consoleToken: string) {
     .use(legacy)
     .use(sockets)
     .use(callbacks)
+  routes = () => app.routes
   mountDocs(app, {
     path: DOCS.v1,
     title: 'Agent platform API (v1)',

@@ -5,6 +5,7 @@
 
 import { timingSafeEqual } from 'node:crypto'
 import { Elysia } from 'elysia'
+import { bodyRefusal } from './body-check'
 import { notFound, unauthorized } from './errors'
 
 /** The workspace behind a console path's `{ws}` (a developer's `ws_` or a customer's `org_` id); null when none. */
@@ -31,6 +32,7 @@ export function consoleAuth<W>(token: string, lookup: ConsoleWorkspaceLookup<W>)
   return new Elysia({ name: 'console-auth' })
     .derive({ as: 'scoped' }, ({ request }) => {
       checkConsoleToken(token, request)
+      bodyRefusal(request)
       return {}
     })
     .macro({

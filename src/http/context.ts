@@ -6,6 +6,7 @@
 import { Elysia } from 'elysia'
 import type { Coordination } from '../coordination/port'
 import { type Authenticator, type HttpPrincipal, type HttpWorkspace, type Scope, WORKSPACE_HEADER } from './authenticator'
+import { bodyRefusal } from './body-check'
 import { badRequest, forbidden } from './errors'
 import { answerIdempotent, beginIdempotent, failIdempotent, holdClaim, type IdempotencyStep, releaseHold, requestKey } from './idempotency'
 
@@ -58,6 +59,7 @@ export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(d
       const principal = await deps.auth.authenticate(request.headers.get('authorization'))
       const workspace = await deps.auth.resolve(principal, request.headers.get(WORKSPACE_HEADER))
       assertMayWrite(principal, request.method)
+      bodyRefusal(request)
       return { principal, workspace }
     })
     .macro({

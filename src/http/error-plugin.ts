@@ -6,10 +6,11 @@
  */
 import { Elysia } from 'elysia'
 import type { Logger } from '../logger'
+import { BodySchemaError } from './body-check'
 import { ApiError } from './errors'
 import { settleFailedClaim } from './idempotency'
 import { bodyErrorOf, unreadBody } from './json-body'
-import { type Surface, surfaceOf } from './surface'
+import { type CredentialCheck, surfaceOf } from './surface'
 import { describeSchemaError, fieldName, type JsonSchema, type SchemaError } from './validation-message'
 
 const STATUS_TEXT: Record<number, string> = {
@@ -90,13 +91,6 @@ function firstError(errors: SchemaError[]): SchemaError {
   return errors.find((e) => /required property/i.test(e.message)) ?? errors[0]
 }
 
-/**
- * Checks a request's credentials (key or console token) for a surface, throwing the ApiError the
- * surface would answer (401, or 403 for a read key that writes). Body parsing happens before the
- * request context runs, so a malformed body is only reported to callers who may send it.
- */
-export type CredentialCheck = (request: Request, surface: Surface) => Promise<void>
-
 interface Failure {
   code: string | number
   error: unknown
@@ -137,7 +131,7 @@ async function shape({ code, error, request, set, params }: Failure, logger: Log
 
   if (error instanceof ApiError) return refusal(error)
 
-  if (code === 'VALIDATION') {
+  if (code === 'VALIDATION' || error instanceof BodySchemaError) {
     const v = error as ValidationFailure
     if (v.type === 'response') {
       // Our own answer broke its schema: a server bug, never the caller's fault.
@@ -180,6 +174,9 @@ async function shape({ code, error, request, set, params }: Failure, logger: Log
   }
 
   if (code === 'PARSE') {
+    // A refusal made before the body was read (json-body.ts checks credentials first).
+    const cause = (error as { cause?: unknown } | null)?.cause
+    if (cause instanceof ApiError) return refusal(cause)
     // 401/403 come before any complaint about the body (as they do for a body that parses).
     try {
       await checkCredentials?.(request, surface)

@@ -6,9 +6,11 @@
  * - malformed JSON is refused;
  * - a JSON value that is not an object is refused (Elysia folds `[]`, `5` or `true` into `{}` when
  *   every field is optional, so a PATCH answered 200 having done nothing);
- * - a `__proto__` member, at any depth, is refused as the unknown field it is. JSON.parse keeps it
- *   as an own property, but schema transforms, spreads and merges drop it silently, so some routes
- *   refused it and others accepted the body without it; here it is refused before any of them.
+ * - a body nested deeper than MAX_BODY_DEPTH, a `__proto__` member at any depth, a NUL or a lone
+ *   surrogate in any text are refused naming the member (body-shape.ts), before any route schema
+ *   runs, in passes linear in the body's size;
+ * - credentials are checked before the body is read (401/403 without reading a byte of it), where
+ *   the surface needs them;
  * - a body that arrives too slowly is refused with 408 and the connection closed (body-deadline.ts):
  *   Bun cuts slow headers, but a body trickling in a byte a second held its connection forever.
  * Elysia wraps what a parser throws in a ParseError; the error plugin finds the BodyError inside,
@@ -16,7 +18,10 @@
  * answers 400 `body: …` on v1 and the console, 422 `loc: ["body"]` on legacy.
  */
 import { Elysia } from 'elysia'
+import { BodySchemaError, type BodySchemas, holdBodyRefusal } from './body-check'
 import { BodyDeadlines, type BodyProgress, BodyTimeout } from './body-deadline'
+import { MAX_BODY_DEPTH, shapeFault, tooDeep } from './body-shape'
+import { type CredentialCheck, surfaceOf } from './surface'
 
 /**
  * The largest body we read. The largest legitimate one is pasted knowledge: 200,000 characters
@@ -66,11 +71,21 @@ export const unreadBody = (request: Request): boolean => hasBody(request) && !re
 export const VENDOR_CALLBACKS_PREFIX = '/telephony/'
 export const VENDOR_CALLBACK_PREFIXES = [VENDOR_CALLBACKS_PREFIX, '/messaging/'] as const
 
-export function jsonBodies(deadlines = new BodyDeadlines()) {
+/**
+ * `checkCredentials`: the surface's credential check, run before a body is read (none on visitor
+ * paths). `schemas`: the routes' body schemas, checked before Elysia's own check (body-check.ts).
+ */
+export function jsonBodies(deadlines = new BodyDeadlines(), checkCredentials?: CredentialCheck, schemas?: BodySchemas) {
+  // Requests whose credentials were checked: a request context runs for them.
+  const guarded = new WeakSet<Request>()
   return new Elysia({ name: 'json-bodies' })
     .onParse({ as: 'global' }, async ({ request, contentType, server, set }) => {
       // No body: Elysia's own handling (none) stands.
       if (!hasBody(request)) return
+      const path = new URL(request.url).pathname
+      const vendor = VENDOR_CALLBACK_PREFIXES.some((p) => path.startsWith(p))
+      // A caller who may not send this request gets its 401/403 before its body costs anything.
+      if (!vendor && (await checkCredentials?.(request, surfaceOf(path)))) guarded.add(request)
       const declared = Number(request.headers.get('content-length') ?? NaN)
       const client = server?.requestIP(request)?.address ?? 'unknown'
       const read = (how: (progress: BodyProgress) => Promise<string>) =>
@@ -81,8 +96,7 @@ export function jsonBodies(deadlines = new BodyDeadlines()) {
           ;(set.headers as Record<string, string>).connection = 'close'
           throw new BodyError(err.message, 'value_error', [], 408)
         })
-      const path = new URL(request.url).pathname
-      if (VENDOR_CALLBACK_PREFIXES.some((p) => path.startsWith(p))) return read(() => request.text())
+      if (vendor) return read(() => request.text())
       const type = (contentType ?? '').split(';')[0].trim().toLowerCase()
       if (type !== 'application/json' && !type.endsWith('+json')) {
         throw new BodyError(`must be JSON, sent with Content-Type: application/json (got ${type || 'no content type'})`, 'value_error')
@@ -91,6 +105,8 @@ export function jsonBodies(deadlines = new BodyDeadlines()) {
       // A declared length bounds the body already (HTTP framing), so it is read whole, natively; only a
       // chunked body is read piece by piece against the limit (the stream reader costs ~3% of a POST).
       const text = await read((progress) => (Number.isFinite(declared) ? request.text() : readBounded(request, progress)))
+      const deep = tooDeep(text)
+      if (deep) throw new BodyError(`nests deeper than ${MAX_BODY_DEPTH} levels, the most a body may`, 'value_error', deep)
       let value: unknown
       try {
         value = JSON.parse(text)
@@ -98,32 +114,22 @@ export function jsonBodies(deadlines = new BodyDeadlines()) {
         throw new BodyError('not valid JSON', 'json_invalid')
       }
       if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BodyError('must be an object', 'value_error')
-      const proto = protoPath(value, [])
-      if (proto) throw new BodyError('is not a field (unknown fields are refused)', 'extra_forbidden', proto)
+      const fault = shapeFault(value)
+      if (fault) throw new BodyError(fault.message, fault.kind, fault.path)
       return value
+    })
+    .onTransform({ as: 'global' }, ({ request, body, route }) => {
+      if (!schemas || !hasBody(request)) return
+      const all = schemas.failures(request.method, route, body)
+      if (!all) return
+      const refusal = new BodySchemaError(all)
+      // A request context comes first where credentials are checked, and throws it (body-check.ts).
+      if (!guarded.has(request)) throw refusal
+      holdBodyRefusal(request, refusal)
     })
     .mapResponse({ as: 'global' }, ({ request, set }) => {
       if (unreadBody(request)) (set.headers as Record<string, string>).connection = 'close'
     })
-}
-
-/**
- * The path of the first `__proto__` member in a parsed body, or null. Iterative, so a deeply
- * nested body (2 MiB of brackets) cannot exhaust the stack.
- */
-function protoPath(root: object, start: (string | number)[]): (string | number)[] | null {
-  const stack: [unknown, (string | number)[]][] = [[root, start]]
-  while (stack.length) {
-    const [node, path] = stack.pop()!
-    if (typeof node !== 'object' || node === null) continue
-    if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], [...path, i]])
-      continue
-    }
-    if (Object.hasOwn(node, '__proto__')) return [...path, '__proto__']
-    for (const key of Object.keys(node).reverse()) stack.push([(node as Record<string, unknown>)[key], [...path, key]])
-  }
-  return null
 }
 
 const tooLarge = () => new BodyError(`is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB, the most a request body may be`, 'value_error', [], 413)

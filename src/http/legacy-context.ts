@@ -9,6 +9,7 @@ import { Elysia } from 'elysia'
 import type { Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
 import { type Authenticator, type HttpPrincipal, type HttpWorkspace, hashKey } from './authenticator'
+import { bodyRefusal } from './body-check'
 import { authenticateRequest } from './context'
 import { countRequest, LEGACY_RATES, type RateRule } from './rate-limit'
 
@@ -28,6 +29,7 @@ export function legacyContext<P extends HttpPrincipal<W>, W extends HttpWorkspac
   return new Elysia({ name: deps.name ?? `legacy-context:${rule.name}` }).derive({ as: 'scoped' }, async ({ request, set, server }): Promise<LegacyContext<P, W>> => {
     await countRequest(deps.coordination, rule, subjectOf(request, server), deps.clock.now(), set.headers as Record<string, unknown>)
     const principal = await authenticateRequest(deps.auth, request)
+    bodyRefusal(request)
     return { principal, workspace: principal.home }
   })
 }

@@ -16,3 +16,12 @@ export function surfaceOf(path: string): Surface {
 export const VISITOR_PREFIX = `${V1_PREFIX}/web/`
 
 export const isVisitorPath = (path: string): boolean => path.startsWith(VISITOR_PREFIX)
+
+/**
+ * Checks a request's credentials (key or console token) for a surface, throwing the ApiError the
+ * surface would answer (401, or 403 for a read key that writes); answers whether the path needs
+ * any (false: a public path, its routes authenticate otherwise or not at all). Bodies are read
+ * before the request context runs, so json-body.ts runs it first, and the error plugin before
+ * reporting a body that did not parse: a body is only read and reported for callers who may send it.
+ */
+export type CredentialCheck = (request: Request, surface: Surface) => Promise<boolean>

@@ -21,6 +21,9 @@ export type { Attached, LiveCall, MediaCalls, Refusal, StreamInfo } from './medi
 export const START_TIMEOUT_MS = 10_000
 /** The line sends audio every 20 ms, silence included: 10 s without a message is a dead stream. */
 export const MEDIA_IDLE_MS = 10_000
+
+/** The bridge's paths: no API key, the call's token in the path authenticates them. */
+export const MEDIA_PREFIX = '/media/'
 /** Frames held while the call is being attached (a few hundred ms): 2 s of 20 ms audio. */
 const MAX_EARLY_FRAMES = 100
 
