@@ -130,3 +130,29 @@ test('killed right after the 5th reply is handed to the platform: restarted, tha
   for (const m of unknown) expect(m.delivery?.error?.code).toBe('interrupted')
   expect(r.owed).toEqual([])
 }, 90_000)
+
+test("killed right after a developer's reply (external agents) is stored: the stored reply has its delivery", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-answer-crash-'))
+  dirs.push(dataDir)
+  const port = await freePort()
+  const call = childClient(port)
+  child = await startChildService(port, { ...SERVICE_ENV, DATA_DIR: dataDir, SERVICE_CRASH_AT: 'reply.stored' })
+  const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'External', plan: 'scale' })).body
+  const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Ext' })).body.id
+  expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: '+14155550700', source: 'rented', channel: 'chatapp', agent, externalAgents: true })).status).toBe(201)
+  const conversationId = (await call('POST', `/console/workspaces/${dev.id}/inbound`, TOKEN, { channel: 'chatapp', from: '+14155550701', text: 'Hello?' })).body.conversationId as string
+  expect(await call('POST', `/api/v1/conversations/${conversationId}/reply`, dev.key, { text: 'Hi! How can I help?' }).catch(() => null)).toBeNull()
+  await child.exited
+  expect(child.signalCode).toBe('SIGKILL')
+  child = null
+  const store = await openStore({ dataDir })
+  try {
+    const messages = await store.collection<{ id: string; author: string; delivery?: { status: string } }>({ name: 'messages', indexes: [] })
+    const replies = await messages.find({ conversationId, author: 'agent' })
+    expect(replies).toHaveLength(1)
+    // accepted, or moved on by the sandbox platform's receipts (they follow at once).
+    expect(['accepted', 'sent', 'delivered']).toContain(replies[0]!.delivery?.status ?? 'none')
+  } finally {
+    await store.close()
+  }
+}, 60_000)

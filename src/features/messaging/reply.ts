@@ -10,6 +10,7 @@
 
 import type { MessageCategory } from '../../catalog/prices'
 import { type Clock, iso } from '../../clock'
+import { crashPoint } from '../../crash-points'
 import { ApiError, conflict } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { OutboundContent } from '../../providers/messaging/port'
@@ -87,12 +88,13 @@ export class Replies {
     const now = d.clock.now()
     const sent = await sendOn(platform, request)
     const content = request.content
+    // Stored with its delivery in one write: a crash never keeps a sent message without it.
     const { message } = await d.conversations.addMessage(conversation, {
       author: 'agent',
       parts: shown === null ? partsOf(content) : [{ type: 'text', text: shown }],
-      extra: { external: true, sent: content, ...(category ? { category } : {}) },
+      extra: { external: true, sent: content, ...(category ? { category } : {}), delivery: { platformMessageId: sent.platformMessageId, status: firstStatus(platform), at: iso(now) } },
     })
-    await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: firstStatus(platform), at: iso(now) })
+    crashPoint('reply.stored')
     await chargeReply(d.meter, workspace, conversation, message.id, category, now)
   }
 }

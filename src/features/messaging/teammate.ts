@@ -66,8 +66,8 @@ export class TeammateMessages {
     const route = await this.route(workspace, conversation)
     const delivery = await this.send(workspace, conversation, route, text)
     if (conversation.status !== 'handled') conversation = await d.conversations.takeOver(workspace.id, conversationId)
-    const { message } = await d.conversations.addMessage(conversation, { author: 'teammate', parts: [{ type: 'text', text }] })
-    if (delivery) await d.conversations.setDelivery(message.id, delivery)
+    // Stored with its delivery in one write: a crash never keeps a sent message without it.
+    const { message } = await d.conversations.addMessage(conversation, { author: 'teammate', parts: [{ type: 'text', text }], extra: delivery ? { delivery } : {} })
     if (route.kind === 'platform') await chargeReply(d.meter, workspace, conversation, message.id, null, d.clock.now())
     if (route.kind === 'web') await d.web.show!(conversation, message)
     return { id: message.id, conversationId: conversation.id, channel: conversation.channel, author: 'teammate', text: messageText(message), createdAt: message.createdAt, delivery }

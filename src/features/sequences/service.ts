@@ -198,8 +198,9 @@ export class SequenceService {
       if (refused) return refused
       sent = await d.platform.send({ from: number.number, to: e.phone, content: { type: 'text', text } })
     }
-    const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts: [{ type: 'text', text }], extra: { sequenceId: sequence.id, enrolmentId: e.id } })
-    await d.conversations.setDelivery(message.id, { platformMessageId: sent.platformMessageId, status: 'accepted', at: iso(d.clock.now()) })
+    // Stored with its delivery in one write: a crash never keeps a sent message without it.
+    const delivery = { platformMessageId: sent.platformMessageId, status: 'accepted', at: iso(d.clock.now()) }
+    const { message } = await d.conversations.addMessage(conversation, { author: 'agent', parts: [{ type: 'text', text }], extra: { sequenceId: sequence.id, enrolmentId: e.id, delivery } })
     await d.meter.charge({
       id: `use_msg_${message.id}`,
       workspaceId: e.workspaceId,
