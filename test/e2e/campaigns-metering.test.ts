@@ -2,7 +2,8 @@
  * Broadcasts are metered like every other chat-app message (docs/api/billing.md): each message
  * the platform takes is one ledger record priced by the template's category on a paid plan, and on
  * Free, whose 100 chat-app messages a month are shared by the account, a broadcast stops sending
- * when they are used up and a new one fails at its start saying so.
+ * when they are used up (failed, saying so, the rest not sent) and a new one fails at its start
+ * saying so.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
@@ -59,12 +60,14 @@ test("on Free the month's 100 messages stop a broadcast; the next one fails at i
   const { dev, run } = await broadcaster('free', '+14155559801', contacts)
   const first = await run(contacts)
   expect(first.counts).toMatchObject({ recipients: 105, sent: 100, failed: 5 })
+  // It stops there and says so: failed, not sent, with the reason as lastError.
+  expect(first).toMatchObject({ status: 'failed', lastError: "the plan's chat-app messages for this month are used up" })
   expect(await messageRecords(dev.id)).toHaveLength(100)
   const rows = await s.server.services.store.collection<any>({ name: 'campaign_recipients', indexes: [] })
   const unsent = (await rows.find({ campaignId: first.id })).filter((r) => r.status === 'failed')
   expect(unsent.map((r) => r.error)).toEqual(Array(5).fill("not sent: the plan's chat-app messages for this month are used up"))
 
   const second = await run(contacts.slice(0, 2))
-  expect(second).toMatchObject({ status: 'failed', counts: { sent: 0 } })
+  expect(second).toMatchObject({ status: 'failed', counts: { sent: 0, failed: 2 } })
   expect(second.lastError).toContain('chat-app messages for this month are used up')
 })
