@@ -57,7 +57,7 @@ export function createApp(services: Services, consoleToken: string) {
   const app = new Elysia({ normalize: false, websocket: { maxPayloadLength: MAX_MESSAGE_BYTES } })
     .use(errorPlugin(services.logger, checkCredentials))
     .use(requestLog(services.logger))
-    .use(jsonBodies(bodyDeadlines, checkCredentials, bodySchemas))
+    .use(jsonBodies({ deadlines: bodyDeadlines, checkCredentials, schemas: bodySchemas, idleSeconds: services.config.httpIdleSeconds }))
     .use(drainingGate(services.draining))
     .use(metricsRoute(services.metrics, consoleToken))
     .use(v1)

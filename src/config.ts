@@ -64,6 +64,8 @@ export interface Config {
   botapp: { provider: 'sandbox' | 'telegram'; telegramApiUrl: string }
   /** After SIGTERM, how long live calls may go on before they are ended with a goodbye (DRAIN_SECONDS). */
   drainSeconds: number
+  /** How long an HTTP connection may stay silent before it is closed (HTTP_IDLE_SECONDS). */
+  httpIdleSeconds: number
   /** Voice pipeline engines (docs/api/voice.md): `auto` resolves keys → local engines → the sandbox doubles. */
   speech: {
     stt: 'auto' | 'deepgram' | 'openai' | 'pocketsphinx' | 'sandbox'
@@ -220,6 +222,20 @@ function drainSeconds(env: Env): number {
 
 export const DEFAULT_DRAIN_SECONDS = 300
 
+/**
+ * 1–255 (Bun's range), default 30 (Elysia's default for Bun.serve): a keep-alive connection, a
+ * client slow to send its headers, or an answer with nothing written yet is closed after this long.
+ * Request bodies get longer, by their own deadline (src/http/body-deadline.ts).
+ */
+function httpIdleSeconds(env: Env): number {
+  const v = optional(env, 'HTTP_IDLE_SECONDS')
+  if (v === undefined) return DEFAULT_HTTP_IDLE_SECONDS
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 255) throw new ConfigError('HTTP_IDLE_SECONDS', `must be a whole number of seconds from 1 to 255 (got "${v}")`)
+  return Number(v)
+}
+
+export const DEFAULT_HTTP_IDLE_SECONDS = 30
+
 function listenPort(env: Env, name: string): number | undefined {
   const v = optional(env, name)
   if (v === undefined) return undefined
@@ -284,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     chatapp: chatappConfig(env),
     campaignSendRate: sendRate(env),
     drainSeconds: drainSeconds(env),
+    httpIdleSeconds: httpIdleSeconds(env),
     botapp: {
       provider: oneOf(env, 'BOTAPP_PROVIDER', ['sandbox', 'telegram'] as const, 'sandbox'),
       telegramApiUrl: llmBaseUrl(env, 'TELEGRAM_API_URL') ?? 'https://api.telegram.org',

@@ -46,7 +46,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const demo = await ensureDemoWorkspace(services)
   let app: App
   try {
-    app = createApp(services, consoleToken).listen({ port: config.port, hostname: config.host, reusePort: config.reusePort, maxRequestBodySize: TRANSPORT_MAX_BODY_BYTES })
+    app = createApp(services, consoleToken).listen({
+      port: config.port,
+      hostname: config.host,
+      reusePort: config.reusePort,
+      maxRequestBodySize: TRANSPORT_MAX_BODY_BYTES,
+      idleTimeout: config.httpIdleSeconds,
+    })
   } catch (error) {
     await services.close()
     throw isAddressInUse(error) ? new PortTaken(config.host, config.port) : error

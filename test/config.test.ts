@@ -18,6 +18,8 @@ describe('config', () => {
     expect(c.drainSeconds).toBe(300)
     expect(loadConfig({ DRAIN_SECONDS: '0' }).drainSeconds).toBe(0)
     expect(loadConfig({ DRAIN_SECONDS: '3600' }).drainSeconds).toBe(3600)
+    expect(loadConfig({}).httpIdleSeconds).toBe(30)
+    expect(loadConfig({ HTTP_IDLE_SECONDS: '255' }).httpIdleSeconds).toBe(255)
   })
   test('a bad value stops boot with a message naming the variable', () => {
     const bad: [Record<string, string>, string][] = [
@@ -38,6 +40,8 @@ describe('config', () => {
       [{ DRAIN_SECONDS: '2.5' }, 'DRAIN_SECONDS'],
       [{ DRAIN_SECONDS: '-1' }, 'DRAIN_SECONDS'],
       [{ DRAIN_SECONDS: '3601' }, 'DRAIN_SECONDS'],
+      [{ HTTP_IDLE_SECONDS: '0' }, 'HTTP_IDLE_SECONDS'],
+      [{ HTTP_IDLE_SECONDS: '256' }, 'HTTP_IDLE_SECONDS'],
     ]
     for (const [env, name] of bad) {
       let caught: unknown

@@ -63,6 +63,11 @@ export class BodyDeadlines {
     this.maxSlow = opts.maxSlowPerClient ?? MAX_SLOW_BODIES_PER_CLIENT
   }
 
+  /** How long a body of `bytes` may take to arrive. */
+  allowedMs(bytes: number): number {
+    return this.graceMs + (bytes / this.rate) * 1000
+  }
+
   /** Slow bodies of `client` being read now. */
   slowBodies(client: string): number {
     return this.slow.get(client) ?? 0
@@ -88,7 +93,7 @@ export class BodyDeadlines {
     }
     const arm = () => {
       clearTimeout(deadline)
-      const allowedMs = this.graceMs + ((declared ?? received) / this.rate) * 1000
+      const allowedMs = this.allowedMs(declared ?? received)
       deadline = setTimeout(
         () =>
           cut(

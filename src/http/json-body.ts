@@ -72,10 +72,22 @@ export const VENDOR_CALLBACKS_PREFIX = '/telephony/'
 export const VENDOR_CALLBACK_PREFIXES = [VENDOR_CALLBACKS_PREFIX, '/messaging/'] as const
 
 /**
- * `checkCredentials`: the surface's credential check, run before a body is read (none on visitor
- * paths). `schemas`: the routes' body schemas, checked before Elysia's own check (body-check.ts).
+ * Seconds a connection's idle timeout outlasts its body's deadline, so the 408 is written before
+ * Bun closes the connection (its idle timer fires up to 4 s late: a 30 s timeout cut at 28–32 s).
  */
-export function jsonBodies(deadlines = new BodyDeadlines(), checkCredentials?: CredentialCheck, schemas?: BodySchemas) {
+const IDLE_MARGIN_S = 5
+
+export interface JsonBodyOptions {
+  deadlines?: BodyDeadlines
+  /** The surface's credential check, run before a body is read (none on public paths). */
+  checkCredentials?: CredentialCheck
+  /** The routes' body schemas, checked before Elysia's own check (body-check.ts). */
+  schemas?: BodySchemas
+  /** The server's idle timeout (HTTP_IDLE_SECONDS), restored once a body has arrived. */
+  idleSeconds?: number
+}
+
+export function jsonBodies({ deadlines = new BodyDeadlines(), checkCredentials, schemas, idleSeconds }: JsonBodyOptions = {}) {
   // Requests whose credentials were checked: a request context runs for them.
   const guarded = new WeakSet<Request>()
   return new Elysia({ name: 'json-bodies' })
@@ -88,14 +100,27 @@ export function jsonBodies(deadlines = new BodyDeadlines(), checkCredentials?: C
       if (!vendor && (await checkCredentials?.(request, surfaceOf(path)))) guarded.add(request)
       const declared = Number(request.headers.get('content-length') ?? NaN)
       const client = server?.requestIP(request)?.address ?? 'unknown'
-      const read = (how: (progress: BodyProgress) => Promise<string>) =>
-        deadlines.read(client, Number.isFinite(declared) ? declared : null, how).catch((err: unknown) => {
-          if (!(err instanceof BodyTimeout))
-            throw err
-            // Whatever is answered (408, or 401 first), the rest of this body is never read: close.
-          ;(set.headers as Record<string, string>).connection = 'close'
-          throw new BodyError(err.message, 'value_error', [], 408)
-        })
+      const length = Number.isFinite(declared) ? declared : null
+      // Bun's idle timer does not restart while a body arrives: a body still within its deadline
+      // (1 MB gets 35.5 s) was cut at the idle timeout (30 s) with no answer. It gets its deadline
+      // and a margin instead, and the server's own timeout back once it has arrived.
+      const idle = (seconds: number) => server?.timeout(request, seconds)
+      const read = (how: (progress: BodyProgress) => Promise<string>) => {
+        if (idleSeconds !== undefined) idle(Math.max(idleSeconds, Math.ceil(deadlines.allowedMs(length ?? MAX_BODY_BYTES) / 1000) + IDLE_MARGIN_S))
+        return deadlines
+          .read(client, length, how)
+          .then((text) => {
+            if (idleSeconds !== undefined) idle(idleSeconds)
+            return text
+          })
+          .catch((err: unknown) => {
+            if (!(err instanceof BodyTimeout))
+              throw err
+              // Whatever is answered (408, or 401 first), the rest of this body is never read: close.
+            ;(set.headers as Record<string, string>).connection = 'close'
+            throw new BodyError(err.message, 'value_error', [], 408)
+          })
+      }
       if (vendor) return read(() => request.text())
       const type = (contentType ?? '').split(';')[0].trim().toLowerCase()
       if (type !== 'application/json' && !type.endsWith('+json')) {
