@@ -10,7 +10,7 @@
  *   callerSpeaking ─transcript→ (the words read as a whole turn: the reply may start early)
  *   maybeDone ─speech.start→ callerSpeaking (the caller went on: any early reply is cancelled)
  *   maybeDone ─after(endOfTurn)→ thinking ─reply.audio→ speaking ─reply.done→ listening
- *   speaking | thinking ─bargeIn→ interrupted ─speech.pause→ maybeDone
+ *   opening | speaking | thinking ─bargeIn→ interrupted ─speech.pause→ maybeDone
  *   thinking ─reply.none→ listening (noise, or a backchannel that resumes the cut sentence)
  *
  * The wait in `maybeDone` counts from the caller's last speech (`pausedAt`): the session sends
@@ -74,8 +74,10 @@ export const voiceTurnMachine = setup({
   context: { text: '', pausedAt: 0, waitMs: 0, why: '', shape: 'unknown', interrupted: false },
   on: { 'call.end': '.ended' },
   states: {
+    // The opening is the agent speaking: the caller talking over it is a barge-in (or a
+    // backchannel), judged as over any reply, not a turn of its own while the opening plays on.
     opening: {
-      on: { 'reply.done': 'listening', 'speech.start': 'callerSpeaking', bargeIn: { target: 'interrupted', actions: 'stopAgent' } },
+      on: { 'reply.done': 'listening', bargeIn: { target: 'interrupted', actions: 'stopAgent' } },
     },
     listening: {
       entry: assign({ text: '', interrupted: false }),
