@@ -33,12 +33,6 @@ export type { AgentReply } from './reply-turn'
 /** A call's pipeline, stage by stage, as it runs (the console's actor view lists it). */
 export const PIPELINE = ['decode', 'vad', 'turn-taking', 'stt', 'agent', 'clauses', 'tts', 'resample', 'playout'] as const
 
-/**
- * Speech over the agent shorter than this is a backchannel ("uh-huh", "okay"), not an
- * interruption: 300 ms is about one short word, and what LiveKit's and Pipecat's interruption
- * filters use as their minimum.
- */
-export const BACKCHANNEL_MS = 300
 /** Caller silence (nobody speaking) that ends the call politely: Vapi's and Retell's default is 30 s. */
 export const SILENCE_TIMEOUT_MS = 30_000
 /** Keypad digits are collected until this long without one (a person typing a PIN pauses < 1 s). */
@@ -205,9 +199,11 @@ export class VoiceSession {
         this.bargedIn = false
         this.chart.send({ type: 'speech.start' })
       }
-      // Speech over the agent long enough to be meant (not an "uh-huh"): the agent stops. The turn's
-      // length counts short gaps inside it (a word, a gap, a word), until the speech has ended.
-      if (agentTalking && this.detector.inTurnNow && !this.bargedIn && !this.parts.line.unavailable && this.detector.turnLastedMs(at) >= BACKCHANNEL_MS) {
+      // Speech over the agent (the detector's MIN_SPEECH_MS of it: not a click): the agent stops at
+      // once, so the caller is not talked over while they speak. Whether it was meant is judged on
+      // its words when it pauses (commit): a backchannel or a noise makes the agent say the rest
+      // of its sentence, anything else is the caller's turn.
+      if (agentTalking && this.detector.inTurnNow && !this.bargedIn && !this.parts.line.unavailable) {
         this.bargedIn = true
         this.chart.send({ type: 'bargeIn' })
         // Already paused (its pause was taken for an "uh-huh"): the interruption's turn is judged now.

@@ -24,7 +24,6 @@ export class TurnDetector {
   private inTurn = false
   private paused = false
   private lastSpeechAt = 0
-  private startedAt = 0
 
   /** The caller is in a turn (speaking, or paused inside it). */
   get speaking(): boolean {
@@ -40,11 +39,6 @@ export class TurnDetector {
     return this.lastSpeechAt
   }
 
-  /** How long the current turn has lasted at `at`, short pauses inside it included (0 outside a turn). */
-  turnLastedMs(at: number): number {
-    return this.inTurn ? at - this.startedAt : 0
-  }
-
   /** One analysis window ending at `at` (ms). */
   window(speech: boolean, ms: number, at: number): TurnEvent | null {
     if (speech) {
@@ -54,7 +48,6 @@ export class TurnDetector {
       if (!this.inTurn && this.burstMs >= MIN_SPEECH_MS) {
         this.inTurn = true
         this.paused = false
-        this.startedAt = at - this.burstMs
         return { type: 'speech_start', at }
       }
       if (this.inTurn && this.paused && this.burstMs >= MIN_SPEECH_MS) {
