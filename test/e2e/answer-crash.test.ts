@@ -156,3 +156,40 @@ test("killed right after a developer's reply (external agents) is stored: the st
     await store.close()
   }
 }, 60_000)
+
+test('a reply an earlier version left without a delivery (killed while sending it) is `unknown` after the next start', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-answer-crash-'))
+  dirs.push(dataDir)
+  const port = await freePort()
+  const call = childClient(port)
+  child = await startChildService(port, { ...SERVICE_ENV, DATA_DIR: dataDir })
+  const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Earlier', plan: 'scale' })).body
+  const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Ava' })).body.id
+  expect((await call('POST', `/agents/${agent}/publish`, dev.key, {})).status).toBe(200)
+  expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: '+14155550800', source: 'rented', channel: 'chatapp', agent })).status).toBe(201)
+  const conversationId = (await call('POST', `/console/workspaces/${dev.id}/inbound`, TOKEN, { channel: 'chatapp', from: '+14155550801', text: 'Hello?' })).body.conversationId as string
+  const replyOf = async () => ((await call('GET', `/api/v1/conversations/${conversationId}/messages`, dev.key)).body.items as { id: string; author: string }[]).find((m) => m.author === 'agent')
+  await until('the reply', async () => (await replyOf()) !== undefined, 15_000)
+  const reply = (await replyOf())!.id
+  child.kill('SIGKILL')
+  await child.exited
+  // As an earlier version's kill -9 between the send and its delivery left it: no delivery, nothing owed.
+  const store = await openStore({ dataDir })
+  const messages = await store.collection<{ id: string; delivery?: { status: string; error?: { code: string } } }>({ name: 'messages', indexes: [] })
+  const settings = await store.collection<{ id: string }>({ name: 'settings', indexes: [] })
+  await messages.update(reply, {}, ['delivery'])
+  await settings.delete('messaging:lost-deliveries-resolved')
+  await store.close()
+
+  child = await startChildService(port, { ...SERVICE_ENV, DATA_DIR: dataDir })
+  child.kill('SIGKILL')
+  await child.exited
+  child = null
+  const after = await openStore({ dataDir })
+  try {
+    const stored = await (await after.collection<{ id: string; delivery?: { status: string; error?: { code: string } } }>({ name: 'messages', indexes: [] })).get(reply)
+    expect(stored?.delivery).toMatchObject({ status: 'unknown', error: { code: 'interrupted' } })
+  } finally {
+    await after.close()
+  }
+}, 60_000)

@@ -94,6 +94,20 @@ export class ConversationService {
     return this.messages.get(id)
   }
 
+  /**
+   * Messages the agent or a teammate wrote in conversations on `channels` at or before `before`
+   * that carry no delivery, oldest conversation first: what a crash left unresolved (messaging's boot pass).
+   */
+  async undelivered(channels: Channel[], before: string): Promise<MessageDoc[]> {
+    const out: MessageDoc[] = []
+    for (const channel of channels) {
+      for (const c of await this.conversations.find({ channel })) {
+        out.push(...(await this.messages.find({ conversationId: c.id, internal: false, author: { $in: ['agent', 'teammate'] }, delivery: { $exists: false }, createdAt: { $lte: before } })))
+      }
+    }
+    return out
+  }
+
   /** The message a platform id refers to (receipts). */
   byPlatformId(platformMessageId: string): Promise<MessageDoc | null> {
     return this.messages.findOne({ 'delivery.platformMessageId': platformMessageId })

@@ -31,6 +31,7 @@ import { messagingConsole, type WebInboundSlot } from './console'
 import { EmailInbound } from './email'
 import { ReceivedFiles } from './files'
 import { InboundMessages } from './inbound'
+import { resolveLostDeliveries } from './lost-deliveries'
 import { messagingRef } from './public'
 import { Replies } from './reply'
 import { replyTransport } from './reply-transport'
@@ -148,7 +149,10 @@ export const messagingFeature = defineFeature(messagingRef, {
       v1: [messagingV1({ context: kernel.http.v1, replies, coordination: kernel.coordination, clock: kernel.clock }), chatappSummaryV1({ context: kernel.http.v1, totals })],
       console: [messagingConsole({ auth: kernel.http.console, inbound, email: emailInbound, bots: botInbound, web, teammates }), botsConsole({ auth: kernel.http.console, bots })],
       // Answers stopped instances (this one's earlier lives included) owed are finished here.
-      start: () => owedAnswers.start(),
+      async start() {
+        await resolveLostDeliveries({ settings: await kernel.store.collection({ name: 'settings', indexes: [] }), conversations, owed: owedAnswers, clock: kernel.clock, logger: kernel.logger })
+        await owedAnswers.start()
+      },
       drain: async () => owedAnswers.drain(),
       async stop() {
         await smtp?.close()
