@@ -17,6 +17,8 @@ const ATTACH_TIMEOUT_MS = 10_000
 /** Refused with 4409 while the answer's status callback is still being applied: retried this often, this many times (bench:soak's). */
 const ATTACH_RETRY_MS = 50
 const ATTACH_RETRIES = 20
+/** How long Twilio waits for a status callback's answer (its documented webhook timeout). */
+const CALLBACK_TIMEOUT_MS = 15_000
 /** A slot whose placement was refused waits this long before the next try, so a refusing service is not hammered. */
 const REFUSED_BACKOFF_MS = 1_000
 const SILENCE_B64 = Buffer.alloc(FRAME, 0xff).toString('base64')
@@ -57,6 +59,8 @@ class Callee {
         settle(1011)
       }, ATTACH_TIMEOUT_MS)
       ws.onopen = () => {
+        // Opened after this side gave up on it: a caller who hung up does not start streaming then.
+        if (settled) return ws.close()
         ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }))
         ws.send(
           JSON.stringify({
@@ -183,7 +187,8 @@ export function runCalls(opts: {
     return undefined
   }
   const callback = async (sid: string, params: Record<string, string>) => {
-    const status = await opts.fake.callback(sid, params).catch(() => 0)
+    // Twilio gives a status callback 15 s to answer; -1 is no answer in that time.
+    const status = await Promise.race([opts.fake.callback(sid, params).catch(() => 0), Bun.sleep(CALLBACK_TIMEOUT_MS).then(() => -1)])
     if (status !== 204) stats.callbackFailed.set(status, (stats.callbackFailed.get(status) ?? 0) + 1)
     return status
   }

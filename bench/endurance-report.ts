@@ -73,11 +73,15 @@ export async function report(r: {
     `  event-loop lag p99 per 30 s window: median ${lags[Math.floor((lags.length - 1) / 2)]!.toFixed(0)} ms, worst ${lags.at(-1)!.toFixed(0)} ms; load average over the run ${r.samples.map((s) => s.load.split(' ')[0]).join(' ')}`,
   )
 
-  // Every answer this process got, by status (0: no answer, the connection failed).
+  // Every answer this process got, by status (0: the connection failed; -1: no answer in 30 s).
   let fiveXx = 0
+  let noAnswer = 0
   console.log('  answers by status:')
   for (const [label, byStatus] of [...r.statuses].sort()) {
-    for (const [s, n] of byStatus) if (s >= 500 || s === 0) fiveXx += n
+    for (const [s, n] of byStatus) {
+      if (s >= 500) fiveXx += n
+      if (s <= 0) noAnswer += n
+    }
     console.log(
       `    ${label}: ${[...byStatus]
         .sort(([a], [b]) => a - b)
@@ -132,10 +136,10 @@ export async function report(r: {
     externalIn.map((m) => m.id),
   )
   console.log(
-    `  messages: ${r.messages.due} due, ${r.messages.accepted.length} accepted (201), ${r.messages.skipped} skipped by this process (over ${'2,000'} waiting); not in the store: ${lostMessages}`,
+    `  messages: ${r.messages.due} due, ${r.messages.accepted.length} accepted (201), ${r.messages.skipped} skipped by this process (over ${'2,000'} waiting); not in the store: ${lostMessages}; ${messages.filter((m) => m.author === 'customer' && (answeredConversations.has(m.conversationId) || externalConversations.has(m.conversationId))).length} customer messages stored (a POST given up on may still have been taken)`,
   )
   console.log(
-    `    answered by the agent: ${agentReplies.length} replies; customer messages without a reply ${unanswered}, replies beyond one per message ${extra}; chat.message.completed missing ${completed.missing}, repeated ${completed.repeated}; deliveries ${show(tally(agentReplies, (m) => m.delivery?.status ?? 'none'))}`,
+    `    answered by the agent: ${agentReplies.length} replies; customer messages without a reply when the service stopped ${unanswered}, replies beyond one per message ${extra}; chat.message.completed missing ${completed.missing}, repeated ${completed.repeated}; deliveries ${show(tally(agentReplies, (m) => m.delivery?.status ?? 'none'))}`,
   )
   console.log(
     `    external agents: ${externalIn.length} received, message.received missing ${received.missing}, repeated ${received.repeated}; ${r.replies.asked} replies asked by this process (one per delivery), ${r.replies.answered} answered 2xx, ${externalOut.length} stored`,
@@ -192,6 +196,6 @@ export async function report(r: {
 
   const memoryOk = growth <= RSS_GROWTH_LIMIT
   console.log(
-    `  targets: resident memory within ${100 * RSS_GROWTH_LIMIT}% of after 1 minute — ${memoryOk ? 'met' : 'NOT MET'}; 5xx (and failed connections) ${fiveXx} — ${fiveXx === 0 ? 'met' : 'NOT MET'}; events lost ${lost}, v1 deliveries duplicated ${v1Duplicated}, messages lost ${lostMessages}, unanswered ${unanswered}`,
+    `  targets: resident memory within ${100 * RSS_GROWTH_LIMIT}% of after 1 minute — ${memoryOk ? 'met' : 'NOT MET'}; 5xx ${fiveXx} — ${fiveXx === 0 ? 'met' : 'NOT MET'} (and ${noAnswer} requests without an answer: failed connections or none in 30 s); events lost ${lost}, v1 deliveries duplicated ${v1Duplicated}, messages lost ${lostMessages}, unanswered ${unanswered}`,
   )
 }

@@ -54,11 +54,19 @@ const EXTERNAL_EVERY = 40
 const CAMPAIGN_RECIPIENTS = 5_000
 /** Inbound POSTs waiting for their answer past which the generator skips (and counts) a message: bounds this process. */
 const MAX_IN_FLIGHT = 2_000
-/** After the load stops: done once every endpoint has been quiet this long, or after DRAIN_MS at most. */
-const QUIET_MS = 5_000
-const DRAIN_MS = 120_000
-/** Set-up (contacts over HTTP, ~1 min here), the load, the drain, and two minutes more; past it the run stops, failed. */
-const RUN_LIMIT_MS = 4 * 60_000 + MINUTES * 60_000 + DRAIN_MS
+/** A client's patience: a request unanswered this long is abandoned and counted as timed out (status -1). */
+const REQUEST_TIMEOUT_MS = 30_000
+/** Creating the campaign is one request carrying 5,000 recipients: its client waits longer. */
+const CAMPAIGN_TIMEOUT_MS = 120_000
+/**
+ * After the load stops, the service works through what it accepted: the drain ends once the legacy
+ * endpoint (every event) has what the run should have produced, or no endpoint heard anything for
+ * QUIET_MS, or after DRAIN_MS; what is still undone then shows in the report.
+ */
+const QUIET_MS = 30_000
+const DRAIN_MS = 180_000
+/** Set-up (contacts over HTTP, seconds here), the load, late answers (REQUEST_TIMEOUT_MS), the drain, the stop, the report: past it the run stops, failed. */
+const RUN_LIMIT_MS = 4 * 60_000 + MINUTES * 60_000 + REQUEST_TIMEOUT_MS + DRAIN_MS + 2 * 60_000
 const LEGACY_TYPES = [
   'lead.captured',
   'conversation.escalated',
@@ -131,9 +139,10 @@ const { service, base, dir, token } = await startBenchService('endurance', {
   ...(deepgram ? { STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: DEEPGRAM_KEY, DEEPGRAM_BASE_URL: deepgram.url } : {}),
 })
 stopService = () => service.kill('SIGKILL')
-const request = async (label: string, method: string, path: string, auth: string, body?: unknown, headers: Record<string, string> = {}) => {
+const request = async (label: string, method: string, path: string, auth: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = REQUEST_TIMEOUT_MS) => {
   try {
     const res = await fetch(base + path, {
+      signal: AbortSignal.timeout(timeoutMs),
       method,
       headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -142,7 +151,9 @@ const request = async (label: string, method: string, path: string, auth: string
     count(label, res.status, answer)
     return { status: res.status, body: answer }
   } catch (err) {
-    count(label, 0, String(err))
+    // -1: no answer within REQUEST_TIMEOUT_MS (the client gave up); 0: the connection failed.
+    const timedOut = err instanceof DOMException && err.name === 'TimeoutError'
+    count(label, timedOut ? -1 : 0, String(err))
     return { status: 0, body: null }
   }
 }
@@ -152,7 +163,11 @@ const must = async (expected: number, method: string, path: string, auth: string
   if (r.status !== expected) throw new Error(`set-up: ${method} ${path} answered ${r.status} ${JSON.stringify(r.body)}`)
   return r.body
 }
-const metricsText = () => fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text())
+const metricsText = () =>
+  fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).then(
+    (r) => r.text(),
+    () => '',
+  )
 const metric = (text: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN)
 const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${service.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
@@ -263,64 +278,104 @@ try {
 
   const campaignStart = (async () => {
     await Bun.sleep((MINUTES * 60_000) / 3)
-    const c = await request('POST /console/…/campaigns', 'POST', `${consolePath}/campaigns`, token, { agent: answering, name: 'Sale', kind: 'chatapp', template: 'promo', recipients })
+    const c = await request(
+      'POST /console/…/campaigns',
+      'POST',
+      `${consolePath}/campaigns`,
+      token,
+      { agent: answering, name: 'Sale', kind: 'chatapp', template: 'promo', recipients },
+      {},
+      CAMPAIGN_TIMEOUT_MS,
+    )
     if (c.status !== 201) return
     campaign = c.body.id
     await request('POST /console/…/campaigns/{id}/start', 'POST', `${consolePath}/campaigns/${campaign}/start`, token)
   })()
 
-  // Every 30 s: memory, heap, lag, CPU, load.
-  type Sample = { at: number; rssMb: number; heapMb: number; lagP99Ms: number; cpuPct: number; selfPct: number; load: string; accepted: number; waiting: number; callsLive: number; delivered: number }
+  // Every 30 s: memory, CPU and load from /proc on the dot; heap and lag from the service's /metrics,
+  // which answers late when its event loop is behind (the lag histogram covers the time between scrapes).
+  type Sample = {
+    at: number
+    rssMb: number
+    heapMb: number
+    lagP99Ms: number
+    metricsS: number
+    cpuPct: number
+    loopRunPct: number
+    loopWaitPct: number
+    selfPct: number
+    load: string
+    accepted: number
+    waiting: number
+    callsLive: number
+    delivered: number
+  }
   const samples: Sample[] = []
-  let lastCpu = { at: performance.now(), ms: cpuMs(service.pid) }
+  /** ns the service's main thread (its event loop) has run and has waited runnable for a core, from /proc (bench:soak's measure). */
+  const sched = () => {
+    const [run, wait] = readFileSync(`/proc/${service.pid}/task/${service.pid}/schedstat`, 'utf8').split(' ').map(Number)
+    return { run: run!, wait: wait! }
+  }
   const deliveredSoFar = () => Object.values(hooks).reduce((n, h) => n + h.requests, 0)
-  let lastSelf = cpuMs(process.pid)
+  const reading = () => ({ at: performance.now(), cpu: cpuMs(service.pid), self: cpuMs(process.pid), sched: sched() })
+  let last = reading()
   const sample = async (): Promise<Sample> => {
-    const now = { at: performance.now(), ms: cpuMs(service.pid) }
-    const self = cpuMs(process.pid)
-    const at = elapsed()
-    const rss = rssMb()
-    // The heap and the lag come from the service's /metrics, which answers late when its event loop is behind.
-    const text = await metricsText()
-    const s = {
-      at,
-      rssMb: rss,
-      heapMb: metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20,
-      lagP99Ms: metric(text, 'nodejs_eventloop_lag_p99_seconds') * 1000,
-      cpuPct: (100 * (now.ms - lastCpu.ms)) / (now.at - lastCpu.at),
-      selfPct: (100 * (self - lastSelf)) / (now.at - lastCpu.at),
+    const now = reading()
+    const span = now.at - last.at
+    const taken = {
+      at: elapsed(),
+      rssMb: rssMb(),
+      cpuPct: (100 * (now.cpu - last.cpu)) / span,
+      loopRunPct: (now.sched.run - last.sched.run) / 1e4 / span,
+      loopWaitPct: (now.sched.wait - last.sched.wait) / 1e4 / span,
+      selfPct: (100 * (now.self - last.self)) / span,
       load: loadavg(),
       accepted: messages.accepted.length,
       waiting: messages.inFlight,
       callsLive: calls!.stats.live(),
       delivered: deliveredSoFar(),
     }
-    lastCpu = now
-    lastSelf = self
-    return s
+    last = now
+    const text = await metricsText()
+    return {
+      ...taken,
+      heapMb: metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20,
+      lagP99Ms: metric(text, 'nodejs_eventloop_lag_p99_seconds') * 1000,
+      metricsS: (performance.now() - now.at) / 1000,
+    }
   }
+  const fiveXx = () => [...statuses.values()].reduce((n, m) => n + [...m].filter(([s]) => s >= 500 || s <= 0).reduce((k, [, c]) => k + c, 0), 0)
   const print = (s: Sample) =>
     console.log(
-      `  ${s.at.toFixed(0).padStart(5)} s  RSS ${s.rssMb.toFixed(0).padStart(5)} MB  heap ${s.heapMb.toFixed(0).padStart(4)} MB  lag p99 ${s.lagP99Ms.toFixed(0).padStart(4)} ms  CPU ${s.cpuPct.toFixed(0).padStart(3)}% (bench ${s.selfPct.toFixed(0)}%)  load ${s.load}  | messages ${s.accepted} (${s.waiting} waiting), calls live ${s.callsLive}/${calls!.stats.placed.length} placed, deliveries ${s.delivered}, 5xx ${fiveXx()}`,
+      `  ${s.at.toFixed(0).padStart(5)} s  RSS ${s.rssMb.toFixed(0).padStart(5)} MB  heap ${s.heapMb.toFixed(0).padStart(4)} MB  lag p99 ${s.lagP99Ms.toFixed(0).padStart(5)} ms (/metrics answered in ${s.metricsS.toFixed(1)} s)  CPU ${s.cpuPct.toFixed(0).padStart(3)}%, event loop ran ${s.loopRunPct.toFixed(0)}% waited for a core ${s.loopWaitPct.toFixed(0)}% (bench ${s.selfPct.toFixed(0)}%)  load ${s.load}  | messages ${s.accepted} (${s.waiting} waiting), calls live ${s.callsLive}/${calls!.stats.placed.length} placed, deliveries ${s.delivered}, 5xx or no answer ${fiveXx()}`,
     )
-  const fiveXx = () => [...statuses.values()].reduce((n, m) => n + [...m].filter(([s]) => s >= 500 || s === 0).reduce((k, [, c]) => k + c, 0), 0)
   await metricsText() // resets the lag histogram: the first window starts with the load
+  const scrapes: Promise<void>[] = []
   for (let k = 1; k * SAMPLE_MS <= MINUTES * 60_000; k++) {
     await Bun.sleep(Math.max(0, t0 + k * SAMPLE_MS - performance.now()))
-    const s = await sample()
-    samples.push(s)
-    print(s)
+    scrapes.push(
+      sample().then((s) => {
+        samples.push(s)
+        print(s)
+      }),
+    )
   }
+  await Promise.all(scrapes)
+  samples.sort((a, b) => a.at - b.at)
 
   await Promise.all([messageLoop, apiLoop, campaignStart, calls.done])
   const drainStart = performance.now()
+  // Each accepted message makes one event (its reply's chat.message.completed, or message.received); each call three; the campaign one.
+  const expectedAtLegacy = messages.accepted.length + 3 * calls.stats.placed.length + (campaign ? 1 : 0)
   while (performance.now() - drainStart < DRAIN_MS) {
     const quiet = Object.values(hooks).every((h) => performance.now() - h.lastAt > QUIET_MS)
-    if (quiet && messages.inFlight === 0 && replies.inFlight === 0) break
+    if ((quiet || hooks.legacy.got.size >= expectedAtLegacy) && messages.inFlight === 0 && replies.inFlight === 0) break
     await Bun.sleep(250)
   }
   const drained = await sample()
-  console.log(`  after the load, once deliveries went quiet (${((performance.now() - drainStart) / 1000).toFixed(0)} s):`)
+  console.log(
+    `  after the load, ${((performance.now() - drainStart) / 1000).toFixed(0)} s later (the legacy endpoint has ${hooks.legacy.got.size} of the ~${expectedAtLegacy} events the run should make):`,
+  )
   print(drained)
   const finalMetrics = await metricsText()
   const campaignView = campaign ? (await api('GET /api/v1/campaigns/{id}', 'GET', `/api/v1/campaigns/${campaign}`)).body : null
