@@ -10,3 +10,9 @@ import { type IntegerOptions, Type } from '@sinclair/typebox'
 
 /** An integer in a JSON body: a JSON number, never a string. */
 export const BodyInt = (options?: IntegerOptions) => Type.Integer(options)
+
+/**
+ * The body of an action that takes none: absent or `{}`. A member is refused as the unknown field
+ * it is (400 naming it, legacy 422), as on every other route, instead of being ignored.
+ */
+export const NoBody = Type.Optional(Type.Object({}, { additionalProperties: false, description: 'none: send no body or `{}`' }))

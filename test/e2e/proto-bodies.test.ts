@@ -50,3 +50,38 @@ test('credentials still come first, and a body without __proto__ is unaffected',
   // A string value that merely contains the word is fine.
   expect((await s.api('POST', '/agents', { key, body: { name: 'Words', greeting: '__proto__ is a word' } })).status).toBe(201)
 })
+
+test('actions that take no body refuse a member as unknown, and still take none or {}', async () => {
+  const routes = s.server.app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]
+  // Every write route declares its body, so none ignores members it does not know.
+  expect(routes.filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method) && !r.hooks?.body).map((r) => `${r.method} ${r.path}`)).toEqual([])
+  const actions = [
+    '/api/v1/customers/:id/restore',
+    '/api/v1/campaigns/:id/pause',
+    '/api/v1/campaigns/:id/resume',
+    '/api/v1/campaigns/:id/cancel',
+    '/console/workspaces/:ws/conversations/:id/takeover',
+    '/console/workspaces/:ws/conversations/:id/resolve',
+    '/console/workspaces/:ws/conversations/:id/escalate',
+    '/console/workspaces/:ws/campaigns/:id/start',
+    '/agents/:id/unpublish',
+    '/agents/:id/versions/:vid/rollback',
+    '/webhooks/endpoints/:endpoint_id/deliveries/:delivery_id/retry',
+  ]
+  const wrong: unknown[] = []
+  for (const path of actions) {
+    const legacy = !path.startsWith('/api/v1') && !path.startsWith('/console')
+    const answer = await send('POST', path, '{"force":true}')
+    const ok = legacy ? answer.status === 422 && answer.body.detail?.[0]?.type === 'extra_forbidden' && answer.body.detail[0].loc?.[1] === 'force' : answer.status === 400 && answer.body.field === 'force'
+    if (!ok) wrong.push({ path, status: answer.status, body: answer.body })
+    // No body, or an empty one, reaches the action (here: a 404 for the made-up ids).
+    for (const raw of [undefined, '{}']) {
+      const auth = path.startsWith('/console') ? `Bearer ${s.consoleToken}` : `Bearer ${key}`
+      const headers: Record<string, string> = { authorization: auth }
+      if (raw) headers['content-type'] = 'application/json'
+      const r = await fetch(`${s.url}${concrete(path)}`, { method: 'POST', headers, body: raw })
+      if (r.status !== 404) wrong.push({ path, raw, status: r.status, body: await r.text() })
+    }
+  }
+  expect(wrong).toEqual([])
+})

@@ -4,6 +4,7 @@
  * cancel full or build; a read key reads).
  */
 import { Elysia, t } from 'elysia'
+import { NoBody } from '../../http/body-types'
 import { answers, consoleErrors, v1Errors } from '../../http/docs'
 import { pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
@@ -36,12 +37,13 @@ export function campaignsConsole(deps: { auth: KernelHttp['console']; campaigns:
     )
     .post('/:id/start', async ({ params, workspace }) => campaigns.present(await campaigns.move(workspace.id, params.id, 'start')), {
       params: t.Object({ ws: t.String(), id: t.String() }),
+      body: NoBody,
       workspace: true,
       detail: {
         summary: 'Start a draft campaign (sending)',
         description:
           '409 naming the state when it is not a draft; 409 when its agent has nothing published. A scheduled campaign started by hand starts now and will not start again at its `scheduledAt`.',
-        responses: answers({ 200: Campaign, ...consoleErrors(404, 409) }),
+        responses: answers({ 200: Campaign, ...consoleErrors(400, 404, 409) }),
       },
     })
 }
@@ -75,6 +77,7 @@ export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: Campai
     })
     .post('/:id/pause', moved('pause'), {
       params: Id,
+      body: NoBody,
       scope: 'build',
       detail: {
         summary: 'Pause a sending campaign',
@@ -84,6 +87,7 @@ export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: Campai
     })
     .post('/:id/resume', moved('resume'), {
       params: Id,
+      body: NoBody,
       scope: 'full',
       // It sends (docs/spec.md Conventions rule 6): a retried resume with the same key replays the first answer.
       idempotent: true,
@@ -96,6 +100,7 @@ export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: Campai
     })
     .post('/:id/cancel', moved('cancel'), {
       params: Id,
+      body: NoBody,
       scope: 'build',
       detail: { summary: 'Cancel a campaign (permanent)', description: `From draft, sending or paused. ${conflictNote}`, responses: answers({ 200: Campaign, ...v1Errors(403, 404, 409) }) },
     })

@@ -4,6 +4,7 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Coordination } from '../../coordination/port'
+import { NoBody } from '../../http/body-types'
 import { answers, v1Errors } from '../../http/docs'
 import { pageQuery, pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
@@ -95,6 +96,7 @@ export function customersV1(deps: { context: KernelHttp['v1']; customers: Custom
         developerOnly: true,
         scope: 'full' as const,
         params: Id,
+        body: NoBody,
         detail: {
           responses: answers({ 200: Customer, ...v1Errors(403, 404, 409, 503) }),
           summary: 'Bring back a deleted customer',

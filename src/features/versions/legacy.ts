@@ -4,6 +4,7 @@
  * legacy integer id or its v1 id (`ag_…`); answers name it by the integer; version ids are per-agent numbers. Another workspace's agent is the same 404 as none.
  */
 import { Elysia } from 'elysia'
+import { NoBody } from '../../http/body-types'
 import { answers, legacyErrors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'
 import {
@@ -60,6 +61,7 @@ export function versionsLegacy(deps: { context: KernelHttp['legacy']; versions: 
       },
       {
         params: AgentParams,
+        body: NoBody,
         detail: {
           responses: answers({ 200: UnpublishAnswer, ...moves(409) }),
           summary: 'Stop serving the published version',
@@ -119,6 +121,7 @@ export function versionsLegacy(deps: { context: KernelHttp['legacy']; versions: 
       },
       {
         params: VersionParams,
+        body: NoBody,
         detail: {
           responses: answers({ 200: RollbackAnswer, ...moves() }),
           summary: 'Roll back to a version',

@@ -4,6 +4,7 @@
  * Endpoint ids are integers per account (endpoint-numbers.ts); delivery ids are `dlv_…` strings.
  */
 import { Elysia, t } from 'elysia'
+import { NoBody } from '../../http/body-types'
 import { answers, legacyErrors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'
 import { webhookCallbacks } from './callbacks'
@@ -77,6 +78,7 @@ export function webhooksLegacy(deps: { context: KernelHttp['legacy']; webhooks: 
       },
       {
         params: DeliveryParams,
+        body: NoBody,
         detail: {
           responses: answers({ 200: t.Object({ status: Success, delivery_id: t.String() }), ...writes(409) }),
           summary: 'Retry a failed delivery',
