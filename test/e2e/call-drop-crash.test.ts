@@ -18,28 +18,54 @@ const TOKEN = 'call-drop-console-token-0123456789'
 const LIVE_MS = 3_000
 const DOWN_MS = 4_000
 const dir = mkdtempSync(join(tmpdir(), 'svc-call-drop-end-'))
+const endingDir = mkdtempSync(join(tmpdir(), 'svc-call-drop-ending-'))
 let child: Subprocess | null = null
 
 afterAll(() => {
   child?.kill('SIGKILL')
   rmSync(dir, { recursive: true, force: true })
+  rmSync(endingDir, { recursive: true, force: true })
 })
+
+/** A workspace whose agent records its calls, a contact who answers, and the call placed to them. */
+async function recordedCall(call: ReturnType<typeof childClient>, hangupAfterMs: number | null): Promise<{ id: string; key: string }> {
+  const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Dropped', plan: 'pro' })).body
+  const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Caller', voice: { answersCalls: true, recordCalls: true } })).body.id
+  expect((await call('POST', `/agents/${agent}/publish`, dev.key, {})).status).toBe(200)
+  expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: '+14155550970', source: 'rented', agent })).status).toBe(201)
+  expect((await call('POST', `/console/workspaces/${dev.id}/contacts`, TOKEN, { phone: '+14155550171' })).status).toBe(201)
+  expect((await call('PUT', `/console/sandbox/phones/${encodeURIComponent('+14155550171')}`, TOKEN, { pickup: 'answer', hangupAfterMs })).status).toBe(200)
+  const placed = await call('POST', '/api/v1/calls', dev.key, { to: '+14155550171', purpose: 'Your appointment tomorrow' })
+  expect(placed.status).toBe(202)
+  return { id: placed.body.id, key: dev.key }
+}
+
+/** Polls the call until it is analysed. */
+async function analysed(call: ReturnType<typeof childClient>, id: string, key: string): Promise<any> {
+  let done: any = null
+  for (let i = 0; i < 500; i++) {
+    done = (await call('GET', `/api/v1/calls/${id}`, key)).body
+    if (done.analysedAt) break
+    await Bun.sleep(20)
+  }
+  return done
+}
+
+/** Fetches the recording's link from the child service: the WAV's bytes (status 200) or the status. */
+async function play(port: number, url: string): Promise<{ status: number; bytes: Uint8Array }> {
+  const res = await fetch(url.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`))
+  return { status: res.status, bytes: new Uint8Array(await res.arrayBuffer()) }
+}
 
 test('a call dropped by kill -9 ends at its last heartbeat, and its recording is finished', async () => {
   const port = await freePort()
   const call = childClient(port)
   const env = { DATA_DIR: dir, CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent', STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox' }
   child = await startChildService(port, env)
-  const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Dropped', plan: 'pro' })).body
-  const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Caller', voice: { answersCalls: true, recordCalls: true } })).body.id
-  expect((await call('POST', `/agents/${agent}/publish`, dev.key, {})).status).toBe(200)
-  expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: '+14155550970', source: 'rented', agent })).status).toBe(201)
-  expect((await call('POST', `/console/workspaces/${dev.id}/contacts`, TOKEN, { phone: '+14155550171' })).status).toBe(201)
-  expect((await call('PUT', `/console/sandbox/phones/${encodeURIComponent('+14155550171')}`, TOKEN, { pickup: 'answer', hangupAfterMs: null })).status).toBe(200)
-  const id = (await call('POST', '/api/v1/calls', dev.key, { to: '+14155550171', purpose: 'Your appointment tomorrow' })).body.id
+  const { id, key } = await recordedCall(call, null)
   let live: any = null
   for (let i = 0; i < 500 && !(live?.transcript?.length > 0 && live?.recording); i++) {
-    live = (await call('GET', `/api/v1/calls/${id}`, dev.key)).body
+    live = (await call('GET', `/api/v1/calls/${id}`, key)).body
     await Bun.sleep(20)
   }
   expect(live).toMatchObject({ status: 'connected', recording: { ready: false } })
@@ -52,12 +78,7 @@ test('a call dropped by kill -9 ends at its last heartbeat, and its recording is
   await Bun.sleep(DOWN_MS)
 
   child = await startChildService(port, env)
-  let done: any = null
-  for (let i = 0; i < 500; i++) {
-    done = (await call('GET', `/api/v1/calls/${id}`, dev.key)).body
-    if (done.analysedAt) break
-    await Bun.sleep(20)
-  }
+  const done = await analysed(call, id, key)
   expect(done).toMatchObject({ status: 'completed', hangup: 'failed', recording: { ready: true, url: live.recording.url } })
   const answeredAt = Date.parse(done.answeredAt)
   const endedAt = Date.parse(done.endedAt)
@@ -68,9 +89,8 @@ test('a call dropped by kill -9 ends at its last heartbeat, and its recording is
   expect(done.seconds).toBe(Math.round((endedAt - answeredAt) / 1000))
 
   // The recording plays: a WAV of what was said before the crash, the scratch files gone.
-  const wav = await fetch(done.recording.url.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`))
-  expect(wav.status).toBe(200)
-  const bytes = new Uint8Array(await wav.arrayBuffer())
+  const { status, bytes } = await play(port, done.recording.url)
+  expect(status).toBe(200)
   expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe('RIFF')
   // 8 kHz, 16-bit mono: 16,000 bytes a second, a 44-byte header; at least the LIVE_MS it ran.
   expect((bytes.length - 44) / 16_000).toBeGreaterThanOrEqual(LIVE_MS / 1000)
@@ -88,4 +108,24 @@ test('a call dropped by kill -9 ends at its last heartbeat, and its recording is
     .filter((r) => r.kind === 'call_minute')
   db.close()
   expect(minutes.map((r) => r.seconds)).toEqual([done.seconds])
+}, 60_000)
+
+test('a crash while a finished call writes its end: the restart finishes its recording', async () => {
+  const port = await freePort()
+  const call = childClient(port)
+  const env = { DATA_DIR: endingDir, CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent', STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox' }
+  // The callee hangs up after LIVE_MS; the process dies once the call's end is told to its actor,
+  // before the recording is mixed.
+  child = await startChildService(port, { ...env, SERVICE_CRASH_AT: 'call.media.ending' })
+  const { id, key } = await recordedCall(call, LIVE_MS)
+  await child.exited
+  expect(child.signalCode).toBe('SIGKILL')
+
+  child = await startChildService(port, env)
+  const done = await analysed(call, id, key)
+  expect(done).toMatchObject({ status: 'completed', recording: { ready: true } })
+  const { status, bytes } = await play(port, done.recording.url)
+  expect(status).toBe(200)
+  expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe('RIFF')
+  expect(readdirSync(join(endingDir, 'tmp', 'recordings'))).toEqual([])
 }, 60_000)

@@ -35,7 +35,7 @@ import { callEffects } from './effects'
 import { CallFeed, watchedTries } from './live-feed'
 import { LostCalls } from './lost-calls'
 import { LostRecordings } from './lost-recordings'
-import { LostSwitches } from './lost-switches'
+import { LostSwitches, switchOfInstance } from './lost-switches'
 import { CallMedia, mediaChannel } from './media'
 import { MediaEnds } from './media-ends'
 import { callsRef } from './public'
@@ -74,7 +74,7 @@ export const callsFeature = defineFeature(callsRef, {
     // Twilio when TELEPHONY_PROVIDER=twilio.
     // With several instances each runs a switch of it, named in its call references (lost-switches.ts).
     const several = coordination.kind === 'redis'
-    const switchId = several ? runtime.instanceId.replace(/^inst_/, '') : null
+    const switchId = several ? switchOfInstance(runtime.instanceId) : null
     const sandbox = await SandboxNetwork.open(store, clock, switchId)
     const { config } = kernel
     // SECRET_KEY is always set by the server (persisted in DATA_DIR when not given); a bare
@@ -130,6 +130,7 @@ export const callsFeature = defineFeature(callsRef, {
     }
     const actors: CallActors = registerCall(runtime, { effects: charted, clock, logger })
     const media = new CallMedia({
+      host: runtime.instanceId,
       files: kernel.files,
       feed,
       phrases: new PhraseCache(),

@@ -35,25 +35,29 @@ export class LostCalls {
    * After a restart on the sandbox network: tries that were ringing (placed) or connected lost
    * their line. Connected ones end `completed` with `hangup: failed`, ringing ones `failed`, the
    * reason in `error`; their transcripts so far stay. With several instances, `lost` picks the tries
-   * of a switch that died (lost-switches.ts). Answers how many were ended, and whether some were
-   * left (an actor still leased to the dead instance: it stops at the first, to try again later).
+   * of a switch that died (lost-switches.ts), and `streamDied` the media streams its instance
+   * carried. Answers how many were ended, and whether some were left (an actor still leased to the
+   * dead instance: it stops at the first, to try again later).
    */
   async dropLost(
     now: number,
     lost: (row: CallTryDoc) => boolean = () => true,
     reason = 'the call was dropped: the service restarted while it was in progress',
+    streamDied: (row: CallTryDoc) => boolean = lost,
   ): Promise<{ dropped: number; left: 0 | 1 }> {
+    // Media streams that died with the process, the call ended or not (a crash can come while its
+    // end is being written): nothing more will be written to them; what each recorded is finished
+    // into its recording. First, so a dropped call's analysis finds them done.
+    for (const row of await this.deps.tries.find({ media: 'live' })) {
+      if (!streamDied(row)) continue
+      await this.deps.tries.update(row.id, { media: 'done', recording: await this.deps.recordings.finish(row) })
+      await this.deps.mediaEnded(row.id)
+    }
     let dropped = 0
     for (const status of ['connected', 'ringing'] as const) {
       for (const row of await this.deps.tries.find({ status })) {
         if (status === 'ringing' && !row.callRef) continue // placement in flight: it is re-run at boot
         if (!lost(row)) continue
-        // Its media stream died with the process: nothing more will be written to it; what it
-        // recorded is finished into the recording.
-        if (row.media === 'live') {
-          await this.deps.tries.update(row.id, { media: 'done', recording: await this.deps.recordings.finish(row) })
-          await this.deps.mediaEnded(row.id)
-        }
         const event =
           status === 'connected' ? { type: 'call.ended' as const, at: lastKnownLive(row, now), hangup: 'failed' as const, error: reason } : { type: 'call.refused' as const, at: now, error: reason }
         try {

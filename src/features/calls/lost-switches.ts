@@ -12,6 +12,7 @@ import type { Logger } from '../../logger'
 import { switchOf } from '../../providers/telephony/sandbox'
 import type { Collection, DocumentStore } from '../../store/port'
 import type { LostCalls } from './lost-calls'
+import type { CallTryDoc } from './repository'
 
 /**
  * A dead instance's calls end within about this long plus one look. Renewed every EVERY_MS, it
@@ -30,6 +31,9 @@ interface SwitchDoc {
 }
 
 const leaseName = (id: string) => `sandbox-switch:${id}`
+
+/** The switch an instance runs: its id without the `inst_` prefix (index.ts). */
+export const switchOfInstance = (instanceId: string) => instanceId.replace(/^inst_/, '')
 
 export class LostSwitches {
   private timer: ReturnType<typeof setTimeout> | null = null
@@ -66,7 +70,10 @@ export class LostSwitches {
     for (const doc of await this.switches.find({})) {
       if (doc.id === switchId || (await coordination.leaseOwner(leaseName(doc.id))) !== null) continue
       if (!(await coordination.acquireLease(leaseName(doc.id), owner, SWITCH_TTL_MS))) continue
-      const ended = await calls.dropLost(clock.now(), (row) => row.callRef !== null && switchOf(row.callRef) === doc.id, REASON)
+      const onSwitch = (row: CallTryDoc) => row.callRef !== null && switchOf(row.callRef) === doc.id
+      // A stream lives on the instance its socket reached, not always the one that placed the call.
+      const streamHere = (row: CallTryDoc) => (typeof row.mediaHost === 'string' ? switchOfInstance(row.mediaHost) === doc.id : onSwitch(row))
+      const ended = await calls.dropLost(clock.now(), onSwitch, REASON, streamHere)
       dropped += ended.dropped
       if (ended.left > 0) {
         // An actor still leased to the dead instance: the next round, once that lapses.

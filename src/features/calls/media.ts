@@ -13,6 +13,7 @@ import type { CallActors } from '../../../actors/call'
 import { type Clock, iso } from '../../clock'
 import type { Config } from '../../config'
 import type { Coordination } from '../../coordination/port'
+import { crashPoint } from '../../crash-points'
 import type { FileStorage } from '../../files/port'
 import type { Draining } from '../../kernel/draining'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
@@ -31,6 +32,8 @@ import type { CallTryDoc, CallTryRepo } from './repository'
 import { buildVoicePipeline, type VoicePipelineDeps } from './voice-pipeline'
 
 export interface CallMediaDeps extends VoicePipelineDeps {
+  /** This instance (the runtime's id), written on the try as its stream's host. */
+  host: string
   /** Where the finished recording is kept (recordings.ts). */
   files: FileStorage
   config: Pick<Config, 'telephonyProvider' | 'publicBaseUrl' | 'providers' | 'speech' | 'dataDir'>
@@ -157,7 +160,7 @@ export class CallMedia implements MediaCalls {
     let unsubscribe: () => Promise<void> = async () => {}
     let lastFrameAt = d.clock.now()
     let beatAt = lastFrameAt
-    await record.write({ media: 'live', liveAt: iso(beatAt), pipeline: built.pipeline, agentVersion: built.agentVersion })
+    await record.write({ media: 'live', mediaHost: d.host, liveAt: iso(beatAt), pipeline: built.pipeline, agentVersion: built.agentVersion })
     if (recorder) await record.recording(false)
     const beat = setInterval(() => {
       if (lastFrameAt <= beatAt) return
@@ -182,6 +185,7 @@ export class CallMedia implements MediaCalls {
       this.live.delete(callId)
       await unsubscribe().catch(() => {})
       await record.end(hangup, error)
+      crashPoint('call.media.ending')
       if (recorder) {
         await keepRecording(d.files, recorder, record.row).catch((err) => record.log.warn({ err }, 'could not write the recording'))
         await record.recording(true)

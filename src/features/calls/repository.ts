@@ -59,6 +59,8 @@ export interface CallTryDoc {
    * ends it (and bills it) here.
    */
   liveAt?: string
+  /** The instance whose process carries the media stream (its socket and recorder): it dies with it. */
+  mediaHost?: string
   /** The agent version the call talked as (set when its media starts); null or absent: it never talked (nothing was published). */
   agentVersion?: number | null
   /** The speech engines the pipeline used, and the call length it allowed (the agent's `maxCallSeconds` or the plan's default). */
