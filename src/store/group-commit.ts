@@ -62,6 +62,8 @@ export class GroupCommit {
     private readonly afterCommit: () => void = () => {},
     /** Hears each COMMIT of a batch that wrote, in seconds. */
     private readonly onCommit?: (seconds: number) => void,
+    /** Hears how writes end: the error of a write or COMMIT that failed, undefined for a batch that committed writes. */
+    private readonly onOutcome?: (error?: unknown) => void,
   ) {}
 
   /** Runs `read` now, inside the turn's transaction when reads share it (`sole`). */
@@ -99,6 +101,7 @@ export class GroupCommit {
       // A failed statement normally leaves the transaction open; if SQLite rolled it all back,
       // the earlier writes of this batch are gone too and must not be reported as done.
       if (!this.db.inTransaction) this.abandon(error)
+      this.onOutcome?.(error)
       throw error
     }
     return new Promise<R>((resolve, reject) => this.waiters.push({ resolve: () => resolve(result), reject }))
@@ -122,8 +125,10 @@ export class GroupCommit {
         // the connection already ended the transaction
       }
       for (const w of waiters) w.reject(error)
+      if (waiters.length > 0) this.onOutcome?.(error)
       return
     }
+    if (waiters.length > 0) this.onOutcome?.()
     try {
       this.afterCommit()
     } catch {

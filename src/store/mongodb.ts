@@ -14,6 +14,7 @@ import {
   type UpdateFilter,
 } from 'mongodb'
 import { afterClauses, groupKey, mongoPath, PAGE_SORT, toIndexDescription, toMongoFilter, toMongoSort } from './mongo-filter'
+import { isOutOfSpace } from './out-of-space'
 import { assertLimit, assertName, assertPath, compareKeys, definedEntries } from './paths'
 import {
   type Collection,
@@ -28,6 +29,7 @@ import {
   type GroupOptions,
   type PageAfter,
   type Scalar,
+  type StoreHealth,
   type Write,
 } from './port'
 
@@ -94,6 +96,16 @@ export class MongoStore implements DocumentStore {
     }
     // The cache holds one instance per name whatever T a caller names; the store does not check documents' shape.
     return (await c) as MongoDocCollection<T>
+  }
+
+  /** A `ping` round trip (readiness bounds how long it may take). */
+  async health(): Promise<StoreHealth> {
+    try {
+      await this.db.command({ ping: 1 })
+      return { ok: true }
+    } catch (error) {
+      return { ok: false, cause: isOutOfSpace(error) ? 'disk_full' : 'unavailable', message: `MongoDB: ${error instanceof Error ? error.message : String(error)}` }
+    }
   }
 
   async close(): Promise<void> {

@@ -138,6 +138,12 @@ export type Write =
 /** Hears how long each commit took, in seconds (a batch's COMMIT on SQLite, one write on MongoDB): /metrics. */
 export type CommitObserver = (seconds: number) => void
 
+/**
+ * Whether the store takes writes now (readiness): `disk_full` when writes fail for want of space
+ * (out-of-space.ts), `unavailable` when the store cannot be reached; the message says what was seen.
+ */
+export type StoreHealth = { ok: true } | { ok: false; cause: 'disk_full' | 'unavailable'; message: string }
+
 export interface DocumentStore {
   readonly kind: 'sqlite' | 'mongodb'
   /** Opens (and on first use creates with its indexes) a collection. */
@@ -156,6 +162,8 @@ export interface DocumentStore {
    * keeps the first.
    */
   readonly atomic: boolean
+  /** Whether writes go through now; cheap enough for a load balancer's readiness checks. */
+  health(): Promise<StoreHealth>
   /** Releases the connection or file; the data stays (reopening sees it). */
   close(): Promise<void>
 }

@@ -7,9 +7,11 @@
  */
 import { Database, SQLiteError } from 'bun:sqlite'
 import { GroupCommit } from './group-commit'
-import type { CollectionSpec, CommitObserver, Doc, DocumentStore, Write } from './port'
+import { isOutOfSpace } from './out-of-space'
+import type { CollectionSpec, CommitObserver, Doc, DocumentStore, StoreHealth, Write } from './port'
 import { SqliteCollection } from './sqlite-collection'
 import { checkpointElsewhere, rewindIfLong, stopCheckpointing } from './wal-checkpointer'
+import { truncateWal, WAL_SIZE_LIMIT_BYTES } from './wal-truncate'
 
 export interface SqliteOptions {
   /**
@@ -25,6 +27,8 @@ export interface SqliteOptions {
   walRewindFrames?: number
   /** Hears each write batch's COMMIT time. */
   onCommit?: CommitObserver
+  /** What the WAL file is cut back to once it starts over (wal-truncate.ts WAL_SIZE_LIMIT_BYTES); tests lower it. */
+  walSizeLimitBytes?: number
 }
 
 /** The file is held by another process (exclusive mode): say so instead of waiting forever. */
@@ -64,15 +68,29 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
     db.run('PRAGMA busy_timeout=5000')
     db.run('PRAGMA journal_mode=WAL')
     db.run('PRAGMA synchronous=NORMAL')
+    db.run(`PRAGMA journal_size_limit=${options.walSizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES}`)
   } catch (error) {
     db.close()
     lock?.close()
     throw error
   }
+  // Before any write: what the last run left in the WAL goes into the database and the WAL file
+  // is emptied, so a WAL that filled the disk (its stop could not checkpoint) gives its space back
+  // now. When even that fails for want of space, the store starts out reporting the full disk.
+  const boot = truncateWal(db)
   // An in-memory database has no WAL and no file another connection could reach.
   const checkpointed = file !== ':memory:' && file !== '' && (await checkpointElsewhere(db, file, options.walRewindFrames))
-  return new SqliteStore(db, file, lock, checkpointed, options.onCommit)
+  const store = new SqliteStore(db, file, lock, checkpointed, options.onCommit)
+  if (boot.error !== undefined) store.noteOutcome(boot.error)
+  return store
 }
+
+/**
+ * The readiness probe's write when the disk was full: 16 KiB, a large document's worth (a call's
+ * snapshot with its transcript), so it needs fresh pages as real writes do rather than fitting in
+ * a page's leftover room.
+ */
+const PROBE_BYTES = 16 * 1024
 
 export class SqliteStore implements DocumentStore {
   readonly kind = 'sqlite' as const
@@ -88,7 +106,47 @@ export class SqliteStore implements DocumentStore {
     private readonly checkpointed = false,
     onCommit?: CommitObserver,
   ) {
-    this.batch = new GroupCommit(db, file, lock !== null, checkpointed ? () => rewindIfLong(db, file) : undefined, onCommit)
+    this.batch = new GroupCommit(db, file, lock !== null, checkpointed ? () => rewindIfLong(db, file) : undefined, onCommit, (error) => this.noteOutcome(error))
+  }
+
+  /** Since when writes fail for want of disk space (none has committed since); null while they go through. */
+  private full: { since: number; message: string } | null = null
+
+  /** A write's outcome: an out-of-space failure marks the store full, a committed batch clears it. */
+  noteOutcome(error?: unknown): void {
+    if (error === undefined) {
+      this.full = null
+      return
+    }
+    if (!isOutOfSpace(error)) return
+    this.full ??= { since: Date.now(), message: error instanceof Error ? error.message : String(error) }
+    // A WAL copied into the database already is space given back at once; between transactions.
+    setImmediate(() => {
+      if (!this.closed && !this.db.inTransaction) truncateWal(this.db)
+    })
+  }
+
+  /**
+   * Writes go through unless the last ones failed for want of space; then a probe write of about
+   * one large document (PROBE_BYTES) tells whether space was freed since, so readiness recovers
+   * without waiting for traffic a load balancer no longer sends.
+   */
+  async health(): Promise<StoreHealth> {
+    if (this.closed) return { ok: false, cause: 'unavailable', message: 'the store is closed' }
+    if (!this.full) return { ok: true }
+    try {
+      await this.batch.run(() => {
+        this.db.run('CREATE TABLE IF NOT EXISTS _write_probe (b BLOB)')
+        this.db.run(`INSERT INTO _write_probe (b) VALUES (zeroblob(${PROBE_BYTES}))`)
+        this.db.run('DELETE FROM _write_probe')
+      })
+    } catch (error) {
+      if (!isOutOfSpace(error)) return { ok: false, cause: 'unavailable', message: error instanceof Error ? error.message : String(error) }
+    }
+    // A write that committed meanwhile (the probe's, or another) has cleared it.
+    const full = this.full
+    if (!full) return { ok: true }
+    return { ok: false, cause: 'disk_full', message: `writes fail since ${new Date(full.since).toISOString()}: ${full.message}` }
   }
 
   async collection<T extends Doc>(spec: CollectionSpec): Promise<SqliteCollection<T>> {
@@ -137,7 +195,11 @@ export class SqliteStore implements DocumentStore {
     this.batch.flush()
     // The checkpointer's connection goes first, so this one is the last and leaves no WAL behind.
     if (this.checkpointed) await stopCheckpointing(this.file)
-    this.db.run('PRAGMA optimize') // refreshes planner statistics where SQLite judges it useful
+    try {
+      this.db.run('PRAGMA optimize') // refreshes planner statistics where SQLite judges it useful
+    } catch {
+      // optional (it fails on a full disk); closing must still let go of the file and its lock
+    }
     this.db.close()
     this.lock?.close()
   }

@@ -19,6 +19,7 @@ function recordingStore(inner: DocumentStore, writes: StoredActor[], hold: () =>
     kind: inner.kind,
     atomic: inner.atomic,
     commit: (writes) => inner.commit(writes),
+    health: () => inner.health(),
     close: () => inner.close(),
     async collection<T extends Doc>(spec: Parameters<DocumentStore['collection']>[0]): Promise<Collection<T>> {
       const c = await inner.collection<T>(spec)
