@@ -13,6 +13,7 @@ import { drainingGate } from './http/draining-gate'
 import { errorPlugin } from './http/error-plugin'
 import { jsonBodies } from './http/json-body'
 import { mountDocs } from './http/openapi-docs'
+import { readiness } from './http/readiness'
 import { requestLog } from './http/request-log'
 import { type CredentialCheck, isVisitorPath, V1_PREFIX } from './http/surface'
 import { MEDIA_PREFIX } from './media/bridge'
@@ -59,6 +60,7 @@ export function createApp(services: Services, consoleToken: string) {
     .use(requestLog(services.logger))
     .use(jsonBodies({ deadlines: bodyDeadlines, checkCredentials, schemas: bodySchemas, idleSeconds: services.config.httpIdleSeconds }))
     .use(drainingGate(services.draining))
+    .use(readiness(services))
     .use(metricsRoute(services.metrics, consoleToken))
     .use(v1)
     .use(consoleSurface)

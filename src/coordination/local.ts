@@ -299,6 +299,10 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
       return q.timerDueCount.get(now)?.n ?? 0
     },
 
+    async ping() {
+      db.query('SELECT 1').get()
+    },
+
     async close() {
       if (closed) return
       closed = true

@@ -106,5 +106,11 @@ export interface Coordination {
   /** Timers due at or before `now` (service clock) and not yet acked, claimed ones included: the backlog. */
   timersDue(now: number): Promise<number>
 
+  /**
+   * Resolves once coordination answers a round trip (readiness); on Redis, fails within
+   * COMMAND_TIMEOUT_MS (unavailable.ts) with CoordinationUnavailable when it is down or stalled.
+   */
+  ping(): Promise<void>
+
   close(): Promise<void>
 }

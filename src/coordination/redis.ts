@@ -10,6 +10,7 @@ import { randomId } from '../ids'
 import { countArg, deliver, durationMs, encodePayload, instantMs } from './args'
 import type { ClaimedTimer, Coordination, IdempotencyBegin, RateHit, SlotHold, StoredResponse, TimerSpec } from './port'
 import { scripts } from './redis-scripts'
+import { bounded, COMMAND_TIMEOUT_MS, CoordinationUnavailable } from './unavailable'
 
 export interface RedisCoordinationOptions {
   /** Key and channel prefix; default `svc:`. */
@@ -97,7 +98,7 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
   const markKey = `${tag}:mark`
   let closed = false
 
-  return {
+  const adapter: Coordination = {
     kind: 'redis',
 
     async idempotencyBegin(key: string, ttlMs: number): Promise<IdempotencyBegin> {
@@ -182,7 +183,12 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
       return async () => {
         if (!active || closed) return
         active = false
-        await subscriber.unsubscribe(channelName(channel), listener)
+        // node-redis drops the listener at once; only Redis's acknowledgement may wait. A Redis
+        // that is down or stalled cannot deliver to it anyway (a reconnect subscribes only the
+        // channels that still have listeners), so after the bound the unsubscribe counts as done.
+        await bounded('unsubscribe', () => subscriber.unsubscribe(channelName(channel), listener)).catch((error: unknown) => {
+          if (!(error instanceof CoordinationUnavailable)) throw error
+        })
       }
     },
 
@@ -243,11 +249,34 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
       return await client.timerDue(timerKeys, [String(now)])
     },
 
+    async ping(): Promise<void> {
+      await client.ping()
+    },
+
     async close(): Promise<void> {
       if (closed) return
       closed = true
-      // close() waits for commands already sent, so in-flight calls finish first.
-      await Promise.allSettled([subscriber.close(), client.close()])
+      // close() waits for commands already sent, so in-flight calls finish first; a Redis that is
+      // down or stalled would hold that forever, so after one command's bound the sockets just go.
+      const done = Promise.allSettled([subscriber.close(), client.close()])
+      if ((await Promise.race([done.then(() => true), Bun.sleep(COMMAND_TIMEOUT_MS).then(() => false)])) === false) {
+        subscriber.destroy()
+        client.destroy()
+      }
     },
   }
+  return boundedOperations(adapter)
+}
+
+/**
+ * The adapter with each operation bounded (unavailable.ts): within COMMAND_TIMEOUT_MS it answers or
+ * fails with CoordinationUnavailable naming the operation. `close` bounds itself.
+ */
+function boundedOperations(adapter: Coordination): Coordination {
+  const out: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(adapter)) {
+    out[name] = typeof value === 'function' && name !== 'close' ? (...args: unknown[]) => bounded(name, () => value.apply(adapter, args)) : value
+  }
+  // Same members with the same signatures; only each method's promise is bounded.
+  return out as unknown as Coordination
 }

@@ -31,7 +31,12 @@ const DESCRIPTIONS: Record<number, string> = {
   500: 'server error (the message quotes the request id)',
   501: 'not available yet',
   502: 'a provider refused',
+  503: 'this instance is shutting down, or coordination (Redis) is unavailable: nothing was done; retry after Retry-After',
+  507: "the store's disk is full: nothing was saved; retry after Retry-After",
 }
+
+/** Every route may meet an outage (http/outage.ts) or a drain (draining-gate.ts): documented on each. */
+const OUTAGES = [503, 507]
 
 const errorBodies = (codes: Iterable<number>): Record<number, TSchema> =>
   Object.fromEntries([...codes].map((c) => [c, t.Object(ErrorBody.properties, { additionalProperties: true, description: DESCRIPTIONS[c] ?? 'error' })]))
@@ -42,16 +47,16 @@ const errorBodies = (codes: Iterable<number>): Record<number, TSchema> =>
  * 410 (deleted customer), so those are always documented.
  */
 export function v1Errors(...codes: number[]): Record<number, TSchema> {
-  return errorBodies(new Set([401, 400, 404, 410, 500, ...codes].sort()))
+  return errorBodies(new Set([401, 400, 404, 410, 500, ...OUTAGES, ...codes].sort()))
 }
 
 /** Error answers of a console route: 401 (console token) plus its own. */
 export function consoleErrors(...codes: number[]): Record<number, TSchema> {
-  return errorBodies(new Set([401, 500, ...codes].sort()))
+  return errorBodies(new Set([401, 500, ...OUTAGES, ...codes].sort()))
 }
 
 export function legacyErrors(...codes: number[]): Record<number, TSchema> {
-  const all = new Set([401, 422, 500, ...codes])
+  const all = new Set([401, 422, 500, ...OUTAGES, ...codes])
   return Object.fromEntries([...all].map((c) => [c, c === 422 ? LegacyValidationBody : t.Object(LegacyErrorBody.properties, { description: DESCRIPTIONS[c] ?? 'error' })]))
 }
 

@@ -10,6 +10,7 @@ import { BodySchemaError } from './body-check'
 import { ApiError } from './errors'
 import { settleFailedClaim } from './idempotency'
 import { bodyErrorOf, unreadBody } from './json-body'
+import { outageRefusal } from './outage'
 import { type CredentialCheck, surfaceOf } from './surface'
 import { describeSchemaError, fieldName, type JsonSchema, type SchemaError } from './validation-message'
 
@@ -112,7 +113,8 @@ export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck) 
 
 async function shape({ code, error, request, set, params }: Failure, logger: Logger, checkCredentials?: CredentialCheck): Promise<Response> {
   // An Idempotency-Key the failed handler held is stored as its refusal, or released (idempotency.ts).
-  await settleFailedClaim(request, error)
+  // With coordination down that fails too; the key then lapses with its in-flight TTL.
+  await settleFailedClaim(request, error).catch((err: unknown) => logger.warn({ err }, 'could not settle an Idempotency-Key'))
   const path = new URL(request.url).pathname
   const surface = surfaceOf(path)
   const requestId = String((set.headers as Record<string, string>)['x-request-id'] ?? '')
@@ -130,6 +132,12 @@ async function shape({ code, error, request, set, params }: Failure, logger: Log
   }
 
   if (error instanceof ApiError) return refusal(error)
+
+  const outage = outageRefusal(error)
+  if (outage) {
+    logger.warn({ requestId, path, status: outage.status, err: error }, 'refused: a shared part is out of service')
+    return refusal(outage)
+  }
 
   if (code === 'VALIDATION' || error instanceof BodySchemaError) {
     const v = error as ValidationFailure

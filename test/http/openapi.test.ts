@@ -28,7 +28,7 @@ const isConsole = (path: string) => path === '/console' || path.startsWith('/con
 const surfaceOf = (path: string): Surface => (isV1(path) ? 'v1' : isConsole(path) ? 'console' : 'legacy')
 /** The pages, their viewer's files and documents, and the health probe, are not API routes. */
 // Health and the Prometheus scrape are for load balancers and monitoring (docs/production.md), not API clients.
-const NOT_API = new Set(['/health', '/metrics', ...Object.values(SURFACES).flatMap((s) => [s.json, s.page, ...VIEWER_FILES.map((f) => `${s.page}/assets/${f}`)])])
+const NOT_API = new Set(['/health', '/ready', '/metrics', ...Object.values(SURFACES).flatMap((s) => [s.json, s.page, ...VIEWER_FILES.map((f) => `${s.page}/assets/${f}`)])])
 
 let server: TestServer
 const docs = {} as Record<Surface, Doc>

@@ -28,6 +28,8 @@ export interface RedisServer {
   crash(): Promise<void>
   /** Starts it again on the same port, empty (after crash or stop). */
   restart(): Promise<void>
+  /** SIGSTOP pauses the server (its socket stays open, nothing answers); SIGCONT resumes it. */
+  pause(paused: boolean): void
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -67,6 +69,7 @@ function pingOnce(port: number): Promise<boolean> {
 interface Started {
   stop(): Promise<void>
   crash(): Promise<void>
+  pause(paused: boolean): void
 }
 
 async function startOnce(): Promise<RedisServer> {
@@ -76,6 +79,7 @@ async function startOnce(): Promise<RedisServer> {
     url: `redis://127.0.0.1:${port}`,
     stop: () => current.stop(),
     crash: () => current.crash(),
+    pause: (paused) => current.pause(paused),
     restart: async () => {
       await current.stop()
       current = await startOn(port)
@@ -91,6 +95,8 @@ async function startOn(port: number): Promise<Started> {
 
   const stop = async () => {
     if (proc.exitCode !== null || proc.signalCode !== null) return
+    // A paused server would not see the SIGTERM until resumed.
+    proc.kill('SIGCONT')
     proc.kill('SIGTERM')
     const exited = await Promise.race([proc.exited.then(() => true), sleep(STOP_GRACE_MS).then(() => false)])
     if (!exited) {
@@ -111,7 +117,10 @@ async function startOn(port: number): Promise<Started> {
         proc.kill('SIGKILL')
         await proc.exited
       }
-      return { stop, crash }
+      const pause = (paused: boolean) => {
+        if (proc.exitCode === null && proc.signalCode === null) proc.kill(paused ? 'SIGSTOP' : 'SIGCONT')
+      }
+      return { stop, crash, pause }
     }
     await sleep(READY_POLL_MS)
   }
