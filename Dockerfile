@@ -25,7 +25,9 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY . .
 # The store, the generated console token and secret key, and recordings: the only place it writes.
 RUN mkdir -p /data && chown node:node /data
-ENV PORT=3000 HOST=0.0.0.0 DATA_DIR=/data
+# NODE_ENV=production: Elysia serves in production mode (no development error pages, terse
+# validation internals) like any Node service in production.
+ENV PORT=3000 HOST=0.0.0.0 DATA_DIR=/data NODE_ENV=production
 USER node
 EXPOSE 3000
 # 503 while draining on shutdown, so an orchestrator stops sending work before the process ends.

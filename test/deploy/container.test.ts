@@ -165,6 +165,7 @@ describe('Dockerfile', () => {
     expect(final.some((i) => i.op === 'RUN' && new RegExp(`chown ${user}(:${user})? /data`).test(i.args))).toBe(true)
     const env = last('ENV')?.args ?? ''
     expect(env).toContain('DATA_DIR=/data')
+    expect(env).toContain('NODE_ENV=production')
   })
 
   test('the health check asks /health on the service port', () => {
