@@ -39,6 +39,13 @@ describe('the chat page and the visitor API', () => {
     expect(await known.text()).toContain(`data-key="${draft.webKey}"`)
   })
 
+  test('the page, the loader and the chat files are never sniffed as another type', async () => {
+    for (const path of [`/w/${draft.webKey}`, '/w/wk_nosuchkey0000000000', '/widget.js', '/web/chat.js', '/web/chat.css', '/web/voice.js', '/web/i18n.js', '/web/pcm-worklet.js', '/web/nothing.js']) {
+      const r = await fetch(`${s.url}${path}`)
+      expect({ path, nosniff: r.headers.get('x-content-type-options') }).toEqual({ path, nosniff: 'nosniff' })
+    }
+  })
+
   test('an unpublished agent: the visitor is told the chat is not available; the log says why', async () => {
     const before = lines.length
     for (const [method, path, body] of [

@@ -13,7 +13,9 @@ const ASSETS = join(import.meta.dir, 'assets')
 const read = (name: string) => readFileSync(join(ASSETS, name), 'utf8')
 /** Five minutes: a fixed widget reaches visitors quickly, and repeat page views skip the download. */
 const CACHE = 'public, max-age=300'
-const JS = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': CACHE }
+/** Browsers take each file as the type it is sent with, never as one they guess from its bytes. */
+const NOSNIFF = { 'x-content-type-options': 'nosniff' }
+const JS = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': CACHE, ...NOSNIFF }
 const FILES: Record<string, { body: string; type: string }> = {
   'chat.js': { body: read('chat.js'), type: 'text/javascript; charset=utf-8' },
   'chat.css': { body: read('chat.css'), type: 'text/css; charset=utf-8' },
@@ -47,11 +49,11 @@ export function widgetRoutes(deps: { exists: (webKey: string) => Promise<boolean
     .get('/widget.js', () => new Response(loader, { headers: { ...JS, 'access-control-allow-origin': '*' } }))
     .get('/web/:file', ({ params }) => {
       const file = FILES[params.file]
-      if (!file) return new Response('not found', { status: 404, headers: { 'content-type': 'text/plain' } })
-      return new Response(file.body, { headers: { 'content-type': file.type, 'cache-control': CACHE } })
+      if (!file) return new Response('not found', { status: 404, headers: { 'content-type': 'text/plain', ...NOSNIFF } })
+      return new Response(file.body, { headers: { 'content-type': file.type, 'cache-control': CACHE, ...NOSNIFF } })
     })
     .get('/w/:webKey', async ({ params, query }) => {
-      if (!WEB_KEY.test(params.webKey) || !(await deps.exists(params.webKey))) return new Response('no such chat', { status: 404, headers: { 'content-type': 'text/plain' } })
+      if (!WEB_KEY.test(params.webKey) || !(await deps.exists(params.webKey))) return new Response('no such chat', { status: 404, headers: { 'content-type': 'text/plain', ...NOSNIFF } })
       return new Response(page(params.webKey, query.embed === '1'), {
         headers: {
           'content-type': 'text/html; charset=utf-8',
@@ -59,6 +61,7 @@ export function widgetRoutes(deps: { exists: (webKey: string) => Promise<boolean
           // Our own files only; the microphone for calls; any site may frame it (that is the widget).
           'content-security-policy': "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; media-src 'self' blob:; style-src 'self'; frame-ancestors *",
           'permissions-policy': 'microphone=(self)',
+          ...NOSNIFF,
         },
       })
     })
