@@ -55,7 +55,7 @@ function load(): Map<string, Asset> {
 export function viewerFile(name: string, request: Request): Response {
   const asset = load().get(name)!
   const gzip = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
-  const headers: Record<string, string> = { 'content-type': asset.type, 'cache-control': CACHE, vary: 'accept-encoding' }
+  const headers: Record<string, string> = { 'content-type': asset.type, 'cache-control': CACHE, vary: 'accept-encoding', 'x-content-type-options': 'nosniff' }
   if (gzip) headers['content-encoding'] = 'gzip'
   return new Response(gzip ? asset.gzipped : asset.body, { headers })
 }

@@ -106,6 +106,17 @@ export function docsPage(options: DocsOptions): string {
 }
 
 /**
+ * The page loads only our own files (Swagger UI sets inline styles and draws with data: images) and
+ * is framed by no site: a page of ours inside another site's frame is a clickjacking aid.
+ */
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+}
+
+/**
  * Adds `GET path` (page), `GET path/json` (document, built once on first request) and the
  * viewer's files under `GET path/assets/` to `app`.
  */
@@ -113,12 +124,12 @@ export function mountDocs<A extends AnyElysia>(app: A, options: DocsOptions): A 
   let cached: string | null = null
   for (const name of VIEWER_FILES) app.get(`${options.path}/assets/${name}`, ({ request }) => viewerFile(name, request), { detail: { hide: true } })
   return app
-    .get(options.path, () => new Response(docsPage(options), { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
+    .get(options.path, () => new Response(docsPage(options), { headers: { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS } }), { detail: { hide: true } })
     .get(
       `${options.path}/json`,
       () => {
         cached ??= JSON.stringify(buildDocument(app, options))
-        return new Response(cached, { headers: { 'content-type': 'application/json' } })
+        return new Response(cached, { headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' } })
       },
       { detail: { hide: true } },
     ) as A

@@ -31,6 +31,11 @@ describe('documentation pages without internet access', () => {
       const res = await fetch(`${s.url}${page}`)
       expect(res.status).toBe(200)
       expect(res.headers.get('content-type')).toContain('text/html')
+      // Our files only, in no other site's frame, never sniffed as another type.
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'self'")
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+      expect(res.headers.get('x-frame-options')).toBe('DENY')
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff')
       const html = await res.text()
       // No absolute URL at all (nor protocol-relative //host): everything is on this origin.
       expect(html).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i)
@@ -43,6 +48,7 @@ describe('documentation pages without internet access', () => {
         expect(resolved.origin).toBe(new URL(s.url).origin)
         const asset = await fetch(resolved)
         expect(asset.status).toBe(200)
+        expect(asset.headers.get('x-content-type-options')).toBe('nosniff')
         expect(asset.headers.get('content-type')).toMatch(scripts.includes(url) ? /javascript/ : /text\/css/)
         // Non-trivial: the viewer's bundle and styles are large; our start script is a few lines.
         expect((await asset.text()).length).toBeGreaterThan(100)
@@ -83,6 +89,11 @@ describeWithChromium('documentation pages in Chromium with other hosts unreachab
       const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).filter((k) => k !== 'parameters').length, 0)
       const tab = await browser.newPage()
       const elsewhere: string[] = []
+      // The page's Content-Security-Policy lets the viewer do all it does.
+      const refused: string[] = []
+      tab.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) refused.push(message.text())
+      })
       await tab.setRequestInterception(true)
       tab.on('request', (request) => {
         const url = new URL(request.url())
@@ -98,6 +109,7 @@ describeWithChromium('documentation pages in Chromium with other hosts unreachab
         expect(paths.length).toBe(operations)
         expect(new Set(paths)).toEqual(new Set(Object.keys(doc.paths)))
         expect(elsewhere).toEqual([])
+        expect(refused).toEqual([])
       } finally {
         await tab.close()
       }
