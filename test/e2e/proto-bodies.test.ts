@@ -72,7 +72,9 @@ test('actions that take no body refuse a member as unknown, and still take none 
   for (const path of actions) {
     const legacy = !path.startsWith('/api/v1') && !path.startsWith('/console')
     const answer = await send('POST', path, '{"force":true}')
-    const ok = legacy ? answer.status === 422 && answer.body.detail?.[0]?.type === 'extra_forbidden' && answer.body.detail[0].loc?.[1] === 'force' : answer.status === 400 && answer.body.field === 'force'
+    const ok = legacy
+      ? answer.status === 422 && answer.body.detail?.[0]?.type === 'extra_forbidden' && answer.body.detail[0].loc?.[1] === 'force'
+      : answer.status === 400 && answer.body.field === 'force'
     if (!ok) wrong.push({ path, status: answer.status, body: answer.body })
     // No body, or an empty one, reaches the action (here: a 404 for the made-up ids).
     for (const raw of [undefined, '{}']) {
