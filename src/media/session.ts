@@ -46,7 +46,7 @@ export const OVERLAP_END_MS = 500
 const VAD_CATCH_UP_MS = 2_000
 /** How often such a decision looks again: a line frame. */
 const VAD_RECHECK_MS = 20
-/** Inbound frames waiting for the VAD: 2 s of 20 ms frames. Past it the oldest are dropped (counted). */
+/** Inbound frames waiting for the VAD: 2 s of 20 ms frames. Frames arriving past it are dropped (counted). */
 export const MAX_INBOUND_PENDING = 100
 
 export type { CallLine, PipelineState, SessionParts } from './call-line'
@@ -61,8 +61,9 @@ export class VoiceSession {
   /** The reply being heard (or about to be), and one started early on the caller's words, held. */
   private turn: ReplyTurn | null = null
   private early: ReplyTurn | null = null
-  private inbound: Promise<void> = Promise.resolve()
-  private pending = 0
+  /** Audio from the line not yet judged by the VAD, and whether it is being judged now. */
+  private readonly backlog: { pcm: Int16Array; rate: number; arrivedAt: number }[] = []
+  private analysing = false
   dropped = 0
   private resumeText: string | null = null
   /** What the caller has said this turn. */
@@ -145,15 +146,14 @@ export class VoiceSession {
   frame(frame: InboundFrame): void {
     if (this.state === 'ended') return
     if (frame.kind === 'audio') {
-      // Bounded: if the VAD falls behind, the oldest audio goes (counted), never memory.
-      if (this.pending >= MAX_INBOUND_PENDING) {
+      // Bounded: if the VAD falls behind, the newest audio goes (counted), never memory.
+      if (this.backlog.length >= MAX_INBOUND_PENDING) {
         this.dropped++
         return
       }
-      this.pending++
       // Turn timing follows when the audio arrived, not when the VAD (on its own thread) got to it.
-      const arrivedAt = this.now()
-      this.inbound = this.inbound.then(() => this.audio(frame.pcm, frame.sampleRate, arrivedAt)).finally(() => this.pending--)
+      this.backlog.push({ pcm: frame.pcm, rate: frame.sampleRate, arrivedAt: this.now() })
+      if (!this.analysing) void this.analyse()
     } else if (frame.kind === 'mark') this.playout.echo(frame.name)
     else if (frame.kind === 'dtmf') this.dtmf(frame.digit)
   }
@@ -182,15 +182,45 @@ export class VoiceSession {
   /** The last turn's storing of what was heard. */
   private stored: Promise<void> = Promise.resolve()
 
-  private async audio(pcm: Int16Array, rate: number, arrivedAt: number): Promise<void> {
-    if (this.state === 'ended') return
-    this.parts.record?.fromCaller(pcm, rate)
+  /**
+   * Judges the line's audio in order. Audio that arrived while the VAD was busy goes to it in one
+   * piece, so after a stall the session catches up in one round trip to the model instead of
+   * staying as far behind as the stall left it.
+   */
+  private async analyse(): Promise<void> {
+    this.analysing = true
+    try {
+      while (this.backlog.length && this.state !== 'ended') {
+        const rate = this.backlog[0]!.rate
+        let n = 1
+        while (n < this.backlog.length && this.backlog[n]!.rate === rate) n++
+        await this.audio(this.backlog.splice(0, n), rate)
+      }
+    } catch (err) {
+      this.backlog.length = 0
+      this.parts.line.log('warn', 'voice activity detection failed', { err: String(err) })
+    } finally {
+      this.analysing = false
+    }
+  }
+
+  /** Frames of the line's audio at one rate, in order: to the recording, the STT, then the VAD's windows to the turn detector. */
+  private async audio(frames: { pcm: Int16Array; arrivedAt: number }[], rate: number): Promise<void> {
     const stt = this.parts.stt
-    stt.push(resample(pcm, rate, stt.sampleRate))
+    for (const f of frames) {
+      this.parts.record?.fromCaller(f.pcm, rate)
+      stt.push(resample(f.pcm, rate, stt.sampleRate))
+    }
+    const pcm = frames.length === 1 ? frames[0]!.pcm : joined(frames.map((f) => f.pcm))
     const windows = await this.parts.vad.push(pcm, rate)
-    this.analysedUpTo = arrivedAt
+    if (this.state === 'ended') return
+    this.analysedUpTo = frames.at(-1)!.arrivedAt
+    // Each window's time is when the frame that completed it arrived.
+    let frame = 0
+    let upTo = frames[0]!.pcm.length
     for (const w of windows) {
-      const at = arrivedAt
+      while (w.end > upTo && frame < frames.length - 1) upTo += frames[++frame]!.pcm.length
+      const at = frames[frame]!.arrivedAt
       if (w.speech) this.words.spoke()
       const event = this.detector.window(w.speech, w.ms, at)
       const agentTalking = this.state === 'speaking' || this.state === 'thinking' || this.state === 'opening'
@@ -393,4 +423,14 @@ export class VoiceSession {
     this.hungUp = true
     await this.parts.line.hangUp(this.endReason ?? { hangup: 'answered' })
   }
+}
+
+function joined(parts: Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
 }

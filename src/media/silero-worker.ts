@@ -1,14 +1,15 @@
 /**
  * The process's Silero model on its own thread (vad.ts explains why). It loads the model, says
  * `ready` (or `failed`), then runs each batch it is sent, in order, answering with the batch's
- * speech probabilities and the calls' next recurrent states.
+ * speech probabilities and the calls' next recurrent states. A call with several windows in a
+ * batch has them run one step after another (silero-batch.ts).
  */
 
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 
-export type ToSilero = { t: 'run'; id: number; n: number; input: Float32Array; state: Float32Array }
+export type ToSilero = { t: 'run'; id: number; counts: Int32Array; input: Float32Array; state: Float32Array }
 export type FromSilero = { t: 'ready' } | { t: 'failed'; message: string } | { t: 'result'; id: number; probs: Float32Array; state: Float32Array } | { t: 'error'; id: number; message: string }
 
 interface Ort {
@@ -44,9 +45,37 @@ self.onmessage = async (event: MessageEvent<ToSilero>) => {
   if (m.t !== 'run' || !model) return
   try {
     const { ort, session, sr } = model
-    const out = await session.run({ input: new ort.Tensor('float32', m.input, [m.n, WINDOW]), state: new ort.Tensor('float32', m.state, [2, m.n, 128]), sr })
-    const probs = Float32Array.from(out.output!.data)
-    const state = Float32Array.from(out.stateN!.data)
+    const { counts, input } = m
+    const n = counts.length
+    const state = m.state
+    const probs = new Float32Array(input.length / WINDOW)
+    // Where each call's windows start in `input` (and its probabilities in `probs`).
+    const first = new Int32Array(n)
+    for (let i = 1; i < n; i++) first[i] = first[i - 1]! + counts[i - 1]!
+    // Step k runs the k-th window of every call that has one, from the state its window k-1 left.
+    for (let k = 0; ; k++) {
+      const calls: number[] = []
+      for (let i = 0; i < n; i++) if (counts[i]! > k) calls.push(i)
+      if (!calls.length) break
+      const b = calls.length
+      const stepInput = new Float32Array(b * WINDOW)
+      const stepState = new Float32Array(2 * b * 128)
+      calls.forEach((i, j) => {
+        stepInput.set(input.subarray((first[i]! + k) * WINDOW, (first[i]! + k + 1) * WINDOW), j * WINDOW)
+        stepState.set(state.subarray(i * 128, (i + 1) * 128), j * 128)
+        stepState.set(state.subarray((n + i) * 128, (n + i + 1) * 128), (b + j) * 128)
+      })
+      const out = await session.run({ input: new ort.Tensor('float32', stepInput, [b, WINDOW]), state: new ort.Tensor('float32', stepState, [2, b, 128]), sr })
+      const p = out.output!.data
+      const next = out.stateN!.data
+      calls.forEach((i, j) => {
+        probs[first[i]! + k] = Number(p[j])
+        for (let h = 0; h < 128; h++) {
+          state[i * 128 + h] = Number(next[j * 128 + h])
+          state[(n + i) * 128 + h] = Number(next[(b + j) * 128 + h])
+        }
+      })
+    }
     send({ t: 'result', id: m.id, probs, state }, [probs.buffer, state.buffer])
   } catch (err) {
     send({ t: 'error', id: m.id, message: err instanceof Error ? err.message : String(err) })

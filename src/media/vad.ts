@@ -16,10 +16,17 @@ import { resample, rms } from './codecs'
 import { SileroBatcher } from './silero-batch'
 import type { FromSilero, ToSilero } from './silero-worker'
 
+/** One analysis window's decision; `end`: how many samples of the audio pushed (at its rate) it reaches. */
+export interface VadWindow {
+  speech: boolean
+  ms: number
+  end: number
+}
+
 export interface VoiceActivity {
   readonly name: 'silero' | 'energy'
-  /** Frames of the caller's audio (any length, line rate); resolves with one speech decision per analysis window. */
-  push(pcm: Int16Array, sampleRate: number): Promise<{ speech: boolean; ms: number }[]>
+  /** The caller's audio (any length, line rate), in order; resolves with one decision per analysis window it completes. */
+  push(pcm: Int16Array, sampleRate: number): Promise<VadWindow[]>
   reset(): void
 }
 
@@ -61,11 +68,11 @@ export function loadSilero(): Promise<{ batcher: SileroBatcher } | null> {
     }
     const timer = setTimeout(() => settle(null), LOAD_TIMEOUT_MS)
     const batcher = new SileroBatcher(
-      (n, input, state) =>
+      (counts, input, state) =>
         new Promise((ok, fail) => {
           const id = ++seq
           pending.set(id, { resolve: ok, reject: fail })
-          worker.postMessage({ t: 'run', id, n, input, state } satisfies ToSilero, [input.buffer, state.buffer])
+          worker.postMessage({ t: 'run', id, counts, input, state } satisfies ToSilero, [input.buffer, state.buffer])
         }),
     )
     worker.onmessage = (event: MessageEvent<FromSilero>) => {
@@ -95,20 +102,23 @@ export class SileroVad implements VoiceActivity {
 
   constructor(private readonly model: { batcher: SileroBatcher }) {}
 
-  async push(pcm: Int16Array, sampleRate: number): Promise<{ speech: boolean; ms: number }[]> {
+  async push(pcm: Int16Array, sampleRate: number): Promise<VadWindow[]> {
     const wide = resample(pcm, sampleRate, SILERO_RATE)
-    const all = this.pending.length ? concat(this.pending, wide) : wide
-    const out: { speech: boolean; ms: number }[] = []
-    let at = 0
-    for (; at + SILERO_WINDOW <= all.length; at += SILERO_WINDOW) {
-      const input = new Float32Array(SILERO_WINDOW)
-      for (let i = 0; i < SILERO_WINDOW; i++) input[i] = all[at + i]! / 32768
-      const p = await this.model.batcher.infer(input, this.state)
+    const carried = this.pending.length
+    const all = carried ? concat(this.pending, wide) : wide
+    const windows = Math.floor(all.length / SILERO_WINDOW)
+    this.pending = all.slice(windows * SILERO_WINDOW)
+    if (!windows) return []
+    // Every window of the push goes in one request: audio that waited (the process was busy) is
+    // judged in one round trip to the model's thread, not one a window.
+    const input = new Float32Array(windows * SILERO_WINDOW)
+    for (let i = 0; i < input.length; i++) input[i] = all[i]! / 32768
+    const probs = await this.model.batcher.infer(input, this.state)
+    return probs.map((p, w) => {
       this.speaking = this.speaking ? p >= SPEECH_OFF : p >= SPEECH_ON
-      out.push({ speech: this.speaking, ms: (SILERO_WINDOW * 1000) / SILERO_RATE })
-    }
-    this.pending = all.slice(at)
-    return out
+      const end = Math.min(pcm.length, Math.ceil((((w + 1) * SILERO_WINDOW - carried) * sampleRate) / SILERO_RATE))
+      return { speech: this.speaking, ms: (SILERO_WINDOW * 1000) / SILERO_RATE, end }
+    })
   }
 
   reset(): void {
@@ -128,16 +138,17 @@ export class EnergyVad implements VoiceActivity {
   private floor = 0.003
   private pending = new Int16Array(0)
 
-  async push(pcm: Int16Array, sampleRate: number): Promise<{ speech: boolean; ms: number }[]> {
+  async push(pcm: Int16Array, sampleRate: number): Promise<VadWindow[]> {
     const window = Math.round(sampleRate / 50)
-    const all = this.pending.length ? concat(this.pending, pcm) : pcm
-    const out: { speech: boolean; ms: number }[] = []
+    const carried = this.pending.length
+    const all = carried ? concat(this.pending, pcm) : pcm
+    const out: VadWindow[] = []
     let at = 0
     for (; at + window <= all.length; at += window) {
       const level = rms(all.subarray(at, at + window))
       // The floor falls fast and rises slowly, so speech does not become the floor.
       this.floor = level < this.floor ? level : this.floor * 0.995 + level * 0.005
-      out.push({ speech: level > Math.max(0.01, this.floor * 4), ms: 20 })
+      out.push({ speech: level > Math.max(0.01, this.floor * 4), ms: 20, end: at + window - carried })
     }
     this.pending = all.slice(at)
     return out

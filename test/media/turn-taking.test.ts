@@ -17,8 +17,19 @@ const FRAME_MS = 20
 const SPEECH = new Int16Array(160).fill(3000)
 const SILENCE = new Int16Array(160)
 
-/** A VAD that calls a frame speech when it is loud: one 20 ms window per frame. */
-const vad: VoiceActivity = { name: 'energy', push: async (pcm) => [{ speech: pcm[0] !== 0, ms: FRAME_MS }], reset() {} }
+/** Frames in each push to the VAD, and a stall of the VAD while `vadStalled` is pending. */
+const vadPushes: number[] = []
+let vadStalled: Promise<void> | null = null
+/** A VAD that calls a frame speech when it is loud: one 20 ms window per frame (a push may hold several). */
+const vad: VoiceActivity = {
+  name: 'energy',
+  push: async (pcm) => {
+    vadPushes.push(pcm.length / 160)
+    if (vadStalled) await vadStalled
+    return Array.from({ length: pcm.length / 160 }, (_, i) => ({ speech: pcm[i * 160] !== 0, ms: FRAME_MS, end: (i + 1) * 160 }))
+  },
+  reset() {},
+}
 const tts: TextToSpeech = {
   name: 'instant',
   sampleRate: 8000,
@@ -129,6 +140,26 @@ async function opened() {
 }
 
 describe('turn-taking', () => {
+  test('audio that waited for a stalled VAD is judged in one push, each frame at the time it arrived', async () => {
+    const h = await opened()
+    let resume = () => {}
+    vadStalled = new Promise<void>((r) => {
+      resume = r
+    })
+    vadPushes.length = 0
+    const spokeAt = h.clock.now()
+    await h.speak(400, 'What time do you open on Sunday?')
+    await h.silence(100)
+    vadStalled = null
+    resume()
+    await h.settle()
+    // The first frame went alone and stalled; the 24 that came meanwhile went together.
+    expect(vadPushes).toEqual([1, 24])
+    expect(h.states).toEqual(['opening', 'listening', 'callerSpeaking', 'maybeDone'])
+    // The pause is when the last speech frame arrived, not when the VAD got to it.
+    expect(h.session.chart.getSnapshot().context.pausedAt).toBe(spokeAt + 380)
+  })
+
   test("the chart's states in order for one turn", async () => {
     const h = await opened()
     await h.speak(400, 'What time do you open on Sunday?')

@@ -1,0 +1,62 @@
+/**
+ * The VAD judges audio the same however it is pushed: frame by frame as it arrives, or in one
+ * piece after the session fell behind (several windows of a call then run as steps of one batch on
+ * the model's thread). Each window says how far into the pushed audio it reaches, so the session
+ * can give it the arrival time of the frame that completed it. Real Silero model, espeak-ng speech.
+ */
+import { expect, test } from 'bun:test'
+import { spawnSync } from 'node:child_process'
+import { resample } from '../../src/media/codecs'
+import { EnergyVad, loadSilero, SileroVad, type VadWindow } from '../../src/media/vad'
+import { describeNeeding, systemBinary } from '../support/system-binary'
+
+const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
+const RATE = 16_000
+
+/** Half a second of silence, a sentence, half a second of silence, at Silero's own rate (no resampling between pushes). */
+function speech(): Int16Array {
+  const wav = spawnSync(ESPEAK.path!, ['--stdout', '-v', 'en-us', '--', 'Sorry, can I ask something?']).stdout
+  const voice = resample(new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.byteLength - (wav.byteLength % 2))), 22_050, RATE)
+  const out = new Int16Array(RATE + voice.length)
+  out.set(voice, RATE / 2)
+  return out
+}
+
+async function framewise(vad: { push(pcm: Int16Array, rate: number): Promise<VadWindow[]> }, audio: Int16Array, frame: number): Promise<{ speech: boolean; end: number }[]> {
+  const out: { speech: boolean; end: number }[] = []
+  for (let at = 0; at < audio.length; at += frame) {
+    for (const w of await vad.push(audio.subarray(at, at + frame), RATE)) out.push({ speech: w.speech, end: at + w.end })
+  }
+  return out
+}
+
+describeNeeding(ESPEAK)('voice activity, pushed late in one piece', () => {
+  test('Silero: the same decisions as frame by frame, each window ending where it does', async () => {
+    const model = await loadSilero()
+    expect(model).not.toBeNull()
+    const audio = speech()
+    // 20 ms frames: a window (512 samples) ends inside the frame that completes it.
+    const live = await framewise(new SileroVad(model!), audio, 320)
+    const late = (await new SileroVad(model!).push(audio, RATE)).map((w) => ({ speech: w.speech, end: w.end }))
+    expect(late).toEqual(live)
+    expect(late.map((w) => w.end)).toEqual(Array.from({ length: Math.floor(audio.length / 512) }, (_, i) => (i + 1) * 512))
+    expect(late.some((w) => w.speech)).toBe(true)
+    expect(late[0]!.speech).toBe(false)
+  })
+
+  test('Silero: two calls catching up in one batch each keep their own state', async () => {
+    const model = await loadSilero()
+    const audio = speech()
+    const alone = (await new SileroVad(model!).push(audio, RATE)).map((w) => w.speech)
+    const shorter = audio.subarray(0, RATE / 2 + 4_000)
+    const [a, b] = await Promise.all([new SileroVad(model!).push(audio, RATE), new SileroVad(model!).push(shorter, RATE)])
+    expect(a.map((w) => w.speech)).toEqual(alone)
+    expect(b.map((w) => w.speech)).toEqual(alone.slice(0, b.length))
+  })
+
+  test('energy: windows end where their 20 ms end, whatever was carried from the last push', async () => {
+    const vad = new EnergyVad()
+    expect((await vad.push(new Int16Array(100), 8_000)).map((w) => w.end)).toEqual([])
+    expect((await vad.push(new Int16Array(400), 8_000)).map((w) => w.end)).toEqual([60, 220, 380])
+  })
+})
