@@ -225,6 +225,9 @@ export const callsFeature = defineFeature(callsRef, {
         // (placed) or connected has no line any more, as a carrier drops a line. With one instance
         // (no REDIS_URL) every such call was ours; with several, another instance may still hold it.
         if (telephony === sandbox && coordination.kind === 'local') await lost.dropLost(clock.now())
+        // A carrier's call outlives the process, but its media stream died with it (one instance:
+        // every stream was ours): what it recorded is finished. The carrier reports the call's end.
+        else if (coordination.kind === 'local') await lost.finishStreams()
         // One instance: every placement stored before this process was built died with the last one
         // (a resumed campaign may be placing calls already).
         if (!several) await lost.failUnplaced(builtAt)

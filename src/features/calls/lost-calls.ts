@@ -45,14 +45,8 @@ export class LostCalls {
     reason = 'the call was dropped: the service restarted while it was in progress',
     streamDied: (row: CallTryDoc) => boolean = lost,
   ): Promise<{ dropped: number; left: 0 | 1 }> {
-    // Media streams that died with the process, the call ended or not (a crash can come while its
-    // end is being written): nothing more will be written to them; what each recorded is finished
-    // into its recording. First, so a dropped call's analysis finds them done.
-    for (const row of await this.deps.tries.find({ media: 'live' })) {
-      if (!streamDied(row)) continue
-      await this.deps.tries.update(row.id, { media: 'done', recording: await this.deps.recordings.finish(row) })
-      await this.deps.mediaEnded(row.id)
-    }
+    // First, so a dropped call's analysis finds its stream done.
+    await this.finishStreams(streamDied)
     let dropped = 0
     for (const status of ['connected', 'ringing'] as const) {
       for (const row of await this.deps.tries.find({ status })) {
@@ -69,6 +63,23 @@ export class LostCalls {
       }
     }
     return { dropped, left: 0 }
+  }
+
+  /**
+   * Media streams that died with their process (`streamDied` picks them; at boot with one instance,
+   * all), the call ended or not (a crash can come while its end is being written), on any network (a
+   * carrier's call outlives the process; its stream does not): nothing more will be written to them,
+   * and what each recorded is finished into its recording. Answers how many.
+   */
+  async finishStreams(streamDied: (row: CallTryDoc) => boolean = () => true): Promise<number> {
+    let finished = 0
+    for (const row of await this.deps.tries.find({ media: 'live' })) {
+      if (!streamDied(row)) continue
+      await this.deps.tries.update(row.id, { media: 'done', recording: await this.deps.recordings.finish(row) })
+      await this.deps.mediaEnded(row.id)
+      finished++
+    }
+    return finished
   }
 
   /**
