@@ -88,6 +88,9 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
     throw new Error(`coordination: cannot connect to Redis at ${redact(url)}: ${String(err)}`, { cause: err })
   }
 
+  const commands = watchConnection(client)
+  const subscriptions = watchConnection(subscriber)
+
   const idemKey = (key: string) => `${prefix}idem:${key}`
   const leaseKey = (name: string) => `${prefix}lease:${name}`
   const slotKey = (set: string) => `${prefix}slots:${set}`
@@ -186,7 +189,9 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
         // node-redis drops the listener at once; only Redis's acknowledgement may wait. A Redis
         // that is down or stalled cannot deliver to it anyway (a reconnect subscribes only the
         // channels that still have listeners), so after the bound the unsubscribe counts as done.
-        await bounded('unsubscribe', () => subscriber.unsubscribe(channelName(channel), listener)).catch((error: unknown) => {
+        const unsubscribed = bounded('unsubscribe', () => subscriber.unsubscribe(channelName(channel), listener))
+        if (subscriptions.down()) return void unsubscribed.catch(() => {})
+        await unsubscribed.catch((error: unknown) => {
           if (!(error instanceof CoordinationUnavailable)) throw error
         })
       }
@@ -259,23 +264,55 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
       // close() waits for commands already sent, so in-flight calls finish first; a Redis that is
       // down or stalled would hold that forever, so after one command's bound the sockets just go.
       const done = Promise.allSettled([subscriber.close(), client.close()])
-      if ((await Promise.race([done.then(() => true), Bun.sleep(COMMAND_TIMEOUT_MS).then(() => false)])) === false) {
+      const lost = commands.down() || subscriptions.down()
+      if (lost || (await Promise.race([done.then(() => true), Bun.sleep(COMMAND_TIMEOUT_MS).then(() => false)])) === false) {
         subscriber.destroy()
         client.destroy()
       }
     },
   }
-  return boundedOperations(adapter)
+  return boundedOperations(adapter, commands)
+}
+
+/**
+ * Since when a connection has been lost (null while it is up): node-redis reconnects by itself,
+ * and meanwhile commands only queue. `down` is true once that has lasted a command's bound.
+ */
+function watchConnection(client: Client): { since(): number | null; down(): boolean } {
+  let lostSince: number | null = null
+  client.on('ready', () => {
+    lostSince = null
+  })
+  for (const event of ['reconnecting', 'end'] as const) {
+    client.on(event, () => {
+      lostSince ??= Date.now()
+    })
+  }
+  return {
+    since: () => lostSince,
+    down: () => lostSince !== null && Date.now() - lostSince >= COMMAND_TIMEOUT_MS,
+  }
 }
 
 /**
  * The adapter with each operation bounded (unavailable.ts): within COMMAND_TIMEOUT_MS it answers or
- * fails with CoordinationUnavailable naming the operation. `close` bounds itself.
+ * fails with CoordinationUnavailable naming the operation. Once the connection has been down for
+ * that long, operations fail at once instead of each waiting out the bound: a Redis back from a
+ * blip is reconnected within it (RECONNECT_MAX_MS), so a longer loss is an outage. `close` bounds itself.
  */
-function boundedOperations(adapter: Coordination): Coordination {
+function boundedOperations(adapter: Coordination, connection: ReturnType<typeof watchConnection>): Coordination {
   const out: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(adapter)) {
-    out[name] = typeof value === 'function' && name !== 'close' ? (...args: unknown[]) => bounded(name, () => value.apply(adapter, args)) : value
+    if (typeof value !== 'function' || name === 'close') {
+      out[name] = value
+      continue
+    }
+    out[name] = (...args: unknown[]) => {
+      if (connection.down()) {
+        return Promise.reject(new CoordinationUnavailable(`Redis is unreachable (reconnecting since ${new Date(connection.since() ?? Date.now()).toISOString()}); ${name} not sent`))
+      }
+      return bounded(name, () => value.apply(adapter, args))
+    }
   }
   // Same members with the same signatures; only each method's promise is bounded.
   return out as unknown as Coordination

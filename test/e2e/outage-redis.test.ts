@@ -13,9 +13,9 @@ import { until } from '../support/until'
 // A request that has not answered in this long is hanging: the bound it meets is 2 s
 // (COMMAND_TIMEOUT_MS); before it, a call placed on a paused Redis waited for minutes.
 const HANGING_MS = 15_000
-// Stopping with Redis gone meets that bound once per step that talks to it (lease releases,
-// unsubscribes, the client's close): ~25 s here. Before, it never ended.
-const STOP_MS = 90_000
+// Stopping with Redis gone takes a second or two here (once Redis has been gone for the bound,
+// operations fail at once); before, it never ended. A wide margin for a loaded runner.
+const STOP_MS = 60_000
 
 describeWithRedis('Redis out of service', () => {
   let redis: Awaited<ReturnType<typeof startRedis>>
@@ -97,5 +97,5 @@ describeWithRedis('Redis out of service', () => {
     // Shutdown meets the same bound: the actors' lease releases and the client's close give up.
     stopped = await Promise.race([s.stop().then(() => true), Bun.sleep(STOP_MS).then(() => false)])
     expect(stopped).toBe(true)
-  }, 150_000)
+  }, 120_000)
 })
