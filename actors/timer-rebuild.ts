@@ -25,9 +25,10 @@ export const CHECK_MS = 1_000
 // A rebuild reads every actor with a deadline a page at a time; a page of 500 is one indexed read
 // and one restore call (1,500 arguments on Redis), small enough to keep each step short.
 const PAGE = 500
-// How long a rebuild's mark holds before it lapses (its instance died mid-rebuild): a rebuild
-// restores ~100,000 timers in well under this; a longer one lets another instance start a second,
-// which only repeats idempotent work.
+// How long a rebuild's mark holds before it lapses (its instance died mid-rebuild). Measured on a
+// loaded 2-core host: 100,000 waiting actors rebuilt in 2.6 s into the local store and 7.9 s into
+// Redis (empty), 1.9 s and 3.6 s with every timer already there; a rebuild that outlasts the mark
+// only lets another instance start a second, which repeats idempotent work.
 export const REBUILD_CLAIM_MS = 60_000
 
 export class TimerRebuild {
