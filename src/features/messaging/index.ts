@@ -5,7 +5,6 @@
  */
 
 import { randomBytes } from 'node:crypto'
-import { iso } from '../../clock'
 import { SecretBox } from '../../crypto/secrets'
 import { OwedWork } from '../../events/owed-work'
 import { defineFeature } from '../../kernel/feature'
@@ -33,6 +32,7 @@ import { ReceivedFiles } from './files'
 import { InboundMessages } from './inbound'
 import { resolveLostDeliveries } from './lost-deliveries'
 import { messagingRef } from './public'
+import { applyReceipts } from './receipts'
 import { Replies } from './reply'
 import { replyTransport } from './reply-transport'
 import { SmtpListener } from './smtp-listener'
@@ -41,9 +41,6 @@ import { TeammateMessages } from './teammate'
 import { telegramWebhook } from './telegram-webhook'
 import { chatappSummaryV1, messagingV1 } from './v1'
 import { whatsAppWebhook } from './whatsapp-webhook'
-
-/** Receipts only move a message forward (a late `sent` never undoes `read`); `failed` ends it. */
-const ORDER: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, read: 3, failed: 4 }
 
 export const messagingFeature = defineFeature(messagingRef, {
   async build(kernel, use) {
@@ -117,12 +114,7 @@ export const messagingFeature = defineFeature(messagingRef, {
     }
     const replies = new Replies({ conversations, numbers, contacts, platform, botPlatform, bots, templates, meter, clock: kernel.clock })
     const inbound = new InboundMessages({ numbers, contacts, conversations, answers, logger: kernel.logger })
-    platform.onReceipt(async (r) => {
-      const message = await conversations.byPlatformId(r.platformMessageId)
-      const current = (message?.delivery as { status?: string } | undefined)?.status ?? 'accepted'
-      if (!message || (ORDER[r.status] ?? 0) <= (ORDER[current] ?? 0) || current === 'failed') return
-      await conversations.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
-    })
+    platform.onReceipt(applyReceipts({ byPlatformId: (id) => conversations.byPlatformId(id), setDelivery: (id, delivery) => conversations.setDelivery(id, delivery), logger: kernel.logger }))
     const web: WebInboundSlot = { receive: null, show: null }
     const teammates = new TeammateMessages({ conversations, numbers, contacts, platform, botPlatform, bots, agents, email, web, meter, clock: kernel.clock })
     // Messaging totals; features that send outside conversations (broadcasts) add their sends.
