@@ -69,6 +69,8 @@ describeWithRedis('kill -9 of one of two instances', () => {
     cluster = await startCluster({ env: { STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox', VAD: 'energy', ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' } })
     const { a } = cluster
     dev = (await a.console('POST', '/workspaces', { name: 'Crash', plan: 'enterprise' })).body
+    // Enough for every recipient's first minute: a campaign the account cannot pay stops (campaigns.md).
+    expect((await a.console('POST', `/workspaces/${dev.id}/wallet`, { creditMicro: RECIPIENTS * 1_000_000 })).status).toBe(200)
     const agent = (await a.call('POST', '/api/v1/agents', dev.key, { name: 'Ava', voice: { answersCalls: true } })).body.id
     expect((await a.call('POST', `/agents/${agent}/publish`, dev.key, {})).status).toBe(200)
     expect((await a.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550800', source: 'rented', agent })).status).toBe(201)
