@@ -3,7 +3,7 @@
  * docs/spec.md's `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (epoch seconds)
  * on the answer and `Retry-After` on a 429.
  */
-import type { Coordination } from '../coordination/port'
+import type { Coordination, RateHit } from '../coordination/port'
 import { ApiError } from './errors'
 
 export interface RateRule {
@@ -26,17 +26,21 @@ export const LEGACY_RATES = {
  */
 export async function countRequest(coordination: Coordination, rule: RateRule, subject: string, now: number, headers: Record<string, unknown>): Promise<void> {
   const hit = await coordination.rateHit(`rate:${rule.name}:${subject}`, rule.limit, rule.windowMs, now)
-  const rateHeaders = {
+  Object.assign(headers, rateHeaders(hit))
+  if (!hit.allowed) throw rateLimited(hit, now, (retryAfter) => `rate limit exceeded: ${rule.limit} requests per ${rule.windowMs / 1000} s; retry in ${retryAfter} s`)
+}
+
+/** The `X-RateLimit-*` headers of a hit. */
+export function rateHeaders(hit: RateHit): Record<string, string> {
+  return {
     'x-ratelimit-limit': String(hit.limit),
     'x-ratelimit-remaining': String(hit.remaining),
     'x-ratelimit-reset': String(Math.ceil(hit.resetAt / 1000)),
   }
-  Object.assign(headers, rateHeaders)
-  if (!hit.allowed) {
-    const retryAfter = Math.max(1, Math.ceil((hit.resetAt - now) / 1000))
-    throw new ApiError(429, `rate limit exceeded: ${rule.limit} requests per ${rule.windowMs / 1000} s; retry in ${retryAfter} s`, undefined, {
-      ...rateHeaders,
-      'retry-after': String(retryAfter),
-    })
-  }
+}
+
+/** The 429 for a refused hit: its `X-RateLimit-*` headers and `Retry-After` (whole seconds, at least 1). */
+export function rateLimited(hit: RateHit, now: number, message: (retryAfter: number) => string, extra?: (retryAfter: number) => Record<string, unknown>): ApiError {
+  const retryAfter = Math.max(1, Math.ceil((hit.resetAt - now) / 1000))
+  return new ApiError(429, message(retryAfter), extra?.(retryAfter), { ...rateHeaders(hit), 'retry-after': String(retryAfter) })
 }

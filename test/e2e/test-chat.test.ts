@@ -123,6 +123,10 @@ describe('test chat with the local model (no network)', () => {
     const quick = await s.api('POST', `/agents/${agent}/test-chat`, { key: dev.key, body: { message: 'again', session: first.body.session } })
     expect(quick.status).toBe(429)
     expect(quick.headers.get('retry-after')).toBe('1')
+    // The conventions' headers, for the rule it broke (one message a second in a session).
+    expect(quick.headers.get('x-ratelimit-limit')).toBe('1')
+    expect(quick.headers.get('x-ratelimit-remaining')).toBe('0')
+    expect(Number(quick.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0)
     await advance(1000)
     expect((await s.api('POST', `/agents/${agent}/test-chat`, { key: dev.key, body: { message: 'again', session: first.body.session } })).status).toBe(200)
   })
@@ -134,6 +138,10 @@ describe('test chat with the local model (no network)', () => {
     for (let i = 0; i < 21; i++) statuses.push((await s.api('POST', `/agents/${busy}/test-chat`, { key: dev.key, body: { message: `hello ${i}` } })).status)
     expect(statuses.slice(0, 20).every((x) => x === 200)).toBe(true)
     expect(statuses[20]).toBe(429)
+    const refused = await s.api('POST', `/agents/${busy}/test-chat`, { key: dev.key, body: { message: 'one more' } })
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('20')
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0')
+    expect(refused.headers.get('retry-after')).not.toBeNull()
   })
 
   test('escalation is real: conversation.escalated on the bus and the conversation escalated', async () => {

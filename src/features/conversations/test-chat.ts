@@ -14,7 +14,8 @@
  */
 import type { Clock } from '../../clock'
 import type { Coordination, RateHit } from '../../coordination/port'
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
+import { type ApiError, badRequest, conflict, notFound } from '../../http/errors'
+import { rateLimited } from '../../http/rate-limit'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { AgentService } from '../agents/public'
 import { type ConversationEngine, repliesStopped } from './engine'
@@ -107,14 +108,19 @@ export class TestChatService {
     const now = this.deps.clock.now()
     if (conversationId) {
       const hit = await this.sessionHit(conversationId)
-      if (!hit.allowed) throw tooFast(hit.resetAt - now, 'one message a second in a test chat session')
+      if (!hit.allowed) throw tooFast(hit, now, 'one message a second in a test chat session')
     }
     const hit = await this.deps.coordination.rateHit(`test-chat:agent:${workspaceId}:${agentId}`, AGENT_LIMIT, AGENT_WINDOW_MS, now)
-    if (!hit.allowed) throw tooFast(hit.resetAt - now, `${AGENT_LIMIT} test chat messages per agent every ${AGENT_WINDOW_MS / 1000} seconds`)
+    if (!hit.allowed) throw tooFast(hit, now, `${AGENT_LIMIT} test chat messages per agent every ${AGENT_WINDOW_MS / 1000} seconds`)
   }
 }
 
-function tooFast(waitMs: number, rule: string): ApiError {
-  const seconds = Math.max(1, Math.ceil(waitMs / 1000))
-  return new ApiError(429, `messages are arriving faster than a person could type (${rule}); retry in ${seconds} s`, { retryAfter: seconds }, { 'retry-after': String(seconds) })
+/** The 429 with the rule it broke, `Retry-After` and the `X-RateLimit-*` headers of that rule. */
+function tooFast(hit: RateHit, now: number, rule: string): ApiError {
+  return rateLimited(
+    hit,
+    now,
+    (seconds) => `messages are arriving faster than a person could type (${rule}); retry in ${seconds} s`,
+    (retryAfter) => ({ retryAfter }),
+  )
 }
