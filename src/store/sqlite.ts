@@ -112,13 +112,13 @@ export class SqliteStore implements DocumentStore {
   /** Since when writes fail for want of disk space (none has committed since); null while they go through. */
   private full: { since: number; message: string } | null = null
 
-  /** A write's outcome: an out-of-space failure marks the store full, a committed batch clears it. */
+  /**
+   * A write's outcome: an out-of-space failure marks the store full. Only the probe (health) clears
+   * it: a small write that fits a page's leftover room commits on a full disk too, and would make
+   * readiness flap while larger writes keep failing.
+   */
   noteOutcome(error?: unknown): void {
-    if (error === undefined) {
-      this.full = null
-      return
-    }
-    if (!isOutOfSpace(error)) return
+    if (error === undefined || !isOutOfSpace(error)) return
     this.full ??= { since: Date.now(), message: error instanceof Error ? error.message : String(error) }
     // A WAL copied into the database already is space given back at once; between transactions.
     setImmediate(() => {
@@ -133,7 +133,8 @@ export class SqliteStore implements DocumentStore {
    */
   async health(): Promise<StoreHealth> {
     if (this.closed) return { ok: false, cause: 'unavailable', message: 'the store is closed' }
-    if (!this.full) return { ok: true }
+    const full = this.full
+    if (!full) return { ok: true }
     try {
       await this.batch.run(() => {
         this.db.run('CREATE TABLE IF NOT EXISTS _write_probe (b BLOB)')
@@ -141,12 +142,11 @@ export class SqliteStore implements DocumentStore {
         this.db.run('DELETE FROM _write_probe')
       })
     } catch (error) {
-      if (!isOutOfSpace(error)) return { ok: false, cause: 'unavailable', message: error instanceof Error ? error.message : String(error) }
+      if (isOutOfSpace(error)) return { ok: false, cause: 'disk_full', message: `writes fail since ${new Date(full.since).toISOString()}: ${full.message}` }
+      return { ok: false, cause: 'unavailable', message: error instanceof Error ? error.message : String(error) }
     }
-    // A write that committed meanwhile (the probe's, or another) has cleared it.
-    const full = this.full
-    if (!full) return { ok: true }
-    return { ok: false, cause: 'disk_full', message: `writes fail since ${new Date(full.since).toISOString()}: ${full.message}` }
+    this.full = null
+    return { ok: true }
   }
 
   async collection<T extends Doc>(spec: CollectionSpec): Promise<SqliteCollection<T>> {
