@@ -165,8 +165,8 @@ export class ActorRuntime {
     await deliverOutboxes({ kinds: [...this.kinds.values()], snapshots, queue: this.queue, residency: this.residency, persister, logger })
     const resumed = await this.handover.resumePending()
     // The timers are an index of the stored deadlines, which may have been lost while this
-    // instance was down (a Redis restarted empty): rebuilt before the pump claims from them.
-    await this.timerRebuild.rebuild()
+    // instance was down (a Redis restarted empty): rebuilt, if so, before the pump claims from them.
+    await this.timerRebuild.check(true)
     this.pump.start()
     this.keeper.start()
     logger.info({ resumed, instance: this.opts.instanceId }, 'actor runtime started')

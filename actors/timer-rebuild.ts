@@ -5,9 +5,11 @@
  * flushed, or fails over to an empty replica loses that index; the actors waiting on it would
  * otherwise never wake.
  *
- * When: at every start (before the pump runs), and whenever the timers' mark has gone from the
- * coordination store. The mark lives beside the timers (on Redis in the same hash slot), so
- * whatever empties the one empties the other; each instance looks for it every CHECK_MS. A rebuild
+ * When: whenever the timers' mark is missing from the coordination store, looked for at start
+ * (before the pump runs) and then every CHECK_MS. The mark lives beside the timers (on Redis in
+ * the same hash slot), so whatever empties the one empties the other; while it is there the timers
+ * are whole (every change since the last rebuild kept them so, deadlines.ts), so a start with the
+ * mark in place costs one read, not a scan of every waiting actor. A rebuild
  * sets the mark for REBUILD_CLAIM_MS, restores every stored deadline's timer (adding missing ones,
  * never disturbing one being delivered), then makes the mark permanent, which fails if the store
  * emptied again meanwhile (then the next check rebuilds again). Several instances rebuilding at
@@ -52,10 +54,12 @@ export class TimerRebuild {
     return this.running
   }
 
-  /** Rebuilds when the coordination store has lost the timers' mark (its data). */
-  async check(): Promise<void> {
+  /** Rebuilds when the coordination store has lost the timers' mark (its data), or never had it (`atStart`: a first start). */
+  async check(atStart = false): Promise<void> {
     if (this.running || (await this.deps.coordination.timersMarked())) return
-    this.deps.logger.warn('durable timers: the coordination store lost them (restarted empty or flushed); rebuilding from the stored actors')
+    const { logger } = this.deps
+    if (atStart) logger.info('durable timers: no mark that they are whole (a first start, or the coordination store lost its data); rebuilding from the stored actors')
+    else logger.warn('durable timers: the coordination store lost them (restarted empty or flushed); rebuilding from the stored actors')
     await this.rebuild()
   }
 

@@ -1,7 +1,7 @@
 /**
  * A Redis restarted empty (kill -9, no persistence) loses every durable timer it held. The actors'
- * stored snapshots still list their deadlines, so the runtime rebuilds the timers from them: while
- * running, once it sees the coordination store's mark gone, and at every start.
+ * stored snapshots still list their deadlines, so the runtime rebuilds the timers from them once
+ * it finds the coordination store's mark gone: while running, and at its next start.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test'
 import type { ActorRuntime } from '../../actors/runtime'
