@@ -5,6 +5,7 @@
  */
 import { type AnyElysia, Elysia } from 'elysia'
 import { tenancyFeature } from './features/workspaces'
+import { AuthThrottle, authThrottleGate } from './http/auth-throttle'
 import { BodySchemas, type RouteRow } from './http/body-check'
 import { BodyDeadlines } from './http/body-deadline'
 import { checkConsoleToken } from './http/console-auth'
@@ -54,10 +55,12 @@ export function createApp(services: Services, consoleToken: string) {
   // Read on the first body, when every surface is mounted.
   let routes: () => RouteRow[] = () => []
   const bodySchemas = new BodySchemas(() => routes())
+  const authThrottle = new AuthThrottle(services.coordination, services.config.authFailuresPerMinute)
   const bodyDeadlines = new BodyDeadlines({ onTimeout: (client, slowBodies, reason) => services.logger.warn({ client, slowBodies, reason }, 'request body too slow: answered 408') })
   const app = new Elysia({ normalize: false, websocket: { maxPayloadLength: MAX_MESSAGE_BYTES } })
-    .use(errorPlugin(services.logger, checkCredentials))
+    .use(errorPlugin(services.logger, checkCredentials, authThrottle))
     .use(requestLog(services.logger))
+    .use(authThrottleGate(authThrottle))
     .use(jsonBodies({ deadlines: bodyDeadlines, checkCredentials, schemas: bodySchemas, idleSeconds: services.config.httpIdleSeconds }))
     .use(drainingGate(services.draining))
     .use(readiness(services))

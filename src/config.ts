@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path'
 import { DEFAULT_INSPECTOR_PORT } from '../actors/inspection'
+import { DEFAULT_AUTH_FAILURES_PER_MINUTE } from './http/auth-throttle'
 import { LlmError } from './providers/llm/errors'
 import { checkBaseUrl } from './providers/llm/transport'
 
@@ -66,6 +67,8 @@ export interface Config {
   drainSeconds: number
   /** How long an HTTP connection may stay silent before it is closed (HTTP_IDLE_SECONDS). */
   httpIdleSeconds: number
+  /** Refused credentials a minute one client address may send before it gets 429s (AUTH_FAILURES_PER_MINUTE; 0: no brake). */
+  authFailuresPerMinute: number
   /** Voice pipeline engines (docs/api/voice.md): `auto` resolves keys → local engines → the sandbox doubles. */
   speech: {
     stt: 'auto' | 'deepgram' | 'openai' | 'pocketsphinx' | 'sandbox'
@@ -236,6 +239,14 @@ function httpIdleSeconds(env: Env): number {
 
 export const DEFAULT_HTTP_IDLE_SECONDS = 30
 
+/** 0–1,000,000, default DEFAULT_AUTH_FAILURES_PER_MINUTE (src/http/auth-throttle.ts says why); 0 turns the brake off. */
+function authFailuresPerMinute(env: Env): number {
+  const v = optional(env, 'AUTH_FAILURES_PER_MINUTE')
+  if (v === undefined) return DEFAULT_AUTH_FAILURES_PER_MINUTE
+  if (!/^\d+$/.test(v) || Number(v) > 1_000_000) throw new ConfigError('AUTH_FAILURES_PER_MINUTE', `must be a whole number from 0 to 1000000 (got "${v}")`)
+  return Number(v)
+}
+
 function listenPort(env: Env, name: string): number | undefined {
   const v = optional(env, name)
   if (v === undefined) return undefined
@@ -301,6 +312,7 @@ export function loadConfig(env: Env = process.env): Config {
     campaignSendRate: sendRate(env),
     drainSeconds: drainSeconds(env),
     httpIdleSeconds: httpIdleSeconds(env),
+    authFailuresPerMinute: authFailuresPerMinute(env),
     botapp: {
       provider: oneOf(env, 'BOTAPP_PROVIDER', ['sandbox', 'telegram'] as const, 'sandbox'),
       telegramApiUrl: llmBaseUrl(env, 'TELEGRAM_API_URL') ?? 'https://api.telegram.org',

@@ -27,7 +27,7 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'conflicts with the current state',
   410: 'the customer workspace was deleted (with deletedAt and eraseAfter)',
   422: 'request validation failed',
-  429: 'too many requests',
+  429: 'too many requests, or too many refused credentials from this address (with Retry-After and X-RateLimit-*)',
   500: 'server error (the message quotes the request id)',
   501: 'not available yet',
   502: 'a provider refused',
@@ -35,8 +35,11 @@ const DESCRIPTIONS: Record<number, string> = {
   507: "the store's disk is full: nothing was saved; retry after Retry-After",
 }
 
-/** Every route may meet an outage (http/outage.ts) or a drain (draining-gate.ts): documented on each. */
-const OUTAGES = [503, 507]
+/**
+ * Every route may meet an outage (http/outage.ts) or a drain (draining-gate.ts), and the brake on
+ * refused credentials (auth-throttle.ts): documented on each.
+ */
+const OUTAGES = [429, 503, 507]
 
 const errorBodies = (codes: Iterable<number>): Record<number, TSchema> =>
   Object.fromEntries([...codes].map((c) => [c, t.Object(ErrorBody.properties, { additionalProperties: true, description: DESCRIPTIONS[c] ?? 'error' })]))

@@ -6,6 +6,7 @@
  */
 import { Elysia } from 'elysia'
 import type { Logger } from '../logger'
+import type { AuthThrottle } from './auth-throttle'
 import { BodySchemaError } from './body-check'
 import { ApiError } from './errors'
 import { settleFailedClaim } from './idempotency'
@@ -100,9 +101,14 @@ interface Failure {
   params?: unknown
 }
 
-export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck) {
+export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck, throttle?: AuthThrottle) {
   return new Elysia({ name: 'errors' }).onError({ as: 'global' }, async (failure) => {
-    const answer = await shape(failure, logger, checkCredentials)
+    let answer = await shape(failure, logger, checkCredentials)
+    // A refused credential counts against its address; past the limit, the answer is the 429.
+    if (answer.status === 401 && throttle) {
+      const tooMany = await throttle.failed(failure.request)
+      if (tooMany) answer = await shape({ ...failure, code: 'UNKNOWN', error: tooMany }, logger, checkCredentials)
+    }
     // What the request log reads: Elysia leaves 422 there for a validation failure answered 400,
     // and 200 for a path no route matched.
     failure.set.status = answer.status

@@ -1,0 +1,81 @@
+/**
+ * A brake on failed authentication, per client address: past AUTH_FAILURES_PER_MINUTE refused
+ * credentials (401s to requests that sent an Authorization header) in a minute, every request from
+ * that address that sends one is refused with 429, `Retry-After` and `X-RateLimit-*`, until the
+ * minute's window ends, a right key included: a guesser learns nothing more from that address.
+ * Keys carry 160 bits, so this is about cost and noise rather than guessing.
+ *
+ * Failures are counted in the coordination store, so every instance counts together; each instance
+ * remembers the addresses it saw go past the limit, so a request that is not refused costs no
+ * round trip (an instance that has not yet seen an address fail lets one more attempt through).
+ * Counting is in wall-clock time: an operational brake, like the body deadlines, not a billing rule.
+ * Behind a proxy every client has the proxy's address: such a deployment raises the limit or turns
+ * it off (0) and brakes at the proxy.
+ */
+import { Elysia } from 'elysia'
+import type { Coordination, RateHit } from '../coordination/port'
+import type { ApiError } from './errors'
+import { rateLimited } from './rate-limit'
+
+/**
+ * An honest client stops at its first 401 (the key stays wrong until someone changes it); twenty
+ * workers behind one address, each retrying a revoked key every 15 s, make 80 a minute. The legacy
+ * surface allows a good key 120 requests a minute; a hundred refusals a minute is past anything but
+ * a script that does not read its answers.
+ */
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 100
+const WINDOW_MS = 60_000
+/** Addresses remembered as past the limit at once; beyond it the oldest are forgotten (they may fail once more). */
+const MAX_REMEMBERED = 10_000
+
+export class AuthThrottle {
+  /** Address → its refused window (the hit that went past the limit). */
+  private readonly over = new Map<string, RateHit>()
+  /** The client address of each request, read where the socket is known (onRequest). */
+  private readonly clients = new WeakMap<Request, string>()
+
+  constructor(
+    private readonly coordination: Coordination,
+    /** Failed authentications a minute per address; 0: no brake. */
+    readonly limit = DEFAULT_AUTH_FAILURES_PER_MINUTE,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The 429 for a request from an address past the limit, or null. */
+  refusal(request: Request, client: string): ApiError | null {
+    this.clients.set(request, client)
+    if (this.limit === 0 || !request.headers.has('authorization')) return null
+    const hit = this.over.get(client)
+    if (!hit) return null
+    const now = this.now()
+    if (hit.resetAt <= now) {
+      this.over.delete(client)
+      return null
+    }
+    return tooMany(hit, now, this.limit)
+  }
+
+  /** Counts a refused credential; answers the 429 to send instead of the 401 once past the limit. */
+  async failed(request: Request): Promise<ApiError | null> {
+    const client = this.clients.get(request)
+    if (this.limit === 0 || client === undefined || !request.headers.has('authorization')) return null
+    const now = this.now()
+    const hit = await this.coordination.rateHit(`rate:auth-failures:${client}`, this.limit, WINDOW_MS, now)
+    if (hit.allowed) return null
+    if (this.over.size >= MAX_REMEMBERED) this.over.delete(this.over.keys().next().value!)
+    this.over.set(client, hit)
+    return tooMany(hit, now, this.limit)
+  }
+}
+
+function tooMany(hit: RateHit, now: number, limit: number): ApiError {
+  return rateLimited(hit, now, (retryAfter) => `too many failed authentications from this address (${limit} a minute); retry in ${retryAfter} s`)
+}
+
+/** Refuses requests from an address past the limit before anything else runs (every route, every surface). */
+export function authThrottleGate(throttle: AuthThrottle) {
+  return new Elysia({ name: 'auth-throttle' }).onRequest(({ request, server }) => {
+    const refusal = throttle.refusal(request, server?.requestIP(request)?.address ?? 'unknown')
+    if (refusal) throw refusal
+  })
+}
