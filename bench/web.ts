@@ -43,7 +43,8 @@ Tell us within 48 hours and we refund you in full. Refunds take 3 to 5 working d
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1])
 
-const { service, base, dir, token: TOKEN } = await startBenchService('web', { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' })
+// Every session comes from this one address: the per-address limit on new sessions is off.
+const { service, base, dir, token: TOKEN } = await startBenchService('web', { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', VISITOR_SESSIONS_PER_MINUTE: '0' })
 const post = async (path: string, body: unknown, auth?: string) => {
   const res = await fetch(base + path, { method: 'POST', headers: { ...(auth ? { authorization: `Bearer ${auth}` } : {}), 'content-type': 'application/json' }, body: JSON.stringify(body) })
   return { status: res.status, body: (await res.json().catch(() => null)) as any }

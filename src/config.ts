@@ -69,6 +69,8 @@ export interface Config {
   httpIdleSeconds: number
   /** Refused credentials a minute one client address may send before it gets 429s (AUTH_FAILURES_PER_MINUTE; 0: no brake). */
   authFailuresPerMinute: number
+  /** New visitor sessions a minute one client address may start on one widget (VISITOR_SESSIONS_PER_MINUTE; 0: no limit). */
+  visitorSessionsPerMinute: number
   /** Voice pipeline engines (docs/api/voice.md): `auto` resolves keys → local engines → the sandbox doubles. */
   speech: {
     stt: 'auto' | 'deepgram' | 'openai' | 'pocketsphinx' | 'sandbox'
@@ -241,9 +243,23 @@ export const DEFAULT_HTTP_IDLE_SECONDS = 30
 
 /** 0–1,000,000, default DEFAULT_AUTH_FAILURES_PER_MINUTE (src/http/auth-throttle.ts says why); 0 turns the brake off. */
 function authFailuresPerMinute(env: Env): number {
-  const v = optional(env, 'AUTH_FAILURES_PER_MINUTE')
-  if (v === undefined) return DEFAULT_AUTH_FAILURES_PER_MINUTE
-  if (!/^\d+$/.test(v) || Number(v) > 1_000_000) throw new ConfigError('AUTH_FAILURES_PER_MINUTE', `must be a whole number from 0 to 1000000 (got "${v}")`)
+  return perMinute(env, 'AUTH_FAILURES_PER_MINUTE', DEFAULT_AUTH_FAILURES_PER_MINUTE)
+}
+
+/**
+ * New visitor sessions per client address and widget key, a minute (0: no limit). A visitor keeps
+ * its session in the browser, so it starts one per visitor, not per page; a browser that cannot
+ * store it starts one per page view. 30 a minute is a page view every 2 s from one address (an
+ * office behind one NAT included), while one script can no longer take the whole widget's 1,000
+ * a minute (src/features/web/limits.ts) from the site's real visitors.
+ */
+export const DEFAULT_VISITOR_SESSIONS_PER_MINUTE = 30
+
+/** A per-minute limit: a whole number from 0 (no limit) to 1,000,000, the default where the variable is unset. */
+function perMinute(env: Env, name: string, fallback: number): number {
+  const v = optional(env, name)
+  if (v === undefined) return fallback
+  if (!/^\d+$/.test(v) || Number(v) > 1_000_000) throw new ConfigError(name, `must be a whole number from 0 to 1000000 (got "${v}")`)
   return Number(v)
 }
 
@@ -313,6 +329,7 @@ export function loadConfig(env: Env = process.env): Config {
     drainSeconds: drainSeconds(env),
     httpIdleSeconds: httpIdleSeconds(env),
     authFailuresPerMinute: authFailuresPerMinute(env),
+    visitorSessionsPerMinute: perMinute(env, 'VISITOR_SESSIONS_PER_MINUTE', DEFAULT_VISITOR_SESSIONS_PER_MINUTE),
     botapp: {
       provider: oneOf(env, 'BOTAPP_PROVIDER', ['sandbox', 'telegram'] as const, 'sandbox'),
       telegramApiUrl: llmBaseUrl(env, 'TELEGRAM_API_URL') ?? 'https://api.telegram.org',

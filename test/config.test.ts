@@ -42,6 +42,8 @@ describe('config', () => {
       [{ DRAIN_SECONDS: '3601' }, 'DRAIN_SECONDS'],
       [{ HTTP_IDLE_SECONDS: '0' }, 'HTTP_IDLE_SECONDS'],
       [{ HTTP_IDLE_SECONDS: '256' }, 'HTTP_IDLE_SECONDS'],
+      [{ AUTH_FAILURES_PER_MINUTE: '-1' }, 'AUTH_FAILURES_PER_MINUTE'],
+      [{ VISITOR_SESSIONS_PER_MINUTE: 'many' }, 'VISITOR_SESSIONS_PER_MINUTE'],
     ]
     for (const [env, name] of bad) {
       let caught: unknown

@@ -41,6 +41,7 @@ export const webFeature = defineFeature(webRef, {
       clock,
       sessions,
       logger,
+      sessionsPerAddress: config.visitorSessionsPerMinute,
       startCall: (workspace, agent) => webCalls.start(workspace, agent),
     })
     slot.receive = (workspace, input) => web.consoleInbound(workspace, input)

@@ -21,6 +21,9 @@ export const WEB_RATES = {
   keySessions: { name: 'web-sessions', limit: 1_000, windowMs: 60_000 },
 } as const satisfies Record<string, RateRule>
 
+/** New sessions per client address and widget key, a minute (VISITOR_SESSIONS_PER_MINUTE, src/config.ts says why 30). */
+export const addressSessions = (limit: number): RateRule => ({ name: 'web-address-sessions', limit, windowMs: 60_000 })
+
 /** docs/spec.md Limits: a chat message is at most 4,000 characters (the test chat limit; website chat is the same chat). */
 export const WEB_MESSAGE_MAX = 4_000
 /** Messages handed back when a session resumes: the widget shows the latest of the conversation. */

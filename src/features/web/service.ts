@@ -14,7 +14,7 @@ import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { AgentDoc, AgentService } from '../agents/public'
 import type { ConversationDoc, ConversationFeature, MessageDoc } from '../conversations/public'
-import { RESUME_MESSAGES, WEB_MESSAGE_MAX, WEB_RATES } from './limits'
+import { addressSessions, RESUME_MESSAGES, WEB_MESSAGE_MAX, WEB_RATES } from './limits'
 import { type VisitorSessions, visitorThread } from './sessions'
 
 type Recorded = Awaited<ReturnType<ConversationFeature['conversations']['addMessage']>>
@@ -31,6 +31,8 @@ export interface WebChatDeps {
   clock: Clock
   sessions: VisitorSessions
   logger: Logger
+  /** New sessions a client address may start on one widget a minute (0: no limit). */
+  sessionsPerAddress: number
   /** Starts a browser call answered by the agent (the calls feature). */
   startCall: (workspace: WorkspaceDoc, agent: AgentDoc) => Promise<{ callId: string; mediaPath: string }>
 }
@@ -124,7 +126,12 @@ export class WebChat {
   }
 
   /** Starts a visitor session, or resumes the one given (with the conversation so far). */
-  async session(webKey: string, token: string | undefined, headers: Record<string, unknown>): Promise<{ resumed: boolean; session: string; conversationId: string | null; messages: MessageDoc[] }> {
+  async session(
+    webKey: string,
+    token: string | undefined,
+    headers: Record<string, unknown>,
+    client: string,
+  ): Promise<{ resumed: boolean; session: string; conversationId: string | null; messages: MessageDoc[] }> {
     const { workspace, agent } = await this.widget(webKey)
     const visitorId = token ? this.d.sessions.verify(agent.id, token) : null
     if (token && !visitorId) throw new ApiError(401, 'session: not a session of this widget; start a new one (omit session)', { field: 'session' })
@@ -133,6 +140,8 @@ export class WebChat {
       const messages = conversation ? await this.d.conversations.history(conversation.id, RESUME_MESSAGES) : []
       return { resumed: true, session: token, conversationId: conversation?.id ?? null, messages }
     }
+    // The address first: one script past its share never uses up the key's budget for the site's visitors.
+    if (this.d.sessionsPerAddress > 0) await countRequest(this.d.coordination, addressSessions(this.d.sessionsPerAddress), `${webKey}:${client}`, this.d.clock.now(), headers)
     await countRequest(this.d.coordination, WEB_RATES.keySessions, webKey, this.d.clock.now(), headers)
     const issued = this.d.sessions.issue(agent.id)
     return { resumed: false, session: issued.token, conversationId: null, messages: [] }

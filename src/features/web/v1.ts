@@ -63,8 +63,9 @@ export function webV1(deps: { web: WebChat; teammates: TeammateMessages; logger:
     )
     .post(
       '/:webKey/sessions',
-      async ({ params, body, set }) => {
-        const s = await web.session(params.webKey, body.session, set.headers as Record<string, unknown>)
+      async ({ params, body, set, request, server }) => {
+        const client = server?.requestIP(request)?.address ?? 'unknown'
+        const s = await web.session(params.webKey, body.session, set.headers as Record<string, unknown>, client)
         set.status = s.resumed ? 200 : 201
         return { ...s, messages: s.messages.map(presentWebMessage) }
       },
@@ -73,7 +74,8 @@ export function webV1(deps: { web: WebChat; teammates: TeammateMessages; logger:
         body: StartSession,
         detail: {
           summary: 'Start a visitor session, or resume one (public)',
-          description: 'Without `session`: a new visitor (201). With one: the same visitor and the conversation so far (200). 401 when the session is not one of this widget.',
+          description:
+            'Without `session`: a new visitor (201). With one: the same visitor and the conversation so far (200). 401 when the session is not one of this widget. 429 past 30 new sessions a minute from one address (VISITOR_SESSIONS_PER_MINUTE) or 1,000 a minute on the widget.',
           responses: answers({ 200: SessionAnswer, 201: SessionAnswer, ...v1Errors(409, 429) }),
         },
       },
