@@ -15,7 +15,8 @@
  * - `replied`: the reply is stored, not yet handed to the transport; it is sent;
  * - `sending`: it was being handed over when the process died, and whether the platform took it
  *   cannot be told (WhatsApp, Telegram and SMTP offer no look-up by anything we hold before their
- *   answer): it is not sent again, and its `delivery` becomes `unknown`.
+ *   answer): it is not sent again, and its `delivery` becomes `unknown`. On WhatsApp a later
+ *   receipt still finds it: the reply's id goes with it as `biz_opaque_callback_data`.
  * The record goes once the reply's delivery is written (or the agent stays quiet).
  */
 import { type Clock, iso } from '../../clock'
@@ -31,7 +32,7 @@ import { type ConversationDoc, type ConversationFeature, type MessageDoc, messag
 export type ReplyTarget = { channel: 'chatapp'; from: string; to: string } | { channel: 'botapp'; bot: string; chat: string } | { channel: 'email'; address: string }
 
 /** Sends the reply text; resolves with the platform's id for it (receipts refer to it), if any. */
-export type SendReply = (target: ReplyTarget, text: string, agentName: string, workspaceId: string) => Promise<{ platformMessageId?: string; status: string }>
+export type SendReply = (target: ReplyTarget, reply: { id: string; text: string }, agentName: string, workspaceId: string) => Promise<{ platformMessageId?: string; status: string }>
 
 export interface OwedAnswer extends OwedItem {
   /** The customer's message it answers. */
@@ -149,7 +150,7 @@ export class AgentAnswers {
       await this.owed!.update(id, { stage: 'sending' })
       crashPoint('answer.sending')
       try {
-        const sent = await d.send(target, messageText(reply), agentName, workspaceId)
+        const sent = await d.send(target, { id: reply.id, text: messageText(reply) }, agentName, workspaceId)
         crashPoint('answer.sent')
         await d.conversations.setDelivery(reply.id, { ...sent, at: iso(d.clock.now()) })
       } catch (err) {

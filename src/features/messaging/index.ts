@@ -114,7 +114,14 @@ export const messagingFeature = defineFeature(messagingRef, {
     }
     const replies = new Replies({ conversations, numbers, contacts, platform, botPlatform, bots, templates, meter, clock: kernel.clock })
     const inbound = new InboundMessages({ numbers, contacts, conversations, answers, logger: kernel.logger })
-    platform.onReceipt(applyReceipts({ byPlatformId: (id) => conversations.byPlatformId(id), setDelivery: (id, delivery) => conversations.setDelivery(id, delivery), logger: kernel.logger }))
+    platform.onReceipt(
+      applyReceipts({
+        byPlatformId: (id) => conversations.byPlatformId(id),
+        byId: (id) => conversations.message(id),
+        setDelivery: (id, delivery) => conversations.setDelivery(id, delivery),
+        logger: kernel.logger,
+      }),
+    )
     const web: WebInboundSlot = { receive: null, show: null }
     const teammates = new TeammateMessages({ conversations, numbers, contacts, platform, botPlatform, bots, agents, email, web, meter, clock: kernel.clock })
     // Messaging totals; features that send outside conversations (broadcasts) add their sends.

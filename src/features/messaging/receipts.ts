@@ -25,18 +25,27 @@ interface StoredMessage {
 
 export interface ReceiptDeps {
   byPlatformId: (platformMessageId: string) => Promise<StoredMessage | null>
+  /** The message a receipt's `ref` names (our id, echoed by WhatsApp): found though its platform id was never stored. */
+  byId: (id: string) => Promise<StoredMessage | null>
   setDelivery: (messageId: string, delivery: { platformMessageId: string; status: string; at: string; error?: Receipt['error'] }) => Promise<unknown>
   logger: Logger
 }
 
 export function applyReceipts(d: ReceiptDeps): (r: Receipt) => Promise<void> {
   const apply = async (r: Receipt): Promise<boolean> => {
-    const message = await d.byPlatformId(r.platformMessageId)
+    const message = (await d.byPlatformId(r.platformMessageId)) ?? (r.ref ? await byRef(r.ref, r.platformMessageId) : null)
     if (!message) return false
     const current = (message.delivery as { status?: string } | undefined)?.status ?? 'accepted'
     if ((ORDER[r.status] ?? 0) <= (ORDER[current] ?? 0) || current === 'failed') return true
     await d.setDelivery(message.id, { platformMessageId: r.platformMessageId, status: r.status, at: iso(r.at), ...(r.error ? { error: r.error } : {}) })
     return true
+  }
+  // A reply a crash caught between the platform's answer and our write (messaging/answers.ts): no
+  // platform id stored, or `unknown`; one that holds another platform id is not this receipt's.
+  const byRef = async (ref: string, platformMessageId: string): Promise<StoredMessage | null> => {
+    const message = await d.byId(ref)
+    const stored = (message?.delivery as { platformMessageId?: string } | undefined)?.platformMessageId
+    return message && (stored === undefined || stored === platformMessageId) ? message : null
   }
   return async (r) => {
     if (await apply(r)) return

@@ -9,9 +9,10 @@ import type { MessagingPlatform } from '../../providers/messaging/port'
 import type { SendReply } from './answers'
 
 export function replyTransport(d: { platform: MessagingPlatform; botPlatform: MessagingPlatform; email: EmailSender }): SendReply {
-  return async (target, text, agentName, workspaceId) => {
+  return async (target, reply, agentName, workspaceId) => {
+    const text = reply.text
     if (target.channel === 'chatapp') {
-      const sent = await d.platform.send({ from: target.from, to: target.to, content: { type: 'text', text } })
+      const sent = await d.platform.send({ from: target.from, to: target.to, content: { type: 'text', text }, ref: reply.id })
       return { platformMessageId: sent.platformMessageId, status: 'accepted' }
     }
     if (target.channel === 'botapp') {

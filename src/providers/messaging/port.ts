@@ -16,6 +16,11 @@ export interface SendRequest {
   from: string
   to: string
   content: OutboundContent
+  /**
+   * Our id for the message, echoed in its receipts where the platform can (WhatsApp's
+   * `biz_opaque_callback_data`): a message whose platform id a crash lost is still matched.
+   */
+  ref?: string
 }
 
 export interface Sent {
@@ -41,6 +46,8 @@ export interface Receipt {
   status: ReceiptStatus
   at: number
   error?: { code: string; message: string }
+  /** The `ref` the message was sent with, when the platform echoes it. */
+  ref?: string
 }
 
 export interface MessagingPlatform {

@@ -83,7 +83,7 @@ export class WhatsAppPlatform implements MessagingPlatform {
       res = await fetch(url, {
         method: 'POST',
         headers: { authorization: `Bearer ${this.config.accessToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(whatsAppBody(request.to, request.content)),
+        body: JSON.stringify({ ...whatsAppBody(request.to, request.content), ...(request.ref ? { biz_opaque_callback_data: request.ref } : {}) }),
         signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
       })
     } catch (err) {
@@ -172,6 +172,7 @@ export class WhatsAppPlatform implements MessagingPlatform {
             status: st.status,
             at: Number(st.timestamp) * 1000,
             ...(st.errors?.[0] ? { error: { code: String(st.errors[0].code), message: st.errors[0].title ?? st.errors[0].message ?? '' } } : {}),
+            ...(st.biz_opaque_callback_data ? { ref: st.biz_opaque_callback_data } : {}),
           }
           for (const l of this.listeners) await l(receipt)
         }
@@ -208,5 +209,13 @@ interface WhatsAppValue {
     button?: { text?: string }
     interactive?: { button_reply?: { title?: string }; list_reply?: { title?: string } }
   } & { [K in MediaKind]?: MediaMessage })[]
-  statuses?: { id: string; status: Receipt['status']; timestamp: string; recipient_id?: string; errors?: { code: number; title?: string; message?: string }[] }[]
+  statuses?: {
+    id: string
+    status: Receipt['status']
+    timestamp: string
+    recipient_id?: string
+    errors?: { code: number; title?: string; message?: string }[]
+    /** What the message was sent with (SendRequest.ref). */
+    biz_opaque_callback_data?: string
+  }[]
 }
