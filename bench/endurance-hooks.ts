@@ -54,13 +54,18 @@ export interface RecordedEvent {
   id: string
   type: string
   agentId: string | null
+  /** False: recorded, not yet dispatched when the service stopped (its next start dispatches it). */
+  dispatched?: boolean
 }
 
 export interface Account {
   name: string
   expected: number
   received: number
+  /** Not received though the service had dispatched it. */
   lost: string[]
+  /** Not received, and still undispatched in the store when the service stopped. */
+  pending: number
   /** Event ids delivered more than once, and how many of those repeats were numbered retries (legacy attempt ≥ 2). */
   duplicated: number
   retried: number
@@ -72,7 +77,9 @@ export interface Account {
 export function account(receiver: Receiver, events: RecordedEvent[], subscribed: (e: RecordedEvent) => boolean): Account {
   const expected = events.filter(subscribed)
   const ids = new Set(expected.map((e) => e.id))
-  const lost = expected.filter((e) => !receiver.got.has(e.id)).map((e) => `${e.type} ${e.id}`)
+  const missing = expected.filter((e) => !receiver.got.has(e.id))
+  const lost = missing.filter((e) => e.dispatched !== false).map((e) => `${e.type} ${e.id}`)
+  const pending = missing.length - lost.length
   let duplicated = 0
   let retried = 0
   let unknown = 0
@@ -83,5 +90,5 @@ export function account(receiver: Receiver, events: RecordedEvent[], subscribed:
       if (d.attempts.some((a) => a >= 2)) retried++
     }
   }
-  return { name: receiver.name, expected: expected.length, received: receiver.got.size, lost, duplicated, retried, unknown }
+  return { name: receiver.name, expected: expected.length, received: receiver.got.size, lost, pending, duplicated, retried, unknown }
 }

@@ -136,7 +136,7 @@ export async function report(r: {
     externalIn.map((m) => m.id),
   )
   console.log(
-    `  messages: ${r.messages.due} due, ${r.messages.accepted.length} accepted (201), ${r.messages.skipped} skipped by this process (over ${'2,000'} waiting); not in the store: ${lostMessages}; ${messages.filter((m) => m.author === 'customer' && (answeredConversations.has(m.conversationId) || externalConversations.has(m.conversationId))).length} customer messages stored (a POST given up on may still have been taken)`,
+    `  messages: ${r.messages.due} due, ${r.messages.accepted.length} accepted (201), ${r.messages.skipped} skipped by this process (2,000 already waiting); not in the store: ${lostMessages}; ${messages.filter((m) => m.author === 'customer' && (answeredConversations.has(m.conversationId) || externalConversations.has(m.conversationId))).length} customer messages stored (a POST given up on may still have been taken)`,
   )
   console.log(
     `    answered by the agent: ${agentReplies.length} replies; customer messages without a reply when the service stopped ${unanswered}, replies beyond one per message ${extra}; chat.message.completed missing ${completed.missing}, repeated ${completed.repeated}; deliveries ${show(tally(agentReplies, (m) => m.delivery?.status ?? 'none'))}`,
@@ -181,13 +181,15 @@ export async function report(r: {
   ]
   console.log(`  events recorded: ${events.length} (${show(tally(events, (e) => e.type))})`)
   let lost = 0
+  let pending = 0
   let v1Duplicated = 0
   for (const [hook, subscribed] of subscriptions) {
     const acc = account(hook, events, subscribed)
     lost += acc.lost.length
+    pending += acc.pending
     if (hook !== r.hooks.legacy) v1Duplicated += acc.duplicated
     console.log(
-      `    ${acc.name}: ${acc.expected} expected, ${acc.received} received; lost ${acc.lost.length}${acc.lost.length ? ` (${acc.lost.slice(0, 3).join(', ')}…)` : ''}, duplicated ${acc.duplicated} (${acc.retried} of them numbered retries), unknown ids ${acc.unknown}`,
+      `    ${acc.name}: ${acc.expected} expected, ${acc.received} received; not yet dispatched when the service stopped ${acc.pending}, lost ${acc.lost.length}${acc.lost.length ? ` (${acc.lost.slice(0, 3).join(', ')}…)` : ''}, duplicated ${acc.duplicated} (${acc.retried} of them numbered retries), unknown ids ${acc.unknown}`,
     )
   }
   const deliveries = [...r.finalMetrics.matchAll(/^agent_platform_webhook_deliveries_total\{([^}]*)\} (\S+)$/gm)].map((m) => `${m[1]!.replace(/"/g, '')} ${m[2]}`)
@@ -196,6 +198,6 @@ export async function report(r: {
 
   const memoryOk = growth <= RSS_GROWTH_LIMIT
   console.log(
-    `  targets: resident memory within ${100 * RSS_GROWTH_LIMIT}% of after 1 minute — ${memoryOk ? 'met' : 'NOT MET'}; 5xx ${fiveXx} — ${fiveXx === 0 ? 'met' : 'NOT MET'} (and ${noAnswer} requests without an answer: failed connections or none in 30 s); events lost ${lost}, v1 deliveries duplicated ${v1Duplicated}, messages lost ${lostMessages}, unanswered ${unanswered}`,
+    `  targets: resident memory within ${100 * RSS_GROWTH_LIMIT}% of after 1 minute — ${memoryOk ? 'met' : 'NOT MET'}; 5xx ${fiveXx} — ${fiveXx === 0 ? 'met' : 'NOT MET'} (and ${noAnswer} requests without an answer: failed connections or none in 30 s); events lost ${lost} (and ${pending} deliveries waiting on events not yet dispatched when the service stopped), v1 deliveries duplicated ${v1Duplicated}, messages lost ${lostMessages}, unanswered ${unanswered}`,
   )
 }
