@@ -243,7 +243,7 @@ export const DEFAULT_HTTP_IDLE_SECONDS = 30
 
 /** 0–1,000,000, default DEFAULT_AUTH_FAILURES_PER_MINUTE (src/http/auth-throttle.ts says why); 0 turns the brake off. */
 function authFailuresPerMinute(env: Env): number {
-  return perMinute(env, 'AUTH_FAILURES_PER_MINUTE', DEFAULT_AUTH_FAILURES_PER_MINUTE)
+  return perMinute('AUTH_FAILURES_PER_MINUTE', optional(env, 'AUTH_FAILURES_PER_MINUTE'), DEFAULT_AUTH_FAILURES_PER_MINUTE)
 }
 
 /**
@@ -256,8 +256,7 @@ function authFailuresPerMinute(env: Env): number {
 export const DEFAULT_VISITOR_SESSIONS_PER_MINUTE = 30
 
 /** A per-minute limit: a whole number from 0 (no limit) to 1,000,000, the default where the variable is unset. */
-function perMinute(env: Env, name: string, fallback: number): number {
-  const v = optional(env, name)
+function perMinute(name: string, v: string | undefined, fallback: number): number {
   if (v === undefined) return fallback
   if (!/^\d+$/.test(v) || Number(v) > 1_000_000) throw new ConfigError(name, `must be a whole number from 0 to 1000000 (got "${v}")`)
   return Number(v)
@@ -329,7 +328,7 @@ export function loadConfig(env: Env = process.env): Config {
     drainSeconds: drainSeconds(env),
     httpIdleSeconds: httpIdleSeconds(env),
     authFailuresPerMinute: authFailuresPerMinute(env),
-    visitorSessionsPerMinute: perMinute(env, 'VISITOR_SESSIONS_PER_MINUTE', DEFAULT_VISITOR_SESSIONS_PER_MINUTE),
+    visitorSessionsPerMinute: perMinute('VISITOR_SESSIONS_PER_MINUTE', optional(env, 'VISITOR_SESSIONS_PER_MINUTE'), DEFAULT_VISITOR_SESSIONS_PER_MINUTE),
     botapp: {
       provider: oneOf(env, 'BOTAPP_PROVIDER', ['sandbox', 'telegram'] as const, 'sandbox'),
       telegramApiUrl: llmBaseUrl(env, 'TELEGRAM_API_URL') ?? 'https://api.telegram.org',
