@@ -13,6 +13,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
+import { DEFAULT_VOICE } from '../../src/catalog/voices'
 import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/media/codecs'
 import { EspeakTts } from '../../src/providers/tts/espeak'
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio'
@@ -49,7 +50,7 @@ function callerSpeech(): Int16Array {
 async function openingMs(): Promise<number> {
   let samples = 0
   const tts = new EspeakTts()
-  for await (const pcm of tts.synthesize(OPENING, { voice: 'aria', language: 'en' })) samples += pcm.length
+  for await (const pcm of tts.synthesize(OPENING, { voice: DEFAULT_VOICE, language: 'en' })) samples += pcm.length
   return (samples * 1000) / tts.sampleRate
 }
 
