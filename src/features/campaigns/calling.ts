@@ -9,6 +9,7 @@
 import { CALL_CEILINGS, RATE_WINDOW_MS } from '../../catalog/limits'
 import { type Clock, iso } from '../../clock'
 import type { Coordination } from '../../coordination/port'
+import { CoordinationUnavailable } from '../../coordination/unavailable'
 import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Collection } from '../../store/port'
@@ -17,7 +18,7 @@ import type { CampaignOutcomes } from './outcomes'
 import type { CampaignDoc, RecipientDoc } from './repository'
 import { type Target, Unpaid } from './sender'
 
-/** Every campaign line busy, or the calls-a-minute ceiling reached (429): calls last minutes, so look again in a second. */
+/** Every campaign line busy, the calls-a-minute ceiling reached (429), or coordination not answering: calls last minutes, so look again in a second. */
 const LINES_BUSY_WAIT_MS = 1_000
 /**
  * A placed call whose end never reaches us (another instance took its actor) frees its campaign line
@@ -107,9 +108,20 @@ export function callingTarget(d: CallingDeps, campaign: CampaignDoc, workspace: 
     window: Math.min(...shares.map((s) => s.share)),
     // Half the plan's calls a minute too (as with lines, the rest stay for the API), then a line;
     // both before the recipient is claimed, so a pause still applies while they are used up.
+    // Coordination not answering (CoordinationUnavailable: Redis down, or slower than its bound on a
+    // loaded host) is waited out the same way: nothing was claimed yet, and failing the whole
+    // campaign for one late answer would leave every recipient after it unreached.
     pace: async () => {
       const perMinute = Math.max(1, Math.floor(CALL_CEILINGS[workspace.plan].perMinute / 2))
-      while (!(await d.coordination.rateHit(`campaign-calls:${developerOf(workspace)}`, perMinute, RATE_WINDOW_MS, d.clock.now())).allowed) await Bun.sleep(LINES_BUSY_WAIT_MS)
+      const hit = () =>
+        d.coordination.rateHit(`campaign-calls:${developerOf(workspace)}`, perMinute, RATE_WINDOW_MS, d.clock.now()).then(
+          (r) => r.allowed,
+          (err: unknown) => {
+            if (err instanceof CoordinationUnavailable) return false
+            throw err
+          },
+        )
+      while (!(await hit())) await Bun.sleep(LINES_BUSY_WAIT_MS)
       return d.lines.take(shares)
     },
     async hand(r: RecipientDoc, _contact, free) {
