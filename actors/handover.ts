@@ -35,6 +35,8 @@ export interface HandoverParts extends Pick<ActorRuntimeOptions, 'coordination' 
   registration: (kind: string) => Registration
   /** Passivates every actor without an effect in flight; how many it passivated. */
   passivateAll: () => Promise<number>
+  /** Hands over the emitted events stored in outboxes of actors no other instance holds (outbox.ts). */
+  deliverOutboxes: () => Promise<void>
 }
 
 export class Handover {
@@ -90,9 +92,13 @@ export class Handover {
   /**
    * Resumes stored actors with pending work that no instance holds: at boot, and periodically for
    * the ones a crashed instance left behind once its leases lapse. Returns how many it resumed.
+   * Their stored emitted events go first: resuming an actor does not hand its outbox over (only a
+   * change of it would), and a finished one is never resumed, so without this an event a crashed
+   * instance stored and had not handed over (its publish waiting on Redis) waited for the next boot.
    */
   async resumePending(): Promise<number> {
     if (this.draining) return 0
+    await this.h.deliverOutboxes()
     const residency = this.h.residency()
     let resumed = 0
     for (const reg of this.h.kinds.values()) {

@@ -1,5 +1,6 @@
 /**
- * Boot: emitted events a crash left stored in actors' outboxes but not handed over (persister.ts
+ * At boot and with each sweep for orphaned work (handover.ts resumePending): emitted events a
+ * crash, or a hook that failed, left stored in actors' outboxes but not handed over (persister.ts
  * stores them with the snapshot, then hands them to the kind's `emitted` hook): each such actor is
  * resumed under its lease and its outbox handed over; a finished actor's straight from the store,
  * since it never changes again. Hand-overs carry stable ids, so one repeated after a crash is

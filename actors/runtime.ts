@@ -73,6 +73,7 @@ export class ActorRuntime {
   private woken: Map<string, { kind: string; id: string }> | null = null
   private snapshots: SnapshotStore | null = null
   private residency: Residency | null = null
+  private persister: Persister | null = null
   private readonly transitionListeners: ((t: Transition) => void)[] = []
 
   constructor(private readonly opts: ActorRuntimeOptions) {
@@ -91,7 +92,7 @@ export class ActorRuntime {
     })
     const core = { queue: this.queue, leases: this.leases, residency: () => this.res(), registration: (kind: string) => this.registration(kind) }
     const parts = { ...core, instanceId, kinds: this.kinds, held: () => this.residency, store: () => this.store() }
-    this.handover = new Handover({ ...parts, coordination, clock, logger, pump: this.pump, passivateAll: () => this.passivateIdle(true) })
+    this.handover = new Handover({ ...parts, coordination, clock, logger, pump: this.pump, passivateAll: () => this.passivateIdle(true), deliverOutboxes: () => this.deliverOutboxes() })
     this.introspection = new Introspection(parts)
     this.dispatcher = new Dispatcher({ ...core, forwarder: () => this.forwarder, draining: () => this.handover.draining })
     this.forwarder = new Forwarder({ coordination, instanceId, logger, timeoutMs: opts.forwardTimeoutMs, handle: (req) => this.dispatcher.answer(req) })
@@ -162,7 +163,8 @@ export class ActorRuntime {
       inspect: this.opts.inspect,
       passivate: (reg, id) => void this.passivate(reg.kind, id).catch(() => {}),
     })
-    await deliverOutboxes({ kinds: [...this.kinds.values()], snapshots, queue: this.queue, residency: this.residency, persister, logger })
+    this.persister = persister
+    // Stored outboxes first (resumePending hands them over), then the pending work.
     const resumed = await this.handover.resumePending()
     // The timers are an index of the stored deadlines, which may have been lost while this
     // instance was down (a Redis restarted empty): rebuilt, if so, before the pump claims from them.
@@ -196,6 +198,14 @@ export class ActorRuntime {
     await this.forwarder.stop()
     this.residency = null
     this.snapshots = null
+    this.persister = null
+  }
+
+  /** Emitted events stored in outboxes and not handed over, of actors no other instance holds (actors/outbox.ts). */
+  private async deliverOutboxes(): Promise<void> {
+    const [snapshots, residency, persister] = [this.snapshots, this.residency, this.persister]
+    if (!snapshots || !residency || !persister) return
+    await deliverOutboxes({ kinds: [...this.kinds.values()], snapshots, queue: this.queue, residency, persister, logger: this.opts.logger })
   }
 
   /**

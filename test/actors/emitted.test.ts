@@ -1,13 +1,13 @@
 /**
  * Domain events a chart emits (`emit()`) leave through the kind's `emitted` hook: once per event
  * in the normal course, stored with the snapshot that emitted them, and handed over at the next
- * boot when the process died (or the hook failed) before they were — with the same ids, so the
- * hand-over can be made idempotent.
+ * boot when the process died (or the hook failed) before they were — or by another instance that
+ * is running, once it finds them — with the same ids, so the hand-over can be made idempotent.
  */
 import { afterEach, expect, test } from 'bun:test'
 import { assign, emit, setup } from 'xstate'
 import { ManualClock } from '../../src/clock'
-import { type Env, makeRuntime, openEnv, removeDir } from './support'
+import { type Env, makeRuntime, openEnv, removeDir, waitFor } from './support'
 
 const bellMachine = setup({
   types: { context: {} as { rings: number }, events: {} as { type: 'ring' } | { type: 'quiet' }, emitted: {} as { type: 'bell.rang'; n: number } },
@@ -74,4 +74,31 @@ test('events not handed over (the hook failed, then the process stopped) are han
   await second.send('bell', 'b2', { type: 'ring' })
   expect(seen).toEqual(['bell:b2:1', 'bell:b2:2', 'bell:b2:3'])
   await second.stop()
+})
+
+test('events another instance stored and did not hand over are handed over by a running one, same ids', async () => {
+  env = await openEnv()
+  const seen: string[] = []
+  const survivor = makeRuntime(env, new ManualClock(0), { instanceId: 'survivor' })
+  survivor.register('bell', { machine: bellMachine, version: 1, emitted: async (_id, _e, eventId) => void seen.push(eventId) })
+  await survivor.start()
+  const failing = makeRuntime(env, new ManualClock(0), { instanceId: 'failing' })
+  failing.register('bell', {
+    machine: bellMachine,
+    version: 1,
+    emitted: async () => {
+      throw new Error('Redis did not answer acquireLease within 2 s')
+    },
+  })
+  await failing.start()
+  await failing.spawn('bell', 'b3', undefined)
+  await failing.send('bell', 'b3', { type: 'ring' })
+  expect(seen).toEqual([])
+  // Its actors released (as a crashed instance's leases lapse): the survivor resumes what is pending.
+  await failing.stop()
+  await waitFor(() => seen.length > 0, 'the survivor handed the outbox over')
+  expect(seen).toEqual(['bell:b3:1'])
+  const stored = await env.store.collection<any>({ name: 'actor_snapshots', indexes: [] })
+  expect(await stored.get('bell:b3')).toMatchObject({ outbox: [], hasOutbox: false })
+  await survivor.stop()
 })
