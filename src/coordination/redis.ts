@@ -10,7 +10,7 @@ import { randomId } from '../ids'
 import { countArg, deliver, durationMs, encodePayload, instantMs } from './args'
 import type { ClaimedTimer, Coordination, IdempotencyBegin, RateHit, SlotHold, StoredResponse, TimerSpec } from './port'
 import { scripts } from './redis-scripts'
-import { bounded, COMMAND_TIMEOUT_MS, CoordinationUnavailable } from './unavailable'
+import { bounded, COMMAND_TIMEOUT_MS, CoordinationUnavailable, LOST_CONNECTION_MS } from './unavailable'
 
 export interface RedisCoordinationOptions {
   /** Key and channel prefix; default `svc:`. */
@@ -276,7 +276,7 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
 
 /**
  * Since when a connection has been lost (null while it is up): node-redis reconnects by itself,
- * and meanwhile commands only queue. `down` is true once that has lasted a command's bound.
+ * and meanwhile commands only queue. `down` is true once that has lasted LOST_CONNECTION_MS.
  */
 function watchConnection(client: Client): { since(): number | null; down(): boolean } {
   let lostSince: number | null = null
@@ -290,15 +290,14 @@ function watchConnection(client: Client): { since(): number | null; down(): bool
   }
   return {
     since: () => lostSince,
-    down: () => lostSince !== null && Date.now() - lostSince >= COMMAND_TIMEOUT_MS,
+    down: () => lostSince !== null && Date.now() - lostSince >= LOST_CONNECTION_MS,
   }
 }
 
 /**
  * The adapter with each operation bounded (unavailable.ts): within COMMAND_TIMEOUT_MS it answers or
  * fails with CoordinationUnavailable naming the operation. Once the connection has been down for
- * that long, operations fail at once instead of each waiting out the bound: a Redis back from a
- * blip is reconnected within it (RECONNECT_MAX_MS), so a longer loss is an outage. `close` bounds itself.
+ * LOST_CONNECTION_MS, operations fail at once instead of each waiting out the bound. `close` bounds itself.
  */
 function boundedOperations(adapter: Coordination, connection: ReturnType<typeof watchConnection>): Coordination {
   const out: Record<string, unknown> = {}

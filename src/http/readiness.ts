@@ -7,13 +7,14 @@
  */
 import { Elysia } from 'elysia'
 import type { Coordination } from '../coordination/port'
+import { COMMAND_TIMEOUT_MS } from '../coordination/unavailable'
 import type { Draining } from '../kernel/draining'
 import type { DocumentStore, StoreHealth } from '../store/port'
 import { DRAINING_RETRY_AFTER_S } from './draining-gate'
 import { COORDINATION_RETRY_AFTER_S, DISK_FULL_RETRY_AFTER_S } from './outage'
 
-/** The Redis operation bound (coordination/unavailable.ts COMMAND_TIMEOUT_MS): a check that takes longer counts as unavailable. */
-export const READY_CHECK_MS = 2_000
+/** The Redis operation bound (coordination/unavailable.ts): a check that takes longer counts as unavailable. */
+export const READY_CHECK_MS = COMMAND_TIMEOUT_MS
 
 type Part = 'ok' | 'disk_full' | 'unavailable'
 
