@@ -2,7 +2,9 @@
  * The service for the benches that load it over HTTP: `bun src/index.ts` as deployed, in its own
  * process (so the load generator does not share its event loop; the two still share the machine's
  * 2 cores), on a free loopback port, with a fresh embedded store, answering `/health` before this
- * resolves. BENCH_PROFILE=<dir> writes its CPU profile there as Markdown.
+ * resolves. It names itself by that loopback address (PUBLIC_BASE_URL, unless `env` says otherwise), so
+ * the Media Streams URL its TwiML gives is the one a client dials and signs. BENCH_PROFILE=<dir>
+ * writes its CPU profile there as Markdown.
  */
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -23,12 +25,12 @@ export async function startBenchService(name: string, env: Record<string, string
   const port = probe.port!
   probe.stop(true)
   const profile = process.env.BENCH_PROFILE && options.profile !== false ? ['--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+  const base = `http://127.0.0.1:${port}`
   const service = Bun.spawn([process.execPath, ...profile, join(import.meta.dir, '..', 'src/index.ts')], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', CONSOLE_TOKEN: token, ...env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, DATA_DIR: dir, LOG_LEVEL: 'silent', CONSOLE_TOKEN: token, ...env },
     stdout: 'ignore',
     stderr: 'inherit',
   })
-  const base = `http://127.0.0.1:${port}`
   for (
     let i = 0;
     i < HEALTH_POLLS &&

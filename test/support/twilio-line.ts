@@ -10,8 +10,9 @@
  * It knows nothing of the service's insides: everything it records is what crossed the socket,
  * stamped with this process's clock.
  */
+import { spawnSync } from 'node:child_process'
 import WebSocket from 'ws'
-import { decodeMulaw, encodeMulaw } from '../../src/media/codecs'
+import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/media/codecs'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
 
 /** Twilio's frame: 20 ms of 8 kHz μ-law. */
@@ -26,6 +27,19 @@ export const dbfs = (pcm: Int16Array): number => {
   for (const s of pcm) sum += s * s
   const rms = Math.sqrt(sum / Math.max(1, pcm.length))
   return rms > 0 ? Math.max(-120, 20 * Math.log10(rms / 32768)) : -120
+}
+
+/**
+ * A caller's words as espeak-ng (at `espeak`) says them at a brisk rate (`-v en-us -s 220 -a 180`),
+ * through the line's μ-law at 8 kHz, leading silence trimmed: the first frame is speech.
+ */
+export function callerSpeech(espeak: string, text: string): Int16Array {
+  const wav = spawnSync(espeak, ['--stdout', '-v', 'en-us', '-s', '220', '-a', '180', '--', text], { maxBuffer: 16 << 20 }).stdout
+  const pcm22k = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.byteLength - (wav.byteLength % 2)))
+  const line = decodeMulaw(encodeMulaw(resample(pcm22k, 22_050, PHONE_RATE)))
+  let first = 0
+  while (first + FRAME_SAMPLES <= line.length && dbfs(line.subarray(first, first + FRAME_SAMPLES)) <= AUDIBLE_DBFS) first += FRAME_SAMPLES
+  return line.subarray(first)
 }
 
 /** One tick of the agent's audio as the caller heard it. */
@@ -46,6 +60,36 @@ export interface LineLog {
   marksCleared: string[]
   /** When each queued caller frame left, and whether it was speech (louder than AUDIBLE_DBFS). */
   callerFrames: { at: number; speech: boolean }[]
+}
+
+/** What a barge-in looked like on the wire, judged from a line's log once the caller's words have all left. */
+export interface BargeIn {
+  firstSpeechAt: number
+  lastSpeechAt: number
+  /** The first `clear` the line received, or null: none at all. */
+  clearedAt: number | null
+  /** From the caller's first speech frame to that clear (null: none). */
+  clearMs: number | null
+  /** Audible agent audio the caller heard after the clear while still speaking (none: after the last speech frame, so 0). */
+  audibleAfterClearMs: number
+  /** Audible agent audio the caller heard from their first speech frame to their last. */
+  audibleAfterFirstFrameMs: number
+}
+
+export function judgeBargeIn(log: LineLog): BargeIn {
+  const first = log.callerFrames.find((f) => f.speech)
+  const last = log.callerFrames.findLast((f) => f.speech)
+  if (!first || !last) throw new Error('the caller sent no speech frame')
+  const clearedAt = log.clears[0] ?? null
+  const audible = (from: number) => log.played.filter((p) => p.at > from && p.at <= last.at + FRAME_MS && p.samples > 0 && p.dbfs > AUDIBLE_DBFS).length * FRAME_MS
+  return {
+    firstSpeechAt: first.at,
+    lastSpeechAt: last.at,
+    clearedAt,
+    clearMs: clearedAt === null ? null : clearedAt - first.at,
+    audibleAfterClearMs: audible(clearedAt ?? last.at),
+    audibleAfterFirstFrameMs: audible(first.at - 1),
+  }
 }
 
 export class TwilioLine {
