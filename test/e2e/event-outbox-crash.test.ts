@@ -62,7 +62,13 @@ test(`killed between the ${REPLIES}th website reply's commit and its event's del
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const call = childClient(port)
-  child = await startChildService(port, { ...SERVICE_ENV, DATA_DIR: dataDir, SERVICE_CRASH_AT: `event.recorded:chat.message.completed@${REPLIES}` })
+  child = await startChildService(port, {
+    ...SERVICE_ENV,
+    DATA_DIR: dataDir,
+    SERVICE_CRASH_AT: `event.recorded:chat.message.completed@${REPLIES}`,
+    // A hundred visitors from this one address in a few seconds: past the per-address session limit.
+    VISITOR_SESSIONS_PER_MINUTE: '0',
+  })
   const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Outbox', plan: 'scale' })).body
   const created = (await call('POST', '/api/v1/agents', dev.key, { name: 'Ava' })).body
   expect((await call('POST', `/agents/${created.id}/publish`, dev.key, {})).status).toBe(200)
