@@ -20,6 +20,8 @@ interface Sample {
 }
 
 export async function report(r: {
+  /** Each endpoint's distinct events received by the first stop (the rest came after the restart). */
+  firstStop: Map<Receiver, number>
   dir: string
   workspaceId: string
   agents: { answering: string; external: string; calling: string }
@@ -189,12 +191,12 @@ export async function report(r: {
     pending += acc.pending
     if (hook !== r.hooks.legacy) v1Duplicated += acc.duplicated
     console.log(
-      `    ${acc.name}: ${acc.expected} expected, ${acc.received} received; not yet dispatched when the service stopped ${acc.pending}, lost ${acc.lost.length}${acc.lost.length ? ` (${acc.lost.slice(0, 3).join(', ')}…)` : ''}, duplicated ${acc.duplicated} (${acc.retried} of them numbered retries), unknown ids ${acc.unknown}`,
+      `    ${acc.name}: ${acc.expected} expected, ${acc.received} received (${r.firstStop.get(hook)} by the first stop); not yet dispatched when the service stopped ${acc.pending}, lost ${acc.lost.length}${acc.lost.length ? ` (${acc.lost.slice(0, 3).join(', ')}…)` : ''}, duplicated ${acc.duplicated} (${acc.retried} of them numbered retries), unknown ids ${acc.unknown}`,
     )
   }
   const deliveries = [...r.finalMetrics.matchAll(/^agent_platform_webhook_deliveries_total\{([^}]*)\} (\S+)$/gm)].map((m) => `${m[1]!.replace(/"/g, '')} ${m[2]}`)
   console.log(`    the service's delivery counters: ${deliveries.join('; ') || 'none'}`)
-  console.log(`  the service ${r.exit}`)
+  console.log(`  the service, after the load, ${r.exit}`)
 
   const memoryOk = growth <= RSS_GROWTH_LIMIT
   console.log(

@@ -65,8 +65,12 @@ const CAMPAIGN_TIMEOUT_MS = 120_000
  */
 const QUIET_MS = 30_000
 const DRAIN_MS = 180_000
-/** Set-up (contacts over HTTP, seconds here), the load, late answers (REQUEST_TIMEOUT_MS), the drain, the stop, the report: past it the run stops, failed. */
-const RUN_LIMIT_MS = 4 * 60_000 + MINUTES * 60_000 + REQUEST_TIMEOUT_MS + DRAIN_MS + 2 * 60_000
+/** How long a stopping service may take after SIGTERM before it is killed: the bench has ended every call by then. */
+const STOP_MS = 30_000
+/** After the restart: stopped once no delivery came for longer than the service's 30 s sweep of undispatched events. */
+const RESTART_QUIET_MS = 35_000
+/** Set-up (contacts over HTTP, seconds here), the load, late answers (REQUEST_TIMEOUT_MS), the drain, two stops, the restart, the report: past it the run stops, failed. */
+const RUN_LIMIT_MS = 4 * 60_000 + MINUTES * 60_000 + REQUEST_TIMEOUT_MS + 2 * DRAIN_MS + 2 * STOP_MS + 2 * 60_000
 const LEGACY_TYPES = [
   'lead.captured',
   'conversation.escalated',
@@ -130,14 +134,16 @@ const hooks = {
   messaging: startReceiver('v1 * (answering agent)', 0),
 }
 
-const { service, base, dir, token } = await startBenchService('endurance', {
+const serviceEnv = {
   TELEPHONY_PROVIDER: 'twilio',
   TWILIO_ACCOUNT_SID: fake.accountSid,
   TWILIO_AUTH_TOKEN: fake.authToken,
   TWILIO_API_BASE_URL: fake.url,
   ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
   ...(deepgram ? { STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: DEEPGRAM_KEY, DEEPGRAM_BASE_URL: deepgram.url } : {}),
-})
+}
+const { service, base, dir, token } = await startBenchService('endurance', serviceEnv)
+let restarted: typeof service | null = null
 stopService = () => service.kill('SIGKILL')
 const request = async (label: string, method: string, path: string, auth: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = REQUEST_TIMEOUT_MS) => {
   try {
@@ -380,10 +386,35 @@ try {
   const finalMetrics = await metricsText()
   const campaignView = campaign ? (await api('GET /api/v1/campaigns/{id}', 'GET', `/api/v1/campaigns/${campaign}`)).body : null
 
-  service.kill('SIGTERM')
-  const exited = await Promise.race([service.exited, Bun.sleep(30_000).then(() => 'timeout' as const)])
-  if (exited === 'timeout') service.kill('SIGKILL')
+  const stop = async (p: typeof service) => {
+    p.kill('SIGTERM')
+    const exited = await Promise.race([p.exited, Bun.sleep(STOP_MS).then(() => 'timeout' as const)])
+    if (exited === 'timeout') p.kill('SIGKILL')
+    return exited === 'timeout' ? `did not stop within ${STOP_MS / 1000} s of SIGTERM (killed)` : `exited ${exited}`
+  }
+  const exit = await stop(service)
+  // What the service still owed when it stopped (v1 deliveries dropped from their lanes, legacy
+  // delivery records, undispatched events) its next start delivers: it is started again on the
+  // same data and stopped once the endpoints have been quiet for longer than its 30 s sweep.
+  const firstStop = new Map(Object.values(hooks).map((h) => [h, h.got.size]))
+  const again = await startBenchService('endurance', serviceEnv, { dir })
+  restarted = again.service
+  const restartedAt = performance.now()
+  let heard = deliveredSoFar()
+  let quietSince = performance.now()
+  while (performance.now() - restartedAt < DRAIN_MS && performance.now() - quietSince < RESTART_QUIET_MS) {
+    await Bun.sleep(250)
+    if (deliveredSoFar() !== heard) {
+      heard = deliveredSoFar()
+      quietSince = performance.now()
+    }
+  }
+  const restartExit = await stop(again.service)
+  console.log(
+    `  restarted on the same data: ${deliveredSoFar() - [...firstStop.values()].reduce((a, b) => a + b, 0)} more deliveries in ${((performance.now() - restartedAt) / 1000).toFixed(0)} s; it ${restartExit}`,
+  )
   await report({
+    firstStop,
     dir,
     workspaceId: dev.id,
     agents: { answering, external, calling },
@@ -398,14 +429,17 @@ try {
     campaign: campaignView,
     recipients: CAMPAIGN_RECIPIENTS,
     finalMetrics,
-    exit: exited === 'timeout' ? 'did not stop within 30 s of SIGTERM (killed)' : `exited ${exited}`,
+    exit,
     engines: deepgram ? "Deepgram's adapter against its local fake (BENCH_STT=deepgram)" : 'the default (no STT_PROVIDER, TTS_PROVIDER or VAD set)',
   })
 } finally {
   clearTimeout(watchdog)
   calls?.stop()
-  if (service.exitCode === null && service.signalCode === null) service.kill('SIGKILL')
-  await service.exited
+  for (const p of [service, restarted]) {
+    if (!p) continue
+    if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL')
+    await p.exited
+  }
   await fake.stop()
   deepgram?.stop()
   for (const h of Object.values(hooks)) h.stop()
