@@ -180,8 +180,13 @@ describe('console reads', () => {
     expect((await s.console('GET', `/workspaces/${dev.id}/calls?since=2000-01-01&until=2000-01-02`)).body.items).toEqual([])
     expect((await s.console('GET', `/workspaces/${dev.id}/calls?status=nope`)).status).toBe(400)
     expect((await s.console('GET', `/workspaces/${dev.id}/calls?since=2026-13-45`)).body).toMatchObject({ field: 'since' })
-    const one = await s.console('GET', `/workspaces/${dev.id}/calls/${call.id}`)
-    expect(one.body).toMatchObject({ id: call.id, tryId: `${call.id}:1`, latencyTurns: [] })
+    // The version the call talks with is recorded once its media is live.
+    const one = await until(
+      "the call's version recorded",
+      () => s.console('GET', `/workspaces/${dev.id}/calls/${call.id}`),
+      (r) => r.body.media === 'live',
+    )
+    expect(one.body).toMatchObject({ id: call.id, tryId: `${call.id}:1`, latencyTurns: [], agentVersion: 1 })
     const other = await s.developer()
     expect((await s.console('GET', `/workspaces/${other.id}/calls/${call.id}`)).status).toBe(404)
 

@@ -17,6 +17,12 @@ export interface AgentDoc extends Omit<Agent, 'voice'> {
   legacyNumber?: number
   /** Set when a delete begins, before its cascades (AgentService.remove): the agent reads as gone. */
   deletingAt?: string | null
+  /**
+   * The version number an agent served from a published version answers with (versions' serving
+   * seam sets it, so conversation records can name it); never stored: agents are written only from
+   * the draft, which has none.
+   */
+  servedVersion?: number
   updatedAt: string
 }
 

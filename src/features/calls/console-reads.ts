@@ -32,6 +32,8 @@ export type ConsoleCall = Call & {
   media: 'live' | 'done' | null
   pipeline: { stt: string; tts: string; vad: string; maxCallSeconds?: number } | null
   latencyTurns: TurnStages[]
+  /** The published version the call talked with (fixed when its line connected); null before that. */
+  agentVersion: number | null
   createdAt: string
 }
 
@@ -44,6 +46,7 @@ export function presentConsoleCall(row: CallTryDoc): ConsoleCall {
     media: row.media ?? null,
     pipeline: row.pipeline ?? null,
     latencyTurns: row.latencyTurns ?? [],
+    agentVersion: row.agentVersion ?? null,
     createdAt: row.createdAt,
   }
 }

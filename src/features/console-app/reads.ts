@@ -14,7 +14,7 @@ import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Collection } from '../../store/port'
 import { type CallReads, presentConsoleCall } from '../calls/public'
 import type { CampaignsServices } from '../campaigns/public'
-import { CHANNELS, type ConversationDoc, type ConversationFeature, presentMessage } from '../conversations/public'
+import { CHANNELS, type ConversationDoc, type ConversationFeature, type MessageDoc, presentMessage } from '../conversations/public'
 import type { WebhooksServices } from '../webhooks/public'
 import type { WorkspaceRepo } from '../workspaces/public'
 
@@ -50,6 +50,12 @@ const presentConversation = (c: ConversationDoc) => ({
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,
 })
+
+/**
+ * A message as the API shows it, plus, on an agent reply, the published version that wrote it (null:
+ * test chat, which talks to the draft, or a reply stored before versions were recorded).
+ */
+const presentConsoleMessage = (m: MessageDoc) => ({ ...presentMessage(m), ...(m.author === 'agent' ? { agentVersion: m.agentVersion ?? null } : {}) })
 
 const presentWorkspace = (w: WorkspaceDoc) => ({ id: w.id, name: w.name, kind: w.kind, parentId: w.parentId, plan: w.plan, status: w.status, createdAt: w.createdAt })
 
@@ -165,7 +171,7 @@ export function consoleReads(d: ReadsDeps) {
       '/workspaces/:ws/conversations/:id/messages',
       async ({ params, query, workspace }) => {
         await d.conversations.get(workspace.id, params.id)
-        return paginate((limit, after) => d.conversations.listMessages(params.id, {}, limit, after), query, 50, presentMessage)
+        return paginate((limit, after) => d.conversations.listMessages(params.id, {}, limit, after), query, 50, presentConsoleMessage)
       },
       {
         params: WsId,

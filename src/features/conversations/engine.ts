@@ -168,7 +168,12 @@ export class ConversationEngine {
     const completed = conversation.channel !== 'voice' ? (message: MessageDoc) => replyCompleted(conversation, message, reply) : undefined
     const saved = await this.deps.conversations.addMessage(
       conversation,
-      { author: 'agent', parts: [{ type: 'text', text: reply }], extra: { tools: runs, model: agent.model, usage }, also: turn.replyAlso },
+      {
+        author: 'agent',
+        parts: [{ type: 'text', text: reply }],
+        extra: { tools: runs, model: agent.model, usage, ...(agent.servedVersion !== undefined ? { agentVersion: agent.servedVersion } : {}) },
+        also: turn.replyAlso,
+      },
       completed,
     )
     if (metered) await this.chargeReply(workspace, saved.conversation, saved.message)

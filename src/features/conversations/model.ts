@@ -71,6 +71,8 @@ export interface MessageDoc {
   /** Agent replies only: the model that wrote it and its token usage (for billing later). */
   model?: string
   usage?: { inputTokens: number; outputTokens: number }
+  /** Agent replies only: the published version that answered; absent for test chat (the draft). */
+  agentVersion?: number
   createdAt: string
 }
 

@@ -27,7 +27,7 @@ export interface NewMessage {
   parts: MessagePart[]
   internal?: boolean
   /** Stored beside the message (agent replies: tools, model, usage). */
-  extra?: Pick<MessageDoc, 'tools' | 'model' | 'usage'> | Record<string, unknown>
+  extra?: Pick<MessageDoc, 'tools' | 'model' | 'usage' | 'agentVersion'> | Record<string, unknown>
   /** Writes committed together with the message (work it leaves owed: an answer to send). */
   also?: (message: MessageDoc) => Write[]
 }

@@ -71,4 +71,4 @@ export class ServingAgents {
   }
 }
 
-const asPublished = (draft: AgentDoc, version: VersionDoc): AgentDoc => ({ ...draft, ...structuredClone(agentFieldsOf(version.snapshot)) })
+const asPublished = (draft: AgentDoc, version: VersionDoc): AgentDoc => ({ ...draft, ...structuredClone(agentFieldsOf(version.snapshot)), servedVersion: version.number })

@@ -55,6 +55,7 @@ export function mount(root, { workspace, id, live, link }) {
     facts.replaceChildren(
       ...fact('Status', badge('status', call.status)),
       ...fact('Agent', call.agent?.name ?? ''),
+      ...fact('Version', call.agentVersion == null ? '—' : `v${call.agentVersion}`),
       ...fact('Started', when(call.startedAt)),
       ...fact('Answered', when(call.answeredAt)),
       ...fact('Ended', when(call.endedAt)),

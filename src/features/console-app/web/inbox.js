@@ -150,6 +150,9 @@ export function mount(root, { workspace, id, params, go, link }) {
         : 'A voice call cannot take a written message.'
   }
 
+  // The published version that wrote an agent reply (none for test chat, which talks to the draft).
+  const version = (m) => (m.agentVersion == null ? '' : h('span', { class: 'version', title: `answered by version ${m.agentVersion}` }, ` v${m.agentVersion}`))
+
   const loadThread = async () => {
     if (!id) return
     try {
@@ -167,7 +170,7 @@ export function mount(root, { workspace, id, params, go, link }) {
             h(
               'li',
               { class: `message ${m.author}` },
-              h('span', { class: 'speaker' }, m.author === 'customer' ? who(c) : m.author === 'teammate' ? 'Teammate' : 'Agent'),
+              h('span', { class: 'speaker' }, m.author === 'customer' ? who(c) : m.author === 'teammate' ? 'Teammate' : ['Agent', version(m)]),
               h('time', { datetime: m.createdAt }, clock(m.createdAt)),
               h('span', { class: 'text' }, text(m)),
             ),
