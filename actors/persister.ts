@@ -103,6 +103,21 @@ export class Persister {
     }
   }
 
+  /**
+   * A resumed actor's projection, brought in step with its stored snapshot: the snapshot and its
+   * projection are two writes, and the instance that stored the one may have died before the other
+   * (a call stored `missed` whose row still said `ringing`). Projections are idempotent; a failure
+   * is logged and left to the next change, as in `flush`.
+   */
+  async reproject(live: LiveActor, spec: ActorKindSpec): Promise<void> {
+    if (!spec.persisted) return
+    try {
+      await spec.persisted(live.id, live.actor.getSnapshot() as AnyMachineSnapshot)
+    } catch (err) {
+      this.deps.logger.error({ err, actor: live.key }, 'actor projection failed; the next change projects it again')
+    }
+  }
+
   /** Boot: hands over what a crash left in a live (resumed) actor's stored outbox. */
   async deliverOutbox(live: LiveActor, spec: ActorKindSpec): Promise<void> {
     if (live.outbox.length === 0) return

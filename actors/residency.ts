@@ -74,7 +74,9 @@ export class Residency {
       }
       const { snapshot, migrated } = this.resumable(reg, doc)
       const stored = { json: migrated ? null : JSON.stringify(doc.snapshot), deadlines: doc.deadlines, createdAt: doc.createdAt, outbox: doc.outbox, emitSeq: doc.emitSeq }
-      return { type: 'live', live: this.start(reg, id, key, { snapshot, stored }) }
+      const live = this.start(reg, id, key, { snapshot, stored })
+      await this.deps.persister.reproject(live, reg.spec)
+      return { type: 'live', live }
     } catch (err) {
       await leases.release(key)
       throw err
