@@ -49,11 +49,14 @@ export class LostCalls {
     await this.finishStreams(streamDied)
     let dropped = 0
     for (const status of ['connected', 'ringing'] as const) {
-      for (const row of await this.deps.tries.find({ status })) {
-        if (status === 'ringing' && !row.callRef) continue // placement in flight: it is re-run at boot
+      for (const found of await this.deps.tries.find({ status })) {
+        const row = found.callRef ? found : await this.placedByActor(found)
+        if (!row) continue // placement in flight: it is re-run at boot
         if (!lost(row)) continue
         const event =
-          status === 'connected' ? { type: 'call.ended' as const, at: lastKnownLive(row, now), hangup: 'failed' as const, error: reason } : { type: 'call.refused' as const, at: now, error: reason }
+          row.status === 'connected'
+            ? { type: 'call.ended' as const, at: lastKnownLive(row, now), hangup: 'failed' as const, error: reason }
+            : { type: 'call.refused' as const, at: now, error: reason }
         try {
           await this.deps.actors().send(row.callId, event)
           dropped++
@@ -63,6 +66,19 @@ export class LostCalls {
       }
     }
     return { dropped, left: 0 }
+  }
+
+  /**
+   * A row with no callRef whose actor has one: the process stored the actor's placement (or more)
+   * and died before projecting it onto the row. The row as the actor has it (its callRef, and
+   * `connected` if it was answered), so the lost call is found and ended (an ended actor ignores
+   * the event, and being resumed brings its row in step); null while the placement is in flight.
+   */
+  private async placedByActor(row: CallTryDoc): Promise<CallTryDoc | null> {
+    const stored = await this.deps.actors().read(row.callId)
+    const snapshot = stored?.snapshot as { value?: unknown; context?: { callRef?: string | null } } | undefined
+    const callRef = snapshot?.context?.callRef ?? null
+    return callRef ? { ...row, callRef, status: snapshot?.value === 'connected' ? 'connected' : 'ringing' } : null
   }
 
   /**
