@@ -93,10 +93,10 @@ export const eventsSpec: CollectionSpec = {
 const CHANNEL = 'events'
 // A dispatch is a store query and a few writes per subscriber (milliseconds); 60 s covers a
 // stalled store many times over, while a crashed dispatcher's events wait at most this long.
-const DISPATCH_LEASE_MS = 60_000
+export const DISPATCH_LEASE_MS = 60_000
 // A crashed instance's undispatched events are picked up by the others within this long, for one
 // indexed query when there are none (the runtime's orphan sweep uses the same period).
-const SWEEP_MS = 30_000
+export const SWEEP_MS = 30_000
 // Re-dispatch reads this many undispatched events per query: a bounded read per round.
 const REDISPATCH_BATCH = 100
 // A local subscriber failing (store hiccup) leaves the event for the sweep; after this many
