@@ -28,6 +28,8 @@ interface SwitchDoc {
   [field: string]: unknown
   id: string
   startedAt: number
+  /** When a survivor first found it dead (service clock): its calls are looked for until SWITCH_TTL_MS after. */
+  lostAt?: number
 }
 
 const leaseName = (id: string) => `sandbox-switch:${id}`
@@ -81,9 +83,19 @@ export class LostSwitches {
         continue
       }
       // Placements it had stored the row of but not the actor: older than any placement in flight.
+      // Those it stored just before it died are not yet, so the switch is looked at again (its lease
+      // let go for the next round) until the cutoff has passed the moment it was found dead.
+      const lostAt = typeof doc.lostAt === 'number' ? doc.lostAt : clock.now()
+      if (typeof doc.lostAt !== 'number') {
+        await this.switches.update(doc.id, { lostAt })
+        logger.warn({ switch: doc.id, dropped: ended.dropped }, 'a sandbox switch stopped; its calls were ended as dropped')
+      }
       dropped += await calls.failUnplaced(clock.now() - SWITCH_TTL_MS)
+      if (clock.now() - SWITCH_TTL_MS < lostAt) {
+        await coordination.releaseLease(leaseName(doc.id), owner)
+        continue
+      }
       await this.switches.delete(doc.id)
-      logger.warn({ switch: doc.id, dropped: ended.dropped }, 'a sandbox switch stopped; its calls were ended as dropped')
     }
     return dropped
   }
