@@ -7,7 +7,7 @@
  * the `completed` status callback with its duration, as Twilio sends them) and places the next.
  */
 import { twilioSignature } from '../src/providers/telephony/twilio-signature'
-import type { TwilioFake } from '../test/fakes/twilio'
+import { streamOpening, type TwilioFake } from '../test/fakes/twilio'
 
 const FRAME_MS = 20
 const FRAME = 160
@@ -61,22 +61,7 @@ class Callee {
       ws.onopen = () => {
         // Opened after this side gave up on it: a caller who hung up does not start streaming then.
         if (settled) return ws.close()
-        ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }))
-        ws.send(
-          JSON.stringify({
-            event: 'start',
-            sequenceNumber: '1',
-            start: {
-              streamSid: this.streamSid,
-              accountSid: 'ACbench',
-              callSid,
-              tracks: ['inbound'],
-              customParameters: { token },
-              mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: RATE_HZ, channels: 1 },
-            },
-            streamSid: this.streamSid,
-          }),
-        )
+        for (const message of streamOpening({ streamSid: this.streamSid, accountSid: 'ACbench', callSid, token })) ws.send(message)
         this.startedAt = performance.now()
         live.add(this)
       }

@@ -34,7 +34,7 @@
 import { readFileSync, rmSync } from 'node:fs'
 import { twilioSignature } from '../src/providers/telephony/twilio-signature'
 import { startDeepgramFake } from '../test/fakes/deepgram'
-import { startTwilioFake } from '../test/fakes/twilio'
+import { startTwilioFake, streamOpening } from '../test/fakes/twilio'
 import { cpuMs, startBenchService } from './service'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300)
@@ -134,22 +134,7 @@ class Peer {
         resolve(1011)
       }, ATTACH_TIMEOUT_MS)
       ws.onopen = () => {
-        ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }))
-        ws.send(
-          JSON.stringify({
-            event: 'start',
-            sequenceNumber: '1',
-            start: {
-              streamSid: this.streamSid,
-              accountSid: 'ACbench',
-              callSid,
-              tracks: ['inbound'],
-              customParameters: { token },
-              mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: RATE_HZ, channels: 1 },
-            },
-            streamSid: this.streamSid,
-          }),
-        )
+        for (const message of streamOpening({ streamSid: this.streamSid, accountSid: 'ACbench', callSid, token })) ws.send(message)
         this.startedAt = this.openedAt = performance.now()
         live.add(this)
       }

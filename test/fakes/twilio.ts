@@ -39,6 +39,29 @@ const sign = (token: string, url: string, params: Record<string, string>) =>
     )
     .digest('base64')
 
+/**
+ * The two messages Twilio sends when a Media Streams socket opens (`connected`, then `start`), as
+ * its docs show them: 8 kHz μ-law, the inbound track, the TwiML's <Parameter>s as customParameters.
+ */
+export function streamOpening(o: { streamSid: string; accountSid: string; callSid: string; token: string }): string[] {
+  return [
+    JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }),
+    JSON.stringify({
+      event: 'start',
+      sequenceNumber: '1',
+      streamSid: o.streamSid,
+      start: {
+        streamSid: o.streamSid,
+        accountSid: o.accountSid,
+        callSid: o.callSid,
+        tracks: ['inbound'],
+        customParameters: { token: o.token },
+        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+      },
+    }),
+  ]
+}
+
 export function startTwilioFake(): TwilioFake {
   const accountSid = `AC${randomBytes(16).toString('hex')}`
   const authToken = randomBytes(16).toString('hex')

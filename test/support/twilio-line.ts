@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process'
 import WebSocket from 'ws'
 import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/media/codecs'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
+import { streamOpening } from '../fakes/twilio'
 
 /** Twilio's frame: 20 ms of 8 kHz μ-law. */
 export const FRAME_SAMPLES = 160
@@ -122,22 +123,7 @@ export class TwilioLine {
     })
     const streamSid = `MZ${crypto.randomUUID().replaceAll('-', '')}`
     const line = new TwilioLine(socket, streamSid)
-    socket.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }))
-    socket.send(
-      JSON.stringify({
-        event: 'start',
-        sequenceNumber: '1',
-        streamSid,
-        start: {
-          streamSid,
-          accountSid: opts.accountSid,
-          callSid: opts.callSid,
-          tracks: ['inbound'],
-          customParameters: { token: opts.token },
-          mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
-        },
-      }),
-    )
+    for (const message of streamOpening({ streamSid, accountSid: opts.accountSid, callSid: opts.callSid, token: opts.token })) socket.send(message)
     line.run()
     return line
   }
