@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Server } from 'bun'
 import { type Cluster, startCluster, waitFor } from '../support/cluster'
+import { type SlowReceiver, startSlowReceiver } from '../support/slow-receiver'
 import { describeWithRedis } from '../support/system-binary'
 
 const MESSAGES = 8
@@ -17,19 +18,10 @@ const RECEIVER_DELAY_MS = 800
 describeWithRedis('a dead instance’s owed work', () => {
   let cluster: Cluster
   let receiver: Server<unknown>
-  const hits: { eventId: string; messageId: string }[] = []
+  let hits: SlowReceiver['hits'] = []
 
   beforeAll(async () => {
-    receiver = Bun.serve({
-      hostname: '127.0.0.1',
-      port: 0,
-      async fetch(req) {
-        const body = (await req.json()) as { data: { messageId: string } }
-        await Bun.sleep(RECEIVER_DELAY_MS)
-        hits.push({ eventId: req.headers.get('x-service-event-id') ?? '', messageId: body.data.messageId })
-        return new Response('{}')
-      },
-    })
+    ;({ server: receiver, hits } = startSlowReceiver(RECEIVER_DELAY_MS))
     cluster = await startCluster({ env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, a: { SERVICE_CRASH_AT: `answer.started@${MESSAGES}` } })
   })
   afterAll(async () => {

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server, Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from '../support/child-service'
+import { type SlowReceiver, startSlowReceiver } from '../support/slow-receiver'
 
 const TOKEN = 'webhook-v1-crash-console-token-0123'
 const MESSAGES = 40
@@ -22,22 +23,13 @@ const RECEIVER_DELAY_MS = 800
 const SERVICE_ENV = { SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent', ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }
 
 let receiver: Server<unknown>
-const hits: { eventId: string; messageId: string }[] = []
+let hits: SlowReceiver['hits'] = []
 let dataDir = ''
 let child: Subprocess | null = null
 
 beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-v1-crash-'))
-  receiver = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(req) {
-      const body = (await req.json()) as { data: { messageId: string } }
-      await Bun.sleep(RECEIVER_DELAY_MS)
-      hits.push({ eventId: req.headers.get('x-service-event-id') ?? '', messageId: body.data.messageId })
-      return new Response('{}')
-    },
-  })
+  ;({ server: receiver, hits } = startSlowReceiver(RECEIVER_DELAY_MS))
 })
 
 afterAll(() => {
