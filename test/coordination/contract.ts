@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import type { Coordination } from '../../src/coordination/port'
+import { until } from '../support/until'
 
 // 100 ms keeps each expiry test fast. Nothing is asserted while a short ttl must still hold (a
 // stalled machine could outlast it): only its lapse, after sleeping well past it.
@@ -25,11 +26,7 @@ const T = 1_700_000_000_000
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export async function waitFor(check: () => boolean, what: string, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(5)
-  }
+  await until(what, check, (v) => v, { withinMs: timeoutMs, everyMs: 5 })
 }
 
 export function coordinationContract(name: string, open: () => Promise<Coordination>): void {

@@ -6,6 +6,7 @@
  * it stands, which goes on. A waiting call needs no carrier to be cancelled: 200.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { CALL_KIND } from '../../actors/call'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 
@@ -56,7 +57,9 @@ test('a booked call whose number became brought without carrier credentials: can
   expect(refused.body.error).toContain('carrier credentials')
   expect(refused.body.error).toContain(NUMBER)
   expect(refused.body.call).toMatchObject({ id: ringing, status: 'connected', from: NUMBER })
-  // Not ended: it goes on.
-  await Bun.sleep(200)
+  // Not ended: it goes on. The refusal sent the call nothing, and the actor has settled with no
+  // effect in flight, so nothing already under way can end it later.
+  const settled = await s.server.services.runtime.settle(CALL_KIND, ringing)
+  expect(settled.state).toBe('connected')
   expect((await s.api('GET', `/calls/${ringing}`, { key: dev.key })).body).toMatchObject({ status: 'connected', endedAt: null })
 })

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { CAMPAIGN_KIND } from '../../actors/campaign'
 import { messagingFeature } from '../../src/features/messaging'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
@@ -52,6 +53,11 @@ const quiet = async (id: string) => {
     () => rows.count({ campaignId: id, status: 'sending' }),
     (n) => n === 0,
   )
+}
+/** No effect of the campaign is in flight and none of its sends is: nothing more can be sent without a new event. */
+const settledCampaign = async (id: string) => {
+  await s.server.services.runtime.settle(CAMPAIGN_KIND, id)
+  await quiet(id)
 }
 const events = async (type: string, id: string) => (await s.server.services.bus.events.find({ type })).filter((e: any) => e.data.id === id)
 
@@ -164,9 +170,10 @@ describe('broadcast', () => {
     await quiet(made.id)
     const atPause = sends(ok) - before
     expect(atPause).toBeLessThan(ok.length)
-    // Time passes (real and service time): a paused campaign sends nothing.
+    // Service time passes: the advance delivers every timer due and waits for the campaign to
+    // settle, and every send it could have started has completed, so none can come later.
     await s.console('POST', '/clock/advance', { ms: 60 * SEC })
-    await Bun.sleep(300)
+    await settledCampaign(made.id)
     expect(sends(ok) - before).toBe(atPause)
     expect((await get(made.id)).body).toMatchObject({ status: 'paused', counts: { sent: atPause } })
     expect((await move(made.id, 'resume')).body.status).toBe('sending')
@@ -197,7 +204,8 @@ describe('broadcast', () => {
     await quiet(sending)
     await quiet(paused)
     const afterCancel = sends(ok)
-    await Bun.sleep(300)
+    await s.console('POST', '/clock/advance', { ms: 60 * SEC })
+    for (const c of [sending, paused]) await settledCampaign(c)
     expect(sends(ok)).toBe(afterCancel)
     for (const c of [draft, sending, paused]) expect((await events('campaign.finished', c)).map((e: any) => e.data.status)).toEqual(['cancelled'])
 
@@ -352,7 +360,7 @@ describe("a customer's campaigns", () => {
     const count = sends(people)
     expect((await s.api('POST', `/customers/${customer}/restore`, { key: dev.key })).status).toBe(200)
     await s.console('POST', '/clock/advance', { ms: 60 * SEC })
-    await Bun.sleep(300)
+    for (const c of [paused, sending]) await settledCampaign(c)
     for (const c of [draft, paused, sending]) expect((await get(c, dev.key, customer)).body.status).toBe('cancelled')
     expect(sends(people)).toBe(count)
     for (const c of [draft, paused, sending]) expect((await events('campaign.finished', c)).map((e: any) => e.data.status)).toEqual(['cancelled'])

@@ -13,6 +13,7 @@ import type { Subprocess } from 'bun'
 import { DRAINING_RETRY_AFTER_S } from '../../src/http/draining-gate'
 import { VOICE_LINES } from '../../src/media/phrases'
 import { childClient, freePort, startChildService } from '../support/child-service'
+import { until } from '../support/until'
 
 const TOKEN = 'draining-console-token-0123456789'
 const DRAIN_SECONDS = 2
@@ -90,10 +91,6 @@ test('SIGTERM during a live call: health 503, new calls refused, the call ends w
 }, 60_000)
 
 async function until503(port: number): Promise<unknown> {
-  for (let i = 0; i < 200; i++) {
-    const res = await fetch(`http://127.0.0.1:${port}/health`)
-    if (res.status === 503) return res.json()
-    await Bun.sleep(10)
-  }
-  throw new Error('/health never answered 503')
+  const res = await until('/health to answer 503', () => fetch(`http://127.0.0.1:${port}/health`), (r) => r.status === 503, 5_000)
+  return res.json()
 }

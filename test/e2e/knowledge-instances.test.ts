@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { knowledgeFeature } from '../../src/features/knowledge'
 import { startRedis } from '../support/redis'
 import { startTestServer, type TestServer } from '../support/server'
+import { holdsWithin } from '../support/until'
 import { describeWithRedis } from '../support/system-binary'
 
 const QUESTION = 'What is your returns window?'
@@ -36,14 +37,7 @@ describeWithRedis('knowledge across instances on one Redis', () => {
   })
 
   /** Polls B's search until `check` holds (or the propagation bound passes). */
-  async function eventually(check: () => Promise<boolean>): Promise<boolean> {
-    const until = Date.now() + PROPAGATION_MS
-    for (;;) {
-      if (await check()) return true
-      if (Date.now() > until) return false
-      await Bun.sleep(20)
-    }
-  }
+  const eventually = (check: () => Promise<boolean>): Promise<boolean> => holdsWithin(check, { withinMs: PROPAGATION_MS, everyMs: 20 })
 
   test('a document added on A is found by B; deleted on A, B no longer cites it', async () => {
     const dev = await a.developer()

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import type { EventType } from '../../src/events/catalogue'
 import { webhooksFeature } from '../../src/features/webhooks'
+import { owedV1Id } from '../../src/features/webhooks/v1-delivery'
 import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
 
@@ -151,10 +152,14 @@ describe('delivery', () => {
   test('another agent’s events are not sent; a deleted webhook receives nothing', async () => {
     const hook = await createHook({})
     rx.received.length = 0
-    await publish('lead.captured', { name: 'x' }, 'ag_someone_else')
+    const other = await publish('lead.captured', { name: 'x' }, 'ag_someone_else')
     expect((await server.api('DELETE', `/webhooks/${hook.id}`, { key: dev.key })).status).toBe(204)
-    await publish('lead.captured', { name: 'y' })
-    await Bun.sleep(150)
+    const after = await publish('lead.captured', { name: 'y' })
+    // A delivery is owed (recorded) when its event is dispatched, before publish resolves, and
+    // leaves the record only once the receiver has answered: no record and nothing received means
+    // none was owed, so none can arrive later.
+    const owed = await server.server.services.store.collection({ name: 'v1_webhook_deliveries', indexes: [] })
+    for (const e of [other, after]) expect(await owed.get(owedV1Id(e.id, hook.id))).toBeNull()
     expect(rx.received).toHaveLength(0)
   })
 

@@ -15,6 +15,7 @@ import { randomId } from '../../src/ids'
 import type { DocumentStore } from '../../src/store/port'
 import { openSqliteStore } from '../../src/store/sqlite'
 import { type RedisServer, startRedis } from '../support/redis'
+import { until as poll } from '../support/until'
 import { describeWithRedis } from '../support/system-binary'
 
 const logger = pino({ level: 'silent' })
@@ -22,13 +23,7 @@ const clock = new ManualClock(Date.parse('2026-03-01T10:00:00.000Z'))
 const event = (n = 1) => ({ type: 'lead.captured' as const, workspaceId: 'ws_1', agentId: 'ag_1', data: { n } })
 
 // Cluster messages cross a pub/sub hop; 2 s is far above a loopback round trip.
-async function until(check: () => boolean, what: string, ms = 2_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(5)
-  }
-}
+const until = (check: () => boolean, what: string, ms = 2_000) => poll(what, check, (v) => v, { withinMs: ms, everyMs: 5 })
 
 async function fresh(): Promise<{ store: DocumentStore; coordination: Coordination; bus: EventBus }> {
   const store = await openSqliteStore(':memory:')

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { capturedLogger } from '../support/log-capture'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 let s: TestServer
 let key: string
@@ -29,13 +30,8 @@ async function sentAndLogged(method: string, path: string, init: { key?: string;
   const id = res.headers.get('x-request-id')
   expect(id).toBeTruthy()
   // The line is written after the answer has gone out.
-  const deadline = Date.now() + 2_000
-  let logged: number[] = []
-  while (Date.now() < deadline) {
-    logged = lines.filter((l) => l.msg === 'request' && l.requestId === id).map((l) => l.status)
-    if (logged.length) break
-    await Bun.sleep(5)
-  }
+  const read = () => lines.filter((l) => l.msg === 'request' && l.requestId === id).map((l) => l.status)
+  const logged = await until(`the request line of ${id}`, read, (l) => l.length > 0, { everyMs: 5 }).catch(read)
   return { sent: res.status, logged }
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from './child-service'
 import { type RedisServer, startRedis } from './redis'
+import { until } from './until'
 
 export const CLUSTER_TOKEN = 'cluster-console-token-0123456789abcdef'
 
@@ -90,13 +91,7 @@ export async function startCluster(opts: { env?: Record<string, string>; a?: Rec
 
 /** Polls `read` every 50 ms until `ok`, for at most `withinMs`; answers the last value read. */
 export async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, withinMs: number): Promise<T> {
-  const deadline = Date.now() + withinMs
-  for (;;) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() >= deadline) throw new Error(`timed out after ${withinMs} ms waiting for ${what}: last ${JSON.stringify(v).slice(0, 500)}`)
-    await Bun.sleep(50)
-  }
+  return until(what, read, ok, { withinMs, everyMs: 50 })
 }
 
 /** Runs `jobs` with at most `width` at once. */

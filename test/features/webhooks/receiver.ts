@@ -3,6 +3,8 @@
  * raw body bytes and headers (so tests verify signatures on exactly what arrived), and answers as
  * told: a status, after an optional delay, or only once the test lets held requests go.
  */
+import { eventually as poll, until } from '../../support/until'
+
 export interface Received {
   path: string
   headers: Headers
@@ -77,11 +79,7 @@ export function startReceiver(): Receiver {
       return answered
     },
     async waitFor(n, timeoutMs = WAIT_MS) {
-      const deadline = Date.now() + timeoutMs
-      while (received.length < n) {
-        if (Date.now() > deadline) throw new Error(`receiver got ${received.length} of ${n} requests within ${timeoutMs} ms`)
-        await Bun.sleep(5)
-      }
+      await until(`${n} requests at the receiver`, () => received.length, (got) => got >= n, { withinMs: timeoutMs, everyMs: 5 })
       return received
     },
     stop: async () => void server.stop(true),
@@ -90,11 +88,5 @@ export function startReceiver(): Receiver {
 
 /** Polls `check` until it returns a value (not undefined/false), or throws naming `what`. */
 export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value !== undefined && value !== false) return value as T
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(10)
-  }
+  return poll<T>(what, check, timeoutMs)
 }

@@ -4,6 +4,7 @@ import WebSocket from 'ws'
 import { DeepgramStt } from '../../../src/providers/stt/deepgram'
 import { SpeechError, type SttPartial, type SttSession } from '../../../src/providers/stt/port'
 import { startDeepgramFake } from '../../fakes/deepgram'
+import { until } from '../../support/until'
 
 const KEY = 'dg-secret-key-1234'
 const fake = startDeepgramFake(KEY)
@@ -22,15 +23,6 @@ const silence = (ms: number) => new Int16Array((RATE * ms) / 1000)
 /** Sends audio in 20 ms frames, as the pipeline does. */
 const push = (session: SttSession, pcm: Int16Array) => {
   for (let at = 0; at < pcm.length; at += 320) session.push(pcm.subarray(at, at + 320))
-}
-async function until<T>(what: string, read: () => T, ok: (v: T) => boolean, ms = 3000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = read()
-    if (ok(v)) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`)
-    await Bun.sleep(5)
-  }
 }
 async function open(url: string, endpointingMs?: number) {
   const session = await new DeepgramStt({ apiKey: KEY, baseUrl: url, endpointingMs }).open({ language: 'en-US' })
