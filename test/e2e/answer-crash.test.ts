@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { openStore } from '../../src/store'
 import { childClient, freePort, startChildService } from '../support/child-service'
+import { until as poll } from '../support/until'
 
 const TOKEN = 'answer-crash-console-token-0123456789'
 const CUSTOMERS = 16
@@ -29,14 +30,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-const until = async (what: string, check: () => Promise<boolean>, ms: number) => {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (await check()) return
-    await Bun.sleep(100)
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
+const until = (what: string, check: () => Promise<boolean>, ms: number) => poll(what, check, (ok) => ok, { withinMs: ms, everyMs: 100 })
 
 /** 16 customers write at once to a published agent's chat-app number; the service dies at `crashAt`, is restarted, and settles. */
 async function crashAndRestart(crashAt: string) {

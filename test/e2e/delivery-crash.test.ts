@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server, Subprocess } from 'bun'
 import { freePort, startChildService } from '../support/child-service'
+import { until as poll } from '../support/until'
 
 const TOKEN = 'delivery-crash-console-token-0123456789'
 const HOUR = 3_600_000
@@ -53,14 +54,7 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-const until = async (what: string, check: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (await check()) return
-    await Bun.sleep(20)
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
+const until = (what: string, check: () => boolean | Promise<boolean>, ms = 10_000) => poll(what, check, (ok) => ok, { withinMs: ms, everyMs: 20 })
 
 type EndpointName = 'ok-1' | 'ok-2' | 'fails'
 const RETRIES: Record<EndpointName, number> = { 'ok-1': 3, 'ok-2': 3, fails: 1 }

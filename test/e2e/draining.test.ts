@@ -91,6 +91,11 @@ test('SIGTERM during a live call: health 503, new calls refused, the call ends w
 }, 60_000)
 
 async function until503(port: number): Promise<unknown> {
-  const res = await until('/health to answer 503', () => fetch(`http://127.0.0.1:${port}/health`), (r) => r.status === 503, 5_000)
+  const res = await until(
+    '/health to answer 503',
+    () => fetch(`http://127.0.0.1:${port}/health`),
+    (r) => r.status === 503,
+    5_000,
+  )
   return res.json()
 }

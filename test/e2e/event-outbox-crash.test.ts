@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import type { Server, Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from '../support/child-service'
 import { readEvents } from '../support/sse'
+import { until as poll } from '../support/until'
 
 const TOKEN = 'event-outbox-crash-console-token-0123'
 const REPLIES = 100
@@ -49,14 +50,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-const until = async (what: string, check: () => boolean | Promise<boolean>, ms = 15_000) => {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (await check()) return
-    await Bun.sleep(20)
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
+const until = (what: string, check: () => boolean | Promise<boolean>, ms = 15_000) => poll(what, check, (ok) => ok, { withinMs: ms, everyMs: 20 })
 
 test(`killed between the ${REPLIES}th website reply's commit and its event's delivery: restarted, every reply has its event, each delivered once`, async () => {
   const port = await freePort()

@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { knowledgeFeature } from '../../src/features/knowledge'
 import { startRedis } from '../support/redis'
 import { startTestServer, type TestServer } from '../support/server'
-import { holdsWithin } from '../support/until'
 import { describeWithRedis } from '../support/system-binary'
+import { holdsWithin } from '../support/until'
 
 const QUESTION = 'What is your returns window?'
 // Pub/sub crosses Redis in about a millisecond; this bounds a loaded test machine.

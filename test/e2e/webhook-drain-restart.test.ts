@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server, Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from '../support/child-service'
+import { holdsWithin } from '../support/until'
 
 const TOKEN = 'webhook-drain-restart-console-token-01'
 // 60 messages behind a lane of 16 at 800 ms each: ~3 s of backlog, far more than the drain below.
@@ -51,14 +52,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-const until = async (check: () => boolean, ms: number) => {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (check()) return true
-    await Bun.sleep(50)
-  }
-  return check()
-}
+const until = (check: () => boolean, ms: number) => holdsWithin(check, { withinMs: ms, everyMs: 50 })
 
 test('stopped with SIGTERM while webhook deliveries are backed up: restarted, every event reaches every subscriber', async () => {
   const port = await freePort()

@@ -15,8 +15,8 @@ import { randomId } from '../../src/ids'
 import type { DocumentStore } from '../../src/store/port'
 import { openSqliteStore } from '../../src/store/sqlite'
 import { type RedisServer, startRedis } from '../support/redis'
-import { until as poll } from '../support/until'
 import { describeWithRedis } from '../support/system-binary'
+import { until as poll } from '../support/until'
 
 const logger = pino({ level: 'silent' })
 const clock = new ManualClock(Date.parse('2026-03-01T10:00:00.000Z'))

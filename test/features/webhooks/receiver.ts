@@ -79,7 +79,12 @@ export function startReceiver(): Receiver {
       return answered
     },
     async waitFor(n, timeoutMs = WAIT_MS) {
-      await until(`${n} requests at the receiver`, () => received.length, (got) => got >= n, { withinMs: timeoutMs, everyMs: 5 })
+      await until(
+        `${n} requests at the receiver`,
+        () => received.length,
+        (got) => got >= n,
+        { withinMs: timeoutMs, everyMs: 5 },
+      )
       return received
     },
     stop: async () => void server.stop(true),
