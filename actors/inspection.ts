@@ -5,13 +5,15 @@
  * How an engineer watches live actors: start the service with INSPECT=1. `createInspection`
  * then starts the package's relay (`createInspectorServer`, on INSPECT_PORT, default 8080) and
  * connects every actor to it with `createWebSocketInspector`; the service prints the relay's page
- * (`viewerUrl`), which embeds https://stately.ai/inspect, fed from the relay. With `url` it connects to a relay that already
- * runs (another process, or one shared by several instances) instead of starting one. The
- * package's relay listens on every interface of the machine, so keep INSPECT off on hosts
- * reachable from outside.
+ * (`viewerUrl`), which embeds https://stately.ai/inspect (so it needs the internet; the page says
+ * so and points to the console app's state charts, which do not), fed from the relay
+ * (inspection-relay.ts). With `url` it connects to a relay that already runs (another process, or
+ * one shared by several instances) instead of starting one. The relay listens on every interface
+ * of the machine, so keep INSPECT off on hosts reachable from outside.
  */
 import { createWebSocketInspector } from '@statelyai/inspect'
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate'
+import { type Relay, startRelay } from './inspection-relay'
 import type { InspectObserver } from './live-actor'
 import type { ActorDescription, ActorKindSpec, StoredActor } from './types'
 
@@ -52,19 +54,19 @@ export interface Inspection {
   inspect: InspectObserver
   /** Where to point a browser, when this process started the relay. */
   viewerUrl: string | null
+  /** The page links here (the console app's state charts) once the service listens. */
+  setConsoleChartsUrl(url: string): void
   stop(): Promise<void>
 }
 
 export async function createInspection(opts: InspectionOptions = {}): Promise<Inspection> {
-  let relay: { stop(): void } | null = null
+  let relay: Relay | null = null
   let url = opts.url
   let viewerUrl: string | null = null
   if (!url) {
     const port = opts.port ?? DEFAULT_INSPECTOR_PORT
     if (!(await portFree(port))) throw new InspectorPortTaken(port)
-    // Loaded only when asked for: it pulls in an HTTP and a WebSocket server.
-    const { createInspectorServer } = await import('@statelyai/inspect/server')
-    relay = createInspectorServer({ port, autoOpen: false })
+    relay = startRelay(port)
     url = `ws://127.0.0.1:${port}`
     viewerUrl = `http://localhost:${port}`
   }
@@ -72,6 +74,9 @@ export async function createInspection(opts: InspectionOptions = {}): Promise<In
   return {
     inspect: inspector.inspect,
     viewerUrl,
+    setConsoleChartsUrl(chartsUrl) {
+      if (relay) relay.consoleChartsUrl = chartsUrl
+    },
     async stop() {
       inspector.stop()
       relay?.stop()

@@ -43,10 +43,12 @@ const lines = [
 ]
 const inspection = server.services.inspection
 if (inspection) {
+  const charts = `${server.url}/console/app#/charts`
+  inspection.setConsoleChartsUrl(charts)
   lines.push(
     inspection.viewerUrl
-      ? `actor inspector: ${inspection.viewerUrl} (the relay listens on every interface, port ${config.inspectPort})`
-      : `actor inspector: events streamed to the relay at ${config.inspectUrl}`,
+      ? `actor inspector: ${inspection.viewerUrl} (the relay listens on every interface, port ${config.inspectPort}); its page embeds https://stately.ai/inspect and needs the internet: offline, use the console app's state charts at ${charts}`
+      : `actor inspector: events streamed to the relay at ${config.inspectUrl}; offline, the console app's state charts are at ${charts}`,
   )
 }
 if (server.demo) lines.push(`demo workspace ${server.demo.id} created; its full API key (shown once): ${server.demo.key}`)

@@ -94,11 +94,20 @@ describe('INSPECT=1 at boot', () => {
     const service = await boot({ INSPECT: '1', INSPECT_PORT: String(port) })
     try {
       const line = service.out.split('\n').find((l) => l.startsWith('actor inspector: '))
-      expect(line).toBe(`actor inspector: http://localhost:${port} (the relay listens on every interface, port ${port})`)
-      // The relay's page: it embeds the Stately inspector and feeds it from the relay on this port.
+      const api = service.out.match(/listening on (\S+)/)![1]
+      const charts = `${api}/console/app#/charts`
+      expect(line).toBe(
+        `actor inspector: http://localhost:${port} (the relay listens on every interface, port ${port}); its page embeds https://stately.ai/inspect and needs the internet: offline, use the console app's state charts at ${charts}`,
+      )
+      // The relay's page: it embeds the Stately inspector, feeds it from the relay on this port,
+      // and says it needs the internet, linking to the charts that do not.
       const page = await fetch(`http://127.0.0.1:${port}/`)
       expect(page.status).toBe(200)
-      expect(await page.text()).toContain(`ws://localhost:${port}`)
+      const html = await page.text()
+      expect(html).toContain(`':${port}'`)
+      expect(html).toContain('needs the internet')
+      expect(html).toContain(`<a href="${charts}">the console app's state charts</a>`)
+      expect(html).toContain('<iframe id="inspector" title="Stately inspector" src="https://stately.ai/inspect">')
     } finally {
       await service.stop()
     }
