@@ -36,7 +36,7 @@ describeWithChromium('the console app in Chromium', () => {
     agent = (await s.agent(dev.key, { name: 'Bean There', greeting: 'Hello from Bean There!', voice: { answersCalls: true, recordCalls: true } })).id
     expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: FAQ, title: 'Shop FAQ' } })).status).toBe(201)
     expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550900', source: 'rented', agent })).status).toBe(201)
-    for (const phone of ['+14155550901', '+14155550902']) expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })).status).toBe(201)
+    for (const phone of ['+14155550901', '+14155550902', '+14155550903']) expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })).status).toBe(201)
     browser = await launchChromium()
     page = await browser.newPage()
     await page.setViewport({ width: 1280, height: 900 })
@@ -82,6 +82,11 @@ describeWithChromium('the console app in Chromium', () => {
     const id = await place('+14155550901')
     await page.waitForSelector(`.card[data-call-id="${id}"]`)
     expect(await statusOf(id)).toBe('ringing')
+    // A ringing call's timer says so; the pill of who is speaking waits for the call to be answered.
+    await page.waitForFunction((callId) => /^ringing \d+:\d\d$/.test(document.querySelector(`.card[data-call-id="${callId}"] .timer`)?.textContent ?? ''), {}, id)
+    // On a 1280 px screen a card takes half the width, not a third: a transcript line reads as a sentence.
+    const width = await page.$eval(`.card[data-call-id="${id}"]`, (c) => c.getBoundingClientRect().width)
+    expect(width).toBeGreaterThan(500)
     await shot('live-ringing')
     await advance(SEC) // the callee picks up
     await until(
@@ -104,10 +109,32 @@ describeWithChromium('the console app in Chromium', () => {
     )
     expect(counts.length).toBeGreaterThan(2)
     expect(counts).toEqual([...counts].sort((a, b) => a - b))
-    const pipeline = await page.$eval(`.card[data-call-id="${id}"] .pipeline-slot .badge`, (b) => b.textContent)
-    expect(['opening', 'listening', 'thinking', 'speaking', 'interrupted']).toContain(pipeline!)
+    // Who has the floor, in words (the pipeline's own state name stays in data-value).
+    const pill = await page.$eval(`.card[data-call-id="${id}"] .pipeline-slot .badge`, (b) => ({ words: b.textContent, state: (b as HTMLElement).dataset.value }))
+    const words: Record<string, string> = {
+      opening: 'Agent greeting',
+      listening: 'Waiting for caller',
+      callerSpeaking: 'Caller speaking',
+      maybeDone: 'Caller paused',
+      thinking: 'Agent thinking',
+      speaking: 'Agent speaking',
+      interrupted: 'Caller interrupting',
+    }
+    expect(pill.words).toBe(words[pill.state!]!)
+    // The timer runs from the answer: minutes and seconds.
+    expect(await page.$eval(`.card[data-call-id="${id}"] .timer`, (t) => t.textContent)).toMatch(/^\d+:\d\d$/)
     const first = await page.$eval(`.card[data-call-id="${id}"] .transcript li .text`, (t) => t.textContent)
     expect(first).toBe('Hi, this is Bean There calling about your order.')
+    // The transcript is a scroll box showing its newest line whole; scrolled to its top, the first line is whole too.
+    const view = await page.$eval(`.card[data-call-id="${id}"] .transcript`, (list) => {
+      const box = list.getBoundingClientRect()
+      const last = list.lastElementChild!.getBoundingClientRect()
+      list.scrollTop = 0
+      const top = list.firstElementChild!.getBoundingClientRect()
+      list.scrollTop = list.scrollHeight
+      return { overflow: getComputedStyle(list).overflowY, lastInside: last.top >= box.top - 1 && last.bottom <= box.bottom + 1, firstInside: top.top >= box.top - 1 }
+    })
+    expect(view).toEqual({ overflow: 'auto', lastInside: true, firstInside: true })
     await shot('live-connected')
     await advance(61 * SEC) // the callee hangs up
     await until(
@@ -140,6 +167,15 @@ describeWithChromium('the console app in Chromium', () => {
     expect(await page.$eval('canvas.waveform', (c) => c.getAttribute('aria-label'))).toContain('Waveform of the recording')
     const turns = await page.$$eval('svg.latency-chart rect.stage', (r) => r.length)
     expect(turns).toBeGreaterThanOrEqual(4) // stages of at least the turns the callee spoke
+    // Its axes: turns named down the side, milliseconds along the bottom with round ticks from 0.
+    const axes = await page.$eval('svg.latency-chart', (svg) => ({
+      titles: [...svg.querySelectorAll('.axis-title')].map((t) => t.textContent),
+      ticks: [...svg.querySelectorAll('.tick')].map((t) => Number(t.textContent)),
+    }))
+    expect(axes.titles).toEqual(['Turn', 'ms after the caller stopped speaking'])
+    expect(axes.ticks.length).toBeGreaterThanOrEqual(3)
+    expect(axes.ticks[0]).toBe(0)
+    expect(axes.ticks).toEqual([...axes.ticks].sort((a, b) => a - b))
     await page.waitForFunction(() => [...document.querySelectorAll('table caption')].some((c) => c.textContent === 'Events'), { timeout: 10_000 })
     const events = await page.$$eval('table.list.compact tbody td:nth-child(2)', (t) => t.map((x) => x.textContent))
     expect(events).toContain('call.completed')
@@ -160,6 +196,11 @@ describeWithChromium('the console app in Chromium', () => {
     expect(states).toEqual(expect.arrayContaining(['call.created', 'call.scheduled', 'call.ringing', 'call.connected', 'call.completed', 'call.missed', 'call.failed', 'call.cancelled']))
     const labels = await page.$$eval('svg.chart .edge-label text', (t) => t.map((x) => x.textContent))
     expect(labels).toEqual(expect.arrayContaining(['call.answered', 'call.ended']))
+    // No two transitions run along the same stretch of line, no two labels overlap, and each label sits on its own line.
+    expect(await page.evaluate(chartGeometry)).toEqual({ sharedStretches: [], overlappingLabels: 0, labelsOffTheirLine: [] })
+    // The call to follow is picked from a list of the live ones (the one in the address chosen).
+    await page.waitForFunction((callId) => (document.getElementById('actor') as HTMLSelectElement).value === `call:${callId}`, {}, id)
+    expect(await page.$eval('#actor', (el) => (el as HTMLSelectElement).tagName)).toBe('SELECT')
     await page.waitForSelector('svg.chart g.state.current[data-state="call.ringing"]')
     await shot('chart-ringing')
     await page.waitForSelector('#stream-state[data-state="live"]')
@@ -183,6 +224,28 @@ describeWithChromium('the console app in Chromium', () => {
     expect((await s.api('GET', `/calls/${id}`, { key: dev.key })).body).toMatchObject({ status: 'completed', hangup: 'cancelled' })
     await page.goto(chart)
     await page.waitForSelector('svg.chart g.state.current[data-state="call.completed"]', { timeout: 20_000 })
+  }, 60_000)
+
+  test('the state charts: an actor to follow is picked from a list, not typed', async () => {
+    await callee('+14155550903', ['Hello?'])
+    const id = await place('+14155550903')
+    await page.goto(`${s.url}/console/app#/${dev.id}/charts?machine=call`)
+    await page.waitForSelector(`#actor option[value="call:${id}"]`)
+    await page.select('#actor', `call:${id}`)
+    await page.click('form.filters button[type="submit"]')
+    await page.waitForSelector('svg.chart g.state.current[data-state="call.ringing"]', { timeout: 20_000 })
+    expect(decodeURIComponent(page.url())).toContain(`actor=call:${id}`)
+    // Another machine lists its own actors: the workspace's campaigns.
+    const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, { agent, name: 'Chart me', kind: 'voice', purpose: 'Hi from Bean There.', recipients: ['+14155550903'] })
+    expect(made.status).toBe(201)
+    await page.select('#machine', 'campaign')
+    await page.waitForSelector(`#actor option[value="campaign:${made.body.id}"]`)
+    await page.select('#actor', `campaign:${made.body.id}`)
+    await page.click('form.filters button[type="submit"]')
+    await page.waitForSelector('svg.chart g.state.current[data-state="campaign.draft"]', { timeout: 20_000 })
+    expect(await page.evaluate(chartGeometry)).toEqual({ sharedStretches: [], overlappingLabels: 0, labelsOffTheirLine: [] })
+    await s.console('DELETE', `/workspaces/${dev.id}/calls/${id}`)
+    expect((await s.api('POST', `/campaigns/${made.body.id}/cancel`, { key: dev.key })).status).toBe(200)
   }, 60_000)
 
   test('the inbox: a website conversation taken over and answered by a teammate', async () => {
@@ -257,3 +320,46 @@ describeWithChromium('the console app in Chromium', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-status')
   }, 30_000)
 })
+
+/**
+ * Runs in the page: the drawn chart's transitions as straight stretches (ELK routes them
+ * orthogonally), which stretches of two different transitions lie on top of each other, how many
+ * label boxes overlap, and which labels no stretch of their own transition passes through.
+ */
+function chartGeometry() {
+  type Stretch = { edge: string; vertical: boolean; at: number; from: number; to: number }
+  const stretches: Stretch[] = []
+  for (const g of document.querySelectorAll<SVGGElement>('svg.chart g.transition')) {
+    for (const path of g.querySelectorAll('path')) {
+      const points = [...path.getAttribute('d')!.matchAll(/[ML]([-\d.]+),([-\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])] as const)
+      for (let i = 1; i < points.length; i++) {
+        const [x1, y1] = points[i - 1]!
+        const [x2, y2] = points[i]!
+        if (Math.abs(x1 - x2) < 0.5) stretches.push({ edge: g.dataset.edge!, vertical: true, at: x1, from: Math.min(y1, y2), to: Math.max(y1, y2) })
+        else stretches.push({ edge: g.dataset.edge!, vertical: false, at: y1, from: Math.min(x1, x2), to: Math.max(x1, x2) })
+      }
+    }
+  }
+  const sharedStretches: string[] = []
+  for (let i = 0; i < stretches.length; i++)
+    for (let j = i + 1; j < stretches.length; j++) {
+      const [a, b] = [stretches[i]!, stretches[j]!]
+      if (a.edge === b.edge || a.vertical !== b.vertical || Math.abs(a.at - b.at) > 2) continue
+      if (Math.min(a.to, b.to) - Math.max(a.from, b.from) > 2) sharedStretches.push(`${a.edge} and ${b.edge}`)
+    }
+  const boxes = [...document.querySelectorAll<SVGGElement>('svg.chart g.edge-label')].map((g) => {
+    const r = g.querySelector('rect')!
+    const [x, y, w, h] = ['x', 'y', 'width', 'height'].map((k) => Number(r.getAttribute(k)))
+    return { edge: g.dataset.edge!, x: x!, y: y!, right: x! + w!, bottom: y! + h! }
+  })
+  let overlappingLabels = 0
+  for (let i = 0; i < boxes.length; i++)
+    for (let j = i + 1; j < boxes.length; j++) {
+      const [a, b] = [boxes[i]!, boxes[j]!]
+      if (a.x < b.right - 1 && b.x < a.right - 1 && a.y < b.bottom - 1 && b.y < a.bottom - 1) overlappingLabels++
+    }
+  const through = (s: Stretch, b: (typeof boxes)[number]) =>
+    s.vertical ? s.at >= b.x && s.at <= b.right && s.from <= b.bottom && s.to >= b.y : s.at >= b.y && s.at <= b.bottom && s.from <= b.right && s.to >= b.x
+  const labelsOffTheirLine = boxes.filter((b) => !stretches.some((s) => s.edge === b.edge && through(s, b))).map((b) => b.edge)
+  return { sharedStretches, overlappingLabels, labelsOffTheirLine }
+}

@@ -1,7 +1,7 @@
 // State charts: every machine of GET /console/machines, laid out by elkjs (in a worker, loaded
 // with this page only) and drawn as SVG, states and transitions labelled; for a chosen actor
-// (`call:<id>` follows the stream; other kinds are read every 2 s) its current state is marked
-// as it moves. A list of the same states and transitions follows the drawing for screen readers.
+// (picked from the workspace's live calls, campaigns, customer workspaces; `call:<id>` follows the
+// stream, other kinds are read every 2 s) its current state is marked as it moves. A list of the same states and transitions follows the drawing for screen readers.
 import { api, ws } from './api.js'
 import { callTitle, clear, h, notice, s } from './dom.js'
 
@@ -28,6 +28,25 @@ const textWidth = (text, font) => {
 const STATE_FONT = '600 14px system-ui, sans-serif'
 const EDGE_FONT = '12px system-ui, sans-serif'
 const INITIAL = 'initial:'
+/** An edge label's line height (px), for a 12 px font. */
+const LABEL_LINE = 15
+/** States are at least this wide (px): room on their sides for several transitions to meet them apart. */
+const MIN_STATE_WIDTH = 120
+
+/** The chart's transitions grouped by (source, target): `{ id, source, target, kind, labels, members }`. */
+function transitions(graph) {
+  const byPair = new Map()
+  for (const e of graph.edges) {
+    const key = `${e.source}\u0000${e.target}`
+    const group = byPair.get(key)
+    if (group) {
+      group.labels.push(e.label)
+      group.members.push(e.id)
+      if (group.kind !== e.kind) group.kind = 'mixed'
+    } else byPair.set(key, { id: e.id, source: e.source, target: e.target, kind: e.kind, labels: [e.label], members: [e.id] })
+  }
+  return [...byPair.values()]
+}
 
 /** The ELK graph of a chart: compound states hold their children; an initial dot per level. */
 function elkGraph(graph) {
@@ -37,7 +56,21 @@ function elkGraph(graph) {
     list.push(n)
     byParent.set(n.parent, list)
   }
-  const edges = graph.edges.map((e) => ({ id: e.id, sources: [e.source], targets: [e.target], labels: [{ text: e.label, width: textWidth(e.label, EDGE_FONT) + 8, height: 16 }] }))
+  // One line per pair of states: several transitions between the same two states share it, their
+  // labels stacked in one box on it (parallel lines a few pixels apart read as one anyway).
+  const edges = transitions(graph).map((e) => ({
+    id: e.id,
+    sources: [e.source],
+    targets: [e.target],
+    labels: [
+      {
+        text: e.labels.join('\n'),
+        width: Math.max(...e.labels.map((l) => textWidth(l, EDGE_FONT))) + 10,
+        height: LABEL_LINE * e.labels.length + 4,
+        layoutOptions: { 'elk.edgeLabels.inline': 'true' },
+      },
+    ],
+  }))
   const children = (parent) => {
     const list = byParent.get(parent) ?? []
     const nodes = list.map((n) => {
@@ -45,7 +78,9 @@ function elkGraph(graph) {
       return {
         id: n.id,
         labels: [{ text: n.label }],
-        ...(inner ? { children: children(n.id), layoutOptions: { 'elk.padding': '[top=32,left=16,bottom=16,right=16]' } } : { width: textWidth(n.label, STATE_FONT) + 32, height: 36 }),
+        ...(inner
+          ? { children: children(n.id), layoutOptions: { 'elk.padding': '[top=32,left=16,bottom=16,right=16]' } }
+          : { width: Math.max(MIN_STATE_WIDTH, textWidth(n.label, STATE_FONT) + 32), height: 36 }),
       }
     })
     const first = list.find((n) => n.initial)
@@ -63,10 +98,18 @@ function elkGraph(graph) {
       'elk.hierarchyHandling': 'INCLUDE_CHILDREN',
       'elk.edgeRouting': 'ORTHOGONAL',
       'elk.layered.spacing.nodeNodeBetweenLayers': '48',
-      'elk.spacing.nodeNode': '36',
-      'elk.spacing.edgeLabel': '4',
-      'elk.spacing.edgeNode': '16',
-      'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
+      'elk.spacing.nodeNode': '40',
+      // Lines kept apart from each other and from states, so two never run on top of each other.
+      'elk.spacing.edgeEdge': '18',
+      'elk.layered.spacing.edgeEdgeBetweenLayers': '18',
+      'elk.layered.spacing.edgeNodeBetweenLayers': '24',
+      'elk.spacing.edgeNode': '20',
+      'elk.spacing.portPort': '16',
+      // Each label sits on its own line (the line runs through it): no label floats between two lines.
+      'elk.edgeLabels.inline': 'true',
+      'elk.spacing.edgeLabel': '2',
+      'elk.layered.nodePlacement.strategy': 'NETWORK_SIMPLEX',
+      'elk.layered.thoroughness': '40',
       // Every edge's points and labels in the drawing's own coordinates, wherever it was laid out.
       'elk.json.edgeCoords': 'ROOT',
       'elk.json.shapeCoords': 'PARENT',
@@ -101,19 +144,31 @@ function draw(laid, graph, name) {
     for (const child of node.children ?? []) place(child, x, y)
   }
   for (const child of laid.children ?? []) place(child, 0, 0)
-  const kinds = new Map(graph.edges.map((e) => [e.id, e.kind]))
+  const groups = new Map(transitions(graph).map((e) => [e.id, e]))
+  const labelsLayer = s('g', { class: 'edge-labels' })
   const walkEdges = (node) => {
     for (const edge of node.edges ?? []) {
-      const o = { x: 0, y: 0 } // elk.json.edgeCoords ROOT
+      const group = groups.get(edge.id)
+      const name = group ? `${info.get(group.source)?.label} → ${info.get(group.target)?.label}: ${group.labels.join(', ')}` : 'initial state'
+      // A transition's line and its label highlight together (hover or focus): which label is whose is never a guess.
+      const g = s('g', { class: `transition ${group?.kind ?? 'initial-edge'}`, dataset: { edge: edge.id } }, s('title', {}, name))
       for (const section of edge.sections ?? []) {
         const points = [section.startPoint, ...(section.bendPoints ?? []), section.endPoint]
-        const d = points.map((p, i) => `${i ? 'L' : 'M'}${p.x + o.x},${p.y + o.y}`).join(' ')
-        edgesLayer.append(s('path', { d, class: `edge ${kinds.get(edge.id) ?? 'initial-edge'}`, 'marker-end': 'url(#arrow)' }))
+        const d = points.map((p, i) => `${i ? 'L' : 'M'}${p.x},${p.y}`).join(' ') // elk.json.edgeCoords ROOT
+        g.append(s('path', { d, class: `edge ${group?.kind ?? 'initial-edge'}`, 'marker-end': 'url(#arrow)' }))
       }
+      edgesLayer.append(g)
       for (const label of edge.labels ?? []) {
-        const x = (label.x ?? 0) + o.x
-        const y = (label.y ?? 0) + o.y
-        edgesLayer.append(s('g', { class: 'edge-label' }, s('rect', { x, y, width: label.width, height: label.height, rx: 3 }), s('text', { x: x + 4, y: y + 12 }, label.text)))
+        const x = label.x ?? 0
+        const y = label.y ?? 0
+        const lines = label.text.split('\n')
+        const box = s('g', { class: 'edge-label', dataset: { edge: edge.id } }, s('title', {}, name), s('rect', { x, y, width: label.width, height: label.height, rx: 3 }))
+        box.append(...lines.map((line, i) => s('text', { x: x + 5, y: y + 13 + i * LABEL_LINE }, line)))
+        box.addEventListener('mouseenter', () => g.classList.add('hot'))
+        box.addEventListener('mouseleave', () => g.classList.remove('hot'))
+        g.addEventListener('mouseenter', () => box.classList.add('hot'))
+        g.addEventListener('mouseleave', () => box.classList.remove('hot'))
+        labelsLayer.append(box)
       }
     }
     for (const child of node.children ?? []) walkEdges(child)
@@ -133,6 +188,7 @@ function draw(laid, graph, name) {
     ),
     edgesLayer,
     nodesLayer,
+    labelsLayer,
   )
 }
 
@@ -151,10 +207,27 @@ function activeIds(chartId, value) {
   return out
 }
 
+/** `{ id, label }` of the actors of machine `name` live in `workspace`, from the console's lists. */
+async function liveActors(workspace, name) {
+  if (name === 'call') {
+    const { items } = await api('GET', ws(workspace, '/calls?live=true&limit=50'))
+    return items.map((c) => ({ id: `call:${c.id}`, label: `${callTitle(c)} · ${c.status} · ${c.id}` }))
+  }
+  if (name === 'campaign') {
+    const { items } = await api('GET', ws(workspace, '/campaigns?limit=50'))
+    return items.map((c) => ({ id: `campaign:${c.id}`, label: `${c.name} · ${c.status}` }))
+  }
+  if (name === 'customerWorkspace') {
+    const here = await api('GET', ws(workspace))
+    const customers = here.kind === 'customer' ? [here] : (await api('GET', `/workspaces?parent=${encodeURIComponent(workspace)}&limit=100`)).items
+    return customers.map((w) => ({ id: `customerWorkspace:${w.id}`, label: `${w.name} · ${w.status}` }))
+  }
+  return []
+}
+
 export function mount(root, { workspace, params, live, go }) {
   const machine = h('select', { id: 'machine' })
-  const actor = h('input', { id: 'actor', type: 'text', placeholder: 'call:out_…', spellcheck: false, autocomplete: 'off', list: 'live-actors', value: params.get('actor') ?? '' })
-  const options = h('datalist', { id: 'live-actors' })
+  const actor = h('select', { id: 'actor' })
   const form = h(
     'form',
     {
@@ -165,7 +238,7 @@ export function mount(root, { workspace, params, live, go }) {
       },
     },
     h('div', { class: 'field' }, h('label', { for: 'machine' }, 'Machine'), machine),
-    h('div', { class: 'field' }, h('label', { for: 'actor' }, 'Live actor (kind:id)'), actor, options),
+    h('div', { class: 'field' }, h('label', { for: 'actor' }, 'Follow'), actor),
     h('button', { type: 'submit' }, 'Show'),
   )
   const current = h('p', { class: 'current-state', role: 'status' })
@@ -234,18 +307,33 @@ export function mount(root, { workspace, params, live, go }) {
     offs.push(live.on('state', (state) => state === 'live' && chartId && read()))
   } else if (followed) timer = setInterval(read, 2000)
 
+  // The actors of the chosen machine there are to follow in this workspace (none listed: the chart alone).
+  let picking = 0
+  const fillActors = async (name) => {
+    const mine = ++picking
+    actor.replaceChildren(h('option', { value: '' }, 'loading…'))
+    let found = []
+    try {
+      found = await liveActors(workspace, name)
+    } catch (err) {
+      notice(`Could not list what to follow: ${err.message}`)
+    }
+    if (mine !== picking) return
+    if (followed?.startsWith(`${name}:`) && !found.some((a) => a.id === followed)) found.unshift({ id: followed, label: `${followed.slice(name.length + 1)} (no longer live)` })
+    actor.replaceChildren(h('option', { value: '' }, found.length ? 'nothing: the chart alone' : `no live ${name} in this workspace`), ...found.map((a) => h('option', { value: a.id }, a.label)))
+    actor.value = followed && found.some((a) => a.id === followed) ? followed : ''
+  }
+  machine.addEventListener('change', () => void fillActors(machine.value))
+
   api('GET', '/machines')
     .then(({ items }) => {
       const wanted = params.get('machine') ?? (followed ? followed.split(':')[0] : null) ?? items[0]?.name
       machine.replaceChildren(...items.map((m) => h('option', { value: m.name }, `${m.name} (v${m.version})`)))
       machine.value = wanted
+      void fillActors(machine.value)
       return show(machine.value)
     })
     .catch((err) => notice(`Could not list the machines: ${err.message}`))
-  // Calls in progress, to pick one to follow.
-  api('GET', ws(workspace, '/calls?live=true&limit=50'))
-    .then(({ items }) => options.replaceChildren(...items.map((c) => h('option', { value: `call:${c.id}` }, callTitle(c)))))
-    .catch(() => {})
   return () => {
     clearInterval(timer)
     for (const off of offs) off()

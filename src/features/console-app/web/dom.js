@@ -60,5 +60,23 @@ export function notice(text, kind = 'error') {
     }, 8000)
 }
 
+/**
+ * The voice pipeline's turn-taking state (machines/voice-turn.ts) in an operator's words, and the
+ * tone its pill takes: who has the floor right now.
+ */
+const TURNS = {
+  opening: ['Agent greeting', 'agent'],
+  listening: ['Waiting for caller', 'waiting'],
+  callerSpeaking: ['Caller speaking', 'caller'],
+  maybeDone: ['Caller paused', 'caller'],
+  thinking: ['Agent thinking', 'waiting'],
+  speaking: ['Agent speaking', 'agent'],
+  interrupted: ['Caller interrupting', 'caller'],
+  ended: ['Line closed', 'none'],
+}
+export const turnWords = (state) => (state ? (TURNS[state]?.[0] ?? state) : 'No audio yet')
+export const turnBadge = (state) =>
+  h('span', { class: `badge turn turn-${state ? (TURNS[state]?.[1] ?? 'none') : 'none'}`, dataset: { value: state ?? '' }, title: state ? `voice pipeline: ${state}` : null }, turnWords(state))
+
 export const callTitle = (c) => (c.surface === 'web' ? 'Browser call' : `${c.direction === 'inbound' ? 'From' : 'To'} ${c.phone ?? 'unknown'}`)
 export const LIVE = new Set(['created', 'ringing', 'connected'])

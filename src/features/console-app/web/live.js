@@ -1,10 +1,23 @@
-// Live: the workspace's calls in progress, each with its state, the voice pipeline's state and
-// its running transcript, as the stream reports them; a call that ends stays a moment under
-// "Just ended". A call can be ended from here.
+// Live: the workspace's calls in progress, each with its state, who has the floor (the voice
+// pipeline's turn-taking in words), how long it has run, and its running transcript, as the stream
+// reports them; a call that ends stays a moment under "Just ended". A call can be ended from here.
 import { api, ws } from './api.js'
-import { announce, badge, callTitle, clock, h, LIVE, notice } from './dom.js'
+import { announce, badge, callTitle, clock, duration, h, LIVE, notice, turnBadge } from './dom.js'
 
 const KEEP_ENDED = 8
+/** The call timers tick once a second, like a clock's seconds. */
+const TICK_MS = 1000
+/** A transcript scrolled this close to its end still follows new lines (px: about a third of a line). */
+const AT_END_PX = 8
+
+/** What a call's timer reads: ringing for…, on the call for…, or the final length. */
+function elapsed(call, now) {
+  if (!LIVE.has(call.status)) return call.seconds ? duration(call.seconds) : ''
+  const since = Date.parse(call.answeredAt ?? call.startedAt ?? call.createdAt ?? '')
+  if (Number.isNaN(since)) return ''
+  const text = duration((now - since) / 1000)
+  return call.answeredAt ? text : `ringing ${text}`
+}
 
 export function mount(root, { workspace, live, link }) {
   const cards = new Map()
@@ -33,16 +46,17 @@ export function mount(root, { workspace, live, link }) {
     const el = h('li', { class: 'card call', dataset: { callId: call.id } })
     const status = h('span', { class: 'status-slot' })
     const pipeline = h('span', { class: 'pipeline-slot' })
-    const transcript = h('ol', { class: 'transcript', 'aria-label': 'Transcript' })
+    const timer = h('span', { class: 'timer', title: 'Time on the call (ringing, then since it was answered)' })
+    const transcript = h('ol', { class: 'transcript', 'aria-label': 'Transcript', tabindex: '0' })
     const end = h('button', { type: 'button', class: 'danger end', onclick: () => endCall(el.call, end) }, 'End call')
     const title = h('h3', {}, h('a', { href: link(workspace, 'call', call.id) }, callTitle(call)))
     el.append(
       h('div', { class: 'card-head' }, title, h('span', { class: 'agent' }, call.agent?.name ?? '')),
-      h('p', { class: 'states' }, h('span', { class: 'label' }, 'Call'), status, ' ', h('span', { class: 'label' }, 'Voice'), pipeline),
+      h('p', { class: 'states' }, status, h('span', { class: 'visually-hidden' }, 'Now: '), pipeline, timer),
       transcript,
       h('div', { class: 'actions' }, end),
     )
-    el.parts = { status, pipeline, transcript, end, title }
+    el.parts = { status, pipeline, timer, transcript, end, title }
     return el
   }
 
@@ -50,10 +64,14 @@ export function mount(root, { workspace, live, link }) {
     const before = el.call?.status
     el.call = call
     el.parts.status.replaceChildren(badge('status', call.status))
-    el.parts.pipeline.replaceChildren(badge('pipeline', LIVE.has(call.status) ? (pipelines.get(call.id) ?? (call.media === 'live' ? 'listening' : null)) : null))
+    const turn = call.status === 'connected' ? (pipelines.get(call.id) ?? (call.media === 'live' ? 'listening' : null)) : null
+    el.parts.pipeline.replaceChildren(turn || call.status === 'connected' ? turnBadge(turn) : '')
+    el.parts.timer.textContent = elapsed(call, serverNow())
     el.parts.end.hidden = !LIVE.has(call.status)
     const lines = call.transcript ?? []
     const list = el.parts.transcript
+    // Follows the newest line unless the operator scrolled up to read an earlier one.
+    const following = list.scrollTop + list.clientHeight >= list.scrollHeight - AT_END_PX
     // Lines are appended and the last one may grow: redraw from the first that differs.
     const shown = [...list.children]
     lines.forEach((line, i) => {
@@ -71,7 +89,7 @@ export function mount(root, { workspace, live, link }) {
       else list.append(li)
     })
     for (const extra of shown.slice(lines.length)) extra.remove()
-    list.scrollTop = list.scrollHeight
+    if (following) list.scrollTop = list.scrollHeight
     if (before && before !== call.status) announce(`${callTitle(call)}: ${call.status}`)
   }
 
@@ -95,13 +113,27 @@ export function mount(root, { workspace, live, link }) {
     empty.hidden = running.children.length > 0
   }
 
+  // The service's clock may not be this browser's (a test clock, a skewed laptop): each stream
+  // event says when it happened there, which keeps the timers on the service's time.
+  let skew = 0
+  const serverNow = () => Date.now() + skew
+  const heard = (at) => {
+    if (typeof at === 'number') skew = at - Date.now()
+  }
+  const ticker = setInterval(() => {
+    const now = serverNow()
+    for (const el of running.children) if (el.call) el.parts.timer.textContent = elapsed(el.call, now)
+  }, TICK_MS)
+
   const offs = [
     // `__consoleSeen`: a probe the benchmark installs (bench/console-app.ts), told once the page shows a change.
     live.on('call', ({ call, at }) => {
+      heard(at)
       show(call)
       window.__consoleSeen?.('call', at)
     }),
     live.on('pipeline', ({ callId, state, at }) => {
+      heard(at)
       pipelines.set(callId, state)
       const el = cards.get(callId)
       if (el?.call) paint(el, el.call)
@@ -119,6 +151,7 @@ export function mount(root, { workspace, live, link }) {
   first = false
   void load()
   return () => {
+    clearInterval(ticker)
     for (const off of offs) off()
   }
 }
