@@ -78,6 +78,10 @@ export interface Config {
     vad: 'silero' | 'energy'
     /** Milliseconds of agent audio per paced chunk (each followed by a mark). */
     chunkMs: number
+    /** Live pocketsphinx decoders shared by the calls (STT_DECODERS; undefined: two per core). */
+    decoders?: number
+    /** Utterances that may wait for one (STT_DECODER_QUEUE; undefined: two per decoder). */
+    decoderQueue?: number
   }
 }
 
@@ -188,6 +192,15 @@ function mediaChunkMs(env: Env): number {
   const n = Number(v)
   if (!Number.isInteger(n) || n < 20 || n > 200 || n % 20) throw new ConfigError('MEDIA_CHUNK_MS', 'must be a multiple of 20 from 20 to 200')
   return n
+}
+
+/** An optional whole number from `min` to `max`, under `key` when set. */
+function optionalCount<K extends string>(env: Env, name: string, min: number, max: number, key: K): Partial<Record<K, number>> {
+  const v = optional(env, name)
+  if (v === undefined) return {}
+  const n = Number(v)
+  if (!/^\d+$/.test(v) || n < min || n > max) throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${v}")`)
+  return { [key]: n } as Partial<Record<K, number>>
 }
 
 /** 0–10,000 a second: 0 is unpaced; past 10,000 no platform takes it and the pacer's timer resolution (1 ms) is the limit anyway. */
@@ -338,6 +351,9 @@ export function loadConfig(env: Env = process.env): Config {
       tts: oneOf(env, 'TTS_PROVIDER', ['auto', 'elevenlabs', 'openai', 'espeak', 'sandbox'] as const, 'auto'),
       vad: oneOf(env, 'VAD', ['silero', 'energy'] as const, 'silero'),
       chunkMs: mediaChunkMs(env),
+      // 64 decoders hold ~6 GB; a queue past 1,000 utterances is minutes of waiting.
+      ...optionalCount(env, 'STT_DECODERS', 1, 64, 'decoders'),
+      ...optionalCount(env, 'STT_DECODER_QUEUE', 0, 1000, 'decoderQueue'),
     },
   }
   if (config.telephonyProvider === 'twilio' && (!config.providers.twilioAccountSid || !config.providers.twilioAuthToken)) {

@@ -39,6 +39,7 @@ export class CallerWords {
   /** The VAD heard speech. */
   spoke(): void {
     this.spokeSinceFlush = true
+    this.stt.speech?.()
   }
 
   /** The caller paused: a streaming engine finalises what it heard so far. */

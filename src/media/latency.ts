@@ -10,6 +10,8 @@ export interface TurnLatency {
   /** Endpointing decided the utterance was over (speech end + the silence threshold). */
   endpointedAt: number
   sttFinalAt: number
+  /** Of the STT's time, the wait for a free decoder (engines with a shared pool; 0 or absent otherwise). */
+  sttQueueMs?: number
   llmFirstTokenAt: number | null
   ttsFirstByteAt: number | null
   firstAudioSentAt: number | null
@@ -20,6 +22,8 @@ export interface TurnLatency {
 export interface TurnStages {
   endpointingMs: number
   sttMs: number
+  /** The utterance's wait for a free speech decoder; null when the engine has none to wait for. */
+  sttQueueMs: number | null
   llmFirstTokenMs: number | null
   ttsFirstByteMs: number | null
   toFirstAudioMs: number | null
@@ -32,6 +36,7 @@ export function stagesOf(t: TurnLatency): TurnStages {
   return {
     endpointingMs: Math.round(t.endpointedAt - t.speechEndAt),
     sttMs: Math.max(0, Math.round(t.sttFinalAt - t.endpointedAt)),
+    sttQueueMs: t.sttQueueMs === undefined ? null : Math.round(t.sttQueueMs),
     llmFirstTokenMs: span(t.sttFinalAt, t.llmFirstTokenAt),
     ttsFirstByteMs: t.llmFirstTokenAt === null ? null : span(t.llmFirstTokenAt, t.ttsFirstByteAt),
     toFirstAudioMs: span(t.speechEndAt, t.firstAudioSentAt),
@@ -54,11 +59,13 @@ function spread(values: number[]): Spread | null {
 
 /** GET /calls/{id}'s `latency`: p50/p95/max of each stage over the call's turns. */
 export function summariseLatency(turns: TurnStages[]): Record<keyof TurnStages, Spread | null> & { turns: number } {
-  const of = (k: keyof TurnStages) => spread(turns.map((t) => t[k]).filter((v): v is number => v !== null))
+  // Turns stored before a stage existed lack it.
+  const of = (k: keyof TurnStages) => spread(turns.map((t) => t[k]).filter((v): v is number => typeof v === 'number'))
   return {
     turns: turns.length,
     endpointingMs: of('endpointingMs'),
     sttMs: of('sttMs'),
+    sttQueueMs: of('sttQueueMs'),
     llmFirstTokenMs: of('llmFirstTokenMs'),
     ttsFirstByteMs: of('ttsFirstByteMs'),
     toFirstAudioMs: of('toFirstAudioMs'),

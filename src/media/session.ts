@@ -327,7 +327,7 @@ export class VoiceSession {
       return
     }
     this.resumeText = null
-    const marks = { speechEndAt, endpointedAt, sttFinalAt }
+    const marks = { speechEndAt, endpointedAt, sttFinalAt, ...(this.parts.stt.queuedMs === undefined ? {} : { sttQueueMs: this.parts.stt.queuedMs }) }
     await this.parts.line.customerSaid(text)
     const early = this.early && sameWords(this.early.text, text) ? this.early : null
     if (!early) this.dropEarly()

@@ -22,6 +22,7 @@ const COMMIT_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.0
 const STAGE_LABELS: Record<keyof TurnStages, string> = {
   endpointingMs: 'endpointing',
   sttMs: 'stt',
+  sttQueueMs: 'stt_queue',
   llmFirstTokenMs: 'llm_first_token',
   ttsFirstByteMs: 'tts_first_byte',
   toFirstAudioMs: 'to_first_audio',
@@ -89,6 +90,8 @@ export class Metrics {
   readonly callsPlaced: Counter<'direction'>
   readonly callsEnded: Counter<'status' | 'hangup'>
   readonly turnLatency: Histogram<'stage'>
+  readonly sttDecoders: Sampled<'state'>
+  readonly sttUtterancesRefused: Sampled
   // Webhooks.
   readonly webhookDeliveries: Counter<'surface' | 'result'>
   // The kernel.
@@ -110,6 +113,8 @@ export class Metrics {
       labelNames: ['direction'],
       registers,
     })
+    this.sttDecoders = sampled('gauge', 'stt_decoders', 'Live speech decoders of the shared pool (busy, idle) and utterances waiting for one (queued)', ['state'])
+    this.sttUtterancesRefused = sampled('counter', 'stt_utterances_refused_total', "Utterances refused because every decoder was busy and the decoders' queue was full")
     this.callsEnded = new Counter({ name: `${PREFIX}calls_ended_total`, help: 'Call tries that ended after they started, by status and hangup', labelNames: ['status', 'hangup'], registers })
     this.turnLatency = new Histogram({
       name: `${PREFIX}turn_latency_seconds`,

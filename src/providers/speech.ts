@@ -7,6 +7,7 @@
  * never used for a real call. `STT_PROVIDER` / `TTS_PROVIDER` pin one engine (tests, operators).
  */
 import type { Config } from '../config'
+import type { PoolStats } from './stt/decoder-pool'
 import { DeepgramStt } from './stt/deepgram'
 import { OpenAiTranscription } from './stt/openai'
 import { PocketsphinxStt } from './stt/pocketsphinx'
@@ -44,6 +45,18 @@ export class SpeechProviders {
     private readonly scripts: SandboxScripts,
   ) {}
 
+  /** The live decoders' pool, once a call has used it (the metrics and the admission rules read it). */
+  get decoders(): PoolStats | null {
+    return this.liveSphinx?.decoders ?? null
+  }
+
+  /** Frees the live decoders (the service stops). */
+  async close(): Promise<void> {
+    const live = this.liveSphinx
+    this.liveSphinx = null
+    await live?.close()
+  }
+
   /** `sandbox`: the call is on the sandbox network (its doubles may stand in). */
   choose(call: { callId: string; sandbox: boolean }): SpeechChoice {
     const stt = this.stt(call)
@@ -66,7 +79,7 @@ export class SpeechProviders {
     const sphinx = () => {
       this.sphinxLibrary ??= sphinxMissing() === null
       if (this.sphinxLibrary) {
-        this.liveSphinx ??= new PocketsphinxLiveStt()
+        this.liveSphinx ??= new PocketsphinxLiveStt({ decoders: this.config.speech.decoders, queue: this.config.speech.decoderQueue })
         return this.liveSphinx
       }
       return this.local.sphinx ? new PocketsphinxStt() : null

@@ -33,7 +33,7 @@ describe('Metrics', () => {
 
   test('a voice turn is observed per stage, in seconds; a stage that did not happen is left out', async () => {
     const m = new Metrics(capturedLogger().logger)
-    m.voiceTurn({ endpointingMs: 300, sttMs: 40, llmFirstTokenMs: null, ttsFirstByteMs: null, toFirstAudioMs: 500, toFirstHeardMs: 560 })
+    m.voiceTurn({ endpointingMs: 300, sttMs: 40, sttQueueMs: null, llmFirstTokenMs: null, ttsFirstByteMs: null, toFirstAudioMs: 500, toFirstHeardMs: 560 })
     const text = await m.scrape()
     expect(line(text, 'agent_platform_turn_latency_seconds_sum{stage="endpointing"}')).toEndWith(' 0.3')
     expect(line(text, 'agent_platform_turn_latency_seconds_count{stage="to_first_heard"}')).toEndWith(' 1')

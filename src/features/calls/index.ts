@@ -155,6 +155,9 @@ export const callsFeature = defineFeature(callsRef, {
       turnObserved: (stages) => kernel.metrics.voiceTurn(stages),
     })
     kernel.metrics.mediaSessions.from(() => media.live.size)
+    const decoders = () => speech.decoders ?? { busy: 0, idle: 0, queued: 0, refused: 0 }
+    kernel.metrics.sttDecoders.from(() => ['busy', 'idle', 'queued'].map((state) => ({ labels: { state }, value: decoders()[state as 'busy'] })))
+    kernel.metrics.sttUtterancesRefused.from(() => decoders().refused)
     const hasEspeak = !!Bun.which('espeak-ng')
     // The callee dials SANDBOX_MEDIA_URL (a load balancer, another instance) or this process; with
     // several instances what it says reaches the instance its stream lands on (sandbox-relay.ts).
@@ -245,6 +248,8 @@ export const callsFeature = defineFeature(callsRef, {
         await lostSwitches?.stop()
         await unhear?.()
         await mediaEnds.stop()
+        // After the calls' media closed: their decoders' memory is returned.
+        await speech.close()
       },
       // Live calls here finish until the deadline, then hear a goodbye (docs/production.md "Draining").
       drain: (draining) => media.drain(draining, VOICE_LINES.closing),

@@ -118,6 +118,9 @@ export const CallLatency = t.Object(
     turns: t.Integer({ description: 'agent turns answered after the caller spoke' }),
     endpointingMs: Spread,
     sttMs: Spread,
+    sttQueueMs: t.Union([t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }), t.Null()], {
+      description: 'of sttMs, the wait for a free speech decoder (the local decoders are shared); null with a vendor engine',
+    }),
     llmFirstTokenMs: Spread,
     ttsFirstByteMs: Spread,
     toFirstAudioMs: t.Union([t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }), t.Null()], { description: "end of the caller's speech → first agent audio sent (server side)" }),

@@ -1,159 +1,179 @@
 /**
- * Local speech-to-text that decodes while the caller speaks: one pocketsphinx decoder per call
- * (Debian's libpocketsphinx through bun:ffi, pocketsphinx-ffi.ts), fed each chunk as it arrives,
- * its changing hypothesis reported through `onPartial`, and `finalize` ending the utterance
- * (`ps_end_utt`, ~2–3 ms) instead of decoding it from the start.
+ * Local speech-to-text that decodes while the caller speaks: pocketsphinx decoders (Debian's
+ * libpocketsphinx through bun:ffi, pocketsphinx-ffi.ts) shared by every call through a pool
+ * (decoder-pool.ts). A call holds a decoder only while its caller speaks: the pipeline's VAD says
+ * when speech starts (`speech()`), the session takes a decoder, feeds it the audio since a little
+ * before, and `finalize` ends the utterance (`ps_end_utt`, ~2–3 ms) and gives the decoder back.
  *
- * Each decoder runs on its own worker thread. Measured here (bench/wer.ts prints it):
- * `ps_process_raw` + `ps_get_hyp` cost p50 2.2–2.7 ms and p95 5.5–10 ms per 20 ms frame, and
- * `ps_init` 200–600 ms and ~95 MB. On the event loop that would be a tenth of a core per speaking
- * caller in slices of up to 10 ms, and a half-second stall per call set up. A worker per call rather than a
- * shared pool: a shared worker would stall every call it holds for the length of another's
- * `ps_init`, and a worker (~12 MB, ~5 ms to start) is small next to the decoder it hosts.
- * A closed call's decoder is kept warm for the next call (IDLE_DECODERS, IDLE_MS) so calls in a
- * row skip `ps_init`; the first call's decoder loads while the greeting plays, its audio queued.
+ * Between utterances only a short pre-roll is kept. While every decoder is busy the utterance
+ * waits for one with its audio kept; the decoder it gets catches up at ~8× real time. The wait is
+ * reported (`queuedMs`) as a stage of the turn's latency.
  */
+import { availableParallelism } from 'node:os'
+import { type DecoderHolder, DecoderPool, type Lease, type PoolStats } from './decoder-pool'
 import { DEBIAN_SPHINX, type SphinxPaths, sphinxMissing } from './pocketsphinx-ffi'
-import type { FromDecoder, ToDecoder } from './pocketsphinx-worker'
+import type { FromDecoder } from './pocketsphinx-worker'
 import { SpeechError, type SpeechToText, type SttPartial, type SttSession } from './port'
 
 const RATE = 16_000
-/** Warm decoders kept after their call: each holds ~95 MB, so one — enough for calls in a row. */
-const IDLE_DECODERS = 1
-/** A warm decoder's memory is returned after a minute with no call to take it. */
-const IDLE_MS = 60_000
 /**
- * The worker answers in order, so a reply waits for the audio queued before it: at most ps_init
- * (≤ 0.5 s) plus a backlog decoded at ~0.1× real time. Thirty seconds means the thread is stuck.
+ * Audio kept before the VAD's first speech window: its Silero windows are 32 ms and it calls
+ * speech after a few of them, on its own thread; 400 ms covers the onset and gives the decoder
+ * a little silence to start from.
+ */
+const PREROLL_SAMPLES = (400 * RATE) / 1000
+/** A minute of an utterance's audio kept at most (for a wait or a replay): nobody speaks one turn longer. */
+const MAX_UTTERANCE_SAMPLES = 60 * RATE
+/**
+ * A decoder following a live caller is busy 11–14% of a core (p50 2.2–2.7 ms per 20 ms frame):
+ * two per core keep decoding to about a quarter of the machine, the rest for the VAD, speech and
+ * the event loop. Each holds ~95 MB, started on first need and kept.
+ */
+export const DEFAULT_DECODERS = () => 2 * availableParallelism()
+/** Two waiting utterances per decoder: at ~3 s an utterance, a wait of up to ~6 s, past which an utterance is refused. */
+export const DEFAULT_QUEUE = (decoders: number) => 2 * decoders
+/**
+ * A final waits for the audio queued before it at ~0.1× real time, and for a decoder: thirty
+ * seconds means the thread is stuck.
  */
 const REPLY_TIMEOUT_MS = 30_000
 
-type Ack = 'parked' | 'freed'
-
-/** A worker that hosts one decoder, handed from call to call. */
-class DecoderThread {
-  private readonly worker: Worker
-  /** Receives the decoder's partials, finals and errors: the session that holds it. */
-  owner: ((m: FromDecoder) => void) | null = null
-  failed: string | null = null
-  private waiting: { ack: Ack; done: () => void } | null = null
-
-  constructor(paths: SphinxPaths) {
-    this.worker = new Worker(new URL('./pocketsphinx-worker.ts', import.meta.url).href, { smol: true })
-    this.worker.onmessage = (e: MessageEvent<FromDecoder>) => this.dispatch(e.data)
-    this.worker.onerror = (e) => this.dispatch({ t: 'error', message: `the decoder thread failed: ${e.message}` })
-    this.post({ t: 'init', paths })
-  }
-
-  post(m: ToDecoder): void {
-    this.worker.postMessage(m)
-  }
-
-  /** Sends `m` and waits (bounded) for the worker's acknowledgement. */
-  request(m: ToDecoder, ack: Ack): Promise<boolean> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiting = null
-        resolve(false)
-      }, REPLY_TIMEOUT_MS)
-      this.waiting = {
-        ack,
-        done: () => {
-          clearTimeout(timer)
-          resolve(true)
-        },
-      }
-      this.post(m)
-    })
-  }
-
-  /** Whether the process may exit while this thread lives: a call's decoder holds it, a warm one does not. */
-  hold(yes: boolean): void {
-    // Bun's Worker has ref/unref; the DOM typings the project also loads do not declare them.
-    const w = this.worker as unknown as { ref(): void; unref(): void }
-    if (yes) w.ref()
-    else w.unref()
-  }
-
-  terminate(): void {
-    this.worker.terminate()
-  }
-
-  private dispatch(m: FromDecoder): void {
-    if (m.t === 'error') this.failed = m.message
-    if ((m.t === 'parked' || m.t === 'freed') && this.waiting?.ack === m.t) {
-      const w = this.waiting
-      this.waiting = null
-      w.done()
-      return
-    }
-    this.owner?.(m)
-  }
-}
-
 export interface LiveSphinxOptions {
   paths?: SphinxPaths
-  /** Warm decoders kept after their call (default IDLE_DECODERS). */
-  idleDecoders?: number
+  /** Decoders in the pool (default two per core). */
+  decoders?: number
+  /** Utterances that may wait for a decoder (default two per decoder). */
+  queue?: number
+  /** Each utterance's wait for a decoder, ms (the metrics). */
+  onWait?: (ms: number) => void
 }
 
 export class PocketsphinxLiveStt implements SpeechToText {
   readonly name = 'pocketsphinx'
   private readonly paths: SphinxPaths
-  private readonly maxIdle: number
-  private readonly idle: { thread: DecoderThread; timer: ReturnType<typeof setTimeout> }[] = []
-  private alive = 0
+  readonly pool: DecoderPool
 
   constructor(options: LiveSphinxOptions = {}) {
     this.paths = options.paths ?? DEBIAN_SPHINX
-    this.maxIdle = options.idleDecoders ?? IDLE_DECODERS
+    const size = Math.max(1, options.decoders ?? DEFAULT_DECODERS())
+    this.pool = new DecoderPool({ paths: this.paths, size, queue: Math.max(0, options.queue ?? DEFAULT_QUEUE(size)), ...(options.onWait ? { onWait: options.onWait } : {}) })
   }
 
-  /** Decoders not yet freed (in a call or warm), and the warm ones among them. */
-  get decoders(): { alive: number; idle: number } {
-    return { alive: this.alive, idle: this.idle.length }
+  get decoders(): PoolStats {
+    return this.pool.stats()
   }
 
   async open(): Promise<SttSession> {
     const missing = sphinxMissing(this.paths)
     if (missing) throw new SpeechError('pocketsphinx', missing)
-    const warm = this.idle.pop()
-    if (warm) clearTimeout(warm.timer)
-    const thread = warm?.thread ?? this.spawn()
-    return new LiveSession(thread, (t) => this.release(t))
+    return new LiveSession(this.pool)
   }
 
-  private spawn(): DecoderThread {
-    this.alive++
-    return new DecoderThread(this.paths)
+  close(): Promise<void> {
+    return this.pool.close()
+  }
+}
+
+/** Chunks of audio up to a bound; the oldest go first. */
+class Kept {
+  chunks: Int16Array[] = []
+  samples = 0
+  constructor(private readonly max: number) {}
+  add(pcm: Int16Array): void {
+    this.chunks.push(pcm)
+    this.samples += pcm.length
+    while (this.samples - this.chunks[0]!.length >= this.max) this.samples -= this.chunks.shift()!.length
+  }
+  take(): Int16Array[] {
+    const all = this.chunks
+    this.chunks = []
+    this.samples = 0
+    return all
+  }
+}
+
+type Waiter = { resolve: (text: string) => void; reject: (err: Error) => void }
+
+/** One utterance: from the VAD's first speech to its final. */
+class Utterance implements DecoderHolder {
+  readonly audio = new Kept(MAX_UTTERANCE_SAMPLES)
+  lease: Lease | null = null
+  queuedMs = 0
+  private ending: Waiter | null = null
+  private retried = false
+  refusedWith: string | null = null
+  done = false
+
+  constructor(
+    private readonly pool: DecoderPool,
+    preroll: Int16Array[],
+    private readonly partial: (text: string) => void,
+  ) {
+    for (const p of preroll) this.audio.add(p)
+    if (pool.take(this) === 'refused') this.refusedWith = 'every speech decoder is busy and the queue for them is full'
   }
 
-  /** The call ended: keep its decoder warm (its utterance dropped) or free it. */
-  private async release(thread: DecoderThread): Promise<void> {
-    const room = () => !thread.failed && this.idle.length < this.maxIdle
-    if (room() && (await thread.request({ t: 'reset' }, 'parked')) && room()) {
-      thread.owner = null
-      thread.hold(false)
-      const entry = { thread, timer: setTimeout(() => this.expire(entry), IDLE_MS) }
-      entry.timer.unref?.()
-      this.idle.push(entry)
-      return
+  push(pcm: Int16Array): void {
+    this.audio.add(pcm)
+    this.lease?.audio(pcm)
+  }
+
+  /** Ends the utterance: its text once a decoder has heard all of it. */
+  finish(): Promise<string> {
+    if (this.refusedWith) return this.fail(new SpeechError('pocketsphinx', this.refusedWith))
+    return new Promise<string>((resolve, reject) => {
+      this.ending = { resolve, reject }
+      this.lease?.finalize()
+    })
+  }
+
+  /** The call ended: a decoder held or awaited for audio nobody will finalize is let go. */
+  abandon(): void {
+    if (this.ending) return
+    this.done = true
+    if (this.lease) this.pool.give(this.lease)
+    else this.pool.cancel(this)
+  }
+
+  /** The session closed before this utterance's final. */
+  fail(err: Error): Promise<never> {
+    this.done = true
+    const ending = this.ending
+    this.ending = null
+    if (this.lease) this.pool.give(this.lease)
+    else this.pool.cancel(this)
+    ending?.reject(err)
+    return Promise.reject(err)
+  }
+
+  granted(lease: Lease, waitedMs: number): void {
+    if (this.done) return void this.pool.give(lease)
+    this.lease = lease
+    this.queuedMs += waitedMs
+    for (const pcm of this.audio.chunks) lease.audio(pcm)
+    if (this.ending) lease.finalize()
+  }
+
+  heard(m: Extract<FromDecoder, { t: 'partial' } | { t: 'final' }>): void {
+    if (m.t === 'partial') return void this.partial(m.text)
+    const ending = this.ending
+    if (!ending) return
+    this.ending = null
+    this.done = true
+    if (this.lease) this.pool.give(this.lease)
+    ending.resolve(m.text)
+  }
+
+  lost(reason: string): void {
+    this.lease = null
+    if (this.done) return
+    // Its audio is kept: once on another decoder, at the head of the queue.
+    if (!this.retried) {
+      this.retried = true
+      if (this.pool.take(this, true) !== 'refused') return
     }
-    await this.free(thread)
-  }
-
-  private expire(entry: { thread: DecoderThread }): void {
-    const at = this.idle.indexOf(entry as (typeof this.idle)[number])
-    if (at < 0) return
-    this.idle.splice(at, 1)
-    void this.free(entry.thread)
-  }
-
-  private async free(thread: DecoderThread): Promise<void> {
-    await thread.request({ t: 'close' }, 'freed')
-    thread.owner = null
-    thread.terminate()
-    this.alive--
+    this.refusedWith = reason
+    if (this.ending) void this.fail(new SpeechError('pocketsphinx', reason)).catch(() => {})
   }
 }
 
@@ -161,40 +181,60 @@ class LiveSession implements SttSession {
   readonly sampleRate = RATE
   /** Its partial words are mostly wrong on phone audio (bench:wer): a turn is not judged by them. */
   readonly turnCues = false
+  /** The last final's wait for a decoder, ms. */
+  queuedMs = 0
   private readonly listeners: ((p: SttPartial) => void)[] = []
-  private readonly pending = new Map<number, { resolve: (text: string) => void; reject: (err: Error) => void }>()
-  private next = 0
-  private closing: Promise<void> | null = null
+  private readonly preroll = new Kept(PREROLL_SAMPLES)
+  private current: Utterance | null = null
+  /** The newest utterance: its partials are the ones reported. */
+  private latest: Utterance | null = null
+  private closed = false
 
-  constructor(
-    private readonly thread: DecoderThread,
-    private readonly release: (thread: DecoderThread) => Promise<void>,
-  ) {
-    thread.owner = (m) => this.message(m)
-    thread.hold(true)
+  constructor(private readonly pool: DecoderPool) {}
+
+  speech(): void {
+    if (this.closed || this.current) return
+    const u = new Utterance(this.pool, this.preroll.take(), (text) => {
+      // Up to its final, unless the next utterance has begun.
+      if (this.latest === u && !this.closed) for (const l of this.listeners) l({ text, stable: false, endOfSpeech: false })
+    })
+    this.current = u
+    this.latest = u
   }
 
   push(pcm: Int16Array): void {
-    if (this.closing || this.thread.failed) return
-    this.thread.post({ t: 'audio', pcm })
+    if (this.closed) return
+    if (this.current) this.current.push(pcm)
+    else this.preroll.add(pcm)
   }
 
   finalize(signal?: AbortSignal): Promise<string> {
-    if (this.closing) return Promise.reject(new SpeechError('pocketsphinx', 'the session is closed'))
-    if (this.thread.failed) return Promise.reject(new SpeechError('pocketsphinx', this.thread.failed))
-    const id = ++this.next
-    // Posted even when aborted: the utterance must still end here, or its audio would open the next one.
-    this.thread.post({ t: 'finalize', id })
+    if (this.closed) return Promise.reject(new SpeechError('pocketsphinx', 'the session is closed'))
+    const u = this.current
+    this.current = null
+    // No speech since the last final: nothing to decode.
+    if (!u) return signal?.aborted ? Promise.reject(new DOMException('transcription aborted', 'AbortError')) : Promise.resolve('')
+    // Ended even when aborted: its audio must not open the next utterance.
+    const text = u.finish()
     return new Promise<string>((resolve, reject) => {
       const abort = () => settle(() => reject(new DOMException('transcription aborted', 'AbortError')))
       const timer = setTimeout(() => settle(() => reject(new SpeechError('pocketsphinx', `no transcript within ${REPLY_TIMEOUT_MS} ms`))), REPLY_TIMEOUT_MS)
+      let settled = false
       const settle = (then: () => void) => {
+        if (settled) return
+        settled = true
         clearTimeout(timer)
         signal?.removeEventListener('abort', abort)
-        this.pending.delete(id)
         then()
       }
-      this.pending.set(id, { resolve: (text) => settle(() => resolve(text)), reject: (err) => settle(() => reject(err)) })
+      text.then(
+        (t) =>
+          settle(() => {
+            this.queuedMs = u.queuedMs
+            resolve(t)
+          }),
+        (err) => settle(() => reject(err)),
+      )
       if (signal?.aborted) return abort()
       signal?.addEventListener('abort', abort, { once: true })
     })
@@ -204,22 +244,12 @@ class LiveSession implements SttSession {
     this.listeners.push(listener)
   }
 
-  close(): Promise<void> {
-    // Finalizes already sent are answered before the decoder is parked or freed (the worker keeps order).
-    this.closing ??= this.release(this.thread).then(() => {
-      for (const p of this.pending.values()) p.reject(new SpeechError('pocketsphinx', 'the session closed before its transcript'))
-    })
-    return this.closing
-  }
-
-  private message(m: FromDecoder): void {
-    if (m.t === 'partial') {
-      if (this.closing) return
-      for (const l of this.listeners) l({ text: m.text, stable: false, endOfSpeech: false })
-    } else if (m.t === 'final') {
-      this.pending.get(m.id)?.resolve(m.text)
-    } else if (m.t === 'error') {
-      for (const p of this.pending.values()) p.reject(new SpeechError('pocketsphinx', m.message))
-    }
+  /** Finals already asked for are still answered; the utterance in progress is dropped. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    this.current?.abandon()
+    this.current = null
+    this.preroll.take()
   }
 }

@@ -1,24 +1,25 @@
 /**
- * One live pocketsphinx decoder on its own thread (pocketsphinx-live.ts explains why). Messages
- * are handled in order, so a `finalize` ends exactly the audio sent before it.
+ * One live pocketsphinx decoder on its own thread (decoder-pool.ts explains why). Messages are
+ * handled in order, so a `finalize` ends exactly the audio sent before it, and a `reset` drops an
+ * abandoned utterance before the next holder's audio. Audio and answers carry the lease they
+ * belong to, so a partial of the last holder's audio never reaches the next one.
  */
 import { Decoder, type SphinxPaths } from './pocketsphinx-ffi'
 
 export type ToDecoder =
   | { t: 'init'; paths: SphinxPaths }
-  | { t: 'audio'; pcm: Int16Array }
-  | { t: 'finalize'; id: number }
-  /** Drop the current utterance: the decoder is parked for another call. */
+  | { t: 'audio'; lease: number; pcm: Int16Array }
+  | { t: 'finalize'; lease: number }
+  /** Drop the current utterance: the decoder goes to another holder. */
   | { t: 'reset' }
   | { t: 'close' }
 
 export type FromDecoder =
   | { t: 'ready'; initMs: number }
-  | { t: 'partial'; text: string }
-  | { t: 'final'; id: number; text: string; ms: number }
+  | { t: 'partial'; lease: number; text: string }
+  | { t: 'final'; lease: number; text: string; ms: number }
+  /** The decoder cannot go on (its model did not load, a library call failed): the pool replaces it. */
   | { t: 'error'; message: string }
-  /** Answers `reset`. */
-  | { t: 'parked' }
   /** Answers `close`: `ps_free` ran. */
   | { t: 'freed' }
 
@@ -26,7 +27,6 @@ declare const self: Worker
 const send = (m: FromDecoder) => self.postMessage(m)
 
 let decoder: Decoder | null = null
-let failed: string | null = null
 let partial = ''
 
 self.onmessage = (event: MessageEvent<ToDecoder>) => {
@@ -39,29 +39,30 @@ self.onmessage = (event: MessageEvent<ToDecoder>) => {
     } else if (m.t === 'close') {
       decoder?.free()
       decoder = null
-      // The spawning thread terminates this worker once it hears this.
+      // The pool terminates this worker once it hears this.
       send({ t: 'freed' })
-    } else if (failed || !decoder) {
-      // Init failed (already reported): answer finalizes so nobody waits for a decoder that is not there.
-      if (m.t === 'finalize') send({ t: 'error', message: failed ?? 'the decoder is not initialised' })
-      if (m.t === 'reset') send({ t: 'parked' })
+    } else if (!decoder) {
+      // Init failed and was reported: the pool is replacing this thread.
     } else if (m.t === 'audio') {
       decoder.process(m.pcm)
       const text = decoder.hypothesis()
-      if (text && text !== partial) send({ t: 'partial', text })
+      if (text && text !== partial) send({ t: 'partial', lease: m.lease, text })
       partial = text
     } else if (m.t === 'finalize') {
       const start = performance.now()
       const text = decoder.finish()
       partial = ''
-      send({ t: 'final', id: m.id, text, ms: performance.now() - start })
+      send({ t: 'final', lease: m.lease, text, ms: performance.now() - start })
     } else if (m.t === 'reset') {
       decoder.finish()
       partial = ''
-      send({ t: 'parked' })
     }
   } catch (err) {
-    failed = (err as Error).message
-    send({ t: 'error', message: failed })
+    // A decoder whose library call failed is not trusted again: freed, and the pool replaces the thread.
+    try {
+      decoder?.free()
+    } catch {}
+    decoder = null
+    send({ t: 'error', message: (err as Error).message })
   }
 }

@@ -45,6 +45,14 @@ export interface SttSession {
    * turns then wait the rules' neutral time. True when absent.
    */
   readonly turnCues?: boolean
+  /**
+   * The pipeline's VAD hears speech (called at every speech window). An engine that shares scarce
+   * decoders (the live pocketsphinx pool) takes one now, with the audio since a little before, and
+   * leaves the audio between utterances undecoded. Others ignore it.
+   */
+  speech?(): void
+  /** How long the last final waited for a free decoder, ms (engines with a shared pool). */
+  readonly queuedMs?: number
   /** Ends the session (the call ended); idempotent. */
   close(): Promise<void>
 }

@@ -1,5 +1,5 @@
 /**
- * The live pocketsphinx decoder (Debian's libpocketsphinx through bun:ffi, one worker per call) on
+ * The live pocketsphinx decoders (Debian's libpocketsphinx through bun:ffi, a pool shared by calls) on
  * real speech: espeak-ng sentences at 16 kHz, fed in 20 ms frames. pocketsphinx garbles much of
  * espeak-ng's voice (bench/wer.ts gives the rate), so the words checked are the ones it gets.
  */
@@ -32,8 +32,12 @@ async function speech(text: string): Promise<Int16Array> {
   return resample(all, tts.sampleRate, 16_000)
 }
 
-/** Feeds `pcm` and then `silenceMs` of silence in 20 ms frames, at real-time pace when `paced`. */
-async function feed(session: SttSession, pcm: Int16Array, { paced = false, silenceMs = 200 } = {}): Promise<void> {
+/**
+ * Feeds `pcm` and then `silenceMs` of silence in 20 ms frames, at real-time pace when `paced`;
+ * the VAD's speech call first, as the pipeline makes it at the first speech window (`speech`).
+ */
+async function feed(session: SttSession, pcm: Int16Array, { paced = false, silenceMs = 200, speech = true } = {}): Promise<void> {
+  if (speech) session.speech?.()
   const all = new Int16Array(pcm.length + (silenceMs * 16_000) / 1000)
   all.set(pcm)
   for (let i = 0; i < all.length; i += FRAME) {
@@ -46,9 +50,12 @@ const words = (s: string) => new Set(s.split(/\s+/).filter(Boolean))
 const shared = (a: string, b: string) => [...words(a)].filter((w) => words(b).has(w)).length
 
 describeLive('live pocketsphinx decoder', () => {
-  const stt = new PocketsphinxLiveStt({ idleDecoders: 0 })
+  const stt = new PocketsphinxLiveStt({ decoders: 2 })
   const sessions: SttSession[] = []
-  afterAll(() => Promise.all(sessions.map((s) => s.close())))
+  afterAll(async () => {
+    await Promise.all(sessions.map((s) => s.close()))
+    await stt.close()
+  })
   const open = async (engine = stt) => {
     const s = await engine.open()
     sessions.push(s)
@@ -71,6 +78,7 @@ describeLive('live pocketsphinx decoder', () => {
     expect(partials.every((p) => p.text.length > 0 && !p.stable && !p.endOfSpeech)).toBe(true)
     for (let i = 1; i < partials.length; i++) expect(partials[i]!.text).not.toBe(partials[i - 1]!.text)
     expect(shared(text, 'what time do you open on saturday')).toBeGreaterThanOrEqual(2)
+    expect(session.queuedMs).toBe(0)
   }, 20_000)
 
   test('utterances in a row are decoded separately', async () => {
@@ -91,35 +99,48 @@ describeLive('live pocketsphinx decoder', () => {
     expect(partials[0]!.startsWith(first)).toBe(false)
   }, 20_000)
 
-  test('close frees the decoder; the session refuses work after it', async () => {
-    const engine = new PocketsphinxLiveStt({ idleDecoders: 0 })
+  test('audio the VAD never called speech is not decoded and takes no decoder', async () => {
+    const engine = new PocketsphinxLiveStt({ decoders: 1 })
+    const session = await engine.open()
+    await feed(session, await speech('what time do you open on saturday'), { speech: false })
+    expect(await session.finalize()).toBe('')
+    expect(engine.decoders.started).toBe(0)
+    await session.close()
+    await engine.close()
+  }, 20_000)
+
+  test('the decoder is taken at speech and given back at the final; close refuses work after it', async () => {
+    const engine = new PocketsphinxLiveStt({ decoders: 1 })
     const session = await engine.open()
     await feed(session, await speech('thank you'))
-    expect(engine.decoders.alive).toBe(1)
+    expect(engine.decoders).toMatchObject({ started: 1, busy: 1, idle: 0 })
+    await session.finalize()
+    expect(engine.decoders).toMatchObject({ started: 1, busy: 0, idle: 1 })
     await session.close()
-    expect(engine.decoders).toEqual({ alive: 0, idle: 0 })
     session.push(new Int16Array(FRAME))
     expect(await session.finalize().catch((e) => e)).toBeInstanceOf(SpeechError)
     await session.close()
+    await engine.close()
   }, 20_000)
 
-  test('a warm decoder goes to the next call without the last call’s audio', async () => {
-    const engine = new PocketsphinxLiveStt({ idleDecoders: 1 })
+  test('a decoder goes to the next caller without the last one’s audio; a final asked before close is answered', async () => {
+    const engine = new PocketsphinxLiveStt({ decoders: 1 })
     const first = await engine.open()
     await feed(first, await speech('please call me back tomorrow morning'), { silenceMs: 0 })
     const pending = first.finalize()
     await first.close()
     expect((await pending).length).toBeGreaterThan(0)
-    expect(engine.decoders).toEqual({ alive: 1, idle: 1 })
     const second = await engine.open()
-    expect(engine.decoders).toEqual({ alive: 1, idle: 0 })
     await feed(second, await speech('hello'), { silenceMs: 0 })
+    // Closed mid-utterance: the decoder goes back, the next caller starts clean.
     await second.close()
-    // Parked mid-utterance: the next call starts clean.
+    expect(engine.decoders).toMatchObject({ started: 1, busy: 0, idle: 1 })
     const third = await engine.open()
     await feed(third, new Int16Array(16_000))
     expect(await third.finalize()).toBe('')
     await third.close()
+    expect(engine.decoders.started).toBe(1)
+    await engine.close()
   }, 20_000)
 
   test('an aborted finalize still ends the utterance', async () => {
@@ -132,12 +153,48 @@ describeLive('live pocketsphinx decoder', () => {
     expect(await session.finalize()).toBe('')
   }, 20_000)
 
+  test('while every decoder is held an utterance waits with its audio, and its wait is reported', async () => {
+    const engine = new PocketsphinxLiveStt({ decoders: 1, queue: 1 })
+    const [a, b, c] = [await engine.open(), await engine.open(), await engine.open()]
+    await feed(a, await speech('please call me back tomorrow morning'))
+    await feed(b, await speech('what time do you open on saturday'))
+    expect(engine.decoders).toMatchObject({ started: 1, busy: 1, queued: 1 })
+    // Past the queue's bound: refused, and said so at the final.
+    await feed(c, await speech('thank you'))
+    expect(engine.decoders.refused).toBe(1)
+    expect(await c.finalize().catch((e) => e)).toBeInstanceOf(SpeechError)
+    const waiting = b.finalize()
+    await Bun.sleep(50)
+    expect(await a.finalize()).not.toBe('')
+    // b's whole utterance reaches the decoder once a gives it back.
+    expect(shared(await waiting, 'what time do you open on saturday')).toBeGreaterThanOrEqual(2)
+    expect(b.queuedMs).toBeGreaterThan(0)
+    expect(engine.decoders).toMatchObject({ started: 1, busy: 0, queued: 0 })
+    for (const s of [a, b, c]) await s.close()
+    await engine.close()
+  }, 20_000)
+
+  test('a decoder that dies is replaced, and the utterance it held is decoded on the new one', async () => {
+    const engine = new PocketsphinxLiveStt({ decoders: 1 })
+    const session = await engine.open()
+    await feed(session, await speech('i want to cancel my appointment'))
+    const [held] = engine.pool.decoders
+    held!.kill()
+    const text = await session.finalize()
+    expect(shared(text, 'i want to cancel my appointment')).toBeGreaterThanOrEqual(2)
+    expect(engine.decoders).toMatchObject({ started: 1, replaced: 1, busy: 0, idle: 1 })
+    expect(engine.pool.decoders[0]).not.toBe(held)
+    await session.close()
+    await engine.close()
+  }, 20_000)
+
   test('the engine choice takes the live decoder when the library loads', () => {
-    const speech = new SpeechProviders({ providers: {}, speech: { stt: 'pocketsphinx', tts: 'espeak', vad: 'energy', chunkMs: 100 } }, new SandboxScripts())
+    const speech = new SpeechProviders({ providers: {}, speech: { stt: 'pocketsphinx', tts: 'espeak', vad: 'energy', chunkMs: 100, decoders: 3 } }, new SandboxScripts())
     const { stt: chosen } = speech.choose({ callId: 'c1', sandbox: false })
     expect(chosen).toBeInstanceOf(PocketsphinxLiveStt)
-    // One engine per process, so a call's warm decoder serves the next call.
+    // One pool for the process, sized by the setting.
     expect(speech.choose({ callId: 'c2', sandbox: false }).stt).toBe(chosen)
+    expect(speech.decoders).toMatchObject({ size: 3, started: 0 })
   })
 })
 
