@@ -30,6 +30,11 @@ export interface CallLine {
    * instead of the opening, answers nothing, and ends; the reason becomes the call's `error`.
    */
   unavailable?: string
+  /**
+   * Keys reach this line only as tones in the caller's audio (the sandbox network): the session
+   * listens for them (keypad.ts). A line with `dtmf` messages (Twilio) leaves this off.
+   */
+  hearsKeypadTones?: boolean
   /** The agent's answer; `release`, when given, holds every write until the turn is over (an early reply). */
   respond(text: string, onText: (piece: string) => void, signal: AbortSignal, release?: Promise<void>): Promise<AgentReply>
   /**

@@ -23,6 +23,7 @@ import { CallerWords } from './caller-words'
 import { PHONE_RATE, resample } from './codecs'
 import { endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
 import type { InboundFrame } from './frames'
+import { KeypadListener, keypadLine, keypadPrompt } from './keypad'
 import { isBackchannel, VOICE_LINES } from './phrases'
 import { CHUNK_MS, Playout } from './playout'
 import { type ReplyTurn, sameWords } from './reply-turn'
@@ -35,7 +36,7 @@ export const PIPELINE = ['decode', 'vad', 'turn-taking', 'stt', 'agent', 'clause
 
 /** Caller silence (nobody speaking) that ends the call politely: Vapi's and Retell's default is 30 s. */
 export const SILENCE_TIMEOUT_MS = 30_000
-/** Keypad digits are collected until this long without one (a person typing a PIN pauses < 1 s). */
+/** Keypad digits are collected until `#` or this long without one (a person typing a PIN pauses < 1 s). */
 export const DTMF_GAP_MS = 1_500
 /**
  * Silence that ends speech said over the agent (a backchannel, to be let go): the pauses inside
@@ -62,7 +63,7 @@ export class VoiceSession {
   private turn: ReplyTurn | null = null
   private early: ReplyTurn | null = null
   /** Audio from the line not yet judged by the VAD, and whether it is being judged now. */
-  private readonly backlog: { pcm: Int16Array; rate: number; arrivedAt: number }[] = []
+  private readonly backlog: { pcm: Int16Array; rate: number; arrivedAt: number; keyTone?: boolean }[] = []
   private analysing = false
   dropped = 0
   private resumeText: string | null = null
@@ -70,6 +71,10 @@ export class VoiceSession {
   private readonly words: CallerWords
   private digits = ''
   private digitTimer: ReturnType<typeof setTimeout> | null = null
+  /** Keys pressed while the caller was speaking: they join that turn. */
+  private keyedInTurn: string | null = null
+  /** Keys heard as tones in the caller's audio (the line has no `dtmf` messages of its own). */
+  private readonly keypad: KeypadListener | null
   private silenceTimer: ReturnType<typeof setTimeout> | null = null
   private limitTimer: ReturnType<typeof setTimeout> | null = null
   private overlapTimer: ReturnType<typeof setTimeout> | null = null
@@ -79,6 +84,7 @@ export class VoiceSession {
 
   constructor(private readonly parts: SessionParts) {
     this.now = parts.now ?? (() => performance.now())
+    this.keypad = parts.line.hearsKeypadTones ? new KeypadListener() : null
     this.playout = new Playout((f) => parts.send(f), {
       rate: PHONE_RATE,
       chunkMs: parts.chunkMs ?? CHUNK_MS,
@@ -151,8 +157,10 @@ export class VoiceSession {
         this.dropped++
         return
       }
+      const keys = this.keypad?.push(frame.pcm, frame.sampleRate) ?? []
+      for (const key of keys) this.dtmf(key)
       // Turn timing follows when the audio arrived, not when the VAD (on its own thread) got to it.
-      this.backlog.push({ pcm: frame.pcm, rate: frame.sampleRate, arrivedAt: this.now() })
+      this.backlog.push({ pcm: frame.pcm, rate: frame.sampleRate, arrivedAt: this.now(), keyTone: this.keypad?.toneNow })
       if (!this.analysing) void this.analyse()
     } else if (frame.kind === 'mark') this.playout.echo(frame.name)
     else if (frame.kind === 'dtmf') this.dtmf(frame.digit)
@@ -205,10 +213,12 @@ export class VoiceSession {
   }
 
   /** Frames of the line's audio at one rate, in order: to the recording, the STT, then the VAD's windows to the turn detector. */
-  private async audio(frames: { pcm: Int16Array; arrivedAt: number }[], rate: number): Promise<void> {
+  private async audio(frames: { pcm: Int16Array; arrivedAt: number; keyTone?: boolean }[], rate: number): Promise<void> {
     const stt = this.parts.stt
     for (const f of frames) {
       this.parts.record?.fromCaller(f.pcm, rate)
+      // A key's tone is no speech: the VAD and the speech-to-text hear silence in its place.
+      if (f.keyTone) f.pcm = new Int16Array(f.pcm.length)
       stt.push(resample(f.pcm, rate, stt.sampleRate))
     }
     const pcm = frames.length === 1 ? frames[0]!.pcm : joined(frames.map((f) => f.pcm))
@@ -316,6 +326,9 @@ export class VoiceSession {
     }
     const sttFinalAt = this.now()
     if (this.state === 'ended') return
+    const keyed = this.keyedInTurn
+    this.keyedInTurn = null
+    if (keyed) return void this.answerKeys(keyed, text, { speechEndAt, endpointedAt, sttFinalAt })
     // Noise, or an "okay" long enough to have stopped the agent: it picks its sentence up again
     // instead of falling silent or answering an acknowledgement.
     if (!text || (interrupted && isBackchannel(text))) {
@@ -369,21 +382,43 @@ export class VoiceSession {
     this.chart.send({ type: 'reply.done' })
   }
 
+  /**
+   * A key the caller pressed. Keys are collected into one sequence, ended by `#` or DTMF_GAP_MS
+   * without a key; the sequence is the caller's turn, or part of it when they are speaking then.
+   */
   private dtmf(digit: string): void {
-    if (this.parts.line.unavailable) return
+    if (this.parts.line.unavailable || this.state === 'ended') return
     this.quiet()
     this.digits += digit
     if (this.digitTimer) clearTimeout(this.digitTimer)
-    this.digitTimer = setTimeout(() => {
-      const digits = this.digits
-      this.digits = ''
-      const now = this.now()
-      void this.parts.line.customerSaid(`[keypad] ${digits}`).then(() => {
-        const turn = this.voice.reply(`(The caller pressed ${digits.split('').join(' ')} on the keypad.)`, false)
-        turn.latency = { turn: turn.id, speechEndAt: now, endpointedAt: now, sttFinalAt: now, llmFirstTokenAt: null, ttsFirstByteAt: null, firstAudioSentAt: null, firstMarkEchoedAt: null }
-        this.hear(turn, true)
-      })
-    }, DTMF_GAP_MS)
+    this.digitTimer = null
+    if (digit === '#') return void this.keysDone()
+    this.digitTimer = setTimeout(() => this.keysDone(), DTMF_GAP_MS)
+  }
+
+  private keysDone(): void {
+    const keys = this.digits
+    this.digits = ''
+    this.digitTimer = null
+    if (!keys || this.state === 'ended') return
+    // Said and keyed in one breath ("my account number is" 1234#): the keys wait for the words.
+    if (this.state === 'callerSpeaking' || this.state === 'maybeDone') {
+      this.keyedInTurn = `${this.keyedInTurn ?? ''}${keys}`
+      return
+    }
+    const now = this.now()
+    void this.answerKeys(keys, '', { speechEndAt: now, endpointedAt: now, sttFinalAt: now })
+  }
+
+  /** A turn with keys in it: the transcript holds them as `[keypad] 1234#` after any words, the agent reads what was pressed. */
+  private async answerKeys(keys: string, words: string, marks: { speechEndAt: number; endpointedAt: number; sttFinalAt: number }): Promise<void> {
+    this.dropEarly()
+    this.resumeText = null
+    await this.parts.line.customerSaid([words, keypadLine(keys)].filter(Boolean).join(' '))
+    if (this.state === 'ended') return
+    const turn = this.voice.reply([words, keypadPrompt(keys)].filter(Boolean).join(' '), false)
+    turn.latency = { turn: turn.id, ...marks, llmFirstTokenAt: null, ttsFirstByteAt: null, firstAudioSentAt: null, firstMarkEchoedAt: null }
+    this.hear(turn, true)
   }
 
   /** The caller did something: the silence timeout starts over once the agent is listening again. */

@@ -1,12 +1,13 @@
 /**
  * The voice session alone, with instant fake engines and a line that echoes marks at once: the
- * opening, the call's time limit and the silence timeout ending politely, DTMF reaching the agent
- * as text, a TTS failure ending the call `failed`.
+ * opening, the call's time limit and the silence timeout ending politely, keys (dtmf messages or
+ * tones in the audio) reaching the agent as text and joining a spoken turn, a TTS failure ending the call `failed`.
  */
 import { describe, expect, test } from 'bun:test'
 import type { OutboundFrame } from '../../src/media/frames'
+import { keypadTones } from '../../src/media/keypad'
 import { VOICE_LINES } from '../../src/media/phrases'
-import { type CallLine, VoiceSession } from '../../src/media/session'
+import { type CallLine, DTMF_GAP_MS, VoiceSession } from '../../src/media/session'
 import { EnergyVad } from '../../src/media/vad'
 import type { TextToSpeech } from '../../src/providers/tts/port'
 
@@ -18,9 +19,10 @@ const tts: TextToSpeech = {
   },
 }
 
-function harness(line: Partial<CallLine> = {}, engine: TextToSpeech = tts) {
+function harness(line: Partial<CallLine> = {}, engine: TextToSpeech = tts, heard = '') {
   const said: string[] = []
   const asked: string[] = []
+  const customer: string[] = []
   const ended: { hangup: string; error?: string }[] = []
   let session: VoiceSession
   const full: CallLine = {
@@ -36,7 +38,7 @@ function harness(line: Partial<CallLine> = {}, engine: TextToSpeech = tts) {
       return { reply: 'Noted.', endCall: false, messageId: null }
     },
     agentSaid: async (text) => void said.push(text),
-    customerSaid: async () => {},
+    customerSaid: async (text) => void customer.push(text),
     latency: () => {},
     state: () => {},
     hangUp: async (reason) => {
@@ -51,8 +53,8 @@ function harness(line: Partial<CallLine> = {}, engine: TextToSpeech = tts) {
     if (f.kind === 'mark') queueMicrotask(() => session.frame({ kind: 'mark', name: f.name }))
     return true
   }
-  session = new VoiceSession({ line: full, vad: new EnergyVad(), stt: { sampleRate: 8000, push() {}, finalize: async () => '', close: async () => {} }, tts: engine, send, chunkMs: 20 })
-  return { session, said, asked, ended }
+  session = new VoiceSession({ line: full, vad: new EnergyVad(), stt: { sampleRate: 8000, push() {}, finalize: async () => heard, close: async () => {} }, tts: engine, send, chunkMs: 20 })
+  return { session, said, asked, ended, customer }
 }
 
 const waitFor = async (ok: () => boolean, ms = 3_000) => {
@@ -113,8 +115,64 @@ describe('voice session', () => {
     h.session.start(8000)
     await waitFor(() => h.said.length === 1)
     for (const digit of ['4', '2']) h.session.frame({ kind: 'dtmf', digit })
+    await Bun.sleep(DTMF_GAP_MS / 2)
+    expect(h.asked).toEqual([])
     await waitFor(() => h.asked.length === 1)
     expect(h.asked).toEqual(['(The caller pressed 4 2 on the keypad.)'])
+    expect(h.customer).toEqual(['[keypad] 42'])
+    await h.session.close()
+  })
+
+  test('# ends a key sequence at once, and the transcript keeps it', async () => {
+    const h = harness()
+    h.session.start(8000)
+    await waitFor(() => h.said.length === 1)
+    // A key right after the # starts the next sequence: the # ended this one, not the gap.
+    for (const digit of ['7', '0', '#', '5']) h.session.frame({ kind: 'dtmf', digit })
+    await waitFor(() => h.asked.length === 1)
+    expect(h.asked).toEqual(['(The caller pressed 7 0 # on the keypad.)'])
+    expect(h.customer).toEqual(['[keypad] 70#'])
+    await waitFor(() => h.customer.length === 2)
+    expect(h.customer).toEqual(['[keypad] 70#', '[keypad] 5'])
+    await waitFor(() => h.said.length === 3 && h.session.state === 'listening')
+    await h.session.close()
+  })
+
+  test('keys heard as tones in the audio, where the line has no dtmf messages', async () => {
+    const h = harness({ hearsKeypadTones: true })
+    h.session.start(8000)
+    await waitFor(() => h.said.length === 1)
+    const tones = keypadTones('35#')
+    for (let at = 0; at < tones.length; at += 160) h.session.frame({ kind: 'audio', pcm: tones.slice(at, at + 160), sampleRate: 8000, chunk: 0, timestamp: 0 })
+    await waitFor(() => h.asked.length === 1)
+    expect(h.asked).toEqual(['(The caller pressed 3 5 # on the keypad.)'])
+    expect(h.customer).toEqual(['[keypad] 35#'])
+    await h.session.close()
+  })
+
+  test('a line without tone listening takes tones for sound, not keys', async () => {
+    const h = harness({}, tts, '')
+    h.session.start(8000)
+    await waitFor(() => h.said.length === 1)
+    const tones = keypadTones('35#')
+    for (let at = 0; at < tones.length; at += 160) h.session.frame({ kind: 'audio', pcm: tones.slice(at, at + 160), sampleRate: 8000, chunk: 0, timestamp: 0 })
+    await Bun.sleep(DTMF_GAP_MS + 300)
+    expect(h.customer).toEqual([])
+    await h.session.close()
+  })
+
+  test('keys pressed while speaking join the words of that turn', async () => {
+    const h = harness({}, tts, 'my account number is')
+    h.session.start(8000)
+    await waitFor(() => h.said.length === 1 && h.session.state === 'listening')
+    const voice = new Int16Array(160).fill(8000)
+    for (let i = 0; i < 20; i++) h.session.frame({ kind: 'audio', pcm: voice, sampleRate: 8000, chunk: 0, timestamp: 0 })
+    await waitFor(() => h.session.state === 'callerSpeaking')
+    for (const digit of ['9', '1', '#']) h.session.frame({ kind: 'dtmf', digit })
+    for (let i = 0; i < 30; i++) h.session.frame({ kind: 'audio', pcm: new Int16Array(160), sampleRate: 8000, chunk: 0, timestamp: 0 })
+    await waitFor(() => h.asked.length === 1)
+    expect(h.customer).toEqual(['my account number is [keypad] 91#'])
+    expect(h.asked).toEqual(['my account number is (The caller pressed 9 1 # on the keypad.)'])
     await h.session.close()
   })
 

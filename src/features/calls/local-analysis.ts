@@ -4,6 +4,7 @@
  * question about the field, or "my <field> is …". It never guesses: a field it cannot find is left
  * out, as docs/spec.md asks of every model.
  */
+import { KEYPAD_LINE } from '../../media/keypad'
 import { findEmail, findName, findPhone, terms } from '../../providers/llm/local-text'
 import type { AnalysisRequest, TranscriptLine } from './analysis-types'
 import { type FieldSpec, type FieldValue, fieldValue } from './field-values'
@@ -78,9 +79,14 @@ function answers(lines: TranscriptLine[]): { question: string; answer: string }[
   let question = ''
   for (const l of lines) {
     if (l.speaker === 'agent') question = l.text
-    else if (l.speaker === 'customer' && l.text.trim()) out.push({ question, answer: l.text })
+    else if (l.speaker === 'customer' && l.text.trim()) out.push({ question, answer: keyed(l.text) })
   }
   return out
+}
+
+/** Keys the customer pressed (`[keypad] 1234#`) read as what they typed: the digits, without the `#` that ended them. */
+function keyed(text: string): string {
+  return text.replace(new RegExp(KEYPAD_LINE.source, 'g'), (_, keys: string) => (keys.length > 1 ? keys.replace(/#$/, '') : keys))
 }
 
 function firstNumber(text: string): number | undefined {

@@ -106,6 +106,8 @@ export async function buildVoicePipeline(
     endpointingMaxMs: agent.voice.endpointingMs ?? TRAILING_WAIT_MS,
     maxCallSeconds: agent.voice.maxCallSeconds ?? CALL_CEILINGS[workspace.plan].defaultCallSeconds,
     unavailable,
+    // The sandbox's callee presses keys as tones in its audio; Twilio sends them as `dtmf` messages.
+    hearsKeypadTones: d.telephony.name === 'sandbox' && row.surface !== 'web',
     respond: async (text, onText, signal, release) => {
       const result = await d.engine.respond({ workspace, agent, conversation: conversation!, text, sideEffects: 'live', onText, signal, holdWrites: release })
       conversation = result.conversation

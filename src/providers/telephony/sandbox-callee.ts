@@ -9,10 +9,12 @@
  * paused. Two prefixes script the awkward moments (docs/api/voice.md, "The sandbox callee"):
  * - `>` the line is said over the agent ~600 ms into its speech (a barge-in);
  * - `~` a burst of voice-like noise with no words, over the agent (a false interruption).
+ * A line `[keypad] 1234#` presses those keys instead of speaking (in-band tones, keypad.ts), in turn.
  */
 import WebSocket from 'ws'
 import { randomId } from '../../ids'
 import { encodeMulaw, PHONE_RATE, resample } from '../../media/codecs'
+import { KEYPAD_LINE, keypadTones } from '../../media/keypad'
 import type { SandboxScripts } from '../stt/sandbox'
 import type { TextToSpeech } from '../tts/port'
 import { synthesiseSyllables } from '../tts/sandbox'
@@ -33,6 +35,8 @@ interface Line {
   audio: Int16Array
   /** Where its speech ends in `audio` (TTS pads lines with silence): the caller's last word. */
   speechEnd: number
+  /** Keys pressed, not words said: nothing for the speech-to-text to hear. */
+  keys?: string
 }
 
 /** Louder than this is speech when finding where a line's words end (~-40 dBFS; TTS pads with digital silence). */
@@ -167,6 +171,11 @@ export class SandboxCallee {
   private async prepare(raw: string): Promise<Line> {
     const kind = raw.startsWith('>') ? 'interrupt' : raw.startsWith('~') ? 'noise' : 'turn'
     const text = kind === 'turn' ? raw.trim() : raw.slice(1).trim()
+    const keys = kind === 'turn' ? new RegExp(`^${KEYPAD_LINE.source}$`).exec(text)?.[1] : undefined
+    if (keys) {
+      const audio = keypadTones(keys, PHONE_RATE)
+      return { text, kind, audio, speechEnd: audio.length, keys }
+    }
     if (kind === 'noise') {
       const noise = synthesiseSyllables('mmmmmmmmmmmmmmm', PHONE_RATE).subarray(0, (NOISE_MS * PHONE_RATE) / 1000)
       return { text: '', kind, audio: noise, speechEnd: noise.length }
@@ -241,7 +250,7 @@ export class SandboxCallee {
     this.speakingLine = next
     this.spokenAt = 0
     if (next.text) {
-      this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000)
+      if (!next.keys) this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000)
       this.log.said.push(next.text)
     }
     if (next.kind !== 'turn') this.log.interruptions.push({ kind: next.kind, playedAfterMs: 0, clearedAfterMs: null, at: now })

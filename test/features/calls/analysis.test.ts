@@ -157,6 +157,20 @@ describe('analysis with the local model (offline, honest)', () => {
     const result = await analyseCall(local, base({ transcript, summarise: false, fields: [field('preferredDay'), field('guests', 'number')] }))
     expect(result.fields).toEqual({ preferredDay: 'Tuesday', guests: 5 })
   })
+
+  test('keys the customer pressed fill fields as the digits they typed', async () => {
+    const transcript = [
+      line('agent', 'Please key in your account number, then the hash key.'),
+      line('customer', '[keypad] 40521#'),
+      line('agent', 'And how many tickets?'),
+      line('customer', 'I want [keypad] 3#'),
+      line('agent', 'Press 1 to confirm, 2 to start over.'),
+      line('customer', '[keypad] 1'),
+    ]
+    const fields = [field('accountNumber', 'text', { description: 'the account number' }), field('tickets', 'number'), field('confirmed', 'text', { choices: ['1', '2'] })]
+    const result = await analyseCall(local, base({ transcript, summarise: false, fields }))
+    expect(result.fields).toEqual({ accountNumber: '40521', tickets: 3, confirmed: '1' })
+  })
 })
 
 test('trimSummary keeps at most three sentences', () => {
