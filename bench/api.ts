@@ -5,24 +5,48 @@
  * and a bare `Bun.serve` (bench/bare-server.ts) in child processes on loopback, make a workspace
  * and an agent, then load GET /api/v1/agents/{id} (bearer auth, workspace resolution, store read)
  * and the bare server (same bytes, same content type) with the same autocannon settings, in
- * alternating rounds so machine noise lands on both. Prints per-round and median req/s, p99 and
- * the ratio ours/bare against the target. Children are killed at the end, also on error.
+ * alternating rounds so machine noise lands on both. Then:
+ * - latency at half the measured capacity (a fixed request rate): p99 against the 2 ms target;
+ * - the per-stage table: the service restarted under `bun --cpu-prof`, loaded again, its samples
+ *   sorted into stages (bench/api-stages.ts) and scaled to the CPU a request costs unprofiled.
+ *
+ * `--against <commit>` (repeatable) runs that commit's service too, from a temporary worktree
+ * (bench/api-tree.ts), in the same alternating rounds, and prints the ratios side by side: a change
+ * that slows the hot path shows before it lands. Other flags: `--rounds N` (3), `--seconds S` (10),
+ * `--no-stages`, `--worktrees <dir>` (where temporary worktrees go; the temp dir by default).
+ * Children and worktrees are removed at the end, also on error.
  */
 
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
 import type { Subprocess } from 'bun'
+import { type CpuProfile, cpuSeconds, stageShares } from './api-stages'
+import { commitTree, currentTree, type Tree } from './api-tree'
 
 const ROOT = resolve(import.meta.dir, '..')
 const HOST = '127.0.0.1'
-const TARGET = 0.6
+/** Issue 38's target: ours ÷ bare in the same run, and p99 at half the capacity measured. */
+const TARGET = 0.7
+const HALF_LOAD_P99_MS = 2
+
+const { values: flags } = parseArgs({
+  options: {
+    against: { type: 'string', multiple: true, default: [] },
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '10' },
+    'no-stages': { type: 'boolean', default: false },
+    worktrees: { type: 'string' },
+  },
+})
 // 2 shared cores: one for the server under load, one for the load generator.
-const LOAD = { connections: 10, pipelining: 1, warmupSeconds: 3, roundSeconds: 10, rounds: 3 }
+const LOAD = { connections: 10, pipelining: 1, warmupSeconds: 3, roundSeconds: Number(flags.seconds), rounds: Number(flags.rounds), profileSeconds: 8 }
 
 const children = new Set<Subprocess>()
+const trees: Tree[] = []
 let dataDir: string | undefined
 
 async function freePort(): Promise<number> {
@@ -37,22 +61,24 @@ async function freePort(): Promise<number> {
 }
 
 /** A long-lived child; its stdout (boot banner with keys) is dropped, its stderr shows failures. */
-function spawn(cmd: string[], env: Record<string, string>): Subprocess {
-  const child = Bun.spawn(cmd, { cwd: ROOT, env, stdout: 'ignore', stderr: 'inherit' })
+function spawn(cmd: string[], cwd: string, env: Record<string, string>): Subprocess {
+  const child = Bun.spawn(cmd, { cwd, env, stdout: 'ignore', stderr: 'inherit' })
   children.add(child)
   child.exited.then(() => children.delete(child))
   return child
 }
 
-/** Kills every child we started (TERM, then KILL after 3 s) and removes the temp data dir. */
+async function stop(child: Subprocess): Promise<void> {
+  child.kill('SIGTERM')
+  const done = await Promise.race([child.exited.then(() => true), Bun.sleep(10_000).then(() => false)])
+  if (!done) child.kill('SIGKILL')
+  await child.exited
+}
+
+/** Kills every child we started (TERM, then KILL after 10 s), removes worktrees and the temp dir. */
 async function cleanUp(): Promise<void> {
-  await Promise.all(
-    [...children].map(async (child) => {
-      child.kill('SIGTERM')
-      const done = await Promise.race([child.exited.then(() => true), Bun.sleep(3000).then(() => false)])
-      if (!done) child.kill('SIGKILL')
-    }),
-  )
+  await Promise.all([...children].map(stop))
+  for (const tree of trees) tree.remove()
   if (dataDir) rmSync(dataDir, { recursive: true, force: true })
 }
 
@@ -83,27 +109,44 @@ async function call(method: string, url: string, token: string, body?: unknown):
 
 interface Round {
   rps: number
+  p50: number
   p99: number
   requests: number
+  /** CPU µs the server spent per request in this round (all its threads), when /proc says. */
+  cpuUs: number | null
+}
+
+/** A load target: the service of one tree, or the bare server. */
+interface Side {
+  label: string
+  url: string
+  key: string | null
+  child: Subprocess
+  rounds: Round[]
 }
 
 /** One autocannon run in its own Node process (its CLI with --json), so it never shares our event loop. */
-async function load(url: string, key: string | null, seconds: number): Promise<Round> {
+async function load(side: Pick<Side, 'url' | 'key' | 'child'>, seconds: number, rate?: number): Promise<Round> {
   const args = ['node', join(ROOT, 'node_modules/autocannon/autocannon.js'), '--json', '-n']
   args.push('-c', String(LOAD.connections), '-p', String(LOAD.pipelining), '-d', String(seconds))
-  if (key) args.push('-H', `authorization=Bearer ${key}`)
-  args.push(url)
+  if (rate) args.push('-R', String(Math.round(rate)))
+  if (side.key) args.push('-H', `authorization=Bearer ${side.key}`)
+  args.push(side.url)
+  const cpuBefore = await cpuSeconds(side.child.pid)
   const child = Bun.spawn(args, { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
   children.add(child)
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   children.delete(child)
+  const cpuAfter = await cpuSeconds(side.child.pid)
   if (code !== 0) throw new Error(`autocannon exited ${code}: ${err}`)
   const result = JSON.parse(out.trim().split('\n').pop()!)
   // A throughput of 401s, 429s or errors measures the wrong thing: refuse to report it.
   if (result.non2xx || result.errors || result.timeouts) {
-    throw new Error(`load on ${url} got non2xx=${result.non2xx} errors=${result.errors} timeouts=${result.timeouts}`)
+    throw new Error(`load on ${side.url} got non2xx=${result.non2xx} errors=${result.errors} timeouts=${result.timeouts}`)
   }
-  return { rps: result.requests.average, p99: result.latency.p99, requests: result.requests.total }
+  const requests = result.requests.total
+  const cpuUs = cpuBefore !== null && cpuAfter !== null && requests > 0 ? ((cpuAfter - cpuBefore) * 1e6) / requests : null
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests, cpuUs }
 }
 
 const median = (xs: number[]): number => {
@@ -114,83 +157,154 @@ const median = (xs: number[]): number => {
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 /** autocannon's latency histogram counts whole milliseconds, so 0 means "under 1 ms". */
 const ms = (n: number): string => (n < 1 ? '<1 ms' : `${fmt(n)} ms`)
+const range = (xs: number[], digits = 0): string => `${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)}`
+const load1 = (): string =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(', ')
+
+interface Service {
+  tree: Tree
+  child: Subprocess
+  port: number
+  dir: string
+  key: string
+  path: string
+}
+
+/** Starts a tree's service on `dir` (a new one gets a workspace and an agent); `profileDir` runs it under --cpu-prof. */
+async function startService(tree: Tree, dir: string, env: Record<string, string>, existing?: Service, profileDir?: string): Promise<Service> {
+  const port = await freePort()
+  const consoleToken = env.CONSOLE_TOKEN
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
+  const child = spawn([process.execPath, ...profile, 'src/index.ts'], tree.dir, { ...env, PORT: String(port), DATA_DIR: dir })
+  const base = `http://${HOST}:${port}`
+  await waitUntilUp(`${base}/health`, child, `the service of ${tree.label}`)
+  if (existing) return { ...existing, child, port }
+  const ws = await call('POST', `${base}/console/workspaces`, consoleToken, { name: 'Bench' })
+  const agent = await call('POST', `${base}/api/v1/agents`, ws.key, { name: 'Bench agent' })
+  return { tree, child, port, dir, key: ws.key, path: `/api/v1/agents/${agent.id}` }
+}
+
+const urlOf = (s: Service) => `http://${HOST}:${s.port}${s.path}`
 
 async function main(): Promise<void> {
   dataDir = mkdtempSync(join(tmpdir(), 'bench-api-'))
-  try {
-    const consoleToken = randomBytes(24).toString('hex')
-    const [ourPort, barePort] = [await freePort(), await freePort()]
-    const env = { ...process.env } as Record<string, string>
-    // The embedded defaults are what we measure: never a Mongo or Redis from the caller's shell.
-    delete env.MONGODB_URL
-    delete env.REDIS_URL
-    const ours = spawn([process.execPath, 'src/index.ts'], {
-      ...env,
-      PORT: String(ourPort),
-      HOST,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      CONSOLE_TOKEN: consoleToken,
-      SERVICE_CLOCK: 'system',
-    })
-    const base = `http://${HOST}:${ourPort}`
-    await waitUntilUp(`${base}/health`, ours, 'the service')
+  trees.push(currentTree(ROOT))
+  for (const commit of flags.against) trees.push(commitTree(ROOT, commit, flags.worktrees))
+  const env = { ...process.env } as Record<string, string>
+  // The embedded defaults are what we measure: never a Mongo or Redis from the caller's shell.
+  delete env.MONGODB_URL
+  delete env.REDIS_URL
+  const serviceEnv = { ...env, HOST, LOG_LEVEL: 'warn', CONSOLE_TOKEN: randomBytes(24).toString('hex'), SERVICE_CLOCK: 'system' }
+  const loadAtStart = load1()
 
-    const ws = await call('POST', `${base}/console/workspaces`, consoleToken, { name: 'Bench' })
-    const agent = await call('POST', `${base}/api/v1/agents`, ws.key, { name: 'Bench agent' })
-    const ourUrl = `${base}/api/v1/agents/${agent.id}`
-    const sample = await fetch(ourUrl, { headers: { authorization: `Bearer ${ws.key}` } })
-    if (sample.status !== 200) throw new Error(`GET ${ourUrl} answered ${sample.status}`)
-    const contentType = sample.headers.get('content-type') ?? 'application/json'
-    const bytes = new Uint8Array(await sample.arrayBuffer())
-    const bodyFile = join(dataDir, 'bare-body.json')
-    writeFileSync(bodyFile, bytes)
-
-    const bare = spawn([process.execPath, 'bench/bare-server.ts'], { ...env, PORT: String(barePort), HOST, BODY_FILE: bodyFile, CONTENT_TYPE: contentType })
-    const bareUrl = `http://${HOST}:${barePort}/api/v1/agents/${agent.id}`
-    await waitUntilUp(bareUrl, bare, 'the bare server')
-    const bareSample = await fetch(bareUrl)
-    const bareBytes = new Uint8Array(await bareSample.arrayBuffer())
-    if (Buffer.compare(bareBytes, bytes) !== 0 || bareSample.headers.get('content-type') !== contentType) {
-      throw new Error('the bare server does not answer the same bytes and content type')
-    }
-
-    console.log(`bench:api — GET /api/v1/agents/{id} (${bytes.length} bytes, ${contentType})`)
-    console.log(`  ours: bun src/index.ts, embedded SQLite store + local coordination, LOG_LEVEL=warn`)
-    console.log(`  bare: Bun.serve returning the same bytes and content type`)
-    console.log(`  per-request info logs are off for both sides (ours at warn; the bare server logs nothing)`)
-    console.log(
-      `  load: autocannon (Node process), ${LOAD.connections} connections, pipelining ${LOAD.pipelining}, ${LOAD.rounds} rounds × ${LOAD.roundSeconds} s each, alternating, after ${LOAD.warmupSeconds} s warm-up each`,
-    )
-    console.log(`  machine: loopback only, ${navigator.hardwareConcurrency} cores, shared; p99 is in whole ms (autocannon's resolution)`)
-
-    await load(ourUrl, ws.key, LOAD.warmupSeconds)
-    await load(bareUrl, null, LOAD.warmupSeconds)
-
-    const oursRounds: Round[] = []
-    const bareRounds: Round[] = []
-    for (let i = 1; i <= LOAD.rounds; i++) {
-      const a = await load(ourUrl, ws.key, LOAD.roundSeconds)
-      oursRounds.push(a)
-      console.log(`  round ${i} ours: ${fmt(a.rps).padStart(7)} req/s  p99 ${ms(a.p99).padStart(6)}  (${fmt(a.requests)} requests)`)
-      const b = await load(bareUrl, null, LOAD.roundSeconds)
-      bareRounds.push(b)
-      console.log(`  round ${i} bare: ${fmt(b.rps).padStart(7)} req/s  p99 ${ms(b.p99).padStart(6)}  (${fmt(b.requests)} requests)`)
-    }
-
-    const oursRps = median(oursRounds.map((r) => r.rps))
-    const bareRps = median(bareRounds.map((r) => r.rps))
-    const ratio = oursRps / bareRps
-    console.log(`median ours: ${fmt(oursRps)} req/s, p99 ${ms(median(oursRounds.map((r) => r.p99)))}`)
-    console.log(`median bare: ${fmt(bareRps)} req/s, p99 ${ms(median(bareRounds.map((r) => r.p99)))}`)
-    console.log(`ratio ours/bare: ${ratio.toFixed(2)} (target ≥ ${TARGET}) — ${ratio >= TARGET ? 'meets target' : 'BELOW TARGET'}`)
-  } finally {
-    await cleanUp()
+  const services: Service[] = []
+  for (const [i, tree] of trees.entries()) {
+    const dir = join(dataDir, `tree-${i}`)
+    mkdirSync(dir)
+    services.push(await startService(tree, dir, serviceEnv))
   }
+  const samples = await Promise.all(services.map((s) => fetch(urlOf(s), { headers: { authorization: `Bearer ${s.key}` } })))
+  for (const [i, sample] of samples.entries()) if (sample.status !== 200) throw new Error(`GET ${urlOf(services[i])} answered ${sample.status}`)
+  const contentType = samples[0].headers.get('content-type') ?? 'application/json'
+  const bodies = await Promise.all(samples.map(async (s) => new Uint8Array(await s.arrayBuffer())))
+  const bodyFile = join(dataDir, 'bare-body.json')
+  writeFileSync(bodyFile, bodies[0])
+
+  const barePort = await freePort()
+  const bareChild = spawn([process.execPath, 'bench/bare-server.ts'], ROOT, { ...env, PORT: String(barePort), HOST, BODY_FILE: bodyFile, CONTENT_TYPE: contentType })
+  const bareUrl = `http://${HOST}:${barePort}${services[0].path}`
+  await waitUntilUp(bareUrl, bareChild, 'the bare server')
+  const bareSample = await fetch(bareUrl)
+  if (Buffer.compare(new Uint8Array(await bareSample.arrayBuffer()), bodies[0]) !== 0 || bareSample.headers.get('content-type') !== contentType) {
+    throw new Error('the bare server does not answer the same bytes and content type')
+  }
+
+  const sides: Side[] = services.map((s) => ({ label: s.tree.label, url: urlOf(s), key: s.key, child: s.child, rounds: [] }))
+  const bare: Side = { label: 'bare', url: bareUrl, key: null, child: bareChild, rounds: [] }
+  const all = [...sides, bare]
+  const width = Math.max(...all.map((s) => s.label.length))
+
+  console.log(`bench:api — GET /api/v1/agents/{id} (${bodies.map((b, i) => `${sides[i].label}: ${b.length} bytes`).join(', ')}; ${contentType})`)
+  console.log(`  ours: bun src/index.ts, embedded SQLite store + local coordination, LOG_LEVEL=warn`)
+  console.log(`  bare: Bun.serve returning the same bytes and content type as ${sides[0].label}`)
+  console.log(
+    `  load: autocannon (Node process), ${LOAD.connections} connections, pipelining ${LOAD.pipelining}, ${LOAD.rounds} rounds × ${LOAD.roundSeconds} s each, alternating (the order turns each round), after ${LOAD.warmupSeconds} s warm-up each`,
+  )
+  console.log(`  machine: loopback only, ${navigator.hardwareConcurrency} cores, shared; load average ${loadAtStart} at the start; p99 is in whole ms (autocannon's resolution)`)
+
+  for (const side of all) await load(side, LOAD.warmupSeconds)
+  for (let i = 0; i < LOAD.rounds; i++) {
+    for (let j = 0; j < all.length; j++) {
+      const side = all[(i + j) % all.length]
+      const r = await load(side, LOAD.roundSeconds)
+      side.rounds.push(r)
+      const cpu = r.cpuUs === null ? '' : `  ${fmt(r.cpuUs, 1)} µs CPU/request`
+      console.log(`  round ${i + 1} ${side.label.padEnd(width)}  ${fmt(r.rps).padStart(7)} req/s  p99 ${ms(r.p99).padStart(6)}  (${fmt(r.requests)} requests)${cpu}`)
+    }
+  }
+
+  const bareRps = median(bare.rounds.map((r) => r.rps))
+  console.log(`summary (median [range] of ${LOAD.rounds} rounds; ratio = median ÷ bare's median, per-round ratios in brackets):`)
+  for (const side of all) {
+    const rps = side.rounds.map((r) => r.rps)
+    const cpus = side.rounds.map((r) => r.cpuUs).filter((c): c is number => c !== null)
+    const perRound = side.rounds.map((r, k) => r.rps / bare.rounds[k].rps)
+    const ratio = median(rps) / bareRps
+    const verdict = side === bare ? '' : `  ratio ${ratio.toFixed(2)} [${range(perRound, 2)}] ${ratio >= TARGET ? 'meets' : 'BELOW'} target ≥ ${TARGET}`
+    const cpu = cpus.length ? `  ${fmt(median(cpus), 1)} µs CPU/request` : ''
+    console.log(`  ${side.label.padEnd(width)}  ${fmt(median(rps)).padStart(7)} req/s [${range(rps)}]  p99 ${ms(median(side.rounds.map((r) => r.p99)))}${cpu}${verdict}`)
+  }
+
+  // Latency where a service would run: half of what it just carried, at a fixed rate.
+  for (const side of sides) {
+    const rate = median(side.rounds.map((r) => r.rps)) / 2
+    const r = await load(side, LOAD.roundSeconds, rate)
+    const verdict = r.p99 <= HALF_LOAD_P99_MS ? 'meets' : 'ABOVE'
+    console.log(`  ${side.label.padEnd(width)}  at half capacity (${fmt(rate)} req/s asked, ${fmt(r.rps)} carried): p50 ${ms(r.p50)}, p99 ${ms(r.p99)} — ${verdict} p99 ≤ ${HALF_LOAD_P99_MS} ms`)
+  }
+
+  if (!flags['no-stages']) {
+    const tables: { label: string; shares: ReturnType<typeof stageShares>; cpuUs: number | null }[] = []
+    for (const [i, service] of services.entries()) {
+      // The measured instance stops first: two processes never share a data dir.
+      await stop(service.child)
+      const profileDir = join(dataDir, `profile-${i}`)
+      mkdirSync(profileDir)
+      const profiled = await startService(service.tree, service.dir, serviceEnv, service, profileDir)
+      const target = { url: urlOf(profiled), key: profiled.key, child: profiled.child }
+      await load(target, LOAD.warmupSeconds)
+      const from = Date.now()
+      await load(target, LOAD.profileSeconds)
+      const to = Date.now()
+      await stop(profiled.child)
+      const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'))
+      if (!file) throw new Error(`no CPU profile written by the service of ${service.tree.label}`)
+      const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile
+      const cpus = sides[i].rounds.map((r) => r.cpuUs).filter((c): c is number => c !== null)
+      tables.push({ label: service.tree.label, shares: stageShares(profile, from, to), cpuUs: cpus.length ? median(cpus) : null })
+    }
+    const bareCpu = bare.rounds.map((r) => r.cpuUs).filter((c): c is number => c !== null)
+    console.log(`where a request's CPU goes (bun --cpu-prof, ${LOAD.profileSeconds} s of the same load; share of samples × the unprofiled CPU per request):`)
+    console.log(`| stage | what | ${tables.map((t) => `${t.label} µs (share)`).join(' | ')} |`)
+    console.log(`|---|---|${tables.map(() => '---:').join('|')}|`)
+    const us = (t: (typeof tables)[number], share: number) => (t.cpuUs === null ? `${(share * 100).toFixed(1)}%` : `${fmt(share * t.cpuUs, 1)} (${(share * 100).toFixed(1)}%)`)
+    for (const [k, row] of tables[0].shares.stages.entries()) {
+      console.log(`| ${row.stage} | ${row.what} | ${tables.map((t) => us(t, t.shares.stages[k].share)).join(' | ')} |`)
+    }
+    console.log(`| whole request | CPU per request, unprofiled rounds | ${tables.map((t) => (t.cpuUs === null ? 'n/a' : fmt(t.cpuUs, 1))).join(' | ')} |`)
+    if (bareCpu.length) console.log(`| (bare server) | the same request on a bare Bun.serve | ${fmt(median(bareCpu), 1)} |`)
+    console.log(`  samples in the load window: ${tables.map((t) => `${t.label} ${t.shares.total}`).join(', ')}`)
+  }
+  console.log(`  load average at the end: ${load1()}`)
 }
 
+let stopping = false
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
+    if (stopping) return
+    stopping = true
     cleanUp().finally(() => process.exit(130))
   })
 }
@@ -200,4 +314,6 @@ try {
 } catch (error) {
   console.error(`bench:api failed: ${error instanceof Error ? error.message : String(error)}`)
   process.exitCode = 1
+} finally {
+  await cleanUp()
 }
