@@ -56,12 +56,15 @@ export function createApp(services: Services, consoleToken: string) {
   let routes: () => RouteRow[] = () => []
   const bodySchemas = new BodySchemas(() => routes())
   const authThrottle = new AuthThrottle(services.coordination, services.config.authFailuresPerMinute)
+  // The listening server, once there is one (hooks read it from here rather than from their context).
+  let server: () => Bun.Server<unknown> | null | undefined = () => null
+  const clientOf = (request: Request) => server()?.requestIP(request)?.address ?? 'unknown'
   const bodyDeadlines = new BodyDeadlines({ onTimeout: (client, slowBodies, reason) => services.logger.warn({ client, slowBodies, reason }, 'request body too slow: answered 408') })
   const app = new Elysia({ normalize: false, websocket: { maxPayloadLength: MAX_MESSAGE_BYTES } })
-    .use(errorPlugin(services.logger, checkCredentials, authThrottle))
+    .use(errorPlugin(services.logger, checkCredentials, { brake: authThrottle, clientOf }))
     .use(requestLog(services.logger))
-    .use(authThrottleGate(authThrottle))
-    .use(jsonBodies({ deadlines: bodyDeadlines, checkCredentials, schemas: bodySchemas, idleSeconds: services.config.httpIdleSeconds }))
+    .use(authThrottleGate(authThrottle, clientOf))
+    .use(jsonBodies({ deadlines: bodyDeadlines, checkCredentials, schemas: bodySchemas, idleSeconds: services.config.httpIdleSeconds, server: () => server() }))
     .use(drainingGate(services.draining))
     .use(readiness(services))
     .use(metricsRoute(services.metrics, consoleToken))
@@ -71,6 +74,7 @@ export function createApp(services: Services, consoleToken: string) {
     .use(sockets)
     .use(callbacks)
   routes = () => app.routes
+  server = () => app.server
   mountDocs(app, {
     path: DOCS.v1,
     title: 'Agent platform API (v1)',

@@ -31,8 +31,6 @@ const MAX_REMEMBERED = 10_000
 export class AuthThrottle {
   /** Address → its refused window (the hit that went past the limit). */
   private readonly over = new Map<string, RateHit>()
-  /** The client address of each request, read where the socket is known (onRequest). */
-  private readonly clients = new WeakMap<Request, string>()
 
   constructor(
     private readonly coordination: Coordination,
@@ -41,24 +39,26 @@ export class AuthThrottle {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The 429 for a request from an address past the limit, or null. */
-  refusal(request: Request, client: string): ApiError | null {
-    this.clients.set(request, client)
-    if (this.limit === 0 || !request.headers.has('authorization')) return null
-    const hit = this.over.get(client)
+  /**
+   * The 429 for a request from an address past the limit, or null. The address is asked for only
+   * when some address is over the limit: reading it costs every request otherwise.
+   */
+  refusal(request: Request, clientOf: ClientOf): ApiError | null {
+    if (this.limit === 0 || this.over.size === 0 || !request.headers.has('authorization')) return null
+    const address = clientOf(request)
+    const hit = this.over.get(address)
     if (!hit) return null
     const now = this.now()
     if (hit.resetAt <= now) {
-      this.over.delete(client)
+      this.over.delete(address)
       return null
     }
     return tooMany(hit, now, this.limit)
   }
 
-  /** Counts a refused credential; answers the 429 to send instead of the 401 once past the limit. */
-  async failed(request: Request): Promise<ApiError | null> {
-    const client = this.clients.get(request)
-    if (this.limit === 0 || client === undefined || !request.headers.has('authorization')) return null
+  /** Counts a refused credential from `client`; answers the 429 to send instead of the 401 once past the limit. */
+  async failed(request: Request, client: string): Promise<ApiError | null> {
+    if (this.limit === 0 || !request.headers.has('authorization')) return null
     const now = this.now()
     const hit = await this.coordination.rateHit(`rate:auth-failures:${client}`, this.limit, WINDOW_MS, now)
     if (hit.allowed) return null
@@ -72,10 +72,13 @@ function tooMany(hit: RateHit, now: number, limit: number): ApiError {
   return rateLimited(hit, now, (retryAfter) => `too many failed authentications from this address (${limit} a minute); retry in ${retryAfter} s`)
 }
 
+/** A request's client address, as the server saw it ('unknown' once its socket is gone). */
+export type ClientOf = (request: Request) => string
+
 /** Refuses requests from an address past the limit before anything else runs (every route, every surface). */
-export function authThrottleGate(throttle: AuthThrottle) {
-  return new Elysia({ name: 'auth-throttle' }).onRequest(({ request, server }) => {
-    const refusal = throttle.refusal(request, server?.requestIP(request)?.address ?? 'unknown')
+export function authThrottleGate(throttle: AuthThrottle, clientOf: ClientOf) {
+  return new Elysia({ name: 'auth-throttle' }).onRequest(({ request }) => {
+    const refusal = throttle.refusal(request, clientOf)
     if (refusal) throw refusal
   })
 }

@@ -6,7 +6,7 @@
  */
 import { Elysia } from 'elysia'
 import type { Logger } from '../logger'
-import type { AuthThrottle } from './auth-throttle'
+import type { AuthThrottle, ClientOf } from './auth-throttle'
 import { BodySchemaError } from './body-check'
 import { ApiError } from './errors'
 import { settleFailedClaim } from './idempotency'
@@ -101,18 +101,24 @@ interface Failure {
   params?: unknown
 }
 
-export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck, throttle?: AuthThrottle) {
-  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, async (failure) => {
+/**
+ * `clientOf` gives a refused credential's address to the brake. The hook names the context members
+ * it reads: Elysia builds each route's handler from what its hooks read, and a hook that takes the
+ * whole context makes every request parse its cookies, copy its headers and parse its query.
+ */
+export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck, throttle?: { brake: AuthThrottle; clientOf: ClientOf }) {
+  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, async ({ code, error, request, set, params }) => {
+    const failure: Failure = { code, error, request, set, params }
     let answer = await shape(failure, logger, checkCredentials)
     // A refused credential counts against its address; past the limit, the answer is the 429.
     if (answer.status === 401 && throttle) {
-      const tooMany = await throttle.failed(failure.request)
+      const tooMany = await throttle.brake.failed(request, throttle.clientOf(request))
       if (tooMany) answer = await shape({ ...failure, code: 'UNKNOWN', error: tooMany }, logger, checkCredentials)
     }
     // What the request log reads: Elysia leaves 422 there for a validation failure answered 400,
     // and 200 for a path no route matched.
-    failure.set.status = answer.status
-    if (unreadBody(failure.request)) answer.headers.set('connection', 'close')
+    set.status = answer.status
+    if (unreadBody(request)) answer.headers.set('connection', 'close')
     return answer
   })
 }

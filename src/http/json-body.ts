@@ -85,15 +85,21 @@ export interface JsonBodyOptions {
   schemas?: BodySchemas
   /** The server's idle timeout (HTTP_IDLE_SECONDS), restored once a body has arrived. */
   idleSeconds?: number
+  /**
+   * The listening server (client addresses, per-request idle timeouts). Not read from the hook's
+   * context: a hook that reads `server` makes Elysia define it on every request of every route.
+   */
+  server?: () => Bun.Server<unknown> | null | undefined
 }
 
-export function jsonBodies({ deadlines = new BodyDeadlines(), checkCredentials, schemas, idleSeconds }: JsonBodyOptions = {}) {
+export function jsonBodies({ deadlines = new BodyDeadlines(), checkCredentials, schemas, idleSeconds, server: serverOf = () => null }: JsonBodyOptions = {}) {
   // Requests whose credentials were checked: a request context runs for them.
   const guarded = new WeakSet<Request>()
   return new Elysia({ name: 'json-bodies' })
-    .onParse({ as: 'global' }, async ({ request, contentType, server, set }) => {
+    .onParse({ as: 'global' }, async ({ request, contentType, set }) => {
       // No body: Elysia's own handling (none) stands.
       if (!hasBody(request)) return
+      const server = serverOf()
       const path = new URL(request.url).pathname
       const vendor = VENDOR_CALLBACK_PREFIXES.some((p) => path.startsWith(p))
       // A caller who may not send this request gets its 401/403 before its body costs anything.

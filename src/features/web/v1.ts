@@ -5,7 +5,7 @@
  */
 import { Elysia } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import { isVisitorPath } from '../../http/surface'
+import { isVisitorPath, pathOf } from '../../http/surface'
 import type { Logger } from '../../logger'
 import { widgetColours } from './colours'
 import { CallAnswer, LeadAnswer, SendMessage, SessionAnswer, SessionOnly, StartSession, WebKeyParams, WelcomeForm, WidgetSettings } from './model'
@@ -34,8 +34,9 @@ export function webV1(deps: { web: WebChat; teammates: TeammateMessages; logger:
   return new Elysia({ prefix: '/web', detail: { tags: ['Website chat'] } })
     .onRequest(({ request, set }) => {
       // Global hook (the router has not run yet): only the visitor paths get CORS, errors included;
-      // their preflight is answered here (no API route is an OPTIONS route).
-      if (!isVisitorPath(new URL(request.url).pathname)) return
+      // their preflight is answered here (no API route is an OPTIONS route). This runs for every
+      // request of every route, hence pathOf rather than a parsed URL.
+      if (!isVisitorPath(pathOf(request))) return
       if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS })
       Object.assign(set.headers, CORS)
     })
