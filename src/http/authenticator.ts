@@ -24,11 +24,16 @@ export interface HttpPrincipal<W extends HttpWorkspace = HttpWorkspace> {
   developer: W
 }
 
+/**
+ * Both run on every API request. An answer known without a store read (a cached key, the key's own
+ * workspace) comes back as a value, not a promise, so the request context need not wait a turn for it;
+ * either may throw its refusal at once or reject with it.
+ */
 export interface Authenticator<P extends HttpPrincipal<W>, W extends HttpWorkspace> {
   /** The bearer credential (`Authorization` header) as a principal; throws the 401 when missing, wrong or revoked. */
-  authenticate(authorization: string | null): Promise<P>
+  authenticate(authorization: string | null): P | Promise<P>
   /** The workspace the request runs in, from the `Service-Workspace` header (docs/spec.md's 400/404/410 refusals). */
-  resolve(principal: P, header: string | null): Promise<W>
+  resolve(principal: P, header: string | null): W | Promise<W>
 }
 
 /** The per-credential rate-limit subject: a hash, so raw keys never reach the coordination store. */

@@ -56,8 +56,12 @@ export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(d
   const claims = new WeakMap<Request, Extract<IdempotencyStep, { kind: 'claimed' }>>()
   return new Elysia({ name: 'v1-context' })
     .derive({ as: 'scoped' }, async ({ request }): Promise<V1Context<P, W>> => {
-      const principal = await deps.auth.authenticate(request.headers.get('authorization'))
-      const workspace = await deps.auth.resolve(principal, request.headers.get(WORKSPACE_HEADER))
+      const { headers } = request
+      // A cached key and the key's own workspace come back as values: no turn spent waiting on them.
+      const authenticated = deps.auth.authenticate(headers.get('authorization'))
+      const principal = authenticated instanceof Promise ? await authenticated : authenticated
+      const resolved = deps.auth.resolve(principal, headers.get(WORKSPACE_HEADER))
+      const workspace = resolved instanceof Promise ? await resolved : resolved
       assertMayWrite(principal, request.method)
       bodyRefusal(request)
       return { principal, workspace }

@@ -38,6 +38,8 @@ export interface IssuedKey {
 
 export class KeyService {
   private readonly cache = new PrincipalCache()
+  /** lastUsedAt of a cached key as epoch ms, so a request compares numbers instead of parsing a date. */
+  private readonly lastUsed = new WeakMap<ApiKeyDoc, number>()
   private unsubscribe: (() => Promise<void>) | null = null
 
   constructor(
@@ -124,7 +126,11 @@ export class KeyService {
     return active.length
   }
 
-  async authenticate(authorization: string | undefined | null): Promise<Principal> {
+  /**
+   * The key's principal: at once from the cache (dropped on revoke and on any change to its
+   * workspaces, on every instance), else read from the store and cached. Refusals are thrown (401).
+   */
+  authenticate(authorization: string | undefined | null): Principal | Promise<Principal> {
     const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null
     if (!match) throw unauthorized('missing API key: send Authorization: Bearer <key>')
     const hash = hashKey(match[1])
@@ -133,6 +139,10 @@ export class KeyService {
       this.touch(cached.key)
       return cached
     }
+    return this.load(hash)
+  }
+
+  private async load(hash: string): Promise<Principal> {
     const readAt = this.cache.generation
     const key = await this.keys.findOne({ hash })
     if (!key || key.revokedAt) throw unauthorized('wrong or revoked API key')
@@ -148,9 +158,14 @@ export class KeyService {
 
   private touch(key: ApiKeyDoc): void {
     const now = this.clock.now()
-    const last = key.lastUsedAt ? Date.parse(key.lastUsedAt) : 0
+    let last = this.lastUsed.get(key)
+    if (last === undefined) {
+      last = key.lastUsedAt ? Date.parse(key.lastUsedAt) : 0
+      this.lastUsed.set(key, last)
+    }
     if (now - last < LAST_USED_GRANULARITY_MS) return
     // Also on the cached copy, so the next request does not write again.
+    this.lastUsed.set(key, now)
     key.lastUsedAt = iso(now)
     // Fire and forget: a lost lastUsedAt write must never fail the request it describes.
     this.keys.update(key.id, { lastUsedAt: key.lastUsedAt }).catch(() => {})

@@ -11,7 +11,8 @@ export { WORKSPACE_HEADER } from '../../http/authenticator'
 export class WorkspaceResolver {
   constructor(private readonly workspaces: WorkspaceRepo) {}
 
-  async resolve(principal: Principal, header: string | undefined | null): Promise<WorkspaceDoc> {
+  /** The key's own workspace is answered at once; a customer named by the header is read from the store. */
+  resolve(principal: Principal, header: string | undefined | null): WorkspaceDoc | Promise<WorkspaceDoc> {
     const wanted = header?.trim() || undefined
     const { home, developer } = principal
     if (home.kind === 'customer') {
@@ -23,6 +24,10 @@ export class WorkspaceResolver {
     if (!developer.developer) {
       throw badRequest('Service-Workspace', 'this workspace has no customers; send the header only to act inside one of your customers')
     }
+    return this.customer(developer, wanted)
+  }
+
+  private async customer(developer: WorkspaceDoc, wanted: string): Promise<WorkspaceDoc> {
     const customer = await this.workspaces.get(wanted)
     if (!customer || customer.parentId !== developer.id) throw notFound(`workspace ${wanted} not found`)
     if (customer.status === 'deleted') {
