@@ -2,9 +2,20 @@
  * The call actor kind: the call chart (machines/call.ts) bound to its effects and registered with
  * the runtime. One actor per call id (`out_…` / `sch_…`), across every try; spawned by POST /calls.
  * Its waiting deadline (booked time or retry) is a durable timer (callDeadlines); emitted
- * `call.completed` / `call.analysed` and each stored change go to the calls feature's hooks.
+ * `call.completed` / `call.analysed` / `call.transfer_ended` and each stored change go to the calls feature's hooks.
  */
-import { type AnalyseCallOutput, type CallEffectInput, type CallSnapshot, callDeadlines, callMachine, type HangUpInput, MACHINE_VERSION, type PlaceCallOutput } from '../machines/call'
+import {
+  type AnalyseCallOutput,
+  type CallEffectInput,
+  type CallSnapshot,
+  callDeadlines,
+  callMachine,
+  type HangUpInput,
+  MACHINE_VERSION,
+  type PlaceCallOutput,
+  type TransferCallInput,
+  type TransferCallOutput,
+} from '../machines/call'
 import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
 import { bindEffect, type EffectBinding } from './effects'
@@ -21,6 +32,7 @@ export interface CallEffectPort {
   openConversation(input: CallEffectInput): Promise<void>
   hangUp(input: HangUpInput): Promise<void>
   analyseCall(input: CallEffectInput): Promise<AnalyseCallOutput>
+  transferCall(input: TransferCallInput): Promise<TransferCallOutput>
   /** A stored change of the call: its rows follow (the read model GET and lists answer from). */
   project(callId: string, snapshot: CallSnapshot): Promise<void>
   /** `call.completed` / `call.analysed`, with a stable id for the bus. */
@@ -36,6 +48,7 @@ export function registerCall(runtime: ActorRuntime, deps: { effects: CallEffectP
       openConversation: bindEffect(binding, 'openConversation', (i: CallEffectInput) => deps.effects.openConversation(i), subject),
       hangUp: bindEffect(binding, 'hangUp', (i: HangUpInput) => deps.effects.hangUp(i), subject),
       analyseCall: bindEffect(binding, 'analyseCall', (i: CallEffectInput) => deps.effects.analyseCall(i), subject),
+      transferCall: bindEffect(binding, 'transferCall', (i: TransferCallInput) => deps.effects.transferCall(i), subject),
     },
   })
   return runtime.register(CALL_KIND, {

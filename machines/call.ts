@@ -24,18 +24,55 @@
  * - `unplaced` input: a try whose row was stored but whose actor never was (the process died
  *   between the two) was never dialled and nothing will dial it; its actor is born `failed` with
  *   `hangup: not_placed`, the reason in `error`, and analysed at once.
+ * - Transfer (docs/api/calls.md "Transfer"): a connected call asked to transfer (the agent's
+ *   `transfer_call` tool, or POST /calls/{id}/transfer) is `transferring` while the network hands
+ *   it over (`transferCall`), then `transferred`: the caller is with the person and the agent has
+ *   left. Both are live states whose status is `connected`. The media stream's own end is not the
+ *   call's end there (the network closes it on the hand-off); the network's end is, and the call
+ *   ends `completed` with `hangup: answered` (the spec's values: the caller was answered and the
+ *   call ended normally). A hand-off the network refuses goes back to `connected`, so the agent
+ *   carries on. `transfer.ended` (the person's leg is over, or nobody answered) emits
+ *   `call.transfer_ended`; its `seconds` are billed as call minutes.
  */
 import { assign, emit, fromPromise, type SnapshotFrom, setup, spawnChild } from 'xstate'
 import { type CanApply, canApplyOn, type Refusal, type RefusalParams, refusalOf } from './refusal'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. */
 /** 2: effects became invoked actors, events leave through emit(), the deadline is callDeadlines(). */
+/** (The transfer states only added states and an optional context member: every stored version-2 snapshot still reads.) */
 export const MACHINE_VERSION = 2
 
-export type CallState = 'created' | 'scheduled' | 'ringing' | 'connected' | 'completed' | 'missed' | 'failed' | 'cancelled'
+export type CallState = 'created' | 'scheduled' | 'ringing' | 'connected' | 'transferring' | 'transferred' | 'completed' | 'missed' | 'failed' | 'cancelled'
+/** The live states a transfer adds; the call's status in them is `connected`. */
+export const TRANSFER_STATES = ['transferring', 'transferred'] as const
 export type EndedCallState = 'completed' | 'missed' | 'failed' | 'cancelled'
 export type UnansweredHangup = 'no_answer' | 'busy' | 'rejected' | 'unreachable' | 'voicemail'
 export type Hangup = UnansweredHangup | 'answered' | 'before_agent' | 'cancelled' | 'failed' | 'not_placed'
+
+export type TransferMode = 'cold' | 'warm'
+/** How a transfer ended: the person answered (and the leg is over), did not, was busy, or the network could not connect. */
+export type TransferOutcome = 'answered' | 'no_answer' | 'busy' | 'failed'
+
+export interface TransferDestination {
+  name: string
+  /** E.164 */
+  phoneNumber: string
+  mode: TransferMode
+}
+
+/** The call's transfer: to whom, who asked, when it happened and how it ended (instants on the service clock). */
+export interface CallTransfer extends TransferDestination {
+  by: 'agent' | 'api'
+  requestedAt: number
+  /** The network took the hand-off: the person's phone is ringing. */
+  startedAt: number | null
+  answeredAt: number | null
+  endedAt: number | null
+  outcome: TransferOutcome | null
+  /** The person's leg, answered to its end: billed as call minutes like the caller's. */
+  seconds: number
+  error: string | null
+}
 
 export interface RetryPolicy {
   /** Tries in all, first included (1 = never retried). */
@@ -65,6 +102,8 @@ export interface CallContext {
   inbound?: boolean
   /** Why a try stored without its actor was never placed (the `unplaced` input). */
   unplaced?: string | null
+  /** The newest transfer of this try; absent or null when none was asked. */
+  transfer?: CallTransfer | null
   lastRefusal: Refusal | null
 }
 
@@ -88,8 +127,17 @@ export type CallEvent =
   | { type: 'call.answered'; at: number }
   | { type: 'call.unanswered'; at: number; hangup: UnansweredHangup }
   | { type: 'call.refused'; at: number; error: string }
-  /** `failed`: the media stream broke mid-call (protocol violation, lost socket, a speech provider down); the reason in `error`. */
-  | { type: 'call.ended'; at: number; hangup?: 'answered' | 'before_agent' | 'failed'; error?: string }
+  /**
+   * `failed`: the media stream broke mid-call (protocol violation, lost socket, a speech provider down); the reason in `error`.
+   * `source: 'media'`: the end came from the media stream, not the network (a transfer closes the stream and the call goes on).
+   */
+  | { type: 'call.ended'; at: number; hangup?: 'answered' | 'before_agent' | 'failed'; error?: string; source?: 'media' }
+  /** Hand the connected call to a person (the agent's tool, or the API). */
+  | { type: 'transfer.request'; at: number; destination: TransferDestination; by: 'agent' | 'api' }
+  /** The person picked up. */
+  | { type: 'transfer.answered'; at: number }
+  /** The person's leg is over (`seconds` of it answered), or it never connected. */
+  | { type: 'transfer.ended'; at: number; outcome: TransferOutcome; seconds?: number; error?: string }
   | { type: 'call.delete'; at: number }
   | { type: 'contact.optedOut'; at: number; reason?: 'opted_out' | 'do_not_call' }
   | { type: 'call.unplaceable'; at: number; error: string }
@@ -106,10 +154,13 @@ export type CallEvent =
  *   the try has already ended when it runs;
  * - `analyseCall` writes summary and fields after an answered try; its end (done or failed) makes
  *   the results final (`analysedAt`) and emits `call.analysed`.
+ * - `transferCall` hands the live call to the transfer's number at the network (cold: the caller
+ *   is put through and our media stream closes); its output is the instant the network took it,
+ *   a rejection puts the call back with the agent.
  * Domain events leave through `emit()`: `call.completed` and `call.analysed`, each `{ id, attempt }`
  * of the try; the binding publishes them on the event bus with the call as GET answers it.
  */
-export const CALL_EFFECTS = ['placeCall', 'openConversation', 'hangUp', 'analyseCall'] as const
+export const CALL_EFFECTS = ['placeCall', 'openConversation', 'hangUp', 'analyseCall', 'transferCall'] as const
 export type CallEffect = (typeof CALL_EFFECTS)[number]
 
 /** What every effect is given: which call, which try. */
@@ -133,8 +184,20 @@ export interface HangUpInput extends CallEffectInput {
   answered: boolean
 }
 
+export interface TransferCallInput extends CallEffectInput {
+  callRef: string | null
+  destination: TransferDestination
+}
+
+export interface TransferCallOutput {
+  at: number
+}
+
 /** Emitted domain events: the try they are about. */
-export type CallEmitted = { type: 'call.completed'; id: string; attempt: number } | { type: 'call.analysed'; id: string; attempt: number }
+export type CallEmitted =
+  | { type: 'call.completed'; id: string; attempt: number }
+  | { type: 'call.analysed'; id: string; attempt: number }
+  | { type: 'call.transfer_ended'; id: string; attempt: number }
 
 /** The instant a waiting call is due: a pending retry, else the booked time. */
 export const dueAt = (c: CallContext): number => c.retryScheduledFor ?? c.scheduledFor ?? 0
@@ -150,6 +213,26 @@ const alreadyEnded = (state: EndedCallState) => ({
     params: { state, message: `call already ended (${state}); there is nothing to cancel or end` },
   },
 })
+
+/**
+ * The call's end while a transfer is under way or done: the media stream's end is not it (the
+ * hand-off closes our stream); the network's end or DELETE is, closing a transfer still open.
+ */
+const endsWhileTransferring = {
+  'call.ended': [
+    { guard: 'fromMedia' as const },
+    { guard: 'transferOpen' as const, target: 'completed' as const, actions: ['endSpoken' as const, 'closeTransfer' as const, 'emitTransferEnded' as const, 'emitCompleted' as const] },
+    { target: 'completed' as const, actions: ['endSpoken' as const, 'emitCompleted' as const] },
+  ],
+  'call.delete': [
+    {
+      guard: 'transferOpen' as const,
+      target: 'completed' as const,
+      actions: ['endSpoken' as const, 'closeTransfer' as const, 'emitTransferEnded' as const, 'markHangingUp' as const, 'hangUpLive' as const, 'emitCompleted' as const],
+    },
+    { target: 'completed' as const, actions: ['endSpoken' as const, 'markHangingUp' as const, 'hangUpLive' as const, 'emitCompleted' as const] },
+  ],
+}
 
 const effectInput = ({ context }: { context: CallContext }): CallEffectInput => ({ id: context.id, attempt: context.attempt })
 /** The error an effect rejected with, as words (EffectError carries a message). */
@@ -178,6 +261,9 @@ export const callMachine = setup({
       throw new Error('provided by actors/call.ts')
     }),
     analyseCall: fromPromise<AnalyseCallOutput, CallEffectInput>(async () => {
+      throw new Error('provided by actors/call.ts')
+    }),
+    transferCall: fromPromise<TransferCallOutput, TransferCallInput>(async () => {
       throw new Error('provided by actors/call.ts')
     }),
   },
@@ -248,6 +334,54 @@ export const callMachine = setup({
     markHangingUp: assign({ hangingUp: () => true }),
     markHungUp: assign({ hangingUp: () => false }),
     recordRefusal: assign((args, params: RefusalParams) => ({ lastRefusal: refusalOf(args.event, params) })),
+    startTransfer: assign({
+      transfer: ({ event }) => {
+        const e = event as Extract<CallEvent, { type: 'transfer.request' }>
+        const { name, phoneNumber, mode } = e.destination
+        return { name, phoneNumber, mode, by: e.by, requestedAt: e.at, startedAt: null, answeredAt: null, endedAt: null, outcome: null, seconds: 0, error: null }
+      },
+    }),
+    transferStarted: assign({
+      transfer: ({ context, event }) => (context.transfer ? { ...context.transfer, startedAt: context.transfer.startedAt ?? (event as { output?: TransferCallOutput }).output?.at ?? null } : null),
+    }),
+    /** The network would not take the hand-off: over before it began, the agent carries on. */
+    transferRefused: assign({
+      transfer: ({ context, event }) => {
+        const error = (event as { error?: unknown }).error
+        const at = failedAt(error, context.transfer?.requestedAt ?? 0)
+        return context.transfer ? { ...context.transfer, endedAt: at, outcome: 'failed' as const, error: reasonOf(error) } : null
+      },
+    }),
+    transferAnswered: assign({
+      transfer: ({ context, event }) => (context.transfer && context.transfer.answeredAt === null ? { ...context.transfer, answeredAt: (event as { at: number }).at } : (context.transfer ?? null)),
+    }),
+    transferEnded: assign({
+      transfer: ({ context, event }) => {
+        const e = event as Extract<CallEvent, { type: 'transfer.ended' }>
+        const t = context.transfer
+        if (!t) return null
+        const answeredAt = t.answeredAt ?? (e.outcome === 'answered' ? e.at - (e.seconds ?? 0) * 1000 : null)
+        const seconds = e.seconds ?? (answeredAt === null ? 0 : Math.max(0, Math.round((e.at - answeredAt) / 1000)))
+        return { ...t, answeredAt, endedAt: e.at, outcome: e.outcome, seconds: e.outcome === 'answered' ? seconds : 0, error: e.error ?? null }
+      },
+    }),
+    /** The call ended with its transfer still open (nobody reported the leg): it ended with the call. */
+    closeTransfer: assign({
+      transfer: ({ context, event }) => {
+        const t = context.transfer
+        if (!t || t.outcome !== null) return t ?? null
+        const at = (event as { at: number }).at
+        const answered = t.answeredAt !== null
+        return {
+          ...t,
+          endedAt: at,
+          outcome: answered ? ('answered' as const) : ('failed' as const),
+          seconds: answered ? Math.max(0, Math.round((at - t.answeredAt!) / 1000)) : 0,
+          error: answered ? null : 'the call ended before the transfer connected',
+        }
+      },
+    }),
+    emitTransferEnded: emit(({ context }) => ({ type: 'call.transfer_ended' as const, id: context.id, attempt: context.attempt })),
     emitCompleted: emit(({ context }) => ({ type: 'call.completed' as const, id: context.id, attempt: context.attempt })),
     emitAnalysed: emit(({ context }) => ({ type: 'call.analysed' as const, id: context.id, attempt: context.attempt })),
   },
@@ -259,6 +393,8 @@ export const callMachine = setup({
     isDue: ({ context, event }) => typeof (event as { at?: unknown }).at === 'number' && (event as { at: number }).at >= dueAt(context),
     retryBooked: ({ context }) => context.retryScheduledFor !== null,
     notAnalysed: ({ context }) => context.analysedAt === null,
+    fromMedia: ({ event }) => (event as { source?: unknown }).source === 'media',
+    transferOpen: ({ context }) => !!context.transfer && context.transfer.outcome === null,
   },
 }).createMachine({
   id: 'call',
@@ -341,6 +477,37 @@ export const callMachine = setup({
       on: {
         'call.ended': { target: 'completed', actions: ['endSpoken', 'emitCompleted'] },
         'call.delete': { target: 'completed', actions: ['endSpoken', 'markHangingUp', 'hangUpLive', 'emitCompleted'] },
+        'transfer.request': { target: 'transferring', actions: 'startTransfer' },
+      },
+    },
+    transferring: {
+      description: "The network is handing the caller to the transfer's number (status connected).",
+      invoke: {
+        id: 'transferCall',
+        src: 'transferCall',
+        input: ({ context }) => ({
+          id: context.id,
+          attempt: context.attempt,
+          callRef: context.callRef,
+          destination: { name: context.transfer!.name, phoneNumber: context.transfer!.phoneNumber, mode: context.transfer!.mode },
+        }),
+        onDone: { target: 'transferred', actions: 'transferStarted' },
+        // Refused (no line to hand over, the network said no): the agent is still there.
+        onError: { target: 'connected', actions: ['transferRefused', 'emitTransferEnded'] },
+      },
+      on: {
+        ...endsWhileTransferring,
+        // The network may report the person before the effect's answer is stored.
+        'transfer.answered': { target: 'transferred', actions: ['transferStarted', 'transferAnswered'] },
+        'transfer.ended': { guard: 'transferOpen', target: 'transferred', actions: ['transferStarted', 'transferEnded', 'emitTransferEnded'] },
+      },
+    },
+    transferred: {
+      description: 'The caller is with the person; the agent has left (status connected). The network reports the end.',
+      on: {
+        ...endsWhileTransferring,
+        'transfer.answered': { actions: 'transferAnswered' },
+        'transfer.ended': { guard: 'transferOpen', actions: ['transferEnded', 'emitTransferEnded'] },
       },
     },
     completed: {

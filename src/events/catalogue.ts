@@ -4,13 +4,23 @@
  *
  * - v1 webhooks (`events`): docs/spec.md's six (Events of v1 webhooks) plus `message.received`, which
  *   the reply endpoint refers to ("the conversationId of a message.received event"): a v1 caller
- *   must be able to receive it. `*` means all of these, now and later.
+ *   must be able to receive it, and `call.transfer_ended` (a live call's transfer is over: call
+ *   transfer, docs/api/calls.md). `*` means all of these, now and later.
  * - legacy endpoints (`event_types`): docs/spec.md shows `chat.message.completed` and
  *   `voice.call.ended` and leaves the full list to us: those two plus every v1 event, so a legacy
  *   integration is never cut off from an event the service emits.
  */
 
-export const V1_EVENT_TYPES = ['lead.captured', 'conversation.escalated', 'conversation.resolved', 'call.completed', 'call.analysed', 'campaign.finished', 'message.received'] as const
+export const V1_EVENT_TYPES = [
+  'lead.captured',
+  'conversation.escalated',
+  'conversation.resolved',
+  'call.completed',
+  'call.analysed',
+  'call.transfer_ended',
+  'campaign.finished',
+  'message.received',
+] as const
 export type V1EventType = (typeof V1_EVENT_TYPES)[number]
 
 export const LEGACY_ONLY_EVENT_TYPES = ['chat.message.completed', 'voice.call.ended'] as const
@@ -31,6 +41,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'conversation.resolved': 'a teammate marked a conversation done',
   'call.completed': 'a call ended: outcome and duration, the moment it ends',
   'call.analysed': "a call's results are ready: summary, fields, transcript, recording link",
+  'call.transfer_ended': "a live call's transfer is over: the person answered and their leg ended, or nobody answered (the call's `transfer`)",
   'campaign.finished': 'a broadcast or calling campaign finished',
   'message.received': 'a customer wrote on the chat app or the bot app (docs/api/webhooks.md)',
   'chat.message.completed': 'the agent finished a reply in a chat (web, messaging app)',

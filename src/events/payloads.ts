@@ -45,6 +45,26 @@ export const CallPayload = t.Object(
     analysedAt: Nullable(Instant),
     retryScheduledFor: Nullable(Instant),
     error: Nullable(t.String()),
+    transfer: t.Optional(
+      Nullable(
+        t.Object(
+          {
+            to: t.String({ description: "the destination's name" }),
+            phoneNumber: t.String(),
+            mode: t.String({ description: 'cold or warm' }),
+            by: t.String({ description: 'agent (its transfer_call tool) or api' }),
+            requestedAt: Instant,
+            startedAt: Nullable(Instant),
+            answeredAt: Nullable(Instant),
+            endedAt: Nullable(Instant),
+            outcome: Nullable(t.String({ description: 'answered, no_answer, busy or failed; null while under way' })),
+            seconds: t.Number(),
+            error: Nullable(t.String()),
+          },
+          { additionalProperties: true },
+        ),
+      ),
+    ),
   },
   { additionalProperties: true, description: 'the call object as in GET /calls/{id}' },
 )
@@ -77,6 +97,7 @@ export const EVENT_PAYLOADS = {
     { additionalProperties: true, description: 'outcome and duration, sent the moment the call ends (summary and fields follow in call.analysed)' },
   ),
   'call.analysed': CallPayload,
+  'call.transfer_ended': CallPayload,
   'campaign.finished': t.Object(
     {
       id: t.String({ description: 'cmp_…' }),

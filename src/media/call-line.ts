@@ -47,6 +47,11 @@ export interface CallLine {
   customerSaid(text: string): Promise<void>
   latency(turn: TurnLatency): void
   state(state: PipelineState): void
+  /**
+   * Put the caller through to the agent's destination `name` (its transfer_call tool, once the reply
+   * played): null once the network took the hand-off (it then closes the line), else what to say.
+   */
+  transfer?(name: string): Promise<string | null>
   /** The call should end (the agent ended it, or a limit did). */
   hangUp(reason: { hangup: 'answered' | 'failed'; error?: string }): Promise<void>
   log(level: 'info' | 'warn', message: string, data?: object): void

@@ -10,6 +10,8 @@ import type { TurnLatency } from './latency'
 export interface AgentReply {
   reply: string
   endCall: boolean
+  /** A transfer the agent asked for (its destination's name): the caller is put through once the reply has played. */
+  transfer?: string | null
   /** The stored reply, revised to what the caller heard when they interrupted. */
   messageId: string | null
 }

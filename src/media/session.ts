@@ -378,8 +378,15 @@ export class VoiceSession {
     if (turn.latency && turn.latency.firstAudioSentAt !== null) line.latency(turn.latency)
     if (this.turn !== turn || this.state === 'ended') return
     if (turn.endAfter) return void this.hangUp()
+    if (turn.reply?.transfer && this.parts.line.transfer) return void this.transfer(turn.reply.transfer)
     if (turn.reply?.endCall) return void this.endPolitely(null, 'answered')
     this.chart.send({ type: 'reply.done' })
+  }
+
+  /** The agent puts the caller through: the network then closes the line; a refusal is said and the call goes on. */
+  private async transfer(destination: string): Promise<void> {
+    const refused = await this.parts.line.transfer!(destination).catch((err: Error) => `I'm sorry, I couldn't put you through just now (${err.message}).`)
+    if (refused && this.state !== 'ended') this.say(refused)
   }
 
   /**

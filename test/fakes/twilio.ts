@@ -3,7 +3,8 @@
  * `POST /2010-04-01/Accounts/{AccountSid}/Calls.json` (form-encoded, HTTP Basic auth with the
  * account SID and auth token) answers 201 with a call resource (`sid` CA…, `status` queued) or
  * Twilio's error body `{ code, message, more_info, status }`; `POST …/Calls/{CallSid}.json` with
- * `Status=completed|canceled` ends a call. `callback()` sends a status callback to the call's
+ * `Status=completed|canceled` ends a call, and with `Twiml=` gives a live call new TwiML (a transfer's
+ * `<Dial>`; kept in `twimls`). `callback()` sends a status callback to the call's
  * StatusCallback as Twilio does: form-encoded POST signed with X-Twilio-Signature (HMAC-SHA1 of the
  * URL and the sorted parameters, base64), written here from Twilio's documentation.
  */
@@ -14,6 +15,8 @@ export interface FakeCall {
   form: URLSearchParams
   /** Each Status sent to update the call. */
   updates: string[]
+  /** Each TwiML sent to update the live call. */
+  twimls: string[]
 }
 
 export interface TwilioFake {
@@ -24,7 +27,11 @@ export interface TwilioFake {
   /** Numbers whose placement Twilio refuses (error 21211 style). */
   refuse: Set<string>
   requests: { method: string; path: string; authorized: boolean }[]
+  /** Call sids whose TwiML update Twilio refuses (error 21220: the call is not in progress). */
+  refuseUpdates: Set<string>
   callback(sid: string, params: Record<string, string>, opts?: { badSignature?: boolean }): Promise<number>
+  /** A signed form POST to any URL our TwiML named (a `<Dial action>`, a `<Number statusCallback>`), as Twilio sends it. */
+  post(url: string, params: Record<string, string>): Promise<Response>
   stop(): Promise<void>
 }
 
@@ -67,6 +74,7 @@ export function startTwilioFake(): TwilioFake {
   const authToken = randomBytes(16).toString('hex')
   const calls: FakeCall[] = []
   const refuse = new Set<string>()
+  const refuseUpdates = new Set<string>()
   const requests: TwilioFake['requests'] = []
   const error = (status: number, code: number, message: string) => Response.json({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }, { status })
   const server = Bun.serve({
@@ -85,13 +93,19 @@ export function startTwilioFake(): TwilioFake {
         if (!form.get('Url') && !form.get('Twiml') && !form.get('ApplicationSid')) return error(400, 21205, 'Url parameter is required.')
         if (refuse.has(form.get('To')!)) return error(400, 21211, `The 'To' number ${form.get('To')} is not a valid phone number.`)
         const sid = `CA${randomBytes(16).toString('hex')}`
-        calls.push({ sid, form, updates: [] })
+        calls.push({ sid, form, updates: [], twimls: [] })
         return Response.json({ sid, account_sid: accountSid, to: form.get('To'), from: form.get('From'), status: 'queued', direction: 'outbound-api' }, { status: 201 })
       }
       const update = new RegExp(`^${base}/(CA[0-9a-f]{32})\\.json$`).exec(path)
       if (req.method === 'POST' && update) {
         const call = calls.find((c) => c.sid === update[1])
         if (!call) return error(404, 20404, `The requested resource ${path} was not found`)
+        const twiml = form.get('Twiml')
+        if (twiml !== null) {
+          if (refuseUpdates.has(call.sid)) return error(400, 21220, 'Call is not in-progress. Cannot redirect.')
+          call.twimls.push(twiml)
+          return Response.json({ sid: call.sid, status: 'in-progress' })
+        }
         const status = form.get('Status')
         if (status !== 'completed' && status !== 'canceled') return error(400, 21220, 'Invalid call state for this operation')
         call.updates.push(status)
@@ -106,7 +120,12 @@ export function startTwilioFake(): TwilioFake {
     authToken,
     calls,
     refuse,
+    refuseUpdates,
     requests,
+    post(url, params) {
+      const body = { AccountSid: accountSid, ApiVersion: '2010-04-01', ...params }
+      return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': sign(authToken, url, body) }, body: new URLSearchParams(body) })
+    },
     async callback(sid, params, opts = {}) {
       const call = calls.find((c) => c.sid === sid)
       if (!call) throw new Error(`no call ${sid}`)

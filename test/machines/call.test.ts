@@ -18,6 +18,23 @@ const ended = (at = BOOKED + 65_000): CallEvent => ({ type: 'call.ended', at })
 const unanswered = (hangup: 'no_answer' | 'busy' | 'rejected' | 'unreachable' | 'voicemail' = 'no_answer', at = BOOKED + 30_000): CallEvent => ({ type: 'call.unanswered', at, hangup })
 const del = (at = BOOKED + 10_000): CallEvent => ({ type: 'call.delete', at })
 const RETRY_AT = BOOKED + 30_000 + RETRY_DELAY
+const BILLING = { name: 'Billing', phoneNumber: '+14155550199', mode: 'cold' as const }
+const transfer = (at = BOOKED + 20_000, by: 'agent' | 'api' = 'agent'): CallEvent => ({ type: 'transfer.request', at, destination: BILLING, by })
+const personAnswers = (at = BOOKED + 25_000): CallEvent => ({ type: 'transfer.answered', at })
+const mediaEnded = (at = BOOKED + 21_000): CallEvent => ({ type: 'call.ended', at, hangup: 'answered', source: 'media' })
+/** The network never answers the hand-off (held), so the call stays `transferring`. */
+const heldTransfer = (log: string[]) => ({
+  transferCall: fromPromise(async () => {
+    log.push('transferCall')
+    await new Promise(() => {})
+  }),
+})
+const refusedTransfer = (log: string[]) => ({
+  transferCall: fromPromise(async () => {
+    log.push('transferCall')
+    throw new EffectError('Twilio would not transfer the call: HTTP 400', BOOKED + 20_500)
+  }),
+})
 
 const h: Harness<CallEvent> = {
   machine: callMachine,
@@ -33,6 +50,7 @@ const h: Harness<CallEvent> = {
     missed: [due(), unanswered()],
     failed: [due(), { type: 'call.refused', at: BOOKED, error: 'unverified destination' }],
     cancelled: [del()],
+    transferred: [due(), answered(), transfer()],
   },
 }
 
@@ -263,6 +281,96 @@ const rows: Row<CallEvent>[] = [
     }),
     context: { callRef: 'CA9' },
   },
+  // Transfer (docs/api/calls.md "Transfer"): states, not flags; the status stays connected.
+  {
+    from: 'connected',
+    event: transfer(),
+    condition: 'the agent (or the API) asks; the network takes the hand-off',
+    to: 'transferred',
+    through: ['transferring'],
+    also: ['transferCall'],
+    fakes: (log) => ({
+      transferCall: fromPromise(async () => {
+        log.push('transferCall')
+        return { at: BOOKED + 20_400 }
+      }),
+    }),
+    context: { transfer: { ...BILLING, by: 'agent', requestedAt: BOOKED + 20_000, startedAt: BOOKED + 20_400, answeredAt: null, endedAt: null, outcome: null, seconds: 0, error: null } },
+  },
+  {
+    from: 'connected',
+    event: transfer(BOOKED + 20_000, 'api'),
+    condition: 'the network refuses the hand-off: the agent carries on',
+    to: 'connected',
+    also: ['transferCall', 'emit:call.transfer_ended'],
+    fakes: refusedTransfer,
+    context: {
+      transfer: {
+        ...BILLING,
+        by: 'api',
+        requestedAt: BOOKED + 20_000,
+        startedAt: null,
+        answeredAt: null,
+        endedAt: BOOKED + 20_500,
+        outcome: 'failed',
+        seconds: 0,
+        error: 'Twilio would not transfer the call: HTTP 400',
+      },
+    },
+  },
+  {
+    from: 'transferring',
+    event: personAnswers(),
+    condition: "the person's answer arrives before the hand-off's own answer",
+    to: 'transferred',
+    via: [due(), answered(), transfer()],
+    fakes: heldTransfer,
+    context: { transfer: expect.objectContaining({ answeredAt: BOOKED + 25_000, outcome: null }) },
+  },
+  { from: 'transferred', event: personAnswers(), condition: 'the person picks up', to: 'transferred', context: { transfer: expect.objectContaining({ answeredAt: BOOKED + 25_000 }) } },
+  {
+    from: 'transferred',
+    event: { type: 'transfer.ended', at: BOOKED + 67_000, outcome: 'answered', seconds: 42 },
+    condition: "the person's leg is over",
+    to: 'transferred',
+    also: ['emit:call.transfer_ended'],
+    via: [due(), answered(), transfer(), personAnswers()],
+    context: { transfer: expect.objectContaining({ outcome: 'answered', seconds: 42, endedAt: BOOKED + 67_000, answeredAt: BOOKED + 25_000 }) },
+  },
+  {
+    from: 'transferred',
+    event: { type: 'transfer.ended', at: BOOKED + 50_000, outcome: 'no_answer' },
+    condition: 'nobody answers',
+    to: 'transferred',
+    also: ['emit:call.transfer_ended'],
+    context: { transfer: expect.objectContaining({ outcome: 'no_answer', seconds: 0, answeredAt: null }) },
+  },
+  {
+    from: 'transferred',
+    event: ended(BOOKED + 67_000),
+    condition: 'the network ends the call after the leg was reported: hangup answered',
+    to: 'completed',
+    also: ['emit:call.completed', 'analyseCall', 'emit:call.analysed'],
+    via: [due(), answered(), transfer(), personAnswers(), { type: 'transfer.ended', at: BOOKED + 67_000, outcome: 'answered', seconds: 42 }],
+    context: { hangup: 'answered', seconds: 62, transfer: expect.objectContaining({ outcome: 'answered', seconds: 42 }) },
+  },
+  {
+    from: 'transferred',
+    event: ended(BOOKED + 65_000),
+    condition: 'the network ends the call with the leg unreported: the transfer closes with it',
+    to: 'completed',
+    also: ['emit:call.transfer_ended', 'emit:call.completed', 'analyseCall', 'emit:call.analysed'],
+    via: [due(), answered(), transfer(), personAnswers()],
+    context: { hangup: 'answered', transfer: expect.objectContaining({ outcome: 'answered', seconds: 40, endedAt: BOOKED + 65_000 }) },
+  },
+  {
+    from: 'transferred',
+    event: del(BOOKED + 30_000),
+    condition: 'DELETE while the caller rings the person',
+    to: 'completed',
+    also: ['emit:call.transfer_ended', 'hangUp', 'emit:call.completed', 'analyseCall', 'emit:call.analysed'],
+    context: { hangup: 'cancelled', transfer: expect.objectContaining({ outcome: 'failed', error: 'the call ended before the transfer connected' }) },
+  },
 ]
 
 const refused: RefusedRow<CallEvent>[] = [
@@ -294,6 +402,10 @@ describe('call: timers are idempotent', () => {
   test('a late call.ended after the analysis does nothing', async () => {
     expectInert(await reachSettled(h, 'completed'), ended(BOOKED + 99_000))
   })
+  test("the media stream's end is not the call's end once it is handed off", async () => {
+    expectInert(await reachSettled(h, 'transferring', { via: [due(), answered(), transfer()], fakes: heldTransfer }), mediaEnded())
+    expectInert(await reachSettled(h, 'transferred'), mediaEnded())
+  })
   test('a late provider report after DELETE does nothing', () => {
     expectInert(reach(h, 'cancelled', { via: [due(), del()] }), answered(BOOKED + 20_000))
   })
@@ -315,13 +427,19 @@ describe('call: deadlines', () => {
     expect(callDeadlines((await reachSettled(h, 'scheduled')).actor.getSnapshot())).toEqual([{ name: 'ring', at: BOOKED }])
     const retry = await reachSettled(h, 'scheduled', { input: withRetry(2), via: [due(), unanswered()] })
     expect(callDeadlines(retry.actor.getSnapshot())).toEqual([{ name: 'ring', at: RETRY_AT }])
-    for (const state of ['ringing', 'connected', 'completed', 'missed', 'failed', 'cancelled']) {
+    for (const state of ['ringing', 'connected', 'transferred', 'completed', 'missed', 'failed', 'cancelled']) {
       expect(callDeadlines((await reachSettled(h, state)).actor.getSnapshot())).toEqual([])
     }
   })
 })
 
 describe('call: canApply', () => {
+  test('a transfer applies only to a connected call (once it is handed off, not again)', async () => {
+    for (const state of ['ringing', 'transferred', 'completed', 'missed']) {
+      expect(canApply((await reachSettled(h, state)).actor.getSnapshot(), transfer(BOOKED + 40_000))).toEqual({ ok: false, state, message: `transfer.request does not apply while ${state}` })
+    }
+    expect(canApply((await reachSettled(h, 'connected')).actor.getSnapshot(), transfer())).toEqual({ ok: true })
+  })
   test('DELETE applies while waiting or live', () => {
     for (const s of ['scheduled', 'ringing', 'connected'] as const) expect(canApply(s, 'call.delete')).toEqual({ ok: true })
   })

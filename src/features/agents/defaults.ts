@@ -62,6 +62,7 @@ export function newAgentDoc(workspaceId: string, name: string, model: string, no
     escalation: { ...DEFAULTS.escalation },
     captureLeads: DEFAULTS.captureLeads,
     scheduleCallbacks: DEFAULTS.scheduleCallbacks,
+    transfers: [],
     steps: [],
     widget: { ...DEFAULTS.widget },
     voice: { ...DEFAULTS.voice },

@@ -23,6 +23,28 @@ const CollectField = t.Object(
   { additionalProperties: false },
 )
 
+/** Call transfer destinations (docs/api/agents.md "Transfers"): a handful per agent; the model reads each one's `whenToUse`. */
+export const TRANSFERS_MAX = 10
+export const TRANSFER_NAME_MAX = 60
+export const TRANSFER_WHEN_MAX = 500
+export const TRANSFER_MODES = ['cold', 'warm'] as const
+export type TransferMode = (typeof TRANSFER_MODES)[number]
+
+const TransferInput = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: TRANSFER_NAME_MAX, description: 'who the caller is connected to, as the agent says it ("Billing team")' }),
+    phoneNumber: t.String({ minLength: 1, maxLength: 40, description: 'with its country code; answered in E.164' }),
+    whenToUse: t.String({ minLength: 1, maxLength: TRANSFER_WHEN_MAX, description: 'when the agent should hand the caller to this number: the model reads it' }),
+    mode: t.Optional(
+      t.Union(
+        TRANSFER_MODES.map((m) => t.Literal(m)),
+        { description: '`cold` (default): the caller is put through and the agent leaves; `warm`: the agent briefs the person first' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 const Escalation = t.Object({ onNoAnswer: t.Optional(t.Boolean()), onRequest: t.Optional(t.Boolean()) }, { additionalProperties: false })
 
 const WidgetInput = t.Object(
@@ -74,6 +96,7 @@ const agentInputFields = {
   escalation: t.Optional(Escalation),
   captureLeads: t.Optional(t.Boolean()),
   scheduleCallbacks: t.Optional(t.Boolean()),
+  transfers: t.Optional(t.Array(TransferInput, { maxItems: TRANSFERS_MAX, description: 'where a live call can be transferred (the transfer_call tool, POST /calls/{id}/transfer)' })),
   steps: t.Optional(t.Array(Step, { maxItems: 12 })),
   widget: t.Optional(WidgetInput),
   voice: t.Optional(VoiceInput),
@@ -103,6 +126,7 @@ export const Agent = t.Object({
   escalation: t.Object({ onNoAnswer: t.Boolean(), onRequest: t.Boolean() }),
   captureLeads: t.Boolean(),
   scheduleCallbacks: t.Boolean(),
+  transfers: t.Array(t.Object({ name: t.String(), phoneNumber: t.String(), whenToUse: t.String(), mode: t.Union(TRANSFER_MODES.map((m) => t.Literal(m))) })),
   steps: t.Array(t.Object({ title: t.String(), detail: t.String() })),
   widget: t.Object({
     theme: t.String(),

@@ -4,7 +4,9 @@ import { findModel, MODELS } from '../../catalog/models'
 import { type PlanId, planIncludes } from '../../catalog/plans'
 import { isVoice, VOICES } from '../../catalog/voices'
 import { badRequest } from '../../http/errors'
+import { normalizePhone, unreadablePhone } from '../contacts/public'
 import { canonicalLanguage } from './languages'
+import type { Agent, CreateAgent } from './model'
 
 /** docs/spec.md Agent: temperature 0–2 and maxReplyTokens 100–800, "values outside are clamped". */
 export const clampTemperature = (v: number): number => Math.min(2, Math.max(0, Math.round(v * 100) / 100))
@@ -45,5 +47,25 @@ export function checkCollectFieldNames(fields: { name: string }[]): void {
     const key = f.name.trim().toLowerCase()
     if (seen.has(key)) throw badRequest(`collectFields[${i}].name`, `"${f.name}" appears twice`)
     seen.add(key)
+  })
+}
+
+/**
+ * Transfer destinations: names unique (case-insensitive: the model and the API name a destination
+ * by it), each number read like any other (E.164, libphonenumber-js), `mode` cold by default.
+ */
+export function checkTransfers(input: NonNullable<CreateAgent['transfers']>): Agent['transfers'] {
+  const seen = new Set<string>()
+  return input.map((d, i) => {
+    const name = d.name.replace(/\s+/g, ' ').trim()
+    if (!name) throw badRequest(`transfers[${i}].name`, 'must not be blank')
+    const key = name.toLowerCase()
+    if (seen.has(key)) throw badRequest(`transfers[${i}].name`, `"${name}" appears twice`)
+    seen.add(key)
+    const phoneNumber = normalizePhone(d.phoneNumber)
+    if (!phoneNumber) throw badRequest(`transfers[${i}].phoneNumber`, unreadablePhone(d.phoneNumber))
+    const whenToUse = d.whenToUse.trim()
+    if (!whenToUse) throw badRequest(`transfers[${i}].whenToUse`, 'must not be blank')
+    return { name, phoneNumber, whenToUse, mode: d.mode ?? 'cold' }
   })
 }

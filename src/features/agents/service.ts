@@ -12,7 +12,7 @@ import type { AgentNumbers } from './agent-numbers'
 import { newAgentDoc } from './defaults'
 import type { Agent, CreateAgent, PatchAgent } from './model'
 import type { AgentDoc, AgentRepo, StoredVoice } from './repository'
-import { checkCollectFieldNames, checkLanguage, checkModelChange, checkVoice, clampReplyTokens, clampTemperature } from './rules'
+import { checkCollectFieldNames, checkLanguage, checkModelChange, checkTransfers, checkVoice, clampReplyTokens, clampTemperature } from './rules'
 
 export interface Tenant {
   workspace: WorkspaceDoc
@@ -196,7 +196,8 @@ export class AgentService {
     if (doc.voice.answersCalls && phoneNumber) surfaces.push('phone')
     const { workspaceId: _w, updatedAt: _u, phoneNumber: _p, deletingAt: _d, legacyNumber: _n, ...rest } = doc
     // Agents stored before `endpointingMs` existed read as the default (null).
-    return { ...rest, voice: { ...doc.voice, endpointingMs: doc.voice.endpointingMs ?? null, surfaces, phoneNumber } }
+    // Agents stored before transfers existed have none.
+    return { ...rest, transfers: doc.transfers ?? [], voice: { ...doc.voice, endpointingMs: doc.voice.endpointingMs ?? null, surfaces, phoneNumber } }
   }
 
   /** Called by the phone-numbers service when a voice number is attached to or taken from an agent. */
@@ -219,6 +220,7 @@ export class AgentService {
     if (input.escalation !== undefined) next.escalation = { ...next.escalation, ...input.escalation }
     if (input.captureLeads !== undefined) next.captureLeads = input.captureLeads
     if (input.scheduleCallbacks !== undefined) next.scheduleCallbacks = input.scheduleCallbacks
+    if (input.transfers !== undefined) next.transfers = checkTransfers(input.transfers)
     if (input.steps !== undefined) next.steps = input.steps.map((s) => ({ title: s.title, detail: s.detail }))
     if (input.widget !== undefined) next.widget = { ...next.widget, ...input.widget }
     if (input.voice !== undefined) next.voice = this.applyVoice(next.voice, input.voice)

@@ -5,7 +5,7 @@
  */
 import type { CallEffectPort } from '../../../actors/call'
 import { CodedEffectFailure } from '../../../actors/effects'
-import type { CallEffectInput, HangUpInput } from '../../../machines/call'
+import type { CallEffectInput, HangUpInput, TransferCallInput } from '../../../machines/call'
 import { voiceTier } from '../../catalog/voices'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
@@ -156,6 +156,15 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       return { at: deps.clock.now() }
     },
 
+    async transferCall({ id, attempt, callRef, destination }: TransferCallInput) {
+      const row = await deps.tries.get(tryId(id, attempt))
+      if (!row) throw new Error(`call ${id} has no row`)
+      // A browser call has no phone line the network could put through.
+      if (row.surface === 'web' || !callRef) throw new Error('this call has no phone line to transfer (a browser call cannot be put through to a phone)')
+      await deps.telephony.transfer({ callId: id, attempt, callRef, to: destination.phoneNumber, from: row.from })
+      return { at: deps.clock.now() }
+    },
+
     project: (callId, snapshot) => projection.project(callId, snapshot),
 
     async publish(callId, event, eventId) {
@@ -168,6 +177,10 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       // The legacy surface's event for a try that ended (docs/spec.md: voice.call.ended): with
       // call.completed for an answered try, with the analysis for one nobody answered.
       const legacyEnded = () => deps.bus.publish({ ...base, type: 'voice.call.ended', data: { callId: id, status, hangup, seconds, phone, endedAt } }, { id: `${eventId}:legacy` })
+      if (event.type === 'call.transfer_ended') {
+        await deps.bus.publish({ ...base, type: 'call.transfer_ended', data: call }, { id: eventId })
+        return
+      }
       if (event.type === 'call.analysed') {
         await deps.bus.publish({ ...base, type: 'call.analysed', data: call }, { id: eventId })
         if (status !== 'completed') await legacyEnded()

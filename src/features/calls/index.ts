@@ -43,6 +43,7 @@ import { eraseRecordings, RecordingSweeper, recordingsRoute } from './recordings
 import { callTriesSpec, openCallTries } from './repository'
 import { hearRelayedScripts, RelayedScripts } from './sandbox-relay'
 import { CallService } from './service'
+import { CallTransfers } from './transfers'
 import { twilioCallbacks } from './twilio-callbacks'
 import { callsV1 } from './v1'
 
@@ -50,6 +51,9 @@ import { callsV1 } from './v1'
 function chartEvent(e: TelephonyEvent) {
   if (e.type === 'answered') return { type: 'call.answered' as const, at: e.at }
   if (e.type === 'unanswered') return { type: 'call.unanswered' as const, at: e.at, hangup: e.hangup }
+  if (e.type === 'transfer_answered') return { type: 'transfer.answered' as const, at: e.at }
+  if (e.type === 'transfer_ended')
+    return { type: 'transfer.ended' as const, at: e.at, outcome: e.outcome, ...(e.seconds !== undefined ? { seconds: e.seconds } : {}), ...(e.error ? { error: e.error } : {}) }
   return { type: 'call.ended' as const, at: e.at, hangup: e.hangup, ...(e.error ? { error: e.error } : {}) }
 }
 
@@ -129,6 +133,7 @@ export const callsFeature = defineFeature(callsRef, {
       },
     }
     const actors: CallActors = registerCall(runtime, { effects: charted, clock, logger })
+    const transfers = new CallTransfers({ tries, published, actors: () => actors, clock })
     const media = new CallMedia({
       host: runtime.instanceId,
       files: kernel.files,
@@ -153,6 +158,7 @@ export const callsFeature = defineFeature(callsRef, {
       mediaEnded,
       inspect: kernel.inspection?.inspect,
       turnObserved: (stages) => kernel.metrics.voiceTurn(stages),
+      transfers,
     })
     kernel.metrics.mediaSessions.from(() => media.live.size)
     const decoders = () => speech.decoders ?? { busy: 0, idle: 0, queued: 0, refused: 0 }
@@ -220,7 +226,7 @@ export const callsFeature = defineFeature(callsRef, {
       },
     }
     return {
-      services: { calls, sandbox, media, scripts, webCalls, feed, reads: new CallReads({ tries, clock, actors: () => actors }) },
+      services: { calls, sandbox, media, scripts, webCalls, feed, transfers, reads: new CallReads({ tries, clock, actors: () => actors }) },
       ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message))],
       legacy: [recordingsRoute({ files: kernel.files, tokens, tries, now: () => clock.now() })],
       async start() {
@@ -253,7 +259,7 @@ export const callsFeature = defineFeature(callsRef, {
       },
       // Live calls here finish until the deadline, then hear a goodbye (docs/production.md "Draining").
       drain: (draining) => media.drain(draining, VOICE_LINES.closing),
-      v1: [callsV1({ context: kernel.http.v1, calls })],
+      v1: [callsV1({ context: kernel.http.v1, calls, transfers })],
       console: [sandboxConsole({ auth: kernel.http.console, sandbox })],
       callbacks: twilio ? [twilioCallbacks({ twilio, clock, publicBaseUrl: config.publicBaseUrl, answer })] : [],
     }

@@ -85,6 +85,29 @@ const Recording = t.Object({ url: t.String(), expiresAt: t.String(), ready: t.Bo
 
 const FieldValue = t.Union([t.String(), t.Number(), t.Boolean()])
 
+/** A live call's transfer (docs/api/calls.md "Transfer"); null when none was asked. */
+export const CallTransfer = t.Object(
+  {
+    to: t.String({ description: "the destination's name, as the agent has it" }),
+    phoneNumber: t.String({ description: 'E.164' }),
+    mode: t.Union([t.Literal('cold'), t.Literal('warm')]),
+    by: t.Union([t.Literal('agent'), t.Literal('api')], { description: "agent: its transfer_call tool; api: POST /calls/{id}/transfer (or the console's Transfer button)" }),
+    requestedAt: t.String(),
+    startedAt: Nullable(t.String({ description: "the network took the hand-off: the person's phone rings" })),
+    answeredAt: Nullable(t.String()),
+    endedAt: Nullable(t.String()),
+    outcome: Nullable(
+      t.Union(
+        ['answered', 'no_answer', 'busy', 'failed'].map((o) => t.Literal(o)),
+        { description: 'null while under way' },
+      ),
+    ),
+    seconds: t.Number({ description: "the person's leg, answered to its end: billed as call minutes" }),
+    error: Nullable(t.String()),
+  },
+  { description: 'null when the call was never transferred' },
+)
+
 const callMembers = {
   id: t.String(),
   callRef: Nullable(t.String()),
@@ -106,6 +129,7 @@ const callMembers = {
   fields: t.Record(t.String(), FieldValue),
   analysedAt: Nullable(t.String()),
   error: Nullable(t.String()),
+  transfer: Nullable(CallTransfer),
 }
 
 /** The list form: docs/spec.md omits transcript, recording, retryScheduledFor and from. */
@@ -164,3 +188,11 @@ export const ListCallsQuery = t.Object({
 export const SummaryQuery = t.Object({
   days: t.Optional(t.Integer({ minimum: 1, maximum: 90, default: 7, description: '1–90 (default 7); 1 gives hourly buckets' })),
 })
+
+export const TransferCall = t.Object(
+  {
+    destination: t.String({ minLength: 1, maxLength: 60, description: "the name of one of the agent's transfers (case-insensitive)" }),
+  },
+  { additionalProperties: false },
+)
+export type TransferCall = typeof TransferCall.static

@@ -37,5 +37,6 @@ export function presentListedCall(row: CallTryDoc): Omit<Call, 'from' | 'transcr
     fields: row.fields,
     analysedAt: row.analysedAt,
     error: row.error,
+    transfer: row.transfer ?? null,
   }
 }

@@ -8,6 +8,7 @@ import type { CallReads } from './console-reads'
 import type { CallFeed } from './live-feed'
 import type { CallMedia } from './media'
 import type { CallService } from './service'
+import type { CallTransfers } from './transfers'
 
 /** The widget's call button: a web call answered by `agent`, and where its browser streams (the media bridge). */
 export interface WebCalls {
@@ -24,6 +25,8 @@ export interface CallsServices {
   feed: CallFeed
   /** The console's reads of calls (inbound ones too) and ending a call from the console. */
   reads: CallReads
+  /** Transferring a live call (POST /calls/{id}/transfer, the console's button, the agent's tool). */
+  transfers: CallTransfers
 }
 
 export const callsRef = featureRef<CallsServices>('calls')

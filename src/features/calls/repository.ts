@@ -11,6 +11,20 @@ import type { CallSurface } from './totals'
 
 export type MetadataValue = string | number | boolean
 
+export interface CallTransferRow {
+  to: string
+  phoneNumber: string
+  mode: 'cold' | 'warm'
+  by: 'agent' | 'api'
+  requestedAt: string
+  startedAt: string | null
+  answeredAt: string | null
+  endedAt: string | null
+  outcome: 'answered' | 'no_answer' | 'busy' | 'failed' | null
+  seconds: number
+  error: string | null
+}
+
 export interface CallTryDoc {
   [field: string]: unknown
   /** `<callId>:<attempt>` */
@@ -67,6 +81,10 @@ export interface CallTryDoc {
   pipeline?: { stt: string; tts: string; vad: string; maxCallSeconds?: number }
   /** Per-turn latency stages (media/latency.ts); GET answers their p50/p95/max as `latency`. */
   latencyTurns?: import('../../media/latency').TurnStages[]
+  /** The try's transfer (to whom, who asked, when, how it ended): the call actor's, as instants. */
+  transfer?: CallTransferRow | null
+  /** The transfer's leg is in the ledger (call minutes of its own). */
+  transferCharged?: boolean
   /** What the try cost the developer (call minutes, analysis passes). */
   debitMicro: number
   /** Grouping key for call totals once the try ended (totals.ts); null before. */

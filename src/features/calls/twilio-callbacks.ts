@@ -1,13 +1,14 @@
 /**
  * Twilio's webhooks for calls: status callbacks (`POST /telephony/twilio/status?call=…&attempt=…`)
  * and the incoming-call webhook (`POST /telephony/twilio/voice`, set as the number's Voice URL),
- * which answers TwiML connecting the call to the media bridge. Both verify X-Twilio-Signature over
+ * which answers TwiML connecting the call to the media bridge, and a transfer's callbacks
+ * (`/telephony/twilio/transfer/answered` and `/ended`, the `<Dial action>`, answered `<Hangup/>`). All verify X-Twilio-Signature over
  * the public URL Twilio requested (PUBLIC_BASE_URL + path + query) and the form parameters.
  */
 import { Elysia } from 'elysia'
 import type { Clock } from '../../clock'
 import { newId } from '../../ids'
-import { streamTwiml, type TwilioTelephony } from '../../providers/telephony/twilio'
+import { HANG_UP_TWIML, streamTwiml, type TwilioTelephony } from '../../providers/telephony/twilio'
 
 const HANG_UP = '<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>'
 
@@ -30,6 +31,28 @@ export function twilioCallbacks(deps: {
         const ok = await deps.twilio.statusCallback(publicUrl(request), await formOf(request, body), request.headers.get('x-twilio-signature'), deps.clock.now())
         set.status = ok ? 204 : 403
         return ok ? null : { error: 'X-Twilio-Signature does not verify' }
+      },
+      { detail: { hide: true } },
+    )
+    .post(
+      '/transfer/:kind',
+      async ({ request, body, params, set }) => {
+        const kind = params.kind === 'answered' ? 'answered' : params.kind === 'ended' ? 'ended' : null
+        if (!kind) {
+          set.status = 404
+          return { error: 'no such transfer callback' }
+        }
+        const ok = await deps.twilio.transferCallback(kind, publicUrl(request), await formOf(request, body), request.headers.get('x-twilio-signature'), deps.clock.now())
+        if (!ok) {
+          set.status = 403
+          return { error: 'X-Twilio-Signature does not verify' }
+        }
+        if (kind === 'answered') {
+          set.status = 204
+          return null
+        }
+        set.headers['content-type'] = 'text/xml'
+        return HANG_UP_TWIML
       },
       { detail: { hide: true } },
     )

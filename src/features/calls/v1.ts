@@ -3,9 +3,10 @@ import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
-import { Call, CallListItem, ListCallsQuery, PlaceCall, SummaryQuery } from './model'
+import { Call, CallListItem, ListCallsQuery, PlaceCall, SummaryQuery, TransferCall } from './model'
 import { presentCall, presentListedCall } from './present'
 import type { CallService } from './service'
+import type { CallTransfers } from './transfers'
 
 const Placed = t.Object({ id: t.String(), to: t.String({ description: 'the number called, E.164' }), status: t.String({ description: '`ringing`, or `scheduled` for a booked call' }) })
 const CallTotals = t.Object({
@@ -24,7 +25,7 @@ const CallTotals = t.Object({
   series: t.Array(t.Object({ bucket: t.String(), inbound: t.Integer(), outbound: t.Integer(), answered: t.Integer(), missed: t.Integer(), minutes: t.Number() })),
 })
 
-export function callsV1(deps: { context: KernelHttp['v1']; calls: CallService }) {
+export function callsV1(deps: { context: KernelHttp['v1']; calls: CallService; transfers: CallTransfers }) {
   const { calls } = deps
   const Id = t.Object({ id: t.String() })
   return new Elysia({ prefix: '/calls', detail: { tags: ['Calls'] } })
@@ -62,6 +63,25 @@ export function callsV1(deps: { context: KernelHttp['v1']; calls: CallService })
       params: Id,
       detail: { responses: answers({ 200: Call, ...v1Errors(404) }), summary: 'Read a call (its newest try), with transcript and recording' },
     })
+    .post(
+      '/:id/transfer',
+      async ({ params, body, workspace, set }) => {
+        const call = await deps.transfers.byHand(workspace, params.id, body.destination)
+        set.status = 202
+        return presentCall(call)
+      },
+      {
+        params: Id,
+        body: TransferCall,
+        idempotent: true,
+        detail: {
+          responses: answers({ 202: Call, ...v1Errors(400, 404, 409, 502) }),
+          summary: "Transfer a live call to one of its agent's transfers",
+          description:
+            '202 once the phone network has taken the hand-off (`transfer` on the call; its end arrives as call.transfer_ended). 400 naming `destination` when the agent has no transfer of that name. 409 with `state` and the call when the call is not connected, is already being transferred, or is a browser call. 502 when the network refused the hand-off: the agent carries on with the caller. Inbound calls can be transferred too.',
+        },
+      },
+    )
     .delete(
       '/:id',
       async ({ params, workspace, set }) => {

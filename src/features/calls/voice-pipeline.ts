@@ -29,6 +29,7 @@ import type { CallRecord } from './call-record'
 import { recordingScratch } from './recordings'
 import type { CallTryDoc } from './repository'
 import type { PublishedAgents } from './service'
+import type { CallTransfers } from './transfers'
 
 export interface VoicePipelineDeps {
   config: Pick<Config, 'speech' | 'dataDir'>
@@ -43,6 +44,8 @@ export interface VoicePipelineDeps {
   /** An inbound call (phone or browser) is answered before it can be refused: the line then says it is not available. */
   meter?: Pick<Meter, 'checkCall'>
   logger: Logger
+  /** Puts a live call through to one of the agent's transfers (its transfer_call tool). */
+  transfers?: Pick<CallTransfers, 'byAgent'>
   /** Hears each voice turn's stages as the call record stores them (the turn latency on /metrics). */
   turnObserved?: (stages: TurnStages) => void
 }
@@ -111,7 +114,15 @@ export async function buildVoicePipeline(
     respond: async (text, onText, signal, release) => {
       const result = await d.engine.respond({ workspace, agent, conversation: conversation!, text, sideEffects: 'live', onText, signal, holdWrites: release })
       conversation = result.conversation
-      return { reply: result.reply, endCall: result.endCall, messageId: result.replyMessage?.id ?? null }
+      return { reply: result.reply, endCall: result.endCall, transfer: result.transfer ?? null, messageId: result.replyMessage?.id ?? null }
+    },
+    transfer: async (name) => {
+      // A browser call has no phone line to hand over; the tool is offered on every voice call.
+      if (!d.transfers || row.surface === 'web') return "I'm sorry, I can't put you through from here."
+      const failed = await d.transfers.byAgent(row.callId, agent, name)
+      if (!failed) return null
+      record.log.warn({ destination: name, reason: failed }, 'the transfer the agent asked for was not made')
+      return `I'm sorry, I couldn't put you through to ${name} just now.`
     },
     agentSaid: async (text, messageId, _opening, turn) => {
       if (messageId) await d.conversations.reviseMessage(messageId, text)

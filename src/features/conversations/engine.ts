@@ -94,6 +94,8 @@ export interface TurnResult {
   answered: boolean
   tools: ToolRun[]
   endCall: boolean
+  /** The destination the agent's transfer_call chose (the voice pipeline puts the caller through after the reply); null when none. */
+  transfer?: string | null
   customerMessage: MessageDoc
   replyMessage: MessageDoc | null
   /** Why the agent did not answer when the account cannot pay for replies (the 402's words); absent otherwise. */
@@ -142,6 +144,7 @@ export class ConversationEngine {
     const texts: string[] = []
     const usage = { inputTokens: 0, outputTokens: 0 }
     let endCall = false
+    let transfer: string | null = null
 
     for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
       const step = round === 0 && early ? await early.step : await this.step(model, { ...request, messages }, turn.onText)
@@ -157,6 +160,7 @@ export class ConversationEngine {
             : { output: { error: `at most ${MAX_CALLS_PER_ROUND} tool calls at once` } }
         if ('conversation' in outcome && outcome.conversation) conversation = outcome.conversation
         if ('endCall' in outcome && outcome.endCall) endCall = true
+        if ('transfer' in outcome && outcome.transfer) transfer = outcome.transfer
         runs.push({ id: call.id, name: call.name, input: call.arguments, output: outcome.output })
         const content = typeof outcome.output === 'string' ? outcome.output : JSON.stringify(outcome.output)
         messages.push({ role: 'tool', content, toolCallId: call.id, name: call.name })
@@ -177,14 +181,14 @@ export class ConversationEngine {
       completed,
     )
     if (metered) await this.chargeReply(workspace, saved.conversation, saved.message)
-    return { conversation: saved.conversation, reply, answered: true, tools: runs, endCall, customerMessage: recorded.message, replyMessage: saved.message }
+    return { conversation: saved.conversation, reply, answered: true, tools: runs, endCall, transfer, customerMessage: recorded.message, replyMessage: saved.message }
   }
 
   /** The model request of a turn: the tools the agent offers on this channel, the system prompt, memory, the customer's words. */
   private prompt(agent: AgentDoc, turn: TurnInput, history: MessageDoc[]) {
     const channel = turn.conversation.channel
     const offered = toolsFor(agent, channel)
-    const request: Omit<StreamRequest, 'messages'> = { tools: toolSpecs(offered), temperature: agent.temperature, maxTokens: agent.maxReplyTokens, signal: turn.signal }
+    const request: Omit<StreamRequest, 'messages'> = { tools: toolSpecs(offered, agent), temperature: agent.temperature, maxTokens: agent.maxReplyTokens, signal: turn.signal }
     const messages: ChatMessage[] = [{ role: 'system', content: buildSystemPrompt(agent, { channel, tools: offered }) }, ...memoryTurns(history), { role: 'user', content: turn.text }]
     return { offered, request, messages }
   }

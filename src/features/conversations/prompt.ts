@@ -85,6 +85,10 @@ function rules(agent: AgentDoc, ctx: PromptContext): string[] {
   if (has('capture_lead')) out.push('When an interested customer gives a name, email or phone number, call capture_lead with what they gave.')
   if (has('schedule_callback')) out.push('When the customer asks to be called back, call schedule_callback with the time they asked for.')
   if (has('end_call')) out.push('When the customer says goodbye or the call is done, say goodbye and call end_call.')
+  if (has('transfer_call')) {
+    const when = (agent.transfers ?? []).map((d) => `${d.name} (${d.whenToUse})`).join('; ')
+    out.push(`When the caller asks for a person, or one of these applies, tell them who you are connecting them to and call transfer_call with its name: ${when}.`)
+  }
   out.push(ctx.channel === 'voice' ? 'You are speaking: short sentences, no lists, no markdown, no links.' : 'Keep replies short: two or three sentences, one question at a time.')
   return out
 }

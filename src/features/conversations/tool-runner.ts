@@ -61,6 +61,8 @@ export interface ToolOutcome {
   conversation?: ConversationDoc
   /** end_call: the voice pipeline hangs up after speaking the reply. */
   endCall?: boolean
+  /** transfer_call: the destination the voice pipeline puts the caller through to after speaking the reply. */
+  transfer?: string
 }
 
 export interface ToolRunnerDeps {
@@ -94,7 +96,20 @@ export class ToolRunner {
         return this.scheduleCallback(input, ctx)
       case 'end_call':
         return { output: { ending: true }, endCall: true }
+      case 'transfer_call':
+        return this.transferCall(input, ctx)
     }
+  }
+
+  /** The hand-off itself happens after the reply is spoken (the voice pipeline); here the destination is checked. */
+  private transferCall(input: Record<string, unknown>, ctx: ToolContext): ToolOutcome {
+    const transfers = ctx.agent.transfers ?? []
+    const asked = text(input.destination, 60)
+    // One destination needs no choosing: a model that left it out still means it.
+    const found = asked ? transfers.find((d) => d.name.toLowerCase() === asked.toLowerCase()) : transfers.length === 1 ? transfers[0] : undefined
+    if (!found) return { output: { transferring: false, error: `choose one of: ${transfers.map((d) => d.name).join(', ')}` } }
+    if (ctx.sideEffects === 'simulated') return { output: `Test chat: I would have put the caller through to ${found.name} (${found.phoneNumber}). Nobody was called.` }
+    return { output: { transferring: true, to: found.name, note: 'tell the caller you are connecting them now; the line is handed over when you finish speaking' }, transfer: found.name }
   }
 
   private async search(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome> {

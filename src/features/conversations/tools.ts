@@ -1,13 +1,14 @@
 /**
  * The tools an agent is offered, as JSON-Schema specs the LanguageModel port sends to the vendor.
  * Which ones depend on the agent's settings and the channel (docs/spec.md Agent: escalation,
- * captureLeads, scheduleCallbacks; end_call only makes sense on a call).
+ * captureLeads, scheduleCallbacks; end_call only makes sense on a call, and transfer_call on a call
+ * of an agent with transfers).
  */
 import type { ToolSpec } from '../../providers/llm'
 import type { AgentDoc } from '../agents/public'
 import type { Channel } from './model'
 
-export const TOOL_NAMES = ['search_knowledge', 'capture_lead', 'escalate', 'schedule_callback', 'end_call'] as const
+export const TOOL_NAMES = ['search_knowledge', 'capture_lead', 'escalate', 'schedule_callback', 'end_call', 'transfer_call'] as const
 export type ToolName = (typeof TOOL_NAMES)[number]
 
 const SPECS: Record<ToolName, ToolSpec> = {
@@ -56,6 +57,27 @@ const SPECS: Record<ToolName, ToolSpec> = {
     description: 'Hang up the phone call after saying goodbye.',
     parameters: { type: 'object', properties: { reason: { type: 'string' } } },
   },
+  // Its destinations are the agent's: transferSpec fills them in.
+  transfer_call: {
+    name: 'transfer_call',
+    description: 'Put the caller through to a person from the team, after telling them who you are connecting them to.',
+    parameters: { type: 'object', properties: { destination: { type: 'string' } }, required: ['destination'] },
+  },
+}
+
+/** transfer_call with the agent's destinations: their names to choose from, and when to use each (the model reads it). */
+function transferSpec(agent: Pick<AgentDoc, 'transfers'>): ToolSpec {
+  const transfers = agent.transfers ?? []
+  const when = transfers.map((d) => `"${d.name}": ${d.whenToUse}`).join('; ')
+  return {
+    ...SPECS.transfer_call,
+    description: `${SPECS.transfer_call.description} Destinations, and when to use each: ${when}.`,
+    parameters: {
+      type: 'object',
+      properties: { destination: { type: 'string', enum: transfers.map((d) => d.name), description: 'the name of the destination' } },
+      required: ['destination'],
+    },
+  }
 }
 
 /**
@@ -68,9 +90,10 @@ export function toolsFor(agent: AgentDoc, channel: Channel): ToolName[] {
   if (agent.escalation.onRequest || agent.escalation.onNoAnswer) names.push('escalate')
   if (agent.scheduleCallbacks) names.push('schedule_callback')
   if (channel === 'voice') names.push('end_call')
+  if (channel === 'voice' && (agent.transfers ?? []).length > 0) names.push('transfer_call')
   return names
 }
 
-export const toolSpecs = (names: ToolName[]): ToolSpec[] => names.map((n) => SPECS[n])
+export const toolSpecs = (names: ToolName[], agent?: Pick<AgentDoc, 'transfers'>): ToolSpec[] => names.map((n) => (n === 'transfer_call' && agent ? transferSpec(agent) : SPECS[n]))
 
 export const isToolName = (name: string): name is ToolName => (TOOL_NAMES as readonly string[]).includes(name)

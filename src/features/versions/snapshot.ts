@@ -24,7 +24,7 @@ export interface AgentSnapshot {
     language: string
     secondLanguage: string | null
   }
-  tools: { escalation: AgentDoc['escalation']; captureLeads: boolean; scheduleCallbacks: boolean }
+  tools: { escalation: AgentDoc['escalation']; captureLeads: boolean; scheduleCallbacks: boolean; transfers: AgentDoc['transfers'] }
   knowledge: { documentIds: string[] }
   voice: AgentDoc['voice']
   widget: AgentDoc['widget']
@@ -49,7 +49,7 @@ export function captureSnapshot(agent: AgentDoc, knowledgeDocumentIds: string[])
       language: agent.language,
       secondLanguage: agent.secondLanguage,
     },
-    tools: { escalation: agent.escalation, captureLeads: agent.captureLeads, scheduleCallbacks: agent.scheduleCallbacks },
+    tools: { escalation: agent.escalation, captureLeads: agent.captureLeads, scheduleCallbacks: agent.scheduleCallbacks, transfers: agent.transfers ?? [] },
     knowledge: { documentIds: [...knowledgeDocumentIds].sort() },
     voice: agent.voice,
     widget: agent.widget,
@@ -65,7 +65,8 @@ export function reshape(s: AgentSnapshot): AgentSnapshot {
   const { agentType: _h, ...core } = s.core as AgentSnapshot['core'] & Record<string, unknown>
   return {
     core,
-    tools: { escalation: s.tools.escalation, captureLeads: s.tools.captureLeads, scheduleCallbacks: s.tools.scheduleCallbacks },
+    // Snapshots from before transfers existed had none.
+    tools: { escalation: s.tools.escalation, captureLeads: s.tools.captureLeads, scheduleCallbacks: s.tools.scheduleCallbacks, transfers: s.tools.transfers ?? [] },
     knowledge: { documentIds: s.knowledge.documentIds },
     voice,
     widget,
@@ -82,6 +83,7 @@ export function agentFieldsOf(stored: AgentSnapshot): Partial<AgentDoc> {
     escalation: s.tools.escalation,
     captureLeads: s.tools.captureLeads,
     scheduleCallbacks: s.tools.scheduleCallbacks,
+    transfers: s.tools.transfers,
     steps: s.workflow.steps,
     widget: s.widget,
     voice: s.voice,

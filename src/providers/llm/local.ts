@@ -18,10 +18,14 @@
  *      passage; with neither (or unreadable content) it says plainly it has no answer to that
  *      and offers to connect a person;
  *    - `escalate`: says a person from the team will join; `capture_lead`: thanks, details noted;
+ *    - `transfer_call`: says it is connecting the caller to the destination (or its error);
  *    - any other tool: its plain-text result when short, else a neutral "done".
  * 3. Last message is from the user — the first rule that applies:
- *    a. asks for a person/human/agent/manager (local-text.ts `asksForPerson`) and `escalate` is
- *       offered → call `escalate` with `{ reason: <the user's text> }`;
+ *    a. asks for a person/human/agent/manager (local-text.ts `asksForPerson`), or says yes to the
+ *       no-answer line's offer of a person: `transfer_call` offered (a call, and the agent has
+ *       transfers) → call it with the destination whose name or "when to use" shares most words
+ *       with the request (the first on a tie); else `escalate` offered → call it with
+ *       `{ reason: <the user's text> }`;
  *    b. contains an email address or phone number and `capture_lead` is offered → call it with
  *       `{ name?, email?, phone? }` (name from "my name is …", "I'm …");
  *    c. `search_knowledge` is offered → call it with `{ query: <the user's text> }`;
@@ -43,6 +47,7 @@ export const ESCALATED = "I've asked a person from our team to join this convers
 export const LEAD_NOTED = "Thank you, I've noted your details. Someone from our team will be in touch."
 export const ANYTHING_ELSE = 'Is there anything else I can help you with?'
 export const TOOL_DONE = "Done, that's taken care of."
+export const transferring = (to: string) => `Of course. I'm connecting you with ${to} now, please hold.`
 /** Plain-text tool results longer than this are data for a model to summarise, not a reply. */
 const MAX_ECHOED_RESULT_CHARS = 300
 
@@ -97,6 +102,10 @@ export function decide(messages: ChatMessage[], tools: ToolSpec[]): Decision {
   if (last.role === 'assistant') return { kind: 'text', text: ANYTHING_ELSE }
 
   const text = last.content.trim()
+  const previous = turns.at(-2)
+  const wantsPerson = asksForPerson(text) || (previous?.role === 'assistant' && previous.content.trim() === NO_ANSWER && SAYS_YES.test(text))
+  const transfer = tools.find((t) => t.name === 'transfer_call')
+  if (transfer && wantsPerson) return { kind: 'tool', name: 'transfer_call', arguments: { destination: pickDestination(transfer, text) } }
   if (offered('escalate') && asksForPerson(text)) return { kind: 'tool', name: 'escalate', arguments: { reason: text } }
   const email = findEmail(text)
   const phone = findPhone(text)
@@ -118,10 +127,40 @@ function answerToolResult(result: ChatMessage, turns: ChatMessage[], system: str
     return { kind: 'text', text: answerQuestion(result.content, query, system) }
   }
   if (name === 'escalate') return { kind: 'text', text: ESCALATED }
+  if (name === 'transfer_call') {
+    let out: { transferring?: boolean; to?: string; error?: string } = {}
+    try {
+      out = JSON.parse(result.content)
+    } catch {
+      // A plain-text result (test chat) is said as it is.
+      return { kind: 'text', text: result.content.trim() || TOOL_DONE }
+    }
+    return { kind: 'text', text: out.transferring && out.to ? transferring(out.to) : `I'm sorry, I can't put you through right now${out.error ? `: ${out.error}` : ''}.` }
+  }
   if (name === 'capture_lead') return { kind: 'text', text: LEAD_NOTED }
   const plain = result.content.trim()
   const looksLikeData = /^[[{]/.test(plain)
   return { kind: 'text', text: plain && !looksLikeData && plain.length <= MAX_ECHOED_RESULT_CHARS ? plain : TOOL_DONE }
+}
+
+/** A yes to "Would you like me to connect you with a person from our team?". */
+const SAYS_YES = /^\s*(?:yes|yeah|yep|sure|please|ok(?:ay)?|yes please|please do)\b/i
+
+/** The destination whose name or "when to use" (the tool's description) shares most words with the request; the first on a tie. */
+function pickDestination(spec: ToolSpec, text: string): string {
+  const names = ((spec.parameters as { properties?: { destination?: { enum?: string[] } } }).properties?.destination?.enum ?? []).filter((n) => typeof n === 'string')
+  // Words of four letters or more, a plural's `s` dropped: "refund" finds "refunds", "the" finds nothing.
+  const wordsOf = (t: string) => (t.toLowerCase().match(/[a-z0-9]{4,}/g) ?? []).map((w) => w.replace(/s$/, ''))
+  const words = new Set(wordsOf(text))
+  const described = spec.description ?? ''
+  let best = names[0] ?? ''
+  let bestScore = 0
+  for (const name of names) {
+    const when = new RegExp(`"${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}": ([^;]*)`).exec(described)?.[1] ?? ''
+    const score = new Set(wordsOf(`${name} ${when}`).filter((w) => words.has(w))).size
+    if (score > bestScore) [best, bestScore] = [name, score]
+  }
+  return best
 }
 
 interface Passage {

@@ -3,7 +3,7 @@
  * and what the network reports back about it, in the call chart's terms. Adapters: `sandbox`
  * (sandbox.ts, docs/design.md's simulated network, the default) and `twilio` (twilio.ts).
  */
-import type { UnansweredHangup } from '../../../machines/call'
+import type { TransferOutcome, UnansweredHangup } from '../../../machines/call'
 
 export interface PlaceRequest {
   callId: string
@@ -25,6 +25,17 @@ export class PlacementRefused extends Error {
   override readonly name = 'PlacementRefused'
 }
 
+/** Hand a live call to another number (a cold transfer): the caller is put through, our media stream closes. */
+export interface TransferRequest {
+  callId: string
+  attempt: number
+  callRef: string
+  /** E.164: the person the caller is put through to. */
+  to: string
+  /** Our number the person sees calling (the call's own number). */
+  from: string | null
+}
+
 interface TryRef {
   callId: string
   attempt: number
@@ -38,12 +49,18 @@ export type TelephonyEvent =
   | (TryRef & { type: 'unanswered'; hangup: UnansweredHangup })
   /** `failed`: the network lost the call's media stream (its server went away); the reason in `error`. */
   | (TryRef & { type: 'ended'; hangup: 'answered' | 'before_agent' | 'failed'; error?: string })
+  /** A transfer's person picked up. */
+  | (TryRef & { type: 'transfer_answered' })
+  /** A transfer's leg is over (`seconds` answered), or it never connected. */
+  | (TryRef & { type: 'transfer_ended'; outcome: TransferOutcome; seconds?: number; error?: string })
 
 export interface Telephony {
   readonly name: string
   place(request: PlaceRequest): Promise<Placed>
   /** Ends a try at the network: a live (`answered`) call hung up, a ringing one cancelled. Idempotent. */
   hangUp(callRef: string, answered: boolean): Promise<void>
+  /** Puts a live call through to another number and leaves it (cold transfer); throws when the network will not. */
+  transfer(request: TransferRequest): Promise<void>
   /** Reports what happened to placed tries. */
   onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void
 }

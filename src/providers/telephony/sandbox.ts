@@ -13,6 +13,10 @@
  * instances each runs a switch of the network (`switchId`, carried in its call references), so the
  * others can tell whose calls died with it (features/calls/lost-switches.ts).
  *
+ * A transfer puts the caller through to another sandbox phone, set like any other: it answers (and
+ * "says" its lines, kept in `transfers` for tests: nobody of ours hears a cold transfer) or not,
+ * after its `ringMs`; the agent's media stream closes as Twilio's does on new TwiML.
+ *
  * A callee whose media stream is closed by the server (1000) has been hung up on, wherever the
  * stream ran; one whose stream is cut without a close (1006: that server died) is a dropped call,
  * reported `ended` as `failed`, as a carrier ends a call whose stream went away.
@@ -23,7 +27,7 @@ import { randomId } from '../../ids'
 import type { Collection, DocumentStore } from '../../store/port'
 import type { SandboxScripts } from '../stt/sandbox'
 import type { TextToSpeech } from '../tts/port'
-import { type IncomingAnswer, type IncomingCall, type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent } from './port'
+import { type IncomingAnswer, type IncomingCall, type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent, type TransferRequest } from './port'
 import { SandboxCallee } from './sandbox-callee'
 
 export const SANDBOX_PICKUPS = ['answer', 'no_answer', 'busy', 'reject', 'unreachable', 'voicemail', 'refuse'] as const
@@ -205,6 +209,44 @@ export class SandboxNetwork implements Telephony {
     const callee = this.callees.get(ref.callRef)
     if (!callee || callee.scriptDone()) return end(due)
     callee.hangUpWhenDone(afterMs, () => void end(Math.max(due, this.clock.now())))
+  }
+
+  /** What each transferred call's person did, by call reference (tests read it). */
+  readonly transfers = new Map<string, { to: string; answered: boolean; said: string[] }>()
+
+  /**
+   * A cold transfer: the agent leaves (its media stream closes: `stop`, then a normal close) and
+   * the caller rings `to`. Answered, the two talk until that phone's `hangupAfterMs` or the
+   * caller's own hang-up; not answered, the call ends there, as Twilio's `<Dial>` then hangs up.
+   */
+  async transfer(request: TransferRequest): Promise<void> {
+    const { callRef } = request
+    if (!this.active.has(callRef)) throw new Error('the call is no longer on the sandbox network')
+    const phone = await this.phone(request.to)
+    if (phone.pickup === 'refuse') throw new Error(`the sandbox network refused to connect ${request.to} (its phone is set to refuse)`)
+    const ref = { callId: request.callId, attempt: request.attempt, callRef }
+    this.callees.get(callRef)?.close()
+    this.callees.delete(callRef)
+    const log = { to: request.to, answered: false, said: [] as string[] }
+    this.transfers.set(callRef, log)
+    const rang = this.clock.now() + phone.ringMs
+    const over = async (at: number, outcome: 'answered' | 'no_answer' | 'busy' | 'failed', extra: { seconds?: number; error?: string } = {}) => {
+      this.forget(callRef)
+      await this.tell({ ...ref, type: 'transfer_ended', outcome, at, ...extra })
+      await this.tell({ ...ref, type: 'ended', hangup: 'answered', at })
+    }
+    this.schedule(callRef, rang, async () => {
+      // No machine detection on a transfer: a voicemail answers like a person.
+      if (phone.pickup !== 'answer' && phone.pickup !== 'voicemail') {
+        if (phone.pickup === 'unreachable') return over(rang, 'failed', { error: `${request.to} is unreachable` })
+        return over(rang, phone.pickup === 'no_answer' ? 'no_answer' : 'busy')
+      }
+      log.answered = true
+      log.said.push(...phone.lines)
+      await this.tell({ ...ref, type: 'transfer_answered', at: rang })
+      const after = phone.hangupAfterMs
+      if (after !== null) this.schedule(callRef, rang + after, () => over(rang + after, 'answered', { seconds: Math.round(after / 1000) }))
+    })
   }
 
   async hangUp(callRef: string, _answered = true): Promise<void> {

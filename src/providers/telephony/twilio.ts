@@ -5,11 +5,14 @@
  * (`<Connect><Stream url="wss://…/media/{callId}">`, the bridge's token as a `<Parameter>`, since a
  * Stream URL takes no query string), asks for status callbacks, maps Twilio's call statuses and
  * answering-machine results to the call chart's events, and hangs up through the same API
- * (`Status=completed` for a live call, `canceled` while it rings). The REST base URL is
+ * (`Status=completed` for a live call, `canceled` while it rings). A cold transfer updates the live
+ * call with `<Dial>` TwiML (`Twiml=` on the same update), which ends our stream; the `<Number>`'s
+ * status callback says when the person answered and the `<Dial action>` how the leg ended, and
+ * answers `<Hangup/>` so the call ends with it. The REST base URL is
  * configurable (TWILIO_API_BASE_URL) so tests use a local fake speaking the same protocol.
  */
-import type { UnansweredHangup } from '../../../machines/call'
-import { type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent } from './port'
+import type { TransferOutcome, UnansweredHangup } from '../../../machines/call'
+import { type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent, type TransferRequest } from './port'
 import { verifyTwilioSignature } from './twilio-signature'
 
 export interface TwilioConfig {
@@ -35,6 +38,34 @@ const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 export function streamTwiml(publicBaseUrl: string, callId: string, token: string): string {
   const wss = publicBaseUrl.replace(/^http/, 'ws').replace(/\/$/, '')
   return `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${xml(`${wss}/media/${callId}`)}"><Parameter name="token" value="${xml(token)}"/></Stream></Connect></Response>`
+}
+
+/**
+ * How long a transfer's person may ring before `<Dial>` gives up: Twilio's own default for
+ * `timeout`, about five rings.
+ */
+export const TRANSFER_RING_SECONDS = 30
+
+/** TwiML that puts the live call through to `to`, telling us when the person answers and how the leg ended. */
+export function transferTwiml(publicBaseUrl: string, request: { callId: string; attempt: number; to: string; from: string | null }): string {
+  const base = `${publicBaseUrl.replace(/\/$/, '')}/telephony/twilio/transfer`
+  const query = `call=${encodeURIComponent(request.callId)}&attempt=${request.attempt}`
+  const callerId = request.from ? ` callerId="${xml(request.from)}"` : ''
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?><Response><Dial action="${xml(`${base}/ended?${query}`)}" method="POST" timeout="${TRANSFER_RING_SECONDS}"${callerId}>` +
+    `<Number statusCallbackEvent="answered" statusCallback="${xml(`${base}/answered?${query}`)}" statusCallbackMethod="POST">${xml(request.to)}</Number></Dial></Response>`
+  )
+}
+
+/** TwiML the `<Dial action>` is answered with: the leg is over, so is the call. */
+export const HANG_UP_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>'
+
+/** Twilio's DialCallStatus as a transfer's outcome. */
+export function dialOutcome(status: string | undefined): TransferOutcome {
+  if (status === 'completed' || status === 'answered') return 'answered'
+  if (status === 'busy') return 'busy'
+  if (status === 'no-answer') return 'no_answer'
+  return 'failed'
 }
 
 /** A status callback's parameters as the chart's event for the try, or null when nothing changed for it. */
@@ -88,6 +119,42 @@ export class TwilioTelephony implements Telephony {
     const res = await this.rest(`Calls/${encodeURIComponent(callRef)}.json`, new URLSearchParams({ Status: answered ? 'completed' : 'canceled' }))
     // A call that already ended answers 4xx on this update: it is ended either way.
     if (res.status >= 500) throw new Error(`Twilio could not end call ${callRef}: HTTP ${res.status}`)
+  }
+
+  async transfer(request: TransferRequest): Promise<void> {
+    const res = await this.rest(`Calls/${encodeURIComponent(request.callRef)}.json`, new URLSearchParams({ Twiml: transferTwiml(this.config.publicBaseUrl, request) }))
+    if (res.status >= 200 && res.status < 300) return
+    const body = (await res.json().catch(() => null)) as { message?: string; code?: number } | null
+    throw new Error(`Twilio would not transfer the call: ${body?.message ?? `HTTP ${res.status}`}${body?.code ? ` (error ${body.code})` : ''}`)
+  }
+
+  /**
+   * A transfer callback (`answered`: the `<Number>`'s status callback; `ended`: the `<Dial action>`),
+   * signed like any other; its event goes to the listeners. False when the signature does not verify.
+   */
+  async transferCallback(kind: 'answered' | 'ended', url: string, params: Record<string, string>, signature: string | null, at: number): Promise<boolean> {
+    if (!verifyTwilioSignature(this.config.authToken, url, params, signature)) return false
+    const query = new URL(url).searchParams
+    const callId = query.get('call')
+    const attempt = Number(query.get('attempt'))
+    if (!callId || !Number.isInteger(attempt)) return true
+    // The parent call's sid is the try's reference (the <Number>'s callback is the child leg's).
+    const base = { callId, attempt, callRef: params.ParentCallSid ?? params.CallSid ?? '', at }
+    let event: TelephonyEvent | null = null
+    if (kind === 'answered') event = params.CallStatus === 'in-progress' || params.CallStatus === 'answered' ? { ...base, type: 'transfer_answered' } : null
+    else {
+      const outcome = dialOutcome(params.DialCallStatus)
+      const seconds = Number(params.DialCallDuration)
+      event = {
+        ...base,
+        type: 'transfer_ended',
+        outcome,
+        ...(outcome === 'answered' && Number.isFinite(seconds) ? { seconds } : {}),
+        ...(outcome === 'failed' ? { error: `Twilio could not connect the transfer (${params.DialCallStatus ?? 'no status'})` } : {}),
+      }
+    }
+    if (event) for (const listener of this.listeners) await listener(event)
+    return true
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { ANYTHING_ELSE, ESCALATED, LEAD_NOTED, LocalLanguageModel, NO_ANSWER } from '../../../src/providers/llm/local'
+import { ANYTHING_ELSE, decide, ESCALATED, LEAD_NOTED, LocalLanguageModel, NO_ANSWER } from '../../../src/providers/llm/local'
 import { answerFromFacts, BUSINESS_INSTRUCTIONS_HEADING, businessFacts, STEPS_HEADING } from '../../../src/providers/llm/local-facts'
 import { asksForPerson, bestSentences, DEFAULT_GREETING, findName, findPhone } from '../../../src/providers/llm/local-text'
 import { type ChatMessage, complete, type ToolSpec } from '../../../src/providers/llm/port'
@@ -159,5 +159,42 @@ describe('local model policy', () => {
   test('no search tool: a question the instructions answer gets that line', async () => {
     const system: ChatMessage = { role: 'system', content: `Greeting: Hi\n\n${BUSINESS_INSTRUCTIONS_HEADING}\nOur office hours are 9am to 5pm Monday to Friday.` }
     expect((await complete(m, { messages: [system, user('What are your office hours?')] })).text).toBe('Our office hours are 9am to 5pm Monday to Friday.')
+  })
+})
+
+describe('local model: transfer_call', () => {
+  const transfer: ToolSpec = {
+    name: 'transfer_call',
+    description: 'Put the caller through. Destinations, and when to use each: "Front desk": general questions; "Billing": bills, refunds and payments.',
+    parameters: { type: 'object', properties: { destination: { type: 'string', enum: ['Front desk', 'Billing'] } }, required: ['destination'] },
+  }
+  const escalate: ToolSpec = { name: 'escalate', description: 'Hand to a person.', parameters: { type: 'object', properties: {} } }
+  const ask = (messages: ChatMessage[], tools: ToolSpec[]) => decide(messages, tools)
+
+  test('a request for a person calls it with the destination that matches best, outranking escalate', () => {
+    expect(ask([{ role: 'user', content: 'Can I talk to a person about a refund?' }], [escalate, transfer])).toEqual({ kind: 'tool', name: 'transfer_call', arguments: { destination: 'Billing' } })
+    expect(ask([{ role: 'user', content: 'I need a person.' }], [transfer])).toEqual({ kind: 'tool', name: 'transfer_call', arguments: { destination: 'Front desk' } })
+  })
+  test('a yes to its own offer of a person calls it; without the tool it escalates as before', () => {
+    const offered: ChatMessage[] = [
+      { role: 'user', content: 'What is the meaning of life?' },
+      { role: 'assistant', content: NO_ANSWER },
+      { role: 'user', content: 'Yes please.' },
+    ]
+    expect(ask(offered, [transfer])).toMatchObject({ kind: 'tool', name: 'transfer_call' })
+    expect(ask([{ role: 'user', content: 'Can I talk to a person?' }], [escalate])).toMatchObject({ kind: 'tool', name: 'escalate' })
+  })
+  test('its result is said: connecting, or why not', () => {
+    const call = { id: 'c1', name: 'transfer_call', arguments: { destination: 'Billing' } }
+    const turns = (content: string): ChatMessage[] => [
+      { role: 'user', content: 'A person please' },
+      { role: 'assistant', content: '', toolCalls: [call] },
+      { role: 'tool', content, toolCallId: 'c1', name: 'transfer_call' },
+    ]
+    expect(ask(turns(JSON.stringify({ transferring: true, to: 'Billing' })), [transfer])).toEqual({ kind: 'text', text: "Of course. I'm connecting you with Billing now, please hold." })
+    expect(ask(turns(JSON.stringify({ transferring: false, error: 'choose one of: Billing' })), [transfer])).toEqual({
+      kind: 'text',
+      text: "I'm sorry, I can't put you through right now: choose one of: Billing.",
+    })
   })
 })

@@ -1,0 +1,85 @@
+/**
+ * Transferring a live call to a person (docs/api/calls.md "Transfer"): by hand (POST
+ * /calls/{id}/transfer, the console's Transfer button) or by the agent's `transfer_call` tool.
+ * Both name one of the agent's transfers; the call actor does the rest (machines/call.ts
+ * `transferring` → `transferred`), and both wait until the network has taken the hand-off or
+ * refused it, so the answer (or what the agent says next) is the outcome.
+ */
+import type { CallActors } from '../../../actors/call'
+import type { TransferDestination } from '../../../machines/call'
+import type { Clock } from '../../clock'
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { AgentDoc } from '../agents/public'
+import { presentCall } from './present'
+import type { CallTryDoc, CallTryRepo } from './repository'
+import type { PublishedAgents } from './service'
+
+/**
+ * How long a transfer waits for the network to take or refuse the hand-off: one REST update at
+ * Twilio (bounded by its 10 s REST timeout) plus the actor's own turn.
+ */
+export const HAND_OFF_WAIT_MS = 15_000
+
+export interface CallTransferDeps {
+  tries: CallTryRepo
+  published: Pick<PublishedAgents, 'live' | 'version'>
+  actors: () => CallActors
+  clock: Clock
+}
+
+/** The agent's destination called `name` (case-insensitive, spaces folded), or null. */
+export function destinationNamed(agent: Pick<AgentDoc, 'transfers'>, name: string): TransferDestination | null {
+  const key = name.replace(/\s+/g, ' ').trim().toLowerCase()
+  const found = (agent.transfers ?? []).find((d) => d.name.toLowerCase() === key)
+  return found ? { name: found.name, phoneNumber: found.phoneNumber, mode: found.mode } : null
+}
+
+export class CallTransfers {
+  constructor(private readonly deps: CallTransferDeps) {}
+
+  /** POST /calls/{id}/transfer: 202 with the call once the network took it; 400 naming `destination`, 404, 409. */
+  async byHand(workspace: WorkspaceDoc, id: string, destinationName: string): Promise<CallTryDoc> {
+    const [row] = await this.deps.tries.find({ callId: id }, { sort: [['attempt', -1]], limit: 1 })
+    if (!row || row.workspaceId !== workspace.id) throw notFound(`no call ${id} in this workspace`)
+    if (row.status !== 'connected') throw new ApiError(409, `call ${id} is ${row.status}: only a connected call can be transferred`, { state: row.status, call: presentCall(row) })
+    if (row.surface === 'web') throw conflict('a browser call has no phone line: it cannot be put through to a phone', { call: presentCall(row) })
+    // The destinations of the version the call talks as (the published one when it has not started talking).
+    const agent = (row.agentVersion ? await this.deps.published.version(row.workspaceId, row.agentId, row.agentVersion) : null) ?? (await this.deps.published.live(row.workspaceId, row.agentId))
+    const names = (agent?.transfers ?? []).map((d) => d.name)
+    const destination = agent ? destinationNamed(agent, destinationName) : null
+    if (!destination) {
+      throw badRequest(
+        'destination',
+        names.length ? `"${destinationName}" is not one of agent ${row.agentName}'s transfers: ${names.join(', ')}` : `agent ${row.agentName} has no transfers (set them on the agent and publish it)`,
+      )
+    }
+    const failed = await this.request(id, destination, 'api')
+    if (failed && failed.state !== 'connected') throw new ApiError(409, failed.message, { state: failed.state, call: presentCall(row) })
+    const newest = (await this.deps.tries.find({ callId: id }, { sort: [['attempt', -1]], limit: 1 }))[0] ?? row
+    if (failed) throw new ApiError(502, failed.message, { call: presentCall(newest) })
+    return newest
+  }
+
+  /**
+   * The agent's tool (voice-pipeline.ts): null once the network took the hand-off, else what
+   * went wrong, in words the agent can say.
+   */
+  async byAgent(callId: string, agent: Pick<AgentDoc, 'transfers'>, name: string): Promise<string | null> {
+    const destination = destinationNamed(agent, name)
+    if (!destination) return `there is no transfer called ${name}`
+    const failed = await this.request(callId, destination, 'agent')
+    return failed?.message ?? null
+  }
+
+  /** Asks the actor; null when the hand-off was taken, else why not and the state it left the call in. */
+  private async request(callId: string, destination: TransferDestination, by: 'agent' | 'api'): Promise<{ message: string; state: string } | null> {
+    const actors = this.deps.actors()
+    const asked = await actors.ask(callId, { type: 'transfer.request', at: this.deps.clock.now(), destination, by })
+    if (!asked.ok) return { message: asked.refusal.message, state: asked.refusal.state }
+    const settled = await actors.settle(callId, HAND_OFF_WAIT_MS, (s) => s.value !== 'transferring')
+    const transfer = (settled.snapshot as { context?: { transfer?: { outcome: string | null; error: string | null } | null } }).context?.transfer
+    if (settled.state === 'connected' && transfer?.outcome === 'failed') return { message: `the transfer could not be made: ${transfer.error ?? 'the network refused it'}`, state: 'connected' }
+    return null
+  }
+}
