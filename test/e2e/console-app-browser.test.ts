@@ -26,6 +26,8 @@ describeWithChromium('the console app in Chromium', () => {
   let page: Page
   let dev: { id: string; key: string }
   let agent: string
+  /** The call the first test watches end: its voice conversation is read in the inbox later. */
+  let endedCall = ''
   const shots = artifactDir('console-app')
   const advance = (ms: number) => s.console('POST', '/clock/advance', { ms })
   const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true })
@@ -144,6 +146,7 @@ describeWithChromium('the console app in Chromium', () => {
       20_000,
     )
     expect(await page.$eval(`.cards.ended .card[data-call-id="${id}"]`, (c) => !!c)).toBe(true)
+    endedCall = id
     await shot('live-ended')
 
     // The call's page: transcript, recording and waveform, latency per turn, summary, events.
@@ -254,6 +257,11 @@ describeWithChromium('the console app in Chromium', () => {
     const conversation = inbound.body.conversationId as string
     await page.goto(`${s.url}/console/app#/${dev.id}/inbox`)
     await page.waitForSelector(`li[data-conversation-id="${conversation}"] a`)
+    // The row says who (a visitor with no contact: their id, not the same words on every row) and what was said last.
+    const row = await page.$eval(`li[data-conversation-id="${conversation}"]`, (li) => ({ who: li.querySelector('.who')?.textContent, preview: li.querySelector('.preview')?.textContent ?? '' }))
+    expect(row.who).toBe('Website visitor visitor-7')
+    expect(row.preview.length).toBeGreaterThan(0)
+    expect(row.preview).not.toBe('No message yet.')
     await page.click(`li[data-conversation-id="${conversation}"] a`)
     await page.waitForFunction(() => [...document.querySelectorAll('.messages .message.customer .text')].some((t) => t.textContent === 'Do you roast your own beans?'))
     await page.click('button[data-action="takeover"]')
@@ -272,6 +280,7 @@ describeWithChromium('the console app in Chromium', () => {
 
   test('the inbox: a chat-app conversation taken over and answered on the platform', async () => {
     expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550910', source: 'rented', channel: 'chatapp', agent })).status).toBe(201)
+    expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550911', name: 'Sam Rivera', email: 'sam@example.com' })).status).toBe(201)
     const inbound = await s.console('POST', `/workspaces/${dev.id}/inbound`, { channel: 'chatapp', from: '+14155550911', to: '+14155550910', text: 'Can I order beans for pickup?' })
     expect(inbound.status).toBe(201)
     const conversation = inbound.body.conversationId as string
@@ -286,8 +295,30 @@ describeWithChromium('the console app in Chromium', () => {
     await page.waitForFunction(() => [...document.querySelectorAll('.messages .message.teammate .text')].some((t) => t.textContent === 'Yes: tell me the blend and I will have it ready. Maya'))
     const sandbox = s.server.services.of(messagingFeature).sandbox
     expect(sandbox.sent.filter((m) => m.to === '+14155550911').at(-1)).toMatchObject({ from: '+14155550910', content: { type: 'text', text: 'Yes: tell me the blend and I will have it ready. Maya' } })
+    // The row names the contact, with their number and address.
+    await page.waitForFunction((c) => document.querySelector(`li[data-conversation-id="${c}"] .who`)?.textContent === 'Sam Rivera', {}, conversation)
+    expect(await page.$eval(`li[data-conversation-id="${conversation}"] .reach`, (e) => e.textContent)).toBe('+14155550911 · sam@example.com')
     await shot('inbox-chatapp')
+    // A day later the customer's 24-hour window has closed: the form is greyed and says why (the list refreshes every 3 s).
+    expect((await s.console('POST', '/clock/advance', { ms: 25 * 3600 * SEC })).status).toBe(200)
+    await page.waitForSelector('form.reply.closed textarea:disabled', { timeout: 10_000 })
+    expect(await page.$eval('form.reply button[type="submit"]', (b) => (b as HTMLButtonElement).disabled)).toBe(true)
+    expect(await page.$eval('#reply-hint', (p) => p.textContent)).toContain('24-hour window closed')
+    await shot('inbox-window-closed')
   }, 60_000)
+
+  test('the inbox: the voice conversation of an ended call is resolved and offers no take over', async () => {
+    const call = await s.console('GET', `/workspaces/${dev.id}/calls/${endedCall}`)
+    const conversation = call.body.conversationId as string
+    await page.goto(`${s.url}/console/app#/${dev.id}/inbox/${conversation}?channel=voice`)
+    await page.waitForFunction(() => document.querySelector('.conversation-state .badge.conversation')?.textContent === 'resolved')
+    expect(await page.$eval('button[data-action="takeover"]', (b) => (b as HTMLElement).hidden)).toBe(true)
+    expect(await page.$eval('.conversation-state', (p) => p.textContent)).toContain('the call has ended')
+    // Its row: the number called, and the call's last words.
+    const row = await page.$eval(`li[data-conversation-id="${conversation}"]`, (li) => ({ who: li.querySelector('.who')?.textContent, status: li.querySelector('.badge.conversation')?.textContent }))
+    expect(row).toEqual({ who: '+14155550901', status: 'resolved' })
+    await shot('inbox-voice')
+  }, 30_000)
 
   test('campaigns list with their counts', async () => {
     const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, {

@@ -200,6 +200,14 @@ describe('console reads', () => {
       (r) => r.body.events.some((e: any) => e.type === 'call.completed'),
     )
     expect(activity.body.deliveries).toEqual([])
+    // Its voice conversation is over with it: resolved (nobody left on the line to take over from).
+    const conversation = one.body.conversationId as string
+    expect(conversation).toStartWith('conv_')
+    await until(
+      'the voice conversation resolved',
+      () => s.console('GET', `/workspaces/${dev.id}/conversations/${conversation}`),
+      (r) => r.body.status === 'resolved',
+    )
   })
 
   test('conversations across channels, by status; messages; campaigns; charts as graphs', async () => {
@@ -211,7 +219,7 @@ describe('console reads', () => {
     await s.console('POST', `/workspaces/${dev.id}/conversations/${id}/takeover`)
     const handled = await s.console('GET', `/workspaces/${dev.id}/conversations?status=handled&channel=web`)
     expect(handled.body.items.map((c: any) => c.id)).toEqual([id])
-    expect((await s.console('GET', `/workspaces/${dev.id}/conversations?status=resolved`)).body.items).toEqual([])
+    expect((await s.console('GET', `/workspaces/${dev.id}/conversations?status=resolved&channel=web`)).body.items).toEqual([])
     const messages = await s.console('GET', `/workspaces/${dev.id}/conversations/${id}/messages`)
     expect(messages.body.items.at(-1)).toMatchObject({ author: 'customer', parts: [{ type: 'text', text: 'Hello?' }] })
     expect((await s.console('GET', `/workspaces/${dev.id}/campaigns`)).body).toEqual({ items: [], nextCursor: null })
@@ -219,5 +227,30 @@ describe('console reads', () => {
     expect(chart.status).toBe(200)
     expect(chart.body.nodes.length).toBeGreaterThan(2)
     expect((await s.console('GET', '/app/charts/nope')).status).toBe(404)
+  })
+
+  test("inbox rows: who the customer is, the newest message, and the chat app's 24-hour window", async () => {
+    expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550702', name: 'Ada Lovelace', email: 'ada@example.com' })).status).toBe(201)
+    expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550710', source: 'rented', channel: 'chatapp', agent })).status).toBe(201)
+    const made = await s.console('POST', `/workspaces/${dev.id}/inbound`, { channel: 'chatapp', from: '+14155550702', to: '+14155550710', text: 'Is the Sunday roast on?' })
+    expect(made.status).toBe(201)
+    const id = made.body.conversationId as string
+    const row = async () => (await s.console('GET', `/workspaces/${dev.id}/conversations?channel=chatapp`)).body.items.find((c: any) => c.id === id)
+    const first = await row()
+    expect(first.who).toEqual({ label: 'Ada Lovelace', name: 'Ada Lovelace', phone: '+14155550702', email: 'ada@example.com' })
+    // The preview is the newest public message, whoever wrote it (the agent may have answered already).
+    const newest = (await s.console('GET', `/workspaces/${dev.id}/conversations/${id}/messages?limit=1`)).body.items[0]
+    const fresh = await row()
+    expect(fresh.lastMessage).toEqual({ author: newest.author, text: newest.parts[0].text, at: newest.createdAt })
+    const closesAt = new Date(Date.parse(fresh.lastInboundAt) + 24 * 3600 * SEC).toISOString()
+    expect(fresh.replyWindow).toEqual({ open: true, closesAt })
+    // A visitor on the website has no contact: a short form of their id, never the same words for all.
+    const web = (await s.console('GET', `/workspaces/${dev.id}/conversations?channel=web`)).body.items[0]
+    expect(web.who.label).toBe('Website visitor visitor-1')
+    expect(web.replyWindow).toBeNull()
+    // A day and an hour later the window is shut, on the service's clock; the one-conversation read says so too.
+    expect((await s.console('POST', '/clock/advance', { ms: 25 * 3600 * SEC })).status).toBe(200)
+    expect((await row()).replyWindow).toEqual({ open: false, closesAt })
+    expect((await s.console('GET', `/workspaces/${dev.id}/conversations/${id}`)).body.replyWindow).toEqual({ open: false, closesAt })
   })
 })

@@ -66,7 +66,14 @@ async function knownCaller(contacts: ContactService, workspaceId: string, phone:
 export function callEffects(deps: CallEffectDeps): CallEffectPort {
   // Minutes are priced by the voice that spoke: the published one's (the draft's for a line that only said it is not available).
   const spoken = { get: async (workspaceId: string, id: string) => (await deps.published.live(workspaceId, id)) ?? deps.agents.get(workspaceId, id) }
-  const projection = new CallProjection({ tries: deps.tries, coordination: deps.coordination, workspace: deps.workspace, agents: spoken, meter: deps.meter })
+  const projection = new CallProjection({
+    tries: deps.tries,
+    coordination: deps.coordination,
+    workspace: deps.workspace,
+    agents: spoken,
+    meter: deps.meter,
+    callEnded: (conversationId) => deps.conversations.callEnded(conversationId),
+  })
   const first = async (callId: string) => {
     const row = await deps.tries.get(tryId(callId, 1))
     if (!row) throw new Error(`call ${callId} has no row`)

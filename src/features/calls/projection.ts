@@ -46,6 +46,8 @@ export class CallProjection {
       workspace: (id: string) => Promise<WorkspaceDoc | null>
       agents: Pick<AgentService, 'get'>
       meter: Pick<Meter, 'charge'>
+      /** The call is over (its last try ended): its voice conversation is closed. */
+      callEnded?: (conversationId: string) => Promise<void>
     },
   ) {}
 
@@ -98,6 +100,9 @@ export class CallProjection {
     // A transfer's leg is a call of its own at the network: its answered seconds are call minutes too, once.
     const leg = c.transfer
     if (ended && leg && leg.seconds > 0 && row.transferCharged !== true) await this.chargeMinutes(row, leg.seconds, leg.endedAt ?? c.endedAt, 'transfer')
+    // The whole call is over (no retry waiting): on every change from then on, not only the first,
+    // so a failed write is made on the next (the analysis); closing twice changes nothing.
+    if (ENDED.has(state) && row.conversationId) await this.deps.callEnded?.(row.conversationId)
   }
 
   /**

@@ -8,10 +8,12 @@ import { randomBytes } from 'node:crypto'
 import { defineFeature } from '../../kernel/feature'
 import { callsRef } from '../calls/public'
 import { campaignsRef } from '../campaigns/public'
+import { contactsRef } from '../contacts/public'
 import { conversationsRef } from '../conversations/public'
 import { webhooksRef } from '../webhooks/public'
 import { tenancyRef } from '../workspaces/public'
 import { AppAssets } from './assets'
+import { InboxRows } from './inbox-rows'
 import { LiveHub } from './live'
 import { consoleAppRef } from './public'
 import { consoleReads } from './reads'
@@ -25,7 +27,9 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
     const { conversations } = use(conversationsRef)
     const { campaigns } = use(campaignsRef)
     const { legacyWebhooks } = use(webhooksRef)
-    const { config, coordination, logger, bus } = kernel
+    const { contacts } = use(contactsRef)
+    const { config, coordination, logger, bus, clock } = kernel
+    const inbox = new InboxRows({ contacts, conversations, clock })
     const assets = new AppAssets()
     // SECRET_KEY is always set by the server; a bare buildServices (some tests) signs for this process only.
     const tickets = new StreamTickets(config.secretKey ?? randomBytes(32).toString('hex'), coordination)
@@ -36,7 +40,7 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
         appPages(assets),
         appStream({ tickets, hub }),
         appApi({ auth: kernel.http.console, tickets, exists: async (id) => (await workspaceRepo.get(id)) !== null }),
-        consoleReads({ auth: kernel.http.console, workspaceRepo, calls, conversations, campaigns, legacyWebhooks, events: bus.events }),
+        consoleReads({ auth: kernel.http.console, workspaceRepo, calls, conversations, campaigns, legacyWebhooks, events: bus.events, inbox }),
       ],
       stop: () => hub.close(),
     }

@@ -17,6 +17,7 @@ import type { CampaignsServices } from '../campaigns/public'
 import { CHANNELS, type ConversationDoc, type ConversationFeature, type MessageDoc, presentMessage } from '../conversations/public'
 import type { WebhooksServices } from '../webhooks/public'
 import type { WorkspaceRepo } from '../workspaces/public'
+import type { InboxExtra, InboxRows } from './inbox-rows'
 
 const Loose = t.Record(t.String(), t.Unknown())
 const PageOfLoose = t.Object({ items: t.Array(Loose), nextCursor: t.Union([t.String(), t.Null()]) })
@@ -34,12 +35,13 @@ export interface ReadsDeps {
   campaigns: CampaignsServices['campaigns']
   legacyWebhooks: WebhooksServices['legacyWebhooks']
   events: Collection<RecordedEvent>
+  inbox: InboxRows
 }
 
 /** Conversations read per round while a status filter looks for a page's worth. */
 const SCAN = 100
 
-const presentConversation = (c: ConversationDoc) => ({
+const presentConversation = (c: ConversationDoc, extra: InboxExtra) => ({
   id: c.id,
   agent: c.agentId,
   channel: c.channel,
@@ -49,6 +51,7 @@ const presentConversation = (c: ConversationDoc) => ({
   lastInboundAt: c.lastInboundAt,
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,
+  ...extra,
 })
 
 /**
@@ -153,7 +156,8 @@ export function consoleReads(d: ReadsDeps) {
             if (wanted(c) && items.push(c) === limit) break
           }
         }
-        return { items: items.map(presentConversation), nextCursor: after && (more || items.length === limit) ? encodeCursor(after) : null }
+        const extras = await d.inbox.extras(workspace.id, items)
+        return { items: items.map((c, i) => presentConversation(c, extras[i]!)), nextCursor: after && (more || items.length === limit) ? encodeCursor(after) : null }
       },
       {
         params: Ws,
@@ -180,11 +184,18 @@ export function consoleReads(d: ReadsDeps) {
         detail: { summary: "A conversation's messages, newest first", responses: answers({ 200: PageOfLoose, ...consoleErrors(400, 404) }) },
       },
     )
-    .get('/workspaces/:ws/conversations/:id', async ({ params, workspace }) => presentConversation(await d.conversations.get(workspace.id, params.id)), {
-      params: WsId,
-      workspace: true,
-      detail: { summary: 'One conversation', responses: answers({ 200: Loose, ...consoleErrors(404) }) },
-    })
+    .get(
+      '/workspaces/:ws/conversations/:id',
+      async ({ params, workspace }) => {
+        const c = await d.conversations.get(workspace.id, params.id)
+        return presentConversation(c, (await d.inbox.extras(workspace.id, [c]))[0]!)
+      },
+      {
+        params: WsId,
+        workspace: true,
+        detail: { summary: 'One conversation', responses: answers({ 200: Loose, ...consoleErrors(404) }) },
+      },
+    )
     .get(
       '/workspaces/:ws/campaigns',
       ({ query, workspace }) =>

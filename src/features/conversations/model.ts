@@ -14,7 +14,8 @@ export type Channel = (typeof CHANNELS)[number]
  * - `escalated`: the agent handed it to the team and a person has not taken it yet (the agent
  *   keeps answering meanwhile, so the customer is never left alone);
  * - `handled`: a teammate took it over; the agent stays quiet;
- * - `resolved`: a teammate marked it done; the customer writing again reopens it as `active`.
+ * - `resolved`: a teammate marked it done, or (voice) the call ended while the agent had it; the
+ *   customer writing again reopens it as `active`.
  */
 export const STATUSES = ['active', 'escalated', 'handled', 'resolved'] as const
 export type ConversationStatus = (typeof STATUSES)[number]

@@ -239,6 +239,17 @@ export class ConversationService {
     }))
   }
 
+  /**
+   * The call a voice conversation belongs to is over: nobody can speak in it any more, so one the
+   * agent was carrying (`active`) is `resolved`. One escalated (waiting for a person to call back) or
+   * taken over by a teammate stays as it is. No `conversation.resolved` event: that one reports a
+   * teammate's decision (docs/api/webhooks.md), and `call.completed` already reports this end.
+   */
+  async callEnded(id: string): Promise<void> {
+    const current = await this.conversations.get(id)
+    if (current?.channel === 'voice' && current.status === 'active') await this.setStatus(current, 'resolved')
+  }
+
   /** Agent delete cascade: its conversations and every message in them. */
   async removeAllForAgent(workspaceId: string, agentId: string): Promise<void> {
     await this.messages.deleteMany({ workspaceId, agentId })

@@ -34,4 +34,5 @@ export interface MessagingServices {
 
 export const messagingRef = featureRef<MessagingServices>('messaging')
 
+export { WINDOW_MS } from './reply-rules'
 export type { SentMessage } from './summary'

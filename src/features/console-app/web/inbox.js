@@ -17,7 +17,13 @@ const REPLY_HINTS = {
 }
 
 const text = (m) => m.parts.map((p) => (p.type === 'text' ? p.text : p.type === 'image' ? `[image${p.alt ? `: ${p.alt}` : ''}]` : `[${p.type}]`)).join(' ')
-const who = (c) => c.customer?.phone ?? (c.channel === 'web' ? 'Website visitor' : 'Customer')
+/** The customer in words (the read's `who`: a contact's name, a number, an address, a visitor). */
+const who = (c) => c.who?.label ?? c.customer?.phone ?? 'Customer'
+/** Their number or address beside a contact's name, when there is a name. */
+const reach = (c) => (c.who?.name ? [c.who.phone, c.who.email].filter(Boolean).join(' · ') : '')
+const AUTHOR = { customer: '', agent: 'Agent: ', teammate: 'Teammate: ' }
+/** A voice conversation whose call is over (the service resolves it then) has nobody left to take over from. */
+const callOver = (c) => c.channel === 'voice' && c.status === 'resolved'
 
 export function mount(root, { workspace, id, params, go, link }) {
   const channel = h(
@@ -55,12 +61,10 @@ export function mount(root, { workspace, id, params, go, link }) {
             h(
               'a',
               { href: link(workspace, 'inbox', c.id, filters()), 'aria-current': c.id === id ? 'true' : null },
-              h('span', { class: 'who' }, who(c)),
-              ' ',
-              badge('channel', c.channel),
-              ' ',
-              badge('conversation', c.status),
-              h('span', { class: 'when' }, when(c.lastInboundAt ?? c.createdAt)),
+              h('span', { class: 'row-head' }, h('span', { class: 'who' }, who(c)), badge('channel', c.channel), badge('conversation', c.status)),
+              reach(c) ? h('span', { class: 'reach' }, reach(c)) : null,
+              h('span', { class: 'preview' }, c.lastMessage ? `${AUTHOR[c.lastMessage.author] ?? ''}${c.lastMessage.text}` : 'No message yet.'),
+              h('span', { class: 'when' }, when(c.lastMessage?.at ?? c.lastInboundAt ?? c.createdAt)),
             ),
           ),
         ),
@@ -97,6 +101,7 @@ export function mount(root, { workspace, id, params, go, link }) {
   const takeover = act('Take over', 'takeover')
   const resolve = act('Resolve', 'resolve', 'quiet')
   const state = h('p', { class: 'conversation-state' })
+  const title = h('h2', { class: 'thread-title' }, 'Conversation')
   const reply = h('textarea', { id: 'reply', rows: 3, maxlength: 4000, required: true })
   const replyNote = h('p', { class: 'hint', id: 'reply-hint' })
   const replyError = h('p', { class: 'error', id: 'reply-error', role: 'alert', hidden: true })
@@ -136,18 +141,25 @@ export function mount(root, { workspace, id, params, go, link }) {
 
   const paint = () => {
     if (!conversation) return
-    state.replaceChildren(badge('channel', conversation.channel), ' ', badge('conversation', conversation.status), ` started ${when(conversation.createdAt)}`)
-    takeover.hidden = conversation.status === 'handled'
-    resolve.hidden = conversation.status === 'resolved'
-    const hint = conversation.test ? null : REPLY_HINTS[conversation.channel]
+    const c = conversation
+    title.replaceChildren(who(c), reach(c) ? h('span', { class: 'sub' }, reach(c)) : '')
+    state.replaceChildren(badge('channel', c.channel), ' ', badge('conversation', c.status), ` started ${when(c.createdAt)}`, callOver(c) ? ' · the call has ended' : '')
+    takeover.hidden = c.status === 'handled' || callOver(c)
+    resolve.hidden = c.status === 'resolved'
+    // The chat app takes a teammate's text only inside the customer's 24-hour window (the service refuses it after).
+    const shut = c.replyWindow && !c.replyWindow.open
+    const hint = c.test || shut ? null : REPLY_HINTS[c.channel]
     replyForm.hidden = false
+    replyForm.classList.toggle('closed', !hint)
     reply.disabled = !hint
     replyForm.querySelector('button').disabled = !hint
     replyNote.textContent = hint
       ? `Sending takes the conversation over (the agent stops answering); ${hint}`
-      : conversation.test
+      : c.test
         ? 'A test chat has nobody on the other end to write to.'
-        : 'A voice call cannot take a written message.'
+        : shut
+          ? `The customer's 24-hour window ${c.replyWindow.closesAt ? `closed ${when(c.replyWindow.closesAt)}` : 'never opened (they have not written)'}: the chat app takes no free text from a teammate until they write again; only an approved template can reach them.`
+          : 'A voice call cannot take a written message.'
   }
 
   // The published version that wrote an agent reply (none for test chat, which talks to the draft).
@@ -183,7 +195,7 @@ export function mount(root, { workspace, id, params, go, link }) {
     }
   }
 
-  if (id) thread.append(h('h2', {}, 'Conversation ', h('span', { class: 'mono' }, id)), state, h('div', { class: 'actions' }, takeover, resolve), log, replyForm)
+  if (id) thread.append(title, h('p', { class: 'hint mono' }, id), state, h('div', { class: 'actions' }, takeover, resolve), log, replyForm)
   else thread.append(h('p', { class: 'empty' }, 'Choose a conversation to read it.'))
   void loadList()
   void loadThread()
