@@ -104,6 +104,8 @@ export class TwilioLine {
   private chunk = 0
   private readonly silence = encodeMulaw(new Int16Array(FRAME_SAMPLES))
   private readonly tickListeners: ((line: TwilioLine) => void)[] = []
+  /** The agent's audio leaking back into the caller's line (a speakerphone): its gain and the delay's samples of history. */
+  private leakage: { gain: number; history: Int16Array } | null = null
 
   private constructor(
     socket: WebSocket,
@@ -131,6 +133,11 @@ export class TwilioLine {
   /** Queues the caller's speech (8 kHz PCM) to go out from the next tick on, 20 ms a tick. */
   say(pcm: Int16Array): void {
     for (let at = 0; at + FRAME_SAMPLES <= pcm.length; at += FRAME_SAMPLES) this.caller.push(encodeMulaw(pcm.subarray(at, at + FRAME_SAMPLES)))
+  }
+
+  /** From now on the agent's audio as played leaks back into what the caller sends, `db` down after `delayMs` (a speakerphone with no echo cancelling). */
+  leak(db: number, delayMs: number): void {
+    this.leakage = { gain: 10 ** (db / 20), history: new Int16Array(Math.round((delayMs * 8000) / 1000) + FRAME_SAMPLES) }
   }
 
   /** Runs `fn` after every tick (after this tick's audio played and the caller's frame left). */
@@ -205,7 +212,8 @@ export class TwilioLine {
     this.log.played.push({ at, samples: filled, dbfs: filled ? dbfs(out.subarray(0, filled)) : -120 })
     // Send the caller's next frame.
     const queued = this.caller.shift()
-    const payload = queued ?? this.silence
+    let payload = queued ?? this.silence
+    if (this.leakage) payload = this.leaked(out, payload)
     if (queued) this.log.callerFrames.push({ at, speech: dbfs(decodeMulaw(queued)) > AUDIBLE_DBFS })
     this.chunk++
     this.socket.send(
@@ -217,6 +225,17 @@ export class TwilioLine {
       }),
     )
     for (const fn of this.tickListeners) fn(this)
+  }
+
+  /** The caller's frame with the agent's audio of `delay` ago mixed in. */
+  private leaked(played: Int16Array, payload: Uint8Array): Uint8Array {
+    const { gain, history } = this.leakage!
+    history.copyWithin(0, FRAME_SAMPLES)
+    history.set(played, history.length - FRAME_SAMPLES)
+    const caller = decodeMulaw(payload)
+    const mixed = new Int16Array(FRAME_SAMPLES)
+    for (let i = 0; i < FRAME_SAMPLES; i++) mixed[i] = Math.max(-32768, Math.min(32767, Math.round(caller[i]! + gain * history[i]!)))
+    return encodeMulaw(mixed)
   }
 
   /** Marks at the head of the buffer have had all audio before them played. */
