@@ -1,122 +1,343 @@
 /**
- * A live call's turn-taking (docs/design.md: in memory only; audio-rate events never go through the
- * persisted actor queue). This chart decides when the caller's turn is over and when the agent is
- * interrupted; the voice session (src/media/session.ts) feeds it what the VAD and the
- * speech-to-text engine report and carries out its named actions. Watching a call in the
- * inspector (`INSPECT=1`) shows why the agent waited: `maybeDone` holds the end-of-turn rule that
- * chose the wait (`context.why`), and the wait is the chart's own delay.
+ * A live call's turn-taking and every wait of it (docs/design.md: in memory only; audio-rate events
+ * never go through the persisted actor queue). The voice session (src/media/session.ts) is an
+ * adapter: it tells this chart what the VAD, the speech-to-text engine, the keypad and the line
+ * report, and carries out the effects the chart names. Every decision (the turn is over, the agent
+ * stops, the agent resumes, the call ends) and every wait (end of turn, caller silence, the call's
+ * length, the keypad's digit gap, speech over the agent settling, a goodbye's grace) is here, as
+ * guards and `after` delays on the actor's clock: the system clock on a call, a simulated one in
+ * tests. Watching a call in the inspector (`INSPECT=1`) or the console app shows *why* the agent
+ * waited or stopped (`context.why`).
  *
- *   opening ─reply.done→ listening ─speech.start→ callerSpeaking ─speech.pause→ maybeDone
- *   callerSpeaking ─transcript→ (the words read as a whole turn: the reply may start early)
- *   maybeDone ─speech.start→ callerSpeaking (the caller went on: any early reply is cancelled)
- *   maybeDone ─after(endOfTurn)→ thinking ─reply.audio→ speaking ─reply.done→ listening
- *   opening | speaking | thinking ─bargeIn→ interrupted ─speech.pause→ maybeDone
- *   thinking ─reply.none→ listening (noise, or a backchannel that resumes the cut sentence)
+ *   turn:    opening ─reply.done→ listening ─speech.start→ callerSpeaking ─speech.pause→ maybeDone
+ *            callerSpeaking ─transcript→ (the words read as a whole turn: the reply may start early)
+ *            maybeDone ─speech.start→ callerSpeaking (the caller went on: any early reply is cancelled)
+ *            maybeDone ─after(endOfTurn)→ thinking ─words.final→ (answer) ─reply.audio→ speaking ─reply.done→ listening
+ *            opening | thinking | speaking | resuming ─speech.start [mayInterrupt]→ interrupted ─speech.pause→ maybeDone
+ *            thinking ─words.final [falseInterruption]→ resuming (a backchannel or noise stopped the agent:
+ *              it says the rest of the sentence the caller was hearing) ─reply.audio→ speaking
+ *            thinking ─words.final [nothingSaid]→ listening
+ *            listening ─after(callerSilence)→ (endCall silence)
+ *   call:    open ─after(callLimit)→ (endCall timeLimit);  open ─call.close→ closing ─after(goodbyeGrace)→ (hangUp)
+ *   keypad:  idle ─dtmf→ collecting ─after(dtmfGap) / dtmf # / digits.done→ idle (answerDigits; keys
+ *            pressed while the caller speaks join that turn's words instead, answered with them)
+ *   overlap: none ─speech.pause [over the agent]→ settling ─after(overlapEnd), the VAD caught up→ none (letGo)
+ *   any ─call.end→ ended
  *
- * The wait in `maybeDone` counts from the caller's last speech (`pausedAt`): the session sends
- * what is left of it, so a transcript that changes during the pause re-judges the turn without
- * starting the wait over. The chart reads no clock itself; its delay runs on the actor's clock.
+ * The chart reads no clock: events carry the session's time (`now`) where a wait counts from an
+ * earlier moment (the caller's last speech), and its delays run on the actor's clock.
  */
-import { assign, setup } from 'xstate'
+import { and, assign, or, raise, setup, stateIn } from 'xstate'
+import type { CallEnding, CallEndReason, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput, VoiceTurnState } from './voice-turn-events'
 
-export type VoiceTurnState = 'opening' | 'listening' | 'callerSpeaking' | 'maybeDone' | 'thinking' | 'speaking' | 'interrupted' | 'ended'
+export type { CallEnding, CallEndReason, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput, VoiceTurnState } from './voice-turn-events'
 
-export interface VoiceTurnContext {
-  /** What the caller has said so far this turn (the engine's partial transcript), '' when none. */
-  text: string
-  /** When the caller's speech paused (the session's clock, ms). */
-  pausedAt: number
-  /** What is left of the silence that ends the turn (from entering `maybeDone`), and the rule that chose it. */
-  waitMs: number
-  why: string
-  /** The end-of-turn rule's verdict on `text` (end-of-turn.ts): `complete` and `number` turns get an early reply. */
-  shape: string
-  /** The agent was cut off in this turn (its next reply may resume its sentence). */
-  interrupted: boolean
-}
+/** Caller silence (nobody speaking) that ends the call politely: Vapi's and Retell's default is 30 s. */
+export const SILENCE_TIMEOUT_MS = 30_000
+/** Keypad digits are collected until `#` or this long without one (a person typing a PIN pauses < 1 s). */
+export const DTMF_GAP_MS = 1_500
+/**
+ * Silence that ends speech said over the agent that did not stop it (let go): the pauses inside one
+ * speaker's turn run 500–700 ms, so a shorter gap between two words is not its end.
+ */
+export const OVERLAP_END_MS = 500
+/** How long that decision waits for a VAD that has fallen behind before deciding on what it has: 2 s, as MAX_INBOUND_PENDING's backlog. */
+export const VAD_CATCH_UP_MS = 2_000
+/** How often it looks again meanwhile: a line frame. */
+export const VAD_RECHECK_MS = 20
+/** A line that never confirms a goodbye played still ends: ~15 characters a second of speech, plus this grace. */
+export const GOODBYE_GRACE_MS = 3_000
+export const GOODBYE_MS_PER_CHAR = 70
 
-export type VoiceTurnEvent =
-  /** The VAD heard the caller start (or go on) speaking. */
-  | { type: 'speech.start' }
-  /** The caller's speech paused at `at`; the end-of-turn rule leaves `waitMs` to wait for `text`. */
-  | { type: 'speech.pause'; at: number; text: string; waitMs: number; why: string; shape: string }
-  /** The transcript changed during the pause: re-judged; `waitMs` is what is left from now. */
-  | { type: 'transcript'; text: string; waitMs: number; why: string; shape: string }
-  /** Caller speech over the agent long enough to be meant (not a backchannel). */
-  | { type: 'bargeIn' }
-  /** The first audio of the agent's reply left for the caller. */
-  | { type: 'reply.audio' }
-  /** The agent's audio has played out (or the opening did). */
-  | { type: 'reply.done' }
-  /** The turn had nothing to answer (noise, a backchannel): back to listening. */
-  | { type: 'reply.none' }
-  | { type: 'call.end' }
+/** The agent is talking (or about to): caller speech now is over it. */
+const AGENT_TALKING = ['opening', 'thinking', 'speaking', 'resuming'] as const
+
+/** The caller paused: the turn's words and the wait the end-of-turn rule chose for them. */
+const fromPause = (e: Extract<VoiceTurnEvent, { type: 'speech.pause' }>) => ({ text: e.text, pausedAt: e.at, judgedAt: e.now, waitMs: e.waitMs, why: e.why, shape: e.shape })
 
 export const voiceTurnMachine = setup({
-  types: { context: {} as VoiceTurnContext, events: {} as VoiceTurnEvent },
+  types: { context: {} as VoiceTurnContext, events: {} as VoiceTurnEvent, input: {} as VoiceTurnInput },
   actions: {
-    /** Start the reply on what was said before the wait is over, when the turn reads as done (nothing of it is heard or kept until `commitTurn`). */
-    preempt: () => {},
-    /** The caller went on: a reply started early is cancelled. */
+    /** Start the reply on what was said before the wait is over, when the turn reads as done (nothing of it is heard or kept until `answer`). */
+    preempt: (_, _params: { text: string; shape: string }) => {},
+    /** The caller went on (or said nothing): a reply started early is cancelled. */
     cancelPreempt: () => {},
-    /** The turn is over: take the final transcript and answer it (or keep the early reply when it matches). */
+    /** The turn is over: end the caller's turn and take its final words (they come back as `words.final`). */
     commitTurn: () => {},
-    /** Stop the agent's audio now (`clear`), cancel its reply. */
+    /** Answer the final words (with the early reply when it matches): the caller's line, then the agent's. */
+    answer: (_, _params: { text: string; keys: string; speechEndAt: number; endpointedAt: number; sttFinalAt: number }) => {},
+    /** Stop the agent's audio now (`clear`), cancel its reply; the session reports `agent.stopped`. */
     stopAgent: () => {},
+    /** Say the rest of the sentence the caller was hearing when the agent stopped. */
+    resumeSentence: (_, _params: { text: string }) => {},
+    /** Speech over the agent that did not stop it has ended: its words are let go. */
+    letGo: () => {},
+    /** A key sequence, as the caller's turn. */
+    answerDigits: (_, _params: { digits: string }) => {},
+    /** A reason to end the call came due: the session answers with `call.close` and the line to say. */
+    endCall: (_, _params: { reason: CallEndReason; why: string }) => {},
+    /** Say the goodbye (the call hangs up once it has played), or hang up now when there is none. */
+    sayGoodbye: (_, _params: CallEnding) => {},
+    hangUp: (_, _params: CallEnding) => {},
+  },
+  guards: {
+    /** Speech over the agent stops it, except on a line no agent serves. */
+    mayInterrupt: ({ context }) => !context.unavailable,
+    /** The line is served by an agent (one that is not only says so and ends). */
+    lineServed: ({ context }) => !context.unavailable,
+    lineUnavailable: ({ context }) => context.unavailable,
+    /** `#` ends a key sequence at once. */
+    endsKeys: ({ event }) => event.type === 'dtmf' && event.digit === '#',
+    /** Keys were pressed during the turn that just ended: they are answered with its words, whatever the words are. */
+    keyedInTurn: ({ context }) => context.keyed !== '',
+    /** The final words after the agent was stopped are a backchannel or nothing, and there is a sentence to pick up. */
+    falseInterruption: ({ context, event }) => event.type === 'words.final' && context.interrupted && context.resume !== '' && (event.text === '' || event.backchannel),
+    /** Nothing to answer: noise, or an acknowledgement that stopped the agent. */
+    nothingSaid: ({ context, event }) => event.type === 'words.final' && (event.text === '' || (context.interrupted && event.backchannel)),
+    /** The VAD has judged the line's audio up to `at` (it runs on its own thread and may be behind); the session knows. */
+    audioJudged: (_, _params: { at: number }) => true,
   },
   delays: {
-    /** What is left of the end-of-turn wait (the session counts it from the caller's last speech). */
-    endOfTurn: ({ context }) => context.waitMs,
+    /** What is left of the end-of-turn wait, counted from the caller's last speech. */
+    endOfTurn: ({ context }) => Math.max(0, context.waitMs - (context.judgedAt - context.pausedAt)),
+    callerSilence: ({ context }) => context.silenceMs,
+    callLimit: ({ context }) => context.callLimitMs,
+    dtmfGap: DTMF_GAP_MS,
+    overlapEnd: ({ context }) => context.overlapWaitMs,
+    vadRecheck: VAD_RECHECK_MS,
+    vadCatchUp: ({ context }) => context.overlapWaitMs + VAD_CATCH_UP_MS,
+    goodbyeGrace: ({ context }) => context.goodbyeMs,
   },
 }).createMachine({
   id: 'voiceTurn',
-  initial: 'opening',
-  context: { text: '', pausedAt: 0, waitMs: 0, why: '', shape: 'unknown', interrupted: false },
+  initial: 'live',
+  context: ({ input }) => ({
+    ...input,
+    text: '',
+    pausedAt: 0,
+    judgedAt: 0,
+    waitMs: 0,
+    why: '',
+    shape: 'unknown',
+    interrupted: false,
+    resume: '',
+    digits: '',
+    keyed: '',
+    overlapUntil: 0,
+    overlapWaitMs: 0,
+    ending: null,
+    goodbyeMs: 0,
+  }),
   on: { 'call.end': '.ended' },
   states: {
-    // The opening is the agent speaking: the caller talking over it is a barge-in (or a
-    // backchannel), judged as over any reply, not a turn of its own while the opening plays on.
-    opening: {
-      on: { 'reply.done': 'listening', bargeIn: { target: 'interrupted', actions: 'stopAgent' } },
-    },
-    listening: {
-      entry: assign({ text: '', interrupted: false }),
-      // The agent speaks on its own too: a resumed sentence, a keypad answer, a goodbye.
-      on: { 'speech.start': 'callerSpeaking', 'reply.audio': 'speaking' },
-    },
-    callerSpeaking: {
-      on: {
-        // Words that already read as a whole turn may get their reply started before the pause.
-        transcript: { actions: [assign(({ event }) => ({ text: event.text, why: event.why, shape: event.shape })), 'preempt'] },
-        'speech.pause': { target: 'maybeDone', actions: assign(({ event }) => ({ text: event.text, pausedAt: event.at, waitMs: event.waitMs, why: event.why, shape: event.shape })) },
-      },
-    },
-    maybeDone: {
-      entry: 'preempt',
-      after: { endOfTurn: { target: 'thinking', actions: 'commitTurn' } },
-      on: {
-        'speech.start': { target: 'callerSpeaking', actions: 'cancelPreempt' },
-        transcript: { target: 'maybeDone', reenter: true, actions: assign(({ event }) => ({ text: event.text, waitMs: event.waitMs, why: event.why, shape: event.shape })) },
-      },
-    },
-    thinking: {
-      on: {
-        'reply.audio': 'speaking',
-        'reply.none': 'listening',
-        'reply.done': 'listening',
-        bargeIn: { target: 'interrupted', actions: 'stopAgent' },
-      },
-    },
-    speaking: {
-      on: { 'reply.done': 'listening', bargeIn: { target: 'interrupted', actions: 'stopAgent' } },
-    },
-    interrupted: {
-      entry: assign({ interrupted: true }),
-      on: {
-        'speech.pause': { target: 'maybeDone', actions: assign(({ event }) => ({ text: event.text, pausedAt: event.at, waitMs: event.waitMs, why: event.why, shape: event.shape })) },
-        'reply.audio': 'speaking',
+    live: {
+      type: 'parallel',
+      states: {
+        turn: {
+          initial: 'opening',
+          // Speech over the agent, long enough to be meant (the detector's MIN_SPEECH_MS: not a
+          // click): the agent stops at once, so the caller is not talked over while they speak.
+          // Whether it was meant is judged on its words when the turn ends (words.final).
+          states: {
+            opening: {
+              on: {
+                'reply.done': 'listening',
+                'speech.start': { guard: 'mayInterrupt', target: 'interrupted' },
+              },
+            },
+            listening: {
+              entry: assign({ text: '', interrupted: false, resume: '', keyed: '' }),
+              after: { callerSilence: { actions: { type: 'endCall', params: { reason: 'silence', why: 'the caller said nothing for the silence timeout' } } } },
+              on: {
+                'speech.start': 'callerSpeaking',
+                // The agent speaks on its own too: a keypad answer, a goodbye.
+                'reply.audio': 'speaking',
+                // A key is the caller doing something: the silence wait starts over.
+                dtmf: { target: 'listening', reenter: true },
+              },
+            },
+            callerSpeaking: {
+              on: {
+                // Words that already read as a whole turn may get their reply started before the pause.
+                transcript: {
+                  actions: [
+                    assign(({ event }) => ({ text: event.text, why: event.why, shape: event.shape })),
+                    { type: 'preempt', params: ({ context }) => ({ text: context.text, shape: context.shape }) },
+                  ],
+                },
+                'speech.pause': { target: 'maybeDone', actions: assign(({ event }) => fromPause(event)) },
+              },
+            },
+            maybeDone: {
+              entry: { type: 'preempt', params: ({ context }) => ({ text: context.text, shape: context.shape }) },
+              after: { endOfTurn: { target: 'thinking', actions: 'commitTurn' } },
+              on: {
+                'speech.start': { target: 'callerSpeaking', actions: 'cancelPreempt' },
+                // Re-judged without starting the wait over: it still counts from the pause.
+                transcript: {
+                  target: 'maybeDone',
+                  reenter: true,
+                  actions: assign(({ event }) => ({ text: event.text, judgedAt: event.now, waitMs: event.waitMs, why: event.why, shape: event.shape })),
+                },
+              },
+            },
+            thinking: {
+              on: {
+                'words.final': [
+                  {
+                    guard: 'keyedInTurn',
+                    actions: [
+                      assign({ why: 'the caller finished a turn with keys in it: the agent answers' }),
+                      {
+                        type: 'answer',
+                        params: ({ context, event }) => ({ text: event.text, keys: context.keyed, speechEndAt: context.pausedAt, endpointedAt: event.endpointedAt, sttFinalAt: event.sttFinalAt }),
+                      },
+                      assign({ keyed: '' }),
+                    ],
+                  },
+                  {
+                    guard: 'falseInterruption',
+                    target: 'resuming',
+                    actions: [
+                      'cancelPreempt',
+                      assign(({ event }) => ({
+                        why: event.text ? `"${event.text}" was a backchannel: the agent resumes its sentence` : 'noise, not words, stopped the agent: it resumes its sentence',
+                      })),
+                    ],
+                  },
+                  {
+                    guard: 'nothingSaid',
+                    target: 'listening',
+                    actions: ['cancelPreempt', assign(({ event }) => ({ why: event.text ? `"${event.text}" was a backchannel: nothing to answer` : 'no words: nothing to answer' }))],
+                  },
+                  {
+                    actions: [
+                      assign({ why: 'the caller finished their turn: the agent answers' }),
+                      {
+                        type: 'answer',
+                        params: ({ context, event }) => ({ text: event.text, keys: '', speechEndAt: context.pausedAt, endpointedAt: event.endpointedAt, sttFinalAt: event.sttFinalAt }),
+                      },
+                    ],
+                  },
+                ],
+                'reply.audio': 'speaking',
+                'reply.done': 'listening',
+                'speech.start': { guard: 'mayInterrupt', target: 'interrupted' },
+              },
+            },
+            speaking: {
+              on: { 'reply.done': 'listening', 'speech.start': { guard: 'mayInterrupt', target: 'interrupted' } },
+            },
+            resuming: {
+              entry: { type: 'resumeSentence', params: ({ context }) => ({ text: context.resume }) },
+              on: { 'reply.audio': 'speaking', 'reply.done': 'listening', 'speech.start': { guard: 'mayInterrupt', target: 'interrupted' } },
+            },
+            interrupted: {
+              entry: [assign({ interrupted: true, resume: '', why: 'the caller spoke over the agent: it stopped' }), 'stopAgent'],
+              on: {
+                'agent.stopped': { actions: assign(({ event }) => ({ resume: event.unheard })) },
+                'speech.pause': { target: 'maybeDone', actions: assign(({ event }) => fromPause(event)) },
+                'reply.audio': 'speaking',
+              },
+            },
+          },
+        },
+        call: {
+          initial: 'open',
+          states: {
+            open: {
+              after: { callLimit: { actions: { type: 'endCall', params: { reason: 'timeLimit', why: 'the call reached its length limit' } } } },
+              on: {
+                'call.close': {
+                  target: 'closing',
+                  actions: assign(({ event }) => ({
+                    why: event.why,
+                    ending: { goodbye: event.goodbye, hangup: event.hangup, ...(event.error === undefined ? {} : { error: event.error }) },
+                    goodbyeMs: event.goodbye ? event.goodbye.length * GOODBYE_MS_PER_CHAR + GOODBYE_GRACE_MS : 0,
+                  })),
+                },
+              },
+            },
+            // The first reason to end wins; one that cannot wait (the speech engine failed) only
+            // cuts the goodbye short.
+            closing: {
+              entry: { type: 'sayGoodbye', params: ({ context }) => context.ending! },
+              after: { goodbyeGrace: { actions: { type: 'hangUp', params: ({ context }) => context.ending! } } },
+              on: { 'call.close': { guard: ({ event }) => event.goodbye === null, actions: { type: 'hangUp', params: ({ context }) => context.ending! } } },
+            },
+          },
+        },
+        keypad: {
+          initial: 'idle',
+          on: {
+            'digits.done': [
+              { guard: ({ context }) => context.digits === '', target: '.idle' },
+              // Said and keyed in one breath ("my account number is" 1234#): the keys wait for the words.
+              {
+                guard: or([stateIn({ live: { turn: 'callerSpeaking' } }), stateIn({ live: { turn: 'maybeDone' } })]),
+                target: '.idle',
+                actions: assign(({ context }) => ({ keyed: context.keyed + context.digits, digits: '' })),
+              },
+              { target: '.idle', actions: [{ type: 'answerDigits', params: ({ context }) => ({ digits: context.digits }) }, assign({ digits: '' })] },
+            ],
+          },
+          states: {
+            idle: {
+              on: {
+                dtmf: [
+                  { guard: and(['lineServed', 'endsKeys']), actions: [assign(({ event }) => ({ digits: event.digit })), raise({ type: 'digits.done' })] },
+                  { guard: 'lineServed', target: 'collecting', actions: assign(({ event }) => ({ digits: event.digit })) },
+                ],
+              },
+            },
+            collecting: {
+              after: { dtmfGap: { actions: raise({ type: 'digits.done' }) } },
+              on: {
+                dtmf: [
+                  { guard: 'endsKeys', actions: [assign(({ context, event }) => ({ digits: context.digits + event.digit })), raise({ type: 'digits.done' })] },
+                  { target: 'collecting', reenter: true, actions: assign(({ context, event }) => ({ digits: context.digits + event.digit })) },
+                ],
+              },
+            },
+          },
+        },
+        // Speech over the agent that did not stop it (a line no agent serves): once it has really
+        // ended, its words are let go so they do not open the caller's next turn. Judged on the
+        // audio, not the clock: while the VAD has not yet judged the audio up to the end of the
+        // gap, the caller may have gone on in it.
+        overlap: {
+          initial: 'none',
+          states: {
+            none: {
+              on: {
+                'speech.pause': {
+                  guard: or(['lineUnavailable', ...AGENT_TALKING.map((s) => stateIn({ live: { turn: s } }))]),
+                  target: 'settling',
+                  actions: assign(({ event }) => ({ overlapUntil: event.at + OVERLAP_END_MS, overlapWaitMs: Math.max(0, event.at + OVERLAP_END_MS - event.now) })),
+                },
+              },
+            },
+            settling: {
+              initial: 'waiting',
+              after: { vadCatchUp: { target: 'none', actions: 'letGo' } },
+              on: { 'speech.start': 'none' },
+              states: {
+                waiting: { after: { overlapEnd: 'judging' } },
+                judging: {
+                  always: { guard: { type: 'audioJudged', params: ({ context }) => ({ at: context.overlapUntil }) }, target: '#voiceTurn.live.overlap.none', actions: 'letGo' },
+                  after: { vadRecheck: { target: 'judging', reenter: true } },
+                },
+              },
+            },
+          },
+        },
       },
     },
     ended: { type: 'final' },
   },
 })
+
+/** The turn's state (what the console app shows) of a snapshot's value. */
+export function turnState(value: unknown): VoiceTurnState {
+  return value === 'ended' ? 'ended' : ((value as { live: { turn: VoiceTurnState } }).live.turn ?? 'ended')
+}

@@ -82,7 +82,7 @@ export class AgentVoice {
    */
   private speak(turn: ReplyTurn, fixed = false): SpeechQueue {
     const { tts, line, playout, now, phrases } = this.parts
-    const queue = new SpeechQueue()
+    const queue = new SpeechQueue((sentence) => turn.written.push(sentence))
     void (async () => {
       try {
         for await (const sentence of queue) {

@@ -46,7 +46,8 @@ export interface CallLine {
   agentHearing?(text: string, turn: number): void
   customerSaid(text: string): Promise<void>
   latency(turn: TurnLatency): void
-  state(state: PipelineState): void
+  /** The turn-taking chart's state, and why it is there (the chart's `why`: the rule that chose a wait, why the agent stopped or resumed). */
+  state(state: PipelineState, why?: string): void
   /**
    * Put the caller through to the agent's destination `name` (its transfer_call tool, once the reply
    * played): null once the network took the hand-off (it then closes the line), else what to say.
@@ -66,12 +67,17 @@ export interface SessionParts {
   chunkMs?: number
   /** Both sides, for the recording. */
   record?: { fromCaller(pcm: Int16Array, rate: number): void; fromAgent(pcm: Int16Array, rate: number): void }
+  /** The session's time, ms; the clock's `now` when it has one, else performance.now(). */
   now?: () => number
-  /** The turn-taking chart's id and observer (the XState inspector, INSPECT=1), and the clock its waits run on (tests step a simulated one). */
+  /**
+   * The turn-taking chart's id and observer (the XState inspector, INSPECT=1), and the clock every
+   * wait of the call runs on (the chart's delays and the playout's pacing): the system's timers
+   * unless given; tests step a simulated one (XState's SimulatedClock, whose `now` the session then reads).
+   */
   actor?: {
     systemId?: string
     inspect?: Observer<InspectionEvent> | ((e: InspectionEvent) => void)
-    clock?: ActorOptions<AnyActorLogic>['clock']
+    clock?: NonNullable<ActorOptions<AnyActorLogic>['clock']> & { now?: () => number }
   }
   /** Synthesised audio of fixed lines by engine, voice, language and text (phrase-cache.ts): the opening and goodbyes play at once. */
   phrases?: { get(key: string): Int16Array[] | null; put(key: string, audio: Int16Array[]): void }

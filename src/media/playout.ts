@@ -58,7 +58,7 @@ interface Turn {
   /** What `onHeard` last reported, and when. */
   reported: { text: string; at: number } | null
   onPlayed: ((heard: string, complete: boolean) => void) | null
-  grace: ReturnType<typeof setTimeout> | null
+  grace: unknown
 }
 
 interface Chunk {
@@ -80,6 +80,19 @@ export interface PlayoutOptions {
   onHeard?: (turnId: number, heard: string) => void
   /** Every frame sent, for the recording. */
   onSent?: (frame: OutboundFrame) => void
+  /** Where its waits run (pacing, the echo grace): the system's timers, or a simulated clock's in tests (with `now` from the same clock). */
+  timers?: Timers
+}
+
+/** Timers as XState's actor clock has them (its SimulatedClock is one). */
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown
+  clearTimeout(id: unknown): void
+}
+
+const systemTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
 }
 
 export class Playout {
@@ -88,13 +101,14 @@ export class Playout {
   private readonly marks = new Map<string, { turn: Turn; sentence: number; upTo: number }>()
   private turn: Turn | null = null
   private playhead = 0
-  private timer: ReturnType<typeof setTimeout> | null = null
+  private timer: unknown = null
   private seq = 0
   private blocked = false
   private closed = false
   private readonly waiting: (() => void)[] = []
   private readonly chunkSamples: number
   private readonly now: () => number
+  private readonly timers: Timers
 
   constructor(
     private readonly send: (frame: OutboundFrame) => boolean,
@@ -102,6 +116,7 @@ export class Playout {
   ) {
     this.chunkSamples = Math.round(((options.chunkMs ?? CHUNK_MS) * options.rate) / 1000)
     this.now = options.now ?? (() => performance.now())
+    this.timers = options.timers ?? systemTimers
   }
 
   /** Is the agent's audio still playing (queued or buffered at the line)? */
@@ -232,7 +247,7 @@ export class Playout {
   private drop(): void {
     this.queue.length = 0
     this.queuedSamples = 0
-    if (this.timer) clearTimeout(this.timer)
+    if (this.timer !== null) this.timers.clearTimeout(this.timer)
     this.timer = null
     for (const resolve of this.waiting.splice(0)) resolve()
   }
@@ -249,14 +264,14 @@ export class Playout {
       return
     }
     // Waiting for the last echo; if the line has gone quiet, settle on what it confirmed.
-    if (!turn.grace) {
+    if (turn.grace === null) {
       const wait = Math.max(0, this.playhead - this.now()) + ECHO_GRACE_MS
-      turn.grace = setTimeout(() => this.settle(turn, heardText(turn), false), wait)
+      turn.grace = this.timers.setTimeout(() => this.settle(turn, heardText(turn), false), wait)
     }
   }
 
   private settle(turn: Turn, heard: string, complete: boolean): void {
-    if (turn.grace) clearTimeout(turn.grace)
+    if (turn.grace !== null) this.timers.clearTimeout(turn.grace)
     turn.grace = null
     const done = turn.onPlayed
     turn.onPlayed = null
@@ -264,14 +279,14 @@ export class Playout {
   }
 
   private pump(): void {
-    if (this.timer || this.blocked || this.closed) return
+    if (this.timer !== null || this.blocked || this.closed) return
     const lead = LEAD_MS
     const step = () => {
       this.timer = null
       while (this.queue.length && !this.blocked) {
         const now = this.now()
         if (this.playhead - now > lead) {
-          this.timer = setTimeout(step, this.playhead - now - lead)
+          this.timer = this.timers.setTimeout(step, this.playhead - now - lead)
           return
         }
         const chunk = this.queue.shift()!

@@ -22,6 +22,8 @@ export class ReplyTurn {
   latency: TurnLatency | null = null
   reply: AgentReply | null = null
   endAfter = false
+  /** The sentences (clauses) written for speech so far, in order: a cut turn resumes from these. */
+  readonly written: string[] = []
   /** When the model's first text and the first synthesised audio arrived (kept from before release too). */
   firstTokenAt: number | null = null
   ttsFirstByteAt: number | null = null

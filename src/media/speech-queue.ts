@@ -5,8 +5,12 @@ export class SpeechQueue implements AsyncIterable<string> {
   private wake: (() => void) | null = null
   count = 0
 
+  /** `pushed` hears each sentence as it is queued (what the agent means to say, heard or not). */
+  constructor(private readonly pushed?: (sentence: string) => void) {}
+
   push(sentence: string): void {
     if (this.closed) return
+    this.pushed?.(sentence)
     this.items.push(sentence)
     this.count++
     this.wake?.()

@@ -1,178 +1,163 @@
 /**
- * The voice session alone, with instant fake engines and a line that echoes marks at once: the
- * opening, the call's time limit and the silence timeout ending politely, keys (dtmf messages or
- * tones in the audio) reaching the agent as text and joining a spoken turn, a TTS failure ending the call `failed`.
+ * The voice session alone, with instant fake engines on a simulated clock (no real time passes;
+ * test/support/turn-harness.ts): the opening, the call's time limit and the silence timeout
+ * ending politely, a goodbye that never plays still ending the call, keys (dtmf messages or tones
+ * in the audio) reaching the agent as text after `#` or the digit gap and joining a spoken turn, a
+ * TTS failure ending the call `failed`.
  */
 import { describe, expect, test } from 'bun:test'
-import type { OutboundFrame } from '../../src/media/frames'
+import { DTMF_GAP_MS, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR } from '../../machines/voice-turn'
 import { keypadTones } from '../../src/media/keypad'
 import { VOICE_LINES } from '../../src/media/phrases'
-import { type CallLine, DTMF_GAP_MS, VoiceSession } from '../../src/media/session'
-import { EnergyVad } from '../../src/media/vad'
 import type { TextToSpeech } from '../../src/providers/tts/port'
+import { flush, turnHarness } from '../support/turn-harness'
 
-const tts: TextToSpeech = {
-  name: 'instant',
-  sampleRate: 8000,
-  async *synthesize(text) {
-    yield new Int16Array(text.length * 40).fill(500) // 5 ms a character: short turns
-  },
-}
+const MS_PER_CHAR = 5
 
-function harness(line: Partial<CallLine> = {}, engine: TextToSpeech = tts, heard = '') {
-  const said: string[] = []
-  const asked: string[] = []
-  const customer: string[] = []
-  const ended: { hangup: string; error?: string }[] = []
-  let session: VoiceSession
-  const full: CallLine = {
-    callId: 'c1',
-    opening: 'Hello there.',
-    voice: 'aria',
-    language: 'en',
-    endpointingMaxMs: 200,
-    maxCallSeconds: 600,
-    respond: async (text, onText) => {
-      asked.push(text)
-      onText('Noted. ')
-      return { reply: 'Noted.', endCall: false, messageId: null }
-    },
-    agentSaid: async (text) => void said.push(text),
-    customerSaid: async (text) => void customer.push(text),
-    latency: () => {},
-    state: () => {},
-    hangUp: async (reason) => {
-      ended.push(reason)
-      await session.close()
-    },
-    log: () => {},
-    ...line,
-  }
-  const send = (f: OutboundFrame) => {
-    // The line plays at once and echoes each mark.
-    if (f.kind === 'mark') queueMicrotask(() => session.frame({ kind: 'mark', name: f.name }))
-    return true
-  }
-  session = new VoiceSession({ line: full, vad: new EnergyVad(), stt: { sampleRate: 8000, push() {}, finalize: async () => heard, close: async () => {} }, tts: engine, send, chunkMs: 20 })
-  return { session, said, asked, ended, customer }
-}
-
-const waitFor = async (ok: () => boolean, ms = 3_000) => {
-  const until = Date.now() + ms
-  while (!ok()) {
-    if (Date.now() > until) throw new Error('timed out')
-    await Bun.sleep(10)
-  }
+async function started(options: Parameters<typeof turnHarness>[0] = {}) {
+  const h = turnHarness({ opening: 'Hello there.', msPerChar: MS_PER_CHAR, ...options, line: { endpointingMaxMs: 200, ...options.line } })
+  h.session.start(8000)
+  await flush()
+  return h
 }
 
 describe('voice session', () => {
   test('opens with its line, stored as heard', async () => {
-    const h = harness()
-    h.session.start(8000)
-    await waitFor(() => h.said.length === 1)
-    expect(h.said).toEqual(['Hello there.'])
+    const h = await started()
+    await h.wait(100)
+    expect(h.agent).toEqual(['Hello there.'])
+    expect(h.session.state).toBe('listening')
     await h.session.close()
   })
 
   test('what the caller has heard of a turn is reported as it plays, a sentence at a time, under one turn id', async () => {
     const hearing: [string, number][] = []
     const finals: [string, number | undefined][] = []
-    const h = harness({
+    const h = await started({
       opening: 'Hello there, this is the shop. We open at eight on Sundays.',
-      agentHearing: (text, turn) => void hearing.push([text, turn]),
-      agentSaid: async (text, _id, _opening, turn) => void finals.push([text, turn]),
+      line: {
+        agentHearing: (text, turn) => void hearing.push([text, turn]),
+        agentSaid: async (text, _id, _opening, turn) => void finals.push([text, turn]),
+      },
     })
-    h.session.start(8000)
-    await waitFor(() => finals.length === 1)
+    await h.wait(500)
     const texts = hearing.map(([t]) => t)
-    // Each whole sentence heard is reported (the last one comes whole with agentSaid); each report extends the one before.
-    expect(texts).toEqual(['Hello there,', 'Hello there, this is the shop.'])
-    for (let i = 1; i < texts.length; i++) expect(texts[i]!.startsWith(texts[i - 1]!)).toBe(true)
-    expect(texts).toContain('Hello there, this is the shop.')
+    // Each whole sentence is reported as its last mark comes back; each report extends the one before.
+    expect(texts).toEqual(['Hello there,', 'Hello there, this is the shop.', 'Hello there, this is the shop. We open at eight on Sundays.'])
     expect(new Set(hearing.map(([, turn]) => turn)).size).toBe(1)
     expect(finals).toEqual([['Hello there, this is the shop. We open at eight on Sundays.', hearing[0]![1]]])
     await h.session.close()
   })
 
   test('the call time limit says goodbye, then hangs up answered', async () => {
-    const h = harness({ maxCallSeconds: 0.3 })
-    h.session.start(8000)
-    await waitFor(() => h.ended.length === 1)
-    expect(h.said.at(-1)).toBe(VOICE_LINES.timeLimit)
+    const h = await started({ line: { maxCallSeconds: 1 } })
+    await h.wait(980)
+    expect(h.ended).toEqual([])
+    await h.wait(40)
+    expect(h.context().why).toBe('the call reached its length limit')
+    await h.wait(VOICE_LINES.timeLimit.length * MS_PER_CHAR + 100)
+    expect(h.agent.at(-1)).toBe(VOICE_LINES.timeLimit)
     expect(h.ended).toEqual([{ hangup: 'answered' }])
   })
 
-  test('caller silence ends the call politely', async () => {
-    const h = harness({ silenceTimeoutMs: 200 })
-    h.session.start(8000)
-    await waitFor(() => h.ended.length === 1)
-    expect(h.said).toEqual(['Hello there.', VOICE_LINES.silence])
-    expect(h.ended[0]!.hangup).toBe('answered')
+  test('caller silence ends the call politely, counted from when the agent listens', async () => {
+    const h = await started({ line: { silenceTimeoutMs: 200 } })
+    await h.wait(100)
+    expect(h.session.state).toBe('listening')
+    await h.wait(200)
+    expect(h.context().why).toBe('the caller said nothing for the silence timeout')
+    await h.wait(VOICE_LINES.silence.length * MS_PER_CHAR + 100)
+    expect(h.agent).toEqual(['Hello there.', VOICE_LINES.silence])
+    expect(h.ended).toEqual([{ hangup: 'answered' }])
   })
 
-  test('keypad digits reach the agent as text once the caller stops pressing', async () => {
-    const h = harness()
-    h.session.start(8000)
-    await waitFor(() => h.said.length === 1)
-    for (const digit of ['4', '2']) h.session.frame({ kind: 'dtmf', digit })
-    await Bun.sleep(DTMF_GAP_MS / 2)
+  test('a goodbye the line never plays (its speech never comes) still ends the call after its grace', async () => {
+    const hanging: TextToSpeech = {
+      name: 'hangs-on-goodbye',
+      sampleRate: 8000,
+      async *synthesize(text, options) {
+        if (text.includes('Goodbye')) await new Promise((resolve) => options.signal?.addEventListener('abort', resolve))
+        yield new Int16Array(text.length * 8 * MS_PER_CHAR).fill(500)
+      },
+    }
+    const h = await started({ tts: hanging, line: { maxCallSeconds: 1 } })
+    await h.wait(1_000)
+    const grace = VOICE_LINES.timeLimit.length * GOODBYE_MS_PER_CHAR + GOODBYE_GRACE_MS
+    await h.wait(grace - 40)
+    expect(h.ended).toEqual([])
+    await h.wait(60)
+    expect(h.ended).toEqual([{ hangup: 'answered' }])
+  })
+
+  test('keypad digits reach the agent as text once the caller stops pressing for the digit gap', async () => {
+    const h = await started()
+    await h.wait(100)
+    h.session.frame({ kind: 'dtmf', digit: '4' })
+    await h.wait(1_000)
+    h.session.frame({ kind: 'dtmf', digit: '2' })
+    await h.wait(DTMF_GAP_MS - 40)
     expect(h.asked).toEqual([])
-    await waitFor(() => h.asked.length === 1)
-    expect(h.asked).toEqual(['(The caller pressed 4 2 on the keypad.)'])
+    await h.wait(60)
+    expect(h.asked.map((a) => a.text)).toEqual(['(The caller pressed 4 2 on the keypad.)'])
     expect(h.customer).toEqual(['[keypad] 42'])
     await h.session.close()
   })
 
+  test('`digits.done` ends the digits before the gap (the seam a keypad feature ends an entry with)', async () => {
+    const h = await started()
+    await h.wait(100)
+    for (const digit of ['1', '2', '3']) h.session.frame({ kind: 'dtmf', digit })
+    h.session.chart.send({ type: 'digits.done' })
+    await flush()
+    expect(h.customer).toEqual(['[keypad] 123'])
+    await h.session.close()
+  })
+
   test('# ends a key sequence at once, and the transcript keeps it', async () => {
-    const h = harness()
-    h.session.start(8000)
-    await waitFor(() => h.said.length === 1)
+    const h = await started()
+    await h.wait(100)
     // A key right after the # starts the next sequence: the # ended this one, not the gap.
     for (const digit of ['7', '0', '#', '5']) h.session.frame({ kind: 'dtmf', digit })
-    await waitFor(() => h.asked.length === 1)
-    expect(h.asked).toEqual(['(The caller pressed 7 0 # on the keypad.)'])
+    await flush()
+    expect(h.asked.map((a) => a.text)).toEqual(['(The caller pressed 7 0 # on the keypad.)'])
     expect(h.customer).toEqual(['[keypad] 70#'])
-    await waitFor(() => h.customer.length === 2)
+    await h.wait(DTMF_GAP_MS)
     expect(h.customer).toEqual(['[keypad] 70#', '[keypad] 5'])
-    await waitFor(() => h.said.length === 3 && h.session.state === 'listening')
     await h.session.close()
   })
 
   test('keys heard as tones in the audio, where the line has no dtmf messages', async () => {
-    const h = harness({ hearsKeypadTones: true })
-    h.session.start(8000)
-    await waitFor(() => h.said.length === 1)
+    const h = await started({ line: { hearsKeypadTones: true } })
+    await h.wait(100)
     const tones = keypadTones('35#')
-    for (let at = 0; at < tones.length; at += 160) h.session.frame({ kind: 'audio', pcm: tones.slice(at, at + 160), sampleRate: 8000, chunk: 0, timestamp: 0 })
-    await waitFor(() => h.asked.length === 1)
-    expect(h.asked).toEqual(['(The caller pressed 3 5 # on the keypad.)'])
+    for (let at = 0; at + 160 <= tones.length; at += 160) h.session.frame({ kind: 'audio', pcm: tones.slice(at, at + 160), sampleRate: 8000, chunk: 0, timestamp: 0 })
+    await h.wait(100)
+    expect(h.asked.map((a) => a.text)).toEqual(['(The caller pressed 3 5 # on the keypad.)'])
     expect(h.customer).toEqual(['[keypad] 35#'])
+    // The tones were kept from the VAD: no caller speech, no turn of words.
+    expect(h.states).not.toContain('callerSpeaking')
     await h.session.close()
   })
 
   test('a line without tone listening takes tones for sound, not keys', async () => {
-    const h = harness({}, tts, '')
-    h.session.start(8000)
-    await waitFor(() => h.said.length === 1)
+    const h = await started()
+    await h.wait(100)
     const tones = keypadTones('35#')
-    for (let at = 0; at < tones.length; at += 160) h.session.frame({ kind: 'audio', pcm: tones.slice(at, at + 160), sampleRate: 8000, chunk: 0, timestamp: 0 })
-    await Bun.sleep(DTMF_GAP_MS + 300)
+    for (let at = 0; at + 160 <= tones.length; at += 160) h.session.frame({ kind: 'audio', pcm: tones.slice(at, at + 160), sampleRate: 8000, chunk: 0, timestamp: 0 })
+    await h.silence(DTMF_GAP_MS + 600)
     expect(h.customer).toEqual([])
     await h.session.close()
   })
 
   test('keys pressed while speaking join the words of that turn', async () => {
-    const h = harness({}, tts, 'my account number is')
-    h.session.start(8000)
-    await waitFor(() => h.said.length === 1 && h.session.state === 'listening')
-    const voice = new Int16Array(160).fill(8000)
-    for (let i = 0; i < 20; i++) h.session.frame({ kind: 'audio', pcm: voice, sampleRate: 8000, chunk: 0, timestamp: 0 })
-    await waitFor(() => h.session.state === 'callerSpeaking')
+    const h = await started()
+    await h.wait(100)
+    await h.speak(400, 'my account number is')
+    expect(h.session.state).toBe('callerSpeaking')
     for (const digit of ['9', '1', '#']) h.session.frame({ kind: 'dtmf', digit })
-    for (let i = 0; i < 30; i++) h.session.frame({ kind: 'audio', pcm: new Int16Array(160), sampleRate: 8000, chunk: 0, timestamp: 0 })
-    await waitFor(() => h.asked.length === 1)
+    await h.silence(1_600)
     expect(h.customer).toEqual(['my account number is [keypad] 91#'])
-    expect(h.asked).toEqual(['my account number is (The caller pressed 9 1 # on the keypad.)'])
+    expect(h.asked.map((a) => a.text)).toEqual(['my account number is (The caller pressed 9 1 # on the keypad.)'])
     await h.session.close()
   })
 
@@ -185,9 +170,7 @@ describe('voice session', () => {
         throw new Error('503 from the vendor')
       },
     }
-    const h = harness({}, broken)
-    h.session.start(8000)
-    await waitFor(() => h.ended.length === 1)
-    expect(h.ended[0]).toEqual({ hangup: 'failed', error: 'text-to-speech failed: 503 from the vendor' })
+    const h = await started({ tts: broken })
+    expect(h.ended).toEqual([{ hangup: 'failed', error: 'text-to-speech failed: 503 from the vendor' }])
   })
 })

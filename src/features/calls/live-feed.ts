@@ -17,7 +17,7 @@ export const CALL_UPDATES_CHANNEL = 'calls:updates'
 /** `at`: when the change was made (epoch ms), so a watcher can tell how late it sees it. */
 export type CallUpdate =
   | { kind: 'row'; tryId: string; callId: string; workspaceId: string; at: number }
-  | { kind: 'pipeline'; callId: string; workspaceId: string; state: string; at: number }
+  | { kind: 'pipeline'; callId: string; workspaceId: string; state: string; why?: string; at: number }
   | { kind: 'actor'; callId: string; state: string; at: number }
 
 type Unstamped<U> = U extends unknown ? Omit<U, 'at'> : never

@@ -138,10 +138,10 @@ export class CallMedia implements MediaCalls {
       record,
       send: io.send,
       chunkMs: d.config.speech.chunkMs,
-      state: (state) => {
+      state: (state, why) => {
         const entry = this.live.get(callId)
         if (entry) entry.state = state
-        d.feed?.publish({ kind: 'pipeline', callId, workspaceId: row.workspaceId, state })
+        d.feed?.publish({ kind: 'pipeline', callId, workspaceId: row.workspaceId, state, ...(why ? { why } : {}) })
       },
       hangUp: async ({ hangup, error }) => {
         io.close(CLOSE.ended, 'the call ended')

@@ -68,7 +68,7 @@ export async function buildVoicePipeline(
     record: CallRecord
     send: (f: OutboundFrame) => boolean
     chunkMs: number
-    state: (state: PipelineState) => void
+    state: (state: PipelineState, why?: string) => void
     hangUp: CallLine['hangUp']
     actor?: SessionParts['actor']
   },
@@ -135,7 +135,7 @@ export async function buildVoicePipeline(
       record.latency(t)
       d.turnObserved?.(stagesOf(t))
     },
-    state: (state) => c.state(state),
+    state: (state, why) => c.state(state, why),
     hangUp: c.hangUp,
     log: (level, message, data) => record.log[level](data ?? {}, message),
   }

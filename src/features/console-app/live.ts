@@ -3,8 +3,8 @@
  * workspace, and gets from it, as they happen on any instance (the calls feature's feed):
  * - `call`: the call as the console shows it, whenever its row is written (status, transcript,
  *   latency, recording, analysis);
- * - `pipeline`: `{ callId, state }`, the voice pipeline's state (listening, thinking, speaking,
- *   interrupted);
+ * - `pipeline`: `{ callId, state, why? }`, the voice pipeline's state (listening, thinking, speaking,
+ *   interrupted, …) and why the turn-taking chart is there (the wait's rule, why the agent stopped);
  * - `actor`: `{ id: 'call:<id>', state }`, each stored move of the call's chart.
  * Every event carries `at`, when the change was made (epoch ms). `ready` opens the stream and a
  * comment every 15 s keeps proxies from closing it.
@@ -110,7 +110,7 @@ export class LiveHub {
   private onUpdate(u: CallUpdate): void {
     if (u.kind === 'pipeline') {
       this.remember(u.callId, u.workspaceId)
-      this.to(u.workspaceId, 'pipeline', { callId: u.callId, state: u.state, at: u.at })
+      this.to(u.workspaceId, 'pipeline', { callId: u.callId, state: u.state, ...(u.why ? { why: u.why } : {}), at: u.at })
     } else if (u.kind === 'row') {
       this.remember(u.callId, u.workspaceId)
       if (this.watched(u.workspaceId)) void this.readRow(u.tryId, u.at)

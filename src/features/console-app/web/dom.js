@@ -72,6 +72,7 @@ const TURNS = {
   thinking: ['Agent thinking', 'waiting'],
   speaking: ['Agent speaking', 'agent'],
   interrupted: ['Caller interrupting', 'caller'],
+  resuming: ['Agent resuming', 'agent'],
   ended: ['Line closed', 'none'],
 }
 export const turnWords = (state) => (state ? (TURNS[state]?.[0] ?? state) : 'No audio yet')

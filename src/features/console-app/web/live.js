@@ -64,8 +64,9 @@ export function mount(root, { workspace, live, link }) {
     const before = el.call?.status
     el.call = call
     el.parts.status.replaceChildren(badge('status', call.status))
-    const turn = call.status === 'connected' ? (pipelines.get(call.id) ?? (call.media === 'live' ? 'listening' : null)) : null
-    el.parts.pipeline.replaceChildren(turn || call.status === 'connected' ? turnBadge(turn) : '')
+    // The voice chart's state, and why it is there (the wait's rule, why the agent stopped or resumed).
+    const voice = call.status === 'connected' ? (pipelines.get(call.id) ?? (call.media === 'live' ? { state: 'listening' } : null)) : null
+    el.parts.pipeline.replaceChildren(...(voice || call.status === 'connected' ? [turnBadge(voice?.state ?? null)] : []), ...(voice?.why ? [' ', h('span', { class: 'why' }, voice.why)] : []))
     el.parts.timer.textContent = elapsed(call, serverNow())
     el.parts.end.hidden = !LIVE.has(call.status)
     const lines = call.transcript ?? []
@@ -132,9 +133,9 @@ export function mount(root, { workspace, live, link }) {
       show(call)
       window.__consoleSeen?.('call', at)
     }),
-    live.on('pipeline', ({ callId, state, at }) => {
+    live.on('pipeline', ({ callId, state, why, at }) => {
       heard(at)
-      pipelines.set(callId, state)
+      pipelines.set(callId, { state, why })
       const el = cards.get(callId)
       if (el?.call) paint(el, el.call)
       window.__consoleSeen?.('pipeline', at)

@@ -1,0 +1,84 @@
+/**
+ * What the voice-turn chart (voice-turn.ts) hears and holds: the events the voice session sends it
+ * (what the VAD, the speech-to-text engine, the keypad and the line reported), its input (the
+ * call's limits) and its context (the turn so far, and why the chart did what it last did).
+ */
+export type VoiceTurnState = 'opening' | 'listening' | 'callerSpeaking' | 'maybeDone' | 'thinking' | 'speaking' | 'interrupted' | 'resuming' | 'ended'
+/** Why a call ends on its own: each has its goodbye line (src/media/phrases.ts VOICE_LINES). */
+export type CallEndReason = 'timeLimit' | 'silence'
+
+export interface VoiceTurnInput {
+  /** The call's length limit (the agent's `maxCallSeconds`), ms. */
+  callLimitMs: number
+  /** Caller silence that ends the call, ms. */
+  silenceMs: number
+  /** No agent serves the line: speech over its one line never stops it. */
+  unavailable: boolean
+}
+
+export interface VoiceTurnContext extends VoiceTurnInput {
+  /** What the caller has said so far this turn (the engine's partial transcript), '' when none. */
+  text: string
+  /** When the caller's speech paused, and when the end-of-turn rule last judged it (the session's clock, ms). */
+  pausedAt: number
+  judgedAt: number
+  /** The end-of-turn rule's silence for `text`, counted from `pausedAt`. */
+  waitMs: number
+  /** Why the chart did what it last did: the end-of-turn rule that chose a wait, why the agent stopped, resumed or ended. */
+  why: string
+  /** The end-of-turn rule's verdict on `text` (end-of-turn.ts): `complete` and `number` turns get an early reply. */
+  shape: string
+  /** The agent was cut off in this turn. */
+  interrupted: boolean
+  /** The rest of the sentence the caller was hearing when the agent stopped ('' when none). */
+  resume: string
+  /** Keys pressed since the last sequence ended (by `#` or the digit gap). */
+  digits: string
+  /** Keys pressed while the caller was speaking: they join that turn's words. */
+  keyed: string
+  /** Speech over the agent that did not stop it is let go once the VAD has judged the audio up to here, this long from its pause. */
+  overlapUntil: number
+  overlapWaitMs: number
+  /** Why the call ends and how it hangs up (the first reason wins), null while it goes on. */
+  ending: CallEnding | null
+  /** How long the goodbye may take before the call hangs up anyway. */
+  goodbyeMs: number
+}
+
+export interface CallEnding {
+  /** Said before hanging up; null: hang up now. */
+  goodbye: string | null
+  hangup: 'answered' | 'failed'
+  error?: string
+}
+
+/** The end-of-turn rule's verdict on the caller's words (src/media/end-of-turn.ts). */
+interface Judged {
+  text: string
+  waitMs: number
+  why: string
+  shape: string
+}
+
+export type VoiceTurnEvent =
+  /** The VAD heard the caller start (or go on) speaking. */
+  | { type: 'speech.start' }
+  /** The caller's speech paused: its last speech ended at `at`, judged at `now`. */
+  | ({ type: 'speech.pause'; at: number; now: number } & Judged)
+  /** The words changed; re-judged at `now` (the wait still counts from the pause). */
+  | ({ type: 'transcript'; now: number } & Judged)
+  /** The turn's final words; `backchannel`: they are only an acknowledgement ("mhm", "okay"). */
+  | { type: 'words.final'; text: string; backchannel: boolean; endpointedAt: number; sttFinalAt: number }
+  /** The agent's audio was cut (`clear`): what the caller had not yet heard of the sentence playing. */
+  | { type: 'agent.stopped'; unheard: string }
+  /** The first audio of the agent's reply left for the caller. */
+  | { type: 'reply.audio' }
+  /** The agent's audio has played out (or the opening did). */
+  | { type: 'reply.done' }
+  /** A key the caller pressed; `digits.done` ends the sequence (`#` and the digit gap send it too). */
+  | { type: 'dtmf'; digit: string }
+  | { type: 'digits.done' }
+  /** The call is to end, `why`: `goodbye` said first when given. The first reason wins. */
+  | ({ type: 'call.close'; why: string } & CallEnding)
+  /** The call is over (either side hung up). */
+  | { type: 'call.end' }

@@ -1,0 +1,123 @@
+/**
+ * The agent's turns as the caller hears them: the one playing (a reply, or a fixed line: the
+ * opening, a resumed sentence, a goodbye), one started early on the caller's words and held, and
+ * what the caller heard of each, stored when it has played or was cut (marks tell how far). When
+ * a turn is heard, cut, resumed or answered is the chart's decision (machines/voice-turn.ts); this
+ * carries it out.
+ */
+import type { AgentVoice } from './agent-voice'
+import type { CallLine } from './call-line'
+import { keypadLine, keypadPrompt } from './keypad'
+import type { TurnLatency } from './latency'
+import type { Playout } from './playout'
+import { type ReplyTurn, sameWords } from './reply-turn'
+
+export interface AgentTurnsParts {
+  line: CallLine
+  voice: AgentVoice
+  playout: Playout
+  /** The call is over. */
+  over: () => boolean
+  /** The turn the caller hears has played out (stored): what comes next is the session's to say. */
+  played: (turn: ReplyTurn) => void
+}
+
+export class AgentTurns {
+  /** The reply being heard (or about to be), and one started early on the caller's words, held. */
+  private turn: ReplyTurn | null = null
+  private early: ReplyTurn | null = null
+  /** The last turn's storing of what was heard. */
+  stored: Promise<void> = Promise.resolve()
+
+  constructor(private readonly parts: AgentTurnsParts) {}
+
+  /** Is `id` the turn the caller hears now? */
+  current(id: number): ReplyTurn | null {
+    return this.turn?.id === id ? this.turn : null
+  }
+
+  /** The caller paused on words: the reply starts now, held until the turn is over. */
+  preempt(text: string): void {
+    if (!text.trim() || (this.early && sameWords(this.early.text, text))) return
+    this.dropEarly()
+    this.early = this.parts.voice.reply(text, true)
+  }
+
+  /** The caller's words changed: an early reply on other words goes. */
+  wordsChanged(text: string): void {
+    if (this.early && !sameWords(this.early.text, text)) this.dropEarly()
+  }
+
+  dropEarly(): void {
+    this.early?.cancel()
+    this.early = null
+  }
+
+  /**
+   * The turn is over on `text` (and `keys` pressed during it, '' when none): the caller's line,
+   * then the answer (the early reply when it matches). The transcript holds keys as
+   * `[keypad] 1234#` after any words; the agent reads what was pressed.
+   */
+  async answer(text: string, keys: string, marks: Pick<TurnLatency, 'speechEndAt' | 'endpointedAt' | 'sttFinalAt' | 'sttQueueMs'>): Promise<void> {
+    await this.parts.line.customerSaid([text, keys && keypadLine(keys)].filter(Boolean).join(' '))
+    if (this.parts.over()) return
+    const asked = [text, keys && keypadPrompt(keys)].filter(Boolean).join(' ')
+    const early = this.early && sameWords(this.early.text, asked) ? this.early : null
+    if (!early) this.dropEarly()
+    this.early = null
+    const turn = early ?? this.parts.voice.reply(asked, false)
+    turn.latency = { turn: turn.id, ...marks, llmFirstTokenAt: turn.firstTokenAt, ttsFirstByteAt: turn.ttsFirstByteAt, firstAudioSentAt: null, firstMarkEchoedAt: null }
+    this.hear(turn, true)
+    turn.release()
+  }
+
+  /** Speaks fixed text (the opening, a resumed sentence, a goodbye). */
+  say(text: string, options: { opening?: boolean; endAfter?: boolean } = {}): void {
+    const turn = this.parts.voice.turn('', false)
+    turn.endAfter = options.endAfter ?? false
+    this.hear(turn, false, options.opening)
+    this.parts.voice.speakText(turn, text)
+  }
+
+  /**
+   * Stops the agent now (`clear`): its reply is cancelled. Returns what the caller had not heard of
+   * what it meant to say (marks tell where they were): the rest of the sentence playing and every
+   * sentence written after it, for a resume after a false interruption.
+   */
+  stop(): string {
+    const cleared = this.parts.playout.clear()
+    const turn = this.turn
+    turn?.cancel()
+    this.parts.line.log('info', 'barge-in: playback cleared', { turn: cleared?.turn, heard: cleared?.heard.length })
+    if (!cleared || !turn || cleared.turn !== turn.id) return ''
+    const meant = turn.written.join(' ')
+    return meant.startsWith(cleared.heard) ? meant.slice(cleared.heard.length).trim() : cleared.unheardOfSentence
+  }
+
+  /** The call is over: replies stop; what was heard of the current turn is final. */
+  close(): void {
+    this.turn?.cancel()
+    this.early?.cancel()
+    this.parts.playout.close()
+  }
+
+  /** `turn` is the one the caller hears now: the previous one stops; its audio goes to the line as it comes. */
+  private hear(turn: ReplyTurn, answer: boolean, opening = false): void {
+    if (this.turn && this.turn !== turn) this.turn.cancel()
+    this.turn = turn
+    this.parts.playout.begin(turn.id, (heard) => {
+      const previous = this.stored
+      this.stored = previous.then(() => this.played(turn, heard, answer, opening))
+    })
+  }
+
+  /** The turn's audio has played (or was cut): memory and transcript keep what was heard. */
+  private async played(turn: ReplyTurn, heard: string, answer: boolean, opening: boolean): Promise<void> {
+    const { line } = this.parts
+    if (heard || turn.reply?.messageId)
+      await line.agentSaid(heard, answer ? (turn.reply?.messageId ?? null) : null, opening, turn.id).catch((err) => line.log('warn', 'could not store what the agent said', { err: String(err) }))
+    if (turn.latency && turn.latency.firstAudioSentAt !== null) line.latency(turn.latency)
+    if (this.turn !== turn || this.parts.over()) return
+    this.parts.played(turn)
+  }
+}

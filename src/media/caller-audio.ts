@@ -1,0 +1,112 @@
+/**
+ * The caller's audio on its way to turn-taking: each frame goes to the recording and the
+ * speech-to-text engine, then the VAD (on its own thread) judges it, in order, and the turn
+ * detector (turns.ts) makes its windows into the caller's speech starting and pausing, each at the
+ * time its audio arrived, not when the VAD got to it. What that means for the call is the chart's
+ * decision (machines/voice-turn.ts); this only reports it.
+ */
+import type { SttSession } from '../providers/stt/port'
+import { resample } from './codecs'
+import { TurnDetector } from './turns'
+import type { VoiceActivity } from './vad'
+
+/** Inbound frames waiting for the VAD: 2 s of 20 ms frames. Frames arriving past it are dropped (counted). */
+export const MAX_INBOUND_PENDING = 100
+
+export interface CallerAudioParts {
+  vad: VoiceActivity
+  stt: SttSession
+  record?: { fromCaller(pcm: Int16Array, rate: number): void }
+  now: () => number
+  /** The call is over: nothing more is judged. */
+  over: () => boolean
+  /** The VAD heard speech (any window of it). */
+  spoke: () => void
+  /** The caller's speech started (or went on after a pause), and paused: its last speech ended at `at`. */
+  started: () => void
+  paused: (at: number) => void
+  warn: (message: string, err: unknown) => void
+}
+
+export class CallerAudio {
+  readonly detector = new TurnDetector()
+  /** Frames dropped because the VAD fell MAX_INBOUND_PENDING behind. */
+  dropped = 0
+  /** Arrival time of the last audio the VAD has judged. */
+  judgedUpTo = 0
+  /** Audio from the line not yet judged by the VAD, and whether it is being judged now. */
+  private readonly backlog: { pcm: Int16Array; rate: number; arrivedAt: number; keyTone: boolean }[] = []
+  private analysing = false
+
+  constructor(private readonly parts: CallerAudioParts) {}
+
+  /**
+   * A frame of the line's audio; `keyTone`: a key's tone sounds in it (keypad.ts), no speech, so
+   * the VAD and the speech-to-text hear silence in its place (the recording keeps the tone).
+   * Bounded: if the VAD falls behind, the newest audio goes (counted), never memory.
+   */
+  push(pcm: Int16Array, rate: number, keyTone = false): void {
+    if (this.backlog.length >= MAX_INBOUND_PENDING) {
+      this.dropped++
+      return
+    }
+    this.backlog.push({ pcm, rate, arrivedAt: this.parts.now(), keyTone })
+    if (!this.analysing) void this.analyse()
+  }
+
+  /**
+   * Judges the line's audio in order. Audio that arrived while the VAD was busy goes to it in one
+   * piece, so after a stall the session catches up in one round trip to the model instead of
+   * staying as far behind as the stall left it.
+   */
+  private async analyse(): Promise<void> {
+    this.analysing = true
+    try {
+      while (this.backlog.length && !this.parts.over()) {
+        const rate = this.backlog[0]!.rate
+        let n = 1
+        while (n < this.backlog.length && this.backlog[n]!.rate === rate) n++
+        await this.judge(this.backlog.splice(0, n), rate)
+      }
+    } catch (err) {
+      this.backlog.length = 0
+      this.parts.warn('voice activity detection failed', err)
+    } finally {
+      this.analysing = false
+    }
+  }
+
+  /** Frames at one rate, in order: to the recording, the STT, then the VAD's windows to the turn detector. */
+  private async judge(frames: { pcm: Int16Array; arrivedAt: number; keyTone: boolean }[], rate: number): Promise<void> {
+    const { stt, vad } = this.parts
+    for (const f of frames) {
+      this.parts.record?.fromCaller(f.pcm, rate)
+      if (f.keyTone) f.pcm = new Int16Array(f.pcm.length)
+      stt.push(resample(f.pcm, rate, stt.sampleRate))
+    }
+    const pcm = frames.length === 1 ? frames[0]!.pcm : joined(frames.map((f) => f.pcm))
+    const windows = await vad.push(pcm, rate)
+    if (this.parts.over()) return
+    this.judgedUpTo = frames.at(-1)!.arrivedAt
+    // Each window's time is when the frame that completed it arrived.
+    let frame = 0
+    let upTo = frames[0]!.pcm.length
+    for (const w of windows) {
+      while (w.end > upTo && frame < frames.length - 1) upTo += frames[++frame]!.pcm.length
+      if (w.speech) this.parts.spoke()
+      const event = this.detector.window(w.speech, w.ms, frames[frame]!.arrivedAt)
+      if (event?.type === 'speech_start') this.parts.started()
+      else if (event?.type === 'pause') this.parts.paused(event.at)
+    }
+  }
+}
+
+function joined(parts: Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}
