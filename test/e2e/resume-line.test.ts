@@ -1,0 +1,109 @@
+/**
+ * A false interruption at the phone line, tried as Twilio carries a call (as barge-in-line.test.ts:
+ * the service on its default engines with TELEPHONY_PROVIDER=twilio, a real Media Streams client
+ * in a process of its own, real time, marks echoed, `clear` honoured). The agent opens with a long
+ * purpose; 2 s into its audio the caller says "uh-huh" (espeak-ng), a backchannel. The agent stops
+ * at once (a `clear`: it cannot know yet that the caller only acknowledged), then, the caller's
+ * turn over on a backchannel, resumes from the last word the caller heard. Everything asserted is
+ * what crossed the socket and the call's transcript from the API: no hook into the session.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { startTwilioFake, type TwilioFake } from '../fakes/twilio'
+import { freePort } from '../support/child-service'
+import { startTestServer, type TestServer } from '../support/server'
+import { describeNeeding, systemBinary } from '../support/system-binary'
+import { AUDIBLE_DBFS, callerSpeech, judgeBargeIn, TwilioCaller } from '../support/twilio-line'
+import { until } from '../support/until'
+
+const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
+const SPHINX = systemBinary('pocketsphinx_continuous', 'apt-get install pocketsphinx pocketsphinx-en-us')
+const describeLocal = describeNeeding(ESPEAK.path ? SPHINX : ESPEAK)
+
+const OPENING = 'Hello, this is a courtesy call from the delivery team to confirm your parcel for tomorrow morning, which will arrive between nine and eleven at the address we have on file for you.'
+/** A backchannel (pocketsphinx hears espeak-ng's "uh-huh" as "oh", also one). */
+const BACKCHANNEL = 'uh-huh'
+/** The caller speaks this far into the agent's audio as the caller hears it. */
+const BACKCHANNEL_AT_MS = 2_000
+
+type Line = { speaker: string; text: string }
+
+describeLocal('a false interruption at a Twilio line, default engines', () => {
+  let fake: TwilioFake
+  let s: TestServer
+  beforeAll(async () => {
+    fake = startTwilioFake()
+    const port = await freePort()
+    s = await startTestServer({
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      TELEPHONY_PROVIDER: 'twilio',
+      TWILIO_ACCOUNT_SID: fake.accountSid,
+      TWILIO_AUTH_TOKEN: fake.authToken,
+      TWILIO_API_BASE_URL: fake.url,
+    })
+  })
+  afterAll(async () => {
+    await s?.stop()
+    await fake?.stop()
+  })
+
+  test('2 s into a long opening the caller says "uh-huh": the agent stops, then resumes from the last word heard; the transcript keeps what was heard', async () => {
+    const speech = callerSpeech(ESPEAK.path!, BACKCHANNEL)
+    const dev = await s.developer({ plan: 'scale', name: 'Resume' })
+    const agent = (await s.agent(dev.key, { name: 'Deliveries', voice: { answersCalls: true } })).id
+    expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550710', source: 'rented', agent })).status).toBe(201)
+    expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550711' })).status).toBe(201)
+    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550711', purpose: OPENING } })
+    expect(placed.status).toBe(202)
+    const id = placed.body.id as string
+    const sent = fake.calls.at(-1)!
+    const twiml = sent.form.get('Twiml')!
+    const wsUrl = /<Stream url="([^"]+)"/.exec(twiml)![1]!
+    const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!
+    expect(await fake.callback(sent.sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })).toBe(204)
+    await until(
+      'connected',
+      () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+      (r) => r.body.status === 'connected',
+    )
+
+    const line = TwilioCaller.start({ wsUrl, authToken: fake.authToken, accountSid: fake.accountSid, callSid: sent.sid, token, speech, bargeInAtMs: BACKCHANNEL_AT_MS })
+    try {
+      await line.next('spoken')
+      // The agent resumes, and the rest of what it meant to say plays out to its last word (the
+      // transcript's line grows as the caller hears it).
+      const done = await until(
+        'the agent resumed its opening and it played out',
+        () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+        (r) => {
+          const agent = (r.body.transcript as Line[]).filter((l) => l.speaker === 'agent')
+          return agent.length >= 2 && agent.at(-1)!.text.endsWith(OPENING.slice(-20))
+        },
+        40_000,
+      )
+      const log = await line.log()
+      const { clearedAt, clearMs, lastSpeechAt } = judgeBargeIn(log)
+      const resumedAudioMs = log.played.filter((p) => p.at > lastSpeechAt && p.samples > 0 && p.dbfs > AUDIBLE_DBFS).length * 20
+      console.log(
+        `false interruption at the line: ${log.clears.length} clear(s), the first ${clearMs === null ? 'never' : Math.round(clearMs)} ms after the caller's first speech frame; ${resumedAudioMs} ms of agent audio after the caller's "${BACKCHANNEL}"`,
+      )
+      // The agent stopped while the caller spoke...
+      expect(log.clears.length).toBe(1)
+      expect(clearedAt!).toBeLessThan(lastSpeechAt + 1_000)
+      // ...and spoke again after the backchannel: the rest of its opening.
+      expect(resumedAudioMs).toBeGreaterThan(2_000)
+
+      // The transcript: what the caller heard of the opening, cut at a whole word, then the rest
+      // of it from there, and nothing said for the "uh-huh" (no customer line, no answer).
+      const t = done.body.transcript as Line[]
+      expect(t.map((l) => l.speaker)).toEqual(['agent', 'agent'])
+      const [heard, resumed] = [t[0]!.text, t[1]!.text]
+      expect(heard.length).toBeGreaterThan(0)
+      expect(OPENING.startsWith(heard)).toBe(true)
+      expect([' ', ',', '.'].includes(OPENING[heard.length]!)).toBe(true)
+      expect(`${heard} ${resumed}`).toBe(OPENING)
+    } finally {
+      await line.hangUp()
+    }
+  }, 90_000)
+})
