@@ -136,7 +136,7 @@ describe('the voice-turn chart', () => {
     c.advance(200)
     c.effects()
     c.send(final('What time do you open?'))
-    expect(c.effects()).toEqual(['answer {"text":"What time do you open?","speechEndAt":0,"endpointedAt":0,"sttFinalAt":0}'])
+    expect(c.effects()).toEqual(['answer {"text":"What time do you open?","keys":"","speechEndAt":0,"endpointedAt":0,"sttFinalAt":0}'])
     c.send({ type: 'reply.audio' })
     expect(c.state()).toBe('speaking')
     c.send({ type: 'reply.done' })
@@ -259,6 +259,24 @@ describe('the voice-turn chart', () => {
     u.send({ type: 'dtmf', digit: '1' })
     u.advance(DTMF_GAP_MS)
     expect(u.effects()).toEqual([])
+  })
+
+  test('# ends a key sequence at once; keys pressed while the caller speaks join that turn, answered with its words', () => {
+    const c = listening()
+    c.send({ type: 'dtmf', digit: '7' }, { type: 'dtmf', digit: '#' })
+    expect(c.effects()).toEqual(['answerDigits {"digits":"7#"}'])
+    c.send({ type: 'dtmf', digit: '#' })
+    expect(c.effects()).toEqual(['answerDigits {"digits":"#"}'])
+    const s = listening()
+    s.send({ type: 'speech.start' }, { type: 'dtmf', digit: '9' }, { type: 'dtmf', digit: '1' }, { type: 'dtmf', digit: '#' })
+    expect(s.context().keyed).toBe('91#')
+    s.send(pause(0, 0, 'my account number is', 500))
+    s.advance(500)
+    s.effects()
+    // Even words that would be nothing to answer on their own: the keys are the turn.
+    s.send(final(''))
+    expect(s.effects()).toEqual(['answer {"text":"","keys":"91#","speechEndAt":0,"endpointedAt":0,"sttFinalAt":0}'])
+    expect(s.context().keyed).toBe('')
   })
 
   test('call.end ends everything: no wait fires after it', () => {
