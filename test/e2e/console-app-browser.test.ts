@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Browser, Page } from 'puppeteer-core'
+import { callsFeature } from '../../src/features/calls'
 import { messagingFeature } from '../../src/features/messaging'
 import { artifactDir, describeWithChromium, launchChromium } from '../support/browser'
 import { startTestServer, type TestServer } from '../support/server'
@@ -319,6 +320,38 @@ describeWithChromium('the console app in Chromium', () => {
     expect(row).toEqual({ who: '+14155550901', status: 'resolved' })
     await shot('inbox-voice')
   }, 30_000)
+
+  test("a live call's page: Transfer puts the caller through to one of the agent's transfers", async () => {
+    const BILLING = '+14155550966'
+    expect((await s.api('PATCH', `/agents/${agent}`, { key: dev.key, body: { transfers: [{ name: 'Billing', phoneNumber: BILLING, whenToUse: 'bills and refunds' }] } })).status).toBe(200)
+    await s.publish(dev.key, agent)
+    expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550904' })).status).toBe(201)
+    expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent(BILLING)}`, { pickup: 'answer', ringMs: 0, lines: ['Billing here.'], hangupAfterMs: 60 * SEC })).status).toBe(200)
+    await callee('+14155550904', [])
+    const id = await place('+14155550904')
+    await advance(SEC)
+    await until(
+      'connected',
+      () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+      (r) => r.body.status === 'connected',
+      10_000,
+    )
+    await page.goto(`${s.url}/console/app#/${dev.id}/call/${id}`)
+    await page.waitForSelector('.transfer-box:not([hidden]) #transfer-to option', { timeout: 10_000 })
+    expect(await page.$eval('label[for="transfer-to"]', (l) => l.textContent)).toBe('Transfer to')
+    expect(await page.$$eval('#transfer-to option', (o) => o.map((x) => x.textContent))).toEqual([`Billing (${BILLING}, cold)`])
+    await shot('call-transfer')
+    await page.click('button.transfer')
+    // The page follows the call: the transfer is on its facts, and the button goes.
+    await page.waitForFunction(() => [...document.querySelectorAll('dd')].some((d) => d.textContent?.startsWith('Billing (+14155550966), by api')), { timeout: 10_000 })
+    await page.waitForSelector('.transfer-box[hidden]')
+    const call = (await s.api('GET', `/calls/${id}`, { key: dev.key })).body
+    expect(call).toMatchObject({ status: 'connected', transfer: { to: 'Billing', by: 'api', mode: 'cold' } })
+    expect(s.server.services.of(callsFeature).sandbox.transfers.get(call.callRef)).toMatchObject({ to: BILLING, answered: true, said: ['Billing here.'] })
+    await shot('call-transferred')
+    await advance(60 * SEC)
+    await page.waitForFunction(() => [...document.querySelectorAll('dd')].some((d) => d.textContent?.includes('answered, 1:00')), { timeout: 10_000 })
+  }, 60_000)
 
   test('campaigns list with their counts', async () => {
     const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, {

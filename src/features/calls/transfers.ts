@@ -38,6 +38,18 @@ export function destinationNamed(agent: Pick<AgentDoc, 'transfers'>, name: strin
 export class CallTransfers {
   constructor(private readonly deps: CallTransferDeps) {}
 
+  /** The transfers a call can be put through to: its agent's, as the version it talks as has them. */
+  async destinations(workspaceId: string, id: string): Promise<TransferDestination[]> {
+    const [row] = await this.deps.tries.find({ callId: id }, { sort: [['attempt', -1]], limit: 1 })
+    if (!row || row.workspaceId !== workspaceId) throw notFound(`no call ${id} in this workspace`)
+    const agent = await this.agentOf(row)
+    return (agent?.transfers ?? []).map((d) => ({ name: d.name, phoneNumber: d.phoneNumber, mode: d.mode }))
+  }
+
+  private async agentOf(row: CallTryDoc): Promise<AgentDoc | null> {
+    return (row.agentVersion ? await this.deps.published.version(row.workspaceId, row.agentId, row.agentVersion) : null) ?? (await this.deps.published.live(row.workspaceId, row.agentId))
+  }
+
   /** POST /calls/{id}/transfer: 202 with the call once the network took it; 400 naming `destination`, 404, 409. */
   async byHand(workspace: WorkspaceDoc, id: string, destinationName: string): Promise<CallTryDoc> {
     const [row] = await this.deps.tries.find({ callId: id }, { sort: [['attempt', -1]], limit: 1 })
@@ -45,7 +57,7 @@ export class CallTransfers {
     if (row.status !== 'connected') throw new ApiError(409, `call ${id} is ${row.status}: only a connected call can be transferred`, { state: row.status, call: presentCall(row) })
     if (row.surface === 'web') throw conflict('a browser call has no phone line: it cannot be put through to a phone', { call: presentCall(row) })
     // The destinations of the version the call talks as (the published one when it has not started talking).
-    const agent = (row.agentVersion ? await this.deps.published.version(row.workspaceId, row.agentId, row.agentVersion) : null) ?? (await this.deps.published.live(row.workspaceId, row.agentId))
+    const agent = await this.agentOf(row)
     const names = (agent?.transfers ?? []).map((d) => d.name)
     const destination = agent ? destinationNamed(agent, destinationName) : null
     if (!destination) {

@@ -23,7 +23,7 @@ import { StreamTickets } from './tickets'
 export const consoleAppFeature = defineFeature(consoleAppRef, {
   build(kernel, use) {
     const { workspaceRepo } = use(tenancyRef)
-    const { feed, reads: calls } = use(callsRef)
+    const { feed, reads: calls, transfers } = use(callsRef)
     const { conversations } = use(conversationsRef)
     const { campaigns } = use(campaignsRef)
     const { legacyWebhooks } = use(webhooksRef)
@@ -40,7 +40,7 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
         appPages(assets),
         appStream({ tickets, hub }),
         appApi({ auth: kernel.http.console, tickets, exists: async (id) => (await workspaceRepo.get(id)) !== null }),
-        consoleReads({ auth: kernel.http.console, workspaceRepo, calls, conversations, campaigns, legacyWebhooks, events: bus.events, inbox }),
+        consoleReads({ auth: kernel.http.console, workspaceRepo, calls, transfers, conversations, campaigns, legacyWebhooks, events: bus.events, inbox }),
       ],
       stop: () => hub.close(),
     }

@@ -12,7 +12,7 @@ import { decodeCursor, encodeCursor, pageQuery, paginate } from '../../http/pagi
 import type { KernelHttp } from '../../kernel/feature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Collection } from '../../store/port'
-import { type CallReads, presentConsoleCall } from '../calls/public'
+import { type CallReads, type CallTransfers, presentConsoleCall } from '../calls/public'
 import type { CampaignsServices } from '../campaigns/public'
 import { CHANNELS, type ConversationDoc, type ConversationFeature, type MessageDoc, presentMessage } from '../conversations/public'
 import type { WebhooksServices } from '../webhooks/public'
@@ -31,6 +31,7 @@ export interface ReadsDeps {
   auth: KernelHttp['console']
   workspaceRepo: WorkspaceRepo
   calls: CallReads
+  transfers: Pick<CallTransfers, 'byHand' | 'destinations'>
   conversations: ConversationFeature['conversations']
   campaigns: CampaignsServices['campaigns']
   legacyWebhooks: WebhooksServices['legacyWebhooks']
@@ -109,6 +110,31 @@ export function consoleReads(d: ReadsDeps) {
       workspace: true,
       detail: { summary: 'End a live call (or cancel a waiting one), inbound calls too', responses: answers({ 200: Loose, ...consoleErrors(404, 409) }) },
     })
+    .get('/workspaces/:ws/calls/:id/transfers', async ({ params, workspace }) => ({ items: await d.transfers.destinations(workspace.id, params.id) }), {
+      params: WsId,
+      workspace: true,
+      detail: {
+        summary: "Where a call can be transferred: its agent's transfers, as the version it talks as has them",
+        responses: answers({ 200: t.Object({ items: t.Array(t.Object({ name: t.String(), phoneNumber: t.String(), mode: t.String() })) }), ...consoleErrors(404) }),
+      },
+    })
+    .post(
+      '/workspaces/:ws/calls/:id/transfer',
+      async ({ params, body, workspace, set }) => {
+        const call = await d.transfers.byHand(workspace, params.id, body.destination)
+        set.status = 202
+        return presentConsoleCall(call)
+      },
+      {
+        params: WsId,
+        workspace: true,
+        body: t.Object({ destination: t.String({ minLength: 1, maxLength: 60, description: "the name of one of the agent's transfers" }) }, { additionalProperties: false }),
+        detail: {
+          summary: "Transfer a live call to one of its agent's transfers, as POST /calls/{id}/transfer does (inbound calls too)",
+          responses: answers({ 202: Loose, ...consoleErrors(400, 404, 409, 502) }),
+        },
+      },
+    )
     .get(
       '/workspaces/:ws/calls/:id/activity',
       async ({ params, workspace }) => {

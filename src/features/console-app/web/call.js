@@ -10,6 +10,11 @@ export function mount(root, { workspace, id, live, link }) {
   const heading = h('h1', {}, 'Call')
   const facts = h('dl', { class: 'facts' })
   const end = h('button', { type: 'button', class: 'danger', hidden: true }, 'End call')
+  // Transfer: put the live caller through to one of the agent's transfers (POST …/transfer).
+  const transferTo = h('select', { id: 'transfer-to' })
+  const transferButton = h('button', { type: 'button', class: 'transfer' }, 'Transfer')
+  const transferBox = h('span', { class: 'transfer-box', hidden: true }, h('label', { for: 'transfer-to' }, 'Transfer to'), ' ', transferTo, ' ', transferButton)
+  let destinations = null
   const chart = h('a', { href: link(workspace, 'charts', null, { machine: 'call', actor: `call:${id}` }) }, 'State chart of this call')
   const transcript = h('ol', { class: 'transcript full', 'aria-label': 'Transcript' })
   const recording = h('div', { class: 'recording' })
@@ -20,7 +25,7 @@ export function mount(root, { workspace, id, live, link }) {
   root.append(
     h('p', { class: 'crumbs' }, h('a', { href: link(workspace, 'calls') }, 'Calls'), ' / ', id),
     heading,
-    h('div', { class: 'actions' }, end, chart),
+    h('div', { class: 'actions' }, end, transferBox, chart),
     facts,
     h(
       'div',
@@ -45,6 +50,33 @@ export function mount(root, { workspace, id, live, link }) {
     end.disabled = false
   })
 
+  transferButton.addEventListener('click', async () => {
+    transferButton.disabled = true
+    try {
+      paint(await api('POST', ws(workspace, `/calls/${encodeURIComponent(id)}/transfer`), { destination: transferTo.value }))
+    } catch (err) {
+      notice(`Could not transfer the call: ${err.message}`)
+      if (err.body?.call) paint({ ...call, ...err.body.call })
+    }
+    transferButton.disabled = false
+  })
+
+  /** The agent's transfers, read once the call is live (the choice does not change during a call). */
+  async function loadDestinations() {
+    if (destinations) return
+    destinations = []
+    try {
+      destinations = (await api('GET', ws(workspace, `/calls/${encodeURIComponent(id)}/transfers`))).items
+    } catch {
+      destinations = []
+    }
+    transferTo.replaceChildren(...destinations.map((d) => h('option', { value: d.name }, `${d.name} (${d.phoneNumber}, ${d.mode})`)))
+    if (call) paint(call)
+  }
+
+  const transferWords = (t) =>
+    `${t.to} (${t.phoneNumber}), by ${t.by}: ${t.outcome === null ? (t.answeredAt ? 'talking' : 'ringing') : t.outcome === 'answered' ? `answered, ${duration(t.seconds)}` : t.outcome.replace('_', ' ')}${t.error ? ` — ${t.error}` : ''}`
+
   const fact = (term, value) => [h('dt', {}, term), h('dd', {}, value)]
   function paint(next) {
     const ended = call && LIVE.has(call.status) && !LIVE.has(next.status)
@@ -52,6 +84,10 @@ export function mount(root, { workspace, id, live, link }) {
     call = next
     heading.textContent = callTitle(call)
     end.hidden = !LIVE.has(call.status)
+    // A transfer under way or done is not asked again; one the network refused can be.
+    const transferable = call.status === 'connected' && (!call.transfer || call.transfer.outcome === 'failed')
+    if (transferable) void loadDestinations()
+    transferBox.hidden = !(transferable && destinations?.length)
     facts.replaceChildren(
       ...fact('Status', badge('status', call.status)),
       ...fact('Agent', call.agent?.name ?? ''),
@@ -61,6 +97,7 @@ export function mount(root, { workspace, id, live, link }) {
       ...fact('Ended', when(call.endedAt)),
       ...fact('Length', duration(call.seconds)),
       ...fact('Hang-up', call.hangup ?? '—'),
+      ...(call.transfer ? fact('Transfer', transferWords(call.transfer)) : []),
       ...(call.error ? fact('Error', call.error) : []),
     )
     transcript.replaceChildren(
