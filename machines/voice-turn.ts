@@ -27,27 +27,12 @@
  * The chart reads no clock: events carry the session's time (`now`) where a wait counts from an
  * earlier moment (the caller's last speech), and its delays run on the actor's clock.
  */
-import { and, assign, or, raise, setup, stateIn } from 'xstate'
-import type { CallEnding, CallEndReason, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput, VoiceTurnState } from './voice-turn-events'
+import { and, assign, or, raise, stateIn } from 'xstate'
+import type { VoiceTurnEvent, VoiceTurnState } from './voice-turn-events'
+import { GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, voiceTurnSetup } from './voice-turn-setup'
 
 export type { CallEnding, CallEndReason, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput, VoiceTurnState } from './voice-turn-events'
-
-/** Caller silence (nobody speaking) that ends the call politely: Vapi's and Retell's default is 30 s. */
-export const SILENCE_TIMEOUT_MS = 30_000
-/** Keypad digits are collected until `#` or this long without one (a person typing a PIN pauses < 1 s). */
-export const DTMF_GAP_MS = 1_500
-/**
- * Silence that ends speech said over the agent that did not stop it (let go): the pauses inside one
- * speaker's turn run 500–700 ms, so a shorter gap between two words is not its end.
- */
-export const OVERLAP_END_MS = 500
-/** How long that decision waits for a VAD that has fallen behind before deciding on what it has: 2 s, as MAX_INBOUND_PENDING's backlog. */
-export const VAD_CATCH_UP_MS = 2_000
-/** How often it looks again meanwhile: a line frame. */
-export const VAD_RECHECK_MS = 20
-/** A line that never confirms a goodbye played still ends: ~15 characters a second of speech, plus this grace. */
-export const GOODBYE_GRACE_MS = 3_000
-export const GOODBYE_MS_PER_CHAR = 70
+export { DTMF_GAP_MS, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, SILENCE_TIMEOUT_MS, VAD_CATCH_UP_MS, VAD_RECHECK_MS } from './voice-turn-setup'
 
 /** The agent is talking (or about to): caller speech now is over it. */
 const AGENT_TALKING = ['opening', 'thinking', 'speaking', 'resuming'] as const
@@ -55,60 +40,7 @@ const AGENT_TALKING = ['opening', 'thinking', 'speaking', 'resuming'] as const
 /** The caller paused: the turn's words and the wait the end-of-turn rule chose for them. */
 const fromPause = (e: Extract<VoiceTurnEvent, { type: 'speech.pause' }>) => ({ text: e.text, pausedAt: e.at, judgedAt: e.now, waitMs: e.waitMs, why: e.why, shape: e.shape })
 
-export const voiceTurnMachine = setup({
-  types: { context: {} as VoiceTurnContext, events: {} as VoiceTurnEvent, input: {} as VoiceTurnInput },
-  actions: {
-    /** Start the reply on what was said before the wait is over, when the turn reads as done (nothing of it is heard or kept until `answer`). */
-    preempt: (_, _params: { text: string; shape: string }) => {},
-    /** The caller went on (or said nothing): a reply started early is cancelled. */
-    cancelPreempt: () => {},
-    /** The turn is over: end the caller's turn and take its final words (they come back as `words.final`). */
-    commitTurn: () => {},
-    /** Answer the final words (with the early reply when it matches): the caller's line, then the agent's. */
-    answer: (_, _params: { text: string; keys: string; speechEndAt: number; endpointedAt: number; sttFinalAt: number }) => {},
-    /** Stop the agent's audio now (`clear`), cancel its reply; the session reports `agent.stopped`. */
-    stopAgent: () => {},
-    /** Say the rest of the sentence the caller was hearing when the agent stopped. */
-    resumeSentence: (_, _params: { text: string }) => {},
-    /** Speech over the agent that did not stop it has ended: its words are let go. */
-    letGo: () => {},
-    /** A key sequence, as the caller's turn. */
-    answerDigits: (_, _params: { digits: string }) => {},
-    /** A reason to end the call came due: the session answers with `call.close` and the line to say. */
-    endCall: (_, _params: { reason: CallEndReason; why: string }) => {},
-    /** Say the goodbye (the call hangs up once it has played), or hang up now when there is none. */
-    sayGoodbye: (_, _params: CallEnding) => {},
-    hangUp: (_, _params: CallEnding) => {},
-  },
-  guards: {
-    /** Speech over the agent stops it, except on a line no agent serves. */
-    mayInterrupt: ({ context }) => !context.unavailable,
-    /** The line is served by an agent (one that is not only says so and ends). */
-    lineServed: ({ context }) => !context.unavailable,
-    lineUnavailable: ({ context }) => context.unavailable,
-    /** `#` ends a key sequence at once. */
-    endsKeys: ({ event }) => event.type === 'dtmf' && event.digit === '#',
-    /** Keys were pressed during the turn that just ended: they are answered with its words, whatever the words are. */
-    keyedInTurn: ({ context }) => context.keyed !== '',
-    /** The final words after the agent was stopped are a backchannel or nothing, and there is a sentence to pick up. */
-    falseInterruption: ({ context, event }) => event.type === 'words.final' && context.interrupted && context.resume !== '' && (event.text === '' || event.backchannel),
-    /** Nothing to answer: noise, or an acknowledgement that stopped the agent. */
-    nothingSaid: ({ context, event }) => event.type === 'words.final' && (event.text === '' || (context.interrupted && event.backchannel)),
-    /** The VAD has judged the line's audio up to `at` (it runs on its own thread and may be behind); the session knows. */
-    audioJudged: (_, _params: { at: number }) => true,
-  },
-  delays: {
-    /** What is left of the end-of-turn wait, counted from the caller's last speech. */
-    endOfTurn: ({ context }) => Math.max(0, context.waitMs - (context.judgedAt - context.pausedAt)),
-    callerSilence: ({ context }) => context.silenceMs,
-    callLimit: ({ context }) => context.callLimitMs,
-    dtmfGap: DTMF_GAP_MS,
-    overlapEnd: ({ context }) => context.overlapWaitMs,
-    vadRecheck: VAD_RECHECK_MS,
-    vadCatchUp: ({ context }) => context.overlapWaitMs + VAD_CATCH_UP_MS,
-    goodbyeGrace: ({ context }) => context.goodbyeMs,
-  },
-}).createMachine({
+export const voiceTurnMachine = voiceTurnSetup.createMachine({
   id: 'voiceTurn',
   initial: 'live',
   context: ({ input }) => ({

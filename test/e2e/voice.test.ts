@@ -90,7 +90,7 @@ describe('a sandbox call through the media bridge', () => {
       () => s.console('GET', `/actors/call:${id}`),
       (r) => r.status === 200 && r.body.pipeline !== null,
     )
-    expect(['opening', 'listening', 'thinking', 'speaking', 'interrupted']).toContain(actor.body.pipeline.state)
+    expect(['opening', 'listening', 'callerSpeaking', 'maybeDone', 'thinking', 'speaking', 'interrupted', 'resuming']).toContain(actor.body.pipeline.state)
 
     // The callee says both lines; the second cuts into the agent's answer.
     await until(
@@ -126,6 +126,10 @@ describe('a sandbox call through the media bridge', () => {
     expect(t[3]).toEqual(['customer', 'Sorry, where do customers park?'])
     expect(t[4][0]).toBe('agent')
     expect(t[4][1]).toContain('Mill Lane')
+    // The chart says why it is where it is (after three answered turns, never empty).
+    const watched = await s.console('GET', `/actors/call:${id}`)
+    expect(watched.body.pipeline.why).toBeString()
+    expect(watched.body.pipeline.why.length).toBeGreaterThan(0)
 
     // The callee hangs up (service clock): completed, analysed, recorded.
     await advance(61 * SEC)

@@ -67,12 +67,12 @@ const GOODBYE_WAIT_MS = 15_000
 
 export class CallMedia implements MediaCalls {
   /** Live pipelines in this process, by call id (the console's actor view reads their state). */
-  readonly live = new Map<string, { state: PipelineState; session: VoiceSession }>()
+  readonly live = new Map<string, { state: PipelineState; why?: string; session: VoiceSession }>()
 
-  /** The pipeline of a live call in this process, for the console's actor view. */
-  pipeline(callId: string): { state: PipelineState } | null {
+  /** The pipeline of a live call in this process, for the console's actor view: its state, and why it is there. */
+  pipeline(callId: string): { state: PipelineState; why?: string } | null {
     const entry = this.live.get(callId)
-    return entry ? { state: entry.state } : null
+    return entry ? { state: entry.state, ...(entry.why ? { why: entry.why } : {}) } : null
   }
 
   /** Calls writing their end (the try's end, the recording): a shutdown waits for them. */
@@ -140,7 +140,7 @@ export class CallMedia implements MediaCalls {
       chunkMs: d.config.speech.chunkMs,
       state: (state, why) => {
         const entry = this.live.get(callId)
-        if (entry) entry.state = state
+        if (entry) Object.assign(entry, { state, why })
         d.feed?.publish({ kind: 'pipeline', callId, workspaceId: row.workspaceId, state, ...(why ? { why } : {}) })
       },
       hangUp: async ({ hangup, error }) => {

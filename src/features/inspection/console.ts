@@ -9,7 +9,7 @@ import { answers, consoleErrors } from '../../http/docs'
 import { notFound } from '../../http/errors'
 import type { KernelHttp } from '../../kernel/feature'
 
-export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: ActorRuntime; pipeline?: (callId: string) => { state: string } | null }) {
+export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: ActorRuntime; pipeline?: (callId: string) => { state: string; why?: string } | null }) {
   const isName = (name: string): name is MachineName => (machineNames as string[]).includes(name)
   return new Elysia({ detail: { tags: ['Console'] } })
     .use(deps.auth)
@@ -53,7 +53,7 @@ export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: 
       async ({ params }) => {
         const description = await deps.runtime.describe(params.id)
         if (!description) throw notFound(`no actor ${params.id}; ids are <kind>:<resource id>, e.g. customerWorkspace:org_…`)
-        // A live call also shows its voice pipeline (listening, thinking, speaking, interrupted) when its media stream is in this process.
+        // A live call also shows its voice pipeline (listening, thinking, speaking, interrupted, …) and why it is there, when its media stream is in this process.
         const pipeline = params.id.startsWith('call:') ? (deps.pipeline?.(params.id.slice(5)) ?? null) : undefined
         return { ...description, ...(pipeline !== undefined ? { pipeline } : {}) }
       },
