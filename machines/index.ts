@@ -10,6 +10,7 @@ import * as call from './call'
 import * as campaign from './campaign'
 import * as customerWorkspace from './customer-workspace'
 import * as enrolment from './enrolment'
+import * as simulationRun from './simulation-run'
 import * as webhookDelivery from './webhook-delivery'
 import * as webhookEndpoint from './webhook-endpoint'
 
@@ -44,6 +45,7 @@ export const machines = {
     version: agentPublication.MACHINE_VERSION,
     effects: agentPublication.AGENT_PUBLICATION_EFFECTS,
   },
+  simulationRun: { machine: simulationRun.simulationRunMachine, version: simulationRun.MACHINE_VERSION, effects: simulationRun.SIMULATION_RUN_EFFECTS },
 } as const satisfies Record<string, MachineEntry>
 
 export type MachineName = keyof typeof machines

@@ -27,6 +27,7 @@ import { modelsFeature } from './features/models'
 import { notificationsFeature } from './features/notifications'
 import { phoneNumbersFeature } from './features/phone-numbers'
 import { sequencesFeature } from './features/sequences'
+import { simulationsFeature } from './features/simulations'
 import { templatesFeature } from './features/templates'
 import { usageFeature } from './features/usage'
 import { versionsFeature } from './features/versions'
@@ -65,6 +66,7 @@ export const FEATURES: readonly Feature<unknown>[] = [
   webFeature,
   sequencesFeature,
   campaignsFeature,
+  simulationsFeature,
   modelsFeature,
   voicesFeature,
   clockFeature,

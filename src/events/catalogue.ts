@@ -20,6 +20,7 @@ export const V1_EVENT_TYPES = [
   'call.transfer_ended',
   'campaign.finished',
   'message.received',
+  'simulation.finished',
 ] as const
 export type V1EventType = (typeof V1_EVENT_TYPES)[number]
 
@@ -44,6 +45,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'call.transfer_ended': "a live call's transfer is over: the person answered and their leg ended, or nobody answered (the call's `transfer`)",
   'campaign.finished': 'a broadcast or calling campaign finished',
   'message.received': 'a customer wrote on the chat app or the bot app (docs/api/webhooks.md)',
+  'simulation.finished': 'a simulation run of a suite ended: done (passed or not) or cancelled',
   'chat.message.completed': 'the agent finished a reply in a chat (web, messaging app)',
   'voice.call.ended': 'a voice call ended (the legacy form of call.completed)',
 }

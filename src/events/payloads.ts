@@ -114,6 +114,20 @@ export const EVENT_PAYLOADS = {
     },
     { additionalProperties: true, description: 'the campaign as GET /campaigns/{id} answers it' },
   ),
+  'simulation.finished': t.Object(
+    {
+      id: t.String({ description: 'srun_…' }),
+      suite: t.String(),
+      agent: t.String(),
+      target: t.Union([t.Literal('draft'), t.Integer()]),
+      status: t.String({ description: 'done or cancelled' }),
+      passed: Nullable(t.Boolean({ description: 'done: every call passed; null when cancelled' })),
+      totals: t.Record(t.String(), t.Integer(), { description: 'calls, finished, passed, failed' }),
+      startedAt: Nullable(Instant),
+      finishedAt: Nullable(Instant),
+    },
+    { additionalProperties: true, description: 'the run as GET /simulations/runs/{id} answers it, its results left out' },
+  ),
   'message.received': t.Object({
     conversationId: t.String(),
     messageId: t.String({ description: 'msg_…' }),

@@ -27,8 +27,8 @@ function referencedActions(n: Node): string[] {
   return out.map(actionName)
 }
 
-test('the registry lists the seven machines with a version each', () => {
-  expect(machineNames).toEqual(['call', 'campaign', 'customerWorkspace', 'webhookEndpoint', 'webhookDelivery', 'enrolment', 'agentPublication'])
+test('the registry lists the eight machines with a version each', () => {
+  expect(machineNames).toEqual(['call', 'campaign', 'customerWorkspace', 'webhookEndpoint', 'webhookDelivery', 'enrolment', 'agentPublication', 'simulationRun'])
   for (const name of machineNames) expect(machines[name].version).toBeGreaterThanOrEqual(1)
 })
 

@@ -26,6 +26,7 @@ import { presentCall } from './present'
 import { CallProjection } from './projection'
 import { type CallTryDoc, type CallTryRepo, tryId } from './repository'
 import type { PublishedAgents } from './service'
+import { simulatedAgent } from './simulated-agent'
 
 export interface CallEffectDeps {
   tries: CallTryRepo
@@ -84,6 +85,12 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       const row = await first(id)
       const draft = await deps.agents.get(row.workspaceId, row.agentId).catch(() => null)
       if (!draft) throw new CodedEffectFailure('not_placed', `agent ${row.agentName} (${row.agentId}) was deleted before the call rang`)
+      // A simulated call talks as its draft or version, from no number of ours, and costs nothing.
+      if (row.simulation) {
+        const talking = await simulatedAgent(deps, row.workspaceId, row.agentId, row.simulation)
+        if (!talking) throw new CodedEffectFailure('not_placed', `version ${row.simulation.target} of agent ${row.agentName} is gone`)
+        return deps.telephony.place({ callId: id, attempt, to: row.phone!, from: row.from!, detectMachines: talking.agent.voice.detectMachines })
+      }
       // A booked call or a retry rings only while the agent is published (it was when the call was placed).
       const agent = await deps.published.live(row.workspaceId, row.agentId)
       if (!agent) throw new CodedEffectFailure('not_placed', `agent ${row.agentName} (${row.agentId}) was unpublished before the call rang; publish it and place the call again`)
@@ -116,7 +123,14 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       // person reaches out on any channel"). A browser visitor has no number and stays anonymous.
       let contact = row.phone ? await deps.contacts.findByPhone(row.workspaceId, row.phone) : null
       if (!contact && row.phone && row.direction === 'inbound') contact = await knownCaller(deps.contacts, row.workspaceId, row.phone)
-      const conversation = await deps.conversations.start({ workspaceId: row.workspaceId, agentId: row.agentId, channel: 'voice', customer: { id: contact?.id ?? null, phone: row.phone } })
+      // A simulated call's conversation is a test one, as test chat's.
+      const conversation = await deps.conversations.start({
+        workspaceId: row.workspaceId,
+        agentId: row.agentId,
+        channel: 'voice',
+        customer: { id: contact?.id ?? null, phone: row.phone },
+        ...(row.simulation ? { test: true } : {}),
+      })
       // Opened as the first try rings; a retry's row copies it from the first (projection.ts).
       await deps.tries.update(row.id, { conversationId: conversation.id })
     },
@@ -136,7 +150,16 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       // republished or unpublished since; a try nobody talked on (unanswered, or a line that only
       // said the agent is not available) has nothing to analyse and is charged nothing.
       const talked = row?.agentVersion
-      const agent = row && workspace && talked ? await deps.published.version(row.workspaceId, row.agentId, talked) : null
+      const agent =
+        !row || !workspace
+          ? null
+          : row.simulation
+            ? row.media
+              ? ((await simulatedAgent(deps, row.workspaceId, row.agentId, row.simulation))?.agent ?? null)
+              : null
+            : talked
+              ? await deps.published.version(row.workspaceId, row.agentId, talked)
+              : null
       if (!row || !workspace || !agent) return { at: deps.clock.now() }
       // docs/spec.md Events rule 7: fields are extracted only when someone will read them — a call placed
       // through the API, or an agent with an endpoint subscribed to call.analysed.
@@ -157,7 +180,8 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       const unchanged = result.summary === row.summary && Object.keys(result.fields).length === 0 && Object.keys(row.fields ?? {}).length === 0
       if (!unchanged) await deps.tries.update(row.id, { summary: result.summary, fields: result.fields })
       // Each pass is billed to the developer (docs/spec.md rule 7); the id keeps a re-run effect from charging twice.
-      for (const pass of result.passes) {
+      // A simulated call is never billed.
+      for (const pass of row.simulation ? [] : result.passes) {
         await deps.meter.charge({ id: `use_analysis_${row.id}_${pass.kind}`, workspaceId: row.workspaceId, act: { kind: 'analysis' }, refs: { callId: id, attempt, pass: pass.kind } })
       }
       return { at: deps.clock.now() }
@@ -178,6 +202,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       const attempt = typeof event.attempt === 'number' ? event.attempt : 1
       const row = await deps.tries.get(tryId(callId, attempt))
       if (!row) return
+      if (row.simulation && !row.simulation.webhooks) return
       const call = presentCall(row)
       const base = { workspaceId: row.workspaceId, agentId: row.agentId }
       const { id, status, direction, phone, agent, reference, startedAt, answeredAt, endedAt, seconds, hangup } = call

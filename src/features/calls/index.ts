@@ -185,6 +185,8 @@ export const callsFeature = defineFeature(callsRef, {
       meter,
       ledger,
       actors: () => actors,
+      // Simulated callers ring on the sandbox network only (no carrier plays a script).
+      simulatedCallers: telephony === sandbox ? (callId, caller) => sandbox.expectCaller(callId, caller) : undefined,
       byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined,
     })
     const lostRecordings = new LostRecordings({ files: kernel.files, tokens, clock, logger, publicBaseUrl: config.publicBaseUrl, dataDir: config.dataDir, workspace })

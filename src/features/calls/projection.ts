@@ -72,7 +72,7 @@ export class CallProjection {
     const set: Partial<CallTryDoc> = {
       status,
       // Browser calls are listed too: the developer sees them nowhere else.
-      listed: (row.direction === 'outbound' || row.surface === 'web') && status !== 'scheduled',
+      listed: (row.direction === 'outbound' || row.surface === 'web') && status !== 'scheduled' && !row.simulation,
       callRef: c.callRef,
       scheduledFor: at(c.scheduledFor),
       startedAt,
@@ -83,7 +83,7 @@ export class CallProjection {
       error: c.error,
       analysedAt: at(c.analysedAt),
       retryScheduledFor: at(c.retryScheduledFor),
-      tally: ended && c.startedAt !== null ? tallyKey(c.startedAt, row.direction, OUTCOME[status], row.surface) : null,
+      tally: ended && c.startedAt !== null && !row.simulation ? tallyKey(c.startedAt, row.direction, OUTCOME[status], row.surface) : null,
       createdAt: startedAt ?? row.createdAt,
     }
     // Only what changed is written, and nothing when nothing did: a call's chart is stored about
@@ -96,10 +96,10 @@ export class CallProjection {
     if (ended && !ENDED.has(row.status)) await this.freeLine(row)
     // Not only on the change that ended it: a charge that failed (the projection's error is logged
     // and the next change projects again) is made then; the ledger id keeps it to one record.
-    if (ended && c.seconds > 0 && row.minutesCharged !== true) await this.chargeMinutes(row, c.seconds, c.endedAt)
+    if (ended && c.seconds > 0 && row.minutesCharged !== true && !row.simulation) await this.chargeMinutes(row, c.seconds, c.endedAt)
     // A transfer's leg is a call of its own at the network: its answered seconds are call minutes too, once.
     const leg = c.transfer
-    if (ended && leg && leg.seconds > 0 && row.transferCharged !== true) await this.chargeMinutes(row, leg.seconds, leg.endedAt ?? c.endedAt, 'transfer')
+    if (ended && leg && leg.seconds > 0 && row.transferCharged !== true && !row.simulation) await this.chargeMinutes(row, leg.seconds, leg.endedAt ?? c.endedAt, 'transfer')
     // The whole call is over (no retry waiting): on every change from then on, not only the first,
     // so a failed write is made on the next (the analysis); closing twice changes nothing.
     if (ENDED.has(state) && row.conversationId) await this.deps.callEnded?.(row.conversationId)

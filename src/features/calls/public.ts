@@ -35,5 +35,6 @@ export { type CallReads, type ConsoleCall, type ConsoleCallFilter, LIVE_STATUSES
 export { developerOf, lineSets } from './lines'
 export { CALL_UPDATES_CHANNEL, type CallFeed, type CallUpdate } from './live-feed'
 export { PURPOSE_MAX } from './model'
-export type { CallService } from './service'
+export type { CallSimulation, CallTryDoc } from './repository'
+export type { CallService, SimulatedCaller } from './service'
 export type { CallTransfers } from './transfers'

@@ -25,6 +25,14 @@ export interface CallTransferRow {
   error: string | null
 }
 
+export interface CallSimulation {
+  runId: string
+  /** The agent the call talks as: its draft, or a version number. */
+  target: 'draft' | number
+  /** Whether `call.completed` / `call.analysed` go to the bus (and webhooks) as for a real call. */
+  webhooks: boolean
+}
+
 export interface CallTryDoc {
   [field: string]: unknown
   /** `<callId>:<attempt>` */
@@ -85,6 +93,12 @@ export interface CallTryDoc {
   transfer?: CallTransferRow | null
   /** The transfer's leg is in the ledger (call minutes of its own). */
   transferCharged?: boolean
+  /**
+   * A simulated call (the simulations feature): it talks as `target` (the draft or a version), is
+   * never billed, takes no line, is not listed nor counted in totals, and publishes `call.*` events
+   * only when `webhooks` is on.
+   */
+  simulation?: CallSimulation
   /** What the try cost the developer (call minutes, analysis passes). */
   debitMicro: number
   /** Grouping key for call totals once the try ended (totals.ts); null before. */

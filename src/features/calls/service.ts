@@ -24,12 +24,18 @@ import { lineSets, takeLine } from './lines'
 import type { ListCallsQuery, PlaceCall } from './model'
 import { callee, checkConsent, checkVariables, chooseAgent, chooseFrom, extractSpecs, PHONE_AGENTS_NAMED, scheduleTime } from './placement-rules'
 import { presentCall } from './present'
-import type { CallTryDoc, CallTryRepo } from './repository'
+import { type CallSimulation, type CallTryDoc, type CallTryRepo, tryId } from './repository'
 import { type CallTotals, callTotals, totalsWindowStart } from './totals'
 
 // Agents of one workspace are at most its plan's allowance (1,000 on enterprise): read in pages of 100.
 const AGENT_PAGE = 100
 const MINUTE_MS = 60_000
+
+/** A simulated call's callee: its script (sandbox-callee.ts prefixes) and the real time it may take. */
+export interface SimulatedCaller {
+  lines: string[]
+  limitMs: number
+}
 
 /** The agent as published (versions feature): what every call talks with. */
 export interface PublishedAgents {
@@ -54,6 +60,8 @@ export interface CallServiceDeps {
   meter: Pick<Meter, 'checkCall'>
   ledger: UsageLedger
   actors: () => CallActors
+  /** Gives a simulated call's callee its script (the sandbox network's `expectCaller`). */
+  simulatedCallers?: (callId: string, caller: SimulatedCaller) => void
   /** Whether the workspace's BYOK voice key offers a voice; null while BYOK is off for it. */
   byokOffersVoice?: (workspace: WorkspaceDoc, voice: string) => Promise<boolean | null>
 }
@@ -120,6 +128,36 @@ export class CallService {
     // docs/spec.md: 202 `{ id, to, status: ringing }` — the status the call was accepted in (the network may
     // have answered it since; GET tells).
     return { id, to: phone, status: scheduledFor === null ? 'ringing' : 'scheduled' }
+  }
+
+  /**
+   * A simulated call (the simulations feature): the agent calls a sandbox callee at `to`, talking
+   * as `simulation.target`, through the same call actor as a real call. None of POST /calls' rules
+   * apply: no contact, consent, published version, balance, line or rate (nothing is billed and no
+   * carrier is involved). Answers the call id once the network has taken it.
+   */
+  async placeSimulated(workspace: WorkspaceDoc, agent: AgentDoc, c: { to: string; variables: CallTryDoc['variables']; simulation: CallSimulation; caller: SimulatedCaller }): Promise<string> {
+    if (!this.deps.simulatedCallers) throw conflict('simulated calls need the sandbox phone network')
+    const now = this.deps.clock.now()
+    const id = newId('out')
+    this.deps.simulatedCallers(id, c.caller)
+    const row = firstRow(workspace, agent, { id, phone: c.to, from: 'simulation', body: { to: c.to, purpose: '' }, variables: c.variables, extract: null, scheduledFor: null, now })
+    // No purpose: the agent opens with its greeting, as when a caller rings it.
+    await this.deps.tries.insert({ ...row, listed: false, purpose: null, simulation: c.simulation })
+    const actors = this.deps.actors()
+    await actors.spawn(id, { id, at: now, scheduledFor: null, retry: null })
+    await actors.reach(id, placementDecided)
+    return id
+  }
+
+  /** Whether simulated calls can be placed (the sandbox network carries the calls). */
+  simulates(): boolean {
+    return !!this.deps.simulatedCallers
+  }
+
+  /** A try's row as stored, whatever it is (the simulations feature reads its calls' outcomes). */
+  async row(callId: string, attempt = 1): Promise<CallTryDoc | null> {
+    return this.deps.tries.get(tryId(callId, attempt))
   }
 
   /**

@@ -29,12 +29,13 @@ import type { CallRecord } from './call-record'
 import { recordingScratch } from './recordings'
 import type { CallTryDoc } from './repository'
 import type { PublishedAgents } from './service'
+import { simulatedAgent } from './simulated-agent'
 import type { CallTransfers } from './transfers'
 
 export interface VoicePipelineDeps {
   config: Pick<Config, 'speech' | 'dataDir'>
   agents: AgentService
-  published: Pick<PublishedAgents, 'served'>
+  published: Pick<PublishedAgents, 'served' | 'version'>
   conversations: ConversationFeature['conversations']
   engine: ConversationFeature['engine']
   telephony: Pick<Telephony, 'name'>
@@ -79,7 +80,8 @@ export async function buildVoicePipeline(
   if (!draft || !conversation) return null
   // The call talks as the published agent. With nothing published the line only says it is not
   // available and ends (docs/spec.md Agent publication: a draft is not talked to), in the service's voice.
-  const served = await d.published.served(row.workspaceId, row.agentId).catch((err: Error) => ({ unavailable: err.message }))
+  // A simulated call talks as the draft or the version its run names (simulated-agent.ts).
+  const served = row.simulation ? await simulatedServed(d, row) : await d.published.served(row.workspaceId, row.agentId).catch((err: Error) => ({ unavailable: err.message }))
   let unavailable = 'unavailable' in served ? served.unavailable : undefined
   if (unavailable) record.log.info({ agent: row.agentId }, `a call reached an agent with nothing published: ${unavailable}`)
   // An outbound call was refused (402) before it rang; one coming in is refused here, honestly.
@@ -112,7 +114,7 @@ export async function buildVoicePipeline(
     // The sandbox's callee presses keys as tones in its audio; Twilio sends them as `dtmf` messages.
     hearsKeypadTones: d.telephony.name === 'sandbox' && row.surface !== 'web',
     respond: async (text, onText, signal, release) => {
-      const result = await d.engine.respond({ workspace, agent, conversation: conversation!, text, sideEffects: 'live', onText, signal, holdWrites: release })
+      const result = await d.engine.respond({ workspace, agent, conversation: conversation!, text, sideEffects: row.simulation ? 'simulated' : 'live', onText, signal, holdWrites: release })
       conversation = result.conversation
       return { reply: result.reply, endCall: result.endCall, transfer: result.transfer ?? null, messageId: result.replyMessage?.id ?? null }
     },
@@ -141,7 +143,14 @@ export async function buildVoicePipeline(
   }
   const session = new VoiceSession({ line, vad, stt, tts: choice.tts, send: c.send, chunkMs: c.chunkMs, record: recorder ?? undefined, phrases: d.phrases, actor: c.actor })
   const pipeline = { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name, maxCallSeconds: line.maxCallSeconds }
-  return { session, recorder, pipeline, agentVersion: 'version' in served ? served.version.number : null }
+  return { session, recorder, pipeline, agentVersion: 'version' in served && served.version ? served.version.number : null }
+}
+
+/** What a simulated call talks as, in the shape `served` answers (no version: the draft). */
+async function simulatedServed(d: VoicePipelineDeps, row: CallTryDoc): Promise<{ agent: AgentDoc; version: { number: number } | null } | { unavailable: string }> {
+  const talking = await simulatedAgent(d, row.workspaceId, row.agentId, row.simulation!)
+  if (!talking) return { unavailable: `the simulated call's agent version ${row.simulation!.target} is gone` }
+  return { agent: talking.agent, version: talking.version === null ? null : { number: talking.version } }
 }
 
 /** The 402's words when the account cannot pay a first minute of the agent's voice; null when it can. */

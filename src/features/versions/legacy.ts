@@ -47,9 +47,10 @@ export function versionsLegacy(deps: { context: KernelHttp['legacy']; versions: 
         params: AgentParams,
         body: PublishBody,
         detail: {
-          responses: answers({ 200: PublishAnswer, ...moves() }),
+          responses: answers({ 200: PublishAnswer, ...moves(409) }),
           summary: 'Publish the draft',
-          description: 'Freezes the whole agent as the next version (`v<n>`) and serves it to live chat and voice.',
+          description:
+            'Freezes the whole agent as the next version (`v<n>`) and serves it to live chat and voice. 409 when the agent has a suite required to publish and the draft’s latest run of it did not pass (docs/api/simulations.md), naming the run.',
         },
       },
     )

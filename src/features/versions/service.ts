@@ -39,12 +39,35 @@ export type Changes = Record<string, { old: unknown; new: unknown }>
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x))
 
+/**
+ * A check another feature makes before a publish (the simulations feature's required suite): it
+ * throws the refusal (409) or resolves. `draftHash` is the draft's fingerprint (draftFingerprint).
+ */
+export type PublishGate = (agent: AgentDoc, draftHash: string) => Promise<void>
+
 export class VersionService {
+  private readonly gates: PublishGate[] = []
+
   constructor(private readonly deps: VersionServiceDeps) {}
+
+  /** Adds a check every publish passes first. */
+  gatePublish(gate: PublishGate): void {
+    this.gates.push(gate)
+  }
+
+  /** A fingerprint of the draft as it is now (its snapshot, knowledge ids included): equal while nothing in it changes. */
+  async draftFingerprint(agent: AgentDoc): Promise<string> {
+    const snapshot = await this.deps.drafts.snapshotOf(agent)
+    return new Bun.CryptoHasher('sha256').update(JSON.stringify(snapshot)).digest('hex')
+  }
 
   /** Freezes the draft as the next version and serves it. */
   async publish(workspaceId: string, agentId: string, by: string, changeSummary: string | null): Promise<VersionDoc> {
     const agent = await this.deps.agents.get(workspaceId, agentId)
+    if (this.gates.length) {
+      const hash = await this.draftFingerprint(agent)
+      for (const gate of this.gates) await gate(agent, hash)
+    }
     const { versionId } = await this.deps.publication.command(agent, by, { type: 'agent.publish', changeSummary })
     return this.version(workspaceId, agent.id, versionId)
   }

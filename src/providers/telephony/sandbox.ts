@@ -106,6 +106,17 @@ export class SandboxNetwork implements Telephony {
     return phone
   }
 
+  /**
+   * Simulated callers (the simulations feature), by call id, in memory like the network's calls: the
+   * call's callee answers at once, says `lines` and hangs up once the agent has answered the last
+   * (or after `limitMs` of real time), whatever the clock does.
+   */
+  private readonly callers = new Map<string, { lines: string[]; limitMs: number }>()
+
+  expectCaller(callId: string, caller: { lines: string[]; limitMs: number }): void {
+    this.callers.set(callId, caller)
+  }
+
   async phone(number: string): Promise<SandboxPhone> {
     const doc = await this.phones.get(number)
     if (!doc) return DEFAULT_PHONE
@@ -171,7 +182,9 @@ export class SandboxNetwork implements Telephony {
   }
 
   async place(request: PlaceRequest): Promise<Placed> {
-    const phone = await this.phone(request.to)
+    const caller = this.callers.get(request.callId)
+    this.callers.delete(request.callId)
+    const phone: SandboxPhone = caller ? { pickup: 'answer', ringMs: 0, lines: caller.lines, hangupAfterMs: null } : await this.phone(request.to)
     if (phone.pickup === 'refuse') throw new PlacementRefused(`the sandbox network refused to place a call to ${request.to} (its phone is set to refuse)`)
     const callRef = this.newRef()
     this.active.add(callRef)
@@ -189,6 +202,7 @@ export class SandboxNetwork implements Telephony {
       if (after !== null) this.schedule(callRef, rang + after, () => this.calleeHangsUp(ref, rang + after, after))
       await this.tell({ ...ref, type: 'answered', at: rang })
       this.pickUp(callRef, request.callId, request.attempt, phone.lines)
+      if (caller) await this.calleeHangsUp(ref, rang, caller.limitMs)
     })
     return { callRef }
   }

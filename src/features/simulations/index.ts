@@ -1,0 +1,75 @@
+/**
+ * Simulations: scenarios (scripted callers and what their calls must show), suites of them on an
+ * agent, and runs of a suite against the draft or a version — each run an actor
+ * (machines/simulation-run.ts, actors/simulation-run.ts) whose `running` state plays the calls on
+ * the sandbox network through the call actor, and the publish gate of a suite required to publish.
+ */
+import { registerSimulationRun, type SimulationRunActors } from '../../../actors/simulation-run'
+import { iso } from '../../clock'
+import { defineFeature, eraseCollections } from '../../kernel/feature'
+import { agentsRef } from '../agents/public'
+import { callsRef } from '../calls/public'
+import { conversationsRef } from '../conversations/public'
+import { versionsRef } from '../versions/public'
+import { tenancyRef } from '../workspaces/public'
+import { presentRun } from './present'
+import { simulationsRef } from './public'
+import { openSimulationStore, type RunStatus, resultsSpec, runsSpec, scenariosSpec, suitesSpec } from './repository'
+import { SimulationRunner } from './runner'
+import { SimulationService } from './service'
+import { simulationsV1 } from './v1'
+
+export const simulationsFeature = defineFeature(simulationsRef, {
+  async build(kernel, use) {
+    const { workspaceRepo } = use(tenancyRef)
+    const { agents } = use(agentsRef)
+    const { calls } = use(callsRef)
+    const { conversations } = use(conversationsRef)
+    const { versions, serving } = use(versionsRef)
+    const { store: documents, clock, logger, bus } = kernel
+    const store = await openSimulationStore(documents)
+    const workspace = (id: string) => workspaceRepo.get(id)
+    const listening = () => kernel.listening.url !== null || kernel.config.sandboxMediaUrl !== undefined
+    const runner = new SimulationRunner({ store, calls: () => calls, agents, conversations, workspace, clock, logger, listening })
+    let actors: SimulationRunActors | null = null
+    const simulations = new SimulationService({
+      store,
+      agents,
+      hasVersion: async (workspaceId, agentId, number) => (await serving.version(workspaceId, agentId, number)) !== null,
+      draftFingerprint: (agent) => versions.draftFingerprint(agent),
+      simulates: () => calls.simulates(),
+      clock,
+      actors: () => actors!,
+    })
+    actors = registerSimulationRun(kernel.runtime, {
+      clock,
+      effects: {
+        play: (id, progress) => runner.play(id, progress),
+        async project(id, snapshot) {
+          const c = snapshot.context
+          const status = String(snapshot.value) as RunStatus
+          const run = await store.runs.update(id, {
+            status,
+            finished: c.finished,
+            passed: c.passed,
+            failed: c.failed,
+            startedAt: c.startedAt === null ? null : iso(c.startedAt),
+            finishedAt: c.finishedAt === null ? null : iso(c.finishedAt),
+          })
+          if (run && status === 'cancelled') await runner.cancelled(run)
+        },
+        async publish(id, event, eventId) {
+          const run = await store.runs.get(id)
+          if (!run || event.type !== 'simulation.finished') return
+          // The projection of the change that emitted it is stored before this runs (actors/persister.ts).
+          await bus.publish({ type: 'simulation.finished', workspaceId: run.workspaceId, agentId: run.agentId, data: presentRun(run) }, { id: eventId })
+        },
+      },
+    })
+    versions.gatePublish((agent, draftHash) => simulations.gate(agent, draftHash))
+    // A deleted agent's suites go (nothing could run them); its runs stay readable.
+    agents.onDelete((agent) => store.suites.deleteMany({ workspaceId: agent.workspaceId, agentId: agent.id }).then(() => {}))
+    kernel.customerHooks.onErased(eraseCollections(documents, [scenariosSpec, suitesSpec, runsSpec, resultsSpec]), 'simulations erased')
+    return { services: { simulations }, v1: [simulationsV1({ context: kernel.http.v1, simulations })] }
+  },
+})

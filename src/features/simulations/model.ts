@@ -1,0 +1,172 @@
+/** Simulation schemas (docs/api/simulations.md): scenarios, suites, runs and their results. */
+import { t } from 'elysia'
+
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
+const Scalar = t.Union([t.String({ maxLength: 300 }), t.Number(), t.Boolean()])
+
+/** Scenarios a suite holds, and the calls a run may make of each: 50 at once is what bench:simulations measured on 2 cores. */
+export const SUITE_SCENARIOS_MAX = 50
+export const RUN_COUNT_MAX = 10
+export const LINES_MAX = 30
+export const EXPECTATIONS_MAX = 30
+
+export const CallerLine = t.Object(
+  {
+    say: t.Optional(t.String({ minLength: 1, maxLength: 300, description: 'what the caller says, once the agent has spoken and paused' })),
+    interrupt: t.Optional(t.Boolean({ description: 'say it over the agent, ~600 ms into its speech (a barge-in)' })),
+    noise: t.Optional(t.Boolean({ description: 'a burst of voice-like noise with no words over the agent (a false interruption); no `say`' })),
+  },
+  { additionalProperties: false },
+)
+
+export const EXPECTATION_KINDS = ['field', 'says', 'neverSays', 'tool', 'ended', 'maxTurns', 'slowestTurn'] as const
+export type ExpectationKind = (typeof EXPECTATION_KINDS)[number]
+
+export const Expectation = t.Object(
+  {
+    kind: t.Union(
+      EXPECTATION_KINDS.map((k) => t.Literal(k)),
+      { description: 'what is checked; the other members it needs are named in docs/api/simulations.md' },
+    ),
+    name: t.Optional(t.String({ minLength: 1, maxLength: 60, description: 'field: the field’s name; tool: the tool’s name' })),
+    equals: t.Optional(Scalar),
+    oneOf: t.Optional(t.Array(Scalar, { minItems: 1, maxItems: 20 })),
+    text: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'says / neverSays: words, matched case-insensitively' })),
+    by: t.Optional(t.Union([t.Literal('agent'), t.Literal('caller')], { description: 'ended: who ended the call' })),
+    turns: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: 'maxTurns: the most agent turns' })),
+    ms: t.Optional(t.Integer({ minimum: 0, maximum: 600_000, description: 'slowestTurn: the slowest agent answer allowed, service-clock ms' })),
+  },
+  { additionalProperties: false },
+)
+export type ExpectationSpec = typeof Expectation.static
+
+export const ScenarioBody = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 120 }),
+    channel: t.Optional(t.Literal('phone', { description: 'phone: over the sandbox network’s audio path (the only channel so far)' })),
+    caller: t.Object({ lines: t.Array(CallerLine, { minItems: 1, maxItems: LINES_MAX }) }, { additionalProperties: false }),
+    variables: t.Optional(t.Record(t.String({ maxLength: 60 }), Scalar, { description: 'the contact’s variables, on the call as POST /calls `variables`' })),
+    expectations: t.Optional(t.Array(Expectation, { maxItems: EXPECTATIONS_MAX })),
+  },
+  { additionalProperties: false },
+)
+export type ScenarioInput = typeof ScenarioBody.static
+
+export const Scenario = t.Object({
+  id: t.String({ description: 'scn_…' }),
+  name: t.String(),
+  channel: t.Literal('phone'),
+  caller: t.Object({ lines: t.Array(CallerLine) }),
+  variables: t.Record(t.String(), Scalar),
+  expectations: t.Array(Expectation),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+})
+
+export const SuiteBody = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 120 }),
+    agent: t.String({ description: 'ag_… of this workspace' }),
+    scenarios: t.Array(t.String(), { minItems: 1, maxItems: SUITE_SCENARIOS_MAX, description: 'scn_… ids, in the order they run' }),
+    requiredToPublish: t.Optional(t.Boolean({ description: 'the agent’s publish gate: publishing refuses (409) unless the draft’s latest run of this suite passed' })),
+  },
+  { additionalProperties: false },
+)
+export type SuiteInput = typeof SuiteBody.static
+
+export const Suite = t.Object({
+  id: t.String({ description: 'sui_…' }),
+  name: t.String(),
+  agent: t.String(),
+  scenarios: t.Array(t.String()),
+  requiredToPublish: t.Boolean(),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+})
+
+export const RunBody = t.Object(
+  {
+    target: t.Union([t.Literal('draft'), t.Integer({ minimum: 1 })], { description: '`draft`, or a version number of the suite’s agent' }),
+    count: t.Optional(t.Integer({ minimum: 1, maximum: RUN_COUNT_MAX, default: 1, description: 'calls per scenario' })),
+    seed: t.Optional(t.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'picks the callers’ numbers; default 1' })),
+    webhooks: t.Optional(t.Boolean({ description: 'send call.completed / call.analysed for the run’s calls (default false); simulation.finished is always sent' })),
+  },
+  { additionalProperties: false },
+)
+
+const Line = t.Object({ speaker: t.String(), text: t.String(), atMs: t.Integer({ description: 'service-clock ms since the call’s first line' }) })
+
+export const ExpectationResult = t.Composite(
+  [
+    t.Omit(Expectation, ['kind']),
+    t.Object({
+      kind: t.String(),
+      passed: t.Boolean(),
+      evidence: t.Object(
+        {
+          field: t.Optional(t.String()),
+          value: t.Optional(t.Unknown()),
+          lines: t.Optional(t.Array(t.Object({ speaker: t.String(), text: t.String(), atMs: t.Integer() }))),
+          tools: t.Optional(t.Array(t.String())),
+          endedBy: t.Optional(Nullable(t.String())),
+          hangup: t.Optional(Nullable(t.String())),
+          turns: t.Optional(t.Integer()),
+          slowest: t.Optional(t.Unknown({ description: '{ ms, caller, agent }: the slowest answer and the two lines; null with no answer to time' })),
+        },
+        { description: 'what decided it: transcript lines, field values, tools called, the slow turn' },
+      ),
+    }),
+  ],
+  { description: 'the expectation as written, with passed and evidence' },
+)
+
+export const RunResult = t.Object({
+  scenario: t.String(),
+  name: t.String(),
+  instance: t.Integer({ description: '1…count' }),
+  status: t.Union([t.Literal('pending'), t.Literal('calling'), t.Literal('passed'), t.Literal('failed'), t.Literal('cancelled')]),
+  transcript: t.Array(Line),
+  expectations: t.Array(ExpectationResult),
+  error: Nullable(t.String()),
+  call: Nullable(
+    t.Object({
+      id: t.String(),
+      recording: Nullable(t.String()),
+      hangup: Nullable(t.String()),
+      latency: t.Unknown({ description: 'per-stage p50/p95/max of the call’s turns, real time (GET /calls/{id} latency)' }),
+    }),
+  ),
+})
+
+export const RUN_STATUSES = ['queued', 'running', 'done', 'cancelled'] as const
+
+export const Run = t.Object({
+  id: t.String({ description: 'srun_…' }),
+  suite: t.String(),
+  agent: t.String(),
+  target: t.Union([t.Literal('draft'), t.Integer()]),
+  count: t.Integer(),
+  seed: t.Integer(),
+  webhooks: t.Boolean(),
+  status: t.Union(RUN_STATUSES.map((s) => t.Literal(s))),
+  passed: Nullable(t.Boolean({ description: 'done: every expectation of every call held; null before' })),
+  totals: t.Object({ calls: t.Integer(), finished: t.Integer(), passed: t.Integer(), failed: t.Integer() }),
+  durationMs: Nullable(t.Integer({ description: 'service-clock ms from start to end' })),
+  createdAt: t.String(),
+  startedAt: Nullable(t.String()),
+  finishedAt: Nullable(t.String()),
+  results: t.Array(RunResult),
+})
+
+export const RunAccepted = t.Object({ id: t.String(), status: t.String() })
+
+export const ListQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 25, description: 'page size, 1–100 (default 25)' })),
+  cursor: t.Optional(t.String({ description: 'nextCursor from the previous page' })),
+})
+
+export const RunListQuery = t.Object({
+  suite: t.Optional(t.String({ description: 'sui_…: only this suite’s runs' })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 25, description: 'page size, 1–100 (default 25)' })),
+  cursor: t.Optional(t.String({ description: 'nextCursor from the previous page' })),
+})

@@ -1,0 +1,9 @@
+/** What other features may use of simulations: its ref; never its build (index.ts). */
+import { featureRef } from '../../kernel/feature'
+import type { SimulationService } from './service'
+
+export interface SimulationsServices {
+  simulations: SimulationService
+}
+
+export const simulationsRef = featureRef<SimulationsServices>('simulations')

@@ -1,0 +1,174 @@
+/**
+ * Plays a run (the run actor's `playScenarios`, while it is `running`): places each call not judged
+ * yet through the calls feature (a simulated call: the same call actor as a real one, its callee a
+ * scripted sandbox caller), watches its row until it is analysed, judges it (judge.ts) and writes
+ * the result; reports the run's counts to its actor after each. It reads everything from the rows,
+ * so after a crash it carries on where they say: a call that was in progress was dropped by the
+ * restart (the sandbox network's calls live in the process) and is placed again.
+ */
+import type { Clock } from '../../clock'
+import { crashPoint } from '../../crash-points'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { Logger } from '../../logger'
+import { summariseLatency } from '../../media/latency'
+import type { AgentService } from '../agents/public'
+import type { CallService, CallTryDoc } from '../calls/public'
+import type { ConversationFeature } from '../conversations/public'
+import { type CallFacts, judge } from './judge'
+import type { Line, ResultDoc, RunDoc, ScenarioDoc, SimulationStore } from './repository'
+import { calleeLine } from './service'
+
+/** Calls a run has in progress at once: bench:simulations holds 50 six-turn calls in real time on 2 cores. */
+export const RUN_PARALLEL = 50
+/** How often a run looks at its calls in progress (one row read each): a call's end shows within this. */
+const POLL_MS = 200
+/**
+ * A scripted caller hangs up once the agent has answered its last line, or after this much real
+ * time: 30 lines of a few seconds each and the agent's answers fit well inside three minutes.
+ */
+export const SCRIPT_LIMIT_MS = 180_000
+/** Placings of one call in all: a call dropped by a restart is placed again, twice at most. */
+const MAX_ATTEMPTS = 3
+
+export interface RunnerDeps {
+  store: SimulationStore
+  calls: () => CallService
+  agents: Pick<AgentService, 'get'>
+  conversations: Pick<ConversationFeature['conversations'], 'history'>
+  workspace: (id: string) => Promise<WorkspaceDoc | null>
+  clock: Clock
+  logger: Logger
+  /** Whether the server listens: a scripted callee dials the media bridge, so a run resumed at boot waits for it. */
+  listening: () => boolean
+}
+
+/** A caller's number from the run's seed and the call's place (E.164, the 555 range). */
+export function callerNumber(seed: number, index: number): string {
+  let x = (seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0
+  x = Math.imul(x ^ (x >>> 16), 0x45d9f3b) >>> 0
+  x = (x ^ (x >>> 16)) >>> 0
+  return `+1555${String(x % 10_000_000).padStart(7, '0')}`
+}
+
+const dropped = (row: CallTryDoc) => row.hangup === 'failed' && /dropped/.test(row.error ?? '')
+const ENDED = new Set(['completed', 'missed', 'failed', 'cancelled'])
+
+export class SimulationRunner {
+  constructor(private readonly d: RunnerDeps) {}
+
+  play(runId: string, progress: (counts: { finished: number; passed: number; failed: number }) => void): () => void {
+    let stopped = false
+    this.loop(runId, progress, () => stopped).catch((err) => this.d.logger.warn({ err, run: runId }, 'a simulation run stopped on an error; it carries on at the next start'))
+    return () => {
+      stopped = true
+    }
+  }
+
+  private async loop(runId: string, progress: (counts: { finished: number; passed: number; failed: number }) => void, stopped: () => boolean): Promise<void> {
+    const { store } = this.d
+    const run = await store.runs.get(runId)
+    if (!run) return
+    const workspace = await this.d.workspace(run.workspaceId)
+    const agent = await this.d.agents.get(run.workspaceId, run.agentId).catch(() => null)
+    const all = await store.results.find({ runId }, { sort: [['index', 1]] })
+    const report = () => {
+      const passed = all.filter((r) => r.status === 'passed').length
+      const failed = all.filter((r) => r.status === 'failed').length
+      progress({ finished: passed + failed, passed, failed })
+    }
+    report()
+    while (!this.d.listening() && !stopped()) await Bun.sleep(POLL_MS)
+    const queue = all.filter((r) => r.status === 'pending' || r.status === 'calling')
+    const inFlight = new Set<ResultDoc>()
+    const write = async (r: ResultDoc, set: Partial<ResultDoc>) => {
+      Object.assign(r, set)
+      await store.results.update(r.id, set)
+    }
+    const fail = async (r: ResultDoc, error: string) => {
+      await write(r, { status: 'failed', error })
+      report()
+    }
+    const place = async (r: ResultDoc) => {
+      const scenario = run.scenarios[Math.floor(r.index / run.count)]!
+      if (!workspace || !agent) return fail(r, 'the run’s agent or workspace is gone')
+      try {
+        const callId = await this.d.calls().placeSimulated(workspace, agent, {
+          to: callerNumber(run.seed, r.index),
+          variables: scenario.variables,
+          simulation: { runId, target: run.target, webhooks: run.webhooks },
+          caller: { lines: scenario.caller.lines.map(calleeLine), limitMs: SCRIPT_LIMIT_MS },
+        })
+        // Cancelled while it was being placed: the cancel could not see this call, so it ends here.
+        if (stopped()) {
+          await this.d
+            .calls()
+            .end(workspace, callId)
+            .catch(() => {})
+          return write(r, { status: 'cancelled', callId, attempts: r.attempts + 1, error: 'the run was cancelled' })
+        }
+        await write(r, { status: 'calling', callId, attempts: r.attempts + 1 })
+        inFlight.add(r)
+      } catch (err) {
+        await fail(r, `the call could not be placed: ${(err as Error).message}`)
+      }
+    }
+    while (!stopped() && (queue.length > 0 || inFlight.size > 0)) {
+      while (!stopped() && inFlight.size < RUN_PARALLEL && queue.length > 0) {
+        const r = queue.shift()!
+        if (r.status === 'calling' && r.callId) inFlight.add(r)
+        else await place(r)
+      }
+      await Bun.sleep(POLL_MS)
+      for (const r of [...inFlight]) {
+        if (stopped()) return
+        const row = await this.d.calls().row(r.callId!)
+        if (!row || !ENDED.has(row.status) || row.analysedAt === null) continue
+        inFlight.delete(r)
+        if (dropped(row) && r.attempts < MAX_ATTEMPTS) await place(r)
+        else {
+          await write(r, await this.judged(run, r, row))
+          crashPoint('simulation.result.written')
+          report()
+        }
+      }
+    }
+  }
+
+  /** The result of a call that was analysed: its transcript, each expectation judged, the call's links. */
+  private async judged(run: RunDoc, r: ResultDoc, row: CallTryDoc): Promise<Partial<ResultDoc>> {
+    const scenario: ScenarioDoc = run.scenarios[Math.floor(r.index / run.count)]!
+    const first = row.transcript[0] ? Date.parse(row.transcript[0].at) : 0
+    const transcript: Line[] = row.transcript.map((l) => ({ speaker: l.speaker, text: l.text, atMs: Date.parse(l.at) - first }))
+    const history = row.conversationId ? await this.d.conversations.history(row.conversationId, 500) : []
+    const tools = history.flatMap((m) => (m.tools ?? []).map((t) => t.name))
+    const facts: CallFacts = {
+      transcript,
+      fields: row.fields ?? {},
+      tools,
+      endedBy: tools.includes('end_call') ? 'agent' : row.hangup === 'answered' ? 'caller' : null,
+      hangup: row.hangup,
+    }
+    const call = { id: row.callId, recording: row.recording?.url ?? null, hangup: row.hangup, latency: summariseLatency(row.latencyTurns ?? []) }
+    if (row.status !== 'completed' || row.hangup === 'failed') {
+      return { status: 'failed', transcript, expectations: [], call, error: `the call ended ${row.status}${row.hangup ? ` (${row.hangup})` : ''}${row.error ? `: ${row.error}` : ''}` }
+    }
+    // A caller who was never heard (its audio never reached the agent) proves nothing: failed, whatever was expected.
+    if (!transcript.some((l) => l.speaker === 'customer')) return { status: 'failed', transcript, expectations: [], call, error: 'the caller was never heard: none of its lines reached the agent' }
+    const expectations = scenario.expectations.map((e) => judge(e, facts))
+    return { status: expectations.every((e) => e.passed) ? 'passed' : 'failed', transcript, expectations, call, error: null }
+  }
+
+  /** A cancelled run: calls not started never start, calls in progress are ended, both show `cancelled`. */
+  async cancelled(run: RunDoc): Promise<void> {
+    const workspace = await this.d.workspace(run.workspaceId)
+    for (const r of await this.d.store.results.find({ runId: run.id })) {
+      if (r.status !== 'pending' && r.status !== 'calling') continue
+      if (r.status === 'calling' && r.callId && workspace)
+        await this.d
+          .calls()
+          .end(workspace, r.callId)
+          .catch(() => {})
+      await this.d.store.results.update(r.id, { status: 'cancelled', error: 'the run was cancelled' })
+    }
+  }
+}

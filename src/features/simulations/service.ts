@@ -1,0 +1,274 @@
+/**
+ * Simulations (docs/api/simulations.md): scenarios and suites of a workspace, runs of a suite
+ * against the agent's draft or a version, and the publish gate. A run's state lives in its actor
+ * (machines/simulation-run.ts); the run row is its projection, the results are the runner's rows.
+ */
+import type { SimulationRunActors } from '../../../actors/simulation-run'
+import { type Clock, iso } from '../../clock'
+import { ApiError, badRequest, conflict, notBlank, notFound } from '../../http/errors'
+import { newId } from '../../ids'
+import type { WorkspaceDoc } from '../../kernel/tenancy'
+import type { PageAfter } from '../../store/port'
+import type { AgentDoc, AgentService } from '../agents/public'
+import type { ExpectationSpec, ScenarioInput, SuiteInput } from './model'
+import type { ResultDoc, RunDoc, ScenarioDoc, SimulationStore, SuiteDoc } from './repository'
+
+export interface SimulationServiceDeps {
+  store: SimulationStore
+  agents: Pick<AgentService, 'get'>
+  /** Whether version `number` of the agent exists (live or not). */
+  hasVersion: (workspaceId: string, agentId: string, number: number) => Promise<boolean>
+  draftFingerprint: (agent: AgentDoc) => Promise<string>
+  /** Whether calls go out on the sandbox network, where scripted callers live. */
+  simulates: () => boolean
+  clock: Clock
+  actors: () => SimulationRunActors
+}
+
+const NEEDS: Record<ExpectationSpec['kind'], (keyof ExpectationSpec)[]> = {
+  field: ['name'],
+  says: ['text'],
+  neverSays: ['text'],
+  tool: ['name'],
+  ended: ['by'],
+  maxTurns: ['turns'],
+  slowestTurn: ['ms'],
+}
+const ALL_MEMBERS: (keyof ExpectationSpec)[] = ['name', 'equals', 'oneOf', 'text', 'by', 'turns', 'ms']
+
+/** The members each expectation kind takes, checked by name (the schema allows each on every kind). */
+function checkExpectations(list: ExpectationSpec[]): void {
+  list.forEach((e, i) => {
+    const at = `expectations[${i}]`
+    for (const member of NEEDS[e.kind]) if (e[member] === undefined) throw badRequest(`${at}.${member}`, `is required for kind ${e.kind}`)
+    const allowed = new Set<keyof ExpectationSpec>([...NEEDS[e.kind], ...(e.kind === 'field' ? (['equals', 'oneOf'] as const) : [])])
+    for (const member of ALL_MEMBERS) if (e[member] !== undefined && !allowed.has(member)) throw badRequest(`${at}.${member}`, `does not apply to kind ${e.kind}`)
+    if (e.kind === 'field' && (e.equals === undefined) === (e.oneOf === undefined)) throw badRequest(`${at}.equals`, 'give either equals or oneOf for a field')
+    if ((e.kind === 'says' || e.kind === 'neverSays') && e.text!.trim() === '') throw badRequest(`${at}.text`, 'must not be blank')
+  })
+}
+
+function checkLines(lines: ScenarioInput['caller']['lines']): void {
+  lines.forEach((l, i) => {
+    const at = `caller.lines[${i}]`
+    if (l.noise) {
+      if (l.say !== undefined || l.interrupt !== undefined) throw badRequest(`${at}.noise`, 'a noise line says nothing and is always over the agent: no say, no interrupt')
+    } else if (l.say === undefined || l.say.trim() === '') throw badRequest(`${at}.say`, 'is required (or noise: true)')
+  })
+  if (lines.every((l) => l.noise)) throw badRequest('caller.lines', 'needs at least one line that says something')
+}
+
+/** A caller line as the sandbox callee reads it (sandbox-callee.ts prefixes). */
+export const calleeLine = (l: ScenarioInput['caller']['lines'][number]): string => (l.noise ? '~' : l.interrupt ? `> ${l.say!.trim()}` : l.say!.trim())
+
+export class SimulationService {
+  constructor(private readonly d: SimulationServiceDeps) {}
+
+  // Scenarios
+
+  async createScenario(workspace: WorkspaceDoc, body: ScenarioInput): Promise<ScenarioDoc> {
+    const now = iso(this.d.clock.now())
+    const doc: ScenarioDoc = { id: newId('scn'), workspaceId: workspace.id, ...this.scenarioFields(body), createdAt: now, updatedAt: now }
+    await this.d.store.scenarios.insert(doc)
+    return doc
+  }
+
+  async replaceScenario(workspace: WorkspaceDoc, id: string, body: ScenarioInput): Promise<ScenarioDoc> {
+    const doc = await this.scenario(workspace, id)
+    const next = { ...doc, ...this.scenarioFields(body), updatedAt: iso(this.d.clock.now()) }
+    await this.d.store.scenarios.replace(next)
+    return next
+  }
+
+  async scenario(workspace: WorkspaceDoc, id: string): Promise<ScenarioDoc> {
+    const doc = await this.d.store.scenarios.get(id)
+    if (!doc || doc.workspaceId !== workspace.id) throw notFound(`no scenario ${id} in this workspace`)
+    return doc
+  }
+
+  scenarios(workspace: WorkspaceDoc, limit: number, after: PageAfter | null): Promise<ScenarioDoc[]> {
+    return this.d.store.scenarios.page({ workspaceId: workspace.id }, limit, after)
+  }
+
+  /** 409 while a suite holds it (naming the suite): a suite's list stays whole. */
+  async deleteScenario(workspace: WorkspaceDoc, id: string): Promise<void> {
+    await this.scenario(workspace, id)
+    const holder = (await this.d.store.suites.find({ workspaceId: workspace.id })).find((s) => s.scenarios.includes(id))
+    if (holder) throw conflict(`scenario ${id} is in suite ${holder.id} (${holder.name}); take it out of the suite first`, { suite: holder.id })
+    await this.d.store.scenarios.delete(id)
+  }
+
+  private scenarioFields(body: ScenarioInput) {
+    notBlank(body.name, 'name')
+    checkLines(body.caller.lines)
+    const expectations = body.expectations ?? []
+    checkExpectations(expectations)
+    for (const name of Object.keys(body.variables ?? {})) if (name.trim() === '') throw badRequest('variables', 'names must not be blank')
+    return { name: body.name.trim(), channel: 'phone' as const, caller: body.caller, variables: body.variables ?? {}, expectations }
+  }
+
+  // Suites
+
+  async createSuite(workspace: WorkspaceDoc, body: SuiteInput): Promise<SuiteDoc> {
+    const now = iso(this.d.clock.now())
+    const fields = await this.suiteFields(workspace, body, null)
+    const doc: SuiteDoc = { id: newId('sui'), workspaceId: workspace.id, ...fields, createdAt: now, updatedAt: now }
+    await this.d.store.suites.insert(doc)
+    return doc
+  }
+
+  async replaceSuite(workspace: WorkspaceDoc, id: string, body: SuiteInput): Promise<SuiteDoc> {
+    const doc = await this.suite(workspace, id)
+    const next = { ...doc, ...(await this.suiteFields(workspace, body, id)), updatedAt: iso(this.d.clock.now()) }
+    await this.d.store.suites.replace(next)
+    return next
+  }
+
+  async suite(workspace: WorkspaceDoc, id: string): Promise<SuiteDoc> {
+    const doc = await this.d.store.suites.get(id)
+    if (!doc || doc.workspaceId !== workspace.id) throw notFound(`no suite ${id} in this workspace`)
+    return doc
+  }
+
+  suites(workspace: WorkspaceDoc, limit: number, after: PageAfter | null): Promise<SuiteDoc[]> {
+    return this.d.store.suites.page({ workspaceId: workspace.id }, limit, after)
+  }
+
+  async deleteSuite(workspace: WorkspaceDoc, id: string): Promise<void> {
+    await this.suite(workspace, id)
+    await this.d.store.suites.delete(id)
+  }
+
+  private async suiteFields(workspace: WorkspaceDoc, body: SuiteInput, self: string | null) {
+    notBlank(body.name, 'name')
+    const agent = await this.d.agents.get(workspace.id, body.agent).catch(() => null)
+    if (!agent) throw badRequest('agent', `no agent ${body.agent} in this workspace`)
+    const seen = new Set<string>()
+    for (const [i, id] of body.scenarios.entries()) {
+      if (seen.has(id)) throw badRequest(`scenarios[${i}]`, `${id} is listed twice`)
+      seen.add(id)
+      const s = await this.d.store.scenarios.get(id)
+      if (!s || s.workspaceId !== workspace.id) throw badRequest(`scenarios[${i}]`, `no scenario ${id} in this workspace`)
+    }
+    const required = body.requiredToPublish ?? false
+    if (required) {
+      // One gate per agent: two required suites would make "the latest run" ambiguous.
+      const other = (await this.d.store.suites.find({ workspaceId: workspace.id, agentId: agent.id, requiredToPublish: true })).find((s) => s.id !== self)
+      if (other) throw conflict(`suite ${other.id} (${other.name}) is already required to publish agent ${agent.id}; turn it off there first`, { suite: other.id })
+    }
+    return { name: body.name.trim(), agentId: agent.id, scenarios: body.scenarios, requiredToPublish: required }
+  }
+
+  // Runs
+
+  /** POST /simulations/suites/{id}/runs: the run is stored and its actor spawned and started (202). */
+  async startRun(workspace: WorkspaceDoc, suiteId: string, body: { target: 'draft' | number; count?: number; seed?: number; webhooks?: boolean }): Promise<RunDoc> {
+    const suite = await this.suite(workspace, suiteId)
+    if (!this.d.simulates()) throw conflict('simulated callers live on the sandbox phone network; this service places calls on another (TELEPHONY_PROVIDER)')
+    const agent = await this.d.agents.get(workspace.id, suite.agentId).catch(() => null)
+    if (!agent) throw conflict(`the suite's agent ${suite.agentId} is gone`)
+    if (body.target !== 'draft' && !(await this.d.hasVersion(workspace.id, agent.id, body.target))) throw badRequest('target', `agent ${agent.id} has no version ${body.target}`)
+    const scenarios: ScenarioDoc[] = []
+    for (const id of suite.scenarios) {
+      const s = await this.d.store.scenarios.get(id)
+      if (!s) throw conflict(`the suite's scenario ${id} is gone; edit the suite`)
+      scenarios.push(s)
+    }
+    const count = body.count ?? 1
+    const now = this.d.clock.now()
+    const run: RunDoc = {
+      id: newId('srun'),
+      workspaceId: workspace.id,
+      suiteId: suite.id,
+      agentId: agent.id,
+      target: body.target,
+      count,
+      seed: body.seed ?? 1,
+      webhooks: body.webhooks ?? false,
+      scenarios,
+      draftHash: body.target === 'draft' ? await this.d.draftFingerprint(agent) : null,
+      status: 'queued',
+      total: scenarios.length * count,
+      finished: 0,
+      passed: 0,
+      failed: 0,
+      createdAt: iso(now),
+      startedAt: null,
+      finishedAt: null,
+    }
+    const results: ResultDoc[] = scenarios.flatMap((s, si) =>
+      Array.from({ length: count }, (_, k) => {
+        const index = si * count + k
+        return {
+          id: `${run.id}:${index}`,
+          runId: run.id,
+          workspaceId: workspace.id,
+          index,
+          scenarioId: s.id,
+          name: s.name,
+          instance: k + 1,
+          status: 'pending' as const,
+          callId: null,
+          attempts: 0,
+          transcript: [],
+          expectations: [],
+          error: null,
+          call: null,
+        }
+      }),
+    )
+    await Promise.all(results.map((r) => this.d.store.results.insert(r)))
+    await this.d.store.runs.insert(run)
+    const actors = this.d.actors()
+    await actors.spawn(run.id, { id: run.id, total: run.total })
+    await actors.send(run.id, { type: 'run.start', at: now })
+    return run
+  }
+
+  async run(workspace: WorkspaceDoc, id: string): Promise<{ run: RunDoc; results: ResultDoc[] }> {
+    const run = await this.d.store.runs.get(id)
+    if (!run || run.workspaceId !== workspace.id) throw notFound(`no run ${id} in this workspace`)
+    return { run, results: await this.d.store.results.find({ runId: id }, { sort: [['index', 1]] }) }
+  }
+
+  runs(workspace: WorkspaceDoc, suiteId: string | undefined, limit: number, after: PageAfter | null): Promise<RunDoc[]> {
+    return this.d.store.runs.page(suiteId ? { workspaceId: workspace.id, suiteId } : { workspaceId: workspace.id }, limit, after)
+  }
+
+  /** POST /simulations/runs/{id}/cancel: 409 naming the state when it is over. */
+  async cancel(workspace: WorkspaceDoc, id: string): Promise<RunDoc> {
+    await this.run(workspace, id)
+    const actors = this.d.actors()
+    const asked = await actors.ask(id, { type: 'run.cancel', at: this.d.clock.now() })
+    if (!asked.ok) throw new ApiError(409, asked.refusal.message, { state: asked.refusal.state })
+    await actors.settle(id)
+    return (await this.d.store.runs.get(id))!
+  }
+
+  /**
+   * The publish gate (VersionService.gatePublish): with a suite required to publish, the draft's
+   * latest run of it must be done and passed, and of the draft as it is now. 409 otherwise, naming
+   * the run (or saying there is none).
+   */
+  async gate(agent: AgentDoc, draftHash: string): Promise<void> {
+    const [suite] = await this.d.store.suites.find({ workspaceId: agent.workspaceId, agentId: agent.id, requiredToPublish: true }, { limit: 1 })
+    if (!suite) return
+    const [latest] = await this.d.store.runs.find(
+      { suiteId: suite.id, target: 'draft' },
+      {
+        sort: [
+          ['createdAt', -1],
+          ['id', -1],
+        ],
+        limit: 1,
+      },
+    )
+    const refuse = (why: string, run?: string) => {
+      throw conflict(`publishing ${agent.id} needs a passing run of suite ${suite.id} (${suite.name}) against the draft: ${why}`, { suite: suite.id, ...(run ? { run } : {}) })
+    }
+    if (!latest) return refuse('it has never run against the draft (POST /simulations/suites/{id}/runs with target draft)')
+    if (latest.status !== 'done') return refuse(`the latest run ${latest.id} is ${latest.status}`, latest.id)
+    if (latest.failed > 0) return refuse(`the latest run ${latest.id} failed (${latest.failed} of ${latest.total} calls)`, latest.id)
+    if (latest.draftHash !== draftHash) return refuse(`the draft changed after the latest run ${latest.id}; run the suite again`, latest.id)
+  }
+}
