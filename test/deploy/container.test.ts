@@ -74,7 +74,7 @@ function envFileNames(text: string): { set: Map<string, string>; documented: Set
 function configVariables(): Set<string> {
   const source = read('src/config.ts')
   const names = new Set<string>()
-  for (const m of source.matchAll(/\b(?:optional|oneOf|flag|url|llmBaseUrl|listenPort)\(\s*env,\s*'([A-Z][A-Z0-9_]*)'/g)) names.add(m[1]!)
+  for (const m of source.matchAll(/\b(?:optional|optionalCount|oneOf|flag|url|llmBaseUrl|listenPort)\(\s*env,\s*'([A-Z][A-Z0-9_]*)'/g)) names.add(m[1]!)
   for (const m of source.matchAll(/\bneed\('([A-Z][A-Z0-9_]*)'\)/g)) names.add(m[1]!)
   return names
 }

@@ -75,10 +75,10 @@ export function callsV1(deps: { context: KernelHttp['v1']; calls: CallService; t
         body: TransferCall,
         idempotent: true,
         detail: {
-          responses: answers({ 202: Call, ...v1Errors(400, 404, 409, 502) }),
+          responses: answers({ 202: Call, ...v1Errors(400, 403, 404, 409, 502) }),
           summary: "Transfer a live call to one of its agent's transfers",
           description:
-            '202 once the phone network has taken the hand-off (`transfer` on the call; its end arrives as call.transfer_ended). 400 naming `destination` when the agent has no transfer of that name. 409 with `state` and the call when the call is not connected, is already being transferred, or is a browser call. 502 when the network refused the hand-off: the agent carries on with the caller. Inbound calls can be transferred too.',
+            '202 once the phone network has taken the hand-off (`transfer` on the call; its end arrives as call.transfer_ended). 400 naming `destination` when the agent has no transfer of that name. 403 for a read-only key. 409 with `state` and the call when the call is not connected, is already being transferred, or is a browser call. 502 when the network refused the hand-off: the agent carries on with the caller. Inbound calls can be transferred too.',
         },
       },
     )
