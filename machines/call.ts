@@ -116,6 +116,8 @@ export interface CallInput {
   retry?: RetryPolicy | null
   /** A call the customer made to our number, answered by the agent at `at`: it starts connected. */
   inbound?: boolean
+  /** The network's reference of an inbound call (an outbound one learns its own when placed). */
+  callRef?: string | null
   /** A try whose row outlived a crash without its actor: it starts failed with this reason, never dialled. */
   unplaced?: string
 }
@@ -405,7 +407,7 @@ export const callMachine = setup({
     retry: input.retry ?? null,
     scheduledFor: input.scheduledFor ?? null,
     retryScheduledFor: null,
-    callRef: null,
+    callRef: input.callRef ?? null,
     startedAt: input.scheduledFor == null ? input.at : null,
     answeredAt: input.inbound ? input.at : null,
     inbound: input.inbound ?? false,

@@ -230,13 +230,13 @@ test('transfers: numbers read and stored E.164, mode cold by default; a bad one 
     name: 'Desk',
     transfers: [
       { name: ' Billing  team ', phoneNumber: '+1 (415) 555-0199', whenToUse: 'bills and refunds' },
-      { name: 'Night', phoneNumber: '0044 20 7946 0018', whenToUse: 'after hours', mode: 'warm' },
+      { name: 'Night', phoneNumber: '0044 20 7946 0018', whenToUse: 'after hours', mode: 'cold' },
     ],
   })
   expect(made.status).toBe(201)
   expect(made.body.transfers).toEqual([
     { name: 'Billing team', phoneNumber: '+14155550199', whenToUse: 'bills and refunds', mode: 'cold' },
-    { name: 'Night', phoneNumber: '+442079460018', whenToUse: 'after hours', mode: 'warm' },
+    { name: 'Night', phoneNumber: '+442079460018', whenToUse: 'after hours', mode: 'cold' },
   ])
   const one = { name: 'A', phoneNumber: '+14155550199', whenToUse: 'x' }
   const cases: [unknown, string][] = [
@@ -244,6 +244,7 @@ test('transfers: numbers read and stored E.164, mode cold by default; a bad one 
     [[one, { ...one, name: 'a' }], 'transfers[1].name'],
     [[{ ...one, whenToUse: '   ' }], 'transfers[0].whenToUse'],
     [[{ ...one, mode: 'lukewarm' }], 'transfers'],
+    [[{ ...one, mode: 'warm' }], 'transfers[0].mode'],
     [Array.from({ length: 11 }, (_, i) => ({ ...one, name: `D${i}` })), 'transfers'],
   ]
   for (const [transfers, field] of cases) {

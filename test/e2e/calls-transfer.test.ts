@@ -117,3 +117,33 @@ test('by hand: refusals name the field or the state; a destination nobody answer
   expect(ended.body.state).toBe('completed')
   expect(sandbox().transfers.get(done.body.callRef)).toEqual({ to: NOBODY, answered: false, said: [] })
 }, 60_000)
+
+test('an inbound call is transferred by hand like an outbound one', async () => {
+  const rang = await s.console('POST', '/sandbox/calls', { from: '+14155550704', to: '+14155550700', lines: [], hangupAfterMs: null })
+  expect(rang.body.answered).toBe(true)
+  const listed = await until(
+    'the inbound call is live',
+    () => s.console('GET', `/workspaces/${dev.id}/calls?direction=inbound&live=true`),
+    (r) => r.body.items.some((c: any) => c.callRef === rang.body.callRef && c.transcript.length > 0),
+    20_000,
+  )
+  const id = listed.body.items.find((c: any) => c.callRef === rang.body.callRef).id
+  expect(id).toStartWith('in_')
+  const asked = await s.api('POST', `/calls/${id}/transfer`, { key: dev.key, body: { destination: 'Billing' } })
+  expect(asked.status).toBe(202)
+  expect(asked.body).toMatchObject({ direction: 'inbound', transfer: { to: 'Billing', by: 'api' } })
+  await until(
+    'the person answered',
+    () => s.console('GET', `/workspaces/${dev.id}/calls/${id}`),
+    (r) => r.body.transfer?.answeredAt != null,
+    10_000,
+  )
+  await s.console('POST', '/clock/advance', { ms: 20_000 })
+  const done = await until(
+    'ended',
+    () => s.console('GET', `/workspaces/${dev.id}/calls/${id}`),
+    (r) => r.body.status === 'completed',
+    10_000,
+  )
+  expect(done.body).toMatchObject({ hangup: 'answered', transfer: { outcome: 'answered', seconds: 20 } })
+}, 60_000)

@@ -57,7 +57,13 @@ const h: Harness<CallEvent> = {
 describe('call: created', () => {
   starts(h, [
     { name: 'POST calls accepted', input: { id: 'out_1', at: T0 }, to: 'ringing', also: ['placeCall', 'openConversation'], context: { attempt: 1, startedAt: T0, scheduledFor: null } },
-    { name: 'an inbound call answered by the agent', input: { id: 'in_1', at: T0, inbound: true }, to: 'connected', also: [], context: { attempt: 1, startedAt: T0, answeredAt: T0, inbound: true } },
+    {
+      name: 'an inbound call answered by the agent',
+      input: { id: 'in_1', at: T0, inbound: true, callRef: 'CA1' },
+      to: 'connected',
+      also: [],
+      context: { attempt: 1, startedAt: T0, answeredAt: T0, inbound: true, callRef: 'CA1' },
+    },
     { name: 'POST calls with a time', input: booked, to: 'scheduled', also: [], context: { attempt: 1, startedAt: null, scheduledFor: BOOKED } },
     {
       name: 'a try stored without its actor before a crash',

@@ -38,7 +38,7 @@ const TransferInput = t.Object(
     mode: t.Optional(
       t.Union(
         TRANSFER_MODES.map((m) => t.Literal(m)),
-        { description: '`cold` (default): the caller is put through and the agent leaves; `warm`: the agent briefs the person first' },
+        { description: '`cold` (default): the caller is put through and the agent leaves; `warm` (the agent briefs the person first) is refused for now (400)' },
       ),
     ),
   },

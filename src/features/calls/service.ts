@@ -252,7 +252,8 @@ export class CallService {
     }
     const row = firstRow(workspace, agent, { id, phone: call.from, from: call.to, body: { to: call.from, purpose: '' }, variables: {}, extract: null, scheduledFor: null, now: call.at })
     await this.deps.tries.insert({ ...row, direction: 'inbound', listed: false, status: 'connected', purpose: null, callRef: call.callRef, answeredAt: iso(call.at) })
-    await this.deps.actors().spawn(id, { id, at: call.at, inbound: true })
+    // The actor keeps the network's reference: a transfer or DELETE acts on the line through it.
+    await this.deps.actors().spawn(id, { id, at: call.at, inbound: true, callRef: call.callRef })
     return { callId: id, attempt: 1 }
   }
 
