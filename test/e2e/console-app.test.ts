@@ -229,6 +229,41 @@ describe('console reads', () => {
     expect((await s.console('GET', '/app/charts/nope')).status).toBe(404)
   })
 
+  test("campaigns: one campaign, its recipients in order with each one's outcome, the console's moves, the agents to pick", async () => {
+    const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, { agent, name: 'Reads', kind: 'voice', purpose: 'Hi from Ring.', recipients: ['+14155550701', '+14155550798'] })
+    expect(made.status).toBe(201)
+    const id = made.body.id as string
+    expect((await s.console('GET', `/workspaces/${dev.id}/campaigns/${id}`)).body).toMatchObject({ id, kind: 'voice', status: 'draft', counts: { recipients: 2 } })
+    const all = await s.console('GET', `/workspaces/${dev.id}/campaigns/${id}/recipients`)
+    expect(all.body).toEqual({
+      items: [
+        { index: 0, phone: '+14155550701', status: 'pending', error: null, errorCode: null, sentAt: null, callId: null, call: null },
+        { index: 1, phone: '+14155550798', status: 'pending', error: null, errorCode: null, sentAt: null, callId: null, call: null },
+      ],
+      nextCursor: null,
+    })
+    // A page at a time, in the order given.
+    const first = await s.console('GET', `/workspaces/${dev.id}/campaigns/${id}/recipients?limit=1`)
+    expect(first.body.items.map((r: any) => r.index)).toEqual([0])
+    const second = await s.console('GET', `/workspaces/${dev.id}/campaigns/${id}/recipients?limit=1&cursor=${first.body.nextCursor}`)
+    expect(second.body.items.map((r: any) => r.index)).toEqual([1])
+    expect((await s.console('GET', `/workspaces/${dev.id}/campaigns/${id}/recipients?cursor=abc`)).body).toMatchObject({ field: 'cursor' })
+    expect((await s.console('GET', `/workspaces/${dev.id}/campaigns/${id}/recipients?status=failed`)).body.items).toEqual([])
+    expect((await s.console('GET', `/workspaces/${dev.id}/campaigns/${id}/recipients?status=nope`)).status).toBe(400)
+    const other = await s.developer()
+    expect((await s.console('GET', `/workspaces/${other.id}/campaigns/${id}/recipients`)).status).toBe(404)
+    // Pause, resume and cancel under the console token: 409 naming the state when the move does not apply.
+    const pause = await s.console('POST', `/workspaces/${dev.id}/campaigns/${id}/pause`)
+    expect(pause.status).toBe(409)
+    expect(pause.body.state).toBe('draft')
+    expect((await s.console('POST', `/workspaces/${other.id}/campaigns/${id}/cancel`)).status).toBe(404)
+    const cancel = await s.console('POST', `/workspaces/${dev.id}/campaigns/${id}/cancel`)
+    expect(cancel.status).toBe(200)
+    expect(cancel.body.status).toBe('cancelled')
+    expect((await s.console('POST', `/workspaces/${dev.id}/campaigns/${id}/resume`)).status).toBe(409)
+    expect((await s.console('GET', `/workspaces/${dev.id}/agents`)).body.items).toContainEqual({ id: agent, name: 'Ring' })
+  })
+
   test("inbox rows: who the customer is, the newest message, and the chat app's 24-hour window", async () => {
     expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550702', name: 'Ada Lovelace', email: 'ada@example.com' })).status).toBe(201)
     expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550710', source: 'rented', channel: 'chatapp', agent })).status).toBe(201)

@@ -85,6 +85,14 @@ export const recipientsSpec: CollectionSpec = {
         ['index', 1],
       ],
     },
+    // The console lists a campaign's recipients in their given order, a page at a time.
+    {
+      name: 'campaign_index',
+      fields: [
+        ['campaignId', 1],
+        ['index', 1],
+      ],
+    },
     { name: 'platform_message', fields: [['platformMessageId', 1]], sparse: true },
     { name: 'call', fields: [['callId', 1]], sparse: true },
     // A customer's answer counts for the newest campaign message they had.

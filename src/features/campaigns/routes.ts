@@ -1,5 +1,5 @@
 /**
- * Console: create and start a campaign (docs/design.md). v1: list, read, pause, resume, cancel
+ * Console: create and start a campaign (docs/design.md), and pause, resume, cancel it as v1 does. v1: list, read, pause, resume, cancel
  * (docs/spec.md Campaigns; scopes per docs/spec.md Authentication: resume charges, so full only; pause and
  * cancel full or build; a read key reads).
  */
@@ -15,38 +15,59 @@ const Id = t.Object({ id: t.String() })
 
 export function campaignsConsole(deps: { auth: KernelHttp['console']; campaigns: CampaignService }) {
   const { campaigns } = deps
-  return new Elysia({ prefix: '/workspaces/:ws/campaigns', detail: { tags: ['Console'] } })
-    .use(deps.auth)
-    .post(
-      '',
-      async ({ body, set, workspace }) => {
-        set.status = 201
-        return campaigns.present(await campaigns.create(workspace, body))
-      },
-      {
-        params: t.Object({ ws: t.String() }),
-        workspace: true,
-        body: CreateCampaign,
-        detail: {
-          summary: 'Create a campaign (draft); with scheduledAt it starts itself then',
-          description:
-            'chatapp: `template` (approved, on the agent’s chat-app number) and no `purpose`; voice: `purpose` and no `template`. 409: the agent has no number for the kind, or a calling campaign in a workspace with fewer than 2 call lines. `scheduledAt`: the campaign starts itself at that instant; if its agent has nothing published then, it goes `failed` with `lastError` saying so. A cancel before then means it never starts.',
-          responses: answers({ 201: Campaign, ...consoleErrors(400, 404, 409) }),
+  const moved =
+    (move: 'pause' | 'resume' | 'cancel') =>
+    async ({ params, workspace }: { params: { id: string }; workspace: { id: string } }) =>
+      campaigns.present(await campaigns.move(workspace.id, params.id, move))
+  return (
+    new Elysia({ prefix: '/workspaces/:ws/campaigns', detail: { tags: ['Console'] } })
+      .use(deps.auth)
+      .post(
+        '',
+        async ({ body, set, workspace }) => {
+          set.status = 201
+          return campaigns.present(await campaigns.create(workspace, body))
         },
-      },
-    )
-    .post('/:id/start', async ({ params, workspace }) => campaigns.present(await campaigns.move(workspace.id, params.id, 'start')), {
-      params: t.Object({ ws: t.String(), id: t.String() }),
-      body: NoBody,
-      workspace: true,
-      detail: {
-        summary: 'Start a draft campaign (sending)',
-        description:
-          '409 naming the state when it is not a draft; 409 when its agent has nothing published. A scheduled campaign started by hand starts now and will not start again at its `scheduledAt`.',
-        responses: answers({ 200: Campaign, ...consoleErrors(400, 404, 409) }),
-      },
-    })
+        {
+          params: t.Object({ ws: t.String() }),
+          workspace: true,
+          body: CreateCampaign,
+          detail: {
+            summary: 'Create a campaign (draft); with scheduledAt it starts itself then',
+            description:
+              'chatapp: `template` (approved, on the agent’s chat-app number) and no `purpose`; voice: `purpose` and no `template`. 409: the agent has no number for the kind, or a calling campaign in a workspace with fewer than 2 call lines. `scheduledAt`: the campaign starts itself at that instant; if its agent has nothing published then, it goes `failed` with `lastError` saying so. A cancel before then means it never starts.',
+            responses: answers({ 201: Campaign, ...consoleErrors(400, 404, 409) }),
+          },
+        },
+      )
+      .post('/:id/start', async ({ params, workspace }) => campaigns.present(await campaigns.move(workspace.id, params.id, 'start')), {
+        params: t.Object({ ws: t.String(), id: t.String() }),
+        body: NoBody,
+        workspace: true,
+        detail: {
+          summary: 'Start a draft campaign (sending)',
+          description:
+            '409 naming the state when it is not a draft; 409 when its agent has nothing published. A scheduled campaign started by hand starts now and will not start again at its `scheduledAt`.',
+          responses: answers({ 200: Campaign, ...consoleErrors(400, 404, 409) }),
+        },
+      })
+      // The v1 moves under the console token, for the console app's buttons.
+      .post('/:id/pause', moved('pause'), consoleMove('Pause a sending campaign (as POST /v1/campaigns/{id}/pause)'))
+      .post('/:id/resume', moved('resume'), consoleMove('Resume a paused campaign (as POST /v1/campaigns/{id}/resume); 409 when its agent has nothing published'))
+      .post('/:id/cancel', moved('cancel'), consoleMove('Cancel a campaign for good, from draft, sending or paused (as POST /v1/campaigns/{id}/cancel)'))
+  )
 }
+
+const consoleMove = (summary: string) => ({
+  params: t.Object({ ws: t.String(), id: t.String() }),
+  body: NoBody,
+  workspace: true as const,
+  detail: {
+    summary,
+    description: '409 naming the current state when the move does not apply (docs/spec.md, Campaign status).',
+    responses: answers({ 200: Campaign, ...consoleErrors(400, 404, 409) }),
+  },
+})
 
 export function campaignsV1(deps: { context: KernelHttp['v1']; campaigns: CampaignService }) {
   const { campaigns } = deps

@@ -169,6 +169,17 @@ export class CampaignService {
     return (await d.campaigns.get(id))!
   }
 
+  /**
+   * A campaign's recipients in the order they were given (`index`), `status` ones only when asked:
+   * each one's outcome and, for a failure or a skip, why (the row's `error`). `after`: the last
+   * index of the previous page.
+   */
+  async recipientsPage(workspaceId: string, id: string, query: { status?: RecipientStatus }, limit: number, after: number | null): Promise<RecipientDoc[]> {
+    const campaign = await this.get(workspaceId, id)
+    const filter = { campaignId: campaign.id, ...(query.status ? { status: query.status } : {}), ...(after !== null ? { index: { $gt: after } } : {}) }
+    return this.d.recipients.find(filter, { sort: [['index', 1]], limit })
+  }
+
   async counts(id: string): Promise<Counts> {
     // One count per status over the (campaignId, status) index: 100,000 rows in ~7 ms, where a
     // group by status reads every row's document (~200 ms).

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { defineFeature } from '../../kernel/feature'
+import { agentsRef } from '../agents/public'
 import { callsRef } from '../calls/public'
 import { campaignsRef } from '../campaigns/public'
 import { contactsRef } from '../contacts/public'
@@ -13,6 +14,7 @@ import { conversationsRef } from '../conversations/public'
 import { webhooksRef } from '../webhooks/public'
 import { tenancyRef } from '../workspaces/public'
 import { AppAssets } from './assets'
+import { consoleCampaignReads } from './campaign-reads'
 import { InboxRows } from './inbox-rows'
 import { LiveHub } from './live'
 import { consoleAppRef } from './public'
@@ -28,6 +30,7 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
     const { campaigns } = use(campaignsRef)
     const { legacyWebhooks } = use(webhooksRef)
     const { contacts } = use(contactsRef)
+    const { agents } = use(agentsRef)
     const { config, coordination, logger, bus, clock } = kernel
     const inbox = new InboxRows({ contacts, conversations, clock })
     const assets = new AppAssets()
@@ -40,7 +43,8 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
         appPages(assets),
         appStream({ tickets, hub }),
         appApi({ auth: kernel.http.console, tickets, exists: async (id) => (await workspaceRepo.get(id)) !== null }),
-        consoleReads({ auth: kernel.http.console, workspaceRepo, calls, transfers, conversations, campaigns, legacyWebhooks, events: bus.events, inbox }),
+        consoleReads({ auth: kernel.http.console, workspaceRepo, calls, transfers, conversations, legacyWebhooks, events: bus.events, inbox }),
+        consoleCampaignReads({ auth: kernel.http.console, campaigns, calls, agents }),
       ],
       stop: () => hub.close(),
     }

@@ -1,8 +1,8 @@
 /**
  * Console reads the app needs and the console lacked (docs/console-app.md lists them): the
  * workspaces to pick from; a workspace's calls (inbound ones too), one call, its events and
- * webhook deliveries, and ending it; conversations across channels with their messages; and
- * campaigns with their counts. All under the console token, JSON, newest first with `cursor`.
+ * webhook deliveries, and ending it; conversations across channels with their messages
+ * (campaigns: campaign-reads.ts). All under the console token, JSON, newest first with `cursor`.
  */
 import { Elysia, t } from 'elysia'
 import type { RecordedEvent } from '../../events/bus'
@@ -13,7 +13,6 @@ import type { KernelHttp } from '../../kernel/feature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Collection } from '../../store/port'
 import { type CallReads, type CallTransfers, presentConsoleCall } from '../calls/public'
-import type { CampaignsServices } from '../campaigns/public'
 import { CHANNELS, type ConversationDoc, type ConversationFeature, type MessageDoc, presentMessage } from '../conversations/public'
 import type { WebhooksServices } from '../webhooks/public'
 import type { WorkspaceRepo } from '../workspaces/public'
@@ -33,7 +32,6 @@ export interface ReadsDeps {
   calls: CallReads
   transfers: Pick<CallTransfers, 'byHand' | 'destinations'>
   conversations: ConversationFeature['conversations']
-  campaigns: CampaignsServices['campaigns']
   legacyWebhooks: WebhooksServices['legacyWebhooks']
   events: Collection<RecordedEvent>
   inbox: InboxRows
@@ -220,22 +218,6 @@ export function consoleReads(d: ReadsDeps) {
         params: WsId,
         workspace: true,
         detail: { summary: 'One conversation', responses: answers({ 200: Loose, ...consoleErrors(404) }) },
-      },
-    )
-    .get(
-      '/workspaces/:ws/campaigns',
-      ({ query, workspace }) =>
-        paginate(
-          (limit, after) => d.campaigns.page(workspace.id, undefined, limit, after),
-          query,
-          25,
-          (c) => d.campaigns.present(c),
-        ),
-      {
-        params: Ws,
-        workspace: true,
-        query: t.Object(pageQuery(100, 25)),
-        detail: { summary: 'Campaigns with their counts, newest first', responses: answers({ 200: PageOfLoose, ...consoleErrors(400, 404) }) },
       },
     )
     .get('/workspaces/:ws', async ({ workspace }) => presentWorkspace(workspace), {

@@ -10,9 +10,12 @@ const PAGES = {
   charts: () => import('./charts.js'),
   inbox: () => import('./inbox.js'),
   campaigns: () => import('./campaigns.js'),
+  campaign: () => import('./campaign.js'),
 }
-const TITLES = { live: 'Live', calls: 'Calls', call: 'Call', charts: 'State charts', inbox: 'Inbox', campaigns: 'Campaigns' }
+const TITLES = { live: 'Live', calls: 'Calls', call: 'Call', charts: 'State charts', inbox: 'Inbox', campaigns: 'Campaigns', campaign: 'Campaign' }
 const WS_KEY = 'console-workspace'
+/** A page opened from a list lights that list's link in the nav, and the workspace picker goes back to it. */
+const SECTION = { call: 'calls', campaign: 'campaigns' }
 
 const $ = (id) => document.getElementById(id)
 let unmount = null
@@ -109,7 +112,7 @@ async function render() {
   await fillPicker(workspace)
   for (const a of document.querySelectorAll('nav a[data-page]')) {
     a.href = link(workspace, a.dataset.page)
-    const here = a.dataset.page === (r.page === 'call' ? 'calls' : r.page)
+    const here = a.dataset.page === (SECTION[r.page] ?? r.page)
     if (here) a.setAttribute('aria-current', 'page')
     else a.removeAttribute('aria-current')
   }
@@ -140,7 +143,7 @@ $('sign-out').addEventListener('click', () => {
   workspaces = []
   showSignIn('Signed out.')
 })
-$('workspace').addEventListener('change', (e) => go(e.target.value, route().page === 'call' ? 'calls' : route().page))
+$('workspace').addEventListener('change', (e) => go(e.target.value, SECTION[route().page] ?? route().page))
 window.addEventListener('hashchange', () => void render())
 window.addEventListener('console:unauthorized', () => {
   session.signOut()
