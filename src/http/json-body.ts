@@ -150,7 +150,8 @@ export function jsonBodies({ deadlines = new BodyDeadlines(), checkCredentials, 
       return value
     })
     .onTransform({ as: 'global' }, ({ request, body, route }) => {
-      if (!schemas || !hasBody(request)) return
+      // No body was parsed (every GET): nothing to check, and no header read on the way.
+      if (!schemas || body === undefined || !hasBody(request)) return
       const all = schemas.failures(request.method, route, body)
       if (!all) return
       const refusal = new BodySchemaError(all)
