@@ -71,6 +71,8 @@ export interface Config {
   authFailuresPerMinute: number
   /** New visitor sessions a minute one client address may start on one widget (VISITOR_SESSIONS_PER_MINUTE; 0: no limit). */
   visitorSessionsPerMinute: number
+  /** Admission control (docs/production.md "Capacity"): calls this instance takes at most (CALLS_MAX_LIVE), resident memory it stops at (CALLS_MAX_RSS_MB; undefined: 80% of what it may use). */
+  admission: { maxCalls: number; maxRssMb?: number; maxLoopLagMs: number; minPlayoutLeadMs: number }
   /** Voice pipeline engines (docs/api/voice.md): `auto` resolves keys → local engines → the sandbox doubles. */
   speech: {
     stt: 'auto' | 'deepgram' | 'openai' | 'pocketsphinx' | 'sandbox'
@@ -193,6 +195,12 @@ function mediaChunkMs(env: Env): number {
   if (!Number.isInteger(n) || n < 20 || n > 200 || n % 20) throw new ConfigError('MEDIA_CHUNK_MS', 'must be a multiple of 20 from 20 to 200')
   return n
 }
+
+/**
+ * Calls one instance takes by default: bench:soak on the 2-core reference machine carried this many
+ * on the default engines with no gap (docs/benchmarks.md "Capacity"); each machine should measure its own.
+ */
+export const DEFAULT_MAX_LIVE_CALLS = 200
 
 /** An optional whole number from `min` to `max`, under `key` when set. */
 function optionalCount<K extends string>(env: Env, name: string, min: number, max: number, key: K): Partial<Record<K, number>> {
@@ -345,6 +353,15 @@ export function loadConfig(env: Env = process.env): Config {
     botapp: {
       provider: oneOf(env, 'BOTAPP_PROVIDER', ['sandbox', 'telegram'] as const, 'sandbox'),
       telegramApiUrl: llmBaseUrl(env, 'TELEGRAM_API_URL') ?? 'https://api.telegram.org',
+    },
+    admission: {
+      // The default is measured (docs/benchmarks.md "Capacity"); 100,000 is past any machine.
+      maxCalls: optionalCount(env, 'CALLS_MAX_LIVE', 1, 100_000, 'maxCalls').maxCalls ?? DEFAULT_MAX_LIVE_CALLS,
+      ...optionalCount(env, 'CALLS_MAX_RSS_MB', 64, 1_048_576, 'maxRssMb'),
+      // Median lateness of a 20 ms timer (features/calls/admission.ts says why 50); 10 s is a dead loop.
+      maxLoopLagMs: optionalCount(env, 'CALLS_MAX_LOOP_LAG_MS', 1, 10_000, 'maxLoopLagMs').maxLoopLagMs ?? 50,
+      // Half the 1 s the agent's audio is sent ahead (admission.ts says why); 0 turns the signal off.
+      minPlayoutLeadMs: optionalCount(env, 'CALLS_MIN_PLAYOUT_LEAD_MS', 0, 1_000, 'minPlayoutLeadMs').minPlayoutLeadMs ?? 500,
     },
     speech: {
       stt: oneOf(env, 'STT_PROVIDER', ['auto', 'deepgram', 'openai', 'pocketsphinx', 'sandbox'] as const, 'auto'),

@@ -31,7 +31,7 @@ const DESCRIPTIONS: Record<number, string> = {
   500: 'server error (the message quotes the request id)',
   501: 'not available yet',
   502: 'a provider refused',
-  503: 'this instance is shutting down, or coordination (Redis) is unavailable: nothing was done; retry after Retry-After',
+  503: 'this instance is shutting down or at capacity, or coordination (Redis) is unavailable: nothing was done; retry after Retry-After',
   507: "the store's disk is full: nothing was saved; retry after Retry-After",
 }
 

@@ -9,7 +9,9 @@
  * is cut there, to the last whole word (Twilio also echoes the marks a `clear` dropped, so echoes
  * after a clear do not count).
  */
+
 import type { OutboundFrame } from './frames'
+import { playoutLead } from './playout-lead'
 
 /** ~100 ms chunks, MEDIA_CHUNK_MS's default (config.ts allows 20–200; Twilio plays 20 ms frames, any multiple is accepted). */
 export const CHUNK_MS = 100
@@ -281,16 +283,20 @@ export class Playout {
   private pump(): void {
     if (this.timer !== null || this.blocked || this.closed) return
     const lead = LEAD_MS
-    const step = () => {
+    const step = (paced = false) => {
       this.timer = null
+      // Woken to keep the lead: what was left at the line then is the process's headroom (late
+      // timers shrink it; at zero the caller hears a gap).
+      if (paced) playoutLead.note(this.playhead - this.now())
       while (this.queue.length && !this.blocked) {
         const now = this.now()
         if (this.playhead - now > lead) {
-          this.timer = this.timers.setTimeout(step, this.playhead - now - lead)
+          this.timer = this.timers.setTimeout(() => step(true), this.playhead - now - lead)
           return
         }
         const chunk = this.queue.shift()!
         this.queuedSamples -= chunk.pcm.length
+
         const frame: OutboundFrame = { kind: 'audio', pcm: chunk.pcm, sampleRate: this.options.rate }
         const ok = this.send(frame)
         this.options.onSent?.(frame)

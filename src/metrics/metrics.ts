@@ -91,6 +91,8 @@ export class Metrics {
   readonly callsEnded: Counter<'status' | 'hangup'>
   readonly turnLatency: Histogram<'stage'>
   readonly sttDecoders: Sampled<'state'>
+  readonly callsAdmitted: Sampled<'direction'>
+  readonly callsRefused: Sampled<'direction' | 'reason'>
   readonly sttUtterancesRefused: Sampled
   // Webhooks.
   readonly webhookDeliveries: Counter<'surface' | 'result'>
@@ -113,6 +115,8 @@ export class Metrics {
       labelNames: ['direction'],
       registers,
     })
+    this.callsAdmitted = sampled('counter', 'calls_admitted_total', 'Calls this instance had room for (admission control): placed through the API to ring now, or ringing in', ['direction'])
+    this.callsRefused = sampled('counter', 'calls_refused_total', 'Calls refused for want of room on this instance (503, busy), by direction and the signal that refused them', ['direction', 'reason'])
     this.sttDecoders = sampled('gauge', 'stt_decoders', 'Live speech decoders of the shared pool (busy, idle) and utterances waiting for one (queued)', ['state'])
     this.sttUtterancesRefused = sampled('counter', 'stt_utterances_refused_total', "Utterances refused because every decoder was busy and the decoders' queue was full")
     this.callsEnded = new Counter({ name: `${PREFIX}calls_ended_total`, help: 'Call tries that ended after they started, by status and hangup', labelNames: ['status', 'hangup'], registers })

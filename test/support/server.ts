@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { loadConfig } from '../../src/config'
 import { createLogger, type Logger } from '../../src/logger'
 import { type RunningServer, startServer } from '../../src/server'
+import { LENIENT_ADMISSION } from './child-service'
 import { responseChecker } from './response-check'
 
 export interface Reply<T = any> {
@@ -37,7 +38,7 @@ export interface TestServer {
 /** `logger`: where the server logs (silent unless a test reads the lines, test/support/log-capture.ts). */
 export async function startTestServer(env: Record<string, string> = {}, dataDir?: string, logger: Logger = createLogger('silent')): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'))
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, SERVICE_CLOCK: 'manual', LOG_LEVEL: 'silent', ...env })
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, SERVICE_CLOCK: 'manual', LOG_LEVEL: 'silent', ...LENIENT_ADMISSION, ...env })
   const server = await startServer(config, logger)
   // Every answer is checked against the schema its route documents (test/support/response-check.ts).
   const check = responseChecker(server.app.routes as any)

@@ -65,7 +65,7 @@ export function sandboxConsole(deps: { auth: KernelHttp['console']; sandbox: San
         ),
         detail: {
           responses: answers({
-            201: t.Object({ callRef: t.String(), answered: t.Boolean({ description: 'false: no agent takes calls at that number, or every line is busy' }) }),
+            201: t.Object({ callRef: t.String(), answered: t.Boolean({ description: 'false: no agent takes calls at that number, every line is busy, or this instance is at capacity (busy)' }) }),
             ...consoleErrors(400),
           }),
           summary: 'The sandbox network rings one of our numbers (an inbound call)',

@@ -19,6 +19,7 @@ import type { ContactService } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { Meter } from '../usage/public'
+import { type Admission, isRefusal, ROOM_WAIT_MS, waitForRoom } from './admission'
 import { analyseCall } from './analysis'
 import type { FieldSpec, FieldType } from './field-values'
 import { lineSets } from './lines'
@@ -49,6 +50,8 @@ export interface CallEffectDeps {
   readsAnalysis: (workspaceId: string, agentId: string) => Promise<boolean>
   /** The try's row once its media stream has written its last, or at a deadline (media-ends.ts). */
   mediaSettled: (tryId: string) => Promise<CallTryDoc | null>
+  /** Room on this instance for a call about to ring (admission.ts); absent, always. */
+  admission?: () => Admission
 }
 
 /** The caller's contact, made now; another path that made it at the same moment wins (a duplicate phone). */
@@ -112,6 +115,19 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
           deps.logger.warn({ call: id, attempt, workspace: row.workspaceId, reason: refused }, 'a waiting call was not placed: the account cannot pay for it')
           throw new CodedEffectFailure('not_placed', refused)
         }
+      }
+      // POST /calls admitted a call that rings now; a booked call or a retry waits here for room
+      // instead of failing its callee (shown ringing meanwhile).
+      const admission = row.scheduledFor !== null || attempt > 1 ? deps.admission?.() : undefined
+      if (admission) {
+        const room = await waitForRoom(admission)
+        if (isRefusal(room)) throw new CodedEffectFailure('not_placed', `the instance stayed at capacity for ${ROOM_WAIT_MS / 60_000} minutes: ${room.message}`)
+        const now = await deps.tries.get(tryId(id, attempt))
+        if (now?.status === 'cancelled') {
+          room.release()
+          throw new CodedEffectFailure('not_placed', 'the call was cancelled while it waited for room')
+        }
+        room.bind(id)
       }
       return deps.telephony.place({ callId: id, attempt, to: row.phone!, from: row.from!, detectMachines: agent.voice.detectMachines })
     },

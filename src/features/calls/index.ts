@@ -10,6 +10,7 @@ import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { mediaBridge } from '../../media/bridge'
 import { PhraseCache } from '../../media/phrase-cache'
 import { VOICE_LINES } from '../../media/phrases'
+import { playoutLead } from '../../media/playout-lead'
 import { MediaTokens } from '../../media/tokens'
 import { loadSilero } from '../../media/vad'
 import { SpeechProviders } from '../../providers/speech'
@@ -28,11 +29,13 @@ import { usageRef } from '../usage/public'
 import { versionsRef } from '../versions/public'
 import { subscribes, webhooksRef } from '../webhooks/public'
 import { tenancyRef } from '../workspaces/public'
+import { Admission, DEFAULT_LIMITS, isRefusal, MEMORY_SHARE, memoryBudget } from './admission'
 import { CallbackBooking } from './callbacks'
 import { sandboxConsole } from './console'
 import { CallReads } from './console-reads'
 import { callEffects } from './effects'
 import { CallFeed, watchedTries } from './live-feed'
+import { LoopLag } from './loop-lag'
 import { LostCalls } from './lost-calls'
 import { LostRecordings } from './lost-recordings'
 import { LostSwitches, switchOfInstance } from './lost-switches'
@@ -123,6 +126,7 @@ export const callsFeature = defineFeature(callsRef, {
       workspace,
       readsAnalysis,
       mediaSettled: (tryId) => mediaEnds.settled(tryId),
+      admission: () => admission,
     })
     // Each stored move of a call's chart also goes to the feed (the console app highlights it).
     const charted: typeof effects = {
@@ -174,7 +178,32 @@ export const callsFeature = defineFeature(callsRef, {
       scripts: calleeScripts,
       tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()),
     })
+    const loopLag = new LoopLag()
+    const admission = new Admission(
+      {
+        ...DEFAULT_LIMITS,
+        maxCalls: config.admission.maxCalls,
+        maxLoopLagMs: config.admission.maxLoopLagMs,
+        minPlayoutLeadMs: config.admission.minPlayoutLeadMs,
+        maxRssBytes: config.admission.maxRssMb ? config.admission.maxRssMb * 1_048_576 : MEMORY_SHARE * memoryBudget(),
+      },
+      {
+        media: () => media.live,
+        loopLagMs: () => loopLag.ms,
+        playoutLeadMs: () => playoutLead.lowest(),
+        decoderWaitMs: () => speech.decoders?.oldestWaitMs ?? 0,
+        rssBytes: () => process.memoryUsage.rss(),
+      },
+    )
+    kernel.metrics.callsAdmitted.from(() => Object.entries(admission.admitted).map(([direction, value]) => ({ labels: { direction }, value })))
+    kernel.metrics.callsRefused.from(() =>
+      [...admission.refused].map(([key, value]) => {
+        const [direction, reason] = key.split(':') as [string, string]
+        return { labels: { direction, reason }, value }
+      }),
+    )
     const calls = new CallService({
+      admission,
       tries,
       agents,
       published,
@@ -194,6 +223,8 @@ export const callsFeature = defineFeature(callsRef, {
     // The agent's schedule_callback tool books a real scheduled call through the same rules.
     tools.provideCallbacks(new CallbackBooking({ calls, contacts, workspace, clock, logger }))
     const applyReport = async (e: TelephonyEvent) => {
+      // A try that ended without media (unanswered, refused, hung up ringing) no longer takes room.
+      if (e.type !== 'answered') admission.ended(e.callId)
       try {
         await actors.send(e.callId, chartEvent(e))
         await actors.settle(e.callId)
@@ -205,8 +236,22 @@ export const callsFeature = defineFeature(callsRef, {
     twilio?.onEvent(applyReport)
     kernel.onClockAdvance.push((now) => sandbox.due(now))
     const answer = async (incoming: { from: string; to: string; callRef: string; at: number }) => {
-      const answered = await calls.answerIncoming(incoming, workspace)
-      if (answered) await effects.openConversation({ id: answered.callId, attempt: 1 })
+      // No room here: the caller hears busy (Twilio's <Reject reason="busy"/>, the sandbox's unanswered ring).
+      const ticket = admission.admit('inbound')
+      if (isRefusal(ticket)) {
+        logger.warn({ from: incoming.from, to: incoming.to, reason: ticket.reason }, `an inbound call was refused busy: ${ticket.message}`)
+        return null
+      }
+      const answered = await calls.answerIncoming(incoming, workspace).catch((err: unknown) => {
+        ticket.release()
+        throw err
+      })
+      if (!answered) {
+        ticket.release()
+        return null
+      }
+      ticket.bind(answered.callId)
+      await effects.openConversation({ id: answered.callId, attempt: 1 })
       return answered
     }
     sandbox.onIncoming(answer)
@@ -250,9 +295,11 @@ export const callsFeature = defineFeature(callsRef, {
         if (config.speech.vad === 'silero') await loadSilero()
         // Retention is counted in days (30 / 75): swept now, then daily on the service clock.
         await sweeper.start()
+        loopLag.start()
       },
       async stop() {
         sweeper.stop()
+        loopLag.stop()
         await lostSwitches?.stop()
         await unhear?.()
         await mediaEnds.stop()

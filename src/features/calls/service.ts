@@ -4,6 +4,7 @@
  * one, and the totals. The call's status lives in its actor (actors/call.ts); the rows read here
  * are that actor's projection (projection.ts).
  */
+
 import type { CallActors } from '../../../actors/call'
 import { isVoice, voiceTier } from '../../catalog/voices'
 import { type Clock, iso } from '../../clock'
@@ -18,6 +19,7 @@ import type { ContactService } from '../contacts/public'
 import { checkMetadata } from '../customers/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { Meter, UsageLedger } from '../usage/public'
+import { type Admission, atCapacity, isRefusal, RETRY_AFTER_S, type Ticket } from './admission'
 import { LINE_TTL_MS } from './ceilings'
 import { firstRow } from './first-row'
 import { lineSets, takeLine } from './lines'
@@ -64,6 +66,8 @@ export interface CallServiceDeps {
   simulatedCallers?: (callId: string, caller: SimulatedCaller) => void
   /** Whether the workspace's BYOK voice key offers a voice; null while BYOK is off for it. */
   byokOffersVoice?: (workspace: WorkspaceDoc, voice: string) => Promise<boolean | null>
+  /** Whether this instance has room for another call (admission.ts); absent, always. */
+  admission?: Admission
 }
 
 /** The try's placement is decided: it was taken by the network (a callRef), or it left `ringing` (refused, or a booked call waiting). */
@@ -81,6 +85,37 @@ export class CallService {
     if (body.metadata) checkMetadata(body.metadata)
     const variables = checkVariables(body.variables ?? {})
     const extract = extractSpecs(body.extract)
+    // A call that rings now needs room on this instance; refused here, before any store read, so
+    // the 503 is quick and nothing was recorded. A booked call waits for room when it is due.
+    const ticket = scheduledFor === null ? this.admit() : null
+    try {
+      const placed = await this.placeAdmitted(workspace, body, { now, phone, scheduledFor, variables, extract })
+      ticket?.bind(placed.id)
+      return placed
+    } catch (err) {
+      ticket?.release()
+      throw err
+    }
+  }
+
+  /** A ticket for a call that rings now, or the 503 (with Retry-After) saying the instance is at capacity. */
+  private admit(): Ticket | null {
+    const admitted = this.deps.admission?.admit('outbound') ?? null
+    if (!admitted || !isRefusal(admitted)) return admitted
+    throw new ApiError(503, atCapacity(admitted), { reason: admitted.reason }, { 'retry-after': String(RETRY_AFTER_S) })
+  }
+
+  private async placeAdmitted(
+    workspace: WorkspaceDoc,
+    body: PlaceCall,
+    {
+      now,
+      phone,
+      scheduledFor,
+      variables,
+      extract,
+    }: { now: number; phone: string; scheduledFor: number | null; variables: ReturnType<typeof checkVariables>; extract: ReturnType<typeof extractSpecs> },
+  ): Promise<{ id: string; to: string; status: string }> {
     const contact = await this.deps.contacts.findByPhone(workspace.id, phone)
     checkConsent(phone, contact)
     const agents = await this.candidates(workspace.id, body.agent)

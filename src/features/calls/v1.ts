@@ -44,10 +44,10 @@ export function callsV1(deps: { context: KernelHttp['v1']; calls: CallService; t
           'idempotency-key': t.Optional(t.String({ description: 'repeat safely for 24 hours (the body member idempotencyKey is the same; with the header, the body member is ignored)' })),
         }),
         detail: {
-          responses: answers({ 202: Placed, ...v1Errors(402, 403, 409, 429, 502) }),
+          responses: answers({ 202: Placed, ...v1Errors(402, 403, 409, 429, 502, 503) }),
           summary: 'Place a call (it opens with the spoken purpose)',
           description:
-            "402: the balance cannot pay a first voice minute (Free: the month's included minutes are used up). 403: not a contact, or opted out / do-not-call. 409: no agent answers the phone, or the only number is brought without carrier credentials. 429 (Retry-After): calls a minute or call lines used up. 502: the phone network would not place it (recorded as failed).",
+            "402: the balance cannot pay a first voice minute (Free: the month's included minutes are used up). 403: not a contact, or opted out / do-not-call. 409: no agent answers the phone, or the only number is brought without carrier credentials. 429 (Retry-After): calls a minute or call lines used up. 502: the phone network would not place it (recorded as failed). 503 (Retry-After): this instance is at capacity; nothing was placed.",
         },
       },
     )

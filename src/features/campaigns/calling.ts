@@ -18,7 +18,7 @@ import type { CampaignOutcomes } from './outcomes'
 import type { CampaignDoc, RecipientDoc } from './repository'
 import { type Target, Unpaid } from './sender'
 
-/** Every campaign line busy, the calls-a-minute ceiling reached (429), or coordination not answering: calls last minutes, so look again in a second. */
+/** Every campaign line busy, the calls-a-minute ceiling reached (429), the instance at capacity (503), or coordination not answering: calls last minutes, so look again in a second. */
 const LINES_BUSY_WAIT_MS = 1_000
 /**
  * A placed call whose end never reaches us (another instance took its actor) frees its campaign line
@@ -131,7 +131,9 @@ export function callingTarget(d: CallingDeps, campaign: CampaignDoc, workspace: 
       } catch (err) {
         free()
         const status = err instanceof ApiError ? err.status : 500
-        if (status === 429) {
+        // 429: lines or calls a minute used up; 503: this instance is at capacity (or coordination
+        // is down): nothing was placed, the recipient waits for the next try.
+        if (status === 429 || status === 503) {
           await setRow(r, { status: 'pending' })
           await new Promise((resolve) => setTimeout(resolve, LINES_BUSY_WAIT_MS))
           return 'retry'
