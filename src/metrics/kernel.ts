@@ -11,8 +11,8 @@ import type { Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
 import type { Metrics } from './metrics'
 
-/** A try in progress: the phone rings, or someone talks. */
-const LIVE_CALL_STATES: readonly CallState[] = ['ringing', 'connected']
+/** A try in progress: the phone rings, or someone talks (with the agent, or with the person it was transferred to). */
+const LIVE_CALL_STATES: readonly CallState[] = ['ringing', 'connected', 'transferring', 'transferred']
 const isLive = (state: unknown) => LIVE_CALL_STATES.includes(state as CallState)
 
 export function watchKernel(metrics: Metrics, k: { runtime: ActorRuntime; coordination: Coordination; clock: Clock }): void {

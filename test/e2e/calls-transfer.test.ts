@@ -147,3 +147,26 @@ test('an inbound call is transferred by hand like an outbound one', async () => 
   )
   expect(done.body).toMatchObject({ hangup: 'answered', transfer: { outcome: 'answered', seconds: 20 } })
 }, 60_000)
+
+test('DELETE of a transferred call ends it as a live call (202, hangup cancelled), closing the transfer', async () => {
+  expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550705' })).status).toBe(201)
+  expect((await s.console('PUT', '/sandbox/phones/%2B14155550705', { pickup: 'answer', ringMs: 0, lines: [], hangupAfterMs: null })).status).toBe(200)
+  const id = (await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550705', purpose: 'Hello.' } })).body.id
+  await until(
+    'connected',
+    () => call(id),
+    (r) => r.body.status === 'connected',
+    20_000,
+  )
+  expect((await s.api('POST', `/calls/${id}/transfer`, { key: dev.key, body: { destination: 'Billing' } })).status).toBe(202)
+  await until(
+    'the person answered',
+    () => call(id),
+    (r) => r.body.transfer?.answeredAt != null,
+    10_000,
+  )
+  await s.console('POST', '/clock/advance', { ms: 5_000 })
+  const ended = await s.api('DELETE', `/calls/${id}`, { key: dev.key })
+  expect(ended.status).toBe(202)
+  expect(ended.body).toMatchObject({ status: 'completed', hangup: 'cancelled', transfer: { outcome: 'answered', seconds: 5 } })
+}, 60_000)

@@ -5,6 +5,7 @@
  */
 import type { CallActors } from '../../../actors/call'
 import { ActorExistsError } from '../../../actors/errors'
+import { TRANSFER_STATES } from '../../../machines/call'
 import type { LostRecordings } from './lost-recordings'
 import type { CallTryDoc, CallTryRepo } from './repository'
 
@@ -78,7 +79,8 @@ export class LostCalls {
     const stored = await this.deps.actors().read(row.callId)
     const snapshot = stored?.snapshot as { value?: unknown; context?: { callRef?: string | null } } | undefined
     const callRef = snapshot?.context?.callRef ?? null
-    return callRef ? { ...row, callRef, status: snapshot?.value === 'connected' ? 'connected' : 'ringing' } : null
+    const answered = snapshot?.value === 'connected' || (TRANSFER_STATES as readonly unknown[]).includes(snapshot?.value)
+    return callRef ? { ...row, callRef, status: answered ? 'connected' : 'ringing' } : null
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 
 import type { CallActors } from '../../../actors/call'
+import { TRANSFER_STATES } from '../../../machines/call'
 import { isVoice, voiceTier } from '../../catalog/voices'
 import { type Clock, iso } from '../../clock'
 import type { Coordination } from '../../coordination/port'
@@ -233,7 +234,7 @@ export class CallService {
     }
     const actors = this.deps.actors()
     const before = await actors.read(id)
-    const wasLive = before?.state === 'ringing' || before?.state === 'connected'
+    const wasLive = before?.state === 'ringing' || before?.state === 'connected' || (TRANSFER_STATES as readonly unknown[]).includes(before?.state)
     const asked = await actors.ask(id, { type: 'call.delete', at: this.deps.clock.now() })
     if (!asked.ok) throw new ApiError(409, asked.refusal.message, { state: asked.refusal.state, call: presentCall(row) })
     await actors.settle(id)
