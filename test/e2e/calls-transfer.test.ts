@@ -4,7 +4,7 @@
  * destination answers and talks, and the call ends `completed` with `hangup: answered`, its
  * transfer on the record, the transcript of what was said before, `call.transfer_ended` on the bus
  * and the person's leg in the ledger as call minutes. A destination nobody answers ends the call
- * with `outcome: no_answer`. By hand: POST /calls/{id}/transfer, its refusals (400 naming
+ * with `outcome: no_answer`. The recording covers what we carried (it is finished at the hand-off). By hand: POST /calls/{id}/transfer, its refusals (400 naming
  * `destination`, 409 for a call not connected), and idempotency.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
@@ -24,7 +24,7 @@ beforeAll(async () => {
   const agent = (
     await s.agent(dev.key, {
       name: 'Front desk',
-      voice: { answersCalls: true },
+      voice: { answersCalls: true, recordCalls: true },
       transfers: [
         { name: 'Billing', phoneNumber: '+1 (415) 555-0777', whenToUse: 'questions about a bill, a refund or a payment', mode: 'cold' },
         { name: 'Night desk', phoneNumber: NOBODY, whenToUse: 'anything after hours' },
@@ -53,6 +53,14 @@ test("the agent's transfer_call: the reply is spoken, the person answers and tal
   expect(handed.body.status).toBe('connected')
   expect(handed.body.transfer).toMatchObject({ to: 'Billing', phoneNumber: BILLING, mode: 'cold', by: 'agent', outcome: null, seconds: 0, error: null })
   const callRef = handed.body.callRef
+  // The recording covers what we carried: it is finished at the hand-off, while the caller talks on.
+  const recorded = await until(
+    'the recording is ready',
+    () => call(id),
+    (r) => r.body.recording?.ready === true,
+    10_000,
+  )
+  expect(recorded.body.status).toBe('connected')
   expect(sandbox().transfers.get(callRef)).toEqual({ to: BILLING, answered: true, said: ['Billing, this is Sam speaking.'] })
   // The person's phone hangs up after 20 s of service-clock time: the leg, then the call, end.
   await s.console('POST', '/clock/advance', { ms: 20_000 })
