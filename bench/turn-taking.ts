@@ -245,7 +245,18 @@ try {
       if (call && call.status !== 'connected' && call.media !== 'live') break
       await Bun.sleep(100)
     }
-    if (process.env.BENCH_DEBUG) console.log(JSON.stringify({ status: call?.status, media: call?.media, transcript: call?.transcript, latencyTurns: call?.latencyTurns, clears: log.clears, first: log.callerFrames.find((f) => f.speech)?.at, media0: log.media.filter((m) => m.dbfs > -45).map((m) => Math.round(m.at)) }))
+    if (process.env.BENCH_DEBUG)
+      console.log(
+        JSON.stringify({
+          status: call?.status,
+          media: call?.media,
+          transcript: call?.transcript,
+          latencyTurns: call?.latencyTurns,
+          clears: log.clears,
+          first: log.callerFrames.find((f) => f.speech)?.at,
+          media0: log.media.filter((m) => m.dbfs > -45).map((m) => Math.round(m.at)),
+        }),
+      )
     return judge(c, log, call)
   }
 
@@ -259,7 +270,8 @@ try {
       })
       if (!r) continue
       judged.push(r)
-      if (VERBOSE || r.cutOff || (r.stopped && r.c.label !== 'interruption') || (r.c.label === 'interruption' && !r.stopped)) console.log(`  ${r.c.id} (${r.c.label}, ${r.c.voice} ${r.c.rate}): ${r.note}`)
+      if (VERBOSE || r.cutOff || (r.stopped && r.c.label !== 'interruption') || (r.c.label === 'interruption' && !r.stopped))
+        console.log(`  ${r.c.id} (${r.c.label}, ${r.c.voice} ${r.c.rate}): ${r.note}`)
     }
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
@@ -325,12 +337,20 @@ function report(): void {
   console.log('')
   console.log(`false cut-offs (unfinished turns taken as done at a pause): ${rate(cut.length, unfinished.length)} — target ≤ ${TARGET.cutOff}%: ${verdict(cutRate <= TARGET.cutOff)}`)
   console.log(`  by family: ${byFamily(unfinished, (j) => !!j.cutOff)}; complete turns split: ${completes.filter((j) => j.cutOff).length} of ${completes.length}`)
-  console.log(`complete-turn wait (caller's last speech → turn over, the service's endpointing): ${spread(waits)} — target p50 ≤ ${TARGET.waitP50} ms: ${verdict(waits.length > 0 && pct(waits, 50) <= TARGET.waitP50)}`)
-  console.log(`  complete cases ${spread(completes.filter((j) => !j.cutOff && j.waitMs != null).map((j) => j.waitMs!))}; unfinished cases ${spread(unfinished.filter((j) => !j.cutOff && j.waitMs != null).map((j) => j.waitMs!))}`)
+  console.log(
+    `complete-turn wait (caller's last speech → turn over, the service's endpointing): ${spread(waits)} — target p50 ≤ ${TARGET.waitP50} ms: ${verdict(waits.length > 0 && pct(waits, 50) <= TARGET.waitP50)}`,
+  )
+  console.log(
+    `  complete cases ${spread(completes.filter((j) => !j.cutOff && j.waitMs != null).map((j) => j.waitMs!))}; unfinished cases ${spread(unfinished.filter((j) => !j.cutOff && j.waitMs != null).map((j) => j.waitMs!))}`,
+  )
   console.log(`  caller's last speech frame → the agent's first audible audio, at the caller: ${spread(answers)}; turns never answered: ${unanswered}`)
-  console.log(`false barge-ins (the agent stopped for a backchannel, a noise or its own echo): ${rate(falseStops.length, others.length)} — target ≤ ${TARGET.falseBargeIn}%: ${verdict(falseRate <= TARGET.falseBargeIn)}`)
+  console.log(
+    `false barge-ins (the agent stopped for a backchannel, a noise or its own echo): ${rate(falseStops.length, others.length)} — target ≤ ${TARGET.falseBargeIn}%: ${verdict(falseRate <= TARGET.falseBargeIn)}`,
+  )
   console.log(`  by family: ${byFamily(others, (j) => !!j.stopped)}`)
-  console.log(`missed barge-ins (no clear by ${MISSED_AFTER_MS} ms after the caller's last frame): ${rate(missed.length, interruptions.length)} — target ${TARGET.missed}: ${verdict(missed.length === 0 && interruptions.length > 0)}`)
+  console.log(
+    `missed barge-ins (no clear by ${MISSED_AFTER_MS} ms after the caller's last frame): ${rate(missed.length, interruptions.length)} — target ${TARGET.missed}: ${verdict(missed.length === 0 && interruptions.length > 0)}`,
+  )
   console.log(`clear after the interruption's first speech frame: ${spread(clears)} — target p95 ≤ ${TARGET.clearP95} ms: ${verdict(clears.length > 0 && pct(clears, 95) <= TARGET.clearP95)}`)
   console.log(`cases judged ${judged.length} of ${CASES.length}, failed ${failed}; load average at the end: ${loadavg()}`)
 }

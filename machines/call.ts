@@ -8,6 +8,8 @@
  * - Outcomes of a ringing try: no_answer, busy, rejected, unreachable and voicemail (answering
  *   machine detected on pickup, before the agent speaks) are all `missed` with that `hangup`.
  *   A call whose machine was not detected is `connected` and ends `completed`.
+ *   An agent with a voicemail message (voicemail drop) is `connected` to the machine, speaks its
+ *   message after the beep and ends `completed` with `hangup: voicemail` (`call.ended`).
  * - `connected` ends `completed` with `hangup: answered`, or `before_agent` when the customer hung
  *   up before the agent spoke; `seconds` counts from `answeredAt`.
  * - DELETE while ringing → `cancelled` (`hangup: cancelled`); DELETE while connected →
@@ -131,9 +133,10 @@ export type CallEvent =
   | { type: 'call.refused'; at: number; error: string }
   /**
    * `failed`: the media stream broke mid-call (protocol violation, lost socket, a speech provider down); the reason in `error`.
+   * `voicemail`: a machine answered and the agent left its message after the beep (voicemail drop).
    * `source: 'media'`: the end came from the media stream, not the network (a transfer closes the stream and the call goes on).
    */
-  | { type: 'call.ended'; at: number; hangup?: 'answered' | 'before_agent' | 'failed'; error?: string; source?: 'media' }
+  | { type: 'call.ended'; at: number; hangup?: 'answered' | 'before_agent' | 'failed' | 'voicemail'; error?: string; source?: 'media' }
   /** Hand the connected call to a person (the agent's tool, or the API). */
   | { type: 'transfer.request'; at: number; destination: TransferDestination; by: 'agent' | 'api' }
   /** The person picked up. */

@@ -48,7 +48,8 @@ export interface VoiceTurnContext extends VoiceTurnInput {
 export interface CallEnding {
   /** Said before hanging up; null: hang up now. */
   goodbye: string | null
-  hangup: 'answered' | 'failed'
+  /** `voicemail`: a machine answered and the goodbye was the agent's voicemail message. */
+  hangup: 'answered' | 'failed' | 'voicemail'
   error?: string
 }
 

@@ -144,7 +144,26 @@ for (const s of [
   'I would like to order a large coffee.',
 ])
   complete('request', s)
-for (const a of ['Yes.', 'No.', 'Yes please.', 'No thank you.', "That's right.", 'Okay.', 'Sure.', 'Thanks, bye.', 'Perfect, thank you.', 'Not really.', 'Yes, I do.', "No, that's all.", 'Sounds good.', 'Exactly.', 'Of course.', 'Great, thanks.', 'Absolutely.', "I don't think so."])
+for (const a of [
+  'Yes.',
+  'No.',
+  'Yes please.',
+  'No thank you.',
+  "That's right.",
+  'Okay.',
+  'Sure.',
+  'Thanks, bye.',
+  'Perfect, thank you.',
+  'Not really.',
+  'Yes, I do.',
+  "No, that's all.",
+  'Sounds good.',
+  'Exactly.',
+  'Of course.',
+  'Great, thanks.',
+  'Absolutely.',
+  "I don't think so.",
+])
   complete('short-answer', a)
 for (const n of [
   'My number is four one five five five five zero one two three.',

@@ -35,6 +35,12 @@ export interface CallLine {
    * listens for them (keypad.ts). A line with `dtmf` messages (Twilio) leaves this off.
    */
   hearsKeypadTones?: boolean
+  /**
+   * The message to leave when a machine answers (voicemail drop): the session says nothing until
+   * it is told who answered (`VoiceSession.answeredBy`); a person hears the opening, a machine
+   * (its greeting over, the beep heard) this message, then the call ends `voicemail`.
+   */
+  voicemail?: string
   /** The agent's answer; `release`, when given, holds every write until the turn is over (an early reply). */
   respond(text: string, onText: (piece: string) => void, signal: AbortSignal, release?: Promise<void>): Promise<AgentReply>
   /**
@@ -54,7 +60,7 @@ export interface CallLine {
    */
   transfer?(name: string): Promise<string | null>
   /** The call should end (the agent ended it, or a limit did). */
-  hangUp(reason: { hangup: 'answered' | 'failed'; error?: string }): Promise<void>
+  hangUp(reason: { hangup: 'answered' | 'failed' | 'voicemail'; error?: string }): Promise<void>
   log(level: 'info' | 'warn', message: string, data?: object): void
 }
 

@@ -34,6 +34,13 @@ export type { CallLine, PipelineState, SessionParts } from './call-line'
 export { MAX_INBOUND_PENDING } from './caller-audio'
 export type { AgentReply } from './reply-turn'
 
+/**
+ * How long a voicemail-dropping call waits to be told who answered before it speaks as to a
+ * person: Twilio's answering-machine detection gives up after 30 s (MachineDetectionTimeout's
+ * default) and reports `unknown`; 5 s more covers its callback's way here.
+ */
+export const ANSWERED_BY_WAIT_MS = 35_000
+
 /** A call's pipeline, stage by stage, as it runs (the console's actor view lists it). */
 export const PIPELINE = ['decode', 'vad', 'turn-taking', 'stt', 'agent', 'clauses', 'tts', 'resample', 'playout'] as const
 
@@ -49,12 +56,16 @@ export class VoiceSession {
   private readonly keypad: KeypadListener | null
   private hungUp = false
   private reported = { state: '', why: '' }
+  private readonly timers: Timers
+  /** Waiting to be told who answered (a call that leaves a voicemail): the wait's timer. */
+  private awaitingAnswer: unknown = null
 
   constructor(private readonly parts: SessionParts) {
     const clock = parts.actor?.clock
     const clockNow = clock?.now?.bind(clock)
     this.now = parts.now ?? clockNow ?? (() => performance.now())
     const timers: Timers | undefined = clock ? { setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (id) => clock.clearTimeout(id) } : undefined
+    this.timers = timers ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>) }
     const over = () => this.state === 'ended'
     this.keypad = parts.line.hearsKeypadTones ? new KeypadListener() : null
     this.playout = new Playout((f) => parts.send(f), {
@@ -174,12 +185,34 @@ export class VoiceSession {
     this.chart.start()
     const { line } = this.parts
     if (line.unavailable) this.end(VOICE_LINES.unavailable, 'answered', line.unavailable, 'no agent serves this line')
+    else if (line.voicemail) this.awaitingAnswer = this.timers.setTimeout(() => this.answeredBy('unknown'), ANSWERED_BY_WAIT_MS)
     else this.agent.say(line.opening, { opening: true })
+  }
+
+  /**
+   * Who answered a call that leaves a voicemail: a person (or no verdict) hears the opening; a
+   * machine whose greeting has ended hears the message, then the call ends `voicemail`; a fax
+   * is hung up on (`voicemail`: no person was reached). Only the first verdict counts.
+   */
+  answeredBy(by: 'human' | 'machine' | 'fax' | 'unknown'): void {
+    if (this.awaitingAnswer === null || this.state === 'ended') return
+    this.timers.clearTimeout(this.awaitingAnswer)
+    this.awaitingAnswer = null
+    const { line } = this.parts
+    line.log('info', 'answered by', { by })
+    if (by === 'human' || by === 'unknown' || !line.voicemail) return void this.agent.say(line.opening, { opening: true })
+    const why = by === 'fax' ? 'a fax answered' : 'a machine answered: the message is left after its beep'
+    this.send({ type: 'call.close', goodbye: by === 'fax' ? null : line.voicemail, hangup: 'voicemail', why })
   }
 
   /** A frame from the line. */
   frame(frame: InboundFrame): void {
     if (this.state === 'ended') return
+    // Until it is known who answered, what the line says is nobody's turn (a machine's greeting): recorded, not answered.
+    if (this.awaitingAnswer !== null) {
+      if (frame.kind === 'audio') this.parts.record?.fromCaller(frame.pcm, frame.sampleRate)
+      return
+    }
     if (frame.kind === 'audio') {
       // Keys heard as tones (a line with no dtmf messages) are keys, and no speech: the VAD and the speech-to-text hear silence in their place.
       if (this.keypad) for (const digit of this.keypad.push(frame.pcm, frame.sampleRate)) this.send({ type: 'dtmf', digit })
@@ -200,6 +233,8 @@ export class VoiceSession {
   async close(): Promise<void> {
     if (this.state === 'ended') return this.agent.stored
     this.chart.send({ type: 'call.end' })
+    if (this.awaitingAnswer !== null) this.timers.clearTimeout(this.awaitingAnswer)
+    this.awaitingAnswer = null
     this.agent.close()
     void this.parts.stt.close().catch(() => {})
     this.chart.stop()

@@ -1,7 +1,9 @@
 /**
  * The keypad and voicemail on TELEPHONY_PROVIDER=twilio, end to end against the local fake of
  * Twilio's REST API and a Media Streams client signed as Twilio signs: keys arrive as the stream's
- * `dtmf` messages and reach the transcript.
+ * `dtmf` messages and reach the transcript; a voicemail-dropping agent places its call with
+ * asynchronous message-end detection, says nothing until the verdict, and on `machine_end_beep`
+ * streams its message and ends the call at Twilio.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import WebSocket from 'ws'
@@ -51,9 +53,14 @@ async function stream(id: string, sid: string) {
   const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!
   const socket = new WebSocket(url, { headers: { 'x-twilio-signature': twilioSignature(fake.authToken, url, {}) } })
   const received: any[] = []
-  socket.on('message', (d) => received.push(JSON.parse(String(d))))
-  await new Promise((resolve) => socket.once('open', resolve))
   const streamSid = `MZ${id.slice(-8)}`
+  socket.on('message', (d) => {
+    const m = JSON.parse(String(d))
+    received.push(m)
+    // Played at once: each mark comes back, as Twilio echoes it once the audio before it has played.
+    if (m.event === 'mark') socket.send(JSON.stringify({ event: 'mark', streamSid, sequenceNumber: '0', mark: m.mark }))
+  })
+  await new Promise((resolve) => socket.once('open', resolve))
   for (const m of streamOpening({ streamSid, accountSid: fake.accountSid, callSid: sid, token })) socket.send(m)
   let seq = 2
   const send = (m: object) => socket.send(JSON.stringify({ ...m, streamSid, sequenceNumber: String(seq++) }))
@@ -68,8 +75,8 @@ async function phoneAgent(number: string, contact: string, voice: Record<string,
 }
 
 test("keys arrive as the stream's dtmf messages: one sequence, ended by #, in the transcript", async () => {
-  await phoneAgent('+14155551800', '+14155551801')
-  const placed = await s.api('POST', '/calls', { key, body: { to: '+14155551801', purpose: 'Please key in your account number.' } })
+  const agent = await phoneAgent('+14155551800', '+14155551801')
+  const placed = await s.api('POST', '/calls', { key, body: { to: '+14155551801', purpose: 'Please key in your account number.', agent } })
   const id = placed.body.id
   const sid = fake.calls.at(-1)!.sid
   await fake.callback(sid, { CallStatus: 'in-progress' })
@@ -95,3 +102,74 @@ test("keys arrive as the stream's dtmf messages: one sequence, ended by #, in th
   expect(answered.body.transcript.filter((l: any) => l.speaker === 'customer').map((l: any) => l.text)).toEqual(['[keypad] 42#'])
   line.socket.close()
 })
+
+test('voicemail drop: DetectMessageEnd with AsyncAmd; silent until the verdict; the message, then Status=completed', async () => {
+  const agent = await phoneAgent('+14155551810', '+14155551811', { detectMachines: true, voicemailMessage: 'Hi {{name}}, Sunrise Dental here. Please call us back.' })
+  await s.console('POST', `/workspaces/${ws}/contacts`, { phone: '+14155551812', name: 'Sam' })
+  const placed = await s.api('POST', '/calls', { key, body: { to: '+14155551811', purpose: 'Hello, calling about your cleaning.', agent } })
+  expect(placed.status).toBe(202)
+  const id = placed.body.id
+  const sent = fake.calls.at(-1)!
+  // The exact REST parameters (Twilio's answering-machine detection docs).
+  expect(sent.form.get('MachineDetection')).toBe('DetectMessageEnd')
+  expect(sent.form.get('AsyncAmd')).toBe('true')
+  expect(sent.form.get('AsyncAmdStatusCallback')).toBe(`${s.url}/telephony/twilio/amd?call=${encodeURIComponent(id)}&attempt=1`)
+  expect(sent.form.get('AsyncAmdStatusCallbackMethod')).toBe('POST')
+  await fake.callback(sent.sid, { CallStatus: 'in-progress' })
+  await until(
+    'connected',
+    () => call(id),
+    (r) => r.body.status === 'connected',
+  )
+  const line = await stream(id, sent.sid)
+  // An unsigned verdict is refused and changes nothing.
+  expect(await fake.amd(sent.sid, { AnsweredBy: 'machine_end_beep', MachineDetectionDuration: '4100' }, { badSignature: true })).toBe(403)
+  await until(
+    'the stream is live',
+    () => call(id),
+    (r) => r.body.status === 'connected',
+  )
+  expect(await fake.amd(sent.sid, { AnsweredBy: 'machine_end_beep', MachineDetectionDuration: '4100' })).toBe(204)
+  const done = await until(
+    'ended voicemail',
+    () => call(id),
+    (r) => r.body.status === 'completed',
+    20_000,
+  )
+  expect(done.body.hangup).toBe('voicemail')
+  expect(done.body.transcript.map((l: any) => [l.speaker, l.text])).toEqual([['agent', 'Hi, Sunrise Dental here. Please call us back.']])
+  // Nothing was streamed before the verdict but the message (the opening never played), and the call was ended at Twilio.
+  expect(line.received.some((m) => m.event === 'media')).toBe(true)
+  await until(
+    'hung up at Twilio',
+    async () => sent.updates,
+    (u) => u.includes('completed'),
+  )
+  line.socket.close()
+}, 40_000)
+
+test('voicemail drop: a person (AnsweredBy human) hears the opening', async () => {
+  const agent = (await s.api('GET', '/agents?limit=100', { key })).body.items.find((a: any) => a.voice.voicemailMessage).id
+  const placed = await s.api('POST', '/calls', { key, body: { to: '+14155551812', purpose: 'Hello Sam, calling about your cleaning.', agent } })
+  expect(placed.status).toBe(202)
+  const id = placed.body.id
+  const sent = fake.calls.at(-1)!
+  expect(sent.form.get('MachineDetection')).toBe('DetectMessageEnd')
+  await fake.callback(sent.sid, { CallStatus: 'in-progress' })
+  await until(
+    'connected',
+    () => call(id),
+    (r) => r.body.status === 'connected',
+  )
+  // The verdict may come before the stream opens: the session reads it when it starts.
+  expect(await fake.amd(sent.sid, { AnsweredBy: 'human', MachineDetectionDuration: '1800' })).toBe(204)
+  const line = await stream(id, sent.sid)
+  const spoke = await until(
+    'the opening',
+    () => call(id),
+    (r) => (r.body.transcript ?? []).some((l: any) => l.text === 'Hello Sam, calling about your cleaning.'),
+    15_000,
+  )
+  expect(spoke.body.transcript.map((l: any) => l.speaker)).toEqual(['agent'])
+  line.socket.close()
+}, 40_000)

@@ -32,6 +32,8 @@ export interface TwilioFake {
   callback(sid: string, params: Record<string, string>, opts?: { badSignature?: boolean }): Promise<number>
   /** A signed form POST to any URL our TwiML named (a `<Dial action>`, a `<Number statusCallback>`), as Twilio sends it. */
   post(url: string, params: Record<string, string>): Promise<Response>
+  /** The asynchronous answering-machine verdict, to the call's AsyncAmdStatusCallback (AnsweredBy, MachineDetectionDuration). */
+  amd(sid: string, params: Record<string, string>, opts?: { badSignature?: boolean }): Promise<number>
   stop(): Promise<void>
 }
 
@@ -126,17 +128,25 @@ export function startTwilioFake(): TwilioFake {
       const body = { AccountSid: accountSid, ApiVersion: '2010-04-01', ...params }
       return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': sign(authToken, url, body) }, body: new URLSearchParams(body) })
     },
-    async callback(sid, params, opts = {}) {
-      const call = calls.find((c) => c.sid === sid)
-      if (!call) throw new Error(`no call ${sid}`)
-      const target = call.form.get('StatusCallback')!
-      const body = { CallSid: sid, AccountSid: accountSid, From: call.form.get('From')!, To: call.form.get('To')!, Direction: 'outbound-api', ApiVersion: '2010-04-01', ...params }
-      const signature = opts.badSignature ? sign('not-the-token', target, body) : sign(authToken, target, body)
-      const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature }, body: new URLSearchParams(body) })
-      return res.status
+    callback(sid, params, opts = {}) {
+      return post(sid, 'StatusCallback', params, opts)
+    },
+    amd(sid, params, opts = {}) {
+      return post(sid, 'AsyncAmdStatusCallback', params, opts)
     },
     async stop() {
       server.stop(true)
     },
+  }
+
+  async function post(sid: string, to: 'StatusCallback' | 'AsyncAmdStatusCallback', params: Record<string, string>, opts: { badSignature?: boolean }) {
+    const call = calls.find((c) => c.sid === sid)
+    if (!call) throw new Error(`no call ${sid}`)
+    const target = call.form.get(to)
+    if (!target) throw new Error(`call ${sid} was placed without ${to}`)
+    const body = { CallSid: sid, AccountSid: accountSid, From: call.form.get('From')!, To: call.form.get('To')!, Direction: 'outbound-api', ApiVersion: '2010-04-01', ...params }
+    const signature = opts.badSignature ? sign('not-the-token', target, body) : sign(authToken, target, body)
+    const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature }, body: new URLSearchParams(body) })
+    return res.status
   }
 }

@@ -219,6 +219,14 @@ const rows: Row<CallEvent>[] = [
   },
   {
     from: 'connected',
+    event: { type: 'call.ended', at: BOOKED + 25_000, hangup: 'voicemail' },
+    condition: 'a machine answered; the agent left its message after the beep and hung up',
+    to: 'completed',
+    also: ['emit:call.completed', 'analyseCall', 'emit:call.analysed'],
+    context: { hangup: 'voicemail', seconds: 20, endedAt: BOOKED + 25_000 },
+  },
+  {
+    from: 'connected',
     event: ended(),
     condition: 'summary and fields written: final at the instant the analysis reports',
     to: 'completed',

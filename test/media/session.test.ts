@@ -9,6 +9,7 @@ import { describe, expect, test } from 'bun:test'
 import { DTMF_GAP_MS, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR } from '../../machines/voice-turn'
 import { keypadTones } from '../../src/media/keypad'
 import { VOICE_LINES } from '../../src/media/phrases'
+import { ANSWERED_BY_WAIT_MS } from '../../src/media/session'
 import type { TextToSpeech } from '../../src/providers/tts/port'
 import { flush, turnHarness } from '../support/turn-harness'
 
@@ -159,6 +160,35 @@ describe('voice session', () => {
     expect(h.customer).toEqual(['my account number is [keypad] 91#'])
     expect(h.asked.map((a) => a.text)).toEqual(['my account number is (The caller pressed 9 1 # on the keypad.)'])
     await h.session.close()
+  })
+
+  test('voicemail drop: silent until told who answered; a machine gets the message, then the call ends voicemail', async () => {
+    const h = await started({ line: { voicemail: 'Please call the clinic back.' } })
+    // The machine's greeting is nobody's turn.
+    await h.speak(600, 'hi you have reached priya')
+    await h.silence(1_000)
+    expect(h.agent).toEqual([])
+    expect(h.asked).toEqual([])
+    h.session.answeredBy('machine')
+    h.session.answeredBy('human')
+    await h.wait(1_000)
+    expect(h.agent).toEqual(['Please call the clinic back.'])
+    expect(h.ended).toEqual([{ hangup: 'voicemail' }])
+    expect(h.asked).toEqual([])
+  })
+
+  test('voicemail drop: a person hears the opening; no verdict in ANSWERED_BY_WAIT_MS is taken for one', async () => {
+    const h = await started({ line: { voicemail: 'Please call the clinic back.' } })
+    h.session.answeredBy('human')
+    await h.wait(200)
+    expect(h.agent).toEqual(['Hello there.'])
+    await h.session.close()
+    const late = await started({ line: { voicemail: 'Please call the clinic back.' } })
+    await late.wait(ANSWERED_BY_WAIT_MS - 100)
+    expect(late.agent).toEqual([])
+    await late.wait(300)
+    expect(late.agent).toEqual(['Hello there.'])
+    await late.session.close()
   })
 
   test('a TTS that fails ends the call failed, naming it', async () => {

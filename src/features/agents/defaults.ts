@@ -39,6 +39,7 @@ export const DEFAULTS = {
     language: null,
     summariseCalls: true,
     detectMachines: false,
+    voicemailMessage: null,
     recordCalls: false,
     maxCallSeconds: null,
     endpointingMs: null,

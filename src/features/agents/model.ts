@@ -66,6 +66,9 @@ const VoiceInput = t.Object(
     language: t.Optional(Nullable(t.String())),
     summariseCalls: t.Optional(t.Boolean()),
     detectMachines: t.Optional(t.Boolean()),
+    voicemailMessage: t.Optional(
+      Nullable(t.String({ description: 'left after the beep when a machine answers (needs detectMachines); {{name}}, {{firstName}}, {{phone}}, {{email}}; null: hang up' })),
+    ),
     recordCalls: t.Optional(t.Boolean()),
     maxCallSeconds: t.Optional(Nullable(BodyInt({ minimum: 60, maximum: 1200 }))),
     endpointingMs: t.Optional(
@@ -142,6 +145,7 @@ export const Agent = t.Object({
     language: Nullable(t.String()),
     summariseCalls: t.Boolean(),
     detectMachines: t.Boolean(),
+    voicemailMessage: Nullable(t.String()),
     recordCalls: t.Boolean(),
     maxCallSeconds: Nullable(t.Integer()),
     endpointingMs: Nullable(t.Integer()),

@@ -13,6 +13,7 @@ import { newAgentDoc } from './defaults'
 import type { Agent, CreateAgent, PatchAgent } from './model'
 import type { AgentDoc, AgentRepo, StoredVoice } from './repository'
 import { checkCollectFieldNames, checkLanguage, checkModelChange, checkTransfers, checkVoice, clampReplyTokens, clampTemperature } from './rules'
+import { checkVoicemailMessage } from './voicemail'
 
 export interface Tenant {
   workspace: WorkspaceDoc
@@ -195,9 +196,13 @@ export class AgentService {
     if (doc.widget.enabled) surfaces.push('web')
     if (doc.voice.answersCalls && phoneNumber) surfaces.push('phone')
     const { workspaceId: _w, updatedAt: _u, phoneNumber: _p, deletingAt: _d, legacyNumber: _n, ...rest } = doc
-    // Agents stored before `endpointingMs` existed read as the default (null).
+    // Agents stored before `endpointingMs` or `voicemailMessage` existed read as the default (null).
     // Agents stored before transfers existed have none.
-    return { ...rest, transfers: doc.transfers ?? [], voice: { ...doc.voice, endpointingMs: doc.voice.endpointingMs ?? null, surfaces, phoneNumber } }
+    return {
+      ...rest,
+      transfers: doc.transfers ?? [],
+      voice: { ...doc.voice, endpointingMs: doc.voice.endpointingMs ?? null, voicemailMessage: doc.voice.voicemailMessage ?? null, surfaces, phoneNumber },
+    }
   }
 
   /** Called by the phone-numbers service when a voice number is attached to or taken from an agent. */
@@ -242,6 +247,7 @@ export class AgentService {
     const next = { ...current, ...given } as StoredVoice
     if (given.voice !== undefined) next.voice = checkVoice(given.voice)
     if (given.language !== undefined && given.language !== null) next.language = checkLanguage(given.language, 'voice.language', false)
+    if (given.voicemailMessage !== undefined) next.voicemailMessage = checkVoicemailMessage(given.voicemailMessage)
     return next
   }
 }

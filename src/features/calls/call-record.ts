@@ -98,7 +98,7 @@ export class CallRecord {
    * Ends the try (the actor ignores it if it ended already) and hangs up at the network; not while
    * the call is being transferred or was: the hand-off closed the stream, and the caller is still on.
    */
-  async end(hangup: 'answered' | 'failed', error?: string): Promise<void> {
+  async end(hangup: 'answered' | 'failed' | 'voicemail', error?: string): Promise<void> {
     const d = this.d
     try {
       const after = await d.actors().send(this.row.callId, { type: 'call.ended', at: d.clock.now(), hangup, ...(error ? { error } : {}), source: 'media' })

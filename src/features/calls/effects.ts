@@ -129,7 +129,14 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
         }
         room.bind(id)
       }
-      return deps.telephony.place({ callId: id, attempt, to: row.phone!, from: row.from!, detectMachines: agent.voice.detectMachines })
+      return deps.telephony.place({
+        callId: id,
+        attempt,
+        to: row.phone!,
+        from: row.from!,
+        detectMachines: agent.voice.detectMachines,
+        leaveVoicemail: agent.voice.detectMachines && !!agent.voice.voicemailMessage,
+      })
     },
 
     async openConversation({ id }: CallEffectInput) {

@@ -30,6 +30,7 @@ import { versionsRef } from '../versions/public'
 import { subscribes, webhooksRef } from '../webhooks/public'
 import { tenancyRef } from '../workspaces/public'
 import { Admission, DEFAULT_LIMITS, isRefusal, MEMORY_SHARE, memoryBudget } from './admission'
+import { reportAnsweredBy } from './answered-by'
 import { CallbackBooking } from './callbacks'
 import { sandboxConsole } from './console'
 import { CallReads } from './console-reads'
@@ -51,7 +52,7 @@ import { twilioCallbacks } from './twilio-callbacks'
 import { callsV1 } from './v1'
 
 /** A network report as the chart's event. */
-function chartEvent(e: TelephonyEvent) {
+function chartEvent(e: Exclude<TelephonyEvent, { type: 'answeredBy' }>) {
   if (e.type === 'answered') return { type: 'call.answered' as const, at: e.at }
   if (e.type === 'unanswered') return { type: 'call.unanswered' as const, at: e.at, hangup: e.hangup }
   if (e.type === 'transfer_answered') return { type: 'transfer.answered' as const, at: e.at }
@@ -149,6 +150,7 @@ export const callsFeature = defineFeature(callsRef, {
       agents,
       published,
       conversations,
+      contacts,
       engine,
       telephony,
       speech,
@@ -226,6 +228,8 @@ export const callsFeature = defineFeature(callsRef, {
       // A try that ended without media (unanswered, refused, hung up ringing) no longer takes room.
       if (e.type !== 'answered') admission.ended(e.callId)
       try {
+        // Who answered goes to the call's voice session, not its chart: the call is connected either way.
+        if (e.type === 'answeredBy') return await reportAnsweredBy({ tries, coordination }, e)
         await actors.send(e.callId, chartEvent(e))
         await actors.settle(e.callId)
       } catch (err) {

@@ -25,6 +25,7 @@ import type { PipelineState, VoiceSession } from '../../media/session'
 import type { MediaTokens } from '../../media/tokens'
 import type { Telephony } from '../../providers/telephony/port'
 import { verifyTwilioSignature } from '../../providers/telephony/twilio-signature'
+import { answeredByChannel, isAnsweredBy } from './answered-by'
 import { CallRecord } from './call-record'
 import type { CallFeed } from './live-feed'
 import { recordingKey } from './recordings'
@@ -53,6 +54,8 @@ export interface CallMediaDeps extends VoicePipelineDeps {
 }
 
 export const mediaChannel = (callId: string) => `media:${callId}`
+/** How a media stream's call ends (the call chart's `call.ended` hangup). */
+type EndedBy = 'answered' | 'failed' | 'voicemail'
 
 /**
  * How often a live stream writes its heartbeat (`liveAt`, the instant of its last frame): a call
@@ -131,7 +134,7 @@ export class CallMedia implements MediaCalls {
       row,
       workspace,
     )
-    let finish: (hangup: 'answered' | 'failed', error?: string) => Promise<void> = async () => {}
+    let finish: (hangup: EndedBy, error?: string) => Promise<void> = async () => {}
     const built = await buildVoicePipeline(d, {
       row,
       workspace,
@@ -179,7 +182,7 @@ export class CallMedia implements MediaCalls {
       work.then(done, done)
       return work
     }
-    const wrapUp = async (hangup: 'answered' | 'failed', error?: string) => {
+    const wrapUp = async (hangup: EndedBy, error?: string) => {
       clearInterval(beat)
       await session.close()
       this.live.delete(callId)
@@ -195,8 +198,18 @@ export class CallMedia implements MediaCalls {
       // The analysis waits for this (media-ends.ts), on whichever instance holds the call's actor.
       await d.mediaEnded(record.row.id).catch((err) => record.log.warn({ err }, 'could not announce the end of the media stream'))
     }
-    unsubscribe = await d.coordination.subscribe(mediaChannel(callId), () => void finish('answered'))
+    const unhearEnd = await d.coordination.subscribe(mediaChannel(callId), () => void finish('answered'))
+    const unhearVerdict = built.leavesVoicemail ? await d.coordination.subscribe(answeredByChannel(callId), (by) => isAnsweredBy(by) && session.answeredBy(by)) : async () => {}
+    unsubscribe = async () => {
+      await unhearEnd()
+      await unhearVerdict()
+    }
     session.start(stream.sampleRate)
+    // A verdict that came before the stream did is on the row.
+    if (built.leavesVoicemail) {
+      const verdict = (await d.tries.get(row.id).catch(() => null))?.answeredBy
+      if (isAnsweredBy(verdict)) session.answeredBy(verdict)
+    }
     record.log.info({ ...built.pipeline, encoding: stream.encoding }, 'media stream started')
     return {
       call: {

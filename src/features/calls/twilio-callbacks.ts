@@ -1,5 +1,6 @@
 /**
- * Twilio's webhooks for calls: status callbacks (`POST /telephony/twilio/status?call=…&attempt=…`)
+ * Twilio's webhooks for calls: status callbacks (`POST /telephony/twilio/status?call=…&attempt=…`),
+ * asynchronous answering-machine verdicts (`POST /telephony/twilio/amd?call=…&attempt=…`)
  * and the incoming-call webhook (`POST /telephony/twilio/voice`, set as the number's Voice URL),
  * which answers TwiML connecting the call to the media bridge, and a transfer's callbacks
  * (`/telephony/twilio/transfer/answered` and `/ended`, the `<Dial action>`, answered `<Hangup/>`). All verify X-Twilio-Signature over
@@ -53,6 +54,15 @@ export function twilioCallbacks(deps: {
         }
         set.headers['content-type'] = 'text/xml'
         return HANG_UP_TWIML
+      },
+      { detail: { hide: true } },
+    )
+    .post(
+      '/amd',
+      async ({ request, body, set }) => {
+        const ok = await deps.twilio.amdCallback(publicUrl(request), await formOf(request, body), request.headers.get('x-twilio-signature'), deps.clock.now())
+        set.status = ok ? 204 : 403
+        return ok ? null : { error: 'X-Twilio-Signature does not verify' }
       },
       { detail: { hide: true } },
     )

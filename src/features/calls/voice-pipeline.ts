@@ -21,8 +21,9 @@ import { type CallLine, type PipelineState, type SessionParts, VoiceSession } fr
 import { voiceActivity } from '../../media/vad'
 import type { SpeechProviders } from '../../providers/speech'
 import type { Telephony } from '../../providers/telephony/port'
-import { type AgentDoc, type AgentService, languageCode } from '../agents/public'
+import { type AgentDoc, type AgentService, languageCode, voicemailFor } from '../agents/public'
 import type { ByokRuntime } from '../byok/public'
+import type { ContactService } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
 import type { Meter } from '../usage/public'
 import type { CallRecord } from './call-record'
@@ -42,6 +43,8 @@ export interface VoicePipelineDeps {
   speech: SpeechProviders
   byok?: Pick<ByokRuntime, 'speech'>
   phrases: PhraseCache
+  /** Whom an outbound call reaches: its voicemail message names them. */
+  contacts?: Pick<ContactService, 'findByPhone'>
   /** An inbound call (phone or browser) is answered before it can be refused: the line then says it is not available. */
   meter?: Pick<Meter, 'checkCall'>
   logger: Logger
@@ -58,6 +61,8 @@ export type Built =
       pipeline: NonNullable<CallTryDoc['pipeline']>
       /** The version the call talks as; null when nothing is published. */
       agentVersion: number | null
+      /** The session waits to be told who answered (voicemail drop): `VoiceSession.answeredBy`. */
+      leavesVoicemail: boolean
     }
   | { refused: string }
 
@@ -102,6 +107,10 @@ export async function buildVoicePipeline(
   const language = languageCode(agent.voice.language ?? agent.language)
   const stt = await choice.stt.open({ language })
   const vad = await voiceActivity(d.config.speech.vad)
+  // Voicemail drop: an outbound phone call whose agent detects machines and has a message to leave (the network was asked to report who answered).
+  const message = !unavailable && row.direction === 'outbound' && row.surface !== 'web' && agent.voice.detectMachines ? agent.voice.voicemailMessage : null
+  const contact = message && row.phone ? await d.contacts?.findByPhone(row.workspaceId, row.phone).catch(() => null) : null
+  const voicemail = message ? voicemailFor(message, contact ?? null, row.phone ?? '') : undefined
   const recorder = agent.voice.recordCalls ? await Recorder.open(recordingScratch(d.config.dataDir), `${row.callId}-${row.attempt}`) : null
   const line: CallLine = {
     callId: row.callId,
@@ -113,6 +122,7 @@ export async function buildVoicePipeline(
     unavailable,
     // The sandbox's callee presses keys as tones in its audio; Twilio sends them as `dtmf` messages.
     hearsKeypadTones: d.telephony.name === 'sandbox' && row.surface !== 'web',
+    voicemail,
     respond: async (text, onText, signal, release) => {
       const result = await d.engine.respond({ workspace, agent, conversation: conversation!, text, sideEffects: row.simulation ? 'simulated' : 'live', onText, signal, holdWrites: release })
       conversation = result.conversation
@@ -143,7 +153,7 @@ export async function buildVoicePipeline(
   }
   const session = new VoiceSession({ line, vad, stt, tts: choice.tts, send: c.send, chunkMs: c.chunkMs, record: recorder ?? undefined, phrases: d.phrases, actor: c.actor })
   const pipeline = { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name, maxCallSeconds: line.maxCallSeconds }
-  return { session, recorder, pipeline, agentVersion: 'version' in served && served.version ? served.version.number : null }
+  return { session, recorder, pipeline, agentVersion: 'version' in served && served.version ? served.version.number : null, leavesVoicemail: !!voicemail }
 }
 
 /** What a simulated call talks as, in the shape `served` answers (no version: the draft). */

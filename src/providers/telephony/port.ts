@@ -13,7 +13,16 @@ export interface PlaceRequest {
   from: string
   /** Answering-machine detection asked (the agent's `voice.detectMachines`). */
   detectMachines: boolean
+  /**
+   * A machine gets a message (the agent's `voice.voicemailMessage`): the call connects at once
+   * and the network reports who answered (`answeredBy`), a machine only once its greeting has
+   * ended (the beep). Without it a machine detected on pickup ends the try `missed` (`voicemail`).
+   */
+  leaveVoicemail?: boolean
 }
+
+/** Who answered, as answering-machine detection judged it: `machine` once its greeting has ended. */
+export type AnsweredBy = 'human' | 'machine' | 'fax' | 'unknown'
 
 export interface Placed {
   /** The network's reference of this try (docs/spec.md `callRef`). */
@@ -53,6 +62,8 @@ export type TelephonyEvent =
   | (TryRef & { type: 'transfer_answered' })
   /** A transfer's leg is over (`seconds` answered), or it never connected. */
   | (TryRef & { type: 'transfer_ended'; outcome: TransferOutcome; seconds?: number; error?: string })
+  /** Who answered a call placed with `leaveVoicemail` (its media stream carries the verdict to the agent). */
+  | (TryRef & { type: 'answeredBy'; by: AnsweredBy })
 
 export interface Telephony {
   readonly name: string

@@ -10,6 +10,9 @@
  * - `>` the line is said over the agent ~600 ms into its speech (a barge-in);
  * - `~` a burst of voice-like noise with no words, over the agent (a false interruption).
  * A line `[keypad] 1234#` presses those keys instead of speaking (in-band tones, keypad.ts), in turn.
+ *
+ * As an answering machine (`machine`) it plays its greeting at once, whoever speaks, then a beep,
+ * tells the network the beep has ended (the network's answering-machine verdict), and records.
  */
 import WebSocket from 'ws'
 import { randomId } from '../../ids'
@@ -28,10 +31,13 @@ export const CALLEE_INTERRUPTS_AFTER_MS = 600
 /** A `~` noise burst: well past the backchannel filter (300 ms) after Silero's onset, no words. */
 const NOISE_MS = 800
 const SILENCE = 0xff
+/** An answering machine's beep: 1 kHz for 500 ms, as common mailboxes sound it. */
+const BEEP_HZ = 1_000
+const BEEP_MS = 500
 
 interface Line {
   text: string
-  kind: 'turn' | 'interrupt' | 'noise'
+  kind: 'turn' | 'interrupt' | 'noise' | 'machine'
   audio: Int16Array
   /** Where its speech ends in `audio` (TTS pads lines with silence): the caller's last word. */
   speechEnd: number
@@ -52,6 +58,8 @@ export interface CalleeOptions {
   voice?: string
   /** The stream closed, not by the callee hanging up: the close code (1006 when the server vanished). */
   onClosed?: (code: number) => void
+  /** An answering machine: `greeting` plays at once, then the beep; `beeped` runs when the beep has played. */
+  machine?: { greeting: string; beeped: () => void }
 }
 
 export class SandboxCallee {
@@ -126,6 +134,16 @@ export class SandboxCallee {
 
   async connect(): Promise<void> {
     this.lines = await Promise.all(this.options.lines.map((l) => this.prepare(l)))
+    const machine = this.options.machine
+    if (machine) {
+      const greeting = await this.prepare(machine.greeting)
+      const beep = tone(BEEP_HZ, BEEP_MS)
+      const audio = new Int16Array(greeting.speechEnd + beep.length)
+      audio.set(greeting.audio.subarray(0, greeting.speechEnd))
+      audio.set(beep, greeting.speechEnd)
+      this.lines.unshift({ text: greeting.text, kind: 'machine', audio, speechEnd: audio.length })
+      this.left++
+    }
     const ws = new WebSocket(this.options.url)
     this.ws = ws
     ws.on('message', (data) => this.receive(String(data)))
@@ -210,6 +228,7 @@ export class SandboxCallee {
         this.log.turns.push({ line: this.speakingLine.text, speechEndedAt: now + ((end - this.spokenAt) * 1000) / PHONE_RATE, agentAudioAt: null })
       }
       this.spokenAt += FRAME
+      if (this.speakingLine?.kind === 'machine' && this.spokenAt >= this.speaking.length) this.options.machine?.beeped()
       if (payload.length < FRAME) payload = pad(payload)
     } else {
       this.speaking = null
@@ -241,7 +260,9 @@ export class SandboxCallee {
     const next = this.lines[0]
     if (!next) return
     const agentPlaying = this.buffered > 0
-    if (next.kind === 'turn') {
+    if (next.kind === 'machine') {
+      // A machine's greeting plays as soon as it answers, whoever speaks.
+    } else if (next.kind === 'turn') {
       if (!this.agentSpokeSinceMyTurn || agentPlaying || now - this.agentLastAt < CALLEE_WAITS_MS) return
     } else if (!agentPlaying || now - this.agentSince < CALLEE_INTERRUPTS_AFTER_MS) return
     this.lines.shift()
@@ -250,10 +271,10 @@ export class SandboxCallee {
     this.speakingLine = next
     this.spokenAt = 0
     if (next.text) {
-      if (!next.keys) this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000)
+      if (!next.keys && next.kind !== 'machine') this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000)
       this.log.said.push(next.text)
     }
-    if (next.kind !== 'turn') this.log.interruptions.push({ kind: next.kind, playedAfterMs: 0, clearedAfterMs: null, at: now })
+    if (next.kind === 'interrupt' || next.kind === 'noise') this.log.interruptions.push({ kind: next.kind, playedAfterMs: 0, clearedAfterMs: null, at: now })
     if (next.kind !== 'noise') this.agentSpokeSinceMyTurn = false
   }
 
@@ -299,6 +320,13 @@ export class SandboxCallee {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
   }
+}
+
+/** A pure tone at half scale. */
+function tone(hz: number, ms: number): Int16Array {
+  const out = new Int16Array((PHONE_RATE * ms) / 1000)
+  for (let i = 0; i < out.length; i++) out[i] = Math.round(16_000 * Math.sin((2 * Math.PI * hz * i) / PHONE_RATE))
+  return out
 }
 
 function pad(bytes: Uint8Array): Uint8Array {

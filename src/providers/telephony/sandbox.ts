@@ -28,7 +28,7 @@ import type { Collection, DocumentStore } from '../../store/port'
 import type { SandboxScripts } from '../stt/sandbox'
 import type { TextToSpeech } from '../tts/port'
 import { type IncomingAnswer, type IncomingCall, type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent, type TransferRequest } from './port'
-import { SandboxCallee } from './sandbox-callee'
+import { type CalleeOptions, SandboxCallee } from './sandbox-callee'
 
 export const SANDBOX_PICKUPS = ['answer', 'no_answer', 'busy', 'reject', 'unreachable', 'voicemail', 'refuse'] as const
 export type SandboxPickup = (typeof SANDBOX_PICKUPS)[number]
@@ -141,8 +141,8 @@ export class SandboxNetwork implements Telephony {
     return this.callees.get(callRef)
   }
 
-  /** The person answers: a media client connects and speaks `lines` (when the server listens). */
-  private pickUp(callRef: string, callId: string, attempt: number, lines: string[]): void {
+  /** The person (or machine) answers: a media client connects and speaks `lines` (when the server listens). */
+  private pickUp(callRef: string, callId: string, attempt: number, lines: string[], machine?: CalleeOptions['machine']): void {
     const media = this.media
     const base = media?.baseUrl()
     if (!media || !base || !this.active.has(callRef)) return
@@ -154,6 +154,7 @@ export class SandboxNetwork implements Telephony {
       scripts: media.scripts,
       tts: media.tts(),
       onClosed: (code) => void this.streamClosed({ callId, attempt, callRef }, code),
+      ...(machine ? { machine } : {}),
     })
     this.callees.set(callRef, callee)
     callee.connect().catch(() => this.callees.delete(callRef))
@@ -191,7 +192,9 @@ export class SandboxNetwork implements Telephony {
     const ref = { callId: request.callId, attempt: request.attempt, callRef }
     const rang = this.clock.now() + phone.ringMs
     this.schedule(callRef, rang, async () => {
-      const answered = phone.pickup === 'answer' || (phone.pickup === 'voicemail' && !request.detectMachines)
+      const machine = phone.pickup === 'voicemail'
+      // A machine is told apart on pickup and the try missed, unless the agent leaves it a message.
+      const answered = phone.pickup === 'answer' || (machine && (!request.detectMachines || request.leaveVoicemail === true))
       if (!answered) {
         this.forget(callRef)
         const hangup = phone.pickup === 'reject' ? 'rejected' : phone.pickup
@@ -201,7 +204,12 @@ export class SandboxNetwork implements Telephony {
       const after = phone.hangupAfterMs
       if (after !== null) this.schedule(callRef, rang + after, () => this.calleeHangsUp(ref, rang + after, after))
       await this.tell({ ...ref, type: 'answered', at: rang })
-      this.pickUp(callRef, request.callId, request.attempt, phone.lines)
+      const verdict = request.detectMachines && request.leaveVoicemail === true
+      // The network's answering-machine detection: a person at once, a machine once its beep has played.
+      if (verdict && !machine) await this.tell({ ...ref, type: 'answeredBy', by: 'human', at: rang })
+      const greeting = phone.lines[0] ?? `Hello, you have reached the voicemail of ${request.to}. Please leave a message after the tone.`
+      const beeped = () => void (verdict && this.active.has(callRef) ? this.tell({ ...ref, type: 'answeredBy', by: 'machine', at: this.clock.now() }) : undefined)
+      this.pickUp(callRef, request.callId, request.attempt, machine ? phone.lines.slice(1) : phone.lines, machine ? { greeting, beeped } : undefined)
       if (caller) await this.calleeHangsUp(ref, rang, caller.limitMs)
     })
     return { callRef }

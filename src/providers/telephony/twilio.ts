@@ -12,7 +12,7 @@
  * configurable (TWILIO_API_BASE_URL) so tests use a local fake speaking the same protocol.
  */
 import type { TransferOutcome, UnansweredHangup } from '../../../machines/call'
-import { type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent, type TransferRequest } from './port'
+import { type AnsweredBy, type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent, type TransferRequest } from './port'
 import { verifyTwilioSignature } from './twilio-signature'
 
 export interface TwilioConfig {
@@ -89,6 +89,14 @@ export function statusEvent(params: Record<string, string>, ref: { callId: strin
   }
 }
 
+/** Twilio's AnsweredBy as the port's verdict: `machine_start` comes only without DetectMessageEnd. */
+export function answeredBy(value: string | undefined): AnsweredBy {
+  if (value === 'human') return 'human'
+  if (value === 'fax') return 'fax'
+  if (value?.startsWith('machine_')) return 'machine'
+  return 'unknown'
+}
+
 export class TwilioTelephony implements Telephony {
   readonly name = 'twilio'
   private readonly listeners: ((event: TelephonyEvent) => Promise<void> | void)[] = []
@@ -108,7 +116,15 @@ export class TwilioTelephony implements Telephony {
       StatusCallbackMethod: 'POST',
     })
     for (const e of STATUS_EVENTS) form.append('StatusCallbackEvent', e)
-    if (request.detectMachines) form.set('MachineDetection', 'Enable')
+    if (request.detectMachines && request.leaveVoicemail) {
+      // Voicemail drop (Twilio's answering-machine detection docs): the call connects at once
+      // (AsyncAmd) and the verdict comes to our callback; for a machine, only once its greeting
+      // has ended (DetectMessageEnd: AnsweredBy machine_end_beep, _silence or _other).
+      form.set('MachineDetection', 'DetectMessageEnd')
+      form.set('AsyncAmd', 'true')
+      form.set('AsyncAmdStatusCallback', this.callbackUrl('amd', request.callId, request.attempt))
+      form.set('AsyncAmdStatusCallbackMethod', 'POST')
+    } else if (request.detectMachines) form.set('MachineDetection', 'Enable')
     const res = await this.rest('Calls.json', form)
     const body = (await res.json().catch(() => null)) as { sid?: string; message?: string; code?: number } | null
     if (res.status >= 200 && res.status < 300 && body?.sid) return { callRef: body.sid }
@@ -182,7 +198,27 @@ export class TwilioTelephony implements Telephony {
   }
 
   private statusUrl(callId: string, attempt: number): string {
-    return `${this.config.publicBaseUrl.replace(/\/$/, '')}/telephony/twilio/status?call=${encodeURIComponent(callId)}&attempt=${attempt}`
+    return this.callbackUrl('status', callId, attempt)
+  }
+
+  private callbackUrl(kind: 'status' | 'amd', callId: string, attempt: number): string {
+    return `${this.config.publicBaseUrl.replace(/\/$/, '')}/telephony/twilio/${kind}?call=${encodeURIComponent(callId)}&attempt=${attempt}`
+  }
+
+  /**
+   * An asynchronous answering-machine verdict Twilio sent to `url` (AsyncAmdStatusCallback:
+   * CallSid, AnsweredBy, MachineDetectionDuration). Refused (false) unless signed; otherwise who
+   * answered goes to the listeners.
+   */
+  async amdCallback(url: string, params: Record<string, string>, signature: string | null, at: number): Promise<boolean> {
+    if (!verifyTwilioSignature(this.config.authToken, url, params, signature)) return false
+    const query = new URL(url).searchParams
+    const callId = query.get('call')
+    const attempt = Number(query.get('attempt'))
+    if (!callId || !Number.isInteger(attempt)) return true
+    const event: TelephonyEvent = { type: 'answeredBy', callId, attempt, callRef: params.CallSid ?? '', at, by: answeredBy(params.AnsweredBy) }
+    for (const listener of this.listeners) await listener(event)
+    return true
   }
 
   private async rest(path: string, form: URLSearchParams): Promise<Response> {

@@ -134,3 +134,17 @@ describe('the adapter against the fake', () => {
     expect(fake.calls.find((c) => c.sid === ringing.callRef)!.updates).toEqual(['canceled'])
   })
 })
+
+test("Twilio's AnsweredBy as who answered: machine_* (any end) is a machine, fax a fax, anything else unknown", async () => {
+  const { answeredBy } = await import('../../../src/providers/telephony/twilio')
+  expect(['human', 'machine_end_beep', 'machine_end_silence', 'machine_end_other', 'machine_start', 'fax', 'unknown', undefined].map(answeredBy)).toEqual([
+    'human',
+    'machine',
+    'machine',
+    'machine',
+    'machine',
+    'fax',
+    'unknown',
+    'unknown',
+  ])
+})
