@@ -375,7 +375,7 @@ describeWithChromium('the console app in Chromium', () => {
     // Recipients in the order given, with call columns (a call is not read or replied to).
     await page.waitForSelector('table.recipients tbody tr[data-index="1"]')
     expect(await page.$$eval('table.recipients thead th', (t) => t.map((x) => x.textContent))).toEqual(['#', 'Number', 'Outcome', 'Why', 'Call', 'Length', 'Hang-up'])
-    expect(await page.$$eval('.counts li', (l) => l.map((x) => x.firstChild!.textContent!.trim()))).toEqual(['Recipients', 'Called', 'Answered', 'Not answered', 'Failed', 'Skipped'])
+    expect(await page.$$eval('.counts li', (l) => l.map((x) => x.firstChild!.textContent!.trim()))).toEqual(['Recipients', 'Called', 'Answered', 'Not answered yet', 'Failed', 'Skipped'])
     await page.click('button[data-move="start"]')
     await page.waitForSelector('button[data-move="pause"]')
     await page.click('button[data-move="pause"]')
@@ -392,7 +392,7 @@ describeWithChromium('the console app in Chromium', () => {
     await page.waitForSelector(`section[data-kind="voice"] tr[data-campaign-id="${id}"] td[data-count="recipients"]`)
     expect(await page.$eval(`tr[data-campaign-id="${id}"] td[data-count="recipients"]`, (t) => t.textContent)).toBe('2')
     const headings = await page.$$eval('section[data-kind="voice"] thead th', (t) => t.map((x) => x.textContent))
-    expect(headings).toEqual(expect.arrayContaining(['Called', 'Answered', 'Not answered']))
+    expect(headings).toEqual(expect.arrayContaining(['Called', 'Answered', 'Not answered yet']))
     expect(headings).not.toContain('Read')
     expect(headings).not.toContain('Replied')
     await shot('campaigns')

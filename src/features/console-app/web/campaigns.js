@@ -19,12 +19,12 @@ export const COLUMNS = {
     ['recipients', 'Recipients'],
     ['sent', 'Called'],
     ['delivered', 'Answered'],
-    ['unanswered', 'Not answered'],
+    ['unanswered', 'Not answered yet'],
     ['failed', 'Failed'],
     ['skipped', 'Skipped'],
   ],
 }
-/** A count of a campaign by column key (`unanswered`: called and not answered). */
+/** A count of a campaign by column key (`unanswered`: called and not answered, or still ringing). */
 export const count = (c, key) => (key === 'unanswered' ? (c.counts?.sent ?? 0) - (c.counts?.delivered ?? 0) : (c.counts?.[key] ?? 0))
 const REFRESH_MS = 1500
 
