@@ -9,12 +9,17 @@
  *
  *   bun bench/soak.ts            (BENCH_CALLS=100 BENCH_RATE=10 for a quicker run)
  *
- * Each callee is a Media Streams peer that listens: it sends 20 ms of mu-law silence every 20 ms,
- * plays the agent's audio in real time (a buffer that drains at 8,000 samples a second), echoes a
- * mark once the audio before it has played, and drops its buffer on `clear`. A frame that arrives
- * after the buffer ran dry by more than GAP_MS is a gap the caller heard. A listening caller hears
- * one agent turn in the time it is held (the purpose, 15–16 s of speech; the agent's silence
- * goodbye comes 30 s after it), so any audio after a dry spell is a gap inside that turn.
+ * Each callee is a Media Streams peer: it sends a 20 ms mu-law frame every 20 ms, plays the
+ * agent's audio in real time (a buffer that drains at 8,000 samples a second), echoes a mark once
+ * the audio before it has played, and drops its buffer on `clear`. Callers speak: each asks
+ * espeak-ng questions (synthesised once, sent as Twilio would), one then twice its length of
+ * silence, from a random start, so about a third of them speak at any moment and the decoders are
+ * really used; BENCH_SPEAK=0 keeps them silent. A frame that arrives after the buffer ran dry by
+ * more than GAP_MS, inside one agent turn (the marks name the turn), is a gap the caller heard.
+ *
+ * BENCH_CAPACITY=n is the overload step: the service runs with CALLS_MAX_LIVE=n and is offered
+ * BENCH_CALLS (say 2n): the admitted calls must hear no gap and every refusal must be a 503 within
+ * 100 ms. /health and a GET of the API are timed every 100 ms throughout (their p99).
  *
  * Prints: calls with a gap (during the ramp and after it), the worst gap, the longest a playing
  * caller waited for its next audio (what the service's playout lead must cover), POST → first
@@ -24,22 +29,35 @@
  * stalls (a stall here would look like a gap, so they are counted). Every call is hung up HOLD_MS
  * after its stream started; the run stops by itself (RUN_LIMIT_MS at most), on loopback only.
  *
- * Engines: espeak-ng speaks (the local TTS, a process per sentence), Silero listens (the VAD on
- * every frame of every call), and speech-to-text is the Deepgram adapter streaming every frame to
- * a local fake of Deepgram's live API (test/fakes/deepgram.ts) in this process, as a hosted
- * deployment would. BENCH_STT=local leaves the service its own local engine instead: the live
- * pocketsphinx decoder holds a worker thread and ~95 MB a call, so 300 calls do not fit this
- * machine's memory with it. BENCH_PROFILE=<dir> writes the service's CPU profile there.
+ * Engines: the default ones — espeak-ng speaks, Silero listens (the VAD on every frame of every
+ * call), and the live pocketsphinx decoders (a pool shared by the calls) transcribe. BENCH_STT=
+ * deepgram is the hosted profile: the Deepgram adapter streaming every frame to a local fake of
+ * Deepgram's live API (test/fakes/deepgram.ts) in this process. Printed for the local engine: the
+ * decoders' queue wait (the turn latency's `stt_queue` stage on /metrics). BENCH_PROFILE=<dir>
+ * writes the service's CPU profile there.
  */
 import { readFileSync, rmSync } from 'node:fs'
+import { encodeMulaw, resample } from '../src/media/codecs'
 import { twilioSignature } from '../src/providers/telephony/twilio-signature'
+import { EspeakTts } from '../src/providers/tts/espeak'
 import { startDeepgramFake } from '../test/fakes/deepgram'
 import { startTwilioFake, streamOpening } from '../test/fakes/twilio'
 import { cpuMs, startBenchService } from './service'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300)
 const RATE = Number(process.env.BENCH_RATE ?? 20)
-const STT = process.env.BENCH_STT ?? 'deepgram'
+const STT = process.env.BENCH_STT ?? 'local'
+const SPEAK = process.env.BENCH_SPEAK !== '0'
+const CAPACITY = process.env.BENCH_CAPACITY ? Number(process.env.BENCH_CAPACITY) : null
+/** The overload step's bound on a refusal: a caller or client told "busy" at once, not after a wait. */
+const REFUSAL_MS = 100
+const QUESTIONS = [
+  'what time do you open on saturday',
+  'can i move my appointment to friday',
+  'do i need to bring my insurance card',
+  'how long will the visit take',
+  'is there parking near the clinic',
+]
 /**
  * How long each callee stays on after its stream starts: the purpose below takes 15–16 s at
  * espeak-ng's 175 words a minute, and the agent's silence goodbye comes 30 s after it ends, so
@@ -71,7 +89,13 @@ const TIMES = ['nine', 'half past nine', 'ten', 'half past ten', 'eleven', 'noon
 const purposeOf = (i: number) =>
   `Hello ${NAMES[i % 20]}, this is the clinic calling about your appointment on ${DAYS[Math.floor(i / 20) % 5]} at ${TIMES[Math.floor(i / 100) % 12]}. We would like to confirm the time with you, and tell you what to bring. Please have your insurance card ready, and arrive ten minutes early. If the time does not suit you, we can find another one.`
 
-if (!(CALLS > 0 && CALLS <= MAX_CALLS) || !(RATE > 0 && RATE <= 200) || !(HOLD_MS >= 1_000 && HOLD_MS <= 120_000) || !['deepgram', 'local'].includes(STT)) {
+if (
+  !(CALLS > 0 && CALLS <= MAX_CALLS) ||
+  !(RATE > 0 && RATE <= 200) ||
+  !(HOLD_MS >= 1_000 && HOLD_MS <= 120_000) ||
+  !['deepgram', 'local'].includes(STT) ||
+  (CAPACITY !== null && !(CAPACITY >= 1 && CAPACITY <= MAX_CALLS))
+) {
   console.error(`bench:soak: BENCH_CALLS must be 1–${MAX_CALLS}, BENCH_RATE 1–200, BENCH_HOLD_MS 1,000–120,000, BENCH_STT deepgram or local`)
   process.exit(2)
 }
@@ -98,6 +122,28 @@ const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 
 const SILENCE_B64 = Buffer.alloc(FRAME, 0xff).toString('base64')
 
+/** Each question as Twilio's 20 ms mu-law frames, base64. */
+async function questionFrames(): Promise<string[][]> {
+  const tts = new EspeakTts()
+  const out: string[][] = []
+  for (const q of QUESTIONS) {
+    const parts: Int16Array[] = []
+    for await (const p of tts.synthesize(q, { voice: 'aria', language: 'en' })) parts.push(p)
+    const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
+    let at = 0
+    for (const p of parts) {
+      all.set(p, at)
+      at += p.length
+    }
+    const mulaw = encodeMulaw(resample(all, tts.sampleRate, RATE_HZ))
+    const frames: string[] = []
+    for (let i = 0; i + FRAME <= mulaw.length; i += FRAME) frames.push(Buffer.from(mulaw.subarray(i, i + FRAME)).toString('base64'))
+    out.push(frames)
+  }
+  return out
+}
+const questions = SPEAK ? await questionFrames() : []
+
 /** One callee: Twilio's side of a media stream, listening. */
 class Peer {
   ws: WebSocket | null = null
@@ -117,6 +163,11 @@ class Peer {
   answeredAt = 0
   openedAt = 0
   done = false
+  /** The caller's frames to come: a question, then twice its length of silence, in turn. */
+  private script: string[] = []
+  /** The agent turn of the last audio frame (from the mark after it), and a dry spell before a frame not yet known to be inside that turn. */
+  private lastTurn: string | null = null
+  private pendingGap: { at: number; ms: number } | null = null
 
   constructor(readonly postedAt: number) {}
 
@@ -165,9 +216,14 @@ class Peer {
       this.firstAudioAt ??= now
       if (this.lastAudioAt !== null) this.waits.push(now - this.lastAudioAt)
       this.lastAudioAt = now
-      if (this.dryAt !== null && now - this.dryAt > GAP_MS) this.gaps.push({ at: now, ms: now - this.dryAt })
+      // A dry spell counts once the mark after this frame shows it is the same turn's audio.
+      this.pendingGap = this.dryAt !== null && now - this.dryAt > GAP_MS ? { at: now, ms: now - this.dryAt } : null
       this.dryAt = Math.max(this.dryAt ?? now, now) + (samples * 1000) / RATE_HZ
     } else if (m.event === 'mark') {
+      const turn = m.mark!.name.split('.')[0]!
+      if (this.pendingGap && turn === this.lastTurn) this.gaps.push(this.pendingGap)
+      this.pendingGap = null
+      this.lastTurn = turn
       this.marks.push({ name: m.mark!.name, at: this.dryAt ?? now })
       this.echoDue(now)
     } else if (m.event === 'clear') {
@@ -181,12 +237,25 @@ class Peer {
     const due = Math.floor((now - this.startedAt) / FRAME_MS)
     while (this.chunk < due) {
       this.chunk++
+      const payload = this.nextFrame()
       this.ws!.send(
-        `{"event":"media","sequenceNumber":"${this.chunk + 1}","media":{"track":"inbound","chunk":"${this.chunk}","timestamp":"${this.chunk * FRAME_MS}","payload":"${SILENCE_B64}"},"streamSid":"${this.streamSid}"}`,
+        `{"event":"media","sequenceNumber":"${this.chunk + 1}","media":{"track":"inbound","chunk":"${this.chunk}","timestamp":"${this.chunk * FRAME_MS}","payload":"${payload}"},"streamSid":"${this.streamSid}"}`,
       )
     }
     this.echoDue(now)
     if (now - this.startedAt >= HOLD_MS) this.hangUp()
+  }
+
+  /** The caller's next 20 ms: a silent caller's, or the next of its questions and pauses. */
+  nextFrame(): string {
+    if (!questions.length) return SILENCE_B64
+    if (!this.script.length) {
+      // The first turn starts at a random point of a cycle, so callers do not all speak at once.
+      const q = questions[Math.floor(Math.random() * questions.length)]!
+      const cycle = [...q, ...Array<string>(2 * q.length).fill(SILENCE_B64)]
+      this.script = this.chunk <= 1 ? cycle.slice(Math.floor(Math.random() * cycle.length)) : cycle
+    }
+    return this.script.shift()!
   }
 
   echoDue(now: number): void {
@@ -226,11 +295,13 @@ const { service, base, dir, token } = await startBenchService('soak', {
   TWILIO_API_BASE_URL: fake.url,
   ...(deepgram ? { STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: DEEPGRAM_KEY, DEEPGRAM_BASE_URL: deepgram.url } : { STT_PROVIDER: 'pocketsphinx' }),
   TTS_PROVIDER: 'espeak',
+  // Without the overload step, no admission limit gets in the way of the count asked for.
+  CALLS_MAX_LIVE: String(CAPACITY ?? 100_000),
 })
 stopService = () => service.kill('SIGKILL')
 const request = async (method: string, path: string, auth: string, body?: unknown) => {
   const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-  return { status: res.status, body: (await res.json().catch(() => null)) as any }
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json().catch(() => null)) as any }
 }
 
 // This process's own event loop: a stall here delays frames we receive and would read as a gap.
@@ -256,13 +327,18 @@ try {
 
   const peers: Peer[] = []
   let refused = 0
+  /** POST → answer for the refused placements, and whether each was a 503 with Retry-After. */
+  const refusals: { ms: number; ok: boolean }[] = []
   let attachFailed = 0
   let attachRetries = 0
   /** Place call i, answer it, open its stream. */
   const run = async (i: number) => {
     const postedAt = performance.now()
     const r = await request('POST', '/api/v1/calls', dev.key, { to: numberOf(i), purpose: purposeOf(i) })
-    if (r.status !== 202) return void refused++
+    if (r.status !== 202) {
+      refusals.push({ ms: performance.now() - postedAt, ok: r.status === 503 && r.retryAfter !== null })
+      return void refused++
+    }
     const placedAt = performance.now()
     const id = r.body.id as string
     const sent = fake.calls.find((c) => c.form.get('Twiml')?.includes(`/media/${id}"`))
@@ -291,6 +367,21 @@ try {
     }
   }
 
+  // /health and one API read, timed every 100 ms through the ramp and the hold.
+  const health: number[] = []
+  const apiReads: number[] = []
+  let timing = true
+  const timer = (async () => {
+    while (timing) {
+      const a = performance.now()
+      await fetch(`${base}/health`).then((r) => r.arrayBuffer())
+      const b = performance.now()
+      await request('GET', '/api/v1/calls?limit=1', dev.key)
+      health.push(b - a)
+      apiReads.push(performance.now() - b)
+      await Bun.sleep(100)
+    }
+  })()
   const cpuStart = cpuMs(service.pid)
   const loopStart = cpuMs(service.pid, true)
   const rssStart = rssKb(service.pid)
@@ -318,6 +409,9 @@ try {
   while (live.size && performance.now() < holdDeadline) await Bun.sleep(100)
   for (const p of [...live]) p.hangUp()
   const holdEnd = performance.now()
+  timing = false
+  await timer
+  const metrics = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text()
   const cpuEnd = cpuMs(service.pid)
   const loopEnd = cpuMs(service.pid, true)
   const hostEnd = hostCpu()
@@ -356,7 +450,30 @@ try {
   console.log(
     `  the machine: ${busyShare(hostStart, hostRamp).toFixed(0)}% of its cores busy during the ramp (the service's event loop ran ${((schedRamp.run - schedStart.run) / 1e7 / rampS).toFixed(0)}% of it and waited for a core ${((schedRamp.wait - schedStart.wait) / 1e7 / rampS).toFixed(0)}%), ${busyShare(hostRamp, hostEnd).toFixed(0)}% during the hold (this process ${((100 * (selfRamp - selfStart)) / 1000 / rampS).toFixed(0)}% and ${((100 * (selfEnd - selfRamp)) / 1000 / holdS).toFixed(0)}% of a core); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; this process's event loop stalled > ${GAP_MS} ms ${stalls.length} times (worst ${ms(Math.max(0, ...stalls.map((s) => s.ms)))})`,
   )
-  console.log(`  target: 0 calls with a gap — ${withGap.length === 0 ? 'met' : 'NOT MET'}`)
+  if (!deepgram) {
+    const stage = (suffix: string) => Number(new RegExp(`agent_platform_turn_latency_seconds_${suffix}\\{stage="stt_queue"\\} (\\S+)`).exec(metrics)?.[1] ?? NaN)
+    const count = stage('count') || 0
+    const buckets = [...metrics.matchAll(/agent_platform_turn_latency_seconds_bucket\{le="([^"]+)",stage="stt_queue"\} (\S+)/g)].map(
+      (m) => [Number(m[1] === '+Inf' ? Infinity : m[1]), Number(m[2])] as const,
+    )
+    const p95 = buckets.find(([, n]) => n >= 0.95 * count)?.[0]
+    const refusedUtterances = /^agent_platform_stt_utterances_refused_total (\S+)$/m.exec(metrics)?.[1]
+    console.log(
+      `  decoder queue wait (turns answered: ${count}): mean ${ms((1000 * stage('sum')) / Math.max(1, count))}, p95 ≤ ${p95 === undefined ? '—' : p95 === Infinity ? '> 10 s' : ms(p95 * 1000)}; utterances refused for want of a decoder: ${refusedUtterances ?? 0}; callers ${SPEAK ? 'speaking a third of the time' : 'silent'}`,
+    )
+  }
+  const refusedOk = refusals.filter((r) => r.ok).length
+  const refusedMs = refusals.map((r) => r.ms)
+  console.log(
+    `  /health p50 ${ms(percentile(health, 50))}, p99 ${ms(percentile(health, 99))}, max ${ms(Math.max(0, ...health))}; GET /calls p50 ${ms(percentile(apiReads, 50))}, p99 ${ms(percentile(apiReads, 99))} (${health.length} samples, every 100 ms)`,
+  )
+  if (CAPACITY !== null) {
+    console.log(
+      `  overload: CALLS_MAX_LIVE=${CAPACITY}, ${CALLS} offered; ${peers.length} admitted, ${refusals.length} refused (${refusedOk} as 503 with Retry-After); refusal answered p50 ${ms(percentile(refusedMs, 50) || 0)}, p99 ${ms(percentile(refusedMs, 99) || 0)}, max ${ms(Math.max(0, ...refusedMs))}`,
+    )
+    const met = withGap.length === 0 && refusedOk === refusals.length && Math.max(0, ...refusedMs) <= REFUSAL_MS
+    console.log(`  target: 0 gaps for admitted calls, every refusal a 503 within ${REFUSAL_MS} ms — ${met ? 'met' : 'NOT MET'}`)
+  } else console.log(`  target: 0 calls with a gap — ${withGap.length === 0 ? 'met' : 'NOT MET'}`)
 } finally {
   clearTimeout(watchdog)
   clearInterval(probe)
