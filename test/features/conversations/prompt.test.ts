@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { AgentDoc } from '../../../src/features/agents/repository'
 import { buildSystemPrompt } from '../../../src/features/conversations/prompt'
-import { toolsFor } from '../../../src/features/conversations/tools'
+import { toolSpecs, toolsFor } from '../../../src/features/conversations/tools'
 import { greetingFrom } from '../../../src/providers/llm/local-text'
 
 const agent = (fields: Partial<AgentDoc> = {}): AgentDoc =>
@@ -93,5 +93,22 @@ describe('system prompt: business instructions apart from the starter persona', 
   test('only the starter persona: no business section', () => {
     const p = buildSystemPrompt(agent({ instructions: 'Keep replies short: two or three sentences, one question at a time.' }), { channel: 'web', tools: [] })
     expect(p).not.toContain('Instructions from the business:')
+  })
+})
+
+describe('transfer_call', () => {
+  const desk = agent({ transfers: [{ name: 'Billing', phoneNumber: '+14155550199', whenToUse: 'bills and refunds', mode: 'cold' }] })
+  test('offered on calls of an agent with transfers, never in chats or without transfers', () => {
+    expect(toolsFor(desk, 'voice')).toContain('transfer_call')
+    expect(toolsFor(desk, 'web')).not.toContain('transfer_call')
+    expect(toolsFor(agent({ transfers: [] }), 'voice')).not.toContain('transfer_call')
+    // An agent stored before transfers existed has none.
+    expect(toolsFor(agent(), 'voice')).not.toContain('transfer_call')
+  })
+  test('the model reads each destination and when to use it, in the tool and the prompt', () => {
+    const [spec] = toolSpecs(['transfer_call'], desk)
+    expect(spec!.parameters).toMatchObject({ properties: { destination: { enum: ['Billing'] } }, required: ['destination'] })
+    expect(spec!.description).toContain('"Billing": bills and refunds')
+    expect(buildSystemPrompt(desk, { channel: 'voice', tools: ['transfer_call'] })).toContain('call transfer_call with its name: Billing (bills and refunds).')
   })
 })
