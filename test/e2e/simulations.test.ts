@@ -86,6 +86,7 @@ const judged = (run: any) => JSON.stringify(run.results.map((r: any) => ({ scena
 
 let firstRun: any
 let hoursSuite: string
+let gateSuite: string
 
 describe('simulations', () => {
   test('validation names the field', async () => {
@@ -226,5 +227,25 @@ describe('simulations', () => {
     expect((await api('PUT', `/simulations/suites/${gated}`, { name: 'Gate', agent, scenarios: [good], requiredToPublish: false })).status).toBe(200)
     expect((await api('PATCH', `/agents/${agent}`, { greeting: 'Hi!' })).status).toBe(200)
     expect((await publish()).status).toBe(200)
+    gateSuite = gated
+  }, 150_000)
+
+  test('two versions compared: the runs differ where the versions do', async () => {
+    // Version 1 greets "Hello from Bean There!", version 2 "Hi!" (the gate test published both).
+    const v1 = await runToEnd(gateSuite, { target: 1 })
+    const v2 = await runToEnd(gateSuite, { target: 2 })
+    expect([v1.target, v2.target]).toEqual([1, 2])
+    const compared = await api('GET', `/simulations/runs/${v1.id}/compare?with=${v2.id}`)
+    expect(compared.status).toBe(200)
+    expect(compared.body.same).toBe(false)
+    const [diff] = compared.body.differences
+    expect(diff.status).toBeNull()
+    expect(diff.expectations).toEqual([])
+    expect([diff.transcript.a[0].text, diff.transcript.b[0].text]).toEqual(['Hello from Bean There!', 'Hi!'])
+    const self = await api('GET', `/simulations/runs/${v1.id}/compare?with=${v1.id}`)
+    expect(self.body).toMatchObject({ same: true, differences: [] })
+    const other = await api('GET', `/simulations/runs/${v1.id}/compare?with=${firstRun.id}`)
+    expect(other.status).toBe(400)
+    expect(other.body.error).toStartWith('with:')
   }, 150_000)
 })

@@ -170,3 +170,23 @@ export const RunListQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 25, description: 'page size, 1–100 (default 25)' })),
   cursor: t.Optional(t.String({ description: 'nextCursor from the previous page' })),
 })
+
+const Side = (s: Parameters<typeof t.Union>[0][number]) => t.Object({ a: s, b: s })
+
+export const Comparison = t.Object({
+  a: t.Object({ id: t.String(), target: t.Union([t.Literal('draft'), t.Integer()]), status: t.String() }),
+  b: t.Object({ id: t.String(), target: t.Union([t.Literal('draft'), t.Integer()]), status: t.String() }),
+  same: t.Boolean({ description: 'no call differs in status, verdicts or words' }),
+  differences: t.Array(
+    t.Object({
+      scenario: t.String(),
+      name: t.String(),
+      instance: t.Integer(),
+      status: Nullable(Side(t.String())),
+      expectations: t.Array(t.Object({ index: t.Integer(), kind: t.String(), a: Nullable(t.Boolean()), b: Nullable(t.Boolean()) })),
+      transcript: Nullable(Side(t.Array(Line))),
+    }),
+  ),
+})
+
+export const CompareQuery = t.Object({ with: t.String({ description: 'srun_…: another run of the same suite' }) })

@@ -18,7 +18,11 @@ import { type CallFacts, judge } from './judge'
 import type { Line, ResultDoc, RunDoc, ScenarioDoc, SimulationStore } from './repository'
 import { calleeLine } from './service'
 
-/** Calls a run has in progress at once: bench:simulations holds 50 six-turn calls in real time on 2 cores. */
+/**
+ * Calls a run has in progress at once: the issue's scale (50 six-turn calls). bench:simulations
+ * measures what that costs (docs/benchmarks.md): ~0.66 s of service CPU per six-turn call, so 50 at
+ * once ask about half a core over their minute of audio — on a host that has it to give.
+ */
 export const RUN_PARALLEL = 50
 /** How often a run looks at its calls in progress (one row read each): a call's end shows within this. */
 const POLL_MS = 200

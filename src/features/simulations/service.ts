@@ -10,6 +10,7 @@ import { newId } from '../../ids'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { PageAfter } from '../../store/port'
 import type { AgentDoc, AgentService } from '../agents/public'
+import { compareRuns } from './compare'
 import type { ExpectationSpec, ScenarioInput, SuiteInput } from './model'
 import type { ResultDoc, RunDoc, ScenarioDoc, SimulationStore, SuiteDoc } from './repository'
 
@@ -233,6 +234,16 @@ export class SimulationService {
 
   runs(workspace: WorkspaceDoc, suiteId: string | undefined, limit: number, after: PageAfter | null): Promise<RunDoc[]> {
     return this.d.store.runs.page(suiteId ? { workspaceId: workspace.id, suiteId } : { workspaceId: workspace.id }, limit, after)
+  }
+
+  /** GET /simulations/runs/{id}/compare?with=: two runs of one suite, call by call (compare.ts). */
+  async compare(workspace: WorkspaceDoc, id: string, other: string) {
+    const a = await this.run(workspace, id)
+    const b = await this.run(workspace, other).catch(() => {
+      throw badRequest('with', `no run ${other} in this workspace`)
+    })
+    if (a.run.suiteId !== b.run.suiteId) throw badRequest('with', `run ${other} is of suite ${b.run.suiteId}, not ${a.run.suiteId}: only runs of one suite compare`)
+    return { a: a.run, b: b.run, ...compareRuns(a, b) }
   }
 
   /** POST /simulations/runs/{id}/cancel: 409 naming the state when it is over. */

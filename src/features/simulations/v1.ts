@@ -7,7 +7,7 @@ import { NoBody } from '../../http/body-types'
 import { answers, v1Errors } from '../../http/docs'
 import { pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
-import { ListQuery, Run, RunAccepted, RunBody, RunListQuery, Scenario, ScenarioBody, Suite, SuiteBody } from './model'
+import { CompareQuery, Comparison, ListQuery, Run, RunAccepted, RunBody, RunListQuery, Scenario, ScenarioBody, Suite, SuiteBody } from './model'
 import { presentRun, presentScenario, presentSuite } from './present'
 import type { SimulationService } from './service'
 
@@ -119,6 +119,19 @@ export function simulationsV1(deps: { context: KernelHttp['v1']; simulations: Si
         return presentRun(run, results)
       },
       { params: Id, detail: { summary: 'One run with its results per call and expectation', responses: answers({ 200: Run, ...v1Errors() }) } },
+    )
+    .get(
+      '/runs/:id/compare',
+      async ({ params, query, workspace }) => {
+        const c = await sims.compare(workspace, params.id, query.with)
+        const side = (r: typeof c.a) => ({ id: r.id, target: r.target, status: r.status })
+        return { a: side(c.a), b: side(c.b), same: c.same, differences: c.differences }
+      },
+      {
+        params: Id,
+        query: CompareQuery,
+        detail: { summary: 'Compare two runs of one suite (two versions, or a version and the draft), call by call', responses: answers({ 200: Comparison, ...v1Errors() }) },
+      },
     )
     .post(
       '/runs/:id/cancel',

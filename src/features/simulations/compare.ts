@@ -1,0 +1,40 @@
+/**
+ * Two runs of one suite side by side (version comparison): for each call, matched by scenario and
+ * instance, whether its status, its expectations' verdicts and its transcript differ, with both
+ * sides where they do. Pure.
+ */
+import type { ResultDoc, RunDoc } from './repository'
+
+export interface CallDifference {
+  scenario: string
+  name: string
+  instance: number
+  status: { a: string; b: string } | null
+  expectations: { index: number; kind: string; a: boolean | null; b: boolean | null }[]
+  transcript: { a: ResultDoc['transcript']; b: ResultDoc['transcript'] } | null
+}
+
+const text = (r: ResultDoc | undefined) => JSON.stringify((r?.transcript ?? []).map((l) => [l.speaker, l.text]))
+
+export function compareRuns(a: { run: RunDoc; results: ResultDoc[] }, b: { run: RunDoc; results: ResultDoc[] }): { same: boolean; differences: CallDifference[] } {
+  const key = (r: ResultDoc) => `${r.scenarioId}#${r.instance}`
+  const bByKey = new Map(b.results.map((r) => [key(r), r]))
+  const keys = [...new Set([...a.results.map(key), ...b.results.map(key)])]
+  const aByKey = new Map(a.results.map((r) => [key(r), r]))
+  const differences: CallDifference[] = []
+  for (const k of keys) {
+    const [ra, rb] = [aByKey.get(k), bByKey.get(k)]
+    const any = (ra ?? rb)!
+    const count = Math.max(ra?.expectations.length ?? 0, rb?.expectations.length ?? 0)
+    const expectations: CallDifference['expectations'] = []
+    for (let i = 0; i < count; i++) {
+      const [ea, eb] = [ra?.expectations[i], rb?.expectations[i]]
+      if (ea?.passed !== eb?.passed) expectations.push({ index: i, kind: (ea ?? eb)!.kind, a: ea?.passed ?? null, b: eb?.passed ?? null })
+    }
+    const status = ra?.status === rb?.status ? null : { a: ra?.status ?? 'absent', b: rb?.status ?? 'absent' }
+    // Words only: the instants of two runs on the system clock always differ.
+    const transcript = text(ra) === text(rb) ? null : { a: ra?.transcript ?? [], b: rb?.transcript ?? [] }
+    if (status || expectations.length || transcript) differences.push({ scenario: any.scenarioId, name: any.name, instance: any.instance, status, expectations, transcript })
+  }
+  return { same: differences.length === 0, differences }
+}
