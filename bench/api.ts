@@ -123,21 +123,25 @@ interface Side {
   key: string | null
   child: Subprocess
   rounds: Round[]
+  /** CPU seconds a second the process spends unloaded (timers, housekeeping), taken out of each round's CPU. */
+  idle?: number
 }
 
 /** One autocannon run in its own Node process (its CLI with --json), so it never shares our event loop. */
-async function load(side: Pick<Side, 'url' | 'key' | 'child'>, seconds: number, rate?: number): Promise<Round> {
+async function load(side: Pick<Side, 'url' | 'key' | 'child' | 'idle'>, seconds: number, rate?: number): Promise<Round> {
   const args = ['node', join(ROOT, 'node_modules/autocannon/autocannon.js'), '--json', '-n']
   args.push('-c', String(LOAD.connections), '-p', String(LOAD.pipelining), '-d', String(seconds))
   if (rate) args.push('-R', String(Math.round(rate)))
   if (side.key) args.push('-H', `authorization=Bearer ${side.key}`)
   args.push(side.url)
   const cpuBefore = await cpuSeconds(side.child.pid)
+  const started = performance.now()
   const child = Bun.spawn(args, { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
   children.add(child)
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   children.delete(child)
   const cpuAfter = await cpuSeconds(side.child.pid)
+  const elapsed = (performance.now() - started) / 1000
   if (code !== 0) throw new Error(`autocannon exited ${code}: ${err}`)
   const result = JSON.parse(out.trim().split('\n').pop()!)
   // A throughput of 401s, 429s or errors measures the wrong thing: refuse to report it.
@@ -145,7 +149,8 @@ async function load(side: Pick<Side, 'url' | 'key' | 'child'>, seconds: number, 
     throw new Error(`load on ${side.url} got non2xx=${result.non2xx} errors=${result.errors} timeouts=${result.timeouts}`)
   }
   const requests = result.requests.total
-  const cpuUs = cpuBefore !== null && cpuAfter !== null && requests > 0 ? ((cpuAfter - cpuBefore) * 1e6) / requests : null
+  const busy = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore - (side.idle ?? 0) * elapsed : null
+  const cpuUs = busy !== null && requests > 0 ? (Math.max(0, busy) * 1e6) / requests : null
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests, cpuUs }
 }
 
@@ -235,6 +240,17 @@ async function main(): Promise<void> {
   console.log(`  machine: loopback only, ${navigator.hardwareConcurrency} cores, shared; load average ${loadAtStart} at the start; p99 is in whole ms (autocannon's resolution)`)
 
   for (const side of all) await load(side, LOAD.warmupSeconds)
+  // What each process spends with no load (the service's timers and housekeeping): on a busy host
+  // throughput falls and this would otherwise be charged to fewer requests.
+  const idleSeconds = 3
+  const idleBefore = await Promise.all(all.map((side) => cpuSeconds(side.child.pid)))
+  await Bun.sleep(idleSeconds * 1000)
+  for (const [i, side] of all.entries()) {
+    const after = await cpuSeconds(side.child.pid)
+    const before = idleBefore[i]
+    if (before !== null && after !== null) side.idle = (after - before) / idleSeconds
+  }
+  console.log(`  idle CPU, taken out of each round's: ${all.map((s) => `${s.label} ${s.idle === undefined ? 'n/a' : `${fmt(s.idle * 1000, 0)} ms/s`}`).join(', ')}`)
   for (let i = 0; i < LOAD.rounds; i++) {
     for (let j = 0; j < all.length; j++) {
       const side = all[(i + j) % all.length]
