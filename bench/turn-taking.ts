@@ -108,7 +108,8 @@ const { service, base, dir, token } = await startBenchService('turn-taking', {
 })
 const live = new Set<Bun.Subprocess>()
 const watchdog = setTimeout(() => {
-  console.error(`bench:turn-taking: gave up after ${Math.round(RUN_LIMIT_MS / 60_000)} minutes`)
+  console.error(`bench:turn-taking: gave up after ${Math.round(RUN_LIMIT_MS / 60_000)} minutes; the cases judged so far:`)
+  report()
   service.kill('SIGKILL')
   for (const p of live) p.kill('SIGKILL')
   process.exit(1)
@@ -270,6 +271,7 @@ try {
       })
       if (!r) continue
       judged.push(r)
+      if (judged.length % 20 === 0) console.log(`  … ${judged.length} of ${CASES.length} cases judged (load average ${loadavg()})`)
       if (VERBOSE || r.cutOff || (r.stopped && r.c.label !== 'interruption') || (r.c.label === 'interruption' && !r.stopped))
         console.log(`  ${r.c.id} (${r.c.label}, ${r.c.voice} ${r.c.rate}): ${r.note}`)
     }

@@ -8,7 +8,7 @@
 import type { SttSession } from '../providers/stt/port'
 import { resample } from './codecs'
 import { TurnDetector } from './turns'
-import type { VoiceActivity } from './vad'
+import type { VadWindow, VoiceActivity } from './vad'
 
 /** Inbound frames waiting for the VAD: 2 s of 20 ms frames. Frames arriving past it are dropped (counted). */
 export const MAX_INBOUND_PENDING = 100
@@ -25,6 +25,8 @@ export interface CallerAudioParts {
   /** The caller's speech started (or went on after a pause), and paused: its last speech ended at `at`. */
   started: () => void
   paused: (at: number) => void
+  /** The VAD's windows over a piece of the line's audio, before the turn detector reads them (the voice's end-of-turn cues). */
+  judged?: (pcm: Int16Array, rate: number, windows: readonly VadWindow[]) => void
   warn: (message: string, err: unknown) => void
 }
 
@@ -87,6 +89,7 @@ export class CallerAudio {
     const pcm = frames.length === 1 ? frames[0]!.pcm : joined(frames.map((f) => f.pcm))
     const windows = await vad.push(pcm, rate)
     if (this.parts.over()) return
+    this.parts.judged?.(pcm, rate, windows)
     this.judgedUpTo = frames.at(-1)!.arrivedAt
     // Each window's time is when the frame that completed it arrived.
     let frame = 0

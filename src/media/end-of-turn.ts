@@ -3,15 +3,43 @@
  * from what the caller has said so far (the speech-to-text engine's partial transcript). A plainly
  * complete turn — a question, a finished sentence, a yes or a thank-you — is answered after a
  * short pause; one that trails off ("and…", "um", half a phone number) waits much longer, so the
- * caller is not cut off mid-thought. Rules, not a model: each is a line of the table below and
- * has a test (test/media/end-of-turn.test.ts); `bench:turns` measures how often they cut a
- * caller off on a corpus of complete and unfinished utterances.
+ * caller is not cut off mid-thought. What the caller's voice says (turn-cues/: the pitch at the
+ * end of the last voiced stretch, this caller's pauses so far) is the second input. Rules, not a
+ * model: each is a line of the table below and has a test (test/media/end-of-turn.test.ts,
+ * end-of-turn-cues.test.ts); `bench:turn-taking` measures them on the phone line against a corpus
+ * of 222 spoken cases, `bench:turns` the words' rules on a written one.
+ *
+ * The rule table (first match wins; the words' rules first, the voice's where the words say
+ * nothing — no words yet, as with pocketsphinx whose words are mostly wrong, or a neutral statement):
+ *
+ *   | rule                                                           | shape    | wait                     |
+ *   |----------------------------------------------------------------|----------|--------------------------|
+ *   | words end on a comma, a dash or an ellipsis                    | trailing | upper (1,500)            |
+ *   | half a number being read out (a digit group, < 10 digits)       | trailing | upper                    |
+ *   | a short answer, confirmation or thanks                         | complete | 200                      |
+ *   | the last word is a connective, article, preposition or filler  | trailing | upper                    |
+ *   | a month without its day                                        | trailing | upper                    |
+ *   | ends on a question mark or a full stop                         | complete | 200                      |
+ *   | a whole number (10+ digits) / ends on a number                 | number   | 400                      |
+ *   | a question stopping at its subject or "the …ing" (¹)           | neutral  | 500                      |
+ *   | a question with its object                                     | complete | 200                      |
+ *   | voice: pitch falls ≥ 1.5 semitones over the last syllable (¹)  | complete | 200                      |
+ *   | voice: pitch level or rising at the end (¹)                    | holding  | 1,100, or this caller's  |
+ *   |   (dynamic endpointing once the caller has paused twice)       |          | longest pause + 250,     |
+ *   |                                                                |          | within 700 … upper       |
+ *   | a statement with no sign either way (¹)                        | neutral  | 500                      |
+ *   | nothing heard yet (¹)                                          | unknown  | 500                      |
+ *
+ *   (¹) the voice's two rows decide these when its pitch can be read (voiced, 80+ ms of it).
  *
  * Anchors for the numbers: LiveKit answers 0.5 s after its end-of-turn model says "done" and
  * waits 3.0 s when it says "not done"; Pipecat's VAD stops at 0.2 s of silence; Vapi waits 0.1 s
  * after punctuation, 0.4 s after a number and 1.5 s with no punctuation. Pauses between two
  * speakers' turns run ~200 ms in conversation, pauses inside one speaker's turn 500–700 ms.
  */
+
+import type { TurnCues } from './turn-cues/voice-cues'
+import { holdingWait, MIN_PAUSES } from './turn-cues/pauses'
 
 /** A plainly complete turn: about the gap between two people's turns (and Pipecat's VAD stop). */
 export const COMPLETE_WAIT_MS = 200
@@ -27,7 +55,16 @@ export const UNKNOWN_WAIT_MS = 500
  */
 export const TRAILING_WAIT_MS = 1_500
 
-export type TurnShape = 'complete' | 'number' | 'neutral' | 'trailing' | 'unknown'
+/**
+ * The caller's voice stays up at a pause (level or rising pitch) and the words say nothing either
+ * way: a pause inside a turn. Pauses inside one speaker's turn run 500–700 ms, a hesitation or
+ * a phone number's groups up to ~1 s (bench/turn-corpus/cases.ts); this outlasts them.
+ */
+export const HOLDING_WAIT_MS = 1_100
+/** The least a holding wait comes down to for a caller whose own pauses are short (pauses.ts). */
+export const HOLDING_FLOOR_MS = 700
+
+export type TurnShape = 'complete' | 'number' | 'neutral' | 'trailing' | 'unknown' | 'holding'
 
 export interface EndOfTurn {
   /** Silence after the caller's last speech before the turn ends. */
@@ -122,10 +159,27 @@ function trailingDigits(ws: string[]): number {
 }
 
 /**
- * How long to wait for more from the caller, given what they said so far. `upperMs` (the agent's
- * `voice.endpointingMs`, or TRAILING_WAIT_MS) is the wait for a turn that trails off and caps the others.
+ * How long to wait for more from the caller, given what they said so far and, when the session
+ * has it, what their voice says (`cues`: the pitch at the end of their last voiced stretch, their
+ * pauses so far). `upperMs` (the agent's `voice.endpointingMs`, or TRAILING_WAIT_MS) is the wait
+ * for a turn that trails off and caps the others. The words decide when they say something; the
+ * voice decides where they do not (no words yet, as with pocketsphinx, or a neutral statement).
  */
-export function endOfTurn(text: string, upperMs: number = TRAILING_WAIT_MS): EndOfTurn {
+export function endOfTurn(text: string, upperMs: number = TRAILING_WAIT_MS, cues?: TurnCues): EndOfTurn {
+  const words = fromWords(text, upperMs)
+  if (!cues || (words.shape !== 'unknown' && words.shape !== 'neutral')) return words
+  const st = cues.semitones === null ? '' : ` (${cues.semitones > 0 ? '+' : ''}${cues.semitones.toFixed(1)} semitones)`
+  if (cues.pitch === 'falling') return { waitMs: Math.min(COMPLETE_WAIT_MS, upperMs), shape: 'complete', why: `the voice falls at the end${st}` }
+  if (cues.pitch === 'level' || cues.pitch === 'rising') {
+    const waitMs = holdingWait(cues.pausesMs, HOLDING_WAIT_MS, HOLDING_FLOOR_MS, upperMs)
+    const own = cues.pausesMs.length >= MIN_PAUSES ? `; this caller pauses up to ${Math.max(...cues.pausesMs)} ms` : ''
+    return { waitMs, shape: 'holding', why: `the voice stays up at the end (${cues.pitch}${st})${own}` }
+  }
+  return words
+}
+
+/** The rules on the words alone. */
+function fromWords(text: string, upperMs: number): EndOfTurn {
   const at = (waitMs: number, shape: TurnShape, why: string): EndOfTurn => ({ waitMs: Math.min(waitMs, upperMs), shape, why })
   const trimmed = text.trim()
   if (!trimmed) return at(UNKNOWN_WAIT_MS, 'unknown', 'nothing heard yet')

@@ -28,6 +28,7 @@ import { KeypadListener } from './keypad'
 import { isBackchannel, VOICE_LINES } from './phrases'
 import { CHUNK_MS, Playout, type Timers } from './playout'
 import type { ReplyTurn } from './reply-turn'
+import { VoiceCues } from './turn-cues/voice-cues'
 
 export { DTMF_GAP_MS, OVERLAP_END_MS, SILENCE_TIMEOUT_MS } from '../../machines/voice-turn'
 export type { CallLine, PipelineState, SessionParts } from './call-line'
@@ -48,6 +49,8 @@ export class VoiceSession {
   readonly chart: Actor<typeof voiceTurnMachine>
   private readonly now: () => number
   private readonly audio: CallerAudio
+  /** What the caller's voice says about their turn (final pitch, their pauses): the end-of-turn rules' second input. */
+  private readonly cues = new VoiceCues()
   /** What the caller has said this turn. */
   private readonly words: CallerWords
   private readonly agent: AgentTurns
@@ -106,6 +109,7 @@ export class VoiceSession {
       spoke: () => this.words.spoke(),
       started: () => this.send({ type: 'speech.start' }),
       paused: (at) => this.paused(at),
+      judged: (pcm, rate, windows) => this.cues.push(pcm, rate, windows),
       warn: (message, err) => parts.line.log('warn', message, { err: String(err) }),
     })
     this.words = new CallerWords(
@@ -262,7 +266,7 @@ export class VoiceSession {
 
   /** The end-of-turn rules' verdict on the caller's words: how long a silence ends the turn, and why. */
   private judge(text: string): { text: string; waitMs: number; why: string; shape: string } {
-    const judged = endOfTurn(text, this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS)
+    const judged = endOfTurn(text, this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS, this.cues.cues())
     return { text, waitMs: judged.waitMs, why: judged.why, shape: judged.shape }
   }
 
