@@ -57,6 +57,8 @@ const OVERLAP_AFTER_MS = 1_500
 const MISSED_AFTER_MS = 500
 /** The targets (README "Benchmarks", issue's numbers). */
 const TARGET = { cutOff: 3, waitP50: 250, falseBargeIn: 2, missed: 0, clearP95: 300 }
+/** The service boots in about a second; on a host loaded by other work it has taken over 10 s. */
+const BOOT_MS = 60_000
 /** Answered and not `connected` this long after is a failed case: the service answers in well under a second. */
 const CONNECT_MS = 15_000
 /** From the stream opening to the caller's last frame: a greeting or 6 s of the opening, the longest case (~9 s), room for a loaded host. */
@@ -89,6 +91,8 @@ interface Judged {
   c: Case
   /** Turn cases: taken as done at a pause inside it; the endpointing of its last pause; the caller's last frame → agent audio. */
   cutOff?: boolean
+  /** The service took the caller's words at all (a caller line, an answer, or a cut-off). */
+  heard?: boolean
   waitMs?: number | null
   answerMs?: number | null
   /** Overlap cases: the agent stopped (a clear), and how long after the caller's first speech frame. */
@@ -106,6 +110,16 @@ const { service, base, dir, token } = await startBenchService('turn-taking', {
   TWILIO_AUTH_TOKEN: fake.authToken,
   TWILIO_API_BASE_URL: fake.url,
 })
+// startBenchService waits 10 s for /health; a host loaded by others can take longer to boot the service.
+for (
+  let by = performance.now() + BOOT_MS;
+  !(await fetch(`${base}/health`).then(
+    (r) => r.ok,
+    () => false,
+  ));
+  await Bun.sleep(250)
+)
+  if (performance.now() > by) throw new Error(`the service did not answer /health within ${BOOT_MS / 1000} s`)
 const live = new Set<Bun.Subprocess>()
 const watchdog = setTimeout(() => {
   console.error(`bench:turn-taking: gave up after ${Math.round(RUN_LIMIT_MS / 60_000)} minutes; the cases judged so far:`)
@@ -313,6 +327,7 @@ function judge(c: Case, log: LineLog, call: any): Judged {
   return {
     c,
     cutOff,
+    heard: cutOff || customerLines.length > 0 || turns.length > 0 || answer !== undefined,
     waitMs: turns.length ? turns.at(-1).endpointingMs : null,
     answerMs: answer ? answer.at - last : null,
     note: `${cutOff ? 'CUT OFF: ' : ''}agent audio over the turn ${agentOver * 20} ms, clears ${clearsOver}, caller lines ${JSON.stringify(customerLines.map((l: any) => l.text))}, endpointing ${JSON.stringify(turns.map((t) => t.endpointingMs))}`,
@@ -320,7 +335,8 @@ function judge(c: Case, log: LineLog, call: any): Judged {
 }
 
 function report(): void {
-  const turnCases = judged.filter((j) => j.c.kind === 'turn')
+  const unheard = judged.filter((j) => j.c.kind === 'turn' && !j.heard)
+  const turnCases = judged.filter((j) => j.c.kind === 'turn' && j.heard)
   const unfinished = turnCases.filter((j) => j.c.label === 'unfinished')
   const completes = turnCases.filter((j) => j.c.label === 'complete')
   const cut = unfinished.filter((j) => j.cutOff)
@@ -355,4 +371,9 @@ function report(): void {
   )
   console.log(`clear after the interruption's first speech frame: ${spread(clears)} — target p95 ≤ ${TARGET.clearP95} ms: ${verdict(clears.length > 0 && pct(clears, 95) <= TARGET.clearP95)}`)
   console.log(`cases judged ${judged.length} of ${CASES.length}, failed ${failed}; load average at the end: ${loadavg()}`)
+  // A host so loaded that the VAD falls 2 s behind the line drops the caller's frames (MAX_INBOUND_PENDING): nothing above then measures the rules.
+  if (unheard.length)
+    console.log(
+      `turn cases the service never heard (no caller line, no answer; left out above): ${unheard.length} of ${unheard.length + turnCases.length}${unheard.length > turnCases.length ? ' — MOST: the host is too loaded for these numbers to mean anything' : ''}`,
+    )
 }

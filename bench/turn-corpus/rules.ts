@@ -1,0 +1,87 @@
+/**
+ * The end-of-turn rules alone on the corpus's turn cases, no service and no line: each case's
+ * audio is fed to the caller-audio cues (src/media/turn-cues/) 20 ms at a time, with a speech
+ * verdict per frame from its level (above -45 dBFS, the line test's audibility), and at every
+ * pause the rules are asked how long to wait. A pause inside a turn shorter than that wait is
+ * let be; a longer one is a false cut-off. The wait after the last word is the complete-turn
+ * wait. Printed twice: with the words alone as pocketsphinx gives them (no words: every pause
+ * waits the same) and with the voice's cues. What the line adds (the VAD's own end of speech,
+ * the host's load) is bench:turn-taking's.
+ *
+ *   bun bench/turn-corpus/rules.ts        (npm run bench:turn-taking with BENCH_MODE=rules)
+ */
+import { endOfTurn, TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
+import { VoiceCues } from '../../src/media/turn-cues/voice-cues'
+import { systemBinary } from '../../test/support/system-binary'
+import { dbfs } from '../../test/support/twilio-line'
+import { render } from './audio'
+import { CORPUS, type TurnCase } from './cases'
+
+const FRAME = 160
+const SPEECH_DBFS = -45
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN
+}
+
+interface Judged {
+  c: TurnCase
+  cut: boolean[]
+  endWaitMs: number
+  why: string[]
+}
+
+function judge(c: TurnCase, index: number, espeak: string, cues: boolean): Judged {
+  const { pcm, pauses } = render(espeak, c.pieces, c.voice, c.rate, 1_000 + index)
+  const audio = new VoiceCues()
+  const cut: boolean[] = []
+  const why: string[] = []
+  const ask = () => endOfTurn('', TRAILING_WAIT_MS, cues ? audio.cues() : undefined)
+  let pause = 0
+  for (let at = 0; at + FRAME <= pcm.length; at += FRAME) {
+    const frame = pcm.subarray(at, at + FRAME)
+    audio.push(frame, 8_000, [{ speech: dbfs(frame) > SPEECH_DBFS, ms: 20, end: FRAME }])
+    const p = pauses[pause]
+    // The first silent frame of a pause: the rules are asked, as the session asks at the VAD's pause.
+    if (p && (at + FRAME) / 8 >= p.fromMs) {
+      const j = ask()
+      cut.push(j.waitMs < p.toMs - p.fromMs)
+      why.push(`${Math.round(p.toMs - p.fromMs)} ms pause: wait ${j.waitMs} (${j.why})`)
+      pause++
+    }
+  }
+  const end = ask()
+  why.push(`end: wait ${end.waitMs} (${end.why})`)
+  return { c, cut, endWaitMs: end.waitMs, why }
+}
+
+export function rulesOnCorpus(espeak: string, verbose: boolean): void {
+  const cases = CORPUS.map((c, i) => ({ c, i })).filter((x): x is { c: TurnCase; i: number } => x.c.kind === 'turn')
+  for (const cues of [false, true]) {
+    const judged = cases.map(({ c, i }) => judge(c, i, espeak, cues))
+    const unfinished = judged.filter((j) => j.c.label === 'unfinished')
+    const cutCases = unfinished.filter((j) => j.cut.some(Boolean))
+    const pausesCut = unfinished.reduce((n, j) => n + j.cut.filter(Boolean).length, 0)
+    const pausesAll = unfinished.reduce((n, j) => n + j.cut.length, 0)
+    const waits = judged.filter((j) => j.c.label === 'complete').map((j) => j.endWaitMs)
+    const allEnds = judged.map((j) => j.endWaitMs)
+    const families = [...new Set(unfinished.map((j) => j.c.family))]
+    console.log(`\nrules only, ${cues ? 'words (none, as pocketsphinx) and the voice' : 'words alone (none, as pocketsphinx)'}: ${judged.length} turn cases`)
+    console.log(
+      `  false cut-offs: ${cutCases.length} of ${unfinished.length} unfinished cases (${((100 * cutCases.length) / unfinished.length).toFixed(1)}%), ${pausesCut} of ${pausesAll} pauses inside turns`,
+    )
+    console.log(`  by family: ${families.map((f) => `${f} ${cutCases.filter((j) => j.c.family === f).length}/${unfinished.filter((j) => j.c.family === f).length}`).join(', ')}`)
+    console.log(`  complete-turn wait: complete cases p50 ${pct(waits, 50)} ms, p95 ${pct(waits, 95)} ms; every case's last pause p50 ${pct(allEnds, 50)} ms, p95 ${pct(allEnds, 95)} ms`)
+    if (verbose) for (const j of judged) console.log(`    ${j.c.id} ${j.c.voice} ${j.c.rate}: ${j.why.join('; ')}`)
+  }
+}
+
+if (import.meta.main) {
+  const espeak = systemBinary('espeak-ng', 'apt-get install espeak-ng')
+  if (!espeak.path) {
+    console.error(`needs ${espeak.name}: ${espeak.install}`)
+    process.exit(2)
+  }
+  rulesOnCorpus(espeak.path, process.env.BENCH_VERBOSE === '1')
+}
