@@ -1,6 +1,6 @@
 /**
  * The end-of-turn rules alone on the corpus's turn cases, no service and no line: each case's
- * audio is fed to the caller-audio cues (src/media/turn-cues/) 20 ms at a time, with a speech
+ * audio is fed to the voice cues (src/media/turn-cues/voice-cues.ts) 20 ms at a time, with a speech
  * verdict per frame from its level (above -45 dBFS, the line test's audibility), and at every
  * pause the rules are asked how long to wait. A pause inside a turn shorter than that wait is
  * let be; a longer one is a false cut-off. The wait after the last word is the complete-turn

@@ -38,8 +38,8 @@
  * speakers' turns run ~200 ms in conversation, pauses inside one speaker's turn 500–700 ms.
  */
 
-import type { TurnCues } from './turn-cues/voice-cues'
 import { holdingWait, MIN_PAUSES } from './turn-cues/pauses'
+import type { TurnCues } from './turn-cues/voice-cues'
 
 /** A plainly complete turn: about the gap between two people's turns (and Pipecat's VAD stop). */
 export const COMPLETE_WAIT_MS = 200

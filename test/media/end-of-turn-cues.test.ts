@@ -5,9 +5,9 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { COMPLETE_WAIT_MS, endOfTurn, HOLDING_FLOOR_MS, HOLDING_WAIT_MS, TRAILING_WAIT_MS, UNKNOWN_WAIT_MS } from '../../src/media/end-of-turn'
-import { type TurnCues, VoiceCues } from '../../src/media/turn-cues/voice-cues'
 import { holdingWait, MAX_PAUSE_MS, MIN_PAUSE_MS, PAUSE_MARGIN_MS, PauseHistory } from '../../src/media/turn-cues/pauses'
 import { finalPitch, yin } from '../../src/media/turn-cues/pitch'
+import { type TurnCues, VoiceCues } from '../../src/media/turn-cues/voice-cues'
 
 const RATE = 8_000
 
@@ -91,7 +91,7 @@ describe("this caller's pauses (dynamic endpointing)", () => {
     expect(holdingWait([1_400, 1_300], HOLDING_WAIT_MS, HOLDING_FLOOR_MS, TRAILING_WAIT_MS)).toBe(TRAILING_WAIT_MS)
   })
 
-  test("the voice cues: pauses are measured between speech windows, the pitch read up to the last one", () => {
+  test('the voice cues: pauses are measured between speech windows, the pitch read up to the last one', () => {
     const audio = new VoiceCues()
     // 20 ms frames with 32 ms windows would not line up; windows here are one a frame, as the energy VAD's.
     const push = (pcm: Int16Array, speech: boolean) => {
