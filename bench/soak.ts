@@ -459,7 +459,7 @@ try {
     const p95 = buckets.find(([, n]) => n >= 0.95 * count)?.[0]
     const refusedUtterances = /^agent_platform_stt_utterances_refused_total (\S+)$/m.exec(metrics)?.[1]
     console.log(
-      `  decoder queue wait (turns answered: ${count}): mean ${ms((1000 * stage('sum')) / Math.max(1, count))}, p95 ≤ ${p95 === undefined ? '—' : p95 === Infinity ? '> 10 s' : ms(p95 * 1000)}; utterances refused for want of a decoder: ${refusedUtterances ?? 0}; callers ${SPEAK ? 'speaking a third of the time' : 'silent'}`,
+      `  decoder queue wait (turns answered: ${count}): mean ${count ? ms((1000 * stage('sum')) / count) : '—'}, p95 ≤ ${p95 === undefined ? '—' : p95 === Infinity ? '> 10 s' : ms(p95 * 1000)}; utterances refused for want of a decoder: ${refusedUtterances ?? 0}; callers ${SPEAK ? 'speaking a third of the time' : 'silent'}`,
     )
   }
   const refusedOk = refusals.filter((r) => r.ok).length

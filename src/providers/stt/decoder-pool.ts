@@ -169,6 +169,18 @@ export class DecoderPool {
     return 'queued'
   }
 
+  /**
+   * A call opened: one idle decoder is kept loading or loaded ahead of need (while the pool is
+   * below its size), so an utterance does not wait for a model load (200–600 ms) — the first call's
+   * decoder loads while its greeting plays.
+   */
+  spare(): void {
+    if (this.closed || this.idle.length || this.waiting.length || this.threads.size >= this.options.size) return
+    const thread = this.spawn()
+    thread.hold(false)
+    this.idle.push(thread)
+  }
+
   /** The holder no longer wants a decoder (its call ended while it waited). */
   cancel(holder: DecoderHolder): void {
     const at = this.waiting.findIndex((w) => w.holder === holder)

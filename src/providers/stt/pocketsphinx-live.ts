@@ -22,6 +22,13 @@ const RATE = 16_000
  * a little silence to start from.
  */
 const PREROLL_SAMPLES = (400 * RATE) / 1000
+/**
+ * Silence after which a decoder is given back before the turn's final: the VAD has heard no
+ * speech for this long (its pauses within a sentence are shorter), so the piece so far is ended
+ * and its text kept for the final, and the decoder serves another caller while this turn's
+ * endpointing waits (up to 1.5 s, end-of-turn.ts) — or after a noise that started no turn at all.
+ */
+const SEGMENT_SILENCE_MS = 800
 /** A minute of an utterance's audio kept at most (for a wait or a replay): nobody speaks one turn longer. */
 const MAX_UTTERANCE_SAMPLES = 60 * RATE
 /**
@@ -66,6 +73,7 @@ export class PocketsphinxLiveStt implements SpeechToText {
   async open(): Promise<SttSession> {
     const missing = sphinxMissing(this.paths)
     if (missing) throw new SpeechError('pocketsphinx', missing)
+    this.pool.spare()
     return new LiveSession(this.pool)
   }
 
@@ -186,6 +194,9 @@ class LiveSession implements SttSession {
   private readonly listeners: ((p: SttPartial) => void)[] = []
   private readonly preroll = new Kept(PREROLL_SAMPLES)
   private current: Utterance | null = null
+  /** Pieces of this turn already ended at a silence: their texts join the final. */
+  private pieces: { u: Utterance; text: Promise<string> }[] = []
+  private lastSpeechAt = 0
   /** The newest utterance: its partials are the ones reported. */
   private latest: Utterance | null = null
   private closed = false
@@ -193,6 +204,7 @@ class LiveSession implements SttSession {
   constructor(private readonly pool: DecoderPool) {}
 
   speech(): void {
+    this.lastSpeechAt = performance.now()
     if (this.closed || this.current) return
     const u = new Utterance(this.pool, this.preroll.take(), (text) => {
       // Up to its final, unless the next utterance has begun.
@@ -204,18 +216,20 @@ class LiveSession implements SttSession {
 
   push(pcm: Int16Array): void {
     if (this.closed) return
+    if (this.current && performance.now() - this.lastSpeechAt > SEGMENT_SILENCE_MS) this.endPiece()
     if (this.current) this.current.push(pcm)
     else this.preroll.add(pcm)
   }
 
   finalize(signal?: AbortSignal): Promise<string> {
     if (this.closed) return Promise.reject(new SpeechError('pocketsphinx', 'the session is closed'))
-    const u = this.current
-    this.current = null
-    // No speech since the last final: nothing to decode.
-    if (!u) return signal?.aborted ? Promise.reject(new DOMException('transcription aborted', 'AbortError')) : Promise.resolve('')
     // Ended even when aborted: its audio must not open the next utterance.
-    const text = u.finish()
+    if (this.current) this.endPiece()
+    const pieces = this.pieces
+    this.pieces = []
+    // No speech since the last final: nothing to decode.
+    if (!pieces.length) return signal?.aborted ? Promise.reject(new DOMException('transcription aborted', 'AbortError')) : Promise.resolve('')
+    const text = Promise.all(pieces.map((p) => p.text)).then((texts) => texts.filter(Boolean).join(' '))
     return new Promise<string>((resolve, reject) => {
       const abort = () => settle(() => reject(new DOMException('transcription aborted', 'AbortError')))
       const timer = setTimeout(() => settle(() => reject(new SpeechError('pocketsphinx', `no transcript within ${REPLY_TIMEOUT_MS} ms`))), REPLY_TIMEOUT_MS)
@@ -230,7 +244,7 @@ class LiveSession implements SttSession {
       text.then(
         (t) =>
           settle(() => {
-            this.queuedMs = u.queuedMs
+            this.queuedMs = pieces.reduce((n, p) => n + p.u.queuedMs, 0)
             resolve(t)
           }),
         (err) => settle(() => reject(err)),
@@ -238,6 +252,16 @@ class LiveSession implements SttSession {
       if (signal?.aborted) return abort()
       signal?.addEventListener('abort', abort, { once: true })
     })
+  }
+
+  /** The current piece ends (its decoder goes back once its text is out); its text waits for the final. */
+  private endPiece(): void {
+    const u = this.current!
+    this.current = null
+    const text = u.finish()
+    // Read by the final; a piece nobody finalizes (the call ended) must not be an unhandled rejection.
+    text.catch(() => {})
+    this.pieces.push({ u, text })
   }
 
   onPartial(listener: (partial: SttPartial) => void): void {
@@ -250,6 +274,7 @@ class LiveSession implements SttSession {
     this.closed = true
     this.current?.abandon()
     this.current = null
+    this.pieces = []
     this.preroll.take()
   }
 }

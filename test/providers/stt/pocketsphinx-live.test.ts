@@ -37,12 +37,21 @@ async function speech(text: string): Promise<Int16Array> {
  * the VAD's speech call first, as the pipeline makes it at the first speech window (`speech`).
  */
 async function feed(session: SttSession, pcm: Int16Array, { paced = false, silenceMs = 200, speech = true } = {}): Promise<void> {
-  if (speech) session.speech?.()
   const all = new Int16Array(pcm.length + (silenceMs * 16_000) / 1000)
   all.set(pcm)
   for (let i = 0; i < all.length; i += FRAME) {
+    // The VAD calls speech at each window of it: here, every frame of the speech part.
+    if (speech && i < pcm.length) session.speech?.()
     session.push(all.slice(i, i + FRAME))
     if (paced) await Bun.sleep(20)
+  }
+}
+
+async function until(ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const end = performance.now() + ms
+  while (!(await ok())) {
+    if (performance.now() > end) throw new Error('timed out')
+    await Bun.sleep(20)
   }
 }
 
@@ -99,12 +108,13 @@ describeLive('live pocketsphinx decoder', () => {
     expect(partials[0]!.startsWith(first)).toBe(false)
   }, 20_000)
 
-  test('audio the VAD never called speech is not decoded and takes no decoder', async () => {
-    const engine = new PocketsphinxLiveStt({ decoders: 1 })
+  test('audio the VAD never called speech is not decoded and holds no decoder; one spare loads ahead', async () => {
+    const engine = new PocketsphinxLiveStt({ decoders: 2 })
     const session = await engine.open()
+    await engine.open()
     await feed(session, await speech('what time do you open on saturday'), { speech: false })
     expect(await session.finalize()).toBe('')
-    expect(engine.decoders.started).toBe(0)
+    expect(engine.decoders).toMatchObject({ started: 1, busy: 0, idle: 1 })
     await session.close()
     await engine.close()
   }, 20_000)
@@ -142,6 +152,17 @@ describeLive('live pocketsphinx decoder', () => {
     expect(engine.decoders.started).toBe(1)
     await engine.close()
   }, 20_000)
+
+  test('a silence of a second gives the decoder back before the final; the final still has the words', async () => {
+    const engine = new PocketsphinxLiveStt({ decoders: 1 })
+    const session = await engine.open()
+    await feed(session, await speech('i want to cancel my appointment'), { paced: true, silenceMs: 1_200 })
+    await until(async () => engine.decoders.busy === 0)
+    const text = await session.finalize()
+    expect(shared(text, 'i want to cancel my appointment')).toBeGreaterThanOrEqual(2)
+    await session.close()
+    await engine.close()
+  }, 30_000)
 
   test('an aborted finalize still ends the utterance', async () => {
     const session = await open()
