@@ -71,6 +71,13 @@ export class AgentTurns {
     turn.release()
   }
 
+  /** Presses keys on the line (the agent's send_digits), as a turn of their own. */
+  pressKeys(digits: string): void {
+    const turn = this.parts.voice.turn('', false)
+    this.hear(turn, false)
+    this.parts.voice.pressKeys(turn, digits)
+  }
+
   /** Speaks fixed text (the opening, a resumed sentence, a goodbye). */
   say(text: string, options: { opening?: boolean; endAfter?: boolean } = {}): void {
     const turn = this.parts.voice.turn('', false)

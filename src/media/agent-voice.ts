@@ -8,6 +8,7 @@
 import type { TextToSpeech } from '../providers/tts/port'
 import type { CallLine } from './call-line'
 import { PHONE_RATE, resample } from './codecs'
+import { keypadLine, keypadTones } from './keypad'
 import { VOICE_LINES } from './phrases'
 import type { Playout } from './playout'
 import { ReplyTurn } from './reply-turn'
@@ -74,6 +75,18 @@ export class AgentVoice {
     const chunker = new ClauseChunker()
     for (const s of [...chunker.push(text), ...chunker.flush()]) queue.push(s)
     queue.close()
+  }
+
+  /** Keys pressed as `turn` (send_digits): their tones go to the line; what was heard of them reads `[keypad] 1`. */
+  pressKeys(turn: ReplyTurn, digits: string): void {
+    const { playout } = this.parts
+    void (async () => {
+      if (!(await turn.whenReleased())) return
+      const index = playout.sentence(keypadLine(digits))
+      await playout.audio(index, keypadTones(digits, PHONE_RATE))
+      playout.sentenceDone(index)
+      playout.end()
+    })()
   }
 
   /**

@@ -12,6 +12,8 @@ export interface AgentReply {
   endCall: boolean
   /** A transfer the agent asked for (its destination's name): the caller is put through once the reply has played. */
   transfer?: string | null
+  /** Keys the agent presses once the reply has played (send_digits): tones into the line. */
+  digits?: string | null
   /** The stored reply, revised to what the caller heard when they interrupted. */
   messageId: string | null
 }

@@ -289,6 +289,8 @@ export class VoiceSession {
     if (this.state === 'ended') return
     if (turn.endAfter) return void this.hangUp(this.chart.getSnapshot().context.ending)
     if (turn.reply?.transfer && this.parts.line.transfer) return void this.transfer(turn.reply.transfer)
+    // Keys the agent pressed go to the line after its words, as a turn of their own (a phone menu hears tones).
+    if (turn.reply?.digits) return void this.agent.pressKeys(turn.reply.digits)
     if (turn.reply?.endCall) this.end(null, 'answered', undefined, 'the agent ended the call')
     else this.send({ type: 'reply.done' })
   }

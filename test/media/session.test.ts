@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { DTMF_GAP_MS, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR } from '../../machines/voice-turn'
-import { keypadTones } from '../../src/media/keypad'
+import { KeypadListener, keypadTones } from '../../src/media/keypad'
 import { VOICE_LINES } from '../../src/media/phrases'
 import { ANSWERED_BY_WAIT_MS } from '../../src/media/session'
 import type { TextToSpeech } from '../../src/providers/tts/port'
@@ -189,6 +189,27 @@ describe('voice session', () => {
     await late.wait(300)
     expect(late.agent).toEqual(['Hello there.'])
     await late.session.close()
+  })
+
+  test('keys the agent presses (send_digits) go down the line as tones after its words, and read [keypad] in the transcript', async () => {
+    const h = await started({
+      line: {
+        respond: async (_text, onText) => {
+          onText('One moment. ')
+          return { reply: 'One moment.', endCall: false, digits: '1#', messageId: null }
+        },
+      },
+    })
+    await h.wait(200)
+    for (const digit of ['5', '#']) h.session.frame({ kind: 'dtmf', digit })
+    await h.wait(1_500)
+    expect(h.agent).toEqual(['Hello there.', 'One moment.', '[keypad] 1#'])
+    const audio = h.frames.filter((f) => f.kind === 'audio')
+    const listener = new KeypadListener()
+    const keys = audio.flatMap((f) => (f.kind === 'audio' ? listener.push(f.pcm, f.sampleRate) : []))
+    expect(keys.join('')).toBe('1#')
+    expect(h.session.state).toBe('listening')
+    await h.session.close()
   })
 
   test('a TTS that fails ends the call failed, naming it', async () => {

@@ -126,7 +126,7 @@ export async function buildVoicePipeline(
     respond: async (text, onText, signal, release) => {
       const result = await d.engine.respond({ workspace, agent, conversation: conversation!, text, sideEffects: row.simulation ? 'simulated' : 'live', onText, signal, holdWrites: release })
       conversation = result.conversation
-      return { reply: result.reply, endCall: result.endCall, transfer: result.transfer ?? null, messageId: result.replyMessage?.id ?? null }
+      return { reply: result.reply, endCall: result.endCall, transfer: result.transfer ?? null, digits: result.digits ?? null, messageId: result.replyMessage?.id ?? null }
     },
     transfer: async (name) => {
       // A browser call has no phone line to hand over; the tool is offered on every voice call.

@@ -96,6 +96,8 @@ export interface TurnResult {
   endCall: boolean
   /** The destination the agent's transfer_call chose (the voice pipeline puts the caller through after the reply); null when none. */
   transfer?: string | null
+  /** Keys the agent's send_digits pressed (the voice pipeline plays them after the reply); null when none. */
+  digits?: string | null
   customerMessage: MessageDoc
   replyMessage: MessageDoc | null
   /** Why the agent did not answer when the account cannot pay for replies (the 402's words); absent otherwise. */
@@ -145,6 +147,7 @@ export class ConversationEngine {
     const usage = { inputTokens: 0, outputTokens: 0 }
     let endCall = false
     let transfer: string | null = null
+    let digits: string | null = null
 
     for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
       const step = round === 0 && early ? await early.step : await this.step(model, { ...request, messages }, turn.onText)
@@ -161,6 +164,7 @@ export class ConversationEngine {
         if ('conversation' in outcome && outcome.conversation) conversation = outcome.conversation
         if ('endCall' in outcome && outcome.endCall) endCall = true
         if ('transfer' in outcome && outcome.transfer) transfer = outcome.transfer
+        if ('digits' in outcome && outcome.digits) digits = `${digits ?? ''}${outcome.digits}`
         runs.push({ id: call.id, name: call.name, input: call.arguments, output: outcome.output })
         const content = typeof outcome.output === 'string' ? outcome.output : JSON.stringify(outcome.output)
         messages.push({ role: 'tool', content, toolCallId: call.id, name: call.name })
@@ -181,7 +185,7 @@ export class ConversationEngine {
       completed,
     )
     if (metered) await this.chargeReply(workspace, saved.conversation, saved.message)
-    return { conversation: saved.conversation, reply, answered: true, tools: runs, endCall, transfer, customerMessage: recorded.message, replyMessage: saved.message }
+    return { conversation: saved.conversation, reply, answered: true, tools: runs, endCall, transfer, digits, customerMessage: recorded.message, replyMessage: saved.message }
   }
 
   /** The model request of a turn: the tools the agent offers on this channel, the system prompt, memory, the customer's words. */

@@ -89,6 +89,7 @@ function rules(agent: AgentDoc, ctx: PromptContext): string[] {
     const when = (agent.transfers ?? []).map((d) => `${d.name} (${d.whenToUse})`).join('; ')
     out.push(`When the caller asks for a person, or one of these applies, tell them who you are connecting them to and call transfer_call with its name: ${when}.`)
   }
+  if (has('send_digits')) out.push('When a phone menu answers ("press 1 for …"), call send_digits with the key for what you are calling about; say nothing over the menu.')
   out.push(ctx.channel === 'voice' ? 'You are speaking: short sentences, no lists, no markdown, no links.' : 'Keep replies short: two or three sentences, one question at a time.')
   return out
 }

@@ -63,6 +63,8 @@ export interface ToolOutcome {
   endCall?: boolean
   /** transfer_call: the destination the voice pipeline puts the caller through to after speaking the reply. */
   transfer?: string
+  /** send_digits: keys the voice pipeline presses (tones on the line) after speaking the reply. */
+  digits?: string
 }
 
 export interface ToolRunnerDeps {
@@ -98,6 +100,11 @@ export class ToolRunner {
         return { output: { ending: true }, endCall: true }
       case 'transfer_call':
         return this.transferCall(input, ctx)
+      case 'send_digits': {
+        const digits = (text(input.digits) ?? '').replace(/\s+/g, '')
+        if (!/^[0-9*#w]{1,32}$/.test(digits)) return { output: { sent: false, error: 'digits must be 1 to 32 of 0-9, *, # and w (a half-second wait)' } }
+        return { output: { sent: true, digits, note: 'the keys are pressed when you finish speaking; then listen to what the menu says' }, digits }
+      }
     }
   }
 

@@ -8,7 +8,7 @@ import type { ToolSpec } from '../../providers/llm'
 import type { AgentDoc } from '../agents/public'
 import type { Channel } from './model'
 
-export const TOOL_NAMES = ['search_knowledge', 'capture_lead', 'escalate', 'schedule_callback', 'end_call', 'transfer_call'] as const
+export const TOOL_NAMES = ['search_knowledge', 'capture_lead', 'escalate', 'schedule_callback', 'end_call', 'transfer_call', 'send_digits'] as const
 export type ToolName = (typeof TOOL_NAMES)[number]
 
 const SPECS: Record<ToolName, ToolSpec> = {
@@ -57,6 +57,12 @@ const SPECS: Record<ToolName, ToolSpec> = {
     description: 'Hang up the phone call after saying goodbye.',
     parameters: { type: 'object', properties: { reason: { type: 'string' } } },
   },
+  send_digits: {
+    name: 'send_digits',
+    description:
+      'Press keys on the phone keypad, to choose in a phone menu ("press 1 for appointments") or enter a number it asks for. Keys 0-9, *, #; w waits half a second. The keys are pressed after what you say now.',
+    parameters: { type: 'object', properties: { digits: { type: 'string', pattern: '^[0-9*#w]{1,32}$', description: 'the keys, in order, e.g. 1 or 40521#' } }, required: ['digits'] },
+  },
   // Its destinations are the agent's: transferSpec fills them in.
   transfer_call: {
     name: 'transfer_call',
@@ -91,6 +97,7 @@ export function toolsFor(agent: AgentDoc, channel: Channel): ToolName[] {
   if (agent.scheduleCallbacks) names.push('schedule_callback')
   if (channel === 'voice') names.push('end_call')
   if (channel === 'voice' && (agent.transfers ?? []).length > 0) names.push('transfer_call')
+  if (channel === 'voice') names.push('send_digits')
   return names
 }
 

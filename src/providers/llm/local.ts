@@ -39,7 +39,7 @@
  */
 import { LlmError } from './errors'
 import { answerFromFacts, businessFacts } from './local-facts'
-import { asksForPerson, bestSentences, estimateTokens, findEmail, findName, findPhone, fitTokens, greetingFrom, isSmallTalkGreeting } from './local-text'
+import { asksForPerson, bestSentences, estimateTokens, findEmail, findName, findPhone, fitTokens, greetingFrom, isSmallTalkGreeting, terms } from './local-text'
 import type { ChatMessage, LanguageModel, LlmEvent, ModelCatalog, ModelInfo, StreamRequest, ToolSpec } from './port'
 
 export const NO_ANSWER = "I'm sorry, I don't have an answer to that. Would you like me to connect you with a person from our team?"
@@ -106,6 +106,8 @@ export function decide(messages: ChatMessage[], tools: ToolSpec[]): Decision {
   const wantsPerson = asksForPerson(text) || (previous?.role === 'assistant' && previous.content.trim() === NO_ANSWER && SAYS_YES.test(text))
   const transfer = tools.find((t) => t.name === 'transfer_call')
   if (transfer && wantsPerson) return { kind: 'tool', name: 'transfer_call', arguments: { destination: pickDestination(transfer, text) } }
+  const menuChoice = offered('send_digits') ? chooseInMenu(text, [system, ...turns.filter((m) => m.role === 'assistant').map((m) => m.content)].join(' ')) : null
+  if (menuChoice) return { kind: 'tool', name: 'send_digits', arguments: { digits: menuChoice } }
   if (offered('escalate') && asksForPerson(text)) return { kind: 'tool', name: 'escalate', arguments: { reason: text } }
   const email = findEmail(text)
   const phone = findPhone(text)
@@ -127,6 +129,8 @@ function answerToolResult(result: ChatMessage, turns: ChatMessage[], system: str
     return { kind: 'text', text: answerQuestion(result.content, query, system) }
   }
   if (name === 'escalate') return { kind: 'text', text: ESCALATED }
+  // Keys pressed into a phone menu: nothing to say over it.
+  if (name === 'send_digits') return { kind: 'text', text: '' }
   if (name === 'transfer_call') {
     let out: { transferring?: boolean; to?: string; error?: string } = {}
     try {
@@ -191,4 +195,20 @@ function readPassages(content: string): Passage[] {
     // An unreadable search result is the same as finding nothing: say so rather than guess.
   }
   return passages
+}
+
+/**
+ * A phone menu's option that fits what the agent is calling about: "press 1 for appointments, 2
+ * for billing" (or "for billing, press 2") read against the agent's instructions and what it has
+ * said. Null when the line is no menu, or no option (or more than one) fits.
+ */
+export function chooseInMenu(line: string, context: string): string | null {
+  const options: { key: string; label: string }[] = []
+  for (const m of line.matchAll(/\b(?:press|dial|enter)\s+([0-9*#])\s+(?:for|to)\s+([^,.;]+)/gi)) options.push({ key: m[1]!, label: m[2]! })
+  // "For billing, press 2": read only when the menu does not name keys first (its "for X" belongs to the key before).
+  if (options.length === 0) for (const m of line.matchAll(/\bfor\s+([^,.;]+?),?\s+(?:press|dial)\s+([0-9*#])\b/gi)) options.push({ key: m[2]!, label: m[1]! })
+  if (options.length === 0) return null
+  const wanted = terms(context)
+  const fits = [...new Set(options.filter((o) => [...terms(o.label)].some((t) => wanted.has(t))).map((o) => o.key))]
+  return fits.length === 1 ? fits[0]! : null
 }

@@ -10,14 +10,17 @@
  * - `>` the line is said over the agent ~600 ms into its speech (a barge-in);
  * - `~` a burst of voice-like noise with no words, over the agent (a false interruption).
  * A line `[keypad] 1234#` presses those keys instead of speaking (in-band tones, keypad.ts), in turn.
+ * A line `[menu 1] Press 1 for appointments, 2 for billing.` is a phone menu: said in turn, it
+ * then hears the agent's keys (tones in its audio) and goes on only once they are `1`; other keys
+ * get "Sorry, that is not an option." and the menu again.
  *
  * As an answering machine (`machine`) it plays its greeting at once, whoever speaks, then a beep,
  * tells the network the beep has ended (the network's answering-machine verdict), and records.
  */
 import WebSocket from 'ws'
 import { randomId } from '../../ids'
-import { encodeMulaw, PHONE_RATE, resample } from '../../media/codecs'
-import { KEYPAD_LINE, keypadTones } from '../../media/keypad'
+import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../media/codecs'
+import { KEYPAD_LINE, KeypadListener, keypadTones } from '../../media/keypad'
 import type { SandboxScripts } from '../stt/sandbox'
 import type { TextToSpeech } from '../tts/port'
 import { synthesiseSyllables } from '../tts/sandbox'
@@ -43,7 +46,12 @@ interface Line {
   speechEnd: number
   /** Keys pressed, not words said: nothing for the speech-to-text to hear. */
   keys?: string
+  /** A phone menu: the keys it waits for, and what it says when it hears others. */
+  menu?: { expects: string; retry: Line }
 }
+
+/** What a phone menu says before it repeats itself, on keys it has no option for. */
+export const MENU_RETRY = 'Sorry, that is not an option.'
 
 /** Louder than this is speech when finding where a line's words end (~-40 dBFS; TTS pads with digital silence). */
 const SPEECH_FLOOR = 328
@@ -84,8 +92,13 @@ export class SandboxCallee {
   /** Script lines not said yet (`lines` is filled only once their audio is ready). */
   private left: number
   private waitingToHangUp: ReturnType<typeof setInterval> | null = null
+  /** The phone menu waiting for keys, the keys it has heard so far, and the ear for them (the agent's tones). */
+  private menu: { expects: string; retry: Line; heard: string } | null = null
+  private readonly agentKeys = new KeypadListener()
   /** What happened, for tests: marks echoed, clears received, lines said. */
   readonly log: {
+    /** Keys heard from the agent (its tones), in order. */
+    keysHeard: string[]
     clears: number
     marksEchoed: number
     said: string[]
@@ -97,7 +110,7 @@ export class SandboxCallee {
      * agent's first audio after it arrived, and when that audio started to play here.
      */
     turns: { line: string; speechEndedAt: number; agentAudioAt: number | null }[]
-  } = { clears: 0, marksEchoed: 0, said: [], agentAudioMs: 0, interruptions: [], turns: [] }
+  } = { keysHeard: [], clears: 0, marksEchoed: 0, said: [], agentAudioMs: 0, interruptions: [], turns: [] }
 
   constructor(private readonly options: CalleeOptions) {
     this.left = options.lines.length
@@ -189,6 +202,14 @@ export class SandboxCallee {
   private async prepare(raw: string): Promise<Line> {
     const kind = raw.startsWith('>') ? 'interrupt' : raw.startsWith('~') ? 'noise' : 'turn'
     const text = kind === 'turn' ? raw.trim() : raw.slice(1).trim()
+    const menu = kind === 'turn' ? /^\[menu ([0-9*#]+)\]\s*(.+)$/.exec(text) : null
+    if (menu) {
+      const [, expects, prompt] = menu
+      const line = await this.prepare(prompt!)
+      const retry = await this.prepare(`${MENU_RETRY} ${prompt}`)
+      retry.menu = { expects: expects!, retry }
+      return { ...line, menu: { expects: expects!, retry } }
+    }
     const keys = kind === 'turn' ? new RegExp(`^${KEYPAD_LINE.source}$`).exec(text)?.[1] : undefined
     if (keys) {
       const audio = keypadTones(keys, PHONE_RATE)
@@ -256,7 +277,7 @@ export class SandboxCallee {
 
   /** Whether to start the next line now. */
   private decide(now: number): void {
-    if (this.speaking) return
+    if (this.speaking || this.menu) return
     const next = this.lines[0]
     if (!next) return
     const agentPlaying = this.buffered > 0
@@ -267,6 +288,8 @@ export class SandboxCallee {
     } else if (!agentPlaying || now - this.agentSince < CALLEE_INTERRUPTS_AFTER_MS) return
     this.lines.shift()
     this.left--
+    // A menu hears keys from when it starts speaking: people press before the prompt ends.
+    if (next.menu) this.menu = { ...next.menu, heard: '' }
     this.speaking = next.audio
     this.speakingLine = next
     this.spokenAt = 0
@@ -286,7 +309,9 @@ export class SandboxCallee {
       return
     }
     if (m.event === 'media' && m.media?.payload) {
-      const samples = Buffer.from(m.media.payload, 'base64').length
+      const bytes = Buffer.from(m.media.payload, 'base64')
+      for (const key of this.agentKeys.push(decodeMulaw(bytes), PHONE_RATE)) this.keyPressed(key)
+      const samples = bytes.length
       if (this.buffered === 0) this.agentSince = performance.now()
       const turn = this.log.turns.at(-1)
       if (turn && turn.agentAudioAt === null) turn.agentAudioAt = performance.now()
@@ -305,6 +330,19 @@ export class SandboxCallee {
       this.buffered = 0
       for (const mark of this.marks.splice(0)) this.echo(mark.name)
     }
+  }
+
+  /** A key the agent pressed: a waiting menu goes on when its keys are all in and right, else says so and asks again. */
+  private keyPressed(key: string): void {
+    this.log.keysHeard.push(key)
+    const menu = this.menu
+    if (!menu) return
+    menu.heard += key
+    if (menu.heard.length < menu.expects.length) return
+    this.menu = null
+    if (menu.heard === menu.expects) return
+    this.lines.unshift(menu.retry)
+    this.left++
   }
 
   private echo(name: string): void {

@@ -62,9 +62,10 @@ describe('system prompt', () => {
   test('rules mention only the tools offered; voice speaks plainly', () => {
     const a = agent({ scheduleCallbacks: true, escalation: { onNoAnswer: true, onRequest: false } })
     const tools = toolsFor(a, 'voice')
-    expect(tools).toEqual(['search_knowledge', 'capture_lead', 'escalate', 'schedule_callback', 'end_call'])
+    expect(tools).toEqual(['search_knowledge', 'capture_lead', 'escalate', 'schedule_callback', 'end_call', 'send_digits'])
     const p = buildSystemPrompt(a, { channel: 'voice', tools })
     expect(p).toContain('call end_call')
+    expect(p).toContain('call send_digits')
     expect(p).toContain('call schedule_callback')
     expect(p).toContain('When you cannot answer and the customer still needs help, call escalate')
     expect(p).not.toContain('asks for a person, call escalate')
