@@ -197,10 +197,12 @@ function mediaChunkMs(env: Env): number {
 }
 
 /**
- * Calls one instance takes by default: bench:soak on the 2-core reference machine carried this many
- * on the default engines with no gap (docs/benchmarks.md "Capacity"); each machine should measure its own.
+ * Calls one instance takes by default: bench:soak on the 2-core reference machine carried 300
+ * listening callers with no gap and its event loop half busy (docs/benchmarks.md, soak 2026-11-26);
+ * with local speech-to-text and speaking callers the other admission signals refuse far sooner.
+ * Each machine should measure its own.
  */
-export const DEFAULT_MAX_LIVE_CALLS = 200
+export const DEFAULT_MAX_LIVE_CALLS = 300
 
 /** An optional whole number from `min` to `max`, under `key` when set. */
 function optionalCount<K extends string>(env: Env, name: string, min: number, max: number, key: K): Partial<Record<K, number>> {
