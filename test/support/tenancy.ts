@@ -13,7 +13,7 @@ import { randomId } from '../../src/ids'
 import { startTestServer, type TestServer } from './server'
 
 /** The resource kinds a v1 path parameter can name. */
-export type Kind = 'customer' | 'customerKey' | 'agent' | 'document' | 'conversation' | 'webhook' | 'call' | 'sequence' | 'campaign'
+export type Kind = 'customer' | 'customerKey' | 'agent' | 'document' | 'conversation' | 'webhook' | 'call' | 'sequence' | 'campaign' | 'scenario' | 'suite' | 'run'
 
 /**
  * Which resource each path parameter names, keyed by the path segment before it. A new route with
@@ -30,6 +30,9 @@ const PARAM_RESOURCE: Record<string, Kind> = {
   'calls/{id}': 'call',
   'sequences/{sequenceId}': 'sequence',
   'campaigns/{id}': 'campaign',
+  'scenarios/{id}': 'scenario',
+  'suites/{id}': 'suite',
+  'runs/{id}': 'run',
 }
 
 /** Bodies for routes whose schema-made minimal body would be refused before the handler looks. */
@@ -211,6 +214,17 @@ export async function startTenants(): Promise<Tenants> {
     return res.body.id
   }
 
+  /** A simulation scenario, a suite of it on `agent`, and a run of that suite against the draft, cancelled at once (its ids are what the probes need, not its calls). */
+  async function simulation(key: string, agent: string, name: string, workspace?: string): Promise<{ scenario: string; suite: string; run: string }> {
+    const scenario = await post(key, '/simulations/scenarios', { name, channel: 'phone', caller: { lines: [{ say: 'Hello' }] } }, workspace)
+    const suite = await post(key, '/simulations/suites', { name, agent, scenarios: [scenario.id] }, workspace)
+    const run = await server.api('POST', `/simulations/suites/${suite.id}/runs`, { key, body: { target: 'draft' }, workspace })
+    if (run.status !== 202) throw new Error(`setup: a simulation run answered ${run.status} ${JSON.stringify(run.body)}`)
+    const cancelled = await server.api('POST', `/simulations/runs/${run.body.id}/cancel`, { key, workspace })
+    if (cancelled.status !== 200) throw new Error(`setup: cancelling a simulation run answered ${cancelled.status} ${JSON.stringify(cancelled.body)}`)
+    return { scenario: scenario.id, suite: suite.id, run: run.body.id }
+  }
+
   async function post(key: string, path: string, body: unknown, workspace?: string): Promise<any> {
     const res = await server.api('POST', path, { key, body, workspace })
     if (res.status !== 201) throw new Error(`setup: POST ${path} answered ${res.status} ${JSON.stringify(res.body)}`)
@@ -251,6 +265,7 @@ export async function startTenants(): Promise<Tenants> {
     call: bCall,
     sequence: bSeq,
     campaign: await campaign(devB.id, bAgent.id),
+    ...(await simulation(devB.key, bAgent.id, `B ${secret}`)),
   }
   B.inB1 = {
     customer: b1.id,
@@ -262,6 +277,7 @@ export async function startTenants(): Promise<Tenants> {
     call: b1Call,
     sequence: b1Seq,
     campaign: await campaign(b1.id, b1Agent.id),
+    ...(await simulation(devB.key, b1Agent.id, `B1 ${secret}`, b1.id)),
   }
   B.secrets = [secret, devB.key, b1Key.key, bAgent.webKey, b1Agent.webKey].filter(Boolean)
 
@@ -298,6 +314,7 @@ export async function startTenants(): Promise<Tenants> {
     call: a1Call,
     sequence: await sequence(a1.id, a1Agent.id),
     campaign: await campaign(a1.id, a1Agent.id),
+    ...(await simulation(devA.key, a1Agent.id, 'A1', a1.id)),
   }
   A.dev = {
     label: 'A developer key',
@@ -312,6 +329,7 @@ export async function startTenants(): Promise<Tenants> {
       call: aCall,
       sequence: await sequence(devA.id, aAgent.id),
       campaign: await campaign(devA.id, aAgent.id),
+      ...(await simulation(devA.key, aAgent.id, 'A')),
     },
   }
   A.inA1 = { label: 'A developer key in A1', key: devA.key, workspace: a1.id, own: inA1 }
