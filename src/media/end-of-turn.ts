@@ -24,9 +24,9 @@
  *   | a question stopping at its subject or "the …ing" (¹)           | neutral  | 500                      |
  *   | a question with its object                                     | complete | 200                      |
  *   | voice: pitch falls ≥ 1.5 semitones over the last syllable (¹)  | complete | 200                      |
- *   | voice: pitch level or rising at the end (¹)                    | holding  | 1,100, or this caller's  |
- *   |   (dynamic endpointing once the caller has paused twice)       |          | longest pause + 250,     |
- *   |                                                                |          | within 700 … upper       |
+ *   | voice: pitch level or rising at the end (¹)                    | holding  | 500, or this caller's    |
+ *   |   (dynamic endpointing once the caller has paused in a turn)   |          | longest pause + 250,     |
+ *   |                                                                |          | within 500 … upper       |
  *   | a statement with no sign either way (¹)                        | neutral  | 500                      |
  *   | nothing heard yet (¹)                                          | unknown  | 500                      |
  *
@@ -57,12 +57,13 @@ export const TRAILING_WAIT_MS = 1_500
 
 /**
  * The caller's voice stays up at a pause (level or rising pitch) and the words say nothing either
- * way: a pause inside a turn. Pauses inside one speaker's turn run 500–700 ms, a hesitation or
- * a phone number's groups up to ~1 s (bench/turn-corpus/cases.ts); this outlasts them.
+ * way: as long as a neutral turn (LiveKit's 0.5 s floor) until this caller has paused inside a
+ * turn, then their own pauses decide (pauses.ts). Not longer from the start: yes/no and many
+ * wh-questions end level or rising too, and a question must be answered as soon as a statement.
  */
-export const HOLDING_WAIT_MS = 1_100
-/** The least a holding wait comes down to for a caller whose own pauses are short (pauses.ts). */
-export const HOLDING_FLOOR_MS = 700
+export const HOLDING_WAIT_MS = 500
+/** The least a holding wait comes down to for a caller whose own pauses are short: the same floor. */
+export const HOLDING_FLOOR_MS = 500
 
 export type TurnShape = 'complete' | 'number' | 'neutral' | 'trailing' | 'unknown' | 'holding'
 

@@ -78,8 +78,8 @@ describe("this caller's pauses (dynamic endpointing)", () => {
     expect(h.recent).toEqual([450, 800])
   })
 
-  test('until the caller has paused twice, the holding wait is the fallback', () => {
-    expect(holdingWait([900], HOLDING_WAIT_MS, HOLDING_FLOOR_MS, TRAILING_WAIT_MS)).toBe(HOLDING_WAIT_MS)
+  test('until the caller has paused inside a turn, the holding wait is the fallback', () => {
+    expect(holdingWait([], HOLDING_WAIT_MS, HOLDING_FLOOR_MS, TRAILING_WAIT_MS)).toBe(HOLDING_WAIT_MS)
   })
 
   test("then it is the caller's longest pause plus the margin", () => {
@@ -87,7 +87,7 @@ describe("this caller's pauses (dynamic endpointing)", () => {
   })
 
   test('no shorter than the floor for a caller with short pauses, no longer than the cap', () => {
-    expect(holdingWait([250, 300], HOLDING_WAIT_MS, HOLDING_FLOOR_MS, TRAILING_WAIT_MS)).toBe(HOLDING_FLOOR_MS)
+    expect(holdingWait([100, 150], 300, HOLDING_FLOOR_MS, TRAILING_WAIT_MS)).toBe(HOLDING_FLOOR_MS)
     expect(holdingWait([1_400, 1_300], HOLDING_WAIT_MS, HOLDING_FLOOR_MS, TRAILING_WAIT_MS)).toBe(TRAILING_WAIT_MS)
   })
 
@@ -131,7 +131,7 @@ describe('end of turn with the voice as a second input', () => {
   })
 
   test("the agent's voice.endpointingMs caps a holding wait", () => {
-    expect(endOfTurn('', 800, cues('level')).waitMs).toBe(800)
+    expect(endOfTurn('', 800, cues('level', [900])).waitMs).toBe(800)
   })
 
   test('a voice too short or unvoiced to read leaves the words to decide', () => {

@@ -27,8 +27,8 @@ export class PauseHistory {
   }
 }
 
-/** Pauses of this caller seen before their wait is theirs (one could be a stray). */
-export const MIN_PAUSES = 2
+/** Pauses of this caller seen before their wait is theirs: the first already says how long they pause (a stray one only makes the wait longer, up to the cap). */
+export const MIN_PAUSES = 1
 /** Beyond the caller's longest recent pause, the wait leaves this much (the VAD's end-of-speech jitter and the caller's own variation). */
 export const PAUSE_MARGIN_MS = 250
 
