@@ -11,6 +11,7 @@ import { callsRef } from '../calls/public'
 import { campaignsRef } from '../campaigns/public'
 import { contactsRef } from '../contacts/public'
 import { conversationsRef } from '../conversations/public'
+import { simulationsRef } from '../simulations/public'
 import { webhooksRef } from '../webhooks/public'
 import { tenancyRef } from '../workspaces/public'
 import { AppAssets } from './assets'
@@ -20,6 +21,7 @@ import { LiveHub } from './live'
 import { consoleAppRef } from './public'
 import { consoleReads } from './reads'
 import { appApi, appPages, appStream } from './routes'
+import { consoleSimulationReads } from './simulation-reads'
 import { StreamTickets } from './tickets'
 
 export const consoleAppFeature = defineFeature(consoleAppRef, {
@@ -31,6 +33,7 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
     const { legacyWebhooks } = use(webhooksRef)
     const { contacts } = use(contactsRef)
     const { agents } = use(agentsRef)
+    const { simulations } = use(simulationsRef)
     const { config, coordination, logger, bus, clock } = kernel
     const inbox = new InboxRows({ contacts, conversations, clock })
     const assets = new AppAssets()
@@ -45,6 +48,7 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
         appApi({ auth: kernel.http.console, tickets, exists: async (id) => (await workspaceRepo.get(id)) !== null }),
         consoleReads({ auth: kernel.http.console, workspaceRepo, calls, transfers, conversations, legacyWebhooks, events: bus.events, inbox }),
         consoleCampaignReads({ auth: kernel.http.console, campaigns, calls, agents }),
+        consoleSimulationReads({ auth: kernel.http.console, simulations, agents }),
       ],
       stop: () => hub.close(),
     }

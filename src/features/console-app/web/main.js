@@ -11,11 +11,23 @@ const PAGES = {
   inbox: () => import('./inbox.js'),
   campaigns: () => import('./campaigns.js'),
   campaign: () => import('./campaign.js'),
+  simulations: () => import('./simulations.js'),
+  simulation: () => import('./simulation.js'),
 }
-const TITLES = { live: 'Live', calls: 'Calls', call: 'Call', charts: 'State charts', inbox: 'Inbox', campaigns: 'Campaigns', campaign: 'Campaign' }
+const TITLES = {
+  live: 'Live',
+  calls: 'Calls',
+  call: 'Call',
+  charts: 'State charts',
+  inbox: 'Inbox',
+  campaigns: 'Campaigns',
+  campaign: 'Campaign',
+  simulations: 'Simulations',
+  simulation: 'Simulation run',
+}
 const WS_KEY = 'console-workspace'
 /** A page opened from a list lights that list's link in the nav, and the workspace picker goes back to it. */
-const SECTION = { call: 'calls', campaign: 'campaigns' }
+const SECTION = { call: 'calls', campaign: 'campaigns', simulation: 'simulations' }
 
 const $ = (id) => document.getElementById(id)
 let unmount = null

@@ -1,0 +1,90 @@
+/**
+ * The console app's simulations: the workspace's suites (with their agent's name), a suite's runs,
+ * one run with its results per call and expectation, and "Run against draft" — the same service
+ * the v1 API calls (docs/api/simulations.md), under the console token.
+ */
+import { Elysia, t } from 'elysia'
+import { answers, consoleErrors } from '../../http/docs'
+import { pageQuery, pageSchema, paginate } from '../../http/pagination'
+import type { KernelHttp } from '../../kernel/feature'
+import type { AgentService } from '../agents/public'
+import { presentRun, presentSuite, Run, RunBody, type SimulationsServices, Suite } from '../simulations/public'
+
+export interface SimulationReadsDeps {
+  auth: KernelHttp['console']
+  simulations: SimulationsServices['simulations']
+  agents: Pick<AgentService, 'list'>
+}
+
+const SuiteRow = t.Composite([Suite, t.Object({ agentName: t.Union([t.String(), t.Null()], { description: 'null when the agent is gone' }) })])
+
+export function consoleSimulationReads(d: SimulationReadsDeps) {
+  const sims = d.simulations
+  return new Elysia({ detail: { tags: ['Console'] } })
+    .use(d.auth)
+    .get(
+      '/workspaces/:ws/simulations/suites',
+      async ({ query, workspace }) => {
+        const names = new Map((await d.agents.list(workspace.id, 100, null)).map((a) => [a.id, a.name]))
+        return paginate(
+          (limit, after) => sims.suites(workspace, limit, after),
+          query,
+          100,
+          (s) => ({ ...presentSuite(s), agentName: names.get(s.agentId) ?? null }),
+        )
+      },
+      {
+        params: t.Object({ ws: t.String() }),
+        workspace: true,
+        query: t.Object(pageQuery(100, 100)),
+        detail: { summary: "The workspace's simulation suites with their agent's name, newest first", responses: answers({ 200: pageSchema(SuiteRow), ...consoleErrors(400, 404) }) },
+      },
+    )
+    .get(
+      '/workspaces/:ws/simulations/suites/:id/runs',
+      async ({ params, query, workspace }) => {
+        await sims.suite(workspace, params.id)
+        return paginate(
+          (limit, after) => sims.runs(workspace, params.id, limit, after),
+          query,
+          10,
+          (r) => presentRun(r),
+        )
+      },
+      {
+        params: t.Object({ ws: t.String(), id: t.String() }),
+        workspace: true,
+        query: t.Object(pageQuery(100, 10)),
+        detail: { summary: "A suite's runs, newest first (without their results)", responses: answers({ 200: pageSchema(Run), ...consoleErrors(400, 404) }) },
+      },
+    )
+    .get(
+      '/workspaces/:ws/simulations/runs/:id',
+      async ({ params, workspace }) => {
+        const { run, results } = await sims.run(workspace, params.id)
+        return presentRun(run, results)
+      },
+      {
+        params: t.Object({ ws: t.String(), id: t.String() }),
+        workspace: true,
+        detail: { summary: 'One run with its results per call and expectation (passed, evidence), each call with its id and recording', responses: answers({ 200: Run, ...consoleErrors(404) }) },
+      },
+    )
+    .post(
+      '/workspaces/:ws/simulations/suites/:id/runs',
+      async ({ params, body, set, workspace }) => {
+        const run = await sims.startRun(workspace, params.id, body)
+        set.status = 202
+        return presentRun(run)
+      },
+      {
+        params: t.Object({ ws: t.String(), id: t.String() }),
+        workspace: true,
+        body: RunBody,
+        detail: {
+          summary: 'Run a suite against the draft or a version (the console app\'s "Run against draft"); 202 with the run, queued',
+          responses: answers({ 202: Run, ...consoleErrors(400, 404, 409) }),
+        },
+      },
+    )
+}

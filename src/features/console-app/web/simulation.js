@@ -1,0 +1,107 @@
+// One simulation run: its outcome, target, totals and duration, then each call it made with every
+// expectation green (held) or red (did not), written in words too, with the evidence that decided
+// it, and links to the call's page (transcript) and its recording. Read again every 1.5 s until done.
+import { api, ws } from './api.js'
+import { badge, h, notice, when } from './dom.js'
+import { outcome, seconds, target } from './simulations.js'
+
+const REFRESH_MS = 1500
+
+/** What an expectation asks, in words (docs/api/simulations.md). */
+function asks(e) {
+  switch (e.kind) {
+    case 'field':
+      return e.equals !== undefined ? `field ${e.name} is ${JSON.stringify(e.equals)}` : `field ${e.name} is one of ${e.oneOf.map((v) => JSON.stringify(v)).join(', ')}`
+    case 'says':
+      return `the agent says “${e.text}”`
+    case 'neverSays':
+      return `the agent never says “${e.text}”`
+    case 'tool':
+      return `the agent calls ${e.name}`
+    case 'ended':
+      return `the ${e.by} ends the call`
+    case 'maxTurns':
+      return `at most ${e.turns} agent turns`
+    case 'slowestTurn':
+      return `no answer slower than ${e.ms} ms`
+    default:
+      return e.kind
+  }
+}
+
+/** The evidence that decided it, in words. */
+function evidence(ev) {
+  const parts = []
+  if (ev.field !== undefined) parts.push(`${ev.field}: ${ev.value === undefined || ev.value === null ? 'not captured' : JSON.stringify(ev.value)}`)
+  if (ev.lines) parts.push(ev.lines.length ? ev.lines.map((l) => `${l.speaker}: “${l.text}”`).join(' · ') : 'no such line')
+  if (ev.tools) parts.push(`tools called: ${ev.tools.length ? ev.tools.join(', ') : 'none'}`)
+  if (ev.endedBy !== undefined) parts.push(`ended by ${ev.endedBy ?? 'nobody known'}${ev.hangup ? ` (${ev.hangup})` : ''}`)
+  if (ev.turns !== undefined) parts.push(`${ev.turns} agent turns`)
+  if (ev.slowest !== undefined) parts.push(ev.slowest ? `slowest answer ${ev.slowest.ms} ms` : 'no answer to time')
+  return parts.join('; ')
+}
+
+const expectationRow = (e) =>
+  h(
+    'li',
+    { class: `expectation ${e.passed ? 'held' : 'broken'}`, dataset: { passed: String(e.passed), kind: e.kind } },
+    h('span', { class: 'verdict' }, e.passed ? '✓ held' : '✗ failed'),
+    ' ',
+    h('span', { class: 'asks' }, asks(e)),
+    h('span', { class: 'evidence' }, evidence(e.evidence ?? {})),
+  )
+
+export function mount(root, { workspace, id, link }) {
+  const heading = h('h1', {}, 'Run')
+  const facts = h('dl', { class: 'facts' })
+  const calls = h('div', { class: 'sim-results' })
+  root.append(h('p', { class: 'crumbs' }, h('a', { href: link(workspace, 'simulations') }, 'Simulations'), ' / ', id), heading, facts, h('h2', {}, 'Calls'), calls)
+
+  const fact = (term, value) => [h('dt', {}, term), h('dd', {}, value)]
+  const callLinks = (c) => {
+    if (!c) return h('p', { class: 'empty' }, 'No call placed yet.')
+    const rec = c.recording ? new URL(c.recording, location.href) : null
+    return h(
+      'p',
+      { class: 'call-links' },
+      h('a', { href: link(workspace, 'call', c.id), class: 'transcript-link' }, 'Transcript and call'),
+      ' · ',
+      rec ? h('a', { href: rec.pathname + rec.search, class: 'recording-link', target: '_blank', rel: 'noopener' }, 'Recording') : 'not recorded',
+    )
+  }
+  const result = (r) =>
+    h(
+      'section',
+      { class: 'sim-result', dataset: { status: r.status, scenario: r.scenario }, 'aria-label': `${r.name}, call ${r.instance}` },
+      h('h3', {}, `${r.name}`, r.instance > 1 ? ` #${r.instance}` : '', ' ', badge('sim', r.status)),
+      r.error ? h('p', { class: 'error' }, r.error) : null,
+      callLinks(r.call),
+      r.expectations.length
+        ? h('ul', { class: 'expectations' }, r.expectations.map(expectationRow))
+        : h('p', { class: 'empty' }, r.status === 'passed' ? 'No expectation: the call only had to complete.' : ''),
+    )
+
+  let run = null
+  const load = async () => {
+    try {
+      run = await api('GET', ws(workspace, `/simulations/runs/${encodeURIComponent(id)}`))
+    } catch (err) {
+      return notice(err.status === 404 ? `No run ${id} in this workspace.` : `Could not load the run: ${err.message}`)
+    }
+    heading.textContent = `Run of ${target(run.target)}`
+    facts.replaceChildren(
+      ...fact('Result', badge('sim', outcome(run))),
+      ...fact('Target', target(run.target)),
+      ...fact('Calls', `${run.totals.passed} passed, ${run.totals.failed} failed, ${run.totals.finished} of ${run.totals.calls} finished`),
+      ...fact('Duration', seconds(run.durationMs)),
+      ...fact('Started', when(run.startedAt)),
+      ...fact('Suite', run.suite),
+    )
+    calls.replaceChildren(...run.results.map(result))
+  }
+  void load()
+  const timer = setInterval(() => {
+    if (!document.hidden && (!run || run.status === 'queued' || run.status === 'running')) void load()
+  }, REFRESH_MS)
+  return () => clearInterval(timer)
+}
