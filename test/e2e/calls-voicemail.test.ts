@@ -12,15 +12,16 @@ import { until } from '../support/until'
 const SEC = 1_000
 let s: TestServer
 let dev: { id: string; key: string }
+let clinic: { id: string }
 
 beforeAll(async () => {
   s = await startTestServer({ STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox', MEDIA_CHUNK_MS: '100' })
   dev = await s.developer({ plan: 'scale', name: 'Voicemail' })
-  const agent = await s.agent(dev.key, {
+  clinic = await s.agent(dev.key, {
     name: 'Clinic',
     voice: { answersCalls: true, detectMachines: true, voicemailMessage: 'Hi {{firstName}}, this is Sunrise Dental about your cleaning tomorrow. Please call us back.' },
   })
-  expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155557800', source: 'rented', agent: agent.id })).status).toBe(201)
+  expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155557800', source: 'rented', agent: clinic.id })).status).toBe(201)
   await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155557801', name: 'Priya Raman' })
   await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155557802' })
 })
@@ -86,3 +87,25 @@ test('an agent with no message hangs up on the machine: missed, voicemail', asyn
   )
   expect(done.body.hangup).toBe('voicemail')
 })
+
+test('a calling campaign counts the voicemails its calls left (within delivered)', async () => {
+  for (const p of ['+14155557821', '+14155557822']) await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: p, name: 'Alex' })
+  await phone('+14155557821', { pickup: 'voicemail', ringMs: 0, hangupAfterMs: 120 * SEC })
+  await phone('+14155557822', { pickup: 'no_answer', ringMs: 0 })
+  const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, {
+    agent: clinic.id,
+    name: 'Reminders',
+    kind: 'voice',
+    purpose: 'Hello, calling about your cleaning.',
+    recipients: ['+14155557821', '+14155557822'],
+  })
+  expect(made.status).toBe(201)
+  expect((await s.console('POST', `/workspaces/${dev.id}/campaigns/${made.body.id}/start`)).body.status).toBe('sending')
+  const done = await until(
+    'the message left and counted',
+    () => s.api('GET', `/campaigns/${made.body.id}`, { key: dev.key }),
+    (r) => r.body.counts.voicemails === 1,
+    40_000,
+  )
+  expect(done.body.counts).toMatchObject({ recipients: 2, sent: 2, delivered: 1, voicemails: 1 })
+}, 60_000)

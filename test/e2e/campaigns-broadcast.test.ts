@@ -112,7 +112,7 @@ describe('broadcast', () => {
       finishedAt: null,
       lastError: null,
     })
-    expect(made.body.counts).toEqual({ recipients: 50, sent: 0, delivered: 0, read: 0, replied: 0, failed: 0, skipped: 0 })
+    expect(made.body.counts).toEqual({ recipients: 50, sent: 0, delivered: 0, read: 0, replied: 0, failed: 0, skipped: 0, voicemails: 0 })
     expect(sends(everyone)).toBe(0)
   })
 
@@ -128,7 +128,7 @@ describe('broadcast', () => {
       (r) => r.body.counts.delivered === 44,
     )
     const c = (await get(id)).body
-    expect(c.counts).toEqual({ recipients: 50, sent: 44, delivered: 44, read: 0, replied: 0, failed: 1, skipped: 5 })
+    expect(c.counts).toEqual({ recipients: 50, sent: 44, delivered: 44, read: 0, replied: 0, failed: 1, skipped: 5, voicemails: 0 })
     expect(c.startedAt).toBeString()
     expect(c.finishedAt).toBeString()
     for (const phone of ok) expect(sentTo(phone)).toHaveLength(1)
@@ -148,7 +148,7 @@ describe('broadcast', () => {
       () => get(id),
       (r) => r.body.counts.replied === 1 && r.body.counts.read === 3,
     )
-    expect(c.body.counts).toEqual({ recipients: 50, sent: 44, delivered: 44, read: 3, replied: 1, failed: 1, skipped: 5 })
+    expect(c.body.counts).toEqual({ recipients: 50, sent: 44, delivered: 44, read: 3, replied: 1, failed: 1, skipped: 5, voicemails: 0 })
     const ev = await events('campaign.finished', id)
     expect(ev).toHaveLength(1)
     expect(ev[0].data).toMatchObject({ id, status: 'sent', counts: { recipients: 50, failed: 1, skipped: 5 } })
@@ -185,7 +185,7 @@ describe('broadcast', () => {
       () => get(made.id),
       (r) => r.body.counts.delivered === ok.length,
     )
-    expect((await get(made.id)).body.counts).toEqual({ recipients: 44, sent: 44, delivered: 44, read: 0, replied: 0, failed: 0, skipped: 0 })
+    expect((await get(made.id)).body.counts).toEqual({ recipients: 44, sent: 44, delivered: 44, read: 0, replied: 0, failed: 0, skipped: 0, voicemails: 0 })
   })
 
   test('cancel from draft, sending and paused; cancelled is permanent; every refused move answers 409 naming the state', async () => {

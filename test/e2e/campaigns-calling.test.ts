@@ -71,7 +71,7 @@ describe('calling campaign', () => {
       },
       (r) => r.body.status === 'sent',
     )
-    expect(done.body.counts).toEqual({ recipients: 20, sent: 18, delivered: 12, read: 0, replied: 0, failed: 0, skipped: 2 })
+    expect(done.body.counts).toEqual({ recipients: 20, sent: 18, delivered: 12, read: 0, replied: 0, failed: 0, skipped: 2, voicemails: 0 })
     const calls = await listCalls()
     expect(calls.map((x: any) => x.phone).sort()).toEqual([...answered, ...missed].sort())
     expect(calls.filter((x: any) => x.status === 'completed')).toHaveLength(12)

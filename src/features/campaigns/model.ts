@@ -15,6 +15,7 @@ export const Counts = t.Object({
   replied: t.Integer({ description: 'the customer answered on the chat app' }),
   failed: t.Integer(),
   skipped: t.Integer({ description: 'not sent: opted out, not a contact, or on the do-not-call list (calls)' }),
+  voicemails: t.Integer({ description: 'calls: a machine answered and the agent left its voicemail message (included in delivered); 0 for broadcasts' }),
 })
 
 export const Campaign = t.Object({

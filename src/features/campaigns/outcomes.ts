@@ -3,7 +3,8 @@
  * recipient's row (only forward: a late `delivered` never undoes `read`):
  * - broadcast receipts: `delivered`, `read`; a platform's `failed` receipt fails the recipient;
  * - a customer's answer on the chat app: `replied`, on the newest campaign message they had;
- * - a calling campaign's call: answered (completed) → `delivered`; not answered → stays `sent`;
+ * - a calling campaign's call: answered (completed) → `delivered` (a voicemail left, `hangup:
+ *   voicemail`, too, marked `voicemail` on the row); not answered → stays `sent`;
  *   failed or cancelled → `failed` (`call.analysed`, once per try).
  *
  * Every write to one recipient's row goes through one serial lane (`write`), the sender's too, so a
@@ -27,12 +28,13 @@ export interface CallAnalysedData {
   status: string
   reference: string | null
   phone: string | null
+  hangup: string | null
 }
 
 /** Those fields of a `call.analysed` event's data (the bus carries every event's data untyped). */
 export function callAnalysedData(data: Record<string, unknown>): CallAnalysedData {
   const text = (v: unknown) => (typeof v === 'string' ? v : null)
-  return { id: String(data.id), status: String(data.status), reference: text(data.reference), phone: text(data.phone) }
+  return { id: String(data.id), status: String(data.status), reference: text(data.reference), phone: text(data.phone), hangup: text(data.hangup) }
 }
 
 export class CampaignOutcomes {
@@ -97,7 +99,7 @@ export class CampaignOutcomes {
     const row = (await this.d.recipients.findOne({ callId: call.id })) ?? (call.phone ? await this.d.recipients.findOne({ campaignId: call.reference, phone: call.phone }) : null)
     if (row) {
       await this.write(row.id, async () => {
-        if (call.status === 'completed') return this.forward(row.id, 'delivered', { callId: call.id })
+        if (call.status === 'completed') return this.forward(row.id, 'delivered', { callId: call.id, ...(call.hangup === 'voicemail' ? { voicemail: true } : {}) })
         if (call.status === 'failed' || call.status === 'cancelled') return this.fail(row.id, `the call ${call.status === 'failed' ? 'failed' : 'was cancelled'}`, { callId: call.id })
         return this.forward(row.id, 'sent', { callId: call.id })
       })

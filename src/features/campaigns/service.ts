@@ -42,6 +42,8 @@ export interface Counts {
   replied: number
   failed: number
   skipped: number
+  /** Calls a machine answered and the agent left its message on (within `delivered`). */
+  voicemails: number
 }
 
 export interface CampaignDeps {
@@ -188,7 +190,8 @@ export class CampaignService {
     const replied = n('replied')
     const read = replied + n('read')
     const delivered = read + n('delivered')
-    return { recipients: each.reduce((a, c) => a + c, 0), sent: delivered + n('sent'), delivered, read, replied, failed: n('failed'), skipped: n('skipped') }
+    const voicemails = await this.d.recipients.count({ campaignId: id, status: 'delivered', voicemail: true })
+    return { recipients: each.reduce((a, c) => a + c, 0), sent: delivered + n('sent'), delivered, read, replied, failed: n('failed'), skipped: n('skipped'), voicemails }
   }
 
   async present(doc: CampaignDoc) {

@@ -87,11 +87,18 @@ describe('replies and calls', () => {
     await row(5, { status: 'sent', callId: 'out_1' })
     await row(6, { status: 'sent', callId: 'out_2' })
     await row(7, { status: 'sent', callId: 'out_3' })
-    await outcomes.callAnalysed({ id: 'out_1', status: 'completed', reference: 'cmp_a', phone: null })
-    await outcomes.callAnalysed({ id: 'out_2', status: 'missed', reference: 'cmp_a', phone: null })
-    await outcomes.callAnalysed({ id: 'out_3', status: 'failed', reference: 'cmp_a', phone: null })
-    await outcomes.callAnalysed({ id: 'out_1', status: 'failed', reference: 'my-own-ref', phone: null })
+    await outcomes.callAnalysed({ id: 'out_1', status: 'completed', reference: 'cmp_a', phone: null, hangup: null })
+    await outcomes.callAnalysed({ id: 'out_2', status: 'missed', reference: 'cmp_a', phone: null, hangup: null })
+    await outcomes.callAnalysed({ id: 'out_3', status: 'failed', reference: 'cmp_a', phone: null, hangup: null })
+    await outcomes.callAnalysed({ id: 'out_1', status: 'failed', reference: 'my-own-ref', phone: null, hangup: null })
     expect([await status(5), await status(6), await status(7)]).toEqual(['delivered', 'sent', 'failed'])
+  })
+
+  test('a voicemail left (completed, hangup voicemail) is delivered and marked so', async () => {
+    await row(8, { status: 'sent', callId: 'out_4' })
+    await outcomes.callAnalysed({ id: 'out_4', status: 'completed', reference: 'cmp_a', phone: null, hangup: 'voicemail' })
+    expect(await status(8)).toBe('delivered')
+    expect((await rows.get('cmp_a:8'))?.voicemail).toBe(true)
   })
 })
 
