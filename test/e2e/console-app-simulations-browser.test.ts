@@ -61,6 +61,7 @@ describeWithChromium('the console app: simulations in Chromium', () => {
     const run = decodeURIComponent(page.url().split('/simulation/')[1]!)
     // The page reads the run again until it is done (a call of one line: seconds).
     await page.waitForFunction(() => document.querySelector('.facts .badge.sim')?.textContent === 'failed', { timeout: 90_000 })
+    expect(await page.$eval('#page h1', (e) => e.textContent)).toBe('Smoke against draft')
     const rows = await page.$$eval('.sim-result li.expectation', (l) =>
       l.map((x) => ({ passed: (x as HTMLElement).dataset.passed, verdict: x.querySelector('.verdict')!.textContent, evidence: x.querySelector('.evidence')!.textContent })),
     )
@@ -74,7 +75,7 @@ describeWithChromium('the console app: simulations in Chromium', () => {
 
     // The same run over the console API (checked against its schema): the links are the call's page and recording.
     const read = await s.console('GET', `/workspaces/${dev.id}/simulations/runs/${run}`)
-    expect(read.body).toMatchObject({ status: 'done', passed: false, target: 'draft', totals: { calls: 1, passed: 0, failed: 1 } })
+    expect(read.body).toMatchObject({ suiteName: 'Smoke', status: 'done', passed: false, target: 'draft', totals: { calls: 1, passed: 0, failed: 1 } })
     const call = read.body.results[0].call
     expect(await page.$eval('.sim-result a.transcript-link', (a) => a.getAttribute('href'))).toBe(`#/${dev.id}/call/${call.id}`)
     const recording = await page.$eval('.sim-result a.recording-link', (a) => (a as HTMLAnchorElement).href)

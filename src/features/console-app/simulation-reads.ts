@@ -18,6 +18,8 @@ export interface SimulationReadsDeps {
 
 const SuiteRow = t.Composite([Suite, t.Object({ agentName: t.Union([t.String(), t.Null()], { description: 'null when the agent is gone' }) })])
 
+const RunWithSuite = t.Composite([Run, t.Object({ suiteName: t.Union([t.String(), t.Null()], { description: 'null once the suite is deleted' }) })])
+
 export function consoleSimulationReads(d: SimulationReadsDeps) {
   const sims = d.simulations
   return new Elysia({ detail: { tags: ['Console'] } })
@@ -62,12 +64,17 @@ export function consoleSimulationReads(d: SimulationReadsDeps) {
       '/workspaces/:ws/simulations/runs/:id',
       async ({ params, workspace }) => {
         const { run, results } = await sims.run(workspace, params.id)
-        return presentRun(run, results)
+        // A deleted suite's runs stay readable (docs/api/simulations.md): its name is then null.
+        const suite = await sims.suite(workspace, run.suiteId).catch(() => null)
+        return { ...presentRun(run, results), suiteName: suite?.name ?? null }
       },
       {
         params: t.Object({ ws: t.String(), id: t.String() }),
         workspace: true,
-        detail: { summary: 'One run with its results per call and expectation (passed, evidence), each call with its id and recording', responses: answers({ 200: Run, ...consoleErrors(404) }) },
+        detail: {
+          summary: 'One run with its results per call and expectation (passed, evidence), each call with its id and recording',
+          responses: answers({ 200: RunWithSuite, ...consoleErrors(404) }),
+        },
       },
     )
     .post(

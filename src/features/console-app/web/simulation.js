@@ -88,14 +88,14 @@ export function mount(root, { workspace, id, link }) {
     } catch (err) {
       return notice(err.status === 404 ? `No run ${id} in this workspace.` : `Could not load the run: ${err.message}`)
     }
-    heading.textContent = `Run of ${target(run.target)}`
+    heading.textContent = `${run.suiteName ?? run.suite} against ${target(run.target)}`
     facts.replaceChildren(
       ...fact('Result', badge('sim', outcome(run))),
       ...fact('Target', target(run.target)),
       ...fact('Calls', `${run.totals.passed} passed, ${run.totals.failed} failed, ${run.totals.finished} of ${run.totals.calls} finished`),
       ...fact('Duration', seconds(run.durationMs)),
       ...fact('Started', when(run.startedAt)),
-      ...fact('Suite', run.suite),
+      ...fact('Suite', run.suiteName ? `${run.suiteName} (${run.suite})` : `${run.suite} (deleted)`),
     )
     calls.replaceChildren(...run.results.map(result))
   }
