@@ -121,7 +121,9 @@ export class AgentTurns {
   /** The turn's audio has played (or was cut): memory and transcript keep what was heard. */
   private async played(turn: ReplyTurn, heard: string, answer: boolean, opening: boolean): Promise<void> {
     const { line } = this.parts
-    if (heard || turn.reply?.messageId)
+    // A reply that was only keys (nothing said) keeps its stored text: the keys' own turn is heard next.
+    const keysOnly = !!turn.reply?.digits && !turn.reply.reply
+    if (heard || (turn.reply?.messageId && !keysOnly))
       await line.agentSaid(heard, answer ? (turn.reply?.messageId ?? null) : null, opening, turn.id).catch((err) => line.log('warn', 'could not store what the agent said', { err: String(err) }))
     if (turn.latency && turn.latency.firstAudioSentAt !== null) line.latency(turn.latency)
     if (this.turn !== turn || this.parts.over()) return

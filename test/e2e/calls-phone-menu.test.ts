@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { callsFeature } from '../../src/features/calls'
+import { NO_REPLY } from '../../src/features/conversations/engine'
 import { MENU_RETRY } from '../../src/providers/telephony/sandbox-callee'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
@@ -56,6 +57,10 @@ test('the agent presses the key for what it calls about; the menu goes on', asyn
     10_000,
   )
   expect(call.body.transcript.find((l: any) => l.text === '[keypad] 1').speaker).toBe('agent')
+  // Nothing said over the menu: its keys are the agent's whole answer to it.
+  const agentLines = call.body.transcript.filter((l: any) => l.speaker === 'agent').map((l: any) => l.text)
+  expect(agentLines.slice(0, 2)).toEqual(['Hello, I am calling to book an appointment.', '[keypad] 1'])
+  expect(agentLines).not.toContain(NO_REPLY)
 }, 60_000)
 
 test('a key the menu has no option for: it says so and asks again, and does not go on', async () => {

@@ -22,12 +22,14 @@
  * provider key) leaves no trace. A provider failure mid-turn (timeout, outage) happens after the
  * customer's message is recorded: that message stays, without a reply, as it would in any inbox.
  */
+
 import type { Clock } from '../../clock'
 import type { DomainEvent } from '../../events/bus'
 import type { EventPayload } from '../../events/payloads'
 import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
+import { keypadLine } from '../../media/keypad'
 import type { ChatMessage, LanguageModel, StreamRequest, ToolCall } from '../../providers/llm'
 import type { Write } from '../../store/port'
 import type { AgentDoc } from '../agents/public'
@@ -171,14 +173,16 @@ export class ConversationEngine {
       }
     }
 
-    const reply = texts.join(' ').trim() || NO_REPLY
+    // Keys pressed into a phone menu may come with nothing to say (the menu is talking): no apology
+    // is spoken then, and the stored reply reads as the keys.
+    const reply = texts.join(' ').trim() || (digits ? '' : NO_REPLY)
     // A chat reply and its event commit together: a crash never keeps one without the other.
     const completed = conversation.channel !== 'voice' ? (message: MessageDoc) => replyCompleted(conversation, message, reply) : undefined
     const saved = await this.deps.conversations.addMessage(
       conversation,
       {
         author: 'agent',
-        parts: [{ type: 'text', text: reply }],
+        parts: [{ type: 'text', text: reply || keypadLine(digits ?? '') }],
         extra: { tools: runs, model: agent.model, usage, ...(agent.servedVersion !== undefined ? { agentVersion: agent.servedVersion } : {}) },
         also: turn.replyAlso,
       },

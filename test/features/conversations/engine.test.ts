@@ -38,6 +38,20 @@ describe('engine with the local model (no network)', () => {
     expect(usage[0]).toMatchObject({ kind: 'reply', quantity: 1, costMicro: 0, developerId: h.workspace.id, conversationId: conversation.id })
   })
 
+  test('on a call, a phone menu gets the key for the call (send_digits); in a chat the tool is not offered', async () => {
+    const agent = await h.agent({ instructions: 'You call clinics to book an appointment for a patient.' })
+    const call = await h.conversations.start({ workspaceId: h.workspace.id, agentId: agent.id, channel: 'voice' })
+    const r = await h.engine.respond({ workspace: h.workspace, agent, conversation: call, text: 'Press 1 for appointments, press 2 for billing.', sideEffects: 'simulated' })
+    expect(r.digits).toBe('1')
+    expect(r.tools[0]).toMatchObject({ name: 'send_digits', input: { digits: '1' }, output: { sent: true, digits: '1' } })
+    expect(r.reply).toBe('')
+    expect((await h.conversations.history(call.id, 10)).map((m) => (m.parts[0] as { text?: string })?.text)).toEqual(['Press 1 for appointments, press 2 for billing.', '[keypad] 1'])
+    const { conversation } = await chat({ instructions: 'You call clinics to book an appointment for a patient.' })
+    const web = await h.engine.respond({ workspace: h.workspace, agent, conversation, text: 'Press 1 for appointments, press 2 for billing.', sideEffects: 'simulated' })
+    expect(web.digits ?? null).toBeNull()
+    expect(web.tools.map((t) => t.name)).not.toContain('send_digits')
+  })
+
   test('says plainly when the knowledge has no answer', async () => {
     const { agent, conversation } = await chat()
     await h.knowledge.addText({ workspaceId: h.workspace.id, agentId: agent.id, text: FAQ })
