@@ -1,5 +1,6 @@
 /** Simulation schemas (docs/api/simulations.md): scenarios, suites, runs and their results. */
 import { t } from 'elysia'
+import { BodyInt } from '../../http/body-types'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 const Scalar = t.Union([t.String({ maxLength: 300 }), t.Number(), t.Boolean()])
@@ -33,8 +34,8 @@ export const Expectation = t.Object(
     oneOf: t.Optional(t.Array(Scalar, { minItems: 1, maxItems: 20 })),
     text: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'says / neverSays: words, matched case-insensitively' })),
     by: t.Optional(t.Union([t.Literal('agent'), t.Literal('caller')], { description: 'ended: who ended the call' })),
-    turns: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: 'maxTurns: the most agent turns' })),
-    ms: t.Optional(t.Integer({ minimum: 0, maximum: 600_000, description: 'slowestTurn: the slowest agent answer allowed, service-clock ms' })),
+    turns: t.Optional(BodyInt({ minimum: 1, maximum: 100, description: 'maxTurns: the most agent turns' })),
+    ms: t.Optional(BodyInt({ minimum: 0, maximum: 600_000, description: 'slowestTurn: the slowest agent answer allowed, service-clock ms' })),
   },
   { additionalProperties: false },
 )
@@ -86,9 +87,9 @@ export const Suite = t.Object({
 
 export const RunBody = t.Object(
   {
-    target: t.Union([t.Literal('draft'), t.Integer({ minimum: 1 })], { description: '`draft`, or a version number of the suite’s agent' }),
-    count: t.Optional(t.Integer({ minimum: 1, maximum: RUN_COUNT_MAX, default: 1, description: 'calls per scenario' })),
-    seed: t.Optional(t.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'picks the callers’ numbers; default 1' })),
+    target: t.Union([t.Literal('draft'), BodyInt({ minimum: 1 })], { description: '`draft`, or a version number of the suite’s agent' }),
+    count: t.Optional(BodyInt({ minimum: 1, maximum: RUN_COUNT_MAX, default: 1, description: 'calls per scenario' })),
+    seed: t.Optional(BodyInt({ minimum: 0, maximum: 2 ** 31 - 1, description: 'picks the callers’ numbers; default 1' })),
     webhooks: t.Optional(t.Boolean({ description: 'send call.completed / call.analysed for the run’s calls (default false); simulation.finished is always sent' })),
   },
   { additionalProperties: false },
