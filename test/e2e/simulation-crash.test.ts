@@ -58,7 +58,12 @@ test('kill -9 mid-run: after the restart the run finishes, nothing judged twice'
   const [first, second] = done.body.results
   // Judged before the kill, not played again: its caller's words (a loaded machine may split the line in two) and the agent's answers.
   expect(first.transcript[0].text).toBe('Hello from Bean There!')
-  expect(first.transcript.filter((l: any) => l.speaker === 'customer').map((l: any) => l.text).join(' ')).toBe('Hello, are you open today?')
+  expect(
+    first.transcript
+      .filter((l: any) => l.speaker === 'customer')
+      .map((l: any) => l.text)
+      .join(' '),
+  ).toBe('Hello, are you open today?')
   expect(first.transcript.at(-1).speaker).toBe('agent')
   // The long caller's whole script was heard, on the call placed after the restart (a loaded
   // machine may hear a pause inside a line as two turns: the words are what count here).
