@@ -3,9 +3,9 @@
  * what one socket sends reaches every other socket, and a newcomer is first replayed what was sent.
  */
 import { afterEach, expect, test } from 'bun:test'
-import { createServer } from 'node:net'
 import WebSocket from 'ws'
 import { type Relay, relayPage, startRelay } from '../../actors/inspection-relay'
+import { freePort } from '../support/child-service'
 import { eventually } from '../support/until'
 
 let relay: Relay | null = null
@@ -15,14 +15,6 @@ afterEach(() => {
   relay?.stop()
   relay = null
 })
-
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 async function connect(port: number): Promise<{ ws: WebSocket; got: string[] }> {
   const ws = new WebSocket(`ws://127.0.0.1:${port}`)

@@ -7,17 +7,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio'
+import { freePort } from '../support/child-service'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 
 const SEC = 1000
-
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
 
 async function metric(s: TestServer, name: string): Promise<string[]> {
   const res = await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${s.consoleToken}` } })

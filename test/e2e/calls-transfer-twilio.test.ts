@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import WebSocket from 'ws'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
 import { startTwilioFake, streamOpening, type TwilioFake } from '../fakes/twilio'
+import { freePort } from '../support/child-service'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 
@@ -18,13 +19,6 @@ let s: TestServer
 let key: string
 const BILLING = '+14155550977'
 const OURS = '+14155550900'
-
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
 
 const call = (id: string) => s.api('GET', `/calls/${id}`, { key })
 
