@@ -22,6 +22,8 @@
  * pending, and a warning is logged.
  */
 import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine, SnapshotFrom } from 'xstate'
+import type { Clock } from '../src/clock'
+import type { Logger } from '../src/logger'
 import type { Asked } from './ask'
 import { parseTimerPayload } from './deadlines'
 import { Dispatcher } from './dispatch'
@@ -114,11 +116,28 @@ export class ActorRuntime {
     return this.opts.instanceId
   }
 
+  /** The service clock every actor's instants are read from (kinds bind their effects to it). */
+  get clock(): Clock {
+    return this.opts.clock
+  }
+
+  get logger(): Logger {
+    return this.opts.logger
+  }
+
   /** Registers a kind. Register every kind before `start()` (boot resumes registered kinds only). */
   register<M extends AnyStateMachine>(kind: string, spec: ActorKindSpec<M>): ActorKind<M> {
     if (kind === '' || kind.includes(':')) throw new Error(`actor kind must be non-empty without ':' (${kind})`)
     if (this.kinds.has(kind)) throw new Error(`actor kind ${kind} is registered already`)
     this.kinds.set(kind, { kind, spec, idleMs: spec.idleMs ?? DEFAULT_IDLE_MS })
+    return this.view<M>(kind)
+  }
+
+  /**
+   * A kind's typed view, registered or not yet: a feature whose effects need the view (a delivery
+   * that sends to its own actor) takes it before registering. Until then its calls throw UnknownKindError.
+   */
+  view<M extends AnyStateMachine>(kind: string): ActorKind<M> {
     return {
       kind,
       spawn: (id, input) => this.spawn(kind, id, input) as Promise<SnapshotFrom<M>>,

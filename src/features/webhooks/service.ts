@@ -3,7 +3,7 @@
  * deleted customer's webhooks get. Health (`enabled`, `delivery`) is the endpoint actor's; this
  * service keeps the registration (agent, url, events, sealed secret).
  */
-import type { WebhookEndpointActors } from '../../../actors/webhook-endpoint'
+
 import { endpointView, type WebhookEndpointContext } from '../../../machines/webhook-endpoint'
 import { type Clock, iso } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
@@ -13,6 +13,7 @@ import { newId } from '../../ids'
 import type { Filter, PageAfter } from '../../store/port'
 import type { AgentService } from '../agents/public'
 import { withinCap } from './cap-guard'
+import type { WebhookEndpointActors } from './endpoint-actor'
 import type { CreateWebhook, PatchWebhook, Webhook } from './model'
 import type { WebhookDoc, WebhookRepos } from './repository'
 import { newSigningSecret } from './signing'

@@ -3,9 +3,10 @@
  * service would tell the customer, so the developer is notified (docs/spec.md Events rule 8; the
  * customer's name goes in the title). Idempotent: keyed by the webhook and the switch-off instant.
  */
-import type { WebhookEndpointEffectPort } from '../../../actors/webhook-endpoint'
+
 import { iso } from '../../clock'
 import type { NotificationService } from '../notifications/public'
+import type { WebhookEndpointEffectPort } from './endpoint-actor'
 import type { WebhookRepos } from './repository'
 
 export function switchedOffNotice(deps: { repos: WebhookRepos; notifications: NotificationService }): WebhookEndpointEffectPort {

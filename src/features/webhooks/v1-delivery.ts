@@ -19,7 +19,6 @@
  * event dispatched twice is not attempted twice.
  */
 
-import type { WebhookEndpointActors } from '../../../actors/webhook-endpoint'
 import { type Clock, iso } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import { crashPoint } from '../../crash-points'
@@ -30,6 +29,7 @@ import type { OwedItem, OwedWork } from '../../events/owed-work'
 import type { Logger } from '../../logger'
 import type { Collection } from '../../store/port'
 import { type AttemptDeps, type AttemptOutcome, attempt } from './attempt'
+import type { WebhookEndpointActors } from './endpoint-actor'
 import { LaneFullError, type Lanes, LanesStoppedError } from './lanes'
 import { subscribes, type WebhookDoc, type WebhookRepos } from './repository'
 import { signedHeaders, WEBHOOK_ID_HEADER } from './signing'

@@ -5,7 +5,6 @@
 
 import type { ActorRuntime } from '../../../actors/runtime'
 import { registerWebhookDelivery, type WebhookDeliveryActors } from '../../../actors/webhook-delivery'
-import { registerWebhookEndpoint } from '../../../actors/webhook-endpoint'
 import type { Clock } from '../../clock'
 import type { Config } from '../../config'
 import type { Coordination } from '../../coordination/port'
@@ -18,6 +17,7 @@ import { createEmailSender, type OutboxRepo, openOutbox } from '../../providers/
 import type { DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents/public'
 import type { NotificationService } from '../notifications/public'
+import { webhookEndpointKind } from './endpoint-actor'
 import { Lanes } from './lanes'
 import { LegacyDeliveries } from './legacy-delivery'
 import { LegacyWebhookService } from './legacy-service'
@@ -81,7 +81,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   const allowPrivate = config.allowPrivateWebhookTargets
   const counted = (surface: 'v1' | 'legacy') => (outcome: { ok: boolean }) => deps.metrics?.webhookDeliveries.inc({ surface, result: outcome.ok ? 'delivered' : 'failed' })
 
-  const endpoints = registerWebhookEndpoint(runtime, { effects: switchedOffNotice({ repos, notifications: deps.notifications }), clock, logger })
+  const endpoints = webhookEndpointKind.register(runtime, switchedOffNotice({ repos, notifications: deps.notifications }))
   let deliveryActors: WebhookDeliveryActors | null = null
   const legacy = new LegacyDeliveries({
     repos,
