@@ -26,129 +26,35 @@
  * - `unplaced` input: a try whose row was stored but whose actor never was (the process died
  *   between the two) was never dialled and nothing will dial it; its actor is born `failed` with
  *   `hangup: not_placed`, the reason in `error`, and analysed at once.
- * - Transfer (docs/api/calls.md "Transfer"): a connected call asked to transfer (the agent's
- *   `transfer_call` tool, or POST /calls/{id}/transfer) is `transferring` while the network hands
- *   it over (`transferCall`), then `transferred`: the caller is with the person and the agent has
- *   left. Both are live states whose status is `connected`. The media stream's own end is not the
- *   call's end there (the network closes it on the hand-off); the network's end is, and the call
- *   ends `completed` with `hangup: answered` (the spec's values: the caller was answered and the
- *   call ended normally). A hand-off the network refuses goes back to `connected`, so the agent
- *   carries on. `transfer.ended` (the person's leg is over, or nobody answered) emits
- *   `call.transfer_ended`; its `seconds` are billed as call minutes.
+ * - Transfer (docs/api/calls.md "Transfer"): its states, live with status `connected`, and how
+ *   each step changes `transfer` are in machines/call-transfer.ts.
  */
 import { assign, emit, fromPromise, type SnapshotFrom, setup, spawnChild } from 'xstate'
-import { type CanApply, canApplyOn, type Refusal, type RefusalParams, refusalOf } from './refusal'
+import { failedAt, reasonOf, transferAnsweredAt, transferClosedAt, transferEndedBy, transferOpen, transferRefusedBy, transferRequested, transferStartedAt, transferStates } from './call-transfer'
+import type {
+  AnalyseCallOutput,
+  CallContext,
+  CallEffectInput,
+  CallEmitted,
+  CallEvent,
+  CallInput,
+  CallState,
+  EndedCallState,
+  HangUpInput,
+  Hangup,
+  PlaceCallOutput,
+  TransferCallInput,
+  TransferCallOutput,
+} from './call-types'
+import { type CanApply, canApplyOn, type RefusalParams, refusalOf } from './refusal'
+
+export { TRANSFER_STATES } from './call-transfer'
+export type * from './call-types'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. */
 /** 2: effects became invoked actors, events leave through emit(), the deadline is callDeadlines(). */
 /** (The transfer states only added states and an optional context member: every stored version-2 snapshot still reads.) */
 export const MACHINE_VERSION = 2
-
-export type CallState = 'created' | 'scheduled' | 'ringing' | 'connected' | 'transferring' | 'transferred' | 'completed' | 'missed' | 'failed' | 'cancelled'
-/** The live states a transfer adds; the call's status in them is `connected`. */
-export const TRANSFER_STATES = ['transferring', 'transferred'] as const
-export type EndedCallState = 'completed' | 'missed' | 'failed' | 'cancelled'
-export type UnansweredHangup = 'no_answer' | 'busy' | 'rejected' | 'unreachable' | 'voicemail'
-export type Hangup = UnansweredHangup | 'answered' | 'before_agent' | 'cancelled' | 'failed' | 'not_placed'
-
-export type TransferMode = 'cold' | 'warm'
-/** How a transfer ended: the person answered (and the leg is over), did not, was busy, or the network could not connect. */
-export type TransferOutcome = 'answered' | 'no_answer' | 'busy' | 'failed'
-
-export interface TransferDestination {
-  name: string
-  /** E.164 */
-  phoneNumber: string
-  mode: TransferMode
-}
-
-/** The call's transfer: to whom, who asked, when it happened and how it ended (instants on the service clock). */
-export interface CallTransfer extends TransferDestination {
-  by: 'agent' | 'api'
-  requestedAt: number
-  /** The network took the hand-off: the person's phone is ringing. */
-  startedAt: number | null
-  answeredAt: number | null
-  endedAt: number | null
-  outcome: TransferOutcome | null
-  /** The person's leg, answered to its end: billed as call minutes like the caller's. */
-  seconds: number
-  error: string | null
-}
-
-export interface RetryPolicy {
-  /** Tries in all, first included (1 = never retried). */
-  maxAttempts: number
-  /** Wait after a missed try before the next one rings. */
-  delayMs: number
-}
-
-export interface CallContext {
-  id: string
-  attempt: number
-  retry: RetryPolicy | null
-  scheduledFor: number | null
-  /** When the next try will ring; the durable deadline of a retry wait. */
-  retryScheduledFor: number | null
-  callRef: string | null
-  startedAt: number | null
-  answeredAt: number | null
-  endedAt: number | null
-  seconds: number
-  hangup: Hangup | null
-  error: string | null
-  analysedAt: number | null
-  /** A hang-up (spawned on DELETE of a live call) is running. */
-  hangingUp?: boolean
-  /** The customer called us (it started connected; never placed, never retried). */
-  inbound?: boolean
-  /** Why a try stored without its actor was never placed (the `unplaced` input). */
-  unplaced?: string | null
-  /** The newest transfer of this try; absent or null when none was asked. */
-  transfer?: CallTransfer | null
-  lastRefusal: Refusal | null
-}
-
-export interface CallInput {
-  id: string
-  /** When the call was accepted (POST). */
-  at: number
-  /** Null: ring now. A number: wait for that instant (durable timer). */
-  scheduledFor?: number | null
-  retry?: RetryPolicy | null
-  /** A call the customer made to our number, answered by the agent at `at`: it starts connected. */
-  inbound?: boolean
-  /** The network's reference of an inbound call (an outbound one learns its own when placed). */
-  callRef?: string | null
-  /** A try whose row outlived a crash without its actor: it starts failed with this reason, never dialled. */
-  unplaced?: string
-}
-
-export type CallEvent =
-  /** A durable timer woke the call; `at` is the timer's due instant or the clock's now. */
-  | { type: 'timer.due'; at: number }
-  | { type: 'call.placed'; at: number; callRef: string }
-  | { type: 'call.answered'; at: number }
-  | { type: 'call.unanswered'; at: number; hangup: UnansweredHangup }
-  | { type: 'call.refused'; at: number; error: string }
-  /**
-   * `failed`: the media stream broke mid-call (protocol violation, lost socket, a speech provider down); the reason in `error`.
-   * `voicemail`: a machine answered and the agent left its message after the beep (voicemail drop).
-   * `source: 'media'`: the end came from the media stream, not the network (a transfer closes the stream and the call goes on).
-   */
-  | { type: 'call.ended'; at: number; hangup?: 'answered' | 'before_agent' | 'failed' | 'voicemail'; error?: string; source?: 'media' }
-  /** Hand the connected call to a person (the agent's tool, or the API). */
-  | { type: 'transfer.request'; at: number; destination: TransferDestination; by: 'agent' | 'api' }
-  /** The person picked up. */
-  | { type: 'transfer.answered'; at: number }
-  /** The person's leg is over (`seconds` of it answered), or it never connected. */
-  | { type: 'transfer.ended'; at: number; outcome: TransferOutcome; seconds?: number; error?: string }
-  | { type: 'call.delete'; at: number }
-  | { type: 'contact.optedOut'; at: number; reason?: 'opted_out' | 'do_not_call' }
-  | { type: 'call.unplaceable'; at: number; error: string }
-  /** The spawned hang-up ended (XState's own events for a child actor). */
-  | { type: 'xstate.done.actor.hangUp' }
-  | { type: 'xstate.error.actor.hangUp'; error: unknown }
 
 /**
  * Effects: invoked actors the binding (actors/call.ts) provides with `machine.provide({ actors })`.
@@ -168,42 +74,6 @@ export type CallEvent =
 export const CALL_EFFECTS = ['placeCall', 'openConversation', 'hangUp', 'analyseCall', 'transferCall'] as const
 export type CallEffect = (typeof CALL_EFFECTS)[number]
 
-/** What every effect is given: which call, which try. */
-export interface CallEffectInput {
-  id: string
-  attempt: number
-}
-
-export interface PlaceCallOutput {
-  callRef: string
-}
-
-/** When the analysis finished, on the service clock (machines read no clock). */
-export interface AnalyseCallOutput {
-  at: number
-}
-
-export interface HangUpInput extends CallEffectInput {
-  callRef: string | null
-  /** True once answered (the provider hangs up a live call and cancels a ringing one differently). */
-  answered: boolean
-}
-
-export interface TransferCallInput extends CallEffectInput {
-  callRef: string | null
-  destination: TransferDestination
-}
-
-export interface TransferCallOutput {
-  at: number
-}
-
-/** Emitted domain events: the try they are about. */
-export type CallEmitted =
-  | { type: 'call.completed'; id: string; attempt: number }
-  | { type: 'call.analysed'; id: string; attempt: number }
-  | { type: 'call.transfer_ended'; id: string; attempt: number }
-
 /** The instant a waiting call is due: a pending retry, else the booked time. */
 export const dueAt = (c: CallContext): number => c.retryScheduledFor ?? c.scheduledFor ?? 0
 
@@ -219,34 +89,7 @@ const alreadyEnded = (state: EndedCallState) => ({
   },
 })
 
-/**
- * The call's end while a transfer is under way or done: the media stream's end is not it (the
- * hand-off closes our stream); the network's end or DELETE is, closing a transfer still open.
- */
-const endsWhileTransferring = {
-  'call.ended': [
-    { guard: 'fromMedia' as const },
-    { guard: 'transferOpen' as const, target: 'completed' as const, actions: ['endSpoken' as const, 'closeTransfer' as const, 'emitTransferEnded' as const, 'emitCompleted' as const] },
-    { target: 'completed' as const, actions: ['endSpoken' as const, 'emitCompleted' as const] },
-  ],
-  'call.delete': [
-    {
-      guard: 'transferOpen' as const,
-      target: 'completed' as const,
-      actions: ['endSpoken' as const, 'closeTransfer' as const, 'emitTransferEnded' as const, 'markHangingUp' as const, 'hangUpLive' as const, 'emitCompleted' as const],
-    },
-    { target: 'completed' as const, actions: ['endSpoken' as const, 'markHangingUp' as const, 'hangUpLive' as const, 'emitCompleted' as const] },
-  ],
-}
-
 const effectInput = ({ context }: { context: CallContext }): CallEffectInput => ({ id: context.id, attempt: context.attempt })
-/** The error an effect rejected with, as words (EffectError carries a message). */
-const reasonOf = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : String(error)
-const failedAt = (error: unknown, fallback: number): number => {
-  const at = (error as { at?: unknown } | undefined)?.at
-  return typeof at === 'number' ? at : fallback
-}
 
 export const callMachine = setup({
   types: {
@@ -339,53 +182,14 @@ export const callMachine = setup({
     markHangingUp: assign({ hangingUp: () => true }),
     markHungUp: assign({ hangingUp: () => false }),
     recordRefusal: assign((args, params: RefusalParams) => ({ lastRefusal: refusalOf(args.event, params) })),
-    startTransfer: assign({
-      transfer: ({ event }) => {
-        const e = event as Extract<CallEvent, { type: 'transfer.request' }>
-        const { name, phoneNumber, mode } = e.destination
-        return { name, phoneNumber, mode, by: e.by, requestedAt: e.at, startedAt: null, answeredAt: null, endedAt: null, outcome: null, seconds: 0, error: null }
-      },
-    }),
-    transferStarted: assign({
-      transfer: ({ context, event }) => (context.transfer ? { ...context.transfer, startedAt: context.transfer.startedAt ?? (event as { output?: TransferCallOutput }).output?.at ?? null } : null),
-    }),
+    startTransfer: assign({ transfer: ({ event }) => transferRequested(event) }),
+    transferStarted: assign({ transfer: ({ context, event }) => transferStartedAt(context, event) }),
     /** The network would not take the hand-off: over before it began, the agent carries on. */
-    transferRefused: assign({
-      transfer: ({ context, event }) => {
-        const error = (event as { error?: unknown }).error
-        const at = failedAt(error, context.transfer?.requestedAt ?? 0)
-        return context.transfer ? { ...context.transfer, endedAt: at, outcome: 'failed' as const, error: reasonOf(error) } : null
-      },
-    }),
-    transferAnswered: assign({
-      transfer: ({ context, event }) => (context.transfer && context.transfer.answeredAt === null ? { ...context.transfer, answeredAt: (event as { at: number }).at } : (context.transfer ?? null)),
-    }),
-    transferEnded: assign({
-      transfer: ({ context, event }) => {
-        const e = event as Extract<CallEvent, { type: 'transfer.ended' }>
-        const t = context.transfer
-        if (!t) return null
-        const answeredAt = t.answeredAt ?? (e.outcome === 'answered' ? e.at - (e.seconds ?? 0) * 1000 : null)
-        const seconds = e.seconds ?? (answeredAt === null ? 0 : Math.max(0, Math.round((e.at - answeredAt) / 1000)))
-        return { ...t, answeredAt, endedAt: e.at, outcome: e.outcome, seconds: e.outcome === 'answered' ? seconds : 0, error: e.error ?? null }
-      },
-    }),
+    transferRefused: assign({ transfer: ({ context, event }) => transferRefusedBy(context, event) }),
+    transferAnswered: assign({ transfer: ({ context, event }) => transferAnsweredAt(context, event) }),
+    transferEnded: assign({ transfer: ({ context, event }) => transferEndedBy(context, event) }),
     /** The call ended with its transfer still open (nobody reported the leg): it ended with the call. */
-    closeTransfer: assign({
-      transfer: ({ context, event }) => {
-        const t = context.transfer
-        if (!t || t.outcome !== null) return t ?? null
-        const at = (event as { at: number }).at
-        const answered = t.answeredAt !== null
-        return {
-          ...t,
-          endedAt: at,
-          outcome: answered ? ('answered' as const) : ('failed' as const),
-          seconds: answered ? Math.max(0, Math.round((at - t.answeredAt!) / 1000)) : 0,
-          error: answered ? null : 'the call ended before the transfer connected',
-        }
-      },
-    }),
+    closeTransfer: assign({ transfer: ({ context, event }) => transferClosedAt(context, event) }),
     emitTransferEnded: emit(({ context }) => ({ type: 'call.transfer_ended' as const, id: context.id, attempt: context.attempt })),
     emitCompleted: emit(({ context }) => ({ type: 'call.completed' as const, id: context.id, attempt: context.attempt })),
     emitAnalysed: emit(({ context }) => ({ type: 'call.analysed' as const, id: context.id, attempt: context.attempt })),
@@ -399,7 +203,7 @@ export const callMachine = setup({
     retryBooked: ({ context }) => context.retryScheduledFor !== null,
     notAnalysed: ({ context }) => context.analysedAt === null,
     fromMedia: ({ event }) => (event as { source?: unknown }).source === 'media',
-    transferOpen: ({ context }) => !!context.transfer && context.transfer.outcome === null,
+    transferOpen: ({ context }) => transferOpen(context),
   },
 }).createMachine({
   id: 'call',
@@ -485,36 +289,7 @@ export const callMachine = setup({
         'transfer.request': { target: 'transferring', actions: 'startTransfer' },
       },
     },
-    transferring: {
-      description: "The network is handing the caller to the transfer's number (status connected).",
-      invoke: {
-        id: 'transferCall',
-        src: 'transferCall',
-        input: ({ context }) => ({
-          id: context.id,
-          attempt: context.attempt,
-          callRef: context.callRef,
-          destination: { name: context.transfer!.name, phoneNumber: context.transfer!.phoneNumber, mode: context.transfer!.mode },
-        }),
-        onDone: { target: 'transferred', actions: 'transferStarted' },
-        // Refused (no line to hand over, the network said no): the agent is still there.
-        onError: { target: 'connected', actions: ['transferRefused', 'emitTransferEnded'] },
-      },
-      on: {
-        ...endsWhileTransferring,
-        // The network may report the person before the effect's answer is stored.
-        'transfer.answered': { target: 'transferred', actions: ['transferStarted', 'transferAnswered'] },
-        'transfer.ended': { guard: 'transferOpen', target: 'transferred', actions: ['transferStarted', 'transferEnded', 'emitTransferEnded'] },
-      },
-    },
-    transferred: {
-      description: 'The caller is with the person; the agent has left (status connected). The network reports the end.',
-      on: {
-        ...endsWhileTransferring,
-        'transfer.answered': { actions: 'transferAnswered' },
-        'transfer.ended': { guard: 'transferOpen', actions: ['transferEnded', 'emitTransferEnded'] },
-      },
-    },
+    ...transferStates,
     completed: {
       description: 'The try was answered and has ended; analyseCall writes summary and fields, then analysedAt is set.',
       invoke: {
