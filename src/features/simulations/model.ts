@@ -11,11 +11,19 @@ export const RUN_COUNT_MAX = 10
 export const LINES_MAX = 30
 export const EXPECTATIONS_MAX = 30
 
+/** The longest pause a caller waits out before a line: a minute of silence is past any agent's patience (its silence prompts come well before). */
+export const WAIT_MS_MAX = 60_000
+/** How far into the agent's speech a line over it may start: longer than any single answer of the agent runs. */
+export const AFTER_MS_MAX = 20_000
+
 export const CallerLine = t.Object(
   {
     say: t.Optional(t.String({ minLength: 1, maxLength: 300, description: 'what the caller says, once the agent has spoken and paused' })),
-    interrupt: t.Optional(t.Boolean({ description: 'say it over the agent, ~600 ms into its speech (a barge-in)' })),
+    digits: t.Optional(t.String({ maxLength: 100, description: 'keys the caller presses instead of speaking (1–32 of 0-9 * # A-D), in-band tones, in turn' })),
+    waitMs: t.Optional(BodyInt({ minimum: 0, maximum: WAIT_MS_MAX, description: 'a said or keyed line: how long the agent must have been silent before it (real time; default 900)' })),
+    interrupt: t.Optional(t.Boolean({ description: 'say it over the agent, `afterMs` into its speech (a barge-in)' })),
     noise: t.Optional(t.Boolean({ description: 'a burst of voice-like noise with no words over the agent (a false interruption); no `say`' })),
+    afterMs: t.Optional(BodyInt({ minimum: 0, maximum: AFTER_MS_MAX, description: 'an interrupt or noise line: how far into the agent’s speech it starts (real time; default 600)' })),
   },
   { additionalProperties: false },
 )

@@ -49,18 +49,37 @@ function checkExpectations(list: ExpectationSpec[]): void {
   })
 }
 
+/** Keys a caller line may press: the keypad's (keypad.ts), as many as an agent's send_digits takes. */
+const DIGITS = /^[0-9*#A-D]{1,32}$/
+/** Text the sandbox callee reads as a marker rather than words (sandbox-callee.ts): a said line may not start with it. */
+const MARKER = /^(?:[>~]|\[(?:keypad|menu|wait|after)\b)/i
+
 function checkLines(lines: ScenarioInput['caller']['lines']): void {
   lines.forEach((l, i) => {
     const at = `caller.lines[${i}]`
-    if (l.noise) {
-      if (l.say !== undefined || l.interrupt !== undefined) throw badRequest(`${at}.noise`, 'a noise line says nothing and is always over the agent: no say, no interrupt')
-    } else if (l.say === undefined || l.say.trim() === '') throw badRequest(`${at}.say`, 'is required (or noise: true)')
+    const what = [l.say !== undefined && 'say', l.digits !== undefined && 'digits', l.noise && 'noise'].filter(Boolean)
+    if (what.length === 0) throw badRequest(`${at}.say`, 'is required (or digits, or noise: true)')
+    if (what.length > 1) throw badRequest(`${at}.${what[1]}`, `a line is one of say, digits or noise, not ${what.join(' and ')}`)
+    if (l.say !== undefined && l.say.trim() === '') throw badRequest(`${at}.say`, 'must not be blank')
+    if (l.say !== undefined && MARKER.test(l.say.trim()))
+      throw badRequest(`${at}.say`, 'must not start with >, ~, [keypad], [menu], [wait] or [after] (the sandbox caller’s markers); use interrupt, noise, digits, waitMs or afterMs')
+    if (l.digits !== undefined && !DIGITS.test(l.digits)) throw badRequest(`${at}.digits`, '1–32 keypad keys: 0-9, *, #, A-D')
+    if (l.noise && l.interrupt !== undefined) throw badRequest(`${at}.interrupt`, 'a noise line is always over the agent: no interrupt')
+    if (l.digits !== undefined && l.interrupt) throw badRequest(`${at}.interrupt`, 'only a said line interrupts; keys are pressed in turn')
+    const over = l.noise || l.interrupt
+    if (over && l.waitMs !== undefined) throw badRequest(`${at}.waitMs`, 'does not apply to a line over the agent (interrupt or noise); afterMs says when it starts')
+    if (!over && l.afterMs !== undefined) throw badRequest(`${at}.afterMs`, 'applies only to a line over the agent (interrupt: true or noise: true); waitMs sets the pause before a line in turn')
   })
-  if (lines.every((l) => l.noise)) throw badRequest('caller.lines', 'needs at least one line that says something')
+  if (lines.every((l) => l.noise)) throw badRequest('caller.lines', 'needs at least one line that says something or presses keys')
 }
 
-/** A caller line as the sandbox callee reads it (sandbox-callee.ts prefixes). */
-export const calleeLine = (l: ScenarioInput['caller']['lines'][number]): string => (l.noise ? '~' : l.interrupt ? `> ${l.say!.trim()}` : l.say!.trim())
+/** A caller line as the sandbox callee reads it (sandbox-callee.ts markers). */
+export function calleeLine(l: ScenarioInput['caller']['lines'][number]): string {
+  if (l.noise) return l.afterMs !== undefined ? `~ [after ${l.afterMs}]` : '~'
+  if (l.interrupt) return `> ${l.afterMs !== undefined ? `[after ${l.afterMs}] ` : ''}${l.say!.trim()}`
+  const words = l.digits !== undefined ? `[keypad] ${l.digits}` : l.say!.trim()
+  return l.waitMs !== undefined ? `[wait ${l.waitMs}] ${words}` : words
+}
 
 export class SimulationService {
   constructor(private readonly d: SimulationServiceDeps) {}

@@ -10,6 +10,9 @@
  * - `>` the line is said over the agent ~600 ms into its speech (a barge-in);
  * - `~` a burst of voice-like noise with no words, over the agent (a false interruption).
  * A line `[keypad] 1234#` presses those keys instead of speaking (in-band tones, keypad.ts), in turn.
+ * A turn line may start `[wait 3000]`: the agent's pause it waits for (ms; default CALLEE_WAITS_MS);
+ * a `>` or `~` line `[after 1500]`: how far into the agent's speech it starts (ms; default
+ * CALLEE_INTERRUPTS_AFTER_MS), e.g. `> [after 1500] Sorry, one more thing`.
  * A line `[menu 1] Press 1 for appointments, 2 for billing.` is a phone menu: said in turn, it
  * then hears the agent's keys (tones in its audio) and goes on only once they are `1`; other keys
  * get "Sorry, that is not an option." and the menu again.
@@ -48,7 +51,13 @@ interface Line {
   keys?: string
   /** A phone menu: the keys it waits for, and what it says when it hears others. */
   menu?: { expects: string; retry: Line }
+  /** A turn: the agent's pause it waits for; a `>`/`~` line: how far into the agent's speech it starts. */
+  waitMs?: number
+  afterMs?: number
 }
+
+/** `[wait 3000]` / `[after 1500]` at the start of a line's text: the number, and the text after it. */
+const TIMING = /^\[(wait|after) (\d{1,6})\]\s*/
 
 /** What a phone menu says before it repeats itself, on keys it has no option for. */
 export const MENU_RETRY = 'Sorry, that is not an option.'
@@ -201,7 +210,13 @@ export class SandboxCallee {
 
   private async prepare(raw: string): Promise<Line> {
     const kind = raw.startsWith('>') ? 'interrupt' : raw.startsWith('~') ? 'noise' : 'turn'
-    const text = kind === 'turn' ? raw.trim() : raw.slice(1).trim()
+    const marked = kind === 'turn' ? raw.trim() : raw.slice(1).trim()
+    const timing = TIMING.exec(marked)
+    if (timing && timing[1] === (kind === 'turn' ? 'wait' : 'after')) {
+      const line = await this.prepare(`${kind === 'turn' ? '' : raw[0]}${marked.slice(timing[0].length)}`)
+      return kind === 'turn' ? { ...line, waitMs: Number(timing[2]) } : { ...line, afterMs: Number(timing[2]) }
+    }
+    const text = marked
     const menu = kind === 'turn' ? /^\[menu ([0-9*#]+)\]\s*(.+)$/.exec(text) : null
     if (menu) {
       const [, expects, prompt] = menu
@@ -284,8 +299,8 @@ export class SandboxCallee {
     if (next.kind === 'machine') {
       // A machine's greeting plays as soon as it answers, whoever speaks.
     } else if (next.kind === 'turn') {
-      if (!this.agentSpokeSinceMyTurn || agentPlaying || now - this.agentLastAt < CALLEE_WAITS_MS) return
-    } else if (!agentPlaying || now - this.agentSince < CALLEE_INTERRUPTS_AFTER_MS) return
+      if (!this.agentSpokeSinceMyTurn || agentPlaying || now - this.agentLastAt < (next.waitMs ?? CALLEE_WAITS_MS)) return
+    } else if (!agentPlaying || now - this.agentSince < (next.afterMs ?? CALLEE_INTERRUPTS_AFTER_MS)) return
     this.lines.shift()
     this.left--
     // A menu hears keys from when it starts speaking: people press before the prompt ends.
