@@ -14,7 +14,6 @@
  * `x-service-delivery-attempt`).
  */
 import { ActorExistsError } from '../../../actors/errors'
-import type { WebhookDeliveryActors } from '../../../actors/webhook-delivery'
 import type { DeliverInput, DeliverOutput } from '../../../machines/webhook-delivery'
 import { type Clock, iso } from '../../clock'
 import { crashPoint } from '../../crash-points'
@@ -24,6 +23,7 @@ import { EVENT_DESCRIPTIONS, type EventType, isLegacyEventType } from '../../eve
 import type { Collection } from '../../store/port'
 import { DuplicateKeyError } from '../../store/port'
 import { type AttemptDeps, attempt } from './attempt'
+import type { WebhookDeliveryActors } from './delivery-actor'
 import { LaneFullError, type Lanes, LanesStoppedError } from './lanes'
 import type { LegacyEndpointDoc, WebhookRepos } from './repository'
 import { DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, signedHeaders } from './signing'
@@ -31,7 +31,7 @@ import { DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, signedHeaders } from './si
 export interface LegacyDeliveryDeps {
   repos: WebhookRepos
   events: Collection<RecordedEvent>
-  deliveries: () => WebhookDeliveryActors
+  deliveries: WebhookDeliveryActors
   secrets: SecretBox
   clock: Clock
   lanes: Lanes
@@ -109,7 +109,7 @@ export class LegacyDeliveries {
     }
     crashPoint('delivery.queued')
     try {
-      await this.deps.deliveries().spawn(id, { id, maxRetries: endpoint.maxRetries })
+      await this.deps.deliveries.spawn(id, { id, maxRetries: endpoint.maxRetries })
     } catch (err) {
       if (!(err instanceof ActorExistsError)) throw err
     }

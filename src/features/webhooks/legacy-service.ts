@@ -4,7 +4,7 @@
  * An account is the key's own workspace; it holds at most 20 endpoints, numbered 1, 2, 3… within
  * the account and never reused (endpoint-numbers.ts).
  */
-import type { WebhookDeliveryActors } from '../../../actors/webhook-delivery'
+
 import { canApply, type WebhookDeliveryContext } from '../../../machines/webhook-delivery'
 import { type Clock, iso } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
@@ -12,6 +12,7 @@ import { isLegacyEventType, LEGACY_EVENT_TYPES } from '../../events/catalogue'
 import { ApiError, conflict, notFound } from '../../http/errors'
 import type { AgentService } from '../agents/public'
 import { withinCap } from './cap-guard'
+import type { WebhookDeliveryActors } from './delivery-actor'
 import { EndpointNumbers } from './endpoint-numbers'
 import { type CreateEndpoint, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type Delivery, type Endpoint, type PatchEndpoint } from './legacy-model'
 import type { LegacyDeliveryDoc, LegacyEndpointDoc, WebhookRepos } from './repository'

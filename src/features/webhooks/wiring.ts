@@ -4,7 +4,6 @@
  */
 
 import type { ActorRuntime } from '../../../actors/runtime'
-import { registerWebhookDelivery, type WebhookDeliveryActors } from '../../../actors/webhook-delivery'
 import type { Clock } from '../../clock'
 import type { Config } from '../../config'
 import type { Coordination } from '../../coordination/port'
@@ -17,6 +16,7 @@ import { createEmailSender, type OutboxRepo, openOutbox } from '../../providers/
 import type { DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents/public'
 import type { NotificationService } from '../notifications/public'
+import { webhookDeliveryKind } from './delivery-actor'
 import { webhookEndpointKind } from './endpoint-actor'
 import { Lanes } from './lanes'
 import { LegacyDeliveries } from './legacy-delivery'
@@ -82,18 +82,19 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   const counted = (surface: 'v1' | 'legacy') => (outcome: { ok: boolean }) => deps.metrics?.webhookDeliveries.inc({ surface, result: outcome.ok ? 'delivered' : 'failed' })
 
   const endpoints = webhookEndpointKind.register(runtime, switchedOffNotice({ repos, notifications: deps.notifications }))
-  let deliveryActors: WebhookDeliveryActors | null = null
+  // The deliveries spawn the actors whose effect they are: the kind's view first, registered after.
+  const deliveryActors = webhookDeliveryKind.actors(runtime)
   const legacy = new LegacyDeliveries({
     repos,
     events: bus.events,
-    deliveries: () => deliveryActors!,
+    deliveries: deliveryActors,
     secrets,
     clock,
     lanes,
     attempt: { allowPrivate, email, counted: counted('legacy') },
     agentNumber: (agentId) => agents.legacyNumberOfId(agentId),
   })
-  deliveryActors = registerWebhookDelivery(runtime, { effects: { deliver: legacy.deliver }, clock, logger })
+  webhookDeliveryKind.register(runtime, legacy)
   const v1 = new V1Deliveries({
     repos,
     endpoints,
