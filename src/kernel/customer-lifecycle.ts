@@ -11,7 +11,7 @@
  *
  * Contract for subscribers: a hook must be idempotent and safe to run again, because the effect
  * that fires it is re-run after a crash or a failure (its retry re-fires every hook of the phase).
- * A hook that throws fails the effect, which is then retried (actors/customer-workspace.ts); the
+ * A hook that throws fails the effect, which is then retried (machines/customer-workspace.ts); the
  * other hooks of the phase still run first.
  */
 

@@ -1,6 +1,6 @@
 /**
  * What the customer-workspace chart's three effects do to the store (bound to the chart in
- * actors/customer-workspace.ts). Each one is idempotent: it writes the same values when run
+ * actor.ts). Each one is idempotent: it writes the same values when run
  * again, revokes only keys still active, deletes by id or by workspace, and fires hooks whose
  * subscribers are idempotent by contract (kernel/customer-lifecycle.ts). That is what lets the runtime
  * re-run an effect that was in flight at a crash, and the chart retry one that failed.

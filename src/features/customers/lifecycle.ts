@@ -9,13 +9,13 @@
  * the same thing.)
  */
 
-import type { CustomerWorkspaceActors } from '../../../actors/customer-workspace'
 import { ActorUnavailableError } from '../../../actors/errors'
 import type { CustomerWorkspaceContext } from '../../../machines/customer-workspace'
 import { type Clock, iso } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { WorkspaceRepo } from '../workspaces/public'
+import type { CustomerWorkspaceActors } from './actor'
 
 export interface HeldNumber {
   number: string
