@@ -84,6 +84,8 @@ export interface Config {
     decoders?: number
     /** Utterances that may wait for one (STT_DECODER_QUEUE; undefined: two per decoder). */
     decoderQueue?: number
+    /** In-process espeak-ng synthesiser threads shared by the calls (TTS_SYNTHESIZERS; undefined: one per core). */
+    synthesizers?: number
   }
 }
 
@@ -373,6 +375,8 @@ export function loadConfig(env: Env = process.env): Config {
       // 64 decoders hold ~6 GB; a queue past 1,000 utterances is minutes of waiting.
       ...optionalCount(env, 'STT_DECODERS', 1, 64, 'decoders'),
       ...optionalCount(env, 'STT_DECODER_QUEUE', 0, 1000, 'decoderQueue'),
+      // A sentence is CPU on its thread: more threads than cores only take turns; 16 is past any box here.
+      ...optionalCount(env, 'TTS_SYNTHESIZERS', 1, 16, 'synthesizers'),
     },
   }
   if (config.telephonyProvider === 'twilio' && (!config.providers.twilioAccountSid || !config.providers.twilioAuthToken)) {

@@ -6,6 +6,7 @@
  * network only — the sandbox's test doubles (scripted transcripts, a formant voice), which are
  * never used for a real call. `STT_PROVIDER` / `TTS_PROVIDER` pin one engine (tests, operators).
  */
+import { availableParallelism } from 'node:os'
 import type { Config } from '../config'
 import type { PoolStats } from './stt/decoder-pool'
 import { DeepgramStt } from './stt/deepgram'
@@ -17,6 +18,8 @@ import type { SpeechToText } from './stt/port'
 import { type SandboxScripts, SandboxStt } from './stt/sandbox'
 import { ElevenLabsTts } from './tts/elevenlabs'
 import { EspeakTts } from './tts/espeak'
+import { espeakLibraryMissing } from './tts/espeak-ffi'
+import { EspeakPool, type SynthStats } from './tts/espeak-pool'
 import { OpenAiSpeech } from './tts/openai'
 import type { TextToSpeech } from './tts/port'
 import { SandboxTts } from './tts/sandbox'
@@ -39,6 +42,8 @@ export class SpeechProviders {
   private sphinxLibrary: boolean | null = null
   /** One for the process: it keeps a closed call's decoder warm for the next call. */
   private liveSphinx: PocketsphinxLiveStt | null = null
+  /** The in-process espeak-ng synthesisers, started on first need; null where the library is absent. */
+  private synthesizers: EspeakPool | null | undefined
 
   constructor(
     private readonly config: Pick<Config, 'providers' | 'speech'>,
@@ -50,10 +55,25 @@ export class SpeechProviders {
     return this.liveSphinx?.decoders ?? null
   }
 
-  /** Frees the live decoders (the service stops). */
+  /** The espeak-ng synthesisers, once a call has used them. */
+  get synthesis(): SynthStats | null {
+    return this.synthesizers?.stats() ?? null
+  }
+
+  /** espeak-ng for anything that speaks locally (a call's agent, the sandbox's callee): in-process when the library loads, else the program. */
+  espeak(): EspeakTts {
+    if (this.synthesizers === undefined) {
+      this.synthesizers = espeakLibraryMissing() === null ? new EspeakPool({ size: this.config.speech.synthesizers ?? availableParallelism() }) : null
+    }
+    return new EspeakTts('espeak-ng', this.synthesizers)
+  }
+
+  /** Frees the live decoders and the synthesisers (the service stops). */
   async close(): Promise<void> {
     const live = this.liveSphinx
     this.liveSphinx = null
+    this.synthesizers?.close()
+    this.synthesizers = undefined
     await live?.close()
   }
 
@@ -99,7 +119,7 @@ export class SpeechProviders {
     const pick = this.config.speech.tts
     const eleven = () => (p.elevenlabsApiKey ? new ElevenLabsTts({ apiKey: p.elevenlabsApiKey, baseUrl: p.elevenlabsBaseUrl }) : null)
     const openai = () => (p.openaiApiKey ? new OpenAiSpeech({ apiKey: p.openaiApiKey, baseUrl: p.openaiBaseUrl }) : null)
-    const espeak = () => (this.local.espeak ? new EspeakTts() : null)
+    const espeak = () => (this.local.espeak ? this.espeak() : null)
     const double = () => (sandbox ? new SandboxTts() : null)
     if (pick === 'elevenlabs') return eleven()
     if (pick === 'openai') return openai()

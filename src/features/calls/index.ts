@@ -18,7 +18,6 @@ import { SandboxScripts } from '../../providers/stt/sandbox'
 import type { TelephonyEvent } from '../../providers/telephony/port'
 import { SandboxNetwork } from '../../providers/telephony/sandbox'
 import { TwilioTelephony } from '../../providers/telephony/twilio'
-import { EspeakTts } from '../../providers/tts/espeak'
 import { SandboxTts } from '../../providers/tts/sandbox'
 import { type AgentDoc, agentsRef } from '../agents/public'
 import { byokRef } from '../byok/public'
@@ -178,7 +177,7 @@ export const callsFeature = defineFeature(callsRef, {
       baseUrl: () => config.sandboxMediaUrl ?? kernel.listening.url,
       token: (callId, attempt) => tokens.issue(callId, attempt),
       scripts: calleeScripts,
-      tts: () => (hasEspeak ? new EspeakTts() : new SandboxTts()),
+      tts: () => (hasEspeak ? speech.espeak() : new SandboxTts()),
     })
     const loopLag = new LoopLag()
     const admission = new Admission(
