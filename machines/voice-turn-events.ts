@@ -28,6 +28,16 @@ export interface VoiceTurnContext extends VoiceTurnInput {
   why: string
   /** The end-of-turn rule's verdict on `text` (end-of-turn.ts): `complete` and `number` turns get an early reply. */
   shape: string
+  /**
+   * The caller's words of this turn before they went on: an answer withdrawn before any of it was
+   * heard, or final words that came after the caller had started again. The turn's words are
+   * these and what follows.
+   */
+  held: string
+  /** The turn's words the agent is answering: held again if the caller goes on before hearing any of it. */
+  answered: string
+  /** The agent is answering this turn (its final words came and were not nothing). */
+  answering: boolean
   /** The agent was cut off in this turn. */
   interrupted: boolean
   /** The rest of the sentence the caller was hearing when the agent stopped ('' when none). */

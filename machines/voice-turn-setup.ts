@@ -34,6 +34,8 @@ export const voiceTurnSetup = setup({
     commitTurn: () => {},
     /** Answer the final words (with the early reply when it matches): the caller's line, then the agent's. */
     answer: (_, _params: { text: string; keys: string; speechEndAt: number; endpointedAt: number; sttFinalAt: number }) => {},
+    /** The caller went on before hearing any of the answer: it is cancelled with no trace (its words are held for the turn that goes on). */
+    withdrawAnswer: () => {},
     /** Stop the agent's audio now (`clear`), cancel its reply; the session reports `agent.stopped`. */
     stopAgent: () => {},
     /** Say the rest of the sentence the caller was hearing when the agent stopped. */
@@ -59,9 +61,15 @@ export const voiceTurnSetup = setup({
     /** Keys were pressed during the turn that just ended: they are answered with its words, whatever the words are. */
     keyedInTurn: ({ context }) => context.keyed !== '',
     /** The final words after the agent was stopped are a backchannel or nothing, and there is a sentence to pick up. */
-    falseInterruption: ({ context, event }) => event.type === 'words.final' && context.interrupted && context.resume !== '' && (event.text === '' || event.backchannel),
+    falseInterruption: ({ context, event }) => event.type === 'words.final' && context.held === '' && context.interrupted && context.resume !== '' && (event.text === '' || event.backchannel),
     /** Nothing to answer: noise, or an acknowledgement that stopped the agent. */
-    nothingSaid: ({ context, event }) => event.type === 'words.final' && (event.text === '' || (context.interrupted && event.backchannel)),
+    nothingSaid: ({ context, event }) => event.type === 'words.final' && context.held === '' && (event.text === '' || (context.interrupted && event.backchannel)),
+    /**
+     * Nothing of the turn's answer has reached the caller: its final words are still coming, or its
+     * first audio is not ready (the session knows). Speech now is the caller going on, not over
+     * the agent: the turn continues.
+     */
+    answerUnheard: ({ context }) => !context.answering,
     /** The VAD has judged the line's audio up to `at` (it runs on its own thread and may be behind); the session knows. */
     audioJudged: (_, _params: { at: number }) => true,
   },

@@ -13,6 +13,8 @@
  *            callerSpeaking ─transcript→ (the words read as a whole turn: the reply may start early)
  *            maybeDone ─speech.start→ callerSpeaking (the caller went on: any early reply is cancelled)
  *            maybeDone ─after(endOfTurn)→ thinking ─words.final→ (answer) ─reply.audio→ speaking ─reply.done→ listening
+ *            thinking ─speech.start [answerUnheard]→ callerSpeaking (the caller went on before a word of the
+ *              answer reached the line: it is withdrawn; their words are held and answered with the rest)
  *            opening | thinking | speaking | resuming ─speech.start [mayInterrupt]→ interrupted ─speech.pause→ maybeDone
  *            thinking ─words.final [falseInterruption]→ resuming (a backchannel or noise stopped the agent:
  *              it says the rest of the sentence the caller was hearing) ─reply.audio→ speaking
@@ -37,6 +39,12 @@ export { DTMF_GAP_MS, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, SIL
 /** The agent is talking (or about to): caller speech now is over it. */
 const AGENT_TALKING = ['opening', 'thinking', 'speaking', 'resuming'] as const
 
+/** The turn's words: those held from before the caller went on, and `text`. */
+const said = (context: { held: string }, text: string) => [context.held, text].filter(Boolean).join(' ')
+
+/** The latency marks of an answer to the turn's final words. */
+const marksOf = (context: { pausedAt: number }, e: { endpointedAt: number; sttFinalAt: number }) => ({ speechEndAt: context.pausedAt, endpointedAt: e.endpointedAt, sttFinalAt: e.sttFinalAt })
+
 /** The caller paused: the turn's words and the wait the end-of-turn rule chose for them. */
 const fromPause = (e: Extract<VoiceTurnEvent, { type: 'speech.pause' }>) => ({ text: e.text, pausedAt: e.at, judgedAt: e.now, waitMs: e.waitMs, why: e.why, shape: e.shape })
 
@@ -51,6 +59,9 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
     waitMs: 0,
     why: '',
     shape: 'unknown',
+    held: '',
+    answered: '',
+    answering: false,
     interrupted: false,
     resume: '',
     digits: '',
@@ -78,7 +89,7 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
               },
             },
             listening: {
-              entry: assign({ text: '', interrupted: false, resume: '', keyed: '' }),
+              entry: assign({ text: '', held: '', answered: '', interrupted: false, resume: '', keyed: '' }),
               after: { callerSilence: { actions: { type: 'endCall', params: { reason: 'silence', why: 'the caller said nothing for the silence timeout' } } } },
               on: {
                 'speech.start': 'callerSpeaking',
@@ -98,6 +109,8 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
                   ],
                 },
                 'speech.pause': { target: 'maybeDone', actions: assign(({ event }) => fromPause(event)) },
+                // The final words of a turn the caller went on from: kept for this one.
+                'words.final': { actions: assign(({ context, event }) => ({ held: said(context, event.text) })) },
               },
             },
             maybeDone: {
@@ -105,6 +118,8 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
               after: { endOfTurn: { target: 'thinking', actions: 'commitTurn' } },
               on: {
                 'speech.start': { target: 'callerSpeaking', actions: 'cancelPreempt' },
+                // The final words of a turn the caller went on from: kept for this one.
+                'words.final': { actions: assign(({ context, event }) => ({ held: said(context, event.text) })) },
                 // Re-judged without starting the wait over: it still counts from the pause.
                 transcript: {
                   target: 'maybeDone',
@@ -114,17 +129,14 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
               },
             },
             thinking: {
+              entry: assign({ answered: '', answering: false }),
               on: {
                 'words.final': [
                   {
                     guard: 'keyedInTurn',
                     actions: [
-                      assign({ why: 'the caller finished a turn with keys in it: the agent answers' }),
-                      {
-                        type: 'answer',
-                        params: ({ context, event }) => ({ text: event.text, keys: context.keyed, speechEndAt: context.pausedAt, endpointedAt: event.endpointedAt, sttFinalAt: event.sttFinalAt }),
-                      },
-                      assign({ keyed: '' }),
+                      assign(({ context, event }) => ({ why: 'the caller finished a turn with keys in it: the agent answers', answered: said(context, event.text), answering: true, held: '' })),
+                      { type: 'answer', params: ({ context, event }) => ({ text: context.answered, keys: context.keyed, ...marksOf(context, event) }) },
                     ],
                   },
                   {
@@ -144,20 +156,35 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
                   },
                   {
                     actions: [
-                      assign({ why: 'the caller finished their turn: the agent answers' }),
-                      {
-                        type: 'answer',
-                        params: ({ context, event }) => ({ text: event.text, keys: '', speechEndAt: context.pausedAt, endpointedAt: event.endpointedAt, sttFinalAt: event.sttFinalAt }),
-                      },
+                      assign(({ context, event }) => ({ why: 'the caller finished their turn: the agent answers', answered: said(context, event.text), answering: true, held: '' })),
+                      { type: 'answer', params: ({ context, event }) => ({ text: context.answered, keys: '', ...marksOf(context, event) }) },
                     ],
                   },
                 ],
                 'reply.audio': 'speaking',
                 'reply.done': 'listening',
-                'speech.start': { guard: 'mayInterrupt', target: 'interrupted' },
+                'speech.start': [
+                  // The caller went on before hearing a word of the answer: the turn continues, the answer goes.
+                  {
+                    guard: and(['answerUnheard', 'mayInterrupt']),
+                    target: 'callerSpeaking',
+                    actions: [
+                      'withdrawAnswer',
+                      assign(({ context }) => ({
+                        held: context.answered || context.held,
+                        answered: '',
+                        answering: false,
+                        why: 'the caller went on before the answer was heard: their turn continues',
+                      })),
+                    ],
+                  },
+                  { guard: 'mayInterrupt', target: 'interrupted' },
+                ],
               },
             },
             speaking: {
+              // The answer is heard: keys pressed in its turn are answered.
+              entry: assign({ keyed: '' }),
               on: { 'reply.done': 'listening', 'speech.start': { guard: 'mayInterrupt', target: 'interrupted' } },
             },
             resuming: {

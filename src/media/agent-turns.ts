@@ -26,6 +26,8 @@ export class AgentTurns {
   /** The reply being heard (or about to be), and one started early on the caller's words, held. */
   private turn: ReplyTurn | null = null
   private early: ReplyTurn | null = null
+  /** An answer made and not yet released: its first audio is not ready. */
+  private pending: ReplyTurn | null = null
   /** The last turn's storing of what was heard. */
   stored: Promise<void> = Promise.resolve()
 
@@ -54,21 +56,46 @@ export class AgentTurns {
   }
 
   /**
-   * The turn is over on `text` (and `keys` pressed during it, '' when none): the caller's line,
-   * then the answer (the early reply when it matches). The transcript holds keys as
-   * `[keypad] 1234#` after any words; the agent reads what was pressed.
+   * The turn is over on `text` (and `keys` pressed during it, '' when none): the answer (the early
+   * reply when it matches) is made held, and released once its first audio is ready: only then are
+   * the caller's line and the answer written and heard. Until then the caller may go on
+   * (`withdraw`), and the answer leaves no trace. The transcript holds keys as `[keypad] 1234#`
+   * after any words; the agent reads what was pressed.
    */
-  async answer(text: string, keys: string, marks: Pick<TurnLatency, 'speechEndAt' | 'endpointedAt' | 'sttFinalAt' | 'sttQueueMs'>): Promise<void> {
-    await this.parts.line.customerSaid([text, keys && keypadLine(keys)].filter(Boolean).join(' '))
+  answer(text: string, keys: string, marks: Pick<TurnLatency, 'speechEndAt' | 'endpointedAt' | 'sttFinalAt' | 'sttQueueMs'>): void {
     if (this.parts.over()) return
     const asked = [text, keys && keypadPrompt(keys)].filter(Boolean).join(' ')
     const early = this.early && sameWords(this.early.text, asked) ? this.early : null
     if (!early) this.dropEarly()
     this.early = null
-    const turn = early ?? this.parts.voice.reply(asked, false)
+    this.withdraw()
+    const turn = early ?? this.parts.voice.reply(asked, true)
     turn.latency = { turn: turn.id, ...marks, llmFirstTokenAt: turn.firstTokenAt, ttsFirstByteAt: turn.ttsFirstByteAt, firstAudioSentAt: null, firstMarkEchoedAt: null }
-    this.hear(turn, true)
-    turn.release()
+    this.pending = turn
+    // In one step, so the caller cannot go on between the line written and the answer heard (the
+    // record keeps lines in the order they are said).
+    void turn.audible.then(() => {
+      if (this.pending !== turn || turn.signal.aborted || this.parts.over()) return
+      this.pending = null
+      const { line } = this.parts
+      line.customerSaid([text, keys && keypadLine(keys)].filter(Boolean).join(' ')).catch((err) => line.log('warn', "could not store the caller's words", { err: String(err) }))
+      this.hear(turn, true)
+      turn.release()
+    })
+  }
+
+  /** An answer made but not yet heard: the caller went on, so it goes, with no trace (false when there is none, or it is already heard). */
+  withdraw(): boolean {
+    const turn = this.pending
+    if (!turn) return false
+    this.pending = null
+    turn.cancel()
+    return true
+  }
+
+  /** Is there an answer made that the caller has not begun to hear? */
+  get unheard(): boolean {
+    return this.pending !== null
   }
 
   /** Presses keys on the line (the agent's send_digits), as a turn of their own. */
@@ -105,6 +132,7 @@ export class AgentTurns {
   close(): void {
     this.turn?.cancel()
     this.early?.cancel()
+    this.pending?.cancel()
     this.parts.playout.close()
   }
 

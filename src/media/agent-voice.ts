@@ -53,6 +53,12 @@ export class AgentVoice {
           },
           turn.signal,
           held ? turn.released : undefined,
+          // The model's first call is over while held: what it wrote is all it has before the rest
+          // runs (a tool), so it is spoken; with nothing written, the turn cannot wait for audio.
+          () => {
+            for (const s of chunker.flush()) queue.push(s)
+            if (!queue.count) turn.markAudible()
+          },
         )
         turn.reply = reply
         turn.endAfter = reply.endCall
@@ -107,6 +113,7 @@ export class AgentVoice {
           const it = audio[Symbol.asyncIterator]()
           const first = it.next()
           void first.then(() => (turn.ttsFirstByteAt ??= now())).catch(() => {})
+          void first.finally(() => turn.markAudible()).catch(() => {})
           if (!(await turn.whenReleased())) break
           if (turn.latency && turn.latency.ttsFirstByteAt === null && turn.ttsFirstByteAt !== null) turn.latency.ttsFirstByteAt = turn.ttsFirstByteAt
           const index = playout.sentence(sentence)
@@ -125,6 +132,7 @@ export class AgentVoice {
         }
       }
       // A reply with nothing to say still ends its turn, once it is the one being heard.
+      turn.markAudible()
       if (await turn.whenReleased()) playout.end()
     })()
     return queue

@@ -41,8 +41,12 @@ export interface CallLine {
    * (its greeting over, the beep heard) this message, then the call ends `voicemail`.
    */
   voicemail?: string
-  /** The agent's answer; `release`, when given, holds every write until the turn is over (an early reply). */
-  respond(text: string, onText: (piece: string) => void, signal: AbortSignal, release?: Promise<void>): Promise<AgentReply>
+  /**
+   * The agent's answer; `release`, when given, holds every write until the turn is heard (an early
+   * reply, or an answer whose first audio is not ready); `stepped` hears that the model's first
+   * call has ended while held (a reply that opens with a tool has nothing to say before it runs).
+   */
+  respond(text: string, onText: (piece: string) => void, signal: AbortSignal, release?: Promise<void>, stepped?: () => void): Promise<AgentReply>
   /**
    * The agent's line as the caller heard it: stored in memory (replacing the streamed reply) and
    * the transcript, in place of what `agentHearing` wrote of the same turn.

@@ -33,6 +33,13 @@ export class ReplyTurn {
   /** Resolves once the turn may be heard and written. */
   readonly released: Promise<void>
   private isReleased = false
+  private ready!: () => void
+  /**
+   * Resolves once the turn has something for the line (its first clause synthesised), or has
+   * nothing to say after all: an answer is released only then, so until that moment the caller
+   * may go on and the answer is withdrawn with no trace.
+   */
+  readonly audible: Promise<void>
 
   constructor(
     readonly id: number,
@@ -41,7 +48,13 @@ export class ReplyTurn {
     held: boolean,
   ) {
     this.released = new Promise<void>((resolve) => (this.open = resolve))
+    this.audible = new Promise<void>((resolve) => (this.ready = resolve))
     if (!held) this.release()
+  }
+
+  /** Its first audio is ready, or it will have none. */
+  markAudible(): void {
+    this.ready()
   }
 
   get signal(): AbortSignal {

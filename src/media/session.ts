@@ -132,8 +132,9 @@ export class VoiceSession {
         commitTurn: () => void this.commit(),
         answer: (_, { text, keys, ...marks }) => {
           const queued = parts.stt.queuedMs
-          void agent.answer(text, keys, queued === undefined ? marks : { ...marks, sttQueueMs: queued })
+          agent.answer(text, keys, queued === undefined ? marks : { ...marks, sttQueueMs: queued })
         },
+        withdrawAnswer: () => void agent.withdraw(),
         stopAgent: () => this.send({ type: 'agent.stopped', unheard: agent.stop() }),
         resumeSentence: (_, { text }) => agent.say(text),
         letGo: () => {
@@ -142,19 +143,21 @@ export class VoiceSession {
         },
         answerDigits: (_, { digits }) => {
           const now = this.now()
-          void agent.answer('', digits, { speechEndAt: now, endpointedAt: now, sttFinalAt: now })
+          agent.answer('', digits, { speechEndAt: now, endpointedAt: now, sttFinalAt: now })
         },
         endCall: (_, { reason, why }) => this.end(VOICE_LINES[reason], 'answered', undefined, why),
         sayGoodbye: (_, ending) => {
           if (!ending.goodbye) return void this.hangUp(ending)
           if (this.playout.speaking) this.playout.clear()
           agent.dropEarly()
+          agent.withdraw()
           agent.say(ending.goodbye, { endAfter: true })
         },
         hangUp: (_, ending) => void this.hangUp(ending),
       },
       guards: {
         audioJudged: (_, { at }) => this.audio.judgedUpTo >= at,
+        answerUnheard: ({ context }) => !context.answering || agent.unheard,
       },
     })
     const a = parts.actor ?? {}
@@ -253,11 +256,18 @@ export class VoiceSession {
   /** The caller's speech paused: the chart judges the turn on the words so far. */
   private paused(lastSpeechAt: number): void {
     this.words.paused()
-    this.send({ type: 'speech.pause', at: lastSpeechAt, now: this.now(), ...this.judge(this.words.heard) })
+    this.send({ type: 'speech.pause', at: lastSpeechAt, now: this.now(), ...this.judge(this.turnWords(this.words.heard)) })
+  }
+
+  /** The turn's words so far: those held from before the caller went on (when words judge turns), then `text`. */
+  private turnWords(text: string): string {
+    const held = this.words.judge ? this.chart.getSnapshot().context.held : ''
+    return [held, text].filter(Boolean).join(' ')
   }
 
   /** What the caller said so far changed: an early reply on other words is cancelled; the chart judges the words again. */
-  private heard(text: string, stable: boolean): void {
+  private heard(heard: string, stable: boolean): void {
+    const text = this.turnWords(heard)
     this.agent.wordsChanged(text)
     // While the caller still speaks, only words the engine will not revise may start a reply early.
     if (!stable && this.state === 'callerSpeaking') return

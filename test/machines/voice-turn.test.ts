@@ -8,16 +8,17 @@ import { describe, expect, test } from 'bun:test'
 import { createActor, SimulatedClock } from 'xstate'
 import { DTMF_GAP_MS, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, turnState, VAD_CATCH_UP_MS, type VoiceTurnEvent, type VoiceTurnInput, voiceTurnMachine } from '../../machines/voice-turn'
 
-const EFFECTS = ['preempt', 'cancelPreempt', 'commitTurn', 'answer', 'stopAgent', 'resumeSentence', 'letGo', 'answerDigits', 'endCall', 'sayGoodbye', 'hangUp'] as const
+const EFFECTS = ['preempt', 'cancelPreempt', 'commitTurn', 'answer', 'withdrawAnswer', 'stopAgent', 'resumeSentence', 'letGo', 'answerDigits', 'endCall', 'sayGoodbye', 'hangUp'] as const
 const INPUT: VoiceTurnInput = { callLimitMs: 600_000, silenceMs: 30_000, unavailable: false }
 
-function chart(input: Partial<VoiceTurnInput> = {}, audioJudged = true) {
+/** `answerUnheard`: the session's word on whether the answer made has reached the line (by default, only its final words count). */
+function chart(input: Partial<VoiceTurnInput> = {}, audioJudged = true, answerUnheard?: () => boolean) {
   const clock = new SimulatedClock()
   const log: string[] = []
   const record = (name: string) => (_: unknown, params: unknown) => void log.push(params && typeof params === 'object' && Object.keys(params).length ? `${name} ${JSON.stringify(params)}` : name)
   const machine = voiceTurnMachine.provide({
     actions: Object.fromEntries(EFFECTS.map((name) => [name, record(name)])),
-    guards: { audioJudged: () => audioJudged },
+    guards: { audioJudged: () => audioJudged, ...(answerUnheard ? { answerUnheard: ({ context }) => !context.answering || answerUnheard() } : {}) },
   })
   const actor = createActor(machine, { input: { ...INPUT, ...input }, clock })
   actor.start()
@@ -276,7 +277,59 @@ describe('the voice-turn chart', () => {
     // Even words that would be nothing to answer on their own: the keys are the turn.
     s.send(final(''))
     expect(s.effects()).toEqual(['answer {"text":"","keys":"91#","speechEndAt":0,"endpointedAt":0,"sttFinalAt":0}'])
+    // Kept until the answer is heard: a caller who goes on before it keeps them in the turn.
+    expect(s.context().keyed).toBe('91#')
+    s.send({ type: 'reply.audio' })
     expect(s.context().keyed).toBe('')
+  })
+
+  test('thinking: the caller goes on before hearing a word of the answer → the answer is withdrawn, the turn goes on, answered whole', () => {
+    let unheard = true
+    const c = chart({}, true, () => unheard)
+    c.send({ type: 'reply.done' }, { type: 'speech.start' }, pause(0, 0, 'What time do you open', 200))
+    c.advance(200)
+    c.send(final('What time do you open'))
+    expect(c.effects()).toEqual([
+      'preempt {"text":"What time do you open","shape":"complete"}',
+      'commitTurn',
+      'answer {"text":"What time do you open","keys":"","speechEndAt":0,"endpointedAt":0,"sttFinalAt":0}',
+    ])
+    c.send({ type: 'speech.start' })
+    expect(c.state()).toBe('callerSpeaking')
+    expect(c.effects()).toEqual(['withdrawAnswer'])
+    expect(c.context()).toMatchObject({ held: 'What time do you open', why: 'the caller went on before the answer was heard: their turn continues' })
+    c.send(pause(900, 900, 'What time do you open on Saturday?', 200))
+    c.advance(200)
+    c.send(final('on Saturday?'))
+    expect(c.effects()).toEqual([
+      'preempt {"text":"What time do you open on Saturday?","shape":"complete"}',
+      'commitTurn',
+      'answer {"text":"What time do you open on Saturday?","keys":"","speechEndAt":900,"endpointedAt":0,"sttFinalAt":0}',
+    ])
+    expect(c.context().held).toBe('')
+    // Once any of it is on the line, speech is over the agent: it stops.
+    unheard = false
+    c.send({ type: 'speech.start' })
+    expect(c.state()).toBe('interrupted')
+    expect(c.effects()).toEqual(['stopAgent'])
+  })
+
+  test('thinking: the caller goes on before the final words come → they are kept for the turn, not lost; noise after them still answers them', () => {
+    const c = listening()
+    c.send({ type: 'speech.start' }, pause(0, 0, 'I need to book', 200))
+    c.advance(200)
+    c.effects()
+    c.send({ type: 'speech.start' })
+    expect(c.state()).toBe('callerSpeaking')
+    // No answer was made yet: the session has nothing to withdraw.
+    expect(c.effects()).toEqual(['withdrawAnswer'])
+    c.send(final('I need to book'))
+    expect(c.context().held).toBe('I need to book')
+    c.send(pause(700, 700, 'I need to book', 500))
+    c.advance(500)
+    // The going-on was a cough: no words, but the turn has words to answer.
+    c.send(final(''))
+    expect(c.effects().filter((e) => e.startsWith('answer'))).toEqual(['answer {"text":"I need to book","keys":"","speechEndAt":700,"endpointedAt":0,"sttFinalAt":0}'])
   })
 
   test('call.end ends everything: no wait fires after it', () => {

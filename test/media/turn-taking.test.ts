@@ -7,6 +7,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { COMPLETE_WAIT_MS, TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
+import type { TextToSpeech } from '../../src/providers/tts/port'
 import { flush, turnHarness } from '../support/turn-harness'
 
 /** Frames in each push to the VAD, and a stall of the VAD while `vadStalled` is pending. */
@@ -71,7 +72,43 @@ describe('turn-taking', () => {
     expect(h.asked).toEqual([])
     await h.silence(TRAILING_WAIT_MS)
     expect(h.customer).toEqual(['I want to book a table and'])
-    expect(h.asked).toEqual([{ text: 'I want to book a table and', held: false }])
+    // Every answer is held until its first audio is ready (the caller may still go on).
+    expect(h.asked).toEqual([{ text: 'I want to book a table and', held: true }])
+  })
+
+  test('the caller goes on after the turn ended, before the answer has audio: one turn, one line, one answer; the first never reaches the line or memory', async () => {
+    // A speech engine that makes nothing until the test lets it: the answer's first audio is not ready.
+    let blocked = true
+    let unblock = () => {}
+    const tts: TextToSpeech = {
+      name: 'slow',
+      sampleRate: 8000,
+      async *synthesize(text) {
+        while (blocked) await new Promise<void>((r) => (unblock = r))
+        yield new Int16Array(text.length * 8).fill(500)
+      },
+    }
+    const h = turnHarness({ tts })
+    h.session.start(8000)
+    await flush()
+    await h.speak(400, 'What time do you open')
+    await h.silence(COMPLETE_WAIT_MS + 60)
+    expect(h.session.state).toBe('thinking')
+    const audioBefore = h.agentAudioMs()
+    await h.speak(400, 'on Saturday?')
+    expect(h.session.state).toBe('callerSpeaking')
+    expect(h.context().held).toBe('What time do you open')
+    expect(h.whys).toContain('the caller went on before the answer was heard: their turn continues')
+    blocked = false
+    unblock()
+    await h.silence(COMPLETE_WAIT_MS + 60)
+    await h.silence(200)
+    expect(h.customer).toEqual(['What time do you open on Saturday?'])
+    expect(h.written).toEqual(['What time do you open on Saturday?'])
+    expect(h.asked.map((a) => a.text)).toEqual(['What time do you open', 'What time do you open on Saturday?'])
+    expect(h.agent).toEqual(['We open at eight on Sundays.'])
+    expect(h.agentAudioMs()).toBeGreaterThan(audioBefore)
+    await h.session.close()
   })
 
   test('the caller goes on: the early reply is cancelled and nothing of it reaches the line, the transcript or memory', async () => {

@@ -123,8 +123,18 @@ export async function buildVoicePipeline(
     // The sandbox's callee presses keys as tones in its audio; Twilio sends them as `dtmf` messages.
     hearsKeypadTones: d.telephony.name === 'sandbox' && row.surface !== 'web',
     voicemail,
-    respond: async (text, onText, signal, release) => {
-      const result = await d.engine.respond({ workspace, agent, conversation: conversation!, text, sideEffects: row.simulation ? 'simulated' : 'live', onText, signal, holdWrites: release })
+    respond: async (text, onText, signal, release, stepped) => {
+      const result = await d.engine.respond({
+        workspace,
+        agent,
+        conversation: conversation!,
+        text,
+        sideEffects: row.simulation ? 'simulated' : 'live',
+        onText,
+        signal,
+        holdWrites: release,
+        firstStepDone: stepped,
+      })
       conversation = result.conversation
       return { reply: result.reply, endCall: result.endCall, transfer: result.transfer ?? null, digits: result.digits ?? null, messageId: result.replyMessage?.id ?? null }
     },

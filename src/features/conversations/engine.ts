@@ -87,6 +87,11 @@ export interface TurnInput {
    * `signal` aborts first leaves no trace.
    */
   holdWrites?: Promise<void>
+  /**
+   * With `holdWrites`: the first model call has ended while the writes are held. A reply that
+   * opens with a tool call has nothing to say until it runs, so its caller releases it now.
+   */
+  firstStepDone?: () => void
 }
 
 export interface TurnResult {
@@ -125,6 +130,7 @@ export class ConversationEngine {
     const history = (await this.deps.conversations.history(turn.conversation.id, MEMORY_MESSAGES + 1)).filter((m) => m.id !== turn.recorded?.message.id).slice(-MEMORY_MESSAGES)
     // A reply started early asks the model before anything is written (the checks above only read).
     const early = turn.holdWrites ? this.firstStep(model, agent, turn, history) : null
+    if (early && turn.firstStepDone) void early.step.then(turn.firstStepDone, turn.firstStepDone)
     if (turn.holdWrites) await released(turn.holdWrites, turn.signal)
     const recorded = turn.recorded ?? (await this.deps.conversations.addMessage(turn.conversation, { author: 'customer', parts: [{ type: 'text', text: turn.text }] }))
     let conversation = recorded.conversation
