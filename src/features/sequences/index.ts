@@ -3,7 +3,6 @@
  * are durable timers; stopped by a reply (exitOnReply), an opt-out, or the customer's deletion.
  */
 
-import { type EnrolmentActors, registerEnrolment } from '../../../actors/enrolment'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { agentsRef } from '../agents/public'
 import { contactsRef } from '../contacts/public'
@@ -12,6 +11,7 @@ import { messagingRef } from '../messaging/public'
 import { phoneNumbersRef } from '../phone-numbers/public'
 import { templatesRef } from '../templates/public'
 import { usageRef } from '../usage/public'
+import { enrolmentKind } from './actor'
 import { sequencesRef } from './public'
 import { enrolmentsSpec, openEnrolments, openSequences, sequencesSpec } from './repository'
 import { sequencesConsole, sequencesV1 } from './routes'
@@ -26,7 +26,8 @@ export const sequencesFeature = defineFeature(sequencesRef, {
     const { templates } = use(templatesRef)
     const { platform, inbound } = use(messagingRef)
     const { meter } = use(usageRef)
-    let actors: EnrolmentActors | null = null
+    // The service spawns the actors whose effect it is: the kind's view first, registered after.
+    const actors = enrolmentKind.actors(kernel.runtime)
     const sequences = new SequenceService({
       sequences: await openSequences(kernel.store),
       enrolments: await openEnrolments(kernel.store),
@@ -38,10 +39,10 @@ export const sequencesFeature = defineFeature(sequencesRef, {
       meter,
       clock: kernel.clock,
       logger: kernel.logger,
-      actors: () => actors!,
+      actors,
       agentExists: (workspaceId, id) => agents.exists(workspaceId, id),
     })
-    actors = registerEnrolment(kernel.runtime, { effects: sequences.effects(), clock: kernel.clock, logger: kernel.logger })
+    enrolmentKind.register(kernel.runtime, sequences.effects())
     inbound.onCustomerMessage((workspaceId, phone) => sequences.stopFor(workspaceId, phone, 'replied'))
     contacts.onConsentWithdrawn((contact) => sequences.stopFor(contact.workspaceId, contact.phone, 'opted_out'))
     kernel.customerHooks.onDeleted((e) => sequences.stopWorkspace(e.customerId), 'sequences stopped')

@@ -5,7 +5,6 @@
  * person's chat-app conversation like any agent message.
  */
 
-import type { EnrolmentActors, EnrolmentEffectPort } from '../../../actors/enrolment'
 import type { MessageCategory } from '../../catalog/prices'
 import { type Clock, iso } from '../../clock'
 import { badRequest, notFound } from '../../http/errors'
@@ -19,6 +18,7 @@ import type { ConversationFeature } from '../conversations/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { TemplateService } from '../templates/public'
 import type { Meter } from '../usage/public'
+import type { EnrolmentActors, EnrolmentEffectPort } from './actor'
 import type { EnrolmentDoc, SequenceDoc, SequenceStep } from './repository'
 
 /** docs/spec.md enrol rules: at most 20 variables, names up to 60 characters, values up to 300. */
@@ -42,7 +42,7 @@ export interface SequenceDeps {
   clock: Clock
   /** Where a step refused for money is said (a warn line); unset in unit tests. */
   logger?: Logger
-  actors: () => EnrolmentActors
+  actors: EnrolmentActors
   agentExists: (workspaceId: string, id: string) => Promise<boolean>
 }
 
@@ -112,7 +112,7 @@ export class SequenceService {
       steps: {},
       createdAt: iso(now),
     })
-    await d.actors().spawn(id, { id, at: now, delays: sequence.steps.map((s) => s.delayMinutes * 60_000) })
+    await d.actors.spawn(id, { id, at: now, delays: sequence.steps.map((s) => s.delayMinutes * 60_000) })
     return { enrolled: true, id }
   }
 
@@ -121,12 +121,12 @@ export class SequenceService {
     for (const e of await this.d.enrolments.find({ workspaceId, phone })) {
       if (e.status !== 'active') continue
       if (reason === 'replied' && !(await this.d.sequences.get(e.sequenceId))?.exitOnReply) continue
-      await this.d.actors().send(e.id, { type: 'enrolment.stop', at: this.d.clock.now(), reason })
+      await this.d.actors.send(e.id, { type: 'enrolment.stop', at: this.d.clock.now(), reason })
     }
   }
 
   async stopWorkspace(workspaceId: string): Promise<void> {
-    for (const e of await this.d.enrolments.find({ workspaceId, status: 'active' })) await this.d.actors().send(e.id, { type: 'enrolment.stop', at: this.d.clock.now(), reason: 'customer_deleted' })
+    for (const e of await this.d.enrolments.find({ workspaceId, status: 'active' })) await this.d.actors.send(e.id, { type: 'enrolment.stop', at: this.d.clock.now(), reason: 'customer_deleted' })
   }
 
   effects(): EnrolmentEffectPort {
