@@ -16,6 +16,7 @@ const conversation = {
   conversationId: t.String({ description: 'conv_…' }),
   channel: Channel,
   test: t.Boolean({ description: 'true for a test chat' }),
+  simulated: t.Optional(t.Literal(true, { description: 'present on a simulations run’s conversation (then `test` is true too)' })),
 }
 
 /** A call as GET /calls/{id} answers it (docs/spec.md Call); `call.analysed` carries exactly this. */

@@ -7,7 +7,8 @@
  * Window: the last `days` UTC calendar days, today included, from 00:00 UTC of the first day to
  * now (service clock). Conversations count in the window by when they started; messages, replies,
  * leads and searches by when they happened. Test chats count like any conversation (they are in
- * the inbox and the allowance, docs/spec.md), and their searches are in the same log.
+ * the inbox and the allowance, docs/spec.md), and their searches are in the same log; a
+ * simulations run's (flagged `simulated`) do not: they test the agent, nobody talked to it.
  */
 import { type Clock, iso } from '../../clock'
 import type { RecordedEvent } from '../../events/bus'
@@ -56,11 +57,12 @@ export class AnalyticsService {
 
   async forAgent(workspaceId: string, agentId: string, days: number, rows: number): Promise<Analytics> {
     const { since, dayKeys } = analyticsWindow(days, this.clock.now())
-    const window: Filter = { workspaceId, agentId, createdAt: { $gte: since } }
+    // A simulations run's conversations, messages, searches and leads are tests of the agent, not its traffic.
+    const window: Filter = { workspaceId, agentId, createdAt: { $gte: since }, simulated: { $ne: true } }
     const { conversations, messages, searches, events } = this.sources
     const publicMessages: Filter = { ...window, internal: false }
     const replies: Filter = { ...publicMessages, author: 'agent' }
-    const leads: Filter = { ...window, type: 'lead.captured' }
+    const leads: Filter = { workspaceId, agentId, createdAt: { $gte: since }, type: 'lead.captured', 'data.simulated': { $ne: true } }
 
     const [byStatus, byCustomer, byDay, byHour, byChannel, messageCount, replyCount, repliesByDay, leadCount, leadsByDay, byFound] = await Promise.all([
       conversations.group(window, { by: 'status' }),

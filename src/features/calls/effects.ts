@@ -146,13 +146,13 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       // person reaches out on any channel"). A browser visitor has no number and stays anonymous.
       let contact = row.phone ? await deps.contacts.findByPhone(row.workspaceId, row.phone) : null
       if (!contact && row.phone && row.direction === 'inbound') contact = await knownCaller(deps.contacts, row.workspaceId, row.phone)
-      // A simulated call's conversation is a test one, as test chat's.
+      // A simulated call's conversation is a test one, as test chat's, flagged to stay out of analytics.
       const conversation = await deps.conversations.start({
         workspaceId: row.workspaceId,
         agentId: row.agentId,
         channel: 'voice',
         customer: { id: contact?.id ?? null, phone: row.phone },
-        ...(row.simulation ? { test: true } : {}),
+        ...(row.simulation ? { test: true, simulated: true } : {}),
       })
       // Opened as the first try rings; a retry's row copies it from the first (projection.ts).
       await deps.tries.update(row.id, { conversationId: conversation.id })

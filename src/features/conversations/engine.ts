@@ -124,7 +124,8 @@ export class ConversationEngine {
     const { workspace, agent, sideEffects } = turn
     // Before anything is written: an agent whose model cannot run leaves no half-recorded turn.
     const model = turn.model ?? (await this.deps.models.resolve(workspace, agent))
-    const metered = turn.conversation.channel !== 'voice'
+    // Calls are billed by the minute; a simulations run's conversation is never billed.
+    const metered = turn.conversation.channel !== 'voice' && !turn.conversation.simulated
     const stopped = metered ? await this.stoppedReplies(workspace) : null
     if (stopped && turn.conversation.test) throw repliesStopped(stopped)
     const history = (await this.deps.conversations.history(turn.conversation.id, MEMORY_MESSAGES + 1)).filter((m) => m.id !== turn.recorded?.message.id).slice(-MEMORY_MESSAGES)

@@ -51,6 +51,8 @@ export interface ConversationDoc {
   status: ConversationStatus
   /** Started from test chat (POST /agents/{id}/test-chat). */
   test: boolean
+  /** A simulations run's conversation (also `test`): never billed, kept out of analytics; its messages carry the flag too. */
+  simulated?: true
   /** When the customer last wrote; null until they do (an outbound call nobody answered). */
   lastInboundAt: string | null
   createdAt: string
@@ -74,6 +76,8 @@ export interface MessageDoc {
   usage?: { inputTokens: number; outputTokens: number }
   /** Agent replies only: the published version that answered; absent for test chat (the draft). */
   agentVersion?: number
+  /** A message of a simulations run's conversation: kept out of analytics. */
+  simulated?: true
   createdAt: string
 }
 

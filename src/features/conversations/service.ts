@@ -18,6 +18,8 @@ export interface StartConversation {
   channel: Channel
   customer?: { id: string | null; phone: string | null }
   test?: boolean
+  /** A simulations run's conversation (docs/api/simulations.md): never billed, kept out of analytics. */
+  simulated?: boolean
   /** A messaging thread (`<channel>:<our number>:<customer>`): one conversation per customer and number. */
   thread?: string
 }
@@ -57,6 +59,7 @@ export class ConversationService {
       customerKey: customer.id ?? customer.phone ?? `conv:${id}`,
       status: 'active',
       test: input.test ?? false,
+      ...(input.simulated ? { simulated: true as const } : {}),
       lastInboundAt: null,
       ...(input.thread ? { thread: input.thread } : {}),
       createdAt: now,
@@ -169,6 +172,7 @@ export class ConversationService {
       author: input.author,
       parts: input.parts,
       internal: input.internal ?? false,
+      ...(conversation.simulated ? { simulated: true as const } : {}),
       ...(input.extra ?? {}),
       createdAt: now,
     }
@@ -217,7 +221,7 @@ export class ConversationService {
       type: 'conversation.escalated',
       workspaceId: c.workspaceId,
       agentId: c.agentId,
-      data: { conversationId: c.id, channel: c.channel, test: c.test, reason, status: c.status },
+      data: { conversationId: c.id, channel: c.channel, test: c.test, ...(c.simulated ? { simulated: true } : {}), reason, status: c.status },
     }))
     return { conversation: updated, changed: true }
   }
@@ -235,7 +239,7 @@ export class ConversationService {
       type: 'conversation.resolved',
       workspaceId: c.workspaceId,
       agentId: c.agentId,
-      data: { conversationId: c.id, channel: c.channel, test: c.test, status: c.status },
+      data: { conversationId: c.id, channel: c.channel, test: c.test, ...(c.simulated ? { simulated: true } : {}), status: c.status },
     }))
   }
 

@@ -31,7 +31,7 @@ const MAX_ARG_CHARS = 200
 export type SideEffects = 'live' | 'simulated'
 
 export interface KnowledgeSearcher {
-  search(workspaceId: string, agentId: string, query: string, k?: number): Promise<SearchOutcome>
+  search(workspaceId: string, agentId: string, query: string, k?: number, simulated?: boolean): Promise<SearchOutcome>
 }
 
 export interface CallbackRequest {
@@ -123,7 +123,7 @@ export class ToolRunner {
     const query = text(input.query, 500)
     if (!query) return { output: { error: 'query is required' } }
     try {
-      const found = await this.deps.knowledge.search(ctx.workspace.id, ctx.agent.id, query, SEARCH_PASSAGES)
+      const found = await this.deps.knowledge.search(ctx.workspace.id, ctx.agent.id, query, SEARCH_PASSAGES, ctx.conversation.simulated === true)
       // Passages below the "found" bar are noise: handing them over invites an answer they do not support.
       const passages = found.found ? found.hits.map((h) => ({ title: h.title, text: h.text, score: Math.round(h.similarity * 1000) / 1000, documentId: h.documentId })) : []
       return { output: { found: found.found, passages } }
@@ -146,7 +146,7 @@ export class ToolRunner {
       type: 'lead.captured',
       workspaceId: c.workspaceId,
       agentId: c.agentId,
-      data: { conversationId: c.id, channel: c.channel, test: c.test, name, email, phone, note },
+      data: { conversationId: c.id, channel: c.channel, test: c.test, ...(c.simulated ? { simulated: true } : {}), name, email, phone, note },
     })
     return { output: { captured: true, name, email, phone } }
   }

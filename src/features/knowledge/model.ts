@@ -56,6 +56,8 @@ export type KnowledgeSearch = {
   found: boolean
   /** Similarity (0–1) of the best passage; 0 when nothing matched. */
   bestSimilarity: number
+  /** Searched in a simulations run's conversation: kept out of analytics. */
+  simulated?: true
   createdAt: string
 }
 

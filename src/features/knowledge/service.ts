@@ -189,8 +189,8 @@ export class KnowledgeService {
     for (const listener of this.changeListeners) await listener({ workspaceId: scope.workspaceId, agentId: scope.agentId })
   }
 
-  /** Ranked passages for a question; every search is logged for analytics. */
-  async search(workspaceId: string, agentId: string, query: string, k = 5): Promise<SearchOutcome> {
+  /** Ranked passages for a question; every search is logged for analytics (`simulated`: a simulations run's, which analytics leaves out). */
+  async search(workspaceId: string, agentId: string, query: string, k = 5, simulated = false): Promise<SearchOutcome> {
     const q = (typeof query === 'string' ? query : '').replace(/\s+/g, ' ').trim().slice(0, MAX_QUERY_CHARS)
     if (!q) throw new KnowledgeError('query must not be empty', 400, 'query')
     const limit = Math.min(Math.max(Math.floor(k) || 1, 1), MAX_SEARCH_RESULTS)
@@ -206,6 +206,7 @@ export class KnowledgeService {
       queryKey: q.toLowerCase().replace(/[\s?!.,;:]+$/, ''),
       found,
       bestSimilarity,
+      ...(simulated ? { simulated: true as const } : {}),
       createdAt: iso(this.clock.now()),
     }
     await this.repo.logSearch(entry)
