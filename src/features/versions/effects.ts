@@ -1,6 +1,6 @@
 /**
  * The publication chart's effects (machines/agent-publication.ts), as plain async functions over
- * the version store and the agent; actors/agent-publication.ts binds them to the chart.
+ * the version store and the agent; actor.ts binds them to the chart.
  *
  * Every effect is idempotent, because the runtime re-runs an effect that was in flight when the
  * process died: a version is written once under its number (a re-run keeps the first capture),

@@ -9,13 +9,13 @@
  * the chart refuses (unpublish of a draft) answers 409 with the chart's words, which name the state.
  */
 
-import type { AgentPublicationKind } from '../../../actors/agent-publication'
 import { ActorNotFoundError, ActorUnavailableError, VersionMismatchError } from '../../../actors/errors'
 import { type AgentPublicationContext, type AgentPublicationEvent, type AgentPublicationState, canApply, initialContext, isResting } from '../../../machines/agent-publication'
 import type { Clock } from '../../clock'
 import { ApiError, conflict } from '../../http/errors'
 import { randomId } from '../../ids'
 import type { Logger } from '../../logger'
+import type { AgentPublicationActors } from './actor'
 
 /** The agent a command is about (its workspace travels into the chart for the effects). */
 export interface AgentRef {
@@ -54,7 +54,7 @@ const unavailable = (message: string) => new ApiError(503, `${message}; retry in
 
 export class Publication {
   constructor(
-    private readonly kind: Pick<AgentPublicationKind, 'read' | 'send' | 'settle'>,
+    private readonly kind: Pick<AgentPublicationActors, 'read' | 'send' | 'settle'>,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}

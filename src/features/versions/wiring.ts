@@ -4,12 +4,12 @@
  * the version rules, and what live conversations are served (ServingAgents).
  */
 
-import { registerAgentPublication } from '../../../actors/agent-publication'
 import type { ActorRuntime } from '../../../actors/runtime'
 import type { Clock } from '../../clock'
 import type { Logger } from '../../logger'
 import type { DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents/public'
+import { agentPublicationKind } from './actor'
 import { DraftReader, type KnowledgeLister } from './drafts'
 import { PublicationEffects } from './effects'
 import { Publication } from './publication'
@@ -35,7 +35,7 @@ export async function buildVersionsFeature(deps: {
   const store = await VersionStore.open(deps.store)
   const drafts = new DraftReader(agents, deps.knowledge)
   const effects = new PublicationEffects(store, drafts, (workspaceId, id, fields, at) => agents.restore(workspaceId, id, fields, at))
-  const publication = new Publication(registerAgentPublication(deps.runtime, effects, { clock: deps.clock, logger }), deps.clock, logger)
+  const publication = new Publication(agentPublicationKind.register(deps.runtime, effects), deps.clock, logger)
   const legacyAgents = { get: (workspaceId: string, ref: string) => agents.getLegacy(workspaceId, ref) }
   const versions = new VersionService({ agents: legacyAgents, agentNumber: (agent) => agents.legacyNumber(agent), drafts, versions: store, publication, logger })
   agents.onPatch(async (agent) => {

@@ -5,11 +5,11 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import pino from 'pino'
-import { registerAgentPublication } from '../../../actors/agent-publication'
 import type { EffectInput, PendingCommand } from '../../../machines/agent-publication'
 import { ManualClock } from '../../../src/clock'
 import { newAgentDoc } from '../../../src/features/agents/defaults'
 import type { AgentDoc } from '../../../src/features/agents/repository'
+import { agentPublicationKind } from '../../../src/features/versions/actor'
 import { DraftReader } from '../../../src/features/versions/drafts'
 import { PublicationEffects } from '../../../src/features/versions/effects'
 import { Publication } from '../../../src/features/versions/publication'
@@ -129,7 +129,7 @@ describe('effects', () => {
 describe('on the actor runtime', () => {
   test('publish through the runtime: the version is written and served when the command answers', async () => {
     const runtime = makeRuntime(env, clock)
-    const publication = new Publication(registerAgentPublication(runtime, effects(), { clock, logger: pino({ level: 'silent' }) }), clock, pino({ level: 'silent' }))
+    const publication = new Publication(agentPublicationKind.register(runtime, effects()), clock, pino({ level: 'silent' }))
     await runtime.start()
     try {
       expect(await publication.command(agent, 'key_1', { type: 'agent.publish', changeSummary: null })).toEqual({ versionId: 1, backupVersionId: 0 })
@@ -152,7 +152,7 @@ describe('on the actor runtime', () => {
       },
     }) as PublicationEffects
     const before = makeRuntime(env, clock, { instanceId: 'before' })
-    const kind = registerAgentPublication(before, slow, { clock, logger: pino({ level: 'silent' }) })
+    const kind = agentPublicationKind.register(before, slow)
     await before.start()
     const event = { type: 'agent.publish' as const, at: T0, commandId: 'c1', by: 'key_1', versionId: 1, changeSummary: null }
     expect((await kind.send(agent.id, event, { input: { agentId: agent.id, workspaceId: WS } })).value).toBe('freezing')
@@ -162,7 +162,7 @@ describe('on the actor runtime', () => {
     expect(await versions.get(agent.id, 1)).toBeNull()
 
     const after = makeRuntime(env, clock, { instanceId: 'after' })
-    const again = registerAgentPublication(after, effects(), { clock, logger: pino({ level: 'silent' }) })
+    const again = agentPublicationKind.register(after, effects())
     expect((await after.start()).resumed).toBe(1)
     try {
       const done = await again.settle(agent.id)
