@@ -115,7 +115,7 @@ export class Metrics {
       labelNames: ['direction'],
       registers,
     })
-    this.callsAdmitted = sampled('counter', 'calls_admitted_total', 'Calls this instance had room for (admission control): placed through the API to ring now, or ringing in', ['direction'])
+    this.callsAdmitted = sampled('counter', 'calls_admitted_total', 'Calls this instance had room for (admission control): placed to ring now, ringing in, or from a browser (web)', ['direction'])
     this.callsRefused = sampled('counter', 'calls_refused_total', 'Calls refused for want of room on this instance (503, busy), by direction and the signal that refused them', ['direction', 'reason'])
     this.sttDecoders = sampled('gauge', 'stt_decoders', 'Live speech decoders of the shared pool (busy, idle) and utterances waiting for one (queued)', ['state'])
     this.sttUtterancesRefused = sampled('counter', 'stt_utterances_refused_total', "Utterances refused because every decoder was busy and the decoders' queue was full")

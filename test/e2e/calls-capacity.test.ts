@@ -154,3 +154,60 @@ describe('on the sandbox, at CALLS_MAX_LIVE=1', () => {
     expect((await metric(s, 'agent_platform_calls_refused_total{direction="inbound",reason="calls"}')).length).toBe(1)
   })
 })
+
+describe("a browser's call, at CALLS_MAX_LIVE=1", () => {
+  let s: TestServer
+
+  beforeAll(async () => {
+    s = await startTestServer({ CALLS_MAX_LIVE: '1' })
+  })
+  afterAll(() => s?.stop())
+
+  test("the widget's call past the limit is 503 with Retry-After, saying the instance is at capacity; no call is made", async () => {
+    const dev = await s.developer({ plan: 'scale' })
+    const agent = await s.agent(dev.key, { name: 'Desk', voice: { answersCalls: true } })
+    const session = async () => (await s.api('POST', `/web/${agent.webKey}/sessions`, { body: {} })).body.session as string
+    const first = await s.api('POST', `/web/${agent.webKey}/calls`, { body: { session: await session() } })
+    expect(first.status).toBe(201)
+    // The first call holds the only room until its browser connects (or its ring time runs out).
+    const second = await s.api('POST', `/web/${agent.webKey}/calls`, { body: { session: await session() } })
+    expect(second.status).toBe(503)
+    expect(second.headers.get('retry-after')).toBe('5')
+    expect(second.body.error).toContain('this instance is at capacity')
+    expect(second.body.error).toContain('CALLS_MAX_LIVE 1')
+    expect(second.body.reason).toBe('calls')
+    const listed = (await s.api('GET', '/calls?limit=100', { key: dev.key })).body.items
+    expect(listed.map((c: { id: string }) => c.id)).toEqual([first.body.callId])
+    expect(await metric(s, 'agent_platform_calls_admitted_total{direction="web"}')).toEqual(['agent_platform_calls_admitted_total{direction="web"} 1'])
+    expect(await metric(s, 'agent_platform_calls_refused_total{direction="web",reason="calls"}')).toEqual(['agent_platform_calls_refused_total{direction="web",reason="calls"} 1'])
+
+    // The widget's own scripts (as the page loads them) tell the visitor, in the agent's language.
+    const window: Record<string, any> = {}
+    const script = async (name: string) => new Function('window', 'location', await (await fetch(`${s.url}/web/${name}`)).text())(window, { search: '' })
+    await script('i18n.js')
+    await script('voice.js')
+    const shown: string[] = []
+    let click = () => {}
+    const button = {
+      setAttribute() {},
+      textContent: '',
+      addEventListener: (_: string, f: () => void) => {
+        click = f
+      },
+    }
+    const visitor = await session()
+    for (const [language, words] of [
+      ['en', 'All our lines are busy right now; please try again in 5 seconds.'],
+      ['es', 'Todas nuestras líneas están ocupadas; inténtalo de nuevo en 5 segundos.'],
+    ]) {
+      window.AgentVoice.attach({ button, api: `${s.url}/api/v1/web/${agent.webKey}`, session: () => visitor, status: (m: string) => shown.push(m), t: window.AgentWidgetText(language).t })
+      click()
+      await until(
+        'the visitor told',
+        async () => shown.at(-1),
+        (m) => !!m,
+      )
+      expect(shown.at(-1)).toEndWith(words!)
+    }
+  })
+})

@@ -1,10 +1,10 @@
 /**
- * Admission control: a new call (placed through the API, ringing in, or a waiting call about to
- * ring) is taken only while the instance has headroom for it, so that the calls already live keep
+ * Admission control: a new call (placed through the API, ringing in, a browser's, or a waiting
+ * call about to ring) is taken only while the instance has headroom for it, so that the calls already live keep
  * their audio. Headroom is five signals, each with its limit (docs/production.md "Capacity"):
  * calls on this instance, event-loop lag, the agent audio's lead at the line, the wait for a
- * speech decoder, and resident memory. Refused, the API answers 503 with Retry-After, an inbound
- * call hears busy, and a waiting call or a campaign's recipient waits and tries again.
+ * speech decoder, and resident memory. Refused, the API answers 503 with Retry-After (the web
+ * widget's call button too), an inbound call hears busy, and a waiting call or a campaign's recipient waits and tries again.
  */
 
 import { readFileSync } from 'node:fs'
@@ -56,6 +56,9 @@ export interface HeadroomSignals {
   rssBytes(): number
 }
 
+/** What a call is, for the counts: placed by the API or a campaign, ringing in from a network, or a browser's (the widget's call button). */
+export type AdmittedDirection = 'outbound' | 'inbound' | 'web'
+
 export interface Refusal {
   reason: RefusalReason
   message: string
@@ -70,7 +73,7 @@ export interface Ticket {
 
 export class Admission {
   private readonly pending = new Map<object, { at: number; callId: string | null }>()
-  readonly admitted = { outbound: 0, inbound: 0 }
+  readonly admitted = { outbound: 0, inbound: 0, web: 0 }
   readonly refused = new Map<string, number>()
 
   constructor(
@@ -115,7 +118,7 @@ export class Admission {
   }
 
   /** Takes a call if there is room: a ticket that holds its place until its media opens, or the refusal (counted). */
-  admit(direction: 'outbound' | 'inbound'): Ticket | Refusal {
+  admit(direction: AdmittedDirection): Ticket | Refusal {
     const refusal = this.check()
     if (refusal) {
       const key = `${direction}:${refusal.reason}`

@@ -99,9 +99,9 @@ export class CallService {
     }
   }
 
-  /** A ticket for a call that rings now, or the 503 (with Retry-After) saying the instance is at capacity. */
-  private admit(): Ticket | null {
-    const admitted = this.deps.admission?.admit('outbound') ?? null
+  /** A ticket for a call that rings now (or a browser's, `web`), or the 503 (with Retry-After) saying the instance is at capacity. */
+  private admit(direction: 'outbound' | 'web' = 'outbound'): Ticket | null {
+    const admitted = this.deps.admission?.admit(direction) ?? null
     if (!admitted || !isRefusal(admitted)) return admitted
     throw new ApiError(503, atCapacity(admitted), { reason: admitted.reason }, { 'retry-after': String(RETRY_AFTER_S) })
   }
@@ -303,10 +303,18 @@ export class CallService {
   async answerWeb(workspace: WorkspaceDoc, agent: AgentDoc): Promise<{ callId: string; attempt: number }> {
     const now = this.deps.clock.now()
     const id = newId('in')
-    await takeLine(this.deps.coordination, workspace, id, now)
-    const row = firstRow(workspace, agent, { id, phone: '', from: '', body: { to: '', purpose: '' }, variables: {}, extract: null, scheduledFor: null, now })
-    await this.deps.tries.insert({ ...row, direction: 'inbound', surface: 'web', listed: true, status: 'connected', phone: null, from: null, purpose: null, answeredAt: iso(now) })
-    await this.deps.actors().spawn(id, { id, at: now, inbound: true })
+    // A browser's call takes room as a phone call does: refused (503) before a line or a row is taken.
+    const ticket = this.admit('web')
+    try {
+      await takeLine(this.deps.coordination, workspace, id, now)
+      const row = firstRow(workspace, agent, { id, phone: '', from: '', body: { to: '', purpose: '' }, variables: {}, extract: null, scheduledFor: null, now })
+      await this.deps.tries.insert({ ...row, direction: 'inbound', surface: 'web', listed: true, status: 'connected', phone: null, from: null, purpose: null, answeredAt: iso(now) })
+      await this.deps.actors().spawn(id, { id, at: now, inbound: true })
+    } catch (err) {
+      ticket?.release()
+      throw err
+    }
+    ticket?.bind(id)
     return { callId: id, attempt: 1 }
   }
 

@@ -132,7 +132,7 @@ export function webV1(deps: { web: WebChat; teammates: TeammateMessages; logger:
         detail: {
           summary: 'Call the agent from the browser (public)',
           description:
-            'A `voice` call on the `web` surface, answered at once by the published agent, on the plan’s call lines (429 when they are busy). The browser then streams 16-bit PCM over the media bridge at `mediaPath`; the call is analysed and recorded like a phone call and listed by GET /calls.',
+            'A `voice` call on the `web` surface, answered at once by the published agent, on the plan’s call lines (429 when they are busy; 503 with Retry-After when this instance is at capacity). The browser then streams 16-bit PCM over the media bridge at `mediaPath`; the call is analysed and recorded like a phone call and listed by GET /calls.',
           responses: answers({ 201: CallAnswer, ...v1Errors(409, 429) }),
         },
       },

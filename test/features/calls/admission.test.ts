@@ -47,7 +47,7 @@ describe('admission', () => {
     admission.ended('c2')
     expect(admission.liveCalls).toBe(1)
     expect(isRefusal(admission.admit('outbound'))).toBe(false)
-    expect(admission.admitted).toEqual({ outbound: 2, inbound: 1 })
+    expect(admission.admitted).toEqual({ outbound: 2, inbound: 1, web: 0 })
     expect([...admission.refused]).toEqual([['outbound:calls', 1]])
   })
 

@@ -74,6 +74,8 @@
       return fetch(o.api + '/calls', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session: o.session() }) })
         .then(function (res) {
           return res.json().then(function (body) {
+            // At capacity (503): the visitor is told the lines are busy and when to try again.
+            if (res.status === 503) throw new Error(o.t('busy', { s: res.headers.get('retry-after') || '5' }))
             if (!res.ok) throw new Error(body.error || 'HTTP ' + res.status)
             return body
           })
