@@ -13,7 +13,8 @@
 import { Elysia, t } from 'elysia'
 import type { InboundFrame, OutboundFrame } from './frames'
 import type { Attached, LiveCall, MediaCalls, Refusal } from './media-calls'
-import { MAX_MESSAGE_BYTES, ProtocolError, TwilioSerializer } from './serializers/twilio'
+import { type FrameSerializer, ProtocolError, type SerializerFactory } from './serializers/port'
+import { TwilioSerializer } from './serializers/twilio'
 
 export type { Attached, LiveCall, MediaCalls, Refusal, StreamInfo } from './media-calls'
 
@@ -26,6 +27,9 @@ export const MEDIA_IDLE_MS = 10_000
 export const MEDIA_PREFIX = '/media/'
 /** Frames held while the call is being attached (a few hundred ms): 2 s of 20 ms audio. */
 const MAX_EARLY_FRAMES = 100
+
+/** Twilio Media Streams: what Twilio, the sandbox callee and browsers speak (serializers/twilio.ts). */
+export const twilioMediaStreams: SerializerFactory = () => new TwilioSerializer()
 
 /** 4401, 4404, 4408 and 4409 read as 401, 404, 408 (the stream went silent) and 409; 1000 is a call that ended normally. */
 export const CLOSE = { protocol: 1002, tooBig: 1009, policy: 1008, internal: 1011, badToken: 4401, unknownCall: 4404, silent: 4408, notLive: 4409, ended: 1000 } as const
@@ -46,7 +50,7 @@ interface Socket {
 
 /** One socket's state: the protocol, then the call. */
 export class MediaStream {
-  private readonly serializer = new TwilioSerializer()
+  private readonly serializer: FrameSerializer
   private call: LiveCall | null = null
   private attaching = false
   private early: InboundFrame[] = []
@@ -63,7 +67,9 @@ export class MediaStream {
     private readonly callId: string,
     private readonly pathToken: string | undefined,
     private readonly timing = { startMs: START_TIMEOUT_MS, idleMs: MEDIA_IDLE_MS },
+    serializer: SerializerFactory = twilioMediaStreams,
   ) {
+    this.serializer = serializer()
     this.startTimer = setTimeout(() => this.fail(CLOSE.policy, 'no "start" message in time'), timing.startMs)
   }
 
@@ -72,8 +78,9 @@ export class MediaStream {
     if (this.call) this.touch()
     let frame: InboundFrame | null
     try {
-      if (typeof raw === 'string' && raw.length > MAX_MESSAGE_BYTES) {
-        this.fail(CLOSE.tooBig, `message over ${MAX_MESSAGE_BYTES} bytes`)
+      const max = this.serializer.maxMessageBytes
+      if (typeof raw === 'string' && raw.length > max) {
+        this.fail(CLOSE.tooBig, `message over ${max} bytes`)
         return
       }
       if (raw instanceof Uint8Array || raw instanceof ArrayBuffer) throw new ProtocolError('binary messages are not part of the protocol')
@@ -179,7 +186,7 @@ export class MediaStream {
 }
 
 /** The route. One MediaStream per socket, keyed by Elysia's socket id. */
-export function mediaBridge(calls: MediaCalls, log: (message: string, err?: unknown) => void = () => {}) {
+export function mediaBridge(calls: MediaCalls, log: (message: string, err?: unknown) => void = () => {}, serializer: SerializerFactory = twilioMediaStreams) {
   const streams = new Map<string, MediaStream>()
   const handlers = {
     beforeHandle({ request, set }: { request: Request; set: { status?: number | string } }) {
@@ -190,7 +197,7 @@ export function mediaBridge(calls: MediaCalls, log: (message: string, err?: unkn
       }
     },
     open(ws: { id: string; raw: Socket; data: { params: Record<string, string> } }) {
-      streams.set(ws.id, new MediaStream(ws.raw, calls, ws.data.params.callId!, ws.data.params.token))
+      streams.set(ws.id, new MediaStream(ws.raw, calls, ws.data.params.callId!, ws.data.params.token, undefined, serializer))
     },
     message(ws: { id: string }, message: unknown) {
       streams.get(ws.id)?.message(message)

@@ -1,7 +1,8 @@
 /**
- * The pipeline's frames: one tagged union for what flows between stages (Pipecat's typed frames).
- * Audio is always 16-bit PCM with its rate. System frames (`interrupt`, `end`) are never queued
- * behind audio: a queue that holds them puts them first (see `FrameQueue`).
+ * The frames that cross the transport edge (Pipecat's typed frames): what a serializer makes of
+ * the line's messages, and what the pipeline sends back. Audio is always 16-bit PCM with its rate.
+ * A barge-in's `clear` is not queued behind audio: the playout sends it the moment the chart stops
+ * the agent (playout.ts).
  */
 export interface AudioFrame {
   kind: 'audio'
@@ -25,10 +26,6 @@ export type OutboundFrame =
   | { kind: 'mark'; name: string }
   /** Drop whatever audio the line still has buffered (barge-in). */
   | { kind: 'clear' }
-
-export type SystemFrame = { kind: 'interrupt' } | { kind: 'end'; reason: string }
-
-export const isSystem = (frame: { kind: string }): frame is SystemFrame => frame.kind === 'interrupt' || frame.kind === 'end'
 
 /** Samples of `ms` milliseconds at `rate`. */
 export const samplesOf = (ms: number, rate: number): number => Math.round((ms * rate) / 1000)

@@ -9,6 +9,9 @@
  */
 import { decodeMulaw, encodeMulaw, fromLittleEndian, PHONE_RATE, resample, toLittleEndian, type WireEncoding } from '../codecs'
 import type { InboundFrame, OutboundFrame } from '../frames'
+import { type FrameSerializer, ProtocolError } from './port'
+
+export { ProtocolError } from './port'
 
 /**
  * Largest message we accept. Twilio sends 20 ms of mu-law (160 bytes, ~300 characters as JSON);
@@ -16,10 +19,6 @@ import type { InboundFrame, OutboundFrame } from '../frames'
  * what one message can make us allocate.
  */
 export const MAX_MESSAGE_BYTES = 64 * 1024
-
-export class ProtocolError extends Error {
-  override readonly name = 'ProtocolError'
-}
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 const RATES = new Set([8_000, 16_000, 24_000, 44_100, 48_000])
@@ -39,7 +38,8 @@ const counter = (v: unknown, what: string): number => {
   return n
 }
 
-export class TwilioSerializer {
+export class TwilioSerializer implements FrameSerializer {
+  readonly maxMessageBytes = MAX_MESSAGE_BYTES
   /** Set by `start`: the stream's id and how its audio is encoded. */
   streamSid: string | null = null
   encoding: WireEncoding = 'audio/x-mulaw'
