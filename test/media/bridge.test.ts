@@ -63,7 +63,7 @@ test("another provider's serializer is one value passed in: the bridge speaks it
   const sent: string[] = []
   const closes: { code: number; reason: string }[] = []
   let io: { send(f: OutboundFrame): boolean } | null = null
-  const socket = { send: (m: string) => (sent.push(m), 1), close: (code = 1005, reason = '') => void closes.push({ code, reason }) }
+  const socket = { send: (m: string) => sent.push(m), close: (code = 1005, reason = '') => void closes.push({ code, reason }) }
   const calls: MediaCalls = {
     checkUpgrade: () => null,
     refusal: async () => null,
