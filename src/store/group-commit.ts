@@ -22,7 +22,7 @@
  * 5 s of busy_timeout, then "database is locked". So a new batch first commits the file's other
  * open batches here; other processes' batches are still waited out by busy_timeout.
  */
-import type { Database } from 'bun:sqlite'
+import type { Database, Statement } from 'bun:sqlite'
 
 /**
  * Under concurrent load — the previous batch carried at least COMMIT_SIBLINGS writes — a batch is
@@ -44,6 +44,17 @@ interface Waiter {
 /** Open batches per database file in this process. */
 const openBatches = new Map<string, Set<GroupCommit>>()
 
+export interface GroupCommitHooks {
+  /** Runs between transactions after each commit (the WAL rewind, wal-checkpointer.ts); its failure is retried next time, never the writes'. */
+  afterCommit?: () => void
+  /** Hears each COMMIT of a batch that wrote, in seconds. */
+  onCommit?: (seconds: number) => void
+  /** Hears how writes end: the error of a write or COMMIT that failed, undefined for a batch that committed writes. */
+  onOutcome?: (error?: unknown) => void
+  /** A batch's transaction ended without committing: what was read inside it may be gone (doc-cache.ts). */
+  onRollback?: () => void
+}
+
 export class GroupCommit {
   private waiters: Waiter[] = []
   private scheduled: { immediate: ReturnType<typeof setImmediate> } | { timer: ReturnType<typeof setTimeout> } | null = null
@@ -51,6 +62,8 @@ export class GroupCommit {
   /** When the last batch committed (performance.now()) and how many writes it carried. */
   private lastCommitAt = 0
   private lastBatch = 0
+  /** Prepared once: `db.run` prepares its text on every call, ~1.3 µs of each BEGIN and COMMIT here. */
+  private readonly statements: Record<'BEGIN' | 'BEGIN IMMEDIATE' | 'COMMIT' | 'ROLLBACK', Statement>
 
   constructor(
     private readonly db: Database,
@@ -58,13 +71,17 @@ export class GroupCommit {
     private readonly file: string = db.filename,
     /** No other connection writes the file (the exclusive claim): reads may open the turn's transaction. */
     private readonly sole = false,
-    /** Runs between transactions after each commit (the WAL rewind, wal-checkpointer.ts); its failure is retried next time, never the writes'. */
-    private readonly afterCommit: () => void = () => {},
-    /** Hears each COMMIT of a batch that wrote, in seconds. */
-    private readonly onCommit?: (seconds: number) => void,
-    /** Hears how writes end: the error of a write or COMMIT that failed, undefined for a batch that committed writes. */
-    private readonly onOutcome?: (error?: unknown) => void,
-  ) {}
+    private readonly hooks: GroupCommitHooks = {},
+  ) {
+    // db.query, not db.prepare: the connection finalizes these when it closes, so a close that is
+    // the file's last still checkpoints and removes the WAL.
+    this.statements = { BEGIN: db.query('BEGIN'), 'BEGIN IMMEDIATE': db.query('BEGIN IMMEDIATE'), COMMIT: db.query('COMMIT'), ROLLBACK: db.query('ROLLBACK') }
+  }
+
+  /** A transaction someone else began is open (a bulk load): its end is theirs, commit or rollback. */
+  get foreign(): boolean {
+    return !this.open && this.db.inTransaction
+  }
 
   /** Runs `read` now, inside the turn's transaction when reads share it (`sole`). */
   read<R>(read: () => R): R {
@@ -75,7 +92,7 @@ export class GroupCommit {
   private begin(statement: 'BEGIN' | 'BEGIN IMMEDIATE'): void {
     const others = openBatches.get(this.file)
     if (others) for (const other of [...others]) if (other !== this) other.flush()
-    this.db.run(statement)
+    this.statements[statement].run()
     this.open = true
     let batches = openBatches.get(this.file)
     if (!batches) {
@@ -101,7 +118,7 @@ export class GroupCommit {
       // A failed statement normally leaves the transaction open; if SQLite rolled it all back,
       // the earlier writes of this batch are gone too and must not be reported as done.
       if (!this.db.inTransaction) this.abandon(error)
-      this.onOutcome?.(error)
+      this.hooks.onOutcome?.(error)
       throw error
     }
     return new Promise<R>((resolve, reject) => this.waiters.push({ resolve: () => resolve(result), reject }))
@@ -113,24 +130,25 @@ export class GroupCommit {
     const waiters = this.close()
     try {
       const start = performance.now()
-      if (this.db.inTransaction) this.db.run('COMMIT')
+      if (this.db.inTransaction) this.statements.COMMIT.run()
       this.lastCommitAt = performance.now()
       this.lastBatch = waiters.length
       // A turn's read-only transaction commits nothing worth timing.
-      if (waiters.length > 0) this.onCommit?.((this.lastCommitAt - start) / 1000)
+      if (waiters.length > 0) this.hooks.onCommit?.((this.lastCommitAt - start) / 1000)
     } catch (error) {
       try {
-        if (this.db.inTransaction) this.db.run('ROLLBACK')
+        if (this.db.inTransaction) this.statements.ROLLBACK.run()
       } catch {
         // the connection already ended the transaction
       }
+      this.hooks.onRollback?.()
       for (const w of waiters) w.reject(error)
-      if (waiters.length > 0) this.onOutcome?.(error)
+      if (waiters.length > 0) this.hooks.onOutcome?.(error)
       return
     }
-    if (waiters.length > 0) this.onOutcome?.()
+    if (waiters.length > 0) this.hooks.onOutcome?.()
     try {
-      this.afterCommit()
+      this.hooks.afterCommit?.()
     } catch {
       // the writes are committed; the chore runs again after the next commit
     }
@@ -138,7 +156,9 @@ export class GroupCommit {
   }
 
   private abandon(error: unknown): void {
-    for (const w of this.close()) w.reject(error)
+    const waiters = this.close()
+    this.hooks.onRollback?.()
+    for (const w of waiters) w.reject(error)
   }
 
   /** Ends the batch's bookkeeping and hands back its waiters to settle. */

@@ -6,6 +6,7 @@
  * it has committed.
  */
 import { Database, SQLiteError } from 'bun:sqlite'
+import { DocCache } from './doc-cache'
 import { GroupCommit } from './group-commit'
 import { isOutOfSpace } from './out-of-space'
 import type { CollectionSpec, CommitObserver, Doc, DocumentStore, StoreHealth, Write } from './port'
@@ -20,7 +21,9 @@ export interface SqliteOptions {
    * file (two instances with local coordination would both run every actor). The claim is an
    * exclusive lock on a sibling `<file>.lock`, which the OS lets go when the process ends, kill -9
    * included. The database itself is always opened shared, so the checkpointer thread can reach it.
-   * Off: several processes on one machine may share the file.
+   * Off: several processes on one machine may share the file; each then holds a shared lock on
+   * `<file>.lock`, so shared and exclusive openers of one file refuse each other (the exclusive
+   * owner reads from its document cache, doc-cache.ts, and must be the file's only writer).
    */
   exclusive?: boolean
   /** The WAL length (frames) at which the writer rewinds it (wal-checkpointer.ts rewindIfLong); tests lower it. */
@@ -31,35 +34,48 @@ export interface SqliteOptions {
   walSizeLimitBytes?: number
 }
 
-/** The file is held by another process (exclusive mode): say so instead of waiting forever. */
+/** The file is held by another opener in a mode that excludes this one: say so instead of waiting forever. */
 export class StoreLockedError extends Error {
-  constructor(file: string) {
-    super(`${file} is in use by another process; give each instance its own DATA_DIR, or set SQLITE_LOCKING=shared`)
+  constructor(file: string, exclusive: boolean) {
+    super(
+      exclusive
+        ? `${file} is in use by another process; give each instance its own DATA_DIR, or set SQLITE_LOCKING=shared on every process that shares it`
+        : `${file} is held exclusively by another process (SQLITE_LOCKING=exclusive); set SQLITE_LOCKING=shared on every process that shares it`,
+    )
     this.name = 'StoreLockedError'
   }
 }
 
-/** Holds `<file>.lock` for the life of the store, or throws StoreLockedError when someone else does. */
-function claim(file: string): Database {
+/**
+ * Holds `<file>.lock` for the life of the store — exclusively, or shared with other shared openers —
+ * or throws StoreLockedError when someone holds it in a way that excludes this opener.
+ */
+function claim(file: string, exclusive: boolean): Database {
   const lock = new Database(`${file}.lock`, { create: true })
   try {
     // A previous process of ours that is exiting lets go of the lock within moments: 2 s is plenty
     // for that, and short enough that a real conflict is reported at once.
     lock.run('PRAGMA busy_timeout=2000')
     // In EXCLUSIVE locking mode the lock a write takes is never let go until the connection closes.
+    // In EXCLUSIVE locking mode the lock a read takes (shared) is kept too.
     lock.run('PRAGMA locking_mode=EXCLUSIVE')
-    lock.run('BEGIN EXCLUSIVE')
-    lock.run('COMMIT')
+    if (exclusive) {
+      lock.run('BEGIN EXCLUSIVE')
+      lock.run('COMMIT')
+    } else lock.query('SELECT count(*) FROM sqlite_master').get()
     return lock
   } catch (error) {
     lock.close()
-    if (error instanceof SQLiteError && /SQLITE_BUSY/.test(error.code ?? '')) throw new StoreLockedError(file)
+    if (error instanceof SQLiteError && /SQLITE_BUSY/.test(error.code ?? '')) throw new StoreLockedError(file, exclusive)
     throw error
   }
 }
 
 export async function openSqliteStore(file: string, options: SqliteOptions = {}): Promise<SqliteStore> {
-  const lock = options.exclusive ? claim(file) : null
+  const inMemory = file === ':memory:' || file === ''
+  const exclusive = options.exclusive === true
+  // An in-memory database is this connection's alone; there is no file to share.
+  const lock = exclusive || !inMemory ? claim(file, exclusive) : null
   const db = new Database(file, { create: true, strict: true })
   try {
     // WAL lets readers run while one writer commits; NORMAL is durable across app crashes in WAL
@@ -79,8 +95,8 @@ export async function openSqliteStore(file: string, options: SqliteOptions = {})
   // now. When even that fails for want of space, the store starts out reporting the full disk.
   const boot = truncateWal(db)
   // An in-memory database has no WAL and no file another connection could reach.
-  const checkpointed = file !== ':memory:' && file !== '' && (await checkpointElsewhere(db, file, options.walRewindFrames))
-  const store = new SqliteStore(db, file, lock, checkpointed, options.onCommit)
+  const checkpointed = !inMemory && (await checkpointElsewhere(db, file, options.walRewindFrames))
+  const store = new SqliteStore(db, file, lock, exclusive, checkpointed, options.onCommit)
   if (boot.error !== undefined) store.noteOutcome(boot.error)
   return store
 }
@@ -97,16 +113,28 @@ export class SqliteStore implements DocumentStore {
   private readonly collections = new Map<string, SqliteCollection<Doc>>()
   private closed = false
   private readonly batch: GroupCommit
+  /** Documents read by id, while this connection is the file's only writer (doc-cache.ts). */
+  private readonly cache: DocCache | null
 
   constructor(
     readonly db: Database,
     private readonly file: string = db.filename,
     private readonly lock: Database | null = null,
+    /** This process holds the file exclusively (the claim): no other connection writes it. */
+    sole = false,
     /** The checkpointer thread took this file's checkpoints (wal-checkpointer.ts). */
     private readonly checkpointed = false,
     onCommit?: CommitObserver,
   ) {
-    this.batch = new GroupCommit(db, file, lock !== null, checkpointed ? () => rewindIfLong(db, file) : undefined, onCommit, (error) => this.noteOutcome(error))
+    // With the exclusive claim nobody else writes the file, which is what makes both the turn's
+    // shared read transaction and the document cache sound.
+    this.cache = sole ? new DocCache() : null
+    this.batch = new GroupCommit(db, file, sole, {
+      afterCommit: checkpointed ? () => rewindIfLong(db, file) : undefined,
+      onCommit,
+      onOutcome: (error) => this.noteOutcome(error),
+      onRollback: () => this.cache?.clear(),
+    })
   }
 
   /** Since when writes fail for want of disk space (none has committed since); null while they go through. */
@@ -153,7 +181,7 @@ export class SqliteStore implements DocumentStore {
     // One instance per name: the DDL runs once per connection and the prepared statements are shared.
     let c = this.collections.get(spec.name)
     if (!c) {
-      c = new SqliteCollection<Doc>(this.db, spec, this.batch)
+      c = new SqliteCollection<Doc>(this.db, spec, this.batch, this.cache)
       this.collections.set(spec.name, c)
     }
     // The cache holds one instance per name whatever T a caller names; the store does not check documents' shape.
@@ -193,6 +221,8 @@ export class SqliteStore implements DocumentStore {
     if (this.closed) return
     this.closed = true
     this.batch.flush()
+    // A read after close fails as it did before the cache, rather than answering from memory.
+    this.cache?.clear(true)
     // The checkpointer's connection goes first, so this one is the last and leaves no WAL behind.
     if (this.checkpointed) await stopCheckpointing(this.file)
     try {

@@ -51,8 +51,19 @@ export const byNewest: IndexSpec = {
   ],
 }
 
-export function storeContract(name: string, open: () => Promise<DocumentStore>): void {
-  describe(`${name} store contract`, () => {
+export interface ContractOptions {
+  /** The label in test names (default: the store's kind). */
+  label?: string
+  /**
+   * A second store may open the same data while the first is open (false: the embedded store in
+   * exclusive mode, which refuses a second opener by design; the tests that need one are skipped).
+   */
+  opensTwice?: boolean
+}
+
+export function storeContract(name: string, open: () => Promise<DocumentStore>, options: ContractOptions = {}): void {
+  const opensTwice = options.opensTwice ?? true
+  describe(`${options.label ?? name} store contract`, () => {
     let store: DocumentStore
     let n = 0
     const run = Math.random().toString(36).slice(2, 8)
@@ -238,7 +249,7 @@ export function storeContract(name: string, open: () => Promise<DocumentStore>):
       })
     })
 
-    describe('reopening', () => {
+    describe.if(opensTwice)('reopening', () => {
       test('opening a collection again keeps its data and indexes (index creation is idempotent)', async () => {
         const spec = { name: `reopen_${run}`, indexes: [byEmail, byExternal, byNewest] }
         const first = await store.collection<Item>(spec)
@@ -260,7 +271,7 @@ export function storeContract(name: string, open: () => Promise<DocumentStore>):
       })
     })
 
-    describe('an index that changed between versions', () => {
+    describe.if(opensTwice)('an index that changed between versions', () => {
       test('another definition under the same name, or the same fields under a new name: rebuilt at open, data kept', async () => {
         const name = `changed_${run}`
         const before = await store.collection<Item>({

@@ -12,6 +12,8 @@ const dir = mkdtempSync(join(tmpdir(), 'store-sqlite-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 storeContract('sqlite', () => openSqliteStore(join(dir, 'contract.db')))
+// The service's mode: reads share a turn's transaction and by-id reads are answered from the document cache.
+storeContract('sqlite', () => openSqliteStore(join(dir, 'contract-exclusive.db'), { exclusive: true }), { label: 'sqlite exclusive', opensTwice: false })
 
 /**
  * Writes ~3 MB through `store`, then waits (up to 5 s) for the database file to pass 3 MB: pages
