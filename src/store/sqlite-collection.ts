@@ -6,7 +6,7 @@
  * the document (doc-cache.ts), which every write below keeps true.
  */
 import { type Database, SQLiteError, type Statement } from 'bun:sqlite'
-import type { DocCache } from './doc-cache'
+import type { CachedDocs, DocCache } from './doc-cache'
 import { asJsonValue, removePath, setPath } from './doc-edit'
 import type { GroupCommit } from './group-commit'
 import { ensureTable, type KeyPath, type KeyValue, keyPathsOf, keyValues, splitPaths, uniqueIndexOf } from './key-columns'
@@ -32,6 +32,8 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   private readonly keys: KeyPaths
   /** Prepared queries by SQL text (see `query`). */
   private readonly statements = new Map<string, Statement<unknown, Params>>()
+  /** This collection's documents in the store's document cache, in exclusive mode (doc-cache.ts). */
+  private readonly cached: CachedDocs | null
   private readonly stmt: {
     get: Statement<DocRow, [string]>
     /** The key columns of one row, in keyPaths order. */
@@ -49,9 +51,10 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     private readonly spec: CollectionSpec,
     private readonly batch: GroupCommit,
     /** The store's document cache, when its connection is the file's only writer (doc-cache.ts). */
-    private readonly cache: DocCache | null = null,
+    cache: DocCache | null = null,
   ) {
     this.name = assertName('collection', spec.name)
+    this.cached = cache?.of(this.name) ?? null
     for (const index of spec.indexes) assertName('index', index.name)
     this.table = `"${this.name}"`
     // SQLite index names are global to the file, so they carry the collection name.
@@ -118,7 +121,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
    * fails (doc-cache.ts); each write path below calls this before its statement.
    */
   private forget(id: string): void {
-    this.cache?.delete(this.name, id)
+    this.cached?.delete(id)
   }
 
   private write<R>(run: () => R): Promise<R> {
@@ -176,12 +179,12 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async get(id: string): Promise<T | null> {
-    const cached = this.cache?.get(this.name, id)
+    const cached = this.cached?.get(id)
     if (cached !== undefined) return JSON.parse(cached) as T
     const row = this.batch.read(() => this.stmt.get.get(id))
     if (!row) return null
     // Not inside someone else's transaction: they may roll it back without the batch knowing.
-    if (this.cache && !this.batch.foreign) this.cache.set(this.name, id, row.doc)
+    if (this.cached && !this.batch.foreign) this.cached.set(id, row.doc)
     return JSON.parse(row.doc) as T
   }
 
@@ -294,7 +297,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     return (
       await this.write(() => {
         // Which rows go is SQLite's to find: every cached document of the collection goes.
-        this.cache?.deleteAll(this.name)
+        this.cached?.clear()
         return this.query<unknown>(sql).run(...params)
       })
     ).changes

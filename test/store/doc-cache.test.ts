@@ -162,26 +162,46 @@ describe('document cache: nobody else writes the file while it is on', () => {
 
 describe('document cache: bounded', () => {
   test('least recently used documents go once the budget is spent; a document too large for it is not kept', () => {
-    const cache = new DocCache(10_000)
-    const json = (n: number) => JSON.stringify({ id: `d${n}`, text: 'x'.repeat(900) })
-    for (let i = 0; i < 8; i++) cache.set('c', `d${i}`, json(i))
-    expect(cache.get('c', 'd0')).toBe(json(0)) // d0 is now the most recent
-    for (let i = 8; i < 20; i++) cache.set('c', `d${i}`, json(i))
-    expect(cache.size).toBeLessThanOrEqual(10_000)
-    expect(cache.get('c', 'd1')).toBeUndefined()
-    expect(cache.get('c', 'd19')).toBe(json(19))
-    cache.set('c', 'big', 'x'.repeat(10_000))
-    expect(cache.get('c', 'big')).toBeUndefined()
+    const cache = new DocCache(20_000)
+    const [c, other] = [cache.of('c'), cache.of('other')]
+    // ~330 characters an entry with its overhead: about 60 fit.
+    const json = (n: number) => JSON.stringify({ id: `d${n}`, text: 'x'.repeat(200) })
+    other.set('o', json(0))
+    for (let i = 0; i < 40; i++) c.set(`d${i}`, json(i))
+    expect(c.get('d0')).toBe(json(0)) // d0 is now the most recent
+    for (let i = 40; i < 80; i++) c.set(`d${i}`, json(i))
+    expect(cache.chars).toBeLessThanOrEqual(20_000)
+    expect(c.get('d1')).toBeUndefined()
+    expect(c.get('d0')).toBe(json(0))
+    expect(c.get('d79')).toBe(json(79))
+    // Room is made in the collection taking the entry first.
+    expect(other.get('o')).toBe(json(0))
+    // Longer than 1/64 of the budget (312 characters): not kept, nothing pushed out.
+    const held = cache.chars
+    c.set('big', 'x'.repeat(400))
+    expect(c.get('big')).toBeUndefined()
+    expect(cache.chars).toBe(held)
+  })
+
+  test('a collection that takes an entry makes room in the others when it has none of its own to give', () => {
+    const cache = new DocCache(5_000)
+    const [a, b] = [cache.of('a'), cache.of('b')]
+    for (let i = 0; i < 4; i++) a.set(`d${i}`, 'x'.repeat(70))
+    for (let i = 0; i < 40; i++) b.set(`d${i}`, 'y'.repeat(70))
+    expect(cache.chars).toBeLessThanOrEqual(5_000)
+    expect(b.get('d39')).toBe('y'.repeat(70))
   })
 
   test("a collection-wide write drops that collection's documents only", () => {
     const cache = new DocCache()
-    cache.set('a', '1', '{"id":"1"}')
-    cache.set('b', '1', '{"id":"1"}')
-    cache.deleteAll('a')
-    expect(cache.get('a', '1')).toBeUndefined()
-    expect(cache.get('b', '1')).toBe('{"id":"1"}')
-    cache.set('a', '1', '{"id":"1","n":2}')
-    expect(cache.get('a', '1')).toBe('{"id":"1","n":2}')
+    const [a, b] = [cache.of('a'), cache.of('b')]
+    a.set('1', '{"id":"1"}')
+    b.set('1', '{"id":"1"}')
+    a.clear()
+    expect(a.get('1')).toBeUndefined()
+    expect(b.get('1')).toBe('{"id":"1"}')
+    expect(cache.chars).toBe(1 + 10 + 100)
+    a.set('1', '{"id":"1","n":2}')
+    expect(a.get('1')).toBe('{"id":"1","n":2}')
   })
 })
