@@ -8,11 +8,12 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import WebSocket from 'ws'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
-import { startTwilioFake, streamOpening, type TwilioFake } from '../fakes/twilio'
-import { freePort } from '../support/child-service'
-import { startTestServer, type TestServer } from '../support/server'
+import { streamOpening, type TwilioFake } from '../fakes/twilio'
+import type { TestServer } from '../support/server'
+import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
+let twilio: TwilioServer
 let fake: TwilioFake
 let s: TestServer
 let key: string
@@ -21,30 +22,19 @@ let ws: string
 const call = (id: string) => s.api('GET', `/calls/${id}`, { key })
 
 beforeAll(async () => {
-  fake = startTwilioFake()
-  const port = await freePort()
-  s = await startTestServer({
-    PORT: String(port),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    TELEPHONY_PROVIDER: 'twilio',
-    TWILIO_ACCOUNT_SID: fake.accountSid,
-    TWILIO_AUTH_TOKEN: fake.authToken,
-    TWILIO_API_BASE_URL: fake.url,
-  })
+  twilio = await startTwilioServer()
+  ;({ fake, s } = twilio)
   const dev = await s.developer({ plan: 'pro' })
   key = dev.key
   ws = dev.id
 })
 afterAll(async () => {
-  await s?.stop()
-  await fake?.stop()
+  await twilio?.stop()
 })
 
 /** The call's Media Streams socket, opened as Twilio opens it; `received` collects what the service sends. */
 async function stream(id: string, sid: string) {
-  const twiml = fake.calls.find((c) => c.sid === sid)!.form.get('Twiml')!
-  const url = /<Stream url="([^"]+)"/.exec(twiml)![1]!
-  const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!
+  const { wsUrl: url, token } = streamOf(fake, sid)
   const socket = new WebSocket(url, { headers: { 'x-twilio-signature': twilioSignature(fake.authToken, url, {}) } })
   const received: any[] = []
   const streamSid = `MZ${id.slice(-8)}`

@@ -6,35 +6,22 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
-import { startTwilioFake, type TwilioFake } from '../fakes/twilio'
-import { startTestServer, type TestServer } from '../support/server'
+import type { TwilioFake } from '../fakes/twilio'
+import type { TestServer } from '../support/server'
+import { startTwilioServer, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
+let twilio: TwilioServer
 let fake: TwilioFake
 let s: TestServer
 let key: string
 let ws: string
 
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
-
 const call = (id: string) => s.api('GET', `/calls/${id}`, { key })
 
 beforeAll(async () => {
-  fake = startTwilioFake()
-  const port = await freePort()
-  s = await startTestServer({
-    PORT: String(port),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    TELEPHONY_PROVIDER: 'twilio',
-    TWILIO_ACCOUNT_SID: fake.accountSid,
-    TWILIO_AUTH_TOKEN: fake.authToken,
-    TWILIO_API_BASE_URL: fake.url,
-  })
+  twilio = await startTwilioServer()
+  ;({ fake, s } = twilio)
   const dev = await s.developer({ plan: 'pro' })
   key = dev.key
   ws = dev.id
@@ -43,8 +30,7 @@ beforeAll(async () => {
   for (const phone of ['+14155550901', '+14155550902', '+14155550903']) await s.console('POST', `/workspaces/${ws}/contacts`, { phone })
 })
 afterAll(async () => {
-  await s?.stop()
-  await fake?.stop()
+  await twilio?.stop()
 })
 
 test('placed through Twilio; signed callbacks move it; a bad signature is refused', async () => {
