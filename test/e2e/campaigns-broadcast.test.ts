@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CAMPAIGN_KIND } from '../../actors/campaign'
+import { campaignKind } from '../../src/features/campaigns/actor'
 import { messagingFeature } from '../../src/features/messaging'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
@@ -56,7 +56,7 @@ const quiet = async (id: string) => {
 }
 /** No effect of the campaign is in flight and none of its sends is: nothing more can be sent without a new event. */
 const settledCampaign = async (id: string) => {
-  await s.server.services.runtime.settle(CAMPAIGN_KIND, id)
+  await s.server.services.runtime.settle(campaignKind.kind, id)
   await quiet(id)
 }
 const events = async (type: string, id: string) => (await s.server.services.bus.events.find({ type })).filter((e: any) => e.data.id === id)

@@ -7,8 +7,8 @@
 
 import { describe, expect, test } from 'bun:test'
 import { createActor } from 'xstate'
-import { migrateCampaign } from '../../actors/campaign'
 import { CAMPAIGN_EFFECTS, type CampaignEvent, campaignDeadlines, campaignMachine, canApply } from '../../machines/campaign'
+import { migrateCampaign } from '../../src/features/campaigns/actor'
 import { expectInert, type Harness, type Row, reach, reachSettled, roundTrips, starts, transitions } from './table'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)

@@ -1,9 +1,8 @@
 /**
  * Campaigns: broadcasts (a template to every recipient on the chat app) and calling campaigns (a
- * call to every recipient), each campaign an actor (machines/campaign.ts, actors/campaign.ts)
+ * call to every recipient), each campaign an actor (machines/campaign.ts, actor.ts)
  * whose `sending` state runs the sender; progress lives on one row per recipient.
  */
-import { CAMPAIGN_KIND, type CampaignActors, registerCampaign } from '../../../actors/campaign'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { agentsRef } from '../agents/public'
 import { callsRef } from '../calls/public'
@@ -15,6 +14,7 @@ import { templatesRef } from '../templates/public'
 import { usageRef } from '../usage/public'
 import { versionsRef } from '../versions/public'
 import { tenancyRef } from '../workspaces/public'
+import { campaignKind } from './actor'
 import { broadcastTarget } from './broadcast'
 import { CampaignLines, callingTarget } from './calling'
 import { CampaignOutcomes, callAnalysedData } from './outcomes'
@@ -62,9 +62,10 @@ export const campaignsFeature = defineFeature(campaignsRef, {
       },
       logger,
     })
-    let actors: CampaignActors | null = null
-    const campaigns = new CampaignService({ campaigns: campaignRows, recipients, agents, numbers, templates, serving, notifications, bus, clock, actors: () => actors!, sender })
-    actors = registerCampaign(kernel.runtime, { effects: campaigns.effects(), clock, logger })
+    // The service spawns the actors whose effects it implements: the kind's view first, registered after.
+    const actors = campaignKind.actors(kernel.runtime)
+    const campaigns = new CampaignService({ campaigns: campaignRows, recipients, agents, numbers, templates, serving, notifications, bus, clock, actors, sender })
+    campaignKind.register(kernel.runtime, campaigns.effects())
     platform.onReceipt((r) => outcomes.receipt(r).catch((err) => logger.warn({ err, receipt: r.platformMessageId }, 'campaign receipt not recorded')))
     inbound.onCustomerMessage((workspaceId, phone) => outcomes.replied(workspaceId, phone))
     // GET /chatapp/summary counts broadcast messages too (they are not in conversations).
@@ -91,7 +92,7 @@ export const campaignsFeature = defineFeature(campaignsRef, {
       // now, which carries on from the recipients' rows (docs/production.md "Draining").
       async drain() {
         await sender.stopAll(5_000)
-        await kernel.runtime.handOver(CAMPAIGN_KIND)
+        await kernel.runtime.handOver(campaignKind.kind)
       },
     }
   },

@@ -10,11 +10,12 @@
  * or for a recipient (`Unpaid`), the campaign stops: every recipient not reached is failed with
  * `not sent: <why>`, the campaign fails with that `lastError`, and a warn line says it.
  */
-import type { CampaignReport } from '../../../actors/campaign'
+
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { Collection } from '../../store/port'
 import type { ContactService } from '../contacts/public'
+import type { CampaignReport } from './actor'
 import type { CampaignOutcomes } from './outcomes'
 import type { CampaignDoc, RecipientDoc } from './repository'
 

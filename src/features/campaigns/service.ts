@@ -6,7 +6,7 @@
  * created with `scheduledAt` starts itself then (its actor's durable deadline); starting or resuming
  * needs the agent published (docs/spec.md Agent publication), else 409.
  */
-import type { CampaignActors, CampaignEffectPort } from '../../../actors/campaign'
+
 import { type CampaignEvent, type CampaignSnapshot, canApply } from '../../../machines/campaign'
 import { type Clock, iso } from '../../clock'
 import type { EventBus } from '../../events/bus'
@@ -21,6 +21,7 @@ import { normalizePhone } from '../contacts/public'
 import type { NotificationService } from '../notifications/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { TemplateService } from '../templates/public'
+import type { CampaignActors, CampaignEffectPort } from './actor'
 import { broadcastNumber } from './broadcast'
 import { tooFewLines } from './calling'
 import { type CampaignDoc, type CampaignStatus, RECIPIENT_STATUSES, type RecipientDoc, type RecipientStatus } from './repository'
@@ -58,7 +59,7 @@ export interface CampaignDeps {
   sender: CampaignSender
   bus: EventBus
   clock: Clock
-  actors: () => CampaignActors
+  actors: CampaignActors
 }
 
 /** The console's create body (docs/design.md). */
@@ -138,7 +139,7 @@ export class CampaignService {
     // Rows, then the actor, then the campaign's own row: a crash part-way leaves nothing visible
     // that could not be moved (the campaign appears only once its actor exists).
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) await Promise.all(rows.slice(i, i + INSERT_CHUNK).map((r) => d.recipients.insert(r)))
-    await d.actors().spawn(id, { id, recipients: phones.size, scheduledAt })
+    await d.actors.spawn(id, { id, recipients: phones.size, scheduledAt })
     await d.campaigns.insert(doc)
     return doc
   }
@@ -157,7 +158,7 @@ export class CampaignService {
   async move(workspaceId: string, id: string, move: Move): Promise<CampaignDoc> {
     const d = this.d
     const campaign = await this.get(workspaceId, id)
-    const actors = d.actors()
+    const actors = d.actors
     const record = await actors.read(id)
     if (!record) throw notFound(`no campaign ${id} in this workspace`)
     const event = { type: `campaign.${move}`, at: d.clock.now() } as CampaignEvent
@@ -249,7 +250,7 @@ export class CampaignService {
 
   private async cancelWhere(filter: { workspaceId: string; agentId?: string }): Promise<void> {
     for (const c of await this.d.campaigns.find({ ...filter, status: { $in: ['draft', 'sending', 'paused'] } })) {
-      await this.d.actors().send(c.id, { type: 'campaign.cancel', at: this.d.clock.now() })
+      await this.d.actors.send(c.id, { type: 'campaign.cancel', at: this.d.clock.now() })
     }
   }
 
