@@ -23,7 +23,7 @@ export const STAGES: { stage: string; what: string; match: (url: string, fn: str
     match: (u, fn) => /src\/features\/workspaces\/(keys|principal-cache)\.ts|src\/http\/authenticator\.ts/.test(u) || (/src\/features\/workspaces\/index\.ts/.test(u) && fn === 'authenticate'),
   },
   { stage: 'workspace resolution', what: 'Service-Workspace → workspace', match: (u) => /src\/features\/workspaces\/(resolver|index)\.ts/.test(u) },
-  { stage: 'store read', what: 'the agent row (SQLite, JSON.parse)', match: (u) => /src\/store\/|bun:sqlite/.test(u) },
+  { stage: 'store read', what: 'the agent: document cache or SQLite, JSON.parse', match: (u) => /src\/store\/|bun:sqlite/.test(u) },
   { stage: 'route and service', what: 'agents route, service, present()', match: (u) => /src\/features\/agents\//.test(u) },
   { stage: 'metrics', what: 'prom-client, src/metrics', match: (u) => /src\/metrics\/|prom-client/.test(u) },
   { stage: 'logging', what: 'request log, pino', match: (u) => /src\/logger\.ts|src\/http\/request-log\.ts|\/pino/.test(u) },
