@@ -128,6 +128,9 @@ export class GroupCommit {
   flush(): void {
     if (!this.open) return
     const waiters = this.close()
+    // Someone ended the batch's transaction under it (a ROLLBACK run on the connection): whether
+    // it committed is not known here, so what was read inside it is not trusted.
+    if (!this.db.inTransaction) this.hooks.onRollback?.()
     try {
       const start = performance.now()
       if (this.db.inTransaction) this.statements.COMMIT.run()

@@ -123,6 +123,17 @@ describe('document cache: what a transaction that ends without committing read i
     await store.close()
   })
 
+  test('a batch whose transaction someone else rolled back: what was read inside it is forgotten', async () => {
+    const { store, rows } = await exclusiveStore()
+    await rows.insert({ id: 'a', n: 1 })
+    void rows.update('a', { n: 2 }).catch(() => {})
+    expect(await rows.get('a')).toEqual({ id: 'a', n: 2 })
+    store.db.run('ROLLBACK')
+    await nextTurn()
+    expect(await rows.get('a')).toEqual({ id: 'a', n: 1 })
+    await store.close()
+  })
+
   test('a read inside a transaction the caller began and rolled back is not kept', async () => {
     const { store, rows } = await exclusiveStore()
     await rows.insert({ id: 'a', n: 1 })
