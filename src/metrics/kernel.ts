@@ -5,8 +5,7 @@
  * once, on the instance that stored it, so the counters add up across instances.
  */
 import type { ActorRuntime } from '../../actors'
-import { CALL_KIND } from '../../actors/call'
-import type { CallContext, CallState } from '../../machines/call'
+import { CALL_KIND, type CallContext, type CallState } from '../../machines/call'
 import type { Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
 import type { Metrics } from './metrics'

@@ -6,7 +6,7 @@
  * it stands, which goes on. A waiting call needs no carrier to be cancelled: 200.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { CALL_KIND } from '../../actors/call'
+import { CALL_KIND } from '../../machines/call'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 

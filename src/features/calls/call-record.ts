@@ -4,7 +4,7 @@
  * and the try's end, told to the call actor (which ignores it when the try ended already) and to
  * the phone network. Nothing here knows audio; the pipeline factory (voice-pipeline.ts) calls it.
  */
-import type { CallActors } from '../../../actors/call'
+
 import { TRANSFER_STATES } from '../../../machines/call'
 import { type Clock, iso } from '../../clock'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
@@ -12,13 +12,14 @@ import type { Logger } from '../../logger'
 import { stagesOf, type TurnLatency, type TurnStages } from '../../media/latency'
 import type { MediaTokens } from '../../media/tokens'
 import type { Telephony } from '../../providers/telephony/port'
+import type { CallActors } from './actor'
 import type { TranscriptLine } from './analysis'
 import { recordingLink } from './recordings'
 import type { CallTryDoc, CallTryRepo } from './repository'
 
 export interface CallRecordDeps {
   tries: CallTryRepo
-  actors: () => CallActors
+  actors: CallActors
   telephony: Telephony
   tokens: MediaTokens
   clock: Clock
@@ -101,7 +102,7 @@ export class CallRecord {
   async end(hangup: 'answered' | 'failed' | 'voicemail', error?: string): Promise<void> {
     const d = this.d
     try {
-      const after = await d.actors().send(this.row.callId, { type: 'call.ended', at: d.clock.now(), hangup, ...(error ? { error } : {}), source: 'media' })
+      const after = await d.actors.send(this.row.callId, { type: 'call.ended', at: d.clock.now(), hangup, ...(error ? { error } : {}), source: 'media' })
       if ((TRANSFER_STATES as readonly string[]).includes(String(after.value))) return
       if (this.row.callRef) await d.telephony.hangUp(this.row.callRef, true)
     } catch (err) {

@@ -3,11 +3,12 @@
  * out), filtered; one call with what an operator looks at beside the public form (its conversation,
  * surface, media and pipeline, per-turn latency); and ending a live call from the console.
  */
-import type { CallActors } from '../../../actors/call'
+
 import type { Clock } from '../../clock'
 import { ApiError, notFound } from '../../http/errors'
 import type { TurnStages } from '../../media/latency'
 import type { Filter, PageAfter } from '../../store/port'
+import type { CallActors } from './actor'
 import type { Call } from './model'
 import { presentCall } from './present'
 import type { CallTryDoc, CallTryRepo } from './repository'
@@ -52,7 +53,7 @@ export function presentConsoleCall(row: CallTryDoc): ConsoleCall {
 }
 
 export class CallReads {
-  constructor(private readonly deps: { tries: CallTryRepo; clock: Clock; actors: () => CallActors }) {}
+  constructor(private readonly deps: { tries: CallTryRepo; clock: Clock; actors: CallActors }) {}
 
   page(workspaceId: string, q: ConsoleCallFilter, limit: number, after: PageAfter | null): Promise<CallTryDoc[]> {
     const filter: Filter = { workspaceId }
@@ -87,7 +88,7 @@ export class CallReads {
   /** Ends a live call (or cancels a waiting one) as DELETE /calls/{id} does, inbound calls included; 409 when it ended already. */
   async end(workspaceId: string, callId: string): Promise<CallTryDoc> {
     await this.get(workspaceId, callId)
-    const actors = this.deps.actors()
+    const { actors } = this.deps
     const asked = await actors.ask(callId, { type: 'call.delete', at: this.deps.clock.now() })
     if (!asked.ok) throw new ApiError(409, asked.refusal.message, { state: asked.refusal.state })
     await actors.settle(callId)

@@ -1,9 +1,9 @@
 /**
- * The call chart's effects (actors/call.ts CallEffectPort): dial a try on the telephony port,
+ * The call chart's effects (actor.ts CallEffectPort): dial a try on the telephony port,
  * open the call's inbox conversation, hang up, analyse an answered try, project rows, publish the
  * call's events. Each is idempotent: a crash while one runs re-runs it at boot.
  */
-import type { CallEffectPort } from '../../../actors/call'
+
 import { CodedEffectFailure } from '../../../actors/effects'
 import type { CallEffectInput, HangUpInput, TransferCallInput } from '../../../machines/call'
 import { voiceTier } from '../../catalog/voices'
@@ -19,6 +19,7 @@ import type { ContactService } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { Meter } from '../usage/public'
+import type { CallEffectPort } from './actor'
 import { type Admission, isRefusal, ROOM_WAIT_MS, waitForRoom } from './admission'
 import { analyseCall } from './analysis'
 import type { FieldSpec, FieldType } from './field-values'

@@ -4,7 +4,6 @@
  */
 
 import { randomBytes } from 'node:crypto'
-import { type CallActors, registerCall } from '../../../actors/call'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { mediaBridge } from '../../media/bridge'
@@ -28,6 +27,7 @@ import { usageRef } from '../usage/public'
 import { versionsRef } from '../versions/public'
 import { subscribes, webhooksRef } from '../webhooks/public'
 import { tenancyRef } from '../workspaces/public'
+import { callKind } from './actor'
 import { Admission, DEFAULT_LIMITS, isRefusal, MEMORY_SHARE, memoryBudget } from './admission'
 import { reportAnsweredBy } from './answered-by'
 import { CallbackBooking } from './callbacks'
@@ -136,8 +136,8 @@ export const callsFeature = defineFeature(callsRef, {
         feed.publish({ kind: 'actor', callId: id, state: String(snapshot.value) })
       },
     }
-    const actors: CallActors = registerCall(runtime, { effects: charted, clock, logger })
-    const transfers = new CallTransfers({ tries, published, actors: () => actors, clock })
+    const actors = callKind.register(runtime, charted)
+    const transfers = new CallTransfers({ tries, published, actors, clock })
     const media = new CallMedia({
       host: runtime.instanceId,
       files: kernel.files,
@@ -158,7 +158,7 @@ export const callsFeature = defineFeature(callsRef, {
       coordination,
       clock,
       logger,
-      actors: () => actors,
+      actors,
       workspace,
       mediaEnded,
       inspect: kernel.inspection?.inspect,
@@ -214,13 +214,13 @@ export const callsFeature = defineFeature(callsRef, {
       clock,
       meter,
       ledger,
-      actors: () => actors,
+      actors,
       // Simulated callers ring on the sandbox network only (no carrier plays a script).
       simulatedCallers: telephony === sandbox ? (callId, caller) => sandbox.expectCaller(callId, caller) : undefined,
       byokOffersVoice: byok ? (ws, voice) => byok.offersVoice(ws, voice) : undefined,
     })
     const lostRecordings = new LostRecordings({ files: kernel.files, tokens, clock, logger, publicBaseUrl: config.publicBaseUrl, dataDir: config.dataDir, workspace })
-    const lost = new LostCalls({ tries, actors: () => actors, mediaEnded, recordings: lostRecordings })
+    const lost = new LostCalls({ tries, actors, mediaEnded, recordings: lostRecordings })
     // The agent's schedule_callback tool books a real scheduled call through the same rules.
     tools.provideCallbacks(new CallbackBooking({ calls, contacts, workspace, clock, logger }))
     const applyReport = async (e: TelephonyEvent) => {
@@ -276,7 +276,7 @@ export const callsFeature = defineFeature(callsRef, {
       },
     }
     return {
-      services: { calls, sandbox, media, scripts, webCalls, feed, transfers, reads: new CallReads({ tries, clock, actors: () => actors }) },
+      services: { calls, sandbox, media, scripts, webCalls, feed, transfers, reads: new CallReads({ tries, clock, actors }) },
       ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message))],
       legacy: [recordingsRoute({ files: kernel.files, tokens, tries, now: () => clock.now() })],
       async start() {

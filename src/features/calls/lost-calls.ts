@@ -3,15 +3,16 @@
  * another instance's sandbox switch stops (lost-switches.ts), so none stays ringing or connected
  * forever and none is dialled twice.
  */
-import type { CallActors } from '../../../actors/call'
+
 import { ActorExistsError } from '../../../actors/errors'
 import { TRANSFER_STATES } from '../../../machines/call'
+import type { CallActors } from './actor'
 import type { LostRecordings } from './lost-recordings'
 import type { CallTryDoc, CallTryRepo } from './repository'
 
 export interface LostCallsDeps {
   tries: CallTryRepo
-  actors: () => CallActors
+  actors: CallActors
   /** Announces that a try's media stream is over (MediaEnds.ended): its analysis reads on. */
   mediaEnded: (tryId: string) => Promise<void>
   /** Finishes (or withdraws) the recording the dead process was writing. */
@@ -59,7 +60,7 @@ export class LostCalls {
             ? { type: 'call.ended' as const, at: lastKnownLive(row, now), hangup: 'failed' as const, error: reason }
             : { type: 'call.refused' as const, at: now, error: reason }
         try {
-          await this.deps.actors().send(row.callId, event)
+          await this.deps.actors.send(row.callId, event)
           dropped++
         } catch {
           return { dropped, left: 1 }
@@ -76,7 +77,7 @@ export class LostCalls {
    * the event, and being resumed brings its row in step); null while the placement is in flight.
    */
   private async placedByActor(row: CallTryDoc): Promise<CallTryDoc | null> {
-    const stored = await this.deps.actors().read(row.callId)
+    const stored = await this.deps.actors.read(row.callId)
     const snapshot = stored?.snapshot as { value?: unknown; context?: { callRef?: string | null } } | undefined
     const callRef = snapshot?.context?.callRef ?? null
     const answered = snapshot?.value === 'connected' || (TRANSFER_STATES as readonly unknown[]).includes(snapshot?.value)
@@ -108,7 +109,7 @@ export class LostCalls {
    * `storedBefore` (service clock) are left: their placement may be in flight on a live instance.
    */
   async failUnplaced(storedBefore: number): Promise<number> {
-    const actors = this.deps.actors()
+    const { actors } = this.deps
     let failed = 0
     for (const row of await this.deps.tries.find({ status: { $in: ['ringing', 'scheduled'] }, callRef: null, attempt: 1 })) {
       if (Date.parse(row.createdAt) >= storedBefore || (await actors.read(row.callId))) continue

@@ -9,7 +9,6 @@
  */
 import { rm } from 'node:fs/promises'
 import type { createActor } from 'xstate'
-import type { CallActors } from '../../../actors/call'
 import { type Clock, iso } from '../../clock'
 import type { Config } from '../../config'
 import type { Coordination } from '../../coordination/port'
@@ -25,6 +24,7 @@ import type { PipelineState, VoiceSession } from '../../media/session'
 import type { MediaTokens } from '../../media/tokens'
 import type { Telephony } from '../../providers/telephony/port'
 import { verifyTwilioSignature } from '../../providers/telephony/twilio-signature'
+import type { CallActors } from './actor'
 import { answeredByChannel, isAnsweredBy } from './answered-by'
 import { CallRecord } from './call-record'
 import type { CallFeed } from './live-feed'
@@ -43,7 +43,7 @@ export interface CallMediaDeps extends VoicePipelineDeps {
   tokens: MediaTokens
   coordination: Coordination
   clock: Clock
-  actors: () => CallActors
+  actors: CallActors
   workspace: (id: string) => Promise<WorkspaceDoc | null>
   /** Announces that a try's stream has written its last (MediaEnds.ended). */
   mediaEnded: (tryId: string) => Promise<void>

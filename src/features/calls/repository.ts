@@ -1,7 +1,7 @@
 /**
  * Call rows as stored: one document per try (docs/spec.md: "A call with `retry` yields one row ... per
  * try under the same id"), carrying what the request said so a row answers GET and the list alone.
- * The call actor (actors/call.ts) owns the status; rows are its projection, written after each move.
+ * The call actor (actor.ts) owns the status; rows are its projection, written after each move.
  */
 import type { CallState, Hangup } from '../../../machines/call'
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'

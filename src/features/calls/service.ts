@@ -1,11 +1,10 @@
 /**
  * Calls (docs/spec.md Calls endpoints and call-placing rules): placing a call (checked, rate-limited,
  * given a line, recorded, handed to its actor), reading one, listing them, ending or cancelling
- * one, and the totals. The call's status lives in its actor (actors/call.ts); the rows read here
+ * one, and the totals. The call's status lives in its actor (actor.ts); the rows read here
  * are that actor's projection (projection.ts).
  */
 
-import type { CallActors } from '../../../actors/call'
 import { TRANSFER_STATES } from '../../../machines/call'
 import { isVoice, voiceTier } from '../../catalog/voices'
 import { type Clock, iso } from '../../clock'
@@ -20,6 +19,7 @@ import type { ContactService } from '../contacts/public'
 import { checkMetadata } from '../customers/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { Meter, UsageLedger } from '../usage/public'
+import type { CallActors } from './actor'
 import { type Admission, atCapacity, isRefusal, RETRY_AFTER_S, type Ticket } from './admission'
 import { LINE_TTL_MS } from './ceilings'
 import { firstRow } from './first-row'
@@ -62,7 +62,7 @@ export interface CallServiceDeps {
   clock: Clock
   meter: Pick<Meter, 'checkCall'>
   ledger: UsageLedger
-  actors: () => CallActors
+  actors: CallActors
   /** Gives a simulated call's callee its script (the sandbox network's `expectCaller`). */
   simulatedCallers?: (callId: string, caller: SimulatedCaller) => void
   /** Whether the workspace's BYOK voice key offers a voice; null while BYOK is off for it. */
@@ -138,7 +138,7 @@ export class CallService {
     if (scheduledFor === null) await takeLine(this.deps.coordination, workspace, id, now)
     const row = firstRow(workspace, agent, { id, phone, from: from.number, body, variables, extract, scheduledFor, now })
     const retry = body.retry ? { maxAttempts: body.retry.maxAttempts, delayMs: body.retry.delayMinutes * MINUTE_MS } : null
-    const actors = this.deps.actors()
+    const { actors } = this.deps
     const { tries } = this.deps
     // The row, then the actor that reads it. Where the store applies writes as they are issued and
     // commits them in order (`pipelined`), both go in one commit: the POST waits for one commit, not
@@ -180,7 +180,7 @@ export class CallService {
     const row = firstRow(workspace, agent, { id, phone: c.to, from: 'simulation', body: { to: c.to, purpose: '' }, variables: c.variables, extract: null, scheduledFor: null, now })
     // No purpose: the agent opens with its greeting, as when a caller rings it.
     await this.deps.tries.insert({ ...row, listed: false, purpose: null, simulation: c.simulation })
-    const actors = this.deps.actors()
+    const { actors } = this.deps
     await actors.spawn(id, { id, at: now, scheduledFor: null, retry: null })
     await actors.reach(id, placementDecided)
     return id
@@ -232,7 +232,7 @@ export class CallService {
         throw conflict(`the call rings from ${row.from}, a brought number whose carrier credentials were not added; it cannot be ended from here`, { call: presentCall(row) })
       }
     }
-    const actors = this.deps.actors()
+    const { actors } = this.deps
     const before = await actors.read(id)
     const wasLive = before?.state === 'ringing' || before?.state === 'connected' || (TRANSFER_STATES as readonly unknown[]).includes(before?.state)
     const asked = await actors.ask(id, { type: 'call.delete', at: this.deps.clock.now() })
@@ -289,7 +289,7 @@ export class CallService {
     const row = firstRow(workspace, agent, { id, phone: call.from, from: call.to, body: { to: call.from, purpose: '' }, variables: {}, extract: null, scheduledFor: null, now: call.at })
     await this.deps.tries.insert({ ...row, direction: 'inbound', listed: false, status: 'connected', purpose: null, callRef: call.callRef, answeredAt: iso(call.at) })
     // The actor keeps the network's reference: a transfer or DELETE acts on the line through it.
-    await this.deps.actors().spawn(id, { id, at: call.at, inbound: true, callRef: call.callRef })
+    await this.deps.actors.spawn(id, { id, at: call.at, inbound: true, callRef: call.callRef })
     return { callId: id, attempt: 1 }
   }
 
@@ -309,7 +309,7 @@ export class CallService {
       await takeLine(this.deps.coordination, workspace, id, now)
       const row = firstRow(workspace, agent, { id, phone: '', from: '', body: { to: '', purpose: '' }, variables: {}, extract: null, scheduledFor: null, now })
       await this.deps.tries.insert({ ...row, direction: 'inbound', surface: 'web', listed: true, status: 'connected', phone: null, from: null, purpose: null, answeredAt: iso(now) })
-      await this.deps.actors().spawn(id, { id, at: now, inbound: true })
+      await this.deps.actors.spawn(id, { id, at: now, inbound: true })
     } catch (err) {
       ticket?.release()
       throw err
@@ -326,7 +326,7 @@ export class CallService {
   async stopWaiting(workspaceId: string, phone: string | null, event: 'contact.optedOut' | 'call.delete', reason?: 'opted_out' | 'do_not_call'): Promise<void> {
     const filter: Filter = { workspaceId, direction: 'outbound' }
     if (phone) filter.phone = phone
-    const actors = this.deps.actors()
+    const { actors } = this.deps
     for (const row of await this.deps.tries.find(filter)) {
       const waiting = row.status === 'scheduled' || (row.status === 'missed' && row.retryScheduledFor !== null)
       if (!waiting) continue

@@ -5,12 +5,13 @@
  * `transferring` → `transferred`), and both wait until the network has taken the hand-off or
  * refused it, so the answer (or what the agent says next) is the outcome.
  */
-import type { CallActors } from '../../../actors/call'
+
 import type { TransferDestination } from '../../../machines/call'
 import type { Clock } from '../../clock'
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { AgentDoc } from '../agents/public'
+import type { CallActors } from './actor'
 import { presentCall } from './present'
 import type { CallTryDoc, CallTryRepo } from './repository'
 import type { PublishedAgents } from './service'
@@ -24,7 +25,7 @@ export const HAND_OFF_WAIT_MS = 15_000
 export interface CallTransferDeps {
   tries: CallTryRepo
   published: Pick<PublishedAgents, 'live' | 'version'>
-  actors: () => CallActors
+  actors: CallActors
   clock: Clock
 }
 
@@ -86,7 +87,7 @@ export class CallTransfers {
 
   /** Asks the actor; null when the hand-off was taken, else why not and the state it left the call in. */
   private async request(callId: string, destination: TransferDestination, by: 'agent' | 'api'): Promise<{ message: string; state: string } | null> {
-    const actors = this.deps.actors()
+    const { actors } = this.deps
     const asked = await actors.ask(callId, { type: 'transfer.request', at: this.deps.clock.now(), destination, by })
     if (!asked.ok) return { message: asked.refusal.message, state: asked.refusal.state }
     const settled = await actors.settle(callId, HAND_OFF_WAIT_MS, (s) => s.value !== 'transferring')

@@ -8,7 +8,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { CallActors } from '../../../actors/call'
+import type { CallActors } from '../../../src/features/calls/actor'
 import { LostCalls } from '../../../src/features/calls/lost-calls'
 import type { LostRecordings } from '../../../src/features/calls/lost-recordings'
 import { openCallTries } from '../../../src/features/calls/repository'
@@ -39,7 +39,7 @@ test('a ringing row whose actor was placed (or answered) on the dead switch is e
   const lost = new LostCalls({
     tries,
     // Only read and send: what dropLost asks of the call actors.
-    actors: () => actors as unknown as CallActors,
+    actors: actors as unknown as CallActors,
     mediaEnded: async () => {},
     // No stream was live: nothing to finish.
     recordings: {} as LostRecordings,

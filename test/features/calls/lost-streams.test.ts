@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ManualClock } from '../../../src/clock'
+import type { CallActors } from '../../../src/features/calls/actor'
 import { LostCalls } from '../../../src/features/calls/lost-calls'
 import { LostRecordings } from '../../../src/features/calls/lost-recordings'
 import { recordingKey, recordingScratch } from '../../../src/features/calls/recordings'
@@ -53,9 +54,12 @@ test('live streams left by a dead process are finished: recorded audio kept, a l
     tries,
     recordings,
     mediaEnded: async (id) => void ended.push(id),
-    actors: () => {
-      throw new Error('finishing streams tells no actor anything')
-    },
+    // Finishing streams tells no actor anything: any use of the actors throws.
+    actors: new Proxy({} as CallActors, {
+      get: () => {
+        throw new Error('finishing streams tells no actor anything')
+      },
+    }),
   })
   expect(await lost.finishStreams()).toBe(2)
 

@@ -10,9 +10,9 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { CallActors } from '../../../actors/call'
 import { iso, ManualClock } from '../../../src/clock'
 import type { Coordination } from '../../../src/coordination/port'
+import type { CallActors } from '../../../src/features/calls/actor'
 import { LostCalls } from '../../../src/features/calls/lost-calls'
 import type { LostRecordings } from '../../../src/features/calls/lost-recordings'
 import { LostSwitches, SWITCH_TTL_MS } from '../../../src/features/calls/lost-switches'
@@ -44,7 +44,7 @@ test("a dead instance's last unplaced calls are failed once the cutoff passes it
   const lost = new LostCalls({
     tries,
     // Only read, spawn and send: what dropLost and failUnplaced ask of the call actors.
-    actors: () => actors as unknown as CallActors,
+    actors: actors as unknown as CallActors,
     mediaEnded: async () => {},
     // No stream was live: nothing to finish.
     recordings: {} as LostRecordings,
