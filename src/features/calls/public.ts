@@ -31,7 +31,10 @@ export interface CallsServices {
 
 export const callsRef = featureRef<CallsServices>('calls')
 
+export { analyseCall } from './analysis'
+export type { TranscriptLine } from './analysis-types'
 export { type CallReads, type ConsoleCall, type ConsoleCallFilter, LIVE_STATUSES, presentConsoleCall } from './console-reads'
+export type { FieldSpec, FieldType } from './field-values'
 export { developerOf, lineSets } from './lines'
 export { CALL_UPDATES_CHANNEL, type CallFeed, type CallUpdate } from './live-feed'
 export { PURPOSE_MAX } from './model'

@@ -256,6 +256,7 @@ function replyCompleted(conversation: ConversationDoc, message: MessageDoc, text
     messageId: message.id,
     channel: conversation.channel,
     test: conversation.test,
+    ...(conversation.simulated ? { simulated: true as const } : {}),
     text,
     completedAt: message.createdAt,
   }

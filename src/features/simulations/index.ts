@@ -8,9 +8,10 @@ import { registerSimulationRun, type SimulationRunActors } from '../../../actors
 import { iso } from '../../clock'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { agentsRef } from '../agents/public'
-import { callsRef } from '../calls/public'
+import { analyseCall, callsRef, type FieldType } from '../calls/public'
 import { conversationsRef } from '../conversations/public'
 import { versionsRef } from '../versions/public'
+import { webRef } from '../web/public'
 import { tenancyRef } from '../workspaces/public'
 import { presentRun } from './present'
 import { simulationsRef } from './public'
@@ -24,13 +25,33 @@ export const simulationsFeature = defineFeature(simulationsRef, {
     const { workspaceRepo } = use(tenancyRef)
     const { agents } = use(agentsRef)
     const { calls } = use(callsRef)
-    const { conversations } = use(conversationsRef)
+    const { conversations, models } = use(conversationsRef)
+    const { web } = use(webRef)
     const { versions, serving } = use(versionsRef)
     const { store: documents, clock, logger, bus } = kernel
     const store = await openSimulationStore(documents)
     const workspace = (id: string) => workspaceRepo.get(id)
     const listening = () => kernel.listening.url !== null || kernel.config.sandboxMediaUrl !== undefined
-    const runner = new SimulationRunner({ store, calls: () => calls, agents, conversations, workspace, clock, logger, listening })
+    const runner = new SimulationRunner({
+      store,
+      calls: () => calls,
+      agents,
+      conversations,
+      workspace,
+      clock,
+      logger,
+      listening,
+      target: (workspaceId, agentId, target) => (target === 'draft' ? agents.get(workspaceId, agentId).catch(() => null) : serving.version(workspaceId, agentId, target)),
+      chat: (ws, agent, visitor, text) => web.simulated(ws, agent, visitor, text),
+      // The same reading as a simulated call's analysis (calls/effects.ts): every field the agent collects, not billed.
+      async fields(ws, agent, transcript) {
+        if (agent.collectFields.length === 0) return {}
+        const fields = agent.collectFields.map((f) => ({ name: f.name, type: (f.type ?? 'text') as FieldType, description: f.description ?? null, choices: f.choices ?? null }))
+        const lines = transcript.map((l) => ({ speaker: l.speaker === 'agent' ? ('agent' as const) : ('customer' as const), text: l.text, at: iso(l.atMs) }))
+        const read = await analyseCall(await models.resolve(ws, agent), { transcript: lines, direction: 'inbound', agentName: agent.name, purpose: null, summarise: false, fields })
+        return read.fields
+      },
+    })
     let actors: SimulationRunActors | null = null
     const simulations = new SimulationService({
       store,

@@ -52,7 +52,11 @@ export type ExpectationSpec = typeof Expectation.static
 export const ScenarioBody = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: 120 }),
-    channel: t.Optional(t.Literal('phone', { description: 'phone: over the sandbox network’s audio path (the only channel so far)' })),
+    channel: t.Optional(
+      t.Union([t.Literal('phone'), t.Literal('web')], {
+        description: 'phone (default): a call over the sandbox network’s audio path; web: a website-chat visitor writing each line',
+      }),
+    ),
     caller: t.Object({ lines: t.Array(CallerLine, { minItems: 1, maxItems: LINES_MAX }) }, { additionalProperties: false }),
     variables: t.Optional(t.Record(t.String({ maxLength: 60 }), Scalar, { description: 'the contact’s variables, on the call as POST /calls `variables`' })),
     expectations: t.Optional(t.Array(Expectation, { maxItems: EXPECTATIONS_MAX })),
@@ -64,7 +68,7 @@ export type ScenarioInput = typeof ScenarioBody.static
 export const Scenario = t.Object({
   id: t.String({ description: 'scn_…' }),
   name: t.String(),
-  channel: t.Literal('phone'),
+  channel: t.Union([t.Literal('phone'), t.Literal('web')]),
   caller: t.Object({ lines: t.Array(CallerLine) }),
   variables: t.Record(t.String(), Scalar),
   expectations: t.Array(Expectation),
@@ -137,6 +141,7 @@ export const RunResult = t.Object({
   transcript: t.Array(Line),
   expectations: t.Array(ExpectationResult),
   error: Nullable(t.String()),
+  conversation: Nullable(t.String({ description: 'conv_… of the call or chat (a test conversation, marked simulated)' })),
   call: Nullable(
     t.Object({
       id: t.String(),

@@ -30,6 +30,7 @@ export const presentResult = (r: ResultDoc) => ({
   transcript: r.transcript,
   expectations: r.expectations,
   error: r.error,
+  conversation: r.conversation ?? null,
   call: r.call,
 })
 

@@ -13,7 +13,7 @@ export interface ScenarioDoc {
   id: string
   workspaceId: string
   name: string
-  channel: 'phone'
+  channel: 'phone' | 'web'
   caller: ScenarioInput['caller']
   variables: Record<string, Scalar>
   expectations: ExpectationSpec[]
@@ -79,6 +79,8 @@ export interface ResultDoc {
   transcript: Line[]
   expectations: ExpectationOutcome[]
   error: string | null
+  /** The call's or chat's conversation; absent on rows written before chats existed. */
+  conversation?: string | null
   call: { id: string; recording: string | null; hangup: string | null; latency: unknown } | null
 }
 

@@ -2,16 +2,19 @@
  * Plays a run (the run actor's `playScenarios`, while it is `running`): places each call not judged
  * yet through the calls feature (a simulated call: the same call actor as a real one, its callee a
  * scripted sandbox caller), watches its row until it is analysed, judges it (judge.ts) and writes
- * the result; reports the run's counts to its actor after each. It reads everything from the rows,
- * so after a crash it carries on where they say: a call that was in progress was dropped by the
- * restart (the sandbox network's calls live in the process) and is placed again.
+ * the result; reports the run's counts to its actor after each. A `web` scenario is a website
+ * chat instead: its lines are written one by one through the web chat's visitor path
+ * (`WebChat.simulated`), the chat analysed for fields as a call is, then judged the same way.
+ * It reads everything from the rows, so after a crash it carries on where they say: a call that
+ * was in progress was dropped by the restart (the sandbox network's calls live in the process)
+ * and is placed again; a chat in progress starts over as a new visitor.
  */
 import type { Clock } from '../../clock'
 import { crashPoint } from '../../crash-points'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import { summariseLatency } from '../../media/latency'
-import type { AgentService } from '../agents/public'
+import type { AgentDoc, AgentService } from '../agents/public'
 import type { CallService, CallTryDoc } from '../calls/public'
 import type { ConversationFeature } from '../conversations/public'
 import { type CallFacts, judge } from './judge'
@@ -44,6 +47,12 @@ export interface RunnerDeps {
   logger: Logger
   /** Whether the server listens: a scripted callee dials the media bridge, so a run resumed at boot waits for it. */
   listening: () => boolean
+  /** The agent as a run targets it: the draft as it is now, or the version (live or not); null when gone. */
+  target: (workspaceId: string, agentId: string, target: 'draft' | number) => Promise<AgentDoc | null>
+  /** A website visitor's line, written and answered (the web feature's simulated visitor). */
+  chat: (workspace: WorkspaceDoc, agent: AgentDoc, visitorId: string, text: string) => Promise<{ conversationId: string; reply: string }>
+  /** The agent's `collectFields` read from a chat's transcript, as a call's analysis reads them. */
+  fields: (workspace: WorkspaceDoc, agent: AgentDoc, transcript: Line[]) => Promise<Record<string, unknown>>
 }
 
 /** A caller's number from the run's seed and the call's place (E.164, the 555 range). */
@@ -84,6 +93,7 @@ export class SimulationRunner {
     while (!this.d.listening() && !stopped()) await Bun.sleep(POLL_MS)
     const queue = all.filter((r) => r.status === 'pending' || r.status === 'calling')
     const inFlight = new Set<ResultDoc>()
+    const chats = new Set<Promise<void>>()
     const write = async (r: ResultDoc, set: Partial<ResultDoc>) => {
       Object.assign(r, set)
       await store.results.update(r.id, set)
@@ -92,9 +102,29 @@ export class SimulationRunner {
       await write(r, { status: 'failed', error })
       report()
     }
+    const converse = async (r: ResultDoc, scenario: ScenarioDoc) => {
+      // A chat a restart cut short starts over as a new visitor; one cut short every time is not retried forever.
+      if (r.attempts >= MAX_ATTEMPTS) return fail(r, `the chat was interrupted ${r.attempts} times (restarts)`)
+      await write(r, { status: 'calling', attempts: r.attempts + 1 })
+      const outcome = await this.chatted(run, r, scenario, workspace!, stopped).catch(
+        (err: Error): Partial<ResultDoc> => ({ status: 'failed', transcript: [], expectations: [], call: null, error: `the chat stopped: ${err.message}` }),
+      )
+      // Cancelled meanwhile: the cancel wrote this result.
+      if (stopped()) return
+      await write(r, outcome)
+      crashPoint('simulation.result.written')
+      report()
+    }
     const place = async (r: ResultDoc) => {
       const scenario = run.scenarios[Math.floor(r.index / run.count)]!
       if (!workspace || !agent) return fail(r, 'the run’s agent or workspace is gone')
+      if (scenario.channel === 'web') {
+        const chat: Promise<void> = converse(r, scenario)
+          .catch((err) => this.d.logger.warn({ err, run: runId }, 'a simulated chat could not be written'))
+          .finally(() => chats.delete(chat))
+        chats.add(chat)
+        return
+      }
       try {
         const callId = await this.d.calls().placeSimulated(workspace, agent, {
           to: callerNumber(run.seed, r.index),
@@ -116,8 +146,8 @@ export class SimulationRunner {
         await fail(r, `the call could not be placed: ${(err as Error).message}`)
       }
     }
-    while (!stopped() && (queue.length > 0 || inFlight.size > 0)) {
-      while (!stopped() && inFlight.size < RUN_PARALLEL && queue.length > 0) {
+    while (!stopped() && (queue.length > 0 || inFlight.size > 0 || chats.size > 0)) {
+      while (!stopped() && inFlight.size + chats.size < RUN_PARALLEL && queue.length > 0) {
         const r = queue.shift()!
         if (r.status === 'calling' && r.callId) inFlight.add(r)
         else await place(r)
@@ -153,13 +183,60 @@ export class SimulationRunner {
       hangup: row.hangup,
     }
     const call = { id: row.callId, recording: row.recording?.url ?? null, hangup: row.hangup, latency: summariseLatency(row.latencyTurns ?? []) }
+    const conversation = row.conversationId ?? null
     if (row.status !== 'completed' || row.hangup === 'failed') {
-      return { status: 'failed', transcript, expectations: [], call, error: `the call ended ${row.status}${row.hangup ? ` (${row.hangup})` : ''}${row.error ? `: ${row.error}` : ''}` }
+      return { status: 'failed', transcript, expectations: [], call, conversation, error: `the call ended ${row.status}${row.hangup ? ` (${row.hangup})` : ''}${row.error ? `: ${row.error}` : ''}` }
     }
     // A caller who was never heard (its audio never reached the agent) proves nothing: failed, whatever was expected.
-    if (!transcript.some((l) => l.speaker === 'customer')) return { status: 'failed', transcript, expectations: [], call, error: 'the caller was never heard: none of its lines reached the agent' }
+    if (!transcript.some((l) => l.speaker === 'customer'))
+      return { status: 'failed', transcript, expectations: [], call, conversation, error: 'the caller was never heard: none of its lines reached the agent' }
     const expectations = scenario.expectations.map((e) => judge(e, facts))
-    return { status: expectations.every((e) => e.passed) ? 'passed' : 'failed', transcript, expectations, call, error: null }
+    return { status: expectations.every((e) => e.passed) ? 'passed' : 'failed', transcript, expectations, call, conversation, error: null }
+  }
+
+  /**
+   * A website chat played and judged: each line written once the agent has answered the one
+   * before, as the target agent; the transcript opens with the greeting the widget shows. `atMs`
+   * is service-clock ms since the visitor's first message.
+   */
+  private async chatted(run: RunDoc, r: ResultDoc, scenario: ScenarioDoc, workspace: WorkspaceDoc, stopped: () => boolean): Promise<Partial<ResultDoc>> {
+    const agent = await this.d.target(run.workspaceId, run.agentId, run.target)
+    if (!agent) return { status: 'failed', transcript: [], expectations: [], call: null, error: `the run’s agent or its version ${run.target} is gone` }
+    // Unique per result and attempt: a visitor no person is, on a thread of its own.
+    const visitor = `sim-${run.id}-${r.index}-${r.attempts}`
+    let conversation: string | null = null
+    let error: string | null = null
+    for (const line of scenario.caller.lines) {
+      if (stopped()) break
+      try {
+        conversation = (await this.d.chat(workspace, agent, visitor, line.say!)).conversationId
+      } catch (err) {
+        error = `the agent did not answer “${line.say}”: ${(err as Error).message}`
+        break
+      }
+    }
+    const history = conversation ? await this.d.conversations.history(conversation, 500) : []
+    const written = history.filter((m) => m.author === 'customer' || m.author === 'agent')
+    const first = written[0] ? Date.parse(written[0].createdAt) : 0
+    const transcript: Line[] = [
+      ...(agent.greeting.trim() ? [{ speaker: 'agent', text: agent.greeting.trim(), atMs: 0 }] : []),
+      ...written.map((m) => ({
+        speaker: m.author,
+        text: m.parts.map((p) => (p.type === 'text' ? p.text : '')).join(' '),
+        atMs: Date.parse(m.createdAt) - first,
+      })),
+    ]
+    if (error) return { status: 'failed', transcript, expectations: [], call: null, conversation, error }
+    const tools = history.flatMap((m) => (m.tools ?? []).map((t) => t.name))
+    const facts: CallFacts = {
+      transcript,
+      fields: await this.d.fields(workspace, agent, transcript),
+      tools,
+      endedBy: tools.includes('end_call') ? 'agent' : 'caller',
+      hangup: null,
+    }
+    const expectations = scenario.expectations.map((e) => judge(e, facts))
+    return { status: expectations.every((e) => e.passed) ? 'passed' : 'failed', transcript, expectations, call: null, conversation, error: null }
   }
 
   /** A cancelled run: calls not started never start, calls in progress are ended, both show `cancelled`. */

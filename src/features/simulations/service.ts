@@ -54,9 +54,16 @@ const DIGITS = /^[0-9*#A-D]{1,32}$/
 /** Text the sandbox callee reads as a marker rather than words (sandbox-callee.ts): a said line may not start with it. */
 const MARKER = /^(?:[>~]|\[(?:keypad|menu|wait|after)\b)/i
 
-function checkLines(lines: ScenarioInput['caller']['lines']): void {
+/** Line members only a phone caller has: a website visitor writes its lines, one after each answer. */
+const PHONE_ONLY = ['digits', 'waitMs', 'interrupt', 'noise', 'afterMs'] as const
+
+function checkLines(lines: ScenarioInput['caller']['lines'], channel: 'phone' | 'web'): void {
   lines.forEach((l, i) => {
     const at = `caller.lines[${i}]`
+    if (channel !== 'phone') {
+      for (const member of PHONE_ONLY)
+        if (l[member] !== undefined) throw badRequest(`${at}.${member}`, `applies only to channel phone; a ${channel} visitor writes each line once the agent has answered`)
+    }
     const what = [l.say !== undefined && 'say', l.digits !== undefined && 'digits', l.noise && 'noise'].filter(Boolean)
     if (what.length === 0) throw badRequest(`${at}.say`, 'is required (or digits, or noise: true)')
     if (what.length > 1) throw badRequest(`${at}.${what[1]}`, `a line is one of say, digits or noise, not ${what.join(' and ')}`)
@@ -120,11 +127,12 @@ export class SimulationService {
 
   private scenarioFields(body: ScenarioInput) {
     notBlank(body.name, 'name')
-    checkLines(body.caller.lines)
+    const channel = body.channel ?? 'phone'
+    checkLines(body.caller.lines, channel)
     const expectations = body.expectations ?? []
     checkExpectations(expectations)
     for (const name of Object.keys(body.variables ?? {})) if (name.trim() === '') throw badRequest('variables', 'names must not be blank')
-    return { name: body.name.trim(), channel: 'phone' as const, caller: body.caller, variables: body.variables ?? {}, expectations }
+    return { name: body.name.trim(), channel, caller: body.caller, variables: body.variables ?? {}, expectations }
   }
 
   // Suites
@@ -184,7 +192,6 @@ export class SimulationService {
   /** POST /simulations/suites/{id}/runs: the run is stored and its actor spawned and started (202). */
   async startRun(workspace: WorkspaceDoc, suiteId: string, body: { target: 'draft' | number; count?: number; seed?: number; webhooks?: boolean }): Promise<RunDoc> {
     const suite = await this.suite(workspace, suiteId)
-    if (!this.d.simulates()) throw conflict('simulated callers live on the sandbox phone network; this service places calls on another (TELEPHONY_PROVIDER)')
     const agent = await this.d.agents.get(workspace.id, suite.agentId).catch(() => null)
     if (!agent) throw conflict(`the suite's agent ${suite.agentId} is gone`)
     if (body.target !== 'draft' && !(await this.d.hasVersion(workspace.id, agent.id, body.target))) throw badRequest('target', `agent ${agent.id} has no version ${body.target}`)
@@ -193,6 +200,9 @@ export class SimulationService {
       const s = await this.d.store.scenarios.get(id)
       if (!s) throw conflict(`the suite's scenario ${id} is gone; edit the suite`)
       scenarios.push(s)
+    }
+    if (scenarios.some((s) => s.channel === 'phone') && !this.d.simulates()) {
+      throw conflict('simulated callers live on the sandbox phone network; this service places calls on another (TELEPHONY_PROVIDER)')
     }
     const count = body.count ?? 1
     const now = this.d.clock.now()

@@ -234,6 +234,26 @@ export class WebChat {
     return { conversationId: accepted.conversationId, messageId: accepted.messageId, receivedAt: accepted.receivedAt }
   }
 
+  /**
+   * A simulations run's visitor (docs/api/simulations.md): `text` written on the widget by
+   * `visitorId` to `agent` as the run targets it (the draft or a version, not only the published
+   * one), recorded and answered by the same steps as a visitor's message — the visitor's thread,
+   * one conversation per visitor and agent, the conversation engine. What differs is what a test
+   * needs: the conversation is a test one marked simulated (never billed, out of analytics), tools
+   * run as in test chat, and no visitor rate applies (a run is not a person typing).
+   */
+  async simulated(workspace: WorkspaceDoc, agent: AgentDoc, visitorId: string, message: string): Promise<{ conversationId: string; reply: string }> {
+    const text = message.trim()
+    if (!agent.widget.enabled) throw conflict('website chat is switched off for this agent (widget.enabled is false)', { state: 'disabled' })
+    if (!text || text.length > WEB_MESSAGE_MAX) throw badRequest('message', `must be 1–${WEB_MESSAGE_MAX} characters`)
+    const model = await this.d.models.resolve(workspace, agent)
+    const thread = visitorThread(agent.id, visitorId)
+    const open = () => this.d.conversations.thread({ workspaceId: workspace.id, agentId: agent.id, channel: 'web', customer: { id: null, phone: null }, thread, test: true, simulated: true })
+    const recorded = await this.threads.run(thread, async () => this.d.conversations.addMessage(await open(), { author: 'customer', parts: [{ type: 'text', text }] }))
+    const turn = await this.track(this.threads.run(thread, () => this.d.engine.respond({ workspace, agent, conversation: recorded.conversation, model, text, recorded, sideEffects: 'simulated' })))
+    return { conversationId: recorded.conversation.id, reply: turn.reply }
+  }
+
   /** Resolves once every reply under way has been written (tests and shutdown). */
   async settled(): Promise<void> {
     while (this.running.size) await Promise.allSettled([...this.running])
