@@ -12,9 +12,11 @@
  * Each callee is a Media Streams peer: it sends a 20 ms mu-law frame every 20 ms, plays the
  * agent's audio in real time (a buffer that drains at 8,000 samples a second), echoes a mark once
  * the audio before it has played, and drops its buffer on `clear`. Callers speak: each asks
- * espeak-ng questions (synthesised once, sent as Twilio would), one then twice its length of
- * silence, from a random start, so about a third of them speak at any moment and the decoders are
- * really used; BENCH_SPEAK=0 keeps them silent. A frame that arrives after the buffer ran dry by
+ * espeak-ng questions (synthesised once, sent as Twilio would) as a person does — the first at a
+ * random moment of the first 20 s (over the opening or after it), then it waits for the answer (the
+ * agent's audio, played out) or 8 s, pauses as long as the question, and asks the next — so the
+ * decoders are really used; the share of the time they speak is printed, and how many questions
+ * the agent's voice followed, after how long. BENCH_SPEAK=0 keeps them silent. A frame that arrives after the buffer ran dry by
  * more than GAP_MS, inside one agent turn (the marks name the turn), is a gap the caller heard.
  *
  * BENCH_CAPACITY=n is the overload step: the service runs with CALLS_MAX_LIVE=n and is offered
@@ -61,9 +63,21 @@ const QUESTIONS = [
 /**
  * How long each callee stays on after its stream starts: the purpose below takes 15–16 s at
  * espeak-ng's 175 words a minute, and the agent's silence goodbye comes 30 s after it ends, so
- * 25 s hears the whole opening and nothing else.
+ * 25 s hears the whole opening and nothing else — a silent caller's hold; a speaking caller stays
+ * 40 s, time for two or three questions and their answers after the opening.
  */
-const HOLD_MS = Number(process.env.BENCH_HOLD_MS ?? 25_000)
+const HOLD_MS = Number(process.env.BENCH_HOLD_MS ?? (SPEAK ? 40_000 : 25_000))
+/**
+ * A caller waits this long after its question for the agent to answer before going on anyway: a
+ * person on the phone repeats themselves after about that much silence. (Callers that spoke on a
+ * fixed cycle talked over every answer still being prepared on a busy host, so the agent withdrew
+ * each one as unheard and answered none.)
+ */
+const PATIENCE_MS = 8_000
+/** The answer is over once the agent's audio has played out and this much silence followed (the chart's turn pause is 500 ms). */
+const ANSWER_OVER_MS = 700
+/** A caller's first question starts at a random point of this span: over the opening or after it, so that callers do not all speak at once. */
+const FIRST_QUESTION_MS = 20_000
 /** Audible: 40 ms without audio is two of Twilio's 20 ms frames missing, a clear click or stutter. */
 const GAP_MS = 40
 const FRAME_MS = 20
@@ -122,6 +136,13 @@ const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 
 const SILENCE_B64 = Buffer.alloc(FRAME, 0xff).toString('base64')
 
+/** One question a caller asked: when its last frame left, and when the agent's audio next arrived (null: not within PATIENCE_MS or the call). */
+interface Question {
+  endAt: number
+  answeredAt: number | null
+  askedFrames: number
+}
+
 /** Each question as Twilio's 20 ms mu-law frames, base64. */
 async function questionFrames(): Promise<string[][]> {
   const tts = new EspeakTts()
@@ -163,8 +184,14 @@ class Peer {
   answeredAt = 0
   openedAt = 0
   done = false
-  /** The caller's frames to come: a question, then twice its length of silence, in turn. */
+  /** The question being asked: its frames still to send. */
   private script: string[] = []
+  /** When this caller asks its next question (set once it has heard the answer to the last, or given up on it). */
+  private nextAt = 0
+  /** The question last asked, while its caller waits for the answer. */
+  private asked: Question | null = null
+  /** Every question this caller finished asking, and when the agent's audio next came. */
+  readonly questions: Question[] = []
   /** The agent turn of the last audio frame (from the mark after it), and a dry spell before a frame not yet known to be inside that turn. */
   private lastTurn: string | null = null
   private pendingGap: { at: number; ms: number } | null = null
@@ -214,6 +241,7 @@ class Peer {
     if (m.event === 'media') {
       const samples = (m.media!.payload.length * 3) / 4 - (m.media!.payload.endsWith('==') ? 2 : m.media!.payload.endsWith('=') ? 1 : 0)
       this.firstAudioAt ??= now
+      if (this.asked && this.asked.answeredAt === null) this.asked.answeredAt = now
       if (this.lastAudioAt !== null) this.waits.push(now - this.lastAudioAt)
       this.lastAudioAt = now
       // A dry spell counts once the mark after this frame shows it is the same turn's audio.
@@ -237,7 +265,7 @@ class Peer {
     const due = Math.floor((now - this.startedAt) / FRAME_MS)
     while (this.chunk < due) {
       this.chunk++
-      const payload = this.nextFrame()
+      const payload = this.nextFrame(now)
       this.ws!.send(
         `{"event":"media","sequenceNumber":"${this.chunk + 1}","media":{"track":"inbound","chunk":"${this.chunk}","timestamp":"${this.chunk * FRAME_MS}","payload":"${payload}"},"streamSid":"${this.streamSid}"}`,
       )
@@ -246,17 +274,44 @@ class Peer {
     if (now - this.startedAt >= HOLD_MS) this.hangUp()
   }
 
-  /** The caller's next 20 ms: a silent caller's, or the next of its questions and pauses. */
-  nextFrame(): string {
+  /**
+   * The caller's next 20 ms: a silent caller's, or its questions as a person asks them — a question,
+   * then silence until the agent has answered (its audio came and has played out) or PATIENCE_MS
+   * passed without an answer, then a pause as long as the question, then the next. The first
+   * question starts at a random point of the first FIRST_QUESTION_MS, over the opening or after it.
+   */
+  nextFrame(now: number): string {
     if (!questions.length) return SILENCE_B64
-    if (!this.script.length) {
-      // The first turn starts at a random point of a cycle, so callers do not all speak at once.
-      const q = questions[Math.floor(Math.random() * questions.length)]!
-      const cycle = [...q, ...Array<string>(2 * q.length).fill(SILENCE_B64)]
-      this.script = this.chunk <= 1 ? cycle.slice(Math.floor(Math.random() * cycle.length)) : cycle
+    if (this.chunk <= 1) this.nextAt = now + Math.random() * FIRST_QUESTION_MS
+    if (this.script.length) {
+      this.spokenFrames++
+      const frame = this.script.shift()!
+      if (!this.script.length) {
+        this.asked = { endAt: now, answeredAt: null, askedFrames: this.lastQuestionFrames }
+        this.questions.push(this.asked)
+      }
+      return frame
     }
-    return this.script.shift()!
+    if (this.asked) {
+      const a = this.asked
+      const heard = a.answeredAt !== null && (this.dryAt === null || now > this.dryAt + ANSWER_OVER_MS)
+      if (heard || now - a.endAt > PATIENCE_MS) {
+        this.asked = null
+        this.nextAt = now + a.askedFrames * FRAME_MS
+      }
+      return SILENCE_B64
+    }
+    if (now < this.nextAt) return SILENCE_B64
+    const q = questions[Math.floor(Math.random() * questions.length)]!
+    this.script = q.slice(1)
+    this.lastQuestionFrames = q.length
+    this.spokenFrames++
+    return q[0]!
   }
+  private lastQuestionFrames = 0
+  /** Frames of speech sent (of `chunk` in all). */
+  spokenFrames = 0
+  hungUpAt = 0
 
   echoDue(now: number): void {
     while (this.marks.length && this.marks[0]!.at <= now) this.echo(this.marks.shift()!.name)
@@ -269,6 +324,7 @@ class Peer {
   hangUp(): void {
     if (this.done) return
     this.done = true
+    this.hungUpAt = performance.now()
     live.delete(this)
     this.ws?.send(JSON.stringify({ event: 'stop', sequenceNumber: String(this.chunk + 2), streamSid: this.streamSid, stop: { accountSid: 'ACbench', callSid: 'bench' } }))
     this.ws?.close(1000)
@@ -459,7 +515,18 @@ try {
     const p95 = buckets.find(([, n]) => n >= 0.95 * count)?.[0]
     const refusedUtterances = /^agent_platform_stt_utterances_refused_total (\S+)$/m.exec(metrics)?.[1]
     console.log(
-      `  decoder queue wait (turns answered: ${count}): mean ${count ? ms((1000 * stage('sum')) / count) : '—'}, p95 ≤ ${p95 === undefined ? '—' : p95 === Infinity ? '> 10 s' : ms(p95 * 1000)}; utterances refused for want of a decoder: ${refusedUtterances ?? 0}; callers ${SPEAK ? 'speaking a third of the time' : 'silent'}`,
+      `  decoder queue wait (turns the service answered, counted once their answer played: ${count}): mean ${count ? ms((1000 * stage('sum')) / count) : '—'}, p95 ≤ ${p95 === undefined ? '—' : p95 === Infinity ? '> 10 s' : ms(p95 * 1000)}; utterances refused for want of a decoder: ${refusedUtterances ?? 0}; callers ${SPEAK ? 'speaking' : 'silent'}`,
+    )
+  }
+  if (SPEAK) {
+    const asked = peers.flatMap((p) => p.questions.map((q) => ({ ...q, hungUpAt: p.hungUpAt || performance.now() })))
+    const answered = asked.filter((q) => q.answeredAt !== null)
+    const unanswered = asked.filter((q) => q.answeredAt === null && q.hungUpAt - q.endAt >= PATIENCE_MS)
+    const toAnswer = answered.map((q) => q.answeredAt! - q.endAt)
+    const spoken = peers.reduce((n, p) => n + p.spokenFrames, 0)
+    const frames = peers.reduce((n, p) => n + p.chunk, 0)
+    console.log(
+      `  callers' questions: ${asked.length} asked (callers speaking ${((100 * spoken) / Math.max(1, frames)).toFixed(0)}% of the time); ${answered.length} followed by the agent's voice (question's end → the agent's next audio p50 ${ms(percentile(toAnswer, 50))}, p95 ${ms(percentile(toAnswer, 95))}), ${unanswered.length} not within ${PATIENCE_MS / 1000} s, ${asked.length - answered.length - unanswered.length} cut short by the hang-up`,
     )
   }
   const refusedOk = refusals.filter((r) => r.ok).length
