@@ -95,4 +95,18 @@ describeWithChromium('the console app: simulations in Chromium', () => {
     const none = await s.console('POST', `/workspaces/${dev.id}/simulations/suites/sui_nope/runs`, { target: 'draft' })
     expect(none.status).toBe(404)
   }, 120_000)
+
+  test('a website-chat result shows its transcript on the run’s page (a chat has no call page)', async () => {
+    const api = (path: string, body: unknown) => s.api('POST', path, { key: dev.key, body })
+    const scenario = await api('/simulations/scenarios', { name: 'By chat', channel: 'web', caller: { lines: [{ say: 'When do you open?' }] }, expectations: [{ kind: 'says', text: 'bean there' }] })
+    const chatSuite = (await api('/simulations/suites', { name: 'Chat', agent, scenarios: [scenario.body.id] })).body.id
+    const run = (await s.console('POST', `/workspaces/${dev.id}/simulations/suites/${chatSuite}/runs`, { target: 'draft' })).body.id
+    await page.goto(`${s.url}/console/app#/${dev.id}/simulation/${run}`)
+    await page.waitForFunction(() => document.querySelector('.facts .badge.sim')?.textContent === 'passed', { timeout: 30_000 })
+    expect(await page.$('.sim-result a.transcript-link')).toBeNull()
+    const lines = await page.$$eval('.sim-result details.sim-chat li', (l) => l.map((x) => [(x as HTMLElement).dataset.speaker, x.textContent]))
+    expect(lines[0]).toEqual(['agent', 'Agent: Hello from Bean There!'])
+    expect(lines[1]).toEqual(['customer', 'Visitor: When do you open?'])
+    expect(lines).toHaveLength(3)
+  }, 60_000)
 })

@@ -58,8 +58,21 @@ export function mount(root, { workspace, id, link }) {
   root.append(h('p', { class: 'crumbs' }, h('a', { href: link(workspace, 'simulations') }, 'Simulations'), ' / ', id), heading, facts, h('h2', {}, 'Calls'), calls)
 
   const fact = (term, value) => [h('dt', {}, term), h('dd', {}, value)]
-  const callLinks = (c) => {
-    if (!c) return h('p', { class: 'empty' }, 'No call placed yet.')
+  // A website chat has no call page: its transcript shows here.
+  const chat = (r) =>
+    h(
+      'details',
+      { class: 'sim-chat' },
+      h('summary', {}, 'Website chat transcript'),
+      h(
+        'ol',
+        { class: 'chat-lines' },
+        r.transcript.map((l) => h('li', { dataset: { speaker: l.speaker } }, h('b', {}, l.speaker === 'agent' ? 'Agent: ' : 'Visitor: '), l.text)),
+      ),
+    )
+  const callLinks = (r) => {
+    const c = r.call
+    if (!c) return r.conversation && r.transcript.length ? chat(r) : h('p', { class: 'empty' }, 'No call placed yet.')
     const rec = c.recording ? new URL(c.recording, location.href) : null
     return h(
       'p',
@@ -75,7 +88,7 @@ export function mount(root, { workspace, id, link }) {
       { class: 'sim-result', dataset: { status: r.status, scenario: r.scenario }, 'aria-label': `${r.name}, call ${r.instance}` },
       h('h3', {}, `${r.name}`, r.instance > 1 ? ` #${r.instance}` : '', ' ', badge('sim', r.status)),
       r.error ? h('p', { class: 'error' }, r.error) : null,
-      callLinks(r.call),
+      callLinks(r),
       r.expectations.length
         ? h('ul', { class: 'expectations' }, r.expectations.map(expectationRow))
         : h('p', { class: 'empty' }, r.status === 'passed' ? 'No expectation: the call only had to complete.' : ''),
