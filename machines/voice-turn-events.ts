@@ -3,6 +3,16 @@
  * (what the VAD, the speech-to-text engine, the keypad and the line reported), its input (the
  * call's limits) and its context (the turn so far, and why the chart did what it last did).
  */
+/**
+ * One VAD window of the caller's speech as the barge-in rule reads it (src/media/turn-cues/onset.ts
+ * measures it): its length, and its level against the loudest agent audio that could be echoing
+ * back in it (dB; 120 when the agent was silent).
+ */
+export interface OnsetWindow {
+  ms: number
+  overAgentDb: number
+}
+
 export type VoiceTurnState = 'opening' | 'listening' | 'callerSpeaking' | 'maybeDone' | 'thinking' | 'speaking' | 'interrupted' | 'resuming' | 'ended'
 /** Why a call ends on its own: each has its goodbye line (src/media/phrases.ts VOICE_LINES). */
 export type CallEndReason = 'timeLimit' | 'silence'
@@ -72,8 +82,10 @@ interface Judged {
 }
 
 export type VoiceTurnEvent =
-  /** The VAD heard the caller start (or go on) speaking. */
-  | { type: 'speech.start' }
+  /** The VAD heard the caller start (or go on) speaking; `onset`: what the audio says about that speech so far. */
+  | { type: 'speech.start'; onset: readonly OnsetWindow[] }
+  /** The caller's speech goes on (another window of it), while the agent's audio plays. */
+  | { type: 'speech.onset'; onset: readonly OnsetWindow[] }
   /** The caller's speech paused: its last speech ended at `at`, judged at `now`. */
   | ({ type: 'speech.pause'; at: number; now: number } & Judged)
   /** The words changed; re-judged at `now` (the wait still counts from the pause). */

@@ -4,7 +4,7 @@
  * each with where its number comes from.
  */
 import { setup } from 'xstate'
-import type { CallEnding, CallEndReason, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput } from './voice-turn-events'
+import type { CallEnding, CallEndReason, OnsetWindow, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput } from './voice-turn-events'
 
 /** Caller silence (nobody speaking) that ends the call politely: Vapi's and Retell's default is 30 s. */
 export const SILENCE_TIMEOUT_MS = 30_000
@@ -19,6 +19,53 @@ export const OVERLAP_END_MS = 500
 export const VAD_CATCH_UP_MS = 2_000
 /** How often it looks again meanwhile: a line frame. */
 export const VAD_RECHECK_MS = 20
+/**
+ * Barge-in: when speech over the agent's audio stops it (`bargesIn`). Each VAD window of the
+ * stretch of speech is measured by src/media/turn-cues/onset.ts; the rule, row by row:
+ *
+ *   | the caller's audio                                 | rule                                          | the agent |
+ *   |----------------------------------------------------|-----------------------------------------------|-----------|
+ *   | on a line no agent serves                          | `unavailable`                                 | goes on   |
+ *   | the agent's own voice leaking back (speakerphone)  | a window ECHO_RETURN_LOSS_DB or more under the | goes on   |
+ *   |                                                    | loudest agent audio of the last 0.5 s: echo,  |           |
+ *   |                                                    | not the caller's                              |           |
+ *   | the caller's own speech, MIN_INTERRUPTION_MS of it | `bargesIn`, judged at its start and again at  | stops now |
+ *   |                                                    | each window while it goes on                  |           |
+ *
+ * Coughs, clicks, breaths and rustle mostly never reach the chart: Silero does not call them
+ * speech for two windows running (bench:turn-taking's noise family: 0 of 12 stopped the agent). A
+ * backchannel ("mhm", "okay") longer than MIN_INTERRUPTION_MS still stops the agent, which resumes
+ * its sentence once the words turn out to be one (`falseInterruption`): no longer minimum keeps
+ * real interruptions cleared within 300 ms (docs/benchmarks.md, "False barge-ins").
+ */
+/**
+ * The caller's own speech over the agent this long stops it: two Silero windows, the turn
+ * detector's MIN_SPEECH_MS. LiveKit's agents wait for `minDuration` of VAD speech, 500 ms by
+ * default (agents-js agents/src/voice/agent_activity.ts `onVADInferenceDone`,
+ * turn_config/interruption.ts), and accept a later stop for fewer false ones. Here the caller must
+ * hear the agent stop within 300 ms of starting to speak, and Silero's own onset takes 60–380 ms of
+ * that on the corpus's interruptions ("Stop, that is wrong." is heard as speech only from its
+ * vowel): each 32 ms more moved the clear's p50 ~40 ms later and its p95 past 700 ms, while up to
+ * 224 ms it let one backchannel of 24 through (bench/turn-corpus through the real VAD,
+ * docs/benchmarks.md).
+ */
+export const MIN_INTERRUPTION_MS = 64
+/**
+ * A window this far or more under the loudest agent audio that played in the last
+ * ECHO_LOOKBACK_MS is the agent's own echo (the Geigel double-talk test network echo cancellers
+ * use: speech from the near end is louder than the far end's level less the echo return loss). A
+ * speakerphone with no echo cancelling returns the agent 15–25 dB down (the corpus's echo family:
+ * 20 dB, measured here 21–30 dB under the loudest); a caller talking over the agent is about as
+ * loud as it at the line (the corpus's interruptions' windows: -18 to +8 dB, all but a few above
+ * -12). 15 dB sits between.
+ */
+export const ECHO_RETURN_LOSS_DB = 15
+
+/** The caller's own speech in the onset (windows louder than the agent's echo could be), ms. */
+export function ownSpeechMs(onset: readonly OnsetWindow[]): number {
+  return onset.reduce((n, w) => n + (w.overAgentDb > -ECHO_RETURN_LOSS_DB ? w.ms : 0), 0)
+}
+
 /** A line that never confirms a goodbye played still ends: ~15 characters a second of speech, plus this grace. */
 export const GOODBYE_GRACE_MS = 3_000
 export const GOODBYE_MS_PER_CHAR = 70
@@ -53,6 +100,8 @@ export const voiceTurnSetup = setup({
   guards: {
     /** Speech over the agent stops it, except on a line no agent serves. */
     mayInterrupt: ({ context }) => !context.unavailable,
+    /** Speech over the agent's audio that is the caller's own, long enough to be meant (the barge-in table above). */
+    bargesIn: ({ context }, onset: readonly OnsetWindow[]) => !context.unavailable && ownSpeechMs(onset) >= MIN_INTERRUPTION_MS,
     /** The line is served by an agent (one that is not only says so and ends). */
     lineServed: ({ context }) => !context.unavailable,
     lineUnavailable: ({ context }) => context.unavailable,

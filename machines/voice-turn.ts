@@ -15,7 +15,9 @@
  *            maybeDone ─after(endOfTurn)→ thinking ─words.final→ (answer) ─reply.audio→ speaking ─reply.done→ listening
  *            thinking ─speech.start [answerUnheard]→ callerSpeaking (the caller went on before a word of the
  *              answer reached the line: it is withdrawn; their words are held and answered with the rest)
- *            opening | thinking | speaking | resuming ─speech.start [mayInterrupt]→ interrupted ─speech.pause→ maybeDone
+ *            thinking ─speech.start [mayInterrupt]→ interrupted ─speech.pause→ maybeDone
+ *            opening | speaking | resuming ─speech.start / speech.onset [bargesIn]→ interrupted (the caller's own
+ *              speech, long enough to be meant: not the agent's echo)
  *            thinking ─words.final [falseInterruption]→ resuming (a backchannel or noise stopped the agent:
  *              it says the rest of the sentence the caller was hearing) ─reply.audio→ speaking
  *            thinking ─words.final [nothingSaid]→ listening
@@ -34,7 +36,7 @@ import type { VoiceTurnEvent, VoiceTurnState } from './voice-turn-events'
 import { GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, voiceTurnSetup } from './voice-turn-setup'
 
 export type { CallEnding, CallEndReason, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput, VoiceTurnState } from './voice-turn-events'
-export { DTMF_GAP_MS, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, SILENCE_TIMEOUT_MS, VAD_CATCH_UP_MS, VAD_RECHECK_MS } from './voice-turn-setup'
+export { DTMF_GAP_MS, ECHO_RETURN_LOSS_DB, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, MIN_INTERRUPTION_MS, OVERLAP_END_MS, SILENCE_TIMEOUT_MS, VAD_CATCH_UP_MS, VAD_RECHECK_MS } from './voice-turn-setup'
 
 /** The agent is talking (or about to): caller speech now is over it. */
 const AGENT_TALKING = ['opening', 'thinking', 'speaking', 'resuming'] as const
@@ -44,6 +46,16 @@ const said = (context: { held: string }, text: string) => [context.held, text].f
 
 /** The latency marks of an answer to the turn's final words. */
 const marksOf = (context: { pausedAt: number }, e: { endpointedAt: number; sttFinalAt: number }) => ({ speechEndAt: context.pausedAt, endpointedAt: e.endpointedAt, sttFinalAt: e.sttFinalAt })
+
+/**
+ * Speech over the agent's audio (the opening, a reply, a resumed sentence): it stops the agent once
+ * the barge-in rule says it is the caller's own voice, meant (voice-turn-setup.ts `bargesIn`),
+ * judged at its start and again each window while it goes on.
+ */
+const BARGE_IN = {
+  'speech.start': { guard: { type: 'bargesIn', params: ({ event }: { event: Extract<VoiceTurnEvent, { type: 'speech.start' }> }) => event.onset }, target: 'interrupted' },
+  'speech.onset': { guard: { type: 'bargesIn', params: ({ event }: { event: Extract<VoiceTurnEvent, { type: 'speech.onset' }> }) => event.onset }, target: 'interrupted' },
+} as const
 
 /** The caller paused: the turn's words and the wait the end-of-turn rule chose for them. */
 const fromPause = (e: Extract<VoiceTurnEvent, { type: 'speech.pause' }>) => ({ text: e.text, pausedAt: e.at, judgedAt: e.now, waitMs: e.waitMs, why: e.why, shape: e.shape })
@@ -83,16 +95,15 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
           // Whether it was meant is judged on its words when the turn ends (words.final).
           states: {
             opening: {
-              on: {
-                'reply.done': 'listening',
-                'speech.start': { guard: 'mayInterrupt', target: 'interrupted' },
-              },
+              on: { 'reply.done': 'listening', ...BARGE_IN },
             },
             listening: {
               entry: assign({ text: '', held: '', answered: '', interrupted: false, resume: '', keyed: '' }),
               after: { callerSilence: { actions: { type: 'endCall', params: { reason: 'silence', why: 'the caller said nothing for the silence timeout' } } } },
               on: {
                 'speech.start': 'callerSpeaking',
+                // Speech over the agent that did not stop it and goes on after its audio ended: the caller has the turn.
+                'speech.onset': 'callerSpeaking',
                 // The agent speaks on its own too: a keypad answer, a goodbye.
                 'reply.audio': 'speaking',
                 // A key is the caller doing something: the silence wait starts over.
@@ -185,11 +196,11 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
             speaking: {
               // The answer is heard: keys pressed in its turn are answered.
               entry: assign({ keyed: '' }),
-              on: { 'reply.done': 'listening', 'speech.start': { guard: 'mayInterrupt', target: 'interrupted' } },
+              on: { 'reply.done': 'listening', ...BARGE_IN },
             },
             resuming: {
               entry: { type: 'resumeSentence', params: ({ context }) => ({ text: context.resume }) },
-              on: { 'reply.audio': 'speaking', 'reply.done': 'listening', 'speech.start': { guard: 'mayInterrupt', target: 'interrupted' } },
+              on: { 'reply.audio': 'speaking', 'reply.done': 'listening', ...BARGE_IN },
             },
             interrupted: {
               entry: [assign({ interrupted: true, resume: '', why: 'the caller spoke over the agent: it stopped' }), 'stopAgent'],

@@ -7,6 +7,7 @@
  */
 import type { SttSession } from '../providers/stt/port'
 import { resample } from './codecs'
+import { OnsetCues, type OnsetWindow } from './turn-cues/onset'
 import { TurnDetector } from './turns'
 import type { VadWindow, VoiceActivity } from './vad'
 
@@ -22,16 +23,24 @@ export interface CallerAudioParts {
   over: () => boolean
   /** The VAD heard speech (any window of it). */
   spoke: () => void
-  /** The caller's speech started (or went on after a pause), and paused: its last speech ended at `at`. */
-  started: () => void
+  /**
+   * The caller's speech started (or went on after a pause), went on (each window of speech after
+   * that), and paused: its last speech ended at `at`. `onset`: what the audio says about the
+   * stretch of speech so far (turn-cues/onset.ts), for the chart's barge-in rule.
+   */
+  started: (onset: readonly OnsetWindow[]) => void
+  goesOn: (onset: readonly OnsetWindow[]) => void
   paused: (at: number) => void
   /** The VAD's windows over a piece of the line's audio, before the turn detector reads them (the voice's end-of-turn cues). */
   judged?: (pcm: Int16Array, rate: number, windows: readonly VadWindow[]) => void
   warn: (message: string, err: unknown) => void
+  /** The loudest agent audio playing between two moments (turn-cues/agent-echo.ts): what may echo back in the caller's audio. */
+  agentLevel: (from: number, to: number) => number
 }
 
 export class CallerAudio {
   readonly detector = new TurnDetector()
+  private readonly onset: OnsetCues
   /** Frames dropped because the VAD fell MAX_INBOUND_PENDING behind. */
   dropped = 0
   /** Arrival time of the last audio the VAD has judged. */
@@ -40,7 +49,9 @@ export class CallerAudio {
   private readonly backlog: { pcm: Int16Array; rate: number; arrivedAt: number; keyTone: boolean }[] = []
   private analysing = false
 
-  constructor(private readonly parts: CallerAudioParts) {}
+  constructor(private readonly parts: CallerAudioParts) {
+    this.onset = new OnsetCues(parts.agentLevel)
+  }
 
   /**
    * A frame of the line's audio; `keyTone`: a key's tone sounds in it (keypad.ts), no speech, so
@@ -91,15 +102,19 @@ export class CallerAudio {
     if (this.parts.over()) return
     this.parts.judged?.(pcm, rate, windows)
     this.judgedUpTo = frames.at(-1)!.arrivedAt
+    const base = this.onset.push(pcm, rate)
     // Each window's time is when the frame that completed it arrived.
     let frame = 0
     let upTo = frames[0]!.pcm.length
     for (const w of windows) {
       while (w.end > upTo && frame < frames.length - 1) upTo += frames[++frame]!.pcm.length
+      const at = frames[frame]!.arrivedAt
+      this.onset.window(base, w.end, rate, w.speech, w.ms, at)
       if (w.speech) this.parts.spoke()
-      const event = this.detector.window(w.speech, w.ms, frames[frame]!.arrivedAt)
-      if (event?.type === 'speech_start') this.parts.started()
+      const event = this.detector.window(w.speech, w.ms, at)
+      if (event?.type === 'speech_start') this.parts.started(this.onset.onset)
       else if (event?.type === 'pause') this.parts.paused(event.at)
+      else if (w.speech && this.detector.speaking) this.parts.goesOn(this.onset.onset)
     }
   }
 }

@@ -80,8 +80,8 @@ export interface PlayoutOptions {
   onFirstHeard?: (turnId: number, at: number) => void
   /** What the caller has heard of the turn so far, at each sentence heard and every HEARD_EVERY_MS. */
   onHeard?: (turnId: number, heard: string) => void
-  /** Every frame sent, for the recording. */
-  onSent?: (frame: OutboundFrame) => void
+  /** Every frame sent, for the recording; audio with when the line should start playing it (the playout's schedule), for the echo reference. */
+  onSent?: (frame: OutboundFrame, playsAt?: number) => void
   /** Where its waits run (pacing, the echo grace): the system's timers, or a simulated clock's in tests (with `now` from the same clock). */
   timers?: Timers
 }
@@ -299,7 +299,7 @@ export class Playout {
 
         const frame: OutboundFrame = { kind: 'audio', pcm: chunk.pcm, sampleRate: this.options.rate }
         const ok = this.send(frame)
-        this.options.onSent?.(frame)
+        this.options.onSent?.(frame, Math.max(this.playhead, now))
         const name = `${chunk.turn.id}.${++this.seq}`
         this.send({ kind: 'mark', name })
         this.marks.set(name, { turn: chunk.turn, sentence: chunk.sentence, upTo: chunk.upTo })

@@ -28,6 +28,7 @@ import { KeypadListener } from './keypad'
 import { isBackchannel, VOICE_LINES } from './phrases'
 import { CHUNK_MS, Playout, type Timers } from './playout'
 import type { ReplyTurn } from './reply-turn'
+import { AgentEcho } from './turn-cues/agent-echo'
 import { VoiceCues } from './turn-cues/voice-cues'
 
 export { DTMF_GAP_MS, OVERLAP_END_MS, SILENCE_TIMEOUT_MS } from '../../machines/voice-turn'
@@ -45,12 +46,17 @@ export const ANSWERED_BY_WAIT_MS = 35_000
 /** A call's pipeline, stage by stage, as it runs (the console's actor view lists it). */
 export const PIPELINE = ['decode', 'vad', 'turn-taking', 'stt', 'agent', 'clauses', 'tts', 'resample', 'playout'] as const
 
+/** The chart's states in which the agent's audio plays (its barge-in rule reads each window of speech over it). */
+const OVER_AGENT_AUDIO: ReadonlySet<PipelineState> = new Set(['opening', 'speaking', 'resuming'])
+
 export class VoiceSession {
   readonly chart: Actor<typeof voiceTurnMachine>
   private readonly now: () => number
   private readonly audio: CallerAudio
   /** What the caller's voice says about their turn (final pitch, their pauses): the end-of-turn rules' second input. */
   private readonly cues = new VoiceCues()
+  /** The agent's audio as the line plays it: what may echo back in the caller's (the barge-in rule's echo row). */
+  private readonly echo = new AgentEcho()
   /** What the caller has said this turn. */
   private readonly words: CallerWords
   private readonly agent: AgentTurns
@@ -87,8 +93,10 @@ export class VoiceSession {
         if (turn?.latency) turn.latency.firstMarkEchoedAt = at
       },
       onHeard: (id, heard) => parts.line.agentHearing?.(heard, id),
-      onSent: (f) => {
+      onSent: (f, playsAt) => {
         if (f.kind === 'audio') parts.record?.fromAgent(f.pcm, f.sampleRate)
+        if (f.kind === 'audio') this.echo.played(f.pcm, f.sampleRate, playsAt ?? this.now())
+        else if (f.kind === 'clear') this.echo.cut(this.now())
       },
     })
     const voice = new AgentVoice({
@@ -107,7 +115,10 @@ export class VoiceSession {
       now: this.now,
       over,
       spoke: () => this.words.spoke(),
-      started: () => this.send({ type: 'speech.start' }),
+      started: (onset) => this.send({ type: 'speech.start', onset }),
+      // Only while the agent's audio plays is there anything for more of it to decide.
+      goesOn: (onset) => void (OVER_AGENT_AUDIO.has(this.state) && this.send({ type: 'speech.onset', onset })),
+      agentLevel: (from, to) => this.echo.loudest(from, to),
       paused: (at) => this.paused(at),
       judged: (pcm, rate, windows) => this.cues.push(pcm, rate, windows),
       warn: (message, err) => parts.line.log('warn', message, { err: String(err) }),

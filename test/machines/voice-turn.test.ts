@@ -37,6 +37,14 @@ function chart(input: Partial<VoiceTurnInput> = {}, audioJudged = true, answerUn
   }
 }
 
+/** Speech start the barge-in rule takes as meant: 64 ms of the caller's own voice, as loud as the agent (the rule's rows: test/media/barge-in-onset.test.ts). */
+const START: VoiceTurnEvent = {
+  type: 'speech.start',
+  onset: [
+    { ms: 32, overAgentDb: 0 },
+    { ms: 32, overAgentDb: 0 },
+  ],
+}
 const judged = (text: string, waitMs: number, shape = 'complete') => ({ text, waitMs, why: `rule for "${text}"`, shape })
 const pause = (at: number, now: number, text = 'What time do you open?', waitMs = 200): VoiceTurnEvent => ({ type: 'speech.pause', at, now, ...judged(text, waitMs) })
 const final = (text: string, backchannel = false): VoiceTurnEvent => ({ type: 'words.final', text, backchannel, endpointedAt: 0, sttFinalAt: 0 })
@@ -52,7 +60,7 @@ function listening(input: Partial<VoiceTurnInput> = {}, audioJudged = true) {
 /** A chart whose agent was cut off in its opening, `resume` left unheard, now waiting for the turn's final words. */
 function interruptedThenThinking(resume: string) {
   const c = chart()
-  c.send({ type: 'speech.start' }, { type: 'agent.stopped', unheard: resume }, pause(0, 0, 'mhm', 100))
+  c.send(START, { type: 'agent.stopped', unheard: resume }, pause(0, 0, 'mhm', 100))
   c.advance(100)
   expect(c.state()).toBe('thinking')
   c.effects()
@@ -63,7 +71,7 @@ describe('the voice-turn chart', () => {
   test('opening → listening when it has played; the caller speaking over it stops it (barge-in)', () => {
     const c = chart()
     expect(c.state()).toBe('opening')
-    c.send({ type: 'speech.start' })
+    c.send(START)
     expect(c.state()).toBe('interrupted')
     expect(c.effects()).toEqual(['stopAgent'])
     expect(c.context().why).toBe('the caller spoke over the agent: it stopped')
@@ -73,7 +81,7 @@ describe('the voice-turn chart', () => {
 
   test('on a line no agent serves, speech over it does not stop it, and is let go once it has ended and the VAD has judged it', () => {
     const c = chart({ unavailable: true })
-    c.send({ type: 'speech.start' }, pause(1_000, 1_100))
+    c.send(START, pause(1_000, 1_100))
     expect(c.state()).toBe('opening')
     expect(c.effects()).toEqual([])
     c.advance(OVERLAP_END_MS - 100 - 1)
@@ -84,7 +92,7 @@ describe('the voice-turn chart', () => {
 
   test('the overlap waits for a VAD that has fallen behind, then decides on what it has after VAD_CATCH_UP_MS', () => {
     const c = chart({ unavailable: true }, false)
-    c.send({ type: 'speech.start' }, pause(0, 0))
+    c.send(START, pause(0, 0))
     c.advance(OVERLAP_END_MS + VAD_CATCH_UP_MS - 20)
     expect(c.effects()).toEqual([])
     c.advance(20)
@@ -93,14 +101,14 @@ describe('the voice-turn chart', () => {
 
   test('the caller going on during the overlap settle cancels it', () => {
     const c = chart({ unavailable: true })
-    c.send({ type: 'speech.start' }, pause(0, 0), { type: 'speech.start' })
+    c.send(START, pause(0, 0), START)
     c.advance(OVERLAP_END_MS + VAD_CATCH_UP_MS)
     expect(c.effects()).toEqual([])
   })
 
   test('a turn: callerSpeaking → maybeDone (early reply) → after the rule’s wait, counted from the last speech → thinking (commit)', () => {
     const c = listening()
-    c.send({ type: 'speech.start' })
+    c.send(START)
     expect(c.state()).toBe('callerSpeaking')
     c.send({ type: 'transcript', now: 0, ...judged('What time', 1_500, 'trailing') })
     expect(c.effects()).toEqual(['preempt {"text":"What time","shape":"trailing"}'])
@@ -118,8 +126,8 @@ describe('the voice-turn chart', () => {
 
   test('maybeDone: the caller goes on (early reply cancelled); new words re-judge the wait without starting it over', () => {
     const c = listening()
-    c.send({ type: 'speech.start' }, pause(0, 0, 'I want to book', 500))
-    c.send({ type: 'speech.start' })
+    c.send(START, pause(0, 0, 'I want to book', 500))
+    c.send(START)
     expect(c.state()).toBe('callerSpeaking')
     expect(c.effects()).toContain('cancelPreempt')
     c.send(pause(1_000, 1_000, 'I want to book and', 1_500))
@@ -133,7 +141,7 @@ describe('the voice-turn chart', () => {
 
   test('thinking: final words are answered', () => {
     const c = listening()
-    c.send({ type: 'speech.start' }, pause(0, 0))
+    c.send(START, pause(0, 0))
     c.advance(200)
     c.effects()
     c.send(final('What time do you open?'))
@@ -146,7 +154,7 @@ describe('the voice-turn chart', () => {
 
   test('thinking: an "okay" that was not said over the agent is answered like any turn', () => {
     const c = listening()
-    c.send({ type: 'speech.start' }, pause(0, 0, 'okay', 200))
+    c.send(START, pause(0, 0, 'okay', 200))
     c.advance(200)
     c.effects()
     c.send(final('okay', true))
@@ -155,7 +163,7 @@ describe('the voice-turn chart', () => {
 
   test('thinking: no words at all → listening, nothing answered', () => {
     const c = listening()
-    c.send({ type: 'speech.start' }, pause(0, 0, '', 500))
+    c.send(START, pause(0, 0, '', 500))
     c.advance(500)
     c.effects()
     c.send(final(''))
@@ -204,7 +212,7 @@ describe('the voice-turn chart', () => {
       const c = interruptedThenThinking('the rest.')
       reach(c)
       c.effects()
-      c.send({ type: 'speech.start' })
+      c.send(START)
       expect(c.state()).toBe('interrupted')
       expect(c.effects()).toEqual(['stopAgent'])
     }
@@ -269,7 +277,7 @@ describe('the voice-turn chart', () => {
     c.send({ type: 'dtmf', digit: '#' })
     expect(c.effects()).toEqual(['answerDigits {"digits":"#"}'])
     const s = listening()
-    s.send({ type: 'speech.start' }, { type: 'dtmf', digit: '9' }, { type: 'dtmf', digit: '1' }, { type: 'dtmf', digit: '#' })
+    s.send(START, { type: 'dtmf', digit: '9' }, { type: 'dtmf', digit: '1' }, { type: 'dtmf', digit: '#' })
     expect(s.context().keyed).toBe('91#')
     s.send(pause(0, 0, 'my account number is', 500))
     s.advance(500)
@@ -286,7 +294,7 @@ describe('the voice-turn chart', () => {
   test('thinking: the caller goes on before hearing a word of the answer → the answer is withdrawn, the turn goes on, answered whole', () => {
     let unheard = true
     const c = chart({}, true, () => unheard)
-    c.send({ type: 'reply.done' }, { type: 'speech.start' }, pause(0, 0, 'What time do you open', 200))
+    c.send({ type: 'reply.done' }, START, pause(0, 0, 'What time do you open', 200))
     c.advance(200)
     c.send(final('What time do you open'))
     expect(c.effects()).toEqual([
@@ -294,7 +302,7 @@ describe('the voice-turn chart', () => {
       'commitTurn',
       'answer {"text":"What time do you open","keys":"","speechEndAt":0,"endpointedAt":0,"sttFinalAt":0}',
     ])
-    c.send({ type: 'speech.start' })
+    c.send(START)
     expect(c.state()).toBe('callerSpeaking')
     expect(c.effects()).toEqual(['withdrawAnswer'])
     expect(c.context()).toMatchObject({ held: 'What time do you open', why: 'the caller went on before the answer was heard: their turn continues' })
@@ -309,17 +317,17 @@ describe('the voice-turn chart', () => {
     expect(c.context().held).toBe('')
     // Once any of it is on the line, speech is over the agent: it stops.
     unheard = false
-    c.send({ type: 'speech.start' })
+    c.send(START)
     expect(c.state()).toBe('interrupted')
     expect(c.effects()).toEqual(['stopAgent'])
   })
 
   test('thinking: the caller goes on before the final words come → they are kept for the turn, not lost; noise after them still answers them', () => {
     const c = listening()
-    c.send({ type: 'speech.start' }, pause(0, 0, 'I need to book', 200))
+    c.send(START, pause(0, 0, 'I need to book', 200))
     c.advance(200)
     c.effects()
-    c.send({ type: 'speech.start' })
+    c.send(START)
     expect(c.state()).toBe('callerSpeaking')
     // No answer was made yet: the session has nothing to withdraw.
     expect(c.effects()).toEqual(['withdrawAnswer'])

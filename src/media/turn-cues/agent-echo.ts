@@ -1,0 +1,54 @@
+/**
+ * The agent's own audio as the line plays it, kept as a level every 20 ms by when it plays (the
+ * playout's schedule), so that what comes back from the caller can be compared with it: on a
+ * speakerphone or a poor handset the agent's voice leaks back into the caller's audio, delayed and
+ * much quieter (echo). Pure bookkeeping, no clock of its own: the session tells it what the
+ * playout sent and when that plays, and cuts it at a `clear`.
+ */
+
+/** Levels are kept per 20 ms of audio (a line frame). */
+const FRAME_MS = 20
+/**
+ * How much of the schedule is kept: the playout runs up to LEAD_MS (1 s) ahead of the line, and
+ * the onset rules look back ECHO_LOOKBACK_MS (0.5 s) from now; 3 s is both with room.
+ */
+const KEPT_MS = 3_000
+/** The level of no audio at all. */
+export const SILENT_DB = -120
+
+export class AgentEcho {
+  /** Each 20 ms of the agent's audio: when it starts playing (ms, the session's clock) and its level (dBFS), oldest first. */
+  private readonly frames: { at: number; db: number }[] = []
+
+  /** Agent audio (any rate) that starts playing at `at`. */
+  played(pcm: Int16Array, rate: number, at: number): void {
+    const step = Math.max(1, Math.round((FRAME_MS * rate) / 1000))
+    for (let from = 0; from < pcm.length; from += step) {
+      const to = Math.min(pcm.length, from + step)
+      let sum = 0
+      for (let i = from; i < to; i++) sum += pcm[i]! * pcm[i]!
+      const rms = Math.sqrt(sum / (to - from)) / 32768
+      this.frames.push({ at: at + (from * 1000) / rate, db: rms > 0 ? 20 * Math.log10(rms) : SILENT_DB })
+    }
+    const keepFrom = at - KEPT_MS
+    let drop = 0
+    while (drop < this.frames.length && this.frames[drop]!.at < keepFrom) drop++
+    if (drop) this.frames.splice(0, drop)
+  }
+
+  /** The line dropped what it had not played (`clear` at `at`): audio scheduled from then on never played. */
+  cut(at: number): void {
+    while (this.frames.length && this.frames.at(-1)!.at >= at) this.frames.pop()
+  }
+
+  /** The loudest 20 ms of agent audio playing at any moment from `from` to `to` (dBFS); SILENT_DB when none played then. */
+  loudest(from: number, to: number): number {
+    let db = SILENT_DB
+    for (let i = this.frames.length - 1; i >= 0; i--) {
+      const f = this.frames[i]!
+      if (f.at + FRAME_MS <= from) break
+      if (f.at <= to && f.db > db) db = f.db
+    }
+    return db
+  }
+}
