@@ -37,6 +37,7 @@ import { webhooksFeature } from './features/webhooks'
 import { tenancyFeature } from './features/workspaces'
 import { openFileStorage } from './files'
 import { randomId } from './ids'
+import { ClockHooks } from './kernel/clock-hooks'
 import { CustomerLifecycleHooks } from './kernel/customer-lifecycle'
 import { Draining } from './kernel/draining'
 import type { Feature, FeatureParts, FeatureRef, Kernel, KernelHttp } from './kernel/feature'
@@ -125,6 +126,8 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   watchKernel(metrics, { runtime, coordination, clock })
 
   let http: KernelHttp | null = null
+  const clockHooks = new ClockHooks()
+  clockHooks.on('durable timers', async (now) => void (await runtime.runDue(now)))
   const kernel: Kernel = {
     config,
     logger,
@@ -137,7 +140,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     inspection,
     metrics,
     customerHooks: new CustomerLifecycleHooks(),
-    onClockAdvance: [async (now) => void (await runtime.runDue(now))],
+    clockHooks,
     listening: { url: null },
     persistClock: persist,
     get http(): KernelHttp {

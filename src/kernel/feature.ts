@@ -16,6 +16,7 @@
  * then each feature's `start`, and stops them in reverse. `src/app.ts` mounts each surface by
  * looping over the same list.
  */
+
 import type { AnyElysia } from 'elysia'
 import type { ActorRuntime, Inspection } from '../../actors'
 import type { Clock } from '../clock'
@@ -29,6 +30,7 @@ import type { legacyContext } from '../http/legacy-context'
 import type { Logger } from '../logger'
 import type { Metrics } from '../metrics/metrics'
 import type { CollectionSpec, DocumentStore } from '../store/port'
+import type { ClockHooks } from './clock-hooks'
 import type { CustomerLifecycleHooks } from './customer-lifecycle'
 import type { Draining } from './draining'
 import type { Principal, WorkspaceDoc } from './tenancy'
@@ -58,8 +60,8 @@ export interface Kernel {
   metrics: Metrics
   /** What a customer's delete, restore and erasure must also do: each feature subscribes its own. */
   customerHooks: CustomerLifecycleHooks
-  /** Work to run after the manual clock moves (durable timers and features that keep time register here). */
-  onClockAdvance: ((now: number) => Promise<void>)[]
+  /** Work to run after the manual clock moves (durable timers and features that keep time register here, by name). */
+  clockHooks: ClockHooks
   /** Where this process's HTTP server listens (`http://127.0.0.1:port`), set once it does; null before. */
   listening: { url: string | null }
   /** Stores the manual clock's time (so a restart does not travel back). */

@@ -106,7 +106,7 @@ export const callsFeature = defineFeature(callsRef, {
     // Listening from the build on: an analysis resumed at boot may wait for a stream's end.
     const mediaEnds = new MediaEnds({ tries, coordination, clock })
     await mediaEnds.start()
-    kernel.onClockAdvance.push(async (now) => mediaEnds.clockMoved(now))
+    kernel.clockHooks.on('calls: media ends', async (now) => mediaEnds.clockMoved(now))
     const mediaEnded = (tryId: string) => mediaEnds.ended(tryId)
     const effects = callEffects({
       tries,
@@ -237,7 +237,7 @@ export const callsFeature = defineFeature(callsRef, {
     }
     sandbox.onEvent(applyReport)
     twilio?.onEvent(applyReport)
-    kernel.onClockAdvance.push((now) => sandbox.due(now))
+    kernel.clockHooks.on('calls: sandbox callees', (now) => sandbox.due(now))
     const answer = async (incoming: { from: string; to: string; callRef: string; at: number }) => {
       // No room here: the caller hears busy (Twilio's <Reject reason="busy"/>, the sandbox's unanswered ring).
       const ticket = admission.admit('inbound')
@@ -263,7 +263,7 @@ export const callsFeature = defineFeature(callsRef, {
     const lostSwitches = switchId ? await LostSwitches.open(store, { switchId, owner: runtime.instanceId, coordination, calls: lost, clock, logger }) : null
     let unhear: (() => Promise<void>) | null = null
     const sweeper = new RecordingSweeper({ files: kernel.files, tries, clock, logger })
-    kernel.onClockAdvance.push((now) => sweeper.clockMoved(now))
+    kernel.clockHooks.on('calls: lost streams', (now) => sweeper.clockMoved(now))
     contacts.onConsentWithdrawn((contact, reason) => calls.stopWaiting(contact.workspaceId, contact.phone, 'contact.optedOut', reason))
     // A deleted customer's waiting calls stop; a call in progress finishes (docs/spec.md Customer workspace).
     kernel.customerHooks.onDeleted((e) => calls.stopWaiting(e.customerId, null, 'call.delete'), 'scheduled calls stopped')

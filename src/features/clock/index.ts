@@ -11,7 +11,7 @@ export const clockFeature = defineFeature(clockRef, {
       clock: kernel.clock,
       async afterAdvance(now) {
         await kernel.persistClock(now)
-        for (const run of kernel.onClockAdvance) await run(now)
+        await kernel.clockHooks.advanced(now)
       },
     }
     return { services: { control }, console: [clockConsole({ auth: kernel.http.console, control })] }
