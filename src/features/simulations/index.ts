@@ -1,10 +1,9 @@
 /**
  * Simulations: scenarios (scripted callers and what their calls must show), suites of them on an
  * agent, and runs of a suite against the draft or a version — each run an actor
- * (machines/simulation-run.ts, actors/simulation-run.ts) whose `running` state plays the calls on
+ * (machines/simulation-run.ts, actor.ts) whose `running` state plays the calls on
  * the sandbox network through the call actor, and the publish gate of a suite required to publish.
  */
-import { registerSimulationRun, type SimulationRunActors } from '../../../actors/simulation-run'
 import { iso } from '../../clock'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { agentsRef } from '../agents/public'
@@ -13,6 +12,7 @@ import { conversationsRef } from '../conversations/public'
 import { versionsRef } from '../versions/public'
 import { webRef } from '../web/public'
 import { tenancyRef } from '../workspaces/public'
+import { type SimulationRunActors, simulationRunKind } from './actor'
 import { presentRun } from './present'
 import { simulationsRef } from './public'
 import { openSimulationStore, type RunStatus, resultsSpec, runsSpec, scenariosSpec, suitesSpec } from './repository'
@@ -62,29 +62,26 @@ export const simulationsFeature = defineFeature(simulationsRef, {
       clock,
       actors: () => actors!,
     })
-    actors = registerSimulationRun(kernel.runtime, {
-      clock,
-      effects: {
-        play: (id, progress) => runner.play(id, progress),
-        async project(id, snapshot) {
-          const c = snapshot.context
-          const status = String(snapshot.value) as RunStatus
-          const run = await store.runs.update(id, {
-            status,
-            finished: c.finished,
-            passed: c.passed,
-            failed: c.failed,
-            startedAt: c.startedAt === null ? null : iso(c.startedAt),
-            finishedAt: c.finishedAt === null ? null : iso(c.finishedAt),
-          })
-          if (run && status === 'cancelled') await runner.cancelled(run)
-        },
-        async publish(id, event, eventId) {
-          const run = await store.runs.get(id)
-          if (!run || event.type !== 'simulation.finished') return
-          // The projection of the change that emitted it is stored before this runs (actors/persister.ts).
-          await bus.publish({ type: 'simulation.finished', workspaceId: run.workspaceId, agentId: run.agentId, data: presentRun(run) }, { id: eventId })
-        },
+    actors = simulationRunKind.register(kernel.runtime, {
+      play: (id, progress) => runner.play(id, progress),
+      async project(id, snapshot) {
+        const c = snapshot.context
+        const status = String(snapshot.value) as RunStatus
+        const run = await store.runs.update(id, {
+          status,
+          finished: c.finished,
+          passed: c.passed,
+          failed: c.failed,
+          startedAt: c.startedAt === null ? null : iso(c.startedAt),
+          finishedAt: c.finishedAt === null ? null : iso(c.finishedAt),
+        })
+        if (run && status === 'cancelled') await runner.cancelled(run)
+      },
+      async publish(id, event, eventId) {
+        const run = await store.runs.get(id)
+        if (!run || event.type !== 'simulation.finished') return
+        // The projection of the change that emitted it is stored before this runs (actors/persister.ts).
+        await bus.publish({ type: 'simulation.finished', workspaceId: run.workspaceId, agentId: run.agentId, data: presentRun(run) }, { id: eventId })
       },
     })
     versions.gatePublish((agent, draftHash) => simulations.gate(agent, draftHash))

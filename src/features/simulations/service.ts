@@ -3,13 +3,14 @@
  * against the agent's draft or a version, and the publish gate. A run's state lives in its actor
  * (machines/simulation-run.ts); the run row is its projection, the results are the runner's rows.
  */
-import type { SimulationRunActors } from '../../../actors/simulation-run'
+
 import { type Clock, iso } from '../../clock'
 import { ApiError, badRequest, conflict, notBlank, notFound } from '../../http/errors'
 import { newId } from '../../ids'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { PageAfter } from '../../store/port'
 import type { AgentDoc, AgentService } from '../agents/public'
+import type { SimulationRunActors } from './actor'
 import { compareRuns } from './compare'
 import type { ExpectationSpec, ScenarioInput, SuiteInput } from './model'
 import type { ResultDoc, RunDoc, ScenarioDoc, SimulationStore, SuiteDoc } from './repository'
