@@ -94,6 +94,7 @@ export class Metrics {
   readonly callsAdmitted: Sampled<'direction'>
   readonly callsRefused: Sampled<'direction' | 'reason'>
   readonly sttUtterancesRefused: Sampled
+  readonly ttsSynthesizers: Sampled<'state'>
   // Webhooks.
   readonly webhookDeliveries: Counter<'surface' | 'result'>
   // The kernel.
@@ -118,6 +119,7 @@ export class Metrics {
     this.callsAdmitted = sampled('counter', 'calls_admitted_total', 'Calls this instance had room for (admission control): placed to ring now, ringing in, or from a browser (web)', ['direction'])
     this.callsRefused = sampled('counter', 'calls_refused_total', 'Calls refused for want of room on this instance (503, busy), by direction and the signal that refused them', ['direction', 'reason'])
     this.sttDecoders = sampled('gauge', 'stt_decoders', 'Live speech decoders of the shared pool (busy, idle) and utterances waiting for one (queued)', ['state'])
+    this.ttsSynthesizers = sampled('gauge', 'tts_synthesizers', 'In-process espeak-ng synthesiser threads (busy, idle) and sentences waiting for one (queued)', ['state'])
     this.sttUtterancesRefused = sampled('counter', 'stt_utterances_refused_total', "Utterances refused because every decoder was busy and the decoders' queue was full")
     this.callsEnded = new Counter({ name: `${PREFIX}calls_ended_total`, help: 'Call tries that ended after they started, by status and hangup', labelNames: ['status', 'hangup'], registers })
     this.turnLatency = new Histogram({

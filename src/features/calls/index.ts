@@ -169,6 +169,14 @@ export const callsFeature = defineFeature(callsRef, {
     const decoders = () => speech.decoders ?? { busy: 0, idle: 0, queued: 0, refused: 0 }
     kernel.metrics.sttDecoders.from(() => ['busy', 'idle', 'queued'].map((state) => ({ labels: { state }, value: decoders()[state as 'busy'] })))
     kernel.metrics.sttUtterancesRefused.from(() => decoders().refused)
+    kernel.metrics.ttsSynthesizers.from(() => {
+      const s = speech.synthesis ?? { started: 0, busy: 0, queued: 0 }
+      return [
+        { labels: { state: 'busy' }, value: s.busy },
+        { labels: { state: 'idle' }, value: s.started - s.busy },
+        { labels: { state: 'queued' }, value: s.queued },
+      ]
+    })
     const hasEspeak = !!Bun.which('espeak-ng')
     // The callee dials SANDBOX_MEDIA_URL (a load balancer, another instance) or this process; with
     // several instances what it says reaches the instance its stream lands on (sandbox-relay.ts).

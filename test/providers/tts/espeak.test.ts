@@ -8,7 +8,9 @@ import { SandboxScripts } from '../../../src/providers/stt/sandbox'
 import { EspeakTts } from '../../../src/providers/tts/espeak'
 import { ESPEAK_INSTALL, ESPEAK_LIBRARY, espeakLibraryMissing } from '../../../src/providers/tts/espeak-ffi'
 import { EspeakPool } from '../../../src/providers/tts/espeak-pool'
+import { startTestServer } from '../../support/server'
 import { describeNeeding, systemBinary } from '../../support/system-binary'
+import { until } from '../../support/until'
 
 const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
 const LIBRARY = { name: 'libespeak-ng', path: espeakLibraryMissing() ? null : ESPEAK_LIBRARY, install: ESPEAK_INSTALL }
@@ -137,4 +139,43 @@ describeLibrary('espeak-ng in-process', () => {
       await speech.close()
     }
   })
+
+  test("a call's agent speaks through them, and /metrics shows the threads", async () => {
+    const s = await startTestServer({ TTS_PROVIDER: 'espeak', STT_PROVIDER: 'sandbox', TTS_SYNTHESIZERS: '1' })
+    try {
+      const synthesizers = async () => {
+        const text = await (await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${s.consoleToken}` } })).text()
+        return Object.fromEntries([...text.matchAll(/^agent_platform_tts_synthesizers\{state="(\w+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]))
+      }
+      expect(await synthesizers()).toEqual({ busy: 0, idle: 0, queued: 0 })
+      const dev = await s.developer({ plan: 'pro' })
+      const agent = (await s.agent(dev.key, { name: 'Speaker', voice: { answersCalls: true } })).id
+      expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155553700', source: 'rented', agent })).status).toBe(201)
+      expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155553701' })).status).toBe(201)
+      expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent('+14155553701')}`, { pickup: 'answer', ringMs: 0, hangupAfterMs: 4_000 })).status).toBe(200)
+      const call = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155553701', purpose: 'Your order has shipped.' } })
+      expect(call.status).toBe(202)
+      const seen = await until(
+        'the synthesisers started',
+        async () => {
+          await s.console('POST', '/clock/advance', { ms: 1_000 })
+          return synthesizers()
+        },
+        (m) => m.busy! + m.idle! === 1,
+      )
+      expect(seen.queued).toBe(0)
+      // The opening was heard (its words are the agent's line), and the call ended before the stop.
+      const done = await until(
+        'the call completed',
+        async () => {
+          await s.console('POST', '/clock/advance', { ms: 1_000 })
+          return (await s.api('GET', `/calls/${call.body.id}`, { key: dev.key })).body
+        },
+        (c) => c.status === 'completed',
+      )
+      expect(done.transcript.find((l: { speaker: string }) => l.speaker === 'agent')?.text).toStartWith('Your')
+    } finally {
+      await s.stop()
+    }
+  }, 60_000)
 })
