@@ -174,7 +174,10 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
   for (const { parts } of features) await parts.start?.()
 
   const draining = new Draining()
-  return Object.assign(Object.create(kernel) as Kernel, {
+  // The kernel's parts as they are now (its HTTP contexts were provided by the tenancy feature), and what only the whole service has.
+  const services: Services = {
+    ...kernel,
+    http: kernel.http,
     features,
     of: use,
     draining,
@@ -194,5 +197,6 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
       await store.close()
       await files.close()
     },
-  }) as Services
+  }
+  return services
 }
