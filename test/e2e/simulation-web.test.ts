@@ -1,5 +1,5 @@
 /**
- * Website-chat scenarios end to end: a `web` scenario's lines are written one by one through the
+ * Website-chat and chat-app scenarios end to end: a `web` scenario's lines are written one by one through the
  * web chat's visitor path as the run's target (a draft nobody can reach yet, or a version), the
  * chat is read for fields as a call's analysis reads them, and the same expectations are judged:
  * each passing, or failing for its own reason with its evidence. The same suite run twice gives the
@@ -70,9 +70,11 @@ describe('web chat scenarios', () => {
       expect(r.status).toBe(400)
       expect(r.body.error).toStartWith(`caller.lines[0].${member}: applies only to channel phone`)
     }
-    const chatapp = await api('POST', '/simulations/scenarios', { name: 'x', channel: 'chatapp', caller: { lines: [{ say: 'Hi' }] } })
-    expect(chatapp.status).toBe(400)
-    expect(chatapp.body.error).toStartWith('channel')
+    const email = await api('POST', '/simulations/scenarios', { name: 'x', channel: 'email', caller: { lines: [{ say: 'Hi' }] } })
+    expect(email.status).toBe(400)
+    expect(email.body.error).toStartWith('channel')
+    const keyed = await api('POST', '/simulations/scenarios', { name: 'x', channel: 'chatapp', caller: { lines: [{ digits: '1' }] } })
+    expect(keyed.body.error).toStartWith('caller.lines[0].digits: applies only to channel phone; a chat-app customer')
   })
 
   test('a run against the draft: each expectation passes or fails for its own reason, nothing billed or counted', async () => {
@@ -143,6 +145,39 @@ describe('web chat scenarios', () => {
     const again = await runToEnd(suite)
     expect(judged(again)).toBe(judged(run))
   }, 90_000)
+
+  test('a chat-app customer: answered on the chat app’s channel, STOP left unanswered, no contact made, nothing sent', async () => {
+    const id = await scenario({
+      channel: 'chatapp',
+      name: 'By chat app',
+      caller: { lines: [{ say: 'What time do you open on Saturday?' }, { say: 'My name is Priya.' }, { say: 'STOP' }] },
+      expectations: [
+        { kind: 'says', text: '7 am to 7 pm' },
+        { kind: 'field', name: 'name', equals: 'Priya' },
+        { kind: 'maxTurns', turns: 2 },
+      ],
+    })
+    const suite = (await api('POST', '/simulations/suites', { name: 'Chat app', agent, scenarios: [id] })).body.id
+    const run = await runToEnd(suite, { target: 'draft', seed: 3 })
+    const [result] = run.results
+    expect(result.status).toBe('passed')
+    // The customer writes first (no greeting), and an opt-out said alone gets no answer.
+    expect(result.transcript.map((l: any) => l.speaker)).toEqual(['customer', 'agent', 'customer', 'agent', 'customer'])
+    expect(result.transcript.at(-1).text).toBe('STOP')
+    const conversations = await s.server.services.store.collection<any>({ name: 'conversations', indexes: [] })
+    const conversation = await conversations.get(result.conversation)
+    expect(conversation).toMatchObject({ channel: 'chatapp', test: true, simulated: true, customer: { id: null } })
+    expect(conversation.customer.phone).toStartWith('+1555')
+    const contacts = await s.server.services.store.collection<any>({ name: 'contacts', indexes: [] })
+    expect(await contacts.count({ workspaceId: dev.id })).toBe(0)
+    const messages = await s.server.services.store.collection<any>({ name: 'messages', indexes: [] })
+    const replies = await messages.find({ conversationId: result.conversation, author: 'agent' })
+    expect(replies.map((m: any) => [m.simulated, m.delivery])).toEqual([
+      [true, undefined],
+      [true, undefined],
+    ])
+    expect((await api('GET', '/usage')).body.replies.used).toBe(0)
+  }, 60_000)
 
   test('a version is played as it was published; a draft with website chat off fails, saying why', async () => {
     const id = await scenario({ ...CHAT, name: 'Greeting', expectations: [{ kind: 'says', text: 'Bean There' }] })

@@ -87,6 +87,16 @@ export class AgentAnswers {
     while (this.running.size) await Promise.allSettled([...this.running])
   }
 
+  /**
+   * A simulations run's answer (InboundMessages.simulated): written by the engine as the run's
+   * target agent with tools as in test chat; owed nowhere and sent nowhere, since a simulated
+   * customer is on no platform.
+   */
+  async simulated(workspace: WorkspaceDoc, agent: AgentDoc, recorded: { message: MessageDoc; conversation: ConversationDoc }): Promise<string> {
+    const turn = await this.d.engine.respond({ workspace, agent, conversation: recorded.conversation, text: messageText(recorded.message), recorded, sideEffects: 'simulated' })
+    return turn.reply
+  }
+
   /** An answer taken over from a stopped instance (events/owed-work.ts): carried on from its stage. */
   readonly resume = async (item: OwedAnswer): Promise<void> => {
     const d = this.d

@@ -14,6 +14,7 @@ import type { DomainEvent } from '../../events/bus'
 import { badRequest, conflict, notFound } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
+import type { AgentDoc } from '../agents/public'
 import { type ContactService, normalizePhone } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
 import { type MessageDoc, type MessagePart, presentMessage } from '../conversations/public'
@@ -106,6 +107,34 @@ export class InboundMessages {
       for (const listener of this.listeners) await listener(workspace.id, phone).catch((err) => d.logger.warn({ err }, 'a listener of inbound messages failed'))
       if (optOut && !contact.optedOut) await d.contacts.patch(workspace.id, contact.id, { optedOut: true })
       return received
+    })
+  }
+
+  /**
+   * A simulations run's chat-app customer (docs/api/simulations.md): `text` from `phone` to `agent`
+   * as the run targets it (the draft or a version), recorded and answered as a customer's message
+   * is — one conversation per customer thread, one message after another, an opt-out keyword said
+   * alone left unanswered — minus what would reach outside a test: no contact is created or marked
+   * opted out, no number is needed, the conversation is a test one marked simulated (not billed,
+   * out of analytics), and the reply is stored but handed to no platform.
+   */
+  async simulated(workspace: WorkspaceDoc, agent: AgentDoc, customer: { key: string; phone: string }, text: string): Promise<{ conversationId: string; reply: string }> {
+    const d = this.deps
+    if (!text.trim()) throw badRequest('text', 'must not be blank')
+    const thread = `chatapp:simulation:${customer.key}`
+    return this.threads.run(thread, async () => {
+      const conversation = await d.conversations.thread({
+        workspaceId: workspace.id,
+        agentId: agent.id,
+        channel: 'chatapp',
+        customer: { id: null, phone: customer.phone },
+        thread,
+        test: true,
+        simulated: true,
+      })
+      const recorded = await d.conversations.addMessage(conversation, { author: 'customer', parts: [{ type: 'text', text }] })
+      const reply = isOptOut(text) ? '' : await d.answers.simulated(workspace, agent, recorded)
+      return { conversationId: conversation.id, reply }
     })
   }
 

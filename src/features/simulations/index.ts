@@ -9,6 +9,7 @@ import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { agentsRef } from '../agents/public'
 import { analyseCall, callsRef, type FieldType } from '../calls/public'
 import { conversationsRef } from '../conversations/public'
+import { messagingRef } from '../messaging/public'
 import { versionsRef } from '../versions/public'
 import { webRef } from '../web/public'
 import { tenancyRef } from '../workspaces/public'
@@ -27,6 +28,7 @@ export const simulationsFeature = defineFeature(simulationsRef, {
     const { calls } = use(callsRef)
     const { conversations, models } = use(conversationsRef)
     const { web } = use(webRef)
+    const { inbound } = use(messagingRef)
     const { versions, serving } = use(versionsRef)
     const { store: documents, clock, logger, bus } = kernel
     const store = await openSimulationStore(documents)
@@ -42,7 +44,7 @@ export const simulationsFeature = defineFeature(simulationsRef, {
       logger,
       listening,
       target: (workspaceId, agentId, target) => (target === 'draft' ? agents.get(workspaceId, agentId).catch(() => null) : serving.version(workspaceId, agentId, target)),
-      chat: (ws, agent, visitor, text) => web.simulated(ws, agent, visitor, text),
+      chat: (channel, ws, agent, customer, text) => (channel === 'web' ? web.simulated(ws, agent, customer.key, text) : inbound.simulated(ws, agent, customer, text)),
       // The same reading as a simulated call's analysis (calls/effects.ts): every field the agent collects, not billed.
       async fields(ws, agent, transcript) {
         if (agent.collectFields.length === 0) return {}

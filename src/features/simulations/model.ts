@@ -53,8 +53,8 @@ export const ScenarioBody = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: 120 }),
     channel: t.Optional(
-      t.Union([t.Literal('phone'), t.Literal('web')], {
-        description: 'phone (default): a call over the sandbox network’s audio path; web: a website-chat visitor writing each line',
+      t.Union([t.Literal('phone'), t.Literal('web'), t.Literal('chatapp')], {
+        description: 'phone (default): a call over the sandbox network’s audio path; web: a website-chat visitor; chatapp: a chat-app customer — each writing its lines',
       }),
     ),
     caller: t.Object({ lines: t.Array(CallerLine, { minItems: 1, maxItems: LINES_MAX }) }, { additionalProperties: false }),
@@ -68,7 +68,7 @@ export type ScenarioInput = typeof ScenarioBody.static
 export const Scenario = t.Object({
   id: t.String({ description: 'scn_…' }),
   name: t.String(),
-  channel: t.Union([t.Literal('phone'), t.Literal('web')]),
+  channel: t.Union([t.Literal('phone'), t.Literal('web'), t.Literal('chatapp')]),
   caller: t.Object({ lines: t.Array(CallerLine) }),
   variables: t.Record(t.String(), Scalar),
   expectations: t.Array(Expectation),

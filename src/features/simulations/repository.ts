@@ -13,7 +13,7 @@ export interface ScenarioDoc {
   id: string
   workspaceId: string
   name: string
-  channel: 'phone' | 'web'
+  channel: 'phone' | 'web' | 'chatapp'
   caller: ScenarioInput['caller']
   variables: Record<string, Scalar>
   expectations: ExpectationSpec[]

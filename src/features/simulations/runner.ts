@@ -2,9 +2,10 @@
  * Plays a run (the run actor's `playScenarios`, while it is `running`): places each call not judged
  * yet through the calls feature (a simulated call: the same call actor as a real one, its callee a
  * scripted sandbox caller), watches its row until it is analysed, judges it (judge.ts) and writes
- * the result; reports the run's counts to its actor after each. A `web` scenario is a website
- * chat instead: its lines are written one by one through the web chat's visitor path
- * (`WebChat.simulated`), the chat analysed for fields as a call is, then judged the same way.
+ * the result; reports the run's counts to its actor after each. A `web` or `chatapp` scenario is a
+ * chat instead: its lines are written one by one through that channel's own path
+ * (`WebChat.simulated`, `InboundMessages.simulated`), the chat analysed for fields as a call is,
+ * then judged the same way.
  * It reads everything from the rows, so after a crash it carries on where they say: a call that
  * was in progress was dropped by the restart (the sandbox network's calls live in the process)
  * and is placed again; a chat in progress starts over as a new visitor.
@@ -49,8 +50,8 @@ export interface RunnerDeps {
   listening: () => boolean
   /** The agent as a run targets it: the draft as it is now, or the version (live or not); null when gone. */
   target: (workspaceId: string, agentId: string, target: 'draft' | number) => Promise<AgentDoc | null>
-  /** A website visitor's line, written and answered (the web feature's simulated visitor). */
-  chat: (workspace: WorkspaceDoc, agent: AgentDoc, visitorId: string, text: string) => Promise<{ conversationId: string; reply: string }>
+  /** A website visitor's (web) or chat-app customer's (chatapp) line, written and answered through that channel's simulated customer. */
+  chat: (channel: 'web' | 'chatapp', workspace: WorkspaceDoc, agent: AgentDoc, customer: { key: string; phone: string }, text: string) => Promise<{ conversationId: string; reply: string }>
   /** The agent's `collectFields` read from a chat's transcript, as a call's analysis reads them. */
   fields: (workspace: WorkspaceDoc, agent: AgentDoc, transcript: Line[]) => Promise<Record<string, unknown>>
 }
@@ -118,7 +119,7 @@ export class SimulationRunner {
     const place = async (r: ResultDoc) => {
       const scenario = run.scenarios[Math.floor(r.index / run.count)]!
       if (!workspace || !agent) return fail(r, 'the run’s agent or workspace is gone')
-      if (scenario.channel === 'web') {
+      if (scenario.channel !== 'phone') {
         const chat: Promise<void> = converse(r, scenario)
           .catch((err) => this.d.logger.warn({ err, run: runId }, 'a simulated chat could not be written'))
           .finally(() => chats.delete(chat))
@@ -195,21 +196,22 @@ export class SimulationRunner {
   }
 
   /**
-   * A website chat played and judged: each line written once the agent has answered the one
-   * before, as the target agent; the transcript opens with the greeting the widget shows. `atMs`
+   * A chat played and judged: each line written once the agent has answered the one before, as
+   * the target agent; a website chat's transcript opens with the greeting the widget shows. `atMs`
    * is service-clock ms since the visitor's first message.
    */
   private async chatted(run: RunDoc, r: ResultDoc, scenario: ScenarioDoc, workspace: WorkspaceDoc, stopped: () => boolean): Promise<Partial<ResultDoc>> {
     const agent = await this.d.target(run.workspaceId, run.agentId, run.target)
     if (!agent) return { status: 'failed', transcript: [], expectations: [], call: null, error: `the run’s agent or its version ${run.target} is gone` }
     // Unique per result and attempt: a visitor no person is, on a thread of its own.
-    const visitor = `sim-${run.id}-${r.index}-${r.attempts}`
+    const customer = { key: `sim-${run.id}-${r.index}-${r.attempts}`, phone: callerNumber(run.seed, r.index) }
+    const channel = scenario.channel === 'chatapp' ? 'chatapp' : 'web'
     let conversation: string | null = null
     let error: string | null = null
     for (const line of scenario.caller.lines) {
       if (stopped()) break
       try {
-        conversation = (await this.d.chat(workspace, agent, visitor, line.say!)).conversationId
+        conversation = (await this.d.chat(channel, workspace, agent, customer, line.say!)).conversationId
       } catch (err) {
         error = `the agent did not answer “${line.say}”: ${(err as Error).message}`
         break
@@ -219,7 +221,8 @@ export class SimulationRunner {
     const written = history.filter((m) => m.author === 'customer' || m.author === 'agent')
     const first = written[0] ? Date.parse(written[0].createdAt) : 0
     const transcript: Line[] = [
-      ...(agent.greeting.trim() ? [{ speaker: 'agent', text: agent.greeting.trim(), atMs: 0 }] : []),
+      // The widget shows the greeting before the visitor writes; a chat-app customer writes first.
+      ...(channel === 'web' && agent.greeting.trim() ? [{ speaker: 'agent', text: agent.greeting.trim(), atMs: 0 }] : []),
       ...written.map((m) => ({
         speaker: m.author,
         text: m.parts.map((p) => (p.type === 'text' ? p.text : '')).join(' '),

@@ -58,12 +58,13 @@ const MARKER = /^(?:[>~]|\[(?:keypad|menu|wait|after)\b)/i
 /** Line members only a phone caller has: a website visitor writes its lines, one after each answer. */
 const PHONE_ONLY = ['digits', 'waitMs', 'interrupt', 'noise', 'afterMs'] as const
 
-function checkLines(lines: ScenarioInput['caller']['lines'], channel: 'phone' | 'web'): void {
+function checkLines(lines: ScenarioInput['caller']['lines'], channel: ScenarioDoc['channel']): void {
   lines.forEach((l, i) => {
     const at = `caller.lines[${i}]`
     if (channel !== 'phone') {
       for (const member of PHONE_ONLY)
-        if (l[member] !== undefined) throw badRequest(`${at}.${member}`, `applies only to channel phone; a ${channel} visitor writes each line once the agent has answered`)
+        if (l[member] !== undefined)
+          throw badRequest(`${at}.${member}`, `applies only to channel phone; a ${channel === 'web' ? 'website visitor' : 'chat-app customer'} writes each line once the agent has answered`)
     }
     const what = [l.say !== undefined && 'say', l.digits !== undefined && 'digits', l.noise && 'noise'].filter(Boolean)
     if (what.length === 0) throw badRequest(`${at}.say`, 'is required (or digits, or noise: true)')
