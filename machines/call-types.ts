@@ -4,7 +4,7 @@
  */
 import type { Refusal } from './refusal'
 
-export type CallState = 'created' | 'scheduled' | 'ringing' | 'connected' | 'transferring' | 'transferred' | 'completed' | 'missed' | 'failed' | 'cancelled'
+export type CallState = 'created' | 'scheduled' | 'ringing' | 'connected' | 'consulting' | 'joining' | 'transferring' | 'transferred' | 'completed' | 'missed' | 'failed' | 'cancelled'
 export type EndedCallState = 'completed' | 'missed' | 'failed' | 'cancelled'
 export type UnansweredHangup = 'no_answer' | 'busy' | 'rejected' | 'unreachable' | 'voicemail'
 export type Hangup = UnansweredHangup | 'answered' | 'before_agent' | 'cancelled' | 'failed' | 'not_placed'
@@ -72,8 +72,10 @@ export type CallEvent =
   | { type: 'call.ended'; at: number; hangup?: 'answered' | 'before_agent' | 'failed' | 'voicemail'; error?: string; source?: 'media' }
   /** Hand the connected call to a person (the agent's tool, or the API). */
   | { type: 'transfer.request'; at: number; destination: TransferDestination; by: 'agent' | 'api' }
-  /** The person picked up. */
-  | { type: 'transfer.answered'; at: number }
+  /** The person picked up (warm: `legRef`, their leg, when the network names it). */
+  | { type: 'transfer.answered'; at: number; legRef?: string }
+  /** Warm: the person heard who is waiting and why, and took the call. */
+  | { type: 'transfer.accepted'; at: number; legRef?: string }
   /** The person's leg is over (`seconds` of it answered), or it never connected. */
   | { type: 'transfer.ended'; at: number; outcome: TransferOutcome; seconds?: number; error?: string }
   | { type: 'call.delete'; at: number }
@@ -84,8 +86,11 @@ export type CallEvent =
   | { type: 'xstate.error.actor.hangUp'; error: unknown }
 
 export type TransferMode = 'cold' | 'warm'
-/** How a transfer ended: the person answered (and the leg is over), did not, was busy, or the network could not connect. */
-export type TransferOutcome = 'answered' | 'no_answer' | 'busy' | 'failed'
+/**
+ * How a transfer ended: the person answered (and the leg is over), did not, was busy, heard the
+ * warm brief and did not take the call (`declined`), or the network could not connect.
+ */
+export type TransferOutcome = 'answered' | 'no_answer' | 'busy' | 'declined' | 'failed'
 
 export interface TransferDestination {
   name: string
@@ -106,6 +111,8 @@ export interface CallTransfer extends TransferDestination {
   /** The person's leg, answered to its end: billed as call minutes like the caller's. */
   seconds: number
   error: string | null
+  /** Warm: the network's reference of the person's leg (our second call), once placed. */
+  legRef?: string | null
 }
 
 export interface TransferCallInput extends CallEffectInput {
@@ -115,6 +122,19 @@ export interface TransferCallInput extends CallEffectInput {
 
 export interface TransferCallOutput {
   at: number
+  /** Warm: the person's leg the network placed. */
+  legRef?: string
+}
+
+/** Warm: join the caller to the person's leg (the agent leaves). */
+export interface JoinTransferInput extends TransferCallInput {
+  legRef: string | null
+}
+
+/** Warm: hang up the person's leg (the call ended, or the join failed, before the two were joined). */
+export interface EndLegInput extends CallEffectInput {
+  legRef: string | null
+  answered: boolean
 }
 
 /** What every effect is given: which call, which try. */

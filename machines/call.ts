@@ -30,7 +30,22 @@
  *   each step changes `transfer` are in machines/call-transfer.ts.
  */
 import { assign, emit, fromPromise, type SnapshotFrom, setup, spawnChild } from 'xstate'
-import { failedAt, reasonOf, transferAnsweredAt, transferClosedAt, transferEndedBy, transferOpen, transferRefusedBy, transferRequested, transferStartedAt, transferStates } from './call-transfer'
+import {
+  failedAt,
+  legInput,
+  reasonOf,
+  transferAbandoned,
+  transferAnsweredAt,
+  transferClosedAt,
+  transferEndedBy,
+  transferOpen,
+  transferRefusedBy,
+  transferRequest,
+  transferRequested,
+  transferStartedAt,
+  transferStates,
+  transferUnjoined,
+} from './call-transfer'
 import type {
   AnalyseCallOutput,
   CallContext,
@@ -40,15 +55,17 @@ import type {
   CallInput,
   CallState,
   EndedCallState,
+  EndLegInput,
   HangUpInput,
   Hangup,
+  JoinTransferInput,
   PlaceCallOutput,
   TransferCallInput,
   TransferCallOutput,
 } from './call-types'
 import { type CanApply, canApplyOn, type RefusalParams, refusalOf } from './refusal'
 
-export { TRANSFER_STATES } from './call-transfer'
+export { HANDED_OFF_STATES, TRANSFER_STATES } from './call-transfer'
 export type * from './call-types'
 
 /** Bump when the chart changes shape: persisted snapshots carry it. */
@@ -69,12 +86,14 @@ export const CALL_KIND = 'call'
  * - `analyseCall` writes summary and fields after an answered try; its end (done or failed) makes
  *   the results final (`analysedAt`) and emits `call.analysed`.
  * - `transferCall` hands the live call to the transfer's number at the network (cold: the caller
- *   is put through and our media stream closes); its output is the instant the network took it,
- *   a rejection puts the call back with the agent.
+ *   is put through and our media stream closes; warm: the person's leg is placed and briefed);
+ *   its output is the instant the network took it (warm: and the leg's reference), a rejection
+ *   puts the call back with the agent. Warm: `joinTransfer` joins the caller to the person's leg,
+ *   `endLeg` (spawned) hangs that leg up when the two were never joined.
  * Domain events leave through `emit()`: `call.completed` and `call.analysed`, each `{ id, attempt }`
  * of the try; the binding publishes them on the event bus with the call as GET answers it.
  */
-export const CALL_EFFECTS = ['placeCall', 'openConversation', 'hangUp', 'analyseCall', 'transferCall'] as const
+export const CALL_EFFECTS = ['placeCall', 'openConversation', 'hangUp', 'analyseCall', 'transferCall', 'joinTransfer', 'endLeg'] as const
 export type CallEffect = (typeof CALL_EFFECTS)[number]
 
 /** The instant a waiting call is due: a pending retry, else the booked time. */
@@ -116,6 +135,12 @@ export const callMachine = setup({
     }),
     transferCall: fromPromise<TransferCallOutput, TransferCallInput>(async () => {
       throw new Error('provided by src/features/calls/actor.ts')
+    }),
+    joinTransfer: fromPromise<TransferCallOutput, JoinTransferInput>(async () => {
+      throw new Error('provided by actors/call.ts')
+    }),
+    endLeg: fromPromise<void, EndLegInput>(async () => {
+      throw new Error('provided by actors/call.ts')
     }),
   },
   actions: {
@@ -193,6 +218,10 @@ export const callMachine = setup({
     transferEnded: assign({ transfer: ({ context, event }) => transferEndedBy(context, event) }),
     /** The call ended with its transfer still open (nobody reported the leg): it ended with the call. */
     closeTransfer: assign({ transfer: ({ context, event }) => transferClosedAt(context, event) }),
+    transferUnjoined: assign({ transfer: ({ context, event }) => transferUnjoined(context, event) }),
+    transferAbandoned: assign({ transfer: ({ context, event }) => transferAbandoned(context, event) }),
+    /** Warm: the person's leg is let go (spawned: the state that asked has been left). */
+    endLeg: spawnChild('endLeg', { id: 'endLeg', input: legInput }),
     emitTransferEnded: emit(({ context }) => ({ type: 'call.transfer_ended' as const, id: context.id, attempt: context.attempt })),
     emitCompleted: emit(({ context }) => ({ type: 'call.completed' as const, id: context.id, attempt: context.attempt })),
     emitAnalysed: emit(({ context }) => ({ type: 'call.analysed' as const, id: context.id, attempt: context.attempt })),
@@ -207,6 +236,7 @@ export const callMachine = setup({
     notAnalysed: ({ context }) => context.analysedAt === null,
     fromMedia: ({ event }) => (event as { source?: unknown }).source === 'media',
     transferOpen: ({ context }) => transferOpen(context),
+    warmRequest: ({ event }) => (event as { destination?: { mode?: unknown } }).destination?.mode === 'warm',
   },
 }).createMachine({
   id: 'call',
@@ -289,7 +319,7 @@ export const callMachine = setup({
       on: {
         'call.ended': { target: 'completed', actions: ['endSpoken', 'emitCompleted'] },
         'call.delete': { target: 'completed', actions: ['endSpoken', 'markHangingUp', 'hangUpLive', 'emitCompleted'] },
-        'transfer.request': { target: 'transferring', actions: 'startTransfer' },
+        'transfer.request': transferRequest,
       },
     },
     ...transferStates,

@@ -212,6 +212,11 @@ export class VoiceSession {
    * machine whose greeting has ended hears the message, then the call ends `voicemail`; a fax
    * is hung up on (`voicemail`: no person was reached). Only the first verdict counts.
    */
+  /** Words for the caller from outside the conversation (a warm transfer that did not connect): the agent's next turn. */
+  announce(text: string): void {
+    if (this.state !== 'ended') this.agent.say(text)
+  }
+
   answeredBy(by: 'human' | 'machine' | 'fax' | 'unknown'): void {
     if (this.awaitingAnswer === null || this.state === 'ended') return
     this.timers.clearTimeout(this.awaitingAnswer)

@@ -22,6 +22,25 @@ const BILLING = { name: 'Billing', phoneNumber: '+14155550199', mode: 'cold' as 
 const transfer = (at = BOOKED + 20_000, by: 'agent' | 'api' = 'agent'): CallEvent => ({ type: 'transfer.request', at, destination: BILLING, by })
 const personAnswers = (at = BOOKED + 25_000): CallEvent => ({ type: 'transfer.answered', at })
 const mediaEnded = (at = BOOKED + 21_000): CallEvent => ({ type: 'call.ended', at, hangup: 'answered', source: 'media' })
+const MANAGER = { name: 'Manager', phoneNumber: '+14155550198', mode: 'warm' as const }
+const warm = (at = BOOKED + 20_000): CallEvent => ({ type: 'transfer.request', at, destination: MANAGER, by: 'agent' })
+const legAnswers = (at = BOOKED + 25_000): CallEvent => ({ type: 'transfer.answered', at, legRef: 'CA-leg' })
+const accepted = (at = BOOKED + 35_000): CallEvent => ({ type: 'transfer.accepted', at, legRef: 'CA-leg' })
+/** The warm leg is placed at BOOKED + 20 400 as CA-leg. */
+const legPlaced = (log: string[]) => ({
+  transferCall: fromPromise(async () => {
+    log.push('transferCall')
+    return { at: BOOKED + 20_400, legRef: 'CA-leg' }
+  }),
+})
+/** The join never answers (held), so the call stays `joining`. */
+const heldJoin = (log: string[]) => ({
+  ...legPlaced(log),
+  joinTransfer: fromPromise(async () => {
+    log.push('joinTransfer')
+    await new Promise(() => {})
+  }),
+})
 /** The network never answers the hand-off (held), so the call stays `transferring`. */
 const heldTransfer = (log: string[]) => ({
   transferCall: fromPromise(async () => {
@@ -51,6 +70,7 @@ const h: Harness<CallEvent> = {
     failed: [due(), { type: 'call.refused', at: BOOKED, error: 'unverified destination' }],
     cancelled: [del()],
     transferred: [due(), answered(), transfer()],
+    consulting: [due(), answered(), warm()],
   },
 }
 
@@ -341,6 +361,122 @@ const rows: Row<CallEvent>[] = [
     fakes: heldTransfer,
     context: { transfer: expect.objectContaining({ answeredAt: BOOKED + 25_000, outcome: null }) },
   },
+  // Warm: the person is called first and told who is waiting; the caller stays with the agent.
+  {
+    from: 'connected',
+    event: warm(),
+    condition: "a warm transfer: the network places the person's leg",
+    to: 'consulting',
+    also: ['transferCall'],
+    fakes: legPlaced,
+    context: { transfer: { ...MANAGER, by: 'agent', requestedAt: BOOKED + 20_000, startedAt: BOOKED + 20_400, answeredAt: null, endedAt: null, outcome: null, seconds: 0, error: null, legRef: 'CA-leg' } },
+  },
+  {
+    from: 'connected',
+    event: warm(),
+    condition: "the network will not place the person's leg: the agent carries on",
+    to: 'connected',
+    also: ['transferCall', 'emit:call.transfer_ended'],
+    fakes: refusedTransfer,
+    context: { transfer: expect.objectContaining({ mode: 'warm', outcome: 'failed', error: 'Twilio would not transfer the call: HTTP 400' }) },
+  },
+  { from: 'consulting', event: legAnswers(), condition: 'the person picks up and hears the brief', to: 'consulting', fakes: legPlaced, context: { transfer: expect.objectContaining({ answeredAt: BOOKED + 25_000, outcome: null }) } },
+  {
+    from: 'consulting',
+    event: accepted(),
+    condition: 'the person takes the call: the network joins the two',
+    to: 'transferred',
+    through: ['joining'],
+    also: ['joinTransfer'],
+    via: [due(), answered(), warm(), legAnswers()],
+    fakes: legPlaced,
+    context: { transfer: expect.objectContaining({ answeredAt: BOOKED + 25_000, outcome: null, legRef: 'CA-leg' }) },
+  },
+  {
+    from: 'consulting',
+    event: { type: 'transfer.ended', at: BOOKED + 50_000, outcome: 'no_answer' },
+    condition: 'nobody answers: back to the agent',
+    to: 'connected',
+    also: ['emit:call.transfer_ended'],
+    fakes: legPlaced,
+    context: { transfer: expect.objectContaining({ outcome: 'no_answer', seconds: 0, endedAt: BOOKED + 50_000 }), endedAt: null },
+  },
+  {
+    from: 'consulting',
+    event: { type: 'transfer.ended', at: BOOKED + 37_000, outcome: 'answered', seconds: 12 },
+    condition: 'the person heard the brief and hung up: declined, the leg billed, back to the agent',
+    to: 'connected',
+    also: ['emit:call.transfer_ended'],
+    via: [due(), answered(), warm(), legAnswers()],
+    fakes: legPlaced,
+    context: { transfer: expect.objectContaining({ outcome: 'declined', seconds: 12, answeredAt: BOOKED + 25_000 }) },
+  },
+  {
+    from: 'consulting',
+    event: { type: 'transfer.ended', at: BOOKED + 33_000, outcome: 'declined' },
+    condition: 'the person did not press the key: declined, seconds from their answer',
+    to: 'connected',
+    also: ['emit:call.transfer_ended'],
+    via: [due(), answered(), warm(), legAnswers()],
+    fakes: legPlaced,
+    context: { transfer: expect.objectContaining({ outcome: 'declined', seconds: 8 }) },
+  },
+  {
+    from: 'consulting',
+    event: mediaEnded(BOOKED + 30_000),
+    condition: "the caller hangs up on hold (our stream is still theirs): the call ends, the person's leg is let go",
+    to: 'completed',
+    also: ['emit:call.transfer_ended', 'endLeg', 'emit:call.completed', 'analyseCall', 'emit:call.analysed'],
+    via: [due(), answered(), warm(), legAnswers()],
+    fakes: legPlaced,
+    context: { hangup: 'answered', transfer: expect.objectContaining({ outcome: 'failed', seconds: 5, error: 'the caller left before the person was connected' }) },
+  },
+  {
+    from: 'consulting',
+    event: del(BOOKED + 30_000),
+    condition: 'DELETE while the person is called',
+    to: 'completed',
+    also: ['emit:call.transfer_ended', 'hangUp', 'endLeg', 'emit:call.completed', 'analyseCall', 'emit:call.analysed'],
+    fakes: legPlaced,
+    context: { hangup: 'cancelled', transfer: expect.objectContaining({ outcome: 'failed' }) },
+  },
+  {
+    from: 'consulting',
+    event: accepted(),
+    condition: "the network will not join them: the person's leg is let go, the agent carries on",
+    to: 'connected',
+    through: ['joining'],
+    also: ['joinTransfer', 'emit:call.transfer_ended', 'endLeg'],
+    via: [due(), answered(), warm(), legAnswers()],
+    fakes: (log) => ({
+      ...legPlaced(log),
+      joinTransfer: fromPromise(async () => {
+        log.push('joinTransfer')
+        throw new EffectError('Twilio would not join the call: Call is not in-progress', BOOKED + 36_000)
+      }),
+    }),
+    context: { transfer: expect.objectContaining({ outcome: 'failed', seconds: 11, error: 'Twilio would not join the call: Call is not in-progress' }) },
+  },
+  {
+    from: 'joining',
+    event: ended(BOOKED + 40_000),
+    condition: 'the caller hangs up while being joined: the person waiting is let go',
+    to: 'completed',
+    also: ['emit:call.transfer_ended', 'endLeg', 'emit:call.completed', 'analyseCall', 'emit:call.analysed'],
+    via: [due(), answered(), warm(), legAnswers(), accepted()],
+    fakes: heldJoin,
+    context: { transfer: expect.objectContaining({ outcome: 'failed', seconds: 15 }) },
+  },
+  {
+    from: 'transferred',
+    event: { type: 'transfer.ended', at: BOOKED + 95_000, outcome: 'answered' },
+    condition: "warm, joined: the person's leg ends, billed from their answer (the brief included)",
+    to: 'transferred',
+    also: ['emit:call.transfer_ended'],
+    via: [due(), answered(), warm(), legAnswers(), accepted()],
+    fakes: legPlaced,
+    context: { transfer: expect.objectContaining({ mode: 'warm', outcome: 'answered', seconds: 70 }) },
+  },
   { from: 'transferred', event: personAnswers(), condition: 'the person picks up', to: 'transferred', context: { transfer: expect.objectContaining({ answeredAt: BOOKED + 25_000 }) } },
   {
     from: 'transferred',
@@ -419,6 +555,7 @@ describe('call: timers are idempotent', () => {
   test("the media stream's end is not the call's end once it is handed off", async () => {
     expectInert(await reachSettled(h, 'transferring', { via: [due(), answered(), transfer()], fakes: heldTransfer }), mediaEnded())
     expectInert(await reachSettled(h, 'transferred'), mediaEnded())
+    expectInert(await reachSettled(h, 'joining', { via: [due(), answered(), warm(), legAnswers(), accepted()], fakes: heldJoin }), mediaEnded())
   })
   test('a late provider report after DELETE does nothing', () => {
     expectInert(reach(h, 'cancelled', { via: [due(), del()] }), answered(BOOKED + 20_000))
@@ -441,7 +578,7 @@ describe('call: deadlines', () => {
     expect(callDeadlines((await reachSettled(h, 'scheduled')).actor.getSnapshot())).toEqual([{ name: 'ring', at: BOOKED }])
     const retry = await reachSettled(h, 'scheduled', { input: withRetry(2), via: [due(), unanswered()] })
     expect(callDeadlines(retry.actor.getSnapshot())).toEqual([{ name: 'ring', at: RETRY_AT }])
-    for (const state of ['ringing', 'connected', 'transferred', 'completed', 'missed', 'failed', 'cancelled']) {
+    for (const state of ['ringing', 'connected', 'consulting', 'transferred', 'completed', 'missed', 'failed', 'cancelled']) {
       expect(callDeadlines((await reachSettled(h, state)).actor.getSnapshot())).toEqual([])
     }
   })
@@ -449,7 +586,7 @@ describe('call: deadlines', () => {
 
 describe('call: canApply', () => {
   test('a transfer applies only to a connected call (once it is handed off, not again)', async () => {
-    for (const state of ['ringing', 'transferred', 'completed', 'missed']) {
+    for (const state of ['ringing', 'consulting', 'transferred', 'completed', 'missed']) {
       expect(canApply((await reachSettled(h, state)).actor.getSnapshot(), transfer(BOOKED + 40_000))).toEqual({ ok: false, state, message: `transfer.request does not apply while ${state}` })
     }
     expect(canApply((await reachSettled(h, 'connected')).actor.getSnapshot(), transfer())).toEqual({ ok: true })

@@ -66,8 +66,6 @@ export function checkTransfers(input: NonNullable<CreateAgent['transfers']>): Ag
     if (!phoneNumber) throw badRequest(`transfers[${i}].phoneNumber`, unreadablePhone(d.phoneNumber))
     const whenToUse = d.whenToUse.trim()
     if (!whenToUse) throw badRequest(`transfers[${i}].whenToUse`, 'must not be blank')
-    // Refused rather than run as a cold one: a caller put through unannounced is not what was asked.
-    if (d.mode === 'warm') throw badRequest(`transfers[${i}].mode`, 'warm transfers (the agent briefs the person first) are not available yet; use cold')
     return { name, phoneNumber, whenToUse, mode: d.mode ?? 'cold' }
   })
 }

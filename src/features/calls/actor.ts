@@ -13,7 +13,9 @@ import {
   type CallSnapshot,
   callDeadlines,
   callMachine,
+  type EndLegInput,
   type HangUpInput,
+  type JoinTransferInput,
   MACHINE_VERSION,
   type PlaceCallOutput,
   type TransferCallInput,
@@ -27,6 +29,8 @@ export interface CallEffectPort {
   hangUp(input: HangUpInput): Promise<void>
   analyseCall(input: CallEffectInput): Promise<AnalyseCallOutput>
   transferCall(input: TransferCallInput): Promise<TransferCallOutput>
+  joinTransfer(input: JoinTransferInput): Promise<TransferCallOutput>
+  endLeg(input: EndLegInput): Promise<void>
   /** A stored change of the call: its rows follow (the read model GET and lists answer from). */
   project(callId: string, snapshot: CallSnapshot): Promise<void>
   /** `call.completed` / `call.analysed`, with a stable id for the bus. */
@@ -50,6 +54,8 @@ export const callKind = defineActorKind({
       hangUp: effect('hangUp', (i: HangUpInput) => port.hangUp(i)),
       analyseCall: effect('analyseCall', (i: CallEffectInput) => port.analyseCall(i)),
       transferCall: effect('transferCall', (i: TransferCallInput) => port.transferCall(i)),
+      joinTransfer: effect('joinTransfer', (i: JoinTransferInput) => port.joinTransfer(i)),
+      endLeg: effect('endLeg', (i: EndLegInput) => port.endLeg(i)),
     },
   }),
   persisted: (port, id, snapshot) => port.project(id, snapshot),

@@ -5,7 +5,7 @@
  * the phone network. Nothing here knows audio; the pipeline factory (voice-pipeline.ts) calls it.
  */
 
-import { TRANSFER_STATES } from '../../../machines/call'
+import { HANDED_OFF_STATES } from '../../../machines/call'
 import { type Clock, iso } from '../../clock'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
@@ -97,13 +97,14 @@ export class CallRecord {
 
   /**
    * Ends the try (the actor ignores it if it ended already) and hangs up at the network; not while
-   * the call is being transferred or was: the hand-off closed the stream, and the caller is still on.
+   * the call is being handed off or was: the hand-off closed the stream, and the caller is still on
+   * (while a warm transfer only calls the person, the stream is still the caller's: its end is the call's).
    */
   async end(hangup: 'answered' | 'failed' | 'voicemail', error?: string): Promise<void> {
     const d = this.d
     try {
       const after = await d.actors.send(this.row.callId, { type: 'call.ended', at: d.clock.now(), hangup, ...(error ? { error } : {}), source: 'media' })
-      if ((TRANSFER_STATES as readonly string[]).includes(String(after.value))) return
+      if ((HANDED_OFF_STATES as readonly string[]).includes(String(after.value))) return
       if (this.row.callRef) await d.telephony.hangUp(this.row.callRef, true)
     } catch (err) {
       this.log.warn({ err }, 'could not end the call after its media stream ended')

@@ -5,7 +5,7 @@
  */
 
 import { CodedEffectFailure } from '../../../actors/effects'
-import type { CallEffectInput, HangUpInput, TransferCallInput } from '../../../machines/call'
+import type { CallEffectInput, EndLegInput, HangUpInput, JoinTransferInput, TransferCallInput } from '../../../machines/call'
 import { voiceTier } from '../../catalog/voices'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
@@ -29,6 +29,7 @@ import { CallProjection } from './projection'
 import { type CallTryDoc, type CallTryRepo, tryId } from './repository'
 import type { PublishedAgents } from './service'
 import { simulatedAgent } from './simulated-agent'
+import { warmBrief, warmMissed } from './warm-brief'
 
 export interface CallEffectDeps {
   tries: CallTryRepo
@@ -53,6 +54,8 @@ export interface CallEffectDeps {
   mediaSettled: (tryId: string) => Promise<CallTryDoc | null>
   /** Room on this instance for a call about to ring (admission.ts); absent, always. */
   admission?: () => Admission
+  /** Words for the caller from the agent, on the call's live voice session wherever it runs (a warm transfer that did not connect). */
+  announce?: (callId: string, text: string) => Promise<void>
 }
 
 /** The caller's contact, made now; another path that made it at the same moment wins (a duplicate phone). */
@@ -216,8 +219,25 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       if (!row) throw new Error(`call ${id} has no row`)
       // A browser call has no phone line the network could put through.
       if (row.surface === 'web' || !callRef) throw new Error('this call has no phone line to transfer (a browser call cannot be put through to a phone)')
+      if (destination.mode === 'warm') {
+        const contact = row.phone ? await deps.contacts.findByPhone(row.workspaceId, row.phone).catch(() => null) : null
+        const brief = warmBrief({ agentName: row.agentName, destination: destination.name, caller: { name: contact?.name ?? null, phone: row.phone }, transcript: row.transcript })
+        const { legRef } = await deps.telephony.warmTransfer({ callId: id, attempt, callRef, to: destination.phoneNumber, from: row.from, brief })
+        return { at: deps.clock.now(), legRef }
+      }
       await deps.telephony.transfer({ callId: id, attempt, callRef, to: destination.phoneNumber, from: row.from })
       return { at: deps.clock.now() }
+    },
+
+    async joinTransfer({ id, attempt, callRef, legRef, destination }: JoinTransferInput) {
+      const row = await deps.tries.get(tryId(id, attempt))
+      if (!row || !callRef || !legRef) throw new Error("the caller's or the person's line is unknown: they cannot be joined")
+      await deps.telephony.joinTransfer({ callId: id, attempt, callRef, legRef, to: destination.phoneNumber, from: row.from })
+      return { at: deps.clock.now() }
+    },
+
+    async endLeg({ legRef, answered }: EndLegInput) {
+      if (legRef) await deps.telephony.hangUp(legRef, answered)
     },
 
     project: (callId, snapshot) => projection.project(callId, snapshot),
@@ -235,6 +255,9 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       const legacyEnded = () => deps.bus.publish({ ...base, type: 'voice.call.ended', data: { callId: id, status, hangup, seconds, phone, endedAt } }, { id: `${eventId}:legacy` })
       if (event.type === 'call.transfer_ended') {
         await deps.bus.publish({ ...base, type: 'call.transfer_ended', data: call }, { id: eventId })
+        // A warm transfer that did not connect: the caller is still with the agent, who says so.
+        const t = call.transfer
+        if (t?.mode === 'warm' && t.outcome && t.outcome !== 'answered' && status === 'connected') await deps.announce?.(id, warmMissed(t.to, t.outcome))
         return
       }
       if (event.type === 'call.analysed') {

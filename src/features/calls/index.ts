@@ -46,7 +46,7 @@ import { eraseRecordings, RecordingSweeper, recordingsRoute } from './recordings
 import { callTriesSpec, openCallTries } from './repository'
 import { hearRelayedScripts, RelayedScripts } from './sandbox-relay'
 import { CallService } from './service'
-import { CallTransfers } from './transfers'
+import { announceChannel, CallTransfers } from './transfers'
 import { twilioCallbacks } from './twilio-callbacks'
 import { callsV1 } from './v1'
 
@@ -54,7 +54,8 @@ import { callsV1 } from './v1'
 function chartEvent(e: Exclude<TelephonyEvent, { type: 'answeredBy' }>) {
   if (e.type === 'answered') return { type: 'call.answered' as const, at: e.at }
   if (e.type === 'unanswered') return { type: 'call.unanswered' as const, at: e.at, hangup: e.hangup }
-  if (e.type === 'transfer_answered') return { type: 'transfer.answered' as const, at: e.at }
+  if (e.type === 'transfer_answered') return { type: 'transfer.answered' as const, at: e.at, ...(e.legRef ? { legRef: e.legRef } : {}) }
+  if (e.type === 'transfer_accepted') return { type: 'transfer.accepted' as const, at: e.at, ...(e.legRef ? { legRef: e.legRef } : {}) }
   if (e.type === 'transfer_ended')
     return { type: 'transfer.ended' as const, at: e.at, outcome: e.outcome, ...(e.seconds !== undefined ? { seconds: e.seconds } : {}), ...(e.error ? { error: e.error } : {}) }
   return { type: 'call.ended' as const, at: e.at, hangup: e.hangup, ...(e.error ? { error: e.error } : {}) }
@@ -127,6 +128,7 @@ export const callsFeature = defineFeature(callsRef, {
       readsAnalysis,
       mediaSettled: (tryId) => mediaEnds.settled(tryId),
       admission: () => admission,
+      announce: (callId, text) => coordination.publish(announceChannel(callId), text),
     })
     // Each stored move of a call's chart also goes to the feed (the console app highlights it).
     const charted: typeof effects = {

@@ -30,6 +30,7 @@ import { CallRecord } from './call-record'
 import type { CallFeed } from './live-feed'
 import { recordingKey } from './recordings'
 import type { CallTryDoc, CallTryRepo } from './repository'
+import { announceChannel } from './transfers'
 import { buildVoicePipeline, type VoicePipelineDeps } from './voice-pipeline'
 
 export interface CallMediaDeps extends VoicePipelineDeps {
@@ -200,9 +201,12 @@ export class CallMedia implements MediaCalls {
     }
     const unhearEnd = await d.coordination.subscribe(mediaChannel(callId), () => void finish('answered'))
     const unhearVerdict = built.leavesVoicemail ? await d.coordination.subscribe(answeredByChannel(callId), (by) => isAnsweredBy(by) && session.answeredBy(by)) : async () => {}
+    // A warm transfer that did not connect: the agent tells the caller (effects.ts publishes it).
+    const unhearNews = await d.coordination.subscribe(announceChannel(callId), (text) => typeof text === 'string' && session.announce(text))
     unsubscribe = async () => {
       await unhearEnd()
       await unhearVerdict()
+      await unhearNews()
     }
     session.start(stream.sampleRate)
     // A verdict that came before the stream did is on the row.

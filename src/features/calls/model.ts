@@ -93,13 +93,13 @@ export const CallTransfer = t.Object(
     mode: t.Union([t.Literal('cold'), t.Literal('warm')]),
     by: t.Union([t.Literal('agent'), t.Literal('api')], { description: "agent: its transfer_call tool; api: POST /calls/{id}/transfer (or the console's Transfer button)" }),
     requestedAt: t.String(),
-    startedAt: Nullable(t.String({ description: "the network took the hand-off: the person's phone rings" })),
+    startedAt: Nullable(t.String({ description: "the network took the hand-off (warm: placed the person's leg): the person's phone rings" })),
     answeredAt: Nullable(t.String()),
     endedAt: Nullable(t.String()),
     outcome: Nullable(
       t.Union(
-        ['answered', 'no_answer', 'busy', 'failed'].map((o) => t.Literal(o)),
-        { description: 'null while under way' },
+        ['answered', 'no_answer', 'busy', 'declined', 'failed'].map((o) => t.Literal(o)),
+        { description: 'null while under way; declined: a warm transfer the person heard and did not take' },
       ),
     ),
     seconds: t.Number({ description: "the person's leg, answered to its end: billed as call minutes" }),

@@ -20,7 +20,7 @@ export interface CallTransferRow {
   startedAt: string | null
   answeredAt: string | null
   endedAt: string | null
-  outcome: 'answered' | 'no_answer' | 'busy' | 'failed' | null
+  outcome: 'answered' | 'no_answer' | 'busy' | 'declined' | 'failed' | null
   seconds: number
   error: string | null
 }

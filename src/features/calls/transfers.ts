@@ -1,9 +1,11 @@
 /**
  * Transferring a live call to a person (docs/api/calls.md "Transfer"): by hand (POST
  * /calls/{id}/transfer, the console's Transfer button) or by the agent's `transfer_call` tool.
- * Both name one of the agent's transfers; the call actor does the rest (machines/call.ts
- * `transferring` → `transferred`), and both wait until the network has taken the hand-off or
- * refused it, so the answer (or what the agent says next) is the outcome.
+ * Both name one of the agent's transfers; the call actor does the rest (machines/call-transfer.ts:
+ * cold `transferring` → `transferred`; warm `consulting` → `joining` → `transferred`), and both wait
+ * until the network has taken the hand-off (warm: placed the person's leg) or refused it, so the
+ * answer (or what the agent says next) is the outcome. How a warm transfer ends later is told to
+ * the caller by the agent (effects.ts, on `call.transfer_ended`).
  */
 
 import type { TransferDestination } from '../../../machines/call'
@@ -21,6 +23,9 @@ import type { PublishedAgents } from './service'
  * Twilio (bounded by its 10 s REST timeout) plus the actor's own turn.
  */
 export const HAND_OFF_WAIT_MS = 15_000
+
+/** Where the agent's words about a warm transfer's end go, to the call's voice session on whichever instance runs it. */
+export const announceChannel = (callId: string) => `announce:${callId}`
 
 export interface CallTransferDeps {
   tries: CallTryRepo
@@ -76,23 +81,30 @@ export class CallTransfers {
 
   /**
    * The agent's tool (voice-pipeline.ts): null once the network took the hand-off, else what
-   * went wrong, in words the agent can say.
+   * went wrong, in words the agent can say. A warm transfer the chart took is null either way:
+   * its end, whatever it is, reaches the caller as the agent's words (effects.ts).
    */
   async byAgent(callId: string, agent: Pick<AgentDoc, 'transfers'>, name: string): Promise<string | null> {
     const destination = destinationNamed(agent, name)
     if (!destination) return `there is no transfer called ${name}`
     const failed = await this.request(callId, destination, 'agent')
+    if (failed && destination.mode === 'warm' && failed.state === 'connected' && failed.ended) return null
     return failed?.message ?? null
   }
 
   /** Asks the actor; null when the hand-off was taken, else why not and the state it left the call in. */
-  private async request(callId: string, destination: TransferDestination, by: 'agent' | 'api'): Promise<{ message: string; state: string } | null> {
+  private async request(callId: string, destination: TransferDestination, by: 'agent' | 'api'): Promise<{ message: string; state: string; ended?: boolean } | null> {
     const { actors } = this.deps
     const asked = await actors.ask(callId, { type: 'transfer.request', at: this.deps.clock.now(), destination, by })
     if (!asked.ok) return { message: asked.refusal.message, state: asked.refusal.state }
-    const settled = await actors.settle(callId, HAND_OFF_WAIT_MS, (s) => s.value !== 'transferring')
-    const transfer = (settled.snapshot as { context?: { transfer?: { outcome: string | null; error: string | null } | null } }).context?.transfer
-    if (settled.state === 'connected' && transfer?.outcome === 'failed') return { message: `the transfer could not be made: ${transfer.error ?? 'the network refused it'}`, state: 'connected' }
+    // Warm: taken once the person's leg is placed (startedAt), or once it has moved on (a report can beat the effect's answer).
+    const settled = await actors.settle(callId, HAND_OFF_WAIT_MS, (s) => s.value !== 'transferring' && (s.value !== 'consulting' || transferOf(s.context)?.startedAt != null))
+    const transfer = transferOf((settled.snapshot as { context?: unknown }).context)
+    if (settled.state === 'connected' && transfer?.outcome === 'failed') return { message: `the transfer could not be made: ${transfer.error ?? 'the network refused it'}`, state: 'connected', ended: true }
     return null
   }
+}
+
+function transferOf(context: unknown): { outcome: string | null; error: string | null; startedAt: number | null } | null {
+  return (context as { transfer?: { outcome: string | null; error: string | null; startedAt: number | null } | null } | undefined)?.transfer ?? null
 }

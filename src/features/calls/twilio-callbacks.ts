@@ -3,7 +3,8 @@
  * asynchronous answering-machine verdicts (`POST /telephony/twilio/amd?call=…&attempt=…`)
  * and the incoming-call webhook (`POST /telephony/twilio/voice`, set as the number's Voice URL),
  * which answers TwiML connecting the call to the media bridge, and a transfer's callbacks
- * (`/telephony/twilio/transfer/answered` and `/ended`, the `<Dial action>`, answered `<Hangup/>`). All verify X-Twilio-Signature over
+ * (`/telephony/twilio/transfer/answered` and `/ended`, the `<Dial action>`, answered `<Hangup/>`),
+ * and a warm transfer's leg (`/telephony/twilio/warm/leg`, its status; `/warm/reply`, its `<Gather>`; `/warm/joined`, the caller's `<Dial action>` after the conference). All verify X-Twilio-Signature over
  * the public URL Twilio requested (PUBLIC_BASE_URL + path + query) and the form parameters.
  */
 import { Elysia } from 'elysia'
@@ -54,6 +55,28 @@ export function twilioCallbacks(deps: {
         }
         set.headers['content-type'] = 'text/xml'
         return HANG_UP_TWIML
+      },
+      { detail: { hide: true } },
+    )
+    .post(
+      '/warm/:kind',
+      async ({ request, body, params, set }) => {
+        const kind = params.kind === 'leg' || params.kind === 'reply' || params.kind === 'joined' ? params.kind : null
+        if (!kind) {
+          set.status = 404
+          return { error: 'no such warm transfer callback' }
+        }
+        const twiml = await deps.twilio.warmCallback(kind, publicUrl(request), await formOf(request, body), request.headers.get('x-twilio-signature'), deps.clock.now())
+        if (twiml === null) {
+          set.status = 403
+          return { error: 'X-Twilio-Signature does not verify' }
+        }
+        if (kind === 'leg') {
+          set.status = 204
+          return null
+        }
+        set.headers['content-type'] = 'text/xml'
+        return twiml
       },
       { detail: { hide: true } },
     )

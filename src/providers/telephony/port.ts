@@ -45,6 +45,16 @@ export interface TransferRequest {
   from: string | null
 }
 
+/** Warm: call the person (a second leg from `from`) and tell them `brief`: who is waiting and why. */
+export interface WarmTransferRequest extends TransferRequest {
+  brief: string
+}
+
+/** Warm: join the caller to the person's leg `legRef`, who took the call; our media stream closes. */
+export interface JoinRequest extends TransferRequest {
+  legRef: string
+}
+
 interface TryRef {
   callId: string
   attempt: number
@@ -58,9 +68,11 @@ export type TelephonyEvent =
   | (TryRef & { type: 'unanswered'; hangup: UnansweredHangup })
   /** `failed`: the network lost the call's media stream (its server went away); the reason in `error`. */
   | (TryRef & { type: 'ended'; hangup: 'answered' | 'before_agent' | 'failed'; error?: string })
-  /** A transfer's person picked up. */
-  | (TryRef & { type: 'transfer_answered' })
-  /** A transfer's leg is over (`seconds` answered), or it never connected. */
+  /** A transfer's person picked up (warm: `legRef`, their leg's reference). */
+  | (TryRef & { type: 'transfer_answered'; legRef?: string })
+  /** Warm: the person heard the brief and took the call. */
+  | (TryRef & { type: 'transfer_accepted'; legRef?: string })
+  /** A transfer's leg is over (`seconds` answered; warm, before the join: declined), or it never connected. */
   | (TryRef & { type: 'transfer_ended'; outcome: TransferOutcome; seconds?: number; error?: string })
   /** Who answered a call placed with `leaveVoicemail` (its media stream carries the verdict to the agent). */
   | (TryRef & { type: 'answeredBy'; by: AnsweredBy })
@@ -72,6 +84,10 @@ export interface Telephony {
   hangUp(callRef: string, answered: boolean): Promise<void>
   /** Puts a live call through to another number and leaves it (cold transfer); throws when the network will not. */
   transfer(request: TransferRequest): Promise<void>
+  /** Warm: places the person's leg, which hears the brief; its reference, or throws when the network will not place it. */
+  warmTransfer(request: WarmTransferRequest): Promise<{ legRef: string }>
+  /** Warm: joins the caller to the leg and leaves (our media stream closes); throws when the network will not. */
+  joinTransfer(request: JoinRequest): Promise<void>
   /** Reports what happened to placed tries. */
   onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void
 }

@@ -15,7 +15,12 @@
  *
  * A transfer puts the caller through to another sandbox phone, set like any other: it answers (and
  * "says" its lines, kept in `transfers` for tests: nobody of ours hears a cold transfer) or not,
- * after its `ringMs`; the agent's media stream closes as Twilio's does on new TwiML.
+ * after its `ringMs`; the agent's media stream closes as Twilio's does on new TwiML. A warm
+ * transfer first calls that phone on a leg of its own while the caller stays with the agent: it
+ * "hears" the brief (kept in `transfers` as `heard`) and, set to `answer`, takes the call, which the
+ * join then puts through as a cold transfer would; `voicemail` answers and takes nothing
+ * (`declined`, as a machine presses no key), and the others end the leg at `ringMs` (`no_answer`,
+ * `busy`, `failed`), the caller still with the agent.
  *
  * A callee whose media stream is closed by the server (1000) has been hung up on, wherever the
  * stream ran; one whose stream is cut without a close (1006: that server died) is a dropped call,
@@ -27,7 +32,18 @@ import { randomId } from '../../ids'
 import type { Collection, DocumentStore } from '../../store/port'
 import type { SandboxScripts } from '../stt/sandbox'
 import type { TextToSpeech } from '../tts/port'
-import { type IncomingAnswer, type IncomingCall, type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent, type TransferRequest } from './port'
+import {
+  type IncomingAnswer,
+  type IncomingCall,
+  type JoinRequest,
+  type Placed,
+  PlacementRefused,
+  type PlaceRequest,
+  type Telephony,
+  type TelephonyEvent,
+  type TransferRequest,
+  type WarmTransferRequest,
+} from './port'
 import { type CalleeOptions, SandboxCallee } from './sandbox-callee'
 
 export const SANDBOX_PICKUPS = ['answer', 'no_answer', 'busy', 'reject', 'unreachable', 'voicemail', 'refuse'] as const
@@ -233,8 +249,10 @@ export class SandboxNetwork implements Telephony {
     callee.hangUpWhenDone(afterMs, () => void end(Math.max(due, this.clock.now())))
   }
 
-  /** What each transferred call's person did, by call reference (tests read it). */
-  readonly transfers = new Map<string, { to: string; answered: boolean; said: string[] }>()
+  /** What each transferred call's person did, by call reference (tests read it); `heard`: a warm transfer's brief. */
+  readonly transfers = new Map<string, { to: string; answered: boolean; said: string[]; heard?: string[] }>()
+  /** Warm legs by the caller's call reference: the person's leg and when it was answered (hanging the caller up lets it go). */
+  private readonly legs = new Map<string, { legRef: string; answeredAt: number | null }>()
 
   /**
    * A cold transfer: the agent leaves (its media stream closes: `stop`, then a normal close) and
@@ -268,6 +286,60 @@ export class SandboxNetwork implements Telephony {
       await this.tell({ ...ref, type: 'transfer_answered', at: rang })
       const after = phone.hangupAfterMs
       if (after !== null) this.schedule(callRef, rang + after, () => over(rang + after, 'answered', { seconds: Math.round(after / 1000) }))
+    })
+  }
+
+  /** Warm: the person's phone rings on a leg of its own; the caller stays with the agent. */
+  async warmTransfer(request: WarmTransferRequest): Promise<{ legRef: string }> {
+    const { callRef } = request
+    if (!this.active.has(callRef)) throw new Error('the call is no longer on the sandbox network')
+    const phone = await this.phone(request.to)
+    if (phone.pickup === 'refuse') throw new Error(`the sandbox network refused to call ${request.to} (its phone is set to refuse)`)
+    const ref = { callId: request.callId, attempt: request.attempt, callRef }
+    const legRef = this.newRef()
+    const leg = { legRef, answeredAt: null as number | null }
+    this.active.add(legRef)
+    this.legs.set(callRef, leg)
+    const log = { to: request.to, answered: false, said: [] as string[], heard: [] as string[] }
+    this.transfers.set(callRef, log)
+    const rang = this.clock.now() + phone.ringMs
+    this.schedule(legRef, rang, async () => {
+      const unjoined = async (outcome: 'no_answer' | 'busy' | 'declined' | 'failed', extra: { seconds?: number; error?: string } = {}) => {
+        this.forget(legRef)
+        await this.tell({ ...ref, type: 'transfer_ended', outcome, at: rang, ...extra })
+      }
+      if (phone.pickup === 'unreachable') return unjoined('failed', { error: `${request.to} is unreachable` })
+      if (phone.pickup === 'no_answer') return unjoined('no_answer')
+      if (phone.pickup === 'busy' || phone.pickup === 'reject') return unjoined('busy')
+      leg.answeredAt = rang
+      log.answered = true
+      log.heard.push(request.brief)
+      await this.tell({ ...ref, type: 'transfer_answered', legRef, at: rang })
+      if (phone.pickup === 'voicemail') return unjoined('declined', { seconds: 0 })
+      await this.tell({ ...ref, type: 'transfer_accepted', legRef, at: rang })
+    })
+    return { legRef }
+  }
+
+  /** Warm: the person took the call; the agent leaves and the two talk until that phone's `hangupAfterMs` or the caller's hang-up. */
+  async joinTransfer(request: JoinRequest): Promise<void> {
+    const { callRef } = request
+    const leg = this.legs.get(callRef)
+    if (!this.active.has(callRef)) throw new Error('the caller is no longer on the sandbox network')
+    if (!leg || !this.active.has(leg.legRef)) throw new Error(`${request.to} is no longer on the line`)
+    const phone = await this.phone(request.to)
+    const ref = { callId: request.callId, attempt: request.attempt, callRef }
+    this.callees.get(callRef)?.close()
+    this.callees.delete(callRef)
+    this.transfers.get(callRef)?.said.push(...phone.lines)
+    const after = phone.hangupAfterMs
+    if (after === null) return
+    const at = this.clock.now() + after
+    this.schedule(callRef, at, async () => {
+      const seconds = Math.round((at - (leg.answeredAt ?? at)) / 1000)
+      this.forget(callRef)
+      await this.tell({ ...ref, type: 'transfer_ended', outcome: 'answered', seconds, at })
+      await this.tell({ ...ref, type: 'ended', hangup: 'answered', at })
     })
   }
 
@@ -316,6 +388,9 @@ export class SandboxNetwork implements Telephony {
   }
 
   private forget(callRef: string): void {
+    const leg = this.legs.get(callRef)
+    this.legs.delete(callRef)
+    if (leg) this.forget(leg.legRef)
     this.active.delete(callRef)
     this.callees.get(callRef)?.close()
     this.callees.delete(callRef)

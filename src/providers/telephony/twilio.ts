@@ -8,11 +8,15 @@
  * (`Status=completed` for a live call, `canceled` while it rings). A cold transfer updates the live
  * call with `<Dial>` TwiML (`Twiml=` on the same update), which ends our stream; the `<Number>`'s
  * status callback says when the person answered and the `<Dial action>` how the leg ended, and
- * answers `<Hangup/>` so the call ends with it. The REST base URL is
+ * answers `<Hangup/>` so the call ends with it. A warm transfer places a second call to the
+ * person (`POST Calls.json`) whose TwiML `<Say>`s the brief inside a `<Gather>` for one key; its
+ * action says whether they pressed 1 (taken: they are answered into a `<Conference>` and the
+ * caller's live call is updated to join it, which ends our stream) or not (declined), and its
+ * status callback when it was answered, not answered, or ended. The REST base URL is
  * configurable (TWILIO_API_BASE_URL) so tests use a local fake speaking the same protocol.
  */
 import type { TransferOutcome, UnansweredHangup } from '../../../machines/call'
-import { type AnsweredBy, type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent, type TransferRequest } from './port'
+import { type AnsweredBy, type JoinRequest, type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent, type TransferRequest, type WarmTransferRequest } from './port'
 import { verifyTwilioSignature } from './twilio-signature'
 
 export interface TwilioConfig {
@@ -59,6 +63,48 @@ export function transferTwiml(publicBaseUrl: string, request: { callId: string; 
 
 /** TwiML the `<Dial action>` is answered with: the leg is over, so is the call. */
 export const HANG_UP_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>'
+
+/**
+ * How long the person has to press 1 once the brief has been said: twice `<Gather>`'s 5 s default,
+ * a person deciding whether to take a call rather than typing a digit they know.
+ */
+export const WARM_KEY_SECONDS = 10
+/** The key that takes a warm transfer. */
+export const WARM_TAKE_KEY = '1'
+
+/** The conference a warm transfer's two legs meet in: our own ids only (Twilio asks for no personal data in room names). */
+export const warmRoom = (callId: string, attempt: number) => `transfer-${callId}-${attempt}`
+
+const warmQuery = (r: { callId: string; attempt: number }) => `call=${encodeURIComponent(r.callId)}&attempt=${r.attempt}`
+const warmBase = (publicBaseUrl: string) => `${publicBaseUrl.replace(/\/$/, '')}/telephony/twilio/warm`
+
+/** The person's leg of a warm transfer: the brief, then one key (1 takes the call); the action hears it either way. */
+export function warmLegTwiml(publicBaseUrl: string, request: { callId: string; attempt: number; brief: string }): string {
+  const action = `${warmBase(publicBaseUrl)}/reply?${warmQuery(request)}`
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?><Response><Gather action="${xml(action)}" method="POST" numDigits="1" timeout="${WARM_KEY_SECONDS}" actionOnEmptyResult="true">` +
+    `<Say>${xml(request.brief)} Press ${WARM_TAKE_KEY} to take the call.</Say></Gather></Response>`
+  )
+}
+
+/** A leg in the warm transfer's conference: either one leaving ends it (so the other's call ends too); silence while alone. */
+function conference(callId: string, attempt: number): string {
+  return `<Conference startConferenceOnEnter="true" endConferenceOnExit="true" beep="false" waitUrl="">${xml(warmRoom(callId, attempt))}</Conference>`
+}
+
+/** The person took the call: the `<Gather>` action is answered with the conference. */
+export function warmTakenTwiml(ref: { callId: string; attempt: number }): string {
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Dial>${conference(ref.callId, ref.attempt)}</Dial></Response>`
+}
+
+/** The person did not take it: their leg ends politely. */
+export const WARM_DECLINED_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Thank you. Goodbye.</Say><Hangup/></Response>'
+
+/** The caller's live call joins the conference; the `<Dial action>` (`/warm/joined`) tells when it is over, and is answered `<Hangup/>`. */
+export function warmJoinTwiml(publicBaseUrl: string, ref: { callId: string; attempt: number }): string {
+  const action = `${warmBase(publicBaseUrl)}/joined?${warmQuery(ref)}`
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Dial action="${xml(action)}" method="POST">${conference(ref.callId, ref.attempt)}</Dial></Response>`
+}
 
 /** Twilio's DialCallStatus as a transfer's outcome. */
 export function dialOutcome(status: string | undefined): TransferOutcome {
@@ -142,6 +188,72 @@ export class TwilioTelephony implements Telephony {
     if (res.status >= 200 && res.status < 300) return
     const body = (await res.json().catch(() => null)) as { message?: string; code?: number } | null
     throw new Error(`Twilio would not transfer the call: ${body?.message ?? `HTTP ${res.status}`}${body?.code ? ` (error ${body.code})` : ''}`)
+  }
+
+  /** Warm: the person's leg, placed like a call of ours (`Timeout` as a cold `<Dial>`'s ring), briefed by `<Say>`. */
+  async warmTransfer(request: WarmTransferRequest): Promise<{ legRef: string }> {
+    if (!request.from) throw new Error('the call has no number of ours to call the person from')
+    const form = new URLSearchParams({
+      To: request.to,
+      From: request.from,
+      Twiml: warmLegTwiml(this.config.publicBaseUrl, request),
+      Timeout: String(TRANSFER_RING_SECONDS),
+      StatusCallback: `${warmBase(this.config.publicBaseUrl)}/leg?${warmQuery(request)}`,
+      StatusCallbackMethod: 'POST',
+    })
+    for (const e of ['answered', 'completed']) form.append('StatusCallbackEvent', e)
+    const res = await this.rest('Calls.json', form)
+    const body = (await res.json().catch(() => null)) as { sid?: string; message?: string; code?: number } | null
+    if (res.status >= 200 && res.status < 300 && body?.sid) return { legRef: body.sid }
+    throw new Error(`Twilio would not call ${request.to}: ${body?.message ?? `HTTP ${res.status}`}${body?.code ? ` (error ${body.code})` : ''}`)
+  }
+
+  /** Warm: the caller's live call is updated to join the person's conference (our stream stops). */
+  async joinTransfer(request: JoinRequest): Promise<void> {
+    const res = await this.rest(`Calls/${encodeURIComponent(request.callRef)}.json`, new URLSearchParams({ Twiml: warmJoinTwiml(this.config.publicBaseUrl, request) }))
+    if (res.status >= 200 && res.status < 300) return
+    const body = (await res.json().catch(() => null)) as { message?: string; code?: number } | null
+    throw new Error(`Twilio would not join the call to ${request.to}: ${body?.message ?? `HTTP ${res.status}`}${body?.code ? ` (error ${body.code})` : ''}`)
+  }
+
+  /**
+   * A warm transfer's callback: `leg`, the person's status callback (answered, or how it ended);
+   * `reply`, its `<Gather>` action (pressed 1: taken, else declined); `joined`, the caller's
+   * `<Dial action>` once the conference is over (the leg's seconds run from its answer, in the
+   * chart). Answers the TwiML the leg or call goes on with ('' for a status callback), or null when
+   * the signature does not verify.
+   */
+  async warmCallback(kind: 'leg' | 'reply' | 'joined', url: string, params: Record<string, string>, signature: string | null, at: number): Promise<string | null> {
+    if (!verifyTwilioSignature(this.config.authToken, url, params, signature)) return null
+    const query = new URL(url).searchParams
+    const callId = query.get('call')
+    const attempt = Number(query.get('attempt'))
+    if (!callId || !Number.isInteger(attempt)) return kind === 'leg' ? '' : HANG_UP_TWIML
+    const legRef = params.CallSid ?? ''
+    // The caller's own reference is not on a leg's callbacks; the chart knows the call by its id.
+    const base = { callId, attempt, callRef: params.ParentCallSid ?? '', at }
+    let event: TelephonyEvent | null = null
+    let twiml = ''
+    if (kind === 'joined') {
+      event = { ...base, callRef: params.CallSid ?? '', type: 'transfer_ended', outcome: 'answered' }
+      twiml = HANG_UP_TWIML
+    } else if (kind === 'reply') {
+      const taken = params.Digits === WARM_TAKE_KEY
+      event = taken ? { ...base, type: 'transfer_accepted', legRef } : { ...base, type: 'transfer_ended', outcome: 'declined' }
+      twiml = taken ? warmTakenTwiml({ callId, attempt }) : WARM_DECLINED_TWIML
+    } else {
+      const seconds = Number(params.CallDuration)
+      if (params.CallStatus === 'in-progress' || params.CallStatus === 'answered') event = { ...base, type: 'transfer_answered', legRef }
+      // Completed: the leg was answered and is over (before the join: the chart reads it as declined).
+      else if (params.CallStatus === 'completed') event = { ...base, type: 'transfer_ended', outcome: 'answered', ...(Number.isFinite(seconds) ? { seconds } : {}) }
+      else if (params.CallStatus === 'busy' || params.CallStatus === 'no-answer' || params.CallStatus === 'failed') {
+        const outcome = dialOutcome(params.CallStatus)
+        event = { ...base, type: 'transfer_ended', outcome, ...(outcome === 'failed' ? { error: `Twilio could not call the person (${params.CallStatus})` } : {}) }
+      }
+      // canceled: we hung the leg up ourselves, the chart already knows.
+    }
+    if (event) for (const listener of this.listeners) await listener(event)
+    return twiml
   }
 
   /**
