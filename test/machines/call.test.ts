@@ -369,7 +369,9 @@ const rows: Row<CallEvent>[] = [
     to: 'consulting',
     also: ['transferCall'],
     fakes: legPlaced,
-    context: { transfer: { ...MANAGER, by: 'agent', requestedAt: BOOKED + 20_000, startedAt: BOOKED + 20_400, answeredAt: null, endedAt: null, outcome: null, seconds: 0, error: null, legRef: 'CA-leg' } },
+    context: {
+      transfer: { ...MANAGER, by: 'agent', requestedAt: BOOKED + 20_000, startedAt: BOOKED + 20_400, answeredAt: null, endedAt: null, outcome: null, seconds: 0, error: null, legRef: 'CA-leg' },
+    },
   },
   {
     from: 'connected',
@@ -380,7 +382,14 @@ const rows: Row<CallEvent>[] = [
     fakes: refusedTransfer,
     context: { transfer: expect.objectContaining({ mode: 'warm', outcome: 'failed', error: 'Twilio would not transfer the call: HTTP 400' }) },
   },
-  { from: 'consulting', event: legAnswers(), condition: 'the person picks up and hears the brief', to: 'consulting', fakes: legPlaced, context: { transfer: expect.objectContaining({ answeredAt: BOOKED + 25_000, outcome: null }) } },
+  {
+    from: 'consulting',
+    event: legAnswers(),
+    condition: 'the person picks up and hears the brief',
+    to: 'consulting',
+    fakes: legPlaced,
+    context: { transfer: expect.objectContaining({ answeredAt: BOOKED + 25_000, outcome: null }) },
+  },
   {
     from: 'consulting',
     event: accepted(),

@@ -38,7 +38,10 @@ const TransferInput = t.Object(
     mode: t.Optional(
       t.Union(
         TRANSFER_MODES.map((m) => t.Literal(m)),
-        { description: '`cold` (default): the caller is put through and the agent leaves; `warm`: the agent calls the person first and tells them who is waiting and why, then joins the two (or, not taken, says so to the caller and carries on)' },
+        {
+          description:
+            '`cold` (default): the caller is put through and the agent leaves; `warm`: the agent calls the person first and tells them who is waiting and why, then joins the two (or, not taken, says so to the caller and carries on)',
+        },
       ),
     ),
   },

@@ -100,7 +100,8 @@ export class CallTransfers {
     // Warm: taken once the person's leg is placed (startedAt), or once it has moved on (a report can beat the effect's answer).
     const settled = await actors.settle(callId, HAND_OFF_WAIT_MS, (s) => s.value !== 'transferring' && (s.value !== 'consulting' || transferOf(s.context)?.startedAt != null))
     const transfer = transferOf((settled.snapshot as { context?: unknown }).context)
-    if (settled.state === 'connected' && transfer?.outcome === 'failed') return { message: `the transfer could not be made: ${transfer.error ?? 'the network refused it'}`, state: 'connected', ended: true }
+    if (settled.state === 'connected' && transfer?.outcome === 'failed')
+      return { message: `the transfer could not be made: ${transfer.error ?? 'the network refused it'}`, state: 'connected', ended: true }
     return null
   }
 }
