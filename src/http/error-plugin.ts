@@ -12,6 +12,7 @@ import { ApiError } from './errors'
 import { settleFailedClaim } from './idempotency'
 import { bodyErrorOf, unreadBody } from './json-body'
 import { outageRefusal } from './outage'
+import { apiErrorOf } from './refusals'
 import { type CredentialCheck, surfaceOf } from './surface'
 import { describeSchemaError, fieldName, type JsonSchema, type SchemaError } from './validation-message'
 
@@ -143,7 +144,8 @@ async function shape({ code, error, request, set, params }: Failure, logger: Log
     return json(e.status, { error: e.message, ...(e.extra ?? {}) }, headers)
   }
 
-  if (error instanceof ApiError) return refusal(error)
+  const refused = apiErrorOf(error)
+  if (refused) return refusal(refused)
 
   const outage = outageRefusal(error)
   if (outage) {
@@ -195,8 +197,8 @@ async function shape({ code, error, request, set, params }: Failure, logger: Log
 
   if (code === 'PARSE') {
     // A refusal made before the body was read (json-body.ts checks credentials first).
-    const cause = (error as { cause?: unknown } | null)?.cause
-    if (cause instanceof ApiError) return refusal(cause)
+    const cause = apiErrorOf((error as { cause?: unknown } | null)?.cause)
+    if (cause) return refusal(cause)
     // 401/403 come before any complaint about the body (as they do for a body that parses).
     try {
       await checkCredentials?.(request, surface)

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto'
 import type { Coordination, StoredResponse } from '../coordination/port'
-import { ApiError, badRequest, conflict } from './errors'
+import { badRequest, conflict } from './errors'
+import { apiErrorOf } from './refusals'
 
 /** docs/spec.md Limits: idempotency key retention 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -92,9 +93,10 @@ export async function answerIdempotent(coordination: Coordination, claim: Extrac
  * rate limits, provider failures (502/503) and our own crashes, which release the key for a retry.
  */
 export async function failIdempotent(coordination: Coordination, claim: Extract<IdempotencyStep, { kind: 'claimed' }>, error: unknown): Promise<void> {
-  if (error instanceof ApiError && error.status < 500 && error.status !== 429) {
-    const body = { error: error.message, ...(error.extra ?? {}) }
-    await coordination.idempotencyComplete(claim.id, { status: error.status, body, headers: { fingerprint: claim.fingerprint } }, IDEMPOTENCY_TTL_MS)
+  const refused = apiErrorOf(error)
+  if (refused && refused.status < 500 && refused.status !== 429) {
+    const body = { error: refused.message, ...(refused.extra ?? {}) }
+    await coordination.idempotencyComplete(claim.id, { status: refused.status, body, headers: { fingerprint: claim.fingerprint } }, IDEMPOTENCY_TTL_MS)
   } else {
     await coordination.idempotencyRelease(claim.id)
   }

@@ -1,0 +1,21 @@
+/**
+ * The one mapping from a service's domain refusal (src/kernel/refusals.ts) to its HTTP answer.
+ * The error plugin and the idempotency store read every thrown error through `apiErrorOf`, so a
+ * route lets a service's refusal through and it answers as if the route had thrown the ApiError.
+ */
+import { type RefusalReason, Refused } from '../kernel/refusals'
+import { ApiError } from './errors'
+
+const STATUS: Record<RefusalReason, number> = {
+  invalid: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+}
+
+/** The HTTP refusal `error` answers as, or null when it is no refusal (a bug, an outage). */
+export function apiErrorOf(error: unknown): ApiError | null {
+  if (error instanceof ApiError) return error
+  if (error instanceof Refused) return new ApiError(STATUS[error.reason], error.message, error.details)
+  return null
+}

@@ -1,0 +1,70 @@
+/**
+ * A service's domain refusal (src/kernel/refusals.ts) thrown through a route answers as the HTTP
+ * refusal it maps to (src/http/refusals.ts): its status, the v1 `{ error, field }` or legacy
+ * `{ detail, status }` shape, and, under an Idempotency-Key, the same refusal again on a repeat.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
+import { openLocalCoordination } from '../../src/coordination/local'
+import type { Coordination } from '../../src/coordination/port'
+import { errorPlugin } from '../../src/http/error-plugin'
+import { idempotent } from '../../src/http/idempotency'
+import { clashes, invalid, notAllowed, notThere } from '../../src/kernel/refusals'
+import { createLogger } from '../../src/logger'
+
+let app: { stop(): Promise<void> } & any
+let base: string
+let coordination: Coordination
+
+const refusals = {
+  invalid: () => invalid('phone', 'is not a phone number'),
+  missing: () => notThere('no contact ct_1'),
+  clash: () => clashes('a contact with phone +1 exists', { id: 'ct_1' }),
+  denied: () => notAllowed('not yours'),
+}
+
+beforeAll(async () => {
+  coordination = await openLocalCoordination(':memory:')
+  app = new Elysia({ normalize: false })
+    .use(errorPlugin(createLogger('silent')))
+    .get('/api/v1/refuse/:what', ({ params }) => {
+      throw refusals[params.what as keyof typeof refusals]()
+    })
+    .get('/refuse/:what', ({ params }) => {
+      throw refusals[params.what as keyof typeof refusals]()
+    })
+    .listen({ port: 0, hostname: '127.0.0.1' })
+  base = `http://127.0.0.1:${app.server.port}`
+})
+afterAll(async () => {
+  await app.stop()
+  await coordination.close()
+})
+
+test('each reason answers its status in the v1 shape, the offending field named', async () => {
+  const answers = await Promise.all(Object.keys(refusals).map(async (what) => [what, await fetch(`${base}/api/v1/refuse/${what}`)] as const))
+  const seen = await Promise.all(answers.map(async ([what, r]) => [what, r.status, await r.json()]))
+  expect(seen).toEqual([
+    ['invalid', 400, { error: 'phone: is not a phone number', field: 'phone' }],
+    ['missing', 404, { error: 'no contact ct_1' }],
+    ['clash', 409, { error: 'a contact with phone +1 exists', id: 'ct_1' }],
+    ['denied', 403, { error: 'not yours' }],
+  ])
+})
+
+test('the legacy surface answers the same refusal as { detail, status }', async () => {
+  const r = await fetch(`${base}/refuse/missing`)
+  expect(r.status).toBe(404)
+  expect(await r.json()).toEqual({ detail: 'no contact ct_1', status: 404 })
+})
+
+test('under an Idempotency-Key a refusal is the stored answer: the repeat gets it without running', async () => {
+  let runs = 0
+  const run = async () => {
+    runs++
+    throw clashes('a contact with phone +1 exists', { id: 'ct_1' })
+  }
+  await expect(idempotent(coordination, 's', 'k-refused', {}, run)).rejects.toThrow('a contact with phone +1 exists')
+  expect(await idempotent(coordination, 's', 'k-refused', {}, run)).toEqual({ status: 409, body: { error: 'a contact with phone +1 exists', id: 'ct_1' }, replayed: true })
+  expect(runs).toBe(1)
+})
