@@ -11,6 +11,7 @@ import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import type { EventBus } from '../../events/bus'
 import { ApiError } from '../../http/errors'
+import { isRefused } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { Telephony } from '../../providers/telephony/port'
@@ -66,7 +67,7 @@ async function knownCaller(contacts: ContactService, workspaceId: string, phone:
     const found = await contacts.findByPhone(workspaceId, phone)
     if (found) return found
     // A caller id that is no phone number (withheld, or a SIP name) leaves the call anonymous.
-    if ((err as { status?: number }).status === 400) return null
+    if (isRefused(err, 'invalid')) return null
     throw err
   }
 }

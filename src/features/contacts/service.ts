@@ -1,7 +1,7 @@
 /** Contacts created in the console (import) with consent flags. */
 import { type Clock, iso } from '../../clock'
-import { badRequest, conflict, notFound } from '../../http/errors'
 import { newId } from '../../ids'
+import { clashes, invalid, notThere } from '../../kernel/refusals'
 import { DuplicateKeyError } from '../../store/port'
 import { normalizePhone, unreadablePhone } from './phone'
 import type { ContactDoc, ContactRepo } from './repository'
@@ -33,7 +33,7 @@ export class ContactService {
 
   async create(workspaceId: string, input: { phone: string; name?: string | null; email?: string | null; optedOut?: boolean }): Promise<ContactDoc> {
     const phone = normalizePhone(input.phone)
-    if (!phone) throw badRequest('phone', unreadablePhone(input.phone))
+    if (!phone) throw invalid('phone', unreadablePhone(input.phone))
     const now = iso(this.clock.now())
     const doc: ContactDoc = {
       id: newId('ct'),
@@ -49,7 +49,7 @@ export class ContactService {
     try {
       await this.contacts.insert(doc)
     } catch (error) {
-      if (error instanceof DuplicateKeyError) throw conflict(`a contact with phone ${phone} already exists`)
+      if (error instanceof DuplicateKeyError) throw clashes(`a contact with phone ${phone} already exists`)
       throw error
     }
     return doc
@@ -57,7 +57,7 @@ export class ContactService {
 
   async patch(workspaceId: string, id: string, input: { optedOut?: boolean; doNotCall?: boolean }): Promise<ContactDoc> {
     const doc = await this.contacts.get(id)
-    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no contact ${id} in this workspace`)
+    if (!doc || doc.workspaceId !== workspaceId) throw notThere(`no contact ${id} in this workspace`)
     const set: Record<string, unknown> = { updatedAt: iso(this.clock.now()) }
     if (input.optedOut !== undefined) set.optedOut = input.optedOut
     if (input.doNotCall !== undefined) set.doNotCall = input.doNotCall
