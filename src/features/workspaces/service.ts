@@ -2,8 +2,8 @@
 
 import type { PlanId } from '../../catalog/plans'
 import { type Clock, iso } from '../../clock'
-import { conflict, notFound } from '../../http/errors'
 import { newId } from '../../ids'
+import { clashes, notThere } from '../../kernel/refusals'
 import { checkTimezone } from '../../time-zones'
 import { newWorkspaceDoc, type WorkspaceDoc, type WorkspaceRepo } from './repository'
 
@@ -51,7 +51,7 @@ export class WorkspaceService {
   /** A developer workspace or a customer's `org_` id, as the console's `{ws}` takes. */
   async get(id: string): Promise<WorkspaceDoc> {
     const doc = await this.workspaces.get(id)
-    if (!doc) throw notFound(`workspace ${id} not found`)
+    if (!doc) throw notThere(`workspace ${id} not found`)
     return doc
   }
 
@@ -64,11 +64,11 @@ export class WorkspaceService {
       if (input.plan !== undefined) set.plan = input.plan
       if (input.currency !== undefined) set.currency = input.currency
       if (input.whiteLabel !== undefined) {
-        if (input.whiteLabel && doc.developer) throw conflict('a workspace with customers cannot turn on white label')
+        if (input.whiteLabel && doc.developer) throw clashes('a workspace with customers cannot turn on white label')
         set.whiteLabel = input.whiteLabel
       }
     } else if (input.plan !== undefined || input.currency !== undefined || input.whiteLabel !== undefined) {
-      throw conflict('plan, currency and white label belong to the developer workspace, not a customer')
+      throw clashes('plan, currency and white label belong to the developer workspace, not a customer')
     }
     if (Object.keys(set).length === 0) return doc
     set.updatedAt = iso(this.clock.now())
