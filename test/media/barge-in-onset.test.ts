@@ -36,6 +36,13 @@ describe("the agent's audio as it played (the echo reference)", () => {
     echo.cut(100)
     expect(echo.loudest(0, 200)).toBeCloseTo(-30, 0)
   })
+
+  test('kept long enough for a VAD 2 s behind: what played is still known once a second more is scheduled ahead', () => {
+    const echo = new AgentEcho()
+    // Scheduled 100 ms at a time up to 3.5 s: the line is at 2.5 s, the VAD judges what arrived at 0.3 s.
+    for (let at = 0; at < 3_500; at += 100) echo.played(voice(100, -12), RATE, at)
+    expect(echo.loudest(300 - ECHO_LOOKBACK_MS, 300)).toBeCloseTo(-12, 0)
+  })
 })
 
 describe("the onset's measurements", () => {

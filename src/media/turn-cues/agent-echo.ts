@@ -9,10 +9,13 @@
 /** Levels are kept per 20 ms of audio (a line frame). */
 const FRAME_MS = 20
 /**
- * How much of the schedule is kept: the playout runs up to LEAD_MS (1 s) ahead of the line, and
- * the onset rules look back ECHO_LOOKBACK_MS (0.5 s) from now; 3 s is both with room.
+ * How much of the schedule is kept: the playout runs up to LEAD_MS (1 s) ahead of the line, the
+ * VAD may judge audio up to MAX_INBOUND_PENDING (2 s) after it arrived, and the onset rules look
+ * back ECHO_LOOKBACK_MS (0.5 s) from its arrival: 5 s is all three with room. Kept shorter, a VAD
+ * running behind on a loaded host found no agent audio for what it judged and took the echo for
+ * the caller.
  */
-const KEPT_MS = 3_000
+const KEPT_MS = 5_000
 /** The level of no audio at all. */
 export const SILENT_DB = -120
 

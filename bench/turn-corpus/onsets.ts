@@ -1,0 +1,127 @@
+/**
+ * bench:barge-in-rules — the barge-in rule's thresholds against the corpus's overlap cases
+ * (backchannels, noises, the agent's echo, interruptions; bench/turn-corpus/cases.ts), with no
+ * service and no line: each case's audio, mixed as the caller's line carries it over the agent's
+ * opening (its echo at the case's -20 dB and delay), goes frame by frame through the session's
+ * own caller-audio path (src/media/caller-audio.ts: Silero VAD, the turn detector, the onset's
+ * measurements against the agent's audio as it played). For each minimum of the caller's own
+ * speech and each echo return loss it prints what the chart's `bargesIn` would have stopped
+ * the agent for, and when: ms from the caller's first speech frame (louder than -45 dBFS) to the
+ * window that decided, on the audio's own clock (the way to the line and a loaded host add to it:
+ * bench:turn-taking measures those).
+ *
+ *   npm run bench:barge-in-rules
+ */
+import { DEFAULT_VOICE } from '../../src/catalog/voices'
+import { CallerAudio } from '../../src/media/caller-audio'
+import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/media/codecs'
+import { AgentEcho } from '../../src/media/turn-cues/agent-echo'
+import type { OnsetWindow } from '../../src/media/turn-cues/onset'
+import { voiceActivity } from '../../src/media/vad'
+import type { SttSession } from '../../src/providers/stt/port'
+import { EspeakTts } from '../../src/providers/tts/espeak'
+import { systemBinary } from '../../test/support/system-binary'
+import { AUDIBLE_DBFS } from '../../test/support/twilio-line'
+import { render } from './audio'
+import { CORPUS, ECHO_SPAN_MS } from './cases'
+
+const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
+if (!ESPEAK.path) {
+  console.error(`bench:barge-in-rules needs ${ESPEAK.name}: ${ESPEAK.install}`)
+  process.exit(2)
+}
+/** bench:turn-taking's opening, said by the agent's default voice. */
+const OPENING =
+  'Hello, this is a courtesy call from the delivery team to confirm your parcel for tomorrow morning, which will arrive between nine and eleven at the address we have on file for you. If nobody is home, the driver will leave it with a neighbour or at the depot.'
+/** The playout keeps a second ahead of the line (playout.ts LEAD_MS): the echo reference knows that much of what will play. */
+const AHEAD_MS = 1_000
+/** After the caller's last frame, room for the VAD's last windows. */
+const AFTER_MS = 600
+const MINIMA = [64, 96, 128, 160, 192, 224, 256, 320]
+const LOSSES = [12, 15, 18]
+
+const tts = new EspeakTts()
+const pieces: Int16Array[] = []
+for await (const pcm of tts.synthesize(OPENING, { voice: DEFAULT_VOICE, language: 'en' })) pieces.push(pcm)
+const wide = new Int16Array(pieces.reduce((n, p) => n + p.length, 0))
+let at = 0
+for (const p of pieces) {
+  wide.set(p, at)
+  at += p.length
+}
+const agent = decodeMulaw(encodeMulaw(resample(wide, tts.sampleRate, PHONE_RATE)))
+const FRAME = PHONE_RATE / 50
+const dbfs = (x: Int16Array) => 10 * Math.log10(x.reduce((n, v) => n + v * v, 0) / x.length / 32768 ** 2 + 1e-12)
+const silentStt: SttSession = { sampleRate: 16_000, push() {}, finalize: async () => '', onPartial() {}, close: async () => {} }
+
+interface Heard {
+  id: string
+  family: string
+  first: number | null
+  /** Each speech start and window after it: when, and the onset then. */
+  onsets: { at: number; onset: readonly OnsetWindow[] }[]
+}
+
+const cases = CORPUS.filter((c) => c.kind === 'overlap')
+const heard: Heard[] = []
+for (const [i, c] of cases.entries()) {
+  if (c.kind !== 'overlap') continue
+  const speech = render(ESPEAK.path, c.pieces, c.voice, c.rate, 1_000 + i).pcm
+  const echo = new AgentEcho()
+  let now = 0
+  const onsets: Heard['onsets'] = []
+  const audio = new CallerAudio({
+    vad: await voiceActivity('silero'),
+    stt: silentStt,
+    now: () => now,
+    over: () => false,
+    spoke() {},
+    started: (onset) => onsets.push({ at: now, onset }),
+    goesOn: (onset) => onsets.push({ at: now, onset }),
+    paused() {},
+    warn: (message, err) => console.error(message, err),
+    agentLevel: (from, to) => echo.loudest(from, to),
+  })
+  const startMs = c.echo ? 0 : c.atMs
+  const endMs = c.echo ? ECHO_SPAN_MS : startMs + speech.length / 8 + AFTER_MS
+  const gain = c.echo ? 10 ** (c.echo.db / 20) : 0
+  const delay = c.echo ? (c.echo.delayMs * PHONE_RATE) / 1000 : 0
+  let first: number | null = null
+  let fed = 0
+  for (let t = 0; t < endMs; t += 20) {
+    for (; fed * FRAME < agent.length && fed * 20 <= t + AHEAD_MS; fed++) echo.played(agent.subarray(fed * FRAME, (fed + 1) * FRAME), PHONE_RATE, fed * 20)
+    const frame = new Int16Array(FRAME)
+    const from = ((t - startMs) * PHONE_RATE) / 1000
+    if (!c.echo && from >= 0 && from < speech.length) {
+      frame.set(speech.subarray(from, from + FRAME))
+      if (first === null && dbfs(frame) > AUDIBLE_DBFS) first = t
+    }
+    for (let k = 0; k < FRAME && gain; k++) frame[k] = Math.max(-32768, Math.min(32767, frame[k]! + Math.round(gain * (agent[t * 8 + k - delay] ?? 0))))
+    now = t + 20
+    audio.push(decodeMulaw(encodeMulaw(frame)), PHONE_RATE)
+    while (audio.judgedUpTo < now) await Bun.sleep(0)
+  }
+  heard.push({ id: c.id, family: c.family, first, onsets })
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)] ?? NaN
+console.log(`bench:barge-in-rules — ${heard.length} overlap cases through Silero and the onset's measurements; the agent stops once its own speech over the agent reaches the minimum`)
+console.log('| own speech ≥ | echo return loss | stopped for: backchannel / noise / echo | missed | decided after the first speech frame p50 / p95 / max | later than 300 ms |')
+console.log('|---|---|---|---|---|---|')
+for (const minMs of MINIMA)
+  for (const loss of LOSSES) {
+    const stops = (onset: readonly OnsetWindow[]) => onset.reduce((n, w) => n + (w.overAgentDb > -loss ? w.ms : 0), 0) >= minMs
+    const falseBy = (family: string) => heard.filter((h) => h.family === family && h.onsets.some((o) => stops(o.onset))).length
+    const of = (family: string) => heard.filter((h) => h.family === family).length
+    const latencies: number[] = []
+    let missed = 0
+    for (const h of heard.filter((x) => x.family === 'interruption')) {
+      const hit = h.onsets.find((o) => stops(o.onset))
+      if (hit && h.first !== null) latencies.push(hit.at - h.first)
+      else missed++
+    }
+    console.log(
+      `| ${minMs} ms | ${loss} dB | ${falseBy('backchannel')}/${of('backchannel')} / ${falseBy('noise')}/${of('noise')} / ${falseBy('echo')}/${of('echo')} | ${missed} | ${pct(latencies, 50)} / ${pct(latencies, 95)} / ${Math.max(...latencies)} ms | ${latencies.filter((l) => l > 300).length} |`,
+    )
+  }
+process.exit(0)
