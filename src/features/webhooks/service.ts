@@ -8,8 +8,8 @@ import { endpointView, type WebhookEndpointContext } from '../../../machines/web
 import { type Clock, iso } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
 import { ALL_EVENTS } from '../../events/catalogue'
-import { type ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import { newId } from '../../ids'
+import { clashes, invalid, notThere, type Refused } from '../../kernel/refusals'
 import type { Filter, PageAfter } from '../../store/port'
 import type { AgentService } from '../agents/public'
 import { withinCap } from './cap-guard'
@@ -80,7 +80,7 @@ export class WebhookService {
       if (!keep) throw tooMany(doc.agentId, MAX_WEBHOOKS_PER_AGENT)
       // Last: the cap check can wait, and a delete can begin meanwhile.
       // Worded as AgentService.get's 404: to the caller the agent is simply not there.
-      if (!(await agents.exists(doc.workspaceId, doc.agentId))) throw notFound(`no agent ${doc.agentId} in this workspace`)
+      if (!(await agents.exists(doc.workspaceId, doc.agentId))) throw notThere(`no agent ${doc.agentId} in this workspace`)
     } catch (err) {
       await repos.webhooks.delete(doc.id)
       throw err
@@ -95,7 +95,7 @@ export class WebhookService {
   async get(workspaceId: string, id: string): Promise<WebhookDoc> {
     const doc = await this.deps.repos.webhooks.get(id)
     // Another workspace's webhook is the same 404 as none at all.
-    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no webhook ${id} in this workspace`)
+    if (!doc || doc.workspaceId !== workspaceId) throw notThere(`no webhook ${id} in this workspace`)
     return doc
   }
 
@@ -166,13 +166,13 @@ export class WebhookService {
       await checkTargetAddress(target, rules)
       return target
     } catch (err) {
-      if (err instanceof TargetError) throw badRequest('url', err.message)
+      if (err instanceof TargetError) throw invalid('url', err.message)
       throw err
     }
   }
 }
 
-const tooMany = (agentId: string, held: number): ApiError => conflict(`agent ${agentId} has ${held} webhooks, the most one agent may have (${MAX_WEBHOOKS_PER_AGENT})`)
+const tooMany = (agentId: string, held: number): Refused => clashes(`agent ${agentId} has ${held} webhooks, the most one agent may have (${MAX_WEBHOOKS_PER_AGENT})`)
 
 /** Creation order: createdAt, then the id, which is time-ordered and unique (src/ids.ts). */
 const createdBefore = (a: WebhookDoc, b: WebhookDoc): boolean => a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)
@@ -181,6 +181,6 @@ const createdBefore = (a: WebhookDoc, b: WebhookDoc): boolean => a.createdAt < b
 function normaliseEvents(events: string[] | undefined): string[] {
   if (events === undefined) return [ALL_EVENTS]
   const unique = [...new Set(events)]
-  if (unique.includes(ALL_EVENTS) && unique.length > 1) throw badRequest('events', '"*" already means every event; send it alone')
+  if (unique.includes(ALL_EVENTS) && unique.length > 1) throw invalid('events', '"*" already means every event; send it alone')
   return unique
 }
