@@ -5,8 +5,8 @@
  * added again as a new holding. What it cost stays in the usage ledger.
  */
 import { type Clock, iso } from '../../clock'
-import { badRequest, conflict, notFound } from '../../http/errors'
 import { newId } from '../../ids'
+import { clashes, invalid, notThere } from '../../kernel/refusals'
 import { DuplicateKeyError } from '../../store/port'
 import { normalizePhone } from '../contacts/public'
 import type { PhoneNumberDoc, PhoneNumberRepo } from './repository'
@@ -60,10 +60,10 @@ export class PhoneNumberService {
 
   async add(workspaceId: string, input: AddNumber): Promise<PhoneNumberDoc> {
     const number = normalizePhone(input.number)
-    if (!number) throw badRequest('number', `"${input.number}" is not a phone number`)
+    if (!number) throw invalid('number', `"${input.number}" is not a phone number`)
     const agentId = input.agent ?? null
     if (agentId) {
-      if (!(await this.agentExists(workspaceId, agentId))) throw notFound(`no agent ${agentId} in this workspace`)
+      if (!(await this.agentExists(workspaceId, agentId))) throw notThere(`no agent ${agentId} in this workspace`)
     }
     const now = iso(this.clock.now())
     const doc: PhoneNumberDoc = {
@@ -83,7 +83,7 @@ export class PhoneNumberService {
     try {
       await this.numbers.insert(doc)
     } catch (error) {
-      if (error instanceof DuplicateKeyError) throw conflict(`${number} is already held by a workspace`)
+      if (error instanceof DuplicateKeyError) throw clashes(`${number} is already held by a workspace`)
       throw error
     }
     if (agentId && doc.channel === 'voice') await this.onVoiceNumber(agentId, number)
@@ -94,7 +94,7 @@ export class PhoneNumberService {
   async held(workspaceId: string, raw: string): Promise<PhoneNumberDoc> {
     const number = normalizePhone(raw)
     const doc = number ? await this.numbers.findOne({ number }) : null
-    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no phone number ${raw} in this workspace`)
+    if (!doc || doc.workspaceId !== workspaceId) throw notThere(`no phone number ${raw} in this workspace`)
     return doc
   }
 
@@ -104,7 +104,7 @@ export class PhoneNumberService {
     if (patch.label !== undefined) set.label = patch.label
     if (patch.externalAgents !== undefined) set.externalAgents = patch.externalAgents
     if (patch.agent !== undefined) {
-      if (patch.agent !== null && !(await this.agentExists(workspaceId, patch.agent))) throw badRequest('agent', `no agent ${patch.agent} in this workspace`)
+      if (patch.agent !== null && !(await this.agentExists(workspaceId, patch.agent))) throw invalid('agent', `no agent ${patch.agent} in this workspace`)
       set.agentId = patch.agent
     }
     const next = Object.keys(set).length ? ((await this.numbers.update(doc.id, set)) ?? { ...doc, ...set }) : doc
