@@ -3,8 +3,8 @@
  * template a `{ name, language? }` means on a number, which form a name means for an agent).
  */
 import { type Clock, iso } from '../../clock'
-import { badRequest, conflict, notFound } from '../../http/errors'
 import { newId } from '../../ids'
+import { clashes, invalid, notThere } from '../../kernel/refusals'
 import type { Collection, PageAfter } from '../../store/port'
 import { DuplicateKeyError } from '../../store/port'
 import type { FormDoc, TemplateDoc } from './repository'
@@ -32,7 +32,7 @@ export interface TemplateRefs {
 /** `{{1}}`, `{{2}}`…: the placeholders a send fills in order. */
 export function placeholders(body: string): number {
   const seen = new Set([...body.matchAll(/\{\{\s*(\d+)\s*\}\}/g)].map((m) => Number(m[1])))
-  for (let i = 1; i <= seen.size; i++) if (!seen.has(i)) throw badRequest('body', `placeholders must be {{1}} to {{${seen.size}}} with none missing`)
+  for (let i = 1; i <= seen.size; i++) if (!seen.has(i)) throw invalid('body', `placeholders must be {{1}} to {{${seen.size}}} with none missing`)
   return seen.size
 }
 
@@ -68,10 +68,10 @@ export class TemplateService {
     if (input.agentId !== undefined && input.agentId !== null) await this.checkAgent(workspaceId, input.agentId)
     if (input.number !== undefined && input.number !== null) {
       const n = await this.refs.number(input.number)
-      if (!n || n.workspaceId !== workspaceId || n.channel !== 'chatapp') throw badRequest('number', `${input.number} is not a chat-app number of this workspace`)
+      if (!n || n.workspaceId !== workspaceId || n.channel !== 'chatapp') throw invalid('number', `${input.number} is not a chat-app number of this workspace`)
     }
     const count = placeholders(input.body)
-    if (input.variableCount !== undefined && input.variableCount !== count) throw badRequest('variableCount', `the body has ${count} placeholders`)
+    if (input.variableCount !== undefined && input.variableCount !== count) throw invalid('variableCount', `the body has ${count} placeholders`)
     const doc: TemplateDoc = {
       id: newId('tpl'),
       workspaceId,
@@ -90,7 +90,7 @@ export class TemplateService {
       createdAt: iso(this.clock.now()),
     }
     if (await this.templates.findOne({ workspaceId, name: doc.name, language: doc.language, number: doc.number }))
-      throw conflict(`a template ${doc.name} in ${doc.language} exists already for that number`)
+      throw clashes(`a template ${doc.name} in ${doc.language} exists already for that number`)
     await this.templates.insert(doc)
     return doc
   }
@@ -106,11 +106,11 @@ export class TemplateService {
    */
   async forReply(workspaceId: string, number: string, name: string, language: string | undefined): Promise<TemplateDoc> {
     const named = (await this.templates.find({ workspaceId, name }, { sort: [['createdAt', 1]] })).filter((t) => language === undefined || t.language === language)
-    if (!named.length) throw notFound(`no template named "${name}"${language ? ` in ${language}` : ''}`)
+    if (!named.length) throw notThere(`no template named "${name}"${language ? ` in ${language}` : ''}`)
     const here = named.filter((t) => t.number === null || t.number === number)
-    if (!here.length) throw conflict(`template "${name}" is for another number, not ${number}`)
+    if (!here.length) throw clashes(`template "${name}" is for another number, not ${number}`)
     const approved = here.find((t) => t.status === 'approved')
-    if (!approved) throw conflict(`template "${name}" is ${here[0]!.status}, not approved`)
+    if (!approved) throw clashes(`template "${name}" is ${here[0]!.status}, not approved`)
     return approved
   }
 
@@ -120,22 +120,22 @@ export class TemplateService {
     try {
       await this.forms.insert(doc)
     } catch (err) {
-      if (err instanceof DuplicateKeyError) throw conflict(`a form named ${input.name} exists already`)
+      if (err instanceof DuplicateKeyError) throw clashes(`a form named ${input.name} exists already`)
       throw err
     }
     return doc
   }
 
   private async checkAgent(workspaceId: string, id: string): Promise<void> {
-    if (!(await this.refs.agentExists(workspaceId, id))) throw badRequest('agent', `no agent ${id} in this workspace`)
+    if (!(await this.refs.agentExists(workspaceId, id))) throw invalid('agent', `no agent ${id} in this workspace`)
   }
 
   /** The form a reply names for the number's agent: 404 none, 400 unpublished or another agent's. */
   async formForReply(workspaceId: string, name: string, agentId: string | null): Promise<FormDoc> {
     const form = await this.forms.findOne({ workspaceId, name })
-    if (!form) throw notFound(`no form named "${name}"`)
-    if (!form.published) throw badRequest('form', `form "${name}" is not published`)
-    if (form.agentId !== agentId) throw badRequest('form', `form "${name}" belongs to another agent than the number's`)
+    if (!form) throw notThere(`no form named "${name}"`)
+    if (!form.published) throw invalid('form', `form "${name}" is not published`)
+    if (form.agentId !== agentId) throw invalid('form', `form "${name}" belongs to another agent than the number's`)
     return form
   }
 }
