@@ -7,8 +7,8 @@
 
 import type { MessageCategory } from '../../catalog/prices'
 import { type Clock, iso } from '../../clock'
-import { badRequest, notFound } from '../../http/errors'
 import { newId } from '../../ids'
+import { invalid, notThere } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { MessagingPlatform, Sent } from '../../providers/messaging/port'
@@ -54,9 +54,9 @@ export class SequenceService {
     workspaceId: string,
     input: { name: string; agentId: string; exitOnReply?: boolean; status?: 'active' | 'archived'; steps: { template?: string; text?: string; delayMinutes: number }[] },
   ): Promise<SequenceDoc> {
-    if (!(await this.d.agentExists(workspaceId, input.agentId))) throw badRequest('agent', `no agent ${input.agentId} in this workspace`)
+    if (!(await this.d.agentExists(workspaceId, input.agentId))) throw invalid('agent', `no agent ${input.agentId} in this workspace`)
     const steps: SequenceStep[] = input.steps.map((s, i) => {
-      if ((s.template === undefined) === (s.text === undefined)) throw badRequest(`steps[${i}]`, 'give exactly one of template or text')
+      if ((s.template === undefined) === (s.text === undefined)) throw invalid(`steps[${i}]`, 'give exactly one of template or text')
       return { template: s.template ?? null, text: s.text ?? null, delayMinutes: s.delayMinutes }
     })
     const doc: SequenceDoc = {
@@ -80,17 +80,17 @@ export class SequenceService {
   async enrol(workspace: WorkspaceDoc, sequenceId: string, body: { to: string; variables?: Record<string, string> }): Promise<{ enrolled: true; id: string } | { enrolled: false; reason: string }> {
     const d = this.d
     const sequence = await d.sequences.get(sequenceId)
-    if (!sequence || sequence.workspaceId !== workspace.id || sequence.status !== 'active') throw notFound(`no active sequence ${sequenceId} in this workspace`)
+    if (!sequence || sequence.workspaceId !== workspace.id || sequence.status !== 'active') throw notThere(`no active sequence ${sequenceId} in this workspace`)
     const variables = body.variables ?? {}
     const names = Object.keys(variables)
-    if (names.length > MAX_VARIABLES) throw badRequest('variables', `at most ${MAX_VARIABLES} variables (${names.length} given)`)
+    if (names.length > MAX_VARIABLES) throw invalid('variables', `at most ${MAX_VARIABLES} variables (${names.length} given)`)
     for (const name of names) {
-      if (name.length > MAX_VARIABLE_NAME) throw badRequest(`variables.${name.slice(0, 20)}`, `names are at most ${MAX_VARIABLE_NAME} characters`)
-      if (typeof variables[name] !== 'string') throw badRequest(`variables.${name}`, 'must be a string')
-      if (variables[name]!.length > MAX_VARIABLE_VALUE) throw badRequest(`variables.${name}`, `values are at most ${MAX_VARIABLE_VALUE} characters`)
+      if (name.length > MAX_VARIABLE_NAME) throw invalid(`variables.${name.slice(0, 20)}`, `names are at most ${MAX_VARIABLE_NAME} characters`)
+      if (typeof variables[name] !== 'string') throw invalid(`variables.${name}`, 'must be a string')
+      if (variables[name]!.length > MAX_VARIABLE_VALUE) throw invalid(`variables.${name}`, `values are at most ${MAX_VARIABLE_VALUE} characters`)
     }
     const phone = normalizePhone(body.to)
-    if (!phone) throw badRequest('to', `"${body.to}" is not a phone number`)
+    if (!phone) throw invalid('to', `"${body.to}" is not a phone number`)
     const contact = await d.contacts.findByPhone(workspace.id, phone)
     if (!contact) return { enrolled: false, reason: 'not_a_contact' }
     if (contact.optedOut) return { enrolled: false, reason: 'opted_out' }
