@@ -7,7 +7,7 @@
 
 import { isResting, publicationStatus } from '../../../machines/agent-publication'
 import { iso } from '../../clock'
-import { badRequest, conflict, notFound } from '../../http/errors'
+import { clashes, invalid, notThere } from '../../kernel/refusals'
 import type { Logger } from '../../logger'
 import type { AgentDoc } from '../agents/public'
 import type { AgentReader, DraftReader } from './drafts'
@@ -127,19 +127,19 @@ export class VersionService {
 
   /** Moves a version one environment on: development → staging → production, nothing else. */
   async promote(workspaceId: string, agentId: string, number: number, bodyVersionId: number | undefined, to: Environment): Promise<VersionDoc> {
-    if (bodyVersionId !== undefined && bodyVersionId !== number) throw badRequest('version_id', `must be the version in the path (${number}); got ${bodyVersionId}`)
+    if (bodyVersionId !== undefined && bodyVersionId !== number) throw invalid('version_id', `must be the version in the path (${number}); got ${bodyVersionId}`)
     const agent = await this.deps.agents.get(workspaceId, agentId)
     const doc = await this.version(workspaceId, agent.id, number)
     const next = ENVIRONMENTS[ENVIRONMENTS.indexOf(doc.environment) + 1]
     if (to !== next) {
       const order = ENVIRONMENTS.join(' → ')
       const why = next ? `it can be promoted to ${next} only` : 'it cannot be promoted further'
-      throw conflict(`version ${doc.number} (${doc.label}) is in ${doc.environment}; promotion runs ${order} one step at a time, so ${why}`, {
+      throw clashes(`version ${doc.number} (${doc.label}) is in ${doc.environment}; promotion runs ${order} one step at a time, so ${why}`, {
         state: doc.environment,
       })
     }
     const updated = await this.deps.versions.setEnvironment(doc.agentId, doc.number, to)
-    if (!updated) throw notFound(`no version ${number} of agent ${agentId}`)
+    if (!updated) throw notThere(`no version ${number} of agent ${agentId}`)
     return updated
   }
 
@@ -156,7 +156,7 @@ export class VersionService {
     const view = await this.deps.publication.view(agent)
     const chart = publicationStatus(view.state, view.context)
     const published = chart.status === 'published' ? await this.publishedVersion(agent, chart.publishedVersionId) : null
-    if (!published) throw conflict(`agent ${agent.id} is draft only (state: draft); there is no published version to compare the draft with`, { state: 'draft' })
+    if (!published) throw clashes(`agent ${agent.id} is draft only (state: draft); there is no published version to compare the draft with`, { state: 'draft' })
     const draft = await this.deps.drafts.snapshotOf(agent)
     return { published, changes: diffSnapshots(published.snapshot, draft), changedFields: changedPanels(published.snapshot, draft) }
   }
@@ -180,7 +180,7 @@ export class VersionService {
 
   private async version(workspaceId: string, agentId: string, number: number): Promise<VersionDoc> {
     const doc = await this.deps.versions.get(agentId, number)
-    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no version ${number} of agent ${agentId}`)
+    if (!doc || doc.workspaceId !== workspaceId) throw notThere(`no version ${number} of agent ${agentId}`)
     return doc
   }
 
