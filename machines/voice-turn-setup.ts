@@ -45,9 +45,8 @@ export const VAD_RECHECK_MS = 20
  * turn_config/interruption.ts), and accept a later stop for fewer false ones. Here the caller must
  * hear the agent stop within 300 ms of starting to speak, and Silero's own onset takes 60–380 ms of
  * that on the corpus's interruptions ("Stop, that is wrong." is heard as speech only from its
- * vowel): each 32 ms more moved the clear's p50 ~40 ms later and its p95 past 700 ms, while up to
- * 224 ms it let one backchannel of 24 through (bench/turn-corpus through the real VAD,
- * docs/benchmarks.md).
+ * vowel): any minimum above this moved the decision's p95 past 700 ms, and up to 192 ms spared
+ * one backchannel of 24 (`npm run bench:barge-in-rules`, docs/benchmarks.md "False barge-ins").
  */
 export const MIN_INTERRUPTION_MS = 64
 /**
