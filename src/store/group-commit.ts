@@ -128,10 +128,11 @@ export class GroupCommit {
   flush(): void {
     if (!this.open) return
     const waiters = this.close()
-    // Someone ended the batch's transaction under it (a ROLLBACK run on the connection): whether
-    // it committed is not known here, so what was read inside it is not trusted.
-    if (!this.db.inTransaction) this.hooks.onRollback?.()
     try {
+      // Someone ended the batch's transaction under it (a ROLLBACK run on the connection): whether
+      // it committed is not known here, so what was read inside it is not trusted. (Reading it
+      // throws once the connection is closed: the catch below settles the batch then.)
+      if (!this.db.inTransaction) this.hooks.onRollback?.()
       const start = performance.now()
       if (this.db.inTransaction) this.statements.COMMIT.run()
       this.lastCommitAt = performance.now()

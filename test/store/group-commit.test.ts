@@ -3,6 +3,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { GroupCommit } from '../../src/store/group-commit'
 import { DuplicateKeyError } from '../../src/store/port'
 import { openSqliteStore } from '../../src/store/sqlite'
 
@@ -136,4 +137,19 @@ describe('sqlite group commit', () => {
     expect(committedIds(file)).toEqual(['next'])
     await store.close()
   })
+})
+
+test('a batch whose connection was closed under it (a store closed without a flush) is settled, not thrown into the next batch on the file', async () => {
+  const file = join(dir, 'closed-under.db')
+  const first = new Database(file)
+  first.run('CREATE TABLE rows (id TEXT PRIMARY KEY)')
+  const lost = new GroupCommit(first).run(() => first.run("INSERT INTO rows VALUES ('a')"))
+  first.close()
+  const second = new Database(file)
+  // Opening the next batch on the file commits the file's other open batches first: the closed one included.
+  const kept = new GroupCommit(second).run(() => second.run("INSERT INTO rows VALUES ('b')"))
+  await expect(lost).rejects.toThrow()
+  await kept
+  expect(second.query<{ id: string }, []>('SELECT id FROM rows ORDER BY id').all()).toEqual([{ id: 'b' }])
+  second.close()
 })
