@@ -28,6 +28,8 @@ export class AgentTurns {
   private early: ReplyTurn | null = null
   /** An answer made and not yet released: its first audio is not ready. */
   private pending: ReplyTurn | null = null
+  /** The caller's line of the pending answer: written when the answer is heard, or when the call ends before it is. */
+  private pendingLine = ''
   /** The last turn's storing of what was heard. */
   stored: Promise<void> = Promise.resolve()
 
@@ -72,13 +74,13 @@ export class AgentTurns {
     const turn = early ?? this.parts.voice.reply(asked, true)
     turn.latency = { turn: turn.id, ...marks, llmFirstTokenAt: turn.firstTokenAt, ttsFirstByteAt: turn.ttsFirstByteAt, firstAudioSentAt: null, firstMarkEchoedAt: null }
     this.pending = turn
+    this.pendingLine = [text, keys && keypadLine(keys)].filter(Boolean).join(' ')
     // In one step, so the caller cannot go on between the line written and the answer heard (the
     // record keeps lines in the order they are said).
     void turn.audible.then(() => {
       if (this.pending !== turn || turn.signal.aborted || this.parts.over()) return
       this.pending = null
-      const { line } = this.parts
-      line.customerSaid([text, keys && keypadLine(keys)].filter(Boolean).join(' ')).catch((err) => line.log('warn', "could not store the caller's words", { err: String(err) }))
+      this.writeCallerLine(this.pendingLine)
       this.hear(turn, true)
       turn.release()
     })
@@ -91,6 +93,23 @@ export class AgentTurns {
     this.pending = null
     turn.cancel()
     return true
+  }
+
+  /**
+   * The call ends (a goodbye, or the line closed) with an answer not yet heard: the answer goes,
+   * the caller's words stay in the transcript (they were said).
+   */
+  settle(): void {
+    if (!this.pending) return
+    const line = this.pendingLine
+    this.withdraw()
+    const previous = this.stored
+    this.stored = previous.then(() => this.writeCallerLine(line))
+  }
+
+  private writeCallerLine(text: string): Promise<void> {
+    const { line } = this.parts
+    return line.customerSaid(text).catch((err) => line.log('warn', "could not store the caller's words", { err: String(err) }))
   }
 
   /** Is there an answer made that the caller has not begun to hear? */
@@ -130,9 +149,9 @@ export class AgentTurns {
 
   /** The call is over: replies stop; what was heard of the current turn is final. */
   close(): void {
+    this.settle()
     this.turn?.cancel()
     this.early?.cancel()
-    this.pending?.cancel()
     this.parts.playout.close()
   }
 

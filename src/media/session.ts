@@ -161,7 +161,7 @@ export class VoiceSession {
           if (!ending.goodbye) return void this.hangUp(ending)
           if (this.playout.speaking) this.playout.clear()
           agent.dropEarly()
-          agent.withdraw()
+          agent.settle()
           agent.say(ending.goodbye, { endAfter: true })
         },
         hangUp: (_, ending) => void this.hangUp(ending),

@@ -76,6 +76,28 @@ describe('turn-taking', () => {
     expect(h.asked).toEqual([{ text: 'I want to book a table and', held: true }])
   })
 
+  test("the call ends after the turn ended, before the answer has audio: the caller's words stay in the transcript, the answer goes", async () => {
+    // A speech engine that never makes audio: the answer is never heard.
+    const tts: TextToSpeech = {
+      name: 'stuck',
+      sampleRate: 8000,
+      async *synthesize() {
+        await new Promise(() => {})
+      },
+    }
+    const h = turnHarness({ tts })
+    h.session.start(8000)
+    await flush()
+    await h.speak(400, 'Thank you.')
+    await h.silence(COMPLETE_WAIT_MS + 60)
+    expect(h.session.state).toBe('thinking')
+    expect(h.customer).toEqual([])
+    await h.session.close()
+    expect(h.customer).toEqual(['Thank you.'])
+    expect(h.written).toEqual([])
+    expect(h.agent).toEqual([])
+  })
+
   test('the caller goes on after the turn ended, before the answer has audio: one turn, one line, one answer; the first never reaches the line or memory', async () => {
     // A speech engine that makes nothing until the test lets it: the answer's first audio is not ready.
     let blocked = true
