@@ -187,3 +187,21 @@ test('a leg nobody answers, then one whose person presses no key: the call stays
   expect(fake.calls.find((c) => c.sid === sid)!.twimls).toEqual([])
   stream.close()
 }, 30_000)
+
+test('the caller hangs up while the person is being called: a person who then presses 1 is told the caller left, not put in a room alone', async () => {
+  const { id, sid, stream } = await connected('+14155550923')
+  const leg = await legOf(id)
+  stream.close()
+  expect(await fake.callback(sid, { CallStatus: 'completed', CallDuration: '12' })).toBe(204)
+  await until(
+    'the call ended',
+    () => call(id),
+    (r) => r.body.status === 'completed',
+    10_000,
+  )
+  const pressed = await fake.post(`${s.url}/telephony/twilio/warm/reply?call=${id}&attempt=1`, { CallSid: leg.sid, Digits: '1', CallStatus: 'in-progress' })
+  expect(pressed.status).toBe(200)
+  expect(await pressed.text()).toBe(`${XML}<Response><Say>Sorry, the caller has already left. Goodbye.</Say><Hangup/></Response>`)
+  // Nobody tried to join the caller's finished call to a conference.
+  expect(fake.calls.find((c) => c.sid === sid)!.twimls).toEqual([])
+}, 30_000)

@@ -43,7 +43,7 @@ import { CallMedia, mediaChannel } from './media'
 import { MediaEnds } from './media-ends'
 import { callsRef } from './public'
 import { eraseRecordings, RecordingSweeper, recordingsRoute } from './recordings'
-import { callTriesSpec, openCallTries } from './repository'
+import { callTriesSpec, openCallTries, tryId } from './repository'
 import { hearRelayedScripts, RelayedScripts } from './sandbox-relay'
 import { CallService } from './service'
 import { announceChannel, CallTransfers } from './transfers'
@@ -96,6 +96,11 @@ export const callsFeature = defineFeature(callsRef, {
             apiBaseUrl: config.providers.twilioApiBaseUrl ?? 'https://api.twilio.com',
             publicBaseUrl: config.publicBaseUrl,
             mediaToken: (callId, attempt) => tokens.issue(callId, attempt),
+            // The caller is still on the line and the transfer has not ended (the row is the chart's projection).
+            transferOpen: async (callId, attempt) => {
+              const row = await tries.get(tryId(callId, attempt)).catch(() => null)
+              return row?.status === 'connected' && !!row.transfer && row.transfer.outcome === null
+            },
           })
         : null
     const telephony = twilio ?? sandbox

@@ -28,6 +28,12 @@ export interface TwilioConfig {
   publicBaseUrl: string
   /** The media bridge's per-call token (src/media/tokens.ts), sent as the TwiML `<Parameter name="token">`. */
   mediaToken?: (callId: string, attempt: number) => string
+  /**
+   * Is the caller of a warm transfer still waiting for the person? A caller who hung up while the
+   * person's leg was being placed leaves a leg nobody ends: when its person presses to take the
+   * call, they are told the caller left instead of waiting alone in the conference. Unset: yes.
+   */
+  transferOpen?: (callId: string, attempt: number) => Promise<boolean>
 }
 
 /** Twilio answers a REST call in well under a second; 10 s bounds a stalled one (the POST then fails as a 502). */
@@ -96,6 +102,9 @@ function conference(callId: string, attempt: number): string {
 export function warmTakenTwiml(ref: { callId: string; attempt: number }): string {
   return `<?xml version="1.0" encoding="UTF-8"?><Response><Dial>${conference(ref.callId, ref.attempt)}</Dial></Response>`
 }
+
+/** The person pressed to take the call, but the caller had already hung up. */
+export const WARM_GONE_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Sorry, the caller has already left. Goodbye.</Say><Hangup/></Response>'
 
 /** The person did not take it: their leg ends politely. */
 export const WARM_DECLINED_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Thank you. Goodbye.</Say><Hangup/></Response>'
@@ -239,6 +248,7 @@ export class TwilioTelephony implements Telephony {
       twiml = HANG_UP_TWIML
     } else if (kind === 'reply') {
       const taken = params.Digits === WARM_TAKE_KEY
+      if (taken && this.config.transferOpen && !(await this.config.transferOpen(callId, attempt))) return WARM_GONE_TWIML
       event = taken ? { ...base, type: 'transfer_accepted', legRef } : { ...base, type: 'transfer_ended', outcome: 'declined' }
       twiml = taken ? warmTakenTwiml({ callId, attempt }) : WARM_DECLINED_TWIML
     } else {
