@@ -18,11 +18,11 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { DEFAULT_VOICE } from '../../src/catalog/voices'
 import { PHONE_RATE } from '../../src/media/codecs'
 import { EspeakTts } from '../../src/providers/tts/espeak'
-import { startTwilioFake, type TwilioFake } from '../fakes/twilio'
-import { freePort } from '../support/child-service'
-import { startTestServer, type TestServer } from '../support/server'
+import type { TwilioFake } from '../fakes/twilio'
+import type { TestServer } from '../support/server'
 import { describeNeeding, systemBinary } from '../support/system-binary'
 import { AUDIBLE_DBFS, callerSpeech, judgeBargeIn, TwilioCaller } from '../support/twilio-line'
+import { startTwilioServer, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
@@ -51,23 +51,15 @@ async function openingMs(): Promise<number> {
 }
 
 describeLocal('barge-in at a Twilio line, default engines', () => {
+  let twilio: TwilioServer
   let fake: TwilioFake
   let s: TestServer
   beforeAll(async () => {
-    fake = startTwilioFake()
-    const port = await freePort()
-    s = await startTestServer({
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      TELEPHONY_PROVIDER: 'twilio',
-      TWILIO_ACCOUNT_SID: fake.accountSid,
-      TWILIO_AUTH_TOKEN: fake.authToken,
-      TWILIO_API_BASE_URL: fake.url,
-    })
+    twilio = await startTwilioServer()
+    ;({ fake, s } = twilio)
   })
   afterAll(async () => {
-    await s?.stop()
-    await fake?.stop()
+    await twilio?.stop()
   })
 
   test('2 s into a long opening the caller cuts in: cleared at once, the opening kept as heard, the question answered', async () => {

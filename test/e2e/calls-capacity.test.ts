@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
-import { startTwilioFake, type TwilioFake } from '../fakes/twilio'
-import { freePort } from '../support/child-service'
+import type { TwilioFake } from '../fakes/twilio'
 import { startTestServer, type TestServer } from '../support/server'
+import { startTwilioServer, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 const SEC = 1000
@@ -19,22 +19,16 @@ async function metric(s: TestServer, name: string): Promise<string[]> {
 }
 
 describe('on Twilio, at CALLS_MAX_LIVE=1', () => {
+  let twilio: TwilioServer
   let fake: TwilioFake
   let s: TestServer
   let key: string
 
   beforeAll(async () => {
-    fake = startTwilioFake()
-    const port = await freePort()
-    s = await startTestServer({
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      TELEPHONY_PROVIDER: 'twilio',
-      TWILIO_ACCOUNT_SID: fake.accountSid,
-      TWILIO_AUTH_TOKEN: fake.authToken,
-      TWILIO_API_BASE_URL: fake.url,
+    twilio = await startTwilioServer({
       CALLS_MAX_LIVE: '1',
     })
+    ;({ fake, s } = twilio)
     const dev = await s.developer({ plan: 'pro' })
     key = dev.key
     const agent = (await s.agent(key, { name: 'Caller', voice: { answersCalls: true } })).id
@@ -42,8 +36,7 @@ describe('on Twilio, at CALLS_MAX_LIVE=1', () => {
     for (const phone of ['+14155551901', '+14155551902', '+14155551903']) await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })
   })
   afterAll(async () => {
-    await s?.stop()
-    await fake?.stop()
+    await twilio?.stop()
   })
 
   test('a call past the limit is 503 with Retry-After, saying the instance is at capacity; nothing is placed or listed', async () => {

@@ -11,11 +11,12 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import WebSocket from 'ws'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
-import { startTwilioFake, streamOpening, type TwilioFake } from '../fakes/twilio'
-import { freePort } from '../support/child-service'
-import { startTestServer, type TestServer } from '../support/server'
+import { streamOpening, type TwilioFake } from '../fakes/twilio'
+import type { TestServer } from '../support/server'
+import { startTwilioServer, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
+let twilio: TwilioServer
 let fake: TwilioFake
 let s: TestServer
 let key: string
@@ -26,16 +27,8 @@ const XML = '<?xml version="1.0" encoding="UTF-8"?>'
 const call = (id: string) => s.api('GET', `/calls/${id}`, { key })
 
 beforeAll(async () => {
-  fake = startTwilioFake()
-  const port = await freePort()
-  s = await startTestServer({
-    PORT: String(port),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    TELEPHONY_PROVIDER: 'twilio',
-    TWILIO_ACCOUNT_SID: fake.accountSid,
-    TWILIO_AUTH_TOKEN: fake.authToken,
-    TWILIO_API_BASE_URL: fake.url,
-  })
+  twilio = await startTwilioServer()
+  ;({ fake, s } = twilio)
   const dev = await s.developer({ plan: 'pro' })
   key = dev.key
   const agent = (await s.agent(key, { name: 'Desk', voice: { answersCalls: true }, transfers: [{ name: 'Manager', phoneNumber: MANAGER, whenToUse: 'complaints', mode: 'warm' }] })).id
@@ -43,8 +36,7 @@ beforeAll(async () => {
   for (const phone of ['+14155550921', '+14155550922', '+14155550923']) await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })
 })
 afterAll(async () => {
-  await s?.stop()
-  await fake?.stop()
+  await twilio?.stop()
 })
 
 /** Places a call through the fake, has Twilio answer it and opens its media stream as Twilio would. */

@@ -8,11 +8,11 @@
  * what crossed the socket and the call's transcript from the API: no hook into the session.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { startTwilioFake, type TwilioFake } from '../fakes/twilio'
-import { freePort } from '../support/child-service'
-import { startTestServer, type TestServer } from '../support/server'
+import type { TwilioFake } from '../fakes/twilio'
+import type { TestServer } from '../support/server'
 import { describeNeeding, systemBinary } from '../support/system-binary'
 import { AUDIBLE_DBFS, callerSpeech, judgeBargeIn, TwilioCaller } from '../support/twilio-line'
+import { startTwilioServer, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
@@ -28,23 +28,15 @@ const BACKCHANNEL_AT_MS = 2_000
 type Line = { speaker: string; text: string }
 
 describeLocal('a false interruption at a Twilio line, default engines', () => {
+  let twilio: TwilioServer
   let fake: TwilioFake
   let s: TestServer
   beforeAll(async () => {
-    fake = startTwilioFake()
-    const port = await freePort()
-    s = await startTestServer({
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      TELEPHONY_PROVIDER: 'twilio',
-      TWILIO_ACCOUNT_SID: fake.accountSid,
-      TWILIO_AUTH_TOKEN: fake.authToken,
-      TWILIO_API_BASE_URL: fake.url,
-    })
+    twilio = await startTwilioServer()
+    ;({ fake, s } = twilio)
   })
   afterAll(async () => {
-    await s?.stop()
-    await fake?.stop()
+    await twilio?.stop()
   })
 
   test('2 s into a long opening the caller says "uh-huh": the agent stops, then resumes from the last word heard; the transcript keeps what was heard', async () => {

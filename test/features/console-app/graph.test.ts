@@ -6,7 +6,7 @@ import { chartGraph } from '../../../src/features/console-app/graph'
 test('the call chart: its states, the transient first state with its eventless ways out, guards named', () => {
   const g = chartGraph('call')
   expect(g.id).toBe('call')
-  expect(g.nodes.map((n) => n.label)).toEqual(['created', 'scheduled', 'ringing', 'connected', 'transferring', 'transferred', 'completed', 'missed', 'failed', 'cancelled'])
+  expect(g.nodes.map((n) => n.label)).toEqual(['created', 'scheduled', 'ringing', 'connected', 'consulting', 'joining', 'transferring', 'transferred', 'completed', 'missed', 'failed', 'cancelled'])
   expect(g.nodes.filter((n) => n.initial).map((n) => n.id)).toEqual(['call.created'])
   const from = (source: string) => g.edges.filter((e) => e.source === `call.${source}`).map((e) => `${e.label} → ${e.target.slice(5)}`)
   expect(from('created')).toEqual(['always [isUnplaced] → failed', 'always [isInbound] → connected', 'always [isScheduled] → scheduled', 'always → ringing'])
