@@ -11,7 +11,7 @@ import WebSocket from 'ws'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
 import { streamOpening, type TwilioFake } from '../fakes/twilio'
 import type { TestServer } from '../support/server'
-import { startTwilioServer, type TwilioServer } from '../support/twilio-server'
+import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 let twilio: TwilioServer
@@ -60,9 +60,7 @@ const expectedTwiml = (id: string) => {
 test('the live call is updated with <Dial>; the stream it stops is not the end; the callbacks record the leg and the call ends answered', async () => {
   const { id, sid } = await connected('+14155550911')
   // The call's media stream, as Twilio opens it (signed upgrade, the token in the TwiML).
-  const twiml = fake.calls.find((c) => c.sid === sid)!.form.get('Twiml')!
-  const wsUrl = /<Stream url="([^"]+)"/.exec(twiml)![1]!
-  const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!
+  const { wsUrl, token } = streamOf(fake, sid)
   const stream = new WebSocket(wsUrl, { headers: { 'x-twilio-signature': twilioSignature(fake.authToken, wsUrl, {}) } })
   const heard: any[] = []
   stream.on('message', (d) => heard.push(JSON.parse(String(d))))

@@ -13,7 +13,7 @@ import WebSocket from 'ws'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
 import { streamOpening, type TwilioFake } from '../fakes/twilio'
 import type { TestServer } from '../support/server'
-import { startTwilioServer, type TwilioServer } from '../support/twilio-server'
+import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 let twilio: TwilioServer
@@ -44,9 +44,7 @@ async function connected(to: string): Promise<{ id: string; sid: string; stream:
   const id = (await s.api('POST', '/calls', { key, body: { to, purpose: 'Hello, this is the desk.' } })).body.id
   const sid = fake.calls.at(-1)!.sid
   expect(await fake.callback(sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })).toBe(204)
-  const twiml = fake.calls.find((c) => c.sid === sid)!.form.get('Twiml')!
-  const wsUrl = /<Stream url="([^"]+)"/.exec(twiml)![1]!
-  const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!
+  const { wsUrl, token } = streamOf(fake, sid)
   const stream = new WebSocket(wsUrl, { headers: { 'x-twilio-signature': twilioSignature(fake.authToken, wsUrl, {}) } })
   const streamSid = `MZ${sid.slice(-6)}`
   // Twilio echoes each mark once the audio before it has played: the agent's words count as heard.

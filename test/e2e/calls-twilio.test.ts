@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
 import type { TwilioFake } from '../fakes/twilio'
 import type { TestServer } from '../support/server'
-import { startTwilioServer, type TwilioServer } from '../support/twilio-server'
+import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 let twilio: TwilioServer
@@ -107,9 +107,7 @@ test("Twilio's media stream: the TwiML names /media/{id} with the token as a <Pa
   const placed = await s.api('POST', '/calls', { key, body: { to: '+14155550904', purpose: 'Hello over the stream.' } })
   const id = placed.body.id
   const sent = fake.calls.at(-1)!
-  const twiml = sent.form.get('Twiml')!
-  const wsUrl = /<Stream url="([^"]+)"/.exec(twiml)![1]!
-  const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!
+  const { wsUrl, token } = streamOf(fake, sent.sid)
   expect(wsUrl).toBe(`${s.url.replace(/^http/, 'ws')}/media/${id}`)
   expect(token.length).toBe(32)
   await fake.callback(sent.sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })

@@ -12,7 +12,7 @@ import type { TwilioFake } from '../fakes/twilio'
 import type { TestServer } from '../support/server'
 import { describeNeeding, systemBinary } from '../support/system-binary'
 import { AUDIBLE_DBFS, callerSpeech, judgeBargeIn, TwilioCaller } from '../support/twilio-line'
-import { startTwilioServer, type TwilioServer } from '../support/twilio-server'
+import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
@@ -49,9 +49,7 @@ describeLocal('a false interruption at a Twilio line, default engines', () => {
     expect(placed.status).toBe(202)
     const id = placed.body.id as string
     const sent = fake.calls.at(-1)!
-    const twiml = sent.form.get('Twiml')!
-    const wsUrl = /<Stream url="([^"]+)"/.exec(twiml)![1]!
-    const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!
+    const { wsUrl, token } = streamOf(fake, sent.sid)
     expect(await fake.callback(sent.sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })).toBe(204)
     await until(
       'connected',
