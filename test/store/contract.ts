@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type Collection, type Doc, type DocumentStore, DuplicateKeyError, type IndexSpec } from '../../src/store/port'
 import { commitContract } from './contract-commit'
 import { queryContract } from './contract-queries'
+import { scopedContract } from './contract-scoped'
 
 export type Item = Doc & Record<string, unknown>
 
@@ -305,5 +306,6 @@ export function storeContract(name: string, open: () => Promise<DocumentStore>, 
 
     queryContract(ctx)
     commitContract(ctx)
+    scopedContract(ctx)
   })
 }
