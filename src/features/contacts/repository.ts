@@ -1,5 +1,6 @@
 /** Contacts: the people an agent talks to, one per phone number per workspace. */
-import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import type { CollectionSpec, DocumentStore } from '../../store/port'
+import { WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
 
 export interface ContactDoc {
   [field: string]: unknown
@@ -15,27 +16,16 @@ export interface ContactDoc {
   updatedAt: string
 }
 
-export const contactsSpec: CollectionSpec = {
-  name: 'contacts',
-  indexes: [
-    {
-      name: 'workspace_phone',
-      fields: [
-        ['workspaceId', 1],
-        ['phone', 1],
-      ],
-      unique: true,
-    },
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-  ],
-}
+export const contactsSpec: CollectionSpec = workspaceSpec('contacts', [
+  {
+    name: 'workspace_phone',
+    fields: [
+      ['workspaceId', 1],
+      ['phone', 1],
+    ],
+    unique: true,
+  },
+])
 
-export type ContactRepo = Collection<ContactDoc>
-export const openContacts = (store: DocumentStore): Promise<ContactRepo> => store.collection<ContactDoc>(contactsSpec)
+export type ContactRepo = WorkspaceCollection<ContactDoc>
+export const openContacts = async (store: DocumentStore): Promise<ContactRepo> => new WorkspaceCollection(await store.collection<ContactDoc>(contactsSpec))

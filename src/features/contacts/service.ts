@@ -47,7 +47,7 @@ export class ContactService {
       updatedAt: now,
     }
     try {
-      await this.contacts.insert(doc)
+      await this.contacts.in(workspaceId).insert(doc)
     } catch (error) {
       if (error instanceof DuplicateKeyError) throw clashes(`a contact with phone ${phone} already exists`)
       throw error
@@ -56,12 +56,13 @@ export class ContactService {
   }
 
   async patch(workspaceId: string, id: string, input: { optedOut?: boolean; doNotCall?: boolean }): Promise<ContactDoc> {
-    const doc = await this.contacts.get(id)
-    if (!doc || doc.workspaceId !== workspaceId) throw notThere(`no contact ${id} in this workspace`)
+    const contacts = this.contacts.in(workspaceId)
+    const doc = await contacts.get(id)
+    if (!doc) throw notThere(`no contact ${id} in this workspace`)
     const set: Record<string, unknown> = { updatedAt: iso(this.clock.now()) }
     if (input.optedOut !== undefined) set.optedOut = input.optedOut
     if (input.doNotCall !== undefined) set.doNotCall = input.doNotCall
-    const updated = (await this.contacts.update(id, set))!
+    const updated = (await contacts.update(id, set))!
     const reason = input.optedOut && !doc.optedOut ? 'opted_out' : input.doNotCall && !doc.doNotCall ? 'do_not_call' : null
     if (reason) for (const listener of this.withdrawn) await listener(updated, reason)
     return updated
@@ -69,17 +70,17 @@ export class ContactService {
 
   /** Contacts in a workspace (a customer's counts). */
   countIn(workspaceId: string): Promise<number> {
-    return this.contacts.count({ workspaceId })
+    return this.contacts.in(workspaceId).count()
   }
 
   /** The contacts of a workspace behind these E.164 numbers (those that are contacts), in one query. */
   findByPhones(workspaceId: string, phones: string[]): Promise<ContactDoc[]> {
-    return phones.length ? this.contacts.find({ workspaceId, phone: { $in: phones } }) : Promise.resolve([])
+    return phones.length ? this.contacts.in(workspaceId).find({ phone: { $in: phones } }) : Promise.resolve([])
   }
 
   /** The contact behind any spelling of a number, or null. */
   findByPhone(workspaceId: string, phone: string): Promise<ContactDoc | null> {
     const normal = normalizePhone(phone)
-    return normal ? this.contacts.findOne({ workspaceId, phone: normal }) : Promise.resolve(null)
+    return normal ? this.contacts.in(workspaceId).findOne({ phone: normal }) : Promise.resolve(null)
   }
 }
