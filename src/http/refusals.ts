@@ -8,14 +8,23 @@ import { ApiError } from './errors'
 
 const STATUS: Record<RefusalReason, number> = {
   invalid: 400,
+  unrecognised: 401,
+  not_covered: 402,
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
+  too_many: 429,
+  upstream: 502,
+  unavailable: 503,
 }
 
 /** The HTTP refusal `error` answers as, or null when it is no refusal (a bug, an outage). */
 export function apiErrorOf(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error
-  if (error instanceof Refused) return new ApiError(STATUS[error.reason], error.message, error.details)
+  if (error instanceof Refused) return new ApiError(STATUS[error.reason], error.message, error.details, retryAfter(error.retryAfterSeconds))
   return null
 }
+
+/** Whole seconds, at least 1 (RFC 9110 delay-seconds). */
+const retryAfter = (seconds: number | undefined) => (seconds === undefined ? undefined : { 'retry-after': String(Math.max(1, Math.ceil(seconds))) })

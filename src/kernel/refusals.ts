@@ -4,7 +4,25 @@
  * so a job, a simulation or a test can drive a service and branch on `reason` without HTTP; the
  * HTTP kernel maps each reason to its status in one place (src/http/refusals.ts).
  */
-export type RefusalReason = 'invalid' | 'not_found' | 'conflict' | 'forbidden'
+export type RefusalReason =
+  /** The input is wrong (a field named). */
+  | 'invalid'
+  /** The caller is not who the request needs (a session that is not this widget's). */
+  | 'unrecognised'
+  /** The plan or the balance does not cover it. */
+  | 'not_covered'
+  | 'forbidden'
+  | 'not_found'
+  /** It clashes with the state things are in. */
+  | 'conflict'
+  /** It was there and is deleted for good (or until restored). */
+  | 'gone'
+  /** Too many, too fast: try again after `retryAfterSeconds`. */
+  | 'too_many'
+  /** A provider outside (a phone network, a vendor, a platform) refused or failed. */
+  | 'upstream'
+  /** Not now: a part is busy or still settling; try again after `retryAfterSeconds`. */
+  | 'unavailable'
 
 export class Refused extends Error {
   override readonly name = 'Refused'
@@ -13,6 +31,8 @@ export class Refused extends Error {
     message: string,
     /** Members an answer carries beside the message (the offending `field`, a clashing `id`). */
     readonly details?: Record<string, unknown>,
+    /** When trying again may succeed (`too_many`, `unavailable`). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message)
   }
@@ -23,6 +43,18 @@ export const invalid = (field: string, message: string) => new Refused('invalid'
 export const notThere = (message: string) => new Refused('not_found', message)
 export const clashes = (message: string, details?: Record<string, unknown>) => new Refused('conflict', message, details)
 export const notAllowed = (message: string) => new Refused('forbidden', message)
+export const unrecognised = (message: string, details?: Record<string, unknown>) => new Refused('unrecognised', message, details)
+export const notCovered = (message: string, details?: Record<string, unknown>) => new Refused('not_covered', message, details)
+export const gone = (message: string, details?: Record<string, unknown>) => new Refused('gone', message, details)
+export const tooMany = (message: string, retryAfterSeconds: number, details?: Record<string, unknown>) => new Refused('too_many', message, details, retryAfterSeconds)
+export const upstreamFailed = (message: string, details?: Record<string, unknown>) => new Refused('upstream', message, details)
+export const unavailable = (message: string, retryAfterSeconds?: number, details?: Record<string, unknown>) => new Refused('unavailable', message, details, retryAfterSeconds)
+
+/** A required text that is only spaces is as good as missing: refused like an empty one. */
+export function notBlank(value: string, field: string): string {
+  if (value.trim() === '') throw invalid(field, 'must not be blank')
+  return value
+}
 
 /** Whether `err` is a refusal (of `reason`, when given). */
 export const isRefused = (err: unknown, reason?: RefusalReason): err is Refused => err instanceof Refused && (reason === undefined || err.reason === reason)

@@ -9,7 +9,7 @@ import { openLocalCoordination } from '../../src/coordination/local'
 import type { Coordination } from '../../src/coordination/port'
 import { errorPlugin } from '../../src/http/error-plugin'
 import { idempotent } from '../../src/http/idempotency'
-import { clashes, invalid, notAllowed, notThere } from '../../src/kernel/refusals'
+import { clashes, gone, invalid, notAllowed, notCovered, notThere, tooMany, unavailable, unrecognised, upstreamFailed } from '../../src/kernel/refusals'
 import { createLogger } from '../../src/logger'
 
 let app: { stop(): Promise<void> } & any
@@ -21,6 +21,12 @@ const refusals = {
   missing: () => notThere('no contact ct_1'),
   clash: () => clashes('a contact with phone +1 exists', { id: 'ct_1' }),
   denied: () => notAllowed('not yours'),
+  stranger: () => unrecognised('session: not a session of this widget', { field: 'session' }),
+  unpaid: () => notCovered('the free plan allows 1 customer'),
+  deleted: () => gone('customer cu_1 was deleted', { deletedAt: '2026-01-01T00:00:00.000Z' }),
+  hurried: () => tooMany('calls a minute used up', 2.2),
+  vendor: () => upstreamFailed('the phone network would not place the call', { id: 'call_1' }),
+  busy: () => unavailable('at capacity', 5, { reason: 'cpu' }),
 }
 
 beforeAll(async () => {
@@ -49,7 +55,18 @@ test('each reason answers its status in the v1 shape, the offending field named'
     ['missing', 404, { error: 'no contact ct_1' }],
     ['clash', 409, { error: 'a contact with phone +1 exists', id: 'ct_1' }],
     ['denied', 403, { error: 'not yours' }],
+    ['stranger', 401, { error: 'session: not a session of this widget', field: 'session' }],
+    ['unpaid', 402, { error: 'the free plan allows 1 customer' }],
+    ['deleted', 410, { error: 'customer cu_1 was deleted', deletedAt: '2026-01-01T00:00:00.000Z' }],
+    ['hurried', 429, { error: 'calls a minute used up' }],
+    ['vendor', 502, { error: 'the phone network would not place the call', id: 'call_1' }],
+    ['busy', 503, { error: 'at capacity', reason: 'cpu' }],
   ])
+})
+
+test('a refusal that passes with time says when to try again, in whole seconds', async () => {
+  const [hurried, busy, denied] = await Promise.all(['hurried', 'busy', 'denied'].map((what) => fetch(`${base}/api/v1/refuse/${what}`)))
+  expect([hurried!.headers.get('retry-after'), busy!.headers.get('retry-after'), denied!.headers.get('retry-after')]).toEqual(['3', '5', null])
 })
 
 test('the legacy surface answers the same refusal as { detail, status }', async () => {
@@ -67,4 +84,15 @@ test('under an Idempotency-Key a refusal is the stored answer: the repeat gets i
   await expect(idempotent(coordination, 's', 'k-refused', {}, run)).rejects.toThrow('a contact with phone +1 exists')
   expect(await idempotent(coordination, 's', 'k-refused', {}, run)).toEqual({ status: 409, body: { error: 'a contact with phone +1 exists', id: 'ct_1' }, replayed: true })
   expect(runs).toBe(1)
+})
+
+test('under an Idempotency-Key a refusal that passes with time releases the key: the repeat runs again', async () => {
+  let runs = 0
+  const run = async () => {
+    runs++
+    throw runs === 1 ? unavailable('at capacity', 5) : upstreamFailed('the network refused')
+  }
+  await expect(idempotent(coordination, 's', 'k-busy', {}, run)).rejects.toThrow('at capacity')
+  await expect(idempotent(coordination, 's', 'k-busy', {}, run)).rejects.toThrow('the network refused')
+  expect(runs).toBe(2)
 })
