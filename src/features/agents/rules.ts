@@ -3,7 +3,7 @@
 import { findModel, MODELS } from '../../catalog/models'
 import { type PlanId, planIncludes } from '../../catalog/plans'
 import { isVoice, VOICES } from '../../catalog/voices'
-import { badRequest } from '../../http/errors'
+import { invalid } from '../../kernel/refusals'
 import { normalizePhone, unreadablePhone } from '../contacts/public'
 import { canonicalLanguage } from './languages'
 import type { Agent, CreateAgent } from './model'
@@ -15,12 +15,12 @@ export const clampReplyTokens = (v: number): number => Math.min(800, Math.max(10
 export function checkLanguage(value: string, field: string, allowAuto: boolean): string {
   if (allowAuto && value.trim().toLowerCase() === 'auto') return 'auto'
   const canonical = canonicalLanguage(value)
-  if (!canonical) throw badRequest(field, `"${value}" is not a language the console offers${allowAuto ? ' (or auto)' : ''}`)
+  if (!canonical) throw invalid(field, `"${value}" is not a language the console offers${allowAuto ? ' (or auto)' : ''}`)
   return canonical
 }
 
 export function checkVoice(id: string): string {
-  if (!isVoice(id)) throw badRequest('voice.voice', `"${id}" is not a voice; choose one of ${VOICES.map((v) => v.id).join(', ')} (GET /voices)`)
+  if (!isVoice(id)) throw invalid('voice.voice', `"${id}" is not a voice; choose one of ${VOICES.map((v) => v.id).join(', ')} (GET /voices)`)
   return id
 }
 
@@ -31,12 +31,12 @@ export function checkVoice(id: string): string {
  */
 export function checkModelChange(id: string, plan: PlanId, answersCalls: boolean): string {
   const model = findModel(id)
-  if (!model) throw badRequest('model', `"${id}" is not a model; choose one of ${MODELS.map((m) => m.id).join(', ')} (GET /models)`)
+  if (!model) throw invalid('model', `"${id}" is not a model; choose one of ${MODELS.map((m) => m.id).join(', ')} (GET /models)`)
   if (!planIncludes(plan, model.minPlan)) {
-    throw badRequest('model', `${id} needs the ${model.minPlan} plan or above; this workspace is on ${plan}`)
+    throw invalid('model', `${id} needs the ${model.minPlan} plan or above; this workspace is on ${plan}`)
   }
   if (answersCalls && !model.voice) {
-    throw badRequest('model', `${id} is too slow for phone calls; pick a model marked voice: true, or turn voice.answersCalls off`)
+    throw invalid('model', `${id} is too slow for phone calls; pick a model marked voice: true, or turn voice.answersCalls off`)
   }
   return id
 }
@@ -45,7 +45,7 @@ export function checkCollectFieldNames(fields: { name: string }[]): void {
   const seen = new Set<string>()
   fields.forEach((f, i) => {
     const key = f.name.trim().toLowerCase()
-    if (seen.has(key)) throw badRequest(`collectFields[${i}].name`, `"${f.name}" appears twice`)
+    if (seen.has(key)) throw invalid(`collectFields[${i}].name`, `"${f.name}" appears twice`)
     seen.add(key)
   })
 }
@@ -58,14 +58,14 @@ export function checkTransfers(input: NonNullable<CreateAgent['transfers']>): Ag
   const seen = new Set<string>()
   return input.map((d, i) => {
     const name = d.name.replace(/\s+/g, ' ').trim()
-    if (!name) throw badRequest(`transfers[${i}].name`, 'must not be blank')
+    if (!name) throw invalid(`transfers[${i}].name`, 'must not be blank')
     const key = name.toLowerCase()
-    if (seen.has(key)) throw badRequest(`transfers[${i}].name`, `"${name}" appears twice`)
+    if (seen.has(key)) throw invalid(`transfers[${i}].name`, `"${name}" appears twice`)
     seen.add(key)
     const phoneNumber = normalizePhone(d.phoneNumber)
-    if (!phoneNumber) throw badRequest(`transfers[${i}].phoneNumber`, unreadablePhone(d.phoneNumber))
+    if (!phoneNumber) throw invalid(`transfers[${i}].phoneNumber`, unreadablePhone(d.phoneNumber))
     const whenToUse = d.whenToUse.trim()
-    if (!whenToUse) throw badRequest(`transfers[${i}].whenToUse`, 'must not be blank')
+    if (!whenToUse) throw invalid(`transfers[${i}].whenToUse`, 'must not be blank')
     return { name, phoneNumber, whenToUse, mode: d.mode ?? 'cold' }
   })
 }

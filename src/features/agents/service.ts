@@ -5,7 +5,7 @@
 
 import { PLANS, type PlanId } from '../../catalog/plans'
 import { type Clock, iso } from '../../clock'
-import { badRequest, conflict, notBlank, notFound } from '../../http/errors'
+import { clashes, invalid, notBlank, notThere } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { PageAfter } from '../../store/port'
 import type { AgentNumbers } from './agent-numbers'
@@ -51,7 +51,7 @@ export class AgentService {
   async create(tenant: Tenant, input: CreateAgent): Promise<AgentDoc> {
     const allowance = PLANS[tenant.plan].agents
     const held = await this.agents.count({ workspaceId: tenant.workspace.id })
-    if (held >= allowance) throw conflict(`the ${tenant.plan} plan allows ${allowance} agents per workspace and all are in use`)
+    if (held >= allowance) throw clashes(`the ${tenant.plan} plan allows ${allowance} agents per workspace and all are in use`)
     const now = iso(this.clock.now())
     const base = newAgentDoc(tenant.workspace.id, input.name, this.defaultModel, now)
     // On create every given value is a change, so the model rule applies to an explicit model.
@@ -84,14 +84,14 @@ export class AgentService {
     const text = String(ref)
     if (!/^\d{1,15}$/.test(text)) return this.get(workspaceId, text)
     const id = await this.numbers.agentIdOf(workspaceId, Number(text))
-    if (!id) throw notFound(`no agent ${text} in this account`)
+    if (!id) throw notThere(`no agent ${text} in this account`)
     return this.get(workspaceId, id)
   }
 
   /** The agent, or 404: another workspace's agent and one being deleted are the same 404 as none. */
   async get(workspaceId: string, id: string): Promise<AgentDoc> {
     const doc = await this.stored(workspaceId, id)
-    if (doc.deletingAt) throw notFound(`no agent ${id} in this workspace`)
+    if (doc.deletingAt) throw notThere(`no agent ${id} in this workspace`)
     return doc
   }
 
@@ -108,11 +108,11 @@ export class AgentService {
   async addressed(workspaceId: string, to: string | null): Promise<AgentDoc> {
     if (to) {
       const agent = await this.get(workspaceId, to).catch(() => null)
-      if (!agent) throw notFound(`no agent ${to} in this workspace`)
+      if (!agent) throw notThere(`no agent ${to} in this workspace`)
       return agent
     }
     const agents = await this.list(workspaceId, 2, null)
-    if (agents.length !== 1) throw badRequest('to', agents.length ? 'the workspace has several agents: name one (ag_…)' : 'the workspace has no agent')
+    if (agents.length !== 1) throw invalid('to', agents.length ? 'the workspace has several agents: name one (ag_…)' : 'the workspace has no agent')
     return agents[0]!
   }
 
@@ -185,7 +185,7 @@ export class AgentService {
   private async stored(workspaceId: string, id: string): Promise<AgentDoc> {
     const doc = await this.agents.get(id)
     // Another workspace's agent is the same 404 as none at all (docs/spec.md Errors).
-    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no agent ${id} in this workspace`)
+    if (!doc || doc.workspaceId !== workspaceId) throw notThere(`no agent ${id} in this workspace`)
     return doc
   }
 

@@ -4,7 +4,7 @@
  * `{{name}}`, `{{firstName}}`, `{{phone}}` and `{{email}}`; any other `{{…}}` is refused when the
  * agent is saved, so a typo is never read out to a customer's voicemail.
  */
-import { badRequest } from '../../http/errors'
+import { invalid } from '../../kernel/refusals'
 
 export const VOICEMAIL_VARIABLES = ['name', 'firstName', 'phone', 'email'] as const
 /** About 45 s of speech at ~15 characters a second: mailboxes commonly cut a message at 60 s or more. */
@@ -16,13 +16,13 @@ export function checkVoicemailMessage(value: string | null): string | null {
   if (value === null) return null
   const text = value.trim()
   const field = 'voice.voicemailMessage'
-  if (!text) throw badRequest(field, 'must not be blank; send null to leave no voicemail')
-  if (text.length > VOICEMAIL_MAX_CHARS) throw badRequest(field, `must be at most ${VOICEMAIL_MAX_CHARS} characters (about 45 s of speech)`)
+  if (!text) throw invalid(field, 'must not be blank; send null to leave no voicemail')
+  if (text.length > VOICEMAIL_MAX_CHARS) throw invalid(field, `must be at most ${VOICEMAIL_MAX_CHARS} characters (about 45 s of speech)`)
   for (const m of text.matchAll(VARIABLE)) {
-    if (!(VOICEMAIL_VARIABLES as readonly string[]).includes(m[1]!)) throw badRequest(field, `{{${m[1]}}} is not a variable; use ${VOICEMAIL_VARIABLES.map((v) => `{{${v}}}`).join(', ')}`)
+    if (!(VOICEMAIL_VARIABLES as readonly string[]).includes(m[1]!)) throw invalid(field, `{{${m[1]}}} is not a variable; use ${VOICEMAIL_VARIABLES.map((v) => `{{${v}}}`).join(', ')}`)
   }
   const stray = text.replace(VARIABLE, '')
-  if (stray.includes('{{') || stray.includes('}}')) throw badRequest(field, 'has an unclosed {{ or a stray }}')
+  if (stray.includes('{{') || stray.includes('}}')) throw invalid(field, 'has an unclosed {{ or a stray }}')
   return text
 }
 

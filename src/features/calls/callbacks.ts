@@ -11,6 +11,7 @@
  */
 import { type Clock, iso } from '../../clock'
 import { ApiError } from '../../http/errors'
+import { isRefused } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import { type ContactService, normalizePhone } from '../contacts/public'
@@ -58,7 +59,7 @@ export class CallbackBooking {
       return { scheduled: true, callId: placed.id, at: iso(time.at), localTime: time.local }
     } catch (err) {
       // POST /calls' refusals (not on the phone, opted out, too far ahead, no balance) in its words.
-      if (err instanceof ApiError) return { scheduled: false, error: err.message }
+      if (err instanceof ApiError || isRefused(err)) return { scheduled: false, error: err.message }
       throw err
     }
   }

@@ -16,7 +16,7 @@
  */
 
 import { eventsSpec } from '../../events/bus'
-import { ApiError } from '../../http/errors'
+import { isRefused } from '../../kernel/refusals'
 import type { CollectionSpec, DocumentStore } from '../../store/port'
 import type { AgentService } from '../agents/public'
 
@@ -46,7 +46,7 @@ export class CustomerErasure {
           removed++
         } catch (err) {
           // Removed meanwhile (a concurrent delete): fine.
-          if (!(err instanceof ApiError && err.status === 404)) throw err
+          if (!isRefused(err, 'not_found')) throw err
         }
       }
       // A page that will not go away would loop forever: fail the effect (it is retried) instead.

@@ -1,6 +1,7 @@
 /** Phone numbers: rented or brought in the console, each assignable to one agent, released there; listed on v1. */
-import { ApiError } from '../../http/errors'
+
 import { defineFeature, eraseCollections } from '../../kernel/feature'
+import { isRefused } from '../../kernel/refusals'
 import { agentsRef } from '../agents/public'
 import { phoneNumbersConsole } from './console'
 import { refuseWhileLive } from './live-calls'
@@ -17,7 +18,7 @@ export const phoneNumbersFeature = defineFeature(phoneNumbersRef, {
       agents.get(ws, id).then(
         (a) => a.phoneNumber ?? null,
         (err) => {
-          if (err instanceof ApiError && err.status === 404) return null
+          if (isRefused(err, 'not_found')) return null
           throw err
         },
       )

@@ -12,6 +12,7 @@
  * which conversations search as they are now (the snapshot records their ids for diffs).
  */
 import { ApiError, conflict } from '../../http/errors'
+import { isRefused } from '../../kernel/refusals'
 import type { AgentDoc } from '../agents/public'
 import type { AgentReader } from './drafts'
 import type { VersionDoc, VersionStore } from './repository'
@@ -46,7 +47,7 @@ export class ServingAgents {
     return this.served(workspaceId, agentId).then(
       (s) => s.agent,
       (err) => {
-        if (err instanceof ApiError && (err.status === 404 || err.status === 409)) return null
+        if (isRefused(err, 'not_found') || (err instanceof ApiError && err.status === 409)) return null
         throw err
       },
     )

@@ -7,7 +7,7 @@
  * stream ends after the last.
  */
 
-import { ApiError } from '../../http/errors'
+import { apiErrorOf } from '../../http/refusals'
 import type { Logger } from '../../logger'
 import { type Accepted, UNAVAILABLE } from './service'
 
@@ -37,9 +37,9 @@ export function replyStream(accepted: Accepted, headers: Record<string, string>,
           else if (reply.unavailable) send('unavailable', { reason: UNAVAILABLE })
           else send('silent', { reason: 'a person from the team has this conversation and will answer' })
         } catch (err) {
-          const status = err instanceof ApiError ? err.status : 500
-          if (status >= 500 && !(err instanceof ApiError)) logger.warn({ err, conversation: accepted.conversationId }, 'a website chat reply failed')
-          send('error', { error: err instanceof ApiError ? err.message : 'the agent could not answer; try again', status })
+          const refused = apiErrorOf(err)
+          if (!refused) logger.warn({ err, conversation: accepted.conversationId }, 'a website chat reply failed')
+          send('error', { error: refused ? refused.message : 'the agent could not answer; try again', status: refused?.status ?? 500 })
         }
       }
       if (open) controller.close()
