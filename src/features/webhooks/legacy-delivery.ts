@@ -49,7 +49,7 @@ export class LegacyDeliveries {
   /** Bus subscriber (local): a delivery record and actor per matching endpoint. */
   readonly onEvent = async (event: RecordedEvent): Promise<void> => {
     if (!isLegacyEventType(event.type)) return
-    const endpoints = await this.deps.repos.endpoints.find({ workspaceId: event.workspaceId, isActive: true })
+    const endpoints = await this.deps.repos.endpoints.in(event.workspaceId).find({ isActive: true })
     for (const endpoint of endpoints) {
       if (!endpoint.eventTypes.includes(event.type)) continue
       if (endpoint.agentId !== null && endpoint.agentId !== event.agentId) continue
@@ -63,7 +63,7 @@ export class LegacyDeliveries {
     const final = (error: string): DeliverOutput => ({ ok: false, at: clock.now(), status: null, error, retryable: false })
     const doc = await repos.deliveries.get(input.deliveryId)
     if (!doc) return final('the delivery record was deleted with its endpoint')
-    const endpoint = await repos.endpoints.get(doc.endpointId)
+    const endpoint = await repos.endpoints.in(doc.workspaceId).get(doc.endpointId)
     if (!endpoint) return final('the endpoint was deleted')
     if (!endpoint.isActive) return final('the endpoint is inactive (is_active: false)')
     // A success already recorded (the process died before the chart heard of it): report it, send nothing.

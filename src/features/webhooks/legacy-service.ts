@@ -43,7 +43,7 @@ export class LegacyWebhookService {
 
   async create(workspaceId: string, input: CreateEndpoint): Promise<{ doc: LegacyEndpointDoc; secret: string }> {
     const { repos, secrets, clock } = this.deps
-    const held = await repos.endpoints.count({ workspaceId })
+    const held = await repos.endpoints.in(workspaceId).count()
     // Refuses early and cheaply; racing creates can all pass it, so confirm() checks again.
     if (held >= MAX_LEGACY_ENDPOINTS) throw tooMany(held)
     const url = await this.url(input.url)
@@ -69,7 +69,7 @@ export class LegacyWebhookService {
       createdAt: now,
       updatedAt: now,
     }
-    await repos.endpoints.insert(doc)
+    await repos.endpoints.in(workspaceId).insert(doc)
     await this.confirm(doc)
     return { doc, secret }
   }
@@ -87,14 +87,14 @@ export class LegacyWebhookService {
       const keep = await withinCap({
         cap: MAX_LEGACY_ENDPOINTS,
         mine: doc,
-        rows: () => repos.endpoints.find({ workspaceId: doc.workspaceId }),
+        rows: () => repos.endpoints.in(doc.workspaceId).find(),
         before: (a, b) => a.number < b.number,
       })
       if (!keep) throw tooMany(MAX_LEGACY_ENDPOINTS)
       if (doc.agentId !== null && !(await agents.exists(doc.workspaceId, doc.agentId))) throw notFound(`no agent ${doc.agentId} in this workspace`)
     } catch (err) {
       await repos.deliveries.deleteMany({ endpointId: doc.id })
-      await repos.endpoints.delete(doc.id)
+      await repos.endpoints.in(doc.workspaceId).delete(doc.id)
       throw err
     }
   }
@@ -105,13 +105,13 @@ export class LegacyWebhookService {
    * concurrent creates), and one it cannot see it cannot delete.
    */
   async list(workspaceId: string): Promise<LegacyEndpointDoc[]> {
-    const docs = await this.deps.repos.endpoints.find({ workspaceId }, { sort: [['number', -1]] })
+    const docs = await this.deps.repos.endpoints.in(workspaceId).find({}, { sort: [['number', -1]] })
     return Promise.all(docs.map((d) => this.withAgentNumber(d)))
   }
 
   async get(workspaceId: string, number: number): Promise<LegacyEndpointDoc> {
     // Numbers are per account: another account's endpoint with this number is simply not found.
-    const doc = await this.deps.repos.endpoints.findOne({ workspaceId, number })
+    const doc = await this.deps.repos.endpoints.in(workspaceId).findOne({ number })
     if (!doc) throw notFound(`no webhook endpoint ${number}`)
     return this.withAgentNumber(doc)
   }
@@ -121,7 +121,7 @@ export class LegacyWebhookService {
     if (doc.agentId === null || typeof doc.agentNumber === 'number') return doc
     const agentNumber = await this.deps.agents.legacyNumberOfId(doc.agentId)
     if (agentNumber === null) return doc
-    await this.deps.repos.endpoints.update(doc.id, { agentNumber })
+    await this.deps.repos.endpoints.in(doc.workspaceId).update(doc.id, { agentNumber })
     return { ...doc, agentNumber }
   }
 
@@ -137,14 +137,14 @@ export class LegacyWebhookService {
     if (input.is_active !== undefined) set.isActive = input.is_active
     if (Object.keys(set).length === 0) return current
     set.updatedAt = iso(this.deps.clock.now())
-    return (await this.deps.repos.endpoints.update(current.id, set)) ?? { ...current, ...set }
+    return (await this.deps.repos.endpoints.in(workspaceId).update(current.id, set)) ?? { ...current, ...set }
   }
 
   /** Removes the endpoint and its delivery records; a retry still scheduled then fails without sending. */
   async remove(workspaceId: string, number: number): Promise<void> {
     const doc = await this.get(workspaceId, number)
     await this.deps.repos.deliveries.deleteMany({ endpointId: doc.id })
-    await this.deps.repos.endpoints.delete(doc.id)
+    await this.deps.repos.endpoints.in(workspaceId).delete(doc.id)
   }
 
   async deliveries(workspaceId: string, number: number, limit: number): Promise<Delivery[]> {
@@ -220,7 +220,7 @@ export class LegacyWebhookService {
   }
 
   private async highestNumber(workspaceId: string): Promise<number> {
-    const [top] = await this.deps.repos.endpoints.find({ workspaceId }, { sort: [['number', -1]], limit: 1 })
+    const [top] = await this.deps.repos.endpoints.in(workspaceId).find({}, { sort: [['number', -1]], limit: 1 })
     return top?.number ?? 0
   }
 }

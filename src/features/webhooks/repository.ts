@@ -5,6 +5,7 @@
  * not here: the chart is the only writer of state.
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import { WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
 import { type LegacyNumberDoc, legacyNumbersSpec } from './endpoint-numbers'
 
 export interface WebhookDoc {
@@ -22,28 +23,17 @@ export interface WebhookDoc {
   updatedAt: string
 }
 
-export const webhooksSpec: CollectionSpec = {
-  name: 'webhooks',
-  indexes: [
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-    {
-      name: 'workspace_agent_created',
-      fields: [
-        ['workspaceId', 1],
-        ['agentId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-  ],
-}
+export const webhooksSpec: CollectionSpec = workspaceSpec('webhooks', [
+  {
+    name: 'workspace_agent_created',
+    fields: [
+      ['workspaceId', 1],
+      ['agentId', 1],
+      ['createdAt', -1],
+      ['id', -1],
+    ],
+  },
+])
 
 export interface LegacyEndpointDoc {
   [field: string]: unknown
@@ -114,8 +104,8 @@ export const legacyDeliveriesSpec: CollectionSpec = {
 }
 
 export interface WebhookRepos {
-  webhooks: Collection<WebhookDoc>
-  endpoints: Collection<LegacyEndpointDoc>
+  webhooks: WorkspaceCollection<WebhookDoc>
+  endpoints: WorkspaceCollection<LegacyEndpointDoc>
   /** Claimed legacy endpoint numbers: each account's high-water mark (endpoint-numbers.ts). */
   endpointNumbers: Collection<LegacyNumberDoc>
   deliveries: Collection<LegacyDeliveryDoc>
@@ -128,7 +118,7 @@ export async function openWebhookRepos(store: DocumentStore): Promise<WebhookRep
     store.collection<LegacyNumberDoc>(legacyNumbersSpec),
     store.collection<LegacyDeliveryDoc>(legacyDeliveriesSpec),
   ])
-  return { webhooks, endpoints, endpointNumbers, deliveries }
+  return { webhooks: new WorkspaceCollection(webhooks), endpoints: new WorkspaceCollection(endpoints), endpointNumbers, deliveries }
 }
 
 /** Which subscriptions an event reaches (events lists are small; the store cannot match inside arrays). */

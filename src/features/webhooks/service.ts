@@ -10,7 +10,7 @@ import type { SecretBox } from '../../crypto/secrets'
 import { ALL_EVENTS } from '../../events/catalogue'
 import { newId } from '../../ids'
 import { clashes, invalid, notThere, type Refused } from '../../kernel/refusals'
-import type { Filter, PageAfter } from '../../store/port'
+import type { PageAfter } from '../../store/port'
 import type { AgentService } from '../agents/public'
 import { withinCap } from './cap-guard'
 import type { WebhookEndpointActors } from './endpoint-actor'
@@ -39,7 +39,7 @@ export class WebhookService {
   async create(workspaceId: string, input: CreateWebhook): Promise<{ doc: WebhookDoc; signingSecret: string }> {
     const { repos, agents, clock, secrets, endpoints } = this.deps
     await agents.get(workspaceId, input.agent)
-    const held = await repos.webhooks.count({ workspaceId, agentId: input.agent })
+    const held = await repos.webhooks.in(workspaceId).count({ agentId: input.agent })
     // Refuses early and cheaply; racing creates can all pass it, so confirm() checks again.
     if (held >= MAX_WEBHOOKS_PER_AGENT) throw tooMany(input.agent, held)
     const target = await this.target(input.url)
@@ -56,7 +56,7 @@ export class WebhookService {
       createdAt: now,
       updatedAt: now,
     }
-    await repos.webhooks.insert(doc)
+    await repos.webhooks.in(workspaceId).insert(doc)
     await this.confirm(doc)
     await endpoints.spawn(doc.id, { id: doc.id })
     return { doc, signingSecret }
@@ -74,7 +74,7 @@ export class WebhookService {
       const keep = await withinCap({
         cap: MAX_WEBHOOKS_PER_AGENT,
         mine: doc,
-        rows: () => repos.webhooks.find({ workspaceId: doc.workspaceId, agentId: doc.agentId }),
+        rows: () => repos.webhooks.in(doc.workspaceId).find({ agentId: doc.agentId }),
         before: createdBefore,
       })
       if (!keep) throw tooMany(doc.agentId, MAX_WEBHOOKS_PER_AGENT)
@@ -82,20 +82,19 @@ export class WebhookService {
       // Worded as AgentService.get's 404: to the caller the agent is simply not there.
       if (!(await agents.exists(doc.workspaceId, doc.agentId))) throw notThere(`no agent ${doc.agentId} in this workspace`)
     } catch (err) {
-      await repos.webhooks.delete(doc.id)
+      await repos.webhooks.in(doc.workspaceId).delete(doc.id)
       throw err
     }
   }
 
   list(workspaceId: string, agent: string | undefined, limit: number, after: PageAfter | null): Promise<WebhookDoc[]> {
-    const filter: Filter = agent === undefined ? { workspaceId } : { workspaceId, agentId: agent }
-    return this.deps.repos.webhooks.page(filter, limit, after)
+    return this.deps.repos.webhooks.in(workspaceId).page(agent === undefined ? {} : { agentId: agent }, limit, after)
   }
 
   async get(workspaceId: string, id: string): Promise<WebhookDoc> {
-    const doc = await this.deps.repos.webhooks.get(id)
     // Another workspace's webhook is the same 404 as none at all.
-    if (!doc || doc.workspaceId !== workspaceId) throw notThere(`no webhook ${id} in this workspace`)
+    const doc = await this.deps.repos.webhooks.in(workspaceId).get(id)
+    if (!doc) throw notThere(`no webhook ${id} in this workspace`)
     return doc
   }
 
@@ -112,7 +111,7 @@ export class WebhookService {
     let doc = current
     if (Object.keys(set).length > 0) {
       set.updatedAt = iso(at)
-      doc = (await this.deps.repos.webhooks.update(id, set)) ?? { ...current, ...set }
+      doc = (await this.deps.repos.webhooks.in(workspaceId).update(id, set)) ?? { ...current, ...set }
     }
     if (input.enabled !== undefined) {
       await this.deps.endpoints.send(id, { type: input.enabled ? 'endpoint.enable' : 'endpoint.disable', at }, { input: { id } })
@@ -122,21 +121,21 @@ export class WebhookService {
 
   async remove(workspaceId: string, id: string): Promise<void> {
     const doc = await this.get(workspaceId, id)
-    await this.deps.repos.webhooks.delete(doc.id)
+    await this.deps.repos.webhooks.in(workspaceId).delete(doc.id)
     // The actor stays as history but off, so a delivery already queued finds nothing to send to.
     await this.deps.endpoints.send(doc.id, { type: 'endpoint.disable', at: this.deps.clock.now() }, { input: { id: doc.id } })
   }
 
   /** docs/spec.md Customer workspace: a deleted customer's webhooks are switched off. Idempotent. */
   async switchOffWorkspace(workspaceId: string, at: number): Promise<number> {
-    const docs = await this.deps.repos.webhooks.find({ workspaceId })
+    const docs = await this.deps.repos.webhooks.in(workspaceId).find()
     for (const doc of docs) await this.deps.endpoints.send(doc.id, { type: 'customer.deleted', at, customerId: workspaceId }, { input: { id: doc.id } })
     return docs.length
   }
 
   /** Agent delete cascade: its webhooks go with it. The caller marks the agent first (AgentService.remove marks the agent before its cascades, so asking `exists` after the insert is enough). */
   async removeAllForAgent(workspaceId: string, agentId: string): Promise<void> {
-    const docs = await this.deps.repos.webhooks.find({ workspaceId, agentId })
+    const docs = await this.deps.repos.webhooks.in(workspaceId).find({ agentId })
     for (const doc of docs) await this.remove(workspaceId, doc.id)
   }
 

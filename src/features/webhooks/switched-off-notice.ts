@@ -12,7 +12,8 @@ import type { WebhookRepos } from './repository'
 export function switchedOffNotice(deps: { repos: WebhookRepos; notifications: NotificationService }): WebhookEndpointEffectPort {
   return {
     async notify({ endpointId, lastError, at }) {
-      const hook = await deps.repos.webhooks.get(endpointId)
+      // The endpoint actor knows only the id: the webhook names its own workspace.
+      const hook = await deps.repos.webhooks.acrossWorkspaces.get(endpointId)
       if (!hook) return // deleted meanwhile: nothing left to tell anyone about
       await deps.notifications.notify({
         workspaceId: hook.workspaceId,

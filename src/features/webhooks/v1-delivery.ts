@@ -77,7 +77,7 @@ export class V1Deliveries {
   readonly onEvent = async (event: RecordedEvent): Promise<Owed | undefined> => {
     if (!isV1EventType(event.type) || !event.agentId) return undefined
     const owed = this.owed!
-    const hooks = (await this.deps.repos.webhooks.find({ workspaceId: event.workspaceId, agentId: event.agentId })).filter((hook) => subscribes(hook.events, event.type))
+    const hooks = (await this.deps.repos.webhooks.in(event.workspaceId).find({ agentId: event.agentId })).filter((hook) => subscribes(hook.events, event.type))
     if (hooks.length === 0) return undefined
     const createdAt = iso(this.deps.clock.now())
     return {
@@ -113,7 +113,7 @@ export class V1Deliveries {
 
   private async deliver(id: string, event: RecordedEvent, resumed: boolean): Promise<void> {
     const owedId = owedV1Id(event.id, id)
-    const hook = await this.deps.repos.webhooks.get(id)
+    const hook = await this.deps.repos.webhooks.in(event.workspaceId).get(id)
     if (!hook || !subscribes(hook.events, event.type)) return this.owed!.done(owedId)
     const record = await this.deps.endpoints.read(id)
     if (record && record.state !== 'enabled') return this.owed!.done(owedId)

@@ -115,7 +115,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   const legacyWebhooks = new LegacyWebhookService({ repos, agents, deliveries: deliveryActors, secrets, clock, allowPrivate })
   agents.onDelete(async (agent) => {
     await webhooks.removeAllForAgent(agent.workspaceId, agent.id)
-    for (const ep of await repos.endpoints.find({ workspaceId: agent.workspaceId, agentId: agent.id })) await legacyWebhooks.remove(agent.workspaceId, ep.number)
+    for (const ep of await repos.endpoints.in(agent.workspaceId).find({ agentId: agent.id })) await legacyWebhooks.remove(agent.workspaceId, ep.number)
   })
 
   return {
@@ -124,13 +124,14 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
     legacyWebhooks,
     async switchOffCustomerWebhooks(workspaceId, at) {
       await webhooks.switchOffWorkspace(workspaceId, at)
-      const active = await repos.endpoints.find({ workspaceId, isActive: true })
-      for (const ep of active) await repos.endpoints.update(ep.id, { isActive: false })
+      const endpoints = repos.endpoints.in(workspaceId)
+      for (const ep of await endpoints.find({ isActive: true })) await endpoints.update(ep.id, { isActive: false })
     },
     async eraseCustomerWebhooks(workspaceId) {
-      await repos.webhooks.deleteMany({ workspaceId })
-      for (const ep of await repos.endpoints.find({ workspaceId })) await repos.deliveries.deleteMany({ endpointId: ep.id })
-      await repos.endpoints.deleteMany({ workspaceId })
+      await repos.webhooks.in(workspaceId).deleteMany()
+      const endpoints = repos.endpoints.in(workspaceId)
+      for (const ep of await endpoints.find()) await repos.deliveries.deleteMany({ endpointId: ep.id })
+      await endpoints.deleteMany()
       await repos.endpointNumbers.deleteMany({ workspaceId })
       await outbox.deleteMany({ workspaceId })
     },
