@@ -12,7 +12,7 @@
 import { ActorUnavailableError } from '../../../actors/errors'
 import type { CustomerWorkspaceContext } from '../../../machines/customer-workspace'
 import { type Clock, iso } from '../../clock'
-import { ApiError, conflict } from '../../http/errors'
+import { clashes, unavailable } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { WorkspaceRepo } from '../workspaces/public'
 import type { CustomerWorkspaceActors } from './actor'
@@ -32,7 +32,7 @@ export interface CustomerLifecycleDeps {
 
 // When an effect cannot run now, the caller may come back after the chart's first retry wait
 // (EFFECT_RETRY_FIRST_MS, 30 s): asking sooner finds the same state.
-const RETRY_AFTER_S = '30'
+const RETRY_AFTER_S = 30
 
 export class CustomerLifecycle {
   constructor(private readonly deps: CustomerLifecycleDeps) {}
@@ -67,22 +67,20 @@ export class CustomerLifecycle {
     const asked = await actors.ask(id, event, { input })
     if (!asked.ok) {
       const now = String(asked.snapshot.value)
-      throw conflict(asked.refusal.message, { state: now, ...extra(now) })
+      throw clashes(asked.refusal.message, { state: now, ...extra(now) })
     }
     const settled = await this.settle(id)
     const state = String(settled.state)
     const context = (settled.snapshot as { context: CustomerWorkspaceContext }).context
     if (state === target) return context
     if (context.lastError && context.retryAt !== null) {
-      throw new ApiError(
-        503,
-        `customer ${id} is ${state}: ${context.lastError.message}; it is retried automatically at ${iso(context.retryAt)}`,
-        { state, retryAt: iso(context.retryAt) },
-        { 'retry-after': RETRY_AFTER_S },
-      )
+      throw unavailable(`customer ${id} is ${state}: ${context.lastError.message}; it is retried automatically at ${iso(context.retryAt)}`, RETRY_AFTER_S, {
+        state,
+        retryAt: iso(context.retryAt),
+      })
     }
     // Another request moved it on meanwhile: say where it is now.
-    throw conflict(`customer ${id} is ${state}`, { state })
+    throw clashes(`customer ${id} is ${state}`, { state })
   }
 
   private async settle(id: string) {
@@ -92,7 +90,7 @@ export class CustomerLifecycle {
       if (err instanceof ActorUnavailableError) {
         // settle gave up after its 10 s; the effect is still running and is never lost (it is
         // in the stored snapshot), so a read a second later usually shows it done.
-        throw new ApiError(503, `customer ${id}: the change is recorded and still being applied; read it again shortly`, {}, { 'retry-after': '1' })
+        throw unavailable(`customer ${id}: the change is recorded and still being applied; read it again shortly`, 1, {})
       }
       throw err
     }

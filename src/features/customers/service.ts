@@ -5,9 +5,9 @@
 
 import { PLANS } from '../../catalog/plans'
 import { type Clock, iso } from '../../clock'
-import { ApiError, badRequest, conflict, notBlank, notFound } from '../../http/errors'
 import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
+import { clashes, invalid, notBlank, notCovered, notThere } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { DuplicateKeyError, type Filter, type PageAfter } from '../../store/port'
 import { checkTimezone } from '../../time-zones'
@@ -47,7 +47,7 @@ export class CustomerService {
 
   async create(developer: WorkspaceDoc, input: CreateCustomer): Promise<WorkspaceDoc> {
     if (developer.whiteLabel) {
-      throw conflict('this workspace resells the console under its own brand (white label) and cannot have customers')
+      throw clashes('this workspace resells the console under its own brand (white label) and cannot have customers')
     }
     notBlank(input.name, 'name')
     const metadata = input.metadata ?? {}
@@ -57,7 +57,7 @@ export class CustomerService {
     // Deleted customers count until erased (docs/spec.md Limits), and erased ones are removed.
     const held = await this.workspaces.count({ parentId: developer.id })
     if (held >= limit) {
-      throw new ApiError(402, `the ${developer.plan} plan allows ${limit} customers and this workspace has ${held} (deleted ones count until erased); upgrade to add more`)
+      throw notCovered(`the ${developer.plan} plan allows ${limit} customers and this workspace has ${held} (deleted ones count until erased); upgrade to add more`)
     }
     const externalId = input.externalId ?? null
     if (externalId !== null) await this.assertExternalIdFree(developer.id, externalId)
@@ -96,14 +96,14 @@ export class CustomerService {
   /** A customer of this developer, deleted or not; 404 for anyone else's. */
   async get(developer: WorkspaceDoc, id: string): Promise<WorkspaceDoc> {
     const doc = await this.workspaces.get(id)
-    if (!doc || doc.parentId !== developer.id) throw notFound(`no customer ${id} in this workspace`)
+    if (!doc || doc.parentId !== developer.id) throw notThere(`no customer ${id} in this workspace`)
     return doc
   }
 
   /** The customer a new key is issued for: only an active one (a deleted customer's keys stay dead until restored). */
   async activeForKeys(developer: WorkspaceDoc, id: string): Promise<WorkspaceDoc> {
     const customer = await this.get(developer, id)
-    if (customer.status !== 'active') throw new ApiError(409, `customer ${customer.id} is deleted; restore it first`, { state: customer.status })
+    if (customer.status !== 'active') throw clashes(`customer ${customer.id} is deleted; restore it first`, { state: customer.status })
     return customer
   }
 
@@ -115,7 +115,7 @@ export class CustomerService {
 
   async patch(developer: WorkspaceDoc, id: string, input: PatchCustomer): Promise<WorkspaceDoc> {
     const doc = await this.get(developer, id)
-    if (doc.status !== 'active') throw conflict(`customer ${id} is deleted; restore it before changing it`, { state: doc.status })
+    if (doc.status !== 'active') throw clashes(`customer ${id} is deleted; restore it before changing it`, { state: doc.status })
     const set: Record<string, unknown> = {}
     if (input.name !== undefined) set.name = notBlank(input.name, 'name')
     if (input.timezone !== undefined) set.timezone = checkTimezone(input.timezone)
@@ -125,7 +125,7 @@ export class CustomerService {
       set.externalId = input.externalId
     }
     if (input.metadata !== undefined) {
-      if (Object.keys(input.metadata).includes('__proto__')) throw badRequest('metadata', 'key "__proto__" is not allowed')
+      if (Object.keys(input.metadata).includes('__proto__')) throw invalid('metadata', 'key "__proto__" is not allowed')
       const merged = { ...doc.metadata }
       for (const [key, value] of Object.entries(input.metadata)) {
         if (value === null) delete merged[key]
@@ -139,14 +139,14 @@ export class CustomerService {
     try {
       return (await this.workspaces.update(id, set))!
     } catch (error) {
-      if (error instanceof DuplicateKeyError) throw conflict(`another customer already has externalId ${input.externalId}`)
+      if (error instanceof DuplicateKeyError) throw clashes(`another customer already has externalId ${input.externalId}`)
       throw error
     }
   }
 
   private async assertExternalIdFree(developerId: string, externalId: string): Promise<void> {
     const clash = await this.workspaces.findOne({ parentId: developerId, externalId })
-    if (clash) throw conflict(`another customer (${clash.id}) already has externalId ${externalId}`, { customer: clash.id })
+    if (clash) throw clashes(`another customer (${clash.id}) already has externalId ${externalId}`, { customer: clash.id })
   }
 
   private async insertOrConflict(doc: WorkspaceDoc): Promise<void> {
@@ -154,7 +154,7 @@ export class CustomerService {
       await this.workspaces.insert(doc)
     } catch (error) {
       // Two concurrent creates with one externalId: the unique index decides.
-      if (error instanceof DuplicateKeyError) throw conflict(`another customer already has externalId ${doc.externalId}`)
+      if (error instanceof DuplicateKeyError) throw clashes(`another customer already has externalId ${doc.externalId}`)
       throw error
     }
   }
