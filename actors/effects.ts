@@ -43,10 +43,14 @@ export interface EffectBinding {
 }
 
 /** Binds one named effect; `subject` picks what identifies the resource in the log line. */
-export function bindEffect<I, O>(binding: EffectBinding, name: string, run: (input: I) => Promise<O>, subject?: (input: I) => unknown): PromiseActorLogic<O, I> {
-  return fromPromise<O, I>(async ({ input }) => {
+/**
+ * `run` gets the promise actor's `signal`, aborted when the chart leaves the state that invoked it
+ * (the call ended while the effect ran): an effect that waits on a slow network can stop there.
+ */
+export function bindEffect<I, O>(binding: EffectBinding, name: string, run: (input: I, signal: AbortSignal) => Promise<O>, subject?: (input: I) => unknown): PromiseActorLogic<O, I> {
+  return fromPromise<O, I>(async ({ input, signal }) => {
     try {
-      return await run(input)
+      return await run(input, signal)
     } catch (err) {
       binding.logger.warn({ err, actor: binding.kind, effect: name, subject: subject?.(input) }, 'actor effect failed')
       throw new EffectError(err instanceof Error ? err.message : String(err), binding.clock.now(), err instanceof CodedEffectFailure ? err.code : null)

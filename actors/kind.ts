@@ -14,7 +14,7 @@ import type { ActorKind, ActorKindSpec, OutboxEntry } from './types'
 /** What a kind's effects are built with. */
 export interface EffectKit<S> {
   /** Binds one I/O effect (bindEffect): a failure is logged and becomes an EffectError with its instant. */
-  effect<I extends S, O>(name: string, run: (input: I) => Promise<O>): PromiseActorLogic<O, I>
+  effect<I extends S, O>(name: string, run: (input: I, signal: AbortSignal) => Promise<O>): PromiseActorLogic<O, I>
   /** The service clock, for the instant of an event a callback actor sends back. */
   clock: Clock
 }

@@ -28,7 +28,8 @@ export interface CallEffectPort {
   openConversation(input: CallEffectInput): Promise<void>
   hangUp(input: HangUpInput): Promise<void>
   analyseCall(input: CallEffectInput): Promise<AnalyseCallOutput>
-  transferCall(input: TransferCallInput): Promise<TransferCallOutput>
+  /** `signal`: aborted when the call leaves the transfer state (the caller hung up while the person's leg was being prepared). */
+  transferCall(input: TransferCallInput, signal?: AbortSignal): Promise<TransferCallOutput>
   joinTransfer(input: JoinTransferInput): Promise<TransferCallOutput>
   endLeg(input: EndLegInput): Promise<void>
   /** A stored change of the call: its rows follow (the read model GET and lists answer from). */
@@ -53,7 +54,7 @@ export const callKind = defineActorKind({
       openConversation: effect('openConversation', (i: CallEffectInput) => port.openConversation(i)),
       hangUp: effect('hangUp', (i: HangUpInput) => port.hangUp(i)),
       analyseCall: effect('analyseCall', (i: CallEffectInput) => port.analyseCall(i)),
-      transferCall: effect('transferCall', (i: TransferCallInput) => port.transferCall(i)),
+      transferCall: effect('transferCall', (i: TransferCallInput, signal) => port.transferCall(i, signal)),
       joinTransfer: effect('joinTransfer', (i: JoinTransferInput) => port.joinTransfer(i)),
       endLeg: effect('endLeg', (i: EndLegInput) => port.endLeg(i)),
     },

@@ -23,6 +23,7 @@ import type { Meter } from '../usage/public'
 import type { CallEffectPort } from './actor'
 import { type Admission, isRefusal, ROOM_WAIT_MS, waitForRoom } from './admission'
 import { analyseCall } from './analysis'
+import { writeBrief } from './brief-writer'
 import type { FieldSpec, FieldType } from './field-values'
 import { lineSets } from './lines'
 import { presentCall } from './present'
@@ -30,7 +31,7 @@ import { CallProjection } from './projection'
 import { type CallTryDoc, type CallTryRepo, tryId } from './repository'
 import type { PublishedAgents } from './service'
 import { simulatedAgent } from './simulated-agent'
-import { warmBrief, warmMissed } from './warm-brief'
+import { warmMissed } from './warm-brief'
 
 export interface CallEffectDeps {
   tries: CallTryRepo
@@ -87,6 +88,22 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
     const row = await deps.tries.get(tryId(callId, 1))
     if (!row) throw new Error(`call ${callId} has no row`)
     return row
+  }
+  /** The agent as it talked on `row`: the version that answered, or a simulation's draft or version; null when nobody talked. */
+  const talkingAgent = async (row: CallTryDoc) => {
+    if (row.simulation) return row.media ? ((await simulatedAgent(deps, row.workspaceId, row.agentId, row.simulation))?.agent ?? null) : null
+    return row.agentVersion ? deps.published.version(row.workspaceId, row.agentId, row.agentVersion) : null
+  }
+  /** A warm transfer's brief, by the agent's model when it is a vendor's; any failure there falls back to the template (brief-writer.ts). */
+  const brief = async (row: CallTryDoc, destination: string, signal?: AbortSignal) => {
+    const contact = row.phone ? await deps.contacts.findByPhone(row.workspaceId, row.phone).catch(() => null) : null
+    const [workspace, agent] = await Promise.all([deps.workspace(row.workspaceId), talkingAgent(row).catch(() => null)])
+    const model = workspace && agent ? await deps.models.resolve(workspace, agent).catch(() => null) : null
+    const fields = (agent?.collectFields ?? []).map((f) => ({ name: f.name, type: (f.type ?? 'text') as FieldType, description: f.description ?? null, choices: f.choices ?? null }))
+    const input = { agentName: row.agentName, destination, caller: { name: contact?.name ?? null, phone: row.phone }, transcript: row.transcript, fields }
+    const written = await writeBrief(model, input, { signal })
+    if (written.fallback) deps.logger.warn({ call: row.id, reason: written.fallback }, "a warm transfer's brief is the template: the model's was not used")
+    return written.text
   }
   return {
     async placeCall({ id, attempt }: CallEffectInput) {
@@ -177,17 +194,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       // Analysed as the version that talked asks (its summaries and fields), even if the agent was
       // republished or unpublished since; a try nobody talked on (unanswered, or a line that only
       // said the agent is not available) has nothing to analyse and is charged nothing.
-      const talked = row?.agentVersion
-      const agent =
-        !row || !workspace
-          ? null
-          : row.simulation
-            ? row.media
-              ? ((await simulatedAgent(deps, row.workspaceId, row.agentId, row.simulation))?.agent ?? null)
-              : null
-            : talked
-              ? await deps.published.version(row.workspaceId, row.agentId, talked)
-              : null
+      const agent = row && workspace ? await talkingAgent(row) : null
       if (!row || !workspace || !agent) return { at: deps.clock.now() }
       // docs/spec.md Events rule 7: fields are extracted only when someone will read them — a call placed
       // through the API, or an agent with an endpoint subscribed to call.analysed.
@@ -215,15 +222,16 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       return { at: deps.clock.now() }
     },
 
-    async transferCall({ id, attempt, callRef, destination }: TransferCallInput) {
+    async transferCall({ id, attempt, callRef, destination }: TransferCallInput, signal?: AbortSignal) {
       const row = await deps.tries.get(tryId(id, attempt))
       if (!row) throw new Error(`call ${id} has no row`)
       // A browser call has no phone line the network could put through.
       if (row.surface === 'web' || !callRef) throw new Error('this call has no phone line to transfer (a browser call cannot be put through to a phone)')
       if (destination.mode === 'warm') {
-        const contact = row.phone ? await deps.contacts.findByPhone(row.workspaceId, row.phone).catch(() => null) : null
-        const brief = warmBrief({ agentName: row.agentName, destination: destination.name, caller: { name: contact?.name ?? null, phone: row.phone }, transcript: row.transcript })
-        const { legRef } = await deps.telephony.warmTransfer({ callId: id, attempt, callRef, to: destination.phoneNumber, from: row.from, brief })
+        const said = await brief(row, destination.name, signal)
+        // The caller left while the brief was written: no person is called for nobody.
+        if (signal?.aborted) throw new Error('the caller left before the person was called')
+        const { legRef } = await deps.telephony.warmTransfer({ callId: id, attempt, callRef, to: destination.phoneNumber, from: row.from, brief: said })
         return { at: deps.clock.now(), legRef }
       }
       await deps.telephony.transfer({ callId: id, attempt, callRef, to: destination.phoneNumber, from: row.from })

@@ -46,7 +46,7 @@ const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/
 /** Openers that are not part of an answer: "Sure, it's Priya" answers "Priya". */
 const FILLER = /^\s*(?:(?:yes|yeah|sure|ok|okay|well|so|um|uh|hmm)[,.!]?\s+)*(?:it's|it is|that's|that is|i'd say|about|around)?\s*/i
 /** Lines that carry nothing: greetings and bare acknowledgements. */
-const EMPTY_LINE = /^\s*(?:hi|hello|hey|yes|yeah|ok|okay|hmm|uh-huh|sure|thanks|thank you|bye|goodbye)[\s!.,?]*$/i
+export const EMPTY_LINE = /^\s*(?:hi|hello|hey|yes|yeah|ok|okay|hmm|uh-huh|sure|thanks|thank you|bye|goodbye)[\s!.,?]*$/i
 
 function quote(text: string): string {
   const t = text.replace(/\s+/g, ' ').trim()
@@ -85,7 +85,7 @@ function answers(lines: TranscriptLine[]): { question: string; answer: string }[
 }
 
 /** Keys the customer pressed (`[keypad] 1234#`) read as what they typed: the digits, without the `#` that ended them. */
-function keyed(text: string): string {
+export function keyed(text: string): string {
   return text.replace(new RegExp(KEYPAD_LINE.source, 'g'), (_, keys: string) => (keys.length > 1 ? keys.replace(/#$/, '') : keys))
 }
 
