@@ -1,5 +1,6 @@
 /** Message templates and forms as stored (docs/spec.md Template; forms are the console's `{ name, agent, published }`). */
-import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import type { CollectionSpec, DocumentStore } from '../../store/port'
+import { WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
 
 export const TEMPLATE_CATEGORIES = ['utility', 'marketing', 'authentication'] as const
 export const TEMPLATE_STATUSES = ['draft', 'pending', 'approved', 'rejected', 'paused'] as const
@@ -36,28 +37,17 @@ export interface FormDoc {
   createdAt: string
 }
 
-export const templatesSpec: CollectionSpec = {
-  name: 'templates',
-  indexes: [
-    // GET /templates newest first (status and category filters walk it), and a name's languages.
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-    {
-      name: 'workspace_name',
-      fields: [
-        ['workspaceId', 1],
-        ['name', 1],
-        ['createdAt', 1],
-      ],
-    },
-  ],
-}
+// GET /templates newest first (status and category filters walk workspace_created), and a name's languages.
+export const templatesSpec: CollectionSpec = workspaceSpec('templates', [
+  {
+    name: 'workspace_name',
+    fields: [
+      ['workspaceId', 1],
+      ['name', 1],
+      ['createdAt', 1],
+    ],
+  },
+])
 
 export const formsSpec: CollectionSpec = {
   name: 'forms',
@@ -73,5 +63,5 @@ export const formsSpec: CollectionSpec = {
   ],
 }
 
-export const openTemplates = (store: DocumentStore): Promise<Collection<TemplateDoc>> => store.collection<TemplateDoc>(templatesSpec)
-export const openForms = (store: DocumentStore): Promise<Collection<FormDoc>> => store.collection<FormDoc>(formsSpec)
+export const openTemplates = async (store: DocumentStore): Promise<WorkspaceCollection<TemplateDoc>> => new WorkspaceCollection(await store.collection<TemplateDoc>(templatesSpec))
+export const openForms = async (store: DocumentStore): Promise<WorkspaceCollection<FormDoc>> => new WorkspaceCollection(await store.collection<FormDoc>(formsSpec))

@@ -12,7 +12,7 @@
  */
 import { type Clock, iso } from '../../clock'
 import { badRequest, conflict, notFound } from '../../http/errors'
-import type { Collection } from '../../store/port'
+import type { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { NotificationService } from '../notifications/public'
 import type { TemplateDoc } from './repository'
 
@@ -40,7 +40,7 @@ export interface ReviewInput {
 
 export class TemplateReview {
   constructor(
-    private readonly templates: Collection<TemplateDoc>,
+    private readonly templates: WorkspaceCollection<TemplateDoc>,
     private readonly notifications: NotificationService,
     private readonly clock: Clock,
   ) {}
@@ -53,8 +53,9 @@ export class TemplateReview {
   async review(workspaceId: string, name: string, input: ReviewInput): Promise<TemplateDoc> {
     const reason = input.reason?.trim() || null
     if (reason !== null && input.status !== 'rejected' && input.status !== 'paused') throw badRequest('reason', 'only a rejection or a pause takes a reason')
-    const named = await this.templates.find(
-      { workspaceId, name },
+    const templates = this.templates.in(workspaceId)
+    const named = await templates.find(
+      { name },
       {
         sort: [
           ['createdAt', 1],
@@ -75,7 +76,7 @@ export class TemplateReview {
     }
     const at = this.clock.now()
     const moved: TemplateDoc[] = []
-    for (const t of chosen) moved.push((await this.templates.update(t.id, { status: input.status, reason })) ?? { ...t, status: input.status, reason })
+    for (const t of chosen) moved.push((await templates.update(t.id, { status: input.status, reason })) ?? { ...t, status: input.status, reason })
     const first = moved[0]!
     if (input.status === 'rejected' || input.status === 'paused') await this.tell(first, input.status, reason, at)
     return first

@@ -5,8 +5,9 @@
 import { type Clock, iso } from '../../clock'
 import { newId } from '../../ids'
 import { clashes, invalid, notThere } from '../../kernel/refusals'
-import type { Collection, PageAfter } from '../../store/port'
+import type { PageAfter } from '../../store/port'
 import { DuplicateKeyError } from '../../store/port'
+import type { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { FormDoc, TemplateDoc } from './repository'
 
 export interface NewTemplate {
@@ -57,8 +58,8 @@ export const presentForm = (f: FormDoc) => ({ id: f.id, name: f.name, agent: f.a
 
 export class TemplateService {
   constructor(
-    private readonly templates: Collection<TemplateDoc>,
-    private readonly forms: Collection<FormDoc>,
+    private readonly templates: WorkspaceCollection<TemplateDoc>,
+    private readonly forms: WorkspaceCollection<FormDoc>,
     private readonly clock: Clock,
     private readonly refs: TemplateRefs,
   ) {}
@@ -89,14 +90,14 @@ export class TemplateService {
       reason: null,
       createdAt: iso(this.clock.now()),
     }
-    if (await this.templates.findOne({ workspaceId, name: doc.name, language: doc.language, number: doc.number }))
-      throw clashes(`a template ${doc.name} in ${doc.language} exists already for that number`)
-    await this.templates.insert(doc)
+    const templates = this.templates.in(workspaceId)
+    if (await templates.findOne({ name: doc.name, language: doc.language, number: doc.number })) throw clashes(`a template ${doc.name} in ${doc.language} exists already for that number`)
+    await templates.insert(doc)
     return doc
   }
 
   page(workspaceId: string, filter: { status?: string; category?: string }, limit: number, after: PageAfter | null): Promise<TemplateDoc[]> {
-    return this.templates.page({ workspaceId, ...(filter.status ? { status: filter.status } : {}), ...(filter.category ? { category: filter.category } : {}) }, limit, after)
+    return this.templates.in(workspaceId).page({ ...(filter.status ? { status: filter.status } : {}), ...(filter.category ? { category: filter.category } : {}) }, limit, after)
   }
 
   /**
@@ -105,7 +106,7 @@ export class TemplateService {
    * oldest approved one (docs/spec.md).
    */
   async forReply(workspaceId: string, number: string, name: string, language: string | undefined): Promise<TemplateDoc> {
-    const named = (await this.templates.find({ workspaceId, name }, { sort: [['createdAt', 1]] })).filter((t) => language === undefined || t.language === language)
+    const named = (await this.templates.in(workspaceId).find({ name }, { sort: [['createdAt', 1]] })).filter((t) => language === undefined || t.language === language)
     if (!named.length) throw notThere(`no template named "${name}"${language ? ` in ${language}` : ''}`)
     const here = named.filter((t) => t.number === null || t.number === number)
     if (!here.length) throw clashes(`template "${name}" is for another number, not ${number}`)
@@ -118,7 +119,7 @@ export class TemplateService {
     await this.checkAgent(workspaceId, input.agentId)
     const doc: FormDoc = { id: newId('form'), workspaceId, name: input.name, agentId: input.agentId, published: input.published ?? true, createdAt: iso(this.clock.now()) }
     try {
-      await this.forms.insert(doc)
+      await this.forms.in(workspaceId).insert(doc)
     } catch (err) {
       if (err instanceof DuplicateKeyError) throw clashes(`a form named ${input.name} exists already`)
       throw err
@@ -132,7 +133,7 @@ export class TemplateService {
 
   /** The form a reply names for the number's agent: 404 none, 400 unpublished or another agent's. */
   async formForReply(workspaceId: string, name: string, agentId: string | null): Promise<FormDoc> {
-    const form = await this.forms.findOne({ workspaceId, name })
+    const form = await this.forms.in(workspaceId).findOne({ name })
     if (!form) throw notThere(`no form named "${name}"`)
     if (!form.published) throw invalid('form', `form "${name}" is not published`)
     if (form.agentId !== agentId) throw invalid('form', `form "${name}" belongs to another agent than the number's`)
