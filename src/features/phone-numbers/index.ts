@@ -31,7 +31,7 @@ export const phoneNumbersFeature = defineFeature(phoneNumbersRef, {
     )
     // First of the release hooks: a refusal comes before anything is settled.
     numbers.beforeRelease(refuseWhileLive(kernel.store))
-    agents.onDelete((agent) => numbers.unassignAgent(agent.id))
+    agents.onDelete((agent) => numbers.unassignAgent(agent.workspaceId, agent.id))
     kernel.customerHooks.onErased(eraseCollections(kernel.store, [phoneNumbersSpec]), 'phone numbers erased')
     return {
       services: { numbers },

@@ -1,5 +1,6 @@
 /** Phone numbers rented or brought in the console, each assignable to one agent. */
-import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import type { CollectionSpec, DocumentStore } from '../../store/port'
+import { WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
 
 export interface PhoneNumberDoc {
   [field: string]: unknown
@@ -18,22 +19,11 @@ export interface PhoneNumberDoc {
   createdAt: string
 }
 
-export const phoneNumbersSpec: CollectionSpec = {
-  name: 'phone_numbers',
-  indexes: [
-    // A number belongs to one workspace at a time, whoever holds it.
-    { name: 'number', fields: [['number', 1]], unique: true },
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-    { name: 'agent', fields: [['agentId', 1]] },
-  ],
-}
+export const phoneNumbersSpec: CollectionSpec = workspaceSpec('phone_numbers', [
+  // A number belongs to one workspace at a time, whoever holds it.
+  { name: 'number', fields: [['number', 1]], unique: true },
+  { name: 'agent', fields: [['agentId', 1]] },
+])
 
-export type PhoneNumberRepo = Collection<PhoneNumberDoc>
-export const openPhoneNumbers = (store: DocumentStore): Promise<PhoneNumberRepo> => store.collection<PhoneNumberDoc>(phoneNumbersSpec)
+export type PhoneNumberRepo = WorkspaceCollection<PhoneNumberDoc>
+export const openPhoneNumbers = async (store: DocumentStore): Promise<PhoneNumberRepo> => new WorkspaceCollection(await store.collection<PhoneNumberDoc>(phoneNumbersSpec))

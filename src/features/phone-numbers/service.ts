@@ -81,7 +81,7 @@ export class PhoneNumberService {
       createdAt: now,
     }
     try {
-      await this.numbers.insert(doc)
+      await this.numbers.in(workspaceId).insert(doc)
     } catch (error) {
       if (error instanceof DuplicateKeyError) throw clashes(`${number} is already held by a workspace`)
       throw error
@@ -93,8 +93,9 @@ export class PhoneNumberService {
   /** A number of the workspace, as the console names it in a path (any spelling the importer reads). */
   async held(workspaceId: string, raw: string): Promise<PhoneNumberDoc> {
     const number = normalizePhone(raw)
-    const doc = number ? await this.numbers.findOne({ number }) : null
-    if (!doc || doc.workspaceId !== workspaceId) throw notThere(`no phone number ${raw} in this workspace`)
+    // Held by another workspace is the same 404 as held by none.
+    const doc = number ? await this.numbers.in(workspaceId).findOne({ number }) : null
+    if (!doc) throw notThere(`no phone number ${raw} in this workspace`)
     return doc
   }
 
@@ -107,7 +108,7 @@ export class PhoneNumberService {
       if (patch.agent !== null && !(await this.agentExists(workspaceId, patch.agent))) throw invalid('agent', `no agent ${patch.agent} in this workspace`)
       set.agentId = patch.agent
     }
-    const next = Object.keys(set).length ? ((await this.numbers.update(doc.id, set)) ?? { ...doc, ...set }) : doc
+    const next = Object.keys(set).length ? ((await this.numbers.in(workspaceId).update(doc.id, set)) ?? { ...doc, ...set }) : doc
     if (doc.channel === 'voice' && next.agentId !== doc.agentId) {
       if (doc.agentId) await this.resyncAgent(workspaceId, doc.agentId)
       if (next.agentId) await this.onVoiceNumber(next.agentId, next.number)
@@ -119,7 +120,7 @@ export class PhoneNumberService {
   async release(workspaceId: string, raw: string): Promise<void> {
     const doc = await this.held(workspaceId, raw)
     for (const hook of this.beforeReleaseHooks) await hook(doc)
-    await this.numbers.delete(doc.id)
+    await this.numbers.in(workspaceId).delete(doc.id)
     if (doc.channel === 'voice' && doc.agentId) await this.resyncAgent(workspaceId, doc.agentId)
   }
 
@@ -129,7 +130,7 @@ export class PhoneNumberService {
    */
   private async resyncAgent(workspaceId: string, agentId: string): Promise<void> {
     const current = await this.voiceNumberOf(workspaceId, agentId)
-    const remaining = await this.numbers.find(
+    const remaining = await this.numbers.in(workspaceId).find(
       { agentId, channel: 'voice' },
       {
         sort: [
@@ -142,20 +143,20 @@ export class PhoneNumberService {
     await this.onVoiceNumber(agentId, remaining[0]?.number ?? null)
   }
 
-  /** Who holds a number (one workspace at a time), or null. */
+  /** Who holds a number (one workspace at a time), or null: inbound routing, before any workspace is known. */
   byNumber(number: string): Promise<PhoneNumberDoc | null> {
-    return this.numbers.findOne({ number })
+    return this.numbers.acrossWorkspaces.findOne({ number })
   }
 
   /** Numbers a workspace holds (a customer's counts). */
   countIn(workspaceId: string): Promise<number> {
-    return this.numbers.count({ workspaceId })
+    return this.numbers.in(workspaceId).count()
   }
 
   /** Every number a workspace holds, voice and messaging, oldest first (a customer delete names them). */
   heldBy(workspaceId: string): Promise<PhoneNumberDoc[]> {
-    return this.numbers.find(
-      { workspaceId },
+    return this.numbers.in(workspaceId).find(
+      {},
       {
         sort: [
           ['createdAt', 1],
@@ -167,12 +168,12 @@ export class PhoneNumberService {
 
   /** Every number held by any of these workspaces (a developer and its customers: rent, in one query). */
   heldByAny(workspaceIds: string[]): Promise<PhoneNumberDoc[]> {
-    return this.numbers.find({ workspaceId: { $in: workspaceIds } })
+    return this.numbers.acrossWorkspaces.find({ workspaceId: { $in: workspaceIds } })
   }
 
   list(workspaceId: string): Promise<PhoneNumberDoc[]> {
-    return this.numbers.find(
-      { workspaceId },
+    return this.numbers.in(workspaceId).find(
+      {},
       {
         sort: [
           ['createdAt', -1],
@@ -183,7 +184,8 @@ export class PhoneNumberService {
   }
 
   /** Agent delete cascade: its numbers stay with the workspace, unassigned. */
-  async unassignAgent(agentId: string): Promise<void> {
-    for (const n of await this.numbers.find({ agentId })) await this.numbers.update(n.id, { agentId: null })
+  async unassignAgent(workspaceId: string, agentId: string): Promise<void> {
+    const numbers = this.numbers.in(workspaceId)
+    for (const n of await numbers.find({ agentId })) await numbers.update(n.id, { agentId: null })
   }
 }
