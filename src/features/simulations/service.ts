@@ -5,8 +5,8 @@
  */
 
 import { type Clock, iso } from '../../clock'
-import { ApiError, badRequest, conflict, notBlank, notFound } from '../../http/errors'
 import { newId } from '../../ids'
+import { clashes, invalid, notBlank, notThere } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { PageAfter } from '../../store/port'
 import type { AgentDoc, AgentService } from '../agents/public'
@@ -42,11 +42,11 @@ const ALL_MEMBERS: (keyof ExpectationSpec)[] = ['name', 'equals', 'oneOf', 'text
 function checkExpectations(list: ExpectationSpec[]): void {
   list.forEach((e, i) => {
     const at = `expectations[${i}]`
-    for (const member of NEEDS[e.kind]) if (e[member] === undefined) throw badRequest(`${at}.${member}`, `is required for kind ${e.kind}`)
+    for (const member of NEEDS[e.kind]) if (e[member] === undefined) throw invalid(`${at}.${member}`, `is required for kind ${e.kind}`)
     const allowed = new Set<keyof ExpectationSpec>([...NEEDS[e.kind], ...(e.kind === 'field' ? (['equals', 'oneOf'] as const) : [])])
-    for (const member of ALL_MEMBERS) if (e[member] !== undefined && !allowed.has(member)) throw badRequest(`${at}.${member}`, `does not apply to kind ${e.kind}`)
-    if (e.kind === 'field' && (e.equals === undefined) === (e.oneOf === undefined)) throw badRequest(`${at}.equals`, 'give either equals or oneOf for a field')
-    if ((e.kind === 'says' || e.kind === 'neverSays') && e.text!.trim() === '') throw badRequest(`${at}.text`, 'must not be blank')
+    for (const member of ALL_MEMBERS) if (e[member] !== undefined && !allowed.has(member)) throw invalid(`${at}.${member}`, `does not apply to kind ${e.kind}`)
+    if (e.kind === 'field' && (e.equals === undefined) === (e.oneOf === undefined)) throw invalid(`${at}.equals`, 'give either equals or oneOf for a field')
+    if ((e.kind === 'says' || e.kind === 'neverSays') && e.text!.trim() === '') throw invalid(`${at}.text`, 'must not be blank')
   })
 }
 
@@ -64,22 +64,22 @@ function checkLines(lines: ScenarioInput['caller']['lines'], channel: ScenarioDo
     if (channel !== 'phone') {
       for (const member of PHONE_ONLY)
         if (l[member] !== undefined)
-          throw badRequest(`${at}.${member}`, `applies only to channel phone; a ${channel === 'web' ? 'website visitor' : 'chat-app customer'} writes each line once the agent has answered`)
+          throw invalid(`${at}.${member}`, `applies only to channel phone; a ${channel === 'web' ? 'website visitor' : 'chat-app customer'} writes each line once the agent has answered`)
     }
     const what = [l.say !== undefined && 'say', l.digits !== undefined && 'digits', l.noise && 'noise'].filter(Boolean)
-    if (what.length === 0) throw badRequest(`${at}.say`, 'is required (or digits, or noise: true)')
-    if (what.length > 1) throw badRequest(`${at}.${what[1]}`, `a line is one of say, digits or noise, not ${what.join(' and ')}`)
-    if (l.say !== undefined && l.say.trim() === '') throw badRequest(`${at}.say`, 'must not be blank')
+    if (what.length === 0) throw invalid(`${at}.say`, 'is required (or digits, or noise: true)')
+    if (what.length > 1) throw invalid(`${at}.${what[1]}`, `a line is one of say, digits or noise, not ${what.join(' and ')}`)
+    if (l.say !== undefined && l.say.trim() === '') throw invalid(`${at}.say`, 'must not be blank')
     if (l.say !== undefined && MARKER.test(l.say.trim()))
-      throw badRequest(`${at}.say`, 'must not start with >, ~, [keypad], [menu], [wait] or [after] (the sandbox caller’s markers); use interrupt, noise, digits, waitMs or afterMs')
-    if (l.digits !== undefined && !DIGITS.test(l.digits)) throw badRequest(`${at}.digits`, '1–32 keypad keys: 0-9, *, #, A-D')
-    if (l.noise && l.interrupt !== undefined) throw badRequest(`${at}.interrupt`, 'a noise line is always over the agent: no interrupt')
-    if (l.digits !== undefined && l.interrupt) throw badRequest(`${at}.interrupt`, 'only a said line interrupts; keys are pressed in turn')
+      throw invalid(`${at}.say`, 'must not start with >, ~, [keypad], [menu], [wait] or [after] (the sandbox caller’s markers); use interrupt, noise, digits, waitMs or afterMs')
+    if (l.digits !== undefined && !DIGITS.test(l.digits)) throw invalid(`${at}.digits`, '1–32 keypad keys: 0-9, *, #, A-D')
+    if (l.noise && l.interrupt !== undefined) throw invalid(`${at}.interrupt`, 'a noise line is always over the agent: no interrupt')
+    if (l.digits !== undefined && l.interrupt) throw invalid(`${at}.interrupt`, 'only a said line interrupts; keys are pressed in turn')
     const over = l.noise || l.interrupt
-    if (over && l.waitMs !== undefined) throw badRequest(`${at}.waitMs`, 'does not apply to a line over the agent (interrupt or noise); afterMs says when it starts')
-    if (!over && l.afterMs !== undefined) throw badRequest(`${at}.afterMs`, 'applies only to a line over the agent (interrupt: true or noise: true); waitMs sets the pause before a line in turn')
+    if (over && l.waitMs !== undefined) throw invalid(`${at}.waitMs`, 'does not apply to a line over the agent (interrupt or noise); afterMs says when it starts')
+    if (!over && l.afterMs !== undefined) throw invalid(`${at}.afterMs`, 'applies only to a line over the agent (interrupt: true or noise: true); waitMs sets the pause before a line in turn')
   })
-  if (lines.every((l) => l.noise)) throw badRequest('caller.lines', 'needs at least one line that says something or presses keys')
+  if (lines.every((l) => l.noise)) throw invalid('caller.lines', 'needs at least one line that says something or presses keys')
 }
 
 /** A caller line as the sandbox callee reads it (sandbox-callee.ts markers). */
@@ -111,7 +111,7 @@ export class SimulationService {
 
   async scenario(workspace: WorkspaceDoc, id: string): Promise<ScenarioDoc> {
     const doc = await this.d.store.scenarios.get(id)
-    if (!doc || doc.workspaceId !== workspace.id) throw notFound(`no scenario ${id} in this workspace`)
+    if (!doc || doc.workspaceId !== workspace.id) throw notThere(`no scenario ${id} in this workspace`)
     return doc
   }
 
@@ -123,7 +123,7 @@ export class SimulationService {
   async deleteScenario(workspace: WorkspaceDoc, id: string): Promise<void> {
     await this.scenario(workspace, id)
     const holder = (await this.d.store.suites.find({ workspaceId: workspace.id })).find((s) => s.scenarios.includes(id))
-    if (holder) throw conflict(`scenario ${id} is in suite ${holder.id} (${holder.name}); take it out of the suite first`, { suite: holder.id })
+    if (holder) throw clashes(`scenario ${id} is in suite ${holder.id} (${holder.name}); take it out of the suite first`, { suite: holder.id })
     await this.d.store.scenarios.delete(id)
   }
 
@@ -133,7 +133,7 @@ export class SimulationService {
     checkLines(body.caller.lines, channel)
     const expectations = body.expectations ?? []
     checkExpectations(expectations)
-    for (const name of Object.keys(body.variables ?? {})) if (name.trim() === '') throw badRequest('variables', 'names must not be blank')
+    for (const name of Object.keys(body.variables ?? {})) if (name.trim() === '') throw invalid('variables', 'names must not be blank')
     return { name: body.name.trim(), channel, caller: body.caller, variables: body.variables ?? {}, expectations }
   }
 
@@ -156,7 +156,7 @@ export class SimulationService {
 
   async suite(workspace: WorkspaceDoc, id: string): Promise<SuiteDoc> {
     const doc = await this.d.store.suites.get(id)
-    if (!doc || doc.workspaceId !== workspace.id) throw notFound(`no suite ${id} in this workspace`)
+    if (!doc || doc.workspaceId !== workspace.id) throw notThere(`no suite ${id} in this workspace`)
     return doc
   }
 
@@ -172,19 +172,19 @@ export class SimulationService {
   private async suiteFields(workspace: WorkspaceDoc, body: SuiteInput, self: string | null) {
     notBlank(body.name, 'name')
     const agent = await this.d.agents.get(workspace.id, body.agent).catch(() => null)
-    if (!agent) throw badRequest('agent', `no agent ${body.agent} in this workspace`)
+    if (!agent) throw invalid('agent', `no agent ${body.agent} in this workspace`)
     const seen = new Set<string>()
     for (const [i, id] of body.scenarios.entries()) {
-      if (seen.has(id)) throw badRequest(`scenarios[${i}]`, `${id} is listed twice`)
+      if (seen.has(id)) throw invalid(`scenarios[${i}]`, `${id} is listed twice`)
       seen.add(id)
       const s = await this.d.store.scenarios.get(id)
-      if (!s || s.workspaceId !== workspace.id) throw badRequest(`scenarios[${i}]`, `no scenario ${id} in this workspace`)
+      if (!s || s.workspaceId !== workspace.id) throw invalid(`scenarios[${i}]`, `no scenario ${id} in this workspace`)
     }
     const required = body.requiredToPublish ?? false
     if (required) {
       // One gate per agent: two required suites would make "the latest run" ambiguous.
       const other = (await this.d.store.suites.find({ workspaceId: workspace.id, agentId: agent.id, requiredToPublish: true })).find((s) => s.id !== self)
-      if (other) throw conflict(`suite ${other.id} (${other.name}) is already required to publish agent ${agent.id}; turn it off there first`, { suite: other.id })
+      if (other) throw clashes(`suite ${other.id} (${other.name}) is already required to publish agent ${agent.id}; turn it off there first`, { suite: other.id })
     }
     return { name: body.name.trim(), agentId: agent.id, scenarios: body.scenarios, requiredToPublish: required }
   }
@@ -195,16 +195,16 @@ export class SimulationService {
   async startRun(workspace: WorkspaceDoc, suiteId: string, body: { target: 'draft' | number; count?: number; seed?: number; webhooks?: boolean }): Promise<RunDoc> {
     const suite = await this.suite(workspace, suiteId)
     const agent = await this.d.agents.get(workspace.id, suite.agentId).catch(() => null)
-    if (!agent) throw conflict(`the suite's agent ${suite.agentId} is gone`)
-    if (body.target !== 'draft' && !(await this.d.hasVersion(workspace.id, agent.id, body.target))) throw badRequest('target', `agent ${agent.id} has no version ${body.target}`)
+    if (!agent) throw clashes(`the suite's agent ${suite.agentId} is gone`)
+    if (body.target !== 'draft' && !(await this.d.hasVersion(workspace.id, agent.id, body.target))) throw invalid('target', `agent ${agent.id} has no version ${body.target}`)
     const scenarios: ScenarioDoc[] = []
     for (const id of suite.scenarios) {
       const s = await this.d.store.scenarios.get(id)
-      if (!s) throw conflict(`the suite's scenario ${id} is gone; edit the suite`)
+      if (!s) throw clashes(`the suite's scenario ${id} is gone; edit the suite`)
       scenarios.push(s)
     }
     if (scenarios.some((s) => s.channel === 'phone') && !this.d.simulates()) {
-      throw conflict('simulated callers live on the sandbox phone network; this service places calls on another (TELEPHONY_PROVIDER)')
+      throw clashes('simulated callers live on the sandbox phone network; this service places calls on another (TELEPHONY_PROVIDER)')
     }
     const count = body.count ?? 1
     const now = this.d.clock.now()
@@ -259,7 +259,7 @@ export class SimulationService {
 
   async run(workspace: WorkspaceDoc, id: string): Promise<{ run: RunDoc; results: ResultDoc[] }> {
     const run = await this.d.store.runs.get(id)
-    if (!run || run.workspaceId !== workspace.id) throw notFound(`no run ${id} in this workspace`)
+    if (!run || run.workspaceId !== workspace.id) throw notThere(`no run ${id} in this workspace`)
     return { run, results: await this.d.store.results.find({ runId: id }, { sort: [['index', 1]] }) }
   }
 
@@ -271,9 +271,9 @@ export class SimulationService {
   async compare(workspace: WorkspaceDoc, id: string, other: string) {
     const a = await this.run(workspace, id)
     const b = await this.run(workspace, other).catch(() => {
-      throw badRequest('with', `no run ${other} in this workspace`)
+      throw invalid('with', `no run ${other} in this workspace`)
     })
-    if (a.run.suiteId !== b.run.suiteId) throw badRequest('with', `run ${other} is of suite ${b.run.suiteId}, not ${a.run.suiteId}: only runs of one suite compare`)
+    if (a.run.suiteId !== b.run.suiteId) throw invalid('with', `run ${other} is of suite ${b.run.suiteId}, not ${a.run.suiteId}: only runs of one suite compare`)
     return { a: a.run, b: b.run, ...compareRuns(a, b) }
   }
 
@@ -282,7 +282,7 @@ export class SimulationService {
     await this.run(workspace, id)
     const actors = this.d.actors()
     const asked = await actors.ask(id, { type: 'run.cancel', at: this.d.clock.now() })
-    if (!asked.ok) throw new ApiError(409, asked.refusal.message, { state: asked.refusal.state })
+    if (!asked.ok) throw clashes(asked.refusal.message, { state: asked.refusal.state })
     await actors.settle(id)
     return (await this.d.store.runs.get(id))!
   }
@@ -306,7 +306,7 @@ export class SimulationService {
       },
     )
     const refuse = (why: string, run?: string) => {
-      throw conflict(`publishing ${agent.id} needs a passing run of suite ${suite.id} (${suite.name}) against the draft: ${why}`, { suite: suite.id, ...(run ? { run } : {}) })
+      throw clashes(`publishing ${agent.id} needs a passing run of suite ${suite.id} (${suite.name}) against the draft: ${why}`, { suite: suite.id, ...(run ? { run } : {}) })
     }
     if (!latest) return refuse('it has never run against the draft (POST /simulations/suites/{id}/runs with target draft)')
     if (latest.status !== 'done') return refuse(`the latest run ${latest.id} is ${latest.status}`, latest.id)
