@@ -1,5 +1,6 @@
 /** Sequences and their enrolments as stored (docs/spec.md Sequence; enrolments are ours). */
-import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import type { CollectionSpec, DocumentStore } from '../../store/port'
+import { WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
 
 export interface SequenceStep {
   /** A template name (sent any time) or text (only while the customer's window is open). */
@@ -38,19 +39,7 @@ export interface EnrolmentDoc {
   createdAt: string
 }
 
-export const sequencesSpec: CollectionSpec = {
-  name: 'sequences',
-  indexes: [
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-  ],
-}
+export const sequencesSpec: CollectionSpec = workspaceSpec('sequences')
 export const enrolmentsSpec: CollectionSpec = {
   name: 'enrolments',
   indexes: [
@@ -72,5 +61,5 @@ export const enrolmentsSpec: CollectionSpec = {
   ],
 }
 
-export const openSequences = (store: DocumentStore): Promise<Collection<SequenceDoc>> => store.collection<SequenceDoc>(sequencesSpec)
-export const openEnrolments = (store: DocumentStore): Promise<Collection<EnrolmentDoc>> => store.collection<EnrolmentDoc>(enrolmentsSpec)
+export const openSequences = async (store: DocumentStore): Promise<WorkspaceCollection<SequenceDoc>> => new WorkspaceCollection(await store.collection<SequenceDoc>(sequencesSpec))
+export const openEnrolments = async (store: DocumentStore): Promise<WorkspaceCollection<EnrolmentDoc>> => new WorkspaceCollection(await store.collection<EnrolmentDoc>(enrolmentsSpec))

@@ -12,7 +12,8 @@ import { invalid, notThere } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { MessagingPlatform, Sent } from '../../providers/messaging/port'
-import type { Collection, PageAfter } from '../../store/port'
+import type { PageAfter } from '../../store/port'
+import type { WorkspaceCollection } from '../../store/workspace-scoped'
 import { type ContactService, normalizePhone } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
@@ -31,8 +32,8 @@ const WINDOW_MS = 24 * 60 * 60 * 1000
 export const presentSequence = (s: SequenceDoc) => ({ id: s.id, name: s.name, status: s.status, agent: s.agentId, exitOnReply: s.exitOnReply, createdAt: s.createdAt })
 
 export interface SequenceDeps {
-  sequences: Collection<SequenceDoc>
-  enrolments: Collection<EnrolmentDoc>
+  sequences: WorkspaceCollection<SequenceDoc>
+  enrolments: WorkspaceCollection<EnrolmentDoc>
   contacts: ContactService
   numbers: PhoneNumberService
   templates: TemplateService
@@ -69,18 +70,18 @@ export class SequenceService {
       steps,
       createdAt: iso(this.d.clock.now()),
     }
-    await this.d.sequences.insert(doc)
+    await this.d.sequences.in(workspaceId).insert(doc)
     return doc
   }
 
   page(workspaceId: string, limit: number, after: PageAfter | null): Promise<SequenceDoc[]> {
-    return this.d.sequences.page({ workspaceId, status: 'active' }, limit, after)
+    return this.d.sequences.in(workspaceId).page({ status: 'active' }, limit, after)
   }
 
   async enrol(workspace: WorkspaceDoc, sequenceId: string, body: { to: string; variables?: Record<string, string> }): Promise<{ enrolled: true; id: string } | { enrolled: false; reason: string }> {
     const d = this.d
-    const sequence = await d.sequences.get(sequenceId)
-    if (!sequence || sequence.workspaceId !== workspace.id || sequence.status !== 'active') throw notThere(`no active sequence ${sequenceId} in this workspace`)
+    const sequence = await d.sequences.in(workspace.id).get(sequenceId)
+    if (sequence?.status !== 'active') throw notThere(`no active sequence ${sequenceId} in this workspace`)
     const variables = body.variables ?? {}
     const names = Object.keys(variables)
     if (names.length > MAX_VARIABLES) throw invalid('variables', `at most ${MAX_VARIABLES} variables (${names.length} given)`)
@@ -95,12 +96,11 @@ export class SequenceService {
     if (!contact) return { enrolled: false, reason: 'not_a_contact' }
     if (contact.optedOut) return { enrolled: false, reason: 'opted_out' }
     if (!sequence.steps.length) return { enrolled: false, reason: 'no_first_message' }
-    if ((await d.enrolments.find({ sequenceId, phone })).some((e) => e.status === 'active')) return { enrolled: false, reason: 'already_enrolled' }
+    if ((await d.enrolments.in(workspace.id).find({ sequenceId, phone })).some((e) => e.status === 'active')) return { enrolled: false, reason: 'already_enrolled' }
     const now = d.clock.now()
     const id = newId('enr')
-    await d.enrolments.insert({
+    await d.enrolments.in(workspace.id).insert({
       id,
-      workspaceId: workspace.id,
       sequenceId,
       contactId: contact.id,
       phone,
@@ -118,15 +118,15 @@ export class SequenceService {
 
   /** Stops the person's active enrolments: a reply stops those with exitOnReply; other reasons stop all. */
   async stopFor(workspaceId: string, phone: string, reason: 'replied' | 'opted_out'): Promise<void> {
-    for (const e of await this.d.enrolments.find({ workspaceId, phone })) {
+    for (const e of await this.d.enrolments.in(workspaceId).find({ phone })) {
       if (e.status !== 'active') continue
-      if (reason === 'replied' && !(await this.d.sequences.get(e.sequenceId))?.exitOnReply) continue
+      if (reason === 'replied' && !(await this.d.sequences.in(workspaceId).get(e.sequenceId))?.exitOnReply) continue
       await this.d.actors.send(e.id, { type: 'enrolment.stop', at: this.d.clock.now(), reason })
     }
   }
 
   async stopWorkspace(workspaceId: string): Promise<void> {
-    for (const e of await this.d.enrolments.find({ workspaceId, status: 'active' })) await this.d.actors.send(e.id, { type: 'enrolment.stop', at: this.d.clock.now(), reason: 'customer_deleted' })
+    for (const e of await this.d.enrolments.in(workspaceId).find({ status: 'active' })) await this.d.actors.send(e.id, { type: 'enrolment.stop', at: this.d.clock.now(), reason: 'customer_deleted' })
   }
 
   effects(): EnrolmentEffectPort {
@@ -134,11 +134,12 @@ export class SequenceService {
     return {
       sendStep: async ({ id, step }) => {
         const now = () => d.clock.now()
-        const e = await d.enrolments.get(id)
-        const sequence = e ? await d.sequences.get(e.sequenceId) : null
+        // The enrolment actor knows only its id: the enrolment names its workspace.
+        const e = await d.enrolments.acrossWorkspaces.get(id)
+        const sequence = e ? await d.sequences.in(e.workspaceId).get(e.sequenceId) : null
         // Marked before sending: after a crash the step is not sent again (at most once).
         if (!e || !sequence || e.steps[String(step)]) return { at: now() }
-        const mark = (value: string) => d.enrolments.update(id, { steps: { ...e.steps, [String(step)]: value } })
+        const mark = (value: string) => d.enrolments.acrossWorkspaces.update(id, { steps: { ...e.steps, [String(step)]: value } })
         await mark('sending')
         const outcome = await this.send(e, sequence, sequence.steps[step]!).catch((err: Error) => `skipped: ${err.message}`)
         await mark(outcome)
@@ -147,7 +148,7 @@ export class SequenceService {
       project: async (id, snapshot) => {
         const c = snapshot.context
         const value = String(snapshot.value)
-        await d.enrolments.update(id, {
+        await d.enrolments.acrossWorkspaces.update(id, {
           status: value === 'finished' ? 'finished' : value === 'stopped' ? 'stopped' : 'active',
           step: c.step,
           nextAt: value === 'waiting' ? iso(c.nextAt) : null,
