@@ -4,7 +4,7 @@
  * among them. A choice is checked when made; one the key no longer reaches is kept and read back
  * with `stale: true` (and calls and replies use the key's own model meanwhile).
  */
-import { ApiError, badRequest, conflict } from '../../http/errors'
+import { clashes, invalid, upstreamFailed } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { KeyRejected, type OfferedVoice, offeredVoices, previewVoice, type VendorEndpoints, VendorUnavailable } from '../../providers/catalog'
 import type { ByokRepos } from './repository'
@@ -18,8 +18,8 @@ export interface AgentChoice {
 }
 
 const vendorError = (err: unknown): unknown => {
-  if (err instanceof KeyRejected) return conflict(`${err.message}: replace the key (PUT /byok/keys/tts)`)
-  if (err instanceof VendorUnavailable) return new ApiError(502, err.message, { provider: err.provider })
+  if (err instanceof KeyRejected) return clashes(`${err.message}: replace the key (PUT /byok/keys/tts)`)
+  if (err instanceof VendorUnavailable) return upstreamFailed(err.message, { provider: err.provider })
   return err
 }
 
@@ -28,7 +28,7 @@ export class ByokChoices {
 
   private async inUse(ws: WorkspaceDoc): Promise<EffectiveKeys> {
     const keys = await this.deps.byok.effective(ws)
-    if (!keys) throw conflict('BYOK is off for this workspace: switch it on first (PATCH /byok { enabled: true })')
+    if (!keys) throw clashes('BYOK is off for this workspace: switch it on first (PATCH /byok { enabled: true })')
     return keys
   }
 
@@ -51,7 +51,7 @@ export class ByokChoices {
   async preview(ws: WorkspaceDoc, voice: string, text: string): Promise<{ contentType: string; audio: ArrayBuffer }> {
     const { keys } = await this.inUse(ws)
     const offered = await this.voices(ws)
-    if (!offered.some((v) => v.id === voice)) throw badRequest('voice', `${voice} is not a voice of this ${keys.tts.provider} key (GET /byok/voices lists them)`)
+    if (!offered.some((v) => v.id === voice)) throw invalid('voice', `${voice} is not a voice of this ${keys.tts.provider} key (GET /byok/voices lists them)`)
     return previewVoice(keys.tts.provider, keys.tts.credentials, this.deps.endpoints, voice, text, keys.tts.model).catch((err) => {
       throw vendorError(err)
     })
@@ -71,11 +71,11 @@ export class ByokChoices {
     const keys = await this.inUse(ws)
     if (input.model) {
       if (!keys.keys.llm.models.includes(input.model))
-        throw badRequest('model', `${input.model} is not reached by the ${keys.keys.llm.provider} key; its models: ${keys.keys.llm.models.slice(0, 20).join(', ')}`)
+        throw invalid('model', `${input.model} is not reached by the ${keys.keys.llm.provider} key; its models: ${keys.keys.llm.models.slice(0, 20).join(', ')}`)
     }
     if (input.voice) {
       const offered = await this.voices(ws)
-      if (!offered.some((v) => v.id === input.voice)) throw badRequest('voice', `${input.voice} is not a voice of the ${keys.keys.tts.provider} key (GET /byok/voices lists them)`)
+      if (!offered.some((v) => v.id === input.voice)) throw invalid('voice', `${input.voice} is not a voice of the ${keys.keys.tts.provider} key (GET /byok/voices lists them)`)
     }
     const held = await this.deps.repos.choices.get(`${ws.id}:${agentId}`)
     await this.deps.repos.choices.upsert({

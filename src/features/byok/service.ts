@@ -10,7 +10,7 @@
  */
 import { type Clock, iso } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
+import { clashes, invalid, isRefused, notThere, unavailable, upstreamFailed } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { assertPublicHost, BlockedTargetError } from '../../net/address-guard'
 import { type Credentials, JOB_PROVIDERS, JOBS, type Job, KeyRejected, offeredModels, type VendorEndpoints, VendorUnavailable } from '../../providers/catalog'
@@ -109,9 +109,9 @@ export class ByokService {
         if (!doc) missing.push(`${job} has no key`)
         else if (!doc.model) missing.push(`${job} has no model`)
       }
-      if (missing.length) throw conflict(`BYOK cannot be switched on: ${missing.join('; ')} (all three of stt, llm and tts need a verified key and a model)`, { missing })
+      if (missing.length) throw clashes(`BYOK cannot be switched on: ${missing.join('; ')} (all three of stt, llm and tts need a verified key and a model)`, { missing })
       if (ws.kind === 'customer' && !(await this.enabled(ws.parentId!))) {
-        throw conflict("BYOK cannot be switched on in a customer while the developer's BYOK is off")
+        throw clashes("BYOK cannot be switched on in a customer while the developer's BYOK is off")
       }
     } else if (ws.kind !== 'customer') {
       // The developer switching off switches its customers off (docs/spec.md BYOK).
@@ -125,19 +125,19 @@ export class ByokService {
 
   async putKey(ws: WorkspaceDoc, job: Job, input: KeyInput): Promise<ByokStatus> {
     const providers = JOB_PROVIDERS[job]
-    if (!providers.includes(input.provider)) throw badRequest('provider', `${input.provider} is not a ${job} provider; valid ids: ${providers.join(', ')}`)
+    if (!providers.includes(input.provider)) throw invalid('provider', `${input.provider} is not a ${job} provider; valid ids: ${providers.join(', ')}`)
     const { model: wanted, ...credentials } = input.credentials
     await this.checkCredentials(input.provider, credentials)
     const models = await this.verify(job, input.provider, credentials)
     const held = await this.key(ws.id, job)
     let model: string | null
     if (wanted !== undefined) {
-      if (!models.includes(wanted)) throw badRequest('credentials.model', `${input.provider} does not offer ${wanted} to this key; offered: ${listed(models)}`)
+      if (!models.includes(wanted)) throw invalid('credentials.model', `${input.provider} does not offer ${wanted} to this key; offered: ${listed(models)}`)
       model = wanted
     } else if (held?.provider === input.provider && held.model && models.includes(held.model))
       model = held.model // same provider keeps the model
     else model = models.length === 1 ? models[0]! : null // the one model offered (an Azure deployment) is the choice
-    if (!model && (await this.enabled(ws.id))) throw conflict(`BYOK is on: the new ${job} key needs a model (credentials.model); offered: ${listed(models)}`)
+    if (!model && (await this.enabled(ws.id))) throw clashes(`BYOK is on: the new ${job} key needs a model (credentials.model); offered: ${listed(models)}`)
     const now = iso(this.deps.clock.now())
     const shown: Record<string, string> = {}
     for (const field of ['baseUrl', 'endpoint', 'deployment', 'apiVersion'] as const) if (credentials[field]) shown[field] = credentials[field]!
@@ -159,23 +159,23 @@ export class ByokService {
   }
 
   async patchKey(ws: WorkspaceDoc, job: Job, input: { model?: string; refreshModels?: boolean }): Promise<ByokStatus> {
-    if (input.model === undefined && !input.refreshModels) throw badRequest('model', 'send a model, refreshModels: true, or both')
+    if (input.model === undefined && !input.refreshModels) throw invalid('model', 'send a model, refreshModels: true, or both')
     const doc = await this.key(ws.id, job)
-    if (!doc) throw notFound(`no ${job} key in this workspace; add one first (PUT /byok/keys/${job})`)
+    if (!doc) throw notThere(`no ${job} key in this workspace; add one first (PUT /byok/keys/${job})`)
     let models = doc.models
     const set: Partial<ByokKeyDoc> = { updatedAt: iso(this.deps.clock.now()) }
     if (input.refreshModels) {
       try {
         models = await this.verify(job, doc.provider, this.open(doc))
       } catch (err) {
-        if (err instanceof ApiError && err.status === 400) throw conflict(`${doc.provider} no longer accepts the stored ${job} key: replace it (PUT /byok/keys/${job})`)
+        if (isRefused(err, 'invalid')) throw clashes(`${doc.provider} no longer accepts the stored ${job} key: replace it (PUT /byok/keys/${job})`)
         throw err
       }
       set.models = models
       set.verifiedAt = set.updatedAt
     }
     if (input.model !== undefined) {
-      if (!models.includes(input.model)) throw badRequest('model', `${input.model} is not in this key's models: ${listed(models)}${input.refreshModels ? '' : ' (refreshModels: true reloads them)'}`)
+      if (!models.includes(input.model)) throw invalid('model', `${input.model} is not in this key's models: ${listed(models)}${input.refreshModels ? '' : ' (refreshModels: true reloads them)'}`)
       set.model = input.model
     }
     await this.deps.repos.keys.update(doc.id, set)
@@ -183,8 +183,8 @@ export class ByokService {
   }
 
   async removeKey(ws: WorkspaceDoc, job: Job): Promise<ByokStatus> {
-    if (await this.enabled(ws.id)) throw conflict(`BYOK is on: switch it off before removing the ${job} key`)
-    if (!(await this.deps.repos.keys.delete(`${ws.id}:${job}`))) throw notFound(`no ${job} key in this workspace`)
+    if (await this.enabled(ws.id)) throw clashes(`BYOK is on: switch it off before removing the ${job} key`)
+    if (!(await this.deps.repos.keys.delete(`${ws.id}:${job}`))) throw notThere(`no ${job} key in this workspace`)
     return this.status(ws)
   }
 
@@ -196,7 +196,7 @@ export class ByokService {
     for (const job of JOBS) {
       const doc = await this.key(owner, job)
       // Switched on with all three; a key missing now (erased with a customer) means no BYOK, not a fallback.
-      if (!doc?.model) throw new ApiError(503, `BYOK is on but the ${job} key is missing; add it again`, { provider: null })
+      if (!doc?.model) throw unavailable(`BYOK is on but the ${job} key is missing; add it again`, undefined, { provider: null })
       keys[job] = { provider: doc.provider, credentials: this.open(doc), models: doc.models, model: doc.model }
     }
     return { using, owner, keys }
@@ -206,26 +206,26 @@ export class ByokService {
     return JSON.parse(this.deps.secrets.open(doc.sealed)) as Credentials
   }
 
-  /** The provider's own list for the key; a rejected key is 400 (nothing saved), an unreachable provider 502. */
+  /** The provider's own list for the key; a rejected key is invalid (nothing saved), an unreachable provider an upstream failure. */
   private async verify(job: Job, provider: string, credentials: Credentials): Promise<string[]> {
     try {
       return await offeredModels(job, provider, credentials, this.deps.endpoints)
     } catch (err) {
-      if (err instanceof KeyRejected) throw badRequest('credentials.apiKey', `${err.message}; the key was not saved`)
-      if (err instanceof VendorUnavailable) throw new ApiError(502, `${err.message}; the key was not saved, try again`, { provider })
+      if (err instanceof KeyRejected) throw invalid('credentials.apiKey', `${err.message}; the key was not saved`)
+      if (err instanceof VendorUnavailable) throw upstreamFailed(`${err.message}; the key was not saved, try again`, { provider })
       throw err
     }
   }
 
   private async checkCredentials(provider: string, c: Credentials): Promise<void> {
-    if (provider !== 'openai-compatible' && !c.apiKey) throw badRequest('credentials.apiKey', `${provider} needs an API key`)
-    if (provider === 'openai-compatible' && !c.baseUrl) throw badRequest('credentials.baseUrl', 'an OpenAI-compatible server needs its https base URL (…/v1)')
+    if (provider !== 'openai-compatible' && !c.apiKey) throw invalid('credentials.apiKey', `${provider} needs an API key`)
+    if (provider === 'openai-compatible' && !c.baseUrl) throw invalid('credentials.baseUrl', 'an OpenAI-compatible server needs its https base URL (…/v1)')
     if (provider === 'azure') {
-      if (!c.endpoint) throw badRequest('credentials.endpoint', 'Azure OpenAI needs the resource endpoint (https://<resource>.openai.azure.com)')
-      if (!c.deployment) throw badRequest('credentials.deployment', 'Azure OpenAI needs the deployment name')
+      if (!c.endpoint) throw invalid('credentials.endpoint', 'Azure OpenAI needs the resource endpoint (https://<resource>.openai.azure.com)')
+      if (!c.deployment) throw invalid('credentials.deployment', 'Azure OpenAI needs the deployment name')
     }
     for (const field of ['baseUrl', 'endpoint'] as const) {
-      if (provider !== 'openai-compatible' && provider !== 'azure' && c[field]) throw badRequest(`credentials.${field}`, `${provider} takes no ${field}`)
+      if (provider !== 'openai-compatible' && provider !== 'azure' && c[field]) throw invalid(`credentials.${field}`, `${provider} takes no ${field}`)
       if (c[field]) await this.checkUrl(`credentials.${field}`, c[field]!)
     }
   }
@@ -236,15 +236,15 @@ export class ByokService {
     try {
       url = new URL(checkBaseUrl('byok', raw))
     } catch (err) {
-      throw badRequest(field, (err as Error).message)
+      throw invalid(field, (err as Error).message)
     }
     if (this.deps.allowPrivate) return
-    if (url.protocol !== 'https:') throw badRequest(field, 'must be an https URL')
+    if (url.protocol !== 'https:') throw invalid(field, 'must be an https URL')
     try {
       await assertPublicHost(url.hostname)
     } catch (err) {
-      if (err instanceof BlockedTargetError) throw badRequest(field, "must not point inside the service's own network")
-      throw badRequest(field, `${url.hostname} does not resolve`)
+      if (err instanceof BlockedTargetError) throw invalid(field, "must not point inside the service's own network")
+      throw invalid(field, `${url.hostname} does not resolve`)
     }
   }
 }
