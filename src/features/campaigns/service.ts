@@ -10,9 +10,10 @@
 import { type CampaignEvent, type CampaignSnapshot, canApply } from '../../../machines/campaign'
 import { type Clock, iso } from '../../clock'
 import type { EventBus } from '../../events/bus'
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
+import { badRequest, conflict, notFound } from '../../http/errors'
 import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
+import { isRefused } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Collection, PageAfter } from '../../store/port'
 import type { AgentService } from '../agents/public'
@@ -222,7 +223,7 @@ export class CampaignService {
       await this.d.serving.served(c.workspaceId, c.agentId)
       return null
     } catch (err) {
-      if (err instanceof ApiError && err.status === 409) return err.message
+      if (isRefused(err, 'conflict')) return err.message
       throw err
     }
   }

@@ -11,8 +11,7 @@
  * workspace (they identify the agent, they are not configuration) and its knowledge documents,
  * which conversations search as they are now (the snapshot records their ids for diffs).
  */
-import { ApiError, conflict } from '../../http/errors'
-import { isRefused } from '../../kernel/refusals'
+import { clashes, isRefused, type Refused } from '../../kernel/refusals'
 import type { AgentDoc } from '../agents/public'
 import type { AgentReader } from './drafts'
 import type { VersionDoc, VersionStore } from './repository'
@@ -23,9 +22,9 @@ export interface ServedAgent {
   version: VersionDoc
 }
 
-/** The 409 every channel answers for an agent with nothing published. */
-export function notPublished(agentId: string): ApiError {
-  return conflict(`agent ${agentId} is not published (state: draft): live chat and voice serve only a published version; publish it with POST /agents/${agentId}/publish`, { state: 'draft' })
+/** The refusal (a 409) every channel answers for an agent with nothing published. */
+export function notPublished(agentId: string): Refused {
+  return clashes(`agent ${agentId} is not published (state: draft): live chat and voice serve only a published version; publish it with POST /agents/${agentId}/publish`, { state: 'draft' })
 }
 
 export class ServingAgents {
@@ -47,7 +46,7 @@ export class ServingAgents {
     return this.served(workspaceId, agentId).then(
       (s) => s.agent,
       (err) => {
-        if (isRefused(err, 'not_found') || (err instanceof ApiError && err.status === 409)) return null
+        if (isRefused(err, 'not_found') || isRefused(err, 'conflict')) return null
         throw err
       },
     )

@@ -8,8 +8,8 @@
 import { SerialQueue } from '../../../actors/serial-queue'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import { countRequest } from '../../http/rate-limit'
+import { clashes, gone, invalid, isRefused, notThere, unrecognised } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { AgentDoc, AgentService } from '../agents/public'
@@ -89,9 +89,9 @@ export class WebChat {
     try {
       return await this.resolve(webKey)
     } catch (err) {
-      if (!(err instanceof ApiError) || err.status !== 409) throw err
+      if (!isRefused(err, 'conflict')) throw err
       this.d.logger.warn({ webKey, reason: err.message }, 'website chat refused a visitor')
-      throw new ApiError(409, UNAVAILABLE, err.extra)
+      throw clashes(UNAVAILABLE, err.details)
     }
   }
 
@@ -116,12 +116,12 @@ export class WebChat {
   private async load(webKey: string): Promise<Widget> {
     const draft = await this.d.agents.byWebKey(webKey)
     const workspace = draft ? await this.d.workspace(draft.workspaceId) : null
-    if (!draft || !workspace) throw notFound(`no website widget with the key ${webKey}`)
-    if (workspace.status !== 'active') throw new ApiError(410, 'this website chat is closed: its workspace was deleted')
+    if (!draft || !workspace) throw notThere(`no website widget with the key ${webKey}`)
+    if (workspace.status !== 'active') throw gone('this website chat is closed: its workspace was deleted')
     // The switch acts at once (the draft's), and a published version with the widget off stays off.
-    if (!draft.widget.enabled) throw conflict('website chat is switched off for this agent (widget.enabled is false)', { state: 'disabled' })
+    if (!draft.widget.enabled) throw clashes('website chat is switched off for this agent (widget.enabled is false)', { state: 'disabled' })
     const agent = await this.d.served(workspace.id, draft.id)
-    if (!agent.widget.enabled) throw conflict('website chat is switched off in the published version of this agent', { state: 'disabled' })
+    if (!agent.widget.enabled) throw clashes('website chat is switched off in the published version of this agent', { state: 'disabled' })
     return { workspace, agent, draft }
   }
 
@@ -134,7 +134,7 @@ export class WebChat {
   ): Promise<{ resumed: boolean; session: string; conversationId: string | null; messages: MessageDoc[] }> {
     const { workspace, agent } = await this.widget(webKey)
     const visitorId = token ? this.d.sessions.verify(agent.id, token) : null
-    if (token && !visitorId) throw new ApiError(401, 'session: not a session of this widget; start a new one (omit session)', { field: 'session' })
+    if (token && !visitorId) throw unrecognised('session: not a session of this widget; start a new one (omit session)', { field: 'session' })
     if (visitorId && token) {
       const conversation = await this.find(workspace.id, agent.id, visitorId)
       const messages = conversation ? await this.d.conversations.history(conversation.id, RESUME_MESSAGES) : []
@@ -151,7 +151,7 @@ export class WebChat {
   async visitor(webKey: string, token: string): Promise<Visitor> {
     const { workspace, agent } = await this.widget(webKey)
     const visitorId = this.d.sessions.verify(agent.id, token)
-    if (!visitorId) throw new ApiError(401, 'session: not a session of this widget; start a new one', { field: 'session' })
+    if (!visitorId) throw unrecognised('session: not a session of this widget; start a new one', { field: 'session' })
     return { workspace, agent, visitorId }
   }
 
@@ -162,8 +162,8 @@ export class WebChat {
    */
   async send(v: Visitor, webKey: string, message: string, headers: Record<string, unknown>, field = 'message'): Promise<Accepted> {
     const text = message.trim()
-    if (!text) throw badRequest(field, 'must not be blank')
-    if (text.length > WEB_MESSAGE_MAX) throw badRequest(field, `must be at most ${WEB_MESSAGE_MAX} characters`)
+    if (!text) throw invalid(field, 'must not be blank')
+    if (text.length > WEB_MESSAGE_MAX) throw invalid(field, `must be at most ${WEB_MESSAGE_MAX} characters`)
     await this.pace(v, webKey, headers)
     const model = await this.d.models.resolve(v.workspace, v.agent)
     const thread = visitorThread(v.agent.id, v.visitorId)
@@ -184,7 +184,7 @@ export class WebChat {
    * browser streams over the media bridge at `mediaPath`. Paced like a message.
    */
   async call(v: Visitor, webKey: string, headers: Record<string, unknown>): Promise<{ callId: string; mediaPath: string }> {
-    if (!v.agent.voice.answersCalls) throw conflict('this agent does not take calls (voice.answersCalls is false)', { state: 'no_calls' })
+    if (!v.agent.voice.answersCalls) throw clashes('this agent does not take calls (voice.answersCalls is false)', { state: 'no_calls' })
     await this.pace(v, webKey, headers)
     return this.d.startCall(v.workspace, v.agent)
   }
@@ -199,9 +199,9 @@ export class WebChat {
   /** The welcome form's details: a real `lead.captured` for the visitor's conversation (opened if new). */
   async lead(v: Visitor, input: { name?: string; email?: string; phone?: string }): Promise<{ conversationId: string; name: string | null; email: string | null; phone: string | null }> {
     const given = { name: input.name?.trim() || undefined, email: input.email?.trim() || undefined, phone: input.phone?.trim() || undefined }
-    if (!given.name && !given.email && !given.phone) throw badRequest('name', 'give at least a name, an email or a phone number')
-    if (given.email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(given.email)) throw badRequest('email', `"${given.email}" is not an email address`)
-    if (given.phone && given.phone.replace(/\D/g, '').length < 6) throw badRequest('phone', `"${given.phone}" is not a phone number`)
+    if (!given.name && !given.email && !given.phone) throw invalid('name', 'give at least a name, an email or a phone number')
+    if (given.email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(given.email)) throw invalid('email', `"${given.email}" is not an email address`)
+    if (given.phone && given.phone.replace(/\D/g, '').length < 6) throw invalid('phone', `"${given.phone}" is not a phone number`)
     const conversation = await this.threads.run(visitorThread(v.agent.id, v.visitorId), () => this.open(v))
     const outcome = await this.d.tools.run('capture_lead', { ...given, note: 'website widget welcome form' }, ['capture_lead'], {
       workspace: v.workspace,
@@ -210,7 +210,7 @@ export class WebChat {
       sideEffects: 'live',
     })
     const out = outcome.output as { captured?: boolean; name: string | null; email: string | null; phone: string | null; error?: string }
-    if (!out.captured) throw badRequest('name', out.error ?? 'the details could not be taken')
+    if (!out.captured) throw invalid('name', out.error ?? 'the details could not be taken')
     // A note for the team (never shown to the model) of who wrote in, beside the event.
     const who = [out.name, out.email, out.phone].filter(Boolean).join(', ')
     await this.d.conversations.addMessage(conversation, { author: 'customer', internal: true, parts: [{ type: 'text', text: `Welcome form: ${who}` }] })
@@ -224,7 +224,7 @@ export class WebChat {
    */
   async consoleInbound(workspace: WorkspaceDoc, input: { from: string; to: string | null; text: string }): Promise<{ conversationId: string; messageId: string; receivedAt: string }> {
     const visitorId = input.from.trim()
-    if (!/^[A-Za-z0-9_-]{1,40}$/.test(visitorId)) throw badRequest('from', 'a visitor id: 1–40 letters, digits, - or _')
+    if (!/^[A-Za-z0-9_-]{1,40}$/.test(visitorId)) throw invalid('from', 'a visitor id: 1–40 letters, digits, - or _')
     const draft = await this.d.agents.addressed(workspace.id, input.to)
     const { agent } = await this.resolve(draft.webKey)
     const accepted = await this.send({ workspace, agent, visitorId }, draft.webKey, input.text, {}, 'text')
@@ -244,8 +244,8 @@ export class WebChat {
    */
   async simulated(workspace: WorkspaceDoc, agent: AgentDoc, visitorId: string, message: string): Promise<{ conversationId: string; reply: string }> {
     const text = message.trim()
-    if (!agent.widget.enabled) throw conflict('website chat is switched off for this agent (widget.enabled is false)', { state: 'disabled' })
-    if (!text || text.length > WEB_MESSAGE_MAX) throw badRequest('message', `must be 1–${WEB_MESSAGE_MAX} characters`)
+    if (!agent.widget.enabled) throw clashes('website chat is switched off for this agent (widget.enabled is false)', { state: 'disabled' })
+    if (!text || text.length > WEB_MESSAGE_MAX) throw invalid('message', `must be 1–${WEB_MESSAGE_MAX} characters`)
     const model = await this.d.models.resolve(workspace, agent)
     const thread = visitorThread(agent.id, visitorId)
     const open = () => this.d.conversations.thread({ workspaceId: workspace.id, agentId: agent.id, channel: 'web', customer: { id: null, phone: null }, thread, test: true, simulated: true })

@@ -115,7 +115,7 @@ describe('effects', () => {
 
   test('serving builds the agent from the live snapshot, and refuses when nothing is live', async () => {
     const serving = new ServingAgents(reader, versions)
-    await expect(serving.servingAgent(WS, agent.id)).rejects.toMatchObject({ status: 409 })
+    await expect(serving.servingAgent(WS, agent.id)).rejects.toMatchObject({ reason: 'conflict', details: { state: 'draft' } })
     const e = effects()
     await e.freezeVersion(input({ versionId: 1 }))
     await e.goLive(input({ versionId: 1 }))
