@@ -47,7 +47,8 @@ export const campaignsFeature = defineFeature(campaignsRef, {
     const outcomes = new CampaignOutcomes({ recipients })
     const pacer = new Pacer(config.campaignSendRate ?? (platform.name === 'whatsapp' ? WHATSAPP_SENDS_PER_SECOND : 0))
     const sender = new CampaignSender({
-      campaigns: campaignRows,
+      // The campaign actor's sender knows only the campaign id.
+      campaigns: campaignRows.acrossWorkspaces,
       recipients,
       contacts,
       outcomes,

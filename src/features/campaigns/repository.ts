@@ -6,6 +6,7 @@
  * `interrupted`, never sent again).
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import { WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
 
 export const CAMPAIGN_STATUSES = ['draft', 'sending', 'paused', 'sent', 'failed', 'cancelled'] as const
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number]
@@ -59,19 +60,7 @@ export interface RecipientDoc {
   createdAt: string
 }
 
-export const campaignsSpec: CollectionSpec = {
-  name: 'campaigns',
-  indexes: [
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-  ],
-}
+export const campaignsSpec: CollectionSpec = workspaceSpec('campaigns')
 
 export const recipientsSpec: CollectionSpec = {
   name: 'campaign_recipients',
@@ -107,5 +96,5 @@ export const recipientsSpec: CollectionSpec = {
   ],
 }
 
-export const openCampaigns = (store: DocumentStore): Promise<Collection<CampaignDoc>> => store.collection<CampaignDoc>(campaignsSpec)
+export const openCampaigns = async (store: DocumentStore): Promise<WorkspaceCollection<CampaignDoc>> => new WorkspaceCollection(await store.collection<CampaignDoc>(campaignsSpec))
 export const openRecipients = (store: DocumentStore): Promise<Collection<RecipientDoc>> => store.collection<RecipientDoc>(recipientsSpec)

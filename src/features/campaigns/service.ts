@@ -16,6 +16,7 @@ import { newId } from '../../ids'
 import { isRefused } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Collection, PageAfter } from '../../store/port'
+import type { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { AgentService } from '../agents/public'
 import { PURPOSE_MAX } from '../calls/public'
 import { normalizePhone } from '../contacts/public'
@@ -49,7 +50,7 @@ export interface Counts {
 }
 
 export interface CampaignDeps {
-  campaigns: Collection<CampaignDoc>
+  campaigns: WorkspaceCollection<CampaignDoc>
   recipients: Collection<RecipientDoc>
   agents: AgentService
   numbers: PhoneNumberService
@@ -141,18 +142,18 @@ export class CampaignService {
     // that could not be moved (the campaign appears only once its actor exists).
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) await Promise.all(rows.slice(i, i + INSERT_CHUNK).map((r) => d.recipients.insert(r)))
     await d.actors.spawn(id, { id, recipients: phones.size, scheduledAt })
-    await d.campaigns.insert(doc)
+    await d.campaigns.in(workspaceId).insert(doc)
     return doc
   }
 
   async get(workspaceId: string, id: string): Promise<CampaignDoc> {
-    const doc = await this.d.campaigns.get(id)
-    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no campaign ${id} in this workspace`)
+    const doc = await this.d.campaigns.in(workspaceId).get(id)
+    if (!doc) throw notFound(`no campaign ${id} in this workspace`)
     return doc
   }
 
   page(workspaceId: string, status: CampaignStatus | undefined, limit: number, after: PageAfter | null): Promise<CampaignDoc[]> {
-    return this.d.campaigns.page(status ? { workspaceId, status } : { workspaceId }, limit, after)
+    return this.d.campaigns.in(workspaceId).page(status ? { status } : {}, limit, after)
   }
 
   /** pause / resume / cancel / start: 409 naming the state when the move does not apply. */
@@ -170,7 +171,7 @@ export class CampaignService {
     const after = await actors.send(id, event)
     const state = String(after.value) as CampaignStatus
     if (!LEADS_TO[move].includes(state)) throw conflict(`campaign is ${state}; ${move} does not apply`, { state })
-    return (await d.campaigns.get(id))!
+    return (await d.campaigns.in(workspaceId).get(id))!
   }
 
   /**
@@ -241,26 +242,28 @@ export class CampaignService {
 
   /** A customer deleted: its campaigns are cancelled (and not restarted when it is restored). */
   cancelWorkspace(workspaceId: string): Promise<void> {
-    return this.cancelWhere({ workspaceId })
+    return this.cancelWhere(workspaceId, {})
   }
 
   /** An agent deleted: its campaigns are cancelled (its numbers and templates go with it). */
   cancelAgent(workspaceId: string, agentId: string): Promise<void> {
-    return this.cancelWhere({ workspaceId, agentId })
+    return this.cancelWhere(workspaceId, { agentId })
   }
 
-  private async cancelWhere(filter: { workspaceId: string; agentId?: string }): Promise<void> {
-    for (const c of await this.d.campaigns.find({ ...filter, status: { $in: ['draft', 'sending', 'paused'] } })) {
+  private async cancelWhere(workspaceId: string, filter: { agentId?: string }): Promise<void> {
+    for (const c of await this.d.campaigns.in(workspaceId).find({ ...filter, status: { $in: ['draft', 'sending', 'paused'] } })) {
       await this.d.actors.send(c.id, { type: 'campaign.cancel', at: this.d.clock.now() })
     }
   }
 
   effects(): CampaignEffectPort {
     const d = this.d
+    // The campaign actor knows only its id: the campaign names its workspace.
+    const campaigns = d.campaigns.acrossWorkspaces
     return {
       send: (id, report) => d.sender.start(id, report),
       notifyFailure: async (id, reason) => {
-        const c = await d.campaigns.get(id)
+        const c = await campaigns.get(id)
         if (!c) return
         // The effect starts before the failed snapshot is projected onto the row: the reason comes with it.
         const lastError = reason ?? c.lastError
@@ -276,7 +279,7 @@ export class CampaignService {
       },
       project: async (id, snapshot) => {
         const c = snapshot.context
-        await d.campaigns.update(id, {
+        await campaigns.update(id, {
           status: String(snapshot.value) as CampaignStatus,
           startedAt: c.startedAt === null ? null : iso(c.startedAt),
           finishedAt: c.finishedAt === null ? null : iso(c.finishedAt),
@@ -284,7 +287,7 @@ export class CampaignService {
         })
       },
       publish: async (id, event, eventId) => {
-        const c = await d.campaigns.get(id)
+        const c = await campaigns.get(id)
         if (!c || event.type !== 'campaign.finished') return
         // The projection of the change that emitted it is stored before this runs (actors/persister.ts).
         await d.bus.publish({ type: 'campaign.finished', workspaceId: c.workspaceId, agentId: c.agentId, data: await this.present(c) }, { id: eventId })

@@ -22,7 +22,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 beforeEach(async () => {
   const store = await openSqliteStore(join(dir, `s${n++}.db`))
   rows = await openRecipients(store)
-  campaigns = await openCampaigns(store)
+  campaigns = (await openCampaigns(store)).acrossWorkspaces
 })
 
 const COUNT = 40
