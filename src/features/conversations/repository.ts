@@ -3,57 +3,47 @@
  * the v1 lists, the engine's memory, analytics' windows and the agent-delete cascade.
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import { WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
 import type { ConversationDoc, MessageDoc } from './model'
 
-export const conversationsSpec: CollectionSpec = {
-  name: 'conversations',
-  indexes: [
-    // GET /conversations, newest first (the port's page order is createdAt desc, id desc).
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-    // GET /conversations?channel=…
-    {
-      name: 'workspace_channel_created',
-      fields: [
-        ['workspaceId', 1],
-        ['channel', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-    // GET /conversations?since=… (on when the customer last wrote)
-    {
-      name: 'workspace_inbound',
-      fields: [
-        ['workspaceId', 1],
-        ['lastInboundAt', -1],
-      ],
-    },
-    // Analytics windows per agent (counts and groups by day, hour, channel, status) and the cascade.
-    {
-      name: 'agent_created',
-      fields: [
-        ['workspaceId', 1],
-        ['agentId', 1],
-        ['createdAt', -1],
-      ],
-    },
-    // A messaging thread's conversation (one per customer and number).
-    {
-      name: 'thread',
-      fields: [
-        ['workspaceId', 1],
-        ['thread', 1],
-      ],
-    },
-  ],
-}
+// GET /conversations, newest first: workspace_created (the port's page order is createdAt desc, id desc).
+export const conversationsSpec: CollectionSpec = workspaceSpec('conversations', [
+  // GET /conversations?channel=…
+  {
+    name: 'workspace_channel_created',
+    fields: [
+      ['workspaceId', 1],
+      ['channel', 1],
+      ['createdAt', -1],
+      ['id', -1],
+    ],
+  },
+  // GET /conversations?since=… (on when the customer last wrote)
+  {
+    name: 'workspace_inbound',
+    fields: [
+      ['workspaceId', 1],
+      ['lastInboundAt', -1],
+    ],
+  },
+  // Analytics windows per agent (counts and groups by day, hour, channel, status) and the cascade.
+  {
+    name: 'agent_created',
+    fields: [
+      ['workspaceId', 1],
+      ['agentId', 1],
+      ['createdAt', -1],
+    ],
+  },
+  // A messaging thread's conversation (one per customer and number).
+  {
+    name: 'thread',
+    fields: [
+      ['workspaceId', 1],
+      ['thread', 1],
+    ],
+  },
+])
 
 export const messagesSpec: CollectionSpec = {
   name: 'messages',
@@ -82,10 +72,10 @@ export const messagesSpec: CollectionSpec = {
   ],
 }
 
-export type ConversationRepo = Collection<ConversationDoc>
+export type ConversationRepo = WorkspaceCollection<ConversationDoc>
 export type MessageRepo = Collection<MessageDoc>
 
 export async function openConversations(store: DocumentStore): Promise<{ conversations: ConversationRepo; messages: MessageRepo }> {
   const [conversations, messages] = await Promise.all([store.collection<ConversationDoc>(conversationsSpec), store.collection<MessageDoc>(messagesSpec)])
-  return { conversations, messages }
+  return { conversations: new WorkspaceCollection(conversations), messages }
 }

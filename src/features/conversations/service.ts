@@ -9,6 +9,7 @@ import { notFound } from '../../http/errors'
 import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
 import type { DocumentStore, Filter, PageAfter, Write } from '../../store/port'
+import type { ScopedFilter } from '../../store/workspace-scoped'
 import type { Author, Channel, ConversationDoc, ConversationStatus, MessageDoc, MessagePart } from './model'
 import type { ConversationRepo, MessageRepo } from './repository'
 
@@ -65,18 +66,18 @@ export class ConversationService {
       createdAt: now,
       updatedAt: now,
     }
-    await this.conversations.insert(doc)
+    await this.conversations.in(input.workspaceId).insert(doc)
     return doc
   }
 
   /** The conversation of a messaging thread, opened on its first message. */
   async thread(input: StartConversation & { thread: string }): Promise<ConversationDoc> {
-    return (await this.conversations.findOne({ workspaceId: input.workspaceId, thread: input.thread })) ?? this.start(input)
+    return (await this.conversations.in(input.workspaceId).findOne({ thread: input.thread })) ?? this.start(input)
   }
 
   /** The conversation of a messaging thread, or null before its first message. */
   byThread(workspaceId: string, thread: string): Promise<ConversationDoc | null> {
-    return this.conversations.findOne({ workspaceId, thread })
+    return this.conversations.in(workspaceId).findOne({ thread })
   }
 
   /** What the platform said about a message we sent (receipts move it forward only). */
@@ -87,7 +88,7 @@ export class ConversationService {
   /** Messages of a workspace's chat-app conversations written in [from, to) (messaging totals). */
   async chatMessages(workspaceId: string, from: string, to: string): Promise<MessageDoc[]> {
     const out: MessageDoc[] = []
-    for (const c of await this.conversations.find({ workspaceId, channel: 'chatapp' })) {
+    for (const c of await this.conversations.in(workspaceId).find({ channel: 'chatapp' })) {
       out.push(...(await this.messages.find({ conversationId: c.id, internal: false, createdAt: { $gte: from, $lt: to } })))
     }
     return out
@@ -104,7 +105,7 @@ export class ConversationService {
   async undelivered(channels: Channel[], before: string): Promise<MessageDoc[]> {
     const out: MessageDoc[] = []
     for (const channel of channels) {
-      for (const c of await this.conversations.find({ channel })) {
+      for (const c of await this.conversations.acrossWorkspaces.find({ channel })) {
         out.push(...(await this.messages.find({ conversationId: c.id, internal: false, author: { $in: ['agent', 'teammate'] }, delivery: { $exists: false }, createdAt: { $lte: before } })))
       }
     }
@@ -118,20 +119,26 @@ export class ConversationService {
 
   /** Another workspace's conversation is the same 404 as none at all (docs/spec.md Errors). */
   async get(workspaceId: string, id: string): Promise<ConversationDoc> {
-    const doc = await this.conversations.get(id)
-    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no conversation ${id} in this workspace`)
+    const doc = await this.conversations.in(workspaceId).get(id)
+    if (!doc) throw notFound(`no conversation ${id} in this workspace`)
     return doc
   }
 
+  /** The conversation if it is this workspace's, else null. */
+  findIn(workspaceId: string, id: string): Promise<ConversationDoc | null> {
+    return this.conversations.in(workspaceId).get(id)
+  }
+
+  /** By id in any workspace: work that names a conversation it recorded (a queued answer). */
   find(id: string): Promise<ConversationDoc | null> {
-    return this.conversations.get(id)
+    return this.conversations.acrossWorkspaces.get(id)
   }
 
   list(workspaceId: string, query: { channel?: Channel; since?: string }, limit: number, after: PageAfter | null): Promise<ConversationDoc[]> {
-    const filter: Filter = { workspaceId }
+    const filter: ScopedFilter = {}
     if (query.channel !== undefined) filter.channel = query.channel
     if (query.since !== undefined) filter.lastInboundAt = { $gte: checkInstant(query.since, 'since') }
-    return this.conversations.page(filter, limit, after)
+    return this.conversations.in(workspaceId).page(filter, limit, after)
   }
 
   /** Public messages, newest first; `since` keeps those written strictly after it. */
@@ -194,7 +201,7 @@ export class ConversationService {
       updated = (await this.store.commit(writes))[1] as ConversationDoc | null
     } else {
       await this.messages.insert(message)
-      updated = await this.conversations.update(conversation.id, set)
+      updated = await this.conversations.in(conversation.workspaceId).update(conversation.id, set)
     }
     return { message, conversation: (updated ?? { ...conversation, ...set }) as ConversationDoc }
   }
@@ -214,7 +221,7 @@ export class ConversationService {
    * `conversation.escalated`); one already waiting for or with a person stays as it is.
    */
   async escalate(conversation: ConversationDoc, reason: string | null): Promise<{ conversation: ConversationDoc; changed: boolean }> {
-    const current = (await this.conversations.get(conversation.id)) ?? conversation
+    const current = (await this.conversations.in(conversation.workspaceId).get(conversation.id)) ?? conversation
     if (current.status !== 'active') return { conversation: current, changed: false }
     // Payload (docs/spec.md leaves it to us): which conversation, where, why, and whether it is a test.
     const updated = await this.setStatus(current, 'escalated', (c) => ({
@@ -250,21 +257,21 @@ export class ConversationService {
    * teammate's decision (docs/api/webhooks.md), and `call.completed` already reports this end.
    */
   async callEnded(id: string): Promise<void> {
-    const current = await this.conversations.get(id)
+    const current = await this.conversations.acrossWorkspaces.get(id)
     if (current?.channel === 'voice' && current.status === 'active') await this.setStatus(current, 'resolved')
   }
 
   /** Agent delete cascade: its conversations and every message in them. */
   async removeAllForAgent(workspaceId: string, agentId: string): Promise<void> {
     await this.messages.deleteMany({ workspaceId, agentId })
-    await this.conversations.deleteMany({ workspaceId, agentId })
+    await this.conversations.in(workspaceId).deleteMany({ agentId })
   }
 
   /** Moves the status; with `event`, the event reporting the move is committed with it (EventBus.publishWith). */
   private async setStatus(conversation: ConversationDoc, status: ConversationStatus, event?: (moved: ConversationDoc) => DomainEvent): Promise<ConversationDoc> {
     const set = { status, updatedAt: iso(this.clock.now()) }
     const moved = { ...conversation, ...set }
-    if (!event) return ((await this.conversations.update(conversation.id, set)) ?? moved) as ConversationDoc
+    if (!event) return ((await this.conversations.in(conversation.workspaceId).update(conversation.id, set)) ?? moved) as ConversationDoc
     const { results } = await this.bus.publishWith(event(moved), [{ collection: this.conversations.name, op: 'update', id: conversation.id, set }])
     return (results[0] ?? moved) as ConversationDoc
   }

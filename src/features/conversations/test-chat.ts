@@ -93,8 +93,8 @@ export class TestChatService {
 
   /** Only a test chat of this agent in this workspace continues; anything else is the caller's mistake. */
   private async session(workspaceId: string, agentId: string, session: string): Promise<ConversationDoc> {
-    const doc = session.startsWith('conv_') ? await this.deps.conversations.find(session) : null
-    if (!doc || doc.workspaceId !== workspaceId || doc.agentId !== agentId || !doc.test) {
+    const doc = session.startsWith('conv_') ? await this.deps.conversations.findIn(workspaceId, session) : null
+    if (!doc || doc.agentId !== agentId || !doc.test) {
       throw badRequest('session', 'is not a session from a test chat of this agent; omit it to start a new one')
     }
     return doc
