@@ -6,7 +6,7 @@
  * the Media Streams URL its TwiML gives is the one a client dials and signs. BENCH_PROFILE=<dir>
  * writes its CPU profile there as Markdown.
  */
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -54,4 +54,37 @@ export const cpuMs = (pid: number, mainThread = false) => {
     .split(') ')[1]!
     .split(' ')
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ = 100 on Linux)
+}
+
+/** What each of the service's threads is, by the name it runs under (its workers are named where they are made). */
+const ROLES: [RegExp, string][] = [
+  [/^stt-decoder$/, 'speech decoders'],
+  [/^silero-vad$/, 'Silero'],
+  [/^espeak-synth$/, 'espeak-ng'],
+  [/^JITWorker$/, 'JIT'],
+  [/^(HeapHelper|mi-scavenger|.*[Cc]ollector.*)$/, 'GC and allocator'],
+]
+
+/**
+ * The process's CPU time (ms) by thread role, from /proc/<pid>/task: the main thread is the event
+ * loop; the others by name (ROLES), the rest as `other`. A thread that ended since an earlier
+ * reading takes its time with it, so read it where threads live on (the pools keep theirs).
+ */
+export function cpuByRole(pid: number): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string
+    let comm: string
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+    } catch {
+      continue
+    }
+    const fields = stat.split(') ')[1]!.split(' ')
+    const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+    const role = tid === String(pid) ? 'event loop' : (ROLES.find(([re]) => re.test(comm))?.[1] ?? 'other')
+    out.set(role, (out.get(role) ?? 0) + ms)
+  }
+  return out
 }

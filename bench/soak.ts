@@ -25,8 +25,8 @@
  *
  * Prints: calls with a gap (during the ramp and after it), the worst gap, the longest a playing
  * caller waited for its next audio (what the service's playout lead must cover), POST → first
- * agent audio p50/p95 and its stages, the service's CPU (per call, and as a share of a core during
- * the ramp and the hold) and resident memory per live call, how busy the machine was and how long
+ * agent audio p50/p95 and its stages, the service's CPU (per call, by thread — event loop, speech
+ * decoders, Silero, espeak-ng, JIT, GC — and as a share of a core during the ramp and the hold) and resident memory per live call, how busy the machine was and how long
  * the service's event loop waited for a core (all from /proc), and this process's own event-loop
  * stalls (a stall here would look like a gap, so they are counted). Every call is hung up HOLD_MS
  * after its stream started; the run stops by itself (RUN_LIMIT_MS at most), on loopback only.
@@ -44,7 +44,7 @@ import { twilioSignature } from '../src/providers/telephony/twilio-signature'
 import { EspeakTts } from '../src/providers/tts/espeak'
 import { startDeepgramFake } from '../test/fakes/deepgram'
 import { startTwilioFake, streamOpening } from '../test/fakes/twilio'
-import { cpuMs, startBenchService } from './service'
+import { cpuByRole, cpuMs, startBenchService } from './service'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300)
 const RATE = Number(process.env.BENCH_RATE ?? 20)
@@ -439,6 +439,7 @@ try {
     }
   })()
   const cpuStart = cpuMs(service.pid)
+  const rolesStart = cpuByRole(service.pid)
   const loopStart = cpuMs(service.pid, true)
   const rssStart = rssKb(service.pid)
   const hostStart = hostCpu()
@@ -469,6 +470,7 @@ try {
   await timer
   const metrics = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text()
   const cpuEnd = cpuMs(service.pid)
+  const rolesEnd = cpuByRole(service.pid)
   const loopEnd = cpuMs(service.pid, true)
   const hostEnd = hostCpu()
   const selfEnd = cpuMs(process.pid)
@@ -503,6 +505,8 @@ try {
   console.log(
     `  service CPU: ${((cpuEnd - cpuStart) / peers.length).toFixed(1)} ms per call (event loop ${((loopEnd - loopStart) / peers.length).toFixed(1)}), ${((100 * (cpuRamp - cpuStart)) / 1000 / rampS).toFixed(0)}% of a core during the ramp, ${((100 * (cpuEnd - cpuRamp)) / 1000 / holdS).toFixed(0)}% during the hold; resident memory ${((rssPeak - rssStart) / Math.max(1, livePeak)).toFixed(0)} KB per live call (${(rssStart / 1024).toFixed(0)} → ${(rssPeak / 1024).toFixed(0)} MB)`,
   )
+  const byRole = [...rolesEnd].map(([role, ms]) => [role, (ms - (rolesStart.get(role) ?? 0)) / Math.max(1, peers.length)] as const).sort((a, b) => b[1] - a[1])
+  console.log(`  service CPU per call by thread: ${byRole.map(([role, ms]) => `${role} ${ms.toFixed(0)} ms`).join(', ')}`)
   console.log(
     `  the machine: ${busyShare(hostStart, hostRamp).toFixed(0)}% of its cores busy during the ramp (the service's event loop ran ${((schedRamp.run - schedStart.run) / 1e7 / rampS).toFixed(0)}% of it and waited for a core ${((schedRamp.wait - schedStart.wait) / 1e7 / rampS).toFixed(0)}%), ${busyShare(hostRamp, hostEnd).toFixed(0)}% during the hold (this process ${((100 * (selfRamp - selfStart)) / 1000 / rampS).toFixed(0)}% and ${((100 * (selfEnd - selfRamp)) / 1000 / holdS).toFixed(0)}% of a core); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; this process's event loop stalled > ${GAP_MS} ms ${stalls.length} times (worst ${ms(Math.max(0, ...stalls.map((s) => s.ms)))})`,
   )

@@ -43,6 +43,9 @@ const SILERO_RATE = 16_000
 /** A model load takes ~0.1–0.3 s here; one that has not answered in 30 s is stuck, and the energy detector stands in. */
 const LOAD_TIMEOUT_MS = 30_000
 
+/** The model thread's OS name (Bun sets it from the worker's name): how `top -H` and bench:soak tell the threads apart. */
+export const SILERO_THREAD = 'silero-vad'
+
 /** The process's Silero model, loaded once on first use; null when it cannot load here. */
 let shared: Promise<{ batcher: SileroBatcher } | null> | null = null
 
@@ -50,7 +53,7 @@ export function loadSilero(): Promise<{ batcher: SileroBatcher } | null> {
   shared ??= new Promise((resolve) => {
     let worker: Worker
     try {
-      worker = new Worker(new URL('./silero-worker.ts', import.meta.url).href, { smol: true } as WorkerOptions)
+      worker = new Worker(new URL('./silero-worker.ts', import.meta.url).href, { smol: true, name: SILERO_THREAD } as WorkerOptions)
     } catch {
       return resolve(null)
     }

@@ -74,6 +74,9 @@ export class Lease {
   }
 }
 
+/** The OS thread's name (Bun sets it from the worker's name): how `top -H` and bench:soak tell the threads apart. */
+export const THREAD_NAME = 'stt-decoder'
+
 export class DecoderThread {
   private readonly worker: Worker
   lease = 0
@@ -82,7 +85,7 @@ export class DecoderThread {
   private closing: (() => void) | null = null
 
   constructor(paths: SphinxPaths, onMessage: (t: DecoderThread, m: FromDecoder) => void, onDeath: (t: DecoderThread, reason: string) => void) {
-    this.worker = new Worker(new URL('./pocketsphinx-worker.ts', import.meta.url).href, { smol: true })
+    this.worker = new Worker(new URL('./pocketsphinx-worker.ts', import.meta.url).href, { smol: true, name: THREAD_NAME })
     this.worker.onmessage = (e: MessageEvent<FromDecoder>) => {
       if (e.data.t === 'freed') return this.closing?.()
       onMessage(this, e.data)

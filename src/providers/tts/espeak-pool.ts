@@ -37,13 +37,16 @@ export interface SynthStats {
   speakingMs: number
 }
 
+/** The OS thread's name (Bun sets it from the worker's name): how `top -H` and bench:soak tell the threads apart. */
+export const THREAD_NAME = 'espeak-synth'
+
 class SynthThread {
   readonly worker: Worker
   job: { id: number; job: SynthJob } | null = null
   dead = false
 
   constructor(library: string | undefined, onMessage: (t: SynthThread, m: FromSynth) => void, onDeath: (t: SynthThread, reason: string) => void) {
-    this.worker = new Worker(new URL('./espeak-worker.ts', import.meta.url).href, { smol: true })
+    this.worker = new Worker(new URL('./espeak-worker.ts', import.meta.url).href, { smol: true, name: THREAD_NAME })
     this.worker.onmessage = (e: MessageEvent<FromSynth>) => onMessage(this, e.data)
     // An uncaught error is followed by `close`, which reports the death once.
     this.worker.onerror = () => {}
