@@ -33,6 +33,20 @@ export const SPHINX_INSTALL = 'apt-get install libpocketsphinx3 pocketsphinx-en-
  */
 export const FIRST_PASS_ONLY = ['-fwdflat', 'no', '-bestpath', 'no']
 
+/**
+ * A narrower first pass than the library's defaults (beam 1e-48, wbeam 7e-29, maxhmmpf 30000, no
+ * cap on words a frame): at most 3,000 HMMs and 5 word exits a frame, beams of 1e-40 / 1e-25. On
+ * phone-line audio (the soak's and bench:wer's sentences, 136 words, rounds alternated) it costs
+ * ~1.3–2.2 ms per 20 ms frame against 5.6–6.8 ms with the defaults, at a word error rate of 80–84%
+ * against 79–82% (the spread is the decoder's running cepstral mean; docs/benchmarks.md). The
+ * words hardly steer the call (turns are not judged by them), and the decoder's CPU is most of the
+ * service's on the default engines, so the cheaper search is the better trade.
+ */
+export const FAST_SEARCH = ['-maxhmmpf', '3000', '-maxwpf', '5', '-beam', '1e-40', '-pbeam', '1e-40', '-wbeam', '1e-25']
+
+/** What the live decoder runs with. */
+export const LIVE_SEARCH = [...FIRST_PASS_ONLY, ...FAST_SEARCH]
+
 function libraries(paths: SphinxPaths) {
   const base = dlopen(paths.baseLibrary, {
     err_set_logfp: { args: [FFIType.ptr], returns: FFIType.void },
@@ -92,7 +106,7 @@ export class Decoder {
   private inUtterance = false
 
   /** Loads the acoustic model, the language model and the dictionary: 200–600 ms and ~95 MB here. `search`: extra decoder arguments. */
-  constructor(paths: SphinxPaths = DEBIAN_SPHINX, search: string[] = FIRST_PASS_ONLY) {
+  constructor(paths: SphinxPaths = DEBIAN_SPHINX, search: string[] = LIVE_SEARCH) {
     this.libs = loadSphinx(paths)
     const m = MODEL_FILES(paths.modelDir)
     // argv[0] is a program name the parser skips, as in a main().

@@ -28,6 +28,14 @@ const send = (m: FromDecoder) => self.postMessage(m)
 
 let decoder: Decoder | null = null
 let partial = ''
+/**
+ * A partial is read every 200 ms of audio, not every 20 ms frame: `ps_get_hyp` walks the
+ * utterance's best path back from its end, a fifth or more of a frame's decoding with the library's
+ * default search (docs/benchmarks.md), and nothing needs the live words sooner (turns are not judged
+ * by this engine's words).
+ */
+const PARTIAL_SAMPLES = 3_200
+let sincePartial = 0
 
 self.onmessage = (event: MessageEvent<ToDecoder>) => {
   const m = event.data
@@ -45,6 +53,9 @@ self.onmessage = (event: MessageEvent<ToDecoder>) => {
       // Init failed and was reported: the pool is replacing this thread.
     } else if (m.t === 'audio') {
       decoder.process(m.pcm)
+      sincePartial += m.pcm.length
+      if (sincePartial < PARTIAL_SAMPLES) return
+      sincePartial = 0
       const text = decoder.hypothesis()
       if (text && text !== partial) send({ t: 'partial', lease: m.lease, text })
       partial = text
@@ -52,10 +63,12 @@ self.onmessage = (event: MessageEvent<ToDecoder>) => {
       const start = performance.now()
       const text = decoder.finish()
       partial = ''
+      sincePartial = 0
       send({ t: 'final', lease: m.lease, text, ms: performance.now() - start })
     } else if (m.t === 'reset') {
       decoder.finish()
       partial = ''
+      sincePartial = 0
     }
   } catch (err) {
     // A decoder whose library call failed is not trusted again: freed, and the pool replaces the thread.
