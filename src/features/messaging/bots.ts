@@ -12,7 +12,7 @@ import type { SecretBox } from '../../crypto/secrets'
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import type { Logger } from '../../logger'
 import { TelegramError, type TelegramPlatform, TOKEN_SHAPE } from '../../providers/messaging/telegram'
-import type { Collection } from '../../store/port'
+import type { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { AgentService } from '../agents/public'
 
 export interface BotDoc {
@@ -42,7 +42,7 @@ export interface BotView {
 export class BotConnections {
   constructor(
     private readonly d: {
-      bots: Collection<BotDoc>
+      bots: WorkspaceCollection<BotDoc>
       agents: AgentService
       secrets: SecretBox
       /** Null: the sandbox (no Telegram to ask); set by useTelegram. */
@@ -72,7 +72,8 @@ export class BotConnections {
       const api = d.telegram.api(token)
       try {
         identity = await api.getMe()
-        const held = await d.bots.get(identity.id)
+        // A bot id is Telegram's, one for all workspaces: held by another one is a conflict, not a 404.
+        const held = await d.bots.acrossWorkspaces.get(identity.id)
         if (held && held.workspaceId !== workspaceId) throw conflict(`bot @${identity.username} is connected to another workspace`)
         await api.setWebhook(`${d.publicBaseUrl.replace(/\/$/, '')}/messaging/telegram/webhook/${identity.id}`, secret)
       } catch (err) {
@@ -81,7 +82,7 @@ export class BotConnections {
         throw new ApiError(502, `Telegram did not accept the bot: ${err.message}; nothing was saved`, { code: err.code })
       }
     }
-    const held = await d.bots.get(identity.id)
+    const held = await d.bots.acrossWorkspaces.get(identity.id)
     if (held && held.workspaceId !== workspaceId) throw conflict(`bot @${identity.username} is connected to another workspace`)
     const now = iso(d.clock.now())
     const doc: BotDoc = {
@@ -95,35 +96,35 @@ export class BotConnections {
       connectedAt: now,
       createdAt: held?.createdAt ?? now,
     }
-    await d.bots.upsert(doc)
+    await d.bots.acrossWorkspaces.upsert(doc)
     return this.view(doc, token)
   }
 
   async list(workspaceId: string): Promise<BotView[]> {
-    const docs = await this.d.bots.find({ workspaceId }, { sort: [['createdAt', 1]] })
+    const docs = await this.d.bots.in(workspaceId).find({}, { sort: [['createdAt', 1]] })
     return docs.map((doc) => this.view(doc, this.d.secrets.open(doc.token)))
   }
 
   /** The bot, when it is this workspace's. */
   async get(workspaceId: string, botId: string): Promise<BotDoc> {
-    const doc = await this.d.bots.get(botId)
-    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no bot ${botId} in this workspace`)
+    const doc = await this.d.bots.in(workspaceId).get(botId)
+    if (!doc) throw notFound(`no bot ${botId} in this workspace`)
     return doc
   }
 
   /** Whichever workspace holds it (webhooks arrive by bot id). */
   byId(botId: string): Promise<BotDoc | null> {
-    return this.d.bots.get(botId)
+    return this.d.bots.acrossWorkspaces.get(botId)
   }
 
   async only(workspaceId: string): Promise<BotDoc> {
-    const docs = await this.d.bots.find({ workspaceId }, { limit: 2 })
+    const docs = await this.d.bots.in(workspaceId).find({}, { limit: 2 })
     if (docs.length !== 1) throw badRequest('to', docs.length ? 'the workspace has several bots: say which one (its id)' : 'the workspace has no bot: connect one first')
     return docs[0]!
   }
 
   tokenOf = async (botId: string): Promise<string | null> => {
-    const doc = await this.d.bots.get(botId)
+    const doc = await this.d.bots.acrossWorkspaces.get(botId)
     return doc ? this.d.secrets.open(doc.token) : null
   }
 
@@ -140,12 +141,12 @@ export class BotConnections {
         .deleteWebhook()
         .catch((err) => this.d.logger.warn({ err: (err as Error).message, bot: botId }, 'Telegram did not remove the webhook of a bot being disconnected'))
     }
-    await this.d.bots.delete(botId)
+    await this.d.bots.in(workspaceId).delete(botId)
     return { ok: true }
   }
 
   async erase(workspaceId: string): Promise<void> {
-    await this.d.bots.deleteMany({ workspaceId })
+    await this.d.bots.in(workspaceId).deleteMany()
   }
 
   private view(doc: BotDoc, token: string): BotView {

@@ -12,7 +12,8 @@ import { Elysia, t } from 'elysia'
 import { type Clock, iso } from '../../clock'
 import type { FileStorage } from '../../files/port'
 import { newId } from '../../ids'
-import type { Collection, DocumentStore } from '../../store/port'
+import type { DocumentStore } from '../../store/port'
+import { WorkspaceCollection } from '../../store/workspace-scoped'
 
 /** docs/spec.md: links valid for eight hours. */
 export const LINK_TTL_MS = 8 * 60 * 60 * 1000
@@ -34,7 +35,7 @@ interface FileDoc {
 
 export class ReceivedFiles {
   private constructor(
-    private readonly files: Collection<FileDoc>,
+    private readonly files: WorkspaceCollection<FileDoc>,
     private readonly storage: FileStorage,
     private readonly secret: string,
     private readonly publicBaseUrl: string,
@@ -43,7 +44,7 @@ export class ReceivedFiles {
 
   static async open(store: DocumentStore, deps: { storage: FileStorage; secret: string; publicBaseUrl: string; clock: Clock }): Promise<ReceivedFiles> {
     const files = await store.collection<FileDoc>({ name: 'files', indexes: [{ name: 'workspace', fields: [['workspaceId', 1]] }] })
-    return new ReceivedFiles(files, deps.storage, deps.secret, deps.publicBaseUrl.replace(/\/$/, ''), deps.clock)
+    return new ReceivedFiles(new WorkspaceCollection(files), deps.storage, deps.secret, deps.publicBaseUrl.replace(/\/$/, ''), deps.clock)
   }
 
   /** Keeps the bytes; answers the reference a message part stores (`file:<id>`). */
@@ -51,7 +52,7 @@ export class ReceivedFiles {
     if (bytes.length > MAX_FILE_BYTES) throw new Error(`a file of ${bytes.length} bytes is over ${MAX_FILE_BYTES}`)
     const id = newId('file')
     await this.storage.put(fileKey(id), bytes)
-    await this.files.insert({ id, workspaceId, mime, name, bytes: bytes.length, createdAt: iso(this.clock.now()) })
+    await this.files.in(workspaceId).insert({ id, mime, name, bytes: bytes.length, createdAt: iso(this.clock.now()) })
     return `file:${id}`
   }
 
@@ -63,9 +64,10 @@ export class ReceivedFiles {
   }
 
   async erase(workspaceId: string): Promise<void> {
-    for (const f of await this.files.find({ workspaceId })) {
+    const files = this.files.in(workspaceId)
+    for (const f of await files.find()) {
       await this.storage.delete(fileKey(f.id))
-      await this.files.delete(f.id)
+      await files.delete(f.id)
     }
   }
 
@@ -82,7 +84,8 @@ export class ReceivedFiles {
         const want = Buffer.from(this.sign(params.id, expires))
         const given = Buffer.from(params.signature)
         if (want.length !== given.length || !timingSafeEqual(want, given)) return gone()
-        const doc = await this.files.get(params.id)
+        // A signed link names the file alone: the signature, not a workspace, is what lets it through.
+        const doc = await this.files.acrossWorkspaces.get(params.id)
         const file = doc ? await this.storage.stream(fileKey(doc.id)) : null
         if (!doc || !file) return gone()
         const headers: Record<string, string> = { 'content-type': doc.mime, 'content-length': String(file.size) }

@@ -13,6 +13,7 @@ import type { MessagingPlatform } from '../../providers/messaging/port'
 import { SandboxPlatform } from '../../providers/messaging/sandbox'
 import { TelegramPlatform } from '../../providers/messaging/telegram'
 import { WhatsAppPlatform } from '../../providers/messaging/whatsapp'
+import { WorkspaceCollection } from '../../store/workspace-scoped'
 import { agentsRef } from '../agents/public'
 import { contactsRef } from '../contacts/public'
 import { conversationsRef } from '../conversations/public'
@@ -75,7 +76,7 @@ export const messagingFeature = defineFeature(messagingRef, {
     const botDocs = await kernel.store.collection<BotDoc>({ name: 'botapp_bots', indexes: [{ name: 'bots_workspace', fields: [['workspaceId', 1]] }] })
     let telegram: TelegramPlatform | null = null
     const bots = new BotConnections({
-      bots: botDocs,
+      bots: new WorkspaceCollection(botDocs),
       agents,
       secrets: new SecretBox(kernel.config.secretKey!),
       telegram: null,
