@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { ApiError } from '../../src/http/errors'
 import { checkInstant } from '../../src/http/instant'
 import { decodeCursor, encodeCursor } from '../../src/http/pagination'
+import { apiErrorOf } from '../../src/http/refusals'
 
 const refused = (f: () => unknown, field: string) => {
   let caught: unknown
@@ -10,8 +10,10 @@ const refused = (f: () => unknown, field: string) => {
   } catch (e) {
     caught = e
   }
-  expect(caught).toBeInstanceOf(ApiError)
-  expect((caught as ApiError).message).toStartWith(`${field}:`)
+  const answer = apiErrorOf(caught)
+  expect(answer?.status).toBe(400)
+  expect(answer?.message).toStartWith(`${field}:`)
+  expect(answer?.extra).toEqual({ field })
 }
 
 describe('checkInstant', () => {
