@@ -5,7 +5,7 @@
  */
 
 import type { Clock } from '../../clock'
-import { ApiError, notFound } from '../../http/errors'
+import { clashes, notThere } from '../../kernel/refusals'
 import type { TurnStages } from '../../media/latency'
 import type { Filter, PageAfter } from '../../store/port'
 import type { CallActors } from './actor'
@@ -72,7 +72,7 @@ export class CallReads {
   /** The newest try of a call in this workspace; 404 otherwise. */
   async get(workspaceId: string, callId: string): Promise<CallTryDoc> {
     const row = await this.newest(callId)
-    if (!row || row.workspaceId !== workspaceId) throw notFound(`no call ${callId} in this workspace`)
+    if (!row || row.workspaceId !== workspaceId) throw notThere(`no call ${callId} in this workspace`)
     return row
   }
 
@@ -90,7 +90,7 @@ export class CallReads {
     await this.get(workspaceId, callId)
     const { actors } = this.deps
     const asked = await actors.ask(callId, { type: 'call.delete', at: this.deps.clock.now() })
-    if (!asked.ok) throw new ApiError(409, asked.refusal.message, { state: asked.refusal.state })
+    if (!asked.ok) throw clashes(asked.refusal.message, { state: asked.refusal.state })
     await actors.settle(callId)
     return this.get(workspaceId, callId)
   }

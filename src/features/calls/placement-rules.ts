@@ -3,8 +3,9 @@
  * rules and Errors for POST calls): the number, the consent, the agent, the number it rings from,
  * and the optional members whose shapes are ours. Pure: the service loads the data, these decide.
  */
-import { ApiError, badRequest, conflict, forbidden, notBlank } from '../../http/errors'
+
 import { checkInstant } from '../../http/instant'
+import { clashes, invalid, notAllowed, notBlank, tooMany } from '../../kernel/refusals'
 import { normalizePhone, unreadablePhone } from '../contacts/public'
 import type { FieldSpec } from './field-values'
 import { type PlaceCall, SCHEDULE_MAX_DAYS, VARIABLE_NAME_MAX, VARIABLE_VALUE_MAX, VARIABLES_MAX } from './model'
@@ -35,15 +36,15 @@ export interface Consent {
 /** `to` in E.164, or a 400 naming it (docs/spec.md: "unreadable number"). */
 export function callee(to: string): string {
   const phone = normalizePhone(to)
-  if (!phone) throw badRequest('to', unreadablePhone(to))
+  if (!phone) throw invalid('to', unreadablePhone(to))
   return phone
 }
 
 /** docs/spec.md: the number must be a contact (403), and one who withdrew consent anywhere is refused (403). */
 export function checkConsent(phone: string, contact: Consent | null): void {
-  if (!contact) throw forbidden(`${phone} is not a contact of this workspace; import it in the console first`)
-  if (contact.optedOut) throw forbidden(`${phone} has opted out; the call is not placed`)
-  if (contact.doNotCall) throw forbidden(`${phone} is on the do-not-call list; the call is not placed`)
+  if (!contact) throw notAllowed(`${phone} is not a contact of this workspace; import it in the console first`)
+  if (contact.optedOut) throw notAllowed(`${phone} has opted out; the call is not placed`)
+  if (contact.doNotCall) throw notAllowed(`${phone} is on the do-not-call list; the call is not placed`)
 }
 
 /** How many phone agents the "several answer the phone" refusal names (the rest is "…"). */
@@ -60,16 +61,16 @@ export function chooseAgent(agents: PhoneAgent[], requested: string | undefined)
   if (requested !== undefined) {
     const wanted = notBlank(requested, 'agent').trim()
     const agent = agents.find((a) => a.id === wanted) ?? agents.find((a) => a.name.toLowerCase() === wanted.toLowerCase())
-    if (!agent) throw badRequest('agent', `no agent "${wanted.slice(0, 60)}" in this workspace`)
+    if (!agent) throw invalid('agent', `no agent "${wanted.slice(0, 60)}" in this workspace`)
     if (!onThePhone(agent)) {
-      throw conflict(`agent ${agent.name} does not answer the phone: ${agent.answersCalls ? 'it has no phone number attached' : 'its voice is off (voice.answersCalls)'}`)
+      throw clashes(`agent ${agent.name} does not answer the phone: ${agent.answersCalls ? 'it has no phone number attached' : 'its voice is off (voice.answersCalls)'}`)
     }
     return agent
   }
   const phoneAgents = agents.filter(onThePhone)
-  if (phoneAgents.length === 0) throw conflict('no agent answers the phone: turn voice on (voice.answersCalls) and attach a number in the console')
+  if (phoneAgents.length === 0) throw clashes('no agent answers the phone: turn voice on (voice.answersCalls) and attach a number in the console')
   if (phoneAgents.length > 1) {
-    throw badRequest(
+    throw invalid(
       'agent',
       `several agents answer the phone (${phoneAgents
         .slice(0, PHONE_AGENTS_NAMED)
@@ -88,17 +89,17 @@ export function chooseFrom(agent: PhoneAgent, numbers: AgentNumber[], from: stri
   let chosen: AgentNumber | undefined
   if (from !== undefined) {
     const wanted = normalizePhone(from)
-    if (!wanted) throw badRequest('from', `"${from.slice(0, 40)}" is not a phone number`)
+    if (!wanted) throw invalid('from', `"${from.slice(0, 40)}" is not a phone number`)
     chosen = numbers.find((n) => n.number === wanted)
-    if (!chosen) throw badRequest('from', `${wanted} is not one of agent ${agent.name}'s numbers`)
+    if (!chosen) throw invalid('from', `${wanted} is not one of agent ${agent.name}'s numbers`)
   } else {
     chosen = numbers.find((n) => n.number === agent.phoneNumber) ?? numbers[0]
   }
-  if (!chosen) throw conflict(`agent ${agent.name} has no phone number attached`)
+  if (!chosen) throw clashes(`agent ${agent.name} has no phone number attached`)
   const callable = numbers.filter((n) => n.source === 'rented' || n.carrierCredentials)
   if (chosen.source === 'brought' && !chosen.carrierCredentials) {
     const hint = callable.length ? `; ${callable[0].number} can (send it as from)` : ''
-    throw conflict(`${chosen.number} is a brought number without carrier credentials: add them in the console before placing calls from it${hint}`)
+    throw clashes(`${chosen.number} is a brought number without carrier credentials: add them in the console before placing calls from it${hint}`)
   }
   return chosen
 }
@@ -109,19 +110,19 @@ export function scheduleTime(value: string | null | undefined, nowMs: number): n
   const at = Date.parse(checkInstant(value, 'scheduledFor'))
   // An instant already past (or this very moment) is a call to ring now, which is what was meant.
   if (at <= nowMs) return null
-  if (at - nowMs > SCHEDULE_MAX_DAYS * DAY_MS) throw badRequest('scheduledFor', `is more than ${SCHEDULE_MAX_DAYS} days ahead`)
+  if (at - nowMs > SCHEDULE_MAX_DAYS * DAY_MS) throw invalid('scheduledFor', `is more than ${SCHEDULE_MAX_DAYS} days ahead`)
   return at
 }
 
 export function checkVariables(variables: Record<string, MetadataValue>): Record<string, MetadataValue> {
   const names = Object.keys(variables)
-  if (names.length > VARIABLES_MAX) throw badRequest('variables', `has ${names.length} values; at most ${VARIABLES_MAX}`)
+  if (names.length > VARIABLES_MAX) throw invalid('variables', `has ${names.length} values; at most ${VARIABLES_MAX}`)
   for (const name of names) {
-    if (name === '__proto__') throw badRequest('variables', 'name "__proto__" is not allowed')
-    if (name.length < 1 || name.length > VARIABLE_NAME_MAX) throw badRequest('variables', `name "${name.slice(0, 60)}" must be 1–${VARIABLE_NAME_MAX} characters`)
+    if (name === '__proto__') throw invalid('variables', 'name "__proto__" is not allowed')
+    if (name.length < 1 || name.length > VARIABLE_NAME_MAX) throw invalid('variables', `name "${name.slice(0, 60)}" must be 1–${VARIABLE_NAME_MAX} characters`)
     const value = variables[name]
-    if (typeof value === 'string' && value.length > VARIABLE_VALUE_MAX) throw badRequest(`variables.${name}`, `must be at most ${VARIABLE_VALUE_MAX} characters`)
-    if (typeof value === 'number' && !Number.isFinite(value)) throw badRequest(`variables.${name}`, 'must be a finite number')
+    if (typeof value === 'string' && value.length > VARIABLE_VALUE_MAX) throw invalid(`variables.${name}`, `must be at most ${VARIABLE_VALUE_MAX} characters`)
+    if (typeof value === 'number' && !Number.isFinite(value)) throw invalid(`variables.${name}`, 'must be a finite number')
   }
   return variables
 }
@@ -132,7 +133,7 @@ export function extractSpecs(extract: PlaceCall['extract']): FieldSpec[] | null 
   const seen = new Set<string>()
   return extract.map((f, i) => {
     const name = notBlank(f.name, `extract[${i}].name`).trim()
-    if (seen.has(name.toLowerCase())) throw badRequest(`extract[${i}].name`, `"${name}" appears twice`)
+    if (seen.has(name.toLowerCase())) throw invalid(`extract[${i}].name`, `"${name}" appears twice`)
     seen.add(name.toLowerCase())
     return { name, type: f.type ?? 'text', description: f.description ?? null, choices: f.choices ?? null }
   })
@@ -141,9 +142,9 @@ export function extractSpecs(extract: PlaceCall['extract']): FieldSpec[] | null 
 /** The idempotency key of a placement: the header wins over the body member (docs/spec.md Calls). */
 export function idempotencyKeyOf(header: string | undefined, body: string | undefined): string | undefined {
   const key = header ?? body
-  if (key !== undefined && key.trim() === '') throw badRequest(header !== undefined ? 'Idempotency-Key' : 'idempotencyKey', 'must not be blank')
+  if (key !== undefined && key.trim() === '') throw invalid(header !== undefined ? 'Idempotency-Key' : 'idempotencyKey', 'must not be blank')
   return key
 }
 
 /** 429 with Retry-After (docs/spec.md Errors for POST calls: both ceilings carry it). */
-export const tooManyCalls = (message: string, retryAfterSeconds: number) => new ApiError(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) })
+export const tooManyCalls = (message: string, retryAfterSeconds: number) => tooMany(message, retryAfterSeconds)

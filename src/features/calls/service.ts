@@ -9,9 +9,9 @@ import { TRANSFER_STATES } from '../../../machines/call'
 import { isVoice, voiceTier } from '../../catalog/voices'
 import { type Clock, iso } from '../../clock'
 import type { Coordination } from '../../coordination/port'
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
+import { clashes, invalid, notThere, unavailable, upstreamFailed } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Filter, PageAfter } from '../../store/port'
 import type { AgentDoc, AgentService } from '../agents/public'
@@ -81,7 +81,7 @@ export class CallService {
   async place(workspace: WorkspaceDoc, body: PlaceCall): Promise<{ id: string; to: string; status: string }> {
     const now = this.deps.clock.now()
     const phone = callee(body.to)
-    if (body.purpose.trim() === '') throw new ApiError(400, 'purpose: must not be blank', { field: 'purpose' })
+    if (body.purpose.trim() === '') throw invalid('purpose', 'must not be blank')
     const scheduledFor = scheduleTime(body.scheduledFor, now)
     if (body.metadata) checkMetadata(body.metadata)
     const variables = checkVariables(body.variables ?? {})
@@ -103,7 +103,7 @@ export class CallService {
   private admit(direction: 'outbound' | 'web' = 'outbound'): Ticket | null {
     const admitted = this.deps.admission?.admit(direction) ?? null
     if (!admitted || !isRefusal(admitted)) return admitted
-    throw new ApiError(503, atCapacity(admitted), { reason: admitted.reason }, { 'retry-after': String(RETRY_AFTER_S) })
+    throw unavailable(atCapacity(admitted), RETRY_AFTER_S, { reason: admitted.reason })
   }
 
   private async placeAdmitted(
@@ -126,7 +126,7 @@ export class CallService {
     )
     // Chosen by identity (its number); it talks as published: 409 while nothing is (docs/spec.md Agent publication).
     const agent = await this.deps.published.servingAgent(workspace.id, chosen.id)
-    if (!agent.voice.answersCalls) throw conflict(`agent ${agent.name} does not answer the phone in its published version (voice.answersCalls is off there); publish the change first`)
+    if (!agent.voice.answersCalls) throw clashes(`agent ${agent.name} does not answer the phone in its published version (voice.answersCalls is off there); publish the change first`)
     const numbers = (await this.deps.numbers.list(workspace.id)).filter((n) => n.agentId === agent.id && n.channel === 'voice')
     const from = chooseFrom(chosen, numbers, body.from)
     if (body.overrides?.voice !== undefined) await this.checkVoice(workspace, body.overrides.voice)
@@ -158,7 +158,7 @@ export class CallService {
       await actors.settle(id)
       const placed = await this.newest(id)
       if (placed?.status === 'failed' && placed.hangup === 'failed') {
-        throw new ApiError(502, `the phone network would not place the call: ${placed.error ?? 'refused'}; it is recorded as failed`, { id, call: presentCall(placed) })
+        throw upstreamFailed(`the phone network would not place the call: ${placed.error ?? 'refused'}; it is recorded as failed`, { id, call: presentCall(placed) })
       }
     }
     // docs/spec.md: 202 `{ id, to, status: ringing }` — the status the call was accepted in (the network may
@@ -173,7 +173,7 @@ export class CallService {
    * carrier is involved). Answers the call id once the network has taken it.
    */
   async placeSimulated(workspace: WorkspaceDoc, agent: AgentDoc, c: { to: string; variables: CallTryDoc['variables']; simulation: CallSimulation; caller: SimulatedCaller }): Promise<string> {
-    if (!this.deps.simulatedCallers) throw conflict('simulated calls need the sandbox phone network')
+    if (!this.deps.simulatedCallers) throw clashes('simulated calls need the sandbox phone network')
     const now = this.deps.clock.now()
     const id = newId('out')
     this.deps.simulatedCallers(id, c.caller)
@@ -202,7 +202,7 @@ export class CallService {
    */
   async get(workspace: WorkspaceDoc, id: string): Promise<CallTryDoc> {
     const row = await this.newest(id)
-    if (!row || row.workspaceId !== workspace.id || (row.direction !== 'outbound' && row.surface !== 'web')) throw notFound(`no call ${id} in this workspace`)
+    if (!row || row.workspaceId !== workspace.id || (row.direction !== 'outbound' && row.surface !== 'web')) throw notThere(`no call ${id} in this workspace`)
     return row
   }
 
@@ -229,14 +229,14 @@ export class CallService {
     if (row.from && (row.status === 'ringing' || row.status === 'connected')) {
       const number = (await this.deps.numbers.list(workspace.id)).find((n) => n.number === row.from)
       if (number && number.source === 'brought' && !number.carrierCredentials) {
-        throw conflict(`the call rings from ${row.from}, a brought number whose carrier credentials were not added; it cannot be ended from here`, { call: presentCall(row) })
+        throw clashes(`the call rings from ${row.from}, a brought number whose carrier credentials were not added; it cannot be ended from here`, { call: presentCall(row) })
       }
     }
     const { actors } = this.deps
     const before = await actors.read(id)
     const wasLive = before?.state === 'ringing' || before?.state === 'connected' || (TRANSFER_STATES as readonly unknown[]).includes(before?.state)
     const asked = await actors.ask(id, { type: 'call.delete', at: this.deps.clock.now() })
-    if (!asked.ok) throw new ApiError(409, asked.refusal.message, { state: asked.refusal.state, call: presentCall(row) })
+    if (!asked.ok) throw clashes(asked.refusal.message, { state: asked.refusal.state, call: presentCall(row) })
     await actors.settle(id)
     return { status: wasLive ? 202 : 200, call: (await this.newest(id)) ?? row }
   }
@@ -351,8 +351,8 @@ export class CallService {
    */
   private async checkVoice(workspace: WorkspaceDoc, voice: string): Promise<void> {
     const offered = this.deps.byokOffersVoice ? await this.deps.byokOffersVoice(workspace, voice) : null
-    if (offered === false) throw badRequest('overrides.voice', `${voice} is not a voice of this workspace's BYOK voice key (GET /byok/voices lists them)`)
-    if (offered === null && !isVoice(voice)) throw badRequest('overrides.voice', `${voice} is not a voice (GET /voices lists them)`)
+    if (offered === false) throw invalid('overrides.voice', `${voice} is not a voice of this workspace's BYOK voice key (GET /byok/voices lists them)`)
+    if (offered === null && !isVoice(voice)) throw invalid('overrides.voice', `${voice} is not a voice (GET /voices lists them)`)
   }
 
   /**

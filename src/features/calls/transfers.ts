@@ -10,7 +10,7 @@
 
 import type { TransferDestination } from '../../../machines/call'
 import type { Clock } from '../../clock'
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
+import { clashes, invalid, notThere, upstreamFailed } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { AgentDoc } from '../agents/public'
 import type { CallActors } from './actor'
@@ -49,7 +49,7 @@ export class CallTransfers {
   /** The transfers a call can be put through to: its agent's, as the version it talks as has them. */
   async destinations(workspaceId: string, id: string): Promise<TransferDestination[]> {
     const [row] = await this.deps.tries.find({ callId: id }, { sort: [['attempt', -1]], limit: 1 })
-    if (!row || row.workspaceId !== workspaceId) throw notFound(`no call ${id} in this workspace`)
+    if (!row || row.workspaceId !== workspaceId) throw notThere(`no call ${id} in this workspace`)
     const agent = await this.agentOf(row)
     return (agent?.transfers ?? []).map((d) => ({ name: d.name, phoneNumber: d.phoneNumber, mode: d.mode }))
   }
@@ -61,23 +61,23 @@ export class CallTransfers {
   /** POST /calls/{id}/transfer: 202 with the call once the network took it; 400 naming `destination`, 404, 409. */
   async byHand(workspace: WorkspaceDoc, id: string, destinationName: string): Promise<CallTryDoc> {
     const [row] = await this.deps.tries.find({ callId: id }, { sort: [['attempt', -1]], limit: 1 })
-    if (!row || row.workspaceId !== workspace.id) throw notFound(`no call ${id} in this workspace`)
-    if (row.status !== 'connected') throw new ApiError(409, `call ${id} is ${row.status}: only a connected call can be transferred`, { state: row.status, call: presentCall(row) })
-    if (row.surface === 'web') throw conflict('a browser call has no phone line: it cannot be put through to a phone', { call: presentCall(row) })
+    if (!row || row.workspaceId !== workspace.id) throw notThere(`no call ${id} in this workspace`)
+    if (row.status !== 'connected') throw clashes(`call ${id} is ${row.status}: only a connected call can be transferred`, { state: row.status, call: presentCall(row) })
+    if (row.surface === 'web') throw clashes('a browser call has no phone line: it cannot be put through to a phone', { call: presentCall(row) })
     // The destinations of the version the call talks as (the published one when it has not started talking).
     const agent = await this.agentOf(row)
     const names = (agent?.transfers ?? []).map((d) => d.name)
     const destination = agent ? destinationNamed(agent, destinationName) : null
     if (!destination) {
-      throw badRequest(
+      throw invalid(
         'destination',
         names.length ? `"${destinationName}" is not one of agent ${row.agentName}'s transfers: ${names.join(', ')}` : `agent ${row.agentName} has no transfers (set them on the agent and publish it)`,
       )
     }
     const failed = await this.request(id, destination, 'api')
-    if (failed && failed.state !== 'connected') throw new ApiError(409, failed.message, { state: failed.state, call: presentCall(row) })
+    if (failed && failed.state !== 'connected') throw clashes(failed.message, { state: failed.state, call: presentCall(row) })
     const newest = (await this.deps.tries.find({ callId: id }, { sort: [['attempt', -1]], limit: 1 }))[0] ?? row
-    if (failed) throw new ApiError(502, failed.message, { call: presentCall(newest) })
+    if (failed) throw upstreamFailed(failed.message, { call: presentCall(newest) })
     return newest
   }
 

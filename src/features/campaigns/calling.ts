@@ -10,7 +10,7 @@ import { CALL_CEILINGS, RATE_WINDOW_MS } from '../../catalog/limits'
 import { type Clock, iso } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import { CoordinationUnavailable } from '../../coordination/unavailable'
-import { ApiError } from '../../http/errors'
+import { apiErrorOf } from '../../http/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Collection } from '../../store/port'
 import { type CallService, developerOf, lineSets } from '../calls/public'
@@ -130,7 +130,9 @@ export function callingTarget(d: CallingDeps, campaign: CampaignDoc, workspace: 
         placed = await d.calls().place(workspace, { to: r.phone, purpose: campaign.purpose!, agent: campaign.agentId, reference: campaign.id, metadata: { campaign: campaign.id } })
       } catch (err) {
         free()
-        const status = err instanceof ApiError ? err.status : 500
+        // The refusal as POST /calls would answer it (a service's domain refusal or the meter's 402).
+        const refused = apiErrorOf(err)
+        const status = refused?.status ?? 500
         // 429: lines or calls a minute used up; 503: this instance is at capacity (or coordination
         // is down): nothing was placed, the recipient waits for the next try.
         if (status === 429 || status === 503) {
@@ -138,7 +140,7 @@ export function callingTarget(d: CallingDeps, campaign: CampaignDoc, workspace: 
           await new Promise((resolve) => setTimeout(resolve, LINES_BUSY_WAIT_MS))
           return 'retry'
         }
-        const callId = err instanceof ApiError ? (err.extra?.id as string | undefined) : undefined
+        const callId = refused?.extra?.id as string | undefined
         await setRow(r, { status: status === 403 ? 'skipped' : 'failed', error: (err as Error).message, ...(callId ? { callId } : {}) })
         // 402: the account cannot pay a first minute; no later recipient could be called either.
         if (status === 402) return new Unpaid((err as Error).message)
