@@ -16,9 +16,13 @@
  *   transaction) drops every entry, since entries read inside it may hold its writes;
  * - nothing else writes the file: other processes are refused at open, and the checkpointer's
  *   connection copies pages without changing what they say.
- * So a read answered here is the read SQLite would have given. Callers get their own parse of the
- * text, never a shared object.
+ * So a read answered here is the read SQLite would have given. `get`'s callers get their own parse
+ * of the text, never a shared object (they change what they read). A view (`viewOf`: a value made
+ * from the document alone, such as its public JSON) is kept on the entry and goes with it, so it
+ * is as exact as the text; it is shared by every reader, hence frozen and typed read-only.
  */
+
+import type { DocView } from './port'
 
 /**
  * Characters of JSON kept, over all collections: 4 Mi, about 4,000 agents of ~1 KB (the bench's
@@ -85,6 +89,10 @@ interface Entry {
   json: string
   /** Read since it was set or last passed over by an eviction. */
   used: boolean
+  /** Characters counted against the budget for it and its views. */
+  cost: number
+  /** What each view made of this version of the document, made on first asking. */
+  views?: Map<DocView<never, unknown>, unknown>
 }
 
 /** One collection's cached documents, by id. */
@@ -103,12 +111,35 @@ export class CachedDocs {
     return entry.json
   }
 
+  /**
+   * What `view` makes of the document kept for `id` (made once per version of the document, then
+   * shared, frozen); undefined when `id` is not kept. A view costs the budget as much again as the
+   * document's text (an estimate: a view is usually the document, reshaped).
+   */
+  viewOf<T, V>(id: string, view: DocView<T, V>): Readonly<V> | undefined {
+    const entry = this.entries.get(id)
+    if (entry === undefined) return undefined
+    entry.used = true
+    if (entry.views === undefined) entry.views = new Map()
+    const views = entry.views
+    const kept = views.get(view as DocView<never, unknown>)
+    if (kept !== undefined || views.has(view as DocView<never, unknown>)) return kept as Readonly<V>
+    const made = Object.freeze(view(JSON.parse(entry.json) as T))
+    views.set(view as DocView<never, unknown>, made)
+    const more = cost(id, entry.json)
+    entry.cost += more
+    this.count(more)
+    this.cache.trim(this)
+    return made
+  }
+
   /** Keeps what a read of `id` on the connection just returned. */
   set(id: string, json: string): void {
     if (!this.cache.enabled || json.length > this.cache.largest) return
     this.delete(id)
-    this.entries.set(id, { json, used: false })
-    this.count(cost(id, json))
+    const entry = { json, used: false, cost: cost(id, json) }
+    this.entries.set(id, entry)
+    this.count(entry.cost)
     this.cache.trim(this)
   }
 
@@ -117,7 +148,7 @@ export class CachedDocs {
     const entry = this.entries.get(id)
     if (entry === undefined) return
     this.entries.delete(id)
-    this.count(-cost(id, entry.json))
+    this.count(-entry.cost)
   }
 
   /** A write whose documents are not known one by one (`deleteMany`) is about to run; also a rollback. */
@@ -135,7 +166,7 @@ export class CachedDocs {
         this.entries.set(id, entry)
         continue
       }
-      this.count(-cost(id, entry.json))
+      this.count(-entry.cost)
       return true
     }
     return false

@@ -22,6 +22,7 @@ import {
   type CommitObserver,
   type Doc,
   type DocumentStore,
+  type DocView,
   DuplicateKeyError,
   type Filter,
   type FindOptions,
@@ -243,6 +244,12 @@ export class MongoDocCollection<T extends Doc> implements Collection<T> {
 
   async get(id: string): Promise<T | null> {
     return fromStored<T>(await this.coll.findOne({ _id: id }))
+  }
+
+  /** Made on every read: other processes write the collection, so nothing here can know it is unchanged. */
+  async view<V>(id: string, view: DocView<T, V>): Promise<Readonly<V> | null> {
+    const doc = await this.get(id)
+    return doc === null ? null : view(doc)
   }
 
   async findOne(filter: Filter): Promise<T | null> {

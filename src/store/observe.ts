@@ -16,6 +16,7 @@ export function observeWrites<T extends Doc>(inner: Collection<T>, onWrite: (id:
     pipelined: inner.pipelined,
     insert: (doc) => after(doc.id, inner.insert(doc)),
     get: (id) => inner.get(id),
+    view: (id, view) => inner.view(id, view),
     findOne: (filter) => inner.findOne(filter),
     find: (filter, options) => inner.find(filter, options),
     page: (filter, limit, afterPos) => inner.page(filter, limit, afterPos),

@@ -90,11 +90,23 @@ export class DuplicateKeyError extends Error {
   }
 }
 
+/**
+ * A value made from one document alone (its public JSON, say). The function is the view's identity:
+ * declare it once at module level, never as a closure per call.
+ */
+export type DocView<T, V> = (doc: T) => V
+
 export interface Collection<T extends Doc> {
   readonly name: string
   /** Inserts a new document. Throws DuplicateKeyError on a unique index or id clash. */
   insert(doc: T): Promise<T>
   get(id: string): Promise<T | null>
+  /**
+   * What `view` makes of document `id`, or null when there is none. An adapter may keep the value
+   * until the document next changes and hand that one frozen value to every reader (the embedded
+   * store does, doc-cache.ts): it is read-only, and `view` must read nothing but the document.
+   */
+  view<V>(id: string, view: DocView<T, V>): Promise<Readonly<V> | null>
   findOne(filter: Filter): Promise<T | null>
   find(filter: Filter, options?: FindOptions): Promise<T[]>
   /** Newest first by (createdAt desc, id desc); `after` continues below a previous page's last item. */

@@ -11,7 +11,7 @@ import { asJsonValue, removePath, setPath } from './doc-edit'
 import type { GroupCommit } from './group-commit'
 import { ensureTable, type KeyPath, type KeyValue, keyPathsOf, keyValues, splitPaths, uniqueIndexOf } from './key-columns'
 import { assertLimit, assertName, assertPath, compareKeys, definedEntries } from './paths'
-import { type Collection, type CollectionSpec, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Group, type GroupOptions, type PageAfter, type Write } from './port'
+import { type Collection, type CollectionSpec, type Doc, type DocView, DuplicateKeyError, type Filter, type FindOptions, type Group, type GroupOptions, type PageAfter, type Write } from './port'
 import { compileAfter, compileFilter, compileGroupKey, compileSort, type KeyPaths, keyColumn, type Params, pageOrder, sumOf } from './sqlite-filter'
 
 type DocRow = { doc: string }
@@ -186,6 +186,15 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     // Not inside someone else's transaction: they may roll it back without the batch knowing.
     if (this.cached && !this.batch.foreign) this.cached.set(id, row.doc)
     return JSON.parse(row.doc) as T
+  }
+
+  async view<V>(id: string, view: DocView<T, V>): Promise<Readonly<V> | null> {
+    const kept = this.cached?.viewOf(id, view)
+    if (kept !== undefined) return kept
+    const doc = await this.get(id)
+    if (doc === null) return null
+    // The read just kept the document unless it may not (a caller's transaction, too large, closed).
+    return this.cached?.viewOf(id, view) ?? Object.freeze(view(doc))
   }
 
   async findOne(filter: Filter): Promise<T | null> {

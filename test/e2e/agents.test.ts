@@ -171,6 +171,29 @@ describe('patch, list, delete', () => {
     expect((await s.api('PATCH', `/agents/${a.id}`, { key: dev.key, body: { name: 'X' } })).status).toBe(400)
   })
 
+  test('a read answers the latest change: the JSON kept beside the stored agent goes with each write', async () => {
+    const a = (await create({ name: 'Kept' })).body
+    const read = () => s.api('GET', `/agents/${a.id}`, { key: dev.key })
+    // Twice: the second read is answered from what the first kept.
+    for (let i = 0; i < 2; i++) {
+      const got = await read()
+      expect(got.status).toBe(200)
+      expect(got.headers.get('content-type')).toBe('application/json;charset=utf-8')
+      expect(got.body).toEqual(a)
+    }
+    const patched = await s.api('PATCH', `/agents/${a.id}`, { key: dev.key, body: { greeting: 'Changed' } })
+    expect((await read()).body).toEqual(patched.body)
+    expect((await read()).body.greeting).toBe('Changed')
+    // A write by another service (the number's attachment) shows too.
+    await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+1 415 555 0177', source: 'rented', agent: a.id })
+    expect((await read()).body.voice).toMatchObject({ phoneNumber: '+14155550177', surfaces: ['web', 'phone'] })
+    // Another workspace's key reads it as absent, kept or not.
+    const other = await s.developer({ plan: 'scale' })
+    expect((await s.api('GET', `/agents/${a.id}`, { key: other.key })).status).toBe(404)
+    expect((await s.api('DELETE', `/agents/${a.id}`, { key: dev.key })).status).toBe(204)
+    expect((await read()).status).toBe(404)
+  })
+
   test('list pages newest first; limit max 100', async () => {
     const ws = await s.developer({ plan: 'pro' })
     const ids = []

@@ -25,6 +25,14 @@ async function exclusiveStore(): Promise<{ store: SqliteStore; rows: Collection<
   return { store, rows }
 }
 
+/** A view (Collection.view): made from the row alone; `made` counts how often it ran. */
+let made = 0
+const summary = (row: Row) => {
+  made++
+  return { id: row.id, twice: row.n * 2 }
+}
+const summaryOf = (row: Row | null) => (row ? { id: row.id, twice: row.n * 2 } : null)
+
 /** The row as SQLite has it, bypassing the collection and its cache. */
 function stored(store: SqliteStore, id: string): Row | null {
   const row = store.db.query<{ doc: string }, [string]>('SELECT doc FROM rows WHERE id = ?').get(id)
@@ -52,9 +60,15 @@ describe('document cache: a write between two reads in separate turns is seen', 
       expect(await rows.get('a')).toEqual({ id: 'a', n: 1, workspaceId: 'w' })
       await nextTurn()
       expect(await rows.get('a')).toEqual({ id: 'a', n: 1, workspaceId: 'w' })
+      // The view too: made once for this version, then the same frozen value.
+      const view = await rows.view('a', summary)
+      expect(view).toEqual({ id: 'a', twice: 2 })
+      await nextTurn()
+      expect(await rows.view('a', summary)).toBe(view!)
       await nextTurn()
       await write(store, rows)
       await nextTurn()
+      expect(await rows.view('a', summary)).toEqual(summaryOf(expected))
       expect(await rows.get('a')).toEqual(expected)
       expect(stored(store, 'a')).toEqual(expected)
       await store.close()
@@ -100,9 +114,11 @@ describe('document cache: what a transaction that ends without committing read i
     const update = rows.update('a', { n: 2 })
     // Read inside the batch: the uncommitted n = 2, which the cache may keep only while the batch lives.
     expect(await rows.get('a')).toEqual({ id: 'a', n: 2 })
+    expect(await rows.view('a', summary)).toEqual({ id: 'a', twice: 4 })
     store.db.run("INSERT INTO child VALUES ('nobody')")
     await expect(update).rejects.toThrow('FOREIGN KEY')
     expect(stored(store, 'a')).toEqual({ id: 'a', n: 1 })
+    expect(await rows.view('a', summary)).toEqual({ id: 'a', twice: 2 })
     expect(await rows.get('a')).toEqual({ id: 'a', n: 1 })
     await store.close()
   })
@@ -140,7 +156,9 @@ describe('document cache: what a transaction that ends without committing read i
     store.db.run('BEGIN')
     await rows.update('a', { n: 2 }) // joins the caller's transaction
     expect(await rows.get('a')).toEqual({ id: 'a', n: 2 })
+    expect(await rows.view('a', summary)).toEqual({ id: 'a', twice: 4 })
     store.db.run('ROLLBACK')
+    expect(await rows.view('a', summary)).toEqual({ id: 'a', twice: 2 })
     expect(await rows.get('a')).toEqual({ id: 'a', n: 1 })
     await store.close()
   })
@@ -151,6 +169,39 @@ describe('document cache: what a transaction that ends without committing read i
     expect(await rows.get('a')).toEqual({ id: 'a', n: 1 })
     await store.close()
     await expect(rows.get('a')).rejects.toThrow()
+  })
+})
+
+describe('document cache: views', () => {
+  test('a view is made once per version of its document, shared and frozen; none for a missing document', async () => {
+    const { store, rows } = await exclusiveStore()
+    await rows.insert({ id: 'a', n: 1 })
+    await nextTurn()
+    made = 0
+    const first = await rows.view('a', summary)
+    await nextTurn()
+    const again = await rows.view('a', summary)
+    expect(again).toBe(first!)
+    expect(made).toBe(1)
+    expect(Object.isFrozen(first)).toBe(true)
+    expect(await rows.view('nobody', summary)).toBeNull()
+    await rows.update('a', { n: 5 })
+    await nextTurn()
+    expect(await rows.view('a', summary)).toEqual({ id: 'a', twice: 10 })
+    expect(made).toBe(2)
+    await store.close()
+  })
+
+  test('a view is counted against the budget and given back with its document', () => {
+    const cache = new DocCache(1_000_000)
+    const docs = cache.of('rows')
+    docs.set('a', JSON.stringify({ id: 'a', n: 1 }))
+    const alone = cache.chars
+    expect(docs.viewOf('a', summary)).toEqual({ id: 'a', twice: 2 })
+    expect(cache.chars).toBe(2 * alone)
+    docs.delete('a')
+    expect(cache.chars).toBe(0)
+    expect(docs.viewOf('a', summary)).toBeUndefined()
   })
 })
 

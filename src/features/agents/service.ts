@@ -95,6 +95,17 @@ export class AgentService {
     return doc
   }
 
+  /**
+   * The agent as `present(get(...))` would answer it, already serialised: the JSON is made once
+   * per version of the stored document and kept beside it by the store (Collection.view), so a
+   * read of an unchanged agent parses, copies and serialises nothing. The same 404s as `get`.
+   */
+  async publicJson(workspaceId: string, id: string): Promise<string> {
+    const seen = await this.agents.view(id, publicView)
+    if (!seen || seen.workspaceId !== workspaceId || seen.deleting) throw notThere(`no agent ${id} in this workspace`)
+    return seen.json
+  }
+
   /** The agent by id in whichever workspace holds it (inbound mail names only the agent), or null. */
   async find(id: string): Promise<AgentDoc | null> {
     const doc = await this.agents.get(id)
@@ -191,18 +202,7 @@ export class AgentService {
 
   /** The public shape: voice gains its read-only `surfaces` and `phoneNumber`. */
   present(doc: AgentDoc): Agent {
-    const phoneNumber = doc.phoneNumber ?? null
-    const surfaces: ('web' | 'phone')[] = []
-    if (doc.widget.enabled) surfaces.push('web')
-    if (doc.voice.answersCalls && phoneNumber) surfaces.push('phone')
-    const { workspaceId: _w, updatedAt: _u, phoneNumber: _p, deletingAt: _d, legacyNumber: _n, ...rest } = doc
-    // Agents stored before `endpointingMs` or `voicemailMessage` existed read as the default (null).
-    // Agents stored before transfers existed have none.
-    return {
-      ...rest,
-      transfers: doc.transfers ?? [],
-      voice: { ...doc.voice, endpointingMs: doc.voice.endpointingMs ?? null, voicemailMessage: doc.voice.voicemailMessage ?? null, surfaces, phoneNumber },
-    }
+    return presentAgent(doc)
   }
 
   /** Called by the phone-numbers service when a voice number is attached to or taken from an agent. */
@@ -251,3 +251,22 @@ export class AgentService {
     return next
   }
 }
+
+/** The public shape: voice gains its read-only `surfaces` and `phoneNumber`. */
+export function presentAgent(doc: AgentDoc): Agent {
+  const phoneNumber = doc.phoneNumber ?? null
+  const surfaces: ('web' | 'phone')[] = []
+  if (doc.widget.enabled) surfaces.push('web')
+  if (doc.voice.answersCalls && phoneNumber) surfaces.push('phone')
+  const { workspaceId: _w, updatedAt: _u, phoneNumber: _p, deletingAt: _d, legacyNumber: _n, ...rest } = doc
+  // Agents stored before `endpointingMs` or `voicemailMessage` existed read as the default (null).
+  // Agents stored before transfers existed have none.
+  return {
+    ...rest,
+    transfers: doc.transfers ?? [],
+    voice: { ...doc.voice, endpointingMs: doc.voice.endpointingMs ?? null, voicemailMessage: doc.voice.voicemailMessage ?? null, surfaces, phoneNumber },
+  }
+}
+
+/** What a public read needs of a stored agent: whose it is, whether it is going, and its JSON. */
+const publicView = (doc: AgentDoc) => ({ workspaceId: doc.workspaceId, deleting: Boolean(doc.deletingAt), json: JSON.stringify(presentAgent(doc)) })

@@ -1,6 +1,7 @@
 /** Agents (v1): create, list, read, patch, delete. */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
+import { jsonText } from '../../http/json-text'
 import { pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
 import { Agent, CreateAgent, ListAgentsQuery, PatchAgent } from './model'
@@ -39,7 +40,7 @@ export function agentsV1(deps: { context: KernelHttp['v1']; agents: AgentService
         },
       },
     )
-    .get('/:id', async ({ params, workspace }) => agents.present(await agents.get(workspace.id, params.id)), {
+    .get('/:id', async ({ params, workspace, set }) => jsonText(set, await agents.publicJson(workspace.id, params.id)), {
       params: Id,
       detail: { responses: answers({ 200: Agent, ...v1Errors(404) }), summary: 'Read an agent' },
     })
