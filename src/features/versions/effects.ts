@@ -57,8 +57,8 @@ export class PublicationEffects {
 
   /** Rollback, step 2: the target's snapshot onto the agent (knowledge documents stay as they are). */
   restoreVersion = async ({ agentId, workspaceId, pending }: EffectInput): Promise<void> => {
-    const target = await this.versions.get(agentId, need(pending.toVersionId, 'target'))
-    if (!target || target.workspaceId !== workspaceId) throw new Error(`version ${versionKey(agentId, pending.toVersionId ?? 0)} does not exist`)
+    const target = await this.versions.get(workspaceId, agentId, need(pending.toVersionId, 'target'))
+    if (!target) throw new Error(`version ${versionKey(agentId, pending.toVersionId ?? 0)} does not exist`)
     await this.restoreAgent(workspaceId, agentId, agentFieldsOf(target.snapshot), iso(pending.at))
   }
 
@@ -88,7 +88,7 @@ export class PublicationEffects {
     fields: { kind: VersionDoc['kind']; environment: Environment; changeSummary: string | null; label?: string | null },
   ): Promise<void> {
     // Checked before capturing so a re-run does not even read the (possibly edited since) draft.
-    if (await this.versions.get(agentId, number)) return
+    if (await this.versions.get(workspaceId, agentId, number)) return
     const { snapshot } = await this.drafts.capture(workspaceId, agentId)
     await this.versions.insertOnce({
       id: versionKey(agentId, number),

@@ -4,6 +4,7 @@
  * number, so a version is addressed by agent id + number.
  */
 import { type Collection, type CollectionSpec, type DocumentStore, DuplicateKeyError } from '../../store/port'
+import { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { AgentSnapshot } from './snapshot'
 
 /** docs/spec.md Versioning rule 3, in promotion order. */
@@ -56,14 +57,20 @@ export const versionsSpec: CollectionSpec = {
 export const versionKey = (agentId: string, number: number) => `${agentId}:${number}`
 
 export class VersionStore {
-  private constructor(private readonly repo: Collection<VersionDoc>) {}
+  /** Keyed by agent: the writes below name an agent their caller already found in its workspace. */
+  private readonly repo: Collection<VersionDoc>
 
-  static async open(store: DocumentStore): Promise<VersionStore> {
-    return new VersionStore(await store.collection<VersionDoc>(versionsSpec))
+  private constructor(private readonly scoped: WorkspaceCollection<VersionDoc>) {
+    this.repo = scoped.acrossWorkspaces
   }
 
-  get(agentId: string, number: number): Promise<VersionDoc | null> {
-    return this.repo.get(versionKey(agentId, number))
+  static async open(store: DocumentStore): Promise<VersionStore> {
+    return new VersionStore(new WorkspaceCollection(await store.collection<VersionDoc>(versionsSpec)))
+  }
+
+  /** Null when there is no such version in this workspace (another workspace's counts as none). */
+  get(workspaceId: string, agentId: string, number: number): Promise<VersionDoc | null> {
+    return this.scoped.in(workspaceId).get(versionKey(agentId, number))
   }
 
   /** Newest first. */
@@ -72,8 +79,8 @@ export class VersionStore {
   }
 
   /** The served version (the newest active one, should an interrupted go-live have left two). */
-  async live(agentId: string): Promise<VersionDoc | null> {
-    const [doc] = await this.repo.find({ agentId, isActive: true }, { sort: [['number', -1]], limit: 1 })
+  async live(workspaceId: string, agentId: string): Promise<VersionDoc | null> {
+    const [doc] = await this.scoped.in(workspaceId).find({ agentId, isActive: true }, { sort: [['number', -1]], limit: 1 })
     return doc ?? null
   }
 

@@ -179,13 +179,13 @@ export class VersionService {
   }
 
   private async version(workspaceId: string, agentId: string, number: number): Promise<VersionDoc> {
-    const doc = await this.deps.versions.get(agentId, number)
-    if (!doc || doc.workspaceId !== workspaceId) throw notThere(`no version ${number} of agent ${agentId}`)
+    const doc = await this.deps.versions.get(workspaceId, agentId, number)
+    if (!doc) throw notThere(`no version ${number} of agent ${agentId}`)
     return doc
   }
 
   private async publishedVersion(agent: AgentDoc, number: number | null): Promise<VersionDoc | null> {
-    return number === null ? null : this.deps.versions.get(agent.id, number)
+    return number === null ? null : this.deps.versions.get(agent.workspaceId, agent.id, number)
   }
 
   /** Keeps the chart in step; a failure here must not fail the read that noticed. */

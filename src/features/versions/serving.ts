@@ -54,8 +54,8 @@ export class ServingAgents {
 
   /** The same, with the version it comes from (for logs and conversation records). */
   async served(workspaceId: string, agentId: string): Promise<ServedAgent> {
-    const [draft, version] = await Promise.all([this.agents.get(workspaceId, agentId), this.versions.live(agentId)])
-    if (!version || version.workspaceId !== workspaceId) throw notPublished(agentId)
+    const [draft, version] = await Promise.all([this.agents.get(workspaceId, agentId), this.versions.live(workspaceId, agentId)])
+    if (!version) throw notPublished(agentId)
     return { agent: asPublished(draft, version), version }
   }
 
@@ -65,8 +65,8 @@ export class ServingAgents {
    * agent or the version is gone.
    */
   async version(workspaceId: string, agentId: string, number: number): Promise<AgentDoc | null> {
-    const [draft, version] = await Promise.all([this.agents.get(workspaceId, agentId).catch(() => null), this.versions.get(agentId, number)])
-    if (!draft || !version || version.workspaceId !== workspaceId) return null
+    const [draft, version] = await Promise.all([this.agents.get(workspaceId, agentId).catch(() => null), this.versions.get(workspaceId, agentId, number)])
+    if (!draft || !version) return null
     return asPublished(draft, version)
   }
 }

@@ -77,7 +77,7 @@ describe('effects', () => {
     await e.freezeVersion(input({ changeSummary: 'first' }))
     agents.set(agent.id, { ...agent, instructions: 'edited after the freeze' })
     await e.freezeVersion(input({ changeSummary: 'first' }))
-    const v = await versions.get(agent.id, 1)
+    const v = await versions.get(WS, agent.id, 1)
     expect(v).toMatchObject({ number: 1, label: 'v1', kind: 'publish', environment: 'production', createdBy: 'key_1', changeSummary: 'first', isActive: false })
     expect(v!.snapshot.core.instructions).toBe(agent.instructions)
     expect(v!.snapshot.knowledge.documentIds).toEqual(['doc_a', 'doc_b'])
@@ -108,8 +108,8 @@ describe('effects', () => {
     await e.backupCurrent(rollback)
     await e.restoreVersion(rollback)
     await e.restoreVersion(rollback)
-    expect((await versions.get(agent.id, 2))!).toMatchObject({ kind: 'backup', environment: 'development', changeSummary: 'Backup before rollback to v1' })
-    expect((await versions.get(agent.id, 2))!.snapshot.core.greeting).toBe('changed')
+    expect((await versions.get(WS, agent.id, 2))!).toMatchObject({ kind: 'backup', environment: 'development', changeSummary: 'Backup before rollback to v1' })
+    expect((await versions.get(WS, agent.id, 2))!.snapshot.core.greeting).toBe('changed')
     expect(agents.get(agent.id)).toMatchObject({ greeting: agent.greeting, steps: [] })
   })
 
@@ -133,9 +133,9 @@ describe('on the actor runtime', () => {
     await runtime.start()
     try {
       expect(await publication.command(agent, 'key_1', { type: 'agent.publish', changeSummary: null })).toEqual({ versionId: 1, backupVersionId: 0 })
-      expect((await versions.live(agent.id))?.number).toBe(1)
+      expect((await versions.live(WS, agent.id))?.number).toBe(1)
       await expect(publication.command(agent, 'key_1', { type: 'agent.unpublish' })).resolves.toEqual({ versionId: 0, backupVersionId: 0 })
-      expect(await versions.live(agent.id)).toBeNull()
+      expect(await versions.live(WS, agent.id)).toBeNull()
       await expect(publication.command(agent, 'key_1', { type: 'agent.unpublish' })).rejects.toMatchObject({ status: 409, message: expect.stringContaining('draft') })
     } finally {
       await runtime.stop()
@@ -159,7 +159,7 @@ describe('on the actor runtime', () => {
     expect((await kind.read(agent.id))?.pendingWork).toBe(true)
     // The process dies with the effect in flight (its gate is never opened): nothing was written.
     await before.stop()
-    expect(await versions.get(agent.id, 1)).toBeNull()
+    expect(await versions.get(WS, agent.id, 1)).toBeNull()
 
     const after = makeRuntime(env, clock, { instanceId: 'after' })
     const again = agentPublicationKind.register(after, effects())
@@ -167,7 +167,7 @@ describe('on the actor runtime', () => {
     try {
       const done = await again.settle(agent.id)
       expect(done.state).toBe('published')
-      await waitFor(async () => (await versions.live(agent.id))?.number === 1, 'version 1 served')
+      await waitFor(async () => (await versions.live(WS, agent.id))?.number === 1, 'version 1 served')
     } finally {
       await after.stop()
     }
