@@ -20,8 +20,9 @@ export const VAD_CATCH_UP_MS = 2_000
 /** How often it looks again meanwhile: a line frame. */
 export const VAD_RECHECK_MS = 20
 /**
- * Barge-in: when speech over the agent's audio stops it (`bargesIn`). Each VAD window of the
- * stretch of speech is measured by src/media/turn-cues/onset.ts; the rule, row by row:
+ * Barge-in: when speech over the agent's audio, or over an answer released for the line whose
+ * audio has not started yet (`thinking`), stops it (`bargesIn`). Each VAD window of the stretch of
+ * speech is measured by src/media/turn-cues/onset.ts; the rule, row by row:
  *
  *   | the caller's audio                                 | rule                                          | the agent |
  *   |----------------------------------------------------|-----------------------------------------------|-----------|
@@ -97,7 +98,7 @@ export const voiceTurnSetup = setup({
     hangUp: (_, _params: CallEnding) => {},
   },
   guards: {
-    /** Speech over the agent stops it, except on a line no agent serves. */
+    /** The caller's speech may change what the agent does (not on a line no agent serves). */
     mayInterrupt: ({ context }) => !context.unavailable,
     /** Speech over the agent's audio that is the caller's own, long enough to be meant (the barge-in table above). */
     bargesIn: ({ context }, onset: readonly OnsetWindow[]) => !context.unavailable && ownSpeechMs(onset) >= MIN_INTERRUPTION_MS,

@@ -15,9 +15,9 @@
  *            maybeDone ─after(endOfTurn)→ thinking ─words.final→ (answer) ─reply.audio→ speaking ─reply.done→ listening
  *            thinking ─speech.start [answerUnheard]→ callerSpeaking (the caller went on before a word of the
  *              answer reached the line: it is withdrawn; their words are held and answered with the rest)
- *            thinking ─speech.start [mayInterrupt]→ interrupted ─speech.pause→ maybeDone
- *            opening | speaking | resuming ─speech.start / speech.onset [bargesIn]→ interrupted (the caller's own
- *              speech, long enough to be meant: not the agent's echo)
+ *            opening | thinking | speaking | resuming ─speech.start / speech.onset [bargesIn]→ interrupted
+ *              ─speech.pause→ maybeDone (the caller's own speech, long enough to be meant: not the agent's
+ *              echo; in thinking, once the answer is released for the line)
  *            thinking ─words.final [falseInterruption]→ resuming (a backchannel or noise stopped the agent:
  *              it says the rest of the sentence the caller was hearing) ─reply.audio→ speaking
  *            thinking ─words.final [nothingSaid]→ listening
@@ -189,8 +189,12 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
                       })),
                     ],
                   },
-                  { guard: 'mayInterrupt', target: 'interrupted' },
+                  // Some of the answer is released for the line: speech now is over the agent, and
+                  // stops it only as over its audio (the barge-in rule: not its echo, not a noise the
+                  // rule does not count), judged at its start and each window while it goes on.
+                  BARGE_IN['speech.start'],
                 ],
+                'speech.onset': BARGE_IN['speech.onset'],
               },
             },
             speaking: {

@@ -46,8 +46,11 @@ export const ANSWERED_BY_WAIT_MS = 35_000
 /** A call's pipeline, stage by stage, as it runs (the console's actor view lists it). */
 export const PIPELINE = ['decode', 'vad', 'turn-taking', 'stt', 'agent', 'clauses', 'tts', 'resample', 'playout'] as const
 
-/** The chart's states in which the agent's audio plays (its barge-in rule reads each window of speech over it). */
-const OVER_AGENT_AUDIO: ReadonlySet<PipelineState> = new Set(['opening', 'speaking', 'resuming'])
+/**
+ * The chart's states in which the agent's audio plays, or an answer released for the line is about
+ * to (`thinking`): its barge-in rule reads each window of speech over it.
+ */
+const OVER_AGENT_AUDIO: ReadonlySet<PipelineState> = new Set(['opening', 'thinking', 'speaking', 'resuming'])
 
 export class VoiceSession {
   readonly chart: Actor<typeof voiceTurnMachine>

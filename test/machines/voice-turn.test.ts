@@ -322,6 +322,23 @@ describe('the voice-turn chart', () => {
     expect(c.effects()).toEqual(['stopAgent'])
   })
 
+  test('thinking, the answer released for the line: only speech the barge-in rule counts stops it, judged at its start and each window after', () => {
+    const c = chart({}, true, () => false)
+    c.send({ type: 'reply.done' }, START, pause(0, 0, 'What time do you open?', 200))
+    c.advance(200)
+    c.send(final('What time do you open?'))
+    c.effects()
+    // The agent's own audio coming back, 20 dB under what it played: not the caller's.
+    const echo = { ms: 32, overAgentDb: -20 }
+    c.send({ type: 'speech.start', onset: [echo, echo] }, { type: 'speech.onset', onset: [echo, echo, echo] })
+    expect(c.state()).toBe('thinking')
+    expect(c.effects()).toEqual([])
+    // The caller's own voice over it, 64 ms of it: stopped.
+    c.send({ type: 'speech.onset', onset: [echo, echo, echo, { ms: 32, overAgentDb: 0 }, { ms: 32, overAgentDb: 0 }] })
+    expect(c.state()).toBe('interrupted')
+    expect(c.effects()).toEqual(['stopAgent'])
+  })
+
   test('thinking: the caller goes on before the final words come → they are kept for the turn, not lost; noise after them still answers them', () => {
     const c = listening()
     c.send(START, pause(0, 0, 'I need to book', 200))

@@ -133,6 +133,50 @@ describe('turn-taking', () => {
     await h.session.close()
   })
 
+  test("a noise the barge-in rule does not count (the agent's own echo) while a released answer has no audio yet does not stop it", async () => {
+    // The agent's answer opens with a tool call: it is released when the model's first step ends,
+    // with nothing to say until the tool is done (the chart stays in `thinking`).
+    let toolDone = () => {}
+    const tool = new Promise<void>((r) => (toolDone = r))
+    const h = turnHarness({
+      opening: 'Hello, this is a courtesy call from the delivery team to confirm your parcel for tomorrow morning.',
+      msPerChar: 20,
+      line: {
+        respond: async (_text, onText, signal, release, stepped) => {
+          stepped?.()
+          await release
+          await tool
+          if (signal.aborted) throw new Error('aborted')
+          onText('It comes on Tuesday. ')
+          return { reply: 'It comes on Tuesday.', endCall: false, messageId: null }
+        },
+      },
+    })
+    h.session.start(8000)
+    await flush()
+    await h.silence(400)
+    // The caller asks over the opening: it stops; their question is answered.
+    await h.speak(100, 'Which day?')
+    await h.silence(COMPLETE_WAIT_MS + 40)
+    expect(h.frames.filter((f) => f.kind === 'clear').length).toBe(1)
+    expect(h.session.state).toBe('thinking')
+    expect(h.customer).toEqual(['Which day?'])
+    // The tail of the opening comes back from a speakerphone 20 dB under it (the harness's agent
+    // audio is 500, its VAD calls any sound speech): the rule's echo row.
+    for (let t = 0; t < 120; t += 20) {
+      h.session.frame({ kind: 'audio', pcm: new Int16Array(160).fill(50), sampleRate: 8000, chunk: 0, timestamp: 0 })
+      await flush()
+      h.clock.increment(20)
+      await flush()
+    }
+    expect(h.session.state).toBe('thinking')
+    toolDone()
+    await h.silence(2_000)
+    expect(h.frames.filter((f) => f.kind === 'clear').length).toBe(1)
+    expect(h.agent.at(-1)).toBe('It comes on Tuesday.')
+    await h.session.close()
+  })
+
   test('the caller goes on: the early reply is cancelled and nothing of it reaches the line, the transcript or memory', async () => {
     const h = await opened()
     const audioBefore = h.frames.filter((f) => f.kind === 'audio').length
