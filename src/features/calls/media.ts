@@ -30,6 +30,7 @@ import { CallRecord } from './call-record'
 import type { CallFeed } from './live-feed'
 import { recordingKey } from './recordings'
 import type { CallTryDoc, CallTryRepo } from './repository'
+import { type EndedBy, StreamEnd } from './stream-end'
 import { announceChannel } from './transfers'
 import { buildVoicePipeline, type VoicePipelineDeps } from './voice-pipeline'
 
@@ -55,8 +56,6 @@ export interface CallMediaDeps extends VoicePipelineDeps {
 }
 
 export const mediaChannel = (callId: string) => `media:${callId}`
-/** How a media stream's call ends (the call chart's `call.ended` hangup). */
-type EndedBy = 'answered' | 'failed' | 'voicemail'
 
 /**
  * How often a live stream writes its heartbeat (`liveAt`, the instant of its last frame): a call
@@ -135,7 +134,12 @@ export class CallMedia implements MediaCalls {
       row,
       workspace,
     )
-    let finish: (hangup: EndedBy, error?: string) => Promise<void> = async () => {}
+    // Calls writing their end are tracked until written: a shutdown waits for them.
+    const end = new StreamEnd((work) => {
+      this.ending.add(work)
+      const done = () => void this.ending.delete(work)
+      work.then(done, done)
+    })
     const built = await buildVoicePipeline(d, {
       row,
       workspace,
@@ -149,7 +153,7 @@ export class CallMedia implements MediaCalls {
       },
       hangUp: async ({ hangup, error }) => {
         io.close(CLOSE.ended, 'the call ended')
-        await finish(hangup, error)
+        await end.end(hangup, error)
       },
       actor: { systemId: `voice:${callId}`, inspect: d.inspect },
     })
@@ -173,16 +177,6 @@ export class CallMedia implements MediaCalls {
     }, LIVE_BEAT_MS)
     beat.unref?.()
 
-    let over = false
-    finish = (hangup, error) => {
-      if (over) return Promise.resolve()
-      over = true
-      const work = wrapUp(hangup, error)
-      this.ending.add(work)
-      const done = () => void this.ending.delete(work)
-      work.then(done, done)
-      return work
-    }
     const wrapUp = async (hangup: EndedBy, error?: string) => {
       clearInterval(beat)
       await session.close()
@@ -199,7 +193,7 @@ export class CallMedia implements MediaCalls {
       // The analysis waits for this (media-ends.ts), on whichever instance holds the call's actor.
       await d.mediaEnded(record.row.id).catch((err) => record.log.warn({ err }, 'could not announce the end of the media stream'))
     }
-    const unhearEnd = await d.coordination.subscribe(mediaChannel(callId), () => void finish('answered'))
+    const unhearEnd = await d.coordination.subscribe(mediaChannel(callId), () => void end.end('answered'))
     const unhearVerdict = built.leavesVoicemail ? await d.coordination.subscribe(answeredByChannel(callId), (by) => isAnsweredBy(by) && session.answeredBy(by)) : async () => {}
     // A warm transfer that did not connect: the agent tells the caller (effects.ts publishes it).
     const unhearNews = await d.coordination.subscribe(announceChannel(callId), (text) => typeof text === 'string' && session.announce(text))
@@ -208,6 +202,9 @@ export class CallMedia implements MediaCalls {
       await unhearVerdict()
       await unhearNews()
     }
+    // A hang-up that came while the stream was being set up (a DELETE on another instance) ends it now.
+    await end.wrapUpWith(wrapUp)
+    if (end.asked) return { refused: `call ${callId} ended while its stream was starting`, code: CLOSE.ended }
     session.start(stream.sampleRate)
     // A verdict that came before the stream did is on the row.
     if (built.leavesVoicemail) {
@@ -224,7 +221,7 @@ export class CallMedia implements MediaCalls {
         drained: () => session.drained(),
         ended: (how, detail) => {
           if (how !== 'stop') record.log.warn({ how, detail, droppedFrames: session.dropped }, 'media stream ended abnormally')
-          void finish(how === 'stop' ? 'answered' : 'failed', how === 'stop' ? undefined : `media stream ${how === 'protocol' ? 'protocol error' : 'lost'}: ${detail ?? ''}`.trim())
+          void end.end(how === 'stop' ? 'answered' : 'failed', how === 'stop' ? undefined : `media stream ${how === 'protocol' ? 'protocol error' : 'lost'}: ${detail ?? ''}`.trim())
         },
       },
     }
