@@ -506,7 +506,12 @@ try {
     `  service CPU: ${((cpuEnd - cpuStart) / peers.length).toFixed(1)} ms per call (event loop ${((loopEnd - loopStart) / peers.length).toFixed(1)}), ${((100 * (cpuRamp - cpuStart)) / 1000 / rampS).toFixed(0)}% of a core during the ramp, ${((100 * (cpuEnd - cpuRamp)) / 1000 / holdS).toFixed(0)}% during the hold; resident memory ${((rssPeak - rssStart) / Math.max(1, livePeak)).toFixed(0)} KB per live call (${(rssStart / 1024).toFixed(0)} → ${(rssPeak / 1024).toFixed(0)} MB)`,
   )
   const byRole = [...rolesEnd].map(([role, ms]) => [role, (ms - (rolesStart.get(role) ?? 0)) / Math.max(1, peers.length)] as const).sort((a, b) => b[1] - a[1])
-  console.log(`  service CPU per call by thread: ${byRole.map(([role, ms]) => `${role} ${ms.toFixed(0)} ms`).join(', ')}`)
+  // The decoders' work follows how much the callers said, not how many calls there were: per second of speech it compares across runs.
+  const spokenS = (peers.reduce((n, p) => n + p.spokenFrames, 0) * FRAME_MS) / 1000
+  const decodersMs = byRole.find(([role]) => role === 'speech decoders')?.[1] ?? 0
+  console.log(
+    `  service CPU per call by thread: ${byRole.map(([role, ms]) => `${role} ${ms.toFixed(0)} ms`).join(', ')}${spokenS ? `; speech decoders ${((decodersMs * peers.length) / spokenS).toFixed(0)} ms per second the callers spoke (${spokenS.toFixed(0)} s)` : ''}`,
+  )
   console.log(
     `  the machine: ${busyShare(hostStart, hostRamp).toFixed(0)}% of its cores busy during the ramp (the service's event loop ran ${((schedRamp.run - schedStart.run) / 1e7 / rampS).toFixed(0)}% of it and waited for a core ${((schedRamp.wait - schedStart.wait) / 1e7 / rampS).toFixed(0)}%), ${busyShare(hostRamp, hostEnd).toFixed(0)}% during the hold (this process ${((100 * (selfRamp - selfStart)) / 1000 / rampS).toFixed(0)}% and ${((100 * (selfEnd - selfRamp)) / 1000 / holdS).toFixed(0)}% of a core); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; this process's event loop stalled > ${GAP_MS} ms ${stalls.length} times (worst ${ms(Math.max(0, ...stalls.map((s) => s.ms)))})`,
   )
