@@ -1,25 +1,13 @@
 /** API keys: stored as a SHA-256 hash of the value; the value is shown once, on creation. */
 
 import type { ApiKeyDoc } from '../../kernel/tenancy'
-import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import type { CollectionSpec, DocumentStore } from '../../store/port'
+import { WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
 
 export { SCOPES, type Scope } from '../../http/authenticator'
 export type { ApiKeyDoc }
 
-export const apiKeysSpec: CollectionSpec = {
-  name: 'api_keys',
-  indexes: [
-    { name: 'hash', fields: [['hash', 1]], unique: true },
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-  ],
-}
+export const apiKeysSpec: CollectionSpec = workspaceSpec('api_keys', [{ name: 'hash', fields: [['hash', 1]], unique: true }])
 
-export type ApiKeyRepo = Collection<ApiKeyDoc>
-export const openApiKeys = (store: DocumentStore): Promise<ApiKeyRepo> => store.collection<ApiKeyDoc>(apiKeysSpec)
+export type ApiKeyRepo = WorkspaceCollection<ApiKeyDoc>
+export const openApiKeys = async (store: DocumentStore): Promise<ApiKeyRepo> => new WorkspaceCollection(await store.collection<ApiKeyDoc>(apiKeysSpec))

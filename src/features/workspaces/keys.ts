@@ -100,28 +100,30 @@ export class KeyService {
       revokedAt: null,
       createdAt: iso(this.clock.now()),
     }
-    await this.keys.insert(doc)
+    await this.keys.in(workspace.id).insert(doc)
     return { id: doc.id, name, prefix: doc.prefix, scope, key: value, createdAt: doc.createdAt }
   }
 
   /** Active keys of one workspace, newest first (revoked ones are gone for the caller). */
   /** A page of the workspace's live keys, newest first (store order: createdAt desc, id desc). */
   list(workspaceId: string, limit: number, after: PageAfter | null): Promise<ApiKeyDoc[]> {
-    return this.keys.page({ workspaceId, revokedAt: null }, limit, after)
+    return this.keys.in(workspaceId).page({ revokedAt: null }, limit, after)
   }
 
   async revoke(workspaceId: string, keyId: string): Promise<void> {
-    const key = await this.keys.get(keyId)
-    if (!key || key.workspaceId !== workspaceId || key.revokedAt) throw notFound(`no key ${keyId} in workspace ${workspaceId}`)
-    await this.keys.update(keyId, { revokedAt: iso(this.clock.now()) })
+    const keys = this.keys.in(workspaceId)
+    const key = await keys.get(keyId)
+    if (!key || key.revokedAt) throw notFound(`no key ${keyId} in workspace ${workspaceId}`)
+    await keys.update(keyId, { revokedAt: iso(this.clock.now()) })
     this.invalidateKey(keyId)
   }
 
   /** Every key of a workspace stops working (customer deleted); they are not restored with it. */
   async revokeAll(workspaceId: string): Promise<number> {
-    const active = await this.keys.find({ workspaceId, revokedAt: null })
+    const keys = this.keys.in(workspaceId)
+    const active = await keys.find({ revokedAt: null })
     const at = iso(this.clock.now())
-    await Promise.all(active.map((k) => this.keys.update(k.id, { revokedAt: at })))
+    await Promise.all(active.map((k) => keys.update(k.id, { revokedAt: at })))
     for (const k of active) this.invalidateKey(k.id)
     return active.length
   }
@@ -144,7 +146,8 @@ export class KeyService {
 
   private async load(hash: string): Promise<Principal> {
     const readAt = this.cache.generation
-    const key = await this.keys.findOne({ hash })
+    // Authentication: the key says which workspace it is of.
+    const key = await this.keys.acrossWorkspaces.findOne({ hash })
     if (!key || key.revokedAt) throw unauthorized('wrong or revoked API key')
     const home = await this.workspaces.get(key.workspaceId)
     if (home?.status !== 'active') throw unauthorized('this key stopped working: its workspace was deleted')
@@ -168,6 +171,6 @@ export class KeyService {
     this.lastUsed.set(key, now)
     key.lastUsedAt = iso(now)
     // Fire and forget: a lost lastUsedAt write must never fail the request it describes.
-    this.keys.update(key.id, { lastUsedAt: key.lastUsedAt }).catch(() => {})
+    this.keys.acrossWorkspaces.update(key.id, { lastUsedAt: key.lastUsedAt }).catch(() => {})
   }
 }
