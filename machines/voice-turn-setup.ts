@@ -61,9 +61,12 @@ export const MIN_INTERRUPTION_MS = 64
  */
 export const ECHO_RETURN_LOSS_DB = 15
 
+/** A window of speech that is the agent's own echo (the table's echo row), not the caller's voice. */
+export const isEcho = (w: OnsetWindow): boolean => w.overAgentDb <= -ECHO_RETURN_LOSS_DB
+
 /** The caller's own speech in the onset (windows louder than the agent's echo could be), ms. */
 export function ownSpeechMs(onset: readonly OnsetWindow[]): number {
-  return onset.reduce((n, w) => n + (w.overAgentDb > -ECHO_RETURN_LOSS_DB ? w.ms : 0), 0)
+  return onset.reduce((n, w) => n + (isEcho(w) ? 0 : w.ms), 0)
 }
 
 /** A line that never confirms a goodbye played still ends: ~15 characters a second of speech, plus this grace. */

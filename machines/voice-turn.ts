@@ -36,7 +36,18 @@ import type { VoiceTurnEvent, VoiceTurnState } from './voice-turn-events'
 import { GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, voiceTurnSetup } from './voice-turn-setup'
 
 export type { CallEnding, CallEndReason, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput, VoiceTurnState } from './voice-turn-events'
-export { DTMF_GAP_MS, ECHO_RETURN_LOSS_DB, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, MIN_INTERRUPTION_MS, OVERLAP_END_MS, SILENCE_TIMEOUT_MS, VAD_CATCH_UP_MS, VAD_RECHECK_MS } from './voice-turn-setup'
+export {
+  DTMF_GAP_MS,
+  ECHO_RETURN_LOSS_DB,
+  GOODBYE_GRACE_MS,
+  GOODBYE_MS_PER_CHAR,
+  isEcho,
+  MIN_INTERRUPTION_MS,
+  OVERLAP_END_MS,
+  SILENCE_TIMEOUT_MS,
+  VAD_CATCH_UP_MS,
+  VAD_RECHECK_MS,
+} from './voice-turn-setup'
 
 /** The agent is talking (or about to): caller speech now is over it. */
 const AGENT_TALKING = ['opening', 'thinking', 'speaking', 'resuming'] as const

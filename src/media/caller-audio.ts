@@ -21,8 +21,8 @@ export interface CallerAudioParts {
   now: () => number
   /** The call is over: nothing more is judged. */
   over: () => boolean
-  /** The VAD heard speech (any window of it). */
-  spoke: () => void
+  /** The VAD heard speech (any window of it); `window`: what the audio says about it (the agent's echo or not). */
+  spoke: (window: OnsetWindow) => void
   /**
    * The caller's speech started (or went on after a pause), went on (each window of speech after
    * that), and paused: its last speech ended at `at`. `onset`: what the audio says about the
@@ -110,7 +110,7 @@ export class CallerAudio {
       while (w.end > upTo && frame < frames.length - 1) upTo += frames[++frame]!.pcm.length
       const at = frames[frame]!.arrivedAt
       this.onset.window(base, w.end, rate, w.speech, w.ms, at)
-      if (w.speech) this.parts.spoke()
+      if (w.speech) this.parts.spoke(this.onset.last!)
       const event = this.detector.window(w.speech, w.ms, at)
       if (event?.type === 'speech_start') this.parts.started(this.onset.onset)
       else if (event?.type === 'pause') this.parts.paused(event.at)

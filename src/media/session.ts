@@ -15,7 +15,7 @@
  * call record needs (transcript lines, per-turn latency, the end).
  */
 import { type Actor, createActor } from 'xstate'
-import { type CallEnding, SILENCE_TIMEOUT_MS, turnState, type VoiceTurnEvent, voiceTurnMachine } from '../../machines/voice-turn'
+import { type CallEnding, isEcho, SILENCE_TIMEOUT_MS, turnState, type VoiceTurnEvent, voiceTurnMachine } from '../../machines/voice-turn'
 import { AgentTurns } from './agent-turns'
 import { AgentVoice } from './agent-voice'
 import type { PipelineState, SessionParts } from './call-line'
@@ -117,7 +117,9 @@ export class VoiceSession {
       record: parts.record,
       now: this.now,
       over,
-      spoke: () => this.words.spoke(),
+      // The agent's own echo opens no utterance for the speech-to-text engine (a decoder and its
+      // CPU on every speakerphone call); the caller's voice over it does, with the audio just before.
+      spoke: (window) => void (isEcho(window) || this.words.spoke()),
       started: (onset) => this.send({ type: 'speech.start', onset }),
       // Only while the agent's audio plays is there anything for more of it to decide.
       goesOn: (onset) => void (OVER_AGENT_AUDIO.has(this.state) && this.send({ type: 'speech.onset', onset })),

@@ -121,7 +121,7 @@ describe('a voice session whose caller is on a speakerphone', () => {
   /** 141 characters: 2.8 s of the harness's speech at 20 ms a character. */
   const OPENING = 'Hello, this is a courtesy call from the delivery team to confirm your parcel for tomorrow morning, which will arrive between nine and eleven.'
 
-  test("the agent's own audio coming back 20 dB down does not stop it; the caller's voice over it does", async () => {
+  test("the agent's own audio coming back 20 dB down does not stop it and reaches no decoder; the caller's voice over it does both", async () => {
     const h = turnHarness({ opening: OPENING, msPerChar: 20 })
     h.session.start(8000)
     await flush()
@@ -146,6 +146,8 @@ describe('a voice session whose caller is on a speakerphone', () => {
     expect(played.some((f) => f[0] !== 0)).toBe(true)
     expect(h.frames.filter((f) => f.kind === 'clear').length).toBe(0)
     expect(h.session.state).toBe('opening')
+    // The VAD called the echo speech, but the speech-to-text engine was never told: no decoder taken.
+    expect(h.speechWindows()).toBe(0)
     // The caller talks over it, as loud as the agent: stopped.
     for (let t = 0; t < 200; t += 20) {
       const mixed = echoFrame()
@@ -154,5 +156,6 @@ describe('a voice session whose caller is on a speakerphone', () => {
     }
     expect(h.frames.filter((f) => f.kind === 'clear').length).toBe(1)
     expect(h.session.state).toBe('interrupted')
+    expect(h.speechWindows()).toBeGreaterThan(0)
   })
 })

@@ -66,9 +66,14 @@ export function turnHarness(options: HarnessOptions = {}) {
   // A streaming engine: finalize answers the words said since the last finalize.
   let pending = ''
   let finalized = 0
+  // Speech windows the engine was told of (a shared decoder is taken at the first of an utterance).
+  let speechWindows = 0
   const stt: SttSession = {
     sampleRate: 8000,
     push() {},
+    speech() {
+      speechWindows++
+    },
     finalize: async () => {
       finalized++
       const words = pending
@@ -150,6 +155,8 @@ export function turnHarness(options: HarnessOptions = {}) {
     vadPushes,
     ended,
     finalized: () => finalized,
+    /** Speech windows the speech-to-text engine was told of (each would take or keep a decoder). */
+    speechWindows: () => speechWindows,
     /** The chart's context now. */
     context: () => session.chart.getSnapshot().context,
     /** The caller speaks `ms` of audio, new words the engine hears as `heard` and finalises as `finalText`. */

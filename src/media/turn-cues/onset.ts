@@ -70,6 +70,11 @@ export class OnsetCues {
     while (kept > ONSET_KEPT_MS) kept -= this.stretch.shift()!.ms
   }
 
+  /** The last window of speech read (null after a window without speech). */
+  get last(): OnsetWindow | null {
+    return this.stretch.at(-1) ?? null
+  }
+
   /** The stretch of speech so far (the last ONSET_KEPT_MS of it), oldest first. */
   get onset(): readonly OnsetWindow[] {
     return [...this.stretch]
