@@ -3,7 +3,8 @@
  * the agent runs on an OpenAI-protocol model (a local fake at OPENAI_BASE_URL); asked by hand to
  * transfer, the service asks the model for a summary of the call so far and the person hears it
  * after the fixed opening. A model that does not answer within the deadline gives way to the
- * template, so the person is briefed all the same and the transfer goes on.
+ * template, so the person is briefed all the same and the transfer goes on. And the model's own
+ * `transfer_call` over the OpenAI wire: its reply is spoken whole, then the brief is written.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { callsFeature } from '../../src/features/calls'
@@ -92,4 +93,31 @@ test('a model that does not answer by the deadline: the person hears the templat
     (r) => r.body.transfer?.answeredAt != null,
     30_000,
   )
+}, 90_000)
+
+test("the model's own transfer_call: its words are spoken, then it writes the brief the person hears", async () => {
+  const phone = '+14155550903'
+  expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone, name: 'Sam Lee' })).status).toBe(201)
+  expect(
+    (await s.console('PUT', `/sandbox/phones/${encodeURIComponent(phone)}`, { pickup: 'answer', ringMs: 0, lines: ['I was charged twice, can I talk to a manager?'], hangupAfterMs: null })).status,
+  ).toBe(200)
+  // The reply to the caller calls the tool and is finished (spoken whole); then the transfer runs and the model writes the brief.
+  fake.reply(
+    { kind: 'stream', text: ['Of course, let me get my manager. '], toolCalls: [{ id: 'call_t1', name: 'transfer_call', args: ['{"destination":', '"Manager"}'] }] },
+    { kind: 'stream', text: ['Please hold while I connect you.'] },
+    { kind: 'stream', text: ['The caller was charged twice and asked for a manager.'] },
+  )
+  const id = (await s.api('POST', '/calls', { key: dev.key, body: { to: phone, purpose: 'Hello, this is the front desk returning your call.' } })).body.id
+  const joined = await until(
+    'put through by the agent',
+    () => call(id),
+    (r) => r.body.transfer?.answeredAt != null,
+    30_000,
+  )
+  expect(joined.body.transfer).toMatchObject({ to: 'Manager', mode: 'warm', by: 'agent' })
+  expect(heard(joined.body.callRef)).toEqual(['Hello, this is Front desk. I have Sam Lee on the line for Manager. The caller was charged twice and asked for a manager.'])
+  expect(joined.body.transcript.some((l: any) => l.speaker === 'agent' && l.text === 'Of course, let me get my manager. Please hold while I connect you.')).toBe(true)
+  // The model was offered transfer_call with the destination's name.
+  const offered = fake.requests.find((r) => r.body?.tools?.some((t: any) => t.function.name === 'transfer_call'))
+  expect(offered!.body.tools.find((t: any) => t.function.name === 'transfer_call').function.parameters.properties.destination.enum).toEqual(['Manager'])
 }, 90_000)
