@@ -109,6 +109,19 @@ export function storeContract(name: string, open: () => Promise<DocumentStore>, 
         expect(await (await ctx.fresh()).get('nope')).toBeNull()
       })
 
+      test('a view is made from the document as it is now, and null for an unknown id', async () => {
+        const c = await ctx.fresh()
+        const named = (doc: Item) => ({ id: doc.id, v: doc.v })
+        await c.insert({ id: 'w', v: 1 })
+        expect(await c.view('w', named)).toEqual({ id: 'w', v: 1 })
+        expect(await c.view('w', named)).toEqual({ id: 'w', v: 1 })
+        await c.update('w', { v: 2 })
+        expect(await c.view('w', named)).toEqual({ id: 'w', v: 2 })
+        await c.delete('w')
+        expect(await c.view('w', named)).toBeNull()
+        expect(await c.view('nope', named)).toBeNull()
+      })
+
       test('a second insert with the same id is refused and keeps the first', async () => {
         const c = await ctx.fresh()
         await c.insert({ id: 'a', v: 1 })
