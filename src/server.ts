@@ -58,6 +58,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     throw isAddressInUse(error) ? new PortTaken(config.host, config.port) : error
   }
   const port = app.server!.port!
+  services.listening.server = app.server
   // The process's own address, for clients it runs itself (the sandbox network's callees).
   services.listening.url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`
   const base = config.port === 0 ? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}` : config.publicBaseUrl

@@ -141,7 +141,7 @@ export async function buildServices(config: Config, logger: Logger): Promise<Ser
     metrics,
     customerHooks: new CustomerLifecycleHooks(),
     clockHooks,
-    listening: { url: null },
+    listening: { url: null, server: null },
     persistClock: persist,
     get http(): KernelHttp {
       if (!http) throw new Error('the HTTP contexts are not built yet: the tenancy feature must come first in FEATURES')

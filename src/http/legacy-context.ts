@@ -24,10 +24,21 @@ function subjectOf(request: Request, server: { requestIP?(r: Request): { address
   return `ip:${server?.requestIP?.(request)?.address ?? 'unknown'}`
 }
 
-export function legacyContext<P extends HttpPrincipal<W>, W extends HttpWorkspace>(deps: { auth: Authenticator<P, W>; coordination: Coordination; clock: Clock; rule?: RateRule; name?: string }) {
+/**
+ * `server`: the listening server (the client's address), read from here rather than from the hook's
+ * context: a hook that reads `server` there makes Elysia define it on every request of every route.
+ */
+export function legacyContext<P extends HttpPrincipal<W>, W extends HttpWorkspace>(deps: {
+  auth: Authenticator<P, W>
+  coordination: Coordination
+  clock: Clock
+  server: () => Bun.Server<unknown> | null
+  rule?: RateRule
+  name?: string
+}) {
   const rule = deps.rule ?? LEGACY_RATES.api
-  return new Elysia({ name: deps.name ?? `legacy-context:${rule.name}` }).derive({ as: 'scoped' }, async ({ request, set, server }): Promise<LegacyContext<P, W>> => {
-    await countRequest(deps.coordination, rule, subjectOf(request, server), deps.clock.now(), set.headers as Record<string, unknown>)
+  return new Elysia({ name: deps.name ?? `legacy-context:${rule.name}` }).derive({ as: 'scoped' }, async ({ request, set }): Promise<LegacyContext<P, W>> => {
+    await countRequest(deps.coordination, rule, subjectOf(request, deps.server()), deps.clock.now(), set.headers as Record<string, unknown>)
     const principal = await authenticateRequest(deps.auth, request)
     bodyRefusal(request)
     return { principal, workspace: principal.home }

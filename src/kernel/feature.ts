@@ -63,7 +63,15 @@ export interface Kernel {
   /** Work to run after the manual clock moves (durable timers and features that keep time register here, by name). */
   clockHooks: ClockHooks
   /** Where this process's HTTP server listens (`http://127.0.0.1:port`), set once it does; null before. */
-  listening: { url: string | null }
+  listening: {
+    url: string | null
+    /**
+     * The listening server, once there is one: routes and hooks read it (client addresses, idle
+     * timeouts) from here rather than from Elysia's context, since one reader of `server` anywhere
+     * makes Elysia define it on every request's context.
+     */
+    server: Bun.Server<unknown> | null
+  }
   /** Stores the manual clock's time (so a restart does not travel back). */
   persistClock: (now: number) => Promise<void>
   /** The HTTP contexts; readable once the tenancy feature (first in the list) has provided them. */

@@ -45,3 +45,11 @@ test('the global hooks (errors, bodies, request log) read only what they name', 
   const members = reads('GET', '/health')
   expect(members.filter((m) => ['cookie', 'headers', 'query', 'server'].includes(m))).toEqual([])
 })
+
+test('nothing reads `server` from the context, so no request has it defined', () => {
+  // One hook or plugin that does makes Elysia define a `server` getter on every request's context;
+  // the listening server is read from kernel.listening instead.
+  const inference = (t.server.app as unknown as { inference: Record<string, boolean> }).inference
+  expect(inference.server).toBe(false)
+  expect(reads('GET', '/api/v1/agents/:id')).not.toContain('server')
+})

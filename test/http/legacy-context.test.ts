@@ -31,7 +31,9 @@ beforeAll(async () => {
     .use(errorPlugin(createLogger('silent')))
     .use(
       new Elysia()
-        .use(legacyContext({ auth: { authenticate: (header) => keys.authenticate(header), resolve: async (principal) => principal.home }, coordination, clock, rule }))
+        .use(
+          legacyContext({ auth: { authenticate: (header) => keys.authenticate(header), resolve: async (principal) => principal.home }, coordination, clock, rule, server: () => app?.server ?? null }),
+        )
         .get('/thing', ({ workspace }) => ({ workspace: workspace.id }))
         .post('/thing', ({ body }) => body, { body: t.Object({ url: t.String() }, { additionalProperties: false }) }),
     )

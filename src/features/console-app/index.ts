@@ -44,7 +44,7 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
       services: { hub },
       console: [
         appPages(assets),
-        appStream({ tickets, hub }),
+        appStream({ tickets, hub, server: () => kernel.listening.server }),
         appApi({ auth: kernel.http.console, tickets, exists: async (id) => (await workspaceRepo.get(id)) !== null }),
         consoleReads({ auth: kernel.http.console, workspaceRepo, calls, transfers, conversations, legacyWebhooks, events: bus.events, inbox }),
         consoleCampaignReads({ auth: kernel.http.console, campaigns, calls, agents }),

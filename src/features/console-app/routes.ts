@@ -29,14 +29,14 @@ export function appPages(assets: AppAssets) {
     })
 }
 
-/** The live stream: a ticket in the query, never the token. */
-export function appStream(deps: { tickets: StreamTickets; hub: LiveHub }) {
+/** The live stream: a ticket in the query, never the token. `server`: the listening server (kernel.listening). */
+export function appStream(deps: { tickets: StreamTickets; hub: LiveHub; server: () => Bun.Server<unknown> | null }) {
   return new Elysia({ detail: { tags: ['Console'] } }).get(
     '/app/stream',
-    async ({ query, request, server }) => {
+    async ({ query, request }) => {
       const { workspaceId } = await deps.tickets.redeem(query.ticket)
       // The stream outlives Bun's idle timeout (10 s) between events.
-      server?.timeout(request, 0)
+      deps.server()?.timeout(request, 0)
       return deps.hub.stream(workspaceId)
     },
     {

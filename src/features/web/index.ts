@@ -49,7 +49,7 @@ export const webFeature = defineFeature(webRef, {
     slot.show = (conversation, message) => teammates.show(conversation, message)
     return {
       services: { web, sessions, teammates },
-      v1: [webV1({ web, teammates, logger })],
+      v1: [webV1({ web, teammates, logger, server: () => kernel.listening.server })],
       legacy: [widgetRoutes({ exists: (webKey) => web.exists(webKey) })],
       stop: () => web.settled(),
     }

@@ -29,7 +29,8 @@ const SSE_DOC = {
   content: { 'text/event-stream': { schema: { type: 'string' as const } } },
 }
 
-export function webV1(deps: { web: WebChat; teammates: TeammateMessages; logger: Logger }) {
+/** `server`: the listening server, for the visitor's address (kernel.listening: not Elysia's context). */
+export function webV1(deps: { web: WebChat; teammates: TeammateMessages; logger: Logger; server: () => Bun.Server<unknown> | null }) {
   const { web } = deps
   return new Elysia({ prefix: '/web', detail: { tags: ['Website chat'] } })
     .onRequest(({ request, set }) => {
@@ -64,8 +65,8 @@ export function webV1(deps: { web: WebChat; teammates: TeammateMessages; logger:
     )
     .post(
       '/:webKey/sessions',
-      async ({ params, body, set, request, server }) => {
-        const client = server?.requestIP(request)?.address ?? 'unknown'
+      async ({ params, body, set, request }) => {
+        const client = deps.server()?.requestIP(request)?.address ?? 'unknown'
         const s = await web.session(params.webKey, body.session, set.headers as Record<string, unknown>, client)
         set.status = s.resumed ? 200 : 201
         return { ...s, messages: s.messages.map(presentWebMessage) }

@@ -33,7 +33,7 @@ export const tenancyFeature = defineFeature(tenancyRef, {
     const auth = { authenticate: (header: string | null) => keys.authenticate(header), resolve: (principal: Principal, header: string | null) => resolver.resolve(principal, header) }
     const http = {
       v1: v1Context({ auth, coordination }),
-      legacy: legacyContext({ auth, coordination, clock }),
+      legacy: legacyContext({ auth, coordination, clock, server: () => kernel.listening.server }),
       console: consoleAuth(config.consoleToken, (id) => workspaceRepo.get(id)),
     }
     kernel.provideHttp(http)
