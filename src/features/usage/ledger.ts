@@ -8,6 +8,7 @@
  * recording the same act twice — a retried effect, a restarted process — stores it once.
  */
 import { type Collection, type CollectionSpec, type DocumentStore, DuplicateKeyError } from '../../store/port'
+import { WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
 
 export const USAGE_KINDS = ['reply', 'call_minute', 'message', 'analysis', 'reply_charge', 'phone_rent'] as const
 export type UsageKind = (typeof USAGE_KINDS)[number]
@@ -27,37 +28,31 @@ export interface UsageRecordDoc {
   createdAt: string
 }
 
-export const usageSpec: CollectionSpec = {
-  name: 'usage_records',
-  indexes: [
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-    {
-      name: 'developer_created',
-      fields: [
-        ['developerId', 1],
-        ['createdAt', -1],
-      ],
-    },
-    {
-      name: 'developer_kind_created',
-      fields: [
-        ['developerId', 1],
-        ['kind', 1],
-        ['createdAt', -1],
-      ],
-    },
-  ],
-}
+export const usageSpec: CollectionSpec = workspaceSpec('usage_records', [
+  {
+    name: 'developer_created',
+    fields: [
+      ['developerId', 1],
+      ['createdAt', -1],
+    ],
+  },
+  {
+    name: 'developer_kind_created',
+    fields: [
+      ['developerId', 1],
+      ['kind', 1],
+      ['createdAt', -1],
+    ],
+  },
+])
 
 export class UsageLedger {
-  constructor(readonly records: Collection<UsageRecordDoc>) {}
+  /** One workspace's records; `records` is the developer-wide ledger (bills and plans are per developer). */
+  private readonly byWorkspace: WorkspaceCollection<UsageRecordDoc>
+
+  constructor(readonly records: Collection<UsageRecordDoc>) {
+    this.byWorkspace = new WorkspaceCollection(records)
+  }
 
   static async open(store: DocumentStore): Promise<UsageLedger> {
     return new UsageLedger(await store.collection<UsageRecordDoc>(usageSpec))
@@ -77,7 +72,7 @@ export class UsageLedger {
 
   /** What a workspace's usage cost the developer since `since` (ISO instant). */
   spendSince(workspaceId: string, since: string): Promise<number> {
-    return this.records.sum('costMicro', { workspaceId, createdAt: { $gte: since } })
+    return this.byWorkspace.in(workspaceId).sum('costMicro', { createdAt: { $gte: since } })
   }
 }
 
