@@ -27,6 +27,7 @@ import { crashPoint } from '../crash-points'
 import { newId } from '../ids'
 import type { Logger } from '../logger'
 import { type Collection, type CollectionSpec, type Doc, type DocumentStore, DuplicateKeyError, type Write } from '../store/port'
+import { workspaceSpec } from '../store/workspace-scoped'
 import type { EventType } from './catalogue'
 
 export { EVENT_TYPES, type EventType } from './catalogue'
@@ -61,34 +62,23 @@ export interface Owed {
 
 export type EventHandler = (event: RecordedEvent) => void | Owed | Promise<void> | Promise<Owed | undefined>
 
-export const eventsSpec: CollectionSpec = {
-  name: 'events',
-  indexes: [
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-    {
-      name: 'workspace_type_created',
-      fields: [
-        ['workspaceId', 1],
-        ['type', 1],
-        ['createdAt', -1],
-      ],
-    },
-    {
-      name: 'undispatched',
-      fields: [
-        ['dispatched', 1],
-        ['createdAt', 1],
-      ],
-    },
-  ],
-}
+export const eventsSpec: CollectionSpec = workspaceSpec('events', [
+  {
+    name: 'workspace_type_created',
+    fields: [
+      ['workspaceId', 1],
+      ['type', 1],
+      ['createdAt', -1],
+    ],
+  },
+  {
+    name: 'undispatched',
+    fields: [
+      ['dispatched', 1],
+      ['createdAt', 1],
+    ],
+  },
+])
 
 const CHANNEL = 'events'
 // A dispatch is a store query and a few writes per subscriber (milliseconds); 60 s covers a
