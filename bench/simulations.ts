@@ -7,6 +7,7 @@
  * a caller with six lines, run once (count 1) against the draft, in two modes:
  *
  *   bun bench/simulations.ts        SERVICE_CLOCK=system (real time), then SERVICE_CLOCK=manual
+ *   BENCH_CLOCKS=manual BENCH_SCENARIOS=10 bun bench/simulations.ts     one mode, a smaller suite
  *
  * Prints per mode: the run's wall time (POST to done), the service's CPU per call (its process's
  * user + system time over the run / calls: the callers' side is in that process too), the turn
@@ -112,6 +113,13 @@ async function mode(clock: 'system' | 'manual') {
         .map((l) => l.toFixed(2))
         .join(' ')}`,
     )
+    // A failed call says why: its error, each expectation that did not hold with its evidence, its transcript.
+    for (const r of (done.results ?? []) as any[]) {
+      if (r.status === 'passed') continue
+      console.log(`  ${r.name}: ${r.status}${r.error ? ` — ${r.error}` : ''}`)
+      for (const e of r.expectations ?? []) if (!e.passed) console.log(`    ${e.kind} failed: ${JSON.stringify(e.evidence)}`)
+      for (const l of r.transcript ?? []) console.log(`    ${l.speaker.padEnd(8)} ${l.text}`)
+    }
   } finally {
     service.kill('SIGKILL')
     await service.exited
@@ -123,5 +131,10 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(' ')}`,
 )
-await mode('system')
-await mode('manual')
+// BENCH_CLOCKS=manual (or system) runs one mode only.
+const clocks = (process.env.BENCH_CLOCKS ?? 'system,manual').split(',').map((c) => c.trim())
+if (!clocks.every((c) => c === 'system' || c === 'manual')) {
+  console.error('bench:simulations: BENCH_CLOCKS is a comma-separated list of system and manual')
+  process.exit(2)
+}
+for (const clock of clocks) await mode(clock as 'system' | 'manual')

@@ -9,6 +9,7 @@ import type { TextToSpeech } from '../providers/tts/port'
 import type { OutboundFrame } from './frames'
 import type { TurnLatency } from './latency'
 import type { AgentReply } from './reply-turn'
+import type { StreamClock } from './stream-clock'
 import type { VoiceActivity } from './vad'
 
 export type PipelineState = VoiceTurnState
@@ -89,6 +90,12 @@ export interface SessionParts {
     inspect?: Observer<InspectionEvent> | ((e: InspectionEvent) => void)
     clock?: NonNullable<ActorOptions<AnyActorLogic>['clock']> & { now?: () => number }
   }
+  /**
+   * The caller's audio as the call's clock (stream-clock.ts), in place of `actor.clock`: the
+   * session stamps it with each frame's place in the stream and tells it what the VAD has judged.
+   * A simulated call on the manual service clock runs on it.
+   */
+  stream?: StreamClock
   /** Synthesised audio of fixed lines by engine, voice, language and text (phrase-cache.ts): the opening and goodbyes play at once. */
   phrases?: { get(key: string): Int16Array[] | null; put(key: string, audio: Int16Array[]): void }
 }

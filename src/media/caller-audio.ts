@@ -33,6 +33,8 @@ export interface CallerAudioParts {
   paused: (at: number) => void
   /** The VAD's windows over a piece of the line's audio, before the turn detector reads them (the voice's end-of-turn cues). */
   judged?: (pcm: Int16Array, rate: number, windows: readonly VadWindow[]) => void
+  /** The VAD has judged the line's audio up to `at` (a `now()` of its arrival), and the turn detector has read it. */
+  caughtUp?: (at: number) => void
   warn: (message: string, err: unknown) => void
   /** The loudest agent audio playing between two moments (turn-cues/agent-echo.ts): what may echo back in the caller's audio. */
   agentLevel: (from: number, to: number) => number
@@ -46,7 +48,7 @@ export class CallerAudio {
   /** Arrival time of the last audio the VAD has judged. */
   judgedUpTo = 0
   /** Audio from the line not yet judged by the VAD, and whether it is being judged now. */
-  private readonly backlog: { pcm: Int16Array; rate: number; arrivedAt: number; keyTone: boolean }[] = []
+  private readonly backlog: { pcm: Int16Array; rate: number; arrivedAt: number; keyTone: boolean; streamMs?: number }[] = []
   private analysing = false
 
   constructor(private readonly parts: CallerAudioParts) {
@@ -56,14 +58,15 @@ export class CallerAudio {
   /**
    * A frame of the line's audio; `keyTone`: a key's tone sounds in it (keypad.ts), no speech, so
    * the VAD and the speech-to-text hear silence in its place (the recording keeps the tone).
+   * `streamMs`: the line's stamp of where the frame ends in the caller's stream, when it has one.
    * Bounded: if the VAD falls behind, the newest audio goes (counted), never memory.
    */
-  push(pcm: Int16Array, rate: number, keyTone = false): void {
+  push(pcm: Int16Array, rate: number, keyTone = false, streamMs?: number): void {
     if (this.backlog.length >= MAX_INBOUND_PENDING) {
       this.dropped++
       return
     }
-    this.backlog.push({ pcm, rate, arrivedAt: this.parts.now(), keyTone })
+    this.backlog.push({ pcm, rate, arrivedAt: this.parts.now(), keyTone, streamMs })
     if (!this.analysing) void this.analyse()
   }
 
@@ -90,12 +93,12 @@ export class CallerAudio {
   }
 
   /** Frames at one rate, in order: to the recording, the STT, then the VAD's windows to the turn detector. */
-  private async judge(frames: { pcm: Int16Array; arrivedAt: number; keyTone: boolean }[], rate: number): Promise<void> {
+  private async judge(frames: { pcm: Int16Array; arrivedAt: number; keyTone: boolean; streamMs?: number }[], rate: number): Promise<void> {
     const { stt, vad } = this.parts
     for (const f of frames) {
       this.parts.record?.fromCaller(f.pcm, rate)
       if (f.keyTone) f.pcm = new Int16Array(f.pcm.length)
-      stt.push(resample(f.pcm, rate, stt.sampleRate))
+      stt.push(resample(f.pcm, rate, stt.sampleRate), f.streamMs)
     }
     const pcm = frames.length === 1 ? frames[0]!.pcm : joined(frames.map((f) => f.pcm))
     const windows = await vad.push(pcm, rate)
@@ -116,6 +119,7 @@ export class CallerAudio {
       else if (event?.type === 'pause') this.parts.paused(event.at)
       else if (w.speech && this.detector.speaking) this.parts.goesOn(this.onset.onset)
     }
+    this.parts.caughtUp?.(this.judgedUpTo)
   }
 }
 

@@ -126,6 +126,12 @@ export class Playout {
     return this.queue.length > 0 || this.playhead > this.now()
   }
 
+  /** A turn is open and has nothing left to send: its next audio is still being made. */
+  get starved(): boolean {
+    const turn = this.turn
+    return turn !== null && !turn.ended && !turn.cleared && this.queue.length === 0
+  }
+
   get currentTurn(): number | null {
     return this.turn?.id ?? null
   }

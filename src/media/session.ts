@@ -23,7 +23,7 @@ import { CallerAudio } from './caller-audio'
 import { CallerWords } from './caller-words'
 import { PHONE_RATE } from './codecs'
 import { endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
-import type { InboundFrame } from './frames'
+import { type InboundFrame, msOf } from './frames'
 import { KeypadListener } from './keypad'
 import { isBackchannel, VOICE_LINES } from './phrases'
 import { CHUNK_MS, Playout, type Timers } from './playout'
@@ -73,7 +73,7 @@ export class VoiceSession {
   private awaitingAnswer: unknown = null
 
   constructor(private readonly parts: SessionParts) {
-    const clock = parts.actor?.clock
+    const clock = parts.stream ?? parts.actor?.clock
     const clockNow = clock?.now?.bind(clock)
     this.now = parts.now ?? clockNow ?? (() => performance.now())
     const timers: Timers | undefined = clock ? { setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (id) => clock.clearTimeout(id) } : undefined
@@ -126,6 +126,7 @@ export class VoiceSession {
       agentLevel: (from, to) => this.echo.loudest(from, to),
       paused: (at) => this.paused(at),
       judged: (pcm, rate, windows) => this.cues.push(pcm, rate, windows),
+      caughtUp: (at) => parts.stream?.judged(at),
       warn: (message, err) => parts.line.log('warn', message, { err: String(err) }),
     })
     this.words = new CallerWords(
@@ -182,7 +183,7 @@ export class VoiceSession {
       input: { callLimitMs: line.maxCallSeconds * 1000, silenceMs: line.silenceTimeoutMs ?? SILENCE_TIMEOUT_MS, unavailable: !!line.unavailable },
       ...(a.systemId ? { systemId: a.systemId } : {}),
       ...(a.inspect ? { inspect: a.inspect } : {}),
-      ...(a.clock ? { clock: a.clock } : {}),
+      ...(parts.stream ? { clock: parts.stream } : a.clock ? { clock: a.clock } : {}),
     })
     // The console hears the turn's state and why, each time either changes.
     actor.subscribe((s) => {
@@ -199,6 +200,19 @@ export class VoiceSession {
   }
 
   /** Frames dropped because the VAD fell behind. */
+  /**
+   * When the call runs on its caller's audio (stream-clock.ts): how far the VAD has judged the
+   * stream (ms), and whether the agent's side is making what comes next — an answer being made, or
+   * the next audio of one not synthesised yet — for which a caller on the call's audio waits, so
+   * how long the host takes to make it is no time at all on the line. Null on any other call.
+   */
+  get pace(): { judged: number; hold: boolean } | null {
+    const stream = this.parts.stream
+    if (!stream) return null
+    const state = this.state
+    return { judged: stream.judgedUpTo, hold: state === 'thinking' || (OVER_AGENT_AUDIO.has(state) && this.playout.starved) }
+  }
+
   get dropped(): number {
     return this.audio.dropped
   }
@@ -236,15 +250,18 @@ export class VoiceSession {
   /** A frame from the line. */
   frame(frame: InboundFrame): void {
     if (this.state === 'ended') return
+    if (frame.kind === 'audio') this.parts.stream?.heard(msOf(frame.pcm, frame.sampleRate), frame.timestamp)
     // Until it is known who answered, what the line says is nobody's turn (a machine's greeting): recorded, not answered.
     if (this.awaitingAnswer !== null) {
       if (frame.kind === 'audio') this.parts.record?.fromCaller(frame.pcm, frame.sampleRate)
+      // Nothing here for the VAD to judge: the audio's time has passed all the same.
+      if (frame.kind === 'audio') this.parts.stream?.judged(this.now())
       return
     }
     if (frame.kind === 'audio') {
       // Keys heard as tones (a line with no dtmf messages) are keys, and no speech: the VAD and the speech-to-text hear silence in their place.
       if (this.keypad) for (const digit of this.keypad.push(frame.pcm, frame.sampleRate)) this.send({ type: 'dtmf', digit })
-      this.audio.push(frame.pcm, frame.sampleRate, this.keypad?.toneNow ?? false)
+      this.audio.push(frame.pcm, frame.sampleRate, this.keypad?.toneNow ?? false, frame.timestamp)
     } else if (frame.kind === 'mark') this.playout.echo(frame.name)
     else if (frame.kind === 'dtmf') this.send({ type: 'dtmf', digit: frame.digit })
   }

@@ -106,7 +106,7 @@ export class SileroVad implements VoiceActivity {
   constructor(private readonly model: { batcher: SileroBatcher }) {}
 
   async push(pcm: Int16Array, sampleRate: number): Promise<VadWindow[]> {
-    const wide = resample(pcm, sampleRate, SILERO_RATE)
+    const wide = byFrame(pcm, sampleRate)
     const carried = this.pending.length
     const all = carried ? concat(this.pending, wide) : wide
     const windows = Math.floor(all.length / SILERO_WINDOW)
@@ -160,6 +160,27 @@ export class EnergyVad implements VoiceActivity {
   reset(): void {
     this.pending = new Int16Array(0)
   }
+}
+
+/**
+ * The line's audio at Silero's rate, resampled a 20 ms line frame at a time: the resampler spreads
+ * each chunk over its own output, so a push of several frames (audio that waited while the host
+ * was busy) would give other samples than the same frames pushed one by one, and the model other
+ * decisions near its thresholds. Frame by frame, the same audio gives the same windows however
+ * it was grouped.
+ */
+function byFrame(pcm: Int16Array, sampleRate: number): Int16Array {
+  const frame = sampleRate / 50
+  if (sampleRate === SILERO_RATE || !Number.isInteger(frame) || pcm.length <= frame) return resample(pcm, sampleRate, SILERO_RATE)
+  const parts: Int16Array[] = []
+  for (let at = 0; at < pcm.length; at += frame) parts.push(resample(pcm.subarray(at, Math.min(pcm.length, at + frame)), sampleRate, SILERO_RATE))
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
 }
 
 function concat(a: Int16Array, b: Int16Array): Int16Array {

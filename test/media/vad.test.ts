@@ -60,3 +60,25 @@ describeNeeding(ESPEAK)('voice activity, pushed late in one piece', () => {
     expect((await vad.push(new Int16Array(400), 8_000)).map((w) => w.end)).toEqual([60, 220, 380])
   })
 })
+
+test('Silero at the line’s rate: the model is given the same samples however the frames were grouped', async () => {
+  // The model's input, captured: a busy host pushes several 20 ms frames at once, a quiet one each alone.
+  const fed = (inputs: Float32Array[]) => ({
+    batcher: {
+      infer: async (input: Float32Array) => {
+        inputs.push(input.slice())
+        return new Array(input.length / 512).fill(0.9)
+      },
+    },
+  })
+  const line = new Int16Array(8_000)
+  for (let i = 0; i < line.length; i++) line[i] = Math.round(8_000 * Math.sin(i / 3) + 3_000 * Math.sin(i / 17))
+  const alone: Float32Array[] = []
+  const vad = new SileroVad(fed(alone) as never) // a stand-in batcher: the VAD calls only its infer
+  for (let at = 0; at < line.length; at += 160) await vad.push(line.subarray(at, at + 160), 8_000)
+  const grouped: Float32Array[] = []
+  const late = new SileroVad(fed(grouped) as never) // a stand-in batcher, as above
+  for (let at = 0; at < line.length; at += 160 * 7) await late.push(line.subarray(at, Math.min(line.length, at + 160 * 7)), 8_000)
+  const flat = (xs: Float32Array[]) => Array.from(xs.flatMap((x) => Array.from(x)))
+  expect(flat(grouped)).toEqual(flat(alone))
+})

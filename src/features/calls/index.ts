@@ -192,6 +192,7 @@ export const callsFeature = defineFeature(callsRef, {
       baseUrl: () => config.sandboxMediaUrl ?? kernel.listening.url,
       token: (callId, attempt) => tokens.issue(callId, attempt),
       scripts: calleeScripts,
+      pace: (callId) => media.live.get(callId)?.session.pace ?? null,
       tts: () => (hasEspeak ? speech.espeak() : new SandboxTts()),
     })
     const loopLag = new LoopLag()

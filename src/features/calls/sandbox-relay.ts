@@ -13,6 +13,8 @@ interface Said {
   callId: string
   text: string
   ms: number
+  /** Where the line starts in the caller's stream (ms): the words follow the audio, however late this arrives. */
+  at?: number
 }
 
 /** What the callees of this instance's network are given: says each line to every instance. */
@@ -21,8 +23,8 @@ export class RelayedScripts extends SandboxScripts {
     super()
   }
 
-  override said(callId: string, text: string, ms = 0): void {
-    const said: Said = { callId, text, ms }
+  override said(callId: string, text: string, ms = 0, at?: number): void {
+    const said: Said = { callId, text, ms, ...(at !== undefined ? { at } : {}) }
     void this.coordination.publish(CHANNEL, JSON.stringify(said)).catch(() => {})
   }
 }
@@ -36,6 +38,7 @@ export function hearRelayedScripts(coordination: Coordination, scripts: SandboxS
     } catch {
       return
     }
-    if (typeof said?.callId === 'string' && typeof said.text === 'string' && here(said.callId)) scripts.said(said.callId, said.text, Number(said.ms) || 0)
+    if (typeof said?.callId === 'string' && typeof said.text === 'string' && here(said.callId))
+      scripts.said(said.callId, said.text, Number(said.ms) || 0, typeof said.at === 'number' ? said.at : undefined)
   })
 }

@@ -8,6 +8,7 @@
  */
 import { CALL_CEILINGS } from '../../catalog/limits'
 import { DEFAULT_VOICE, voiceTier } from '../../catalog/voices'
+import type { Clock } from '../../clock'
 import type { Config } from '../../config'
 import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
@@ -18,6 +19,7 @@ import { stagesOf, type TurnStages } from '../../media/latency'
 import type { PhraseCache } from '../../media/phrase-cache'
 import { Recorder } from '../../media/recorder'
 import { type CallLine, type PipelineState, type SessionParts, VoiceSession } from '../../media/session'
+import { StreamClock } from '../../media/stream-clock'
 import { voiceActivity } from '../../media/vad'
 import type { SpeechProviders } from '../../providers/speech'
 import type { Telephony } from '../../providers/telephony/port'
@@ -43,6 +45,8 @@ export interface VoicePipelineDeps {
   speech: SpeechProviders
   byok?: Pick<ByokRuntime, 'speech'>
   phrases: PhraseCache
+  /** The service clock: on the manual one a simulated call runs on its caller's audio (StreamClock). */
+  clock?: Pick<Clock, 'kind'>
   /** Whom an outbound call reaches: its voicemail message names them. */
   contacts?: Pick<ContactService, 'findByPhone'>
   /** An inbound call (phone or browser) is answered before it can be refused: the line then says it is not available. */
@@ -161,7 +165,10 @@ export async function buildVoicePipeline(
     hangUp: c.hangUp,
     log: (level, message, data) => record.log[level](data ?? {}, message),
   }
-  const session = new VoiceSession({ line, vad, stt, tts: choice.tts, send: c.send, chunkMs: c.chunkMs, record: recorder ?? undefined, phrases: d.phrases, actor: c.actor })
+  // A simulated call on the manual clock runs on its caller's audio, not the host's timers: the
+  // same script gives the same turns however busy the host is (docs/api/simulations.md).
+  const stream = row.simulation && d.clock?.kind === 'manual' ? new StreamClock() : undefined
+  const session = new VoiceSession({ line, vad, stt, tts: choice.tts, send: c.send, chunkMs: c.chunkMs, record: recorder ?? undefined, phrases: d.phrases, actor: c.actor, stream })
   const pipeline = { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name, maxCallSeconds: line.maxCallSeconds }
   return { session, recorder, pipeline, agentVersion: 'version' in served && served.version ? served.version.number : null, leavesVoicemail: !!voicemail }
 }

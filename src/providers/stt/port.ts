@@ -26,8 +26,12 @@ export interface SttPartial {
 export interface SttSession {
   /** Sample rate the session wants its audio at (the pipeline resamples to it). */
   readonly sampleRate: number
-  /** Audio of the customer, in order. Never blocks: the adapter buffers or forwards. */
-  push(pcm: Int16Array): void
+  /**
+   * Audio of the customer, in order. Never blocks: the adapter buffers or forwards. `streamMs`:
+   * where this audio ends in the caller's stream, when the line stamps its frames (the sandbox
+   * double follows its scripted caller's words by it); engines that hear the audio ignore it.
+   */
+  push(pcm: Int16Array, streamMs?: number): void
   /**
    * The customer finished an utterance (the pipeline's endpointing): resolves with its final text,
    * '' when nothing was said (noise). Audio pushed after the call belongs to the next utterance.

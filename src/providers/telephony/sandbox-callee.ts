@@ -34,6 +34,20 @@ const FRAME = (PHONE_RATE * FRAME_MS) / 1000
 export const CALLEE_WAITS_MS = 900
 /** How far into the agent's speech a `>` line cuts in. */
 export const CALLEE_INTERRUPTS_AFTER_MS = 600
+/**
+ * How far past the agent's judged audio the callee may run when the call runs on its audio: ten
+ * frames, well inside the second of agent audio the playout keeps buffered here (LEAD_MS), so the
+ * agent's answer never runs dry at the callee for want of its caller's frames.
+ */
+const AHEAD_MS = 200
+/** A call slowed to its agent's pace ends at its bound of audio, or at this many times that in real time (a host several times too slow). */
+const SLOWED_BOUND = 4
+/**
+ * The longest the callee waits, in real time, for the agent's side to make its answer before its
+ * audio goes on anyway: a local model and the sandbox voice take well under a second even on a
+ * loaded host; past this something is stuck, and the call's own waits must run to end it.
+ */
+const MAX_HOLD_MS = 15_000
 /** A `~` noise burst: well past the backchannel filter (300 ms) after Silero's onset, no words. */
 const NOISE_MS = 800
 const SILENCE = 0xff
@@ -73,6 +87,14 @@ export interface CalleeOptions {
   scripts: SandboxScripts
   tts: TextToSpeech
   voice?: string
+  /**
+   * When the call runs on the caller's audio: how far the agent's side has judged this call's
+   * stream (ms), and whether it is making what comes next; null when it does not (or not yet).
+   * The callee then sends no more than AHEAD_MS past what was judged, and nothing while the agent
+   * makes its answer (up to MAX_HOLD_MS of real time): a host that falls behind slows the call
+   * down rather than changing what is heard, and one with time to spare runs it faster than real time.
+   */
+  pace?: () => { judged: number; hold: boolean } | null
   /** The stream closed, not by the callee hanging up: the close code (1006 when the server vanished). */
   onClosed?: (code: number) => void
   /** An answering machine: `greeting` plays at once, then the beep; `beeped` runs when the beep has played. */
@@ -92,6 +114,7 @@ export class SandboxCallee {
   /** Agent audio waiting to play (samples) and marks in order, each after so many samples. */
   private buffered = 0
   private marks: { name: string; after: number }[] = []
+  /** When the agent's audio began playing here, and last played: places in the callee's own stream (ms), as its waits count. */
   private agentSince = 0
   private agentLastAt = 0
   private agentSpokeSinceMyTurn = false
@@ -101,6 +124,8 @@ export class SandboxCallee {
   /** Script lines not said yet (`lines` is filled only once their audio is ready). */
   private left: number
   private waitingToHangUp: ReturnType<typeof setInterval> | null = null
+  /** Since when (performance.now()) the agent's side has asked the callee to wait (`pace`). */
+  private holdingSince: number | null = null
   /** The phone menu waiting for keys, the keys it has heard so far, and the ear for them (the agent's tones). */
   private menu: { expects: string; retry: Line; heard: string } | null = null
   private readonly agentKeys = new KeypadListener()
@@ -129,10 +154,29 @@ export class SandboxCallee {
    * Whether the callee has had its say: every line said, and the agent has answered the last one
    * (spoken, then paused as long as the callee waits before a turn). A callee with no lines has.
    */
-  scriptDone(now = performance.now()): boolean {
+  scriptDone(): boolean {
     if (this.options.lines.length === 0) return true
     if (this.left > 0 || this.speaking) return false
-    return this.agentSpokeSinceMyTurn && this.buffered === 0 && now - this.agentLastAt >= CALLEE_WAITS_MS
+    return this.agentSpokeSinceMyTurn && this.buffered === 0 && this.streamMs() - this.agentLastAt >= CALLEE_WAITS_MS
+  }
+
+  /**
+   * Past the hang-up bound: `afterMs` of real time since the answer; of the call's own audio when
+   * it runs on it (`judged`: a host that falls behind slows such a call down), with a real-time
+   * bound SLOWED_BOUND times as long so a call whose agent side stopped judging still ends.
+   */
+  private pastBound(now: number, afterMs: number): boolean {
+    const paced = (this.options.pace?.() ?? null) !== null
+    return paced ? this.streamMs() >= afterMs || now - this.answeredAt >= afterMs * SLOWED_BOUND : now - this.answeredAt >= afterMs
+  }
+
+  /**
+   * Where the callee is in its own stream (ms): the audio it has sent. Its waits for the agent
+   * count in this, not the host's time, so a burst after a stall does not make a pause of the
+   * agent's that the line never had.
+   */
+  private streamMs(): number {
+    return this.chunk * FRAME_MS
   }
 
   /**
@@ -145,7 +189,7 @@ export class SandboxCallee {
     const check = () => {
       const now = performance.now()
       const gone = this.closed || (this.ws !== null && this.ws.readyState >= WebSocket.CLOSING)
-      if (!gone && !this.scriptDone(now) && now - this.answeredAt < afterMs) return
+      if (!gone && !this.scriptDone() && !this.pastBound(now, afterMs)) return
       if (this.waitingToHangUp) clearInterval(this.waitingToHangUp)
       this.waitingToHangUp = null
       if (!this.closed) hangUp()
@@ -248,13 +292,22 @@ export class SandboxCallee {
   }
 
   private tick(): void {
-    const due = Math.floor((performance.now() - this.started) / FRAME_MS)
+    // A call that runs on its audio goes at the agent's pace, as fast as the host judges it; any other in real time.
+    const pace = this.options.pace?.() ?? null
+    let due = Math.floor((performance.now() - this.started) / FRAME_MS)
+    if (pace) {
+      const now = performance.now()
+      if (!pace.hold) this.holdingSince = null
+      else this.holdingSince ??= now
+      const held = this.holdingSince !== null && now - this.holdingSince < MAX_HOLD_MS
+      due = held ? this.chunk : Math.floor((pace.judged + AHEAD_MS) / FRAME_MS)
+    }
     while (this.chunk < due && !this.closed) this.frame()
   }
 
   private frame(): void {
     const now = performance.now()
-    this.play(now)
+    this.play()
     this.decide(now)
     let payload: Uint8Array
     if (this.speaking && this.spokenAt < this.speaking.length) {
@@ -280,18 +333,19 @@ export class SandboxCallee {
   }
 
   /** 20 ms of the agent's audio plays; marks whose audio has all played are echoed. */
-  private play(now: number): void {
+  private play(): void {
     const played = Math.min(this.buffered, FRAME)
     this.buffered -= played
     for (const m of this.marks) m.after = Math.max(0, m.after - played)
     while (this.marks.length && this.marks[0]!.after === 0) this.echo(this.marks.shift()!.name)
-    if (played > 0) this.agentLastAt = now
+    if (played > 0) this.agentLastAt = this.streamMs()
     const open = this.log.interruptions.at(-1)
     if (open && open.clearedAfterMs === null) open.playedAfterMs += (played * 1000) / PHONE_RATE
   }
 
-  /** Whether to start the next line now. */
+  /** Whether to start the next line now (`now`: the host's time, for the log). */
   private decide(now: number): void {
+    const at = this.streamMs()
     if (this.speaking || this.menu) return
     const next = this.lines[0]
     if (!next) return
@@ -299,8 +353,8 @@ export class SandboxCallee {
     if (next.kind === 'machine') {
       // A machine's greeting plays as soon as it answers, whoever speaks.
     } else if (next.kind === 'turn') {
-      if (!this.agentSpokeSinceMyTurn || agentPlaying || now - this.agentLastAt < (next.waitMs ?? CALLEE_WAITS_MS)) return
-    } else if (!agentPlaying || now - this.agentSince < (next.afterMs ?? CALLEE_INTERRUPTS_AFTER_MS)) return
+      if (!this.agentSpokeSinceMyTurn || agentPlaying || at - this.agentLastAt < (next.waitMs ?? CALLEE_WAITS_MS)) return
+    } else if (!agentPlaying || at - this.agentSince < (next.afterMs ?? CALLEE_INTERRUPTS_AFTER_MS)) return
     this.lines.shift()
     this.left--
     // A menu hears keys from when it starts speaking: people press before the prompt ends.
@@ -309,7 +363,7 @@ export class SandboxCallee {
     this.speakingLine = next
     this.spokenAt = 0
     if (next.text) {
-      if (!next.keys && next.kind !== 'machine') this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000)
+      if (!next.keys && next.kind !== 'machine') this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000, this.chunk * FRAME_MS)
       this.log.said.push(next.text)
     }
     if (next.kind === 'interrupt' || next.kind === 'noise') this.log.interruptions.push({ kind: next.kind, playedAfterMs: 0, clearedAfterMs: null, at: now })
@@ -327,7 +381,7 @@ export class SandboxCallee {
       const bytes = Buffer.from(m.media.payload, 'base64')
       for (const key of this.agentKeys.push(decodeMulaw(bytes), PHONE_RATE)) this.keyPressed(key)
       const samples = bytes.length
-      if (this.buffered === 0) this.agentSince = performance.now()
+      if (this.buffered === 0) this.agentSince = this.streamMs()
       const turn = this.log.turns.at(-1)
       if (turn && turn.agentAudioAt === null) turn.agentAudioAt = performance.now()
       this.buffered += samples

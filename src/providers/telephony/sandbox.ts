@@ -70,6 +70,12 @@ export interface CalleeMedia {
   baseUrl(): string | null
   token(callId: string, attempt: number): string
   scripts: SandboxScripts
+  /**
+   * When the call runs on its caller's audio (a simulated call on the manual clock): how far this
+   * process has judged its stream (ms), and whether the agent's side is making what comes next;
+   * null otherwise or when not known here. The callee keeps to it (sandbox-callee.ts `pace`).
+   */
+  pace?(callId: string): { judged: number; hold: boolean } | null
   /** The callee's own voice: espeak-ng when installed, else the sandbox's formant voice. */
   tts(): TextToSpeech
 }
@@ -168,6 +174,7 @@ export class SandboxNetwork implements Telephony {
       lines,
       callId,
       scripts: media.scripts,
+      ...(media.pace ? { pace: () => media.pace!(callId) } : {}),
       tts: media.tts(),
       onClosed: (code) => void this.streamClosed({ callId, attempt, callRef }, code),
       ...(machine ? { machine } : {}),
