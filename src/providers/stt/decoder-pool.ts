@@ -3,7 +3,7 @@
  * perhaps a third of a call, and a decoder costs ~95 MB and 200–600 ms of `ps_init` (bench/wer.ts),
  * so a decoder is held for one utterance — taken when the VAD hears speech, given back when the
  * utterance is final — not for a call. Each decoder runs on its own worker thread: its C calls
- * (p50 2.2–2.7 ms, p95 5.5–10 ms per 20 ms frame) would otherwise stall the event loop, and one
+ * (1.3–2.2 ms per 20 ms frame, `ps_end_utt` 7–15 ms) would otherwise stall the event loop, and one
  * thread per decoder keeps a `ps_init` from stalling the others. The model loads once per decoder.
  *
  * When every decoder is held, an utterance waits in a bounded FIFO (its holder keeps the audio);

@@ -6,7 +6,7 @@
  * before, and `finalize` ends the utterance (`ps_end_utt`, ~2–3 ms) and gives the decoder back.
  *
  * Between utterances only a short pre-roll is kept. While every decoder is busy the utterance
- * waits for one with its audio kept; the decoder it gets catches up at ~8× real time. The wait is
+ * waits for one with its audio kept; the decoder it gets catches up at ~9–15× real time. The wait is
  * reported (`queuedMs`) as a stage of the turn's latency.
  */
 import { availableParallelism } from 'node:os'
@@ -32,9 +32,10 @@ const SEGMENT_SILENCE_MS = 800
 /** A minute of an utterance's audio kept at most (for a wait or a replay): nobody speaks one turn longer. */
 const MAX_UTTERANCE_SAMPLES = 60 * RATE
 /**
- * A decoder following a live caller is busy 11–14% of a core (p50 2.2–2.7 ms per 20 ms frame):
- * two per core keep decoding to about a quarter of the machine, the rest for the VAD, speech and
- * the event loop. Each holds ~95 MB, started on first need and kept.
+ * A decoder following a live caller is busy 7–11% of a core (1.3–2.2 ms per 20 ms frame with
+ * LIVE_SEARCH, pocketsphinx-ffi.ts): two per core keep decoding under a quarter of the machine, the
+ * rest for the VAD, speech and the event loop. Each holds ~95 MB (its memory, not its CPU, is what
+ * bounds the pool), started on first need and kept.
  */
 export const DEFAULT_DECODERS = () => 2 * availableParallelism()
 /** Two waiting utterances per decoder: at ~3 s an utterance, a wait of up to ~6 s, past which an utterance is refused. */
