@@ -13,14 +13,8 @@
  * instances each runs a switch of the network (`switchId`, carried in its call references), so the
  * others can tell whose calls died with it (features/calls/lost-switches.ts).
  *
- * A transfer puts the caller through to another sandbox phone, set like any other: it answers (and
- * "says" its lines, kept in `transfers` for tests: nobody of ours hears a cold transfer) or not,
- * after its `ringMs`; the agent's media stream closes as Twilio's does on new TwiML. A warm
- * transfer first calls that phone on a leg of its own while the caller stays with the agent: it
- * "hears" the brief (kept in `transfers` as `heard`) and, set to `answer`, takes the call, which the
- * join then puts through as a cold transfer would; `voicemail` answers and takes nothing
- * (`declined`, as a machine presses no key), and the others end the leg at `ringMs` (`no_answer`,
- * `busy`, `failed`), the caller still with the agent.
+ * A transfer puts the caller through to another sandbox phone, set like any other, cold or warm
+ * (sandbox-transfers.ts); `transfers` logs what each person did and heard, for tests.
  *
  * A callee whose media stream is closed by the server (1000) has been hung up on, wherever the
  * stream ran; one whose stream is cut without a close (1006: that server died) is a dropped call,
@@ -45,6 +39,7 @@ import {
   type WarmTransferRequest,
 } from './port'
 import { type CalleeOptions, SandboxCallee } from './sandbox-callee'
+import { SandboxTransfers, type TransferLog } from './sandbox-transfers'
 
 export const SANDBOX_PICKUPS = ['answer', 'no_answer', 'busy', 'reject', 'unreachable', 'voicemail', 'refuse'] as const
 export type SandboxPickup = (typeof SANDBOX_PICKUPS)[number]
@@ -256,98 +251,37 @@ export class SandboxNetwork implements Telephony {
     callee.hangUpWhenDone(afterMs, () => void end(Math.max(due, this.clock.now())))
   }
 
+  /** Transfers (sandbox-transfers.ts), switched through this network's calls, clock and events. */
+  private readonly switched = new SandboxTransfers({
+    now: () => this.clock.now(),
+    isLive: (ref) => this.active.has(ref),
+    open: (ref) => this.active.add(ref),
+    newRef: () => this.newRef(),
+    phone: (number) => this.phone(number),
+    agentLeaves: (callRef) => {
+      this.callees.get(callRef)?.close()
+      this.callees.delete(callRef)
+    },
+    schedule: (ref, at, run) => this.schedule(ref, at, run),
+    forget: (ref) => this.forget(ref),
+    tell: (event) => this.tell(event),
+  })
+
   /** What each transferred call's person did, by call reference (tests read it); `heard`: a warm transfer's brief. */
-  readonly transfers = new Map<string, { to: string; answered: boolean; said: string[]; heard?: string[] }>()
-  /** Warm legs by the caller's call reference: the person's leg and when it was answered (hanging the caller up lets it go). */
-  private readonly legs = new Map<string, { legRef: string; answeredAt: number | null }>()
-
-  /**
-   * A cold transfer: the agent leaves (its media stream closes: `stop`, then a normal close) and
-   * the caller rings `to`. Answered, the two talk until that phone's `hangupAfterMs` or the
-   * caller's own hang-up; not answered, the call ends there, as Twilio's `<Dial>` then hangs up.
-   */
-  async transfer(request: TransferRequest): Promise<void> {
-    const { callRef } = request
-    if (!this.active.has(callRef)) throw new Error('the call is no longer on the sandbox network')
-    const phone = await this.phone(request.to)
-    if (phone.pickup === 'refuse') throw new Error(`the sandbox network refused to connect ${request.to} (its phone is set to refuse)`)
-    const ref = { callId: request.callId, attempt: request.attempt, callRef }
-    this.callees.get(callRef)?.close()
-    this.callees.delete(callRef)
-    const log = { to: request.to, answered: false, said: [] as string[] }
-    this.transfers.set(callRef, log)
-    const rang = this.clock.now() + phone.ringMs
-    const over = async (at: number, outcome: 'answered' | 'no_answer' | 'busy' | 'failed', extra: { seconds?: number; error?: string } = {}) => {
-      this.forget(callRef)
-      await this.tell({ ...ref, type: 'transfer_ended', outcome, at, ...extra })
-      await this.tell({ ...ref, type: 'ended', hangup: 'answered', at })
-    }
-    this.schedule(callRef, rang, async () => {
-      // No machine detection on a transfer: a voicemail answers like a person.
-      if (phone.pickup !== 'answer' && phone.pickup !== 'voicemail') {
-        if (phone.pickup === 'unreachable') return over(rang, 'failed', { error: `${request.to} is unreachable` })
-        return over(rang, phone.pickup === 'no_answer' ? 'no_answer' : 'busy')
-      }
-      log.answered = true
-      log.said.push(...phone.lines)
-      await this.tell({ ...ref, type: 'transfer_answered', at: rang })
-      const after = phone.hangupAfterMs
-      if (after !== null) this.schedule(callRef, rang + after, () => over(rang + after, 'answered', { seconds: Math.round(after / 1000) }))
-    })
+  get transfers(): ReadonlyMap<string, TransferLog> {
+    return this.switched.log
   }
 
-  /** Warm: the person's phone rings on a leg of its own; the caller stays with the agent. */
-  async warmTransfer(request: WarmTransferRequest): Promise<{ legRef: string }> {
-    const { callRef } = request
-    if (!this.active.has(callRef)) throw new Error('the call is no longer on the sandbox network')
-    const phone = await this.phone(request.to)
-    if (phone.pickup === 'refuse') throw new Error(`the sandbox network refused to call ${request.to} (its phone is set to refuse)`)
-    const ref = { callId: request.callId, attempt: request.attempt, callRef }
-    const legRef = this.newRef()
-    const leg = { legRef, answeredAt: null as number | null }
-    this.active.add(legRef)
-    this.legs.set(callRef, leg)
-    const log = { to: request.to, answered: false, said: [] as string[], heard: [] as string[] }
-    this.transfers.set(callRef, log)
-    const rang = this.clock.now() + phone.ringMs
-    this.schedule(legRef, rang, async () => {
-      const unjoined = async (outcome: 'no_answer' | 'busy' | 'declined' | 'failed', extra: { seconds?: number; error?: string } = {}) => {
-        this.forget(legRef)
-        await this.tell({ ...ref, type: 'transfer_ended', outcome, at: rang, ...extra })
-      }
-      if (phone.pickup === 'unreachable') return unjoined('failed', { error: `${request.to} is unreachable` })
-      if (phone.pickup === 'no_answer') return unjoined('no_answer')
-      if (phone.pickup === 'busy' || phone.pickup === 'reject') return unjoined('busy')
-      leg.answeredAt = rang
-      log.answered = true
-      log.heard.push(request.brief)
-      await this.tell({ ...ref, type: 'transfer_answered', legRef, at: rang })
-      if (phone.pickup === 'voicemail') return unjoined('declined', { seconds: 0 })
-      await this.tell({ ...ref, type: 'transfer_accepted', legRef, at: rang })
-    })
-    return { legRef }
+  transfer(request: TransferRequest): Promise<void> {
+    return this.switched.cold(request)
   }
 
-  /** Warm: the person took the call; the agent leaves and the two talk until that phone's `hangupAfterMs` or the caller's hang-up. */
-  async joinTransfer(request: JoinRequest): Promise<void> {
-    const { callRef } = request
-    const leg = this.legs.get(callRef)
-    if (!this.active.has(callRef)) throw new Error('the caller is no longer on the sandbox network')
-    if (!leg || !this.active.has(leg.legRef)) throw new Error(`${request.to} is no longer on the line`)
-    const phone = await this.phone(request.to)
-    const ref = { callId: request.callId, attempt: request.attempt, callRef }
-    this.callees.get(callRef)?.close()
-    this.callees.delete(callRef)
-    this.transfers.get(callRef)?.said.push(...phone.lines)
-    const after = phone.hangupAfterMs
-    if (after === null) return
-    const at = this.clock.now() + after
-    this.schedule(callRef, at, async () => {
-      const seconds = Math.round((at - (leg.answeredAt ?? at)) / 1000)
-      this.forget(callRef)
-      await this.tell({ ...ref, type: 'transfer_ended', outcome: 'answered', seconds, at })
-      await this.tell({ ...ref, type: 'ended', hangup: 'answered', at })
-    })
+  warmTransfer(request: WarmTransferRequest): Promise<{ legRef: string }> {
+    return this.switched.warm(request)
+  }
+
+  joinTransfer(request: JoinRequest): Promise<void> {
+    return this.switched.join(request)
   }
 
   async hangUp(callRef: string, _answered = true): Promise<void> {
@@ -395,9 +329,9 @@ export class SandboxNetwork implements Telephony {
   }
 
   private forget(callRef: string): void {
-    const leg = this.legs.get(callRef)
-    this.legs.delete(callRef)
-    if (leg) this.forget(leg.legRef)
+    // Hanging a caller up lets their warm transfer's waiting leg go too.
+    const leg = this.switched.releaseLeg(callRef)
+    if (leg) this.forget(leg)
     this.active.delete(callRef)
     this.callees.get(callRef)?.close()
     this.callees.delete(callRef)

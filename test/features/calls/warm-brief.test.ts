@@ -39,8 +39,7 @@ const input: BriefInput = {
   fields: [{ name: 'accountNumber', type: 'number', description: 'the account number', choices: null }],
 }
 const OPENING = 'Hello, this is Front desk. I have Dana Reyes on the line for Billing.'
-const TEMPLATE =
-  `${OPENING} They said: "My account number is 4471 and I was charged twice this month." And then: "Can I talk to a person about a refund?" ` + 'They gave their account number: 4 4 7 1.'
+const TEMPLATE = `${OPENING} They said: "My account number is 4471 and I was charged twice this month." And then: "Can I talk to a person about a refund?" They gave their account number: 4 4 7 1.`
 
 test('the local model: the caller’s first words that said something, their latest, and the fields they stated', async () => {
   expect(localBrief(input)).toBe(TEMPLATE)
