@@ -90,8 +90,12 @@ export type VoiceTurnEvent =
   | ({ type: 'speech.pause'; at: number; now: number } & Judged)
   /** The words changed; re-judged at `now` (the wait still counts from the pause). */
   | ({ type: 'transcript'; now: number } & Judged)
-  /** The turn's final words; `backchannel`: they are only an acknowledgement ("mhm", "okay"). */
-  | { type: 'words.final'; text: string; backchannel: boolean; endpointedAt: number; sttFinalAt: number }
+  /**
+   * The turn's final words; `backchannel`: they are only an acknowledgement ("mhm", "okay");
+   * `earlier`: they end a pause the caller went on from, and the turn has been ended again since
+   * (a slow engine's final arriving after the next one was asked for): more words are coming.
+   */
+  | { type: 'words.final'; text: string; backchannel: boolean; endpointedAt: number; sttFinalAt: number; earlier?: boolean }
   /** The agent's audio was cut (`clear`): what the caller had not yet heard of the sentence playing. */
   | { type: 'agent.stopped'; unheard: string }
   /** The first audio of the agent's reply left for the caller. */

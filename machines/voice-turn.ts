@@ -154,6 +154,9 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
               entry: assign({ answered: '', answering: false }),
               on: {
                 'words.final': [
+                  // The words of a pause the caller went on from, come after the turn was ended
+                  // again: kept for the turn, whose own final words are still to come.
+                  { guard: ({ event }) => !!event.earlier, actions: assign(({ context, event }) => ({ held: said(context, event.text) })) },
                   {
                     guard: 'keyedInTurn',
                     actions: [

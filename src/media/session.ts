@@ -67,6 +67,8 @@ export class VoiceSession {
   /** Keys heard as tones in the caller's audio (the line has no `dtmf` messages of its own). */
   private readonly keypad: KeypadListener | null
   private hungUp = false
+  /** Turns ended so far (commits): a final that comes after a later commit ends an earlier piece of the turn. */
+  private commits = 0
   private reported = { state: '', why: '' }
   private readonly timers: Timers
   /** Waiting to be told who answered (a call that leaves a voicemail): the wait's timer. */
@@ -321,6 +323,7 @@ export class VoiceSession {
   /** The chart ended the caller's turn: its final words go back to the chart, which decides what they mean. */
   private async commit(): Promise<void> {
     const endpointedAt = this.now()
+    const commit = ++this.commits
     this.audio.detector.end()
     let text: string
     try {
@@ -329,7 +332,7 @@ export class VoiceSession {
       this.parts.line.log('warn', 'speech-to-text failed', { err: String(err) })
       return this.end(VOICE_LINES.trouble, 'failed', `speech-to-text failed: ${(err as Error).message}`)
     }
-    this.send({ type: 'words.final', text, backchannel: isBackchannel(text), endpointedAt, sttFinalAt: this.now() })
+    this.send({ type: 'words.final', text, backchannel: isBackchannel(text), endpointedAt, sttFinalAt: this.now(), earlier: commit !== this.commits })
   }
 
   /** The turn the caller heard has played out and is stored: the call ends, is put through, or goes on. */

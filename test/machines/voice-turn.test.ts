@@ -322,6 +322,21 @@ describe('the voice-turn chart', () => {
     expect(c.effects()).toEqual(['stopAgent'])
   })
 
+  test("thinking: an earlier pause's final words, come after the turn was ended again → kept for the turn; its own final answers them all", () => {
+    const c = listening()
+    c.send(START, pause(0, 0, 'What time do you open', 200))
+    c.advance(200)
+    c.send(START, pause(900, 900, 'on Saturday?', 200))
+    c.advance(200)
+    expect(c.state()).toBe('thinking')
+    c.effects()
+    c.send({ ...final('What time do you open'), earlier: true } as VoiceTurnEvent)
+    expect(c.effects()).toEqual([])
+    expect(c.context().held).toBe('What time do you open')
+    c.send(final('on Saturday?'))
+    expect(c.effects()).toEqual(['answer {"text":"What time do you open on Saturday?","keys":"","speechEndAt":900,"endpointedAt":0,"sttFinalAt":0}'])
+  })
+
   test('thinking, the answer released for the line: only speech the barge-in rule counts stops it, judged at its start and each window after', () => {
     const c = chart({}, true, () => false)
     c.send({ type: 'reply.done' }, START, pause(0, 0, 'What time do you open?', 200))

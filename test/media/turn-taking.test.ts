@@ -6,7 +6,7 @@
  * never reaching the line, the transcript or the conversation.
  */
 import { describe, expect, test } from 'bun:test'
-import { COMPLETE_WAIT_MS, TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
+import { COMPLETE_WAIT_MS, TRAILING_WAIT_MS, UNKNOWN_WAIT_MS } from '../../src/media/end-of-turn'
 import type { TextToSpeech } from '../../src/providers/tts/port'
 import { flush, turnHarness } from '../support/turn-harness'
 
@@ -174,6 +174,32 @@ describe('turn-taking', () => {
     await h.silence(2_000)
     expect(h.frames.filter((f) => f.kind === 'clear').length).toBe(1)
     expect(h.agent.at(-1)).toBe('It comes on Tuesday.')
+    await h.session.close()
+  })
+
+  test("a slow engine's final for a pause the caller went on from, coming after the turn ended again, is kept for the turn: one line, one answer", async () => {
+    let stall: Promise<void> | null = null
+    let unstall = () => {}
+    // An engine asked for its words only when the turn ends (pocketsphinx), its decoder slow to answer.
+    const h = turnHarness({ finalStall: () => stall, noTurnCues: true })
+    h.session.start(8000)
+    await flush()
+    stall = new Promise<void>((r) => (unstall = r))
+    await h.speak(400, 'What time do you open')
+    await h.silence(UNKNOWN_WAIT_MS + 60)
+    expect(h.session.state).toBe('thinking')
+    stall = null
+    await h.speak(400, 'on Saturday?')
+    expect(h.session.state).toBe('callerSpeaking')
+    await h.silence(UNKNOWN_WAIT_MS + 60)
+    expect(h.session.state).toBe('thinking')
+    expect(h.finalized()).toBe(2)
+    // The engine answers only now: the first pause's words, then the rest.
+    unstall()
+    await h.silence(200)
+    expect(h.customer).toEqual(['What time do you open on Saturday?'])
+    expect(h.asked.map((a) => a.text).at(-1)).toBe('What time do you open on Saturday?')
+    expect(h.written).toEqual(['What time do you open on Saturday?'])
     await h.session.close()
   })
 

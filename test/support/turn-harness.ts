@@ -32,6 +32,10 @@ export interface HarnessOptions {
   msPerChar?: number
   /** Another speech engine for the agent. */
   tts?: TextToSpeech
+  /** A final waits while this is pending (a decoder slow to answer); finals come in order, as one decoder's do. */
+  finalStall?: () => Promise<void> | null
+  /** The engine's words do not judge turns (pocketsphinx): no final is asked for at each pause, only when the turn ends. */
+  noTurnCues?: boolean
 }
 
 export function turnHarness(options: HarnessOptions = {}) {
@@ -68,17 +72,21 @@ export function turnHarness(options: HarnessOptions = {}) {
   let finalized = 0
   // Speech windows the engine was told of (a shared decoder is taken at the first of an utterance).
   let speechWindows = 0
+  let previousFinal: Promise<string> = Promise.resolve('')
   const stt: SttSession = {
     sampleRate: 8000,
+    ...(options.noTurnCues ? { turnCues: false } : {}),
     push() {},
     speech() {
       speechWindows++
     },
-    finalize: async () => {
+    finalize: () => {
       finalized++
       const words = pending
       pending = ''
-      return words
+      const stall = options.finalStall?.()
+      previousFinal = previousFinal.then(() => stall).then(() => words)
+      return previousFinal
     },
     onPartial: (l) => {
       partial = l
