@@ -28,6 +28,8 @@ export interface ScopedCollection<T extends WorkspaceDoc> {
   page(filter: ScopedFilter, limit: number, after?: PageAfter | null): Promise<T[]>
   /** As Collection.update, but null for a document of another workspace (left untouched). */
   update(id: string, set: Record<string, unknown>, unset?: string[]): Promise<T | null>
+  /** As Collection.replace, but false for a document of another workspace (left as it is). */
+  replace(doc: ScopedInsert<T>): Promise<boolean>
   /** As Collection.delete, but false for a document of another workspace (left in place). */
   delete(id: string): Promise<boolean>
   deleteMany(filter?: ScopedFilter): Promise<number>
@@ -100,6 +102,13 @@ class Scoped<T extends WorkspaceDoc> implements ScopedCollection<T> {
     if ('workspaceId' in set || unset.includes('workspaceId')) throw new WorkspaceOverrideError(this.all.name, 'an update')
     if (!(await this.get(id))) return null
     return this.all.update(id, set, unset)
+  }
+
+  async replace(doc: ScopedInsert<T>): Promise<boolean> {
+    if (doc.workspaceId !== undefined && doc.workspaceId !== this.workspaceId) throw new WorkspaceOverrideError(this.all.name, 'a replacing document')
+    const stamped = { ...doc, workspaceId: this.workspaceId } as T
+    if (!(await this.get(stamped.id))) return false
+    return this.all.replace(stamped)
   }
 
   async delete(id: string): Promise<boolean> {

@@ -46,16 +46,19 @@ export function scopedContract(ctx: ContractContext): void {
       expect(await notes.in('w3').find()).toEqual([])
     })
 
-    test("update and delete of another workspace's document answer as for none and leave it untouched", async () => {
+    test("update, replace and delete of another workspace's document answer as for none and leave it untouched", async () => {
       const w1 = notes.in('w1')
       expect(await w1.update('n3', { text: 'taken' })).toBeNull()
       expect(await w1.update('n3', {}, ['text'])).toBeNull()
       expect(await w1.delete('n3')).toBe(false)
+      expect(await w1.replace({ id: 'n3', createdAt: at(3), text: 'taken', n: 3, kind: 'odd' })).toBe(false)
       expect(await w1.deleteMany({ kind: 'odd' })).toBe(1)
       expect(await notes.acrossWorkspaces.get('n3')).toEqual({ id: 'n3', workspaceId: 'w2', createdAt: at(3), text: 'note 3', n: 3, kind: 'odd' })
       expect(await notes.acrossWorkspaces.count({})).toBe(4)
       // Its own documents it does change.
       expect((await w1.update('n2', { text: 'mine' }))?.text).toBe('mine')
+      expect(await w1.replace({ id: 'n2', createdAt: at(2), text: 'replaced', n: 2, kind: 'even' })).toBe(true)
+      expect(await notes.acrossWorkspaces.get('n2')).toEqual({ id: 'n2', workspaceId: 'w1', createdAt: at(2), text: 'replaced', n: 2, kind: 'even' })
       expect(await w1.delete('n2')).toBe(true)
       expect(await w1.count()).toBe(0)
       expect(await notes.in('w2').count()).toBe(3)
@@ -71,7 +74,7 @@ export function scopedContract(ctx: ContractContext): void {
       expect((await w1.insert({ id: 'n10', workspaceId: 'w1', createdAt: at(10), text: 'x', n: 10, kind: 'even' })).workspaceId).toBe('w1')
     })
 
-    test('a caller cannot override the workspace: in a filter, an insert or an update', async () => {
+    test('a caller cannot override the workspace: in a filter, an insert, an update or a replace', async () => {
       const w1 = notes.in('w1')
       // The types refuse these; the casts show what untyped callers would get.
       const other = { workspaceId: 'w2' } as unknown as Record<string, never> // the type refuses it; an untyped caller's filter
@@ -84,6 +87,7 @@ export function scopedContract(ctx: ContractContext): void {
       await expect(w1.insert({ id: 'n11', workspaceId: 'w2', createdAt: at(11), text: 'x', n: 11, kind: 'odd' })).rejects.toThrow(WorkspaceOverrideError)
       await expect(w1.update('n1', { workspaceId: 'w2' })).rejects.toThrow(WorkspaceOverrideError)
       await expect(w1.update('n1', {}, ['workspaceId'])).rejects.toThrow(WorkspaceOverrideError)
+      await expect(w1.replace({ id: 'n1', workspaceId: 'w2', createdAt: at(1), text: 'moved', n: 1, kind: 'odd' })).rejects.toThrow(WorkspaceOverrideError)
       expect(await notes.acrossWorkspaces.get('n11')).toBeNull()
       expect((await notes.acrossWorkspaces.get('n1'))?.workspaceId).toBe('w1')
       expect(() => notes.in('')).toThrow()
