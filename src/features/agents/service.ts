@@ -8,6 +8,7 @@ import { type Clock, iso } from '../../clock'
 import { clashes, invalid, notBlank, notThere } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { PageAfter } from '../../store/port'
+import { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { AgentNumbers } from './agent-numbers'
 import { newAgentDoc } from './defaults'
 import type { Agent, CreateAgent, PatchAgent } from './model'
@@ -32,13 +33,17 @@ type Input = Partial<CreateAgent>
 export class AgentService {
   private readonly cascades: AgentCascade[] = []
   private readonly edited: AgentEdited[] = []
+  /** The agents of one workspace; `agents` itself only where an id comes without one (and the kept public view). */
+  private readonly scoped: WorkspaceCollection<AgentDoc>
 
   constructor(
     private readonly agents: AgentRepo,
     private readonly clock: Clock,
     private readonly defaultModel: string,
     private readonly numbers: AgentNumbers,
-  ) {}
+  ) {
+    this.scoped = new WorkspaceCollection(agents)
+  }
 
   onDelete(cascade: AgentCascade): void {
     this.cascades.push(cascade)
@@ -50,20 +55,21 @@ export class AgentService {
 
   async create(tenant: Tenant, input: CreateAgent): Promise<AgentDoc> {
     const allowance = PLANS[tenant.plan].agents
-    const held = await this.agents.count({ workspaceId: tenant.workspace.id })
+    const agents = this.scoped.in(tenant.workspace.id)
+    const held = await agents.count()
     if (held >= allowance) throw clashes(`the ${tenant.plan} plan allows ${allowance} agents per workspace and all are in use`)
     const now = iso(this.clock.now())
     const base = newAgentDoc(tenant.workspace.id, input.name, this.defaultModel, now)
     // On create every given value is a change, so the model rule applies to an explicit model.
     const doc = this.apply(base, input, tenant.plan, input.model !== undefined)
-    await this.agents.insert(doc)
+    await agents.insert(doc)
     doc.legacyNumber = await this.numbers.numberOf(doc)
     return doc
   }
 
   /** Agents in a workspace (a customer's counts). */
   countIn(workspaceId: string): Promise<number> {
-    return this.agents.count({ workspaceId })
+    return this.scoped.in(workspaceId).count()
   }
 
   /** The agent's integer id on the legacy surface (claimed on first use for agents from before numbers). */
@@ -135,12 +141,12 @@ export class AgentService {
 
   /** Whether the agent is there (not deleted, not being deleted): what a slow create asks after storing. */
   async exists(workspaceId: string, id: string): Promise<boolean> {
-    const doc = await this.agents.get(id)
-    return doc !== null && doc.workspaceId === workspaceId && !doc.deletingAt
+    const doc = await this.scoped.in(workspaceId).get(id)
+    return doc !== null && !doc.deletingAt
   }
 
   list(workspaceId: string, limit: number, after: PageAfter | null): Promise<AgentDoc[]> {
-    return this.agents.page({ workspaceId, deletingAt: null }, limit, after)
+    return this.scoped.in(workspaceId).page({ deletingAt: null }, limit, after)
   }
 
   /**
@@ -149,8 +155,8 @@ export class AgentService {
    * (up to 1,000 on enterprise) on every call.
    */
   phoneAgents(workspaceId: string, limit: number): Promise<AgentDoc[]> {
-    return this.agents.find(
-      { workspaceId, deletingAt: null, 'voice.answersCalls': true, phoneNumber: { $ne: null } },
+    return this.scoped.in(workspaceId).find(
+      { deletingAt: null, 'voice.answersCalls': true, phoneNumber: { $ne: null } },
       {
         sort: [
           ['createdAt', -1],
@@ -165,7 +171,7 @@ export class AgentService {
     const current = await this.get(tenant.workspace.id, id)
     const next = this.apply(current, input, tenant.plan, input.model !== undefined && input.model !== current.model)
     next.updatedAt = iso(this.clock.now())
-    await this.agents.replace(next)
+    await this.scoped.in(tenant.workspace.id).replace(next)
     for (const listener of this.edited) await listener(next)
     return next
   }
@@ -176,7 +182,7 @@ export class AgentService {
    */
   async restore(workspaceId: string, id: string, fields: Partial<AgentDoc>, at: string): Promise<void> {
     const current = await this.get(workspaceId, id)
-    await this.agents.replace({ ...current, ...structuredClone(fields), id: current.id, workspaceId: current.workspaceId, updatedAt: at })
+    await this.scoped.in(workspaceId).replace({ ...current, ...structuredClone(fields), id: current.id, updatedAt: at })
   }
 
   /**
@@ -188,15 +194,16 @@ export class AgentService {
    */
   async remove(workspaceId: string, id: string): Promise<void> {
     const doc = await this.stored(workspaceId, id)
-    if (!doc.deletingAt) await this.agents.update(doc.id, { deletingAt: iso(this.clock.now()) })
+    const agents = this.scoped.in(workspaceId)
+    if (!doc.deletingAt) await agents.update(doc.id, { deletingAt: iso(this.clock.now()) })
     for (const cascade of this.cascades) await cascade(doc)
-    await this.agents.delete(doc.id)
+    await agents.delete(doc.id)
   }
 
   private async stored(workspaceId: string, id: string): Promise<AgentDoc> {
-    const doc = await this.agents.get(id)
     // Another workspace's agent is the same 404 as none at all (docs/spec.md Errors).
-    if (!doc || doc.workspaceId !== workspaceId) throw notThere(`no agent ${id} in this workspace`)
+    const doc = await this.scoped.in(workspaceId).get(id)
+    if (!doc) throw notThere(`no agent ${id} in this workspace`)
     return doc
   }
 
