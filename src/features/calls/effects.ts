@@ -55,7 +55,7 @@ export interface CallEffectDeps {
   /** The try's row once its media stream has written its last, or at a deadline (media-ends.ts). */
   mediaSettled: (tryId: string) => Promise<CallTryDoc | null>
   /** Room on this instance for a call about to ring (admission.ts); absent, always. */
-  admission?: () => Admission
+  admission?: Admission
   /** Words for the caller from the agent, on the call's live voice session wherever it runs (a warm transfer that did not connect). */
   announce?: (callId: string, text: string) => Promise<void>
 }
@@ -140,7 +140,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       }
       // POST /calls admitted a call that rings now; a booked call or a retry waits here for room
       // instead of failing its callee (shown ringing meanwhile).
-      const admission = row.scheduledFor !== null || attempt > 1 ? deps.admission?.() : undefined
+      const admission = row.scheduledFor !== null || attempt > 1 ? deps.admission : undefined
       if (admission) {
         const room = await waitForRoom(admission)
         if (isRefusal(room)) throw new CodedEffectFailure('not_placed', `the instance stayed at capacity for ${ROOM_WAIT_MS / 60_000} minutes: ${room.message}`)

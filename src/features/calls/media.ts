@@ -34,7 +34,12 @@ import { type EndedBy, StreamEnd } from './stream-end'
 import { announceChannel } from './transfers'
 import { buildVoicePipeline, type VoicePipelineDeps } from './voice-pipeline'
 
+/** Live pipelines in this process, by call id (admission counts them; the console's actor view reads their state). */
+export type LiveStreams = Map<string, { state: PipelineState; why?: string; session: VoiceSession }>
+
 export interface CallMediaDeps extends VoicePipelineDeps {
+  /** Where this process's live streams are kept (shared with admission, built before the calls' media). */
+  live: LiveStreams
   /** This instance (the runtime's id), written on the try as its stream's host. */
   host: string
   /** Where the finished recording is kept (recordings.ts). */
@@ -69,8 +74,7 @@ export const LIVE_BEAT_MS = 2_000
 const GOODBYE_WAIT_MS = 15_000
 
 export class CallMedia implements MediaCalls {
-  /** Live pipelines in this process, by call id (the console's actor view reads their state). */
-  readonly live = new Map<string, { state: PipelineState; why?: string; session: VoiceSession }>()
+  readonly live: LiveStreams
 
   /** The pipeline of a live call in this process, for the console's actor view: its state, and why it is there. */
   pipeline(callId: string): { state: PipelineState; why?: string } | null {
@@ -81,7 +85,9 @@ export class CallMedia implements MediaCalls {
   /** Calls writing their end (the try's end, the recording): a shutdown waits for them. */
   private readonly ending = new Set<Promise<void>>()
 
-  constructor(private readonly deps: CallMediaDeps) {}
+  constructor(private readonly deps: CallMediaDeps) {
+    this.live = deps.live
+  }
 
   /**
    * Shutdown: live calls go on until the drain's deadline; then the agent says `goodbye` on each

@@ -1,0 +1,51 @@
+/**
+ * The phone lines a call goes out and comes in on: the sandbox network (always there: its console
+ * routes and inbound simulation), Twilio when TELEPHONY_PROVIDER=twilio, and the media tokens both
+ * hand to the stream they open.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Kernel } from '../../../kernel/feature'
+import { MediaTokens } from '../../../media/tokens'
+import type { Telephony } from '../../../providers/telephony/port'
+import { SandboxNetwork } from '../../../providers/telephony/sandbox'
+import { TwilioTelephony } from '../../../providers/telephony/twilio'
+import { switchOfInstance } from '../lost-switches'
+import { type CallTryRepo, tryId } from '../repository'
+
+export interface Lines {
+  sandbox: SandboxNetwork
+  twilio: TwilioTelephony | null
+  /** Where calls go out: Twilio when configured, else the sandbox. */
+  telephony: Telephony
+  tokens: MediaTokens
+  /** Several instances share the calls (REDIS_URL): each runs a switch of the sandbox network. */
+  several: boolean
+  /** This instance's sandbox switch, named in its call references (lost-switches.ts); null alone. */
+  switchId: string | null
+}
+
+export async function buildLines(kernel: Pick<Kernel, 'store' | 'clock' | 'coordination' | 'runtime' | 'config'>, tries: CallTryRepo): Promise<Lines> {
+  const { config, coordination } = kernel
+  const several = coordination.kind === 'redis'
+  const switchId = several ? switchOfInstance(kernel.runtime.instanceId) : null
+  const sandbox = await SandboxNetwork.open(kernel.store, kernel.clock, switchId)
+  // SECRET_KEY is always set by the server (persisted in DATA_DIR when not given); a bare
+  // buildServices (some tests) gets a key for this process only.
+  const tokens = new MediaTokens(config.secretKey ?? randomBytes(32).toString('hex'))
+  const twilio =
+    config.telephonyProvider === 'twilio'
+      ? new TwilioTelephony({
+          accountSid: config.providers.twilioAccountSid!,
+          authToken: config.providers.twilioAuthToken!,
+          apiBaseUrl: config.providers.twilioApiBaseUrl ?? 'https://api.twilio.com',
+          publicBaseUrl: config.publicBaseUrl,
+          mediaToken: (callId, attempt) => tokens.issue(callId, attempt),
+          // The caller is still on the line and the transfer has not ended (the row is the chart's projection).
+          transferOpen: async (callId, attempt) => {
+            const row = await tries.get(tryId(callId, attempt)).catch(() => null)
+            return row?.status === 'connected' && !!row.transfer && row.transfer.outcome === null
+          },
+        })
+      : null
+  return { sandbox, twilio, telephony: twilio ?? sandbox, tokens, several, switchId }
+}
