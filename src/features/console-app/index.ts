@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { defineFeature } from '../../kernel/feature'
+import { WorkspaceCollection } from '../../store/workspace-scoped'
 import { agentsRef } from '../agents/public'
 import { callsRef } from '../calls/public'
 import { campaignsRef } from '../campaigns/public'
@@ -46,7 +47,7 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
         appPages(assets),
         appStream({ tickets, hub, server: () => kernel.listening.server }),
         appApi({ auth: kernel.http.console, tickets, exists: async (id) => (await workspaceRepo.get(id)) !== null }),
-        consoleReads({ auth: kernel.http.console, workspaceRepo, calls, transfers, conversations, legacyWebhooks, events: bus.events, inbox }),
+        consoleReads({ auth: kernel.http.console, workspaceRepo, calls, transfers, conversations, legacyWebhooks, events: new WorkspaceCollection(bus.events), inbox }),
         consoleCampaignReads({ auth: kernel.http.console, campaigns, calls, agents }),
         consoleSimulationReads({ auth: kernel.http.console, simulations, agents }),
       ],

@@ -11,7 +11,7 @@ import { badRequest } from '../../http/errors'
 import { decodeCursor, encodeCursor, pageQuery, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
-import type { Collection } from '../../store/port'
+import type { WorkspaceCollection } from '../../store/workspace-scoped'
 import { type CallReads, type CallTransfers, presentConsoleCall } from '../calls/public'
 import { CHANNELS, type ConversationDoc, type ConversationFeature, type MessageDoc, presentMessage } from '../conversations/public'
 import type { WebhooksServices } from '../webhooks/public'
@@ -33,7 +33,7 @@ export interface ReadsDeps {
   transfers: Pick<CallTransfers, 'byHand' | 'destinations'>
   conversations: ConversationFeature['conversations']
   legacyWebhooks: WebhooksServices['legacyWebhooks']
-  events: Collection<RecordedEvent>
+  events: WorkspaceCollection<RecordedEvent>
   inbox: InboxRows
 }
 
@@ -137,10 +137,11 @@ export function consoleReads(d: ReadsDeps) {
       '/workspaces/:ws/calls/:id/activity',
       async ({ params, workspace }) => {
         const row = await d.calls.get(workspace.id, params.id)
+        const log = d.events.in(workspace.id)
         const found = await Promise.all([
-          d.events.find({ workspaceId: workspace.id, 'data.id': row.callId }, { sort: [['createdAt', 1]], limit: 100 }),
-          d.events.find({ workspaceId: workspace.id, 'data.callId': row.callId }, { sort: [['createdAt', 1]], limit: 100 }),
-          row.conversationId ? d.events.find({ workspaceId: workspace.id, 'data.conversationId': row.conversationId }, { sort: [['createdAt', 1]], limit: 100 }) : [],
+          log.find({ 'data.id': row.callId }, { sort: [['createdAt', 1]], limit: 100 }),
+          log.find({ 'data.callId': row.callId }, { sort: [['createdAt', 1]], limit: 100 }),
+          row.conversationId ? log.find({ 'data.conversationId': row.conversationId }, { sort: [['createdAt', 1]], limit: 100 }) : [],
         ])
         const byId = new Map(found.flat().map((e) => [e.id, e]))
         const events = [...byId.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt))
