@@ -13,9 +13,12 @@
  * user + system time over the run / calls: the callers' side is in that process too), the turn
  * latency each caller lived (from the end of its line's speech to the echo of the first mark of the
  * agent's answer, i.e. the agent's audio playing at the caller: p50/p95/max over every turn), calls
- * passed, and the machine's load average. The audio path is real time in both modes (a caller
- * speaks and listens at the pace of sound), so the manual clock does not make a run shorter: it
- * makes it deterministic. Bounded (RUN_LIMIT_MS), loopback only.
+ * passed, and the machine's load average; then each call that failed, with the expectations that
+ * did not hold, their evidence and its transcript. On the system clock the audio is real time (a
+ * caller speaks and listens at the pace of sound). On the manual clock a call runs on its caller's
+ * audio (src/media/stream-clock.ts): as fast as the host judges it, faster than real time on a host
+ * with CPU to spare, slower on one without, the same calls either way; its turn latencies are then
+ * in the call's audio time, not the host's. Bounded (RUN_LIMIT_MS), loopback only.
  */
 import { Database } from 'bun:sqlite'
 import { loadavg } from 'node:os'
