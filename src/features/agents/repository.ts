@@ -1,5 +1,6 @@
 /** Agents as stored: the public fields plus the workspace they live in. */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import { workspaceSpec } from '../../store/workspace-scoped'
 import type { Agent } from './model'
 
 export type StoredVoice = Omit<Agent['voice'], 'surfaces' | 'phoneNumber'>
@@ -26,20 +27,7 @@ export interface AgentDoc extends Omit<Agent, 'voice'> {
   updatedAt: string
 }
 
-export const agentsSpec: CollectionSpec = {
-  name: 'agents',
-  indexes: [
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-    { name: 'web_key', fields: [['webKey', 1]], unique: true },
-  ],
-}
+export const agentsSpec: CollectionSpec = workspaceSpec('agents', [{ name: 'web_key', fields: [['webKey', 1]], unique: true }])
 
 export type AgentRepo = Collection<AgentDoc>
 export const openAgents = (store: DocumentStore): Promise<AgentRepo> => store.collection<AgentDoc>(agentsSpec)

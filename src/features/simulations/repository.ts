@@ -4,6 +4,7 @@
  * again after a restart.
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import { workspaceSpec } from '../../store/workspace-scoped'
 import type { ExpectationSpec, ScenarioInput } from './model'
 
 type Scalar = string | number | boolean
@@ -84,36 +85,18 @@ export interface ResultDoc {
   call: { id: string; recording: string | null; hangup: string | null; latency: unknown } | null
 }
 
-const byWorkspace = (name: string): CollectionSpec => ({
-  name,
-  indexes: [
-    {
-      name: 'workspace_created',
-      fields: [
-        ['workspaceId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-  ],
-})
-
-export const scenariosSpec = byWorkspace('simulation_scenarios')
-export const suitesSpec = byWorkspace('simulation_suites')
-export const runsSpec: CollectionSpec = {
-  name: 'simulation_runs',
-  indexes: [
-    ...byWorkspace('').indexes,
-    {
-      name: 'suite_created',
-      fields: [
-        ['suiteId', 1],
-        ['createdAt', -1],
-        ['id', -1],
-      ],
-    },
-  ],
-}
+export const scenariosSpec = workspaceSpec('simulation_scenarios')
+export const suitesSpec = workspaceSpec('simulation_suites')
+export const runsSpec: CollectionSpec = workspaceSpec('simulation_runs', [
+  {
+    name: 'suite_created',
+    fields: [
+      ['suiteId', 1],
+      ['createdAt', -1],
+      ['id', -1],
+    ],
+  },
+])
 export const resultsSpec: CollectionSpec = {
   name: 'simulation_results',
   indexes: [
