@@ -22,7 +22,7 @@ import { usageRef } from '../usage/public'
 import { versionsRef } from '../versions/public'
 import { subscribes, webhooksRef } from '../webhooks/public'
 import { tenancyRef } from '../workspaces/public'
-import { callKind } from './actor'
+import { buildCallChart } from './assembly/chart'
 import { buildHeadroom } from './assembly/headroom'
 import { buildLines } from './assembly/lines'
 import { hearNetwork } from './assembly/network'
@@ -31,7 +31,6 @@ import { buildSpeech } from './assembly/speech'
 import { CallbackBooking } from './callbacks'
 import { sandboxConsole } from './console'
 import { CallReads } from './console-reads'
-import { callEffects } from './effects'
 import { CallFeed, watchedTries } from './live-feed'
 import { CallMedia, type LiveStreams, mediaChannel } from './media'
 import { MediaEnds } from './media-ends'
@@ -39,7 +38,7 @@ import { callsRef } from './public'
 import { eraseRecordings, recordingsRoute } from './recordings'
 import { callTriesSpec, openCallTries } from './repository'
 import { CallService } from './service'
-import { announceChannel, CallTransfers } from './transfers'
+import { announceChannel } from './transfers'
 import { twilioCallbacks } from './twilio-callbacks'
 import { callsV1 } from './v1'
 
@@ -77,7 +76,7 @@ export const callsFeature = defineFeature(callsRef, {
     // The call chart and its effects. A v1 webhook of the agent subscribed to call.analysed and on:
     // someone reads the fields (docs/spec.md rule 7).
     const readsAnalysis = async (workspaceId: string, agentId: string) => (await webhooks.list(workspaceId, agentId, 100, null)).some((hook) => subscribes(hook.events, 'call.analysed'))
-    const effects = callEffects({
+    const { effects, actors, transfers } = buildCallChart(runtime, feed, {
       tries,
       telephony,
       media: (callId) => coordination.publish(mediaChannel(callId), 'hangup'),
@@ -98,16 +97,6 @@ export const callsFeature = defineFeature(callsRef, {
       admission,
       announce: (callId, text) => coordination.publish(announceChannel(callId), text),
     })
-    // Each stored move of a call's chart also goes to the feed (the console app highlights it).
-    const charted: typeof effects = {
-      ...effects,
-      async project(id, snapshot) {
-        await effects.project(id, snapshot)
-        feed.publish({ kind: 'actor', callId: id, state: String(snapshot.value) })
-      },
-    }
-    const actors = callKind.register(runtime, charted)
-    const transfers = new CallTransfers({ tries, published, actors, clock })
 
     const media = new CallMedia({
       live,
