@@ -76,7 +76,7 @@ describe('agent versions, in the order an agent lives them', () => {
       changed_fields: ['core', 'tools', 'knowledge', 'voice', 'widget', 'workflow', 'dataCollection'],
     })
     expect(await versionsOf()).toEqual([])
-    await expect(serving()).rejects.toMatchObject({ status: 409 })
+    await expect(serving()).rejects.toMatchObject({ name: 'Refused', reason: 'conflict' })
     const unpublish = await api().post(`/agents/${agent.id}/unpublish`)
     expect(unpublish.status).toBe(409)
     expect(unpublish.body).toEqual({ detail: expect.stringContaining('draft'), status: 409 })
@@ -217,7 +217,7 @@ describe('agent versions, in the order an agent lives them', () => {
     const r = await api().post(`/agents/${agent.id}/unpublish`)
     expect(r.body).toEqual({ success: true, status: 'draft', agent_id: 1 })
     expect((await api().get(`/agents/${agent.id}/status`)).body).toMatchObject({ status: 'draft', published_version_id: null, has_unpublished_changes: true })
-    await expect(serving()).rejects.toMatchObject({ status: 409, message: expect.stringContaining('not published') })
+    await expect(serving()).rejects.toMatchObject({ name: 'Refused', reason: 'conflict', message: expect.stringContaining('not published') })
     expect((await versionsOf()).every((v) => !v.is_active)).toBe(true)
     const again = await api().post(`/agents/${agent.id}/unpublish`)
     expect(again.status).toBe(409)
