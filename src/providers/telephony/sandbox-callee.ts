@@ -162,12 +162,21 @@ export class SandboxCallee {
 
   /**
    * Past the hang-up bound: `afterMs` of real time since the answer; of the call's own audio when
-   * it runs on it (`judged`: a host that falls behind slows such a call down), with a real-time
+   * it runs on it (`pace`: a host that falls behind slows such a call down), with a real-time
    * bound SLOWED_BOUND times as long so a call whose agent side stopped judging still ends.
    */
   private pastBound(now: number, afterMs: number): boolean {
-    const paced = (this.options.pace?.() ?? null) !== null
-    return paced ? this.streamMs() >= afterMs || now - this.answeredAt >= afterMs * SLOWED_BOUND : now - this.answeredAt >= afterMs
+    return this.paced() ? this.streamMs() >= afterMs || now - this.answeredAt >= afterMs * SLOWED_BOUND : now - this.answeredAt >= afterMs
+  }
+
+  /**
+   * The call runs on its caller's audio (`pace`): then the STT double follows this line by its
+   * place in the stream. On any other call it keeps following the host's time, which real-time
+   * turn-taking was tuned against: there the words a pause is judged by run a little ahead of the
+   * audio the VAD has judged, as a streaming engine's partials do.
+   */
+  private paced(): boolean {
+    return (this.options.pace?.() ?? null) !== null
   }
 
   /**
@@ -363,7 +372,7 @@ export class SandboxCallee {
     this.speakingLine = next
     this.spokenAt = 0
     if (next.text) {
-      if (!next.keys && next.kind !== 'machine') this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000, this.chunk * FRAME_MS)
+      if (!next.keys && next.kind !== 'machine') this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000, this.paced() ? this.chunk * FRAME_MS : undefined)
       this.log.said.push(next.text)
     }
     if (next.kind === 'interrupt' || next.kind === 'noise') this.log.interruptions.push({ kind: next.kind, playedAfterMs: 0, clearedAfterMs: null, at: now })
