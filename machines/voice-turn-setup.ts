@@ -20,6 +20,12 @@ export const VAD_CATCH_UP_MS = 2_000
 /** How often it looks again meanwhile: a line frame. */
 export const VAD_RECHECK_MS = 20
 /**
+ * An end-of-turn wait is over once the VAD has judged the line's audio to this near its end: one
+ * Silero batch (two 20 ms line frames) is always in flight, and waiting for it on every turn would
+ * add its round trip to every answer; a VAD hundreds of ms behind is what the check is for.
+ */
+export const TURN_JUDGED_SLACK_MS = 40
+/**
  * Barge-in: when speech over the agent's audio, or over an answer released for the line whose
  * audio has not started yet (`thinking`), stops it (`bargesIn`). Each VAD window of the stretch of
  * speech is measured by src/media/turn-cues/onset.ts; the rule, row by row:
@@ -134,6 +140,8 @@ export const voiceTurnSetup = setup({
     overlapEnd: ({ context }) => context.overlapWaitMs,
     vadRecheck: VAD_RECHECK_MS,
     vadCatchUp: ({ context }) => context.overlapWaitMs + VAD_CATCH_UP_MS,
+    /** A turn's end waits no longer than this for a VAD that has fallen behind, then decides on what it has. */
+    vadCatchUpTurn: VAD_CATCH_UP_MS,
     goodbyeGrace: ({ context }) => context.goodbyeMs,
   },
 })

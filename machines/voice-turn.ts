@@ -12,7 +12,7 @@
  *   turn:    opening ─reply.done→ listening ─speech.start→ callerSpeaking ─speech.pause→ maybeDone
  *            callerSpeaking ─transcript→ (the words read as a whole turn: the reply may start early)
  *            maybeDone ─speech.start→ callerSpeaking (the caller went on: any early reply is cancelled)
- *            maybeDone ─after(endOfTurn)→ thinking ─words.final→ (answer) ─reply.audio→ speaking ─reply.done→ listening
+ *            maybeDone ─after(endOfTurn), the VAD caught up→ thinking ─words.final→ (answer) ─reply.audio→ speaking ─reply.done→ listening
  *            thinking ─speech.start [answerUnheard]→ callerSpeaking (the caller went on before a word of the
  *              answer reached the line: it is withdrawn; their words are held and answered with the rest)
  *            opening | thinking | speaking | resuming ─speech.start / speech.onset [bargesIn]→ interrupted
@@ -33,7 +33,7 @@
  */
 import { and, assign, or, raise, stateIn } from 'xstate'
 import type { VoiceTurnEvent, VoiceTurnState } from './voice-turn-events'
-import { GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, voiceTurnSetup } from './voice-turn-setup'
+import { GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, TURN_JUDGED_SLACK_MS, voiceTurnSetup } from './voice-turn-setup'
 
 export type { CallEnding, CallEndReason, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput, VoiceTurnState } from './voice-turn-events'
 export {
@@ -45,6 +45,7 @@ export {
   MIN_INTERRUPTION_MS,
   OVERLAP_END_MS,
   SILENCE_TIMEOUT_MS,
+  TURN_JUDGED_SLACK_MS,
   VAD_CATCH_UP_MS,
   VAD_RECHECK_MS,
 } from './voice-turn-setup'
@@ -137,7 +138,26 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
             },
             maybeDone: {
               entry: { type: 'preempt', params: ({ context }) => ({ text: context.text, shape: context.shape }) },
-              after: { endOfTurn: { target: 'thinking', actions: 'commitTurn' } },
+              // The wait is over only once the VAD has judged the audio up to its end: a VAD behind
+              // (its thread late, a burst of frames) must not end a turn the caller already went on with.
+              initial: 'waiting',
+              states: {
+                waiting: { after: { endOfTurn: 'confirming' } },
+                confirming: {
+                  after: { vadCatchUpTurn: { target: '#voiceTurn.live.turn.thinking', actions: 'commitTurn' } },
+                  initial: 'judging',
+                  states: {
+                    judging: {
+                      always: {
+                        guard: { type: 'audioJudged', params: ({ context }) => ({ at: context.pausedAt + context.waitMs - TURN_JUDGED_SLACK_MS }) },
+                        target: '#voiceTurn.live.turn.thinking',
+                        actions: 'commitTurn',
+                      },
+                      after: { vadRecheck: { target: 'judging', reenter: true } },
+                    },
+                  },
+                },
+              },
               on: {
                 'speech.start': { target: 'callerSpeaking', actions: 'cancelPreempt' },
                 // The final words of a turn the caller went on from: kept for this one.
@@ -327,5 +347,8 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
 
 /** The turn's state (what the console app shows) of a snapshot's value. */
 export function turnState(value: unknown): VoiceTurnState {
-  return value === 'ended' ? 'ended' : ((value as { live: { turn: VoiceTurnState } }).live.turn ?? 'ended')
+  if (value === 'ended') return 'ended'
+  const turn = (value as { live: { turn: VoiceTurnState | Partial<Record<VoiceTurnState, unknown>> } }).live.turn
+  // A state with its own steps (maybeDone's wait, then its check on the VAD) is named by the state.
+  return typeof turn === 'string' ? turn : ((Object.keys(turn ?? {})[0] as VoiceTurnState | undefined) ?? 'ended')
 }

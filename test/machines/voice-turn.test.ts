@@ -6,19 +6,33 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { createActor, SimulatedClock } from 'xstate'
-import { DTMF_GAP_MS, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, turnState, VAD_CATCH_UP_MS, type VoiceTurnEvent, type VoiceTurnInput, voiceTurnMachine } from '../../machines/voice-turn'
+import {
+  DTMF_GAP_MS,
+  GOODBYE_GRACE_MS,
+  GOODBYE_MS_PER_CHAR,
+  OVERLAP_END_MS,
+  TURN_JUDGED_SLACK_MS,
+  turnState,
+  VAD_CATCH_UP_MS,
+  type VoiceTurnEvent,
+  type VoiceTurnInput,
+  voiceTurnMachine,
+} from '../../machines/voice-turn'
 
 const EFFECTS = ['preempt', 'cancelPreempt', 'commitTurn', 'answer', 'withdrawAnswer', 'stopAgent', 'resumeSentence', 'letGo', 'answerDigits', 'endCall', 'sayGoodbye', 'hangUp'] as const
 const INPUT: VoiceTurnInput = { callLimitMs: 600_000, silenceMs: 30_000, unavailable: false }
 
 /** `answerUnheard`: the session's word on whether the answer made has reached the line (by default, only its final words count). */
-function chart(input: Partial<VoiceTurnInput> = {}, audioJudged = true, answerUnheard?: () => boolean) {
+function chart(input: Partial<VoiceTurnInput> = {}, audioJudged: boolean | ((at: number) => boolean) = true, answerUnheard?: () => boolean) {
   const clock = new SimulatedClock()
   const log: string[] = []
   const record = (name: string) => (_: unknown, params: unknown) => void log.push(params && typeof params === 'object' && Object.keys(params).length ? `${name} ${JSON.stringify(params)}` : name)
   const machine = voiceTurnMachine.provide({
     actions: Object.fromEntries(EFFECTS.map((name) => [name, record(name)])),
-    guards: { audioJudged: () => audioJudged, ...(answerUnheard ? { answerUnheard: ({ context }) => !context.answering || answerUnheard() } : {}) },
+    guards: {
+      audioJudged: (_, { at }: { at: number }) => (typeof audioJudged === 'function' ? audioJudged(at) : audioJudged),
+      ...(answerUnheard ? { answerUnheard: ({ context }) => !context.answering || answerUnheard() } : {}),
+    },
   })
   const actor = createActor(machine, { input: { ...INPUT, ...input }, clock })
   actor.start()
@@ -120,6 +134,44 @@ describe('the voice-turn chart', () => {
     c.advance(149)
     expect(c.state()).toBe('maybeDone')
     c.advance(1)
+    expect(c.state()).toBe('thinking')
+    expect(c.effects()).toEqual(['commitTurn'])
+  })
+
+  test('maybeDone: the wait ends only once the VAD has judged the audio up to it; speech it then finds takes the turn back', () => {
+    let judgedUpTo = 1_000
+    const c = chart({}, (at) => judgedUpTo >= at)
+    c.send({ type: 'reply.done' })
+    c.send(START, pause(1_000, 1_000))
+    c.effects()
+    // The 200 ms wait is over on the clock, but the VAD has judged nothing after the pause.
+    c.advance(200 + 3 * 20)
+    expect(c.state()).toBe('maybeDone')
+    expect(c.effects()).toEqual([])
+    // It catches up and finds the caller went on: no turn was committed.
+    judgedUpTo = 1_150
+    c.advance(20)
+    c.send(START)
+    expect(c.state()).toBe('callerSpeaking')
+    expect(c.effects()).toEqual(['cancelPreempt'])
+    // The next pause: the VAD keeps up, to within one batch in flight.
+    c.send(pause(2_000, 2_000))
+    c.effects()
+    judgedUpTo = 2_200 - TURN_JUDGED_SLACK_MS
+    c.advance(200)
+    expect(c.state()).toBe('thinking')
+    expect(c.effects()).toEqual(['commitTurn'])
+  })
+
+  test('maybeDone: a VAD that never catches up is waited for VAD_CATCH_UP_MS, then the turn ends on what was judged', () => {
+    const c = chart({}, () => false)
+    c.send({ type: 'reply.done' })
+    c.send(START, pause(1_000, 1_000))
+    c.effects()
+    c.advance(200)
+    c.advance(VAD_CATCH_UP_MS - 20)
+    expect(c.state()).toBe('maybeDone')
+    c.advance(20)
     expect(c.state()).toBe('thinking')
     expect(c.effects()).toEqual(['commitTurn'])
   })
