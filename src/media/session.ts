@@ -175,7 +175,9 @@ export class VoiceSession {
         hangUp: (_, ending) => void this.hangUp(ending),
       },
       guards: {
-        audioJudged: (_, { at }) => this.audio.judgedUpTo >= at,
+        // Judged up to `at`, and no speech half-heard: a resumption needs MIN_SPEECH_MS to be
+        // called one, and a turn must not end on the first windows of the caller going on.
+        audioJudged: (_, { at }) => this.audio.judgedUpTo >= at && !this.audio.detector.resuming,
         answerUnheard: ({ context }) => !context.answering || agent.unheard,
       },
     })

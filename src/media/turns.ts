@@ -34,6 +34,11 @@ export class TurnDetector {
     return this.inTurn
   }
 
+  /** Speech came again after a pause, not yet MIN_SPEECH_MS of it: the caller may be going on, or it is a click. */
+  get resuming(): boolean {
+    return this.inTurn && this.paused && this.burstMs > 0
+  }
+
   /** When the caller's last speech window ended. */
   get lastSpeech(): number {
     return this.lastSpeechAt

@@ -39,11 +39,16 @@ describe('endpointing', () => {
     const lastSpeech = at
     const events = Array.from({ length: 7 }, () => w(false)).filter(Boolean)
     expect(events).toEqual([{ type: 'pause', at: lastSpeech, speechMs: 7 * 32 }])
-    // One window of speech is a click: no resumption; two are.
+    // One window of speech is a click: no resumption; two are. Until it is one or the other, the
+    // caller may be going on (the chart does not end the turn on it).
+    expect(t.resuming).toBe(false)
     expect(w(true)).toBeNull()
+    expect(t.resuming).toBe(true)
     expect(w(false)).toBeNull()
+    expect(t.resuming).toBe(false)
     expect(w(true)).toBeNull()
     expect(w(true)).toMatchObject({ type: 'speech_start' })
+    expect(t.resuming).toBe(false)
     expect(t.inTurnNow).toBe(true)
     t.end()
     expect(t.inTurnNow).toBe(false)
