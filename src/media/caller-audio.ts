@@ -6,7 +6,7 @@
  * decision (machines/voice-turn.ts); this only reports it.
  */
 import type { SttSession } from '../providers/stt/port'
-import { resample } from './codecs'
+import { joinPcm, resample } from './codecs'
 import { OnsetCues, type OnsetWindow } from './turn-cues/onset'
 import { TurnDetector } from './turns'
 import type { VadWindow, VoiceActivity } from './vad'
@@ -100,7 +100,7 @@ export class CallerAudio {
       if (f.keyTone) f.pcm = new Int16Array(f.pcm.length)
       stt.push(resample(f.pcm, rate, stt.sampleRate), f.streamMs)
     }
-    const pcm = frames.length === 1 ? frames[0]!.pcm : joined(frames.map((f) => f.pcm))
+    const pcm = frames.length === 1 ? frames[0]!.pcm : joinPcm(frames.map((f) => f.pcm))
     const windows = await vad.push(pcm, rate)
     if (this.parts.over()) return
     this.parts.judged?.(pcm, rate, windows)
@@ -121,14 +121,4 @@ export class CallerAudio {
     }
     this.parts.caughtUp?.(this.judgedUpTo)
   }
-}
-
-function joined(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
 }

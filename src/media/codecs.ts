@@ -184,6 +184,17 @@ function dot(weights: Float64Array, w: number, x: Float64Array, i: number, taps:
   return a + b
 }
 
+/** Chunks of audio, one after another, as one. */
+export function joinPcm(parts: readonly Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}
+
 /** Root-mean-square level of a chunk, 0..1 of full scale (the energy VAD and tests read it). */
 export function rms(pcm: Int16Array): number {
   if (!pcm.length) return 0

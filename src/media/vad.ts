@@ -12,7 +12,7 @@
  * live calls (bench:soak's profile), in slices of several ms that every call's paced audio, every
  * socket and every request waited behind. On a thread it uses the second core instead.
  */
-import { resample, rms } from './codecs'
+import { joinPcm, resample, rms } from './codecs'
 import { SileroBatcher } from './silero-batch'
 import type { FromSilero, ToSilero } from './silero-worker'
 
@@ -108,7 +108,7 @@ export class SileroVad implements VoiceActivity {
   async push(pcm: Int16Array, sampleRate: number): Promise<VadWindow[]> {
     const wide = byFrame(pcm, sampleRate)
     const carried = this.pending.length
-    const all = carried ? concat(this.pending, wide) : wide
+    const all = carried ? joinPcm([this.pending, wide]) : wide
     const windows = Math.floor(all.length / SILERO_WINDOW)
     this.pending = all.slice(windows * SILERO_WINDOW)
     if (!windows) return []
@@ -144,7 +144,7 @@ export class EnergyVad implements VoiceActivity {
   async push(pcm: Int16Array, sampleRate: number): Promise<VadWindow[]> {
     const window = Math.round(sampleRate / 50)
     const carried = this.pending.length
-    const all = carried ? concat(this.pending, pcm) : pcm
+    const all = carried ? joinPcm([this.pending, pcm]) : pcm
     const out: VadWindow[] = []
     let at = 0
     for (; at + window <= all.length; at += window) {
@@ -174,20 +174,7 @@ function byFrame(pcm: Int16Array, sampleRate: number): Int16Array {
   if (sampleRate === SILERO_RATE || !Number.isInteger(frame) || pcm.length <= frame) return resample(pcm, sampleRate, SILERO_RATE)
   const parts: Int16Array[] = []
   for (let at = 0; at < pcm.length; at += frame) parts.push(resample(pcm.subarray(at, Math.min(pcm.length, at + frame)), sampleRate, SILERO_RATE))
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
-
-function concat(a: Int16Array, b: Int16Array): Int16Array {
-  const out = new Int16Array(a.length + b.length)
-  out.set(a)
-  out.set(b, a.length)
-  return out
+  return joinPcm(parts)
 }
 
 /** A detector for one call: Silero unless asked for energy or the model cannot load here. */

@@ -22,7 +22,7 @@
  */
 import WebSocket from 'ws'
 import { randomId } from '../../ids'
-import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../media/codecs'
+import { decodeMulaw, encodeMulaw, joinPcm, PHONE_RATE, resample } from '../../media/codecs'
 import { KEYPAD_LINE, KeypadListener, keypadTones } from '../../media/keypad'
 import type { SandboxScripts } from '../stt/sandbox'
 import type { TextToSpeech } from '../tts/port'
@@ -289,12 +289,7 @@ export class SandboxCallee {
     }
     const parts: Int16Array[] = []
     for await (const pcm of this.options.tts.synthesize(text, { voice: this.options.voice ?? 'leo', language: 'en' })) parts.push(resample(pcm, this.options.tts.sampleRate, PHONE_RATE))
-    const audio = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
-    let at = 0
-    for (const p of parts) {
-      audio.set(p, at)
-      at += p.length
-    }
+    const audio = joinPcm(parts)
     let speechEnd = audio.length
     while (speechEnd > 0 && Math.abs(audio[speechEnd - 1]!) < SPEECH_FLOOR) speechEnd--
     return { text, kind, audio, speechEnd }
