@@ -21,6 +21,7 @@
  *   | a month without its day                                        | trailing | upper                    |
  *   | ends on a question mark or a full stop                         | complete | 200                      |
  *   | a whole number (10+ digits) / ends on a number                 | number   | 400                      |
+ *   | a question at its auxiliary and subject ("what time do you")   | trailing | upper                    |
  *   | a question stopping at its subject or "the …ing" (¹)           | neutral  | 500                      |
  *   | a question with its object                                     | complete | 200                      |
  *   | voice: pitch falls ≥ 1.5 semitones over the last syllable (¹)  | complete | 200                      |
@@ -133,6 +134,8 @@ const DETERMINERS = new Set('the my your our their his her its'.split(' '))
 const QUESTION_OPENERS = new Set('what when where who whom whose why how which can could do does did is are was were will would should shall may might have has am'.split(' '))
 /** A question ending on one of these has its subject but not its verb yet… */
 const SUBJECTS = new Set(['you', 'they', 'he', 'she'])
+/** Auxiliaries that leave a question's main verb to come ("do you", "can they"); a copula ("are you") may not. */
+const AUXILIARIES = new Set('do does did can could will would shall should may might must'.split(' '))
 /** …except these, which are whole. */
 const WHOLE_QUESTIONS = new Set(['how are you', 'who are you', 'where are you', 'what about you', 'how about you', 'how are they', 'where are they', 'who is she', 'who is he'])
 const NUMBER_WORDS = new Set('zero oh one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty seventy eighty ninety hundred thousand'.split(' '))
@@ -201,7 +204,10 @@ function fromWords(text: string, upperMs: number): EndOfTurn {
   if (digits >= PHONE_DIGITS) return at(NUMBER_WAIT_MS, 'number', `a whole number (${digits} digits)`)
   if (digits > 0) return at(NUMBER_WAIT_MS, 'number', 'ends on a number')
   if (QUESTION_OPENERS.has(ws[0]!) && ws.length >= 3) {
-    // "When are you", "what time do you": the question has its subject, not yet its verb.
+    // "What time do you", "can they": an auxiliary and its subject, the verb still to come; no
+    // question ends there, so the voice (a pitch that dips on "you") does not shorten the wait.
+    if (SUBJECTS.has(last) && AUXILIARIES.has(ws[ws.length - 2]!)) return at(upperMs, 'trailing', `a question with its subject, not its verb ("${ws[ws.length - 2]} ${last}")`)
+    // "When are you": mostly its verb or adjective is to come ("open"), though a few are whole.
     if (SUBJECTS.has(last) && !WHOLE_QUESTIONS.has(ws.slice(-3).join(' '))) return at(NEUTRAL_WAIT_MS, 'neutral', `a question that stops at its subject ("${last}")`)
     // "What are your opening", "is the booking": an -ing word after a determiner is mostly the
     // first half of a noun ("opening hours", "booking fee"); the question has no object yet.

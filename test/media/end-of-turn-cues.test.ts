@@ -142,6 +142,12 @@ describe('end of turn with the voice as a second input', () => {
     expect(endOfTurn('I want to book a table and', TRAILING_WAIT_MS, cues('falling'))).toMatchObject({ shape: 'trailing', waitMs: TRAILING_WAIT_MS })
   })
 
+  test('a question at its auxiliary and subject wins over a falling voice: its verb is to come', () => {
+    expect(endOfTurn('What time do you', TRAILING_WAIT_MS, cues('falling', [], -2.2))).toMatchObject({ shape: 'trailing', waitMs: TRAILING_WAIT_MS })
+    // A copula's question may be whole ("where are you"): the voice still decides there.
+    expect(endOfTurn('when are you', TRAILING_WAIT_MS, cues('falling'))).toMatchObject({ shape: 'complete' })
+  })
+
   test('half a number being read out wins over a falling voice (a digit group)', () => {
     expect(endOfTurn('my number is 415 555', TRAILING_WAIT_MS, cues('falling'))).toMatchObject({ shape: 'trailing', waitMs: TRAILING_WAIT_MS })
   })
