@@ -1,87 +1,14 @@
 /**
- * The voice-turn chart alone, on XState's SimulatedClock, its effects recorded: every decision
- * (end of turn, barge-in, resume, answer, let go, end of call) and every wait (end of turn,
- * caller silence, call length, digit gap, overlap settling with the VAD's catch-up, goodbye grace),
- * row by row: from where, on what, after how long → where, with which effects.
+ * The voice-turn chart's turn-taking alone, on XState's SimulatedClock, its effects recorded:
+ * every decision (end of turn, barge-in, resume, answer, withdraw) and the end-of-turn wait with
+ * the VAD's catch-up, row by row: from where, on what, after how long → where, with which effects.
+ * The call's waits, the keypad and the overlap: voice-turn-call.test.ts.
  */
 import { describe, expect, test } from 'bun:test'
-import { createActor, SimulatedClock } from 'xstate'
-import {
-  DTMF_GAP_MS,
-  GOODBYE_GRACE_MS,
-  GOODBYE_MS_PER_CHAR,
-  OVERLAP_END_MS,
-  TURN_JUDGED_SLACK_MS,
-  turnState,
-  VAD_CATCH_UP_MS,
-  type VoiceTurnEvent,
-  type VoiceTurnInput,
-  voiceTurnMachine,
-} from '../../machines/voice-turn'
+import { TURN_JUDGED_SLACK_MS, VAD_CATCH_UP_MS, type VoiceTurnEvent } from '../../machines/voice-turn'
+import { chart, final, interruptedThenThinking, judged, listening, pause, START } from './voice-turn-harness'
 
-const EFFECTS = ['preempt', 'cancelPreempt', 'commitTurn', 'answer', 'withdrawAnswer', 'stopAgent', 'resumeSentence', 'letGo', 'answerDigits', 'endCall', 'sayGoodbye', 'hangUp'] as const
-const INPUT: VoiceTurnInput = { callLimitMs: 600_000, silenceMs: 30_000, unavailable: false }
-
-/** `answerUnheard`: the session's word on whether the answer made has reached the line (by default, only its final words count). */
-function chart(input: Partial<VoiceTurnInput> = {}, audioJudged: boolean | ((at: number) => boolean) = true, answerUnheard?: () => boolean) {
-  const clock = new SimulatedClock()
-  const log: string[] = []
-  const record = (name: string) => (_: unknown, params: unknown) => void log.push(params && typeof params === 'object' && Object.keys(params).length ? `${name} ${JSON.stringify(params)}` : name)
-  const machine = voiceTurnMachine.provide({
-    actions: Object.fromEntries(EFFECTS.map((name) => [name, record(name)])),
-    guards: {
-      audioJudged: (_, { at }: { at: number }) => (typeof audioJudged === 'function' ? audioJudged(at) : audioJudged),
-      ...(answerUnheard ? { answerUnheard: ({ context }) => !context.answering || answerUnheard() } : {}),
-    },
-  })
-  const actor = createActor(machine, { input: { ...INPUT, ...input }, clock })
-  actor.start()
-  return {
-    log,
-    send: (...events: VoiceTurnEvent[]) => {
-      for (const e of events) actor.send(e)
-    },
-    advance: (ms: number) => clock.increment(ms),
-    now: () => clock.now(),
-    state: () => turnState(actor.getSnapshot().value),
-    value: () => actor.getSnapshot().value,
-    context: () => actor.getSnapshot().context,
-    /** Effects run since the last look. */
-    effects: () => log.splice(0),
-  }
-}
-
-/** Speech start the barge-in rule takes as meant: 64 ms of the caller's own voice, as loud as the agent (the rule's rows: test/media/barge-in-onset.test.ts). */
-const START: VoiceTurnEvent = {
-  type: 'speech.start',
-  onset: [
-    { ms: 32, overAgentDb: 0 },
-    { ms: 32, overAgentDb: 0 },
-  ],
-}
-const judged = (text: string, waitMs: number, shape = 'complete') => ({ text, waitMs, why: `rule for "${text}"`, shape })
-const pause = (at: number, now: number, text = 'What time do you open?', waitMs = 200): VoiceTurnEvent => ({ type: 'speech.pause', at, now, ...judged(text, waitMs) })
-const final = (text: string, backchannel = false): VoiceTurnEvent => ({ type: 'words.final', text, backchannel, endpointedAt: 0, sttFinalAt: 0 })
-
-/** A chart listening (the opening played). */
-function listening(input: Partial<VoiceTurnInput> = {}, audioJudged = true) {
-  const c = chart(input, audioJudged)
-  c.send({ type: 'reply.done' })
-  c.effects()
-  return c
-}
-
-/** A chart whose agent was cut off in its opening, `resume` left unheard, now waiting for the turn's final words. */
-function interruptedThenThinking(resume: string) {
-  const c = chart()
-  c.send(START, { type: 'agent.stopped', unheard: resume }, pause(0, 0, 'mhm', 100))
-  c.advance(100)
-  expect(c.state()).toBe('thinking')
-  c.effects()
-  return c
-}
-
-describe('the voice-turn chart', () => {
+describe('the voice-turn chart: the turn', () => {
   test('opening → listening when it has played; the caller speaking over it stops it (barge-in)', () => {
     const c = chart()
     expect(c.state()).toBe('opening')
@@ -91,33 +18,6 @@ describe('the voice-turn chart', () => {
     expect(c.context().why).toBe('the caller spoke over the agent: it stopped')
     c.send({ type: 'agent.stopped', unheard: 'the rest of it.' })
     expect(c.context().resume).toBe('the rest of it.')
-  })
-
-  test('on a line no agent serves, speech over it does not stop it, and is let go once it has ended and the VAD has judged it', () => {
-    const c = chart({ unavailable: true })
-    c.send(START, pause(1_000, 1_100))
-    expect(c.state()).toBe('opening')
-    expect(c.effects()).toEqual([])
-    c.advance(OVERLAP_END_MS - 100 - 1)
-    expect(c.effects()).toEqual([])
-    c.advance(1)
-    expect(c.effects()).toEqual(['letGo'])
-  })
-
-  test('the overlap waits for a VAD that has fallen behind, then decides on what it has after VAD_CATCH_UP_MS', () => {
-    const c = chart({ unavailable: true }, false)
-    c.send(START, pause(0, 0))
-    c.advance(OVERLAP_END_MS + VAD_CATCH_UP_MS - 20)
-    expect(c.effects()).toEqual([])
-    c.advance(20)
-    expect(c.effects()).toEqual(['letGo'])
-  })
-
-  test('the caller going on during the overlap settle cancels it', () => {
-    const c = chart({ unavailable: true })
-    c.send(START, pause(0, 0), START)
-    c.advance(OVERLAP_END_MS + VAD_CATCH_UP_MS)
-    expect(c.effects()).toEqual([])
   })
 
   test('a turn: callerSpeaking → maybeDone (early reply) → after the rule’s wait, counted from the last speech → thinking (commit)', () => {
@@ -270,79 +170,6 @@ describe('the voice-turn chart', () => {
     }
   })
 
-  test('caller silence while listening ends the call; a key pressed starts the wait over', () => {
-    const c = listening({ silenceMs: 1_000 })
-    c.advance(900)
-    c.send({ type: 'dtmf', digit: '5' })
-    c.advance(999)
-    expect(c.effects()).not.toContain('endCall {"reason":"silence","why":"the caller said nothing for the silence timeout"}')
-    c.advance(1)
-    expect(c.effects()).toContain('endCall {"reason":"silence","why":"the caller said nothing for the silence timeout"}')
-  })
-
-  test('the call length limit ends the call; its goodbye has a grace, then the chart hangs up; the first reason wins', () => {
-    const c = chart({ callLimitMs: 5_000 })
-    c.advance(4_999)
-    expect(c.effects()).toEqual([])
-    c.advance(1)
-    expect(c.effects()).toEqual(['endCall {"reason":"timeLimit","why":"the call reached its length limit"}'])
-    const goodbye = 'Time is up. Goodbye.'
-    c.send({ type: 'call.close', goodbye, hangup: 'answered', why: 'the call reached its length limit' })
-    expect(c.effects()).toEqual([`sayGoodbye {"goodbye":"${goodbye}","hangup":"answered"}`])
-    c.send({ type: 'call.close', goodbye: 'Other.', hangup: 'answered', why: 'another' })
-    expect(c.context().why).toBe('the call reached its length limit')
-    c.advance(goodbye.length * GOODBYE_MS_PER_CHAR + GOODBYE_GRACE_MS - 1)
-    expect(c.effects()).toEqual([])
-    c.advance(1)
-    expect(c.effects()).toEqual([`hangUp {"goodbye":"${goodbye}","hangup":"answered"}`])
-  })
-
-  test('while saying goodbye, a reason that cannot wait hangs up at once with the first reason', () => {
-    const c = chart()
-    c.send({ type: 'call.close', goodbye: 'Bye.', hangup: 'answered', why: 'shutting down' })
-    c.effects()
-    c.send({ type: 'call.close', goodbye: null, hangup: 'failed', error: 'text-to-speech failed', why: 'text-to-speech failed' })
-    expect(c.effects()).toEqual(['hangUp {"goodbye":"Bye.","hangup":"answered"}'])
-  })
-
-  test('keypad digits are answered after the digit gap, or at `digits.done`; a line no agent serves ignores them', () => {
-    const c = listening()
-    c.send({ type: 'dtmf', digit: '1' })
-    c.advance(DTMF_GAP_MS - 1)
-    c.send({ type: 'dtmf', digit: '2' })
-    c.advance(DTMF_GAP_MS - 1)
-    expect(c.effects()).toEqual([])
-    c.advance(1)
-    expect(c.effects()).toEqual(['answerDigits {"digits":"12"}'])
-    c.send({ type: 'dtmf', digit: '9' }, { type: 'digits.done' })
-    expect(c.effects()).toEqual(['answerDigits {"digits":"9"}'])
-    const u = chart({ unavailable: true })
-    u.send({ type: 'dtmf', digit: '1' })
-    u.advance(DTMF_GAP_MS)
-    expect(u.effects()).toEqual([])
-  })
-
-  test('# ends a key sequence at once; keys pressed while the caller speaks join that turn, answered with its words', () => {
-    const c = listening()
-    c.send({ type: 'dtmf', digit: '7' }, { type: 'dtmf', digit: '#' })
-    expect(c.effects()).toEqual(['answerDigits {"digits":"7#"}'])
-    c.send({ type: 'dtmf', digit: '#' })
-    expect(c.effects()).toEqual(['answerDigits {"digits":"#"}'])
-    const s = listening()
-    s.send(START, { type: 'dtmf', digit: '9' }, { type: 'dtmf', digit: '1' }, { type: 'dtmf', digit: '#' })
-    expect(s.context().keyed).toBe('91#')
-    s.send(pause(0, 0, 'my account number is', 500))
-    s.advance(500)
-    s.effects()
-    // Even words that would be nothing to answer on their own: the keys are the turn.
-    s.send(final(''))
-    expect(s.effects()).toEqual(['answer {"text":"","keys":"91#","speechEndAt":0,"endpointedAt":0,"sttFinalAt":0}'])
-    // Kept until the answer is heard: a caller who goes on before it keeps them in the turn.
-    expect(s.context().keyed).toBe('91#')
-    s.send({ type: 'reply.audio' })
-    expect(s.context().keyed).toBe('')
-  })
-
   test('thinking: the caller goes on before hearing a word of the answer → the answer is withdrawn, the turn goes on, answered whole', () => {
     let unheard = true
     const c = chart({}, true, () => unheard)
@@ -422,13 +249,5 @@ describe('the voice-turn chart', () => {
     // The going-on was a cough: no words, but the turn has words to answer.
     c.send(final(''))
     expect(c.effects().filter((e) => e.startsWith('answer'))).toEqual(['answer {"text":"I need to book","keys":"","speechEndAt":700,"endpointedAt":0,"sttFinalAt":0}'])
-  })
-
-  test('call.end ends everything: no wait fires after it', () => {
-    const c = listening({ silenceMs: 1_000, callLimitMs: 2_000 })
-    c.send({ type: 'dtmf', digit: '1' }, { type: 'call.end' })
-    expect(c.value()).toBe('ended')
-    c.advance(10_000)
-    expect(c.effects()).toEqual([])
   })
 })
