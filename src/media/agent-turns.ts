@@ -107,6 +107,12 @@ export class AgentTurns {
     this.stored = previous.then(() => this.writeCallerLine(line))
   }
 
+  /** The call ended with the caller's turn unanswered: their words (once known) are stored after what came before. */
+  keepCallerWords(words: Promise<string>): void {
+    const previous = this.stored
+    this.stored = previous.then(() => words).then((text) => (text ? this.writeCallerLine(text) : undefined))
+  }
+
   private writeCallerLine(text: string): Promise<void> {
     const { line } = this.parts
     return line.customerSaid(text).catch((err) => line.log('warn', "could not store the caller's words", { err: String(err) }))

@@ -69,6 +69,8 @@ export class VoiceSession {
   private hungUp = false
   /** Turns ended so far (commits): a final that comes after a later commit ends an earlier piece of the turn. */
   private commits = 0
+  /** The final words a commit waits for: if the call ends meanwhile, they are still the caller's. */
+  private finalInFlight: Promise<string> | null = null
   private reported = { state: '', why: '' }
   private readonly timers: Timers
   /** Waiting to be told who answered (a call that leaves a voicemail): the wait's timer. */
@@ -281,13 +283,33 @@ export class VoiceSession {
    */
   async close(): Promise<void> {
     if (this.state === 'ended') return this.agent.stored
+    const unanswered = this.unansweredWords()
     this.chart.send({ type: 'call.end' })
     if (this.awaitingAnswer !== null) this.timers.clearTimeout(this.awaitingAnswer)
     this.awaitingAnswer = null
     this.agent.close()
-    void this.parts.stt.close().catch(() => {})
+    if (unanswered) this.agent.keepCallerWords(unanswered)
+    // The engine closes once it has given the turn's last words (each engine bounds its own final).
+    void (unanswered ?? Promise.resolve()).finally(() => this.parts.stt.close().catch(() => {}))
     this.chart.stop()
     await this.agent.stored
+  }
+
+  /**
+   * The call ends with the caller's turn not answered (still being said, judged, or its final words
+   * on their way): their words, which were said, for the transcript. A backchannel over the agent
+   * is not a turn of its own and goes.
+   */
+  private unansweredWords(): Promise<string> | null {
+    const { held, interrupted } = this.chart.getSnapshot().context
+    const state = this.state
+    const open = state === 'callerSpeaking' || state === 'maybeDone' || state === 'interrupted'
+    const final = open ? this.words.final() : state === 'thinking' ? this.finalInFlight : null
+    if (!final) return null
+    return final.then(
+      (text) => (interrupted && isBackchannel(text) ? '' : [held, text].filter(Boolean).join(' ')),
+      () => held,
+    )
   }
 
   /** Ends the call from outside (the service is shutting down): the agent says `goodbye`, then hangs up (`answered`). */
@@ -328,11 +350,15 @@ export class VoiceSession {
     const commit = ++this.commits
     this.audio.detector.end()
     let text: string
+    const final = this.words.final()
+    this.finalInFlight = final
     try {
-      text = await this.words.final()
+      text = await final
     } catch (err) {
       this.parts.line.log('warn', 'speech-to-text failed', { err: String(err) })
       return this.end(VOICE_LINES.trouble, 'failed', `speech-to-text failed: ${(err as Error).message}`)
+    } finally {
+      if (this.finalInFlight === final) this.finalInFlight = null
     }
     this.send({ type: 'words.final', text, backchannel: isBackchannel(text), endpointedAt, sttFinalAt: this.now(), earlier: commit !== this.commits })
   }

@@ -98,6 +98,42 @@ describe('turn-taking', () => {
     expect(h.agent).toEqual([])
   })
 
+  test("the call ends while the caller's turn is still open (being said, or judged): their words stay in the transcript, nothing is answered", async () => {
+    const speaking = await opened()
+    await speaking.speak(400, 'My name is Priya')
+    expect(speaking.session.state).toBe('callerSpeaking')
+    await speaking.session.close()
+    expect(speaking.customer).toEqual(['My name is Priya'])
+
+    const judging = await opened()
+    await judging.speak(400, 'I want to book a table and')
+    await judging.silence(COMPLETE_WAIT_MS + 60)
+    expect(judging.session.state).toBe('maybeDone')
+    await judging.session.close()
+    expect(judging.customer).toEqual(['I want to book a table and'])
+    expect(judging.asked.filter((a) => !a.held)).toEqual([])
+    expect(judging.written).toEqual([])
+  })
+
+  test("the call ends while the turn's final words are on their way: they are stored once they come", async () => {
+    let stall: Promise<void> | null = null
+    let unstall = () => {}
+    const h = turnHarness({ finalStall: () => stall, noTurnCues: true })
+    h.session.start(8000)
+    await flush()
+    stall = new Promise<void>((r) => (unstall = r))
+    await h.speak(400, 'Thank you.')
+    await h.silence(UNKNOWN_WAIT_MS + 60)
+    expect(h.session.state).toBe('thinking')
+    const closed = h.session.close()
+    await flush()
+    expect(h.customer).toEqual([])
+    unstall()
+    await closed
+    expect(h.customer).toEqual(['Thank you.'])
+    expect(h.written).toEqual([])
+  })
+
   test('the caller goes on after the turn ended, before the answer has audio: one turn, one line, one answer; the first never reaches the line or memory', async () => {
     // A speech engine that makes nothing until the test lets it: the answer's first audio is not ready.
     let blocked = true
