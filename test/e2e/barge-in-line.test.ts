@@ -18,11 +18,10 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { DEFAULT_VOICE } from '../../src/catalog/voices'
 import { PHONE_RATE } from '../../src/media/codecs'
 import { EspeakTts } from '../../src/providers/tts/espeak'
-import type { TwilioFake } from '../fakes/twilio'
 import type { TestServer } from '../support/server'
 import { describeNeeding, systemBinary } from '../support/system-binary'
 import { AUDIBLE_DBFS, callerSpeech, judgeBargeIn, TwilioCaller } from '../support/twilio-line'
-import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'
+import { answeredCall, startTwilioServer, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
@@ -52,11 +51,10 @@ async function openingMs(): Promise<number> {
 
 describeLocal('barge-in at a Twilio line, default engines', () => {
   let twilio: TwilioServer
-  let fake: TwilioFake
   let s: TestServer
   beforeAll(async () => {
     twilio = await startTwilioServer()
-    ;({ fake, s } = twilio)
+    ;({ s } = twilio)
   })
   afterAll(async () => {
     await twilio?.stop()
@@ -64,23 +62,8 @@ describeLocal('barge-in at a Twilio line, default engines', () => {
 
   test('2 s into a long opening the caller cuts in: cleared at once, the opening kept as heard, the question answered', async () => {
     const speech = callerSpeech(ESPEAK.path!, QUESTION)
-    const dev = await s.developer({ plan: 'scale', name: 'Line' })
-    const agent = (await s.agent(dev.key, { name: 'Deliveries', voice: { answersCalls: true } })).id
-    expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550700', source: 'rented', agent })).status).toBe(201)
-    expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550701' })).status).toBe(201)
-    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550701', purpose: OPENING } })
-    expect(placed.status).toBe(202)
-    const id = placed.body.id as string
-    const sent = fake.calls.at(-1)!
-    const { wsUrl, token } = streamOf(fake, sent.sid)
-    expect(await fake.callback(sent.sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })).toBe(204)
-    await until(
-      'connected',
-      () => s.api('GET', `/calls/${id}`, { key: dev.key }),
-      (r) => r.body.status === 'connected',
-    )
-
-    const line = TwilioCaller.start({ wsUrl, authToken: fake.authToken, accountSid: fake.accountSid, callSid: sent.sid, token, speech, bargeInAtMs: BARGE_IN_AT_MS })
+    const { id, key, stream } = await answeredCall(twilio, { name: 'Line', agentNumber: '+14155550700', contact: '+14155550701', purpose: OPENING })
+    const line = TwilioCaller.start({ ...stream, speech, bargeInAtMs: BARGE_IN_AT_MS })
     try {
       // The opening plays, the caller speaks over it; the wire is judged once their words have all left.
       await line.next('spoken')
@@ -102,7 +85,7 @@ describeLocal('barge-in at a Twilio line, default engines', () => {
       // The interruption is a customer line, then the agent answers it.
       const answered = await until(
         'the caller interrupted and was answered',
-        () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+        () => s.api('GET', `/calls/${id}`, { key }),
         (r) => {
           const t = r.body.transcript as { speaker: string; text: string }[]
           const asked = t.findIndex((l) => l.speaker === 'customer')

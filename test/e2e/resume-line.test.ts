@@ -8,11 +8,10 @@
  * what crossed the socket and the call's transcript from the API: no hook into the session.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import type { TwilioFake } from '../fakes/twilio'
 import type { TestServer } from '../support/server'
 import { describeNeeding, systemBinary } from '../support/system-binary'
 import { AUDIBLE_DBFS, callerSpeech, judgeBargeIn, TwilioCaller } from '../support/twilio-line'
-import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'
+import { answeredCall, startTwilioServer, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
@@ -29,11 +28,10 @@ type Line = { speaker: string; text: string }
 
 describeLocal('a false interruption at a Twilio line, default engines', () => {
   let twilio: TwilioServer
-  let fake: TwilioFake
   let s: TestServer
   beforeAll(async () => {
     twilio = await startTwilioServer()
-    ;({ fake, s } = twilio)
+    ;({ s } = twilio)
   })
   afterAll(async () => {
     await twilio?.stop()
@@ -41,30 +39,15 @@ describeLocal('a false interruption at a Twilio line, default engines', () => {
 
   test('2 s into a long opening the caller says "uh-huh": the agent stops, then resumes from the last word heard; the transcript keeps what was heard', async () => {
     const speech = callerSpeech(ESPEAK.path!, BACKCHANNEL)
-    const dev = await s.developer({ plan: 'scale', name: 'Resume' })
-    const agent = (await s.agent(dev.key, { name: 'Deliveries', voice: { answersCalls: true } })).id
-    expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550710', source: 'rented', agent })).status).toBe(201)
-    expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550711' })).status).toBe(201)
-    const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550711', purpose: OPENING } })
-    expect(placed.status).toBe(202)
-    const id = placed.body.id as string
-    const sent = fake.calls.at(-1)!
-    const { wsUrl, token } = streamOf(fake, sent.sid)
-    expect(await fake.callback(sent.sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })).toBe(204)
-    await until(
-      'connected',
-      () => s.api('GET', `/calls/${id}`, { key: dev.key }),
-      (r) => r.body.status === 'connected',
-    )
-
-    const line = TwilioCaller.start({ wsUrl, authToken: fake.authToken, accountSid: fake.accountSid, callSid: sent.sid, token, speech, bargeInAtMs: BACKCHANNEL_AT_MS })
+    const { id, key, stream } = await answeredCall(twilio, { name: 'Resume', agentNumber: '+14155550710', contact: '+14155550711', purpose: OPENING })
+    const line = TwilioCaller.start({ ...stream, speech, bargeInAtMs: BACKCHANNEL_AT_MS })
     try {
       await line.next('spoken')
       // The agent resumes, and the rest of what it meant to say plays out to its last word (the
       // transcript's line grows as the caller hears it).
       const done = await until(
         'the agent resumed its opening and it played out',
-        () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+        () => s.api('GET', `/calls/${id}`, { key }),
         (r) => {
           const agent = (r.body.transcript as Line[]).filter((l) => l.speaker === 'agent')
           return agent.length >= 2 && agent.at(-1)!.text.endsWith(OPENING.slice(-20))

@@ -3,9 +3,11 @@
  * (test/fakes/twilio.ts), on a free port its PUBLIC_BASE_URL names: Twilio's signed callbacks and
  * the Media Streams socket come back to it there. Each e2e test of the Twilio line starts one.
  */
+import { expect } from 'bun:test'
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio'
 import { freePort } from './child-service'
 import { startTestServer, type TestServer } from './server'
+import { until } from './until'
 
 export interface TwilioServer {
   fake: TwilioFake
@@ -40,4 +42,33 @@ export async function startTwilioServer(env: Record<string, string> = {}): Promi
 export function streamOf(fake: TwilioFake, sid: string): { wsUrl: string; token: string } {
   const twiml = fake.calls.find((c) => c.sid === sid)!.form.get('Twiml')!
   return { wsUrl: /<Stream url="([^"]+)"/.exec(twiml)![1]!, token: /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]! }
+}
+
+/** An outbound call of a new workspace's agent (on `agentNumber`) to `contact`, placed with `purpose` and answered by a person. */
+export interface AnsweredCall {
+  id: string
+  key: string
+  /** What a Media Streams client of the call needs. */
+  stream: { wsUrl: string; token: string; authToken: string; accountSid: string; callSid: string }
+}
+
+/** Places a call through the API on `t`'s service, has Twilio report a person answered, and waits until it is connected. */
+export async function answeredCall(t: TwilioServer, o: { name: string; agentNumber: string; contact: string; purpose: string }): Promise<AnsweredCall> {
+  const { s, fake } = t
+  const dev = await s.developer({ plan: 'scale', name: o.name })
+  const agent = (await s.agent(dev.key, { name: 'Deliveries', voice: { answersCalls: true } })).id
+  expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: o.agentNumber, source: 'rented', agent })).status).toBe(201)
+  expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: o.contact })).status).toBe(201)
+  const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: o.contact, purpose: o.purpose } })
+  expect(placed.status).toBe(202)
+  const id = placed.body.id as string
+  const sent = fake.calls.at(-1)!
+  const { wsUrl, token } = streamOf(fake, sent.sid)
+  expect(await fake.callback(sent.sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })).toBe(204)
+  await until(
+    'connected',
+    () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+    (r) => r.body.status === 'connected',
+  )
+  return { id, key: dev.key, stream: { wsUrl, token, authToken: fake.authToken, accountSid: fake.accountSid, callSid: sent.sid } }
 }
