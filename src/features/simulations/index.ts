@@ -16,7 +16,7 @@ import { tenancyRef } from '../workspaces/public'
 import { type SimulationRunActors, simulationRunKind } from './actor'
 import { presentRun } from './present'
 import { simulationsRef } from './public'
-import { openSimulationStore, type RunStatus, resultsSpec, runsSpec, scenariosSpec, suitesSpec } from './repository'
+import { openSimulationStore, type RunStatus, resultsSpec, runsSpec, scenariosSpec, simulationsIn, suitesSpec } from './repository'
 import { SimulationRunner } from './runner'
 import { SimulationService } from './service'
 import { simulationsV1 } from './v1'
@@ -88,7 +88,11 @@ export const simulationsFeature = defineFeature(simulationsRef, {
     })
     versions.gatePublish((agent, draftHash) => simulations.gate(agent, draftHash))
     // A deleted agent's suites go (nothing could run them); its runs stay readable.
-    agents.onDelete((agent) => store.suites.deleteMany({ workspaceId: agent.workspaceId, agentId: agent.id }).then(() => {}))
+    agents.onDelete((agent) =>
+      simulationsIn(store, agent.workspaceId)
+        .suites.deleteMany({ agentId: agent.id })
+        .then(() => {}),
+    )
     kernel.customerHooks.onErased(eraseCollections(documents, [scenariosSpec, suitesSpec, runsSpec, resultsSpec]), 'simulations erased')
     return { services: { simulations }, v1: [simulationsV1({ context: kernel.http.v1, simulations })] }
   },

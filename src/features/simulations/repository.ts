@@ -4,7 +4,7 @@
  * again after a restart.
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
-import { workspaceSpec } from '../../store/workspace-scoped'
+import { type ScopedCollection, WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
 import type { ExpectationSpec, ScenarioInput } from './model'
 
 type Scalar = string | number | boolean
@@ -125,4 +125,21 @@ export async function openSimulationStore(store: DocumentStore): Promise<Simulat
     store.collection<ResultDoc>(resultsSpec),
   ])
   return { scenarios, suites, runs, results }
+}
+
+/** One workspace's simulations: every read and write of a service acting for it goes through these views. */
+export interface WorkspaceSimulations {
+  scenarios: ScopedCollection<ScenarioDoc>
+  suites: ScopedCollection<SuiteDoc>
+  runs: ScopedCollection<RunDoc>
+  results: ScopedCollection<ResultDoc>
+}
+
+export function simulationsIn(store: SimulationStore, workspaceId: string): WorkspaceSimulations {
+  return {
+    scenarios: new WorkspaceCollection(store.scenarios).in(workspaceId),
+    suites: new WorkspaceCollection(store.suites).in(workspaceId),
+    runs: new WorkspaceCollection(store.runs).in(workspaceId),
+    results: new WorkspaceCollection(store.results).in(workspaceId),
+  }
 }

@@ -13,7 +13,7 @@ import type { AgentDoc, AgentService } from '../agents/public'
 import type { SimulationRunActors } from './actor'
 import { compareRuns } from './compare'
 import type { ExpectationSpec, ScenarioInput, SuiteInput } from './model'
-import type { ResultDoc, RunDoc, ScenarioDoc, SimulationStore, SuiteDoc } from './repository'
+import { type ResultDoc, type RunDoc, type ScenarioDoc, type SimulationStore, type SuiteDoc, simulationsIn, type WorkspaceSimulations } from './repository'
 
 export interface SimulationServiceDeps {
   store: SimulationStore
@@ -93,38 +93,40 @@ export function calleeLine(l: ScenarioInput['caller']['lines'][number]): string 
 export class SimulationService {
   constructor(private readonly d: SimulationServiceDeps) {}
 
+  private in(workspaceId: string): WorkspaceSimulations {
+    return simulationsIn(this.d.store, workspaceId)
+  }
+
   // Scenarios
 
   async createScenario(workspace: WorkspaceDoc, body: ScenarioInput): Promise<ScenarioDoc> {
     const now = iso(this.d.clock.now())
-    const doc: ScenarioDoc = { id: newId('scn'), workspaceId: workspace.id, ...this.scenarioFields(body), createdAt: now, updatedAt: now }
-    await this.d.store.scenarios.insert(doc)
-    return doc
+    return this.in(workspace.id).scenarios.insert({ id: newId('scn'), ...this.scenarioFields(body), createdAt: now, updatedAt: now })
   }
 
   async replaceScenario(workspace: WorkspaceDoc, id: string, body: ScenarioInput): Promise<ScenarioDoc> {
     const doc = await this.scenario(workspace, id)
     const next = { ...doc, ...this.scenarioFields(body), updatedAt: iso(this.d.clock.now()) }
-    await this.d.store.scenarios.replace(next)
+    await this.in(workspace.id).scenarios.replace(next)
     return next
   }
 
   async scenario(workspace: WorkspaceDoc, id: string): Promise<ScenarioDoc> {
-    const doc = await this.d.store.scenarios.get(id)
-    if (!doc || doc.workspaceId !== workspace.id) throw notThere(`no scenario ${id} in this workspace`)
+    const doc = await this.in(workspace.id).scenarios.get(id)
+    if (!doc) throw notThere(`no scenario ${id} in this workspace`)
     return doc
   }
 
   scenarios(workspace: WorkspaceDoc, limit: number, after: PageAfter | null): Promise<ScenarioDoc[]> {
-    return this.d.store.scenarios.page({ workspaceId: workspace.id }, limit, after)
+    return this.in(workspace.id).scenarios.page({}, limit, after)
   }
 
   /** 409 while a suite holds it (naming the suite): a suite's list stays whole. */
   async deleteScenario(workspace: WorkspaceDoc, id: string): Promise<void> {
     await this.scenario(workspace, id)
-    const holder = (await this.d.store.suites.find({ workspaceId: workspace.id })).find((s) => s.scenarios.includes(id))
+    const holder = (await this.in(workspace.id).suites.find()).find((s) => s.scenarios.includes(id))
     if (holder) throw clashes(`scenario ${id} is in suite ${holder.id} (${holder.name}); take it out of the suite first`, { suite: holder.id })
-    await this.d.store.scenarios.delete(id)
+    await this.in(workspace.id).scenarios.delete(id)
   }
 
   private scenarioFields(body: ScenarioInput) {
@@ -142,31 +144,29 @@ export class SimulationService {
   async createSuite(workspace: WorkspaceDoc, body: SuiteInput): Promise<SuiteDoc> {
     const now = iso(this.d.clock.now())
     const fields = await this.suiteFields(workspace, body, null)
-    const doc: SuiteDoc = { id: newId('sui'), workspaceId: workspace.id, ...fields, createdAt: now, updatedAt: now }
-    await this.d.store.suites.insert(doc)
-    return doc
+    return this.in(workspace.id).suites.insert({ id: newId('sui'), ...fields, createdAt: now, updatedAt: now })
   }
 
   async replaceSuite(workspace: WorkspaceDoc, id: string, body: SuiteInput): Promise<SuiteDoc> {
     const doc = await this.suite(workspace, id)
     const next = { ...doc, ...(await this.suiteFields(workspace, body, id)), updatedAt: iso(this.d.clock.now()) }
-    await this.d.store.suites.replace(next)
+    await this.in(workspace.id).suites.replace(next)
     return next
   }
 
   async suite(workspace: WorkspaceDoc, id: string): Promise<SuiteDoc> {
-    const doc = await this.d.store.suites.get(id)
-    if (!doc || doc.workspaceId !== workspace.id) throw notThere(`no suite ${id} in this workspace`)
+    const doc = await this.in(workspace.id).suites.get(id)
+    if (!doc) throw notThere(`no suite ${id} in this workspace`)
     return doc
   }
 
   suites(workspace: WorkspaceDoc, limit: number, after: PageAfter | null): Promise<SuiteDoc[]> {
-    return this.d.store.suites.page({ workspaceId: workspace.id }, limit, after)
+    return this.in(workspace.id).suites.page({}, limit, after)
   }
 
   async deleteSuite(workspace: WorkspaceDoc, id: string): Promise<void> {
     await this.suite(workspace, id)
-    await this.d.store.suites.delete(id)
+    await this.in(workspace.id).suites.delete(id)
   }
 
   private async suiteFields(workspace: WorkspaceDoc, body: SuiteInput, self: string | null) {
@@ -177,13 +177,12 @@ export class SimulationService {
     for (const [i, id] of body.scenarios.entries()) {
       if (seen.has(id)) throw invalid(`scenarios[${i}]`, `${id} is listed twice`)
       seen.add(id)
-      const s = await this.d.store.scenarios.get(id)
-      if (!s || s.workspaceId !== workspace.id) throw invalid(`scenarios[${i}]`, `no scenario ${id} in this workspace`)
+      if (!(await this.in(workspace.id).scenarios.get(id))) throw invalid(`scenarios[${i}]`, `no scenario ${id} in this workspace`)
     }
     const required = body.requiredToPublish ?? false
     if (required) {
       // One gate per agent: two required suites would make "the latest run" ambiguous.
-      const other = (await this.d.store.suites.find({ workspaceId: workspace.id, agentId: agent.id, requiredToPublish: true })).find((s) => s.id !== self)
+      const other = (await this.in(workspace.id).suites.find({ agentId: agent.id, requiredToPublish: true })).find((s) => s.id !== self)
       if (other) throw clashes(`suite ${other.id} (${other.name}) is already required to publish agent ${agent.id}; turn it off there first`, { suite: other.id })
     }
     return { name: body.name.trim(), agentId: agent.id, scenarios: body.scenarios, requiredToPublish: required }
@@ -197,9 +196,10 @@ export class SimulationService {
     const agent = await this.d.agents.get(workspace.id, suite.agentId).catch(() => null)
     if (!agent) throw clashes(`the suite's agent ${suite.agentId} is gone`)
     if (body.target !== 'draft' && !(await this.d.hasVersion(workspace.id, agent.id, body.target))) throw invalid('target', `agent ${agent.id} has no version ${body.target}`)
+    const mine = this.in(workspace.id)
     const scenarios: ScenarioDoc[] = []
     for (const id of suite.scenarios) {
-      const s = await this.d.store.scenarios.get(id)
+      const s = await mine.scenarios.get(id)
       if (!s) throw clashes(`the suite's scenario ${id} is gone; edit the suite`)
       scenarios.push(s)
     }
@@ -249,8 +249,8 @@ export class SimulationService {
         }
       }),
     )
-    await Promise.all(results.map((r) => this.d.store.results.insert(r)))
-    await this.d.store.runs.insert(run)
+    await Promise.all(results.map((r) => mine.results.insert(r)))
+    await mine.runs.insert(run)
     const actors = this.d.actors()
     await actors.spawn(run.id, { id: run.id, total: run.total })
     await actors.send(run.id, { type: 'run.start', at: now })
@@ -258,13 +258,14 @@ export class SimulationService {
   }
 
   async run(workspace: WorkspaceDoc, id: string): Promise<{ run: RunDoc; results: ResultDoc[] }> {
-    const run = await this.d.store.runs.get(id)
-    if (!run || run.workspaceId !== workspace.id) throw notThere(`no run ${id} in this workspace`)
-    return { run, results: await this.d.store.results.find({ runId: id }, { sort: [['index', 1]] }) }
+    const mine = this.in(workspace.id)
+    const run = await mine.runs.get(id)
+    if (!run) throw notThere(`no run ${id} in this workspace`)
+    return { run, results: await mine.results.find({ runId: id }, { sort: [['index', 1]] }) }
   }
 
   runs(workspace: WorkspaceDoc, suiteId: string | undefined, limit: number, after: PageAfter | null): Promise<RunDoc[]> {
-    return this.d.store.runs.page(suiteId ? { workspaceId: workspace.id, suiteId } : { workspaceId: workspace.id }, limit, after)
+    return this.in(workspace.id).runs.page(suiteId ? { suiteId } : {}, limit, after)
   }
 
   /** GET /simulations/runs/{id}/compare?with=: two runs of one suite, call by call (compare.ts). */
@@ -284,7 +285,7 @@ export class SimulationService {
     const asked = await actors.ask(id, { type: 'run.cancel', at: this.d.clock.now() })
     if (!asked.ok) throw clashes(asked.refusal.message, { state: asked.refusal.state })
     await actors.settle(id)
-    return (await this.d.store.runs.get(id))!
+    return (await this.in(workspace.id).runs.get(id))!
   }
 
   /**
@@ -293,9 +294,10 @@ export class SimulationService {
    * the run (or saying there is none).
    */
   async gate(agent: AgentDoc, draftHash: string): Promise<void> {
-    const [suite] = await this.d.store.suites.find({ workspaceId: agent.workspaceId, agentId: agent.id, requiredToPublish: true }, { limit: 1 })
+    const mine = this.in(agent.workspaceId)
+    const [suite] = await mine.suites.find({ agentId: agent.id, requiredToPublish: true }, { limit: 1 })
     if (!suite) return
-    const [latest] = await this.d.store.runs.find(
+    const [latest] = await mine.runs.find(
       { suiteId: suite.id, target: 'draft' },
       {
         sort: [
