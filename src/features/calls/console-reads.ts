@@ -7,11 +7,12 @@
 import type { Clock } from '../../clock'
 import { clashes, notThere } from '../../kernel/refusals'
 import type { TurnStages } from '../../media/latency'
-import type { Filter, PageAfter } from '../../store/port'
+import type { PageAfter } from '../../store/port'
+import type { ScopedFilter } from '../../store/workspace-scoped'
 import type { CallActors } from './actor'
 import type { Call } from './model'
 import { presentCall } from './present'
-import type { CallTryDoc, CallTryRepo } from './repository'
+import { type CallTryDoc, type CallTryRepo, newestTry, triesIn } from './repository'
 
 export const LIVE_STATUSES = ['created', 'ringing', 'connected'] as const
 
@@ -56,7 +57,7 @@ export class CallReads {
   constructor(private readonly deps: { tries: CallTryRepo; clock: Clock; actors: CallActors }) {}
 
   page(workspaceId: string, q: ConsoleCallFilter, limit: number, after: PageAfter | null): Promise<CallTryDoc[]> {
-    const filter: Filter = { workspaceId }
+    const filter: ScopedFilter = {}
     if (q.live) filter.status = { $in: [...LIVE_STATUSES] }
     else if (q.status) filter.status = q.status
     if (q.direction) filter.direction = q.direction
@@ -66,19 +67,18 @@ export class CallReads {
     if (q.since) range.$gte = q.since
     if (q.until) range.$lt = q.until
     if (range.$gte || range.$lt) filter.createdAt = range
-    return this.deps.tries.page(filter, limit, after)
+    return triesIn(this.deps.tries, workspaceId).page(filter, limit, after)
   }
 
   /** The newest try of a call in this workspace; 404 otherwise. */
   async get(workspaceId: string, callId: string): Promise<CallTryDoc> {
-    const row = await this.newest(callId)
-    if (!row || row.workspaceId !== workspaceId) throw notThere(`no call ${callId} in this workspace`)
+    const row = await newestTry(triesIn(this.deps.tries, workspaceId), callId)
+    if (!row) throw notThere(`no call ${callId} in this workspace`)
     return row
   }
 
-  async newest(callId: string): Promise<CallTryDoc | null> {
-    const [row] = await this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
-    return row ?? null
+  newest(callId: string): Promise<CallTryDoc | null> {
+    return newestTry(this.deps.tries, callId)
   }
 
   byTry(tryId: string): Promise<CallTryDoc | null> {

@@ -16,7 +16,7 @@ import type { FileStorage } from '../../files/port'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { MediaTokens } from '../../media/tokens'
-import type { CallTryRepo } from './repository'
+import { type CallTryRepo, triesIn } from './repository'
 
 const DAY_MS = 86_400_000
 export const RETENTION_DAYS: Record<WorkspaceDoc['plan'], number> = { free: 30, payg: 30, pro: 30, scale: 75, enterprise: 75 }
@@ -102,5 +102,5 @@ export class RecordingSweeper {
 
 /** A customer erased: its calls' recordings go with it. */
 export async function eraseRecordings(files: FileStorage, tries: CallTryRepo, workspaceId: string): Promise<void> {
-  for (const row of await tries.find({ workspaceId })) if (row.recording) await files.delete(recordingKey(row.callId, row.attempt))
+  for (const row of await triesIn(tries, workspaceId).find()) if (row.recording) await files.delete(recordingKey(row.callId, row.attempt))
 }

@@ -5,6 +5,7 @@
  */
 import type { CallState, Hangup } from '../../../machines/call'
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
+import { type ScopedCollection, WorkspaceCollection } from '../../store/workspace-scoped'
 import type { TranscriptLine } from './analysis'
 import type { FieldSpec, FieldValue } from './field-values'
 import type { CallSurface } from './totals'
@@ -161,6 +162,19 @@ export const callTriesSpec: CollectionSpec = {
 }
 
 export type CallTryRepo = Collection<CallTryDoc>
+
+/**
+ * One workspace's call tries: what a service does for a workspace (the API's and the console's
+ * reads, totals, stopping its waiting calls) goes through this view. An actor's effects, the media
+ * path and the boot sweeps name a try by id alone and keep the collection.
+ */
+export const triesIn = (tries: CallTryRepo, workspaceId: string): ScopedCollection<CallTryDoc> => new WorkspaceCollection(tries).in(workspaceId)
+
+/** The newest try of a call (its actor's current one), read from `tries` (a workspace's view or all). */
+export async function newestTry(tries: Pick<CallTryRepo, 'find'> | Pick<ScopedCollection<CallTryDoc>, 'find'>, callId: string): Promise<CallTryDoc | null> {
+  const [row] = await tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
+  return row ?? null
+}
 
 export const openCallTries = (store: DocumentStore): Promise<CallTryRepo> => store.collection<CallTryDoc>(callTriesSpec)
 

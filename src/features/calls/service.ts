@@ -13,7 +13,8 @@ import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
 import { clashes, invalid, notThere, unavailable, upstreamFailed } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
-import type { Filter, PageAfter } from '../../store/port'
+import type { PageAfter } from '../../store/port'
+import type { ScopedFilter } from '../../store/workspace-scoped'
 import type { AgentDoc, AgentService } from '../agents/public'
 import type { ContactService } from '../contacts/public'
 import { checkMetadata } from '../customers/public'
@@ -27,7 +28,7 @@ import { lineSets, takeLine } from './lines'
 import type { ListCallsQuery, PlaceCall } from './model'
 import { callee, checkConsent, checkVariables, chooseAgent, chooseFrom, extractSpecs, PHONE_AGENTS_NAMED, scheduleTime } from './placement-rules'
 import { presentCall } from './present'
-import { type CallSimulation, type CallTryDoc, type CallTryRepo, tryId } from './repository'
+import { type CallSimulation, type CallTryDoc, type CallTryRepo, newestTry, triesIn, tryId } from './repository'
 import { type CallTotals, callTotals, totalsWindowStart } from './totals'
 
 // Agents of one workspace are at most its plan's allowance (1,000 on enterprise): read in pages of 100.
@@ -201,14 +202,14 @@ export class CallService {
    * — except browser calls, which the developer can read nowhere else (listed, like placed calls).
    */
   async get(workspace: WorkspaceDoc, id: string): Promise<CallTryDoc> {
-    const row = await this.newest(id)
-    if (!row || row.workspaceId !== workspace.id || (row.direction !== 'outbound' && row.surface !== 'web')) throw notThere(`no call ${id} in this workspace`)
+    const row = await newestTry(triesIn(this.deps.tries, workspace.id), id)
+    if (!row || (row.direction !== 'outbound' && row.surface !== 'web')) throw notThere(`no call ${id} in this workspace`)
     return row
   }
 
   /** GET /calls: one row per try that rang, newest first. */
   page(workspace: WorkspaceDoc, query: typeof ListCallsQuery.static, limit: number, after: PageAfter | null): Promise<CallTryDoc[]> {
-    const filter: Filter = { workspaceId: workspace.id, listed: true }
+    const filter: ScopedFilter = { listed: true }
     if (query.agent) filter.agentId = query.agent
     if (query.status) filter.status = query.status
     if (query.reference) filter.reference = query.reference
@@ -216,7 +217,7 @@ export class CallService {
     if (query.since) range.$gte = checkInstant(query.since, 'since')
     if (query.until) range.$lt = checkInstant(query.until, 'until')
     if (Object.keys(range).length) filter.createdAt = range
-    return this.deps.tries.page(filter, limit, after)
+    return triesIn(this.deps.tries, workspace.id).page(filter, limit, after)
   }
 
   /**
@@ -246,9 +247,9 @@ export class CallService {
     const now = this.deps.clock.now()
     const since = iso(totalsWindowStart(days, workspace.timezone, now))
     const [groups, debitMicro] = await Promise.all([
-      this.deps.tries.group({ workspaceId: workspace.id, startedAt: { $gte: since }, tally: { $ne: null } }, { by: 'tally', sum: ['seconds'] }),
+      triesIn(this.deps.tries, workspace.id).group({ startedAt: { $gte: since }, tally: { $ne: null } }, { by: 'tally', sum: ['seconds'] }),
       // What the calls cost, read from the ledger: their minutes and their analysis passes charged in the window.
-      this.deps.ledger.records.sum('costMicro', { workspaceId: workspace.id, kind: { $in: ['call_minute', 'analysis'] }, createdAt: { $gte: since } }),
+      this.deps.ledger.spendSince(workspace.id, since, ['call_minute', 'analysis']),
     ])
     const totals = callTotals(
       groups.filter((g) => typeof g.key === 'string').map((g) => ({ key: g.key as string, count: g.count, seconds: g.sums.seconds ?? 0, debitMicro: 0 })),
@@ -324,10 +325,10 @@ export class CallService {
    * call.analysed); a deleted customer's waiting calls are cancelled (`hangup: cancelled`).
    */
   async stopWaiting(workspaceId: string, phone: string | null, event: 'contact.optedOut' | 'call.delete', reason?: 'opted_out' | 'do_not_call'): Promise<void> {
-    const filter: Filter = { workspaceId, direction: 'outbound' }
+    const filter: ScopedFilter = { direction: 'outbound' }
     if (phone) filter.phone = phone
     const { actors } = this.deps
-    for (const row of await this.deps.tries.find(filter)) {
+    for (const row of await triesIn(this.deps.tries, workspaceId).find(filter)) {
       const waiting = row.status === 'scheduled' || (row.status === 'missed' && row.retryScheduledFor !== null)
       if (!waiting) continue
       const at = this.deps.clock.now()
@@ -337,12 +338,12 @@ export class CallService {
 
   /** How many tries of the workspace's calls placed with `reference` are not analysed yet (a calling campaign's, before it is sent). */
   unanalysed(workspaceId: string, reference: string): Promise<number> {
-    return this.deps.tries.count({ workspaceId, reference, analysedAt: null })
+    return triesIn(this.deps.tries, workspaceId).count({ reference, analysedAt: null })
   }
 
   /** The newest try of a call (its actor's current one). */
   newest(callId: string): Promise<CallTryDoc | null> {
-    return this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 }).then((rows) => rows[0] ?? null)
+    return newestTry(this.deps.tries, callId)
   }
 
   /**

@@ -16,7 +16,7 @@ import type { AgentDoc } from '../agents/public'
 import type { CallActors } from './actor'
 import { BRIEF_DEADLINE_MS } from './brief-writer'
 import { presentCall } from './present'
-import type { CallTryDoc, CallTryRepo } from './repository'
+import { type CallTryDoc, type CallTryRepo, newestTry, triesIn } from './repository'
 import type { PublishedAgents } from './service'
 
 /**
@@ -48,8 +48,8 @@ export class CallTransfers {
 
   /** The transfers a call can be put through to: its agent's, as the version it talks as has them. */
   async destinations(workspaceId: string, id: string): Promise<TransferDestination[]> {
-    const [row] = await this.deps.tries.find({ callId: id }, { sort: [['attempt', -1]], limit: 1 })
-    if (!row || row.workspaceId !== workspaceId) throw notThere(`no call ${id} in this workspace`)
+    const row = await newestTry(triesIn(this.deps.tries, workspaceId), id)
+    if (!row) throw notThere(`no call ${id} in this workspace`)
     const agent = await this.agentOf(row)
     return (agent?.transfers ?? []).map((d) => ({ name: d.name, phoneNumber: d.phoneNumber, mode: d.mode }))
   }
@@ -60,8 +60,8 @@ export class CallTransfers {
 
   /** POST /calls/{id}/transfer: 202 with the call once the network took it; 400 naming `destination`, 404, 409. */
   async byHand(workspace: WorkspaceDoc, id: string, destinationName: string): Promise<CallTryDoc> {
-    const [row] = await this.deps.tries.find({ callId: id }, { sort: [['attempt', -1]], limit: 1 })
-    if (!row || row.workspaceId !== workspace.id) throw notThere(`no call ${id} in this workspace`)
+    const row = await newestTry(triesIn(this.deps.tries, workspace.id), id)
+    if (!row) throw notThere(`no call ${id} in this workspace`)
     if (row.status !== 'connected') throw clashes(`call ${id} is ${row.status}: only a connected call can be transferred`, { state: row.status, call: presentCall(row) })
     if (row.surface === 'web') throw clashes('a browser call has no phone line: it cannot be put through to a phone', { call: presentCall(row) })
     // The destinations of the version the call talks as (the published one when it has not started talking).
@@ -76,7 +76,7 @@ export class CallTransfers {
     }
     const failed = await this.request(id, destination, 'api')
     if (failed && failed.state !== 'connected') throw clashes(failed.message, { state: failed.state, call: presentCall(row) })
-    const newest = (await this.deps.tries.find({ callId: id }, { sort: [['attempt', -1]], limit: 1 }))[0] ?? row
+    const newest = (await newestTry(this.deps.tries, id)) ?? row
     if (failed) throw upstreamFailed(failed.message, { call: presentCall(newest) })
     return newest
   }

@@ -70,9 +70,9 @@ export class UsageLedger {
     }
   }
 
-  /** What a workspace's usage cost the developer since `since` (ISO instant). */
-  spendSince(workspaceId: string, since: string): Promise<number> {
-    return this.byWorkspace.in(workspaceId).sum('costMicro', { createdAt: { $gte: since } })
+  /** What a workspace's usage cost the developer since `since` (ISO instant); of those `kinds` only, when given. */
+  spendSince(workspaceId: string, since: string, kinds?: UsageKind[]): Promise<number> {
+    return this.byWorkspace.in(workspaceId).sum('costMicro', { createdAt: { $gte: since }, ...(kinds ? { kind: { $in: kinds } } : {}) })
   }
 }
 
