@@ -15,7 +15,7 @@
 import { SerialQueue } from '../../../actors/serial-queue'
 import type { Receipt, ReceiptStatus } from '../../providers/messaging/port'
 import type { Collection } from '../../store/port'
-import { RANK, type RecipientDoc, type RecipientStatus } from './repository'
+import { RANK, type RecipientDoc, type RecipientStatus, recipientsIn } from './repository'
 
 /** Receipts parked for a message id no row carries yet: a few seconds' worth at WhatsApp's 80/s per number is far below this. */
 const PARKED_MAX = 1_000
@@ -90,7 +90,7 @@ export class CampaignOutcomes {
   }
 
   async replied(workspaceId: string, phone: string): Promise<void> {
-    const [row] = await this.d.recipients.find({ workspaceId, phone, sentAt: { $ne: null } }, { sort: [['sentAt', -1]], limit: 1 })
+    const [row] = await recipientsIn(this.d.recipients, workspaceId).find({ phone, sentAt: { $ne: null } }, { sort: [['sentAt', -1]], limit: 1 })
     if (row && !row.callId) await this.write(row.id, () => this.forward(row.id, 'replied'))
   }
 

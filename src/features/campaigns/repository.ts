@@ -6,7 +6,7 @@
  * `interrupted`, never sent again).
  */
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
-import { WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
+import { type ScopedCollection, WorkspaceCollection, workspaceSpec } from '../../store/workspace-scoped'
 
 export const CAMPAIGN_STATUSES = ['draft', 'sending', 'paused', 'sent', 'failed', 'cancelled'] as const
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number]
@@ -98,3 +98,10 @@ export const recipientsSpec: CollectionSpec = {
 
 export const openCampaigns = async (store: DocumentStore): Promise<WorkspaceCollection<CampaignDoc>> => new WorkspaceCollection(await store.collection<CampaignDoc>(campaignsSpec))
 export const openRecipients = (store: DocumentStore): Promise<Collection<RecipientDoc>> => store.collection<RecipientDoc>(recipientsSpec)
+
+/**
+ * One workspace's recipient rows (a campaign's creation, its broadcast totals, a reply from a
+ * person). The sender and the receipts name a row by id, by campaign or by the platform's message
+ * id, and keep the collection.
+ */
+export const recipientsIn = (recipients: Collection<RecipientDoc>, workspaceId: string): ScopedCollection<RecipientDoc> => new WorkspaceCollection(recipients).in(workspaceId)

@@ -6,7 +6,7 @@
  */
 import type { Collection } from '../../store/port'
 import type { SentMessage } from '../messaging/public'
-import type { RecipientDoc, RecipientStatus } from './repository'
+import { type RecipientDoc, type RecipientStatus, recipientsIn } from './repository'
 
 /**
  * A row's status as the message's last receipt. A reply means the person had the message open
@@ -17,7 +17,8 @@ const RECEIPT: Partial<Record<RecipientStatus, SentMessage['status']>> = { sent:
 /** The broadcast messages of a workspace handed to the platform in [from, to) (ISO instants). */
 export async function broadcastSends(recipients: Collection<RecipientDoc>, workspaceId: string, from: string, to: string): Promise<SentMessage[]> {
   const window = { $gte: from, $lt: to }
-  const [taken, refused] = await Promise.all([recipients.find({ workspaceId, platformMessageId: { $exists: true }, sentAt: window }), recipients.find({ workspaceId, refusedAt: window })])
+  const rows = recipientsIn(recipients, workspaceId)
+  const [taken, refused] = await Promise.all([rows.find({ platformMessageId: { $exists: true }, sentAt: window }), rows.find({ refusedAt: window })])
   return [
     ...taken.map((r) => ({
       platformMessageId: r.platformMessageId!,

@@ -16,7 +16,7 @@ import { newId } from '../../ids'
 import { isRefused } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Collection, PageAfter } from '../../store/port'
-import type { WorkspaceCollection } from '../../store/workspace-scoped'
+import type { ScopedInsert, WorkspaceCollection } from '../../store/workspace-scoped'
 import type { AgentService } from '../agents/public'
 import { PURPOSE_MAX } from '../calls/public'
 import { normalizePhone } from '../contacts/public'
@@ -26,7 +26,7 @@ import type { TemplateService } from '../templates/public'
 import type { CampaignActors, CampaignEffectPort } from './actor'
 import { broadcastNumber } from './broadcast'
 import { tooFewLines } from './calling'
-import { type CampaignDoc, type CampaignStatus, RECIPIENT_STATUSES, type RecipientDoc, type RecipientStatus } from './repository'
+import { type CampaignDoc, type CampaignStatus, RECIPIENT_STATUSES, type RecipientDoc, type RecipientStatus, recipientsIn } from './repository'
 import type { CampaignSender } from './sender'
 
 /** Recipients per campaign: 100,000 is ten times bench:campaigns and within one console request (~2 MB of numbers). */
@@ -137,10 +137,11 @@ export class CampaignService {
       createdAt: now,
       lastError: null,
     }
-    const rows = [...phones].map((phone, index): RecipientDoc => ({ id: `${id}:${index}`, campaignId: id, workspaceId, index, phone, status: 'pending', createdAt: now }))
+    const rows = [...phones].map((phone, index): ScopedInsert<RecipientDoc> => ({ id: `${id}:${index}`, campaignId: id, index, phone, status: 'pending', createdAt: now }))
+    const recipients = recipientsIn(d.recipients, workspaceId)
     // Rows, then the actor, then the campaign's own row: a crash part-way leaves nothing visible
     // that could not be moved (the campaign appears only once its actor exists).
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await Promise.all(rows.slice(i, i + INSERT_CHUNK).map((r) => d.recipients.insert(r)))
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await Promise.all(rows.slice(i, i + INSERT_CHUNK).map((r) => recipients.insert(r)))
     await d.actors.spawn(id, { id, recipients: phones.size, scheduledAt })
     await d.campaigns.in(workspaceId).insert(doc)
     return doc
