@@ -7,7 +7,8 @@
  * n inserts `{ workspaceId, number: n }`, and a unique (workspaceId, number) index lets only one of
  * two racing claims have it; the loser reads the new mark and claims the next one.
  */
-import { type Collection, type CollectionSpec, DuplicateKeyError } from './port'
+import { type CollectionSpec, DuplicateKeyError } from './port'
+import type { ScopedCollection } from './workspace-scoped'
 
 export interface NumberClaimDoc {
   [field: string]: unknown
@@ -33,21 +34,20 @@ export const numberClaimsSpec = (name: string, extraIndexes: CollectionSpec['ind
 })
 
 /**
- * Claims the account's next number, inserting `extra` with it. `floor` is the highest number known
+ * Claims the next number of the account `claims` is scoped to, inserting `extra` with it. `floor` is the highest number known
  * to be held outside the claims (records from before claims existed). Returns the number, or what
  * `onConflict` decides when the insert clashes on another unique index of the caller's (e.g. "this
  * agent already has a number").
  */
 export async function claimNextNumber<D extends NumberClaimDoc>(
-  claims: Collection<D>,
-  workspaceId: string,
+  claims: ScopedCollection<D>,
   opts: { extra?: Omit<D, keyof NumberClaimDoc>; floor?: () => Promise<number>; tries: number; onConflict?: () => Promise<number | null> },
 ): Promise<number> {
   for (let attempt = 1; ; attempt++) {
-    const [mark] = await claims.find({ workspaceId }, { sort: [['number', -1]], limit: 1 })
+    const [mark] = await claims.find({}, { sort: [['number', -1]], limit: 1 })
     const number = Math.max(mark?.number ?? 0, (await opts.floor?.()) ?? 0) + 1
     try {
-      await claims.insert({ ...(opts.extra ?? {}), id: `${workspaceId}:${number}`, workspaceId, number } as D)
+      await claims.insert({ ...(opts.extra ?? {}), id: `${claims.workspaceId}:${number}`, workspaceId: claims.workspaceId, number } as D)
       return number
     } catch (err) {
       if (!(err instanceof DuplicateKeyError)) throw err

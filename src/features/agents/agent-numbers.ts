@@ -7,7 +7,8 @@
  * unique index on `agentId` makes two racing first uses agree on one number).
  */
 import { claimNextNumber, type NumberClaimDoc, numberClaimsSpec } from '../../store/account-numbers'
-import type { Collection, DocumentStore } from '../../store/port'
+import type { DocumentStore } from '../../store/port'
+import { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { AgentDoc, AgentRepo } from './repository'
 
 export interface AgentNumberDoc extends NumberClaimDoc {
@@ -23,35 +24,36 @@ const CLAIM_TRIES = 50
 
 export class AgentNumbers {
   constructor(
-    private readonly claims: Collection<AgentNumberDoc>,
+    private readonly claims: WorkspaceCollection<AgentNumberDoc>,
     private readonly agents: AgentRepo,
   ) {}
 
   static async open(store: DocumentStore, agents: AgentRepo): Promise<AgentNumbers> {
-    return new AgentNumbers(await store.collection<AgentNumberDoc>(agentNumbersSpec), agents)
+    return new AgentNumbers(new WorkspaceCollection(await store.collection<AgentNumberDoc>(agentNumbersSpec)), agents)
   }
 
   /** The agent's number, claimed now if it has none yet. */
   async numberOf(agent: Pick<AgentDoc, 'id' | 'workspaceId' | 'legacyNumber'>): Promise<number> {
     if (typeof agent.legacyNumber === 'number') return agent.legacyNumber
-    const held = async () => (await this.claims.findOne({ agentId: agent.id }))?.number ?? null
-    const number = (await held()) ?? (await claimNextNumber(this.claims, agent.workspaceId, { extra: { agentId: agent.id }, tries: CLAIM_TRIES, onConflict: held }))
+    const claims = this.claims.in(agent.workspaceId)
+    const held = async () => (await claims.findOne({ agentId: agent.id }))?.number ?? null
+    const number = (await held()) ?? (await claimNextNumber(claims, { extra: { agentId: agent.id }, tries: CLAIM_TRIES, onConflict: held }))
     await this.agents.update(agent.id, { legacyNumber: number })
     return number
   }
 
-  /** The number an agent id was given, also after the agent was deleted; null if it never had one. */
+  /** The number an agent id was given, also after the agent was deleted; null if it never had one. An id is unique across workspaces. */
   async numberOfId(agentId: string): Promise<number | null> {
-    return (await this.claims.findOne({ agentId }))?.number ?? null
+    return (await this.claims.acrossWorkspaces.findOne({ agentId }))?.number ?? null
   }
 
   /** The agent id behind number `n` in the account, or null (never held, or its agent is gone). */
   async agentIdOf(workspaceId: string, n: number): Promise<string | null> {
-    return (await this.claims.findOne({ workspaceId, number: n }))?.agentId ?? null
+    return (await this.claims.in(workspaceId).findOne({ number: n }))?.agentId ?? null
   }
 
   /** Erasure: an erased account's claims go with it (nothing in it can be named again). */
   async removeWorkspace(workspaceId: string): Promise<void> {
-    await this.claims.deleteMany({ workspaceId })
+    await this.claims.in(workspaceId).deleteMany()
   }
 }

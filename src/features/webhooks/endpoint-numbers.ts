@@ -8,7 +8,7 @@
  * again. Pruning keeps about one claim per account.
  */
 import { claimNextNumber, type NumberClaimDoc, numberClaimsSpec } from '../../store/account-numbers'
-import type { Collection } from '../../store/port'
+import type { WorkspaceCollection } from '../../store/workspace-scoped'
 
 export type LegacyNumberDoc = NumberClaimDoc
 
@@ -20,15 +20,16 @@ const CLAIM_TRIES = 25
 
 export class EndpointNumbers {
   constructor(
-    private readonly claims: Collection<LegacyNumberDoc>,
+    private readonly claims: WorkspaceCollection<LegacyNumberDoc>,
     /** Highest number an endpoint of the account holds: the floor for accounts with endpoints from before claims existed. */
     private readonly highestHeld: (workspaceId: string) => Promise<number>,
   ) {}
 
   /** The account's next number, now claimed: no other create gets it, now or after a delete. */
   async claim(workspaceId: string): Promise<number> {
-    const number = await claimNextNumber(this.claims, workspaceId, { floor: () => this.highestHeld(workspaceId), tries: CLAIM_TRIES })
-    await this.claims.deleteMany({ workspaceId, number: { $lt: number } })
+    const claims = this.claims.in(workspaceId)
+    const number = await claimNextNumber(claims, { floor: () => this.highestHeld(workspaceId), tries: CLAIM_TRIES })
+    await claims.deleteMany({ number: { $lt: number } })
     return number
   }
 }

@@ -107,7 +107,7 @@ export interface WebhookRepos {
   webhooks: WorkspaceCollection<WebhookDoc>
   endpoints: WorkspaceCollection<LegacyEndpointDoc>
   /** Claimed legacy endpoint numbers: each account's high-water mark (endpoint-numbers.ts). */
-  endpointNumbers: Collection<LegacyNumberDoc>
+  endpointNumbers: WorkspaceCollection<LegacyNumberDoc>
   deliveries: Collection<LegacyDeliveryDoc>
 }
 
@@ -118,7 +118,7 @@ export async function openWebhookRepos(store: DocumentStore): Promise<WebhookRep
     store.collection<LegacyNumberDoc>(legacyNumbersSpec),
     store.collection<LegacyDeliveryDoc>(legacyDeliveriesSpec),
   ])
-  return { webhooks: new WorkspaceCollection(webhooks), endpoints: new WorkspaceCollection(endpoints), endpointNumbers, deliveries }
+  return { webhooks: new WorkspaceCollection(webhooks), endpoints: new WorkspaceCollection(endpoints), endpointNumbers: new WorkspaceCollection(endpointNumbers), deliveries }
 }
 
 /** Which subscriptions an event reaches (events lists are small; the store cannot match inside arrays). */

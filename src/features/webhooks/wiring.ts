@@ -132,7 +132,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
       const endpoints = repos.endpoints.in(workspaceId)
       for (const ep of await endpoints.find()) await repos.deliveries.deleteMany({ endpointId: ep.id })
       await endpoints.deleteMany()
-      await repos.endpointNumbers.deleteMany({ workspaceId })
+      await repos.endpointNumbers.in(workspaceId).deleteMany()
       await outbox.deleteMany({ workspaceId })
     },
     start: () => owedV1.start(),

@@ -2,11 +2,12 @@
 import { expect, test } from 'bun:test'
 import { EndpointNumbers, type LegacyNumberDoc, legacyNumbersSpec } from '../../../src/features/webhooks/endpoint-numbers'
 import { openSqliteStore } from '../../../src/store/sqlite'
+import { WorkspaceCollection } from '../../../src/store/workspace-scoped'
 
 async function numbers(held: Record<string, number> = {}) {
   const store = await openSqliteStore(':memory:')
   const claims = await store.collection<LegacyNumberDoc>(legacyNumbersSpec)
-  return { claims, numbers: new EndpointNumbers(claims, async (ws) => held[ws] ?? 0) }
+  return { claims, numbers: new EndpointNumbers(new WorkspaceCollection(claims), async (ws) => held[ws] ?? 0) }
 }
 
 test('each account counts from 1; racing claims get distinct numbers; only the mark is kept', async () => {
