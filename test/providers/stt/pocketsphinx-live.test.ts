@@ -4,8 +4,10 @@
  * espeak-ng's voice (bench/wer.ts gives the rate), so the words checked are the ones it gets.
  */
 import { afterAll, describe, expect, test } from 'bun:test'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { resample } from '../../../src/media/codecs'
 import { SpeechProviders } from '../../../src/providers/speech'
+import { DECODER_NICE, THREAD_NAME } from '../../../src/providers/stt/decoder-pool'
 import { DEBIAN_SPHINX, SPHINX_INSTALL, sphinxMissing } from '../../../src/providers/stt/pocketsphinx-ffi'
 import { PocketsphinxLiveStt } from '../../../src/providers/stt/pocketsphinx-live'
 import { SpeechError, type SttSession } from '../../../src/providers/stt/port'
@@ -221,6 +223,26 @@ describeLive('live pocketsphinx decoder', () => {
     await session.close()
     await engine.close()
   }, 20_000)
+
+  // Threads' nice values are read from /proc (Linux); elsewhere there is nothing to read them from.
+  test.skipIf(!existsSync('/proc/self/task'))(
+    "decoders run below the service's own priority (Linux: a nice value per thread), so decoding cannot starve the event loop",
+    async () => {
+      const session = await open()
+      await feed(session, await speech('hello there'))
+      await session.finalize()
+      // Each thread's name and nice value (the 19th field of its stat, after the parenthesised name).
+      const threads = readdirSync('/proc/self/task').map((tid) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+        return { name: readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }
+      })
+      const decoders = threads.filter((t) => t.name === THREAD_NAME)
+      expect(decoders.length).toBeGreaterThan(0)
+      for (const d of decoders) expect(d.nice).toBe(DECODER_NICE)
+      expect(threads.find((t) => t.name !== THREAD_NAME)!.nice).toBe(0)
+    },
+    20_000,
+  )
 
   test('the engine choice takes the live decoder when the library loads', () => {
     const speech = new SpeechProviders({ providers: {}, speech: { stt: 'pocketsphinx', tts: 'espeak', vad: 'energy', chunkMs: 100, decoders: 3 } }, new SandboxScripts())
