@@ -77,6 +77,27 @@ describe('web chat scenarios', () => {
     expect(keyed.body.error).toStartWith('caller.lines[0].digits: applies only to channel phone; a chat-app customer')
   })
 
+  test('a caller is scripted lines or a persona, never both or neither; a persona needs a vendor model, and only local is here', async () => {
+    const refused = async (caller: unknown, error: string) => {
+      const r = await api('POST', '/simulations/scenarios', { name: 'x', channel: 'web', caller })
+      expect(r.status, JSON.stringify(r.body)).toBe(400)
+      expect(r.body.error).toStartWith(error)
+    }
+    const persona = { persona: 'Priya, a regular who is in a hurry', goal: 'find out when the shop opens on Saturday' }
+    await refused({ lines: [{ say: 'Hi' }], ...persona }, 'caller.persona: a caller is scripted (lines) or a persona, not both')
+    await refused({}, 'caller.lines: is required (or caller.persona with caller.goal')
+    await refused({ persona: persona.persona }, 'caller.goal: is required with caller.persona')
+    await refused({ lines: [{ say: 'Hi' }], maxTurns: 3 }, 'caller.maxTurns: applies only to a persona caller')
+    await refused({ ...persona, persona: '   ' }, 'caller.persona: must not be blank')
+    await refused({ ...persona, opening: '> hello' }, 'caller.opening: must not start with')
+    // Well formed, but this service has no vendor key and the workspace none of its own: the local model plays scripted callers only.
+    await refused(persona, 'caller.persona: a persona caller is played by a vendor model (OpenAI or Anthropic), and only the local model is available here')
+    const scripted = await scenario({ name: 'scripted still', caller: { lines: [{ say: 'Hi' }] } })
+    const replaced = await api('PUT', `/simulations/scenarios/${scripted}`, { name: 'x', channel: 'web', caller: persona })
+    expect(replaced.status).toBe(400)
+    expect(replaced.body.error).toStartWith('caller.persona: a persona caller is played by a vendor model')
+  })
+
   test('a run against the draft: each expectation passes or fails for its own reason, nothing billed or counted', async () => {
     const good = await scenario({
       ...CHAT,

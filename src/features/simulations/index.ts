@@ -7,6 +7,7 @@
 import { iso } from '../../clock'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { agentsRef } from '../agents/public'
+import { byokRef } from '../byok/public'
 import { analyseCall, callsRef, type FieldType } from '../calls/public'
 import { conversationsRef } from '../conversations/public'
 import { messagingRef } from '../messaging/public'
@@ -28,6 +29,7 @@ export const simulationsFeature = defineFeature(simulationsRef, {
     const { calls } = use(callsRef)
     const { conversations, models } = use(conversationsRef)
     const { web } = use(webRef)
+    const { byok } = use(byokRef)
     const { inbound } = use(messagingRef)
     const { versions, serving } = use(versionsRef)
     const { store: documents, clock, logger, bus } = kernel
@@ -44,6 +46,7 @@ export const simulationsFeature = defineFeature(simulationsRef, {
       logger,
       listening,
       target: (workspaceId, agentId, target) => (target === 'draft' ? agents.get(workspaceId, agentId).catch(() => null) : serving.version(workspaceId, agentId, target)),
+      callerModel: (ws, agent) => models.resolve(ws, agent),
       chat: (channel, ws, agent, customer, text) => (channel === 'web' ? web.simulated(ws, agent, customer.key, text) : inbound.simulated(ws, agent, customer, text)),
       // The same reading as a simulated call's analysis (calls/effects.ts): every field the agent collects, not billed.
       async fields(ws, agent, transcript) {
@@ -60,6 +63,14 @@ export const simulationsFeature = defineFeature(simulationsRef, {
       agents,
       hasVersion: async (workspaceId, agentId, number) => (await serving.version(workspaceId, agentId, number)) !== null,
       draftFingerprint: (agent) => versions.draftFingerprint(agent),
+      async vendorModels(ws) {
+        const { openaiApiKey, anthropicApiKey } = kernel.config.providers
+        return Boolean(openaiApiKey || anthropicApiKey) || (await byok.effective(ws)) !== null
+      },
+      async callerModel(ws, agentId, target) {
+        const agent = target === 'draft' ? await agents.get(ws.id, agentId).catch(() => null) : await serving.version(ws.id, agentId, target)
+        return agent ? models.resolve(ws, agent) : null
+      },
       simulates: () => calls.simulates(),
       clock,
       actors: () => actors!,

@@ -28,6 +28,23 @@ export const CallerLine = t.Object(
   { additionalProperties: false },
 )
 
+/** A persona caller's turns when `maxTurns` is not given, and the most it may take: as many as a script's lines. */
+export const PERSONA_TURNS_DEFAULT = 10
+export const PERSONA_TURNS_MAX = LINES_MAX
+
+export const Caller = t.Object(
+  {
+    lines: t.Optional(t.Array(CallerLine, { minItems: 1, maxItems: LINES_MAX, description: 'a scripted caller: its lines, in order' })),
+    persona: t.Optional(
+      t.String({ minLength: 1, maxLength: 2_000, description: 'a caller played by a vendor model: who they are and how they talk (instead of `lines`; needs a vendor model, not `local`)' }),
+    ),
+    goal: t.Optional(t.String({ minLength: 1, maxLength: 1_000, description: 'a persona caller: what they called to get done; the model hangs up once it is' })),
+    maxTurns: t.Optional(BodyInt({ minimum: 1, maximum: PERSONA_TURNS_MAX, description: `a persona caller: the most lines it says before hanging up (default ${PERSONA_TURNS_DEFAULT})` })),
+    opening: t.Optional(t.String({ minLength: 1, maxLength: 300, description: 'a persona caller: its first line, word for word (default: the model writes it)' })),
+  },
+  { additionalProperties: false, description: 'exactly one of `lines` (scripted) or `persona` with `goal` (a model plays the caller)' },
+)
+
 export const EXPECTATION_KINDS = ['field', 'says', 'neverSays', 'tool', 'ended', 'maxTurns', 'slowestTurn'] as const
 export type ExpectationKind = (typeof EXPECTATION_KINDS)[number]
 
@@ -57,7 +74,7 @@ export const ScenarioBody = t.Object(
         description: 'phone (default): a call over the sandbox network’s audio path; web: a website-chat visitor; chatapp: a chat-app customer — each writing its lines',
       }),
     ),
-    caller: t.Object({ lines: t.Array(CallerLine, { minItems: 1, maxItems: LINES_MAX }) }, { additionalProperties: false }),
+    caller: Caller,
     variables: t.Optional(t.Record(t.String({ maxLength: 60 }), Scalar, { description: 'the contact’s variables, on the call as POST /calls `variables`' })),
     expectations: t.Optional(t.Array(Expectation, { maxItems: EXPECTATIONS_MAX })),
   },
@@ -69,7 +86,13 @@ export const Scenario = t.Object({
   id: t.String({ description: 'scn_…' }),
   name: t.String(),
   channel: t.Union([t.Literal('phone'), t.Literal('web'), t.Literal('chatapp')]),
-  caller: t.Object({ lines: t.Array(CallerLine) }),
+  caller: t.Object({
+    lines: t.Optional(t.Array(CallerLine)),
+    persona: t.Optional(t.String()),
+    goal: t.Optional(t.String()),
+    maxTurns: t.Optional(t.Integer()),
+    opening: t.Optional(t.String()),
+  }),
   variables: t.Record(t.String(), Scalar),
   expectations: t.Array(Expectation),
   createdAt: t.String(),

@@ -15,10 +15,12 @@ import { crashPoint } from '../../crash-points'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import { summariseLatency } from '../../media/latency'
+import type { LanguageModel } from '../../providers/llm'
 import type { AgentDoc, AgentService } from '../agents/public'
 import type { CallService, CallTryDoc } from '../calls/public'
 import type { ConversationFeature } from '../conversations/public'
 import { type CallFacts, judge } from './judge'
+import { type HeardLine, PersonaCaller, PersonaError } from './persona-caller'
 import type { Line, ResultDoc, RunDoc, ScenarioDoc, SimulationStore } from './repository'
 import { calleeLine } from './service'
 
@@ -52,6 +54,8 @@ export interface RunnerDeps {
   target: (workspaceId: string, agentId: string, target: 'draft' | number) => Promise<AgentDoc | null>
   /** A website visitor's (web) or chat-app customer's (chatapp) line, written and answered through that channel's simulated customer. */
   chat: (channel: 'web' | 'chatapp', workspace: WorkspaceDoc, agent: AgentDoc, customer: { key: string; phone: string }, text: string) => Promise<{ conversationId: string; reply: string }>
+  /** The model that plays a persona caller: the agent's own, as its conversations resolve it (BYOK first). */
+  callerModel: (workspace: WorkspaceDoc, agent: AgentDoc) => Promise<LanguageModel>
   /** The agent's `collectFields` read from a chat's transcript, as a call's analysis reads them. */
   fields: (workspace: WorkspaceDoc, agent: AgentDoc, transcript: Line[]) => Promise<Record<string, unknown>>
 }
@@ -131,7 +135,7 @@ export class SimulationRunner {
           to: callerNumber(run.seed, r.index),
           variables: scenario.variables,
           simulation: { runId, target: run.target, webhooks: run.webhooks },
-          caller: { lines: scenario.caller.lines.map(calleeLine), limitMs: SCRIPT_LIMIT_MS },
+          caller: { lines: (scenario.caller.lines ?? []).map(calleeLine), limitMs: SCRIPT_LIMIT_MS },
         })
         // Cancelled while it was being placed: the cancel could not see this call, so it ends here.
         if (stopped()) {
@@ -208,12 +212,27 @@ export class SimulationRunner {
     const channel = scenario.channel === 'chatapp' ? 'chatapp' : 'web'
     let conversation: string | null = null
     let error: string | null = null
-    for (const line of scenario.caller.lines) {
-      if (stopped()) break
+    const greeting = channel === 'web' && agent.greeting.trim() ? [{ speaker: 'agent', text: agent.greeting.trim() }] : []
+    // What the caller has heard and said: a persona caller's model reads it before each line.
+    const heard: HeardLine[] = [...greeting]
+    const persona = scenario.caller.persona !== undefined ? await this.persona(run, workspace, agent, scenario).catch((err: Error) => err) : null
+    if (persona instanceof Error) return { status: 'failed', transcript: [], expectations: [], call: null, error: persona.message }
+    const script = (scenario.caller.lines ?? []).map((l) => l.say!)
+    for (let i = 0; !stopped(); i++) {
+      let text: string | null
       try {
-        conversation = (await this.d.chat(channel, workspace, agent, customer, line.say!)).conversationId
+        text = persona ? await persona.next(heard) : (script[i] ?? null)
       } catch (err) {
-        error = `the agent did not answer “${line.say}”: ${(err as Error).message}`
+        error = (err as Error).message
+        break
+      }
+      if (text === null) break
+      try {
+        const answer = await this.d.chat(channel, workspace, agent, customer, text)
+        conversation = answer.conversationId
+        heard.push({ speaker: 'customer', text }, { speaker: 'agent', text: answer.reply })
+      } catch (err) {
+        error = `the agent did not answer “${text}”: ${(err as Error).message}`
         break
       }
     }
@@ -222,7 +241,7 @@ export class SimulationRunner {
     const first = written[0] ? Date.parse(written[0].createdAt) : 0
     const transcript: Line[] = [
       // The widget shows the greeting before the visitor writes; a chat-app customer writes first.
-      ...(channel === 'web' && agent.greeting.trim() ? [{ speaker: 'agent', text: agent.greeting.trim(), atMs: 0 }] : []),
+      ...greeting.map((l) => ({ ...l, atMs: 0 })),
       ...written.map((m) => ({
         speaker: m.author,
         text: m.parts.map((p) => (p.type === 'text' ? p.text : '')).join(' '),
@@ -240,6 +259,16 @@ export class SimulationRunner {
     }
     const expectations = scenario.expectations.map((e) => judge(e, facts))
     return { status: expectations.every((e) => e.passed) ? 'passed' : 'failed', transcript, expectations, call: null, conversation, error: null }
+  }
+
+  /** A scenario's persona caller, on the model of the agent as the run targets it (the agent's own, BYOK first). */
+  private async persona(run: RunDoc, workspace: WorkspaceDoc, agent: AgentDoc, scenario: ScenarioDoc): Promise<PersonaCaller> {
+    const { persona, goal, maxTurns, opening } = scenario.caller
+    const model = await this.d.callerModel(workspace, agent).catch((err: Error) => {
+      throw new PersonaError(`the caller’s model could not be had: ${err.message}`)
+    })
+    if (model.provider === 'local') throw new PersonaError('a persona caller needs a vendor model, and the agent runs on the local model (caller.persona)')
+    return new PersonaCaller(model, { persona: persona!, goal: goal!, maxTurns, opening }, run.seed)
   }
 
   /** A cancelled run: calls not started never start, calls in progress are ended, both show `cancelled`. */

@@ -21,6 +21,10 @@ export interface SimulationServiceDeps {
   /** Whether version `number` of the agent exists (live or not). */
   hasVersion: (workspaceId: string, agentId: string, number: number) => Promise<boolean>
   draftFingerprint: (agent: AgentDoc) => Promise<string>
+  /** Whether a vendor model (not `local`) is in the workspace's reach: the service's keys or its own (BYOK). */
+  vendorModels: (workspace: WorkspaceDoc) => Promise<boolean>
+  /** The model that plays a run's persona callers: the target agent's own, as its conversations resolve it; throws as they would. */
+  callerModel: (workspace: WorkspaceDoc, agentId: string, target: 'draft' | number) => Promise<{ provider: string; id: string } | null>
   /** Whether calls go out on the sandbox network, where scripted callers live. */
   simulates: () => boolean
   clock: Clock
@@ -58,7 +62,27 @@ const MARKER = /^(?:[>~]|\[(?:keypad|menu|wait|after)\b)/i
 /** Line members only a phone caller has: a website visitor writes its lines, one after each answer. */
 const PHONE_ONLY = ['digits', 'waitMs', 'interrupt', 'noise', 'afterMs'] as const
 
-function checkLines(lines: ScenarioInput['caller']['lines'], channel: ScenarioDoc['channel']): void {
+type CallerLineInput = NonNullable<ScenarioInput['caller']['lines']>[number]
+
+/** A caller is scripted (`lines`) or a persona a vendor model plays (`persona` and `goal`), never both. */
+function checkCaller(caller: ScenarioInput['caller'], channel: ScenarioDoc['channel']): void {
+  const personaOnly = (['goal', 'maxTurns', 'opening'] as const).filter((m) => caller[m] !== undefined)
+  if (caller.lines !== undefined && caller.persona !== undefined) throw invalid('caller.persona', 'a caller is scripted (lines) or a persona, not both')
+  if (caller.lines !== undefined) {
+    if (personaOnly.length > 0) throw invalid(`caller.${personaOnly[0]}`, 'applies only to a persona caller (caller.persona), not to scripted lines')
+    checkLines(caller.lines, channel)
+    return
+  }
+  if (caller.persona === undefined) throw invalid('caller.lines', 'is required (or caller.persona with caller.goal, for a caller a model plays)')
+  if (caller.persona.trim() === '') throw invalid('caller.persona', 'must not be blank')
+  if (caller.goal === undefined) throw invalid('caller.goal', 'is required with caller.persona: what the caller wants done, so the model knows when to hang up')
+  if (caller.goal.trim() === '') throw invalid('caller.goal', 'must not be blank')
+  if (caller.opening !== undefined && caller.opening.trim() === '') throw invalid('caller.opening', 'must not be blank')
+  if (caller.opening !== undefined && MARKER.test(caller.opening.trim()))
+    throw invalid('caller.opening', 'must not start with >, ~, [keypad], [menu], [wait] or [after] (the sandbox caller’s markers)')
+}
+
+function checkLines(lines: CallerLineInput[], channel: ScenarioDoc['channel']): void {
   lines.forEach((l, i) => {
     const at = `caller.lines[${i}]`
     if (channel !== 'phone') {
@@ -83,7 +107,7 @@ function checkLines(lines: ScenarioInput['caller']['lines'], channel: ScenarioDo
 }
 
 /** A caller line as the sandbox callee reads it (sandbox-callee.ts markers). */
-export function calleeLine(l: ScenarioInput['caller']['lines'][number]): string {
+export function calleeLine(l: CallerLineInput): string {
   if (l.noise) return l.afterMs !== undefined ? `~ [after ${l.afterMs}]` : '~'
   if (l.interrupt) return `> ${l.afterMs !== undefined ? `[after ${l.afterMs}] ` : ''}${l.say!.trim()}`
   const words = l.digits !== undefined ? `[keypad] ${l.digits}` : l.say!.trim()
@@ -100,13 +124,17 @@ export class SimulationService {
   // Scenarios
 
   async createScenario(workspace: WorkspaceDoc, body: ScenarioInput): Promise<ScenarioDoc> {
+    const fields = this.scenarioFields(body)
+    await this.checkPersonaModel(workspace, body)
     const now = iso(this.d.clock.now())
-    return this.in(workspace.id).scenarios.insert({ id: newId('scn'), ...this.scenarioFields(body), createdAt: now, updatedAt: now })
+    return this.in(workspace.id).scenarios.insert({ id: newId('scn'), ...fields, createdAt: now, updatedAt: now })
   }
 
   async replaceScenario(workspace: WorkspaceDoc, id: string, body: ScenarioInput): Promise<ScenarioDoc> {
     const doc = await this.scenario(workspace, id)
-    const next = { ...doc, ...this.scenarioFields(body), updatedAt: iso(this.d.clock.now()) }
+    const fields = this.scenarioFields(body)
+    await this.checkPersonaModel(workspace, body)
+    const next = { ...doc, ...fields, updatedAt: iso(this.d.clock.now()) }
     await this.in(workspace.id).scenarios.replace(next)
     return next
   }
@@ -129,10 +157,19 @@ export class SimulationService {
     await this.in(workspace.id).scenarios.delete(id)
   }
 
+  /** A persona caller needs a vendor model somewhere in the workspace's reach: the `local` model plays scripted callers only. */
+  private async checkPersonaModel(workspace: WorkspaceDoc, body: ScenarioInput): Promise<void> {
+    if (body.caller.persona === undefined || (await this.d.vendorModels(workspace))) return
+    throw invalid(
+      'caller.persona',
+      'a persona caller is played by a vendor model (OpenAI or Anthropic), and only the local model is available here (no OPENAI_API_KEY or ANTHROPIC_API_KEY on the service, no BYOK keys on the workspace); script the caller with lines instead',
+    )
+  }
+
   private scenarioFields(body: ScenarioInput) {
     notBlank(body.name, 'name')
     const channel = body.channel ?? 'phone'
-    checkLines(body.caller.lines, channel)
+    checkCaller(body.caller, channel)
     const expectations = body.expectations ?? []
     checkExpectations(expectations)
     for (const name of Object.keys(body.variables ?? {})) if (name.trim() === '') throw invalid('variables', 'names must not be blank')
@@ -205,6 +242,16 @@ export class SimulationService {
     }
     if (scenarios.some((s) => s.channel === 'phone') && !this.d.simulates()) {
       throw clashes('simulated callers live on the sandbox phone network; this service places calls on another (TELEPHONY_PROVIDER)')
+    }
+    const persona = scenarios.find((s) => s.caller.persona !== undefined)
+    if (persona) {
+      const model = await this.d.callerModel(workspace, agent.id, body.target)
+      if (!model || model.provider === 'local') {
+        throw clashes(
+          `scenario ${persona.id} (${persona.name}) has a caller.persona, played by the agent’s model, and ${agent.id}’s ${body.target === 'draft' ? 'draft' : `version ${body.target}`} runs on the local model, which plays scripted callers only; choose a vendor model for the agent or script the caller with lines`,
+          { scenario: persona.id, field: 'caller.persona' },
+        )
+      }
     }
     const count = body.count ?? 1
     const now = this.d.clock.now()

@@ -101,6 +101,7 @@ export class OpenAIChatModel implements LanguageModel, ModelCatalog {
     if (req.tools?.length) b.tools = req.tools.map(toWireTool)
     const reasoning = isReasoningModel(this.id)
     if (req.temperature !== undefined && !reasoning) b.temperature = req.temperature
+    if (req.seed !== undefined) b.seed = req.seed
     if (req.maxTokens !== undefined) {
       const field = this.opts.maxTokensField ?? (this.provider === 'openai' || reasoning ? 'max_completion_tokens' : 'max_tokens')
       b[field] = reasoning ? Math.max(req.maxTokens, REASONING_COMPLETION_TOKENS) : req.maxTokens

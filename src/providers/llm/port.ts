@@ -48,6 +48,8 @@ export interface StreamRequest {
   tools?: ToolSpec[]
   temperature?: number
   maxTokens?: number
+  /** Asks for the same sampling on the same request (OpenAI and compatible servers take it, best effort; Anthropic has none and ignores it). */
+  seed?: number
   signal?: AbortSignal
   /**
    * Longest wait for the next piece of the answer (the response headers, then each chunk).
