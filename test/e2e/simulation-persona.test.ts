@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { PERSONA_MAX_TOKENS } from '../../src/features/simulations/persona-caller'
-import { type FakeOpenAI, type OpenAIReply, startOpenAIFake } from '../fakes/openai'
+import { type FakeOpenAI, type OpenAIReply, type RecordedRequest, startOpenAIFake } from '../fakes/openai'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 
@@ -17,10 +17,12 @@ let fake: FakeOpenAI
 let s: TestServer
 let dev: { id: string; key: string }
 let agent: string
+/** While set, answers requests by what they ask (a phone call's agent also answers partial words early). */
+let route: ((r: RecordedRequest) => OpenAIReply | undefined) | null = null
 
 beforeAll(async () => {
-  fake = startOpenAIFake({ apiKey: KEY })
-  s = await startTestServer({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl, STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox' })
+  fake = startOpenAIFake({ apiKey: KEY, replyFor: (r) => route?.(r) })
+  s = await startTestServer({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl, STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox', MEDIA_CHUNK_MS: '100' })
   dev = await s.developer({ plan: 'scale', name: 'Persona sims' })
   agent = (await s.agent(dev.key, { name: 'Bean There', model: 'gpt-4o-mini', greeting: 'Hi, this is Bean There. How can I help?', voice: { answersCalls: true } })).id
 })
@@ -76,12 +78,7 @@ describe('persona callers', () => {
       ],
     })
     const before = fake.requests.length
-    fake.reply(
-      say('Hi, what time do you open on Saturday?'),
-      say('We open at 7 am on Saturdays.'),
-      say('Great, thanks. Bye! [hang up]'),
-      say('You are welcome, see you Saturday!'),
-    )
+    fake.reply(say('Hi, what time do you open on Saturday?'), say('We open at 7 am on Saturdays.'), say('Great, thanks. Bye! [hang up]'), say('You are welcome, see you Saturday!'))
     const run = await runToEnd(suite)
     const [result] = run.results
     expect(result.status, JSON.stringify(result)).toBe('passed')
@@ -118,7 +115,12 @@ describe('persona callers', () => {
 
   test('a caller model that fails (500) fails the scenario, saying why; never a pass', async () => {
     const suite = await suiteOf({ name: 'the model fails', channel: 'web', caller: PERSONA, expectations: [{ kind: 'neverSays', text: 'refund' }] })
-    fake.reply(say('Hi, what time do you open on Saturday?'), say('We open at 7 am.'), { kind: 'error', status: 500, message: 'The server had an error while processing your request.', type: 'server_error' })
+    fake.reply(say('Hi, what time do you open on Saturday?'), say('We open at 7 am.'), {
+      kind: 'error',
+      status: 500,
+      message: 'The server had an error while processing your request.',
+      type: 'server_error',
+    })
     const run = await runToEnd(suite)
     const [result] = run.results
     expect(run.passed).toBe(false)
@@ -126,6 +128,58 @@ describe('persona callers', () => {
     expect(result.error).toStartWith('the caller’s model (openai gpt-4o-mini) failed:')
     expect(result.error).toContain('The server had an error while processing your request.')
     expect(result.expectations).toEqual([])
+  }, 120_000)
+
+  test('on the phone: the sandbox callee speaks each line as the model writes it, and the call passes', async () => {
+    const suite = await suiteOf({
+      name: 'Saturday hours by phone, a persona',
+      caller: PERSONA,
+      expectations: [
+        { kind: 'says', text: 'open at 7' },
+        { kind: 'ended', by: 'caller' },
+      ],
+    })
+    const before = fake.requests.length
+    // One sentence a line: the voice path may take a caller's pause between sentences for the end of its turn.
+    // By what is asked: the caller's model by the agent's latest line, the agent's by the caller's.
+    const last = (r: RecordedRequest) => String(r.body?.messages?.at(-1)?.content ?? '')
+    route = (r) => {
+      const asked = last(r)
+      if (String(r.body?.messages?.[0]?.content).includes('You are playing a customer')) {
+        if (asked.includes('open at 7')) return say('That is all I needed to know. [hang up]')
+        return say('Hi, what time do you open on Saturday?')
+      }
+      if (asked === 'Hi, what time do you open on Saturday?') return say('We open at 7 am on Saturdays.')
+      if (asked === 'That is all I needed to know.') return say('You are welcome, goodbye!')
+      return say('Sorry, could you say that again?')
+    }
+    const run = await runToEnd(suite).finally(() => {
+      route = null
+    })
+    const [result] = run.results
+    expect(result.status, JSON.stringify(result)).toBe('passed')
+    expect(result.call.id).toStartWith('out_')
+    expect(result.transcript.map((l: any) => [l.speaker, l.text])).toEqual([
+      ['agent', 'Hi, this is Bean There. How can I help?'],
+      ['customer', 'Hi, what time do you open on Saturday?'],
+      ['agent', 'We open at 7 am on Saturdays.'],
+      ['customer', 'That is all I needed to know.'],
+      ['agent', 'You are welcome, goodbye!'],
+    ])
+    const asks = callerAsks().filter((r) => fake.requests.indexOf(r) >= before)
+    expect(asks).toHaveLength(2)
+    expect(asks[1]!.body.messages[1].content).toContain('Agent: We open at 7 am on Saturdays.')
+  }, 120_000)
+
+  test('on the phone, a caller model that fails hangs the caller up and fails the call with the reason', async () => {
+    const suite = await suiteOf({ name: 'the phone model fails', caller: PERSONA, expectations: [{ kind: 'ended', by: 'caller' }] })
+    fake.reply({ kind: 'error', status: 500, message: 'The server had an error while processing your request.', type: 'server_error' })
+    const run = await runToEnd(suite)
+    const [result] = run.results
+    expect(result.status, JSON.stringify(result)).toBe('failed')
+    expect(result.error).toStartWith('the caller’s model (openai gpt-4o-mini) failed:')
+    expect(result.expectations).toEqual([])
+    expect(result.transcript.filter((l: any) => l.speaker === 'customer')).toEqual([])
   }, 120_000)
 
   test('an agent on the local model cannot run a persona scenario: 409 naming caller.persona', async () => {

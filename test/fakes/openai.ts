@@ -80,6 +80,11 @@ export interface FakeOpenAIOptions {
    * benchmark can run many turns without scripting each.
    */
   defaultReply?: string
+  /**
+   * Answers a request by what it asks, before the queue: for a test where requests interleave in
+   * an order it does not control (a voice call's early replies to partial words). Undefined: the queue.
+   */
+  replyFor?: (request: RecordedRequest) => OpenAIReply | undefined
   /** Ms before a stream's first chunk (time to first token); 0 by default. Realistic: `REALISTIC.openaiFirstTokenMs`. */
   firstTokenMs?: number
   /** Ms between a stream's later chunks (output speed); 0 by default. Realistic: `REALISTIC.openaiTokenMs`. */
@@ -180,7 +185,7 @@ export function startOpenAIFake(opts: FakeOpenAIOptions = {}): FakeOpenAI {
     const fallback: OpenAIReply = opts.defaultReply
       ? { kind: 'stream', text: opts.defaultReply.match(/\s*\S+/g) ?? [] }
       : { kind: 'error', status: 500, message: 'The fake has no scripted reply for this request.', type: 'server_error' }
-    const r = queue.shift() ?? fallback
+    const r = opts.replyFor?.(rec) ?? queue.shift() ?? fallback
     if (r.kind === 'hang') {
       await sleeper.sleep(r.ms)
       return oaError(504, 'hung', 'server_error', null)

@@ -39,6 +39,8 @@ const MINUTE_MS = 60_000
 export interface SimulatedCaller {
   lines: string[]
   limitMs: number
+  /** A caller whose lines are written as the call goes (a persona): its next line once the agent has answered, null to hang up. */
+  more?: () => Promise<string | null>
 }
 
 /** The agent as published (versions feature): what every call talks with. */

@@ -72,6 +72,9 @@ const dropped = (row: CallTryDoc) => row.hangup === 'failed' && /dropped/.test(r
 const ENDED = new Set(['completed', 'missed', 'failed', 'cancelled'])
 
 export class SimulationRunner {
+  /** A phone call's persona caller whose model failed, by result id: the reason its result fails with. */
+  private readonly personaFailures = new Map<string, string>()
+
   constructor(private readonly d: RunnerDeps) {}
 
   play(runId: string, progress: (counts: { finished: number; passed: number; failed: number }) => void): () => void {
@@ -131,12 +134,14 @@ export class SimulationRunner {
         return
       }
       try {
+        const more = scenario.caller.persona !== undefined ? await this.spoken(run, r, workspace, scenario) : undefined
         const callId = await this.d.calls().placeSimulated(workspace, agent, {
           to: callerNumber(run.seed, r.index),
           variables: scenario.variables,
           simulation: { runId, target: run.target, webhooks: run.webhooks },
-          caller: { lines: (scenario.caller.lines ?? []).map(calleeLine), limitMs: SCRIPT_LIMIT_MS },
+          caller: { lines: (scenario.caller.lines ?? []).map(calleeLine), limitMs: SCRIPT_LIMIT_MS, ...(more ? { more: more.next } : {}) },
         })
+        more?.placed(callId)
         // Cancelled while it was being placed: the cancel could not see this call, so it ends here.
         if (stopped()) {
           await this.d
@@ -148,7 +153,8 @@ export class SimulationRunner {
         await write(r, { status: 'calling', callId, attempts: r.attempts + 1 })
         inFlight.add(r)
       } catch (err) {
-        await fail(r, `the call could not be placed: ${(err as Error).message}`)
+        if (err instanceof PersonaError) await fail(r, err.message)
+        else await fail(r, `the call could not be placed: ${(err as Error).message}`)
       }
     }
     while (!stopped() && (queue.length > 0 || inFlight.size > 0 || chats.size > 0)) {
@@ -189,6 +195,10 @@ export class SimulationRunner {
     }
     const call = { id: row.callId, recording: row.recording?.url ?? null, hangup: row.hangup, latency: summariseLatency(row.latencyTurns ?? []) }
     const conversation = row.conversationId ?? null
+    // The persona caller's model failed: the call ended for that, whatever else it shows.
+    const personaFailed = this.personaFailures.get(r.id)
+    this.personaFailures.delete(r.id)
+    if (personaFailed) return { status: 'failed', transcript, expectations: [], call, conversation, error: personaFailed }
     if (row.status !== 'completed' || row.hangup === 'failed') {
       return { status: 'failed', transcript, expectations: [], call, conversation, error: `the call ended ${row.status}${row.hangup ? ` (${row.hangup})` : ''}${row.error ? `: ${row.error}` : ''}` }
     }
@@ -259,6 +269,33 @@ export class SimulationRunner {
     }
     const expectations = scenario.expectations.map((e) => judge(e, facts))
     return { status: expectations.every((e) => e.passed) ? 'passed' : 'failed', transcript, expectations, call: null, conversation, error: null }
+  }
+
+  /**
+   * A phone call's persona caller: its next line once the agent has answered (the sandbox callee
+   * asks), read from the call's transcript as written so far. A model failure is kept for the
+   * result (personaFailures) and hangs the caller up.
+   */
+  private async spoken(run: RunDoc, r: ResultDoc, workspace: WorkspaceDoc, scenario: ScenarioDoc) {
+    const target = await this.d.target(run.workspaceId, run.agentId, run.target)
+    if (!target) throw new PersonaError(`the run’s agent or its version ${run.target} is gone`)
+    const persona = await this.persona(run, workspace, target, scenario)
+    this.personaFailures.delete(r.id)
+    let callId: string | null = null
+    return {
+      placed: (id: string) => {
+        callId = id
+      },
+      next: async (): Promise<string | null> => {
+        const row = callId ? await this.d.calls().row(callId) : null
+        try {
+          return await persona.next(row?.transcript ?? [])
+        } catch (err) {
+          this.personaFailures.set(r.id, (err as Error).message)
+          return null
+        }
+      },
+    }
   }
 
   /** A scenario's persona caller, on the model of the agent as the run targets it (the agent's own, BYOK first). */

@@ -97,6 +97,12 @@ export interface CalleeOptions {
   pace?: () => { judged: number; hold: boolean } | null
   /** The stream closed, not by the callee hanging up: the close code (1006 when the server vanished). */
   onClosed?: (code: number) => void
+  /**
+   * A caller whose lines are written as the call goes (a persona a model plays): once `lines` are
+   * said and the agent has answered the last, the callee asks for its next line and says it; null
+   * (or a failure) is its last word, after which it has had its say.
+   */
+  more?: () => Promise<string | null>
   /** An answering machine: `greeting` plays at once, then the beep; `beeped` runs when the beep has played. */
   machine?: { greeting: string; beeped: () => void }
 }
@@ -129,6 +135,9 @@ export class SandboxCallee {
   /** The phone menu waiting for keys, the keys it has heard so far, and the ear for them (the agent's tones). */
   private menu: { expects: string; retry: Line; heard: string } | null = null
   private readonly agentKeys = new KeypadListener()
+  /** A `more` caller: asking for its next line now, and done asking (it said its last). */
+  private asking = false
+  private moreDone = false
   /** What happened, for tests: marks echoed, clears received, lines said. */
   readonly log: {
     /** Keys heard from the agent (its tones), in order. */
@@ -155,9 +164,30 @@ export class SandboxCallee {
    * (spoken, then paused as long as the callee waits before a turn). A callee with no lines has.
    */
   scriptDone(): boolean {
-    if (this.options.lines.length === 0) return true
-    if (this.left > 0 || this.speaking) return false
+    const more = this.options.more !== undefined && !this.moreDone
+    if (this.options.lines.length === 0 && !this.options.more) return true
+    if (this.left > 0 || this.speaking || more) return false
     return this.agentSpokeSinceMyTurn && this.buffered === 0 && this.streamMs() - this.agentLastAt >= CALLEE_WAITS_MS
+  }
+
+  /** A `more` caller's next line, asked once the agent has answered the last (decide). */
+  private askMore(): void {
+    const more = this.options.more!
+    this.asking = true
+    more()
+      .then(async (text) => {
+        if (text === null || this.closed) this.moreDone = true
+        else {
+          this.lines.push(await this.prepare(text))
+          this.left++
+        }
+      })
+      .catch(() => {
+        this.moreDone = true
+      })
+      .finally(() => {
+        this.asking = false
+      })
   }
 
   /**
@@ -352,8 +382,12 @@ export class SandboxCallee {
     const at = this.streamMs()
     if (this.speaking || this.menu) return
     const next = this.lines[0]
-    if (!next) return
     const agentPlaying = this.buffered > 0
+    if (!next) {
+      const answered = this.agentSpokeSinceMyTurn && !agentPlaying && at - this.agentLastAt >= CALLEE_WAITS_MS
+      if (this.options.more && !this.moreDone && !this.asking && answered) this.askMore()
+      return
+    }
     if (next.kind === 'machine') {
       // A machine's greeting plays as soon as it answers, whoever speaks.
     } else if (next.kind === 'turn') {

@@ -84,6 +84,13 @@ export function switchOf(callRef: string): string | null {
   return /^SB([0-9a-z]+)-[0-9a-z]{16}$/.exec(callRef)?.[1] ?? null
 }
 
+/** A simulated call's callee (the simulations feature): its script, the real time it may take, and its lines written as it goes (sandbox-callee.ts `more`). */
+export interface SimulatedCallee {
+  lines: string[]
+  limitMs: number
+  more?: () => Promise<string | null>
+}
+
 interface PhoneDoc extends SandboxPhone {
   [field: string]: unknown
   id: string
@@ -128,9 +135,9 @@ export class SandboxNetwork implements Telephony {
    * call's callee answers at once, says `lines` and hangs up once the agent has answered the last
    * (or after `limitMs` of real time), whatever the clock does.
    */
-  private readonly callers = new Map<string, { lines: string[]; limitMs: number }>()
+  private readonly callers = new Map<string, SimulatedCallee>()
 
-  expectCaller(callId: string, caller: { lines: string[]; limitMs: number }): void {
+  expectCaller(callId: string, caller: SimulatedCallee): void {
     this.callers.set(callId, caller)
   }
 
@@ -159,7 +166,7 @@ export class SandboxNetwork implements Telephony {
   }
 
   /** The person (or machine) answers: a media client connects and speaks `lines` (when the server listens). */
-  private pickUp(callRef: string, callId: string, attempt: number, lines: string[], machine?: CalleeOptions['machine']): void {
+  private pickUp(callRef: string, callId: string, attempt: number, lines: string[], machine?: CalleeOptions['machine'], more?: CalleeOptions['more']): void {
     const media = this.media
     const base = media?.baseUrl()
     if (!media || !base || !this.active.has(callRef)) return
@@ -173,6 +180,7 @@ export class SandboxNetwork implements Telephony {
       tts: media.tts(),
       onClosed: (code) => void this.streamClosed({ callId, attempt, callRef }, code),
       ...(machine ? { machine } : {}),
+      ...(more ? { more } : {}),
     })
     this.callees.set(callRef, callee)
     callee.connect().catch(() => this.callees.delete(callRef))
@@ -227,7 +235,7 @@ export class SandboxNetwork implements Telephony {
       if (verdict && !machine) await this.tell({ ...ref, type: 'answeredBy', by: 'human', at: rang })
       const greeting = phone.lines[0] ?? `Hello, you have reached the voicemail of ${request.to}. Please leave a message after the tone.`
       const beeped = () => void (verdict && this.active.has(callRef) ? this.tell({ ...ref, type: 'answeredBy', by: 'machine', at: this.clock.now() }) : undefined)
-      this.pickUp(callRef, request.callId, request.attempt, machine ? phone.lines.slice(1) : phone.lines, machine ? { greeting, beeped } : undefined)
+      this.pickUp(callRef, request.callId, request.attempt, machine ? phone.lines.slice(1) : phone.lines, machine ? { greeting, beeped } : undefined, caller?.more)
       if (caller) await this.calleeHangsUp(ref, rang, caller.limitMs)
     })
     return { callRef }
