@@ -20,7 +20,7 @@ export function mount(root, { workspace, go, link }) {
     h(
       'p',
       { class: 'hint' },
-      'Scripted callers against an agent (create scenarios and suites with the v1 API, /v1/simulations). A suite that gates publishing must pass against the draft before it is published.',
+      'Scripted or persona callers against an agent (create scenarios and suites with the v1 API, /v1/simulations). A suite that gates publishing must pass against the draft before it is published.',
     ),
     list,
   )
