@@ -9,7 +9,7 @@ import { notFound } from '../../http/errors'
 import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
 import type { DocumentStore, Filter, PageAfter, Write } from '../../store/port'
-import type { ScopedFilter } from '../../store/workspace-scoped'
+import { type ScopedFilter, WorkspaceCollection } from '../../store/workspace-scoped'
 import type { Author, Channel, ConversationDoc, ConversationStatus, MessageDoc, MessagePart } from './model'
 import type { ConversationRepo, MessageRepo } from './repository'
 
@@ -263,7 +263,7 @@ export class ConversationService {
 
   /** Agent delete cascade: its conversations and every message in them. */
   async removeAllForAgent(workspaceId: string, agentId: string): Promise<void> {
-    await this.messages.deleteMany({ workspaceId, agentId })
+    await new WorkspaceCollection(this.messages).in(workspaceId).deleteMany({ agentId })
     await this.conversations.in(workspaceId).deleteMany({ agentId })
   }
 

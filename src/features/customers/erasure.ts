@@ -18,6 +18,7 @@
 import { eventsSpec } from '../../events/bus'
 import { isRefused } from '../../kernel/refusals'
 import type { CollectionSpec, DocumentStore } from '../../store/port'
+import { WorkspaceCollection, type WorkspaceDoc } from '../../store/workspace-scoped'
 import type { AgentService } from '../agents/public'
 
 /** Swept by `workspaceId` after the agents: what no feature owns (the kernel's event log). */
@@ -55,8 +56,8 @@ export class CustomerErasure {
     }
     const documents: Record<string, number> = {}
     for (const spec of ERASED_COLLECTIONS) {
-      const collection = await this.store.collection(spec)
-      documents[spec.name] = await collection.deleteMany({ workspaceId })
+      const collection = new WorkspaceCollection(await this.store.collection<WorkspaceDoc>(spec))
+      documents[spec.name] = await collection.in(workspaceId).deleteMany()
     }
     return { agents, documents }
   }

@@ -6,7 +6,8 @@
  * indexes (the store keeps one instance per name: the first opener's spec is the collection's).
  */
 import { conflict } from '../../http/errors'
-import type { Collection, DocumentStore } from '../../store/port'
+import type { DocumentStore } from '../../store/port'
+import { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { BeforeRelease } from './service'
 
 interface CallRow {
@@ -22,13 +23,16 @@ interface CallRow {
 const LIVE = ['ringing', 'connected']
 
 export function refuseWhileLive(store: DocumentStore): BeforeRelease {
-  let rows: Promise<Collection<CallRow>> | null = null
+  let rows: Promise<WorkspaceCollection<CallRow>> | null = null
   return async (number) => {
-    rows ??= store.collection<CallRow>({ name: 'call_tries', indexes: [] }).catch((err) => {
-      rows = null
-      throw err
-    })
-    const live = await (await rows).findOne({ workspaceId: number.workspaceId, from: number.number, status: { $in: LIVE } })
+    rows ??= store.collection<CallRow>({ name: 'call_tries', indexes: [] }).then(
+      (all) => new WorkspaceCollection(all),
+      (err) => {
+        rows = null
+        throw err
+      },
+    )
+    const live = await (await rows).in(number.workspaceId).findOne({ from: number.number, status: { $in: LIVE } })
     if (live) throw conflict(`${number.number} has a live call (${live.callId}, ${live.status}); release it once the call has ended`, { call: live.callId })
   }
 }
