@@ -76,13 +76,6 @@ export class Lease {
 
 /** The OS thread's name (Bun sets it from the worker's name): how `top -H` and bench:soak tell the threads apart. */
 export const THREAD_NAME = 'stt-decoder'
-/**
- * Decoding yields the CPU to the service's event loop (the calls' playout, admission, `/health`):
- * on Linux a nice value belongs to the thread, so this lowers this decoder alone. At nice 10 the
- * kernel weighs it 110 against the loop's 1,024 (sched_prio_to_weight), about a ninth of a
- * contended core; a decoder held back shows as queue wait, which admission control watches.
- */
-export const DECODER_NICE = 10
 
 export class DecoderThread {
   private readonly worker: Worker

@@ -5,7 +5,7 @@
  * belong to, so a partial of the last holder's audio never reaches the next one.
  */
 import { setPriority } from 'node:os'
-import { DECODER_NICE } from './decoder-pool'
+import { DECODER_NICE } from './decoder-priority'
 import { Decoder, type SphinxPaths } from './pocketsphinx-ffi'
 
 // Decoding yields the CPU to the service's event loop (DECODER_NICE says why).
