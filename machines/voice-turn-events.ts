@@ -96,6 +96,8 @@ export type VoiceTurnEvent =
    * (a slow engine's final arriving after the next one was asked for): more words are coming.
    */
   | { type: 'words.final'; text: string; backchannel: boolean; endpointedAt: number; sttFinalAt: number; earlier?: boolean }
+  /** The turn's words were lost (the speech engine at capacity, refused them): the call goes on. */
+  | { type: 'words.lost'; why: string }
   /** The agent's audio was cut (`clear`): what the caller had not yet heard of the sentence playing. */
   | { type: 'agent.stopped'; unheard: string }
   /** The first audio of the agent's reply left for the caller. */

@@ -96,6 +96,8 @@ export const voiceTurnSetup = setup({
     stopAgent: () => {},
     /** Say the rest of the sentence the caller was hearing when the agent stopped. */
     resumeSentence: (_, _params: { text: string }) => {},
+    /** The caller's words were lost: the agent asks them to say it again. */
+    askRepeat: () => {},
     /** Speech over the agent that did not stop it has ended: its words are let go. */
     letGo: () => {},
     /** A key sequence, as the caller's turn. */

@@ -21,6 +21,7 @@
  *            thinking ─words.final [falseInterruption]→ resuming (a backchannel or noise stopped the agent:
  *              it says the rest of the sentence the caller was hearing) ─reply.audio→ speaking
  *            thinking ─words.final [nothingSaid]→ listening
+ *            thinking ─words.lost→ listening (the speech engine refused the words, at capacity: askRepeat)
  *            listening ─after(callerSilence)→ (endCall silence)
  *   call:    open ─after(callLimit)→ (endCall timeLimit);  open ─call.close→ closing ─after(goodbyeGrace)→ (hangUp)
  *   keypad:  idle ─dtmf→ collecting ─after(dtmfGap) / dtmf # / digits.done→ idle (answerDigits; keys
@@ -206,6 +207,8 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
                     ],
                   },
                 ],
+                // The engine refused the turn's words (at capacity): not a reason to end the call.
+                'words.lost': { target: 'listening', actions: ['cancelPreempt', 'askRepeat', assign(({ event }) => ({ why: `the caller's words were lost (${event.why}): the agent asks again` }))] },
                 'reply.audio': 'speaking',
                 'reply.done': 'listening',
                 'speech.start': [

@@ -3,6 +3,8 @@ export const VOICE_LINES = {
   trouble: "I'm sorry, I'm having trouble on my end. Please try again later. Goodbye.",
   silence: "I haven't heard anything for a while, so I'll end the call here. Goodbye.",
   timeLimit: "We've reached the time limit for this call. Thank you for your time. Goodbye.",
+  /** The caller's words were lost to a speech engine at capacity: the call goes on. */
+  repeat: "Sorry, I didn't catch that. Could you say it again?",
   unavailable: 'Sorry, this line is not available right now. Please try again later. Goodbye.',
   /** The service is shutting down and the call outlived the drain (docs/production.md "Draining"). */
   closing: "I'm sorry, I have to end the call here. Please call back if there's anything else. Goodbye.",

@@ -16,6 +16,7 @@
  */
 import { type Actor, createActor } from 'xstate'
 import { type CallEnding, isEcho, SILENCE_TIMEOUT_MS, turnState, type VoiceTurnEvent, voiceTurnMachine } from '../../machines/voice-turn'
+import { SpeechError } from '../providers/stt/port'
 import { AgentTurns } from './agent-turns'
 import { AgentVoice } from './agent-voice'
 import type { PipelineState, SessionParts } from './call-line'
@@ -158,6 +159,7 @@ export class VoiceSession {
         withdrawAnswer: () => void agent.withdraw(),
         stopAgent: () => this.send({ type: 'agent.stopped', unheard: agent.stop() }),
         resumeSentence: (_, { text }) => agent.say(text),
+        askRepeat: () => agent.say(VOICE_LINES.repeat),
         letGo: () => {
           this.audio.detector.end()
           this.words.dropped()
@@ -356,6 +358,9 @@ export class VoiceSession {
       text = await final
     } catch (err) {
       this.parts.line.log('warn', 'speech-to-text failed', { err: String(err) })
+      // At capacity the engine lost these words only: the caller is asked again (an earlier piece
+      // of a turn ended again since is simply gone; the later final answers the turn).
+      if (err instanceof SpeechError && err.busy) return void (commit === this.commits && this.send({ type: 'words.lost', why: err.message }))
       return this.end(VOICE_LINES.trouble, 'failed', `speech-to-text failed: ${(err as Error).message}`)
     } finally {
       if (this.finalInFlight === final) this.finalInFlight = null

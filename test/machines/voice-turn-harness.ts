@@ -6,7 +6,7 @@ import { expect } from 'bun:test'
 import { createActor, SimulatedClock } from 'xstate'
 import { turnState, type VoiceTurnEvent, type VoiceTurnInput, voiceTurnMachine } from '../../machines/voice-turn'
 
-const EFFECTS = ['preempt', 'cancelPreempt', 'commitTurn', 'answer', 'withdrawAnswer', 'stopAgent', 'resumeSentence', 'letGo', 'answerDigits', 'endCall', 'sayGoodbye', 'hangUp'] as const
+const EFFECTS = ['preempt', 'cancelPreempt', 'commitTurn', 'answer', 'withdrawAnswer', 'stopAgent', 'resumeSentence', 'letGo', 'askRepeat', 'answerDigits', 'endCall', 'sayGoodbye', 'hangUp'] as const
 const INPUT: VoiceTurnInput = { callLimitMs: 600_000, silenceMs: 30_000, unavailable: false }
 
 /** `answerUnheard`: the session's word on whether the answer made has reached the line (by default, only its final words count). */

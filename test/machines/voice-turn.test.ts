@@ -124,6 +124,17 @@ describe('the voice-turn chart: the turn', () => {
     expect(c.context().why).toBe('no words: nothing to answer')
   })
 
+  test('thinking: the words lost (the engine at capacity refused them) → listening, the agent asks again; the call goes on', () => {
+    const c = listening()
+    c.send(START, pause(0, 0))
+    c.advance(200)
+    c.effects()
+    c.send({ type: 'words.lost', why: 'every speech decoder is busy' })
+    expect(c.state()).toBe('listening')
+    expect(c.effects()).toEqual(['cancelPreempt', 'askRepeat'])
+    expect(c.context().why).toBe("the caller's words were lost (every speech decoder is busy): the agent asks again")
+  })
+
   test('a backchannel that stopped the agent → resuming: the rest of what it meant to say', () => {
     const c = interruptedThenThinking('which will arrive between nine and eleven.')
     c.send(final('mhm', true))

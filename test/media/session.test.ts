@@ -3,13 +3,15 @@
  * test/support/turn-harness.ts): the opening, the call's time limit and the silence timeout
  * ending politely, a goodbye that never plays still ending the call, keys (dtmf messages or tones
  * in the audio) reaching the agent as text after `#` or the digit gap and joining a spoken turn, a
- * TTS failure ending the call `failed`.
+ * TTS failure ending the call `failed`, a speech engine at capacity losing one turn's words (the
+ * agent asks again) where a broken one ends the call.
  */
 import { describe, expect, test } from 'bun:test'
 import { DTMF_GAP_MS, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR } from '../../machines/voice-turn'
 import { KeypadListener, keypadTones } from '../../src/media/keypad'
 import { VOICE_LINES } from '../../src/media/phrases'
 import { ANSWERED_BY_WAIT_MS } from '../../src/media/session'
+import { SpeechError } from '../../src/providers/stt/port'
 import type { TextToSpeech } from '../../src/providers/tts/port'
 import { flush, turnHarness } from '../support/turn-harness'
 
@@ -223,5 +225,33 @@ describe('voice session', () => {
     }
     const h = await started({ tts: broken })
     expect(h.ended).toEqual([{ hangup: 'failed', error: 'text-to-speech failed: 503 from the vendor' }])
+  })
+
+  test("a speech engine at capacity loses one turn's words: the agent asks again and the call goes on; a broken one ends the call failed", async () => {
+    let error: Error | null = new SpeechError('pocketsphinx', 'every speech decoder is busy and the queue for them is full', { busy: true })
+    const h = await started({ finalError: () => error })
+    await h.wait(100)
+    await h.speak(400, 'What time do you open?')
+    await h.silence(400)
+    expect(h.ended).toEqual([])
+    expect(h.whys).toContain("the caller's words were lost (every speech decoder is busy and the queue for them is full): the agent asks again")
+    await h.silence(VOICE_LINES.repeat.length * MS_PER_CHAR + 200)
+    expect(h.agent).toEqual(['Hello there.', VOICE_LINES.repeat])
+    expect(h.customer).toEqual([])
+    expect(h.session.state).toBe('listening')
+    // The next turn is heard and answered as any.
+    error = null
+    await h.speak(400, 'What time do you open?')
+    await h.silence(400)
+    expect(h.customer).toEqual(['What time do you open?'])
+
+    error = new SpeechError('pocketsphinx', 'the decoder crashed')
+    await h.silence(3_000)
+    await h.speak(400, 'And on Sundays?')
+    await h.silence(400)
+    expect(h.context().why).toBe('speech-to-text failed: the decoder crashed')
+    await h.wait(VOICE_LINES.trouble.length * MS_PER_CHAR + GOODBYE_GRACE_MS + 200)
+    expect(h.agent.at(-1)).toBe(VOICE_LINES.trouble)
+    expect(h.ended).toEqual([{ hangup: 'failed', error: 'speech-to-text failed: the decoder crashed' }])
   })
 })

@@ -34,6 +34,8 @@ export interface HarnessOptions {
   tts?: TextToSpeech
   /** A final waits while this is pending (a decoder slow to answer); finals come in order, as one decoder's do. */
   finalStall?: () => Promise<void> | null
+  /** A final rejects with this error (the engine refused the utterance) while it returns one. */
+  finalError?: () => Error | null
   /** The engine's words do not judge turns (pocketsphinx): no final is asked for at each pause, only when the turn ends. */
   noTurnCues?: boolean
 }
@@ -85,8 +87,9 @@ export function turnHarness(options: HarnessOptions = {}) {
       const words = pending
       pending = ''
       const stall = options.finalStall?.()
+      const error = options.finalError?.()
       previousFinal = previousFinal.then(() => stall).then(() => words)
-      return previousFinal
+      return error ? previousFinal.then(() => Promise.reject(error)) : previousFinal
     },
     onPartial: (l) => {
       partial = l

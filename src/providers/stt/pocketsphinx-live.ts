@@ -111,6 +111,8 @@ class Utterance implements DecoderHolder {
   private ending: Waiter | null = null
   private retried = false
   refusedWith: string | null = null
+  /** Refused for want of a decoder (the pool at capacity), not for a decoder that failed. */
+  private refusedBusy = false
   done = false
 
   constructor(
@@ -119,7 +121,10 @@ class Utterance implements DecoderHolder {
     private readonly partial: (text: string) => void,
   ) {
     for (const p of preroll) this.audio.add(p)
-    if (pool.take(this) === 'refused') this.refusedWith = 'every speech decoder is busy and the queue for them is full'
+    if (pool.take(this) === 'refused') {
+      this.refusedWith = 'every speech decoder is busy and the queue for them is full'
+      this.refusedBusy = true
+    }
   }
 
   push(pcm: Int16Array): void {
@@ -129,7 +134,7 @@ class Utterance implements DecoderHolder {
 
   /** Ends the utterance: its text once a decoder has heard all of it. */
   finish(): Promise<string> {
-    if (this.refusedWith) return this.fail(new SpeechError('pocketsphinx', this.refusedWith))
+    if (this.refusedWith) return this.fail(new SpeechError('pocketsphinx', this.refusedWith, { busy: this.refusedBusy }))
     return new Promise<string>((resolve, reject) => {
       this.ending = { resolve, reject }
       this.lease?.finalize()
@@ -180,9 +185,10 @@ class Utterance implements DecoderHolder {
     if (!this.retried) {
       this.retried = true
       if (this.pool.take(this, true) !== 'refused') return
+      this.refusedBusy = true
     }
     this.refusedWith = reason
-    if (this.ending) void this.fail(new SpeechError('pocketsphinx', reason)).catch(() => {})
+    if (this.ending) void this.fail(new SpeechError('pocketsphinx', reason, { busy: this.refusedBusy })).catch(() => {})
   }
 }
 

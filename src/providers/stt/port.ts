@@ -70,10 +70,17 @@ export interface SpeechToText {
 /** A provider failed (refused the key, went away): the call's pipeline says so and ends politely. */
 export class SpeechError extends Error {
   override readonly name = 'SpeechError'
+  /**
+   * The engine is at capacity for now (every decoder held and the queue for them full): this
+   * utterance is lost, the engine itself is fine, so the call goes on.
+   */
+  readonly busy: boolean
   constructor(
     readonly provider: string,
     message: string,
+    options: { busy?: boolean } = {},
   ) {
     super(message)
+    this.busy = options.busy ?? false
   }
 }

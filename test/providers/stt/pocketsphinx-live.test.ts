@@ -7,7 +7,8 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { resample } from '../../../src/media/codecs'
 import { SpeechProviders } from '../../../src/providers/speech'
-import { DECODER_NICE, THREAD_NAME } from '../../../src/providers/stt/decoder-pool'
+import { THREAD_NAME } from '../../../src/providers/stt/decoder-pool'
+import { DECODER_NICE } from '../../../src/providers/stt/decoder-priority'
 import { DEBIAN_SPHINX, SPHINX_INSTALL, sphinxMissing } from '../../../src/providers/stt/pocketsphinx-ffi'
 import { PocketsphinxLiveStt } from '../../../src/providers/stt/pocketsphinx-live'
 import { SpeechError, type SttSession } from '../../../src/providers/stt/port'
@@ -198,7 +199,10 @@ describeLive('live pocketsphinx decoder', () => {
     // Past the queue's bound: refused, and said so at the final.
     await feed(c, await speech('thank you'))
     expect(engine.decoders.refused).toBe(1)
-    expect(await c.finalize().catch((e) => e)).toBeInstanceOf(SpeechError)
+    const refused = await c.finalize().catch((e) => e)
+    expect(refused).toBeInstanceOf(SpeechError)
+    // At capacity, not broken: the call goes on (the agent asks again).
+    expect(refused.busy).toBe(true)
     const waiting = b.finalize()
     await Bun.sleep(50)
     expect(await a.finalize()).not.toBe('')
