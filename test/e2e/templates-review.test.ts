@@ -133,3 +133,21 @@ describe('what a reply may send follows the review', () => {
     expect(refused.body.error).toContain('paused')
   })
 })
+
+describe("a template's number", () => {
+  test("only a chat-app number the workspace holds: another workspace's is 400 naming number, as is its own voice number", async () => {
+    const owner = await s.developer({ plan: 'scale', name: 'Holder' })
+    const mine = await s.developer({ plan: 'scale', name: 'Namer' })
+    const add = (ws: string, number: string, channel: string) => s.console('POST', `/workspaces/${ws}/phone-numbers`, { number, source: 'rented', channel })
+    expect((await add(owner.id, '+14155558720', 'chatapp')).status).toBe(201)
+    expect((await add(mine.id, '+14155558721', 'chatapp')).status).toBe(201)
+    expect((await add(mine.id, '+14155558722', 'voice')).status).toBe(201)
+    const theirs = await create({ name: 'theirs', number: '+14155558720' }, mine.id)
+    expect(theirs.status).toBe(400)
+    expect(theirs.body.error).toStartWith('number')
+    expect((await create({ name: 'voice', number: '+14155558722' }, mine.id)).body.error).toStartWith('number')
+    const own = await create({ name: 'own', number: '+14155558721' }, mine.id)
+    expect(own.status).toBe(201)
+    expect(own.body.number).toBe('+14155558721')
+  })
+})

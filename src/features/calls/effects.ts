@@ -119,8 +119,8 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       // A booked call or a retry rings only while the agent is published (it was when the call was placed).
       const agent = await deps.published.live(row.workspaceId, row.agentId)
       if (!agent) throw new CodedEffectFailure('not_placed', `agent ${row.agentName} (${row.agentId}) was unpublished before the call rang; publish it and place the call again`)
-      const held = row.from ? await deps.numbers.byNumber(row.from) : null
-      if (!held || held.workspaceId !== row.workspaceId || held.agentId !== row.agentId) {
+      const held = row.from ? await deps.numbers.numberIn(row.workspaceId, row.from) : null
+      if (!held || held.agentId !== row.agentId) {
         throw new CodedEffectFailure('not_placed', `${row.from} is no longer agent ${row.agentName}'s number`)
       }
       // A booked call or a retry is paid when it rings: one the account cannot pay a first minute

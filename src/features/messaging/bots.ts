@@ -107,9 +107,14 @@ export class BotConnections {
 
   /** The bot, when it is this workspace's. */
   async get(workspaceId: string, botId: string): Promise<BotDoc> {
-    const doc = await this.d.bots.in(workspaceId).get(botId)
+    const doc = await this.inWorkspace(workspaceId, botId)
     if (!doc) throw notFound(`no bot ${botId} in this workspace`)
     return doc
+  }
+
+  /** The bot when it is connected to this workspace; null when it is not (or to another one). */
+  inWorkspace(workspaceId: string, botId: string): Promise<BotDoc | null> {
+    return this.d.bots.in(workspaceId).get(botId)
   }
 
   /** Whichever workspace holds it (webhooks arrive by bot id). */

@@ -148,8 +148,8 @@ export class InboundMessages {
     if (to !== null) {
       const normal = normalizePhone(to)
       if (!normal) throw badRequest('to', `"${to}" is not a phone number`)
-      const number = await d.numbers.byNumber(normal)
-      if (!number || number.workspaceId !== workspace.id) throw notFound(`${normal} is not a number of this workspace`)
+      const number = await d.numbers.numberIn(workspace.id, normal)
+      if (!number) throw notFound(`${normal} is not a number of this workspace`)
       if (number.channel !== 'chatapp') throw badRequest('to', `${normal} is a voice number, not a chat-app number`)
       return number
     }

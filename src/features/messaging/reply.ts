@@ -101,15 +101,15 @@ export class Replies {
 
 /** The chat-app number of a conversation, still this workspace's; 409 `number disconnected` else. */
 export async function threadNumber(numbers: PhoneNumberService, workspace: WorkspaceDoc, ours: string) {
-  const number = await numbers.byNumber(ours)
-  if (!number || number.workspaceId !== workspace.id) throw conflict(`number disconnected: ${ours} was released or is no longer this workspace's, so nothing can be sent on it`)
+  const number = await numbers.numberIn(workspace.id, ours)
+  if (!number) throw conflict(`number disconnected: ${ours} was released or is no longer this workspace's, so nothing can be sent on it`)
   return number
 }
 
 /** The bot of a bot-app conversation, still connected to this workspace; 409 else. */
 export async function threadBot(bots: BotConnections, workspace: WorkspaceDoc, botId: string) {
-  const bot = await bots.byId(botId)
-  if (!bot || bot.workspaceId !== workspace.id) throw conflict(`bot ${botId} is no longer connected to this workspace`)
+  const bot = await bots.inWorkspace(workspace.id, botId)
+  if (!bot) throw conflict(`bot ${botId} is no longer connected to this workspace`)
   return bot
 }
 

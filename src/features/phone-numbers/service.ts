@@ -143,6 +143,11 @@ export class PhoneNumberService {
     await this.onVoiceNumber(agentId, remaining[0]?.number ?? null)
   }
 
+  /** The number when this workspace holds it; null when none does or another one does. */
+  numberIn(workspaceId: string, number: string): Promise<PhoneNumberDoc | null> {
+    return this.numbers.in(workspaceId).findOne({ number })
+  }
+
   /** Who holds a number (one workspace at a time), or null: inbound routing, before any workspace is known. */
   byNumber(number: string): Promise<PhoneNumberDoc | null> {
     return this.numbers.acrossWorkspaces.findOne({ number })

@@ -18,7 +18,7 @@ export const templatesFeature = defineFeature(templatesRef, {
     const repo = await openTemplates(kernel.store)
     const templates = new TemplateService(repo, await openForms(kernel.store), kernel.clock, {
       agentExists: (workspaceId, id) => agents.exists(workspaceId, id),
-      number: (number) => numbers.byNumber(number),
+      number: (workspaceId, number) => numbers.numberIn(workspaceId, number),
     })
     const review = new TemplateReview(repo, notifications, kernel.clock)
     kernel.customerHooks.onErased(eraseCollections(kernel.store, [templatesSpec, formsSpec]), 'templates and forms erased')

@@ -27,7 +27,8 @@ export interface NewTemplate {
 /** What a template or form may name, checked against the workspace's agents and chat-app numbers. */
 export interface TemplateRefs {
   agentExists(workspaceId: string, id: string): Promise<boolean>
-  number(number: string): Promise<{ workspaceId: string; channel: string } | null>
+  /** The number when the workspace holds it. */
+  number(workspaceId: string, number: string): Promise<{ channel: string } | null>
 }
 
 /** `{{1}}`, `{{2}}`…: the placeholders a send fills in order. */
@@ -68,8 +69,8 @@ export class TemplateService {
   async create(workspaceId: string, input: NewTemplate): Promise<TemplateDoc> {
     if (input.agentId !== undefined && input.agentId !== null) await this.checkAgent(workspaceId, input.agentId)
     if (input.number !== undefined && input.number !== null) {
-      const n = await this.refs.number(input.number)
-      if (!n || n.workspaceId !== workspaceId || n.channel !== 'chatapp') throw invalid('number', `${input.number} is not a chat-app number of this workspace`)
+      const n = await this.refs.number(workspaceId, input.number)
+      if (n?.channel !== 'chatapp') throw invalid('number', `${input.number} is not a chat-app number of this workspace`)
     }
     const count = placeholders(input.body)
     if (input.variableCount !== undefined && input.variableCount !== count) throw invalid('variableCount', `the body has ${count} placeholders`)
