@@ -1,9 +1,10 @@
 /**
  * Knowledge persistence over the document-store port: documents, their passages, and the
- * search log analytics reads. Every query is scoped by workspace AND agent, so an id from
- * another workspace is simply not found.
+ * search log analytics reads. Every query goes through the workspace's view and names the agent,
+ * so an id from another workspace is simply not found.
  */
-import type { Collection, CollectionSpec, DocumentStore, PageAfter } from '../../store/port'
+import type { CollectionSpec, DocumentStore, PageAfter } from '../../store/port'
+import { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { KnowledgeDocument, KnowledgeSearch, Passage } from './model'
 
 export const DOCUMENTS: CollectionSpec = {
@@ -69,13 +70,14 @@ type Scope = { workspaceId: string; agentId: string }
 
 export class KnowledgeRepository {
   private constructor(
-    private readonly documents: Collection<KnowledgeDocument>,
-    private readonly passages: Collection<Passage>,
-    private readonly searches: Collection<KnowledgeSearch>,
+    private readonly documents: WorkspaceCollection<KnowledgeDocument>,
+    private readonly passages: WorkspaceCollection<Passage>,
+    private readonly searches: WorkspaceCollection<KnowledgeSearch>,
   ) {}
 
   static async open(store: DocumentStore): Promise<KnowledgeRepository> {
-    return new KnowledgeRepository(await store.collection<KnowledgeDocument>(DOCUMENTS), await store.collection<Passage>(PASSAGES), await store.collection<KnowledgeSearch>(SEARCHES))
+    const [documents, passages, searches] = [await store.collection<KnowledgeDocument>(DOCUMENTS), await store.collection<Passage>(PASSAGES), await store.collection<KnowledgeSearch>(SEARCHES)]
+    return new KnowledgeRepository(new WorkspaceCollection(documents), new WorkspaceCollection(passages), new WorkspaceCollection(searches))
   }
 
   /**
@@ -85,33 +87,34 @@ export class KnowledgeRepository {
    * passages of listed documents) and go with their agent.
    */
   async insertDocument(doc: KnowledgeDocument, passages: Passage[]): Promise<void> {
-    for (const p of passages) await this.passages.insert(p)
-    await this.documents.insert(doc)
+    const passagesIn = this.passages.in(doc.workspaceId)
+    for (const p of passages) await passagesIn.insert(p)
+    await this.documents.in(doc.workspaceId).insert(doc)
   }
 
   async getDocument(scope: Scope, documentId: string): Promise<KnowledgeDocument | null> {
-    return this.documents.findOne({ id: documentId, ...scope })
+    return this.documents.in(scope.workspaceId).findOne({ id: documentId, agentId: scope.agentId })
   }
 
   /** A page of the agent's documents, newest first (the store's page order). */
   pageDocuments(scope: Scope, limit: number, after: PageAfter | null): Promise<KnowledgeDocument[]> {
-    return this.documents.page({ ...scope }, limit, after)
+    return this.documents.in(scope.workspaceId).page({ agentId: scope.agentId }, limit, after)
   }
 
   /** Deletes passages first, so a half-done delete never leaves a listed document without text. */
   async deleteDocument(scope: Scope, documentId: string): Promise<number> {
-    const removed = await this.passages.deleteMany({ documentId, ...scope })
-    await this.documents.delete(documentId)
+    const removed = await this.passages.in(scope.workspaceId).deleteMany({ documentId, agentId: scope.agentId })
+    await this.documents.in(scope.workspaceId).delete(documentId)
     return removed
   }
 
   async documentIdsOf(scope: Scope): Promise<Set<string>> {
-    return new Set((await this.documents.find({ ...scope })).map((d) => d.id))
+    return new Set((await this.documents.in(scope.workspaceId).find({ agentId: scope.agentId })).map((d) => d.id))
   }
 
   async passagesOf(scope: Scope): Promise<Passage[]> {
-    return this.passages.find(
-      { ...scope },
+    return this.passages.in(scope.workspaceId).find(
+      { agentId: scope.agentId },
       {
         sort: [
           ['documentId', 1],
@@ -123,16 +126,17 @@ export class KnowledgeRepository {
 
   /** Agent delete cascade: documents, passages and the search log. */
   async deleteAgent(scope: Scope): Promise<void> {
-    await this.passages.deleteMany({ ...scope })
-    await this.documents.deleteMany({ ...scope })
-    await this.searches.deleteMany({ ...scope })
+    const agent = { agentId: scope.agentId }
+    await this.passages.in(scope.workspaceId).deleteMany(agent)
+    await this.documents.in(scope.workspaceId).deleteMany(agent)
+    await this.searches.in(scope.workspaceId).deleteMany(agent)
   }
 
   async logSearch(entry: KnowledgeSearch): Promise<void> {
-    await this.searches.insert(entry)
+    await this.searches.in(entry.workspaceId).insert(entry)
   }
 
   async searchesOf(scope: Scope, sinceIso: string): Promise<KnowledgeSearch[]> {
-    return this.searches.find({ ...scope, createdAt: { $gte: sinceIso } }, { sort: [['createdAt', -1]] })
+    return this.searches.in(scope.workspaceId).find({ agentId: scope.agentId, createdAt: { $gte: sinceIso } }, { sort: [['createdAt', -1]] })
   }
 }
