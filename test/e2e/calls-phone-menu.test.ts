@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { callsFeature } from '../../src/features/calls'
 import { NO_REPLY } from '../../src/features/conversations/engine'
-import { MENU_RETRY } from '../../src/providers/telephony/sandbox-callee'
+import { MENU_RETRY } from '../../src/providers/telephony/callee-lines'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 

@@ -22,11 +22,11 @@
  */
 import WebSocket from 'ws'
 import { randomId } from '../../ids'
-import { decodeMulaw, encodeMulaw, joinPcm, PHONE_RATE, resample } from '../../media/codecs'
-import { KEYPAD_LINE, KeypadListener, keypadTones } from '../../media/keypad'
+import { decodeMulaw, encodeMulaw, PHONE_RATE } from '../../media/codecs'
+import { KeypadListener } from '../../media/keypad'
 import type { SandboxScripts } from '../stt/sandbox'
 import type { TextToSpeech } from '../tts/port'
-import { synthesiseSyllables } from '../tts/sandbox'
+import { type CalleeLine, prepareLine } from './callee-lines'
 
 const FRAME_MS = 20
 const FRAME = (PHONE_RATE * FRAME_MS) / 1000
@@ -48,36 +48,10 @@ const SLOWED_BOUND = 4
  * loaded host; past this something is stuck, and the call's own waits must run to end it.
  */
 const MAX_HOLD_MS = 15_000
-/** A `~` noise burst: well past the backchannel filter (300 ms) after Silero's onset, no words. */
-const NOISE_MS = 800
 const SILENCE = 0xff
 /** An answering machine's beep: 1 kHz for 500 ms, as common mailboxes sound it. */
 const BEEP_HZ = 1_000
 const BEEP_MS = 500
-
-interface Line {
-  text: string
-  kind: 'turn' | 'interrupt' | 'noise' | 'machine'
-  audio: Int16Array
-  /** Where its speech ends in `audio` (TTS pads lines with silence): the caller's last word. */
-  speechEnd: number
-  /** Keys pressed, not words said: nothing for the speech-to-text to hear. */
-  keys?: string
-  /** A phone menu: the keys it waits for, and what it says when it hears others. */
-  menu?: { expects: string; retry: Line }
-  /** A turn: the agent's pause it waits for; a `>`/`~` line: how far into the agent's speech it starts. */
-  waitMs?: number
-  afterMs?: number
-}
-
-/** `[wait 3000]` / `[after 1500]` at the start of a line's text: the number, and the text after it. */
-const TIMING = /^\[(wait|after) (\d{1,6})\]\s*/
-
-/** What a phone menu says before it repeats itself, on keys it has no option for. */
-export const MENU_RETRY = 'Sorry, that is not an option.'
-
-/** Louder than this is speech when finding where a line's words end (~-40 dBFS; TTS pads with digital silence). */
-const SPEECH_FLOOR = 328
 
 export interface CalleeOptions {
   url: string
@@ -110,9 +84,9 @@ export interface CalleeOptions {
 export class SandboxCallee {
   private ws: WebSocket | null = null
   private readonly streamSid = `MZ${randomId(32)}`
-  private lines: Line[] = []
+  private lines: CalleeLine[] = []
   private speaking: Int16Array | null = null
-  private speakingLine: Line | null = null
+  private speakingLine: CalleeLine | null = null
   private spokenAt = 0
   private timer: ReturnType<typeof setInterval> | null = null
   private chunk = 0
@@ -133,7 +107,7 @@ export class SandboxCallee {
   /** Since when (performance.now()) the agent's side has asked the callee to wait (`pace`). */
   private holdingSince: number | null = null
   /** The phone menu waiting for keys, the keys it has heard so far, and the ear for them (the agent's tones). */
-  private menu: { expects: string; retry: Line; heard: string } | null = null
+  private menu: { expects: string; retry: CalleeLine; heard: string } | null = null
   private readonly agentKeys = new KeypadListener()
   /** A `more` caller: asking for its next line now, and done asking (it said its last). */
   private asking = false
@@ -178,7 +152,7 @@ export class SandboxCallee {
       .then(async (text) => {
         if (text === null || this.closed) this.moreDone = true
         else {
-          this.lines.push(await this.prepare(text))
+          this.lines.push(await this.prepareLine(text))
           this.left++
         }
       })
@@ -238,10 +212,10 @@ export class SandboxCallee {
   }
 
   async connect(): Promise<void> {
-    this.lines = await Promise.all(this.options.lines.map((l) => this.prepare(l)))
+    this.lines = await Promise.all(this.options.lines.map((l) => this.prepareLine(l)))
     const machine = this.options.machine
     if (machine) {
-      const greeting = await this.prepare(machine.greeting)
+      const greeting = await this.prepareLine(machine.greeting)
       const beep = tone(BEEP_HZ, BEEP_MS)
       const audio = new Int16Array(greeting.speechEnd + beep.length)
       audio.set(greeting.audio.subarray(0, greeting.speechEnd))
@@ -281,6 +255,10 @@ export class SandboxCallee {
   }
 
   /** The callee hangs up: `stop`, then the socket closes. */
+  private prepareLine(raw: string): Promise<CalleeLine> {
+    return prepareLine(raw, this.options.tts, this.options.voice)
+  }
+
   close(): void {
     if (this.closed) return
     this.closed = true
@@ -289,40 +267,6 @@ export class SandboxCallee {
     this.waitingToHangUp = null
     this.send({ event: 'stop', sequenceNumber: String(this.chunk + 2), streamSid: this.streamSid, stop: { accountSid: 'ACsandbox', callSid: this.options.callSid } })
     this.ws?.close(1000)
-  }
-
-  private async prepare(raw: string): Promise<Line> {
-    const kind = raw.startsWith('>') ? 'interrupt' : raw.startsWith('~') ? 'noise' : 'turn'
-    const marked = kind === 'turn' ? raw.trim() : raw.slice(1).trim()
-    const timing = TIMING.exec(marked)
-    if (timing && timing[1] === (kind === 'turn' ? 'wait' : 'after')) {
-      const line = await this.prepare(`${kind === 'turn' ? '' : raw[0]}${marked.slice(timing[0].length)}`)
-      return kind === 'turn' ? { ...line, waitMs: Number(timing[2]) } : { ...line, afterMs: Number(timing[2]) }
-    }
-    const text = marked
-    const menu = kind === 'turn' ? /^\[menu ([0-9*#]+)\]\s*(.+)$/.exec(text) : null
-    if (menu) {
-      const [, expects, prompt] = menu
-      const line = await this.prepare(prompt!)
-      const retry = await this.prepare(`${MENU_RETRY} ${prompt}`)
-      retry.menu = { expects: expects!, retry }
-      return { ...line, menu: { expects: expects!, retry } }
-    }
-    const keys = kind === 'turn' ? new RegExp(`^${KEYPAD_LINE.source}$`).exec(text)?.[1] : undefined
-    if (keys) {
-      const audio = keypadTones(keys, PHONE_RATE)
-      return { text, kind, audio, speechEnd: audio.length, keys }
-    }
-    if (kind === 'noise') {
-      const noise = synthesiseSyllables('mmmmmmmmmmmmmmm', PHONE_RATE).subarray(0, (NOISE_MS * PHONE_RATE) / 1000)
-      return { text: '', kind, audio: noise, speechEnd: noise.length }
-    }
-    const parts: Int16Array[] = []
-    for await (const pcm of this.options.tts.synthesize(text, { voice: this.options.voice ?? 'leo', language: 'en' })) parts.push(resample(pcm, this.options.tts.sampleRate, PHONE_RATE))
-    const audio = joinPcm(parts)
-    let speechEnd = audio.length
-    while (speechEnd > 0 && Math.abs(audio[speechEnd - 1]!) < SPEECH_FLOOR) speechEnd--
-    return { text, kind, audio, speechEnd }
   }
 
   private tick(): void {

@@ -1,0 +1,71 @@
+/**
+ * The sandbox callee's script lines made into what it sends: a line said in turn, over the agent
+ * (`>`), a wordless noise (`~`), keys (`[keypad] 1234#`), a phone menu (`[menu 1] …`), each with
+ * its timing prefix (`[wait 3000]`, `[after 1500]`); sandbox-callee.ts explains the script.
+ */
+import { joinPcm, PHONE_RATE, resample } from '../../media/codecs'
+import { KEYPAD_LINE, keypadTones } from '../../media/keypad'
+import type { TextToSpeech } from '../tts/port'
+import { synthesiseSyllables } from '../tts/sandbox'
+
+/** A `~` noise burst: well past the backchannel filter (300 ms) after Silero's onset, no words. */
+const NOISE_MS = 800
+
+/** A line of the script, made into the audio the callee sends. */
+export interface CalleeLine {
+  text: string
+  kind: 'turn' | 'interrupt' | 'noise' | 'machine'
+  audio: Int16Array
+  /** Where its speech ends in `audio` (TTS pads lines with silence): the caller's last word. */
+  speechEnd: number
+  /** Keys pressed, not words said: nothing for the speech-to-text to hear. */
+  keys?: string
+  /** A phone menu: the keys it waits for, and what it says when it hears others. */
+  menu?: { expects: string; retry: CalleeLine }
+  /** A turn: the agent's pause it waits for; a `>`/`~` line: how far into the agent's speech it starts. */
+  waitMs?: number
+  afterMs?: number
+}
+
+/** `[wait 3000]` / `[after 1500]` at the start of a line's text: the number, and the text after it. */
+const TIMING = /^\[(wait|after) (\d{1,6})\]\s*/
+
+/** What a phone menu says before it repeats itself, on keys it has no option for. */
+export const MENU_RETRY = 'Sorry, that is not an option.'
+
+/** Louder than this is speech when finding where a line's words end (~-40 dBFS; TTS pads with digital silence). */
+const SPEECH_FLOOR = 328
+
+export async function prepareLine(raw: string, tts: TextToSpeech, voice = 'leo'): Promise<CalleeLine> {
+  const kind = raw.startsWith('>') ? 'interrupt' : raw.startsWith('~') ? 'noise' : 'turn'
+  const marked = kind === 'turn' ? raw.trim() : raw.slice(1).trim()
+  const timing = TIMING.exec(marked)
+  if (timing && timing[1] === (kind === 'turn' ? 'wait' : 'after')) {
+    const line = await prepareLine(`${kind === 'turn' ? '' : raw[0]}${marked.slice(timing[0].length)}`, tts, voice)
+    return kind === 'turn' ? { ...line, waitMs: Number(timing[2]) } : { ...line, afterMs: Number(timing[2]) }
+  }
+  const text = marked
+  const menu = kind === 'turn' ? /^\[menu ([0-9*#]+)\]\s*(.+)$/.exec(text) : null
+  if (menu) {
+    const [, expects, prompt] = menu
+    const line = await prepareLine(prompt!, tts, voice)
+    const retry = await prepareLine(`${MENU_RETRY} ${prompt}`, tts, voice)
+    retry.menu = { expects: expects!, retry }
+    return { ...line, menu: { expects: expects!, retry } }
+  }
+  const keys = kind === 'turn' ? new RegExp(`^${KEYPAD_LINE.source}$`).exec(text)?.[1] : undefined
+  if (keys) {
+    const audio = keypadTones(keys, PHONE_RATE)
+    return { text, kind, audio, speechEnd: audio.length, keys }
+  }
+  if (kind === 'noise') {
+    const noise = synthesiseSyllables('mmmmmmmmmmmmmmm', PHONE_RATE).subarray(0, (NOISE_MS * PHONE_RATE) / 1000)
+    return { text: '', kind, audio: noise, speechEnd: noise.length }
+  }
+  const parts: Int16Array[] = []
+  for await (const pcm of tts.synthesize(text, { voice, language: 'en' })) parts.push(resample(pcm, tts.sampleRate, PHONE_RATE))
+  const audio = joinPcm(parts)
+  let speechEnd = audio.length
+  while (speechEnd > 0 && Math.abs(audio[speechEnd - 1]!) < SPEECH_FLOOR) speechEnd--
+  return { text, kind, audio, speechEnd }
+}
