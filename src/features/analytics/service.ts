@@ -12,7 +12,8 @@
  */
 import { type Clock, iso } from '../../clock'
 import type { RecordedEvent } from '../../events/bus'
-import type { Collection, DocumentStore, Filter, Group } from '../../store/port'
+import type { Collection, DocumentStore, Group } from '../../store/port'
+import { type ScopedCollection, WorkspaceCollection } from '../../store/workspace-scoped'
 import { CHANNELS, type ConversationDoc, conversationsSpec, type MessageDoc, messagesSpec } from '../conversations/public'
 import type { KnowledgeSearch } from '../knowledge/public'
 import { SEARCHES } from '../knowledge/public'
@@ -20,11 +21,12 @@ import type { Analytics } from './model'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
+/** An agent's analytics read its workspace's rows only: every source is read through `in(workspaceId)`. */
 export interface AnalyticsSources {
-  conversations: Collection<ConversationDoc>
-  messages: Collection<MessageDoc>
-  searches: Collection<KnowledgeSearch>
-  events: Collection<RecordedEvent>
+  conversations: WorkspaceCollection<ConversationDoc>
+  messages: WorkspaceCollection<MessageDoc>
+  searches: WorkspaceCollection<KnowledgeSearch>
+  events: WorkspaceCollection<RecordedEvent>
 }
 
 /** The UTC days of the window, oldest first, and the instant it starts. */
@@ -35,6 +37,10 @@ export function analyticsWindow(days: number, nowMs: number): { since: string; d
   const dayKeys = Array.from({ length: days }, (_, i) => iso(start + i * DAY_MS).slice(0, 10))
   return { since: iso(start), dayKeys }
 }
+
+// A simulations run's conversations, messages, searches and leads are tests of the agent, not its traffic.
+const agentWindow = (agentId: string, since: string) => ({ agentId, createdAt: { $gte: since }, simulated: { $ne: true } })
+type AgentWindow = ReturnType<typeof agentWindow>
 
 const countsBy = (groups: Group[]): Map<string, number> => new Map(groups.filter((g) => g.key !== null).map((g) => [String(g.key), g.count]))
 const round = (n: number, places: number) => Math.round(n * 10 ** places) / 10 ** places
@@ -52,17 +58,27 @@ export class AnalyticsService {
       store.collection<MessageDoc>(messagesSpec),
       store.collection<KnowledgeSearch>(SEARCHES),
     ])
-    return new AnalyticsService({ conversations, messages, searches, events }, clock)
+    const sources = {
+      conversations: new WorkspaceCollection(conversations),
+      messages: new WorkspaceCollection(messages),
+      searches: new WorkspaceCollection(searches),
+      events: new WorkspaceCollection(events),
+    }
+    return new AnalyticsService(sources, clock)
   }
 
   async forAgent(workspaceId: string, agentId: string, days: number, rows: number): Promise<Analytics> {
     const { since, dayKeys } = analyticsWindow(days, this.clock.now())
-    // A simulations run's conversations, messages, searches and leads are tests of the agent, not its traffic.
-    const window: Filter = { workspaceId, agentId, createdAt: { $gte: since }, simulated: { $ne: true } }
-    const { conversations, messages, searches, events } = this.sources
-    const publicMessages: Filter = { ...window, internal: false }
-    const replies: Filter = { ...publicMessages, author: 'agent' }
-    const leads: Filter = { workspaceId, agentId, createdAt: { $gte: since }, type: 'lead.captured', 'data.simulated': { $ne: true } }
+    const window = agentWindow(agentId, since)
+    const [conversations, messages, searches, events] = [
+      this.sources.conversations.in(workspaceId),
+      this.sources.messages.in(workspaceId),
+      this.sources.searches.in(workspaceId),
+      this.sources.events.in(workspaceId),
+    ]
+    const publicMessages = { ...window, internal: false }
+    const replies = { ...publicMessages, author: 'agent' }
+    const leads = { agentId, createdAt: { $gte: since }, type: 'lead.captured', 'data.simulated': { $ne: true } }
 
     const [byStatus, byCustomer, byDay, byHour, byChannel, messageCount, replyCount, repliesByDay, leadCount, leadsByDay, byFound] = await Promise.all([
       conversations.group(window, { by: 'status' }),
@@ -103,8 +119,8 @@ export class AnalyticsService {
       daily: dayKeys.map((d) => ({ day: d, conversations: day.get(d) ?? 0, replies: replyDay.get(d) ?? 0, leads: leadDay.get(d) ?? 0 })),
       hourly: Array.from({ length: 24 }, (_, h) => ({ hour: h, conversations: hour.get(String(h)) ?? 0 })),
       channels: CHANNELS.map((kind) => ({ kind, conversations: channel.get(kind) ?? 0 })),
-      knowledgeGaps: await this.gaps(window, rows),
-      topQuestions: await this.topQuestions(window, rows),
+      knowledgeGaps: await this.gaps(searches, window, rows),
+      topQuestions: await this.topQuestions(searches, window, rows),
       derived: {
         // `escalated` and `handled` are current statuses, so no conversation is counted twice.
         neededAPerson: escalated + humanHandled,
@@ -114,26 +130,26 @@ export class AnalyticsService {
   }
 
   /** Questions searched with nothing found, grouped by their normalised form, most asked first. */
-  private async gaps(window: Filter, rows: number): Promise<Analytics['knowledgeGaps']> {
-    const missed: Filter = { ...window, found: false }
-    const top = topGroups(await this.sources.searches.group(missed, { by: 'queryKey' }), rows)
+  private async gaps(searches: ScopedCollection<KnowledgeSearch>, window: AgentWindow, rows: number): Promise<Analytics['knowledgeGaps']> {
+    const missed = { ...window, found: false }
+    const top = topGroups(await searches.group(missed, { by: 'queryKey' }), rows)
     return Promise.all(
       top.map(async ({ key, count }) => {
         const same = { ...missed, queryKey: key }
-        const [newest] = await this.sources.searches.find(same, { sort: [['createdAt', -1]], limit: 1 })
-        const [closest] = await this.sources.searches.find(same, { sort: [['bestSimilarity', -1]], limit: 1 })
+        const [newest] = await searches.find(same, { sort: [['createdAt', -1]], limit: 1 })
+        const [closest] = await searches.find(same, { sort: [['bestSimilarity', -1]], limit: 1 })
         return { query: newest?.query ?? key, asked: count, last_asked: newest?.createdAt ?? '', best_similarity: round(closest?.bestSimilarity ?? 0, 3) }
       }),
     )
   }
 
   /** The most asked questions, with how many of those searches found an answer. */
-  private async topQuestions(window: Filter, rows: number): Promise<Analytics['topQuestions']> {
-    const [all, found] = await Promise.all([this.sources.searches.group(window, { by: 'queryKey' }), this.sources.searches.group({ ...window, found: true }, { by: 'queryKey' })])
+  private async topQuestions(searches: ScopedCollection<KnowledgeSearch>, window: AgentWindow, rows: number): Promise<Analytics['topQuestions']> {
+    const [all, found] = await Promise.all([searches.group(window, { by: 'queryKey' }), searches.group({ ...window, found: true }, { by: 'queryKey' })])
     const answered = countsBy(found)
     return Promise.all(
       topGroups(all, rows).map(async ({ key, count }) => {
-        const [newest] = await this.sources.searches.find({ ...window, queryKey: key }, { sort: [['createdAt', -1]], limit: 1 })
+        const [newest] = await searches.find({ ...window, queryKey: key }, { sort: [['createdAt', -1]], limit: 1 })
         return { query: newest?.query ?? key, asked: count, answered: answered.get(key) ?? 0, last_asked: newest?.createdAt ?? '' }
       }),
     )
