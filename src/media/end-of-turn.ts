@@ -21,7 +21,7 @@
  *   | a month without its day                                        | trailing | upper                    |
  *   | ends on a question mark or a full stop                         | complete | 200                      |
  *   | a whole number (10+ digits) / ends on a number                 | number   | 400                      |
- *   | a question at its auxiliary and subject ("what time do you")   | trailing | upper                    |
+ *   | a question at its auxiliary and subject ("where do customers") | trailing | upper                    |
  *   | a question stopping at its subject or "the …ing" (¹)           | neutral  | 500                      |
  *   | a question with its object                                     | complete | 200                      |
  *   | voice: pitch falls ≥ 1.5 semitones over the last syllable (¹)  | complete | 200                      |
@@ -136,6 +136,22 @@ const QUESTION_OPENERS = new Set('what when where who whom whose why how which c
 const SUBJECTS = new Set(['you', 'they', 'he', 'she'])
 /** Auxiliaries that leave a question's main verb to come ("do you", "can they"); a copula ("are you") may not. */
 const AUXILIARIES = new Set('do does did can could will would shall should may might must'.split(' '))
+/** Question words an auxiliary follows ("where do …", "what time does …"); not "who", often the subject itself ("who did it"). */
+const WH_WORDS = new Set('what when where why how which'.split(' '))
+/** Words that open a noun phrase: the subject may be one of these and its noun. */
+const NP_OPENERS = new Set('the a an my your our their his her its this that these those some any'.split(' '))
+
+/**
+ * "Where do customers", "what time does the shop", "can the driver": a question's auxiliary has
+ * its subject (one word, or a determiner and its noun) and nothing after it: the main verb is
+ * still to come. The auxiliary and its subject, or null.
+ */
+function verbDue(ws: string[]): string | null {
+  const aux = WH_WORDS.has(ws[0]!) ? [1, 2].find((i) => AUXILIARIES.has(ws[i] ?? '')) : AUXILIARIES.has(ws[0]!) ? 0 : undefined
+  if (aux === undefined) return null
+  const subject = ws.slice(aux + 1)
+  return subject.length === 1 || (subject.length === 2 && NP_OPENERS.has(subject[0]!)) ? [ws[aux], ...subject].join(' ') : null
+}
 /** …except these, which are whole. */
 const WHOLE_QUESTIONS = new Set(['how are you', 'who are you', 'where are you', 'what about you', 'how about you', 'how are they', 'where are they', 'who is she', 'who is he'])
 const NUMBER_WORDS = new Set('zero oh one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty seventy eighty ninety hundred thousand'.split(' '))
@@ -204,9 +220,10 @@ function fromWords(text: string, upperMs: number): EndOfTurn {
   if (digits >= PHONE_DIGITS) return at(NUMBER_WAIT_MS, 'number', `a whole number (${digits} digits)`)
   if (digits > 0) return at(NUMBER_WAIT_MS, 'number', 'ends on a number')
   if (QUESTION_OPENERS.has(ws[0]!) && ws.length >= 3) {
-    // "What time do you", "can they": an auxiliary and its subject, the verb still to come; no
-    // question ends there, so the voice (a pitch that dips on "you") does not shorten the wait.
-    if (SUBJECTS.has(last) && AUXILIARIES.has(ws[ws.length - 2]!)) return at(upperMs, 'trailing', `a question with its subject, not its verb ("${ws[ws.length - 2]} ${last}")`)
+    // "What time do you", "where do customers": an auxiliary and its subject, the verb still to
+    // come; no question ends there, so the voice (a pitch that dips on the subject) cannot shorten the wait.
+    const due = verbDue(ws)
+    if (due) return at(upperMs, 'trailing', `a question with its subject, not its verb ("${due}")`)
     // "When are you": mostly its verb or adjective is to come ("open"), though a few are whole.
     if (SUBJECTS.has(last) && !WHOLE_QUESTIONS.has(ws.slice(-3).join(' '))) return at(NEUTRAL_WAIT_MS, 'neutral', `a question that stops at its subject ("${last}")`)
     // "What are your opening", "is the booking": an -ing word after a determiner is mostly the
