@@ -22,6 +22,7 @@
  *   | ends on a question mark or a full stop                         | complete | 200                      |
  *   | a whole number (10+ digits) / ends on a number                 | number   | 400                      |
  *   | a question at its auxiliary and subject ("where do customers") | trailing | upper                    |
+ *   | a question that asks to be told ("could you tell me")          | trailing | upper                    |
  *   | a question stopping at its subject or "the …ing" (¹)           | neutral  | 500                      |
  *   | a question with its object                                     | complete | 200                      |
  *   | voice: pitch falls ≥ 1.5 semitones over the last syllable (¹)  | complete | 200                      |
@@ -138,6 +139,8 @@ const SUBJECTS = new Set(['you', 'they', 'he', 'she'])
 const AUXILIARIES = new Set('do does did can could will would shall should may might must'.split(' '))
 /** Question words an auxiliary follows ("where do …", "what time does …"); not "who", often the subject itself ("who did it"). */
 const WH_WORDS = new Set('what when where why how which'.split(' '))
+/** A question ending on these asks to be told something, and the something is still to come. */
+const CLAUSE_DUE = /\b(?:(?:tell|show|remind|ask) (?:me|us)|let (?:me|us) know)$/
 /** Words that open a noun phrase: the subject may be one of these and its noun. */
 const NP_OPENERS = new Set('the a an my your our their his her its this that these those some any'.split(' '))
 
@@ -224,6 +227,9 @@ function fromWords(text: string, upperMs: number): EndOfTurn {
     // come; no question ends there, so the voice (a pitch that dips on the subject) cannot shorten the wait.
     const due = verbDue(ws)
     if (due) return at(upperMs, 'trailing', `a question with its subject, not its verb ("${due}")`)
+    // "Could you tell me", "can you let me know": what is to be told comes next.
+    const asks = CLAUSE_DUE.exec(ws.join(' '))
+    if (asks) return at(upperMs, 'trailing', `a question that asks to be told, not yet what ("${asks[0]}")`)
     // "When are you": mostly its verb or adjective is to come ("open"), though a few are whole.
     if (SUBJECTS.has(last) && !WHOLE_QUESTIONS.has(ws.slice(-3).join(' '))) return at(NEUTRAL_WAIT_MS, 'neutral', `a question that stops at its subject ("${last}")`)
     // "What are your opening", "is the booking": an -ing word after a determiner is mostly the
