@@ -13,8 +13,8 @@
 import { Elysia, t } from 'elysia'
 import type { InboundFrame, OutboundFrame } from './frames'
 import type { Attached, LiveCall, MediaCalls, Refusal } from './media-calls'
+import { twilioMediaStreams } from './serializers'
 import { type FrameSerializer, ProtocolError, type SerializerFactory } from './serializers/port'
-import { TwilioSerializer } from './serializers/twilio'
 
 export type { Attached, LiveCall, MediaCalls, Refusal, StreamInfo } from './media-calls'
 
@@ -27,9 +27,6 @@ export const MEDIA_IDLE_MS = 10_000
 export const MEDIA_PREFIX = '/media/'
 /** Frames held while the call is being attached (a few hundred ms): 2 s of 20 ms audio. */
 const MAX_EARLY_FRAMES = 100
-
-/** Twilio Media Streams: what Twilio, the sandbox callee and browsers speak (serializers/twilio.ts). */
-export const twilioMediaStreams: SerializerFactory = () => new TwilioSerializer()
 
 /** 4401, 4404, 4408 and 4409 read as 401, 404, 408 (the stream went silent) and 409; 1000 is a call that ended normally. */
 export const CLOSE = { protocol: 1002, tooBig: 1009, policy: 1008, internal: 1011, badToken: 4401, unknownCall: 4404, silent: 4408, notLive: 4409, ended: 1000 } as const
@@ -185,7 +182,7 @@ export class MediaStream {
   }
 }
 
-/** The route. One MediaStream per socket, keyed by Elysia's socket id. */
+/** The route. One MediaStream per socket, keyed by Elysia's socket id; `serializer` is the line's protocol (`serializerFor`, serializers/index.ts). */
 export function mediaBridge(calls: MediaCalls, log: (message: string, err?: unknown) => void = () => {}, serializer: SerializerFactory = twilioMediaStreams) {
   const streams = new Map<string, MediaStream>()
   const handlers = {

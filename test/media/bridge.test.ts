@@ -6,7 +6,9 @@
 import { expect, test } from 'bun:test'
 import { CLOSE, type MediaCalls, MediaStream } from '../../src/media/bridge'
 import type { OutboundFrame } from '../../src/media/frames'
+import { serializerFor } from '../../src/media/serializers'
 import { ProtocolError, type SerializerFactory } from '../../src/media/serializers/port'
+import { TwilioSerializer } from '../../src/media/serializers/twilio'
 
 const start = {
   event: 'start',
@@ -81,4 +83,11 @@ test("another provider's serializer is one value passed in: the bridge speaks it
   expect(sent).toEqual(['hush'])
   stream.message('x'.repeat(1_001))
   expect(closes).toEqual([{ code: CLOSE.tooBig, reason: 'message over 1000 bytes' }])
+})
+
+test("the bridge's protocol is chosen by the telephony provider's name; an unknown provider is refused at build, named", () => {
+  expect(serializerFor('twilio')()).toBeInstanceOf(TwilioSerializer)
+  // The sandbox network (its callees, the console, browsers) speaks the same wire.
+  expect(serializerFor('sandbox')()).toBeInstanceOf(TwilioSerializer)
+  expect(() => serializerFor('vonage')).toThrow('no media serializer for telephony provider "vonage"')
 })

@@ -12,6 +12,7 @@ import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { mediaBridge } from '../../media/bridge'
 import { PhraseCache } from '../../media/phrase-cache'
 import { VOICE_LINES } from '../../media/phrases'
+import { serializerFor } from '../../media/serializers'
 import { loadSilero } from '../../media/vad'
 import { type AgentDoc, agentsRef } from '../agents/public'
 import { byokRef } from '../byok/public'
@@ -166,7 +167,7 @@ export const callsFeature = defineFeature(callsRef, {
     }
     return {
       services: { calls, sandbox, media, scripts, webCalls, feed, transfers, reads: new CallReads({ tries, clock, actors }) },
-      ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message))],
+      ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message), serializerFor(telephony.name))],
       legacy: [recordingsRoute({ files: kernel.files, tokens, tries, now: () => clock.now() })],
       async start() {
         await recovery.start()

@@ -1,7 +1,7 @@
 /**
  * The serializer seam (Pipecat's `FrameSerializer`): a provider's media-socket protocol ⇄ the
  * pipeline's frames. The bridge (bridge.ts) knows only this; a second provider's protocol is one
- * file beside twilio.ts, passed to `mediaBridge`.
+ * file beside twilio.ts and its line in index.ts (`serializerFor`, chosen by the telephony provider).
  */
 import type { InboundFrame, OutboundFrame } from '../frames'
 
