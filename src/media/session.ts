@@ -1,8 +1,8 @@
 /**
  * One call's voice pipeline, transport-agnostic: inbound frames in (`frame`), outbound frames out
- * (`send`), the call feature behind `CallLine`. The stages, in order (PIPELINE below names them):
- * decode (the serializer) → VAD → turn-taking (the chart) → STT → the agent (the conversation
- * engine, streaming) → clauses → TTS → resample → paced send with marks (playout.ts).
+ * (`send`), the call feature behind `CallLine`. Its stages are built here and composed in
+ * `pipeline` (pipeline.ts): caller audio (VAD → turns) → STT → the agent (the conversation engine,
+ * streaming) → TTS → paced send with marks (playout.ts); the turn-taking chart between them.
  *
  * This is an adapter between the audio and the turn-taking chart (machines/voice-turn.ts), which
  * makes every decision and holds every wait of the call: it tells the chart what the VAD heard
@@ -27,6 +27,7 @@ import { endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
 import { type InboundFrame, msOf } from './frames'
 import { KeypadListener } from './keypad'
 import { isBackchannel, VOICE_LINES } from './phrases'
+import { CallPipeline } from './pipeline'
 import { CHUNK_MS, Playout, type Timers } from './playout'
 import type { ReplyTurn } from './reply-turn'
 import { AgentEcho } from './turn-cues/agent-echo'
@@ -44,9 +45,6 @@ export type { AgentReply } from './reply-turn'
  */
 export const ANSWERED_BY_WAIT_MS = 35_000
 
-/** A call's pipeline, stage by stage, as it runs (the console's actor view lists it). */
-export const PIPELINE = ['decode', 'vad', 'turn-taking', 'stt', 'agent', 'clauses', 'tts', 'resample', 'playout'] as const
-
 /**
  * The chart's states in which the agent's audio plays, or an answer released for the line is about
  * to (`thinking`): its barge-in rule reads each window of speech over it.
@@ -55,6 +53,8 @@ const OVER_AGENT_AUDIO: ReadonlySet<PipelineState> = new Set(['opening', 'thinki
 
 export class VoiceSession {
   readonly chart: Actor<typeof voiceTurnMachine>
+  /** The call's stages, composed in order. */
+  readonly pipeline: CallPipeline
   private readonly now: () => number
   private readonly audio: CallerAudio
   /** What the caller's voice says about their turn (final pitch, their pauses): the end-of-turn rules' second input. */
@@ -139,6 +139,7 @@ export class VoiceSession {
       (heard, stable) => this.heard(heard, stable),
       (message, err) => parts.line.log('warn', message, { err: String(err) }),
     )
+    this.pipeline = new CallPipeline({ callerAudio: this.audio, speechToText: this.words, agent: this.agent, textToSpeech: voice, playout: this.playout })
     this.chart = this.createChart()
   }
 
