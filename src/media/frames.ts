@@ -27,7 +27,5 @@ export type OutboundFrame =
   /** Drop whatever audio the line still has buffered (barge-in). */
   | { kind: 'clear' }
 
-/** Samples of `ms` milliseconds at `rate`. */
-export const samplesOf = (ms: number, rate: number): number => Math.round((ms * rate) / 1000)
 /** Milliseconds of a PCM chunk. */
 export const msOf = (pcm: Int16Array, rate: number): number => (pcm.length * 1000) / rate

@@ -12,9 +12,8 @@ import { PHONE_RATE, resample } from './codecs'
 const KEYS = ['123A', '456B', '789C', '*0#D']
 const ROWS = [697, 770, 852, 941]
 const COLS = [1209, 1336, 1477, 1633]
+/** One key, as a line's `dtmf` message names it. */
 export const KEYPAD_DIGIT = /^[0-9*#A-D]$/
-/** Digits a `send_digits` may carry: keys, and `w` for a half-second wait (Twilio's `sendDigits` convention). */
-export const KEYPAD_SEQUENCE = /^[0-9*#A-Dw]{1,32}$/
 
 /** A key's tone and the silence after it: 100 ms each, what carriers' own senders use; Q.24 asks at least 40 ms of each. */
 export const TONE_MS = 100

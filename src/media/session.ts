@@ -33,10 +33,7 @@ import type { ReplyTurn } from './reply-turn'
 import { AgentEcho } from './turn-cues/agent-echo'
 import { VoiceCues } from './turn-cues/voice-cues'
 
-export { DTMF_GAP_MS, OVERLAP_END_MS, SILENCE_TIMEOUT_MS } from '../../machines/voice-turn'
 export type { CallLine, PipelineState, SessionParts } from './call-line'
-export { MAX_INBOUND_PENDING } from './caller-audio'
-export type { AgentReply } from './reply-turn'
 
 /**
  * How long a voicemail-dropping call waits to be told who answered before it speaks as to a

@@ -9,6 +9,7 @@
  */
 import { decodeMulaw, encodeMulaw, fromLittleEndian, PHONE_RATE, resample, toLittleEndian, type WireEncoding } from '../codecs'
 import type { InboundFrame, OutboundFrame } from '../frames'
+import { KEYPAD_DIGIT } from '../keypad'
 import { type FrameSerializer, ProtocolError } from './port'
 
 export { ProtocolError } from './port'
@@ -68,7 +69,7 @@ export class TwilioSerializer implements FrameSerializer {
       case 'dtmf': {
         this.started(event)
         const digit = str(obj(m.dtmf, 'dtmf').digit, 'dtmf.digit')
-        if (!/^[0-9*#A-D]$/.test(digit)) throw new ProtocolError('dtmf.digit must be one of 0-9 * # A-D')
+        if (!KEYPAD_DIGIT.test(digit)) throw new ProtocolError('dtmf.digit must be one of 0-9 * # A-D')
         return { kind: 'dtmf', digit }
       }
       case 'mark':
