@@ -4,13 +4,13 @@
  * abandoned utterance before the next holder's audio. Audio and answers carry the lease they
  * belong to, so a partial of the last holder's audio never reaches the next one.
  */
-import { setPriority } from 'node:os'
-import { DECODER_NICE } from './decoder-priority'
+import { getPriority, setPriority } from 'node:os'
+import { DECODER_NICE, MAX_NICE } from './decoder-priority'
 import { Decoder, type SphinxPaths } from './pocketsphinx-ffi'
 
 // Decoding yields the CPU to the service's event loop (DECODER_NICE says why).
 try {
-  setPriority(DECODER_NICE)
+  setPriority(Math.min(MAX_NICE, getPriority() + DECODER_NICE))
 } catch {
   // A platform without per-thread priority: the decoder runs at the service's own.
 }

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { resample } from '../../../src/media/codecs'
 import { SpeechProviders } from '../../../src/providers/speech'
 import { THREAD_NAME } from '../../../src/providers/stt/decoder-pool'
-import { DECODER_NICE } from '../../../src/providers/stt/decoder-priority'
+import { DECODER_NICE, MAX_NICE } from '../../../src/providers/stt/decoder-priority'
 import { DEBIAN_SPHINX, SPHINX_INSTALL, sphinxMissing } from '../../../src/providers/stt/pocketsphinx-ffi'
 import { PocketsphinxLiveStt } from '../../../src/providers/stt/pocketsphinx-live'
 import { SpeechError, type SttSession } from '../../../src/providers/stt/port'
@@ -242,8 +242,9 @@ describeLive('live pocketsphinx decoder', () => {
       })
       const decoders = threads.filter((t) => t.name === THREAD_NAME)
       expect(decoders.length).toBeGreaterThan(0)
-      for (const d of decoders) expect(d.nice).toBe(DECODER_NICE)
-      expect(threads.find((t) => t.name !== THREAD_NAME)!.nice).toBe(0)
+      // DECODER_NICE below the process's own (its first thread's), within the kernel's 19.
+      const own = threads[0]!.nice
+      for (const d of decoders) expect(d.nice).toBe(Math.min(MAX_NICE, own + DECODER_NICE))
     },
     20_000,
   )
