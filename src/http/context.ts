@@ -54,63 +54,84 @@ export function developerWorkspace<W extends HttpWorkspace>(principal: HttpPrinc
 export function v1Context<P extends HttpPrincipal<W>, W extends HttpWorkspace>(deps: { auth: Authenticator<P, W>; coordination: Coordination }) {
   // The claim a request holds on its Idempotency-Key, between its beforeHandle and its answer.
   const claims = new WeakMap<Request, Extract<IdempotencyStep, { kind: 'claimed' }>>()
-  return new Elysia({ name: 'v1-context' })
-    .derive({ as: 'scoped' }, async ({ request }): Promise<V1Context<P, W>> => {
-      const { headers } = request
-      // A cached key and the key's own workspace come back as values: no turn spent waiting on them.
-      const authenticated = deps.auth.authenticate(headers.get('authorization'))
-      const principal = authenticated instanceof Promise ? await authenticated : authenticated
-      const resolved = deps.auth.resolve(principal, headers.get(WORKSPACE_HEADER))
-      const workspace = resolved instanceof Promise ? await resolved : resolved
-      assertMayWrite(principal, request.method)
-      bodyRefusal(request)
-      return { principal, workspace }
-    })
-    .macro({
-      // The derive above runs before these (it is part of this plugin); its members are typed
-      // possibly undefined inside a macro, hence the reads through derived().
-      scope: (needed: Scope) => ({
-        beforeHandle(ctx) {
-          const { principal } = derived(ctx)
-          requireScope(principal, needed, `${ctx.request.method} ${new URL(ctx.request.url).pathname}`)
+  return (
+    new Elysia({ name: 'v1-context' })
+      // Not an async function: with the key and its workspace cached (every request but a key's
+      // first) it answers a value, and no promise is made and awaited for it. Elysia compiles the
+      // hook as one that may answer a promise (it reads the `return resolveContext(` below as such).
+      .derive({ as: 'scoped' }, ({ request }): V1Context<P, W> | Promise<V1Context<P, W>> => {
+        const { headers } = request
+        const authenticated = deps.auth.authenticate(headers.get('authorization'))
+        if (authenticated instanceof Promise) return resolveContext(deps.auth, request, authenticated)
+        const resolved = deps.auth.resolve(authenticated, headers.get(WORKSPACE_HEADER))
+        if (resolved instanceof Promise) return resolveContext(deps.auth, request, authenticated, resolved)
+        return checkedContext(request, authenticated, resolved)
+      })
+      .macro({
+        // The derive above runs before these (it is part of this plugin); its members are typed
+        // possibly undefined inside a macro, hence the reads through derived().
+        scope: (needed: Scope) => ({
+          beforeHandle(ctx) {
+            const { principal } = derived(ctx)
+            requireScope(principal, needed, `${ctx.request.method} ${new URL(ctx.request.url).pathname}`)
+          },
+        }),
+        developerOnly: {
+          resolve(ctx) {
+            const { principal, workspace } = derived(ctx)
+            return { developer: developerWorkspace<W>(principal, workspace) }
+          },
         },
-      }),
-      developerOnly: {
-        resolve(ctx) {
-          const { principal, workspace } = derived(ctx)
-          return { developer: developerWorkspace<W>(principal, workspace) }
-        },
-      },
-      // docs/spec.md Conventions rule 6: `Idempotency-Key` (or the body member named by `bodyKey`; the
-      // header wins), scoped to the workspace and the route, bound to the body without that member
-      // (http/idempotency.ts).
-      idempotent: (opts: true | { bodyKey: string }) => ({
-        async beforeHandle(ctx) {
-          const { workspace } = derived(ctx)
-          const found = requestKey(ctx.request.headers.get('idempotency-key'), ctx.body, opts === true ? undefined : opts.bodyKey)
-          const scope = `${workspace.id}:${ctx.request.method} ${ctx.route}`
-          const step = await beginIdempotent(deps.coordination, scope, found.key, found.body, found.field)
-          if (step.kind === 'claimed') {
-            claims.set(ctx.request, step)
-            // A throwing handler is settled by the error plugin (settleFailedClaim).
-            holdClaim(ctx.request, (error) => failIdempotent(deps.coordination, step, error))
-          }
-          if (step.kind === 'replay') {
-            ctx.set.status = step.status
-            ctx.set.headers['idempotent-replayed'] = 'true'
-            return step.body
-          }
-        },
-        async afterHandle(ctx) {
-          const claim = claims.get(ctx.request)
-          if (!claim) return
-          claims.delete(ctx.request)
-          releaseHold(ctx.request)
-          const status = typeof ctx.set.status === 'number' ? ctx.set.status : 200
-          await answerIdempotent(deps.coordination, claim, { status, body: ctx.response })
-        },
-      }),
-    })
+        // docs/spec.md Conventions rule 6: `Idempotency-Key` (or the body member named by `bodyKey`; the
+        // header wins), scoped to the workspace and the route, bound to the body without that member
+        // (http/idempotency.ts).
+        idempotent: (opts: true | { bodyKey: string }) => ({
+          async beforeHandle(ctx) {
+            const { workspace } = derived(ctx)
+            const found = requestKey(ctx.request.headers.get('idempotency-key'), ctx.body, opts === true ? undefined : opts.bodyKey)
+            const scope = `${workspace.id}:${ctx.request.method} ${ctx.route}`
+            const step = await beginIdempotent(deps.coordination, scope, found.key, found.body, found.field)
+            if (step.kind === 'claimed') {
+              claims.set(ctx.request, step)
+              // A throwing handler is settled by the error plugin (settleFailedClaim).
+              holdClaim(ctx.request, (error) => failIdempotent(deps.coordination, step, error))
+            }
+            if (step.kind === 'replay') {
+              ctx.set.status = step.status
+              ctx.set.headers['idempotent-replayed'] = 'true'
+              return step.body
+            }
+          },
+          async afterHandle(ctx) {
+            const claim = claims.get(ctx.request)
+            if (!claim) return
+            claims.delete(ctx.request)
+            releaseHold(ctx.request)
+            const status = typeof ctx.set.status === 'number' ? ctx.set.status : 200
+            await answerIdempotent(deps.coordination, claim, { status, body: ctx.response })
+          },
+        }),
+      })
+  )
+}
+
+/** The v1 context when the key or its workspace had to be read from the store. */
+async function resolveContext<P extends HttpPrincipal<W>, W extends HttpWorkspace>(
+  auth: Authenticator<P, W>,
+  request: Request,
+  authenticated: P | Promise<P>,
+  resolving?: W | Promise<W>,
+): Promise<V1Context<P, W>> {
+  const principal = await authenticated
+  const workspace = await (resolving ?? auth.resolve(principal, request.headers.get(WORKSPACE_HEADER)))
+  return checkedContext(request, principal, workspace)
+}
+
+/** The blanket rules every v1 request meets once its principal is known: scope, then a body refused earlier. */
+function checkedContext<P extends HttpPrincipal, W>(request: Request, principal: P, workspace: W): V1Context<P, W> {
+  assertMayWrite(principal, request.method)
+  bodyRefusal(request)
+  return { principal, workspace }
 }
 
 /** The derive's members, present whenever a macro of this plugin runs. */
