@@ -105,8 +105,9 @@ export interface Collection<T extends Doc> {
    * What `view` makes of document `id`, or null when there is none. An adapter may keep the value
    * until the document next changes and hand that one frozen value to every reader (the embedded
    * store does, doc-cache.ts): it is read-only, and `view` must read nothing but the document.
+   * A value kept so is answered as it is, not in a promise (no turn of the event loop for it).
    */
-  view<V>(id: string, view: DocView<T, V>): Promise<Readonly<V> | null>
+  view<V>(id: string, view: DocView<T, V>): Readonly<V> | null | Promise<Readonly<V> | null>
   findOne(filter: Filter): Promise<T | null>
   find(filter: Filter, options?: FindOptions): Promise<T[]>
   /** Newest first by (createdAt desc, id desc); `after` continues below a previous page's last item. */

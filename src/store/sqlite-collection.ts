@@ -188,9 +188,12 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     return JSON.parse(row.doc) as T
   }
 
-  async view<V>(id: string, view: DocView<T, V>): Promise<Readonly<V> | null> {
+  view<V>(id: string, view: DocView<T, V>): Readonly<V> | null | Promise<Readonly<V> | null> {
     const kept = this.cached?.viewOf(id, view)
-    if (kept !== undefined) return kept
+    return kept !== undefined ? kept : this.viewRead(id, view)
+  }
+
+  private async viewRead<V>(id: string, view: DocView<T, V>): Promise<Readonly<V> | null> {
     const doc = await this.get(id)
     if (doc === null) return null
     // The read just kept the document unless it may not (a caller's transaction, too large, closed).

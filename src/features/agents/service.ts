@@ -106,10 +106,9 @@ export class AgentService {
    * per version of the stored document and kept beside it by the store (Collection.view), so a
    * read of an unchanged agent parses, copies and serialises nothing. The same 404s as `get`.
    */
-  async publicJson(workspaceId: string, id: string): Promise<string> {
-    const seen = await this.agents.view(id, publicView)
-    if (!seen || seen.workspaceId !== workspaceId || seen.deleting) throw notThere(`no agent ${id} in this workspace`)
-    return seen.json
+  publicJson(workspaceId: string, id: string): string | Promise<string> {
+    const seen = this.agents.view(id, publicView)
+    return seen instanceof Promise ? seen.then((read) => publicJsonOf(workspaceId, id, read)) : publicJsonOf(workspaceId, id, seen)
   }
 
   /** The agent by id in whichever workspace holds it (inbound mail names only the agent), or null. */
@@ -277,3 +276,9 @@ export function presentAgent(doc: AgentDoc): Agent {
 
 /** What a public read needs of a stored agent: whose it is, whether it is going, and its JSON. */
 const publicView = (doc: AgentDoc) => ({ workspaceId: doc.workspaceId, deleting: Boolean(doc.deletingAt), json: JSON.stringify(presentAgent(doc)) })
+
+/** The kept JSON of an agent seen by `publicJson`, or the 404 `get` gives. */
+function publicJsonOf(workspaceId: string, id: string, seen: Readonly<ReturnType<typeof publicView>> | null): string {
+  if (!seen || seen.workspaceId !== workspaceId || seen.deleting) throw notThere(`no agent ${id} in this workspace`)
+  return seen.json
+}
