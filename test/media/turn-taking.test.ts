@@ -21,6 +21,22 @@ async function opened() {
   return h
 }
 
+/**
+ * A session whose engine is asked for its words only when the turn ends (pocketsphinx), its
+ * decoder slow to answer: finals wait until `unstall` (those asked after `answerAtOnce` do not).
+ */
+async function slowFinals() {
+  let unstall = () => {}
+  let stall: Promise<void> | null = new Promise<void>((r) => (unstall = r))
+  const h = turnHarness({ finalStall: () => stall, noTurnCues: true })
+  h.session.start(8000)
+  await flush()
+  const answerAtOnce = () => {
+    stall = null
+  }
+  return { h, unstall, answerAtOnce }
+}
+
 describe('turn-taking', () => {
   test('audio that waited for a stalled VAD is judged in one push, each frame at the time it arrived', async () => {
     const h = await opened()
@@ -116,12 +132,7 @@ describe('turn-taking', () => {
   })
 
   test("the call ends while the turn's final words are on their way: they are stored once they come", async () => {
-    let stall: Promise<void> | null = null
-    let unstall = () => {}
-    const h = turnHarness({ finalStall: () => stall, noTurnCues: true })
-    h.session.start(8000)
-    await flush()
-    stall = new Promise<void>((r) => (unstall = r))
+    const { h, unstall } = await slowFinals()
     await h.speak(400, 'Thank you.')
     await h.silence(UNKNOWN_WAIT_MS + 60)
     expect(h.session.state).toBe('thinking')
@@ -214,17 +225,12 @@ describe('turn-taking', () => {
   })
 
   test("a slow engine's final for a pause the caller went on from, coming after the turn ended again, is kept for the turn: one line, one answer", async () => {
-    let stall: Promise<void> | null = null
-    let unstall = () => {}
-    // An engine asked for its words only when the turn ends (pocketsphinx), its decoder slow to answer.
-    const h = turnHarness({ finalStall: () => stall, noTurnCues: true })
-    h.session.start(8000)
-    await flush()
-    stall = new Promise<void>((r) => (unstall = r))
+    const slow = await slowFinals()
+    const { h, unstall } = slow
     await h.speak(400, 'What time do you open')
     await h.silence(UNKNOWN_WAIT_MS + 60)
     expect(h.session.state).toBe('thinking')
-    stall = null
+    slow.answerAtOnce()
     await h.speak(400, 'on Saturday?')
     expect(h.session.state).toBe('callerSpeaking')
     await h.silence(UNKNOWN_WAIT_MS + 60)
