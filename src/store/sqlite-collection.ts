@@ -117,6 +117,16 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   /**
+   * Finalizes the statements this collection prepared. The connection closes only once every
+   * statement prepared on it is finalized: until then it lives on as a "zombie", keeping its WAL
+   * and any transaction it had open, whose write lock the next opener of the file waits on.
+   */
+  finalize(): void {
+    for (const statement of this.statements.values()) statement.finalize()
+    this.statements.clear()
+  }
+
+  /**
    * Every write to a row drops its cached document first, whether its statement then succeeds or
    * fails (doc-cache.ts); each write path below calls this before its statement.
    */

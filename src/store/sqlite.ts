@@ -230,6 +230,10 @@ export class SqliteStore implements DocumentStore {
     } catch {
       // optional (it fails on a full disk); closing must still let go of the file and its lock
     }
+    // Writes made while the checkpointer stopped (a stopping service's last ones) are committed
+    // now: a connection closed inside a transaction would roll them back.
+    this.batch.flush()
+    for (const c of this.collections.values()) c.finalize()
     this.db.close()
     this.lock?.close()
   }

@@ -52,6 +52,38 @@ describe('sqlite adapter', () => {
     expect(existsSync(`${file}-wal`)).toBe(false)
   })
 
+  test('a store that ran filtered queries lets go of its file when it closes (no connection left behind)', async () => {
+    const file = join(dir, 'close-prepared.db')
+    const store = await openSqliteStore(file, { exclusive: true })
+    const c = await store.collection<Item>({ name: 'things', indexes: [byExternal] })
+    await c.insert({ id: 'a', createdAt: '2026-01-01T00:00:00.000Z', externalId: 'x' } as Item)
+    // A filter's query is a statement the collection prepared and keeps.
+    expect(await c.find({ externalId: 'x' })).toHaveLength(1)
+    await store.close()
+    // Only the last connection to close removes the WAL: one still open (kept by its statements) would not.
+    expect(existsSync(`${file}-wal`)).toBe(false)
+  })
+
+  test('a write made while the store closes is committed, and the file is free for the next process', async () => {
+    const file = join(dir, 'close-writing.db')
+    const store = await openSqliteStore(file, { exclusive: true })
+    const c = await store.collection<Item>({ name: 'things', indexes: [byExternal] })
+    expect(await c.find({ externalId: 'x' })).toHaveLength(0)
+    // A batch big enough that the next one waits out the commit gap (a timer, not the next turn).
+    await Promise.all(Array.from({ length: 8 }, (_, i) => c.insert({ id: `d${i}`, createdAt: '2026-01-01T00:00:00.000Z' } as Item)))
+    const closing = store.close()
+    // A stopping service's last write lands while close waits for the checkpointer thread.
+    const late = c.insert({ id: 'late', createdAt: '2026-01-01T00:00:00.000Z', externalId: 'x' } as Item)
+    await closing
+    await late
+    const next = new Database(file)
+    next.run('PRAGMA busy_timeout=200')
+    next.run('BEGIN IMMEDIATE') // would fail "database is locked" behind a write transaction left open
+    expect(next.query('SELECT id FROM things WHERE id = ?').get('late')).toEqual({ id: 'late' })
+    next.run('COMMIT')
+    next.close()
+  })
+
   test('two stores opened at once on one file: the checkpointer keeps the file until the last one closes', async () => {
     const file = join(dir, 'checkpoint-shared.db')
     const [first, second] = await Promise.all([openSqliteStore(file), openSqliteStore(file)])
