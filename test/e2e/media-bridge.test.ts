@@ -24,8 +24,9 @@ beforeAll(async () => {
   const agent = (await s.agent(dev.key, { name: 'Bridge', voice: { answersCalls: true } })).id
   expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550700', source: 'rented', agent })).status).toBe(201)
   const { sandbox } = s.server.services.of(callsFeature)
-  media = (sandbox as any).media
-  ;(sandbox as any).media = null
+  const attached = sandbox.detachMedia()
+  if (!attached) throw new Error('the sandbox network has no media hook-up to take off')
+  media = attached
 })
 afterAll(() => s?.stop())
 

@@ -30,7 +30,8 @@ describeWithRedis('a call whose media lands on another instance', () => {
     // A's callees stream into B; B's scripted STT reads what A's callee says.
     const onA = a.server.services.of(callsFeature)
     const onB = b.server.services.of(callsFeature)
-    const original = (onA.sandbox as any).media
+    const original = onA.sandbox.detachMedia()
+    if (!original) throw new Error("A's sandbox network has no media hook-up")
     onA.sandbox.attachMedia({ ...original, baseUrl: () => b.server.services.listening.url, scripts: onB.scripts })
 
     const placed = await a.api('POST', '/calls', { key: dev.key, body: { to: '+14155550601', purpose: 'Hello, calling from two instances.' } })

@@ -160,6 +160,13 @@ export class SandboxNetwork implements Telephony {
     this.media = media
   }
 
+  /** Takes answering callees off the media bridge (a test that drives the socket itself): answers the hook-up they had. */
+  detachMedia(): CalleeMedia | null {
+    const media = this.media
+    this.media = null
+    return media
+  }
+
   /** The callee on a live call (tests read what it heard). */
   callee(callRef: string): SandboxCallee | undefined {
     return this.callees.get(callRef)
