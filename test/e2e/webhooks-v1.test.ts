@@ -11,6 +11,7 @@ import { webhooksFeature } from '../../src/features/webhooks'
 import { owedV1Id } from '../../src/features/webhooks/v1-delivery'
 import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 let server: TestServer
 let rx: Receiver
@@ -19,6 +20,19 @@ let agent: string
 
 const publish = (type: EventType, data: Record<string, unknown>, agentId = agent, workspaceId = dev.id) => server.server.services.bus.publish({ type, workspaceId, agentId, data })
 
+/**
+ * Resolves once `event` can no longer reach the webhook: a delivery owed to it is recorded before
+ * publish resolves and leaves the record only once attempted or dropped (switched off, not
+ * subscribed), so after this "nothing arrived" cannot be undone by a late delivery.
+ */
+async function settled(event: { id: string }, hookId: string): Promise<void> {
+  const owed = await server.server.services.store.collection({ name: 'v1_webhook_deliveries', indexes: [] })
+  await until(
+    `the delivery of ${event.id} to ${hookId} settled`,
+    () => owed.get(owedV1Id(event.id, hookId)),
+    (d) => d === null,
+  )
+}
 async function createHook(body: Record<string, unknown>, opts: { key?: string; workspace?: string } = {}) {
   const res = await server.api('POST', '/webhooks', { key: opts.key ?? dev.key, workspace: opts.workspace, body: { agent, url: `${rx.url}/hook`, ...body } })
   expect(res.status).toBe(201)
@@ -115,9 +129,9 @@ describe('delivery', () => {
     rx.received.length = 0
     const data = { conversationId: 'conv_1', channel: 'web', test: false, name: 'Ria Sen', email: 'ria@example.com', phone: '+919800000000', note: 'wants a demo – ünïcode ✓' }
     const event = await publish('lead.captured', data)
-    await publish('conversation.resolved', { conversationId: 'conv_1', channel: 'web', test: false, status: 'resolved' })
+    const unsubscribed = await publish('conversation.resolved', { conversationId: 'conv_1', channel: 'web', test: false, status: 'resolved' })
     const [got] = await rx.waitFor(1)
-    await Bun.sleep(100)
+    await settled(unsubscribed, hook.id)
     expect(rx.received).toHaveLength(1) // not subscribed to conversation.resolved
     const expected = `sha256=${createHmac('sha256', hook.signingSecret).update(got.raw).digest('hex')}`
     expect(got.headers.get('x-service-signature')).toBe(expected)
@@ -188,8 +202,7 @@ describe('delivery', () => {
 
     // Switched off: the next event is not attempted.
     rx.respond(200)
-    await publish('lead.captured', { n: 6 }, inside, customer.id)
-    await Bun.sleep(150)
+    await settled(await publish('lead.captured', { n: 6 }, inside, customer.id), hook.id)
     expect(rx.received).toHaveLength(5)
 
     // Rule 8: the developer is told, with the customer's name in the title.
@@ -250,8 +263,7 @@ describe('delivery', () => {
       expect(got.path).toBe('/moved')
       const off = await server.api('PATCH', `/webhooks/${hook.id}`, { key: dev.key, body: { enabled: false } })
       expect(off.body.enabled).toBe(false)
-      await publish('conversation.escalated', { conversationId: 'conv_3' })
-      await Bun.sleep(150)
+      await settled(await publish('conversation.escalated', { conversationId: 'conv_3' }), hook.id)
       expect(other.received).toHaveLength(1)
       expect((await server.api('PATCH', `/webhooks/${hook.id}`, { key: dev.key, body: { nope: 1 } })).status).toBe(400)
       await server.api('DELETE', `/webhooks/${hook.id}`, { key: dev.key })
@@ -298,8 +310,7 @@ describe('delivery', () => {
     // The reader of a restored customer's webhooks sees why they are off.
     expect(stored.delivery.lastError).toBe(`switched off: customer ${customer.id} was deleted`)
     rx.received.length = 0
-    await publish('lead.captured', { n: 1 }, inside, customer.id)
-    await Bun.sleep(150)
+    await settled(await publish('lead.captured', { n: 1 }, inside, customer.id), hook.id)
     expect(rx.received).toHaveLength(0)
   })
 })
