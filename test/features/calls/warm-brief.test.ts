@@ -4,25 +4,15 @@
  * past the deadline or writes nothing; built from the caller's own words and stated fields with the
  * `local` model.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { BRIEF_MAX_TOKENS, spokenSummary, writeBrief } from '../../../src/features/calls/brief-writer'
 import { type BriefInput, callerWords, localBrief } from '../../../src/features/calls/warm-brief'
 import { createLanguageModel, LocalLanguageModel } from '../../../src/providers/llm'
-import { type FakeAnthropic, startAnthropicFake } from '../../fakes/anthropic'
-import { type FakeOpenAI, startOpenAIFake } from '../../fakes/openai'
+import { useLlmVendorFakes } from '../../support/llm-vendors'
 
 const OPENAI_KEY = 'sk-brief-openai-0123456789'
 const ANTHROPIC_KEY = 'sk-ant-brief-0123456789'
-let openai: FakeOpenAI
-let anthropic: FakeAnthropic
-beforeAll(() => {
-  openai = startOpenAIFake({ apiKey: OPENAI_KEY })
-  anthropic = startAnthropicFake({ apiKey: ANTHROPIC_KEY })
-})
-afterAll(async () => {
-  await openai?.stop()
-  await anthropic?.stop()
-})
+const vendors = useLlmVendorFakes({ openai: OPENAI_KEY, anthropic: ANTHROPIC_KEY })
 
 const at = '2026-11-28T02:00:00.000Z'
 const input: BriefInput = {
@@ -64,11 +54,11 @@ test('the local model: the caller’s first words that said something, their lat
 })
 
 test('OpenAI: the model writes what the caller wants and what was done, after our fixed opening; bounded in tokens', async () => {
-  const model = createLanguageModel({ provider: 'openai', model: 'gpt-4o-mini', apiKey: OPENAI_KEY, baseUrl: openai.baseUrl })
-  openai.reply({ kind: 'stream', text: ['"They were charged twice this month on account 4471 and want a refund. ', 'I flagged both charges."'] })
+  const model = createLanguageModel({ provider: 'openai', model: 'gpt-4o-mini', apiKey: OPENAI_KEY, baseUrl: vendors.openai.baseUrl })
+  vendors.openai.reply({ kind: 'stream', text: ['"They were charged twice this month on account 4471 and want a refund. ', 'I flagged both charges."'] })
   const written = await writeBrief(model, input)
   expect(written).toEqual({ text: `${OPENING} They were charged twice this month on account 4471 and want a refund. I flagged both charges.`, by: 'model', fallback: null })
-  const sent = openai.requests.at(-1)!.body
+  const sent = vendors.openai.requests.at(-1)!.body
   expect(sent.max_tokens ?? sent.max_completion_tokens).toBe(BRIEF_MAX_TOKENS)
   expect(sent.temperature).toBe(0)
   expect(sent.tools).toBeUndefined()
@@ -85,46 +75,46 @@ test('OpenAI: the model writes what the caller wants and what was done, after ou
 })
 
 test('Anthropic: the same brief over the Messages API', async () => {
-  const model = createLanguageModel({ provider: 'anthropic', model: 'claude-3-5-haiku-latest', apiKey: ANTHROPIC_KEY, baseUrl: anthropic.baseUrl })
-  anthropic.reply({ kind: 'stream', blocks: [{ text: ['They want a refund for a double charge. ', 'Both charges are flagged. ', 'A third sentence is dropped.'] }] })
+  const model = createLanguageModel({ provider: 'anthropic', model: 'claude-3-5-haiku-latest', apiKey: ANTHROPIC_KEY, baseUrl: vendors.anthropic.baseUrl })
+  vendors.anthropic.reply({ kind: 'stream', blocks: [{ text: ['They want a refund for a double charge. ', 'Both charges are flagged. ', 'A third sentence is dropped.'] }] })
   expect(await writeBrief(model, input)).toEqual({ text: `${OPENING} They want a refund for a double charge. Both charges are flagged.`, by: 'model', fallback: null })
-  const sent = anthropic.requests.at(-1)!.body
+  const sent = vendors.anthropic.requests.at(-1)!.body
   expect(sent.max_tokens).toBe(BRIEF_MAX_TOKENS)
   expect(sent.system).toContain('never invent names, numbers or promises')
 })
 
 test('a model that stalls past the deadline, fails or writes nothing: the template, with the reason', async () => {
-  const model = createLanguageModel({ provider: 'openai', model: 'gpt-4o-mini', apiKey: OPENAI_KEY, baseUrl: openai.baseUrl })
+  const model = createLanguageModel({ provider: 'openai', model: 'gpt-4o-mini', apiKey: OPENAI_KEY, baseUrl: vendors.openai.baseUrl })
   // Headers never come: the deadline (shortened here; 4 s in service) ends the wait.
-  openai.reply({ kind: 'hang', ms: 30_000 })
+  vendors.openai.reply({ kind: 'hang', ms: 30_000 })
   const started = Date.now()
   const late = await writeBrief(model, input, { deadlineMs: 300 })
   expect(Date.now() - started).toBeLessThan(25_000)
   expect(late).toEqual({ text: TEMPLATE, by: 'local', fallback: 'the model took longer than 300 ms' })
-  openai.wake()
+  vendors.openai.wake()
   // Words begin, then the stream stalls: the deadline covers the whole answer, not only its start.
-  openai.reply({ kind: 'stream', text: ['They want ', 'a refund.'], stall: { afterFrames: 1, ms: 30_000 } })
+  vendors.openai.reply({ kind: 'stream', text: ['They want ', 'a refund.'], stall: { afterFrames: 1, ms: 30_000 } })
   expect((await writeBrief(model, input, { deadlineMs: 300 })).fallback).toBe('the model took longer than 300 ms')
-  openai.wake()
-  openai.reply({ kind: 'error', status: 500, message: 'The server had an error.' })
+  vendors.openai.wake()
+  vendors.openai.reply({ kind: 'error', status: 500, message: 'The server had an error.' })
   const failed = await writeBrief(model, input)
   expect(failed.text).toBe(TEMPLATE)
   expect(failed.fallback).toContain('error')
-  const anthropicModel = createLanguageModel({ provider: 'anthropic', model: 'claude-3-5-haiku-latest', apiKey: ANTHROPIC_KEY, baseUrl: anthropic.baseUrl })
-  anthropic.reply({ kind: 'stream', blocks: [{ text: ['  '] }] })
+  const anthropicModel = createLanguageModel({ provider: 'anthropic', model: 'claude-3-5-haiku-latest', apiKey: ANTHROPIC_KEY, baseUrl: vendors.anthropic.baseUrl })
+  vendors.anthropic.reply({ kind: 'stream', blocks: [{ text: ['  '] }] })
   expect(await writeBrief(anthropicModel, input)).toEqual({ text: TEMPLATE, by: 'local', fallback: 'the model wrote nothing' })
-  anthropic.reply({ kind: 'hang', ms: 30_000 })
+  vendors.anthropic.reply({ kind: 'hang', ms: 30_000 })
   expect((await writeBrief(anthropicModel, input, { deadlineMs: 300 })).fallback).toBe('the model took longer than 300 ms')
 })
 
 test('the caller left while the brief was written: the request is aborted and nothing is said', async () => {
-  const model = createLanguageModel({ provider: 'openai', model: 'gpt-4o-mini', apiKey: OPENAI_KEY, baseUrl: openai.baseUrl })
-  openai.reply({ kind: 'hang', ms: 30_000 })
+  const model = createLanguageModel({ provider: 'openai', model: 'gpt-4o-mini', apiKey: OPENAI_KEY, baseUrl: vendors.openai.baseUrl })
+  vendors.openai.reply({ kind: 'hang', ms: 30_000 })
   const left = new AbortController()
   const writing = writeBrief(model, input, { signal: left.signal })
   setTimeout(() => left.abort(), 100)
   await expect(writing).rejects.toThrow()
-  openai.wake()
+  vendors.openai.wake()
 })
 
 test('spoken words: markup and wrapping quotes dropped, two sentences at most, a sentence cut by the token bound left out', () => {
