@@ -130,6 +130,17 @@ export class Residency {
     if (release) await this.deps.leases.release(live.key)
   }
 
+  /**
+   * Stops every actor and releases its lease (at stop), together: a release that fails
+   * (coordination down) is left to lapse with its ttl, as the process is going either way, and
+   * one bounded wait beats one per actor.
+   */
+  async dropAll(): Promise<void> {
+    const dropped = await Promise.allSettled(this.all().map((live) => this.drop(live)))
+    const reasons = dropped.flatMap((d) => (d.status === 'rejected' ? [d.reason as unknown] : []))
+    if (reasons.length > 0) this.deps.logger.warn({ failed: reasons.length, err: reasons[0] }, 'actor leases not released at stop; they lapse with their ttl')
+  }
+
   /** Renews every held lease; an actor whose lease was lost is dropped without another write. */
   async renewLeases(): Promise<void> {
     const { leases, queue, logger } = this.deps

@@ -25,40 +25,30 @@ import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine, SnapshotFrom 
 import type { Clock } from '../src/clock'
 import type { Logger } from '../src/logger'
 import type { Asked } from './ask'
+import { runtimeChores } from './chores'
 import { parseTimerPayload } from './deadlines'
 import { Dispatcher } from './dispatch'
 import { ActorExistsError, UnknownKindError } from './errors'
 import { Forwarder } from './forwarding'
-import { DRAIN_SWEEP_MS, Handover, ORPHAN_SWEEP_MS } from './handover'
+import { Handover } from './handover'
 import { Housekeeper } from './housekeeper'
 import type { MachineDefinition } from './inspection'
 import { Introspection } from './introspection'
 import { ActorLeases, LEASE_TTL_MS } from './leases'
 import { deliverOutboxes } from './outbox'
-import { Persister } from './persister'
-import { Residency } from './residency'
+import { DEFAULT_IDLE_MS, isIdle, sweepMs } from './passivation'
+import { ActorReads } from './reads'
+import type { Residency } from './residency'
+import { DueRun } from './run-due'
 import { SerialQueue } from './serial-queue'
-import { reached, type SettleTarget, settled } from './settle'
-import { actorKey, SnapshotStore } from './snapshot-store'
+import { actorKey, type SnapshotStore } from './snapshot-store'
+import { openStorage, type Storage } from './storage'
 import { deliverTimer } from './timer-delivery'
 import { TimerPump } from './timer-pump'
-import { CHECK_MS as TIMER_CHECK_MS, TimerRebuild } from './timer-rebuild'
-import type { ActorDescription, ActorKind, ActorKindSpec, ActorRecord, ActorRuntimeOptions, Registration, SendOptions, SettledWhen, SnapshotView, StoredActor, Transition } from './types'
+import { TimerRebuild } from './timer-rebuild'
+import type { ActorDescription, ActorKind, ActorKindSpec, ActorRecord, ActorRuntimeOptions, Registration, SendOptions, SettledWhen, SnapshotView, Transition } from './types'
 
 export type { ActorKind, ActorRuntimeOptions, SendOptions, Transition } from './types'
-
-// An idle actor costs memory and one read (~tens of µs) to bring back. Events of a live
-// conversation arrive seconds apart; a minute of silence means it is unlikely to be needed soon.
-export const DEFAULT_IDLE_MS = 60_000
-// Idle actors are found by scanning the live map: every 5 s keeps the overshoot past the default
-// idleMs under 10% while a scan of 10,000 entries costs well under a millisecond. Kinds with a
-// shorter idleMs get scans at half their idleMs, but not more often than every 100 ms, which
-// keeps even a 10,000-actor scan under 1% of a core.
-const SWEEP_MS = 5_000
-const MIN_SWEEP_MS = 100
-// runDue repeats while woken effects arm timers that are already due; a chain longer than this
-// is a machine re-arming itself at "now", which must not hang a clock advance.
-const MAX_RUN_DUE_PASSES = 20
 
 export class ActorRuntime {
   private readonly kinds = new Map<string, Registration>()
@@ -70,17 +60,17 @@ export class ActorRuntime {
   private readonly keeper: Housekeeper
   private readonly handover: Handover
   private readonly introspection: Introspection
+  private readonly reads: ActorReads
   private readonly timerRebuild: TimerRebuild
-  /** Actors woken by timers during a runDue, so it can wait for the effects they start. */
-  private woken: Map<string, { kind: string; id: string }> | null = null
-  private snapshots: SnapshotStore | null = null
-  private residency: Residency | null = null
-  private persister: Persister | null = null
+  private readonly dueRun: DueRun
+  private storage: Storage | null = null
   private readonly transitionListeners: ((t: Transition) => void)[] = []
 
   constructor(private readonly opts: ActorRuntimeOptions) {
     const { coordination, instanceId, clock, logger } = opts
     this.leases = new ActorLeases(coordination, instanceId, opts.leaseTtlMs ?? LEASE_TTL_MS)
+    const settleWoken = (kind: string, id: string) => (this.kinds.has(kind) ? this.settle(kind, id).catch(() => null) : Promise.resolve(null))
+    this.dueRun = new DueRun({ deliverDue: (now) => this.pump.runDue(now), settle: settleWoken, logger })
     this.pump = new TimerPump({
       ...opts.timers,
       coordination,
@@ -88,28 +78,27 @@ export class ActorRuntime {
       logger,
       deliver: (timer, now) => {
         const target = parseTimerPayload(timer.payload)
-        if (target) this.woken?.set(actorKey(target.kind, target.id), target)
+        if (target) this.dueRun.woke(target)
         return deliverTimer(this, logger, timer, now)
       },
     })
     const core = { queue: this.queue, leases: this.leases, residency: () => this.res(), registration: (kind: string) => this.registration(kind) }
-    const parts = { ...core, instanceId, kinds: this.kinds, held: () => this.residency, store: () => this.store() }
+    const parts = { ...core, instanceId, kinds: this.kinds, held: () => this.storage?.residency ?? null, store: () => this.store() }
     this.handover = new Handover({ ...parts, coordination, clock, logger, pump: this.pump, passivateAll: () => this.passivateIdle(true), deliverOutboxes: () => this.deliverOutboxes() })
     this.introspection = new Introspection(parts)
+    this.reads = new ActorReads(parts)
     this.dispatcher = new Dispatcher({ ...core, forwarder: () => this.forwarder, draining: () => this.handover.draining })
     this.forwarder = new Forwarder({ coordination, instanceId, logger, timeoutMs: opts.forwardTimeoutMs, handle: (req) => this.dispatcher.answer(req) })
     this.timerRebuild = new TimerRebuild({ coordination, logger, snapshots: () => this.store(), restored: (at) => this.pump.nudge(at) })
-    this.keeper = new Housekeeper(
-      [
-        { name: 'passivation', everyMs: () => (this.handover.draining ? DRAIN_SWEEP_MS : this.sweepMs()), run: () => (this.handover.draining ? this.handover.handOverIdle() : this.passivateIdle()) },
-        // A third of the ttl: two renewals in a row may be late before the lease lapses.
-        { name: 'lease renewal', everyMs: () => this.leases.ttlMs / 3, run: () => this.res().renewLeases() },
-        { name: 'orphaned work', everyMs: () => ORPHAN_SWEEP_MS, run: () => this.handover.resumePending() },
-        // The coordination store may come back empty (timer-rebuild.ts): its timers are rebuilt then.
-        { name: 'durable timer check', everyMs: () => TIMER_CHECK_MS, run: () => this.timerRebuild.check() },
-      ],
-      logger,
-    )
+    const chores = runtimeChores({
+      handover: this.handover,
+      leases: this.leases,
+      timerRebuild: this.timerRebuild,
+      residency: () => this.res(),
+      sweepMs: () => sweepMs(this.kinds.values()),
+      passivateIdle: () => this.passivateIdle(),
+    })
+    this.keeper = new Housekeeper(chores, logger)
   }
 
   get instanceId(): string {
@@ -156,33 +145,22 @@ export class ActorRuntime {
 
   /** Opens the snapshot collection, resumes actors with pending work, starts timers and chores. */
   async start(): Promise<{ resumed: number }> {
-    if (this.residency) return { resumed: 0 }
+    if (this.storage) return { resumed: 0 }
     this.handover.draining = false
-    const snapshots = await SnapshotStore.open(this.opts.store)
-    const { coordination, clock, logger } = this.opts
-    const persister = new Persister({
-      snapshots,
-      coordination,
-      clock,
-      logger,
+    const { logger } = this.opts
+    const storage = await openStorage({
+      ...this.opts,
+      queue: this.queue,
+      leases: this.leases,
       scheduled: (at) => this.pump.nudge(at),
       transitioned: (t) => {
         for (const listener of this.transitionListeners) listener(t)
       },
+      passivate: (reg, id) => void this.passivate(reg.kind, id).catch(() => {}),
     })
     await this.forwarder.start()
     await this.handover.listen()
-    this.snapshots = snapshots
-    this.residency = new Residency({
-      queue: this.queue,
-      leases: this.leases,
-      snapshots,
-      persister,
-      logger,
-      inspect: this.opts.inspect,
-      passivate: (reg, id) => void this.passivate(reg.kind, id).catch(() => {}),
-    })
-    this.persister = persister
+    this.storage = storage
     // Stored outboxes first (resumePending hands them over), then the pending work.
     const resumed = await this.handover.resumePending()
     // The timers are an index of the stored deadlines, which may have been lost while this
@@ -199,7 +177,7 @@ export class ActorRuntime {
    * then tells the other instances, which resume what had pending work at once.
    */
   async stop(): Promise<void> {
-    const residency = this.residency
+    const residency = this.storage?.residency
     if (!residency) return
     // From here on nothing new is taken on (peerReleased, the orphan sweep).
     this.handover.draining = true
@@ -207,24 +185,17 @@ export class ActorRuntime {
     await this.pump.stop()
     await this.queue.drain()
     const held = residency.size
-    // Together, and a release that fails (coordination down) is left to lapse with its ttl: the
-    // process is going either way, and one bounded wait beats one per actor.
-    const dropped = await Promise.allSettled(residency.all().map((live) => residency.drop(live)))
-    const reasons = dropped.flatMap((d) => (d.status === 'rejected' ? [d.reason as unknown] : []))
-    if (reasons.length > 0) this.opts.logger.warn({ failed: reasons.length, err: reasons[0] }, 'actor leases not released at stop; they lapse with their ttl')
+    await residency.dropAll()
     await this.handover.stopListening()
     if (held > 0) await this.handover.announceReleased().catch((err: unknown) => this.opts.logger.warn({ err }, 'could not announce the released actors'))
     await this.forwarder.stop()
-    this.residency = null
-    this.snapshots = null
-    this.persister = null
+    this.storage = null
   }
 
   /** Emitted events stored in outboxes and not handed over, of actors no other instance holds (actors/outbox.ts). */
   private async deliverOutboxes(): Promise<void> {
-    const [snapshots, residency, persister] = [this.snapshots, this.residency, this.persister]
-    if (!snapshots || !residency || !persister) return
-    await deliverOutboxes({ kinds: [...this.kinds.values()], snapshots, queue: this.queue, residency, persister, logger: this.opts.logger })
+    if (!this.storage) return
+    await deliverOutboxes({ ...this.storage, kinds: [...this.kinds.values()], queue: this.queue, logger: this.opts.logger })
   }
 
   /**
@@ -280,10 +251,8 @@ export class ActorRuntime {
   }
 
   /** The stored actor, without resuming it (null when it does not exist). */
-  async read(kind: string, id: string): Promise<ActorRecord | null> {
-    const reg = this.registration(kind)
-    const doc = await this.store().get(actorKey(kind, id))
-    return doc ? record(reg, doc) : null
+  read(kind: string, id: string): Promise<ActorRecord | null> {
+    return this.reads.read(kind, id)
   }
 
   /**
@@ -291,31 +260,17 @@ export class ActorRuntime {
    * a route answers once the effect the event started has run and its outcome is stored. Reads
    * the store, so it works whichever instance holds the actor. ActorUnavailableError on timeout.
    */
-  async settle(kind: string, id: string, timeoutMs?: number, until?: SettledWhen): Promise<ActorRecord> {
-    const reg = this.registration(kind)
-    return record(reg, await settled(this.settleTarget(kind, id), timeoutMs, until))
+  settle(kind: string, id: string, timeoutMs?: number, until?: SettledWhen): Promise<ActorRecord> {
+    return this.reads.settle(kind, id, timeoutMs, until)
   }
 
   /** Waits until the snapshot shows what `until` waits for; the live one, unstored, where held here (settle.ts). */
   reach(kind: string, id: string, until: SettledWhen, timeoutMs?: number): Promise<SnapshotView> {
-    this.registration(kind)
-    return reached(this.settleTarget(kind, id), until, timeoutMs)
+    return this.reads.reach(kind, id, until, timeoutMs)
   }
 
-  private settleTarget(kind: string, id: string): SettleTarget {
-    const key = actorKey(kind, id)
-    return {
-      key,
-      live: this.res().get(key),
-      stored: () => this.store().get(key),
-      held: () => this.residency?.get(key)?.lastStored ?? null,
-      drained: () => this.queue.run(key, async () => {}),
-    }
-  }
-
-  async list(kind: string, opts: { state?: string; limit?: number } = {}): Promise<ActorRecord[]> {
-    const reg = this.registration(kind)
-    return (await this.store().list(kind, opts)).map((doc) => record(reg, doc))
+  list(kind: string, opts: { state?: string; limit?: number } = {}): Promise<ActorRecord[]> {
+    return this.reads.list(kind, opts)
   }
 
   /**
@@ -324,19 +279,8 @@ export class ActorRuntime {
    * while that armed more timers already due — so "advance the manual clock, then read" sees the
    * outcome.
    */
-  async runDue(now?: number): Promise<number> {
-    let total = 0
-    for (let pass = 0; pass < MAX_RUN_DUE_PASSES; pass++) {
-      this.woken = new Map()
-      const delivered = await this.pump.runDue(now)
-      const woken = [...this.woken.values()]
-      this.woken = null
-      total += delivered
-      await Promise.all(woken.map(({ kind, id }) => (this.kinds.has(kind) ? this.settle(kind, id).catch(() => null) : null)))
-      if (delivered === 0) return total
-    }
-    this.opts.logger.warn({ passes: MAX_RUN_DUE_PASSES }, 'runDue stopped: timers kept falling due')
-    return total
+  runDue(now?: number): Promise<number> {
+    return this.dueRun.run(now)
   }
 
   /** Stops the actor and drops it from memory unless an effect is in flight; true when it was dropped. */
@@ -352,13 +296,13 @@ export class ActorRuntime {
     const now = Date.now()
     const idle = this.res()
       .all()
-      .filter((l) => all || now - l.lastActiveAt >= this.registration(l.kind).idleMs)
+      .filter((l) => all || isIdle(this.registration(l.kind), l.lastActiveAt, now))
     const done = await Promise.all(idle.map((l) => this.passivate(l.kind, l.id).catch(() => false)))
     return done.filter(Boolean).length
   }
 
   get liveCount(): number {
-    return this.residency?.size ?? 0
+    return this.storage?.residency.size ?? 0
   }
 
   /** Actors held in memory here, by kind (every registered kind, 0 included). */
@@ -390,7 +334,7 @@ export class ActorRuntime {
   }
 
   isLive(kind: string, id: string): boolean {
-    return this.residency?.get(actorKey(kind, id)) !== undefined
+    return this.storage?.residency.get(actorKey(kind, id)) !== undefined
   }
 
   /** Every registered machine, for `GET /console/machines`. */
@@ -411,11 +355,6 @@ export class ActorRuntime {
     return this.introspection.describe(kindOrKey, id)
   }
 
-  private sweepMs(): number {
-    const idle = [...this.kinds.values()].map((r) => r.idleMs).filter((ms) => ms > 0)
-    return Math.max(MIN_SWEEP_MS, Math.min(SWEEP_MS, ...idle.map((ms) => ms / 2)))
-  }
-
   private registration(kind: string): Registration {
     const reg = this.kinds.get(kind)
     if (!reg) throw new UnknownKindError(`no actor kind ${kind} is registered`)
@@ -423,17 +362,15 @@ export class ActorRuntime {
   }
 
   private res(): Residency {
-    if (!this.residency) throw new Error('actor runtime is not started')
-    return this.residency
+    return this.started().residency
   }
 
   private store(): SnapshotStore {
-    if (!this.snapshots) throw new Error('actor runtime is not started')
-    return this.snapshots
+    return this.started().snapshots
   }
-}
 
-function record(reg: Registration, doc: StoredActor): ActorRecord {
-  const versionMismatch = doc.version === reg.spec.version ? null : { stored: doc.version, current: reg.spec.version }
-  return { ...doc, versionMismatch }
+  private started(): Storage {
+    if (!this.storage) throw new Error('actor runtime is not started')
+    return this.storage
+  }
 }
