@@ -10,6 +10,9 @@ import { synthesiseSyllables } from '../tts/sandbox'
 
 /** A `~` noise burst: well past the backchannel filter (300 ms) after Silero's onset, no words. */
 const NOISE_MS = 800
+/** An answering machine's beep: 1 kHz for 500 ms, as common mailboxes sound it. */
+const BEEP_HZ = 1_000
+const BEEP_MS = 500
 
 /** A line of the script, made into the audio the callee sends. */
 export interface CalleeLine {
@@ -68,4 +71,21 @@ export async function prepareLine(raw: string, tts: TextToSpeech, voice = 'leo')
   let speechEnd = audio.length
   while (speechEnd > 0 && Math.abs(audio[speechEnd - 1]!) < SPEECH_FLOOR) speechEnd--
   return { text, kind, audio, speechEnd }
+}
+
+/** An answering machine's greeting (its speech, not its trailing silence), then its beep. */
+export async function machineLine(greeting: string, tts: TextToSpeech, voice?: string): Promise<CalleeLine> {
+  const said = await prepareLine(greeting, tts, voice)
+  const beep = tone(BEEP_HZ, BEEP_MS)
+  const audio = new Int16Array(said.speechEnd + beep.length)
+  audio.set(said.audio.subarray(0, said.speechEnd))
+  audio.set(beep, said.speechEnd)
+  return { text: said.text, kind: 'machine', audio, speechEnd: audio.length }
+}
+
+/** A pure tone at half scale. */
+function tone(hz: number, ms: number): Int16Array {
+  const out = new Int16Array((PHONE_RATE * ms) / 1000)
+  for (let i = 0; i < out.length; i++) out[i] = Math.round(16_000 * Math.sin((2 * Math.PI * hz * i) / PHONE_RATE))
+  return out
 }

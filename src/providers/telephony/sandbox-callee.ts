@@ -20,38 +20,19 @@
  * As an answering machine (`machine`) it plays its greeting at once, whoever speaks, then a beep,
  * tells the network the beep has ended (the network's answering-machine verdict), and records.
  */
-import WebSocket from 'ws'
-import { randomId } from '../../ids'
 import { decodeMulaw, encodeMulaw, PHONE_RATE } from '../../media/codecs'
 import { KeypadListener } from '../../media/keypad'
 import type { SandboxScripts } from '../stt/sandbox'
 import type { TextToSpeech } from '../tts/port'
-import { type CalleeLine, prepareLine } from './callee-lines'
+import { type CalleeLine, machineLine, prepareLine } from './callee-lines'
+import { CalleePace, type Pace } from './callee-pace'
+import { AgentPlayback } from './callee-playback'
+import { CalleeStream, FRAME, FRAME_MS } from './callee-stream'
 
-const FRAME_MS = 20
-const FRAME = (PHONE_RATE * FRAME_MS) / 1000
 /** The agent's pause that gives the callee the turn: longer than a breath inside a reply. */
 export const CALLEE_WAITS_MS = 900
 /** How far into the agent's speech a `>` line cuts in. */
 export const CALLEE_INTERRUPTS_AFTER_MS = 600
-/**
- * How far past the agent's judged audio the callee may run when the call runs on its audio: ten
- * frames, well inside the second of agent audio the playout keeps buffered here (LEAD_MS), so the
- * agent's answer never runs dry at the callee for want of its caller's frames.
- */
-const AHEAD_MS = 200
-/** A call slowed to its agent's pace ends at its bound of audio, or at this many times that in real time (a host several times too slow). */
-const SLOWED_BOUND = 4
-/**
- * The longest the callee waits, in real time, for the agent's side to make its answer before its
- * audio goes on anyway: a local model and the sandbox voice take well under a second even on a
- * loaded host; past this something is stuck, and the call's own waits must run to end it.
- */
-const MAX_HOLD_MS = 15_000
-const SILENCE = 0xff
-/** An answering machine's beep: 1 kHz for 500 ms, as common mailboxes sound it. */
-const BEEP_HZ = 1_000
-const BEEP_MS = 500
 
 export interface CalleeOptions {
   url: string
@@ -64,11 +45,9 @@ export interface CalleeOptions {
   /**
    * When the call runs on the caller's audio: how far the agent's side has judged this call's
    * stream (ms), and whether it is making what comes next; null when it does not (or not yet).
-   * The callee then sends no more than AHEAD_MS past what was judged, and nothing while the agent
-   * makes its answer (up to MAX_HOLD_MS of real time): a host that falls behind slows the call
-   * down rather than changing what is heard, and one with time to spare runs it faster than real time.
+   * The callee then keeps to the agent's pace (callee-pace.ts).
    */
-  pace?: () => { judged: number; hold: boolean } | null
+  pace?: Pace
   /** The stream closed, not by the callee hanging up: the close code (1006 when the server vanished). */
   onClosed?: (code: number) => void
   /**
@@ -82,8 +61,8 @@ export interface CalleeOptions {
 }
 
 export class SandboxCallee {
-  private ws: WebSocket | null = null
-  private readonly streamSid = `MZ${randomId(32)}`
+  private readonly stream: CalleeStream
+  private readonly pace: CalleePace
   private lines: CalleeLine[] = []
   private speaking: Int16Array | null = null
   private speakingLine: CalleeLine | null = null
@@ -91,9 +70,7 @@ export class SandboxCallee {
   private timer: ReturnType<typeof setInterval> | null = null
   private chunk = 0
   private started = 0
-  /** Agent audio waiting to play (samples) and marks in order, each after so many samples. */
-  private buffered = 0
-  private marks: { name: string; after: number }[] = []
+  private readonly agent = new AgentPlayback()
   /** When the agent's audio began playing here, and last played: places in the callee's own stream (ms), as its waits count. */
   private agentSince = 0
   private agentLastAt = 0
@@ -104,8 +81,6 @@ export class SandboxCallee {
   /** Script lines not said yet (`lines` is filled only once their audio is ready). */
   private left: number
   private waitingToHangUp: ReturnType<typeof setInterval> | null = null
-  /** Since when (performance.now()) the agent's side has asked the callee to wait (`pace`). */
-  private holdingSince: number | null = null
   /** The phone menu waiting for keys, the keys it has heard so far, and the ear for them (the agent's tones). */
   private menu: { expects: string; retry: CalleeLine; heard: string } | null = null
   private readonly agentKeys = new KeypadListener()
@@ -131,6 +106,8 @@ export class SandboxCallee {
 
   constructor(private readonly options: CalleeOptions) {
     this.left = options.lines.length
+    this.stream = new CalleeStream(options.url, options.callSid)
+    this.pace = new CalleePace(options.pace)
   }
 
   /**
@@ -141,7 +118,7 @@ export class SandboxCallee {
     const more = this.options.more !== undefined && !this.moreDone
     if (this.options.lines.length === 0 && !this.options.more) return true
     if (this.left > 0 || this.speaking || more) return false
-    return this.agentSpokeSinceMyTurn && this.buffered === 0 && this.streamMs() - this.agentLastAt >= CALLEE_WAITS_MS
+    return this.agentSpokeSinceMyTurn && this.agent.buffered === 0 && this.streamMs() - this.agentLastAt >= CALLEE_WAITS_MS
   }
 
   /** A `more` caller's next line, asked once the agent has answered the last (decide). */
@@ -165,25 +142,6 @@ export class SandboxCallee {
   }
 
   /**
-   * Past the hang-up bound: `afterMs` of real time since the answer; of the call's own audio when
-   * it runs on it (`pace`: a host that falls behind slows such a call down), with a real-time
-   * bound SLOWED_BOUND times as long so a call whose agent side stopped judging still ends.
-   */
-  private pastBound(now: number, afterMs: number): boolean {
-    return this.paced() ? this.streamMs() >= afterMs || now - this.answeredAt >= afterMs * SLOWED_BOUND : now - this.answeredAt >= afterMs
-  }
-
-  /**
-   * The call runs on its caller's audio (`pace`): then the STT double follows this line by its
-   * place in the stream. On any other call it keeps following the host's time, which real-time
-   * turn-taking was tuned against: there the words a pause is judged by run a little ahead of the
-   * audio the VAD has judged, as a streaming engine's partials do.
-   */
-  private paced(): boolean {
-    return (this.options.pace?.() ?? null) !== null
-  }
-
-  /**
    * Where the callee is in its own stream (ms): the audio it has sent. Its waits for the agent
    * count in this, not the host's time, so a burst after a stall does not make a pause of the
    * agent's that the line never had.
@@ -200,9 +158,8 @@ export class SandboxCallee {
   hangUpWhenDone(afterMs: number, hangUp: () => void): void {
     if (this.waitingToHangUp) return
     const check = () => {
-      const now = performance.now()
-      const gone = this.closed || (this.ws !== null && this.ws.readyState >= WebSocket.CLOSING)
-      if (!gone && !this.scriptDone() && !this.pastBound(now, afterMs)) return
+      const gone = this.closed || this.stream.gone
+      if (!gone && !this.scriptDone() && !this.pace.pastBound(performance.now() - this.answeredAt, this.streamMs(), afterMs)) return
       if (this.waitingToHangUp) clearInterval(this.waitingToHangUp)
       this.waitingToHangUp = null
       if (!this.closed) hangUp()
@@ -215,71 +172,39 @@ export class SandboxCallee {
     this.lines = await Promise.all(this.options.lines.map((l) => this.prepareLine(l)))
     const machine = this.options.machine
     if (machine) {
-      const greeting = await this.prepareLine(machine.greeting)
-      const beep = tone(BEEP_HZ, BEEP_MS)
-      const audio = new Int16Array(greeting.speechEnd + beep.length)
-      audio.set(greeting.audio.subarray(0, greeting.speechEnd))
-      audio.set(beep, greeting.speechEnd)
-      this.lines.unshift({ text: greeting.text, kind: 'machine', audio, speechEnd: audio.length })
+      this.lines.unshift(await machineLine(machine.greeting, this.options.tts, this.options.voice))
       this.left++
     }
-    const ws = new WebSocket(this.options.url)
-    this.ws = ws
-    ws.on('message', (data) => this.receive(String(data)))
-    ws.on('close', (code) => {
-      this.stopTimer()
-      if (!this.closed) this.options.onClosed?.(code)
-    })
-    ws.on('error', () => this.stopTimer())
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve())
-      ws.once('error', reject)
-    })
-    this.send({ event: 'connected', protocol: 'Call', version: '1.0.0' })
-    this.send({
-      event: 'start',
-      sequenceNumber: '1',
-      start: {
-        streamSid: this.streamSid,
-        accountSid: 'ACsandbox',
-        callSid: this.options.callSid,
-        tracks: ['inbound'],
-        customParameters: {},
-        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: PHONE_RATE, channels: 1 },
+    await this.stream.open({
+      message: (raw) => this.receive(raw),
+      closed: (code) => {
+        this.stopTimer()
+        if (!this.closed) this.options.onClosed?.(code)
       },
-      streamSid: this.streamSid,
+      error: () => this.stopTimer(),
     })
     this.started = performance.now()
     // Drift-free 20 ms pacing: each tick sends the frames that are due by now.
     this.timer = setInterval(() => this.tick(), FRAME_MS)
   }
 
-  /** The callee hangs up: `stop`, then the socket closes. */
   private prepareLine(raw: string): Promise<CalleeLine> {
     return prepareLine(raw, this.options.tts, this.options.voice)
   }
 
+  /** The callee hangs up: `stop`, then the socket closes. */
   close(): void {
     if (this.closed) return
     this.closed = true
     this.stopTimer()
     if (this.waitingToHangUp) clearInterval(this.waitingToHangUp)
     this.waitingToHangUp = null
-    this.send({ event: 'stop', sequenceNumber: String(this.chunk + 2), streamSid: this.streamSid, stop: { accountSid: 'ACsandbox', callSid: this.options.callSid } })
-    this.ws?.close(1000)
+    this.stream.stop(this.chunk)
   }
 
   private tick(): void {
     // A call that runs on its audio goes at the agent's pace, as fast as the host judges it; any other in real time.
-    const pace = this.options.pace?.() ?? null
-    let due = Math.floor((performance.now() - this.started) / FRAME_MS)
-    if (pace) {
-      const now = performance.now()
-      if (!pace.hold) this.holdingSince = null
-      else this.holdingSince ??= now
-      const held = this.holdingSince !== null && now - this.holdingSince < MAX_HOLD_MS
-      due = held ? this.chunk : Math.floor((pace.judged + AHEAD_MS) / FRAME_MS)
-    }
+    const due = this.pace.due(performance.now(), this.started, this.chunk)
     while (this.chunk < due && !this.closed) this.frame()
   }
 
@@ -287,7 +212,7 @@ export class SandboxCallee {
     const now = performance.now()
     this.play()
     this.decide(now)
-    let payload: Uint8Array
+    let payload: Uint8Array | null = null
     if (this.speaking && this.spokenAt < this.speaking.length) {
       payload = encodeMulaw(this.speaking.subarray(this.spokenAt, this.spokenAt + FRAME))
       const end = this.speakingLine?.speechEnd ?? -1
@@ -296,26 +221,16 @@ export class SandboxCallee {
       }
       this.spokenAt += FRAME
       if (this.speakingLine?.kind === 'machine' && this.spokenAt >= this.speaking.length) this.options.machine?.beeped()
-      if (payload.length < FRAME) payload = pad(payload)
-    } else {
-      this.speaking = null
-      payload = new Uint8Array(FRAME).fill(SILENCE)
-    }
+    } else this.speaking = null
     this.chunk++
-    this.send({
-      event: 'media',
-      sequenceNumber: String(this.chunk + 1),
-      media: { track: 'inbound', chunk: String(this.chunk), timestamp: String(this.chunk * FRAME_MS), payload: Buffer.from(payload).toString('base64') },
-      streamSid: this.streamSid,
-    })
+    // Silence (null) while the callee says nothing.
+    this.stream.media(this.chunk, payload)
   }
 
   /** 20 ms of the agent's audio plays; marks whose audio has all played are echoed. */
   private play(): void {
-    const played = Math.min(this.buffered, FRAME)
-    this.buffered -= played
-    for (const m of this.marks) m.after = Math.max(0, m.after - played)
-    while (this.marks.length && this.marks[0]!.after === 0) this.echo(this.marks.shift()!.name)
+    const { played, due } = this.agent.play(FRAME)
+    for (const name of due) this.echo(name)
     if (played > 0) this.agentLastAt = this.streamMs()
     const open = this.log.interruptions.at(-1)
     if (open && open.clearedAfterMs === null) open.playedAfterMs += (played * 1000) / PHONE_RATE
@@ -326,7 +241,7 @@ export class SandboxCallee {
     const at = this.streamMs()
     if (this.speaking || this.menu) return
     const next = this.lines[0]
-    const agentPlaying = this.buffered > 0
+    const agentPlaying = this.agent.buffered > 0
     if (!next) {
       const answered = this.agentSpokeSinceMyTurn && !agentPlaying && at - this.agentLastAt >= CALLEE_WAITS_MS
       if (this.options.more && !this.moreDone && !this.asking && answered) this.askMore()
@@ -345,7 +260,8 @@ export class SandboxCallee {
     this.speakingLine = next
     this.spokenAt = 0
     if (next.text) {
-      if (!next.keys && next.kind !== 'machine') this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000, this.paced() ? this.chunk * FRAME_MS : undefined)
+      if (!next.keys && next.kind !== 'machine')
+        this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000, this.pace.paced() ? this.chunk * FRAME_MS : undefined)
       this.log.said.push(next.text)
     }
     if (next.kind === 'interrupt' || next.kind === 'noise') this.log.interruptions.push({ kind: next.kind, playedAfterMs: 0, clearedAfterMs: null, at: now })
@@ -363,23 +279,21 @@ export class SandboxCallee {
       const bytes = Buffer.from(m.media.payload, 'base64')
       for (const key of this.agentKeys.push(decodeMulaw(bytes), PHONE_RATE)) this.keyPressed(key)
       const samples = bytes.length
-      if (this.buffered === 0) this.agentSince = this.streamMs()
+      if (this.agent.buffered === 0) this.agentSince = this.streamMs()
       const turn = this.log.turns.at(-1)
       if (turn && turn.agentAudioAt === null) turn.agentAudioAt = performance.now()
-      this.buffered += samples
+      this.agent.add(samples)
       this.log.agentAudioMs += (samples * 1000) / PHONE_RATE
       this.agentSpokeSinceMyTurn = true
     } else if (m.event === 'mark' && m.mark?.name) {
-      this.marks.push({ name: m.mark.name, after: this.buffered })
-      if (this.buffered === 0) this.echo(this.marks.pop()!.name)
+      for (const name of this.agent.mark(m.mark.name)) this.echo(name)
     } else if (m.event === 'clear') {
       this.log.clears++
       // The agent's turn was cut: the callee's next line waits for the agent's next turn.
       this.agentSpokeSinceMyTurn = false
       const open = this.log.interruptions.at(-1)
       if (open && open.clearedAfterMs === null) open.clearedAfterMs = performance.now() - open.at
-      this.buffered = 0
-      for (const mark of this.marks.splice(0)) this.echo(mark.name)
+      for (const name of this.agent.clear()) this.echo(name)
     }
   }
 
@@ -398,28 +312,11 @@ export class SandboxCallee {
 
   private echo(name: string): void {
     this.log.marksEchoed++
-    this.send({ event: 'mark', sequenceNumber: String(this.chunk + 1), streamSid: this.streamSid, mark: { name } })
-  }
-
-  private send(message: object): void {
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message))
+    this.stream.mark(this.chunk, name)
   }
 
   private stopTimer(): void {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
   }
-}
-
-/** A pure tone at half scale. */
-function tone(hz: number, ms: number): Int16Array {
-  const out = new Int16Array((PHONE_RATE * ms) / 1000)
-  for (let i = 0; i < out.length; i++) out[i] = Math.round(16_000 * Math.sin((2 * Math.PI * hz * i) / PHONE_RATE))
-  return out
-}
-
-function pad(bytes: Uint8Array): Uint8Array {
-  const out = new Uint8Array(FRAME).fill(SILENCE)
-  out.set(bytes)
-  return out
 }
