@@ -38,13 +38,13 @@
  * decoders' queue wait (the turn latency's `stt_queue` stage on /metrics). BENCH_PROFILE=<dir>
  * writes the service's CPU profile there.
  */
-import { readFileSync, rmSync } from 'node:fs'
-import { encodeMulaw, resample } from '../src/media/codecs'
+import { rmSync } from 'node:fs'
 import { twilioSignature } from '../src/providers/telephony/twilio-signature'
-import { EspeakTts } from '../src/providers/tts/espeak'
 import { startDeepgramFake } from '../test/fakes/deepgram'
-import { startTwilioFake, streamOpening } from '../test/fakes/twilio'
+import { startTwilioFake } from '../test/fakes/twilio'
+import { busyShare, hostCpu, loadavg, rssKb, schedNs } from './proc'
 import { cpuByRole, cpuMs, startBenchService } from './service'
+import { ATTACH_TIMEOUT_MS, type Callers, FRAME_MS, GAP_MS, PATIENCE_MS, Peer, questionFrames } from './soak-callers'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300)
 const RATE = Number(process.env.BENCH_RATE ?? 20)
@@ -53,13 +53,6 @@ const SPEAK = process.env.BENCH_SPEAK !== '0'
 const CAPACITY = process.env.BENCH_CAPACITY ? Number(process.env.BENCH_CAPACITY) : null
 /** The overload step's bound on a refusal: a caller or client told "busy" at once, not after a wait. */
 const REFUSAL_MS = 100
-const QUESTIONS = [
-  'what time do you open on saturday',
-  'can i move my appointment to friday',
-  'do i need to bring my insurance card',
-  'how long will the visit take',
-  'is there parking near the clinic',
-]
 /**
  * How long each callee stays on after its stream starts: the purpose below takes 15–16 s at
  * espeak-ng's 175 words a minute, and the agent's silence goodbye comes 30 s after it ends, so
@@ -67,31 +60,13 @@ const QUESTIONS = [
  * 40 s, time for two or three questions and their answers after the opening.
  */
 const HOLD_MS = Number(process.env.BENCH_HOLD_MS ?? (SPEAK ? 40_000 : 25_000))
-/**
- * A caller waits this long after its question for the agent to answer before going on anyway: a
- * person on the phone repeats themselves after about that much silence. (Callers that spoke on a
- * fixed cycle talked over every answer still being prepared on a busy host, so the agent withdrew
- * each one as unheard and answered none.)
- */
-const PATIENCE_MS = 8_000
-/** The answer is over once the agent's audio has played out and this much silence followed (the chart's turn pause is 500 ms). */
-const ANSWER_OVER_MS = 700
-/** A caller's first question starts at a random point of this span: over the opening or after it, so that callers do not all speak at once. */
-const FIRST_QUESTION_MS = 20_000
-/** Audible: 40 ms without audio is two of Twilio's 20 ms frames missing, a clear click or stutter. */
-const GAP_MS = 40
-const FRAME_MS = 20
-const FRAME = 160
-const RATE_HZ = 8_000
+/** Refused with 4409 while the answer's status callback is still being applied: retried this often, this many times. */
+const ATTACH_RETRY_MS = 50
+const ATTACH_RETRIES = 20
 /** Bounds on the run: at most 2,000 calls, and every wait below gives up. */
 const MAX_CALLS = 2_000
 /** The whole run: a minute for set-up (contacts over HTTP, ~3 s here), the ramp, the hold, and a minute more; past it the run stops, failed. */
 const RUN_LIMIT_MS = 60_000 + (CALLS / RATE) * 1000 + HOLD_MS + 60_000
-/** A stream not attached, or not sent the agent's first message, this long after its call was answered counts as failed. */
-const ATTACH_TIMEOUT_MS = 10_000
-/** Refused with 4409 while the answer's status callback is still being applied: retried this often, this many times. */
-const ATTACH_RETRY_MS = 50
-const ATTACH_RETRIES = 20
 /**
  * What the agent says first, 15–16 s of speech within docs/spec.md's 300 characters. Its first sentence
  * is each call's own (a name, a day, a time: 1,200 combinations), as a clinic's reminders are;
@@ -119,221 +94,9 @@ const percentile = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN
 }
 const numberOf = (i: number) => `+1415${String(3_000_000 + i).padStart(7, '0')}`
-/** The whole machine's busy and total CPU time (jiffies) from /proc/stat: how contended the cores were. */
-const hostCpu = () => {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
-  const idle = f[3]! + f[4]!
-  const total = f.reduce((a, b) => a + b, 0)
-  return { busy: total - idle, total }
-}
-const busyShare = (a: { busy: number; total: number }, b: { busy: number; total: number }) => (100 * (b.busy - a.busy)) / Math.max(1, b.total - a.total)
-/** ns a thread has run and has waited runnable for a core, from /proc/<pid>/task/<tid>/schedstat: a busy machine shows as waiting. */
-const schedNs = (pid: number) => {
-  const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number)
-  return { run: run!, wait: wait! }
-}
-const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN)
-
-const SILENCE_B64 = Buffer.alloc(FRAME, 0xff).toString('base64')
-
-/** One question a caller asked: when its last frame left, and when the agent's audio next arrived (null: not within PATIENCE_MS or the call). */
-interface Question {
-  endAt: number
-  answeredAt: number | null
-  askedFrames: number
-}
-
-/** Each question as Twilio's 20 ms mu-law frames, base64. */
-async function questionFrames(): Promise<string[][]> {
-  const tts = new EspeakTts()
-  const out: string[][] = []
-  for (const q of QUESTIONS) {
-    const parts: Int16Array[] = []
-    for await (const p of tts.synthesize(q, { voice: 'aria', language: 'en' })) parts.push(p)
-    const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
-    let at = 0
-    for (const p of parts) {
-      all.set(p, at)
-      at += p.length
-    }
-    const mulaw = encodeMulaw(resample(all, tts.sampleRate, RATE_HZ))
-    const frames: string[] = []
-    for (let i = 0; i + FRAME <= mulaw.length; i += FRAME) frames.push(Buffer.from(mulaw.subarray(i, i + FRAME)).toString('base64'))
-    out.push(frames)
-  }
-  return out
-}
-const questions = SPEAK ? await questionFrames() : []
-
-/** One callee: Twilio's side of a media stream, listening. */
-class Peer {
-  ws: WebSocket | null = null
-  streamSid = `MZ${crypto.randomUUID().replace(/-/g, '')}`
-  chunk = 0
-  startedAt = 0
-  /** When the agent audio buffered so far will have played; null before any (or after a clear). */
-  dryAt: number | null = null
-  marks: { name: string; at: number }[] = []
-  firstAudioAt: number | null = null
-  gaps: { at: number; ms: number }[] = []
-  /** Time since the previous agent frame, for each frame after the first: how long the service left this caller on its buffer. */
-  waits: number[] = []
-  lastAudioAt: number | null = null
-  /** The stages of set-up: the POST answered, the answer's status callback answered, the socket open. */
-  placedAt = 0
-  answeredAt = 0
-  openedAt = 0
-  done = false
-  /** The question being asked: its frames still to send. */
-  private script: string[] = []
-  /** When this caller asks its next question (set once it has heard the answer to the last, or given up on it). */
-  private nextAt = 0
-  /** The question last asked, while its caller waits for the answer. */
-  private asked: Question | null = null
-  /** Every question this caller finished asking, and when the agent's audio next came. */
-  readonly questions: Question[] = []
-  /** The agent turn of the last audio frame (from the mark after it), and a dry spell before a frame not yet known to be inside that turn. */
-  private lastTurn: string | null = null
-  private pendingGap: { at: number; ms: number } | null = null
-
-  constructor(readonly postedAt: number) {}
-
-  open(url: string, signature: string, token: string, callSid: string): Promise<number | null> {
-    return new Promise((resolve) => {
-      // Bun's WebSocket takes headers: the upgrade carries X-Twilio-Signature as Twilio's does.
-      const ws = new WebSocket(url, { headers: { 'x-twilio-signature': signature } } as never)
-      this.ws = ws
-      let settled = false
-      // Nothing from the service in time: a failed attach (1011, as the bridge's own internal error).
-      const timer = setTimeout(() => {
-        if (settled) return
-        settled = true
-        ws.close()
-        resolve(1011)
-      }, ATTACH_TIMEOUT_MS)
-      ws.onopen = () => {
-        for (const message of streamOpening({ streamSid: this.streamSid, accountSid: 'ACbench', callSid, token })) ws.send(message)
-        this.startedAt = this.openedAt = performance.now()
-        live.add(this)
-      }
-      ws.onmessage = (e) => {
-        if (!settled) {
-          settled = true
-          clearTimeout(timer)
-          resolve(null)
-        }
-        this.receive(String(e.data))
-      }
-      ws.onclose = (e) => {
-        live.delete(this)
-        if (!settled) {
-          settled = true
-          clearTimeout(timer)
-          resolve(e.code)
-        }
-      }
-    })
-  }
-
-  receive(raw: string): void {
-    const now = performance.now()
-    const m = JSON.parse(raw) as { event: string; media?: { payload: string }; mark?: { name: string } }
-    if (m.event === 'media') {
-      const samples = (m.media!.payload.length * 3) / 4 - (m.media!.payload.endsWith('==') ? 2 : m.media!.payload.endsWith('=') ? 1 : 0)
-      this.firstAudioAt ??= now
-      if (this.asked && this.asked.answeredAt === null) this.asked.answeredAt = now
-      if (this.lastAudioAt !== null) this.waits.push(now - this.lastAudioAt)
-      this.lastAudioAt = now
-      // A dry spell counts once the mark after this frame shows it is the same turn's audio.
-      this.pendingGap = this.dryAt !== null && now - this.dryAt > GAP_MS ? { at: now, ms: now - this.dryAt } : null
-      this.dryAt = Math.max(this.dryAt ?? now, now) + (samples * 1000) / RATE_HZ
-    } else if (m.event === 'mark') {
-      const turn = m.mark!.name.split('.')[0]!
-      if (this.pendingGap && turn === this.lastTurn) this.gaps.push(this.pendingGap)
-      this.pendingGap = null
-      this.lastTurn = turn
-      this.marks.push({ name: m.mark!.name, at: this.dryAt ?? now })
-      this.echoDue(now)
-    } else if (m.event === 'clear') {
-      this.dryAt = null
-      for (const mark of this.marks.splice(0)) this.echo(mark.name)
-    }
-  }
-
-  /** Twilio's 20 ms: the caller's frame goes out, marks whose audio has played are echoed. */
-  tick(now: number): void {
-    const due = Math.floor((now - this.startedAt) / FRAME_MS)
-    while (this.chunk < due) {
-      this.chunk++
-      const payload = this.nextFrame(now)
-      this.ws!.send(
-        `{"event":"media","sequenceNumber":"${this.chunk + 1}","media":{"track":"inbound","chunk":"${this.chunk}","timestamp":"${this.chunk * FRAME_MS}","payload":"${payload}"},"streamSid":"${this.streamSid}"}`,
-      )
-    }
-    this.echoDue(now)
-    if (now - this.startedAt >= HOLD_MS) this.hangUp()
-  }
-
-  /**
-   * The caller's next 20 ms: a silent caller's, or its questions as a person asks them — a question,
-   * then silence until the agent has answered (its audio came and has played out) or PATIENCE_MS
-   * passed without an answer, then a pause as long as the question, then the next. The first
-   * question starts at a random point of the first FIRST_QUESTION_MS, over the opening or after it.
-   */
-  nextFrame(now: number): string {
-    if (!questions.length) return SILENCE_B64
-    if (this.chunk <= 1) this.nextAt = now + Math.random() * FIRST_QUESTION_MS
-    if (this.script.length) {
-      this.spokenFrames++
-      const frame = this.script.shift()!
-      if (!this.script.length) {
-        this.asked = { endAt: now, answeredAt: null, askedFrames: this.lastQuestionFrames }
-        this.questions.push(this.asked)
-      }
-      return frame
-    }
-    if (this.asked) {
-      const a = this.asked
-      const heard = a.answeredAt !== null && (this.dryAt === null || now > this.dryAt + ANSWER_OVER_MS)
-      if (heard || now - a.endAt > PATIENCE_MS) {
-        this.asked = null
-        this.nextAt = now + a.askedFrames * FRAME_MS
-      }
-      return SILENCE_B64
-    }
-    if (now < this.nextAt) return SILENCE_B64
-    const q = questions[Math.floor(Math.random() * questions.length)]!
-    this.script = q.slice(1)
-    this.lastQuestionFrames = q.length
-    this.spokenFrames++
-    return q[0]!
-  }
-  private lastQuestionFrames = 0
-  /** Frames of speech sent (of `chunk` in all). */
-  spokenFrames = 0
-  hungUpAt = 0
-
-  echoDue(now: number): void {
-    while (this.marks.length && this.marks[0]!.at <= now) this.echo(this.marks.shift()!.name)
-  }
-
-  echo(name: string): void {
-    this.ws?.send(JSON.stringify({ event: 'mark', sequenceNumber: String(this.chunk + 1), streamSid: this.streamSid, mark: { name } }))
-  }
-
-  hangUp(): void {
-    if (this.done) return
-    this.done = true
-    this.hungUpAt = performance.now()
-    live.delete(this)
-    this.ws?.send(JSON.stringify({ event: 'stop', sequenceNumber: String(this.chunk + 2), streamSid: this.streamSid, stop: { accountSid: 'ACbench', callSid: 'bench' } }))
-    this.ws?.close(1000)
-    hungUp.push(this)
-  }
-}
 
 const live = new Set<Peer>()
-const hungUp: Peer[] = []
+const callers: Callers = { live, hungUp: [], holdMs: HOLD_MS, questions: SPEAK ? await questionFrames() : [] }
 
 const fake = startTwilioFake()
 let stopService = () => {}
@@ -409,7 +172,7 @@ try {
     const signature = twilioSignature(fake.authToken, streamUrl, {})
     const deadline = performance.now() + ATTACH_TIMEOUT_MS
     for (let attempt = 0; ; attempt++) {
-      const peer = new Peer(postedAt)
+      const peer = new Peer(postedAt, callers)
       peer.placedAt = placedAt
       peer.answeredAt = answeredAt
       const closed = await peer.open(dial, signature, mediaToken, sent.sid)
@@ -513,7 +276,7 @@ try {
     `  service CPU per call by thread: ${byRole.map(([role, ms]) => `${role} ${ms.toFixed(0)} ms`).join(', ')}${spokenS ? `; speech decoders ${((decodersMs * peers.length) / spokenS).toFixed(0)} ms per second the callers spoke (${spokenS.toFixed(0)} s)` : ''}`,
   )
   console.log(
-    `  the machine: ${busyShare(hostStart, hostRamp).toFixed(0)}% of its cores busy during the ramp (the service's event loop ran ${((schedRamp.run - schedStart.run) / 1e7 / rampS).toFixed(0)}% of it and waited for a core ${((schedRamp.wait - schedStart.wait) / 1e7 / rampS).toFixed(0)}%), ${busyShare(hostRamp, hostEnd).toFixed(0)}% during the hold (this process ${((100 * (selfRamp - selfStart)) / 1000 / rampS).toFixed(0)}% and ${((100 * (selfEnd - selfRamp)) / 1000 / holdS).toFixed(0)}% of a core); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; this process's event loop stalled > ${GAP_MS} ms ${stalls.length} times (worst ${ms(Math.max(0, ...stalls.map((s) => s.ms)))})`,
+    `  the machine: ${busyShare(hostStart, hostRamp).toFixed(0)}% of its cores busy during the ramp (the service's event loop ran ${((schedRamp.run - schedStart.run) / 1e7 / rampS).toFixed(0)}% of it and waited for a core ${((schedRamp.wait - schedStart.wait) / 1e7 / rampS).toFixed(0)}%), ${busyShare(hostRamp, hostEnd).toFixed(0)}% during the hold (this process ${((100 * (selfRamp - selfStart)) / 1000 / rampS).toFixed(0)}% and ${((100 * (selfEnd - selfRamp)) / 1000 / holdS).toFixed(0)}% of a core); load average ${loadavg()}; this process's event loop stalled > ${GAP_MS} ms ${stalls.length} times (worst ${ms(Math.max(0, ...stalls.map((s) => s.ms)))})`,
   )
   if (!deepgram) {
     const stage = (suffix: string) => Number(new RegExp(`agent_platform_turn_latency_seconds_${suffix}\\{stage="stt_queue"\\} (\\S+)`).exec(metrics)?.[1] ?? NaN)
