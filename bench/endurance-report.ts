@@ -6,18 +6,11 @@
 import { openStore } from '../src/store'
 import type { CallStats } from './endurance-calls'
 import { account, type Receiver, type RecordedEvent } from './endurance-hooks'
+import type { Sample } from './endurance-samples'
 
 const V1_TYPES = new Set(['lead.captured', 'conversation.escalated', 'conversation.resolved', 'call.completed', 'call.analysed', 'campaign.finished', 'message.received'])
 /** The memory target: resident memory at the end of the load within this share of after 1 minute. */
 const RSS_GROWTH_LIMIT = 0.1
-
-interface Sample {
-  at: number
-  rssMb: number
-  heapMb: number
-  lagP99Ms: number
-  load: string
-}
 
 export async function report(r: {
   /** Each endpoint's distinct events received by the first stop (the rest came after the restart). */

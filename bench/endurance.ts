@@ -28,13 +28,17 @@
  * reply and its events, every call against its call.completed and call.analysed. Targets: resident
  * memory at the end within 10% of after 1 minute, no 5xx. Bounded (RUN_LIMIT_MS), loopback only.
  */
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { startDeepgramFake } from '../test/fakes/deepgram'
 import { startTwilioFake } from '../test/fakes/twilio'
+import { runApiTraffic } from './endurance-api'
 import { callNumberOf, runCalls } from './endurance-calls'
 import { startReceiver } from './endurance-hooks'
+import { runMessages } from './endurance-messages'
 import { report } from './endurance-report'
-import { cpuMs, startBenchService } from './service'
+import { type Sample, Sampler } from './endurance-samples'
+import { loadavg } from './proc'
+import { startBenchService } from './service'
 
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 10)
 const SLOTS = Number(process.env.BENCH_CALLS ?? 50)
@@ -47,13 +51,7 @@ const SAMPLE_MS = 30_000
 const SLOW_MS = 800
 /** API reads and writes a second: a developer's dashboard and scripts beside the traffic. */
 const API_RATE = 10
-const CUSTOMERS = 2_000
-const EXTERNAL_CUSTOMERS = 200
-/** One message in EXTERNAL_EVERY goes to the external-agents number: 5/s at 200/s, inside enterprise's 600 replies a minute. */
-const EXTERNAL_EVERY = 40
 const CAMPAIGN_RECIPIENTS = 5_000
-/** Inbound POSTs waiting for their answer past which the generator skips (and counts) a message: bounds this process. */
-const MAX_IN_FLIGHT = 2_000
 /** A client's patience: a request unanswered this long is abandoned and counted as timed out (status -1). */
 const REQUEST_TIMEOUT_MS = 30_000
 /** Creating the campaign is one request carrying 5,000 recipients: its client waits longer. */
@@ -174,9 +172,6 @@ const metricsText = () =>
     (r) => r.text(),
     () => '',
   )
-const metric = (text: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN)
-const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${service.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
-const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
 
 let calls: ReturnType<typeof runCalls> | null = null
 try {
@@ -223,64 +218,27 @@ try {
   calls = runCalls({ slots: SLOTS, holdMs: HOLD_MS, until: loadEnd, base, key: dev.key, fake, request: (label, method, path, auth, body) => request(label, method, path, auth, body) })
 
   // Messages: an open loop at MESSAGE_RATE, whatever the answers do.
-  const messages = { due: 0, skipped: 0, inFlight: 0, accepted: [] as { messageId: string; conversationId: string; external: boolean }[] }
-  const send = async (i: number) => {
-    const external = i % EXTERNAL_EVERY === EXTERNAL_EVERY - 1
-    const from = `+1415${String(external ? 7_000_000 + (i % EXTERNAL_CUSTOMERS) : 6_000_000 + (i % CUSTOMERS)).padStart(7, '0')}`
-    messages.inFlight++
-    const r = await request('POST /console/…/inbound', 'POST', `${consolePath}/inbound`, token, {
-      channel: 'chatapp',
-      from,
-      to: external ? '+14155550101' : '+14155550100',
-      text: ['What time do you open on Sunday?', 'Where can I park?', 'Do you deliver?', 'How long do refunds take?'][i % 4],
-    })
-    messages.inFlight--
-    if (r.status === 201) messages.accepted.push({ messageId: r.body.messageId, conversationId: r.body.conversationId, external })
-  }
-  const messageLoop = (async () => {
-    while (performance.now() < loadEnd) {
-      const due = Math.floor(elapsed() * MESSAGE_RATE)
-      for (; messages.due < due; messages.due++) {
-        if (messages.inFlight >= MAX_IN_FLIGHT) messages.skipped++
-        else void send(messages.due)
-      }
-      await Bun.sleep(5)
-    }
-  })()
+  const { messages, done: messageLoop } = runMessages({
+    rate: MESSAGE_RATE,
+    until: loadEnd,
+    elapsed,
+    numbers: { answering: '+14155550100', external: '+14155550101' },
+    post: (body) => request('POST /console/…/inbound', 'POST', `${consolePath}/inbound`, token, body),
+  })
 
   // API reads and writes, one every 1/API_RATE s in turn.
   let campaign: string | null = null
-  let webhookPair = false
-  const apiCalls: (() => Promise<unknown>)[] = [
-    () => api('GET /api/v1/agents/{id}', 'GET', `/api/v1/agents/${answering}`),
-    () => api('PATCH /api/v1/agents/{id}', 'PATCH', `/api/v1/agents/${scratch}`, { name: `Scratch ${Math.floor(elapsed())}` }),
-    () => api('GET /api/v1/calls', 'GET', '/api/v1/calls?limit=25'),
-    // Reads of one call or conversation wait for the first the run made (until then, the lists again).
-    () => {
-      const id = calls!.stats.placed.at(-1)
-      return id ? api('GET /api/v1/calls/{id}', 'GET', `/api/v1/calls/${id}`) : api('GET /api/v1/calls', 'GET', '/api/v1/calls?limit=1')
-    },
-    () => api('GET /api/v1/conversations', 'GET', '/api/v1/conversations?limit=25'),
-    () => {
-      const id = messages.accepted.at(-1)?.conversationId
-      return id ? api('GET /api/v1/conversations/{id}/messages', 'GET', `/api/v1/conversations/${id}/messages?limit=25`) : api('GET /api/v1/conversations', 'GET', '/api/v1/conversations?limit=1')
-    },
-    async () => {
-      // One scratch webhook at a time: overlapping pairs would meet the 20-per-agent limit (409).
-      if (webhookPair) return
-      webhookPair = true
-      const made = await api('POST /api/v1/webhooks', 'POST', '/api/v1/webhooks', { agent: scratch, url: hooks.messaging.url, events: ['lead.captured'] })
-      if (made.status === 201) await api('DELETE /api/v1/webhooks/{id}', 'DELETE', `/api/v1/webhooks/${made.body.id}`)
-      webhookPair = false
-    },
-    () => (campaign ? api('GET /api/v1/campaigns/{id}', 'GET', `/api/v1/campaigns/${campaign}`) : api('GET /api/v1/phone-numbers', 'GET', '/api/v1/phone-numbers')),
-  ]
-  const apiLoop = (async () => {
-    for (let n = 0; performance.now() < loadEnd; n++) {
-      void apiCalls[n % apiCalls.length]!()
-      await Bun.sleep(1000 / API_RATE)
-    }
-  })()
+  const apiLoop = runApiTraffic({
+    api,
+    rate: API_RATE,
+    until: loadEnd,
+    elapsed,
+    agents: { read: answering, scratch },
+    hookUrl: hooks.messaging.url,
+    lastCall: () => calls!.stats.placed.at(-1),
+    lastConversation: () => messages.accepted.at(-1)?.conversationId,
+    campaign: () => campaign,
+  })
 
   const campaignStart = (async () => {
     await Bun.sleep((MINUTES * 60_000) / 3)
@@ -298,63 +256,25 @@ try {
     await request('POST /console/…/campaigns/{id}/start', 'POST', `${consolePath}/campaigns/${campaign}/start`, token)
   })()
 
-  // Every 30 s: memory, CPU and load from /proc on the dot; heap and lag from the service's /metrics,
-  // which answers late when its event loop is behind (the lag histogram covers the time between scrapes).
-  type Sample = {
-    at: number
-    rssMb: number
-    heapMb: number
-    lagP99Ms: number
-    metricsS: number
-    cpuPct: number
-    loopRunPct: number
-    loopWaitPct: number
-    selfPct: number
-    load: string
-    accepted: number
-    waiting: number
-    callsLive: number
-    delivered: number
-  }
+  // Every 30 s: memory, CPU and load from /proc on the dot; heap and lag from /metrics (endurance-samples.ts).
   const samples: Sample[] = []
-  /** ns the service's main thread (its event loop) has run and has waited runnable for a core, from /proc (bench:soak's measure). */
-  const sched = () => {
-    const [run, wait] = readFileSync(`/proc/${service.pid}/task/${service.pid}/schedstat`, 'utf8').split(' ').map(Number)
-    return { run: run!, wait: wait! }
-  }
   const deliveredSoFar = () => Object.values(hooks).reduce((n, h) => n + h.requests, 0)
-  const reading = () => ({ at: performance.now(), cpu: cpuMs(service.pid), self: cpuMs(process.pid), sched: sched() })
-  let last = reading()
-  const sample = async (): Promise<Sample> => {
-    const now = reading()
-    const span = now.at - last.at
-    const taken = {
-      at: elapsed(),
-      rssMb: rssMb(),
-      cpuPct: (100 * (now.cpu - last.cpu)) / span,
-      loopRunPct: (now.sched.run - last.sched.run) / 1e4 / span,
-      loopWaitPct: (now.sched.wait - last.sched.wait) / 1e4 / span,
-      selfPct: (100 * (now.self - last.self)) / span,
-      load: loadavg(),
+  const fiveXx = () => [...statuses.values()].reduce((n, m) => n + [...m].filter(([s]) => s >= 500 || s <= 0).reduce((k, [, c]) => k + c, 0), 0)
+  const sampler = new Sampler({
+    pid: service.pid,
+    elapsed,
+    metricsText,
+    progress: () => ({
       accepted: messages.accepted.length,
       waiting: messages.inFlight,
       callsLive: calls!.stats.live(),
+      placed: calls!.stats.placed.length,
       delivered: deliveredSoFar(),
-    }
-    last = now
-    const text = await metricsText()
-    return {
-      ...taken,
-      heapMb: metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20,
-      lagP99Ms: metric(text, 'nodejs_eventloop_lag_p99_seconds') * 1000,
-      metricsS: (performance.now() - now.at) / 1000,
-    }
-  }
-  const fiveXx = () => [...statuses.values()].reduce((n, m) => n + [...m].filter(([s]) => s >= 500 || s <= 0).reduce((k, [, c]) => k + c, 0), 0)
-  const print = (s: Sample) =>
-    console.log(
-      `  ${s.at.toFixed(0).padStart(5)} s  RSS ${s.rssMb.toFixed(0).padStart(5)} MB  heap ${s.heapMb.toFixed(0).padStart(4)} MB  lag p99 ${s.lagP99Ms.toFixed(0).padStart(5)} ms (/metrics answered in ${s.metricsS.toFixed(1)} s)  CPU ${s.cpuPct.toFixed(0).padStart(3)}%, event loop ran ${s.loopRunPct.toFixed(0)}% waited for a core ${s.loopWaitPct.toFixed(0)}% (bench ${s.selfPct.toFixed(0)}%)  load ${s.load}  | messages ${s.accepted} (${s.waiting} waiting), calls live ${s.callsLive}/${calls!.stats.placed.length} placed, deliveries ${s.delivered}, 5xx or no answer ${fiveXx()}`,
-    )
+      failed: fiveXx(),
+    }),
+  })
+  const sample = () => sampler.take()
+  const print = (s: Sample) => sampler.print(s)
   await metricsText() // resets the lag histogram: the first window starts with the load
   const scrapes: Promise<void>[] = []
   for (let k = 1; k * SAMPLE_MS <= MINUTES * 60_000; k++) {
