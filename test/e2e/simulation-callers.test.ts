@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
-import { until } from '../support/until'
+import { runSuite } from '../support/simulations'
 
 const FAQ = `Opening hours
 
@@ -93,16 +93,7 @@ describe('scripted callers: keys, waits, interruptions', () => {
     })
     expect(made.status).toBe(201)
     const suite = await api('POST', '/simulations/suites', { name: 'Keys', agent, scenarios: [made.body.id] })
-    const started = await api('POST', `/simulations/suites/${suite.body.id}/runs`, { target: 'draft' })
-    expect(started.status).toBe(202)
-    const run = (
-      await until(
-        'the run is done',
-        () => api('GET', `/simulations/runs/${started.body.id}`),
-        (r) => r.body.status === 'done',
-        { withinMs: 120_000, everyMs: 250 },
-      )
-    ).body
+    const run = await runSuite(s, dev.key, suite.body.id)
     const [result] = run.results
     const caller = result.transcript.filter((l: any) => l.speaker === 'customer').map((l: any) => l.text)
     expect({ caller, expectations: result.expectations.map((e: any) => [e.passed, e.evidence]) }).toMatchObject({

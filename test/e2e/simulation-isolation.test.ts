@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
-import { until } from '../support/until'
+import { runSuite } from '../support/simulations'
 
 const FAQ = `Opening hours
 
@@ -58,18 +58,7 @@ afterAll(async () => {
 
 const api = (method: string, path: string, body?: unknown) => s.api(method, path, { key: dev.key, body })
 
-async function runToEnd(body: Record<string, unknown>) {
-  const started = await api('POST', `/simulations/suites/${suiteId}/runs`, body)
-  expect(started.status).toBe(202)
-  return (
-    await until(
-      'the run is done',
-      () => api('GET', `/simulations/runs/${started.body.id}`),
-      (r) => r.body.status === 'done',
-      { withinMs: 120_000, everyMs: 250 },
-    )
-  ).body
-}
+const runToEnd = (body: Record<string, unknown>) => runSuite(s, dev.key, suiteId, body)
 
 const events = (type: string) => rx.received.filter((r) => r.json?.event === type)
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { PERSONA_MAX_TOKENS } from '../../src/features/simulations/persona-caller'
 import { type FakeOpenAI, type OpenAIReply, type RecordedRequest, startOpenAIFake } from '../fakes/openai'
 import { startTestServer, type TestServer } from '../support/server'
-import { until } from '../support/until'
+import { runSuite } from '../support/simulations'
 
 const KEY = 'sk-persona-caller-0123456789'
 let fake: FakeOpenAI
@@ -46,18 +46,7 @@ async function suiteOf(scenario: Record<string, unknown>, agentId = agent): Prom
   return suite.body.id
 }
 
-async function runToEnd(suiteId: string) {
-  const started = await api('POST', `/simulations/suites/${suiteId}/runs`, { target: 'draft', seed: 7 })
-  expect(started.status, JSON.stringify(started.body)).toBe(202)
-  return (
-    await until(
-      'the run is done',
-      () => api('GET', `/simulations/runs/${started.body.id}`),
-      (r) => r.body.status === 'done',
-      { withinMs: 90_000, everyMs: 100 },
-    )
-  ).body
-}
+const runToEnd = (suiteId: string) => runSuite(s, dev.key, suiteId, { target: 'draft', seed: 7 }, { poll: { withinMs: 90_000, everyMs: 100 } })
 
 describe('persona callers', () => {
   test('a scenario shows its persona caller as written', async () => {

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
-import { until } from '../support/until'
+import { runSuite } from '../support/simulations'
 
 const FAQ = `Opening hours
 
@@ -39,18 +39,7 @@ async function scenario(body: Record<string, unknown>): Promise<string> {
   return r.body.id
 }
 
-async function runToEnd(suiteId: string, body: Record<string, unknown> = { target: 'draft' }) {
-  const started = await api('POST', `/simulations/suites/${suiteId}/runs`, body)
-  expect(started.status).toBe(202)
-  return (
-    await until(
-      'the run is done',
-      () => api('GET', `/simulations/runs/${started.body.id}`),
-      (r) => r.body.status === 'done',
-      { withinMs: 60_000, everyMs: 100 },
-    )
-  ).body
-}
+const runToEnd = (suiteId: string, body?: Record<string, unknown>) => runSuite(s, dev.key, suiteId, body, { poll: { withinMs: 60_000, everyMs: 100 } })
 
 const CHAT = {
   name: 'Saturday hours by chat',

@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
+import { runSuite } from '../support/simulations'
 import { until } from '../support/until'
 
 const FAQ = `Opening hours
@@ -57,17 +58,8 @@ async function suite(scenarios: string[], extra: Record<string, unknown> = {}): 
   return r.body.id
 }
 
-async function runToEnd(suiteId: string, body: Record<string, unknown> = { target: 'draft' }) {
-  const started = await api('POST', `/simulations/suites/${suiteId}/runs`, body)
-  expect(started.status).toBe(202)
-  const done = await until(
-    'the run is done',
-    () => api('GET', `/simulations/runs/${started.body.id}`),
-    (r) => r.body.status === 'done' || r.body.status === 'cancelled',
-    { withinMs: 120_000, everyMs: 250 },
-  )
-  return done.body
-}
+/** A run of the suite, waited for until it is done or cancelled. */
+const runToEnd = (suiteId: string, body?: Record<string, unknown>) => runSuite(s, dev.key, suiteId, body, { over: ['done', 'cancelled'] })
 
 const HOURS = { name: 'Saturday hours', caller: { lines: [{ say: 'What time do you open on Saturday?' }, { say: 'My name is Priya.' }] } }
 const LEAD = { name: 'Leaves an email', caller: { lines: [{ say: 'My email is priya@example.com' }] } }
