@@ -16,11 +16,14 @@
  * speaking, p50/p95/max (< 100 ms); and the machine's load average at the start and the end.
  * Bounded (RUN_LIMIT_MS), loopback only.
  */
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { startTwilioFake } from '../test/fakes/twilio'
 import { systemBinary } from '../test/support/system-binary'
 import { callerSpeech, judgeBargeIn, TwilioCaller } from '../test/support/twilio-line'
+import { serviceClient, withinMs } from './client'
+import { loadavg } from './proc'
 import { startBenchService } from './service'
+import { percentile } from './stats'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 20)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1)
@@ -55,13 +58,7 @@ for (const b of [ESPEAK, SPHINX]) {
   }
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN
-}
-const spread = (xs: number[]) => (xs.length ? `p50 ${Math.round(pct(xs, 50))} ms, p95 ${Math.round(pct(xs, 95))} ms, max ${Math.round(Math.max(...xs))} ms` : 'n/a')
-const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
-const withinMs = <T>(ms: number, what: string, p: Promise<T>) => Promise.race([p, Bun.sleep(ms).then(() => Promise.reject(new Error(`${what}: nothing after ${ms / 1000} s`)))])
+const spread = (xs: number[]) => (xs.length ? `p50 ${Math.round(percentile(xs, 50))} ms, p95 ${Math.round(percentile(xs, 95))} ms, max ${Math.round(Math.max(...xs))} ms` : 'n/a')
 
 const loadAtStart = loadavg()
 const fake = startTwilioFake()
@@ -79,20 +76,7 @@ const watchdog = setTimeout(() => {
   process.exit(1)
 }, RUN_LIMIT_MS)
 
-const request = async (method: string, path: string, auth: string, body?: unknown) => {
-  const res = await fetch(base + path, {
-    method,
-    signal: AbortSignal.timeout(30_000),
-    headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return { status: res.status, body: (await res.json().catch(() => null)) as any }
-}
-const must = async (expected: number, method: string, path: string, auth: string, body?: unknown) => {
-  const r = await request(method, path, auth, body)
-  if (r.status !== expected) throw new Error(`set-up: ${method} ${path} answered ${r.status} ${JSON.stringify(r.body)}`)
-  return r.body
-}
+const { request, must } = serviceClient(base)
 const calleeOf = (i: number) => `+1415${String(5_000_000 + i).padStart(7, '0')}`
 
 interface Result {
@@ -171,7 +155,7 @@ try {
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met')
   console.log('')
   console.log(
-    `clear after the caller's first speech frame: ${spread(clearMs)}; ${overTarget} of ${clearMs.length} over ${CLEAR_P95_MS} ms — target p95 ≤ ${CLEAR_P95_MS} ms: ${verdict(clearMs.length > 0 && pct(clearMs, 95) <= CLEAR_P95_MS)}`,
+    `clear after the caller's first speech frame: ${spread(clearMs)}; ${overTarget} of ${clearMs.length} over ${CLEAR_P95_MS} ms — target p95 ≤ ${CLEAR_P95_MS} ms: ${verdict(clearMs.length > 0 && percentile(clearMs, 95) <= CLEAR_P95_MS)}`,
   )
   console.log(
     `missed barge-ins (no clear by ${SETTLE_MS} ms after the caller's last frame): ${missed} of ${results.length} (${results.length ? ((100 * missed) / results.length).toFixed(1) : 'n/a'}%) — target 0: ${verdict(missed === 0 && results.length > 0)}`,

@@ -17,16 +17,13 @@
 import { rmSync } from 'node:fs'
 import puppeteer from 'puppeteer-core'
 import { startBenchService } from './service'
+import { percentile } from './stats'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 6)
 const chromium = process.env.CHROMIUM ?? Bun.which('chromium')
 if (!chromium) {
   console.error('bench:console-app needs Chromium: apt-get install chromium (or CHROMIUM=/path/to/chrome)')
   process.exit(1)
-}
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN
 }
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
 

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs'
 import { EspeakTts } from '../src/providers/tts/espeak'
 import { espeakLibraryMissing } from '../src/providers/tts/espeak-ffi'
 import { EspeakPool } from '../src/providers/tts/espeak-pool'
+import { percentile } from './stats'
 
 const SENTENCES = Number(process.env.BENCH_SENTENCES ?? 60)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
@@ -44,11 +45,6 @@ function cpu() {
   const main = fields(`/proc/self/task/${process.pid}/stat`)
   // utime, stime, cutime, cstime in clock ticks (USER_HZ = 100 on Linux).
   return { self: (all[11]! + all[12]!) * 10, main: (main[11]! + main[12]!) * 10, children: (all[13]! + all[14]!) * 10 }
-}
-
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN
 }
 
 async function speak(tts: EspeakTts, text: string) {

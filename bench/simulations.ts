@@ -24,6 +24,7 @@ import { Database } from 'bun:sqlite'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { cpuMs, startBenchService } from './service'
+import { percentile } from './stats'
 
 const SCENARIOS = Number(process.env.BENCH_SCENARIOS ?? 50)
 const LINES = ['What time do you open on Saturday?', 'Where do customers park?', 'Are you open on Sundays?', 'Is the parking free?', 'My name is Priya.', 'Thank you, goodbye.']
@@ -42,11 +43,6 @@ const BOOT_POLLS = 240
 if (!(Number.isInteger(SCENARIOS) && SCENARIOS >= 1 && SCENARIOS <= 50)) {
   console.error('bench:simulations: BENCH_SCENARIOS must be 1–50 (a suite holds at most 50)')
   process.exit(2)
-}
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : Number.NaN
 }
 
 async function mode(clock: 'system' | 'manual') {
@@ -109,8 +105,8 @@ async function mode(clock: 'system' | 'manual') {
     console.log(`  wall time           ${(wallMs / 1000).toFixed(1)} s (POST to done)`)
     console.log(`  service CPU / call  ${ms(cpu / SCENARIOS)} (${(cpu / 1000).toFixed(1)} s in all, ${((cpu / wallMs) * 100).toFixed(0)}% of one core on average)`)
     console.log(`  turns lived         ${heard.length} (of ${SCENARIOS * LINES.length} caller lines)`)
-    console.log(`  caller heard agent  p50 ${ms(pct(heard, 50))}  p95 ${ms(pct(heard, 95))}  max ${ms(Math.max(...heard))} after its line's speech ended`)
-    console.log(`  first audio sent    p50 ${ms(pct(sent, 50))}  p95 ${ms(pct(sent, 95))}  max ${ms(Math.max(...sent))}`)
+    console.log(`  caller heard agent  p50 ${ms(percentile(heard, 50))}  p95 ${ms(percentile(heard, 95))}  max ${ms(Math.max(...heard))} after its line's speech ended`)
+    console.log(`  first audio sent    p50 ${ms(percentile(sent, 50))}  p95 ${ms(percentile(sent, 95))}  max ${ms(Math.max(...sent))}`)
     console.log(
       `  calls passed        ${done.totals.passed} of ${done.totals.calls}; load average ${loadavg()
         .map((l) => l.toFixed(2))

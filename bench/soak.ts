@@ -45,6 +45,7 @@ import { startTwilioFake } from '../test/fakes/twilio'
 import { busyShare, hostCpu, loadavg, rssKb, schedNs } from './proc'
 import { cpuByRole, cpuMs, startBenchService } from './service'
 import { ATTACH_TIMEOUT_MS, type Callers, FRAME_MS, GAP_MS, PATIENCE_MS, Peer, questionFrames } from './soak-callers'
+import { percentile } from './stats'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300)
 const RATE = Number(process.env.BENCH_RATE ?? 20)
@@ -89,10 +90,6 @@ if (
   process.exit(2)
 }
 
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN
-}
 const numberOf = (i: number) => `+1415${String(3_000_000 + i).padStart(7, '0')}`
 
 const live = new Set<Peer>()

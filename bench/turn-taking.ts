@@ -24,11 +24,14 @@
  *  - clear latency: the caller's first speech frame → the `clear`, p50/p95 (p95 ≤ 300 ms).
  * Bounded: RUN_LIMIT_MS, each case's steps with their own limits; loopback only.
  */
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { startTwilioFake } from '../test/fakes/twilio'
 import { systemBinary } from '../test/support/system-binary'
 import { AUDIBLE_DBFS, type LineLog } from '../test/support/twilio-line'
+import { serviceClient, withinMs } from './client'
+import { loadavg } from './proc'
 import { startBenchService } from './service'
+import { percentile } from './stats'
 import { render } from './turn-corpus/audio'
 import { type Case, CORPUS } from './turn-corpus/cases'
 
@@ -80,15 +83,9 @@ for (const b of [ESPEAK, SPHINX]) {
   }
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN
-}
-const spread = (xs: number[]) => (xs.length ? `p50 ${Math.round(pct(xs, 50))} ms, p95 ${Math.round(pct(xs, 95))} ms (n ${xs.length})` : 'n/a')
+const spread = (xs: number[]) => (xs.length ? `p50 ${Math.round(percentile(xs, 50))} ms, p95 ${Math.round(percentile(xs, 95))} ms (n ${xs.length})` : 'n/a')
 const rate = (n: number, of: number) => (of ? `${n} of ${of} (${((100 * n) / of).toFixed(1)}%)` : 'n/a')
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met')
-const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
-const withinMs = <T>(ms: number, what: string, p: Promise<T>) => Promise.race([p, Bun.sleep(ms).then(() => Promise.reject(new Error(`${what}: nothing after ${ms / 1000} s`)))])
 
 interface Judged {
   c: Case
@@ -132,20 +129,7 @@ const watchdog = setTimeout(() => {
   process.exit(1)
 }, RUN_LIMIT_MS)
 
-const request = async (method: string, path: string, auth: string, body?: unknown) => {
-  const res = await fetch(base + path, {
-    method,
-    signal: AbortSignal.timeout(30_000),
-    headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return { status: res.status, body: (await res.json().catch(() => null)) as any }
-}
-const must = async (expected: number, method: string, path: string, auth: string, body?: unknown) => {
-  const r = await request(method, path, auth, body)
-  if (r.status !== expected) throw new Error(`set-up: ${method} ${path} answered ${r.status} ${JSON.stringify(r.body)}`)
-  return r.body
-}
+const { request, must } = serviceClient(base)
 const calleeOf = (i: number) => `+1415${String(6_000_000 + i).padStart(7, '0')}`
 
 /** The caller's line process: `spoken` once its last frame left, `log` on asking, hang-up when stdin closes. */
@@ -364,7 +348,7 @@ function report(): void {
   console.log(`false cut-offs (unfinished turns taken as done at a pause): ${rate(cut.length, unfinished.length)} — target ≤ ${TARGET.cutOff}%: ${verdict(cutRate <= TARGET.cutOff)}`)
   console.log(`  by family: ${byFamily(unfinished, (j) => !!j.cutOff)}; complete turns split: ${completes.filter((j) => j.cutOff).length} of ${completes.length}`)
   console.log(
-    `complete-turn wait (caller's last speech → turn over, the service's endpointing): ${spread(waits)} — target p50 ≤ ${TARGET.waitP50} ms: ${verdict(waits.length > 0 && pct(waits, 50) <= TARGET.waitP50)}`,
+    `complete-turn wait (caller's last speech → turn over, the service's endpointing): ${spread(waits)} — target p50 ≤ ${TARGET.waitP50} ms: ${verdict(waits.length > 0 && percentile(waits, 50) <= TARGET.waitP50)}`,
   )
   console.log(
     `  complete cases ${spread(completes.filter((j) => !j.cutOff && j.waitMs != null).map((j) => j.waitMs!))}; unfinished cases ${spread(unfinished.filter((j) => !j.cutOff && j.waitMs != null).map((j) => j.waitMs!))}`,
@@ -377,7 +361,7 @@ function report(): void {
   console.log(
     `missed barge-ins (no clear by ${MISSED_AFTER_MS} ms after the caller's last frame): ${rate(missed.length, interruptions.length)} — target ${TARGET.missed}: ${verdict(missed.length === 0 && interruptions.length > 0)}`,
   )
-  console.log(`clear after the interruption's first speech frame: ${spread(clears)} — target p95 ≤ ${TARGET.clearP95} ms: ${verdict(clears.length > 0 && pct(clears, 95) <= TARGET.clearP95)}`)
+  console.log(`clear after the interruption's first speech frame: ${spread(clears)} — target p95 ≤ ${TARGET.clearP95} ms: ${verdict(clears.length > 0 && percentile(clears, 95) <= TARGET.clearP95)}`)
   console.log(`cases judged ${judged.length} of ${CASES.length}, failed ${failed}; load average at the end: ${loadavg()}`)
   // A host so loaded that the VAD falls 2 s behind the line drops the caller's frames (MAX_INBOUND_PENDING): nothing above then measures the rules.
   if (unheard.length)

@@ -35,6 +35,7 @@ import { startDeepgramFake, voicedMs } from '../test/fakes/deepgram'
 import { startOpenAIFake } from '../test/fakes/openai'
 import { REALISTIC, REALISTIC_OPTIONS } from '../test/fakes/realistic-delays'
 import { startSpeechFake } from '../test/fakes/speech-vendors'
+import { percentile } from './stats'
 import { TURN_CORPUS } from './turn-corpus'
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 40)
@@ -49,11 +50,7 @@ const KEY = 'sk-bench-turns-0123456789'
 /** A call's four questions and answers take ~20 s; one whose caller waits on an unanswered line ends here. */
 const CALL_MS = 45_000
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN
-}
-const fmt = (xs: number[]) => (xs.length ? `p50 ${Math.round(pct(xs, 50))} ms, p95 ${Math.round(pct(xs, 95))} ms` : 'n/a')
+const fmt = (xs: number[]) => (xs.length ? `p50 ${Math.round(percentile(xs, 50))} ms, p95 ${Math.round(percentile(xs, 95))} ms` : 'n/a')
 
 interface Measured {
   /** Callee side: its last word left → the agent's first audio arrived. */

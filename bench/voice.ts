@@ -20,12 +20,9 @@ import { type CallLine, VoiceSession } from '../src/media/session'
 import { EnergyVad, type VoiceActivity, voiceActivity } from '../src/media/vad'
 import type { SttSession } from '../src/providers/stt/port'
 import type { TextToSpeech } from '../src/providers/tts/port'
+import { percentile } from './stats'
 
 const FRAME = 160
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN
-}
 const speech = () => {
   const f = new Int16Array(FRAME)
   for (let i = 0; i < FRAME; i++) f[i] = Math.round(6000 * Math.sin(i / 3) * (1 + Math.sin(i / 17)))

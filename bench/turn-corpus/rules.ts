@@ -14,16 +14,12 @@ import { endOfTurn, TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
 import { VoiceCues } from '../../src/media/turn-cues/voice-cues'
 import { systemBinary } from '../../test/support/system-binary'
 import { dbfs } from '../../test/support/twilio-line'
+import { percentile } from '../stats'
 import { render } from './audio'
 import { CORPUS, type TurnCase } from './cases'
 
 const FRAME = 160
 const SPEECH_DBFS = -45
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN
-}
 
 interface Judged {
   c: TurnCase
@@ -72,7 +68,9 @@ export function rulesOnCorpus(espeak: string, verbose: boolean): void {
       `  false cut-offs: ${cutCases.length} of ${unfinished.length} unfinished cases (${((100 * cutCases.length) / unfinished.length).toFixed(1)}%), ${pausesCut} of ${pausesAll} pauses inside turns`,
     )
     console.log(`  by family: ${families.map((f) => `${f} ${cutCases.filter((j) => j.c.family === f).length}/${unfinished.filter((j) => j.c.family === f).length}`).join(', ')}`)
-    console.log(`  complete-turn wait: complete cases p50 ${pct(waits, 50)} ms, p95 ${pct(waits, 95)} ms; every case's last pause p50 ${pct(allEnds, 50)} ms, p95 ${pct(allEnds, 95)} ms`)
+    console.log(
+      `  complete-turn wait: complete cases p50 ${percentile(waits, 50)} ms, p95 ${percentile(waits, 95)} ms; every case's last pause p50 ${percentile(allEnds, 50)} ms, p95 ${percentile(allEnds, 95)} ms`,
+    )
     if (verbose) for (const j of judged) console.log(`    ${j.c.id} ${j.c.voice} ${j.c.rate}: ${j.why.join('; ')}`)
   }
 }
