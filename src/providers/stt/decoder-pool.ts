@@ -10,6 +10,8 @@
  * past the bound it is refused. A decoder whose thread dies or whose library call fails is
  * dropped and a new one started; its holder is told and may take another and replay its audio.
  */
+
+import { keepAlive } from '../worker-ref'
 import type { SphinxPaths } from './pocketsphinx-ffi'
 import type { FromDecoder, ToDecoder } from './pocketsphinx-worker'
 
@@ -106,10 +108,7 @@ export class DecoderThread {
 
   /** Whether the process may exit while this thread lives: a held decoder keeps it, an idle one does not. */
   hold(yes: boolean): void {
-    // Bun's Worker has ref/unref; the DOM typings the project also loads do not declare them.
-    const w = this.worker as unknown as { ref(): void; unref(): void }
-    if (yes) w.ref()
-    else w.unref()
+    keepAlive(this.worker, yes)
   }
 
   /** Kills the thread at once (a dead or a failed decoder; an operator's test of replacement). */

@@ -11,6 +11,8 @@
  * and is started again on the next need. A library that does not load or initialise makes the pool
  * `unavailable`, and EspeakTts goes back to the program.
  */
+
+import { keepAlive } from '../worker-ref'
 import type { FromSynth, ToSynth } from './espeak-worker'
 
 export interface SynthJob {
@@ -63,10 +65,7 @@ class SynthThread {
 
   /** A thread speaking keeps the process alive; an idle one does not. */
   hold(yes: boolean): void {
-    // Bun's Worker has ref/unref; the DOM typings the project also loads do not declare them.
-    const w = this.worker as unknown as { ref(): void; unref(): void }
-    if (yes) w.ref()
-    else w.unref()
+    keepAlive(this.worker, yes)
   }
 
   /** Ends the thread at once, as a crash would (the pool hears of it and replaces it). */
