@@ -7,11 +7,9 @@
  * A Dial nobody answers is `no_answer`; an update Twilio refuses is a 502 and the call goes on.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import WebSocket from 'ws'
-import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
-import { streamOpening, type TwilioFake } from '../fakes/twilio'
+import type { TwilioFake } from '../fakes/twilio'
 import type { TestServer } from '../support/server'
-import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'
+import { openStream, startTwilioServer, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 let twilio: TwilioServer
@@ -60,12 +58,7 @@ const expectedTwiml = (id: string) => {
 test('the live call is updated with <Dial>; the stream it stops is not the end; the callbacks record the leg and the call ends answered', async () => {
   const { id, sid } = await connected('+14155550911')
   // The call's media stream, as Twilio opens it (signed upgrade, the token in the TwiML).
-  const { wsUrl, token } = streamOf(fake, sid)
-  const stream = new WebSocket(wsUrl, { headers: { 'x-twilio-signature': twilioSignature(fake.authToken, wsUrl, {}) } })
-  const heard: any[] = []
-  stream.on('message', (d) => heard.push(JSON.parse(String(d))))
-  await new Promise((resolve) => stream.once('open', resolve))
-  for (const m of streamOpening({ streamSid: 'MZ1', accountSid: fake.accountSid, callSid: sid, token })) stream.send(m)
+  const { socket: stream, received: heard } = await openStream(fake, sid, 'MZ1', { echoMarks: false })
   await until(
     'the agent speaks',
     async () => heard,

@@ -9,11 +9,10 @@
  * connected, and the agent tells the caller on its stream.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import WebSocket from 'ws'
-import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
-import { streamOpening, type TwilioFake } from '../fakes/twilio'
+import type WebSocket from 'ws'
+import type { TwilioFake } from '../fakes/twilio'
 import type { TestServer } from '../support/server'
-import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'
+import { openStream, startTwilioServer, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 let twilio: TwilioServer
@@ -44,16 +43,8 @@ async function connected(to: string): Promise<{ id: string; sid: string; stream:
   const id = (await s.api('POST', '/calls', { key, body: { to, purpose: 'Hello, this is the desk.' } })).body.id
   const sid = fake.calls.at(-1)!.sid
   expect(await fake.callback(sid, { CallStatus: 'in-progress', AnsweredBy: 'human' })).toBe(204)
-  const { wsUrl, token } = streamOf(fake, sid)
-  const stream = new WebSocket(wsUrl, { headers: { 'x-twilio-signature': twilioSignature(fake.authToken, wsUrl, {}) } })
-  const streamSid = `MZ${sid.slice(-6)}`
   // Twilio echoes each mark once the audio before it has played: the agent's words count as heard.
-  stream.on('message', (d) => {
-    const m = JSON.parse(String(d))
-    if (m.event === 'mark') stream.send(JSON.stringify({ event: 'mark', sequenceNumber: '0', streamSid, mark: m.mark }))
-  })
-  await new Promise((resolve) => stream.once('open', resolve))
-  for (const m of streamOpening({ streamSid, accountSid: fake.accountSid, callSid: sid, token })) stream.send(m)
+  const { socket: stream } = await openStream(fake, sid, `MZ${sid.slice(-6)}`, { echoMarks: true })
   await until(
     'the agent spoke',
     () => call(id),

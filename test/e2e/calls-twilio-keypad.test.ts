@@ -6,11 +6,9 @@
  * streams its message and ends the call at Twilio.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import WebSocket from 'ws'
-import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
-import { streamOpening, type TwilioFake } from '../fakes/twilio'
+import type { TwilioFake } from '../fakes/twilio'
 import type { TestServer } from '../support/server'
-import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'
+import { openStream, startTwilioServer, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 let twilio: TwilioServer
@@ -34,18 +32,9 @@ afterAll(async () => {
 
 /** The call's Media Streams socket, opened as Twilio opens it; `received` collects what the service sends. */
 async function stream(id: string, sid: string) {
-  const { wsUrl: url, token } = streamOf(fake, sid)
-  const socket = new WebSocket(url, { headers: { 'x-twilio-signature': twilioSignature(fake.authToken, url, {}) } })
-  const received: any[] = []
   const streamSid = `MZ${id.slice(-8)}`
-  socket.on('message', (d) => {
-    const m = JSON.parse(String(d))
-    received.push(m)
-    // Played at once: each mark comes back, as Twilio echoes it once the audio before it has played.
-    if (m.event === 'mark') socket.send(JSON.stringify({ event: 'mark', streamSid, sequenceNumber: '0', mark: m.mark }))
-  })
-  await new Promise((resolve) => socket.once('open', resolve))
-  for (const m of streamOpening({ streamSid, accountSid: fake.accountSid, callSid: sid, token })) socket.send(m)
+  // Played at once: each mark comes back.
+  const { socket, received } = await openStream(fake, sid, streamSid, { echoMarks: true })
   let seq = 2
   const send = (m: object) => socket.send(JSON.stringify({ ...m, streamSid, sequenceNumber: String(seq++) }))
   return { socket, received, send }

@@ -8,15 +8,12 @@
  * TwiML running the stream) and no other message type.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import WebSocket from 'ws'
 import { decodeMulaw, encodeMulaw } from '../../src/media/codecs'
 import { KeypadListener } from '../../src/media/keypad'
-import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
 import { type DeepgramFake, startDeepgramFake } from '../fakes/deepgram'
-import { streamOpening } from '../fakes/twilio'
 import { systemBinary } from '../support/system-binary'
 import { callerSpeech, FRAME_SAMPLES } from '../support/twilio-line'
-import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'
+import { openStream, startTwilioServer, type TwilioServer } from '../support/twilio-server'
 import { until } from '../support/until'
 
 const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng', 'ESPEAK_NG')
@@ -45,17 +42,8 @@ test.skipIf(!ESPEAK.path)(
     const id = (await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155557961', purpose: 'Hi, I am calling to book an appointment for a patient.', agent: agent.id } })).body.id
     const sid = fake.calls.at(-1)!.sid
     expect(await fake.callback(sid, { CallStatus: 'in-progress' })).toBe(204)
-    const { wsUrl, token } = streamOf(fake, sid)
-    const socket = new WebSocket(wsUrl, { headers: { 'x-twilio-signature': twilioSignature(fake.authToken, wsUrl, {}) } })
     const streamSid = `MZ${id.slice(-8)}`
-    const received: any[] = []
-    socket.on('message', (d) => {
-      const m = JSON.parse(String(d))
-      received.push(m)
-      if (m.event === 'mark') socket.send(JSON.stringify({ event: 'mark', streamSid, sequenceNumber: '0', mark: m.mark }))
-    })
-    await new Promise((resolve) => socket.once('open', resolve))
-    for (const m of streamOpening({ streamSid, accountSid: fake.accountSid, callSid: sid, token })) socket.send(m)
+    const { socket, received } = await openStream(fake, sid, streamSid, { echoMarks: true })
     // The line streams the caller's side every 20 ms, as Twilio does: silence, then the menu once the opening has played.
     const speech = callerSpeech(ESPEAK.path!, MENU)
     const queue: Uint8Array[] = []

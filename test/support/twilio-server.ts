@@ -4,7 +4,9 @@
  * the Media Streams socket come back to it there. Each e2e test of the Twilio line starts one.
  */
 import { expect } from 'bun:test'
-import { startTwilioFake, type TwilioFake } from '../fakes/twilio'
+import WebSocket from 'ws'
+import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
+import { startTwilioFake, streamOpening, type TwilioFake } from '../fakes/twilio'
 import { freePort } from './child-service'
 import { startTestServer, type TestServer } from './server'
 import { until } from './until'
@@ -42,6 +44,26 @@ export async function startTwilioServer(env: Record<string, string> = {}): Promi
 export function streamOf(fake: TwilioFake, sid: string): { wsUrl: string; token: string } {
   const twiml = fake.calls.find((c) => c.sid === sid)!.form.get('Twiml')!
   return { wsUrl: /<Stream url="([^"]+)"/.exec(twiml)![1]!, token: /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]! }
+}
+
+/**
+ * The Media Streams socket of the call placed as `sid`, opened as Twilio opens it (the signed
+ * upgrade, then `connected` and `start` as `streamSid`); `received` collects what the service
+ * sends. `echoMarks`: each mark comes back at once, as Twilio echoes it once the audio before it
+ * has played, so the agent's words count as heard.
+ */
+export async function openStream(fake: TwilioFake, sid: string, streamSid: string, o: { echoMarks: boolean }): Promise<{ socket: WebSocket; received: any[] }> {
+  const { wsUrl, token } = streamOf(fake, sid)
+  const socket = new WebSocket(wsUrl, { headers: { 'x-twilio-signature': twilioSignature(fake.authToken, wsUrl, {}) } })
+  const received: any[] = []
+  socket.on('message', (d) => {
+    const m = JSON.parse(String(d))
+    received.push(m)
+    if (o.echoMarks && m.event === 'mark') socket.send(JSON.stringify({ event: 'mark', streamSid, sequenceNumber: '0', mark: m.mark }))
+  })
+  await new Promise((resolve) => socket.once('open', resolve))
+  for (const m of streamOpening({ streamSid, accountSid: fake.accountSid, callSid: sid, token })) socket.send(m)
+  return { socket, received }
 }
 
 /** An outbound call of a new workspace's agent (on `agentNumber`) to `contact`, placed with `purpose` and answered by a person. */
