@@ -20,17 +20,17 @@ beforeAll(async () => {
 })
 afterAll(() => s?.stop())
 
-test('the agent presses the key for what it calls about; the menu goes on', async () => {
-  const agent = await s.agent(dev.key, { name: 'Booker', model: 'local', instructions: 'You call clinics to book an appointment for a patient.', voice: { answersCalls: true } })
-  expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155557900', source: 'rented', agent: agent.id })).status).toBe(201)
-  await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155557901' })
-  await s.console('PUT', `/sandbox/phones/${encodeURIComponent('+14155557901')}`, {
-    pickup: 'answer',
-    ringMs: 0,
-    lines: ['[menu 1] Press 1 for appointments, press 2 for billing.', 'Appointments desk, how can I help?'],
-    hangupAfterMs: 60 * SEC,
-  })
-  const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155557901', purpose: 'Hello, I am calling to book an appointment.', agent: agent.id } })
+/**
+ * A new agent (`name`, on `number`) calls `contact`, a sandbox phone that answers at once with
+ * `lines`: the call's id, and its callee once the call is placed (its log: what it said and the
+ * keys it heard).
+ */
+async function callMenu(name: string, number: string, contact: string, lines: string[]) {
+  const agent = await s.agent(dev.key, { name, model: 'local', instructions: 'You call clinics to book an appointment for a patient.', voice: { answersCalls: true } })
+  expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number, source: 'rented', agent: agent.id })).status).toBe(201)
+  await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: contact })
+  await s.console('PUT', `/sandbox/phones/${encodeURIComponent(contact)}`, { pickup: 'answer', ringMs: 0, lines, hangupAfterMs: 60 * SEC })
+  const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: contact, purpose: 'Hello, I am calling to book an appointment.', agent: agent.id } })
   expect(placed.status).toBe(202)
   const { sandbox } = s.server.services.of(callsFeature)
   const row = await until(
@@ -43,16 +43,21 @@ test('the agent presses the key for what it calls about; the menu goes on', asyn
     async () => sandbox.callee(row.body.callRef),
     (c) => !!c,
   )
+  return { id: placed.body.id as string, callee: callee! }
+}
+
+test('the agent presses the key for what it calls about; the menu goes on', async () => {
+  const { id, callee } = await callMenu('Booker', '+14155557900', '+14155557901', ['[menu 1] Press 1 for appointments, press 2 for billing.', 'Appointments desk, how can I help?'])
   await until(
     'the menu went on',
-    async () => callee!.log.said,
+    async () => callee.log.said,
     (said) => said.includes('Appointments desk, how can I help?'),
     30_000,
   )
-  expect(callee!.log.keysHeard).toEqual(['1'])
+  expect(callee.log.keysHeard).toEqual(['1'])
   const call = await until(
     'the keys in the transcript',
-    () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }),
+    () => s.api('GET', `/calls/${id}`, { key: dev.key }),
     (r) => (r.body.transcript ?? []).some((l: any) => l.text === '[keypad] 1'),
     10_000,
   )
@@ -64,35 +69,15 @@ test('the agent presses the key for what it calls about; the menu goes on', asyn
 }, 60_000)
 
 test('a key the menu has no option for: it says so and asks again, and does not go on', async () => {
-  const agent = await s.agent(dev.key, { name: 'Wrong key', model: 'local', instructions: 'You call clinics to book an appointment for a patient.', voice: { answersCalls: true } })
-  expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155557910', source: 'rented', agent: agent.id })).status).toBe(201)
-  await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155557911' })
   // The menu's appointments are on 2 but it says 1: the agent presses 1, which this menu refuses.
-  await s.console('PUT', `/sandbox/phones/${encodeURIComponent('+14155557911')}`, {
-    pickup: 'answer',
-    ringMs: 0,
-    lines: ['[menu 2] Press 1 for appointments, press 2 for billing.', 'Billing, how can I help?'],
-    hangupAfterMs: 60 * SEC,
-  })
-  const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155557911', purpose: 'Hello, I am calling to book an appointment.', agent: agent.id } })
-  const { sandbox } = s.server.services.of(callsFeature)
-  const row = await until(
-    'placed',
-    () => s.api('GET', `/calls/${placed.body.id}`, { key: dev.key }),
-    (r) => !!r.body.callRef,
-  )
-  const callee = await until(
-    'the callee',
-    async () => sandbox.callee(row.body.callRef),
-    (c) => !!c,
-  )
+  const { id, callee } = await callMenu('Wrong key', '+14155557910', '+14155557911', ['[menu 2] Press 1 for appointments, press 2 for billing.', 'Billing, how can I help?'])
   await until(
     'asked again',
-    async () => callee!.log.said,
+    async () => callee.log.said,
     (said) => said.some((l) => l.startsWith(MENU_RETRY)),
     30_000,
   )
-  expect(callee!.log.keysHeard[0]).toBe('1')
-  expect(callee!.log.said).not.toContain('Billing, how can I help?')
-  await s.api('DELETE', `/calls/${placed.body.id}`, { key: dev.key })
+  expect(callee.log.keysHeard[0]).toBe('1')
+  expect(callee.log.said).not.toContain('Billing, how can I help?')
+  await s.api('DELETE', `/calls/${id}`, { key: dev.key })
 }, 60_000)
