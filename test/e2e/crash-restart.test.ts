@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, startChildService } from '../support/child-service'
+import { childClient, freePort, startChildService } from '../support/child-service'
 
 const TOKEN = 'crash-test-console-token-0123456789'
 const CUSTOMERS = 12
@@ -25,15 +25,7 @@ afterAll(() => {
 
 test('kill -9 with pending durable timers, restart: every timer fires once', async () => {
   const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const call = async (method: string, path: string, auth: string, body?: unknown) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    })
-    return { status: res.status, body: (await res.json().catch(() => null)) as any }
-  }
+  const call = childClient(port)
 
   child = await startChildService(port, { DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'warn' })
   const dev = await call('POST', '/console/workspaces', TOKEN, { name: 'Crash', plan: 'pro' })

@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server, Subprocess } from 'bun'
-import { freePort, startChildService } from '../support/child-service'
+import { childClient, freePort, startChildService } from '../support/child-service'
 import { until as poll } from '../support/until'
 
 const TOKEN = 'delivery-crash-console-token-0123456789'
@@ -67,15 +67,7 @@ async function run(label: string, opts: { crashAt?: string; killAfterMs?: number
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-dlv-crash-'))
   dirs.push(dataDir)
   const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const call = async (method: string, path: string, auth: string, body?: unknown) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    })
-    return { status: res.status, body: (await res.json().catch(() => null)) as any }
-  }
+  const call = childClient(port)
   const prefix = `/${label}`
   child = await startChildService(port, { ...SERVICE_ENV, DATA_DIR: dataDir, SERVICE_CRASH_AT: opts.crashAt })
   const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Crash', plan: 'pro' })).body
