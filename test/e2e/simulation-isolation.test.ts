@@ -9,11 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
-import { runSuite } from '../support/simulations'
-
-const FAQ = `Opening hours
-
-We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.`
+import { agentWithFaq, HOURS_FAQ, runSuite } from '../support/simulations'
 
 let s: TestServer
 let rx: Receiver
@@ -25,19 +21,18 @@ beforeAll(async () => {
   rx = startReceiver()
   s = await startTestServer({ STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox', MEDIA_CHUNK_MS: '100', ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' })
   dev = await s.developer({ plan: 'pro', name: 'Isolated' })
-  const made = await s.api('POST', '/agents', {
-    key: dev.key,
-    body: {
+  agent = await agentWithFaq(
+    s,
+    dev.key,
+    {
       name: 'Bean There',
       greeting: 'Hello from Bean There!',
       captureLeads: true,
       voice: { answersCalls: true, recordCalls: false },
       collectFields: [{ name: 'email', description: "the caller's email" }],
     },
-  })
-  expect(made.status).toBe(201)
-  agent = made.body.id
-  expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: FAQ, title: 'Shop FAQ' } })).status).toBe(201)
+    HOURS_FAQ,
+  )
   // Every event of the agent (no `events` list).
   expect((await s.api('POST', '/webhooks', { key: dev.key, body: { agent, url: `${rx.url}/hook` } })).status).toBe(201)
   const scenario = await api('POST', '/simulations/scenarios', {

@@ -8,11 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
-import { runSuite } from '../support/simulations'
-
-const FAQ = `Opening hours
-
-We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.`
+import { agentWithFaq, HOURS_FAQ, runSuite } from '../support/simulations'
 
 let s: TestServer
 let dev: { id: string; key: string }
@@ -21,13 +17,8 @@ let agent: string
 beforeAll(async () => {
   s = await startTestServer({})
   dev = await s.developer({ plan: 'free', name: 'Web sims' })
-  const made = await s.api('POST', '/agents', {
-    key: dev.key,
-    body: { name: 'Bean There', greeting: 'Hi, this is Bean There. How can I help?', captureLeads: true, collectFields: [{ name: 'name', description: "the visitor's name" }] },
-  })
-  expect(made.status).toBe(201)
-  agent = made.body.id
-  expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: FAQ, title: 'Shop FAQ' } })).status).toBe(201)
+  const fields = { name: 'Bean There', greeting: 'Hi, this is Bean There. How can I help?', captureLeads: true, collectFields: [{ name: 'name', description: "the visitor's name" }] }
+  agent = await agentWithFaq(s, dev.key, fields, HOURS_FAQ)
 })
 afterAll(() => s?.stop())
 

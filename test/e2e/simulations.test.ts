@@ -9,16 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
-import { runSuite } from '../support/simulations'
+import { agentWithFaq, runSuite, SHOP_FAQ } from '../support/simulations'
 import { until } from '../support/until'
-
-const FAQ = `Opening hours
-
-We are open from 7 am to 7 pm Monday to Saturday and from 8 am to 2 pm on Sundays.
-
-Parking
-
-Free parking for customers is behind the shop, entrance on Mill Lane.`
 
 let s: TestServer
 let dev: { id: string; key: string }
@@ -28,19 +20,18 @@ beforeAll(async () => {
   s = await startTestServer({ STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox', MEDIA_CHUNK_MS: '100' })
   dev = await s.developer({ plan: 'free', name: 'Sims' })
   // A draft only: simulations talk to drafts that nobody else can reach.
-  const made = await s.api('POST', '/agents', {
-    key: dev.key,
-    body: {
+  agent = await agentWithFaq(
+    s,
+    dev.key,
+    {
       name: 'Bean There',
       greeting: 'Hello from Bean There!',
       captureLeads: true,
       voice: { answersCalls: true, recordCalls: true },
       collectFields: [{ name: 'name', description: "the caller's name" }],
     },
-  })
-  expect(made.status).toBe(201)
-  agent = made.body.id
-  expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: FAQ, title: 'Shop FAQ' } })).status).toBe(201)
+    SHOP_FAQ,
+  )
 })
 afterAll(() => s?.stop())
 
