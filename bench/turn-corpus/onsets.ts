@@ -18,7 +18,6 @@ import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/media/
 import { AgentEcho } from '../../src/media/turn-cues/agent-echo'
 import type { OnsetWindow } from '../../src/media/turn-cues/onset'
 import { voiceActivity } from '../../src/media/vad'
-import type { SttSession } from '../../src/providers/stt/port'
 import { EspeakTts } from '../../src/providers/tts/espeak'
 import { systemBinary } from '../../test/support/system-binary'
 import { AUDIBLE_DBFS } from '../../test/support/twilio-line'
@@ -52,7 +51,6 @@ for (const p of pieces) {
 const agent = decodeMulaw(encodeMulaw(resample(wide, tts.sampleRate, PHONE_RATE)))
 const FRAME = PHONE_RATE / 50
 const dbfs = (x: Int16Array) => 10 * Math.log10(x.reduce((n, v) => n + v * v, 0) / x.length / 32768 ** 2 + 1e-12)
-const silentStt: SttSession = { sampleRate: 16_000, push() {}, finalize: async () => '', onPartial() {}, close: async () => {} }
 
 interface Heard {
   id: string
@@ -72,10 +70,9 @@ for (const [i, c] of cases.entries()) {
   const onsets: Heard['onsets'] = []
   const audio = new CallerAudio({
     vad: await voiceActivity('silero'),
-    stt: silentStt,
+    next: { push() {} },
     now: () => now,
     over: () => false,
-    spoke() {},
     started: (onset) => onsets.push({ at: now, onset }),
     goesOn: (onset) => onsets.push({ at: now, onset }),
     paused() {},
@@ -98,7 +95,7 @@ for (const [i, c] of cases.entries()) {
     }
     for (let k = 0; k < FRAME && gain; k++) frame[k] = Math.max(-32768, Math.min(32767, frame[k]! + Math.round(gain * (agent[t * 8 + k - delay] ?? 0))))
     now = t + 20
-    audio.push(decodeMulaw(encodeMulaw(frame)), PHONE_RATE)
+    audio.push({ kind: 'audio', pcm: decodeMulaw(encodeMulaw(frame)), sampleRate: PHONE_RATE, keyTone: false })
     while (audio.judgedUpTo < now) await Bun.sleep(0)
   }
   heard.push({ id: c.id, family: c.family, first, onsets })

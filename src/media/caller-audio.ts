@@ -1,12 +1,12 @@
 /**
  * The caller's audio on its way to turn-taking: each frame goes to the recording and the
- * speech-to-text engine, then the VAD (on its own thread) judges it, in order, and the turn
+ * speech-to-text stage (`next`), then the VAD (on its own thread) judges it, in order, and the turn
  * detector (turns.ts) makes its windows into the caller's speech starting and pausing, each at the
  * time its audio arrived, not when the VAD got to it. What that means for the call is the chart's
  * decision (machines/voice-turn.ts); this only reports it.
  */
-import type { SttSession } from '../providers/stt/port'
-import { joinPcm, resample } from './codecs'
+import { joinPcm } from './codecs'
+import type { CallerAudioFrame, FrameProcessor, SpeechToTextFrame } from './frames'
 import { OnsetCues, type OnsetWindow } from './turn-cues/onset'
 import { TurnDetector } from './turns'
 import type { VadWindow, VoiceActivity } from './vad'
@@ -16,13 +16,12 @@ export const MAX_INBOUND_PENDING = 100
 
 export interface CallerAudioParts {
   vad: VoiceActivity
-  stt: SttSession
+  /** The speech-to-text stage: each frame of audio, then each window of speech the VAD heard in it. */
+  next: FrameProcessor<SpeechToTextFrame>
   record?: { fromCaller(pcm: Int16Array, rate: number): void }
   now: () => number
   /** The call is over: nothing more is judged. */
   over: () => boolean
-  /** The VAD heard speech (any window of it); `window`: what the audio says about it (the agent's echo or not). */
-  spoke: (window: OnsetWindow) => void
   /**
    * The caller's speech started (or went on after a pause), went on (each window of speech after
    * that), and paused: its last speech ended at `at`. `onset`: what the audio says about the
@@ -40,7 +39,7 @@ export interface CallerAudioParts {
   agentLevel: (from: number, to: number) => number
 }
 
-export class CallerAudio {
+export class CallerAudio implements FrameProcessor<CallerAudioFrame> {
   readonly detector = new TurnDetector()
   private readonly onset: OnsetCues
   /** Frames dropped because the VAD fell MAX_INBOUND_PENDING behind. */
@@ -56,17 +55,16 @@ export class CallerAudio {
   }
 
   /**
-   * A frame of the line's audio; `keyTone`: a key's tone sounds in it (keypad.ts), no speech, so
-   * the VAD and the speech-to-text hear silence in its place (the recording keeps the tone).
-   * `streamMs`: the line's stamp of where the frame ends in the caller's stream, when it has one.
-   * Bounded: if the VAD falls behind, the newest audio goes (counted), never memory.
+   * A frame of the line's audio; with a key's tone in it, the VAD and the speech-to-text hear
+   * silence in its place (the recording keeps the tone). Bounded: if the VAD falls behind, the
+   * newest audio goes (counted), never memory.
    */
-  push(pcm: Int16Array, rate: number, keyTone = false, streamMs?: number): void {
+  push(frame: CallerAudioFrame): void {
     if (this.backlog.length >= MAX_INBOUND_PENDING) {
       this.dropped++
       return
     }
-    this.backlog.push({ pcm, rate, arrivedAt: this.parts.now(), keyTone, streamMs })
+    this.backlog.push({ pcm: frame.pcm, rate: frame.sampleRate, arrivedAt: this.parts.now(), keyTone: frame.keyTone, streamMs: frame.streamMs })
     if (!this.analysing) void this.analyse()
   }
 
@@ -94,11 +92,11 @@ export class CallerAudio {
 
   /** Frames at one rate, in order: to the recording, the STT, then the VAD's windows to the turn detector. */
   private async judge(frames: { pcm: Int16Array; arrivedAt: number; keyTone: boolean; streamMs?: number }[], rate: number): Promise<void> {
-    const { stt, vad } = this.parts
+    const { next, vad } = this.parts
     for (const f of frames) {
       this.parts.record?.fromCaller(f.pcm, rate)
       if (f.keyTone) f.pcm = new Int16Array(f.pcm.length)
-      stt.push(resample(f.pcm, rate, stt.sampleRate), f.streamMs)
+      next.push({ kind: 'audio', pcm: f.pcm, sampleRate: rate, streamMs: f.streamMs })
     }
     const pcm = frames.length === 1 ? frames[0]!.pcm : joinPcm(frames.map((f) => f.pcm))
     const windows = await vad.push(pcm, rate)
@@ -113,7 +111,7 @@ export class CallerAudio {
       while (w.end > upTo && frame < frames.length - 1) upTo += frames[++frame]!.pcm.length
       const at = frames[frame]!.arrivedAt
       this.onset.window(base, w.end, rate, w.speech, w.ms, at)
-      if (w.speech) this.parts.spoke(this.onset.last!)
+      if (w.speech) next.push({ kind: 'speech', window: this.onset.last! })
       const event = this.detector.window(w.speech, w.ms, at)
       if (event?.type === 'speech_start') this.parts.started(this.onset.onset)
       else if (event?.type === 'pause') this.parts.paused(event.at)

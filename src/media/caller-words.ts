@@ -6,10 +6,12 @@
  * pause instead of waiting for the engine's own endpointing; later speech is the next piece.
  */
 import type { SttSession } from '../providers/stt/port'
+import { resample } from './codecs'
+import type { FrameProcessor, SpeechToTextFrame } from './frames'
 
 const join = (...parts: string[]) => parts.filter(Boolean).join(' ')
 
-export class CallerWords {
+export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
   private turnText = ''
   private live = ''
   /** The words so far: the finalised pieces and the live partial. */
@@ -36,8 +38,12 @@ export class CallerWords {
     return !!this.stt.onPartial && this.judge
   }
 
-  /** The VAD heard speech. */
-  spoke(): void {
+  /** The caller's audio, to the engine at its rate; a window of speech the VAD heard in it. */
+  push(frame: SpeechToTextFrame): void {
+    if (frame.kind === 'audio') {
+      this.stt.push(resample(frame.pcm, frame.sampleRate, this.stt.sampleRate), frame.streamMs)
+      return
+    }
     this.spokeSinceFlush = true
     this.stt.speech?.()
   }

@@ -1,9 +1,14 @@
 /**
- * The frames that cross the transport edge (Pipecat's typed frames): what a serializer makes of
- * the line's messages, and what the pipeline sends back. Audio is always 16-bit PCM with its rate.
- * A barge-in's `clear` is not queued behind audio: the playout sends it the moment the chart stops
- * the agent (playout.ts).
+ * The frames of a call's pipeline (Pipecat's typed frames): what a serializer makes of the line's
+ * messages (`InboundFrame`), what the caller's stages hand each other on the way to the
+ * speech-to-text engine, and what the pipeline sends back (`OutboundFrame`). Audio is always 16-bit
+ * PCM with its rate. A stage takes frames through one seam, `FrameProcessor.push`, in Pipecat's
+ * direct mode: a frame is handled when it is pushed, with no queue between stages to wait in. The
+ * one system frame, `clear` (barge-in), is never queued behind audio: the playout sends it the
+ * moment the chart stops the agent (playout.ts).
  */
+import type { OnsetWindow } from '../../machines/voice-turn-events'
+
 export interface AudioFrame {
   kind: 'audio'
   pcm: Int16Array
@@ -20,12 +25,33 @@ export type InboundFrame =
   | { kind: 'mark'; name: string }
   | { kind: 'stop' }
 
+/**
+ * The caller's audio into the caller's audio stage. `keyTone`: a key's tone sounds in it (keypad.ts),
+ * no speech; `streamMs`: where it ends in the caller's stream, when the line stamps it.
+ */
+export interface CallerAudioFrame extends AudioFrame {
+  keyTone: boolean
+  streamMs?: number
+}
+
+/**
+ * From the caller's audio stage to the speech-to-text stage, in order: each piece of audio as it
+ * goes to the VAD (a key's tone already silence), then each window the VAD called speech, with what
+ * the audio says about it (the agent's echo or not).
+ */
+export type SpeechToTextFrame = (AudioFrame & { streamMs?: number }) | { kind: 'speech'; window: OnsetWindow }
+
 /** What we send the line (the serializer's input). */
 export type OutboundFrame =
   | AudioFrame
   | { kind: 'mark'; name: string }
   /** Drop whatever audio the line still has buffered (barge-in). */
   | { kind: 'clear' }
+
+/** A stage that takes frames of type `F`: handled when pushed, in the order pushed. */
+export interface FrameProcessor<F> {
+  push(frame: F): void
+}
 
 /** Milliseconds of a PCM chunk. */
 export const msOf = (pcm: Int16Array, rate: number): number => (pcm.length * 1000) / rate

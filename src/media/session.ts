@@ -1,10 +1,10 @@
 /**
  * One call's voice pipeline, transport-agnostic: inbound frames in (`frame`), outbound frames out
- * (`send`), the call feature behind `CallLine`. Its stages are built here and composed in
- * `pipeline` (pipeline.ts): caller audio (VAD → turns) → STT → the agent (the conversation engine,
+ * (`send`), the call feature behind `CallLine`. Its stages are built and linked in pipeline.ts
+ * (`buildCallPipeline`): caller audio (VAD → turns) → STT → the agent (the conversation engine,
  * streaming) → TTS → paced send with marks (playout.ts); the turn-taking chart between them.
  *
- * This is an adapter between the audio and the turn-taking chart (machines/voice-turn.ts), which
+ * This is an adapter between the stages and the turn-taking chart (machines/voice-turn.ts), which
  * makes every decision and holds every wait of the call: it tells the chart what the VAD heard
  * (caller-audio.ts), what the speech-to-text engine made of it (caller-words.ts, judged by the
  * end-of-turn rules, end-of-turn.ts), keypad digits and the line's marks, and carries out the
@@ -15,23 +15,18 @@
  * call record needs (transcript lines, per-turn latency, the end).
  */
 import { type Actor, createActor } from 'xstate'
-import { type CallEnding, isEcho, SILENCE_TIMEOUT_MS, turnState, type VoiceTurnEvent, voiceTurnMachine } from '../../machines/voice-turn'
+import { type CallEnding, SILENCE_TIMEOUT_MS, turnState, type VoiceTurnEvent, voiceTurnMachine } from '../../machines/voice-turn'
 import { SpeechError } from '../providers/stt/port'
-import { AgentTurns } from './agent-turns'
-import { AgentVoice } from './agent-voice'
+import type { AgentTurns } from './agent-turns'
 import type { PipelineState, SessionParts } from './call-line'
-import { CallerAudio } from './caller-audio'
-import { CallerWords } from './caller-words'
-import { PHONE_RATE } from './codecs'
+import type { CallerAudio } from './caller-audio'
+import type { CallerWords } from './caller-words'
 import { endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
 import { type InboundFrame, msOf } from './frames'
-import { KeypadListener } from './keypad'
 import { isBackchannel, VOICE_LINES } from './phrases'
-import { CallPipeline } from './pipeline'
-import { CHUNK_MS, Playout, type Timers } from './playout'
+import { buildCallPipeline, type CallPipeline, type ChartSide } from './pipeline'
+import type { Playout, Timers } from './playout'
 import type { ReplyTurn } from './reply-turn'
-import { AgentEcho } from './turn-cues/agent-echo'
-import { VoiceCues } from './turn-cues/voice-cues'
 
 export type { CallLine, PipelineState, SessionParts } from './call-line'
 
@@ -50,20 +45,14 @@ const OVER_AGENT_AUDIO: ReadonlySet<PipelineState> = new Set(['opening', 'thinki
 
 export class VoiceSession {
   readonly chart: Actor<typeof voiceTurnMachine>
-  /** The call's stages, composed in order. */
+  /** The call's stages, built and linked in order. */
   readonly pipeline: CallPipeline
   private readonly now: () => number
   private readonly audio: CallerAudio
-  /** What the caller's voice says about their turn (final pitch, their pauses): the end-of-turn rules' second input. */
-  private readonly cues = new VoiceCues()
-  /** The agent's audio as the line plays it: what may echo back in the caller's (the barge-in rule's echo row). */
-  private readonly echo = new AgentEcho()
   /** What the caller has said this turn. */
   private readonly words: CallerWords
   private readonly agent: AgentTurns
   private readonly playout: Playout
-  /** Keys heard as tones in the caller's audio (the line has no `dtmf` messages of its own). */
-  private readonly keypad: KeypadListener | null
   private hungUp = false
   /** Turns ended so far (commits): a final that comes after a later commit ends an earlier piece of the turn. */
   private commits = 0
@@ -80,64 +69,28 @@ export class VoiceSession {
     this.now = parts.now ?? clockNow ?? (() => performance.now())
     const timers: Timers | undefined = clock ? { setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (id) => clock.clearTimeout(id) } : undefined
     this.timers = timers ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>) }
-    const over = () => this.state === 'ended'
-    this.keypad = parts.line.hearsKeypadTones ? new KeypadListener() : null
-    this.playout = new Playout((f) => parts.send(f), {
-      rate: PHONE_RATE,
-      chunkMs: parts.chunkMs ?? CHUNK_MS,
-      now: this.now,
-      timers,
-      onFirstSent: (id, at) => {
-        const turn = this.agent.current(id)
-        if (!turn) return
-        if (turn.latency) turn.latency.firstAudioSentAt = at
-        this.send({ type: 'reply.audio' })
-      },
-      onFirstHeard: (id, at) => {
-        const turn = this.agent.current(id)
-        if (turn?.latency) turn.latency.firstMarkEchoedAt = at
-      },
-      onHeard: (id, heard) => parts.line.agentHearing?.(heard, id),
-      onSent: (f, playsAt) => {
-        if (f.kind === 'audio') parts.record?.fromAgent(f.pcm, f.sampleRate)
-        if (f.kind === 'audio') this.echo.played(f.pcm, f.sampleRate, playsAt ?? this.now())
-        else if (f.kind === 'clear') this.echo.cut(this.now())
-      },
-    })
-    const voice = new AgentVoice({
-      line: parts.line,
-      tts: parts.tts,
-      playout: this.playout,
-      now: this.now,
-      phrases: parts.phrases,
-      ttsFailed: (err) => this.end(null, 'failed', `text-to-speech failed: ${err.message}`),
-    })
-    this.agent = new AgentTurns({ line: parts.line, voice, playout: this.playout, over, played: (turn) => this.played(turn) })
-    this.audio = new CallerAudio({
-      vad: parts.vad,
-      stt: parts.stt,
-      record: parts.record,
-      now: this.now,
-      over,
-      // The agent's own echo opens no utterance for the speech-to-text engine (a decoder and its
-      // CPU on every speakerphone call); the caller's voice over it does, with the audio just before.
-      spoke: (window) => void (isEcho(window) || this.words.spoke()),
-      started: (onset) => this.send({ type: 'speech.start', onset }),
-      // Only while the agent's audio plays is there anything for more of it to decide.
-      goesOn: (onset) => void (OVER_AGENT_AUDIO.has(this.state) && this.send({ type: 'speech.onset', onset })),
-      agentLevel: (from, to) => this.echo.loudest(from, to),
-      paused: (at) => this.paused(at),
-      judged: (pcm, rate, windows) => this.cues.push(pcm, rate, windows),
-      caughtUp: (at) => parts.stream?.judged(at),
-      warn: (message, err) => parts.line.log('warn', message, { err: String(err) }),
-    })
-    this.words = new CallerWords(
-      parts.stt,
-      (heard, stable) => this.heard(heard, stable),
-      (message, err) => parts.line.log('warn', message, { err: String(err) }),
-    )
-    this.pipeline = new CallPipeline({ callerAudio: this.audio, speechToText: this.words, agent: this.agent, textToSpeech: voice, playout: this.playout })
+    this.pipeline = buildCallPipeline(parts, this.chartSide(), { now: this.now, timers })
+    this.audio = this.pipeline.stage('callerAudio')
+    this.words = this.pipeline.stage('speechToText')
+    this.agent = this.pipeline.stage('agent')
+    this.playout = this.pipeline.stage('playout')
     this.chart = this.createChart()
+  }
+
+  /** What the stages tell the chart, as its events (or what the session makes of them first). */
+  private chartSide(): ChartSide {
+    return {
+      over: () => this.state === 'ended',
+      speechStarted: (onset) => this.send({ type: 'speech.start', onset }),
+      // Only while the agent's audio plays is there anything for more of it to decide.
+      speechGoesOn: (onset) => void (OVER_AGENT_AUDIO.has(this.state) && this.send({ type: 'speech.onset', onset })),
+      speechPaused: (at) => this.paused(at),
+      heard: (heard, stable) => this.heard(heard, stable),
+      key: (digit) => this.send({ type: 'dtmf', digit }),
+      replySent: () => this.send({ type: 'reply.audio' }),
+      played: (turn) => this.played(turn),
+      ttsFailed: (err) => this.end(null, 'failed', `text-to-speech failed: ${err.message}`),
+    }
   }
 
   /** The chart, its effects carried out here. */
@@ -205,7 +158,6 @@ export class VoiceSession {
     return turnState(this.chart.getSnapshot().value)
   }
 
-  /** Frames dropped because the VAD fell behind. */
   /**
    * When the call runs on its caller's audio (stream-clock.ts): how far the VAD has judged the
    * stream (ms), and whether the agent's side is making what comes next — an answer being made, or
@@ -219,6 +171,7 @@ export class VoiceSession {
     return { judged: stream.judgedUpTo, hold: state === 'thinking' || (OVER_AGENT_AUDIO.has(state) && this.playout.starved) }
   }
 
+  /** Frames dropped because the VAD fell behind. */
   get dropped(): number {
     return this.audio.dropped
   }
@@ -232,16 +185,16 @@ export class VoiceSession {
     else this.agent.say(line.opening, { opening: true })
   }
 
-  /**
-   * Who answered a call that leaves a voicemail: a person (or no verdict) hears the opening; a
-   * machine whose greeting has ended hears the message, then the call ends `voicemail`; a fax
-   * is hung up on (`voicemail`: no person was reached). Only the first verdict counts.
-   */
   /** Words for the caller from outside the conversation (a warm transfer that did not connect): the agent's next turn. */
   announce(text: string): void {
     if (this.state !== 'ended') this.agent.say(text)
   }
 
+  /**
+   * Who answered a call that leaves a voicemail: a person (or no verdict) hears the opening; a
+   * machine whose greeting has ended hears the message, then the call ends `voicemail`; a fax
+   * is hung up on (`voicemail`: no person was reached). Only the first verdict counts.
+   */
   answeredBy(by: 'human' | 'machine' | 'fax' | 'unknown'): void {
     if (this.awaitingAnswer === null || this.state === 'ended') return
     this.timers.clearTimeout(this.awaitingAnswer)
@@ -264,12 +217,7 @@ export class VoiceSession {
       if (frame.kind === 'audio') this.parts.stream?.judged(this.now())
       return
     }
-    if (frame.kind === 'audio') {
-      // Keys heard as tones (a line with no dtmf messages) are keys, and no speech: the VAD and the speech-to-text hear silence in their place.
-      if (this.keypad) for (const digit of this.keypad.push(frame.pcm, frame.sampleRate)) this.send({ type: 'dtmf', digit })
-      this.audio.push(frame.pcm, frame.sampleRate, this.keypad?.toneNow ?? false, frame.timestamp)
-    } else if (frame.kind === 'mark') this.playout.echo(frame.name)
-    else if (frame.kind === 'dtmf') this.send({ type: 'dtmf', digit: frame.digit })
+    this.pipeline.push(frame)
   }
 
   /** The socket can take more. */
@@ -340,7 +288,7 @@ export class VoiceSession {
 
   /** The end-of-turn rules' verdict on the caller's words: how long a silence ends the turn, and why. */
   private judge(text: string): { text: string; waitMs: number; why: string; shape: string } {
-    const judged = endOfTurn(text, this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS, this.cues.cues())
+    const judged = endOfTurn(text, this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS, this.pipeline.cues.cues())
     return { text, waitMs: judged.waitMs, why: judged.why, shape: judged.shape }
   }
 
