@@ -132,10 +132,6 @@ export class Playout {
     return turn !== null && !turn.ended && !turn.cleared && this.queue.length === 0
   }
 
-  get currentTurn(): number | null {
-    return this.turn?.id ?? null
-  }
-
   /** A new agent turn; `onPlayed` gets the heard text when its audio has played (or was cleared). */
   begin(id: number, onPlayed: (heard: string, complete: boolean) => void): void {
     const previous = this.turn
