@@ -27,6 +27,7 @@ import { isBackchannel, VOICE_LINES } from './phrases'
 import { buildCallPipeline, type CallPipeline, type ChartSide } from './pipeline'
 import type { Playout, Timers } from './playout'
 import type { ReplyTurn } from './reply-turn'
+import { closeSession } from './session-close'
 
 export type { CallLine, PipelineState, SessionParts } from './call-line'
 
@@ -227,37 +228,22 @@ export class VoiceSession {
 
   /**
    * The call is over (either side): the chart's waits stop, the heard part of the current turn is
-   * final. Resolves once what the caller heard of it is stored (the call's analysis reads it).
+   * final (session-close.ts). Resolves once what the caller heard of it is stored.
    */
   async close(): Promise<void> {
     if (this.state === 'ended') return this.agent.stored
-    const unanswered = this.unansweredWords()
-    this.chart.send({ type: 'call.end' })
-    if (this.awaitingAnswer !== null) this.timers.clearTimeout(this.awaitingAnswer)
-    this.awaitingAnswer = null
-    this.agent.close()
-    if (unanswered) this.agent.keepCallerWords(unanswered)
-    // The engine closes once it has given the turn's last words (each engine bounds its own final).
-    void (unanswered ?? Promise.resolve()).finally(() => this.parts.stt.close().catch(() => {}))
-    this.chart.stop()
-    await this.agent.stored
-  }
-
-  /**
-   * The call ends with the caller's turn not answered (still being said, judged, or its final words
-   * on their way): their words, which were said, for the transcript. A backchannel over the agent
-   * is not a turn of its own and goes.
-   */
-  private unansweredWords(): Promise<string> | null {
-    const { held, interrupted } = this.chart.getSnapshot().context
-    const state = this.state
-    const open = state === 'callerSpeaking' || state === 'maybeDone' || state === 'interrupted'
-    const final = open ? this.words.final() : state === 'thinking' ? this.finalInFlight : null
-    if (!final) return null
-    return final.then(
-      (text) => (interrupted && isBackchannel(text) ? '' : [held, text].filter(Boolean).join(' ')),
-      () => held,
-    )
+    const { chart, words, agent, finalInFlight } = this
+    await closeSession({
+      chart,
+      words,
+      agent,
+      stt: this.parts.stt,
+      finalInFlight,
+      stopWaits: () => {
+        if (this.awaitingAnswer !== null) this.timers.clearTimeout(this.awaitingAnswer)
+        this.awaitingAnswer = null
+      },
+    })
   }
 
   /** Ends the call from outside (the service is shutting down): the agent says `goodbye`, then hangs up (`answered`). */
