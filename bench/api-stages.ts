@@ -84,10 +84,13 @@ export function stageShares(profile: CpuProfile, from: number, to: number): { to
   return { total, stages: rows.map(({ stage, what }) => ({ stage, what, samples: counts.get(stage) ?? 0, share: total ? (counts.get(stage) ?? 0) / total : 0 })) }
 }
 
-/** CPU seconds a process has used (user + system, all threads), from /proc; null off Linux. */
-export async function cpuSeconds(pid: number): Promise<number | null> {
+/**
+ * CPU seconds a process has used (user + system, all threads), from /proc; null off Linux.
+ * `mainThread`: only its main thread, the one running the event loop (its task id is the pid).
+ */
+export async function cpuSeconds(pid: number, mainThread = false): Promise<number | null> {
   try {
-    const stat = await Bun.file(`/proc/${pid}/stat`).text()
+    const stat = await Bun.file(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`).text()
     // Fields after the command name (which may hold spaces, hence the last ')').
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)

@@ -114,6 +114,8 @@ interface Round {
   requests: number
   /** CPU µs the server spent per request in this round (all its threads), when /proc says. */
   cpuUs: number | null
+  /** The part of it on the main thread (the event loop: JavaScript, Bun's HTTP); the rest is GC helpers, the allocator's scavenger, JIT. */
+  mainUs: number | null
 }
 
 /** A load target: the service of one tree, or the bare server. */
@@ -125,22 +127,26 @@ interface Side {
   rounds: Round[]
   /** CPU seconds a second the process spends unloaded (timers, housekeeping), taken out of each round's CPU. */
   idle?: number
+  /** The same, its main thread alone. */
+  idleMain?: number
 }
 
 /** One autocannon run in its own Node process (its CLI with --json), so it never shares our event loop. */
-async function load(side: Pick<Side, 'url' | 'key' | 'child' | 'idle'>, seconds: number, rate?: number): Promise<Round> {
+async function load(side: Pick<Side, 'url' | 'key' | 'child' | 'idle' | 'idleMain'>, seconds: number, rate?: number): Promise<Round> {
   const args = ['node', join(ROOT, 'node_modules/autocannon/autocannon.js'), '--json', '-n']
   args.push('-c', String(LOAD.connections), '-p', String(LOAD.pipelining), '-d', String(seconds))
   if (rate) args.push('-R', String(Math.round(rate)))
   if (side.key) args.push('-H', `authorization=Bearer ${side.key}`)
   args.push(side.url)
   const cpuBefore = await cpuSeconds(side.child.pid)
+  const mainBefore = await cpuSeconds(side.child.pid, true)
   const started = performance.now()
   const child = Bun.spawn(args, { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
   children.add(child)
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   children.delete(child)
   const cpuAfter = await cpuSeconds(side.child.pid)
+  const mainAfter = await cpuSeconds(side.child.pid, true)
   const elapsed = (performance.now() - started) / 1000
   if (code !== 0) throw new Error(`autocannon exited ${code}: ${err}`)
   const result = JSON.parse(out.trim().split('\n').pop()!)
@@ -151,13 +157,20 @@ async function load(side: Pick<Side, 'url' | 'key' | 'child' | 'idle'>, seconds:
   const requests = result.requests.total
   const busy = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore - (side.idle ?? 0) * elapsed : null
   const cpuUs = busy !== null && requests > 0 ? (Math.max(0, busy) * 1e6) / requests : null
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests, cpuUs }
+  const mainBusy = mainBefore !== null && mainAfter !== null ? mainAfter - mainBefore - (side.idleMain ?? 0) * elapsed : null
+  const mainUs = mainBusy !== null && requests > 0 ? (Math.max(0, mainBusy) * 1e6) / requests : null
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests, cpuUs, mainUs }
 }
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b)
   const m = Math.floor(s.length / 2)
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+/** The median of a per-round figure over the rounds that have it. */
+const medianOf = (rounds: Round[], field: 'cpuUs' | 'mainUs'): number | null => {
+  const xs = rounds.map((r) => r[field]).filter((c): c is number => c !== null)
+  return xs.length ? median(xs) : null
 }
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 /** autocannon's latency histogram counts whole milliseconds, so 0 means "under 1 ms". */
@@ -249,11 +262,15 @@ async function main(): Promise<void> {
   const idleSeconds = 2
   for (let w = 0; w < idleWindows; w++) {
     const before = await Promise.all(all.map((side) => cpuSeconds(side.child.pid)))
+    const beforeMain = await Promise.all(all.map((side) => cpuSeconds(side.child.pid, true)))
     await Bun.sleep(idleSeconds * 1000)
     for (const [i, side] of all.entries()) {
       const after = await cpuSeconds(side.child.pid)
+      const afterMain = await cpuSeconds(side.child.pid, true)
       const idle = before[i] !== null && after !== null ? (after - before[i]!) / idleSeconds : null
       if (idle !== null) side.idle = Math.min(side.idle ?? idle, idle)
+      const idleMain = beforeMain[i] !== null && afterMain !== null ? (afterMain - beforeMain[i]!) / idleSeconds : null
+      if (idleMain !== null) side.idleMain = Math.min(side.idleMain ?? idleMain, idleMain)
     }
   }
   console.log(`  idle CPU, taken out of each round's: ${all.map((s) => `${s.label} ${s.idle === undefined ? 'n/a' : `${fmt(s.idle * 1000, 0)} ms/s`}`).join(', ')}`)
@@ -262,7 +279,7 @@ async function main(): Promise<void> {
       const side = all[(i + j) % all.length]
       const r = await load(side, LOAD.roundSeconds)
       side.rounds.push(r)
-      const cpu = r.cpuUs === null ? '' : `  ${fmt(r.cpuUs, 1)} µs CPU/request`
+      const cpu = r.cpuUs === null ? '' : `  ${fmt(r.cpuUs, 1)} µs CPU/request${r.mainUs === null ? '' : ` (${fmt(r.mainUs, 1)} on the event loop)`}`
       console.log(`  round ${i + 1} ${side.label.padEnd(width)}  ${fmt(r.rps).padStart(7)} req/s  p99 ${ms(r.p99).padStart(6)}  (${fmt(r.requests)} requests)${cpu}`)
     }
   }
@@ -299,7 +316,7 @@ async function main(): Promise<void> {
   }
 
   if (!flags['no-stages']) {
-    const tables: { label: string; shares: ReturnType<typeof stageShares>; cpuUs: number | null }[] = []
+    const tables: { label: string; shares: ReturnType<typeof stageShares>; cpuUs: number | null; mainUs: number | null }[] = []
     for (const [i, service] of services.entries()) {
       // The measured instance stops first: two processes never share a data dir.
       await stop(service.child)
@@ -315,16 +332,18 @@ async function main(): Promise<void> {
       const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'))
       if (!file) throw new Error(`no CPU profile written by the service of ${service.tree.label}`)
       const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile
-      const cpus = sides[i].rounds.map((r) => r.cpuUs).filter((c): c is number => c !== null)
-      tables.push({ label: service.tree.label, shares: stageShares(profile, from, to), cpuUs: cpus.length ? median(cpus) : null })
+      tables.push({ label: service.tree.label, shares: stageShares(profile, from, to), cpuUs: medianOf(sides[i].rounds, 'cpuUs'), mainUs: medianOf(sides[i].rounds, 'mainUs') })
     }
-    const bareCpus = bare.rounds.map((r) => r.cpuUs).filter((c): c is number => c !== null)
-    const bareCpu = bareCpus.length ? median(bareCpus) : null
-    // The sampler sees JavaScript (and the natives it calls), not Bun's own HTTP work outside it; that
-    // work is what the bare server spends a request, so the samples share out the rest.
-    const above = (t: (typeof tables)[number]) => (t.cpuUs === null || bareCpu === null ? null : Math.max(0, t.cpuUs - bareCpu))
+    const bareCpu = medianOf(bare.rounds, 'cpuUs')
+    const bareMain = medianOf(bare.rounds, 'mainUs')
+    // The sampler sees JavaScript (and the natives it calls) on the event loop, not Bun's own HTTP
+    // work outside it, nor the other threads (GC helpers, the allocator's scavenger, JIT). The bare
+    // server's event-loop CPU is Bun's HTTP work; the samples share out what ours spends on the event
+    // loop above it, and the other threads' CPU above the bare server's gets a row of its own.
+    const above = (t: (typeof tables)[number]) => (t.mainUs === null || bareMain === null ? null : Math.max(0, t.mainUs - bareMain))
+    const offLoop = (t: (typeof tables)[number]) => (t.cpuUs === null || t.mainUs === null || bareCpu === null || bareMain === null ? null : t.cpuUs - t.mainUs - (bareCpu - bareMain))
     console.log(
-      `where a request's CPU goes (bun --cpu-prof, ${LOAD.profileSeconds} s of the same load): the CPU per request above the bare server's, shared out as the JS samples fall; µs (share of samples)`,
+      `where a request's CPU goes (bun --cpu-prof, ${LOAD.profileSeconds} s of the same load): the event loop's CPU per request above the bare server's, shared out as the JS samples fall; µs (share of samples)`,
     )
     console.log(`| stage | what | ${tables.map((t) => t.label).join(' | ')} |`)
     console.log(`|---|---|${tables.map(() => '---:').join('|')}|`)
@@ -335,6 +354,11 @@ async function main(): Promise<void> {
     for (const [k, row] of tables[0].shares.stages.entries()) {
       console.log(`| ${row.stage} | ${row.what} | ${tables.map((t) => us(t, t.shares.stages[k].share)).join(' | ')} |`)
     }
+    const offCell = (t: (typeof tables)[number]) => {
+      const v = offLoop(t)
+      return v === null ? 'n/a' : fmt(v, 1)
+    }
+    console.log(`| off the event loop | GC helpers, the allocator's scavenger, JIT: other threads' CPU above the bare server's (/proc) | ${tables.map(offCell).join(' | ')} |`)
     const bareCell = bareCpu === null ? 'n/a' : fmt(bareCpu, 1)
     console.log(`| Bun.serve itself | what the bare server spends on the same request (sockets, HTTP, its handler) | ${tables.map(() => bareCell).join(' | ')} |`)
     console.log(`| whole request | CPU per request in the unprofiled rounds, all threads (/proc) | ${tables.map((t) => (t.cpuUs === null ? 'n/a' : fmt(t.cpuUs, 1))).join(' | ')} |`)
