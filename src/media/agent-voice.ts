@@ -88,9 +88,9 @@ export class AgentVoice {
     const { playout } = this.parts
     void (async () => {
       if (!(await turn.whenReleased())) return
-      const index = playout.sentence(keypadLine(digits))
-      await playout.audio(index, keypadTones(digits, PHONE_RATE))
-      playout.sentenceDone(index)
+      const keys = playout.sentence(keypadLine(digits))
+      await playout.audio(keys, keypadTones(digits, PHONE_RATE))
+      playout.sentenceDone(keys)
       playout.end()
     })()
   }
@@ -116,14 +116,14 @@ export class AgentVoice {
           void first.finally(() => turn.markAudible()).catch(() => {})
           if (!(await turn.whenReleased())) break
           if (turn.latency && turn.latency.ttsFirstByteAt === null && turn.ttsFirstByteAt !== null) turn.latency.ttsFirstByteAt = turn.ttsFirstByteAt
-          const index = playout.sentence(sentence)
+          const spoken = playout.sentence(sentence)
           for (let r = await first; !r.done; r = await it.next()) {
             if (turn.latency && turn.latency.ttsFirstByteAt === null) turn.latency.ttsFirstByteAt = now()
             keep?.push(r.value)
-            await playout.audio(index, resample(r.value, tts.sampleRate, PHONE_RATE))
+            await playout.audio(spoken, resample(r.value, tts.sampleRate, PHONE_RATE))
           }
           if (keep && !turn.signal.aborted) phrases?.put(key, keep)
-          playout.sentenceDone(index)
+          playout.sentenceDone(spoken)
         }
       } catch (err) {
         if (!turn.signal.aborted) {

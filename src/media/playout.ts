@@ -97,6 +97,12 @@ const systemTimers: Timers = {
   clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
 }
 
+/** A sentence as `Playout.sentence` gave it: its turn (opaque outside the playout) and its place in it. */
+export interface SentenceRef {
+  readonly turn: object
+  readonly index: number
+}
+
 export class Playout {
   private readonly queue: Chunk[] = []
   private queuedSamples = 0
@@ -144,17 +150,21 @@ export class Playout {
     this.turn = { id, sentences: [], heard: null, ended: false, cleared: false, lastMark: null, firstSentAt: null, firstHeardAt: null, reported: null, onPlayed, grace: null }
   }
 
-  /** A sentence of the current turn; returns its index for `audio`. */
-  sentence(text: string): number {
+  /**
+   * A sentence of the current turn; the handle for its `audio`. The handle names its turn: an
+   * engine that yields after its turn was cut or superseded must not play into the next one.
+   */
+  sentence(text: string): SentenceRef {
     const turn = this.turn!
     turn.sentences.push({ text, samples: 0, complete: false })
-    return turn.sentences.length - 1
+    return { turn, index: turn.sentences.length - 1 }
   }
 
   /** Audio (line rate) of a sentence; resolves when there is room for more (backpressure on TTS). */
-  async audio(sentence: number, pcm: Int16Array): Promise<void> {
-    const turn = this.turn
-    if (!turn || turn.cleared || this.closed) return
+  async audio(ref: SentenceRef, pcm: Int16Array): Promise<void> {
+    const turn = ref.turn as Turn
+    if (turn !== this.turn || turn.cleared || this.closed) return
+    const sentence = ref.index
     const s = turn.sentences[sentence]!
     for (let at = 0; at < pcm.length; at += this.chunkSamples) {
       const piece = pcm.subarray(at, Math.min(pcm.length, at + this.chunkSamples))
@@ -169,8 +179,8 @@ export class Playout {
   }
 
   /** The sentence's audio is complete: its length is known. */
-  sentenceDone(sentence: number): void {
-    const s = this.turn?.sentences[sentence]
+  sentenceDone(ref: SentenceRef): void {
+    const s = (ref.turn as Turn).sentences[ref.index]
     if (s) s.complete = true
   }
 

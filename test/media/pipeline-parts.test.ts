@@ -91,6 +91,32 @@ describe('playout', () => {
   })
 })
 
+describe('playout: audio belongs to the turn that made its sentence', () => {
+  test("a superseded turn's late audio is dropped, not played inside the next turn", async () => {
+    const sent: OutboundFrame[] = []
+    const p = new Playout(
+      (f) => {
+        sent.push(f)
+        return true
+      },
+      { rate: 8000, chunkMs: 100, now: () => 0 },
+    )
+    p.begin(1, () => {})
+    const old = p.sentence('The old reply.')
+    await p.audio(old, new Int16Array(800))
+    p.clear() // the caller barged in; the old turn's engine may still yield a chunk
+    p.begin(2, () => {})
+    const next = p.sentence('The new reply.')
+    const before = sent.length
+    await p.audio(old, new Int16Array(800).fill(1000)) // the old turn's chunk, late
+    expect(sent.length).toBe(before)
+    await p.audio(next, new Int16Array(800))
+    const audio = sent.slice(before).filter((f): f is Extract<OutboundFrame, { kind: 'audio' }> => f.kind === 'audio')
+    expect(audio).toHaveLength(1)
+    expect(audio[0]!.pcm.every((v) => v === 0)).toBe(true)
+  })
+})
+
 describe('playout backpressure', () => {
   test('TTS waits once MAX_QUEUED_MS of audio waits to be sent; a clear lets it go', async () => {
     const now = 0
