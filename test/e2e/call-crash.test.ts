@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from '../support/child-service'
+import { until } from '../support/until'
 
 const TOKEN = 'call-crash-console-token-0123456789'
 const MIN = 60_000
@@ -40,15 +41,20 @@ test('a booked call survives kill -9 and rings exactly once', async () => {
   child = await startChildService(port, { DATA_DIR: dataDir, SERVICE_CLOCK: 'manual', CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent' })
   expect((await call('GET', `/api/v1/calls/${id}`, dev.key)).body.status).toBe('scheduled')
   await call('POST', '/console/clock/advance', TOKEN, { ms: 60 * MIN })
-  for (let i = 0; i < 200 && (await call('GET', `/api/v1/calls/${id}`, dev.key)).body.status !== 'connected'; i++) await Bun.sleep(20)
+  await until(
+    'the call to ring after the restart',
+    async () => (await call('GET', `/api/v1/calls/${id}`, dev.key)).body.status,
+    (status) => status === 'connected',
+    { withinMs: 4_000, everyMs: 20 },
+  )
   // Later wake-ups (the timer re-offered, another advance) must not ring it again.
   await call('POST', '/console/clock/advance', TOKEN, { ms: 11_000 })
-  let done: any = null
-  for (let i = 0; i < 200; i++) {
-    done = (await call('GET', `/api/v1/calls/${id}`, dev.key)).body
-    if (done.analysedAt) break
-    await Bun.sleep(20)
-  }
+  const done = await until(
+    'the call analysed',
+    async () => (await call('GET', `/api/v1/calls/${id}`, dev.key)).body,
+    (c) => !!c.analysedAt,
+    { withinMs: 4_000, everyMs: 20 },
+  )
   expect(done).toMatchObject({ id, status: 'completed', attempt: 1, seconds: 10 })
   await call('POST', '/console/clock/advance', TOKEN, { ms: 2 * 60 * MIN })
   const rows = (await call('GET', '/api/v1/calls?limit=100', dev.key)).body.items.filter((c: { id: string }) => c.id === id)
@@ -71,23 +77,24 @@ test('a call in progress at kill -9 is reported dropped after the restart, its t
     expect((await call('POST', `/console/workspaces/${dev.id}/contacts`, TOKEN, { phone: '+14155550181' })).status).toBe(201)
     expect((await call('PUT', `/console/sandbox/phones/${encodeURIComponent('+14155550181')}`, TOKEN, { pickup: 'answer', hangupAfterMs: null })).status).toBe(200)
     const id = (await call('POST', '/api/v1/calls', dev.key, { to: '+14155550181', purpose: 'Your appointment tomorrow' })).body.id
-    let live: any = null
     // The agent's line is written as it is heard (a second at a time): wait for the whole of it.
-    for (let i = 0; i < 300 && live?.transcript?.[0]?.text !== 'Your appointment tomorrow'; i++) {
-      live = (await call('GET', `/api/v1/calls/${id}`, dev.key)).body
-      await Bun.sleep(20)
-    }
+    const live = await until(
+      "the agent's whole line heard",
+      async () => (await call('GET', `/api/v1/calls/${id}`, dev.key)).body,
+      (c) => c.transcript?.[0]?.text === 'Your appointment tomorrow',
+      { withinMs: 6_000, everyMs: 20 },
+    )
     expect(live).toMatchObject({ status: 'connected', transcript: [{ speaker: 'agent', text: 'Your appointment tomorrow' }] })
     child.kill('SIGKILL')
     await child.exited
 
     child = await startChildService(port, env)
-    let done: any = null
-    for (let i = 0; i < 400; i++) {
-      done = (await call('GET', `/api/v1/calls/${id}`, dev.key)).body
-      if (done.analysedAt) break
-      await Bun.sleep(20)
-    }
+    const done = await until(
+      'the dropped call analysed',
+      async () => (await call('GET', `/api/v1/calls/${id}`, dev.key)).body,
+      (c) => !!c.analysedAt,
+      { withinMs: 8_000, everyMs: 20 },
+    )
     expect(done).toMatchObject({ status: 'completed', hangup: 'failed', error: 'the call was dropped: the service restarted while it was in progress' })
     expect(done.transcript[0]).toMatchObject({ speaker: 'agent', text: 'Your appointment tomorrow' })
   } finally {

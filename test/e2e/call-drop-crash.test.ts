@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from '../support/child-service'
+import { until } from '../support/until'
 
 const TOKEN = 'call-drop-console-token-0123456789'
 // How long the call runs after the agent's first line is heard, and how long the service stays
@@ -42,13 +43,12 @@ async function recordedCall(call: ReturnType<typeof childClient>, hangupAfterMs:
 
 /** Polls the call until it is analysed. */
 async function analysed(call: ReturnType<typeof childClient>, id: string, key: string): Promise<any> {
-  let done: any = null
-  for (let i = 0; i < 500; i++) {
-    done = (await call('GET', `/api/v1/calls/${id}`, key)).body
-    if (done.analysedAt) break
-    await Bun.sleep(20)
-  }
-  return done
+  return until(
+    'the call analysed',
+    async () => (await call('GET', `/api/v1/calls/${id}`, key)).body,
+    (c) => !!c.analysedAt,
+    { withinMs: 10_000, everyMs: 20 },
+  )
 }
 
 /** Fetches the recording's link from the child service: the WAV's bytes (status 200) or the status. */

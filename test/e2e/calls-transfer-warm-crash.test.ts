@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from '../support/child-service'
+import { until } from '../support/until'
 
 const TOKEN = 'warm-crash-console-token-0123456789'
 const MANAGER = '+14155550977'
@@ -51,12 +52,12 @@ test('a crash while the person is being called: after the restart the call and i
   await child.exited
 
   child = await startChildService(port, env)
-  let done: any = null
-  for (let i = 0; i < 500; i++) {
-    done = (await call('GET', `/api/v1/calls/${id}`, dev.key)).body
-    if (done.analysedAt) break
-    await Bun.sleep(20)
-  }
+  const done = await until(
+    'the call analysed after the restart',
+    async () => (await call('GET', `/api/v1/calls/${id}`, dev.key)).body,
+    (c) => !!c.analysedAt,
+    { withinMs: 10_000, everyMs: 20 },
+  )
   expect(done).toMatchObject({ status: 'completed', hangup: 'failed', transfer: { to: 'Manager', mode: 'warm', outcome: 'failed', seconds: 0, answeredAt: null } })
   expect(done.transfer.error).toBe('the caller left before the person was connected')
   expect(Date.parse(done.endedAt)).toBeLessThanOrEqual(killedAt)

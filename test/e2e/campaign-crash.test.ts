@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { startWhatsAppFake, whatsAppEnv, whatsAppNotification } from '../fakes/whatsapp'
 import { childClient, freePort, startChildService } from '../support/child-service'
+import { until } from '../support/until'
 
 const TOKEN = 'campaign-crash-console-token-0123456789'
 const GRAPH_TOKEN = 'EAAG-campaign-crash'
@@ -49,7 +50,12 @@ test('kill -9 mid-broadcast: after the restart it finishes and sends to nobody t
   for (const phone of people) expect((await call('POST', `/console/workspaces/${dev.id}/contacts`, TOKEN, { phone, name: `P${phone.slice(-4)}` })).status).toBe(201)
   const id = (await call('POST', `/console/workspaces/${dev.id}/campaigns`, TOKEN, { agent, name: 'Crash', kind: 'chatapp', template: 'promo', recipients: people })).body.id
   expect((await call('POST', `/console/workspaces/${dev.id}/campaigns/${id}/start`, TOKEN)).body.status).toBe('sending')
-  for (let i = 0; i < 500 && fake.sent.length < 60; i++) await Bun.sleep(10)
+  await until(
+    '60 messages sent before the kill',
+    () => fake.sent.length,
+    (n) => n >= 60,
+    { withinMs: 5_000 },
+  )
   child.kill('SIGKILL')
   await child.exited
   const atKill = fake.sent.length
@@ -57,12 +63,12 @@ test('kill -9 mid-broadcast: after the restart it finishes and sends to nobody t
   expect(atKill).toBeLessThan(300)
 
   child = await startChildService(port, env)
-  let done: any = null
-  for (let i = 0; i < 1_000; i++) {
-    done = (await call('GET', `/api/v1/campaigns/${id}`, dev.key)).body
-    if (done.status !== 'sending') break
-    await Bun.sleep(20)
-  }
+  const done = await until(
+    'the campaign to end after the restart',
+    async () => (await call('GET', `/api/v1/campaigns/${id}`, dev.key)).body,
+    (c) => c.status !== 'sending',
+    { withinMs: 20_000, everyMs: 20 },
+  )
   expect(done.status).toBe('sent')
   const perPhone = new Map<string, number>()
   for (const m of fake.sent) perPhone.set(m.body.to, (perPhone.get(m.body.to) ?? 0) + 1)
@@ -90,11 +96,11 @@ test('kill -9 mid-broadcast: after the restart it finishes and sends to nobody t
     body: status.raw,
   })
   expect(hooked.status).toBe(200)
-  let read: any = null
-  for (let i = 0; i < 200; i++) {
-    read = (await call('GET', `/api/v1/campaigns/${id}`, dev.key)).body
-    if (read.counts.read === 1) break
-    await Bun.sleep(20)
-  }
+  const read = await until(
+    'the read receipt counted',
+    async () => (await call('GET', `/api/v1/campaigns/${id}`, dev.key)).body,
+    (c) => c.counts.read === 1,
+    { withinMs: 4_000, everyMs: 20 },
+  )
   expect(read.counts).toMatchObject({ read: 1, sent: done.counts.sent })
 }, 60_000)

@@ -16,6 +16,7 @@ import { startWhatsAppFake, whatsAppEnv } from '../fakes/whatsapp'
 import { childClient, freePort, startChildService } from '../support/child-service'
 import { type RedisServer, startRedis } from '../support/redis'
 import { describeWithRedis } from '../support/system-binary'
+import { until } from '../support/until'
 
 const TOKEN = 'draining-handover-console-token-0123456789'
 const GRAPH_TOKEN = 'EAAG-draining-handover'
@@ -66,7 +67,12 @@ describeWithRedis('draining across instances', () => {
     const id = (await onA('POST', `/console/workspaces/${dev.id}/campaigns`, TOKEN, { agent, name: 'Handover', kind: 'chatapp', template: 'promo', recipients: people })).body.id
     // Started on A: A holds the campaign and sends.
     expect((await onA('POST', `/console/workspaces/${dev.id}/campaigns/${id}/start`, TOKEN)).body.status).toBe('sending')
-    for (let i = 0; i < 500 && fake.sent.length < 60; i++) await Bun.sleep(10)
+    await until(
+      'A to send 60 messages',
+      () => fake.sent.length,
+      (n) => n >= 60,
+      { withinMs: 10_000 },
+    )
 
     const signalledAt = Date.now()
     a.kill('SIGTERM')
@@ -74,23 +80,21 @@ describeWithRedis('draining across instances', () => {
     const atExit = fake.sent.length
     expect(atExit).toBeLessThan(300)
     // B sends the rest, starting at once.
-    let resumedAfterMs = -1
-    for (let i = 0; i < 500; i++) {
-      if (fake.sent.length > atExit || fake.sent.length === 300) {
-        resumedAfterMs = Date.now() - signalledAt
-        break
-      }
-      await Bun.sleep(10)
-    }
-    expect(resumedAfterMs).toBeGreaterThanOrEqual(0)
+    await until(
+      'B to send again',
+      () => fake.sent.length,
+      (n) => n > atExit || n === 300,
+      { withinMs: 5_000 },
+    )
+    const resumedAfterMs = Date.now() - signalledAt
     expect(resumedAfterMs).toBeLessThan(TAKEN_OVER_WITHIN_MS)
 
-    let done: any = null
-    for (let i = 0; i < 1_000; i++) {
-      done = (await onB('GET', `/api/v1/campaigns/${id}`, dev.key)).body
-      if (done.status !== 'sending') break
-      await Bun.sleep(20)
-    }
+    const done = await until(
+      'the campaign to end on B',
+      async () => (await onB('GET', `/api/v1/campaigns/${id}`, dev.key)).body,
+      (c) => c.status !== 'sending',
+      { withinMs: 20_000, everyMs: 20 },
+    )
     expect(done.status).toBe('sent')
     const perPhone = new Map<string, number>()
     for (const m of fake.sent) perPhone.set(m.body.to, (perPhone.get(m.body.to) ?? 0) + 1)

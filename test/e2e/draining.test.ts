@@ -76,12 +76,12 @@ test('SIGTERM during a live call: health 503, new calls refused, the call ends w
   expect(tookMs).toBeLessThan(DRAIN_SECONDS * 1000 + 20_000)
 
   child = await startChildService(port, env)
-  let done: any = null
-  for (let i = 0; i < 200; i++) {
-    done = (await call('GET', `/api/v1/calls/${id}`, dev.key)).body
-    if (done.analysedAt) break
-    await Bun.sleep(25)
-  }
+  const done = await until(
+    'the call analysed after the restart',
+    async () => (await call('GET', `/api/v1/calls/${id}`, dev.key)).body,
+    (c) => !!c.analysedAt,
+    { withinMs: 5_000, everyMs: 25 },
+  )
   expect(done).toMatchObject({ status: 'completed', hangup: 'answered', error: null })
   const agentLines = done.transcript.filter((l: { speaker: string }) => l.speaker === 'agent').map((l: { text: string }) => l.text)
   expect(agentLines[0]).toBe('Your appointment tomorrow')

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { type RedisServer, startRedis } from '../support/redis'
 import { startTestServer, type TestServer } from '../support/server'
 import { describeWithRedis } from '../support/system-binary'
+import { until } from '../support/until'
 
 const SEC = 1_000
 const CALLS = 8
@@ -71,7 +72,12 @@ describeWithRedis('booked work across a Redis restarted empty', () => {
     await s.console('POST', '/clock/advance', { ms: 10 * SEC })
     const statuses = () => Promise.all(calls.map(async (id) => (await s.api('GET', `/calls/${id}`, { key: dev.key })).body.status as string))
     const campaignStatus = async () => (await s.api('GET', `/campaigns/${campaign}`, { key: dev.key })).body.status as string
-    for (let i = 0; i < 250 && ((await statuses()).includes('scheduled') || (await campaignStatus()) === 'draft'); i++) await Bun.sleep(20)
+    await until(
+      'every call and the campaign woken',
+      async () => [...(await statuses()), await campaignStatus()],
+      (all) => !all.includes('scheduled') && !all.includes('draft'),
+      { withinMs: 5_000, everyMs: 20 },
+    )
     expect((await statuses()).filter((status) => status === 'scheduled')).toEqual([])
     expect(await campaignStatus()).not.toBe('draft')
   }, 40_000)

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { openStore } from '../../src/store/index'
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite'
 import type { SqliteCollection } from '../../src/store/sqlite-collection'
+import { until } from '../support/until'
 import { byExternal, byNewest, type Item, storeContract } from './contract'
 
 const dir = mkdtempSync(join(tmpdir(), 'store-sqlite-'))
@@ -23,8 +24,7 @@ async function checkpointedSize(store: SqliteStore, file: string): Promise<numbe
   const c = await store.collection<Item>({ name: 'bulk', indexes: [] })
   for (let i = 0; i < 3000; i++) await c.insert({ id: `d${i}`, createdAt: '2026-01-01T00:00:00.000Z', text: 'x'.repeat(1000) } as Item)
   const size = () => Bun.file(file).size
-  for (let i = 0; i < 100 && size() < 3_000_000; i++) await Bun.sleep(50)
-  return size()
+  return until('the checkpointer to copy 3 MB into the file', size, (n) => n > 3_000_000, { withinMs: 5_000, everyMs: 50 })
 }
 
 describe('sqlite adapter', () => {

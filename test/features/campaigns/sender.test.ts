@@ -13,6 +13,7 @@ import { CampaignSender, type Target } from '../../../src/features/campaigns/sen
 import { createLogger } from '../../../src/logger'
 import type { Collection } from '../../../src/store/port'
 import { openSqliteStore } from '../../../src/store/sqlite'
+import { until } from '../../support/until'
 
 const dir = mkdtempSync(join(tmpdir(), 'campaign-sender-'))
 let n = 0
@@ -86,7 +87,12 @@ test('stop before the next claim; the claimed complete; a new run sends to the r
   const s = sender(first.target, outcomes)
   const one = report()
   const stop = s.start('cmp_t', one.port)
-  while (first.handed.length < 4) await Bun.sleep(1)
+  await until(
+    'four recipients handed over',
+    () => first.handed.length,
+    (n) => n >= 4,
+    { everyMs: 1 },
+  )
   stop()
   first.open()
   await s.settled()
@@ -111,7 +117,12 @@ test('a resume while the paused run still has sends in flight: those complete on
   const first = fakeTarget(outcomes)
   const s = sender(first.target, outcomes)
   const stop = s.start('cmp_t', report().port)
-  while (first.handed.length < 4) await Bun.sleep(1)
+  await until(
+    'four recipients handed over',
+    () => first.handed.length,
+    (n) => n >= 4,
+    { everyMs: 1 },
+  )
   stop()
   const second = fakeTarget(outcomes)
   second.open()
@@ -166,7 +177,12 @@ test('a contact who opts out after their batch was read is skipped, not sent', a
   const t = fakeTarget(outcomes)
   const s = sender(t.target, outcomes)
   s.start('cmp_t', report().port)
-  while (t.handed.length < 4) await Bun.sleep(1)
+  await until(
+    'four recipients handed over',
+    () => t.handed.length,
+    (n) => n >= 4,
+    { everyMs: 1 },
+  )
   // The batch (all 40) is read; number 30 opts out now.
   s.consentWithdrawn('ws', '+14155551030', 'opted_out')
   s.consentWithdrawn('ws', '+14155551031', 'do_not_call') // calls only: a broadcast still sends
