@@ -5,21 +5,14 @@
  */
 import { describeLive, describeStored, type MachineDefinition, machineDefinition } from './inspection'
 import type { ActorLeases } from './leases'
-import type { Residency } from './residency'
-import { actorKey, parseActorKey, type SnapshotStore } from './snapshot-store'
+import type { RuntimeAccess } from './reads'
+import { actorKey, parseActorKey } from './snapshot-store'
 import type { ActorDescription, Registration } from './types'
 
-export interface IntrospectionParts {
+export interface IntrospectionParts extends RuntimeAccess {
   instanceId: string
   kinds: ReadonlyMap<string, Registration>
   leases: ActorLeases
-  registration: (kind: string) => Registration
-  /** The runtime's residency; throws while the runtime is stopped. */
-  residency: () => Residency
-  /** The same, null while the runtime is stopped. */
-  held: () => Residency | null
-  /** The snapshot store; throws while the runtime is stopped. */
-  store: () => SnapshotStore
 }
 
 export class Introspection {

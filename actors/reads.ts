@@ -9,8 +9,8 @@ import { reached, type SettleTarget, settled } from './settle'
 import { actorKey, type SnapshotStore } from './snapshot-store'
 import type { ActorRecord, Registration, SettledWhen, SnapshotView, StoredActor } from './types'
 
-export interface ReadParts {
-  queue: SerialQueue
+/** What a part of the runtime that reads actors is given of it (reads here, introspection.ts). */
+export interface RuntimeAccess {
   registration: (kind: string) => Registration
   /** The runtime's residency; throws while the runtime is stopped. */
   residency: () => Residency
@@ -18,6 +18,10 @@ export interface ReadParts {
   held: () => Residency | null
   /** The snapshot store; throws while the runtime is stopped. */
   store: () => SnapshotStore
+}
+
+export interface ReadParts extends RuntimeAccess {
+  queue: SerialQueue
 }
 
 export class ActorReads {
