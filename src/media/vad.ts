@@ -13,7 +13,7 @@
  * socket and every request waited behind. On a thread it uses the second core instead.
  */
 import { joinPcm, resample, rms } from './codecs'
-import { SileroBatcher } from './silero-batch'
+import { CONTEXT, INPUT, SileroBatcher, STATE, WINDOW } from './silero-batch'
 import type { FromSilero, ToSilero } from './silero-worker'
 
 /** One analysis window's decision; `end`: how many samples of the audio pushed (at its rate) it reaches. */
@@ -36,8 +36,6 @@ export interface VoiceActivity {
  */
 const SPEECH_ON = 0.5
 const SPEECH_OFF = 0.35
-/** The v5 model's window at 16 kHz: 512 samples = 32 ms (the sizes the model was trained on). */
-const SILERO_WINDOW = 512
 const SILERO_RATE = 16_000
 
 /** A model load takes ~0.1–0.3 s here; one that has not answered in 30 s is stuck, and the energy detector stands in. */
@@ -59,7 +57,7 @@ export function loadSilero(): Promise<{ batcher: SileroBatcher } | null> {
     }
     // The model's thread never keeps the process alive by itself.
     ;(worker as Worker & { unref(): void }).unref()
-    const pending = new Map<number, { resolve: (r: { probs: Float32Array; state: Float32Array }) => void; reject: (e: Error) => void }>()
+    const pending = new Map<number, { resolve: (r: { probs: Float32Array; state: Float32Array; quiet: Float32Array }) => void; reject: (e: Error) => void }>()
     let seq = 0
     let settled = false
     const settle = (model: { batcher: SileroBatcher } | null) => {
@@ -71,11 +69,11 @@ export function loadSilero(): Promise<{ batcher: SileroBatcher } | null> {
     }
     const timer = setTimeout(() => settle(null), LOAD_TIMEOUT_MS)
     const batcher = new SileroBatcher(
-      (counts, input, state) =>
+      (counts, input, state, quiet) =>
         new Promise((ok, fail) => {
           const id = ++seq
           pending.set(id, { resolve: ok, reject: fail })
-          worker.postMessage({ t: 'run', id, counts, input, state } satisfies ToSilero, [input.buffer, state.buffer])
+          worker.postMessage({ t: 'run', id, counts, input, state, quiet } satisfies ToSilero, [input.buffer, state.buffer, quiet.buffer])
         }),
     )
     worker.onmessage = (event: MessageEvent<FromSilero>) => {
@@ -84,7 +82,7 @@ export function loadSilero(): Promise<{ batcher: SileroBatcher } | null> {
       if (m.t === 'failed') return settle(null)
       const waiting = pending.get(m.id)
       pending.delete(m.id)
-      if (m.t === 'result') waiting?.resolve({ probs: m.probs, state: m.state })
+      if (m.t === 'result') waiting?.resolve({ probs: m.probs, state: m.state, quiet: m.quiet })
       else waiting?.reject(new Error(`Silero: ${m.message}`))
     }
     worker.onerror = (event) => {
@@ -98,8 +96,10 @@ export function loadSilero(): Promise<{ batcher: SileroBatcher } | null> {
 
 export class SileroVad implements VoiceActivity {
   readonly name = 'silero' as const
-  /** Silero's recurrent state: h then c, 128 floats each. */
-  private readonly state = new Float32Array(2 * 128)
+  /** Silero's recurrent state, h then c (128 floats each), and the windows of quiet since it last heard speech (silero-batch.ts). */
+  private readonly state = new Float32Array(STATE)
+  /** The last CONTEXT samples the model was given: they go before the next window. */
+  private context = new Float32Array(CONTEXT)
   private pending = new Int16Array(0)
   private speaking = false
 
@@ -109,23 +109,30 @@ export class SileroVad implements VoiceActivity {
     const wide = byFrame(pcm, sampleRate)
     const carried = this.pending.length
     const all = carried ? joinPcm([this.pending, wide]) : wide
-    const windows = Math.floor(all.length / SILERO_WINDOW)
-    this.pending = all.slice(windows * SILERO_WINDOW)
+    const windows = Math.floor(all.length / WINDOW)
+    this.pending = all.slice(windows * WINDOW)
     if (!windows) return []
     // Every window of the push goes in one request: audio that waited (the process was busy) is
-    // judged in one round trip to the model's thread, not one a window.
-    const input = new Float32Array(windows * SILERO_WINDOW)
-    for (let i = 0; i < input.length; i++) input[i] = all[i]! / 32768
+    // judged in one round trip to the model's thread, not one a window. Each goes with the
+    // samples before it (the last window's tail for the first), as the model was made to run.
+    const input = new Float32Array(windows * INPUT)
+    for (let w = 0; w < windows; w++) {
+      const at = w * INPUT
+      input.set(this.context, at)
+      for (let i = 0; i < WINDOW; i++) input[at + CONTEXT + i] = all[w * WINDOW + i]! / 32768
+      this.context = input.slice(at + INPUT - CONTEXT, at + INPUT)
+    }
     const probs = await this.model.batcher.infer(input, this.state)
     return probs.map((p, w) => {
       this.speaking = this.speaking ? p >= SPEECH_OFF : p >= SPEECH_ON
-      const end = Math.min(pcm.length, Math.ceil((((w + 1) * SILERO_WINDOW - carried) * sampleRate) / SILERO_RATE))
-      return { speech: this.speaking, ms: (SILERO_WINDOW * 1000) / SILERO_RATE, end }
+      const end = Math.min(pcm.length, Math.ceil((((w + 1) * WINDOW - carried) * sampleRate) / SILERO_RATE))
+      return { speech: this.speaking, ms: (WINDOW * 1000) / SILERO_RATE, end }
     })
   }
 
   reset(): void {
     this.state.fill(0)
+    this.context = new Float32Array(CONTEXT)
     this.pending = new Int16Array(0)
     this.speaking = false
   }

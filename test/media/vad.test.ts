@@ -1,26 +1,41 @@
 /**
  * The VAD judges audio the same however it is pushed: frame by frame as it arrives, or in one
  * piece after the session fell behind (several windows of a call then run as steps of one batch on
- * the model's thread). Each window says how far into the pushed audio it reaches, so the session
- * can give it the arrival time of the frame that completed it. Real Silero model, espeak-ng speech.
+ * the model's thread), across the resets of its state after a second of quiet too. Each window
+ * says how far into the pushed audio it reaches, so the session can give it the arrival time of
+ * the frame that completed it. And it hears a caller late in a call as well as at its start.
+ * Real Silero model, espeak-ng speech.
  */
 import { expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
-import { resample } from '../../src/media/codecs'
+import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/media/codecs'
+import { INPUT } from '../../src/media/silero-batch'
 import { EnergyVad, loadSilero, SileroVad, type VadWindow } from '../../src/media/vad'
 import { describeNeeding, systemBinary } from '../support/system-binary'
 
 const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
 const RATE = 16_000
 
-/** Half a second of silence, a sentence, half a second of silence, at Silero's own rate (no resampling between pushes). */
+/** espeak-ng saying `text` at `rate`. */
+function say(text: string, rate: number): Int16Array {
+  const wav = spawnSync(ESPEAK.path!, ['--stdout', '-v', 'en-us', '--', text]).stdout
+  return resample(new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.byteLength - (wav.byteLength % 2))), 22_050, rate)
+}
+
+/**
+ * Half a second of silence, a sentence, 1.5 s of silence (the model's state starts again inside
+ * it), the sentence again, half a second of silence: at Silero's own rate (no resampling between pushes).
+ */
 function speech(): Int16Array {
-  const wav = spawnSync(ESPEAK.path!, ['--stdout', '-v', 'en-us', '--', 'Sorry, can I ask something?']).stdout
-  const voice = resample(new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.byteLength - (wav.byteLength % 2))), 22_050, RATE)
-  const out = new Int16Array(RATE + voice.length)
+  const voice = say('Sorry, can I ask something?', RATE)
+  const out = new Int16Array(RATE * 2.5 + voice.length * 2)
   out.set(voice, RATE / 2)
+  out.set(voice, RATE * 2 + voice.length)
   return out
 }
+
+/** Windows the VAD called speech. */
+const speechWindows = (ws: VadWindow[]) => ws.filter((w) => w.speech).length
 
 async function framewise(vad: { push(pcm: Int16Array, rate: number): Promise<VadWindow[]> }, audio: Int16Array, frame: number): Promise<{ speech: boolean; end: number }[]> {
   const out: { speech: boolean; end: number }[] = []
@@ -54,6 +69,29 @@ describeNeeding(ESPEAK)('voice activity, pushed late in one piece', () => {
     expect(b.map((w) => w.speech)).toEqual(alone.slice(0, b.length))
   })
 
+  test('Silero hears a caller a minute into a call as well as at its start', async () => {
+    // A phone call's audio: mu-law at 8 kHz, pushed 200 ms at a time (grouping changes nothing: above).
+    const heard = async (vad: SileroVad, pcm: Int16Array) => {
+      const out: VadWindow[] = []
+      for (let at = 0; at < pcm.length; at += 1_600) out.push(...(await vad.push(decodeMulaw(encodeMulaw(pcm.subarray(at, at + 1_600))), PHONE_RATE)))
+      return out
+    }
+    const question = say('Where do customers park?', PHONE_RATE)
+    const thanks = say('Thank you.', PHONE_RATE)
+    const quiet = new Int16Array(PHONE_RATE * 10 - question.length)
+    const model = await loadSilero()
+    const fresh = speechWindows(await heard(new SileroVad(model!), thanks))
+    // A minute of a call: a question, then silence while the agent answers, six times over.
+    const vad = new SileroVad(model!)
+    for (let i = 0; i < 6; i++) {
+      await heard(vad, question)
+      await heard(vad, quiet)
+    }
+    const late = speechWindows(await heard(vad, thanks))
+    expect(fresh).toBeGreaterThan(10)
+    expect(late).toBeGreaterThanOrEqual(fresh - 2)
+  })
+
   test('energy: windows end where their 20 ms end, whatever was carried from the last push', async () => {
     const vad = new EnergyVad()
     expect((await vad.push(new Int16Array(100), 8_000)).map((w) => w.end)).toEqual([])
@@ -67,7 +105,7 @@ test('Silero at the line’s rate: the model is given the same samples however t
     batcher: {
       infer: async (input: Float32Array) => {
         inputs.push(input.slice())
-        return new Array(input.length / 512).fill(0.9)
+        return new Array(input.length / INPUT).fill(0.9)
       },
     },
   })
