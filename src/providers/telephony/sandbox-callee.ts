@@ -261,7 +261,9 @@ export class SandboxCallee {
     this.spokenAt = 0
     if (next.text) {
       if (!next.keys && next.kind !== 'machine')
-        this.options.scripts.said(this.options.callId, next.text, (next.audio.length / PHONE_RATE) * 1000, this.pace.paced() ? this.chunk * FRAME_MS : undefined)
+        // Its words spread over its speech, not the silence TTS pads it with: a live engine has
+        // the last word once it has been said.
+        this.options.scripts.said(this.options.callId, next.text, (next.speechEnd / PHONE_RATE) * 1000, this.pace.paced() ? this.chunk * FRAME_MS : undefined)
       this.log.said.push(next.text)
     }
     if (next.kind === 'interrupt' || next.kind === 'noise') this.log.interruptions.push({ kind: next.kind, playedAfterMs: 0, clearedAfterMs: null, at: now })

@@ -10,7 +10,8 @@ import { decodeMulaw, encodeMulaw, PHONE_RATE } from '../../../src/media/codecs'
 import { KeypadListener } from '../../../src/media/keypad'
 import { SandboxScripts } from '../../../src/providers/stt/sandbox'
 import { SandboxCallee } from '../../../src/providers/telephony/sandbox-callee'
-import { SandboxTts } from '../../../src/providers/tts/sandbox'
+import type { TextToSpeech } from '../../../src/providers/tts/port'
+import { SandboxTts, synthesiseSyllables } from '../../../src/providers/tts/sandbox'
 
 const SLACK_MS = 200
 
@@ -99,4 +100,31 @@ test('[wait N] [keypad] keys: pressed as tones after the wait', async () => {
   expect(heard.keys).toEqual(['4', '2', '#'])
   expect(callee.log.said).toEqual(['[keypad] 42#'])
   expect(heard.firstSoundAt!).toBeGreaterThanOrEqual(500 + 1_500 - SLACK_MS)
+}, 30_000)
+
+test('the speech-to-text double follows the line’s speech, not the silence its voice is padded with', async () => {
+  // A voice that pads each line with 300 ms of silence, as espeak-ng does.
+  const padded: TextToSpeech = {
+    name: 'padded',
+    sampleRate: PHONE_RATE,
+    async *synthesize(text) {
+      yield synthesiseSyllables(text, PHONE_RATE)
+      yield new Int16Array((PHONE_RATE * 300) / 1000)
+    },
+  }
+  const said: number[] = []
+  const scripts = new (class extends SandboxScripts {
+    override said(callId: string, text: string, ms = 0, at?: number): void {
+      said.push(ms)
+      super.said(callId, text, ms, at)
+    }
+  })()
+  const { url } = bridge(500)
+  callee = new SandboxCallee({ url, callSid: 'CA1', lines: ['Do you sell gift cards?'], callId: 'call_1', scripts, tts: padded })
+  await callee.connect()
+  await until('the line is said', () => said.length > 0)
+  // Its last word is heard once it has been said: the whole line's words by the end of its speech.
+  const speechMs = (synthesiseSyllables('Do you sell gift cards?', PHONE_RATE).length / PHONE_RATE) * 1000
+  expect(said[0]!).toBeGreaterThan(speechMs - 40)
+  expect(said[0]!).toBeLessThanOrEqual(speechMs)
 }, 30_000)
