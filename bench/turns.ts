@@ -8,6 +8,8 @@
  *
  *   bun bench/turns.ts                      both profiles, BENCH_TURNS (40) turns each
  *   BENCH_PROFILES=local bun bench/turns.ts
+ *   BENCH_LIVE_CALLS=100 bun bench/turns.ts the same turns with 100 other calls live on the service
+ *                                           (callers who say a short line after each 12 s of quiet)
  *
  * Profiles:
  *  (a) local — the service's local engines: the live pocketsphinx decoder, the `local` model,
@@ -42,6 +44,16 @@ const TURNS = Number(process.env.BENCH_TURNS ?? 40)
 /** BENCH_VERBOSE=1: each call's transcript and per-turn stages, to see where a slow turn went. */
 const VERBOSE = process.env.BENCH_VERBOSE === '1'
 const PROFILES = (process.env.BENCH_PROFILES ?? 'local,vendors').split(',').map((p) => p.trim())
+/** Other calls kept live on the service while the turns are measured (issue: voice-to-voice with 100 calls live). */
+const LIVE_CALLS = Number(process.env.BENCH_LIVE_CALLS ?? 0)
+/**
+ * What a live call's caller says: a short line once the agent has been quiet 12 s, so the call
+ * stays inside the 30 s silence timeout with its caller speaking ~5% of the time; twenty of them
+ * cover the longest run (a call's lines are made once, when it is answered).
+ */
+const LIVE_LINES = Array.from({ length: 20 }, () => '[wait 12000] Okay, thanks.')
+/** Live calls are placed at the soak's rate (bench:soak's 20 a second). */
+const LIVE_RATE = 20
 /** Questions a caller asks, one a turn; plain sentences with no inner pause, as a person asks them. */
 const QUESTIONS = ['What time do you open on Sunday?', 'Do you have parking for customers?', 'Can I bring my dog inside?', 'How much is a large coffee?']
 const KNOWLEDGE =
@@ -58,6 +70,8 @@ interface Measured {
   /** Lines the agent never answered (the engine heard nothing in them), or never said. */
   unanswered: number
   stages: Record<string, number[]>
+  /** BENCH_LIVE_CALLS: the other calls placed, refused, and still live when the turns were done. */
+  live: { placed: number; refused: number; liveAtEnd: number } | null
 }
 
 /** The questions as the sandbox callee says them (espeak-ng, μ-law at 8 kHz), with their voiced ms. */
@@ -117,7 +131,7 @@ async function profile(name: string): Promise<Measured> {
     const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
     return { status: res.status, body: (await res.json().catch(() => null)) as any }
   }
-  const out: Measured = { caller: [], unanswered: 0, stages: {} }
+  const out: Measured = { caller: [], unanswered: 0, stages: {}, live: null }
   try {
     const dev = (await call('POST', '/console/workspaces', token, { name: 'Bench turns', plan: 'enterprise' })).body
     const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Bean There', model, voice: { answersCalls: true } })).body.id
@@ -126,6 +140,7 @@ async function profile(name: string): Promise<Measured> {
     await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, token, { number: '+14155550100', source: 'rented', agent })
     const { sandbox } = server.services.of(callsFeature)
     const tries = await server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
+    const live = LIVE_CALLS > 0 ? await placeLiveCalls(call, dev, token) : null
     for (let n = 0; out.caller.length < TURNS; n++) {
       const phone = `+1415555${String(1000 + n).padStart(4, '0')}`
       await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
@@ -162,12 +177,35 @@ async function profile(name: string): Promise<Measured> {
       out.unanswered += (callee?.log.turns ?? []).filter((t) => t.agentAudioAt === null).length + QUESTIONS.length - (callee?.log.turns.length ?? 0)
       if (n >= 2 * Math.ceil(TURNS / QUESTIONS.length) && out.caller.length === 0) throw new Error(`no turn was answered (last call ${id}: ${row?.status}, ${row?.error ?? 'no error'})`)
     }
+    if (live) {
+      const states = await Promise.all(live.ids.map(async (id) => (await call('GET', `/api/v1/calls/${id}`, dev.key)).body?.status))
+      out.live = { placed: LIVE_CALLS, refused: live.refused, liveAtEnd: states.filter((s) => s === 'connected').length }
+    }
   } finally {
     await server.stop()
     for (const s of stops) await s()
     rmSync(dir, { recursive: true, force: true })
   }
   return out
+}
+
+type Call = (method: string, path: string, auth: string, body?: unknown) => Promise<{ status: number; body: any }>
+
+/** BENCH_LIVE_CALLS calls to callers who keep them going (LIVE_LINES), placed at LIVE_RATE, then 5 s for the last to be answered. */
+async function placeLiveCalls(call: Call, dev: { id: string; key: string }, token: string): Promise<{ ids: string[]; refused: number }> {
+  const ids: string[] = []
+  let refused = 0
+  for (let i = 0; i < LIVE_CALLS; i++) {
+    const phone = `+1415556${String(i).padStart(4, '0')}`
+    await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
+    await call('PUT', `/console/sandbox/phones/${encodeURIComponent(phone)}`, token, { pickup: 'answer', ringMs: 0, lines: LIVE_LINES, hangupAfterMs: 30 * 60_000 })
+    const placed = await call('POST', '/api/v1/calls', dev.key, { to: phone, purpose: 'Hello from Bean There.' })
+    if (placed.status === 202) ids.push(placed.body.id)
+    else refused++
+    await Bun.sleep(1000 / LIVE_RATE)
+  }
+  await Bun.sleep(5_000)
+  return { ids, refused }
 }
 
 function corpus(): void {
@@ -191,6 +229,7 @@ corpus()
 for (const name of PROFILES) {
   const m = await profile(name)
   console.log(`\n(${name === 'local' ? 'a' : 'b'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
+  if (m.live) console.log(`  with other calls live: ${m.live.placed} placed, ${m.live.refused} refused, ${m.live.liveAtEnd} still live when the turns were done`)
   console.log(`  caller's last word → agent's first audio (at the caller): ${fmt(m.caller)}`)
   const labels: Record<string, string> = {
     endpointingMs: 'end of speech → turn ended (endpointing)',
