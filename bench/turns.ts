@@ -9,7 +9,7 @@
  *   bun bench/turns.ts                      both profiles, BENCH_TURNS (40) turns each
  *   BENCH_PROFILES=local bun bench/turns.ts
  *   BENCH_LIVE_CALLS=100 bun bench/turns.ts the same turns with 100 other calls live on the service
- *                                           (callers who say a short line after each 12 s of quiet)
+ *                                           (callers who say a short line after each 14–24 s of quiet)
  *
  * Profiles:
  *  (a) local — the service's local engines: the live pocketsphinx decoder, the `local` model,
@@ -47,11 +47,11 @@ const PROFILES = (process.env.BENCH_PROFILES ?? 'local,vendors').split(',').map(
 /** Other calls kept live on the service while the turns are measured (issue: voice-to-voice with 100 calls live). */
 const LIVE_CALLS = Number(process.env.BENCH_LIVE_CALLS ?? 0)
 /**
- * What a live call's caller says: a short line once the agent has been quiet 12 s, so the call
- * stays inside the 30 s silence timeout with its caller speaking ~5% of the time; twenty of them
- * cover the longest run (a call's lines are made once, when it is answered).
+ * What live call `i`'s caller says: a short line once the agent has been quiet 14–24 s (spread
+ * over the calls so they do not all speak at once), inside the 30 s silence timeout, its caller
+ * speaking ~4% of the time; twenty of them cover the longest run (a call's lines are made once).
  */
-const LIVE_LINES = Array.from({ length: 20 }, () => '[wait 12000] Okay, thanks.')
+const liveLines = (i: number) => Array.from({ length: 20 }, () => `[wait ${14_000 + ((i * 1_009) % 10_000)}] Okay, thanks.`)
 /** Live calls are placed at the soak's rate (bench:soak's 20 a second). */
 const LIVE_RATE = 20
 /** Questions a caller asks, one a turn; plain sentences with no inner pause, as a person asks them. */
@@ -72,6 +72,8 @@ interface Measured {
   stages: Record<string, number[]>
   /** BENCH_LIVE_CALLS: the other calls placed, refused, and still live when the turns were done. */
   live: { placed: number; refused: number; liveAtEnd: number } | null
+  /** The measured calls' POSTs refused 503 at capacity (each retried 5 s later). */
+  refusedAtCapacity: number
 }
 
 /** The questions as the sandbox callee says them (espeak-ng, μ-law at 8 kHz), with their voiced ms. */
@@ -131,7 +133,7 @@ async function profile(name: string): Promise<Measured> {
     const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
     return { status: res.status, body: (await res.json().catch(() => null)) as any }
   }
-  const out: Measured = { caller: [], unanswered: 0, stages: {}, live: null }
+  const out: Measured = { caller: [], unanswered: 0, stages: {}, live: null, refusedAtCapacity: 0 }
   try {
     const dev = (await call('POST', '/console/workspaces', token, { name: 'Bench turns', plan: 'enterprise' })).body
     const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Bean There', model, voice: { answersCalls: true } })).body.id
@@ -146,7 +148,13 @@ async function profile(name: string): Promise<Measured> {
       await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
       await call('PUT', `/console/sandbox/phones/${encodeURIComponent(phone)}`, token, { pickup: 'answer', ringMs: 0, lines: QUESTIONS, hangupAfterMs: CALL_MS })
       deepgram?.utterances.push(...(await spoken()))
-      const placed = await call('POST', '/api/v1/calls', dev.key, { to: phone, purpose: 'Hello from Bean There.' })
+      let placed = await call('POST', '/api/v1/calls', dev.key, { to: phone, purpose: 'Hello from Bean There.' })
+      // At capacity the instance says when to try again (503, Retry-After): a client waits and does.
+      for (let tries = 0; placed.status === 503 && tries < 20; tries++) {
+        out.refusedAtCapacity++
+        await Bun.sleep(5_000)
+        placed = await call('POST', '/api/v1/calls', dev.key, { to: phone, purpose: 'Hello from Bean There.' })
+      }
       if (placed.status !== 202) throw new Error(`POST /calls answered ${placed.status}: ${JSON.stringify(placed.body)}`)
       const id = placed.body.id as string
       // The callee hangs up once it has said its lines and heard the answer to the last (or after
@@ -198,7 +206,9 @@ async function placeLiveCalls(call: Call, dev: { id: string; key: string }, toke
   for (let i = 0; i < LIVE_CALLS; i++) {
     const phone = `+1415556${String(i).padStart(4, '0')}`
     await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
-    await call('PUT', `/console/sandbox/phones/${encodeURIComponent(phone)}`, token, { pickup: 'answer', ringMs: 0, lines: LIVE_LINES, hangupAfterMs: 30 * 60_000 })
+    // The longest a sandbox callee may stay (20 min, the spec's longest call): longer than any run.
+    const set = await call('PUT', `/console/sandbox/phones/${encodeURIComponent(phone)}`, token, { pickup: 'answer', ringMs: 0, lines: liveLines(i), hangupAfterMs: 1_200_000 })
+    if (set.status !== 200) throw new Error(`PUT /console/sandbox/phones answered ${set.status}: ${JSON.stringify(set.body)}`)
     const placed = await call('POST', '/api/v1/calls', dev.key, { to: phone, purpose: 'Hello from Bean There.' })
     if (placed.status === 202) ids.push(placed.body.id)
     else refused++
@@ -229,7 +239,10 @@ corpus()
 for (const name of PROFILES) {
   const m = await profile(name)
   console.log(`\n(${name === 'local' ? 'a' : 'b'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
-  if (m.live) console.log(`  with other calls live: ${m.live.placed} placed, ${m.live.refused} refused, ${m.live.liveAtEnd} still live when the turns were done`)
+  if (m.live)
+    console.log(
+      `  with other calls live: ${m.live.placed} placed, ${m.live.refused} refused, ${m.live.liveAtEnd} still live when the turns were done; the measured calls refused at capacity ${m.refusedAtCapacity} times`,
+    )
   console.log(`  caller's last word → agent's first audio (at the caller): ${fmt(m.caller)}`)
   const labels: Record<string, string> = {
     endpointingMs: 'end of speech → turn ended (endpointing)',
