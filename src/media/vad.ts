@@ -118,10 +118,10 @@ export class SileroVad implements VoiceActivity {
     const input = new Float32Array(windows * INPUT)
     for (let w = 0; w < windows; w++) {
       const at = w * INPUT
-      input.set(this.context, at)
+      input.set(w ? input.subarray(at - CONTEXT, at) : this.context, at)
       for (let i = 0; i < WINDOW; i++) input[at + CONTEXT + i] = all[w * WINDOW + i]! / 32768
-      this.context = input.slice(at + INPUT - CONTEXT, at + INPUT)
     }
+    this.context = input.slice(input.length - CONTEXT)
     const probs = await this.model.batcher.infer(input, this.state)
     return probs.map((p, w) => {
       this.speaking = this.speaking ? p >= SPEECH_OFF : p >= SPEECH_ON
