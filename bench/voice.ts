@@ -20,6 +20,7 @@ import { type CallLine, VoiceSession } from '../src/media/session'
 import { EnergyVad, type VoiceActivity, voiceActivity } from '../src/media/vad'
 import type { SttSession } from '../src/providers/stt/port'
 import type { TextToSpeech } from '../src/providers/tts/port'
+import { inertLine } from '../test/support/call-line'
 import { percentile } from './stats'
 
 const FRAME = 160
@@ -42,25 +43,17 @@ const tts: TextToSpeech = {
 const stt = (): SttSession => ({ sampleRate: 8000, push() {}, finalize: async () => 'what time do you open', close: async () => {} })
 
 function line(overrides: Partial<CallLine> = {}): CallLine {
-  return {
+  return inertLine({
     callId: 'bench',
     opening: 'Hello.',
-    voice: 'aria',
-    language: 'en',
     endpointingMaxMs: 200,
     maxCallSeconds: 3600,
     respond: async (_t, onText) => {
       onText('We open at seven. ')
       return { reply: 'We open at seven.', endCall: false, messageId: null }
     },
-    agentSaid: async () => {},
-    customerSaid: async () => {},
-    latency: () => {},
-    state: () => {},
-    hangUp: async () => {},
-    log: () => {},
     ...overrides,
-  }
+  })
 }
 
 async function overhead(): Promise<number[]> {

@@ -5,7 +5,6 @@
 import { expect, test } from 'bun:test'
 import { AgentTurns } from '../../src/media/agent-turns'
 import { AgentVoice } from '../../src/media/agent-voice'
-import type { CallLine } from '../../src/media/call-line'
 import { CallerAudio } from '../../src/media/caller-audio'
 import { CallerWords } from '../../src/media/caller-words'
 import type { OutboundFrame } from '../../src/media/frames'
@@ -14,6 +13,7 @@ import { Playout } from '../../src/media/playout'
 import type { VoiceActivity } from '../../src/media/vad'
 import type { SttSession } from '../../src/providers/stt/port'
 import type { TextToSpeech } from '../../src/providers/tts/port'
+import { inertLine } from '../support/call-line'
 import { flush, turnHarness } from '../support/turn-harness'
 
 test('the stages in the order frames go through them, each typed as its part', async () => {
@@ -76,20 +76,7 @@ test('built on its own, the pipeline takes the line’s frames and hands them do
       yield new Int16Array(text.length * 8).fill(500)
     },
   }
-  const line: CallLine = {
-    callId: 'c1',
-    opening: '',
-    voice: 'aria',
-    language: 'en',
-    maxCallSeconds: 600,
-    respond: async () => ({ reply: '', endCall: false, messageId: null }),
-    agentSaid: async () => {},
-    customerSaid: async () => {},
-    latency: () => {},
-    state: () => {},
-    hangUp: async () => {},
-    log: () => {},
-  }
+  const line = inertLine()
   let now = 0
   const pipeline = buildCallPipeline({ line, vad, stt, tts, send: (f) => sent.push(f) > 0 }, chart, { now: () => now })
   for (let i = 0; i < 6; i++) {
