@@ -145,15 +145,14 @@ async function profile(name: string): Promise<Measured> {
     const live = LIVE_CALLS > 0 ? await placeLiveCalls(call, dev, token) : null
     for (let n = 0; out.caller.length < TURNS; n++) {
       const phone = `+1415555${String(1000 + n).padStart(4, '0')}`
-      await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
-      await call('PUT', `/console/sandbox/phones/${encodeURIComponent(phone)}`, token, { pickup: 'answer', ringMs: 0, lines: QUESTIONS, hangupAfterMs: CALL_MS })
+      await sandboxPhone(call, dev, token, phone, QUESTIONS, CALL_MS)
       deepgram?.utterances.push(...(await spoken()))
-      let placed = await call('POST', '/api/v1/calls', dev.key, { to: phone, purpose: 'Hello from Bean There.' })
+      let placed = await dial(call, dev, phone)
       // At capacity the instance says when to try again (503, Retry-After): a client waits and does.
       for (let tries = 0; placed.status === 503 && tries < 20; tries++) {
         out.refusedAtCapacity++
         await Bun.sleep(5_000)
-        placed = await call('POST', '/api/v1/calls', dev.key, { to: phone, purpose: 'Hello from Bean There.' })
+        placed = await dial(call, dev, phone)
       }
       if (placed.status !== 202) throw new Error(`POST /calls answered ${placed.status}: ${JSON.stringify(placed.body)}`)
       const id = placed.body.id as string
@@ -198,18 +197,27 @@ async function profile(name: string): Promise<Measured> {
 }
 
 type Call = (method: string, path: string, auth: string, body?: unknown) => Promise<{ status: number; body: any }>
+type Developer = { id: string; key: string }
 
-/** BENCH_LIVE_CALLS calls to callers who keep them going (LIVE_LINES), placed at LIVE_RATE, then 5 s for the last to be answered. */
-async function placeLiveCalls(call: Call, dev: { id: string; key: string }, token: string): Promise<{ ids: string[]; refused: number }> {
+/** `phone` as a contact of the developer, answered by a sandbox callee who says `lines` and hangs up after `hangupAfterMs`. */
+async function sandboxPhone(call: Call, dev: Developer, token: string, phone: string, lines: string[], hangupAfterMs: number): Promise<void> {
+  await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
+  const set = await call('PUT', `/console/sandbox/phones/${encodeURIComponent(phone)}`, token, { pickup: 'answer', ringMs: 0, lines, hangupAfterMs })
+  if (set.status !== 200) throw new Error(`PUT /console/sandbox/phones answered ${set.status}: ${JSON.stringify(set.body)}`)
+}
+
+/** The agent calls `phone`: POST /calls's answer. */
+const dial = (call: Call, dev: Developer, phone: string) => call('POST', '/api/v1/calls', dev.key, { to: phone, purpose: 'Hello from Bean There.' })
+
+/** BENCH_LIVE_CALLS calls to callers who keep them going (liveLines), placed at LIVE_RATE, then 5 s for the last to be answered. */
+async function placeLiveCalls(call: Call, dev: Developer, token: string): Promise<{ ids: string[]; refused: number }> {
   const ids: string[] = []
   let refused = 0
   for (let i = 0; i < LIVE_CALLS; i++) {
     const phone = `+1415556${String(i).padStart(4, '0')}`
-    await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
     // The longest a sandbox callee may stay (20 min, the spec's longest call): longer than any run.
-    const set = await call('PUT', `/console/sandbox/phones/${encodeURIComponent(phone)}`, token, { pickup: 'answer', ringMs: 0, lines: liveLines(i), hangupAfterMs: 1_200_000 })
-    if (set.status !== 200) throw new Error(`PUT /console/sandbox/phones answered ${set.status}: ${JSON.stringify(set.body)}`)
-    const placed = await call('POST', '/api/v1/calls', dev.key, { to: phone, purpose: 'Hello from Bean There.' })
+    await sandboxPhone(call, dev, token, phone, liveLines(i), 1_200_000)
+    const placed = await dial(call, dev, phone)
     if (placed.status === 202) ids.push(placed.body.id)
     else refused++
     await Bun.sleep(1000 / LIVE_RATE)
