@@ -15,7 +15,7 @@ import { versionsRef } from '../versions/public'
 import { webRef } from '../web/public'
 import { tenancyRef } from '../workspaces/public'
 import { type SimulationRunActors, simulationRunKind } from './actor'
-import { presentRun } from './present'
+import { presentRunOutline } from './present'
 import { simulationsRef } from './public'
 import { openSimulationStore, type RunStatus, resultsSpec, runsSpec, scenariosSpec, simulationsIn, suitesSpec } from './repository'
 import { SimulationRunner } from './runner'
@@ -94,7 +94,7 @@ export const simulationsFeature = defineFeature(simulationsRef, {
         const run = await store.runs.get(id)
         if (!run || event.type !== 'simulation.finished') return
         // The projection of the change that emitted it is stored before this runs (actors/persister.ts).
-        await bus.publish({ type: 'simulation.finished', workspaceId: run.workspaceId, agentId: run.agentId, data: presentRun(run) }, { id: eventId })
+        await bus.publish({ type: 'simulation.finished', workspaceId: run.workspaceId, agentId: run.agentId, data: presentRunOutline(run) }, { id: eventId })
       },
     })
     versions.gatePublish((agent, draftHash) => simulations.gate(agent, draftHash))

@@ -34,8 +34,8 @@ export const presentResult = (r: ResultDoc) => ({
   call: r.call,
 })
 
-/** A run as GET answers it; without `results` in lists and in `simulation.finished`. */
-export function presentRun(run: RunDoc, results?: ResultDoc[]) {
+/** A run as GET answers it, without `results`: the `simulation.finished` event's payload. */
+export function presentRunOutline(run: RunDoc) {
   const durationMs = run.startedAt && run.finishedAt ? Date.parse(run.finishedAt) - Date.parse(run.startedAt) : null
   return {
     id: run.id,
@@ -52,6 +52,10 @@ export function presentRun(run: RunDoc, results?: ResultDoc[]) {
     createdAt: run.createdAt,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
-    results: (results ?? []).map(presentResult),
   }
+}
+
+/** A run as GET answers it; lists pass no results and carry `results: []` (the Run schema has it). */
+export function presentRun(run: RunDoc, results?: ResultDoc[]) {
+  return { ...presentRunOutline(run), results: (results ?? []).map(presentResult) }
 }
