@@ -1,6 +1,6 @@
 /**
  * What a call cut by kill -9 keeps: it ends (and is billed) at the last moment it was known live,
- * not when the service came back, and its recording is finished from the audio recorded before the
+ * not when the service came back (a ringing one when it began to ring), and its recording is finished from the audio recorded before the
  * crash, so the link `call.analysed` advertises plays. The real service in a child process on the
  * system clock, the sandbox network and speech engines.
  */
@@ -128,4 +128,44 @@ test('a crash while a finished call writes its end: the restart finishes its rec
   expect(status).toBe(200)
   expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe('RIFF')
   expect(readdirSync(join(endingDir, 'tmp', 'recordings'))).toEqual([])
+}, 60_000)
+
+test('a ringing call cut by kill -9 ends when it was last known, not at the restart', async () => {
+  const port = await freePort()
+  const call = childClient(port)
+  const ringingDir = mkdtempSync(join(tmpdir(), 'svc-call-drop-ringing-'))
+  const env = { DATA_DIR: ringingDir, CONSOLE_TOKEN: TOKEN, LOG_LEVEL: 'silent', STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox' }
+  try {
+    child = await startChildService(port, env)
+    const dev = (await call('POST', '/console/workspaces', TOKEN, { name: 'Ringing', plan: 'pro' })).body
+    const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Caller', voice: { answersCalls: true } })).body.id
+    expect((await call('POST', `/agents/${agent}/publish`, dev.key, {})).status).toBe(200)
+    expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: '+14155550972', source: 'rented', agent })).status).toBe(201)
+    expect((await call('POST', `/console/workspaces/${dev.id}/contacts`, TOKEN, { phone: '+14155550173' })).status).toBe(201)
+    // It rings a minute, longer than the test takes to kill it: the kill finds it ringing.
+    expect((await call('PUT', `/console/sandbox/phones/${encodeURIComponent('+14155550173')}`, TOKEN, { pickup: 'answer', ringMs: 60_000 })).status).toBe(200)
+    const placed = await call('POST', '/api/v1/calls', dev.key, { to: '+14155550173', purpose: 'Your appointment tomorrow' })
+    expect(placed.status).toBe(202)
+    expect(placed.body.status).toBe('ringing')
+    await Bun.sleep(LIVE_MS)
+    const killedAt = Date.now()
+    child.kill('SIGKILL')
+    await child.exited
+    await Bun.sleep(DOWN_MS)
+
+    child = await startChildService(port, env)
+    const done = await analysed(call, placed.body.id, dev.key)
+    expect(done).toMatchObject({ status: 'failed', seconds: 0, answeredAt: null })
+    const startedAt = Date.parse(done.startedAt)
+    const endedAt = Date.parse(done.endedAt)
+    console.log(`ringing call: rang ${((killedAt - startedAt) / 1000).toFixed(1)} s until kill -9, ended ${((endedAt - startedAt) / 1000).toFixed(1)} s after it began to ring`)
+    // Ended at the last moment it was known, before the kill: not at the restart, DOWN_MS later.
+    expect(endedAt).toBeGreaterThanOrEqual(startedAt)
+    expect(endedAt).toBeLessThanOrEqual(killedAt)
+  } finally {
+    child?.kill('SIGKILL')
+    await child?.exited
+    child = null
+    rmSync(ringingDir, { recursive: true, force: true })
+  }
 }, 60_000)

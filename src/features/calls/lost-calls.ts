@@ -30,13 +30,22 @@ export function lastKnownLive(row: CallTryDoc, now: number): number {
   return Math.min(now, Math.max(answered, beat))
 }
 
+/**
+ * The last instant a lost ringing try is known of: the network took it and it began to ring
+ * (`startedAt`); nothing later is written while a line rings. Never after `now`. It ends there,
+ * as a connected one ends at its heartbeat, not when the restart noticed.
+ */
+export function lastKnownRinging(row: CallTryDoc, now: number): number {
+  return row.startedAt ? Math.min(now, Date.parse(row.startedAt)) : now
+}
+
 export class LostCalls {
   constructor(private readonly deps: LostCallsDeps) {}
 
   /**
    * After a restart on the sandbox network: tries that were ringing (placed) or connected lost
    * their line. Connected ones end `completed` with `hangup: failed`, ringing ones `failed`, the
-   * reason in `error`; their transcripts so far stay. With several instances, `lost` picks the tries
+   * reason in `error`, each at the last moment it was known; their transcripts so far stay. With several instances, `lost` picks the tries
    * of a switch that died (lost-switches.ts), and `streamDied` the media streams its instance
    * carried. Answers how many were ended, and whether some were left (an actor still leased to the
    * dead instance: it stops at the first, to try again later).
@@ -58,7 +67,7 @@ export class LostCalls {
         const event =
           row.status === 'connected'
             ? { type: 'call.ended' as const, at: lastKnownLive(row, now), hangup: 'failed' as const, error: reason }
-            : { type: 'call.refused' as const, at: now, error: reason }
+            : { type: 'call.refused' as const, at: lastKnownRinging(row, now), error: reason }
         try {
           await this.deps.actors.send(row.callId, event)
           dropped++
