@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS idempotency (
   key TEXT PRIMARY KEY,
   state TEXT NOT NULL,            -- 'in_flight' | 'done'
   response TEXT,                  -- StoredResponse JSON when done
-  expires_at INTEGER NOT NULL     -- wall-clock ms
+  expires_at INTEGER NOT NULL,    -- wall-clock ms
+  owner TEXT                      -- the request holding it while in_flight
 );
 CREATE INDEX IF NOT EXISTS idempotency_expires ON idempotency (expires_at);
 CREATE TABLE IF NOT EXISTS timers (
@@ -66,11 +67,20 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
   // and timer write, the largest cost of placing a call (bench:calls profile).
   db.exec('PRAGMA synchronous = NORMAL')
   db.exec(SCHEMA)
+  // A file from before claims had owners: its in-flight claims (none has one) lapse with their ttl.
+  if (
+    !db
+      .query<{ name: string }, []>('PRAGMA table_info(idempotency)')
+      .all()
+      .some((c) => c.name === 'owner')
+  ) {
+    db.exec('ALTER TABLE idempotency ADD COLUMN owner TEXT')
+  }
 
   const q = {
     idemGet: db.query<IdemRow, [string]>('SELECT state, response, expires_at FROM idempotency WHERE key = ?'),
-    idemPut: db.query('INSERT OR REPLACE INTO idempotency (key, state, response, expires_at) VALUES (?, ?, ?, ?)'),
-    idemDel: db.query('DELETE FROM idempotency WHERE key = ?'),
+    idemPut: db.query('INSERT OR REPLACE INTO idempotency (key, state, response, expires_at, owner) VALUES (?, ?, ?, ?, ?)'),
+    idemRelease: db.query("DELETE FROM idempotency WHERE key = ? AND state = 'in_flight' AND owner = ?"),
     idemPurge: db.query('DELETE FROM idempotency WHERE expires_at <= ?'),
     timerPut: db.query('INSERT OR REPLACE INTO timers (id, due_at, payload, claim, claim_expires) VALUES (?, ?, ?, NULL, NULL)'),
     timerDel: db.query('DELETE FROM timers WHERE id = ?'),
@@ -93,7 +103,7 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
   }
 
   let lastPurge = 0
-  const idempotencyBegin = db.transaction((key: string, ttl: number): IdempotencyBegin => {
+  const idempotencyBegin = db.transaction((key: string, ttl: number, owner: string): IdempotencyBegin => {
     const wall = Date.now()
     if (wall - lastPurge >= IDEMPOTENCY_PURGE_INTERVAL_MS) {
       q.idemPurge.run(wall)
@@ -106,7 +116,7 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
       }
       return { state: 'in_flight' }
     }
-    q.idemPut.run(key, 'in_flight', null, wall + ttl)
+    q.idemPut.run(key, 'in_flight', null, wall + ttl, owner)
     return { state: 'started' }
   })
 
@@ -159,16 +169,16 @@ export async function openLocalCoordination(file: string): Promise<Coordination>
   return {
     kind: 'local',
 
-    async idempotencyBegin(key, ttlMs) {
-      return idempotencyBegin(key, durationMs('ttlMs', ttlMs))
+    async idempotencyBegin(key, ttlMs, owner = randomId()) {
+      return idempotencyBegin(key, durationMs('ttlMs', ttlMs), owner)
     },
 
     async idempotencyComplete(key, response, ttlMs) {
-      q.idemPut.run(key, 'done', JSON.stringify(response), Date.now() + durationMs('ttlMs', ttlMs))
+      q.idemPut.run(key, 'done', JSON.stringify(response), Date.now() + durationMs('ttlMs', ttlMs), null)
     },
 
-    async idempotencyRelease(key) {
-      q.idemDel.run(key)
+    async idempotencyRelease(key, owner) {
+      q.idemRelease.run(key, owner)
     },
 
     async rateHit(key, limit, windowMs, now): Promise<RateHit> {

@@ -45,11 +45,19 @@ export interface ClaimedTimer extends TimerSpec {
 export interface Coordination {
   readonly kind: 'local' | 'redis'
 
-  /** Claims `key` for a request. `ttlMs` bounds both the in-flight claim and the stored answer. */
-  idempotencyBegin(key: string, ttlMs: number): Promise<IdempotencyBegin>
+  /**
+   * Claims `key` for a request, held by `owner` (unique to the request; a fresh one when not
+   * given). `ttlMs` bounds both the in-flight claim and the stored answer.
+   */
+  idempotencyBegin(key: string, ttlMs: number, owner?: string): Promise<IdempotencyBegin>
   idempotencyComplete(key: string, response: StoredResponse, ttlMs: number): Promise<void>
-  /** Forgets the key so the same key may be used again (after a 502/503). */
-  idempotencyRelease(key: string): Promise<void>
+  /**
+   * Forgets `owner`'s in-flight claim of `key`, so the same key may be used again (after a
+   * server-side failure); a stored answer, or another owner's claim, stays. On Redis a release
+   * that cannot reach it now fails as unavailable but is kept, and sent until Redis answers
+   * (claim-releases.ts).
+   */
+  idempotencyRelease(key: string, owner: string): Promise<void>
 
   /** Counts one hit in the fixed window of `windowMs` that contains `now`. */
   rateHit(key: string, limit: number, windowMs: number, now: number): Promise<RateHit>

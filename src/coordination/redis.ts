@@ -8,6 +8,7 @@
 import { createClient } from 'redis'
 import { randomId } from '../ids'
 import { countArg, deliver, durationMs, encodePayload, instantMs } from './args'
+import { claimReleases } from './claim-releases'
 import type { ClaimedTimer, Coordination, IdempotencyBegin, RateHit, SlotHold, StoredResponse, TimerSpec } from './port'
 import { scripts } from './redis-scripts'
 import { bounded, COMMAND_TIMEOUT_MS, CoordinationUnavailable, LOST_CONNECTION_MS } from './unavailable'
@@ -61,8 +62,9 @@ function redact(url: string): string {
   }
 }
 
-// What an idempotency key holds: the in-flight marker until the answer is stored.
-const IN_FLIGHT = JSON.stringify({ state: 'in_flight' })
+// What an idempotency key holds until the answer is stored: the in-flight marker with its owner,
+// compared whole by the release (claim-releases.ts).
+const inFlight = (owner: string) => JSON.stringify({ state: 'in_flight', owner })
 
 // A key can expire between a failed SET NX and the GET that follows; then we try to claim it
 // again. Two rounds cover that; a third miss would need the key to expire twice in a row.
@@ -100,20 +102,29 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
   // Beside the timers (same hash slot): gone exactly when they are.
   const markKey = `${tag}:mark`
   let closed = false
+  // The same compare-and-delete as a lease's release, on the claim's whole value.
+  const releases = claimReleases(
+    (key, owner) => client.leaseRelease([key], [inFlight(owner)]),
+    () => closed,
+    onError,
+  )
 
   const adapter: Coordination = {
     kind: 'redis',
 
-    async idempotencyBegin(key: string, ttlMs: number): Promise<IdempotencyBegin> {
+    async idempotencyBegin(key: string, ttlMs: number, owner = randomId()): Promise<IdempotencyBegin> {
       const px = durationMs('ttlMs', ttlMs)
       for (let attempt = 0; attempt < IDEMPOTENCY_CLAIM_ATTEMPTS; attempt++) {
-        const set = await client.set(idemKey(key), IN_FLIGHT, {
+        const set = await client.set(idemKey(key), inFlight(owner), {
           expiration: { type: 'PX', value: px },
           condition: 'NX',
         })
         if (set !== null) return { state: 'started' }
         const current = await client.get(idemKey(key))
-        if (current !== null) return JSON.parse(current) as IdempotencyBegin
+        if (current === null) continue
+        // cast: the key holds only what this adapter wrote (inFlight() or the done record).
+        const found = JSON.parse(current) as IdempotencyBegin
+        return found.state === 'in_flight' ? { state: 'in_flight' } : found
       }
       // Unreachable in practice (see IDEMPOTENCY_CLAIM_ATTEMPTS); "busy" is the safe answer.
       return { state: 'in_flight' }
@@ -124,8 +135,8 @@ export async function openRedisCoordination(url: string, opts: RedisCoordination
       await client.set(idemKey(key), value, { expiration: { type: 'PX', value: durationMs('ttlMs', ttlMs) } })
     },
 
-    async idempotencyRelease(key: string): Promise<void> {
-      await client.del(idemKey(key))
+    async idempotencyRelease(key: string, owner: string): Promise<void> {
+      await releases.release(idemKey(key), owner)
     },
 
     async rateHit(key: string, limit: number, windowMs: number, now: number): Promise<RateHit> {
@@ -294,6 +305,9 @@ function watchConnection(client: Client): { since(): number | null; down(): bool
   }
 }
 
+/** Operations that keep trying after the caller was told (claim-releases.ts): started even while the connection is down. */
+const KEPT_UNTIL_ANSWERED = new Set(['idempotencyRelease'])
+
 /**
  * The adapter with each operation bounded (unavailable.ts): within COMMAND_TIMEOUT_MS it answers or
  * fails with CoordinationUnavailable naming the operation. Once the connection has been down for
@@ -308,7 +322,10 @@ function boundedOperations(adapter: Coordination, connection: ReturnType<typeof 
     }
     out[name] = (...args: unknown[]) => {
       if (connection.down()) {
-        return Promise.reject(new CoordinationUnavailable(`Redis is unreachable (reconnecting since ${new Date(connection.since() ?? Date.now()).toISOString()}); ${name} not sent`))
+        const kept = KEPT_UNTIL_ANSWERED.has(name)
+        if (kept) value.apply(adapter, args).catch(() => {})
+        const since = new Date(connection.since() ?? Date.now()).toISOString()
+        return Promise.reject(new CoordinationUnavailable(`Redis is unreachable (reconnecting since ${since}); ${name} ${kept ? 'kept until it answers' : 'not sent'}`))
       }
       return bounded(name, () => value.apply(adapter, args))
     }

@@ -58,7 +58,7 @@ const CONNECTION_ERRORS = [
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
 
 /** A node-redis failure that means the server is unreachable or not serving, as opposed to a command's own error (a bad argument, a script bug). */
-function unavailable(error: unknown): boolean {
+export function isUnavailable(error: unknown): boolean {
   if (error instanceof ErrorReply) return TRANSIENT_REPLIES.test(error.message)
   if (CONNECTION_ERRORS.some((kind) => error instanceof kind)) return true
   const code = (error as { code?: unknown } | null)?.code
@@ -87,7 +87,7 @@ export function bounded<T>(operation: string, run: () => Promise<T>, ms = COMMAN
       },
       (error: unknown) => {
         clearTimeout(timer)
-        reject(unavailable(error) ? new CoordinationUnavailable(`Redis failed ${operation}: ${error instanceof Error ? error.message : String(error)}`, error) : error)
+        reject(isUnavailable(error) ? new CoordinationUnavailable(`Redis failed ${operation}: ${error instanceof Error ? error.message : String(error)}`, error) : error)
       },
     )
   })

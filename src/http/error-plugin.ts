@@ -126,7 +126,7 @@ export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck, 
 
 async function shape({ code, error, request, set, params }: Failure, logger: Logger, checkCredentials?: CredentialCheck): Promise<Response> {
   // An Idempotency-Key the failed handler held is stored as its refusal, or released (idempotency.ts).
-  // With coordination down that fails too; the key then lapses with its in-flight TTL.
+  // With coordination down that fails too; a release is then sent again until Redis answers.
   await settleFailedClaim(request, error).catch((err: unknown) => logger.warn({ err }, 'could not settle an Idempotency-Key'))
   const path = new URL(request.url).pathname
   const surface = surfaceOf(path)

@@ -1,13 +1,16 @@
 /**
  * `Idempotency-Key` for endpoints that send or create something (docs/spec.md Conventions rule 6):
  * a repeat returns the first answer with `Idempotent-Replayed: true`; a repeat while the first is
- * still running gets 409; a 502/503 releases the key so the caller may retry with it.
+ * still running gets 409; a server-side failure (5xx) releases the key so the caller may retry with
+ * it, also when coordination could not be reached to release it then (claim-releases.ts).
  * Keys are scoped to the workspace and the route, and bound to the request body: the same key
  * with a different body is refused rather than silently replaying an unrelated answer.
  */
 import { createHash } from 'node:crypto'
 import type { Coordination, StoredResponse } from '../coordination/port'
+import { randomId } from '../ids'
 import { badRequest, conflict } from './errors'
+import { outageRefusal } from './outage'
 import { apiErrorOf } from './refusals'
 
 /** docs/spec.md Limits: idempotency key retention 24 hours. */
@@ -30,7 +33,8 @@ export interface IdempotentResult extends Answer {
 }
 
 /** What `beginIdempotent` found: no key, an answer to replay, or a claim this request now holds. */
-export type IdempotencyStep = { kind: 'none' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'claimed'; id: string; fingerprint: string }
+export type IdempotencyStep = { kind: 'none' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'claimed'; id: string; owner: string; fingerprint: string }
+type Claim = Extract<IdempotencyStep, { kind: 'claimed' }>
 
 /** Where a request's key came from, named as the caller sent it (400s name it). */
 export const KEY_HEADER = 'Idempotency-Key'
@@ -69,7 +73,17 @@ export async function beginIdempotent(coordination: Coordination, scope: string,
     .update(JSON.stringify(requestBody ?? null))
     .digest('hex')
   const id = `idem:${scope}:${key}`
-  const begun = await coordination.idempotencyBegin(id, IN_FLIGHT_TTL_MS)
+  const owner = randomId()
+  let begun: Awaited<ReturnType<Coordination['idempotencyBegin']>>
+  try {
+    begun = await coordination.idempotencyBegin(id, IN_FLIGHT_TTL_MS, owner)
+  } catch (error) {
+    // The claim may have been written with its answer lost (Redis stalled past the bound): this
+    // request answers 503, so the claim goes once coordination answers again. Not awaited: the
+    // request has waited out the bound already, and the release is queued behind the claim.
+    void coordination.idempotencyRelease(id, owner).catch(() => {})
+    throw error
+  }
   if (begun.state === 'in_flight') throw conflict(`a request with this ${field} is still being processed`)
   if (begun.state === 'done') {
     const stored = begun.response
@@ -78,28 +92,32 @@ export async function beginIdempotent(coordination: Coordination, scope: string,
     }
     return { kind: 'replay', status: stored.status, body: stored.body }
   }
-  return { kind: 'claimed', id, fingerprint }
+  return { kind: 'claimed', id, owner, fingerprint }
 }
 
-/** The handler answered: its answer is kept for the key, except a 502/503, which releases it. */
-export async function answerIdempotent(coordination: Coordination, claim: Extract<IdempotencyStep, { kind: 'claimed' }>, answer: Answer): Promise<void> {
-  if (answer.status === 502 || answer.status === 503) return coordination.idempotencyRelease(claim.id)
+/** The handler answered: its answer is kept for the key, except a server-side failure (5xx), which releases it. */
+export async function answerIdempotent(coordination: Coordination, claim: Claim, answer: Answer): Promise<void> {
+  if (answer.status >= 500) return coordination.idempotencyRelease(claim.id, claim.owner)
   const stored: StoredResponse = { status: answer.status, body: answer.body, headers: { fingerprint: claim.fingerprint } }
   await coordination.idempotencyComplete(claim.id, stored, IDEMPOTENCY_TTL_MS)
 }
 
 /**
  * The handler threw. A refusal is an answer too (the same request would be refused again), except
- * rate limits, provider failures (502/503) and our own crashes, which release the key for a retry.
+ * rate limits, server-side failures (5xx: providers, outages, our own crashes), which release the
+ * key for a retry. After a coordination outage the release is not waited for: Redis is not
+ * answering, so waiting would only hold the 503 another bound while the release keeps trying.
  */
-export async function failIdempotent(coordination: Coordination, claim: Extract<IdempotencyStep, { kind: 'claimed' }>, error: unknown): Promise<void> {
+export async function failIdempotent(coordination: Coordination, claim: Claim, error: unknown): Promise<void> {
   const refused = apiErrorOf(error)
   if (refused && refused.status < 500 && refused.status !== 429) {
     const body = { error: refused.message, ...(refused.extra ?? {}) }
     await coordination.idempotencyComplete(claim.id, { status: refused.status, body, headers: { fingerprint: claim.fingerprint } }, IDEMPOTENCY_TTL_MS)
-  } else {
-    await coordination.idempotencyRelease(claim.id)
+    return
   }
+  const released = coordination.idempotencyRelease(claim.id, claim.owner)
+  if (outageRefusal(error)?.status === 503) return void released.catch(() => {})
+  await released
 }
 
 /**

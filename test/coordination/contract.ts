@@ -49,14 +49,19 @@ export function coordinationContract(name: string, open: () => Promise<Coordinat
         expect(await c.idempotencyBegin('k2', LONG_TTL_MS)).toEqual({ state: 'started' })
       })
 
-      test('release lets the same key start again', async () => {
-        await c.idempotencyBegin('k', LONG_TTL_MS)
-        await c.idempotencyRelease('k')
-        expect(await c.idempotencyBegin('k', LONG_TTL_MS)).toEqual({ state: 'started' })
-        await c.idempotencyComplete('k', { status: 200, body: null }, LONG_TTL_MS)
-        await c.idempotencyRelease('k')
-        expect(await c.idempotencyBegin('k', LONG_TTL_MS)).toEqual({ state: 'started' })
-        await c.idempotencyRelease('never-used')
+      test("release lets the same key start again; only the owner's claim is released", async () => {
+        await c.idempotencyBegin('k', LONG_TTL_MS, 'first')
+        await c.idempotencyRelease('k', 'first')
+        expect(await c.idempotencyBegin('k', LONG_TTL_MS, 'second')).toEqual({ state: 'started' })
+        // A late release of the first claim leaves the second request's.
+        await c.idempotencyRelease('k', 'first')
+        expect(await c.idempotencyBegin('k', LONG_TTL_MS, 'third')).toEqual({ state: 'in_flight' })
+        // A stored answer is kept whoever releases.
+        const response = { status: 200, body: null }
+        await c.idempotencyComplete('k', response, LONG_TTL_MS)
+        await c.idempotencyRelease('k', 'second')
+        expect(await c.idempotencyBegin('k', LONG_TTL_MS, 'third')).toEqual({ state: 'done', response })
+        await c.idempotencyRelease('never-used', 'nobody')
       })
 
       test('in-flight claims and stored answers expire after their ttl', async () => {

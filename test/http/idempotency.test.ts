@@ -56,11 +56,13 @@ function suite(name: string, open: () => Promise<Coordination>) {
       expect((await first).status).toBe(202)
     })
 
-    test('a 502/503 answer or a crash releases the key; a 4xx refusal is kept', async () => {
+    test('a 5xx answer or a crash releases the key; a 4xx refusal is kept', async () => {
       let runs = 0
       await idempotent(c, 's', 'k-502', {}, async () => ({ status: 502, body: { n: ++runs } }))
       const retry = await idempotent(c, 's', 'k-502', {}, async () => ({ status: 202, body: { n: ++runs } }))
       expect(retry).toEqual({ status: 202, body: { n: 2 }, replayed: false })
+      await idempotent(c, 's', 'k-507', {}, async () => ({ status: 507, body: { n: ++runs } }))
+      expect(await idempotent(c, 's', 'k-507', {}, async () => ({ status: 201, body: { n: ++runs } }))).toEqual({ status: 201, body: { n: 4 }, replayed: false })
 
       await expect(
         idempotent(c, 's', 'k-crash', {}, async () => {
