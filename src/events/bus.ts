@@ -87,6 +87,9 @@ export const DISPATCH_LEASE_MS = 60_000
 // A crashed instance's undispatched events are picked up by the others within this long, for one
 // indexed query when there are none (the runtime's orphan sweep uses the same period).
 export const SWEEP_MS = 30_000
+// An event another instance is dispatching is looked at this often until it is: its dispatch takes
+// milliseconds (DISPATCH_LEASE_MS above), so a few looks at most.
+const REPUBLISH_POLL_MS = 50
 // Re-dispatch reads this many undispatched events per query: a bounded read per round.
 const REDISPATCH_BATCH = 100
 // A local subscriber failing (store hiccup) leaves the event for the sweep; after this many
@@ -100,6 +103,8 @@ export class EventBus {
   private unsubscribe: (() => Promise<void>) | null = null
   private sweeper: ReturnType<typeof setInterval> | null = null
   private sweeping: Promise<number> | null = null
+  /** Dispatches running in this process, by event id. */
+  private readonly dispatching = new Map<string, Promise<boolean>>()
 
   private constructor(
     readonly events: Collection<RecordedEvent>,
@@ -130,24 +135,49 @@ export class EventBus {
   /**
    * Records the event, then runs local subscribers (awaited), marks it dispatched and tells every
    * instance. With `opts.id` (an actor's emitted event: actors/types.ts `emitted`) publishing is
-   * idempotent: an id already recorded is not recorded or dispatched again (an undispatched one is
-   * the sweep's), so a hand-over repeated after a crash publishes once.
+   * idempotent: an id already recorded is not recorded or dispatched again, so a hand-over repeated
+   * after a crash publishes once. One recorded and left undispatched (the crash came between) is
+   * dispatched before this resolves, here or by whoever holds it: the actor's next event must not
+   * be dispatched before it (webhook order, docs/api/webhooks.md).
    */
   async publish(event: DomainEvent, opts: { id?: string } = {}): Promise<RecordedEvent> {
     const recorded = this.stamp(event, opts.id)
     // Held from before the record exists, so a sweep on another instance never takes it mid-dispatch.
-    await this.lease(recorded.id)
+    const leased = await this.lease(recorded.id)
     try {
       await this.events.insert(recorded)
     } catch (err) {
       if (!(err instanceof DuplicateKeyError) || opts.id === undefined) throw err
-      return (await this.events.get(recorded.id)) ?? recorded
+      return this.recordedBefore(recorded, leased)
     }
     crashPoint('event.recorded')
     await this.dispatch(recorded)
     crashPoint('event.dispatched')
     crashPoint(`event.dispatched:${event.type}`)
     return recorded
+  }
+
+  /** An event published again by id: dispatched now if it never was (under our lease), or once its dispatcher is done. */
+  private async recordedBefore(fresh: RecordedEvent, leased: boolean): Promise<RecordedEvent> {
+    // Being dispatched in this process (the lease is ours either way): wait for that one.
+    const here = this.dispatching.get(fresh.id)
+    if (here) await here.catch(() => {})
+    const stored = await this.events.get(fresh.id)
+    if (stored?.dispatched !== false) {
+      if (leased) await this.coordination.releaseLease(`event:${fresh.id}`, this.instanceId).catch(() => {})
+      return stored ?? fresh
+    }
+    if (leased) {
+      await this.dispatch(stored)
+      return { ...stored, dispatched: true }
+    }
+    // Another instance's sweep holds it: its dispatch is a few store writes, and its lease bounds it.
+    const deadline = Date.now() + DISPATCH_LEASE_MS
+    for (;;) {
+      const now = await this.events.get(fresh.id)
+      if (now?.dispatched !== false || Date.now() >= deadline) return now ?? stored
+      await new Promise((done) => setTimeout(done, REPUBLISH_POLL_MS))
+    }
   }
 
   /**
@@ -220,7 +250,13 @@ export class EventBus {
   }
 
   /** Runs the local subscribers; marks the event dispatched unless one failed (then the sweep retries it). */
-  private async dispatch(recorded: RecordedEvent): Promise<boolean> {
+  private dispatch(recorded: RecordedEvent): Promise<boolean> {
+    const running = this.dispatchNow(recorded).finally(() => this.dispatching.delete(recorded.id))
+    this.dispatching.set(recorded.id, running)
+    return running
+  }
+
+  private async dispatchNow(recorded: RecordedEvent): Promise<boolean> {
     let failures: string[]
     let owed: Owed[]
     try {

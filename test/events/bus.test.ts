@@ -59,6 +59,22 @@ describe('recording and local dispatch', () => {
     await bus.close()
   })
 
+  test('an event left undispatched (a crash between) is dispatched when published again by its id, before publish resolves, once', async () => {
+    const { bus } = await fresh()
+    const seen: string[] = []
+    bus.subscribe((e) => void seen.push(e.id))
+    await bus.events.insert({ ...event(1), id: 'call:out_2:1', createdAt: '2026-03-01T10:00:00.000Z', dispatched: false })
+    // The actor hands its outbox over again after the restart: the call's next event must come after this one.
+    const again = await bus.publish(event(1), { id: 'call:out_2:1' })
+    expect(seen).toEqual(['call:out_2:1'])
+    expect(again).toMatchObject({ id: 'call:out_2:1', dispatched: true })
+    expect(await bus.events.get('call:out_2:1')).toMatchObject({ dispatched: true })
+    await bus.publish(event(1), { id: 'call:out_2:1' })
+    expect(await bus.start()).toBe(0)
+    expect(seen).toEqual(['call:out_2:1'])
+    await bus.close()
+  })
+
   test('an event recorded but not dispatched (a crash) is dispatched by start(), once', async () => {
     const { bus } = await fresh()
     const seen: string[] = []
