@@ -52,3 +52,30 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
 
 export const isV1EventType = (type: string): type is V1EventType => (V1_EVENT_TYPES as readonly string[]).includes(type)
 export const isLegacyEventType = (type: string): type is LegacyEventType => (LEGACY_EVENT_TYPES as readonly string[]).includes(type)
+
+/**
+ * What an event is about, by the member of `data` that names it: a call's events (its tries
+ * included, and the legacy `voice.call.ended`) share the call, a conversation's share the
+ * conversation. Webhook deliveries of one subject to one endpoint go out in the order the events
+ * were dispatched (docs/api/webhooks.md "Order").
+ */
+const SUBJECT_OF: Record<EventType, readonly [kind: string, member: string]> = {
+  'lead.captured': ['conversation', 'conversationId'],
+  'conversation.escalated': ['conversation', 'conversationId'],
+  'conversation.resolved': ['conversation', 'conversationId'],
+  'message.received': ['conversation', 'conversationId'],
+  'chat.message.completed': ['conversation', 'conversationId'],
+  'call.completed': ['call', 'id'],
+  'call.analysed': ['call', 'id'],
+  'call.transfer_ended': ['call', 'id'],
+  'voice.call.ended': ['call', 'callId'],
+  'campaign.finished': ['campaign', 'id'],
+  'simulation.finished': ['simulation', 'id'],
+}
+
+/** `call:<id>`, `conversation:<id>`…; null when the event names none (nothing to keep in order). */
+export function subjectOf(event: { type: string; data: Record<string, unknown> }): string | null {
+  const named = isLegacyEventType(event.type) ? SUBJECT_OF[event.type] : undefined
+  const id = named ? event.data[named[1]] : undefined
+  return named && typeof id === 'string' && id !== '' ? `${named[0]}:${id}` : null
+}

@@ -19,7 +19,7 @@
  */
 import type { Coordination } from '../coordination/port'
 import type { Logger } from '../logger'
-import type { Collection, Doc, DocumentStore, Write } from '../store/port'
+import type { Collection, Doc, DocumentStore, IndexSpec, Write } from '../store/port'
 
 /**
  * A dead instance's work is taken over this long after its last renewal, at most: the actor
@@ -48,6 +48,8 @@ export interface OwedWorkOptions<T extends OwedItem> {
   owner: string
   coordination: Coordination
   logger: Logger
+  /** Indexes the items' own lookups need, beside the one on `owner`. */
+  indexes?: IndexSpec[]
   /** Starts an item taken over from a dead instance (already this instance's); should not wait for the whole work. */
   resume: (item: T) => void | Promise<void>
 }
@@ -65,7 +67,7 @@ export class OwedWork<T extends OwedItem> {
 
   /** Opens the collections and registers this instance (before it owes anything, so a death at any later point is seen). */
   static async open<T extends OwedItem>(store: DocumentStore, o: OwedWorkOptions<T>): Promise<OwedWork<T>> {
-    const items = await store.collection<T>({ name: o.name, indexes: [{ name: 'owner', fields: [['owner', 1]] }] })
+    const items = await store.collection<T>({ name: o.name, indexes: [{ name: 'owner', fields: [['owner', 1]] }, ...(o.indexes ?? [])] })
     const owners = await store.collection<OwnerDoc>({ name: `${o.name}_owners`, indexes: [] })
     await o.coordination.acquireLease(leaseName(o.name, o.owner), o.owner, PRESENCE_TTL_MS)
     await owners.upsert({ id: o.owner, startedAt: Date.now() })

@@ -12,6 +12,10 @@
  * signed like v1 (`x-service-signature: sha256=<hex>` over the raw body), with the event id,
  * delivery id and attempt number in headers (`x-service-event-id`, `x-service-delivery-id`,
  * `x-service-delivery-attempt`).
+ *
+ * Order: a delivery waits, before its first attempt, until the deliveries of its subject to the
+ * same endpoint queued before it are settled (success or failed, not pending or retrying), so a
+ * later event of a call never overtakes an earlier one that is being retried (subject-turns.ts).
  */
 import { ActorExistsError } from '../../../actors/errors'
 import type { DeliverInput, DeliverOutput } from '../../../machines/webhook-delivery'
@@ -19,7 +23,7 @@ import { type Clock, iso } from '../../clock'
 import { crashPoint } from '../../crash-points'
 import type { SecretBox } from '../../crypto/secrets'
 import type { RecordedEvent } from '../../events/bus'
-import { EVENT_DESCRIPTIONS, type EventType, isLegacyEventType } from '../../events/catalogue'
+import { EVENT_DESCRIPTIONS, type EventType, isLegacyEventType, subjectOf } from '../../events/catalogue'
 import type { Collection } from '../../store/port'
 import { DuplicateKeyError } from '../../store/port'
 import { type AttemptDeps, attempt } from './attempt'
@@ -27,6 +31,7 @@ import type { WebhookDeliveryActors } from './delivery-actor'
 import { LaneFullError, type Lanes, LanesStoppedError } from './lanes'
 import type { LegacyEndpointDoc, WebhookRepos } from './repository'
 import { DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, signedHeaders } from './signing'
+import type { SubjectTurns } from './subject-turns'
 
 export interface LegacyDeliveryDeps {
   repos: WebhookRepos
@@ -38,6 +43,7 @@ export interface LegacyDeliveryDeps {
   attempt: Omit<AttemptDeps, 'timeoutMs'>
   /** The legacy integer id an agent id was given (payloads name agents as the legacy surface does). */
   agentNumber: (agentId: string) => Promise<number | null>
+  turns: SubjectTurns
 }
 
 /** One delivery per (event, endpoint): the same event dispatched twice maps to the same id. */
@@ -61,7 +67,11 @@ export class LegacyDeliveries {
   readonly deliver = async (input: DeliverInput): Promise<DeliverOutput> => {
     const { repos, clock } = this.deps
     const final = (error: string): DeliverOutput => ({ ok: false, at: clock.now(), status: null, error, retryable: false })
-    const doc = await repos.deliveries.get(input.deliveryId)
+    const queued = await repos.deliveries.get(input.deliveryId)
+    const after = queued?.after ?? []
+    // Shutting down while it waits its turn: never settle, as below, so it is taken again after the restart.
+    if (after.length > 0 && !(await this.deps.turns.wait(after, this.unsettled, () => this.deps.lanes.isStopped))) return new Promise<never>(() => {})
+    const doc = after.length > 0 ? await repos.deliveries.get(input.deliveryId) : queued
     if (!doc) return final('the delivery record was deleted with its endpoint')
     const endpoint = await repos.endpoints.in(doc.workspaceId).get(doc.endpointId)
     if (!endpoint) return final('the endpoint was deleted')
@@ -71,25 +81,28 @@ export class LegacyDeliveries {
     const event = await this.deps.events.get(doc.eventId)
     if (!event) return final(`event ${doc.eventId} is no longer stored`)
     try {
-      return await this.deps.lanes.run(`legacy:${endpoint.id}`, async () => {
-        // Claimed in the store before the request leaves: an attempt re-made after a crash goes out
-        // as the next number, never again as one that may have been sent.
-        const base = (doc.claimedRound ?? 0) === input.round ? (doc.lastAttempt ?? 0) : 0
-        const attemptNo = Math.max(input.attempt, base + 1)
-        await repos.deliveries.update(doc.id, { lastAttempt: attemptNo, claimedRound: input.round })
-        crashPoint('delivery.claimed')
-        const outcome = await attempt({ kind: 'url', url: endpoint.url }, await this.request(endpoint, event, doc.id, attemptNo), {
-          ...this.deps.attempt,
-          timeoutMs: endpoint.timeoutMs,
-        })
-        crashPoint('delivery.answered')
-        const at = clock.now()
-        if (outcome.ok) {
-          await repos.deliveries.update(doc.id, { succeededAt: at, succeededStatus: outcome.status })
-          crashPoint('delivery.succeeded')
-        }
-        return { ...outcome, at, retryable: true, attempt: attemptNo }
-      })
+      return await this.deps.turns.track(
+        doc.id,
+        this.deps.lanes.run(`legacy:${endpoint.id}`, async () => {
+          // Claimed in the store before the request leaves: an attempt re-made after a crash goes out
+          // as the next number, never again as one that may have been sent.
+          const base = (doc.claimedRound ?? 0) === input.round ? (doc.lastAttempt ?? 0) : 0
+          const attemptNo = Math.max(input.attempt, base + 1)
+          await repos.deliveries.update(doc.id, { lastAttempt: attemptNo, claimedRound: input.round })
+          crashPoint('delivery.claimed')
+          const outcome = await attempt({ kind: 'url', url: endpoint.url }, await this.request(endpoint, event, doc.id, attemptNo), {
+            ...this.deps.attempt,
+            timeoutMs: endpoint.timeoutMs,
+          })
+          crashPoint('delivery.answered')
+          const at = clock.now()
+          if (outcome.ok) {
+            await repos.deliveries.update(doc.id, { succeededAt: at, succeededStatus: outcome.status })
+            crashPoint('delivery.succeeded')
+          }
+          return { ...outcome, at, retryable: true, attempt: attemptNo }
+        }),
+      )
     } catch (err) {
       if (err instanceof LaneFullError) return { ok: false, at: clock.now(), status: null, error: `not attempted: ${err.message}`, retryable: true }
       // Shutting down: never settle, so the chart stays pending (as stored) and the attempt is
@@ -99,9 +112,26 @@ export class LegacyDeliveries {
     }
   }
 
+  /** Whether a delivery is still to settle: neither succeeded nor failed for good (a POST retry makes it so again). */
+  private readonly unsettled = async (id: string): Promise<boolean> => {
+    const doc = await this.deps.repos.deliveries.get(id)
+    if (!doc || typeof doc.succeededAt === 'number') return false
+    const state = (await this.deps.deliveries.read(id))?.state ?? 'pending'
+    return state === 'pending' || state === 'retrying'
+  }
+
   private async queue(event: RecordedEvent, endpoint: LegacyEndpointDoc): Promise<void> {
     const id = deliveryIdOf(event.id, endpoint.number)
-    const doc = { id, workspaceId: event.workspaceId, endpointId: endpoint.id, eventId: event.id, eventType: event.type, createdAt: iso(this.deps.clock.now()) }
+    const subject = subjectOf(event)
+    const doc = {
+      id,
+      workspaceId: event.workspaceId,
+      endpointId: endpoint.id,
+      eventId: event.id,
+      eventType: event.type,
+      createdAt: iso(this.deps.clock.now()),
+      ...(subject ? { subject, after: await this.before(endpoint.id, subject, id) } : {}),
+    }
     try {
       await this.deps.repos.deliveries.insert(doc)
     } catch (err) {
@@ -113,6 +143,13 @@ export class LegacyDeliveries {
     } catch (err) {
       if (!(err instanceof ActorExistsError)) throw err
     }
+  }
+
+  /** The deliveries of (endpoint, subject) queued before `id` and not settled yet. */
+  private async before(endpointId: string, subject: string, id: string): Promise<string[]> {
+    const earlier = (await this.deps.repos.deliveries.find({ endpointId, subject, succeededAt: null })).filter((d) => d.id !== id)
+    const open = await Promise.all(earlier.map((d) => this.unsettled(d.id)))
+    return earlier.filter((_, i) => open[i]).map((d) => d.id)
   }
 
   private async request(endpoint: LegacyEndpointDoc, event: RecordedEvent, deliveryId: string, attemptNo: number) {

@@ -81,6 +81,10 @@ export interface LegacyDeliveryDoc {
   eventId: string
   eventType: string
   createdAt: string
+  /** The event's subject (events/catalogue.ts subjectOf); absent when it names none. */
+  subject?: string
+  /** Deliveries of the same endpoint and subject still unsettled when this one was queued: it waits for them (subject-turns.ts). */
+  after?: string[]
   /** The last attempt number claimed (written before its request leaves) and its retry round. */
   lastAttempt?: number
   claimedRound?: number
@@ -98,6 +102,14 @@ export const legacyDeliveriesSpec: CollectionSpec = {
         ['endpointId', 1],
         ['createdAt', -1],
         ['id', -1],
+      ],
+    },
+    // The deliveries a new one of the same subject must wait for.
+    {
+      name: 'endpoint_subject',
+      fields: [
+        ['endpointId', 1],
+        ['subject', 1],
       ],
     },
   ],

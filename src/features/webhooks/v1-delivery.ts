@@ -17,6 +17,9 @@
  * already got, with the same `x-service-event-id`, when the process died between sending it and
  * reporting the answer. A fresh dispatch claims each (event, webhook) pair first (kept 24 h), so an
  * event dispatched twice is not attempted twice.
+ *
+ * Order: a delivery waits for the deliveries of its subject to the same webhook that were owed when
+ * it was (subject-turns.ts), so a call's `call.completed` reaches a webhook before its `call.analysed`.
  */
 
 import { type Clock, iso } from '../../clock'
@@ -24,15 +27,16 @@ import type { Coordination } from '../../coordination/port'
 import { crashPoint } from '../../crash-points'
 import type { SecretBox } from '../../crypto/secrets'
 import type { Owed, RecordedEvent } from '../../events/bus'
-import { EVENT_DESCRIPTIONS, type EventType, isV1EventType } from '../../events/catalogue'
+import { EVENT_DESCRIPTIONS, type EventType, isV1EventType, subjectOf } from '../../events/catalogue'
 import type { OwedItem, OwedWork } from '../../events/owed-work'
 import type { Logger } from '../../logger'
-import type { Collection } from '../../store/port'
+import type { Collection, IndexSpec } from '../../store/port'
 import { type AttemptDeps, type AttemptOutcome, attempt } from './attempt'
 import type { WebhookEndpointActors } from './endpoint-actor'
 import { LaneFullError, type Lanes, LanesStoppedError } from './lanes'
 import { subscribes, type WebhookDoc, type WebhookRepos } from './repository'
 import { signedHeaders, WEBHOOK_ID_HEADER } from './signing'
+import { type SubjectTurns, turnKey } from './subject-turns'
 
 // Not in docs/spec.md. Legacy endpoints default to 5 s (timeout_ms); v1 has no retry, so a slow but
 // working receiver gets twice that before its one attempt counts as failed.
@@ -50,6 +54,7 @@ export interface V1DeliveryDeps {
   coordination: Pick<Coordination, 'idempotencyBegin'>
   /** The recorded events, for a delivery taken over from a stopped instance. */
   events: Pick<Collection<RecordedEvent>, 'get'>
+  turns: SubjectTurns
 }
 
 /** A delivery owed: one (event, webhook) pair, from dispatch until its outcome is reported. */
@@ -57,7 +62,14 @@ export interface OwedV1Delivery extends OwedItem {
   eventId: string
   webhookId: string
   createdAt: string
+  /** The webhook and the event's subject (turnKey); absent for an event about nothing in particular. */
+  key?: string
+  /** Deliveries of the same key owed when this one was: it goes out after them (subject-turns.ts). */
+  after?: string[]
 }
+
+/** The index the owed deliveries of one (webhook, subject) are found by. */
+export const OWED_V1_INDEXES: IndexSpec[] = [{ name: 'key', fields: [['key', 1]] }]
 
 /**
  * The claim that keeps an event dispatched twice (a bus re-dispatch) from being attempted twice.
@@ -80,26 +92,61 @@ export class V1Deliveries {
     const hooks = (await this.deps.repos.webhooks.in(event.workspaceId).find({ agentId: event.agentId })).filter((hook) => subscribes(hook.events, event.type))
     if (hooks.length === 0) return undefined
     const createdAt = iso(this.deps.clock.now())
+    const subject = subjectOf(event)
+    const keyOf = (hook: WebhookDoc) => (subject ? turnKey(hook.id, subject) : undefined)
+    const earlier = await this.earlier(
+      hooks.flatMap((hook) => keyOf(hook) ?? []),
+      event.id,
+    )
+    const items = hooks.map((hook) => {
+      const key = keyOf(hook)
+      return { id: owedV1Id(event.id, hook.id), eventId: event.id, webhookId: hook.id, createdAt, ...(key ? { key, after: earlier.get(key) ?? [] } : {}) }
+    })
     return {
-      writes: hooks.map((hook) => owed.owe({ id: owedV1Id(event.id, hook.id), eventId: event.id, webhookId: hook.id, createdAt })),
+      writes: items.map((item) => owed.owe(item)),
       start: () => {
-        for (const hook of hooks) this.enqueue(hook.id, event, false)
+        for (const item of items) this.enqueue(item.webhookId, event, false, item.after ?? [])
       },
     }
+  }
+
+  /**
+   * The deliveries still owed under each key. Where this event's own is among them (dispatched
+   * again), it keeps the list it was written with: the others came after it.
+   */
+  private async earlier(keys: string[], eventId: string): Promise<Map<string, string[]>> {
+    const byKey = new Map<string, string[]>()
+    if (keys.length === 0) return byKey
+    const owed = (await this.owed!.items.find({ key: { $in: keys } })).filter((item) => item.key)
+    const own = new Map(owed.filter((item) => item.eventId === eventId).map((item) => [item.key!, item.after ?? []]))
+    for (const item of owed) {
+      if (item.eventId === eventId || own.has(item.key!)) continue
+      byKey.set(item.key!, [...(byKey.get(item.key!) ?? []), item.id])
+    }
+    for (const [key, after] of own) byKey.set(key, after)
+    return byKey
   }
 
   /** A delivery taken over from a stopped instance (events/owed-work.ts): attempted even if it may have been sent. */
   readonly resume = async (item: OwedV1Delivery): Promise<void> => {
     const event = await this.deps.events.get(item.eventId)
     if (!event) return this.owed!.done(item.id)
-    this.enqueue(item.webhookId, event, true)
+    this.enqueue(item.webhookId, event, true, item.after ?? [])
   }
 
-  private enqueue(id: string, event: RecordedEvent, resumed: boolean): void {
+  private enqueue(id: string, event: RecordedEvent, resumed: boolean, after: string[]): void {
     const owedId = owedV1Id(event.id, id)
-    this.deps.lanes
-      .run(`v1:${id}`, () => this.deliver(id, event, resumed))
-      .catch(async (err: unknown) => {
+    const { lanes, turns } = this.deps
+    const inTurn = async (): Promise<void> => {
+      const stillOwed = async (other: string) => (await this.owed!.items.get(other)) !== null
+      if (!(await turns.wait(after, stillOwed, () => lanes.isStopped))) throw new LanesStoppedError('deliveries are stopping')
+      return lanes.run(`v1:${id}`, () => this.deliver(id, event, resumed))
+    }
+    const work = inTurn()
+    // Tracked until the outcome is settled, a refusal's bookkeeping included: what follows it waits for that.
+    turns.track(
+      owedId,
+      work.catch(async (err: unknown) => {
         // Shutting down: what was queued stays owed, for the instance that takes it over.
         if (err instanceof LanesStoppedError || this.deps.lanes.isStopped) return
         if (err instanceof LaneFullError) {
@@ -108,7 +155,8 @@ export class V1Deliveries {
         }
         // Left owed: attempted again when this instance's work is taken over.
         this.deps.logger.error({ err, webhook: id, eventId: event.id }, 'v1 webhook delivery failed unexpectedly')
-      })
+      }),
+    )
   }
 
   private async deliver(id: string, event: RecordedEvent, resumed: boolean): Promise<void> {

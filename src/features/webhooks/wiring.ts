@@ -23,8 +23,9 @@ import { LegacyDeliveries } from './legacy-delivery'
 import { LegacyWebhookService } from './legacy-service'
 import { openWebhookRepos } from './repository'
 import { WebhookService } from './service'
+import { SubjectTurns } from './subject-turns'
 import { switchedOffNotice } from './switched-off-notice'
-import { type OwedV1Delivery, V1_TIMEOUT_MS, V1Deliveries } from './v1-delivery'
+import { OWED_V1_INDEXES, type OwedV1Delivery, V1_TIMEOUT_MS, V1Deliveries } from './v1-delivery'
 
 // Deliveries in flight per endpoint. A receiver behind one small server handles a few requests at
 // once; 16 lets a 100 ms receiver take ~160 deliveries/s, while a hung one ties up at most 16
@@ -78,6 +79,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   const outbox = await openOutbox(store)
   const email = createEmailSender(config, V1_TIMEOUT_MS, { repo: outbox, clock })
   const lanes = new Lanes({ concurrency: LANE_CONCURRENCY, maxQueued: LANE_MAX_QUEUED })
+  const turns = new SubjectTurns()
   const allowPrivate = config.allowPrivateWebhookTargets
   const counted = (surface: 'v1' | 'legacy') => (outcome: { ok: boolean }) => deps.metrics?.webhookDeliveries.inc({ surface, result: outcome.ok ? 'delivered' : 'failed' })
 
@@ -93,6 +95,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
     lanes,
     attempt: { allowPrivate, email, counted: counted('legacy') },
     agentNumber: (agentId) => agents.legacyNumberOfId(agentId),
+    turns,
   })
   webhookDeliveryKind.register(runtime, legacy)
   const v1 = new V1Deliveries({
@@ -105,8 +108,16 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
     logger,
     coordination: deps.coordination,
     events: bus.events,
+    turns,
   })
-  const owedV1 = await OwedWork.open<OwedV1Delivery>(store, { name: 'v1_webhook_deliveries', owner: runtime.instanceId, coordination: deps.coordination, logger, resume: v1.resume })
+  const owedV1 = await OwedWork.open<OwedV1Delivery>(store, {
+    name: 'v1_webhook_deliveries',
+    owner: runtime.instanceId,
+    coordination: deps.coordination,
+    logger,
+    indexes: OWED_V1_INDEXES,
+    resume: v1.resume,
+  })
   v1.owed = owedV1
   bus.subscribe(v1.onEvent)
   bus.subscribe(legacy.onEvent)
