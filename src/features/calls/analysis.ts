@@ -1,13 +1,14 @@
 /**
  * Post-call analysis (docs/spec.md Call `summary` and `fields`, Events rule 7): one language-model
  * pass for the summary and one for the fields, each only when wanted. The `local` model has no
- * language understanding worth a summary, so it gets the offline reader in local-analysis.ts,
- * which states only what the transcript says.
+ * language understanding worth a summary, so it gets the offline readers in local-summary.ts
+ * and local-analysis.ts, which state only what the transcript says.
  */
 import { complete, type LanguageModel, type ToolSpec, type Usage } from '../../providers/llm'
 import type { AnalysisRequest, AnalysisResult, TranscriptLine } from './analysis-types'
 import { type FieldSpec, type FieldValue, typedFields } from './field-values'
-import { localFields, localSummary } from './local-analysis'
+import { localFields } from './local-analysis'
+import { localSummary } from './local-summary'
 
 export type { AnalysisRequest, AnalysisResult, TranscriptLine } from './analysis-types'
 

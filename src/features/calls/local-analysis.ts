@@ -1,16 +1,13 @@
 /**
- * Post-call analysis with no model and no network (the `local` model): a summary built from the
- * call's own lines and fields read only where the customer stated them — an answer to the agent's
- * question about the field, or "my <field> is …". It never guesses: a field it cannot find is left
- * out, as docs/spec.md asks of every model.
+ * Post-call fields with no model and no network (the `local` model), read only where the customer
+ * stated them — an answer to the agent's question about the field, or "my <field> is …". It never
+ * guesses: a field it cannot find is left out, as docs/spec.md asks of every model. Its summary is
+ * local-summary.ts.
  */
 import { KEYPAD_LINE } from '../../media/keypad'
 import { findEmail, findName, findPhone, terms } from '../../providers/llm/local-text'
-import type { AnalysisRequest, TranscriptLine } from './analysis-types'
+import type { TranscriptLine } from './analysis-types'
 import { type FieldSpec, type FieldValue, fieldValue } from './field-values'
-
-/** A quoted line longer than this is cut at a word: a summary quotes, it does not transcribe. */
-const QUOTE_MAX_CHARS = 160
 
 const NUMBER_WORDS: Record<string, number> = {
   zero: 0,
@@ -47,23 +44,6 @@ const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/
 const FILLER = /^\s*(?:(?:yes|yeah|sure|ok|okay|well|so|um|uh|hmm)[,.!]?\s+)*(?:it's|it is|that's|that is|i'd say|about|around)?\s*/i
 /** Lines that carry nothing: greetings and bare acknowledgements. */
 export const EMPTY_LINE = /^\s*(?:hi|hello|hey|yes|yeah|ok|okay|hmm|uh-huh|sure|thanks|thank you|bye|goodbye)[\s!.,?]*$/i
-
-function quote(text: string): string {
-  const t = text.replace(/\s+/g, ' ').trim()
-  if (t.length <= QUOTE_MAX_CHARS) return t
-  const cut = t.slice(0, QUOTE_MAX_CHARS)
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 1))}…`
-}
-
-export function localSummary(req: AnalysisRequest): string {
-  const customer = req.transcript.filter((l) => l.speaker === 'customer' && l.text.trim())
-  const opening =
-    req.direction === 'outbound' ? `${req.agentName} called the customer${req.purpose ? ` about: ${quote(req.purpose).replace(/[.!?]+$/, '')}` : ''}.` : `The customer called ${req.agentName}.`
-  if (customer.length === 0) return `${opening} The customer did not say anything.`
-  const said = customer.find((l) => !EMPTY_LINE.test(l.text)) ?? customer[0]
-  const turns = customer.length === 1 ? 'one customer turn' : `${customer.length} customer turns`
-  return `${opening} The customer said: "${quote(said.text)}". The call ended after ${turns}.`
-}
 
 /** Words that name a field: its name split at camelCase and underscores, and its description. */
 function fieldTerms(spec: FieldSpec): Set<string> {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { type AnalysisRequest, analyseCall, type TranscriptLine, trimSummary } from '../../../src/features/calls/analysis'
 import { type FieldSpec, fieldValue, typedFields } from '../../../src/features/calls/field-values'
+import { purposeOf } from '../../../src/features/calls/local-summary'
 import { type LanguageModel, type LlmEvent, LocalLanguageModel, type StreamRequest } from '../../../src/providers/llm'
 
 const at = '2026-11-24T10:00:00.000Z'
@@ -115,9 +116,45 @@ describe('analysis with a vendor model', () => {
 describe('analysis with the local model (offline, honest)', () => {
   const local = new LocalLanguageModel()
 
-  test('summary quotes the call and says who called about what', async () => {
-    const { summary } = await analyseCall(local, base())
-    expect(summary).toBe('Ava called the customer about: confirm the cleaning appointment. The customer said: "Oh right. Can we move it to next week?". The call ended after 2 customer turns.')
+  test('summary: the purpose without its greeting, what the customer asked and the reply, how the call ended', async () => {
+    const { summary } = await analyseCall(local, base({ purpose: 'Hi, this is Ava from Sunrise Dental calling about your cleaning appointment.' }))
+    expect(summary).toBe(
+      'Ava called the customer about their cleaning appointment. The customer asked "Oh right. Can we move it to next week?" and Ava replied "Of course. How many people will come?" The call ended with the customer saying "Two of us, me and my son."',
+    )
+  })
+
+  test("the README's walkthrough: a purpose that is only a greeting is not quoted; the question and its answer are the outcome", async () => {
+    const purpose = 'Hello Sam, this is Ava from Bright Smile.'
+    const transcript = [line('agent', purpose), line('customer', 'When are you open?'), line('agent', 'We are open from 9am to 5pm, Monday to Friday.')]
+    const { summary } = await analyseCall(local, base({ purpose, transcript }))
+    expect(summary).toBe('Ava called the customer. The customer asked "When are you open?" and Ava replied "We are open from 9am to 5pm, Monday to Friday." The call ended after that.')
+  })
+
+  test('summary: a question left unanswered, an inbound call, a knowledge answer without its citation', async () => {
+    const asked = await analyseCall(local, base({ transcript: [line('agent', 'Hello?'), line('customer', 'Hi. Is the clinic open on Saturday?')] }))
+    expect(asked.summary).toBe('Ava called the customer to say "confirm the cleaning appointment". The customer asked "Hi. Is the clinic open on Saturday?" The call ended before Ava replied.')
+    const inbound = await analyseCall(
+      local,
+      base({
+        direction: 'inbound',
+        purpose: null,
+        transcript: [line('agent', 'Bright Smile, Ava speaking.'), line('customer', 'Hello'), line('customer', 'I need a cleaning'), line('agent', 'We clean teeth on Tuesdays. (Source: Services)')],
+      }),
+    )
+    expect(inbound.summary).toBe('The customer called Ava. The customer said "I need a cleaning" and Ava replied "We clean teeth on Tuesdays." The call ended after that.')
+  })
+
+  test.each([
+    ['Hello Sam, this is Ava from Bright Smile.', ''],
+    ['Hello there.', ''],
+    ['Hi, this is Bean There calling about your order.', 'about your order.'],
+    ['Hello, this is the front desk returning your call.', 'returning your call.'],
+    ["Hi Sam, it's Ava from Bright Smile. We'd like to confirm your appointment tomorrow.", 'to confirm your appointment tomorrow.'],
+    ["I'm calling to remind you about your visit.", 'to remind you about your visit.'],
+    ['This is a reminder about your appointment.', 'This is a reminder about your appointment.'],
+    ['Your order is ready.', 'Your order is ready.'],
+  ])('the purpose of %p is %p', (spoken, purpose) => {
+    expect(purposeOf(spoken)).toBe(purpose)
   })
 
   test('fields only where the customer stated them', async () => {
