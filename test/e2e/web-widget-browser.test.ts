@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import type { Browser, Frame, Page } from 'puppeteer-core'
+import type { Browser, Frame, HTTPRequest, Page } from 'puppeteer-core'
 import type { RecordedEvent } from '../../src/events/bus'
 import { artifactDir, describeWithChromium, launchChromium } from '../support/browser'
 import { startTestServer, type TestServer } from '../support/server'
@@ -142,6 +142,7 @@ describeWithChromium('the widget in Chromium', () => {
     await page.waitForFunction(() => [...document.querySelectorAll('.msg.agent .text')].some((m) => m.textContent!.includes('8 am to 2 pm')), { timeout: 20_000 })
     await page.reload()
     await page.waitForFunction(() => document.querySelectorAll('.msg').length >= 2, { timeout: 20_000 })
+    await page.waitForSelector('.composer:not([hidden]) #message')
     expect(await page.$$eval('.msg.customer .text', (m) => m.map((x) => x.textContent))).toEqual(['What are your opening hours on Sunday?'])
     await page.setViewport({ width: 360, height: 740 })
     await page.screenshot({ path: join(shots, 'page-360.png') })
@@ -158,7 +159,22 @@ describeWithChromium('the widget in Chromium', () => {
     const context = await browser.createBrowserContext()
     const page = await context.newPage()
     await page.setViewport({ width: 360, height: 740 })
+    // The visitor's session is held back, as a slow network or a busy service holds it: the chat
+    // offers no composer before it can send, so a wait for the composer waits for the chat.
+    let held: HTTPRequest | null = null
+    await page.setRequestInterception(true)
+    page.on('request', (req) => {
+      if (req.method() === 'POST' && req.url().endsWith('/sessions')) held = req
+      else void req.continue()
+    })
     await page.goto(`${s.url}/w/${r.body.webKey}`)
+    const session = await until(
+      'the session asked for',
+      async () => held,
+      (h) => h !== null,
+    )
+    expect(await page.$eval('.composer', (c) => c.hasAttribute('hidden'))).toBe(true)
+    await session!.continue()
     await page.waitForSelector('.composer:not([hidden]) #message')
     expect(await page.$eval('.msg.agent .text', (m) => m.textContent)).toBe('Where would you like to go?')
     expect(await page.evaluate(() => ({ lang: document.documentElement.lang, classic: document.body.classList.contains('theme-classic') }))).toEqual({ lang: 'es', classic: true })

@@ -52,7 +52,9 @@
   var welcome = el('section', { class: 'welcome', hidden: '', 'aria-labelledby': 'welcome-title' })
   var log = el('ol', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-labelledby': 'chat-title' })
   var alertBox = el('p', { class: 'alert', role: 'alert', hidden: '' })
-  var composer = el('form', { class: 'composer' })
+  // Hidden until the chat has its settings and a session: typed earlier, a message would go out
+  // without a session, under words not yet in the agent's language.
+  var composer = el('form', { class: 'composer', hidden: '' })
   var label = el('label', { for: 'message', class: 'sr-only' }, t('message'))
   var input = el('textarea', { id: 'message', rows: '1', maxlength: '4000', placeholder: t('placeholder'), autocomplete: 'off' })
   var send = el('button', { type: 'submit', class: 'send' }, t('send'))
@@ -263,6 +265,7 @@
           state.shown[m.id] = true
           bubble(m.author, m.text)
         })
+        composer.hidden = false
       } else if (state.settings.widget.welcomeScreen || state.settings.widget.welcomeCollectLeads) showWelcome()
       else begin()
     })
