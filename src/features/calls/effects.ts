@@ -14,8 +14,8 @@ import { ApiError } from '../../http/errors'
 import { isRefused } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
-import type { Telephony } from '../../providers/telephony/port'
-import type { AgentService } from '../agents/public'
+import type { PlaceRequest, Telephony } from '../../providers/telephony/port'
+import type { AgentDoc, AgentService } from '../agents/public'
 import type { ContactService } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
@@ -114,7 +114,8 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       if (row.simulation) {
         const talking = await simulatedAgent(deps, row.workspaceId, row.agentId, row.simulation)
         if (!talking) throw new CodedEffectFailure('not_placed', `version ${row.simulation.target} of agent ${row.agentName} is gone`)
-        return deps.telephony.place({ callId: id, attempt, to: row.phone!, from: row.from!, detectMachines: talking.agent.voice.detectMachines })
+        // Its callee is a person: the network's detection says so at once, and the agent greets it (voice-pipeline.ts waits for a verdict).
+        return deps.telephony.place({ callId: id, attempt, to: row.phone!, from: row.from!, ...machineDetection(talking.agent) })
       }
       // A booked call or a retry rings only while the agent is published (it was when the call was placed).
       const agent = await deps.published.live(row.workspaceId, row.agentId)
@@ -156,8 +157,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
         attempt,
         to: row.phone!,
         from: row.from!,
-        detectMachines: agent.voice.detectMachines,
-        leaveVoicemail: agent.voice.detectMachines && !!agent.voice.voicemailMessage,
+        ...machineDetection(agent),
       })
     },
 
@@ -284,4 +284,9 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
 function refusal402(err: unknown): string {
   if (err instanceof ApiError && err.status === 402) return err.message
   throw err
+}
+
+/** What the network is asked to tell about who answered: a verdict is awaited only where a voicemail would be left (voice-pipeline.ts). */
+function machineDetection(agent: AgentDoc): Pick<PlaceRequest, 'detectMachines' | 'leaveVoicemail'> {
+  return { detectMachines: agent.voice.detectMachines, leaveVoicemail: agent.voice.detectMachines && !!agent.voice.voicemailMessage }
 }
