@@ -1,13 +1,14 @@
 /**
  * Post-call fields with no model and no network (the `local` model), read only where the customer
- * stated them — an answer to the agent's question about the field, or "my <field> is …". It never
- * guesses: a field it cannot find is left out, as docs/spec.md asks of every model. Its summary is
- * local-summary.ts.
+ * stated them — an answer to the agent's question about the field, or "my <field> is …", or keys
+ * typed for the one field that takes them. It never guesses: a field it cannot find is left out,
+ * as docs/spec.md asks of every model. Its summary is local-summary.ts.
  */
 import { KEYPAD_LINE } from '../../media/keypad'
 import { findEmail, findName, findPhone, terms } from '../../providers/llm/local-text'
 import type { TranscriptLine } from './analysis-types'
 import { type FieldSpec, type FieldValue, fieldValue } from './field-values'
+import { latestTypedEntry, takesTypedDigits } from './keypad-fields'
 
 const NUMBER_WORDS: Record<string, number> = {
   zero: 0,
@@ -148,6 +149,13 @@ export function localFields(specs: FieldSpec[], lines: TranscriptLine[]): Record
   for (const spec of specs) {
     const v = readField(spec, lines)
     if (v !== undefined) out[spec.name] = v
+  }
+  // Keys typed with no question about them fill the one field that takes typed digits (keypad-fields.ts).
+  const typed = specs.filter((spec) => takesTypedDigits(spec, fieldTerms(spec)))
+  if (typed.length === 1 && out[typed[0].name] === undefined) {
+    const keys = latestTypedEntry(lines, specs.filter((spec) => spec !== typed[0]).map(fieldTerms))
+    const v = keys === undefined ? undefined : fieldValue(typed[0], keys)
+    if (v !== undefined) out[typed[0].name] = v
   }
   return out
 }

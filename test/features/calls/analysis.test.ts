@@ -208,6 +208,27 @@ describe('analysis with the local model (offline, honest)', () => {
     const result = await analyseCall(local, base({ transcript, summarise: false, fields }))
     expect(result.fields).toEqual({ accountNumber: '40521', tickets: 3, confirmed: '1' })
   })
+
+  test('keys typed without a question about them fill the one field that takes typed digits', async () => {
+    const transcript = [
+      line('agent', 'Hello from Bean There! How can I help?'),
+      line('customer', '[keypad] 40521#'),
+      line('agent', 'Thanks. What is your name, please?'),
+      line('customer', 'Priya'),
+      line('agent', 'Press 1 for the shop, 2 for deliveries.'),
+      line('customer', '[keypad] 2'),
+    ]
+    const account = field('account', 'number', { description: 'the customer’s account' })
+    const fields = [account, field('name'), field('desk', 'text', { choices: ['1', '2'] })]
+    const read = async (f: FieldSpec[], t = transcript) => (await analyseCall(local, base({ transcript: t, summarise: false, fields: f }))).fields
+    expect(await read(fields)).toEqual({ account: 40521, name: 'Priya', desk: '2' })
+    expect(await read([field('reference', 'text', { description: 'the booking code' }), field('name')])).toEqual({ reference: '40521', name: 'Priya' })
+    // Two fields could take the keys: neither is guessed.
+    expect(await read([account, field('guests', 'number')])).toEqual({})
+    // Keys typed after a question about another field answered that one, not the typed field.
+    const afterName = [line('agent', 'What is your name?'), line('customer', '[keypad] 77#')]
+    expect((await read([account, field('name')], afterName)).account).toBeUndefined()
+  })
 })
 
 test('trimSummary keeps at most three sentences', () => {
