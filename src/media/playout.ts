@@ -11,7 +11,9 @@
  */
 
 import type { OutboundFrame } from './frames'
+import { cutAt, type HeardTurn, heardText, wholeText } from './heard-text'
 import { playoutLead } from './playout-lead'
+import { endsSentence } from './sentences'
 
 /** ~100 ms chunks, MEDIA_CHUNK_MS's default (config.ts allows 20–200; Twilio plays 20 ms frames, any multiple is accepted). */
 export const CHUNK_MS = 100
@@ -41,17 +43,8 @@ export const HEARD_EVERY_MS = 1_000
 /** When the line stops echoing marks (socket trouble), a turn counts as over this long after its audio should have played. */
 export const ECHO_GRACE_MS = 1_500
 
-interface Sentence {
-  text: string
-  samples: number
-  complete: boolean
-}
-
-interface Turn {
+interface Turn extends HeardTurn {
   id: number
-  sentences: Sentence[]
-  /** Last echoed mark: sentence index and samples of it played. */
-  heard: { sentence: number; samples: number } | null
   ended: boolean
   cleared: boolean
   lastMark: string | null
@@ -61,6 +54,10 @@ interface Turn {
   reported: { text: string; at: number } | null
   onPlayed: ((heard: string, complete: boolean) => void) | null
   grace: unknown
+  /** Finishing (`finishSentence`): the piece that ends the sentence heard, -1 until it is known; later ones do not play. */
+  last: number | null
+  /** Waiting for the turn to be over (`finishSentence`). */
+  over: (() => void)[]
 }
 
 interface Chunk {
@@ -143,11 +140,25 @@ export class Playout {
     const previous = this.turn
     if (previous?.onPlayed) {
       // A turn superseded before it finished: its unsent audio goes, what was heard of it stands.
-      for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]!.turn === previous) this.queuedSamples -= this.queue.splice(i, 1)[0]!.pcm.length
+      this.unqueue((c) => c.turn === previous)
       previous.cleared = true
       this.settle(previous, heardText(previous), false)
     }
-    this.turn = { id, sentences: [], heard: null, ended: false, cleared: false, lastMark: null, firstSentAt: null, firstHeardAt: null, reported: null, onPlayed, grace: null }
+    this.turn = {
+      id,
+      sentences: [],
+      heard: null,
+      ended: false,
+      cleared: false,
+      lastMark: null,
+      firstSentAt: null,
+      firstHeardAt: null,
+      reported: null,
+      onPlayed,
+      grace: null,
+      last: null,
+      over: [],
+    }
   }
 
   /**
@@ -157,13 +168,15 @@ export class Playout {
   sentence(text: string): SentenceRef {
     const turn = this.turn!
     turn.sentences.push({ text, samples: 0, complete: false })
-    return { turn, index: turn.sentences.length - 1 }
+    const index = turn.sentences.length - 1
+    if (turn.last === -1 && endsSentence(text)) this.endWith(turn, index)
+    return { turn, index }
   }
 
   /** Audio (line rate) of a sentence; resolves when there is room for more (backpressure on TTS). */
   async audio(ref: SentenceRef, pcm: Int16Array): Promise<void> {
     const turn = ref.turn as Turn
-    if (turn !== this.turn || turn.cleared || this.closed) return
+    if (turn !== this.turn || turn.cleared || this.closed || (turn.last !== null && turn.last >= 0 && ref.index > turn.last)) return
     const sentence = ref.index
     const s = turn.sentences[sentence]!
     for (let at = 0; at < pcm.length; at += this.chunkSamples) {
@@ -180,8 +193,39 @@ export class Playout {
 
   /** The sentence's audio is complete: its length is known. */
   sentenceDone(ref: SentenceRef): void {
-    const s = (ref.turn as Turn).sentences[ref.index]
+    const turn = ref.turn as Turn
+    const s = turn.sentences[ref.index]
     if (s) s.complete = true
+    this.maybeLastPlayed(turn)
+  }
+
+  /**
+   * The current turn ends with the sentence the caller is hearing (the call is being handed off):
+   * the pieces up to that sentence's end play (a reply's first piece may be a clause), no later
+   * one does, and the promise resolves once it has played to its end, or the turn is over some
+   * other way (cut, superseded, played out, the call closed); at once when nothing of the turn has
+   * reached the line. What was heard is settled as for any turn.
+   */
+  finishSentence(): Promise<void> {
+    const turn = this.turn
+    if (!turn || turn.cleared || turn.onPlayed === null || this.closed || turn.lastMark === null) return Promise.resolve()
+    if (turn.last === null) {
+      const from = turn.heard?.sentence ?? 0
+      turn.last = -1
+      const last = turn.sentences.findIndex((s, i) => i >= from && endsSentence(s.text))
+      if (last >= 0) this.endWith(turn, last)
+    }
+    const over = new Promise<void>((resolve) => turn.over.push(resolve))
+    this.maybeLastPlayed(turn)
+    return over
+  }
+
+  /** A finishing turn ends with piece `last`: later pieces' audio is dropped here, and at the line once `last` has played. */
+  private endWith(turn: Turn, last: number): void {
+    turn.last = last
+    this.unqueue((c) => c.turn === turn && c.sentence > last)
+    // A synthesis waiting for room rechecks: its piece may be one that no longer plays.
+    for (const resolve of this.waiting.splice(0)) resolve()
   }
 
   /** No more audio for the current turn. */
@@ -220,7 +264,8 @@ export class Playout {
     if (!mark) return
     this.marks.delete(name)
     const { turn } = mark
-    if (turn.cleared) return
+    // Audio past the sentence a finishing turn ends with is not counted as heard: it is being cleared.
+    if (turn.cleared || (turn.last !== null && turn.last >= 0 && mark.sentence > turn.last)) return
     const before = turn.heard?.sentence ?? 0
     turn.heard = { sentence: mark.sentence, samples: mark.upTo }
     const now = this.now()
@@ -241,6 +286,7 @@ export class Playout {
       }
     }
     this.maybePlayed(turn)
+    this.maybeLastPlayed(turn)
   }
 
   /** The socket drained: sending resumes. */
@@ -256,6 +302,11 @@ export class Playout {
     this.drop()
     const turn = this.turn
     if (turn && !turn.cleared) this.settle(turn, heardText(turn), false)
+  }
+
+  /** Takes the chunks `which` picks out of the queue, unsent. */
+  private unqueue(which: (chunk: Chunk) => boolean): void {
+    for (let i = this.queue.length - 1; i >= 0; i--) if (which(this.queue[i]!)) this.queuedSamples -= this.queue.splice(i, 1)[0]!.pcm.length
   }
 
   private drop(): void {
@@ -284,12 +335,30 @@ export class Playout {
     }
   }
 
+  /** A finishing turn's last sentence has played to its end: audio after it leaves the line, and the turn is over. */
+  private maybeLastPlayed(turn: Turn): void {
+    if (turn.last === null || turn.last < 0 || turn.onPlayed === null || turn.cleared) return
+    const s = turn.sentences[turn.last]
+    if (!s?.complete || turn.heard?.sentence !== turn.last || turn.heard.samples < s.samples) return
+    turn.cleared = true
+    this.unqueue((c) => c.turn === turn)
+    for (const resolve of this.waiting.splice(0)) resolve()
+    // Audio of a later piece still buffered at the line (its marks not echoed) goes.
+    if ([...this.marks.values()].some((m) => m.turn === turn && m.sentence > turn.last!)) {
+      this.send({ kind: 'clear' })
+      this.options.onSent?.({ kind: 'clear' })
+      this.playhead = this.now()
+    }
+    this.settle(turn, heardText(turn), true)
+  }
+
   private settle(turn: Turn, heard: string, complete: boolean): void {
     if (turn.grace !== null) this.timers.clearTimeout(turn.grace)
     turn.grace = null
     const done = turn.onPlayed
     turn.onPlayed = null
     done?.(heard, complete && heard.length > 0)
+    for (const resolve of turn.over.splice(0)) resolve()
   }
 
   private pump(): void {
@@ -327,32 +396,4 @@ export class Playout {
     }
     step()
   }
-}
-
-/** The text of a sentence up to `samples` of its audio, to the last whole word. */
-function cutAt(s: Sentence, samples: number): string {
-  if (s.samples === 0) return ''
-  const ratio = samples / s.samples
-  if (s.complete && ratio >= 0.98) return s.text
-  const chars = Math.floor(s.text.length * Math.min(1, ratio))
-  if (chars >= s.text.length) return s.text
-  const head = s.text.slice(0, chars + 1)
-  const space = head.lastIndexOf(' ')
-  return space > 0 ? s.text.slice(0, space).trim() : ''
-}
-
-/** The text of the turn's first `count` sentences. */
-function wholeText(turn: Turn, count: number): string {
-  return turn.sentences
-    .slice(0, count)
-    .map((s) => s.text)
-    .filter(Boolean)
-    .join(' ')
-}
-
-/** The sentences heard whole, then the heard part of the one playing (cut at a word). */
-function heardText(turn: Turn): string {
-  if (!turn.heard) return ''
-  const part = cutAt(turn.sentences[turn.heard.sentence]!, turn.heard.samples)
-  return [wholeText(turn, turn.heard.sentence), part].filter(Boolean).join(' ')
 }

@@ -9,6 +9,9 @@ export const MAX_CHARS = 160
 /** Shorter "sentences" ("Sure.") join the next one: a TTS request per word sounds choppy. */
 export const MIN_CHARS = 12
 
+/** Whether a piece the chunkers made ends a sentence (not a clause, nor a run-on cut at MAX_CHARS). */
+export const endsSentence = (piece: string): boolean => /[.!?…]+["')\]]*$/.test(piece.trim())
+
 const ABBREVIATIONS = /\b(?:dr|mr|mrs|ms|st|vs|etc|e\.g|i\.e|no|approx|jr|sr)\.$/i
 
 export class SentenceChunker {
