@@ -32,6 +32,8 @@ export class AgentTurns {
   private pendingLine = ''
   /** The last turn's storing of what was heard. */
   stored: Promise<void> = Promise.resolve()
+  /** The call is being handed off: answers made meanwhile wait (`resume`), so none starts playing as the line goes. */
+  private hold: { until: Promise<void>; lift: () => void } | null = null
 
   constructor(private readonly parts: AgentTurnsParts) {}
 
@@ -77,13 +79,41 @@ export class AgentTurns {
     this.pendingLine = [text, keys && keypadLine(keys)].filter(Boolean).join(' ')
     // In one step, so the caller cannot go on between the line written and the answer heard (the
     // record keeps lines in the order they are said).
-    void turn.audible.then(() => {
+    const heard = () => {
       if (this.pending !== turn || turn.signal.aborted || this.parts.over()) return
       this.pending = null
       this.writeCallerLine(this.pendingLine)
       this.hear(turn, true)
       turn.release()
-    })
+    }
+    void turn.audible.then(() => (this.hold ? void this.unheld().then(heard) : heard()))
+  }
+
+  /** Until no hand-off holds answers back. */
+  private async unheld(): Promise<void> {
+    while (this.hold) await this.hold.until
+  }
+
+  /**
+   * The call is being handed off: the turn the caller hears ends with the sentence playing (its
+   * reply stopped once that has played) and answers wait. Resolves once that sentence has played.
+   */
+  async finishForHandOff(): Promise<void> {
+    if (!this.hold) {
+      let lift = () => {}
+      const until = new Promise<void>((resolve) => (lift = resolve))
+      this.hold = { until, lift }
+    }
+    const turn = this.turn
+    await this.parts.playout.finishSentence()
+    turn?.cancel()
+  }
+
+  /** The hand-off did not happen: answers go on. */
+  resume(): void {
+    const hold = this.hold
+    this.hold = null
+    hold?.lift()
   }
 
   /** An answer made but not yet heard: the caller went on, so it goes, with no trace (false when there is none, or it is already heard). */
@@ -155,6 +185,7 @@ export class AgentTurns {
 
   /** The call is over: replies stop; what was heard of the current turn is final. */
   close(): void {
+    this.resume()
     this.settle()
     this.turn?.cancel()
     this.early?.cancel()

@@ -18,7 +18,7 @@ export interface ClosingSession {
   stt: SttSession
   /** The final words a commit waits for: if the call ends meanwhile, they are still the caller's. */
   finalInFlight: Promise<string> | null
-  /** The session's own waits stop (who answered a voicemail call), once the chart has ended. */
+  /** The session's own waits stop (who answered a voicemail call, a hand-off's hold), once the chart has ended. */
   stopWaits(): void
 }
 

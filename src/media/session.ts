@@ -39,6 +39,18 @@ export type { CallLine, PipelineState, SessionParts } from './call-line'
 export const ANSWERED_BY_WAIT_MS = 35_000
 
 /**
+ * How long a hand-off (a transfer) waits for the sentence the caller is hearing to end: the
+ * longest sentence the chunker makes is ~10 s of speech (sentences.ts MAX_CHARS), so only audio
+ * that stalls is cut.
+ */
+export const HAND_OFF_SENTENCE_MS = 10_000
+/**
+ * How long answers are held for a hand-off that neither took the line nor was called off: the
+ * network takes or refuses one within 15 s (transfers.ts HAND_OFF_WAIT_MS), after the sentence.
+ */
+export const HAND_OFF_HOLD_MS = HAND_OFF_SENTENCE_MS + 15_000
+
+/**
  * The chart's states in which the agent's audio plays, or an answer released for the line is about
  * to (`thinking`): its barge-in rule reads each window of speech over it.
  */
@@ -63,6 +75,8 @@ export class VoiceSession {
   private readonly timers: Timers
   /** Waiting to be told who answered (a call that leaves a voicemail): the wait's timer. */
   private awaitingAnswer: unknown = null
+  /** A hand-off holds answers back: the timer that lets them go if the line is not taken. */
+  private handOffHold: unknown = null
 
   constructor(private readonly parts: SessionParts) {
     const clock = parts.stream ?? parts.actor?.clock
@@ -207,6 +221,31 @@ export class VoiceSession {
     this.send({ type: 'call.close', goodbye: by === 'fax' ? null : line.voicemail, hangup: 'voicemail', why })
   }
 
+  /**
+   * The network is about to take the call (a transfer): the agent finishes the sentence the caller
+   * is hearing (at most HAND_OFF_SENTENCE_MS) and starts no answer until the line goes or the
+   * hand-off is called off. Resolves once that sentence has played, or the wait is over.
+   */
+  handingOff(): Promise<void> {
+    if (this.state === 'ended') return Promise.resolve()
+    if (this.handOffHold !== null) this.timers.clearTimeout(this.handOffHold)
+    this.handOffHold = this.timers.setTimeout(() => this.handOffFailed(), HAND_OFF_HOLD_MS)
+    return new Promise((resolve) => {
+      const bound = this.timers.setTimeout(resolve, HAND_OFF_SENTENCE_MS)
+      void this.agent.finishForHandOff().then(() => {
+        this.timers.clearTimeout(bound)
+        resolve()
+      })
+    })
+  }
+
+  /** The hand-off did not happen: the agent answers again. */
+  handOffFailed(): void {
+    if (this.handOffHold !== null) this.timers.clearTimeout(this.handOffHold)
+    this.handOffHold = null
+    this.agent.resume()
+  }
+
   /** A frame from the line. */
   frame(frame: InboundFrame): void {
     if (this.state === 'ended') return
@@ -242,6 +281,8 @@ export class VoiceSession {
       stopWaits: () => {
         if (this.awaitingAnswer !== null) this.timers.clearTimeout(this.awaitingAnswer)
         this.awaitingAnswer = null
+        if (this.handOffHold !== null) this.timers.clearTimeout(this.handOffHold)
+        this.handOffHold = null
       },
     })
   }

@@ -25,6 +25,7 @@ import { type Admission, isRefusal, ROOM_WAIT_MS, waitForRoom } from './admissio
 import { analyseCall } from './analysis'
 import { writeBrief } from './brief-writer'
 import type { FieldSpec, FieldType } from './field-values'
+import { handOffCalledOff, sentenceHeard } from './hand-off'
 import { lineSets } from './lines'
 import { presentCall } from './present'
 import { CallProjection } from './projection'
@@ -104,6 +105,14 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
     const written = await writeBrief(model, input, { signal })
     if (written.fallback) deps.logger.warn({ call: row.id, reason: written.fallback }, "a warm transfer's brief is the template: the model's was not used")
     return written.text
+  }
+  /** The network takes the call's stream once the agent has finished the sentence the caller hears (hand-off.ts); a refusal lets the agent go on. */
+  async function handOff(row: CallTryDoc, take: () => Promise<void>): Promise<void> {
+    await sentenceHeard(deps.coordination, row)
+    await take().catch(async (err) => {
+      await handOffCalledOff(deps.coordination, row.callId)
+      throw err
+    })
   }
   return {
     async placeCall({ id, attempt }: CallEffectInput) {
@@ -234,14 +243,14 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
         const { legRef } = await deps.telephony.warmTransfer({ callId: id, attempt, callRef, to: destination.phoneNumber, from: row.from, brief: said })
         return { at: deps.clock.now(), legRef }
       }
-      await deps.telephony.transfer({ callId: id, attempt, callRef, to: destination.phoneNumber, from: row.from })
+      await handOff(row, () => deps.telephony.transfer({ callId: id, attempt, callRef, to: destination.phoneNumber, from: row.from }))
       return { at: deps.clock.now() }
     },
 
     async joinTransfer({ id, attempt, callRef, legRef, destination }: JoinTransferInput) {
       const row = await deps.tries.get(tryId(id, attempt))
       if (!row || !callRef || !legRef) throw new Error("the caller's or the person's line is unknown: they cannot be joined")
-      await deps.telephony.joinTransfer({ callId: id, attempt, callRef, legRef, to: destination.phoneNumber, from: row.from })
+      await handOff(row, () => deps.telephony.joinTransfer({ callId: id, attempt, callRef, legRef, to: destination.phoneNumber, from: row.from }))
       return { at: deps.clock.now() }
     },
 

@@ -27,6 +27,7 @@ import { verifyTwilioSignature } from '../../providers/telephony/twilio-signatur
 import type { CallActors } from './actor'
 import { answeredByChannel, isAnsweredBy } from './answered-by'
 import { CallRecord } from './call-record'
+import { answerHandOffs } from './hand-off'
 import type { CallFeed } from './live-feed'
 import { recordingKey } from './recordings'
 import type { CallTryDoc, CallTryRepo } from './repository'
@@ -203,10 +204,13 @@ export class CallMedia implements MediaCalls {
     const unhearVerdict = built.leavesVoicemail ? await d.coordination.subscribe(answeredByChannel(callId), (by) => isAnsweredBy(by) && session.answeredBy(by)) : async () => {}
     // A warm transfer that did not connect: the agent tells the caller (effects.ts publishes it).
     const unhearNews = await d.coordination.subscribe(announceChannel(callId), (text) => typeof text === 'string' && session.announce(text))
+    // A transfer about to take the line: the agent finishes its sentence first (hand-off.ts).
+    const unhearHandOff = await answerHandOffs(d.coordination, callId, session)
     unsubscribe = async () => {
       await unhearEnd()
       await unhearVerdict()
       await unhearNews()
+      await unhearHandOff()
     }
     // A hang-up that came while the stream was being set up (a DELETE on another instance) ends it now.
     await end.wrapUpWith(wrapUp)

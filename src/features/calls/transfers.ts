@@ -15,16 +15,18 @@ import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { AgentDoc } from '../agents/public'
 import type { CallActors } from './actor'
 import { BRIEF_DEADLINE_MS } from './brief-writer'
+import { SENTENCE_WAIT_MS } from './hand-off'
 import { presentCall } from './present'
 import { type CallTryDoc, type CallTryRepo, newestTry, triesIn } from './repository'
 import type { PublishedAgents } from './service'
 
 /**
  * How long a transfer waits for the network to take or refuse the hand-off: one REST update at
- * Twilio (bounded by its 10 s REST timeout) plus the actor's own turn, and for a warm one the
- * model writing the person's brief first (at most BRIEF_DEADLINE_MS).
+ * Twilio (bounded by its 10 s REST timeout) plus the actor's own turn, after the agent's sentence
+ * (cold: at most SENTENCE_WAIT_MS), and for a warm one the model writing the person's brief first
+ * (at most BRIEF_DEADLINE_MS).
  */
-export const HAND_OFF_WAIT_MS = 15_000 + BRIEF_DEADLINE_MS
+export const HAND_OFF_WAIT_MS = 15_000 + Math.max(SENTENCE_WAIT_MS, BRIEF_DEADLINE_MS)
 
 /** Where the agent's words about a warm transfer's end go, to the call's voice session on whichever instance runs it. */
 export const announceChannel = (callId: string) => `announce:${callId}`
