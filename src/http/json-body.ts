@@ -6,9 +6,9 @@
  * - malformed JSON is refused;
  * - a JSON value that is not an object is refused (Elysia folds `[]`, `5` or `true` into `{}` when
  *   every field is optional, so a PATCH answered 200 having done nothing);
- * - a body nested deeper than MAX_BODY_DEPTH, a `__proto__` member at any depth, a NUL or a lone
- *   surrogate in any text are refused naming the member (body-shape.ts), before any route schema
- *   runs, in passes linear in the body's size;
+ * - a body nested deeper than MAX_BODY_DEPTH, with too many members in an object or in all, with a
+ *   `__proto__` member at any depth, a NUL or a lone surrogate in any text is refused naming the
+ *   member (body-shape.ts), before any route schema runs, in passes linear in the body's size;
  * - credentials are checked before the body is read (401/403 without reading a byte of it), where
  *   the surface needs them;
  * - a body that arrives too slowly is refused with 408 and the connection closed (body-deadline.ts):
@@ -20,7 +20,7 @@
 import { Elysia } from 'elysia'
 import { BodySchemaError, type BodySchemas, holdBodyRefusal } from './body-check'
 import { BodyDeadlines, type BodyProgress, BodyTimeout } from './body-deadline'
-import { MAX_BODY_DEPTH, shapeFault, tooDeep } from './body-shape'
+import { shapeFault, structureFault } from './body-shape'
 import { type CredentialCheck, surfaceOf } from './surface'
 
 /**
@@ -136,8 +136,8 @@ export function jsonBodies({ deadlines = new BodyDeadlines(), checkCredentials, 
       // A declared length bounds the body already (HTTP framing), so it is read whole, natively; only a
       // chunked body is read piece by piece against the limit (the stream reader costs ~3% of a POST).
       const text = await read((progress) => (Number.isFinite(declared) ? request.text() : readBounded(request, progress)))
-      const deep = tooDeep(text)
-      if (deep) throw new BodyError(`nests deeper than ${MAX_BODY_DEPTH} levels, the most a body may`, 'value_error', deep)
+      const structure = structureFault(text)
+      if (structure) throw new BodyError(structure.message, 'value_error', structure.path)
       let value: unknown
       try {
         value = JSON.parse(text)

@@ -6,7 +6,7 @@
  * take; before the depth bound, the first one took minutes and the health check waited for it.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { MAX_BODY_DEPTH } from '../../src/http/body-shape'
+import { MAX_BODY_DEPTH, MAX_BODY_MEMBERS, MAX_OBJECT_MEMBERS } from '../../src/http/body-shape'
 import { startTestServer, type TestServer } from '../support/server'
 
 let s: TestServer
@@ -109,6 +109,41 @@ test('a wide body that fails its schema is refused naming the field, and /health
   expect(healthy).toBe(200)
   const extra = await post('/api/v1/customers', `{"name":"Wide","zz":[${'{},'.repeat(100_000)}{}]}`, `Bearer ${key}`)
   expect(extra).toMatchObject({ status: 400, body: { field: 'zz' } })
+})
+
+/** An object of `n` members `k0`…: 150,000 of them is ~1.7 MB. */
+const wideObject = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',')}}`
+
+test('too many members in one object or in all: 400 naming the member one too many, on v1, legacy and the console; /health answered meanwhile', async () => {
+  const wide = wideObject(150_000)
+  const [v1, legacy, consoleAnswer, healthy] = await Promise.all([
+    post('/api/v1/agents', wide, `Bearer ${key}`),
+    post('/agents/ag_x/publish', wide, `Bearer ${key}`),
+    post('/console/workspaces', wide, `Bearer ${s.consoleToken}`),
+    health(),
+  ])
+  const past = `k${MAX_OBJECT_MEMBERS}`
+  expect(v1).toMatchObject({ status: 400, body: { field: past } })
+  expect(v1.body.error).toContain(`at most ${MAX_OBJECT_MEMBERS}`)
+  expect(legacy.status).toBe(422)
+  expect(legacy.body.detail[0].loc).toEqual(['body', past])
+  expect(consoleAnswer.body.field).toBe(past)
+  expect(healthy).toBe(200)
+  // In all: many small objects, each within the bound, past the body's.
+  const many = `{"name":"Ava","steps":[${Array.from({ length: MAX_BODY_MEMBERS }, () => '{"title":"t"}').join(',')}]}`
+  const total = await post('/api/v1/agents', many, `Bearer ${key}`)
+  expect(total).toMatchObject({ status: 400, body: { field: `steps[${MAX_BODY_MEMBERS - 2}].title` } })
+  expect(total.body.error).toContain(`at most ${MAX_BODY_MEMBERS} in all`)
+  // At the bound an object is read as usual (and refused by its schema, naming its first unknown field).
+  const atBound = await post('/api/v1/customers', wideObject(MAX_OBJECT_MEMBERS), `Bearer ${key}`)
+  expect(atBound.status).toBe(400)
+  expect(atBound.body.error).not.toContain('at most')
+})
+
+test('the visitor API, which takes no key: a wide body within its size limit is a 400 naming the member', async () => {
+  // 5,000 members is ~44 KB, under the visitor API's 64 KiB.
+  const r = await post('/api/v1/web/wk_nonexistent00000000/sessions', wideObject(5_000))
+  expect(r).toMatchObject({ status: 400, body: { field: `k${MAX_OBJECT_MEMBERS}` } })
 })
 
 test('NUL and lone surrogates are refused naming the field; a proper pair is kept', async () => {
