@@ -8,6 +8,8 @@ import { tenancyFeature } from './features/workspaces'
 import { AuthThrottle, authThrottleGate } from './http/auth-throttle'
 import { BodySchemas, type RouteRow } from './http/body-check'
 import { BodyDeadlines } from './http/body-deadline'
+import { drainUnread } from './http/body-drain'
+import { bodyLimitOf, isVendorCallback } from './http/body-limits'
 import { checkConsoleToken } from './http/console-auth'
 import { authenticateRequest } from './http/context'
 import { drainingGate } from './http/draining-gate'
@@ -16,7 +18,7 @@ import { jsonBodies } from './http/json-body'
 import { mountDocs } from './http/openapi-docs'
 import { readiness } from './http/readiness'
 import { requestLog } from './http/request-log'
-import { type CredentialCheck, isVisitorPath, V1_PREFIX } from './http/surface'
+import { type CredentialCheck, isVisitorPath, pathOf, V1_PREFIX } from './http/surface'
 import { MEDIA_PREFIX } from './media/bridge'
 import { MAX_MESSAGE_BYTES } from './media/serializers/twilio'
 import { metricsRoute } from './metrics'
@@ -48,7 +50,7 @@ export function createApp(services: Services, consoleToken: string) {
   const checkCredentials: CredentialCheck = async (request, surface) => {
     const path = new URL(request.url).pathname
     if (surface === 'console') checkConsoleToken(consoleToken, request)
-    else if (isVisitorPath(path) || path.startsWith(MEDIA_PREFIX)) return false
+    else if (isVisitorPath(path) || path.startsWith(MEDIA_PREFIX) || isVendorCallback(path)) return false
     else await authenticateRequest(auth, request)
     return true
   }
@@ -61,7 +63,7 @@ export function createApp(services: Services, consoleToken: string) {
   const clientOf = (request: Request) => server()?.requestIP(request)?.address ?? 'unknown'
   const bodyDeadlines = new BodyDeadlines({ onTimeout: (client, slowBodies, reason) => services.logger.warn({ client, slowBodies, reason }, 'request body too slow: answered 408') })
   const app = new Elysia({ normalize: false, websocket: { maxPayloadLength: MAX_MESSAGE_BYTES } })
-    .use(errorPlugin(services.logger, checkCredentials, { brake: authThrottle, clientOf }))
+    .use(errorPlugin(services.logger, checkCredentials, { brake: authThrottle, clientOf }, (request) => drainUnread(request, bodyLimitOf(pathOf(request)))))
     .use(requestLog(services.logger))
     .use(authThrottleGate(authThrottle, clientOf))
     .use(jsonBodies({ deadlines: bodyDeadlines, checkCredentials, schemas: bodySchemas, idleSeconds: services.config.httpIdleSeconds, server: () => server() }))

@@ -9,10 +9,11 @@ import { buildServices, type Services } from './services'
 
 /**
  * No ceiling at the transport: Bun's own (default 128 MiB) answers a bare 413 with no body and no
- * request id. The kernel (http/json-body.ts) refuses a body over 2 MiB itself, in the surface's
- * shape — by Content-Length before reading, or after 2 MiB of a chunked body — and Bun hands the
- * request over before buffering it: a 300 MiB upload was answered 413 after ~3 MiB had arrived,
- * the server at 45 MiB RSS.
+ * request id. The kernel (http/json-body.ts) refuses a body over its surface's limit itself
+ * (http/body-limits.ts: 2 MiB for the API, less for the visitor API and vendors' callbacks), in the
+ * surface's shape — by Content-Length before reading, or once a chunked body runs past it — and
+ * Bun hands the request over before buffering it: a 300 MiB upload was answered 413 after ~3 MiB
+ * had arrived, the server at 45 MiB RSS.
  */
 const TRANSPORT_MAX_BODY_BYTES = Number.MAX_SAFE_INTEGER
 

@@ -8,8 +8,8 @@
  */
 import { Elysia } from 'elysia'
 import type { Draining } from '../kernel/draining'
+import { VENDOR_CALLBACK_PREFIXES } from './body-limits'
 import { ApiError } from './errors'
-import { VENDOR_CALLBACK_PREFIXES } from './json-body'
 
 /**
  * A load balancer checks health every 5–30 s and moves on after a failure or two; 5 s is about

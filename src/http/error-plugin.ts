@@ -8,9 +8,11 @@ import { Elysia } from 'elysia'
 import type { Logger } from '../logger'
 import type { AuthThrottle, ClientOf } from './auth-throttle'
 import { BodySchemaError } from './body-check'
+import { unreadBody } from './body-drain'
+import { isVendorCallback } from './body-limits'
 import { ApiError } from './errors'
 import { settleFailedClaim } from './idempotency'
-import { bodyErrorOf, unreadBody } from './json-body'
+import { bodyErrorOf } from './json-body'
 import { outageRefusal } from './outage'
 import { apiErrorOf } from './refusals'
 import { type CredentialCheck, surfaceOf } from './surface'
@@ -107,7 +109,13 @@ interface Failure {
  * it reads: Elysia builds each route's handler from what its hooks read, and a hook that takes the
  * whole context makes every request parse its cookies, copy its headers and parse its query.
  */
-export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck, throttle?: { brake: AuthThrottle; clientOf: ClientOf }) {
+export function errorPlugin(
+  logger: Logger,
+  checkCredentials?: CredentialCheck,
+  throttle?: { brake: AuthThrottle; clientOf: ClientOf },
+  /** Reads and drops a body nobody read (body-drain.ts); true when the connection may stay. */
+  drain: (request: Request) => Promise<boolean> = async (request) => !unreadBody(request),
+) {
   return new Elysia({ name: 'errors' }).onError({ as: 'global' }, async ({ code, error, request, set, params }) => {
     const failure: Failure = { code, error, request, set, params }
     let answer = await shape(failure, logger, checkCredentials)
@@ -119,7 +127,8 @@ export function errorPlugin(logger: Logger, checkCredentials?: CredentialCheck, 
     // What the request log reads: Elysia leaves 422 there for a validation failure answered 400,
     // and 200 for a path no route matched.
     set.status = answer.status
-    if (unreadBody(request)) answer.headers.set('connection', 'close')
+    // A body nobody read is drained first (up to its limit), so a client still sending reads this.
+    if (!(await drain(request))) answer.headers.set('connection', 'close')
     return answer
   })
 }
@@ -136,7 +145,8 @@ async function shape({ code, error, request, set, params }: Failure, logger: Log
   for (const [name, value] of Object.entries(set.headers as Record<string, unknown>)) {
     if (typeof value === 'string' && name.toLowerCase() !== 'content-type') base[name] = value
   }
-  const legacy = surface === 'legacy'
+  // Vendors' callbacks answer `{ error }`, as their routes do.
+  const legacy = surface === 'legacy' && !isVendorCallback(path)
 
   const refusal = (e: ApiError) => {
     const headers = { ...base, ...(e.headers ?? {}) }

@@ -6,11 +6,14 @@
  * - malformed JSON is refused;
  * - a JSON value that is not an object is refused (Elysia folds `[]`, `5` or `true` into `{}` when
  *   every field is optional, so a PATCH answered 200 having done nothing);
+ * - a body larger than its surface allows (body-limits.ts) is refused with 413 while it arrives,
+ *   vendors' callbacks included, before any signature or parsing work;
  * - a body nested deeper than MAX_BODY_DEPTH, with too many members in an object or in all, with a
  *   `__proto__` member at any depth, a NUL or a lone surrogate in any text is refused naming the
  *   member (body-shape.ts), before any route schema runs, in passes linear in the body's size;
  * - credentials are checked before the body is read (401/403 without reading a byte of it), where
- *   the surface needs them;
+ *   the surface needs them; the refused body is then drained up to its limit (body-drain.ts) so
+ *   the client, still sending, reads the answer instead of a reset;
  * - a body that arrives too slowly is refused with 408 and the connection closed (body-deadline.ts):
  *   Bun cuts slow headers, but a body trickling in a byte a second held its connection forever.
  * Elysia wraps what a parser throws in a ParseError; the error plugin finds the BodyError inside,
@@ -20,16 +23,10 @@
 import { Elysia } from 'elysia'
 import { BodySchemaError, type BodySchemas, holdBodyRefusal } from './body-check'
 import { BodyDeadlines, type BodyProgress, BodyTimeout } from './body-deadline'
+import { drainUnread, hasBody, unreadBody } from './body-drain'
+import { bodyLimitOf, isVendorCallback, sizeInWords } from './body-limits'
 import { shapeFault, structureFault } from './body-shape'
 import { type CredentialCheck, surfaceOf } from './surface'
-
-/**
- * The largest body we read. The largest legitimate one is pasted knowledge: 200,000 characters
- * (docs/spec.md Limits), at most ~1.6 MB as escaped UTF-8 JSON; 2 MiB covers it. Bigger bodies are
- * refused here with 413 in the surface's error shape (Bun's own limit would answer a bare 413):
- * at once when Content-Length says so, after 2 MiB when a chunked body runs past it.
- */
-export const MAX_BODY_BYTES = 2 * 1024 * 1024
 
 export class BodyError extends Error {
   constructor(
@@ -51,25 +48,6 @@ export function bodyErrorOf(error: unknown): BodyError {
   const cause = (error as { cause?: unknown })?.cause
   return cause instanceof BodyError ? cause : new BodyError('not valid JSON', 'json_invalid')
 }
-
-const hasBody = (request: Request): boolean => {
-  const length = request.headers.get('content-length')
-  return (length !== null && length !== '0') || request.headers.has('transfer-encoding')
-}
-
-/**
- * A body nobody read (no route, a refusal before parsing, a route that reads none): Bun would go on
- * reading it after the answer to keep the connection, with no deadline, so the answer closes it.
- */
-export const unreadBody = (request: Request): boolean => hasBody(request) && !request.bodyUsed
-
-/**
- * Vendors' webhooks (a phone network's status callbacks, a chat platform's messages) arrive in the
- * vendor's own format (Twilio posts forms) and are read by their routes as raw text, which verify
- * the vendor's signature over exactly those bytes.
- */
-export const VENDOR_CALLBACKS_PREFIX = '/telephony/'
-export const VENDOR_CALLBACK_PREFIXES = [VENDOR_CALLBACKS_PREFIX, '/messaging/'] as const
 
 /**
  * Seconds a connection's idle timeout outlasts its body's deadline, so the 408 is written before
@@ -101,18 +79,30 @@ export function jsonBodies({ deadlines = new BodyDeadlines(), checkCredentials, 
       if (!hasBody(request)) return
       const server = serverOf()
       const path = new URL(request.url).pathname
-      const vendor = VENDOR_CALLBACK_PREFIXES.some((p) => path.startsWith(p))
-      // A caller who may not send this request gets its 401/403 before its body costs anything.
-      if (!vendor && (await checkCredentials?.(request, surfaceOf(path)))) guarded.add(request)
+      // Vendors' webhooks (a phone network's callbacks, a chat platform's messages) arrive in the
+      // vendor's own format (Twilio posts forms): their routes read the raw text and check the
+      // vendor's signature over exactly those bytes. They carry no credentials of ours.
+      const vendor = isVendorCallback(path)
+      const limit = bodyLimitOf(path)
       const declared = Number(request.headers.get('content-length') ?? NaN)
       const client = server?.requestIP(request)?.address ?? 'unknown'
+      // A caller who may not send this request gets its 401/403 before its body costs anything;
+      // the body is drained (up to its limit) first, so a client still sending reads the answer.
+      if (!vendor) {
+        try {
+          if (await checkCredentials?.(request, surfaceOf(path))) guarded.add(request)
+        } catch (refusal) {
+          if (!(await drainUnread(request, limit))) (set.headers as Record<string, string>).connection = 'close'
+          throw refusal
+        }
+      }
       const length = Number.isFinite(declared) ? declared : null
       // Bun's idle timer does not restart while a body arrives: a body still within its deadline
       // (1 MB gets 35.5 s) was cut at the idle timeout (30 s) with no answer. It gets its deadline
       // and a margin instead, and the server's own timeout back once it has arrived.
       const idle = (seconds: number) => server?.timeout(request, seconds)
       const read = (how: (progress: BodyProgress) => Promise<string>) => {
-        if (idleSeconds !== undefined) idle(Math.max(idleSeconds, Math.ceil(deadlines.allowedMs(length ?? MAX_BODY_BYTES) / 1000) + IDLE_MARGIN_S))
+        if (idleSeconds !== undefined) idle(Math.max(idleSeconds, Math.ceil(deadlines.allowedMs(length ?? limit) / 1000) + IDLE_MARGIN_S))
         return deadlines
           .read(client, length, how)
           .then((text) => {
@@ -120,22 +110,24 @@ export function jsonBodies({ deadlines = new BodyDeadlines(), checkCredentials, 
             return text
           })
           .catch((err: unknown) => {
-            if (!(err instanceof BodyTimeout))
-              throw err
-              // Whatever is answered (408, or 401 first), the rest of this body is never read: close.
-            ;(set.headers as Record<string, string>).connection = 'close'
+            const tooSlow = err instanceof BodyTimeout
+            // Whatever is answered (408 or 413, or 401 first), the rest of this body is never read: close.
+            if (tooSlow || (err instanceof BodyError && err.status === 413)) (set.headers as Record<string, string>).connection = 'close'
+            if (!tooSlow) throw err
             throw new BodyError(err.message, 'value_error', [], 408)
           })
       }
-      if (vendor) return read(() => request.text())
+      // Too large by its own account: refused at once, without reading a byte (the answer closes).
+      if (declared > limit) throw tooLarge(limit)
+      // A declared length bounds the body already (HTTP framing), so it is read whole, natively; only a
+      // chunked body is read piece by piece against the limit (the stream reader costs ~3% of a POST).
+      const whole = (progress: BodyProgress) => (Number.isFinite(declared) ? request.text() : readBounded(request, progress, limit))
+      if (vendor) return read(whole)
       const type = (contentType ?? '').split(';')[0].trim().toLowerCase()
       if (type !== 'application/json' && !type.endsWith('+json')) {
         throw new BodyError(`must be JSON, sent with Content-Type: application/json (got ${type || 'no content type'})`, 'value_error')
       }
-      if (declared > MAX_BODY_BYTES) throw tooLarge()
-      // A declared length bounds the body already (HTTP framing), so it is read whole, natively; only a
-      // chunked body is read piece by piece against the limit (the stream reader costs ~3% of a POST).
-      const text = await read((progress) => (Number.isFinite(declared) ? request.text() : readBounded(request, progress)))
+      const text = await read(whole)
       const structure = structureFault(text)
       if (structure) throw new BodyError(structure.message, 'value_error', structure.path)
       let value: unknown
@@ -164,10 +156,10 @@ export function jsonBodies({ deadlines = new BodyDeadlines(), checkCredentials, 
     })
 }
 
-const tooLarge = () => new BodyError(`is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB, the most a request body may be`, 'value_error', [], 413)
+const tooLarge = (limit: number) => new BodyError(`is larger than ${sizeInWords(limit)}, the most a request body may be`, 'value_error', [], 413)
 
-/** The body as text, refusing it as soon as more than MAX_BODY_BYTES have arrived; reports each chunk. */
-async function readBounded(request: Request, progress: BodyProgress): Promise<string> {
+/** The body as text, refusing it as soon as more than `limit` bytes have arrived; reports each chunk. */
+async function readBounded(request: Request, progress: BodyProgress, limit: number): Promise<string> {
   if (!request.body) return ''
   const reader = request.body.getReader()
   progress.onCancel(() => void reader.cancel().catch(() => {}))
@@ -177,9 +169,9 @@ async function readBounded(request: Request, progress: BodyProgress): Promise<st
     const { done, value } = await reader.read()
     if (done) break
     size += value.byteLength
-    if (size > MAX_BODY_BYTES) {
+    if (size > limit) {
       await reader.cancel().catch(() => {})
-      throw tooLarge()
+      throw tooLarge(limit)
     }
     progress.received(size)
     chunks.push(value)

@@ -88,7 +88,7 @@ export interface FeatureParts<S> {
   console?: AnyElysia[]
   /** WebSocket routes (the media bridge), mounted at the root outside the three API surfaces. */
   ws?: AnyElysia[]
-  /** Vendors' webhooks (telephony status callbacks) at the root, under http/json-body's VENDOR_CALLBACKS_PREFIX; they carry no API key and check the vendor's signature. */
+  /** Vendors' webhooks (telephony status callbacks) at the root, under http/body-limits' VENDOR_CALLBACKS_PREFIX; they carry no API key and check the vendor's signature. */
   callbacks?: AnyElysia[]
   /** After the actor runtime and the event bus have started. */
   start?(): Promise<void>
