@@ -8,7 +8,6 @@ import { tenancyFeature } from './features/workspaces'
 import { AuthThrottle, authThrottleGate } from './http/auth-throttle'
 import { BodySchemas, type RouteRow } from './http/body-check'
 import { BodyDeadlines } from './http/body-deadline'
-import { drainUnread } from './http/body-drain'
 import { bodyLimitOf, isVendorCallback } from './http/body-limits'
 import { checkConsoleToken } from './http/console-auth'
 import { authenticateRequest } from './http/context'
@@ -63,7 +62,7 @@ export function createApp(services: Services, consoleToken: string) {
   const clientOf = (request: Request) => server()?.requestIP(request)?.address ?? 'unknown'
   const bodyDeadlines = new BodyDeadlines({ onTimeout: (client, slowBodies, reason) => services.logger.warn({ client, slowBodies, reason }, 'request body too slow: answered 408') })
   const app = new Elysia({ normalize: false, websocket: { maxPayloadLength: MAX_MESSAGE_BYTES } })
-    .use(errorPlugin(services.logger, checkCredentials, { brake: authThrottle, clientOf }, (request) => drainUnread(request, bodyLimitOf(pathOf(request)))))
+    .use(errorPlugin(services.logger, checkCredentials, { brake: authThrottle, clientOf }, (request) => bodyLimitOf(pathOf(request))))
     .use(requestLog(services.logger))
     .use(authThrottleGate(authThrottle, clientOf))
     .use(jsonBodies({ deadlines: bodyDeadlines, checkCredentials, schemas: bodySchemas, idleSeconds: services.config.httpIdleSeconds, server: () => server() }))

@@ -34,32 +34,88 @@ export const hasBody = (request: Request): boolean => {
 export const unreadBody = (request: Request): boolean => hasBody(request) && !request.bodyUsed
 
 /**
- * Reads and drops an unread body of at most `limit` bytes within its drain time. True when the
- * whole body was read (or there was none), so the connection may stay; false when it must close:
- * the body declares more than `limit` (nothing is read: it is answered at once), runs past it, or
- * is still arriving when its time is up.
+ * How much of a body too large to take is read and dropped after its answer, at most: more than a
+ * client can have in flight when it reads the answer and stops (Linux's largest default socket
+ * buffers: 6 MiB to receive, 4 MiB to send, tcp_rmem and tcp_wmem). Dropped as read: it costs
+ * CPU, not memory.
  */
-export async function drainUnread(request: Request, limit: number): Promise<boolean> {
-  if (!unreadBody(request)) return true
-  const declared = Number(request.headers.get('content-length') ?? NaN)
-  if (declared > limit || !request.body) return false
-  const reader = request.body.getReader()
-  const allowedMs = DRAIN_GRACE_MS + ((Number.isFinite(declared) ? declared : limit) / DRAIN_MIN_BYTES_PER_S) * 1000
+export const LINGER_MAX_BYTES = 16 * 1024 * 1024
+/**
+ * How long, at most: a client reads the answer within a round trip and stops sending; what it had
+ * in flight arrives within that too. A client that sends on regardless is cut after it (a reset,
+ * long after it was answered).
+ */
+export const LINGER_MS = 500
+
+/** What a drain did: read the whole body, found it too large to try (declared past the limit, or
+ * past it while read), or cut it (still arriving when its time was up). */
+export type Drained = 'whole' | 'too-large' | 'cut'
+
+/** How long a drain of `bytes` may take. */
+const drainMs = (bytes: number) => DRAIN_GRACE_MS + (bytes / DRAIN_MIN_BYTES_PER_S) * 1000
+
+/** Reads and drops up to `limit` more bytes of `request`'s body within `allowedMs`. */
+async function discard(request: Request, limit: number, allowedMs: number): Promise<Drained> {
+  if (!request.body) return 'whole'
+  let reader: ReadableStreamDefaultReader<Uint8Array>
+  try {
+    reader = request.body.getReader()
+  } catch {
+    return 'cut'
+  }
   let timer: ReturnType<typeof setTimeout> | undefined
-  const timeUp = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), allowedMs)
+  const timeUp = new Promise<Drained>((resolve) => {
+    timer = setTimeout(() => resolve('cut'), allowedMs)
   })
-  const drained = (async () => {
+  const drained = (async (): Promise<Drained> => {
     let size = 0
     for (;;) {
       const { done, value } = await reader.read()
-      if (done) return true
+      if (done) return 'whole'
       size += value.byteLength
-      if (size > limit) return false
+      if (size > limit) return 'too-large'
     }
-  })().catch(() => false)
-  const whole = await Promise.race([drained, timeUp])
+  })().catch((): Drained => 'cut')
+  const outcome = await Promise.race([drained, timeUp])
   clearTimeout(timer)
-  if (!whole) void reader.cancel().catch(() => {})
-  return whole
+  if (outcome !== 'whole') void reader.cancel().catch(() => {})
+  return outcome
+}
+
+/**
+ * Reads and drops an unread body of at most `limit` bytes within its drain time. 'whole' (or no
+ * body): the connection may stay; otherwise the answer closes it: 'too-large' when the body
+ * declares more than `limit` (nothing is read: it is answered at once, see lingering) or runs past
+ * it, 'cut' when it is still arriving when its time is up.
+ */
+export async function drainUnread(request: Request, limit: number): Promise<Drained> {
+  if (!unreadBody(request)) return 'whole'
+  const declared = Number(request.headers.get('content-length') ?? NaN)
+  if (declared > limit) return 'too-large'
+  return discard(request, limit, drainMs(Number.isFinite(declared) ? declared : limit))
+}
+
+/**
+ * `answer`, sent at once, with the connection closed only after up to LINGER_MAX_BYTES more of the
+ * body (or LINGER_MS) have been read and dropped: the answer to a body too large to take.
+ * Closing with the client's bytes unread resets the connection, and a client still sending saw
+ * the reset (EPIPE) instead of the 413 or 401 sent before it; in the meantime it reads the answer
+ * and stops. Bun closes a `Connection: close` answer once its body ends, and reads no request body
+ * after that, so the answer's body stays open while the request's is drained.
+ */
+export async function lingering(answer: Response, request: Request): Promise<Response> {
+  const payload = new Uint8Array(await answer.arrayBuffer())
+  const headers = new Headers(answer.headers)
+  headers.set('connection', 'close')
+  headers.delete('content-length')
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(payload)
+    },
+    async pull(controller) {
+      await discard(request, LINGER_MAX_BYTES, LINGER_MS)
+      controller.close()
+    },
+  })
+  return new Response(body, { status: answer.status, headers })
 }

@@ -8,7 +8,7 @@ import { Elysia } from 'elysia'
 import type { Logger } from '../logger'
 import type { AuthThrottle, ClientOf } from './auth-throttle'
 import { BodySchemaError } from './body-check'
-import { unreadBody } from './body-drain'
+import { drainUnread, lingering, unreadBody } from './body-drain'
 import { isVendorCallback } from './body-limits'
 import { ApiError } from './errors'
 import { settleFailedClaim } from './idempotency'
@@ -113,8 +113,8 @@ export function errorPlugin(
   logger: Logger,
   checkCredentials?: CredentialCheck,
   throttle?: { brake: AuthThrottle; clientOf: ClientOf },
-  /** Reads and drops a body nobody read (body-drain.ts); true when the connection may stay. */
-  drain: (request: Request) => Promise<boolean> = async (request) => !unreadBody(request),
+  /** The most bytes a request's body may have (body-limits.ts); without it, unread bodies are not drained. */
+  bodyLimit?: (request: Request) => number,
 ) {
   return new Elysia({ name: 'errors' }).onError({ as: 'global' }, async ({ code, error, request, set, params }) => {
     const failure: Failure = { code, error, request, set, params }
@@ -127,8 +127,16 @@ export function errorPlugin(
     // What the request log reads: Elysia leaves 422 there for a validation failure answered 400,
     // and 200 for a path no route matched.
     set.status = answer.status
-    // A body nobody read is drained first (up to its limit), so a client still sending reads this.
-    if (!(await drain(request))) answer.headers.set('connection', 'close')
+    if (!bodyLimit) {
+      if (unreadBody(request)) answer.headers.set('connection', 'close')
+      return answer
+    }
+    // A body nobody read is drained first (up to its limit), so a client still sending reads this;
+    // one too large for that gets the answer at once and a moment's drain before the close.
+    const limit = bodyLimit(request)
+    const drained = await drainUnread(request, limit)
+    if (drained === 'too-large' || answer.status === 413) return lingering(answer, request)
+    if (drained === 'cut') answer.headers.set('connection', 'close')
     return answer
   })
 }

@@ -92,7 +92,8 @@ export function jsonBodies({ deadlines = new BodyDeadlines(), checkCredentials, 
         try {
           if (await checkCredentials?.(request, surfaceOf(path))) guarded.add(request)
         } catch (refusal) {
-          if (!(await drainUnread(request, limit))) (set.headers as Record<string, string>).connection = 'close'
+          // A trickle cut short is closed here; one too large to drain, by the answer (lingering).
+          if ((await drainUnread(request, limit)) === 'cut') (set.headers as Record<string, string>).connection = 'close'
           throw refusal
         }
       }
@@ -170,7 +171,8 @@ async function readBounded(request: Request, progress: BodyProgress, limit: numb
     if (done) break
     size += value.byteLength
     if (size > limit) {
-      await reader.cancel().catch(() => {})
+      // The rest is drained for a moment while the 413 is sent (body-drain.ts, lingering).
+      reader.releaseLock()
       throw tooLarge(limit)
     }
     progress.received(size)

@@ -6,10 +6,15 @@
  * client would still send. And a keyless upload is drained before its 401, so clients still sending
  * read the 401 instead of a reset.
  */
+
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { MAX_BODY_BYTES, TELEGRAM_CALLBACK_MAX_BYTES, TELEPHONY_CALLBACK_MAX_BYTES, VISITOR_MAX_BODY_BYTES, WHATSAPP_CALLBACK_MAX_BYTES } from '../../src/http/body-limits'
 import { startTelegramFake, type TelegramFake } from '../fakes/telegram'
 import { startWhatsAppFake, type WhatsAppFake, whatsAppEnv } from '../fakes/whatsapp'
+import { freePort, startChildService } from '../support/child-service'
 import { rawUpload } from '../support/raw-upload'
 import { startTwilioServer, type TwilioServer } from '../support/twilio-server'
 
@@ -121,5 +126,35 @@ describe('a keyless upload reads its 401', () => {
     const out = await new Response(run.stdout).text()
     await run.exited
     expect(JSON.parse(out)).toEqual(Array.from({ length: 10 }, () => 401))
+  })
+})
+
+describe('clients streaming a declared 1 GB as fast as they can, to the service in a process of its own', () => {
+  // In the test's own process the client's reads and the server's close share one event loop and
+  // the reset never came first; against a child process it did, for most of these.
+  let dir: string
+  let child: Awaited<ReturnType<typeof startChildService>>
+  let base: string
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'body-limits-'))
+    const port = await freePort()
+    base = `http://127.0.0.1:${port}`
+    child = await startChildService(port, { DATA_DIR: dir, LOG_LEVEL: 'error' })
+  })
+  afterAll(async () => {
+    child?.kill('SIGKILL')
+    await child?.exited
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  test.each([
+    ['/api/v1/agents', 401],
+    ['/api/v1/web/wk_nonexistent00000000/sessions', 413],
+  ])('%s: 3 at once, twice, each reads its %i rather than a reset', async (path, status) => {
+    // Each has megabytes in flight when the answer comes: closing on them at once reset the connection.
+    for (let round = 0; round < 2; round++) {
+      const answers = await Promise.all(Array.from({ length: 3 }, () => rawUpload(base, path, { declared: GIGABYTE, maxBytes: 64 * 1024 * 1024, timeoutMs: CLIENT_TIMEOUT_MS })))
+      expect(answers.map((r) => r.status || r.error)).toEqual([status, status, status])
+    }
   })
 })

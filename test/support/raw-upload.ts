@@ -35,6 +35,20 @@ export interface UploadResult {
 
 const CHUNK = Buffer.alloc(64 * 1024)
 
+/** The body of a chunked answer, its framing taken out (as far as it arrived). */
+function unchunked(raw: string): string {
+  let out = ''
+  let at = 0
+  for (;;) {
+    const line = raw.indexOf('\r\n', at)
+    if (line < 0) return out
+    const size = Number.parseInt(raw.slice(at, line), 16)
+    if (!(size > 0)) return out
+    out += raw.slice(line + 2, line + 2 + size)
+    at = line + 2 + size + 2
+  }
+}
+
 /** Whether `answer` holds a whole HTTP answer: its headers and the body they announce. */
 function complete(answer: string): boolean {
   const end = answer.indexOf('\r\n\r\n')
@@ -71,7 +85,9 @@ export function rawUpload(url: string, path: string, o: UploadOptions): Promise<
       clearTimeout(timer)
       socket.destroy()
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0)
-      resolve({ status, body: answer.slice(answer.indexOf('\r\n\r\n') + 4), answeredMs, sentBytes: sent, error })
+      const end = answer.indexOf('\r\n\r\n')
+      const body = answer.slice(end + 4)
+      resolve({ status, body: /\r\ntransfer-encoding: *chunked/i.test(answer.slice(0, end)) ? unchunked(body) : body, answeredMs, sentBytes: sent, error })
     }
     const timer = setTimeout(finish, o.timeoutMs)
     socket.on('data', (d) => {
