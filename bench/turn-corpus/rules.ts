@@ -4,9 +4,11 @@
  * verdict per frame from its level (above -45 dBFS, the line test's audibility), and at every
  * pause the rules are asked how long to wait. A pause inside a turn shorter than that wait is
  * let be; a longer one is a false cut-off. The wait after the last word is the complete-turn
- * wait. Printed twice: with the words alone as pocketsphinx gives them (no words: every pause
- * waits the same) and with the voice's cues. What the line adds (the VAD's own end of speech,
- * the host's load) is bench:turn-taking's.
+ * wait. Printed four times: with no words as pocketsphinx gives them (every pause waits the
+ * same), alone and with the voice's cues; then with a vendor's final words (the words said
+ * before the pause, exactly, as Deepgram gives them after a Finalize) and the voice's cues, as
+ * the script writes them (punctuated) and with no punctuation. What the line adds (the VAD's own
+ * end of speech, the host's load, interim words) is bench:turn-taking's.
  *
  *   bun bench/turn-corpus/rules.ts        (npm run bench:turn-taking with BENCH_MODE=rules)
  */
@@ -21,6 +23,34 @@ import { CORPUS, type TurnCase } from './cases'
 const FRAME = 160
 const SPEECH_DBFS = -45
 
+/** What the rules are told of the words: none (pocketsphinx), or the words said so far, with the script's punctuation or none. */
+type Words = 'none' | 'punctuated' | 'bare'
+
+const MODES: { words: Words; cues: boolean; title: string }[] = [
+  { words: 'none', cues: false, title: 'words alone (none, as pocketsphinx)' },
+  { words: 'none', cues: true, title: 'words (none, as pocketsphinx) and the voice' },
+  { words: 'punctuated', cues: true, title: "a vendor's words, punctuated as the script, and the voice" },
+  { words: 'bare', cues: true, title: "a vendor's words with no punctuation, and the voice" },
+]
+
+/** The words said before the `n`-th pause (all of them when `n` is past the last), as the mode gives them. */
+function saidBefore(c: TurnCase, n: number, words: Words): string {
+  if (words === 'none') return ''
+  const said: string[] = []
+  let pauses = 0
+  for (const p of c.pieces) {
+    if ('pauseMs' in p && pauses++ === n) break
+    if ('say' in p) said.push(p.say)
+  }
+  const text = said.join(' ')
+  return words === 'bare'
+    ? text
+        .replace(/[^\p{L}\p{N}'\s]/gu, ' ')
+        .replace(/\s+/g, ' ')
+        .trim()
+    : text
+}
+
 interface Judged {
   c: TurnCase
   cut: boolean[]
@@ -28,12 +58,12 @@ interface Judged {
   why: string[]
 }
 
-function judge(c: TurnCase, index: number, espeak: string, cues: boolean): Judged {
-  const { pcm, pauses } = render(espeak, c.pieces, c.voice, c.rate, 1_000 + index)
+function judge(c: TurnCase, rendered: ReturnType<typeof render>, words: Words, cues: boolean): Judged {
+  const { pcm, pauses } = rendered
   const audio = new VoiceCues()
   const cut: boolean[] = []
   const why: string[] = []
-  const ask = () => endOfTurn('', TRAILING_WAIT_MS, cues ? audio.cues() : undefined)
+  const ask = () => endOfTurn(saidBefore(c, cut.length, words), TRAILING_WAIT_MS, cues ? audio.cues() : undefined)
   let pause = 0
   for (let at = 0; at + FRAME <= pcm.length; at += FRAME) {
     const frame = pcm.subarray(at, at + FRAME)
@@ -54,8 +84,9 @@ function judge(c: TurnCase, index: number, espeak: string, cues: boolean): Judge
 
 export function rulesOnCorpus(espeak: string, verbose: boolean): void {
   const cases = CORPUS.map((c, i) => ({ c, i })).filter((x): x is { c: TurnCase; i: number } => x.c.kind === 'turn')
-  for (const cues of [false, true]) {
-    const judged = cases.map(({ c, i }) => judge(c, i, espeak, cues))
+  const rendered = cases.map(({ c, i }) => render(espeak, c.pieces, c.voice, c.rate, 1_000 + i))
+  for (const { words, cues, title } of MODES) {
+    const judged = cases.map(({ c }, k) => judge(c, rendered[k]!, words, cues))
     const unfinished = judged.filter((j) => j.c.label === 'unfinished')
     const cutCases = unfinished.filter((j) => j.cut.some(Boolean))
     const pausesCut = unfinished.reduce((n, j) => n + j.cut.filter(Boolean).length, 0)
@@ -63,7 +94,7 @@ export function rulesOnCorpus(espeak: string, verbose: boolean): void {
     const waits = judged.filter((j) => j.c.label === 'complete').map((j) => j.endWaitMs)
     const allEnds = judged.map((j) => j.endWaitMs)
     const families = [...new Set(unfinished.map((j) => j.c.family))]
-    console.log(`\nrules only, ${cues ? 'words (none, as pocketsphinx) and the voice' : 'words alone (none, as pocketsphinx)'}: ${judged.length} turn cases`)
+    console.log(`\nrules only, ${title}: ${judged.length} turn cases`)
     console.log(
       `  false cut-offs: ${cutCases.length} of ${unfinished.length} unfinished cases (${((100 * cutCases.length) / unfinished.length).toFixed(1)}%), ${pausesCut} of ${pausesAll} pauses inside turns`,
     )
