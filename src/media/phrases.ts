@@ -12,15 +12,52 @@ export const VOICE_LINES = {
 
 /**
  * Short acknowledgements a listener makes while the other person talks. They never take the
- * turn: said over the agent, the agent keeps talking ("uh-huh", "okay").
+ * turn: said over the agent, the agent keeps talking ("uh-huh", "okay"). Not "no", "wait",
+ * "stop" or "hold on": those are the caller taking the turn.
  */
-const BACKCHANNELS = new Set(['uh huh', 'uh-huh', 'mm hmm', 'mhm', 'mm', 'hmm', 'okay', 'ok', 'yeah', 'yes', 'yep', 'right', 'sure', 'i see', 'got it', 'alright', 'all right', 'ah', 'oh'])
+const BACKCHANNELS = new Set([
+  'uh huh',
+  'mm hmm',
+  'mm hm',
+  'mhm',
+  'mhmm',
+  'mmhmm',
+  'mm',
+  'hmm',
+  'okay',
+  'ok',
+  'yeah',
+  'yes',
+  'yep',
+  'right',
+  'sure',
+  'i see',
+  'got it',
+  'alright',
+  'all right',
+  'ah',
+  'oh',
+])
+/**
+ * The longest run of them still heard as one acknowledgement ("okay, yeah", "mm-hmm, right"):
+ * they come in ones to threes ("yeah, yeah, yeah"); one more is margin, and past it the caller is
+ * saying something.
+ */
+const MAX_BACKCHANNEL_RUN = 4
 
+/** Whether `text` is made only of acknowledgements, however written: "Mm-hmm.", "Okay, yeah.", "yeah, yeah". */
 export function isBackchannel(text: string): boolean {
-  const t = text
+  const ws = text
     .toLowerCase()
-    .replace(/[^a-z\s-]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-  return BACKCHANNELS.has(t)
+    .replace(/[^a-z\s]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean)
+  // Each acknowledgement is one word or two ("i see"), read from the front.
+  let runs = 0
+  for (let i = 0; i < ws.length; runs++) {
+    if (BACKCHANNELS.has(`${ws[i]} ${ws[i + 1]}`)) i += 2
+    else if (BACKCHANNELS.has(ws[i]!)) i += 1
+    else return false
+  }
+  return runs > 0 && runs <= MAX_BACKCHANNEL_RUN
 }

@@ -59,6 +59,13 @@ describe('endpointing', () => {
     for (const b of ['Uh-huh.', 'okay', 'Mm hmm', 'Yeah!', 'got it']) expect(isBackchannel(b)).toBe(true)
     expect(isBackchannel('okay, but when do you open?')).toBe(false)
   })
+
+  test('a hyphen kept and short runs of acknowledgements are backchannels; a stop word or more words are not', () => {
+    for (const b of ['Mm-hmm.', 'Okay, yeah.', 'yeah, yeah', 'Mm-hmm, right.', 'Oh, okay.', 'Yeah, yeah, yeah.', 'Uh huh, I see.']) expect(isBackchannel(b)).toBe(true)
+    for (const t of ['No.', 'Stop.', 'Wait.', 'Hold on.', 'Okay, stop.', 'Yeah, no.', 'Yeah, wait.', 'Okay, hold on.', 'okay okay okay okay okay', 'Right, so what about Friday?', '', '...']) {
+      expect(isBackchannel(t)).toBe(false)
+    }
+  })
 })
 
 describe('playout', () => {
