@@ -15,10 +15,12 @@
  *   | rule                                                           | shape    | wait                     |
  *   |----------------------------------------------------------------|----------|--------------------------|
  *   | words end on a comma, a dash or an ellipsis                    | trailing | upper (1,500)            |
- *   | half a number being read out (a digit group, < 10 digits)       | trailing | upper                    |
+ *   | half a number or code being read out (< 10 digits or letters)  | trailing | upper                    |
+ *   |   … with a full stop after it (²)                               | number   | 400                      |
  *   | a short answer, confirmation or thanks                         | complete | 200                      |
  *   | the last word is a connective, article, preposition or filler  | trailing | upper                    |
- *   | a month without its day                                        | trailing | upper                    |
+ *   |   … with a full stop: only a word no sentence ends on (²)       | trailing | upper                    |
+ *   | a month without its day, with no full stop (²)                 | trailing | upper                    |
  *   | ends on a question mark or a full stop                         | complete | 200                      |
  *   | a whole number (10+ digits) / ends on a number                 | number   | 400                      |
  *   | a question at its auxiliary and subject ("where do customers") | trailing | upper                    |
@@ -33,6 +35,9 @@
  *   | nothing heard yet (¹)                                          | unknown  | 500                      |
  *
  *   (¹) the voice's two rows decide these when its pitch can be read (voiced, 80+ ms of it).
+ *   (²) a full stop (or ? or !) the engine put after the words: the sentence is closed, so a word
+ *       that can end one ("I don't think so.", "What is it for?") and a date or code read out
+ *       whole ("the third of March.", "S W one A one A A.") do not trail.
  *
  * Anchors for the numbers: LiveKit answers 0.5 s after its end-of-turn model says "done" and
  * waits 3.0 s when it says "not done"; Pipecat's VAD stops at 0.2 s of silence; Vapi waits 0.1 s
@@ -88,6 +93,17 @@ const TRAILING_WORDS = new Set(
     "i'm i'd i'll i've it's that's there's he's she's we're they're you're i we"
   ).split(' '),
 )
+/**
+ * Of those, the words no sentence ends on even when the engine closed it with a full stop: an
+ * article or possessive (its noun is due), a conjunction that joins, a filler, a subject with no
+ * verb. The rest can end one ("I think so.", "What is it for?", "I'd love to.", "See you then.").
+ */
+const NEVER_FINAL = new Set(
+  (
+    'and or but because cause although unless whereas if than the a an my your our their his her its every um uh er erm plus per via thank ' +
+    "i'm i'd i'll i've it's that's there's he's she's we're they're you're i we"
+  ).split(' '),
+)
 /** Words that end a short turn on their own: answers, confirmations, thanks, goodbyes. */
 const SHORT_COMPLETE = new Set(('yes yeah yep yup no nope nah sure okay ok right correct exactly absolutely definitely fine great perfect ' + 'thanks bye goodbye done please hello hi hey').split(' '))
 const SHORT_COMPLETE_PHRASES = new Set([
@@ -118,6 +134,14 @@ const SHORT_COMPLETE_PHRASES = new Set([
   'why not',
   'not at all',
   'see you',
+  "i don't think so",
+  'i think so',
+  'i hope so',
+  'i guess so',
+  'i believe so',
+  "i don't know",
+  "i'm not sure",
+  'no problem',
 ])
 
 /** A short answer: "yes", "no thanks", "yes I do", "thank you very much" (at most four words). */
@@ -169,16 +193,24 @@ const words = (text: string) =>
     .split(/\s+/)
     .filter(Boolean)
 
-/** Digits read out at the end of the text (as numerals or words), counted. */
-function trailingDigits(ws: string[]): number {
+/**
+ * Digits read out at the end of the text (as numerals or words), counted, and single letters
+ * among them when there are at least two things read out ("S W one A", "K L seven nine", "a l e
+ * x"): a code spelled out, whose last "a" is a letter, not an article.
+ */
+function trailingCode(ws: string[]): number {
   let n = 0
+  let letters = 0
+  let items = 0
   for (let i = ws.length - 1; i >= 0; i--) {
     const w = ws[i]!
     if (/^\d+$/.test(w)) n += w.length
     else if (NUMBER_WORDS.has(w)) n += 1
+    else if (/^[a-z]$/.test(w)) letters += 1
     else if (w !== '-' && w !== 'dash') break
+    items++
   }
-  return n
+  return items >= 2 || letters === 0 ? n + letters : n
 }
 
 /**
@@ -212,14 +244,17 @@ function fromWords(text: string, upperMs: number): EndOfTurn {
   // Punctuation an engine put there (Deepgram's smart_format) is the strongest signal: ellipses and
   // commas trail, a question mark or a full stop ends.
   if (/(\.\.\.|…|,|-)\s*$/.test(trimmed)) return at(upperMs, 'trailing', 'ends on a comma, a dash or an ellipsis')
-  const digits = trailingDigits(ws)
+  // The engine closed the sentence (smart_format's punctuation, or a script's).
+  const closed = /[?.!]\s*$/.test(trimmed)
+  const digits = trailingCode(ws)
   if (digits > 0 && digits < PHONE_DIGITS && (ws.length === digits || ws.slice(0, ws.length - 1).some((w) => w === 'number' || w === 'is' || w === 'code' || w === 'card'))) {
-    return at(upperMs, 'trailing', `a number being read out (${digits} digits so far)`)
+    if (closed) return at(NUMBER_WAIT_MS, 'number', `a number or code read out, with a full stop after it (${digits} characters)`)
+    return at(upperMs, 'trailing', `a number or code being read out (${digits} characters so far)`)
   }
   if (shortAnswer(ws)) return at(COMPLETE_WAIT_MS, 'complete', 'an answer, a confirmation or thanks')
-  if (TRAILING_WORDS.has(last)) return at(upperMs, 'trailing', `ends on "${last}"`)
-  if (MONTHS.has(last) && ws.length > 1) return at(upperMs, 'trailing', 'a date without its day')
-  if (/[?.!]\s*$/.test(trimmed)) return at(COMPLETE_WAIT_MS, 'complete', 'ends on a question mark or a full stop')
+  if (closed ? NEVER_FINAL.has(last) : TRAILING_WORDS.has(last)) return at(upperMs, 'trailing', `ends on "${last}"`)
+  if (MONTHS.has(last) && ws.length > 1 && !closed) return at(upperMs, 'trailing', 'a date without its day')
+  if (closed) return at(COMPLETE_WAIT_MS, 'complete', 'ends on a question mark or a full stop')
   if (digits >= PHONE_DIGITS) return at(NUMBER_WAIT_MS, 'number', `a whole number (${digits} digits)`)
   if (digits > 0) return at(NUMBER_WAIT_MS, 'number', 'ends on a number')
   if (QUESTION_OPENERS.has(ws[0]!) && ws.length >= 3) {

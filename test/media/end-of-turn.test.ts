@@ -31,6 +31,13 @@ const CASES: [string, TurnShape, number][] = [
   ['what are your opening', 'neutral', NEUTRAL_WAIT_MS],
   ['what are your opening hours', 'complete', COMPLETE_WAIT_MS],
   ['is there any parking', 'complete', COMPLETE_WAIT_MS],
+  // A sentence the engine closed with a full stop: a word that can end one does not trail.
+  ['It was on the third of March.', 'complete', COMPLETE_WAIT_MS],
+  ["I don't think so.", 'complete', COMPLETE_WAIT_MS],
+  ["i don't think so", 'complete', COMPLETE_WAIT_MS],
+  ['What is it for?', 'complete', COMPLETE_WAIT_MS],
+  ['I would love to.', 'complete', COMPLETE_WAIT_MS],
+  ['Can you do that?', 'complete', COMPLETE_WAIT_MS],
   // Numbers: a whole one is answered soon; half of one waits.
   ['my number is 415 555 0123 4', 'number', NUMBER_WAIT_MS],
   ['it is 4155550123', 'number', NUMBER_WAIT_MS],
@@ -38,6 +45,12 @@ const CASES: [string, TurnShape, number][] = [
   ['my number is 415 555', 'trailing', TRAILING_WAIT_MS],
   ['four one five', 'trailing', TRAILING_WAIT_MS],
   ['the code is 12', 'trailing', TRAILING_WAIT_MS],
+  // A code spelled out: its "a" is a letter; closed with a full stop, it is whole.
+  ['My postcode is S W one A one A A.', 'number', NUMBER_WAIT_MS],
+  ['The booking reference is K L seven nine.', 'number', NUMBER_WAIT_MS],
+  ['The order number is four eight two one three.', 'number', NUMBER_WAIT_MS],
+  ['my postcode is s w one a', 'trailing', TRAILING_WAIT_MS],
+  ['it is a l e x', 'trailing', TRAILING_WAIT_MS],
   // Trailing off: waits the longest.
   ['I want to book a table and', 'trailing', TRAILING_WAIT_MS],
   ['so', 'trailing', TRAILING_WAIT_MS],
@@ -50,6 +63,10 @@ const CASES: [string, TurnShape, number][] = [
   ['on the 3rd of march', 'trailing', TRAILING_WAIT_MS],
   ["I'm", 'trailing', TRAILING_WAIT_MS],
   ["that's all, thank", 'trailing', TRAILING_WAIT_MS],
+  // A full stop does not close what no sentence ends on.
+  ['Can I come on the.', 'trailing', TRAILING_WAIT_MS],
+  ['I want milk and.', 'trailing', TRAILING_WAIT_MS],
+  ['Is it a.', 'trailing', TRAILING_WAIT_MS],
   // Neither: the floor.
   ['I would like to book a table', 'neutral', NEUTRAL_WAIT_MS],
   ['the delivery never arrived', 'neutral', NEUTRAL_WAIT_MS],
