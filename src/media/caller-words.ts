@@ -4,6 +4,8 @@
  * judge turns is asked for its final words at every pause (Deepgram's `Finalize`, as Pipecat
  * sends it when its VAD stops), so a turn is judged on final words ~one final-latency after the
  * pause instead of waiting for the engine's own endpointing; later speech is the next piece.
+ * Until that final comes (`finalDue`) the words so far are the engine's guess, not its words: no
+ * verdict is taken on them, and the final is reported even when it says the same.
  */
 import type { SttSession } from '../providers/stt/port'
 import { resample } from './codecs'
@@ -18,6 +20,8 @@ export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
   heard = ''
   private flushing: Promise<void> | null = null
   private spokeSinceFlush = false
+  /** The engine may still revise the live words (Deepgram's interim results). */
+  private liveStable = true
 
   constructor(
     private readonly stt: SttSession,
@@ -31,6 +35,15 @@ export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
   /** Whether the engine's words judge turns (false: pocketsphinx, 78% of its words wrong). */
   get judge(): boolean {
     return this.stt.turnCues !== false
+  }
+
+  /**
+   * The engine's final words for speech it heard are still to come: a Finalize is out, or its
+   * latest words are interim. A pause judged now would be judged on words it may add to ("Do you
+   * still" before "have the"); the final, when it comes, is reported (`changed`) and judged.
+   */
+  get finalDue(): boolean {
+    return this.flushes && (this.flushing !== null || !this.liveStable)
   }
 
   /** A streaming engine whose words judge turns: asked for its final words at every pause. */
@@ -56,7 +69,7 @@ export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
       (piece) => {
         this.flushing = null
         this.turnText = join(this.turnText, piece.trim())
-        this.partial('', true)
+        this.partial('', true, true)
       },
       (err) => {
         this.flushing = null
@@ -83,14 +96,17 @@ export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
   private forget(): void {
     this.turnText = ''
     this.live = ''
+    this.liveStable = true
     this.heard = ''
   }
 
-  private partial(live: string, stable: boolean): void {
+  /** `final`: the words of a Finalize, reported even when they are the words heard already. */
+  private partial(live: string, stable: boolean, final = false): void {
     if (!this.judge) return
     this.live = live
+    this.liveStable = stable
     const text = join(this.turnText, live)
-    if (text === this.heard) return
+    if (text === this.heard && !final) return
     this.heard = text
     this.changed(text, stable)
   }

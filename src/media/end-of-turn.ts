@@ -72,7 +72,8 @@ export const HOLDING_WAIT_MS = 500
 /** The least a holding wait comes down to for a caller whose own pauses are short: the same floor. */
 export const HOLDING_FLOOR_MS = 500
 
-export type TurnShape = 'complete' | 'number' | 'neutral' | 'trailing' | 'unknown' | 'holding'
+/** `pending`: the engine's final words are still to come (awaitingFinal). */
+export type TurnShape = 'complete' | 'number' | 'neutral' | 'trailing' | 'unknown' | 'holding' | 'pending'
 
 export interface EndOfTurn {
   /** Silence after the caller's last speech before the turn ends. */
@@ -211,6 +212,16 @@ function trailingCode(ws: string[]): number {
     items++
   }
   return items >= 2 || letters === 0 ? n + letters : n
+}
+
+/**
+ * No verdict while the engine's final words for the caller's speech are still to come: its
+ * interim words may be short of what was said ("Do you still" with "have the" to come), so the
+ * turn waits as if trailing, and the final, when it comes, is judged (the wait still counted from
+ * the caller's last speech: a final in time costs nothing).
+ */
+export function awaitingFinal(upperMs: number = TRAILING_WAIT_MS): EndOfTurn {
+  return { waitMs: upperMs, shape: 'pending', why: "the engine's final words are still to come" }
 }
 
 /**

@@ -21,7 +21,7 @@ import type { AgentTurns } from './agent-turns'
 import type { PipelineState, SessionParts } from './call-line'
 import type { CallerAudio } from './caller-audio'
 import type { CallerWords } from './caller-words'
-import { endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
+import { awaitingFinal, endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
 import { type InboundFrame, msOf } from './frames'
 import { isBackchannel, VOICE_LINES } from './phrases'
 import { buildCallPipeline, type CallPipeline, type ChartSide } from './pipeline'
@@ -115,7 +115,8 @@ export class VoiceSession {
       actions: {
         // Only a turn that reads as done is worth a reply before the wait is over: one that trails
         // off or says nothing yet would mostly be cancelled.
-        preempt: (_, { text, shape }) => (shape === 'complete' || shape === 'number' ? agent.preempt(text) : agent.dropEarly()),
+        // Words still to be finalised decide nothing either way: the final's verdict will.
+        preempt: (_, { text, shape }) => (shape === 'pending' ? undefined : shape === 'complete' || shape === 'number' ? agent.preempt(text) : agent.dropEarly()),
         cancelPreempt: () => agent.dropEarly(),
         commitTurn: () => void this.commit(),
         answer: (_, { text, keys, ...marks }) => {
@@ -315,7 +316,8 @@ export class VoiceSession {
 
   /** The end-of-turn rules' verdict on the caller's words: how long a silence ends the turn, and why. */
   private judge(text: string): { text: string; waitMs: number; why: string; shape: string } {
-    const judged = endOfTurn(text, this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS, this.pipeline.cues.cues())
+    const upperMs = this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS
+    const judged = this.words.finalDue ? awaitingFinal(upperMs) : endOfTurn(text, upperMs, this.pipeline.cues.cues())
     return { text, waitMs: judged.waitMs, why: judged.why, shape: judged.shape }
   }
 

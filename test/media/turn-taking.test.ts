@@ -3,12 +3,13 @@
  * chart's waits and the line's playing run on it, test/support/turn-harness.ts): the chart's
  * states in order for one turn; a complete question answered after the short wait and a trailing
  * "and…" not; an early reply released when the final transcript matches, and a cancelled one
- * never reaching the line, the transcript or the conversation.
+ * never reaching the line, the transcript or the conversation; no turn ended on interim words
+ * while their final is due.
  */
 import { describe, expect, test } from 'bun:test'
 import { COMPLETE_WAIT_MS, TRAILING_WAIT_MS, UNKNOWN_WAIT_MS } from '../../src/media/end-of-turn'
 import type { TextToSpeech } from '../../src/providers/tts/port'
-import { flush, turnHarness } from '../support/turn-harness'
+import { FRAME_MS, flush, turnHarness } from '../support/turn-harness'
 
 /** Frames in each push to the VAD, and a stall of the VAD while `vadStalled` is pending. */
 let vadStalled: Promise<void> | null = null
@@ -272,6 +273,51 @@ describe('turn-taking', () => {
     expect(h.asked.map((a) => a.text)).toEqual(['Is the shop open on Sunday?', 'Is the shop open on Monday?'])
     expect(h.written).toEqual(['Is the shop open on Monday?'])
     expect(h.customer).toEqual(['Is the shop open on Monday?'])
+    await h.session.close()
+  })
+
+  test('interim words that read as a whole question do not end the turn while its final is due; the final decides', async () => {
+    let answer = () => {}
+    let stall: Promise<void> | null = new Promise<void>((r) => (answer = r))
+    const h = turnHarness({ finalStall: () => stall })
+    h.session.start(8000)
+    await flush()
+    // "Do you still" reads as a whole question; the engine's final, late, has "have the" too.
+    await h.speak(400, 'Do you still', 'Do you still have the', false)
+    await h.silence(COMPLETE_WAIT_MS + 100)
+    expect(h.session.state).toBe('maybeDone')
+    expect(h.context().why).toBe("the engine's final words are still to come")
+    stall = null
+    answer()
+    await flush()
+    // The final trails ("the"): the turn waits on, and the caller goes on.
+    expect(h.context().shape).toBe('trailing')
+    await h.silence(400)
+    expect(h.session.state).toBe('maybeDone')
+    await h.speak(600, 'green jacket in medium?')
+    await h.silence(COMPLETE_WAIT_MS + 60)
+    expect(h.customer).toEqual(['Do you still have the green jacket in medium?'])
+    expect(h.written).toEqual(['Do you still have the green jacket in medium?'])
+    await h.session.close()
+  })
+
+  test('a final that comes after the short wait, the same words as the interim ones, ends the turn at once', async () => {
+    let answer = () => {}
+    let stall: Promise<void> | null = new Promise<void>((r) => (answer = r))
+    const h = turnHarness({ finalStall: () => stall })
+    h.session.start(8000)
+    await flush()
+    await h.speak(400, 'What time do you open on Sunday?', 'What time do you open on Sunday?', false)
+    await h.silence(COMPLETE_WAIT_MS + 100)
+    expect(h.session.state).toBe('maybeDone')
+    stall = null
+    answer()
+    await flush()
+    // The wait counts from the caller's last speech: it is over, so the turn ends on the final's next frame.
+    await h.silence(FRAME_MS)
+    expect(h.session.state).not.toBe('maybeDone')
+    await h.silence(100)
+    expect(h.customer).toEqual(['What time do you open on Sunday?'])
     await h.session.close()
   })
 })

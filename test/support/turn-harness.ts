@@ -170,11 +170,14 @@ export function turnHarness(options: HarnessOptions = {}) {
     speechWindows: () => speechWindows,
     /** The chart's context now. */
     context: () => session.chart.getSnapshot().context,
-    /** The caller speaks `ms` of audio, new words the engine hears as `heard` and finalises as `finalText`. */
-    async speak(ms: number, heard: string, finalText = heard) {
+    /**
+     * The caller speaks `ms` of audio, new words the engine hears as `heard` and finalises as
+     * `finalText`; `stable: false` reports `heard` as interim words (Deepgram's `is_final: false`).
+     */
+    async speak(ms: number, heard: string, finalText = heard, stable = true) {
       pending = [pending, finalText].filter(Boolean).join(' ')
       for (let t = 0; t < ms; t += FRAME_MS) await frame(SPEECH)
-      if (heard) partial?.({ text: heard, stable: true, endOfSpeech: false })
+      if (heard) partial?.({ text: heard, stable, endOfSpeech: false })
       await flush()
     },
     /** Silence from the caller for `ms`, a frame at a time. */
