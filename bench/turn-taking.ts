@@ -1,5 +1,5 @@
 /**
- * bench:turn-taking — the turn-taking corpus (bench/turn-corpus/cases.ts, 222 cases) played to the
+ * bench:turn-taking — the turn-taking corpus (bench/turn-corpus/cases.ts, 226 cases) played to the
  * service over real Media Streams sockets, one call a case. The service runs in its own process
  * (bench/service.ts) on 127.0.0.1 with its default local engines (Silero VAD, the live
  * pocketsphinx decoder, the `local` model, espeak-ng) and TELEPHONY_PROVIDER=twilio against the

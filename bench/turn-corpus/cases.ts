@@ -322,6 +322,11 @@ for (const s of [
   'Is this going to take long?',
   'Hello? Can you hear me?',
   'Just a second, please.',
+  // One word (or two) is enough to stop an agent, and must never pass for a backchannel.
+  'Stop.',
+  'No.',
+  'Wait.',
+  'Hold on.',
 ])
   overlap('interruption', 'interruption', [{ say: s }], 1_500 + (cases.length % 5) * 300)
 

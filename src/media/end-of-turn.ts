@@ -7,7 +7,7 @@
  * end of the last voiced stretch, this caller's pauses so far) is the second input. Rules, not a
  * model: each is a line of the table below and has a test (test/media/end-of-turn.test.ts,
  * end-of-turn-cues.test.ts); `bench:turn-taking` measures them on the phone line against a corpus
- * of 222 spoken cases, `bench:turns` the words' rules on a written one.
+ * of 226 spoken cases, `bench:turns` the words' rules on a written one.
  *
  * The rule table (first match wins; the words' rules first, the voice's where the words say
  * nothing — no words yet, as with pocketsphinx whose words are mostly wrong, or a neutral statement):
