@@ -2,7 +2,7 @@
  * ElevenLabs streaming text-to-speech
  * (https://elevenlabs.io/docs/api-reference/text-to-speech/stream): `POST
  * /v1/text-to-speech/{voice_id}/stream?output_format=pcm_16000` with `xi-api-key`, JSON
- * `{ text, model_id }`; the body is raw 16 kHz 16-bit PCM, streamed as it is synthesised.
+ * `{ text, model_id, voice_settings?: { speed } }` (speed 0.7–1.2, 1 its own rate); the body is raw 16 kHz 16-bit PCM, streamed as it is synthesised.
  */
 import { SpeechError } from '../stt/port'
 import { headersDeadline, pcmBody } from './pcm-stream'
@@ -24,7 +24,7 @@ export class ElevenLabsTts implements TextToSpeech {
     const res = await fetch(`${base}/v1/text-to-speech/${voice}/stream?output_format=pcm_16000`, {
       method: 'POST',
       headers: { 'xi-api-key': this.options.apiKey, 'content-type': 'application/json', accept: 'audio/pcm' },
-      body: JSON.stringify({ text, model_id: o.model ?? this.options.model ?? 'eleven_flash_v2_5' }),
+      body: JSON.stringify({ text, model_id: o.model ?? this.options.model ?? 'eleven_flash_v2_5', ...(o.speed == null ? {} : { voice_settings: { speed: o.speed } }) }),
       signal: headersDeadline(HEADERS_TIMEOUT_MS, o.signal),
     }).catch((err: Error) => {
       if (o.signal?.aborted) throw err

@@ -1,6 +1,6 @@
 /**
  * Local text-to-speech with espeak-ng: no network, no key. 22,050 Hz mono 16-bit, in the voices of
- * voices.ts at 175 words a minute. Two ways to the same synthesiser:
+ * voices.ts at 175 words a minute (times the agent's `voice.speed`). Two ways to the same synthesiser:
  *
  * - in-process (`libespeak-ng`, espeak-pool.ts): a few synthesiser threads shared by every call,
  *   ~2–3 ms of CPU a sentence — used when a pool is given (speech.ts gives one when the library
@@ -25,6 +25,9 @@ const WAV_HEADER = 44
 /** 175 words a minute: espeak's default is 175; phone callers follow 150–190 comfortably. */
 export const WORDS_PER_MINUTE = 175
 
+/** The rate `-s` takes for an agent's speed (a factor of the engine's own). */
+export const wordsPerMinute = (speed?: number | null) => (speed == null ? WORDS_PER_MINUTE : Math.round(WORDS_PER_MINUTE * speed))
+
 export class EspeakTts implements TextToSpeech {
   readonly name = 'espeak'
   readonly sampleRate = RATE
@@ -39,17 +42,17 @@ export class EspeakTts implements TextToSpeech {
     const voice = providerVoice('espeak', options.voice)
     if (this.pool && !this.pool.unavailable) {
       try {
-        yield* this.inProcess(this.pool, text, voice, options.signal)
+        yield* this.inProcess(this.pool, text, voice, wordsPerMinute(options.speed), options.signal)
         return
       } catch (err) {
         // Nothing was said yet when the library turns out unusable: the program says it instead.
         if (!(err instanceof SynthUnavailable)) throw err
       }
     }
-    yield* this.process(text, voice, options.signal)
+    yield* this.process(text, voice, wordsPerMinute(options.speed), options.signal)
   }
 
-  private async *inProcess(pool: EspeakPool, text: string, voice: string, signal?: AbortSignal): AsyncIterable<Int16Array> {
+  private async *inProcess(pool: EspeakPool, text: string, voice: string, wpm: number, signal?: AbortSignal): AsyncIterable<Int16Array> {
     if (signal?.aborted) throw new DOMException('synthesis aborted', 'AbortError')
     const pieces: Int16Array[] = []
     const state: { ended: boolean; failure: Error | null } = { ended: false, failure: null }
@@ -61,7 +64,7 @@ export class EspeakTts implements TextToSpeech {
     const cancel = pool.speak({
       text,
       voice,
-      wpm: WORDS_PER_MINUTE,
+      wpm,
       audio: (pcm) => {
         pieces.push(pcm)
         poke()
@@ -91,8 +94,8 @@ export class EspeakTts implements TextToSpeech {
     }
   }
 
-  private async *process(text: string, voice: string, signal?: AbortSignal): AsyncIterable<Int16Array> {
-    const child = spawn(this.binary, ['--stdout', '-v', voice, '-s', String(WORDS_PER_MINUTE), '--', text], { stdio: ['ignore', 'pipe', 'ignore'] })
+  private async *process(text: string, voice: string, wpm: number, signal?: AbortSignal): AsyncIterable<Int16Array> {
+    const child = spawn(this.binary, ['--stdout', '-v', voice, '-s', String(wpm), '--', text], { stdio: ['ignore', 'pipe', 'ignore'] })
     const abort = () => child.kill('SIGKILL')
     signal?.addEventListener('abort', abort, { once: true })
     try {

@@ -22,7 +22,13 @@ export class OpenAiSpeech implements TextToSpeech {
     const res = await fetch(`${base}/audio/speech`, {
       method: 'POST',
       headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: o.model ?? this.options.model ?? 'gpt-4o-mini-tts', input: text, voice: providerVoice('openai', o.voice), response_format: 'pcm' }),
+      body: JSON.stringify({
+        model: o.model ?? this.options.model ?? 'gpt-4o-mini-tts',
+        input: text,
+        voice: providerVoice('openai', o.voice),
+        response_format: 'pcm',
+        ...(o.speed == null ? {} : { speed: o.speed }),
+      }),
       signal: headersDeadline(HEADERS_TIMEOUT_MS, o.signal),
     }).catch((err: Error) => {
       if (o.signal?.aborted) throw err

@@ -9,6 +9,8 @@ export interface SynthesisOptions {
   language: string
   /** Provider model ("eleven_flash_v2_5", "gpt-4o-mini-tts"); the adapter's default when null. */
   model?: string | null
+  /** Speaking rate against the engine's own (1); null or absent: the engine's own, and nothing is sent for it. */
+  speed?: number | null
   signal?: AbortSignal
 }
 

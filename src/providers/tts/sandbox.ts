@@ -1,6 +1,6 @@
 /**
  * The sandbox network's test voice: a formant synthesiser (a pulse train at a voice-like pitch
- * through two vowel resonators, one syllable per ~3 characters, 180 ms each) that Silero VAD hears
+ * through two vowel resonators, one syllable per ~3 characters, 180 ms each at speed 1) that Silero VAD hears
  * as speech. It carries no words: it is the sandbox's test double, used only on sandbox calls when
  * no TTS provider (keys or espeak-ng) is available, so the loop runs on a machine with just Node.
  */
@@ -17,9 +17,9 @@ const VOWELS: [number, number][] = [
   [640, 1190],
 ]
 
-export function synthesiseSyllables(text: string, rate = RATE): Int16Array {
+export function synthesiseSyllables(text: string, rate = RATE, speed = 1): Int16Array {
   const syllables = Math.max(2, Math.round(text.replace(/\s+/g, ' ').trim().length / 3))
-  const per = Math.round((SYLLABLE_MS * rate) / 1000)
+  const per = Math.round((SYLLABLE_MS * rate) / 1000 / speed)
   const out = new Int16Array(syllables * per)
   let phase = 0
   const y1 = [0, 0]
@@ -56,7 +56,7 @@ export class SandboxTts implements TextToSpeech {
   readonly sampleRate = RATE
 
   async *synthesize(text: string, options: SynthesisOptions): AsyncIterable<Int16Array> {
-    const pcm = synthesiseSyllables(text)
+    const pcm = synthesiseSyllables(text, RATE, options.speed ?? 1)
     // In 200 ms pieces, as a streaming vendor would send them.
     const piece = RATE / 5
     for (let at = 0; at < pcm.length; at += piece) {

@@ -5,7 +5,7 @@
 import { afterEach, expect, test } from 'bun:test'
 import { SpeechProviders } from '../../../src/providers/speech'
 import { SandboxScripts } from '../../../src/providers/stt/sandbox'
-import { EspeakTts } from '../../../src/providers/tts/espeak'
+import { EspeakTts, WORDS_PER_MINUTE, wordsPerMinute } from '../../../src/providers/tts/espeak'
 import { ESPEAK_INSTALL, ESPEAK_LIBRARY, espeakLibraryMissing } from '../../../src/providers/tts/espeak-ffi'
 import { EspeakPool } from '../../../src/providers/tts/espeak-pool'
 import { startTestServer } from '../../support/server'
@@ -27,9 +27,9 @@ afterEach(() => {
   for (const p of pools.splice(0)) p.close()
 })
 
-async function say(tts: EspeakTts, text: string, voice = 'aria', signal?: AbortSignal): Promise<Int16Array> {
+async function say(tts: EspeakTts, text: string, voice = 'aria', signal?: AbortSignal, speed?: number): Promise<Int16Array> {
   const parts: Int16Array[] = []
-  for await (const p of tts.synthesize(text, { voice, language: 'en', signal })) parts.push(p)
+  for await (const p of tts.synthesize(text, { voice, language: 'en', signal, speed })) parts.push(p)
   const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
   let at = 0
   for (const p of parts) {
@@ -56,6 +56,18 @@ describeLibrary('espeak-ng in-process', () => {
       expect(mine.length).toBeGreaterThan(10_000)
       expect(same(mine, theirs)).toBe(true)
     }
+  })
+
+  test("an agent's speed is espeak-ng's -s: the library says it as the program does, faster speech shorter", async () => {
+    const tts = new EspeakTts('espeak-ng', poolOf(1))
+    const text = 'Thank you for calling the bakery.'
+    const fast = await say(tts, text, 'aria', undefined, 1.2)
+    const own = await say(tts, text, 'aria')
+    // The program told `-s 210` (175 words a minute times 1.2) says the same samples.
+    expect(same(await say(new EspeakTts('espeak-ng', poolOf(1)), text, 'aria', undefined, 1.2), await say(program, text, 'aria', undefined, 1.2))).toBe(true)
+    expect(fast.length).toBeLessThan(own.length * 0.9)
+    expect(wordsPerMinute(1.2)).toBe(210)
+    expect(wordsPerMinute(null)).toBe(WORDS_PER_MINUTE)
   })
 
   test('sentences asked at once all come whole from a pool of two threads', async () => {

@@ -31,6 +31,14 @@ describe('ElevenLabs streaming', () => {
     expect(got.chunks).toBeGreaterThan(1)
   })
 
+  test("an agent's speed goes as voice_settings.speed; none is sent at the voice's own rate", async () => {
+    const tts = new ElevenLabsTts({ apiKey: KEY, baseUrl: fake.url })
+    await collect(tts.synthesize('Hello there.', { voice: 'aria', language: 'en', speed: 1.15 }))
+    expect(fake.requests.at(-1)!.body).toEqual({ text: 'Hello there.', model_id: 'eleven_flash_v2_5', voice_settings: { speed: 1.15 } })
+    await collect(tts.synthesize('Hello there.', { voice: 'aria', language: 'en', speed: null }))
+    expect(fake.requests.at(-1)!.body).toEqual({ text: 'Hello there.', model_id: 'eleven_flash_v2_5' })
+  })
+
   test('abort stops it; a bad key is a SpeechError without the key', async () => {
     const controller = new AbortController()
     const tts = new ElevenLabsTts({ apiKey: KEY, baseUrl: fake.url })
@@ -58,6 +66,12 @@ describe('OpenAI speech and transcription', () => {
     const got = await collect(tts.synthesize('Hi.', { voice: 'oliver', language: 'en' }))
     expect(fake.requests.at(-1)!.body).toEqual({ model: 'gpt-4o-mini-tts', input: 'Hi.', voice: 'fable', response_format: 'pcm' })
     expect(got.samples).toBe(Math.round((3 * 60 * 24_000) / 1000))
+  })
+
+  test("an agent's speed goes as `speed`", async () => {
+    const tts = new OpenAiSpeech({ apiKey: KEY, baseUrl: `${fake.url}/v1` })
+    await collect(tts.synthesize('Hi.', { voice: 'oliver', language: 'en', speed: 0.8 }))
+    expect(fake.requests.at(-1)!.body).toEqual({ model: 'gpt-4o-mini-tts', input: 'Hi.', voice: 'fable', response_format: 'pcm', speed: 0.8 })
   })
 
   test('/audio/transcriptions gets a WAV with model and language; text back; bad key refused', async () => {
