@@ -24,6 +24,10 @@ export interface VoiceTurnInput {
   silenceMs: number
   /** No agent serves the line: speech over its one line never stops it. */
   unavailable: boolean
+  /** The agent's `voice.interruptions.enabled`: false, speech over the agent never stops it (it talks through). Default true. */
+  interrupts?: boolean
+  /** The caller's own speech over the agent that stops it, ms (the agent's `voice.interruptions.minSpeechMs`); MIN_INTERRUPTION_MS unless given. */
+  minInterruptionMs?: number
 }
 
 export interface VoiceTurnContext extends VoiceTurnInput {

@@ -112,7 +112,7 @@ export const voiceTurnSetup = setup({
     /** The caller's speech may change what the agent does (not on a line no agent serves). */
     mayInterrupt: ({ context }) => !context.unavailable,
     /** Speech over the agent's audio that is the caller's own, long enough to be meant (the barge-in table above). */
-    bargesIn: ({ context }, onset: readonly OnsetWindow[]) => !context.unavailable && ownSpeechMs(onset) >= MIN_INTERRUPTION_MS,
+    bargesIn: ({ context }, onset: readonly OnsetWindow[]) => !context.unavailable && context.interrupts !== false && ownSpeechMs(onset) >= (context.minInterruptionMs ?? MIN_INTERRUPTION_MS),
     /** The line is served by an agent (one that is not only says so and ends). */
     lineServed: ({ context }) => !context.unavailable,
     lineUnavailable: ({ context }) => context.unavailable,

@@ -106,10 +106,11 @@ export class AgentVoice {
       try {
         for await (const sentence of queue) {
           if (turn.signal.aborted) break
-          const key = `${tts.name}|${line.voice}|${line.language}|${sentence}`
+          const speed = line.dials?.speed ?? null
+          const key = `${tts.name}|${line.voice}|${line.language}|${speed ?? ''}|${sentence}`
           const cached = fixed ? phrases?.get(key) : null
           const keep: Int16Array[] | null = fixed && !cached ? [] : null
-          const audio = cached ? fromCache(cached) : tts.synthesize(sentence, { voice: line.voice, language: line.language, signal: turn.signal })
+          const audio = cached ? fromCache(cached) : tts.synthesize(sentence, { voice: line.voice, language: line.language, speed, signal: turn.signal })
           const it = audio[Symbol.asyncIterator]()
           const first = it.next()
           void first.then(() => (turn.ttsFirstByteAt ??= now())).catch(() => {})

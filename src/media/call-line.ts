@@ -6,6 +6,7 @@ import type { ActorOptions, AnyActorLogic, InspectionEvent, Observer } from 'xst
 import type { VoiceTurnState } from '../../machines/voice-turn'
 import type { SttSession } from '../providers/stt/port'
 import type { TextToSpeech } from '../providers/tts/port'
+import type { VoiceDials } from './dials'
 import type { OutboundFrame } from './frames'
 import type { TurnLatency } from './latency'
 import type { AgentReply } from './reply-turn'
@@ -23,6 +24,8 @@ export interface CallLine {
   language: string
   /** The longest end-of-turn wait, for a caller who trails off (the agent's `voice.endpointingMs`); it caps the others. */
   endpointingMaxMs?: number
+  /** The agent's speed, patience and interruption rules (dials.ts); DEFAULT_DIALS unless given. */
+  dials?: VoiceDials
   maxCallSeconds: number
   /** Caller silence that ends the call; SILENCE_TIMEOUT_MS unless given. */
   silenceTimeoutMs?: number

@@ -21,9 +21,10 @@ import type { AgentTurns } from './agent-turns'
 import type { PipelineState, SessionParts } from './call-line'
 import type { CallerAudio } from './caller-audio'
 import type { CallerWords } from './caller-words'
+import { DEFAULT_DIALS, heldBack, withPatience } from './dials'
 import { awaitingFinal, endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
 import { type InboundFrame, msOf } from './frames'
-import { isBackchannel, VOICE_LINES } from './phrases'
+import { VOICE_LINES } from './phrases'
 import { buildCallPipeline, type CallPipeline, type ChartSide } from './pipeline'
 import type { Playout, Timers } from './playout'
 import type { ReplyTurn } from './reply-turn'
@@ -154,8 +155,15 @@ export class VoiceSession {
     })
     const a = parts.actor ?? {}
     const line = parts.line
+    const { interruptions } = this.dials
     const actor = createActor(chart, {
-      input: { callLimitMs: line.maxCallSeconds * 1000, silenceMs: line.silenceTimeoutMs ?? SILENCE_TIMEOUT_MS, unavailable: !!line.unavailable },
+      input: {
+        callLimitMs: line.maxCallSeconds * 1000,
+        silenceMs: line.silenceTimeoutMs ?? SILENCE_TIMEOUT_MS,
+        unavailable: !!line.unavailable,
+        interrupts: interruptions.enabled,
+        ...(interruptions.minSpeechMs === null ? {} : { minInterruptionMs: interruptions.minSpeechMs }),
+      },
       ...(a.systemId ? { systemId: a.systemId } : {}),
       ...(a.inspect ? { inspect: a.inspect } : {}),
       ...(parts.stream ? { clock: parts.stream } : a.clock ? { clock: a.clock } : {}),
@@ -168,6 +176,10 @@ export class VoiceSession {
       line.state(state, s.context.why)
     })
     return actor
+  }
+
+  private get dials() {
+    return this.parts.line.dials ?? DEFAULT_DIALS
   }
 
   get state(): PipelineState {
@@ -317,7 +329,8 @@ export class VoiceSession {
   /** The end-of-turn rules' verdict on the caller's words: how long a silence ends the turn, and why. */
   private judge(text: string): { text: string; waitMs: number; why: string; shape: string } {
     const upperMs = this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS
-    const judged = this.words.finalDue ? awaitingFinal(upperMs) : endOfTurn(text, upperMs, this.pipeline.cues.cues())
+    const rules = this.words.finalDue ? awaitingFinal(upperMs) : endOfTurn(text, upperMs, this.pipeline.cues.cues())
+    const judged = withPatience(rules, this.dials.patience, this.words.judge)
     return { text, waitMs: judged.waitMs, why: judged.why, shape: judged.shape }
   }
 
@@ -340,7 +353,7 @@ export class VoiceSession {
     } finally {
       if (this.finalInFlight === final) this.finalInFlight = null
     }
-    this.send({ type: 'words.final', text, backchannel: isBackchannel(text), endpointedAt, sttFinalAt: this.now(), earlier: commit !== this.commits })
+    this.send({ type: 'words.final', text, backchannel: heldBack(text, this.dials.interruptions), endpointedAt, sttFinalAt: this.now(), earlier: commit !== this.commits })
   }
 
   /** The turn the caller heard has played out and is stored: the call ends, is put through, or goes on. */
