@@ -114,6 +114,9 @@ describeWithChromium('the console app in Chromium: calls', () => {
     await page.waitForFunction((callId) => location.hash.endsWith(`/call/${callId}`), {}, id)
     await page.waitForSelector('.recording audio', { timeout: 20_000 })
     await page.waitForFunction(() => [...document.querySelectorAll('.summary')].some((p) => p.textContent && !p.textContent.startsWith('Written after')), { timeout: 20_000 })
+    // Which settings the call ran with: its version and that version's voice dials.
+    const facts = await page.$$eval('.facts dt, .facts dd', (d) => d.map((x) => x.textContent))
+    expect(facts[facts.indexOf('Voice dials') + 1]).toBe('speed engine default · patience normal · interruptions on')
     const lines = await page.$$eval('.transcript.full li .speaker', (l) => l.map((x) => x.textContent))
     expect(lines.slice(0, 2)).toEqual(['Agent', 'Caller'])
     const audio = await page.$eval('.recording audio', (a) => (a as HTMLAudioElement).src)

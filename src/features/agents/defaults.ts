@@ -2,6 +2,7 @@
 
 import { DEFAULT_VOICE } from '../../catalog/voices'
 import { newId, randomId } from '../../ids'
+import { DEFAULT_DIALS } from '../../media/dials'
 import type { AgentDoc } from './repository'
 
 const starterLines = (name: string): string[] => [
@@ -43,6 +44,7 @@ export const DEFAULTS = {
     recordCalls: false,
     maxCallSeconds: null,
     endpointingMs: null,
+    ...structuredClone(DEFAULT_DIALS),
   },
 } as const
 

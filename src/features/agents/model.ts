@@ -2,6 +2,7 @@
 import { t } from 'elysia'
 import { BodyInt } from '../../http/body-types'
 import { pageQuery } from '../../http/pagination'
+import { PATIENCE_LEVELS, SPEED_MAX, SPEED_MIN } from '../../media/dials'
 
 /** Step text lengths are "not shown" in docs/spec.md: a title fits a heading, a detail a paragraph. */
 export const STEP_TITLE_MAX = 100
@@ -62,6 +63,55 @@ const WidgetInput = t.Object(
   { additionalProperties: false },
 )
 
+/** Voice dials' bounds (docs/api/voice.md "Dials"). */
+export const PATIENCE_WAIT_MIN_MS = 200
+export const PATIENCE_WAIT_MAX_MS = 3000
+export const INTERRUPTION_MIN_SPEECH_MS = 64
+export const INTERRUPTION_MAX_SPEECH_MS = 2000
+export const INTERRUPTION_MAX_WORDS = 10
+export const BACKCHANNELS_MAX = 50
+export const BACKCHANNEL_MAX_CHARS = 40
+
+const PatienceInput = t.Object(
+  {
+    level: t.Optional(
+      t.Union(
+        PATIENCE_LEVELS.map((l) => t.Literal(l)),
+        { description: 'how long the agent waits for a caller who paused: quick, normal (default), patient' },
+      ),
+    ),
+    waitMs: t.Optional(
+      Nullable(
+        BodyInt({
+          minimum: PATIENCE_WAIT_MIN_MS,
+          maximum: PATIENCE_WAIT_MAX_MS,
+          description: 'no pause shorter than this (ms) ends a turn; replaces the level; null: the level decides',
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const InterruptionsInput = t.Object(
+  {
+    enabled: t.Optional(t.Boolean({ description: 'false: the agent talks through speech over it (default true)' })),
+    minSpeechMs: t.Optional(
+      Nullable(BodyInt({ minimum: INTERRUPTION_MIN_SPEECH_MS, maximum: INTERRUPTION_MAX_SPEECH_MS, description: 'the caller’s speech over the agent that stops it (ms); null: 64' })),
+    ),
+    minWords: t.Optional(
+      Nullable(BodyInt({ minimum: 1, maximum: INTERRUPTION_MAX_WORDS, description: 'fewer words said over the agent and it resumes its sentence instead of answering; null: any words' })),
+    ),
+    backchannels: t.Optional(
+      t.Array(t.String({ minLength: 1, maxLength: BACKCHANNEL_MAX_CHARS }), {
+        maxItems: BACKCHANNELS_MAX,
+        description: 'more words or phrases that, said over the agent, are acknowledgements: it resumes its sentence',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 const VoiceInput = t.Object(
   {
     answersCalls: t.Optional(t.Boolean()),
@@ -83,6 +133,9 @@ const VoiceInput = t.Object(
         }),
       ),
     ),
+    speed: t.Optional(Nullable(t.Number({ minimum: SPEED_MIN, maximum: SPEED_MAX, description: 'speaking rate against the engine’s own (1); null: the engine’s own' }))),
+    patience: t.Optional(PatienceInput),
+    interruptions: t.Optional(InterruptionsInput),
     // Read-only; accepted and ignored so a GET body can be sent back unchanged.
     surfaces: t.Optional(t.Array(t.String())),
     phoneNumber: t.Optional(Nullable(t.String())),
@@ -152,6 +205,9 @@ export const Agent = t.Object({
     recordCalls: t.Boolean(),
     maxCallSeconds: Nullable(t.Integer()),
     endpointingMs: Nullable(t.Integer()),
+    speed: Nullable(t.Number()),
+    patience: t.Object({ level: t.Union(PATIENCE_LEVELS.map((l) => t.Literal(l))), waitMs: Nullable(t.Integer()) }),
+    interruptions: t.Object({ enabled: t.Boolean(), minSpeechMs: Nullable(t.Integer()), minWords: Nullable(t.Integer()), backchannels: t.Array(t.String()) }),
     surfaces: t.Array(t.Union([t.Literal('web'), t.Literal('phone')])),
     phoneNumber: Nullable(t.String()),
   }),

@@ -7,6 +7,7 @@ import { PLANS, type PlanId } from '../../catalog/plans'
 import { type Clock, iso } from '../../clock'
 import { clashes, invalid, notBlank, notThere } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { DEFAULT_DIALS } from '../../media/dials'
 import type { PageAfter } from '../../store/port'
 import { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { AgentNumbers } from './agent-numbers'
@@ -14,6 +15,7 @@ import { newAgentDoc } from './defaults'
 import type { Agent, CreateAgent, PatchAgent } from './model'
 import type { AgentDoc, AgentRepo, StoredVoice } from './repository'
 import { checkCollectFieldNames, checkLanguage, checkModelChange, checkTransfers, checkVoice, clampReplyTokens, clampTemperature } from './rules'
+import { checkInterruptions, withDials } from './voice-dials'
 import { checkVoicemailMessage } from './voicemail'
 
 export interface Tenant {
@@ -250,7 +252,11 @@ export class AgentService {
 
   private applyVoice(current: StoredVoice, input: NonNullable<Input['voice']>): StoredVoice {
     const { surfaces: _s, phoneNumber: _p, ...given } = input
-    const next = { ...current, ...given } as StoredVoice
+    const { patience, interruptions, ...plain } = given
+    const next = { ...current, ...plain } as StoredVoice
+    if (given.speed !== undefined) next.speed = given.speed === null ? null : Math.round(given.speed * 100) / 100
+    if (patience !== undefined) next.patience = { ...(current.patience ?? DEFAULT_DIALS.patience), ...patience }
+    if (interruptions !== undefined) next.interruptions = checkInterruptions({ ...(current.interruptions ?? DEFAULT_DIALS.interruptions), ...interruptions })
     if (given.voice !== undefined) next.voice = checkVoice(given.voice)
     if (given.language !== undefined && given.language !== null) next.language = checkLanguage(given.language, 'voice.language', false)
     if (given.voicemailMessage !== undefined) next.voicemailMessage = checkVoicemailMessage(given.voicemailMessage)
@@ -265,12 +271,12 @@ export function presentAgent(doc: AgentDoc): Agent {
   if (doc.widget.enabled) surfaces.push('web')
   if (doc.voice.answersCalls && phoneNumber) surfaces.push('phone')
   const { workspaceId: _w, updatedAt: _u, phoneNumber: _p, deletingAt: _d, legacyNumber: _n, ...rest } = doc
-  // Agents stored before `endpointingMs` or `voicemailMessage` existed read as the default (null).
+  // Agents stored before `endpointingMs`, `voicemailMessage` or the dials existed read as the defaults.
   // Agents stored before transfers existed have none.
   return {
     ...rest,
     transfers: doc.transfers ?? [],
-    voice: { ...doc.voice, endpointingMs: doc.voice.endpointingMs ?? null, voicemailMessage: doc.voice.voicemailMessage ?? null, surfaces, phoneNumber },
+    voice: { ...withDials(doc.voice), endpointingMs: doc.voice.endpointingMs ?? null, voicemailMessage: doc.voice.voicemailMessage ?? null, surfaces, phoneNumber },
   }
 }
 

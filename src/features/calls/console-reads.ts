@@ -6,6 +6,7 @@
 
 import type { Clock } from '../../clock'
 import { clashes, notThere } from '../../kernel/refusals'
+import type { VoiceDials } from '../../media/dials'
 import type { TurnStages } from '../../media/latency'
 import type { PageAfter } from '../../store/port'
 import type { ScopedFilter } from '../../store/workspace-scoped'
@@ -32,7 +33,7 @@ export type ConsoleCall = Call & {
   surface: string
   conversationId: string | null
   media: 'live' | 'done' | null
-  pipeline: { stt: string; tts: string; vad: string; maxCallSeconds?: number } | null
+  pipeline: { stt: string; tts: string; vad: string; maxCallSeconds?: number; dials?: VoiceDials } | null
   latencyTurns: TurnStages[]
   /** The published version the call talked with (fixed when its line connected); null before that. */
   agentVersion: number | null

@@ -4,6 +4,7 @@
  * The call actor (actor.ts) owns the status; rows are its projection, written after each move.
  */
 import type { CallState, Hangup } from '../../../machines/call'
+import type { VoiceDials } from '../../media/dials'
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
 import { type ScopedCollection, WorkspaceCollection } from '../../store/workspace-scoped'
 import type { TranscriptLine } from './analysis'
@@ -86,8 +87,8 @@ export interface CallTryDoc {
   mediaHost?: string
   /** The agent version the call talked as (set when its media starts); null or absent: it never talked (nothing was published). */
   agentVersion?: number | null
-  /** The speech engines the pipeline used, and the call length it allowed (the agent's `maxCallSeconds` or the plan's default). */
-  pipeline?: { stt: string; tts: string; vad: string; maxCallSeconds?: number }
+  /** The speech engines the pipeline used, the call length it allowed (the agent's `maxCallSeconds` or the plan's default) and the version's voice dials. */
+  pipeline?: { stt: string; tts: string; vad: string; maxCallSeconds?: number; dials?: VoiceDials }
   /** Per-turn latency stages (media/latency.ts); GET answers their p50/p95/max as `latency`. */
   latencyTurns?: import('../../media/latency').TurnStages[]
   /** The try's transfer (to whom, who asked, when, how it ended): the call actor's, as instants. */

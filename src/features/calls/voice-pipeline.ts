@@ -13,6 +13,7 @@ import type { Config } from '../../config'
 import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
+import { DEFAULT_DIALS } from '../../media/dials'
 import { TRAILING_WAIT_MS } from '../../media/end-of-turn'
 import type { OutboundFrame } from '../../media/frames'
 import { stagesOf, type TurnStages } from '../../media/latency'
@@ -23,7 +24,7 @@ import { StreamClock } from '../../media/stream-clock'
 import { voiceActivity } from '../../media/vad'
 import type { SpeechProviders } from '../../providers/speech'
 import type { Telephony } from '../../providers/telephony/port'
-import { type AgentDoc, type AgentService, languageCode, voicemailFor } from '../agents/public'
+import { type AgentDoc, type AgentService, dialsOf, languageCode, voicemailFor } from '../agents/public'
 import type { ByokRuntime } from '../byok/public'
 import type { ContactService } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
@@ -122,6 +123,8 @@ export async function buildVoicePipeline(
     voice: row.voice ?? own?.voice ?? agent.voice.voice,
     language,
     endpointingMaxMs: agent.voice.endpointingMs ?? TRAILING_WAIT_MS,
+    // The version's own dials; a line no agent serves says its one line as the service would.
+    dials: unavailable ? DEFAULT_DIALS : dialsOf(agent.voice),
     maxCallSeconds: agent.voice.maxCallSeconds ?? CALL_CEILINGS[workspace.plan].defaultCallSeconds,
     unavailable,
     // The sandbox's callee presses keys as tones in its audio; Twilio sends them as `dtmf` messages.
@@ -169,7 +172,7 @@ export async function buildVoicePipeline(
   // same script gives the same turns however busy the host is (docs/api/simulations.md).
   const stream = row.simulation && d.clock?.kind === 'manual' ? new StreamClock() : undefined
   const session = new VoiceSession({ line, vad, stt, tts: choice.tts, send: c.send, chunkMs: c.chunkMs, record: recorder ?? undefined, phrases: d.phrases, actor: c.actor, stream })
-  const pipeline = { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name, maxCallSeconds: line.maxCallSeconds }
+  const pipeline = { stt: choice.stt.name, tts: choice.tts.name, vad: vad.name, maxCallSeconds: line.maxCallSeconds, dials: line.dials }
   return { session, recorder, pipeline, agentVersion: 'version' in served && served.version ? served.version.number : null, leavesVoicemail: !!voicemail }
 }
 

@@ -5,12 +5,12 @@
  *
  * Left out because the agent has no such setting (a snapshot records configuration, it does not
  * invent it): memory settings (memory is the conversation's recent messages, the same for every
- * agent: conversations/memory.ts), speech providers, speed and interruption (speech engines belong
- * to the workspace — ours or its BYOK keys — not to an agent; barge-in is always on), website
+ * agent: conversations/memory.ts), speech providers (speech engines belong to the workspace —
+ * ours or its BYOK keys — not to an agent; its speed, patience and interruptions are in `voice`), website
  * domains and suggested prompts, a workflow graph, team members, prompt variables and actions.
  * Snapshots stored with empty placeholders for those read back in this shape (`reshape`).
  */
-import type { AgentDoc } from '../agents/public'
+import { type AgentDoc, withDials } from '../agents/public'
 
 export interface AgentSnapshot {
   core: {
@@ -60,7 +60,7 @@ export function captureSnapshot(agent: AgentDoc, knowledgeDocumentIds: string[])
 
 /** A stored snapshot (of any age) in the present shape: placeholder parts of older ones dropped. */
 export function reshape(s: AgentSnapshot): AgentSnapshot {
-  const { sttProvider: _a, ttsProvider: _b, speed: _c, interruption: _d, ...voice } = s.voice as AgentDoc['voice'] & Record<string, unknown>
+  const { sttProvider, ttsProvider: _b, speed, interruption: _d, ...voice } = s.voice as AgentDoc['voice'] & Record<string, unknown>
   const { domains: _e, leadCapture: _f, suggestedPrompts: _g, ...widget } = s.widget as AgentDoc['widget'] & Record<string, unknown>
   const { agentType: _h, ...core } = s.core as AgentSnapshot['core'] & Record<string, unknown>
   return {
@@ -68,7 +68,9 @@ export function reshape(s: AgentSnapshot): AgentSnapshot {
     // Snapshots from before transfers existed had none.
     tools: { escalation: s.tools.escalation, captureLeads: s.tools.captureLeads, scheduleCallbacks: s.tools.scheduleCallbacks, transfers: s.tools.transfers ?? [] },
     knowledge: { documentIds: s.knowledge.documentIds },
-    voice,
+    // A placeholder snapshot's `speed` (beside `sttProvider`) was never a setting; the dials read as
+    // their defaults in snapshots stored before they existed.
+    voice: withDials({ ...voice, ...(sttProvider === undefined && speed !== undefined ? { speed } : {}) }),
     widget,
     workflow: { steps: s.workflow.steps },
     dataCollection: { collectFields: s.dataCollection.collectFields },

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { newAgentDoc } from '../../../src/features/agents/defaults'
 import { agentFieldsOf, captureSnapshot, changedPanels, diffSnapshots, PANELS, reshape } from '../../../src/features/versions/snapshot'
+import { DEFAULT_DIALS } from '../../../src/media/dials'
 
 const agent = newAgentDoc('ws_1', 'Ava', 'local', '2025-01-06T09:00:00.000Z')
 
@@ -62,5 +63,16 @@ describe('snapshots', () => {
     expect(diffSnapshots(old, now)).toEqual({})
     expect(changedPanels(old, now)).toEqual([])
     expect({ ...agent, ...agentFieldsOf(old) }).toEqual(agent)
+  })
+
+  test('a snapshot stored before the voice dials existed reads with their defaults, and a set one keeps them', () => {
+    const now = captureSnapshot(agent, ['doc_a'])
+    const { speed: _s, patience: _p, interruptions: _i, ...voice } = now.voice
+    const before = { ...structuredClone(now), voice: voice as typeof now.voice }
+    expect(reshape(before).voice).toEqual({ ...voice, ...DEFAULT_DIALS })
+    expect(diffSnapshots(before, now)).toEqual({})
+    const dialled = captureSnapshot({ ...agent, voice: { ...agent.voice, speed: 1.1, patience: { level: 'patient', waitMs: null } } }, ['doc_a'])
+    expect(reshape(dialled).voice).toMatchObject({ speed: 1.1, patience: { level: 'patient', waitMs: null } })
+    expect(diffSnapshots(now, dialled)).toEqual({ 'voice.speed': { old: null, new: 1.1 }, 'voice.patience': { old: { level: 'normal', waitMs: null }, new: { level: 'patient', waitMs: null } } })
   })
 })

@@ -78,6 +78,23 @@ export function mount(root, { workspace, id, live, link }) {
     `${t.to} (${t.phoneNumber}), by ${t.by}: ${t.outcome === null ? (t.answeredAt ? 'talking' : 'ringing') : t.outcome === 'answered' ? `answered, ${duration(t.seconds)}` : t.outcome.replace('_', ' ')}${t.error ? ` — ${t.error}` : ''}`
 
   const fact = (term, value) => [h('dt', {}, term), h('dd', {}, value)]
+  // The speed, patience and interruption rules the call ran with (its version's voice dials).
+  const dialsWords = ({ speed, patience, interruptions: i }) =>
+    [
+      `speed ${speed ?? 'engine default'}`,
+      `patience ${patience.waitMs == null ? patience.level : `at least ${patience.waitMs} ms`}`,
+      `interruptions ${
+        i.enabled
+          ? [
+              i.minSpeechMs == null ? null : `after ${i.minSpeechMs} ms`,
+              i.minWords == null ? null : `${i.minWords}+ words`,
+              i.backchannels.length ? `also heard as backchannels: ${i.backchannels.join(', ')}` : null,
+            ]
+              .filter(Boolean)
+              .join(', ') || 'on'
+          : 'off'
+      }`,
+    ].join(' · ')
   function paint(next) {
     const ended = call && LIVE.has(call.status) && !LIVE.has(next.status)
     const analysed = call && !call.analysedAt && next.analysedAt
@@ -92,6 +109,7 @@ export function mount(root, { workspace, id, live, link }) {
       ...fact('Status', badge('status', call.status)),
       ...fact('Agent', call.agent?.name ?? ''),
       ...fact('Version', call.agentVersion == null ? '—' : `v${call.agentVersion}`),
+      ...(call.pipeline?.dials ? fact('Voice dials', dialsWords(call.pipeline.dials)) : []),
       ...fact('Started', when(call.startedAt)),
       ...fact('Answered', when(call.answeredAt)),
       ...fact('Ended', when(call.endedAt)),
