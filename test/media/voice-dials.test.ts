@@ -8,6 +8,7 @@ import { describe, expect, test } from 'bun:test'
 import { DEFAULT_DIALS, PATIENT_FLOOR_MS, QUICK_CAP_MS, type VoiceDials } from '../../src/media/dials'
 import { TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
 import type { SynthesisOptions, TextToSpeech } from '../../src/providers/tts/port'
+import { SandboxTts } from '../../src/providers/tts/sandbox'
 import { flush, type HarnessOptions, turnHarness } from '../support/turn-harness'
 
 const dials = (d: { speed?: number | null; patience?: Partial<VoiceDials['patience']>; interruptions?: Partial<VoiceDials['interruptions']> }): VoiceDials => ({
@@ -164,6 +165,18 @@ describe('interruptions', () => {
 })
 
 describe('speed', () => {
+  test("the sandbox's formant voice speaks faster at a higher speed, as long at the engine's own", async () => {
+    const tts = new SandboxTts()
+    const length = async (speed?: number | null) => {
+      let n = 0
+      for await (const pcm of tts.synthesize('Thank you for calling the bakery.', { voice: 'aria', language: 'en', speed })) n += pcm.length
+      return n
+    }
+    const own = await length(null)
+    expect(await length(1)).toBe(own)
+    expect(await length(1.2)).toBeCloseTo(own / 1.2, 0)
+  })
+
   /** A speech engine that keeps what it was asked. */
   function asking() {
     const asked: SynthesisOptions[] = []
