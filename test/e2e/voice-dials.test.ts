@@ -1,8 +1,8 @@
 /**
  * An agent's voice dials through the API: `voice.speed`, `voice.patience` and
  * `voice.interruptions` are checked (400 naming the member), part of the `voice` panel and of its
- * versions, and a call runs with the published version's dials: a draft edit reaches calls only
- * once published, and the console's call shows the dials it ran with.
+ * versions (a rollback restores them), and a call runs with the published version's dials: a
+ * draft edit reaches calls only once published, and the console's call shows the dials it ran with.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server'
@@ -126,5 +126,10 @@ describe('versions and calls', () => {
     const after = await callOf('+14155550902')
     expect(after.agentVersion).toBe(2)
     expect(after.pipeline.dials).toEqual(dials)
+
+    // A rollback to v1 brings its dials back to the agent, and live (as v4, after the backup v3).
+    expect((await legacy('POST', `/agents/${agent.id}/versions/1/rollback`)).body).toMatchObject({ success: true, version_id: 4 })
+    expect((await s.api('GET', `/agents/${agent.id}`, { key: dev.key })).body.voice).toMatchObject(DEFAULTS)
+    expect((await legacy('GET', `/agents/${agent.id}/versions/3`)).body.snapshot.voice).toMatchObject(dials)
   }, 60_000)
 })
