@@ -11,7 +11,9 @@
  * end of speech, the host's load, interim words) is bench:turn-taking's.
  *
  *   bun bench/turn-corpus/rules.ts        (npm run bench:turn-taking with BENCH_MODE=rules)
+ *   BENCH_PATIENCE=patient bun bench/turn-corpus/rules.ts   (an agent's voice.patience: quick, patient, or ms)
  */
+import { DEFAULT_DIALS, PATIENCE_LEVELS, withPatience } from '../../src/media/dials'
 import { endOfTurn, TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
 import { VoiceCues } from '../../src/media/turn-cues/voice-cues'
 import { systemBinary } from '../../test/support/system-binary'
@@ -19,6 +21,12 @@ import { dbfs } from '../../test/support/twilio-line'
 import { percentile } from '../stats'
 import { render } from './audio'
 import { CORPUS, type TurnCase } from './cases'
+
+/** An agent's `voice.patience` (BENCH_PATIENCE=quick|normal|patient, or a wait in ms): normal unless given. */
+const PATIENCE = ((p = process.env.BENCH_PATIENCE) => {
+  const level = PATIENCE_LEVELS.find((l) => l === p)
+  return level ? { level, waitMs: null } : p ? { level: 'normal' as const, waitMs: Number(p) } : DEFAULT_DIALS.patience
+})()
 
 const FRAME = 160
 const SPEECH_DBFS = -45
@@ -63,7 +71,7 @@ function judge(c: TurnCase, rendered: ReturnType<typeof render>, words: Words, c
   const audio = new VoiceCues()
   const cut: boolean[] = []
   const why: string[] = []
-  const ask = () => endOfTurn(saidBefore(c, cut.length, words), TRAILING_WAIT_MS, cues ? audio.cues() : undefined)
+  const ask = () => withPatience(endOfTurn(saidBefore(c, cut.length, words), TRAILING_WAIT_MS, cues ? audio.cues() : undefined), PATIENCE, words !== 'none')
   let pause = 0
   for (let at = 0; at + FRAME <= pcm.length; at += FRAME) {
     const frame = pcm.subarray(at, at + FRAME)
@@ -94,7 +102,7 @@ export function rulesOnCorpus(espeak: string, verbose: boolean): void {
     const waits = judged.filter((j) => j.c.label === 'complete').map((j) => j.endWaitMs)
     const allEnds = judged.map((j) => j.endWaitMs)
     const families = [...new Set(unfinished.map((j) => j.c.family))]
-    console.log(`\nrules only, ${title}: ${judged.length} turn cases`)
+    console.log(`\npatience ${PATIENCE.waitMs ?? PATIENCE.level}, rules only, ${title}: ${judged.length} turn cases`)
     console.log(
       `  false cut-offs: ${cutCases.length} of ${unfinished.length} unfinished cases (${((100 * cutCases.length) / unfinished.length).toFixed(1)}%), ${pausesCut} of ${pausesAll} pauses inside turns`,
     )
