@@ -194,7 +194,14 @@ describeWithChromium('the console app in Chromium: calls', () => {
     await page.waitForSelector('.transfer-box[hidden]')
     const call = (await s.api('GET', `/calls/${id}`, { key: dev.key })).body
     expect(call).toMatchObject({ status: 'connected', transfer: { to: 'Billing', by: 'api', mode: 'cold' } })
-    expect(s.server.services.of(callsFeature).sandbox.transfers.get(call.callRef)).toMatchObject({ to: BILLING, answered: true, said: ['Billing here.'] })
+    // The network takes the caller once the agent's sentence has played (docs/api/calls.md "Transfer").
+    const taken = await until(
+      'the sandbox network to take the transfer',
+      () => s.server.services.of(callsFeature).sandbox.transfers.get(call.callRef),
+      (t) => t?.said?.length === 1,
+      10_000,
+    )
+    expect(taken).toMatchObject({ to: BILLING, answered: true, said: ['Billing here.'] })
     await shot('call-transferred')
     await advance(60 * SEC)
     await page.waitForFunction(() => [...document.querySelectorAll('dd')].some((d) => d.textContent?.includes('answered, 1:00')), { timeout: 10_000 })
