@@ -152,7 +152,8 @@ describe('simulations', () => {
 
   test('a run cancelled midway: no call starts after, the calls in progress end', async () => {
     const id = await scenario({ ...HOURS, name: 'long', caller: { lines: [{ say: 'What time do you open on Saturday?' }, { say: 'Where do customers park?' }, { say: 'My name is Priya.' }] } })
-    const started = await api('POST', `/simulations/suites/${await suite([id])}/runs`, { target: 'draft', count: 3 })
+    const suiteId = await suite([id])
+    const started = await api('POST', `/simulations/suites/${suiteId}/runs`, { target: 'draft', count: 3 })
     const runId = started.body.id
     await until(
       'its calls are talking',
@@ -180,6 +181,14 @@ describe('simulations', () => {
     // docs/api/simulations.md: the run as GET answers it, without `results`.
     expect(finished?.data).toMatchObject({ id: runId, status: 'cancelled', totals: { calls: 3 } })
     expect(finished?.data).not.toHaveProperty('results')
+    // Lists carry runs without their results too (docs/api/simulations.md), on v1 and the console.
+    const listed = await api('GET', `/simulations/runs?suite=${suiteId}`)
+    expect(listed.status).toBe(200)
+    const item = listed.body.items.find((r: any) => r.id === runId)
+    expect(item).toMatchObject({ id: runId, status: 'cancelled' })
+    expect(item).not.toHaveProperty('results')
+    const consoleList = await s.console('GET', `/workspaces/${dev.id}/simulations/suites/${suiteId}/runs`)
+    expect(consoleList.body.items.find((r: any) => r.id === runId)).not.toHaveProperty('results')
   }, 60_000)
 
   test('the publish gate: a required suite must have passed on the draft as it is', async () => {

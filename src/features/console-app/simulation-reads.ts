@@ -8,7 +8,7 @@ import { answers, consoleErrors } from '../../http/docs'
 import { pageQuery, pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
 import type { AgentService } from '../agents/public'
-import { presentRun, presentSuite, Run, RunBody, type SimulationsServices, Suite } from '../simulations/public'
+import { presentRun, presentRunOutline, presentSuite, Run, RunBody, RunOutline, type SimulationsServices, Suite } from '../simulations/public'
 
 export interface SimulationReadsDeps {
   auth: KernelHttp['console']
@@ -50,14 +50,14 @@ export function consoleSimulationReads(d: SimulationReadsDeps) {
           (limit, after) => sims.runs(workspace, params.id, limit, after),
           query,
           10,
-          (r) => presentRun(r),
+          (r) => presentRunOutline(r),
         )
       },
       {
         params: t.Object({ ws: t.String(), id: t.String() }),
         workspace: true,
         query: t.Object(pageQuery(100, 10)),
-        detail: { summary: "A suite's runs, newest first (without their results)", responses: answers({ 200: pageSchema(Run), ...consoleErrors(400, 404) }) },
+        detail: { summary: "A suite's runs, newest first (without their results)", responses: answers({ 200: pageSchema(RunOutline), ...consoleErrors(400, 404) }) },
       },
     )
     .get(

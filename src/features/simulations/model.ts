@@ -177,7 +177,8 @@ export const RunResult = t.Object({
 
 export const RUN_STATUSES = ['queued', 'running', 'done', 'cancelled'] as const
 
-export const Run = t.Object({
+/** A run without its results: what lists and the `simulation.finished` event carry. */
+export const RunOutline = t.Object({
   id: t.String({ description: 'srun_…' }),
   suite: t.String(),
   agent: t.String(),
@@ -192,8 +193,10 @@ export const Run = t.Object({
   createdAt: t.String(),
   startedAt: Nullable(t.String()),
   finishedAt: Nullable(t.String()),
-  results: t.Array(RunResult),
 })
+
+/** A run as GET answers it: its outline and a result per call. */
+export const Run = t.Composite([RunOutline, t.Object({ results: t.Array(RunResult) })])
 
 export const RunAccepted = t.Object({ id: t.String(), status: t.String() })
 

@@ -34,7 +34,7 @@ export const presentResult = (r: ResultDoc) => ({
   call: r.call,
 })
 
-/** A run as GET answers it, without `results`: the `simulation.finished` event's payload. */
+/** A run without `results`: list items and the `simulation.finished` event's payload. */
 export function presentRunOutline(run: RunDoc) {
   const durationMs = run.startedAt && run.finishedAt ? Date.parse(run.finishedAt) - Date.parse(run.startedAt) : null
   return {
@@ -55,7 +55,7 @@ export function presentRunOutline(run: RunDoc) {
   }
 }
 
-/** A run as GET answers it; lists pass no results and carry `results: []` (the Run schema has it). */
+/** A run as GET answers it, with its results (none yet for a run just queued). */
 export function presentRun(run: RunDoc, results?: ResultDoc[]) {
   return { ...presentRunOutline(run), results: (results ?? []).map(presentResult) }
 }

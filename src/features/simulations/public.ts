@@ -7,5 +7,5 @@ export interface SimulationsServices {
 }
 
 export const simulationsRef = featureRef<SimulationsServices>('simulations')
-export { Run, RunBody, Suite } from './model'
-export { presentRun, presentSuite } from './present'
+export { Run, RunBody, RunOutline, Suite } from './model'
+export { presentRun, presentRunOutline, presentSuite } from './present'

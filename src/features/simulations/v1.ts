@@ -7,8 +7,8 @@ import { NoBody } from '../../http/body-types'
 import { answers, v1Errors } from '../../http/docs'
 import { pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
-import { CompareQuery, Comparison, ListQuery, Run, RunAccepted, RunBody, RunListQuery, Scenario, ScenarioBody, Suite, SuiteBody } from './model'
-import { presentRun, presentScenario, presentSuite } from './present'
+import { CompareQuery, Comparison, ListQuery, Run, RunAccepted, RunBody, RunListQuery, RunOutline, Scenario, ScenarioBody, Suite, SuiteBody } from './model'
+import { presentRun, presentRunOutline, presentScenario, presentSuite } from './present'
 import type { SimulationService } from './service'
 
 const Id = t.Object({ id: t.String() })
@@ -105,11 +105,11 @@ export function simulationsV1(deps: { context: KernelHttp['v1']; simulations: Si
           (limit, after) => sims.runs(workspace, query.suite, limit, after),
           query,
           25,
-          (r) => presentRun(r),
+          (r) => presentRunOutline(r),
         ),
       {
         query: RunListQuery,
-        detail: { summary: 'List runs, newest first (without their results)', responses: answers({ 200: pageSchema(Run), ...v1Errors() }) },
+        detail: { summary: 'List runs, newest first (without their results)', responses: answers({ 200: pageSchema(RunOutline), ...v1Errors() }) },
       },
     )
     .get(
