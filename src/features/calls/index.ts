@@ -30,6 +30,7 @@ import { hearNetwork } from './assembly/network'
 import { buildRecovery } from './assembly/recovery'
 import { buildSpeech } from './assembly/speech'
 import { CallbackBooking } from './callbacks'
+import { CallerRecordings } from './caller-recording'
 import { sandboxConsole } from './console'
 import { CallReads } from './console-reads'
 import { CallFeed, watchedTries } from './live-feed'
@@ -166,7 +167,17 @@ export const callsFeature = defineFeature(callsRef, {
       },
     }
     return {
-      services: { calls, sandbox, media, scripts, webCalls, feed, transfers, reads: new CallReads({ tries, clock, actors }) },
+      services: {
+        calls,
+        sandbox,
+        media,
+        scripts,
+        webCalls,
+        feed,
+        transfers,
+        reads: new CallReads({ tries, clock, actors }),
+        callerRecordings: new CallerRecordings({ files: kernel.files, tries, clock }),
+      },
       ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message), serializerFor(telephony.name))],
       legacy: [recordingsRoute({ files: kernel.files, tokens, tries, now: () => clock.now() })],
       async start() {

@@ -5,14 +5,13 @@
  * finish (the instance that recorded it kept its DATA_DIR to itself), the link is withdrawn rather
  * than advertise a URL that would never play.
  */
-import { rm } from 'node:fs/promises'
 import type { Clock } from '../../clock'
 import type { FileStorage } from '../../files/port'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import { finishLeftRecording } from '../../media/recorder'
 import type { MediaTokens } from '../../media/tokens'
-import { recordingKey, recordingLink, recordingScratch } from './recordings'
+import { keepRecordingFiles, recordingLink, recordingScratch } from './recordings'
 import type { CallTryDoc } from './repository'
 
 export interface LostRecordingsDeps {
@@ -40,11 +39,7 @@ export class LostRecordings {
         log.warn('the recording of a dropped call is not here to finish; its link is withdrawn')
         return null
       }
-      try {
-        await files.put(recordingKey(row.callId, row.attempt), Bun.file(path))
-      } finally {
-        await rm(path, { force: true })
-      }
+      await keepRecordingFiles(files, path, row)
       log.info('the recording of a dropped call was finished from what it had recorded')
       return recordingLink(this.d.publicBaseUrl, tokens, row.callId, row.attempt, workspace, clock.now(), true)
     } catch (err) {

@@ -7,7 +7,6 @@
  * runtime (which forwards to its owner), and a hang-up decided elsewhere (DELETE, the network)
  * reaches this socket on the coordination channel `media:{callId}`.
  */
-import { rm } from 'node:fs/promises'
 import type { createActor } from 'xstate'
 import { type Clock, iso } from '../../clock'
 import type { Config } from '../../config'
@@ -29,7 +28,7 @@ import { answeredByChannel, isAnsweredBy } from './answered-by'
 import { CallRecord } from './call-record'
 import { answerHandOffs } from './hand-off'
 import type { CallFeed } from './live-feed'
-import { recordingKey } from './recordings'
+import { keepRecordingFiles } from './recordings'
 import type { CallTryDoc, CallTryRepo } from './repository'
 import { type EndedBy, StreamEnd } from './stream-end'
 import { announceChannel } from './transfers'
@@ -193,6 +192,7 @@ export class CallMedia implements MediaCalls {
       crashPoint('call.media.ending')
       if (recorder) {
         await keepRecording(d.files, recorder, record.row).catch((err) => record.log.warn({ err }, 'could not write the recording'))
+        await record.write({ recordingTimeline: recorder.timeline() })
         await record.recording(true)
       }
       await record.write({ media: 'done' })
@@ -240,10 +240,5 @@ export class CallMedia implements MediaCalls {
 
 /** The recorder mixes the WAV in DATA_DIR's scratch space; the file storage keeps it (and serves it, from any instance). */
 async function keepRecording(files: FileStorage, recorder: Recorder, row: { callId: string; attempt: number }): Promise<void> {
-  const path = await recorder.finish()
-  try {
-    await files.put(recordingKey(row.callId, row.attempt), Bun.file(path))
-  } finally {
-    await rm(path, { force: true })
-  }
+  await keepRecordingFiles(files, await recorder.finish(), row)
 }

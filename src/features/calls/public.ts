@@ -4,6 +4,7 @@ import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { SandboxScripts } from '../../providers/stt/sandbox'
 import type { SandboxNetwork } from '../../providers/telephony/sandbox'
 import type { AgentDoc } from '../agents/public'
+import type { CallerRecordings } from './caller-recording'
 import type { CallReads } from './console-reads'
 import type { CallFeed } from './live-feed'
 import type { CallMedia } from './media'
@@ -27,12 +28,15 @@ export interface CallsServices {
   reads: CallReads
   /** Transferring a live call (POST /calls/{id}/transfer, the console's button, the agent's tool). */
   transfers: CallTransfers
+  /** A call's caller as a replay plays it: the caller's side of its kept recording, or why it is gone. */
+  callerRecordings: CallerRecordings
 }
 
 export const callsRef = featureRef<CallsServices>('calls')
 
 export { analyseCall } from './analysis'
 export type { TranscriptLine } from './analysis-types'
+export type { CallerAudio, CallerRecordings } from './caller-recording'
 export { type CallReads, type ConsoleCall, type ConsoleCallFilter, LIVE_STATUSES, presentConsoleCall } from './console-reads'
 export type { FieldSpec, FieldType } from './field-values'
 export { developerOf, lineSets } from './lines'

@@ -1,5 +1,6 @@
 /**
- * Call recordings: the WAV the media pipeline mixed (DATA_DIR/recordings/<call>-<attempt>.wav),
+ * Call recordings: the WAV the media pipeline mixed (DATA_DIR/recordings/<call>-<attempt>.wav) and
+ * the caller's side alone beside it (`<call>-<attempt>.caller.wav`, what a replay plays),
  * served at `GET /recordings/{callId}/{attempt}/{token}.wav` to anyone holding the link (docs/spec.md
  * Recording rules), 404 while not ready or after retention. Retention by plan: 30 days on
  * pay-as-you-go (and Free and Pro, our choice), 75 on Scale (and Enterprise). A sweep deletes what
@@ -9,12 +10,14 @@
  * The files are kept behind the file-storage port (src/files): DATA_DIR/recordings on one machine,
  * GridFS with MONGODB_URL, so with several instances any one serves any recording.
  */
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Elysia, t } from 'elysia'
 import { type Clock, iso } from '../../clock'
 import type { FileStorage } from '../../files/port'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
+import { callerWav } from '../../media/recorder'
 import type { MediaTokens } from '../../media/tokens'
 import { type CallTryRepo, triesIn } from './repository'
 
@@ -23,6 +26,8 @@ export const RETENTION_DAYS: Record<WorkspaceDoc['plan'], number> = { free: 30, 
 
 const PREFIX = 'recordings/'
 export const recordingKey = (callId: string, attempt: number) => `${PREFIX}${callId}-${attempt}.wav`
+/** The caller's side alone, beside the mix, under the same retention and erasure (docs/api/calls.md "Recordings"). */
+export const callerRecordingKey = (callId: string, attempt: number) => `${PREFIX}${callId}-${attempt}.caller.wav`
 /** Where a call's recorder streams its raw sides while the call runs (DATA_DIR's scratch space). */
 export const recordingScratch = (dataDir: string) => join(dataDir, 'tmp', 'recordings')
 
@@ -52,11 +57,21 @@ export function recordingsRoute(deps: { files: FileStorage; tokens: MediaTokens;
   )
 }
 
+/** The mix at `path` and the caller's side beside it (callerWav), kept by the file storage, then taken off the scratch space. */
+export async function keepRecordingFiles(files: FileStorage, path: string, row: { callId: string; attempt: number }): Promise<void> {
+  try {
+    await files.put(recordingKey(row.callId, row.attempt), Bun.file(path))
+    await files.put(callerRecordingKey(row.callId, row.attempt), Bun.file(callerWav(path)))
+  } finally {
+    await Promise.all([rm(path, { force: true }), rm(callerWav(path), { force: true })])
+  }
+}
+
 /** Deletes recordings past their `expiresAt` (run at start and daily). */
 export async function sweepRecordings(deps: { files: FileStorage; tries: CallTryRepo; now: () => number }): Promise<number> {
   let removed = 0
   for (const key of await deps.files.list(PREFIX)) {
-    const m = /^recordings\/([^/]+)-(\d+)\.wav$/.exec(key)
+    const m = /^recordings\/([^/]+)-(\d+)(?:\.caller)?\.wav$/.exec(key)
     if (!m) continue
     const row = await deps.tries.get(`${m[1]}:${m[2]}`)
     if (row?.recording && Date.parse(row.recording.expiresAt) > deps.now()) continue
@@ -102,5 +117,9 @@ export class RecordingSweeper {
 
 /** A customer erased: its calls' recordings go with it. */
 export async function eraseRecordings(files: FileStorage, tries: CallTryRepo, workspaceId: string): Promise<void> {
-  for (const row of await triesIn(tries, workspaceId).find()) if (row.recording) await files.delete(recordingKey(row.callId, row.attempt))
+  for (const row of await triesIn(tries, workspaceId).find()) {
+    if (!row.recording) continue
+    await files.delete(recordingKey(row.callId, row.attempt))
+    await files.delete(callerRecordingKey(row.callId, row.attempt))
+  }
 }

@@ -5,6 +5,7 @@
  */
 import type { CallState, Hangup } from '../../../machines/call'
 import type { VoiceDials } from '../../media/dials'
+import type { RecordingTimeline } from '../../media/recorder'
 import type { Collection, CollectionSpec, DocumentStore } from '../../store/port'
 import { type ScopedCollection, WorkspaceCollection } from '../../store/workspace-scoped'
 import type { TranscriptLine } from './analysis'
@@ -72,6 +73,8 @@ export interface CallTryDoc {
   fields: Record<string, FieldValue>
   transcript: TranscriptLine[]
   recording: { url: string; expiresAt: string; ready: boolean } | null
+  /** Where the caller's turns and the agent's speech fall on the recording (a replay cuts the caller's audio by it); absent for a recording finished after a restart. */
+  recordingTimeline?: RecordingTimeline
   analysedAt: string | null
   retryScheduledFor: string | null
   error: string | null

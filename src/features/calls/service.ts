@@ -41,6 +41,8 @@ export interface SimulatedCaller {
   limitMs: number
   /** A caller whose lines are written as the call goes (a persona): its next line once the agent has answered, null to hang up. */
   more?: () => Promise<string | null>
+  /** Recorded audio its `[clip N]` lines play (8 kHz): a replayed call's caller. */
+  clips?: Int16Array[]
 }
 
 /** The agent as published (versions feature): what every call talks with. */

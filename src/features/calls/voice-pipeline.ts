@@ -159,7 +159,10 @@ export async function buildVoicePipeline(
       await record.said('agent', text, turn)
     },
     agentHearing: (text, turn) => void record.hearing(text, turn),
-    customerSaid: (text) => record.said('customer', text).then(() => {}),
+    customerSaid: (text) => {
+      recorder?.turnEnded()
+      return record.said('customer', text).then(() => {})
+    },
     latency: (t) => {
       record.latency(t)
       d.turnObserved?.(stagesOf(t))
