@@ -17,6 +17,7 @@ import { tenancyRef } from '../workspaces/public'
 import { type SimulationRunActors, simulationRunKind } from './actor'
 import { presentRunOutline } from './present'
 import { simulationsRef } from './public'
+import { CallReplays } from './replay'
 import { openSimulationStore, type RunStatus, resultsSpec, runsSpec, scenariosSpec, simulationsIn, suitesSpec } from './repository'
 import { SimulationRunner } from './runner'
 import { SimulationService } from './service'
@@ -26,7 +27,7 @@ export const simulationsFeature = defineFeature(simulationsRef, {
   async build(kernel, use) {
     const { workspaceRepo } = use(tenancyRef)
     const { agents } = use(agentsRef)
-    const { calls } = use(callsRef)
+    const { calls, callerRecordings } = use(callsRef)
     const { conversations, models } = use(conversationsRef)
     const { web } = use(webRef)
     const { byok } = use(byokRef)
@@ -35,9 +36,14 @@ export const simulationsFeature = defineFeature(simulationsRef, {
     const { store: documents, clock, logger, bus } = kernel
     const store = await openSimulationStore(documents)
     const workspace = (id: string) => workspaceRepo.get(id)
+    const replays = new CallReplays({
+      recordings: callerRecordings,
+      tools: async (conversationId) => (await conversations.history(conversationId, 500)).flatMap((m) => (m.tools ?? []).map((t) => t.name)),
+    })
     const listening = () => kernel.listening.url !== null || kernel.config.sandboxMediaUrl !== undefined
     const runner = new SimulationRunner({
       store,
+      replays,
       calls: () => calls,
       agents,
       conversations,
@@ -72,6 +78,7 @@ export const simulationsFeature = defineFeature(simulationsRef, {
         return agent ? models.resolve(ws, agent) : null
       },
       simulates: () => calls.simulates(),
+      replays,
       clock,
       actors: () => actors!,
     })

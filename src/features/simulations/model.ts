@@ -24,6 +24,12 @@ export const CallerLine = t.Object(
     interrupt: t.Optional(t.Boolean({ description: 'say it over the agent, `afterMs` into its speech (a barge-in)' })),
     noise: t.Optional(t.Boolean({ description: 'a burst of voice-like noise with no words over the agent (a false interruption); no `say`' })),
     afterMs: t.Optional(BodyInt({ minimum: 0, maximum: AFTER_MS_MAX, description: 'an interrupt or noise line: how far into the agent’s speech it starts (real time; default 600)' })),
+    audio: t.Optional(
+      t.Object(
+        { fromMs: BodyInt({ minimum: 0 }), toMs: BodyInt({ minimum: 1 }) },
+        { additionalProperties: false, description: 'a replayed call’s line: the stretch of the call’s recorded caller audio it plays (ms), `say` being what was heard in it' },
+      ),
+    ),
   },
   { additionalProperties: false },
 )
@@ -34,6 +40,7 @@ export const PERSONA_TURNS_MAX = LINES_MAX
 
 export const Caller = t.Object(
   {
+    fromCall: t.Optional(t.String({ description: 'out_…: the call this caller replays (set by POST with fromCall; its `audio` lines play that call’s recording)' })),
     lines: t.Optional(t.Array(CallerLine, { minItems: 1, maxItems: LINES_MAX, description: 'a scripted caller: its lines, in order' })),
     persona: t.Optional(
       t.String({ minLength: 1, maxLength: 2_000, description: 'a caller played by a vendor model: who they are and how they talk (instead of `lines`; needs a vendor model, not `local`)' }),
@@ -82,11 +89,24 @@ export const ScenarioBody = t.Object(
 )
 export type ScenarioInput = typeof ScenarioBody.static
 
+/** POST: a scenario as written, or one made from a call (`fromCall`, with at most a name, variables and expectations). */
+export const ScenarioCreateBody = t.Object(
+  {
+    ...ScenarioBody.properties,
+    name: t.Optional(ScenarioBody.properties.name),
+    caller: t.Optional(Caller),
+    fromCall: t.Optional(t.String({ minLength: 1, maxLength: 100, description: 'a call of this workspace whose recording was kept: its caller is replayed (docs/api/simulations.md)' })),
+  },
+  { additionalProperties: false },
+)
+export type ScenarioCreateInput = typeof ScenarioCreateBody.static
+
 export const Scenario = t.Object({
   id: t.String({ description: 'scn_…' }),
   name: t.String(),
   channel: t.Union([t.Literal('phone'), t.Literal('web'), t.Literal('chatapp')]),
   caller: t.Object({
+    fromCall: t.Optional(t.String()),
     lines: t.Optional(t.Array(CallerLine)),
     persona: t.Optional(t.String()),
     goal: t.Optional(t.String()),
@@ -95,6 +115,7 @@ export const Scenario = t.Object({
   }),
   variables: t.Record(t.String(), Scalar),
   expectations: t.Array(Expectation),
+  suggestedExpectations: t.Optional(t.Array(Expectation, { description: 'a scenario from a call: the call’s own outcome (fields, transfer, who ended it), to take into `expectations` by PUT' })),
   createdAt: t.String(),
   updatedAt: t.String(),
 })

@@ -8,6 +8,7 @@ export const presentScenario = (s: ScenarioDoc) => ({
   caller: s.caller,
   variables: s.variables,
   expectations: s.expectations,
+  ...(s.suggestedExpectations ? { suggestedExpectations: s.suggestedExpectations } : {}),
   createdAt: s.createdAt,
   updatedAt: s.updatedAt,
 })

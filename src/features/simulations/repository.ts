@@ -18,6 +18,10 @@ export interface ScenarioDoc {
   caller: ScenarioInput['caller']
   variables: Record<string, Scalar>
   expectations: ExpectationSpec[]
+  /** A scenario from a call: the try whose recording its `audio` lines play. */
+  replayOf?: { callId: string; attempt: number }
+  /** A scenario from a call: the call's own outcome, offered as expectations. */
+  suggestedExpectations?: ExpectationSpec[]
   createdAt: string
   updatedAt: string
 }

@@ -21,8 +21,9 @@ import type { CallService, CallTryDoc } from '../calls/public'
 import type { ConversationFeature } from '../conversations/public'
 import { type CallFacts, judge } from './judge'
 import { type HeardLine, PersonaCaller, PersonaError } from './persona-caller'
+import { type CallReplays, replayedCaller } from './replay'
 import type { Line, ResultDoc, RunDoc, ScenarioDoc, SimulationStore } from './repository'
-import { calleeLine } from './service'
+import { calleeLine } from './scenario-checks'
 
 /**
  * Calls a run has in progress at once: the issue's scale (50 six-turn calls). bench:simulations
@@ -42,6 +43,8 @@ const MAX_ATTEMPTS = 3
 
 export interface RunnerDeps {
   store: SimulationStore
+  /** A scenario from a call: its recording's caller audio, read when each of its calls is placed. */
+  replays: Pick<CallReplays, 'audio'>
   calls: () => CallService
   agents: Pick<AgentService, 'get'>
   conversations: Pick<ConversationFeature['conversations'], 'history'>
@@ -135,11 +138,13 @@ export class SimulationRunner {
       }
       try {
         const more = scenario.caller.persona !== undefined ? await this.spoken(run, r, workspace, scenario) : undefined
+        const script = await this.script(workspace, scenario)
+        if ('gone' in script) return fail(r, `the replayed call’s caller cannot be played: ${script.gone}`)
         const callId = await this.d.calls().placeSimulated(workspace, agent, {
           to: callerNumber(run.seed, r.index),
           variables: scenario.variables,
           simulation: { runId, target: run.target, webhooks: run.webhooks },
-          caller: { lines: (scenario.caller.lines ?? []).map(calleeLine), limitMs: SCRIPT_LIMIT_MS, ...(more ? { more: more.next } : {}) },
+          caller: { ...script, limitMs: SCRIPT_LIMIT_MS, ...(more ? { more: more.next } : {}) },
         })
         more?.placed(callId)
         // Cancelled while it was being placed: the cancel could not see this call, so it ends here.
@@ -176,6 +181,22 @@ export class SimulationRunner {
           report()
         }
       }
+    }
+  }
+
+  /**
+   * The callee's script; for a scenario from a call, with the clips of the call's recording it
+   * plays, read now from the workspace's storage (a recording deleted since is said, never played).
+   */
+  private async script(workspace: WorkspaceDoc, scenario: ScenarioDoc): Promise<{ lines: string[]; clips?: Int16Array[] } | { gone: string }> {
+    const lines = scenario.caller.lines ?? []
+    if (!scenario.replayOf) return { lines: lines.map(calleeLine) }
+    const audio = await this.d.replays.audio(workspace.id, scenario.replayOf)
+    if ('gone' in audio) return audio
+    try {
+      return replayedCaller(lines, audio.pcm, calleeLine)
+    } catch (err) {
+      return { gone: (err as Error).message }
     }
   }
 

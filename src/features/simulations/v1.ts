@@ -7,7 +7,7 @@ import { NoBody } from '../../http/body-types'
 import { answers, v1Errors } from '../../http/docs'
 import { pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
-import { CompareQuery, Comparison, ListQuery, Run, RunAccepted, RunBody, RunListQuery, RunOutline, Scenario, ScenarioBody, Suite, SuiteBody } from './model'
+import { CompareQuery, Comparison, ListQuery, Run, RunAccepted, RunBody, RunListQuery, RunOutline, Scenario, ScenarioBody, ScenarioCreateBody, Suite, SuiteBody } from './model'
 import { presentRun, presentRunOutline, presentScenario, presentSuite } from './present'
 import type { SimulationService } from './service'
 
@@ -24,7 +24,11 @@ export function simulationsV1(deps: { context: KernelHttp['v1']; simulations: Si
         set.status = 201
         return presentScenario(await sims.createScenario(workspace, body))
       },
-      { scope: 'build', body: ScenarioBody, detail: { summary: 'Create a scenario: a scripted caller and what the call must show', responses: answers({ 201: Scenario, ...v1Errors(403) }) } },
+      {
+        scope: 'build',
+        body: ScenarioCreateBody,
+        detail: { summary: 'Create a scenario: a scripted caller, or a recorded call’s caller (fromCall), and what the call must show', responses: answers({ 201: Scenario, ...v1Errors(403, 409) }) },
+      },
     )
     .get('/scenarios', ({ query, workspace }) => paginate((limit, after) => sims.scenarios(workspace, limit, after), query, 25, presentScenario), {
       query: ListQuery,

@@ -39,13 +39,22 @@ export const MENU_RETRY = 'Sorry, that is not an option.'
 /** Louder than this is speech when finding where a line's words end (~-40 dBFS; TTS pads with digital silence). */
 const SPEECH_FLOOR = 328
 
-export async function prepareLine(raw: string, tts: TextToSpeech, voice = 'leo'): Promise<CalleeLine> {
+/** `[clip 2]` at the start of a line's words: the recorded audio it plays, and the words heard in it. */
+const CLIP = /^\[clip (\d{1,3})\]\s*/
+
+export async function prepareLine(raw: string, tts: TextToSpeech, voice = 'leo', clips: Int16Array[] = []): Promise<CalleeLine> {
   const kind = raw.startsWith('>') ? 'interrupt' : raw.startsWith('~') ? 'noise' : 'turn'
   const marked = kind === 'turn' ? raw.trim() : raw.slice(1).trim()
   const timing = TIMING.exec(marked)
   if (timing && timing[1] === (kind === 'turn' ? 'wait' : 'after')) {
-    const line = await prepareLine(`${kind === 'turn' ? '' : raw[0]}${marked.slice(timing[0].length)}`, tts, voice)
+    const line = await prepareLine(`${kind === 'turn' ? '' : raw[0]}${marked.slice(timing[0].length)}`, tts, voice, clips)
     return kind === 'turn' ? { ...line, waitMs: Number(timing[2]) } : { ...line, afterMs: Number(timing[2]) }
+  }
+  const clip = CLIP.exec(marked)
+  if (clip && kind !== 'noise') {
+    const audio = clips[Number(clip[1])]
+    if (!audio) throw new Error(`a callee line plays clip ${clip[1]}, which it was not given`)
+    return { text: marked.slice(clip[0].length), kind, audio, speechEnd: audio.length }
   }
   const text = marked
   const menu = kind === 'turn' ? /^\[menu ([0-9*#]+)\]\s*(.+)$/.exec(text) : null

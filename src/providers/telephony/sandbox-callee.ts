@@ -13,6 +13,8 @@
  * A turn line may start `[wait 3000]`: the agent's pause it waits for (ms; default CALLEE_WAITS_MS);
  * a `>` or `~` line `[after 1500]`: how far into the agent's speech it starts (ms; default
  * CALLEE_INTERRUPTS_AFTER_MS), e.g. `> [after 1500] Sorry, one more thing`.
+ * A line's words may follow `[clip 2]`: it plays the recorded audio `clips[2]` instead of speaking
+ * them (a replayed call's caller), the words being what the sandbox speech-to-text hears in it.
  * A line `[menu 1] Press 1 for appointments, 2 for billing.` is a phone menu: said in turn, it
  * then hears the agent's keys (tones in its audio) and goes on only once they are `1`; other keys
  * get "Sorry, that is not an option." and the menu again.
@@ -56,6 +58,8 @@ export interface CalleeOptions {
    * (or a failure) is its last word, after which it has had its say.
    */
   more?: () => Promise<string | null>
+  /** Recorded audio (8 kHz) that `[clip N]` lines play. */
+  clips?: Int16Array[]
   /** An answering machine: `greeting` plays at once, then the beep; `beeped` runs when the beep has played. */
   machine?: { greeting: string; beeped: () => void }
 }
@@ -189,7 +193,7 @@ export class SandboxCallee {
   }
 
   private prepareLine(raw: string): Promise<CalleeLine> {
-    return prepareLine(raw, this.options.tts, this.options.voice)
+    return prepareLine(raw, this.options.tts, this.options.voice, this.options.clips)
   }
 
   /** The callee hangs up: `stop`, then the socket closes. */

@@ -89,6 +89,8 @@ export interface SimulatedCallee {
   lines: string[]
   limitMs: number
   more?: () => Promise<string | null>
+  /** Recorded audio its `[clip N]` lines play (8 kHz): a replayed call's caller. */
+  clips?: Int16Array[]
 }
 
 interface PhoneDoc extends SandboxPhone {
@@ -173,7 +175,7 @@ export class SandboxNetwork implements Telephony {
   }
 
   /** The person (or machine) answers: a media client connects and speaks `lines` (when the server listens). */
-  private pickUp(callRef: string, callId: string, attempt: number, lines: string[], machine?: CalleeOptions['machine'], more?: CalleeOptions['more']): void {
+  private pickUp(callRef: string, callId: string, attempt: number, lines: string[], machine?: CalleeOptions['machine'], more?: CalleeOptions['more'], clips?: Int16Array[]): void {
     const media = this.media
     const base = media?.baseUrl()
     if (!media || !base || !this.active.has(callRef)) return
@@ -188,6 +190,7 @@ export class SandboxNetwork implements Telephony {
       onClosed: (code) => void this.streamClosed({ callId, attempt, callRef }, code),
       ...(machine ? { machine } : {}),
       ...(more ? { more } : {}),
+      ...(clips ? { clips } : {}),
     })
     this.callees.set(callRef, callee)
     callee.connect().catch(() => this.callees.delete(callRef))
@@ -242,7 +245,7 @@ export class SandboxNetwork implements Telephony {
       if (verdict && !machine) await this.tell({ ...ref, type: 'answeredBy', by: 'human', at: rang })
       const greeting = phone.lines[0] ?? `Hello, you have reached the voicemail of ${request.to}. Please leave a message after the tone.`
       const beeped = () => void (verdict && this.active.has(callRef) ? this.tell({ ...ref, type: 'answeredBy', by: 'machine', at: this.clock.now() }) : undefined)
-      this.pickUp(callRef, request.callId, request.attempt, machine ? phone.lines.slice(1) : phone.lines, machine ? { greeting, beeped } : undefined, caller?.more)
+      this.pickUp(callRef, request.callId, request.attempt, machine ? phone.lines.slice(1) : phone.lines, machine ? { greeting, beeped } : undefined, caller?.more, caller?.clips)
       if (caller) await this.calleeHangsUp(ref, rang, caller.limitMs)
     })
     return { callRef }
