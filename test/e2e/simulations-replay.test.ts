@@ -176,4 +176,60 @@ describe('a scenario from a call', () => {
     expect(run.results[0].call).toBeNull()
     expect(run.results[0].error).toContain(`the recording of call ${sourceCall} was deleted: its retention ended`)
   }, 150_000)
+
+  test('a transferred call: only what the caller said to the agent, before the hand-off, is replayed', async () => {
+    const scale = await s.developer({ plan: 'scale', name: 'Front desk' })
+    const billing = '+14155550777'
+    const desk = await s.agent(scale.key, {
+      name: 'Front desk',
+      voice: { answersCalls: true, recordCalls: true },
+      transfers: [{ name: 'Billing', phoneNumber: billing, whenToUse: 'questions about a bill, a refund or a payment', mode: 'cold' }],
+    })
+    expect((await s.console('POST', `/workspaces/${scale.id}/phone-numbers`, { number: '+14155550700', source: 'rented', agent: desk.id })).status).toBe(201)
+    expect((await s.console('POST', `/workspaces/${scale.id}/contacts`, { phone: '+14155550701' })).status).toBe(201)
+    expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent(billing)}`, { pickup: 'answer', ringMs: 0, lines: ['Billing, this is Sam speaking.'], hangupAfterMs: 20_000 })).status).toBe(
+      200,
+    )
+    // The caller's second line would come after the hand-off: the person hears it, the agent never does.
+    expect((await s.console('PUT', '/sandbox/phones/%2B14155550701', { pickup: 'answer', ringMs: 0, lines: ['I need a person.', 'Hi Sam, it is about my refund.'], hangupAfterMs: null })).status).toBe(
+      200,
+    )
+    const placed = await s.api('POST', '/calls', { key: scale.key, body: { to: '+14155550701', purpose: 'Hello, this is the front desk returning your call.' } })
+    expect(placed.status).toBe(202)
+    const call = () => s.api('GET', `/calls/${placed.body.id}`, { key: scale.key })
+    await until('put through to Billing', call, (r) => r.body.transfer?.answeredAt != null, 30_000)
+    await s.console('POST', '/clock/advance', { ms: 20_000 })
+    const done = await until('ended and analysed', call, (r) => r.body.status === 'completed' && r.body.analysedAt !== null, 20_000)
+    expect(done.body.transcript.filter((l: any) => l.speaker === 'customer').map((l: any) => l.text)).toEqual(['I need a person.'])
+    const made = await s.api('POST', '/simulations/scenarios', { key: scale.key, body: { fromCall: placed.body.id } })
+    expect(made.status, JSON.stringify(made.body)).toBe(201)
+    expect(made.body.caller.lines.map((l: any) => l.say)).toEqual(['I need a person.'])
+    expect(made.body.suggestedExpectations).toContainEqual({ kind: 'tool', name: 'transfer_call' })
+  }, 150_000)
+
+  test('a customer’s erasure deletes the caller’s side with the mix: nothing is left to replay', async () => {
+    // Scale keeps recordings 75 days, so only the erasure (30 days after the delete) takes them.
+    const scale = await s.developer({ plan: 'scale', name: 'Agency' })
+    const customer = (await s.api('POST', '/customers', { key: scale.key, body: { name: 'Acme' } })).body.id
+    const inside = (method: string, path: string, body?: unknown) => s.api(method, path, { key: scale.key, workspace: customer, body })
+    const helper = await inside('POST', '/agents', { name: 'Helper', greeting: 'Hello!', voice: { answersCalls: true, recordCalls: true } })
+    const scripted = await inside('POST', '/simulations/scenarios', { name: 'Hi', caller: { lines: [{ say: 'Hello there.' }] } })
+    const suite = await inside('POST', '/simulations/suites', { name: 'S', agent: helper.body.id, scenarios: [scripted.body.id] })
+    const started = await inside('POST', `/simulations/suites/${suite.body.id}/runs`, { target: 'draft' })
+    const run = await until(
+      'the run is done',
+      () => inside('GET', `/simulations/runs/${started.body.id}`),
+      (r) => r.body.status === 'done',
+      120_000,
+    )
+    const callId = run.body.results[0].call.id
+    expect((await inside('POST', '/simulations/scenarios', { fromCall: callId })).status).toBe(201)
+    const recorded = () => readdirSync(join(s.dataDir, 'recordings')).filter((name) => name.startsWith(`${callId}-`))
+    expect(recorded()).toHaveLength(2)
+    expect((await s.api('DELETE', `/customers/${customer}`, { key: scale.key })).status).toBe(200)
+    expect((await s.console('POST', '/clock/advance', { ms: 31 * 86_400_000 })).status).toBe(200)
+    await until('both files are erased', recorded, (names) => names.length === 0, 20_000)
+    const files = s.server.services.of(callsFeature).callerRecordings
+    expect(await files.audio(customer, callId, 1)).toMatchObject({ gone: expect.stringContaining('erased') })
+  }, 150_000)
 })
