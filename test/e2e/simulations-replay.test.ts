@@ -108,14 +108,19 @@ describe('a scenario from a call', () => {
   }, 150_000)
 
   test('a draft that answers differently: the comparison shows the difference', async () => {
-    expect((await api('PATCH', `/agents/${agent}`, { greeting: 'Hi, Bean There here.' })).status).toBe(200)
+    // Another greeting, and no field collected any more.
+    expect((await api('PATCH', `/agents/${agent}`, { greeting: 'Hi, Bean There here.', collectFields: [] })).status).toBe(200)
     const changed = await runSuite(s, dev.key, replaySuite)
     const compared = await api('GET', `/simulations/runs/${firstReplay.id}/compare?with=${changed.id}`)
     expect(compared.status).toBe(200)
     expect(compared.body.same).toBe(false)
     const [diff] = compared.body.differences
     expect([diff.transcript.a[0].text, diff.transcript.b[0].text]).toEqual(['Hello from Bean There!', 'Hi, Bean There here.'])
-    expect((await api('PATCH', `/agents/${agent}`, { greeting: 'Hello from Bean There!' })).status).toBe(200)
+    expect(diff.fields).toEqual({ a: { name: 'Priya' }, b: {} })
+    expect(diff.tools).toBeNull()
+    expect(diff.status).toEqual({ a: 'passed', b: 'failed' })
+    expect(diff.expectations).toEqual([{ index: 0, kind: 'field', a: true, b: false }])
+    expect((await api('PATCH', `/agents/${agent}`, { greeting: 'Hello from Bean There!', collectFields: [{ name: 'name', description: "the caller's name" }] })).status).toBe(200)
   }, 150_000)
 
   test('barge-ins become interrupt lines at their offset, keypad turns keys', async () => {

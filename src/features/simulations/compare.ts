@@ -1,7 +1,7 @@
 /**
  * Two runs of one suite side by side (version comparison): for each call, matched by scenario and
- * instance, whether its status, its expectations' verdicts and its transcript differ, with both
- * sides where they do. Pure.
+ * instance, whether its status, its expectations' verdicts, its transcript, the fields read from it
+ * or the tools the agent called differ, with both sides where they do. Pure.
  */
 import type { ResultDoc, RunDoc } from './repository'
 
@@ -12,6 +12,8 @@ export interface CallDifference {
   status: { a: string; b: string } | null
   expectations: { index: number; kind: string; a: boolean | null; b: boolean | null }[]
   transcript: { a: ResultDoc['transcript']; b: ResultDoc['transcript'] } | null
+  fields: { a: Record<string, unknown>; b: Record<string, unknown> } | null
+  tools: { a: string[]; b: string[] } | null
 }
 
 const text = (r: ResultDoc | undefined) => JSON.stringify((r?.transcript ?? []).map((l) => [l.speaker, l.text]))
@@ -34,7 +36,18 @@ export function compareRuns(a: { run: RunDoc; results: ResultDoc[] }, b: { run: 
     const status = ra?.status === rb?.status ? null : { a: ra?.status ?? 'absent', b: rb?.status ?? 'absent' }
     // Words only: the instants of two runs on the system clock always differ.
     const transcript = text(ra) === text(rb) ? null : { a: ra?.transcript ?? [], b: rb?.transcript ?? [] }
-    if (status || expectations.length || transcript) differences.push({ scenario: any.scenarioId, name: any.name, instance: any.instance, status, expectations, transcript })
+    const [fa, fb] = [ra?.fields ?? {}, rb?.fields ?? {}]
+    const fields = sameFields(fa, fb) ? null : { a: fa, b: fb }
+    const [ta, tb] = [ra?.tools ?? [], rb?.tools ?? []]
+    const tools = JSON.stringify(ta) === JSON.stringify(tb) ? null : { a: ta, b: tb }
+    if (status || expectations.length || transcript || fields || tools)
+      differences.push({ scenario: any.scenarioId, name: any.name, instance: any.instance, status, expectations, transcript, fields, tools })
   }
   return { same: differences.length === 0, differences }
+}
+
+/** The same fields with the same values, in whatever order the analysis wrote them. */
+function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((k) => k in b && JSON.stringify(a[k]) === JSON.stringify(b[k]))
 }

@@ -194,6 +194,8 @@ export const RunResult = t.Object({
       latency: t.Unknown({ description: 'per-stage p50/p95/max of the call’s turns, real time (GET /calls/{id} latency)' }),
     }),
   ),
+  fields: t.Record(t.String(), t.Unknown(), { description: 'the fields the analysis read from the call or chat (the agent’s collectFields)' }),
+  tools: t.Array(t.String(), { description: 'the tools the agent called, in order' }),
 })
 
 export const RUN_STATUSES = ['queued', 'running', 'done', 'cancelled'] as const
@@ -237,7 +239,7 @@ const Side = (s: Parameters<typeof t.Union>[0][number]) => t.Object({ a: s, b: s
 export const Comparison = t.Object({
   a: t.Object({ id: t.String(), target: t.Union([t.Literal('draft'), t.Integer()]), status: t.String() }),
   b: t.Object({ id: t.String(), target: t.Union([t.Literal('draft'), t.Integer()]), status: t.String() }),
-  same: t.Boolean({ description: 'no call differs in status, verdicts or words' }),
+  same: t.Boolean({ description: 'no call differs in status, verdicts, words, fields or tools' }),
   differences: t.Array(
     t.Object({
       scenario: t.String(),
@@ -246,6 +248,8 @@ export const Comparison = t.Object({
       status: Nullable(Side(t.String())),
       expectations: t.Array(t.Object({ index: t.Integer(), kind: t.String(), a: Nullable(t.Boolean()), b: Nullable(t.Boolean()) })),
       transcript: Nullable(Side(t.Array(Line))),
+      fields: Nullable(Side(t.Record(t.String(), t.Unknown()))),
+      tools: Nullable(Side(t.Array(t.String()))),
     }),
   ),
 })

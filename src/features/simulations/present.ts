@@ -33,6 +33,8 @@ export const presentResult = (r: ResultDoc) => ({
   error: r.error,
   conversation: r.conversation ?? null,
   call: r.call,
+  fields: r.fields ?? {},
+  tools: r.tools ?? [],
 })
 
 /** A run without `results`: list items and the `simulation.finished` event's payload. */

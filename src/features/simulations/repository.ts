@@ -87,6 +87,9 @@ export interface ResultDoc {
   /** The call's or chat's conversation; absent on rows written before chats existed. */
   conversation?: string | null
   call: { id: string; recording: string | null; hangup: string | null; latency: unknown } | null
+  /** The fields the call's or chat's analysis read, and the tools the agent called, in order; absent on rows written before they were kept. */
+  fields?: Record<string, unknown>
+  tools?: string[]
 }
 
 export const scenariosSpec = workspaceSpec('simulation_scenarios')

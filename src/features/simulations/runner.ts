@@ -215,19 +215,19 @@ export class SimulationRunner {
       hangup: row.hangup,
     }
     const call = { id: row.callId, recording: row.recording?.url ?? null, hangup: row.hangup, latency: summariseLatency(row.latencyTurns ?? []) }
-    const conversation = row.conversationId ?? null
+    const outcome = { conversation: row.conversationId ?? null, fields: facts.fields, tools }
     // The persona caller's model failed: the call ended for that, whatever else it shows.
     const personaFailed = this.personaFailures.get(r.id)
     this.personaFailures.delete(r.id)
-    if (personaFailed) return { status: 'failed', transcript, expectations: [], call, conversation, error: personaFailed }
+    if (personaFailed) return { status: 'failed', transcript, expectations: [], call, ...outcome, error: personaFailed }
     if (row.status !== 'completed' || row.hangup === 'failed') {
-      return { status: 'failed', transcript, expectations: [], call, conversation, error: `the call ended ${row.status}${row.hangup ? ` (${row.hangup})` : ''}${row.error ? `: ${row.error}` : ''}` }
+      return { status: 'failed', transcript, expectations: [], call, ...outcome, error: `the call ended ${row.status}${row.hangup ? ` (${row.hangup})` : ''}${row.error ? `: ${row.error}` : ''}` }
     }
     // A caller who was never heard (its audio never reached the agent) proves nothing: failed, whatever was expected.
     if (!transcript.some((l) => l.speaker === 'customer'))
-      return { status: 'failed', transcript, expectations: [], call, conversation, error: 'the caller was never heard: none of its lines reached the agent' }
+      return { status: 'failed', transcript, expectations: [], call, ...outcome, error: 'the caller was never heard: none of its lines reached the agent' }
     const expectations = scenario.expectations.map((e) => judge(e, facts))
-    return { status: expectations.every((e) => e.passed) ? 'passed' : 'failed', transcript, expectations, call, conversation, error: null }
+    return { status: expectations.every((e) => e.passed) ? 'passed' : 'failed', transcript, expectations, call, ...outcome, error: null }
   }
 
   /**
@@ -289,7 +289,7 @@ export class SimulationRunner {
       hangup: null,
     }
     const expectations = scenario.expectations.map((e) => judge(e, facts))
-    return { status: expectations.every((e) => e.passed) ? 'passed' : 'failed', transcript, expectations, call: null, conversation, error: null }
+    return { status: expectations.every((e) => e.passed) ? 'passed' : 'failed', transcript, expectations, call: null, conversation, fields: facts.fields, tools, error: null }
   }
 
   /**
