@@ -121,7 +121,8 @@ async function mix(dir: string, name: string): Promise<string> {
   return path
 }
 
-function wavOf(pcm: Int16Array): Uint8Array {
+/** A mono 16-bit 8 kHz WAV of `pcm`. */
+export function wavOf(pcm: Int16Array): Uint8Array {
   const wav = new WaveFile()
   wav.fromScratch(1, RATE, '16', pcm)
   return wav.toBuffer()

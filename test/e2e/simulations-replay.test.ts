@@ -48,6 +48,9 @@ async function runOf(scenarios: string[]): Promise<any> {
 
 /** What must come out the same on every run: transcripts and judgements. */
 const judged = (run: any) => JSON.stringify(run.results.map((r: any) => ({ scenario: r.scenario, status: r.status, transcript: r.transcript, expectations: r.expectations })))
+/** The console's read of a replayed line's audio in a run (a WAV, not JSON). */
+const replayedTurn = (run: string, line: number) =>
+  fetch(`${s.url}/console/workspaces/${dev.id}/simulations/runs/${run}/replayed/${replay.id}/${line}`, { headers: { authorization: `Bearer ${s.consoleToken}` } })
 const callerLines = (r: any) => r.transcript.filter((l: any) => l.speaker === 'customer').map((l: any) => l.text)
 
 let sourceCall: string
@@ -105,6 +108,17 @@ describe('a scenario from a call', () => {
     expect(callerLines(a.results[0])).toEqual(replay.caller.lines.map((l: any) => l.say))
     expect(judged(b)).toBe(judged(a))
     firstReplay = a
+    // The console's run page: which lines replay recorded audio, and each one's audio.
+    const consoleRun = await s.console('GET', `/workspaces/${dev.id}/simulations/runs/${a.id}`)
+    expect(consoleRun.body.replayed).toEqual({ [replay.id]: [true, true] })
+    const turn = await replayedTurn(a.id, 1)
+    expect(turn.status).toBe(200)
+    expect(turn.headers.get('content-type')).toBe('audio/wav')
+    const wav = new Uint8Array(await turn.arrayBuffer())
+    expect(new TextDecoder().decode(wav.subarray(0, 4))).toBe('RIFF')
+    // 44 bytes of header, then 16 samples a millisecond of the line's stretch.
+    const line = replay.caller.lines[1].audio
+    expect(wav.length - 44).toBe((line.toMs - line.fromMs) * 16)
   }, 150_000)
 
   test('a draft that answers differently: the comparison shows the difference', async () => {
@@ -141,6 +155,10 @@ describe('a scenario from a call', () => {
   }, 150_000)
 
   test('refusals name why', async () => {
+    // The console's "Make a test from this call" makes the same scenario.
+    const fromConsole = await s.console('POST', `/workspaces/${dev.id}/simulations/scenarios`, { fromCall: sourceCall })
+    expect(fromConsole.status).toBe(201)
+    expect(fromConsole.body.caller).toEqual(replay.caller)
     const unknown = await api('POST', '/simulations/scenarios', { fromCall: 'out_nope' })
     expect(unknown.status).toBe(404)
     expect(unknown.body.error).toContain('out_nope')
@@ -180,6 +198,9 @@ describe('a scenario from a call', () => {
     expect(run.results[0].status).toBe('failed')
     expect(run.results[0].call).toBeNull()
     expect(run.results[0].error).toContain(`the recording of call ${sourceCall} was deleted: its retention ended`)
+    const gone = await replayedTurn(firstReplay.id, 0)
+    expect(gone.status).toBe(404)
+    expect((await gone.json()).error).toContain('retention ended')
   }, 150_000)
 
   test('a transferred call: only what the caller said to the agent, before the hand-off, is replayed', async () => {

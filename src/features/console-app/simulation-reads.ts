@@ -1,14 +1,16 @@
 /**
  * The console app's simulations: the workspace's suites (with their agent's name), a suite's runs,
- * one run with its results per call and expectation, and "Run against draft" — the same service
- * the v1 API calls (docs/api/simulations.md), under the console token.
+ * one run with its results per call and expectation, "Run against draft", "Make a test from this
+ * call" and a replayed caller's turns as audio — the same service the v1 API calls
+ * (docs/api/simulations.md), under the console token.
  */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { pageQuery, pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
+import { wavOf } from '../../media/recorder'
 import type { AgentService } from '../agents/public'
-import { presentRun, presentRunOutline, presentSuite, Run, RunBody, RunOutline, type SimulationsServices, Suite } from '../simulations/public'
+import { presentRun, presentRunOutline, presentScenario, presentSuite, Run, RunBody, RunOutline, Scenario, type SimulationsServices, Suite } from '../simulations/public'
 
 export interface SimulationReadsDeps {
   auth: KernelHttp['console']
@@ -18,7 +20,13 @@ export interface SimulationReadsDeps {
 
 const SuiteRow = t.Composite([Suite, t.Object({ agentName: t.Union([t.String(), t.Null()], { description: 'null when the agent is gone' }) })])
 
-const RunWithSuite = t.Composite([Run, t.Object({ suiteName: t.Union([t.String(), t.Null()], { description: 'null once the suite is deleted' }) })])
+const RunWithSuite = t.Composite([
+  Run,
+  t.Object({
+    suiteName: t.Union([t.String(), t.Null()], { description: 'null once the suite is deleted' }),
+    replayed: t.Record(t.String(), t.Array(t.Boolean()), { description: 'each scenario from a call: per line, whether it plays the call’s recorded caller audio' }),
+  }),
+])
 
 export function consoleSimulationReads(d: SimulationReadsDeps) {
   const sims = d.simulations
@@ -66,7 +74,8 @@ export function consoleSimulationReads(d: SimulationReadsDeps) {
         const { run, results } = await sims.run(workspace, params.id)
         // A deleted suite's runs stay readable (docs/api/simulations.md): its name is then null.
         const suite = await sims.suite(workspace, run.suiteId).catch(() => null)
-        return { ...presentRun(run, results), suiteName: suite?.name ?? null }
+        const replayed = Object.fromEntries(run.scenarios.filter((s) => s.replayOf).map((s) => [s.id, (s.caller.lines ?? []).map((l) => l.audio !== undefined)]))
+        return { ...presentRun(run, results), suiteName: suite?.name ?? null, replayed }
       },
       {
         params: t.Object({ ws: t.String(), id: t.String() }),
@@ -91,6 +100,34 @@ export function consoleSimulationReads(d: SimulationReadsDeps) {
         detail: {
           summary: 'Run a suite against the draft or a version (the console app\'s "Run against draft"); 202 with the run, queued',
           responses: answers({ 202: Run, ...consoleErrors(400, 404, 409) }),
+        },
+      },
+    )
+    .get(
+      '/workspaces/:ws/simulations/runs/:id/replayed/:scenario/:line',
+      async ({ params, workspace }) => {
+        const pcm = await sims.replayedTurn(workspace, params.id, params.scenario, params.line)
+        return new Response(new Uint8Array(wavOf(pcm)), { headers: { 'content-type': 'audio/wav' } })
+      },
+      {
+        params: t.Object({ ws: t.String(), id: t.String(), scenario: t.String(), line: t.Integer({ minimum: 0 }) }),
+        workspace: true,
+        detail: { summary: "A replayed caller's line in a run: the stretch of the call's recorded caller audio it played (WAV); 404 naming why once the recording is gone", hide: true },
+      },
+    )
+    .post(
+      '/workspaces/:ws/simulations/scenarios',
+      async ({ body, set, workspace }) => {
+        set.status = 201
+        return presentScenario(await sims.createScenario(workspace, { fromCall: body.fromCall }))
+      },
+      {
+        params: t.Object({ ws: t.String() }),
+        workspace: true,
+        body: t.Object({ fromCall: t.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+        detail: {
+          summary: '"Make a test from this call": a scenario whose caller replays the call (as POST /v1/simulations/scenarios with fromCall)',
+          responses: answers({ 201: Scenario, ...consoleErrors(400, 404, 409) }),
         },
       },
     )

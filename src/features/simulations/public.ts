@@ -7,5 +7,5 @@ export interface SimulationsServices {
 }
 
 export const simulationsRef = featureRef<SimulationsServices>('simulations')
-export { Run, RunBody, RunOutline, Suite } from './model'
-export { presentRun, presentRunOutline, presentSuite } from './present'
+export { Run, RunBody, RunOutline, Scenario, Suite } from './model'
+export { presentRun, presentRunOutline, presentScenario, presentSuite } from './present'

@@ -32,7 +32,7 @@ export interface SimulationServiceDeps {
   clock: Clock
   actors: () => SimulationRunActors
   /** Scenarios made from calls: their caller cut from the call's recording. */
-  replays: Pick<CallReplays, 'scenario'>
+  replays: Pick<CallReplays, 'scenario' | 'audio'>
 }
 
 export class SimulationService {
@@ -245,6 +245,20 @@ export class SimulationService {
     const run = await mine.runs.get(id)
     if (!run) throw notThere(`no run ${id} in this workspace`)
     return { run, results: await mine.results.find({ runId: id }, { sort: [['index', 1]] }) }
+  }
+
+  /**
+   * The caller's audio a replayed scenario's line `line` played in run `runId` (the line as the run
+   * froze it, 8 kHz): 404 for a line that plays none, or naming why once the recording is gone.
+   */
+  async replayedTurn(workspace: WorkspaceDoc, runId: string, scenarioId: string, line: number): Promise<Int16Array> {
+    const { run } = await this.run(workspace, runId)
+    const scenario = run.scenarios.find((s) => s.id === scenarioId)
+    const audio = scenario?.replayOf ? scenario.caller.lines?.[line]?.audio : undefined
+    if (!scenario?.replayOf || !audio) throw notThere(`run ${runId} replayed no recorded caller audio for line ${line} of scenario ${scenarioId}`)
+    const heard = await this.d.replays.audio(workspace.id, scenario.replayOf)
+    if ('gone' in heard) throw notThere(heard.gone)
+    return heard.pcm.slice(audio.fromMs * 8, audio.toMs * 8)
   }
 
   runs(workspace: WorkspaceDoc, suiteId: string | undefined, limit: number, after: PageAfter | null): Promise<RunDoc[]> {

@@ -15,6 +15,9 @@ export function mount(root, { workspace, id, live, link }) {
   const transferButton = h('button', { type: 'button', class: 'transfer' }, 'Transfer')
   const transferBox = h('span', { class: 'transfer-box', hidden: true }, h('label', { for: 'transfer-to' }, 'Transfer to'), ' ', transferTo, ' ', transferButton)
   let destinations = null
+  // A recorded call that is over can become a test: a scenario whose caller replays it (docs/api/simulations.md).
+  const makeTest = h('button', { type: 'button', class: 'make-test', hidden: true }, 'Make a test from this call')
+  const madeTest = h('span', { class: 'made-test' })
   const chart = h('a', { href: link(workspace, 'charts', null, { machine: 'call', actor: `call:${id}` }) }, 'State chart of this call')
   const transcript = h('ol', { class: 'transcript full', 'aria-label': 'Transcript' })
   const recording = h('div', { class: 'recording' })
@@ -25,7 +28,7 @@ export function mount(root, { workspace, id, live, link }) {
   root.append(
     h('p', { class: 'crumbs' }, h('a', { href: link(workspace, 'calls') }, 'Calls'), ' / ', id),
     heading,
-    h('div', { class: 'actions' }, end, transferBox, chart),
+    h('div', { class: 'actions' }, end, transferBox, makeTest, madeTest, chart),
     facts,
     h(
       'div',
@@ -48,6 +51,17 @@ export function mount(root, { workspace, id, live, link }) {
       notice(`Could not end the call: ${err.message}`)
     }
     end.disabled = false
+  })
+
+  makeTest.addEventListener('click', async () => {
+    makeTest.disabled = true
+    try {
+      const scenario = await api('POST', ws(workspace, '/simulations/scenarios'), { fromCall: id })
+      madeTest.textContent = `Scenario ${scenario.id} made: ${scenario.caller.lines.length} caller turns replayed. Add it to a suite to run it.`
+    } catch (err) {
+      notice(`Could not make a test from this call: ${err.message}`)
+      makeTest.disabled = false
+    }
   })
 
   transferButton.addEventListener('click', async () => {
@@ -101,6 +115,7 @@ export function mount(root, { workspace, id, live, link }) {
     call = next
     heading.textContent = callTitle(call)
     end.hidden = !LIVE.has(call.status)
+    makeTest.hidden = LIVE.has(call.status) || !call.recording?.ready
     // A transfer under way or done is not asked again; one the network refused can be.
     const transferable = call.status === 'connected' && (!call.transfer || call.transfer.outcome === 'failed')
     if (transferable) void loadDestinations()

@@ -1,7 +1,8 @@
 // One simulation run: its outcome, target, totals and duration, then each call it made with every
 // expectation green (held) or red (did not), written in words too, with the evidence that decided
-// it, and links to the call's page (transcript) and its recording. Read again every 1.5 s until done.
-import { api, ws } from './api.js'
+// it, and links to the call's page (transcript) and its recording; a replayed caller's turns, each
+// with its recorded audio beside the new agent's answer. Read again every 1.5 s until done.
+import { api, session, ws } from './api.js'
 import { badge, h, notice, when } from './dom.js'
 import { outcome, seconds, target } from './simulations.js'
 
@@ -82,6 +83,33 @@ export function mount(root, { workspace, id, link }) {
       rec ? h('a', { href: rec.pathname + rec.search, class: 'recording-link', target: '_blank', rel: 'noopener' }, 'Recording') : 'not recorded',
     )
   }
+  // A replayed caller (a scenario from a call): each of its turns, the recorded audio it played
+  // (fetched under the console token when asked for), beside the new agent's answer to it.
+  const replayedTurns = (r) => {
+    const lines = run.replayed?.[r.scenario]
+    if (!lines || !r.call) return null
+    const turns = []
+    let k = 0
+    r.transcript.forEach((l, i) => {
+      if (l.speaker !== 'customer') return
+      const line = k++
+      const answer = r.transcript.slice(i + 1).find((next) => next.speaker === 'agent')
+      const audio = h('audio', { controls: true, preload: 'none', hidden: true })
+      const hear = h('button', { type: 'button', class: 'hear-turn', disabled: !lines[line] }, lines[line] ? '▶ Recorded turn' : 'keys')
+      hear.addEventListener('click', async () => {
+        hear.disabled = true
+        const path = ws(workspace, `/simulations/runs/${encodeURIComponent(run.id)}/replayed/${encodeURIComponent(r.scenario)}/${line}`)
+        const res = await fetch(`/console${path}`, { headers: { authorization: `Bearer ${session.token() ?? ''}` } })
+        if (!res.ok) return notice(`Could not load the caller’s turn: ${(await res.json().catch(() => null))?.error ?? res.status}`)
+        audio.src = URL.createObjectURL(await res.blob())
+        audio.hidden = false
+        hear.hidden = true
+        void audio.play().catch(() => {})
+      })
+      turns.push(h('li', { class: 'replayed-turn' }, h('div', {}, hear, audio, ' ', h('b', {}, 'Caller: '), l.text), h('div', {}, h('b', {}, 'Agent: '), answer?.text ?? '—')))
+    })
+    return h('details', { class: 'replayed' }, h('summary', {}, 'Replayed caller, turn by turn'), h('ol', {}, turns))
+  }
   const result = (r) =>
     h(
       'section',
@@ -89,6 +117,7 @@ export function mount(root, { workspace, id, link }) {
       h('h3', {}, `${r.name}`, r.instance > 1 ? ` #${r.instance}` : '', ' ', badge('sim', r.status)),
       r.error ? h('p', { class: 'error' }, r.error) : null,
       callLinks(r),
+      replayedTurns(r),
       r.expectations.length
         ? h('ul', { class: 'expectations' }, r.expectations.map(expectationRow))
         : h('p', { class: 'empty' }, r.status === 'passed' ? 'No expectation: the call only had to complete.' : ''),
