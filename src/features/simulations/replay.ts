@@ -23,6 +23,8 @@ const SPEECH_FLOOR = 328
 /** A `say` line's longest text (model.ts CallerLine), and a `digits` line's most keys. */
 const SAY_MAX = 300
 const KEYS_MAX = 32
+/** A call in one of these is over: its recording, if kept, is finished. */
+const OVER = new Set(['completed', 'missed', 'failed', 'cancelled'])
 
 export interface ReplayDeps {
   recordings: Pick<CallerRecordings, 'call' | 'why' | 'audio'>
@@ -43,7 +45,8 @@ export class CallReplays {
   async scenario(workspaceId: string, callId: string): Promise<ReplayScenario> {
     const row = await this.d.recordings.call(workspaceId, callId)
     if (!row) throw notThere(`fromCall: no call ${callId} in this workspace`)
-    if (!['completed', 'failed', 'cancelled'].includes(row.status) || row.media === 'live')
+    // A transferred call's recording is finished at the hand-off, while the caller talks on with the person.
+    if (row.media === 'live' || (!OVER.has(row.status) && !row.recording?.ready))
       throw clashes(`fromCall: call ${callId} is not over yet (${row.status}); its recording is finished when it ends`, { state: row.status })
     const why = this.d.recordings.why(row)
     if (why) throw clashes(`fromCall: ${why}`)
