@@ -28,6 +28,21 @@ export interface VoiceTurnInput {
   interrupts?: boolean
   /** The caller's own speech over the agent that stops it, ms (the agent's `voice.interruptions.minSpeechMs`); MIN_INTERRUPTION_MS unless given. */
   minInterruptionMs?: number
+  /**
+   * Speech over the agent longer than this (ms) is the caller taking the turn, whatever its words
+   * (src/media/interruption.ts MAX_BACKCHANNEL_MS); absent: only the words decide.
+   */
+  backchannelMaxMs?: number
+}
+
+/** How the speech that came in over the agent ended, counted per call. */
+export interface OverlapCounts {
+  /** It stopped the agent, which then resumed its sentence (a backchannel, a cough, an echo). */
+  resumed: number
+  /** It stopped the agent and took the turn: the agent answered it. */
+  taken: number
+  /** It did not stop the agent (its own echo, a click, or an interruption the rule missed): let go. */
+  talkedOver: number
 }
 
 export interface VoiceTurnContext extends VoiceTurnInput {
@@ -54,6 +69,10 @@ export interface VoiceTurnContext extends VoiceTurnInput {
   answering: boolean
   /** The agent was cut off in this turn. */
   interrupted: boolean
+  /** The speech that cut it off ran past `backchannelMaxMs`: the caller takes the turn whatever the words. */
+  taken: boolean
+  /** How the speech over the agent ended, this call so far. */
+  overlaps: OverlapCounts
   /** The rest of the sentence the caller was hearing when the agent stopped ('' when none). */
   resume: string
   /** Keys pressed since the last sequence ended (by `#` or the digit gap). */
@@ -86,10 +105,13 @@ interface Judged {
 }
 
 export type VoiceTurnEvent =
-  /** The VAD heard the caller start (or go on) speaking; `onset`: what the audio says about that speech so far. */
-  | { type: 'speech.start'; onset: readonly OnsetWindow[] }
-  /** The caller's speech goes on (another window of it), while the agent's audio plays. */
-  | { type: 'speech.onset'; onset: readonly OnsetWindow[] }
+  /**
+   * The VAD heard the caller start (or go on) speaking; `onset`: what the audio says about that
+   * speech so far; `spokenMs`: the caller's speech in this turn so far, ms.
+   */
+  | { type: 'speech.start'; onset: readonly OnsetWindow[]; spokenMs?: number }
+  /** The caller's speech goes on (another window of it), while the agent's audio plays or after it stopped for it. */
+  | { type: 'speech.onset'; onset: readonly OnsetWindow[]; spokenMs?: number }
   /** The caller's speech paused: its last speech ended at `at`, judged at `now`. */
   | ({ type: 'speech.pause'; at: number; now: number } & Judged)
   /** The words changed; re-judged at `now` (the wait still counts from the pause). */
@@ -98,8 +120,9 @@ export type VoiceTurnEvent =
    * The turn's final words; `backchannel`: they are only an acknowledgement ("mhm", "okay");
    * `earlier`: they end a pause the caller went on from, and the turn has been ended again since
    * (a slow engine's final arriving after the next one was asked for): more words are coming.
+   * `why`: what made speech over the agent a backchannel when its words alone do not say.
    */
-  | { type: 'words.final'; text: string; backchannel: boolean; endpointedAt: number; sttFinalAt: number; earlier?: boolean }
+  | { type: 'words.final'; text: string; backchannel: boolean; endpointedAt: number; sttFinalAt: number; earlier?: boolean; why?: string }
   /** The turn's words were lost (the speech engine at capacity, refused them): the call goes on. */
   | { type: 'words.lost'; why: string }
   /** The agent's audio was cut (`clear`): what the caller had not yet heard of the sentence playing. */

@@ -120,10 +120,17 @@ export const voiceTurnSetup = setup({
     endsKeys: ({ event }) => event.type === 'dtmf' && event.digit === '#',
     /** Keys were pressed during the turn that just ended: they are answered with its words, whatever the words are. */
     keyedInTurn: ({ context }) => context.keyed !== '',
-    /** The final words after the agent was stopped are a backchannel or nothing, and there is a sentence to pick up. */
-    falseInterruption: ({ context, event }) => event.type === 'words.final' && context.held === '' && context.interrupted && context.resume !== '' && (event.text === '' || event.backchannel),
+    /**
+     * The final words after the agent was stopped are a backchannel or nothing (the session judges
+     * them by src/media/interruption.ts), the speech was not long enough to take the turn anyway,
+     * and there is a sentence to pick up.
+     */
+    falseInterruption: ({ context, event }) =>
+      event.type === 'words.final' && context.held === '' && context.interrupted && !context.taken && context.resume !== '' && (event.text === '' || event.backchannel),
     /** Nothing to answer: noise, or an acknowledgement that stopped the agent. */
-    nothingSaid: ({ context, event }) => event.type === 'words.final' && context.held === '' && (event.text === '' || (context.interrupted && event.backchannel)),
+    nothingSaid: ({ context, event }) => event.type === 'words.final' && context.held === '' && (event.text === '' || (context.interrupted && !context.taken && event.backchannel)),
+    /** The caller's speech since it stopped the agent has run past a backchannel's length: the turn is theirs, whatever it says. */
+    pastBackchannel: ({ context }, spokenMs: number | undefined) => context.backchannelMaxMs !== undefined && (spokenMs ?? 0) > context.backchannelMaxMs,
     /**
      * Nothing of the turn's answer has reached the caller: its final words are still coming, or its
      * first audio is not ready (the session knows). Speech now is the caller going on, not over

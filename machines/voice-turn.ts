@@ -16,10 +16,13 @@
  *            thinking ─speech.start [answerUnheard]→ callerSpeaking (the caller went on before a word of the
  *              answer reached the line: it is withdrawn; their words are held and answered with the rest)
  *            opening | thinking | speaking | resuming ─speech.start / speech.onset [bargesIn]→ interrupted
+ *              (.deciding ─speech.onset [pastBackchannel]→ .taken: the caller's speech ran past a backchannel's length)
  *              ─speech.pause→ maybeDone (the caller's own speech, long enough to be meant: not the agent's
  *              echo; in thinking, once the answer is released for the line)
- *            thinking ─words.final [falseInterruption]→ resuming (a backchannel or noise stopped the agent:
- *              it says the rest of the sentence the caller was hearing) ─reply.audio→ speaking
+ *            thinking ─words.final [falseInterruption]→ resuming (a backchannel or noise stopped the agent, and
+ *              did not run past a backchannel's length: it says the rest of the sentence the caller was
+ *              hearing) ─reply.audio→ speaking
+ *            each speech over the agent is counted (`overlaps`): resumed, taken (answered), talked over (let go)
  *            thinking ─words.final [nothingSaid]→ listening
  *            thinking ─words.lost→ listening (the speech engine refused the words, at capacity: askRepeat)
  *            listening ─after(callerSilence)→ (endCall silence)
@@ -33,10 +36,10 @@
  * earlier moment (the caller's last speech), and its delays run on the actor's clock.
  */
 import { and, assign, or, raise, stateIn } from 'xstate'
-import type { VoiceTurnEvent, VoiceTurnState } from './voice-turn-events'
+import type { OverlapCounts, VoiceTurnEvent, VoiceTurnState } from './voice-turn-events'
 import { GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, TURN_JUDGED_SLACK_MS, voiceTurnSetup } from './voice-turn-setup'
 
-export type { CallEnding, CallEndReason, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput, VoiceTurnState } from './voice-turn-events'
+export type { CallEnding, CallEndReason, OverlapCounts, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput, VoiceTurnState } from './voice-turn-events'
 export {
   DTMF_GAP_MS,
   ECHO_RETURN_LOSS_DB,
@@ -56,6 +59,12 @@ const AGENT_TALKING = ['opening', 'thinking', 'speaking', 'resuming'] as const
 
 /** The turn's words: those held from before the caller went on, and `text`. */
 const said = (context: { held: string }, text: string) => [context.held, text].filter(Boolean).join(' ')
+
+/** The counts after an answer: a turn that stopped the agent took it. */
+const tookTurn = (context: { interrupted: boolean; overlaps: OverlapCounts }): OverlapCounts => (context.interrupted ? { ...context.overlaps, taken: context.overlaps.taken + 1 } : context.overlaps)
+
+/** Speech over the agent that did not stop it, let go: counted where an agent serves the line. */
+const talkedOver = (context: { unavailable: boolean; overlaps: OverlapCounts }) => (context.unavailable ? {} : { overlaps: { ...context.overlaps, talkedOver: context.overlaps.talkedOver + 1 } })
 
 /** The latency marks of an answer to the turn's final words. */
 const marksOf = (context: { pausedAt: number }, e: { endpointedAt: number; sttFinalAt: number }) => ({ speechEndAt: context.pausedAt, endpointedAt: e.endpointedAt, sttFinalAt: e.sttFinalAt })
@@ -88,6 +97,8 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
     answered: '',
     answering: false,
     interrupted: false,
+    taken: false,
+    overlaps: { resumed: 0, taken: 0, talkedOver: 0 },
     resume: '',
     digits: '',
     keyed: '',
@@ -111,7 +122,7 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
               on: { 'reply.done': 'listening', ...BARGE_IN },
             },
             listening: {
-              entry: assign({ text: '', held: '', answered: '', interrupted: false, resume: '', keyed: '' }),
+              entry: assign({ text: '', held: '', answered: '', interrupted: false, taken: false, resume: '', keyed: '' }),
               after: { callerSilence: { actions: { type: 'endCall', params: { reason: 'silence', why: 'the caller said nothing for the silence timeout' } } } },
               on: {
                 'speech.start': 'callerSpeaking',
@@ -181,7 +192,13 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
                   {
                     guard: 'keyedInTurn',
                     actions: [
-                      assign(({ context, event }) => ({ why: 'the caller finished a turn with keys in it: the agent answers', answered: said(context, event.text), answering: true, held: '' })),
+                      assign(({ context, event }) => ({
+                        why: 'the caller finished a turn with keys in it: the agent answers',
+                        answered: said(context, event.text),
+                        answering: true,
+                        held: '',
+                        overlaps: tookTurn(context),
+                      })),
                       { type: 'answer', params: ({ context, event }) => ({ text: context.answered, keys: context.keyed, ...marksOf(context, event) }) },
                     ],
                   },
@@ -190,8 +207,11 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
                     target: 'resuming',
                     actions: [
                       'cancelPreempt',
-                      assign(({ event }) => ({
-                        why: event.text ? `"${event.text}" was a backchannel: the agent resumes its sentence` : 'noise, not words, stopped the agent: it resumes its sentence',
+                      assign(({ context, event }) => ({
+                        why: event.text
+                          ? `"${event.text}" was a backchannel${event.why ? ` (${event.why})` : ''}: the agent resumes its sentence`
+                          : 'noise, not words, stopped the agent: it resumes its sentence',
+                        overlaps: { ...context.overlaps, resumed: context.overlaps.resumed + 1 },
                       })),
                     ],
                   },
@@ -202,7 +222,13 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
                   },
                   {
                     actions: [
-                      assign(({ context, event }) => ({ why: 'the caller finished their turn: the agent answers', answered: said(context, event.text), answering: true, held: '' })),
+                      assign(({ context, event }) => ({
+                        why: 'the caller finished their turn: the agent answers',
+                        answered: said(context, event.text),
+                        answering: true,
+                        held: '',
+                        overlaps: tookTurn(context),
+                      })),
                       { type: 'answer', params: ({ context, event }) => ({ text: context.answered, keys: '', ...marksOf(context, event) }) },
                     ],
                   },
@@ -243,8 +269,20 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
               entry: { type: 'resumeSentence', params: ({ context }) => ({ text: context.resume }) },
               on: { 'reply.audio': 'speaking', 'reply.done': 'listening', ...BARGE_IN },
             },
+            // Quiet at once; what the speech meant is decided when it ends (words.final, by the
+            // session's rule: src/media/interruption.ts), or as soon as it runs past a backchannel's length.
             interrupted: {
               entry: [assign({ interrupted: true, resume: '', why: 'the caller spoke over the agent: it stopped' }), 'stopAgent'],
+              initial: 'deciding',
+              states: {
+                deciding: {
+                  on: {
+                    'speech.start': { guard: { type: 'pastBackchannel', params: ({ event }) => event.spokenMs }, target: 'taken' },
+                    'speech.onset': { guard: { type: 'pastBackchannel', params: ({ event }) => event.spokenMs }, target: 'taken' },
+                  },
+                },
+                taken: { entry: assign(({ context }) => ({ taken: true, why: `the caller spoke over the agent past a backchannel's ${context.backchannelMaxMs} ms: the turn is theirs` })) },
+              },
               on: {
                 'agent.stopped': { actions: assign(({ event }) => ({ resume: event.unheard })) },
                 'speech.pause': { target: 'maybeDone', actions: assign(({ event }) => fromPause(event)) },
@@ -330,12 +368,16 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
             },
             settling: {
               initial: 'waiting',
-              after: { vadCatchUp: { target: 'none', actions: 'letGo' } },
+              after: { vadCatchUp: { target: 'none', actions: ['letGo', assign(({ context }) => talkedOver(context))] } },
               on: { 'speech.start': 'none' },
               states: {
                 waiting: { after: { overlapEnd: 'judging' } },
                 judging: {
-                  always: { guard: { type: 'audioJudged', params: ({ context }) => ({ at: context.overlapUntil }) }, target: '#voiceTurn.live.overlap.none', actions: 'letGo' },
+                  always: {
+                    guard: { type: 'audioJudged', params: ({ context }) => ({ at: context.overlapUntil }) },
+                    target: '#voiceTurn.live.overlap.none',
+                    actions: ['letGo', assign(({ context }) => talkedOver(context))],
+                  },
                   after: { vadRecheck: { target: 'judging', reenter: true } },
                 },
               },

@@ -3,7 +3,7 @@
  * record, the hang-up) and the pipeline's parts (VAD, speech engines, the socket, the recorder).
  */
 import type { ActorOptions, AnyActorLogic, InspectionEvent, Observer } from 'xstate'
-import type { VoiceTurnState } from '../../machines/voice-turn'
+import type { OverlapCounts, VoiceTurnState } from '../../machines/voice-turn'
 import type { SttSession } from '../providers/stt/port'
 import type { TextToSpeech } from '../providers/tts/port'
 import type { VoiceDials } from './dials'
@@ -60,6 +60,8 @@ export interface CallLine {
   agentHearing?(text: string, turn: number): void
   customerSaid(text: string): Promise<void>
   latency(turn: TurnLatency): void
+  /** How the speech over the agent has ended so far this call (resumed, taken, talked over), each time a count changes. */
+  overlaps?(counts: OverlapCounts): void
   /** The turn-taking chart's state, and why it is there (the chart's `why`: the rule that chose a wait, why the agent stopped or resumed). */
   state(state: PipelineState, why?: string): void
   /**

@@ -15,15 +15,16 @@
  * call record needs (transcript lines, per-turn latency, the end).
  */
 import { type Actor, createActor } from 'xstate'
-import { type CallEnding, SILENCE_TIMEOUT_MS, turnState, type VoiceTurnEvent, voiceTurnMachine } from '../../machines/voice-turn'
+import { type CallEnding, type OverlapCounts, turnState, type VoiceTurnEvent, voiceTurnMachine } from '../../machines/voice-turn'
 import { SpeechError } from '../providers/stt/port'
 import type { AgentTurns } from './agent-turns'
 import type { PipelineState, SessionParts } from './call-line'
 import type { CallerAudio } from './caller-audio'
 import type { CallerWords } from './caller-words'
-import { DEFAULT_DIALS, heldBack, withPatience } from './dials'
+import { DEFAULT_DIALS, withPatience } from './dials'
 import { awaitingFinal, endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
 import { type InboundFrame, msOf } from './frames'
+import { finalVerdict, turnInput } from './interruption'
 import { VOICE_LINES } from './phrases'
 import { buildCallPipeline, type CallPipeline, type ChartSide } from './pipeline'
 import type { Playout, Timers } from './playout'
@@ -97,9 +98,9 @@ export class VoiceSession {
   private chartSide(): ChartSide {
     return {
       over: () => this.state === 'ended',
-      speechStarted: (onset) => this.send({ type: 'speech.start', onset }),
-      // Only while the agent's audio plays is there anything for more of it to decide.
-      speechGoesOn: (onset) => void (OVER_AGENT_AUDIO.has(this.state) && this.send({ type: 'speech.onset', onset })),
+      speechStarted: (onset) => this.send({ type: 'speech.start', onset, spokenMs: this.audio.detector.spokenMs }),
+      // Only while the agent's audio plays, or it has stopped for this speech, is there anything for more of it to decide.
+      speechGoesOn: (onset) => void ((OVER_AGENT_AUDIO.has(this.state) || this.state === 'interrupted') && this.send({ type: 'speech.onset', onset, spokenMs: this.audio.detector.spokenMs })),
       speechPaused: (at) => this.paused(at),
       heard: (heard, stable) => this.heard(heard, stable),
       key: (digit) => this.send({ type: 'dtmf', digit }),
@@ -155,21 +156,19 @@ export class VoiceSession {
     })
     const a = parts.actor ?? {}
     const line = parts.line
-    const { interruptions } = this.dials
     const actor = createActor(chart, {
-      input: {
-        callLimitMs: line.maxCallSeconds * 1000,
-        silenceMs: line.silenceTimeoutMs ?? SILENCE_TIMEOUT_MS,
-        unavailable: !!line.unavailable,
-        interrupts: interruptions.enabled,
-        ...(interruptions.minSpeechMs === null ? {} : { minInterruptionMs: interruptions.minSpeechMs }),
-      },
+      input: turnInput(line, this.dials, this.words.judge),
       ...(a.systemId ? { systemId: a.systemId } : {}),
       ...(a.inspect ? { inspect: a.inspect } : {}),
       ...(parts.stream ? { clock: parts.stream } : a.clock ? { clock: a.clock } : {}),
     })
-    // The console hears the turn's state and why, each time either changes.
+    // The console hears the turn's state and why, each time either changes; the call, how speech over the agent ended.
+    let overlaps: OverlapCounts | null = null
     actor.subscribe((s) => {
+      if (s.context.overlaps !== overlaps) {
+        overlaps = s.context.overlaps
+        line.overlaps?.({ ...overlaps })
+      }
       const state = turnState(s.value)
       if (state === this.reported.state && s.context.why === this.reported.why) return
       this.reported = { state, why: s.context.why }
@@ -338,6 +337,7 @@ export class VoiceSession {
   private async commit(): Promise<void> {
     const endpointedAt = this.now()
     const commit = ++this.commits
+    const speechMs = this.audio.detector.spokenMs
     this.audio.detector.end()
     let text: string
     const final = this.words.final()
@@ -353,7 +353,9 @@ export class VoiceSession {
     } finally {
       if (this.finalInFlight === final) this.finalInFlight = null
     }
-    this.send({ type: 'words.final', text, backchannel: heldBack(text, this.dials.interruptions), endpointedAt, sttFinalAt: this.now(), earlier: commit !== this.commits })
+    const verdict = finalVerdict({ text, speechMs, wordsJudge: this.words.judge }, this.chart.getSnapshot().context.interrupted, this.dials.interruptions)
+    if (verdict.why) this.parts.line.log('info', 'speech over the agent judged', { text, speechMs, ...verdict })
+    this.send({ type: 'words.final', text, ...verdict, endpointedAt, sttFinalAt: this.now(), earlier: commit !== this.commits })
   }
 
   /** The turn the caller heard has played out and is stored: the call ends, is put through, or goes on. */

@@ -39,6 +39,11 @@ export class TurnDetector {
     return this.inTurn && this.paused && this.burstMs > 0
   }
 
+  /** The caller's speech in this turn so far, ms (pauses inside it left out). */
+  get spokenMs(): number {
+    return this.speechMs
+  }
+
   /** When the caller's last speech window ended. */
   get lastSpeech(): number {
     return this.lastSpeechAt
