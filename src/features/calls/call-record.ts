@@ -6,6 +6,7 @@
  */
 
 import { HANDED_OFF_STATES } from '../../../machines/call'
+import type { OverlapCounts } from '../../../machines/voice-turn'
 import { type Clock, iso } from '../../clock'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
@@ -84,6 +85,12 @@ export class CallRecord {
     this.turns.push(stages)
     this.log.info({ turn: t.turn, ...stages }, 'voice turn latency')
     void this.write({ latencyTurns: [...this.turns] })
+  }
+
+  /** How the speech over the agent has ended so far: each decision is logged and the counts written. */
+  overlaps(counts: OverlapCounts): void {
+    this.log.info(counts, 'speech over the agent')
+    void this.write({ overlaps: counts })
   }
 
   recording(ready: boolean): Promise<unknown> {

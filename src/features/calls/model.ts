@@ -151,6 +151,14 @@ export const CallLatency = t.Object(
     toFirstHeardMs: t.Union([t.Object({ p50: t.Number(), p95: t.Number(), max: t.Number() }), t.Null()], {
       description: "end of the caller's speech → the line echoed the first mark (what the caller experienced)",
     }),
+    overlaps: t.Object(
+      {
+        resumed: t.Integer({ description: 'stopped the agent, which then resumed its sentence (a backchannel, a cough)' }),
+        taken: t.Integer({ description: 'stopped the agent and took the turn (answered)' }),
+        talkedOver: t.Integer({ description: 'did not stop the agent (its own echo, a click, or a missed interruption)' }),
+      },
+      { description: "how the caller's speech over the agent ended (docs/api/voice.md, Barge-in)" },
+    ),
   },
   { description: 'null when no media stream carried the call' },
 )

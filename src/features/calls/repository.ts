@@ -94,6 +94,8 @@ export interface CallTryDoc {
   pipeline?: { stt: string; tts: string; vad: string; maxCallSeconds?: number; dials?: VoiceDials }
   /** Per-turn latency stages (media/latency.ts); GET answers their p50/p95/max as `latency`. */
   latencyTurns?: import('../../media/latency').TurnStages[]
+  /** How the caller's speech over the agent ended (resumed, taken, talked over); GET answers it in `latency.overlaps`. */
+  overlaps?: import('../../../machines/voice-turn').OverlapCounts
   /** The try's transfer (to whom, who asked, when, how it ended): the call actor's, as instants. */
   transfer?: CallTransferRow | null
   /** The transfer's leg is in the ledger (call minutes of its own). */

@@ -167,6 +167,7 @@ export async function buildVoicePipeline(
       record.latency(t)
       d.turnObserved?.(stagesOf(t))
     },
+    overlaps: (counts) => record.overlaps(counts),
     state: (state, why) => c.state(state, why),
     hangUp: c.hangUp,
     log: (level, message, data) => record.log[level](data ?? {}, message),
