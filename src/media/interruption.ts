@@ -10,6 +10,7 @@
  *   | the agent's own backchannels, or fewer words than its         | backchannel  | resumes          |
  *   | `minWords` (its `voice.interruptions` dial, dials.ts)         |              |                  |
  *   | a stop word anywhere ("stop", "wait", "no", "hold on", …)     | interruption | answers          |
+ *   | words not to be trusted that sound like one ("top", "way")    | interruption | answers          |
  *   | more speech than the bound (MAX_BACKCHANNEL_MS)               | interruption | answers          |
  *   | words the engine can be trusted with: a backchannel or none   | backchannel  | resumes          |
  *   | words the engine can be trusted with: anything else           | interruption | answers          |
@@ -35,7 +36,7 @@ import { isBackchannel } from './phrases'
 export const MAX_BACKCHANNEL_MS = { wordless: 800, worded: 2_000 } as const
 
 /** Words that take the turn however short: what callers say to stop someone (Ward & Tsukahara's "interrupting tokens"). */
-const STOP_WORDS = ['stop', 'wait', 'no', 'nope', 'hold on', 'hang on', 'one moment', 'one second', 'just a second', 'excuse me', 'sorry']
+export const STOP_WORDS = ['stop', 'wait', 'no', 'nope', 'hold on', 'hang on', 'one moment', 'one second', 'just a second', 'excuse me', 'sorry']
 
 const wordsOf = (text: string) =>
   ` ${text
@@ -57,6 +58,8 @@ export interface OverlapSaid {
   speechMs: number
   /** The engine's words judge turns (a vendor's); false for pocketsphinx. */
   wordsJudge: boolean
+  /** Words not to be trusted that sound like a stop word all the same (pocketsphinx's "top" for "stop"). */
+  soundsLikeStop?: boolean
 }
 
 export interface OverlapVerdict {
@@ -77,6 +80,7 @@ export function judgeOverlap(said: OverlapSaid, interruptions: VoiceDials['inter
   const spoke = `${Math.round(speechMs)} ms of speech`
   if (text && !isBackchannel(text) && heldBack(text, interruptions)) return { backchannel: true, why: `"${text}" is held back by the agent's interruption dial` }
   if (hasStopWord(text)) return { backchannel: false, why: `"${text}" has a stop word: the caller takes the turn` }
+  if (!wordsJudge && said.soundsLikeStop) return { backchannel: false, why: `"${text}" sounds like a stop word: the caller takes the turn` }
   const boundMs = backchannelMaxMs(wordsJudge)
   if (speechMs > boundMs) return { backchannel: false, why: `${spoke} over the agent, past a backchannel's ${boundMs} ms: the caller takes the turn` }
   if (wordsJudge) {

@@ -24,7 +24,7 @@ import type { CallerWords } from './caller-words'
 import { DEFAULT_DIALS, withPatience } from './dials'
 import { awaitingFinal, endOfTurn, TRAILING_WAIT_MS } from './end-of-turn'
 import { type InboundFrame, msOf } from './frames'
-import { finalVerdict, turnInput } from './interruption'
+import { finalVerdict, STOP_WORDS, turnInput } from './interruption'
 import { VOICE_LINES } from './phrases'
 import { buildCallPipeline, type CallPipeline, type ChartSide } from './pipeline'
 import type { Playout, Timers } from './playout'
@@ -353,7 +353,9 @@ export class VoiceSession {
     } finally {
       if (this.finalInFlight === final) this.finalInFlight = null
     }
-    const verdict = finalVerdict({ text, speechMs, wordsJudge: this.words.judge }, this.chart.getSnapshot().context.interrupted, this.dials.interruptions)
+    const { interrupted } = this.chart.getSnapshot().context
+    const soundsLikeStop = interrupted && !this.words.judge && !!this.parts.stt.soundsLike?.(text, STOP_WORDS)
+    const verdict = finalVerdict({ text, speechMs, wordsJudge: this.words.judge, soundsLikeStop }, interrupted, this.dials.interruptions)
     if (verdict.why) this.parts.line.log('info', 'speech over the agent judged', { text, speechMs, ...verdict })
     this.send({ type: 'words.final', text, ...verdict, endpointedAt, sttFinalAt: this.now(), earlier: commit !== this.commits })
   }

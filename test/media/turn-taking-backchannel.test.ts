@@ -19,9 +19,9 @@ const CUT_IN_MS = 1_000
 const AFTER_MS = 1_500 + OPENING.length * MS_PER_CHAR
 
 /** The opening plays for CUT_IN_MS, then the caller says `words` for `ms` over it; `wordless`: the engine's words do not judge turns (pocketsphinx). */
-async function overTheOpening(ms: number, words: string, wordless: boolean) {
+async function overTheOpening(ms: number, words: string, wordless: boolean, soundsLike?: (text: string, phrases: readonly string[]) => boolean) {
   const counts: OverlapCounts[] = []
-  const h = turnHarness({ opening: OPENING, msPerChar: MS_PER_CHAR, noTurnCues: wordless, line: { overlaps: (c) => counts.push(c) } })
+  const h = turnHarness({ opening: OPENING, msPerChar: MS_PER_CHAR, noTurnCues: wordless, line: { overlaps: (c) => counts.push(c) }, ...(soundsLike ? { soundsLike } : {}) })
   h.session.start(8000)
   await flush()
   await h.silence(CUT_IN_MS)
@@ -63,6 +63,18 @@ describe('a backchannel never costs the caller the agent’s answer', () => {
     const { h, counts } = await overTheOpening(260, 'stop', true)
     await h.silence(AFTER_MS)
     expect(h.customer).toEqual(['stop'])
+    expect(counts.at(-1)).toEqual({ resumed: 0, taken: 1, talkedOver: 0 })
+  })
+
+  test('"Stop." heard as "top" by an engine whose words do not judge turns: it sounds like a stop word, and takes the turn', async () => {
+    const asked: string[] = []
+    const { h, counts } = await overTheOpening(260, 'top', true, (text, phrases) => {
+      asked.push(text)
+      return text === 'top' && phrases.includes('stop')
+    })
+    await h.silence(AFTER_MS)
+    expect(asked).toEqual(['top'])
+    expect(h.customer).toEqual(['top'])
     expect(counts.at(-1)).toEqual({ resumed: 0, taken: 1, talkedOver: 0 })
   })
 

@@ -38,6 +38,8 @@ export interface HarnessOptions {
   finalError?: () => Error | null
   /** The engine's words do not judge turns (pocketsphinx): no final is asked for at each pause, only when the turn ends. */
   noTurnCues?: boolean
+  /** Whether the engine's words sound like one of the phrases (pocketsphinx's pronouncing dictionary). */
+  soundsLike?: (text: string, phrases: readonly string[]) => boolean
 }
 
 export function turnHarness(options: HarnessOptions = {}) {
@@ -78,6 +80,7 @@ export function turnHarness(options: HarnessOptions = {}) {
   const stt: SttSession = {
     sampleRate: 8000,
     ...(options.noTurnCues ? { turnCues: false } : {}),
+    ...(options.soundsLike ? { soundsLike: options.soundsLike } : {}),
     push() {},
     speech() {
       speechWindows++

@@ -85,7 +85,7 @@ export function loadSphinx(paths: SphinxPaths = DEBIAN_SPHINX): Libraries {
   return libs
 }
 
-const MODEL_FILES = (dir: string) => ({ hmm: `${dir}/en-us`, lm: `${dir}/en-us.lm.bin`, dict: `${dir}/cmudict-en-us.dict` })
+export const MODEL_FILES = (dir: string) => ({ hmm: `${dir}/en-us`, lm: `${dir}/en-us.lm.bin`, dict: `${dir}/cmudict-en-us.dict` })
 
 /** Null when the libraries load and the model is there; else why not (for the engine choice and the tests). */
 export function sphinxMissing(paths: SphinxPaths = DEBIAN_SPHINX): string | null {

@@ -11,9 +11,10 @@
  */
 import { availableParallelism } from 'node:os'
 import { type DecoderHolder, DecoderPool, type Lease, type PoolStats } from './decoder-pool'
-import { DEBIAN_SPHINX, type SphinxPaths, sphinxMissing } from './pocketsphinx-ffi'
+import { DEBIAN_SPHINX, MODEL_FILES, type SphinxPaths, sphinxMissing } from './pocketsphinx-ffi'
 import type { FromDecoder } from './pocketsphinx-worker'
 import { SpeechError, type SpeechToText, type SttPartial, type SttSession } from './port'
+import { PronouncingDictionary } from './sounds-like'
 
 const RATE = 16_000
 /**
@@ -60,9 +61,11 @@ export class PocketsphinxLiveStt implements SpeechToText {
   readonly name = 'pocketsphinx'
   private readonly paths: SphinxPaths
   readonly pool: DecoderPool
+  private readonly dictionary: PronouncingDictionary
 
   constructor(options: LiveSphinxOptions = {}) {
     this.paths = options.paths ?? DEBIAN_SPHINX
+    this.dictionary = new PronouncingDictionary(MODEL_FILES(this.paths.modelDir).dict)
     const size = Math.max(1, options.decoders ?? DEFAULT_DECODERS())
     this.pool = new DecoderPool({ paths: this.paths, size, queue: Math.max(0, options.queue ?? DEFAULT_QUEUE(size)), ...(options.onWait ? { onWait: options.onWait } : {}) })
   }
@@ -75,7 +78,7 @@ export class PocketsphinxLiveStt implements SpeechToText {
     const missing = sphinxMissing(this.paths)
     if (missing) throw new SpeechError('pocketsphinx', missing)
     this.pool.spare()
-    return new LiveSession(this.pool)
+    return new LiveSession(this.pool, this.dictionary)
   }
 
   close(): Promise<void> {
@@ -208,7 +211,15 @@ class LiveSession implements SttSession {
   private latest: Utterance | null = null
   private closed = false
 
-  constructor(private readonly pool: DecoderPool) {}
+  constructor(
+    private readonly pool: DecoderPool,
+    private readonly dictionary: PronouncingDictionary,
+  ) {}
+
+  /** Its words are often a sound off the caller's ("top" for "stop"): matched on their sounds. */
+  soundsLike(text: string, phrases: readonly string[]): boolean {
+    return this.dictionary.soundsLike(text, phrases)
+  }
 
   speech(): void {
     this.lastSpeechAt = performance.now()

@@ -50,6 +50,11 @@ export interface SttSession {
    */
   readonly turnCues?: boolean
   /**
+   * An engine whose words are not to be trusted (`turnCues: false`) may say whether `text` sounds
+   * like one of `phrases` (pocketsphinx, through its pronouncing dictionary: "top" sounds like "stop").
+   */
+  soundsLike?(text: string, phrases: readonly string[]): boolean
+  /**
    * The pipeline's VAD hears speech (called at every speech window). An engine that shares scarce
    * decoders (the live pocketsphinx pool) takes one now, with the audio since a little before, and
    * leaves the audio between utterances undecoded. Others ignore it.
