@@ -8,7 +8,11 @@
  * speech and each echo return loss it prints what the chart's `bargesIn` would have stopped
  * the agent for, and when: ms from the caller's first speech frame (louder than -45 dBFS) to the
  * window that decided, on the audio's own clock (the way to the line and a loaded host add to it:
- * bench:turn-taking measures those).
+ * bench:turn-taking measures those). Then the decision once the agent is quiet (src/media/
+ * interruption.ts `judgeOverlap`) on each case that stopped it: on the local engines' words (the
+ * live pocketsphinx decoder fed the same line audio; its near misses of a stop word read through
+ * its dictionary) and on a vendor's (the script's words): backchannels, noises and echoes
+ * answered as a turn, interruptions resumed over (one-word ones apart).
  *
  *   npm run bench:barge-in-rules
  */
@@ -17,7 +21,9 @@ import { CallerAudio } from '../../src/media/caller-audio'
 import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/media/codecs'
 import { AgentEcho } from '../../src/media/turn-cues/agent-echo'
 import type { OnsetWindow } from '../../src/media/turn-cues/onset'
+import { judgeOverlap, STOP_WORDS } from '../../src/media/interruption'
 import { voiceActivity } from '../../src/media/vad'
+import { PocketsphinxLiveStt } from '../../src/providers/stt/pocketsphinx-live'
 import { EspeakTts } from '../../src/providers/tts/espeak'
 import { systemBinary } from '../../test/support/system-binary'
 import { AUDIBLE_DBFS } from '../../test/support/twilio-line'
@@ -58,19 +64,26 @@ interface Heard {
   first: number | null
   /** Each speech start and window after it: when, and the onset then. */
   onsets: { at: number; onset: readonly OnsetWindow[] }[]
+  /** The script's words, pocketsphinx's, whether those sound like a stop word, and the caller's speech the VAD heard (ms). */
+  script: string
+  sphinx: string
+  soundsLikeStop: boolean
+  speechMs: number
 }
 
 const cases = CORPUS.filter((c) => c.kind === 'overlap')
 const heard: Heard[] = []
+const sphinx = new PocketsphinxLiveStt({ decoders: 1 })
 for (const [i, c] of cases.entries()) {
   if (c.kind !== 'overlap') continue
   const speech = render(ESPEAK.path, c.pieces, c.voice, c.rate, 1_000 + i).pcm
   const echo = new AgentEcho()
   let now = 0
   const onsets: Heard['onsets'] = []
+  const stt = await sphinx.open()
   const audio = new CallerAudio({
     vad: await voiceActivity('silero'),
-    next: { push() {} },
+    next: { push: (f) => (f.kind === 'audio' ? stt.push(resample(f.pcm, f.sampleRate, stt.sampleRate)) : stt.speech?.()) },
     now: () => now,
     over: () => false,
     started: (onset) => onsets.push({ at: now, onset }),
@@ -98,7 +111,10 @@ for (const [i, c] of cases.entries()) {
     audio.push({ kind: 'audio', pcm: decodeMulaw(encodeMulaw(frame)), sampleRate: PHONE_RATE, keyTone: false })
     while (audio.judgedUpTo < now) await Bun.sleep(0)
   }
-  heard.push({ id: c.id, family: c.family, first, onsets })
+  const words = await stt.finalize()
+  await stt.close()
+  const script = c.pieces.map((p) => ('say' in p ? p.say : '')).join(' ')
+  heard.push({ id: c.id, family: c.family, first, onsets, script, sphinx: words, soundsLikeStop: !!stt.soundsLike?.(words, STOP_WORDS), speechMs: audio.detector.spokenMs })
 }
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)] ?? NaN
@@ -121,4 +137,27 @@ for (const minMs of MINIMA)
       `| ${minMs} ms | ${loss} dB | ${falseBy('backchannel')}/${of('backchannel')} / ${falseBy('noise')}/${of('noise')} / ${falseBy('echo')}/${of('echo')} | ${missed} | ${pct(latencies, 50)} / ${pct(latencies, 95)} / ${Math.max(...latencies)} ms | ${latencies.filter((l) => l > 300).length} |`,
     )
   }
+
+// Once quiet (the rule as shipped: the caller's own speech ≥ MIN_INTERRUPTION_MS, echo 15 dB), what the agent does.
+const stoppedBy = heard.filter((h) => h.onsets.some((o) => o.onset.reduce((n, w) => n + (w.overAgentDb > -15 ? w.ms : 0), 0) >= 64))
+const ONE_WORD = new Set(['Stop.', 'No.', 'Wait.', 'Hold on.'])
+console.log('')
+console.log('The decision once the agent is quiet (src/media/interruption.ts), on the cases that stopped it (own speech ≥ 64 ms, 15 dB)')
+console.log('| words | backchannels answered as a turn | noises / echoes answered | interruptions resumed over | one-word interruptions resumed over |')
+console.log('|---|---|---|---|---|')
+for (const [name, wordsJudge] of [
+  ['local (pocketsphinx)', false],
+  ['hosted (the script’s words)', true],
+] as const) {
+  const turn = (h: Heard) => !judgeOverlap({ text: wordsJudge ? h.script : h.sphinx, speechMs: h.speechMs, wordsJudge, soundsLikeStop: !wordsJudge && h.soundsLikeStop }).backchannel
+  const of = (family: string, pick: (h: Heard) => boolean) => `${stoppedBy.filter((h) => h.family === family && pick(h)).length}/${heard.filter((h) => h.family === family).length}`
+  const oneWord = (h: Heard) => ONE_WORD.has(h.script)
+  const missed = heard.filter((h) => h.family === 'interruption' && (!stoppedBy.includes(h) || !turn(h)))
+  console.log(
+    `| ${name} | ${of('backchannel', turn)} | ${of('noise', turn)} / ${of('echo', turn)} | ${missed.length}/${heard.filter((h) => h.family === 'interruption').length} | ${missed.filter(oneWord).length}/${heard.filter(oneWord).length} |`,
+  )
+  for (const h of stoppedBy.filter((x) => (x.family === 'interruption') !== turn(x)))
+    console.log(`    ${h.id} "${h.script}" heard "${wordsJudge ? h.script : h.sphinx}", ${h.speechMs} ms of speech: ${turn(h) ? 'answered' : 'resumed'}`)
+}
+await sphinx.close()
 process.exit(0)
