@@ -42,8 +42,9 @@ export const TURN_JUDGED_SLACK_MS = 40
  * Coughs, clicks, breaths and rustle mostly never reach the chart: Silero does not call them
  * speech for two windows running (bench:turn-taking's noise family: 0 of 12 stopped the agent). A
  * backchannel ("mhm", "okay") longer than MIN_INTERRUPTION_MS still stops the agent, which resumes
- * its sentence once the words turn out to be one (`falseInterruption`): no longer minimum keeps
- * real interruptions cleared within 300 ms (docs/benchmarks.md, "False barge-ins").
+ * its sentence once the speech turns out to be one (`falseInterruption`, decided by
+ * src/media/interruption.ts on its words and length): no longer minimum keeps real interruptions
+ * cleared within 300 ms (docs/benchmarks.md, "False barge-ins").
  */
 /**
  * The caller's own speech over the agent this long stops it: two Silero windows, the turn

@@ -27,15 +27,15 @@ import { isBackchannel } from './phrases'
 /**
  * The most speech (the VAD's speech windows, ms) a backchannel takes. `wordless`, when the words
  * cannot be trusted: 800 ms. The corpus's 24 backchannels (bench/turn-corpus/cases.ts, espeak-ng
- * through μ-law and Silero) run 320–704 ms of speech ("Mhm." the longest), a listener's token
- * ~300–600 ms in conversation (Ward & Tsukahara 2000); only a run ("Okay, yeah.": 928–1,088 ms)
- * is longer, and every real interruption but the one-word ones runs 928 ms or more. `worded`,
- * when the words decide: 2,000 ms, a run of MAX_BACKCHANNEL_RUN (4) acknowledgements at ~450 ms each;
- * past it the engine has missed words.
+ * through μ-law and Silero) run 320–704 ms of speech ("Mhm." the longest); only a run ("Okay,
+ * yeah.": 928–1,088 ms) is longer, and every real interruption but the one-word ones runs 928 ms
+ * or more (through the session's caller-audio path, as bench:barge-in-rules runs it). `worded`,
+ * when the words decide: 2,000 ms, a run of MAX_BACKCHANNEL_RUN (4) acknowledgements at the
+ * corpus's mean of ~470 ms each; past it the engine has missed words.
  */
 export const MAX_BACKCHANNEL_MS = { wordless: 800, worded: 2_000 } as const
 
-/** Words that take the turn however short: what callers say to stop someone (Ward & Tsukahara's "interrupting tokens"). */
+/** Words that take the turn however short: what callers say to stop someone (the corpus's interruptions open with them). */
 export const STOP_WORDS = ['stop', 'wait', 'no', 'nope', 'hold on', 'hang on', 'one moment', 'one second', 'just a second', 'excuse me', 'sorry']
 
 const wordsOf = (text: string) =>
