@@ -10,7 +10,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { WaveFile } from 'wavefile'
+import { DEBIAN_SPHINX, MODEL_FILES } from './pocketsphinx-ffi'
 import { SpeechError, type SpeechToText, type SttSession } from './port'
+import { PronouncingDictionary } from './sounds-like'
 import { UtteranceBuffer } from './utterance'
 
 const RATE = 16_000
@@ -24,13 +26,18 @@ const DECODE_TIMEOUT_MS = 30_000
 export class PocketsphinxStt implements SpeechToText {
   readonly name = 'pocketsphinx'
 
+  private readonly dictionary = new PronouncingDictionary(MODEL_FILES(DEBIAN_SPHINX.modelDir).dict)
+
   constructor(private readonly binary = 'pocketsphinx_continuous') {}
 
   async open(): Promise<SttSession> {
     const utterance = new UtteranceBuffer(MAX_UTTERANCE_SAMPLES)
-    const binary = this.binary
+    const { binary, dictionary } = this
     return {
       sampleRate: RATE,
+      // The live decoder's words, as weak: they judge no turn, and are matched on their sounds.
+      turnCues: false,
+      soundsLike: (text, phrases) => dictionary.soundsLike(text, phrases),
       push: (pcm) => utterance.push(pcm),
       async finalize(signal) {
         const pcm = utterance.take()

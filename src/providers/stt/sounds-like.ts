@@ -32,8 +32,8 @@ export class PronouncingDictionary {
   sounds(word: string): string[] | null {
     const w = word.toLowerCase()
     if (this.known.has(w)) return this.known.get(w)!
-    this.text ??= readFileSync(this.path, 'utf8')
-    const at = this.text.startsWith(`${w} `) ? 0 : this.text.indexOf(`\n${w} `)
+    this.text ??= readOrNone(this.path)
+    const at = !w ? -1 : this.text.startsWith(`${w} `) ? 0 : this.text.indexOf(`\n${w} `)
     const line = at < 0 ? null : this.text.slice(at === 0 ? 0 : at + 1, this.text.indexOf('\n', at + 1))
     const sounds = line ? line.split(/\s+/).slice(1) : null
     this.known.set(w, sounds)
@@ -65,6 +65,15 @@ export class PronouncingDictionary {
   private phraseSounds(phrase: string): string[] | null {
     const parts = phrase.split(' ').map((w) => this.sounds(w))
     return parts.some((p) => !p) ? null : (parts.flat() as string[])
+  }
+}
+
+/** The dictionary's text; '' where it cannot be read (its package not installed): then no word sounds like anything. */
+function readOrNone(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return ''
   }
 }
 

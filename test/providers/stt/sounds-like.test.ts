@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { STOP_WORDS } from '../../../src/media/interruption'
+import { PocketsphinxStt } from '../../../src/providers/stt/pocketsphinx'
 import { PronouncingDictionary } from '../../../src/providers/stt/sounds-like'
 
 // The lines of pocketsphinx-en-us's cmudict-en-us.dict for these words.
@@ -48,4 +49,15 @@ test('the engine’s near misses of a stop word sound like it: one sound apart, 
 test('a short stop word must match exactly, and a sound late in what was heard does not count', () => {
   // "no" is two sounds: "now", "go" and "oh" are one away, and are not it.
   for (const heard of ['now', 'go', 'oh', 'the', 'yeah', 'right', 'i can', 'for all eight', '']) expect(stop(heard)).toBe(false)
+})
+
+test('a dictionary that cannot be read makes nothing sound like anything (the engine’s words then count as they are)', () => {
+  expect(new PronouncingDictionary(join(dir, 'absent.dict')).soundsLike('top', STOP_WORDS)).toBe(false)
+})
+
+test('the per-utterance pocketsphinx, as weak as the live decoder: its words judge no turn and are matched on their sounds', async () => {
+  const session = await new PocketsphinxStt('/nonexistent/pocketsphinx_continuous').open()
+  expect(session.turnCues).toBe(false)
+  expect(typeof session.soundsLike).toBe('function')
+  await session.close()
 })
