@@ -10,6 +10,7 @@ export const agentsRef = featureRef<AgentsServices>('agents')
 
 export { isStarterPersonaLine } from './defaults'
 export { languageCode } from './languages'
+export { Agent, PatchAgent } from './model'
 export type { AgentDoc } from './repository'
 export type { AgentService } from './service'
 export { dialsOf, withDials } from './voice-dials'

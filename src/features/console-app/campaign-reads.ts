@@ -2,14 +2,13 @@
  * The console app's campaign reads: campaigns with their counts, one campaign, its recipients with
  * each one's outcome and why a send failed or was skipped (the recipient row's `error`: the
  * wallet was empty, the platform refused, the number opted out…), a calling campaign's recipients
- * with their call (status, length, hang-up), and the agents a new campaign can be given to.
+ * with their call (status, length, hang-up).
  */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { badRequest } from '../../http/errors'
 import { pageQuery, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
-import type { AgentService } from '../agents/public'
 import type { CallReads } from '../calls/public'
 import type { CampaignsServices } from '../campaigns/public'
 
@@ -21,7 +20,6 @@ export interface CampaignReadsDeps {
   auth: KernelHttp['console']
   campaigns: CampaignsServices['campaigns']
   calls: Pick<CallReads, 'newest'>
-  agents: Pick<AgentService, 'list'>
 }
 
 export function consoleCampaignReads(d: CampaignReadsDeps) {
@@ -85,12 +83,4 @@ export function consoleCampaignReads(d: CampaignReadsDeps) {
         },
       },
     )
-    .get('/workspaces/:ws/agents', async ({ workspace }) => ({ items: (await d.agents.list(workspace.id, 100, null)).map((a) => ({ id: a.id, name: a.name })) }), {
-      params: t.Object({ ws: t.String() }),
-      workspace: true,
-      detail: {
-        summary: "The workspace's agents (id and name, newest first, 100 at most): what a new campaign can be given to",
-        responses: answers({ 200: t.Object({ items: t.Array(Loose) }), ...consoleErrors(404) }),
-      },
-    })
 }

@@ -12,9 +12,13 @@ import { callsRef } from '../calls/public'
 import { campaignsRef } from '../campaigns/public'
 import { contactsRef } from '../contacts/public'
 import { conversationsRef } from '../conversations/public'
+import { phoneNumbersRef } from '../phone-numbers/public'
 import { simulationsRef } from '../simulations/public'
+import { versionsRef } from '../versions/public'
 import { webhooksRef } from '../webhooks/public'
 import { tenancyRef } from '../workspaces/public'
+import { consoleAgentRoutes } from './agent-routes'
+import { consoleAgentVersionRoutes } from './agent-version-routes'
 import { AppAssets } from './assets'
 import { consoleCampaignReads } from './campaign-reads'
 import { InboxRows } from './inbox-rows'
@@ -29,7 +33,9 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
   build(kernel, use) {
     const { workspaceRepo } = use(tenancyRef)
     const { feed, reads: calls, transfers } = use(callsRef)
-    const { conversations } = use(conversationsRef)
+    const { conversations, testChat } = use(conversationsRef)
+    const { versions } = use(versionsRef)
+    const { numbers } = use(phoneNumbersRef)
     const { campaigns } = use(campaignsRef)
     const { legacyWebhooks } = use(webhooksRef)
     const { contacts } = use(contactsRef)
@@ -48,7 +54,9 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
         appStream({ tickets, hub, server: () => kernel.listening.server }),
         appApi({ auth: kernel.http.console, tickets, exists: async (id) => (await workspaceRepo.get(id)) !== null }),
         consoleReads({ auth: kernel.http.console, workspaceRepo, calls, transfers, conversations, legacyWebhooks, events: new WorkspaceCollection(bus.events), inbox }),
-        consoleCampaignReads({ auth: kernel.http.console, campaigns, calls, agents }),
+        consoleCampaignReads({ auth: kernel.http.console, campaigns, calls }),
+        consoleAgentRoutes({ auth: kernel.http.console, agents, versions, calls, numbers, clock }),
+        consoleAgentVersionRoutes({ auth: kernel.http.console, versions, testChat }),
         consoleSimulationReads({ auth: kernel.http.console, simulations, agents }),
       ],
       stop: () => hub.close(),

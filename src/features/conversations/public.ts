@@ -7,5 +7,6 @@ export const conversationsRef = featureRef<ConversationFeature>('conversations')
 export { messageText } from './memory'
 export { CHANNELS, type ConversationDoc, type MessageDoc, type MessagePart, presentMessage } from './model'
 export { conversationsSpec, messagesSpec } from './repository'
+export { TestChatAnswer, TestChatBody } from './test-chat-v1'
 export type { CallbackRequest } from './tool-runner'
 export type { ConversationFeature } from './wiring'

@@ -4,7 +4,7 @@ import { answers, v1Errors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'
 import { TEST_CHAT_MESSAGE_MAX, type TestChatService } from './test-chat'
 
-const TestChatBody = t.Object(
+export const TestChatBody = t.Object(
   {
     message: t.String({ minLength: 1, maxLength: TEST_CHAT_MESSAGE_MAX, description: `what the customer writes, 1–${TEST_CHAT_MESSAGE_MAX} characters` }),
     session: t.Optional(t.String({ minLength: 1, maxLength: 100, description: 'the `session` of an earlier answer, to continue that chat' })),
@@ -12,7 +12,7 @@ const TestChatBody = t.Object(
   { additionalProperties: false },
 )
 
-const TestChatAnswer = t.Object({
+export const TestChatAnswer = t.Object({
   session: t.String({ description: 'send it back to continue; it is the test conversation’s id' }),
   reply: t.String(),
   tools: t.Array(t.Object({ name: t.String(), input: t.Record(t.String(), t.Unknown()), output: t.Unknown() })),
