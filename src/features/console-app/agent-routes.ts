@@ -11,11 +11,14 @@ import type { KernelHttp } from '../../kernel/feature'
 import { addDays, localTime, startOfLocalDay } from '../../zoned-time'
 import { Agent, type AgentService, PatchAgent } from '../agents/public'
 import type { CallReads } from '../calls/public'
+import { KnowledgeDocumentResponse, type KnowledgeService, toDocumentResponse } from '../knowledge/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
 import type { VersionService } from '../versions/public'
 
 /** An agents page lists up to this many (the campaign form's agent list read the same 100). */
 const AGENTS_MAX = 100
+/** The agent page lists this many knowledge documents (the v1 list's largest page). */
+const KNOWLEDGE_MAX = 100
 /** Calls today are counted from one read of today's tries; a busier day reads "1000+" (counting more is the analytics page's work). */
 const CALLS_TODAY_READ = 1000
 
@@ -26,6 +29,7 @@ export interface AgentRoutesDeps {
   calls: Pick<CallReads, 'page'>
   numbers: Pick<PhoneNumberService, 'list'>
   clock: Clock
+  knowledge: Pick<KnowledgeService, 'page'>
 }
 
 const AgentRow = t.Object({
@@ -89,6 +93,21 @@ export function consoleAgentRoutes(d: AgentRoutesDeps) {
       workspace: true,
       detail: { summary: 'One agent as GET /api/v1/agents/{id} answers it: its draft', responses: answers({ 200: Agent, ...consoleErrors(404) }) },
     })
+    .get(
+      '/workspaces/:ws/agents/:id/knowledge',
+      async ({ params, workspace }) => {
+        await d.agents.get(workspace.id, params.id)
+        return { items: (await d.knowledge.page(workspace.id, params.id, KNOWLEDGE_MAX, null)).map(toDocumentResponse) }
+      },
+      {
+        params: t.Object({ ws: t.String(), id: t.String() }),
+        workspace: true,
+        detail: {
+          summary: `The agent's knowledge documents (GET /api/v1/agents/{id}/knowledge, newest ${KNOWLEDGE_MAX})`,
+          responses: answers({ 200: t.Object({ items: t.Array(KnowledgeDocumentResponse) }), ...consoleErrors(404) }),
+        },
+      },
+    )
     .patch('/workspaces/:ws/agents/:id', async ({ params, body, workspace }) => d.agents.present(await d.agents.patch({ workspace, plan: workspace.plan }, params.id, body)), {
       params: t.Object({ ws: t.String(), id: t.String() }),
       workspace: true,

@@ -12,6 +12,7 @@ import { callsRef } from '../calls/public'
 import { campaignsRef } from '../campaigns/public'
 import { contactsRef } from '../contacts/public'
 import { conversationsRef } from '../conversations/public'
+import { knowledgeRef } from '../knowledge/public'
 import { phoneNumbersRef } from '../phone-numbers/public'
 import { simulationsRef } from '../simulations/public'
 import { versionsRef } from '../versions/public'
@@ -36,6 +37,7 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
     const { conversations, testChat } = use(conversationsRef)
     const { versions } = use(versionsRef)
     const { numbers } = use(phoneNumbersRef)
+    const { knowledge } = use(knowledgeRef)
     const { campaigns } = use(campaignsRef)
     const { legacyWebhooks } = use(webhooksRef)
     const { contacts } = use(contactsRef)
@@ -55,7 +57,7 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
         appApi({ auth: kernel.http.console, tickets, exists: async (id) => (await workspaceRepo.get(id)) !== null }),
         consoleReads({ auth: kernel.http.console, workspaceRepo, calls, transfers, conversations, legacyWebhooks, events: new WorkspaceCollection(bus.events), inbox }),
         consoleCampaignReads({ auth: kernel.http.console, campaigns, calls }),
-        consoleAgentRoutes({ auth: kernel.http.console, agents, versions, calls, numbers, clock }),
+        consoleAgentRoutes({ auth: kernel.http.console, agents, versions, calls, numbers, clock, knowledge }),
         consoleAgentVersionRoutes({ auth: kernel.http.console, versions, testChat }),
         consoleSimulationReads({ auth: kernel.http.console, simulations, agents }),
       ],

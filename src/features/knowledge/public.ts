@@ -11,3 +11,4 @@ export const knowledgeRef = featureRef<KnowledgeServices>('knowledge')
 export { KnowledgeError, type KnowledgeSearch } from './model'
 export { SEARCHES } from './repository'
 export type { KnowledgeService, SearchOutcome } from './service'
+export { KnowledgeDocumentResponse, toDocumentResponse } from './model'

@@ -6,6 +6,8 @@ import { clear, h, notice } from './dom.js'
 const PAGES = {
   live: () => import('./live.js'),
   calls: () => import('./calls.js'),
+  agents: () => import('./agents.js'),
+  agent: () => import('./agent.js'),
   call: () => import('./call.js'),
   charts: () => import('./charts.js'),
   inbox: () => import('./inbox.js'),
@@ -17,6 +19,8 @@ const PAGES = {
 const TITLES = {
   live: 'Live',
   calls: 'Calls',
+  agents: 'Agents',
+  agent: 'Agent',
   call: 'Call',
   charts: 'State charts',
   inbox: 'Inbox',
@@ -27,7 +31,7 @@ const TITLES = {
 }
 const WS_KEY = 'console-workspace'
 /** A page opened from a list lights that list's link in the nav, and the workspace picker goes back to it. */
-const SECTION = { call: 'calls', campaign: 'campaigns', simulation: 'simulations' }
+const SECTION = { agent: 'agents', call: 'calls', campaign: 'campaigns', simulation: 'simulations' }
 
 const $ = (id) => document.getElementById(id)
 let unmount = null

@@ -42,7 +42,7 @@ function evidence(ev) {
   return parts.join('; ')
 }
 
-const expectationRow = (e) =>
+export const expectationRow = (e) =>
   h(
     'li',
     { class: `expectation ${e.passed ? 'held' : 'broken'}`, dataset: { passed: String(e.passed), kind: e.kind } },
