@@ -75,7 +75,56 @@ describeWithChromium('the console app in Chromium: state charts', () => {
     await s.console('DELETE', `/workspaces/${dev.id}/calls/${id}`)
     expect((await s.api('POST', `/campaigns/${made.body.id}/cancel`, { key: dev.key })).status).toBe(200)
   }, 60_000)
+
+  test('the drawing opens fitted to its box, and zooms and pans with the buttons, the keys and the mouse', async () => {
+    const { s, page, dev, shot } = app
+    await page.goto(`${s.url}/console/app#/${dev.id}/charts?machine=call`)
+    await page.waitForSelector('svg.chart g.state', { timeout: 20_000 })
+    // Every state sits inside the box, whose size is the page's, not the drawing's.
+    expect(await page.evaluate(outsideTheBox)).toEqual([])
+    const box = await page.$eval('.chart-box', (b) => [b.clientWidth, b.clientHeight])
+    expect(box[0]).toBeLessThanOrEqual(1280)
+    expect(box[1]).toBeLessThanOrEqual(900)
+    await shot('chart-fitted')
+
+    const zoom = () => page.$eval('.chart-box', (b) => Number((b as HTMLElement).dataset.zoom))
+    await page.click('.zoom-controls button[aria-label="Zoom in"]')
+    await page.click('.zoom-controls button[aria-label="Zoom in"]')
+    expect(await zoom()).toBeCloseTo(1.5625, 3)
+    expect((await page.evaluate(outsideTheBox)).length).toBeGreaterThan(0)
+    const viewBox = () => page.$eval('svg.chart', (svg) => svg.getAttribute('viewBox')!.split(' ').map(Number))
+    const before = await viewBox()
+    await page.focus('.chart-box')
+    await page.keyboard.press('ArrowRight')
+    const after = await viewBox()
+    expect(after[0]).toBeGreaterThan(before[0]!)
+    expect(after[1]).toBe(before[1]!)
+    // A drag moves the drawing with the pointer: dragged right, the view looks further left.
+    const r = await page.$eval('.chart-box', (b) => b.getBoundingClientRect().toJSON())
+    await page.mouse.move(r.x + r.width / 2, r.y + r.height / 2)
+    await page.mouse.down()
+    await page.mouse.move(r.x + r.width / 2 + 100, r.y + r.height / 2, { steps: 4 })
+    await page.mouse.up()
+    expect((await viewBox())[0]).toBeLessThan(after[0]!)
+    // The wheel zooms out, then 0 fits the whole drawing again.
+    await page.mouse.wheel({ deltaY: 100 })
+    expect(await zoom()).toBeCloseTo(1.25, 3)
+    await page.keyboard.press('0')
+    expect(await zoom()).toBe(1)
+    expect(await page.evaluate(outsideTheBox)).toEqual([])
+  }, 30_000)
 })
+
+/** Runs in the page: the states whose drawn box is not wholly inside the chart's box. */
+function outsideTheBox() {
+  const box = document.querySelector('.chart-box')!.getBoundingClientRect()
+  return [...document.querySelectorAll<SVGGElement>('svg.chart g.state > rect')]
+    .filter((r) => {
+      const b = r.getBoundingClientRect()
+      return b.left < box.left - 0.5 || b.top < box.top - 0.5 || b.right > box.right + 0.5 || b.bottom > box.bottom + 0.5
+    })
+    .map((r) => r.parentElement!.getAttribute('data-state'))
+}
 
 /**
  * Runs in the page: the drawn chart's transitions as straight stretches (ELK routes them

@@ -4,6 +4,7 @@
 // stream, other kinds are read every 2 s) its current state is marked as it moves. A list of the same states and transitions follows the drawing for screen readers.
 import { api, ws } from './api.js'
 import { callTitle, clear, h, notice, s } from './dom.js'
+import { zoomable } from './zoom.js'
 
 const BASE = new URL('.', import.meta.url).pathname
 let elk = null
@@ -242,9 +243,10 @@ export function mount(root, { workspace, params, live, go }) {
     h('button', { type: 'submit' }, 'Show'),
   )
   const current = h('p', { class: 'current-state', role: 'status' })
-  const figure = h('div', { class: 'chart-box', tabindex: '0', 'aria-label': 'State chart drawing (scrolls)' }, h('p', {}, 'Laying out…'))
+  const figure = h('div', { class: 'chart-box', tabindex: '0', 'aria-label': 'State chart drawing: + and − zoom, arrow keys move, 0 fits' }, h('p', {}, 'Laying out…'))
+  const zoomBar = h('div', { class: 'zoom-bar' })
   const listing = h('details', { class: 'chart-list' })
-  root.append(h('h1', {}, 'State charts'), form, current, figure, listing)
+  root.append(h('h1', {}, 'State charts'), form, current, zoomBar, figure, listing)
 
   let chartId = null
   let timer = null
@@ -273,7 +275,10 @@ export function mount(root, { workspace, params, live, go }) {
       const [graph, layout] = await Promise.all([api('GET', `/app/charts/${encodeURIComponent(name)}`), loadElk()])
       const laid = await layout.layout(elkGraph(graph))
       chartId = graph.id
-      clear(figure).append(draw(laid, graph, name))
+      const svg = draw(laid, graph, name)
+      const [x0, y0, width, height] = svg.getAttribute('viewBox').split(' ').map(Number)
+      clear(figure).append(svg)
+      zoomBar.replaceChildren(zoomable(svg, figure, { x0, y0, width, height }))
       const names = new Map(graph.nodes.map((n) => [n.id, n.label]))
       listing.replaceChildren(
         h('summary', {}, `States and transitions of ${name} (version ${graph.version})`),
