@@ -207,6 +207,42 @@ describeWithChromium('the console app in Chromium: calls', () => {
     await page.waitForFunction(() => [...document.querySelectorAll('dd')].some((d) => d.textContent?.includes('answered, 1:00')), { timeout: 10_000 })
   }, 60_000)
 
+  test("a connected call's Length counts on the service's clock, on its page and in the Calls list", async () => {
+    const { s, page, dev, advance, callee, place } = app
+    expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550905' })).status).toBe(201)
+    await callee('+14155550905', [])
+    const id = await place('+14155550905')
+    await advance(SEC)
+    await until(
+      'connected',
+      () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+      (r) => r.body.status === 'connected',
+      10_000,
+    )
+    await advance(20 * SEC)
+    expect((await s.api('GET', `/calls/${id}`, { key: dev.key })).body.status).toBe('connected')
+    // A page opened afresh: its stream's first word gives the service's time.
+    await page.goto('about:blank')
+    await page.goto(`${s.url}/console/app`)
+    await page.evaluate((token) => sessionStorage.setItem('console-token', token), s.consoleToken)
+    await page.goto(`${s.url}/console/app#/${dev.id}/call/${id}`)
+    const seconds = (sel: string) =>
+      page.waitForFunction(
+        (q) => {
+          const m = /^(\d+):(\d\d)$/.exec(document.querySelector(q)?.textContent ?? '')
+          return m ? Number(m[1]) * 60 + Number(m[2]) : 0
+        },
+        { timeout: 10_000 },
+        sel,
+      )
+    // Counted from the answer 20 s ago (0:00 would never do: the wait needs a count above zero).
+    expect(Number(await (await seconds('.facts .length')).jsonValue())).toBeGreaterThanOrEqual(20)
+    await page.goto(`${s.url}/console/app#/${dev.id}/calls`)
+    await page.waitForSelector(`tr[data-call-id="${id}"] td.length`)
+    expect(Number(await (await seconds(`tr[data-call-id="${id}"] td.length`)).jsonValue())).toBeGreaterThanOrEqual(20)
+    expect((await s.console('DELETE', `/workspaces/${dev.id}/calls/${id}`)).status).toBeLessThan(300)
+  }, 30_000)
+
   test('keyboard: the skip link and the pages are reachable with Tab, and every form control has a label', async () => {
     const { s, page, dev } = app
     await page.goto('about:blank')

@@ -48,7 +48,7 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
     const assets = new AppAssets()
     // SECRET_KEY is always set by the server; a bare buildServices (some tests) signs for this process only.
     const tickets = new StreamTickets(config.secretKey ?? randomBytes(32).toString('hex'), coordination)
-    const hub = new LiveHub({ feed, reads: calls, logger })
+    const hub = new LiveHub({ feed, reads: calls, logger, clock })
     return {
       services: { hub },
       console: [

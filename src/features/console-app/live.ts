@@ -13,6 +13,7 @@
  * (a transcript growing word by word) is read once per burst: while a read is in flight, later
  * writes only mark it to be read again.
  */
+import type { Clock } from '../../clock'
 import type { Logger } from '../../logger'
 import { type CallFeed, type CallReads, type CallUpdate, presentConsoleCall } from '../calls/public'
 
@@ -33,7 +34,7 @@ export class LiveHub {
   private readonly reading = new Map<string, { again: boolean; at: number }>()
   private readonly workspaceOf = new Map<string, string>()
 
-  constructor(private readonly d: { feed: CallFeed; reads: CallReads; logger: Logger }) {}
+  constructor(private readonly d: { feed: CallFeed; reads: CallReads; logger: Logger; clock: Clock }) {}
 
   get size(): number {
     return this.watchers.size
@@ -61,7 +62,8 @@ export class LiveHub {
         watcher = { workspaceId, send: (event, data) => push(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`) }
         await this.join(watcher)
         // `retry`: how long an EventSource waits before reconnecting (it needs a new ticket then).
-        push(`retry: 1000\nevent: ready\ndata: ${JSON.stringify({ workspace: workspaceId })}\n\n`)
+        // `at`: the service's time, so a page's timers run on it from the start (a test clock, a skewed laptop).
+        push(`retry: 1000\nevent: ready\ndata: ${JSON.stringify({ workspace: workspaceId, at: this.d.clock.now() })}\n\n`)
         timer = setInterval(() => push(': keep-alive\n\n'), KEEPALIVE_MS)
       },
       cancel: end,

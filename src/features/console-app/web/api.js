@@ -47,6 +47,19 @@ export class LiveStream extends EventTarget {
     this.state = 'off'
     this.retryMs = 500
     this.timer = null
+    /** The service's clock less this browser's, from the newest event's `at`. */
+    this.skew = 0
+  }
+
+  /** The service's time now (a test clock, a skewed laptop): what call timers count on. */
+  now() {
+    return Date.now() + this.skew
+  }
+
+  /** Keeps the service's time from an event's `at`. */
+  heard(data) {
+    if (typeof data?.at === 'number') this.skew = data.at - Date.now()
+    return data
   }
 
   open(workspace) {
@@ -85,12 +98,13 @@ export class LiveStream extends EventTarget {
       if (this.workspace !== workspace) return
       const source = new EventSource(stream)
       this.source = source
-      source.addEventListener('ready', () => {
+      source.addEventListener('ready', (e) => {
+        this.heard(JSON.parse(e.data))
         this.retryMs = 500
         this.setState('live')
       })
       for (const type of ['call', 'pipeline', 'actor']) {
-        source.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: JSON.parse(e.data) })))
+        source.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: this.heard(JSON.parse(e.data)) })))
       }
       source.onerror = () => {
         // The ticket was used: EventSource cannot come back by itself with the same URL.

@@ -2,7 +2,7 @@
 // each turn, the summary and extracted fields, and the call's events and webhook deliveries.
 // It follows the stream while the call is live (status, transcript, latency, recording).
 import { api, ws } from './api.js'
-import { badge, callTitle, clock, duration, h, LIVE, notice, when } from './dom.js'
+import { badge, callSeconds, callTitle, clock, duration, h, LIVE, notice, when } from './dom.js'
 import { latencyChart } from './latency.js'
 import { readWav, waveform } from './waveform.js'
 
@@ -40,6 +40,12 @@ export function mount(root, { workspace, id, live, link }) {
   )
 
   let call = null
+  // A connected call's length counts up on the service's clock, once a second like a clock's seconds.
+  const lengthEl = h('span', { class: 'length' })
+  const showLength = () => {
+    if (call) lengthEl.textContent = duration(callSeconds(call, live.now()))
+  }
+  const lengthTimer = setInterval(() => call?.status === 'connected' && showLength(), 1000)
   let shownRecording = null
   let stopWave = () => {}
 
@@ -128,11 +134,12 @@ export function mount(root, { workspace, id, live, link }) {
       ...fact('Started', when(call.startedAt)),
       ...fact('Answered', when(call.answeredAt)),
       ...fact('Ended', when(call.endedAt)),
-      ...fact('Length', duration(call.seconds)),
+      ...fact('Length', lengthEl),
       ...fact('Hang-up', call.hangup ?? '—'),
       ...(call.transfer ? fact('Transfer', transferWords(call.transfer)) : []),
       ...(call.error ? fact('Error', call.error) : []),
     )
+    showLength()
     transcript.replaceChildren(
       ...(call.transcript.length ? call.transcript : []).map((line) =>
         h(
@@ -256,6 +263,7 @@ export function mount(root, { workspace, id, live, link }) {
   const offs = [live.on('call', ({ call: next }) => next.id === id && next.attempt >= (call?.attempt ?? 0) && paint(next)), live.on('state', (state) => state === 'live' && call && load())]
   void load()
   return () => {
+    clearInterval(lengthTimer)
     stopWave()
     for (const off of offs) off()
   }

@@ -1,7 +1,7 @@
 // Calls: the workspace's calls, newest first, filtered by status, direction, number and dates;
 // rows follow the stream (a status changing, a new call ringing).
 import { api, ws } from './api.js'
-import { badge, callTitle, duration, h, notice, when } from './dom.js'
+import { badge, callSeconds, callTitle, duration, h, notice, when } from './dom.js'
 
 const STATUSES = ['', 'ringing', 'connected', 'completed', 'missed', 'failed', 'cancelled', 'scheduled']
 
@@ -75,9 +75,10 @@ export function mount(root, { workspace, params, live, go, link }) {
       h('td', {}, h('a', { href: link(workspace, 'call', call.id) }, callTitle(call))),
       h('td', {}, call.agent?.name ?? ''),
       h('td', {}, badge('status', call.status)),
-      h('td', {}, duration(call.seconds)),
+      h('td', { class: 'length' }, duration(callSeconds(call, live.now()))),
       h('td', { class: 'summary' }, call.summary ?? ''),
     )
+    tr.call = call
     rows.set(call.id, tr)
     return tr
   }
@@ -112,7 +113,12 @@ export function mount(root, { workspace, params, live, go, link }) {
       }
     }),
   ]
+  // A connected call's length counts up, once a second like a clock's seconds.
+  const ticker = setInterval(() => {
+    for (const tr of rows.values()) if (tr.call.status === 'connected') tr.querySelector('td.length').textContent = duration(callSeconds(tr.call, live.now()))
+  }, 1000)
   return () => {
+    clearInterval(ticker)
     for (const off of offs) off()
   }
 }

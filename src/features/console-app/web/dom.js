@@ -81,3 +81,6 @@ export const turnBadge = (state) =>
 
 export const callTitle = (c) => (c.surface === 'web' ? 'Browser call' : `${c.direction === 'inbound' ? 'From' : 'To'} ${c.phone ?? 'unknown'}`)
 export const LIVE = new Set(['created', 'ringing', 'connected'])
+
+/** A call's length in seconds: counted from the answer while it is connected (`now`: the service's time), else the stored length. */
+export const callSeconds = (call, now) => (call.status === 'connected' && call.answeredAt ? Math.max(0, (now - Date.parse(call.answeredAt)) / 1000) : call.seconds)

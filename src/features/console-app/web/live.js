@@ -114,13 +114,8 @@ export function mount(root, { workspace, live, link }) {
     empty.hidden = running.children.length > 0
   }
 
-  // The service's clock may not be this browser's (a test clock, a skewed laptop): each stream
-  // event says when it happened there, which keeps the timers on the service's time.
-  let skew = 0
-  const serverNow = () => Date.now() + skew
-  const heard = (at) => {
-    if (typeof at === 'number') skew = at - Date.now()
-  }
+  // The timers run on the service's clock (live.now(): each stream event says when it happened there).
+  const serverNow = () => live.now()
   const ticker = setInterval(() => {
     const now = serverNow()
     for (const el of running.children) if (el.call) el.parts.timer.textContent = elapsed(el.call, now)
@@ -129,12 +124,10 @@ export function mount(root, { workspace, live, link }) {
   const offs = [
     // `__consoleSeen`: a probe the benchmark installs (bench/console-app.ts), told once the page shows a change.
     live.on('call', ({ call, at }) => {
-      heard(at)
       show(call)
       window.__consoleSeen?.('call', at)
     }),
     live.on('pipeline', ({ callId, state, why, at }) => {
-      heard(at)
       pipelines.set(callId, { state, why })
       const el = cards.get(callId)
       if (el?.call) paint(el, el.call)
