@@ -96,6 +96,28 @@ describeWithChromium('the console app: simulations in Chromium', () => {
     expect(none.status).toBe(404)
   }, 120_000)
 
+  test('the Calls list marks a simulated call, with its run, and filters real calls from simulated ones', async () => {
+    const run = (await s.console('GET', `/workspaces/${dev.id}/simulations/suites/${suite}/runs`)).body.items[0]
+    const call = (await s.console('GET', `/workspaces/${dev.id}/simulations/runs/${run.id}`)).body.results[0].call
+    await page.goto(`${s.url}/console/app#/${dev.id}/calls`)
+    const row = `tr[data-call-id="${call.id}"]`
+    await page.waitForSelector(`${row} a.badge.simulated`)
+    expect(await page.$eval(`${row} a.badge.simulated`, (a) => [a.textContent, a.getAttribute('href')])).toEqual(['simulated', `#/${dev.id}/simulation/${run.id}`])
+    await page.select('#f-simulated', 'false')
+    await page.click('form.filters button[type="submit"]')
+    await page.waitForSelector('td.empty')
+    expect(await page.$(row)).toBeNull()
+    await page.select('#f-simulated', 'true')
+    await page.click('form.filters button[type="submit"]')
+    await page.waitForSelector(row)
+    expect(decodeURIComponent(page.url())).toContain('simulated=true')
+    await page.screenshot({ path: join(artifactDir('console-app'), 'calls-simulated.png'), fullPage: true })
+    // Over the console API, the same: the call names its run.
+    const listed = await s.console('GET', `/workspaces/${dev.id}/calls?simulated=true`)
+    expect(listed.body.items.map((c: any) => [c.id, c.simulation])).toContainEqual([call.id, { runId: run.id, target: 'draft' }])
+    expect((await s.console('GET', `/workspaces/${dev.id}/calls?simulated=false`)).body.items).toEqual([])
+  }, 30_000)
+
   test('a website-chat result shows its transcript on the run’s page (a chat has no call page)', async () => {
     const api = (path: string, body: unknown) => s.api('POST', path, { key: dev.key, body })
     const scenario = await api('/simulations/scenarios', { name: 'By chat', channel: 'web', caller: { lines: [{ say: 'When do you open?' }] }, expectations: [{ kind: 'says', text: 'bean there' }] })

@@ -26,6 +26,8 @@ export interface ConsoleCallFilter {
   phone?: string
   since?: string
   until?: string
+  /** true: simulated calls only; false: real ones only. */
+  simulated?: boolean
 }
 
 export type ConsoleCall = Call & {
@@ -37,6 +39,8 @@ export type ConsoleCall = Call & {
   latencyTurns: TurnStages[]
   /** The published version the call talked with (fixed when its line connected); null before that. */
   agentVersion: number | null
+  /** A simulated call's run and what it talked as (the simulations feature); null for a real call. */
+  simulation: { runId: string; target: 'draft' | number } | null
   createdAt: string
 }
 
@@ -50,6 +54,7 @@ export function presentConsoleCall(row: CallTryDoc): ConsoleCall {
     pipeline: row.pipeline ?? null,
     latencyTurns: row.latencyTurns ?? [],
     agentVersion: row.agentVersion ?? null,
+    simulation: row.simulation ? { runId: row.simulation.runId, target: row.simulation.target } : null,
     createdAt: row.createdAt,
   }
 }
@@ -64,6 +69,7 @@ export class CallReads {
     if (q.direction) filter.direction = q.direction
     if (q.agent) filter.agentId = q.agent
     if (q.phone) filter.phone = q.phone
+    if (q.simulated !== undefined) filter.simulation = { $exists: q.simulated }
     const range: { $gte?: string; $lt?: string } = {}
     if (q.since) range.$gte = q.since
     if (q.until) range.$lt = q.until

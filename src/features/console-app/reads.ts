@@ -79,7 +79,13 @@ export function consoleReads(d: ReadsDeps) {
     .get(
       '/workspaces/:ws/calls',
       ({ query, workspace }) => {
-        const filter = { ...query, since: instant(query.since, 'since'), until: instant(query.until, 'until'), live: query.live === 'true' }
+        const filter = {
+          ...query,
+          since: instant(query.since, 'since'),
+          until: instant(query.until, 'until'),
+          live: query.live === 'true',
+          simulated: query.simulated === undefined ? undefined : query.simulated === 'true',
+        }
         return paginate((limit, after) => d.calls.page(workspace.id, filter, limit, after), query, 25, presentConsoleCall)
       },
       {
@@ -89,6 +95,7 @@ export function consoleReads(d: ReadsDeps) {
           ...pageQuery(100, 25),
           status: t.Optional(t.Union(CALL_STATUSES.map((s) => t.Literal(s)))),
           live: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'true: ringing or connected calls only' })),
+          simulated: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'true: simulated calls only (a simulation run made them); false: real calls only' })),
           direction: t.Optional(t.Union([t.Literal('inbound'), t.Literal('outbound')])),
           agent: t.Optional(t.String({ maxLength: 60 })),
           phone: t.Optional(t.String({ maxLength: 40, description: 'the customer’s number, E.164' })),

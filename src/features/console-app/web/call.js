@@ -130,6 +130,12 @@ export function mount(root, { workspace, id, live, link }) {
       ...fact('Status', badge('status', call.status)),
       ...fact('Agent', call.agent?.name ?? ''),
       ...fact('Version', call.agentVersion == null ? '—' : `v${call.agentVersion}`),
+      ...(call.simulation
+        ? fact(
+            'Simulated',
+            h('a', { href: link(workspace, 'simulation', call.simulation.runId) }, `by a simulation run, against ${call.simulation.target === 'draft' ? 'the draft' : `v${call.simulation.target}`}`),
+          )
+        : []),
       ...(call.pipeline?.dials ? fact('Voice dials', dialsWords(call.pipeline.dials)) : []),
       ...fact('Started', when(call.startedAt)),
       ...fact('Answered', when(call.answeredAt)),

@@ -1,4 +1,5 @@
-// Calls: the workspace's calls, newest first, filtered by status, direction, number and dates;
+// Calls: the workspace's calls, newest first, filtered by status, direction, kind (real or
+// simulated: a simulation run's calls are marked), number and dates;
 // rows follow the stream (a status changing, a new call ringing).
 import { api, ws } from './api.js'
 import { badge, callSeconds, callTitle, duration, h, notice, when } from './dom.js'
@@ -17,12 +18,22 @@ export function mount(root, { workspace, params, live, go, link }) {
     { id: 'f-direction', name: 'direction' },
     ['', 'outbound', 'inbound'].map((s) => h('option', { value: s }, s || 'any')),
   )
+  const kind = h(
+    'select',
+    { id: 'f-simulated', name: 'simulated' },
+    [
+      ['', 'any'],
+      ['false', 'real calls'],
+      ['true', 'simulated calls'],
+    ].map(([v, label]) => h('option', { value: v }, label)),
+  )
   const phone = h('input', { id: 'f-phone', name: 'phone', type: 'tel', placeholder: '+14155550100', autocomplete: 'off' })
   const since = h('input', { id: 'f-since', name: 'since', type: 'date' })
   const until = h('input', { id: 'f-until', name: 'until', type: 'date' })
   for (const [el, key] of [
     [status, 'status'],
     [direction, 'direction'],
+    [kind, 'simulated'],
     [phone, 'phone'],
     [since, 'since'],
     [until, 'until'],
@@ -36,12 +47,15 @@ export function mount(root, { workspace, params, live, go, link }) {
       'aria-label': 'Filter calls',
       onsubmit: (e) => {
         e.preventDefault()
-        const chosen = Object.fromEntries(Object.entries({ status: status.value, direction: direction.value, phone: phone.value.trim(), since: since.value, until: until.value }).filter(([, v]) => v))
+        const chosen = Object.fromEntries(
+          Object.entries({ status: status.value, direction: direction.value, simulated: kind.value, phone: phone.value.trim(), since: since.value, until: until.value }).filter(([, v]) => v),
+        )
         go(workspace, 'calls', null, chosen)
       },
     },
     field('f-status', 'Status', status),
     field('f-direction', 'Direction', direction),
+    field('f-simulated', 'Kind', kind),
     field('f-phone', 'Number', phone),
     field('f-since', 'From', since),
     field('f-until', 'Before', until),
@@ -72,7 +86,13 @@ export function mount(root, { workspace, params, live, go, link }) {
       'tr',
       { dataset: { callId: call.id } },
       h('td', {}, when(call.startedAt ?? call.createdAt)),
-      h('td', {}, h('a', { href: link(workspace, 'call', call.id) }, callTitle(call))),
+      h(
+        'td',
+        {},
+        h('a', { href: link(workspace, 'call', call.id) }, callTitle(call)),
+        // A simulation's call is not a customer's: said in words, with the run that made it.
+        call.simulation ? [' ', h('a', { class: 'badge simulated', href: link(workspace, 'simulation', call.simulation.runId), title: 'Made by a simulation run' }, 'simulated')] : null,
+      ),
       h('td', {}, call.agent?.name ?? ''),
       h('td', {}, badge('status', call.status)),
       h('td', { class: 'length' }, duration(callSeconds(call, live.now()))),
@@ -82,7 +102,7 @@ export function mount(root, { workspace, params, live, go, link }) {
     rows.set(call.id, tr)
     return tr
   }
-  const filters = Object.fromEntries([...params.entries()].filter(([k]) => ['status', 'direction', 'phone', 'since', 'until'].includes(k)))
+  const filters = Object.fromEntries([...params.entries()].filter(([k]) => ['status', 'direction', 'simulated', 'phone', 'since', 'until'].includes(k)))
   let cursor = null
   const load = async (append) => {
     const q = new URLSearchParams({ ...filters, limit: '25', ...(append && cursor ? { cursor } : {}) })
