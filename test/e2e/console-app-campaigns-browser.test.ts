@@ -6,7 +6,8 @@
  */
 import { beforeAll, expect, test } from 'bun:test'
 import { describeWithChromium } from '../support/browser'
-import { useConsoleApp } from '../support/console-app'
+import { SEC, useConsoleApp } from '../support/console-app'
+import { until } from '../support/until'
 
 describeWithChromium('the console app in Chromium: campaigns', () => {
   const app = useConsoleApp()
@@ -52,10 +53,39 @@ describeWithChromium('the console app in Chromium: campaigns', () => {
     await page.waitForSelector(`section[data-kind="voice"] tr[data-campaign-id="${id}"] td[data-count="recipients"]`)
     expect(await page.$eval(`tr[data-campaign-id="${id}"] td[data-count="recipients"]`, (t) => t.textContent)).toBe('2')
     const headings = await page.$$eval('section[data-kind="voice"] thead th', (t) => t.map((x) => x.textContent))
-    expect(headings).toEqual(expect.arrayContaining(['Called', 'Answered', 'Not answered yet']))
+    expect(headings).toEqual(expect.arrayContaining(['Called', 'Answered', 'Not answered']))
     expect(headings).not.toContain('Read')
     expect(headings).not.toContain('Replied')
     await shot('campaigns')
+  }, 60_000)
+
+  test('a finished calling campaign: the callee who never answered reads not reached, not sent or "not answered yet"', async () => {
+    const { s, page, dev, agent, shot, advance } = app
+    const [answers, never] = ['+14155550941', '+14155550942']
+    for (const phone of [answers, never]) expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })).status).toBe(201)
+    expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent(answers)}`, { pickup: 'answer', ringMs: 0, hangupAfterMs: 5 * SEC })).status).toBe(200)
+    expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent(never)}`, { pickup: 'no_answer', ringMs: 0 })).status).toBe(200)
+    const made = await s.console('POST', `/workspaces/${dev.id}/campaigns`, { agent, name: 'Reach two', kind: 'voice', purpose: 'Hi from Bean There.', recipients: [answers, never] })
+    expect(made.status).toBe(201)
+    const id = made.body.id
+    expect((await s.console('POST', `/workspaces/${dev.id}/campaigns/${id}/start`)).status).toBe(200)
+    await until(
+      'the campaign to finish',
+      async () => {
+        await advance(6 * SEC)
+        return (await s.console('GET', `/workspaces/${dev.id}/campaigns/${id}`)).body
+      },
+      (c) => c.status === 'sent',
+      20_000,
+    )
+    await page.goto(`${s.url}/console/app#/${dev.id}/campaign/${id}`)
+    await page.waitForSelector('table.recipients tbody tr[data-index="1"] .badge')
+    const outcome = (i: number) => page.$eval(`table.recipients tbody tr[data-index="${i}"] .badge`, (b) => b.textContent)
+    expect(await outcome(0)).toBe('delivered')
+    expect(await outcome(1)).toBe('not reached')
+    expect(await page.$$eval('.counts li', (l) => l.map((x) => x.firstChild!.textContent!.trim()))).toEqual(['Recipients', 'Called', 'Answered', 'Not reached', 'Failed', 'Skipped'])
+    expect(await page.$eval('.counts strong[data-count="unanswered"]', (e) => e.textContent)).toBe('1')
+    await shot('campaign-finished')
   }, 60_000)
 
   test('campaigns: a broadcast the empty wallet stopped says why, on the campaign and on each recipient', async () => {

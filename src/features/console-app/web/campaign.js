@@ -4,13 +4,26 @@
 // Read again every 2 s while it is sending.
 import { api, ws } from './api.js'
 import { COLUMNS, count } from './campaigns.js'
-import { badge, duration, h, notice, when } from './dom.js'
+import { badge, duration, h, LIVE, notice, when } from './dom.js'
 
 const REFRESH_MS = 2000
 const STATUSES = ['', 'failed', 'skipped', 'pending', 'sending', 'sent', 'delivered', 'read', 'replied']
 /** Which moves each campaign status allows (machines/campaign.ts). */
 const MOVES = { draft: ['start', 'cancel'], sending: ['pause', 'cancel'], paused: ['resume', 'cancel'] }
 const MOVE_WORDS = { start: 'Start sending', pause: 'Pause', resume: 'Resume', cancel: 'Cancel campaign' }
+/** A campaign in one of these has stopped calling: nobody is called again. */
+export const FINISHED = new Set(['sent', 'failed', 'cancelled'])
+
+/**
+ * A calling campaign's recipient in words. `sent` says only that a call was placed: while the
+ * call rings it is being called; once it ended unanswered it is not answered yet while the
+ * campaign may call again, and not reached once it has finished.
+ */
+export function recipientBadge(r, c) {
+  if (c.kind !== 'voice' || r.status !== 'sent') return badge('recipient', r.status)
+  const [value, words] = r.call && LIVE.has(r.call.status) ? ['calling', 'calling'] : FINISHED.has(c.status) ? ['unreached', 'not reached'] : ['unanswered', 'not answered yet']
+  return h('span', { class: `badge recipient recipient-${value}`, dataset: { value }, title: 'called (sent)' }, words)
+}
 
 export function mount(root, { workspace, id, params, go, link }) {
   const heading = h('h1', {}, 'Campaign')
@@ -78,7 +91,9 @@ export function mount(root, { workspace, id, params, go, link }) {
       ...fact('Started', when(c.startedAt)),
       ...fact('Finished', when(c.finishedAt)),
     )
-    counts.replaceChildren(...COLUMNS[c.kind].map(([k, label]) => h('li', {}, `${label} `, h('strong', { dataset: { count: k } }, String(count(c, k))))))
+    // Once it has finished, nobody is called again: the unanswered are not reached, not "not answered yet".
+    const label = (k, l) => (k === 'unanswered' && FINISHED.has(c.status) ? 'Not reached' : l)
+    counts.replaceChildren(...COLUMNS[c.kind].map(([k, l]) => h('li', {}, `${label(k, l)} `, h('strong', { dataset: { count: k } }, String(count(c, k))))))
     if (kindChanged) {
       const cols = ['#', 'Number', 'Outcome', 'Why', ...(c.kind === 'voice' ? ['Call', 'Length', 'Hang-up'] : ['Sent'])]
       head.replaceChildren(
@@ -97,7 +112,7 @@ export function mount(root, { workspace, id, params, go, link }) {
       { dataset: { index: String(r.index), status: r.status } },
       h('td', { class: 'num' }, String(r.index + 1)),
       h('td', { class: 'mono' }, r.phone),
-      h('td', {}, badge('recipient', r.status)),
+      h('td', {}, recipientBadge(r, campaign)),
       h('td', { class: `why${r.error ? ' error' : ''}` }, r.error ?? ''),
       campaign.kind === 'voice'
         ? [

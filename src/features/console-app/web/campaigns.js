@@ -48,7 +48,8 @@ export function mount(root, { workspace, go, link }) {
             {},
             h('th', { scope: 'col' }, 'Campaign'),
             h('th', { scope: 'col' }, 'Status'),
-            COLUMNS[kind].map(([, label]) => h('th', { scope: 'col', class: 'num' }, label)),
+            // The list holds finished campaigns too, whose unanswered are not called again: no "yet" here.
+            COLUMNS[kind].map(([k, label]) => h('th', { scope: 'col', class: 'num' }, k === 'unanswered' ? 'Not answered' : label)),
             h('th', { scope: 'col' }, 'Started'),
           ),
         ),
