@@ -11,6 +11,9 @@ import type { Browser, Page } from 'puppeteer-core'
 import { artifactDir, describeWithChromium, launchChromium } from '../support/browser'
 import { startTestServer, type TestServer } from '../support/server'
 
+/** A long name: the workspace picker shows it whole. */
+const WORKSPACE = 'Bean There Coffee Roasters of North Beach'
+
 describeWithChromium('the console app: agents in Chromium', () => {
   let s: TestServer
   let browser: Browser
@@ -23,7 +26,7 @@ describeWithChromium('the console app: agents in Chromium', () => {
 
   beforeAll(async () => {
     s = await startTestServer({ STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox', MEDIA_CHUNK_MS: '100' })
-    dev = await s.developer({ plan: 'scale', name: 'Bean There' })
+    dev = await s.developer({ plan: 'scale', name: WORKSPACE })
     const api = (path: string, body: unknown) => s.api('POST', path, { key: dev.key, body })
     agent = (
       await api('/agents', {
@@ -60,6 +63,20 @@ describeWithChromium('the console app: agents in Chromium', () => {
     expect(await text(`${row} td[data-col="calls"]`)).toBe('0')
     expect(await page.$eval('nav a[data-page="agents"]', (a) => a.getAttribute('aria-current'))).toBe('page')
     await shot('agents')
+    // The workspace picker shows the whole name: the text fits its box.
+    const picker = await page.$eval('#workspace', (el) => {
+      const select = el as HTMLSelectElement
+      const probe = document.createElement('span')
+      probe.style.font = getComputedStyle(select).font
+      probe.style.whiteSpace = 'pre'
+      probe.textContent = select.selectedOptions[0]!.textContent
+      document.body.append(probe)
+      const text = probe.getBoundingClientRect().width
+      probe.remove()
+      // The arrow and the padding take about 30 px of the box.
+      return { shown: select.selectedOptions[0]!.textContent, fits: text + 30 <= select.clientWidth, oneLine: document.getElementById('top')!.getBoundingClientRect().height < 70 }
+    })
+    expect(picker).toEqual({ shown: WORKSPACE, fits: true, oneLine: true })
     await page.click(`${row} th a`)
     await page.waitForFunction((id) => location.hash.endsWith(`/agent/${id}`), {}, agent)
   }, 30_000)

@@ -69,4 +69,20 @@ describeWithChromium('the console app in Chromium: inbox', () => {
     expect(await page.$eval('#reply-hint', (p) => p.textContent)).toContain('24-hour window closed')
     await shot('inbox-window-closed')
   }, 60_000)
+
+  test('the inbox list grows with the page (no fixed-height box hiding older rows), and older conversations come on request', async () => {
+    const { s, page, dev, shot } = app
+    // More than a page of 50: the oldest are behind "Older conversations".
+    for (let i = 0; i < 52; i++) expect((await s.console('POST', `/workspaces/${dev.id}/inbound`, { channel: 'web', from: `visitor-${100 + i}`, text: `Question ${i}` })).status).toBe(201)
+    await page.goto(`${s.url}/console/app#/${dev.id}/inbox?channel=web`)
+    await page.waitForFunction(() => document.querySelectorAll('.conversations li[data-conversation-id]').length === 50)
+    const box = await page.$eval('.conversations', (ul) => ({ overflow: getComputedStyle(ul).overflowY, hidden: ul.scrollHeight - ul.clientHeight }))
+    expect(box).toEqual({ overflow: 'visible', hidden: 0 })
+    await page.click('button.more-conversations')
+    // Every web conversation of the workspace: the 52 and the one the first test took over.
+    await page.waitForFunction(() => document.querySelectorAll('.conversations li[data-conversation-id]').length === 53)
+    expect(await page.$eval('button.more-conversations', (b) => (b as HTMLButtonElement).hidden)).toBe(true)
+    expect(await page.$eval('.conversations', (ul) => ul.scrollHeight - ul.clientHeight)).toBe(0)
+    await shot('inbox-long')
+  }, 60_000)
 })

@@ -25,6 +25,9 @@ const AUTHOR = { customer: '', agent: 'Agent: ', teammate: 'Teammate: ' }
 /** A voice conversation whose call is over (the service resolves it then) has nobody left to take over from. */
 const callOver = (c) => c.channel === 'voice' && c.status === 'resolved'
 
+/** Conversations read per page (the console route's largest page is 100). */
+const PAGE = 50
+
 export function mount(root, { workspace, id, params, go, link }) {
   const channel = h(
     'select',
@@ -43,16 +46,35 @@ export function mount(root, { workspace, id, params, go, link }) {
   channel.addEventListener('change', refilter)
   status.addEventListener('change', refilter)
   const list = h('ul', { class: 'conversations', 'aria-label': 'Conversations' })
+  const more = h('button', { type: 'button', class: 'quiet more-conversations', hidden: true }, 'Older conversations')
   const thread = h('section', { class: 'thread', 'aria-label': 'Conversation' })
   root.append(
     h('h1', {}, 'Inbox'),
     h('div', { class: 'filters' }, h('div', { class: 'field' }, h('label', { for: 'i-channel' }, 'Channel'), channel), h('div', { class: 'field' }, h('label', { for: 'i-status' }, 'Status'), status)),
-    h('div', { class: 'inbox' }, list, thread),
+    h('div', { class: 'inbox' }, h('div', {}, list, more), thread),
   )
 
+  // Read again every few seconds: as many pages as are shown, so the older ones "More" brought stay.
+  let pages = 1
+  more.addEventListener('click', () => {
+    pages += 1
+    void loadList()
+  })
+  const readPages = async () => {
+    const items = []
+    let cursor = null
+    for (let i = 0; i < pages; i++) {
+      const page = await api('GET', ws(workspace, `/conversations?${new URLSearchParams({ ...filters(), limit: String(PAGE), ...(cursor ? { cursor } : {}) })}`))
+      items.push(...page.items)
+      cursor = page.nextCursor
+      if (!cursor) break
+    }
+    more.hidden = !cursor
+    return items
+  }
   const loadList = async () => {
     try {
-      const { items } = await api('GET', ws(workspace, `/conversations?${new URLSearchParams({ ...filters(), limit: '50' })}`))
+      const items = await readPages()
       list.replaceChildren(
         ...items.map((c) =>
           h(

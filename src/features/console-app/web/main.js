@@ -86,7 +86,11 @@ async function loadWorkspaces() {
 async function fillPicker(current) {
   const select = $('workspace')
   const known = new Map(workspaces.map((w) => [w.id, w]))
-  const options = workspaces.map((w) => h('option', { value: w.id }, `${w.name} (${w.id})`))
+  // The whole name shows; the id too where two workspaces share a name.
+  const names = new Map()
+  for (const w of workspaces) names.set(w.name, (names.get(w.name) ?? 0) + 1)
+  const label = (w) => (names.get(w.name) > 1 ? `${w.name} (${w.id})` : w.name)
+  const options = workspaces.map((w) => h('option', { value: w.id }, label(w)))
   // A developer's customers, and a customer workspace opened by link, are listed too.
   const developer = known.get(current)?.kind === 'developer' ? current : null
   if (developer) {
@@ -96,12 +100,15 @@ async function fillPicker(current) {
         h(
           'optgroup',
           { label: 'Customers of this workspace' },
-          customers.map((c) => h('option', { value: c.id }, `${c.name} (${c.id})`)),
+          customers.map((c) => h('option', { value: c.id }, c.name)),
         ),
       )
   } else if (current && !known.has(current)) options.push(h('option', { value: current }, current))
   select.replaceChildren(...options)
   select.value = current
+  // The id, for a screen reader and on hover: the name alone may not tell two workspaces apart.
+  $('workspace-id').textContent = `Workspace id ${current}`
+  select.title = current
 }
 
 async function render() {
