@@ -25,6 +25,20 @@ test('the list names each agent with its published version, numbers and calls to
   expect(r.body.items).toEqual([expect.objectContaining({ id: agent, name: 'Bean There', status: 'draft', publishedVersion: null, numbers: [], callsToday: 0 })])
 })
 
+test('calls today counts the agent’s calls since the workspace’s midnight, its numbers listed', async () => {
+  const caller = (await s.agent(dev.key, { name: 'Ring Ring', voice: { answersCalls: true } })).id
+  expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550800', source: 'rented', agent: caller })).status).toBe(201)
+  expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155550801' })).status).toBe(201)
+  expect((await s.console('PUT', `/sandbox/phones/${encodeURIComponent('+14155550801')}`, { pickup: 'no_answer', ringMs: 0 })).status).toBe(200)
+  expect((await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155550801', agent: caller, purpose: 'Hi from Ring Ring.' } })).status).toBe(202)
+  const rows = (await s.console('GET', `/workspaces/${dev.id}/agents`)).body.items
+  expect(rows.find((a: any) => a.id === caller)).toMatchObject({ status: 'published', publishedVersion: 1, numbers: ['+14155550800'], callsToday: 1 })
+  expect(rows.find((a: any) => a.id === agent)).toMatchObject({ callsToday: 0 })
+  // Tomorrow, on the service clock, it is a new day.
+  await s.console('POST', '/clock/advance', { ms: 24 * 3600 * 1000 })
+  expect((await s.console('GET', `/workspaces/${dev.id}/agents`)).body.items.find((a: any) => a.id === caller).callsToday).toBe(0)
+})
+
 test('an edit out of bounds is the API’s 400 naming the member, and the draft is unchanged', async () => {
   const bad = await s.console('PATCH', path(), { voice: { patience: { waitMs: 50 } } })
   const api = await s.api('PATCH', `/agents/${agent}`, { key: dev.key, body: { voice: { patience: { waitMs: 50 } } } })

@@ -21,8 +21,8 @@ describeWithChromium('the console app: agents in Chromium', () => {
   let dev: { id: string; key: string }
   let agent: string
   const shot = (name: string) => page.screenshot({ path: join(artifactDir('console-app'), `${name}.png`), fullPage: true })
-  const text = (sel: string) => page.$eval(sel, (e) => (e as HTMLElement).innerText)
-  const waitText = (sel: string, want: string, timeout = 10_000) => page.waitForFunction((q, w) => (document.querySelector(q) as HTMLElement | null)?.innerText.includes(w), { timeout }, sel, want)
+  const text = (sel: string) => page.$eval(sel, (e) => e.textContent)
+  const waitText = (sel: string, want: string, timeout = 10_000) => page.waitForFunction((q, w) => document.querySelector(q)?.textContent?.includes(w), { timeout }, sel, want)
 
   beforeAll(async () => {
     s = await startTestServer({ STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox', MEDIA_CHUNK_MS: '100' })
@@ -37,7 +37,7 @@ describeWithChromium('the console app: agents in Chromium', () => {
         voice: { answersCalls: true },
       })
     ).body.id
-    expect((await api('/agents/' + agent + '/knowledge', { text: 'We open at 7 am.', title: 'Shop FAQ' })).status).toBe(201)
+    expect((await api(`/agents/${agent}/knowledge`, { text: 'We open at 7 am.', title: 'Shop FAQ' })).status).toBe(201)
     expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155550900', source: 'rented', agent })).status).toBe(201)
     await s.publish(dev.key, agent)
     const scenario = await api('/simulations/scenarios', { name: 'By chat', channel: 'web', caller: { lines: [{ say: 'When do you open?' }] }, expectations: [{ kind: 'says', text: 'bean there' }] })
@@ -144,11 +144,12 @@ describeWithChromium('the console app: agents in Chromium', () => {
     expect(await text('.versions tr[data-version="2"] th')).toContain('Patient, with a manager')
     expect(await text('.versions tr[data-version="2"] td.mono')).toBe('console')
     expect(await text('.versions tr[data-version="1"] td[data-col="changed"]')).toBe('first version')
-    expect((await s.api('GET', `/agents/${agent}/status`, { key: dev.key })).status).toBe(404)
 
+    // Published, the draft's diff is gone: it compared with a version no longer served.
+    expect(await page.$('.diff-out table')).toBeNull()
     await page.click('.versions button.compare')
-    await page.waitForSelector('.diff-out tr[data-field="voice.speed"]')
-    expect(await text('.diff-out h3')).toBe('v1 → v2')
+    await waitText('.diff-out h3', 'v1 → v2')
+    expect(await page.$('.diff-out tr[data-field="voice.speed"]')).not.toBeNull()
     await shot('agent')
   }, 90_000)
 

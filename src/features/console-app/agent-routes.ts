@@ -39,7 +39,7 @@ const AgentRow = t.Object({
   publishedVersion: t.Union([t.Integer(), t.Null()], { description: 'the version number served, null while nothing is published' }),
   hasUnpublishedChanges: t.Boolean(),
   numbers: t.Array(t.String(), { description: 'the phone numbers attached to it (voice and chat app)' }),
-  callsToday: t.Integer({ description: 'calls that rang since midnight in the workspace time zone' }),
+  callsToday: t.Integer({ description: 'calls (not simulated) since midnight in the workspace time zone' }),
   callsTodayCapped: t.Boolean({ description: `true when the day had more than ${CALLS_TODAY_READ} tries, so callsToday is a floor` }),
   updatedAt: t.String({ description: 'the last change to its draft' }),
 })
@@ -55,7 +55,8 @@ export function consoleAgentRoutes(d: AgentRoutesDeps) {
         const now = d.clock.now()
         const since = new Date(startOfLocalDay(localTime(now, workspace.timezone).day, workspace.timezone)).toISOString()
         const until = new Date(startOfLocalDay(addDays(localTime(now, workspace.timezone).day, 1), workspace.timezone)).toISOString()
-        const tries = await d.calls.page(workspace.id, { since, until }, CALLS_TODAY_READ, null)
+        // A simulation run's calls are not callers': they are not counted.
+        const tries = await d.calls.page(workspace.id, { since, until, simulated: false }, CALLS_TODAY_READ, null)
         const calls = new Map<string, Set<string>>()
         for (const row of tries) {
           if (!calls.has(row.agentId)) calls.set(row.agentId, new Set())

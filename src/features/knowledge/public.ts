@@ -8,7 +8,6 @@ export interface KnowledgeServices {
 
 export const knowledgeRef = featureRef<KnowledgeServices>('knowledge')
 
-export { KnowledgeError, type KnowledgeSearch } from './model'
+export { KnowledgeDocumentResponse, KnowledgeError, type KnowledgeSearch, toDocumentResponse } from './model'
 export { SEARCHES } from './repository'
 export type { KnowledgeService, SearchOutcome } from './service'
-export { KnowledgeDocumentResponse, toDocumentResponse } from './model'

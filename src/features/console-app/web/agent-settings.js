@@ -48,7 +48,18 @@ function transferRow(t, list) {
     h('legend', {}, 'Transfer'),
     h('div', { class: 'form-grid' }, field('Name', name), field('Phone number', phone), field('Mode', mode)),
     field('When to use', when_),
-    h('button', { type: 'button', class: 'quiet', onclick: () => (row.remove(), renumber(list)) }, 'Remove'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'quiet',
+        onclick: () => {
+          row.remove()
+          renumber(list)
+        },
+      },
+      'Remove',
+    ),
   )
   row.read = () => ({ name: name.value, phoneNumber: phone.value, whenToUse: when_.value, mode: mode.value })
   row.controls = { name, phoneNumber: phone, whenToUse: when_, mode }

@@ -37,11 +37,13 @@ export function section(_agent, ctx) {
   const pickB = h('select', { id: 'diff-b' })
   const diffOut = h('div', { class: 'diff-out', 'aria-live': 'polite' })
 
-  const act = async (button, what, fn) => {
+  const act = async (button, what, fn, moves = true) => {
     button.disabled = true
     error.hidden = true
     try {
       const said = await fn()
+      // A move changes what a diff shown compared: it is asked again if wanted.
+      if (moves) diffOut.replaceChildren()
       if (said) announce(said)
     } catch (err) {
       error.textContent = `${what}: ${err.message}`
@@ -59,20 +61,35 @@ export function section(_agent, ctx) {
       return `Published ${v.label}`
     }),
   )
-  unpublish.addEventListener('click', () => act(unpublish, 'Not unpublished', async () => (await api('POST', ctx.path('/unpublish')), 'Unpublished: nothing is served')))
-  draftDiff.addEventListener('click', () =>
-    act(draftDiff, 'No diff', async () => {
-      const d = await api('GET', ctx.path('/diff-draft'))
-      diffOut.replaceChildren(h('h3', {}, `Draft against v${d.published}`), diffTable(d.changes, `v${d.published}`, 'draft'))
+  unpublish.addEventListener('click', () =>
+    act(unpublish, 'Not unpublished', async () => {
+      await api('POST', ctx.path('/unpublish'))
+      return 'Unpublished: nothing is served'
     }),
+  )
+  draftDiff.addEventListener('click', () =>
+    act(
+      draftDiff,
+      'No diff',
+      async () => {
+        const d = await api('GET', ctx.path('/diff-draft'))
+        diffOut.replaceChildren(h('h3', {}, `Draft against v${d.published}`), diffTable(d.changes, `v${d.published}`, 'draft'))
+      },
+      false,
+    ),
   )
   const compare = h('button', { type: 'button', class: 'quiet compare' }, 'Compare')
   compare.addEventListener('click', () =>
-    act(compare, 'No diff', async () => {
-      const [a, b] = [pickA.value, pickB.value]
-      const d = await api('GET', ctx.path(`/versions/${a}/diff/${b}`))
-      diffOut.replaceChildren(h('h3', {}, `v${a} → v${b}`), diffTable(d.changes, `v${a}`, `v${b}`))
-    }),
+    act(
+      compare,
+      'No diff',
+      async () => {
+        const [a, b] = [pickA.value, pickB.value]
+        const d = await api('GET', ctx.path(`/versions/${a}/diff/${b}`))
+        diffOut.replaceChildren(h('h3', {}, `v${a} → v${b}`), diffTable(d.changes, `v${a}`, `v${b}`))
+      },
+      false,
+    ),
   )
 
   const rollbackButton = (v) => {
