@@ -112,12 +112,14 @@ describeWithChromium('the console app: agents in Chromium', () => {
     await page.$eval('[data-member="instructions"]', (e) => ((e as HTMLTextAreaElement).value = 'Answer questions about the shop, briefly.'))
     await page.select('[data-member="voice.patience.level"]', 'patient')
     await page.type('[data-member="voice.interruptions.backchannels"]', 'right\nsure thing')
+    await page.type('[data-member="voice.voicemailMessage"]', 'Hi {{firstName}}, Bean There here.')
     await page.click('form.agent-settings button[type="submit"]')
     await waitText('form.agent-settings [role="status"]', 'Saved to the draft')
     const draft = (await s.api('GET', `/agents/${agent}`, { key: dev.key })).body
     expect(draft.voice).toMatchObject({ speed: 1.1, patience: { level: 'patient', waitMs: null }, interruptions: { backchannels: ['right', 'sure thing'] } })
     expect(draft.transfers.map((t: any) => t.phoneNumber)).toEqual(['+14155550199', '+14155550198'])
     expect(draft.instructions).toBe('Answer questions about the shop, briefly.')
+    expect(draft.voice.voicemailMessage).toBe('Hi {{firstName}}, Bean There here.')
     await waitText('.versions .publication', 'The draft changes: core, tools, voice')
   }, 30_000)
 
