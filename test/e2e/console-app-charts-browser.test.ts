@@ -78,8 +78,10 @@ describeWithChromium('the console app in Chromium: state charts', () => {
 
   test('the drawing opens fitted to its box, and zooms and pans with the buttons, the keys and the mouse', async () => {
     const { s, page, dev, shot } = app
+    // A fresh page: the chart the last test drew is gone (a hash change alone would keep it until the new one is laid out).
+    await page.goto('about:blank')
     await page.goto(`${s.url}/console/app#/${dev.id}/charts?machine=call`)
-    await page.waitForSelector('svg.chart g.state', { timeout: 20_000 })
+    await page.waitForSelector('svg.chart g.state[data-state="call.created"]', { timeout: 20_000 })
     // Every state sits inside the box, whose size is the page's, not the drawing's.
     expect(await page.evaluate(outsideTheBox)).toEqual([])
     const box = await page.$eval('.chart-box', (b) => [b.clientWidth, b.clientHeight])

@@ -111,7 +111,7 @@ describe('tickets and the live stream', () => {
     expect(first.res.status).toBe(200)
     expect(first.res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
     expect(first.res.headers.get('cache-control')).toBe('no-store')
-    expect(await first.next('ready')).toEqual({ workspace: dev.id, at: expect.any(Number) })
+    expect(await first.next('ready')).toEqual({ workspace: dev.id, now: expect.any(Number) })
     const second = await fetch(`${s.url}${t.stream}`)
     expect(second.status).toBe(401)
     expect((await second.json()).error).toBe('the stream ticket was used already: ask for a new one')

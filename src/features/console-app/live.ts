@@ -62,8 +62,8 @@ export class LiveHub {
         watcher = { workspaceId, send: (event, data) => push(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`) }
         await this.join(watcher)
         // `retry`: how long an EventSource waits before reconnecting (it needs a new ticket then).
-        // `at`: the service's time, so a page's timers run on it from the start (a test clock, a skewed laptop).
-        push(`retry: 1000\nevent: ready\ndata: ${JSON.stringify({ workspace: workspaceId, at: this.d.clock.now() })}\n\n`)
+        // `now`: the service's clock (a manual one in tests; events' `at` are the wall clock's), which a page's call timers count on.
+        push(`retry: 1000\nevent: ready\ndata: ${JSON.stringify({ workspace: workspaceId, now: this.d.clock.now() })}\n\n`)
         timer = setInterval(() => push(': keep-alive\n\n'), KEEPALIVE_MS)
       },
       cancel: end,

@@ -47,7 +47,7 @@ export class LiveStream extends EventTarget {
     this.state = 'off'
     this.retryMs = 500
     this.timer = null
-    /** The service's clock less this browser's, from the newest event's `at`. */
+    /** The service's clock less this browser's, from the stream's `ready` (its `now`). */
     this.skew = 0
   }
 
@@ -56,10 +56,9 @@ export class LiveStream extends EventTarget {
     return Date.now() + this.skew
   }
 
-  /** Keeps the service's time from an event's `at`. */
+  /** Keeps the service's time from the stream's `ready`. */
   heard(data) {
-    if (typeof data?.at === 'number') this.skew = data.at - Date.now()
-    return data
+    if (typeof data?.now === 'number') this.skew = data.now - Date.now()
   }
 
   open(workspace) {
@@ -104,7 +103,7 @@ export class LiveStream extends EventTarget {
         this.setState('live')
       })
       for (const type of ['call', 'pipeline', 'actor']) {
-        source.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: this.heard(JSON.parse(e.data)) })))
+        source.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: JSON.parse(e.data) })))
       }
       source.onerror = () => {
         // The ticket was used: EventSource cannot come back by itself with the same URL.

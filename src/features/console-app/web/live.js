@@ -114,7 +114,7 @@ export function mount(root, { workspace, live, link }) {
     empty.hidden = running.children.length > 0
   }
 
-  // The timers run on the service's clock (live.now(): each stream event says when it happened there).
+  // The timers run on the service's clock (live.now(): the stream's first word gives it).
   const serverNow = () => live.now()
   const ticker = setInterval(() => {
     const now = serverNow()
