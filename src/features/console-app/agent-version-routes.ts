@@ -6,6 +6,7 @@
  * console has no API key, so a version it makes names `console` as its maker.
  */
 import { Elysia, t } from 'elysia'
+import { NoBody } from '../../http/body-types'
 import { answers, consoleErrors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'
 import type { ConversationFeature } from '../conversations/public'
@@ -109,6 +110,7 @@ export function consoleAgentVersionRoutes(d: { auth: KernelHttp['console']; vers
       {
         params: AgentPath,
         workspace: true,
+        body: NoBody,
         detail: { summary: 'Stop serving the published version; 409 naming `draft` when nothing is published', responses: answers({ 200: Loose, ...consoleErrors(404, 409, 503) }) },
       },
     )
@@ -121,6 +123,7 @@ export function consoleAgentVersionRoutes(d: { auth: KernelHttp['console']; vers
       {
         params: VersionPath,
         workspace: true,
+        body: NoBody,
         detail: {
           summary: 'Roll back to a version: the agent as it is is saved as a backup version, the chosen one restored and published',
           responses: answers({ 200: t.Object({ target: t.Integer(), backup: t.Integer(), published: t.Integer() }), ...consoleErrors(400, 404, 409, 503) }),
