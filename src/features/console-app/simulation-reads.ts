@@ -112,7 +112,13 @@ export function consoleSimulationReads(d: SimulationReadsDeps) {
       {
         params: t.Object({ ws: t.String(), id: t.String(), scenario: t.String(), line: t.Integer({ minimum: 0 }) }),
         workspace: true,
-        detail: { summary: "A replayed caller's line in a run: the stretch of the call's recorded caller audio it played (WAV); 404 naming why once the recording is gone", hide: true },
+        detail: {
+          summary: "A replayed caller's line in a run: the stretch of the call's recorded caller audio it played (WAV); 404 naming why once the recording is gone",
+          responses: {
+            ...answers(consoleErrors(400, 404)),
+            200: { description: "the line's audio: 8 kHz 16-bit mono WAV", content: { 'audio/wav': { schema: { type: 'string', format: 'binary' } } } },
+          },
+        },
       },
     )
     .post(
