@@ -1,9 +1,10 @@
 /**
  * A scenario from a call, end to end: a recorded sandbox call (a simulated one, and a real one put
  * through to a person) becomes a scenario whose caller plays the call's recorded caller audio, cut
- * at the caller's turns; run twice on the manual clock it gives the same results; against a draft
- * that answers differently the runs' comparison shows it; the recording's retention ending makes
- * its run fail naming why; the part of a call after a transfer is not replayed; refusals name why.
+ * at the caller's turns; run twice on the manual clock it gives the same results and answer times
+ * within the noise; against a draft that answers differently, or waits longer to answer, the runs'
+ * comparison shows it; the recording's retention ending makes its run fail naming why; the part
+ * of a call after a transfer is not replayed; refusals name why.
  *
  * Speech engines: the sandbox doubles (scripted transcripts, formant voice); Silero VAD runs for
  * real on the replayed audio. The manual clock.
@@ -107,6 +108,11 @@ describe('a scenario from a call', () => {
     expect(a.results[0].status, JSON.stringify(a.results[0])).toBe('passed')
     expect(callerLines(a.results[0])).toEqual(replay.caller.lines.map((l: any) => l.say))
     expect(judged(b)).toBe(judged(a))
+    // Each caller turn is timed, and the same version answers each as soon in both runs.
+    expect(a.results[0].call.turns.map((t: any) => t.caller)).toEqual(callerLines(a.results[0]))
+    expect(a.results[0].call.turns.every((t: any) => t.answerMs > 0)).toBe(true)
+    const self = await api('GET', `/simulations/runs/${a.id}/compare?with=${b.id}`)
+    expect(self.body, JSON.stringify(self.body)).toMatchObject({ same: true, differences: [] })
     firstReplay = a
     // The console's run page: which lines replay recorded audio, and each one's audio.
     const consoleRun = await s.console('GET', `/workspaces/${dev.id}/simulations/runs/${a.id}`)
@@ -135,6 +141,30 @@ describe('a scenario from a call', () => {
     expect(diff.status).toEqual({ a: 'passed', b: 'failed' })
     expect(diff.expectations).toEqual([{ index: 0, kind: 'field', a: true, b: false }])
     expect((await api('PATCH', `/agents/${agent}`, { greeting: 'Hello from Bean There!', collectFields: [{ name: 'name', description: "the caller's name" }] })).status).toBe(200)
+  }, 150_000)
+
+  test('a draft that waits longer before it answers: the comparison shows each turn’s answer time', async () => {
+    // The same words, answered after at least 1.5 s of the caller's silence.
+    const slower = { answersCalls: true, recordCalls: true, patience: { level: 'normal', waitMs: 1_500 } }
+    expect((await api('PATCH', `/agents/${agent}`, { voice: slower })).status).toBe(200)
+    const slow = await runSuite(s, dev.key, replaySuite)
+    expect(judged(slow)).toBe(judged(firstReplay))
+    const compared = await api('GET', `/simulations/runs/${firstReplay.id}/compare?with=${slow.id}`)
+    expect(compared.body.same).toBe(false)
+    const [diff] = compared.body.differences
+    expect([diff.status, diff.transcript, diff.fields, diff.tools, diff.expectations]).toEqual([null, null, null, null, []])
+    const before = firstReplay.results[0].call.turns
+    expect(diff.timings.map((t: any) => [t.index, t.caller])).toEqual(before.map((t: any, i: number) => [i, t.caller]))
+    for (const t of diff.timings) {
+      expect(t.a).toBe(before[t.index].answerMs)
+      expect(t.b).toBeGreaterThanOrEqual(1_500)
+      expect(t.diffMs).toBe(t.b - t.a)
+    }
+    // A threshold above the change hides it.
+    const coarse = await api('GET', `/simulations/runs/${firstReplay.id}/compare?with=${slow.id}&timingMs=5000`)
+    expect(coarse.body).toMatchObject({ same: true, differences: [] })
+    const back = { answersCalls: true, recordCalls: true, patience: { level: 'normal', waitMs: null } }
+    expect((await api('PATCH', `/agents/${agent}`, { voice: back })).status).toBe(200)
   }, 150_000)
 
   test('barge-ins become interrupt lines at their offset, keypad turns keys', async () => {

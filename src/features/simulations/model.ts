@@ -191,7 +191,16 @@ export const RunResult = t.Object({
       id: t.String(),
       recording: Nullable(t.String()),
       hangup: Nullable(t.String()),
-      latency: t.Unknown({ description: 'per-stage p50/p95/max of the call’s turns, real time (GET /calls/{id} latency)' }),
+      latency: t.Unknown({ description: 'per-stage p50/p95/max of the call’s turns (GET /calls/{id} latency)' }),
+      turns: t.Optional(
+        t.Array(
+          t.Object({
+            caller: Nullable(t.String({ description: 'the caller’s words of the turn' })),
+            answerMs: Nullable(t.Integer({ description: 'ms from the end of the caller’s speech to the agent’s first audio; on the manual clock, of the caller’s audio' })),
+          }),
+          { description: 'each caller turn the call timed, in order' },
+        ),
+      ),
     }),
   ),
   fields: t.Record(t.String(), t.Unknown(), { description: 'the fields the analysis read from the call or chat (the agent’s collectFields)' }),
@@ -239,7 +248,7 @@ const Side = (s: Parameters<typeof t.Union>[0][number]) => t.Object({ a: s, b: s
 export const Comparison = t.Object({
   a: t.Object({ id: t.String(), target: t.Union([t.Literal('draft'), t.Integer()]), status: t.String() }),
   b: t.Object({ id: t.String(), target: t.Union([t.Literal('draft'), t.Integer()]), status: t.String() }),
-  same: t.Boolean({ description: 'no call differs in status, verdicts, words, fields or tools' }),
+  same: t.Boolean({ description: 'no call differs in status, verdicts, words, fields, tools or answer times' }),
   differences: t.Array(
     t.Object({
       scenario: t.String(),
@@ -250,8 +259,31 @@ export const Comparison = t.Object({
       transcript: Nullable(Side(t.Array(Line))),
       fields: Nullable(Side(t.Record(t.String(), t.Unknown()))),
       tools: Nullable(Side(t.Array(t.String()))),
+      timings: t.Array(
+        t.Object({
+          index: t.Integer({ description: 'the caller’s turn, from 0' }),
+          caller: Nullable(t.String({ description: 'its words' })),
+          a: t.Integer({ description: 'answer ms in run a' }),
+          b: t.Integer({ description: 'answer ms in run b' }),
+          diffMs: t.Integer({ description: 'b − a' }),
+        }),
+        { description: 'the turns whose answer time moved by more than timingMs' },
+      ),
     }),
   ),
 })
 
-export const CompareQuery = t.Object({ with: t.String({ description: 'srun_…: another run of the same suite' }) })
+/**
+ * Answer-time changes at or below this are noise (the comparison's `timings`). On the manual
+ * clock a turn's answer time is counted in the caller's audio, and the scripted caller may run up
+ * to AHEAD_MS (200 ms, providers/telephony/callee-pace.ts) past what the agent's side has judged,
+ * plus a VAD window (32 ms) and a frame (20 ms), so where the answer lands moves by up to ~250 ms;
+ * eight runs of one three-turn script timed each turn between 200 and 380 ms. On the system clock
+ * it is host time, with the same order of jitter on a quiet host.
+ */
+export const TIMING_NOISE_MS = 300
+
+export const CompareQuery = t.Object({
+  with: t.String({ description: 'srun_…: another run of the same suite' }),
+  timingMs: t.Optional(t.Integer({ minimum: 0, description: `answer-time changes at or below this are noise (default ${TIMING_NOISE_MS})` })),
+})

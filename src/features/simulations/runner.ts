@@ -22,7 +22,7 @@ import type { ConversationFeature } from '../conversations/public'
 import { type CallFacts, judge } from './judge'
 import { type HeardLine, PersonaCaller, PersonaError } from './persona-caller'
 import { type CallReplays, replayedCaller } from './replay'
-import type { Line, ResultDoc, RunDoc, ScenarioDoc, SimulationStore } from './repository'
+import type { AnswerTime, Line, ResultDoc, RunDoc, ScenarioDoc, SimulationStore } from './repository'
 import { calleeLine } from './scenario-checks'
 
 /**
@@ -69,6 +69,16 @@ export function callerNumber(seed: number, index: number): string {
   x = Math.imul(x ^ (x >>> 16), 0x45d9f3b) >>> 0
   x = (x ^ (x >>> 16)) >>> 0
   return `+1555${String(x % 10_000_000).padStart(7, '0')}`
+}
+
+/**
+ * Each caller turn the call timed: its words (the caller's lines in order, one timed turn each)
+ * and the ms from the end of its speech to the agent's first audio (the call record's
+ * `toFirstAudioMs`: on the manual clock, ms of the caller's audio).
+ */
+function answerTimes(row: CallTryDoc, transcript: Line[]): AnswerTime[] {
+  const said = transcript.filter((l) => l.speaker === 'customer')
+  return (row.latencyTurns ?? []).map((t, i) => ({ caller: said[i]?.text ?? null, answerMs: t.toFirstAudioMs }))
 }
 
 const dropped = (row: CallTryDoc) => row.hangup === 'failed' && /dropped/.test(row.error ?? '')
@@ -214,7 +224,7 @@ export class SimulationRunner {
       endedBy: tools.includes('end_call') ? 'agent' : row.hangup === 'answered' ? 'caller' : null,
       hangup: row.hangup,
     }
-    const call = { id: row.callId, recording: row.recording?.url ?? null, hangup: row.hangup, latency: summariseLatency(row.latencyTurns ?? []) }
+    const call = { id: row.callId, recording: row.recording?.url ?? null, hangup: row.hangup, latency: summariseLatency(row.latencyTurns ?? []), turns: answerTimes(row, transcript) }
     const outcome = { conversation: row.conversationId ?? null, fields: facts.fields, tools }
     // The persona caller's model failed: the call ended for that, whatever else it shows.
     const personaFailed = this.personaFailures.get(r.id)

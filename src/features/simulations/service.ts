@@ -266,13 +266,13 @@ export class SimulationService {
   }
 
   /** GET /simulations/runs/{id}/compare?with=: two runs of one suite, call by call (compare.ts). */
-  async compare(workspace: WorkspaceDoc, id: string, other: string) {
+  async compare(workspace: WorkspaceDoc, id: string, other: string, noiseMs?: number) {
     const a = await this.run(workspace, id)
     const b = await this.run(workspace, other).catch(() => {
       throw invalid('with', `no run ${other} in this workspace`)
     })
     if (a.run.suiteId !== b.run.suiteId) throw invalid('with', `run ${other} is of suite ${b.run.suiteId}, not ${a.run.suiteId}: only runs of one suite compare`)
-    return { a: a.run, b: b.run, ...compareRuns(a, b) }
+    return { a: a.run, b: b.run, ...compareRuns(a, b, noiseMs) }
   }
 
   /** POST /simulations/runs/{id}/cancel: 409 naming the state when it is over. */

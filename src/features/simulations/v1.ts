@@ -127,7 +127,7 @@ export function simulationsV1(deps: { context: KernelHttp['v1']; simulations: Si
     .get(
       '/runs/:id/compare',
       async ({ params, query, workspace }) => {
-        const c = await sims.compare(workspace, params.id, query.with)
+        const c = await sims.compare(workspace, params.id, query.with, query.timingMs)
         const side = (r: typeof c.a) => ({ id: r.id, target: r.target, status: r.status })
         return { a: side(c.a), b: side(c.b), same: c.same, differences: c.differences }
       },
