@@ -335,7 +335,8 @@ export class VoiceSession {
 
   /** The chart ended the caller's turn: its final words go back to the chart, which decides what they mean. */
   private async commit(): Promise<void> {
-    const endpointedAt = this.now()
+    // The turn's end where its wait fell due in the caller's audio: the same on every run of one call.
+    const endpointedAt = this.parts.stream?.dueNow() ?? this.now()
     const commit = ++this.commits
     const speechMs = this.audio.detector.spokenMs
     this.audio.detector.end()

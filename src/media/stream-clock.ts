@@ -16,10 +16,20 @@ export class StreamClock {
   private heardMs = 0
   private judgedMs = 0
   private seq = 0
+  /** The instant the wait running now fell due; null outside a wait. */
+  private firing: number | null = null
   private readonly waits = new Map<number, { due: number; fn: () => void }>()
 
   now(): number {
     return this.heardMs
+  }
+
+  /**
+   * Inside a wait: the place in the stream it fell due, which two runs of one call agree on (the
+   * newest frame, `now()`, can be up to the caller's lead past it). Outside one: `now()`.
+   */
+  dueNow(): number {
+    return this.firing ?? this.heardMs
   }
 
   /** How far the VAD has judged the stream (ms): the caller's side keeps its audio within reach of this. */
@@ -55,7 +65,12 @@ export class StreamClock {
       if (!due.length) return
       for (const [id, w] of due) {
         if (!this.waits.delete(id)) continue
-        w.fn()
+        this.firing = w.due
+        try {
+          w.fn()
+        } finally {
+          this.firing = null
+        }
       }
     }
   }

@@ -45,3 +45,15 @@ test('due waits run earliest first; a cleared one never; one set while they run 
   c.judged(300)
   expect(fired).toEqual(['a', 'b', 'a+0'])
 })
+
+test('inside a wait, the place it fell due; the newest frame may be past it', () => {
+  const c = new StreamClock()
+  const seen: number[] = []
+  c.heard(20, 100)
+  c.setTimeout(() => seen.push(c.dueNow(), c.now()), 500)
+  // A burst ran the line 160 ms past the wait before the VAD reached it.
+  for (let at = 120; at <= 760; at += 20) c.heard(20, at)
+  c.judged(620)
+  expect(seen).toEqual([600, 760])
+  expect(c.dueNow()).toBe(760)
+})
