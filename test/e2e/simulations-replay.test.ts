@@ -110,7 +110,9 @@ describe('a scenario from a call', () => {
     expect(judged(b)).toBe(judged(a))
     // Each caller turn is timed, and the same version answers each as soon in both runs.
     expect(a.results[0].call.turns.map((t: any) => t.caller)).toEqual(callerLines(a.results[0]))
-    expect(a.results[0].call.turns.every((t: any) => t.answerMs > 0)).toBe(true)
+    expect(a.results[0].call.turns.every((t: any) => t.answerMs >= t.waitedMs && t.waitedMs > 0)).toBe(true)
+    // Where each turn's wait fell due in the caller's audio is the same on both runs.
+    expect(b.results[0].call.turns.map((t: any) => t.waitedMs)).toEqual(a.results[0].call.turns.map((t: any) => t.waitedMs))
     const self = await api('GET', `/simulations/runs/${a.id}/compare?with=${b.id}`)
     expect(self.body, JSON.stringify(self.body)).toMatchObject({ same: true, differences: [] })
     firstReplay = a
@@ -149,6 +151,7 @@ describe('a scenario from a call', () => {
     expect((await api('PATCH', `/agents/${agent}`, { voice: slower })).status).toBe(200)
     const slow = await runSuite(s, dev.key, replaySuite)
     expect(judged(slow)).toBe(judged(firstReplay))
+    expect(slow.results[0].call.turns.every((t: any) => t.waitedMs >= 1_500)).toBe(true)
     const compared = await api('GET', `/simulations/runs/${firstReplay.id}/compare?with=${slow.id}`)
     expect(compared.body.same).toBe(false)
     const [diff] = compared.body.differences

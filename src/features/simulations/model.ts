@@ -196,6 +196,7 @@ export const RunResult = t.Object({
         t.Array(
           t.Object({
             caller: Nullable(t.String({ description: 'the caller’s words of the turn' })),
+            waitedMs: t.Integer({ description: 'the silence the agent waited before taking the turn (the same on every run on the manual clock)' }),
             answerMs: Nullable(t.Integer({ description: 'ms from the end of the caller’s speech to the agent’s first audio; on the manual clock, of the caller’s audio' })),
           }),
           { description: 'each caller turn the call timed, in order' },

@@ -65,7 +65,7 @@ export interface RunDoc {
 }
 
 export type Line = { speaker: string; text: string; atMs: number }
-export type AnswerTime = { caller: string | null; answerMs: number | null }
+export type AnswerTime = { caller: string | null; waitedMs: number; answerMs: number | null }
 export type ExpectationOutcome = ExpectationSpec & { passed: boolean; evidence: Record<string, unknown> }
 
 export interface ResultDoc {
@@ -87,7 +87,7 @@ export interface ResultDoc {
   error: string | null
   /** The call's or chat's conversation; absent on rows written before chats existed. */
   conversation?: string | null
-  /** `turns`: each caller turn's words and the ms until the agent's first audio answering it; absent on rows written before. */
+  /** `turns`: each caller turn's words, the silence the agent waited and the ms until its first audio; absent on rows written before. */
   call: { id: string; recording: string | null; hangup: string | null; latency: unknown; turns?: AnswerTime[] } | null
   /** The fields the call's or chat's analysis read, and the tools the agent called, in order; absent on rows written before they were kept. */
   fields?: Record<string, unknown>

@@ -72,13 +72,14 @@ export function callerNumber(seed: number, index: number): string {
 }
 
 /**
- * Each caller turn the call timed: its words (the caller's lines in order, one timed turn each)
- * and the ms from the end of its speech to the agent's first audio (the call record's
- * `toFirstAudioMs`: on the manual clock, ms of the caller's audio).
+ * Each caller turn the call timed: its words (the caller's lines in order, one timed turn each),
+ * the silence the agent waited before taking the turn and the ms from the end of its speech to
+ * the agent's first audio (the call record's `endpointingMs` and `toFirstAudioMs`: on the manual
+ * clock, ms of the caller's audio).
  */
 function answerTimes(row: CallTryDoc, transcript: Line[]): AnswerTime[] {
   const said = transcript.filter((l) => l.speaker === 'customer')
-  return (row.latencyTurns ?? []).map((t, i) => ({ caller: said[i]?.text ?? null, answerMs: t.toFirstAudioMs }))
+  return (row.latencyTurns ?? []).map((t, i) => ({ caller: said[i]?.text ?? null, waitedMs: t.endpointingMs, answerMs: t.toFirstAudioMs }))
 }
 
 const dropped = (row: CallTryDoc) => row.hangup === 'failed' && /dropped/.test(row.error ?? '')
