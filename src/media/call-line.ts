@@ -62,6 +62,8 @@ export interface CallLine {
   latency(turn: TurnLatency): void
   /** How the speech over the agent has ended so far this call (resumed, taken, talked over), each time a count changes. */
   overlaps?(counts: OverlapCounts): void
+  /** How many pauses the agent talked into so far this call (talked-into.ts), each time the count grows. */
+  talkedInto?(count: number): void
   /** The turn-taking chart's state, and why it is there (the chart's `why`: the rule that chose a wait, why the agent stopped or resumed). */
   state(state: PipelineState, why?: string): void
   /**

@@ -30,6 +30,7 @@ import { buildCallPipeline, type CallPipeline, type ChartSide } from './pipeline
 import type { Playout, Timers } from './playout'
 import type { ReplyTurn } from './reply-turn'
 import { closeSession } from './session-close'
+import { TalkedInto } from './talked-into'
 
 export type { CallLine, PipelineState, SessionParts } from './call-line'
 
@@ -41,9 +42,8 @@ export type { CallLine, PipelineState, SessionParts } from './call-line'
 export const ANSWERED_BY_WAIT_MS = 35_000
 
 /**
- * How long a hand-off (a transfer) waits for the sentence the caller is hearing to end: the
- * longest sentence the chunker makes is ~10 s of speech (sentences.ts MAX_CHARS), so only audio
- * that stalls is cut.
+ * How long a hand-off (a transfer) waits for the sentence the caller hears to end: the longest
+ * sentence the chunker makes is ~10 s of speech (sentences.ts MAX_CHARS): only stalled audio is cut.
  */
 export const HAND_OFF_SENTENCE_MS = 10_000
 /**
@@ -74,6 +74,7 @@ export class VoiceSession {
   /** The final words a commit waits for: if the call ends meanwhile, they are still the caller's. */
   private finalInFlight: Promise<string> | null = null
   private reported = { state: '', why: '' }
+  private readonly talkedInto = new TalkedInto((count) => this.parts.line.talkedInto?.(count))
   private readonly timers: Timers
   /** Waiting to be told who answered (a call that leaves a voicemail): the wait's timer. */
   private awaitingAnswer: unknown = null
@@ -170,6 +171,7 @@ export class VoiceSession {
         line.overlaps?.({ ...overlaps })
       }
       const state = turnState(s.value)
+      this.talkedInto.state(state, this.now())
       if (state === this.reported.state && s.context.why === this.reported.why) return
       this.reported = { state, why: s.context.why }
       line.state(state, s.context.why)
@@ -392,6 +394,7 @@ export class VoiceSession {
 
   /** Tells the chart, while the call goes on (an engine may report after it ended). */
   private send(event: VoiceTurnEvent): void {
+    if (event.type === 'speech.start' && this.state !== 'ended') this.talkedInto.speech(this.now())
     if (this.state !== 'ended') this.chart.send(event)
   }
 }

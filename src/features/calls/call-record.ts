@@ -93,6 +93,12 @@ export class CallRecord {
     void this.write({ overlaps: counts })
   }
 
+  /** Pauses the agent talked into so far (media/talked-into.ts): each is logged and the count written. */
+  talkedInto(count: number): void {
+    this.log.info({ count }, 'the caller went on within a second of the answer')
+    void this.write({ talkedInto: count })
+  }
+
   recording(ready: boolean): Promise<unknown> {
     return this.write({ recording: recordingLink(this.d.publicBaseUrl, this.d.tokens, this.row.callId, this.row.attempt, this.workspace, this.d.clock.now(), ready) })
   }

@@ -156,6 +156,7 @@ export const CallLatency = t.Object(
         resumed: t.Integer({ description: 'stopped the agent, which then resumed its sentence (a backchannel, a cough)' }),
         taken: t.Integer({ description: 'stopped the agent and took the turn (answered)' }),
         talkedOver: t.Integer({ description: 'did not stop the agent (its own echo, a click, or a missed interruption)' }),
+        talkedInto: t.Integer({ description: 'pauses the agent talked into: the caller went on within 1 s of the first audio of its answer' }),
       },
       { description: "how the caller's speech over the agent ended (docs/api/voice.md, Barge-in)" },
     ),

@@ -11,7 +11,7 @@ export function presentCall(row: CallTryDoc): Call {
     transcript: row.transcript,
     recording: row.recording,
     retryScheduledFor: row.retryScheduledFor,
-    latency: row.media ? { ...summariseLatency(row.latencyTurns ?? []), overlaps: row.overlaps ?? { resumed: 0, taken: 0, talkedOver: 0 } } : null,
+    latency: row.media ? { ...summariseLatency(row.latencyTurns ?? []), overlaps: { ...(row.overlaps ?? { resumed: 0, taken: 0, talkedOver: 0 }), talkedInto: row.talkedInto ?? 0 } } : null,
   }
 }
 

@@ -96,6 +96,8 @@ export interface CallTryDoc {
   latencyTurns?: import('../../media/latency').TurnStages[]
   /** How the caller's speech over the agent ended (resumed, taken, talked over); GET answers it in `latency.overlaps`. */
   overlaps?: import('../../../machines/voice-turn').OverlapCounts
+  /** Pauses the agent talked into (media/talked-into.ts); GET answers it in `latency.overlaps.talkedInto`. */
+  talkedInto?: number
   /** The try's transfer (to whom, who asked, when, how it ended): the call actor's, as instants. */
   transfer?: CallTransferRow | null
   /** The transfer's leg is in the ledger (call minutes of its own). */

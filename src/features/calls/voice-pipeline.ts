@@ -168,6 +168,7 @@ export async function buildVoicePipeline(
       d.turnObserved?.(stagesOf(t))
     },
     overlaps: (counts) => record.overlaps(counts),
+    talkedInto: (count) => record.talkedInto(count),
     state: (state, why) => c.state(state, why),
     hangUp: c.hangUp,
     log: (level, message, data) => record.log[level](data ?? {}, message),
