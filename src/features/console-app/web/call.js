@@ -4,6 +4,7 @@
 import { api, ws } from './api.js'
 import { badge, callSeconds, callTitle, clock, duration, h, LIVE, notice, when } from './dom.js'
 import { latencyChart } from './latency.js'
+import { turnEvents } from './turn-events.js'
 import { readWav, waveform } from './waveform.js'
 
 export function mount(root, { workspace, id, live, link }) {
@@ -22,6 +23,7 @@ export function mount(root, { workspace, id, live, link }) {
   const transcript = h('ol', { class: 'transcript full', 'aria-label': 'Transcript' })
   const recording = h('div', { class: 'recording' })
   const latency = h('div')
+  const events = h('div')
   const results = h('div')
   const activity = h('div')
   const section = (title, idName, ...content) => h('section', { class: 'panel', 'aria-labelledby': idName }, h('h2', { id: idName }, title), ...content)
@@ -34,7 +36,7 @@ export function mount(root, { workspace, id, live, link }) {
       'div',
       { class: 'columns' },
       h('div', {}, section('Transcript', 't-title', transcript), section('Recording', 'r-title', recording)),
-      h('div', {}, section('Latency per turn', 'l-title', latency), section('Summary and fields', 's-title', results)),
+      h('div', {}, section('Latency per turn', 'l-title', latency), section('Turn events', 'e-title', events), section('Summary and fields', 's-title', results)),
     ),
     section('Events and webhook deliveries', 'a-title', activity),
   )
@@ -159,6 +161,7 @@ export function mount(root, { workspace, id, live, link }) {
     )
     if (!call.transcript.length) transcript.append(h('li', { class: 'empty' }, 'Nothing said yet.'))
     latency.replaceChildren(latencyChart(call.latencyTurns ?? []))
+    events.replaceChildren(turnEvents(call))
     const fields = Object.entries(call.fields ?? {})
     results.replaceChildren(
       h('h3', {}, 'Summary'),
