@@ -13,6 +13,7 @@ import type { ScopedFilter } from '../../store/workspace-scoped'
 import type { CallActors } from './actor'
 import type { Call } from './model'
 import { presentCall } from './present'
+import { type CallQuality, callQuality, QUALITY_MAX_CALLS, QUALITY_WINDOWS, type QualityWindow } from './quality'
 import { type CallTryDoc, type CallTryRepo, newestTry, triesIn } from './repository'
 
 export const LIVE_STATUSES = ['created', 'ringing', 'connected'] as const
@@ -82,6 +83,16 @@ export class CallReads {
     const row = await newestTry(triesIn(this.deps.tries, workspaceId), callId)
     if (!row) throw notThere(`no call ${callId} in this workspace`)
     return row
+  }
+
+  /** The workspace's call quality over the last day or week (quality.ts), real calls only. */
+  async quality(workspaceId: string, window: QualityWindow): Promise<CallQuality> {
+    const now = this.deps.clock.now()
+    const { ms, bucketMs } = QUALITY_WINDOWS[window]
+    const until = Math.ceil(now / bucketMs) * bucketMs
+    const filter: ScopedFilter = { simulation: { $exists: false }, createdAt: { $gte: new Date(until - ms).toISOString(), $lt: new Date(until).toISOString() } }
+    const rows = await triesIn(this.deps.tries, workspaceId).find(filter, { sort: [['createdAt', -1]], limit: QUALITY_MAX_CALLS + 1 })
+    return callQuality(rows.slice(0, QUALITY_MAX_CALLS), window, now, rows.length > QUALITY_MAX_CALLS)
   }
 
   newest(callId: string): Promise<CallTryDoc | null> {

@@ -25,6 +25,7 @@ import { consoleCampaignReads } from './campaign-reads'
 import { InboxRows } from './inbox-rows'
 import { LiveHub } from './live'
 import { consoleAppRef } from './public'
+import { consoleQualityReads } from './quality-reads'
 import { consoleReads } from './reads'
 import { appApi, appPages, appStream } from './routes'
 import { consoleSimulationReads } from './simulation-reads'
@@ -57,6 +58,7 @@ export const consoleAppFeature = defineFeature(consoleAppRef, {
         appApi({ auth: kernel.http.console, tickets, exists: async (id) => (await workspaceRepo.get(id)) !== null }),
         consoleReads({ auth: kernel.http.console, workspaceRepo, calls, transfers, conversations, legacyWebhooks, events: new WorkspaceCollection(bus.events), inbox }),
         consoleCampaignReads({ auth: kernel.http.console, campaigns, calls }),
+        consoleQualityReads({ auth: kernel.http.console, calls }),
         consoleAgentRoutes({ auth: kernel.http.console, agents, versions, calls, numbers, clock, knowledge }),
         consoleAgentVersionRoutes({ auth: kernel.http.console, versions, testChat }),
         consoleSimulationReads({ auth: kernel.http.console, simulations, agents }),

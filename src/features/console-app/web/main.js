@@ -15,6 +15,7 @@ const PAGES = {
   campaign: () => import('./campaign.js'),
   simulations: () => import('./simulations.js'),
   simulation: () => import('./simulation.js'),
+  quality: () => import('./quality.js'),
 }
 const TITLES = {
   live: 'Live',
@@ -28,6 +29,7 @@ const TITLES = {
   campaign: 'Campaign',
   simulations: 'Simulations',
   simulation: 'Simulation run',
+  quality: 'Quality',
 }
 const WS_KEY = 'console-workspace'
 /** A page opened from a list lights that list's link in the nav, and the workspace picker goes back to it. */
