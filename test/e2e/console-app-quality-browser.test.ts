@@ -77,6 +77,7 @@ describeWithChromium('the console app in Chromium: quality', () => {
     await page.waitForFunction(() => location.hash.includes('/calls?'))
     await page.waitForSelector(`tr[data-call-id="${call}"]`)
     expect(await page.$$eval('tbody tr[data-call-id]', (r) => r.length)).toBe(1)
+    expect(await page.$eval('p.range', (p) => p.textContent)).toStartWith('Created from ')
     // The week: one column a day.
     await page.goto(`${s.url}/console/app#/${dev.id}/quality`)
     await page.waitForSelector('.quality-facts')

@@ -78,7 +78,10 @@ export function mount(root, { workspace, params, live, go, link }) {
     ),
     body,
   )
-  root.append(h('h1', {}, 'Calls'), form, table, more)
+  // An hour or a day opened from the Quality page names instants, which the date fields cannot show.
+  const instants = ['since', 'until'].some((k) => params.get(k)?.includes('T'))
+  const range = instants ? h('p', { class: 'range' }, `Created from ${when(params.get('since'))} to before ${when(params.get('until'))}`) : null
+  root.append(h('h1', {}, 'Calls'), form, range ?? '', table, more)
 
   const rows = new Map()
   const row = (call) => {

@@ -66,7 +66,7 @@ export function mount(root, { workspace, params, go, link }) {
             : 'none',
           'transfers',
         ),
-        fact('Refused at capacity', 'counted per instance, not per workspace: calls_refused_total on /metrics', 'refused'),
+        fact('Refused at capacity', 'counted per instance, not per workspace: agent_platform_calls_refused_total on /metrics', 'refused'),
       )
       const answerChart = columnChart({
         title: `Answer time per ${span}, p50 and p95`,
