@@ -64,7 +64,7 @@ const cases = CORPUS.filter((c) => c.kind === 'overlap')
 const heard: Heard[] = []
 for (const [i, c] of cases.entries()) {
   if (c.kind !== 'overlap') continue
-  const speech = render(ESPEAK.path, c.pieces, c.voice, c.rate, 1_000 + i).pcm
+  const speech = render({ espeak: ESPEAK.path, flite: null }, c.pieces, c.voice, c.rate, 1_000 + i).pcm
   const echo = new AgentEcho()
   let now = 0
   const onsets: Heard['onsets'] = []

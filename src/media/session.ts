@@ -28,6 +28,7 @@ import { buildCallPipeline, type CallPipeline, type ChartSide } from './pipeline
 import type { Playout, Timers } from './playout'
 import type { ReplyTurn } from './reply-turn'
 import { closeSession } from './session-close'
+import { TURN_WAITS } from './turn-waits'
 
 export type { CallLine, PipelineState, SessionParts } from './call-line'
 
@@ -317,7 +318,7 @@ export class VoiceSession {
   /** The end-of-turn rules' verdict on the caller's words: how long a silence ends the turn, and why. */
   private judge(text: string): { text: string; waitMs: number; why: string; shape: string } {
     const upperMs = this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS
-    const judged = this.words.finalDue ? awaitingFinal(upperMs) : endOfTurn(text, upperMs, this.pipeline.cues.cues())
+    const judged = this.words.finalDue ? awaitingFinal(upperMs) : endOfTurn(text, upperMs, this.pipeline.cues.cues(), TURN_WAITS[this.words.profile])
     return { text, waitMs: judged.waitMs, why: judged.why, shape: judged.shape }
   }
 
