@@ -40,18 +40,15 @@ interface Sweep {
   current: number
 }
 
+/** One wait for every pause, the voice not heard: the plainest curve, the yardstick for the others. */
+const FIXED: Sweep = { name: 'one wait for every pause', points: steps(300, 1_200, 100), at: (ms) => ({ ...LOCAL_WAITS, unknown: ms }), current: LOCAL_WAITS.unknown }
+/** A sweep's steps and the default among them. */
+const withDefault = (points: number[], current: number) => [...new Set([...points, current])].sort((a, b) => a - b)
+
 const LOCAL_SWEEPS: Sweep[] = [
   {
-    name: 'one wait for every pause, no voice (unknown)',
-    points: steps(300, 1_200, 100),
-    at: (ms) => ({ ...LOCAL_WAITS, unknown: ms }),
-    current: LOCAL_WAITS.unknown,
-  },
-  {
     name: 'the voice falls (falling)',
-    points: steps(200, 1_100, 100)
-      .concat(850)
-      .sort((a, b) => a - b),
+    points: steps(200, 1_100, 100),
     at: (ms) => ({ ...LOCAL_WAITS, falling: ms }),
     current: LOCAL_WAITS.falling,
   },
@@ -97,7 +94,7 @@ function printCurve(observed: Observed[], profile: string, words: Words[], sweep
   console.log(`\ncurve, ${profile} profile (${words.join(' | ')}): false cut-offs (turns with a pause inside) and complete-turn wait p50/p95, one wait swept, the rest at the defaults`)
   for (const sweep of sweeps) {
     console.log(`  ${sweep.name}`)
-    for (const ms of sweep.points) {
+    for (const ms of withDefault(sweep.points, sweep.current)) {
       const cells = words.map((w) => columns(bySynth(observed.map((o) => judge(o, w, true, sweep.at(ms))))))
       console.log(`    ${String(ms).padStart(5)} ms  ${cells.join('  ||  ')}${ms === sweep.current ? '  ← default' : ''}`)
     }
@@ -111,10 +108,9 @@ export function rulesOnCorpus(synths: Synths, verbose: boolean): void {
   console.log(`local waits ${JSON.stringify(LOCAL_WAITS)}`)
   console.log(`hosted waits ${JSON.stringify(HOSTED_WAITS)}`)
   for (const m of MODES) printMode(observed, m.words, m.cues, m.waits, m.title, verbose)
-  const fixed = LOCAL_SWEEPS[0]!
-  console.log('\ncurve, local profile, no voice: one wait for every pause')
-  for (const ms of fixed.points) console.log(`    ${String(ms).padStart(5)} ms  ${columns(bySynth(observed.map((o) => judge(o, 'none', false, fixed.at(ms)))))}`)
-  printCurve(observed, 'local', ['none'], LOCAL_SWEEPS.slice(1))
+  console.log(`\ncurve, local profile, no voice: ${FIXED.name}`)
+  for (const ms of FIXED.points) console.log(`    ${String(ms).padStart(5)} ms  ${columns(bySynth(observed.map((o) => judge(o, 'none', false, FIXED.at(ms)))))}`)
+  printCurve(observed, 'local', ['none'], LOCAL_SWEEPS)
   printCurve(observed, 'hosted', ['punctuated', 'bare'], HOSTED_SWEEPS)
 }
 

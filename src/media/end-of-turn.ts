@@ -34,10 +34,10 @@
  *   | voice: pitch falls ≥ 1.5 semitones over the last syllable (¹)  | complete | 850 / 800                |
  *   | voice: pitch level or rising at the end (¹)                    | holding  | 1,000 / 800, or this     |
  *   |   (dynamic endpointing once the caller has paused in a turn)   |          | caller's longest pause + |
- *   |                                                                |          | 250, within 900 / 800 …  |
+ *   |                                                                |          | 250, within 880 / 800 …  |
  *   |                                                                |          | upper                    |
  *   | a statement with no sign either way (¹)                        | neutral  | 800                      |
- *   | nothing heard yet (¹)                                          | unknown  | 900 / 800                |
+ *   | nothing heard yet (¹)                                          | unknown  | 880 / 800                |
  *
  *   (¹) the voice's two rows decide these when its pitch can be read (voiced, 80+ ms of it).
  *   (²) a full stop (or ? or !) the engine put after the words: the sentence is closed, so a word

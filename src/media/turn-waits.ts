@@ -59,17 +59,19 @@ export const HOSTED_WAITS: TurnWaits = {
  * at 800, 1.9% at 900, 0 at 1,000. A falling voice ends most complete turns, and waiting 850 ms
  * there keeps the rate of a flat 900 ms (1.9%) with the complete-turn wait p50 850 instead of 900
  * (below 800 it climbs: 700 → 4.3%, 200 → 44.7%). A voice held up waits 1,000 ms (900 → 2.9%).
- * The caller's own pauses may only lengthen it: a floor under 900 ms lets a caller's short first
- * pause cut their longer next one (floor 500 → 4.3%).
+ * The caller's own pauses may only bring that down to 880 ms, and an unreadable voice waits as
+ * long: at 800 the floor lets a caller's short first pause cut their longer next one (3.4%), at
+ * 880 neither costs a cut-off, and the line's complete turns (on the line more of them read as
+ * held up or unreadable than offline: `BENCH_PROFILES=local npm run bench:turn-taking` gave p50
+ * 903 ms with 900 here) answer within 900 ms at the median.
  */
 export const LOCAL_WAITS: TurnWaits = {
   // The words' waits are not reached on this profile (no words at a pause); the hosted ones if they are.
   ...HOSTED_WAITS,
-  /** The voice unreadable: a flat 900 ms, the curve's 1.9%. */
-  unknown: 900,
+  unknown: 880,
   falling: 850,
   holding: 1_000,
-  holdingFloor: 900,
+  holdingFloor: 880,
 }
 
 /** Each profile's default waits (an agent's patience `normal`). */
