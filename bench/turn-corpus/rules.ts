@@ -72,6 +72,7 @@ const voiceAt = (ms: number): TurnWaits => ({ ...HOSTED_WAITS, neutral: ms, unkn
 const HOSTED_SWEEPS: Sweep[] = [
   { name: 'plainly complete words (complete)', points: steps(200, 500, 50), at: (ms) => ({ ...HOSTED_WAITS, complete: ms }), current: HOSTED_WAITS.complete },
   { name: 'a statement closed by a full stop (statement)', points: steps(200, 900, 100), at: (ms) => ({ ...HOSTED_WAITS, statement: ms }), current: HOSTED_WAITS.statement },
+  { name: 'a question with no question mark, bare words (question)', points: steps(300, 900, 100), at: (ms) => ({ ...HOSTED_WAITS, question: ms }), current: HOSTED_WAITS.question },
   { name: 'a number (number)', points: steps(400, 900, 100), at: (ms) => ({ ...HOSTED_WAITS, number: ms }), current: HOSTED_WAITS.number },
   { name: 'words with no sign either way, whatever the voice (neutral = falling = holding = unknown)', points: steps(500, 1_200, 100), at: voiceAt, current: HOSTED_WAITS.neutral },
   { name: 'of those, the voice falls (falling)', points: steps(200, 1_000, 200), at: (ms) => ({ ...HOSTED_WAITS, falling: ms }), current: HOSTED_WAITS.falling },

@@ -19,18 +19,18 @@
  *   |----------------------------------------------------------------|----------|--------------------------|
  *   | words end on a comma, a dash or an ellipsis                    | trailing | upper (1,500)            |
  *   | half a number or code being read out (< 10 digits or letters)  | trailing | upper                    |
- *   |   … with a full stop after it (²)                               | number   | 700                      |
+ *   |   … with a full stop after it (²)                               | number   | 800                      |
  *   | a short answer, confirmation or thanks                         | complete | 300                      |
  *   | the last word is a connective, article, preposition or filler  | trailing | upper                    |
  *   |   … with a full stop: only a word no sentence ends on (²)       | trailing | upper                    |
  *   | a month without its day, with no full stop (²)                 | trailing | upper                    |
  *   | ends on a question mark                                        | complete | 300                      |
  *   | a statement closed by a full stop (a sentence may follow)      | complete | 700                      |
- *   | a whole number (10+ digits) / ends on a number                 | number   | 700                      |
+ *   | a whole number (10+ digits) / ends on a number                 | number   | 800                      |
  *   | a question at its auxiliary and subject ("where do customers") | trailing | upper                    |
  *   | a question that asks to be told ("could you tell me")          | trailing | upper                    |
  *   | a question stopping at its subject or "the …ing" (¹)           | neutral  | 800                      |
- *   | a question with its object                                     | complete | 300                      |
+ *   | a question with its object, no question mark                   | complete | 700                      |
  *   | voice: pitch falls ≥ 1.5 semitones over the last syllable (¹)  | complete | 850 / 800                |
  *   | voice: pitch level or rising at the end (¹)                    | holding  | 1,000 / 800, or this     |
  *   |   (dynamic endpointing once the caller has paused in a turn)   |          | caller's longest pause + |
@@ -270,7 +270,7 @@ function fromWords(text: string, upperMs: number, waits: TurnWaits): EndOfTurn {
     // "What are your opening", "is the booking": an -ing word after a determiner is mostly the
     // first half of a noun ("opening hours", "booking fee"); the question has no object yet.
     if (/ing$/.test(last) && DETERMINERS.has(ws[ws.length - 2]!)) return at(waits.neutral, 'neutral', `a question that stops at "${ws[ws.length - 2]} ${last}"`)
-    return at(waits.complete, 'complete', `a question ("${ws[0]} …")`)
+    return at(waits.question, 'complete', `a question with no question mark ("${ws[0]} …")`)
   }
   return at(waits.neutral, 'neutral', 'a statement with no sign either way')
 }

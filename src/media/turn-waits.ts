@@ -17,6 +17,8 @@ export interface TurnWaits {
   complete: number
   /** A statement closed by a full stop: complete, though a caller may add a sentence after it. */
   statement: number
+  /** A question read from its words alone, no question mark: "Can I come on Tuesday" may go on ("… at about ten"). */
+  question: number
   /** A whole phone number, or a number that ends a clause. */
   number: number
   /** Words with no sign either way, the voice unreadable. */
@@ -37,15 +39,20 @@ export type TurnProfile = 'local' | 'hosted'
  * A vendor's final words at every pause. From the hosted curve (`npm run bench:turn-rules`,
  * 2026-12-07), punctuated and bare words judged with the same waits: a question mark or a short
  * answer waits 300 ms (200 cuts bare short answers before their short pause, "Yes |300| that is
- * right": bare 8.7% against 4.8%); a statement's full stop 700 ms, past the corpus's longest pause
- * after a finished-sounding sentence (200 → 5.8% punctuated, 600 → 1.9%, 700 → 0); words with no
- * sign either way 800 ms whatever the voice (500 → bare 27.4%, 700 → 7.2%; the voice's fall buys
- * nothing here: falling 200 → bare 26.9%); a number 700 ms (400 → bare 11.5%).
+ * right": bare 3.8% against 1.9%); a statement's full stop 700 ms, past the corpus's longest pause
+ * after a finished-sounding sentence (200 → 5.8% punctuated, 600 → 1.9%, 700 → 0); a question
+ * with no question mark (bare words) 700 ms, as "Can I come on Tuesday |600| at about ten" goes on
+ * (300 → bare 4.8%, 600 → 2.9%, 700 → 1.9%); words with no sign either way 800 ms whatever the
+ * voice (500 → bare 24.5%, 700 → 4.3%; a falling voice buys nothing: falling 200 → 24.0%); a
+ * number 800 ms (400 → bare 8.7%, 700 → 1.9%, but on the line a 700 ms pause after "at fifty" was
+ * cut at 700: `BENCH_PROFILES=hosted npm run bench:turn-taking` hears pauses 50–100 ms longer than
+ * the script's, the VAD ending speech before its last quiet sound).
  */
 export const HOSTED_WAITS: TurnWaits = {
   complete: 300,
   statement: 700,
-  number: 700,
+  question: 700,
+  number: 800,
   neutral: 800,
   unknown: 800,
   falling: 800,

@@ -4,13 +4,13 @@ import { endOfTurn, TRAILING_WAIT_MS, type TurnShape } from '../../src/media/end
 import { HOSTED_WAITS, LOCAL_WAITS } from '../../src/media/turn-waits'
 
 /** Words come from a vendor's engine at each pause: the hosted profile's waits. */
-const { complete: COMPLETE_WAIT_MS, statement: STATEMENT_WAIT_MS, number: NUMBER_WAIT_MS, neutral: NEUTRAL_WAIT_MS, unknown: UNKNOWN_WAIT_MS } = HOSTED_WAITS
+const { complete: COMPLETE_WAIT_MS, statement: STATEMENT_WAIT_MS, question: QUESTION_WAIT_MS, number: NUMBER_WAIT_MS, neutral: NEUTRAL_WAIT_MS, unknown: UNKNOWN_WAIT_MS } = HOSTED_WAITS
 
 const CASES: [string, TurnShape, number][] = [
   // Plainly complete: answered after the short wait.
   ['What time do you open on Sunday?', 'complete', COMPLETE_WAIT_MS],
-  ['what time do you open on sunday', 'complete', COMPLETE_WAIT_MS],
-  ['can you call me back tomorrow', 'complete', COMPLETE_WAIT_MS],
+  ['what time do you open on sunday', 'complete', QUESTION_WAIT_MS],
+  ['can you call me back tomorrow', 'complete', QUESTION_WAIT_MS],
   ['I would like to book a table for two.', 'complete', STATEMENT_WAIT_MS],
   ['yes', 'complete', COMPLETE_WAIT_MS],
   ['no thanks', 'complete', COMPLETE_WAIT_MS],
@@ -18,7 +18,7 @@ const CASES: [string, TurnShape, number][] = [
   ["that's right", 'complete', COMPLETE_WAIT_MS],
   ['thank you very much', 'complete', COMPLETE_WAIT_MS],
   ['okay', 'complete', COMPLETE_WAIT_MS],
-  ['how are you', 'complete', COMPLETE_WAIT_MS],
+  ['how are you', 'complete', QUESTION_WAIT_MS],
   ['when are you', 'neutral', NEUTRAL_WAIT_MS],
   ['what time do you', 'trailing', TRAILING_WAIT_MS],
   ['where can they', 'trailing', TRAILING_WAIT_MS],
@@ -27,14 +27,14 @@ const CASES: [string, TurnShape, number][] = [
   ['can the driver', 'trailing', TRAILING_WAIT_MS],
   ['could you tell me', 'trailing', TRAILING_WAIT_MS],
   ['can you let us know', 'trailing', TRAILING_WAIT_MS],
-  ['could you tell me your opening hours', 'complete', COMPLETE_WAIT_MS],
-  ['where do customers park', 'complete', COMPLETE_WAIT_MS],
-  ['what did the doctor say', 'complete', COMPLETE_WAIT_MS],
-  ['who did it', 'complete', COMPLETE_WAIT_MS],
-  ['can you help me', 'complete', COMPLETE_WAIT_MS],
+  ['could you tell me your opening hours', 'complete', QUESTION_WAIT_MS],
+  ['where do customers park', 'complete', QUESTION_WAIT_MS],
+  ['what did the doctor say', 'complete', QUESTION_WAIT_MS],
+  ['who did it', 'complete', QUESTION_WAIT_MS],
+  ['can you help me', 'complete', QUESTION_WAIT_MS],
   ['what are your opening', 'neutral', NEUTRAL_WAIT_MS],
-  ['what are your opening hours', 'complete', COMPLETE_WAIT_MS],
-  ['is there any parking', 'complete', COMPLETE_WAIT_MS],
+  ['what are your opening hours', 'complete', QUESTION_WAIT_MS],
+  ['is there any parking', 'complete', QUESTION_WAIT_MS],
   // A sentence the engine closed with a full stop: a word that can end one does not trail.
   ['It was on the third of March.', 'complete', STATEMENT_WAIT_MS],
   ["I don't think so.", 'complete', COMPLETE_WAIT_MS],
@@ -97,8 +97,8 @@ describe('end of turn', () => {
   test('a complete turn waits less than a neutral one, which waits less than a trailing one', () => {
     for (const waits of [HOSTED_WAITS, LOCAL_WAITS]) {
       expect(waits.complete).toBeLessThan(waits.statement)
-      expect(waits.statement).toBeLessThanOrEqual(waits.number)
-      expect(waits.number).toBeLessThan(waits.neutral)
+      expect(waits.complete).toBeLessThan(waits.question)
+      for (const w of [waits.statement, waits.question, waits.number]) expect(w).toBeLessThanOrEqual(waits.neutral)
       expect(waits.neutral).toBeLessThan(TRAILING_WAIT_MS)
       expect(waits.holdingFloor).toBeLessThanOrEqual(waits.holding)
     }
@@ -110,6 +110,9 @@ describe('end of turn', () => {
     expect(question).toMatchObject({ shape: 'complete', waitMs: HOSTED_WAITS.complete })
     expect(statement).toMatchObject({ shape: 'complete', waitMs: HOSTED_WAITS.statement })
     expect(statement.waitMs).toBeGreaterThan(question.waitMs)
+    // With no question mark (a vendor's words without punctuation) a question may go on: "Can I come on Tuesday … at about ten".
+    expect(endOfTurn('can I come on tuesday').waitMs).toBe(HOSTED_WAITS.question)
+    expect(HOSTED_WAITS.question).toBeGreaterThan(question.waitMs)
     // A short answer with a full stop is whole: answered as soon as a question.
     expect(endOfTurn("I don't think so.").waitMs).toBe(HOSTED_WAITS.complete)
   })

@@ -182,7 +182,8 @@ describe('turn-taking', () => {
     h.session.start(8000)
     await flush()
     await h.speak(400, 'What time do you open')
-    await h.silence(COMPLETE_WAIT_MS + 60)
+    // A question with no question mark: its wait.
+    await h.silence(HOSTED_WAITS.question + 60)
     expect(h.session.state).toBe('thinking')
     const audioBefore = h.agentAudioMs()
     await h.speak(400, 'on Saturday?')
