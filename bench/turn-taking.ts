@@ -31,8 +31,7 @@
  * Bounded: RUN_LIMIT_MS, each case's steps with their own limits; loopback only.
  */
 import { rmSync } from 'node:fs'
-import { PHONE_RATE } from '../src/media/codecs'
-import { startDeepgramFake, voicedMs } from '../test/fakes/deepgram'
+import { startDeepgramFake } from '../test/fakes/deepgram'
 import { REALISTIC_OPTIONS } from '../test/fakes/realistic-delays'
 import { startTwilioFake } from '../test/fakes/twilio'
 import { systemBinary } from '../test/support/system-binary'
@@ -43,6 +42,7 @@ import { startBenchService } from './service'
 import { canSay, findSynths, render } from './turn-corpus/audio'
 import { CORPUS } from './turn-corpus/cases'
 import { type Judged, judge, OVERLAP_AFTER_MS, report, type Targets } from './turn-corpus/line-judge'
+import { vendorWords } from './turn-corpus/vendor-words'
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4)
 const FAMILIES = process.env.BENCH_FAMILIES?.split(',').map((f) => f.trim())
@@ -105,35 +105,6 @@ if (PROFILES.includes('local')) {
 
 const loadAtStart = loadavg()
 const audio = CASES.map((c, i) => render(SYNTHS, c.pieces, c.voice, c.rate, 1_000 + i))
-/**
- * What a vendor says a case's caller said: one piece of text for each stretch between two pauses
- * (the fake finalises a stretch at our Finalize or its own endpointing), with that stretch's
- * voiced audio so its words come as they are said; the script's punctuation kept or dropped.
- */
-function vendorWords(i: number, punctuated: boolean): { text: string; voicedMs: number }[] {
-  const c = CASES[i]!
-  const { pcm, pauses } = audio[i]!
-  const cuts = [0, ...pauses.flatMap((p) => [p.fromMs, p.toMs]), (pcm.length * 1000) / PHONE_RATE]
-  const texts: string[][] = [[]]
-  for (const p of c.pieces) {
-    if ('pauseMs' in p) texts.push([])
-    else if ('say' in p) texts.at(-1)!.push(p.say)
-  }
-  return texts.map((said, k) => {
-    const text = said.join(' ')
-    const slice = pcm.subarray(Math.round((cuts[2 * k]! * PHONE_RATE) / 1000), Math.round((cuts[2 * k + 1]! * PHONE_RATE) / 1000))
-    return {
-      text: punctuated
-        ? text
-        : text
-            .replace(/[^\p{L}\p{N}'\s]/gu, ' ')
-            .replace(/\s+/g, ' ')
-            .trim(),
-      voicedMs: voicedMs(slice, PHONE_RATE),
-    }
-  })
-}
-
 const twilio = startTwilioFake()
 const deepgram = startDeepgramFake(KEY, REALISTIC_OPTIONS.deepgram)
 const live = new Set<Bun.Subprocess>()
@@ -276,7 +247,7 @@ async function run(profile: 'local' | 'hosted', passes: { name: string; punctuat
             atMs: c.kind === 'overlap' ? c.atMs : 0,
             ...(c.kind === 'overlap' && c.echo ? { echo: c.echo } : {}),
           },
-          pass.punctuated === null ? null : vendorWords(i, pass.punctuated),
+          pass.punctuated === null ? null : vendorWords(CASES[i]!, audio[i]!, pass.punctuated),
         )
         let log: LineLog
         try {
