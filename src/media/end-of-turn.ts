@@ -25,7 +25,7 @@
  *   |   … with a full stop: only a word no sentence ends on (²)       | trailing | upper                    |
  *   | a month without its day, with no full stop (²)                 | trailing | upper                    |
  *   | ends on a question mark                                        | complete | 300                      |
- *   | a statement closed by a full stop (a sentence may follow)      | complete | 700                      |
+ *   | a statement closed by a full stop (a sentence may follow)      | complete | 800                      |
  *   | a whole number (10+ digits) / ends on a number                 | number   | 800                      |
  *   | a question at its auxiliary and subject ("where do customers") | trailing | upper                    |
  *   | a question that asks to be told ("could you tell me")          | trailing | upper                    |

@@ -39,18 +39,19 @@ export type TurnProfile = 'local' | 'hosted'
  * A vendor's final words at every pause. From the hosted curve (`npm run bench:turn-rules`,
  * 2026-12-07), punctuated and bare words judged with the same waits: a question mark or a short
  * answer waits 300 ms (200 cuts bare short answers before their short pause, "Yes |300| that is
- * right": bare 3.8% against 1.9%); a statement's full stop 700 ms, past the corpus's longest pause
- * after a finished-sounding sentence (200 → 5.8% punctuated, 600 → 1.9%, 700 → 0); a question
- * with no question mark (bare words) 700 ms, as "Can I come on Tuesday |600| at about ten" goes on
- * (300 → bare 4.8%, 600 → 2.9%, 700 → 1.9%); words with no sign either way 800 ms whatever the
- * voice (500 → bare 24.5%, 700 → 4.3%; a falling voice buys nothing: falling 200 → 24.0%); a
- * number 800 ms (400 → bare 8.7%, 700 → 1.9%, but on the line a 700 ms pause after "at fifty" was
- * cut at 700: `BENCH_PROFILES=hosted npm run bench:turn-taking` hears pauses 50–100 ms longer than
- * the script's, the VAD ending speech before its last quiet sound).
+ * right": bare 3.8% against 1.9%); a question with no question mark (bare words) 700 ms, as "Can I
+ * come on Tuesday |600| at about ten" goes on (300 → bare 4.8%, 600 → 2.9%, 700 → 1.9%); words
+ * with no sign either way 800 ms whatever the voice (500 → bare 24.5%, 700 → 4.3%; a falling voice
+ * buys nothing: falling 200 → 24.0%). A statement's full stop and a number wait 800 ms: offline 700
+ * is enough (statement 200 → 5.8% punctuated, 600 → 1.9%, 700 → 0; number 400 → bare 8.7%, 700 →
+ * 1.9%), but the line hears a pause 100 ms or more longer than the script's (the VAD ends speech
+ * before its last quiet sound and starts it after the next one's onset), and there a 600 ms pause
+ * after "We moved house." and a 700 ms one after "at fifty" were cut at 700
+ * (`BENCH_PROFILES=hosted npm run bench:turn-taking`).
  */
 export const HOSTED_WAITS: TurnWaits = {
   complete: 300,
-  statement: 700,
+  statement: 800,
   question: 700,
   number: 800,
   neutral: 800,
