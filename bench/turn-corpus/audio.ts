@@ -1,11 +1,39 @@
 /**
- * The turn-taking corpus as audio on the phone line: espeak-ng speech (the voice and rate each case
- * names) and noises made here from a seeded generator, all at 8 kHz through G.711 μ-law as Twilio
- * carries it. Nothing is read from elsewhere: the same case gives the same samples on every run.
+ * The turn-taking corpus as audio on the phone line: speech from two synthesiser families (the
+ * voice and rate each case names: espeak-ng's formant voices, or `flite:<voice>`, Festival's
+ * flite with its diphone and clustergen voices) and noises made here from a seeded generator,
+ * all at 8 kHz through G.711 μ-law as Twilio carries it. Nothing is read from elsewhere: the same
+ * case gives the same samples on every run.
  */
 import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/media/codecs'
-import type { Piece } from './cases'
+import { type SystemBinary, systemBinary } from '../../test/support/system-binary'
+import { type Piece, synthOf } from './cases'
+
+/** The synthesisers' programs (a path, or null when absent: that family's cases are skipped). */
+export interface Synths {
+  espeak: string
+  flite: string | null
+}
+
+/** Finds both programs; null (after saying what is missing) when espeak-ng, which every bench needs, is absent. */
+export function findSynths(bench: string): Synths | null {
+  const espeak = systemBinary('espeak-ng', 'apt-get install espeak-ng')
+  const flite = systemBinary('flite', 'apt-get install flite')
+  if (!espeak.path) {
+    console.error(`${bench} needs ${espeak.name}: ${espeak.install}`)
+    return null
+  }
+  if (!flite.path) console.error(needs(flite))
+  return { espeak: espeak.path, flite: flite.path }
+}
+const needs = (b: SystemBinary) => `needs ${b.name}: ${b.install}; its voices' cases are left out`
+
+/** Whether a case's voice can be said here. */
+export const canSay = (synths: Synths, voice: string) => synthOf(voice) === 'espeak-ng' || synths.flite !== null
 
 /** Below this a 10 ms slice is silence when a synthesized piece is trimmed (the line test's -45 dBFS audibility, with margin). */
 const TRIM_DBFS = -50
@@ -43,15 +71,42 @@ function trimmed(pcm: Int16Array): Int16Array {
   return pcm.slice(from, to)
 }
 
-/** espeak-ng's words at 8 kHz (`-v voice -s rate -a amplitude`), trimmed. */
-export function speak(espeak: string, text: string, voice: string, rate: number, amplitude = 160): Int16Array {
+/** espeak-ng's default rate (words a minute): a flite voice's duration is stretched by this over the case's rate. */
+const ESPEAK_DEFAULT_WPM = 175
+
+function espeakWav(espeak: string, text: string, voice: string, rate: number, amplitude: number): Buffer {
   const run = spawnSync(espeak, ['--stdout', '-v', voice, '-s', String(rate), '-a', String(amplitude), '--', text], { maxBuffer: 32 << 20 })
   if (run.status !== 0 || !run.stdout?.length) throw new Error(`espeak-ng -v ${voice} failed: ${run.stderr}`)
-  const wav = run.stdout
+  return run.stdout
+}
+
+/** flite writes its wave to a file only (it cannot open a pipe as /dev/stdout): a scratch file, read and removed. */
+function fliteWav(flite: string, text: string, voice: string, rate: number): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'corpus-flite-'))
+  try {
+    const out = join(dir, 'say.wav')
+    const run = spawnSync(flite, ['-voice', voice, '--setf', `duration_stretch=${(ESPEAK_DEFAULT_WPM / rate).toFixed(3)}`, '-t', text, '-o', out])
+    if (run.status !== 0) throw new Error(`flite -voice ${voice} failed: ${run.stderr}`)
+    return readFileSync(out)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The words at 8 kHz, trimmed: espeak-ng (`-v voice -s rate -a amplitude`) or flite (`-voice`,
+ * the rate as a duration stretch against espeak-ng's default, the amplitude as a gain).
+ */
+export function speak(synths: Synths, text: string, voice: string, rate: number, amplitude = 160): Int16Array {
+  const flite = voice.startsWith('flite:')
+  if (flite && !synths.flite) throw new Error(`the voice ${voice} needs flite: apt-get install flite`)
+  const wav = flite ? fliteWav(synths.flite!, text, voice.slice('flite:'.length), rate) : espeakWav(synths.espeak, text, voice, rate, amplitude)
   const view = new DataView(wav.buffer, wav.byteOffset, wav.byteLength)
   const rateHz = view.getUint32(24, true)
-  // espeak-ng writes a 44-byte header with an open-ended data size when it streams to stdout.
+  // Both write a 44-byte header (espeak-ng's with an open-ended data size when it streams to stdout).
   const pcm = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.byteLength - ((wav.byteLength - 44) % 2)))
+  // A piece's amplitude (espeak-ng's -a, 160 here unless a case says) as a gain on flite's own level.
+  if (flite && amplitude !== 160) for (let i = 0; i < pcm.length; i++) pcm[i] = Math.max(-32768, Math.min(32767, Math.round((pcm[i]! * amplitude) / 160)))
   return trimmed(resample(pcm, rateHz, PHONE_RATE))
 }
 
@@ -105,7 +160,7 @@ export function noise(kind: 'cough' | 'clatter' | 'breath' | 'rustle', seed: num
 }
 
 /** A case's pieces in order on the line's noise floor, through μ-law as the line carries them; `pauses`: where each pause inside it starts and ends (ms from the start). */
-export function render(espeak: string, pieces: Piece[], voice: string, rate: number, seed: number): { pcm: Int16Array; pauses: { fromMs: number; toMs: number }[] } {
+export function render(synths: Synths, pieces: Piece[], voice: string, rate: number, seed: number): { pcm: Int16Array; pauses: { fromMs: number; toMs: number }[] } {
   const rnd = seeded(seed)
   const parts: Int16Array[] = []
   const pauses: { fromMs: number; toMs: number }[] = []
@@ -116,7 +171,7 @@ export function render(espeak: string, pieces: Piece[], voice: string, rate: num
       part = floor(p.pauseMs, rnd)
       pauses.push({ fromMs: (samples * 1000) / PHONE_RATE, toMs: ((samples + part.length) * 1000) / PHONE_RATE })
     } else if ('noise' in p) part = noise(p.noise, seed + parts.length, p.levelDb ?? -18)
-    else part = speak(espeak, p.say, p.voice ?? voice, p.rate ?? rate, p.amplitude)
+    else part = speak(synths, p.say, p.voice ?? voice, p.rate ?? rate, p.amplitude)
     parts.push(part)
     samples += part.length
   }

@@ -1,7 +1,10 @@
 /**
  * The turn-taking corpus (bench:turn-taking): caller utterances written out here and made into
  * audio by audio.ts (espeak-ng, varied voices and rates; noises from a seeded generator). No
- * recording from elsewhere. Two kinds:
+ * recording from elsewhere. Every turn case is said again by a second synthesiser family, flite
+ * (Festival's: diphone and clustergen voices whose pitch and timing come from recorded speech,
+ * where espeak-ng's formant voices follow rules): a rule tuned to one family's tune shows up as a
+ * gap between the two columns the benches print. Two kinds:
  *
  *  - `turn`: the caller speaks once the agent is quiet. `complete` cases are said in one go;
  *    `unfinished` ones carry pauses where people pause inside a turn, and the caller goes on
@@ -22,6 +25,9 @@
  *    silent pause after them runs ~0.3–1.5 s, here 450–1,000 ms;
  *  - mid-clause breaths: Goldman-Eisler's pause studies; breath pauses inside a clause run
  *    250–600 ms, here 300–650 ms;
+ *  - complete turns with short pauses inside (`short-pause`, 200–400 ms): the same studies'
+ *    shorter hesitations, which a caller makes in most turns; the turn is complete, its wait
+ *    counted, and a cut at its pause is a false cut-off like any other;
  *  - phone numbers, emails, dates, addresses read in groups: the cut-offs users report most
  *    (LiveKit agents #3701); groups of 3-3-4 digits with 400–900 ms between them, as people
  *    read from a card, letters of an email in chunks;
@@ -43,6 +49,7 @@ export interface TurnCase {
   id: string
   family: string
   kind: 'turn'
+  /** `complete` may still hold short pauses (the `short-pause` family); `unfinished`: the caller goes on after each pause. */
   label: 'complete' | 'unfinished'
   voice: string
   rate: number
@@ -67,6 +74,11 @@ export type Case = TurnCase | OverlapCase
 
 /** espeak-ng voices and variants (`espeak-ng --voices=en`, `--voices=variant`): accents, pitches, sexes. */
 const VOICES = ['en-us', 'en-us+f3', 'en-gb+m3', 'en-us+f2', 'en-gb-scotland', 'en-029+f4', 'en-us-nyc', 'en-gb-x-rp+m5', 'en-us+f5', 'en-gb+m7', 'en-gb-x-gbcwmd+f1', 'en-us+m2']
+/** flite's voices (`flite -lv`; awb_time speaks only times): US female and male, Scottish male, the 16 kHz diphone voice. */
+const FLITE_VOICES = ['flite:slt', 'flite:rms', 'flite:awb', 'flite:kal16']
+/** The two synthesiser families, reported apart. */
+export type Synth = 'espeak-ng' | 'flite'
+export const synthOf = (voice: string): Synth => (voice.startsWith('flite:') ? 'flite' : 'espeak-ng')
 /** Words a minute: slow and careful to brisk (espeak-ng's default is 175). */
 const RATES = [145, 160, 175, 190, 205, 170, 155, 185]
 
@@ -80,13 +92,13 @@ const pick = () => {
 }
 const complete = (family: string, text: string) => cases.push({ id: `${family}-${cases.length}`, family, kind: 'turn', label: 'complete', ...pick(), pieces: [{ say: text }] })
 /** Text pieces with the pause (ms) that follows each but the last: "a |500| b". */
-const unfinished = (family: string, script: string) => {
+const unfinished = (family: string, script: string, label: TurnCase['label'] = 'unfinished') => {
   const pieces: Piece[] = []
   for (const part of script.split(/\|(\d+)\|/)) {
     if (/^\d+$/.test(part)) pieces.push({ pauseMs: Number(part) })
     else if (part.trim()) pieces.push({ say: part.trim() })
   }
-  cases.push({ id: `${family}-${cases.length}`, family, kind: 'turn', label: 'unfinished', ...pick(), pieces })
+  cases.push({ id: `${family}-${cases.length}`, family, kind: 'turn', label, ...pick(), pieces })
 }
 const overlap = (family: string, label: OverlapCase['label'], pieces: Piece[], atMs: number, echo?: OverlapCase['echo']) =>
   cases.push({ id: `${family}-${cases.length}`, family, kind: 'overlap', label, ...pick(), pieces, atMs, ...(echo ? { echo } : {}) })
@@ -329,5 +341,30 @@ for (const s of [
   'Hold on.',
 ])
   overlap('interruption', 'interruption', [{ say: s }], 1_500 + (cases.length % 5) * 300)
+
+// Complete turns with a short pause inside (200–400 ms), where a breath or a word search falls.
+for (const s of [
+  'Do you take, |300| new patients?',
+  'I would like to book, |250| a table for two tonight.',
+  'Can I bring, |200| my dog inside?',
+  'My parcel, |350| never arrived.',
+  'What time do you, |300| open on Sunday?',
+  'I want to cancel, |250| my order.',
+  'Is the doctor available, |400| this afternoon?',
+  'How much does, |300| delivery cost?',
+  'Please call me back, |350| tomorrow morning.',
+  'We need a table, |250| for six on Friday.',
+  'Can you send me, |300| the invoice by email?',
+  'I lost, |200| my card yesterday.',
+  'Yes, |300| that is right.',
+  'No, |250| thank you.',
+  'The heating, |400| in my flat is broken.',
+  'Okay, |350| sounds good.',
+])
+  unfinished('short-pause', s, 'complete')
+
+// The second family: every turn case again, in a flite voice at the case's rate.
+const turns = cases.filter((c): c is TurnCase => c.kind === 'turn')
+for (const [i, c] of turns.entries()) cases.push({ ...c, id: `${c.id}-flite`, voice: FLITE_VOICES[i % FLITE_VOICES.length]! })
 
 export const CORPUS: readonly Case[] = cases

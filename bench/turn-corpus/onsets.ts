@@ -76,7 +76,7 @@ const heard: Heard[] = []
 const sphinx = new PocketsphinxLiveStt({ decoders: 1 })
 for (const [i, c] of cases.entries()) {
   if (c.kind !== 'overlap') continue
-  const speech = render(ESPEAK.path, c.pieces, c.voice, c.rate, 1_000 + i).pcm
+  const speech = render({ espeak: ESPEAK.path, flite: null }, c.pieces, c.voice, c.rate, 1_000 + i).pcm
   const echo = new AgentEcho()
   let now = 0
   const onsets: Heard['onsets'] = []

@@ -1,10 +1,10 @@
 /**
  * bench:turn-taking's account of what speech over the agent cost the caller (issue 46): the agent
  * goes quiet at once, then answers only a turn. From each overlap case's line log and transcript
- * (bench/turn-taking.ts `judge`).
+ * (line-judge.ts `judge`).
  */
 import { percentile } from '../stats'
-import type { Judged } from '../turn-taking'
+import type { Judged } from './line-judge'
 
 /** The corpus's one-word interruptions (cases.ts): never to pass for a backchannel. */
 const ONE_WORD = new Set(['Stop.', 'No.', 'Wait.', 'Hold on.'])

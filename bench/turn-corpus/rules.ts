@@ -1,124 +1,123 @@
 /**
- * The end-of-turn rules alone on the corpus's turn cases, no service and no line: each case's
- * audio is fed to the voice cues (src/media/turn-cues/voice-cues.ts) 20 ms at a time, with a speech
- * verdict per frame from its level (above -45 dBFS, the line test's audibility), and at every
- * pause the rules are asked how long to wait. A pause inside a turn shorter than that wait is
- * let be; a longer one is a false cut-off. The wait after the last word is the complete-turn
- * wait. Printed four times: with no words as pocketsphinx gives them (every pause waits the
- * same), alone and with the voice's cues; then with a vendor's final words (the words said
- * before the pause, exactly, as Deepgram gives them after a Finalize) and the voice's cues, as
- * the script writes them (punctuated) and with no punctuation. What the line adds (the VAD's own
- * end of speech, the host's load, interim words) is bench:turn-taking's.
+ * The end-of-turn rules alone on the corpus's turn cases, no service and no line (observe.ts: the
+ * voice's cues and the words at each pause, from the audio at 20 ms a frame; judge.ts: a pause
+ * longer than its wait is a false cut-off, the wait after the last word the complete-turn wait).
+ * Every figure is given for all cases and for each synthesiser family (espeak-ng, flite).
  *
- *   bun bench/turn-corpus/rules.ts        (npm run bench:turn-taking with BENCH_MODE=rules)
- *   BENCH_PATIENCE=patient bun bench/turn-corpus/rules.ts   (an agent's voice.patience: quick, patient, or ms)
+ * First the rules with each profile's default waits (src/media/turn-waits.ts), in four modes: no
+ * words as pocketsphinx gives them, alone and with the voice's cues (the local profile); a
+ * vendor's final words (exactly the words said before the pause, as Deepgram gives them after a
+ * Finalize) and the voice's cues, as the script writes them (punctuated) and with no punctuation
+ * (the hosted profile). Then each profile's trade-off curve: one wait swept at a time, the others
+ * at their defaults, false cut-offs against the complete-turn wait; the default row is marked.
+ * What the line adds (the VAD's own end of speech, the host's load, interim words) is
+ * bench:turn-taking's.
+ *
+ *   npm run bench:turn-rules              BENCH_VERBOSE=1: each case's verdicts with the defaults
+ *   BENCH_PATIENCE=patient npm run bench:turn-rules   (an agent's voice.patience: quick, patient, or ms)
  */
-import { DEFAULT_DIALS, PATIENCE_LEVELS, withPatience } from '../../src/media/dials'
-import { endOfTurn, TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
-import { VoiceCues } from '../../src/media/turn-cues/voice-cues'
-import { systemBinary } from '../../test/support/system-binary'
-import { dbfs } from '../../test/support/twilio-line'
-import { percentile } from '../stats'
-import { render } from './audio'
+import { TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
+import { HOSTED_WAITS, LOCAL_WAITS, type TurnWaits } from '../../src/media/turn-waits'
+import { canSay, findSynths, render, type Synths } from './audio'
 import { CORPUS, type TurnCase } from './cases'
+import { brief, bySynth, judge, PATIENCE, type Summary } from './judge'
+import { type Observed, observe, type Words } from './observe'
 
-/** An agent's `voice.patience` (BENCH_PATIENCE=quick|normal|patient, or a wait in ms): normal unless given. */
-const PATIENCE = ((p = process.env.BENCH_PATIENCE) => {
-  const level = PATIENCE_LEVELS.find((l) => l === p)
-  return level ? { level, waitMs: null } : p ? { level: 'normal' as const, waitMs: Number(p) } : DEFAULT_DIALS.patience
-})()
-
-const FRAME = 160
-const SPEECH_DBFS = -45
-
-/** What the rules are told of the words: none (pocketsphinx), or the words said so far, with the script's punctuation or none. */
-type Words = 'none' | 'punctuated' | 'bare'
-
-const MODES: { words: Words; cues: boolean; title: string }[] = [
-  { words: 'none', cues: false, title: 'words alone (none, as pocketsphinx)' },
-  { words: 'none', cues: true, title: 'words (none, as pocketsphinx) and the voice' },
-  { words: 'punctuated', cues: true, title: "a vendor's words, punctuated as the script, and the voice" },
-  { words: 'bare', cues: true, title: "a vendor's words with no punctuation, and the voice" },
+const MODES: { words: Words; cues: boolean; waits: TurnWaits; title: string }[] = [
+  { words: 'none', cues: false, waits: LOCAL_WAITS, title: 'local profile, words alone (none, as pocketsphinx)' },
+  { words: 'none', cues: true, waits: LOCAL_WAITS, title: 'local profile: words (none, as pocketsphinx) and the voice' },
+  { words: 'punctuated', cues: true, waits: HOSTED_WAITS, title: "hosted profile: a vendor's words, punctuated as the script, and the voice" },
+  { words: 'bare', cues: true, waits: HOSTED_WAITS, title: "hosted profile: a vendor's words with no punctuation, and the voice" },
 ]
 
-/** The words said before the `n`-th pause (all of them when `n` is past the last), as the mode gives them. */
-function saidBefore(c: TurnCase, n: number, words: Words): string {
-  if (words === 'none') return ''
-  const said: string[] = []
-  let pauses = 0
-  for (const p of c.pieces) {
-    if ('pauseMs' in p && pauses++ === n) break
-    if ('say' in p) said.push(p.say)
-  }
-  const text = said.join(' ')
-  return words === 'bare'
-    ? text
-        .replace(/[^\p{L}\p{N}'\s]/gu, ' ')
-        .replace(/\s+/g, ' ')
-        .trim()
-    : text
+const steps = (from: number, to: number, by: number) => Array.from({ length: Math.floor((to - from) / by) + 1 }, (_, i) => from + i * by)
+
+/** One swept wait of a profile: the name printed, and the waits at each point. */
+interface Sweep {
+  name: string
+  points: number[]
+  at: (ms: number) => TurnWaits
+  /** The point the defaults sit at. */
+  current: number
 }
 
-interface Judged {
-  c: TurnCase
-  cut: boolean[]
-  endWaitMs: number
-  why: string[]
+/** One wait for every pause, the voice not heard: the plainest curve, the yardstick for the others. */
+const FIXED: Sweep = { name: 'one wait for every pause', points: steps(300, 1_200, 100), at: (ms) => ({ ...LOCAL_WAITS, unknown: ms }), current: LOCAL_WAITS.unknown }
+/** A sweep's steps and the default among them. */
+const withDefault = (points: number[], current: number) => [...new Set([...points, current])].sort((a, b) => a - b)
+
+const LOCAL_SWEEPS: Sweep[] = [
+  {
+    name: 'the voice falls (falling)',
+    points: steps(200, 1_100, 100),
+    at: (ms) => ({ ...LOCAL_WAITS, falling: ms }),
+    current: LOCAL_WAITS.falling,
+  },
+  {
+    name: 'the voice stays up (holding; its floor no higher)',
+    points: steps(500, 1_300, 100),
+    at: (ms) => ({ ...LOCAL_WAITS, holding: ms, holdingFloor: Math.min(LOCAL_WAITS.holdingFloor, ms) }),
+    current: LOCAL_WAITS.holding,
+  },
+  {
+    name: "the caller's own pauses: the least a holding wait comes down to (holdingFloor)",
+    points: steps(500, LOCAL_WAITS.holding, 100),
+    at: (ms) => ({ ...LOCAL_WAITS, holdingFloor: ms }),
+    current: LOCAL_WAITS.holdingFloor,
+  },
+  { name: 'the voice unreadable (unknown)', points: steps(500, 1_200, 100), at: (ms) => ({ ...LOCAL_WAITS, unknown: ms }), current: LOCAL_WAITS.unknown },
+]
+
+/** The voice's waits where the words say nothing (neutral, unknown, falling, holding and its floor), together. */
+const voiceAt = (ms: number): TurnWaits => ({ ...HOSTED_WAITS, neutral: ms, unknown: ms, falling: ms, holding: ms, holdingFloor: ms })
+const HOSTED_SWEEPS: Sweep[] = [
+  { name: 'plainly complete words (complete)', points: steps(200, 500, 50), at: (ms) => ({ ...HOSTED_WAITS, complete: ms }), current: HOSTED_WAITS.complete },
+  { name: 'a statement closed by a full stop (statement)', points: steps(200, 900, 100), at: (ms) => ({ ...HOSTED_WAITS, statement: ms }), current: HOSTED_WAITS.statement },
+  { name: 'a question with no question mark, bare words (question)', points: steps(300, 900, 100), at: (ms) => ({ ...HOSTED_WAITS, question: ms }), current: HOSTED_WAITS.question },
+  { name: 'a number (number)', points: steps(400, 900, 100), at: (ms) => ({ ...HOSTED_WAITS, number: ms }), current: HOSTED_WAITS.number },
+  { name: 'words with no sign either way, whatever the voice (neutral = falling = holding = unknown)', points: steps(500, 1_200, 100), at: voiceAt, current: HOSTED_WAITS.neutral },
+  { name: 'of those, the voice falls (falling)', points: steps(200, 1_000, 200), at: (ms) => ({ ...HOSTED_WAITS, falling: ms }), current: HOSTED_WAITS.falling },
+]
+
+const columns = (s: { all: Summary } & Partial<Record<string, Summary>>) =>
+  `all ${brief(s.all)} | espeak-ng ${s['espeak-ng'] ? brief(s['espeak-ng']) : '   n/a'} | flite ${s.flite ? brief(s.flite) : '   n/a'}`
+
+function printMode(observed: Observed[], words: Words, cues: boolean, waits: TurnWaits, title: string, verbose: boolean): void {
+  const judged = observed.map((o) => judge(o, words, cues, waits))
+  const s = bySynth(judged)
+  console.log(`\npatience ${PATIENCE.waitMs ?? PATIENCE.level}, ${title}: ${judged.length} turn cases`)
+  console.log(`  false cut-offs: ${s.all.cutCases} of ${s.all.paused} turns with a pause inside, ${s.all.pausesCut} of ${s.all.pauses} pauses`)
+  console.log(`  cut-off %, complete-turn wait p50/p95 ms: ${columns(s)}`)
+  console.log(`  by family (cases cut): ${[...s.all.families].map(([f, n]) => `${f} ${n.cut}/${n.of}`).join(', ')}`)
+  if (verbose) for (const j of judged) console.log(`    ${j.o.c.id} ${j.o.c.voice} ${j.o.c.rate}: ${j.why.join('; ')}`)
 }
 
-function judge(c: TurnCase, rendered: ReturnType<typeof render>, words: Words, cues: boolean): Judged {
-  const { pcm, pauses } = rendered
-  const audio = new VoiceCues()
-  const cut: boolean[] = []
-  const why: string[] = []
-  const ask = () => withPatience(endOfTurn(saidBefore(c, cut.length, words), TRAILING_WAIT_MS, cues ? audio.cues() : undefined), PATIENCE, words !== 'none')
-  let pause = 0
-  for (let at = 0; at + FRAME <= pcm.length; at += FRAME) {
-    const frame = pcm.subarray(at, at + FRAME)
-    audio.push(frame, 8_000, [{ speech: dbfs(frame) > SPEECH_DBFS, ms: 20, end: FRAME }])
-    const p = pauses[pause]
-    // The first silent frame of a pause: the rules are asked, as the session asks at the VAD's pause.
-    if (p && (at + FRAME) / 8 >= p.fromMs) {
-      const j = ask()
-      cut.push(j.waitMs < p.toMs - p.fromMs)
-      why.push(`${Math.round(p.toMs - p.fromMs)} ms pause: wait ${j.waitMs} (${j.why})`)
-      pause++
+function printCurve(observed: Observed[], profile: string, words: Words[], sweeps: Sweep[]): void {
+  console.log(`\ncurve, ${profile} profile (${words.join(' | ')}): false cut-offs (turns with a pause inside) and complete-turn wait p50/p95, one wait swept, the rest at the defaults`)
+  for (const sweep of sweeps) {
+    console.log(`  ${sweep.name}`)
+    for (const ms of withDefault(sweep.points, sweep.current)) {
+      const cells = words.map((w) => columns(bySynth(observed.map((o) => judge(o, w, true, sweep.at(ms))))))
+      console.log(`    ${String(ms).padStart(5)} ms  ${cells.join('  ||  ')}${ms === sweep.current ? '  ← default' : ''}`)
     }
   }
-  const end = ask()
-  why.push(`end: wait ${end.waitMs} (${end.why})`)
-  return { c, cut, endWaitMs: end.waitMs, why }
 }
 
-export function rulesOnCorpus(espeak: string, verbose: boolean): void {
-  const cases = CORPUS.map((c, i) => ({ c, i })).filter((x): x is { c: TurnCase; i: number } => x.c.kind === 'turn')
-  const rendered = cases.map(({ c, i }) => render(espeak, c.pieces, c.voice, c.rate, 1_000 + i))
-  for (const { words, cues, title } of MODES) {
-    const judged = cases.map(({ c }, k) => judge(c, rendered[k]!, words, cues))
-    const unfinished = judged.filter((j) => j.c.label === 'unfinished')
-    const cutCases = unfinished.filter((j) => j.cut.some(Boolean))
-    const pausesCut = unfinished.reduce((n, j) => n + j.cut.filter(Boolean).length, 0)
-    const pausesAll = unfinished.reduce((n, j) => n + j.cut.length, 0)
-    const waits = judged.filter((j) => j.c.label === 'complete').map((j) => j.endWaitMs)
-    const allEnds = judged.map((j) => j.endWaitMs)
-    const families = [...new Set(unfinished.map((j) => j.c.family))]
-    console.log(`\npatience ${PATIENCE.waitMs ?? PATIENCE.level}, rules only, ${title}: ${judged.length} turn cases`)
-    console.log(
-      `  false cut-offs: ${cutCases.length} of ${unfinished.length} unfinished cases (${((100 * cutCases.length) / unfinished.length).toFixed(1)}%), ${pausesCut} of ${pausesAll} pauses inside turns`,
-    )
-    console.log(`  by family: ${families.map((f) => `${f} ${cutCases.filter((j) => j.c.family === f).length}/${unfinished.filter((j) => j.c.family === f).length}`).join(', ')}`)
-    console.log(
-      `  complete-turn wait: complete cases p50 ${percentile(waits, 50)} ms, p95 ${percentile(waits, 95)} ms; every case's last pause p50 ${percentile(allEnds, 50)} ms, p95 ${percentile(allEnds, 95)} ms`,
-    )
-    if (verbose) for (const j of judged) console.log(`    ${j.c.id} ${j.c.voice} ${j.c.rate}: ${j.why.join('; ')}`)
-  }
+export function rulesOnCorpus(synths: Synths, verbose: boolean): void {
+  const cases = CORPUS.map((c, i) => ({ c, i })).filter((x): x is { c: TurnCase; i: number } => x.c.kind === 'turn' && canSay(synths, x.c.voice))
+  const observed = cases.map(({ c, i }) => observe(c, render(synths, c.pieces, c.voice, c.rate, 1_000 + i)))
+  console.log(`bench:turn-rules — ${observed.length} turn cases; a turn that trails off waits ${TRAILING_WAIT_MS} ms (voice.endpointingMs)`)
+  console.log(`local waits ${JSON.stringify(LOCAL_WAITS)}`)
+  console.log(`hosted waits ${JSON.stringify(HOSTED_WAITS)}`)
+  for (const m of MODES) printMode(observed, m.words, m.cues, m.waits, m.title, verbose)
+  console.log(`\ncurve, local profile, no voice: ${FIXED.name}`)
+  for (const ms of FIXED.points) console.log(`    ${String(ms).padStart(5)} ms  ${columns(bySynth(observed.map((o) => judge(o, 'none', false, FIXED.at(ms)))))}`)
+  printCurve(observed, 'local', ['none'], LOCAL_SWEEPS)
+  printCurve(observed, 'hosted', ['punctuated', 'bare'], HOSTED_SWEEPS)
 }
 
 if (import.meta.main) {
-  const espeak = systemBinary('espeak-ng', 'apt-get install espeak-ng')
-  if (!espeak.path) {
-    console.error(`needs ${espeak.name}: ${espeak.install}`)
-    process.exit(2)
-  }
-  rulesOnCorpus(espeak.path, process.env.BENCH_VERBOSE === '1')
+  const synths = findSynths('bench:turn-rules')
+  if (!synths) process.exit(2)
+  rulesOnCorpus(synths, process.env.BENCH_VERBOSE === '1')
 }

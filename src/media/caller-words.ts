@@ -10,6 +10,7 @@
 import type { SttSession } from '../providers/stt/port'
 import { resample } from './codecs'
 import type { FrameProcessor, SpeechToTextFrame } from './frames'
+import type { TurnProfile } from './turn-waits'
 
 const join = (...parts: string[]) => parts.filter(Boolean).join(' ')
 
@@ -44,6 +45,11 @@ export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
    */
   get finalDue(): boolean {
     return this.flushes && (this.flushing !== null || !this.liveStable)
+  }
+
+  /** The end-of-turn waits this engine calls for (turn-waits.ts): `hosted` when its final words judge every pause, else `local` (the voice alone). */
+  get profile(): TurnProfile {
+    return this.flushes ? 'hosted' : 'local'
   }
 
   /** A streaming engine whose words judge turns: asked for its final words at every pause. */

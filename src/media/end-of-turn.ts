@@ -7,32 +7,37 @@
  * end of the last voiced stretch, this caller's pauses so far) is the second input. Rules, not a
  * model: each is a line of the table below and has a test (test/media/end-of-turn.test.ts,
  * end-of-turn-cues.test.ts); `bench:turn-taking` measures them on the phone line against a corpus
- * of 226 spoken cases, `bench:turns` the words' rules on a written one.
+ * of spoken cases in two voice families, `bench:turn-rules` offline, `bench:turns` the words' rules
+ * on a written one.
  *
  * The rule table (first match wins; the words' rules first, the voice's where the words say
- * nothing — no words yet, as with pocketsphinx whose words are mostly wrong, or a neutral statement):
+ * nothing — no words yet, as with pocketsphinx whose words are mostly wrong, or a neutral statement).
+ * Each wait is its engine profile's (turn-waits.ts, read off `bench:turn-rules`' curves): local
+ * (no words at a pause) / hosted (a vendor's final words at each pause).
  *
- *   | rule                                                           | shape    | wait                     |
+ *   | rule                                                           | shape    | wait local / hosted      |
  *   |----------------------------------------------------------------|----------|--------------------------|
  *   | words end on a comma, a dash or an ellipsis                    | trailing | upper (1,500)            |
  *   | half a number or code being read out (< 10 digits or letters)  | trailing | upper                    |
- *   |   … with a full stop after it (²)                               | number   | 400                      |
- *   | a short answer, confirmation or thanks                         | complete | 200                      |
+ *   |   … with a full stop after it (²)                               | number   | 800                      |
+ *   | a short answer, confirmation or thanks                         | complete | 300                      |
  *   | the last word is a connective, article, preposition or filler  | trailing | upper                    |
  *   |   … with a full stop: only a word no sentence ends on (²)       | trailing | upper                    |
  *   | a month without its day, with no full stop (²)                 | trailing | upper                    |
- *   | ends on a question mark or a full stop                         | complete | 200                      |
- *   | a whole number (10+ digits) / ends on a number                 | number   | 400                      |
+ *   | ends on a question mark                                        | complete | 300                      |
+ *   | a statement closed by a full stop (a sentence may follow)      | complete | 800                      |
+ *   | a whole number (10+ digits) / ends on a number                 | number   | 800                      |
  *   | a question at its auxiliary and subject ("where do customers") | trailing | upper                    |
  *   | a question that asks to be told ("could you tell me")          | trailing | upper                    |
- *   | a question stopping at its subject or "the …ing" (¹)           | neutral  | 500                      |
- *   | a question with its object                                     | complete | 200                      |
- *   | voice: pitch falls ≥ 1.5 semitones over the last syllable (¹)  | complete | 200                      |
- *   | voice: pitch level or rising at the end (¹)                    | holding  | 500, or this caller's    |
- *   |   (dynamic endpointing once the caller has paused in a turn)   |          | longest pause + 250,     |
- *   |                                                                |          | within 500 … upper       |
- *   | a statement with no sign either way (¹)                        | neutral  | 500                      |
- *   | nothing heard yet (¹)                                          | unknown  | 500                      |
+ *   | a question stopping at its subject or "the …ing" (¹)           | neutral  | 800                      |
+ *   | a question with its object, no question mark                   | complete | 700                      |
+ *   | voice: pitch falls ≥ 1.5 semitones over the last syllable (¹)  | complete | 850 / 800                |
+ *   | voice: pitch level or rising at the end (¹)                    | holding  | 1,000 / 800, or this     |
+ *   |   (dynamic endpointing once the caller has paused in a turn)   |          | caller's longest pause + |
+ *   |                                                                |          | 250, within 880 / 800 …  |
+ *   |                                                                |          | upper                    |
+ *   | a statement with no sign either way (¹)                        | neutral  | 800                      |
+ *   | nothing heard yet (¹)                                          | unknown  | 880 / 800                |
  *
  *   (¹) the voice's two rows decide these when its pitch can be read (voiced, 80+ ms of it).
  *   (²) a full stop (or ? or !) the engine put after the words: the sentence is closed, so a word
@@ -47,30 +52,13 @@
 
 import { holdingWait, MIN_PAUSES } from './turn-cues/pauses'
 import type { TurnCues } from './turn-cues/voice-cues'
+import { HOSTED_WAITS, type TurnWaits } from './turn-waits'
 
-/** A plainly complete turn: about the gap between two people's turns (and Pipecat's VAD stop). */
-export const COMPLETE_WAIT_MS = 200
-/** A turn that ends on a full phone number or a number after a clause: Vapi's 0.4 s after a number. */
-export const NUMBER_WAIT_MS = 400
-/** Words that are neither plainly complete nor trailing: LiveKit's 0.5 s floor. */
-export const NEUTRAL_WAIT_MS = 500
-/** Nothing heard yet (an engine with no partial results): the same floor; the final text decides nothing here. */
-export const UNKNOWN_WAIT_MS = 500
 /**
  * A turn that trails off: Vapi's 1.5 s with no punctuation (LiveKit waits 3.0 s). The agent's
  * `voice.endpointingMs` replaces it (200–3,000 ms) and caps every other wait.
  */
 export const TRAILING_WAIT_MS = 1_500
-
-/**
- * The caller's voice stays up at a pause (level or rising pitch) and the words say nothing either
- * way: as long as a neutral turn (LiveKit's 0.5 s floor) until this caller has paused inside a
- * turn, then their own pauses decide (pauses.ts). Not longer from the start: yes/no and many
- * wh-questions end level or rising too, and a question must be answered as soon as a statement.
- */
-export const HOLDING_WAIT_MS = 500
-/** The least a holding wait comes down to for a caller whose own pauses are short: the same floor. */
-export const HOLDING_FLOOR_MS = 500
 
 /** `pending`: the engine's final words are still to come (awaitingFinal). */
 export type TurnShape = 'complete' | 'number' | 'neutral' | 'trailing' | 'unknown' | 'holding' | 'pending'
@@ -231,13 +219,13 @@ export function awaitingFinal(upperMs: number = TRAILING_WAIT_MS): EndOfTurn {
  * for a turn that trails off and caps the others. The words decide when they say something; the
  * voice decides where they do not (no words yet, as with pocketsphinx, or a neutral statement).
  */
-export function endOfTurn(text: string, upperMs: number = TRAILING_WAIT_MS, cues?: TurnCues): EndOfTurn {
-  const words = fromWords(text, upperMs)
+export function endOfTurn(text: string, upperMs: number = TRAILING_WAIT_MS, cues?: TurnCues, waits: TurnWaits = HOSTED_WAITS): EndOfTurn {
+  const words = fromWords(text, upperMs, waits)
   if (!cues || (words.shape !== 'unknown' && words.shape !== 'neutral')) return words
   const st = cues.semitones === null ? '' : ` (${cues.semitones > 0 ? '+' : ''}${cues.semitones.toFixed(1)} semitones)`
-  if (cues.pitch === 'falling') return { waitMs: Math.min(COMPLETE_WAIT_MS, upperMs), shape: 'complete', why: `the voice falls at the end${st}` }
+  if (cues.pitch === 'falling') return { waitMs: Math.min(waits.falling, upperMs), shape: 'complete', why: `the voice falls at the end${st}` }
   if (cues.pitch === 'level' || cues.pitch === 'rising') {
-    const waitMs = holdingWait(cues.pausesMs, HOLDING_WAIT_MS, HOLDING_FLOOR_MS, upperMs)
+    const waitMs = holdingWait(cues.pausesMs, waits.holding, waits.holdingFloor, upperMs)
     const own = cues.pausesMs.length >= MIN_PAUSES ? `; this caller pauses up to ${Math.max(...cues.pausesMs)} ms` : ''
     return { waitMs, shape: 'holding', why: `the voice stays up at the end (${cues.pitch}${st})${own}` }
   }
@@ -245,12 +233,12 @@ export function endOfTurn(text: string, upperMs: number = TRAILING_WAIT_MS, cues
 }
 
 /** The rules on the words alone. */
-function fromWords(text: string, upperMs: number): EndOfTurn {
+function fromWords(text: string, upperMs: number, waits: TurnWaits): EndOfTurn {
   const at = (waitMs: number, shape: TurnShape, why: string): EndOfTurn => ({ waitMs: Math.min(waitMs, upperMs), shape, why })
   const trimmed = text.trim()
-  if (!trimmed) return at(UNKNOWN_WAIT_MS, 'unknown', 'nothing heard yet')
+  if (!trimmed) return at(waits.unknown, 'unknown', 'nothing heard yet')
   const ws = words(trimmed)
-  if (!ws.length) return at(UNKNOWN_WAIT_MS, 'unknown', 'no words')
+  if (!ws.length) return at(waits.unknown, 'unknown', 'no words')
   const last = ws[ws.length - 1]!
   // Punctuation an engine put there (Deepgram's smart_format) is the strongest signal: ellipses and
   // commas trail, a question mark or a full stop ends.
@@ -259,15 +247,16 @@ function fromWords(text: string, upperMs: number): EndOfTurn {
   const closed = /[?.!]\s*$/.test(trimmed)
   const digits = trailingCode(ws)
   if (digits > 0 && digits < PHONE_DIGITS && (ws.length === digits || ws.slice(0, ws.length - 1).some((w) => w === 'number' || w === 'is' || w === 'code' || w === 'card'))) {
-    if (closed) return at(NUMBER_WAIT_MS, 'number', `a number or code read out, with a full stop after it (${digits} characters)`)
+    if (closed) return at(waits.number, 'number', `a number or code read out, with a full stop after it (${digits} characters)`)
     return at(upperMs, 'trailing', `a number or code being read out (${digits} characters so far)`)
   }
-  if (shortAnswer(ws)) return at(COMPLETE_WAIT_MS, 'complete', 'an answer, a confirmation or thanks')
+  if (shortAnswer(ws)) return at(waits.complete, 'complete', 'an answer, a confirmation or thanks')
   if (closed ? NEVER_FINAL.has(last) : TRAILING_WORDS.has(last)) return at(upperMs, 'trailing', `ends on "${last}"`)
   if (MONTHS.has(last) && ws.length > 1 && !closed) return at(upperMs, 'trailing', 'a date without its day')
-  if (closed) return at(COMPLETE_WAIT_MS, 'complete', 'ends on a question mark or a full stop')
-  if (digits >= PHONE_DIGITS) return at(NUMBER_WAIT_MS, 'number', `a whole number (${digits} digits)`)
-  if (digits > 0) return at(NUMBER_WAIT_MS, 'number', 'ends on a number')
+  // A question asks for its answer now; a statement closed by a full stop may have a second sentence after it ("My parcel never arrived. And nobody called.").
+  if (closed) return /[?!]\s*$/.test(trimmed) ? at(waits.complete, 'complete', 'ends on a question mark') : at(waits.statement, 'complete', 'a statement closed by a full stop')
+  if (digits >= PHONE_DIGITS) return at(waits.number, 'number', `a whole number (${digits} digits)`)
+  if (digits > 0) return at(waits.number, 'number', 'ends on a number')
   if (QUESTION_OPENERS.has(ws[0]!) && ws.length >= 3) {
     // "What time do you", "where do customers": an auxiliary and its subject, the verb still to
     // come; no question ends there, so the voice (a pitch that dips on the subject) cannot shorten the wait.
@@ -277,11 +266,11 @@ function fromWords(text: string, upperMs: number): EndOfTurn {
     const asks = CLAUSE_DUE.exec(ws.join(' '))
     if (asks) return at(upperMs, 'trailing', `a question that asks to be told, not yet what ("${asks[0]}")`)
     // "When are you": mostly its verb or adjective is to come ("open"), though a few are whole.
-    if (SUBJECTS.has(last) && !WHOLE_QUESTIONS.has(ws.slice(-3).join(' '))) return at(NEUTRAL_WAIT_MS, 'neutral', `a question that stops at its subject ("${last}")`)
+    if (SUBJECTS.has(last) && !WHOLE_QUESTIONS.has(ws.slice(-3).join(' '))) return at(waits.neutral, 'neutral', `a question that stops at its subject ("${last}")`)
     // "What are your opening", "is the booking": an -ing word after a determiner is mostly the
     // first half of a noun ("opening hours", "booking fee"); the question has no object yet.
-    if (/ing$/.test(last) && DETERMINERS.has(ws[ws.length - 2]!)) return at(NEUTRAL_WAIT_MS, 'neutral', `a question that stops at "${ws[ws.length - 2]} ${last}"`)
-    return at(COMPLETE_WAIT_MS, 'complete', `a question ("${ws[0]} …")`)
+    if (/ing$/.test(last) && DETERMINERS.has(ws[ws.length - 2]!)) return at(waits.neutral, 'neutral', `a question that stops at "${ws[ws.length - 2]} ${last}"`)
+    return at(waits.question, 'complete', `a question with no question mark ("${ws[0]} …")`)
   }
-  return at(NEUTRAL_WAIT_MS, 'neutral', 'a statement with no sign either way')
+  return at(waits.neutral, 'neutral', 'a statement with no sign either way')
 }

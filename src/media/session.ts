@@ -31,6 +31,7 @@ import type { Playout, Timers } from './playout'
 import type { ReplyTurn } from './reply-turn'
 import { closeSession } from './session-close'
 import { TalkedInto } from './talked-into'
+import { TURN_WAITS } from './turn-waits'
 
 export type { CallLine, PipelineState, SessionParts } from './call-line'
 
@@ -116,8 +117,7 @@ export class VoiceSession {
     const { parts, agent } = this
     const chart = voiceTurnMachine.provide({
       actions: {
-        // Only a turn that reads as done is worth a reply before the wait is over: one that trails
-        // off or says nothing yet would mostly be cancelled.
+        // Only a turn that reads as done is worth a reply before the wait is over: one that trails off or says nothing yet would mostly be cancelled.
         // Words still to be finalised decide nothing either way: the final's verdict will.
         preempt: (_, { text, shape }) => (shape === 'pending' ? undefined : shape === 'complete' || shape === 'number' ? agent.preempt(text) : agent.dropEarly()),
         cancelPreempt: () => agent.dropEarly(),
@@ -330,8 +330,8 @@ export class VoiceSession {
   /** The end-of-turn rules' verdict on the caller's words: how long a silence ends the turn, and why. */
   private judge(text: string): { text: string; waitMs: number; why: string; shape: string } {
     const upperMs = this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS
-    const rules = this.words.finalDue ? awaitingFinal(upperMs) : endOfTurn(text, upperMs, this.pipeline.cues.cues())
-    const judged = withPatience(rules, this.dials.patience, this.words.judge)
+    const rules = this.words.finalDue ? awaitingFinal(upperMs) : endOfTurn(text, upperMs, this.pipeline.cues.cues(), TURN_WAITS[this.words.profile])
+    const judged = withPatience(rules, this.dials.patience, this.words.profile === 'hosted')
     return { text, waitMs: judged.waitMs, why: judged.why, shape: judged.shape }
   }
 

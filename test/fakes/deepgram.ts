@@ -54,6 +54,8 @@ export interface DeepgramFake {
    * recogniser hears them; without it, a word per `wordMs`.
    */
   utterances: (string | { text: string; voicedMs: number })[]
+  /** Each stream opened takes the next of these as its own `utterances` (many calls at once, each its own words); `utterances` when none is left. */
+  streamUtterances: (string | { text: string; voicedMs: number })[][]
   stop(): void
 }
 
@@ -96,6 +98,8 @@ interface Stream {
   endpointingMs: number | null
   utteranceEndMs: number | null
   interims: boolean
+  /** This stream's own text queue (streamUtterances), or null: the fake's shared one. */
+  utterances: DeepgramFake['utterances'] | null
   /** Bytes not yet making a whole window. */
   carry: Uint8Array
   /** Audio ms received. */
@@ -121,7 +125,7 @@ export function startDeepgramFake(key: string, options: DeepgramFakeOptions = {}
   const wordMs = options.wordMs ?? 250
   const interimMs = options.interimMs ?? 250
   const segmentMs = options.segmentMs ?? 3000
-  const fake: DeepgramFake = { url: '', streams: [], audioBytes: 0, controls: [], utterances: [], stop: () => server.stop(true) }
+  const fake: DeepgramFake = { url: '', streams: [], audioBytes: 0, controls: [], utterances: [], streamUtterances: [], stop: () => server.stop(true) }
   type Ws = import('bun').ServerWebSocket<Stream>
 
   const flush = (ws: Ws) => {
@@ -212,7 +216,7 @@ export function startDeepgramFake(key: string, options: DeepgramFakeOptions = {}
     s.now += WINDOW_MS
     if (speech) {
       if (!s.stretch) {
-        const next = fake.utterances.shift() ?? ''
+        const next = (s.utterances ?? fake.utterances).shift() ?? ''
         const text = typeof next === 'string' ? next : next.text
         s.stretch = { words: text.split(/\s+/).filter(Boolean), voicedMs: typeof next === 'string' ? null : next.voicedMs, timed: [], finalised: 0, speechMs: 0, nextInterim: interimMs }
         s.pieceStart = s.now - WINDOW_MS
@@ -276,6 +280,7 @@ export function startDeepgramFake(key: string, options: DeepgramFakeOptions = {}
       const ms = (v: string | undefined, fallback: number | null) => (v === undefined ? fallback : v === 'false' ? null : Number(v))
       const data: Stream = {
         query,
+        utterances: fake.streamUtterances.shift() ?? null,
         requestId: crypto.randomUUID(),
         rate: Number(query.sample_rate ?? 16_000),
         // Deepgram's default endpointing is 10 ms (endpointing docs); utterance end is off unless asked.

@@ -4,10 +4,11 @@
  * so every run hears the same samples.
  */
 import { describe, expect, test } from 'bun:test'
-import { COMPLETE_WAIT_MS, endOfTurn, HOLDING_FLOOR_MS, HOLDING_WAIT_MS, TRAILING_WAIT_MS, UNKNOWN_WAIT_MS } from '../../src/media/end-of-turn'
+import { endOfTurn, TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
 import { holdingWait, MAX_PAUSE_MS, MIN_PAUSE_MS, PAUSE_MARGIN_MS, PauseHistory } from '../../src/media/turn-cues/pauses'
 import { finalPitch, yin } from '../../src/media/turn-cues/pitch'
 import { type TurnCues, VoiceCues } from '../../src/media/turn-cues/voice-cues'
+import { HOSTED_WAITS, LOCAL_WAITS } from '../../src/media/turn-waits'
 
 const RATE = 8_000
 
@@ -79,16 +80,16 @@ describe("this caller's pauses (dynamic endpointing)", () => {
   })
 
   test('until the caller has paused inside a turn, the holding wait is the fallback', () => {
-    expect(holdingWait([], HOLDING_WAIT_MS, HOLDING_FLOOR_MS, TRAILING_WAIT_MS)).toBe(HOLDING_WAIT_MS)
+    expect(holdingWait([], LOCAL_WAITS.holding, LOCAL_WAITS.holdingFloor, TRAILING_WAIT_MS)).toBe(LOCAL_WAITS.holding)
   })
 
   test("then it is the caller's longest pause plus the margin", () => {
-    expect(holdingWait([600, 1_000], HOLDING_WAIT_MS, HOLDING_FLOOR_MS, TRAILING_WAIT_MS)).toBe(1_000 + PAUSE_MARGIN_MS)
+    expect(holdingWait([600, 1_000], LOCAL_WAITS.holding, LOCAL_WAITS.holdingFloor, TRAILING_WAIT_MS)).toBe(1_000 + PAUSE_MARGIN_MS)
   })
 
   test('no shorter than the floor for a caller with short pauses, no longer than the cap', () => {
-    expect(holdingWait([100, 150], 300, HOLDING_FLOOR_MS, TRAILING_WAIT_MS)).toBe(HOLDING_FLOOR_MS)
-    expect(holdingWait([1_400, 1_300], HOLDING_WAIT_MS, HOLDING_FLOOR_MS, TRAILING_WAIT_MS)).toBe(TRAILING_WAIT_MS)
+    expect(holdingWait([100, 150], 300, LOCAL_WAITS.holdingFloor, TRAILING_WAIT_MS)).toBe(LOCAL_WAITS.holdingFloor)
+    expect(holdingWait([1_400, 1_300], LOCAL_WAITS.holding, LOCAL_WAITS.holdingFloor, TRAILING_WAIT_MS)).toBe(TRAILING_WAIT_MS)
   })
 
   test('the voice cues: pauses are measured between speech windows, the pitch read up to the last one', () => {
@@ -111,31 +112,31 @@ describe("this caller's pauses (dynamic endpointing)", () => {
 
 describe('end of turn with the voice as a second input', () => {
   test('no words yet (pocketsphinx) and the voice falls: a complete turn, the short wait', () => {
-    const j = endOfTurn('', TRAILING_WAIT_MS, cues('falling', [], -3.2))
-    expect(j).toMatchObject({ shape: 'complete', waitMs: COMPLETE_WAIT_MS })
+    const j = endOfTurn('', TRAILING_WAIT_MS, cues('falling', [], -3.2), LOCAL_WAITS)
+    expect(j).toMatchObject({ shape: 'complete', waitMs: LOCAL_WAITS.falling })
     expect(j.why).toContain('falls')
   })
 
   test('no words and the voice stays up (level): the caller holds the turn', () => {
-    expect(endOfTurn('', TRAILING_WAIT_MS, cues('level'))).toMatchObject({ shape: 'holding', waitMs: HOLDING_WAIT_MS })
+    expect(endOfTurn('', TRAILING_WAIT_MS, cues('level'), LOCAL_WAITS)).toMatchObject({ shape: 'holding', waitMs: LOCAL_WAITS.holding })
   })
 
   test('a rise holds the turn as a level voice does', () => {
-    expect(endOfTurn('', TRAILING_WAIT_MS, cues('rising'))).toMatchObject({ shape: 'holding', waitMs: HOLDING_WAIT_MS })
+    expect(endOfTurn('', TRAILING_WAIT_MS, cues('rising'), LOCAL_WAITS)).toMatchObject({ shape: 'holding', waitMs: LOCAL_WAITS.holding })
   })
 
   test("holding, with this caller's pauses known: their longest pause plus the margin", () => {
-    const j = endOfTurn('', TRAILING_WAIT_MS, cues('level', [700, 950]))
+    const j = endOfTurn('', TRAILING_WAIT_MS, cues('level', [700, 950]), LOCAL_WAITS)
     expect(j).toMatchObject({ shape: 'holding', waitMs: 950 + PAUSE_MARGIN_MS })
     expect(j.why).toContain('pauses up to 950 ms')
   })
 
   test("the agent's voice.endpointingMs caps a holding wait", () => {
-    expect(endOfTurn('', 800, cues('level', [900])).waitMs).toBe(800)
+    expect(endOfTurn('', 800, cues('level', [900]), LOCAL_WAITS).waitMs).toBe(800)
   })
 
   test('a voice too short or unvoiced to read leaves the words to decide', () => {
-    expect(endOfTurn('', TRAILING_WAIT_MS, cues('unknown'))).toMatchObject({ shape: 'unknown', waitMs: UNKNOWN_WAIT_MS })
+    expect(endOfTurn('', TRAILING_WAIT_MS, cues('unknown'), LOCAL_WAITS)).toMatchObject({ shape: 'unknown', waitMs: LOCAL_WAITS.unknown })
   })
 
   test('words that trail off win over a falling voice (a connective)', () => {
@@ -153,7 +154,7 @@ describe('end of turn with the voice as a second input', () => {
   })
 
   test('plainly complete words win over a level voice', () => {
-    expect(endOfTurn('yes please', TRAILING_WAIT_MS, cues('level'))).toMatchObject({ shape: 'complete', waitMs: COMPLETE_WAIT_MS })
+    expect(endOfTurn('yes please', TRAILING_WAIT_MS, cues('level'))).toMatchObject({ shape: 'complete', waitMs: HOSTED_WAITS.complete })
   })
 
   test('a statement with no sign either way is decided by the voice', () => {

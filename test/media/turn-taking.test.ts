@@ -7,9 +7,14 @@
  * while their final is due.
  */
 import { describe, expect, test } from 'bun:test'
-import { COMPLETE_WAIT_MS, TRAILING_WAIT_MS, UNKNOWN_WAIT_MS } from '../../src/media/end-of-turn'
+import { TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
+import { HOSTED_WAITS, LOCAL_WAITS } from '../../src/media/turn-waits'
 import type { TextToSpeech } from '../../src/providers/tts/port'
 import { FRAME_MS, flush, turnHarness } from '../support/turn-harness'
+
+/** The harness's engine gives its words at every pause (the hosted profile's waits); with `noTurnCues` it gives none (the local profile's). */
+const COMPLETE_WAIT_MS = HOSTED_WAITS.complete
+const UNKNOWN_WAIT_MS = LOCAL_WAITS.unknown
 
 /** Frames in each push to the VAD, and a stall of the VAD while `vadStalled` is pending. */
 let vadStalled: Promise<void> | null = null
@@ -57,6 +62,21 @@ describe('turn-taking', () => {
     expect(h.states).toEqual(['opening', 'listening', 'callerSpeaking', 'maybeDone'])
     // The pause is when the last speech frame arrived, not when the VAD got to it.
     expect(h.session.chart.getSnapshot().context.pausedAt).toBe(spokeAt + 380)
+  })
+
+  test('with no words at a pause (pocketsphinx), a 700 ms pause inside the turn is waited out: one turn, one line', async () => {
+    const h = turnHarness({ noTurnCues: true })
+    h.session.start(8000)
+    await flush()
+    await h.speak(400, '', 'My number is four one five,')
+    await h.silence(700)
+    expect(h.session.state).toBe('maybeDone')
+    expect(h.finalized()).toBe(0)
+    await h.speak(400, '', 'five five five.')
+    await h.silence(Math.max(LOCAL_WAITS.unknown, LOCAL_WAITS.falling, LOCAL_WAITS.holding) + 60)
+    expect(h.finalized()).toBe(1)
+    expect(h.customer).toEqual(['My number is four one five, five five five.'])
+    await h.session.close()
   })
 
   test("the chart's states in order for one turn", async () => {
@@ -162,7 +182,8 @@ describe('turn-taking', () => {
     h.session.start(8000)
     await flush()
     await h.speak(400, 'What time do you open')
-    await h.silence(COMPLETE_WAIT_MS + 60)
+    // A question with no question mark: its wait.
+    await h.silence(HOSTED_WAITS.question + 60)
     expect(h.session.state).toBe('thinking')
     const audioBefore = h.agentAudioMs()
     await h.speak(400, 'on Saturday?')
@@ -258,7 +279,8 @@ describe('turn-taking', () => {
     expect(h.frames.filter((f) => f.kind === 'audio').length).toBe(audioBefore)
     expect(h.customer).toEqual([])
     expect(h.written).toEqual([])
-    await h.silence(COMPLETE_WAIT_MS + 60)
+    // The turn now ends on a statement's full stop.
+    await h.silence(HOSTED_WAITS.statement + 60)
     // The final words differ from the early reply's: a new reply answers them; the cancelled one left nothing.
     expect(h.customer).toEqual(['Can I book a table for tonight? For six people.'])
     expect(h.written).toEqual(['Can I book a table for tonight? For six people.'])

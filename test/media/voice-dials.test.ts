@@ -62,19 +62,20 @@ describe('patience', () => {
     expect(h.customer).toEqual(['My email is sam'])
   })
 
-  test("a patient agent on a vendor's words waits out a 700 ms pause after a statement; a normal one does not", async () => {
+  test("a patient agent on a vendor's words waits out a 500 ms pause after a question; a normal one does not", async () => {
+    // A question mark is the hosted profile's shortest wait (turn-waits.ts), well under the patient floor.
     const normal = await listening(undefined)
-    await normal.speak(600, 'My email is sam')
-    await normal.silence(700)
-    expect(normal.customer).toEqual(['My email is sam'])
+    await normal.speak(600, 'Can I change my booking?')
+    await normal.silence(500)
+    expect(normal.customer).toEqual(['Can I change my booking?'])
     const patient = await listening(dials({ patience: { level: 'patient' } }))
-    await patient.speak(600, 'My email is sam')
-    await patient.silence(700)
+    await patient.speak(600, 'Can I change my booking?')
+    await patient.silence(500)
     expect(patient.session.state).toBe('maybeDone')
     expect(patient.context().waitMs).toBe(PATIENT_FLOOR_MS.hosted)
-    await patient.speak(500, 'at example dot com.')
+    await patient.speak(500, 'From Tuesday to Thursday.')
     await patient.silence(PATIENT_FLOOR_MS.hosted + 100)
-    expect(patient.customer).toEqual(['My email is sam at example dot com.'])
+    expect(patient.customer).toEqual(['Can I change my booking? From Tuesday to Thursday.'])
   })
 
   test('a quick agent answers a statement after 300 ms, where a normal one is still waiting; words that trail off still wait', async () => {
