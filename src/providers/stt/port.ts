@@ -23,6 +23,35 @@ export interface SttPartial {
   endOfSpeech: boolean
 }
 
+/**
+ * What an engine can do, declared once (as LiveKit's `STTCapabilities`), so the pipeline reads it
+ * rather than probing for optional members.
+ */
+export interface SttCapabilities {
+  /** Hears audio as it arrives (Deepgram, AssemblyAI, live pocketsphinx); false: transcribes on `finalize`. */
+  readonly streaming: boolean
+  /** Reports words while the caller speaks (`onPartial`). */
+  readonly interimWords: boolean
+  /** Its text carries punctuation and casing the end-of-turn rules can read. */
+  readonly punctuation: boolean
+  /** Decides the end of the caller's turn itself (`onTurn` 'end': Deepgram Flux, AssemblyAI v3). */
+  readonly endOfTurn: boolean
+  /** Also says a turn has probably ended before it is sure ('eager-end'), and takes it back ('resumed'). */
+  readonly eagerEndOfTurn: boolean
+  /** Times each word. */
+  readonly wordTimings: boolean
+}
+
+/**
+ * A turn event of an engine that judges turns itself (capabilities.endOfTurn). `eager-end` lets
+ * the agent start its answer early; `resumed` withdraws that answer; `end` releases it.
+ */
+export type SttTurnEvent =
+  | { readonly type: 'start' }
+  | { readonly type: 'eager-end'; readonly text: string; readonly confidence?: number }
+  | { readonly type: 'resumed' }
+  | { readonly type: 'end'; readonly text: string; readonly confidence?: number }
+
 export interface SttSession {
   /** Sample rate the session wants its audio at (the pipeline resamples to it). */
   readonly sampleRate: number
@@ -62,6 +91,10 @@ export interface SttSession {
   speech?(): void
   /** How long the last final waited for a free decoder, ms (engines with a shared pool). */
   readonly queuedMs?: number
+  /** What the engine can do; the pipeline assumes none of the flags when absent. */
+  readonly capabilities?: SttCapabilities
+  /** The engine's own turn events, for an engine whose capabilities say `endOfTurn`. */
+  onTurn?(listener: (event: SttTurnEvent) => void): void
   /** Ends the session (the call ended); idempotent. */
   close(): Promise<void>
 }
