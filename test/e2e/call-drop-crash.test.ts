@@ -5,7 +5,7 @@
  * system clock, the sandbox network and speech engines.
  */
 import { Database } from 'bun:sqlite'
-import { afterAll, expect, test } from 'bun:test'
+import { afterAll, afterEach, expect, test } from 'bun:test'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,8 +22,14 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-call-drop-end-'))
 const endingDir = mkdtempSync(join(tmpdir(), 'svc-call-drop-ending-'))
 let child: Subprocess | null = null
 
-afterAll(() => {
+// Each test leaves its last service running; the next test starts its own.
+afterEach(async () => {
   child?.kill('SIGKILL')
+  await child?.exited
+  child = null
+})
+
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
   rmSync(endingDir, { recursive: true, force: true })
 })
