@@ -2,7 +2,7 @@
  * Time zone names, shared by every feature that takes one (workspaces, customers, call totals):
  * IANA names only, in their canonical spelling.
  */
-import { badRequest } from './http/errors'
+import { invalid } from './refusals'
 
 const zoneCache = new Map<string, string | null>()
 // IANA names only: Intl also takes raw offsets ("+05:30", "GMT+5"), which have no DST rules and are
@@ -23,6 +23,6 @@ export function checkTimezone(zone: string, field = 'timezone'): string {
     // Only names that exist are remembered: the set is finite, while refused input is not.
     if (canonical) zoneCache.set(zone, canonical)
   }
-  if (!canonical) throw badRequest(field, `"${zone}" is not an IANA time zone name (for example Asia/Kolkata)`)
+  if (!canonical) throw invalid(field, `"${zone}" is not an IANA time zone name (for example Asia/Kolkata)`)
   return canonical
 }

@@ -1,9 +1,9 @@
 /**
- * The one mapping from a service's domain refusal (src/kernel/refusals.ts) to its HTTP answer.
+ * The one mapping from a service's domain refusal (src/refusals.ts) to its HTTP answer.
  * The error plugin and the idempotency store read every thrown error through `apiErrorOf`, so a
  * route lets a service's refusal through and it answers as if the route had thrown the ApiError.
  */
-import { type RefusalReason, Refused } from '../kernel/refusals'
+import { type RefusalReason, Refused } from '../refusals'
 import { ApiError } from './errors'
 
 const STATUS: Record<RefusalReason, number> = {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { checkInstant } from '../../src/http/instant'
 import { decodeCursor, encodeCursor } from '../../src/http/pagination'
 import { apiErrorOf } from '../../src/http/refusals'
+import { checkInstant } from '../../src/instant'
 
 const refused = (f: () => unknown, field: string) => {
   let caught: unknown

@@ -1,5 +1,5 @@
 /**
- * A service's domain refusal (src/kernel/refusals.ts) thrown through a route answers as the HTTP
+ * A service's domain refusal (src/refusals.ts) thrown through a route answers as the HTTP
  * refusal it maps to (src/http/refusals.ts): its status, the v1 `{ error, field }` or legacy
  * `{ detail, status }` shape, and, under an Idempotency-Key, the same refusal again on a repeat.
  */
@@ -9,8 +9,8 @@ import { openLocalCoordination } from '../../src/coordination/local'
 import type { Coordination } from '../../src/coordination/port'
 import { errorPlugin } from '../../src/http/error-plugin'
 import { idempotent } from '../../src/http/idempotency'
-import { clashes, gone, invalid, notAllowed, notCovered, notThere, tooMany, unavailable, unrecognised, upstreamFailed } from '../../src/kernel/refusals'
 import { createLogger } from '../../src/logger'
+import { clashes, gone, invalid, notAllowed, notCovered, notThere, tooMany, unavailable, unrecognised, upstreamFailed } from '../../src/refusals'
 
 let app: { stop(): Promise<void> } & any
 let base: string

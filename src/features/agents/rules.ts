@@ -3,7 +3,7 @@
 import { findModel, MODELS } from '../../catalog/models'
 import { type PlanId, planIncludes } from '../../catalog/plans'
 import { isVoice, VOICES } from '../../catalog/voices'
-import { invalid } from '../../kernel/refusals'
+import { invalid } from '../../refusals'
 import { normalizePhone, unreadablePhone } from '../contacts/public'
 import { canonicalLanguage } from './languages'
 import type { Agent, CreateAgent } from './model'

@@ -5,9 +5,9 @@
 
 import { PLANS, type PlanId } from '../../catalog/plans'
 import { type Clock, iso } from '../../clock'
-import { clashes, invalid, notBlank, notThere } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { DEFAULT_DIALS } from '../../media/dials'
+import { clashes, invalid, notBlank, notThere } from '../../refusals'
 import type { PageAfter } from '../../store/port'
 import { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { AgentNumbers } from './agent-numbers'

@@ -3,8 +3,9 @@
  * src/media/dials.ts says what each does on a call): their checks beyond the schema's, and the
  * defaults an agent or a version stored before them reads as.
  */
-import { invalid } from '../../kernel/refusals'
+
 import { DEFAULT_DIALS, type VoiceDials } from '../../media/dials'
+import { invalid } from '../../refusals'
 import type { StoredVoice } from './repository'
 
 /** Backchannel words trimmed, blank ones refused, repeats (any letter case) kept once. */

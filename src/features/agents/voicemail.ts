@@ -4,7 +4,7 @@
  * `{{name}}`, `{{firstName}}`, `{{phone}}` and `{{email}}`; any other `{{…}}` is refused when the
  * agent is saved, so a typo is never read out to a customer's voicemail.
  */
-import { invalid } from '../../kernel/refusals'
+import { invalid } from '../../refusals'
 
 export const VOICEMAIL_VARIABLES = ['name', 'firstName', 'phone', 'email'] as const
 /** About 45 s of speech at ~15 characters a second: mailboxes commonly cut a message at 60 s or more. */

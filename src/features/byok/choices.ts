@@ -4,9 +4,10 @@
  * among them. A choice is checked when made; one the key no longer reaches is kept and read back
  * with `stale: true` (and calls and replies use the key's own model meanwhile).
  */
-import { clashes, invalid, upstreamFailed } from '../../kernel/refusals'
+
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { KeyRejected, type OfferedVoice, offeredVoices, previewVoice, type VendorEndpoints, VendorUnavailable } from '../../providers/catalog'
+import { clashes, invalid, upstreamFailed } from '../../refusals'
 import type { ByokRepos } from './repository'
 import type { ByokService, EffectiveKeys } from './service'
 

@@ -10,11 +10,11 @@
  */
 import { type Clock, iso } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
-import { clashes, invalid, isRefused, notThere, unavailable, upstreamFailed } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { assertPublicHost, BlockedTargetError } from '../../net/address-guard'
 import { type Credentials, JOB_PROVIDERS, JOBS, type Job, KeyRejected, offeredModels, type VendorEndpoints, VendorUnavailable } from '../../providers/catalog'
 import { checkBaseUrl } from '../../providers/llm/transport'
+import { clashes, invalid, isRefused, notThere, unavailable, upstreamFailed } from '../../refusals'
 import type { WorkspaceRepo } from '../workspaces/public'
 import type { ByokKeyDoc, ByokRepos } from './repository'
 

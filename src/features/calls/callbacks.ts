@@ -11,9 +11,9 @@
  */
 import { type Clock, iso } from '../../clock'
 import { ApiError } from '../../http/errors'
-import { isRefused } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
+import { isRefused } from '../../refusals'
 import { type ContactService, normalizePhone } from '../contacts/public'
 import type { CallbackRequest } from '../conversations/public'
 import { callbackTime } from './callback-time'

@@ -5,9 +5,9 @@
  */
 
 import type { Clock } from '../../clock'
-import { clashes, notThere } from '../../kernel/refusals'
 import type { VoiceDials } from '../../media/dials'
 import type { TurnStages } from '../../media/latency'
+import { clashes, notThere } from '../../refusals'
 import type { PageAfter } from '../../store/port'
 import type { ScopedFilter } from '../../store/workspace-scoped'
 import type { CallActors } from './actor'

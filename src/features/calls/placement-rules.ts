@@ -4,8 +4,8 @@
  * and the optional members whose shapes are ours. Pure: the service loads the data, these decide.
  */
 
-import { checkInstant } from '../../http/instant'
-import { clashes, invalid, notAllowed, notBlank, tooMany } from '../../kernel/refusals'
+import { checkInstant } from '../../instant'
+import { clashes, invalid, notAllowed, notBlank, tooMany } from '../../refusals'
 import { normalizePhone, unreadablePhone } from '../contacts/public'
 import type { FieldSpec } from './field-values'
 import { type PlaceCall, SCHEDULE_MAX_DAYS, VARIABLE_NAME_MAX, VARIABLE_VALUE_MAX, VARIABLES_MAX } from './model'

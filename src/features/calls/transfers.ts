@@ -10,8 +10,8 @@
 
 import type { TransferDestination } from '../../../machines/call'
 import type { Clock } from '../../clock'
-import { clashes, invalid, notThere, upstreamFailed } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { clashes, invalid, notThere, upstreamFailed } from '../../refusals'
 import type { AgentDoc } from '../agents/public'
 import type { CallActors } from './actor'
 import { BRIEF_DEADLINE_MS } from './brief-writer'

@@ -1,7 +1,7 @@
 /** Contacts created in the console (import) with consent flags. */
 import { type Clock, iso } from '../../clock'
 import { newId } from '../../ids'
-import { clashes, invalid, notThere } from '../../kernel/refusals'
+import { clashes, invalid, notThere } from '../../refusals'
 import { DuplicateKeyError } from '../../store/port'
 import { normalizePhone, unreadablePhone } from './phone'
 import type { ContactDoc, ContactRepo } from './repository'

@@ -16,7 +16,7 @@
  */
 
 import { eventsSpec } from '../../events/bus'
-import { isRefused } from '../../kernel/refusals'
+import { isRefused } from '../../refusals'
 import type { CollectionSpec, DocumentStore } from '../../store/port'
 import { WorkspaceCollection, type WorkspaceDoc } from '../../store/workspace-scoped'
 import type { AgentService } from '../agents/public'

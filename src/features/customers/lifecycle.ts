@@ -12,8 +12,8 @@
 import { ActorUnavailableError } from '../../../actors/errors'
 import type { CustomerWorkspaceContext } from '../../../machines/customer-workspace'
 import { type Clock, iso } from '../../clock'
-import { clashes, unavailable } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { clashes, unavailable } from '../../refusals'
 import type { WorkspaceRepo } from '../workspaces/public'
 import type { CustomerWorkspaceActors } from './actor'
 

@@ -1,6 +1,7 @@
 /** Field rules of a customer that a schema cannot say (docs/spec.md Customer, Limits). */
-import { invalid } from '../../kernel/refusals'
+
 import type { MetadataValue } from '../../kernel/tenancy'
+import { invalid } from '../../refusals'
 
 /** docs/spec.md Limits: customer metadata. */
 const METADATA_MAX_KEYS = 50

@@ -5,10 +5,10 @@
 
 import { PLANS } from '../../catalog/plans'
 import { type Clock, iso } from '../../clock'
-import { checkInstant } from '../../http/instant'
 import { newId } from '../../ids'
-import { clashes, invalid, notBlank, notCovered, notThere } from '../../kernel/refusals'
+import { checkInstant } from '../../instant'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { clashes, invalid, notBlank, notCovered, notThere } from '../../refusals'
 import { DuplicateKeyError, type Filter, type PageAfter } from '../../store/port'
 import { checkTimezone } from '../../time-zones'
 import type { Meter } from '../usage/public'

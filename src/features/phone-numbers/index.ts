@@ -1,7 +1,7 @@
 /** Phone numbers: rented or brought in the console, each assignable to one agent, released there; listed on v1. */
 
 import { defineFeature, eraseCollections } from '../../kernel/feature'
-import { isRefused } from '../../kernel/refusals'
+import { isRefused } from '../../refusals'
 import { agentsRef } from '../agents/public'
 import { phoneNumbersConsole } from './console'
 import { refuseWhileLive } from './live-calls'

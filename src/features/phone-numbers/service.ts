@@ -6,7 +6,7 @@
  */
 import { type Clock, iso } from '../../clock'
 import { newId } from '../../ids'
-import { clashes, invalid, notThere } from '../../kernel/refusals'
+import { clashes, invalid, notThere } from '../../refusals'
 import { DuplicateKeyError } from '../../store/port'
 import { normalizePhone } from '../contacts/public'
 import type { PhoneNumberDoc, PhoneNumberRepo } from './repository'

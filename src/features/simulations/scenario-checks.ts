@@ -3,7 +3,7 @@
  * (or replaying a call: its `audio` lines), and the members each expectation kind takes, each
  * refusal naming the member; and a caller line as the sandbox callee reads it.
  */
-import { invalid } from '../../kernel/refusals'
+import { invalid } from '../../refusals'
 import type { ExpectationSpec, ScenarioInput } from './model'
 import type { ScenarioDoc } from './repository'
 

@@ -6,8 +6,8 @@
 
 import { type Clock, iso } from '../../clock'
 import { newId } from '../../ids'
-import { clashes, invalid, notBlank, notThere } from '../../kernel/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { clashes, invalid, notBlank, notThere } from '../../refusals'
 import type { PageAfter } from '../../store/port'
 import type { AgentDoc, AgentService } from '../agents/public'
 import type { SimulationRunActors } from './actor'

@@ -4,7 +4,7 @@
  */
 import { type Clock, iso } from '../../clock'
 import { newId } from '../../ids'
-import { clashes, invalid, notThere } from '../../kernel/refusals'
+import { clashes, invalid, notThere } from '../../refusals'
 import type { PageAfter } from '../../store/port'
 import { DuplicateKeyError } from '../../store/port'
 import type { WorkspaceCollection } from '../../store/workspace-scoped'

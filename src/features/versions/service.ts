@@ -7,8 +7,8 @@
 
 import { isResting, publicationStatus } from '../../../machines/agent-publication'
 import { iso } from '../../clock'
-import { clashes, invalid, notThere } from '../../kernel/refusals'
 import type { Logger } from '../../logger'
+import { clashes, invalid, notThere } from '../../refusals'
 import type { AgentDoc } from '../agents/public'
 import type { AgentReader, DraftReader } from './drafts'
 import type { Publication } from './publication'

@@ -11,7 +11,7 @@
  * workspace (they identify the agent, they are not configuration) and its knowledge documents,
  * which conversations search as they are now (the snapshot records their ids for diffs).
  */
-import { clashes, isRefused, type Refused } from '../../kernel/refusals'
+import { clashes, isRefused, type Refused } from '../../refusals'
 import type { AgentDoc } from '../agents/public'
 import type { AgentReader } from './drafts'
 import type { VersionDoc, VersionStore } from './repository'

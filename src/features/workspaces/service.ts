@@ -3,7 +3,7 @@
 import type { PlanId } from '../../catalog/plans'
 import { type Clock, iso } from '../../clock'
 import { newId } from '../../ids'
-import { clashes, notThere } from '../../kernel/refusals'
+import { clashes, notThere } from '../../refusals'
 import { checkTimezone } from '../../time-zones'
 import { newWorkspaceDoc, type WorkspaceDoc, type WorkspaceRepo } from './repository'
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { callee, checkConsent, checkVariables, chooseAgent, chooseFrom, extractSpecs, idempotencyKeyOf, scheduleTime } from '../../../src/features/calls/placement-rules'
-import { Refused } from '../../../src/kernel/refusals'
+import { Refused } from '../../../src/refusals'
 
 const refusal = (fn: () => unknown): { reason: string; message: string; field?: unknown } => {
   try {

@@ -4,7 +4,7 @@
  * not rolled over into the next month as `Date.parse` would. Services check their instants with it,
  * so its refusal is a domain one (400 naming the field).
  */
-import { invalid } from '../kernel/refusals'
+import { invalid } from './refusals'
 
 const SHAPE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/
 
