@@ -7,7 +7,6 @@
  * callbacks: they report on calls and messages already under way, and most are never resent.
  */
 import { Elysia } from 'elysia'
-import type { Draining } from '../kernel/draining'
 import { VENDOR_CALLBACK_PREFIXES } from './body-limits'
 import { ApiError } from './errors'
 
@@ -16,6 +15,14 @@ import { ApiError } from './errors'
  * one interval of a typical one, so most retries find another instance without hammering this one.
  */
 export const DRAINING_RETRY_AFTER_S = 5
+
+/**
+ * What the gate and readiness read of the instance's drain (kernel/draining.ts `Draining`): HTTP
+ * sits below the kernel, so it names the one member it needs instead of importing the class.
+ */
+export interface DrainState {
+  readonly active: boolean
+}
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
@@ -27,7 +34,7 @@ export function startsWork(request: Request): boolean {
   return !VENDOR_CALLBACK_PREFIXES.some((prefix) => path.startsWith(prefix))
 }
 
-export function drainingGate(draining: Draining) {
+export function drainingGate(draining: DrainState) {
   return (
     new Elysia({ name: 'draining-gate' })
       // onRequest hooks apply to every route of the app, mounted before or after.

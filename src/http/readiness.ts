@@ -8,9 +8,8 @@
 import { Elysia } from 'elysia'
 import type { Coordination } from '../coordination/port'
 import { COMMAND_TIMEOUT_MS } from '../coordination/unavailable'
-import type { Draining } from '../kernel/draining'
 import type { DocumentStore, StoreHealth } from '../store/port'
-import { DRAINING_RETRY_AFTER_S } from './draining-gate'
+import { DRAINING_RETRY_AFTER_S, type DrainState } from './draining-gate'
 import { COORDINATION_RETRY_AFTER_S, DISK_FULL_RETRY_AFTER_S } from './outage'
 
 /** The Redis operation bound (coordination/unavailable.ts): a check that takes longer counts as unavailable. */
@@ -51,7 +50,7 @@ async function coordinationCheck(coordination: Coordination): Promise<{ ok: true
   }
 }
 
-export function readiness(parts: { draining: Draining; store: DocumentStore; coordination: Coordination }) {
+export function readiness(parts: { draining: DrainState; store: DocumentStore; coordination: Coordination }) {
   return new Elysia({ name: 'readiness' }).get(
     '/ready',
     async ({ set }) => {
