@@ -4,9 +4,7 @@
  */
 import { resolve } from 'node:path'
 import { DEFAULT_INSPECTOR_PORT } from '../actors/inspection'
-import { DEFAULT_AUTH_FAILURES_PER_MINUTE } from './http/auth-throttle'
-import { LlmError } from './providers/llm/errors'
-import { checkBaseUrl } from './providers/llm/transport'
+import { checkedBaseUrl } from './net/base-url'
 
 export interface Config {
   port: number
@@ -138,17 +136,14 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return v
 }
 
-/** The LLM adapter's own base-URL rule (https, plain http only to loopback), so boot refuses what a chat would. */
+/** The LLM adapters' base-URL rule (net/base-url.ts), so boot refuses what a chat would. */
 function llmBaseUrl(env: Env, name: string): string | undefined {
   const v = optional(env, name)
   if (v === undefined) return undefined
-  try {
-    return checkBaseUrl('openai', v)
-  } catch (err) {
-    // The value is not echoed: a URL refused for carrying a password would print it in the logs.
-    if (err instanceof LlmError) throw new ConfigError(name, err.message)
-    throw err
-  }
+  const checked = checkedBaseUrl(v)
+  // The value is not echoed: a URL refused for carrying a password would print it in the logs.
+  if ('refused' in checked) throw new ConfigError(name, checked.refused)
+  return checked.url
 }
 
 // An address, or `Display Name <address>`: enough to refuse a value that is plainly not one.
@@ -266,7 +261,15 @@ function httpIdleSeconds(env: Env): number {
 
 export const DEFAULT_HTTP_IDLE_SECONDS = 30
 
-/** 0–1,000,000, default DEFAULT_AUTH_FAILURES_PER_MINUTE (src/http/auth-throttle.ts says why); 0 turns the brake off. */
+/**
+ * An honest client stops at its first 401 (the key stays wrong until someone changes it); twenty
+ * workers behind one address, each retrying a revoked key every 15 s, make 80 a minute. The legacy
+ * surface allows a good key 120 requests a minute; a hundred refusals a minute is past anything but
+ * a script that does not read its answers.
+ */
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 100
+
+/** 0–1,000,000, default DEFAULT_AUTH_FAILURES_PER_MINUTE; 0 turns the brake off. */
 function authFailuresPerMinute(env: Env): number {
   return perMinute('AUTH_FAILURES_PER_MINUTE', optional(env, 'AUTH_FAILURES_PER_MINUTE'), DEFAULT_AUTH_FAILURES_PER_MINUTE)
 }

@@ -9,8 +9,15 @@
  * second, faster than any person types and well under the chat-app platform's per-number
  * throughput. Free halves them; higher plans grow about 2.5x a step with their volume.
  */
-import type { RateRule } from '../http/rate-limit'
 import type { PlanId } from './plans'
+
+/** A ceiling counted in fixed windows (http/rate-limit.ts counts it in the coordination store). */
+export interface RateRule {
+  /** Names the bucket, e.g. `api`, `chat`, `knowledge-upload`. */
+  name: string
+  limit: number
+  windowMs: number
+}
 
 export interface V1Rates {
   /** GET /conversations and GET /conversations/{id}/messages together, per key per minute. */

@@ -17,13 +17,6 @@ import type { Coordination, RateHit } from '../coordination/port'
 import type { ApiError } from './errors'
 import { rateLimited } from './rate-limit'
 
-/**
- * An honest client stops at its first 401 (the key stays wrong until someone changes it); twenty
- * workers behind one address, each retrying a revoked key every 15 s, make 80 a minute. The legacy
- * surface allows a good key 120 requests a minute; a hundred refusals a minute is past anything but
- * a script that does not read its answers.
- */
-export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 100
 const WINDOW_MS = 60_000
 /** Addresses remembered as past the limit at once; beyond it the oldest are forgotten (they may fail once more). */
 const MAX_REMEMBERED = 10_000
@@ -34,8 +27,8 @@ export class AuthThrottle {
 
   constructor(
     private readonly coordination: Coordination,
-    /** Failed authentications a minute per address; 0: no brake. */
-    readonly limit = DEFAULT_AUTH_FAILURES_PER_MINUTE,
+    /** Failed authentications a minute per address; 0: no brake (config's AUTH_FAILURES_PER_MINUTE). */
+    readonly limit: number,
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -6,12 +6,13 @@
  * the headers too.
  */
 import { Elysia } from 'elysia'
+import type { RateRule } from '../catalog/limits'
 import type { Clock } from '../clock'
 import type { Coordination } from '../coordination/port'
 import { type Authenticator, type HttpPrincipal, type HttpWorkspace, hashKey } from './authenticator'
 import { bodyRefusal } from './body-check'
 import { authenticateRequest } from './context'
-import { countRequest, LEGACY_RATES, type RateRule } from './rate-limit'
+import { countRequest, LEGACY_RATES } from './rate-limit'
 
 export type LegacyContext<P = HttpPrincipal, W = HttpWorkspace> = {
   principal: P

@@ -3,15 +3,10 @@
  * docs/spec.md's `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (epoch seconds)
  * on the answer and `Retry-After` on a 429.
  */
+
+import type { RateRule } from '../catalog/limits'
 import type { Coordination, RateHit } from '../coordination/port'
 import { ApiError } from './errors'
-
-export interface RateRule {
-  /** Names the bucket, e.g. `api`, `chat`, `knowledge-upload`. */
-  name: string
-  limit: number
-  windowMs: number
-}
 
 /** docs/spec.md Limits, "Rate limits (legacy surface)". */
 export const LEGACY_RATES = {

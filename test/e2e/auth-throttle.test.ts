@@ -6,7 +6,7 @@
  * checks the refusal and leaves its end to test/http/auth-throttle.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { DEFAULT_AUTH_FAILURES_PER_MINUTE } from '../../src/http/auth-throttle'
+import { DEFAULT_AUTH_FAILURES_PER_MINUTE } from '../../src/config'
 import { startTestServer, type TestServer } from '../support/server'
 
 let s: TestServer

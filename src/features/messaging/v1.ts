@@ -1,12 +1,12 @@
 /** `POST /conversations/{id}/reply` (docs/spec.md Conversations): the developer's agent answers on the chat app. */
 
 import { Elysia, t } from 'elysia'
-import { v1RateRule } from '../../catalog/limits'
+import { type RateRule, v1RateRule } from '../../catalog/limits'
 import type { PlanId } from '../../catalog/plans'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import { answers, v1Errors } from '../../http/docs'
-import { countRequest, type RateRule } from '../../http/rate-limit'
+import { countRequest } from '../../http/rate-limit'
 import type { KernelHttp } from '../../kernel/feature'
 import type { Replies } from './reply'
 import { MAX_MEDIA_URL, MAX_REPLY_TEXT } from './reply-rules'

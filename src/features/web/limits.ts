@@ -3,7 +3,7 @@
  * in the coordination store on the service clock (every instance counts together; tests advance
  * the manual clock). Each answer carries X-RateLimit-* and a 429 Retry-After (http/rate-limit.ts).
  */
-import type { RateRule } from '../../http/rate-limit'
+import type { RateRule } from '../../catalog/limits'
 
 export const WEB_RATES = {
   /**

@@ -5,6 +5,8 @@
  * Deadlines are enforced here, by racing every wait against a timer, rather than trusting the
  * runtime to surface an abort inside a pending body read.
  */
+
+import { checkedBaseUrl } from '../../net/base-url'
 import { errorFromResponse, LlmError, protocolError } from './errors'
 import { parseSse, SseError, type SseEvent } from './sse'
 
@@ -37,31 +39,11 @@ export interface Endpoint {
   idleTimeoutMs: number
 }
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i
-
-/** https anywhere; plain http only to this machine (local model servers, tests). */
+/** The base-URL rule (net/base-url.ts), refused as the adapters' own error. */
 export function checkBaseUrl(provider: string, raw: string): string {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    throw new LlmError({ kind: 'bad_request', provider, message: `The base URL "${raw}" is not a valid URL.` })
-  }
-  const loopback = LOOPBACK.test(url.hostname)
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw new LlmError({
-      kind: 'bad_request',
-      provider,
-      message: 'The base URL must use https (plain http is allowed only for this machine).',
-    })
-  }
-  if (url.username || url.password) {
-    throw new LlmError({ kind: 'bad_request', provider, message: 'The base URL must not carry a user name or password.' })
-  }
-  if (url.search || url.hash) {
-    throw new LlmError({ kind: 'bad_request', provider, message: 'The base URL must not carry a query or fragment.' })
-  }
-  return url.toString().replace(/\/+$/, '')
+  const checked = checkedBaseUrl(raw)
+  if ('refused' in checked) throw new LlmError({ kind: 'bad_request', provider, message: checked.refused })
+  return checked.url
 }
 
 /** Races `p` against a deadline and the caller's signal; either loss aborts `ctl` (the request). */
