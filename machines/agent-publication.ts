@@ -5,7 +5,7 @@
  * current agent, restores a version onto it and publishes; a checkpoint stores a version and
  * changes nothing else.
  *
- * Effects are invoked actors (docs/design.md: the chart stays pure), bound in src/features/versions/actor.ts.
+ * Effects are invoked actors (docs/design.md: the chart stays pure), bound in the versions feature's actor.ts.
  * Each runs in a short effect state between the resting states, because what comes next depends
  * on its outcome, and in docs/spec.md's order:
  *   publish     draft|published|publishedWithChanges → freezing → goingLive → published
@@ -110,7 +110,7 @@ export type AgentPublicationEffect = (typeof AGENT_PUBLICATION_EFFECTS)[number]
 
 const provided = (name: AgentPublicationEffect) =>
   fromPromise<void, EffectInput>(async () => {
-    throw new Error(`${name} is provided by src/features/versions/actor.ts`)
+    throw new Error(`${name} is provided by the versions binding`)
   })
 
 const effectInput = ({ context }: { context: AgentPublicationContext }): EffectInput => {

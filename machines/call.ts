@@ -73,11 +73,11 @@ export type * from './call-types'
 /** (The transfer states only added states and an optional context member: every stored version-2 snapshot still reads.) */
 export const MACHINE_VERSION = 2
 
-/** The actor kind the runtime runs this chart as (src/features/calls/actor.ts); in every stored key, so never renamed. */
+/** The actor kind the runtime runs this chart as (the calls feature's actor.ts); in every stored key, so never renamed. */
 export const CALL_KIND = 'call'
 
 /**
- * Effects: invoked actors the binding (src/features/calls/actor.ts) provides with `machine.provide({ actors })`.
+ * Effects: invoked actors the binding (the calls feature's actor.ts) provides with `machine.provide({ actors })`.
  * - `placeCall` dials the try through the telephony port; its output is the provider's `callRef`,
  *   a rejection (the provider refused: docs/spec.md's 502) ends the try `failed` with the reason;
  * - `openConversation` puts the call in the inbox as a `voice` conversation;
@@ -122,25 +122,25 @@ export const callMachine = setup({
   },
   actors: {
     placeCall: fromPromise<PlaceCallOutput, CallEffectInput>(async () => {
-      throw new Error('provided by src/features/calls/actor.ts')
+      throw new Error('provided by the calls binding')
     }),
     openConversation: fromPromise<void, CallEffectInput>(async () => {
-      throw new Error('provided by src/features/calls/actor.ts')
+      throw new Error('provided by the calls binding')
     }),
     hangUp: fromPromise<void, HangUpInput>(async () => {
-      throw new Error('provided by src/features/calls/actor.ts')
+      throw new Error('provided by the calls binding')
     }),
     analyseCall: fromPromise<AnalyseCallOutput, CallEffectInput>(async () => {
-      throw new Error('provided by src/features/calls/actor.ts')
+      throw new Error('provided by the calls binding')
     }),
     transferCall: fromPromise<TransferCallOutput, TransferCallInput>(async () => {
-      throw new Error('provided by src/features/calls/actor.ts')
+      throw new Error('provided by the calls binding')
     }),
     joinTransfer: fromPromise<TransferCallOutput, JoinTransferInput>(async () => {
-      throw new Error('provided by actors/call.ts')
+      throw new Error('provided by the calls binding')
     }),
     endLeg: fromPromise<void, EndLegInput>(async () => {
-      throw new Error('provided by actors/call.ts')
+      throw new Error('provided by the calls binding')
     }),
   },
   actions: {

@@ -7,7 +7,7 @@
  *   deleted --customer.restore--------------------> restoring --restoreCustomer done--> active
  *
  * Effects (docs/design.md "Machines and actors"): the I/O is three invoked actors named here and bound
- * to the real work in src/features/customers/actor.ts. They get effect states of their own because
+ * to the real work in the customers feature's actor.ts. They get effect states of their own because
  * no other move may interleave with a half-applied effect: a restore accepted while the archive
  * is still being written would be overwritten by it. Every effect is idempotent (a crash
  * mid-effect re-runs it when the runtime resumes the actor at boot).
@@ -53,7 +53,7 @@ export const retryDelay = (attempts: number): number => Math.min(EFFECT_RETRY_FI
 
 export type CustomerWorkspaceState = 'active' | 'archiving' | 'deleted' | 'restoring' | 'erasing' | 'erased'
 
-/** Invoked effects; implemented in src/features/customers/actor.ts with `machine.provide({ actors })`. */
+/** Invoked effects; implemented in the customers feature's actor.ts with `machine.provide({ actors })`. */
 export const CUSTOMER_WORKSPACE_EFFECTS = ['archiveCustomer', 'restoreCustomer', 'eraseCustomer'] as const
 export type CustomerWorkspaceEffect = (typeof CUSTOMER_WORKSPACE_EFFECTS)[number]
 
@@ -116,7 +116,7 @@ export interface EraseInput {
 }
 
 const unbound = (name: CustomerWorkspaceEffect) => async (): Promise<void> => {
-  throw new Error(`${name} is provided by src/features/customers/actor.ts`)
+  throw new Error(`${name} is provided by the customers binding`)
 }
 
 const held = (event: CustomerWorkspaceEvent): string[] => (event.type === 'customer.delete' && Array.isArray(event.heldNumbers) ? event.heldNumbers : [])

@@ -40,7 +40,7 @@ export const enrolmentMachine = setup({
   types: { context: {} as EnrolmentContext, events: {} as EnrolmentEvent, input: {} as EnrolmentInput },
   actors: {
     sendStep: fromPromise<{ at: number }, SendStepInput>(async () => {
-      throw new Error('provided by src/features/sequences/actor.ts')
+      throw new Error('provided by the sequences binding')
     }),
   },
   guards: {

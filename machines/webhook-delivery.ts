@@ -3,7 +3,7 @@
  * endpoint, with statuses pending (queued), success (a 2xx), retrying (failed, retry scheduled)
  * and failed (all attempts used). POST retry moves only a failed delivery back to pending.
  *
- * The attempt is the invoked actor `deliver` (implemented in src/features/webhooks/delivery-actor.ts), started
+ * The attempt is the invoked actor `deliver` (implemented in the webhooks feature's delivery-actor.ts), started
  * on entry to `pending`; its outcome (`onDone`) decides the next state. A crash while it runs
  * leaves a snapshot with a running child, which the runtime resumes at boot. The effect claims each
  * attempt's number in the delivery record before the request leaves and records a success before
@@ -117,7 +117,7 @@ export const webhookDeliveryMachine = setup({
   },
   actors: {
     deliver: fromPromise<DeliverOutput, DeliverInput>(async () => {
-      throw new Error('provided by src/features/webhooks/delivery-actor.ts')
+      throw new Error('provided by the webhooks binding')
     }),
   },
   actions: {

@@ -4,9 +4,9 @@
  * back on and forgives past failures; deleting the customer switches it off.
  *
  * The chart records delivery outcomes; the deliveries themselves run outside it (one attempt
- * each, per-endpoint lanes in src/features/webhooks), so a slow receiver never holds the chart.
+ * each, per-endpoint lanes in the webhooks feature), so a slow receiver never holds the chart.
  * Its one effect is telling the developer it was switched off (Events rule 8): the invoked actor
- * `notify`, implemented in src/features/webhooks/endpoint-actor.ts, run in the `notifying` state between the
+ * `notify`, implemented in the webhooks feature's endpoint-actor.ts, run in the `notifying` state between the
  * fifth failure and `disabled`.
  *
  * Not shown in docs/spec.md, chosen here:
@@ -84,7 +84,7 @@ export const webhookEndpointMachine = setup({
   },
   actors: {
     notify: fromPromise<void, NotifyInput>(async () => {
-      throw new Error('provided by src/features/webhooks/endpoint-actor.ts')
+      throw new Error('provided by the webhooks binding')
     }),
   },
   actions: {
