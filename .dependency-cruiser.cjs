@@ -2,11 +2,11 @@
  * The dependency rules (`npm run deps`, run in .ci/run after the typecheck). Type-only imports count
  * like any other: the swc parser reads every import declaration.
  *
- * - The kernel (src/kernel, src/http, src/store, src/coordination, actors/, machines/) and the
- *   shared code beside it (src/media, src/providers, src/events, src/catalog, src/net, src/crypto
- *   and src/*.ts) import no feature. What the kernel needs of a feature is a port the kernel
- *   defines and the feature provides at build time (kernel/feature.ts `provideHttp`,
- *   http/authenticator.ts); an actor binding takes its effects as a parameter.
+ * - The layers point one way (docs/architecture.md, "Layers"): every module sits in one layer of
+ *   LAYERS and imports only from its own layer and the layers below. No import runs back up a
+ *   layer, and the folders that share a layer import each other not at all. What a lower layer
+ *   needs of a higher one is a port the lower layer defines and the higher one provides
+ *   (kernel/feature.ts `provideHttp`, http/authenticator.ts, http/draining-gate.ts `DrainState`).
  * - The composition root (src/services.ts, src/app.ts, src/boot.ts) lists, builds and mounts the
  *   features, so it imports their builds (index.ts). Nothing else does.
  * - A feature imports its own folder freely and, of another feature, only its public face
@@ -14,7 +14,51 @@
  *   through `use(ref)` at build time.
  * - No import cycles, type-only ones included.
  */
-const COMPOSITION_ROOT = '^src/(services|app|boot)\\.ts$'
+
+/** Bottom to top; each entry's paths are regular expressions from the repository's root. */
+const LAYERS = [
+  // Leaves everything reads: the pure charts, ids, clocks, the domain's refusals, guarded fetch.
+  { name: 'base', paths: ['^machines/', '^src/(net|crypto)/', '^src/(ids|clock|logger|crash-points|time-zones|zoned-time|listen-port|refusals|instant)\\.ts$'] },
+  { name: 'stores', paths: ['^src/store/', '^src/coordination/', '^src/files/'] },
+  { name: 'runtime', paths: ['^actors/', '^src/events/'] },
+  { name: 'settings', paths: ['^src/config\\.ts$', '^src/catalog/'] },
+  { name: 'http', paths: ['^src/http/'] },
+  { name: 'voice', paths: ['^src/media/'] },
+  { name: 'vendors', paths: ['^src/providers/'] },
+  { name: 'metrics', paths: ['^src/metrics/'] },
+  { name: 'kernel', paths: ['^src/kernel/'] },
+  { name: 'features', paths: ['^src/features/'] },
+  { name: 'root', paths: ['^src/(services|app|boot|server|index)\\.ts$'] },
+]
+
+/**
+ * The one import allowed up a layer: the voice pipeline (src/media) takes the speech engines' port
+ * types from src/providers, which implements them and imports src/media's codecs. It stays until
+ * those ports live in the voice module beside what consumes them; nothing else may join it.
+ */
+const ENGINE_PORTS_IN_PROVIDERS = '^src/providers/(stt|tts)/port\\.ts$'
+
+const ALL_LAYERS = LAYERS.flatMap((layer) => layer.paths)
+
+/** An import from a layer into any layer above it. */
+const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
+  name: `layer-${layer.name}-imports-only-below`,
+  comment: `The ${layer.name} layer imports only from its own layer and those below (docs/architecture.md, Layers): move the shared piece down, or define a port here that the layer above provides.`,
+  severity: 'error',
+  from: { path: layer.paths },
+  to: { path: LAYERS.slice(i + 1).flatMap((above) => above.paths), ...(layer.name === 'voice' ? { pathNot: ENGINE_PORTS_IN_PROVIDERS } : {}) },
+}))
+
+/** Folders that share a layer (the base's leaves and the composition root aside) import each other not at all. */
+const siblingRules = LAYERS.filter((layer) => layer.name !== 'base' && layer.name !== 'root' && layer.paths.length > 1).flatMap((layer) =>
+  layer.paths.map((path) => ({
+    name: `layer-${layer.name}-siblings-apart`,
+    comment: `Folders of the ${layer.name} layer import each other not at all: one that needs another belongs a layer above it.`,
+    severity: 'error',
+    from: { path },
+    to: { path: layer.paths.filter((other) => other !== path) },
+  })),
+)
 
 module.exports = {
   forbidden: [
@@ -25,19 +69,21 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    ...layerRules,
+    ...siblingRules,
     {
-      name: 'kernel-imports-no-feature',
-      comment: 'The kernel knows no feature: define a port in the kernel and let the feature provide it at build time.',
+      name: 'every-module-in-a-layer',
+      comment: 'A new folder or top-level file takes its place in LAYERS (and in docs/architecture.md, Layers) before anything imports it.',
       severity: 'error',
-      from: { path: '^(src/(kernel|http|store|coordination)|actors|machines)/' },
-      to: { path: '^src/features/' },
+      from: { path: '^(src|actors|machines)/', pathNot: ALL_LAYERS },
+      to: {},
     },
     {
-      name: 'shared-code-imports-no-feature',
-      comment: 'Code outside src/features (media, providers, events, catalogues, …) imports no feature; only the composition root does.',
+      name: 'imports-only-modules-in-a-layer',
+      comment: 'A new folder or top-level file takes its place in LAYERS (and in docs/architecture.md, Layers) before anything imports it.',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/features/', '^src/(kernel|http|store|coordination)/', COMPOSITION_ROOT] },
-      to: { path: '^src/features/' },
+      from: {},
+      to: { path: '^(src|actors|machines)/', pathNot: ALL_LAYERS },
     },
     {
       name: 'feature-imports-public-faces',
