@@ -7,7 +7,8 @@
 import { afterEach, expect, test } from 'bun:test'
 import { assign, emit, setup } from 'xstate'
 import { ManualClock } from '../../src/clock'
-import { type Env, makeRuntime, openEnv, removeDir, waitFor } from './support'
+import { until } from '../support/until'
+import { type Env, makeRuntime, openEnv, removeDir, WAIT_MS } from './support'
 
 const bellMachine = setup({
   types: { context: {} as { rings: number }, events: {} as { type: 'ring' } | { type: 'quiet' }, emitted: {} as { type: 'bell.rang'; n: number } },
@@ -96,7 +97,7 @@ test('events another instance stored and did not hand over are handed over by a 
   expect(seen).toEqual([])
   // Its actors released (as a crashed instance's leases lapse): the survivor resumes what is pending.
   await failing.stop()
-  await waitFor(() => seen.length > 0, 'the survivor handed the outbox over')
+  await until('the survivor handed the outbox over', () => seen.length > 0, WAIT_MS)
   expect(seen).toEqual(['bell:b3:1'])
   const stored = await env.store.collection<any>({ name: 'actor_snapshots', indexes: [] })
   expect(await stored.get('bell:b3')).toMatchObject({ outbox: [], hasOutbox: false })

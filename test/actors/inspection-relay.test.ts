@@ -6,7 +6,7 @@ import { afterEach, expect, test } from 'bun:test'
 import WebSocket from 'ws'
 import { type Relay, relayPage, startRelay } from '../../actors/inspection-relay'
 import { freePort } from '../support/child-service'
-import { eventually } from '../support/until'
+import { until } from '../support/until'
 
 let relay: Relay | null = null
 const sockets: WebSocket[] = []
@@ -31,14 +31,14 @@ async function connect(port: number): Promise<{ ws: WebSocket; got: string[] }> 
 test('a message from the service reaches the page; a page that opens later is replayed it', async () => {
   const port = await freePort()
   relay = startRelay(port)
-  const service = await eventually('the relay to listen', () => connect(port).catch(() => undefined))
+  const service = await until('the relay to listen', () => connect(port).catch(() => undefined))
   const page = await connect(port)
   service.ws.send(JSON.stringify({ type: '@xstate.event', n: 1 }))
-  await eventually('the page to get the event', () => page.got.length === 1)
+  await until('the page to get the event', () => page.got.length === 1)
   expect(JSON.parse(page.got[0]!)).toEqual({ type: '@xstate.event', n: 1 })
   expect(service.got).toEqual([])
   const late = await connect(port)
-  await eventually('the replay', () => late.got.length === 1)
+  await until('the replay', () => late.got.length === 1)
 })
 
 test('the page says it needs the internet and links the console charts once known', () => {

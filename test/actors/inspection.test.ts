@@ -4,7 +4,8 @@ import { createMachine } from 'xstate'
 import { createInspection, type Inspection } from '../../actors/inspection'
 import type { ActorRuntime } from '../../actors/runtime'
 import { ManualClock } from '../../src/clock'
-import { type Env, makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, waitFor } from './support'
+import { until } from '../support/until'
+import { type Env, makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, WAIT_MS } from './support'
 
 const T0 = Date.UTC(2026, 0, 1)
 
@@ -42,7 +43,11 @@ describe('inspection', () => {
   test('every actor reports its creation, events and snapshots through @statelyai/inspect', async () => {
     await runtime.spawn('ticket', 'i1', { id: 'i1' })
     await runtime.send('ticket', 'i1', { type: 'arm', name: 'x', at: T0 + 5 })
-    await waitFor(() => received.some((e) => e.type === '@xstate.event' && e.event?.type === 'arm') && received.some((e) => e.type === '@xstate.snapshot'), 'inspection events over the WebSocket')
+    await until(
+      'inspection events over the WebSocket',
+      () => received.some((e) => e.type === '@xstate.event' && e.event?.type === 'arm') && received.some((e) => e.type === '@xstate.snapshot'),
+      WAIT_MS,
+    )
     expect(received.some((e) => e.type === '@xstate.actor')).toBe(true)
   })
 

@@ -11,7 +11,8 @@ import { openRedisCoordination } from '../../src/coordination/redis'
 import { randomId } from '../../src/ids'
 import { type RedisServer, startRedis } from '../support/redis'
 import { describeWithRedis } from '../support/system-binary'
-import { type Env, makeRuntime, openEnv, removeDir, type TicketContext, ticketDeadlines, ticketMachine, waitFor } from './support'
+import { until } from '../support/until'
+import { type Env, makeRuntime, openEnv, removeDir, type TicketContext, ticketDeadlines, ticketMachine } from './support'
 
 const T0 = Date.UTC(2026, 0, 1)
 const SEC = 1_000
@@ -72,7 +73,7 @@ describeWithRedis('durable timers when Redis restarts empty', () => {
 
     await redis.crash()
     await redis.restart()
-    await waitFor(async () => (await coordination.pendingTimers().catch(() => 0)) === 8, 'the timers to be rebuilt', REBUILD_WAIT_MS)
+    await until('the timers to be rebuilt', async () => (await coordination.pendingTimers().catch(() => 0)) === 8, REBUILD_WAIT_MS)
     expect(await coordination.timersMarked()).toBe(true)
 
     clock.advance(30 * SEC)
@@ -88,7 +89,7 @@ describeWithRedis('durable timers when Redis restarts empty', () => {
     await runtime.stop()
     await redis.crash()
     await redis.restart()
-    await waitFor(async () => (await coordination.pendingTimers().catch(() => -1)) === 0, 'the client to reconnect', REBUILD_WAIT_MS)
+    await until('the client to reconnect', async () => (await coordination.pendingTimers().catch(() => -1)) === 0, REBUILD_WAIT_MS)
 
     await start()
     expect(await coordination.pendingTimers()).toBe(1)

@@ -6,7 +6,8 @@ import { ACTOR_SNAPSHOTS } from '../../actors/snapshot-store'
 import type { StoredActor } from '../../actors/types'
 import { ManualClock } from '../../src/clock'
 import type { Collection, Doc, DocumentStore } from '../../src/store/port'
-import { type Env, gate, makeRuntime, openEnv, removeDir, type TicketContext, ticketDeadlines, ticketMachine, waitFor } from './support'
+import { until } from '../support/until'
+import { type Env, gate, makeRuntime, openEnv, removeDir, type TicketContext, ticketDeadlines, ticketMachine, WAIT_MS } from './support'
 
 const T0 = Date.UTC(2026, 0, 1)
 
@@ -170,7 +171,7 @@ describe('actor runtime (embedded store)', () => {
     const stored = await runtime.read('ticket', 't1')
     expect(stored).toMatchObject({ state: 'working', pendingWork: true, version: 1, kind: 'ticket', resourceId: 't1' })
     effectGate.open(7)
-    await waitFor(async () => (await runtime.read('ticket', 't1'))?.state === 'open', 'the effect-driven change to be stored')
+    await until('the effect-driven change to be stored', async () => (await runtime.read('ticket', 't1'))?.state === 'open', WAIT_MS)
     const done = await runtime.read('ticket', 't1')
     expect(done?.pendingWork).toBe(false)
     expect(ctx(done).worked).toBe(1)
@@ -207,7 +208,7 @@ describe('actor runtime (embedded store)', () => {
     expect(runtime.isLive('ticket', 'waiting')).toBe(false)
     expect(effectCalls).toBe(2)
     effectGate.open(1)
-    await waitFor(async () => (await runtime.read('ticket', 'working'))?.state === 'open', 'the resumed effect to finish')
+    await until('the resumed effect to finish', async () => (await runtime.read('ticket', 'working'))?.state === 'open', WAIT_MS)
   })
 
   test('an idle actor is passivated (snapshot kept) and the next send resumes it', async () => {
@@ -215,14 +216,14 @@ describe('actor runtime (embedded store)', () => {
     runtime = await boot({ idleMs: 0 })
     await runtime.spawn('ticket', 't1', { id: 't1' })
     await runtime.send('ticket', 't1', { type: 'push', n: 1 })
-    await waitFor(() => runtime.liveCount === 0, 'passivation')
+    await until('passivation', () => runtime.liveCount === 0, WAIT_MS)
     expect(ctx(await runtime.read('ticket', 't1')).log).toEqual([1])
     // An actor with an effect in flight is not passivated.
     await runtime.send('ticket', 't1', { type: 'work' })
     expect(await runtime.passivate('ticket', 't1')).toBe(false)
     expect(runtime.isLive('ticket', 't1')).toBe(true)
     effectGate.open(0)
-    await waitFor(() => runtime.liveCount === 0, 'passivation after the effect')
+    await until('passivation after the effect', () => runtime.liveCount === 0, WAIT_MS)
     const snap = await runtime.send('ticket', 't1', { type: 'push', n: 2 })
     expect((snap.context as TicketContext).log).toEqual([1, 2])
   })
@@ -232,7 +233,7 @@ describe('actor runtime (embedded store)', () => {
     runtime = await boot({ idleMs: 150 })
     await runtime.spawn('ticket', 't1', { id: 't1' })
     expect(runtime.isLive('ticket', 't1')).toBe(true)
-    await waitFor(() => runtime.liveCount === 0, 'the sweep to passivate it', 3_000)
+    await until('the sweep to passivate it', () => runtime.liveCount === 0, 3_000)
     expect((await runtime.read('ticket', 't1'))?.state).toBe('open')
   })
 
@@ -254,13 +255,13 @@ describe('actor runtime (embedded store)', () => {
     runtime = rt
     await rt.spawn('ticket', 't1', { id: 't1' })
     // Renewals keep it while nobody interferes: two of them, each granted.
-    await waitFor(() => takes.length >= 3, 'two renewals')
+    await until('two renewals', () => takes.length >= 3, WAIT_MS)
     expect(takes.every(Boolean)).toBe(true)
     expect(await env.coordination.acquireLease('actor:ticket:t1', 'thief', 60_000)).toBe(false)
     // Someone else ends up with it (e.g. our renewals stalled past the ttl).
     await env.coordination.releaseLease('actor:ticket:t1', 'test-instance')
     expect(await env.coordination.acquireLease('actor:ticket:t1', 'thief', 60_000)).toBe(true)
-    await waitFor(() => !rt.isLive('ticket', 't1'), 'the actor to be dropped on the failed renewal')
+    await until('the actor to be dropped on the failed renewal', () => !rt.isLive('ticket', 't1'), WAIT_MS)
     expect(takes.at(-1)).toBe(false)
     expect(await env.coordination.leaseOwner('actor:ticket:t1')).toBe('thief')
   })
@@ -291,7 +292,7 @@ describe('actor runtime (embedded store)', () => {
     const failed = await rt.send('ticket', 'e1', { type: 'timer.due', at: T0, name: 'x' })
     expect(failed.status).toBe('error')
     expect(await rt.read('ticket', 'e1')).toMatchObject({ status: 'error', error: 'Error: effect wiring bug', deadlines: [] })
-    await waitFor(() => !rt.isLive('ticket', 'e1'), 'the failed actor to leave memory')
+    await until('the failed actor to leave memory', () => !rt.isLive('ticket', 'e1'), WAIT_MS)
     expect((await rt.send('ticket', 'e1', { type: 'ping' })).status).toBe('error')
   })
 
@@ -306,7 +307,7 @@ describe('actor runtime (embedded store)', () => {
     expect(spawned.context).toMatchObject({ id: 'new', log: [5] })
     const closed = await runtime.send('ticket', 't1', { type: 'close' })
     expect(closed.status).toBe('done')
-    await waitFor(() => !runtime.isLive('ticket', 't1'), 'a finished actor to leave memory')
+    await until('a finished actor to leave memory', () => !runtime.isLive('ticket', 't1'), WAIT_MS)
     const after = await runtime.send('ticket', 't1', { type: 'push', n: 1 })
     expect(after).toMatchObject({ value: 'closed', status: 'done' })
     expect(runtime.isLive('ticket', 't1')).toBe(false)

@@ -15,17 +15,12 @@ import type { Coordination } from '../../src/coordination/port'
 import type { Logger } from '../../src/logger'
 import type { DocumentStore } from '../../src/store/port'
 import { openSqliteStore } from '../../src/store/sqlite'
-import { until } from '../support/until'
 
-// Polling for an asynchronous outcome: 5 s is far above the few milliseconds these take on a
+// until()'s bound for an asynchronous outcome: 5 s is far above the few milliseconds these take on a
 // loaded CI runner and well under the 20 s per-test timeout in bunfig.toml.
 export const WAIT_MS = 5_000
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = WAIT_MS): Promise<void> {
-  await until(what, check, (v) => v, { withinMs: timeoutMs, everyMs: 5 })
-}
 
 export interface TicketContext {
   id: string

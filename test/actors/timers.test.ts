@@ -3,7 +3,8 @@ import { assign, setup } from 'xstate'
 import { timerId } from '../../actors/deadlines'
 import type { ActorRuntime } from '../../actors/runtime'
 import { ManualClock, systemClock } from '../../src/clock'
-import { type Env, makeRuntime, openEnv, removeDir, type TicketContext, ticketDeadlines, ticketMachine, waitFor } from './support'
+import { until } from '../support/until'
+import { type Env, makeRuntime, openEnv, removeDir, type TicketContext, ticketDeadlines, ticketMachine } from './support'
 
 const T0 = Date.UTC(2026, 0, 1)
 const HOUR = 3_600_000
@@ -146,7 +147,7 @@ describe('deadlines and durable timers', () => {
       await rt.spawn('ticket', 's1', { id: 's1' })
       await rt.send('ticket', 's1', { type: 'arm', name: 'soon', at: Date.now() + 100 })
       // Up to 10 s for a slow machine: still far short of the 60 s poll.
-      await waitFor(() => fired.length === 1, 'the timer to fire without waiting for a poll', 10_000)
+      await until('the timer to fire without waiting for a poll', () => fired.length === 1, 10_000)
     } finally {
       await rt.stop()
       await env2.close()

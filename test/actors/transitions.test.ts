@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { fromPromise } from 'xstate'
 import type { ActorRuntime, Transition } from '../../actors/runtime'
 import { ManualClock } from '../../src/clock'
-import { type Env, gate, makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, waitFor } from './support'
+import { until } from '../support/until'
+import { type Env, gate, makeRuntime, openEnv, removeDir, ticketDeadlines, ticketMachine, WAIT_MS } from './support'
 
 describe('actor runtime: transitions and counts', () => {
   let env: Env
@@ -44,7 +45,7 @@ describe('actor runtime: transitions and counts', () => {
     await runtime.send('ticket', 't1', { type: 'push', n: 1 }) // context only: no transition
     await runtime.send('ticket', 't1', { type: 'work' })
     effectGate.open(0)
-    await waitFor(async () => (await runtime.read('ticket', 't1'))?.state === 'open', 'the effect to end')
+    await until('the effect to end', async () => (await runtime.read('ticket', 't1'))?.state === 'open', WAIT_MS)
     expect(moves()).toEqual(['t1:null->open', 't1:open->working', 't1:working->open'])
     expect(heard[0]!.kind).toBe('ticket')
     expect((heard[2]!.context as { worked: number }).worked).toBe(1)
@@ -70,7 +71,7 @@ describe('actor runtime: transitions and counts', () => {
     await runtime.passivate('ticket', 'a')
     // A finished actor leaves memory at once: that is no passivation.
     await runtime.send('other', 'c', { type: 'close' })
-    await waitFor(() => !runtime.isLive('other', 'c'), 'the finished actor to leave memory')
+    await until('the finished actor to leave memory', () => !runtime.isLive('other', 'c'), WAIT_MS)
     expect(Object.fromEntries(runtime.liveByKind())).toEqual({ ticket: 1, other: 0 })
     expect(Object.fromEntries(runtime.passivations())).toEqual({ ticket: 1, other: 0 })
 

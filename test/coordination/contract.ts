@@ -25,10 +25,6 @@ const T = 1_700_000_000_000
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-export async function waitFor(check: () => boolean, what: string, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<void> {
-  await until(what, check, (v) => v, { withinMs: timeoutMs, everyMs: 5 })
-}
-
 export function coordinationContract(name: string, open: () => Promise<Coordination>): void {
   describe(`coordination contract: ${name}`, () => {
     let c: Coordination
@@ -186,11 +182,11 @@ export function coordinationContract(name: string, open: () => Promise<Coordinat
         const elsewhere: string[] = []
         const offs = [await c.subscribe('news', (m) => first.push(m)), await c.subscribe('news', (m) => second.push(m)), await c.subscribe('other', (m) => elsewhere.push(m))]
         await c.publish('news', 'hello')
-        await waitFor(() => first.length === 1 && second.length === 1, 'both subscribers')
+        await until('both subscribers', () => first.length === 1 && second.length === 1, DELIVERY_TIMEOUT_MS)
         expect([first, second]).toEqual([['hello'], ['hello']])
         // Same connection and channel order: if 'other' had received 'hello' it would be here by now.
         await c.publish('other', 'ping')
-        await waitFor(() => elsewhere.length === 1, 'the other channel')
+        await until('the other channel', () => elsewhere.length === 1, DELIVERY_TIMEOUT_MS)
         expect(elsewhere).toEqual(['ping'])
         for (const off of offs) await off()
       })
@@ -204,7 +200,7 @@ export function coordinationContract(name: string, open: () => Promise<Coordinat
         await offDropped() // a second call is harmless
         await c.publish('news', 'after')
         // The kept subscriber is the barrier: messages arrive in order on one channel.
-        await waitFor(() => kept.length === 1, 'the kept subscriber')
+        await until('the kept subscriber', () => kept.length === 1, DELIVERY_TIMEOUT_MS)
         expect(dropped).toEqual([])
         await offKept()
         await c.publish('news', 'nobody')

@@ -5,7 +5,8 @@ import { openRedisCoordination } from '../../src/coordination/redis'
 import { randomId } from '../../src/ids'
 import { type RedisServer, startRedis } from '../support/redis'
 import { describeWithRedis } from '../support/system-binary'
-import { coordinationContract, waitFor } from './contract'
+import { until } from '../support/until'
+import { coordinationContract } from './contract'
 
 describeWithRedis('coordination on a real Redis', () => {
   let redis: RedisServer
@@ -49,7 +50,7 @@ describeWithRedis('coordination on a real Redis', () => {
       const offA = await a.subscribe('events', (m) => onA.push(m))
       const offB = await b.subscribe('events', (m) => onB.push(m))
       await b.publish('events', 'from-b')
-      await waitFor(() => onA.length === 1 && onB.length === 1, 'delivery on both instances')
+      await until('delivery on both instances', () => onA.length === 1 && onB.length === 1)
       expect([onA, onB]).toEqual([['from-b'], ['from-b']])
       await offA()
       await offB()

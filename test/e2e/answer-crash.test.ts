@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { openStore } from '../../src/store'
 import { childClient, freePort, startChildService } from '../support/child-service'
-import { until as poll } from '../support/until'
+import { until } from '../support/until'
 
 const TOKEN = 'answer-crash-console-token-0123456789'
 const CUSTOMERS = 16
@@ -29,8 +29,6 @@ afterEach(() => {
   child = null
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
-
-const until = (what: string, check: () => Promise<boolean>, ms: number) => poll(what, check, (ok) => ok, { withinMs: ms, everyMs: 100 })
 
 /** 16 customers write at once to a published agent's chat-app number; the service dies at `crashAt`, is restarted, and settles. */
 async function crashAndRestart(crashAt: string) {
@@ -61,7 +59,7 @@ async function crashAndRestart(crashAt: string) {
       for (const c of await conversations()) if (!(await messagesOf(c.id)).some((m) => m.author === 'agent')) return false
       return true
     },
-    30_000,
+    { withinMs: 30_000, everyMs: 100 },
   )
   // Settle: a second answer to any message would show up within this.
   await Bun.sleep(1_000)
@@ -163,7 +161,7 @@ test('a reply an earlier version left without a delivery (killed while sending i
   expect((await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, TOKEN, { number: '+14155550800', source: 'rented', channel: 'chatapp', agent })).status).toBe(201)
   const conversationId = (await call('POST', `/console/workspaces/${dev.id}/inbound`, TOKEN, { channel: 'chatapp', from: '+14155550801', text: 'Hello?' })).body.conversationId as string
   const replyOf = async () => ((await call('GET', `/api/v1/conversations/${conversationId}/messages`, dev.key)).body.items as { id: string; author: string }[]).find((m) => m.author === 'agent')
-  await until('the reply', async () => (await replyOf()) !== undefined, 15_000)
+  await until('the reply', async () => (await replyOf()) !== undefined, { withinMs: 15_000, everyMs: 100 })
   const reply = (await replyOf())!.id
   child.kill('SIGKILL')
   await child.exited

@@ -12,8 +12,9 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Server } from 'bun'
 import { DISPATCH_LEASE_MS, SWEEP_MS as EVENT_SWEEP_MS } from '../../src/events/bus'
 import { LANE_CONCURRENCY } from '../../src/features/webhooks/wiring'
-import { type Cluster, inParallel, startCluster, waitFor } from '../support/cluster'
+import { CLUSTER_POLL_MS, type Cluster, inParallel, startCluster } from '../support/cluster'
 import { describeWithRedis } from '../support/system-binary'
+import { until } from '../support/until'
 
 const RECIPIENTS = 2_000
 /**
@@ -110,31 +111,31 @@ describeWithRedis('kill -9 of one of two instances', () => {
 
     // Before the kill: a missed call whose legacy delivery failed once (its retry is a timer, due in 30 s).
     ids.missed = (await a.call('POST', '/api/v1/calls', dev.key, { to: REFUSED_ONCE, purpose: 'A quick question.' })).body.id
-    await waitFor(
+    await until(
       'the legacy endpoint refused attempt 1',
       async () => hits.filter((h) => h.path === '/legacy'),
       (l) => l.length === 1,
-      10_000,
+      { withinMs: 10_000, everyMs: CLUSTER_POLL_MS },
     )
 
     const made = await a.console('POST', `/workspaces/${dev.id}/campaigns`, { agent, name: 'Two thousand', kind: 'voice', purpose: 'A reminder from the practice.', recipients: people.map(phoneOf) })
     expect(made.status).toBe(201)
     ids.campaign = made.body.id
     expect((await a.console('POST', `/workspaces/${dev.id}/campaigns/${ids.campaign}/start`)).body.status).toBe('sending')
-    await waitFor(
+    await until(
       'the campaign under way',
       async () => (await a.call('GET', `/api/v1/campaigns/${ids.campaign}`, dev.key)).body.counts,
       (c) => c.sent >= 100,
-      20_000,
+      { withinMs: 20_000, everyMs: CLUSTER_POLL_MS },
     )
 
     // The live call: killed about 3 s into the agent's opening.
     ids.live = (await a.call('POST', '/api/v1/calls', dev.key, { to: '+14155550801', purpose: OPENING })).body.id
-    const heard = await waitFor(
+    const heard = await until(
       'the opening heard',
       async () => (await a.call('GET', `/api/v1/calls/${ids.live}`, dev.key)).body,
       (c) => c.transcript?.length > 0,
-      10_000,
+      { withinMs: 10_000, everyMs: CLUSTER_POLL_MS },
     )
     await Bun.sleep(3_000)
     // A call booked for after the kill, however long the setup took under load.
@@ -164,11 +165,11 @@ describeWithRedis('kill -9 of one of two instances', () => {
   test(
     'the live call ends on B within bounds, with the words the caller heard',
     async () => {
-      const done = await waitFor(
+      const done = await until(
         'the live call analysed',
         async () => (await onB(`/calls/${ids.live}`)).body,
         (c) => c.analysedAt !== null,
-        CALL_ENDS_WITHIN_MS,
+        { withinMs: CALL_ENDS_WITHIN_MS, everyMs: CLUSTER_POLL_MS },
       )
       expect(Date.now() - killedAt).toBeLessThan(CALL_ENDS_WITHIN_MS)
       expect(done).toMatchObject({ status: 'completed', hangup: 'failed', error: DROPPED, attempt: 1 })
@@ -184,11 +185,11 @@ describeWithRedis('kill -9 of one of two instances', () => {
   )
 
   test('the booked call rings once, on B', async () => {
-    const done = await waitFor(
+    const done = await until(
       'the booked call analysed',
       async () => (await onB(`/calls/${ids.booked}`)).body,
       (c) => c.analysedAt !== null,
-      40_000,
+      { withinMs: 40_000, everyMs: CLUSTER_POLL_MS },
     )
     expect(done).toMatchObject({ status: 'missed', hangup: 'busy', attempt: 1 })
     // On B's switch, not A's (the live call's).
@@ -198,11 +199,11 @@ describeWithRedis('kill -9 of one of two instances', () => {
   }, 45_000)
 
   test('the legacy retry goes out once, as attempt 2; every call event reaches the v1 webhook', async () => {
-    const legacy = await waitFor(
+    const legacy = await until(
       'the legacy retry',
       async () => hits.filter((h) => h.path === '/legacy' && h.body?.data?.callId === ids.missed),
       (l) => l.length >= 2,
-      45_000,
+      { withinMs: 45_000, everyMs: CLUSTER_POLL_MS },
     )
     const expected = [
       [ids.missed, ['call.analysed']],
@@ -210,11 +211,11 @@ describeWithRedis('kill -9 of one of two instances', () => {
       [ids.booked, ['call.analysed']],
     ] as const
     // Each call's events, however far behind the survivor's deliveries run under load.
-    await waitFor(
+    await until(
       'every single call event delivered',
       async () => expected.every(([id, events]) => events.every((e) => hits.some((h) => h.path === '/v1' && h.event === e && h.body?.data?.id === id))),
       (all) => all,
-      30_000,
+      { withinMs: 30_000, everyMs: CLUSTER_POLL_MS },
     )
     await Bun.sleep(500)
     expect(hits.filter((h) => h.path === '/legacy' && h.body?.data?.callId === ids.missed).map((h) => [h.attempt, h.status])).toEqual([
@@ -242,11 +243,11 @@ describeWithRedis('kill -9 of one of two instances', () => {
   test(
     'the campaign resumes on B and finishes: nobody called twice, counts exact',
     async () => {
-      const done = await waitFor(
+      const done = await until(
         'the campaign sent',
         async () => (await onB(`/campaigns/${ids.campaign}`)).body,
         (c) => c.status !== 'sending',
-        CAMPAIGN_RESUMES_WITHIN_MS,
+        { withinMs: CAMPAIGN_RESUMES_WITHIN_MS, everyMs: CLUSTER_POLL_MS },
       )
       expect(done.status).toBe('sent')
       const { counts } = done
@@ -292,11 +293,11 @@ describeWithRedis('kill -9 of one of two instances', () => {
       // endpoint's 200 and recording it.
       const campaignCalls = new Set(calls.map((c) => c.id))
       const ended = () => hits.filter((h) => h.path === '/legacy' && campaignCalls.has(h.body?.data?.callId))
-      await waitFor(
+      await until(
         'every campaign call.ended delivered',
         async () => new Set(ended().map((h) => h.body.data.callId)).size,
         (n) => n === calls.length,
-        Math.max(40_000, killedAt + REDISPATCHED_WITHIN_MS - Date.now()),
+        { withinMs: Math.max(40_000, killedAt + REDISPATCHED_WITHIN_MS - Date.now()), everyMs: CLUSTER_POLL_MS },
       )
       const attempts = new Set(ended().map((h) => `${h.delivery}#${h.attempt}`))
       expect(attempts.size).toBe(ended().length)
@@ -309,11 +310,11 @@ describeWithRedis('kill -9 of one of two instances', () => {
       const v1 = hits.filter((h) => h.path === '/v1')
       expect(v1.length - new Set(v1.map((h) => h.eventId)).size).toBeLessThanOrEqual(LANE_CONCURRENCY)
       // campaign.finished reached the v1 webhook once.
-      await waitFor(
+      await until(
         'campaign.finished delivered',
         async () => hits.filter((h) => h.event === 'campaign.finished'),
         (l) => l.length >= 1,
-        10_000,
+        { withinMs: 10_000, everyMs: CLUSTER_POLL_MS },
       )
       const finished = hits.filter((h) => h.event === 'campaign.finished')
       expect(finished).toHaveLength(1)

@@ -7,9 +7,10 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Server } from 'bun'
-import { type Cluster, startCluster, waitFor } from '../support/cluster'
+import { CLUSTER_POLL_MS, type Cluster, startCluster } from '../support/cluster'
 import { type SlowReceiver, startSlowReceiver } from '../support/slow-receiver'
 import { describeWithRedis } from '../support/system-binary'
+import { until } from '../support/until'
 
 const MESSAGES = 8
 // Slow enough that A dies with deliveries still queued in its lane.
@@ -48,11 +49,11 @@ describeWithRedis('a dead instance’s owed work', () => {
         a.console('POST', `/workspaces/${dev.id}/inbound`, { channel: 'chatapp', from: `+1415555${4000 + i}`, to: '+14155550900', text: 'Are you open?' }).catch(() => null),
       ),
     )
-    await waitFor(
+    await until(
       'A to die',
       async () => a.alive(),
       (alive) => !alive,
-      10_000,
+      { withinMs: 10_000, everyMs: CLUSTER_POLL_MS },
     )
 
     // Read at most once a second: the conversation reads have a per-key rate limit.
@@ -67,13 +68,13 @@ describeWithRedis('a dead instance’s owed work', () => {
       return n
     }
     // Within A's presence lease (20 s) and one look (5 s), with margin for a loaded machine.
-    await waitFor('B to answer every message A stored', answered, (n) => n === MESSAGES, 60_000)
+    await until('B to answer every message A stored', answered, (n) => n === MESSAGES, { withinMs: 60_000, everyMs: CLUSTER_POLL_MS })
     const externalIds = external.map((r) => r.body.messageId as string)
-    await waitFor(
+    await until(
       'every owed delivery',
       async () => externalIds.filter((id) => hits.some((h) => h.messageId === id)).length,
       (n) => n === externalIds.length,
-      60_000,
+      { withinMs: 60_000, everyMs: CLUSTER_POLL_MS },
     )
     // One event id per message however often it arrived.
     const ids = new Map<string, Set<string>>()

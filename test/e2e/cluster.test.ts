@@ -6,8 +6,9 @@
  * Redis, the data directory and the network between them.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { type Cluster, startCluster, waitFor } from '../support/cluster'
+import { CLUSTER_POLL_MS, type Cluster, startCluster } from '../support/cluster'
 import { describeWithRedis } from '../support/system-binary'
+import { until } from '../support/until'
 
 describeWithRedis('two service processes, media crossing over', () => {
   let cluster: Cluster
@@ -29,11 +30,11 @@ describeWithRedis('two service processes, media crossing over', () => {
     const placed = await a.call('POST', '/api/v1/calls', dev.key, { to: '+14155550701', purpose: 'Hello, calling from two instances.' })
     expect(placed.status).toBe(202)
     const id = placed.body.id
-    const talked = await waitFor(
+    const talked = await until(
       'the agent to answer the callee',
       async () => (await b.call('GET', `/api/v1/calls/${id}`, dev.key)).body,
       (c) => c.transcript?.[2]?.text.includes('9 am to 5 pm'),
-      30_000,
+      { withinMs: 30_000, everyMs: CLUSTER_POLL_MS },
     )
     expect(talked.status).toBe('connected')
     // A's network carries it (its switch in the reference); B holds the stream and runs the pipeline.
@@ -44,26 +45,26 @@ describeWithRedis('two service processes, media crossing over', () => {
     expect(talked.transcript[1].text).toBe('When are you open?')
 
     expect((await b.call('DELETE', `/api/v1/calls/${id}`, dev.key)).status).toBe(202)
-    const ended = await waitFor(
+    const ended = await until(
       'the call analysed',
       async () => (await a.call('GET', `/api/v1/calls/${id}`, dev.key)).body,
       (c) => c.analysedAt !== null,
-      15_000,
+      { withinMs: 15_000, everyMs: CLUSTER_POLL_MS },
     )
     expect(ended).toMatchObject({ status: 'completed', hangup: 'cancelled', attempt: 1 })
     expect(ended.transcript.length).toBeGreaterThanOrEqual(3)
-    await waitFor(
+    await until(
       'B to close the stream',
       async () => (await b.console('GET', `/actors/call:${id}`)).body.pipeline,
       (p) => p === null,
-      5_000,
+      { withinMs: 5_000, everyMs: CLUSTER_POLL_MS },
     )
     // B recorded it; either instance serves the recording (the file storage is shared).
-    const done = await waitFor(
+    const done = await until(
       'the recording ready',
       async () => (await a.call('GET', `/api/v1/calls/${id}`, dev.key)).body,
       (c) => c.recording?.ready === true,
-      10_000,
+      { withinMs: 10_000, everyMs: CLUSTER_POLL_MS },
     )
     const path = new URL(done.recording.url).pathname
     const fromA = await fetch(a.url + path)

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server, Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from '../support/child-service'
-import { until as poll } from '../support/until'
+import { until } from '../support/until'
 
 const TOKEN = 'delivery-crash-console-token-0123456789'
 const HOUR = 3_600_000
@@ -53,8 +53,6 @@ afterAll(() => {
   receiver?.stop(true)
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
-
-const until = (what: string, check: () => boolean | Promise<boolean>, ms = 10_000) => poll(what, check, (ok) => ok, { withinMs: ms, everyMs: 20 })
 
 type EndpointName = 'ok-1' | 'ok-2' | 'fails'
 const RETRIES: Record<EndpointName, number> = { 'ok-1': 3, 'ok-2': 3, fails: 1 }
@@ -97,11 +95,11 @@ async function run(label: string, opts: { crashAt?: string; killAfterMs?: number
 
   child = await startChildService(port, { ...SERVICE_ENV, DATA_DIR: dataDir })
   const mine = () => hits.filter((h) => h.path.startsWith(`${prefix}/`))
-  await until(`${label}: every endpoint reached`, () => opts.endpoints.every((n) => mine().some((h) => h.path === `${prefix}/${n}`)))
+  await until(`${label}: every endpoint reached`, () => opts.endpoints.every((n) => mine().some((h) => h.path === `${prefix}/${n}`)), { withinMs: 10_000, everyMs: 20 })
   // The failing endpoint's one retry (max_retries 1) is a durable timer: move the clock past it.
   for (let i = 0; i < 3; i++) await call('POST', '/console/clock/advance', TOKEN, { ms: 2 * HOUR })
   const records = async () => Promise.all(endpoints.map(async (id) => (await call('GET', `/webhooks/endpoints/${id}/deliveries`, dev.key)).body.deliveries as any[]))
-  await until(`${label}: every delivery final`, async () => (await records()).every((list) => list.length === 1 && ['success', 'failed'].includes(list[0].status)))
+  await until(`${label}: every delivery final`, async () => (await records()).every((list) => list.length === 1 && ['success', 'failed'].includes(list[0].status)), { withinMs: 10_000, everyMs: 20 })
   await Bun.sleep(100)
   const final = await records()
   child.kill('SIGKILL')

@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import type { Server, Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from '../support/child-service'
 import { readEvents } from '../support/sse'
-import { until as poll } from '../support/until'
+import { until } from '../support/until'
 
 const TOKEN = 'event-outbox-crash-console-token-0123'
 const REPLIES = 100
@@ -50,8 +50,6 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-const until = (what: string, check: () => boolean | Promise<boolean>, ms = 15_000) => poll(what, check, (ok) => ok, { withinMs: ms, everyMs: 20 })
-
 test(`killed between the ${REPLIES}th website reply's commit and its event's delivery: restarted, every reply has its event, each delivered once`, async () => {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
@@ -85,11 +83,15 @@ test(`killed between the ${REPLIES}th website reply's commit and its event's del
     conversations.push(answered.conversationId)
   }
   // The first 99 are delivered and recorded before the last message, so the kill cuts only the last.
-  await until('99 deliveries', () => new Set(hits.map((h) => h.messageId)).size === REPLIES - 1)
-  await until('99 deliveries recorded', async () => {
-    const list = (await call('GET', `/webhooks/endpoints/${endpoint.body.endpoint.id}/deliveries?limit=100`, dev.key)).body.deliveries as { status: string }[]
-    return list.length === REPLIES - 1 && list.every((d) => d.status === 'success')
-  })
+  await until('99 deliveries', () => new Set(hits.map((h) => h.messageId)).size === REPLIES - 1, { withinMs: 15_000, everyMs: 20 })
+  await until(
+    '99 deliveries recorded',
+    async () => {
+      const list = (await call('GET', `/webhooks/endpoints/${endpoint.body.endpoint.id}/deliveries?limit=100`, dev.key)).body.deliveries as { status: string }[]
+      return list.length === REPLIES - 1 && list.every((d) => d.status === 'success')
+    },
+    { withinMs: 15_000, everyMs: 20 },
+  )
 
   const last = await say().catch(() => null)
   await child.exited
@@ -112,7 +114,7 @@ test(`killed between the ${REPLIES}th website reply's commit and its event's del
   const lastConversation = listed.find((c) => !conversations.includes(c.id))!
   expect(lastConversation).toBeDefined()
 
-  await until('the last reply delivered', () => hits.length === REPLIES)
+  await until('the last reply delivered', () => hits.length === REPLIES, { withinMs: 15_000, everyMs: 20 })
   // Settle: a second dispatch or delivery would show up within this.
   await Bun.sleep(500)
   child.kill('SIGKILL')

@@ -11,7 +11,7 @@ import { knowledgeFeature } from '../../src/features/knowledge'
 import { startRedis } from '../support/redis'
 import { startTestServer, type TestServer } from '../support/server'
 import { describeWithRedis } from '../support/system-binary'
-import { holdsWithin } from '../support/until'
+import { until } from '../support/until'
 
 const QUESTION = 'What is your returns window?'
 // Pub/sub crosses Redis in about a millisecond; this bounds a loaded test machine.
@@ -36,9 +36,6 @@ describeWithRedis('knowledge across instances on one Redis', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  /** Polls B's search until `check` holds (or the propagation bound passes). */
-  const eventually = (check: () => Promise<boolean>): Promise<boolean> => holdsWithin(check, { withinMs: PROPAGATION_MS, everyMs: 20 })
-
   test('a document added on A is found by B; deleted on A, B no longer cites it', async () => {
     const dev = await a.developer()
     const agent = (await a.api('POST', '/agents', { key: dev.key, body: { name: 'Librarian' } })).body.id
@@ -52,13 +49,16 @@ describeWithRedis('knowledge across instances on one Redis', () => {
 
     const doc = await a.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: 'Our returns window is 30 days from delivery.', title: 'Returns' } })
     expect(doc.status).toBe(201)
-    expect(await eventually(async () => (await b.server.services.of(knowledgeFeature).knowledge.search(dev.id, agent, QUESTION)).found)).toBe(true)
+    await until('B to find the document', async () => (await b.server.services.of(knowledgeFeature).knowledge.search(dev.id, agent, QUESTION)).found, { withinMs: PROPAGATION_MS, everyMs: 20 })
     const cited = await chatOnB()
     expect(cited.body.reply).toContain('30 days')
     expect(cited.body.reply).toContain('(Source: Returns)')
 
     expect((await a.api('DELETE', `/agents/${agent}/knowledge/${doc.body.id}`, { key: dev.key })).status).toBe(204)
-    expect(await eventually(async () => !(await b.server.services.of(knowledgeFeature).knowledge.search(dev.id, agent, QUESTION)).hits.some((h) => h.documentId === doc.body.id))).toBe(true)
+    await until('B to stop citing the document', async () => !(await b.server.services.of(knowledgeFeature).knowledge.search(dev.id, agent, QUESTION)).hits.some((h) => h.documentId === doc.body.id), {
+      withinMs: PROPAGATION_MS,
+      everyMs: 20,
+    })
     const after = await chatOnB()
     expect(after.body.reply).not.toContain('Source: Returns')
     expect(after.body.tools[0].output).toEqual({ found: false, passages: [] })

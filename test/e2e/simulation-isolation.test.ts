@@ -7,9 +7,10 @@
  * Speech engines: the sandbox doubles; the manual clock; a real webhook receiver on loopback.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
+import { type Receiver, startReceiver, WAIT_MS } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
 import { agentWithFaq, HOURS_FAQ, runSuite } from '../support/simulations'
+import { until } from '../support/until'
 
 let s: TestServer
 let rx: Receiver
@@ -63,7 +64,7 @@ describe('a simulations run stays out of analytics, money and call webhooks', ()
     const run = await runToEnd({ target: 'draft' })
     expect(run.results[0].status).toBe('passed')
     const callId = run.results[0].call.id
-    await eventually(async () => (events('simulation.finished').some((r) => r.json.data.id === run.id) ? true : undefined), 'simulation.finished delivered')
+    await until('simulation.finished delivered', async () => (events('simulation.finished').some((r) => r.json.data.id === run.id) ? true : undefined), WAIT_MS)
 
     const analytics = (await api('GET', `/agents/${agent}/analytics?days=1`)).body
     expect(analytics.totals).toMatchObject({ conversations: 0, customers: 0, messages: 0, agent_replies: 0, leads: 0, searches: 0, unanswered: 0 })
@@ -91,7 +92,7 @@ describe('a simulations run stays out of analytics, money and call webhooks', ()
   test('with webhooks: true the call’s call.completed and call.analysed are sent, still unbilled', async () => {
     const run = await runToEnd({ target: 'draft', webhooks: true })
     const callId = run.results[0].call.id
-    await eventually(async () => (events('call.analysed').some((r) => r.json.data.id === callId) ? true : undefined), 'call.analysed delivered')
+    await until('call.analysed delivered', async () => (events('call.analysed').some((r) => r.json.data.id === callId) ? true : undefined), WAIT_MS)
     expect(events('call.completed').map((r) => r.json.data.id)).toEqual([callId])
     const ledger = await s.server.services.store.collection<any>({ name: 'usage_records', indexes: [] })
     // The test chat's reply of the first test is the only record.

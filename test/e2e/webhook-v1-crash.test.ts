@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import type { Server, Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from '../support/child-service'
 import { type SlowReceiver, startSlowReceiver } from '../support/slow-receiver'
-import { until as poll } from '../support/until'
+import { until } from '../support/until'
 
 const TOKEN = 'webhook-v1-crash-console-token-0123'
 const MESSAGES = 40
@@ -38,8 +38,6 @@ afterAll(() => {
   receiver?.stop(true)
   rmSync(dataDir, { recursive: true, force: true })
 })
-
-const until = (what: string, check: () => boolean, ms: number) => poll(what, check, (ok) => ok, { withinMs: ms, everyMs: 50 })
 
 test(`killed with v1 deliveries queued behind an ${RECEIVER_DELAY_MS} ms receiver: restarted, every acknowledged message's event arrives`, async () => {
   const port = await freePort()

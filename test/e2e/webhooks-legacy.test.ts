@@ -9,9 +9,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { EventType } from '../../src/events/catalogue'
-import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
+import { type Receiver, startReceiver, WAIT_MS } from '../features/webhooks/receiver'
 import { type ResponseChecker, responseChecker } from '../support/response-check'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 let server: TestServer
 let rx: Receiver
@@ -221,10 +222,14 @@ describe('deliveries', () => {
     const documented = doc.paths['/webhooks/endpoints'].post.callbacks['chat.message.completed']['{$request.body#/url}'].post.parameters.map((p: { name: string }) => p.name)
     const sent = [...got.headers.keys()].filter((h) => h.startsWith('x-service-') || h === 'user-agent')
     expect(documented.toSorted()).toEqual(sent.toSorted())
-    const [d] = await eventually(async () => {
-      const list = await deliveries(ep.id)
-      return list[0]?.status === 'success' ? list : undefined
-    }, 'the success to be recorded')
+    const [d] = await until(
+      'the success to be recorded',
+      async () => {
+        const list = await deliveries(ep.id)
+        return list[0]?.status === 'success' ? list : undefined
+      },
+      WAIT_MS,
+    )
     expect(d).toMatchObject({
       id: got.headers.get('x-service-delivery-id'),
       event_id: event.id,
@@ -251,10 +256,14 @@ describe('deliveries', () => {
     const ep = await endpoint({ max_retries: 2 })
     await publish('chat.message.completed', { conversationId: 'conv_r' })
     await rx.waitFor(1)
-    let [d] = await eventually(async () => {
-      const list = await deliveries(ep.id)
-      return list[0]?.status === 'retrying' ? list : undefined
-    }, 'the first failure')
+    let [d] = await until(
+      'the first failure',
+      async () => {
+        const list = await deliveries(ep.id)
+        return list[0]?.status === 'retrying' ? list : undefined
+      },
+      WAIT_MS,
+    )
     expect(d).toMatchObject({ status: 'retrying', attempts: 1, response_status: 503, error_message: 'HTTP 503: nope 503' })
     const now = Date.parse((await server.console('GET', '/clock')).body.now)
     expect(Date.parse(d.next_attempt_at)).toBe(now + 30 * SEC)
@@ -285,10 +294,14 @@ describe('deliveries', () => {
     await rx.waitFor(4)
     expect(rx.received[3].headers.get('x-service-delivery-attempt')).toBe('1')
     expect(rx.received[3].headers.get('x-service-event-id')).toBe(rx.received[0].headers.get('x-service-event-id'))
-    ;[d] = await eventually(async () => {
-      const list = await deliveries(ep.id)
-      return list[0]?.status === 'success' ? list : undefined
-    }, 'the retried delivery to succeed')
+    ;[d] = await until(
+      'the retried delivery to succeed',
+      async () => {
+        const list = await deliveries(ep.id)
+        return list[0]?.status === 'success' ? list : undefined
+      },
+      WAIT_MS,
+    )
     expect(d).toMatchObject({ status: 'success', attempts: 1, response_status: 204, error_message: null })
     await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)
   })
@@ -300,10 +313,14 @@ describe('deliveries', () => {
       const ep = await endpoint({ max_retries: 0 })
       await publish('chat.message.completed', { conversationId: 'conv_302' })
       await rx.waitFor(1)
-      const [d] = await eventually(async () => {
-        const list = await deliveries(ep.id)
-        return list[0]?.status === 'failed' ? list : undefined
-      }, 'the redirect to fail the delivery')
+      const [d] = await until(
+        'the redirect to fail the delivery',
+        async () => {
+          const list = await deliveries(ep.id)
+          return list[0]?.status === 'failed' ? list : undefined
+        },
+        WAIT_MS,
+      )
       expect(d).toMatchObject({
         attempts: 1,
         response_status: 302,
@@ -373,10 +390,14 @@ describe('crash between recording an event and delivering it', () => {
         const [got] = await receiver.waitFor(1)
         expect(got.headers.get('x-service-event-id')).toBe(eventId)
         expect(got.json).toMatchObject({ id: eventId, event_type: 'voice.call.ended', data: { callId: 'out_crash' } })
-        const list = await eventually(async () => {
-          const r = await legacy('GET', `/webhooks/endpoints/${ep.body.endpoint.id}/deliveries`, undefined, d.key, second.url)
-          return r.body.deliveries[0]?.status === 'success' ? r.body.deliveries : undefined
-        }, 'the recovered delivery to be recorded')
+        const list = await until(
+          'the recovered delivery to be recorded',
+          async () => {
+            const r = await legacy('GET', `/webhooks/endpoints/${ep.body.endpoint.id}/deliveries`, undefined, d.key, second.url)
+            return r.body.deliveries[0]?.status === 'success' ? r.body.deliveries : undefined
+          },
+          WAIT_MS,
+        )
         expect(list).toHaveLength(1)
         const stored = await second.server.services.bus.events.get(eventId)
         expect(stored?.dispatched).toBe(true)

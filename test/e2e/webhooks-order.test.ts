@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type EventType, subjectOf } from '../../src/events/catalogue'
 import { turnKey } from '../../src/features/webhooks/subject-turns'
 import { owedV1Id } from '../../src/features/webhooks/v1-delivery'
-import { eventually, type Received, type Receiver, startReceiver } from '../features/webhooks/receiver'
+import { type Received, type Receiver, startReceiver, WAIT_MS } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 let server: TestServer
 let dev: { id: string; key: string }
@@ -46,7 +47,7 @@ const publish = (agent: string, type: EventType, callId: string, opts: { id?: st
 
 /** What a receiver got, as `<type> <call>` in arrival order (v1 and legacy bodies alike). */
 const seen = (rx: Receiver) => rx.received.map((r: Received) => `${r.json.event ?? r.json.event_type} ${r.json.data.id}`)
-const arrived = (rx: Receiver, what: string, n = 1) => eventually(() => seen(rx).filter((s) => s === what).length >= n, `${what} at the receiver`, TAKEOVER_WAIT_MS)
+const arrived = (rx: Receiver, what: string, n = 1) => until(`${what} at the receiver`, () => seen(rx).filter((s) => s === what).length >= n, TAKEOVER_WAIT_MS)
 
 describe('v1 webhooks: one call, one endpoint, in order', () => {
   test("call.analysed waits while the receiver has not answered the same call's call.completed; other calls go on", async () => {
@@ -107,7 +108,7 @@ describe('legacy endpoints: retries keep the order', () => {
     const endpoint = (await legacy('POST', '/webhooks/endpoints', { url: `${rx.url}/legacy`, event_types: ['call.completed', 'call.analysed'], agent_id: agentNumber, max_retries: 2 })).endpoint
     rx.respond(503)
     await publish(agent, 'call.completed', 'call_l1')
-    await eventually(async () => (await legacy('GET', `/webhooks/endpoints/${endpoint.id}/deliveries`)).deliveries[0]?.status === 'retrying', 'the first attempt failed, a retry booked')
+    await until('the first attempt failed, a retry booked', async () => (await legacy('GET', `/webhooks/endpoints/${endpoint.id}/deliveries`)).deliveries[0]?.status === 'retrying', WAIT_MS)
     rx.respond(200)
     await publish(agent, 'call.analysed', 'call_l1')
     await publish(agent, 'call.completed', 'call_l2')

@@ -4,8 +4,9 @@
  * customer's kept emails are erased with the customer.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { eventually } from '../features/webhooks/receiver'
+import { WAIT_MS } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 const DAY = 86_400_000
 let server: TestServer
@@ -24,16 +25,24 @@ test('an email address is accepted without SMTP_URL and each event is kept in th
   expect(hook.status).toBe(201)
   const bus = server.server.services.bus
   const first = await bus.publish({ type: 'lead.captured', workspaceId: dev.id, agentId: agent, data: { name: 'Ria' } })
-  const read = await eventually(async () => {
-    const r = await server.api('GET', `/webhooks/${hook.body.id}`, { key: dev.key })
-    return r.body.delivery.lastSentAt ? r.body : undefined
-  }, 'the first outcome')
+  const read = await until(
+    'the first outcome',
+    async () => {
+      const r = await server.api('GET', `/webhooks/${hook.body.id}`, { key: dev.key })
+      return r.body.delivery.lastSentAt ? r.body : undefined
+    },
+    WAIT_MS,
+  )
   expect(read).toMatchObject({ enabled: true, delivery: { failuresInARow: 0, lastStatus: 250, lastError: null } })
   const second = await bus.publish({ type: 'conversation.resolved', workspaceId: dev.id, agentId: agent, data: { conversationId: 'conv_1' } })
-  const page = await eventually(async () => {
-    const r = await server.console('GET', '/outbox')
-    return r.body.items.length >= 2 ? r : undefined
-  }, 'two kept emails')
+  const page = await until(
+    'two kept emails',
+    async () => {
+      const r = await server.console('GET', '/outbox')
+      return r.body.items.length >= 2 ? r : undefined
+    },
+    WAIT_MS,
+  )
   expect(page.status).toBe(200)
   const [newest, older] = page.body.items
   expect(newest).toMatchObject({ to: 'ops@example.com', eventId: second.id })
@@ -60,7 +69,7 @@ test("a customer's kept emails are erased with the customer", async () => {
   expect((await server.api('POST', '/webhooks', { key, body: { agent: theirs, url: 'team@customer.example', events: ['lead.captured'] } })).status).toBe(201)
   const event = await server.server.services.bus.publish({ type: 'lead.captured', workspaceId: customer, agentId: theirs, data: {} })
   const kept = async () => (await server.console('GET', '/outbox?limit=100')).body.items.filter((m: { eventId: string }) => m.eventId === event.id)
-  await eventually(async () => (await kept()).length === 1, 'the customer email kept')
+  await until('the customer email kept', async () => (await kept()).length === 1, WAIT_MS)
   expect((await server.api('DELETE', `/customers/${customer}`, { key: dev.key })).status).toBe(200)
   await server.console('POST', '/clock/advance', { ms: 31 * DAY })
   expect(await kept()).toEqual([])

@@ -5,8 +5,9 @@
  * that succeeded is not sent again.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
+import { type Receiver, startReceiver, WAIT_MS } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 let s: TestServer
 let rx: Receiver
@@ -33,12 +34,16 @@ test('a re-dispatched event reaches no v1 webhook or succeeded legacy delivery t
   const bus = s.server.services.bus
   const event = await bus.publish({ type: 'lead.captured', workspaceId: dev.id, agentId: agent, data: { name: 'Ria' } })
   await rx.waitFor(2)
-  await eventually(async () => {
-    const list = (await fetch(`${s.url}/webhooks/endpoints/${((await legacy.clone().json()) as any).endpoint.id}/deliveries`, { headers: { authorization: `Bearer ${dev.key}` } }).then((r) =>
-      r.json(),
-    )) as any
-    return list.deliveries[0]?.status === 'success'
-  }, 'the legacy success recorded')
+  await until(
+    'the legacy success recorded',
+    async () => {
+      const list = (await fetch(`${s.url}/webhooks/endpoints/${((await legacy.clone().json()) as any).endpoint.id}/deliveries`, { headers: { authorization: `Bearer ${dev.key}` } }).then((r) =>
+        r.json(),
+      )) as any
+      return list.deliveries[0]?.status === 'success'
+    },
+    WAIT_MS,
+  )
   // As if the process had died before marking the event dispatched.
   await bus.events.update(event.id, { dispatched: false })
   expect(await bus.redispatch()).toBe(1)

@@ -4,8 +4,9 @@
  * ALLOW_PRIVATE_WEBHOOK_TARGETS=true (plain http only to private hosts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
+import { type Receiver, startReceiver, WAIT_MS } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
+import { until } from '../support/until'
 
 const INTERNAL = [
   'https://127.0.0.1/hook',
@@ -81,10 +82,14 @@ describe('refused by default', () => {
     const webhooks = await server.server.services.store.collection({ name: 'webhooks', indexes: [] })
     await webhooks.update(hook.body.id, { url: `${rx.url}/hook` })
     await server.server.services.bus.publish({ type: 'lead.captured', workspaceId: dev.id, agentId: agent, data: {} })
-    const read = await eventually(async () => {
-      const r = await server.api('GET', `/webhooks/${hook.body.id}`, { key: dev.key })
-      return r.body.delivery.failuresInARow === 1 ? r.body : undefined
-    }, 'the refused attempt')
+    const read = await until(
+      'the refused attempt',
+      async () => {
+        const r = await server.api('GET', `/webhooks/${hook.body.id}`, { key: dev.key })
+        return r.body.delivery.failuresInARow === 1 ? r.body : undefined
+      },
+      WAIT_MS,
+    )
     expect(read.delivery.lastError).toContain('refused to connect to 127.0.0.1 (loopback address)')
     expect(rx.received).toHaveLength(0)
   })
@@ -143,10 +148,14 @@ describe('allowed with ALLOW_PRIVATE_WEBHOOK_TARGETS=true', () => {
     const webhooks = await open.server.services.store.collection({ name: 'webhooks', indexes: [] })
     await webhooks.update(hook.body.id, { url: 'http://1.1.1.1/hook' })
     await open.server.services.bus.publish({ type: 'conversation.resolved', workspaceId: d.id, agentId: a, data: {} })
-    const read = await eventually(async () => {
-      const r = await open.api('GET', `/webhooks/${hook.body.id}`, { key: d.key })
-      return r.body.delivery.failuresInARow === 1 ? r.body : undefined
-    }, 'the refused attempt')
+    const read = await until(
+      'the refused attempt',
+      async () => {
+        const r = await open.api('GET', `/webhooks/${hook.body.id}`, { key: d.key })
+        return r.body.delivery.failuresInARow === 1 ? r.body : undefined
+      },
+      WAIT_MS,
+    )
     expect(read.delivery.lastError).toContain('plain http is accepted only for private or loopback addresses')
   })
 })

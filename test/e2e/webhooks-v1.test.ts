@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto'
 import type { EventType } from '../../src/events/catalogue'
 import { webhooksFeature } from '../../src/features/webhooks'
 import { owedV1Id } from '../../src/features/webhooks/v1-delivery'
-import { eventually, type Receiver, startReceiver } from '../features/webhooks/receiver'
+import { type Receiver, startReceiver, WAIT_MS } from '../features/webhooks/receiver'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'
 
@@ -145,10 +145,14 @@ describe('delivery', () => {
     const documented = doc.paths['/api/v1/webhooks'].post.callbacks['lead.captured']['{$request.body#/url}'].post.parameters.map((p: { name: string }) => p.name)
     const sent = [...got.headers.keys()].filter((h) => h.startsWith('x-service-') || h === 'user-agent')
     expect(documented.toSorted()).toEqual(sent.toSorted())
-    const read = await eventually(async () => {
-      const r = await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key })
-      return r.body.delivery.lastStatus === 200 ? r.body : undefined
-    }, 'the outcome to be recorded')
+    const read = await until(
+      'the outcome to be recorded',
+      async () => {
+        const r = await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key })
+        return r.body.delivery.lastStatus === 200 ? r.body : undefined
+      },
+      WAIT_MS,
+    )
     expect(read.delivery).toMatchObject({ failuresInARow: 0, lastStatus: 200, lastError: null, lastSentAt: expect.any(String) })
     await server.api('DELETE', `/webhooks/${hook.id}`, { key: dev.key })
   })
@@ -187,17 +191,25 @@ describe('delivery', () => {
       await publish('lead.captured', { n: i }, inside, customer.id)
       await rx.waitFor(i)
     }
-    const four = await eventually(async () => {
-      const r = await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key, workspace: customer.id })
-      return r.body.delivery.failuresInARow === 4 ? r.body : undefined
-    }, 'four failures')
+    const four = await until(
+      'four failures',
+      async () => {
+        const r = await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key, workspace: customer.id })
+        return r.body.delivery.failuresInARow === 4 ? r.body : undefined
+      },
+      WAIT_MS,
+    )
     expect(four).toMatchObject({ enabled: true, delivery: { lastStatus: 500, lastError: 'HTTP 500: nope 500' } })
     await publish('lead.captured', { n: 5 }, inside, customer.id)
     await rx.waitFor(5)
-    const off = await eventually(async () => {
-      const r = await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key, workspace: customer.id })
-      return r.body.enabled === false ? r.body : undefined
-    }, 'the switch-off')
+    const off = await until(
+      'the switch-off',
+      async () => {
+        const r = await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key, workspace: customer.id })
+        return r.body.enabled === false ? r.body : undefined
+      },
+      WAIT_MS,
+    )
     expect(off.delivery).toMatchObject({ failuresInARow: 5, lastError: 'switched off after 5 failed deliveries in a row: HTTP 500: nope 500' })
 
     // Switched off: the next event is not attempted.
@@ -206,10 +218,14 @@ describe('delivery', () => {
     expect(rx.received).toHaveLength(5)
 
     // Rule 8: the developer is told, with the customer's name in the title.
-    const notes = await eventually(async () => {
-      const r = await server.console('GET', `/workspaces/${dev.id}/notifications`)
-      return r.body.items.length > 0 ? r.body.items : undefined
-    }, 'the notification')
+    const notes = await until(
+      'the notification',
+      async () => {
+        const r = await server.console('GET', `/workspaces/${dev.id}/notifications`)
+        return r.body.items.length > 0 ? r.body.items : undefined
+      },
+      WAIT_MS,
+    )
     expect(notes[0]).toMatchObject({ kind: 'webhook.disabled', title: `[Acme Stores] Webhook switched off: ${rx.url}/hook`, customer: { id: customer.id, name: 'Acme Stores' } })
     expect(notes[0].body).toContain('PATCH /webhooks/')
     const own = await server.console('GET', `/workspaces/${customer.id}/notifications`)
@@ -233,12 +249,13 @@ describe('delivery', () => {
         rx.respond(status, 0, { location: `${elsewhere.url}/moved` })
         await publish('lead.captured', { n: i })
         await rx.waitFor(1)
-        const read = await eventually(
+        const read = await until(
+          `failure ${i + 1} to be recorded`,
           async () => {
             const r = await server.api('GET', `/webhooks/${hook.id}`, { key: dev.key })
             return r.body.delivery.failuresInARow === i + 1 ? r.body : undefined
           },
-          `failure ${i + 1} to be recorded`,
+          WAIT_MS,
         )
         expect(read.delivery.lastStatus).toBe(status)
         // The fifth (308) also switches it off: lastError then starts with why.
@@ -287,7 +304,7 @@ describe('delivery', () => {
       expect(slow.answered).toBe(0)
       release()
       await slow.waitFor(20)
-      await eventually(() => slow.answered === 20, 'the slow endpoint to answer all 20')
+      await until('the slow endpoint to answer all 20', () => slow.answered === 20, WAIT_MS)
       await server.api('DELETE', `/webhooks/${s.id}`, { key: dev.key })
       await server.api('DELETE', `/webhooks/${f.id}`, { key: dev.key })
     } finally {

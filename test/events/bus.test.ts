@@ -16,14 +16,11 @@ import type { DocumentStore } from '../../src/store/port'
 import { openSqliteStore } from '../../src/store/sqlite'
 import { type RedisServer, startRedis } from '../support/redis'
 import { describeWithRedis } from '../support/system-binary'
-import { until as poll } from '../support/until'
+import { until } from '../support/until'
 
 const logger = pino({ level: 'silent' })
 const clock = new ManualClock(Date.parse('2026-03-01T10:00:00.000Z'))
 const event = (n = 1) => ({ type: 'lead.captured' as const, workspaceId: 'ws_1', agentId: 'ag_1', data: { n } })
-
-// Cluster messages cross a pub/sub hop; 2 s is far above a loopback round trip.
-const until = (check: () => boolean, what: string, ms = 2_000) => poll(what, check, (v) => v, { withinMs: ms, everyMs: 5 })
 
 async function fresh(): Promise<{ store: DocumentStore; coordination: Coordination; bus: EventBus }> {
   const store = await openSqliteStore(':memory:')
@@ -216,7 +213,8 @@ describeWithRedis('fan-out across instances', () => {
     a.subscribe((e) => void seen.aCluster.push(e.id), 'cluster')
     b.subscribe((e) => void seen.bCluster.push(e), 'cluster')
     const e = await a.publish(event(7))
-    await until(() => seen.aCluster.length === 1 && seen.bCluster.length === 1, 'both instances to hear the event')
+    // Cluster messages cross a pub/sub hop; until's 2 s is far above a loopback round trip.
+    await until('both instances to hear the event', () => seen.aCluster.length === 1 && seen.bCluster.length === 1)
     expect(seen.aLocal).toEqual([e.id])
     expect(seen.bLocal).toEqual([])
     expect(seen.bCluster[0]).toMatchObject({ id: e.id, type: 'lead.captured', data: { n: 7 }, dispatched: true })

@@ -9,7 +9,9 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { childClient, freePort, startChildService } from './child-service'
 import { type RedisServer, startRedis } from './redis'
-import { until } from './until'
+
+/** Waits on a cluster read its nodes over HTTP: 50 ms apart keeps a minute's wait from crowding the CPU the nodes share. */
+export const CLUSTER_POLL_MS = 50
 
 export const CLUSTER_TOKEN = 'cluster-console-token-0123456789abcdef'
 
@@ -87,11 +89,6 @@ export async function startCluster(opts: { env?: Record<string, string>; a?: Rec
     await stopAll()
     throw err
   }
-}
-
-/** Polls `read` every 50 ms until `ok`, for at most `withinMs`; answers the last value read. */
-export async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, withinMs: number): Promise<T> {
-  return until(what, read, ok, { withinMs, everyMs: 50 })
 }
 
 /** Runs `jobs` with at most `width` at once. */

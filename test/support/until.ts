@@ -26,29 +26,24 @@ const shown = (v: unknown): string => {
   }
 }
 
-/** Reads with `read` until `ok` holds of the value; answers that value. */
-export async function until<T>(what: string, read: () => T | Promise<T>, ok: (v: T) => boolean, poll?: number | Poll): Promise<T> {
-  const { withinMs, everyMs } = bounds(poll)
+/** Whether `read`'s value counts as an answer when no `ok` is given. */
+const answered = (v: unknown): boolean => v !== undefined && v !== null && v !== false
+
+/**
+ * Reads with `read` until `ok` holds of the value, and answers that value. Without `ok`, until
+ * `read` answers something (not undefined, null or false): a check that is true, a row that exists.
+ */
+export function until<T>(what: string, read: () => T | Promise<T>, ok: (v: T) => boolean, poll?: number | Poll): Promise<T>
+export function until<T>(what: string, read: () => T | undefined | null | false | Promise<T | undefined | null | false>, poll?: number | Poll): Promise<T>
+export async function until<T>(what: string, read: () => unknown, okOrPoll?: ((v: T) => boolean) | number | Poll, poll?: number | Poll): Promise<T> {
+  const ok = typeof okOrPoll === 'function' ? (okOrPoll as (v: unknown) => boolean) : answered
+  const { withinMs, everyMs } = bounds(typeof okOrPoll === 'function' ? poll : okOrPoll)
   const deadline = Date.now() + withinMs
   for (;;) {
     const v = await read()
-    if (ok(v)) return v
+    // cast: the overloads tie `read`'s answer to T; an answered value is the T the caller asked for
+    if (ok(v)) return v as T
     if (Date.now() >= deadline) throw new Error(`timed out after ${withinMs} ms waiting for ${what}: last ${shown(v)}`)
     await Bun.sleep(everyMs)
-  }
-}
-
-/** Checks until `check` answers something (not undefined, null or false); answers it. */
-export async function eventually<T>(what: string, check: () => T | undefined | null | false | Promise<T | undefined | null | false>, poll?: number | Poll): Promise<T> {
-  return (await until(what, check, (v) => v !== undefined && v !== null && v !== false, poll)) as T
-}
-
-/** Whether `check` comes to hold within the bound (false rather than a throw when it does not). */
-export async function holdsWithin(check: () => boolean | Promise<boolean>, poll?: number | Poll): Promise<boolean> {
-  try {
-    await until('', check, (v) => v, poll)
-    return true
-  } catch {
-    return false
   }
 }

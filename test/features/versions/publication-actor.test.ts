@@ -16,7 +16,8 @@ import { Publication } from '../../../src/features/versions/publication'
 import { VersionStore } from '../../../src/features/versions/repository'
 import { ServingAgents } from '../../../src/features/versions/serving'
 import { notFound } from '../../../src/http/errors'
-import { type Env, gate, makeRuntime, openEnv, removeDir, waitFor } from '../../actors/support'
+import { type Env, gate, makeRuntime, openEnv, removeDir, WAIT_MS } from '../../actors/support'
+import { until } from '../../support/until'
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0)
 const WS = 'ws_1'
@@ -167,7 +168,7 @@ describe('on the actor runtime', () => {
     try {
       const done = await again.settle(agent.id)
       expect(done.state).toBe('published')
-      await waitFor(async () => (await versions.live(WS, agent.id))?.number === 1, 'version 1 served')
+      await until('version 1 served', async () => (await versions.live(WS, agent.id))?.number === 1, WAIT_MS)
     } finally {
       await after.stop()
     }

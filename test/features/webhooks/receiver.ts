@@ -3,7 +3,7 @@
  * raw body bytes and headers (so tests verify signatures on exactly what arrived), and answers as
  * told: a status, after an optional delay, or only once the test lets held requests go.
  */
-import { eventually as poll, until } from '../../support/until'
+import { until } from '../../support/until'
 
 export interface Received {
   path: string
@@ -31,7 +31,7 @@ export interface Receiver {
 
 // Deliveries to a loopback receiver arrive in milliseconds; 5 s is far above that and well
 // under bunfig's 20 s test timeout.
-const WAIT_MS = 5_000
+export const WAIT_MS = 5_000
 
 export function startReceiver(): Receiver {
   const received: Received[] = []
@@ -89,9 +89,4 @@ export function startReceiver(): Receiver {
     },
     stop: async () => void server.stop(true),
   }
-}
-
-/** Polls `check` until it returns a value (not undefined/false), or throws naming `what`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = WAIT_MS): Promise<T> {
-  return poll<T>(what, check, timeoutMs)
 }

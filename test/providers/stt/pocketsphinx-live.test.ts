@@ -15,12 +15,15 @@ import { SpeechError, type SttSession } from '../../../src/providers/stt/port'
 import { SandboxScripts } from '../../../src/providers/stt/sandbox'
 import { EspeakTts } from '../../../src/providers/tts/espeak'
 import { describeNeeding, systemBinary } from '../../support/system-binary'
+import { until } from '../../support/until'
 
 const ESPEAK = systemBinary('espeak-ng', 'apt-get install espeak-ng')
 const LIBRARY = { name: 'libpocketsphinx', path: sphinxMissing() ? null : DEBIAN_SPHINX.library, install: SPHINX_INSTALL }
 const describeLive = describeNeeding(ESPEAK.path ? LIBRARY : ESPEAK)
 
 const FRAME = 320 // 20 ms at 16 kHz
+/** The real decoder on a loaded host: a few seconds of speech decode in far under 20 s. */
+const DECODE_WAIT_MS = 20_000
 const tts = new EspeakTts()
 
 async function speech(text: string): Promise<Int16Array> {
@@ -50,14 +53,6 @@ async function feed(session: SttSession, pcm: Int16Array, { paced = false, silen
   }
 }
 
-async function until(ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = performance.now() + ms
-  while (!(await ok())) {
-    if (performance.now() > end) throw new Error('timed out')
-    await Bun.sleep(20)
-  }
-}
-
 const words = (s: string) => new Set(s.split(/\s+/).filter(Boolean))
 const shared = (a: string, b: string) => [...words(a)].filter((w) => words(b).has(w)).length
 
@@ -80,7 +75,7 @@ describeLive('live pocketsphinx decoder', () => {
     session.onPartial!((p) => partials.push(p))
     await feed(session, await speech('what time do you open on saturday'), { paced: true })
     // Partials come every 200 ms of audio decoded; a loaded host's decoder may still be catching up when the feed ends.
-    await until(async () => partials.length > 1)
+    await until('a second partial', async () => partials.length > 1, DECODE_WAIT_MS)
     const before = partials.length
     const asked = performance.now()
     const text = await session.finalize()
@@ -173,7 +168,7 @@ describeLive('live pocketsphinx decoder', () => {
     const engine = new PocketsphinxLiveStt({ decoders: 1 })
     const session = await engine.open()
     await feed(session, await speech('i want to cancel my appointment'), { paced: true, silenceMs: 1_200 })
-    await until(async () => engine.decoders.busy === 0)
+    await until('every decoder free', async () => engine.decoders.busy === 0, DECODE_WAIT_MS)
     const text = await session.finalize()
     expect(shared(text, 'i want to cancel my appointment')).toBeGreaterThanOrEqual(2)
     await session.close()

@@ -12,8 +12,11 @@ import { SandboxScripts } from '../../../src/providers/stt/sandbox'
 import { SandboxCallee } from '../../../src/providers/telephony/sandbox-callee'
 import type { TextToSpeech } from '../../../src/providers/tts/port'
 import { SandboxTts, synthesiseSyllables } from '../../../src/providers/tts/sandbox'
+import { until } from '../../support/until'
 
 const SLACK_MS = 200
+/** A line plays in real time: its waits and speech take a few seconds, far under 20 s. */
+const LINE_WAIT_MS = 20_000
 
 interface Heard {
   /** The callee's audio clock (ms) of its first frame that is not silence; null while it stays silent. */
@@ -61,17 +64,9 @@ async function call(lines: string[], agentMs: number): Promise<{ heard: Heard; c
   return { heard, callee }
 }
 
-async function until(what: string, ok: () => boolean, withinMs = 20_000): Promise<void> {
-  const end = performance.now() + withinMs
-  while (!ok()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(20)
-  }
-}
-
 test('[wait N]: the line waits until the agent has been silent N ms, and says only its words', async () => {
   const { heard, callee } = await call(['[wait 3000] Hello there'], 1_000)
-  await until('the line is said', () => callee.log.said.length > 0 && heard.firstSoundAt !== null)
+  await until('the line is said', () => callee.log.said.length > 0 && heard.firstSoundAt !== null, LINE_WAIT_MS)
   expect(callee.log.said).toEqual(['Hello there'])
   // 1 s of the agent, then 3 s of its silence (not the 900 ms a line waits by default).
   expect(heard.firstSoundAt!).toBeGreaterThanOrEqual(1_000 + 3_000 - SLACK_MS)
@@ -79,7 +74,7 @@ test('[wait N]: the line waits until the agent has been silent N ms, and says on
 
 test('> [after N]: the line cuts in N ms into the agent’s speech', async () => {
   const { heard, callee } = await call(['> [after 2000] Stop there'], 6_000)
-  await until('the line is said', () => callee.log.said.length > 0 && heard.firstSoundAt !== null)
+  await until('the line is said', () => callee.log.said.length > 0 && heard.firstSoundAt !== null, LINE_WAIT_MS)
   expect(callee.log.said).toEqual(['Stop there'])
   expect(callee.log.interruptions.map((i) => i.kind)).toEqual(['interrupt'])
   expect(heard.firstSoundAt!).toBeGreaterThanOrEqual(2_000 - SLACK_MS)
@@ -89,14 +84,14 @@ test('> [after N]: the line cuts in N ms into the agent’s speech', async () =>
 
 test('~ [after N]: a noise burst N ms into the agent’s speech', async () => {
   const { heard, callee } = await call(['~ [after 1500]', 'Fine'], 4_000)
-  await until('the noise starts', () => callee.log.interruptions.length > 0 && heard.firstSoundAt !== null)
+  await until('the noise starts', () => callee.log.interruptions.length > 0 && heard.firstSoundAt !== null, LINE_WAIT_MS)
   expect(callee.log.interruptions[0]!.kind).toBe('noise')
   expect(heard.firstSoundAt!).toBeGreaterThanOrEqual(1_500 - SLACK_MS)
 }, 30_000)
 
 test('[wait N] [keypad] keys: pressed as tones after the wait', async () => {
   const { heard, callee } = await call(['[wait 1500] [keypad] 42#'], 500)
-  await until('the keys are heard', () => heard.keys.length === 3)
+  await until('the keys are heard', () => heard.keys.length === 3, LINE_WAIT_MS)
   expect(heard.keys).toEqual(['4', '2', '#'])
   expect(callee.log.said).toEqual(['[keypad] 42#'])
   expect(heard.firstSoundAt!).toBeGreaterThanOrEqual(500 + 1_500 - SLACK_MS)
@@ -122,7 +117,7 @@ test('the speech-to-text double follows the line’s speech, not the silence its
   const { url } = bridge(500)
   callee = new SandboxCallee({ url, callSid: 'CA1', lines: ['Do you sell gift cards?'], callId: 'call_1', scripts, tts: padded })
   await callee.connect()
-  await until('the line is said', () => said.length > 0)
+  await until('the line is said', () => said.length > 0, LINE_WAIT_MS)
   // Its last word is heard once it has been said: the whole line's words by the end of its speech.
   const speechMs = (synthesiseSyllables('Do you sell gift cards?', PHONE_RATE).length / PHONE_RATE) * 1000
   expect(said[0]!).toBeGreaterThan(speechMs - 40)
