@@ -190,6 +190,7 @@ export class AgentTurns {
     this.turn?.cancel()
     this.early?.cancel()
     this.parts.playout.close()
+    this.parts.voice.close()
   }
 
   /** `turn` is the one the caller hears now: the previous one stops; its audio goes to the line as it comes. */

@@ -5,7 +5,7 @@
  * first clause synthesised, but nothing reaches the playout until it is released.
  */
 
-import type { TextToSpeech } from '../providers/tts/port'
+import type { TextToSpeech, WordTiming } from '../providers/tts/port'
 import type { CallLine } from './call-line'
 import { PHONE_RATE, resample } from './codecs'
 import { keypadLine, keypadTones } from './keypad'
@@ -30,6 +30,11 @@ export class AgentVoice {
   private seq = 0
 
   constructor(private readonly parts: AgentVoiceParts) {}
+
+  /** The call is over: the engine lets go of what it holds. */
+  close(): void {
+    this.parts.tts.close?.()
+  }
 
   /** A new turn (an answer to `text`, or '' for a fixed line); `held` until released. */
   turn(text: string, held: boolean): ReplyTurn {
@@ -102,6 +107,8 @@ export class AgentVoice {
   private speak(turn: ReplyTurn, fixed = false): SpeechQueue {
     const { tts, line, playout, now, phrases } = this.parts
     const queue = new SpeechQueue((sentence) => turn.written.push(sentence))
+    let textEnded = () => {}
+    const spokenTurn = { id: String(turn.id), ended: new Promise<void>((resolve) => (textEnded = resolve)) }
     void (async () => {
       try {
         for await (const sentence of queue) {
@@ -110,14 +117,16 @@ export class AgentVoice {
           const key = `${tts.name}|${line.voice}|${line.language}|${speed ?? ''}|${sentence}`
           const cached = fixed ? phrases?.get(key) : null
           const keep: Int16Array[] | null = fixed && !cached ? [] : null
-          const audio = cached ? fromCache(cached) : tts.synthesize(sentence, { voice: line.voice, language: line.language, speed, signal: turn.signal })
+          const words: { end: number }[] = []
+          const onWords = (timed: WordTiming[]) => words.push(...timed.map((w) => ({ end: Math.round(w.end * PHONE_RATE) })))
+          const audio = cached ? fromCache(cached) : tts.synthesize(sentence, { voice: line.voice, language: line.language, speed, signal: turn.signal, turn: spokenTurn, onWords })
           const it = audio[Symbol.asyncIterator]()
           const first = it.next()
           void first.then(() => (turn.ttsFirstByteAt ??= now())).catch(() => {})
           void first.finally(() => turn.markAudible()).catch(() => {})
           if (!(await turn.whenReleased())) break
           if (turn.latency && turn.latency.ttsFirstByteAt === null && turn.ttsFirstByteAt !== null) turn.latency.ttsFirstByteAt = turn.ttsFirstByteAt
-          const spoken = playout.sentence(sentence)
+          const spoken = playout.sentence(sentence, words)
           for (let r = await first; !r.done; r = await it.next()) {
             if (turn.latency && turn.latency.ttsFirstByteAt === null) turn.latency.ttsFirstByteAt = now()
             keep?.push(r.value)
@@ -132,6 +141,7 @@ export class AgentVoice {
           this.parts.ttsFailed(err as Error)
         }
       }
+      textEnded()
       // A reply with nothing to say still ends its turn, once it is the one being heard.
       turn.markAudible()
       if (await turn.whenReleased()) playout.end()

@@ -1,12 +1,16 @@
 /**
  * What the caller heard of an agent's turn, as text: the sentences whose audio played whole, then
- * the part of the one playing up to the last echoed mark, cut at a word (playout.ts).
+ * the part of the one playing up to the last echoed mark, cut at a word (playout.ts): the last word
+ * whose audio played whole where the engine reported word timings, else as far into the text as
+ * into its audio.
  */
 
 export interface Sentence {
   text: string
   samples: number
   complete: boolean
+  /** Where each word's audio ends (samples from the sentence's start), when the engine reported it. */
+  words?: { end: number }[]
 }
 
 /** A turn's sentences and how far the line has played them. */
@@ -21,6 +25,12 @@ export function cutAt(s: Sentence, samples: number): string {
   if (s.samples === 0) return ''
   const ratio = samples / s.samples
   if (s.complete && ratio >= 0.98) return s.text
+  // The engine's word timings: the words whose audio played whole, as the text writes them.
+  if (s.words?.length) {
+    const played = s.words.filter((w) => w.end <= samples).length
+    const word = [...s.text.matchAll(/\S+/g)][played - 1]
+    return word ? s.text.slice(0, word.index + word[0].length) : ''
+  }
   const chars = Math.floor(s.text.length * Math.min(1, ratio))
   if (chars >= s.text.length) return s.text
   const head = s.text.slice(0, chars + 1)

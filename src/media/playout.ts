@@ -164,10 +164,11 @@ export class Playout {
   /**
    * A sentence of the current turn; the handle for its `audio`. The handle names its turn: an
    * engine that yields after its turn was cut or superseded must not play into the next one.
+   * `words`, filled as the engine times them, say where its words end (heard-text.ts).
    */
-  sentence(text: string): SentenceRef {
+  sentence(text: string, words?: { end: number }[]): SentenceRef {
     const turn = this.turn!
-    turn.sentences.push({ text, samples: 0, complete: false })
+    turn.sentences.push({ text, samples: 0, complete: false, words })
     const index = turn.sentences.length - 1
     if (turn.last === -1 && endsSentence(text)) this.endWith(turn, index)
     return { turn, index }
