@@ -51,6 +51,9 @@ export interface Config {
     twilioApiBaseUrl?: string
     deepgramBaseUrl?: string
     elevenlabsBaseUrl?: string
+    cartesiaApiKey?: string
+    /** Cartesia's API (default https://api.cartesia.ai; its TTS socket is the same host over wss); a local fake in tests. */
+    cartesiaBaseUrl?: string
   }
   /** The chat-app platform: the sandbox (default) or the WhatsApp Cloud API. */
   chatapp: {
@@ -74,7 +77,7 @@ export interface Config {
   /** Voice pipeline engines (docs/api/voice.md): `auto` resolves keys → local engines → the sandbox doubles. */
   speech: {
     stt: 'auto' | 'deepgram' | 'openai' | 'pocketsphinx' | 'sandbox'
-    tts: 'auto' | 'elevenlabs' | 'openai' | 'espeak' | 'sandbox'
+    tts: 'auto' | 'elevenlabs' | 'openai' | 'cartesia' | 'espeak' | 'sandbox'
     vad: 'silero' | 'energy'
     /** Milliseconds of agent audio per paced chunk (each followed by a mark). */
     chunkMs: number
@@ -350,6 +353,8 @@ export function loadConfig(env: Env = process.env): Config {
       twilioApiBaseUrl: llmBaseUrl(env, 'TWILIO_API_BASE_URL'),
       deepgramBaseUrl: url(env, 'DEEPGRAM_BASE_URL', ['wss:', 'ws:']),
       elevenlabsBaseUrl: llmBaseUrl(env, 'ELEVENLABS_BASE_URL'),
+      cartesiaApiKey: optional(env, 'CARTESIA_API_KEY'),
+      cartesiaBaseUrl: llmBaseUrl(env, 'CARTESIA_BASE_URL'),
     },
     chatapp: chatappConfig(env),
     campaignSendRate: sendRate(env),
@@ -372,7 +377,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     speech: {
       stt: oneOf(env, 'STT_PROVIDER', ['auto', 'deepgram', 'openai', 'pocketsphinx', 'sandbox'] as const, 'auto'),
-      tts: oneOf(env, 'TTS_PROVIDER', ['auto', 'elevenlabs', 'openai', 'espeak', 'sandbox'] as const, 'auto'),
+      tts: oneOf(env, 'TTS_PROVIDER', ['auto', 'elevenlabs', 'openai', 'cartesia', 'espeak', 'sandbox'] as const, 'auto'),
       vad: oneOf(env, 'VAD', ['silero', 'energy'] as const, 'silero'),
       chunkMs: mediaChunkMs(env),
       // 64 decoders hold ~6 GB; a queue past 1,000 utterances is minutes of waiting.

@@ -7,11 +7,15 @@
  * - Deepgram: `GET /v1/projects` (`Authorization: Token`) proves the key, `GET /v1/models` lists
  *   its speech-to-text models;
  * - ElevenLabs: `GET /v1/models` (`xi-api-key`), text-to-speech ones; voices `GET /v1/voices`.
+ * - Cartesia: `GET /voices` (`Authorization: Bearer`, `Cartesia-Version`; cursor pages of `data`
+ *   with `has_more`, next by `starting_after`) proves the key and lists its voices; Cartesia has no
+ *   model list, so its models are the ones its docs name (CARTESIA_MODELS).
  *
  * A vendor answering 401/403 rejected the key (KeyRejected); no answer, a 5xx or a 429 is the
  * vendor being unavailable (VendorUnavailable): neither saves anything.
  */
 import { createLanguageModel, isLlmError, type LlmProvider } from './llm'
+import { CARTESIA_VERSION } from './tts/cartesia'
 
 export type Job = 'stt' | 'llm' | 'tts'
 export const JOBS: readonly Job[] = ['stt', 'llm', 'tts']
@@ -20,7 +24,7 @@ export const JOBS: readonly Job[] = ['stt', 'llm', 'tts']
 export const JOB_PROVIDERS: Record<Job, readonly string[]> = {
   stt: ['deepgram', 'openai'],
   llm: ['openai', 'anthropic', 'azure', 'openai-compatible'],
-  tts: ['elevenlabs', 'openai'],
+  tts: ['elevenlabs', 'openai', 'cartesia'],
 }
 
 export interface Credentials {
@@ -42,6 +46,8 @@ export interface VendorEndpoints {
   /** Deepgram's streaming base (wss://); its REST API is the same host over https. */
   deepgramBaseUrl?: string
   elevenlabsBaseUrl?: string
+  /** Cartesia's REST base (https://); its TTS socket is the same host over wss. */
+  cartesiaBaseUrl?: string
 }
 
 export class KeyRejected extends Error {
@@ -70,6 +76,7 @@ export const CATALOG_TIMEOUT_MS = 10_000
 
 export const openaiBase = (e: VendorEndpoints) => (e.openaiBaseUrl ?? 'https://api.openai.com/v1').replace(/\/$/, '')
 export const elevenlabsBase = (e: VendorEndpoints) => (e.elevenlabsBaseUrl ?? 'https://api.elevenlabs.io').replace(/\/$/, '')
+export const cartesiaBase = (e: VendorEndpoints) => (e.cartesiaBaseUrl ?? 'https://api.cartesia.ai').replace(/\/$/, '')
 const deepgramRest = (e: VendorEndpoints) => (e.deepgramBaseUrl ?? 'wss://api.deepgram.com').replace(/^ws/, 'http').replace(/\/$/, '')
 
 /** The LLM adapter's config for a BYOK llm key (also what replies run on). */
@@ -108,6 +115,10 @@ export async function offeredModels(job: Job, provider: string, c: Credentials, 
     const body = (await getJson(provider, `${elevenlabsBase(e)}/v1/models`, { 'xi-api-key': c.apiKey ?? '' }, c.apiKey)) as { model_id?: string; can_do_text_to_speech?: boolean }[]
     return unique((Array.isArray(body) ? body : []).filter((m) => m.can_do_text_to_speech !== false && m.model_id).map((m) => m.model_id!))
   }
+  if (provider === 'cartesia') {
+    await cartesiaVoicePage(c, e, null, 1)
+    return [...CARTESIA_MODELS]
+  }
   // OpenAI-protocol and Anthropic lists go through the LLM adapters, which already speak them.
   const model = createLanguageModel({ ...llmConfig(provider, c, c.deployment ?? 'list', e) })
   let ids: string[]
@@ -133,31 +144,61 @@ export interface OfferedVoice {
 /** OpenAI's text-to-speech voices (https://platform.openai.com/docs/guides/text-to-speech): a fixed set, no hosted clips. */
 export const OPENAI_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer']
 
+/** Cartesia's text-to-speech models (https://docs.cartesia.ai/build-with-cartesia/tts-models): the first is the adapter's default. */
+export const CARTESIA_MODELS = ['sonic-3', 'sonic-3.5', 'sonic-2', 'sonic-turbo'] as const
+/** Cartesia pages voices 100 at most; 10 pages is more voices than a picker shows. */
+const CARTESIA_VOICE_PAGES = 10
+
+type CartesiaVoice = { id: string; name: string; preview_file_url?: string | null }
+
+function cartesiaVoicePage(c: Credentials, e: VendorEndpoints, after: string | null, limit: number): Promise<{ data?: CartesiaVoice[]; has_more?: boolean }> {
+  const query = new URLSearchParams({ limit: String(limit), 'expand[]': 'preview_file_url', ...(after ? { starting_after: after } : {}) })
+  const headers = { authorization: `Bearer ${c.apiKey ?? ''}`, 'cartesia-version': CARTESIA_VERSION }
+  return getJson('cartesia', `${cartesiaBase(e)}/voices?${query}`, headers, c.apiKey) as Promise<{ data?: CartesiaVoice[]; has_more?: boolean }>
+}
+
 export async function offeredVoices(provider: string, c: Credentials, e: VendorEndpoints): Promise<OfferedVoice[]> {
   if (provider === 'openai') return OPENAI_VOICES.map((id) => ({ id, name: id[0]!.toUpperCase() + id.slice(1), sample: null }))
+  if (provider === 'cartesia') {
+    const voices: CartesiaVoice[] = []
+    for (let page = 0, after: string | null = null; page < CARTESIA_VOICE_PAGES; page++) {
+      const body = await cartesiaVoicePage(c, e, after, 100)
+      voices.push(...(body.data ?? []))
+      after = voices.at(-1)?.id ?? null
+      if (!body.has_more || !after) break
+    }
+    return voices.map((v) => ({ id: v.id, name: v.name, sample: v.preview_file_url ?? null }))
+  }
   const body = (await getJson(provider, `${elevenlabsBase(e)}/v1/voices`, { 'xi-api-key': c.apiKey ?? '' }, c.apiKey)) as { voices?: { voice_id: string; name: string; preview_url?: string | null }[] }
   return (body.voices ?? []).map((v) => ({ id: v.voice_id, name: v.name, sample: v.preview_url ?? null }))
 }
 
 /**
  * A short clip of a voice: ElevenLabs answers MP3 (`POST /v1/text-to-speech/{voice}`), OpenAI a
- * WAV (`POST /audio/speech`, `response_format: wav`).
+ * WAV (`POST /audio/speech`, `response_format: wav`), Cartesia a WAV (`POST /tts/bytes`).
  */
 export async function previewVoice(provider: string, c: Credentials, e: VendorEndpoints, voice: string, text: string, model: string | null): Promise<{ contentType: string; audio: ArrayBuffer }> {
   const request: { url: string; headers: Record<string, string>; body: unknown; type: string } =
-    provider === 'openai'
+    provider === 'cartesia'
       ? {
-          url: `${openaiBase(e)}/audio/speech`,
-          headers: { authorization: `Bearer ${c.apiKey}` },
-          body: { model: model ?? 'gpt-4o-mini-tts', voice, input: text, response_format: 'wav' },
+          url: `${cartesiaBase(e)}/tts/bytes`,
+          headers: { authorization: `Bearer ${c.apiKey}`, 'cartesia-version': CARTESIA_VERSION },
+          body: { model_id: model ?? CARTESIA_MODELS[0], transcript: text, voice: { mode: 'id', id: voice }, output_format: { container: 'wav', encoding: 'pcm_s16le', sample_rate: 24_000 } },
           type: 'audio/wav',
         }
-      : {
-          url: `${elevenlabsBase(e)}/v1/text-to-speech/${encodeURIComponent(voice)}?output_format=mp3_44100_128`,
-          headers: { 'xi-api-key': c.apiKey ?? '' },
-          body: { text, model_id: model ?? 'eleven_flash_v2_5' },
-          type: 'audio/mpeg',
-        }
+      : provider === 'openai'
+        ? {
+            url: `${openaiBase(e)}/audio/speech`,
+            headers: { authorization: `Bearer ${c.apiKey}` },
+            body: { model: model ?? 'gpt-4o-mini-tts', voice, input: text, response_format: 'wav' },
+            type: 'audio/wav',
+          }
+        : {
+            url: `${elevenlabsBase(e)}/v1/text-to-speech/${encodeURIComponent(voice)}?output_format=mp3_44100_128`,
+            headers: { 'xi-api-key': c.apiKey ?? '' },
+            body: { text, model_id: model ?? 'eleven_flash_v2_5' },
+            type: 'audio/mpeg',
+          }
   let res: Response
   try {
     res = await fetch(request.url, {

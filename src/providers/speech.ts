@@ -1,8 +1,8 @@
 /**
  * Which speech-to-text and text-to-speech one call uses, decided in one place. In order: the
  * developer's own keys (BYOK, when switched on: the call's media asks the byok feature first and
- * comes here only when BYOK is off, never as a fallback), else the service's keys from env (Deepgram / ElevenLabs, else OpenAI for
- * both), else the local engines (pocketsphinx, espeak-ng) when installed, else — on the sandbox
+ * comes here only when BYOK is off, never as a fallback), else the service's keys from env (Deepgram / ElevenLabs, else Cartesia's
+ * voice, else OpenAI for both), else the local engines (pocketsphinx, espeak-ng) when installed, else — on the sandbox
  * network only — the sandbox's test doubles (scripted transcripts, a formant voice), which are
  * never used for a real call. `STT_PROVIDER` / `TTS_PROVIDER` pin one engine (tests, operators).
  */
@@ -16,6 +16,7 @@ import { sphinxMissing } from './stt/pocketsphinx-ffi'
 import { PocketsphinxLiveStt } from './stt/pocketsphinx-live'
 import type { SpeechToText } from './stt/port'
 import { type SandboxScripts, SandboxStt } from './stt/sandbox'
+import { CartesiaTts } from './tts/cartesia'
 import { ElevenLabsTts } from './tts/elevenlabs'
 import { EspeakTts } from './tts/espeak'
 import { espeakLibraryMissing } from './tts/espeak-ffi'
@@ -84,7 +85,7 @@ export class SpeechProviders {
     const missing = !stt
       ? 'no speech-to-text is available: set DEEPGRAM_API_KEY or OPENAI_API_KEY, or install pocketsphinx'
       : !tts
-        ? 'no text-to-speech is available: set ELEVENLABS_API_KEY or OPENAI_API_KEY, or install espeak-ng'
+        ? 'no text-to-speech is available: set ELEVENLABS_API_KEY, CARTESIA_API_KEY or OPENAI_API_KEY, or install espeak-ng'
         : null
     return { stt, tts, missing }
   }
@@ -119,12 +120,14 @@ export class SpeechProviders {
     const pick = this.config.speech.tts
     const eleven = () => (p.elevenlabsApiKey ? new ElevenLabsTts({ apiKey: p.elevenlabsApiKey, baseUrl: p.elevenlabsBaseUrl }) : null)
     const openai = () => (p.openaiApiKey ? new OpenAiSpeech({ apiKey: p.openaiApiKey, baseUrl: p.openaiBaseUrl }) : null)
+    const cartesia = () => (p.cartesiaApiKey ? new CartesiaTts({ apiKey: p.cartesiaApiKey, baseUrl: p.cartesiaBaseUrl }) : null)
     const espeak = () => (this.local.espeak ? this.espeak() : null)
     const double = () => (sandbox ? new SandboxTts() : null)
     if (pick === 'elevenlabs') return eleven()
+    if (pick === 'cartesia') return cartesia()
     if (pick === 'openai') return openai()
     if (pick === 'espeak') return espeak()
     if (pick === 'sandbox') return double()
-    return eleven() ?? openai() ?? espeak() ?? double()
+    return eleven() ?? cartesia() ?? openai() ?? espeak() ?? double()
   }
 }

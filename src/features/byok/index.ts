@@ -22,7 +22,13 @@ export const byokFeature = defineFeature(byokRef, {
     const { agents } = use(agentsRef)
     const { config, store, clock } = kernel
     const p = config.providers
-    const endpoints: VendorEndpoints = { openaiBaseUrl: p.openaiBaseUrl, anthropicBaseUrl: p.anthropicBaseUrl, deepgramBaseUrl: p.deepgramBaseUrl, elevenlabsBaseUrl: p.elevenlabsBaseUrl }
+    const endpoints: VendorEndpoints = {
+      openaiBaseUrl: p.openaiBaseUrl,
+      anthropicBaseUrl: p.anthropicBaseUrl,
+      deepgramBaseUrl: p.deepgramBaseUrl,
+      elevenlabsBaseUrl: p.elevenlabsBaseUrl,
+      cartesiaBaseUrl: p.cartesiaBaseUrl,
+    }
     const repos = await openByok(store)
     // SECRET_KEY is always set by the server (persisted in DATA_DIR when not given); a bare
     // buildServices (some tests) gets a key for this process only.

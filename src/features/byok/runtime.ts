@@ -7,11 +7,12 @@
  */
 import type { Clock } from '../../clock'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
-import { elevenlabsBase, type Job, llmConfig, openaiBase, type VendorEndpoints } from '../../providers/catalog'
+import { cartesiaBase, elevenlabsBase, type Job, llmConfig, openaiBase, type VendorEndpoints } from '../../providers/catalog'
 import { createLanguageModel, type LanguageModel, type LlmEvent, type StreamRequest } from '../../providers/llm'
 import { DeepgramStt } from '../../providers/stt/deepgram'
 import { OpenAiTranscription } from '../../providers/stt/openai'
 import type { SpeechToText, SpeechToTextOptions, SttSession } from '../../providers/stt/port'
+import { CartesiaTts } from '../../providers/tts/cartesia'
 import { ElevenLabsTts } from '../../providers/tts/elevenlabs'
 import { OpenAiSpeech } from '../../providers/tts/openai'
 import type { SynthesisOptions, TextToSpeech } from '../../providers/tts/port'
@@ -88,6 +89,9 @@ class NotifyingTts implements TextToSpeech {
   get sampleRate() {
     return this.inner.sampleRate
   }
+  close(): void {
+    this.inner.close?.()
+  }
   synthesize(text: string, options: SynthesisOptions): AsyncIterable<Int16Array> {
     return reportedStream(() => this.inner.synthesize(text, options), options.signal, this.failed)
   }
@@ -161,6 +165,7 @@ export class ByokRuntime {
   private ttsOf(key: OpenKey): TextToSpeech {
     const apiKey = key.credentials.apiKey ?? ''
     if (key.provider === 'elevenlabs') return new ElevenLabsTts({ apiKey, baseUrl: elevenlabsBase(this.deps.endpoints), model: key.model })
+    if (key.provider === 'cartesia') return new CartesiaTts({ apiKey, baseUrl: cartesiaBase(this.deps.endpoints), model: key.model })
     return new OpenAiSpeech({ apiKey, baseUrl: openaiBase(this.deps.endpoints), model: key.model })
   }
 }
