@@ -12,7 +12,7 @@
  *   (The real service may also start on its own after `max_buffer_delay_ms`; the adapter flushes
  *   every sentence, so this fake waits for the flush.)
  * - `chunk` messages carry base64 audio (`pcm_mulaw` or `pcm_s16le` at the asked rate) of a tone,
- *   `wordMs` a character with a short gap between words; `timestamps` messages follow the chunk in
+ *   `wordMs` a character (plus `wordBaseMs` a word) with a 40 ms gap between words; `timestamps` messages follow the chunk in
  *   which words end, `word_timestamps: { words, start, end }` in seconds from the context's start;
  * - a cancelled context sends nothing more; `error` messages (`{ type: 'error', context_id,
  *   status_code, title, message, done: true }`) for a bad request, a context past `maxContexts`
@@ -30,6 +30,8 @@ export interface CartesiaFakeOptions {
   speedup?: number
   /** Audio ms a character of text takes; 60 by default. */
   wordMs?: number
+  /** Audio ms every word takes besides its characters; 0 by default (speech is not as even as that: a line test sets it). */
+  wordBaseMs?: number
 }
 
 export interface CartesiaFake {
@@ -38,7 +40,7 @@ export interface CartesiaFake {
   requests: any[]
   /** Upgrade attempts and their status. */
   upgrades: { status: number; headers: Record<string, string> }[]
-  /** Contexts cancelled, and chunks sent for one after its cancel (always 0 here: a test can check the adapter drops in-flight ones). */
+  /** Contexts cancelled (nothing more is sent for them). */
   cancelled: string[]
   /** Chunks sent per context. */
   chunks: Record<string, number>
@@ -135,7 +137,8 @@ export function startCartesiaFake(apiKey: string, options: CartesiaFakeOptions =
     const timed: { word: string; start: number; end: number; at: number }[] = []
     for (const word of words) {
       const start = ctx.seconds + samples.length / rate
-      for (let i = 0, n = Math.round((word.length * wordMs * rate) / 1000); i < n; i++) samples.push(Math.round(8000 * Math.sin((2 * Math.PI * 440 * samples.length) / rate)))
+      for (let i = 0, n = Math.round((((options.wordBaseMs ?? 0) + word.length * wordMs) * rate) / 1000); i < n; i++)
+        samples.push(Math.round(8000 * Math.sin((2 * Math.PI * 440 * samples.length) / rate)))
       timed.push({ word, start, end: ctx.seconds + samples.length / rate, at: samples.length })
       for (let i = 0, n = Math.round((gapMs * rate) / 1000); i < n; i++) samples.push(0)
     }

@@ -33,6 +33,16 @@ export const REALISTIC = {
    * that plays for a second or two is 10–25× real time; 10× is the slow end.
    */
   elevenlabsSpeedup: 10,
+  /**
+   * Cartesia time to first audio: "achieves 90ms model latency" for Sonic
+   * (https://docs.cartesia.ai/2024-11-13/build-with-cartesia/models), plus the same mid-range
+   * internet trip as ElevenLabs' above (125 ms): 215 ms.
+   */
+  cartesiaFirstAudioMs: 215,
+  /** Cartesia's chunking is not published; 20 ms of audio a chunk is our choice. */
+  cartesiaChunkMs: 20,
+  /** Cartesia's generation speed over real time: as ElevenLabs' (90 ms of inference for a second or two of speech), 10×. */
+  cartesiaSpeedup: 10,
 } as const
 
 /** The fakes' options for those delays: `startDeepgramFake(key, REALISTIC_OPTIONS.deepgram)` and so on. */
@@ -40,4 +50,5 @@ export const REALISTIC_OPTIONS = {
   deepgram: { finalDelayMs: REALISTIC.deepgramFinalMs },
   openai: { firstTokenMs: REALISTIC.openaiFirstTokenMs, tokenMs: REALISTIC.openaiTokenMs },
   elevenlabs: { firstAudioMs: REALISTIC.elevenlabsFirstAudioMs, audioChunkMs: REALISTIC.elevenlabsChunkMs, speedup: REALISTIC.elevenlabsSpeedup },
+  cartesia: { firstAudioMs: REALISTIC.cartesiaFirstAudioMs, chunkMs: REALISTIC.cartesiaChunkMs, speedup: REALISTIC.cartesiaSpeedup },
 }
