@@ -1,7 +1,7 @@
 /**
  * A local Cartesia API (https://docs.cartesia.ai/api-reference/tts/websocket, contexts and flushes:
  * https://docs.cartesia.ai/build-with-cartesia/capability-guides/stream-inputs-using-continuations;
- * the message types as cartesia-ai/cartesia-js `src/resources/tts.ts` declares them):
+ * the message types as the SDK's `cartesia-ai/cartesia-js/src/resources/tts.ts` declares them):
  * - `GET /tts/websocket` upgraded with `Authorization: Bearer <key>` (or `X-API-Key`, or
  *   `?api_key=`) and a `Cartesia-Version` (or `?cartesia_version=`); a wrong key is a 401, a missing
  *   version a 400, `busy` a 429, each before the upgrade with a JSON `{ error, message }` body;

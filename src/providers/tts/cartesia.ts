@@ -2,7 +2,8 @@
  * Cartesia streaming text-to-speech over one WebSocket a call
  * (https://docs.cartesia.ai/api-reference/tts/websocket; contexts and continuations:
  * https://docs.cartesia.ai/build-with-cartesia/capability-guides/stream-inputs-using-continuations;
- * checked against cartesia-ai/cartesia-js `src/internal/lib/tts/ws.ts` and `src/resources/tts.ts`):
+ * checked against the SDK's `cartesia-ai/cartesia-js/src/internal/lib/tts/ws.ts` and
+ * `cartesia-ai/cartesia-js/src/resources/tts.ts`):
  * - `wss://api.cartesia.ai/tts/websocket` with `Authorization: Bearer <key>` and `Cartesia-Version`
  *   on the upgrade (the SDK's Node path; a refused key or a rate limit is the upgrade's HTTP status);
  * - an agent turn is one `context_id`: each sentence goes as `{ transcript, continue: true }` then a
