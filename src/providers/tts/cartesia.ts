@@ -112,6 +112,7 @@ export class CartesiaTts implements TextToSpeech {
   close(): void {
     const socket = this.socket
     this.socket = null
+    this.failAll(new SpeechError('cartesia', 'the call is over'))
     void socket?.then((ws) => ws.close(1000)).catch(() => {})
   }
 
@@ -140,7 +141,7 @@ export class CartesiaTts implements TextToSpeech {
   }
 
   private request(contextId: string, o: SynthesisOptions) {
-    const voice = o.voice in VOICE_MAP ? DEFAULT_VOICE : o.voice
+    const voice = Object.hasOwn(VOICE_MAP, o.voice) ? DEFAULT_VOICE : o.voice
     return {
       context_id: contextId,
       model_id: o.model ?? this.options.model ?? DEFAULT_MODEL,
@@ -173,14 +174,17 @@ export class CartesiaTts implements TextToSpeech {
   }
 
   private connect(): Promise<WebSocket> {
-    this.socket ??= this.open().catch((err: Error) => {
-      this.socket = null
+    if (this.socket) return this.socket
+    const socket: Promise<WebSocket> = this.open(() => this.socket === socket).catch((err: Error) => {
+      if (this.socket === socket) this.socket = null
       throw err
     })
-    return this.socket
+    this.socket = socket
+    return socket
   }
 
-  private open(): Promise<WebSocket> {
+  /** `current`: whether this socket is still the adapter's (a closed one replaced by a reconnect is not). */
+  private open(current: () => boolean): Promise<WebSocket> {
     const base = (this.options.baseUrl ?? 'wss://api.cartesia.ai').replace(/^http/, 'ws').replace(/\/$/, '')
     const key = this.options.apiKey
     const hide = (m: string) => (key ? m.split(key).join('***') : m)
@@ -195,6 +199,7 @@ export class CartesiaTts implements TextToSpeech {
       this.receive(m)
     })
     ws.on('close', () => {
+      if (!current()) return
       this.socket = null
       this.failAll(new SpeechError('cartesia', 'the connection closed'))
     })

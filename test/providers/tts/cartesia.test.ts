@@ -6,6 +6,7 @@ import { SpeechError } from '../../../src/providers/stt/port'
 import { CartesiaTts, DEFAULT_VOICE } from '../../../src/providers/tts/cartesia'
 import type { WordTiming } from '../../../src/providers/tts/port'
 import { startCartesiaFake } from '../../fakes/cartesia'
+import { REALISTIC, REALISTIC_OPTIONS } from '../../fakes/realistic-delays'
 import { until } from '../../support/until'
 
 const KEY = 'sk_car_secret_1234'
@@ -29,6 +30,7 @@ function turnOf(id: string) {
 describe('Cartesia over its WebSocket', () => {
   test('a turn is one context: sentences with continue and a flush each, the end with continue: false', async () => {
     const engine = tts()
+    const upgrades = fake.upgrades.length
     const { turn, end } = turnOf('t1')
     const first = await collect(engine.synthesize('Hello there.', { voice: 'aria', language: 'en-US', turn }))
     const second = await collect(engine.synthesize('How are you?', { voice: 'aria', language: 'en-US', turn }))
@@ -55,6 +57,9 @@ describe('Cartesia over its WebSocket', () => {
     expect(samples(first)).toBe(8 * (5 * 60 + 40 + 6 * 60 + 40))
     expect(samples(second)).toBe(8 * (3 * 60 + 40 + 3 * 60 + 40 + 4 * 60 + 40))
     expect(fake.upgrades.at(-1)!.headers).toMatchObject({ authorization: `Bearer ${KEY}`, 'cartesia-version': expect.any(String) })
+    // The next turn goes on the same socket.
+    await collect(engine.synthesize('Again.', { voice: 'aria', language: 'en', turn: turnOf('t1b').turn }))
+    expect(fake.upgrades.length).toBe(upgrades + 1)
     engine.close()
   })
 
@@ -147,6 +152,22 @@ describe('Cartesia over its WebSocket', () => {
     expect(samples(await collect(engine.synthesize('Fine.', { voice: 'aria', language: 'en' })))).toBeGreaterThan(0)
     engine.close()
   })
+})
+
+test("the realistic options hold the first chunk back by Cartesia's declared first-audio time", async () => {
+  const realistic = startCartesiaFake(KEY, REALISTIC_OPTIONS.cartesia)
+  try {
+    const engine = new CartesiaTts({ apiKey: KEY, baseUrl: realistic.url })
+    await collect(engine.synthesize('Warm.', { voice: 'aria', language: 'en' }))
+    const started = performance.now()
+    const it = engine.synthesize('Hello.', { voice: 'aria', language: 'en' })[Symbol.asyncIterator]()
+    await it.next()
+    expect(performance.now() - started).toBeGreaterThanOrEqual(REALISTIC.cartesiaFirstAudioMs - 1)
+    await it.return?.()
+    engine.close()
+  } finally {
+    realistic.stop()
+  }
 })
 
 describe('Cartesia for BYOK', () => {
