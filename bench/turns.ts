@@ -18,6 +18,8 @@
  *      the local fakes speaking each vendor's protocol with the published latencies of
  *      test/fakes/realistic-delays.ts (Deepgram final 250 ms after the audio, first LLM token
  *      350 ms then 12 ms a token, ElevenLabs first audio 200 ms).
+ *  (c) cartesia — (b) with Cartesia's WebSocket voice instead of ElevenLabs (first audio 215 ms;
+ *      BENCH_PROFILES=cartesia, not run by default). Its floor: 250 + 350 + 215 = 815 ms.
  * Also the end-of-turn rules on a corpus of complete and unfinished utterances: how often they
  * would cut a caller off, and what a complete turn waits.
  *
@@ -33,6 +35,7 @@ import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../src/media/cod
 import { endOfTurn } from '../src/media/end-of-turn'
 import { EspeakTts } from '../src/providers/tts/espeak'
 import { startServer } from '../src/server'
+import { startCartesiaFake } from '../test/fakes/cartesia'
 import { startDeepgramFake, voicedMs } from '../test/fakes/deepgram'
 import { startOpenAIFake } from '../test/fakes/openai'
 import { REALISTIC, REALISTIC_OPTIONS } from '../test/fakes/realistic-delays'
@@ -109,14 +112,17 @@ async function profile(name: string): Promise<Measured> {
     deepgram = startDeepgramFake(KEY, REALISTIC_OPTIONS.deepgram)
     const openai = startOpenAIFake({ apiKey: KEY, ...REALISTIC_OPTIONS.openai, defaultReply: 'Sure, we open at eight on Sundays, and at seven on weekdays.' })
     const eleven = startSpeechFake(KEY, REALISTIC_OPTIONS.elevenlabs)
+    const cartesia = name === 'cartesia' ? startCartesiaFake(KEY, REALISTIC_OPTIONS.cartesia) : null
     stops.push(
       () => deepgram!.stop(),
       () => openai.stop(),
       () => eleven.stop(),
+      () => cartesia?.stop(),
     )
+    if (cartesia) Object.assign(env, { CARTESIA_API_KEY: KEY, CARTESIA_BASE_URL: cartesia.url })
     Object.assign(env, {
       STT_PROVIDER: 'deepgram',
-      TTS_PROVIDER: 'elevenlabs',
+      TTS_PROVIDER: cartesia ? 'cartesia' : 'elevenlabs',
       DEEPGRAM_API_KEY: KEY,
       DEEPGRAM_BASE_URL: deepgram.url,
       ELEVENLABS_API_KEY: KEY,
@@ -241,12 +247,12 @@ function corpus(): void {
 }
 
 console.log(
-  `bench:turns — ${TURNS} turns a profile; vendor delays: Deepgram final ${REALISTIC.deepgramFinalMs} ms, first LLM token ${REALISTIC.openaiFirstTokenMs} ms (+${REALISTIC.openaiTokenMs} ms a token), ElevenLabs first audio ${REALISTIC.elevenlabsFirstAudioMs} ms`,
+  `bench:turns — ${TURNS} turns a profile; vendor delays: Deepgram final ${REALISTIC.deepgramFinalMs} ms, first LLM token ${REALISTIC.openaiFirstTokenMs} ms (+${REALISTIC.openaiTokenMs} ms a token), ElevenLabs first audio ${REALISTIC.elevenlabsFirstAudioMs} ms, Cartesia first audio ${REALISTIC.cartesiaFirstAudioMs} ms`,
 )
 corpus()
 for (const name of PROFILES) {
   const m = await profile(name)
-  console.log(`\n(${name === 'local' ? 'a' : 'b'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
+  console.log(`\n(${{ local: 'a', vendors: 'b', cartesia: 'c' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
   if (m.live)
     console.log(
       `  with other calls live: ${m.live.placed} placed, ${m.live.refused} refused, ${m.live.liveAtEnd} still live when the turns were done; the measured calls refused at capacity ${m.refusedAtCapacity} times`,
