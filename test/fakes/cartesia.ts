@@ -16,7 +16,7 @@
  *   which words end, `word_timestamps: { words, start, end }` in seconds from the context's start;
  * - a cancelled context sends nothing more; `error` messages (`{ type: 'error', context_id,
  *   status_code, title, message, done: true }`) for a bad request, a context past `maxContexts`
- *   (429), and `failAfterChunks` (500 mid-stream);
+ *   (429), and `failAfterChunks` (500 mid-stream); `dropAfterChunks` closes the socket mid-stream;
  * - `GET /voices` (cursor pages: `data`, `has_more`, `starting_after`) and `POST /tts/bytes` (WAV).
  */
 import type { ServerWebSocket } from 'bun'
@@ -50,6 +50,8 @@ export interface CartesiaFake {
   maxContexts?: number
   /** The next context fails with a 500 error after this many chunks (then it is cleared). */
   failAfterChunks?: number
+  /** The next socket closes (1011, as a server that fails) after sending this many chunks (then it is cleared). */
+  dropAfterChunks?: number
   voices: { id: string; name: string }[]
   sockets: number
   stop(): void
@@ -150,6 +152,11 @@ export function startCartesiaFake(apiKey: string, options: CartesiaFakeOptions =
       const bytes = encoding === 'pcm_mulaw' ? Uint8Array.from(piece, mulawOf) : new Uint8Array(Int16Array.from(piece).buffer)
       send(ws, { type: 'chunk', context_id: ctx.id, data: Buffer.from(bytes).toString('base64'), done: false, status_code: 206, step_time: 1, ...(flushId ? { flush_id: flushId } : {}) })
       fake.chunks[ctx.id] = (fake.chunks[ctx.id] ?? 0) + 1
+      if (fake.dropAfterChunks !== undefined && fake.chunks[ctx.id]! >= fake.dropAfterChunks) {
+        fake.dropAfterChunks = undefined
+        ws.close(1011, 'internal error')
+        return
+      }
       if (ctx.failAfter !== undefined && fake.chunks[ctx.id]! >= ctx.failAfter) {
         ctx.cancelled = true
         ws.data.contexts.delete(ctx.id)

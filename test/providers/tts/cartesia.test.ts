@@ -154,6 +154,18 @@ describe('Cartesia over its WebSocket', () => {
   })
 })
 
+test('the socket closing mid-stream fails the sentence; the next one reconnects', async () => {
+  const engine = tts()
+  fake.dropAfterChunks = 2
+  const upgrades = fake.upgrades.length
+  const err = await collect(engine.synthesize('This sentence loses its socket.', { voice: 'aria', language: 'en', turn: turnOf('drop').turn })).catch((e) => e)
+  expect(err).toBeInstanceOf(SpeechError)
+  expect(err.message).toBe('the connection closed')
+  expect(samples(await collect(engine.synthesize('Back.', { voice: 'aria', language: 'en' })))).toBeGreaterThan(0)
+  expect(fake.upgrades.length).toBe(upgrades + 2)
+  engine.close()
+})
+
 test("the realistic options hold the first chunk back by Cartesia's declared first-audio time", async () => {
   const realistic = startCartesiaFake(KEY, REALISTIC_OPTIONS.cartesia)
   try {
