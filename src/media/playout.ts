@@ -162,9 +162,8 @@ export class Playout {
   }
 
   /**
-   * A sentence of the current turn; the handle for its `audio`. The handle names its turn: an
-   * engine that yields after its turn was cut or superseded must not play into the next one.
-   * `words`, filled as the engine times them, say where its words end (heard-text.ts).
+   * A sentence of the current turn (`words`: where its words end, as the engine times them); the
+   * handle for its `audio` names its turn: audio after a cut or superseded turn must not play on.
    */
   sentence(text: string, words?: { end: number }[]): SentenceRef {
     const turn = this.turn!
