@@ -12,6 +12,23 @@ export interface SpeechToTextOptions {
   language: string
   /** Provider model ("nova-3", "whisper-1"); the adapter's default when null. */
   model?: string | null
+  /** AssemblyAI's turn detection, as the agent sets it (`voice.assemblyai`); other engines ignore it. */
+  assemblyai?: AssemblyAiTurnSettings | null
+}
+
+/**
+ * AssemblyAI Universal-Streaming's turn settings (docs/api/voice.md "AssemblyAI"); null or absent:
+ * the vendor's own default.
+ */
+export interface AssemblyAiTurnSettings {
+  /** `end_of_turn_confidence_threshold`, 0–1: how sure its model must be that the turn ended. */
+  endOfTurnConfidence?: number | null
+  /** `min_turn_silence`, ms: the silence before a confident end of turn. */
+  minTurnSilenceMs?: number | null
+  /** `max_turn_silence`, ms: the silence that ends a turn however unsure the model is. */
+  maxTurnSilenceMs?: number | null
+  /** `format_turns`: an ended turn's text comes again punctuated and cased (default true here). */
+  formatTurns?: boolean | null
 }
 
 export interface SttPartial {
@@ -100,7 +117,7 @@ export interface SttSession {
 }
 
 export interface SpeechToText {
-  /** Provider id (`deepgram`, `openai`, `pocketsphinx`, `sandbox`). */
+  /** Provider id (`deepgram`, `assemblyai`, `openai`, `pocketsphinx`, `sandbox`). */
   readonly name: string
   open(options: SpeechToTextOptions): Promise<SttSession>
 }
