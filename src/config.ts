@@ -54,6 +54,9 @@ export interface Config {
     cartesiaApiKey?: string
     /** Cartesia's API (default https://api.cartesia.ai; its TTS socket is the same host over wss); a local fake in tests. */
     cartesiaBaseUrl?: string
+    assemblyaiApiKey?: string
+    /** AssemblyAI's streaming host (default wss://streaming.assemblyai.com); a local fake in tests. */
+    assemblyaiBaseUrl?: string
   }
   /** The chat-app platform: the sandbox (default) or the WhatsApp Cloud API. */
   chatapp: {
@@ -76,7 +79,7 @@ export interface Config {
   admission: { maxCalls: number; maxRssMb?: number; maxLoopLagMs: number; minPlayoutLeadMs: number }
   /** Voice pipeline engines (docs/api/voice.md): `auto` resolves keys → local engines → the sandbox doubles. */
   speech: {
-    stt: 'auto' | 'deepgram' | 'openai' | 'pocketsphinx' | 'sandbox'
+    stt: 'auto' | 'deepgram' | 'assemblyai' | 'openai' | 'pocketsphinx' | 'sandbox'
     tts: 'auto' | 'elevenlabs' | 'openai' | 'cartesia' | 'espeak' | 'sandbox'
     vad: 'silero' | 'energy'
     /** Milliseconds of agent audio per paced chunk (each followed by a mark). */
@@ -355,6 +358,8 @@ export function loadConfig(env: Env = process.env): Config {
       elevenlabsBaseUrl: llmBaseUrl(env, 'ELEVENLABS_BASE_URL'),
       cartesiaApiKey: optional(env, 'CARTESIA_API_KEY'),
       cartesiaBaseUrl: llmBaseUrl(env, 'CARTESIA_BASE_URL'),
+      assemblyaiApiKey: optional(env, 'ASSEMBLYAI_API_KEY'),
+      assemblyaiBaseUrl: url(env, 'ASSEMBLYAI_BASE_URL', ['wss:', 'ws:']),
     },
     chatapp: chatappConfig(env),
     campaignSendRate: sendRate(env),
@@ -376,7 +381,7 @@ export function loadConfig(env: Env = process.env): Config {
       minPlayoutLeadMs: optionalCount(env, 'CALLS_MIN_PLAYOUT_LEAD_MS', 0, 1_000, 'minPlayoutLeadMs').minPlayoutLeadMs ?? 500,
     },
     speech: {
-      stt: oneOf(env, 'STT_PROVIDER', ['auto', 'deepgram', 'openai', 'pocketsphinx', 'sandbox'] as const, 'auto'),
+      stt: oneOf(env, 'STT_PROVIDER', ['auto', 'deepgram', 'assemblyai', 'openai', 'pocketsphinx', 'sandbox'] as const, 'auto'),
       tts: oneOf(env, 'TTS_PROVIDER', ['auto', 'elevenlabs', 'openai', 'cartesia', 'espeak', 'sandbox'] as const, 'auto'),
       vad: oneOf(env, 'VAD', ['silero', 'energy'] as const, 'silero'),
       chunkMs: mediaChunkMs(env),

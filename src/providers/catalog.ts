@@ -10,19 +10,23 @@
  * - Cartesia: `GET /voices` (`Authorization: Bearer`, `Cartesia-Version`; cursor pages of `data`
  *   with `has_more`, next by `starting_after`) proves the key and lists its voices; Cartesia has no
  *   model list, so its models are the ones its docs name (CARTESIA_MODELS).
+ * - AssemblyAI: `GET /v3/token?expires_in_seconds=60` on its streaming host (`Authorization: <key>`,
+ *   https://www.assemblyai.com/docs/streaming/api-spec/generate-streaming-token) proves the key reaches
+ *   streaming; its streaming models are a fixed set (ASSEMBLYAI_MODELS), no list endpoint.
  *
  * A vendor answering 401/403 rejected the key (KeyRejected); no answer, a 5xx or a 429 is the
  * vendor being unavailable (VendorUnavailable): neither saves anything.
  */
 import { createLanguageModel, isLlmError, type LlmProvider } from './llm'
 import { CARTESIA_VERSION } from './tts/cartesia'
+import { ASSEMBLYAI_MODELS } from './stt/assemblyai'
 
 export type Job = 'stt' | 'llm' | 'tts'
 export const JOBS: readonly Job[] = ['stt', 'llm', 'tts']
 
 /** Provider ids per job: those we have adapters for, so a saved key can also run calls and replies. */
 export const JOB_PROVIDERS: Record<Job, readonly string[]> = {
-  stt: ['deepgram', 'openai'],
+  stt: ['deepgram', 'openai', 'assemblyai'],
   llm: ['openai', 'anthropic', 'azure', 'openai-compatible'],
   tts: ['elevenlabs', 'openai', 'cartesia'],
 }
@@ -48,6 +52,8 @@ export interface VendorEndpoints {
   elevenlabsBaseUrl?: string
   /** Cartesia's REST base (https://); its TTS socket is the same host over wss. */
   cartesiaBaseUrl?: string
+  /** AssemblyAI's streaming host (wss://); its token endpoint is the same host over https. */
+  assemblyaiBaseUrl?: string
 }
 
 export class KeyRejected extends Error {
@@ -78,6 +84,7 @@ export const openaiBase = (e: VendorEndpoints) => (e.openaiBaseUrl ?? 'https://a
 export const elevenlabsBase = (e: VendorEndpoints) => (e.elevenlabsBaseUrl ?? 'https://api.elevenlabs.io').replace(/\/$/, '')
 export const cartesiaBase = (e: VendorEndpoints) => (e.cartesiaBaseUrl ?? 'https://api.cartesia.ai').replace(/\/$/, '')
 const deepgramRest = (e: VendorEndpoints) => (e.deepgramBaseUrl ?? 'wss://api.deepgram.com').replace(/^ws/, 'http').replace(/\/$/, '')
+const assemblyaiRest = (e: VendorEndpoints) => (e.assemblyaiBaseUrl ?? 'wss://streaming.assemblyai.com').replace(/^ws/, 'http').replace(/\/$/, '')
 
 /** The LLM adapter's config for a BYOK llm key (also what replies run on). */
 export function llmConfig(provider: string, c: Credentials, model: string, e: VendorEndpoints) {
@@ -110,6 +117,11 @@ export async function offeredModels(job: Job, provider: string, c: Credentials, 
     await getJson(provider, `${deepgramRest(e)}/v1/projects`, auth, c.apiKey)
     const body = (await getJson(provider, `${deepgramRest(e)}/v1/models`, auth, c.apiKey)) as { stt?: { canonical_name?: string; name?: string }[] }
     return unique((body.stt ?? []).map((m) => m.canonical_name ?? m.name ?? '').filter(Boolean))
+  }
+  if (provider === 'assemblyai') {
+    // A token lives 60 s unused and is never redeemed: asking for one costs nothing.
+    await getJson(provider, `${assemblyaiRest(e)}/v3/token?expires_in_seconds=60`, { authorization: c.apiKey ?? '' }, c.apiKey)
+    return [...ASSEMBLYAI_MODELS]
   }
   if (provider === 'elevenlabs') {
     const body = (await getJson(provider, `${elevenlabsBase(e)}/v1/models`, { 'xi-api-key': c.apiKey ?? '' }, c.apiKey)) as { model_id?: string; can_do_text_to_speech?: boolean }[]

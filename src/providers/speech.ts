@@ -1,13 +1,15 @@
 /**
  * Which speech-to-text and text-to-speech one call uses, decided in one place. In order: the
  * developer's own keys (BYOK, when switched on: the call's media asks the byok feature first and
- * comes here only when BYOK is off, never as a fallback), else the service's keys from env (Deepgram / ElevenLabs, else Cartesia's
- * voice, else OpenAI for both), else the local engines (pocketsphinx, espeak-ng) when installed, else — on the sandbox
+ * comes here only when BYOK is off, never as a fallback), else the service's keys from env (Deepgram
+ * or AssemblyAI / ElevenLabs, else Cartesia's voice, else OpenAI for both), else the local engines
+ * (pocketsphinx, espeak-ng) when installed, else — on the sandbox
  * network only — the sandbox's test doubles (scripted transcripts, a formant voice), which are
  * never used for a real call. `STT_PROVIDER` / `TTS_PROVIDER` pin one engine (tests, operators).
  */
 import { availableParallelism } from 'node:os'
 import type { Config } from '../config'
+import { AssemblyAiStt } from './stt/assemblyai'
 import type { PoolStats } from './stt/decoder-pool'
 import { DeepgramStt } from './stt/deepgram'
 import { OpenAiTranscription } from './stt/openai'
@@ -94,6 +96,7 @@ export class SpeechProviders {
     const p = this.config.providers
     const pick = this.config.speech.stt
     const deepgram = () => (p.deepgramApiKey ? new DeepgramStt({ apiKey: p.deepgramApiKey, baseUrl: p.deepgramBaseUrl }) : null)
+    const assemblyai = () => (p.assemblyaiApiKey ? new AssemblyAiStt({ apiKey: p.assemblyaiApiKey, baseUrl: p.assemblyaiBaseUrl }) : null)
     const openai = () => (p.openaiApiKey ? new OpenAiTranscription({ apiKey: p.openaiApiKey, baseUrl: p.openaiBaseUrl }) : null)
     // The live decoder (libpocketsphinx in-process) when the library and model load; the
     // process-per-utterance path only where they do not but the program is there.
@@ -107,12 +110,13 @@ export class SpeechProviders {
     }
     const double = () => (sandbox ? new SandboxStt(this.scripts, callId) : null)
     if (pick === 'deepgram') return deepgram()
+    if (pick === 'assemblyai') return assemblyai()
     if (pick === 'openai') return openai()
     if (pick === 'pocketsphinx') return sphinx()
     if (pick === 'sandbox') return double()
     // On the sandbox network the scripted double beats pocketsphinx: the callee's words are known,
     // and pocketsphinx would garble them (docs/api/voice.md gives its word error rate).
-    return deepgram() ?? openai() ?? double() ?? sphinx()
+    return deepgram() ?? assemblyai() ?? openai() ?? double() ?? sphinx()
   }
 
   private tts({ sandbox }: { sandbox: boolean }): TextToSpeech | null {

@@ -60,6 +60,8 @@ export interface AssemblyAiFake {
   streams: Record<string, string>[]
   /** The JSON messages each client sent (`ForceEndpoint`, `Terminate`), by type. */
   controls: string[]
+  /** Audio bytes received, every session. */
+  audioBytes: number
   /** Close codes the fake closed sessions with. */
   closes: number[]
   utterances: (string | AssemblyAiUtterance)[]
@@ -91,6 +93,8 @@ interface Session {
   outbox: { at: number; data: string; close?: number }[]
   timer: ReturnType<typeof setTimeout> | null
   closed: boolean
+  /** An Error frame is out: the close follows, nothing more is heard. */
+  failed: boolean
   startedAt: number
 }
 
@@ -102,7 +106,7 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
   const wordMs = options.wordMs ?? 250
   const tokens = new Set<string>()
   let live = 0
-  const fake: AssemblyAiFake = { url: '', streams: [], controls: [], closes: [], utterances: [], streamUtterances: [], stop: () => server.stop(true) }
+  const fake: AssemblyAiFake = { url: '', streams: [], audioBytes: 0, controls: [], closes: [], utterances: [], streamUtterances: [], stop: () => server.stop(true) }
   type Ws = import('bun').ServerWebSocket<Session>
 
   const flush = (ws: Ws) => {
@@ -127,7 +131,11 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
     s.outbox.push({ at, data: JSON.stringify(message), close })
     if (!s.timer) s.timer = setTimeout(() => flush(ws), Math.max(0, at - Date.now()))
   }
-  const error = (ws: Ws, code: number, text: string) => emit(ws, { type: 'Error', error_code: code, error: text }, 0, code)
+  const error = (ws: Ws, code: number, text: string) => {
+    if (ws.data.failed) return
+    ws.data.failed = true
+    emit(ws, { type: 'Error', error_code: code, error: text }, 0, code)
+  }
 
   const words = (st: Stretch, final: boolean) =>
     st.words.slice(0, st.revealed).map((w, i) => ({ start: i * wordMs, end: (i + 1) * wordMs, text: plain(w), confidence: 0.95, word_is_final: final || i < st.revealed - 1 }))
@@ -136,7 +144,12 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
     turn_order: s.turnOrder,
     turn_is_formatted: formatted,
     end_of_turn: end,
-    transcript: formatted ? st.formatted : words(st, end).filter((w) => w.word_is_final).map((w) => w.text).join(' '),
+    transcript: formatted
+      ? st.formatted
+      : words(st, end)
+          .filter((w) => w.word_is_final)
+          .map((w) => w.text)
+          .join(' '),
     end_of_turn_confidence: end ? st.confidence : 0.05,
     words: words(st, end),
     utterance: '',
@@ -230,6 +243,7 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
         outbox: [],
         timer: null,
         closed: false,
+        failed: false,
         startedAt: Date.now(),
       }
       return srv.upgrade(req, { data }) ? undefined : new Response('upgrade failed', { status: 400 })
@@ -243,18 +257,19 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
       },
       message(ws, message) {
         const s = ws.data
-        if (s.closed || s.refused) return
+        if (s.closed || s.failed) return
         if (typeof message !== 'string') {
           const rate = Number(s.query.sample_rate ?? 16_000)
           const ms = (message.byteLength / 2 / rate) * 1000
           if (ms < 50 || ms > 1000) return error(ws, 3007, `Input duration violation: ${Math.round(ms)} ms. Expected between 50 and 1000 ms`)
+          fake.audioBytes += message.byteLength
           const bytes = new Uint8Array(s.carry.length + message.byteLength)
           bytes.set(s.carry)
           bytes.set(new Uint8Array(message.buffer, message.byteOffset, message.byteLength), s.carry.length)
           const windowBytes = ((rate * WINDOW_MS) / 1000) * 2
           const view = new DataView(bytes.buffer)
           let at = 0
-          for (; at + windowBytes <= bytes.length && !s.closed; at += windowBytes) {
+          for (; at + windowBytes <= bytes.length && !s.failed; at += windowBytes) {
             let sum = 0
             for (let i = at; i < at + windowBytes; i += 2) sum += view.getInt16(i, true) ** 2
             onWindow(ws, Math.sqrt(sum / (windowBytes / 2)) > SPEECH_LEVEL)

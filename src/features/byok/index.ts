@@ -28,6 +28,7 @@ export const byokFeature = defineFeature(byokRef, {
       deepgramBaseUrl: p.deepgramBaseUrl,
       elevenlabsBaseUrl: p.elevenlabsBaseUrl,
       cartesiaBaseUrl: p.cartesiaBaseUrl,
+      assemblyaiBaseUrl: p.assemblyaiBaseUrl,
     }
     const repos = await openByok(store)
     // SECRET_KEY is always set by the server (persisted in DATA_DIR when not given); a bare

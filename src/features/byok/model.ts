@@ -30,7 +30,7 @@ const Name = t.String({ minLength: 1, maxLength: 200 })
 
 export const KeyBody = t.Object(
   {
-    provider: t.String({ minLength: 1, maxLength: 40, description: 'stt: deepgram, openai; llm: openai, anthropic, azure, openai-compatible; tts: elevenlabs, openai, cartesia' }),
+    provider: t.String({ minLength: 1, maxLength: 40, description: 'stt: deepgram, openai, assemblyai; llm: openai, anthropic, azure, openai-compatible; tts: elevenlabs, openai, cartesia' }),
     credentials: t.Object(
       {
         apiKey: t.Optional(Secret),

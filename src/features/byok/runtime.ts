@@ -9,6 +9,7 @@ import type { Clock } from '../../clock'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { cartesiaBase, elevenlabsBase, type Job, llmConfig, openaiBase, type VendorEndpoints } from '../../providers/catalog'
 import { createLanguageModel, type LanguageModel, type LlmEvent, type StreamRequest } from '../../providers/llm'
+import { AssemblyAiStt } from '../../providers/stt/assemblyai'
 import { DeepgramStt } from '../../providers/stt/deepgram'
 import { OpenAiTranscription } from '../../providers/stt/openai'
 import type { SpeechToText, SpeechToTextOptions, SttSession } from '../../providers/stt/port'
@@ -159,6 +160,7 @@ export class ByokRuntime {
   private sttOf(key: OpenKey): SpeechToText {
     const apiKey = key.credentials.apiKey ?? ''
     if (key.provider === 'deepgram') return new DeepgramStt({ apiKey, baseUrl: this.deps.endpoints.deepgramBaseUrl })
+    if (key.provider === 'assemblyai') return new AssemblyAiStt({ apiKey, baseUrl: this.deps.endpoints.assemblyaiBaseUrl })
     return new OpenAiTranscription({ apiKey, baseUrl: openaiBase(this.deps.endpoints), model: key.model })
   }
 

@@ -40,7 +40,13 @@ describe('AssemblyAI Universal-Streaming', () => {
       (n) => n > streams,
     )
     expect(session.capabilities).toEqual({ streaming: true, interimWords: true, punctuation: true, endOfTurn: true, eagerEndOfTurn: false, wordTimings: true })
+    const before = fake.audioBytes
     push(session, silence(200))
+    await until(
+      'the audio, in 50 ms chunks',
+      () => fake.audioBytes - before,
+      (n) => n === 6400,
+    )
     await session.close()
     expect(fake.streams.at(-1)).toEqual({
       sample_rate: '16000',
