@@ -44,6 +44,7 @@ export const DEFAULTS = {
     recordCalls: false,
     maxCallSeconds: null,
     endpointingMs: null,
+    assemblyai: null,
     ...structuredClone(DEFAULT_DIALS),
   },
 } as const

@@ -112,6 +112,24 @@ const InterruptionsInput = t.Object(
   { additionalProperties: false },
 )
 
+/**
+ * AssemblyAI's turn settings' bounds: a confidence is a probability (0–1, AssemblyAI's
+ * `end_of_turn_confidence_threshold`); AssemblyAI publishes no ceiling for its silences, and 10 s
+ * is past any pause inside a turn (issue 46's corpus: 1 s at most) and inside the call's 30 s
+ * silence limit.
+ */
+export const ASSEMBLYAI_SILENCE_MAX_MS = 10_000
+
+const AssemblyAiInput = t.Object(
+  {
+    endOfTurnConfidence: t.Optional(Nullable(t.Number({ minimum: 0, maximum: 1, description: 'how sure its model must be that the turn ended, 0–1; null: AssemblyAI’s default' }))),
+    minTurnSilenceMs: t.Optional(Nullable(BodyInt({ minimum: 0, maximum: ASSEMBLYAI_SILENCE_MAX_MS, description: 'silence (ms) before a confident end of turn; null: AssemblyAI’s default' }))),
+    maxTurnSilenceMs: t.Optional(Nullable(BodyInt({ minimum: 0, maximum: ASSEMBLYAI_SILENCE_MAX_MS, description: 'silence (ms) that ends a turn however unsure; null: AssemblyAI’s default' }))),
+    formatTurns: t.Optional(Nullable(t.Boolean({ description: 'an ended turn’s text punctuated and cased; null: true' }))),
+  },
+  { additionalProperties: false },
+)
+
 const VoiceInput = t.Object(
   {
     answersCalls: t.Optional(t.Boolean()),
@@ -136,6 +154,7 @@ const VoiceInput = t.Object(
     speed: t.Optional(Nullable(t.Number({ minimum: SPEED_MIN, maximum: SPEED_MAX, description: 'speaking rate against the engine’s own (1); null: the engine’s own' }))),
     patience: t.Optional(PatienceInput),
     interruptions: t.Optional(InterruptionsInput),
+    assemblyai: t.Optional(Nullable(AssemblyAiInput)),
     // Read-only; accepted and ignored so a GET body can be sent back unchanged.
     surfaces: t.Optional(t.Array(t.String())),
     phoneNumber: t.Optional(Nullable(t.String())),
@@ -208,6 +227,8 @@ export const Agent = t.Object({
     speed: Nullable(t.Number()),
     patience: t.Object({ level: t.Union(PATIENCE_LEVELS.map((l) => t.Literal(l))), waitMs: Nullable(t.Integer()) }),
     interruptions: t.Object({ enabled: t.Boolean(), minSpeechMs: Nullable(t.Integer()), minWords: Nullable(t.Integer()), backchannels: t.Array(t.String()) }),
+    /** AssemblyAI's turn settings, used when the call's speech-to-text is AssemblyAI; null: its defaults. */
+    assemblyai: Nullable(t.Object({ endOfTurnConfidence: Nullable(t.Number()), minTurnSilenceMs: Nullable(t.Integer()), maxTurnSilenceMs: Nullable(t.Integer()), formatTurns: Nullable(t.Boolean()) })),
     surfaces: t.Array(t.Union([t.Literal('web'), t.Literal('phone')])),
     phoneNumber: Nullable(t.String()),
   }),

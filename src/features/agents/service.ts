@@ -15,6 +15,7 @@ import { newAgentDoc } from './defaults'
 import type { Agent, CreateAgent, PatchAgent } from './model'
 import type { AgentDoc, AgentRepo, StoredVoice } from './repository'
 import { checkCollectFieldNames, checkLanguage, checkModelChange, checkTransfers, checkVoice, clampReplyTokens, clampTemperature } from './rules'
+import { checkAssemblyAi } from './stt-settings'
 import { checkInterruptions, withDials } from './voice-dials'
 import { checkVoicemailMessage } from './voicemail'
 
@@ -252,10 +253,11 @@ export class AgentService {
 
   private applyVoice(current: StoredVoice, input: NonNullable<Input['voice']>): StoredVoice {
     const { surfaces: _s, phoneNumber: _p, ...given } = input
-    const { patience, interruptions, ...plain } = given
+    const { patience, interruptions, assemblyai, ...plain } = given
     const next = { ...current, ...plain } as StoredVoice
     if (given.speed !== undefined) next.speed = given.speed === null ? null : Math.round(given.speed * 100) / 100
     if (patience !== undefined) next.patience = { ...(current.patience ?? DEFAULT_DIALS.patience), ...patience }
+    if (assemblyai !== undefined) next.assemblyai = assemblyai === null ? null : checkAssemblyAi({ ...current.assemblyai, ...assemblyai })
     if (interruptions !== undefined) next.interruptions = checkInterruptions({ ...(current.interruptions ?? DEFAULT_DIALS.interruptions), ...interruptions })
     if (given.voice !== undefined) next.voice = checkVoice(given.voice)
     if (given.language !== undefined && given.language !== null) next.language = checkLanguage(given.language, 'voice.language', false)
@@ -276,7 +278,14 @@ export function presentAgent(doc: AgentDoc): Agent {
   return {
     ...rest,
     transfers: doc.transfers ?? [],
-    voice: { ...withDials(doc.voice), endpointingMs: doc.voice.endpointingMs ?? null, voicemailMessage: doc.voice.voicemailMessage ?? null, surfaces, phoneNumber },
+    voice: {
+      ...withDials(doc.voice),
+      endpointingMs: doc.voice.endpointingMs ?? null,
+      assemblyai: doc.voice.assemblyai ?? null,
+      voicemailMessage: doc.voice.voicemailMessage ?? null,
+      surfaces,
+      phoneNumber,
+    },
   }
 }
 
