@@ -7,7 +7,7 @@
  * Until that final comes (`finalDue`) the words so far are the engine's guess, not its words: no
  * verdict is taken on them, and the final is reported even when it says the same.
  */
-import type { SttSession } from '../providers/stt/port'
+import { SpeechError, type SttSession } from '../providers/stt/port'
 import { resample } from './codecs'
 import type { FrameProcessor, SpeechToTextFrame } from './frames'
 import type { TurnProfile } from './turn-waits'
@@ -20,6 +20,8 @@ export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
   /** The words so far: the finalised pieces and the live partial. */
   heard = ''
   private flushing: Promise<void> | null = null
+  /** The engine failed at a pause (not merely busy): the turn's final fails with it. */
+  private failed: unknown = null
   private spokeSinceFlush = false
   /** The engine may still revise the live words (Deepgram's interim results). */
   private liveStable = true
@@ -80,6 +82,7 @@ export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
       (err) => {
         this.flushing = null
         this.warn('speech-to-text failed at a pause', err)
+        if (!(err instanceof SpeechError && err.busy)) this.failed ??= err
       },
     )
   }
@@ -87,6 +90,7 @@ export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
   /** The turn is over: the pieces finalised at pauses and whatever was said after the last of them. Rejects when the engine fails. */
   async final(): Promise<string> {
     if (this.flushing) await this.flushing
+    if (this.failed) throw this.failed
     const rest = !this.flushes || this.spokeSinceFlush || this.live ? (await this.stt.finalize()).trim() : ''
     const text = join(this.turnText, rest)
     this.forget()
