@@ -3,7 +3,7 @@
  * (https://www.assemblyai.com/docs/streaming/message-sequence,
  * https://www.assemblyai.com/docs/streaming/common-session-errors-and-closures, the token endpoint
  * https://www.assemblyai.com/docs/streaming/api-spec/generate-streaming-token; message fields as
- * AssemblyAI/assemblyai-node-sdk src/types/streaming/index.ts has them):
+ * https://github.com/AssemblyAI/assemblyai-node-sdk/blob/main/src/types/streaming/index.ts has them):
  * - `GET /v3/ws?…` upgraded to a WebSocket; the key in `Authorization` (no scheme) or a temporary
  *   `token` from `GET /v3/token`. As the real service, credentials and parameters are checked after
  *   the upgrade: an `Error` frame (`error_code`, `error`) and a close with that code: 1008 for a

@@ -2,7 +2,7 @@
  * AssemblyAI Universal-Streaming, its v3 WebSocket (https://www.assemblyai.com/docs/streaming/universal-streaming,
  * the message sequence https://www.assemblyai.com/docs/streaming/message-sequence, close codes
  * https://www.assemblyai.com/docs/streaming/common-session-errors-and-closures; field names as the
- * SDK has them, AssemblyAI/assemblyai-node-sdk src/types/streaming/index.ts):
+ * SDK has them, https://github.com/AssemblyAI/assemblyai-node-sdk/blob/main/src/types/streaming/index.ts):
  * `wss://streaming.assemblyai.com/v3/ws` with the options in the query (`speech_model` is required),
  * `Authorization: <key>` (no scheme), binary 16-bit PCM in chunks of 50–1,000 ms, JSON out:
  * `Begin`, `Turn` (`turn_order`, `end_of_turn`, `turn_is_formatted`, `end_of_turn_confidence`,
