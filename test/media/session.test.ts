@@ -254,4 +254,14 @@ describe('voice session', () => {
     expect(h.agent.at(-1)).toBe(VOICE_LINES.trouble)
     expect(h.ended).toEqual([{ hangup: 'failed', error: 'speech-to-text failed: the decoder crashed' }])
   })
+
+  test('a streaming engine that fails at a pause, before any words came, ends the call failed with its reason', async () => {
+    const cancelled = new SpeechError('assemblyai', 'AssemblyAI closed the stream (3005 Session Cancelled: An error occurred)')
+    const h = await started({ finalError: () => cancelled })
+    await h.wait(100)
+    await h.speak(400, '')
+    await h.silence(3_000)
+    await h.wait(VOICE_LINES.trouble.length * MS_PER_CHAR + GOODBYE_GRACE_MS + 200)
+    expect(h.ended).toEqual([{ hangup: 'failed', error: `speech-to-text failed: ${cancelled.message}` }])
+  })
 })
