@@ -70,14 +70,16 @@ export interface AssemblyAiFake {
   stop(): void
 }
 
+/** One queued utterance as it is spoken; a forced end splits it into turns, its words paced as one. */
 interface Stretch {
   words: string[]
   formatted: string
   voicedMs: number | null
   confidence: number
+  /** Words heard so far, and where the open turn's first word is. */
   revealed: number
+  turnStart: number
   speechMs: number
-  nextTurn: number
 }
 
 interface Session {
@@ -138,14 +140,18 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
   }
 
   const words = (st: Stretch, final: boolean) =>
-    st.words.slice(0, st.revealed).map((w, i) => ({ start: i * wordMs, end: (i + 1) * wordMs, text: plain(w), confidence: 0.95, word_is_final: final || i < st.revealed - 1 }))
+    st.words
+      .slice(st.turnStart, st.revealed)
+      .map((w, i) => ({ start: i * wordMs, end: (i + 1) * wordMs, text: plain(w), confidence: 0.95, word_is_final: final || i < st.revealed - st.turnStart - 1 }))
+  /** The turn's words as the queued text writes them (the whole text when the turn is all of it). */
+  const written = (st: Stretch) => (st.turnStart === 0 && st.revealed === st.words.length ? st.formatted : st.words.slice(st.turnStart, st.revealed).join(' '))
   const turn = (s: Session, st: Stretch, end: boolean, formatted: boolean) => ({
     type: 'Turn',
     turn_order: s.turnOrder,
     turn_is_formatted: formatted,
     end_of_turn: end,
     transcript: formatted
-      ? st.formatted
+      ? written(st)
       : words(st, end)
           .filter((w) => w.word_is_final)
           .map((w) => w.text)
@@ -155,18 +161,17 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
     utterance: '',
   })
 
-  /** Ends the open turn with the words revealed so far; words still to come go on as the next stretch. */
+  /** Ends the open turn with the words heard so far; words still to come are the next turn's, heard as the speech goes on. */
   const endTurn = (ws: Ws) => {
     const s = ws.data
     const st = s.stretch
-    if (!st || st.revealed === 0) return
+    if (!st || st.revealed === st.turnStart) return
     const delay = Math.max(0, s.lastSpeechAt + finalDelayMs - Date.now())
-    const done = st.revealed === st.words.length
-    const said: Stretch = done ? st : { ...st, words: st.words.slice(0, st.revealed), formatted: st.words.slice(0, st.revealed).join(' ') }
-    emit(ws, turn(s, said, true, false), delay)
-    if (s.query.format_turns === 'true') emit(ws, turn(s, said, true, true), delay + formatDelayMs)
+    emit(ws, turn(s, st, true, false), delay)
+    if (s.query.format_turns === 'true') emit(ws, turn(s, st, true, true), delay + formatDelayMs)
     s.turnOrder++
-    s.stretch = done ? null : { ...st, words: st.words.slice(st.revealed), formatted: st.words.slice(st.revealed).join(' '), revealed: 0, speechMs: 0, voicedMs: null }
+    st.turnStart = st.revealed
+    if (st.revealed === st.words.length) s.stretch = null
   }
 
   const heard = (st: Stretch) => Math.min(st.words.length, st.voicedMs !== null ? Math.floor((st.words.length * st.speechMs) / Math.max(WINDOW_MS, st.voicedMs)) : Math.floor(st.speechMs / wordMs))
@@ -179,7 +184,7 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
       if (!s.stretch) {
         const next = (s.utterances ?? fake.utterances).shift() ?? ''
         const u = typeof next === 'string' ? { text: next } : next
-        s.stretch = { words: u.text.split(/\s+/).filter(Boolean), formatted: u.text, voicedMs: u.voicedMs ?? null, confidence: u.confidence ?? 0.9, revealed: 0, speechMs: 0, nextTurn: wordMs }
+        s.stretch = { words: u.text.split(/\s+/).filter(Boolean), formatted: u.text, voicedMs: u.voicedMs ?? null, confidence: u.confidence ?? 0.9, revealed: 0, turnStart: 0, speechMs: 0 }
       }
       const st = s.stretch
       st.speechMs += WINDOW_MS
@@ -192,7 +197,7 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
     }
     s.silenceMs += WINDOW_MS
     const st = s.stretch
-    if (!st || st.revealed === 0) return
+    if (!st || st.revealed === st.turnStart) return
     const threshold = Number(s.query.end_of_turn_confidence_threshold ?? ASSEMBLYAI_DEFAULTS.threshold)
     const min = Number(s.query.min_turn_silence ?? s.query.min_end_of_turn_silence_when_confident ?? ASSEMBLYAI_DEFAULTS.minSilenceMs)
     const max = Number(s.query.max_turn_silence ?? ASSEMBLYAI_DEFAULTS.maxSilenceMs)

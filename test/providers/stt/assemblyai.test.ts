@@ -129,6 +129,27 @@ describe('AssemblyAI Universal-Streaming', () => {
     await session.close()
   })
 
+  test('a pause inside a sentence: the forced end takes the words so far, the rest is the next turn', async () => {
+    fake.utterances.push({ text: 'Do you have parking for customers?', voicedMs: 1200 })
+    const { session, turns } = await open(fake.url)
+    push(session, speech(600))
+    await until(
+      'the first words',
+      () => turns,
+      (t) => t.length === 1,
+    )
+    expect(await session.finalize()).toBe('Do you have')
+    push(session, speech(600))
+    push(session, silence(500))
+    await until(
+      'the rest',
+      () => turns.length,
+      (n) => n === 4,
+    )
+    expect(await session.finalize()).toBe('parking for customers?')
+    await session.close()
+  })
+
   test('the next turn is a new start and its own text', async () => {
     fake.utterances.push('Hello there.', 'Can I bring my dog?')
     const { session, turns } = await open(fake.url)
