@@ -20,6 +20,9 @@
  *      350 ms then 12 ms a token, ElevenLabs first audio 200 ms).
  *  (c) cartesia — (b) with Cartesia's WebSocket voice instead of ElevenLabs (first audio 215 ms;
  *      BENCH_PROFILES=cartesia, not run by default). Its floor: 250 + 350 + 215 = 815 ms.
+ *  (d) assemblyai — the vendors profile with AssemblyAI Universal-Streaming for speech-to-text
+ *      (BENCH_PROFILES=assemblyai), its fake ending a turn 300 ms after the last word at the soonest
+ *      (REALISTIC.assemblyaiEndMs) and after its turn silence.
  * Also the end-of-turn rules on a corpus of complete and unfinished utterances: how often they
  * would cut a caller off, and what a complete turn waits.
  *
@@ -35,6 +38,7 @@ import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../src/media/cod
 import { endOfTurn } from '../src/media/end-of-turn'
 import { EspeakTts } from '../src/providers/tts/espeak'
 import { startServer } from '../src/server'
+import { startAssemblyAiFake } from '../test/fakes/assemblyai'
 import { startCartesiaFake } from '../test/fakes/cartesia'
 import { startDeepgramFake, voicedMs } from '../test/fakes/deepgram'
 import { startOpenAIFake } from '../test/fakes/openai'
@@ -104,27 +108,27 @@ async function profile(name: string): Promise<Measured> {
   const stops: (() => unknown)[] = []
   const env: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', TELEPHONY_PROVIDER: 'sandbox' }
   let model = 'local'
-  let deepgram: ReturnType<typeof startDeepgramFake> | null = null
+  let sttFake: ReturnType<typeof startDeepgramFake> | ReturnType<typeof startAssemblyAiFake> | null = null
   if (name === 'local') Object.assign(env, { STT_PROVIDER: 'pocketsphinx', TTS_PROVIDER: 'espeak' })
   else {
     // The fake reveals each line's words in step with its voiced audio (measured on the audio the
     // callee sends, below): no word before it has been said, every word by the end of the line.
-    deepgram = startDeepgramFake(KEY, REALISTIC_OPTIONS.deepgram)
+    sttFake = name === 'assemblyai' ? startAssemblyAiFake(KEY, REALISTIC_OPTIONS.assemblyai) : startDeepgramFake(KEY, REALISTIC_OPTIONS.deepgram)
     const openai = startOpenAIFake({ apiKey: KEY, ...REALISTIC_OPTIONS.openai, defaultReply: 'Sure, we open at eight on Sundays, and at seven on weekdays.' })
     const eleven = startSpeechFake(KEY, REALISTIC_OPTIONS.elevenlabs)
     const cartesia = name === 'cartesia' ? startCartesiaFake(KEY, REALISTIC_OPTIONS.cartesia) : null
     stops.push(
-      () => deepgram!.stop(),
+      () => sttFake!.stop(),
       () => openai.stop(),
       () => eleven.stop(),
       () => cartesia?.stop(),
     )
     if (cartesia) Object.assign(env, { CARTESIA_API_KEY: KEY, CARTESIA_BASE_URL: cartesia.url })
     Object.assign(env, {
-      STT_PROVIDER: 'deepgram',
+      ...(name === 'assemblyai'
+        ? { STT_PROVIDER: 'assemblyai', ASSEMBLYAI_API_KEY: KEY, ASSEMBLYAI_BASE_URL: sttFake.url }
+        : { STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: KEY, DEEPGRAM_BASE_URL: sttFake.url }),
       TTS_PROVIDER: cartesia ? 'cartesia' : 'elevenlabs',
-      DEEPGRAM_API_KEY: KEY,
-      DEEPGRAM_BASE_URL: deepgram.url,
       ELEVENLABS_API_KEY: KEY,
       ELEVENLABS_BASE_URL: eleven.url,
       OPENAI_API_KEY: KEY,
@@ -152,7 +156,7 @@ async function profile(name: string): Promise<Measured> {
     for (let n = 0; out.caller.length < TURNS; n++) {
       const phone = `+1415555${String(1000 + n).padStart(4, '0')}`
       await sandboxPhone(call, dev, token, phone, QUESTIONS, CALL_MS)
-      deepgram?.utterances.push(...(await spoken()))
+      sttFake?.utterances.push(...(await spoken()))
       let placed = await dial(call, dev, phone)
       // At capacity the instance says when to try again (503, Retry-After): a client waits and does.
       for (let tries = 0; placed.status === 503 && tries < 20; tries++) {
@@ -247,12 +251,12 @@ function corpus(): void {
 }
 
 console.log(
-  `bench:turns — ${TURNS} turns a profile; vendor delays: Deepgram final ${REALISTIC.deepgramFinalMs} ms, first LLM token ${REALISTIC.openaiFirstTokenMs} ms (+${REALISTIC.openaiTokenMs} ms a token), ElevenLabs first audio ${REALISTIC.elevenlabsFirstAudioMs} ms, Cartesia first audio ${REALISTIC.cartesiaFirstAudioMs} ms`,
+  `bench:turns — ${TURNS} turns a profile; vendor delays: Deepgram final ${REALISTIC.deepgramFinalMs} ms, first LLM token ${REALISTIC.openaiFirstTokenMs} ms (+${REALISTIC.openaiTokenMs} ms a token), ElevenLabs first audio ${REALISTIC.elevenlabsFirstAudioMs} ms, Cartesia first audio ${REALISTIC.cartesiaFirstAudioMs} ms, AssemblyAI end of turn ${REALISTIC.assemblyaiEndMs} ms`,
 )
 corpus()
 for (const name of PROFILES) {
   const m = await profile(name)
-  console.log(`\n(${{ local: 'a', vendors: 'b', cartesia: 'c' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
+  console.log(`\n(${{ local: 'a', vendors: 'b', cartesia: 'c', assemblyai: 'd' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
   if (m.live)
     console.log(
       `  with other calls live: ${m.live.placed} placed, ${m.live.refused} refused, ${m.live.liveAtEnd} still live when the turns were done; the measured calls refused at capacity ${m.refusedAtCapacity} times`,

@@ -43,12 +43,19 @@ export const REALISTIC = {
   cartesiaChunkMs: 20,
   /** Cartesia's generation speed over real time: as ElevenLabs' (90 ms of inference for a second or two of speech), 10×. */
   cartesiaSpeedup: 10,
+  /**
+   * AssemblyAI Universal-Streaming's words after their audio: "immutable transcripts in ~300ms"
+   * (https://www.assemblyai.com/blog/introducing-universal-streaming); its end of turn comes no sooner
+   * than that after the last word, and no sooner than its turn silence (the fake's audio time).
+   */
+  assemblyaiEndMs: 300,
 } as const
 
 /** The fakes' options for those delays: `startDeepgramFake(key, REALISTIC_OPTIONS.deepgram)` and so on. */
 export const REALISTIC_OPTIONS = {
   deepgram: { finalDelayMs: REALISTIC.deepgramFinalMs },
   openai: { firstTokenMs: REALISTIC.openaiFirstTokenMs, tokenMs: REALISTIC.openaiTokenMs },
+  assemblyai: { finalDelayMs: REALISTIC.assemblyaiEndMs },
   elevenlabs: { firstAudioMs: REALISTIC.elevenlabsFirstAudioMs, audioChunkMs: REALISTIC.elevenlabsChunkMs, speedup: REALISTIC.elevenlabsSpeedup },
   cartesia: { firstAudioMs: REALISTIC.cartesiaFirstAudioMs, chunkMs: REALISTIC.cartesiaChunkMs, speedup: REALISTIC.cartesiaSpeedup },
 }
