@@ -16,7 +16,8 @@
  * - the turn ends after `min_turn_silence` ms of silence when its end-of-turn confidence (the
  *   queued `confidence`, 0.9 unless given) reaches `end_of_turn_confidence_threshold`, else after
  *   `max_turn_silence`: a `Turn` with `end_of_turn: true`, then with `format_turns=true` the same
- *   turn again formatted (`turn_is_formatted: true`, the queued text as written);
+ *   turn again formatted (`turn_is_formatted: true`, the queued text as written). An unsure turn's
+ *   pause of `min_turn_silence` is told first with `utterance`, the words so far, the turn open;
  * - `ForceEndpoint` ends the open turn at once (nothing when none is open); `Terminate` ends it,
  *   sends `Termination` and closes 1000.
  * Time is audio time; results leave `finalDelayMs` after the audio that ends them arrived.
@@ -80,6 +81,8 @@ interface Stretch {
   revealed: number
   turnStart: number
   speechMs: number
+  /** A pause was told (`utterance`) since the last new word. */
+  uttered: boolean
 }
 
 interface Session {
@@ -145,29 +148,35 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
       .map((w, i) => ({ start: i * wordMs, end: (i + 1) * wordMs, text: plain(w), confidence: 0.95, word_is_final: final || i < st.revealed - st.turnStart - 1 }))
   /** The turn's words as the queued text writes them (the whole text when the turn is all of it). */
   const written = (st: Stretch) => (st.turnStart === 0 && st.revealed === st.words.length ? st.formatted : st.words.slice(st.turnStart, st.revealed).join(' '))
-  const turn = (s: Session, st: Stretch, end: boolean, formatted: boolean) => ({
+  /** `pause`: the message of a pause, its `utterance` the words so far, all of them final. */
+  const turn = (s: Session, st: Stretch, end: boolean, formatted: boolean, pause = false) => ({
     type: 'Turn',
     turn_order: s.turnOrder,
     turn_is_formatted: formatted,
     end_of_turn: end,
     transcript: formatted
       ? written(st)
-      : words(st, end)
+      : words(st, end || pause)
           .filter((w) => w.word_is_final)
           .map((w) => w.text)
           .join(' '),
-    end_of_turn_confidence: end ? st.confidence : 0.05,
-    words: words(st, end),
-    utterance: '',
+    end_of_turn_confidence: end || pause ? st.confidence : 0.05,
+    words: words(st, end || pause),
+    utterance:
+      pause && !formatted
+        ? words(st, true)
+            .map((w) => w.text)
+            .join(' ')
+        : '',
   })
 
   /** Ends the open turn with the words heard so far; words still to come are the next turn's, heard as the speech goes on. */
-  const endTurn = (ws: Ws) => {
+  const endTurn = (ws: Ws, pause = false) => {
     const s = ws.data
     const st = s.stretch
     if (!st || st.revealed === st.turnStart) return
     const delay = Math.max(0, s.lastSpeechAt + finalDelayMs - Date.now())
-    emit(ws, turn(s, st, true, false), delay)
+    emit(ws, turn(s, st, true, false, pause), delay)
     if (s.query.format_turns === 'true') emit(ws, turn(s, st, true, true), delay + formatDelayMs)
     s.turnOrder++
     st.turnStart = st.revealed
@@ -184,7 +193,16 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
       if (!s.stretch) {
         const next = (s.utterances ?? fake.utterances).shift() ?? ''
         const u = typeof next === 'string' ? { text: next } : next
-        s.stretch = { words: u.text.split(/\s+/).filter(Boolean), formatted: u.text, voicedMs: u.voicedMs ?? null, confidence: u.confidence ?? 0.9, revealed: 0, turnStart: 0, speechMs: 0 }
+        s.stretch = {
+          words: u.text.split(/\s+/).filter(Boolean),
+          formatted: u.text,
+          voicedMs: u.voicedMs ?? null,
+          confidence: u.confidence ?? 0.9,
+          revealed: 0,
+          turnStart: 0,
+          speechMs: 0,
+          uttered: false,
+        }
       }
       const st = s.stretch
       st.speechMs += WINDOW_MS
@@ -192,7 +210,10 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
       s.lastSpeechAt = Date.now()
       const before = st.revealed
       st.revealed = Math.max(st.revealed, heard(st))
-      if (st.revealed > before) emit(ws, turn(s, st, false, false))
+      if (st.revealed > before) {
+        st.uttered = false
+        emit(ws, turn(s, st, false, false))
+      }
       return
     }
     s.silenceMs += WINDOW_MS
@@ -201,9 +222,14 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
     const threshold = Number(s.query.end_of_turn_confidence_threshold ?? ASSEMBLYAI_DEFAULTS.threshold)
     const min = Number(s.query.min_turn_silence ?? s.query.min_end_of_turn_silence_when_confident ?? ASSEMBLYAI_DEFAULTS.minSilenceMs)
     const max = Number(s.query.max_turn_silence ?? ASSEMBLYAI_DEFAULTS.maxSilenceMs)
-    if (s.silenceMs >= (st.confidence >= threshold ? min : max)) {
+    const confident = st.confidence >= threshold
+    if (s.silenceMs >= (confident ? min : max)) {
       st.revealed = st.words.length
-      endTurn(ws)
+      endTurn(ws, true)
+    } else if (!confident && !st.uttered && s.silenceMs >= min) {
+      // Unsure the turn is over: the pause is told as an utterance and the turn stays open.
+      st.uttered = true
+      emit(ws, turn(s, st, false, false, true), Math.max(0, s.lastSpeechAt + finalDelayMs - Date.now()))
     }
   }
 

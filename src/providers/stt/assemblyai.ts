@@ -10,8 +10,11 @@
  * error close an `Error` frame (`error_code`, `error`) whose code the socket then closes with.
  *
  * The engine judges turns itself: each new `turn_order` is a turn 'start'; the turn's `end_of_turn`
- * message (its formatted repeat when `format_turns` is on) is its 'end', with the text. Every Turn
- * is also reported through `onPartial`, so the end-of-turn rules still read the words. `finalize`
+ * message (its formatted repeat when `format_turns` is on) is its 'end', with the text. A pause
+ * inside an open turn comes with `utterance` filled in ("enables eager LLM inference", the message
+ * sequence page): an 'eager-end' with the turn's words so far; new words in that turn after it are
+ * its 'resumed'. Every Turn is also reported through `onPartial`, so the end-of-turn rules still
+ * read the words. `finalize`
  * (our own endpointing) returns the ended turns' text at once when no turn is open; otherwise it
  * sends `ForceEndpoint` and waits for that turn's end. `Terminate` at the end.
  */
@@ -39,8 +42,8 @@ export const ASSEMBLYAI_CAPABILITIES: SttCapabilities = {
   // With format_turns (on unless the agent turns it off) an ended turn's text is punctuated and cased.
   punctuation: true,
   endOfTurn: true,
-  // Its docs give an end-of-turn confidence but no eager end that is later taken back.
-  eagerEndOfTurn: false,
+  // A Turn's `utterance`, filled in at a pause before the turn ends: the eager end; more words, its resumption.
+  eagerEndOfTurn: true,
   wordTimings: true,
 }
 
@@ -52,6 +55,7 @@ interface TurnMessage {
   end_of_turn_confidence?: number
   transcript?: string
   words?: { text?: string; word_is_final?: boolean }[]
+  utterance?: string
   error_code?: number
   error?: string
 }
@@ -99,6 +103,9 @@ export class AssemblyAiStt implements SpeechToText {
     /** The newest turn that started, and the newest that ended (turn_order; -1: none yet). */
     let started = -1
     let ended = -1
+    /** The turn an eager end stands for (-1: none), and how many words it had then. */
+    let eager = -1
+    let eagerWords = 0
     /** Ended turns' text not yet returned by `finalize`, in order. */
     let endedTexts: string[] = []
     let error: SpeechError | null = null
@@ -188,9 +195,20 @@ export class AssemblyAiStt implements SpeechToText {
         tell({ type: 'start' })
       }
       if (order <= ended) return
+      if (!m.end_of_turn && order === started) {
+        if (eager === order && words.length > eagerWords) {
+          eager = -1
+          tell({ type: 'resumed' })
+        } else if (eager !== order && m.utterance && text) {
+          eager = order
+          eagerWords = words.length
+          tell({ type: 'eager-end', text, confidence: m.end_of_turn_confidence })
+        }
+      }
       // With format_turns the end comes twice, plain then formatted: the formatted one ends the turn.
       if (m.end_of_turn && (m.turn_is_formatted || !formatTurns)) {
         ended = order
+        eager = -1
         if (text) endedTexts.push(text)
         if (text) for (const l of partials) l({ text, stable: true, endOfSpeech: true })
         if (order === started) tell({ type: 'end', text, confidence: m.end_of_turn_confidence })

@@ -39,7 +39,7 @@ describe('AssemblyAI Universal-Streaming', () => {
       () => fake.streams.length,
       (n) => n > streams,
     )
-    expect(session.capabilities).toEqual({ streaming: true, interimWords: true, punctuation: true, endOfTurn: true, eagerEndOfTurn: false, wordTimings: true })
+    expect(session.capabilities).toEqual({ streaming: true, interimWords: true, punctuation: true, endOfTurn: true, eagerEndOfTurn: true, wordTimings: true })
     const before = fake.audioBytes
     push(session, silence(200))
     await until(
@@ -113,19 +113,48 @@ describe('AssemblyAI Universal-Streaming', () => {
     await session.close()
   })
 
-  test('a turn the model is unsure of is still open at a pause: finalize forces its end with ForceEndpoint', async () => {
+  test('a turn the model is unsure of is still open at a pause: an eager end, then finalize forces its end with ForceEndpoint', async () => {
     fake.utterances.push({ text: 'I was wondering if', confidence: 0.1 })
     const { session, turns } = await open(fake.url, { maxTurnSilenceMs: 3000 })
     push(session, speech(1000))
     push(session, silence(500))
     await until(
-      'the start of the turn',
+      'the eager end',
       () => turns,
-      (t) => t.length === 1,
+      (t) => t.length === 2,
     )
+    expect(turns).toEqual([{ type: 'start' }, { type: 'eager-end', text: 'i was wondering if', confidence: 0.1 }])
     expect(await session.finalize()).toBe('I was wondering if')
     expect(fake.controls.at(-1)).toBe('ForceEndpoint')
     expect(turns.at(-1)).toEqual({ type: 'end', text: 'I was wondering if', confidence: 0.1 })
+    await session.close()
+  })
+
+  test('words after an eager end resume the turn, which ends once, with all its words', async () => {
+    fake.utterances.push({ text: 'I was wondering if you deliver.', voicedMs: 1200, confidence: 0.1 })
+    const { session, turns } = await open(fake.url, { minTurnSilenceMs: 200, maxTurnSilenceMs: 600 })
+    push(session, speech(600))
+    push(session, silence(300))
+    await until(
+      'the eager end',
+      () => turns.length,
+      (n) => n === 2,
+    )
+    push(session, speech(600))
+    push(session, silence(800))
+    await until(
+      'the end',
+      () => turns.length,
+      (n) => n === 5,
+    )
+    expect(turns).toEqual([
+      { type: 'start' },
+      { type: 'eager-end', text: 'i was wondering', confidence: 0.1 },
+      { type: 'resumed' },
+      { type: 'eager-end', text: 'i was wondering if you deliver', confidence: 0.1 },
+      { type: 'end', text: 'I was wondering if you deliver.', confidence: 0.1 },
+    ])
+    expect(await session.finalize()).toBe('I was wondering if you deliver.')
     await session.close()
   })
 
