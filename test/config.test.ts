@@ -33,6 +33,7 @@ describe('config', () => {
       [{ SECRET_KEY: 'short' }, 'SECRET_KEY'],
       [{ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'maybe' }, 'ALLOW_PRIVATE_WEBHOOK_TARGETS'],
       [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
+      [{ ASSEMBLYAI_BASE_URL: 'https://streaming.assemblyai.com' }, 'ASSEMBLYAI_BASE_URL'],
       [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
       [{ CAMPAIGN_SEND_RATE: 'fast' }, 'CAMPAIGN_SEND_RATE'],
       [{ CAMPAIGN_SEND_RATE: '-5' }, 'CAMPAIGN_SEND_RATE'],
