@@ -18,8 +18,8 @@
  * vendor being unavailable (VendorUnavailable): neither saves anything.
  */
 import { createLanguageModel, isLlmError, type LlmProvider } from './llm'
-import { CARTESIA_VERSION } from './tts/cartesia'
 import { ASSEMBLYAI_MODELS } from './stt/assemblyai'
+import { CARTESIA_VERSION } from './tts/cartesia'
 
 export type Job = 'stt' | 'llm' | 'tts'
 export const JOBS: readonly Job[] = ['stt', 'llm', 'tts']

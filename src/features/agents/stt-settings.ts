@@ -3,7 +3,7 @@
  * "AssemblyAI"): their checks beyond the schema's. They apply only when the call's speech-to-text
  * is that vendor's; the schema bounds each number.
  */
-import { invalid } from '../../kernel/refusals'
+import { invalid } from '../../refusals'
 import type { StoredVoice } from './repository'
 
 type AssemblyAi = NonNullable<StoredVoice['assemblyai']>
