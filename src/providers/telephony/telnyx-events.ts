@@ -1,0 +1,95 @@
+/**
+ * Telnyx Call Control webhooks as the telephony port's events
+ * (https://developers.telnyx.com/docs/voice/programmable-voice/receiving-webhooks; each is
+ * `{ data: { record_type: 'event', event_type, id, occurred_at, payload }, meta }`). A call of ours
+ * carries `client_state` (base64 JSON, set on the dial and on a transfer's new leg), which Telnyx
+ * echoes on every webhook of that leg: it names the try, how machines are detected, and the leg.
+ */
+import type { TransferOutcome, UnansweredHangup } from '../../../machines/call'
+import type { AnsweredBy } from './port'
+
+/** What a leg of ours carries in `client_state`. */
+export interface LegState {
+  /** The call's id and attempt. */
+  c: string
+  a: number
+  /** `detect`: a machine ends the try (the answer waits for the verdict); `drop`: a machine gets the voicemail; absent: no detection. */
+  m?: 'detect' | 'drop'
+  /** `transfer`: the person's leg of a cold transfer. */
+  l?: 'transfer'
+}
+
+export const encodeLegState = (s: LegState): string => Buffer.from(JSON.stringify(s)).toString('base64')
+
+export function decodeLegState(value: unknown): LegState | null {
+  if (typeof value !== 'string' || !value) return null
+  try {
+    const s: unknown = JSON.parse(Buffer.from(value, 'base64').toString('utf8'))
+    if (!s || typeof s !== 'object') return null
+    const o = s as Record<string, unknown> // cast: a parsed JSON object, each member checked below
+    if (typeof o.c !== 'string' || !Number.isInteger(o.a)) return null
+    return {
+      c: o.c,
+      a: Number(o.a),
+      ...(o.m === 'detect' || o.m === 'drop' ? { m: o.m } : {}),
+      ...(o.l === 'transfer' ? { l: 'transfer' as const } : {}),
+    }
+  } catch {
+    return null
+  }
+}
+
+export interface TelnyxWebhook {
+  eventType: string
+  payload: Record<string, unknown>
+}
+
+/** The webhook's event type and payload, or null for a body that is not one. */
+export function parseWebhook(body: string): TelnyxWebhook | null {
+  try {
+    const parsed: unknown = JSON.parse(body)
+    const data = (parsed as { data?: { event_type?: unknown; payload?: unknown } } | null)?.data // cast: read defensively, each member checked
+    if (!data || typeof data.event_type !== 'string' || !data.payload || typeof data.payload !== 'object') return null
+    return { eventType: data.event_type, payload: data.payload as Record<string, unknown> } // cast: checked to be an object
+  } catch {
+    return null
+  }
+}
+
+/**
+ * A hang-up's `hangup_cause` for a call that never connected, as the chart's reason, or null for
+ * one that ends a connected call (`normal_clearing`) or that we asked for (`originator_cancel`).
+ */
+export function unansweredCause(cause: unknown): UnansweredHangup | null {
+  switch (cause) {
+    case 'user_busy':
+      return 'busy'
+    case 'timeout':
+    case 'no_answer':
+      return 'no_answer'
+    case 'call_rejected':
+      return 'rejected'
+    case 'unallocated_number':
+    case 'not_found':
+    case 'destination_out_of_order':
+    case 'invalid_number_format':
+      return 'unreachable'
+    default:
+      return null
+  }
+}
+
+/** A transfer leg's `hangup_cause` as the transfer's outcome: only an answered leg ends in `normal_clearing`. */
+export function transferOutcome(cause: unknown): TransferOutcome {
+  if (cause === 'normal_clearing') return 'answered'
+  if (cause === 'user_busy') return 'busy'
+  if (cause === 'timeout' || cause === 'no_answer') return 'no_answer'
+  return 'failed'
+}
+
+/** `call.machine.detection.ended`'s `result` (human, machine, not_sure) as the port's verdict. */
+export function machineVerdict(result: unknown): AnsweredBy {
+  if (result === 'human') return 'human'
+  if (result === 'machine') return 'machine'
+  return 'unknown'
+}

@@ -1,0 +1,248 @@
+/**
+ * The Telnyx adapter of the telephony port, on Call Control v2
+ * (https://developers.telnyx.com/api-reference/call-commands/dial and the other call commands;
+ * team-telnyx/telnyx-node `calls.dial`, `calls.actions.*`): JSON over HTTPS with
+ * `Authorization: Bearer <API key>`; errors come as `{ errors: [{ code, title, detail }] }`.
+ *
+ * - Placing: `POST /v2/calls` with the Call Control application (`connection_id`), `to`, `from`,
+ *   our `webhook_url`, `client_state` naming the try (telnyx-events.ts) and
+ *   `answering_machine_detection` (`detect`; `detect_beep` for a voicemail drop, whose
+ *   `call.machine.greeting.ended` says the greeting is over).
+ * - Media: `POST /v2/calls/{call_control_id}/actions/streaming_start` with `stream_url` (the media
+ *   bridge, its token in the path), `stream_track: inbound_track`, `stream_codec` and
+ *   `stream_bidirectional_codec` PCMU, `stream_bidirectional_mode: rtp`. It is sent once the answer
+ *   has reached the call chart (and, when machines end the try, once the verdict is a person):
+ *   asked for on the dial, the socket could open before the call is connected here and be refused.
+ * - Hang-up (`actions/hangup`), cold transfer (`actions/transfer`, the person's leg tagged by
+ *   `target_leg_client_state` so its answer and hang-up reach the chart). Warm transfers, which
+ *   need a second leg briefed and bridged, are not offered on Telnyx lines.
+ * - Webhooks: signed with Ed25519 (telnyx-signature.ts), mapped to the port's events.
+ *
+ * The REST base URL is configurable (TELNYX_API_BASE_URL) so tests use a local fake.
+ */
+import type { KeyObject } from 'node:crypto'
+import type { JoinRequest, Placed, PlaceRequest, Telephony, TelephonyEvent, TransferRequest, WarmTransferRequest } from './port'
+import { PlacementRefused } from './port'
+import { decodeLegState, encodeLegState, type LegState, machineVerdict, parseWebhook, transferOutcome, unansweredCause } from './telnyx-events'
+import { telnyxPublicKey, verifyTelnyxSignature } from './telnyx-signature'
+
+export interface TelnyxConfig {
+  apiKey: string
+  /** The Call Control application's id (Telnyx calls it `connection_id`). */
+  connectionId: string
+  /** The account's Ed25519 public key, base64 (webhooks are verified with it). */
+  publicKey: string
+  /** Default https://api.telnyx.com */
+  apiBaseUrl: string
+  /** Our own public address: webhooks and the media bridge are reached there. */
+  publicBaseUrl: string
+  /** The media bridge's per-call token (src/media/tokens.ts), in the stream URL's path. */
+  mediaToken?: (callId: string, attempt: number) => string
+  /** Unix time for the signatures' tolerance: Telnyx stamps them with the wall clock. */
+  wallClock?: () => number
+}
+
+/** Telnyx answers a command in well under a second; 10 s bounds a stalled one (as Twilio's adapter does). */
+const REST_TIMEOUT_MS = 10_000
+/**
+ * How long a transfer's person may ring: Telnyx's own default `timeout_secs` for a transfer, 30 s,
+ * the same five rings Twilio's `<Dial>` gives.
+ */
+export const TELNYX_TRANSFER_RING_SECONDS = 30
+
+/** Where Telnyx posts a call's webhooks. */
+export const TELNYX_WEBHOOK_PATH = '/telephony/telnyx/events'
+
+/** An incoming call, as the calls feature answers it. */
+export type TelnyxIncoming = (call: { from: string; to: string; callRef: string; at: number }) => Promise<{ callId: string; attempt: number } | null>
+
+/** Telnyx's error body as one line: "title: detail (error code)". */
+async function reasonOf(res: Response): Promise<string> {
+  const body = (await res.json().catch(() => null)) as { errors?: { code?: string | number; title?: string; detail?: string }[] } | null // cast: Telnyx's documented error shape, read defensively
+  const e = body?.errors?.[0]
+  if (!e) return `HTTP ${res.status}`
+  const text = [e.title, e.detail].filter(Boolean).join(': ') || `HTTP ${res.status}`
+  return e.code !== undefined ? `${text} (error ${e.code})` : text
+}
+
+export class TelnyxTelephony implements Telephony {
+  readonly name = 'telnyx'
+  private readonly listeners: ((event: TelephonyEvent) => Promise<void> | void)[] = []
+  private readonly key: KeyObject
+
+  constructor(private readonly config: TelnyxConfig) {
+    this.key = telnyxPublicKey(config.publicKey)
+  }
+
+  onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void {
+    this.listeners.push(listener)
+  }
+
+  private get webhookUrl(): string {
+    return `${this.config.publicBaseUrl.replace(/\/$/, '')}${TELNYX_WEBHOOK_PATH}`
+  }
+
+  /** The media bridge's socket for the try, its token in the path (a stream_url's query is Telnyx's to keep or not). */
+  streamUrl(callId: string, attempt: number): string {
+    const wss = this.config.publicBaseUrl.replace(/^http/, 'ws').replace(/\/$/, '')
+    return `${wss}/media/${encodeURIComponent(callId)}/${encodeURIComponent(this.config.mediaToken?.(callId, attempt) ?? '')}`
+  }
+
+  /** The stream's settings, the same on `streaming_start` and on an incoming call's `answer`. */
+  private streamParams(callId: string, attempt: number) {
+    return {
+      stream_url: this.streamUrl(callId, attempt),
+      stream_track: 'inbound_track',
+      stream_codec: 'PCMU',
+      stream_bidirectional_mode: 'rtp',
+      stream_bidirectional_codec: 'PCMU',
+    }
+  }
+
+  async place(request: PlaceRequest): Promise<Placed> {
+    const state: LegState = { c: request.callId, a: request.attempt, ...(request.detectMachines ? { m: request.leaveVoicemail ? ('drop' as const) : ('detect' as const) } : {}) }
+    const res = await this.rest('/v2/calls', {
+      connection_id: this.config.connectionId,
+      to: request.to,
+      from: request.from,
+      webhook_url: this.webhookUrl,
+      webhook_url_method: 'POST',
+      client_state: encodeLegState(state),
+      answering_machine_detection: state.m === 'drop' ? 'detect_beep' : state.m === 'detect' ? 'detect' : 'disabled',
+    })
+    const body = res.ok ? ((await res.json().catch(() => null)) as { data?: { call_control_id?: string } } | null) : null // cast: Telnyx's documented call resource, read defensively
+    if (res.ok && body?.data?.call_control_id) return { callRef: body.data.call_control_id }
+    throw new PlacementRefused(`Telnyx refused the call: ${res.ok ? 'no call_control_id in its answer' : await reasonOf(res)}`)
+  }
+
+  async hangUp(callRef: string, _answered: boolean): Promise<void> {
+    const res = await this.rest(`/v2/calls/${encodeURIComponent(callRef)}/actions/hangup`, {})
+    // A call that already ended answers 422 (error 90018): it is ended either way.
+    if (res.status >= 500 || res.status === 401 || res.status === 403) throw new Error(`Telnyx could not end call ${callRef}: ${await reasonOf(res)}`)
+  }
+
+  async transfer(request: TransferRequest): Promise<void> {
+    const res = await this.rest(`/v2/calls/${encodeURIComponent(request.callRef)}/actions/transfer`, {
+      to: request.to,
+      ...(request.from ? { from: request.from } : {}),
+      timeout_secs: TELNYX_TRANSFER_RING_SECONDS,
+      webhook_url: this.webhookUrl,
+      webhook_url_method: 'POST',
+      target_leg_client_state: encodeLegState({ c: request.callId, a: request.attempt, l: 'transfer' }),
+    })
+    if (!res.ok) throw new Error(`Telnyx would not transfer the call: ${await reasonOf(res)}`)
+  }
+
+  async warmTransfer(_request: WarmTransferRequest): Promise<{ legRef: string }> {
+    throw new Error('warm transfers are not offered on Telnyx lines; transfer cold instead')
+  }
+
+  async joinTransfer(_request: JoinRequest): Promise<void> {
+    throw new Error('warm transfers are not offered on Telnyx lines')
+  }
+
+  /**
+   * A webhook Telnyx sent. Refused (its reason) unless its Ed25519 signature verifies within the
+   * tolerance; otherwise the try's event goes to the listeners, and the call is streamed, hung up
+   * or answered as the event asks. `answer` takes an incoming call.
+   */
+  async webhook(body: string, signature: string | null, timestamp: string | null, at: number, answer?: TelnyxIncoming): Promise<{ refused: string } | null> {
+    const verdict = verifyTelnyxSignature(this.key, body, signature, timestamp, (this.config.wallClock ?? Date.now)())
+    if (!verdict.ok) return { refused: verdict.reason }
+    const hook = parseWebhook(body)
+    if (!hook) return null
+    const p = hook.payload
+    const callRef = typeof p.call_control_id === 'string' ? p.call_control_id : ''
+    const state = decodeLegState(p.client_state)
+    if (hook.eventType === 'call.initiated' && p.direction === 'incoming' && !state) {
+      await this.incoming(callRef, p, at, answer)
+      return null
+    }
+    if (!state || !callRef) return null
+    const base = { callId: state.c, attempt: state.a, callRef, at }
+    if (state.l === 'transfer') {
+      if (hook.eventType === 'call.answered') await this.emit({ ...base, type: 'transfer_answered' })
+      if (hook.eventType === 'call.hangup') {
+        const outcome = transferOutcome(p.hangup_cause)
+        await this.emit({ ...base, type: 'transfer_ended', outcome, ...(outcome === 'failed' ? { error: `Telnyx could not connect the transfer (${String(p.hangup_cause ?? 'no cause')})` } : {}) })
+      }
+      return null
+    }
+    switch (hook.eventType) {
+      case 'call.answered':
+        // With machines ending the try, the answer waits for the verdict (call.machine.detection.ended).
+        if (state.m !== 'detect') await this.connect(base)
+        break
+      case 'call.machine.detection.ended': {
+        const by = machineVerdict(p.result)
+        if (state.m === 'detect') {
+          if (by === 'machine') {
+            await this.hangUp(callRef, true).catch(() => {})
+            await this.emit({ ...base, type: 'unanswered', hangup: 'voicemail' })
+          } else await this.connect(base)
+        } else if (state.m === 'drop' && by !== 'machine') await this.emit({ ...base, type: 'answeredBy', by })
+        break
+      }
+      case 'call.machine.greeting.ended':
+        // A voicemail drop: the machine's greeting is over (a beep, or silence), the message may start.
+        if (state.m === 'drop') await this.emit({ ...base, type: 'answeredBy', by: 'machine' })
+        break
+      case 'streaming.failed':
+        await this.hangUp(callRef, true).catch(() => {})
+        await this.emit({ ...base, type: 'ended', hangup: 'failed', error: `Telnyx could not stream the call: ${String(p.failure_reason ?? 'no reason given')}` })
+        break
+      case 'call.hangup': {
+        const unanswered = unansweredCause(p.hangup_cause)
+        if (unanswered) await this.emit({ ...base, type: 'unanswered', hangup: unanswered })
+        else if (p.hangup_cause !== 'originator_cancel') await this.emit({ ...base, type: 'ended', hangup: 'answered' })
+        break
+      }
+      default:
+        // call.initiated, call.bridged, call.dtmf.received (the stream carries the digits),
+        // streaming.started/stopped: nothing for the chart.
+        break
+    }
+    return null
+  }
+
+  /** The answer reached the chart: the call's audio is streamed to the bridge (or the call fails, named). */
+  private async connect(base: { callId: string; attempt: number; callRef: string; at: number }): Promise<void> {
+    await this.emit({ ...base, type: 'answered' })
+    const res = await this.rest(`/v2/calls/${encodeURIComponent(base.callRef)}/actions/streaming_start`, this.streamParams(base.callId, base.attempt)).catch((err: Error) => err)
+    if (res instanceof Response && res.ok) return
+    const reason = res instanceof Response ? await reasonOf(res) : res.message
+    await this.hangUp(base.callRef, true).catch(() => {})
+    await this.emit({ ...base, type: 'ended', hangup: 'failed', error: `Telnyx would not stream the call: ${reason}` })
+  }
+
+  /** An incoming call: answered with its stream when the service takes it, else rejected busy. */
+  private async incoming(callRef: string, p: Record<string, unknown>, at: number, answer?: TelnyxIncoming): Promise<void> {
+    const from = typeof p.from === 'string' ? p.from : ''
+    const to = typeof p.to === 'string' ? p.to : ''
+    const taken = answer && callRef ? await answer({ from, to, callRef, at }) : null
+    if (!taken) {
+      await this.rest(`/v2/calls/${encodeURIComponent(callRef)}/actions/reject`, { cause: 'USER_BUSY' }).catch(() => {})
+      return
+    }
+    await this.rest(`/v2/calls/${encodeURIComponent(callRef)}/actions/answer`, {
+      client_state: encodeLegState({ c: taken.callId, a: taken.attempt }),
+      webhook_url: this.webhookUrl,
+      webhook_url_method: 'POST',
+      ...this.streamParams(taken.callId, taken.attempt),
+    }).catch(() => {})
+  }
+
+  private async emit(event: TelephonyEvent): Promise<void> {
+    for (const listener of this.listeners) await listener(event)
+  }
+
+  private rest(path: string, body: Record<string, unknown>): Promise<Response> {
+    return fetch(`${this.config.apiBaseUrl.replace(/\/$/, '')}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.config.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(REST_TIMEOUT_MS),
+    })
+  }
+}
