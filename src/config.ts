@@ -20,7 +20,7 @@ export interface Config {
   sandboxMediaUrl?: string
   secretKey?: string
   clock: 'system' | 'manual'
-  telephonyProvider: 'sandbox' | 'twilio'
+  telephonyProvider: 'sandbox' | 'twilio' | 'telnyx'
   allowPrivateWebhookTargets: boolean
   /** `smtp://user:pass@host:port` (or smtps://): email webhooks and notifications go through it. */
   smtpUrl?: string
@@ -49,6 +49,13 @@ export interface Config {
     twilioAuthToken?: string
     /** Twilio's REST API (default https://api.twilio.com); a local fake in tests. */
     twilioApiBaseUrl?: string
+    telnyxApiKey?: string
+    /** The Call Control application calls are placed on (Telnyx's `connection_id`). */
+    telnyxConnectionId?: string
+    /** The account's Ed25519 public key (base64): Telnyx's webhooks are verified with it. */
+    telnyxPublicKey?: string
+    /** Telnyx's API (default https://api.telnyx.com); a local fake in tests. */
+    telnyxApiBaseUrl?: string
     deepgramBaseUrl?: string
     elevenlabsBaseUrl?: string
     cartesiaApiKey?: string
@@ -334,7 +341,7 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxMediaUrl: url(env, 'SANDBOX_MEDIA_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     secretKey,
     clock: oneOf(env, 'SERVICE_CLOCK', ['system', 'manual'] as const, 'system'),
-    telephonyProvider: oneOf(env, 'TELEPHONY_PROVIDER', ['sandbox', 'twilio'] as const, 'sandbox'),
+    telephonyProvider: oneOf(env, 'TELEPHONY_PROVIDER', ['sandbox', 'twilio', 'telnyx'] as const, 'sandbox'),
     allowPrivateWebhookTargets: flag(env, 'ALLOW_PRIVATE_WEBHOOK_TARGETS'),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smtpFrom: smtpFrom(env, publicBaseUrl),
@@ -354,6 +361,10 @@ export function loadConfig(env: Env = process.env): Config {
       twilioAccountSid: optional(env, 'TWILIO_ACCOUNT_SID'),
       twilioAuthToken: optional(env, 'TWILIO_AUTH_TOKEN'),
       twilioApiBaseUrl: llmBaseUrl(env, 'TWILIO_API_BASE_URL'),
+      telnyxApiKey: optional(env, 'TELNYX_API_KEY'),
+      telnyxConnectionId: optional(env, 'TELNYX_CONNECTION_ID'),
+      telnyxPublicKey: optional(env, 'TELNYX_PUBLIC_KEY'),
+      telnyxApiBaseUrl: llmBaseUrl(env, 'TELNYX_API_BASE_URL'),
       deepgramBaseUrl: url(env, 'DEEPGRAM_BASE_URL', ['wss:', 'ws:']),
       elevenlabsBaseUrl: llmBaseUrl(env, 'ELEVENLABS_BASE_URL'),
       cartesiaApiKey: optional(env, 'CARTESIA_API_KEY'),
@@ -394,6 +405,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.telephonyProvider === 'twilio' && (!config.providers.twilioAccountSid || !config.providers.twilioAuthToken)) {
     throw new ConfigError('TELEPHONY_PROVIDER', 'twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN')
+  }
+  if (config.telephonyProvider === 'telnyx' && (!config.providers.telnyxApiKey || !config.providers.telnyxConnectionId || !config.providers.telnyxPublicKey)) {
+    throw new ConfigError('TELEPHONY_PROVIDER', 'telnyx needs TELNYX_API_KEY, TELNYX_CONNECTION_ID and TELNYX_PUBLIC_KEY')
   }
   return config
 }

@@ -27,6 +27,8 @@ describe('config', () => {
       [{ PORT: '70000' }, 'PORT'],
       [{ SERVICE_CLOCK: 'fast' }, 'SERVICE_CLOCK'],
       [{ TELEPHONY_PROVIDER: 'carrier-pigeon' }, 'TELEPHONY_PROVIDER'],
+      [{ TELEPHONY_PROVIDER: 'telnyx', TELNYX_API_KEY: 'KEY1', TELNYX_CONNECTION_ID: '1' }, 'TELEPHONY_PROVIDER'],
+      [{ TELEPHONY_PROVIDER: 'telnyx', TELNYX_API_KEY: 'KEY1', TELNYX_PUBLIC_KEY: 'k', TELNYX_CONNECTION_ID: '1', TELNYX_API_BASE_URL: 'ftp://x' }, 'TELNYX_API_BASE_URL'],
       [{ MONGODB_URL: 'http://x' }, 'MONGODB_URL'],
       [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
       [{ CONSOLE_TOKEN: 'short' }, 'CONSOLE_TOKEN'],

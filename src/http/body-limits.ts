@@ -25,6 +25,7 @@ export const VISITOR_MAX_BODY_BYTES = 64 * 1024
  * number, a status or a place name; a voice webhook or status callback is 1–2 KB, and a <Gather>'s
  * SpeechResult a few hundred characters more. Twilio "will occasionally add new parameters without
  * advance notice" (its webhook request docs), so 64 KiB leaves thirty times the room they use.
+ * Telnyx's Call Control webhooks are JSON of one event's payload, 1–3 KB: the same bound holds.
  */
 export const TELEPHONY_CALLBACK_MAX_BYTES = 64 * 1024
 

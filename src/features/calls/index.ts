@@ -40,6 +40,7 @@ import { callsRef } from './public'
 import { eraseRecordings, recordingsRoute } from './recordings'
 import { callTriesSpec, openCallTries } from './repository'
 import { CallService } from './service'
+import { telnyxCallbacks } from './telnyx-callbacks'
 import { announceChannel } from './transfers'
 import { twilioCallbacks } from './twilio-callbacks'
 import { callsV1 } from './v1'
@@ -64,7 +65,7 @@ export const callsFeature = defineFeature(callsRef, {
     const workspace = (id: string) => workspaceRepo.get(id)
 
     const lines = await buildLines(kernel, tries)
-    const { sandbox, twilio, telephony, tokens } = lines
+    const { sandbox, twilio, telnyx, telephony, tokens } = lines
     const live: LiveStreams = new Map()
     const { speech, scripts } = buildSpeech(kernel, { ...lines, coordination, live })
     const { admission, loopLag } = buildHeadroom(kernel, live, speech)
@@ -200,7 +201,7 @@ export const callsFeature = defineFeature(callsRef, {
       drain: (draining) => media.drain(draining, VOICE_LINES.closing),
       v1: [callsV1({ context: kernel.http.v1, calls, transfers })],
       console: [sandboxConsole({ auth: kernel.http.console, sandbox })],
-      callbacks: twilio ? [twilioCallbacks({ twilio, clock, publicBaseUrl: config.publicBaseUrl, answer })] : [],
+      callbacks: [...(twilio ? [twilioCallbacks({ twilio, clock, publicBaseUrl: config.publicBaseUrl, answer })] : []), ...(telnyx ? [telnyxCallbacks({ telnyx, clock, answer })] : [])],
     }
   },
 })

@@ -1,6 +1,6 @@
 /**
  * The phone lines a call goes out and comes in on: the sandbox network (always there: its console
- * routes and inbound simulation), Twilio when TELEPHONY_PROVIDER=twilio, and the media tokens both
+ * routes and inbound simulation), Twilio or Telnyx as TELEPHONY_PROVIDER says, and the media tokens all
  * hand to the stream they open.
  */
 import { randomBytes } from 'node:crypto'
@@ -8,6 +8,7 @@ import type { Kernel } from '../../../kernel/feature'
 import { MediaTokens } from '../../../media/tokens'
 import type { Telephony } from '../../../providers/telephony/port'
 import { SandboxNetwork } from '../../../providers/telephony/sandbox'
+import { TelnyxTelephony } from '../../../providers/telephony/telnyx'
 import { TwilioTelephony } from '../../../providers/telephony/twilio'
 import { switchOfInstance } from '../lost-switches'
 import { type CallTryRepo, tryId } from '../repository'
@@ -15,7 +16,8 @@ import { type CallTryRepo, tryId } from '../repository'
 export interface Lines {
   sandbox: SandboxNetwork
   twilio: TwilioTelephony | null
-  /** Where calls go out: Twilio when configured, else the sandbox. */
+  telnyx: TelnyxTelephony | null
+  /** Where calls go out: Twilio or Telnyx when configured, else the sandbox. */
   telephony: Telephony
   tokens: MediaTokens
   /** Several instances share the calls (REDIS_URL): each runs a switch of the sandbox network. */
@@ -47,5 +49,17 @@ export async function buildLines(kernel: Pick<Kernel, 'store' | 'clock' | 'coord
           },
         })
       : null
-  return { sandbox, twilio, telephony: twilio ?? sandbox, tokens, several, switchId }
+  const { providers } = config
+  const telnyx =
+    config.telephonyProvider === 'telnyx'
+      ? new TelnyxTelephony({
+          apiKey: providers.telnyxApiKey!,
+          connectionId: providers.telnyxConnectionId!,
+          publicKey: providers.telnyxPublicKey!,
+          apiBaseUrl: providers.telnyxApiBaseUrl ?? 'https://api.telnyx.com',
+          publicBaseUrl: config.publicBaseUrl,
+          mediaToken: (callId, attempt) => tokens.issue(callId, attempt),
+        })
+      : null
+  return { sandbox, twilio, telnyx, telephony: twilio ?? telnyx ?? sandbox, tokens, several, switchId }
 }

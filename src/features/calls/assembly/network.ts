@@ -33,9 +33,9 @@ export interface Incoming {
 }
 export type AnswerIncoming = (incoming: Incoming) => ReturnType<CallService['answerIncoming']>
 
-/** Hears both networks' reports and the sandbox's incoming calls; answers the incoming-call handler (Twilio's callbacks take it too). */
+/** Hears both networks' reports and the sandbox's incoming calls; answers the incoming-call handler (Twilio's and Telnyx's callbacks take it too). */
 export function hearNetwork(d: {
-  lines: Pick<Lines, 'sandbox' | 'twilio'>
+  lines: Pick<Lines, 'sandbox' | 'twilio' | 'telnyx'>
   admission: Admission
   actors: CallActors
   tries: CallTryRepo
@@ -60,6 +60,7 @@ export function hearNetwork(d: {
   }
   d.lines.sandbox.onEvent(applyReport)
   d.lines.twilio?.onEvent(applyReport)
+  d.lines.telnyx?.onEvent(applyReport)
   const answer: AnswerIncoming = async (incoming) => {
     // No room here: the caller hears busy (Twilio's <Reject reason="busy"/>, the sandbox's unanswered ring).
     const ticket = admission.admit('inbound')
