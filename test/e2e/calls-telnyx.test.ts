@@ -188,3 +188,51 @@ test('a webhook body is bounded while it is read: past the limit it is refused b
   })
   expect(res.status).toBe(413)
 })
+
+test('voicemail drop: detect_beep; silent until the greeting has ended; the message, then the hangup command', async () => {
+  const dev = await s.developer({ plan: 'pro' })
+  const agent = (await s.agent(dev.key, { name: 'Recall', voice: { answersCalls: true, detectMachines: true, voicemailMessage: 'Hi, Sunrise Dental here. Please call us back.' } })).id
+  await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155558810', source: 'rented', agent })
+  await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155558811' })
+  const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155558811', purpose: 'Hello, calling about your cleaning.', agent } })
+  expect(placed.status).toBe(202)
+  const id = placed.body.id
+  const dialed = fake.calls.at(-1)!
+  expect(dialed.dial.answering_machine_detection).toBe('detect_beep')
+  const ref = dialed.callControlId
+  expect(await fake.webhook(ref, 'call.answered')).toBe(204)
+  const line = await fake.stream(ref, { echoMarks: true })
+  expect(await fake.webhook(ref, 'call.machine.detection.ended', { result: 'machine' })).toBe(204)
+  expect(await fake.webhook(ref, 'call.machine.greeting.ended', { result: 'beep_detected' }, { forged: true })).toBe(403)
+  expect(await fake.webhook(ref, 'call.machine.greeting.ended', { result: 'beep_detected' })).toBe(204)
+  const done = await until(
+    'ended voicemail',
+    () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+    (r) => r.body.status === 'completed',
+    20_000,
+  )
+  expect(done.body.hangup).toBe('voicemail')
+  expect(done.body.transcript.map((l: any) => [l.speaker, l.text])).toEqual([['agent', 'Hi, Sunrise Dental here. Please call us back.']])
+  expect(line.received.some((m) => m.event === 'media')).toBe(true)
+  await until(
+    'hung up at Telnyx',
+    async () => dialed.actions.map((a) => a.action),
+    (actions) => actions.includes('hangup'),
+  )
+  line.socket.close()
+}, 40_000)
+
+test('a machine on a call that detects machines (no message): missed as voicemail, hung up, never streamed', async () => {
+  const dev = await s.developer({ plan: 'pro' })
+  const agent = (await s.agent(dev.key, { name: 'Caller', voice: { answersCalls: true, detectMachines: true } })).id
+  await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155558820', source: 'rented', agent })
+  await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155558821' })
+  const id = (await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155558821', purpose: 'Hello.', agent } })).body.id
+  const dialed = fake.calls.at(-1)!
+  expect(dialed.dial.answering_machine_detection).toBe('detect')
+  expect(await fake.webhook(dialed.callControlId, 'call.answered')).toBe(204)
+  expect((await s.api('GET', `/calls/${id}`, { key: dev.key })).body.status).toBe('ringing')
+  expect(await fake.webhook(dialed.callControlId, 'call.machine.detection.ended', { result: 'machine' })).toBe(204)
+  expect((await s.api('GET', `/calls/${id}`, { key: dev.key })).body).toMatchObject({ status: 'missed', hangup: 'voicemail' })
+  expect(dialed.actions.map((a) => a.action)).toEqual(['hangup'])
+})
