@@ -219,6 +219,7 @@ describe('docker-compose.yml and .env.example', () => {
       {},
       { CHATAPP_PROVIDER: 'whatsapp', WHATSAPP_ACCESS_TOKEN: 't', WHATSAPP_APP_SECRET: 's', WHATSAPP_VERIFY_TOKEN: 'v' },
       { TELEPHONY_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 'x' },
+      { TELEPHONY_PROVIDER: 'telnyx', TELNYX_API_KEY: 'KEY1', TELNYX_CONNECTION_ID: '1', TELNYX_PUBLIC_KEY: 'k' },
       { INSPECT_PORT: '3000' },
     ]
     for (const env of variants) for (const name of readsOf(env)) expect([name, config.has(name)]).toEqual([name, true])
