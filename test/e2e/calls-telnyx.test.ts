@@ -76,7 +76,7 @@ test.skipIf(!ESPEAK.path)(
     const id = placed.body.id as string
     const dialed = fake.calls.at(-1)!
     expect(dialed.dial).toMatchObject({ connection_id: fake.connectionId, to: '+14155558801', from: OURS, webhook_url: `${s.url}/telephony/telnyx/events` })
-    expect(decodeLegState(dialed.dial.client_state)).toEqual({ c: id, a: 1 })
+    expect(decodeLegState(dialed.dial.client_state)).toEqual({ c: id, a: 1, n: OURS })
     const ref = dialed.callControlId
     expect((await call(id)).body).toMatchObject({ status: 'ringing', callRef: ref })
 
@@ -134,7 +134,7 @@ test.skipIf(!ESPEAK.path)(
       const transfer = dialed.actions.find((a) => a.action === 'transfer')!
       expect(transfer.body).toMatchObject({ to: BILLING, from: OURS, timeout_secs: 30 })
       const leg = transfer.body.target_leg_client_state as string
-      expect(decodeLegState(leg)).toEqual({ c: id, a: 1, l: 'transfer' })
+      expect(decodeLegState(leg)).toEqual({ c: id, a: 1, l: 'transfer', n: OURS })
       line.send({ event: 'stop', sequence_number: '99', stop: { call_control_id: ref } })
       expect(await fake.webhook('v3:billing-leg', 'call.answered', {}, { clientState: leg, url: `${s.url}/telephony/telnyx/events` })).toBe(204)
       await until(
@@ -235,4 +235,38 @@ test('a machine on a call that detects machines (no message): missed as voicemai
   expect(await fake.webhook(dialed.callControlId, 'call.machine.detection.ended', { result: 'machine' })).toBe(204)
   expect((await s.api('GET', `/calls/${id}`, { key: dev.key })).body).toMatchObject({ status: 'missed', hangup: 'voicemail' })
   expect(dialed.actions.map((a) => a.action)).toEqual(['hangup'])
+})
+
+test('a number brought with its own Telnyx account: its calls go out, are verified and end on that account; the account is never shown', async () => {
+  const own = fake.addAccount()
+  const dev = await s.developer({ plan: 'pro' })
+  const agent = (await s.agent(dev.key, { name: 'Own line', voice: { answersCalls: true } })).id
+  const added = await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155558830', source: 'brought', agent, carrierAccount: own })
+  expect(added.status).toBe(201)
+  expect(added.body.carrierCredentials).toBe(true)
+  expect(JSON.stringify(added.body)).not.toContain(own.apiKey)
+  await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155558831' })
+  const id = (await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155558831', purpose: 'Hello.', agent } })).body.id
+  const dialed = fake.calls.at(-1)!
+  expect(dialed.apiKey).toBe(own.apiKey)
+  expect(dialed.dial.connection_id).toBe(own.connectionId)
+  // Signed by the instance's account rather than the number's own: refused.
+  expect(await fake.webhook(dialed.callControlId, 'call.answered', {}, { signedBy: fake.apiKey })).toBe(403)
+  expect(await fake.webhook(dialed.callControlId, 'call.answered')).toBe(204)
+  expect((await s.api('GET', `/calls/${id}`, { key: dev.key })).body.status).toBe('connected')
+  expect(dialed.actions.map((a) => a.action)).toEqual(['streaming_start'])
+  expect((await s.api('DELETE', `/calls/${id}`, { key: dev.key })).status).toBe(202)
+  await until(
+    "hung up on the number's account",
+    async () => dialed.actions.map((a) => a.action),
+    (actions) => actions.includes('hangup'),
+  )
+
+  // A brought number may get its account later; the console refuses an empty one.
+  await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155558832', source: 'brought', carrierCredentials: false })
+  const empty = await s.console('PATCH', `/workspaces/${dev.id}/phone-numbers/%2B14155558832`, { carrierAccount: { apiKey: ' ' } })
+  expect(empty.status).toBe(400)
+  const patched = await s.console('PATCH', `/workspaces/${dev.id}/phone-numbers/%2B14155558832`, { carrierAccount: own })
+  expect(patched.status).toBe(200)
+  expect(patched.body.carrierCredentials).toBe(true)
 })

@@ -12,7 +12,8 @@
  * - Webhooks: `{ data: { record_type: 'event', event_type, id, occurred_at, payload }, meta }`
  *   POSTed to the call's `webhook_url`, signed with an Ed25519 key pair made here
  *   (`telnyx-signature-ed25519` over `${telnyx-timestamp}|${body}`); `publicKey` is its public half
- *   in base64, as the portal shows it.
+ *   in base64, as the portal shows it. `addAccount()` makes another account (a number's own,
+ *   `carrierCredentials`): its calls are placed with its key and its webhooks signed with its pair.
  * - Media: `stream(…)` opens the `stream_url` a `streaming_start` named, as Telnyx does
  *   (`connected`, then `start` with `stream_id` and PCMU `media_format`), and collects what the
  *   service sends back.
@@ -22,6 +23,8 @@ import WebSocket from 'ws'
 
 export interface TelnyxFakeCall {
   callControlId: string
+  /** The API key of the account the call was placed (or answered) with. */
+  apiKey: string
   /** The dial's JSON body. */
   dial: Record<string, unknown>
   /** Each command sent for the call: its name and body. */
@@ -47,8 +50,15 @@ export interface TelnyxFake {
   refuse: Set<string>
   /** The next this-many requests answer 429 (error 10011). */
   rateLimited: number
-  /** A signed webhook to the call's webhook_url; its `client_state` the call's (or `clientState`). Answers the status. */
-  webhook(callControlId: string, eventType: string, payload?: Record<string, unknown>, opts?: { forged?: boolean; ageSeconds?: number; clientState?: string; url?: string }): Promise<number>
+  /** Another account at this Telnyx: its key, Call Control application and public key. */
+  addAccount(): { apiKey: string; connectionId: string; publicKey: string }
+  /** A webhook to the call's webhook_url signed by the call's account (or `signedBy`'s, an API key); its `client_state` the call's (or `clientState`). Answers the status. */
+  webhook(
+    callControlId: string,
+    eventType: string,
+    payload?: Record<string, unknown>,
+    opts?: { forged?: boolean; ageSeconds?: number; clientState?: string; url?: string; signedBy?: string },
+  ): Promise<number>
   /** The call's media stream, opened as Telnyx opens it on `streaming_start` (or an `answer` with a stream_url). */
   stream(callControlId: string, o?: { echoMarks?: boolean }): Promise<TelnyxStream>
   stop(): Promise<void>
@@ -61,6 +71,8 @@ export function startTelnyxFake(): TelnyxFake {
   const connectionId = String(1_000_000_000 + Math.floor(Math.random() * 1e9))
   const pair = generateKeyPairSync('ed25519')
   const forger = generateKeyPairSync('ed25519')
+  const accounts = [{ apiKey, connectionId, pair }]
+  const accountOf = (key: string) => accounts.find((a) => a.apiKey === key) ?? accounts[0]!
   const calls: TelnyxFakeCall[] = []
   const requests: TelnyxFake['requests'] = []
   const refuse = new Set<string>()
@@ -75,6 +87,11 @@ export function startTelnyxFake(): TelnyxFake {
     requests,
     refuse,
     rateLimited: 0,
+    addAccount() {
+      const account = { apiKey: `KEY${randomBytes(16).toString('hex').toUpperCase()}`, connectionId: String(2_000_000_000 + accounts.length), pair: generateKeyPairSync('ed25519') }
+      accounts.push(account)
+      return { apiKey: account.apiKey, connectionId: account.connectionId, publicKey: rawPublicKey(account.pair.publicKey) }
+    },
     async webhook(callControlId, eventType, payload = {}, opts = {}) {
       const call = calls.find((c) => c.callControlId === callControlId)
       const target = opts.url ?? (call?.dial.webhook_url as string | undefined)
@@ -100,7 +117,8 @@ export function startTelnyxFake(): TelnyxFake {
         meta: { attempt: 1, delivered_to: target },
       })
       const timestamp = String(Math.floor(Date.now() / 1000) - (opts.ageSeconds ?? 0))
-      const signature = sign(null, Buffer.from(`${timestamp}|${body}`), (opts.forged ? forger : pair).privateKey).toString('base64')
+      const signer = opts.forged ? forger : accountOf(opts.signedBy ?? call?.apiKey ?? apiKey).pair
+      const signature = sign(null, Buffer.from(`${timestamp}|${body}`), signer.privateKey).toString('base64')
       const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', 'telnyx-signature-ed25519': signature, 'telnyx-timestamp': timestamp }, body })
       return res.status
     },
@@ -147,7 +165,8 @@ export function startTelnyxFake(): TelnyxFake {
     port: 0,
     async fetch(req) {
       const path = new URL(req.url).pathname
-      const authorized = req.headers.get('authorization') === `Bearer ${apiKey}`
+      const account = accounts.find((a) => req.headers.get('authorization') === `Bearer ${a.apiKey}`)
+      const authorized = !!account
       requests.push({ method: req.method, path, authorized })
       if (!authorized) return error(401, '10009', 'Authentication failed', 'The API key provided is not valid.')
       if (fake.rateLimited > 0) {
@@ -158,11 +177,12 @@ export function startTelnyxFake(): TelnyxFake {
       const body = (await req.json().catch(() => null)) as Record<string, unknown> | null
       if (!body) return error(400, '10015', 'Bad Request', 'The request body is not valid JSON.')
       if (req.method === 'POST' && path === '/v2/calls') {
-        if (body.connection_id !== connectionId) return error(422, '10015', 'Invalid value for connection_id', 'The connection_id is not a Call Control application of this account.', '/connection_id')
+        if (body.connection_id !== account!.connectionId)
+          return error(422, '10015', 'Invalid value for connection_id', 'The connection_id is not a Call Control application of this account.', '/connection_id')
         for (const required of ['to', 'from']) if (typeof body[required] !== 'string') return error(422, '10015', `Invalid value for ${required}`, `${required} is required.`, `/${required}`)
         if (refuse.has(body.to as string)) return error(422, '10015', 'Invalid value for to', `The destination number ${body.to} is not a valid phone number.`, '/to')
         const callControlId = `v3:${randomBytes(24).toString('base64url')}`
-        calls.push({ callControlId, dial: body, actions: [], ended: false })
+        calls.push({ callControlId, apiKey: account!.apiKey, dial: body, actions: [], ended: false })
         return Response.json({ data: { call_control_id: callControlId, call_leg_id: randomUUID(), call_session_id: randomUUID(), is_alive: false, record_type: 'call' } })
       }
       const command = /^\/v2\/calls\/([^/]+)\/actions\/([a-z_]+)$/.exec(path)
@@ -171,10 +191,11 @@ export function startTelnyxFake(): TelnyxFake {
         let call = calls.find((c) => c.callControlId === callControlId)
         // An incoming call is known to Telnyx before we command it.
         if (!call && (command[2] === 'answer' || command[2] === 'reject')) {
-          call = { callControlId, dial: {}, actions: [], ended: false }
+          call = { callControlId, apiKey: account!.apiKey, dial: {}, actions: [], ended: false }
           calls.push(call)
         }
-        if (!call) return error(404, '10005', 'Resource not found', `Call ${callControlId} was not found.`)
+        // A call is commanded with the key of the account it belongs to: another account does not see it.
+        if (!call || call.apiKey !== account!.apiKey) return error(404, '10005', 'Resource not found', `Call ${callControlId} was not found.`)
         if (call.ended) return error(422, '90018', 'Call has already ended', 'This call is no longer active and can not receive commands.')
         call.actions.push({ action: command[2]!, body })
         if (command[2] === 'hangup' || command[2] === 'reject') call.ended = true

@@ -118,7 +118,7 @@ export class CallRecord {
     try {
       const after = await d.actors.send(this.row.callId, { type: 'call.ended', at: d.clock.now(), hangup, ...(error ? { error } : {}), source: 'media' })
       if ((HANDED_OFF_STATES as readonly string[]).includes(String(after.value))) return
-      if (this.row.callRef) await d.telephony.hangUp(this.row.callRef, true)
+      if (this.row.callRef) await d.telephony.hangUp(this.row.callRef, true, this.row.from)
     } catch (err) {
       this.log.warn({ err }, 'could not end the call after its media stream ended')
     }

@@ -190,9 +190,9 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
     },
 
     async hangUp({ id, callRef, answered }: HangUpInput) {
-      if (callRef) await deps.telephony.hangUp(callRef, answered)
-      if (answered) await deps.media(id)
       const row = await first(id)
+      if (callRef) await deps.telephony.hangUp(callRef, answered, row.from)
+      if (answered) await deps.media(id)
       const workspace = await deps.workspace(row.workspaceId)
       if (workspace) for (const { set } of lineSets(workspace)) await deps.coordination.releaseSlot(set, id)
     },

@@ -64,7 +64,7 @@ export const callsFeature = defineFeature(callsRef, {
     const tries = watchedTries(await openCallTries(store), feed)
     const workspace = (id: string) => workspaceRepo.get(id)
 
-    const lines = await buildLines(kernel, tries)
+    const lines = await buildLines(kernel, tries, (number) => numbers.carrierAccountOf(number))
     const { sandbox, twilio, telnyx, telephony, tokens } = lines
     const live: LiveStreams = new Map()
     const { speech, scripts } = buildSpeech(kernel, { ...lines, coordination, live })

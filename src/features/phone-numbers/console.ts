@@ -2,6 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import type { KernelHttp } from '../../kernel/feature'
+import { ACCOUNT_MAX_FIELDS, ACCOUNT_MAX_VALUE } from './carrier-accounts'
 import type { PhoneNumberDoc } from './repository'
 import type { PhoneNumberService } from './service'
 
@@ -29,6 +30,12 @@ const present = (d: PhoneNumberDoc) => ({
   since: d.since,
 })
 
+/** A number's own carrier account: the carrier's field names (Telnyx: apiKey, connectionId, publicKey); sealed, never shown. */
+const CarrierAccount = t.Record(t.String({ minLength: 1, maxLength: 40 }), t.String({ maxLength: ACCOUNT_MAX_VALUE }), {
+  maxProperties: ACCOUNT_MAX_FIELDS,
+  description: "the number's own account at the carrier, e.g. Telnyx's { apiKey, connectionId, publicKey }: its calls are placed, ended and verified with it. Write-only",
+})
+
 const Path = t.Object({ ws: t.String(), number: t.String({ description: 'the number, E.164 with or without + (encode + as %2B)' }) })
 
 export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; numbers: PhoneNumberService }) {
@@ -52,6 +59,7 @@ export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; numbers
             channel: t.Optional(t.Union([t.Literal('voice'), t.Literal('chatapp')])),
             agent: t.Optional(t.Union([t.String(), t.Null()])),
             carrierCredentials: t.Optional(t.Boolean()),
+            carrierAccount: t.Optional(CarrierAccount),
             externalAgents: t.Optional(t.Boolean()),
           },
           { additionalProperties: false },
@@ -67,10 +75,11 @@ export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; numbers
           agent: t.Optional(t.Union([t.String({ description: 'ag_… of this workspace' }), t.Null()], { description: 'reassigns the number; null detaches it' })),
           label: t.Optional(t.Union([t.String({ maxLength: 120 }), t.Null()])),
           externalAgents: t.Optional(t.Boolean()),
+          carrierAccount: t.Optional(CarrierAccount),
         },
         { additionalProperties: false },
       ),
-      detail: { responses: answers({ 200: Number_, ...consoleErrors(400, 404) }), summary: 'Reassign, detach, relabel a number, or switch external agents' },
+      detail: { responses: answers({ 200: Number_, ...consoleErrors(400, 404) }), summary: "Reassign, detach, relabel a number, switch external agents, or add the number's carrier account" },
     })
     .delete(
       '/:number',

@@ -1,8 +1,11 @@
 /** Phone numbers: rented or brought in the console, each assignable to one agent, released there; listed on v1. */
 
+import { randomBytes } from 'node:crypto'
+import { SecretBox } from '../../crypto/secrets'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
 import { isRefused } from '../../refusals'
 import { agentsRef } from '../agents/public'
+import { CarrierAccounts } from './carrier-accounts'
 import { phoneNumbersConsole } from './console'
 import { refuseWhileLive } from './live-calls'
 import { phoneNumbersRef } from './public'
@@ -28,6 +31,8 @@ export const phoneNumbersFeature = defineFeature(phoneNumbersRef, {
       kernel.clock,
       (agentId, number) => agents.setPhoneNumber(agentId, number),
       voiceNumberOf,
+      // SECRET_KEY is always set by the server; a bare buildServices (some tests) seals for this process only.
+      new CarrierAccounts(new SecretBox(kernel.config.secretKey ?? randomBytes(32).toString('hex'))),
     )
     // First of the release hooks: a refusal comes before anything is settled.
     numbers.beforeRelease(refuseWhileLive(kernel.store))

@@ -13,6 +13,8 @@ export interface PhoneNumberDoc {
   agentId: string | null
   /** A brought number without carrier credentials cannot place or end calls (docs/spec.md Calls). */
   carrierCredentials: boolean
+  /** The number's own carrier account, sealed (carrier-accounts.ts); absent: the instance's carrier account. */
+  carrierAccount?: string | null
   /** External agents may reply through the API on this number (docs/spec.md reply endpoint). */
   externalAgents: boolean
   since: string

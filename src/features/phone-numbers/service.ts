@@ -9,6 +9,7 @@ import { newId } from '../../ids'
 import { clashes, invalid, notThere } from '../../refusals'
 import { DuplicateKeyError } from '../../store/port'
 import { normalizePhone } from '../contacts/public'
+import type { CarrierAccountFields, CarrierAccounts } from './carrier-accounts'
 import type { PhoneNumberDoc, PhoneNumberRepo } from './repository'
 
 export interface AddNumber {
@@ -18,6 +19,8 @@ export interface AddNumber {
   channel?: 'voice' | 'chatapp'
   agent?: string | null
   carrierCredentials?: boolean
+  /** The number's own carrier account (carrier-accounts.ts): its calls go out on it. */
+  carrierAccount?: CarrierAccountFields
   externalAgents?: boolean
 }
 
@@ -26,6 +29,8 @@ export interface NumberPatch {
   agent?: string | null
   label?: string | null
   externalAgents?: boolean
+  /** Adds (or replaces) the number's own carrier account: it then has carrier credentials. */
+  carrierAccount?: CarrierAccountFields
 }
 
 /** Runs before a number is released, in the order registered; one that throws stops the release. */
@@ -51,6 +56,7 @@ export class PhoneNumberService {
     private readonly onVoiceNumber: (agentId: string, number: string | null) => Promise<void>,
     /** The agent's copy of its voice number (AgentDoc.phoneNumber), or null when it is gone. */
     private readonly voiceNumberOf: (workspaceId: string, agentId: string) => Promise<string | null>,
+    private readonly accounts: CarrierAccounts,
   ) {}
 
   /** A check or a settlement that must happen before a number is released (a live call, rent). */
@@ -65,6 +71,8 @@ export class PhoneNumberService {
     if (agentId) {
       if (!(await this.agentExists(workspaceId, agentId))) throw notThere(`no agent ${agentId} in this workspace`)
     }
+    if (input.carrierAccount && input.carrierCredentials === false) throw invalid('carrierCredentials', 'cannot be false with a carrierAccount')
+    const carrierAccount = input.carrierAccount ? this.accounts.seal(input.carrierAccount) : null
     const now = iso(this.clock.now())
     const doc: PhoneNumberDoc = {
       id: newId('pn'),
@@ -75,7 +83,8 @@ export class PhoneNumberService {
       channel: input.channel ?? 'voice',
       agentId,
       // A rented number comes with our carrier's credentials (docs/design.md console table).
-      carrierCredentials: input.carrierCredentials ?? input.source === 'rented',
+      carrierCredentials: carrierAccount ? true : (input.carrierCredentials ?? input.source === 'rented'),
+      ...(carrierAccount ? { carrierAccount } : {}),
       externalAgents: input.externalAgents ?? false,
       since: now,
       createdAt: now,
@@ -104,6 +113,7 @@ export class PhoneNumberService {
     const set: Partial<PhoneNumberDoc> = {}
     if (patch.label !== undefined) set.label = patch.label
     if (patch.externalAgents !== undefined) set.externalAgents = patch.externalAgents
+    if (patch.carrierAccount !== undefined) Object.assign(set, { carrierAccount: this.accounts.seal(patch.carrierAccount), carrierCredentials: true })
     if (patch.agent !== undefined) {
       if (patch.agent !== null && !(await this.agentExists(workspaceId, patch.agent))) throw invalid('agent', `no agent ${patch.agent} in this workspace`)
       set.agentId = patch.agent
@@ -151,6 +161,12 @@ export class PhoneNumberService {
   /** Who holds a number (one workspace at a time), or null: inbound routing, before any workspace is known. */
   byNumber(number: string): Promise<PhoneNumberDoc | null> {
     return this.numbers.acrossWorkspaces.findOne({ number })
+  }
+
+  /** The number's own carrier account, opened, or null when it has none (or nobody holds it). */
+  async carrierAccountOf(number: string): Promise<CarrierAccountFields | null> {
+    const doc = await this.byNumber(number)
+    return doc?.carrierAccount ? this.accounts.open(doc.carrierAccount) : null
   }
 
   /** Numbers a workspace holds (a customer's counts). */

@@ -5,6 +5,17 @@
  */
 import type { TransferOutcome, UnansweredHangup } from '../../../machines/call'
 
+/**
+ * A number's own account at the carrier (docs/spec.md `carrierCredentials`: a number brought with
+ * its credentials), as its holder entered it: the network reads the fields it needs (Telnyx:
+ * `apiKey`, `connectionId`, `publicKey`) and places, commands and verifies that number's calls
+ * with them instead of the instance's.
+ */
+export type CarrierAccount = Readonly<Record<string, string>>
+
+/** The carrier account of one of our numbers, or null when the number uses the instance's. */
+export type CarrierAccountOf = (number: string) => Promise<CarrierAccount | null>
+
 export interface PlaceRequest {
   callId: string
   attempt: number
@@ -80,8 +91,11 @@ export type TelephonyEvent =
 export interface Telephony {
   readonly name: string
   place(request: PlaceRequest): Promise<Placed>
-  /** Ends a try at the network: a live (`answered`) call hung up, a ringing one cancelled. Idempotent. */
-  hangUp(callRef: string, answered: boolean): Promise<void>
+  /**
+   * Ends a try at the network: a live (`answered`) call hung up, a ringing one cancelled. Idempotent.
+   * `from`: our number the try is on, whose own carrier account (if it has one) ends it.
+   */
+  hangUp(callRef: string, answered: boolean, from?: string | null): Promise<void>
   /** Puts a live call through to another number and leaves it (cold transfer); throws when the network will not. */
   transfer(request: TransferRequest): Promise<void>
   /** Warm: places the person's leg, which hears the brief; its reference, or throws when the network will not place it. */

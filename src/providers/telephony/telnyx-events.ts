@@ -17,6 +17,8 @@ export interface LegState {
   m?: 'detect' | 'drop'
   /** `transfer`: the person's leg of a cold transfer. */
   l?: 'transfer'
+  /** Our number the leg is on: its own carrier account, if it has one, signs the leg's webhooks. */
+  n?: string
 }
 
 export const encodeLegState = (s: LegState): string => Buffer.from(JSON.stringify(s)).toString('base64')
@@ -33,6 +35,7 @@ export function decodeLegState(value: unknown): LegState | null {
       a: Number(o.a),
       ...(o.m === 'detect' || o.m === 'drop' ? { m: o.m } : {}),
       ...(o.l === 'transfer' ? { l: 'transfer' as const } : {}),
+      ...(typeof o.n === 'string' ? { n: o.n } : {}),
     }
   } catch {
     return null

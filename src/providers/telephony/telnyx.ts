@@ -17,11 +17,14 @@
  *   `target_leg_client_state` so its answer and hang-up reach the chart). Warm transfers, which
  *   need a second leg briefed and bridged, are not offered on Telnyx lines.
  * - Webhooks: signed with Ed25519 (telnyx-signature.ts), mapped to the port's events.
+ * - A number with its own Telnyx account (`carrierCredentials`, `accountOf`: `apiKey`,
+ *   `connectionId`, `publicKey`) has its calls placed and commanded with that account's key, and
+ *   their webhooks verified with that account's public key; the others use the instance's.
  *
  * The REST base URL is configurable (TELNYX_API_BASE_URL) so tests use a local fake.
  */
 import type { KeyObject } from 'node:crypto'
-import type { JoinRequest, Placed, PlaceRequest, Telephony, TelephonyEvent, TransferRequest, WarmTransferRequest } from './port'
+import type { CarrierAccountOf, JoinRequest, Placed, PlaceRequest, Telephony, TelephonyEvent, TransferRequest, WarmTransferRequest } from './port'
 import { PlacementRefused } from './port'
 import { decodeLegState, encodeLegState, type LegState, machineVerdict, parseWebhook, transferOutcome, unansweredCause } from './telnyx-events'
 import { telnyxPublicKey, verifyTelnyxSignature } from './telnyx-signature'
@@ -40,7 +43,19 @@ export interface TelnyxConfig {
   mediaToken?: (callId: string, attempt: number) => string
   /** Unix time for the signatures' tolerance: Telnyx stamps them with the wall clock. */
   wallClock?: () => number
+  /** A number's own Telnyx account, when its holder brought one. */
+  accountOf?: CarrierAccountOf
 }
+
+/** An account calls are placed and verified with: the instance's, or a number's own. */
+interface Account {
+  apiKey: string
+  connectionId: string
+  key: KeyObject
+}
+
+/** What a number's own account must name. */
+const ACCOUNT_FIELDS = ['apiKey', 'connectionId', 'publicKey'] as const
 
 /** Telnyx answers a command in well under a second; 10 s bounds a stalled one (as Twilio's adapter does). */
 const REST_TIMEOUT_MS = 10_000
@@ -68,10 +83,19 @@ async function reasonOf(res: Response): Promise<string> {
 export class TelnyxTelephony implements Telephony {
   readonly name = 'telnyx'
   private readonly listeners: ((event: TelephonyEvent) => Promise<void> | void)[] = []
-  private readonly key: KeyObject
+  private readonly own: Account
 
   constructor(private readonly config: TelnyxConfig) {
-    this.key = telnyxPublicKey(config.publicKey)
+    this.own = { apiKey: config.apiKey, connectionId: config.connectionId, key: telnyxPublicKey(config.publicKey) }
+  }
+
+  /** The account of calls on `number`: its own when its holder brought one, else the instance's. Throws naming what an own account lacks. */
+  private async accountFor(number: string | null | undefined): Promise<Account> {
+    const own = number && this.config.accountOf ? await this.config.accountOf(number) : null
+    if (!own) return this.own
+    const missing = ACCOUNT_FIELDS.filter((f) => !own[f])
+    if (missing.length) throw new Error(`the Telnyx account of ${number} has no ${missing.join(', ')}`)
+    return { apiKey: own.apiKey!, connectionId: own.connectionId!, key: telnyxPublicKey(own.publicKey!) }
   }
 
   onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void {
@@ -100,9 +124,12 @@ export class TelnyxTelephony implements Telephony {
   }
 
   async place(request: PlaceRequest): Promise<Placed> {
-    const state: LegState = { c: request.callId, a: request.attempt, ...(request.detectMachines ? { m: request.leaveVoicemail ? ('drop' as const) : ('detect' as const) } : {}) }
-    const res = await this.rest('/v2/calls', {
-      connection_id: this.config.connectionId,
+    const account = await this.accountFor(request.from).catch((err: Error) => {
+      throw new PlacementRefused(`Telnyx cannot place the call: ${err.message}`)
+    })
+    const state: LegState = { c: request.callId, a: request.attempt, n: request.from, ...(request.detectMachines ? { m: request.leaveVoicemail ? ('drop' as const) : ('detect' as const) } : {}) }
+    const res = await this.rest(account, '/v2/calls', {
+      connection_id: account.connectionId,
       to: request.to,
       from: request.from,
       webhook_url: this.webhookUrl,
@@ -115,20 +142,20 @@ export class TelnyxTelephony implements Telephony {
     throw new PlacementRefused(`Telnyx refused the call: ${res.ok ? 'no call_control_id in its answer' : await reasonOf(res)}`)
   }
 
-  async hangUp(callRef: string, _answered: boolean): Promise<void> {
-    const res = await this.rest(`/v2/calls/${encodeURIComponent(callRef)}/actions/hangup`, {})
+  async hangUp(callRef: string, _answered: boolean, from?: string | null): Promise<void> {
+    const res = await this.rest(await this.accountFor(from), `/v2/calls/${encodeURIComponent(callRef)}/actions/hangup`, {})
     // A call that already ended answers 422 (error 90018): it is ended either way.
     if (res.status >= 500 || res.status === 401 || res.status === 403) throw new Error(`Telnyx could not end call ${callRef}: ${await reasonOf(res)}`)
   }
 
   async transfer(request: TransferRequest): Promise<void> {
-    const res = await this.rest(`/v2/calls/${encodeURIComponent(request.callRef)}/actions/transfer`, {
+    const res = await this.rest(await this.accountFor(request.from), `/v2/calls/${encodeURIComponent(request.callRef)}/actions/transfer`, {
       to: request.to,
       ...(request.from ? { from: request.from } : {}),
       timeout_secs: TELNYX_TRANSFER_RING_SECONDS,
       webhook_url: this.webhookUrl,
       webhook_url_method: 'POST',
-      target_leg_client_state: encodeLegState({ c: request.callId, a: request.attempt, l: 'transfer' }),
+      target_leg_client_state: encodeLegState({ c: request.callId, a: request.attempt, l: 'transfer', ...(request.from ? { n: request.from } : {}) }),
     })
     if (!res.ok) throw new Error(`Telnyx would not transfer the call: ${await reasonOf(res)}`)
   }
@@ -147,15 +174,21 @@ export class TelnyxTelephony implements Telephony {
    * or answered as the event asks. `answer` takes an incoming call.
    */
   async webhook(body: string, signature: string | null, timestamp: string | null, at: number, answer?: TelnyxIncoming): Promise<{ refused: string } | null> {
-    const verdict = verifyTelnyxSignature(this.key, body, signature, timestamp, (this.config.wallClock ?? Date.now)())
-    if (!verdict.ok) return { refused: verdict.reason }
+    // Which account signed it is read from the body before it is trusted: only that account's key
+    // can make the signature verify, so a forged body naming another number gains nothing.
     const hook = parseWebhook(body)
-    if (!hook) return null
-    const p = hook.payload
-    const callRef = typeof p.call_control_id === 'string' ? p.call_control_id : ''
+    const p = hook?.payload ?? {}
     const state = decodeLegState(p.client_state)
-    if (hook.eventType === 'call.initiated' && p.direction === 'incoming' && !state) {
-      await this.incoming(callRef, p, at, answer)
+    const incoming = hook?.eventType === 'call.initiated' && p.direction === 'incoming' && !state
+    const ours = incoming ? (typeof p.to === 'string' ? p.to : null) : state?.n
+    const account = await this.accountFor(ours).catch(() => null)
+    if (!account) return { refused: `the Telnyx account of ${ours} cannot verify webhooks` }
+    const verdict = verifyTelnyxSignature(account.key, body, signature, timestamp, (this.config.wallClock ?? Date.now)())
+    if (!verdict.ok) return { refused: verdict.reason }
+    if (!hook) return null
+    const callRef = typeof p.call_control_id === 'string' ? p.call_control_id : ''
+    if (incoming) {
+      await this.incoming(account, callRef, p, at, answer)
       return null
     }
     if (!state || !callRef) return null
@@ -171,15 +204,15 @@ export class TelnyxTelephony implements Telephony {
     switch (hook.eventType) {
       case 'call.answered':
         // With machines ending the try, the answer waits for the verdict (call.machine.detection.ended).
-        if (state.m !== 'detect') await this.connect(base)
+        if (state.m !== 'detect') await this.connect(base, state.n)
         break
       case 'call.machine.detection.ended': {
         const by = machineVerdict(p.result)
         if (state.m === 'detect') {
           if (by === 'machine') {
-            await this.hangUp(callRef, true).catch(() => {})
+            await this.hangUp(callRef, true, state.n).catch(() => {})
             await this.emit({ ...base, type: 'unanswered', hangup: 'voicemail' })
-          } else await this.connect(base)
+          } else await this.connect(base, state.n)
         } else if (state.m === 'drop' && by !== 'machine') await this.emit({ ...base, type: 'answeredBy', by })
         break
       }
@@ -188,7 +221,7 @@ export class TelnyxTelephony implements Telephony {
         if (state.m === 'drop') await this.emit({ ...base, type: 'answeredBy', by: 'machine' })
         break
       case 'streaming.failed':
-        await this.hangUp(callRef, true).catch(() => {})
+        await this.hangUp(callRef, true, state.n).catch(() => {})
         await this.emit({ ...base, type: 'ended', hangup: 'failed', error: `Telnyx could not stream the call: ${String(p.failure_reason ?? 'no reason given')}` })
         break
       case 'call.hangup': {
@@ -206,26 +239,29 @@ export class TelnyxTelephony implements Telephony {
   }
 
   /** The answer reached the chart: the call's audio is streamed to the bridge (or the call fails, named). */
-  private async connect(base: { callId: string; attempt: number; callRef: string; at: number }): Promise<void> {
+  private async connect(base: { callId: string; attempt: number; callRef: string; at: number }, from: string | undefined): Promise<void> {
     await this.emit({ ...base, type: 'answered' })
-    const res = await this.rest(`/v2/calls/${encodeURIComponent(base.callRef)}/actions/streaming_start`, this.streamParams(base.callId, base.attempt)).catch((err: Error) => err)
+    const path = `/v2/calls/${encodeURIComponent(base.callRef)}/actions/streaming_start`
+    const res = await this.accountFor(from)
+      .then((account) => this.rest(account, path, this.streamParams(base.callId, base.attempt)))
+      .catch((err: Error) => err)
     if (res instanceof Response && res.ok) return
     const reason = res instanceof Response ? await reasonOf(res) : res.message
-    await this.hangUp(base.callRef, true).catch(() => {})
+    await this.hangUp(base.callRef, true, from).catch(() => {})
     await this.emit({ ...base, type: 'ended', hangup: 'failed', error: `Telnyx would not stream the call: ${reason}` })
   }
 
   /** An incoming call: answered with its stream when the service takes it, else rejected busy. */
-  private async incoming(callRef: string, p: Record<string, unknown>, at: number, answer?: TelnyxIncoming): Promise<void> {
+  private async incoming(account: Account, callRef: string, p: Record<string, unknown>, at: number, answer?: TelnyxIncoming): Promise<void> {
     const from = typeof p.from === 'string' ? p.from : ''
     const to = typeof p.to === 'string' ? p.to : ''
     const taken = answer && callRef ? await answer({ from, to, callRef, at }) : null
     if (!taken) {
-      await this.rest(`/v2/calls/${encodeURIComponent(callRef)}/actions/reject`, { cause: 'USER_BUSY' }).catch(() => {})
+      await this.rest(account, `/v2/calls/${encodeURIComponent(callRef)}/actions/reject`, { cause: 'USER_BUSY' }).catch(() => {})
       return
     }
-    await this.rest(`/v2/calls/${encodeURIComponent(callRef)}/actions/answer`, {
-      client_state: encodeLegState({ c: taken.callId, a: taken.attempt }),
+    await this.rest(account, `/v2/calls/${encodeURIComponent(callRef)}/actions/answer`, {
+      client_state: encodeLegState({ c: taken.callId, a: taken.attempt, ...(to ? { n: to } : {}) }),
       webhook_url: this.webhookUrl,
       webhook_url_method: 'POST',
       ...this.streamParams(taken.callId, taken.attempt),
@@ -236,10 +272,10 @@ export class TelnyxTelephony implements Telephony {
     for (const listener of this.listeners) await listener(event)
   }
 
-  private rest(path: string, body: Record<string, unknown>): Promise<Response> {
+  private rest(account: Account, path: string, body: Record<string, unknown>): Promise<Response> {
     return fetch(`${this.config.apiBaseUrl.replace(/\/$/, '')}${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${this.config.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(body),
       redirect: 'manual',
       signal: AbortSignal.timeout(REST_TIMEOUT_MS),

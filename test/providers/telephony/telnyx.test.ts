@@ -41,6 +41,8 @@ describe('the adapter against the fake', () => {
   let fake: TelnyxFake
   let ours: ReturnType<typeof Bun.serve>
   let telnyx: TelnyxTelephony
+  /** Numbers brought with their own Telnyx account (`carrierCredentials`). */
+  const accounts = new Map<string, Record<string, string>>()
   const events: TelephonyEvent[] = []
   const incoming: { from: string; to: string }[] = []
   const place = (to: string, o: { detectMachines?: boolean; leaveVoicemail?: boolean } = {}) =>
@@ -67,6 +69,7 @@ describe('the adapter against the fake', () => {
       apiBaseUrl: fake.url,
       publicBaseUrl: `http://127.0.0.1:${ours.port}`,
       mediaToken: (callId, attempt) => `tok-${callId}-${attempt}`,
+      accountOf: async (number) => accounts.get(number) ?? null,
     })
     telnyx.onEvent((e) => void events.push(e))
   })
@@ -92,7 +95,7 @@ describe('the adapter against the fake', () => {
       client_state: call.dial.client_state,
       answering_machine_detection: 'disabled',
     })
-    expect(decodeLegState(call.dial.client_state)).toEqual({ c: 'out_1', a: 2 })
+    expect(decodeLegState(call.dial.client_state)).toEqual({ c: 'out_1', a: 2, n: '+14155550100' })
     await place('+14155550102', { detectMachines: true })
     expect(fake.calls.at(-1)!.dial.answering_machine_detection).toBe('detect')
     await place('+14155550103', { detectMachines: true, leaveVoicemail: true })
@@ -208,7 +211,7 @@ describe('the adapter against the fake', () => {
     expect(transfer.action).toBe('transfer')
     expect(transfer.body).toMatchObject({ to: '+14155550977', from: '+14155550100', timeout_secs: 30, webhook_url: `http://127.0.0.1:${ours.port}/telephony/telnyx/events` })
     const leg = transfer.body.target_leg_client_state as string
-    expect(decodeLegState(leg)).toEqual({ c: 'out_1', a: 2, l: 'transfer' })
+    expect(decodeLegState(leg)).toEqual({ c: 'out_1', a: 2, l: 'transfer', n: '+14155550100' })
     await fake.webhook('v3:leg', 'call.answered', {}, { clientState: leg, url: transfer.body.webhook_url as string })
     await fake.webhook('v3:leg', 'call.hangup', { hangup_cause: 'normal_clearing' }, { clientState: leg, url: transfer.body.webhook_url as string })
     expect(events).toEqual([
@@ -244,7 +247,7 @@ describe('the adapter against the fake', () => {
     const taken = fake.calls.find((c) => c.callControlId === 'v3:in-taken')!
     expect(taken.actions[0]!.action).toBe('answer')
     expect(taken.actions[0]!.body).toMatchObject({ stream_url: `ws://127.0.0.1:${ours.port}/media/in_1/tok-in_1-1`, stream_bidirectional_mode: 'rtp' })
-    expect(decodeLegState(taken.actions[0]!.body.client_state)).toEqual({ c: 'in_1', a: 1 })
+    expect(decodeLegState(taken.actions[0]!.body.client_state)).toEqual({ c: 'in_1', a: 1, n: '+14155550100' })
     await fake.webhook(
       'v3:in-busy',
       'call.initiated',
@@ -256,5 +259,27 @@ describe('the adapter against the fake', () => {
       { from: '+14155550555', to: '+14155550100' },
       { from: '+14155550666', to: '+14155550100' },
     ])
+  })
+
+  test('a number with its own account: placed, streamed and ended with its key; its webhooks verified with its public key', async () => {
+    const own = fake.addAccount()
+    accounts.set('+14155550200', own)
+    const { callRef } = await telnyx.place({ callId: 'out_9', attempt: 1, to: '+14155550113', from: '+14155550200', detectMachines: false })
+    const call = fake.calls.at(-1)!
+    expect(call.apiKey).toBe(own.apiKey)
+    expect(call.dial.connection_id).toBe(own.connectionId)
+    // Signed by the instance's account, not the number's: refused.
+    expect(await fake.webhook(callRef, 'call.answered', {}, { signedBy: fake.apiKey })).toBe(403)
+    expect(events).toEqual([])
+    expect(await fake.webhook(callRef, 'call.answered')).toBe(204)
+    expect(events.map((e) => e.type)).toEqual(['answered'])
+    expect(call.actions.map((a) => a.action)).toEqual(['streaming_start'])
+    await telnyx.hangUp(callRef, true, '+14155550200')
+    expect(call.actions.map((a) => a.action)).toEqual(['streaming_start', 'hangup'])
+
+    accounts.set('+14155550201', { apiKey: own.apiKey })
+    const lacking = await telnyx.place({ callId: 'out_10', attempt: 1, to: '+14155550113', from: '+14155550201', detectMachines: false }).catch((e: unknown) => e)
+    expect(lacking).toBeInstanceOf(PlacementRefused)
+    expect((lacking as Error).message).toBe('Telnyx cannot place the call: the Telnyx account of +14155550201 has no connectionId, publicKey')
   })
 })

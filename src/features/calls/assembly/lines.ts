@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Kernel } from '../../../kernel/feature'
 import { MediaTokens } from '../../../media/tokens'
-import type { Telephony } from '../../../providers/telephony/port'
+import type { CarrierAccountOf, Telephony } from '../../../providers/telephony/port'
 import { SandboxNetwork } from '../../../providers/telephony/sandbox'
 import { TelnyxTelephony } from '../../../providers/telephony/telnyx'
 import { TwilioTelephony } from '../../../providers/telephony/twilio'
@@ -26,7 +26,8 @@ export interface Lines {
   switchId: string | null
 }
 
-export async function buildLines(kernel: Pick<Kernel, 'store' | 'clock' | 'coordination' | 'runtime' | 'config'>, tries: CallTryRepo): Promise<Lines> {
+/** `accountOf`: a number's own carrier account, when its holder brought one (the phone numbers' `carrierAccount`). */
+export async function buildLines(kernel: Pick<Kernel, 'store' | 'clock' | 'coordination' | 'runtime' | 'config'>, tries: CallTryRepo, accountOf?: CarrierAccountOf): Promise<Lines> {
   const { config, coordination } = kernel
   const several = coordination.kind === 'redis'
   const switchId = several ? switchOfInstance(kernel.runtime.instanceId) : null
@@ -59,6 +60,7 @@ export async function buildLines(kernel: Pick<Kernel, 'store' | 'clock' | 'coord
           apiBaseUrl: providers.telnyxApiBaseUrl ?? 'https://api.telnyx.com',
           publicBaseUrl: config.publicBaseUrl,
           mediaToken: (callId, attempt) => tokens.issue(callId, attempt),
+          accountOf,
         })
       : null
   return { sandbox, twilio, telnyx, telephony: twilio ?? telnyx ?? sandbox, tokens, several, switchId }
