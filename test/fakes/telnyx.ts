@@ -57,7 +57,7 @@ export interface TelnyxFake {
     callControlId: string,
     eventType: string,
     payload?: Record<string, unknown>,
-    opts?: { forged?: boolean; ageSeconds?: number; clientState?: string; url?: string; signedBy?: string },
+    opts?: { forged?: boolean; ageSeconds?: number; clientState?: string; url?: string; signedBy?: string; eventId?: string },
   ): Promise<number>
   /** The call's media stream, opened as Telnyx opens it on `streaming_start` (or an `answer` with a stream_url). */
   stream(callControlId: string, o?: { echoMarks?: boolean }): Promise<TelnyxStream>
@@ -100,7 +100,7 @@ export function startTelnyxFake(): TelnyxFake {
         data: {
           record_type: 'event',
           event_type: eventType,
-          id: randomUUID(),
+          id: opts.eventId ?? randomUUID(),
           occurred_at: new Date().toISOString(),
           payload: {
             call_control_id: callControlId,

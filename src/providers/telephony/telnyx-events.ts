@@ -43,6 +43,8 @@ export function decodeLegState(value: unknown): LegState | null {
 }
 
 export interface TelnyxWebhook {
+  /** The event's id: a webhook Telnyx sends again (no 2xx in time) keeps it. */
+  id: string | null
   eventType: string
   payload: Record<string, unknown>
 }
@@ -51,9 +53,9 @@ export interface TelnyxWebhook {
 export function parseWebhook(body: string): TelnyxWebhook | null {
   try {
     const parsed: unknown = JSON.parse(body)
-    const data = (parsed as { data?: { event_type?: unknown; payload?: unknown } } | null)?.data // cast: read defensively, each member checked
+    const data = (parsed as { data?: { id?: unknown; event_type?: unknown; payload?: unknown } } | null)?.data // cast: read defensively, each member checked
     if (!data || typeof data.event_type !== 'string' || !data.payload || typeof data.payload !== 'object') return null
-    return { eventType: data.event_type, payload: data.payload as Record<string, unknown> } // cast: checked to be an object
+    return { id: typeof data.id === 'string' ? data.id : null, eventType: data.event_type, payload: data.payload as Record<string, unknown> } // cast: checked to be an object
   } catch {
     return null
   }

@@ -65,6 +65,14 @@ const REST_TIMEOUT_MS = 10_000
  */
 export const TELNYX_TRANSFER_RING_SECONDS = 30
 
+/**
+ * Event ids remembered to drop a webhook Telnyx sends again: enough for the retries of a few
+ * minutes of a busy instance's calls (each call sends ~6 events) in ~1 MB. A retry that lands on
+ * another instance is not caught here: the chart ignores a repeated report, and a repeated answer
+ * would only ask for a second stream, which the bridge refuses.
+ */
+const SEEN_EVENTS = 10_000
+
 /** Where Telnyx posts a call's webhooks. */
 export const TELNYX_WEBHOOK_PATH = '/telephony/telnyx/events'
 
@@ -84,6 +92,7 @@ export class TelnyxTelephony implements Telephony {
   readonly name = 'telnyx'
   private readonly listeners: ((event: TelephonyEvent) => Promise<void> | void)[] = []
   private readonly own: Account
+  private readonly seen = new Set<string>()
 
   constructor(private readonly config: TelnyxConfig) {
     this.own = { apiKey: config.apiKey, connectionId: config.connectionId, key: telnyxPublicKey(config.publicKey) }
@@ -185,7 +194,7 @@ export class TelnyxTelephony implements Telephony {
     if (!account) return { refused: `the Telnyx account of ${ours} cannot verify webhooks` }
     const verdict = verifyTelnyxSignature(account.key, body, signature, timestamp, (this.config.wallClock ?? Date.now)())
     if (!verdict.ok) return { refused: verdict.reason }
-    if (!hook) return null
+    if (!hook || this.again(hook.id)) return null
     const callRef = typeof p.call_control_id === 'string' ? p.call_control_id : ''
     if (incoming) {
       await this.incoming(account, callRef, p, at, answer)
@@ -266,6 +275,16 @@ export class TelnyxTelephony implements Telephony {
       webhook_url_method: 'POST',
       ...this.streamParams(taken.callId, taken.attempt),
     }).catch(() => {})
+  }
+
+  /** Was this event handled already (Telnyx resends one it got no 2xx for in time)? Remembers it if not. */
+  private again(id: string | null): boolean {
+    if (!id) return false
+    if (this.seen.has(id)) return true
+    this.seen.add(id)
+    // A Set iterates in insertion order: the oldest id goes first.
+    if (this.seen.size > SEEN_EVENTS) this.seen.delete(this.seen.values().next().value!)
+    return false
   }
 
   private async emit(event: TelephonyEvent): Promise<void> {

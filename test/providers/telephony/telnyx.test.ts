@@ -282,4 +282,13 @@ describe('the adapter against the fake', () => {
     expect(lacking).toBeInstanceOf(PlacementRefused)
     expect((lacking as Error).message).toBe('Telnyx cannot place the call: the Telnyx account of +14155550201 has no connectionId, publicKey')
   })
+
+  test('a webhook Telnyx sends again (the same event id) is taken once: one answer, one stream', async () => {
+    const { callRef } = await place('+14155550114')
+    const eventId = '0ccc7b54-4df3-4bca-a65a-3da1ecc777f0'
+    expect(await fake.webhook(callRef, 'call.answered', {}, { eventId })).toBe(204)
+    expect(await fake.webhook(callRef, 'call.answered', {}, { eventId })).toBe(204)
+    expect(events.map((e) => e.type)).toEqual(['answered'])
+    expect(fake.calls.at(-1)!.actions.map((a) => a.action)).toEqual(['streaming_start'])
+  })
 })
