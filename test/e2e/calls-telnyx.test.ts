@@ -241,6 +241,13 @@ test('a number brought with its own Telnyx account: its calls go out, are verifi
   const own = fake.addAccount()
   const dev = await s.developer({ plan: 'pro' })
   const agent = (await s.agent(dev.key, { name: 'Own line', voice: { answersCalls: true } })).id
+  // Checked with Telnyx first: a wrong key is 400 with Telnyx's reason, Telnyx out of reach 502; nothing is kept.
+  const wrong = await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155558830', source: 'brought', agent, carrierAccount: { ...own, apiKey: 'KEY-wrong' } })
+  expect(wrong.status).toBe(400)
+  expect(wrong.body.error).toBe('carrierAccount: Telnyx refused the account: Authentication failed: The API key provided is not valid. (error 10009); the account was not saved')
+  fake.rateLimited = 1
+  expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155558830', source: 'brought', agent, carrierAccount: own })).status).toBe(502)
+  expect((await s.api('GET', '/phone-numbers', { key: dev.key })).body.items).toEqual([])
   const added = await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155558830', source: 'brought', agent, carrierAccount: own })
   expect(added.status).toBe(201)
   expect(added.body.carrierCredentials).toBe(true)

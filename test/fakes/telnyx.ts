@@ -6,7 +6,8 @@
  * for the Ed25519 signing, and the AsyncAPI "Stream call media over WebSocket"):
  * - REST: JSON with `Authorization: Bearer <key>`; `POST /v2/calls` answers `{ data: { call_control_id,
  *   call_leg_id, call_session_id, is_alive, record_type: 'call' } }`; each command answers
- *   `{ data: { result: 'ok' } }`. Errors are `{ errors: [{ code, title, detail, source? }] }`: 401
+ *   `{ data: { result: 'ok' } }`; `GET /v2/call_control_applications/{id}` answers the account's
+ *   application (`record_type: 'call_control_application'`) or 404. Errors are `{ errors: [{ code, title, detail, source? }] }`: 401
  *   for a wrong key (10009), 422 for a refused value (10015) or a call already ended (90018), 429
  *   once `rateLimited` calls are asked in a row (10011), 404 for an unknown call (10005).
  * - Webhooks: `{ data: { record_type: 'event', event_type, id, occurred_at, payload }, meta }`
@@ -172,6 +173,14 @@ export function startTelnyxFake(): TelnyxFake {
       if (fake.rateLimited > 0) {
         fake.rateLimited--
         return error(429, '10011', 'Too many requests', 'You have exceeded the rate limit for this resource.')
+      }
+      const application = /^\/v2\/call_control_applications\/([^/]+)$/.exec(path)
+      if (req.method === 'GET' && application) {
+        const id = decodeURIComponent(application[1]!)
+        if (id !== account!.connectionId) return error(404, '10005', 'Resource not found', `Call control application ${id} was not found.`)
+        return Response.json({
+          data: { id, record_type: 'call_control_application', application_name: 'agents', active: true, webhook_event_url: 'https://example.com/telephony/telnyx/events', webhook_api_version: '2' },
+        })
       }
       if (!req.headers.get('content-type')?.startsWith('application/json')) return error(400, '10015', 'Bad Request', 'Content-Type must be application/json')
       const body = (await req.json().catch(() => null)) as Record<string, unknown> | null

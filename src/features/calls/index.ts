@@ -14,6 +14,7 @@ import { PhraseCache } from '../../media/phrase-cache'
 import { VOICE_LINES } from '../../media/phrases'
 import { serializerFor } from '../../media/serializers'
 import { loadSilero } from '../../media/vad'
+import { AccountRefused } from '../../providers/telephony/port'
 import { type AgentDoc, agentsRef } from '../agents/public'
 import { byokRef } from '../byok/public'
 import { contactsRef } from '../contacts/public'
@@ -65,6 +66,16 @@ export const callsFeature = defineFeature(callsRef, {
     const workspace = (id: string) => workspaceRepo.get(id)
 
     const lines = await buildLines(kernel, tries, (number) => numbers.carrierAccountOf(number))
+    // A number's own carrier account is checked with the line's network before it is kept.
+    numbers.checkAccountsWith(async (account) => {
+      try {
+        await lines.telephony.verifyAccount(account)
+        return null
+      } catch (err) {
+        if (err instanceof AccountRefused) return { refused: err.message }
+        throw err
+      }
+    })
     const { sandbox, twilio, telnyx, telephony, tokens } = lines
     const live: LiveStreams = new Map()
     const { speech, scripts } = buildSpeech(kernel, { ...lines, coordination, live })

@@ -64,7 +64,7 @@ export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; numbers
           },
           { additionalProperties: false },
         ),
-        detail: { responses: answers({ 201: Number_, ...consoleErrors(400, 404, 409) }), summary: 'Add a rented or brought number' },
+        detail: { responses: answers({ 201: Number_, ...consoleErrors(400, 404, 409, 502) }), summary: 'Add a rented or brought number' },
       },
     )
     .patch('/:number', async ({ params, body, workspace }) => present(await deps.numbers.update(workspace.id, params.number, body)), {
@@ -79,7 +79,7 @@ export function phoneNumbersConsole(deps: { auth: KernelHttp['console']; numbers
         },
         { additionalProperties: false },
       ),
-      detail: { responses: answers({ 200: Number_, ...consoleErrors(400, 404) }), summary: "Reassign, detach, relabel a number, switch external agents, or add the number's carrier account" },
+      detail: { responses: answers({ 200: Number_, ...consoleErrors(400, 404, 502) }), summary: "Reassign, detach, relabel a number, switch external agents, or add the number's carrier account" },
     })
     .delete(
       '/:number',

@@ -9,7 +9,7 @@ import { newId } from '../../ids'
 import { clashes, invalid, notThere } from '../../refusals'
 import { DuplicateKeyError } from '../../store/port'
 import { normalizePhone } from '../contacts/public'
-import type { CarrierAccountFields, CarrierAccounts } from './carrier-accounts'
+import type { AccountCheck, CarrierAccountFields, CarrierAccounts } from './carrier-accounts'
 import type { PhoneNumberDoc, PhoneNumberRepo } from './repository'
 
 export interface AddNumber {
@@ -72,7 +72,7 @@ export class PhoneNumberService {
       if (!(await this.agentExists(workspaceId, agentId))) throw notThere(`no agent ${agentId} in this workspace`)
     }
     if (input.carrierAccount && input.carrierCredentials === false) throw invalid('carrierCredentials', 'cannot be false with a carrierAccount')
-    const carrierAccount = input.carrierAccount ? this.accounts.seal(input.carrierAccount) : null
+    const carrierAccount = input.carrierAccount ? await this.accounts.seal(input.carrierAccount) : null
     const now = iso(this.clock.now())
     const doc: PhoneNumberDoc = {
       id: newId('pn'),
@@ -113,7 +113,7 @@ export class PhoneNumberService {
     const set: Partial<PhoneNumberDoc> = {}
     if (patch.label !== undefined) set.label = patch.label
     if (patch.externalAgents !== undefined) set.externalAgents = patch.externalAgents
-    if (patch.carrierAccount !== undefined) Object.assign(set, { carrierAccount: this.accounts.seal(patch.carrierAccount), carrierCredentials: true })
+    if (patch.carrierAccount !== undefined) Object.assign(set, { carrierAccount: await this.accounts.seal(patch.carrierAccount), carrierCredentials: true })
     if (patch.agent !== undefined) {
       if (patch.agent !== null && !(await this.agentExists(workspaceId, patch.agent))) throw invalid('agent', `no agent ${patch.agent} in this workspace`)
       set.agentId = patch.agent
@@ -161,6 +161,11 @@ export class PhoneNumberService {
   /** Who holds a number (one workspace at a time), or null: inbound routing, before any workspace is known. */
   byNumber(number: string): Promise<PhoneNumberDoc | null> {
     return this.numbers.acrossWorkspaces.findOne({ number })
+  }
+
+  /** The carrier's check of a number's own account before it is kept (carrier-accounts.ts). */
+  checkAccountsWith(check: AccountCheck): void {
+    this.accounts.checkWith(check)
   }
 
   /** The number's own carrier account, opened, or null when it has none (or nobody holds it). */

@@ -13,6 +13,11 @@ import type { TransferOutcome, UnansweredHangup } from '../../../machines/call'
  */
 export type CarrierAccount = Readonly<Record<string, string>>
 
+/** The network will not take a number's own account (a wrong key, an application it does not have): the message says why. */
+export class AccountRefused extends Error {
+  override readonly name = 'AccountRefused'
+}
+
 /** The carrier account of one of our numbers, or null when the number uses the instance's. */
 export type CarrierAccountOf = (number: string) => Promise<CarrierAccount | null>
 
@@ -102,6 +107,11 @@ export interface Telephony {
   warmTransfer(request: WarmTransferRequest): Promise<{ legRef: string }>
   /** Warm: joins the caller to the leg and leaves (our media stream closes); throws when the network will not. */
   joinTransfer(request: JoinRequest): Promise<void>
+  /**
+   * Checks a number's own account with the network before it is kept: throws `AccountRefused`
+   * with the network's reason, or another error when the network could not be asked.
+   */
+  verifyAccount(account: CarrierAccount): Promise<void>
   /** Reports what happened to placed tries. */
   onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void
 }

@@ -27,6 +27,7 @@ import type { Collection, DocumentStore } from '../../store/port'
 import type { SandboxScripts } from '../stt/sandbox'
 import type { TextToSpeech } from '../tts/port'
 import {
+  type CarrierAccount,
   type IncomingAnswer,
   type IncomingCall,
   type JoinRequest,
@@ -301,6 +302,9 @@ export class SandboxNetwork implements Telephony {
   joinTransfer(request: JoinRequest): Promise<void> {
     return this.switched.join(request)
   }
+
+  /** The simulated network stands in for any carrier: an account has nothing to be checked against. */
+  async verifyAccount(_account: CarrierAccount): Promise<void> {}
 
   async hangUp(callRef: string, _answered = true): Promise<void> {
     this.forget(callRef)

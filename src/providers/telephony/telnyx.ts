@@ -24,8 +24,19 @@
  * The REST base URL is configurable (TELNYX_API_BASE_URL) so tests use a local fake.
  */
 import type { KeyObject } from 'node:crypto'
-import type { CarrierAccountOf, JoinRequest, Placed, PlaceRequest, Telephony, TelephonyEvent, TransferRequest, WarmTransferRequest } from './port'
-import { PlacementRefused } from './port'
+import {
+  AccountRefused,
+  type CarrierAccount,
+  type CarrierAccountOf,
+  type JoinRequest,
+  type Placed,
+  PlacementRefused,
+  type PlaceRequest,
+  type Telephony,
+  type TelephonyEvent,
+  type TransferRequest,
+  type WarmTransferRequest,
+} from './port'
 import { decodeLegState, encodeLegState, type LegState, machineVerdict, parseWebhook, transferOutcome, unansweredCause } from './telnyx-events'
 import { telnyxPublicKey, verifyTelnyxSignature } from './telnyx-signature'
 
@@ -113,6 +124,31 @@ export class TelnyxTelephony implements Telephony {
 
   private get webhookUrl(): string {
     return `${this.config.publicBaseUrl.replace(/\/$/, '')}${TELNYX_WEBHOOK_PATH}`
+  }
+
+  /**
+   * A number's own account, checked before it is kept: its three fields, a public key that is an
+   * Ed25519 key, and its key and application as Telnyx sees them (`GET
+   * /v2/call_control_applications/{connectionId}` with its key: 401 a wrong key, 404 an
+   * application the account does not have).
+   */
+  async verifyAccount(account: CarrierAccount): Promise<void> {
+    const missing = ACCOUNT_FIELDS.filter((f) => !account[f])
+    if (missing.length) throw new AccountRefused(`a Telnyx account needs ${missing.join(', ')}`)
+    try {
+      telnyxPublicKey(account.publicKey!)
+    } catch (err) {
+      throw new AccountRefused((err as Error).message)
+    }
+    const res = await fetch(`${this.config.apiBaseUrl.replace(/\/$/, '')}/v2/call_control_applications/${encodeURIComponent(account.connectionId!)}`, {
+      headers: { authorization: `Bearer ${account.apiKey}`, accept: 'application/json' },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(REST_TIMEOUT_MS),
+    })
+    if (res.ok) return
+    const reason = `Telnyx refused the account: ${await reasonOf(res)}`
+    if (res.status >= 500 || res.status === 429) throw new Error(reason)
+    throw new AccountRefused(reason)
   }
 
   /** The media bridge's socket for the try, its token in the path (a stream_url's query is Telnyx's to keep or not). */

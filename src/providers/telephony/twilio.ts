@@ -16,7 +16,18 @@
  * configurable (TWILIO_API_BASE_URL) so tests use a local fake speaking the same protocol.
  */
 import type { TransferOutcome, UnansweredHangup } from '../../../machines/call'
-import { type AnsweredBy, type JoinRequest, type Placed, PlacementRefused, type PlaceRequest, type Telephony, type TelephonyEvent, type TransferRequest, type WarmTransferRequest } from './port'
+import {
+  AccountRefused,
+  type AnsweredBy,
+  type JoinRequest,
+  type Placed,
+  PlacementRefused,
+  type PlaceRequest,
+  type Telephony,
+  type TelephonyEvent,
+  type TransferRequest,
+  type WarmTransferRequest,
+} from './port'
 import { verifyTwilioSignature } from './twilio-signature'
 
 export interface TwilioConfig {
@@ -184,6 +195,11 @@ export class TwilioTelephony implements Telephony {
     const body = (await res.json().catch(() => null)) as { sid?: string; message?: string; code?: number } | null
     if (res.status >= 200 && res.status < 300 && body?.sid) return { callRef: body.sid }
     throw new PlacementRefused(`Twilio refused the call: ${body?.message ?? `HTTP ${res.status}`}${body?.code ? ` (error ${body.code})` : ''}`)
+  }
+
+  /** A number's own Twilio account is not taken: a Twilio line's calls all go out on the instance's account. */
+  async verifyAccount(): Promise<void> {
+    throw new AccountRefused("numbers on a Twilio line take no carrierAccount: their calls use the instance's Twilio account")
   }
 
   async hangUp(callRef: string, answered: boolean): Promise<void> {

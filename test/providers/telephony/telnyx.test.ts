@@ -291,4 +291,23 @@ describe('the adapter against the fake', () => {
     expect(events.map((e) => e.type)).toEqual(['answered'])
     expect(fake.calls.at(-1)!.actions.map((a) => a.action)).toEqual(['streaming_start'])
   })
+
+  test("a number's own account is checked with Telnyx before it is kept: its key, its application, its public key", async () => {
+    const own = fake.addAccount()
+    await telnyx.verifyAccount(own)
+    const refusal = (account: Record<string, string>) =>
+      telnyx.verifyAccount(account).then(
+        () => null,
+        (e: Error) => [e.name, e.message],
+      )
+    expect(await refusal({ ...own, apiKey: 'KEY-wrong' })).toEqual(['AccountRefused', 'Telnyx refused the account: Authentication failed: The API key provided is not valid. (error 10009)'])
+    expect(await refusal({ ...own, connectionId: fake.connectionId })).toEqual([
+      'AccountRefused',
+      `Telnyx refused the account: Resource not found: Call control application ${fake.connectionId} was not found. (error 10005)`,
+    ])
+    expect(await refusal({ ...own, publicKey: 'c2hvcnQ=' })).toEqual(['AccountRefused', 'a Telnyx public key is 32 bytes in base64, this one is 5'])
+    expect(await refusal({ apiKey: own.apiKey })).toEqual(['AccountRefused', 'a Telnyx account needs connectionId, publicKey'])
+    fake.rateLimited = 1
+    expect(await refusal(own)).toEqual(['Error', 'Telnyx refused the account: Too many requests: You have exceeded the rate limit for this resource. (error 10011)'])
+  })
 })
