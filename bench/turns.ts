@@ -23,6 +23,10 @@
  *  (d) assemblyai — the vendors profile with AssemblyAI Universal-Streaming for speech-to-text
  *      (BENCH_PROFILES=assemblyai), its fake ending a turn 300 ms after the last word at the soonest
  *      (REALISTIC.assemblyaiEndMs) and after its turn silence.
+ *  (e) telnyx — the vendors profile's engines on TELEPHONY_PROVIDER=telnyx: calls placed through
+ *      the fake of Telnyx's Call Control API, the caller on Telnyx's media socket (telnyx-line.ts).
+ *      The fake adds no delay of its own (Telnyx's network is outside what is measured): its floor
+ *      is the vendors profile's figure, and the target is to stay within 30 ms of it.
  * Also the end-of-turn rules on a corpus of complete and unfinished utterances: how often they
  * would cut a caller off, and what a complete turn waits.
  *
@@ -44,7 +48,10 @@ import { startDeepgramFake, voicedMs } from '../test/fakes/deepgram'
 import { startOpenAIFake } from '../test/fakes/openai'
 import { REALISTIC, REALISTIC_OPTIONS } from '../test/fakes/realistic-delays'
 import { startSpeechFake } from '../test/fakes/speech-vendors'
+import { startTelnyxFake, type TelnyxFake } from '../test/fakes/telnyx'
+import { freePort } from '../test/support/child-service'
 import { percentile } from './stats'
+import { type LineTurn, telnyxCaller } from './telnyx-line'
 import { TURN_CORPUS } from './turn-corpus'
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 40)
@@ -84,8 +91,8 @@ interface Measured {
 }
 
 /** The questions as the sandbox callee says them (espeak-ng, μ-law at 8 kHz), with their voiced ms. */
-let spokenLines: { text: string; voicedMs: number }[] | null = null
-async function spoken(): Promise<{ text: string; voicedMs: number }[]> {
+let spokenLines: { text: string; voicedMs: number; pcm: Int16Array }[] | null = null
+async function spoken(): Promise<{ text: string; voicedMs: number; pcm: Int16Array }[]> {
   if (spokenLines) return spokenLines
   const tts = new EspeakTts()
   spokenLines = []
@@ -98,7 +105,7 @@ async function spoken(): Promise<{ text: string; voicedMs: number }[]> {
       audio.set(p, at)
       at += p.length
     }
-    spokenLines.push({ text, voicedMs: voicedMs(audio, PHONE_RATE) })
+    spokenLines.push({ text, voicedMs: voicedMs(audio, PHONE_RATE), pcm: audio })
   }
   return spokenLines
 }
@@ -109,6 +116,7 @@ async function profile(name: string): Promise<Measured> {
   const env: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', TELEPHONY_PROVIDER: 'sandbox' }
   let model = 'local'
   let sttFake: ReturnType<typeof startDeepgramFake> | ReturnType<typeof startAssemblyAiFake> | null = null
+  let telnyx: TelnyxFake | null = null
   if (name === 'local') Object.assign(env, { STT_PROVIDER: 'pocketsphinx', TTS_PROVIDER: 'espeak' })
   else {
     // The fake reveals each line's words in step with its voiced audio (measured on the audio the
@@ -135,6 +143,21 @@ async function profile(name: string): Promise<Measured> {
       OPENAI_BASE_URL: openai.baseUrl,
     })
     model = 'gpt-4o-mini'
+    if (name === 'telnyx') {
+      const fake = startTelnyxFake()
+      telnyx = fake
+      stops.push(() => fake.stop())
+      const port = String(await freePort())
+      Object.assign(env, {
+        PORT: port,
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        TELEPHONY_PROVIDER: 'telnyx',
+        TELNYX_API_KEY: fake.apiKey,
+        TELNYX_CONNECTION_ID: fake.connectionId,
+        TELNYX_PUBLIC_KEY: fake.publicKey,
+        TELNYX_API_BASE_URL: fake.url,
+      })
+    }
   }
   const server = await startServer(loadConfig(env), createLogger('silent'))
   const base = server.url
@@ -155,8 +178,9 @@ async function profile(name: string): Promise<Measured> {
     const live = LIVE_CALLS > 0 ? await placeLiveCalls(call, dev, token) : null
     for (let n = 0; out.caller.length < TURNS; n++) {
       const phone = `+1415555${String(1000 + n).padStart(4, '0')}`
-      await sandboxPhone(call, dev, token, phone, QUESTIONS, CALL_MS)
-      sttFake?.utterances.push(...(await spoken()))
+      if (telnyx) await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
+      else await sandboxPhone(call, dev, token, phone, QUESTIONS, CALL_MS)
+      sttFake?.utterances.push(...(await spoken()).map(({ text, voicedMs }) => ({ text, voicedMs })))
       let placed = await dial(call, dev, phone)
       // At capacity the instance says when to try again (503, Retry-After): a client waits and does.
       for (let tries = 0; placed.status === 503 && tries < 20; tries++) {
@@ -166,6 +190,19 @@ async function profile(name: string): Promise<Measured> {
       }
       if (placed.status !== 202) throw new Error(`POST /calls answered ${placed.status}: ${JSON.stringify(placed.body)}`)
       const id = placed.body.id as string
+      // On Telnyx: answered by a signed webhook, the caller on Telnyx's socket, then Telnyx's hang-up.
+      let lineTurns: LineTurn[] | null = null
+      if (telnyx) {
+        const ref = telnyx.calls.at(-1)!.callControlId
+        await telnyx.webhook(ref, 'call.answered')
+        lineTurns = await telnyxCaller(
+          telnyx,
+          ref,
+          (await spoken()).map((l) => l.pcm),
+          CALL_MS,
+        )
+        await telnyx.webhook(ref, 'call.hangup', { hangup_cause: 'normal_clearing' })
+      }
       // The callee hangs up once it has said its lines and heard the answer to the last (or after
       // CALL_MS: a line the engine heard as nothing gets no answer, and the callee waits for one).
       const deadline = Date.now() + CALL_MS + 15_000
@@ -174,11 +211,12 @@ async function profile(name: string): Promise<Measured> {
       while (Date.now() < deadline) {
         row = (await tries.find({ callId: id }))[0]
         // Held while the call is live: the network lets go of its callee once it hangs up.
-        if (!callee && row?.callRef) callee = sandbox.callee(row.callRef)
+        if (!callee && !telnyx && row?.callRef) callee = sandbox.callee(row.callRef)
         if (row?.media === 'done') break
         await Bun.sleep(100)
       }
-      for (const t of callee?.log.turns ?? []) if (t.agentAudioAt !== null) out.caller.push(t.agentAudioAt - t.speechEndedAt)
+      const turns = lineTurns ?? callee?.log.turns ?? []
+      for (const t of turns) if (t.agentAudioAt !== null) out.caller.push(t.agentAudioAt - t.speechEndedAt)
       if (VERBOSE) {
         console.log(`  call ${id}: caller ${JSON.stringify((callee?.log.turns ?? []).map((t) => (t.agentAudioAt === null ? null : Math.round(t.agentAudioAt - t.speechEndedAt))))}`)
         for (const l of ((await (await fetch(`${base}/api/v1/calls/${id}`, { headers: { authorization: `Bearer ${dev.key}` } })).json()) as any).transcript ?? [])
@@ -191,7 +229,7 @@ async function profile(name: string): Promise<Measured> {
             out.stages[k] ??= []
             out.stages[k].push(v)
           }
-      out.unanswered += (callee?.log.turns ?? []).filter((t) => t.agentAudioAt === null).length + QUESTIONS.length - (callee?.log.turns.length ?? 0)
+      out.unanswered += turns.filter((t) => t.agentAudioAt === null).length + QUESTIONS.length - turns.length
       if (n >= 2 * Math.ceil(TURNS / QUESTIONS.length) && out.caller.length === 0) throw new Error(`no turn was answered (last call ${id}: ${row?.status}, ${row?.error ?? 'no error'})`)
     }
     if (live) {
@@ -256,7 +294,7 @@ console.log(
 corpus()
 for (const name of PROFILES) {
   const m = await profile(name)
-  console.log(`\n(${{ local: 'a', vendors: 'b', cartesia: 'c', assemblyai: 'd' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
+  console.log(`\n(${{ local: 'a', vendors: 'b', cartesia: 'c', assemblyai: 'd', telnyx: 'e' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
   if (m.live)
     console.log(
       `  with other calls live: ${m.live.placed} placed, ${m.live.refused} refused, ${m.live.liveAtEnd} still live when the turns were done; the measured calls refused at capacity ${m.refusedAtCapacity} times`,
