@@ -5,7 +5,7 @@
  * are bounded, sealed under SECRET_KEY at rest like every stored provider key, and never shown.
  */
 import type { SecretBox } from '../../crypto/secrets'
-import { invalid, upstreamFailed } from '../../kernel/refusals'
+import { invalid, upstreamFailed } from '../../refusals'
 
 /**
  * At most 8 fields (a carrier account names three or four: a key, an application, a public key),
