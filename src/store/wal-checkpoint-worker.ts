@@ -5,6 +5,7 @@
  * machine's disk: on the event loop that was a stall of every request in flight.
  */
 import { Database } from 'bun:sqlite'
+import { existsSync } from 'node:fs'
 
 declare const self: Worker
 
@@ -29,23 +30,46 @@ const REWIND_FRAMES = 65_536
 /** The worker's connection per file, and the WAL length it reports. */
 const files = new Map<string, { db: Database; rewindFrames: number }>()
 
+/**
+ * A file removed under its open store (its directory deleted) has nothing left worth copying, and
+ * its passes fail (SQLITE_IOERR_FSTAT) or copy into a file no one can open again. The connection
+ * goes and the file is forgotten, reported once; the store is told nothing, as its own writes
+ * fail or vanish with the file all the same.
+ */
+function drop(file: string, db: Database): void {
+  db.close()
+  files.delete(file)
+  postMessage({ type: 'gone', file })
+}
+
 function checkpointAll(): void {
   for (const [file, { db, rewindFrames }] of files) {
+    // A stat costs microseconds; the pass it spares, 0.1 ms or more.
+    if (!existsSync(file)) {
+      drop(file, db)
+      continue
+    }
     try {
       const r = db.query<{ busy: number; log: number; checkpointed: number }, []>('PRAGMA wal_checkpoint(PASSIVE)').get()!
       // Right after a pass: what the writer has left to copy when it rewinds is what it wrote since.
       if (r.log >= rewindFrames) postMessage({ type: 'long', file })
       if (r.log - r.checkpointed > RESTART_FRAMES) db.run('PRAGMA wal_checkpoint(RESTART)')
     } catch (error) {
-      postMessage({ type: 'error', file, message: error instanceof Error ? error.message : String(error) })
+      // Removed during the pass: one report, not one per pass from now on.
+      if (!existsSync(file)) drop(file, db)
+      else postMessage({ type: 'error', file, message: error instanceof Error ? error.message : String(error) })
     }
   }
 }
 
 setInterval(checkpointAll, INTERVAL_MS)
 
-self.onmessage = (event: MessageEvent<{ type: 'add' | 'remove'; file: string; id: number; rewindFrames?: number }>) => {
+self.onmessage = (event: MessageEvent<{ type: 'add' | 'remove' | 'held'; file: string; id: number; rewindFrames?: number }>) => {
   const { type, file, id, rewindFrames } = event.data
+  if (type === 'held') {
+    postMessage({ type: 'done', id, files: [...files.keys()] })
+    return
+  }
   try {
     if (type === 'add' && !files.has(file)) {
       const db = new Database(file)

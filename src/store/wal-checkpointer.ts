@@ -11,14 +11,14 @@
  */
 import type { Database } from 'bun:sqlite'
 
-type Reply = { type: 'done'; id: number; error?: string } | { type: 'error'; file: string; message: string } | { type: 'long'; file: string }
+type Reply = { type: 'done'; id: number; error?: string; files?: string[] } | { type: 'error'; file: string; message: string } | { type: 'long'; file: string } | { type: 'gone'; file: string }
 
 /** A worker that does not answer an add or remove within this long is treated as gone (it answers in < 1 ms). */
 const REPLY_TIMEOUT_MS = 5_000
 
 let worker: Worker | null = null
 let nextId = 0
-const pending = new Map<number, (error?: string) => void>()
+const pending = new Map<number, (reply: Extract<Reply, { type: 'done' }>) => void>()
 /**
  * Per file in this process: the connections handing it over, and whether the worker took it. A
  * second opener of a file whose hand-over is still under way waits for the same answer; the
@@ -36,10 +36,14 @@ function theWorker(): Worker {
   w.onmessage = (event: MessageEvent<Reply>) => {
     const m = event.data
     if (m.type === 'done') {
-      pending.get(m.id)?.(m.error)
+      pending.get(m.id)?.(m)
       pending.delete(m.id)
     } else if (m.type === 'long') {
       if (files.has(m.file)) long.add(m.file)
+    } else if (m.type === 'gone') {
+      // The stores still open on it keep their count here: each one's close still ends it.
+      long.delete(m.file)
+      console.error(`wal checkpoints of ${m.file} stopped: the file is gone`)
     } else {
       // A failed pass is retried on the next interval; a persistent failure shows in the log of whoever watches stderr.
       console.error(`wal checkpoint of ${m.file} failed: ${m.message}`)
@@ -49,17 +53,17 @@ function theWorker(): Worker {
   return w
 }
 
-function ask(type: 'add' | 'remove', file: string, rewindFrames?: number): Promise<void> {
+function ask(type: 'add' | 'remove' | 'held', file: string, rewindFrames?: number): Promise<string[]> {
   const id = nextId++
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<string[]>((resolve, reject) => {
     const timer = setTimeout(() => {
       pending.delete(id)
       reject(new Error(`the WAL checkpointer did not answer ${type} ${file}`))
     }, REPLY_TIMEOUT_MS)
-    pending.set(id, (error) => {
+    pending.set(id, (reply) => {
       clearTimeout(timer)
-      if (error) reject(new Error(error))
-      else resolve()
+      if (reply.error) reject(new Error(reply.error))
+      else resolve(reply.files ?? [])
     })
     theWorker().postMessage({ type, file, id, rewindFrames })
   })
@@ -95,6 +99,11 @@ export async function checkpointElsewhere(db: Database, file: string, rewindFram
 export async function stopCheckpointing(file: string): Promise<void> {
   const entry = files.get(file)
   if (entry && forget(file, entry)) await ask('remove', file).catch(() => {})
+}
+
+/** The files the worker holds a connection to, as the worker itself answers (for tests and diagnosis). */
+export function checkpointedFiles(): Promise<string[]> {
+  return ask('held', '')
 }
 
 /** One user fewer; true when it was the last. */
