@@ -1,5 +1,5 @@
 /** Campaign outcomes on recipient rows: receipts racing the sender's own write, forward-only moves, replies, call outcomes. */
-import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,17 +7,21 @@ import { CampaignOutcomes } from '../../../src/features/campaigns/outcomes'
 import { personalise } from '../../../src/features/campaigns/personalise'
 import { openRecipients, type RecipientDoc } from '../../../src/features/campaigns/repository'
 import type { Collection } from '../../../src/store/port'
-import { openSqliteStore } from '../../../src/store/sqlite'
+import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite'
 
 const dir = mkdtempSync(join(tmpdir(), 'campaign-outcomes-'))
 let n = 0
+let store: SqliteStore
 let rows: Collection<RecipientDoc>
 let outcomes: CampaignOutcomes
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 beforeEach(async () => {
-  rows = await openRecipients(await openSqliteStore(join(dir, `o${n++}.db`)))
+  store = await openSqliteStore(join(dir, `o${n++}.db`))
+  rows = await openRecipients(store)
   outcomes = new CampaignOutcomes({ recipients: rows })
 })
+// Closed before the directory goes: the checkpointer thread would otherwise hold a removed file.
+afterEach(() => store.close())
 
 const row = (index: number, fields: Partial<RecipientDoc> = {}): Promise<RecipientDoc> =>
   rows.insert({ id: `cmp_a:${index}`, campaignId: 'cmp_a', workspaceId: 'ws', index, phone: `+1415555000${index}`, status: 'sending', createdAt: '2026-11-25T00:00:00.000Z', ...fields })

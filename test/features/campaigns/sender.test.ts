@@ -3,7 +3,7 @@
  * handed over completes; a new run right after (resume) never sends to anyone twice; rows a crash
  * left `sending` are failed, not sent again; a platform refusing most sends fails the campaign.
  */
-import { afterAll, beforeEach, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeEach, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,19 +12,22 @@ import { type CampaignDoc, openCampaigns, openRecipients, type RecipientDoc } fr
 import { CampaignSender, type Target } from '../../../src/features/campaigns/sender'
 import { createLogger } from '../../../src/logger'
 import type { Collection } from '../../../src/store/port'
-import { openSqliteStore } from '../../../src/store/sqlite'
+import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite'
 import { until } from '../../support/until'
 
 const dir = mkdtempSync(join(tmpdir(), 'campaign-sender-'))
 let n = 0
+let store: SqliteStore
 let rows: Collection<RecipientDoc>
 let campaigns: Collection<CampaignDoc>
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 beforeEach(async () => {
-  const store = await openSqliteStore(join(dir, `s${n++}.db`))
+  store = await openSqliteStore(join(dir, `s${n++}.db`))
   rows = await openRecipients(store)
   campaigns = (await openCampaigns(store)).acrossWorkspaces
 })
+// Closed before the directory goes: the checkpointer thread would otherwise hold a removed file.
+afterEach(() => store.close())
 
 const COUNT = 40
 async function seed(statuses: Record<number, RecipientDoc['status']> = {}) {

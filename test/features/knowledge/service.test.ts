@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -43,6 +43,8 @@ beforeEach(async () => {
   clock = new ManualClock(Date.parse('2026-03-01T10:00:00.000Z'))
   service = await KnowledgeService.open(store, clock)
 })
+// Closed before the directory goes: the checkpointer thread would otherwise hold a removed file.
+afterEach(() => store.close())
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
