@@ -25,8 +25,8 @@ describe('wal checkpointer', () => {
       const file = join(dir, 'gone.db')
       const lines: string[] = []
       const spy = spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args.join(' ')))
+      const store = await openSqliteStore(file, { exclusive })
       try {
-        const store = await openSqliteStore(file, { exclusive })
         const c = await store.collection<Item>({ name: 'things', indexes: [] })
         await c.insert({ id: 'before', createdAt: '2026-01-01T00:00:00.000Z' } as Item)
         expect(await checkpointedFiles()).toContain(file)
@@ -41,8 +41,8 @@ describe('wal checkpointer', () => {
         )
         // The worker reports before it answers, so every line it will ever send about the file is in.
         expect(lines.filter((line) => line.includes(file))).toEqual([`wal checkpoints of ${file} stopped: the file is gone`])
-        await store.close()
       } finally {
+        await store.close()
         spy.mockRestore()
       }
     })
