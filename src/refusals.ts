@@ -23,6 +23,8 @@ export type RefusalReason =
   | 'upstream'
   /** Not now: a part is busy or still settling; try again after `retryAfterSeconds`. */
   | 'unavailable'
+  /** This deployment does not offer it (a channel not built into this service). */
+  | 'not_implemented'
 
 export class Refused extends Error {
   override readonly name = 'Refused'
@@ -33,6 +35,8 @@ export class Refused extends Error {
     readonly details?: Record<string, unknown>,
     /** When trying again may succeed (`too_many`, `unavailable`). */
     readonly retryAfterSeconds?: number,
+    /** What the answer says beside `Retry-After` about the limit it hit (a rate rule's `X-RateLimit-*`). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message)
   }
@@ -49,6 +53,7 @@ export const gone = (message: string, details?: Record<string, unknown>) => new 
 export const tooMany = (message: string, retryAfterSeconds: number, details?: Record<string, unknown>) => new Refused('too_many', message, details, retryAfterSeconds)
 export const upstreamFailed = (message: string, details?: Record<string, unknown>) => new Refused('upstream', message, details)
 export const unavailable = (message: string, retryAfterSeconds?: number, details?: Record<string, unknown>) => new Refused('unavailable', message, details, retryAfterSeconds)
+export const notOffered = (message: string) => new Refused('not_implemented', message)
 
 /** A required text that is only spaces is as good as missing: refused like an empty one. */
 export function notBlank(value: string, field: string): string {

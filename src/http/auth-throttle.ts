@@ -14,7 +14,7 @@
  */
 import { Elysia } from 'elysia'
 import type { Coordination, RateHit } from '../coordination/port'
-import type { ApiError } from './errors'
+import type { Refused } from '../refusals'
 import { rateLimited } from './rate-limit'
 
 const WINDOW_MS = 60_000
@@ -36,7 +36,7 @@ export class AuthThrottle {
    * The 429 for a request from an address past the limit, or null. The address is asked for only
    * when some address is over the limit: reading it costs every request otherwise.
    */
-  refusal(request: Request, clientOf: ClientOf): ApiError | null {
+  refusal(request: Request, clientOf: ClientOf): Refused | null {
     if (this.limit === 0 || this.over.size === 0 || !request.headers.has('authorization')) return null
     const address = clientOf(request)
     const hit = this.over.get(address)
@@ -50,7 +50,7 @@ export class AuthThrottle {
   }
 
   /** Counts a refused credential from `client`; answers the 429 to send instead of the 401 once past the limit. */
-  async failed(request: Request, client: string): Promise<ApiError | null> {
+  async failed(request: Request, client: string): Promise<Refused | null> {
     if (this.limit === 0 || !request.headers.has('authorization')) return null
     const now = this.now()
     const hit = await this.coordination.rateHit(`rate:auth-failures:${client}`, this.limit, WINDOW_MS, now)
@@ -61,7 +61,7 @@ export class AuthThrottle {
   }
 }
 
-function tooMany(hit: RateHit, now: number, limit: number): ApiError {
+function tooMany(hit: RateHit, now: number, limit: number): Refused {
   return rateLimited(hit, now, (retryAfter) => `too many failed authentications from this address (${limit} a minute); retry in ${retryAfter} s`)
 }
 

@@ -6,7 +6,7 @@
 
 import type { RateRule } from '../catalog/limits'
 import type { Coordination, RateHit } from '../coordination/port'
-import { ApiError } from './errors'
+import { Refused } from '../refusals'
 
 /** docs/spec.md Limits, "Rate limits (legacy surface)". */
 export const LEGACY_RATES = {
@@ -35,7 +35,7 @@ export function rateHeaders(hit: RateHit): Record<string, string> {
 }
 
 /** The 429 for a refused hit: its `X-RateLimit-*` headers and `Retry-After` (whole seconds, at least 1). */
-export function rateLimited(hit: RateHit, now: number, message: (retryAfter: number) => string, extra?: (retryAfter: number) => Record<string, unknown>): ApiError {
+export function rateLimited(hit: RateHit, now: number, message: (retryAfter: number) => string, extra?: (retryAfter: number) => Record<string, unknown>): Refused {
   const retryAfter = Math.max(1, Math.ceil((hit.resetAt - now) / 1000))
-  return new ApiError(429, message(retryAfter), extra?.(retryAfter), { ...rateHeaders(hit), 'retry-after': String(retryAfter) })
+  return new Refused('too_many', message(retryAfter), extra?.(retryAfter), retryAfter, rateHeaders(hit))
 }

@@ -17,14 +17,18 @@ const STATUS: Record<RefusalReason, number> = {
   too_many: 429,
   upstream: 502,
   unavailable: 503,
+  not_implemented: 501,
 }
 
 /** The HTTP refusal `error` answers as, or null when it is no refusal (a bug, an outage). */
 export function apiErrorOf(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error
-  if (error instanceof Refused) return new ApiError(STATUS[error.reason], error.message, error.details, retryAfter(error.retryAfterSeconds))
+  if (error instanceof Refused) return new ApiError(STATUS[error.reason], error.message, error.details, headersOf(error))
   return null
 }
 
-/** Whole seconds, at least 1 (RFC 9110 delay-seconds). */
-const retryAfter = (seconds: number | undefined) => (seconds === undefined ? undefined : { 'retry-after': String(Math.max(1, Math.ceil(seconds))) })
+/** The refusal's own headers, then `Retry-After` in whole seconds, at least 1 (RFC 9110 delay-seconds). */
+function headersOf({ headers, retryAfterSeconds: seconds }: Refused): Record<string, string> | undefined {
+  if (seconds === undefined) return headers
+  return { ...headers, 'retry-after': String(Math.max(1, Math.ceil(seconds))) }
+}

@@ -2,6 +2,7 @@
 import { expect, test } from 'bun:test'
 import { openLocalCoordination } from '../../src/coordination/local'
 import { AuthThrottle } from '../../src/http/auth-throttle'
+import { apiErrorOf } from '../../src/http/refusals'
 
 const keyed = () => new Request('http://x/api/v1/agents', { headers: { authorization: 'Bearer sk_wrong' } })
 
@@ -15,11 +16,16 @@ test('past the limit an address is refused, with the window in its headers, unti
   }
   expect([await fail('10.0.0.1'), await fail('10.0.0.1'), await fail('10.0.0.1')]).toEqual([null, null, null])
   const fourth = await fail('10.0.0.1')
-  expect(fourth?.status).toBe(429)
-  expect(fourth?.headers).toEqual({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Date.parse('2026-11-27T10:01:00.000Z') / 1000), 'retry-after': '60' })
+  expect(apiErrorOf(fourth)?.status).toBe(429)
+  expect(apiErrorOf(fourth)?.headers).toEqual({
+    'x-ratelimit-limit': '3',
+    'x-ratelimit-remaining': '0',
+    'x-ratelimit-reset': String(Date.parse('2026-11-27T10:01:00.000Z') / 1000),
+    'retry-after': '60',
+  })
   // Refused before its key is looked at, whatever the key; another address is not.
   now += 30_000
-  expect(throttle.refusal(keyed(), () => '10.0.0.1')?.headers?.['retry-after']).toBe('30')
+  expect(throttle.refusal(keyed(), () => '10.0.0.1')?.retryAfterSeconds).toBe(30)
   expect(throttle.refusal(keyed(), () => '10.0.0.2')).toBeNull()
   // A request without credentials is never refused by it (a visitor, a health check).
   expect(throttle.refusal(new Request('http://x/health'), () => '10.0.0.1')).toBeNull()
@@ -48,6 +54,6 @@ test('the address is read only while some address is past the limit', async () =
   expect(reads).toBe(0)
   await throttle.failed(keyed(), '10.0.0.1')
   expect(await throttle.failed(keyed(), '10.0.0.1')).not.toBeNull()
-  expect(throttle.refusal(keyed(), clientOf)?.status).toBe(429)
+  expect(throttle.refusal(keyed(), clientOf)?.reason).toBe('too_many')
   expect(reads).toBe(1)
 })

@@ -9,8 +9,9 @@ import { openLocalCoordination } from '../../src/coordination/local'
 import type { Coordination } from '../../src/coordination/port'
 import { errorPlugin } from '../../src/http/error-plugin'
 import { idempotent } from '../../src/http/idempotency'
+import { rateLimited } from '../../src/http/rate-limit'
 import { createLogger } from '../../src/logger'
-import { clashes, gone, invalid, notAllowed, notCovered, notThere, tooMany, unavailable, unrecognised, upstreamFailed } from '../../src/refusals'
+import { clashes, gone, invalid, notAllowed, notCovered, notOffered, notThere, tooMany, unavailable, unrecognised, upstreamFailed } from '../../src/refusals'
 
 let app: { stop(): Promise<void> } & any
 let base: string
@@ -27,6 +28,14 @@ const refusals = {
   hurried: () => tooMany('calls a minute used up', 2.2),
   vendor: () => upstreamFailed('the phone network would not place the call', { id: 'call_1' }),
   busy: () => unavailable('at capacity', 5, { reason: 'cpu' }),
+  unbuilt: () => notOffered('website chat is not built into this service'),
+  limited: () =>
+    rateLimited(
+      { allowed: false, limit: 1, count: 2, remaining: 0, resetAt: 61_000 },
+      1_000,
+      (s) => `one a minute; retry in ${s} s`,
+      (retryAfter) => ({ retryAfter }),
+    ),
 }
 
 beforeAll(async () => {
@@ -61,12 +70,25 @@ test('each reason answers its status in the v1 shape, the offending field named'
     ['hurried', 429, { error: 'calls a minute used up' }],
     ['vendor', 502, { error: 'the phone network would not place the call', id: 'call_1' }],
     ['busy', 503, { error: 'at capacity', reason: 'cpu' }],
+    ['unbuilt', 501, { error: 'website chat is not built into this service' }],
+    ['limited', 429, { error: 'one a minute; retry in 60 s', retryAfter: 60 }],
   ])
 })
 
 test('a refusal that passes with time says when to try again, in whole seconds', async () => {
   const [hurried, busy, denied] = await Promise.all(['hurried', 'busy', 'denied'].map((what) => fetch(`${base}/api/v1/refuse/${what}`)))
   expect([hurried!.headers.get('retry-after'), busy!.headers.get('retry-after'), denied!.headers.get('retry-after')]).toEqual(['3', '5', null])
+})
+
+test("a rate rule's refusal carries its X-RateLimit-* headers, then Retry-After", async () => {
+  const r = await fetch(`${base}/api/v1/refuse/limited`)
+  const named = [...r.headers].filter(([name]) => name.startsWith('x-ratelimit-') || name === 'retry-after')
+  expect(named).toEqual([
+    ['retry-after', '60'],
+    ['x-ratelimit-limit', '1'],
+    ['x-ratelimit-remaining', '0'],
+    ['x-ratelimit-reset', '61'],
+  ])
 })
 
 test('the legacy surface answers the same refusal as { detail, status }', async () => {
