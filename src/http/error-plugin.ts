@@ -10,7 +10,7 @@ import type { AuthThrottle, ClientOf } from './auth-throttle'
 import { BodySchemaError } from './body-check'
 import { drainUnread, lingering, unreadBody } from './body-drain'
 import { isVendorCallback } from './body-limits'
-import { ApiError } from './errors'
+import type { ApiError } from './errors'
 import { settleFailedClaim } from './idempotency'
 import { bodyErrorOf } from './json-body'
 import { outageRefusal } from './outage'
@@ -221,7 +221,8 @@ async function shape({ code, error, request, set, params }: Failure, logger: Log
     try {
       await checkCredentials?.(request, surface)
     } catch (e) {
-      if (e instanceof ApiError) return refusal(e)
+      const refused = apiErrorOf(e)
+      if (refused) return refusal(refused)
       throw e
     }
     const body = bodyErrorOf(error)

@@ -10,7 +10,6 @@
  * time to confirm), or not booked and why, in words it can pass on.
  */
 import { type Clock, iso } from '../../clock'
-import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import { isRefused } from '../../refusals'
@@ -59,7 +58,7 @@ export class CallbackBooking {
       return { scheduled: true, callId: placed.id, at: iso(time.at), localTime: time.local }
     } catch (err) {
       // POST /calls' refusals (not on the phone, opted out, too far ahead, no balance) in its words.
-      if (err instanceof ApiError || isRefused(err)) return { scheduled: false, error: err.message }
+      if (isRefused(err)) return { scheduled: false, error: err.message }
       throw err
     }
   }

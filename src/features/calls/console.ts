@@ -2,9 +2,9 @@
 import { Elysia, t } from 'elysia'
 import { BodyInt } from '../../http/body-types'
 import { answers, consoleErrors } from '../../http/docs'
-import { badRequest } from '../../http/errors'
 import type { KernelHttp } from '../../kernel/feature'
 import { SANDBOX_PICKUPS, type SandboxNetwork } from '../../providers/telephony/sandbox'
+import { invalid } from '../../refusals'
 import { normalizePhone } from '../contacts/public'
 
 // Our bounds: a ring longer than 5 minutes or a call longer than the longest maxCallSeconds (1,200 s, docs/spec.md) describes no phone.
@@ -25,7 +25,7 @@ export function sandboxConsole(deps: { auth: KernelHttp['console']; sandbox: San
       '/phones/:number',
       async ({ params, body }) => {
         const number = normalizePhone(params.number)
-        if (!number) throw badRequest('number', `"${params.number}" is not a phone number`)
+        if (!number) throw invalid('number', `"${params.number}" is not a phone number`)
         return deps.sandbox.setPhone(number, { pickup: body.pickup, ringMs: body.ringMs ?? 0, lines: body.lines ?? [], hangupAfterMs: body.hangupAfterMs === undefined ? 30_000 : body.hangupAfterMs })
       },
       {
@@ -46,9 +46,9 @@ export function sandboxConsole(deps: { auth: KernelHttp['console']; sandbox: San
       '/calls',
       async ({ body, set }) => {
         const from = normalizePhone(body.from)
-        if (!from) throw badRequest('from', `"${body.from}" is not a phone number`)
+        if (!from) throw invalid('from', `"${body.from}" is not a phone number`)
         const to = normalizePhone(body.to)
-        if (!to) throw badRequest('to', `"${body.to}" is not a phone number`)
+        if (!to) throw invalid('to', `"${body.to}" is not a phone number`)
         const rang = await deps.sandbox.ring({ from, to, lines: body.lines, hangupAfterMs: body.hangupAfterMs })
         set.status = 201
         return rang

@@ -10,7 +10,6 @@ import { voiceTier } from '../../catalog/voices'
 import type { Clock } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import type { EventBus } from '../../events/bus'
-import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import type { PlaceRequest, Telephony } from '../../providers/telephony/port'
@@ -291,7 +290,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
 
 /** A 402's words (the account cannot pay); anything else is thrown on. */
 function refusal402(err: unknown): string {
-  if (err instanceof ApiError && err.status === 402) return err.message
+  if (isRefused(err, 'not_covered')) return err.message
   throw err
 }
 

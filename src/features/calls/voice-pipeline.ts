@@ -10,7 +10,6 @@ import { CALL_CEILINGS } from '../../catalog/limits'
 import { DEFAULT_VOICE, voiceTier } from '../../catalog/voices'
 import type { Clock } from '../../clock'
 import type { Config } from '../../config'
-import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import { DEFAULT_DIALS } from '../../media/dials'
@@ -24,6 +23,7 @@ import { StreamClock } from '../../media/stream-clock'
 import { voiceActivity } from '../../media/vad'
 import type { SpeechProviders } from '../../providers/speech'
 import type { Telephony } from '../../providers/telephony/port'
+import { isRefused } from '../../refusals'
 import { type AgentDoc, type AgentService, dialsOf, languageCode, voicemailFor } from '../agents/public'
 import type { ByokRuntime } from '../byok/public'
 import type { ContactService } from '../contacts/public'
@@ -194,7 +194,7 @@ async function unpaidCall(d: VoicePipelineDeps, workspace: WorkspaceDoc, agent: 
     await d.meter?.checkCall(workspace, voiceTier(agent.voice.voice))
     return null
   } catch (err) {
-    if (err instanceof ApiError && err.status === 402) return err.message
+    if (isRefused(err, 'not_covered')) return err.message
     throw err
   }
 }

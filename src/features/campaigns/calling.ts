@@ -10,8 +10,8 @@ import { CALL_CEILINGS, RATE_WINDOW_MS } from '../../catalog/limits'
 import { type Clock, iso } from '../../clock'
 import type { Coordination } from '../../coordination/port'
 import { CoordinationUnavailable } from '../../coordination/unavailable'
-import { apiErrorOf } from '../../http/refusals'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { isRefused } from '../../refusals'
 import type { Collection } from '../../store/port'
 import { type CallService, developerOf, lineSets } from '../calls/public'
 import type { CampaignOutcomes } from './outcomes'
@@ -130,21 +130,20 @@ export function callingTarget(d: CallingDeps, campaign: CampaignDoc, workspace: 
         placed = await d.calls().place(workspace, { to: r.phone, purpose: campaign.purpose!, agent: campaign.agentId, reference: campaign.id, metadata: { campaign: campaign.id } })
       } catch (err) {
         free()
-        // The refusal as POST /calls would answer it (a service's domain refusal or the meter's 402).
-        const refused = apiErrorOf(err)
-        const status = refused?.status ?? 500
-        // 429: lines or calls a minute used up; 503: this instance is at capacity (or coordination
-        // is down): nothing was placed, the recipient waits for the next try.
-        if (status === 429 || status === 503) {
+        // Why the service refused (POST /calls answers the same refusal); anything else is a failure.
+        const reason = isRefused(err) ? err.reason : null
+        // Too many (lines or calls a minute used up) or unavailable (this instance is at capacity):
+        // nothing was placed, the recipient waits for the next try.
+        if (reason === 'too_many' || reason === 'unavailable') {
           await setRow(r, { status: 'pending' })
           await new Promise((resolve) => setTimeout(resolve, LINES_BUSY_WAIT_MS))
           return 'retry'
         }
-        const callId = refused?.extra?.id as string | undefined
-        await setRow(r, { status: status === 403 ? 'skipped' : 'failed', error: (err as Error).message, ...(callId ? { callId } : {}) })
-        // 402: the account cannot pay a first minute; no later recipient could be called either.
-        if (status === 402) return new Unpaid((err as Error).message)
-        return status === 403 ? 'skipped' : 'refused'
+        const callId = isRefused(err) ? (err.details?.id as string | undefined) : undefined
+        await setRow(r, { status: reason === 'forbidden' ? 'skipped' : 'failed', error: (err as Error).message, ...(callId ? { callId } : {}) })
+        // Not covered: the account cannot pay a first minute; no later recipient could be called either.
+        if (reason === 'not_covered') return new Unpaid((err as Error).message)
+        return reason === 'forbidden' ? 'skipped' : 'refused'
       }
       const ended = d.lines.untilEnded(placed.id)
       // The call's outcome may be recorded already (outcomes.ts): only a row still `sending` moves.

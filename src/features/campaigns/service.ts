@@ -10,11 +10,10 @@
 import { type CampaignEvent, type CampaignSnapshot, canApply } from '../../../machines/campaign'
 import { type Clock, iso } from '../../clock'
 import type { EventBus } from '../../events/bus'
-import { badRequest, conflict, notFound } from '../../http/errors'
 import { newId } from '../../ids'
 import { checkInstant } from '../../instant'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
-import { isRefused } from '../../refusals'
+import { clashes, invalid, isRefused, notThere } from '../../refusals'
 import type { Collection, PageAfter } from '../../store/port'
 import type { ScopedInsert, WorkspaceCollection } from '../../store/workspace-scoped'
 import type { AgentService } from '../agents/public'
@@ -86,36 +85,36 @@ export class CampaignService {
   async create(workspace: WorkspaceDoc, input: NewCampaign): Promise<CampaignDoc> {
     const d = this.d
     const workspaceId = workspace.id
-    if (!input.name.trim()) throw badRequest('name', 'must not be blank')
+    if (!input.name.trim()) throw invalid('name', 'must not be blank')
     const scheduledAt = this.scheduleOf(input.scheduledAt)
-    if (!(await d.agents.exists(workspaceId, input.agent))) throw badRequest('agent', `no agent ${input.agent} in this workspace`)
+    if (!(await d.agents.exists(workspaceId, input.agent))) throw invalid('agent', `no agent ${input.agent} in this workspace`)
     const agent = await d.agents.get(workspaceId, input.agent)
     let template: string | null = null
     let language: string | null = null
     if (input.kind === 'chatapp') {
-      if (input.purpose !== undefined) throw badRequest('purpose', 'a broadcast sends a template; purpose is for calling campaigns')
-      if (!input.template?.trim()) throw badRequest('template', 'a broadcast needs the name of an approved template')
+      if (input.purpose !== undefined) throw invalid('purpose', 'a broadcast sends a template; purpose is for calling campaigns')
+      if (!input.template?.trim()) throw invalid('template', 'a broadcast needs the name of an approved template')
       const number = await broadcastNumber(d.numbers, workspaceId, agent.id)
-      if (!number) throw conflict(`agent ${agent.id} has no chat-app number to send a broadcast from; attach one in the console`)
+      if (!number) throw clashes(`agent ${agent.id} has no chat-app number to send a broadcast from; attach one in the console`)
       // Its oldest approved language on that number (as a template reply picks it); 404 / 409 as there.
       const approved = await d.templates.forReply(workspaceId, number, input.template.trim(), undefined)
       template = approved.name
       language = approved.language
     } else {
-      if (input.template !== undefined) throw badRequest('template', 'a calling campaign has a purpose, not a template')
-      if (!input.purpose?.trim()) throw badRequest('purpose', 'a calling campaign needs the reason for calling, spoken first when someone answers')
-      if (input.purpose.length > PURPOSE_MAX) throw badRequest('purpose', `must be at most ${PURPOSE_MAX} characters (${input.purpose.length} given)`)
+      if (input.template !== undefined) throw invalid('template', 'a calling campaign has a purpose, not a template')
+      if (!input.purpose?.trim()) throw invalid('purpose', 'a calling campaign needs the reason for calling, spoken first when someone answers')
+      if (input.purpose.length > PURPOSE_MAX) throw invalid('purpose', `must be at most ${PURPOSE_MAX} characters (${input.purpose.length} given)`)
       if (!agent.voice.answersCalls || !(await d.numbers.list(workspaceId)).some((n) => n.channel === 'voice' && n.agentId === agent.id)) {
-        throw conflict(`agent ${agent.id} does not answer the phone: turn voice on (voice.answersCalls) and attach a number in the console`)
+        throw clashes(`agent ${agent.id} does not answer the phone: turn voice on (voice.answersCalls) and attach a number in the console`)
       }
       const few = tooFewLines(workspace)
-      if (few) throw conflict(few)
+      if (few) throw clashes(few)
     }
-    if (input.recipients.length > MAX_RECIPIENTS) throw badRequest('recipients', `at most ${MAX_RECIPIENTS} numbers (${input.recipients.length} given)`)
+    if (input.recipients.length > MAX_RECIPIENTS) throw invalid('recipients', `at most ${MAX_RECIPIENTS} numbers (${input.recipients.length} given)`)
     const phones = new Set<string>()
     input.recipients.forEach((raw, i) => {
       const phone = normalizePhone(raw)
-      if (!phone) throw badRequest(`recipients[${i}]`, `"${raw}" is not a phone number`)
+      if (!phone) throw invalid(`recipients[${i}]`, `"${raw}" is not a phone number`)
       phones.add(phone)
     })
     const now = iso(d.clock.now())
@@ -149,7 +148,7 @@ export class CampaignService {
 
   async get(workspaceId: string, id: string): Promise<CampaignDoc> {
     const doc = await this.d.campaigns.in(workspaceId).get(id)
-    if (!doc) throw notFound(`no campaign ${id} in this workspace`)
+    if (!doc) throw notThere(`no campaign ${id} in this workspace`)
     return doc
   }
 
@@ -163,15 +162,15 @@ export class CampaignService {
     const campaign = await this.get(workspaceId, id)
     const actors = d.actors
     const record = await actors.read(id)
-    if (!record) throw notFound(`no campaign ${id} in this workspace`)
+    if (!record) throw notThere(`no campaign ${id} in this workspace`)
     const event = { type: `campaign.${move}`, at: d.clock.now() } as CampaignEvent
     const before = canApply(record.state as CampaignSnapshot['value'], event)
-    if (!before.ok) throw conflict(before.message, { state: before.state })
+    if (!before.ok) throw clashes(before.message, { state: before.state })
     // Only a published agent talks to people: its calls, and the answers to its messages.
     if (move === 'start' || move === 'resume') await d.serving.served(campaign.workspaceId, campaign.agentId)
     const after = await actors.send(id, event)
     const state = String(after.value) as CampaignStatus
-    if (!LEADS_TO[move].includes(state)) throw conflict(`campaign is ${state}; ${move} does not apply`, { state })
+    if (!LEADS_TO[move].includes(state)) throw clashes(`campaign is ${state}; ${move} does not apply`, { state })
     return (await d.campaigns.in(workspaceId).get(id))!
   }
 
@@ -233,11 +232,11 @@ export class CampaignService {
   /** `scheduledAt` as service-clock ms: an instant (a date alone is not one) in the future, within SCHEDULE_MAX_DAYS. */
   private scheduleOf(value: string | null | undefined): number | null {
     if (value === undefined || value === null) return null
-    if (!value.includes('T')) throw badRequest('scheduledAt', 'must be an ISO 8601 instant with a time and zone (for example 2026-11-21T09:30:00Z)')
+    if (!value.includes('T')) throw invalid('scheduledAt', 'must be an ISO 8601 instant with a time and zone (for example 2026-11-21T09:30:00Z)')
     const at = Date.parse(checkInstant(value, 'scheduledAt'))
     const now = this.d.clock.now()
-    if (at <= now) throw badRequest('scheduledAt', `must be in the future (the service clock reads ${iso(now)})`)
-    if (at - now > SCHEDULE_MAX_DAYS * DAY_MS) throw badRequest('scheduledAt', `is more than ${SCHEDULE_MAX_DAYS} days ahead`)
+    if (at <= now) throw invalid('scheduledAt', `must be in the future (the service clock reads ${iso(now)})`)
+    if (at - now > SCHEDULE_MAX_DAYS * DAY_MS) throw invalid('scheduledAt', `is more than ${SCHEDULE_MAX_DAYS} days ahead`)
     return at
   }
 

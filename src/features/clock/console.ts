@@ -6,8 +6,8 @@ import { Elysia, t } from 'elysia'
 import { type Clock, iso, ManualClock } from '../../clock'
 import { BodyInt } from '../../http/body-types'
 import { answers, consoleErrors } from '../../http/docs'
-import { conflict } from '../../http/errors'
 import type { KernelHttp } from '../../kernel/feature'
+import { clashes } from '../../refusals'
 
 export interface ClockControl {
   clock: Clock
@@ -25,7 +25,7 @@ export function clockConsole(deps: { auth: KernelHttp['console']; control: Clock
       '/advance',
       async ({ body }) => {
         const clock = deps.control.clock
-        if (!(clock instanceof ManualClock)) throw conflict('the clock is the system clock; start the service with SERVICE_CLOCK=manual to move it')
+        if (!(clock instanceof ManualClock)) throw clashes('the clock is the system clock; start the service with SERVICE_CLOCK=manual to move it')
         await deps.control.afterAdvance(clock.advance(body.ms))
         return answer()
       },

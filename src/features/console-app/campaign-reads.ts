@@ -6,9 +6,9 @@
  */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import { badRequest } from '../../http/errors'
 import { pageQuery, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
+import { invalid } from '../../refusals'
 import type { CallReads } from '../calls/public'
 import type { CampaignsServices } from '../campaigns/public'
 
@@ -51,7 +51,7 @@ export function consoleCampaignReads(d: CampaignReadsDeps) {
       async ({ params, query, workspace }) => {
         const limit = query.limit ?? 50
         const after = query.cursor === undefined ? null : Number(query.cursor)
-        if (after !== null && !Number.isSafeInteger(after)) throw badRequest('cursor', 'is not a nextCursor of this list')
+        if (after !== null && !Number.isSafeInteger(after)) throw invalid('cursor', 'is not a nextCursor of this list')
         const rows = await d.campaigns.recipientsPage(workspace.id, params.id, { status: query.status }, limit, after)
         const items = await Promise.all(
           rows.map(async (r) => {

@@ -7,10 +7,10 @@
 import { Elysia, t } from 'elysia'
 import type { RecordedEvent } from '../../events/bus'
 import { answers, consoleErrors } from '../../http/docs'
-import { badRequest } from '../../http/errors'
 import { decodeCursor, encodeCursor, pageQuery, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { invalid } from '../../refusals'
 import type { WorkspaceCollection } from '../../store/workspace-scoped'
 import { type CallReads, type CallTransfers, presentConsoleCall } from '../calls/public'
 import { CHANNELS, type ConversationDoc, type ConversationFeature, type MessageDoc, presentMessage } from '../conversations/public'
@@ -65,7 +65,7 @@ const presentWorkspace = (w: WorkspaceDoc) => ({ id: w.id, name: w.name, kind: w
 function instant(value: string | undefined, field: string): string | undefined {
   if (value === undefined) return undefined
   const at = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value)
-  if (Number.isNaN(at)) throw badRequest(field, 'is not a date or an instant (ISO 8601)')
+  if (Number.isNaN(at)) throw invalid(field, 'is not a date or an instant (ISO 8601)')
   return new Date(at).toISOString()
 }
 

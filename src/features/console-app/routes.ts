@@ -9,8 +9,8 @@
 import { Elysia, t } from 'elysia'
 import { iso } from '../../clock'
 import { answers, consoleErrors } from '../../http/docs'
-import { notFound } from '../../http/errors'
 import type { KernelHttp } from '../../kernel/feature'
+import { notThere } from '../../refusals'
 import type { AppAssets } from './assets'
 import { chartGraph, isMachineName } from './graph'
 import type { LiveHub } from './live'
@@ -66,7 +66,7 @@ export function appApi(deps: { auth: KernelHttp['console']; tickets: StreamTicke
     .get(
       '/app/charts/:name',
       ({ params }) => {
-        if (!isMachineName(params.name)) throw notFound(`no machine ${params.name}; see GET /console/machines`)
+        if (!isMachineName(params.name)) throw notThere(`no machine ${params.name}; see GET /console/machines`)
         return chartGraph(params.name)
       },
       {
@@ -80,7 +80,7 @@ export function appApi(deps: { auth: KernelHttp['console']; tickets: StreamTicke
     .post(
       '/app/tickets',
       async ({ body, set }) => {
-        if (!(await deps.exists(body.workspace))) throw notFound(`workspace ${body.workspace} not found`)
+        if (!(await deps.exists(body.workspace))) throw notThere(`workspace ${body.workspace} not found`)
         const { ticket, expiresAt } = deps.tickets.issue(body.workspace)
         set.status = 201
         return { ticket, expiresAt: iso(expiresAt), stream: `/console/app/stream?ticket=${encodeURIComponent(ticket)}` }

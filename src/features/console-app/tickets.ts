@@ -7,7 +7,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Coordination } from '../../coordination/port'
-import { unauthorized } from '../../http/errors'
+import { unrecognised } from '../../refusals'
 
 export const TICKET_TTL_MS = 30_000
 
@@ -32,22 +32,22 @@ export class StreamTickets {
   /** The ticket's claims; 401 when it is missing, forged, expired or used already. */
   async redeem(ticket: string | undefined): Promise<TicketClaims> {
     const [payload, signature] = (ticket ?? '').split('.')
-    if (!payload || !signature) throw unauthorized('a stream ticket is required: POST /console/app/tickets with the console token')
+    if (!payload || !signature) throw unrecognised('a stream ticket is required: POST /console/app/tickets with the console token')
     const expected = Buffer.from(this.sign(payload))
     const given = Buffer.from(signature)
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw unauthorized('the stream ticket does not verify')
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw unrecognised('the stream ticket does not verify')
     let claims: { w?: unknown; e?: unknown; n?: unknown }
     try {
       claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))
     } catch {
-      throw unauthorized('the stream ticket does not verify')
+      throw unrecognised('the stream ticket does not verify')
     }
-    if (typeof claims.w !== 'string' || typeof claims.e !== 'number' || typeof claims.n !== 'string') throw unauthorized('the stream ticket does not verify')
+    if (typeof claims.w !== 'string' || typeof claims.e !== 'number' || typeof claims.n !== 'string') throw unrecognised('the stream ticket does not verify')
     const left = claims.e - this.now()
-    if (left <= 0) throw unauthorized('the stream ticket expired: ask for a new one')
+    if (left <= 0) throw unrecognised('the stream ticket expired: ask for a new one')
     // Wall time here, not the service clock: a manual clock must not make tickets live for ever.
     const first = await this.coordination.idempotencyBegin(`console-ticket:${claims.n}`, left + 1_000)
-    if (first.state !== 'started') throw unauthorized('the stream ticket was used already: ask for a new one')
+    if (first.state !== 'started') throw unrecognised('the stream ticket was used already: ask for a new one')
     return { workspaceId: claims.w, expiresAt: claims.e }
   }
 

@@ -26,11 +26,11 @@
 import type { Clock } from '../../clock'
 import type { DomainEvent } from '../../events/bus'
 import type { EventPayload } from '../../events/payloads'
-import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import { keypadLine } from '../../media/keypad'
 import type { ChatMessage, LanguageModel, StreamRequest, ToolCall } from '../../providers/llm'
+import { notCovered, type Refused } from '../../refusals'
 import type { Write } from '../../store/port'
 import type { AgentDoc } from '../agents/public'
 import type { Meter, ReplyAllowance } from '../usage/public'
@@ -283,9 +283,9 @@ async function released(hold: Promise<void>, signal: AbortSignal | undefined): P
 }
 
 /** 402 for a test chat while replies are stopped (docs/api/billing.md). */
-export function repliesStopped(a: ReplyAllowance): ApiError {
+export function repliesStopped(a: ReplyAllowance): Refused {
   const why = a.metered
     ? 'the wallet cannot pay for a reply; top up the balance'
     : `this month's ${a.included} included replies are used up (${a.used} used); replies resume on the 1st (UTC) or after a plan change`
-  return new ApiError(402, `replies are stopped: ${why}`, { replies: a })
+  return notCovered(`replies are stopped: ${why}`, { replies: a })
 }

@@ -9,9 +9,9 @@
  */
 
 import { findModel, MODELS } from '../../catalog/models'
-import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { createLanguageModel, type LanguageModel } from '../../providers/llm'
+import { unavailable } from '../../refusals'
 import type { AgentDoc } from '../agents/public'
 
 export interface ModelResolver {
@@ -57,16 +57,16 @@ export class ServiceModelResolver implements ModelResolver {
     const info = findModel(id)
     if (!info) {
       // Only possible if a model left the catalogue after an agent chose it.
-      throw new ApiError(503, `model ${id} is no longer offered; choose one of ${MODELS.map((m) => m.id).join(', ')} (PATCH the agent)`, { model: id })
+      throw unavailable(`model ${id} is no longer offered; choose one of ${MODELS.map((m) => m.id).join(', ')} (PATCH the agent)`, undefined, { model: id })
     }
     if (info.provider === 'local') return createLanguageModel({ provider: 'local', model: 'local' })
     const apiKey = info.provider === 'openai' ? this.accounts.openaiApiKey : this.accounts.anthropicApiKey
     if (!apiKey) {
       const setting = KEY_SETTING[info.provider]
-      throw new ApiError(
-        503,
+      throw unavailable(
         `model ${id} runs on ${VENDOR_NAME[info.provider]}, and the service has no ${VENDOR_NAME[info.provider]} key configured (${setting}); ` +
           'choose another model for the agent, or ask the operator to set the key',
+        undefined,
         { model: id, missing: setting },
       )
     }

@@ -5,9 +5,9 @@
  */
 import { type Clock, iso } from '../../clock'
 import type { DomainEvent, EventBus } from '../../events/bus'
-import { notFound } from '../../http/errors'
 import { newId } from '../../ids'
 import { checkInstant } from '../../instant'
+import { notThere } from '../../refusals'
 import type { DocumentStore, Filter, PageAfter, Write } from '../../store/port'
 import { type ScopedFilter, WorkspaceCollection } from '../../store/workspace-scoped'
 import type { Author, Channel, ConversationDoc, ConversationStatus, MessageDoc, MessagePart } from './model'
@@ -120,7 +120,7 @@ export class ConversationService {
   /** Another workspace's conversation is the same 404 as none at all (docs/spec.md Errors). */
   async get(workspaceId: string, id: string): Promise<ConversationDoc> {
     const doc = await this.conversations.in(workspaceId).get(id)
-    if (!doc) throw notFound(`no conversation ${id} in this workspace`)
+    if (!doc) throw notThere(`no conversation ${id} in this workspace`)
     return doc
   }
 

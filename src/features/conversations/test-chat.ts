@@ -14,9 +14,9 @@
  */
 import type { Clock } from '../../clock'
 import type { Coordination, RateHit } from '../../coordination/port'
-import { type ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import { rateLimited } from '../../http/rate-limit'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { clashes, invalid, notThere, type Refused } from '../../refusals'
 import type { AgentService } from '../agents/public'
 import { type ConversationEngine, repliesStopped } from './engine'
 import type { ConversationDoc } from './model'
@@ -60,10 +60,10 @@ export class TestChatService {
 
   async send(workspace: WorkspaceDoc, agentId: string, input: { message: string; session?: string }): Promise<TestChatAnswer> {
     const text = input.message.trim()
-    if (!text) throw badRequest('message', 'must not be blank')
+    if (!text) throw invalid('message', 'must not be blank')
     const agent = await this.deps.agents.get(workspace.id, agentId)
     if (!agent.widget.enabled) {
-      throw conflict(`website chat is switched off for agent ${agent.id} (widget.enabled is false); turn it on to use test chat`)
+      throw clashes(`website chat is switched off for agent ${agent.id} (widget.enabled is false); turn it on to use test chat`)
     }
     let conversation = input.session !== undefined ? await this.session(workspace.id, agent.id, input.session) : null
     const model = await this.deps.models.resolve(workspace, agent)
@@ -82,7 +82,7 @@ export class TestChatService {
     // again leaves nothing of this turn behind either way.
     if (!(await this.deps.agents.exists(workspace.id, agent.id))) {
       await this.deps.conversations.removeAllForAgent(workspace.id, agent.id)
-      throw notFound(`no agent ${agent.id} in this workspace`)
+      throw notThere(`no agent ${agent.id} in this workspace`)
     }
     return {
       session: conversation.id,
@@ -95,7 +95,7 @@ export class TestChatService {
   private async session(workspaceId: string, agentId: string, session: string): Promise<ConversationDoc> {
     const doc = session.startsWith('conv_') ? await this.deps.conversations.findIn(workspaceId, session) : null
     if (!doc || doc.agentId !== agentId || !doc.test) {
-      throw badRequest('session', 'is not a session from a test chat of this agent; omit it to start a new one')
+      throw invalid('session', 'is not a session from a test chat of this agent; omit it to start a new one')
     }
     return doc
   }
@@ -116,7 +116,7 @@ export class TestChatService {
 }
 
 /** The 429 with the rule it broke, `Retry-After` and the `X-RateLimit-*` headers of that rule. */
-function tooFast(hit: RateHit, now: number, rule: string): ApiError {
+function tooFast(hit: RateHit, now: number, rule: string): Refused {
   return rateLimited(
     hit,
     now,

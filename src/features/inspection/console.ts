@@ -6,8 +6,8 @@ import { Elysia, t } from 'elysia'
 import type { ActorRuntime } from '../../../actors'
 import { type MachineName, machineDefinition, machineNames, machines } from '../../../machines'
 import { answers, consoleErrors } from '../../http/docs'
-import { notFound } from '../../http/errors'
 import type { KernelHttp } from '../../kernel/feature'
+import { notThere } from '../../refusals'
 
 export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: ActorRuntime; pipeline?: (callId: string) => { state: string; why?: string } | null }) {
   const isName = (name: string): name is MachineName => (machineNames as string[]).includes(name)
@@ -37,7 +37,7 @@ export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: 
     .get(
       '/machines/:name',
       ({ params }) => {
-        if (!isName(params.name)) throw notFound(`no machine ${params.name}; see GET /console/machines`)
+        if (!isName(params.name)) throw notThere(`no machine ${params.name}; see GET /console/machines`)
         return { name: params.name, version: machines[params.name].version, definition: machineDefinition(params.name) }
       },
       {
@@ -52,7 +52,7 @@ export function inspectionConsole(deps: { auth: KernelHttp['console']; runtime: 
       '/actors/:id',
       async ({ params }) => {
         const description = await deps.runtime.describe(params.id)
-        if (!description) throw notFound(`no actor ${params.id}; ids are <kind>:<resource id>, e.g. customerWorkspace:org_…`)
+        if (!description) throw notThere(`no actor ${params.id}; ids are <kind>:<resource id>, e.g. customerWorkspace:org_…`)
         // A live call also shows its voice pipeline (listening, thinking, speaking, interrupted, …) and why it is there, when its media stream is in this process.
         const pipeline = params.id.startsWith('call:') ? (deps.pipeline?.(params.id.slice(5)) ?? null) : undefined
         return { ...description, ...(pipeline !== undefined ? { pipeline } : {}) }

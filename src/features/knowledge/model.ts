@@ -61,11 +61,11 @@ export type KnowledgeSearch = {
   createdAt: string
 }
 
-/** Thrown by the service; the HTTP kernel maps `status` and names `field` in 400 answers. */
+/** Thrown by the service; its v1 routes refuse with it (400 invalid, 404 not there), naming `field`. */
 export class KnowledgeError extends Error {
   constructor(
     message: string,
-    readonly status: number,
+    readonly status: 400 | 404,
     readonly field?: string,
   ) {
     super(message)

@@ -1,19 +1,19 @@
 /** Knowledge (v1): list, add (a URL fetched before answering, or pasted text), delete. */
 import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
-import { ApiError } from '../../http/errors'
 import { pageQuery, pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
+import { Refused } from '../../refusals'
 import type { AgentService } from '../agents/public'
 import { KnowledgeDocumentResponse, KnowledgeError, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_CHARS, toDocumentResponse } from './model'
 import type { KnowledgeService } from './service'
 
 /** `text must not be empty` with field `text` → `text: must not be empty` (v1 errors start with the field). */
-function asApiError(error: unknown): never {
+function asRefusal(error: unknown): never {
   if (error instanceof KnowledgeError) {
     const { field, status, message } = error
     const words = field && message.startsWith(`${field} `) ? message.slice(field.length + 1) : message
-    throw new ApiError(status, field ? `${field}: ${words}` : message, field ? { field } : undefined)
+    throw new Refused(status === 404 ? 'not_found' : 'invalid', field ? `${field}: ${words}` : message, field ? { field } : undefined)
   }
   throw error
 }
@@ -37,7 +37,7 @@ export function knowledgeV1(deps: { context: KernelHttp['v1']; agents: AgentServ
       '',
       async ({ params, query, workspace }) => {
         await agents.get(workspace.id, params.id)
-        return paginate((limit, after) => knowledge.page(workspace.id, params.id, limit, after).catch(asApiError), query, 25, toDocumentResponse)
+        return paginate((limit, after) => knowledge.page(workspace.id, params.id, limit, after).catch(asRefusal), query, 25, toDocumentResponse)
       },
       {
         params: Id,
@@ -51,7 +51,7 @@ export function knowledgeV1(deps: { context: KernelHttp['v1']; agents: AgentServ
         await agents.get(workspace.id, params.id)
         // Asked again once the document is stored: the agent may be deleted during the fetch.
         const agentExists = () => agents.exists(workspace.id, params.id)
-        const doc = await knowledge.add({ workspaceId: workspace.id, agentId: params.id, ...body }, agentExists).catch(asApiError)
+        const doc = await knowledge.add({ workspaceId: workspace.id, agentId: params.id, ...body }, agentExists).catch(asRefusal)
         set.status = 201
         return toDocumentResponse(doc)
       },
@@ -69,7 +69,7 @@ export function knowledgeV1(deps: { context: KernelHttp['v1']; agents: AgentServ
       '/:documentId',
       async ({ params, workspace, set }) => {
         await agents.get(workspace.id, params.id)
-        await knowledge.remove(workspace.id, params.id, params.documentId).catch(asApiError)
+        await knowledge.remove(workspace.id, params.id, params.documentId).catch(asRefusal)
         set.status = 204
         return null
       },

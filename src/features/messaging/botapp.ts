@@ -8,8 +8,8 @@
  */
 import { SerialQueue } from '../../../actors/serial-queue'
 import type { DomainEvent } from '../../events/bus'
-import { badRequest } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { invalid } from '../../refusals'
 import { type ConversationFeature, type MessageDoc, presentMessage } from '../conversations/public'
 import type { AgentAnswers } from './answers'
 import type { BotConnections } from './bots'
@@ -41,8 +41,8 @@ export class BotInbound {
   async receive(workspace: WorkspaceDoc, input: BotInput): Promise<Received> {
     const d = this.d
     const chat = input.from.trim()
-    if (!CHAT_ID.test(chat)) throw badRequest('from', `"${input.from}" is not a chat id (digits)`)
-    if (!input.text.trim() && !input.media) throw badRequest('text', 'must not be blank')
+    if (!CHAT_ID.test(chat)) throw invalid('from', `"${input.from}" is not a chat id (digits)`)
+    if (!input.text.trim() && !input.media) throw invalid('text', 'must not be blank')
     const bot = input.to ? await d.bots.get(workspace.id, input.to) : await d.bots.only(workspace.id)
     const thread = `botapp:${bot.id}:${chat}`
     return this.threads.run(thread, async () => {

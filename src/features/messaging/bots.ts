@@ -9,9 +9,9 @@
 import { randomBytes } from 'node:crypto'
 import { type Clock, iso } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors'
 import type { Logger } from '../../logger'
 import { TelegramError, type TelegramPlatform, TOKEN_SHAPE } from '../../providers/messaging/telegram'
+import { clashes, invalid, notThere, upstreamFailed } from '../../refusals'
 import type { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { AgentService } from '../agents/public'
 
@@ -63,9 +63,9 @@ export class BotConnections {
     const d = this.d
     const token = input.token.trim()
     const shape = TOKEN_SHAPE.exec(token)
-    if (!shape) throw badRequest('token', 'is not a bot token (BotFather gives "123456789:AA…")')
+    if (!shape) throw invalid('token', 'is not a bot token (BotFather gives "123456789:AA…")')
     const agent = await d.agents.get(workspaceId, input.agent).catch(() => null)
-    if (!agent) throw notFound(`no agent ${input.agent} in this workspace`)
+    if (!agent) throw notThere(`no agent ${input.agent} in this workspace`)
     const secret = randomBytes(32).toString('base64url') // Telegram allows 1–256 of A-Z a-z 0-9 _ -
     let identity = { id: shape[1]!, username: `sandbox_${shape[1]}_bot` }
     if (d.telegram) {
@@ -74,16 +74,16 @@ export class BotConnections {
         identity = await api.getMe()
         // A bot id is Telegram's, one for all workspaces: held by another one is a conflict, not a 404.
         const held = await d.bots.acrossWorkspaces.get(identity.id)
-        if (held && held.workspaceId !== workspaceId) throw conflict(`bot @${identity.username} is connected to another workspace`)
+        if (held && held.workspaceId !== workspaceId) throw clashes(`bot @${identity.username} is connected to another workspace`)
         await api.setWebhook(`${d.publicBaseUrl.replace(/\/$/, '')}/messaging/telegram/webhook/${identity.id}`, secret)
       } catch (err) {
         if (!(err instanceof TelegramError)) throw err
-        if (err.status === 401 || err.status === 404) throw badRequest('token', `Telegram refused this token (${err.message}); nothing was saved`)
-        throw new ApiError(502, `Telegram did not accept the bot: ${err.message}; nothing was saved`, { code: err.code })
+        if (err.status === 401 || err.status === 404) throw invalid('token', `Telegram refused this token (${err.message}); nothing was saved`)
+        throw upstreamFailed(`Telegram did not accept the bot: ${err.message}; nothing was saved`, { code: err.code })
       }
     }
     const held = await d.bots.acrossWorkspaces.get(identity.id)
-    if (held && held.workspaceId !== workspaceId) throw conflict(`bot @${identity.username} is connected to another workspace`)
+    if (held && held.workspaceId !== workspaceId) throw clashes(`bot @${identity.username} is connected to another workspace`)
     const now = iso(d.clock.now())
     const doc: BotDoc = {
       id: identity.id,
@@ -108,7 +108,7 @@ export class BotConnections {
   /** The bot, when it is this workspace's. */
   async get(workspaceId: string, botId: string): Promise<BotDoc> {
     const doc = await this.inWorkspace(workspaceId, botId)
-    if (!doc) throw notFound(`no bot ${botId} in this workspace`)
+    if (!doc) throw notThere(`no bot ${botId} in this workspace`)
     return doc
   }
 
@@ -124,7 +124,7 @@ export class BotConnections {
 
   async only(workspaceId: string): Promise<BotDoc> {
     const docs = await this.d.bots.in(workspaceId).find({}, { limit: 2 })
-    if (docs.length !== 1) throw badRequest('to', docs.length ? 'the workspace has several bots: say which one (its id)' : 'the workspace has no bot: connect one first')
+    if (docs.length !== 1) throw invalid('to', docs.length ? 'the workspace has several bots: say which one (its id)' : 'the workspace has no bot: connect one first')
     return docs[0]!
   }
 

@@ -5,9 +5,9 @@
  */
 import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
-import { ApiError, badRequest } from '../../http/errors'
 import type { KernelHttp } from '../../kernel/feature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { invalid, notOffered } from '../../refusals'
 import type { ConversationDoc, MessageDoc } from '../conversations/public'
 import type { BotInbound } from './botapp'
 import type { EmailInbound } from './email'
@@ -42,7 +42,7 @@ export function messagingConsole(deps: { auth: KernelHttp['console']; inbound: I
       '/workspaces/:ws/conversations/:id/messages',
       async ({ params, body, set, workspace }) => {
         const text = body.text.trim()
-        if (!text) throw badRequest('text', 'must not be blank')
+        if (!text) throw invalid('text', 'must not be blank')
         const written = await deps.teammates.write(workspace, params.id, text)
         set.status = 201
         return written
@@ -63,7 +63,7 @@ export function messagingConsole(deps: { auth: KernelHttp['console']; inbound: I
         set.status = 201
         if (body.channel === 'botapp') return deps.bots.receive(workspace, { from: body.from, to: body.to ?? null, text: body.text })
         if (body.channel === 'web') {
-          if (!deps.web.receive) throw new ApiError(501, 'website chat is not built into this service')
+          if (!deps.web.receive) throw notOffered('website chat is not built into this service')
           return deps.web.receive(workspace, { from: body.from, to: body.to ?? null, text: body.text })
         }
         if (body.channel === 'email') return deps.email.receive(workspace, { from: body.from, to: body.to ?? null, text: body.text })

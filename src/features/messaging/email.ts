@@ -8,8 +8,8 @@
  */
 
 import { SerialQueue } from '../../../actors/serial-queue'
-import { badRequest } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { invalid } from '../../refusals'
 import type { AgentService } from '../agents/public'
 import type { ConversationFeature } from '../conversations/public'
 import type { AgentAnswers } from './answers'
@@ -32,8 +32,8 @@ export class EmailInbound {
   async receive(workspace: WorkspaceDoc, input: { from: string; to: string | null; text: string }): Promise<Received> {
     const d = this.d
     const address = input.from.trim().toLowerCase()
-    if (address.length > 254 || !ADDRESS.test(address)) throw badRequest('from', `"${input.from}" is not an email address`)
-    if (!input.text.trim()) throw badRequest('text', 'must not be blank')
+    if (address.length > 254 || !ADDRESS.test(address)) throw invalid('from', `"${input.from}" is not an email address`)
+    if (!input.text.trim()) throw invalid('text', 'must not be blank')
     const agent = await d.agents.addressed(workspace.id, input.to)
     const thread = `email:${agent.id}:${address}`
     return this.threads.run(thread, async () => {

@@ -11,9 +11,9 @@
  */
 import { SerialQueue } from '../../../actors/serial-queue'
 import type { DomainEvent } from '../../events/bus'
-import { badRequest, conflict, notFound } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
+import { clashes, invalid, notThere } from '../../refusals'
 import type { AgentDoc } from '../agents/public'
 import { type ContactService, normalizePhone } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
@@ -71,10 +71,10 @@ export class InboundMessages {
   async receive(workspace: WorkspaceDoc, input: InboundInput): Promise<Received> {
     const d = this.deps
     const phone = normalizePhone(input.from)
-    if (!phone) throw badRequest('from', `"${input.from}" is not a phone number`)
-    if (!input.text.trim() && !input.media) throw badRequest('text', 'must not be blank')
+    if (!phone) throw invalid('from', `"${input.from}" is not a phone number`)
+    if (!input.text.trim() && !input.media) throw invalid('text', 'must not be blank')
     const number = await this.ourNumber(workspace, input.to ?? null)
-    if (!number.agentId) throw conflict(`${number.number} has no agent to answer it`)
+    if (!number.agentId) throw clashes(`${number.number} has no agent to answer it`)
     const agentId = number.agentId
     const thread = `chatapp:${number.number}:${phone}`
     return this.threads.run(thread, async () => {
@@ -120,7 +120,7 @@ export class InboundMessages {
    */
   async simulated(workspace: WorkspaceDoc, agent: AgentDoc, customer: { key: string; phone: string }, text: string): Promise<{ conversationId: string; reply: string }> {
     const d = this.deps
-    if (!text.trim()) throw badRequest('text', 'must not be blank')
+    if (!text.trim()) throw invalid('text', 'must not be blank')
     const thread = `chatapp:simulation:${customer.key}`
     return this.threads.run(thread, async () => {
       const conversation = await d.conversations.thread({
@@ -147,14 +147,14 @@ export class InboundMessages {
     const d = this.deps
     if (to !== null) {
       const normal = normalizePhone(to)
-      if (!normal) throw badRequest('to', `"${to}" is not a phone number`)
+      if (!normal) throw invalid('to', `"${to}" is not a phone number`)
       const number = await d.numbers.numberIn(workspace.id, normal)
-      if (!number) throw notFound(`${normal} is not a number of this workspace`)
-      if (number.channel !== 'chatapp') throw badRequest('to', `${normal} is a voice number, not a chat-app number`)
+      if (!number) throw notThere(`${normal} is not a number of this workspace`)
+      if (number.channel !== 'chatapp') throw invalid('to', `${normal} is a voice number, not a chat-app number`)
       return number
     }
     const mine = (await d.numbers.list(workspace.id)).filter((n) => n.channel === 'chatapp')
-    if (mine.length !== 1) throw badRequest('to', mine.length ? 'the workspace has several chat-app numbers: say which one' : 'the workspace has no chat-app number')
+    if (mine.length !== 1) throw invalid('to', mine.length ? 'the workspace has several chat-app numbers: say which one' : 'the workspace has no chat-app number')
     return mine[0]!
   }
 }

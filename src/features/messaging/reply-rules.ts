@@ -3,9 +3,10 @@
  * member's own limits. The conversation-side rules (window, takeover, opt-out, number) are the
  * service's (reply.ts).
  */
-import { badRequest } from '../../http/errors'
+
 import { blockedReason, isLocalhostName } from '../../net/address-guard'
 import type { OutboundContent } from '../../providers/messaging/port'
+import { invalid } from '../../refusals'
 
 /** docs/spec.md: text up to 4,096 characters; a media URL up to 2,048. */
 export const MAX_REPLY_TEXT = 4_096
@@ -27,17 +28,17 @@ export type CheckedReply = { kind: 'content'; content: OutboundContent } | { kin
 
 export function checkReply(body: ReplyBody): CheckedReply {
   const given = KINDS.filter((k) => body[k] !== undefined)
-  if (given.length !== 1) throw badRequest('body', `send one of text, media, form or template${given.length ? `, not ${given.join(' and ')}` : ''}`)
+  if (given.length !== 1) throw invalid('body', `send one of text, media, form or template${given.length ? `, not ${given.join(' and ')}` : ''}`)
   if (body.text !== undefined) {
-    if (!body.text.trim()) throw badRequest('text', 'must not be blank')
-    if (body.text.length > MAX_REPLY_TEXT) throw badRequest('text', `must be at most ${MAX_REPLY_TEXT} characters`)
+    if (!body.text.trim()) throw invalid('text', 'must not be blank')
+    if (body.text.length > MAX_REPLY_TEXT) throw invalid('text', `must be at most ${MAX_REPLY_TEXT} characters`)
     return { kind: 'content', content: { type: 'text', text: body.text } }
   }
   if (body.media !== undefined) {
     const m = body.media
     checkPublicHttps(m.url, 'media.url')
-    if (m.caption !== undefined && m.type !== 'image' && m.type !== 'video') throw badRequest('media.caption', 'only an image or a video takes a caption')
-    if (m.filename !== undefined && m.type !== 'file') throw badRequest('media.filename', 'only a file (document) takes a filename')
+    if (m.caption !== undefined && m.type !== 'image' && m.type !== 'video') throw invalid('media.caption', 'only an image or a video takes a caption')
+    if (m.filename !== undefined && m.type !== 'file') throw invalid('media.filename', 'only a file (document) takes a filename')
     return {
       kind: 'content',
       content: { type: 'media', media: { type: m.type, url: m.url, ...(m.caption !== undefined ? { caption: m.caption } : {}), ...(m.filename !== undefined ? { filename: m.filename } : {}) } },
@@ -55,27 +56,27 @@ export function templateValues(
   given: NonNullable<ReplyBody['template']>,
 ): { variables: string[]; buttonVariables: string[]; headerMediaUrl: string | null } {
   const variables = given.variables ?? []
-  if (variables.length !== template.variableCount) throw badRequest('template.variables', `"${template.name}" takes ${template.variableCount} variables, in order (${variables.length} given)`)
+  if (variables.length !== template.variableCount) throw invalid('template.variables', `"${template.name}" takes ${template.variableCount} variables, in order (${variables.length} given)`)
   const buttonVariables = given.buttonVariables ?? []
   if (buttonVariables.length !== template.buttonVariableCount)
-    throw badRequest('template.buttonVariables', `"${template.name}" takes ${template.buttonVariableCount} button variables (${buttonVariables.length} given)`)
+    throw invalid('template.buttonVariables', `"${template.name}" takes ${template.buttonVariableCount} button variables (${buttonVariables.length} given)`)
   const needsMedia = template.headerKind === 'image' || template.headerKind === 'video' || template.headerKind === 'document'
-  if (needsMedia && !given.headerMediaUrl) throw badRequest('template.headerMediaUrl', `"${template.name}" has a ${template.headerKind} header: pass its https link`)
-  if (!needsMedia && given.headerMediaUrl !== undefined) throw badRequest('template.headerMediaUrl', `"${template.name}" has no media header`)
+  if (needsMedia && !given.headerMediaUrl) throw invalid('template.headerMediaUrl', `"${template.name}" has a ${template.headerKind} header: pass its https link`)
+  if (!needsMedia && given.headerMediaUrl !== undefined) throw invalid('template.headerMediaUrl', `"${template.name}" has no media header`)
   return { variables, buttonVariables, headerMediaUrl: given.headerMediaUrl ?? null }
 }
 
 function checkPublicHttps(raw: string, field: string): void {
-  if (raw.length > MAX_MEDIA_URL) throw badRequest(field, `must be at most ${MAX_MEDIA_URL} characters`)
+  if (raw.length > MAX_MEDIA_URL) throw invalid(field, `must be at most ${MAX_MEDIA_URL} characters`)
   let url: URL
   try {
     url = new URL(raw)
   } catch {
-    throw badRequest(field, 'is not a URL')
+    throw invalid(field, 'is not a URL')
   }
-  if (url.protocol !== 'https:') throw badRequest(field, 'must be an https link')
-  if (url.username || url.password) throw badRequest(field, 'must not carry a user name or password')
+  if (url.protocol !== 'https:') throw invalid(field, 'must be an https link')
+  if (url.username || url.password) throw invalid(field, 'must not carry a user name or password')
   // The platform fetches it: a name or literal address it cannot reach from the internet is refused.
   const blocked = blockedReason(url.hostname)
-  if (isLocalhostName(url.hostname) || (blocked !== null && blocked !== 'not an IP address')) throw badRequest(field, 'must be a public address')
+  if (isLocalhostName(url.hostname) || (blocked !== null && blocked !== 'not an IP address')) throw invalid(field, 'must be a public address')
 }

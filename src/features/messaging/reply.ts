@@ -11,10 +11,10 @@
 import type { MessageCategory } from '../../catalog/prices'
 import { type Clock, iso } from '../../clock'
 import { crashPoint } from '../../crash-points'
-import { ApiError, conflict } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { OutboundContent } from '../../providers/messaging/port'
 import { type MessagingPlatform, PlatformRefused, type SendRequest, type Sent } from '../../providers/messaging/port'
+import { clashes, upstreamFailed } from '../../refusals'
 import type { ContactService } from '../contacts/public'
 import type { ConversationDoc, ConversationFeature } from '../conversations/public'
 import type { PhoneNumberService } from '../phone-numbers/public'
@@ -45,12 +45,12 @@ export class Replies {
     const checked = checkReply(body)
     const thread = typeof conversation.thread === 'string' ? conversation.thread.split(':') : null
     if ((conversation.channel !== 'chatapp' && conversation.channel !== 'botapp') || !thread)
-      throw conflict(`conversation ${conversationId} is a ${conversation.channel} conversation; replies go to chat-app and bot-app conversations`)
+      throw clashes(`conversation ${conversationId} is a ${conversation.channel} conversation; replies go to chat-app and bot-app conversations`)
     const [, ours, customer] = thread as [string, string, string]
     if (conversation.channel === 'botapp') return this.botReply(workspace, conversation, ours, customer, checked)
     const number = await threadNumber(d.numbers, workspace, ours)
-    if (!number.externalAgents) throw conflict(`external agents are off for ${ours}: its agent answers this conversation`)
-    if (conversation.status === 'handled') throw conflict('a teammate took this conversation over')
+    if (!number.externalAgents) throw clashes(`external agents are off for ${ours}: its agent answers this conversation`)
+    if (conversation.status === 'handled') throw clashes('a teammate took this conversation over')
     let content: OutboundContent
     let category: string | null = null
     let shown: string | null = null
@@ -66,7 +66,7 @@ export class Replies {
     } else content = checked.content
     // Opt-outs stop every message except a utility or authentication template (transactional).
     const contact = await d.contacts.findByPhone(workspace.id, customer)
-    if (contact?.optedOut && (category === null || category === 'marketing')) throw conflict(`${customer} opted out of messages`)
+    if (contact?.optedOut && (category === null || category === 'marketing')) throw clashes(`${customer} opted out of messages`)
     if (checked.kind !== 'template') assertWindowOpen(conversation, d.clock.now(), 'send a template')
     await this.deliver(workspace, conversation, d.platform, { from: ours, to: customer, content }, shown, category)
     return { ok: true }
@@ -75,9 +75,9 @@ export class Replies {
   /** A Telegram chat: text and media only, no 24-hour window, no contact to have opted out. */
   private async botReply(workspace: WorkspaceDoc, conversation: ConversationDoc, botId: string, chat: string, checked: ReturnType<typeof checkReply>): Promise<{ ok: true }> {
     const bot = await threadBot(this.deps.bots, workspace, botId)
-    if (!bot.externalAgents) throw conflict(`external agents are off for bot ${botId}: its agent answers this conversation`)
-    if (conversation.status === 'handled') throw conflict('a teammate took this conversation over')
-    if (checked.kind !== 'content') throw conflict(`the bot app has no ${checked.kind}s: send text or media`)
+    if (!bot.externalAgents) throw clashes(`external agents are off for bot ${botId}: its agent answers this conversation`)
+    if (conversation.status === 'handled') throw clashes('a teammate took this conversation over')
+    if (checked.kind !== 'content') throw clashes(`the bot app has no ${checked.kind}s: send text or media`)
     await this.deliver(workspace, conversation, this.deps.botPlatform, { from: botId, to: chat, content: checked.content }, null, null)
     return { ok: true }
   }
@@ -102,21 +102,21 @@ export class Replies {
 /** The chat-app number of a conversation, still this workspace's; 409 `number disconnected` else. */
 export async function threadNumber(numbers: PhoneNumberService, workspace: WorkspaceDoc, ours: string) {
   const number = await numbers.numberIn(workspace.id, ours)
-  if (!number) throw conflict(`number disconnected: ${ours} was released or is no longer this workspace's, so nothing can be sent on it`)
+  if (!number) throw clashes(`number disconnected: ${ours} was released or is no longer this workspace's, so nothing can be sent on it`)
   return number
 }
 
 /** The bot of a bot-app conversation, still connected to this workspace; 409 else. */
 export async function threadBot(bots: BotConnections, workspace: WorkspaceDoc, botId: string) {
   const bot = await bots.inWorkspace(workspace.id, botId)
-  if (!bot) throw conflict(`bot ${botId} is no longer connected to this workspace`)
+  if (!bot) throw clashes(`bot ${botId} is no longer connected to this workspace`)
   return bot
 }
 
 /** 409 (with `windowClosedAt`) unless the customer wrote in the last 24 hours; `instead` says what still goes. */
 export function assertWindowOpen(conversation: ConversationDoc, now: number, instead: string): void {
   const last = conversation.lastInboundAt ? Date.parse(conversation.lastInboundAt) : null
-  if (last === null || now - last > WINDOW_MS) throw conflict(`the customer's 24-hour window is closed: ${instead}`, { windowClosedAt: last === null ? null : iso(last + WINDOW_MS) })
+  if (last === null || now - last > WINDOW_MS) throw clashes(`the customer's 24-hour window is closed: ${instead}`, { windowClosedAt: last === null ? null : iso(last + WINDOW_MS) })
 }
 
 /** Sends on the platform; its refusal is a 502 naming why (nothing was sent). */
@@ -124,7 +124,7 @@ export async function sendOn(platform: MessagingPlatform, request: SendRequest):
   try {
     return await platform.send(request)
   } catch (err) {
-    if (err instanceof PlatformRefused) throw new ApiError(502, `the messaging platform refused the message: ${err.message}`, { code: err.code })
+    if (err instanceof PlatformRefused) throw upstreamFailed(`the messaging platform refused the message: ${err.message}`, { code: err.code })
     throw err
   }
 }

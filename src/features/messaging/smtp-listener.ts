@@ -11,7 +11,6 @@
 import { convert } from 'html-to-text'
 import { type AddressObject, simpleParser } from 'mailparser'
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
-import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { Logger } from '../../logger'
 import { isRefused } from '../../refusals'
@@ -57,13 +56,7 @@ export class SmtpListener {
         this.take(stream, session)
           .then(() => done())
           .catch((err) =>
-            done(
-              err instanceof ApiError || isRefused(err)
-                ? refusal(550, err.message)
-                : (err as { responseCode?: number }).responseCode
-                  ? (err as Error)
-                  : refusal(451, 'could not store the message; try again later'),
-            ),
+            done(isRefused(err) ? refusal(550, err.message) : (err as { responseCode?: number }).responseCode ? (err as Error) : refusal(451, 'could not store the message; try again later')),
           )
       },
     })

@@ -10,8 +10,8 @@
  */
 import { type Currency, PRICES } from '../../catalog/prices'
 import { type Clock, iso } from '../../clock'
-import { badRequest } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { invalid } from '../../refusals'
 import { addDays, localTime, startOfLocalDay } from '../../zoned-time'
 import type { ConversationFeature } from '../conversations/public'
 
@@ -59,12 +59,12 @@ export class MessagingTotals {
   window(workspace: WorkspaceDoc, q: SummaryQuery): { from: string; to: string } {
     const today = localTime(this.deps.clock.now(), workspace.timezone).day
     if (q.from !== undefined || q.to !== undefined) {
-      if (q.days !== undefined) throw badRequest('days', 'give days, or from and to, not both')
-      if (!q.from || !DATE.test(q.from) || Number.isNaN(Date.parse(q.from))) throw badRequest('from', 'must be a date, YYYY-MM-DD')
-      if (!q.to || !DATE.test(q.to) || Number.isNaN(Date.parse(q.to))) throw badRequest('to', 'must be a date, YYYY-MM-DD')
-      if (q.from > q.to) throw badRequest('from', 'must not be after to')
+      if (q.days !== undefined) throw invalid('days', 'give days, or from and to, not both')
+      if (!q.from || !DATE.test(q.from) || Number.isNaN(Date.parse(q.from))) throw invalid('from', 'must be a date, YYYY-MM-DD')
+      if (!q.to || !DATE.test(q.to) || Number.isNaN(Date.parse(q.to))) throw invalid('to', 'must be a date, YYYY-MM-DD')
+      if (q.from > q.to) throw invalid('from', 'must not be after to')
       const span = (Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 + 1
-      if (span > MAX_RANGE_DAYS) throw badRequest('to', `the range is at most ${MAX_RANGE_DAYS} days`)
+      if (span > MAX_RANGE_DAYS) throw invalid('to', `the range is at most ${MAX_RANGE_DAYS} days`)
       return { from: q.from, to: q.to }
     }
     const days = q.days ?? 7

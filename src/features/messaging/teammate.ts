@@ -11,10 +11,10 @@
  * delivery, and — sent on a platform — is charged one `reply_charge` like an external agent's reply.
  */
 import { type Clock, iso } from '../../clock'
-import { ApiError, conflict } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import type { EmailSender } from '../../providers/email'
 import type { MessagingPlatform } from '../../providers/messaging/port'
+import { clashes, notOffered, upstreamFailed } from '../../refusals'
 import type { AgentService } from '../agents/public'
 import type { ContactService } from '../contacts/public'
 import { type ConversationDoc, type ConversationFeature, type MessageDoc, messageText } from '../conversations/public'
@@ -75,23 +75,23 @@ export class TeammateMessages {
 
   private async route(workspace: WorkspaceDoc, conversation: ConversationDoc): Promise<Route> {
     const d = this.d
-    if (conversation.test) throw conflict(`conversation ${conversation.id} is a test chat: nobody is on the other end to write to`)
-    if (conversation.channel === 'voice') throw conflict(`conversation ${conversation.id} is a voice call: a written message cannot reach the caller`)
+    if (conversation.test) throw clashes(`conversation ${conversation.id} is a test chat: nobody is on the other end to write to`)
+    if (conversation.channel === 'voice') throw clashes(`conversation ${conversation.id} is a voice call: a written message cannot reach the caller`)
     if (conversation.channel === 'web') {
-      if (!d.web.show) throw new ApiError(501, 'website chat is not built into this service')
+      if (!d.web.show) throw notOffered('website chat is not built into this service')
       return { kind: 'web' }
     }
     // chatapp:{our number}:{phone}, botapp:{bot}:{chat id}, email:{agent}:{address}
     const [, ours = '', ...rest] = String(conversation.thread ?? '').split(':')
     const customer = rest.join(':')
-    if (!ours || !customer) throw conflict(`conversation ${conversation.id} has no customer to write to`)
+    if (!ours || !customer) throw clashes(`conversation ${conversation.id} has no customer to write to`)
     if (conversation.channel === 'email') return { kind: 'email', to: customer }
     if (conversation.channel === 'botapp') {
       await threadBot(d.bots, workspace, ours)
       return { kind: 'platform', platform: d.botPlatform, from: ours, to: customer }
     }
     await threadNumber(d.numbers, workspace, ours)
-    if ((await d.contacts.findByPhone(workspace.id, customer))?.optedOut) throw conflict(`${customer} opted out of messages`)
+    if ((await d.contacts.findByPhone(workspace.id, customer))?.optedOut) throw clashes(`${customer} opted out of messages`)
     assertWindowOpen(conversation, d.clock.now(), 'only a template can reach the customer now (POST /conversations/{id}/reply)')
     return { kind: 'platform', platform: d.platform, from: ours, to: customer }
   }
@@ -110,7 +110,7 @@ export class TeammateMessages {
       await d.email.send({ to: route.to, subject: `Re: your message to ${agent?.name ?? workspace.name}`, text, workspaceId: workspace.id })
     } catch (err) {
       const code = (err as { code?: unknown }).code
-      throw new ApiError(502, `the mail server refused the message: ${(err as Error).message}`, { code: code ?? null })
+      throw upstreamFailed(`the mail server refused the message: ${(err as Error).message}`, { code: code ?? null })
     }
     return { status: 'sent', at: iso(d.clock.now()) }
   }

@@ -5,7 +5,7 @@
  * number it rang). It opens the collection on first use, after the calls feature opened it with its
  * indexes (the store keeps one instance per name: the first opener's spec is the collection's).
  */
-import { conflict } from '../../http/errors'
+import { clashes } from '../../refusals'
 import type { DocumentStore } from '../../store/port'
 import { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { BeforeRelease } from './service'
@@ -33,6 +33,6 @@ export function refuseWhileLive(store: DocumentStore): BeforeRelease {
       },
     )
     const live = await (await rows).in(number.workspaceId).findOne({ from: number.number, status: { $in: LIVE } })
-    if (live) throw conflict(`${number.number} has a live call (${live.callId}, ${live.status}); release it once the call has ended`, { call: live.callId })
+    if (live) throw clashes(`${number.number} has a live call (${live.callId}, ${live.status}); release it once the call has ended`, { call: live.callId })
   }
 }

@@ -11,7 +11,7 @@
  * it just as surely), with the customer's name in the title inside a customer workspace.
  */
 import { type Clock, iso } from '../../clock'
-import { badRequest, conflict, notFound } from '../../http/errors'
+import { clashes, invalid, notThere } from '../../refusals'
 import type { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { NotificationService } from '../notifications/public'
 import type { TemplateDoc } from './repository'
@@ -52,7 +52,7 @@ export class TemplateReview {
    */
   async review(workspaceId: string, name: string, input: ReviewInput): Promise<TemplateDoc> {
     const reason = input.reason?.trim() || null
-    if (reason !== null && input.status !== 'rejected' && input.status !== 'paused') throw badRequest('reason', 'only a rejection or a pause takes a reason')
+    if (reason !== null && input.status !== 'rejected' && input.status !== 'paused') throw invalid('reason', 'only a rejection or a pause takes a reason')
     const templates = this.templates.in(workspaceId)
     const named = await templates.find(
       { name },
@@ -63,15 +63,15 @@ export class TemplateReview {
         ],
       },
     )
-    if (!named.length) throw notFound(`no template named "${name}"`)
+    if (!named.length) throw notThere(`no template named "${name}"`)
     const chosen = input.language === undefined ? named : named.filter((t) => t.language === input.language)
-    if (!chosen.length) throw notFound(`no template named "${name}" in ${input.language} (it exists in ${languagesOf(named)})`)
+    if (!chosen.length) throw notThere(`no template named "${name}" in ${input.language} (it exists in ${languagesOf(named)})`)
     const languages = new Set(chosen.map((t) => t.language))
-    if (languages.size > 1) throw badRequest('language', `template "${name}" exists in ${languagesOf(chosen)}: name which one`)
+    if (languages.size > 1) throw invalid('language', `template "${name}" exists in ${languagesOf(chosen)}: name which one`)
     for (const t of chosen) {
       if (!REVIEW_MOVES[t.status].includes(input.status)) {
         const allowed = REVIEW_MOVES[t.status].join(' or ')
-        throw conflict(`template "${name}" (${t.language}) is ${t.status}; it can move only to ${allowed}, not ${input.status}`, { state: t.status })
+        throw clashes(`template "${name}" (${t.language}) is ${t.status}; it can move only to ${allowed}, not ${input.status}`, { state: t.status })
       }
     }
     const at = this.clock.now()

@@ -12,8 +12,8 @@
 import { PLANS } from '../../catalog/plans'
 import { billedMinutes, type MessageCategory, PRICES, replyChargeMicro, type VoiceTier } from '../../catalog/prices'
 import { type Clock, iso } from '../../clock'
-import { ApiError } from '../../http/errors'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { notCovered } from '../../refusals'
 import type { WorkspaceRepo } from '../workspaces/public'
 import { monthStart, type UsageKind, type UsageLedger, type UsageRecordDoc } from './ledger'
 import type { RentBook } from './rent'
@@ -216,18 +216,16 @@ export class Meter {
     if (plan.includedVoiceMinutes !== null) {
       const used = await this.deps.ledger.records.sum('quantity', { developerId: developer.id, kind: 'call_minute', createdAt: { $gte: monthStart(this.deps.clock.now()) } })
       if (used >= plan.includedVoiceMinutes) {
-        throw new ApiError(
-          402,
-          `the ${developer.plan} plan's ${plan.includedVoiceMinutes} voice minutes for this month are used up (${used} used); calls resume on the 1st (UTC) or after an upgrade`,
-          { minutesUsed: used },
-        )
+        throw notCovered(`the ${developer.plan} plan's ${plan.includedVoiceMinutes} voice minutes for this month are used up (${used} used); calls resume on the 1st (UTC) or after an upgrade`, {
+          minutesUsed: used,
+        })
       }
       return
     }
     const price = PRICES[developer.currency].voiceMinuteMicro[tier]
     const wallet = await this.gateWallet(developer)
     if (wallet.availableMicro < price) {
-      throw new ApiError(402, `the balance cannot cover a call: ${wallet.availableMicro} micro-units available, a ${tier} voice minute costs ${price}; top up the wallet`, {
+      throw notCovered(`the balance cannot cover a call: ${wallet.availableMicro} micro-units available, a ${tier} voice minute costs ${price}; top up the wallet`, {
         availableMicro: wallet.availableMicro,
         minuteMicro: price,
       })

@@ -16,9 +16,9 @@
 
 import { LOW_BALANCE_THRESHOLDS, PLANS } from '../../catalog/plans'
 import { type Clock, iso } from '../../clock'
-import { conflict } from '../../http/errors'
 import { newId } from '../../ids'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { clashes } from '../../refusals'
 import { type Collection, type CollectionSpec, type DocumentStore, DuplicateKeyError } from '../../store/port'
 import type { NotificationService } from '../notifications/public'
 import { monthStart, nextMonthStart, type UsageLedger } from './ledger'
@@ -207,8 +207,8 @@ export class WalletService {
    * for a plan without a wallet.
    */
   async topUp(developer: WorkspaceDoc, amountMicro: number): Promise<Wallet> {
-    if (developer.kind === 'customer') throw conflict(`customer ${developer.id} is billed to its developer ${developer.parentId}; credit the developer's wallet`)
-    if (!PLANS[developer.plan].wallet) throw conflict(`the ${developer.plan} plan has no wallet; change the plan first`)
+    if (developer.kind === 'customer') throw clashes(`customer ${developer.id} is billed to its developer ${developer.parentId}; credit the developer's wallet`)
+    if (!PLANS[developer.plan].wallet) throw clashes(`the ${developer.plan} plan has no wallet; change the plan first`)
     const count = await this.topUps.count({ developerId: developer.id })
     await this.topUps.insert({ id: newId('top'), developerId: developer.id, amountMicro, createdAt: iso(this.clock.now()) })
     const wallet = this.remember(developer.id, await this.compute(developer))

@@ -12,9 +12,9 @@
 import { ActorNotFoundError, ActorUnavailableError, VersionMismatchError } from '../../../actors/errors'
 import { type AgentPublicationContext, type AgentPublicationEvent, type AgentPublicationState, canApply, initialContext, isResting } from '../../../machines/agent-publication'
 import type { Clock } from '../../clock'
-import { ApiError, conflict } from '../../http/errors'
 import { randomId } from '../../ids'
 import type { Logger } from '../../logger'
+import { clashes, unavailable } from '../../refusals'
 import type { AgentPublicationActors } from './actor'
 
 /** The agent a command is about (its workspace travels into the chart for the effects). */
@@ -50,7 +50,7 @@ function fresh(agent: AgentRef): PublicationView {
 }
 
 // A command takes milliseconds: whatever held the agent is done within a second (Retry-After: 1).
-const unavailable = (message: string) => new ApiError(503, `${message}; retry in a moment`, undefined, { 'retry-after': '1' })
+const busy = (message: string) => unavailable(`${message}; retry in a moment`, 1)
 
 export class Publication {
   constructor(
@@ -63,7 +63,7 @@ export class Publication {
   async view(agent: AgentRef): Promise<PublicationView> {
     const record = await this.kind.read(agent.id)
     if (!record) return fresh(agent)
-    if (record.versionMismatch) throw unavailable(`agent ${agent.id}'s publication record is from another service version`)
+    if (record.versionMismatch) throw busy(`agent ${agent.id}'s publication record is from another service version`)
     return { state: record.state as AgentPublicationState, context: (record.snapshot as { context: AgentPublicationContext }).context }
   }
 
@@ -91,10 +91,10 @@ export class Publication {
       const state = String(after.value)
       if (isResting(state)) {
         const verdict = canApply(state, event.type)
-        if (!verdict.ok) throw conflict(verdict.message, { state: verdict.state })
+        if (!verdict.ok) throw clashes(verdict.message, { state: verdict.state })
       }
     }
-    throw unavailable(`agent ${agent.id} is busy with other version changes`)
+    throw busy(`agent ${agent.id} is busy with other version changes`)
   }
 
   /** The panels that now differ from the published version (after an edit of the draft). */
@@ -111,7 +111,7 @@ export class Publication {
     const failure = (done.snapshot as { context: AgentPublicationContext }).context.lastFailure
     if (failure?.commandId === commandId) {
       this.logger.error({ agent: agent.id, failure }, 'agent publication effect failed')
-      throw unavailable(`could not ${failure.command} agent ${agent.id}: ${failure.message}`)
+      throw busy(`could not ${failure.command} agent ${agent.id}: ${failure.message}`)
     }
   }
 
@@ -134,8 +134,8 @@ export class Publication {
     try {
       return await run()
     } catch (err) {
-      if (err instanceof ActorUnavailableError) throw unavailable(err.message)
-      if (err instanceof VersionMismatchError) throw unavailable(err.message)
+      if (err instanceof ActorUnavailableError) throw busy(err.message)
+      if (err instanceof VersionMismatchError) throw busy(err.message)
       throw err
     }
   }

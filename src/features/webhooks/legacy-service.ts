@@ -9,7 +9,7 @@ import { canApply, type WebhookDeliveryContext } from '../../../machines/webhook
 import { type Clock, iso } from '../../clock'
 import type { SecretBox } from '../../crypto/secrets'
 import { isLegacyEventType, LEGACY_EVENT_TYPES } from '../../events/catalogue'
-import { ApiError, conflict, notFound } from '../../http/errors'
+import { clashes, notThere, Refused } from '../../refusals'
 import type { AgentService } from '../agents/public'
 import { withinCap } from './cap-guard'
 import type { WebhookDeliveryActors } from './delivery-actor'
@@ -22,8 +22,9 @@ import { checkTargetAddress, parseTarget, TargetError } from './targets'
 // docs/spec.md Limits: legacy endpoints per account.
 export const MAX_LEGACY_ENDPOINTS = 20
 
-const badRequest = (message: string) => new ApiError(400, message)
-const tooMany = (held: number) => badRequest(`this account has ${held} webhook endpoints, the most allowed (${MAX_LEGACY_ENDPOINTS})`)
+/** The legacy surface's 400 names no field: its messages are FastAPI's, free text. */
+const invalidInput = (message: string) => new Refused('invalid', message)
+const tooMany = (held: number) => invalidInput(`this account has ${held} webhook endpoints, the most allowed (${MAX_LEGACY_ENDPOINTS})`)
 
 export interface LegacyServiceDeps {
   repos: WebhookRepos
@@ -91,7 +92,7 @@ export class LegacyWebhookService {
         before: (a, b) => a.number < b.number,
       })
       if (!keep) throw tooMany(MAX_LEGACY_ENDPOINTS)
-      if (doc.agentId !== null && !(await agents.exists(doc.workspaceId, doc.agentId))) throw notFound(`no agent ${doc.agentId} in this workspace`)
+      if (doc.agentId !== null && !(await agents.exists(doc.workspaceId, doc.agentId))) throw notThere(`no agent ${doc.agentId} in this workspace`)
     } catch (err) {
       await repos.deliveries.deleteMany({ endpointId: doc.id })
       await repos.endpoints.in(doc.workspaceId).delete(doc.id)
@@ -112,7 +113,7 @@ export class LegacyWebhookService {
   async get(workspaceId: string, number: number): Promise<LegacyEndpointDoc> {
     // Numbers are per account: another account's endpoint with this number is simply not found.
     const doc = await this.deps.repos.endpoints.in(workspaceId).findOne({ number })
-    if (!doc) throw notFound(`no webhook endpoint ${number}`)
+    if (!doc) throw notThere(`no webhook endpoint ${number}`)
     return this.withAgentNumber(doc)
   }
 
@@ -157,14 +158,14 @@ export class LegacyWebhookService {
   async retry(workspaceId: string, number: number, deliveryId: string): Promise<void> {
     const endpoint = await this.get(workspaceId, number)
     const doc = await this.deps.repos.deliveries.get(deliveryId)
-    if (!doc || doc.endpointId !== endpoint.id) throw notFound(`no delivery ${deliveryId} for webhook endpoint ${number}`)
+    if (!doc || doc.endpointId !== endpoint.id) throw notThere(`no delivery ${deliveryId} for webhook endpoint ${number}`)
     const record = await this.deps.deliveries.read(deliveryId)
-    if (!record) throw conflict('delivery is pending; only failed deliveries can be retried', { state: 'pending' })
+    if (!record) throw clashes('delivery is pending; only failed deliveries can be retried', { state: 'pending' })
     const applies = canApply(record.state as 'pending', 'delivery.retry')
-    if (!applies.ok) throw conflict(applies.message, { state: applies.state })
+    if (!applies.ok) throw clashes(applies.message, { state: applies.state })
     const asked = await this.deps.deliveries.ask(deliveryId, { type: 'delivery.retry', at: this.deps.clock.now() })
     // It moved between our read and the send (e.g. a retry raced us): the chart refused it.
-    if (!asked.ok) throw conflict(asked.refusal.message, { state: asked.refusal.state })
+    if (!asked.ok) throw clashes(asked.refusal.message, { state: asked.refusal.state })
   }
 
   present(doc: LegacyEndpointDoc): Endpoint {
@@ -207,7 +208,7 @@ export class LegacyWebhookService {
       await checkTargetAddress(target, rules)
       return target.kind === 'url' ? target.url : raw
     } catch (err) {
-      if (err instanceof TargetError) throw badRequest(`url ${err.message}`)
+      if (err instanceof TargetError) throw invalidInput(`url ${err.message}`)
       throw err
     }
   }
@@ -226,8 +227,8 @@ export class LegacyWebhookService {
 }
 
 function checkEventTypes(types: string[]): string[] {
-  if (types.length === 0) throw badRequest(`event_types must list at least one of ${LEGACY_EVENT_TYPES.join(', ')}`)
+  if (types.length === 0) throw invalidInput(`event_types must list at least one of ${LEGACY_EVENT_TYPES.join(', ')}`)
   const unknown = types.filter((e) => !isLegacyEventType(e))
-  if (unknown.length > 0) throw badRequest(`invalid event types: ${unknown.join(', ')} (valid: ${LEGACY_EVENT_TYPES.join(', ')})`)
+  if (unknown.length > 0) throw invalidInput(`invalid event types: ${unknown.join(', ')} (valid: ${LEGACY_EVENT_TYPES.join(', ')})`)
   return [...new Set(types)]
 }

@@ -7,9 +7,9 @@
 import type { Clock } from '../../clock'
 import { iso } from '../../clock'
 import type { Coordination } from '../../coordination/port'
-import { notFound, unauthorized } from '../../http/errors'
 import { newId, randomId } from '../../ids'
 import type { Principal, WorkspaceDoc } from '../../kernel/tenancy'
+import { notThere, unrecognised } from '../../refusals'
 import type { PageAfter } from '../../store/port'
 import type { ApiKeyDoc, ApiKeyRepo, Scope } from './key-repository'
 import { PrincipalCache } from './principal-cache'
@@ -113,7 +113,7 @@ export class KeyService {
   async revoke(workspaceId: string, keyId: string): Promise<void> {
     const keys = this.keys.in(workspaceId)
     const key = await keys.get(keyId)
-    if (!key || key.revokedAt) throw notFound(`no key ${keyId} in workspace ${workspaceId}`)
+    if (!key || key.revokedAt) throw notThere(`no key ${keyId} in workspace ${workspaceId}`)
     await keys.update(keyId, { revokedAt: iso(this.clock.now()) })
     this.invalidateKey(keyId)
   }
@@ -134,7 +134,7 @@ export class KeyService {
    */
   authenticate(authorization: string | undefined | null): Principal | Promise<Principal> {
     const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null
-    if (!match) throw unauthorized('missing API key: send Authorization: Bearer <key>')
+    if (!match) throw unrecognised('missing API key: send Authorization: Bearer <key>')
     const hash = hashKey(match[1])
     const cached = this.cache.get(hash)
     if (cached) {
@@ -148,11 +148,11 @@ export class KeyService {
     const readAt = this.cache.generation
     // Authentication: the key says which workspace it is of.
     const key = await this.keys.acrossWorkspaces.findOne({ hash })
-    if (!key || key.revokedAt) throw unauthorized('wrong or revoked API key')
+    if (!key || key.revokedAt) throw unrecognised('wrong or revoked API key')
     const home = await this.workspaces.get(key.workspaceId)
-    if (home?.status !== 'active') throw unauthorized('this key stopped working: its workspace was deleted')
+    if (home?.status !== 'active') throw unrecognised('this key stopped working: its workspace was deleted')
     const developer = home.parentId ? await this.workspaces.get(home.parentId) : home
-    if (developer?.status !== 'active') throw unauthorized('wrong or revoked API key')
+    if (developer?.status !== 'active') throw unrecognised('wrong or revoked API key')
     const principal = { key, home, developer }
     this.cache.set(hash, principal, readAt)
     this.touch(key)

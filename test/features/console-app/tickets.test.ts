@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openCoordination } from '../../../src/coordination'
 import { StreamTickets, TICKET_TTL_MS } from '../../../src/features/console-app/tickets'
+import { apiErrorOf } from '../../../src/http/refusals'
 
 const dir = mkdtempSync(join(tmpdir(), 'tickets-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -13,7 +14,7 @@ const SECRET = 'a'.repeat(48)
 const refusal = (p: Promise<unknown>) =>
   p.then(
     () => null,
-    (e: { status: number; message: string }) => ({ status: e.status, message: e.message }),
+    (e: unknown) => ({ status: apiErrorOf(e)?.status, message: (e as Error).message }),
   )
 
 test('a ticket opens one stream of its workspace, once, on any instance sharing the coordination', async () => {

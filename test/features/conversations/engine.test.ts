@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { MAX_TOOL_ROUNDS, NO_REPLY } from '../../../src/features/conversations/engine'
-import { ApiError } from '../../../src/http/errors'
+import { apiErrorOf } from '../../../src/http/refusals'
 import { ESCALATED, LEAD_NOTED, NO_ANSWER } from '../../../src/providers/llm/local'
+import { Refused } from '../../../src/refusals'
 import { type FakeOpenAI, startOpenAIFake } from '../../fakes/openai'
 import { FAQ, type Harness, startHarness } from './harness'
 
@@ -100,8 +101,8 @@ describe('engine with the local model (no network)', () => {
   test('a model with no provider key is a 503 naming the missing key, and nothing is recorded', async () => {
     const { agent, conversation } = await chat({ model: 'gpt-4o-mini' })
     const err = await h.engine.respond({ workspace: h.workspace, agent, conversation, text: 'Hi', sideEffects: 'live' }).catch((e) => e)
-    expect(err).toBeInstanceOf(ApiError)
-    expect(err.status).toBe(503)
+    expect(err).toBeInstanceOf(Refused)
+    expect(apiErrorOf(err)?.status).toBe(503)
     expect(err.message).toContain('OPENAI_API_KEY')
     expect(await h.conversations.history(conversation.id, 10)).toEqual([])
   })
@@ -226,12 +227,12 @@ describe('engine with an OpenAI-protocol model (local fake)', () => {
     const { agent, conversation } = await setup()
     fake.reply({ kind: 'error', status: 429, message: 'slow down', headers: { 'retry-after': '7' } })
     const busy = await h.engine.respond({ workspace: h.workspace, agent, conversation, text: 'Hi', sideEffects: 'live' }).catch((e) => e)
-    expect(busy).toBeInstanceOf(ApiError)
-    expect(busy.status).toBe(503)
-    expect(busy.headers).toEqual({ 'retry-after': '7' })
+    expect(busy).toBeInstanceOf(Refused)
+    expect(apiErrorOf(busy)?.status).toBe(503)
+    expect(apiErrorOf(busy)?.headers).toEqual({ 'retry-after': '7' })
     fake.reply({ kind: 'error', status: 400, message: 'bad model' })
     const refused = await h.engine.respond({ workspace: h.workspace, agent, conversation, text: 'Hi', sideEffects: 'live' }).catch((e) => e)
-    expect(refused.status).toBe(502)
+    expect(apiErrorOf(refused)?.status).toBe(502)
     expect(refused.message).toContain('bad model')
     expect(refused.message).not.toContain(KEY)
   })

@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import type { AgentDoc } from '../../../src/features/agents/repository'
 import { ServiceModelResolver } from '../../../src/features/conversations/model-resolver'
-import { ApiError } from '../../../src/http/errors'
+import { apiErrorOf } from '../../../src/http/refusals'
 import { AnthropicChatModel, LocalLanguageModel, OpenAIChatModel } from '../../../src/providers/llm'
+import { Refused } from '../../../src/refusals'
 import { workspaceDoc } from './harness'
 
 const agent = (model: string) => ({ id: 'ag_1', model }) as AgentDoc
@@ -19,10 +20,10 @@ describe('service model resolver', () => {
       ['claude-sonnet-4', 'ANTHROPIC_API_KEY'],
     ]) {
       const err = await new ServiceModelResolver({ openaiApiKey: model.startsWith('claude') ? 'sk-x' : undefined }).resolve(ws, agent(model)).catch((e) => e)
-      expect(err).toBeInstanceOf(ApiError)
-      expect(err.status).toBe(503)
+      expect(err).toBeInstanceOf(Refused)
+      expect(apiErrorOf(err)?.status).toBe(503)
       expect(err.message).toContain(setting)
-      expect(err.extra).toEqual({ model, missing: setting })
+      expect(apiErrorOf(err)?.extra).toEqual({ model, missing: setting })
     }
   })
 
@@ -39,7 +40,7 @@ describe('service model resolver', () => {
 
   test('a model no longer in the catalogue is refused, not swapped', async () => {
     const err = await new ServiceModelResolver({}).resolve(ws, agent('gpt-2')).catch((e) => e)
-    expect(err.status).toBe(503)
+    expect(apiErrorOf(err)?.status).toBe(503)
     expect(err.message).toContain('no longer offered')
   })
 })

@@ -2,6 +2,7 @@
 import { expect, test } from 'bun:test'
 import { refuseWhileLive } from '../../../src/features/phone-numbers/live-calls'
 import type { PhoneNumberDoc } from '../../../src/features/phone-numbers/repository'
+import { apiErrorOf } from '../../../src/http/refusals'
 import { openSqliteStore } from '../../../src/store/sqlite'
 
 const NUMBER = '+15550100001'
@@ -18,9 +19,9 @@ test('a live call from the number refuses its release; an ended one, or another 
   expect(await refuse(held)).toBeUndefined()
 
   await rows.insert({ id: 'c_a:1', callId: 'c_a', workspaceId: 'ws_a', from: NUMBER, status: 'connected' })
-  const refused = await refuse(held).catch((err: Error & { status?: number }) => err)
+  const refused = await refuse(held).catch((err: unknown) => err)
   expect(refused).toBeInstanceOf(Error)
-  expect((refused as { status?: number }).status).toBe(409)
+  expect(apiErrorOf(refused)?.status).toBe(409)
   expect((refused as Error).message).toContain('c_a')
   await store.close()
 })

@@ -15,7 +15,7 @@ import { PublicationEffects } from '../../../src/features/versions/effects'
 import { Publication } from '../../../src/features/versions/publication'
 import { VersionStore } from '../../../src/features/versions/repository'
 import { ServingAgents } from '../../../src/features/versions/serving'
-import { notFound } from '../../../src/http/errors'
+import { notThere } from '../../../src/refusals'
 import { type Env, gate, makeRuntime, openEnv, removeDir, WAIT_MS } from '../../actors/support'
 import { until } from '../../support/until'
 
@@ -30,7 +30,7 @@ const agents = new Map<string, AgentDoc>()
 const reader = {
   async get(workspaceId: string, id: string) {
     const doc = agents.get(id)
-    if (!doc || doc.workspaceId !== workspaceId) throw notFound(`no agent ${id}`)
+    if (!doc || doc.workspaceId !== workspaceId) throw notThere(`no agent ${id}`)
     return structuredClone(doc)
   },
 }
@@ -123,7 +123,7 @@ describe('effects', () => {
     agents.set(agent.id, { ...agent, instructions: 'draft only' })
     const served = await serving.servingAgent(WS, agent.id)
     expect(served).toMatchObject({ id: agent.id, webKey: agent.webKey, instructions: agent.instructions })
-    await expect(serving.servingAgent('ws_other', agent.id)).rejects.toMatchObject({ status: 404 })
+    await expect(serving.servingAgent('ws_other', agent.id)).rejects.toMatchObject({ reason: 'not_found' })
   })
 })
 
@@ -137,7 +137,7 @@ describe('on the actor runtime', () => {
       expect((await versions.live(WS, agent.id))?.number).toBe(1)
       await expect(publication.command(agent, 'key_1', { type: 'agent.unpublish' })).resolves.toEqual({ versionId: 0, backupVersionId: 0 })
       expect(await versions.live(WS, agent.id)).toBeNull()
-      await expect(publication.command(agent, 'key_1', { type: 'agent.unpublish' })).rejects.toMatchObject({ status: 409, message: expect.stringContaining('draft') })
+      await expect(publication.command(agent, 'key_1', { type: 'agent.unpublish' })).rejects.toMatchObject({ reason: 'conflict', message: expect.stringContaining('draft') })
     } finally {
       await runtime.stop()
     }

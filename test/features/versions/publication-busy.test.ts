@@ -7,7 +7,8 @@ import pino from 'pino'
 import { agentPublicationMachine, initialContext } from '../../../machines/agent-publication'
 import { ManualClock } from '../../../src/clock'
 import { Publication } from '../../../src/features/versions/publication'
-import { ApiError } from '../../../src/http/errors'
+import { apiErrorOf } from '../../../src/http/refusals'
+import { Refused } from '../../../src/refusals'
 
 test('busy with other version changes: 503 with Retry-After', async () => {
   const agent = { id: 'ag_1', workspaceId: 'ws_1' }
@@ -22,8 +23,9 @@ test('busy with other version changes: 503 with Retry-After', async () => {
   }
   const publication = new Publication(kind, new ManualClock(0), pino({ level: 'silent' }))
   const refused = await publication.command(agent, 'key_1', { type: 'agent.publish', changeSummary: null }).catch((err: unknown) => err)
-  expect(refused).toBeInstanceOf(ApiError)
-  expect((refused as ApiError).status).toBe(503)
-  expect((refused as ApiError).message).toMatch(/busy/)
-  expect((refused as ApiError).headers).toEqual({ 'retry-after': '1' })
+  expect(refused).toBeInstanceOf(Refused)
+  const answer = apiErrorOf(refused)
+  expect(answer?.status).toBe(503)
+  expect(answer?.message).toMatch(/busy/)
+  expect(answer?.headers).toEqual({ 'retry-after': '1' })
 })
