@@ -5,8 +5,8 @@
 
 import { timingSafeEqual } from 'node:crypto'
 import { Elysia } from 'elysia'
+import { notThere, unrecognised } from '../refusals'
 import { bodyRefusal } from './body-check'
-import { notFound, unauthorized } from './errors'
 
 /** The workspace behind a console path's `{ws}` (a developer's `ws_` or a customer's `org_` id); null when none. */
 export type ConsoleWorkspaceLookup<W> = (id: string) => Promise<W | null>
@@ -14,12 +14,12 @@ export type ConsoleWorkspaceLookup<W> = (id: string) => Promise<W | null>
 /** Throws 401 unless the request carries the console token. */
 export function checkConsoleToken(token: string, request: Request): void {
   // Never an open door: an empty expected token matches an empty header.
-  if (token.length === 0) throw unauthorized('the console is not configured')
+  if (token.length === 0) throw unrecognised('the console is not configured')
   const expected = Buffer.from(token)
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
   const given = Buffer.from(match?.[1] ?? '')
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw unauthorized('missing or wrong console token')
+    throw unrecognised('missing or wrong console token')
   }
 }
 
@@ -40,7 +40,7 @@ export function consoleAuth<W>(token: string, lookup: ConsoleWorkspaceLookup<W>)
         async resolve({ params }) {
           const id = (params as Record<string, string | undefined>).ws ?? ''
           const workspace = await lookup(id)
-          if (!workspace) throw notFound(`workspace ${id} not found`)
+          if (!workspace) throw notThere(`workspace ${id} not found`)
           return { workspace }
         },
       },

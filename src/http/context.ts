@@ -5,9 +5,9 @@
  */
 import { Elysia } from 'elysia'
 import type { Coordination } from '../coordination/port'
+import { invalid, notAllowed } from '../refusals'
 import { type Authenticator, type HttpPrincipal, type HttpWorkspace, type Scope, WORKSPACE_HEADER } from './authenticator'
 import { bodyRefusal } from './body-check'
-import { badRequest, forbidden } from './errors'
 import { answerIdempotent, beginIdempotent, failIdempotent, holdClaim, type IdempotencyStep, releaseHold, requestKey } from './idempotency'
 
 export type V1Context<P = HttpPrincipal, W = HttpWorkspace> = {
@@ -20,7 +20,7 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 /** The blanket rule of every surface: a `read` key only reads (403 otherwise). */
 export function assertMayWrite(principal: HttpPrincipal, method: string): void {
   if (principal.key.scope === 'read' && !READS.has(method)) {
-    throw forbidden('this key is read-only (scope read); use a build or full key')
+    throw notAllowed('this key is read-only (scope read); use a build or full key')
   }
 }
 
@@ -36,9 +36,9 @@ export async function authenticateRequest<P extends HttpPrincipal<W>, W extends 
  * (docs/spec.md Authentication rule 4): a customer key is 403, the workspace header is 400.
  */
 export function developerWorkspace<W extends HttpWorkspace>(principal: HttpPrincipal<W>, workspace: W): W {
-  if (principal.home.kind === 'customer') throw forbidden('a customer key cannot manage customers; use a key of the developer workspace')
+  if (principal.home.kind === 'customer') throw notAllowed('a customer key cannot manage customers; use a key of the developer workspace')
   if (workspace.id !== principal.developer.id) {
-    throw badRequest('Service-Workspace', 'customer management runs in your own workspace; send it without this header')
+    throw invalid('Service-Workspace', 'customer management runs in your own workspace; send it without this header')
   }
   return principal.developer
 }
@@ -146,6 +146,6 @@ const RANK: Record<Scope, number> = { read: 0, build: 1, full: 2 }
 /** Refuses with 403 unless the key's scope reaches `needed`; `action` says what was refused. */
 export function requireScope(principal: HttpPrincipal, needed: Scope, action: string): void {
   if (RANK[principal.key.scope] < RANK[needed]) {
-    throw forbidden(`${action} needs a ${needed} key (this key's scope is ${principal.key.scope})`)
+    throw notAllowed(`${action} needs a ${needed} key (this key's scope is ${principal.key.scope})`)
   }
 }

@@ -7,8 +7,8 @@
  * callbacks: they report on calls and messages already under way, and most are never resent.
  */
 import { Elysia } from 'elysia'
+import { unavailable } from '../refusals'
 import { VENDOR_CALLBACK_PREFIXES } from './body-limits'
-import { ApiError } from './errors'
 
 /**
  * A load balancer checks health every 5–30 s and moves on after a failure or two; 5 s is about
@@ -40,7 +40,7 @@ export function drainingGate(draining: DrainState) {
       // onRequest hooks apply to every route of the app, mounted before or after.
       .onRequest(({ request }) => {
         if (draining.active && startsWork(request)) {
-          throw new ApiError(503, 'this instance is shutting down; retry, and another instance will take the request', undefined, { 'retry-after': String(DRAINING_RETRY_AFTER_S) })
+          throw unavailable('this instance is shutting down; retry, and another instance will take the request', DRAINING_RETRY_AFTER_S)
         }
       })
       .get(

@@ -1,6 +1,8 @@
 /**
- * One error type for every refusal the service makes. Services throw it (it carries no Elysia
- * types); the error plugin shapes it per surface: v1/console `{ error }`, legacy `{ detail, status }`.
+ * The HTTP answer a refusal makes: its status, message, the members beside the message and its
+ * headers. Code refuses with `Refused` (src/refusals.ts); src/http/refusals.ts maps one to this, and
+ * the error plugin shapes it per surface: v1/console `{ error }`, legacy `{ detail, status }`. Only
+ * src/http imports it (`npm run deps`).
  */
 export class ApiError extends Error {
   constructor(
@@ -13,17 +15,4 @@ export class ApiError extends Error {
     super(message)
     this.name = 'ApiError'
   }
-}
-
-/** 400 whose message starts with the offending field, as docs/spec.md Errors rule 1 asks. */
-export const badRequest = (field: string, message: string) => new ApiError(400, `${field}: ${message}`, { field })
-export const unauthorized = (message = 'missing, wrong or revoked API key') => new ApiError(401, message)
-export const forbidden = (message: string) => new ApiError(403, message)
-export const notFound = (message: string) => new ApiError(404, message)
-export const conflict = (message: string, extra?: Record<string, unknown>) => new ApiError(409, message, extra)
-
-/** A required text that is only spaces is as good as missing: refused like an empty one. */
-export function notBlank(value: string, field: string): string {
-  if (value.trim() === '') throw badRequest(field, 'must not be blank')
-  return value
 }

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto'
 import type { Coordination, StoredResponse } from '../coordination/port'
 import { randomId } from '../ids'
-import { badRequest, conflict } from './errors'
+import { clashes, invalid } from '../refusals'
 import { outageRefusal } from './outage'
 import { apiErrorOf } from './refusals'
 
@@ -68,7 +68,7 @@ export function requestKey(header: string | null, body: unknown, bodyKey?: strin
 /** Claims `key` for this request (or finds its stored answer); 409 while in flight, 400 for another body. */
 export async function beginIdempotent(coordination: Coordination, scope: string, key: string | undefined | null, requestBody: unknown, field = KEY_HEADER): Promise<IdempotencyStep> {
   if (key === undefined || key === null || key === '') return { kind: 'none' }
-  if (!KEY_SHAPE.test(key)) throw badRequest(field, 'must be 1–255 printable characters')
+  if (!KEY_SHAPE.test(key)) throw invalid(field, 'must be 1–255 printable characters')
   const fingerprint = createHash('sha256')
     .update(JSON.stringify(requestBody ?? null))
     .digest('hex')
@@ -84,11 +84,11 @@ export async function beginIdempotent(coordination: Coordination, scope: string,
     void coordination.idempotencyRelease(id, owner).catch(() => {})
     throw error
   }
-  if (begun.state === 'in_flight') throw conflict(`a request with this ${field} is still being processed`)
+  if (begun.state === 'in_flight') throw clashes(`a request with this ${field} is still being processed`)
   if (begun.state === 'done') {
     const stored = begun.response
     if (stored.headers?.fingerprint !== fingerprint) {
-      throw badRequest(field, 'was already used with a different request body')
+      throw invalid(field, 'was already used with a different request body')
     }
     return { kind: 'replay', status: stored.status, body: stored.body }
   }

@@ -4,8 +4,8 @@
  * turns into a keyset query, so pages stay fast and stable while documents are added.
  */
 import { t } from 'elysia'
+import { invalid } from '../refusals'
 import type { PageAfter } from '../store/port'
-import { badRequest } from './errors'
 
 const STORED_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const ID = /^[A-Za-z0-9_:.-]{1,200}$/
@@ -23,7 +23,7 @@ export function decodeCursor(cursor: string | undefined): PageAfter | null {
   } catch {
     /* reported below */
   }
-  throw badRequest('cursor', 'is not a cursor returned by this list')
+  throw invalid('cursor', 'is not a cursor returned by this list')
 }
 
 /** `limit` and `cursor` query members; bounds per list come from docs/spec.md Limits. */

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { openLocalCoordination } from '../../src/coordination/local'
 import type { Coordination } from '../../src/coordination/port'
 import { openRedisCoordination } from '../../src/coordination/redis'
-import { ApiError } from '../../src/http/errors'
 import { idempotent } from '../../src/http/idempotency'
+import { notAllowed, Refused } from '../../src/refusals'
 import { startRedis } from '../support/redis'
 import { describeWithRedis } from '../support/system-binary'
 
@@ -50,8 +50,8 @@ function suite(name: string, open: () => Promise<Coordination>) {
       } catch (e) {
         caught = e
       }
-      expect(caught).toBeInstanceOf(ApiError)
-      expect((caught as ApiError).status).toBe(409)
+      expect(caught).toBeInstanceOf(Refused)
+      expect((caught as Refused).reason).toBe('conflict')
       release()
       expect((await first).status).toBe(202)
     })
@@ -73,7 +73,7 @@ function suite(name: string, open: () => Promise<Coordination>) {
 
       await expect(
         idempotent(c, 's', 'k-403', {}, async () => {
-          throw new ApiError(403, 'not a contact')
+          throw notAllowed('not a contact')
         }),
       ).rejects.toThrow('not a contact')
       const replay = await idempotent(c, 's', 'k-403', {}, async () => ({ status: 200, body: {} }))
