@@ -12,6 +12,8 @@
  * - A feature imports its own folder freely and, of another feature, only its public face
  *   (public.ts: the feature's ref, types, constants, helpers); it reaches another's services
  *   through `use(ref)` at build time.
+ * - One domain error: code refuses with `Refused` (src/refusals.ts); only src/http maps it to each
+ *   surface's answer, so only src/http imports its shape (src/http/errors.ts, `ApiError`).
  * - No import cycles, type-only ones included.
  */
 
@@ -91,6 +93,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/features/([^/]+)/' },
       to: { path: '^src/features/', pathNot: ['^src/features/$1/', '^src/features/[^/]+/public\\.ts$'] },
+    },
+    {
+      name: 'refusals-shaped-only-at-the-edge',
+      comment: "Code refuses with src/refusals.ts's Refused; ApiError is src/http's answer shape, which only src/http builds.",
+      severity: 'error',
+      from: { pathNot: '^src/http/' },
+      to: { path: '^src/http/errors\\.ts$' },
     },
     {
       name: 'only-the-root-imports-a-build',
