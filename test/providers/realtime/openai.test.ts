@@ -1,0 +1,268 @@
+/**
+ * The Realtime call engine (providers/realtime/openai.ts, media/realtime-session.ts) against a
+ * local fake of OpenAI's Realtime WebSocket protocol (test/fakes/openai-realtime.ts), over a real
+ * socket. The line is played by the test: it takes the session's frames and echoes marks when it
+ * is told the caller heard them, as Twilio does.
+ */
+import { afterAll, describe, expect, test } from 'bun:test'
+import { encodeMulaw, PHONE_RATE } from '../../../src/media/codecs'
+import type { OutboundFrame } from '../../../src/media/frames'
+import { type RealtimeLine, RealtimeSession, type RealtimeToolOutcome } from '../../../src/media/realtime-session'
+import { RealtimeConnection, RealtimeError, type RealtimeOptions } from '../../../src/providers/realtime/openai'
+import { startRealtimeFake } from '../../fakes/openai-realtime'
+import { until } from '../../support/until'
+
+const KEY = 'sk-realtime-test-key-RRRR5555'
+const fake = startRealtimeFake({ apiKey: KEY, models: ['gpt-realtime'], wordMs: 300, speedup: 20 })
+afterAll(() => fake.stop())
+
+const OPTIONS: RealtimeOptions = {
+  apiKey: KEY,
+  baseUrl: fake.baseUrl,
+  model: 'gpt-realtime',
+  voice: 'marin',
+  instructions: 'You are a test agent.',
+  tools: [{ name: 'end_call', description: 'Hang up.', parameters: { type: 'object', properties: {} } }],
+  turnDetection: 'server_vad',
+}
+
+/** 20 ms frames of a 440 Hz tone (speech to the fake's VAD) or silence, at the phone's rate. */
+const tone = (ms: number) => Int16Array.from({ length: (PHONE_RATE * ms) / 1000 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / PHONE_RATE)))
+const silence = (ms: number) => new Int16Array((PHONE_RATE * ms) / 1000)
+
+/** A line the test plays: what the session sent, and marks echoed on demand. */
+class TestLine {
+  readonly frames: OutboundFrame[] = []
+  private echoed = 0
+  constructor(private session: () => RealtimeSession) {}
+  send = (f: OutboundFrame) => {
+    this.frames.push(f)
+    return true
+  }
+  get marks(): string[] {
+    return this.frames.flatMap((f) => (f.kind === 'mark' ? [f.name] : []))
+  }
+  /** The caller has heard the first `count` marks' audio (all sent so far when omitted). */
+  hear(count = this.marks.length): void {
+    for (const name of this.marks.slice(this.echoed, count)) this.session().frame({ kind: 'mark', name })
+    this.echoed = Math.max(this.echoed, count)
+  }
+  /** The caller's audio, in 20 ms frames at the line's pace (Twilio streams in real time). */
+  async say(pcm: Int16Array): Promise<void> {
+    for (let at = 0; at < pcm.length; at += 160) {
+      this.session().frame({ kind: 'audio', pcm: pcm.subarray(at, at + 160), sampleRate: PHONE_RATE, chunk: 0, timestamp: 0 })
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+}
+
+async function call(opts: Partial<RealtimeOptions> = {}, runTool?: (name: string) => RealtimeToolOutcome) {
+  const said: { who: string; text: string; usage?: unknown }[] = []
+  const hangUps: { hangup: string; error?: string }[] = []
+  const tools: string[] = []
+  const connection = await RealtimeConnection.open({ ...OPTIONS, ...opts })
+  let session!: RealtimeSession
+  const line = new TestLine(() => session)
+  const callLine: RealtimeLine = {
+    callId: 'c1',
+    opening: 'Hello there, how can I help you today?',
+    maxCallSeconds: 600,
+    customerSaid: async (text) => void said.push({ who: 'customer', text }),
+    agentSaid: async (text, usage) => void said.push({ who: 'agent', text, usage }),
+    runTool: async (name) => {
+      tools.push(name)
+      return runTool?.(name) ?? { output: { ok: true } }
+    },
+    state: () => {},
+    hangUp: async (r) => void hangUps.push(r),
+    log: () => {},
+  }
+  session = new RealtimeSession({ line: callLine, connection, send: line.send })
+  session.start(PHONE_RATE)
+  return { session, line, said, hangUps, tools, log: () => fake.sessions.at(-1)! }
+}
+
+describe('OpenAI Realtime', () => {
+  test('opens with Bearer auth and configures μ-law both ways, the voice, the tools and the turn detection', async () => {
+    const connection = await RealtimeConnection.open({ ...OPTIONS, turnDetection: 'semantic_vad' })
+    const log = fake.sessions.at(-1)!
+    await until(
+      'the session.update',
+      () => log.events.find((e) => e.type === 'session.update'),
+      (v) => v !== undefined,
+    )
+    connection.close()
+    const update = log.events.find((e) => e.type === 'session.update').session
+    expect(log.model).toBe('gpt-realtime')
+    expect(update.type).toBe('realtime')
+    expect(update.audio.input.format).toEqual({ type: 'audio/pcmu' })
+    expect(update.audio.output).toEqual({ format: { type: 'audio/pcmu' }, voice: 'marin' })
+    expect(update.audio.input.turn_detection.type).toBe('semantic_vad')
+    expect(update.tools).toEqual([{ type: 'function', ...OPTIONS.tools[0] }])
+  })
+
+  test('a refused key fails the connect with the API’s reason, the key not in it', async () => {
+    const err = await RealtimeConnection.open({ ...OPTIONS, apiKey: 'sk-wrong-key-9999' }).catch((e) => e)
+    expect(err).toBeInstanceOf(RealtimeError)
+    expect(err.code).toBe('invalid_api_key')
+    expect(err.message).toContain('Incorrect API key provided')
+    expect(err.message).not.toContain('sk-wrong-key-9999')
+  })
+
+  test('a model the key does not reach fails the connect with model_not_found', async () => {
+    const err = await RealtimeConnection.open({ ...OPTIONS, model: 'gpt-4o-realtime-preview' }).catch((e) => e)
+    expect(err.code).toBe('model_not_found')
+  })
+
+  test('the model’s μ-law reaches the line byte for byte, marked every 100 ms; the opening is stored once heard', async () => {
+    const c = await call()
+    await until(
+      'the opening’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 24,
+    )
+    c.line.hear()
+    await until(
+      'the opening stored',
+      () => c.said,
+      (s) => s.length === 1,
+    )
+    const sent = c.line.frames.flatMap((f) => (f.kind === 'audio' ? [...encodeMulaw(f.pcm)] : []))
+    // Eight words at 300 ms: 2.4 s of the fake's tone, as it made it.
+    const made = encodeMulaw(tone(2400))
+    expect(sent.length).toBe(made.length)
+    expect(Buffer.from(sent).equals(Buffer.from(made))).toBe(true)
+    expect(c.said[0]).toMatchObject({ who: 'agent', text: 'Hello there, how can I help you today?' })
+    expect((c.said[0]!.usage as { outputAudioTokens: number }).outputAudioTokens).toBe(48)
+    await c.session.close()
+  })
+
+  test('barge-in while the model still speaks: the line is cleared, the response cancelled, the item truncated to what was heard', async () => {
+    const slow = startRealtimeFake({ apiKey: KEY, models: ['gpt-realtime'], speedup: 1 })
+    try {
+      const c = await call({ baseUrl: slow.baseUrl })
+      await until(
+        'the first audio',
+        () => c.line.marks.length,
+        (n) => n >= 5,
+      )
+      c.line.hear(3)
+      await c.line.say(tone(100))
+      const log = slow.sessions.at(-1)!
+      const truncate = await until(
+        'the truncate',
+        () => log.events.find((e) => e.type === 'conversation.item.truncate'),
+        (v) => v !== undefined,
+      )
+      expect(truncate.audio_end_ms).toBe(300)
+      expect(log.events.some((e) => e.type === 'response.cancel')).toBe(true)
+      expect(c.line.frames.some((f) => f.kind === 'clear')).toBe(true)
+      await c.session.close()
+    } finally {
+      await slow.stop()
+    }
+  })
+
+  test('barge-in after the response was made: the line is cleared and the item truncated to what the caller heard, the transcript too', async () => {
+    fake.heard.push('wait, stop')
+    const c = await call()
+    await until(
+      'the opening’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 24,
+    )
+    // The caller heard 1.2 s (12 marks) of the opening, then spoke over it.
+    c.line.hear(12)
+    await c.line.say(tone(300))
+    const log = c.log()
+    const truncate = await until(
+      'the truncate',
+      () => log.events.find((e) => e.type === 'conversation.item.truncate'),
+      (v) => v !== undefined,
+    )
+    expect(truncate.audio_end_ms).toBe(1200)
+    expect(truncate.content_index).toBe(0)
+    expect(c.line.frames.some((f) => f.kind === 'clear')).toBe(true)
+    // Marks Twilio echoes for the cleared audio do not count as heard.
+    c.line.hear()
+    await c.line.say(silence(700))
+    await until(
+      'both lines stored',
+      () => c.said,
+      (s) => s.length >= 2,
+    )
+    // Half the opening's audio was heard: its first words, cut at a word (whether the response was whole or cancelled when the caller spoke).
+    const heard = c.said[0]!.text
+    expect(c.said[0]!.who).toBe('agent')
+    expect('Hello there, how can I help you today?'.startsWith(heard)).toBe(true)
+    expect(heard.split(' ').length).toBeGreaterThanOrEqual(3)
+    expect(heard.split(' ').length).toBeLessThanOrEqual(4)
+    expect(c.said[1]).toEqual({ who: 'customer', text: 'wait, stop' })
+    await c.session.close()
+  })
+
+  test('a tool call is run, answered with function_call_output and a new response; end_call hangs up once the goodbye played', async () => {
+    fake.heard.push('that is all, bye')
+    fake.replies.push({ tool: { name: 'end_call', arguments: { reason: 'done' } } }, { text: 'Goodbye!' })
+    const c = await call({}, (name) => ({ output: { ending: true }, endCall: name === 'end_call' }))
+    await until(
+      'the opening’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 24,
+    )
+    c.line.hear()
+    await c.line.say(tone(400))
+    await c.line.say(silence(600))
+    const log = c.log()
+    const output = await until(
+      'the tool’s output',
+      () => log.events.find((e) => e.type === 'conversation.item.create' && e.item.type === 'function_call_output'),
+      (v) => v !== undefined,
+    )
+    expect(JSON.parse(output.item.output)).toEqual({ ending: true })
+    expect(c.tools).toEqual(['end_call'])
+    await until(
+      'the goodbye’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 27,
+    )
+    expect(c.hangUps).toEqual([])
+    c.line.hear()
+    await until(
+      'the hang-up',
+      () => c.hangUps,
+      (h) => h.length === 1,
+    )
+    expect(c.hangUps[0]).toEqual({ hangup: 'answered' })
+    expect(c.said.map((s) => s.text)).toContain('Goodbye!')
+  })
+
+  test('a rate limit fails the call with the API’s reason', async () => {
+    fake.rateLimited = true
+    try {
+      const c = await call()
+      await until(
+        'the hang-up',
+        () => c.hangUps,
+        (h) => h.length === 1,
+      )
+      expect(c.hangUps[0]!.hangup).toBe('failed')
+      expect(c.hangUps[0]!.error).toContain('Rate limit reached for gpt-realtime')
+    } finally {
+      fake.rateLimited = false
+    }
+  })
+
+  test('the API failing mid-response fails the call, naming the close', async () => {
+    fake.dropAfterDeltas = 5
+    const c = await call()
+    await until(
+      'the hang-up',
+      () => c.hangUps,
+      (h) => h.length === 1,
+    )
+    expect(c.hangUps[0]!.hangup).toBe('failed')
+    expect(c.hangUps[0]!.error).toContain('1011')
+    expect(c.line.marks.length).toBe(5)
+  })
+})
