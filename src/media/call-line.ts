@@ -7,7 +7,7 @@ import type { OverlapCounts, VoiceTurnState } from '../../machines/voice-turn'
 import type { SttSession } from '../providers/stt/port'
 import type { TextToSpeech } from '../providers/tts/port'
 import type { VoiceDials } from './dials'
-import type { OutboundFrame } from './frames'
+import type { InboundFrame, OutboundFrame } from './frames'
 import type { TurnLatency } from './latency'
 import type { AgentReply } from './reply-turn'
 import type { StreamClock } from './stream-clock'
@@ -74,6 +74,27 @@ export interface CallLine {
   /** The call should end (the agent ended it, or a limit did). */
   hangUp(reason: { hangup: 'answered' | 'failed' | 'voicemail'; error?: string }): Promise<void>
   log(level: 'info' | 'warn', message: string, data?: object): void
+}
+
+/**
+ * A live call's session as the media socket drives it: the cascaded pipeline (session.ts) or a
+ * speech-to-speech model (realtime-session.ts).
+ */
+export interface LiveSession {
+  readonly state: PipelineState
+  /** Frames dropped because the session fell behind. */
+  readonly dropped: number
+  /** How a call on its caller's audio paces (VoiceSession.pace); null on any other. */
+  readonly pace: { judged: number; hold: boolean } | null
+  start(sampleRate: number): void
+  frame(frame: InboundFrame): void
+  drained(): void
+  close(): Promise<void>
+  endWith(goodbye: string): void
+  answeredBy(by: 'human' | 'machine' | 'fax' | 'unknown'): void
+  announce(text: string): void
+  handingOff(): Promise<void>
+  handOffFailed(): void
 }
 
 export interface SessionParts {

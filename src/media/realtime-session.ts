@@ -43,6 +43,14 @@ export interface RealtimeLine {
   log(level: 'info' | 'warn', message: string, data?: object): void
 }
 
+const addUsage = (a: RealtimeUsage, b: RealtimeUsage): RealtimeUsage => ({
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+  inputAudioTokens: a.inputAudioTokens + b.inputAudioTokens,
+  outputAudioTokens: a.outputAudioTokens + b.outputAudioTokens,
+  cachedTokens: a.cachedTokens + b.cachedTokens,
+})
+
 /** Errors the API sends that end the session's use (the rest concern one client event and are logged). */
 const FATAL = new Set(['invalid_api_key', 'rate_limit_exceeded', 'insufficient_quota', 'session_expired', 'server_error'])
 
@@ -63,6 +71,8 @@ export class RealtimeSession {
   private limit: ReturnType<typeof setTimeout> | null = null
   /** Responses made but not yet heard to their end: stored once heard (or cut), or at the close as far as heard. */
   private unheard: { turn: Turn; usage: RealtimeUsage; tools: { name: string; input: unknown; output: unknown }[] }[] = []
+  /** The usage and tools of a response that said nothing, for the reply that follows it. */
+  private carry: { usage: RealtimeUsage; tools: { name: string; input: unknown; output: unknown }[] } | null = null
   /** After this response has played: hang up, or put the caller through. */
   private after: { hangUp: true } | { transfer: string } | null = null
 
@@ -147,6 +157,7 @@ export class RealtimeSession {
       // The turns in progress are stored as far as they were heard.
       for (const u of this.unheard.splice(0)) this.store(u.turn, u.usage, u.tools, true)
       if (this.turn) this.store(this.turn, usageOf(null), [], true)
+      if (this.carry) this.store({ responseId: '', items: new Map(), calls: [] }, usageOf(null), [], true)
       this.turn = null
       this.setState('ended', 'the call ended')
     }
@@ -272,8 +283,16 @@ export class RealtimeSession {
       return cut ? cutAt({ text, samples: heard.sentMs, complete: false }, heard.heardMs) : text
     })
     const text = said.filter(Boolean).join(' ').trim()
-    if (!text && !tools.length && !usage.inputTokens && !usage.outputTokens) return
-    this.chain(() => this.parts.line.agentSaid(text, usage, tools))
+    // A response that only called tools is one reply with the words that answer them, as the conversation engine keeps it.
+    const carried = this.carry
+    this.carry = null
+    const all = carried ? { usage: addUsage(carried.usage, usage), tools: [...carried.tools, ...tools] } : { usage, tools }
+    if (!text && !closing) {
+      this.carry = all
+      return
+    }
+    if (!text && !all.tools.length && !all.usage.inputTokens && !all.usage.outputTokens) return
+    this.chain(() => this.parts.line.agentSaid(text, all.usage, all.tools))
   }
 
   /** Writes to the call record in the order things happened. */

@@ -33,7 +33,7 @@ import { closeSession } from './session-close'
 import { TalkedInto } from './talked-into'
 import { TURN_WAITS } from './turn-waits'
 
-export type { CallLine, PipelineState, SessionParts } from './call-line'
+export type { CallLine, LiveSession, PipelineState, SessionParts } from './call-line'
 
 /**
  * How long a voicemail-dropping call waits to be told who answered before it speaks as to a

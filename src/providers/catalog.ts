@@ -151,6 +151,8 @@ export interface OfferedVoice {
   name: string
   /** A clip the provider hosts, or null. */
   sample: string | null
+  /** A voice of the llm key's Realtime models (byok/choices.ts). */
+  realtime?: boolean
 }
 
 /** OpenAI's text-to-speech voices (https://platform.openai.com/docs/guides/text-to-speech): a fixed set, no hosted clips. */

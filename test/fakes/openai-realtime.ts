@@ -57,6 +57,10 @@ export interface RealtimeSessionLog {
 }
 
 export interface RealtimeFake {
+  /** The key the fake accepts; changing it revokes the old one (a key that was good when saved). */
+  apiKey: string
+  /** Every HTTP request and WebSocket upgrade, as `METHOD /path`. */
+  requests: string[]
   origin: string
   baseUrl: string
   sessions: RealtimeSessionLog[]
@@ -96,6 +100,8 @@ export function startRealtimeFake(opts: RealtimeFakeOptions): RealtimeFake {
   const wordMs = opts.wordMs ?? 300
   const speedup = opts.speedup ?? 10
   const fake: RealtimeFake = {
+    apiKey: opts.apiKey,
+    requests: [],
     origin: '',
     baseUrl: '',
     sessions: [],
@@ -277,7 +283,8 @@ export function startRealtimeFake(opts: RealtimeFakeOptions): RealtimeFake {
     port: 0,
     fetch(req, srv) {
       const url = new URL(req.url)
-      const ok = req.headers.get('authorization') === `Bearer ${opts.apiKey}`
+      const ok = req.headers.get('authorization') === `Bearer ${fake.apiKey}`
+      fake.requests.push(`${req.method} ${url.pathname}`)
       if (url.pathname === '/v1/realtime') {
         const model = url.searchParams.get('model') ?? ''
         const data: Conn = {

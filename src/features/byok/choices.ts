@@ -7,6 +7,7 @@
 
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { KeyRejected, type OfferedVoice, offeredVoices, previewVoice, type VendorEndpoints, VendorUnavailable } from '../../providers/catalog'
+import { isRealtimeModel, REALTIME_VOICES, type RealtimeTurnDetection } from '../../providers/realtime/openai'
 import { clashes, invalid, upstreamFailed } from '../../refusals'
 import type { ByokRepos } from './repository'
 import type { ByokService, EffectiveKeys } from './service'
@@ -16,6 +17,19 @@ export interface AgentChoice {
   model: string | null
   voice: string | null
   stale: { model: boolean; voice: boolean }
+  turnDetection?: RealtimeTurnDetection
+}
+
+/** An OpenAI llm key that reaches a Realtime model speaks with these voices too. */
+const realtimeKey = ({ keys }: EffectiveKeys) => keys.llm.provider === 'openai' && keys.llm.models.some(isRealtimeModel)
+const isRealtimeVoice = (voice: string) => (REALTIME_VOICES as readonly string[]).includes(voice)
+
+/** The voice key's voices, then the Realtime models' (`realtime: true`) where the llm key reaches one. */
+function withRealtime(keys: EffectiveKeys, voices: OfferedVoice[]): OfferedVoice[] {
+  if (!realtimeKey(keys)) return voices
+  const listed = voices.map((v) => (isRealtimeVoice(v.id) && keys.keys.tts.provider === 'openai' ? { ...v, realtime: true } : v))
+  const more = REALTIME_VOICES.filter((id) => !listed.some((v) => v.id === id && v.realtime)).map((id) => ({ id, name: id[0]!.toUpperCase() + id.slice(1), sample: null, realtime: true }))
+  return [...listed, ...more]
 }
 
 const vendorError = (err: unknown): unknown => {
@@ -34,7 +48,8 @@ export class ByokChoices {
   }
 
   async voices(ws: WorkspaceDoc): Promise<OfferedVoice[]> {
-    return this.offered(await this.inUse(ws))
+    const keys = await this.inUse(ws)
+    return withRealtime(keys, await this.offered(keys))
   }
 
   /** Whether the workspace's voice key offers `voice` (a call's `overrides.voice`); null while BYOK is off for it. */
@@ -63,28 +78,35 @@ export class ByokChoices {
     const keys = await this.deps.byok.effective(ws).catch(() => null)
     const model = doc?.model ?? null
     const voice = doc?.voice ?? null
-    const voiceStale = voice !== null && (!keys || !(await this.voicesOrNull(keys))?.some((v) => v.id === voice))
-    return { agent: agentId, model, voice, stale: { model: model !== null && !keys?.keys.llm.models.includes(model), voice: voiceStale } }
+    const spoken = keys && voice !== null && isRealtimeVoice(voice) && isRealtimeModel(await this.modelFor(ws, agentId, keys))
+    const voiceStale = voice !== null && !spoken && (!keys || !(await this.voicesOrNull(keys))?.some((v) => v.id === voice))
+    const turn = doc?.turnDetection ? { turnDetection: doc.turnDetection } : {}
+    return { agent: agentId, model, voice, stale: { model: model !== null && !keys?.keys.llm.models.includes(model), voice: voiceStale }, ...turn }
   }
 
   /** `null` reverts a choice; a value must be one the key reaches (or lists). */
-  async set(ws: WorkspaceDoc, agentId: string, input: { model?: string | null; voice?: string | null }): Promise<AgentChoice> {
+  async set(ws: WorkspaceDoc, agentId: string, input: { model?: string | null; voice?: string | null; turnDetection?: RealtimeTurnDetection | null }): Promise<AgentChoice> {
     const keys = await this.inUse(ws)
     if (input.model) {
       if (!keys.keys.llm.models.includes(input.model))
         throw invalid('model', `${input.model} is not reached by the ${keys.keys.llm.provider} key; its models: ${keys.keys.llm.models.slice(0, 20).join(', ')}`)
     }
-    if (input.voice) {
-      const offered = await this.voices(ws)
-      if (!offered.some((v) => v.id === input.voice)) throw invalid('voice', `${input.voice} is not a voice of the ${keys.keys.tts.provider} key (GET /byok/voices lists them)`)
-    }
     const held = await this.deps.repos.choices.get(`${ws.id}:${agentId}`)
+    if (input.voice) {
+      // A Realtime model speaks in its own voices; any other model in the voice key's.
+      const model = input.model !== undefined ? input.model : (held?.model ?? null)
+      const realtime = model !== null && isRealtimeModel(model) && keys.keys.llm.models.includes(model)
+      const offered = realtime ? REALTIME_VOICES.map((id) => ({ id })) : await this.offered(keys)
+      const whose = realtime ? `the Realtime model ${model}` : `the ${keys.keys.tts.provider} key`
+      if (!offered.some((v) => v.id === input.voice)) throw invalid('voice', `${input.voice} is not a voice of ${whose} (GET /byok/voices lists them)`)
+    }
     await this.deps.repos.choices.upsert({
       id: `${ws.id}:${agentId}`,
       workspaceId: ws.id,
       agentId,
       model: input.model !== undefined ? input.model : (held?.model ?? null),
       voice: input.voice !== undefined ? input.voice : (held?.voice ?? null),
+      turnDetection: input.turnDetection !== undefined ? input.turnDetection : (held?.turnDetection ?? null),
     })
     return this.get(ws, agentId)
   }
@@ -93,6 +115,12 @@ export class ByokChoices {
   async modelFor(ws: WorkspaceDoc, agentId: string, keys: EffectiveKeys): Promise<string> {
     const doc = await this.deps.repos.choices.get(`${ws.id}:${agentId}`)
     return doc?.model && keys.keys.llm.models.includes(doc.model) ? doc.model : keys.keys.llm.model
+  }
+
+  /** A Realtime agent's voice (its choice when a Realtime voice, else marin, which OpenAI recommends) and turn detection. */
+  async realtimeFor(ws: WorkspaceDoc, agentId: string): Promise<{ voice: string; turnDetection: RealtimeTurnDetection }> {
+    const doc = await this.deps.repos.choices.get(`${ws.id}:${agentId}`)
+    return { voice: doc?.voice && isRealtimeVoice(doc.voice) ? doc.voice : 'marin', turnDetection: doc?.turnDetection ?? 'server_vad' }
   }
 
   async voiceFor(ws: WorkspaceDoc, agentId: string): Promise<string | null> {

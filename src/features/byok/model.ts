@@ -48,7 +48,12 @@ export const KeyBody = t.Object(
 
 export const KeyPatchBody = t.Object({ model: t.Optional(Name), refreshModels: t.Optional(t.Boolean()) }, { additionalProperties: false })
 
-export const Voice = t.Object({ id: t.String(), name: t.String(), sample: t.Union([t.String(), t.Null()], { description: 'a clip the provider hosts' }) })
+export const Voice = t.Object({
+  id: t.String(),
+  name: t.String(),
+  sample: t.Union([t.String(), t.Null()], { description: 'a clip the provider hosts' }),
+  realtime: t.Optional(t.Boolean({ description: "true: a voice of the llm key's speech-to-speech (Realtime) models, chosen with one of them as the agent's model" })),
+})
 
 export const PreviewBody = t.Object(
   {
@@ -59,11 +64,18 @@ export const PreviewBody = t.Object(
   { additionalProperties: false },
 )
 
+/** Who ends the caller's turn on a speech-to-speech model (docs/api/voice.md, Speech-to-speech): its silence VAD or its semantic one. */
+const TurnDetection = t.Union([t.Literal('server_vad'), t.Literal('semantic_vad')], { description: 'a Realtime model only; absent or null: server_vad' })
+
 export const AgentChoice = t.Object({
   agent: t.String(),
   model: t.Union([t.String(), t.Null()]),
   voice: t.Union([t.String(), t.Null()]),
   stale: t.Object({ model: t.Boolean(), voice: t.Boolean() }, { description: 'true when an earlier choice is no longer reachable by the key' }),
+  turnDetection: t.Optional(TurnDetection),
 })
 
-export const AgentChoiceBody = t.Object({ model: t.Optional(t.Union([Name, t.Null()])), voice: t.Optional(t.Union([Name, t.Null()])) }, { additionalProperties: false })
+export const AgentChoiceBody = t.Object(
+  { model: t.Optional(t.Union([Name, t.Null()])), voice: t.Optional(t.Union([Name, t.Null()])), turnDetection: t.Optional(t.Union([TurnDetection, t.Null()])) },
+  { additionalProperties: false },
+)

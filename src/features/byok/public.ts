@@ -11,5 +11,5 @@ export interface ByokServices {
 
 export const byokRef = featureRef<ByokServices>('byok')
 
-export type { ByokRuntime, ByokSpeech } from './runtime'
+export type { ByokRealtime, ByokRuntime, ByokSpeech } from './runtime'
 export type { ByokService } from './service'

@@ -41,6 +41,8 @@ export interface ByokChoiceDoc {
   agentId: string
   model: string | null
   voice: string | null
+  /** A Realtime model's turn detection; absent: server_vad. */
+  turnDetection?: 'server_vad' | 'semantic_vad' | null
 }
 
 export const byokKeysSpec: CollectionSpec = { name: 'byok_keys', indexes: [{ name: 'workspace', fields: [['workspaceId', 1]] }] }

@@ -9,6 +9,7 @@ import type { Clock } from '../../clock'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { cartesiaBase, elevenlabsBase, type Job, llmConfig, openaiBase, type VendorEndpoints } from '../../providers/catalog'
 import { createLanguageModel, type LanguageModel, type LlmEvent, type StreamRequest } from '../../providers/llm'
+import { isRealtimeModel, type RealtimeTurnDetection } from '../../providers/realtime/openai'
 import { AssemblyAiStt } from '../../providers/stt/assemblyai'
 import { DeepgramStt } from '../../providers/stt/deepgram'
 import { OpenAiTranscription } from '../../providers/stt/openai'
@@ -105,6 +106,17 @@ export interface ByokSpeech {
   voice: string | null
 }
 
+/** A call on a speech-to-speech model (calls/realtime-call.ts): where it connects, as what, and whom to tell when it fails. */
+export interface ByokRealtime {
+  apiKey: string
+  baseUrl: string
+  model: string
+  voice: string
+  turnDetection: RealtimeTurnDetection
+  /** The key's failure notice (at most once a UTC day, as every BYOK failure). */
+  failed: (reason: string) => Promise<void>
+}
+
 export class ByokRuntime {
   constructor(
     private readonly deps: {
@@ -143,6 +155,20 @@ export class ByokRuntime {
     const llm = keys.keys.llm
     const model = await this.deps.choices.modelFor(ws, agentId, keys)
     return new NotifyingModel(createLanguageModel(llmConfig(llm.provider, llm.credentials, model, this.deps.endpoints)), this.failed(keys.owner, 'llm', llm.provider))
+  }
+
+  /**
+   * The agent's Realtime model on the workspace's OpenAI llm key, when that is its model: the call
+   * then runs on it in place of the speech engines and the language model. Null otherwise.
+   */
+  async realtime(ws: WorkspaceDoc, agentId: string): Promise<ByokRealtime | null> {
+    const keys = await this.deps.byok.effective(ws)
+    if (keys?.keys.llm.provider !== 'openai') return null
+    const model = await this.deps.choices.modelFor(ws, agentId, keys)
+    if (!isRealtimeModel(model)) return null
+    const { voice, turnDetection } = await this.deps.choices.realtimeFor(ws, agentId)
+    const apiKey = keys.keys.llm.credentials.apiKey ?? ''
+    return { apiKey, baseUrl: openaiBase(this.deps.endpoints), model, voice, turnDetection, failed: this.failed(keys.owner, 'llm', 'openai') }
   }
 
   /** A call's speech engines on the workspace's keys; null when BYOK is not in use. */

@@ -126,6 +126,7 @@ export const callsFeature = defineFeature(callsRef, {
       conversations,
       contacts,
       engine,
+      tools,
       telephony,
       speech,
       byok,

@@ -19,7 +19,7 @@ import type { Attached, MediaCalls, Refusal, StreamInfo } from '../../media/brid
 import { CLOSE } from '../../media/bridge'
 import type { OutboundFrame } from '../../media/frames'
 import type { Recorder } from '../../media/recorder'
-import type { PipelineState, VoiceSession } from '../../media/session'
+import type { LiveSession, PipelineState } from '../../media/session'
 import type { MediaTokens } from '../../media/tokens'
 import type { Telephony } from '../../providers/telephony/port'
 import { verifyTwilioSignature } from '../../providers/telephony/twilio-signature'
@@ -35,7 +35,7 @@ import { announceChannel } from './transfers'
 import { buildVoicePipeline, type VoicePipelineDeps } from './voice-pipeline'
 
 /** Live pipelines in this process, by call id (admission counts them; the console's actor view reads their state). */
-export type LiveStreams = Map<string, { state: PipelineState; why?: string; session: VoiceSession }>
+export type LiveStreams = Map<string, { state: PipelineState; why?: string; session: LiveSession }>
 
 export interface CallMediaDeps extends VoicePipelineDeps {
   /** Where this process's live streams are kept (shared with admission, built before the calls' media). */

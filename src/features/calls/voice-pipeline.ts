@@ -18,7 +18,7 @@ import type { OutboundFrame } from '../../media/frames'
 import { stagesOf, type TurnStages } from '../../media/latency'
 import type { PhraseCache } from '../../media/phrase-cache'
 import { Recorder } from '../../media/recorder'
-import { type CallLine, type PipelineState, type SessionParts, VoiceSession } from '../../media/session'
+import { type CallLine, type LiveSession, type PipelineState, type SessionParts, VoiceSession } from '../../media/session'
 import { StreamClock } from '../../media/stream-clock'
 import { voiceActivity } from '../../media/vad'
 import type { SpeechProviders } from '../../providers/speech'
@@ -30,6 +30,7 @@ import type { ContactService } from '../contacts/public'
 import type { ConversationFeature } from '../conversations/public'
 import type { Meter } from '../usage/public'
 import type { CallRecord } from './call-record'
+import { openRealtimeCall } from './realtime-call'
 import { recordingScratch } from './recordings'
 import type { CallTryDoc } from './repository'
 import type { PublishedAgents } from './service'
@@ -44,7 +45,9 @@ export interface VoicePipelineDeps {
   engine: ConversationFeature['engine']
   telephony: Pick<Telephony, 'name'>
   speech: SpeechProviders
-  byok?: Pick<ByokRuntime, 'speech'>
+  byok?: Pick<ByokRuntime, 'speech'> & Partial<Pick<ByokRuntime, 'realtime'>>
+  /** The agent's tools, run for a speech-to-speech model's function calls (realtime-call.ts). */
+  tools?: ConversationFeature['tools']
   phrases: PhraseCache
   /** The service clock: on the manual one a simulated call runs on its caller's audio (StreamClock). */
   clock?: Pick<Clock, 'kind'>
@@ -61,7 +64,7 @@ export interface VoicePipelineDeps {
 
 export type Built =
   | {
-      session: VoiceSession
+      session: LiveSession
       recorder: Recorder | null
       pipeline: NonNullable<CallTryDoc['pipeline']>
       /** The version the call talks as; null when nothing is published. */
@@ -103,6 +106,21 @@ export async function buildVoicePipeline(
     }
   }
   const agent: AgentDoc = unavailable ? { ...draft, voice: { ...draft.voice, voice: DEFAULT_VOICE, recordCalls: false } } : (served as { agent: AgentDoc }).agent
+  // An agent whose model is a speech-to-speech one talks through it, in place of the speech engines and the language model.
+  const realtime = !unavailable && d.byok?.realtime && d.tools ? await d.byok.realtime(workspace, agent.id).catch((err: Error) => ({ refused: err.message })) : null
+  if (realtime && 'refused' in realtime) return realtime
+  if (realtime) {
+    const recorder = agent.voice.recordCalls ? await Recorder.open(recordingScratch(d.config.dataDir), `${row.callId}-${row.attempt}`) : null
+    const opened = await openRealtimeCall({
+      ...{ row, workspace, agent, conversation, record, recorder, engine: realtime, conversations: d.conversations, tools: d.tools!, transfers: d.transfers },
+      opening: row.direction === 'outbound' ? (row.purpose ?? agent.greeting) : agent.greeting,
+      maxCallSeconds: agent.voice.maxCallSeconds ?? CALL_CEILINGS[workspace.plan].defaultCallSeconds,
+      ...{ send: c.send, state: c.state, hangUp: c.hangUp },
+    })
+    if ('refused' in opened) return opened
+    const pipeline = { ...opened.pipeline, maxCallSeconds: agent.voice.maxCallSeconds ?? CALL_CEILINGS[workspace.plan].defaultCallSeconds, dials: DEFAULT_DIALS }
+    return { session: opened.session, recorder, pipeline, agentVersion: 'version' in served && served.version ? served.version.number : null, leavesVoicemail: false }
+  }
   // BYOK first, with no fallback to the service's engines (docs/spec.md BYOK). A browser call is a real
   // person whatever the network: the sandbox's scripted doubles never stand in.
   const own = d.byok ? await d.byok.speech(workspace, agent.id).catch((err: Error) => ({ failed: err.message })) : null
