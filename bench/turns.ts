@@ -27,6 +27,9 @@
  *      the fake of Telnyx's Call Control API, the caller on Telnyx's media socket (telnyx-line.ts).
  *      The fake adds no delay of its own (Telnyx's network is outside what is measured): its floor
  *      is the vendors profile's figure, and the target is to stay within 30 ms of it.
+ *  (f) realtime — an agent on OpenAI Realtime through BYOK (src/media/realtime-session.ts) against
+ *      its fake: the server VAD's 500 ms of silence, then the first audio 320 ms later (the floor,
+ *      820 ms: realistic-delays.ts). Not in the default run: BENCH_PROFILES=realtime.
  * Also the end-of-turn rules on a corpus of complete and unfinished utterances: how often they
  * would cut a caller off, and what a complete turn waits.
  *
@@ -46,6 +49,7 @@ import { startAssemblyAiFake } from '../test/fakes/assemblyai'
 import { startCartesiaFake } from '../test/fakes/cartesia'
 import { startDeepgramFake, voicedMs } from '../test/fakes/deepgram'
 import { startOpenAIFake } from '../test/fakes/openai'
+import { startRealtimeFake } from '../test/fakes/openai-realtime'
 import { REALISTIC, REALISTIC_OPTIONS } from '../test/fakes/realistic-delays'
 import { startSpeechFake } from '../test/fakes/speech-vendors'
 import { startTelnyxFake, type TelnyxFake } from '../test/fakes/telnyx'
@@ -117,8 +121,13 @@ async function profile(name: string): Promise<Measured> {
   let model = 'local'
   let sttFake: ReturnType<typeof startDeepgramFake> | ReturnType<typeof startAssemblyAiFake> | null = null
   let telnyx: TelnyxFake | null = null
+  let realtime: ReturnType<typeof startRealtimeFake> | null = null
   if (name === 'local') Object.assign(env, { STT_PROVIDER: 'pocketsphinx', TTS_PROVIDER: 'espeak' })
-  else {
+  else if (name === 'realtime') {
+    realtime = startRealtimeFake({ apiKey: KEY, models: ['gpt-realtime', 'gpt-4o-mini', 'whisper-1', 'tts-1'], ...REALISTIC_OPTIONS.realtime })
+    stops.push(() => realtime!.stop())
+    Object.assign(env, { OPENAI_BASE_URL: realtime.baseUrl })
+  } else {
     // The fake reveals each line's words in step with its voiced audio (measured on the audio the
     // callee sends, below): no word before it has been said, every word by the end of the line.
     sttFake = name === 'assemblyai' ? startAssemblyAiFake(KEY, REALISTIC_OPTIONS.assemblyai) : startDeepgramFake(KEY, REALISTIC_OPTIONS.deepgram)
@@ -173,6 +182,7 @@ async function profile(name: string): Promise<Measured> {
     await call('POST', `/api/v1/agents/${agent}/knowledge`, dev.key, { text: KNOWLEDGE, title: 'Shop FAQ' })
     await call('POST', `/agents/${agent}/publish`, dev.key, {})
     await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, token, { number: '+14155550100', source: 'rented', agent })
+    if (realtime) await onRealtime(call, dev, agent)
     const { sandbox } = server.services.of(callsFeature)
     const tries = await server.services.store.collection<any>({ name: 'call_tries', indexes: [] })
     const live = LIVE_CALLS > 0 ? await placeLiveCalls(call, dev, token) : null
@@ -181,6 +191,7 @@ async function profile(name: string): Promise<Measured> {
       if (telnyx) await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
       else await sandboxPhone(call, dev, token, phone, QUESTIONS, CALL_MS)
       sttFake?.utterances.push(...(await spoken()).map(({ text, voicedMs }) => ({ text, voicedMs })))
+      realtime?.heard.push(...QUESTIONS)
       let placed = await dial(call, dev, phone)
       // At capacity the instance says when to try again (503, Retry-After): a client waits and does.
       for (let tries = 0; placed.status === 503 && tries < 20; tries++) {
@@ -247,6 +258,21 @@ async function profile(name: string): Promise<Measured> {
 type Call = (method: string, path: string, auth: string, body?: unknown) => Promise<{ status: number; body: any }>
 type Developer = { id: string; key: string }
 
+/** The developer's own OpenAI keys (BYOK), and its agent on gpt-realtime. */
+async function onRealtime(call: Call, dev: Developer, agent: string): Promise<void> {
+  const steps: [string, string, unknown][] = [
+    ['PUT', '/api/v1/byok/keys/stt', { provider: 'openai', credentials: { apiKey: KEY, model: 'whisper-1' } }],
+    ['PUT', '/api/v1/byok/keys/llm', { provider: 'openai', credentials: { apiKey: KEY, model: 'gpt-4o-mini' } }],
+    ['PUT', '/api/v1/byok/keys/tts', { provider: 'openai', credentials: { apiKey: KEY, model: 'tts-1' } }],
+    ['PATCH', '/api/v1/byok', { enabled: true }],
+    ['PUT', `/api/v1/byok/agents/${agent}`, { model: 'gpt-realtime', voice: 'marin' }],
+  ]
+  for (const [method, path, body] of steps) {
+    const r = await call(method, path, dev.key, body)
+    if (r.status !== 200) throw new Error(`${method} ${path} answered ${r.status}: ${JSON.stringify(r.body)}`)
+  }
+}
+
 /** `phone` as a contact of the developer, answered by a sandbox callee who says `lines` and hangs up after `hangupAfterMs`. */
 async function sandboxPhone(call: Call, dev: Developer, token: string, phone: string, lines: string[], hangupAfterMs: number): Promise<void> {
   await call('POST', `/console/workspaces/${dev.id}/contacts`, token, { phone })
@@ -294,7 +320,8 @@ console.log(
 corpus()
 for (const name of PROFILES) {
   const m = await profile(name)
-  console.log(`\n(${{ local: 'a', vendors: 'b', cartesia: 'c', assemblyai: 'd', telnyx: 'e' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
+  console.log(`\n(${{ local: 'a', vendors: 'b', cartesia: 'c', assemblyai: 'd', telnyx: 'e', realtime: 'f' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
+  if (name === 'realtime') console.log(`  floor: the server VAD's ${REALISTIC.realtimeVadSilenceMs} ms + first audio ${REALISTIC.realtimeFirstAudioMs} ms = ${REALISTIC.realtimeVadSilenceMs + REALISTIC.realtimeFirstAudioMs} ms (target ≤ floor + 30 ms)`)
   if (m.live)
     console.log(
       `  with other calls live: ${m.live.placed} placed, ${m.live.refused} refused, ${m.live.liveAtEnd} still live when the turns were done; the measured calls refused at capacity ${m.refusedAtCapacity} times`,

@@ -49,6 +49,18 @@ export const REALISTIC = {
    * than that after the last word, and no sooner than its turn silence (the fake's audio time).
    */
   assemblyaiEndMs: 300,
+  /**
+   * OpenAI Realtime's first audio after the turn ends: GPT-4o "can respond to audio inputs in as
+   * little as 232 milliseconds, with an average of 320 milliseconds" (https://openai.com/index/hello-gpt-4o/);
+   * 320 ms. Its server VAD's `silence_duration_ms` (500 by default,
+   * https://platform.openai.com/docs/guides/realtime-vad) comes before it, so the floor a caller
+   * lives on this engine is 820 ms.
+   */
+  realtimeFirstAudioMs: 320,
+  /** The Realtime API's generation speed is not published; 10× real time, as ElevenLabs' slow end above. */
+  realtimeSpeedup: 10,
+  /** The server VAD's default silence before it ends a turn (the docs above). */
+  realtimeVadSilenceMs: 500,
 } as const
 
 /** The fakes' options for those delays: `startDeepgramFake(key, REALISTIC_OPTIONS.deepgram)` and so on. */
@@ -58,4 +70,5 @@ export const REALISTIC_OPTIONS = {
   assemblyai: { finalDelayMs: REALISTIC.assemblyaiEndMs },
   elevenlabs: { firstAudioMs: REALISTIC.elevenlabsFirstAudioMs, audioChunkMs: REALISTIC.elevenlabsChunkMs, speedup: REALISTIC.elevenlabsSpeedup },
   cartesia: { firstAudioMs: REALISTIC.cartesiaFirstAudioMs, chunkMs: REALISTIC.cartesiaChunkMs, speedup: REALISTIC.cartesiaSpeedup },
+  realtime: { firstAudioMs: REALISTIC.realtimeFirstAudioMs, speedup: REALISTIC.realtimeSpeedup },
 }
