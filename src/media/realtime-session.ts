@@ -18,6 +18,8 @@ import type { InboundFrame, OutboundFrame } from './frames'
 import { cutAt } from './heard-text'
 import { keypadPrompt, keypadTones } from './keypad'
 import { RealtimePlayout } from './realtime-playout'
+import { RealtimeTurns } from './realtime-turns'
+import type { VoiceActivity } from './vad'
 
 /** What a tool did, in the shape the conversation engine's tools answer (conversations/tool-runner.ts). */
 export interface RealtimeToolOutcome {
@@ -82,10 +84,24 @@ export class RealtimeSession {
       connection: RealtimeConnection
       send: (f: OutboundFrame) => boolean
       record?: { fromCaller(pcm: Int16Array, rate: number): void; fromAgent(pcm: Int16Array, rate: number): void }
+      /** Our turn detection in place of the model's (`service_vad`): the VAD and the silence that ends a turn. */
+      turns?: { vad: VoiceActivity; waitMs: number }
     },
   ) {
     this.playout = new RealtimePlayout(parts.send, parts.record ? (pcm, rate) => parts.record!.fromAgent(pcm, rate) : undefined)
+    this.turns = parts.turns
+      ? new RealtimeTurns(parts.turns.vad, parts.turns.waitMs, {
+          started: () => !this.ended && this.speechStarted(),
+          ended: () => {
+            if (this.ended) return
+            this.parts.connection.commitTurn()
+            this.setState('thinking', "the service's turn detection ended the caller's turn")
+          },
+        })
+      : null
   }
+
+  private readonly turns: RealtimeTurns | null
 
   get state(): PipelineState {
     return this.current
@@ -133,6 +149,7 @@ export class RealtimeSession {
       // The phone's μ-law at 8 kHz goes as it came (decoding and encoding G.711 is exact); a browser's L16 is brought to it.
       const pcm = frame.sampleRate === PHONE_RATE ? frame.pcm : resample(frame.pcm, frame.sampleRate, PHONE_RATE)
       this.parts.connection.append(encodeMulaw(pcm))
+      this.turns?.push(pcm, PHONE_RATE)
     } else if (frame.kind === 'mark') this.playout.echoed(frame.name)
     else if (frame.kind === 'dtmf') {
       // Keys are words to the model: it hears them as the conversation engine's prompt says them.

@@ -17,7 +17,9 @@
  *   `conversation.item.created`, the transcription (`…input_audio_transcription.completed`, the
  *   text the test queued for that stretch) and, with `create_response`, a response. Semantic VAD
  *   ends the turn after its `eagerness`' wait (the docs give no numbers: 500 ms here as server VAD).
- *   Speech while a response runs cancels it (`interrupt_response`).
+ *   Speech while a response runs cancels it (`interrupt_response`). With `turn_detection: null`
+ *   none of this runs: the client's `input_audio_buffer.commit` makes the caller's message (and its
+ *   transcription) and its `response.create` the answer.
  * - A response plays the next scripted reply: spoken text becomes μ-law (a 440 Hz tone, a word per
  *   `wordMs`) in `response.output_audio.delta` pieces of 100 ms, the transcript word by word in
  *   `response.output_audio_transcript.delta`, then the `.done` events and `response.done` with
@@ -254,8 +256,19 @@ export function startRealtimeFake(opts: RealtimeFakeOptions): RealtimeFake {
         const bytes = Buffer.from(String(e.audio ?? ''), 'base64')
         return hear(ws, bytes)
       }
-      case 'input_audio_buffer.commit':
-        return send(ws, { type: 'input_audio_buffer.committed', item_id: `item_in_${c.audio.ms}` })
+      case 'input_audio_buffer.commit': {
+        // The client's turn detection: the buffer becomes the caller's message, transcribed.
+        const item = `item_in_${c.audio.ms}`
+        send(ws, { type: 'input_audio_buffer.committed', previous_item_id: null, item_id: item })
+        send(ws, { type: 'conversation.item.created', previous_item_id: null, item: { id: item, type: 'message', role: 'user', content: [{ type: 'input_audio', transcript: null }] } })
+        return send(ws, {
+          type: 'conversation.item.input_audio_transcription.completed',
+          item_id: item,
+          content_index: 0,
+          transcript: fake.heard.shift() ?? '',
+          usage: { type: 'duration', seconds: 1 },
+        })
+      }
       case 'input_audio_buffer.clear':
         c.audio.pending = new Int16Array(0)
         return send(ws, { type: 'input_audio_buffer.cleared' })

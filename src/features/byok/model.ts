@@ -65,7 +65,9 @@ export const PreviewBody = t.Object(
 )
 
 /** Who ends the caller's turn on a speech-to-speech model (docs/api/voice.md, Speech-to-speech): its silence VAD or its semantic one. */
-const TurnDetection = t.Union([t.Literal('server_vad'), t.Literal('semantic_vad')], { description: 'a Realtime model only; absent or null: server_vad' })
+const TurnDetection = t.Union([t.Literal('server_vad'), t.Literal('semantic_vad'), t.Literal('service_vad')], {
+  description: "a Realtime model only: its silence VAD, its semantic VAD, or the service's own VAD (absent or null: server_vad)",
+})
 
 export const AgentChoice = t.Object({
   agent: t.String(),

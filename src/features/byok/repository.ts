@@ -42,7 +42,7 @@ export interface ByokChoiceDoc {
   model: string | null
   voice: string | null
   /** A Realtime model's turn detection; absent: server_vad. */
-  turnDetection?: 'server_vad' | 'semantic_vad' | null
+  turnDetection?: 'server_vad' | 'semantic_vad' | 'service_vad' | null
 }
 
 export const byokKeysSpec: CollectionSpec = { name: 'byok_keys', indexes: [{ name: 'workspace', fields: [['workspaceId', 1]] }] }

@@ -8,11 +8,14 @@
  * the key's owner hears of it (byok/runtime.ts): there is no fallback to another engine.
  */
 import type { WorkspaceDoc } from '../../kernel/tenancy'
+import { TRAILING_WAIT_MS } from '../../media/end-of-turn'
 import type { OutboundFrame } from '../../media/frames'
 import type { RealtimeLine } from '../../media/realtime-session'
 import { RealtimeSession } from '../../media/realtime-session'
 import type { Recorder } from '../../media/recorder'
 import type { PipelineState } from '../../media/session'
+import { LOCAL_WAITS } from '../../media/turn-waits'
+import type { VoiceActivity } from '../../media/vad'
 import { RealtimeConnection } from '../../providers/realtime/openai'
 import { type AgentDoc, languageCode } from '../agents/public'
 import type { ByokRealtime } from '../byok/public'
@@ -39,6 +42,8 @@ export interface RealtimeCallParts {
   send: (f: OutboundFrame) => boolean
   state: (state: PipelineState, why?: string) => void
   hangUp: RealtimeLine['hangUp']
+  /** The service's VAD, for an agent whose turns it detects (`service_vad`). */
+  vad: () => Promise<VoiceActivity>
 }
 
 /** Opens the model's session for the call; `{ refused }` with the API's reason when it cannot. */
@@ -99,7 +104,9 @@ export async function openRealtimeCall(p: RealtimeCallParts): Promise<{ session:
     },
     log: (level, message, data) => record.log[level](data ?? {}, message),
   }
-  const session = new RealtimeSession({ line, connection, send: p.send, record: p.recorder ?? undefined })
+  // With no words at a pause the wait is the rules' for an unread pause, capped by the agent's own.
+  const turns = p.engine.turnDetection === 'service_vad' ? { vad: await p.vad(), waitMs: Math.min(LOCAL_WAITS.unknown, agent.voice.endpointingMs ?? TRAILING_WAIT_MS) } : undefined
+  const session = new RealtimeSession({ line, connection, send: p.send, record: p.recorder ?? undefined, turns })
   const name = `openai-realtime:${p.engine.model}`
   return { session, pipeline: { stt: name, tts: name, vad: p.engine.turnDetection } }
 }

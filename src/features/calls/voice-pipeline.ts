@@ -115,7 +115,7 @@ export async function buildVoicePipeline(
       ...{ row, workspace, agent, conversation, record, recorder, engine: realtime, conversations: d.conversations, tools: d.tools!, transfers: d.transfers },
       opening: row.direction === 'outbound' ? (row.purpose ?? agent.greeting) : agent.greeting,
       maxCallSeconds: agent.voice.maxCallSeconds ?? CALL_CEILINGS[workspace.plan].defaultCallSeconds,
-      ...{ send: c.send, state: c.state, hangUp: c.hangUp },
+      ...{ send: c.send, state: c.state, hangUp: c.hangUp, vad: () => voiceActivity(d.config.speech.vad) },
     })
     if ('refused' in opened) return opened
     const pipeline = { ...opened.pipeline, maxCallSeconds: agent.voice.maxCallSeconds ?? CALL_CEILINGS[workspace.plan].defaultCallSeconds, dials: DEFAULT_DIALS }

@@ -20,8 +20,12 @@ export const REALTIME_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage
 /** A model id OpenAI serves over the Realtime API (gpt-realtime, gpt-4o-realtime-preview, their dated and mini forms). */
 export const isRealtimeModel = (id: string): boolean => /(^|-)realtime(-|$)/.test(id)
 
-/** `server_vad`: silence ends the turn; `semantic_vad`: the model judges the words (https://platform.openai.com/docs/guides/realtime-vad). */
-export type RealtimeTurnDetection = 'server_vad' | 'semantic_vad'
+/**
+ * `server_vad`: the model's silence VAD ends the turn; `semantic_vad`: the model judges the words
+ * (https://platform.openai.com/docs/guides/realtime-vad); `service_vad`: the model's VAD is off
+ * (`turn_detection: null`) and ours ends the turn with `input_audio_buffer.commit` and `response.create`.
+ */
+export type RealtimeTurnDetection = 'server_vad' | 'semantic_vad' | 'service_vad'
 
 /**
  * The session opens within a second or two; 10 s is the API not answering (the same bound as the
@@ -105,7 +109,7 @@ const errorOf = (e: { code?: string | null; message: string }) => new RealtimeEr
 
 /** The session.update that configures a call (GA shape: `session.type`, `audio.input` / `audio.output`). */
 export function sessionUpdate(o: RealtimeOptions): object {
-  const turn = o.turnDetection === 'semantic_vad' ? { type: 'semantic_vad', create_response: true, interrupt_response: true } : { type: 'server_vad', create_response: true, interrupt_response: true }
+  const turn = o.turnDetection === 'service_vad' ? null : { type: o.turnDetection, create_response: true, interrupt_response: true }
   return {
     type: 'session.update',
     session: {
@@ -209,6 +213,12 @@ export class RealtimeConnection {
   /** A tool's answer, then a new response that reads it. */
   toolOutput(callId: string, output: unknown): void {
     this.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output: typeof output === 'string' ? output : JSON.stringify(output) } })
+    this.send({ type: 'response.create' })
+  }
+
+  /** Our turn detection ended the caller's turn: the buffer becomes their message and the model answers it. */
+  commitTurn(): void {
+    this.send({ type: 'input_audio_buffer.commit' })
     this.send({ type: 'response.create' })
   }
 

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { encodeMulaw, PHONE_RATE } from '../../../src/media/codecs'
 import type { OutboundFrame } from '../../../src/media/frames'
 import { type RealtimeLine, RealtimeSession, type RealtimeToolOutcome } from '../../../src/media/realtime-session'
+import { EnergyVad } from '../../../src/media/vad'
 import { RealtimeConnection, RealtimeError, type RealtimeOptions } from '../../../src/providers/realtime/openai'
 import { startRealtimeFake } from '../../fakes/openai-realtime'
 import { until } from '../../support/until'
@@ -56,6 +57,9 @@ class TestLine {
   }
 }
 
+/** Our turn detection: the energy VAD, a turn over after this much silence. */
+const OUR_WAIT_MS = 600
+
 async function call(opts: Partial<RealtimeOptions> = {}, runTool?: (name: string) => RealtimeToolOutcome) {
   const said: { who: string; text: string; usage?: unknown }[] = []
   const hangUps: { hangup: string; error?: string }[] = []
@@ -77,7 +81,8 @@ async function call(opts: Partial<RealtimeOptions> = {}, runTool?: (name: string
     hangUp: async (r) => void hangUps.push(r),
     log: () => {},
   }
-  session = new RealtimeSession({ line: callLine, connection, send: line.send })
+  const turns = opts.turnDetection === 'service_vad' ? { vad: new EnergyVad(), waitMs: OUR_WAIT_MS } : undefined
+  session = new RealtimeSession({ line: callLine, connection, send: line.send, turns })
   session.start(PHONE_RATE)
   return { session, line, said, hangUps, tools, log: () => fake.sessions.at(-1)! }
 }
@@ -235,6 +240,75 @@ describe('OpenAI Realtime', () => {
     )
     expect(c.hangUps[0]).toEqual({ hangup: 'answered' })
     expect(c.said.map((s) => s.text)).toContain('Goodbye!')
+  })
+
+  test('our turn detection: the model’s is off; a silence after the caller’s speech commits the buffer and asks for the answer', async () => {
+    fake.heard.push('what time is it')
+    fake.replies.push({ text: 'It is noon.' })
+    const c = await call({ turnDetection: 'service_vad' })
+    const log = c.log()
+    const update = await until(
+      'the session.update',
+      () => log.events.find((e) => e.type === 'session.update'),
+      (v) => v !== undefined,
+    )
+    expect(update.session.audio.input.turn_detection).toBeNull()
+    await until(
+      'the opening’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 24,
+    )
+    c.line.hear()
+    await c.line.say(tone(400))
+    expect(log.events.some((e) => e.type === 'input_audio_buffer.commit')).toBe(false)
+    await c.line.say(silence(OUR_WAIT_MS + 100))
+    const commit = await until(
+      'the commit',
+      () => log.events.findIndex((e) => e.type === 'input_audio_buffer.commit'),
+      (i) => i >= 0,
+    )
+    expect(log.events[commit + 1]).toEqual({ type: 'response.create' })
+    await until(
+      'the answer’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 24 + 9,
+    )
+    c.line.hear()
+    await until(
+      'both lines stored',
+      () => c.said,
+      (s) => s.length === 3,
+    )
+    expect(c.said.slice(1).map((l) => [l.who, l.text])).toEqual([
+      ['customer', 'what time is it'],
+      ['agent', 'It is noon.'],
+    ])
+    await c.session.close()
+  })
+
+  test('our turn detection: speech over the model’s audio cancels its response (the model’s VAD is off) and truncates it to what was heard', async () => {
+    const slow = startRealtimeFake({ apiKey: KEY, models: ['gpt-realtime'], speedup: 1 })
+    try {
+      const c = await call({ baseUrl: slow.baseUrl, turnDetection: 'service_vad' })
+      await until(
+        'the first audio',
+        () => c.line.marks.length,
+        (n) => n >= 5,
+      )
+      c.line.hear(4)
+      await c.line.say(tone(200))
+      const log = slow.sessions.at(-1)!
+      const truncate = await until(
+        'the truncate',
+        () => log.events.find((e) => e.type === 'conversation.item.truncate'),
+        (v) => v !== undefined,
+      )
+      expect(truncate.audio_end_ms).toBe(400)
+      expect(log.events.some((e) => e.type === 'response.cancel')).toBe(true)
+      await c.session.close()
+    } finally {
+      await slow.stop()
+    }
   })
 
   test('a rate limit fails the call with the API’s reason', async () => {
