@@ -17,6 +17,8 @@ import { encodeMulaw, PHONE_RATE, resample } from './codecs'
 import type { InboundFrame, OutboundFrame } from './frames'
 import { cutAt } from './heard-text'
 import { keypadPrompt, keypadTones } from './keypad'
+import type { TurnLatency } from './latency'
+import { RealtimeLatency } from './realtime-latency'
 import { RealtimePlayout } from './realtime-playout'
 import { RealtimeTurns } from './realtime-turns'
 import type { VoiceActivity } from './vad'
@@ -41,6 +43,8 @@ export interface RealtimeLine {
   /** Null once the network took the hand-off; else what to tell the caller. */
   transfer?(name: string): Promise<string | null>
   state(state: PipelineState, why?: string): void
+  /** Each turn's latency, as the cascaded pipeline reports it (realtime-latency.ts). */
+  latency?(turn: TurnLatency): void
   hangUp(reason: { hangup: 'answered' | 'failed'; error?: string }): Promise<void>
   log(level: 'info' | 'warn', message: string, data?: object): void
 }
@@ -89,11 +93,16 @@ export class RealtimeSession {
     },
   ) {
     this.playout = new RealtimePlayout(parts.send, parts.record ? (pcm, rate) => parts.record!.fromAgent(pcm, rate) : undefined)
+    this.latency = new RealtimeLatency(
+      () => performance.now(),
+      (t) => parts.line.latency?.(t),
+    )
     this.turns = parts.turns
       ? new RealtimeTurns(parts.turns.vad, parts.turns.waitMs, {
           started: () => !this.ended && this.speechStarted(),
-          ended: () => {
+          ended: (lastSpeechMs) => {
             if (this.ended) return
+            this.latency.ended(lastSpeechMs)
             this.parts.connection.commitTurn()
             this.setState('thinking', "the service's turn detection ended the caller's turn")
           },
@@ -102,6 +111,7 @@ export class RealtimeSession {
   }
 
   private readonly turns: RealtimeTurns | null
+  private readonly latency: RealtimeLatency
 
   get state(): PipelineState {
     return this.current
@@ -149,9 +159,12 @@ export class RealtimeSession {
       // The phone's μ-law at 8 kHz goes as it came (decoding and encoding G.711 is exact); a browser's L16 is brought to it.
       const pcm = frame.sampleRate === PHONE_RATE ? frame.pcm : resample(frame.pcm, frame.sampleRate, PHONE_RATE)
       this.parts.connection.append(encodeMulaw(pcm))
+      this.latency.sent((pcm.length * 1000) / PHONE_RATE)
       this.turns?.push(pcm, PHONE_RATE)
-    } else if (frame.kind === 'mark') this.playout.echoed(frame.name)
-    else if (frame.kind === 'dtmf') {
+    } else if (frame.kind === 'mark') {
+      this.playout.echoed(frame.name)
+      this.latency.echoed()
+    } else if (frame.kind === 'dtmf') {
       // Keys are words to the model: it hears them as the conversation engine's prompt says them.
       this.parts.connection.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: keypadPrompt(frame.digit) }] } })
       this.parts.connection.respond()
@@ -172,6 +185,7 @@ export class RealtimeSession {
     if (!this.ended) {
       this.ended = true
       // The turns in progress are stored as far as they were heard.
+      this.latency.flush()
       for (const u of this.unheard.splice(0)) this.store(u.turn, u.usage, u.tools, true)
       if (this.turn) this.store(this.turn, usageOf(null), [], true)
       if (this.carry) this.store({ responseId: '', items: new Map(), calls: [] }, usageOf(null), [], true)
@@ -194,6 +208,7 @@ export class RealtimeSession {
       case 'input_audio_buffer.speech_started':
         return void this.speechStarted()
       case 'input_audio_buffer.speech_stopped':
+        this.latency.ended(e.audio_end_ms)
         return void this.setState('thinking', "the model's turn detection ended the caller's turn")
       case 'conversation.item.input_audio_transcription.completed':
         if (e.transcript.trim()) this.chain(() => this.parts.line.customerSaid(e.transcript.trim()))
@@ -204,6 +219,7 @@ export class RealtimeSession {
       case 'response.output_audio.delta':
         this.setState('speaking', 'the model is speaking')
         this.turn?.items.set(e.item_id, this.turn.items.get(e.item_id) ?? '')
+        this.latency.audio()
         return void this.playout.audio(e.item_id, Buffer.from(e.delta, 'base64'))
       case 'response.output_audio_transcript.delta':
         if (this.turn) this.turn.items.set(e.item_id, (this.turn.items.get(e.item_id) ?? '') + e.delta)

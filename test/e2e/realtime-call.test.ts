@@ -130,6 +130,12 @@ describe('a call on OpenAI Realtime (BYOK)', () => {
       expect(transcript[1]!.text).toBe('wait, is that the morning slot?')
       expect(transcript[2]!.text).toBe('Yes, the morning slot.')
       expect(done.body.id).toBe(id)
+      // The answer's turn is on the call's latency, from the caller's speech end (the server VAD's
+      // 500 ms of silence after it are part of the wait) to the first audio sent and heard.
+      const latency = (await until('the turn’s latency', call, (r) => (r.body.latency?.turns ?? 0) >= 1, 5_000)).body.latency
+      expect(latency.toFirstAudioMs.p50).toBeGreaterThanOrEqual(480)
+      expect(latency.toFirstHeardMs.p50).toBeGreaterThanOrEqual(latency.toFirstAudioMs.p50)
+      expect(latency.llmFirstTokenMs).toBeNull()
     } finally {
       line.close()
     }

@@ -42,6 +42,7 @@ export interface RealtimeCallParts {
   send: (f: OutboundFrame) => boolean
   state: (state: PipelineState, why?: string) => void
   hangUp: RealtimeLine['hangUp']
+  latency: RealtimeLine['latency']
   /** The service's VAD, for an agent whose turns it detects (`service_vad`). */
   vad: () => Promise<VoiceActivity>
 }
@@ -97,6 +98,7 @@ export async function openRealtimeCall(p: RealtimeCallParts): Promise<{ session:
       return `I'm sorry, I couldn't put you through to ${name} just now.`
     },
     state: p.state,
+    latency: p.latency,
     hangUp: async (reason) => {
       // A model failing mid-call is the key's failure too.
       if (reason.hangup === 'failed' && reason.error) await p.engine.failed(reason.error).catch(() => {})

@@ -116,6 +116,10 @@ export async function buildVoicePipeline(
       opening: row.direction === 'outbound' ? (row.purpose ?? agent.greeting) : agent.greeting,
       maxCallSeconds: agent.voice.maxCallSeconds ?? CALL_CEILINGS[workspace.plan].defaultCallSeconds,
       ...{ send: c.send, state: c.state, hangUp: c.hangUp, vad: () => voiceActivity(d.config.speech.vad) },
+      latency: (t) => {
+        record.latency(t)
+        d.turnObserved?.(stagesOf(t))
+      },
     })
     if ('refused' in opened) return opened
     const pipeline = { ...opened.pipeline, maxCallSeconds: agent.voice.maxCallSeconds ?? CALL_CEILINGS[workspace.plan].defaultCallSeconds, dials: DEFAULT_DIALS }
