@@ -79,6 +79,8 @@ export class RealtimeSession {
   private unheard: { turn: Turn; usage: RealtimeUsage; tools: { name: string; input: unknown; output: unknown }[] }[] = []
   /** The usage and tools of a response that said nothing, for the reply that follows it. */
   private carry: { usage: RealtimeUsage; tools: { name: string; input: unknown; output: unknown }[] } | null = null
+  /** Keys the agent's send_digits pressed, played after the response that answers the tool. */
+  private keys = ''
   /** After this response has played: hang up, or put the caller through. */
   private after: { hangUp: true } | { transfer: string } | null = null
 
@@ -271,7 +273,7 @@ export class RealtimeSession {
         ran.push({ name: call.name, input, output: outcome.output })
         if (outcome.endCall) this.after = { hangUp: true }
         if (outcome.transfer) this.after = { transfer: outcome.transfer }
-        if (outcome.digits) this.pressKeys(outcome.digits)
+        if (outcome.digits) this.keys += outcome.digits
         this.parts.connection.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: call.callId, output: JSON.stringify(outcome.output) } })
       }
       // The model answers with the tools' outputs: its words, then (end_call, a transfer) what they asked for.
@@ -281,6 +283,8 @@ export class RealtimeSession {
     if (turn) this.storeWhenHeard(turn, usage, ran)
     await this.playout.played()
     if (this.ended) return
+    // Keys the agent pressed go to the line after the words that answer them, as a phone menu hears tones.
+    if (this.keys) this.pressKeys()
     const after = this.after
     if (!after) return this.setState('listening', 'the agent finished its turn')
     this.after = null
@@ -290,10 +294,10 @@ export class RealtimeSession {
   }
 
   /** The agent's keys, as tones on the line after what it said. */
-  private pressKeys(digits: string): void {
-    void this.playout.played().then(() => {
-      if (!this.ended) this.parts.send({ kind: 'audio', pcm: keypadTones(digits), sampleRate: PHONE_RATE })
-    })
+  private pressKeys(): void {
+    const digits = this.keys
+    this.keys = ''
+    this.parts.send({ kind: 'audio', pcm: keypadTones(digits), sampleRate: PHONE_RATE })
   }
 
   /** Once the line has played the response (or a barge-in cut it), its words are stored as heard. */

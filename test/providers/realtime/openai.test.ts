@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { encodeMulaw, PHONE_RATE } from '../../../src/media/codecs'
 import type { OutboundFrame } from '../../../src/media/frames'
+import { keypadTones } from '../../../src/media/keypad'
 import { type RealtimeLine, RealtimeSession, type RealtimeToolOutcome } from '../../../src/media/realtime-session'
 import { EnergyVad } from '../../../src/media/vad'
 import { RealtimeConnection, RealtimeError, type RealtimeOptions } from '../../../src/providers/realtime/openai'
@@ -64,6 +65,7 @@ async function call(opts: Partial<RealtimeOptions> = {}, runTool?: (name: string
   const said: { who: string; text: string; usage?: unknown }[] = []
   const hangUps: { hangup: string; error?: string }[] = []
   const tools: string[] = []
+  const transfers: string[] = []
   const connection = await RealtimeConnection.open({ ...OPTIONS, ...opts })
   let session!: RealtimeSession
   const line = new TestLine(() => session)
@@ -78,13 +80,17 @@ async function call(opts: Partial<RealtimeOptions> = {}, runTool?: (name: string
       return runTool?.(name) ?? { output: { ok: true } }
     },
     state: () => {},
+    transfer: async (name) => {
+      transfers.push(name)
+      return `I'm sorry, I couldn't put you through to ${name} just now.`
+    },
     hangUp: async (r) => void hangUps.push(r),
     log: () => {},
   }
   const turns = opts.turnDetection === 'service_vad' ? { vad: new EnergyVad(), waitMs: OUR_WAIT_MS } : undefined
   session = new RealtimeSession({ line: callLine, connection, send: line.send, turns })
   session.start(PHONE_RATE)
-  return { session, line, said, hangUps, tools, log: () => fake.sessions.at(-1)! }
+  return { session, line, said, hangUps, tools, transfers, log: () => fake.sessions.at(-1)! }
 }
 
 describe('OpenAI Realtime', () => {
@@ -309,6 +315,72 @@ describe('OpenAI Realtime', () => {
     } finally {
       await slow.stop()
     }
+  })
+
+  test('send_digits: the keys are tones on the line after the words that answer the tool', async () => {
+    fake.heard.push('press one for me')
+    fake.replies.push({ tool: { name: 'send_digits', arguments: { digits: '1#' } } }, { text: 'Pressing one.' })
+    const c = await call({}, () => ({ output: { sent: true }, digits: '1#' }))
+    await until(
+      'the opening’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 24,
+    )
+    c.line.hear()
+    await c.line.say(tone(400))
+    await c.line.say(silence(600))
+    const tones = keypadTones('1#').length
+    await until(
+      'the answer’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 24 + 6,
+    )
+    expect(c.line.frames.some((f) => f.kind === 'audio' && f.pcm.length === tones)).toBe(false)
+    c.line.hear()
+    await until(
+      'the tones',
+      () => c.line.frames.findIndex((f) => f.kind === 'audio' && f.pcm.length === tones),
+      (i) => i >= 0,
+    )
+    // The tones came after the last mark of the answer.
+    const at = c.line.frames.findIndex((f) => f.kind === 'audio' && f.pcm.length === tones)
+    expect(c.line.frames.slice(0, at).filter((f) => f.kind === 'mark').length).toBe(30)
+    await c.session.close()
+  })
+
+  test('transfer_call: the caller is put through once the words that go with it played; a refusal is said', async () => {
+    fake.heard.push('can I speak to sales')
+    fake.replies.push({ tool: { name: 'transfer_call', arguments: { destination: 'Sales' } } }, { text: 'Connecting you now.' })
+    const c = await call({}, () => ({ output: { transferring: true }, transfer: 'Sales' }))
+    await until(
+      'the opening’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 24,
+    )
+    c.line.hear()
+    await c.line.say(tone(400))
+    await c.line.say(silence(600))
+    await until(
+      'the answer’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 24 + 9,
+    )
+    expect(c.transfers).toEqual([])
+    c.line.hear()
+    await until(
+      'the transfer',
+      () => c.transfers,
+      (t) => t.length === 1,
+    )
+    expect(c.transfers).toEqual(['Sales'])
+    const log = c.log()
+    const said = await until(
+      'the refusal said',
+      () => log.events.find((e) => e.type === 'response.create' && e.response?.instructions?.includes("couldn't put you through to Sales")),
+      (v) => v !== undefined,
+    )
+    expect(said.response.instructions).toContain('Say exactly this')
+    await c.session.close()
   })
 
   test('a rate limit fails the call with the API’s reason', async () => {
