@@ -32,12 +32,13 @@ afterAll(async () => {
 })
 
 /** A developer on its own OpenAI keys whose agent runs on gpt-realtime; its call placed and answered. */
-async function realtimeCall(o: { voice?: string; beforeCall?: () => void } = {}) {
+async function realtimeCall(o: { voice?: string; beforeCall?: () => void; knowledge?: string; overrideVoice?: string } = {}) {
   const { s } = t
   n++
   const dev = await s.developer({ plan: 'scale', name: `Realtime ${n}` })
   const agent = (await s.agent(dev.key, { name: 'Deliveries', voice: { answersCalls: true } })).id
   const byok = (method: string, path: string, body?: unknown) => s.api(method, `/byok${path}`, { key: dev.key, body })
+  if (o.knowledge) expect((await s.api('POST', `/agents/${agent}/knowledge`, { key: dev.key, body: { text: o.knowledge, title: 'Deliveries FAQ' } })).status).toBe(201)
   expect((await byok('PUT', '/keys/stt', { provider: 'openai', credentials: { apiKey: KEY, model: 'whisper-1' } })).status).toBe(200)
   const llm = await byok('PUT', '/keys/llm', { provider: 'openai', credentials: { apiKey: KEY, model: 'gpt-4o-mini' } })
   expect(llm.body.llm.models).toContain('gpt-realtime')
@@ -51,7 +52,7 @@ async function realtimeCall(o: { voice?: string; beforeCall?: () => void } = {})
   expect((await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: contact })).status).toBe(201)
   o.beforeCall?.()
   const sessions = fake.sessions.length
-  const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: contact, purpose: OPENING } })
+  const placed = await s.api('POST', '/calls', { key: dev.key, body: { to: contact, purpose: OPENING, ...(o.overrideVoice ? { overrides: { voice: o.overrideVoice } } : {}) } })
   expect(placed.status).toBe(202)
   const id = placed.body.id as string
   const sent = t.fake.calls.at(-1)!
@@ -170,6 +171,45 @@ describe('a call on OpenAI Realtime (BYOK)', () => {
       expect(agentTurns.flatMap((m: any) => m.tools.map((r: any) => r.name))).toEqual(['end_call'])
       // The goodbye reached the line before the hang-up.
       expect(line.log.marksPlayed.filter((m) => m.startsWith('rt:')).length).toBe(openingMarks + 3)
+    } finally {
+      line.close()
+    }
+  }, 40_000)
+
+  test('a call’s overrides.voice among the model’s voices is the voice it speaks in', async () => {
+    const { line, session } = await realtimeCall({ overrideVoice: 'verse' })
+    try {
+      const log = await session()
+      expect(log.events.find((e) => e.type === 'session.update').session.audio.output.voice).toBe('verse')
+    } finally {
+      line.close()
+    }
+  })
+
+  test('search_knowledge is the model’s function: the agent’s knowledge answers it', async () => {
+    fake.heard.push('can you leave it with a neighbour')
+    fake.replies.push({ tool: { name: 'search_knowledge', arguments: { query: 'leave the parcel with a neighbour' } } }, { text: 'Yes, with a neighbour.' })
+    const knowledge = 'Neighbours\n\nIf you are out, the driver leaves the parcel with a neighbour and puts a card through your door.'
+    const { line, session } = await realtimeCall({ knowledge })
+    const openingMarks = Math.ceil((OPENING.split(' ').length * 300) / 100)
+    try {
+      const log = await session()
+      await until(
+        'the opening played',
+        () => line.log.marksPlayed.length,
+        (n) => n >= openingMarks,
+        15_000,
+      )
+      line.say(tone(500))
+      const output = await until(
+        'the search’s output',
+        () => log.events.find((e) => e.type === 'conversation.item.create' && e.item.type === 'function_call_output'),
+        (v) => v !== undefined,
+        15_000,
+      )
+      const found = JSON.parse(output.item.output)
+      expect(found.found).toBe(true)
+      expect(found.passages[0].text).toContain('leaves the parcel with a neighbour')
     } finally {
       line.close()
     }

@@ -55,7 +55,7 @@ export class ByokChoices {
   /** Whether the workspace's voice key offers `voice` (a call's `overrides.voice`); null while BYOK is off for it. */
   async offersVoice(ws: WorkspaceDoc, voice: string): Promise<boolean | null> {
     const keys = await this.deps.byok.effective(ws)
-    return keys ? (await this.offered(keys)).some((v) => v.id === voice) : null
+    return keys ? withRealtime(keys, await this.offered(keys)).some((v) => v.id === voice) : null
   }
 
   private offered({ keys }: EffectiveKeys): Promise<OfferedVoice[]> {

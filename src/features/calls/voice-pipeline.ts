@@ -21,6 +21,7 @@ import { Recorder } from '../../media/recorder'
 import { type CallLine, type LiveSession, type PipelineState, type SessionParts, VoiceSession } from '../../media/session'
 import { StreamClock } from '../../media/stream-clock'
 import { voiceActivity } from '../../media/vad'
+import { REALTIME_VOICES } from '../../providers/realtime/openai'
 import type { SpeechProviders } from '../../providers/speech'
 import type { Telephony } from '../../providers/telephony/port'
 import { isRefused } from '../../refusals'
@@ -112,7 +113,9 @@ export async function buildVoicePipeline(
   if (realtime) {
     const recorder = agent.voice.recordCalls ? await Recorder.open(recordingScratch(d.config.dataDir), `${row.callId}-${row.attempt}`) : null
     const opened = await openRealtimeCall({
-      ...{ row, workspace, agent, conversation, record, recorder, engine: realtime, conversations: d.conversations, tools: d.tools!, transfers: d.transfers },
+      ...{ row, workspace, agent, conversation, record, recorder, conversations: d.conversations, tools: d.tools!, transfers: d.transfers },
+      // A call's `overrides.voice` among the model's voices speaks in it; another voice is not one the model has.
+      engine: row.voice && (REALTIME_VOICES as readonly string[]).includes(row.voice) ? { ...realtime, voice: row.voice } : realtime,
       opening: row.direction === 'outbound' ? (row.purpose ?? agent.greeting) : agent.greeting,
       maxCallSeconds: agent.voice.maxCallSeconds ?? CALL_CEILINGS[workspace.plan].defaultCallSeconds,
       ...{ send: c.send, state: c.state, hangUp: c.hangUp, vad: () => voiceActivity(d.config.speech.vad) },
