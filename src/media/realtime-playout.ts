@@ -7,6 +7,7 @@
  */
 import { decodeMulaw, PHONE_RATE } from './codecs'
 import type { OutboundFrame } from './frames'
+import { cutAt } from './heard-text'
 
 /** A mark every 100 ms of audio: a barge-in's cut is within 100 ms of what was heard, as the cascaded playout's (playout.ts). */
 export const MARK_EVERY_MS = 100
@@ -67,13 +68,32 @@ export class RealtimePlayout {
     this.send({ kind: 'mark', name: `${PREFIX}:${++this.seq}:${item.id}:${Math.round(item.sentMs)}` })
   }
 
-  /** A mark the line echoed: the caller heard the audio before it. */
-  echoed(name: string): void {
+  /** A mark the line echoed: the caller heard the audio before it. Answers the item it marks, if it still plays. */
+  echoed(name: string): string | null {
     const [prefix, , id, ms] = name.split(':')
     const item = prefix === PREFIX && id ? this.items.get(id) : undefined
-    if (!item || item.cut) return
+    if (!item || item.cut) return null
     item.heardMs = Math.max(item.heardMs, Number(ms))
     this.settle()
+    return item.id
+  }
+
+  /**
+   * A response's words as the caller heard them, from its items' transcripts: an item cut by a
+   * barge-in (or still playing, or unplayed at the call's end when `closing`) up to its last heard word.
+   */
+  heardText(items: Map<string, string>, closing = false): string {
+    const said = [...items].map(([id, text]) => {
+      const heard = this.heardOf(id)
+      const cut = heard.cut || (closing && heard.heardMs < heard.sentMs - 0.5)
+      return cut ? cutAt({ text, samples: heard.sentMs, complete: false }, heard.heardMs) : text
+    })
+    return said.filter(Boolean).join(' ').trim()
+  }
+
+  /** The words heard so far of a response still playing. */
+  hearingText(items: Map<string, string>): string {
+    return this.heardText(items, true)
   }
 
   /** The item playing now, with how much of it was heard; null when everything sent was heard. */

@@ -1,9 +1,9 @@
 /**
  * A call on a speech-to-speech model (OpenAI's Realtime API, providers/realtime/openai.ts) in place
  * of the cascaded pipeline (session.ts): the caller's μ-law goes to the model as the line carried
- * it, the model's μ-law goes to the line (realtime-playout.ts), and the model's own turn detection
- * (server or semantic VAD) decides when the caller is done. On a barge-in (the model heard speech
- * while its audio plays) the line is cleared, the response cancelled and the model's item
+ * it, the model's μ-law goes to the line (realtime-playout.ts), and the model's turn detection
+ * (server or semantic VAD) or ours (realtime-turns.ts) decides when the caller is done. On a
+ * barge-in (speech heard while the model's audio plays) the line is cleared, the response cancelled and the model's item
  * truncated to what the caller heard (`audio_end_ms`), so the model's context and the transcript
  * hold only that. The agent's tools are the model's functions; their answers go back as
  * `function_call_output` and a new response. A failure of the model fails the call with its
@@ -15,9 +15,9 @@ import { usageOf } from '../providers/realtime/openai'
 import type { PipelineState } from './call-line'
 import { encodeMulaw, PHONE_RATE, resample } from './codecs'
 import type { InboundFrame, OutboundFrame } from './frames'
-import { cutAt } from './heard-text'
 import { keypadPrompt, keypadTones } from './keypad'
 import type { TurnLatency } from './latency'
+import { VOICE_LINES } from './phrases'
 import { RealtimeLatency } from './realtime-latency'
 import { RealtimePlayout } from './realtime-playout'
 import { RealtimeTurns } from './realtime-turns'
@@ -38,7 +38,9 @@ export interface RealtimeLine {
   maxCallSeconds: number
   customerSaid(text: string): Promise<void>
   /** The agent's turn as the caller heard it, with the tokens its response used and the tools it ran. */
-  agentSaid(text: string, usage: RealtimeUsage, tools: { name: string; input: unknown; output: unknown }[]): Promise<void>
+  agentSaid(text: string, usage: RealtimeUsage, tools: { name: string; input: unknown; output: unknown }[], turn?: number): Promise<void>
+  /** What the caller has heard so far of agent turn `turn`, a second at a time, so a crash loses at most the last moment. */
+  agentHearing?(text: string, turn: number): void
   runTool(name: string, input: Record<string, unknown>): Promise<RealtimeToolOutcome>
   /** Null once the network took the hand-off; else what to tell the caller. */
   transfer?(name: string): Promise<string | null>
@@ -60,8 +62,13 @@ const addUsage = (a: RealtimeUsage, b: RealtimeUsage): RealtimeUsage => ({
 /** Errors the API sends that end the session's use (the rest concern one client event and are logged). */
 const FATAL = new Set(['invalid_api_key', 'rate_limit_exceeded', 'insufficient_quota', 'session_expired', 'server_error'])
 
+/** How often the words heard so far are written: a second at a time, as the cascaded pipeline writes them (agent-turns.ts). */
+const HEARING_EVERY_MS = 1_000
+
 interface Turn {
   responseId: string
+  /** The agent's turn number on the transcript (what `agentHearing` wrote is replaced by the line stored). */
+  no: number
   /** Audio items of the response, with their transcripts. */
   items: Map<string, string>
   calls: { callId: string; name: string; args: string }[]
@@ -79,6 +86,10 @@ export class RealtimeSession {
   private unheard: { turn: Turn; usage: RealtimeUsage; tools: { name: string; input: unknown; output: unknown }[] }[] = []
   /** The usage and tools of a response that said nothing, for the reply that follows it. */
   private carry: { usage: RealtimeUsage; tools: { name: string; input: unknown; output: unknown }[] } | null = null
+  private turnNo = 0
+  /** Each audio item's response, for the words heard so far. */
+  private readonly byItem = new Map<string, Turn>()
+  private hearingAt = Number.NEGATIVE_INFINITY
   /** Keys the agent's send_digits pressed, played after the response that answers the tool. */
   private keys = ''
   /** After this response has played: hang up, or put the caller through. */
@@ -130,7 +141,7 @@ export class RealtimeSession {
     connection.onClose((reason) => {
       if (reason) this.fail(reason)
     })
-    this.limit = setTimeout(() => this.endWith("I'm sorry, we've reached the time limit for this call. Goodbye."), line.maxCallSeconds * 1000)
+    this.limit = setTimeout(() => this.endWith(VOICE_LINES.timeLimit), line.maxCallSeconds * 1000)
     this.limit.unref?.()
     this.say(line.opening)
   }
@@ -164,8 +175,9 @@ export class RealtimeSession {
       this.latency.sent((pcm.length * 1000) / PHONE_RATE)
       this.turns?.push(pcm, PHONE_RATE)
     } else if (frame.kind === 'mark') {
-      this.playout.echoed(frame.name)
+      const item = this.playout.echoed(frame.name)
       this.latency.echoed()
+      if (item) this.hearing(item)
     } else if (frame.kind === 'dtmf') {
       // Keys are words to the model: it hears them as the conversation engine's prompt says them.
       this.parts.connection.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: keypadPrompt(frame.digit) }] } })
@@ -190,7 +202,7 @@ export class RealtimeSession {
       this.latency.flush()
       for (const u of this.unheard.splice(0)) this.store(u.turn, u.usage, u.tools, true)
       if (this.turn) this.store(this.turn, usageOf(null), [], true)
-      if (this.carry) this.store({ responseId: '', items: new Map(), calls: [] }, usageOf(null), [], true)
+      if (this.carry) this.store({ responseId: '', no: 0, items: new Map(), calls: [] }, usageOf(null), [], true)
       this.turn = null
       this.setState('ended', 'the call ended')
     }
@@ -216,10 +228,11 @@ export class RealtimeSession {
         if (e.transcript.trim()) this.chain(() => this.parts.line.customerSaid(e.transcript.trim()))
         return
       case 'response.created':
-        this.turn = { responseId: e.response.id, items: new Map(), calls: [] }
+        this.turn = { responseId: e.response.id, no: ++this.turnNo, items: new Map(), calls: [] }
         return
       case 'response.output_audio.delta':
         this.setState('speaking', 'the model is speaking')
+        if (this.turn) this.byItem.set(e.item_id, this.turn)
         this.turn?.items.set(e.item_id, this.turn.items.get(e.item_id) ?? '')
         this.latency.audio()
         return void this.playout.audio(e.item_id, Buffer.from(e.delta, 'base64'))
@@ -314,12 +327,8 @@ export class RealtimeSession {
 
   /** The response's words as the caller heard them: an item cut by a barge-in (or the call's end) up to its last heard word. */
   private store(turn: Turn, usage: RealtimeUsage, tools: { name: string; input: unknown; output: unknown }[] = [], closing = false): void {
-    const said = [...turn.items].map(([id, text]) => {
-      const heard = this.playout.heardOf(id)
-      const cut = heard.cut || (closing && heard.heardMs < heard.sentMs - 0.5)
-      return cut ? cutAt({ text, samples: heard.sentMs, complete: false }, heard.heardMs) : text
-    })
-    const text = said.filter(Boolean).join(' ').trim()
+    for (const id of turn.items.keys()) this.byItem.delete(id)
+    const text = this.playout.heardText(turn.items, closing)
     // A response that only called tools is one reply with the words that answer them, as the conversation engine keeps it.
     const carried = this.carry
     this.carry = null
@@ -329,7 +338,17 @@ export class RealtimeSession {
       return
     }
     if (!text && !all.tools.length && !all.usage.inputTokens && !all.usage.outputTokens) return
-    this.chain(() => this.parts.line.agentSaid(text, all.usage, all.tools))
+    this.chain(() => this.parts.line.agentSaid(text, all.usage, all.tools, turn.no || undefined))
+  }
+
+  /** The caller heard more of item `itemId`: its response's words so far go to the transcript, a second at a time. */
+  private hearing(itemId: string): void {
+    const turn = this.byItem.get(itemId)
+    const now = performance.now()
+    if (!turn || !this.parts.line.agentHearing || now - this.hearingAt < HEARING_EVERY_MS) return
+    this.hearingAt = now
+    const text = this.playout.hearingText(turn.items)
+    if (text) this.chain(async () => this.parts.line.agentHearing?.(text, turn.no))
   }
 
   /** Writes to the call record in the order things happened. */

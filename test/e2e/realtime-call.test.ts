@@ -106,6 +106,11 @@ describe('a call on OpenAI Realtime (BYOK)', () => {
         (ms) => ms >= 1_500,
         10_000,
       )
+      // What the caller has heard so far is on the transcript already, a second at a time.
+      const hearing = (await call()).body.transcript as { speaker: string; text: string }[]
+      expect(hearing.length).toBe(1)
+      expect(OPENING.startsWith(hearing[0]!.text)).toBe(true)
+      expect(hearing[0]!.text.length).toBeLessThan(OPENING.length)
       line.say(tone(600))
       const truncate = await until(
         'the truncate',

@@ -79,11 +79,12 @@ export async function openRealtimeCall(p: RealtimeCallParts): Promise<{ session:
       conversation = (await p.conversations.addMessage(conversation, { author: 'customer', parts: [{ type: 'text', text }] })).conversation
       await record.said('customer', text)
     },
-    agentSaid: async (text, usage, ran) => {
+    agentHearing: (text, turn) => void record.hearing(text, turn),
+    agentSaid: async (text, usage, ran, turn) => {
       const tools = ran.map((r, i) => ({ id: `rt_${i}`, name: r.name, input: r.input as Record<string, unknown>, output: r.output }))
       const extra = { tools, model: p.engine.model, usage, ...(agent.servedVersion !== undefined ? { agentVersion: agent.servedVersion } : {}) }
       conversation = (await p.conversations.addMessage(conversation, { author: 'agent', parts: [{ type: 'text', text }], extra })).conversation
-      if (text) await record.said('agent', text)
+      await record.said('agent', text, turn)
     },
     runTool: async (name, input) => {
       const outcome = await p.tools.run(name, input, offered, { workspace: p.workspace, agent, conversation, sideEffects })
