@@ -3,7 +3,7 @@
  * https://platform.openai.com/docs/guides/realtime-websocket, the events in
  * https://platform.openai.com/docs/api-reference/realtime-client-events and
  * https://platform.openai.com/docs/api-reference/realtime-server-events (names checked against
- * openai/openai-node src/resources/realtime/realtime.ts), and the VAD modes in
+ * https://github.com/openai/openai-node/blob/master/src/resources/realtime/realtime.ts), and the VAD modes in
  * https://platform.openai.com/docs/guides/realtime-vad. Also `GET /v1/models` (BYOK's key check).
  *
  * - `GET /v1/realtime?model=…` upgraded to a WebSocket; `Authorization: Bearer <key>`. A wrong

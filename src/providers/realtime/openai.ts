@@ -3,7 +3,7 @@
  * https://platform.openai.com/docs/guides/realtime-websocket, the events
  * https://platform.openai.com/docs/api-reference/realtime-client-events and
  * https://platform.openai.com/docs/api-reference/realtime-server-events, checked against
- * openai/openai-node src/resources/realtime/realtime.ts.
+ * https://github.com/openai/openai-node/blob/master/src/resources/realtime/realtime.ts.
  *
  * `wss://api.openai.com/v1/realtime?model=<model>` with `Authorization: Bearer <key>` (the GA
  * interface takes no `OpenAI-Beta` header). The first server event is `session.created`; we then
