@@ -78,8 +78,10 @@ async function realtimeCall(o: { voice?: string; beforeCall?: () => void; knowle
 
 describe('a call on OpenAI Realtime (BYOK)', () => {
   test('the voices list says which voices the Realtime models have; a voice they lack is refused for a Realtime agent', async () => {
-    const { byok, agent, line } = await realtimeCall()
+    const { byok, agent, line, dev } = await realtimeCall()
     line.close()
+    // The models list offers the Realtime models the key reaches, as values of the agent's model choice.
+    expect((await t.s.api('GET', '/models', { key: dev.key })).body.byok.models).toContain('gpt-realtime')
     const voices = (await byok('GET', '/voices')).body.items as { id: string; realtime?: boolean }[]
     for (const id of ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage', 'shimmer', 'verse', 'marin', 'cedar']) expect(voices.find((v) => v.id === id)?.realtime).toBe(true)
     // fable is a text-to-speech voice only.
