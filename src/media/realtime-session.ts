@@ -10,6 +10,7 @@
  * reason: there is no other engine to fall back to (docs/spec.md BYOK).
  */
 
+import { SILENCE_TIMEOUT_MS } from '../../machines/voice-turn-setup'
 import type { RealtimeConnection, RealtimeEvent, RealtimeUsage } from '../providers/realtime/openai'
 import { usageOf } from '../providers/realtime/openai'
 import type { PipelineState } from './call-line'
@@ -103,6 +104,8 @@ export class RealtimeSession {
       record?: { fromCaller(pcm: Int16Array, rate: number): void; fromAgent(pcm: Int16Array, rate: number): void }
       /** Our turn detection in place of the model's (`service_vad`): the VAD and the silence that ends a turn. */
       turns?: { vad: VoiceActivity; waitMs: number }
+      /** Caller silence after the agent's turn that ends the call; SILENCE_TIMEOUT_MS unless given. */
+      silenceMs?: number
     },
   ) {
     this.playout = new RealtimePlayout(parts.send, parts.record ? (pcm, rate) => parts.record!.fromAgent(pcm, rate) : undefined)
@@ -125,6 +128,8 @@ export class RealtimeSession {
 
   private readonly turns: RealtimeTurns | null
   private readonly latency: RealtimeLatency
+  /** The caller's silence since the agent's turn ended: the call ends politely when it runs out. */
+  private silence: ReturnType<typeof setTimeout> | null = null
 
   get state(): PipelineState {
     return this.current
@@ -196,6 +201,7 @@ export class RealtimeSession {
 
   async close(): Promise<void> {
     if (this.limit) clearTimeout(this.limit)
+    this.quiet(false)
     if (!this.ended) {
       this.ended = true
       // The turns in progress are stored as far as they were heard.
@@ -210,7 +216,17 @@ export class RealtimeSession {
     await this.stored
   }
 
+  /** The caller's silence starts counting (the agent's turn is over), or stops (anything else happens). */
+  private quiet(counting: boolean): void {
+    if (this.silence) clearTimeout(this.silence)
+    this.silence = null
+    if (!counting || this.ended) return
+    this.silence = setTimeout(() => this.endWith(VOICE_LINES.silence), this.parts.silenceMs ?? SILENCE_TIMEOUT_MS)
+    this.silence.unref?.()
+  }
+
   private setState(state: PipelineState, why: string): void {
+    this.quiet(state === 'listening')
     if (state === this.current) return
     this.current = state
     this.parts.line.state(state, why)

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { encodeMulaw, PHONE_RATE } from '../../../src/media/codecs'
 import type { OutboundFrame } from '../../../src/media/frames'
 import { keypadTones } from '../../../src/media/keypad'
+import { VOICE_LINES } from '../../../src/media/phrases'
 import { type RealtimeLine, RealtimeSession, type RealtimeToolOutcome } from '../../../src/media/realtime-session'
 import { EnergyVad } from '../../../src/media/vad'
 import { RealtimeConnection, RealtimeError, type RealtimeOptions } from '../../../src/providers/realtime/openai'
@@ -61,7 +62,7 @@ class TestLine {
 /** Our turn detection: the energy VAD, a turn over after this much silence. */
 const OUR_WAIT_MS = 600
 
-async function call(opts: Partial<RealtimeOptions> = {}, runTool?: (name: string) => RealtimeToolOutcome) {
+async function call(opts: Partial<RealtimeOptions> & { silenceMs?: number } = {}, runTool?: (name: string) => RealtimeToolOutcome) {
   const said: { who: string; text: string; usage?: unknown }[] = []
   const hangUps: { hangup: string; error?: string }[] = []
   const tools: string[] = []
@@ -88,7 +89,7 @@ async function call(opts: Partial<RealtimeOptions> = {}, runTool?: (name: string
     log: () => {},
   }
   const turns = opts.turnDetection === 'service_vad' ? { vad: new EnergyVad(), waitMs: OUR_WAIT_MS } : undefined
-  session = new RealtimeSession({ line: callLine, connection, send: line.send, turns })
+  session = new RealtimeSession({ line: callLine, connection, send: line.send, turns, silenceMs: opts.silenceMs })
   session.start(PHONE_RATE)
   return { session, line, said, hangUps, tools, transfers, log: () => fake.sessions.at(-1)! }
 }
@@ -239,6 +240,8 @@ describe('OpenAI Realtime', () => {
     )
     expect(c.hangUps).toEqual([])
     c.line.hear()
+    await Bun.sleep(1000)
+    console.log('DEBUG', c.line.marks.length, c.said, JSON.stringify(log.events.map((e) => e.type)))
     await until(
       'the hang-up',
       () => c.hangUps,
@@ -381,6 +384,38 @@ describe('OpenAI Realtime', () => {
     )
     expect(said.response.instructions).toContain('Say exactly this')
     await c.session.close()
+  })
+
+  test('a caller silent after the agent’s turn hears the silence goodbye, then the call ends', async () => {
+    const c = await call({ silenceMs: 300 })
+    await until(
+      'the opening’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 24,
+    )
+    c.line.hear()
+    const log = c.log()
+    await until(
+      'the goodbye asked for',
+      () => log.events.filter((e) => e.type === 'response.create').length,
+      (n) => n === 2,
+    )
+    expect(log.events.filter((e) => e.type === 'response.create')[1].response.instructions).toContain(VOICE_LINES.silence)
+    // A word is 300 ms of the fake's audio, a mark every 100 ms.
+    const goodbyeMarks = VOICE_LINES.silence.split(/\s+/).length * 3
+    await until(
+      'the goodbye’s audio',
+      () => c.line.marks.length,
+      (n) => n >= 24 + goodbyeMarks,
+    )
+    expect(c.hangUps).toEqual([])
+    c.line.hear()
+    await until(
+      'the hang-up',
+      () => c.hangUps,
+      (h) => h.length === 1,
+    )
+    expect(c.hangUps[0]).toEqual({ hangup: 'answered' })
   })
 
   test('a rate limit fails the call with the API’s reason', async () => {
