@@ -34,11 +34,11 @@ const LAYERS = [
 ]
 
 /**
- * The one import allowed up a layer: the voice pipeline (src/media) takes the speech engines' port
- * types from src/providers, which implements them and imports src/media's codecs. It stays until
+ * The one import allowed up a layer: the voice pipeline (src/media) takes the engines' ports (speech-to-text,
+ * text-to-speech, speech-to-speech) from src/providers, which implements them and imports src/media's codecs. It stays until
  * those ports live in the voice module beside what consumes them; nothing else may join it.
  */
-const ENGINE_PORTS_IN_PROVIDERS = '^src/providers/(stt|tts)/port\\.ts$'
+const ENGINE_PORTS_IN_PROVIDERS = '^src/providers/(stt|tts|realtime)/port\\.ts$'
 
 const ALL_LAYERS = LAYERS.flatMap((layer) => layer.paths)
 

@@ -320,7 +320,9 @@ console.log(
 corpus()
 for (const name of PROFILES) {
   const m = await profile(name)
-  console.log(`\n(${{ local: 'a', vendors: 'b', cartesia: 'c', assemblyai: 'd', telnyx: 'e', realtime: 'f' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`)
+  console.log(
+    `\n(${{ local: 'a', vendors: 'b', cartesia: 'c', assemblyai: 'd', telnyx: 'e', realtime: 'f' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`,
+  )
   if (name === 'realtime')
     console.log(
       `  floor: the server VAD's ${REALISTIC.realtimeVadSilenceMs} ms + first audio ${REALISTIC.realtimeFirstAudioMs} ms = ${REALISTIC.realtimeVadSilenceMs + REALISTIC.realtimeFirstAudioMs} ms (target ≤ floor + 30 ms)`,

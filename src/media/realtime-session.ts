@@ -11,8 +11,8 @@
  */
 
 import { SILENCE_TIMEOUT_MS } from '../../machines/voice-turn-setup'
-import type { RealtimeConnection, RealtimeEvent, RealtimeUsage } from '../providers/realtime/openai'
-import { usageOf } from '../providers/realtime/openai'
+import type { RealtimeEvent, RealtimeLink, RealtimeUsage } from '../providers/realtime/port'
+import { usageOf } from '../providers/realtime/port'
 import type { PipelineState } from './call-line'
 import { encodeMulaw, PHONE_RATE, resample } from './codecs'
 import type { InboundFrame, OutboundFrame } from './frames'
@@ -99,7 +99,7 @@ export class RealtimeSession {
   constructor(
     private readonly parts: {
       line: RealtimeLine
-      connection: RealtimeConnection
+      connection: RealtimeLink
       send: (f: OutboundFrame) => boolean
       record?: { fromCaller(pcm: Int16Array, rate: number): void; fromAgent(pcm: Int16Array, rate: number): void }
       /** Our turn detection in place of the model's (`service_vad`): the VAD and the silence that ends a turn. */

@@ -13,6 +13,9 @@
  * vendor's words.
  */
 import WebSocket from 'ws'
+import type { RealtimeEvent, RealtimeLink } from './port'
+
+export { type RealtimeEvent, type RealtimeUsage, usageOf } from './port'
 
 /** The Realtime voices (https://platform.openai.com/docs/api-reference/realtime-client-events/session/update, `audio.output.voice`). */
 export const REALTIME_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const
@@ -53,47 +56,6 @@ export interface RealtimeOptions {
   language?: string
 }
 
-/** Tokens a response used (response.done `usage`). */
-export interface RealtimeUsage {
-  inputTokens: number
-  outputTokens: number
-  inputAudioTokens: number
-  outputAudioTokens: number
-  cachedTokens: number
-}
-
-/** The server events the call engine reads, each with the fields it uses. */
-export type RealtimeEvent =
-  | { type: 'session.created' | 'session.updated'; session: object }
-  | { type: 'input_audio_buffer.speech_started'; audio_start_ms: number; item_id: string }
-  | { type: 'input_audio_buffer.speech_stopped'; audio_end_ms: number; item_id: string }
-  | { type: 'input_audio_buffer.committed'; item_id: string }
-  | { type: 'response.created'; response: { id: string } }
-  | { type: 'response.output_audio.delta'; response_id: string; item_id: string; content_index: number; delta: string }
-  | { type: 'response.output_audio_transcript.delta'; response_id: string; item_id: string; delta: string }
-  | { type: 'response.output_audio_transcript.done'; response_id: string; item_id: string; transcript: string }
-  | { type: 'conversation.item.input_audio_transcription.completed'; item_id: string; transcript: string }
-  | { type: 'response.function_call_arguments.done'; response_id: string; item_id: string; call_id: string; name: string; arguments: string }
-  | { type: 'response.done'; response: { id: string; status: string; status_details?: { error?: { message?: string } | null } | null; usage?: WireUsage | null } }
-  | { type: 'conversation.item.truncated'; item_id: string; audio_end_ms: number }
-  | { type: 'rate_limits.updated'; rate_limits: { name: string; remaining: number }[] }
-  | { type: 'error'; error: { type?: string; code?: string | null; message: string } }
-
-interface WireUsage {
-  input_tokens?: number
-  output_tokens?: number
-  input_token_details?: { audio_tokens?: number; cached_tokens?: number }
-  output_token_details?: { audio_tokens?: number }
-}
-
-export const usageOf = (u: WireUsage | null | undefined): RealtimeUsage => ({
-  inputTokens: u?.input_tokens ?? 0,
-  outputTokens: u?.output_tokens ?? 0,
-  inputAudioTokens: u?.input_token_details?.audio_tokens ?? 0,
-  outputAudioTokens: u?.output_token_details?.audio_tokens ?? 0,
-  cachedTokens: u?.input_token_details?.cached_tokens ?? 0,
-})
-
 /** The API refused or failed: its own words (`error.message`, with the code). */
 export class RealtimeError extends Error {
   override readonly name = 'RealtimeError'
@@ -131,7 +93,7 @@ export function sessionUpdate(o: RealtimeOptions): object {
 }
 
 /** One open Realtime session. */
-export class RealtimeConnection {
+export class RealtimeConnection implements RealtimeLink {
   private readonly listeners: ((e: RealtimeEvent) => void)[] = []
   private closedWith: ((reason: RealtimeError | null) => void)[] = []
   private ended = false
