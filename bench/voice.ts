@@ -18,6 +18,7 @@
 import type { OutboundFrame } from '../src/media/frames'
 import { type CallLine, VoiceSession } from '../src/media/session'
 import { EnergyVad, type VoiceActivity, voiceActivity } from '../src/media/vad'
+import { OPENAI_STT_CAPABILITIES } from '../src/providers/stt/openai'
 import type { SttSession } from '../src/providers/stt/port'
 import type { TextToSpeech } from '../src/providers/tts/port'
 import { inertLine } from '../test/support/call-line'
@@ -40,7 +41,7 @@ const tts: TextToSpeech = {
     yield new Int16Array(16_000).fill(1000)
   },
 }
-const stt = (): SttSession => ({ sampleRate: 8000, push() {}, finalize: async () => 'what time do you open', close: async () => {} })
+const stt = (): SttSession => ({ sampleRate: 8000, capabilities: OPENAI_STT_CAPABILITIES, push() {}, finalize: async () => 'what time do you open', close: async () => {} })
 
 function line(overrides: Partial<CallLine> = {}): CallLine {
   return inertLine({

@@ -64,6 +64,7 @@ test('built on its own, the pipeline takes the line’s frames and hands them do
   }
   const stt: SttSession = {
     sampleRate: 16_000,
+    capabilities: { streaming: false, interimWords: false, punctuation: true, endOfTurn: false, eagerEndOfTurn: false, wordTimings: false },
     push: (pcm, streamMs) => void sttAudio.push({ samples: pcm.length, streamMs }),
     speech: () => void speechWindows++,
     finalize: async () => '',

@@ -14,7 +14,7 @@
  * that belong to the next utterance. `KeepAlive` while quiet, `CloseStream` at the end.
  */
 import WebSocket from 'ws'
-import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttPartial, type SttSession } from './port'
+import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttCapabilities, type SttPartial, type SttSession } from './port'
 
 const RATE = 16_000
 /** Deepgram closes a stream after ~10 s without audio or KeepAlive; 5 s keeps it open with margin. */
@@ -23,6 +23,9 @@ export const KEEPALIVE_MS = 5_000
 export const FINALIZE_WAIT_MS = 1_500
 /** Audio held until the socket opens (it opens in ~100–300 ms): 10 s, oldest dropped past it. */
 const MAX_PENDING_BYTES = 10 * RATE * 2
+
+/** Live results as the caller speaks, `smart_format` punctuation, word timings; its endpointing is a hint, not a turn model. */
+export const DEEPGRAM_CAPABILITIES: SttCapabilities = { streaming: true, interimWords: true, punctuation: true, endOfTurn: false, eagerEndOfTurn: false, wordTimings: true }
 
 interface Result {
   type?: string
@@ -142,6 +145,7 @@ export class DeepgramStt implements SpeechToText {
     }, this.options.keepAliveMs ?? KEEPALIVE_MS)
     return {
       sampleRate: RATE,
+      capabilities: DEEPGRAM_CAPABILITIES,
       push(pcm) {
         if (failure) return
         const bytes = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)

@@ -5,7 +5,7 @@
  * the utterance's audio is kept and sent as a 16 kHz WAV when our endpointing ends it.
  */
 import { WaveFile } from 'wavefile'
-import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttSession } from './port'
+import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttCapabilities, type SttSession } from './port'
 import { UtteranceBuffer } from './utterance'
 
 const RATE = 16_000
@@ -15,6 +15,9 @@ const MAX_SAMPLES = 60 * RATE
 const MIN_SAMPLES = RATE / 10
 /** Transcribing a few seconds takes 0.3–1.5 s; 15 s bounds a stalled request on a live call. */
 export const TRANSCRIBE_TIMEOUT_MS = 15_000
+
+/** A whole utterance at a time, on `finalize`: punctuated text, nothing while the caller speaks. */
+export const OPENAI_STT_CAPABILITIES: SttCapabilities = { streaming: false, interimWords: false, punctuation: true, endOfTurn: false, eagerEndOfTurn: false, wordTimings: false }
 
 export class OpenAiTranscription implements SpeechToText {
   readonly name = 'openai'
@@ -28,6 +31,7 @@ export class OpenAiTranscription implements SpeechToText {
     const utterance = new UtteranceBuffer(MAX_SAMPLES)
     return {
       sampleRate: RATE,
+      capabilities: OPENAI_STT_CAPABILITIES,
       push: (pcm) => utterance.push(pcm),
       async finalize(signal) {
         const pcm = utterance.take()

@@ -13,7 +13,7 @@ import { availableParallelism } from 'node:os'
 import { type DecoderHolder, DecoderPool, type Lease, type PoolStats } from './decoder-pool'
 import { DEBIAN_SPHINX, MODEL_FILES, type SphinxPaths, sphinxMissing } from './pocketsphinx-ffi'
 import type { FromDecoder } from './pocketsphinx-worker'
-import { SpeechError, type SpeechToText, type SttPartial, type SttSession } from './port'
+import { SpeechError, type SpeechToText, type SttCapabilities, type SttPartial, type SttSession } from './port'
 import { PronouncingDictionary } from './sounds-like'
 
 const RATE = 16_000
@@ -195,8 +195,12 @@ class Utterance implements DecoderHolder {
   }
 }
 
+/** Decodes as audio arrives and reports its hypothesis (`onPartial`): bare lower-case words. */
+const LIVE_SPHINX_CAPABILITIES: SttCapabilities = { streaming: true, interimWords: true, punctuation: false, endOfTurn: false, eagerEndOfTurn: false, wordTimings: false }
+
 class LiveSession implements SttSession {
   readonly sampleRate = RATE
+  readonly capabilities = LIVE_SPHINX_CAPABILITIES
   /** Its partial words are mostly wrong on phone audio (bench:wer): a turn is not judged by them. */
   readonly turnCues = false
   /** The last final's wait for a decoder, ms. */

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { WaveFile } from 'wavefile'
 import { DEBIAN_SPHINX, MODEL_FILES } from './pocketsphinx-ffi'
-import { SpeechError, type SpeechToText, type SttSession } from './port'
+import { SpeechError, type SpeechToText, type SttCapabilities, type SttSession } from './port'
 import { PronouncingDictionary } from './sounds-like'
 import { UtteranceBuffer } from './utterance'
 
@@ -22,6 +22,9 @@ const MAX_UTTERANCE_SAMPLES = 60 * RATE
 const MIN_UTTERANCE_SAMPLES = RATE / 10
 /** Decoding runs ~0.3× real time here; a minute-long utterance stays well under 30 s. */
 const DECODE_TIMEOUT_MS = 30_000
+
+/** One process per utterance, on `finalize`: bare lower-case words, nothing while the caller speaks. */
+export const SPHINX_CAPABILITIES: SttCapabilities = { streaming: false, interimWords: false, punctuation: false, endOfTurn: false, eagerEndOfTurn: false, wordTimings: false }
 
 export class PocketsphinxStt implements SpeechToText {
   readonly name = 'pocketsphinx'
@@ -35,6 +38,7 @@ export class PocketsphinxStt implements SpeechToText {
     const { binary, dictionary } = this
     return {
       sampleRate: RATE,
+      capabilities: SPHINX_CAPABILITIES,
       // The live decoder's words, as weak: they judge no turn, and are matched on their sounds.
       turnCues: false,
       soundsLike: (text, phrases) => dictionary.soundsLike(text, phrases),

@@ -84,9 +84,9 @@ export interface SttSession {
    */
   finalize(signal?: AbortSignal): Promise<string>
   /**
-   * What the engine has heard of the current utterance so far, each time that changes, when it
-   * transcribes while the caller speaks (Deepgram live, the live pocketsphinx decoder). The
-   * pipeline's end-of-turn rules read it; engines that only transcribe on `finalize` never call it.
+   * What the engine has heard of the current utterance so far, each time that changes, for an
+   * engine whose capabilities say `interimWords` (Deepgram live, the live pocketsphinx decoder).
+   * The pipeline's end-of-turn rules read it.
    */
   onPartial?(listener: (partial: SttPartial) => void): void
   /**
@@ -108,9 +108,12 @@ export interface SttSession {
   speech?(): void
   /** How long the last final waited for a free decoder, ms (engines with a shared pool). */
   readonly queuedMs?: number
-  /** What the engine can do; the pipeline assumes none of the flags when absent. */
-  readonly capabilities?: SttCapabilities
-  /** The engine's own turn events, for an engine whose capabilities say `endOfTurn`. */
+  /** What the engine can do: the pipeline reads this, not which optional members it has. */
+  readonly capabilities: SttCapabilities
+  /**
+   * The engine's own turn events, for an engine whose capabilities say `endOfTurn`. There
+   * `finalize` returns the text of the last 'end' (or, when none came, what was heard so far).
+   */
   onTurn?(listener: (event: SttTurnEvent) => void): void
   /** Ends the session (the call ended); idempotent. */
   close(): Promise<void>

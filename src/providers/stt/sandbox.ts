@@ -13,7 +13,7 @@
  * The script lives in this process: the callee connects to the instance that runs it, so its
  * media socket and this registry meet in one process.
  */
-import type { SpeechToText, SttPartial, SttSession } from './port'
+import type { SpeechToText, SttCapabilities, SttPartial, SttSession } from './port'
 
 export class SandboxScripts {
   private readonly lines = new Map<string, { words: string[]; taken: number; startedAt: number; ms: number; at?: number }[]>()
@@ -84,6 +84,9 @@ export class SandboxScripts {
   }
 }
 
+/** Streams its scripted line's words as their audio arrives, as written (punctuated); judges no turn. */
+const SANDBOX_CAPABILITIES: SttCapabilities = { streaming: true, interimWords: true, punctuation: true, endOfTurn: false, eagerEndOfTurn: false, wordTimings: false }
+
 export class SandboxStt implements SpeechToText {
   readonly name = 'sandbox'
 
@@ -99,6 +102,7 @@ export class SandboxStt implements SpeechToText {
     const partials: ((p: SttPartial) => void)[] = []
     return {
       sampleRate: 8_000,
+      capabilities: SANDBOX_CAPABILITIES,
       push(pcm, streamMs) {
         heardAudio = true
         scripts.pushed(callId, (pcm.length * 1000) / 8_000, streamMs)
