@@ -123,6 +123,14 @@ export type VoiceTurnEvent =
    * `why`: what made speech over the agent a backchannel when its words alone do not say.
    */
   | { type: 'words.final'; text: string; backchannel: boolean; endpointedAt: number; sttFinalAt: number; earlier?: boolean; why?: string }
+  /**
+   * An engine that judges turns itself (voice-turn-vendor.ts): it says the turn has probably
+   * ended (`turn.eager`), takes that back (`turn.resumed`), or ends it (`turn.end`; `at`: the
+   * caller's last speech as the VAD heard it).
+   */
+  | { type: 'turn.eager'; text: string }
+  | { type: 'turn.resumed' }
+  | { type: 'turn.end'; text: string; at?: number }
   /** The turn's words were lost (the speech engine at capacity, refused them): the call goes on. */
   | { type: 'words.lost'; why: string }
   /** The agent's audio was cut (`clear`): what the caller had not yet heard of the sentence playing. */

@@ -26,6 +26,8 @@
  *            thinking ─words.final [nothingSaid]→ listening
  *            thinking ─words.lost→ listening (the speech engine refused the words, at capacity: askRepeat)
  *            listening ─after(callerSilence)→ (endCall silence)
+ *            an engine that judges turns itself ends them by its own events (turn.eager, turn.resumed,
+ *              turn.end: voice-turn-vendor.ts); the rules' wait is then a backstop
  *   call:    open ─after(callLimit)→ (endCall timeLimit);  open ─call.close→ closing ─after(goodbyeGrace)→ (hangUp)
  *   keypad:  idle ─dtmf→ collecting ─after(dtmfGap) / dtmf # / digits.done→ idle (answerDigits; keys
  *            pressed while the caller speaks join that turn's words instead, answered with them)
@@ -38,21 +40,11 @@
 import { and, assign, or, raise, stateIn } from 'xstate'
 import type { OverlapCounts, VoiceTurnEvent, VoiceTurnState } from './voice-turn-events'
 import { GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, TURN_JUDGED_SLACK_MS, voiceTurnSetup } from './voice-turn-setup'
+import { VENDOR_TURN } from './voice-turn-vendor'
 
 export type { CallEnding, CallEndReason, OverlapCounts, VoiceTurnContext, VoiceTurnEvent, VoiceTurnInput, VoiceTurnState } from './voice-turn-events'
-export {
-  DTMF_GAP_MS,
-  ECHO_RETURN_LOSS_DB,
-  GOODBYE_GRACE_MS,
-  GOODBYE_MS_PER_CHAR,
-  isEcho,
-  MIN_INTERRUPTION_MS,
-  OVERLAP_END_MS,
-  SILENCE_TIMEOUT_MS,
-  TURN_JUDGED_SLACK_MS,
-  VAD_CATCH_UP_MS,
-  VAD_RECHECK_MS,
-} from './voice-turn-setup'
+// Its constants and rules, for the session and the tests.
+export * from './voice-turn-setup'
 
 /** The agent is talking (or about to): caller speech now is over it. */
 const AGENT_TALKING = ['opening', 'thinking', 'speaking', 'resuming'] as const
@@ -136,6 +128,7 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
             },
             callerSpeaking: {
               on: {
+                ...VENDOR_TURN.callerSpeaking,
                 // Words that already read as a whole turn may get their reply started before the pause.
                 transcript: {
                   actions: [
@@ -171,6 +164,7 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
                 },
               },
               on: {
+                ...VENDOR_TURN.maybeDone,
                 'speech.start': { target: 'callerSpeaking', actions: 'cancelPreempt' },
                 // The final words of a turn the caller went on from: kept for this one.
                 'words.final': { actions: assign(({ context, event }) => ({ held: said(context, event.text) })) },
@@ -284,6 +278,7 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
                 taken: { entry: assign(({ context }) => ({ taken: true, why: `the caller spoke over the agent past a backchannel's ${context.backchannelMaxMs} ms: the turn is theirs` })) },
               },
               on: {
+                ...VENDOR_TURN.interrupted,
                 'agent.stopped': { actions: assign(({ event }) => ({ resume: event.unheard })) },
                 'speech.pause': { target: 'maybeDone', actions: assign(({ event }) => fromPause(event)) },
                 'reply.audio': 'speaking',

@@ -5,9 +5,11 @@
  * sends it when its VAD stops), so a turn is judged on final words ~one final-latency after the
  * pause instead of waiting for the engine's own endpointing; later speech is the next piece.
  * Until that final comes (`finalDue`) the words so far are the engine's guess, not its words: no
- * verdict is taken on them, and the final is reported even when it says the same.
+ * verdict is taken on them, and the final is reported even when it says the same. An engine that
+ * judges turns itself (capabilities `endOfTurn`) is not asked at pauses: its turn events go to the
+ * chart (`turned`), and its final words are those of its end of turn.
  */
-import { SpeechError, type SttSession } from '../providers/stt/port'
+import { SpeechError, type SttSession, type SttTurnEvent } from '../providers/stt/port'
 import { resample } from './codecs'
 import type { FrameProcessor, SpeechToTextFrame } from './frames'
 import type { TurnProfile } from './turn-waits'
@@ -31,8 +33,16 @@ export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
     /** The words changed (after a partial, or a piece finalised at a pause). */
     private readonly changed: (heard: string, stable: boolean) => void,
     private readonly warn: (message: string, err: unknown) => void,
+    /** The engine's own turn events, when it judges turns itself. */
+    turned: (event: SttTurnEvent) => void = () => {},
   ) {
-    stt.onPartial?.((p) => this.partial(p.text, p.stable))
+    if (stt.capabilities.interimWords) stt.onPartial?.((p) => this.partial(p.text, p.stable))
+    if (stt.capabilities.endOfTurn) stt.onTurn?.(turned)
+  }
+
+  /** The engine decides when the caller's turn ends (Deepgram Flux); the rules' wait is only a backstop. */
+  get vendorTurns(): boolean {
+    return this.stt.capabilities.endOfTurn
   }
 
   /** Whether the engine's words judge turns (false: pocketsphinx, 78% of its words wrong). */
@@ -54,9 +64,9 @@ export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
     return this.flushes ? 'hosted' : 'local'
   }
 
-  /** A streaming engine whose words judge turns: asked for its final words at every pause. */
+  /** A streaming engine whose words judge turns, and that does not end turns itself: asked for its final words at every pause. */
   private get flushes(): boolean {
-    return !!this.stt.onPartial && this.judge
+    return this.stt.capabilities.interimWords && this.judge && !this.vendorTurns
   }
 
   /** The caller's audio, to the engine at its rate; a window of speech the VAD heard in it. */

@@ -60,8 +60,8 @@ import { HOSTED_WAITS, type TurnWaits } from './turn-waits'
  */
 export const TRAILING_WAIT_MS = 1_500
 
-/** `pending`: the engine's final words are still to come (awaitingFinal). */
-export type TurnShape = 'complete' | 'number' | 'neutral' | 'trailing' | 'unknown' | 'holding' | 'pending'
+/** `pending`: the engine's final words are still to come (awaitingFinal); `vendor`: the engine ends the turn itself (vendor-turns.ts). */
+export type TurnShape = 'complete' | 'number' | 'neutral' | 'trailing' | 'unknown' | 'holding' | 'pending' | 'vendor'
 
 export interface EndOfTurn {
   /** Silence after the caller's last speech before the turn ends. */

@@ -24,6 +24,7 @@
  *   (the agent's level for the echo rule, how far the VAD has judged, whether the agent speaks).
  */
 import { isEcho } from '../../machines/voice-turn'
+import type { SttTurnEvent } from '../providers/stt/port'
 import { AgentTurns } from './agent-turns'
 import { AgentVoice } from './agent-voice'
 import type { SessionParts } from './call-line'
@@ -70,6 +71,8 @@ export interface ChartSide {
   speechPaused(at: number): void
   /** What the caller has said this turn changed; `stable`: the engine will not revise it. */
   heard(text: string, stable: boolean): void
+  /** An engine that judges turns itself reported one of its turn events. */
+  turn?(event: SttTurnEvent): void
   /** A key the caller pressed (a `dtmf` frame, or its tone heard in the audio). */
   key(digit: string): void
   /** The first audio of the reply the caller is to hear went to the line. */
@@ -159,7 +162,12 @@ export function buildCallPipeline(parts: SessionParts, chart: ChartSide, clock: 
   })
   const textToSpeech = new AgentVoice({ line, tts: parts.tts, playout, now: clock.now, phrases: parts.phrases, ttsFailed: (err) => chart.ttsFailed(err) })
   const agent: AgentTurns = new AgentTurns({ line, voice: textToSpeech, playout, over, played: (turn) => chart.played(turn) })
-  const speechToText = new CallerWords(parts.stt, (heard, stable) => chart.heard(heard, stable), warn)
+  const speechToText = new CallerWords(
+    parts.stt,
+    (heard, stable) => chart.heard(heard, stable),
+    warn,
+    (event) => chart.turn?.(event),
+  )
   const callerAudio = new CallerAudio({
     vad: parts.vad,
     // The agent's own echo opens no utterance for the speech-to-text engine (a decoder and its

@@ -1,8 +1,6 @@
 /**
  * One call's voice pipeline, transport-agnostic: inbound frames in (`frame`), outbound frames out
- * (`send`), the call feature behind `CallLine`. Its stages are built and linked in pipeline.ts
- * (`buildCallPipeline`): caller audio (VAD → turns) → STT → the agent (the conversation engine,
- * streaming) → TTS → paced send with marks (playout.ts); the turn-taking chart between them.
+ * (`send`), the call feature behind `CallLine`. Its stages are built and linked in pipeline.ts.
  *
  * This is an adapter between the stages and the turn-taking chart (machines/voice-turn.ts), which
  * makes every decision and holds every wait of the call: it tells the chart what the VAD heard
@@ -32,6 +30,7 @@ import type { ReplyTurn } from './reply-turn'
 import { closeSession } from './session-close'
 import { TalkedInto } from './talked-into'
 import { TURN_WAITS } from './turn-waits'
+import { chartEventOf, VENDOR_JUDGED } from './vendor-turns'
 
 export type { CallLine, LiveSession, PipelineState, SessionParts } from './call-line'
 
@@ -53,19 +52,14 @@ export const HAND_OFF_SENTENCE_MS = 10_000
  */
 export const HAND_OFF_HOLD_MS = HAND_OFF_SENTENCE_MS + 15_000
 
-/**
- * The chart's states in which the agent's audio plays, or an answer released for the line is about
- * to (`thinking`): its barge-in rule reads each window of speech over it.
- */
+/** The chart's states in which the agent's audio plays, or an answer released for the line is about to (`thinking`). */
 const OVER_AGENT_AUDIO: ReadonlySet<PipelineState> = new Set(['opening', 'thinking', 'speaking', 'resuming'])
 
 export class VoiceSession {
   readonly chart: Actor<typeof voiceTurnMachine>
-  /** The call's stages, built and linked in order. */
   readonly pipeline: CallPipeline
   private readonly now: () => number
   private readonly audio: CallerAudio
-  /** What the caller has said this turn. */
   private readonly words: CallerWords
   private readonly agent: AgentTurns
   private readonly playout: Playout
@@ -105,6 +99,10 @@ export class VoiceSession {
       speechGoesOn: (onset) => void ((OVER_AGENT_AUDIO.has(this.state) || this.state === 'interrupted') && this.send({ type: 'speech.onset', onset, spokenMs: this.audio.detector.spokenMs })),
       speechPaused: (at) => this.paused(at),
       heard: (heard, stable) => this.heard(heard, stable),
+      turn: (event) => {
+        const told = chartEventOf(event, (text) => this.turnWords(text), this.audio.detector.lastSpeech)
+        if (told) this.send(told)
+      },
       key: (digit) => this.send({ type: 'dtmf', digit }),
       replySent: () => this.send({ type: 'reply.audio' }),
       played: (turn) => this.played(turn),
@@ -118,8 +116,8 @@ export class VoiceSession {
     const chart = voiceTurnMachine.provide({
       actions: {
         // Only a turn that reads as done is worth a reply before the wait is over: one that trails off or says nothing yet would mostly be cancelled.
-        // Words still to be finalised decide nothing either way: the final's verdict will.
-        preempt: (_, { text, shape }) => (shape === 'pending' ? undefined : shape === 'complete' || shape === 'number' ? agent.preempt(text) : agent.dropEarly()),
+        // Words still to be finalised decide nothing either way (the final's verdict will), nor do an engine's that judges turns itself (its own events will).
+        preempt: (_, { text, shape }) => (shape === 'pending' || shape === 'vendor' ? undefined : shape === 'complete' || shape === 'number' ? agent.preempt(text) : agent.dropEarly()),
         cancelPreempt: () => agent.dropEarly(),
         commitTurn: () => void this.commit(),
         answer: (_, { text, keys, ...marks }) => {
@@ -214,7 +212,7 @@ export class VoiceSession {
     else this.agent.say(line.opening, { opening: true })
   }
 
-  /** Words for the caller from outside the conversation (a warm transfer that did not connect): the agent's next turn. */
+  /** Words for the caller from outside the conversation (a warm transfer that did not connect). */
   announce(text: string): void {
     if (this.state !== 'ended') this.agent.say(text)
   }
@@ -329,6 +327,7 @@ export class VoiceSession {
 
   /** The end-of-turn rules' verdict on the caller's words: how long a silence ends the turn, and why. */
   private judge(text: string): { text: string; waitMs: number; why: string; shape: string } {
+    if (this.words.vendorTurns) return { text, ...VENDOR_JUDGED }
     const upperMs = this.parts.line.endpointingMaxMs ?? TRAILING_WAIT_MS
     const rules = this.words.finalDue ? awaitingFinal(upperMs) : endOfTurn(text, upperMs, this.pipeline.cues.cues(), TURN_WAITS[this.words.profile])
     const judged = withPatience(rules, this.dials.patience, this.words.profile === 'hosted')

@@ -10,7 +10,7 @@ import { SimulatedClock } from 'xstate'
 import type { OutboundFrame } from '../../src/media/frames'
 import { type CallLine, VoiceSession } from '../../src/media/session'
 import type { VoiceActivity } from '../../src/media/vad'
-import type { SttPartial, SttSession } from '../../src/providers/stt/port'
+import type { SttPartial, SttSession, SttTurnEvent } from '../../src/providers/stt/port'
 import type { TextToSpeech } from '../../src/providers/tts/port'
 
 export const FRAME_MS = 20
@@ -40,6 +40,8 @@ export interface HarnessOptions {
   noTurnCues?: boolean
   /** Whether the engine's words sound like one of the phrases (pocketsphinx's pronouncing dictionary). */
   soundsLike?: (text: string, phrases: readonly string[]) => boolean
+  /** The engine judges turns itself (Deepgram Flux): the test reports its turn events (`turn`), and `finalize` answers the last end's text. */
+  vendorTurns?: boolean
 }
 
 export function turnHarness(options: HarnessOptions = {}) {
@@ -77,8 +79,18 @@ export function turnHarness(options: HarnessOptions = {}) {
   // Speech windows the engine was told of (a shared decoder is taken at the first of an utterance).
   let speechWindows = 0
   let previousFinal: Promise<string> = Promise.resolve('')
+  let turnListener: ((e: SttTurnEvent) => void) | null = null
+  let vendorEnd = ''
   const stt: SttSession = {
     sampleRate: 8000,
+    capabilities: { streaming: true, interimWords: true, punctuation: true, endOfTurn: !!options.vendorTurns, eagerEndOfTurn: !!options.vendorTurns, wordTimings: false },
+    ...(options.vendorTurns
+      ? {
+          onTurn: (l: (e: SttTurnEvent) => void) => {
+            turnListener = l
+          },
+        }
+      : {}),
     ...(options.noTurnCues ? { turnCues: false } : {}),
     ...(options.soundsLike ? { soundsLike: options.soundsLike } : {}),
     push() {},
@@ -87,6 +99,11 @@ export function turnHarness(options: HarnessOptions = {}) {
     },
     finalize: () => {
       finalized++
+      if (options.vendorTurns) {
+        const text = vendorEnd
+        vendorEnd = ''
+        return Promise.resolve(text)
+      }
       const words = pending
       pending = ''
       const stall = options.finalStall?.()
@@ -181,6 +198,12 @@ export function turnHarness(options: HarnessOptions = {}) {
       pending = [pending, finalText].filter(Boolean).join(' ')
       for (let t = 0; t < ms; t += FRAME_MS) await frame(SPEECH)
       if (heard) partial?.({ text: heard, stable, endOfSpeech: false })
+      await flush()
+    },
+    /** The engine's own turn event (`vendorTurns`); an end's text is what `finalize` answers next. */
+    async turn(event: SttTurnEvent) {
+      if (event.type === 'end') vendorEnd = event.text
+      turnListener?.(event)
       await flush()
     },
     /** Silence from the caller for `ms`, a frame at a time. */
