@@ -86,7 +86,7 @@ export interface Config {
   admission: { maxCalls: number; maxRssMb?: number; maxLoopLagMs: number; minPlayoutLeadMs: number }
   /** Voice pipeline engines (docs/api/voice.md): `auto` resolves keys → local engines → the sandbox doubles. */
   speech: {
-    stt: 'auto' | 'deepgram' | 'assemblyai' | 'openai' | 'pocketsphinx' | 'sandbox'
+    stt: 'auto' | 'deepgram' | 'assemblyai' | 'deepgram-flux' | 'openai' | 'pocketsphinx' | 'sandbox'
     tts: 'auto' | 'elevenlabs' | 'openai' | 'cartesia' | 'espeak' | 'sandbox'
     vad: 'silero' | 'energy'
     /** Milliseconds of agent audio per paced chunk (each followed by a mark). */
@@ -392,7 +392,7 @@ export function loadConfig(env: Env = process.env): Config {
       minPlayoutLeadMs: optionalCount(env, 'CALLS_MIN_PLAYOUT_LEAD_MS', 0, 1_000, 'minPlayoutLeadMs').minPlayoutLeadMs ?? 500,
     },
     speech: {
-      stt: oneOf(env, 'STT_PROVIDER', ['auto', 'deepgram', 'assemblyai', 'openai', 'pocketsphinx', 'sandbox'] as const, 'auto'),
+      stt: oneOf(env, 'STT_PROVIDER', ['auto', 'deepgram', 'assemblyai', 'deepgram-flux', 'openai', 'pocketsphinx', 'sandbox'] as const, 'auto'),
       tts: oneOf(env, 'TTS_PROVIDER', ['auto', 'elevenlabs', 'openai', 'cartesia', 'espeak', 'sandbox'] as const, 'auto'),
       vad: oneOf(env, 'VAD', ['silero', 'energy'] as const, 'silero'),
       chunkMs: mediaChunkMs(env),

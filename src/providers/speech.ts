@@ -12,6 +12,7 @@ import type { Config } from '../config'
 import { AssemblyAiStt } from './stt/assemblyai'
 import type { PoolStats } from './stt/decoder-pool'
 import { DeepgramStt } from './stt/deepgram'
+import { DeepgramFluxStt } from './stt/deepgram-flux'
 import { OpenAiTranscription } from './stt/openai'
 import { PocketsphinxStt } from './stt/pocketsphinx'
 import { sphinxMissing } from './stt/pocketsphinx-ffi'
@@ -109,6 +110,8 @@ export class SpeechProviders {
       return this.local.sphinx ? new PocketsphinxStt() : null
     }
     const double = () => (sandbox ? new SandboxStt(this.scripts, callId) : null)
+    // Deepgram Flux (/v2/listen) on the service's key: it ends the caller's turns itself.
+    if (pick === 'deepgram-flux') return p.deepgramApiKey ? new DeepgramFluxStt({ apiKey: p.deepgramApiKey, baseUrl: p.deepgramBaseUrl }) : null
     if (pick === 'deepgram') return deepgram()
     if (pick === 'assemblyai') return assemblyai()
     if (pick === 'openai') return openai()

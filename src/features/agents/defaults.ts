@@ -45,6 +45,7 @@ export const DEFAULTS = {
     maxCallSeconds: null,
     endpointingMs: null,
     assemblyai: null,
+    flux: { eotThreshold: null, eagerEotThreshold: null, eotTimeoutMs: null },
     ...structuredClone(DEFAULT_DIALS),
   },
 } as const

@@ -3,6 +3,7 @@ import { t } from 'elysia'
 import { BodyInt } from '../../http/body-types'
 import { pageQuery } from '../../http/pagination'
 import { PATIENCE_LEVELS, SPEED_MAX, SPEED_MIN } from '../../media/dials'
+import { FLUX_LIMITS } from '../../providers/stt/deepgram-flux'
 
 /** Step text lengths are "not shown" in docs/spec.md: a title fits a heading, a detail a paragraph. */
 export const STEP_TITLE_MAX = 100
@@ -130,6 +131,18 @@ const AssemblyAiInput = t.Object(
   { additionalProperties: false },
 )
 
+/** Deepgram Flux's end-of-turn settings, in its documented ranges (src/providers/stt/deepgram-flux.ts FLUX_LIMITS). */
+const { eotThreshold: EOT, eagerEotThreshold: EAGER, eotTimeoutMs: EOT_TIMEOUT } = FLUX_LIMITS
+const FluxInput = t.Object(
+  {
+    eotThreshold: t.Optional(Nullable(t.Number({ minimum: EOT.min, maximum: EOT.max, description: 'confidence that ends the turn; null: 0.7' }))),
+    eagerEotThreshold: t.Optional(Nullable(t.Number({ minimum: EAGER.min, maximum: EAGER.max, description: 'confidence that starts the answer early, held; null: no eager ends' }))),
+    eotTimeoutMs: t.Optional(Nullable(BodyInt({ minimum: EOT_TIMEOUT.min, maximum: EOT_TIMEOUT.max, description: 'silence that ends the turn whatever the confidence (ms); null: 5000' }))),
+  },
+  { additionalProperties: false },
+)
+const FluxView = t.Object({ eotThreshold: Nullable(t.Number()), eagerEotThreshold: Nullable(t.Number()), eotTimeoutMs: Nullable(t.Integer()) })
+
 const VoiceInput = t.Object(
   {
     answersCalls: t.Optional(t.Boolean()),
@@ -155,6 +168,8 @@ const VoiceInput = t.Object(
     patience: t.Optional(PatienceInput),
     interruptions: t.Optional(InterruptionsInput),
     assemblyai: t.Optional(Nullable(AssemblyAiInput)),
+    /** End-of-turn settings when the call hears the caller through Deepgram Flux (docs/api/voice.md). */
+    flux: t.Optional(FluxInput),
     // Read-only; accepted and ignored so a GET body can be sent back unchanged.
     surfaces: t.Optional(t.Array(t.String())),
     phoneNumber: t.Optional(Nullable(t.String())),
@@ -229,6 +244,7 @@ export const Agent = t.Object({
     interruptions: t.Object({ enabled: t.Boolean(), minSpeechMs: Nullable(t.Integer()), minWords: Nullable(t.Integer()), backchannels: t.Array(t.String()) }),
     /** AssemblyAI's turn settings, used when the call's speech-to-text is AssemblyAI; null: its defaults. */
     assemblyai: Nullable(t.Object({ endOfTurnConfidence: Nullable(t.Number()), minTurnSilenceMs: Nullable(t.Integer()), maxTurnSilenceMs: Nullable(t.Integer()), formatTurns: Nullable(t.Boolean()) })),
+    flux: FluxView,
     surfaces: t.Array(t.Union([t.Literal('web'), t.Literal('phone')])),
     phoneNumber: Nullable(t.String()),
   }),

@@ -12,6 +12,7 @@ import type { PageAfter } from '../../store/port'
 import { WorkspaceCollection } from '../../store/workspace-scoped'
 import type { AgentNumbers } from './agent-numbers'
 import { newAgentDoc } from './defaults'
+import { checkFlux, NO_FLUX } from './flux-settings'
 import type { Agent, CreateAgent, PatchAgent } from './model'
 import type { AgentDoc, AgentRepo, StoredVoice } from './repository'
 import { checkCollectFieldNames, checkLanguage, checkModelChange, checkTransfers, checkVoice, clampReplyTokens, clampTemperature } from './rules'
@@ -262,6 +263,7 @@ export class AgentService {
     if (given.voice !== undefined) next.voice = checkVoice(given.voice)
     if (given.language !== undefined && given.language !== null) next.language = checkLanguage(given.language, 'voice.language', false)
     if (given.voicemailMessage !== undefined) next.voicemailMessage = checkVoicemailMessage(given.voicemailMessage)
+    if (given.flux !== undefined) next.flux = checkFlux({ ...(current.flux ?? NO_FLUX), ...given.flux })
     return next
   }
 }
@@ -282,6 +284,7 @@ export function presentAgent(doc: AgentDoc): Agent {
       ...withDials(doc.voice),
       endpointingMs: doc.voice.endpointingMs ?? null,
       assemblyai: doc.voice.assemblyai ?? null,
+      flux: doc.voice.flux ?? NO_FLUX,
       voicemailMessage: doc.voice.voicemailMessage ?? null,
       surfaces,
       phoneNumber,

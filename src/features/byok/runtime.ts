@@ -12,6 +12,7 @@ import { createLanguageModel, type LanguageModel, type LlmEvent, type StreamRequ
 import { isRealtimeModel, type RealtimeTurnDetection } from '../../providers/realtime/openai'
 import { AssemblyAiStt } from '../../providers/stt/assemblyai'
 import { DeepgramStt } from '../../providers/stt/deepgram'
+import { DeepgramFluxStt, isFluxModel } from '../../providers/stt/deepgram-flux'
 import { OpenAiTranscription } from '../../providers/stt/openai'
 import type { SpeechToText, SpeechToTextOptions, SttSession } from '../../providers/stt/port'
 import { CartesiaTts } from '../../providers/tts/cartesia'
@@ -185,7 +186,8 @@ export class ByokRuntime {
 
   private sttOf(key: OpenKey): SpeechToText {
     const apiKey = key.credentials.apiKey ?? ''
-    if (key.provider === 'deepgram') return new DeepgramStt({ apiKey, baseUrl: this.deps.endpoints.deepgramBaseUrl })
+    if (key.provider === 'deepgram')
+      return isFluxModel(key.model) ? new DeepgramFluxStt({ apiKey, baseUrl: this.deps.endpoints.deepgramBaseUrl }) : new DeepgramStt({ apiKey, baseUrl: this.deps.endpoints.deepgramBaseUrl })
     if (key.provider === 'assemblyai') return new AssemblyAiStt({ apiKey, baseUrl: this.deps.endpoints.assemblyaiBaseUrl })
     return new OpenAiTranscription({ apiKey, baseUrl: openaiBase(this.deps.endpoints), model: key.model })
   }

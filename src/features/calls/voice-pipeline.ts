@@ -135,7 +135,7 @@ export async function buildVoicePipeline(
   const choice = own ? { stt: own.stt, tts: own.tts, missing: null } : d.speech.choose({ callId: row.callId, sandbox: d.telephony.name === 'sandbox' && row.surface !== 'web' })
   if (!choice.stt || !choice.tts) return { refused: choice.missing! }
   const language = languageCode(agent.voice.language ?? agent.language)
-  const stt = await choice.stt.open({ language, assemblyai: agent.voice.assemblyai ?? null })
+  const stt = await choice.stt.open({ language, assemblyai: agent.voice.assemblyai ?? null, flux: agent.voice.flux ?? null })
   const vad = await voiceActivity(d.config.speech.vad)
   // Voicemail drop: an outbound phone call whose agent detects machines and has a message to leave (the network was asked to report who answered).
   const message = !unavailable && row.direction === 'outbound' && row.surface !== 'web' && agent.voice.detectMachines ? agent.voice.voicemailMessage : null

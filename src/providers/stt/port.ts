@@ -14,6 +14,8 @@ export interface SpeechToTextOptions {
   model?: string | null
   /** AssemblyAI's turn detection, as the agent sets it (`voice.assemblyai`); other engines ignore it. */
   assemblyai?: AssemblyAiTurnSettings | null
+  /** The agent's end-of-turn settings for Deepgram Flux (its `voice.flux`); other engines ignore them. */
+  flux?: { eotThreshold?: number | null; eagerEotThreshold?: number | null; eotTimeoutMs?: number | null } | null
 }
 
 /**
