@@ -19,7 +19,10 @@
  * Time is audio time; each message leaves `latencyMs` after the audio that caused it.
  */
 export interface FluxFakeOptions {
-  /** Silence into a pause before EagerEndOfTurn, ms of audio (with `eager_eot_threshold`). */
+  /**
+   * Silence into a pause before EagerEndOfTurn, ms of audio (with `eager_eot_threshold`); a shorter
+   * gap is inside a stretch of speech. Deepgram publishes no figure: 200 ms, before the end's 260.
+   */
   eagerSilenceMs?: number
   /** Silence into a pause before EndOfTurn for a stretch that `ends`: Flux's "~260 ms end-of-turn detection" (quickstart). */
   endSilenceMs?: number
@@ -74,7 +77,7 @@ interface Stream {
 const inRange = (v: string | undefined, min: number, max: number) => v === undefined || (Number.isFinite(Number(v)) && Number(v) >= min && Number(v) <= max)
 
 export function startFluxFake(key: string, options: FluxFakeOptions = {}): FluxFake {
-  const eagerSilenceMs = options.eagerSilenceMs ?? 140
+  const eagerSilenceMs = options.eagerSilenceMs ?? 200
   const endSilenceMs = options.endSilenceMs ?? 260
   const latencyMs = options.latencyMs ?? 0
   type Ws = import('bun').ServerWebSocket<Stream>
@@ -146,8 +149,9 @@ export function startFluxFake(key: string, options: FluxFakeOptions = {}): FluxF
     }
     const t = s.turn
     if (!t) return
-    t.stretch = false
     t.silenceMs += WINDOW_MS
+    // A gap shorter than an eager end's is inside the stretch (a stop consonant, a breath between words).
+    if (t.silenceMs >= eagerSilenceMs) t.stretch = false
     const endAt = t.ends ? endSilenceMs : s.timeoutMs
     if (s.eager && t.state === 'speaking' && t.silenceMs >= eagerSilenceMs && t.words.length && t.silenceMs < endAt) {
       t.state = 'eager'
