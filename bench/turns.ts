@@ -30,10 +30,15 @@
  *  (f) realtime — an agent on OpenAI Realtime through BYOK (src/media/realtime-session.ts) against
  *      its fake: the server VAD's 500 ms of silence, then the first audio 320 ms later (the floor,
  *      820 ms: realistic-delays.ts). Not in the default run: BENCH_PROFILES=realtime.
+ *  (g) flux — Deepgram Flux judging the turns (BENCH_PROFILES=flux): our Flux adapter against
+ *      test/fakes/deepgram-flux.ts, its end of turn REALISTIC.fluxEndOfTurnMs into the caller's
+ *      silence and its eager end before it (the agent's `voice.flux` asks for eager ends), the
+ *      OpenAI and ElevenLabs fakes answering at once: the figure is Flux's floor plus ours.
  * Also the end-of-turn rules on a corpus of complete and unfinished utterances: how often they
  * would cut a caller off, and what a complete turn waits.
  *
- * Targets (README "Benchmarks"): vendors p50 ≤ 500 ms, p95 ≤ 800 ms; local p50 ≤ 600 ms.
+ * Targets (README "Benchmarks"): vendors p50 ≤ 500 ms, p95 ≤ 800 ms; local p50 ≤ 600 ms; flux
+ * ≤ its floor (REALISTIC.fluxEndOfTurnMs) + 30 ms.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -48,6 +53,7 @@ import { startServer } from '../src/server'
 import { startAssemblyAiFake } from '../test/fakes/assemblyai'
 import { startCartesiaFake } from '../test/fakes/cartesia'
 import { startDeepgramFake, voicedMs } from '../test/fakes/deepgram'
+import { startFluxFake } from '../test/fakes/deepgram-flux'
 import { startOpenAIFake } from '../test/fakes/openai'
 import { startRealtimeFake } from '../test/fakes/openai-realtime'
 import { REALISTIC, REALISTIC_OPTIONS } from '../test/fakes/realistic-delays'
@@ -122,11 +128,34 @@ async function profile(name: string): Promise<Measured> {
   let sttFake: ReturnType<typeof startDeepgramFake> | ReturnType<typeof startAssemblyAiFake> | null = null
   let telnyx: TelnyxFake | null = null
   let realtime: ReturnType<typeof startRealtimeFake> | null = null
+  let flux: ReturnType<typeof startFluxFake> | null = null
+  let voice: Record<string, unknown> = { answersCalls: true }
   if (name === 'local') Object.assign(env, { STT_PROVIDER: 'pocketsphinx', TTS_PROVIDER: 'espeak' })
   else if (name === 'realtime') {
     realtime = startRealtimeFake({ apiKey: KEY, models: ['gpt-realtime', 'gpt-4o-mini', 'whisper-1', 'tts-1'], ...REALISTIC_OPTIONS.realtime })
     stops.push(() => realtime!.stop())
     Object.assign(env, { OPENAI_BASE_URL: realtime.baseUrl })
+  } else if (name === 'flux') {
+    flux = startFluxFake(KEY, { endSilenceMs: REALISTIC.fluxEndOfTurnMs })
+    const openai = startOpenAIFake({ apiKey: KEY, defaultReply: 'Sure, we open at eight on Sundays, and at seven on weekdays.' })
+    const eleven = startSpeechFake(KEY)
+    stops.push(
+      () => flux!.stop(),
+      () => openai.stop(),
+      () => eleven.stop(),
+    )
+    Object.assign(env, {
+      STT_PROVIDER: 'deepgram-flux',
+      TTS_PROVIDER: 'elevenlabs',
+      DEEPGRAM_API_KEY: KEY,
+      DEEPGRAM_BASE_URL: flux.url,
+      ELEVENLABS_API_KEY: KEY,
+      ELEVENLABS_BASE_URL: eleven.url,
+      OPENAI_API_KEY: KEY,
+      OPENAI_BASE_URL: openai.baseUrl,
+    })
+    model = 'gpt-4o-mini'
+    voice = { answersCalls: true, flux: { eagerEotThreshold: 0.5 } }
   } else {
     // The fake reveals each line's words in step with its voiced audio (measured on the audio the
     // callee sends, below): no word before it has been said, every word by the end of the line.
@@ -178,7 +207,7 @@ async function profile(name: string): Promise<Measured> {
   const out: Measured = { caller: [], unanswered: 0, stages: {}, live: null, refusedAtCapacity: 0 }
   try {
     const dev = (await call('POST', '/console/workspaces', token, { name: 'Bench turns', plan: 'enterprise' })).body
-    const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Bean There', model, voice: { answersCalls: true } })).body.id
+    const agent = (await call('POST', '/api/v1/agents', dev.key, { name: 'Bean There', model, voice })).body.id
     await call('POST', `/api/v1/agents/${agent}/knowledge`, dev.key, { text: KNOWLEDGE, title: 'Shop FAQ' })
     await call('POST', `/agents/${agent}/publish`, dev.key, {})
     await call('POST', `/console/workspaces/${dev.id}/phone-numbers`, token, { number: '+14155550100', source: 'rented', agent })
@@ -192,6 +221,7 @@ async function profile(name: string): Promise<Measured> {
       else await sandboxPhone(call, dev, token, phone, QUESTIONS, CALL_MS)
       sttFake?.utterances.push(...(await spoken()).map(({ text, voicedMs }) => ({ text, voicedMs })))
       realtime?.heard.push(...QUESTIONS)
+      flux?.utterances.push(...QUESTIONS)
       let placed = await dial(call, dev, phone)
       // At capacity the instance says when to try again (503, Retry-After): a client waits and does.
       for (let tries = 0; placed.status === 503 && tries < 20; tries++) {
@@ -321,7 +351,7 @@ corpus()
 for (const name of PROFILES) {
   const m = await profile(name)
   console.log(
-    `\n(${{ local: 'a', vendors: 'b', cartesia: 'c', assemblyai: 'd', telnyx: 'e', realtime: 'f' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`,
+    `\n(${{ local: 'a', vendors: 'b', cartesia: 'c', assemblyai: 'd', telnyx: 'e', realtime: 'f', flux: 'g' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`,
   )
   if (name === 'realtime')
     console.log(

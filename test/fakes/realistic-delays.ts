@@ -10,6 +10,11 @@ export const REALISTIC = {
    */
   deepgramFinalMs: 250,
   /**
+   * Deepgram Flux's end of turn into the caller's silence: "~260ms end-of-turn detection"
+   * (https://developers.deepgram.com/docs/flux/quickstart).
+   */
+  fluxEndOfTurnMs: 260,
+  /**
    * OpenAI time to first token: OpenAI publishes none; Artificial Analysis measures a median 0.39 s
    * for GPT-4o on OpenAI's API (https://artificialanalysis.ai/models/gpt-4o-2024-05-13/providers), and
    * a comparison gives ~0.4 s for gpt-4o-mini (https://apikeyhealth.com/blogs/the-latency-tradeoff); 350 ms.
