@@ -3,7 +3,7 @@
  * /v2/listen?model=flux-…&encoding=linear16&sample_rate=…` upgraded to a WebSocket with
  * `Authorization: Token <key>` (401 otherwise; 429 past `maxStreams` streams at once; 400 for a
  * model, encoding or end-of-turn setting out of its documented range,
- * https://developers.deepgram.com/docs/flux/configuration), binary 16-bit PCM in, Flux's JSON out,
+ * https://developers.deepgram.com/docs/flux/configuration), binary 16-bit PCM or μ-law in, Flux's JSON out,
  * driven by the audio as the live API is:
  * - `Connected` first; speech and silence from the audio's energy (20 ms windows above 0.01 of full
  *   scale, as test/fakes/deepgram.ts). It recognises no words: tests queue the text each stretch of
@@ -18,6 +18,8 @@
  * - `CloseStream` closes the socket (1000).
  * Time is audio time; each message leaves `latencyMs` after the audio that caused it.
  */
+import { mulaw } from 'alawmulaw'
+
 export interface FluxFakeOptions {
   /**
    * Silence into a pause before EagerEndOfTurn, ms of audio (with `eager_eot_threshold`); a shorter
@@ -63,6 +65,8 @@ interface Stream {
   query: Record<string, string>
   requestId: string
   rate: number
+  /** Bytes a sample: 2 for linear16, 1 for mulaw. */
+  width: number
   eager: boolean
   timeoutMs: number
   carry: Uint8Array
@@ -207,13 +211,12 @@ export function startFluxFake(key: string, options: FluxFakeOptions = {}): FluxF
                   ? 'eot_timeout_ms'
                   : null
       if (bad) return Response.json({ err_code: 'Bad Request', err_msg: `Invalid ${bad}.` }, { status: 400 })
-      // The fake decodes linear16 only; mulaw is accepted by the real service and refused here as unused.
-      if (q.encoding !== 'linear16') return Response.json({ err_code: 'Bad Request', err_msg: 'The fake decodes linear16 only.' }, { status: 400 })
       fake.streams.push(q)
       const data: Stream = {
         query: q,
         requestId: crypto.randomUUID(),
         rate: Number(q.sample_rate),
+        width: q.encoding === 'mulaw' ? 1 : 2,
         eager: q.eager_eot_threshold !== undefined,
         timeoutMs: Number(q.eot_timeout_ms ?? 5000),
         carry: new Uint8Array(0),
@@ -238,13 +241,14 @@ export function startFluxFake(key: string, options: FluxFakeOptions = {}): FluxF
           const bytes = new Uint8Array(s.carry.length + message.byteLength)
           bytes.set(s.carry)
           bytes.set(new Uint8Array(message.buffer, message.byteOffset, message.byteLength), s.carry.length)
-          const windowBytes = ((s.rate * WINDOW_MS) / 1000) * 2
+          const windowBytes = ((s.rate * WINDOW_MS) / 1000) * s.width
           const view = new DataView(bytes.buffer)
           let at = 0
           for (; at + windowBytes <= bytes.length; at += windowBytes) {
+            const pcm = s.width === 1 ? mulaw.decode(bytes.subarray(at, at + windowBytes)) : Int16Array.from({ length: windowBytes / 2 }, (_, i) => view.getInt16(at + 2 * i, true))
             let sum = 0
-            for (let i = at; i < at + windowBytes; i += 2) sum += view.getInt16(i, true) ** 2
-            onWindow(ws, Math.sqrt(sum / (windowBytes / 2)) > SPEECH_LEVEL)
+            for (const v of pcm) sum += v ** 2
+            onWindow(ws, Math.sqrt(sum / pcm.length) > SPEECH_LEVEL)
           }
           s.carry = bytes.slice(at)
           return

@@ -1,7 +1,7 @@
 /**
  * Deepgram Flux, the speech-to-text model that judges turns itself
  * (https://developers.deepgram.com/docs/flux/quickstart): a WebSocket to `/v2/listen` with
- * `model=flux-general-en`, `encoding` (linear16 here) and `sample_rate` in the query, and its
+ * `model=flux-general-en`, `encoding` (linear16 at 16 kHz, or mulaw at 8 kHz) and `sample_rate` in the query, and its
  * end-of-turn settings `eot_threshold`, `eager_eot_threshold`, `eot_timeout_ms`
  * (https://developers.deepgram.com/docs/flux/configuration); `Authorization: Token`, binary audio
  * in, JSON out: `Connected`, then `TurnInfo` messages whose `event` is StartOfTurn, Update (about
@@ -16,13 +16,16 @@
  * of turn is reported through `onTurn`; `finalize` answers the text of the last end of turn at
  * once (or, for the chart's backstop, what was heard of the turn so far).
  */
+import { mulaw } from 'alawmulaw'
 import WebSocket from 'ws'
 import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttPartial, type SttSession, type SttTurnEvent } from './port'
 
-const RATE = 16_000
+/** Flux's two encodings (quickstart): 16-bit PCM, sent at 16 kHz; μ-law, at the phone line's 8 kHz (a quarter of the bytes). */
+export type FluxEncoding = 'linear16' | 'mulaw'
+const RATES: Record<FluxEncoding, number> = { linear16: 16_000, mulaw: 8_000 }
 export const FLUX_MODEL = 'flux-general-en'
-/** Audio held until the socket opens (it opens in ~100–300 ms): 10 s, oldest dropped past it. */
-const MAX_PENDING_BYTES = 10 * RATE * 2
+/** Audio held until the socket opens (it opens in ~100–300 ms): 10 s of 16 kHz PCM, oldest dropped past it. */
+const MAX_PENDING_BYTES = 10 * 16_000 * 2
 
 /** A Deepgram model that the v2 (Flux) adapter runs, not the v1 live one. */
 export const isFluxModel = (model: string | null | undefined): boolean => !!model?.startsWith('flux-')
@@ -73,7 +76,7 @@ interface FluxMessage {
 export class DeepgramFluxStt implements SpeechToText {
   readonly name = 'deepgram'
 
-  constructor(private readonly options: { apiKey: string; baseUrl?: string } & FluxSettings) {}
+  constructor(private readonly options: { apiKey: string; baseUrl?: string; encoding?: FluxEncoding } & FluxSettings) {}
 
   async open(o: SpeechToTextOptions): Promise<SttSession> {
     // The agent's settings (`voice.flux`) over the adapter's own.
@@ -83,7 +86,9 @@ export class DeepgramFluxStt implements SpeechToText {
     const invalid = fluxSettingsError(settings)
     if (invalid) throw new SpeechError('deepgram', `Deepgram Flux settings: ${invalid}`)
     const base = (this.options.baseUrl ?? 'wss://api.deepgram.com').replace(/\/$/, '')
-    const query = new URLSearchParams({ model: o.model ?? FLUX_MODEL, encoding: 'linear16', sample_rate: String(RATE) })
+    const encoding = this.options.encoding ?? 'linear16'
+    const rate = RATES[encoding]
+    const query = new URLSearchParams({ model: o.model ?? FLUX_MODEL, encoding, sample_rate: String(rate) })
     if (eotThreshold != null) query.set('eot_threshold', String(eotThreshold))
     if (eagerEotThreshold != null) query.set('eager_eot_threshold', String(eagerEotThreshold))
     if (eotTimeoutMs != null) query.set('eot_timeout_ms', String(eotTimeoutMs))
@@ -148,11 +153,11 @@ export class DeepgramFluxStt implements SpeechToText {
       }
     })
     return {
-      sampleRate: RATE,
+      sampleRate: rate,
       capabilities: { streaming: true, interimWords: true, punctuation: false, endOfTurn: true, eagerEndOfTurn: eagerEotThreshold != null, wordTimings: true },
       push(pcm) {
         if (failure) return
-        const bytes = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)
+        const bytes = encoding === 'mulaw' ? Buffer.from(mulaw.encode(pcm)) : Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)
         if (ws.readyState === WebSocket.OPEN) return ws.send(bytes)
         pending.push(Buffer.from(bytes))
         pendingBytes += bytes.length

@@ -48,6 +48,25 @@ describe('Deepgram Flux', () => {
     )
   })
 
+  test('μ-law at 8 kHz: a quarter of the bytes, the same turn', async () => {
+    fake.utterances.push('Yes please.')
+    const session = await new DeepgramFluxStt({ apiKey: KEY, baseUrl: fake.url, encoding: 'mulaw' }).open({ language: 'en' })
+    const turns: SttTurnEvent[] = []
+    session.onTurn!((e) => turns.push(e))
+    expect(session.sampleRate).toBe(8_000)
+    const tone = Int16Array.from({ length: 8 * 400 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 8_000)))
+    for (let at = 0; at < tone.length; at += 160) session.push(tone.subarray(at, at + 160))
+    for (let at = 0; at < 8 * 400; at += 160) session.push(new Int16Array(160))
+    await until(
+      'the end of turn',
+      () => turns.at(-1),
+      (t) => t?.type === 'end',
+    )
+    expect(fake.streams.at(-1)).toMatchObject({ encoding: 'mulaw', sample_rate: '8000' })
+    expect(turns.at(-1)).toMatchObject({ type: 'end', text: 'Yes please.' })
+    await session.close()
+  })
+
   test('with no eager threshold it declares no eager end', async () => {
     const { session } = await open(fake.url)
     expect(session.capabilities.eagerEndOfTurn).toBe(false)
