@@ -137,6 +137,8 @@ export class DeepgramFluxStt implements SpeechToText {
       const text = (m.transcript ?? '').trim()
       const confidence = m.end_of_turn_confidence
       if (m.event === 'StartOfTurn') {
+        // An end nobody took was words the pipeline let go (said over the agent): not this turn's.
+        ended = null
         heard = text
         return tell({ type: 'start' })
       }

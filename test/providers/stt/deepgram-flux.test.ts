@@ -94,6 +94,29 @@ describe('Deepgram Flux', () => {
     await session.close()
   })
 
+  test("an end not taken before the next turn starts is not that turn's words", async () => {
+    fake.utterances.push('Mhm.', 'Can I ask something?')
+    const { session, turns } = await open(fake.url)
+    push(session, speech(300))
+    push(session, silence(400))
+    push(session, speech(300))
+    await until(
+      'the second start of turn',
+      () => turns.filter((t) => t.type === 'start').length,
+      (n) => n === 2,
+    )
+    // Asked mid-turn (the chart's backstop): the words of this turn so far, not the end let go before it.
+    expect(await session.finalize()).toBe('Can I ask something?')
+    push(session, silence(400))
+    await until(
+      'the second end of turn',
+      () => turns.filter((t) => t.type === 'end').length,
+      (n) => n === 2,
+    )
+    expect(await session.finalize()).toBe('Can I ask something?')
+    await session.close()
+  })
+
   test('speech after an eager end: the turn resumes, and its end holds the whole turn', async () => {
     fake.utterances.push({ text: 'I would like to book', ends: false }, 'a table for two')
     const { session, turns } = await open(fake.url, { eagerEotThreshold: 0.5, eotTimeoutMs: 2000 })
