@@ -9,8 +9,9 @@ import type { EndOfTurn } from './end-of-turn'
 
 /**
  * A pause the engine has not ended after this long is ended by the chart on the words so far: Flux
- * ends a turn itself after `eot_timeout_ms` of silence, at most 10,000 ms as we accept it
- * (deepgram-flux.ts), and a second more lets its message arrive. Only an engine gone quiet reaches it.
+ * ends a turn itself after `eot_timeout_ms` of silence and AssemblyAI after `max_turn_silence`,
+ * each at most 10,000 ms as we accept them (deepgram-flux.ts FLUX_LIMITS, the agents' model
+ * ASSEMBLYAI_SILENCE_MAX_MS), and a second more lets the message arrive. Only an engine gone quiet reaches it.
  */
 export const VENDOR_TURN_BACKSTOP_MS = 11_000
 
