@@ -15,6 +15,11 @@
  *   (`telnyx-signature-ed25519` over `${telnyx-timestamp}|${body}`); `publicKey` is its public half
  *   in base64, as the portal shows it. `addAccount()` makes another account (a number's own,
  *   `carrierCredentials`): its calls are placed with its key and its webhooks signed with its pair.
+ * - Warm transfers: `gather_using_speak` and `speak` need `payload` and `voice` (422, 10015);
+ *   `bridge` needs `call_control_id`, a live call of the same account (422 otherwise), and sends
+ *   `call.bridged` to each leg; `press(…)` is the person's key, as `call.gather.ended` (`digits`,
+ *   `status: valid`) for a leg with a gather under way. A command's `client_state` replaces the
+ *   leg's on its later webhooks, as Telnyx's does.
  * - Media: `stream(…)` opens the `stream_url` a `streaming_start` named, as Telnyx does
  *   (`connected`, then `start` with `stream_id` and PCMU `media_format`), and collects what the
  *   service sends back.
@@ -31,6 +36,8 @@ export interface TelnyxFakeCall {
   /** Each command sent for the call: its name and body. */
   actions: { action: string; body: Record<string, unknown> }[]
   ended: boolean
+  /** The call this one was bridged to (the `bridge` command's `call_control_id`, on either leg). */
+  bridgedTo?: string
 }
 
 export interface TelnyxStream {
@@ -60,6 +67,8 @@ export interface TelnyxFake {
     payload?: Record<string, unknown>,
     opts?: { forged?: boolean; ageSeconds?: number; clientState?: string; url?: string; signedBy?: string; eventId?: string },
   ): Promise<number>
+  /** The person pressed `digits` on the leg's gather (`call.gather.ended`); throws when no gather was asked for. */
+  press(callControlId: string, digits: string): Promise<number>
   /** The call's media stream, opened as Telnyx opens it on `streaming_start` (or an `answer` with a stream_url). */
   stream(callControlId: string, o?: { echoMarks?: boolean }): Promise<TelnyxStream>
   stop(): Promise<void>
@@ -122,6 +131,11 @@ export function startTelnyxFake(): TelnyxFake {
       const signature = sign(null, Buffer.from(`${timestamp}|${body}`), signer.privateKey).toString('base64')
       const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', 'telnyx-signature-ed25519': signature, 'telnyx-timestamp': timestamp }, body })
       return res.status
+    },
+    async press(callControlId, digits) {
+      const call = calls.find((c) => c.callControlId === callControlId)
+      if (!call?.actions.some((a) => a.action === 'gather_using_speak' || a.action === 'gather')) throw new Error(`no gather on ${callControlId}`)
+      return fake.webhook(callControlId, 'call.gather.ended', { digits, status: 'valid' })
     },
     async stream(callControlId, o = {}) {
       const call = calls.find((c) => c.callControlId === callControlId)
@@ -206,10 +220,24 @@ export function startTelnyxFake(): TelnyxFake {
         // A call is commanded with the key of the account it belongs to: another account does not see it.
         if (!call || call.apiKey !== account!.apiKey) return error(404, '10005', 'Resource not found', `Call ${callControlId} was not found.`)
         if (call.ended) return error(422, '90018', 'Call has already ended', 'This call is no longer active and can not receive commands.')
-        call.actions.push({ action: command[2]!, body })
-        if (command[2] === 'hangup' || command[2] === 'reject') call.ended = true
-        if (command[2] === 'answer' && typeof body.webhook_url === 'string') call.dial.webhook_url = body.webhook_url
-        if (command[2] === 'answer' && typeof body.client_state === 'string') call.dial.client_state = body.client_state
+        const action = command[2]!
+        if ((action === 'gather_using_speak' || action === 'speak') && (typeof body.payload !== 'string' || typeof body.voice !== 'string'))
+          return error(422, '10015', 'Invalid parameters', 'payload and voice are required.', typeof body.payload !== 'string' ? '/payload' : '/voice')
+        const other = action === 'bridge' ? calls.find((c) => c.callControlId === body.call_control_id) : undefined
+        if (action === 'bridge' && (!other || other.ended || other.apiKey !== call.apiKey))
+          return error(422, '90018', 'Call has already ended', 'The call to bridge with is not active.', '/call_control_id')
+        call.actions.push({ action, body })
+        if (action === 'hangup' || action === 'reject') call.ended = true
+        if (action === 'answer' && typeof body.webhook_url === 'string') call.dial.webhook_url = body.webhook_url
+        if (typeof body.client_state === 'string') call.dial.client_state = body.client_state
+        if (other) {
+          call.bridgedTo = other.callControlId
+          other.bridgedTo = call.callControlId
+          // Telnyx reports the bridge on both legs once it is made, after the command's answer.
+          setTimeout(() => {
+            for (const leg of [call, other]) void fake.webhook(leg.callControlId, 'call.bridged').catch(() => {})
+          }, 0)
+        }
         return Response.json({ data: { result: 'ok' } })
       }
       return error(404, '10005', 'Resource not found', `${path} was not found.`)

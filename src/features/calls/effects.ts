@@ -253,8 +253,11 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       return { at: deps.clock.now() }
     },
 
-    async endLeg({ legRef, answered }: EndLegInput) {
-      if (legRef) await deps.telephony.hangUp(legRef, answered)
+    async endLeg({ id, attempt, legRef, answered }: EndLegInput) {
+      if (!legRef) return
+      // The leg was placed from the call's number: its own carrier account (if it has one) ends it.
+      const row = await deps.tries.get(tryId(id, attempt))
+      await deps.telephony.hangUp(legRef, answered, row?.from)
     },
 
     project: (callId, snapshot) => projection.project(callId, snapshot),

@@ -15,8 +15,12 @@ export interface LegState {
   a: number
   /** `detect`: a machine ends the try (the answer waits for the verdict); `drop`: a machine gets the voicemail; absent: no detection. */
   m?: 'detect' | 'drop'
-  /** `transfer`: the person's leg of a cold transfer. */
-  l?: 'transfer'
+  /** `transfer`: the person's leg of a cold transfer; `warm`: the person's leg of a warm one, briefed before the join. */
+  l?: 'transfer' | 'warm'
+  /** Warm: the brief the person hears once they answer (carried here so any instance can say it). */
+  b?: string
+  /** Warm: `bye`, the leg's last words are being said; it is hung up once they end. */
+  e?: 'bye'
   /** Our number the leg is on: its own carrier account, if it has one, signs the leg's webhooks. */
   n?: string
 }
@@ -34,7 +38,9 @@ export function decodeLegState(value: unknown): LegState | null {
       c: o.c,
       a: Number(o.a),
       ...(o.m === 'detect' || o.m === 'drop' ? { m: o.m } : {}),
-      ...(o.l === 'transfer' ? { l: 'transfer' as const } : {}),
+      ...(o.l === 'transfer' || o.l === 'warm' ? { l: o.l } : {}),
+      ...(typeof o.b === 'string' ? { b: o.b } : {}),
+      ...(o.e === 'bye' ? { e: 'bye' as const } : {}),
       ...(typeof o.n === 'string' ? { n: o.n } : {}),
     }
   } catch {
@@ -46,6 +52,8 @@ export interface TelnyxWebhook {
   /** The event's id: a webhook Telnyx sends again (no 2xx in time) keeps it. */
   id: string | null
   eventType: string
+  /** When it happened at Telnyx (epoch ms), or null when the body does not say. */
+  occurredAt: number | null
   payload: Record<string, unknown>
 }
 
@@ -53,9 +61,15 @@ export interface TelnyxWebhook {
 export function parseWebhook(body: string): TelnyxWebhook | null {
   try {
     const parsed: unknown = JSON.parse(body)
-    const data = (parsed as { data?: { id?: unknown; event_type?: unknown; payload?: unknown } } | null)?.data // cast: read defensively, each member checked
+    const data = (parsed as { data?: { id?: unknown; event_type?: unknown; occurred_at?: unknown; payload?: unknown } } | null)?.data // cast: read defensively, each member checked
     if (!data || typeof data.event_type !== 'string' || !data.payload || typeof data.payload !== 'object') return null
-    return { id: typeof data.id === 'string' ? data.id : null, eventType: data.event_type, payload: data.payload as Record<string, unknown> } // cast: checked to be an object
+    const occurredAt = typeof data.occurred_at === 'string' ? Date.parse(data.occurred_at) : Number.NaN
+    return {
+      id: typeof data.id === 'string' ? data.id : null,
+      eventType: data.event_type,
+      occurredAt: Number.isFinite(occurredAt) ? occurredAt : null,
+      payload: data.payload as Record<string, unknown>, // cast: checked to be an object
+    }
   } catch {
     return null
   }
@@ -97,4 +111,14 @@ export function machineVerdict(result: unknown): AnsweredBy {
   if (result === 'human') return 'human'
   if (result === 'machine') return 'machine'
   return 'unknown'
+}
+
+/**
+ * A leg's seconds as its `call.hangup` reports them: from the payload's `start_time` to the event's
+ * `occurred_at` (Telnyx sends no duration of its own), or undefined when either is missing.
+ */
+export function hangupSeconds(hook: Pick<TelnyxWebhook, 'occurredAt' | 'payload'>): number | undefined {
+  const start = typeof hook.payload.start_time === 'string' ? Date.parse(hook.payload.start_time) : Number.NaN
+  if (hook.occurredAt === null || !Number.isFinite(start) || hook.occurredAt < start) return undefined
+  return Math.round((hook.occurredAt - start) / 1000)
 }

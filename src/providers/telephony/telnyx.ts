@@ -14,8 +14,10 @@
  *   has reached the call chart (and, when machines end the try, once the verdict is a person):
  *   asked for on the dial, the socket could open before the call is connected here and be refused.
  * - Hang-up (`actions/hangup`), cold transfer (`actions/transfer`, the person's leg tagged by
- *   `target_leg_client_state` so its answer and hang-up reach the chart). Warm transfers, which
- *   need a second leg briefed and bridged, are not offered on Telnyx lines.
+ *   `target_leg_client_state` so its answer and hang-up reach the chart). A warm transfer dials
+ *   the person on a second call (`POST /v2/calls`, `link_to` the caller's call), briefs them and
+ *   gathers their key (telnyx-warm.ts), and joins the two with `actions/bridge`, then stops our
+ *   stream (`actions/streaming_stop`).
  * - Webhooks: signed with Ed25519 (telnyx-signature.ts), mapped to the port's events.
  * - A number with its own Telnyx account (`carrierCredentials`, `accountOf`: `apiKey`,
  *   `connectionId`, `publicKey`) has its calls placed and commanded with that account's key, and
@@ -39,6 +41,7 @@ import {
 } from './port'
 import { decodeLegState, encodeLegState, type LegState, machineVerdict, parseWebhook, transferOutcome, unansweredCause } from './telnyx-events'
 import { telnyxPublicKey, verifyTelnyxSignature } from './telnyx-signature'
+import { warmLegEvent } from './telnyx-warm'
 
 export interface TelnyxConfig {
   apiKey: string
@@ -56,6 +59,11 @@ export interface TelnyxConfig {
   wallClock?: () => number
   /** A number's own Telnyx account, when its holder brought one. */
   accountOf?: CarrierAccountOf
+  /**
+   * Is the caller of a warm transfer still waiting for the person? A person who presses to take
+   * the call after the caller hung up is told so instead of being bridged to nobody. Unset: yes.
+   */
+  transferOpen?: (callId: string, attempt: number) => Promise<boolean>
 }
 
 /** An account calls are placed and verified with: the instance's, or a number's own. */
@@ -205,12 +213,33 @@ export class TelnyxTelephony implements Telephony {
     if (!res.ok) throw new Error(`Telnyx would not transfer the call: ${await reasonOf(res)}`)
   }
 
-  async warmTransfer(_request: WarmTransferRequest): Promise<{ legRef: string }> {
-    throw new Error('warm transfers are not offered on Telnyx lines; transfer cold instead')
+  /** Warm: the person's leg, dialed from our number, rung as long as a cold transfer; the brief rides in its client_state. */
+  async warmTransfer(request: WarmTransferRequest): Promise<{ legRef: string }> {
+    if (!request.from) throw new Error('the call has no number of ours to call the person from')
+    const account = await this.accountFor(request.from)
+    const res = await this.rest(account, '/v2/calls', {
+      connection_id: account.connectionId,
+      to: request.to,
+      from: request.from,
+      timeout_secs: TELNYX_TRANSFER_RING_SECONDS,
+      webhook_url: this.webhookUrl,
+      webhook_url_method: 'POST',
+      // One call session with the caller's call, which it is meant to be bridged to.
+      link_to: request.callRef,
+      bridge_intent: true,
+      client_state: encodeLegState({ c: request.callId, a: request.attempt, l: 'warm', n: request.from, b: request.brief }),
+    })
+    const body = res.ok ? ((await res.json().catch(() => null)) as { data?: { call_control_id?: string } } | null) : null // cast: Telnyx's documented call resource, read defensively
+    if (res.ok && body?.data?.call_control_id) return { legRef: body.data.call_control_id }
+    throw new Error(`Telnyx would not call ${request.to}: ${res.ok ? 'no call_control_id in its answer' : await reasonOf(res)}`)
   }
 
-  async joinTransfer(_request: JoinRequest): Promise<void> {
-    throw new Error('warm transfers are not offered on Telnyx lines')
+  /** Warm: the caller's call is bridged to the person's leg, then our stream on it stops. */
+  async joinTransfer(request: JoinRequest): Promise<void> {
+    const account = await this.accountFor(request.from)
+    const res = await this.rest(account, `/v2/calls/${encodeURIComponent(request.callRef)}/actions/bridge`, { call_control_id: request.legRef })
+    if (!res.ok) throw new Error(`Telnyx would not join the call to ${request.to}: ${await reasonOf(res)}`)
+    await this.rest(account, `/v2/calls/${encodeURIComponent(request.callRef)}/actions/streaming_stop`, {}).catch(() => null)
   }
 
   /**
@@ -238,6 +267,11 @@ export class TelnyxTelephony implements Telephony {
     }
     if (!state || !callRef) return null
     const base = { callId: state.c, attempt: state.a, callRef, at }
+    if (state.l === 'warm') {
+      const command = (action: string, body: Record<string, unknown>) => this.rest(account, `/v2/calls/${encodeURIComponent(callRef)}/actions/${action}`, body)
+      await warmLegEvent(hook, state, base, { command, emit: (e) => this.emit(e), transferOpen: this.config.transferOpen })
+      return null
+    }
     if (state.l === 'transfer') {
       if (hook.eventType === 'call.answered') await this.emit({ ...base, type: 'transfer_answered' })
       if (hook.eventType === 'call.hangup') {

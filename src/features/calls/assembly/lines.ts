@@ -35,6 +35,11 @@ export async function buildLines(kernel: Pick<Kernel, 'store' | 'clock' | 'coord
   // SECRET_KEY is always set by the server (persisted in DATA_DIR when not given); a bare
   // buildServices (some tests) gets a key for this process only.
   const tokens = new MediaTokens(config.secretKey ?? randomBytes(32).toString('hex'))
+  // The caller is still on the line and the transfer has not ended (the row is the chart's projection).
+  const transferOpen = async (callId: string, attempt: number) => {
+    const row = await tries.get(tryId(callId, attempt)).catch(() => null)
+    return row?.status === 'connected' && !!row.transfer && row.transfer.outcome === null
+  }
   const twilio =
     config.telephonyProvider === 'twilio'
       ? new TwilioTelephony({
@@ -43,11 +48,7 @@ export async function buildLines(kernel: Pick<Kernel, 'store' | 'clock' | 'coord
           apiBaseUrl: config.providers.twilioApiBaseUrl ?? 'https://api.twilio.com',
           publicBaseUrl: config.publicBaseUrl,
           mediaToken: (callId, attempt) => tokens.issue(callId, attempt),
-          // The caller is still on the line and the transfer has not ended (the row is the chart's projection).
-          transferOpen: async (callId, attempt) => {
-            const row = await tries.get(tryId(callId, attempt)).catch(() => null)
-            return row?.status === 'connected' && !!row.transfer && row.transfer.outcome === null
-          },
+          transferOpen,
         })
       : null
   const { providers } = config
@@ -61,6 +62,7 @@ export async function buildLines(kernel: Pick<Kernel, 'store' | 'clock' | 'coord
           publicBaseUrl: config.publicBaseUrl,
           mediaToken: (callId, attempt) => tokens.issue(callId, attempt),
           accountOf,
+          transferOpen,
         })
       : null
   return { sandbox, twilio, telnyx, telephony: twilio ?? telnyx ?? sandbox, tokens, several, switchId }
