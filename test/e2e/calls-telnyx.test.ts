@@ -305,3 +305,23 @@ test('an incoming call is answered with its stream and the agent speaks; one to 
   expect(await fake.webhook('v3:incoming-to-nobody', 'call.initiated', { ...initiated, to: '+14155558899' }, { url })).toBe(204)
   expect(fake.calls.find((c) => c.callControlId === 'v3:incoming-to-nobody')!.actions).toEqual([{ action: 'reject', body: { cause: 'USER_BUSY' } }])
 }, 30_000)
+
+test("a cold transfer's seconds are its leg's, from the leg's hang-up (start_time to occurred_at), though its answer never came", async () => {
+  const id = (await s.api('POST', '/calls', { key, body: { to: '+14155558801', purpose: 'Hello again.' } })).body.id
+  const dialed = fake.calls.at(-1)!
+  expect(await fake.webhook(dialed.callControlId, 'call.answered')).toBe(204)
+  expect((await s.api('POST', `/calls/${id}/transfer`, { key, body: { destination: 'Billing' } })).status).toBe(202)
+  const leg = dialed.actions.find((a) => a.action === 'transfer')!.body.target_leg_client_state as string
+  const url = `${s.url}/telephony/telnyx/events`
+  // Telnyx's call.hangup has no duration: the leg started 42 s before this event occurred.
+  const startTime = new Date(Date.now() - 42_000).toISOString()
+  expect(await fake.webhook('v3:billing-leg-2', 'call.hangup', { hangup_cause: 'normal_clearing', start_time: startTime }, { clientState: leg, url })).toBe(204)
+  expect(await fake.webhook(dialed.callControlId, 'call.hangup', { hangup_cause: 'normal_clearing' })).toBe(204)
+  const done = await until(
+    'completed',
+    () => call(id),
+    (r) => r.body.status === 'completed',
+    10_000,
+  )
+  expect(done.body.transfer).toMatchObject({ to: 'Billing', outcome: 'answered', seconds: 42 })
+})

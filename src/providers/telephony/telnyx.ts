@@ -39,7 +39,7 @@ import {
   type TransferRequest,
   type WarmTransferRequest,
 } from './port'
-import { decodeLegState, encodeLegState, type LegState, machineVerdict, parseWebhook, transferOutcome, unansweredCause } from './telnyx-events'
+import { decodeLegState, encodeLegState, hangupSeconds, type LegState, machineVerdict, parseWebhook, transferOutcome, unansweredCause } from './telnyx-events'
 import { telnyxPublicKey, verifyTelnyxSignature } from './telnyx-signature'
 import { warmLegEvent } from './telnyx-warm'
 
@@ -276,7 +276,14 @@ export class TelnyxTelephony implements Telephony {
       if (hook.eventType === 'call.answered') await this.emit({ ...base, type: 'transfer_answered' })
       if (hook.eventType === 'call.hangup') {
         const outcome = transferOutcome(p.hangup_cause)
-        await this.emit({ ...base, type: 'transfer_ended', outcome, ...(outcome === 'failed' ? { error: `Telnyx could not connect the transfer (${String(p.hangup_cause ?? 'no cause')})` } : {}) })
+        const seconds = outcome === 'answered' ? hangupSeconds(hook) : undefined
+        await this.emit({
+          ...base,
+          type: 'transfer_ended',
+          outcome,
+          ...(seconds !== undefined ? { seconds } : {}),
+          ...(outcome === 'failed' ? { error: `Telnyx could not connect the transfer (${String(p.hangup_cause ?? 'no cause')})` } : {}),
+        })
       }
       return null
     }
