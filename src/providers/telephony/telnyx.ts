@@ -18,14 +18,16 @@
  *   the person on a second call (`POST /v2/calls`, `link_to` the caller's call), briefs them and
  *   gathers their key (telnyx-warm.ts), and joins the two with `actions/bridge`, then stops our
  *   stream (`actions/streaming_stop`).
- * - Webhooks: signed with Ed25519 (telnyx-signature.ts), mapped to the port's events.
+ * - Webhooks: signed with Ed25519 (telnyx-signature.ts), mapped to the port's events, each event
+ *   id claimed in the coordination store so a resend is taken once across instances.
  * - A number with its own Telnyx account (`carrierCredentials`, `accountOf`: `apiKey`,
  *   `connectionId`, `publicKey`) has its calls placed and commanded with that account's key, and
  *   their webhooks verified with that account's public key; the others use the instance's.
  *
  * The REST base URL is configurable (TELNYX_API_BASE_URL) so tests use a local fake.
  */
-import type { KeyObject } from 'node:crypto'
+import { type KeyObject, randomUUID } from 'node:crypto'
+import type { Coordination } from '../../coordination/port'
 import {
   AccountRefused,
   type CarrierAccount,
@@ -39,7 +41,7 @@ import {
   type TransferRequest,
   type WarmTransferRequest,
 } from './port'
-import { decodeLegState, encodeLegState, hangupSeconds, type LegState, machineVerdict, parseWebhook, transferOutcome, unansweredCause } from './telnyx-events'
+import { decodeLegState, encodeLegState, hangupSeconds, type LegState, machineVerdict, parseWebhook, type TelnyxWebhook, transferOutcome, unansweredCause } from './telnyx-events'
 import { telnyxPublicKey, verifyTelnyxSignature } from './telnyx-signature'
 import { warmLegEvent } from './telnyx-warm'
 
@@ -59,6 +61,8 @@ export interface TelnyxConfig {
   wallClock?: () => number
   /** A number's own Telnyx account, when its holder brought one. */
   accountOf?: CarrierAccountOf
+  /** Where a webhook's event id is claimed once across instances (the coordination store: Redis when several share the calls). */
+  claims: Pick<Coordination, 'idempotencyBegin' | 'idempotencyRelease'>
   /**
    * Is the caller of a warm transfer still waiting for the person? A person who presses to take
    * the call after the caller hung up is told so instead of being bridged to nobody. Unset: yes.
@@ -85,12 +89,12 @@ const REST_TIMEOUT_MS = 10_000
 export const TELNYX_TRANSFER_RING_SECONDS = 30
 
 /**
- * Event ids remembered to drop a webhook Telnyx sends again: enough for the retries of a few
- * minutes of a busy instance's calls (each call sends ~6 events) in ~1 MB. A retry that lands on
- * another instance is not caught here: the chart ignores a repeated report, and a repeated answer
- * would only ask for a second stream, which the bridge refuses.
+ * How long a webhook's event id is claimed, so that Telnyx sending it again (no 2xx in time) is
+ * dropped on whichever instance it lands: ten minutes, twice the 300 s signature tolerance a
+ * delivery is taken within, which Telnyx's resends of a call's webhooks (seconds apart) stay well
+ * inside; the claims then expire on their own.
  */
-const SEEN_EVENTS = 10_000
+export const TELNYX_EVENT_CLAIM_MS = 10 * 60_000
 
 /** Where Telnyx posts a call's webhooks. */
 export const TELNYX_WEBHOOK_PATH = '/telephony/telnyx/events'
@@ -111,7 +115,6 @@ export class TelnyxTelephony implements Telephony {
   readonly name = 'telnyx'
   private readonly listeners: ((event: TelephonyEvent) => Promise<void> | void)[] = []
   private readonly own: Account
-  private readonly seen = new Set<string>()
 
   constructor(private readonly config: TelnyxConfig) {
     this.own = { apiKey: config.apiKey, connectionId: config.connectionId, key: telnyxPublicKey(config.publicKey) }
@@ -259,18 +262,34 @@ export class TelnyxTelephony implements Telephony {
     if (!account) return { refused: `the Telnyx account of ${ours} cannot verify webhooks` }
     const verdict = verifyTelnyxSignature(account.key, body, signature, timestamp, (this.config.wallClock ?? Date.now)())
     if (!verdict.ok) return { refused: verdict.reason }
-    if (!hook || this.again(hook.id)) return null
+    if (!hook) return null
+    // Telnyx resends an event it got no 2xx for, perhaps to another instance: the first to claim its id handles it.
+    const claim = hook.id ? { key: `telnyx-event:${hook.id}`, owner: randomUUID() } : null
+    if (claim && (await this.config.claims.idempotencyBegin(claim.key, TELNYX_EVENT_CLAIM_MS, claim.owner)).state !== 'started') return null
+    try {
+      await this.handle(hook, state, incoming, account, at, answer)
+    } catch (err) {
+      // Not handled: the resend Telnyx makes of a failed delivery is taken.
+      if (claim) await this.config.claims.idempotencyRelease(claim.key, claim.owner).catch(() => {})
+      throw err
+    }
+    return null
+  }
+
+  /** A verified webhook, taken once: the try's event goes to the listeners and the call is commanded as it asks. */
+  private async handle(hook: TelnyxWebhook, state: LegState | null, incoming: boolean, account: Account, at: number, answer?: TelnyxIncoming): Promise<void> {
+    const p = hook.payload
     const callRef = typeof p.call_control_id === 'string' ? p.call_control_id : ''
     if (incoming) {
       await this.incoming(account, callRef, p, at, answer)
-      return null
+      return
     }
-    if (!state || !callRef) return null
+    if (!state || !callRef) return
     const base = { callId: state.c, attempt: state.a, callRef, at }
     if (state.l === 'warm') {
       const command = (action: string, body: Record<string, unknown>) => this.rest(account, `/v2/calls/${encodeURIComponent(callRef)}/actions/${action}`, body)
       await warmLegEvent(hook, state, base, { command, emit: (e) => this.emit(e), transferOpen: this.config.transferOpen })
-      return null
+      return
     }
     if (state.l === 'transfer') {
       if (hook.eventType === 'call.answered') await this.emit({ ...base, type: 'transfer_answered' })
@@ -285,7 +304,7 @@ export class TelnyxTelephony implements Telephony {
           ...(outcome === 'failed' ? { error: `Telnyx could not connect the transfer (${String(p.hangup_cause ?? 'no cause')})` } : {}),
         })
       }
-      return null
+      return
     }
     switch (hook.eventType) {
       case 'call.answered':
@@ -321,7 +340,6 @@ export class TelnyxTelephony implements Telephony {
         // streaming.started/stopped: nothing for the chart.
         break
     }
-    return null
   }
 
   /** The answer reached the chart: the call's audio is streamed to the bridge (or the call fails, named). */
@@ -352,16 +370,6 @@ export class TelnyxTelephony implements Telephony {
       webhook_url_method: 'POST',
       ...this.streamParams(taken.callId, taken.attempt),
     }).catch(() => {})
-  }
-
-  /** Was this event handled already (Telnyx resends one it got no 2xx for in time)? Remembers it if not. */
-  private again(id: string | null): boolean {
-    if (!id) return false
-    if (this.seen.has(id)) return true
-    this.seen.add(id)
-    // A Set iterates in insertion order: the oldest id goes first.
-    if (this.seen.size > SEEN_EVENTS) this.seen.delete(this.seen.values().next().value!)
-    return false
   }
 
   private async emit(event: TelephonyEvent): Promise<void> {

@@ -6,6 +6,11 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { generateKeyPairSync, sign } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openLocalCoordination } from '../../../src/coordination/local'
+import type { Coordination } from '../../../src/coordination/port'
 import { PlacementRefused, type TelephonyEvent } from '../../../src/providers/telephony/port'
 import { TelnyxTelephony } from '../../../src/providers/telephony/telnyx'
 import { decodeLegState } from '../../../src/providers/telephony/telnyx-events'
@@ -41,6 +46,9 @@ describe('the adapter against the fake', () => {
   let fake: TelnyxFake
   let ours: ReturnType<typeof Bun.serve>
   let telnyx: TelnyxTelephony
+  /** The embedded coordination store, where event ids are claimed. */
+  let claims: Coordination
+  const claimsDir = mkdtempSync(join(tmpdir(), 'telnyx-claims-'))
   /** Numbers brought with their own Telnyx account (`carrierCredentials`). */
   const accounts = new Map<string, Record<string, string>>()
   const events: TelephonyEvent[] = []
@@ -48,7 +56,8 @@ describe('the adapter against the fake', () => {
   const place = (to: string, o: { detectMachines?: boolean; leaveVoicemail?: boolean } = {}) =>
     telnyx.place({ callId: 'out_1', attempt: 2, to, from: '+14155550100', detectMachines: o.detectMachines ?? false, leaveVoicemail: o.leaveVoicemail })
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    claims = await openLocalCoordination(join(claimsDir, 'coordination.db'))
     fake = startTelnyxFake()
     // Our side of the webhooks: the raw body and the two headers, as the route hands them over.
     ours = Bun.serve({
@@ -70,12 +79,15 @@ describe('the adapter against the fake', () => {
       publicBaseUrl: `http://127.0.0.1:${ours.port}`,
       mediaToken: (callId, attempt) => `tok-${callId}-${attempt}`,
       accountOf: async (number) => accounts.get(number) ?? null,
+      claims,
     })
     telnyx.onEvent((e) => void events.push(e))
   })
   afterAll(async () => {
     ours.stop(true)
     await fake.stop()
+    await claims.close()
+    rmSync(claimsDir, { recursive: true, force: true })
   })
   beforeEach(() => {
     events.length = 0
@@ -108,7 +120,7 @@ describe('the adapter against the fake', () => {
     expect(refused).toBeInstanceOf(PlacementRefused)
     expect((refused as Error).message).toBe('Telnyx refused the call: Invalid value for to: The destination number +14155550199 is not a valid phone number. (error 10015)')
 
-    const wrongKey = new TelnyxTelephony({ apiKey: 'KEY-not-ours', connectionId: fake.connectionId, publicKey: fake.publicKey, apiBaseUrl: fake.url, publicBaseUrl: 'http://127.0.0.1:1' })
+    const wrongKey = new TelnyxTelephony({ apiKey: 'KEY-not-ours', connectionId: fake.connectionId, publicKey: fake.publicKey, apiBaseUrl: fake.url, publicBaseUrl: 'http://127.0.0.1:1', claims })
     const unauthorized = await wrongKey.place({ callId: 'out_2', attempt: 1, to: '+14155550101', from: '+14155550100', detectMachines: false }).catch((e: unknown) => e)
     expect((unauthorized as Error).message).toBe('Telnyx refused the call: Authentication failed: The API key provided is not valid. (error 10009)')
     expect(fake.requests.at(-1)!.authorized).toBe(false)
@@ -220,7 +232,7 @@ describe('the adapter against the fake', () => {
     ])
     fake.rateLimited = 1
     await expect(telnyx.transfer({ callId: 'out_1', attempt: 2, callRef, to: '+14155550977', from: null })).rejects.toThrow('Telnyx would not transfer the call: Too many requests')
-    await expect(telnyx.warmTransfer({ callId: 'out_1', attempt: 2, callRef, to: '+14155550977', from: null, brief: 'x' })).rejects.toThrow(/not offered on Telnyx/)
+    await expect(telnyx.warmTransfer({ callId: 'out_1', attempt: 2, callRef, to: '+14155550977', from: null, brief: 'x' })).rejects.toThrow('the call has no number of ours to call the person from')
   })
 
   test('hang-up: the command; a call already ended (422) is ended either way; a wrong key throws', async () => {
@@ -228,7 +240,7 @@ describe('the adapter against the fake', () => {
     await telnyx.hangUp(callRef, true)
     await telnyx.hangUp(callRef, true)
     expect(fake.calls.at(-1)!.actions.map((a) => a.action)).toEqual(['hangup'])
-    const wrongKey = new TelnyxTelephony({ apiKey: 'KEY-not-ours', connectionId: fake.connectionId, publicKey: fake.publicKey, apiBaseUrl: fake.url, publicBaseUrl: 'http://127.0.0.1:1' })
+    const wrongKey = new TelnyxTelephony({ apiKey: 'KEY-not-ours', connectionId: fake.connectionId, publicKey: fake.publicKey, apiBaseUrl: fake.url, publicBaseUrl: 'http://127.0.0.1:1', claims })
     await expect(wrongKey.hangUp(callRef, true)).rejects.toThrow('Authentication failed')
   })
 

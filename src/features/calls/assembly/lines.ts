@@ -63,6 +63,7 @@ export async function buildLines(kernel: Pick<Kernel, 'store' | 'clock' | 'coord
           mediaToken: (callId, attempt) => tokens.issue(callId, attempt),
           accountOf,
           transferOpen,
+          claims: coordination,
         })
       : null
   return { sandbox, twilio, telnyx, telephony: twilio ?? telnyx ?? sandbox, tokens, several, switchId }
