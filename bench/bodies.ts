@@ -3,19 +3,21 @@
  *
  * Starts the real service (`bun src/index.ts`, TELEPHONY_PROVIDER=twilio, the WhatsApp Cloud API and
  * Telegram configured against loopback addresses nothing listens on) as a child process on
- * loopback, reads its RSS from /proc/<pid>/status (VmRSS) every 10 ms and polls GET /health every
- * 10 ms throughout, then:
+ * loopback, and a second one on TELEPHONY_PROVIDER=telnyx for the Telnyx webhook path (a service
+ * mounts the callbacks of its own carrier only), reads each one's RSS from /proc/<pid>/status
+ * (VmRSS) every 10 ms and polls its GET /health every 10 ms throughout, then:
  * 1. to every vendor callback path and the web visitor API, over raw sockets with no key or
  *    signature: 3 parallel bodies declaring Content-Length 1 GB (zeros streamed until the answer
  *    arrives, at most 64 MiB or 5 s: never the whole gigabyte), then 3 parallel chunked bodies of
  *    256 MB (the same, at most 256 MB). Targets: each answered 413 or 401 within 200 ms of its
- *    first byte; the service's RSS at most 50 MB above its level before; /health p99 ≤ 50 ms.
+ *    first byte; each service's RSS at most 50 MB above its level before; /health p99 ≤ 50 ms.
  * 2. 8 clients posting a 150,000-member object (~1.7 MB) in a loop for `--seconds` (10): to
  *    POST /api/v1/web/{webKey}/sessions with no key, then to POST /api/v1/agents with a key (a
  *    body its 2 MiB limit lets in, so the member bound does the refusing). Target: /health p99 ≤
  *    50 ms during each.
  * Prints the figures and whether each target is met. Kills only its own child, also on error.
  */
+import { generateKeyPairSync } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -53,6 +55,8 @@ const CALLBACK_PATHS = [
   '/messaging/whatsapp/webhook',
   '/messaging/telegram/webhook/bot_bench',
 ]
+/** The Telnyx line's one webhook path, on the second service. */
+const TELNYX_CALLBACK_PATHS = ['/telephony/telnyx/events']
 
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 
@@ -128,6 +132,27 @@ async function main() {
     BOTAPP_PROVIDER: 'telegram',
     TELEGRAM_API_URL: nowhere,
   })
+  const telnyxDir = mkdtempSync(join(tmpdir(), 'bench-bodies-telnyx-'))
+  const telnyxPort = await freePort()
+  const telnyxBase = `http://127.0.0.1:${telnyxPort}`
+  const webhookKey = Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('base64')
+  const telnyxChild = await startChildService(telnyxPort, {
+    DATA_DIR: telnyxDir,
+    LOG_LEVEL: 'error',
+    CONSOLE_TOKEN: consoleToken,
+    PUBLIC_BASE_URL: telnyxBase,
+    TELEPHONY_PROVIDER: 'telnyx',
+    TELNYX_API_KEY: 'KEYbench',
+    TELNYX_CONNECTION_ID: '1494404757140276705',
+    TELNYX_PUBLIC_KEY: webhookKey,
+    TELNYX_API_BASE_URL: nowhere,
+  }).catch(async (err: unknown) => {
+    child.kill('SIGKILL')
+    await child.exited
+    rmSync(dataDir, { recursive: true, force: true })
+    rmSync(telnyxDir, { recursive: true, force: true })
+    throw err
+  })
   try {
     const post = async (path: string, token: string, body: unknown) => {
       const r = await fetch(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
@@ -137,25 +162,26 @@ async function main() {
     const ws = await post('/console/workspaces', consoleToken, { name: 'Bench bodies' })
     const agent = await post('/api/v1/agents', ws.key, { name: 'Bench agent' })
     const visitorPaths = [`/api/v1/web/${agent.webKey}/sessions`, `/api/v1/web/${agent.webKey}/messages`]
-    const targets = [...CALLBACK_PATHS, ...visitorPaths]
+    const targets = [...CALLBACK_PATHS.map((path) => ({ base, path })), ...TELNYX_CALLBACK_PATHS.map((path) => ({ base: telnyxBase, path })), ...visitorPaths.map((path) => ({ base, path }))]
     const pid = child.pid
-    console.log(`bench:bodies — the service (bun src/index.ts, pid ${pid}) on loopback, ${navigator.hardwareConcurrency} cores shared`)
+    console.log(`bench:bodies — the service (bun src/index.ts, pid ${pid}; on a Telnyx line, pid ${telnyxChild.pid}) on loopback, ${navigator.hardwareConcurrency} cores shared`)
 
     // 1. Declared 1 GB and chunked 256 MB, 3 at a time, to every path.
-    const rss = rssWatcher(pid)
-    const health = healthPoller(base)
+    const services = [
+      { name: 'service', rss: rssWatcher(pid), health: healthPoller(base) },
+      { name: 'Telnyx-line service', rss: rssWatcher(telnyxChild.pid), health: healthPoller(telnyxBase) },
+    ]
     const rows: { path: string; kind: string; results: UploadResult[] }[] = []
     for (const [kind, options] of [
       ['declared 1 GB', { declared: DECLARED_BYTES, maxBytes: DECLARED_SEND_MAX, timeoutMs: UPLOAD_TIMEOUT_MS }],
       ['chunked 256 MB', { maxBytes: CHUNKED_BYTES, timeoutMs: UPLOAD_TIMEOUT_MS }],
     ] as const) {
-      for (const path of targets) {
-        const results = await Promise.all(Array.from({ length: PARALLEL }, () => rawUpload(base, path, options)))
+      for (const { base: at, path } of targets) {
+        const results = await Promise.all(Array.from({ length: PARALLEL }, () => rawUpload(at, path, options)))
         rows.push({ path, kind, results })
       }
     }
-    const hostileHealth = await health.stop()
-    const memory = rss.stop()
+    const measured = await Promise.all(services.map(async (x) => ({ name: x.name, health: await x.health.stop(), memory: x.rss.stop() })))
     console.log(`\n1. ${PARALLEL} parallel unauthenticated uploads per path (declared: Content-Length 1 GB, zeros until answered; chunked: up to 256 MB)`)
     console.log('   path                                              kind             statuses     answered (ms, max)  sent before the answer (max)')
     let allAnswered = true
@@ -169,15 +195,17 @@ async function main() {
         `   ${path.padEnd(50)}${kind.padEnd(17)}${statuses.padEnd(13)}${(Number.isFinite(worst) ? worst.toFixed(1) : 'never').padStart(8)}${ok ? '' : ' !'}${`${(sent / 1024 / 1024).toFixed(1)} MiB`.padStart(24)}`,
       )
     }
-    const growth = memory.peak - memory.before
-    const p99 = percentile(hostileHealth.latencies, 99)
     console.log(`   every upload answered 413/401 within ${TARGET_ANSWER_MS} ms: ${verdict(allAnswered)}`)
-    console.log(
-      `   service RSS: ${memory.before.toFixed(0)} MB before, peak ${memory.peak.toFixed(0)} MB (+${growth.toFixed(1)} MB), ${memory.after.toFixed(0)} MB after; target growth < ${TARGET_RSS_GROWTH_MB} MB: ${verdict(growth < TARGET_RSS_GROWTH_MB)}`,
-    )
-    console.log(
-      `   /health meanwhile: ${hostileHealth.latencies.length} polls, p50 ${percentile(hostileHealth.latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...hostileHealth.latencies).toFixed(1)} ms, ${hostileHealth.failures} failed; target p99 ≤ ${TARGET_HEALTH_P99_MS} ms: ${verdict(p99 <= TARGET_HEALTH_P99_MS && hostileHealth.failures === 0)}`,
-    )
+    for (const { name, health: hostileHealth, memory } of measured) {
+      const growth = memory.peak - memory.before
+      const p99 = percentile(hostileHealth.latencies, 99)
+      console.log(
+        `   ${name} RSS: ${memory.before.toFixed(0)} MB before, peak ${memory.peak.toFixed(0)} MB (+${growth.toFixed(1)} MB), ${memory.after.toFixed(0)} MB after; target growth < ${TARGET_RSS_GROWTH_MB} MB: ${verdict(growth < TARGET_RSS_GROWTH_MB)}`,
+      )
+      console.log(
+        `   ${name} /health meanwhile: ${hostileHealth.latencies.length} polls, p50 ${percentile(hostileHealth.latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...hostileHealth.latencies).toFixed(1)} ms, ${hostileHealth.failures} failed; target p99 ≤ ${TARGET_HEALTH_P99_MS} ms: ${verdict(p99 <= TARGET_HEALTH_P99_MS && hostileHealth.failures === 0)}`,
+      )
+    }
 
     // 2. 8 clients of 150,000-member bodies, first without a key to the visitor API, then with one.
     const wide = `{${Array.from({ length: WIDE_MEMBERS }, (_, i) => `"k${i}":1`).join(',')}}`
@@ -218,9 +246,12 @@ async function main() {
       )
     }
   } finally {
-    child.kill('SIGKILL')
-    await child.exited
+    for (const c of [child, telnyxChild]) {
+      c.kill('SIGKILL')
+      await c.exited
+    }
     rmSync(dataDir, { recursive: true, force: true })
+    rmSync(telnyxDir, { recursive: true, force: true })
   }
 }
 
