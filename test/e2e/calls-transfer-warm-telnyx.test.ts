@@ -189,3 +189,36 @@ test('the caller hangs up while the person hears the brief: their leg is hung up
   expect(await fake.press(leg.callControlId, '1')).toBe(204)
   expect(actionsOf(ref)).not.toContain('bridge')
 }, 30_000)
+
+test("on a number with its own Telnyx account, the person's leg is dialed, briefed and let go on that account", async () => {
+  const own = fake.addAccount()
+  const dev = await s.developer({ plan: 'pro' })
+  const agent = (await s.agent(dev.key, { name: 'Own desk', voice: { answersCalls: true }, transfers: [{ name: 'Manager', phoneNumber: MANAGER, whenToUse: 'complaints', mode: 'warm' }] })).id
+  expect((await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155551930', source: 'brought', agent, carrierAccount: own })).status).toBe(201)
+  await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone: '+14155551931' })
+  const id = (await s.api('POST', '/calls', { key: dev.key, body: { to: '+14155551931', purpose: 'Hello.', agent } })).body.id
+  const ref = fake.calls.at(-1)!.callControlId
+  expect(await fake.webhook(ref, 'call.answered')).toBe(204)
+  const line = await fake.stream(ref, { echoMarks: true })
+  await until(
+    'the agent spoke',
+    () => s.api('GET', `/calls/${id}`, { key: dev.key }),
+    (r) => r.body.transcript.length > 0,
+    10_000,
+  )
+  expect((await s.api('POST', `/calls/${id}/transfer`, { key: dev.key, body: { destination: 'Manager' } })).status).toBe(202)
+  const leg = fake.calls.at(-1)!
+  expect(leg.apiKey).toBe(own.apiKey)
+  expect(leg.dial.connection_id).toBe(own.connectionId)
+  expect(await fake.webhook(leg.callControlId, 'call.answered')).toBe(204)
+  expect(leg.actions.map((a) => a.action)).toEqual(['gather_using_speak'])
+  // The caller leaves: the person's leg is hung up with the number's key (another account's is refused 404 at Telnyx).
+  line.socket.close()
+  expect(await fake.webhook(ref, 'call.hangup', { hangup_cause: 'normal_clearing', hangup_source: 'callee' })).toBe(204)
+  await until(
+    "the person's leg is hung up on the number's account",
+    async () => leg.actions.map((a) => a.action),
+    (actions) => actions.includes('hangup'),
+    10_000,
+  )
+}, 30_000)

@@ -53,6 +53,8 @@ describe('the adapter against the fake', () => {
   const accounts = new Map<string, Record<string, string>>()
   const events: TelephonyEvent[] = []
   const incoming: { from: string; to: string }[] = []
+  /** Is a warm transfer's caller still waiting (the calls feature reads the call's row)? */
+  let callerWaiting = true
   const place = (to: string, o: { detectMachines?: boolean; leaveVoicemail?: boolean } = {}) =>
     telnyx.place({ callId: 'out_1', attempt: 2, to, from: '+14155550100', detectMachines: o.detectMachines ?? false, leaveVoicemail: o.leaveVoicemail })
 
@@ -80,6 +82,7 @@ describe('the adapter against the fake', () => {
       mediaToken: (callId, attempt) => `tok-${callId}-${attempt}`,
       accountOf: async (number) => accounts.get(number) ?? null,
       claims,
+      transferOpen: async () => callerWaiting,
     })
     telnyx.onEvent((e) => void events.push(e))
   })
@@ -233,6 +236,26 @@ describe('the adapter against the fake', () => {
     fake.rateLimited = 1
     await expect(telnyx.transfer({ callId: 'out_1', attempt: 2, callRef, to: '+14155550977', from: null })).rejects.toThrow('Telnyx would not transfer the call: Too many requests')
     await expect(telnyx.warmTransfer({ callId: 'out_1', attempt: 2, callRef, to: '+14155550977', from: null, brief: 'x' })).rejects.toThrow('the call has no number of ours to call the person from')
+  })
+
+  test('warm: a person who presses 1 after the caller left is told so and let go, never reported as taking the call', async () => {
+    const { callRef } = await place('+14155550115')
+    const { legRef } = await telnyx.warmTransfer({ callId: 'out_1', attempt: 2, callRef, to: '+14155550978', from: '+14155550100', brief: 'A caller about a refund.' })
+    await fake.webhook(legRef, 'call.answered')
+    callerWaiting = false
+    try {
+      await fake.press(legRef, '1')
+    } finally {
+      callerWaiting = true
+    }
+    const leg = fake.calls.find((c) => c.callControlId === legRef)!
+    expect(leg.actions.map((a) => [a.action, a.body.payload])).toEqual([
+      ['gather_using_speak', 'A caller about a refund. Press 1 to take the call.'],
+      ['speak', 'Sorry, the caller has already left. Goodbye.'],
+    ])
+    await fake.webhook(legRef, 'call.speak.ended', { status: 'completed' })
+    expect(leg.actions.at(-1)!.action).toBe('hangup')
+    expect(events.map((e) => e.type)).toEqual(['transfer_answered'])
   })
 
   test('hang-up: the command; a call already ended (422) is ended either way; a wrong key throws', async () => {
