@@ -70,9 +70,9 @@ test("the person is dialed and briefed, presses 1, and the caller is bridged to 
     from: OURS,
     timeout_secs: 30,
     link_to: ref,
-    bridge_intent: true,
     webhook_url: `${s.url}/telephony/telnyx/events`,
   })
+  expect(leg.dial.bridge_intent).toBeUndefined()
   const brief = 'Hello, this is Desk. I have a caller from 1 4 1 5 5 5 5 1 9 2 1 on the line for Manager.'
   expect(decodeLegState(leg.dial.client_state)).toEqual({ c: id, a: 1, l: 'warm', n: OURS, b: brief })
   // The caller is still ours meanwhile: nothing commanded on their call but its stream.

@@ -227,9 +227,9 @@ export class TelnyxTelephony implements Telephony {
       timeout_secs: TELNYX_TRANSFER_RING_SECONDS,
       webhook_url: this.webhookUrl,
       webhook_url_method: 'POST',
-      // One call session with the caller's call, which it is meant to be bridged to.
+      // One call session with the caller's call it is to be bridged to. Not bridge_intent: that
+      // would dial from the linked call's `from`, on an incoming call the caller's own number.
       link_to: request.callRef,
-      bridge_intent: true,
       client_state: encodeLegState({ c: request.callId, a: request.attempt, l: 'warm', n: request.from, b: request.brief }),
     })
     const body = res.ok ? ((await res.json().catch(() => null)) as { data?: { call_control_id?: string } } | null) : null // cast: Telnyx's documented call resource, read defensively
