@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { callsFeature } from '../../src/features/calls'
-import { BRIEF_DEADLINE_MS, BRIEF_MAX_TOKENS } from '../../src/features/calls/brief-writer'
+import { BRIEF_DEADLINE_MS, BRIEF_MAX_TOKENS } from '../../src/features/calls/control/brief-writer'
 import { type FakeOpenAI, startOpenAIFake } from '../fakes/openai'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'

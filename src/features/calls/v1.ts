@@ -3,10 +3,10 @@ import { Elysia, t } from 'elysia'
 import { answers, v1Errors } from '../../http/docs'
 import { pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
+import type { CallTransfers } from './control/transfers'
 import { Call, CallListItem, ListCallsQuery, PlaceCall, SummaryQuery, TransferCall } from './model'
-import { presentCall, presentListedCall } from './present'
+import { presentCall, presentListedCall } from './records/present'
 import type { CallService } from './service'
-import type { CallTransfers } from './transfers'
 
 const Placed = t.Object({ id: t.String(), to: t.String({ description: 'the number called, E.164' }), status: t.String({ description: '`ringing`, or `scheduled` for a booked call' }) })
 const CallTotals = t.Object({

@@ -1,5 +1,5 @@
 // Shared by the calls tests (not a test file itself).
-import type { CallTryDoc } from '../../../src/features/calls/repository'
+import type { CallTryDoc } from '../../../src/features/calls/records/repository'
 
 /** A whole try row: a ringing outbound phone call with nothing heard yet, changed by `fields`. */
 export function tryRow(fields: Pick<CallTryDoc, 'id'> & Partial<CallTryDoc>): CallTryDoc {

@@ -3,10 +3,10 @@
  * move also told to the live feed, and the transfers it runs.
  */
 import type { ActorRuntime } from '../../../../actors/runtime'
-import { type CallActors, type CallEffectPort, callKind } from '../actor'
-import { type CallEffectDeps, callEffects } from '../effects'
-import type { CallFeed } from '../live-feed'
-import { CallTransfers } from '../transfers'
+import { type CallActors, type CallEffectPort, callKind } from '../control/actor'
+import { type CallEffectDeps, callEffects } from '../control/effects'
+import { CallTransfers } from '../control/transfers'
+import type { CallFeed } from '../live/live-feed'
 
 export interface CallChart {
   effects: CallEffectPort

@@ -6,9 +6,9 @@
 import type { Kernel } from '../../../kernel/feature'
 import { playoutLead } from '../../../media/playout-lead'
 import type { SpeechProviders } from '../../../providers/speech'
-import { Admission, DEFAULT_LIMITS, MEMORY_SHARE, memoryBudget } from '../admission'
-import { LoopLag } from '../loop-lag'
-import type { LiveStreams } from '../media'
+import type { LiveStreams } from '../live/media'
+import { Admission, DEFAULT_LIMITS, MEMORY_SHARE, memoryBudget } from '../placing/admission'
+import { LoopLag } from '../placing/loop-lag'
 
 export interface Headroom {
   admission: Admission

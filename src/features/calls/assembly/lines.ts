@@ -10,8 +10,8 @@ import type { CarrierAccountOf, Telephony } from '../../../providers/telephony/p
 import { SandboxNetwork } from '../../../providers/telephony/sandbox'
 import { TelnyxTelephony } from '../../../providers/telephony/telnyx'
 import { TwilioTelephony } from '../../../providers/telephony/twilio'
-import { switchOfInstance } from '../lost-switches'
-import { type CallTryRepo, tryId } from '../repository'
+import { switchOfInstance } from '../control/lost-switches'
+import { type CallTryRepo, tryId } from '../records/repository'
 
 export interface Lines {
   sandbox: SandboxNetwork

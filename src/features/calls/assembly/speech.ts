@@ -9,8 +9,8 @@ import { SpeechProviders } from '../../../providers/speech'
 import { SandboxScripts } from '../../../providers/stt/sandbox'
 import type { SandboxNetwork } from '../../../providers/telephony/sandbox'
 import { SandboxTts } from '../../../providers/tts/sandbox'
-import type { LiveStreams } from '../media'
-import { RelayedScripts } from '../sandbox-relay'
+import type { LiveStreams } from '../live/media'
+import { RelayedScripts } from '../live/sandbox-relay'
 
 export interface Speech {
   speech: SpeechProviders
