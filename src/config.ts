@@ -386,7 +386,7 @@ export function loadConfig(env: Env = process.env): Config {
       // The default is measured (docs/benchmarks.md "Capacity"); 100,000 is past any machine.
       maxCalls: optionalCount(env, 'CALLS_MAX_LIVE', 1, 100_000, 'maxCalls').maxCalls ?? DEFAULT_MAX_LIVE_CALLS,
       ...optionalCount(env, 'CALLS_MAX_RSS_MB', 64, 1_048_576, 'maxRssMb'),
-      // Median lateness of a 20 ms timer (features/calls/admission.ts says why 50); 10 s is a dead loop.
+      // Median lateness of a 20 ms timer (features/calls/placing/admission.ts says why 50); 10 s is a dead loop.
       maxLoopLagMs: optionalCount(env, 'CALLS_MAX_LOOP_LAG_MS', 1, 10_000, 'maxLoopLagMs').maxLoopLagMs ?? 50,
       // Half the 1 s the agent's audio is sent ahead (admission.ts says why); 0 turns the signal off.
       minPlayoutLeadMs: optionalCount(env, 'CALLS_MIN_PLAYOUT_LEAD_MS', 0, 1_000, 'minPlayoutLeadMs').minPlayoutLeadMs ?? 500,

@@ -107,7 +107,7 @@ export interface ByokSpeech {
   voice: string | null
 }
 
-/** A call on a speech-to-speech model (calls/realtime-call.ts): where it connects, as what, and whom to tell when it fails. */
+/** A call on a speech-to-speech model (calls/live/realtime-call.ts): where it connects, as what, and whom to tell when it fails. */
 export interface ByokRealtime {
   apiKey: string
   baseUrl: string

@@ -60,7 +60,7 @@ export const callsFeature = defineFeature(callsRef, {
     const { serving: published } = use(versionsRef)
     const { store, clock, logger, bus, coordination, runtime, config } = kernel
     const builtAt = clock.now()
-    // Every row write tells the feed (live-feed.ts): the console app's live pages follow calls on it.
+    // Every row write tells the feed (live/live-feed.ts): the console app's live pages follow calls on it.
     const feed = new CallFeed(coordination, logger)
     const tries = watchedTries(await openCallTries(store), feed)
     const workspace = (id: string) => workspaceRepo.get(id)

@@ -1,8 +1,8 @@
 /**
  * Calls (docs/spec.md Calls endpoints and call-placing rules): placing a call (checked, rate-limited,
  * given a line, recorded, handed to its actor), reading one, listing them, ending or cancelling
- * one, and the totals. The call's status lives in its actor (actor.ts); the rows read here
- * are that actor's projection (projection.ts).
+ * one, and the totals. The call's status lives in its actor (control/actor.ts); the rows read here
+ * are that actor's projection (records/projection.ts).
  */
 
 import { TRANSFER_STATES } from '../../../machines/call'
@@ -72,7 +72,7 @@ export interface CallServiceDeps {
   simulatedCallers?: (callId: string, caller: SimulatedCaller) => void
   /** Whether the workspace's BYOK voice key offers a voice; null while BYOK is off for it. */
   byokOffersVoice?: (workspace: WorkspaceDoc, voice: string) => Promise<boolean | null>
-  /** Whether this instance has room for another call (admission.ts); absent, always. */
+  /** Whether this instance has room for another call (placing/admission.ts); absent, always. */
   admission?: Admission
 }
 
@@ -278,7 +278,7 @@ export class CallService {
     const workspace = await workspaceOf(number.workspaceId)
     if (workspace?.status !== 'active') return null
     // A number's agent with nothing published still picks up, to say the line is not available
-    // (calls/media.ts); a published one that does not take calls lets it ring out.
+    // (live/media.ts); a published one that does not take calls lets it ring out.
     const agent = await this.deps.agents.get(workspace.id, number.agentId).catch(() => null)
     if (!agent) return null
     const live = await this.deps.published.live(workspace.id, agent.id)

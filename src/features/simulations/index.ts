@@ -54,7 +54,7 @@ export const simulationsFeature = defineFeature(simulationsRef, {
       target: (workspaceId, agentId, target) => (target === 'draft' ? agents.get(workspaceId, agentId).catch(() => null) : serving.version(workspaceId, agentId, target)),
       callerModel: (ws, agent) => models.resolve(ws, agent),
       chat: (channel, ws, agent, customer, text) => (channel === 'web' ? web.simulated(ws, agent, customer.key, text) : inbound.simulated(ws, agent, customer, text)),
-      // The same reading as a simulated call's analysis (calls/effects.ts): every field the agent collects, not billed.
+      // The same reading as a simulated call's analysis (calls/control/effects.ts): every field the agent collects, not billed.
       async fields(ws, agent, transcript) {
         if (agent.collectFields.length === 0) return {}
         const fields = agent.collectFields.map((f) => ({ name: f.name, type: (f.type ?? 'text') as FieldType, description: f.description ?? null, choices: f.choices ?? null }))

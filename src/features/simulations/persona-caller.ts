@@ -21,7 +21,7 @@ export const PERSONA_TEMPERATURE = 0
 export const PERSONA_MAX_TOKENS = 120
 /**
  * How long one line may take: a hosted model's short answer streams in 1-3 s (the warm brief's
- * 4 s deadline in calls/brief-writer.ts is for a person waiting); a simulation has no one waiting,
+ * 4 s deadline in calls/control/brief-writer.ts is for a person waiting); a simulation has no one waiting,
  * so five times that slow case absorbs a vendor's busy minute before the scenario fails.
  */
 export const PERSONA_TIMEOUT_MS = 20_000

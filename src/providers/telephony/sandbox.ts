@@ -11,7 +11,7 @@
  * The network's calls in progress live in memory, as a carrier's would live outside this process:
  * a restart loses them, and their calls end as a carrier would report a dropped line. With several
  * instances each runs a switch of the network (`switchId`, carried in its call references), so the
- * others can tell whose calls died with it (features/calls/lost-switches.ts).
+ * others can tell whose calls died with it (features/calls/control/lost-switches.ts).
  *
  * A transfer puts the caller through to another sandbox phone, set like any other, cold or warm
  * (sandbox-transfers.ts); `transfers` logs what each person did and heard, for tests.

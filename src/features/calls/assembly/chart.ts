@@ -1,5 +1,5 @@
 /**
- * The call chart on the actor runtime (machines/call.ts): its effects (effects.ts), each stored
+ * The call chart on the actor runtime (machines/call.ts): its effects (control/effects.ts), each stored
  * move also told to the live feed, and the transfers it runs.
  */
 import type { ActorRuntime } from '../../../../actors/runtime'

@@ -1,5 +1,5 @@
 /**
- * Admission (admission.ts): whether this instance has room for one more call, read from the
+ * Admission (placing/admission.ts): whether this instance has room for one more call, read from the
  * live streams, the event loop's lag, the playout lead, the decoders' queue and resident memory;
  * with its counts on /metrics.
  */

@@ -22,7 +22,7 @@ export interface Lines {
   tokens: MediaTokens
   /** Several instances share the calls (REDIS_URL): each runs a switch of the sandbox network. */
   several: boolean
-  /** This instance's sandbox switch, named in its call references (lost-switches.ts); null alone. */
+  /** This instance's sandbox switch, named in its call references (control/lost-switches.ts); null alone. */
   switchId: string | null
 }
 

@@ -1,7 +1,7 @@
 /**
  * What a process picks up at boot from the one before it, and keeps tidy while it runs: calls whose
- * line or stream died with the last process (lost-calls.ts), another instance's sandbox switch that
- * went away (lost-switches.ts), and recordings past their retention (recordings.ts).
+ * line or stream died with the last process (control/lost-calls.ts), another instance's sandbox switch that
+ * went away (control/lost-switches.ts), and recordings past their retention (records/recordings.ts).
  */
 import type { Kernel } from '../../../kernel/feature'
 import type { WorkspaceDoc } from '../../../kernel/tenancy'

@@ -45,7 +45,7 @@ export function buildSpeech(
   })
   const hasEspeak = !!Bun.which('espeak-ng')
   // The callee dials SANDBOX_MEDIA_URL (a load balancer, another instance) or this process; with
-  // several instances what it says reaches the instance its stream lands on (sandbox-relay.ts).
+  // several instances what it says reaches the instance its stream lands on (live/sandbox-relay.ts).
   const calleeScripts = lines.several ? new RelayedScripts(lines.coordination) : scripts
   lines.sandbox.attachMedia({
     baseUrl: () => config.sandboxMediaUrl ?? kernel.listening.url,

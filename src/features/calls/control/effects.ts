@@ -52,9 +52,9 @@ export interface CallEffectDeps {
   workspace: (id: string) => Promise<WorkspaceDoc | null>
   /** Whether anyone reads the agent's call analyses: an enabled v1 webhook subscribed to call.analysed. */
   readsAnalysis: (workspaceId: string, agentId: string) => Promise<boolean>
-  /** The try's row once its media stream has written its last, or at a deadline (media-ends.ts). */
+  /** The try's row once its media stream has written its last, or at a deadline (live/media-ends.ts). */
   mediaSettled: (tryId: string) => Promise<CallTryDoc | null>
-  /** Room on this instance for a call about to ring (admission.ts); absent, always. */
+  /** Room on this instance for a call about to ring (placing/admission.ts); absent, always. */
   admission?: Admission
   /** Words for the caller from the agent, on the call's live voice session wherever it runs (a warm transfer that did not connect). */
   announce?: (callId: string, text: string) => Promise<void>
@@ -105,7 +105,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
     if (written.fallback) deps.logger.warn({ call: row.id, reason: written.fallback }, "a warm transfer's brief is the template: the model's was not used")
     return written.text
   }
-  /** The network takes the call's stream once the agent has finished the sentence the caller hears (hand-off.ts); a refusal lets the agent go on. */
+  /** The network takes the call's stream once the agent has finished the sentence the caller hears (live/hand-off.ts); a refusal lets the agent go on. */
   async function handOff(row: CallTryDoc, take: () => Promise<void>): Promise<void> {
     await sentenceHeard(deps.coordination, row)
     await take().catch(async (err) => {
@@ -122,7 +122,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       if (row.simulation) {
         const talking = await simulatedAgent(deps, row.workspaceId, row.agentId, row.simulation)
         if (!talking) throw new CodedEffectFailure('not_placed', `version ${row.simulation.target} of agent ${row.agentName} is gone`)
-        // Its callee is a person: the network's detection says so at once, and the agent greets it (voice-pipeline.ts waits for a verdict).
+        // Its callee is a person: the network's detection says so at once, and the agent greets it (live/voice-pipeline.ts waits for a verdict).
         return deps.telephony.place({ callId: id, attempt, to: row.phone!, from: row.from!, ...machineDetection(talking.agent) })
       }
       // A booked call or a retry rings only while the agent is published (it was when the call was placed).
@@ -184,7 +184,7 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
         customer: { id: contact?.id ?? null, phone: row.phone },
         ...(row.simulation ? { test: true, simulated: true } : {}),
       })
-      // Opened as the first try rings; a retry's row copies it from the first (projection.ts).
+      // Opened as the first try rings; a retry's row copies it from the first (records/projection.ts).
       await deps.tries.update(row.id, { conversationId: conversation.id })
     },
 
@@ -297,7 +297,7 @@ function refusal402(err: unknown): string {
   throw err
 }
 
-/** What the network is asked to tell about who answered: a verdict is awaited only where a voicemail would be left (voice-pipeline.ts). */
+/** What the network is asked to tell about who answered: a verdict is awaited only where a voicemail would be left (live/voice-pipeline.ts). */
 function machineDetection(agent: AgentDoc): Pick<PlaceRequest, 'detectMachines' | 'leaveVoicemail'> {
   return { detectMachines: agent.voice.detectMachines, leaveVoicemail: agent.voice.detectMachines && !!agent.voice.voicemailMessage }
 }

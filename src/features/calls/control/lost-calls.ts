@@ -21,7 +21,7 @@ export interface LostCallsDeps {
 
 /**
  * The last instant a lost try is known to have been live: the media stream's last heartbeat
- * (`liveAt`, media.ts), else its answer (a line whose stream never started carried nothing we know
+ * (`liveAt`, live/media.ts), else its answer (a line whose stream never started carried nothing we know
  * of). Never after `now`. The dropped call ends, and is billed, there, not when the restart noticed.
  */
 export function lastKnownLive(row: CallTryDoc, now: number): number {

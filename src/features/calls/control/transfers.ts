@@ -84,7 +84,7 @@ export class CallTransfers {
   }
 
   /**
-   * The agent's tool (voice-pipeline.ts): null once the network took the hand-off, else what
+   * The agent's tool (live/voice-pipeline.ts): null once the network took the hand-off, else what
    * went wrong, in words the agent can say. A warm transfer the chart took is null either way:
    * its end, whatever it is, reaches the caller as the agent's words (effects.ts).
    */

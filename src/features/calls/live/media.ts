@@ -42,7 +42,7 @@ export interface CallMediaDeps extends VoicePipelineDeps {
   live: LiveStreams
   /** This instance (the runtime's id), written on the try as its stream's host. */
   host: string
-  /** Where the finished recording is kept (recordings.ts). */
+  /** Where the finished recording is kept (records/recordings.ts). */
   files: FileStorage
   config: Pick<Config, 'telephonyProvider' | 'publicBaseUrl' | 'providers' | 'speech' | 'dataDir'>
   tries: CallTryRepo
@@ -202,7 +202,7 @@ export class CallMedia implements MediaCalls {
     }
     const unhearEnd = await d.coordination.subscribe(mediaChannel(callId), () => void end.end('answered'))
     const unhearVerdict = built.leavesVoicemail ? await d.coordination.subscribe(answeredByChannel(callId), (by) => isAnsweredBy(by) && session.answeredBy(by)) : async () => {}
-    // A warm transfer that did not connect: the agent tells the caller (effects.ts publishes it).
+    // A warm transfer that did not connect: the agent tells the caller (control/effects.ts publishes it).
     const unhearNews = await d.coordination.subscribe(announceChannel(callId), (text) => typeof text === 'string' && session.announce(text))
     // A transfer about to take the line: the agent finishes its sentence first (hand-off.ts).
     const unhearHandOff = await answerHandOffs(d.coordination, callId, session)

@@ -1,7 +1,7 @@
 /**
  * Call rows as stored: one document per try (docs/spec.md: "A call with `retry` yields one row ... per
  * try under the same id"), carrying what the request said so a row answers GET and the list alone.
- * The call actor (actor.ts) owns the status; rows are its projection, written after each move.
+ * The call actor (control/actor.ts) owns the status; rows are its projection, written after each move.
  */
 import type { CallState, Hangup } from '../../../../machines/call'
 import type { VoiceDials } from '../../../media/dials'
@@ -82,7 +82,7 @@ export interface CallTryDoc {
   media?: 'live' | 'done'
   /**
    * The media stream's heartbeat: the service-clock instant of the last frame it had received,
-   * written when it starts and then every LIVE_BEAT_MS (media.ts). A restart that lost the call
+   * written when it starts and then every LIVE_BEAT_MS (live/media.ts). A restart that lost the call
    * ends it (and bills it) here.
    */
   liveAt?: string

@@ -1,5 +1,5 @@
 /**
- * Admission control's rules (src/features/calls/admission.ts): each headroom signal refuses past
+ * Admission control's rules (src/features/calls/placing/admission.ts): each headroom signal refuses past
  * its limit and says so, admitted calls hold their room until their media opens or they end,
  * refusals are counted by direction and signal, and a waiting call waits until there is room.
  */

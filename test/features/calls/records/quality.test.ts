@@ -1,5 +1,5 @@
 /**
- * A workspace's call quality (src/features/calls/quality.ts): answer time over every turn, the
+ * A workspace's call quality (src/features/calls/records/quality.ts): answer time over every turn, the
  * interruptions and suspected cut-offs per call, transfers by how they ended, overall and per
  * hour, each hour on whole instants; a try without media counts only its transfer.
  */
