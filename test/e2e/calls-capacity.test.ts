@@ -1,8 +1,9 @@
 /**
  * Admission control end to end (docs/production.md "Capacity"), with CALLS_MAX_LIVE=1: on Twilio
  * (its REST fake), a second call placed while the first rings is 503 with Retry-After and nothing
- * recorded, an incoming call hears busy TwiML, and /metrics counts both; on the sandbox, a calling
- * campaign that meets the limit waits and calls every recipient instead of failing them.
+ * recorded, an incoming call hears busy TwiML, and /metrics and the workspace's quality count
+ * both; on the sandbox, a calling campaign that meets the limit waits and calls every recipient
+ * instead of failing them.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
@@ -23,6 +24,7 @@ describe('on Twilio, at CALLS_MAX_LIVE=1', () => {
   let fake: TwilioFake
   let s: TestServer
   let key: string
+  let ws: string
 
   beforeAll(async () => {
     twilio = await startTwilioServer({
@@ -31,6 +33,7 @@ describe('on Twilio, at CALLS_MAX_LIVE=1', () => {
     ;({ fake, s } = twilio)
     const dev = await s.developer({ plan: 'pro' })
     key = dev.key
+    ws = dev.id
     const agent = (await s.agent(key, { name: 'Caller', voice: { answersCalls: true } })).id
     await s.console('POST', `/workspaces/${dev.id}/phone-numbers`, { number: '+14155551900', source: 'rented', agent })
     for (const phone of ['+14155551901', '+14155551902', '+14155551903']) await s.console('POST', `/workspaces/${dev.id}/contacts`, { phone })
@@ -65,6 +68,8 @@ describe('on Twilio, at CALLS_MAX_LIVE=1', () => {
     })
     expect(res.status).toBe(200)
     expect(await res.text()).toContain('<Reject reason="busy"/>')
+    // Counted for the workspace holding the number rung, beside the call placed past the limit.
+    expect((await s.console('GET', `/workspaces/${ws}/quality`)).body.overall.refused).toMatchObject({ outbound: 1, inbound: 1 })
   })
 
   test('a booked call due while the instance is full waits for room instead of failing, then rings', async () => {

@@ -38,6 +38,7 @@ import { CallFeed, watchedTries } from './live/live-feed'
 import { CallMedia, type LiveStreams, mediaChannel } from './live/media'
 import { MediaEnds } from './live/media-ends'
 import { CallbackBooking } from './placing/callbacks'
+import { type CallRefusalDoc, callRefusalsSpec, RefusalCounts } from './placing/refusal-counts'
 import { callsRef } from './public'
 import { CallerRecordings } from './records/caller-recording'
 import { CallReads } from './records/console-reads'
@@ -80,6 +81,17 @@ export const callsFeature = defineFeature(callsRef, {
     const live: LiveStreams = new Map()
     const { speech, scripts } = buildSpeech(kernel, { ...lines, coordination, live })
     const { admission, loopLag } = buildHeadroom(kernel, live, speech)
+    // Calls refused for want of room, per workspace and hour (refusal-counts.ts): the Quality page's.
+    const refusals = new RefusalCounts({
+      refusals: await store.collection<CallRefusalDoc>(callRefusalsSpec),
+      clock,
+      instance: runtime.instanceId,
+      workspaceOfNumber: async (number) => {
+        const held = await numbers.byNumber(number)
+        return held?.channel === 'voice' ? held.workspaceId : null
+      },
+      logger,
+    })
 
     // Listening from the build on: an analysis resumed at boot may wait for a stream's end.
     const mediaEnds = new MediaEnds({ tries, coordination, clock })
@@ -109,6 +121,7 @@ export const callsFeature = defineFeature(callsRef, {
       readsAnalysis,
       mediaSettled: (tryId) => mediaEnds.settled(tryId),
       admission,
+      refusals,
       announce: (callId, text) => coordination.publish(announceChannel(callId), text),
     })
 
@@ -145,6 +158,7 @@ export const callsFeature = defineFeature(callsRef, {
 
     const calls = new CallService({
       admission,
+      refusals,
       tries,
       agents,
       published,
@@ -165,9 +179,9 @@ export const callsFeature = defineFeature(callsRef, {
     // A deleted customer's waiting calls stop; a call in progress finishes (docs/spec.md Customer workspace).
     kernel.customerHooks.onDeleted((e) => calls.stopWaiting(e.customerId, null, 'call.delete'), 'scheduled calls stopped')
     kernel.customerHooks.onErased((e) => eraseRecordings(kernel.files, tries, e.customerId), 'call recordings erased')
-    kernel.customerHooks.onErased(eraseCollections(store, [callTriesSpec]), 'calls erased')
+    kernel.customerHooks.onErased(eraseCollections(store, [callTriesSpec, callRefusalsSpec]), 'calls erased')
 
-    const answer = hearNetwork({ lines, admission, actors, tries, coordination, calls, effects, workspace, logger })
+    const answer = hearNetwork({ lines, admission, refusals, actors, tries, coordination, calls, effects, workspace, logger })
     kernel.clockHooks.on('calls: sandbox callees', (now) => sandbox.due(now))
     const recovery = await buildRecovery(kernel, { lines, tries, actors, mediaEnded, workspace, streaming: (callId) => media.live.has(callId), scripts, builtAt })
 
@@ -188,7 +202,8 @@ export const callsFeature = defineFeature(callsRef, {
         webCalls,
         feed,
         transfers,
-        reads: new CallReads({ tries, clock, actors }),
+        refusals,
+        reads: new CallReads({ tries, clock, actors, refusals }),
         callerRecordings: new CallerRecordings({ files: kernel.files, tries, clock }),
       },
       ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message), serializerFor(telephony.name))],
@@ -201,9 +216,12 @@ export const callsFeature = defineFeature(callsRef, {
         if (config.speech.vad === 'silero') await loadSilero()
         await recovery.sweep()
         loopLag.start()
+        refusals.start()
       },
       async stop() {
         loopLag.stop()
+        // The last counts go to the store: a clean stop loses none.
+        await refusals.stop()
         await recovery.stop()
         await mediaEnds.stop()
         // After the calls' media closed: their decoders' memory is returned.

@@ -7,6 +7,7 @@ import type { AgentDoc } from '../agents/public'
 import type { CallTransfers } from './control/transfers'
 import type { CallFeed } from './live/live-feed'
 import type { CallMedia } from './live/media'
+import type { RefusalCounts } from './placing/refusal-counts'
 import type { CallerRecordings } from './records/caller-recording'
 import type { CallReads } from './records/console-reads'
 import type { CallService } from './service'
@@ -28,6 +29,8 @@ export interface CallsServices {
   reads: CallReads
   /** Transferring a live call (POST /calls/{id}/transfer, the console's button, the agent's tool). */
   transfers: CallTransfers
+  /** Calls refused at capacity, counted per workspace and hour (the Quality page's). */
+  refusals: RefusalCounts
   /** A call's caller as a replay plays it: the caller's side of its kept recording, or why it is gone. */
   callerRecordings: CallerRecordings
 }

@@ -27,6 +27,7 @@ import { LINE_TTL_MS } from './placing/ceilings'
 import { firstRow } from './placing/first-row'
 import { lineSets, takeLine } from './placing/lines'
 import { callee, checkConsent, checkVariables, chooseAgent, chooseFrom, extractSpecs, PHONE_AGENTS_NAMED, scheduleTime } from './placing/placement-rules'
+import type { RefusalCounts } from './placing/refusal-counts'
 import { presentCall } from './records/present'
 import { type CallSimulation, type CallTryDoc, type CallTryRepo, newestTry, triesIn, tryId } from './records/repository'
 import { type CallTotals, callTotals, totalsWindowStart } from './records/totals'
@@ -74,6 +75,8 @@ export interface CallServiceDeps {
   byokOffersVoice?: (workspace: WorkspaceDoc, voice: string) => Promise<boolean | null>
   /** Whether this instance has room for another call (placing/admission.ts); absent, always. */
   admission?: Admission
+  /** Counts each refusal for its workspace (refusal-counts.ts). */
+  refusals?: Pick<RefusalCounts, 'refused'>
 }
 
 /** The try's placement is decided: it was taken by the network (a callRef), or it left `ringing` (refused, or a booked call waiting). */
@@ -93,7 +96,7 @@ export class CallService {
     const extract = extractSpecs(body.extract)
     // A call that rings now needs room on this instance; refused here, before any store read, so
     // the 503 is quick and nothing was recorded. A booked call waits for room when it is due.
-    const ticket = scheduledFor === null ? this.admit() : null
+    const ticket = scheduledFor === null ? this.admit(workspace.id) : null
     try {
       const placed = await this.placeAdmitted(workspace, body, { now, phone, scheduledFor, variables, extract })
       ticket?.bind(placed.id)
@@ -105,9 +108,10 @@ export class CallService {
   }
 
   /** A ticket for a call that rings now (or a browser's, `web`), or the 503 (with Retry-After) saying the instance is at capacity. */
-  private admit(direction: 'outbound' | 'web' = 'outbound'): Ticket | null {
+  private admit(workspaceId: string, direction: 'outbound' | 'web' = 'outbound'): Ticket | null {
     const admitted = this.deps.admission?.admit(direction) ?? null
     if (!admitted || !isRefusal(admitted)) return admitted
+    this.deps.refusals?.refused(workspaceId, direction)
     throw unavailable(atCapacity(admitted), RETRY_AFTER_S, { reason: admitted.reason })
   }
 
@@ -309,7 +313,7 @@ export class CallService {
     const now = this.deps.clock.now()
     const id = newId('in')
     // A browser's call takes room as a phone call does: refused (503) before a line or a row is taken.
-    const ticket = this.admit('web')
+    const ticket = this.admit(workspace.id, 'web')
     try {
       await takeLine(this.deps.coordination, workspace, id, now)
       const row = firstRow(workspace, agent, { id, phone: '', from: '', body: { to: '', purpose: '' }, variables: {}, extract: null, scheduledFor: null, now })

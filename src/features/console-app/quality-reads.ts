@@ -32,14 +32,24 @@ const Figures = {
     { description: 'transfers of the calls, by how they ended' },
   ),
 }
+const Refused = t.Object(
+  {
+    total: t.Integer(),
+    outbound: t.Integer({ description: 'placed by the API (503), or a waiting call that gave up' }),
+    inbound: t.Integer({ description: 'rang one of its numbers and heard busy' }),
+    web: t.Integer({ description: "a browser's call (the widget's call button, 503)" }),
+    calls: t.Array(t.String(), { description: 'ids of the refused calls that have a call record (waiting calls that gave up), up to 20 per hour and instance' }),
+  },
+  { description: 'calls refused at capacity (no room on an instance), every instance counted; the last 10 s of an instance that crashed may be missing' },
+)
 const Quality = t.Object({
   window: t.Union([t.Literal('24h'), t.Literal('7d')]),
   grain: t.Union([t.Literal('hour'), t.Literal('day')]),
   since: t.String({ description: 'the window opens (a whole hour or UTC day)' }),
   until: t.String(),
   truncated: t.Boolean({ description: 'more calls than are read at once: the figures cover the newest' }),
-  overall: t.Object(Figures),
-  buckets: t.Array(t.Object({ since: t.String(), until: t.String(), ...Figures }), { description: 'per hour (24h) or UTC day (7d), oldest first' }),
+  overall: t.Object({ ...Figures, refused: Refused }),
+  buckets: t.Array(t.Object({ since: t.String(), until: t.String(), ...Figures, refused: Refused }), { description: 'per hour (24h) or UTC day (7d), oldest first' }),
 })
 
 export function consoleQualityReads(d: { auth: KernelHttp['console']; calls: Pick<CallReads, 'quality'> }) {
@@ -51,7 +61,8 @@ export function consoleQualityReads(d: { auth: KernelHttp['console']; calls: Pic
       workspace: true,
       query: t.Object({ window: t.Optional(t.Union([t.Literal('24h'), t.Literal('7d')], { description: '24h (default, hourly) or 7d (daily)' })) }),
       detail: {
-        summary: "A workspace's call quality over the last 24 h or 7 d: answer time p50/p95, interruptions and suspected cut-offs per call, transfers by outcome; real calls only",
+        summary:
+          "A workspace's call quality over the last 24 h or 7 d: answer time p50/p95, interruptions and suspected cut-offs per call, transfers by outcome; real calls only; and the calls refused at capacity",
         responses: answers({ 200: Quality, ...consoleErrors(400, 404) }),
       },
     },

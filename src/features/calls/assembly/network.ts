@@ -10,6 +10,7 @@ import type { TelephonyEvent } from '../../../providers/telephony/port'
 import type { CallActors, CallEffectPort } from '../control/actor'
 import { reportAnsweredBy } from '../live/answered-by'
 import { type Admission, isRefusal } from '../placing/admission'
+import type { RefusalCounts } from '../placing/refusal-counts'
 import type { CallTryRepo } from '../records/repository'
 import type { CallService } from '../service'
 import type { Lines } from './lines'
@@ -37,6 +38,7 @@ export type AnswerIncoming = (incoming: Incoming) => ReturnType<CallService['ans
 export function hearNetwork(d: {
   lines: Pick<Lines, 'sandbox' | 'twilio' | 'telnyx'>
   admission: Admission
+  refusals: Pick<RefusalCounts, 'refusedAt'>
   actors: CallActors
   tries: CallTryRepo
   coordination: Coordination
@@ -65,6 +67,8 @@ export function hearNetwork(d: {
     // No room here: the caller hears busy (Twilio's <Reject reason="busy"/>, the sandbox's unanswered ring).
     const ticket = admission.admit('inbound')
     if (isRefusal(ticket)) {
+      // Its workspace is known only through the number, a store read the refusal does not wait for.
+      d.refusals.refusedAt(incoming.to)
       logger.warn({ from: incoming.from, to: incoming.to, reason: ticket.reason }, `an inbound call was refused busy: ${ticket.message}`)
       return null
     }

@@ -25,6 +25,7 @@ import { handOffCalledOff, sentenceHeard } from '../live/hand-off'
 import { simulatedAgent } from '../live/simulated-agent'
 import { type Admission, isRefusal, ROOM_WAIT_MS, waitForRoom } from '../placing/admission'
 import { lineSets } from '../placing/lines'
+import type { RefusalCounts } from '../placing/refusal-counts'
 import { presentCall } from '../records/present'
 import { CallProjection } from '../records/projection'
 import { type CallTryDoc, type CallTryRepo, tryId } from '../records/repository'
@@ -56,6 +57,8 @@ export interface CallEffectDeps {
   mediaSettled: (tryId: string) => Promise<CallTryDoc | null>
   /** Room on this instance for a call about to ring (placing/admission.ts); absent, always. */
   admission?: Admission
+  /** Counts a waiting call that gave up for want of room, for its workspace (refusal-counts.ts). */
+  refusals?: Pick<RefusalCounts, 'refused'>
   /** Words for the caller from the agent, on the call's live voice session wherever it runs (a warm transfer that did not connect). */
   announce?: (callId: string, text: string) => Promise<void>
 }
@@ -152,7 +155,10 @@ export function callEffects(deps: CallEffectDeps): CallEffectPort {
       const admission = row.scheduledFor !== null || attempt > 1 ? deps.admission : undefined
       if (admission) {
         const room = await waitForRoom(admission)
-        if (isRefusal(room)) throw new CodedEffectFailure('not_placed', `the instance stayed at capacity for ${ROOM_WAIT_MS / 60_000} minutes: ${room.message}`)
+        if (isRefusal(room)) {
+          deps.refusals?.refused(row.workspaceId, 'outbound', id)
+          throw new CodedEffectFailure('not_placed', `the instance stayed at capacity for ${ROOM_WAIT_MS / 60_000} minutes: ${room.message}`)
+        }
         const now = await deps.tries.get(tryId(id, attempt))
         if (now?.status === 'cancelled') {
           room.release()

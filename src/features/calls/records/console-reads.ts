@@ -12,6 +12,7 @@ import type { PageAfter } from '../../../store/port'
 import type { ScopedFilter } from '../../../store/workspace-scoped'
 import type { CallActors } from '../control/actor'
 import type { Call } from '../model'
+import type { RefusalCounts } from '../placing/refusal-counts'
 import { presentCall } from './present'
 import { type CallQuality, callQuality, QUALITY_MAX_CALLS, QUALITY_WINDOWS, type QualityWindow } from './quality'
 import { type CallTryDoc, type CallTryRepo, newestTry, triesIn } from './repository'
@@ -61,7 +62,7 @@ export function presentConsoleCall(row: CallTryDoc): ConsoleCall {
 }
 
 export class CallReads {
-  constructor(private readonly deps: { tries: CallTryRepo; clock: Clock; actors: CallActors }) {}
+  constructor(private readonly deps: { tries: CallTryRepo; clock: Clock; actors: CallActors; refusals?: Pick<RefusalCounts, 'hours'> }) {}
 
   page(workspaceId: string, q: ConsoleCallFilter, limit: number, after: PageAfter | null): Promise<CallTryDoc[]> {
     const filter: ScopedFilter = {}
@@ -85,14 +86,17 @@ export class CallReads {
     return row
   }
 
-  /** The workspace's call quality over the last day or week (quality.ts), real calls only. */
+  /** The workspace's call quality over the last day or week (quality.ts), real calls only, and its calls refused at capacity. */
   async quality(workspaceId: string, window: QualityWindow): Promise<CallQuality> {
     const now = this.deps.clock.now()
     const { ms, bucketMs } = QUALITY_WINDOWS[window]
     const until = Math.ceil(now / bucketMs) * bucketMs
     const filter: ScopedFilter = { simulation: { $exists: false }, createdAt: { $gte: new Date(until - ms).toISOString(), $lt: new Date(until).toISOString() } }
-    const rows = await triesIn(this.deps.tries, workspaceId).find(filter, { sort: [['createdAt', -1]], limit: QUALITY_MAX_CALLS + 1 })
-    return callQuality(rows.slice(0, QUALITY_MAX_CALLS), window, now, rows.length > QUALITY_MAX_CALLS)
+    const [rows, refused] = await Promise.all([
+      triesIn(this.deps.tries, workspaceId).find(filter, { sort: [['createdAt', -1]], limit: QUALITY_MAX_CALLS + 1 }),
+      this.deps.refusals?.hours(workspaceId, until - ms, until) ?? [],
+    ])
+    return callQuality(rows.slice(0, QUALITY_MAX_CALLS), window, now, rows.length > QUALITY_MAX_CALLS, refused)
   }
 
   newest(callId: string): Promise<CallTryDoc | null> {

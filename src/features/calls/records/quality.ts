@@ -3,9 +3,11 @@
  * (p50/p95), interruptions the agent took and suspected cut-offs (pauses it talked into) per call,
  * transfers by outcome; overall and per bucket (hours over a day, days over a week), each bucket
  * naming its instants so the page can list the calls behind it. Simulated calls are not counted,
- * as in call totals. Computed from the stored tries, newest first, at most QUALITY_MAX_CALLS.
+ * as in call totals. Computed from the stored tries, newest first, at most QUALITY_MAX_CALLS; the
+ * calls refused at capacity from their counts per hour (refusal-counts.ts), most of which have no try.
  */
 import type { TurnStages } from '../../../media/latency'
+import type { HourRefusals } from '../placing/refusal-counts'
 import type { CallTransferRow, CallTryDoc } from './repository'
 
 /**
@@ -34,6 +36,15 @@ export interface QualityFigures {
   transfers: Record<Outcome, number> & { total: number }
 }
 
+/** Calls refused at capacity, by how they came; `calls`: those with a call record (waiting calls that gave up). */
+export interface RefusedFigures {
+  total: number
+  outbound: number
+  inbound: number
+  web: number
+  calls: string[]
+}
+
 export interface CallQuality {
   window: QualityWindow
   grain: 'hour' | 'day'
@@ -41,8 +52,20 @@ export interface CallQuality {
   until: string
   /** More tries than QUALITY_MAX_CALLS: the figures cover the newest of them. */
   truncated: boolean
-  overall: QualityFigures
-  buckets: (QualityFigures & { since: string; until: string })[]
+  overall: QualityFigures & { refused: RefusedFigures }
+  buckets: (QualityFigures & { since: string; until: string; refused: RefusedFigures })[]
+}
+
+function refusedOf(hours: HourRefusals[]): RefusedFigures {
+  const r: RefusedFigures = { total: 0, outbound: 0, inbound: 0, web: 0, calls: [] }
+  for (const h of hours) {
+    r.total += h.refused
+    r.outbound += h.directions.outbound
+    r.inbound += h.directions.inbound
+    r.web += h.directions.web
+    r.calls.push(...h.calls)
+  }
+  return r
 }
 
 const answerOf = (t: TurnStages): number | null => t.toFirstHeardMs ?? t.toFirstAudioMs ?? null
@@ -79,8 +102,8 @@ export function figuresOf(rows: CallTryDoc[]): QualityFigures {
   }
 }
 
-/** The figures of `rows` (tries created in [since, until), newest first) overall and per bucket. */
-export function callQuality(rows: CallTryDoc[], window: QualityWindow, untilMs: number, truncated: boolean): CallQuality {
+/** The figures of `rows` (tries created in [since, until), newest first) and of the refusals, overall and per bucket. */
+export function callQuality(rows: CallTryDoc[], window: QualityWindow, untilMs: number, truncated: boolean, refused: HourRefusals[] = []): CallQuality {
   const { ms, bucketMs } = QUALITY_WINDOWS[window]
   // Buckets end on a whole hour or UTC day, so a link to one names round instants.
   const end = Math.ceil(untilMs / bucketMs) * bucketMs
@@ -91,7 +114,9 @@ export function callQuality(rows: CallTryDoc[], window: QualityWindow, untilMs: 
       const at = Date.parse(r.createdAt)
       return at >= from && at < from + bucketMs
     })
-    buckets.push({ since: new Date(from).toISOString(), until: new Date(from + bucketMs).toISOString(), ...figuresOf(inside) })
+    const hours = refused.filter((h) => h.hour >= from && h.hour < from + bucketMs)
+    buckets.push({ since: new Date(from).toISOString(), until: new Date(from + bucketMs).toISOString(), ...figuresOf(inside), refused: refusedOf(hours) })
   }
-  return { window, grain: window === '24h' ? 'hour' : 'day', since: new Date(start).toISOString(), until: new Date(end).toISOString(), truncated, overall: figuresOf(rows), buckets }
+  const overall = { ...figuresOf(rows), refused: refusedOf(refused.filter((h) => h.hour >= start && h.hour < end)) }
+  return { window, grain: window === '24h' ? 'hour' : 'day', since: new Date(start).toISOString(), until: new Date(end).toISOString(), truncated, overall, buckets }
 }

@@ -58,6 +58,7 @@ test('figures overall and per hour, the hours on whole instants', () => {
     cutOffs: 1,
     cutOffsPerCall: 0.5,
     transfers: { total: 2, answered: 1, no_answer: 0, busy: 0, declined: 0, failed: 0, pending: 1 },
+    refused: { total: 0, outbound: 0, inbound: 0, web: 0, calls: [] },
   })
   const noon = q.buckets.at(-1)!
   expect([noon.since, noon.until, noon.calls, noon.answerMs, noon.cutOffsPerCall]).toEqual(['2026-12-07T12:00:00.000Z', '2026-12-07T13:00:00.000Z', 1, { p50: 300, p95: 500 }, 1])
@@ -70,4 +71,24 @@ test('a week is seven UTC days', () => {
   const q = callQuality([], '7d', Date.parse('2026-12-07T12:30:00.000Z'), false)
   expect([q.grain, q.buckets.length, q.buckets[0]!.since, q.until]).toEqual(['day', 7, '2026-12-01T00:00:00.000Z', '2026-12-08T00:00:00.000Z'])
   expect(q.overall.answerMs).toBeNull()
+})
+
+test('calls refused at capacity, per hour and per day, their recorded calls with them', () => {
+  const at = (iso: string) => Date.parse(iso)
+  const dirs = (outbound: number, inbound: number, web: number) => ({ outbound, inbound, web })
+  const refused = [
+    { hour: at('2026-12-07T12:00:00.000Z'), refused: 3, directions: dirs(1, 2, 0), calls: ['call_a'] },
+    { hour: at('2026-12-07T09:00:00.000Z'), refused: 1, directions: dirs(0, 0, 1), calls: [] },
+    // Outside the day, inside the week.
+    { hour: at('2026-12-05T09:00:00.000Z'), refused: 4, directions: dirs(4, 0, 0), calls: ['call_b'] },
+  ]
+  const now = at('2026-12-07T12:30:00.000Z')
+  const day = callQuality([], '24h', now, false, refused)
+  expect(day.overall.refused).toEqual({ total: 4, outbound: 1, inbound: 2, web: 1, calls: ['call_a'] })
+  expect(day.buckets.at(-1)!.refused).toEqual({ total: 3, outbound: 1, inbound: 2, web: 0, calls: ['call_a'] })
+  expect(day.buckets.at(-4)!.refused.total).toBe(1)
+  expect(day.buckets.reduce((n, b) => n + b.refused.total, 0)).toBe(4)
+  const week = callQuality([], '7d', now, false, refused)
+  expect(week.overall.refused).toEqual({ total: 8, outbound: 5, inbound: 2, web: 1, calls: ['call_a', 'call_b'] })
+  expect(week.buckets.map((b) => b.refused.total)).toEqual([0, 0, 0, 0, 4, 0, 4])
 })
