@@ -59,11 +59,11 @@ export class ConsoleApp {
   readonly statusOf = (id: string) => this.page.$eval(`.card[data-call-id="${id}"] .status-slot .badge`, (b) => b.textContent).catch(() => null)
 }
 
-/** Starts the service, the workspace and the browser before the file's tests, and stops them after. */
-export function useConsoleApp(): ConsoleApp {
+/** Starts the service (`env` added to its settings), the workspace and the browser before the file's tests, and stops them after. */
+export function useConsoleApp(env: Record<string, string> = {}): ConsoleApp {
   const app = new ConsoleApp()
   beforeAll(async () => {
-    const s = await startTestServer({ STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox', MEDIA_CHUNK_MS: '100' })
+    const s = await startTestServer({ STT_PROVIDER: 'sandbox', TTS_PROVIDER: 'sandbox', MEDIA_CHUNK_MS: '100', ...env })
     app.s = s
     const dev = await s.developer({ plan: 'scale', name: 'Bean There' })
     app.dev = dev

@@ -1,6 +1,8 @@
 // Quality: the workspace's calls at a glance over the last 24 hours (hourly) or 7 days (daily) —
-// answer time p50/p95, interruptions and suspected cut-offs per call, transfers and how they ended —
-// each hour or day a link to the calls behind it (the Calls list, filtered to its instants).
+// answer time p50/p95, interruptions and suspected cut-offs per call, transfers and how they ended,
+// calls refused at capacity — each hour or day a link to the calls behind it (the Calls list,
+// filtered to its instants); a refused call has a record only when it waited and gave up, so the
+// refusals' table links those calls and counts the others.
 import { api, ws } from './api.js'
 import { columnChart } from './columns.js'
 import { h, ms, notice } from './dom.js'
@@ -18,6 +20,17 @@ const OUTCOMES = [
   ['pending', 'not over yet'],
 ]
 
+const refusedWords = (r) =>
+  r.total
+    ? `${r.total}: ${[
+        [r.outbound, 'placed'],
+        [r.inbound, 'rang in (busy)'],
+        [r.web, 'from a browser'],
+      ]
+        .filter(([n]) => n)
+        .map(([n, w]) => `${n} ${w}`)
+        .join(', ')}`
+    : 'none'
 const perCall = (v) => (v === null ? '—' : String(v))
 const labelOf = (b, grain) =>
   grain === 'hour'
@@ -66,7 +79,7 @@ export function mount(root, { workspace, params, go, link }) {
             : 'none',
           'transfers',
         ),
-        fact('Refused at capacity', 'counted per instance, not per workspace: agent_platform_calls_refused_total on /metrics', 'refused'),
+        fact('Refused at capacity', refusedWords(o.refused), 'refused'),
       )
       const answerChart = columnChart({
         title: `Answer time per ${span}, p50 and p95`,
@@ -97,6 +110,49 @@ export function mount(root, { workspace, params, go, link }) {
           { class: 'legend' },
           items.map(([cls, label]) => h('li', {}, h('span', { class: `swatch ${cls}`, 'aria-hidden': 'true' }), label)),
         )
+      const refusedChart = columnChart({
+        title: `Calls refused at capacity, per ${span}`,
+        desc: `Calls no instance had room for, per ${span}; over the period ${o.refused.total}. The table below has the numbers and the refused calls that have a record.`,
+        groups: q.buckets.map((b) => ({ label: labelOf(b, q.grain), title: labelOf(b, q.grain), values: [b.refused.total] })),
+        series: [{ label: 'refused', cls: 'stage-3' }],
+        unit: ' calls',
+        yTitle: 'calls refused',
+        xTitle: q.grain === 'hour' ? 'Hour' : 'Day (UTC)',
+      })
+      const refusedRows = q.buckets.filter((b) => b.refused.total)
+      const refusedTable = h(
+        'table',
+        { class: 'list compact refused-table' },
+        h('caption', {}, `Refused per ${span}, those with refusals`),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['When', 'Refused', 'Placed', 'Rang in (busy)', 'From a browser', 'Calls with a record'].map((c) => h('th', { scope: 'col' }, c)),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          refusedRows.length
+            ? refusedRows.map((b) =>
+                h(
+                  'tr',
+                  {},
+                  h('th', { scope: 'row' }, labelOf(b, q.grain)),
+                  [b.refused.total, b.refused.outbound, b.refused.inbound, b.refused.web].map((n) => h('td', {}, String(n))),
+                  h(
+                    'td',
+                    { class: 'refused-calls' },
+                    b.refused.calls.length ? b.refused.calls.flatMap((id, i) => [i ? ', ' : '', h('a', { href: link(workspace, 'call', id) }, id)]) : 'none (not placed)',
+                  ),
+                ),
+              )
+            : h('tr', {}, h('td', { colspan: 6, class: 'empty' }, 'No call refused in this period.')),
+        ),
+      )
       const rows = q.buckets.filter((b) => b.calls || b.transfers.total)
       const table = h(
         'table',
@@ -155,6 +211,18 @@ export function mount(root, { workspace, params, go, link }) {
           ]),
         ),
         table,
+        h(
+          'section',
+          { class: 'panel', 'aria-labelledby': 'q-refused' },
+          h('h2', { id: 'q-refused' }, 'Calls refused at capacity'),
+          h(
+            'p',
+            { class: 'hint' },
+            'Counted on every instance; a refused call has a record only when it waited for room and gave up (its link below). An instance that crashed may miss its last 10 seconds.',
+          ),
+          refusedChart,
+          refusedTable,
+        ),
       )
     })
     .catch((err) => notice(`Could not load quality: ${err.message}`))
