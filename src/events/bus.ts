@@ -58,6 +58,8 @@ export interface Owed {
   writes: Write[]
   /** Not `then`: an object with a `then` is a thenable, which await would call. */
   start?: () => void
+  /** The writes were not committed (a subscriber failed, or the commit did): the next dispatch owes them anew. */
+  abandon?: () => void
 }
 
 export type EventHandler = (event: RecordedEvent) => void | Owed | Promise<void> | Promise<Owed | undefined>
@@ -264,13 +266,18 @@ export class EventBus {
       const attempts = (typeof recorded.dispatchAttempts === 'number' ? recorded.dispatchAttempts : 0) + 1
       if (failures.length > 0 && attempts < MAX_DISPATCH_ATTEMPTS) {
         // What the subscribers owed is not recorded: the next dispatch runs them again and owes it anew.
+        abandon(owed)
         await this.events.update(recorded.id, { dispatchAttempts: attempts })
         return false
       }
       const set = failures.length ? { dispatched: true, dispatchError: failures.join('; ') } : { dispatched: true }
       const writes = owed.flatMap((o) => o.writes)
       if (writes.length === 0) await this.events.update(recorded.id, set)
-      else await this.store.commit([...writes, { collection: this.events.name, op: 'update', id: recorded.id, set }])
+      else
+        await this.store.commit([...writes, { collection: this.events.name, op: 'update', id: recorded.id, set }]).catch((err: unknown) => {
+          abandon(owed)
+          throw err
+        })
     } finally {
       await this.coordination.releaseLease(`event:${recorded.id}`, this.instanceId).catch(() => {})
     }
@@ -342,4 +349,8 @@ export class EventBus {
     }
     return { failures, owed }
   }
+}
+
+function abandon(owed: Owed[]): void {
+  for (const o of owed) o.abandon?.()
 }

@@ -3,9 +3,14 @@
  * `call.completed` before its `call.analysed`), whatever holds the first one up: a receiver that
  * has not answered it yet, a legacy retry, a dead instance's delivery waiting to be taken over, or
  * a crash between recording the event and dispatching it. Another call's events to the same
- * endpoint go out meanwhile: that arrival is also the proof that the held one was not sent.
+ * endpoint go out meanwhile: that arrival is also the proof that the held one was not sent. Where
+ * the process holds its store alone, what is owed is read from memory once the boot took over an
+ * earlier life's deliveries; where others may write it (SQLITE_LOCKING=shared), from the store.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { type EventType, subjectOf } from '../../src/events/catalogue'
 import { turnKey } from '../../src/features/webhooks/subject-turns'
 import { owedV1Id } from '../../src/features/webhooks/v1-delivery'
@@ -65,6 +70,32 @@ describe('v1 webhooks: one call, one endpoint, in order', () => {
     expect(seen(rx).filter((s) => s.endsWith('call_a1'))).toEqual(['call.completed call_a1', 'call.analysed call_a1'])
   })
 
+  test('call.completed recorded but not dispatched before a crash is dispatched when its call hands it over again, before call.analysed', async () => {
+    const { agent, rx } = await hooked()
+    const { bus } = server.server.services
+    // The crash left the event recorded and undispatched, and still in the call actor's outbox.
+    const completed = await bus.record({ type: 'call.completed', workspaceId: dev.id, agentId: agent, data: { id: 'call_r1' } })
+    // After the restart the call hands its outbox over again (same id), then emits its analysis.
+    await publish(agent, 'call.completed', 'call_r1', { id: completed.id })
+    await publish(agent, 'call.analysed', 'call_r1')
+    await arrived(rx, 'call.analysed call_r1')
+    expect(seen(rx)).toEqual(['call.completed call_r1', 'call.analysed call_r1'])
+  })
+})
+
+describe('v1 webhooks beside other instances writing the store (SQLITE_LOCKING=shared)', () => {
+  let own: { server: TestServer; dev: { id: string; key: string } }
+  beforeAll(async () => {
+    own = { server, dev }
+    // Another process may owe deliveries in this store: which are owed is read from it.
+    server = await startTestServer({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', SQLITE_LOCKING: 'shared' })
+    dev = await server.developer({ name: 'Shared dev', plan: 'pro' })
+  })
+  afterAll(async () => {
+    await server.stop()
+    ;({ server, dev } = own)
+  })
+
   test("a dead instance's call.completed still owed holds the call.analysed dispatched here until it is taken over and sent", async () => {
     const { agent, hook, rx } = await hooked()
     const { bus, store } = server.server.services
@@ -81,17 +112,93 @@ describe('v1 webhooks: one call, one endpoint, in order', () => {
     await arrived(rx, 'call.analysed call_d1')
     expect(seen(rx)).toEqual(['call.completed call_d1', 'call.analysed call_d1'])
   })
+})
 
-  test('call.completed recorded but not dispatched before a crash is dispatched when its call hands it over again, before call.analysed', async () => {
+describe('v1 webhooks on a store this process holds alone: what is owed, from memory', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-order-'))
+  const ENV = { ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }
+  let own: { server: TestServer; dev: { id: string; key: string } }
+  beforeAll(async () => {
+    own = { server, dev }
+    server = await startTestServer(ENV, dir)
+    dev = await server.developer({ name: 'Alone dev', plan: 'pro' })
+  })
+  afterAll(async () => {
+    await server.stop()
+    rmSync(dir, { recursive: true, force: true })
+    ;({ server, dev } = own)
+  })
+
+  /** Counts the reads of owed deliveries by key (a dispatch asking the store what is owed). */
+  async function owedReads() {
+    const owed = await server.server.services.store.collection({ name: 'v1_webhook_deliveries', indexes: [] })
+    const find = owed.find
+    const reads = {
+      byKey: 0,
+      stop: () => {
+        owed.find = find
+      },
+    }
+    owed.find = (filter, options) => {
+      if ('key' in filter) reads.byKey++
+      return find.call(owed, filter, options)
+    }
+    return reads
+  }
+
+  test('dispatching asks the store for no owed delivery once the boot took over what was owed; the order holds', async () => {
     const { agent, rx } = await hooked()
-    const { bus } = server.server.services
-    // The crash left the event recorded and undispatched, and still in the call actor's outbox.
-    const completed = await bus.record({ type: 'call.completed', workspaceId: dev.id, agentId: agent, data: { id: 'call_r1' } })
-    // After the restart the call hands its outbox over again (same id), then emits its analysis.
-    await publish(agent, 'call.completed', 'call_r1', { id: completed.id })
-    await publish(agent, 'call.analysed', 'call_r1')
-    await arrived(rx, 'call.analysed call_r1')
-    expect(seen(rx)).toEqual(['call.completed call_r1', 'call.analysed call_r1'])
+    const reads = await owedReads()
+    try {
+      const release = rx.hold()
+      await publish(agent, 'call.completed', 'call_m1')
+      await arrived(rx, 'call.completed call_m1')
+      await publish(agent, 'call.analysed', 'call_m1')
+      await publish(agent, 'call.completed', 'call_m2')
+      await arrived(rx, 'call.completed call_m2')
+      expect(seen(rx)).not.toContain('call.analysed call_m1')
+      release()
+      await arrived(rx, 'call.analysed call_m1')
+      expect(seen(rx).filter((s) => s.endsWith('call_m1'))).toEqual(['call.completed call_m1', 'call.analysed call_m1'])
+    } finally {
+      reads.stop()
+    }
+    expect(reads.byKey).toBe(0)
+  })
+
+  test("an earlier life's call.completed still owed is taken over at boot and holds the call.analysed dispatched after it", async () => {
+    const { agent, hook, rx } = await hooked()
+    const { bus, store } = server.server.services
+    // What an earlier life killed after dispatching call.completed leaves: the event marked
+    // dispatched, its delivery owed under that life's name, registered with no lease.
+    const completed = await bus.record({ type: 'call.completed', workspaceId: dev.id, agentId: agent, data: { id: 'call_k1' } })
+    await bus.events.update(completed.id, { dispatched: true })
+    const owners = await store.collection({ name: 'v1_webhook_deliveries_owners', indexes: [] })
+    const owed = await store.collection({ name: 'v1_webhook_deliveries', indexes: [] })
+    await owners.upsert({ id: 'inst_killed', startedAt: Date.now() })
+    await owed.insert({
+      id: owedV1Id(completed.id, hook),
+      eventId: completed.id,
+      webhookId: hook,
+      createdAt: completed.createdAt,
+      key: turnKey(hook, subjectOf(completed)!),
+      after: [],
+      owner: 'inst_killed',
+    })
+    await server.stop()
+    const release = rx.hold()
+    server = await startTestServer(ENV, dir)
+    const reads = await owedReads()
+    await arrived(rx, 'call.completed call_k1')
+    await publish(agent, 'call.analysed', 'call_k1')
+    await publish(agent, 'call.completed', 'call_k2')
+    await arrived(rx, 'call.completed call_k2')
+    expect(seen(rx)).not.toContain('call.analysed call_k1')
+    release()
+    await arrived(rx, 'call.analysed call_k1')
+    expect(seen(rx).filter((s) => s.endsWith('call_k1'))).toEqual(['call.completed call_k1', 'call.analysed call_k1'])
+    reads.stop()
+    expect(reads.byKey).toBe(0)
   })
 })
 

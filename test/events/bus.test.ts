@@ -116,14 +116,16 @@ describe('recording and local dispatch', () => {
     await bus.close()
   })
 
-  test('what a subscriber owes is committed with dispatched: true, and started only after; a failed dispatch owes nothing', async () => {
+  test('what a subscriber owes is committed with dispatched: true, and started only after; a failed dispatch owes nothing and says so', async () => {
     const { store, bus } = await fresh()
     const owed = await store.collection<{ id: string; [k: string]: unknown }>({ name: 'owed_things', indexes: [] })
     let fail = true
     const started: string[] = []
+    const abandoned: string[] = []
     bus.subscribe(async (e) => ({
       writes: [{ collection: 'owed_things', op: 'upsert' as const, doc: { id: `owed_${e.id}` } }],
       start: () => void started.push(e.id),
+      abandon: () => void abandoned.push(e.id),
     }))
     bus.subscribe(() => {
       if (fail) throw new Error('store hiccup')
@@ -132,11 +134,13 @@ describe('recording and local dispatch', () => {
     expect(await bus.events.get(e.id)).toMatchObject({ dispatched: false })
     expect(await owed.get(`owed_${e.id}`)).toBeNull()
     expect(started).toEqual([])
+    expect(abandoned).toEqual([e.id])
     fail = false
     expect(await bus.redispatch()).toBe(1)
     expect(await bus.events.get(e.id)).toMatchObject({ dispatched: true })
     expect(await owed.get(`owed_${e.id}`)).toEqual({ id: `owed_${e.id}` })
     expect(started).toEqual([e.id])
+    expect(abandoned).toEqual([e.id])
     await bus.close()
   })
 

@@ -22,12 +22,38 @@ export class SubjectTurns {
   /** Deliveries running in this process, by id: settled when their attempt (or their refusal) is. */
   private readonly running = new Map<string, Promise<unknown>>()
 
+  /** Deliveries whose dispatch is being committed here, by id: their end, once they run or will not. */
+  private readonly expected = new Map<string, () => void>()
+
+  /** `id` is about to run here (its record is being committed): a delivery after it waits for it as running. */
+  expect(id: string): void {
+    if (this.running.has(id)) return
+    const { promise, resolve } = Promise.withResolvers<void>()
+    this.running.set(id, promise)
+    this.expected.set(id, () => {
+      resolve()
+      if (this.running.get(id) === promise) this.running.delete(id)
+    })
+  }
+
+  /** `id` will not run here after all (its record was not committed). */
+  forget(id: string): void {
+    const end = this.expected.get(id)
+    this.expected.delete(id)
+    end?.()
+  }
+
   /** Marks `id` as running here until `work` settles; returns `work`. */
   track<T>(id: string, work: Promise<T>): Promise<T> {
     const settled = work.then(
       () => {},
       () => {},
     )
+    const end = this.expected.get(id)
+    if (end) {
+      this.expected.delete(id)
+      void settled.then(end)
+    }
     this.running.set(id, settled)
     void settled.then(() => {
       if (this.running.get(id) === settled) this.running.delete(id)

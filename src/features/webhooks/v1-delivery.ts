@@ -20,6 +20,8 @@
  *
  * Order: a delivery waits for the deliveries of its subject to the same webhook that were owed when
  * it was (subject-turns.ts), so a call's `call.completed` reaches a webhook before its `call.analysed`.
+ * Which were owed is read from memory where the store is this process's alone (owed-keys.ts), else
+ * from the store.
  */
 
 import { type Clock, iso } from '../../clock'
@@ -34,6 +36,7 @@ import type { Collection, IndexSpec } from '../../store/port'
 import { type AttemptDeps, type AttemptOutcome, attempt } from './attempt'
 import type { WebhookEndpointActors } from './endpoint-actor'
 import { LaneFullError, type Lanes, LanesStoppedError } from './lanes'
+import type { OwedKeys } from './owed-keys'
 import { subscribes, type WebhookDoc, type WebhookRepos } from './repository'
 import { signedHeaders, WEBHOOK_ID_HEADER } from './signing'
 import { type SubjectTurns, turnKey } from './subject-turns'
@@ -55,6 +58,8 @@ export interface V1DeliveryDeps {
   /** The recorded events, for a delivery taken over from a stopped instance. */
   events: Pick<Collection<RecordedEvent>, 'get'>
   turns: SubjectTurns
+  /** The deliveries owed here that wait their turn, by key. */
+  index: OwedKeys
 }
 
 /** A delivery owed: one (event, webhook) pair, from dispatch until its outcome is reported. */
@@ -94,18 +99,30 @@ export class V1Deliveries {
     const createdAt = iso(this.deps.clock.now())
     const subject = subjectOf(event)
     const keyOf = (hook: WebhookDoc) => (subject ? turnKey(hook.id, subject) : undefined)
-    const earlier = await this.earlier(
-      hooks.flatMap((hook) => keyOf(hook) ?? []),
-      event.id,
-    )
+    const keyed = hooks.flatMap((hook) => {
+      const key = keyOf(hook)
+      return key ? [{ key, id: owedV1Id(event.id, hook.id) }] : []
+    })
+    const earlier = await this.earlier(keyed, event.id)
     const items = hooks.map((hook) => {
       const key = keyOf(hook)
       return { id: owedV1Id(event.id, hook.id), eventId: event.id, webhookId: hook.id, createdAt, ...(key ? { key, after: earlier.get(key) ?? [] } : {}) }
     })
+    const { index, turns } = this.deps
+    for (const { key, id } of keyed) {
+      index.add(id, key)
+      turns.expect(id)
+    }
     return {
       writes: items.map((item) => owed.owe(item)),
       start: () => {
         for (const item of items) this.enqueue(item.webhookId, event, false, item.after ?? [])
+      },
+      abandon: () => {
+        for (const { id } of keyed) {
+          index.delete(id)
+          turns.forget(id)
+        }
       },
     }
   }
@@ -114,9 +131,16 @@ export class V1Deliveries {
    * The deliveries still owed under each key. Where this event's own is among them (dispatched
    * again), it keeps the list it was written with: the others came after it.
    */
-  private async earlier(keys: string[], eventId: string): Promise<Map<string, string[]>> {
+  private async earlier(keyed: { key: string; id: string }[], eventId: string): Promise<Map<string, string[]>> {
     const byKey = new Map<string, string[]>()
-    if (keys.length === 0) return byKey
+    if (keyed.length === 0) return byKey
+    const { index } = this.deps
+    // Dispatched again while its deliveries are owed: the store has the lists they were written with.
+    if (index.whole && !keyed.some(({ id }) => index.has(id))) {
+      for (const { key } of keyed) byKey.set(key, index.under(key))
+      return byKey
+    }
+    const keys = keyed.map(({ key }) => key)
     const owed = (await this.owed!.items.find({ key: { $in: keys } })).filter((item) => item.key)
     const own = new Map(owed.filter((item) => item.eventId === eventId).map((item) => [item.key!, item.after ?? []]))
     for (const item of owed) {
@@ -129,8 +153,9 @@ export class V1Deliveries {
 
   /** A delivery taken over from a stopped instance (events/owed-work.ts): attempted even if it may have been sent. */
   readonly resume = async (item: OwedV1Delivery): Promise<void> => {
+    if (item.key) this.deps.index.add(item.id, item.key)
     const event = await this.deps.events.get(item.eventId)
-    if (!event) return this.owed!.done(item.id)
+    if (!event) return this.done(item.id)
     this.enqueue(item.webhookId, event, true, item.after ?? [])
   }
 
@@ -138,7 +163,7 @@ export class V1Deliveries {
     const owedId = owedV1Id(event.id, id)
     const { lanes, turns } = this.deps
     const inTurn = async (): Promise<void> => {
-      const stillOwed = async (other: string) => (await this.owed!.items.get(other)) !== null
+      const stillOwed = async (other: string) => (this.deps.index.whole ? this.deps.index.has(other) : (await this.owed!.items.get(other)) !== null)
       if (!(await turns.wait(after, stillOwed, () => lanes.isStopped))) throw new LanesStoppedError('deliveries are stopping')
       return lanes.run(`v1:${id}`, () => this.deliver(id, event, resumed))
     }
@@ -151,7 +176,7 @@ export class V1Deliveries {
         if (err instanceof LanesStoppedError || this.deps.lanes.isStopped) return
         if (err instanceof LaneFullError) {
           await this.report(id, { ok: false, status: null, error: `not attempted: ${err.message} (it answers too slowly)` }).catch(() => {})
-          return this.owed!.done(owedId).catch(() => {})
+          return this.done(owedId).catch(() => {})
         }
         // Left owed: attempted again when this instance's work is taken over.
         this.deps.logger.error({ err, webhook: id, eventId: event.id }, 'v1 webhook delivery failed unexpectedly')
@@ -159,22 +184,28 @@ export class V1Deliveries {
     )
   }
 
+  /** Settled: the record goes, then its place in the index (a successor reading the index meanwhile waits on it as running). */
+  private async done(id: string): Promise<void> {
+    await this.owed!.done(id)
+    this.deps.index.delete(id)
+  }
+
   private async deliver(id: string, event: RecordedEvent, resumed: boolean): Promise<void> {
     const owedId = owedV1Id(event.id, id)
     const hook = await this.deps.repos.webhooks.in(event.workspaceId).get(id)
-    if (!hook || !subscribes(hook.events, event.type)) return this.owed!.done(owedId)
+    if (!hook || !subscribes(hook.events, event.type)) return this.done(owedId)
     const record = await this.deps.endpoints.read(id)
-    if (record && record.state !== 'enabled') return this.owed!.done(owedId)
+    if (record && record.state !== 'enabled') return this.done(owedId)
     const claim = await this.deps.coordination.idempotencyBegin(`v1-delivery:${event.id}:${id}`, ATTEMPT_CLAIM_TTL_MS)
     // A second dispatch of one event skips what the first attempted; a delivery taken over goes out
     // whatever the claim says: its instance may have died before sending it.
-    if (claim.state !== 'started' && !resumed) return this.owed!.done(owedId)
+    if (claim.state !== 'started' && !resumed) return this.done(owedId)
     crashPoint('webhook.v1.attempting')
     const outcome = await attempt(targetOf(hook), this.request(hook, event), this.deps.attempt)
     try {
       await this.report(id, outcome)
     } finally {
-      await this.owed!.done(owedId)
+      await this.done(owedId)
     }
   }
 

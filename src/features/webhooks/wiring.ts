@@ -21,6 +21,7 @@ import { webhookEndpointKind } from './endpoint-actor'
 import { Lanes } from './lanes'
 import { LegacyDeliveries } from './legacy-delivery'
 import { LegacyWebhookService } from './legacy-service'
+import { OwedKeys } from './owed-keys'
 import { openWebhookRepos } from './repository'
 import { WebhookService } from './service'
 import { SubjectTurns } from './subject-turns'
@@ -80,6 +81,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
   const email = createEmailSender(config, V1_TIMEOUT_MS, { repo: outbox, clock })
   const lanes = new Lanes({ concurrency: LANE_CONCURRENCY, maxQueued: LANE_MAX_QUEUED })
   const turns = new SubjectTurns()
+  const index = new OwedKeys()
   const allowPrivate = config.allowPrivateWebhookTargets
   const counted = (surface: 'v1' | 'legacy') => (outcome: { ok: boolean }) => deps.metrics?.webhookDeliveries.inc({ surface, result: outcome.ok ? 'delivered' : 'failed' })
 
@@ -109,6 +111,7 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
     coordination: deps.coordination,
     events: bus.events,
     turns,
+    index,
   })
   const owedV1 = await OwedWork.open<OwedV1Delivery>(store, {
     name: 'v1_webhook_deliveries',
@@ -146,7 +149,13 @@ export async function buildWebhooksFeature(deps: WebhooksDeps): Promise<Webhooks
       await repos.endpointNumbers.in(workspaceId).deleteMany()
       await outbox.deleteMany({ workspaceId })
     },
-    start: () => owedV1.start(),
+    async start() {
+      await owedV1.start()
+      // The boot's takeover is done: where no other process writes this store, every delivery owed
+      // is now this instance's, each in the index, and no other owner can appear.
+      const alone = store.kind === 'sqlite' && config.sqliteLocking === 'exclusive'
+      if (alone && (await owedV1.items.findOne({ owner: { $ne: runtime.instanceId } })) === null) index.markWhole()
+    },
     drain: () => owedV1.drain(),
     async stop() {
       await lanes.stop(STOP_GRACE_MS)
