@@ -112,13 +112,15 @@ export class RefusalCounts {
 
   /** Writes what changed since the last flush; flushes run one at a time. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.write())
+    // A flush that failed does not stop the next.
+    this.flushing = this.flushing.catch(() => {}).then(() => this.write())
     return this.flushing
   }
 
   /** The workspace's refusals per hour in [since, until), every instance's; this instance's flushed first. */
   async hours(workspaceId: string, since: number, until: number): Promise<HourRefusals[]> {
-    await this.flush()
+    // What could not be written now is read without this instance's latest; it is written later.
+    await this.flush().catch(() => {})
     const docs = await new WorkspaceCollection(this.deps.refusals).in(workspaceId).find({ hour: { $gte: new Date(since).toISOString(), $lt: new Date(until).toISOString() } }, { sort: [['hour', 1]] })
     const byHour = new Map<number, HourRefusals>()
     for (const d of docs) {
