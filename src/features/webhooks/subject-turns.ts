@@ -9,8 +9,9 @@
  * restart and another instance taking the work over: a predecessor owed by a dead instance holds
  * its successors until it is taken over and settled.
  *
- * A predecessor running in this process is awaited directly; one elsewhere (another instance, or
- * waiting for a takeover, or between legacy retries) is looked up in the store every POLL_MS.
+ * A predecessor running in this process is awaited directly, and one about to run here (its record
+ * being committed) until it starts; one elsewhere (another instance, or waiting for a takeover, or
+ * between legacy retries) is looked up in the store every POLL_MS.
  */
 
 // A predecessor that is not running here settles on another instance, after a takeover (up to
@@ -22,25 +23,12 @@ export class SubjectTurns {
   /** Deliveries running in this process, by id: settled when their attempt (or their refusal) is. */
   private readonly running = new Map<string, Promise<unknown>>()
 
-  /** Deliveries whose dispatch is being committed here, by id: their end, once they run or will not. */
-  private readonly expected = new Map<string, () => void>()
+  /** Successors waiting for a delivery owed here to start (its record still being committed), by id. */
+  private readonly waiting = new Map<string, (() => void)[]>()
 
-  /** `id` is about to run here (its record is being committed): a delivery after it waits for it as running. */
-  expect(id: string): void {
-    if (this.running.has(id)) return
-    const { promise, resolve } = Promise.withResolvers<void>()
-    this.running.set(id, promise)
-    this.expected.set(id, () => {
-      resolve()
-      if (this.running.get(id) === promise) this.running.delete(id)
-    })
-  }
-
-  /** `id` will not run here after all (its record was not committed). */
+  /** `id` will not run here after all (its record was not committed): whoever waits for it to start looks again. */
   forget(id: string): void {
-    const end = this.expected.get(id)
-    this.expected.delete(id)
-    end?.()
+    this.wake(id)
   }
 
   /** Marks `id` as running here until `work` settles; returns `work`. */
@@ -49,12 +37,8 @@ export class SubjectTurns {
       () => {},
       () => {},
     )
-    const end = this.expected.get(id)
-    if (end) {
-      this.expected.delete(id)
-      void settled.then(end)
-    }
     this.running.set(id, settled)
+    this.wake(id)
     void settled.then(() => {
       if (this.running.get(id) === settled) this.running.delete(id)
     })
@@ -62,10 +46,11 @@ export class SubjectTurns {
   }
 
   /**
-   * Resolves true once no delivery in `after` is owed (`owed(id)` reads the store), false if
-   * `stopped()` turns true first (shutting down: the delivery stays owed, for whoever takes it over).
+   * Resolves true once no delivery in `after` is owed (`owed(id)` reads the store, or answers
+   * `here`: owed by this process, about to start), false if `stopped()` turns true first (shutting
+   * down: the delivery stays owed, for whoever takes it over).
    */
-  async wait(after: readonly string[], owed: (id: string) => Promise<boolean>, stopped: () => boolean): Promise<boolean> {
+  async wait(after: readonly string[], owed: (id: string) => Promise<boolean | 'here'>, stopped: () => boolean): Promise<boolean> {
     for (const id of after) {
       for (;;) {
         if (stopped()) return false
@@ -74,11 +59,34 @@ export class SubjectTurns {
           await here
           continue
         }
-        if (!(await owed(id))) break
-        await new Promise((done) => setTimeout(done, POLL_MS))
+        const state = await owed(id)
+        if (!state) break
+        if (this.running.has(id)) continue
+        // Woken when it starts, or when it will not; POLL_MS at most, should the answer be stale.
+        await new Promise<void>((done) => {
+          if (state !== 'here') return void setTimeout(done, POLL_MS)
+          const started = () => {
+            clearTimeout(timer)
+            done()
+          }
+          const timer = setTimeout(() => {
+            const left = (this.waiting.get(id) ?? []).filter((w) => w !== started)
+            if (left.length) this.waiting.set(id, left)
+            else this.waiting.delete(id)
+            done()
+          }, POLL_MS)
+          this.waiting.set(id, [...(this.waiting.get(id) ?? []), started])
+        })
       }
     }
     return !stopped()
+  }
+
+  private wake(id: string): void {
+    const waiting = this.waiting.get(id)
+    if (!waiting) return
+    this.waiting.delete(id)
+    for (const started of waiting) started()
   }
 }
 

@@ -109,10 +109,7 @@ export class V1Deliveries {
       return { id: owedV1Id(event.id, hook.id), eventId: event.id, webhookId: hook.id, createdAt, ...(key ? { key, after: earlier.get(key) ?? [] } : {}) }
     })
     const { index, turns } = this.deps
-    for (const { key, id } of keyed) {
-      index.add(id, key)
-      turns.expect(id)
-    }
+    for (const { key, id } of keyed) index.add(id, key)
     return {
       writes: items.map((item) => owed.owe(item)),
       start: () => {
@@ -163,7 +160,8 @@ export class V1Deliveries {
     const owedId = owedV1Id(event.id, id)
     const { lanes, turns } = this.deps
     const inTurn = async (): Promise<void> => {
-      const stillOwed = async (other: string) => (this.deps.index.whole ? this.deps.index.has(other) : (await this.owed!.items.get(other)) !== null)
+      // Owed here (its dispatch still committing, or taken over and about to run): it starts soon.
+      const stillOwed = async (other: string) => (this.deps.index.whole ? this.deps.index.has(other) && ('here' as const) : (await this.owed!.items.get(other)) !== null)
       if (!(await turns.wait(after, stillOwed, () => lanes.isStopped))) throw new LanesStoppedError('deliveries are stopping')
       return lanes.run(`v1:${id}`, () => this.deliver(id, event, resumed))
     }
