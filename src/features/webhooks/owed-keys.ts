@@ -8,8 +8,8 @@
  * a shared SQLite file or beside a live owner elsewhere, the store is asked as before.
  */
 export class OwedKeys {
-  private readonly byKey = new Map<string, Set<string>>()
-  private readonly keyOf = new Map<string, string>()
+  /** Owed ids by key: one alone (most keys), else several in the order they were added. */
+  private readonly byKey = new Map<string, string | string[]>()
   private complete = false
 
   /** Whether every owed delivery with a key is here. */
@@ -24,33 +24,32 @@ export class OwedKeys {
 
   /** Owed from the moment its dispatch computes it (before its commit, so a later event of the key waits for it). */
   add(id: string, key: string): void {
-    if (this.keyOf.has(id)) return
-    this.keyOf.set(id, key)
-    let ids = this.byKey.get(key)
-    if (!ids) {
-      ids = new Set()
-      this.byKey.set(key, ids)
-    }
-    ids.add(id)
+    const had = this.byKey.get(key)
+    if (had === undefined) this.byKey.set(key, id)
+    else if (typeof had === 'string') {
+      if (had !== id) this.byKey.set(key, [had, id])
+    } else if (!had.includes(id)) had.push(id)
   }
 
   /** Done, or never recorded (its commit failed). */
-  delete(id: string): void {
-    const key = this.keyOf.get(id)
-    if (key === undefined) return
-    this.keyOf.delete(id)
-    const ids = this.byKey.get(key)
-    ids?.delete(id)
-    if (ids?.size === 0) this.byKey.delete(key)
+  delete(id: string, key: string): void {
+    const had = this.byKey.get(key)
+    if (had === id) this.byKey.delete(key)
+    else if (Array.isArray(had)) {
+      const left = had.filter((other) => other !== id)
+      if (left.length === 1) this.byKey.set(key, left[0]!)
+      else this.byKey.set(key, left)
+    }
   }
 
-  has(id: string): boolean {
-    return this.keyOf.has(id)
+  has(id: string, key: string): boolean {
+    const had = this.byKey.get(key)
+    return had === id || (Array.isArray(had) && had.includes(id))
   }
 
   /** The deliveries owed under `key`, in the order they were added. */
   under(key: string): string[] {
-    const ids = this.byKey.get(key)
-    return ids ? [...ids] : []
+    const had = this.byKey.get(key)
+    return had === undefined ? [] : typeof had === 'string' ? [had] : [...had]
   }
 }

@@ -73,6 +73,9 @@ export interface OwedV1Delivery extends OwedItem {
   after?: string[]
 }
 
+/** A delivery owed, as its dispatch or its takeover hands it on: the same strings from there to done. */
+type Owing = Pick<OwedV1Delivery, 'id' | 'webhookId' | 'key' | 'after'>
+
 /** The index the owed deliveries of one (webhook, subject) are found by. */
 export const OWED_V1_INDEXES: IndexSpec[] = [{ name: 'key', fields: [['key', 1]] }]
 
@@ -99,25 +102,20 @@ export class V1Deliveries {
     const createdAt = iso(this.deps.clock.now())
     const subject = subjectOf(event)
     const keyOf = (hook: WebhookDoc) => (subject ? turnKey(hook.id, subject) : undefined)
-    const keyed = hooks.flatMap((hook) => {
-      const key = keyOf(hook)
-      return key ? [{ key, id: owedV1Id(event.id, hook.id) }] : []
-    })
+    const base = hooks.map((hook) => ({ id: owedV1Id(event.id, hook.id), webhookId: hook.id, key: keyOf(hook) }))
+    const keyed = base.flatMap(({ id, key }) => (key ? [{ key, id }] : []))
     const earlier = await this.earlier(keyed, event.id)
-    const items = hooks.map((hook) => {
-      const key = keyOf(hook)
-      return { id: owedV1Id(event.id, hook.id), eventId: event.id, webhookId: hook.id, createdAt, ...(key ? { key, after: earlier.get(key) ?? [] } : {}) }
-    })
+    const items = base.map(({ id, webhookId, key }) => ({ id, eventId: event.id, webhookId, createdAt, ...(key ? { key, after: earlier.get(key) ?? [] } : {}) }))
     const { index, turns } = this.deps
     for (const { key, id } of keyed) index.add(id, key)
     return {
       writes: items.map((item) => owed.owe(item)),
       start: () => {
-        for (const item of items) this.enqueue(item.webhookId, event, false, item.after ?? [])
+        for (const item of items) this.enqueue(item, event, false)
       },
       abandon: () => {
-        for (const { id } of keyed) {
-          index.delete(id)
+        for (const { key, id } of keyed) {
+          index.delete(id, key)
           turns.forget(id)
         }
       },
@@ -133,9 +131,15 @@ export class V1Deliveries {
     if (keyed.length === 0) return byKey
     const { index } = this.deps
     // Dispatched again while its deliveries are owed: the store has the lists they were written with.
-    if (index.whole && !keyed.some(({ id }) => index.has(id))) {
-      for (const { key } of keyed) byKey.set(key, index.under(key))
-      return byKey
+    if (index.whole) {
+      let again = false
+      for (const { key, id } of keyed) {
+        const owed = index.under(key)
+        if (owed.includes(id)) again = true
+        byKey.set(key, owed)
+      }
+      if (!again) return byKey
+      byKey.clear()
     }
     const keys = keyed.map(({ key }) => key)
     const owed = (await this.owed!.items.find({ key: { $in: keys } })).filter((item) => item.key)
@@ -152,29 +156,29 @@ export class V1Deliveries {
   readonly resume = async (item: OwedV1Delivery): Promise<void> => {
     if (item.key) this.deps.index.add(item.id, item.key)
     const event = await this.deps.events.get(item.eventId)
-    if (!event) return this.done(item.id)
-    this.enqueue(item.webhookId, event, true, item.after ?? [])
+    if (!event) return this.done(item)
+    this.enqueue(item, event, true)
   }
 
-  private enqueue(id: string, event: RecordedEvent, resumed: boolean, after: string[]): void {
-    const owedId = owedV1Id(event.id, id)
-    const { lanes, turns } = this.deps
+  private enqueue(item: Owing, event: RecordedEvent, resumed: boolean): void {
+    const { lanes, turns, index } = this.deps
+    const { webhookId: id, key, after = [] } = item
     const inTurn = async (): Promise<void> => {
       // Owed here (its dispatch still committing, or taken over and about to run): it starts soon.
-      const stillOwed = async (other: string) => (this.deps.index.whole ? this.deps.index.has(other) && ('here' as const) : (await this.owed!.items.get(other)) !== null)
+      const stillOwed = async (other: string) => (index.whole ? index.has(other, key!) && ('here' as const) : (await this.owed!.items.get(other)) !== null)
       if (!(await turns.wait(after, stillOwed, () => lanes.isStopped))) throw new LanesStoppedError('deliveries are stopping')
-      return lanes.run(`v1:${id}`, () => this.deliver(id, event, resumed))
+      return lanes.run(`v1:${id}`, () => this.deliver(item, event, resumed))
     }
     const work = inTurn()
     // Tracked until the outcome is settled, a refusal's bookkeeping included: what follows it waits for that.
     turns.track(
-      owedId,
+      item.id,
       work.catch(async (err: unknown) => {
         // Shutting down: what was queued stays owed, for the instance that takes it over.
         if (err instanceof LanesStoppedError || this.deps.lanes.isStopped) return
         if (err instanceof LaneFullError) {
           await this.report(id, { ok: false, status: null, error: `not attempted: ${err.message} (it answers too slowly)` }).catch(() => {})
-          return this.done(owedId).catch(() => {})
+          return this.done(item).catch(() => {})
         }
         // Left owed: attempted again when this instance's work is taken over.
         this.deps.logger.error({ err, webhook: id, eventId: event.id }, 'v1 webhook delivery failed unexpectedly')
@@ -183,27 +187,27 @@ export class V1Deliveries {
   }
 
   /** Settled: the record goes, then its place in the index (a successor reading the index meanwhile waits on it as running). */
-  private async done(id: string): Promise<void> {
-    await this.owed!.done(id)
-    this.deps.index.delete(id)
+  private async done(item: Owing): Promise<void> {
+    await this.owed!.done(item.id)
+    if (item.key) this.deps.index.delete(item.id, item.key)
   }
 
-  private async deliver(id: string, event: RecordedEvent, resumed: boolean): Promise<void> {
-    const owedId = owedV1Id(event.id, id)
+  private async deliver(item: Owing, event: RecordedEvent, resumed: boolean): Promise<void> {
+    const id = item.webhookId
     const hook = await this.deps.repos.webhooks.in(event.workspaceId).get(id)
-    if (!hook || !subscribes(hook.events, event.type)) return this.done(owedId)
+    if (!hook || !subscribes(hook.events, event.type)) return this.done(item)
     const record = await this.deps.endpoints.read(id)
-    if (record && record.state !== 'enabled') return this.done(owedId)
+    if (record && record.state !== 'enabled') return this.done(item)
     const claim = await this.deps.coordination.idempotencyBegin(`v1-delivery:${event.id}:${id}`, ATTEMPT_CLAIM_TTL_MS)
     // A second dispatch of one event skips what the first attempted; a delivery taken over goes out
     // whatever the claim says: its instance may have died before sending it.
-    if (claim.state !== 'started' && !resumed) return this.done(owedId)
+    if (claim.state !== 'started' && !resumed) return this.done(item)
     crashPoint('webhook.v1.attempting')
     const outcome = await attempt(targetOf(hook), this.request(hook, event), this.deps.attempt)
     try {
       await this.report(id, outcome)
     } finally {
-      await this.done(owedId)
+      await this.done(item)
     }
   }
 
