@@ -81,7 +81,7 @@ export const callsFeature = defineFeature(callsRef, {
     const live: LiveStreams = new Map()
     const { speech, scripts } = buildSpeech(kernel, { ...lines, coordination, live })
     const { admission, loopLag } = buildHeadroom(kernel, live, speech)
-    // Calls refused for want of room, per workspace and hour (refusal-counts.ts): the Quality page's.
+    // Calls refused for want of room, per workspace and hour (placing/refusal-counts.ts): the Quality page's.
     const refusals = new RefusalCounts({
       refusals: await store.collection<CallRefusalDoc>(callRefusalsSpec),
       clock,

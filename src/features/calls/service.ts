@@ -75,7 +75,7 @@ export interface CallServiceDeps {
   byokOffersVoice?: (workspace: WorkspaceDoc, voice: string) => Promise<boolean | null>
   /** Whether this instance has room for another call (placing/admission.ts); absent, always. */
   admission?: Admission
-  /** Counts each refusal for its workspace (refusal-counts.ts). */
+  /** Counts each refusal for its workspace (placing/refusal-counts.ts). */
   refusals?: Pick<RefusalCounts, 'refused'>
 }
 

@@ -57,7 +57,7 @@ export interface CallEffectDeps {
   mediaSettled: (tryId: string) => Promise<CallTryDoc | null>
   /** Room on this instance for a call about to ring (placing/admission.ts); absent, always. */
   admission?: Admission
-  /** Counts a waiting call that gave up for want of room, for its workspace (refusal-counts.ts). */
+  /** Counts a waiting call that gave up for want of room, for its workspace (placing/refusal-counts.ts). */
   refusals?: Pick<RefusalCounts, 'refused'>
   /** Words for the caller from the agent, on the call's live voice session wherever it runs (a warm transfer that did not connect). */
   announce?: (callId: string, text: string) => Promise<void>

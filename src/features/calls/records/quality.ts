@@ -4,7 +4,7 @@
  * transfers by outcome; overall and per bucket (hours over a day, days over a week), each bucket
  * naming its instants so the page can list the calls behind it. Simulated calls are not counted,
  * as in call totals. Computed from the stored tries, newest first, at most QUALITY_MAX_CALLS; the
- * calls refused at capacity from their counts per hour (refusal-counts.ts), most of which have no try.
+ * calls refused at capacity from their counts per hour (placing/refusal-counts.ts), most of which have no try.
  */
 import type { TurnStages } from '../../../media/latency'
 import type { HourRefusals } from '../placing/refusal-counts'

@@ -1,5 +1,5 @@
 /**
- * Calls refused at capacity, per workspace (src/features/calls/refusal-counts.ts), on the embedded
+ * Calls refused at capacity, per workspace (src/features/calls/placing/refusal-counts.ts), on the embedded
  * store: counted in memory and written only when flushed; two instances' counts and a restarted
  * instance's add up; a crash loses only what was not flushed; a call ringing in counts for the
  * workspace holding the number it rang, looked up once per number at the flush.
