@@ -7,6 +7,7 @@
  */
 import type { AgentVoice } from './agent-voice'
 import type { CallLine } from './call-line'
+import type { Interruptible, Interruption } from './interrupt-signal'
 import { keypadLine, keypadPrompt } from './keypad'
 import type { TurnLatency } from './latency'
 import type { Playout } from './playout'
@@ -20,9 +21,11 @@ export interface AgentTurnsParts {
   over: () => boolean
   /** The turn the caller hears has played out (stored): what comes next is the session's to say. */
   played: (turn: ReplyTurn) => void
+  /** A stop cut the agent off: what the caller had not heard of what it meant to say ('' when nothing). */
+  stopped: (unheard: string) => void
 }
 
-export class AgentTurns {
+export class AgentTurns implements Interruptible {
   /** The reply being heard (or about to be), and one started early on the caller's words, held. */
   private turn: ReplyTurn | null = null
   private early: ReplyTurn | null = null
@@ -95,22 +98,32 @@ export class AgentTurns {
   }
 
   /**
-   * The call is being handed off: the turn the caller hears ends with the sentence playing (its
-   * reply stopped once that has played) and answers wait. Resolves once that sentence has played.
+   * The interruption signal (interrupt-signal.ts), after the playout has taken it: a stop cancels
+   * the reply; a pause holds answers back and ends the reply once the sentence heard has played
+   * (`paused` resolves then); a resume says the rest of a stopped sentence, or lets answers go.
    */
-  async finishForHandOff(): Promise<void> {
+  interrupted(signal: Interruption): void {
+    if (signal.kind === 'stop') this.parts.stopped(this.stop())
+    else if (signal.kind === 'pause') this.paused = this.pause()
+    else if (signal.rest !== null) this.say(signal.rest)
+    else this.resume()
+  }
+
+  /** The last pause's sentence has played (its reply stopped). */
+  paused: Promise<void> = Promise.resolve()
+
+  private async pause(): Promise<void> {
     if (!this.hold) {
       let lift = () => {}
       const until = new Promise<void>((resolve) => (lift = resolve))
       this.hold = { until, lift }
     }
     const turn = this.turn
-    await this.parts.playout.finishSentence()
+    await this.parts.playout.finishing
     turn?.cancel()
   }
 
-  /** The hand-off did not happen: answers go on. */
-  resume(): void {
+  private resume(): void {
     const hold = this.hold
     this.hold = null
     hold?.lift()
@@ -169,12 +182,12 @@ export class AgentTurns {
   }
 
   /**
-   * Stops the agent now (`clear`): its reply is cancelled. Returns what the caller had not heard of
-   * what it meant to say (marks tell where they were): the rest of the sentence playing and every
-   * sentence written after it, for a resume after a false interruption.
+   * The agent stopped (the playout cleared): its reply is cancelled. Returns what the caller had
+   * not heard of what it meant to say (marks tell where they were): the rest of the sentence
+   * playing and every sentence written after it, for a resume after a false interruption.
    */
-  stop(): string {
-    const cleared = this.parts.playout.clear()
+  private stop(): string {
+    const cleared = this.parts.playout.stopped
     const turn = this.turn
     turn?.cancel()
     this.parts.line.log('info', 'barge-in: playback cleared', { turn: cleared?.turn, heard: cleared?.heard.length })

@@ -8,6 +8,7 @@
 import type { TextToSpeech, WordTiming } from '../providers/tts/port'
 import type { CallLine } from './call-line'
 import { PHONE_RATE, resample } from './codecs'
+import type { Interruptible, Interruption } from './interrupt-signal'
 import { keypadLine, keypadTones } from './keypad'
 import { VOICE_LINES } from './phrases'
 import type { Playout } from './playout'
@@ -26,10 +27,13 @@ export interface AgentVoiceParts {
   ttsFailed(err: Error): void
 }
 
-export class AgentVoice {
+export class AgentVoice implements Interruptible {
   private seq = 0
 
   constructor(private readonly parts: AgentVoiceParts) {}
+
+  /** Synthesis stops with its turn's cancel (the agent's part of a stop): the signal leaves nothing more here. */
+  interrupted(_signal: Interruption): void {}
 
   /** The call is over: the engine lets go of what it holds. */
   close(): void {

@@ -7,6 +7,7 @@
  */
 import { joinPcm } from './codecs'
 import type { CallerAudioFrame, FrameProcessor, SpeechToTextFrame } from './frames'
+import type { Interruptible, Interruption } from './interrupt-signal'
 import { OnsetCues, type OnsetWindow } from './turn-cues/onset'
 import { TurnDetector } from './turns'
 import type { VadWindow, VoiceActivity } from './vad'
@@ -39,7 +40,7 @@ export interface CallerAudioParts {
   agentLevel: (from: number, to: number) => number
 }
 
-export class CallerAudio implements FrameProcessor<CallerAudioFrame> {
+export class CallerAudio implements FrameProcessor<CallerAudioFrame>, Interruptible {
   readonly detector = new TurnDetector()
   private readonly onset: OnsetCues
   /** Frames dropped because the VAD fell MAX_INBOUND_PENDING behind. */
@@ -53,6 +54,9 @@ export class CallerAudio implements FrameProcessor<CallerAudioFrame> {
   constructor(private readonly parts: CallerAudioParts) {
     this.onset = new OnsetCues(parts.agentLevel)
   }
+
+  /** The caller's speech goes on being judged whatever the agent does: the signal leaves nothing here to do. */
+  interrupted(_signal: Interruption): void {}
 
   /**
    * A frame of the line's audio; with a key's tone in it, the VAD and the speech-to-text hear

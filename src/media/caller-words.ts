@@ -12,11 +12,12 @@
 import { SpeechError, type SttSession, type SttTurnEvent } from '../providers/stt/port'
 import { resample } from './codecs'
 import type { FrameProcessor, SpeechToTextFrame } from './frames'
+import type { Interruptible, Interruption } from './interrupt-signal'
 import type { TurnProfile } from './turn-waits'
 
 const join = (...parts: string[]) => parts.filter(Boolean).join(' ')
 
-export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
+export class CallerWords implements FrameProcessor<SpeechToTextFrame>, Interruptible {
   private turnText = ''
   private live = ''
   /** The words so far: the finalised pieces and the live partial. */
@@ -39,6 +40,9 @@ export class CallerWords implements FrameProcessor<SpeechToTextFrame> {
     if (stt.capabilities.interimWords) stt.onPartial?.((p) => this.partial(p.text, p.stable))
     if (stt.capabilities.endOfTurn) stt.onTurn?.(turned)
   }
+
+  /** The caller's words are theirs whatever the agent does (a stop is their speech over it): the signal leaves nothing here to do. */
+  interrupted(_signal: Interruption): void {}
 
   /** The engine decides when the caller's turn ends (Deepgram Flux); the rules' wait is only a backstop. */
   get vendorTurns(): boolean {

@@ -3,9 +3,9 @@
  * messages (`InboundFrame`), what the caller's stages hand each other on the way to the
  * speech-to-text engine, and what the pipeline sends back (`OutboundFrame`). Audio is always 16-bit
  * PCM with its rate. A stage takes frames through one seam, `FrameProcessor.push`, in Pipecat's
- * direct mode: a frame is handled when it is pushed, with no queue between stages to wait in. The
- * one system frame, `clear` (barge-in), is never queued behind audio: the playout sends it the
- * moment the chart stops the agent (playout.ts).
+ * direct mode: a frame is handled when it is pushed, with no queue between stages to wait in.
+ * Interruption is not a frame in this flow but one signal every stage takes at once
+ * (interrupt-signal.ts); on a stop the playout sends `clear`, never queued behind audio.
  */
 import type { OnsetWindow } from '../../machines/voice-turn-events'
 

@@ -53,3 +53,11 @@ export function heardText(turn: HeardTurn): string {
   const part = cutAt(turn.sentences[turn.heard.sentence]!, turn.heard.samples)
   return [wholeText(turn, turn.heard.sentence), part].filter(Boolean).join(' ')
 }
+
+/** The rest of the sentence playing that the caller did not hear ('' when none). */
+export function unheardOfSentence(turn: HeardTurn): string {
+  const current = turn.sentences[turn.heard?.sentence ?? 0]
+  if (!current) return ''
+  const said = turn.heard ? cutAt(current, turn.heard.samples) : ''
+  return current.text.slice(said.length).trim()
+}

@@ -9,9 +9,10 @@
  * frames.ts), handled when pushed, with no queue between them (Pipecat's direct mode): the line's
  * `InboundFrame`s into `CallPipeline.push`; the caller's audio into the audio stage
  * (`CallerAudioFrame`); its audio and the VAD's speech windows into the speech-to-text stage
- * (`SpeechToTextFrame`); the playout's `OutboundFrame`s to the serializer. The one system frame,
- * `clear` (barge-in), is never queued behind audio: the playout sends it the moment the chart stops
- * the agent. A call's end (`stop`, a lost socket) is handled by the bridge before any queue.
+ * (`SpeechToTextFrame`); the playout's `OutboundFrame`s to the serializer. Interruption is one
+ * signal every stage takes (`CallPipeline.interrupt`, interrupt-signal.ts: stop, pause, resume),
+ * never queued behind audio: on a stop the playout sends `clear` the moment the chart stops the
+ * agent. A call's end (`stop`, a lost socket) is handled by the bridge before any queue.
  *
  * Three hand-overs stay calls, each for a reason a frame would not carry:
  * - Upstream, to the chart (`ChartSide`): the caller's speech starting, going on and pausing, their
@@ -32,6 +33,7 @@ import { CallerAudio } from './caller-audio'
 import { CallerWords } from './caller-words'
 import { PHONE_RATE } from './codecs'
 import type { FrameProcessor, InboundFrame } from './frames'
+import type { Interruption } from './interrupt-signal'
 import { KeypadListener } from './keypad'
 import { CHUNK_MS, Playout, type Timers } from './playout'
 import type { ReplyTurn } from './reply-turn'
@@ -77,6 +79,8 @@ export interface ChartSide {
   key(digit: string): void
   /** The first audio of the reply the caller is to hear went to the line. */
   replySent(): void
+  /** A stop cut the agent off: `unheard`, the rest of what it meant to say. */
+  agentStopped(unheard: string): void
   /** The turn the caller heard has played out and is stored. */
   played(turn: ReplyTurn): void
   /** Speech could not be made: the call cannot go on. */
@@ -107,6 +111,14 @@ export class CallPipeline implements FrameProcessor<InboundFrame> {
   /** The stage of that name, as its own type. */
   stage<N extends StageName>(name: N): CallStages[N] {
     return this.parts[name]
+  }
+
+  /**
+   * The interruption signal to every stage, from the line back: the playout first, so the line
+   * goes quiet before anything else is done and the agent reads what its clear confirmed heard.
+   */
+  interrupt(signal: Interruption): void {
+    for (let i = this.stages.length - 1; i >= 0; i--) this.stages[i]!.stage.interrupted(signal)
   }
 
   /** The stages' names, in order. */
@@ -161,7 +173,7 @@ export function buildCallPipeline(parts: SessionParts, chart: ChartSide, clock: 
     },
   })
   const textToSpeech = new AgentVoice({ line, tts: parts.tts, playout, now: clock.now, phrases: parts.phrases, ttsFailed: (err) => chart.ttsFailed(err) })
-  const agent: AgentTurns = new AgentTurns({ line, voice: textToSpeech, playout, over, played: (turn) => chart.played(turn) })
+  const agent: AgentTurns = new AgentTurns({ line, voice: textToSpeech, playout, over, played: (turn) => chart.played(turn), stopped: (unheard) => chart.agentStopped(unheard) })
   const speechToText = new CallerWords(
     parts.stt,
     (heard, stable) => chart.heard(heard, stable),

@@ -11,7 +11,8 @@
  */
 
 import type { OutboundFrame } from './frames'
-import { cutAt, type HeardTurn, heardText, wholeText } from './heard-text'
+import { type HeardTurn, heardText, unheardOfSentence, wholeText } from './heard-text'
+import type { Interruptible, Interruption } from './interrupt-signal'
 import { playoutLead } from './playout-lead'
 import { endsSentence } from './sentences'
 
@@ -100,7 +101,10 @@ export interface SentenceRef {
   readonly index: number
 }
 
-export class Playout {
+export class Playout implements Interruptible {
+  /** What the last stop cleared (`clear`), and the sentence a pause lets play (`finishSentence`). */
+  stopped: ReturnType<Playout['clear']> = null
+  finishing: Promise<void> = Promise.resolve()
   private readonly queue: Chunk[] = []
   private queuedSamples = 0
   private readonly marks = new Map<string, { turn: Turn; sentence: number; upTo: number }>()
@@ -144,21 +148,7 @@ export class Playout {
       previous.cleared = true
       this.settle(previous, heardText(previous), false)
     }
-    this.turn = {
-      id,
-      sentences: [],
-      heard: null,
-      ended: false,
-      cleared: false,
-      lastMark: null,
-      firstSentAt: null,
-      firstHeardAt: null,
-      reported: null,
-      onPlayed,
-      grace: null,
-      last: null,
-      over: [],
-    }
+    this.turn = { id, sentences: [], heard: null, ended: false, cleared: false, lastMark: null, firstSentAt: null, firstHeardAt: null, reported: null, onPlayed, grace: null, last: null, over: [] }
   }
 
   /**
@@ -236,6 +226,12 @@ export class Playout {
     this.maybePlayed(turn)
   }
 
+  /** A stop clears the line at once; a pause lets the sentence heard play out, nothing after it (interrupt-signal.ts). */
+  interrupted(signal: Interruption): void {
+    if (signal.kind === 'stop') this.stopped = this.clear()
+    else if (signal.kind === 'pause') this.finishing = this.finishSentence()
+  }
+
   /**
    * Barge-in: the line drops what it buffered (`clear`), the queue is emptied, and the turn's
    * heard text is what the echoed marks confirmed. Returns it, and the rest of the sentence the
@@ -250,12 +246,9 @@ export class Playout {
     this.options.onSent?.({ kind: 'clear' })
     this.playhead = this.now()
     const heard = heardText(turn)
-    const at = turn.heard
-    const current = turn.sentences[at?.sentence ?? 0]
-    const said = at && current ? cutAt(current, at.samples) : ''
-    const unheardOfSentence = current ? current.text.slice(said.length).trim() : ''
+    const unheard = unheardOfSentence(turn)
     this.settle(turn, heard, false)
-    return { turn: turn.id, heard, unheardOfSentence }
+    return { turn: turn.id, heard, unheardOfSentence: unheard }
   }
 
   /** The line echoed a mark. */

@@ -105,6 +105,7 @@ export class VoiceSession {
       },
       key: (digit) => this.send({ type: 'dtmf', digit }),
       replySent: () => this.send({ type: 'reply.audio' }),
+      agentStopped: (unheard) => this.send({ type: 'agent.stopped', unheard }),
       played: (turn) => this.played(turn),
       ttsFailed: (err) => this.end(null, 'failed', `text-to-speech failed: ${err.message}`),
     }
@@ -125,8 +126,8 @@ export class VoiceSession {
           agent.answer(text, keys, queued === undefined ? marks : { ...marks, sttQueueMs: queued })
         },
         withdrawAnswer: () => void agent.withdraw(),
-        stopAgent: () => this.send({ type: 'agent.stopped', unheard: agent.stop() }),
-        resumeSentence: (_, { text }) => agent.say(text),
+        stopAgent: () => this.pipeline.interrupt({ kind: 'stop' }),
+        resumeSentence: (_, { text }) => this.pipeline.interrupt({ kind: 'resume', rest: text }),
         askRepeat: () => agent.say(VOICE_LINES.repeat),
         letGo: () => {
           this.audio.detector.end()
@@ -234,9 +235,8 @@ export class VoiceSession {
   }
 
   /**
-   * The network is about to take the call (a transfer): the agent finishes the sentence the caller
-   * is hearing (at most HAND_OFF_SENTENCE_MS) and starts no answer until the line goes or the
-   * hand-off is called off. Resolves once that sentence has played, or the wait is over.
+   * The network is about to take the call (a transfer): a pause lets the sentence the caller hears finish (at most HAND_OFF_SENTENCE_MS),
+   * and no answer starts until the line goes or the hand-off is called off. Resolves once that sentence has played, or the wait is over.
    */
   handingOff(): Promise<void> {
     if (this.state === 'ended') return Promise.resolve()
@@ -244,7 +244,8 @@ export class VoiceSession {
     this.handOffHold = this.timers.setTimeout(() => this.handOffFailed(), HAND_OFF_HOLD_MS)
     return new Promise((resolve) => {
       const bound = this.timers.setTimeout(resolve, HAND_OFF_SENTENCE_MS)
-      void this.agent.finishForHandOff().then(() => {
+      this.pipeline.interrupt({ kind: 'pause' })
+      void this.agent.paused.then(() => {
         this.timers.clearTimeout(bound)
         resolve()
       })
@@ -255,7 +256,7 @@ export class VoiceSession {
   handOffFailed(): void {
     if (this.handOffHold !== null) this.timers.clearTimeout(this.handOffHold)
     this.handOffHold = null
-    this.agent.resume()
+    this.pipeline.interrupt({ kind: 'resume', rest: null })
   }
 
   /** A frame from the line. */

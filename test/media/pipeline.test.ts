@@ -54,6 +54,7 @@ test('built on its own, the pipeline takes the line’s frames and hands them do
     heard: (text) => void told.push(`heard ${text}`),
     key: (digit) => void told.push(`key ${digit}`),
     replySent: () => void told.push('reply.audio'),
+    agentStopped: () => void told.push('agent.stopped'),
     played: () => void told.push('played'),
     ttsFailed: () => void told.push('tts failed'),
   }
