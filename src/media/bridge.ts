@@ -134,7 +134,7 @@ export class MediaStream {
       attached = await this.calls.attach(
         this.callId,
         token,
-        { streamSid: frame.streamSid, callSid: frame.callSid, sampleRate: frame.sampleRate, encoding: frame.encoding, customParameters: frame.customParameters },
+        { streamId: frame.streamId, callRef: frame.callRef, sampleRate: frame.sampleRate, encoding: frame.encoding, customParameters: frame.customParameters },
         io,
       )
     } catch (err) {

@@ -15,10 +15,14 @@ export interface AudioFrame {
   sampleRate: number
 }
 
-/** What the line sends us (the serializer's output). */
+/**
+ * What the line sends us (the serializer's output). A `start` names the stream and the call as the
+ * carrier does (`streamId`: Twilio's streamSid, Telnyx's stream_id; `callRef`: its call, when it
+ * says), in no carrier's words: what the carrier's messages need of them stays in its serializer.
+ */
 export type InboundFrame =
   | { kind: 'connected' }
-  | { kind: 'start'; streamSid: string; callSid: string | null; customParameters: Record<string, string>; encoding: 'audio/x-mulaw' | 'audio/l16'; sampleRate: number }
+  | { kind: 'start'; streamId: string; callRef: string | null; customParameters: Record<string, string>; encoding: 'audio/x-mulaw' | 'audio/l16'; sampleRate: number }
   | (AudioFrame & { chunk: number; timestamp: number })
   | { kind: 'dtmf'; digit: string }
   /** The line played everything we sent before the mark of that name. */

@@ -11,9 +11,10 @@ export interface Refusal {
   code: number
 }
 
+/** A stream as its `start` named it (frames.ts). */
 export interface StreamInfo {
-  streamSid: string
-  callSid: string | null
+  streamId: string
+  callRef: string | null
   sampleRate: number
   encoding: 'audio/x-mulaw' | 'audio/l16'
   customParameters: Record<string, string>
@@ -31,7 +32,7 @@ export type Attached = { call: LiveCall } | Refusal
 
 /** The calls feature's side of the bridge. */
 export interface MediaCalls {
-  /** Upgrade check (the Twilio signature when calls go through Twilio); a string refuses with 403. */
+  /** Upgrade check (the carrier's proof it opened the socket: its telephony's `mediaUpgradeRefusal`); a string refuses with 403. */
   checkUpgrade(request: Request): string | null
   attach(callId: string, token: string | undefined, stream: StreamInfo, io: { send(frame: OutboundFrame): boolean; close(code: number, reason: string): void }): Promise<Attached>
   /** Why a stream for this call and token would be refused now, or null (transports that set up first ask). */

@@ -95,7 +95,7 @@ class WebRtcLink {
     const attached = await calls.attach(
       callId,
       token,
-      { streamSid: `webrtc-${callId}`, callSid: callId, sampleRate: RATE, encoding: 'audio/l16', customParameters: { transport: 'webrtc' } },
+      { streamId: `webrtc-${callId}`, callRef: callId, sampleRate: RATE, encoding: 'audio/l16', customParameters: { transport: 'webrtc' } },
       {
         send: (f) => this.send(f),
         close: () => void this.close(),

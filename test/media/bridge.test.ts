@@ -54,7 +54,7 @@ test("another provider's serializer is one value passed in: the bridge speaks it
     maxMessageBytes: 1_000,
     deserialize(message) {
       const [verb, arg = ''] = String(message).split(':')
-      if (verb === 'hello') return { kind: 'start', streamSid: arg, callSid: null, customParameters: {}, encoding: 'audio/l16', sampleRate: 8_000 }
+      if (verb === 'hello') return { kind: 'start', streamId: arg, callRef: null, customParameters: {}, encoding: 'audio/l16', sampleRate: 8_000 }
       if (verb === 'pcm') return { kind: 'audio', pcm: new Int16Array(arg.length / 4).fill(7), sampleRate: 8_000, chunk: 0, timestamp: 0 }
       if (verb === 'bye') return { kind: 'stop' }
       throw new ProtocolError(`unknown verb "${verb}"`)

@@ -21,8 +21,8 @@ describe('Telnyx serializer', () => {
     expect(s.deserialize(JSON.stringify({ event: 'connected', version: '1.0.0' }))).toEqual({ kind: 'connected' })
     expect(s.deserialize(JSON.stringify(start()))).toEqual({
       kind: 'start',
-      streamSid: '32de0dea-53cb-4b21-89a4-9e1819c043bc',
-      callSid: 'v3:cc1',
+      streamId: '32de0dea-53cb-4b21-89a4-9e1819c043bc',
+      callRef: 'v3:cc1',
       customParameters: { customer: 'c1' },
       encoding: 'audio/x-mulaw',
       sampleRate: 8000,
@@ -71,7 +71,7 @@ describe("a Telnyx instance's line", () => {
   test("takes Telnyx's stream by its start and answers in Telnyx's shape", () => {
     const s = serializerFor('telnyx')()
     expect(s.deserialize(JSON.stringify({ event: 'connected', version: '1.0.0' }))).toEqual({ kind: 'connected' })
-    expect(s.deserialize(JSON.stringify(start()))).toMatchObject({ kind: 'start', callSid: 'v3:cc1' })
+    expect(s.deserialize(JSON.stringify(start()))).toMatchObject({ kind: 'start', callRef: 'v3:cc1' })
     expect(s.deserialize(JSON.stringify({ event: 'dtmf', dtmf: { digit: '#' } }))).toEqual({ kind: 'dtmf', digit: '#' })
     expect(JSON.parse(s.serialize({ kind: 'clear' })!)).toEqual({ event: 'clear' })
   })
@@ -84,7 +84,7 @@ describe("a Telnyx instance's line", () => {
       streamSid: 'MZ1',
       start: { streamSid: 'MZ1', callSid: 'CA1', customParameters: { token: 't' }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
     }
-    expect(s.deserialize(JSON.stringify(twilioStart))).toMatchObject({ kind: 'start', streamSid: 'MZ1', customParameters: { token: 't' } })
+    expect(s.deserialize(JSON.stringify(twilioStart))).toMatchObject({ kind: 'start', streamId: 'MZ1', customParameters: { token: 't' } })
     expect(JSON.parse(s.serialize({ kind: 'clear' })!)).toEqual({ event: 'clear', streamSid: 'MZ1' })
     expect(() => s.deserialize('nope')).toThrow(/not JSON/)
   })

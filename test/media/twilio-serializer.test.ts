@@ -9,8 +9,8 @@ describe('Twilio serializer', () => {
     const s = new TwilioSerializer()
     expect(s.deserialize(start({ encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 }))).toEqual({
       kind: 'start',
-      streamSid: 'MZ1',
-      callSid: 'CA1',
+      streamId: 'MZ1',
+      callRef: 'CA1',
       customParameters: { token: 't' },
       encoding: 'audio/x-mulaw',
       sampleRate: 8000,

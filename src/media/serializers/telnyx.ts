@@ -110,8 +110,8 @@ export class TelnyxSerializer implements FrameSerializer {
     const customParameters: Record<string, string> = {}
     for (const [k, v] of Object.entries(params)) if (typeof v === 'string') customParameters[k] = v
     this.streamId = streamId
-    const callSid = typeof start.call_control_id === 'string' ? start.call_control_id : null
-    return { kind: 'start', streamSid: streamId, callSid, customParameters, encoding: 'audio/x-mulaw', sampleRate: PHONE_RATE }
+    const callRef = typeof start.call_control_id === 'string' ? start.call_control_id : null
+    return { kind: 'start', streamId, callRef, customParameters, encoding: 'audio/x-mulaw', sampleRate: PHONE_RATE }
   }
 
   private media(m: Record<string, unknown>): InboundFrame | null {

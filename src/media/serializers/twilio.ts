@@ -114,8 +114,8 @@ export class TwilioSerializer implements FrameSerializer {
     this.streamSid = streamSid
     this.encoding = encoding
     this.sampleRate = sampleRate
-    const callSid = typeof start.callSid === 'string' ? start.callSid : null
-    return { kind: 'start', streamSid, callSid, customParameters, encoding, sampleRate }
+    const callRef = typeof start.callSid === 'string' ? start.callSid : null
+    return { kind: 'start', streamId: streamSid, callRef, customParameters, encoding, sampleRate }
   }
 
   private media(m: Record<string, unknown>): InboundFrame | null {
