@@ -112,6 +112,12 @@ export interface Telephony {
    * with the network's reason, or another error when the network could not be asked.
    */
   verifyAccount(account: CarrierAccount): Promise<void>
+  /**
+   * Why a media socket the network opens is refused (403), or null: the network's proof that it
+   * opened it (Twilio signs the socket's URL in X-Twilio-Signature); one that signs none lets it
+   * through. `url`: the socket's public URL, as the network was given it.
+   */
+  mediaUpgradeRefusal(url: string, headers: Headers): string | null
   /** Reports what happened to placed tries. */
   onEvent(listener: (event: TelephonyEvent) => Promise<void> | void): void
 }

@@ -303,6 +303,11 @@ export class SandboxNetwork implements Telephony {
     return this.switched.join(request)
   }
 
+  /** The simulated network's callees carry the media token in the socket's path: there is no signature. */
+  mediaUpgradeRefusal(_url: string, _headers: Headers): string | null {
+    return null
+  }
+
   /** The simulated network stands in for any carrier: an account has nothing to be checked against. */
   async verifyAccount(_account: CarrierAccount): Promise<void> {}
 

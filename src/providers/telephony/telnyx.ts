@@ -137,6 +137,11 @@ export class TelnyxTelephony implements Telephony {
     return `${this.config.publicBaseUrl.replace(/\/$/, '')}${TELNYX_WEBHOOK_PATH}`
   }
 
+  /** Telnyx signs no media socket: the media token its stream's `start` carries is the proof (tokens.ts). */
+  mediaUpgradeRefusal(_url: string, _headers: Headers): string | null {
+    return null
+  }
+
   /**
    * A number's own account, checked before it is kept: its three fields, a public key that is an
    * Ed25519 key, and its key and application as Telnyx sees them (`GET

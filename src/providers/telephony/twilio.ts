@@ -330,6 +330,11 @@ export class TwilioTelephony implements Telephony {
     return true
   }
 
+  /** A media stream's upgrade is signed like a webhook, over its wss URL with no parameters. */
+  mediaUpgradeRefusal(url: string, headers: Headers): string | null {
+    return this.verify(url, {}, headers.get('x-twilio-signature')) ? null : 'X-Twilio-Signature does not verify'
+  }
+
   /** Signature check of any other Twilio request (the incoming-call webhook). */
   verify(url: string, params: Record<string, string>, signature: string | null): boolean {
     return verifyTwilioSignature(this.config.authToken, url, params, signature)

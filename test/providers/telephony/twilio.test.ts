@@ -31,6 +31,15 @@ describe('X-Twilio-Signature', () => {
   })
 })
 
+test("a media stream's upgrade: the adapter checks Twilio's signature over the socket's URL, with no parameters", () => {
+  const twilio = new TwilioTelephony({ accountSid: 'AC1', authToken: 'secret', apiBaseUrl: 'http://127.0.0.1:1', publicBaseUrl: 'http://127.0.0.1:1' })
+  const url = 'wss://calls.example.com/media/out_1'
+  const signed = new Headers({ 'x-twilio-signature': twilioSignature('secret', url, {}) })
+  expect(twilio.mediaUpgradeRefusal(url, signed)).toBeNull()
+  expect(twilio.mediaUpgradeRefusal(`${url}x`, signed)).toBe('X-Twilio-Signature does not verify')
+  expect(twilio.mediaUpgradeRefusal(url, new Headers())).toBe('X-Twilio-Signature does not verify')
+})
+
 describe('status mapping', () => {
   const ref = { callId: 'out_1', attempt: 1 }
   const at = 1_000

@@ -22,7 +22,6 @@ import type { Recorder } from '../../../media/recorder'
 import type { LiveSession, PipelineState } from '../../../media/session'
 import type { MediaTokens } from '../../../media/tokens'
 import type { Telephony } from '../../../providers/telephony/port'
-import { verifyTwilioSignature } from '../../../providers/telephony/twilio-signature'
 import type { CallActors } from '../control/actor'
 import { announceChannel } from '../control/transfers'
 import { keepRecordingFiles } from '../records/recordings'
@@ -103,14 +102,13 @@ export class CallMedia implements MediaCalls {
     if (!ended) this.deps.logger.warn({ live: this.live.size, ending: this.ending.size }, 'draining: calls still open after their goodbye')
   }
 
+  /** The network's proof that it opened the socket, as its telephony checks it (a Twilio signature). */
   checkUpgrade(request: Request): string | null {
-    const { config } = this.deps
-    if (config.telephonyProvider !== 'twilio') return null
     const u = new URL(request.url)
-    const url = `${config.publicBaseUrl.replace(/^http/, 'ws').replace(/\/$/, '')}${u.pathname}${u.search}`
-    // The sandbox callee and browsers do not come through Twilio: they carry the token in the path.
+    // The sandbox callee and browsers do not come through the carrier: they carry the token in the path.
     if (/^\/media\/[^/]+\/[^/]+$/.test(u.pathname)) return null
-    return verifyTwilioSignature(config.providers.twilioAuthToken!, url, {}, request.headers.get('x-twilio-signature')) ? null : 'X-Twilio-Signature does not verify'
+    const url = `${this.deps.config.publicBaseUrl.replace(/^http/, 'ws').replace(/\/$/, '')}${u.pathname}${u.search}`
+    return this.deps.telephony.mediaUpgradeRefusal(url, request.headers)
   }
 
   async refusal(callId: string, token: string | undefined): Promise<Refusal | null> {
