@@ -144,5 +144,8 @@ export type VoiceTurnEvent =
   | { type: 'digits.done' }
   /** The call is to end, `why`: `goodbye` said first when given. The first reason wins. */
   | ({ type: 'call.close'; why: string } & CallEnding)
+  /** A call that leaves a voicemail waits to be told who answered; `answer.known` when it is. */
+  | { type: 'answer.await' }
+  | { type: 'answer.known' }
   /** The call is over (either side hung up). */
   | { type: 'call.end' }

@@ -80,6 +80,13 @@ export function ownSpeechMs(onset: readonly OnsetWindow[]): number {
 export const GOODBYE_GRACE_MS = 3_000
 export const GOODBYE_MS_PER_CHAR = 70
 
+/**
+ * How long a voicemail-dropping call waits to be told who answered before it speaks as to a
+ * person: Twilio's answering-machine detection gives up after 30 s (MachineDetectionTimeout's
+ * default) and reports `unknown`; 5 s more covers its callback's way here.
+ */
+export const ANSWERED_BY_WAIT_MS = 35_000
+
 export const voiceTurnSetup = setup({
   types: { context: {} as VoiceTurnContext, events: {} as VoiceTurnEvent, input: {} as VoiceTurnInput },
   actions: {
@@ -108,6 +115,8 @@ export const voiceTurnSetup = setup({
     /** Say the goodbye (the call hangs up once it has played), or hang up now when there is none. */
     sayGoodbye: (_, _params: CallEnding) => {},
     hangUp: (_, _params: CallEnding) => {},
+    /** No verdict on who answered came in time: the call goes on as answered by a person. */
+    answeredUnknown: () => {},
   },
   guards: {
     /** The caller's speech may change what the agent does (not on a line no agent serves). */
@@ -153,5 +162,6 @@ export const voiceTurnSetup = setup({
     /** A turn's end waits no longer than this for a VAD that has fallen behind, then decides on what it has. */
     vadCatchUpTurn: VAD_CATCH_UP_MS,
     goodbyeGrace: ({ context }) => context.goodbyeMs,
+    answeredByWait: ANSWERED_BY_WAIT_MS,
   },
 })

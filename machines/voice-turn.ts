@@ -31,6 +31,7 @@
  *   call:    open ─after(callLimit)→ (endCall timeLimit);  open ─call.close→ closing ─after(goodbyeGrace)→ (hangUp)
  *   keypad:  idle ─dtmf→ collecting ─after(dtmfGap) / dtmf # / digits.done→ idle (answerDigits; keys
  *            pressed while the caller speaks join that turn's words instead, answered with them)
+ *   answer:  known ─answer.await→ awaiting ─answer.known / after(answeredByWait)→ known (answeredUnknown)
  *   overlap: none ─speech.pause [over the agent]→ settling ─after(overlapEnd), the VAD caught up→ none (letGo)
  *   any ─call.end→ ended
  *
@@ -38,6 +39,7 @@
  * earlier moment (the caller's last speech), and its delays run on the actor's clock.
  */
 import { and, assign, or, raise, stateIn } from 'xstate'
+import { ANSWER_REGION } from './voice-turn-answer'
 import type { OverlapCounts, VoiceTurnEvent, VoiceTurnState } from './voice-turn-events'
 import { GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR, OVERLAP_END_MS, TURN_JUDGED_SLACK_MS, voiceTurnSetup } from './voice-turn-setup'
 import { VENDOR_TURN } from './voice-turn-vendor'
@@ -345,6 +347,7 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
             },
           },
         },
+        answer: ANSWER_REGION,
         // Speech over the agent that did not stop it (a line no agent serves): once it has really
         // ended, its words are let go so they do not open the caller's next turn. Judged on the
         // audio, not the clock: while the VAD has not yet judged the audio up to the end of the

@@ -35,13 +35,6 @@ import { chartEventOf, VENDOR_JUDGED } from './vendor-turns'
 export type { CallLine, LiveSession, PipelineState, SessionParts } from './call-line'
 
 /**
- * How long a voicemail-dropping call waits to be told who answered before it speaks as to a
- * person: Twilio's answering-machine detection gives up after 30 s (MachineDetectionTimeout's
- * default) and reports `unknown`; 5 s more covers its callback's way here.
- */
-export const ANSWERED_BY_WAIT_MS = 35_000
-
-/**
  * How long a hand-off (a transfer) waits for the sentence the caller hears to end: the longest
  * sentence the chunker makes is ~10 s of speech (sentences.ts MAX_CHARS): only stalled audio is cut.
  */
@@ -71,8 +64,6 @@ export class VoiceSession {
   private reported = { state: '', why: '' }
   private readonly talkedInto = new TalkedInto((count) => this.parts.line.talkedInto?.(count))
   private readonly timers: Timers
-  /** Waiting to be told who answered (a call that leaves a voicemail): the wait's timer. */
-  private awaitingAnswer: unknown = null
   /** A hand-off holds answers back: the timer that lets them go if the line is not taken. */
   private handOffHold: unknown = null
 
@@ -146,6 +137,7 @@ export class VoiceSession {
           agent.say(ending.goodbye, { endAfter: true })
         },
         hangUp: (_, ending) => void this.hangUp(ending),
+        answeredUnknown: () => this.answeredBy('unknown'),
       },
       guards: {
         // Judged up to `at`, and no speech half-heard: a resumption needs MIN_SPEECH_MS to be
@@ -182,6 +174,11 @@ export class VoiceSession {
     return this.parts.line.dials ?? DEFAULT_DIALS
   }
 
+  /** Waiting to be told who answered (a call that leaves a voicemail): the chart's wait. */
+  private get awaitingAnswer(): boolean {
+    return this.chart.getSnapshot().matches({ live: { answer: 'awaiting' } })
+  }
+
   get state(): PipelineState {
     return turnState(this.chart.getSnapshot().value)
   }
@@ -209,7 +206,7 @@ export class VoiceSession {
     this.chart.start()
     const { line } = this.parts
     if (line.unavailable) this.end(VOICE_LINES.unavailable, 'answered', line.unavailable, 'no agent serves this line')
-    else if (line.voicemail) this.awaitingAnswer = this.timers.setTimeout(() => this.answeredBy('unknown'), ANSWERED_BY_WAIT_MS)
+    else if (line.voicemail) this.send({ type: 'answer.await' })
     else this.agent.say(line.opening, { opening: true })
   }
 
@@ -224,9 +221,8 @@ export class VoiceSession {
    * is hung up on (`voicemail`: no person was reached). Only the first verdict counts.
    */
   answeredBy(by: 'human' | 'machine' | 'fax' | 'unknown'): void {
-    if (this.awaitingAnswer === null || this.state === 'ended') return
-    this.timers.clearTimeout(this.awaitingAnswer)
-    this.awaitingAnswer = null
+    if (!this.awaitingAnswer || this.state === 'ended') return
+    this.send({ type: 'answer.known' })
     const { line } = this.parts
     line.log('info', 'answered by', { by })
     if (by === 'human' || by === 'unknown' || !line.voicemail) return void this.agent.say(line.opening, { opening: true })
@@ -264,7 +260,7 @@ export class VoiceSession {
     if (this.state === 'ended') return
     if (frame.kind === 'audio') this.parts.stream?.heard(msOf(frame.pcm, frame.sampleRate), frame.timestamp)
     // Until it is known who answered, what the line says is nobody's turn (a machine's greeting): recorded, not answered.
-    if (this.awaitingAnswer !== null) {
+    if (this.awaitingAnswer) {
       if (frame.kind === 'audio') this.parts.record?.fromCaller(frame.pcm, frame.sampleRate)
       // Nothing here for the VAD to judge: the audio's time has passed all the same.
       if (frame.kind === 'audio') this.parts.stream?.judged(this.now())
@@ -292,8 +288,6 @@ export class VoiceSession {
       stt: this.parts.stt,
       finalInFlight,
       stopWaits: () => {
-        if (this.awaitingAnswer !== null) this.timers.clearTimeout(this.awaitingAnswer)
-        this.awaitingAnswer = null
         if (this.handOffHold !== null) this.timers.clearTimeout(this.handOffHold)
         this.handOffHold = null
       },

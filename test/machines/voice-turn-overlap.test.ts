@@ -17,7 +17,7 @@ const onset = (spokenMs: number): VoiceTurnEvent => ({ type: 'speech.onset', ons
 function cutIn(input = { backchannelMaxMs: BOUND_MS }) {
   const c = chart(input)
   c.send({ type: 'speech.start', onset: [{ ms: 64, overAgentDb: 0 }], spokenMs: 64 }, { type: 'agent.stopped', unheard: 'the rest of it.' })
-  expect(c.value()).toEqual({ live: { turn: { interrupted: 'deciding' }, call: 'open', keypad: 'idle', overlap: 'none' } })
+  expect(c.value()).toEqual({ live: { turn: { interrupted: 'deciding' }, call: 'open', keypad: 'idle', answer: 'known', overlap: 'none' } })
   c.effects()
   return c
 }

@@ -7,10 +7,9 @@
  * agent asks again) where a broken one ends the call.
  */
 import { describe, expect, test } from 'bun:test'
-import { DTMF_GAP_MS, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR } from '../../machines/voice-turn'
+import { ANSWERED_BY_WAIT_MS, DTMF_GAP_MS, GOODBYE_GRACE_MS, GOODBYE_MS_PER_CHAR } from '../../machines/voice-turn'
 import { KeypadListener, keypadTones } from '../../src/media/keypad'
 import { VOICE_LINES } from '../../src/media/phrases'
-import { ANSWERED_BY_WAIT_MS } from '../../src/media/session'
 import { SpeechError } from '../../src/providers/stt/port'
 import type { TextToSpeech } from '../../src/providers/tts/port'
 import { flush, turnHarness } from '../support/turn-harness'
@@ -191,6 +190,22 @@ describe('voice session', () => {
     await late.wait(300)
     expect(late.agent).toEqual(['Hello there.'])
     await late.session.close()
+  })
+
+  test("voicemail drop: the who-answered wait is the chart's, on the call's clock, and a verdict ends it", async () => {
+    const h = await started({ line: { voicemail: 'Please call the clinic back.' } })
+    const waiting = () => h.session.chart.getSnapshot().matches({ live: { answer: 'awaiting' } })
+    expect(waiting()).toBe(true)
+    await h.wait(ANSWERED_BY_WAIT_MS - 100)
+    expect(waiting()).toBe(true)
+    await h.wait(200)
+    expect(waiting()).toBe(false)
+    expect(h.agent).toEqual(['Hello there.'])
+    await h.session.close()
+    const told = await started({ line: { voicemail: 'Please call the clinic back.' } })
+    told.session.answeredBy('human')
+    expect(told.session.chart.getSnapshot().matches({ live: { answer: 'known' } })).toBe(true)
+    await told.session.close()
   })
 
   test('keys the agent presses (send_digits) go down the line as tones after its words, and read [keypad] in the transcript', async () => {
