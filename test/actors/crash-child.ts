@@ -24,7 +24,7 @@ const POLL_MS = 10
 const [dataDir, phase, countArg, deadlineArg] = process.argv.slice(2)
 if (!dataDir || !phase) throw new Error('usage: crash-child.ts <dataDir> <phase> [count] [deadlineAt]')
 
-const clock: Clock = phase === 'spawn' ? systemClock : { kind: 'system', now: () => Date.now() + LATER_CLOCK_AHEAD_MS }
+const clock: Clock = phase === 'spawn' ? systemClock : { ...systemClock, now: () => Date.now() + LATER_CLOCK_AHEAD_MS }
 const store = await openStore({ dataDir })
 const coordination = await openCoordination({ dataDir })
 const fired = await store.collection<{ id: string; actorId: string; phase: string }>({ name: 'fired', indexes: [] })

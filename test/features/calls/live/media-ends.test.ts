@@ -4,7 +4,7 @@
  * service clock, never by polling.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { ManualClock } from '../../../../src/clock'
+import { ManualClock, systemClock } from '../../../../src/clock'
 import { MEDIA_SETTLE_MS, MediaEnds } from '../../../../src/features/calls/live/media-ends'
 import type { CallTryDoc, CallTryRepo } from '../../../../src/features/calls/records/repository'
 import { type Env, openEnv, removeDir } from '../../../actors/support'
@@ -89,7 +89,7 @@ test('under the manual clock the wait ends when the clock reaches its deadline, 
 test('under the system clock the deadline is a timer set by the service clock', async () => {
   // A service clock that reads 30 ms short of the deadline as soon as the wait has taken it.
   let calls = 0
-  const clock = { kind: 'system' as const, now: () => (calls++ === 0 ? T0 : T0 + MEDIA_SETTLE_MS - 30) }
+  const clock = { ...systemClock, now: () => (calls++ === 0 ? T0 : T0 + MEDIA_SETTLE_MS - 30) }
   const ends = new MediaEnds({ tries, coordination: env.coordination, clock })
   await tries.insert(row('t5', 'live'))
   const waiting = ends.settled('t5')
