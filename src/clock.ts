@@ -26,6 +26,8 @@ export const systemClock: Clock = {
   },
   every(ms, fn) {
     const timer = setInterval(fn, ms)
+    // A beat repeats for as long as what it serves lives: that, not the beat, keeps the process up.
+    timer.unref?.()
     return () => clearInterval(timer)
   },
 }
@@ -73,6 +75,17 @@ export class ManualClock implements Clock {
     this.current = target
     return this.current
   }
+}
+
+/**
+ * The clock for waits that measure the host and its lines (a socket gone quiet, a live call's
+ * heartbeat): the service clock's time, on the host's timers when the service clock is manual,
+ * since a carrier and a process do not pause when the service's time does (and stepping it a day
+ * must not time out every live line).
+ */
+export function hostPaced(clock: Clock): Clock {
+  if (clock.kind === 'system') return clock
+  return { kind: clock.kind, now: () => clock.now(), after: systemClock.after, every: systemClock.every }
 }
 
 /** ISO 8601 UTC with milliseconds: the one timestamp form the stores keep (see store/port.ts). */

@@ -11,6 +11,7 @@
  * can throw past this file: every other call in the process is undisturbed.
  */
 import { Elysia, t } from 'elysia'
+import { type Cancel, type Clock, systemClock } from '../clock'
 import type { InboundFrame, OutboundFrame } from './frames'
 import type { Attached, LiveCall, MediaCalls, Refusal } from './media-calls'
 import { twilioMediaStreams } from './serializers'
@@ -53,8 +54,8 @@ export class MediaStream {
   private early: InboundFrame[] = []
   private closed = false
   private lastChunk = -1
-  private startTimer: ReturnType<typeof setTimeout>
-  private idleTimer: ReturnType<typeof setTimeout> | null = null
+  private readonly stopStartWait: Cancel
+  private stopIdleWait: Cancel | null = null
   /** Late or repeated audio chunks dropped (the network reordered them). */
   droppedChunks = 0
 
@@ -65,9 +66,10 @@ export class MediaStream {
     private readonly pathToken: string | undefined,
     private readonly timing = { startMs: START_TIMEOUT_MS, idleMs: MEDIA_IDLE_MS },
     serializer: SerializerFactory = twilioMediaStreams,
+    private readonly clock: Pick<Clock, 'after'> = systemClock,
   ) {
     this.serializer = serializer()
-    this.startTimer = setTimeout(() => this.fail(CLOSE.policy, 'no "start" message in time'), timing.startMs)
+    this.stopStartWait = clock.after(timing.startMs, () => this.fail(CLOSE.policy, 'no "start" message in time'))
   }
 
   message(raw: unknown): void {
@@ -117,7 +119,7 @@ export class MediaStream {
   }
 
   private async start(frame: Extract<InboundFrame, { kind: 'start' }>): Promise<void> {
-    clearTimeout(this.startTimer)
+    this.stopStartWait()
     this.attaching = true
     const token = this.pathToken ?? frame.customParameters.token
     const io = {
@@ -149,8 +151,8 @@ export class MediaStream {
   }
 
   private touch(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer)
-    this.idleTimer = setTimeout(() => this.finish('lost', `no media for ${this.timing.idleMs / 1000} s`, CLOSE.silent), this.timing.idleMs)
+    this.stopIdleWait?.()
+    this.stopIdleWait = this.clock.after(this.timing.idleMs, () => this.finish('lost', `no media for ${this.timing.idleMs / 1000} s`, CLOSE.silent))
   }
 
   /** A protocol failure: ends the call if one is attached, and the socket. */
@@ -171,8 +173,8 @@ export class MediaStream {
   private close(code: number, reason: string): void {
     if (this.closed) return
     this.closed = true
-    clearTimeout(this.startTimer)
-    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.stopStartWait()
+    this.stopIdleWait?.()
     // Close reasons are at most 123 bytes (RFC 6455 §5.5).
     try {
       this.socket.close(code, reason.slice(0, 120))
@@ -183,7 +185,12 @@ export class MediaStream {
 }
 
 /** The route. One MediaStream per socket, keyed by Elysia's socket id; `serializer` is the line's protocol (`serializerFor`, serializers/index.ts). */
-export function mediaBridge(calls: MediaCalls, log: (message: string, err?: unknown) => void = () => {}, serializer: SerializerFactory = twilioMediaStreams) {
+export function mediaBridge(
+  calls: MediaCalls,
+  log: (message: string, err?: unknown) => void = () => {},
+  serializer: SerializerFactory = twilioMediaStreams,
+  clock: Pick<Clock, 'after'> = systemClock,
+) {
   const streams = new Map<string, MediaStream>()
   const handlers = {
     beforeHandle({ request, set }: { request: Request; set: { status?: number | string } }) {
@@ -194,7 +201,7 @@ export function mediaBridge(calls: MediaCalls, log: (message: string, err?: unkn
       }
     },
     open(ws: { id: string; raw: Socket; data: { params: Record<string, string> } }) {
-      streams.set(ws.id, new MediaStream(ws.raw, calls, ws.data.params.callId!, ws.data.params.token, undefined, serializer))
+      streams.set(ws.id, new MediaStream(ws.raw, calls, ws.data.params.callId!, ws.data.params.token, undefined, serializer, clock))
     },
     message(ws: { id: string }, message: unknown) {
       streams.get(ws.id)?.message(message)

@@ -1,10 +1,11 @@
 /**
- * The media bridge's socket timers, on short timings (the real ones are 10 s): a stream that sends
- * `start` and then nothing is an error the other side is told of by an application close code
+ * The media bridge's socket timers, at their real timings on a stepped clock: a stream that sends
+ * nothing at all, or `start` and then nothing, is an error the other side is told of by an application close code
  * (4408), and its call ends `lost`; a stream that stops normally closes 1000.
  */
 import { expect, test } from 'bun:test'
-import { CLOSE, type MediaCalls, MediaStream } from '../../src/media/bridge'
+import { ManualClock } from '../../src/clock'
+import { CLOSE, MEDIA_IDLE_MS, type MediaCalls, MediaStream, START_TIMEOUT_MS } from '../../src/media/bridge'
 import type { OutboundFrame } from '../../src/media/frames'
 import { serializerFor } from '../../src/media/serializers'
 import { ProtocolError, type SerializerFactory } from '../../src/media/serializers/port'
@@ -26,17 +27,35 @@ function harness() {
     refusal: async () => null,
     attach: async () => ({ call: { frame: () => {}, drained: () => {}, ended: (how, detail) => void ended.push(`${how}: ${detail ?? ''}`) } }),
   }
-  const stream = new MediaStream(socket, calls, 'out_1', 'token', { startMs: 1_000, idleMs: 100 })
-  return { stream, closes, ended }
+  const clock = new ManualClock(0)
+  const stream = new MediaStream(socket, calls, 'out_1', 'token', { startMs: START_TIMEOUT_MS, idleMs: MEDIA_IDLE_MS }, undefined, clock)
+  return { stream, closes, ended, clock }
 }
 
-test('start, then nothing: closed with 4408 (not 1000) and the call ends lost', async () => {
-  const { stream, closes, ended } = harness()
+/** Lets the stream's attach settle; no time passes on the stream's clock. */
+const settled = async () => {
+  for (let i = 0; i < 4; i++) await new Promise((r) => setImmediate(r))
+}
+
+test('start, then nothing: closed with 4408 (not 1000) once the idle wait has passed, and the call ends lost', async () => {
+  const { stream, closes, ended, clock } = harness()
   stream.message(JSON.stringify(start))
-  await Bun.sleep(250)
-  expect(closes).toEqual([{ code: CLOSE.silent, reason: 'no media for 0.1 s' }])
+  await settled()
+  clock.advance(MEDIA_IDLE_MS - 1)
+  expect(closes).toEqual([])
+  clock.advance(1)
+  const reason = `no media for ${MEDIA_IDLE_MS / 1000} s`
+  expect(closes).toEqual([{ code: CLOSE.silent, reason }])
   expect(CLOSE.silent).toBeGreaterThanOrEqual(4000)
-  expect(ended).toEqual(['lost: no media for 0.1 s'])
+  expect(ended).toEqual([`lost: ${reason}`])
+})
+
+test('no start at all: closed as a policy breach once the start wait has passed', () => {
+  const { closes, clock } = harness()
+  clock.advance(START_TIMEOUT_MS - 1)
+  expect(closes).toEqual([])
+  clock.advance(1)
+  expect(closes).toEqual([{ code: CLOSE.policy, reason: 'no "start" message in time' }])
 })
 
 test('a stream that stops is a normal closure (1000)', async () => {

@@ -7,6 +7,7 @@
  * media, the service, what the network reports, and what a boot recovers.
  */
 
+import { hostPaced } from '../../clock'
 import { defineFeature, eraseCollections } from '../../kernel/feature'
 import type { WorkspaceDoc } from '../../kernel/tenancy'
 import { mediaBridge } from '../../media/bridge'
@@ -206,7 +207,7 @@ export const callsFeature = defineFeature(callsRef, {
         reads: new CallReads({ tries, clock, actors, refusals }),
         callerRecordings: new CallerRecordings({ files: kernel.files, tries, clock }),
       },
-      ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message), serializerFor(telephony.name))],
+      ws: [mediaBridge(media, (message, err) => logger.warn({ err }, message), serializerFor(telephony.name), hostPaced(clock))],
       legacy: [recordingsRoute({ files: kernel.files, tokens, tries, now: () => clock.now() })],
       async start() {
         await recovery.start()

@@ -8,7 +8,7 @@
  * reaches this socket on the coordination channel `media:{callId}`.
  */
 import type { createActor } from 'xstate'
-import { type Clock, iso } from '../../../clock'
+import { type Clock, hostPaced, iso } from '../../../clock'
 import type { Config } from '../../../config'
 import type { Coordination } from '../../../coordination/port'
 import { crashPoint } from '../../../crash-points'
@@ -174,15 +174,14 @@ export class CallMedia implements MediaCalls {
     let beatAt = lastFrameAt
     await record.write({ media: 'live', mediaHost: d.host, liveAt: iso(beatAt), pipeline: built.pipeline, agentVersion: built.agentVersion })
     if (recorder) await record.recording(false)
-    const beat = setInterval(() => {
+    const stopBeat = hostPaced(d.clock).every(LIVE_BEAT_MS, () => {
       if (lastFrameAt <= beatAt) return
       beatAt = lastFrameAt
       void record.write({ liveAt: iso(beatAt) })
-    }, LIVE_BEAT_MS)
-    beat.unref?.()
+    })
 
     const wrapUp = async (hangup: EndedBy, error?: string) => {
-      clearInterval(beat)
+      stopBeat()
       await session.close()
       this.live.delete(callId)
       await unsubscribe().catch(() => {})
