@@ -189,7 +189,7 @@ export function mediaBridge(
   calls: MediaCalls,
   log: (message: string, err?: unknown) => void = () => {},
   serializer: SerializerFactory = twilioMediaStreams,
-  clock: Pick<Clock, 'after'> = systemClock,
+  clock: Pick<Clock, 'after' | 'every'> = systemClock,
 ) {
   const streams = new Map<string, MediaStream>()
   const handlers = {
@@ -230,7 +230,7 @@ export function mediaBridge(
         try {
           // Loaded on the first WebRTC call: werift and libopus (WebAssembly) cost ~10 MB a process that never uses them need not hold.
           const { answerWebRtc } = await import('./webrtc')
-          return await answerWebRtc(calls, params.callId, params.token, body.sdp, log)
+          return await answerWebRtc(calls, params.callId, params.token, body.sdp, log, clock)
         } catch (err) {
           set.status = 400
           return { error: `sdp: ${(err as Error).message}` }

@@ -12,6 +12,7 @@
  */
 import OpusScript from 'opusscript'
 import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpHeader, RtpPacket } from 'werift'
+import { type Cancel, type Clock, systemClock } from '../clock'
 import { resample } from './codecs'
 import type { InboundFrame, OutboundFrame } from './frames'
 import type { LiveCall, MediaCalls } from './media-calls'
@@ -30,7 +31,14 @@ export interface WebRtcAnswer {
 }
 
 /** Answers a browser's offer for a call and, once connected, attaches the call's pipeline. */
-export async function answerWebRtc(calls: MediaCalls, callId: string, token: string, offer: string, log: (message: string, err?: unknown) => void): Promise<WebRtcAnswer> {
+export async function answerWebRtc(
+  calls: MediaCalls,
+  callId: string,
+  token: string,
+  offer: string,
+  log: (message: string, err?: unknown) => void,
+  clock: Pick<Clock, 'after' | 'every'> = systemClock,
+): Promise<WebRtcAnswer> {
   const pc = new RTCPeerConnection({
     codecs: { audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: RTP_CLOCK, channels: 2 })] },
     // Loopback too: a browser on the same machine (development, tests) reaches us there.
@@ -45,21 +53,21 @@ export async function answerWebRtc(calls: MediaCalls, callId: string, token: str
   transceiver.setDirection('sendrecv')
   const outTrack = new MediaStreamTrack({ kind: 'audio' })
   await transceiver.sender.replaceTrack(outTrack)
-  const link = new WebRtcLink(pc, transceiver, outTrack)
+  const link = new WebRtcLink(pc, transceiver, outTrack, clock)
   await pc.setLocalDescription(await pc.createAnswer())
   if (pc.iceGatheringState !== 'complete') await new Promise<void>((done) => pc.iceGatheringStateChange.subscribe((s) => s === 'complete' && done()))
 
-  const timer = setTimeout(() => void link.close(), CONNECT_TIMEOUT_MS)
+  const stopConnectWait = clock.after(CONNECT_TIMEOUT_MS, () => void link.close())
   pc.connectionStateChange.subscribe((state) => {
     if (state === 'connected' && !link.started) {
-      clearTimeout(timer)
+      stopConnectWait()
       link.started = true
       void link.attach(calls, callId, token).catch((err) => {
         log('a WebRTC call could not be attached', err)
         void link.close()
       })
     } else if (state === 'failed' || state === 'closed') {
-      clearTimeout(timer)
+      stopConnectWait()
       link.ended('lost', `the WebRTC connection ${state}`)
     }
   })
@@ -77,12 +85,13 @@ class WebRtcLink {
   private sequence = Math.floor(Math.random() * 0xffff)
   private timestamp = Math.floor(Math.random() * 0xffffffff)
   private chunk = 0
-  private pacer: ReturnType<typeof setInterval> | null = null
+  private stopPacer: Cancel | null = null
 
   constructor(
     private readonly pc: RTCPeerConnection,
     private readonly transceiver: RTCRtpTransceiver,
     private readonly outTrack: MediaStreamTrack,
+    private readonly clock: Pick<Clock, 'every'>,
   ) {
     pc.onDataChannel.subscribe((channel) => {
       channel.onMessage.subscribe((data) => {
@@ -105,7 +114,7 @@ class WebRtcLink {
     if (this.over) return attached.call.ended('lost', 'the WebRTC connection closed while the call was attached')
     this.call = attached.call
     this.transceiver.receiver.tracks[0]?.onReceiveRtp.subscribe((rtp) => this.receive(rtp.payload))
-    this.pacer = setInterval(() => this.tick(), FRAME_MS)
+    this.stopPacer = this.clock.every(FRAME_MS, () => this.tick())
   }
 
   ended(how: 'stop' | 'lost', detail?: string): void {
@@ -119,7 +128,7 @@ class WebRtcLink {
   async close(): Promise<void> {
     if (this.over) return
     this.over = true
-    if (this.pacer) clearInterval(this.pacer)
+    this.stopPacer?.()
     this.call?.ended('lost', 'the WebRTC connection closed')
     this.call = null
     this.decoder.delete()
