@@ -10,6 +10,8 @@
  * second of quiet (RESET_AFTER_QUIET_WINDOWS), decided window by window where the model runs so
  * the same audio gives the same decisions however it was grouped.
  */
+import { type Cancel, type Clock, systemClock } from '../clock'
+
 /** Largest batch: 64 windows is ~2 s of audio-time across calls and ~4 ms of inference. */
 export const MAX_BATCH = 64
 /** How long the first window of a batch waits for others: small next to the 32 ms window itself. */
@@ -58,9 +60,12 @@ interface Pending {
 
 export class SileroBatcher {
   private queue: Pending[] = []
-  private timer: ReturnType<typeof setTimeout> | null = null
+  private stopWait: Cancel | null = null
 
-  constructor(private readonly run: SileroRun) {}
+  constructor(
+    private readonly run: SileroRun,
+    private readonly clock: Pick<Clock, 'after'> = systemClock,
+  ) {}
 
   /** The speech probability of each INPUT-sample window of `input`, in order; `state` (STATE floats) advances in place past the last. */
   infer(input: Float32Array, state: Float32Array): Promise<number[]> {
@@ -68,15 +73,15 @@ export class SileroBatcher {
     return new Promise((resolve, reject) => {
       this.queue.push({ input, state, resolve, reject })
       if (this.queue.length >= MAX_BATCH) this.flush()
-      else this.timer ??= setTimeout(() => this.flush(), BATCH_WAIT_MS)
+      else this.stopWait ??= this.clock.after(BATCH_WAIT_MS, () => this.flush())
     })
   }
 
   private flush(): void {
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
+    this.stopWait?.()
+    this.stopWait = null
     const batch = this.queue.splice(0, MAX_BATCH)
-    if (this.queue.length) this.timer = setTimeout(() => this.flush(), 0)
+    if (this.queue.length) this.stopWait = this.clock.after(0, () => this.flush())
     if (!batch.length) return
     const n = batch.length
     const counts = Int32Array.from(batch, (p) => p.input.length / INPUT)

@@ -12,6 +12,7 @@
  * live calls (bench:soak's profile), in slices of several ms that every call's paced audio, every
  * socket and every request waited behind. On a thread it uses the second core instead.
  */
+import { type Clock, systemClock } from '../clock'
 import { joinPcm, resample, rms } from './codecs'
 import { CONTEXT, INPUT, SileroBatcher, STATE, WINDOW } from './silero-batch'
 import type { FromSilero, ToSilero } from './silero-worker'
@@ -47,7 +48,8 @@ export const SILERO_THREAD = 'silero-vad'
 /** The process's Silero model, loaded once on first use; null when it cannot load here. */
 let shared: Promise<{ batcher: SileroBatcher } | null> | null = null
 
-export function loadSilero(): Promise<{ batcher: SileroBatcher } | null> {
+/** `clock` times the load and the batches: the first caller's, as the model is the process's. */
+export function loadSilero(clock: Pick<Clock, 'after'> = systemClock): Promise<{ batcher: SileroBatcher } | null> {
   shared ??= new Promise((resolve) => {
     let worker: Worker
     try {
@@ -63,11 +65,11 @@ export function loadSilero(): Promise<{ batcher: SileroBatcher } | null> {
     const settle = (model: { batcher: SileroBatcher } | null) => {
       if (settled) return
       settled = true
-      clearTimeout(timer)
+      stopLoadWait()
       if (!model) worker.terminate()
       resolve(model)
     }
-    const timer = setTimeout(() => settle(null), LOAD_TIMEOUT_MS)
+    const stopLoadWait = clock.after(LOAD_TIMEOUT_MS, () => settle(null))
     const batcher = new SileroBatcher(
       (counts, input, state, quiet) =>
         new Promise((ok, fail) => {
@@ -75,6 +77,7 @@ export function loadSilero(): Promise<{ batcher: SileroBatcher } | null> {
           pending.set(id, { resolve: ok, reject: fail })
           worker.postMessage({ t: 'run', id, counts, input, state, quiet } satisfies ToSilero, [input.buffer, state.buffer, quiet.buffer])
         }),
+      clock,
     )
     worker.onmessage = (event: MessageEvent<FromSilero>) => {
       const m = event.data

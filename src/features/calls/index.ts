@@ -214,7 +214,7 @@ export const callsFeature = defineFeature(callsRef, {
         // Silero's model loads at boot, not on the first call's media: loading onnxruntime's native
         // addon and the session blocks the event loop ~170 ms once, which stalled every request in
         // flight at that moment (bench:calls' p99 at 100 calls/s: 146–199 ms with it, 20 ms without).
-        if (config.speech.vad === 'silero') await loadSilero()
+        if (config.speech.vad === 'silero') await loadSilero(hostPaced(clock))
         await recovery.sweep()
         loopLag.start()
         refusals.start()
