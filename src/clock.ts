@@ -88,5 +88,20 @@ export function hostPaced(clock: Clock): Clock {
   return { kind: clock.kind, now: () => clock.now(), after: systemClock.after, every: systemClock.every }
 }
 
+/** A clock's scheduling in the shape XState's actors take as their `clock` (its SimulatedClock is one). */
+export interface ActorTimers {
+  setTimeout(fn: () => void, ms: number): unknown
+  clearTimeout(id: unknown): void
+}
+
+/** The clock's scheduling for an XState actor, or any part that takes timers in that shape. */
+export function actorTimers(clock: Pick<Clock, 'after'>): ActorTimers {
+  return {
+    setTimeout: (fn, ms) => clock.after(ms, fn),
+    // cast: the id is what setTimeout above returned, the wait's cancel.
+    clearTimeout: (id) => (id as Cancel)(),
+  }
+}
+
 /** ISO 8601 UTC with milliseconds: the one timestamp form the stores keep (see store/port.ts). */
 export const iso = (ms: number): string => new Date(ms).toISOString()

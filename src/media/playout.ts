@@ -10,6 +10,7 @@
  * after a clear do not count).
  */
 
+import { type ActorTimers, actorTimers, systemClock } from '../clock'
 import type { OutboundFrame } from './frames'
 import { type HeardTurn, heardText, unheardOfSentence, wholeText } from './heard-text'
 import type { Interruptible, Interruption } from './interrupt-signal'
@@ -85,15 +86,7 @@ export interface PlayoutOptions {
 }
 
 /** Timers as XState's actor clock has them (its SimulatedClock is one). */
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown
-  clearTimeout(id: unknown): void
-}
-
-const systemTimers: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
-}
+export type Timers = ActorTimers
 
 /** A sentence as `Playout.sentence` gave it: its turn (opaque outside the playout) and its place in it. */
 export interface SentenceRef {
@@ -125,7 +118,7 @@ export class Playout implements Interruptible {
   ) {
     this.chunkSamples = Math.round(((options.chunkMs ?? CHUNK_MS) * options.rate) / 1000)
     this.now = options.now ?? (() => performance.now())
-    this.timers = options.timers ?? systemTimers
+    this.timers = options.timers ?? actorTimers(systemClock)
   }
 
   /** Is the agent's audio still playing (queued or buffered at the line)? */

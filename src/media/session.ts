@@ -14,6 +14,7 @@
  */
 import { type Actor, createActor } from 'xstate'
 import { type CallEnding, type OverlapCounts, turnState, type VoiceTurnEvent, voiceTurnMachine } from '../../machines/voice-turn'
+import { actorTimers, systemClock } from '../clock'
 import { SpeechError } from '../providers/stt/port'
 import type { AgentTurns } from './agent-turns'
 import type { PipelineState, SessionParts } from './call-line'
@@ -72,7 +73,7 @@ export class VoiceSession {
     const clockNow = clock?.now?.bind(clock)
     this.now = parts.now ?? clockNow ?? (() => performance.now())
     const timers: Timers | undefined = clock ? { setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (id) => clock.clearTimeout(id) } : undefined
-    this.timers = timers ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>) }
+    this.timers = timers ?? actorTimers(systemClock)
     this.pipeline = buildCallPipeline(parts, this.chartSide(), { now: this.now, timers })
     this.audio = this.pipeline.stage('callerAudio')
     this.words = this.pipeline.stage('speechToText')
@@ -152,7 +153,7 @@ export class VoiceSession {
       input: turnInput(line, this.dials, this.words.judge),
       ...(a.systemId ? { systemId: a.systemId } : {}),
       ...(a.inspect ? { inspect: a.inspect } : {}),
-      ...(parts.stream ? { clock: parts.stream } : a.clock ? { clock: a.clock } : {}),
+      clock: parts.stream ?? a.clock ?? actorTimers(systemClock),
     })
     // The console hears the turn's state and why, each time either changes; the call, how speech over the agent ended.
     let overlaps: OverlapCounts | null = null
