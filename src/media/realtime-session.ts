@@ -11,6 +11,7 @@
  */
 
 import { SILENCE_TIMEOUT_MS } from '../../machines/voice-turn-setup'
+import { type Cancel, type Clock, systemClock } from '../clock'
 import type { RealtimeEvent, RealtimeLink, RealtimeUsage } from '../providers/realtime/port'
 import { usageOf } from '../providers/realtime/port'
 import type { PipelineState } from './call-line'
@@ -82,7 +83,8 @@ export class RealtimeSession {
   private stored: Promise<void> = Promise.resolve()
   private ending = false
   private ended = false
-  private limit: ReturnType<typeof setTimeout> | null = null
+  private stopLimit: Cancel | null = null
+  private readonly clock: Pick<Clock, 'after'>
   /** Responses made but not yet heard to their end: stored once heard (or cut), or at the close as far as heard. */
   private unheard: { turn: Turn; usage: RealtimeUsage; tools: { name: string; input: unknown; output: unknown }[] }[] = []
   /** The usage and tools of a response that said nothing, for the reply that follows it. */
@@ -106,8 +108,11 @@ export class RealtimeSession {
       turns?: { vad: VoiceActivity; waitMs: number }
       /** Caller silence after the agent's turn that ends the call; SILENCE_TIMEOUT_MS unless given. */
       silenceMs?: number
+      /** Schedules the call's length limit and the caller-silence wait; the system clock unless given. */
+      clock?: Pick<Clock, 'after'>
     },
   ) {
+    this.clock = parts.clock ?? systemClock
     this.playout = new RealtimePlayout(parts.send, parts.record ? (pcm, rate) => parts.record!.fromAgent(pcm, rate) : undefined)
     this.latency = new RealtimeLatency(
       () => performance.now(),
@@ -129,7 +134,7 @@ export class RealtimeSession {
   private readonly turns: RealtimeTurns | null
   private readonly latency: RealtimeLatency
   /** The caller's silence since the agent's turn ended: the call ends politely when it runs out. */
-  private silence: ReturnType<typeof setTimeout> | null = null
+  private stopSilence: Cancel | null = null
 
   get state(): PipelineState {
     return this.current
@@ -146,8 +151,7 @@ export class RealtimeSession {
     connection.onClose((reason) => {
       if (reason) this.fail(reason)
     })
-    this.limit = setTimeout(() => this.endWith(VOICE_LINES.timeLimit), line.maxCallSeconds * 1000)
-    this.limit.unref?.()
+    this.stopLimit = this.clock.after(line.maxCallSeconds * 1000, () => this.endWith(VOICE_LINES.timeLimit))
     this.say(line.opening)
   }
 
@@ -200,7 +204,7 @@ export class RealtimeSession {
   }
 
   async close(): Promise<void> {
-    if (this.limit) clearTimeout(this.limit)
+    this.stopLimit?.()
     this.quiet(false)
     if (!this.ended) {
       this.ended = true
@@ -218,11 +222,10 @@ export class RealtimeSession {
 
   /** The caller's silence starts counting (the agent's turn is over), or stops (anything else happens). */
   private quiet(counting: boolean): void {
-    if (this.silence) clearTimeout(this.silence)
-    this.silence = null
+    this.stopSilence?.()
+    this.stopSilence = null
     if (!counting || this.ended) return
-    this.silence = setTimeout(() => this.endWith(VOICE_LINES.silence), this.parts.silenceMs ?? SILENCE_TIMEOUT_MS)
-    this.silence.unref?.()
+    this.stopSilence = this.clock.after(this.parts.silenceMs ?? SILENCE_TIMEOUT_MS, () => this.endWith(VOICE_LINES.silence))
   }
 
   private setState(state: PipelineState, why: string): void {
