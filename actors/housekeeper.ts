@@ -2,6 +2,7 @@
  * The runtime's two periodic chores: passivating idle actors and renewing the leases of the
  * actors held in memory. Each chore runs at most once at a time; a slow round delays the next.
  */
+import { type Cancel, type Clock, systemClock } from '../src/clock'
 import type { Logger } from '../src/logger'
 
 export interface Chore {
@@ -12,13 +13,15 @@ export interface Chore {
 }
 
 export class Housekeeper {
-  private readonly timers: ReturnType<typeof setTimeout>[] = []
+  private readonly rounds: Cancel[] = []
   private readonly running = new Set<Promise<unknown>>()
   private stopped = true
 
   constructor(
     private readonly chores: Chore[],
     private readonly logger: Logger,
+    /** Host time: the leases and idle times the chores keep are wall time in the coordination store. */
+    private readonly clock: Pick<Clock, 'after'> = systemClock,
   ) {}
 
   start(): void {
@@ -31,18 +34,18 @@ export class Housekeeper {
 
   async stop(): Promise<void> {
     this.stopped = true
-    for (const t of this.timers) clearTimeout(t)
+    for (const cancel of this.rounds) cancel()
     await Promise.allSettled([...this.running])
   }
 
   private plan(chore: Chore, slot: number): void {
     if (this.stopped) return
-    this.timers[slot] = setTimeout(async () => {
+    this.rounds[slot] = this.clock.after(chore.everyMs(), async () => {
       const round = chore.run().catch((err: unknown) => this.logger.error({ err }, `actor runtime: ${chore.name} failed`))
       this.running.add(round)
       await round
       this.running.delete(round)
       this.plan(chore, slot)
-    }, chore.everyMs())
+    })
   }
 }

@@ -1,4 +1,5 @@
 /** Waiting for a live actor to have no effect in flight (ActorRuntime.settle). */
+import { type Clock, systemClock } from '../src/clock'
 
 /**
  * Resolves once the live actor has no effect in flight (or stopped), or `ready()` says what the
@@ -8,6 +9,7 @@ export function idleOrTimeout(
   live: { busy(): boolean; actor: { subscribe(o: { next(): void; error(): void; complete(): void }): { unsubscribe(): void } } },
   timeoutMs: number,
   ready: () => boolean = () => false,
+  clock: Pick<Clock, 'after'> = systemClock,
 ): Promise<void> {
   return new Promise<void>((resolve) => {
     let done = false
@@ -16,11 +18,11 @@ export function idleOrTimeout(
     const finish = () => {
       if (done) return
       done = true
-      clearTimeout(timer)
+      stopWait()
       sub?.unsubscribe()
       resolve()
     }
-    const timer = setTimeout(finish, timeoutMs)
+    const stopWait = clock.after(timeoutMs, finish)
     sub = live.actor.subscribe({ next: () => (!live.busy() || ready()) && finish(), error: finish, complete: finish })
     if (done) sub.unsubscribe()
     else if (!live.busy() || ready()) finish()

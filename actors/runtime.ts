@@ -22,7 +22,7 @@
  * pending, and a warning is logged.
  */
 import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine, SnapshotFrom } from 'xstate'
-import type { Clock } from '../src/clock'
+import { type Clock, hostPaced } from '../src/clock'
 import type { Logger } from '../src/logger'
 import type { Asked } from './ask'
 import { runtimeChores } from './chores'
@@ -98,7 +98,7 @@ export class ActorRuntime {
       sweepMs: () => sweepMs(this.kinds.values()),
       passivateIdle: () => this.passivateIdle(),
     })
-    this.keeper = new Housekeeper(chores, logger)
+    this.keeper = new Housekeeper(chores, logger, hostPaced(clock))
   }
 
   get instanceId(): string {

@@ -1,6 +1,7 @@
 import { expect, test } from 'bun:test'
 import { createActor, createMachine } from 'xstate'
 import { idleOrTimeout } from '../../actors/idle'
+import { ManualClock } from '../../src/clock'
 
 test('waiting on an actor that already finished resolves at once, without an unhandled error', async () => {
   const actor = createActor(createMachine({ initial: 'a', states: { a: { type: 'final' } } }))
@@ -18,4 +19,22 @@ test('waiting on an actor that already finished resolves at once, without an unh
   } finally {
     process.off('uncaughtException', onError)
   }
+})
+
+test('an actor that stays busy is waited on until the timeout passes on the clock, and no longer', async () => {
+  const actor = createActor(createMachine({ initial: 'a', states: { a: {} } }))
+  actor.start()
+  const clock = new ManualClock(0)
+  let over = false
+  const waiting = idleOrTimeout({ busy: () => true, actor }, 5_000, () => false, clock).then(() => {
+    over = true
+  })
+  clock.advance(4_999)
+  await Promise.resolve()
+  expect(over).toBe(false)
+  clock.advance(1)
+  await new Promise((r) => setImmediate(r))
+  expect(over).toBe(true)
+  await waiting
+  actor.stop()
 })
