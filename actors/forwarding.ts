@@ -9,6 +9,7 @@
  */
 import type { EventObject } from 'xstate'
 import type { Refusal } from '../machines/refusal'
+import { type Cancel, type Clock, systemClock } from '../src/clock'
 import type { Coordination } from '../src/coordination/port'
 import { randomId } from '../src/ids'
 import type { Logger } from '../src/logger'
@@ -47,7 +48,7 @@ type Message =
 interface Pending {
   resolve: (answer: Forwarded) => void
   reject: (err: Error) => void
-  timer: ReturnType<typeof setTimeout>
+  stopWait: Cancel
 }
 
 export interface ForwarderOptions {
@@ -55,6 +56,8 @@ export interface ForwarderOptions {
   instanceId: string
   logger: Logger
   timeoutMs?: number
+  /** Times the wait for an owner's answer; the system clock unless given (a reply over the network is host time). */
+  clock?: Pick<Clock, 'after'>
   /** Processes a request that reached this instance (it queues on the actor's serial queue). */
   handle: (request: ForwardRequest) => Promise<Forwarded>
 }
@@ -75,7 +78,7 @@ export class Forwarder {
 
   async stop(): Promise<void> {
     for (const [cid, p] of this.pending) {
-      clearTimeout(p.timer)
+      p.stopWait()
       p.reject(new ActorUnavailableError('actor runtime is stopping'))
       this.pending.delete(cid)
     }
@@ -88,14 +91,14 @@ export class Forwarder {
   request(owner: string, req: ForwardRequest): Promise<Forwarded> {
     const cid = randomId()
     return new Promise<Forwarded>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const stopWait = (this.opts.clock ?? systemClock).after(this.timeoutMs, () => {
         this.pending.delete(cid)
         reject(new ForwardTimeoutError(`${req.kind}:${req.id} is owned by ${owner}, which did not answer within ${this.timeoutMs} ms`))
-      }, this.timeoutMs)
-      this.pending.set(cid, { resolve, reject, timer })
+      })
+      this.pending.set(cid, { resolve, reject, stopWait })
       const msg: Message = { t: 'req', cid, from: this.opts.instanceId, ...req }
       this.opts.coordination.publish(inboxChannel(owner), JSON.stringify(msg)).catch((err: unknown) => {
-        clearTimeout(timer)
+        stopWait()
         this.pending.delete(cid)
         reject(err instanceof Error ? err : new Error(String(err)))
       })
@@ -117,7 +120,7 @@ export class Forwarder {
     }
     const p = this.pending.get(msg.cid)
     if (!p) return // answered after our timeout: the caller already got an error
-    clearTimeout(p.timer)
+    p.stopWait()
     this.pending.delete(msg.cid)
     if (msg.ok) p.resolve({ view: msg.view, refusal: msg.refusal ?? null })
     else p.reject(fromWire(msg.error))

@@ -88,7 +88,7 @@ export class ActorRuntime {
     this.introspection = new Introspection(parts)
     this.reads = new ActorReads(parts)
     this.dispatcher = new Dispatcher({ ...core, forwarder: () => this.forwarder, draining: () => this.handover.draining })
-    this.forwarder = new Forwarder({ coordination, instanceId, logger, timeoutMs: opts.forwardTimeoutMs, handle: (req) => this.dispatcher.answer(req) })
+    this.forwarder = new Forwarder({ coordination, instanceId, logger, timeoutMs: opts.forwardTimeoutMs, clock: hostPaced(clock), handle: (req) => this.dispatcher.answer(req) })
     this.timerRebuild = new TimerRebuild({ coordination, logger, snapshots: () => this.store(), restored: (at) => this.pump.nudge(at) })
     const chores = runtimeChores({
       handover: this.handover,
