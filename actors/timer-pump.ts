@@ -101,6 +101,7 @@ export class TimerPump {
     if (this.wakeTimer && at >= this.wakeAt) return
     if (this.wakeTimer) clearTimeout(this.wakeTimer)
     this.wakeAt = at
+    // A host timer, not the clock's: the pump polls the store in host time on either clock (lapsed claims come back without an advance).
     this.wakeTimer = setTimeout(() => void this.tick(), delayMs)
   }
 

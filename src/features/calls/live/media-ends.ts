@@ -77,6 +77,7 @@ export class MediaEnds {
     this.waiting.set(tryId, here)
     const { clock } = this.deps
     const entry = { at: deadline, pass }
+    // Not clock.after: on the manual clock the deadline is passed by clockMoved, once the clock hooks run.
     const timer = clock.kind === 'system' ? setTimeout(pass, Math.max(0, deadline - clock.now())) : null
     if (!timer) this.deadlines.add(entry)
     return {

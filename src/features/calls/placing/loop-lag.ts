@@ -25,6 +25,7 @@ export class LoopLag {
       this.timer = setTimeout(tick, TICK_MS)
       this.timer.unref?.()
     }
+    // Raw host timers, not the clock port: what is measured is how late the host's own timers fire.
     this.timer = setTimeout(tick, TICK_MS)
     this.timer.unref?.()
   }
