@@ -16,7 +16,7 @@
  * passed, and the machine's load average; then each call that failed, with the expectations that
  * did not hold, their evidence and its transcript. On the system clock the audio is real time (a
  * caller speaks and listens at the pace of sound). On the manual clock a call runs on its caller's
- * audio (src/media/stream-clock.ts): as fast as the host judges it, faster than real time on a host
+ * audio (src/voice/stream-clock.ts): as fast as the host judges it, faster than real time on a host
  * with CPU to spare, slower on one without, the same calls either way; its turn latencies are then
  * in the call's audio time, not the host's. Bounded (RUN_LIMIT_MS), loopback only.
  */

@@ -5,8 +5,9 @@
  * does (espeak-ng questions, each waiting for the answer). It records what its caller heard: gaps
  * inside an agent turn, the waits between the agent's frames, and when each question was answered.
  */
-import { encodeMulaw, resample } from '../src/media/codecs'
+
 import { EspeakTts } from '../src/providers/tts/espeak'
+import { encodeMulaw, resample } from '../src/voice/codecs'
 import { streamOpening } from '../test/fakes/twilio'
 
 const QUESTIONS = [

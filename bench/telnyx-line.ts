@@ -7,7 +7,7 @@
  * and says its next line 500 ms after the agent has finished. Per line: its last speech frame left
  * → the agent's first audible frame arrived (its last audible frame, as the sandbox callee counts its last word).
  */
-import { decodeMulaw, encodeMulaw, PHONE_RATE } from '../src/media/codecs'
+import { decodeMulaw, encodeMulaw, PHONE_RATE } from '../src/voice/codecs'
 import type { TelnyxFake } from '../test/fakes/telnyx'
 import { AUDIBLE_DBFS, dbfs, FRAME_MS, FRAME_SAMPLES } from '../test/support/twilio-line'
 

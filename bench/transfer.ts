@@ -16,7 +16,7 @@
  */
 import { loadavg } from 'node:os'
 import type { ServerWebSocket } from 'bun'
-import { TwilioSerializer } from '../src/media/serializers/twilio'
+import { TwilioSerializer } from '../src/voice/serializers/twilio'
 
 const PAIRS = (process.env.BENCH_PAIRS ?? '1,25').split(',').map(Number)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)

@@ -27,7 +27,7 @@
  *      the fake of Telnyx's Call Control API, the caller on Telnyx's media socket (telnyx-line.ts).
  *      The fake adds no delay of its own (Telnyx's network is outside what is measured): its floor
  *      is the vendors profile's figure, and the target is to stay within 30 ms of it.
- *  (f) realtime — an agent on OpenAI Realtime through BYOK (src/media/realtime-session.ts) against
+ *  (f) realtime — an agent on OpenAI Realtime through BYOK (src/voice/realtime-session.ts) against
  *      its fake: the server VAD's 500 ms of silence, then the first audio 320 ms later (the floor,
  *      820 ms: realistic-delays.ts). Not in the default run: BENCH_PROFILES=realtime.
  *  (g) flux — Deepgram Flux judging the turns (BENCH_PROFILES=flux): our Flux adapter against
@@ -46,10 +46,10 @@ import { join } from 'node:path'
 import { loadConfig } from '../src/config'
 import { callsFeature } from '../src/features/calls'
 import { createLogger } from '../src/logger'
-import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../src/media/codecs'
-import { endOfTurn } from '../src/media/end-of-turn'
 import { EspeakTts } from '../src/providers/tts/espeak'
 import { startServer } from '../src/server'
+import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../src/voice/codecs'
+import { endOfTurn } from '../src/voice/end-of-turn'
 import { startAssemblyAiFake } from '../test/fakes/assemblyai'
 import { startCartesiaFake } from '../test/fakes/cartesia'
 import { startDeepgramFake, voicedMs } from '../test/fakes/deepgram'

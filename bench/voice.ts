@@ -1,5 +1,5 @@
 /**
- * bench:voice — the voice pipeline (src/media/session.ts) with zero-latency fake providers, in one
+ * bench:voice — the voice pipeline (src/voice/session.ts) with zero-latency fake providers, in one
  * process, driven the way the media bridge drives it (frames in, frames out), without sockets.
  *
  *   bun bench/voice.ts                 (BENCH_MAX_CALLS=600 to search higher)
@@ -15,12 +15,12 @@
  * microseconds); a loopback client in the same process would measure itself.
  */
 
-import type { OutboundFrame } from '../src/media/frames'
-import { type CallLine, VoiceSession } from '../src/media/session'
-import { EnergyVad, type VoiceActivity, voiceActivity } from '../src/media/vad'
 import { OPENAI_STT_CAPABILITIES } from '../src/providers/stt/openai'
-import type { SttSession } from '../src/providers/stt/port'
-import type { TextToSpeech } from '../src/providers/tts/port'
+import type { OutboundFrame } from '../src/voice/frames'
+import type { SttSession } from '../src/voice/ports/stt'
+import type { TextToSpeech } from '../src/voice/ports/tts'
+import { type CallLine, VoiceSession } from '../src/voice/session'
+import { EnergyVad, type VoiceActivity, voiceActivity } from '../src/voice/vad'
 import { inertLine } from '../test/support/call-line'
 import { percentile } from './stats'
 

@@ -13,12 +13,13 @@
  *
  *   bun bench/wer.ts
  */
-import { decodeMulaw, encodeMulaw, resample } from '../src/media/codecs'
+
 import { PocketsphinxStt } from '../src/providers/stt/pocketsphinx'
 import { Decoder, sphinxMissing } from '../src/providers/stt/pocketsphinx-ffi'
 import { PocketsphinxLiveStt } from '../src/providers/stt/pocketsphinx-live'
-import type { SpeechToText } from '../src/providers/stt/port'
 import { EspeakTts } from '../src/providers/tts/espeak'
+import { decodeMulaw, encodeMulaw, resample } from '../src/voice/codecs'
+import type { SpeechToText } from '../src/voice/ports/stt'
 
 const SENTENCES = [
   'what time do you open on saturday',

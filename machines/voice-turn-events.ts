@@ -4,7 +4,7 @@
  * call's limits) and its context (the turn so far, and why the chart did what it last did).
  */
 /**
- * One VAD window of the caller's speech as the barge-in rule reads it (src/media/turn-cues/onset.ts
+ * One VAD window of the caller's speech as the barge-in rule reads it (src/voice/turn-cues/onset.ts
  * measures it): its length, and its level against the loudest agent audio that could be echoing
  * back in it (dB; 120 when the agent was silent).
  */
@@ -14,7 +14,7 @@ export interface OnsetWindow {
 }
 
 export type VoiceTurnState = 'opening' | 'listening' | 'callerSpeaking' | 'maybeDone' | 'thinking' | 'speaking' | 'interrupted' | 'resuming' | 'ended'
-/** Why a call ends on its own: each has its goodbye line (src/media/phrases.ts VOICE_LINES). */
+/** Why a call ends on its own: each has its goodbye line (src/voice/phrases.ts VOICE_LINES). */
 export type CallEndReason = 'timeLimit' | 'silence'
 
 export interface VoiceTurnInput {
@@ -30,7 +30,7 @@ export interface VoiceTurnInput {
   minInterruptionMs?: number
   /**
    * Speech over the agent longer than this (ms) is the caller taking the turn, whatever its words
-   * (src/media/interruption.ts MAX_BACKCHANNEL_MS); absent: only the words decide.
+   * (src/voice/interruption.ts MAX_BACKCHANNEL_MS); absent: only the words decide.
    */
   backchannelMaxMs?: number
 }
@@ -96,7 +96,7 @@ export interface CallEnding {
   error?: string
 }
 
-/** The end-of-turn rule's verdict on the caller's words (src/media/end-of-turn.ts). */
+/** The end-of-turn rule's verdict on the caller's words (src/voice/end-of-turn.ts). */
 interface Judged {
   text: string
   waitMs: number

@@ -1,6 +1,6 @@
 /**
  * The voice-turn chart's (voice-turn.ts) named parts: the effects the voice session carries out
- * (src/media/session.ts provides them), the guards it decides with, and the delays of its waits,
+ * (src/voice/session.ts provides them), the guards it decides with, and the delays of its waits,
  * each with where its number comes from.
  */
 import { setup } from 'xstate'
@@ -28,7 +28,7 @@ export const TURN_JUDGED_SLACK_MS = 40
 /**
  * Barge-in: when speech over the agent's audio, or over an answer released for the line whose
  * audio has not started yet (`thinking`), stops it (`bargesIn`). Each VAD window of the stretch of
- * speech is measured by src/media/turn-cues/onset.ts; the rule, row by row:
+ * speech is measured by src/voice/turn-cues/onset.ts; the rule, row by row:
  *
  *   | the caller's audio                                 | rule                                          | the agent |
  *   |----------------------------------------------------|-----------------------------------------------|-----------|
@@ -43,7 +43,7 @@ export const TURN_JUDGED_SLACK_MS = 40
  * speech for two windows running (bench:turn-taking's noise family: 0 of 12 stopped the agent). A
  * backchannel ("mhm", "okay") longer than MIN_INTERRUPTION_MS still stops the agent, which resumes
  * its sentence once the speech turns out to be one (`falseInterruption`, decided by
- * src/media/interruption.ts on its words and length): no longer minimum keeps real interruptions
+ * src/voice/interruption.ts on its words and length): no longer minimum keeps real interruptions
  * cleared within 300 ms (docs/benchmarks.md, "False barge-ins").
  */
 /**
@@ -132,7 +132,7 @@ export const voiceTurnSetup = setup({
     keyedInTurn: ({ context }) => context.keyed !== '',
     /**
      * The final words after the agent was stopped are a backchannel or nothing (the session judges
-     * them by src/media/interruption.ts), the speech was not long enough to take the turn anyway,
+     * them by src/voice/interruption.ts), the speech was not long enough to take the turn anyway,
      * and there is a sentence to pick up.
      */
     falseInterruption: ({ context, event }) =>

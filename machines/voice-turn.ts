@@ -1,6 +1,6 @@
 /**
  * A live call's turn-taking and every wait of it (docs/design.md: in memory only; audio-rate events
- * never go through the persisted actor queue). The voice session (src/media/session.ts) is an
+ * never go through the persisted actor queue). The voice session (src/voice/session.ts) is an
  * adapter: it tells this chart what the VAD, the speech-to-text engine, the keypad and the line
  * report, and carries out the effects the chart names. Every decision (the turn is over, the agent
  * stops, the agent resumes, the call ends) and every wait (end of turn, caller silence, the call's
@@ -266,7 +266,7 @@ export const voiceTurnMachine = voiceTurnSetup.createMachine({
               on: { 'reply.audio': 'speaking', 'reply.done': 'listening', ...BARGE_IN },
             },
             // Quiet at once; what the speech meant is decided when it ends (words.final, by the
-            // session's rule: src/media/interruption.ts), or as soon as it runs past a backchannel's length.
+            // session's rule: src/voice/interruption.ts), or as soon as it runs past a backchannel's length.
             interrupted: {
               entry: [assign({ interrupted: true, resume: '', why: 'the caller spoke over the agent: it stopped' }), 'stopAgent'],
               initial: 'deciding',

@@ -18,10 +18,10 @@ import { mountDocs } from './http/openapi-docs'
 import { readiness } from './http/readiness'
 import { requestLog } from './http/request-log'
 import { type CredentialCheck, isVisitorPath, pathOf, V1_PREFIX } from './http/surface'
-import { MEDIA_PREFIX } from './media/bridge'
-import { MAX_MESSAGE_BYTES } from './media/serializers/twilio'
 import { metricsRoute } from './metrics'
 import type { Services } from './services'
+import { MEDIA_PREFIX } from './voice/bridge'
+import { MAX_MESSAGE_BYTES } from './voice/serializers/twilio'
 export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
 
 /** One surface: every feature's plugins for it, in feature order. */

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/media/codecs'
+import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/voice/codecs'
 import { type SystemBinary, systemBinary } from '../../test/support/system-binary'
 import { type Piece, synthOf } from './cases'
 

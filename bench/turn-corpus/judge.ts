@@ -4,9 +4,9 @@
  * complete-turn wait. Summed per synthesiser family (cases.ts), so a rule that suits one voice
  * and not the other shows.
  */
-import { DEFAULT_DIALS, PATIENCE_LEVELS, withPatience } from '../../src/media/dials'
-import { endOfTurn, TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
-import type { TurnWaits } from '../../src/media/turn-waits'
+import { DEFAULT_DIALS, PATIENCE_LEVELS, withPatience } from '../../src/voice/dials'
+import { endOfTurn, TRAILING_WAIT_MS } from '../../src/voice/end-of-turn'
+import type { TurnWaits } from '../../src/voice/turn-waits'
 import { percentile } from '../stats'
 import { type Synth, synthOf } from './cases'
 import type { Observed, Words } from './observe'

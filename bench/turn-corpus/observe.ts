@@ -1,13 +1,13 @@
 /**
  * What the end-of-turn rules are asked at each pause of a turn case, without the line: the case's
- * audio is fed to the voice cues (src/media/turn-cues/voice-cues.ts) 20 ms at a time, with a speech
+ * audio is fed to the voice cues (src/voice/turn-cues/voice-cues.ts) 20 ms at a time, with a speech
  * verdict per frame from its level (above -45 dBFS, the line test's audibility), and at the first
  * silent frame of each pause (where the session's VAD reports one) the cues and the words said so
  * far are kept, with how long the pause lasts; and once more after the last word. Any set of waits
  * is then judged on these at once (bench:turn-rules' curves), with no audio work per point.
  */
-import type { TurnCues } from '../../src/media/turn-cues/voice-cues'
-import { VoiceCues } from '../../src/media/turn-cues/voice-cues'
+import type { TurnCues } from '../../src/voice/turn-cues/voice-cues'
+import { VoiceCues } from '../../src/voice/turn-cues/voice-cues'
 import { dbfs } from '../../test/support/twilio-line'
 import type { render } from './audio'
 import type { TurnCase } from './cases'

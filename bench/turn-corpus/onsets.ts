@@ -3,12 +3,12 @@
  * (backchannels, noises, the agent's echo, interruptions; bench/turn-corpus/cases.ts), with no
  * service and no line: each case's audio, mixed as the caller's line carries it over the agent's
  * opening (its echo at the case's -20 dB and delay), goes frame by frame through the session's
- * own caller-audio path (src/media/caller-audio.ts: Silero VAD, the turn detector, the onset's
+ * own caller-audio path (src/voice/caller-audio.ts: Silero VAD, the turn detector, the onset's
  * measurements against the agent's audio as it played). For each minimum of the caller's own
  * speech and each echo return loss it prints what the chart's `bargesIn` would have stopped
  * the agent for, and when: ms from the caller's first speech frame (louder than -45 dBFS) to the
  * window that decided, on the audio's own clock (the way to the line and a loaded host add to it:
- * bench:turn-taking measures those). Then the decision once the agent is quiet (src/media/
+ * bench:turn-taking measures those). Then the decision once the agent is quiet (src/voice/
  * interruption.ts `judgeOverlap`) on each case that stopped it: on the local engines' words (the
  * live pocketsphinx decoder fed the same line audio; its near misses of a stop word read through
  * its dictionary) and on a vendor's (the script's words): backchannels, noises and echoes
@@ -17,14 +17,14 @@
  *   npm run bench:barge-in-rules
  */
 import { DEFAULT_VOICE } from '../../src/catalog/voices'
-import { CallerAudio } from '../../src/media/caller-audio'
-import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/media/codecs'
-import { judgeOverlap, STOP_WORDS } from '../../src/media/interruption'
-import { AgentEcho } from '../../src/media/turn-cues/agent-echo'
-import type { OnsetWindow } from '../../src/media/turn-cues/onset'
-import { voiceActivity } from '../../src/media/vad'
 import { PocketsphinxLiveStt } from '../../src/providers/stt/pocketsphinx-live'
 import { EspeakTts } from '../../src/providers/tts/espeak'
+import { CallerAudio } from '../../src/voice/caller-audio'
+import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/voice/codecs'
+import { judgeOverlap, STOP_WORDS } from '../../src/voice/interruption'
+import { AgentEcho } from '../../src/voice/turn-cues/agent-echo'
+import type { OnsetWindow } from '../../src/voice/turn-cues/onset'
+import { voiceActivity } from '../../src/voice/vad'
 import { systemBinary } from '../../test/support/system-binary'
 import { AUDIBLE_DBFS } from '../../test/support/twilio-line'
 import { render } from './audio'
@@ -142,7 +142,7 @@ for (const minMs of MINIMA)
 const stoppedBy = heard.filter((h) => h.onsets.some((o) => o.onset.reduce((n, w) => n + (w.overAgentDb > -15 ? w.ms : 0), 0) >= 64))
 const ONE_WORD = new Set(['Stop.', 'No.', 'Wait.', 'Hold on.'])
 console.log('')
-console.log('The decision once the agent is quiet (src/media/interruption.ts), on the cases that stopped it (own speech ≥ 64 ms, 15 dB)')
+console.log('The decision once the agent is quiet (src/voice/interruption.ts), on the cases that stopped it (own speech ≥ 64 ms, 15 dB)')
 console.log('| words | backchannels answered as a turn | noises / echoes answered | interruptions resumed over | one-word interruptions resumed over |')
 console.log('|---|---|---|---|---|')
 for (const [name, wordsJudge] of [

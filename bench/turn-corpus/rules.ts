@@ -4,7 +4,7 @@
  * longer than its wait is a false cut-off, the wait after the last word the complete-turn wait).
  * Every figure is given for all cases and for each synthesiser family (espeak-ng, flite).
  *
- * First the rules with each profile's default waits (src/media/turn-waits.ts), in four modes: no
+ * First the rules with each profile's default waits (src/voice/turn-waits.ts), in four modes: no
  * words as pocketsphinx gives them, alone and with the voice's cues (the local profile); a
  * vendor's final words (exactly the words said before the pause, as Deepgram gives them after a
  * Finalize) and the voice's cues, as the script writes them (punctuated) and with no punctuation
@@ -16,8 +16,8 @@
  *   npm run bench:turn-rules              BENCH_VERBOSE=1: each case's verdicts with the defaults
  *   BENCH_PATIENCE=patient npm run bench:turn-rules   (an agent's voice.patience: quick, patient, or ms)
  */
-import { TRAILING_WAIT_MS } from '../../src/media/end-of-turn'
-import { HOSTED_WAITS, LOCAL_WAITS, type TurnWaits } from '../../src/media/turn-waits'
+import { TRAILING_WAIT_MS } from '../../src/voice/end-of-turn'
+import { HOSTED_WAITS, LOCAL_WAITS, type TurnWaits } from '../../src/voice/turn-waits'
 import { canSay, findSynths, render, type Synths } from './audio'
 import { CORPUS, type TurnCase } from './cases'
 import { brief, bySynth, judge, PATIENCE, type Summary } from './judge'

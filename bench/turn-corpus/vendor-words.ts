@@ -2,7 +2,7 @@
  * The words the Deepgram fake says a corpus case's caller said, for bench:turn-taking's hosted
  * profile: exactly the script's, stretch by stretch as the vendor would finalise them.
  */
-import { PHONE_RATE } from '../../src/media/codecs'
+import { PHONE_RATE } from '../../src/voice/codecs'
 import { voicedMs } from '../../test/fakes/deepgram'
 import type { render } from './audio'
 import type { Case } from './cases'

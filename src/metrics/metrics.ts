@@ -8,7 +8,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { Logger } from '../logger'
-import type { TurnStages } from '../media/latency'
+import type { TurnStages } from '../voice/latency'
 
 const PREFIX = 'agent_platform_'
 

@@ -4,7 +4,7 @@
  * process of its own, real time, marks echoed, `clear` honoured). 2 s into the agent's long
  * purpose the caller says "Mhm." (espeak-ng), which pocketsphinx hears as words ("i can"). The
  * agent goes quiet at once (a `clear`), then, the speech short enough to be only a backchannel
- * (src/media/interruption.ts), resumes from the last word the caller heard: no reply to it, and
+ * (src/voice/interruption.ts), resumes from the last word the caller heard: no reply to it, and
  * the call counts it resumed. Everything asserted crossed the socket or came from the API.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'

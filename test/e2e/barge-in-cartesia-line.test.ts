@@ -8,7 +8,7 @@
  * clear, less at most what the last echoed mark had not yet confirmed.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { PHONE_RATE } from '../../src/media/codecs'
+import { PHONE_RATE } from '../../src/voice/codecs'
 import { type CartesiaFake, startCartesiaFake } from '../fakes/cartesia'
 import type { TestServer } from '../support/server'
 import { describeNeeding, systemBinary } from '../support/system-binary'

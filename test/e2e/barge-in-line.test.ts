@@ -16,8 +16,8 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { DEFAULT_VOICE } from '../../src/catalog/voices'
-import { PHONE_RATE } from '../../src/media/codecs'
 import { EspeakTts } from '../../src/providers/tts/espeak'
+import { PHONE_RATE } from '../../src/voice/codecs'
 import type { TestServer } from '../support/server'
 import { describeNeeding, systemBinary } from '../support/system-binary'
 import { AUDIBLE_DBFS, callerSpeech, judgeBargeIn, TwilioCaller } from '../support/twilio-line'

@@ -7,8 +7,8 @@
  * answer, keys reach the transcript, and a transfer and a hang-up go to Telnyx as call commands.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { encodeMulaw } from '../../src/media/codecs'
 import { decodeLegState } from '../../src/providers/telephony/telnyx-events'
+import { encodeMulaw } from '../../src/voice/codecs'
 import { type DeepgramFake, startDeepgramFake } from '../fakes/deepgram'
 import type { TelnyxFake, TelnyxStream } from '../fakes/telnyx'
 import type { TestServer } from '../support/server'

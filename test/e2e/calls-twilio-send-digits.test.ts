@@ -8,8 +8,8 @@
  * TwiML running the stream) and no other message type.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { decodeMulaw, encodeMulaw } from '../../src/media/codecs'
-import { KeypadListener } from '../../src/media/keypad'
+import { decodeMulaw, encodeMulaw } from '../../src/voice/codecs'
+import { KeypadListener } from '../../src/voice/keypad'
 import { type DeepgramFake, startDeepgramFake } from '../fakes/deepgram'
 import { systemBinary } from '../support/system-binary'
 import { callerSpeech, FRAME_SAMPLES } from '../support/twilio-line'

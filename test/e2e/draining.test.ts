@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { DRAINING_RETRY_AFTER_S } from '../../src/http/draining-gate'
-import { VOICE_LINES } from '../../src/media/phrases'
+import { VOICE_LINES } from '../../src/voice/phrases'
 import { childClient, freePort, startChildService } from '../support/child-service'
 import { until } from '../support/until'
 

@@ -12,8 +12,8 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { DEFAULT_VOICE } from '../../src/catalog/voices'
-import { PHONE_RATE } from '../../src/media/codecs'
 import { EspeakTts } from '../../src/providers/tts/espeak'
+import { PHONE_RATE } from '../../src/voice/codecs'
 import { startFluxFake } from '../fakes/deepgram-flux'
 import { describeNeeding, systemBinary } from '../support/system-binary'
 import { AUDIBLE_DBFS, callerSpeech, FRAME_MS, judgeBargeIn, TwilioCaller } from '../support/twilio-line'

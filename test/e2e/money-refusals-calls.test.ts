@@ -5,7 +5,7 @@
  * Each is a warn line too.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { VOICE_LINES } from '../../src/media/phrases'
+import { VOICE_LINES } from '../../src/voice/phrases'
 import { capturedLogger } from '../support/log-capture'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'

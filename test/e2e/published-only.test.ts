@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { messagingFeature } from '../../src/features/messaging'
-import { VOICE_LINES } from '../../src/media/phrases'
+import { VOICE_LINES } from '../../src/voice/phrases'
 import { type FakeOpenAI, startOpenAIFake } from '../fakes/openai'
 import { startTestServer, type TestServer } from '../support/server'
 import { until } from '../support/until'

@@ -6,7 +6,7 @@
  * honoured). Asserted: what crossed both sockets and the call as the API reads it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { PHONE_RATE } from '../../src/media/codecs'
+import { PHONE_RATE } from '../../src/voice/codecs'
 import { type RealtimeFake, startRealtimeFake } from '../fakes/openai-realtime'
 import { TwilioLine } from '../support/twilio-line'
 import { startTwilioServer, streamOf, type TwilioServer } from '../support/twilio-server'

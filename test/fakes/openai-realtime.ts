@@ -35,7 +35,7 @@
  * per token; these are round figures of the order its usage reports).
  */
 import type { ServerWebSocket } from 'bun'
-import { decodeMulaw, encodeMulaw } from '../../src/media/codecs'
+import { decodeMulaw, encodeMulaw } from '../../src/voice/codecs'
 
 export type RealtimeReply = { text: string } | { tool: { name: string; arguments: object } }
 

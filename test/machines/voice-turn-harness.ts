@@ -38,7 +38,7 @@ export function chart(input: Partial<VoiceTurnInput> = {}, audioJudged: boolean 
   }
 }
 
-/** Speech start the barge-in rule takes as meant: 64 ms of the caller's own voice, as loud as the agent (the rule's rows: test/media/barge-in-onset.test.ts). */
+/** Speech start the barge-in rule takes as meant: 64 ms of the caller's own voice, as loud as the agent (the rule's rows: test/voice/barge-in-onset.test.ts). */
 export const START: VoiceTurnEvent = {
   type: 'speech.start',
   onset: [

@@ -2,7 +2,7 @@
  * The voice-turn chart's decision on speech over the agent, row by row: the agent stops at once
  * (`interrupted.deciding`); speech running past a backchannel's length takes the turn as it passes
  * it (`interrupted.taken`), whatever its final words; otherwise the final words decide (the
- * session's rule, src/media/interruption.ts). Each call counts how its speech over the agent
+ * session's rule, src/voice/interruption.ts). Each call counts how its speech over the agent
  * ended: resumed, taken, talked over.
  */
 import { describe, expect, test } from 'bun:test'

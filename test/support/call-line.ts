@@ -3,7 +3,7 @@
  * every effect is a no-op, for tests and benches that drive a pipeline or session by themselves.
  * `overrides` give it what the caller measures or asserts on.
  */
-import type { CallLine } from '../../src/media/call-line'
+import type { CallLine } from '../../src/voice/call-line'
 
 export function inertLine(overrides: Partial<CallLine> = {}): CallLine {
   return {

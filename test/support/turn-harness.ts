@@ -7,11 +7,11 @@
  * No real time passes: `flush` lets the session's promises settle, the steps move the clock.
  */
 import { SimulatedClock } from 'xstate'
-import type { OutboundFrame } from '../../src/media/frames'
-import { type CallLine, VoiceSession } from '../../src/media/session'
-import type { VoiceActivity } from '../../src/media/vad'
-import type { SttPartial, SttSession, SttTurnEvent } from '../../src/providers/stt/port'
-import type { TextToSpeech } from '../../src/providers/tts/port'
+import type { OutboundFrame } from '../../src/voice/frames'
+import type { SttPartial, SttSession, SttTurnEvent } from '../../src/voice/ports/stt'
+import type { TextToSpeech } from '../../src/voice/ports/tts'
+import { type CallLine, VoiceSession } from '../../src/voice/session'
+import type { VoiceActivity } from '../../src/voice/vad'
 
 export const FRAME_MS = 20
 const SPEECH = new Int16Array(160).fill(3000)

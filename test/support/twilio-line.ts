@@ -12,8 +12,8 @@
  */
 import { spawnSync } from 'node:child_process'
 import WebSocket from 'ws'
-import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/media/codecs'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
+import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../../src/voice/codecs'
 import { streamOpening } from '../fakes/twilio'
 
 /** Twilio's frame: 20 ms of 8 kHz μ-law. */

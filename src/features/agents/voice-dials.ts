@@ -1,11 +1,11 @@
 /**
  * The agent's voice dials as stored (`voice.speed`, `voice.patience`, `voice.interruptions`;
- * src/media/dials.ts says what each does on a call): their checks beyond the schema's, and the
+ * src/voice/dials.ts says what each does on a call): their checks beyond the schema's, and the
  * defaults an agent or a version stored before them reads as.
  */
 
-import { DEFAULT_DIALS, type VoiceDials } from '../../media/dials'
 import { invalid } from '../../refusals'
+import { DEFAULT_DIALS, type VoiceDials } from '../../voice/dials'
 import type { StoredVoice } from './repository'
 
 /** Backchannel words trimmed, blank ones refused, repeats (any letter case) kept once. */

@@ -9,8 +9,8 @@
  * scenario is made and again when it runs; nothing is copied.
  */
 
-import { KEYPAD_LINE } from '../../media/keypad'
 import { clashes, notThere } from '../../refusals'
+import { KEYPAD_LINE } from '../../voice/keypad'
 import type { CallerAudio, CallerRecordings, CallTryDoc } from '../calls/public'
 import { AFTER_MS_MAX, type ExpectationSpec, LINES_MAX, type ScenarioInput } from './model'
 

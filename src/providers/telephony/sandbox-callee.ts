@@ -22,10 +22,10 @@
  * As an answering machine (`machine`) it plays its greeting at once, whoever speaks, then a beep,
  * tells the network the beep has ended (the network's answering-machine verdict), and records.
  */
-import { decodeMulaw, encodeMulaw, PHONE_RATE } from '../../media/codecs'
-import { KeypadListener } from '../../media/keypad'
+import { decodeMulaw, encodeMulaw, PHONE_RATE } from '../../voice/codecs'
+import { KeypadListener } from '../../voice/keypad'
+import type { TextToSpeech } from '../../voice/ports/tts'
 import type { SandboxScripts } from '../stt/sandbox'
-import type { TextToSpeech } from '../tts/port'
 import { type CalleeLine, machineLine, prepareLine } from './callee-lines'
 import { CalleePace, type Pace } from './callee-pace'
 import { AgentPlayback } from './callee-playback'

@@ -24,8 +24,8 @@
 import type { Clock } from '../../clock'
 import { randomId } from '../../ids'
 import type { Collection, DocumentStore } from '../../store/port'
+import type { TextToSpeech } from '../../voice/ports/tts'
 import type { SandboxScripts } from '../stt/sandbox'
-import type { TextToSpeech } from '../tts/port'
 import {
   type CarrierAccount,
   type IncomingAnswer,

@@ -55,7 +55,7 @@ export interface TelnyxConfig {
   apiBaseUrl: string
   /** Our own public address: webhooks and the media bridge are reached there. */
   publicBaseUrl: string
-  /** The media bridge's per-call token (src/media/tokens.ts), in the stream URL's path. */
+  /** The media bridge's per-call token (src/voice/tokens.ts), in the stream URL's path. */
   mediaToken?: (callId: string, attempt: number) => string
   /** Unix time for the signatures' tolerance: Telnyx stamps them with the wall clock. */
   wallClock?: () => number

@@ -37,7 +37,7 @@ export interface TwilioConfig {
   apiBaseUrl: string
   /** Our own public address: status callbacks and the media bridge are reached there. */
   publicBaseUrl: string
-  /** The media bridge's per-call token (src/media/tokens.ts), sent as the TwiML `<Parameter name="token">`. */
+  /** The media bridge's per-call token (src/voice/tokens.ts), sent as the TwiML `<Parameter name="token">`. */
   mediaToken?: (callId: string, attempt: number) => string
   /**
    * Is the caller of a warm transfer still waiting for the person? A caller who hung up while the

@@ -14,9 +14,9 @@
  * random jitter) into the next sentence, as the program does between the sentences of one text.
  */
 import { spawn } from 'node:child_process'
+import type { SynthesisOptions, TextToSpeech } from '../../voice/ports/tts'
 import { type EspeakPool, SynthUnavailable } from './espeak-pool'
 import { pcmChunks } from './pcm-stream'
-import type { SynthesisOptions, TextToSpeech } from './port'
 import { providerVoice } from './voices'
 
 const RATE = 22_050

@@ -3,9 +3,9 @@
  * https://platform.openai.com/docs/api-reference/audio/createSpeech): JSON `{ model, input, voice,
  * response_format: "pcm" }`; `pcm` is raw 24 kHz 16-bit little-endian mono, streamed.
  */
-import { SpeechError } from '../stt/port'
+import { SpeechError } from '../../voice/ports/stt'
+import type { SynthesisOptions, TextToSpeech } from '../../voice/ports/tts'
 import { headersDeadline, pcmBody } from './pcm-stream'
-import type { SynthesisOptions, TextToSpeech } from './port'
 import { providerVoice } from './voices'
 
 /** OpenAI's first audio byte arrives in ~0.3–1 s; 10 s is a stalled request. */

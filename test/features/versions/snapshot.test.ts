@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { newAgentDoc } from '../../../src/features/agents/defaults'
 import { agentFieldsOf, captureSnapshot, changedPanels, diffSnapshots, PANELS, reshape } from '../../../src/features/versions/snapshot'
-import { DEFAULT_DIALS } from '../../../src/media/dials'
+import { DEFAULT_DIALS } from '../../../src/voice/dials'
 
 const agent = newAgentDoc('ws_1', 'Ava', 'local', '2025-01-06T09:00:00.000Z')
 

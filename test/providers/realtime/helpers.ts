@@ -1,13 +1,14 @@
 /**
- * The Realtime engine's test harness: a session (src/media/realtime-session.ts) on a connection to
+ * The Realtime engine's test harness: a session (src/voice/realtime-session.ts) on a connection to
  * a local fake of OpenAI's Realtime API (test/fakes/openai-realtime.ts), and the line the test
  * plays: it takes the session's frames and echoes marks when told the caller heard them, as Twilio does.
  */
-import { PHONE_RATE } from '../../../src/media/codecs'
-import type { OutboundFrame } from '../../../src/media/frames'
-import { type RealtimeLine, RealtimeSession, type RealtimeToolOutcome } from '../../../src/media/realtime-session'
-import { EnergyVad } from '../../../src/media/vad'
+
 import { RealtimeConnection, type RealtimeOptions } from '../../../src/providers/realtime/openai'
+import { PHONE_RATE } from '../../../src/voice/codecs'
+import type { OutboundFrame } from '../../../src/voice/frames'
+import { type RealtimeLine, RealtimeSession, type RealtimeToolOutcome } from '../../../src/voice/realtime-session'
+import { EnergyVad } from '../../../src/voice/vad'
 import type { RealtimeFake } from '../../fakes/openai-realtime'
 
 export const KEY = 'sk-realtime-test-key-RRRR5555'

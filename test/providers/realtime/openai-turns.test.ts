@@ -4,8 +4,8 @@
  * the local fake of OpenAI's Realtime API (test/fakes/openai-realtime.ts) over a real socket.
  */
 import { afterAll, describe, expect, test } from 'bun:test'
-import { keypadTones } from '../../../src/media/keypad'
-import { VOICE_LINES } from '../../../src/media/phrases'
+import { keypadTones } from '../../../src/voice/keypad'
+import { VOICE_LINES } from '../../../src/voice/phrases'
 import { startRealtimeFake } from '../../fakes/openai-realtime'
 import { until } from '../../support/until'
 import { harness, KEY, OUR_WAIT_MS, silence, tone } from './helpers'

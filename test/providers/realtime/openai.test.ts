@@ -5,8 +5,8 @@
  * detection and the silence timeout: openai-turns.test.ts.
  */
 import { afterAll, describe, expect, test } from 'bun:test'
-import { encodeMulaw } from '../../../src/media/codecs'
 import { RealtimeConnection, RealtimeError } from '../../../src/providers/realtime/openai'
+import { encodeMulaw } from '../../../src/voice/codecs'
 import { startRealtimeFake } from '../../fakes/openai-realtime'
 import { until } from '../../support/until'
 import { harness, KEY, silence, tone } from './helpers'

@@ -1,7 +1,7 @@
 /** The AssemblyAI adapter against a local fake of Universal-Streaming's v3 WebSocket, over a real socket. */
 import { afterAll, describe, expect, test } from 'bun:test'
 import { AssemblyAiStt } from '../../../src/providers/stt/assemblyai'
-import { type AssemblyAiTurnSettings, SpeechError, type SttPartial, type SttSession, type SttTurnEvent } from '../../../src/providers/stt/port'
+import { type AssemblyAiTurnSettings, SpeechError, type SttPartial, type SttSession, type SttTurnEvent } from '../../../src/voice/ports/stt'
 import { startAssemblyAiFake } from '../../fakes/assemblyai'
 import { until } from '../../support/until'
 

@@ -1,7 +1,7 @@
 /** The Deepgram Flux adapter against a local fake of Flux's `/v2/listen` protocol (test/fakes/deepgram-flux.ts), over a real socket. */
 import { afterAll, describe, expect, test } from 'bun:test'
 import { DeepgramFluxStt, type FluxSettings, fluxSettingsError } from '../../../src/providers/stt/deepgram-flux'
-import { SpeechError, type SttPartial, type SttSession, type SttTurnEvent } from '../../../src/providers/stt/port'
+import { SpeechError, type SttPartial, type SttSession, type SttTurnEvent } from '../../../src/voice/ports/stt'
 import { startFluxFake } from '../../fakes/deepgram-flux'
 import { until } from '../../support/until'
 

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import WebSocket from 'ws'
 import { DeepgramStt } from '../../../src/providers/stt/deepgram'
-import { SpeechError, type SttPartial, type SttSession } from '../../../src/providers/stt/port'
+import { SpeechError, type SttPartial, type SttSession } from '../../../src/voice/ports/stt'
 import { startDeepgramFake } from '../../fakes/deepgram'
 import { until } from '../../support/until'
 

@@ -5,15 +5,15 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { resample } from '../../../src/media/codecs'
 import { SpeechProviders } from '../../../src/providers/speech'
 import { THREAD_NAME } from '../../../src/providers/stt/decoder-pool'
 import { DECODER_NICE, MAX_NICE } from '../../../src/providers/stt/decoder-priority'
 import { DEBIAN_SPHINX, SPHINX_INSTALL, sphinxMissing } from '../../../src/providers/stt/pocketsphinx-ffi'
 import { PocketsphinxLiveStt } from '../../../src/providers/stt/pocketsphinx-live'
-import { SpeechError, type SttSession } from '../../../src/providers/stt/port'
 import { SandboxScripts } from '../../../src/providers/stt/sandbox'
 import { EspeakTts } from '../../../src/providers/tts/espeak'
+import { resample } from '../../../src/voice/codecs'
+import { SpeechError, type SttSession } from '../../../src/voice/ports/stt'
 import { describeNeeding, systemBinary } from '../../support/system-binary'
 import { until } from '../../support/until'
 

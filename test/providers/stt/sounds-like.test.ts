@@ -6,9 +6,9 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { STOP_WORDS } from '../../../src/media/interruption'
 import { PocketsphinxStt } from '../../../src/providers/stt/pocketsphinx'
 import { PronouncingDictionary } from '../../../src/providers/stt/sounds-like'
+import { STOP_WORDS } from '../../../src/voice/interruption'
 
 // The lines of pocketsphinx-en-us's cmudict-en-us.dict for these words.
 const LINES = `all AO L

@@ -6,12 +6,12 @@
  * bound, with 200 ms of slack for a frame burst that catches up after a stall.
  */
 import { afterEach, expect, test } from 'bun:test'
-import { decodeMulaw, encodeMulaw, PHONE_RATE } from '../../../src/media/codecs'
-import { KeypadListener } from '../../../src/media/keypad'
 import { SandboxScripts } from '../../../src/providers/stt/sandbox'
 import { SandboxCallee } from '../../../src/providers/telephony/sandbox-callee'
-import type { TextToSpeech } from '../../../src/providers/tts/port'
 import { SandboxTts, synthesiseSyllables } from '../../../src/providers/tts/sandbox'
+import { decodeMulaw, encodeMulaw, PHONE_RATE } from '../../../src/voice/codecs'
+import { KeypadListener } from '../../../src/voice/keypad'
+import type { TextToSpeech } from '../../../src/voice/ports/tts'
 import { until } from '../../support/until'
 
 const SLACK_MS = 200

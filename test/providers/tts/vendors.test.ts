@@ -1,9 +1,9 @@
 /** ElevenLabs and OpenAI speech adapters, and OpenAI transcription, against local fakes of their HTTP APIs. */
 import { afterAll, describe, expect, test } from 'bun:test'
 import { OpenAiTranscription } from '../../../src/providers/stt/openai'
-import { SpeechError } from '../../../src/providers/stt/port'
 import { ElevenLabsTts, elevenLabsVoices } from '../../../src/providers/tts/elevenlabs'
 import { OpenAiSpeech } from '../../../src/providers/tts/openai'
+import { SpeechError } from '../../../src/voice/ports/stt'
 import { startSpeechFake } from '../../fakes/speech-vendors'
 
 const KEY = 'sk-speech-secret-5678'

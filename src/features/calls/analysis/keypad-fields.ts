@@ -4,8 +4,9 @@
  * line about something else, typed it for the one field that takes typed digits. Where several
  * fields could take it, the keys fill none: the analysis never guesses (docs/api/calls.md, Keypad).
  */
-import { KEYPAD_LINE } from '../../../media/keypad'
+
 import { terms } from '../../../providers/llm/local-text'
+import { KEYPAD_LINE } from '../../../voice/keypad'
 import type { TranscriptLine } from './analysis-types'
 import type { FieldSpec } from './field-values'
 

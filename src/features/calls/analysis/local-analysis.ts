@@ -4,8 +4,9 @@
  * typed for the one field that takes them. It never guesses: a field it cannot find is left out,
  * as docs/spec.md asks of every model. Its summary is local-summary.ts.
  */
-import { KEYPAD_LINE } from '../../../media/keypad'
+
 import { findEmail, findName, findPhone, terms } from '../../../providers/llm/local-text'
+import { KEYPAD_LINE } from '../../../voice/keypad'
 import type { TranscriptLine } from './analysis-types'
 import { type FieldSpec, type FieldValue, fieldValue } from './field-values'
 import { latestTypedEntry, takesTypedDigits } from './keypad-fields'

@@ -4,8 +4,8 @@
  * with its counts on /metrics.
  */
 import type { Kernel } from '../../../kernel/feature'
-import { playoutLead } from '../../../media/playout-lead'
 import type { SpeechProviders } from '../../../providers/speech'
+import { playoutLead } from '../../../voice/playout-lead'
 import type { LiveStreams } from '../live/media'
 import { Admission, DEFAULT_LIMITS, MEMORY_SHARE, memoryBudget } from '../placing/admission'
 import { LoopLag } from '../placing/loop-lag'

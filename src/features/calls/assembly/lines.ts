@@ -5,11 +5,11 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Kernel } from '../../../kernel/feature'
-import { MediaTokens } from '../../../media/tokens'
 import type { CarrierAccountOf, Telephony } from '../../../providers/telephony/port'
 import { SandboxNetwork } from '../../../providers/telephony/sandbox'
 import { TelnyxTelephony } from '../../../providers/telephony/telnyx'
 import { TwilioTelephony } from '../../../providers/telephony/twilio'
+import { MediaTokens } from '../../../voice/tokens'
 import { switchOfInstance } from '../control/lost-switches'
 import { type CallTryRepo, tryId } from '../records/repository'
 

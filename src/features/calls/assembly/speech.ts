@@ -4,11 +4,11 @@
  */
 import type { Coordination } from '../../../coordination/port'
 import type { Kernel } from '../../../kernel/feature'
-import type { MediaTokens } from '../../../media/tokens'
 import { SpeechProviders } from '../../../providers/speech'
 import { SandboxScripts } from '../../../providers/stt/sandbox'
 import type { SandboxNetwork } from '../../../providers/telephony/sandbox'
 import { SandboxTts } from '../../../providers/tts/sandbox'
+import type { MediaTokens } from '../../../voice/tokens'
 import type { LiveStreams } from '../live/media'
 import { RelayedScripts } from '../live/sandbox-relay'
 

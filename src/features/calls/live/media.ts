@@ -1,5 +1,5 @@
 /**
- * The calls feature's side of the media bridge (src/media/bridge.ts MediaCalls): checks a media
+ * The calls feature's side of the media bridge (src/voice/bridge.ts MediaCalls): checks a media
  * socket's token and that its try is live, builds the call's voice pipeline (voice-pipeline.ts)
  * with its call record as the sink (call-record.ts), and ends both together.
  *
@@ -15,13 +15,13 @@ import { crashPoint } from '../../../crash-points'
 import type { FileStorage } from '../../../files/port'
 import type { Draining } from '../../../kernel/draining'
 import type { WorkspaceDoc } from '../../../kernel/tenancy'
-import type { Attached, MediaCalls, Refusal, StreamInfo } from '../../../media/bridge'
-import { CLOSE } from '../../../media/bridge'
-import type { OutboundFrame } from '../../../media/frames'
-import type { Recorder } from '../../../media/recorder'
-import type { LiveSession, PipelineState } from '../../../media/session'
-import type { MediaTokens } from '../../../media/tokens'
 import type { Telephony } from '../../../providers/telephony/port'
+import type { Attached, MediaCalls, Refusal, StreamInfo } from '../../../voice/bridge'
+import { CLOSE } from '../../../voice/bridge'
+import type { OutboundFrame } from '../../../voice/frames'
+import type { Recorder } from '../../../voice/recorder'
+import type { LiveSession, PipelineState } from '../../../voice/session'
+import type { MediaTokens } from '../../../voice/tokens'
 import type { CallActors } from '../control/actor'
 import { announceChannel } from '../control/transfers'
 import { keepRecordingFiles } from '../records/recordings'

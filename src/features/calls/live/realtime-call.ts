@@ -1,22 +1,22 @@
 /**
  * A call whose agent runs on a speech-to-speech model (BYOK: the agent's model on the workspace's
  * OpenAI key is a Realtime model): the model replaces the speech engines and the language model
- * (src/media/realtime-session.ts). It is told what the conversation engine tells a text model on a
+ * (src/voice/realtime-session.ts). It is told what the conversation engine tells a text model on a
  * call (the system prompt, the agent's tools as its functions) and writes what the cascaded
  * pipeline writes: both sides' lines in the transcript and the conversation, each agent turn with
  * its model and token usage. A connection the API refuses fails the call with its reason, and
  * the key's owner hears of it (byok/runtime.ts): there is no fallback to another engine.
  */
 import type { WorkspaceDoc } from '../../../kernel/tenancy'
-import { TRAILING_WAIT_MS } from '../../../media/end-of-turn'
-import type { OutboundFrame } from '../../../media/frames'
-import type { RealtimeLine } from '../../../media/realtime-session'
-import { RealtimeSession } from '../../../media/realtime-session'
-import type { Recorder } from '../../../media/recorder'
-import type { PipelineState } from '../../../media/session'
-import { LOCAL_WAITS } from '../../../media/turn-waits'
-import type { VoiceActivity } from '../../../media/vad'
 import { RealtimeConnection } from '../../../providers/realtime/openai'
+import { TRAILING_WAIT_MS } from '../../../voice/end-of-turn'
+import type { OutboundFrame } from '../../../voice/frames'
+import type { RealtimeLine } from '../../../voice/realtime-session'
+import { RealtimeSession } from '../../../voice/realtime-session'
+import type { Recorder } from '../../../voice/recorder'
+import type { PipelineState } from '../../../voice/session'
+import { LOCAL_WAITS } from '../../../voice/turn-waits'
+import type { VoiceActivity } from '../../../voice/vad'
 import { type AgentDoc, languageCode } from '../../agents/public'
 import type { ByokRealtime } from '../../byok/public'
 import { buildSystemPrompt, type ConversationFeature, toolSpecs, toolsFor } from '../../conversations/public'

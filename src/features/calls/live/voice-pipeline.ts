@@ -1,5 +1,5 @@
 /**
- * Builds one call's voice pipeline (src/media/session.ts) from the call's record: the agent it
+ * Builds one call's voice pipeline (src/voice/session.ts) from the call's record: the agent it
  * talks as (the published version; nothing published, or an answered inbound call the account
  * cannot pay a first minute of: the line only says it is not available, the reason in `error`),
  * the speech engines (the workspace's BYOK keys with no fallback, else ours), the VAD, the
@@ -12,19 +12,19 @@ import type { Clock } from '../../../clock'
 import type { Config } from '../../../config'
 import type { WorkspaceDoc } from '../../../kernel/tenancy'
 import type { Logger } from '../../../logger'
-import { DEFAULT_DIALS } from '../../../media/dials'
-import { TRAILING_WAIT_MS } from '../../../media/end-of-turn'
-import type { OutboundFrame } from '../../../media/frames'
-import { stagesOf, type TurnStages } from '../../../media/latency'
-import type { PhraseCache } from '../../../media/phrase-cache'
-import { Recorder } from '../../../media/recorder'
-import { type CallLine, type LiveSession, type PipelineState, type SessionParts, VoiceSession } from '../../../media/session'
-import { StreamClock } from '../../../media/stream-clock'
-import { voiceActivity } from '../../../media/vad'
 import { REALTIME_VOICES } from '../../../providers/realtime/openai'
 import type { SpeechProviders } from '../../../providers/speech'
 import type { Telephony } from '../../../providers/telephony/port'
 import { isRefused } from '../../../refusals'
+import { DEFAULT_DIALS } from '../../../voice/dials'
+import { TRAILING_WAIT_MS } from '../../../voice/end-of-turn'
+import type { OutboundFrame } from '../../../voice/frames'
+import { stagesOf, type TurnStages } from '../../../voice/latency'
+import type { PhraseCache } from '../../../voice/phrase-cache'
+import { Recorder } from '../../../voice/recorder'
+import { type CallLine, type LiveSession, type PipelineState, type SessionParts, VoiceSession } from '../../../voice/session'
+import { StreamClock } from '../../../voice/stream-clock'
+import { voiceActivity } from '../../../voice/vad'
 import { type AgentDoc, type AgentService, dialsOf, languageCode, voicemailFor } from '../../agents/public'
 import type { ByokRuntime } from '../../byok/public'
 import type { ContactService } from '../../contacts/public'

@@ -5,11 +5,11 @@
  */
 
 import type { Clock } from '../../../clock'
-import type { VoiceDials } from '../../../media/dials'
-import type { TurnStages } from '../../../media/latency'
 import { clashes, notThere } from '../../../refusals'
 import type { PageAfter } from '../../../store/port'
 import type { ScopedFilter } from '../../../store/workspace-scoped'
+import type { VoiceDials } from '../../../voice/dials'
+import type { TurnStages } from '../../../voice/latency'
 import type { CallActors } from '../control/actor'
 import type { Call } from '../model'
 import type { RefusalCounts } from '../placing/refusal-counts'

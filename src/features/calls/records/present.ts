@@ -1,6 +1,6 @@
 /** A call row in its public forms (docs/spec.md Call; the list form omits four members). */
 
-import { summariseLatency } from '../../../media/latency'
+import { summariseLatency } from '../../../voice/latency'
 import type { Call } from '../model'
 import type { CallTryDoc } from './repository'
 

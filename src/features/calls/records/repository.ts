@@ -4,10 +4,10 @@
  * The call actor (control/actor.ts) owns the status; rows are its projection, written after each move.
  */
 import type { CallState, Hangup } from '../../../../machines/call'
-import type { VoiceDials } from '../../../media/dials'
-import type { RecordingTimeline } from '../../../media/recorder'
 import type { Collection, CollectionSpec, DocumentStore } from '../../../store/port'
 import { type ScopedCollection, WorkspaceCollection } from '../../../store/workspace-scoped'
+import type { VoiceDials } from '../../../voice/dials'
+import type { RecordingTimeline } from '../../../voice/recorder'
 import type { TranscriptLine } from '../analysis/analysis'
 import type { FieldSpec, FieldValue } from '../analysis/field-values'
 import type { CallSurface } from './totals'
@@ -93,7 +93,7 @@ export interface CallTryDoc {
   /** The speech engines the pipeline used, the call length it allowed (the agent's `maxCallSeconds` or the plan's default) and the version's voice dials. */
   pipeline?: { stt: string; tts: string; vad: string; maxCallSeconds?: number; dials?: VoiceDials }
   /** Per-turn latency stages (media/latency.ts); GET answers their p50/p95/max as `latency`. */
-  latencyTurns?: import('../../../media/latency').TurnStages[]
+  latencyTurns?: import('../../../voice/latency').TurnStages[]
   /** How the caller's speech over the agent ended (resumed, taken, talked over); GET answers it in `latency.overlaps`. */
   overlaps?: import('../../../../machines/voice-turn').OverlapCounts
   /** Pauses the agent talked into (media/talked-into.ts); GET answers it in `latency.overlaps.talkedInto`. */

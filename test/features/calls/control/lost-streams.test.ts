@@ -17,8 +17,8 @@ import { openCallTries } from '../../../../src/features/calls/records/repository
 import { openFileStorage } from '../../../../src/files'
 import type { WorkspaceDoc } from '../../../../src/kernel/tenancy'
 import { createLogger } from '../../../../src/logger'
-import { MediaTokens } from '../../../../src/media/tokens'
 import { openSqliteStore } from '../../../../src/store/sqlite'
+import { MediaTokens } from '../../../../src/voice/tokens'
 import { tryRow } from '../try-row'
 
 const dir = mkdtempSync(join(tmpdir(), 'lost-streams-'))

@@ -6,7 +6,7 @@
 import { expect, test } from 'bun:test'
 import { callQuality } from '../../../../src/features/calls/records/quality'
 import type { CallTransferRow } from '../../../../src/features/calls/records/repository'
-import type { TurnStages } from '../../../../src/media/latency'
+import type { TurnStages } from '../../../../src/voice/latency'
 import { tryRow } from '../try-row'
 
 const turn = (heard: number | null, sent: number | null = heard): TurnStages => ({
