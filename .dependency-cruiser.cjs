@@ -12,6 +12,8 @@
  * - A feature imports its own folder freely and, of another feature, only its public face
  *   (public.ts: the feature's ref, types, constants, helpers); it reaches another's services
  *   through `use(ref)` at build time.
+ * - The voice module (src/voice) has one public face too: code outside it imports only
+ *   src/voice/public.ts (the engines' ports included), so the module can change inside freely.
  * - One domain error: code refuses with `Refused` (src/refusals.ts); only src/http maps it to each
  *   surface's answer, so only src/http imports its shape (src/http/errors.ts, `ApiError`).
  * - No import cycles, type-only ones included.
@@ -86,6 +88,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/features/([^/]+)/' },
       to: { path: '^src/features/', pathNot: ['^src/features/$1/', '^src/features/[^/]+/public\\.ts$'] },
+    },
+    {
+      name: 'voice-imports-public-face',
+      comment: 'Outside src/voice, the voice module is reached only through src/voice/public.ts: export what is needed there.',
+      severity: 'error',
+      from: { pathNot: '^src/voice/' },
+      to: { path: '^src/voice/', pathNot: '^src/voice/public\\.ts$' },
     },
     {
       name: 'refusals-shaped-only-at-the-edge',

@@ -20,8 +20,7 @@ import { requestLog } from './http/request-log'
 import { type CredentialCheck, isVisitorPath, pathOf, V1_PREFIX } from './http/surface'
 import { metricsRoute } from './metrics'
 import type { Services } from './services'
-import { MEDIA_PREFIX } from './voice/bridge'
-import { MAX_MESSAGE_BYTES } from './voice/serializers/twilio'
+import { MAX_MESSAGE_BYTES, MEDIA_PREFIX } from './voice/public'
 export const DOCS = { v1: `${V1_PREFIX}/docs`, legacy: '/docs', console: '/console/docs' } as const
 
 /** One surface: every feature's plugins for it, in feature order. */

@@ -8,7 +8,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { Logger } from '../logger'
-import type { TurnStages } from '../voice/latency'
+import type { TurnStages } from '../voice/public'
 
 const PREFIX = 'agent_platform_'
 

@@ -9,8 +9,7 @@
  */
 import { availableParallelism } from 'node:os'
 import type { Config } from '../config'
-import type { SpeechToText } from '../voice/ports/stt'
-import type { TextToSpeech } from '../voice/ports/tts'
+import type { SpeechToText, TextToSpeech } from '../voice/public'
 import { AssemblyAiStt } from './stt/assemblyai'
 import type { PoolStats } from './stt/decoder-pool'
 import { DeepgramStt } from './stt/deepgram'

@@ -2,7 +2,7 @@
 
 import { DEFAULT_VOICE } from '../../catalog/voices'
 import { newId, randomId } from '../../ids'
-import { DEFAULT_DIALS } from '../../voice/dials'
+import { DEFAULT_DIALS } from '../../voice/public'
 import type { AgentDoc } from './repository'
 
 const starterLines = (name: string): string[] => [

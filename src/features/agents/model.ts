@@ -3,7 +3,7 @@ import { t } from 'elysia'
 import { BodyInt } from '../../http/body-types'
 import { pageQuery } from '../../http/pagination'
 import { FLUX_LIMITS } from '../../providers/stt/deepgram-flux'
-import { PATIENCE_LEVELS, SPEED_MAX, SPEED_MIN } from '../../voice/dials'
+import { PATIENCE_LEVELS, SPEED_MAX, SPEED_MIN } from '../../voice/public'
 
 /** Step text lengths are "not shown" in docs/spec.md: a title fits a heading, a detail a paragraph. */
 export const STEP_TITLE_MAX = 100

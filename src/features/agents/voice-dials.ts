@@ -5,7 +5,7 @@
  */
 
 import { invalid } from '../../refusals'
-import { DEFAULT_DIALS, type VoiceDials } from '../../voice/dials'
+import { DEFAULT_DIALS, type VoiceDials } from '../../voice/public'
 import type { StoredVoice } from './repository'
 
 /** Backchannel words trimmed, blank ones refused, repeats (any letter case) kept once. */

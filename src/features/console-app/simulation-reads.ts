@@ -8,7 +8,7 @@ import { Elysia, t } from 'elysia'
 import { answers, consoleErrors } from '../../http/docs'
 import { pageQuery, pageSchema, paginate } from '../../http/pagination'
 import type { KernelHttp } from '../../kernel/feature'
-import { wavOf } from '../../voice/recorder'
+import { wavOf } from '../../voice/public'
 import type { AgentService } from '../agents/public'
 import { presentRun, presentRunOutline, presentScenario, presentSuite, Run, RunBody, RunOutline, Scenario, type SimulationsServices, Suite } from '../simulations/public'
 

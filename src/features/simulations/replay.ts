@@ -10,7 +10,7 @@
  */
 
 import { clashes, notThere } from '../../refusals'
-import { KEYPAD_LINE } from '../../voice/keypad'
+import { KEYPAD_LINE } from '../../voice/public'
 import type { CallerAudio, CallerRecordings, CallTryDoc } from '../calls/public'
 import { AFTER_MS_MAX, type ExpectationSpec, LINES_MAX, type ScenarioInput } from './model'
 

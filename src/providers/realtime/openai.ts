@@ -13,9 +13,9 @@
  * vendor's words.
  */
 import WebSocket from 'ws'
-import type { RealtimeEvent, RealtimeLink } from '../../voice/ports/realtime'
+import type { RealtimeEvent, RealtimeLink } from '../../voice/public'
 
-export { type RealtimeEvent, type RealtimeUsage, usageOf } from '../../voice/ports/realtime'
+export { type RealtimeEvent, type RealtimeUsage, usageOf } from '../../voice/public'
 
 /** The Realtime voices (https://platform.openai.com/docs/api-reference/realtime-client-events/session/update, `audio.output.voice`). */
 export const REALTIME_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const

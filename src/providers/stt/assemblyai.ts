@@ -19,7 +19,7 @@
  * sends `ForceEndpoint` and waits for that turn's end. `Terminate` at the end.
  */
 import WebSocket from 'ws'
-import { type AssemblyAiTurnSettings, SpeechError, type SpeechToText, type SpeechToTextOptions, type SttCapabilities, type SttPartial, type SttSession, type SttTurnEvent } from '../../voice/ports/stt'
+import { type AssemblyAiTurnSettings, SpeechError, type SpeechToText, type SpeechToTextOptions, type SttCapabilities, type SttPartial, type SttSession, type SttTurnEvent } from '../../voice/public'
 
 const RATE = 16_000
 /**

@@ -18,7 +18,7 @@
  */
 import { mulaw } from 'alawmulaw'
 import WebSocket from 'ws'
-import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttPartial, type SttSession, type SttTurnEvent } from '../../voice/ports/stt'
+import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttPartial, type SttSession, type SttTurnEvent } from '../../voice/public'
 
 /** Flux's two encodings (quickstart): 16-bit PCM, sent at 16 kHz; μ-law, at the phone line's 8 kHz (a quarter of the bytes). */
 export type FluxEncoding = 'linear16' | 'mulaw'

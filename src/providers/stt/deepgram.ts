@@ -14,7 +14,7 @@
  * that belong to the next utterance. `KeepAlive` while quiet, `CloseStream` at the end.
  */
 import WebSocket from 'ws'
-import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttCapabilities, type SttPartial, type SttSession } from '../../voice/ports/stt'
+import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttCapabilities, type SttPartial, type SttSession } from '../../voice/public'
 
 const RATE = 16_000
 /** Deepgram closes a stream after ~10 s without audio or KeepAlive; 5 s keeps it open with margin. */

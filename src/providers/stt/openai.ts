@@ -5,7 +5,7 @@
  * the utterance's audio is kept and sent as a 16 kHz WAV when our endpointing ends it.
  */
 import { WaveFile } from 'wavefile'
-import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttCapabilities, type SttSession } from '../../voice/ports/stt'
+import { SpeechError, type SpeechToText, type SpeechToTextOptions, type SttCapabilities, type SttSession } from '../../voice/public'
 import { UtteranceBuffer } from './utterance'
 
 const RATE = 16_000

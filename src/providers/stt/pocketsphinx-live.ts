@@ -10,7 +10,7 @@
  * reported (`queuedMs`) as a stage of the turn's latency.
  */
 import { availableParallelism } from 'node:os'
-import { SpeechError, type SpeechToText, type SttCapabilities, type SttPartial, type SttSession } from '../../voice/ports/stt'
+import { SpeechError, type SpeechToText, type SttCapabilities, type SttPartial, type SttSession } from '../../voice/public'
 import { type DecoderHolder, DecoderPool, type Lease, type PoolStats } from './decoder-pool'
 import { DEBIAN_SPHINX, MODEL_FILES, type SphinxPaths, sphinxMissing } from './pocketsphinx-ffi'
 import type { FromDecoder } from './pocketsphinx-worker'

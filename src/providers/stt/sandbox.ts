@@ -13,7 +13,7 @@
  * The script lives in this process: the callee connects to the instance that runs it, so its
  * media socket and this registry meet in one process.
  */
-import type { SpeechToText, SttCapabilities, SttPartial, SttSession } from '../../voice/ports/stt'
+import type { SpeechToText, SttCapabilities, SttPartial, SttSession } from '../../voice/public'
 
 export class SandboxScripts {
   private readonly lines = new Map<string, { words: string[]; taken: number; startedAt: number; ms: number; at?: number }[]>()

@@ -3,9 +3,9 @@
  * (`>`), a wordless noise (`~`), keys (`[keypad] 1234#`), a phone menu (`[menu 1] …`), each with
  * its timing prefix (`[wait 3000]`, `[after 1500]`); sandbox-callee.ts explains the script.
  */
-import { joinPcm, PHONE_RATE, resample } from '../../voice/codecs'
-import { KEYPAD_LINE, keypadTones } from '../../voice/keypad'
-import type { TextToSpeech } from '../../voice/ports/tts'
+
+import type { TextToSpeech } from '../../voice/public'
+import { joinPcm, KEYPAD_LINE, keypadTones, PHONE_RATE, resample } from '../../voice/public'
 import { synthesiseSyllables } from '../tts/sandbox'
 
 /** A `~` noise burst: well past the backchannel filter (300 ms) after Silero's onset, no words. */

@@ -5,7 +5,7 @@
  */
 import WebSocket from 'ws'
 import { randomId } from '../../ids'
-import { PHONE_RATE } from '../../voice/codecs'
+import { PHONE_RATE } from '../../voice/public'
 
 /** Twilio sends 20 ms frames. */
 export const FRAME_MS = 20

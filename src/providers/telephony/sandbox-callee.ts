@@ -22,9 +22,9 @@
  * As an answering machine (`machine`) it plays its greeting at once, whoever speaks, then a beep,
  * tells the network the beep has ended (the network's answering-machine verdict), and records.
  */
-import { decodeMulaw, encodeMulaw, PHONE_RATE } from '../../voice/codecs'
-import { KeypadListener } from '../../voice/keypad'
-import type { TextToSpeech } from '../../voice/ports/tts'
+
+import type { TextToSpeech } from '../../voice/public'
+import { decodeMulaw, encodeMulaw, KeypadListener, PHONE_RATE } from '../../voice/public'
 import type { SandboxScripts } from '../stt/sandbox'
 import { type CalleeLine, machineLine, prepareLine } from './callee-lines'
 import { CalleePace, type Pace } from './callee-pace'

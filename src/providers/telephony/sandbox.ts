@@ -24,7 +24,7 @@
 import type { Clock } from '../../clock'
 import { randomId } from '../../ids'
 import type { Collection, DocumentStore } from '../../store/port'
-import type { TextToSpeech } from '../../voice/ports/tts'
+import type { TextToSpeech } from '../../voice/public'
 import type { SandboxScripts } from '../stt/sandbox'
 import {
   type CarrierAccount,

@@ -24,8 +24,8 @@
  */
 import { mulaw } from 'alawmulaw'
 import WebSocket from 'ws'
-import { SpeechError } from '../../voice/ports/stt'
-import type { SynthesisOptions, TextToSpeech, WordTiming } from '../../voice/ports/tts'
+import type { SynthesisOptions, TextToSpeech, WordTiming } from '../../voice/public'
+import { SpeechError } from '../../voice/public'
 import { VOICE_MAP } from './voices'
 
 /** The API version the SDK pins (cartesia-js `client-identity.ts`). */

@@ -4,8 +4,9 @@
  * /v1/text-to-speech/{voice_id}/stream?output_format=pcm_16000` with `xi-api-key`, JSON
  * `{ text, model_id, voice_settings?: { speed } }` (speed 0.7–1.2, 1 its own rate); the body is raw 16 kHz 16-bit PCM, streamed as it is synthesised.
  */
-import { SpeechError } from '../../voice/ports/stt'
-import type { SynthesisOptions, TextToSpeech } from '../../voice/ports/tts'
+
+import type { SynthesisOptions, TextToSpeech } from '../../voice/public'
+import { SpeechError } from '../../voice/public'
 import { headersDeadline, pcmBody } from './pcm-stream'
 import { providerVoice } from './voices'
 

@@ -14,7 +14,7 @@
  * random jitter) into the next sentence, as the program does between the sentences of one text.
  */
 import { spawn } from 'node:child_process'
-import type { SynthesisOptions, TextToSpeech } from '../../voice/ports/tts'
+import type { SynthesisOptions, TextToSpeech } from '../../voice/public'
 import { type EspeakPool, SynthUnavailable } from './espeak-pool'
 import { pcmChunks } from './pcm-stream'
 import { providerVoice } from './voices'

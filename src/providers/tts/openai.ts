@@ -3,8 +3,9 @@
  * https://platform.openai.com/docs/api-reference/audio/createSpeech): JSON `{ model, input, voice,
  * response_format: "pcm" }`; `pcm` is raw 24 kHz 16-bit little-endian mono, streamed.
  */
-import { SpeechError } from '../../voice/ports/stt'
-import type { SynthesisOptions, TextToSpeech } from '../../voice/ports/tts'
+
+import type { SynthesisOptions, TextToSpeech } from '../../voice/public'
+import { SpeechError } from '../../voice/public'
 import { headersDeadline, pcmBody } from './pcm-stream'
 import { providerVoice } from './voices'
 

@@ -2,7 +2,7 @@
  * Raw 16-bit PCM arriving as bytes (a vendor's streamed body, a local engine's stdout) as samples,
  * never splitting a sample across chunks: an odd trailing byte waits for the next chunk.
  */
-import { pcm16 } from '../../voice/ports/tts'
+import { pcm16 } from '../../voice/public'
 
 export async function* pcmChunks(source: AsyncIterable<Uint8Array>, options: { signal?: AbortSignal; skipBytes?: number } = {}): AsyncIterable<Int16Array> {
   let skip = options.skipBytes ?? 0

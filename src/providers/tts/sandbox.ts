@@ -4,7 +4,7 @@
  * as speech. It carries no words: it is the sandbox's test double, used only on sandbox calls when
  * no TTS provider (keys or espeak-ng) is available, so the loop runs on a machine with just Node.
  */
-import type { SynthesisOptions, TextToSpeech } from '../../voice/ports/tts'
+import type { SynthesisOptions, TextToSpeech } from '../../voice/public'
 
 const RATE = 8_000
 /** A syllable: speech runs at 4–6 syllables a second. */

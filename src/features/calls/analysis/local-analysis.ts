@@ -6,7 +6,7 @@
  */
 
 import { findEmail, findName, findPhone, terms } from '../../../providers/llm/local-text'
-import { KEYPAD_LINE } from '../../../voice/keypad'
+import { KEYPAD_LINE } from '../../../voice/public'
 import type { TranscriptLine } from './analysis-types'
 import { type FieldSpec, type FieldValue, fieldValue } from './field-values'
 import { latestTypedEntry, takesTypedDigits } from './keypad-fields'

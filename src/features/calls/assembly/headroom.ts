@@ -5,7 +5,7 @@
  */
 import type { Kernel } from '../../../kernel/feature'
 import type { SpeechProviders } from '../../../providers/speech'
-import { playoutLead } from '../../../voice/playout-lead'
+import { playoutLead } from '../../../voice/public'
 import type { LiveStreams } from '../live/media'
 import { Admission, DEFAULT_LIMITS, MEMORY_SHARE, memoryBudget } from '../placing/admission'
 import { LoopLag } from '../placing/loop-lag'

@@ -9,7 +9,7 @@ import type { CarrierAccountOf, Telephony } from '../../../providers/telephony/p
 import { SandboxNetwork } from '../../../providers/telephony/sandbox'
 import { TelnyxTelephony } from '../../../providers/telephony/telnyx'
 import { TwilioTelephony } from '../../../providers/telephony/twilio'
-import { MediaTokens } from '../../../voice/tokens'
+import { MediaTokens } from '../../../voice/public'
 import { switchOfInstance } from '../control/lost-switches'
 import { type CallTryRepo, tryId } from '../records/repository'
 

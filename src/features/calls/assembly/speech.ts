@@ -8,7 +8,7 @@ import { SpeechProviders } from '../../../providers/speech'
 import { SandboxScripts } from '../../../providers/stt/sandbox'
 import type { SandboxNetwork } from '../../../providers/telephony/sandbox'
 import { SandboxTts } from '../../../providers/tts/sandbox'
-import type { MediaTokens } from '../../../voice/tokens'
+import type { MediaTokens } from '../../../voice/public'
 import type { LiveStreams } from '../live/media'
 import { RelayedScripts } from '../live/sandbox-relay'
 

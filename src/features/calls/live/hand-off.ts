@@ -6,7 +6,7 @@
  * the network refused is called off on the same channel, and the agent answers again.
  */
 import type { Coordination } from '../../../coordination/port'
-import { HAND_OFF_SENTENCE_MS } from '../../../voice/session'
+import { HAND_OFF_SENTENCE_MS } from '../../../voice/public'
 import type { CallTryDoc } from '../records/repository'
 
 const handOffChannel = (callId: string) => `hand-off:${callId}`

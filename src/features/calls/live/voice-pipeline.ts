@@ -16,15 +16,21 @@ import { REALTIME_VOICES } from '../../../providers/realtime/openai'
 import type { SpeechProviders } from '../../../providers/speech'
 import type { Telephony } from '../../../providers/telephony/port'
 import { isRefused } from '../../../refusals'
-import { DEFAULT_DIALS } from '../../../voice/dials'
-import { TRAILING_WAIT_MS } from '../../../voice/end-of-turn'
-import type { OutboundFrame } from '../../../voice/frames'
-import { stagesOf, type TurnStages } from '../../../voice/latency'
-import type { PhraseCache } from '../../../voice/phrase-cache'
-import { Recorder } from '../../../voice/recorder'
-import { type CallLine, type LiveSession, type PipelineState, type SessionParts, VoiceSession } from '../../../voice/session'
-import { StreamClock } from '../../../voice/stream-clock'
-import { voiceActivity } from '../../../voice/vad'
+import type { OutboundFrame, PhraseCache } from '../../../voice/public'
+import {
+  type CallLine,
+  DEFAULT_DIALS,
+  type LiveSession,
+  type PipelineState,
+  Recorder,
+  type SessionParts,
+  StreamClock,
+  stagesOf,
+  TRAILING_WAIT_MS,
+  type TurnStages,
+  VoiceSession,
+  voiceActivity,
+} from '../../../voice/public'
 import { type AgentDoc, type AgentService, dialsOf, languageCode, voicemailFor } from '../../agents/public'
 import type { ByokRuntime } from '../../byok/public'
 import type { ContactService } from '../../contacts/public'

@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../../clock'
 import type { FileStorage } from '../../../files/port'
-import { wavSamples } from '../../../voice/recorder'
+import { wavSamples } from '../../../voice/public'
 import { callerRecordingKey } from './recordings'
 import { type CallTryDoc, type CallTryRepo, newestTry, triesIn, tryId } from './repository'
 

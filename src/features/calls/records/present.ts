@@ -1,6 +1,6 @@
 /** A call row in its public forms (docs/spec.md Call; the list form omits four members). */
 
-import { summariseLatency } from '../../../voice/latency'
+import { summariseLatency } from '../../../voice/public'
 import type { Call } from '../model'
 import type { CallTryDoc } from './repository'
 

@@ -6,7 +6,7 @@
  * as in call totals. Computed from the stored tries, newest first, at most QUALITY_MAX_CALLS; the
  * calls refused at capacity from their counts per hour (placing/refusal-counts.ts), most of which have no try.
  */
-import type { TurnStages } from '../../../voice/latency'
+import type { TurnStages } from '../../../voice/public'
 import type { HourRefusals } from '../placing/refusal-counts'
 import type { CallTransferRow, CallTryDoc } from './repository'
 

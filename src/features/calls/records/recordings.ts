@@ -17,8 +17,8 @@ import { type Clock, iso } from '../../../clock'
 import type { FileStorage } from '../../../files/port'
 import type { WorkspaceDoc } from '../../../kernel/tenancy'
 import type { Logger } from '../../../logger'
-import { callerWav } from '../../../voice/recorder'
-import type { MediaTokens } from '../../../voice/tokens'
+import type { MediaTokens } from '../../../voice/public'
+import { callerWav } from '../../../voice/public'
 import { type CallTryRepo, triesIn } from './repository'
 
 const DAY_MS = 86_400_000
