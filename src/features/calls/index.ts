@@ -34,6 +34,7 @@ import { twilioCallbacks } from './control/twilio-callbacks'
 import { CallFeed, watchedTries } from './live/live-feed'
 import { CallMedia, type LiveStreams, mediaChannel } from './live/media'
 import { MediaEnds } from './live/media-ends'
+import { voicePipeline } from './live/voice-pipeline'
 import { CallbackBooking } from './placing/callbacks'
 import { type CallRefusalDoc, callRefusalsSpec, RefusalCounts } from './placing/refusal-counts'
 import { callsRef } from './public'
@@ -123,33 +124,34 @@ export const callsFeature = defineFeature(callsRef, {
     })
 
     const media = new CallMedia({
+      pipeline: voicePipeline({
+        config,
+        agents,
+        published,
+        conversations,
+        engine,
+        tools,
+        telephony,
+        speech,
+        byok,
+        phrases: new PhraseCache(),
+        clock,
+        contacts,
+        meter,
+        logger,
+        transfers,
+        turnObserved: (stages) => kernel.metrics.voiceTurn(stages),
+      }),
+      record: { tries, actors, telephony, tokens, clock, logger, publicBaseUrl: config.publicBaseUrl },
       live,
       host: runtime.instanceId,
       files: kernel.files,
-      feed,
-      phrases: new PhraseCache(),
-      meter,
       config,
-      tries,
-      agents,
-      published,
-      conversations,
-      contacts,
-      engine,
-      tools,
-      telephony,
-      speech,
-      byok,
-      tokens,
       coordination,
-      clock,
-      logger,
-      actors,
       workspace,
       mediaEnded,
+      feed,
       inspect: kernel.inspection?.inspect,
-      turnObserved: (stages) => kernel.metrics.voiceTurn(stages),
-      transfers,
     })
     kernel.metrics.mediaSessions.from(() => media.live.size)
 

@@ -8,44 +8,41 @@
  * reaches this socket on the coordination channel `media:{callId}`.
  */
 import type { createActor } from 'xstate'
-import { type Clock, hostPaced, iso } from '../../../clock'
+import { hostPaced, iso } from '../../../clock'
 import type { Config } from '../../../config'
 import type { Coordination } from '../../../coordination/port'
 import { crashPoint } from '../../../crash-points'
 import type { FileStorage } from '../../../files/port'
 import type { Draining } from '../../../kernel/draining'
 import type { WorkspaceDoc } from '../../../kernel/tenancy'
-import type { Telephony } from '../../../providers/telephony/port'
-import type { Attached, LiveSession, MediaCalls, MediaTokens, OutboundFrame, PipelineState, Recorder, Refusal, StreamInfo } from '../../../voice/public'
+import type { Attached, LiveSession, MediaCalls, OutboundFrame, PipelineState, Recorder, Refusal, StreamInfo } from '../../../voice/public'
 import { CLOSE } from '../../../voice/public'
-import type { CallActors } from '../control/actor'
 import { announceChannel } from '../control/transfers'
 import { keepRecordingFiles } from '../records/recordings'
-import type { CallTryDoc, CallTryRepo } from '../records/repository'
+import type { CallTryDoc } from '../records/repository'
 import { answeredByChannel, isAnsweredBy } from './answered-by'
-import { CallRecord } from './call-record'
+import { CallRecord, type CallRecordDeps } from './call-record'
 import { answerHandOffs } from './hand-off'
 import type { CallFeed } from './live-feed'
 import { type EndedBy, StreamEnd } from './stream-end'
-import { buildVoicePipeline, type VoicePipelineDeps } from './voice-pipeline'
+import type { VoicePipeline } from './voice-pipeline'
 
 /** Live pipelines in this process, by call id (admission counts them; the console's actor view reads their state). */
 export type LiveStreams = Map<string, { state: PipelineState; why?: string; session: LiveSession }>
 
-export interface CallMediaDeps extends VoicePipelineDeps {
+export interface CallMediaDeps {
+  /** Builds each call's session from its record (voice-pipeline.ts). */
+  pipeline: VoicePipeline
+  /** What a call's record writes through (call-record.ts); its tries and tokens also check a stream. */
+  record: CallRecordDeps
   /** Where this process's live streams are kept (shared with admission, built before the calls' media). */
   live: LiveStreams
   /** This instance (the runtime's id), written on the try as its stream's host. */
   host: string
   /** Where the finished recording is kept (records/recordings.ts). */
   files: FileStorage
-  config: Pick<Config, 'telephonyProvider' | 'publicBaseUrl' | 'providers' | 'speech' | 'dataDir'>
-  tries: CallTryRepo
-  telephony: Telephony
-  tokens: MediaTokens
+  config: Pick<Config, 'telephonyProvider' | 'publicBaseUrl' | 'providers' | 'speech'>
   coordination: Coordination
-  clock: Clock
-  actors: CallActors
   workspace: (id: string) => Promise<WorkspaceDoc | null>
   /** Announces that a try's stream has written its last (MediaEnds.ended). */
   mediaEnded: (tryId: string) => Promise<void>
@@ -89,13 +86,13 @@ export class CallMedia implements MediaCalls {
    * one left and hangs up (`hangup: answered`). Resolves once every call here has written its end.
    */
   async drain(draining: Draining, goodbye: string): Promise<void> {
-    if (!(await draining.waitFor(() => this.live.size === 0))) this.deps.logger.info({ calls: this.live.size }, 'draining: the deadline has passed; live calls end with a goodbye')
+    if (!(await draining.waitFor(() => this.live.size === 0))) this.deps.record.logger.info({ calls: this.live.size }, 'draining: the deadline has passed; live calls end with a goodbye')
     // Said again on each check: a stream that was attaching at the deadline hears it too (once).
     const ended = await draining.waitFor(() => {
       for (const { session } of this.live.values()) session.endWith(goodbye)
       return this.live.size === 0 && this.ending.size === 0
     }, Date.now() + GOODBYE_WAIT_MS)
-    if (!ended) this.deps.logger.warn({ live: this.live.size, ending: this.ending.size }, 'draining: calls still open after their goodbye')
+    if (!ended) this.deps.record.logger.warn({ live: this.live.size, ending: this.ending.size }, 'draining: calls still open after their goodbye')
   }
 
   /** The network's proof that it opened the socket, as its telephony checks it (a Twilio signature). */
@@ -104,7 +101,7 @@ export class CallMedia implements MediaCalls {
     // The sandbox callee and browsers do not come through the carrier: they carry the token in the path.
     if (/^\/media\/[^/]+\/[^/]+$/.test(u.pathname)) return null
     const url = `${this.deps.config.publicBaseUrl.replace(/^http/, 'ws').replace(/\/$/, '')}${u.pathname}${u.search}`
-    return this.deps.telephony.mediaUpgradeRefusal(url, request.headers)
+    return this.deps.record.telephony.mediaUpgradeRefusal(url, request.headers)
   }
 
   async refusal(callId: string, token: string | undefined): Promise<Refusal | null> {
@@ -114,9 +111,9 @@ export class CallMedia implements MediaCalls {
 
   /** The call's live try for this token, or why a stream for it is refused (and the close code). */
   private async check(callId: string, token: string | undefined): Promise<{ row: CallTryDoc } | Refusal> {
-    const [row] = await this.deps.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
+    const [row] = await this.deps.record.tries.find({ callId }, { sort: [['attempt', -1]], limit: 1 })
     if (!row) return { refused: `no call ${callId}`, code: CLOSE.unknownCall }
-    if (!this.deps.tokens.verify(callId, row.attempt, token)) return { refused: 'the media token does not verify', code: CLOSE.badToken }
+    if (!this.deps.record.tokens.verify(callId, row.attempt, token)) return { refused: 'the media token does not verify', code: CLOSE.badToken }
     if (row.status !== 'connected') return { refused: `call ${callId} is ${row.status}, not connected`, code: CLOSE.notLive }
     if (this.live.has(callId)) return { refused: `call ${callId} already has a media stream`, code: CLOSE.notLive }
     return { row }
@@ -129,18 +126,14 @@ export class CallMedia implements MediaCalls {
     const row = checked.row
     const workspace = await d.workspace(row.workspaceId)
     if (!workspace) return { refused: `call ${callId} has no workspace any more`, code: CLOSE.notLive }
-    const record = new CallRecord(
-      { tries: d.tries, actors: d.actors, telephony: d.telephony, tokens: d.tokens, clock: d.clock, logger: d.logger, publicBaseUrl: d.config.publicBaseUrl },
-      row,
-      workspace,
-    )
+    const record = new CallRecord(d.record, row, workspace)
     // Calls writing their end are tracked until written: a shutdown waits for them.
     const end = new StreamEnd((work) => {
       this.ending.add(work)
       const done = () => void this.ending.delete(work)
       work.then(done, done)
     })
-    const built = await buildVoicePipeline(d, {
+    const built = await d.pipeline.build({
       row,
       workspace,
       record,
@@ -166,11 +159,11 @@ export class CallMedia implements MediaCalls {
     const { session, recorder } = built
     this.live.set(callId, { state: session.state, session })
     let unsubscribe: () => Promise<void> = async () => {}
-    let lastFrameAt = d.clock.now()
+    let lastFrameAt = d.record.clock.now()
     let beatAt = lastFrameAt
     await record.write({ media: 'live', mediaHost: d.host, liveAt: iso(beatAt), pipeline: built.pipeline, agentVersion: built.agentVersion })
     if (recorder) await record.recording(false)
-    const stopBeat = hostPaced(d.clock).every(LIVE_BEAT_MS, () => {
+    const stopBeat = hostPaced(d.record.clock).every(LIVE_BEAT_MS, () => {
       if (lastFrameAt <= beatAt) return
       beatAt = lastFrameAt
       void record.write({ liveAt: iso(beatAt) })
@@ -211,14 +204,14 @@ export class CallMedia implements MediaCalls {
     session.start(stream.sampleRate)
     // A verdict that came before the stream did is on the row.
     if (built.leavesVoicemail) {
-      const verdict = (await d.tries.get(row.id).catch(() => null))?.answeredBy
+      const verdict = (await d.record.tries.get(row.id).catch(() => null))?.answeredBy
       if (isAnsweredBy(verdict)) session.answeredBy(verdict)
     }
     record.log.info({ ...built.pipeline, encoding: stream.encoding }, 'media stream started')
     return {
       call: {
         frame: (f) => {
-          lastFrameAt = d.clock.now()
+          lastFrameAt = d.record.clock.now()
           session.frame(f)
         },
         drained: () => session.drained(),

@@ -81,19 +81,30 @@ export type Built =
     }
   | { refused: string }
 
-export async function buildVoicePipeline(
-  d: VoicePipelineDeps,
-  c: {
-    row: CallTryDoc
-    workspace: WorkspaceDoc
-    record: CallRecord
-    send: (f: OutboundFrame) => boolean
-    chunkMs: number
-    state: (state: PipelineState, why?: string) => void
-    hangUp: CallLine['hangUp']
-    actor?: SessionParts['actor']
-  },
-): Promise<Built | null> {
+/** One call the pipeline is built for: its record, and where its audio, state and hang-up go. */
+export interface PipelineCall {
+  row: CallTryDoc
+  workspace: WorkspaceDoc
+  record: CallRecord
+  send: (f: OutboundFrame) => boolean
+  chunkMs: number
+  state: (state: PipelineState, why?: string) => void
+  hangUp: CallLine['hangUp']
+  actor?: SessionParts['actor']
+}
+
+/**
+ * The calls feature's voice pipeline as one value: the media socket side (media.ts) asks it for a
+ * call's session and needs none of the agents, engines and conversations it is built from.
+ */
+export interface VoicePipeline {
+  /** The call's session; null when its agent or conversation is gone. */
+  build(call: PipelineCall): Promise<Built | null>
+}
+
+export const voicePipeline = (d: VoicePipelineDeps): VoicePipeline => ({ build: (call) => buildVoicePipeline(d, call) })
+
+async function buildVoicePipeline(d: VoicePipelineDeps, c: PipelineCall): Promise<Built | null> {
   const { row, workspace, record } = c
   const draft = await d.agents.get(row.workspaceId, row.agentId).catch(() => null)
   let conversation = row.conversationId ? await d.conversations.get(row.workspaceId, row.conversationId).catch(() => null) : null
