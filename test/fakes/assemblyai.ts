@@ -16,8 +16,11 @@
  * - the turn ends after `min_turn_silence` ms of silence when its end-of-turn confidence (the
  *   queued `confidence`, 0.9 unless given) reaches `end_of_turn_confidence_threshold`, else after
  *   `max_turn_silence`: a `Turn` with `end_of_turn: true`, then with `format_turns=true` the same
- *   turn again formatted (`turn_is_formatted: true`, the queued text as written). An unsure turn's
- *   pause of `min_turn_silence` is told first with `utterance`, the words so far, the turn open;
+ *   turn again formatted (`turn_is_formatted: true`, the queued text as written). Every pause of
+ *   UTTERANCE_PAUSE_MS, sure or unsure, is told first with `utterance`, the words so far, the turn
+ *   open ("populated when the system detects a pause in speech", for eager LLM inference:
+ *   https://www.assemblyai.com/docs/speech-to-text/universal-streaming/message-sequence), unless
+ *   the turn ends at that pause, whose end then carries it;
  * - `ForceEndpoint` ends the open turn at once (nothing when none is open); `Terminate` ends it,
  *   sends `Termination` and closes 1000.
  * Time is audio time; results leave `finalDelayMs` after the audio that ends them arrived.
@@ -31,6 +34,13 @@ const FINALIZE_SLACK_MS = 100
  * confident (`min_end_of_turn_silence_when_confident`, now `min_turn_silence`), 1,280 ms at most.
  */
 export const ASSEMBLYAI_DEFAULTS = { threshold: 0.4, minSilenceMs: 400, maxSilenceMs: 1_280 }
+/**
+ * The silence AssemblyAI calls a pause for `utterance`: it publishes no figure; 160 ms is the
+ * shortest silence its turn-detection docs end a turn on (the "aggressive" configuration's
+ * `min_end_of_turn_silence_when_confident`). The message still waits for the words to be final
+ * (`finalDelayMs` after the audio).
+ */
+export const UTTERANCE_PAUSE_MS = 160
 
 export interface AssemblyAiUtterance {
   text: string
@@ -226,8 +236,8 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
     if (s.silenceMs >= (confident ? min : max)) {
       st.revealed = st.words.length
       endTurn(ws, true)
-    } else if (!confident && !st.uttered && s.silenceMs >= min) {
-      // Unsure the turn is over: the pause is told as an utterance and the turn stays open.
+    } else if (!st.uttered && s.silenceMs >= UTTERANCE_PAUSE_MS) {
+      // A pause the turn does not end at (yet): told as an utterance, the turn open.
       st.uttered = true
       emit(ws, turn(s, st, false, false, true), Math.max(0, s.lastSpeechAt + finalDelayMs - Date.now()))
     }

@@ -78,7 +78,7 @@ describe('AssemblyAI Universal-Streaming', () => {
     expect(fake.streams.at(-1)?.speech_model).toBe('universal-streaming-multilingual')
   })
 
-  test("a turn: 'start' on its first words, partials as they come, 'end' with the formatted text; finalize takes it at once", async () => {
+  test("a turn: 'start' on its first words, partials as they come, an eager end at the pause, 'end' with the formatted text; finalize takes it at once", async () => {
     fake.utterances.push('What time do you open on Sunday?')
     const { session, partials, turns } = await open(fake.url)
     push(session, speech(1800))
@@ -88,7 +88,12 @@ describe('AssemblyAI Universal-Streaming', () => {
       () => turns,
       (t) => t.some((e) => e.type === 'end'),
     )
-    expect(turns).toEqual([{ type: 'start' }, { type: 'end', text: 'What time do you open on Sunday?', confidence: 0.9 }])
+    // A confident turn's pause is an utterance too, before its end: the answer can start there.
+    expect(turns).toEqual([
+      { type: 'start' },
+      { type: 'eager-end', text: 'what time do you open on sunday', confidence: 0.9 },
+      { type: 'end', text: 'What time do you open on Sunday?', confidence: 0.9 },
+    ])
     expect(partials.some((p) => !p.stable && !p.endOfSpeech)).toBe(true)
     expect(partials.find((p) => p.endOfSpeech)).toEqual({ text: 'what time do you open on sunday', stable: true, endOfSpeech: true })
     expect(partials.at(-1)).toEqual({ text: 'What time do you open on Sunday?', stable: true, endOfSpeech: true })
@@ -173,8 +178,9 @@ describe('AssemblyAI Universal-Streaming', () => {
     await until(
       'the rest',
       () => turns.length,
-      (n) => n === 4,
+      (n) => n === 5,
     )
+    expect(turns.map((e) => e.type)).toEqual(['start', 'end', 'start', 'eager-end', 'end'])
     expect(await session.finalize()).toBe('parking for customers?')
     await session.close()
   })
@@ -187,7 +193,7 @@ describe('AssemblyAI Universal-Streaming', () => {
     await until(
       'the first turn',
       () => turns.length,
-      (n) => n === 2,
+      (n) => n === 3,
     )
     expect(await session.finalize()).toBe('Hello there.')
     push(session, speech(1000))
@@ -195,9 +201,9 @@ describe('AssemblyAI Universal-Streaming', () => {
     await until(
       'the second turn',
       () => turns.length,
-      (n) => n === 4,
+      (n) => n === 6,
     )
-    expect(turns.map((e) => e.type)).toEqual(['start', 'end', 'start', 'end'])
+    expect(turns.map((e) => e.type)).toEqual(['start', 'eager-end', 'end', 'start', 'eager-end', 'end'])
     expect(await session.finalize()).toBe('Can I bring my dog?')
     await session.close()
   })
