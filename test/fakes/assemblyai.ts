@@ -237,7 +237,9 @@ export function startAssemblyAiFake(key: string, options: AssemblyAiFakeOptions 
       st.revealed = st.words.length
       endTurn(ws, true)
     } else if (!st.uttered && s.silenceMs >= UTTERANCE_PAUSE_MS) {
-      // A pause the turn does not end at (yet): told as an utterance, the turn open.
+      // A pause the turn does not end at (yet): told as an utterance, the turn open, once its words
+      // are final: a stretch said to its end (as a ForceEndpoint finds it) has all of them.
+      if (st.voicedMs !== null && st.speechMs >= st.voicedMs - FINALIZE_SLACK_MS) st.revealed = st.words.length
       st.uttered = true
       emit(ws, turn(s, st, false, false, true), Math.max(0, s.lastSpeechAt + finalDelayMs - Date.now()))
     }

@@ -103,6 +103,21 @@ describe('AssemblyAI Universal-Streaming', () => {
     await session.close()
   })
 
+  test('the eager end at a pause carries every word said, as the end does: an answer started on it stands', async () => {
+    // The engine's voiced measure of a line runs a little past the fake's own (a quiet tail).
+    fake.utterances.push({ text: 'Can I bring my dog inside?', voicedMs: 1240 })
+    const { session, turns } = await open(fake.url)
+    push(session, speech(1200))
+    push(session, silence(500))
+    await until(
+      'the end of the turn',
+      () => turns,
+      (t) => t.some((e) => e.type === 'end'),
+    )
+    expect(turns.find((e) => e.type === 'eager-end')).toEqual({ type: 'eager-end', text: 'can i bring my dog inside', confidence: 0.9 })
+    await session.close()
+  })
+
   test('with formatting off the end carries the plain words', async () => {
     fake.utterances.push('Do you have parking?')
     const { session, turns } = await open(fake.url, { formatTurns: false })
