@@ -11,34 +11,23 @@
  *   BENCH_LIVE_CALLS=100 bun bench/turns.ts the same turns with 100 other calls live on the service
  *                                           (callers who say a short line after each 14–24 s of quiet)
  *
- * Profiles:
+ * Profiles (set up in bench/turn-profiles.ts; every stage a profile does not replace runs on the
+ * published delays of test/fakes/realistic-delays.ts):
  *  (a) local — the service's local engines: the live pocketsphinx decoder, the `local` model,
  *      espeak-ng. No network, no keys.
  *  (b) vendors — our Deepgram live, OpenAI-compatible and ElevenLabs adapters, unchanged, against
- *      the local fakes speaking each vendor's protocol with the published latencies of
- *      test/fakes/realistic-delays.ts (Deepgram final 250 ms after the audio, first LLM token
- *      350 ms then 12 ms a token, ElevenLabs first audio 200 ms).
- *  (c) cartesia — (b) with Cartesia's WebSocket voice instead of ElevenLabs (first audio 215 ms;
- *      BENCH_PROFILES=cartesia, not run by default). Its floor: 250 + 350 + 215 = 815 ms.
- *  (d) assemblyai — the vendors profile with AssemblyAI Universal-Streaming for speech-to-text
- *      (BENCH_PROFILES=assemblyai), its fake ending a turn 300 ms after the last word at the soonest
- *      (REALISTIC.assemblyaiEndMs) and after its turn silence.
- *  (e) telnyx — the vendors profile's engines on TELEPHONY_PROVIDER=telnyx: calls placed through
- *      the fake of Telnyx's Call Control API, the caller on Telnyx's media socket (telnyx-line.ts).
- *      The fake adds no delay of its own (Telnyx's network is outside what is measured): its floor
- *      is the vendors profile's figure, and the target is to stay within 30 ms of it.
- *  (f) realtime — an agent on OpenAI Realtime through BYOK (src/voice/realtime-session.ts) against
- *      its fake: the server VAD's 500 ms of silence, then the first audio 320 ms later (the floor,
- *      820 ms: realistic-delays.ts). Not in the default run: BENCH_PROFILES=realtime.
- *  (g) flux — Deepgram Flux judging the turns (BENCH_PROFILES=flux): our Flux adapter against
- *      test/fakes/deepgram-flux.ts, its end of turn REALISTIC.fluxEndOfTurnMs into the caller's
- *      silence and its eager end before it (the agent's `voice.flux` asks for eager ends), the
- *      OpenAI and ElevenLabs fakes answering at once: the figure is Flux's floor plus ours.
+ *      the local fakes speaking each vendor's protocol.
+ *  (c) cartesia — (b) with Cartesia's WebSocket voice instead of ElevenLabs.
+ *  (d) assemblyai — (b) with AssemblyAI Universal-Streaming for speech-to-text, its turns judged
+ *      by AssemblyAI (the utterance at a pause as the eager end, its end of turn).
+ *  (e) telnyx — (b) on TELEPHONY_PROVIDER=telnyx: calls placed through the fake of Telnyx's Call
+ *      Control API, the caller on Telnyx's media socket (telnyx-line.ts).
+ *  (f) realtime — an agent on OpenAI Realtime through BYOK (src/voice/realtime-session.ts).
+ *  (g) flux — (b) with Deepgram Flux judging the turns (its eager end on).
+ * Each vendor profile prints its floor (turn-profiles.ts FLOORS: the stages in a row minus what
+ * the engine overlaps) and its target, the floor + 30 ms at p50; local's target is p50 ≤ 600 ms.
  * Also the end-of-turn rules on a corpus of complete and unfinished utterances: how often they
  * would cut a caller off, and what a complete turn waits.
- *
- * Targets (README "Benchmarks"): vendors p50 ≤ 500 ms, p95 ≤ 800 ms; local p50 ≤ 600 ms; flux
- * ≤ its floor (REALISTIC.fluxEndOfTurnMs) + 30 ms.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -48,21 +37,12 @@ import { callsFeature } from '../src/features/calls'
 import { createLogger } from '../src/logger'
 import { EspeakTts } from '../src/providers/tts/espeak'
 import { startServer } from '../src/server'
-import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../src/voice/codecs'
-import { endOfTurn } from '../src/voice/end-of-turn'
-import { startAssemblyAiFake } from '../test/fakes/assemblyai'
-import { startCartesiaFake } from '../test/fakes/cartesia'
-import { startDeepgramFake, voicedMs } from '../test/fakes/deepgram'
-import { startFluxFake } from '../test/fakes/deepgram-flux'
-import { startOpenAIFake } from '../test/fakes/openai'
-import { startRealtimeFake } from '../test/fakes/openai-realtime'
-import { REALISTIC, REALISTIC_OPTIONS } from '../test/fakes/realistic-delays'
-import { startSpeechFake } from '../test/fakes/speech-vendors'
-import { startTelnyxFake, type TelnyxFake } from '../test/fakes/telnyx'
-import { freePort } from '../test/support/child-service'
+import { voicedMs } from '../test/fakes/deepgram'
+import { REALISTIC } from '../test/fakes/realistic-delays'
 import { percentile } from './stats'
 import { type LineTurn, telnyxCaller } from './telnyx-line'
 import { TURN_CORPUS } from './turn-corpus'
+import { FLOOR_MARGIN_MS, FLOORS, floorOf, LOCAL_TARGET_MS, setUpProfile } from './turn-profiles'
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 40)
 /** BENCH_VERBOSE=1: each call's transcript and per-turn stages, to see where a slow turn went. */
@@ -83,6 +63,7 @@ const QUESTIONS = ['What time do you open on Sunday?', 'Do you have parking for 
 const KNOWLEDGE =
   'Opening hours\n\nWe open at eight on Sundays and at seven on weekdays.\n\nParking\n\nFree parking for customers is behind the shop.\n\nDogs\n\nDogs are welcome inside on a lead.\n\nPrices\n\nA large coffee costs four dollars.'
 const KEY = 'sk-bench-turns-0123456789'
+const REPLY = 'Sure, we open at eight on Sundays, and at seven on weekdays.'
 /** A call's four questions and answers take ~20 s; one whose caller waits on an unanswered line ends here. */
 const CALL_MS = 45_000
 
@@ -122,81 +103,9 @@ async function spoken(): Promise<{ text: string; voicedMs: number; pcm: Int16Arr
 
 async function profile(name: string): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), `bench-turns-${name}-`))
-  const stops: (() => unknown)[] = []
-  const env: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', TELEPHONY_PROVIDER: 'sandbox' }
-  let model = 'local'
-  let sttFake: ReturnType<typeof startDeepgramFake> | ReturnType<typeof startAssemblyAiFake> | null = null
-  let telnyx: TelnyxFake | null = null
-  let realtime: ReturnType<typeof startRealtimeFake> | null = null
-  let flux: ReturnType<typeof startFluxFake> | null = null
-  let voice: Record<string, unknown> = { answersCalls: true }
-  if (name === 'local') Object.assign(env, { STT_PROVIDER: 'pocketsphinx', TTS_PROVIDER: 'espeak' })
-  else if (name === 'realtime') {
-    realtime = startRealtimeFake({ apiKey: KEY, models: ['gpt-realtime', 'gpt-4o-mini', 'whisper-1', 'tts-1'], ...REALISTIC_OPTIONS.realtime })
-    stops.push(() => realtime!.stop())
-    Object.assign(env, { OPENAI_BASE_URL: realtime.baseUrl })
-  } else if (name === 'flux') {
-    flux = startFluxFake(KEY, { endSilenceMs: REALISTIC.fluxEndOfTurnMs })
-    const openai = startOpenAIFake({ apiKey: KEY, defaultReply: 'Sure, we open at eight on Sundays, and at seven on weekdays.' })
-    const eleven = startSpeechFake(KEY)
-    stops.push(
-      () => flux!.stop(),
-      () => openai.stop(),
-      () => eleven.stop(),
-    )
-    Object.assign(env, {
-      STT_PROVIDER: 'deepgram-flux',
-      TTS_PROVIDER: 'elevenlabs',
-      DEEPGRAM_API_KEY: KEY,
-      DEEPGRAM_BASE_URL: flux.url,
-      ELEVENLABS_API_KEY: KEY,
-      ELEVENLABS_BASE_URL: eleven.url,
-      OPENAI_API_KEY: KEY,
-      OPENAI_BASE_URL: openai.baseUrl,
-    })
-    model = 'gpt-4o-mini'
-    voice = { answersCalls: true, flux: { eagerEotThreshold: 0.5 } }
-  } else {
-    // The fake reveals each line's words in step with its voiced audio (measured on the audio the
-    // callee sends, below): no word before it has been said, every word by the end of the line.
-    sttFake = name === 'assemblyai' ? startAssemblyAiFake(KEY, REALISTIC_OPTIONS.assemblyai) : startDeepgramFake(KEY, REALISTIC_OPTIONS.deepgram)
-    const openai = startOpenAIFake({ apiKey: KEY, ...REALISTIC_OPTIONS.openai, defaultReply: 'Sure, we open at eight on Sundays, and at seven on weekdays.' })
-    const eleven = startSpeechFake(KEY, REALISTIC_OPTIONS.elevenlabs)
-    const cartesia = name === 'cartesia' ? startCartesiaFake(KEY, REALISTIC_OPTIONS.cartesia) : null
-    stops.push(
-      () => sttFake!.stop(),
-      () => openai.stop(),
-      () => eleven.stop(),
-      () => cartesia?.stop(),
-    )
-    if (cartesia) Object.assign(env, { CARTESIA_API_KEY: KEY, CARTESIA_BASE_URL: cartesia.url })
-    Object.assign(env, {
-      ...(name === 'assemblyai'
-        ? { STT_PROVIDER: 'assemblyai', ASSEMBLYAI_API_KEY: KEY, ASSEMBLYAI_BASE_URL: sttFake.url }
-        : { STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: KEY, DEEPGRAM_BASE_URL: sttFake.url }),
-      TTS_PROVIDER: cartesia ? 'cartesia' : 'elevenlabs',
-      ELEVENLABS_API_KEY: KEY,
-      ELEVENLABS_BASE_URL: eleven.url,
-      OPENAI_API_KEY: KEY,
-      OPENAI_BASE_URL: openai.baseUrl,
-    })
-    model = 'gpt-4o-mini'
-    if (name === 'telnyx') {
-      const fake = startTelnyxFake()
-      telnyx = fake
-      stops.push(() => fake.stop())
-      const port = String(await freePort())
-      Object.assign(env, {
-        PORT: port,
-        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        TELEPHONY_PROVIDER: 'telnyx',
-        TELNYX_API_KEY: fake.apiKey,
-        TELNYX_CONNECTION_ID: fake.connectionId,
-        TELNYX_PUBLIC_KEY: fake.publicKey,
-        TELNYX_API_BASE_URL: fake.url,
-      })
-    }
-  }
+  const set = await setUpProfile(name, KEY, REPLY)
+  const { stops, model, voice, stt: sttFake, telnyx, realtime, flux } = set
+  const env: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', TELEPHONY_PROVIDER: 'sandbox', ...set.env }
   const server = await startServer(loadConfig(env), createLogger('silent'))
   const base = server.url
   const token = server.consoleToken
@@ -345,7 +254,7 @@ function corpus(): void {
 }
 
 console.log(
-  `bench:turns — ${TURNS} turns a profile; vendor delays: Deepgram final ${REALISTIC.deepgramFinalMs} ms, first LLM token ${REALISTIC.openaiFirstTokenMs} ms (+${REALISTIC.openaiTokenMs} ms a token), ElevenLabs first audio ${REALISTIC.elevenlabsFirstAudioMs} ms, Cartesia first audio ${REALISTIC.cartesiaFirstAudioMs} ms, AssemblyAI end of turn ${REALISTIC.assemblyaiEndMs} ms`,
+  `bench:turns — ${TURNS} turns a profile; vendor delays: Deepgram final ${REALISTIC.deepgramFinalMs} ms, first LLM token ${REALISTIC.openaiFirstTokenMs} ms (+${REALISTIC.openaiTokenMs} ms a token), ElevenLabs first audio ${REALISTIC.elevenlabsFirstAudioMs} ms, Cartesia first audio ${REALISTIC.cartesiaFirstAudioMs} ms, AssemblyAI words final ${REALISTIC.assemblyaiEndMs} ms, Flux eager end ${REALISTIC.fluxEagerEndMs} ms and end of turn ${REALISTIC.fluxEndOfTurnMs} ms, Realtime VAD ${REALISTIC.realtimeVadSilenceMs} ms and first audio ${REALISTIC.realtimeFirstAudioMs} ms`,
 )
 corpus()
 for (const name of PROFILES) {
@@ -353,15 +262,18 @@ for (const name of PROFILES) {
   console.log(
     `\n(${{ local: 'a', vendors: 'b', cartesia: 'c', assemblyai: 'd', telnyx: 'e', realtime: 'f', flux: 'g' }[name] ?? '-'}) ${name}: ${m.caller.length} turns answered, ${m.unanswered} lines unanswered`,
   )
-  if (name === 'realtime')
-    console.log(
-      `  floor: the server VAD's ${REALISTIC.realtimeVadSilenceMs} ms + first audio ${REALISTIC.realtimeFirstAudioMs} ms = ${REALISTIC.realtimeVadSilenceMs + REALISTIC.realtimeFirstAudioMs} ms (target ≤ floor + 30 ms)`,
-    )
   if (m.live)
     console.log(
       `  with other calls live: ${m.live.placed} placed, ${m.live.refused} refused, ${m.live.liveAtEnd} still live when the turns were done; the measured calls refused at capacity ${m.refusedAtCapacity} times`,
     )
   console.log(`  caller's last word → agent's first audio (at the caller): ${fmt(m.caller)}`)
+  const floor = FLOORS[name] ? floorOf(FLOORS[name]) : null
+  const target = floor ? floor.ms + FLOOR_MARGIN_MS : LOCAL_TARGET_MS
+  const p50 = m.caller.length ? Math.round(percentile(m.caller, 50)) : null
+  if (floor) console.log(`  floor ${floor.ms} ms (${floor.how})`)
+  console.log(
+    `  target p50 ≤ ${target} ms${floor ? ` (floor + ${FLOOR_MARGIN_MS})` : ''}: ${p50 === null ? 'not measured' : p50 <= target ? `met (p50 ${p50})` : `NOT met (p50 ${p50}, ${p50 - target} ms over)`}`,
+  )
   const labels: Record<string, string> = {
     endpointingMs: 'end of speech → turn ended (endpointing)',
     sttMs: '→ final transcript',

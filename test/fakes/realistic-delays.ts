@@ -14,6 +14,8 @@ export const REALISTIC = {
    * (https://developers.deepgram.com/docs/flux/quickstart).
    */
   fluxEndOfTurnMs: 260,
+  /** Flux's EagerEndOfTurn into the silence: Deepgram publishes no figure; 200 ms, before the end's 260 (test/fakes/deepgram-flux.ts). */
+  fluxEagerEndMs: 200,
   /**
    * OpenAI time to first token: OpenAI publishes none; Artificial Analysis measures a median 0.39 s
    * for GPT-4o on OpenAI's API (https://artificialanalysis.ai/models/gpt-4o-2024-05-13/providers), and
