@@ -77,8 +77,8 @@ const sphinx = new PocketsphinxLiveStt({ decoders: 1 })
 for (const [i, c] of cases.entries()) {
   if (c.kind !== 'overlap') continue
   const speech = render({ espeak: ESPEAK.path, flite: null }, c.pieces, c.voice, c.rate, 1_000 + i).pcm
-  const echo = new AgentEcho()
   let now = 0
+  const echo = new AgentEcho(() => now)
   const onsets: Heard['onsets'] = []
   const stt = await sphinx.open()
   const audio = new CallerAudio({

@@ -101,10 +101,12 @@ export class AgentTurns implements Interruptible {
    * The interruption signal (interrupt-signal.ts), after the playout has taken it: a stop cancels
    * the reply; a pause holds answers back and ends the reply once the sentence heard has played
    * (`paused` resolves then); a resume says the rest of a stopped sentence, or lets answers go.
+   * An end is the session's to follow with the goodbye: nothing is cancelled or reported here.
    */
   interrupted(signal: Interruption): void {
     if (signal.kind === 'stop') this.parts.stopped(this.stop())
     else if (signal.kind === 'pause') this.paused = this.pause()
+    else if (signal.kind === 'end') return
     else if (signal.rest !== null) this.say(signal.rest)
     else this.resume()
   }

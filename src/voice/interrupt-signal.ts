@@ -12,6 +12,12 @@
  *   |        |                                            | nothing after it             | reply once that sentence has played        |
  *   | resume | a false interruption, or no hand-off       | —                            | says the rest of the sentence (`rest`), or |
  *   |        |                                            |                              | lets held answers go                       |
+ *   | end    | the call ends on a goodbye (nobody spoke   | `clear` if it still speaks   | nothing: the session says the goodbye, and |
+ *   |        | over the agent: no barge-in is reported)   |                              | the chart hears of no stop                 |
+ *
+ * The echo reference (turn-cues/agent-echo.ts) sits on the line's side of the playout: a stop or
+ * an end cuts it where the line's audio was dropped, so the caller's audio after it is not taken
+ * for the agent's echo.
  *
  * The caller's stages (audio, speech-to-text) and the text-to-speech take it too: what they do
  * is nothing (the caller's speech goes on being heard; synthesis follows its turn's cancel).
@@ -24,6 +30,8 @@ export type Interruption =
   | { kind: 'stop' }
   /** Finish the sentence the caller hears; start nothing after it. */
   | { kind: 'pause' }
+  /** The call ends: drop the agent's audio for the goodbye, reporting no barge-in. */
+  | { kind: 'end' }
   /** Go on: `rest` is what a stop left unsaid of the sentence (said again), null after a pause (held answers go). */
   | { kind: 'resume'; rest: string | null }
 

@@ -53,12 +53,14 @@ export interface CallStages {
   textToSpeech: AgentVoice
   /** Speech → paced audio frames, each followed by a mark; `clear` at once on barge-in (playout.ts). */
   playout: Playout
+  /** What the playout sent, by when the line plays it → the agent's level for the echo rule; cut where a stop or an end drops it (turn-cues/agent-echo.ts). */
+  agentEcho: AgentEcho
 }
 
 export type StageName = keyof CallStages
 
 /** The stages' order: the one place it is written. */
-const ORDER = ['callerAudio', 'speechToText', 'agent', 'textToSpeech', 'playout'] as const satisfies readonly StageName[]
+const ORDER = ['callerAudio', 'speechToText', 'agent', 'textToSpeech', 'playout', 'agentEcho'] as const satisfies readonly StageName[]
 /** A stage left out of ORDER does not compile. */
 const everyStageOrdered: Exclude<StageName, (typeof ORDER)[number]> extends never ? true : never = true
 void everyStageOrdered
@@ -114,8 +116,9 @@ export class CallPipeline implements FrameProcessor<InboundFrame> {
   }
 
   /**
-   * The interruption signal to every stage, from the line back: the playout first, so the line
-   * goes quiet before anything else is done and the agent reads what its clear confirmed heard.
+   * The interruption signal to every stage, from the line back: the echo reference and the
+   * playout first, so the line goes quiet before anything else is done and the agent reads what
+   * the playout's clear confirmed heard.
    */
   interrupt(signal: Interruption): void {
     for (let i = this.stages.length - 1; i >= 0; i--) this.stages[i]!.stage.interrupted(signal)
@@ -147,7 +150,7 @@ export function buildCallPipeline(parts: SessionParts, chart: ChartSide, clock: 
   const over = () => chart.over()
   const warn = (message: string, err: unknown) => line.log('warn', message, { err: String(err) })
   /** The agent's audio as the line plays it: what may echo back in the caller's (the barge-in rule's echo row). */
-  const echo = new AgentEcho()
+  const echo = new AgentEcho(clock.now)
   const cues = new VoiceCues()
   const playout: Playout = new Playout((f) => parts.send(f), {
     rate: PHONE_RATE,
@@ -165,7 +168,8 @@ export function buildCallPipeline(parts: SessionParts, chart: ChartSide, clock: 
       if (turn?.latency) turn.latency.firstMarkEchoedAt = at
     },
     onHeard: (id, heard) => line.agentHearing?.(heard, id),
-    // What went to the line: the recording's agent side, and the echo reference.
+    // What went to the line: the recording's agent side, and the echo reference (a stop's or an
+    // end's clear reaches the echo as the signal; the clear after a pause's sentence, as a frame).
     onSent: (f, playsAt) => {
       if (f.kind === 'audio') parts.record?.fromAgent(f.pcm, f.sampleRate)
       if (f.kind === 'audio') echo.played(f.pcm, f.sampleRate, playsAt ?? clock.now())
@@ -197,5 +201,5 @@ export function buildCallPipeline(parts: SessionParts, chart: ChartSide, clock: 
     warn,
   })
   const keypad = line.hearsKeypadTones ? new KeypadListener() : null
-  return new CallPipeline({ callerAudio, speechToText, agent, textToSpeech, playout }, cues, keypad, (digit) => chart.key(digit))
+  return new CallPipeline({ callerAudio, speechToText, agent, textToSpeech, playout, agentEcho: echo }, cues, keypad, (digit) => chart.key(digit))
 }

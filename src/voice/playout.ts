@@ -219,9 +219,13 @@ export class Playout implements Interruptible {
     this.maybePlayed(turn)
   }
 
-  /** A stop clears the line at once; a pause lets the sentence heard play out, nothing after it (interrupt-signal.ts). */
+  /**
+   * A stop clears the line at once; an end clears it if the agent still speaks (the goodbye
+   * follows); a pause lets the sentence heard play out, nothing after it (interrupt-signal.ts).
+   */
   interrupted(signal: Interruption): void {
     if (signal.kind === 'stop') this.stopped = this.clear()
+    else if (signal.kind === 'end' && this.speaking) this.clear()
     else if (signal.kind === 'pause') this.finishing = this.finishSentence()
   }
 
@@ -235,8 +239,8 @@ export class Playout implements Interruptible {
     if (!turn || turn.cleared) return null
     turn.cleared = true
     this.drop()
+    // The echo reference takes the same signal (interrupt-signal.ts): no `onSent` for this clear.
     this.send({ kind: 'clear' })
-    this.options.onSent?.({ kind: 'clear' })
     this.playhead = this.now()
     const heard = heardText(turn)
     const unheard = unheardOfSentence(turn)

@@ -132,7 +132,7 @@ export class VoiceSession {
         endCall: (_, { reason, why }) => this.end(VOICE_LINES[reason], 'answered', undefined, why),
         sayGoodbye: (_, ending) => {
           if (!ending.goodbye) return void this.hangUp(ending)
-          if (this.playout.speaking) this.playout.clear()
+          this.pipeline.interrupt({ kind: 'end' })
           agent.dropEarly()
           agent.settle()
           agent.say(ending.goodbye, { endAfter: true })

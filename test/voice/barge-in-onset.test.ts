@@ -27,7 +27,7 @@ const levelOf = (pcm: Int16Array) => 20 * Math.log10(Math.sqrt(pcm.reduce((n, x)
 
 describe("the agent's audio as it played (the echo reference)", () => {
   test('the loudest 20 ms playing between two moments; a clear drops what was scheduled after it', () => {
-    const echo = new AgentEcho()
+    const echo = new AgentEcho(() => 0)
     echo.played(voice(100, -30), RATE, 0)
     echo.played(voice(100, -10), RATE, 100)
     expect(echo.loudest(0, 90)).toBeCloseTo(levelOf(voice(100, -30)), 0)
@@ -38,7 +38,7 @@ describe("the agent's audio as it played (the echo reference)", () => {
   })
 
   test('kept long enough for a VAD 2 s behind: what played is still known once a second more is scheduled ahead', () => {
-    const echo = new AgentEcho()
+    const echo = new AgentEcho(() => 0)
     // Scheduled 100 ms at a time up to 3.5 s: the line is at 2.5 s, the VAD judges what arrived at 0.3 s.
     for (let at = 0; at < 3_500; at += 100) echo.played(voice(100, -12), RATE, at)
     expect(echo.loudest(300 - ECHO_LOOKBACK_MS, 300)).toBeCloseTo(-12, 0)
@@ -48,7 +48,7 @@ describe("the agent's audio as it played (the echo reference)", () => {
 describe("the onset's measurements", () => {
   /** The caller's line: `pcm` arriving as one VAD window of 32 ms ending at `at`, the agent having played `agent` from 0. */
   function measure(pcm: Int16Array, agent: Int16Array | null, at: number): OnsetWindow {
-    const echo = new AgentEcho()
+    const echo = new AgentEcho(() => 0)
     if (agent) echo.played(agent, RATE, 0)
     const cues = new OnsetCues((from, to) => echo.loudest(from, to))
     const base = cues.push(pcm, RATE)

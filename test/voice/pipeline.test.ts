@@ -12,6 +12,7 @@ import { buildCallPipeline, type ChartSide } from '../../src/voice/pipeline'
 import { Playout } from '../../src/voice/playout'
 import type { SttSession } from '../../src/voice/ports/stt'
 import type { TextToSpeech } from '../../src/voice/ports/tts'
+import { AgentEcho } from '../../src/voice/turn-cues/agent-echo'
 import type { VoiceActivity } from '../../src/voice/vad'
 import { inertLine } from '../support/call-line'
 import { flush, turnHarness } from '../support/turn-harness'
@@ -19,8 +20,8 @@ import { flush, turnHarness } from '../support/turn-harness'
 test('the stages in the order frames go through them, each typed as its part', async () => {
   const h = turnHarness({ opening: 'Hello there.', msPerChar: 5 })
   const { pipeline } = h.session
-  expect(pipeline.names).toEqual(['callerAudio', 'speechToText', 'agent', 'textToSpeech', 'playout'])
-  const kinds = [CallerAudio, CallerWords, AgentTurns, AgentVoice, Playout]
+  expect(pipeline.names).toEqual(['callerAudio', 'speechToText', 'agent', 'textToSpeech', 'playout', 'agentEcho'])
+  const kinds = [CallerAudio, CallerWords, AgentTurns, AgentVoice, Playout, AgentEcho]
   for (const [i, { stage }] of pipeline.stages.entries()) expect(stage).toBeInstanceOf(kinds[i]!)
   await h.session.close()
 })

@@ -2,9 +2,12 @@
  * The agent's own audio as the line plays it, kept as a level every 20 ms by when it plays (the
  * playout's schedule), so that what comes back from the caller can be compared with it: on a
  * speakerphone or a poor handset the agent's voice leaks back into the caller's audio, delayed and
- * much quieter (echo). Pure bookkeeping, no clock of its own: the session tells it what the
- * playout sent and when that plays, and cuts it at a `clear`.
+ * much quieter (echo). The session tells it what the playout sent and when that plays; it takes
+ * the interruption signal as the stage on the line's side of the playout, cut where a stop or an
+ * end drops the line's audio, and is cut too when a pause's sentence has played out.
  */
+
+import type { Interruptible, Interruption } from '../interrupt-signal'
 
 /** Levels are kept per 20 ms of audio (a line frame). */
 const FRAME_MS = 20
@@ -19,7 +22,15 @@ const KEPT_MS = 5_000
 /** The level of no audio at all. */
 export const SILENT_DB = -120
 
-export class AgentEcho {
+export class AgentEcho implements Interruptible {
+  /** `now`: the call's clock, where a signal's cut falls. */
+  constructor(private readonly now: () => number) {}
+
+  /** A stop or an end drops the line's audio now: the schedule after it never plays. */
+  interrupted(signal: Interruption): void {
+    if (signal.kind === 'stop' || signal.kind === 'end') this.cut(this.now())
+  }
+
   /** Each 20 ms of the agent's audio: when it starts playing (ms, the session's clock) and its level (dBFS), oldest first. */
   private readonly frames: { at: number; db: number }[] = []
 
