@@ -6,6 +6,7 @@
  * here, so a report that reaches another instance meanwhile is not lost.
  */
 import type { EventObject } from 'xstate'
+import { type Clock, systemClock } from '../src/clock'
 import { type Dispatched, notHandled, sendJudged } from './ask'
 import { ActorUnavailableError, ForwardTimeoutError } from './errors'
 import type { Forwarded, Forwarder, ForwardRequest } from './forwarding'
@@ -30,6 +31,8 @@ export interface DispatcherParts {
   registration: (kind: string) => Registration
   /** The runtime is handing its actors over: it waits for no one. */
   draining: () => boolean
+  /** Times the wait for a silent owner's lease to lapse; the system clock unless given (a lease lapses in host time). */
+  clock?: Pick<Clock, 'after'>
 }
 
 export class Dispatcher {
@@ -76,10 +79,16 @@ export class Dispatcher {
   /** Whether `owner`'s lease on `key` lapses (or moves) within one lease ttl; false once the runtime drains. */
   private async lapsed(key: string, owner: string): Promise<boolean> {
     const { leases, draining } = this.d
-    const until = Date.now() + leases.ttlMs
-    while (!draining() && Date.now() < until) {
-      if ((await leases.ownerOf(key)) !== owner) return true
-      await new Promise((r) => setTimeout(r, LAPSE_POLL_MS))
+    const clock = this.d.clock ?? systemClock
+    let over = false
+    const stopWait = clock.after(leases.ttlMs, () => (over = true))
+    try {
+      while (!draining() && !over) {
+        if ((await leases.ownerOf(key)) !== owner) return true
+        await new Promise<void>((r) => clock.after(LAPSE_POLL_MS, r))
+      }
+    } finally {
+      stopWait()
     }
     return !draining() && (await leases.ownerOf(key)) !== owner
   }

@@ -3,6 +3,7 @@
  * is still the current one), a kind's stored records, and the waits for an effect's outcome
  * (settle.ts). They read the store, so they work whichever instance holds the actor.
  */
+import type { Clock } from '../src/clock'
 import type { Residency } from './residency'
 import type { SerialQueue } from './serial-queue'
 import { reached, type SettleTarget, settled } from './settle'
@@ -22,6 +23,8 @@ export interface RuntimeAccess {
 
 export interface ReadParts extends RuntimeAccess {
   queue: SerialQueue
+  /** Times the waits for an outcome (host-paced: a store write takes host time). */
+  clock?: Pick<Clock, 'after'>
 }
 
 export class ActorReads {
@@ -56,6 +59,7 @@ export class ActorReads {
       stored: () => this.r.store().get(key),
       held: () => this.r.held()?.get(key)?.lastStored ?? null,
       drained: () => this.r.queue.run(key, async () => {}),
+      ...(this.r.clock ? { clock: this.r.clock } : {}),
     }
   }
 }

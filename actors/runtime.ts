@@ -86,8 +86,8 @@ export class ActorRuntime {
     const parts = { ...core, instanceId, kinds: this.kinds, held: () => this.storage?.residency ?? null, store: () => this.store() }
     this.handover = new Handover({ ...parts, coordination, clock, logger, pump: this.pump, passivateAll: () => this.passivateIdle(true), deliverOutboxes: () => this.deliverOutboxes() })
     this.introspection = new Introspection(parts)
-    this.reads = new ActorReads(parts)
-    this.dispatcher = new Dispatcher({ ...core, forwarder: () => this.forwarder, draining: () => this.handover.draining })
+    this.reads = new ActorReads({ ...parts, clock: hostPaced(clock) })
+    this.dispatcher = new Dispatcher({ ...core, forwarder: () => this.forwarder, draining: () => this.handover.draining, clock: hostPaced(clock) })
     this.forwarder = new Forwarder({ coordination, instanceId, logger, timeoutMs: opts.forwardTimeoutMs, clock: hostPaced(clock), handle: (req) => this.dispatcher.answer(req) })
     this.timerRebuild = new TimerRebuild({ coordination, logger, snapshots: () => this.store(), restored: (at) => this.pump.nudge(at) })
     const chores = runtimeChores({

@@ -4,6 +4,7 @@
  * route waits for. Works whichever instance holds the actor: one held here is watched through its
  * own snapshots; any other is read from the store.
  */
+import { type Clock, systemClock } from '../src/clock'
 import { ActorNotFoundError, ActorUnavailableError } from './errors'
 import { idleOrTimeout } from './idle'
 import type { LiveActor } from './live-actor'
@@ -29,6 +30,8 @@ export interface SettleTarget {
   held(): StoredActor | null
   /** Resolves once every job queued for it so far (the flush its last change queued) has run. */
   drained(): Promise<unknown>
+  /** Times the wait and its polls; the system clock unless given (a store write takes host time). */
+  clock?: Pick<Clock, 'after'>
 }
 
 /**
@@ -38,22 +41,36 @@ export interface SettleTarget {
  */
 export async function settled(target: SettleTarget, timeoutMs = SETTLE_TIMEOUT_MS, until?: SettledWhen): Promise<StoredActor> {
   const { key, live } = target
-  const deadline = Date.now() + timeoutMs
-  // Held here: wait for its effects by its own snapshots, then for the flush they queued, instead
-  // of polling the store (an actor just spawned by this instance settles in one effect's time).
-  if (live) {
-    await idleOrTimeout(live, timeoutMs, until ? () => until(live.actor.getSnapshot() as SnapshotView) : undefined)
-    await target.drained()
-  }
-  let wait = SETTLE_FIRST_POLL_MS
-  for (;;) {
-    // Held here: what this instance last stored is what the store holds (nobody else writes it).
-    const doc = target.held() ?? (await target.stored())
-    if (!doc) throw new ActorNotFoundError(`${key} does not exist`)
-    if (!doc.pendingWork || until?.(doc.snapshot as SnapshotView)) return doc
-    if (Date.now() + wait > deadline) throw new ActorUnavailableError(`${key} did not settle within ${timeoutMs} ms`)
-    await Bun.sleep(wait)
-    wait = Math.min(wait * 2, SETTLE_MAX_POLL_MS)
+  const clock = target.clock ?? systemClock
+  // The deadline is a wait of its own: a poll's sleep ends at it, and the store is read once more.
+  let over = false
+  let overNow = () => {}
+  const deadline = new Promise<void>((resolve) => (overNow = resolve))
+  const stopWait = clock.after(timeoutMs, () => {
+    over = true
+    overNow()
+  })
+  try {
+    // Held here: wait for its effects by its own snapshots, then for the flush they queued, instead
+    // of polling the store (an actor just spawned by this instance settles in one effect's time).
+    if (live) {
+      await idleOrTimeout(live, timeoutMs, until ? () => until(live.actor.getSnapshot() as SnapshotView) : undefined, clock)
+      await target.drained()
+    }
+    let wait = SETTLE_FIRST_POLL_MS
+    for (;;) {
+      // Held here: what this instance last stored is what the store holds (nobody else writes it).
+      const doc = target.held() ?? (await target.stored())
+      if (!doc) throw new ActorNotFoundError(`${key} does not exist`)
+      if (!doc.pendingWork || until?.(doc.snapshot as SnapshotView)) return doc
+      if (over) throw new ActorUnavailableError(`${key} did not settle within ${timeoutMs} ms`)
+      let stopPoll = () => {}
+      await Promise.race([new Promise<void>((resolve) => (stopPoll = clock.after(wait, resolve))), deadline])
+      stopPoll()
+      wait = Math.min(wait * 2, SETTLE_MAX_POLL_MS)
+    }
+  } finally {
+    stopWait()
   }
 }
 
@@ -68,7 +85,7 @@ export async function reached(target: SettleTarget, until: SettledWhen, timeoutM
   const { live } = target
   if (!live) return (await settled(target, timeoutMs, until)).snapshot as SnapshotView
   const view = () => live.actor.getSnapshot() as SnapshotView
-  await idleOrTimeout(live, timeoutMs, () => until(view()))
+  await idleOrTimeout(live, timeoutMs, () => until(view()), target.clock)
   if (!until(view()) && live.busy()) throw new ActorUnavailableError(`${target.key} did not settle within ${timeoutMs} ms`)
   return view()
 }
