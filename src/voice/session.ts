@@ -69,7 +69,8 @@ export class VoiceSession {
   private handOffHold: unknown = null
 
   constructor(private readonly parts: SessionParts) {
-    const clock = parts.stream ?? parts.actor?.clock
+    const { stream } = parts
+    const clock = stream ? { now: () => stream.now(), ...actorTimers(stream) } : parts.actor?.clock
     const clockNow = clock?.now?.bind(clock)
     this.now = parts.now ?? clockNow ?? (() => performance.now())
     const timers: Timers | undefined = clock ? { setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (id) => clock.clearTimeout(id) } : undefined
@@ -153,7 +154,7 @@ export class VoiceSession {
       input: turnInput(line, this.dials, this.words.judge),
       ...(a.systemId ? { systemId: a.systemId } : {}),
       ...(a.inspect ? { inspect: a.inspect } : {}),
-      clock: parts.stream ?? a.clock ?? actorTimers(systemClock),
+      clock: parts.stream ? actorTimers(parts.stream) : (a.clock ?? actorTimers(systemClock)),
     })
     // The console hears the turn's state and why, each time either changes; the call, how speech over the agent ended.
     let overlaps: OverlapCounts | null = null

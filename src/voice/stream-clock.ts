@@ -11,7 +11,11 @@
  * turn inside a line.
  *
  * The line keeps sending frames (silence between lines), so time runs as long as the call does.
+ * It schedules in the clock port's shape (`after`); the chart and the playout take it through
+ * `actorTimers`. It is no whole `Clock`: a call's audio has no `every` and no epoch time.
  */
+import type { Cancel } from '../clock'
+
 export class StreamClock {
   private heardMs = 0
   private judgedMs = 0
@@ -37,14 +41,11 @@ export class StreamClock {
     return this.judgedMs
   }
 
-  setTimeout(fn: () => void, ms: number): number {
+  /** Runs `fn` once the judged audio reaches `ms` past the newest frame (the clock port's `after`); the result cancels it. */
+  after(ms: number, fn: () => void): Cancel {
     const id = ++this.seq
     this.waits.set(id, { due: this.heardMs + Math.max(0, Number.isFinite(ms) ? ms : 0), fn })
-    return id
-  }
-
-  clearTimeout(id: unknown): void {
-    this.waits.delete(id as number)
+    return () => void this.waits.delete(id)
   }
 
   /** A frame of `ms` came from the line, stamped `timestamp` (its end in the stream; 0 or absent: unstamped, counted on). */

@@ -21,7 +21,7 @@ test('a wait falls due when the judged audio reaches it, not when the audio arri
   const c = new StreamClock()
   const fired: string[] = []
   c.heard(20, 100)
-  c.setTimeout(() => fired.push('end of turn'), 500)
+  c.after(500, () => fired.push('end of turn'))
   // The caller's next 600 ms arrived in one burst after a stall, the VAD not through it yet.
   for (let at = 120; at <= 700; at += 20) c.heard(20, at)
   expect(fired).toEqual([])
@@ -34,13 +34,13 @@ test('a wait falls due when the judged audio reaches it, not when the audio arri
 test('due waits run earliest first; a cleared one never; one set while they run runs when due', () => {
   const c = new StreamClock()
   const fired: string[] = []
-  c.setTimeout(() => fired.push('b'), 200)
-  c.setTimeout(() => {
+  c.after(200, () => fired.push('b'))
+  c.after(100, () => {
     fired.push('a')
-    c.setTimeout(() => fired.push('a+0'), 0)
-  }, 100)
-  const gone = c.setTimeout(() => fired.push('cleared'), 150)
-  c.clearTimeout(gone)
+    c.after(0, () => fired.push('a+0'))
+  })
+  const cancel = c.after(150, () => fired.push('cleared'))
+  cancel()
   c.heard(300, 300)
   c.judged(300)
   expect(fired).toEqual(['a', 'b', 'a+0'])
@@ -50,7 +50,7 @@ test('inside a wait, the place it fell due; the newest frame may be past it', ()
   const c = new StreamClock()
   const seen: number[] = []
   c.heard(20, 100)
-  c.setTimeout(() => seen.push(c.dueNow(), c.now()), 500)
+  c.after(500, () => seen.push(c.dueNow(), c.now()))
   // A burst ran the line 160 ms past the wait before the VAD reached it.
   for (let at = 120; at <= 760; at += 20) c.heard(20, at)
   c.judged(620)
