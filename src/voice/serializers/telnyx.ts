@@ -15,6 +15,7 @@ import { decodeMulaw, encodeMulaw, PHONE_RATE, resample } from '../codecs'
 import type { InboundFrame, OutboundFrame } from '../frames'
 import { KEYPAD_DIGIT } from '../keypad'
 import { type FrameSerializer, ProtocolError } from './port'
+import { BASE64, counter, messageObject, obj, str } from './wire'
 
 /**
  * Largest message we accept. Telnyx sends 20 ms of PCMU a frame (160 bytes, ~400 characters as
@@ -23,39 +24,13 @@ import { type FrameSerializer, ProtocolError } from './port'
  */
 export const TELNYX_MAX_MESSAGE_BYTES = 64 * 1024
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
-
-const obj = (v: unknown, what: string): Record<string, unknown> => {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ProtocolError(`${what} must be an object`)
-  return v as Record<string, unknown> // cast: checked to be a non-array object just above
-}
-const str = (v: unknown, what: string): string => {
-  if (typeof v !== 'string' || !v) throw new ProtocolError(`${what} must be a non-empty string`)
-  return v
-}
-/** Telnyx sends counters as decimal strings ("chunk": "2"); numbers are taken too. */
-const counter = (v: unknown, what: string): number => {
-  const n = typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : NaN
-  if (Number.isNaN(n)) throw new ProtocolError(`${what} must be a non-negative integer`)
-  return n
-}
-
 export class TelnyxSerializer implements FrameSerializer {
   readonly maxMessageBytes = TELNYX_MAX_MESSAGE_BYTES
   /** Set by `start`: the stream's id. */
   streamId: string | null = null
 
   deserialize(message: unknown): InboundFrame | null {
-    let m: Record<string, unknown>
-    if (typeof message === 'string') {
-      if (message.length > TELNYX_MAX_MESSAGE_BYTES) throw new ProtocolError(`message of ${message.length} bytes is over ${TELNYX_MAX_MESSAGE_BYTES}`)
-      try {
-        m = obj(JSON.parse(message), 'message')
-      } catch (err) {
-        if (err instanceof ProtocolError) throw err
-        throw new ProtocolError('message is not JSON')
-      }
-    } else m = obj(message, 'message')
+    const m = messageObject(message, TELNYX_MAX_MESSAGE_BYTES)
     const event = str(m.event, 'event')
     switch (event) {
       case 'connected':

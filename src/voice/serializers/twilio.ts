@@ -11,6 +11,7 @@ import { decodeMulaw, encodeMulaw, fromLittleEndian, PHONE_RATE, resample, toLit
 import type { InboundFrame, OutboundFrame } from '../frames'
 import { KEYPAD_DIGIT } from '../keypad'
 import { type FrameSerializer, ProtocolError } from './port'
+import { BASE64, counter, messageObject, obj, str } from './wire'
 
 export { ProtocolError } from './port'
 
@@ -21,23 +22,7 @@ export { ProtocolError } from './port'
  */
 export const MAX_MESSAGE_BYTES = 64 * 1024
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 const RATES = new Set([8_000, 16_000, 24_000, 44_100, 48_000])
-
-const obj = (v: unknown, what: string): Record<string, unknown> => {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ProtocolError(`${what} must be an object`)
-  return v as Record<string, unknown>
-}
-const str = (v: unknown, what: string): string => {
-  if (typeof v !== 'string' || !v) throw new ProtocolError(`${what} must be a non-empty string`)
-  return v
-}
-/** Twilio sends counters as decimal strings ("chunk": "2"); numbers are taken too. */
-const counter = (v: unknown, what: string): number => {
-  const n = typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : NaN
-  if (Number.isNaN(n)) throw new ProtocolError(`${what} must be a non-negative integer`)
-  return n
-}
 
 export class TwilioSerializer implements FrameSerializer {
   readonly maxMessageBytes = MAX_MESSAGE_BYTES
@@ -48,16 +33,7 @@ export class TwilioSerializer implements FrameSerializer {
 
   /** A message as the socket delivered it (text, or already parsed JSON) → a frame; null for one we ignore. */
   deserialize(message: unknown): InboundFrame | null {
-    let m: Record<string, unknown>
-    if (typeof message === 'string') {
-      if (message.length > MAX_MESSAGE_BYTES) throw new ProtocolError(`message of ${message.length} bytes is over ${MAX_MESSAGE_BYTES}`)
-      try {
-        m = obj(JSON.parse(message), 'message')
-      } catch (err) {
-        if (err instanceof ProtocolError) throw err
-        throw new ProtocolError('message is not JSON')
-      }
-    } else m = obj(message, 'message')
+    const m = messageObject(message, MAX_MESSAGE_BYTES)
     const event = str(m.event, 'event')
     switch (event) {
       case 'connected':
