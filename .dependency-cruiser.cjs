@@ -25,7 +25,7 @@ const LAYERS = [
   { name: 'base', paths: ['^machines/', '^src/(net|crypto)/', '^src/(ids|clock|logger|crash-points|time-zones|zoned-time|listen-port|refusals|instant)\\.ts$'] },
   { name: 'stores', paths: ['^src/store/', '^src/coordination/', '^src/files/'] },
   { name: 'runtime', paths: ['^actors/', '^src/events/'] },
-  { name: 'settings', paths: ['^src/config\\.ts$', '^src/catalog/'] },
+  { name: 'settings', paths: ['^src/config(-values)?\\.ts$', '^src/catalog/'] },
   { name: 'http', paths: ['^src/http/'] },
   { name: 'voice', paths: ['^src/voice/'] },
   { name: 'vendors', paths: ['^src/providers/'] },

@@ -4,7 +4,9 @@
  */
 import { resolve } from 'node:path'
 import { DEFAULT_INSPECTOR_PORT } from '../actors/inspection'
-import { checkedBaseUrl } from './net/base-url'
+import { ConfigError, type Env, flag, llmBaseUrl, oneOf, optional, url } from './config-values'
+
+export { ConfigError } from './config-values'
 
 export interface Config {
   port: number
@@ -98,65 +100,6 @@ export interface Config {
     /** In-process espeak-ng synthesiser threads shared by the calls (TTS_SYNTHESIZERS; undefined: one per core). */
     synthesizers?: number
   }
-}
-
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`)
-    this.name = 'ConfigError'
-  }
-}
-
-type Env = Record<string, string | undefined>
-
-function optional(env: Env, name: string): string | undefined {
-  const v = env[name]?.trim()
-  return v ? v : undefined
-}
-
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
-  const v = optional(env, name)
-  if (v === undefined) return fallback
-  if (!(values as readonly string[]).includes(v)) {
-    throw new ConfigError(name, `must be one of ${values.join(', ')} (got "${v}")`)
-  }
-  return v as T
-}
-
-function flag(env: Env, name: string): boolean {
-  const v = optional(env, name)
-  if (v === undefined) return false
-  if (['1', 'true', 'yes', 'on'].includes(v.toLowerCase())) return true
-  if (['0', 'false', 'no', 'off'].includes(v.toLowerCase())) return false
-  throw new ConfigError(name, `must be true or false (got "${v}")`)
-}
-
-function url(env: Env, name: string, protocols: string[]): string | undefined {
-  const v = optional(env, name)
-  if (v === undefined) return undefined
-  let parsed: URL
-  try {
-    parsed = new URL(v)
-  } catch {
-    throw new ConfigError(name, `is not a URL (got "${v}")`)
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must use ${protocols.join(' or ')} (got "${parsed.protocol}")`)
-  }
-  return v
-}
-
-/** The LLM adapters' base-URL rule (net/base-url.ts), so boot refuses what a chat would. */
-function llmBaseUrl(env: Env, name: string): string | undefined {
-  const v = optional(env, name)
-  if (v === undefined) return undefined
-  const checked = checkedBaseUrl(v)
-  // The value is not echoed: a URL refused for carrying a password would print it in the logs.
-  if ('refused' in checked) throw new ConfigError(name, checked.refused)
-  return checked.url
 }
 
 // An address, or `Display Name <address>`: enough to refuse a value that is plainly not one.
