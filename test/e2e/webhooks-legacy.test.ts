@@ -1,14 +1,13 @@
 /**
  * Legacy webhook endpoints end to end: the create/list/read/update/delete routes in the legacy
  * shapes, deliveries on the legacy delivery chart with durable backoff timers driven through the
- * manual clock, POST retry, and a SIGKILL between recording an event and delivering it.
+ * manual clock and POST retry (a SIGKILL between recording an event and delivering it:
+ * webhooks-legacy-crash.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
 import type { EventType } from '../../src/events/catalogue'
+import { legacyCall } from '../features/webhooks/legacy-call'
 import { type Receiver, startReceiver, WAIT_MS } from '../features/webhooks/receiver'
 import { type ResponseChecker, responseChecker } from '../support/response-check'
 import { startTestServer, type TestServer } from '../support/server'
@@ -25,15 +24,7 @@ const SEC = 1000
 const MIN = 60 * SEC
 
 function legacy(method: string, path: string, body?: unknown, key = dev.key, base = server.url) {
-  return fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).then(async (r) => {
-    const body = (await r.json()) as any
-    check(method, `${base}${path}`, r.status, body)
-    return { status: r.status, body, headers: r.headers }
-  })
+  return legacyCall(check, method, path, body, key, base)
 }
 
 let agentNumber: number
@@ -351,64 +342,4 @@ describe('deliveries', () => {
     expect(rx.received).toHaveLength(3)
     await legacy('DELETE', `/webhooks/endpoints/${ep.id}`)
   })
-})
-
-describe('crash between recording an event and delivering it', () => {
-  const BUN = existsSync(resolve(import.meta.dir, '../../node_modules/.bin/bun')) ? resolve(import.meta.dir, '../../node_modules/.bin/bun') : process.execPath
-  const CHILD = resolve(import.meta.dir, '../features/webhooks/crash-child.ts')
-  // Starting the child service takes about a second; 15 s bounds a stuck one under the test timeout.
-  const CHILD_TIMEOUT_MS = 15_000
-
-  test('SIGKILL right after the event is recorded: the delivery happens after restart, once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'webhooks-crash-'))
-    const receiver = startReceiver()
-    try {
-      const first = await startTestServer({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, dir)
-      const d = await first.developer()
-      const a = (await first.api('POST', '/agents', { key: d.key, body: { name: 'Ava' } })).body.id
-      const ep = await legacy('POST', '/webhooks/endpoints', { url: `${receiver.url}/crash`, event_types: ['voice.call.ended'] }, d.key, first.url)
-      expect(ep.status).toBe(200)
-      await first.stop()
-
-      const child = Bun.spawn([BUN, CHILD, dir, d.id, a], { stdout: 'pipe', stderr: 'pipe' })
-      let out = ''
-      const deadline = Date.now() + CHILD_TIMEOUT_MS
-      const reader = (child.stdout as ReadableStream<Uint8Array>).getReader()
-      while (!/RECORDED (\S+)/.test(out)) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`child did not record: ${out} ${await new Response(child.stderr as ReadableStream).text()}`)
-        const { value, done } = await reader.read()
-        if (done) break
-        out += new TextDecoder().decode(value)
-      }
-      const eventId = /RECORDED (\S+)/.exec(out)![1]
-      child.kill('SIGKILL')
-      await child.exited
-      expect(receiver.received).toHaveLength(0)
-
-      const second = await startTestServer({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, dir)
-      try {
-        const [got] = await receiver.waitFor(1)
-        expect(got.headers.get('x-service-event-id')).toBe(eventId)
-        expect(got.json).toMatchObject({ id: eventId, event_type: 'voice.call.ended', data: { callId: 'out_crash' } })
-        const list = await until(
-          'the recovered delivery to be recorded',
-          async () => {
-            const r = await legacy('GET', `/webhooks/endpoints/${ep.body.endpoint.id}/deliveries`, undefined, d.key, second.url)
-            return r.body.deliveries[0]?.status === 'success' ? r.body.deliveries : undefined
-          },
-          WAIT_MS,
-        )
-        expect(list).toHaveLength(1)
-        const stored = await second.server.services.bus.events.get(eventId)
-        expect(stored?.dispatched).toBe(true)
-        await Bun.sleep(100)
-        expect(receiver.received).toHaveLength(1)
-      } finally {
-        await second.stop()
-      }
-    } finally {
-      await receiver.stop()
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }, 40_000)
 })
