@@ -4,35 +4,22 @@
  * the media-streaming socket come back to it there. Each e2e test of the Telnyx line starts one.
  */
 import { startTelnyxFake, type TelnyxFake } from '../fakes/telnyx'
-import { freePort } from './child-service'
-import { startTestServer, type TestServer } from './server'
+import { type CarrierServer, startCarrierServer } from './carrier-server'
 
-export interface TelnyxServer {
-  fake: TelnyxFake
-  s: TestServer
-  stop(): Promise<void>
-}
+export type TelnyxServer = CarrierServer<TelnyxFake>
 
 /** `env`: more of the service's environment (engines, limits). */
-export async function startTelnyxServer(env: Record<string, string> = {}): Promise<TelnyxServer> {
+export function startTelnyxServer(env: Record<string, string> = {}): Promise<TelnyxServer> {
   const fake = startTelnyxFake()
-  const port = await freePort()
-  const s = await startTestServer({
-    PORT: String(port),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    TELEPHONY_PROVIDER: 'telnyx',
-    TELNYX_API_KEY: fake.apiKey,
-    TELNYX_CONNECTION_ID: fake.connectionId,
-    TELNYX_PUBLIC_KEY: fake.publicKey,
-    TELNYX_API_BASE_URL: fake.url,
-    ...env,
-  })
-  return {
+  return startCarrierServer(
     fake,
-    s,
-    stop: async () => {
-      await s.stop()
-      await fake.stop()
+    {
+      TELEPHONY_PROVIDER: 'telnyx',
+      TELNYX_API_KEY: fake.apiKey,
+      TELNYX_CONNECTION_ID: fake.connectionId,
+      TELNYX_PUBLIC_KEY: fake.publicKey,
+      TELNYX_API_BASE_URL: fake.url,
     },
-  }
+    env,
+  )
 }

@@ -7,37 +7,24 @@ import { expect } from 'bun:test'
 import WebSocket from 'ws'
 import { twilioSignature } from '../../src/providers/telephony/twilio-signature'
 import { startTwilioFake, streamOpening, type TwilioFake } from '../fakes/twilio'
-import { freePort } from './child-service'
-import { startTestServer, type TestServer } from './server'
+import { type CarrierServer, startCarrierServer } from './carrier-server'
 import { until } from './until'
 
-export interface TwilioServer {
-  fake: TwilioFake
-  s: TestServer
-  stop(): Promise<void>
-}
+export type TwilioServer = CarrierServer<TwilioFake>
 
 /** `env`: more of the service's environment (engines, limits). */
-export async function startTwilioServer(env: Record<string, string> = {}): Promise<TwilioServer> {
+export function startTwilioServer(env: Record<string, string> = {}): Promise<TwilioServer> {
   const fake = startTwilioFake()
-  const port = await freePort()
-  const s = await startTestServer({
-    PORT: String(port),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    TELEPHONY_PROVIDER: 'twilio',
-    TWILIO_ACCOUNT_SID: fake.accountSid,
-    TWILIO_AUTH_TOKEN: fake.authToken,
-    TWILIO_API_BASE_URL: fake.url,
-    ...env,
-  })
-  return {
+  return startCarrierServer(
     fake,
-    s,
-    stop: async () => {
-      await s.stop()
-      await fake.stop()
+    {
+      TELEPHONY_PROVIDER: 'twilio',
+      TWILIO_ACCOUNT_SID: fake.accountSid,
+      TWILIO_AUTH_TOKEN: fake.authToken,
+      TWILIO_API_BASE_URL: fake.url,
     },
-  }
+    env,
+  )
 }
 
 /** Where the TwiML of the call placed as `sid` streams its audio: the socket's URL and the token it carries. */
