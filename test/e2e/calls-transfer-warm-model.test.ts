@@ -40,6 +40,14 @@ afterAll(async () => {
 
 const call = (id: string) => s.api('GET', `/calls/${id}`, { key: dev.key })
 const heard = (callRef: string) => s.server.services.of(callsFeature).sandbox.transfers.get(callRef)?.heard ?? []
+/** What the person has heard once the leg answers: the sandbox rings it on a timer, so the 202 can come first. */
+const heardOnce = (callRef: string) =>
+  until(
+    'the person to hear the brief',
+    () => heard(callRef),
+    (h) => h.length > 0,
+    10_000,
+  )
 const briefRequests = () => fake.requests.filter((r) => String(r.body?.messages?.[0]?.content ?? '').includes('to hand the call over'))
 
 /** A call the agent has answered once (its reply scripted), ready to be transferred by hand. */
@@ -64,7 +72,9 @@ test("the model's summary is what the person hears, after the fixed opening", as
   fake.reply({ kind: 'stream', text: ['The caller was charged twice this month. ', 'The agent has flagged both charges.'] })
   const asked = await s.api('POST', `/calls/${id}/transfer`, { key: dev.key, body: { destination: 'Manager' } })
   expect(asked.status).toBe(202)
-  expect(heard(asked.body.callRef)).toEqual(['Hello, this is Front desk. I have Dana Reyes on the line for Manager. The caller was charged twice this month. The agent has flagged both charges.'])
+  expect(await heardOnce(asked.body.callRef)).toEqual([
+    'Hello, this is Front desk. I have Dana Reyes on the line for Manager. The caller was charged twice this month. The agent has flagged both charges.',
+  ])
   const [request] = briefRequests()
   expect(request!.body.max_tokens ?? request!.body.max_completion_tokens).toBe(BRIEF_MAX_TOKENS)
   expect(request!.body.messages[1].content).toContain('Customer: I was charged twice this month.')
@@ -84,7 +94,7 @@ test('a model that does not answer by the deadline: the person hears the templat
   expect(asked.status).toBe(202)
   // It waited for the model (the deadline), then went on without it: never the model's hang.
   expect(Date.now() - started).toBeGreaterThanOrEqual(BRIEF_DEADLINE_MS - 100)
-  expect(heard(asked.body.callRef)).toEqual(['Hello, this is Front desk. I have a caller from 1 4 1 5 5 5 5 0 9 0 2 on the line for Manager. They said: "I was charged twice this month."'])
+  expect(await heardOnce(asked.body.callRef)).toEqual(['Hello, this is Front desk. I have a caller from 1 4 1 5 5 5 5 0 9 0 2 on the line for Manager. They said: "I was charged twice this month."'])
   expect(briefRequests()).toHaveLength(2)
   fake.wake()
   await until(
@@ -115,7 +125,7 @@ test("the model's own transfer_call: its words are spoken, then it writes the br
     30_000,
   )
   expect(joined.body.transfer).toMatchObject({ to: 'Manager', mode: 'warm', by: 'agent' })
-  expect(heard(joined.body.callRef)).toEqual(['Hello, this is Front desk. I have Sam Lee on the line for Manager. The caller was charged twice and asked for a manager.'])
+  expect(await heardOnce(joined.body.callRef)).toEqual(['Hello, this is Front desk. I have Sam Lee on the line for Manager. The caller was charged twice and asked for a manager.'])
   expect(joined.body.transcript.some((l: any) => l.speaker === 'agent' && l.text === 'Of course, let me get my manager. Please hold while I connect you.')).toBe(true)
   // The model was offered transfer_call with the destination's name.
   const offered = fake.requests.find((r) => r.body?.tools?.some((t: any) => t.function.name === 'transfer_call'))
